@@ -1,0 +1,563 @@
+"""Notes and sidecars: parse, render, ids, slugs and confidence tiers. Pure: no I/O, no git.
+
+A note is ``---``-fenced YAML frontmatter followed by a markdown body. Parsing is strict about
+what could hurt (encoding, size, duplicate keys, language tags, alias bombs) and lenient about
+what people write (a BOM, CRLF line endings, unquoted dates). Rendering is deterministic: the
+reflect template's key order, then extra keys sorted, every string emitted by the YAML emitter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from reflectgit.errors import NoteError
+
+MAX_NOTE_BYTES = 1024 * 1024
+MAX_EXPANDED_NODES = 200_000
+SLUG_MAX = 60
+HASH_LEN = 6
+
+TIERS = ("high", "medium", "low")
+TIER_ALIASES = {
+    "high": "high",
+    "h": "high",
+    "medium": "medium",
+    "med": "medium",
+    "m": "medium",
+    "low": "low",
+    "l": "low",
+}
+# Legacy tier-only notes rank at the midpoints (reference: KB format, confidence_num).
+TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
+
+# Rule S9: fields that change on every query never appear in a note.
+RANKING_FIELDS = (
+    "importance",
+    "maturity",
+    "recall_count",
+    "helpful_count",
+    "ignored_count",
+    "stale_count",
+    "last_recalled_at",
+)
+
+# The reflect template's order; extra keys follow, sorted.
+NOTE_KEY_ORDER = (
+    "type",
+    "id",
+    "created",
+    "updated",
+    "scope",
+    "confidence",
+    "confidence_num",
+    "learning_type",
+    "discovery_tokens",
+    "title",
+    "tags",
+    "symptoms",
+    "key_insight",
+    "problem",
+    "root_cause",
+    "fix",
+    "rule",
+    "category",
+    "entities",
+    "causal_relations",
+    "links",
+    "source_episodes",
+    "superseded_by",
+    "supersedes",
+    "forget_after",
+    "provenance",
+)
+PROVENANCE_KEY_ORDER = (
+    "source_tool",
+    "source_path",
+    "content_hash",
+    "detected_at",
+    "source_memory_ids",
+    "proof_count",
+)
+EDGE_KEY_ORDER = ("source", "target", "type")
+SIDECAR_KEY_ORDER = ("document_id", "extracted_at", "entities", "relationships")
+ENTITY_KEY_ORDER = ("name", "type", "description")
+RELATIONSHIP_KEY_ORDER = (
+    "source",
+    "target",
+    "type",
+    "description",
+    "strength",
+    "tcommit",
+    "tvalid",
+    "tvalid_end",
+    "superseded_by",
+)
+
+_FENCE = re.compile(r"---[ \t]*(\r?\n|\Z)")
+_CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+_UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _StrictLoaderMixin:
+    """Duplicate keys are errors; only JSON-shaped values (plus dates) are constructed."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)  # type: ignore[attr-defined]
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found an unhashable key",
+                    key_node.start_mark,
+                ) from None
+            if key in seen:
+                first = seen[key].start_mark
+                first_line = first.line + 1 + getattr(self, "line_offset", 0)
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {key!r} (first defined on line {first_line})",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+    def _refuse(self, node: yaml.Node) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"the tag {node.tag} is not allowed in notes", node.start_mark
+        )
+
+
+try:
+    _BaseLoader: type = yaml.CSafeLoader
+    _BaseDumper: type = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+    _BaseDumper = yaml.SafeDumper
+
+
+class StrictLoader(_StrictLoaderMixin, _BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML's C safe loader (pure fallback) with duplicate keys and odd tags refused."""
+
+
+for _tag in ("binary", "set", "omap", "pairs"):
+    StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _StrictLoaderMixin._refuse)
+
+
+class NoteDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """Deterministic emitter: ISO timestamps, no aliases, block style, unicode kept."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_datetime(dumper: yaml.SafeDumper, value: dt.datetime) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # Multi-line strings read best as literal blocks, when the emitter can keep them exact.
+    style = "|" if "\n" in value and _literal_safe(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _literal_safe(value: str) -> bool:
+    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
+        return False
+    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
+
+
+NoteDumper.add_representer(dt.datetime, _represent_datetime)
+NoteDumper.add_representer(str, _represent_str)
+
+
+def format_timestamp(value: dt.datetime) -> str:
+    """ISO 8601 with ``T``; UTC written as ``Z``."""
+    text = value.isoformat()
+    if value.tzinfo is not None and value.utcoffset() == dt.timedelta(0):
+        text = text[: -len("+00:00")] + "Z"
+    return text
+
+
+def dump_yaml(data: Any) -> str:
+    """Emit YAML deterministically. Every machine-written string goes through here."""
+    return yaml.dump(
+        data,
+        Dumper=NoteDumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=False,
+        width=100_000,
+    )
+
+
+def load_yaml(text: str, source: str = "<yaml>", line_offset: int = 0) -> Any:
+    """Load one YAML document strictly; errors become ``NoteError`` with line and column."""
+    loader = StrictLoader(text)
+    loader.line_offset = line_offset
+    try:
+        data = loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = (mark.line + 1 + line_offset) if mark else None
+        col = (mark.column + 1) if mark else None
+        problem = exc.problem or "YAML error"
+        if exc.context and "duplicate" not in problem:
+            where = exc.context_mark
+            started = f" started on line {where.line + 1 + line_offset}" if where else ""
+            problem = f"{exc.context}{started}: {problem}"
+        raise NoteError(
+            f"{source}: invalid YAML: {problem}", hint=_yaml_hint(problem), line=line, column=col
+        ) from None
+    except yaml.YAMLError as exc:
+        raise NoteError(f"{source}: invalid YAML: {exc}", line=line_offset + 1, column=1) from None
+    finally:
+        loader.dispose()
+    if "&" in text and _expanded_size(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+        raise NoteError(
+            f"{source}: YAML aliases expand to more than {MAX_EXPANDED_NODES} values",
+            hint="remove the anchors (&) and aliases (*): notes never need them",
+            line=line_offset + 1,
+            column=1,
+        )
+    return data
+
+
+def _yaml_hint(problem: str) -> str | None:
+    if "duplicate key" in problem:
+        return "keep one of the two keys"
+    if "tag" in problem:
+        return "notes hold plain values: strings, numbers, dates, lists and mappings"
+    return "quote values that contain ':' or start with a special character"
+
+
+def _expanded_size(value: Any, limit: int) -> int:
+    """Count values as a consumer would see them, aliases expanded; stop once past ``limit``."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return count
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+# --------------------------------------------------------------------------- text
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """UTF-8 (a BOM is fine) within the size bound, or a clear error."""
+    if len(data) > MAX_NOTE_BYTES:
+        raise NoteError(
+            f"{source}: {len(data)} bytes is over the {MAX_NOTE_BYTES} byte limit for a note",
+            hint="split the note, or move long logs out of it",
+        )
+    if b"\x00" in data:
+        raise NoteError(
+            f"{source}: binary file (contains NUL bytes)",
+            hint="notes are UTF-8 markdown text",
+            line=data[: data.index(b"\x00")].count(b"\n") + 1,
+            column=1,
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise NoteError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            hint="re-save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`)",
+            line=line,
+            column=col,
+        ) from None
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a parsed note came from, so problems can point at lines in the file."""
+
+    source: str
+    yaml_text: str
+    yaml_line: int  # 1-based line of the first frontmatter line in the file
+
+
+@dataclass
+class Note:
+    """One learning: frontmatter mapping plus markdown body."""
+
+    frontmatter: dict[str, Any]
+    body: str = ""
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def id(self) -> str | None:
+        value = self.frontmatter.get("id")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def title(self) -> str:
+        for key in ("title", "name"):
+            value = self.frontmatter.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return ""
+
+    @property
+    def tier(self) -> str | None:
+        """``high|medium|low`` from ``confidence`` or ``confidence_num``; None when unknown."""
+        return tier_of(self.frontmatter)
+
+
+def split_frontmatter(text: str, source: str) -> tuple[str, str, int]:
+    """Split note text into (frontmatter YAML, body, first YAML line number)."""
+    opening = _FENCE.match(text)
+    if not opening:
+        raise NoteError(
+            f"{source}: no frontmatter (the file must start with a line '---')",
+            hint="add a '---' fenced YAML block with at least title, created and confidence",
+            line=1,
+            column=1,
+        )
+    start = opening.end()
+    closing = _CLOSE.search(text, start)
+    if not closing:
+        raise NoteError(
+            f"{source}: the frontmatter opened on line 1 is never closed",
+            hint="add a line '---' after the last frontmatter field",
+            line=1,
+            column=1,
+        )
+    yaml_text = text[start : closing.start()]
+    rest = text[closing.end() :]
+    if rest.startswith("\n"):
+        rest = rest[1:]
+    crlf = opening.group(1) == "\r\n"
+    if crlf:
+        yaml_text = yaml_text.replace("\r\n", "\n")
+        rest = rest.replace("\r\n", "\n")
+    return yaml_text, rest, 2
+
+
+def parse_note(data: bytes | str, source: str = "<note>") -> Note:
+    """Parse note bytes; raises ``NoteError`` (with line and column) on anything unreadable."""
+    text = decode_text(data, source) if isinstance(data, bytes) else data.lstrip("\ufeff")
+    yaml_text, body, yaml_line = split_frontmatter(text, source)
+    loaded = load_yaml(yaml_text, source, line_offset=yaml_line - 1)
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise NoteError(
+            f"{source}: the frontmatter is a {_kind(loaded)}, not a mapping of fields",
+            hint="write fields as 'key: value' lines",
+            line=yaml_line,
+            column=1,
+        )
+    bad_keys = [k for k in loaded if not isinstance(k, str)]
+    if bad_keys:
+        raise NoteError(
+            f"{source}: frontmatter keys must be strings, not {bad_keys[0]!r}",
+            hint="quote the key",
+            line=yaml_line,
+            column=1,
+        )
+    return Note(loaded, body, Origin(source, yaml_text, yaml_line))
+
+
+def render_note(note: Note) -> bytes:
+    """The canonical bytes of a note: ordered frontmatter, ``---`` fences, the body as given."""
+    front = canonical_frontmatter(note.frontmatter)
+    text = "---\n" + (dump_yaml(front) if front else "") + "---\n" + note.body
+    return text.encode("utf-8")
+
+
+def canonical_frontmatter(front: Mapping[str, Any]) -> dict[str, Any]:
+    """Frontmatter in the template's key order, extra keys sorted, nested mappings ordered."""
+    ordered = _ordered(front, NOTE_KEY_ORDER)
+    if isinstance(ordered.get("provenance"), Mapping):
+        ordered["provenance"] = _ordered(ordered["provenance"], PROVENANCE_KEY_ORDER)
+    if isinstance(ordered.get("causal_relations"), list):
+        ordered["causal_relations"] = [
+            _ordered(edge, EDGE_KEY_ORDER) if isinstance(edge, Mapping) else edge
+            for edge in ordered["causal_relations"]
+        ]
+    return ordered
+
+
+def _ordered(mapping: Mapping[str, Any], order: Iterable[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in order:
+        if key in mapping:
+            out[key] = _deep_sorted(mapping[key])
+    for key in sorted((k for k in mapping if k not in out), key=str):
+        out[key] = _deep_sorted(mapping[key])
+    return out
+
+
+def _deep_sorted(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _deep_sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_deep_sorted(v) for v in value]
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+# --------------------------------------------------------------------------- sidecars
+
+
+@dataclass
+class Sidecar:
+    """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships."""
+
+    data: dict[str, Any]
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def document_id(self) -> str | None:
+        value = self.data.get("document_id")
+        return value if isinstance(value, str) and value else None
+
+
+def parse_sidecar(data: bytes | str, source: str = "<sidecar>") -> Sidecar:
+    """Parse a sidecar; raises ``NoteError`` with line and column on anything unreadable."""
+    text = decode_text(data, source) if isinstance(data, bytes) else data.lstrip("\ufeff")
+    text = text.replace("\r\n", "\n")
+    loaded = load_yaml(text, source)
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise NoteError(
+            f"{source}: a sidecar is a mapping (document_id, entities, relationships), "
+            f"not a {_kind(loaded)}",
+            line=1,
+            column=1,
+        )
+    return Sidecar(loaded, Origin(source, text, 1))
+
+
+def render_sidecar(sidecar: Sidecar) -> bytes:
+    """The canonical bytes of a sidecar."""
+    data = _ordered(sidecar.data, SIDECAR_KEY_ORDER)
+    if isinstance(data.get("entities"), list):
+        data["entities"] = [
+            _ordered(e, ENTITY_KEY_ORDER) if isinstance(e, Mapping) else e for e in data["entities"]
+        ]
+    if isinstance(data.get("relationships"), list):
+        data["relationships"] = [
+            _ordered(r, RELATIONSHIP_KEY_ORDER) if isinstance(r, Mapping) else r
+            for r in data["relationships"]
+        ]
+    return dump_yaml(data).encode("utf-8") if data else b"{}\n"
+
+
+# --------------------------------------------------------------------------- ids, slugs, tiers
+
+
+def slugify(title: str, max_len: int = SLUG_MAX) -> str:
+    """Lowercase ASCII letters and digits joined by single hyphens; ``untitled`` when empty."""
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > max_len:
+        cut = slug[:max_len]
+        slug = cut.rsplit("-", 1)[0] if "-" in cut[max_len // 2 :] else cut
+        slug = slug.strip("-")
+    return slug or "untitled"
+
+
+def content_hash(*parts: str) -> str:
+    """Hex sha256 of the parts joined by newlines."""
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+def new_id(
+    title: str,
+    body: str,
+    exists: Callable[[str], bool] = lambda _id: False,
+    prefix: str = "",
+) -> str:
+    """``<prefix><slug>-<hash>``: hash of title and body, lengthened until ``exists`` is false."""
+    digest = content_hash(title, body)
+    slug = slugify(title)
+    for length in range(HASH_LEN, len(digest) + 1, 2):
+        candidate = f"{prefix}{slug}-{digest[:length]}"
+        if not exists(candidate):
+            return candidate
+    raise NoteError(f"cannot find a free id for {title!r}")
+
+
+def is_safe_id(value: object) -> bool:
+    """An id usable as a file name: no ``/``, no ``..``, no leading dot, no control characters."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 200
+        and not value.startswith(".")
+        and ".." not in value
+        and value == value.strip()
+        and not _UNSAFE_ID.search(value)
+    )
+
+
+def normalize_tier(value: object) -> str | None:
+    """``high|medium|low`` for a tier or an alias in any case; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    return TIER_ALIASES.get(value.strip().lower())
+
+
+def tier_from_num(value: float) -> str:
+    """Buckets: >=0.8 high, >=0.5 medium, else low."""
+    if value >= 0.8:
+        return "high"
+    if value >= 0.5:
+        return "medium"
+    return "low"
+
+
+def tier_of(front: Mapping[str, Any]) -> str | None:
+    """The tier of a frontmatter mapping: its confidence, else its confidence_num, else None."""
+    tier = normalize_tier(front.get("confidence"))
+    if tier:
+        return tier
+    num = front.get("confidence_num")
+    if isinstance(num, (int, float)) and not isinstance(num, bool) and 0 <= num <= 1:
+        return tier_from_num(float(num))
+    return None
+
+
+def sidecar_path_for(note_path: str) -> str:
+    """``documents/x.md`` -> ``documents/x.entities.yaml``."""
+    stem = note_path[: -len(".md")] if note_path.endswith(".md") else note_path
+    return stem + ".entities.yaml"
+
+
+def utc_now() -> dt.datetime:
+    """Now, in UTC, to the second (what notes record)."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)

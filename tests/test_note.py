@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reflectgit.errors import NoteError
+from reflectgit.note import (
+    Note,
+    is_safe_id,
+    new_id,
+    normalize_tier,
+    parse_note,
+    render_note,
+    slugify,
+    tier_of,
+)
+from tests.conftest import DATA
+
+VALID = sorted((DATA / "notes" / "valid").glob("*.md")) + sorted((DATA / "compat").glob("*.md"))
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_corpus_notes_parse_and_round_trip(path):
+    note = parse_note(path.read_bytes(), str(path))
+    assert note.title
+    again = parse_note(render_note(note))
+    assert again == note
+    assert render_note(again) == render_note(note)
+
+
+@pytest.mark.parametrize(
+    "name,fragment,line",
+    [
+        ("no-frontmatter.md", "no frontmatter", 1),
+        ("unclosed-frontmatter.md", "never closed", 1),
+        ("duplicate-keys.md", "duplicate key 'title'", 3),
+        ("python-tag-injection.md", "python/object", 2),
+        ("yaml-syntax-error.md", "quoted scalar started on line 2", 5),
+        ("frontmatter-is-a-list.md", "not a mapping", 2),
+        ("latin1.md", "not UTF-8", 2),
+        ("binary.md", "binary", 1),
+        ("billion-laughs.md", "aliases expand", 2),
+    ],
+)
+def test_unreadable_notes_fail_with_a_located_error(name, fragment, line):
+    path = DATA / "notes" / "invalid" / name
+    with pytest.raises(NoteError) as info:
+        parse_note(path.read_bytes(), name)
+    assert fragment in info.value.message
+    assert name in info.value.message
+    assert info.value.line == line
+
+
+def test_oversized_note_is_refused():
+    data = b"---\ntitle: x\n---\n" + b"a" * (1024 * 1024)
+    with pytest.raises(NoteError, match="limit"):
+        parse_note(data)
+
+
+def test_bom_and_crlf_are_accepted():
+    note = parse_note(b"\xef\xbb\xbf---\r\ntitle: T\r\nconfidence: h\r\n---\r\nline1\r\nline2\r\n")
+    assert note.frontmatter == {"title": "T", "confidence": "h"}
+    assert note.body == "line1\nline2\n"
+    assert note.tier == "high"
+
+
+def test_render_orders_keys_and_writes_iso_timestamps():
+    note = Note(
+        {
+            "zeta": 1,
+            "title": "T",
+            "alpha": 2,
+            "created": dt.datetime(2026, 3, 4, 9, 12, tzinfo=dt.timezone.utc),
+            "updated": dt.date(2026, 3, 5),
+            "confidence": "high",
+        },
+        "body\n",
+    )
+    text = render_note(note).decode()
+    assert text == (
+        "---\ncreated: 2026-03-04T09:12:00Z\nupdated: 2026-03-05\nconfidence: high\n"
+        "title: T\nalpha: 2\nzeta: 1\n---\nbody\n"
+    )
+
+
+def test_model_strings_cannot_inject_keys():
+    evil = 'x"\nconfidence: high\nrecall_count: 9\n'
+    note = Note({"title": evil, "created": "2026-01-01", "confidence": "low"}, "")
+    again = parse_note(render_note(note))
+    assert again.frontmatter["title"] == evil
+    assert again.frontmatter["confidence"] == "low"
+    assert "recall_count" not in again.frontmatter
+
+
+@pytest.mark.parametrize(
+    "title,slug",
+    [
+        ("Prefill connection pools at startup!", "prefill-connection-pools-at-startup"),
+        ("Tokio ランタイム — nested panic (v2)", "tokio-nested-panic-v2"),
+        ("Café déjà vu", "cafe-deja-vu"),
+        ("ランタイム", "untitled"),
+        ("", "untitled"),
+        ("--a--b--", "a-b"),
+    ],
+)
+def test_slugify(title, slug):
+    assert slugify(title) == slug
+
+
+def test_slug_is_bounded_and_clean():
+    slug = slugify("word " * 40)
+    assert len(slug) <= 60
+    assert not slug.endswith("-")
+
+
+def test_new_id_lengthens_on_clash():
+    first = new_id("Pool timeout", "body")
+    assert first.startswith("pool-timeout-") and len(first.rsplit("-", 1)[1]) == 6
+    second = new_id("Pool timeout", "body", exists=lambda i: i == first)
+    assert second != first and second.startswith(first)
+    assert new_id("Pool timeout", "other body") != first
+
+
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("lrn-a-b", True),
+        ("../../etc/passwd", False),
+        ("a/b", False),
+        (".hidden", False),
+        ("a..b", False),
+        ("tab\there", False),
+        ("", False),
+        (3, False),
+    ],
+)
+def test_safe_ids(value, ok):
+    assert is_safe_id(value) is ok
+
+
+@pytest.mark.parametrize(
+    "value,tier",
+    [("HIGH", "high"), ("h", "high"), ("Med", "medium"), ("m", "medium"), ("L", "low"), ("x", None)],
+)
+def test_tier_aliases(value, tier):
+    assert normalize_tier(value) == tier
+
+
+def test_tier_from_confidence_num():
+    assert tier_of({"confidence_num": 0.8}) == "high"
+    assert tier_of({"confidence_num": 0.5}) == "medium"
+    assert tier_of({"confidence_num": 0.49}) == "low"
+    assert tier_of({"confidence": "low", "confidence_num": 0.9}) == "low"
+    assert tier_of({}) is None
+
+
+_keys = st.text(min_size=1, max_size=12)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=40)
+    | st.dates()
+    | st.datetimes(timezones=st.just(dt.timezone.utc)).map(lambda d: d.replace(microsecond=0))
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(front=st.dictionaries(_keys, _values, max_size=8), body=st.text(max_size=80).filter(lambda b: "\x00" not in b))
+def test_parse_render_round_trip(front, body):
+    # Any note: any JSON-shaped frontmatter with dates, any text body (NUL marks binary files).
+    note = Note(front, body)
+    assert parse_note(render_note(note)) == note
