@@ -120,6 +120,140 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 # ============================================================================ queue and drain
 # (queue add|list|failed|retry|purge, drain, cost)
 
+queue_app = typer.Typer(
+    help="The durable queue of transcripts waiting for the drain, and its dead letters.",
+    no_args_is_help=True,
+)
+app.add_typer(queue_app, name="queue")
+
+_JSON_HELP = "One JSON document on stdout (same as the global --json)."
+
+
+def _want_json(ctx: typer.Context, flag: bool) -> None:
+    if flag:
+        globals_of(ctx).json = True
+
+
+def _entry_line(entry: Any, now: float) -> str:
+    wait = ""
+    if entry.not_before and entry.not_before > now:
+        wait = f" wait={int(entry.not_before - now)}s"
+    session = f" session={entry.session_id}" if entry.session_id else ""
+    return (
+        f"{entry.id}  {entry.trigger:<12} retries={entry.retries}{wait}{session}  "
+        f"{entry.transcript_path}"
+    )
+
+
+@queue_app.command("add")
+def queue_add(
+    ctx: typer.Context,
+    transcript: str = typer.Argument(..., help="Path of the session transcript (.jsonl)."),
+    trigger: str = typer.Option("manual", "--trigger", help="What queued it (stop, idle, ...)."),
+    session: str | None = typer.Option(None, "--session", help="Session id (default: file stem)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Queue a transcript for the drain (a no-op when it is already queued)."""
+    import os
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    path = Path(os.path.expanduser(transcript)).absolute()
+    if not path.is_file():
+        fail(f"no transcript at {path}", hint="give the path of a session transcript file")
+    queue = open_queue(globals_of(ctx).config())
+    entry, created = queue.add(str(path), trigger, session or path.stem)
+    verb = "queued" if created else "already queued"
+    emit(
+        ctx,
+        {"id": entry.id, "created": created, "entry": entry.to_dict()},
+        f"{verb} {entry.id}  {_entry_line(entry, time.time()).split('  ', 1)[1]}",
+    )
+
+
+@queue_app.command("list")
+def queue_list(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Pending entries, front of the queue first, with retry and backoff state."""
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    entries = queue.list()
+    dead = queue.failed()
+    corrupt = queue.corrupt()
+    now = time.time()
+    lines = [_entry_line(e, now) for e in entries] or ["queue is empty"]
+    if dead:
+        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+    if corrupt:
+        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {queue.corrupt_dir}")
+    emit(
+        ctx,
+        {
+            "pending": [e.to_dict() for e in entries],
+            "dead_letters": len(dead),
+            "corrupt": [{"name": c.name, "reason": c.reason} for c in corrupt],
+        },
+        lines,
+    )
+
+
+@queue_app.command("failed")
+def queue_failed(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Dead letters: entries whose retries ran out or that poisoned the writer."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    dead = queue.failed()
+    lines = []
+    for e in dead:
+        lines.append(f"{e.id}  {e.dead_reason}  retries={e.retries}  {e.transcript_path}")
+        if e.last_error:
+            lines.append(f"    last error: {e.last_error}")
+    emit(ctx, [e.to_dict() for e in dead], lines or ["no dead letters"])
+
+
+@queue_app.command("retry")
+def queue_retry(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Put a dead letter (or a backed-off entry) back in the queue with its retries reset."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry = open_queue(globals_of(ctx).config()).retry(entry_id)
+    emit(ctx, {"id": entry.id, "entry": entry.to_dict()}, f"requeued {entry.id}")
+
+
+@queue_app.command("purge")
+def queue_purge(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Remove a dead letter (or a pending entry) for good."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry, dead = open_queue(globals_of(ctx).config()).purge(entry_id)
+    where = "dead letter" if dead else "pending entry"
+    emit(
+        ctx,
+        {"id": entry.id, "purged": where.replace(" ", "_")},
+        f"purged {where} {entry.id}",
+    )
+
 
 # ============================================================================ search
 # (search, recall, reindex)
