@@ -187,6 +187,9 @@ class AgentEvents:
         if event == "SubagentStop":
             self.subagent_stop(payload, session)
             return "{}"
+        if event == "codex-notify":
+            self.codex_notify(payload)
+            return None
         if session is None:
             self.cap.log(event, "skip", "payload without a usable session_id")
             return None
@@ -647,6 +650,26 @@ class AgentEvents:
             extra={k: v for k, v in extra.items() if v},
         )
         self._log_queued("SubagentStop", session, queued)
+
+    def codex_notify(self, payload: Mapping[str, Any]) -> None:
+        """Codex ``notify`` (agent-turn-complete): queue the thread's rollout, like Stop."""
+        if payload.get("type") != "agent-turn-complete":
+            return
+        thread = safe_session(payload.get("thread-id") or payload.get("thread_id"))
+        if thread is None:
+            self.cap.log("codex-notify", "skip", "no usable thread-id")
+            return
+        env = self.cap.cfg.env
+        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+        rollouts = sorted((home / "sessions").rglob(f"rollout-*{thread}.jsonl"))
+        if not rollouts:
+            self.cap.log("codex-notify", "skip", "no rollout for the thread", thread)
+            return
+        cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+        queued = self.cap.enqueue(
+            str(rollouts[-1]), "stop", session=thread, cwd=cwd, harness="codex"
+        )
+        self._log_queued("codex-notify", thread, queued)
 
     def _harness(self, payload: Mapping[str, Any]) -> str:
         harness = payload.get("harness")

@@ -116,6 +116,158 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 # ============================================================================ capture
 # (hooks install|status, capture commit, hook EVENT)
 
+hooks_app = typer.Typer(
+    help="Install, remove and inspect the capture hooks (git post-commit, agent harnesses).",
+    no_args_is_help=True,
+)
+app.add_typer(hooks_app, name="hooks")
+capture_app = typer.Typer(
+    help="What the installed hooks run (you rarely call these yourself).", no_args_is_help=True
+)
+app.add_typer(capture_app, name="capture")
+
+
+@hooks_app.command("install")
+def hooks_install(
+    ctx: typer.Context,
+    repo: str | None = typer.Argument(
+        None, help="Repository for the post-commit hook (default: .)."
+    ),
+    uninstall: bool = typer.Option(False, "--uninstall", help="Remove our hooks, restore others."),
+    agent: str | None = typer.Option(
+        None, "--agent", help="Merge hook commands into an agent's settings: claude or codex."
+    ),
+    scope: str = typer.Option(
+        "user", "--scope", help="Agent settings to change: user (home) or project (REPO)."
+    ),
+) -> None:
+    """Install (or remove) the post-commit capture hook, or an agent's hook commands."""
+    import os
+
+    from reflectgit import installer
+
+    g = globals_of(ctx)
+    env = dict(g.config().env)
+    base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    if agent is not None:
+        home = Path(env.get("HOME") or Path.home())
+        result = installer.install_agent_hooks(
+            agent.lower(),
+            scope.lower(),
+            python=sys.executable,
+            home=home,
+            project=base,
+            env=env,
+            uninstall=uninstall,
+        )
+        detail = f" ({', '.join(result.events)})" if result.events else ""
+        emit(
+            ctx,
+            result.to_dict(),
+            f"{result.action}: {result.agent} hooks in {result.settings}{detail}",
+        )
+        return
+    if uninstall:
+        done = installer.uninstall_git_hook(base, env=env)
+    else:
+        pinned = str(g.config().kb) if g.kb else None
+        done = installer.install_git_hook(base, python=sys.executable, kb=pinned, env=env)
+    lines = [f"{done.action}: {done.hook}"]
+    if done.chained:
+        lines.append(f"chained: {done.chained} runs first")
+    if done.restored:
+        lines.append(f"restored: the previous hook is back at {done.restored}")
+    emit(ctx, done.to_dict(), lines)
+
+
+@hooks_app.command("status")
+def hooks_status(
+    ctx: typer.Context,
+    repo: str | None = typer.Argument(None, help="Repository to inspect (default: .)."),
+) -> None:
+    """What is installed where: the post-commit hook and each agent's settings."""
+    import os
+
+    from reflectgit import installer
+    from reflectgit.errors import NotFoundError
+
+    g = globals_of(ctx)
+    env = dict(g.config().env)
+    base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    try:
+        git_status: dict[str, Any] | None = installer.git_hook_status(base, env=env)
+    except NotFoundError:
+        if repo:
+            raise
+        git_status = None
+    home = Path(env.get("HOME") or Path.home())
+    agents = installer.agent_hook_status(home=home, project=base, env=env)
+    lines = []
+    if git_status is None:
+        lines.append(f"post-commit: {base} is not a git repository")
+    else:
+        state = "installed" if git_status["installed"] else "not installed"
+        lines.append(f"post-commit: {state} ({git_status['hook']})")
+        if git_status["chained"]:
+            lines.append(f"  chained: {git_status['chained']}")
+        if git_status["hooks_path"]:
+            lines.append(f"  core.hooksPath: {git_status['hooks_path']}")
+        if git_status["installed"] and not git_status["python_ok"]:
+            lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
+    for row in agents:
+        events = ", ".join(row["events"]) if row["events"] else "not installed"
+        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+    emit(ctx, {"git": git_status, "agents": agents}, lines)
+
+
+@capture_app.command("commit")
+def capture_commit(
+    ctx: typer.Context,
+    sha: str | None = typer.Argument(None, help="Commit to record (default: HEAD)."),
+    branch: str | None = typer.Argument(None, help="Branch it was made on."),
+) -> None:
+    """Record a commit in the state directory (what the post-commit shim runs; never fails)."""
+    from reflectgit.hooks.capture import main as capture_main
+
+    capture_main(["commit", sha or "", branch or ""], kb=globals_of(ctx).kb)
+
+
+@capture_app.command("idle")
+def capture_idle(ctx: typer.Context) -> None:
+    """Queue agent sessions that went quiet (REFLECT_IDLE_* settings; for a timer)."""
+    from reflectgit.capture import Capture
+
+    cap = Capture(globals_of(ctx).config())
+    if cap.idle_disabled:
+        emit(ctx, {"disabled": True, "queued": []}, "idle sweep disabled")
+        return
+    root, threshold, max_age, limit = cap.idle_settings()
+    results = cap.idle_sweep(root, threshold=threshold, max_age=max_age, limit=limit)
+    rows = [
+        {
+            "transcript": path,
+            "reason": q.verdict.reason,
+            "entry": q.entry_id,
+            "created": q.created,
+        }
+        for path, q in results
+    ]
+    lines = [f"{r['reason']:<22} {r['entry'] or '-':<16} {r['transcript']}" for r in rows] or [
+        f"no quiet sessions under {root}"
+    ]
+    emit(ctx, {"disabled": False, "root": str(root), "queued": rows}, lines)
+
+
+@app.command("hook", context_settings={"allow_extra_args": True})
+def hook(
+    event: str = typer.Argument(..., help="The harness event (PostToolUse, Stop, ...)."),
+    payload: str | None = typer.Argument(None, help="The payload, when not on stdin (Codex)."),
+) -> None:
+    """An agent hook: reads the event's JSON on stdin, never fails the caller."""
+    from reflectgit.hooks.agent import main as hook_main
+
+    hook_main([event] + ([payload] if payload else []))
+
 
 # ============================================================================ queue and drain
 # (queue add|list|failed|retry|purge, drain, cost)
