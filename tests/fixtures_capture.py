@@ -22,8 +22,8 @@ MANIFEST = json.loads((TRANSCRIPTS / "MANIFEST.json").read_text())
 LEAKS: list[str] = next(e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e)
 
 
-@pytest.fixture
-def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(name="kb")
+def kb_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty KB repository (one commit), made the default KB through REFLECT_GIT_KB."""
     path = tmp_path / "kb"
     git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
@@ -34,8 +34,8 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.fixture
-def transcripts(tmp_path: Path) -> Path:
+@pytest.fixture(name="transcripts")
+def transcripts_fixture(tmp_path: Path) -> Path:
     """The Claude transcripts copied into tmp, named ``<session>.jsonl`` as hook events expect."""
     folder = tmp_path / "transcripts"
     folder.mkdir()

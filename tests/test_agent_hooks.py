@@ -17,14 +17,14 @@ from tests.fixtures_capture import (
     LEAKS,
     all_objects,
     every_state_file,
-    kb,  # noqa: F401  (fixture)
+    kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,
     replay,
     run_hook,
     state_dir,
     subjects,
-    transcripts,  # noqa: F401  (fixture)
+    transcripts_fixture,  # noqa: F401  (the transcripts fixture)
 )
 
 
@@ -40,7 +40,7 @@ def test_test_fix_sequence_writes_one_high_note_and_queues_at_stop(kb, transcrip
     replay("test-fix.json", transcripts)
     found = notes(kb)
     assert len(found) == 1
-    (path, text), = found.items()
+    ((path, text),) = found.items()
     assert path.startswith("documents/lrn-test-fix-")
     assert "confidence: high" in text
     assert "3 failing tests fixed" in text
@@ -150,7 +150,9 @@ def test_malformed_payloads_change_nothing(kb, transcripts, name):
 def test_empty_stdin_and_garbage_bytes_exit_zero(kb):
     for data in (b"", b"\x00\xff\xfe", b"[1,2]"):
         proc = subprocess.run(
-            [sys.executable, "-m", "reflectgit", "hook", "PostToolUse"], input=data, capture_output=True
+            [sys.executable, "-m", "reflectgit", "hook", "PostToolUse"],
+            input=data,
+            capture_output=True,
         )
         assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
 
@@ -178,7 +180,12 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
         "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ./deploy.sh staging"
     )
     events = [
-        dict(base, hook_event_name="PermissionRequest", tool_name="Bash", tool_input={"command": secret_cmd}),
+        dict(
+            base,
+            hook_event_name="PermissionRequest",
+            tool_name="Bash",
+            tool_input={"command": secret_cmd},
+        ),
         dict(base, hook_event_name="UserPromptSubmit", prompt="always"),
         dict(
             base,
@@ -198,8 +205,13 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
         ),
         dict(base, hook_event_name="PreCompact", trigger="manual"),
         dict(base, hook_event_name="Stop"),
-        {"hook_event_name": "PostToolUse", "session_id": session, "tool_name": "Bash",
-         "tool_input": {"command": "echo password=Tr0ub4dor&3"}, "tool_response": 7},
+        {
+            "hook_event_name": "PostToolUse",
+            "session_id": session,
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo password=Tr0ub4dor&3"},
+            "tool_response": 7,
+        },
     ]
     for event in events:
         assert run_hook(event["hook_event_name"], json.dumps(event)).returncode == 0
@@ -212,8 +224,14 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
 
 def test_hook_entry_points_import_little(kb, transcripts):
     payload = json.dumps(
-        {"session_id": "s-1", "hook_event_name": "PostToolUse", "tool_name": "Read",
-         "tool_input": {"file_path": "/x"}, "tool_response": "ok", "cwd": "/tmp"}
+        {
+            "session_id": "s-1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": "/x"},
+            "tool_response": "ok",
+            "cwd": "/tmp",
+        }
     )
     probe = (
         "import sys, io\n"
@@ -232,7 +250,7 @@ def test_hook_entry_points_import_little(kb, transcripts):
 
 
 def test_permission_reply_classification():
-    assert permission_reply("yes always") .scope == "always"
+    assert permission_reply("yes always").scope == "always"
     assert permission_reply("no never").scope == "never"
     assert permission_reply("only for this repo").scope == "scoped"
     assert permission_reply("yes").confidence == "medium"
@@ -254,8 +272,12 @@ def test_watcher_expires_after_ten_minutes(kb):
     clock = FakeClock()
     cap = Capture(Config.resolve(str(kb)), clock=clock)
     events = AgentEvents(cap)
-    fail = {"session_id": "s-9", "tool_name": "Bash", "tool_input": {"command": "make"},
-            "error": "boom"}
+    fail = {
+        "session_id": "s-9",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make"},
+        "error": "boom",
+    }
     events.handle("PostToolUseFailure", fail)
     clock.now += 601
     events.handle("UserPromptSubmit", {"session_id": "s-9", "prompt": "use ninja instead"})
@@ -268,8 +290,15 @@ def test_green_after_several_failing_runs_promotes_earlier_hook_notes(kb):
     cap = Capture(Config.resolve(str(kb)), clock=clock)
     events = AgentEvents(cap)
     sid = "s-promote"
-    events.handle("PostToolUseFailure", {"session_id": sid, "tool_name": "Bash",
-                                         "tool_input": {"command": "make"}, "error": "boom"})
+    events.handle(
+        "PostToolUseFailure",
+        {
+            "session_id": sid,
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "error": "boom",
+        },
+    )
     events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "use ninja instead of make"})
     red = {"stdout": "=== 2 failed, 3 passed in 0.1s ===", "stderr": ""}
     green = {"stdout": "=== 5 passed in 0.1s ===", "stderr": ""}
