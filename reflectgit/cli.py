@@ -197,9 +197,7 @@ def hooks_status(
     try:
         git_status: dict[str, Any] | None = installer.git_hook_status(base, env=env)
     except NotFoundError:
-        if repo:
-            raise
-        git_status = None
+        git_status = None  # agent settings are still worth showing
     home = Path(env.get("HOME") or Path.home())
     agents = installer.agent_hook_status(home=home, project=base, env=env)
     lines = []
