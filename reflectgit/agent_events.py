@@ -14,17 +14,19 @@ session and kind (``capture/armed``, ``permission-armed``, ``test-state``, ``loo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reflectgit import testruns
 from reflectgit.capture import TIER_UP, Capture, NoteDraft, safe_session
 from reflectgit.privacy import clean
+
+if TYPE_CHECKING:
+    from reflectgit import testruns
 
 WATCHER_TTL = 600.0
 PROMOTE_AFTER_FAILING_RUNS = 2
@@ -37,32 +39,28 @@ QUEUE_TRIGGERS = {
     "SubagentStop": "subagent_stop",
 }
 
+# Pattern text only: `re` compiles (and caches) a pattern the first time a prompt needs it, so
+# the many events that never look at a prompt do not pay for compiling these.
 # "use X instead", "no, don't", "should have", "instead of X, use Y", and close relatives.
-_USE_INSTEAD = re.compile(
+_USE_INSTEAD = (
     r"\binstead of\s+(?P<old1>[^,.;!?]+?),?\s+use\s+(?P<new1>[^.,;!?]+)"
-    r"|\buse\s+(?P<new2>[^.;!?]+?)\s+instead(?:\s+of\s+(?P<old2>[^.,;!?]+))?",
-    re.IGNORECASE,
+    r"|\buse\s+(?P<new2>[^.;!?]+?)\s+instead(?:\s+of\s+(?P<old2>[^.,;!?]+))?"
 )
-_CORRECTION = re.compile(
-    _USE_INSTEAD.pattern + r"|\bno,?\s+(?:don'?t|do not)\b"
+_CORRECTION = (
+    _USE_INSTEAD + r"|\bno,?\s+(?:don'?t|do not)\b"
     r"|\bdon'?t\s+(?:use|do|run)\b"
     r"|\bshould(?:n'?t| not)?\s+have\b"
     r"|\bstop\s+(?:doing|using|running)\b"
-    r"|\bthat'?s\s+(?:wrong|not right|incorrect)\b",
-    re.IGNORECASE,
+    r"|\bthat'?s\s+(?:wrong|not right|incorrect)\b"
 )
-
-_ALWAYS = re.compile(r"^\s*(?:yes,?\s+)?(?:always|always allow|allow always|yes to all)\b", re.I)
-_NEVER = re.compile(r"^\s*(?:no,?\s+)?(?:never|don'?t ever|never allow|deny always)\b", re.I)
-_SCOPED = re.compile(
+_ALWAYS = r"^\s*(?:yes,?\s+)?(?:always|always allow|allow always|yes to all)\b"
+_NEVER = r"^\s*(?:no,?\s+)?(?:never|don'?t ever|never allow|deny always)\b"
+_SCOPED = (
     r"^\s*(?:yes,?\s+)?(?:only|just)\s+(?:for|in|on|within|under|when)\b.*"
-    r"|^\s*(?:yes,?\s+)?(?:for|in)\s+this\s+(?:repo|project|directory|folder|branch|session)\s+only\b",
-    re.I,
+    r"|^\s*(?:yes,?\s+)?(?:for|in)\s+this\s+(?:repo|project|directory|folder|branch|session)\s+only\b"
 )
-_YES = re.compile(
-    r"^\s*(?:y|yes|yep|yeah|ok|okay|sure|go ahead|allow|approve|approved|do it)\s*[.!]*\s*$", re.I
-)
-_NO = re.compile(r"^\s*(?:n|no|nope|deny|denied|don'?t|do not|stop|cancel)\s*[.!]*\s*$", re.I)
+_YES = r"^\s*(?:y|yes|yep|yeah|ok|okay|sure|go ahead|allow|approve|approved|do it)\s*[.!]*\s*$"
+_NO = r"^\s*(?:n|no|nope|deny|denied|don'?t|do not|stop|cancel)\s*[.!]*\s*$"
 
 
 @dataclass(frozen=True)
@@ -79,22 +77,22 @@ def permission_reply(prompt: str) -> Reply | None:
     text = prompt.strip()
     if not text or len(text) > 200:
         return None
-    if _NEVER.match(text):
+    if re.match(_NEVER, text, re.I):
         return Reply("deny", "never", "high")
-    if _ALWAYS.match(text):
+    if re.match(_ALWAYS, text, re.I):
         return Reply("allow", "always", "high")
-    if _SCOPED.match(text):
+    if re.match(_SCOPED, text, re.I):
         return Reply("allow", "scoped", "high")
-    if _YES.match(text):
+    if re.match(_YES, text, re.I):
         return Reply("allow", "once", "medium")
-    if _NO.match(text):
+    if re.match(_NO, text, re.I):
         return Reply("deny", "once", "medium")
     return None
 
 
 def correction_in(prompt: str) -> re.Match[str] | None:
     """The correction phrase in a prompt (a "use X instead of Y" first), or None."""
-    return _USE_INSTEAD.search(prompt) or _CORRECTION.search(prompt)
+    return re.search(_USE_INSTEAD, prompt, re.I) or re.search(_CORRECTION, prompt, re.I)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -166,8 +164,9 @@ def _tags(payload: Mapping[str, Any], *more: str) -> list[str]:
 
 
 def _sig(tool: str, tool_input: Any) -> str:
-    raw = json.dumps([tool, tool_input], sort_keys=True, default=str)
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+    """A short fingerprint of a call (loop detection only needs equality)."""
+    raw = json.dumps([tool, tool_input], sort_keys=True, default=str).encode("utf-8")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
 
 
 # --------------------------------------------------------------------------- the events
@@ -220,6 +219,8 @@ class AgentEvents:
         run = None
         command = _command(tool_input)
         if command:
+            from reflectgit import testruns
+
             run = testruns.read_run(command, _response_text(response))
         if run is not None:
             reasons.extend(self._test_run(payload, session, run, command, response))
@@ -264,7 +265,7 @@ class AgentEvents:
         state = self.cap.load("loops", session) or {}
         recent = [s for s in state.get("recent", []) if isinstance(s, str)][-3:]
         recent.append(_sig(tool, tool_input))
-        self.cap.save("loops", session, {"recent": recent})
+        self.cap.save("loops", session, {"recent": recent}, scrub=False)
         if len(recent) >= 3 and recent[-1] == recent[-2] == recent[-3]:
             return True
         return (
@@ -286,6 +287,8 @@ class AgentEvents:
         last = state.get("failures")
         failing_runs = int(state.get("failing_runs", 0) or 0)
         output = _response_text(response)
+        from reflectgit import testruns
+
         reasons: list[str] = []
         if run.failures > 0:
             if last == 0:
@@ -398,7 +401,7 @@ class AgentEvents:
                 continue
             content = todo["content"].strip()
             status = todo.get("status")
-            key = hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+            key = content
             known = items.get(key)
             if known is None:
                 items[key] = {"status": status, "since": now}

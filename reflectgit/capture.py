@@ -15,21 +15,24 @@ first. Heavy modules (dulwich, YAML, the schema) are imported only when a note i
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import fcntl
 import json
 import os
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import DOCUMENTS, Config, env_flag, env_int
-from reflectgit.gate import Verdict, evaluate
 from reflectgit.privacy import clean, clean_data
+
+if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
+    import datetime as dt
+    import subprocess
+
+    from reflectgit.gate import Verdict
 
 Clock = Callable[[], float]
 
@@ -66,12 +69,14 @@ def git_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def iso(ts: float) -> str:
-    return (
-        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
-        .replace(microsecond=0)
-        .isoformat()
-        .replace("+00:00", "Z")
-    )
+    """UTC ISO 8601 to the second, ``Z`` suffix."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def _now(clock: Clock) -> dt.datetime:
+    import datetime
+
+    return datetime.datetime.fromtimestamp(clock(), datetime.timezone.utc).replace(microsecond=0)
 
 
 def safe_session(value: object) -> str | None:
@@ -147,11 +152,13 @@ class Capture:
             return None
         return data if isinstance(data, dict) else None
 
-    def save(self, kind: str, session: str, data: Mapping[str, Any]) -> None:
+    def save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
+        """Write per-session state (scrubbed unless it holds no captured text at all)."""
         target = self.path(kind, session)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(clean_data(dict(data)), sort_keys=True), encoding="utf-8")
+        doc = clean_data(dict(data)) if scrub else dict(data)
+        tmp.write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
         os.replace(tmp, target)
 
     def drop(self, kind: str, session: str) -> None:
@@ -213,7 +220,7 @@ class Capture:
         from reflectgit.note import Note, new_id, render_note
         from reflectgit.store import Store, write
 
-        now = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).replace(microsecond=0)
+        now = _now(self.clock)
         with Store.open(self.cfg.kb, self.cfg.env) as store:
             taken: set[str] = set()
             changes = []
@@ -316,7 +323,7 @@ class Capture:
         from reflectgit.note import parse_note, render_note, tier_of
         from reflectgit.store import Store, write
 
-        now = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).replace(microsecond=0)
+        now = _now(self.clock)
         with Store.open(self.cfg.kb, self.cfg.env) as store:
             if note_ids is None:
                 candidates = _session_note_paths(store, session or "")
@@ -376,6 +383,7 @@ class Capture:
         extra: Mapping[str, Any] | None = None,
     ) -> Queued:
         """Queue the transcript for the drain if the gate passes."""
+        from reflectgit.gate import evaluate
         from reflectgit.queue import QUEUE_DIR, Queue, entry_id
 
         queue_dir = self.state_dir / QUEUE_DIR
@@ -550,6 +558,8 @@ def _reverted(body: str) -> str | None:
 def _git(
     repo: Path, args: Sequence[str], env: Mapping[str, str]
 ) -> subprocess.CompletedProcess[bytes]:
+    import subprocess
+
     return subprocess.run(
         ["git", *args], cwd=repo, env=dict(env), capture_output=True, check=False, timeout=30
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,19 @@ def all_objects(kb_path: Path) -> str:
         check=True,
     )
     return proc.stdout.decode("utf-8", "replace")
+
+
+def leaked(haystack: str, secret: str) -> bool:
+    """Does ``secret`` occur in ``haystack``?
+
+    A short all-digit secret (a PIN) also occurs by chance inside object ids, sizes and epoch
+    timestamps, so it counts only as a token of its own (no hex digit on either side).
+    """
+    if secret.isdigit():
+        return (
+            re.search(rf"(?<![0-9a-fA-F]){re.escape(secret)}(?![0-9a-fA-F])", haystack) is not None
+        )
+    return secret in haystack
 
 
 def every_state_file(kb_path: Path) -> str:

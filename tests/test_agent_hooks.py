@@ -18,6 +18,7 @@ from tests.fixtures_capture import (
     all_objects,
     every_state_file,
     kb_fixture,  # noqa: F401  (the kb fixture)
+    leaked,
     notes,
     queue_entries,
     replay,
@@ -219,7 +220,8 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
     assert len(queue_entries(kb)) == 1
     haystack = all_objects(kb) + every_state_file(kb)
     for leak in LEAKS:
-        assert leak not in haystack, leak
+        assert not leaked(haystack, leak), leak
+    assert leaked("the PIN is 4471.", "4471") and not leaked("ts 17644471.5 abc4471", "4471")
 
 
 def test_hook_entry_points_import_little(kb, transcripts):

@@ -38,10 +38,12 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
     try:
         from pathlib import Path
 
-        from reflectgit.capture import Capture
+        from reflectgit.capture import Capture, git_env
         from reflectgit.config import Config, environ
 
-        cap = Capture(Config.resolve(kb, environ()))
+        # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
+        # may leak into the git calls or the KB commits the capture makes.
+        cap = Capture(Config.resolve(kb, git_env(environ())))
         if not cap.usable:
             return 0
         if what == "commit":
