@@ -120,7 +120,11 @@ def main() -> int:
             "GIT_COMMITTER_EMAIL": "bench@example.com",
             "REFLECT_GIT_KB": str(kb),
             "PYTHONPATH": str(ROOT),
+            # An installed package has its bytecode compiled; a source checkout run with
+            # PYTHONDONTWRITEBYTECODE=1 would recompile every module on every hook call.
+            "PYTHONPYCACHEPREFIX": str(tmp / "pycache"),
         }
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         (home / ".gitconfig").write_text("[commit]\n\tgpgsign = false\n")
         run(["git", "init", "-q", "-b", "main", str(kb)], tmp, env)
 

@@ -358,7 +358,11 @@ class AgentEvents:
             body="\n".join(lines),
             session=session,
             fields={
-                "key_insight": f"{symptom} was fixed; see the files changed for the fix.",
+                "key_insight": (
+                    f"{run.runner} failed with '{symptom}' and went green again after changes to "
+                    + (", ".join(files[:5]) if files else "the code in the same session")
+                    + "."
+                ),
                 "symptoms": [symptom] if symptom else [],
                 "problem": f"{n} failing {run.runner} test(s)",
                 "category": "testing",
