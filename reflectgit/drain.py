@@ -61,6 +61,7 @@ class Settings:
     daily_max: int = 20
     debounce_sec: int = 600
     timeout: int = 300
+    model_timeout: float | None = None  # override of the split (REFLECT_DRAIN_MODEL_TIMEOUT)
     timeout_retries: int = 1
     max_retries: int = 3
     invalid_threshold: int = 3
@@ -109,6 +110,7 @@ class Settings:
             daily_max=env_int(env, "REFLECT_DRAIN_DAILY_MAX", 20),
             debounce_sec=env_int(env, "REFLECT_DRAIN_DEBOUNCE_SEC", 600),
             timeout=env_int(env, "REFLECT_DRAIN_TIMEOUT", 300),
+            model_timeout=env_float(env, "REFLECT_DRAIN_MODEL_TIMEOUT", 0.0) or None,
             timeout_retries=env_int(env, "REFLECT_DRAIN_TIMEOUT_RETRIES", 1),
             max_retries=env_int(env, "REFLECT_DRAIN_MAX_RETRIES", 3),
             invalid_threshold=env_int(env, "REFLECT_DRAIN_INVALID_THRESHOLD", 3),
@@ -600,7 +602,7 @@ class Drain:
         run = wr.run_model(
             argv,
             prompt,
-            timeout=wr.model_timeout(s.timeout),
+            timeout=s.model_timeout or wr.model_timeout(s.timeout),
             cwd=s.cwd if s.cwd and os.path.isdir(s.cwd) else None,
             env=env,
         )

@@ -135,7 +135,7 @@ def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | No
     # Without a stated rule, a cause or a fix must at least say something (a low note).
     if not rule and len((cause or fix).split()) < MIN_WORDS:
         return None
-    headline = rule or fix or cause
+    headline = (rule or fix or cause).rstrip(";, ")
     full_rule = _rules(rule_text) if rule else ""
     from_user = bool(rule)
     problem = ""
