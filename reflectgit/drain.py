@@ -384,7 +384,8 @@ class Drain:
                 return report
             now = self.clock()
             last = _read_stamp(self.state_dir)
-            if last is not None and now - last < s.debounce_sec:
+            # A stamp from the future (clock moved back) never blocks drains for good.
+            if last is not None and 0 <= now - last < s.debounce_sec:
                 wait = int(s.debounce_sec - (now - last))
                 if not s.dry_run:
                     report.status = "debounced"
