@@ -3,7 +3,6 @@ background, crash safety and the cost report."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal

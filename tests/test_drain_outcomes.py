@@ -52,7 +52,7 @@ VALID = {"actions": [create_action("Use uv pip sync for installs")]}
 
 
 def test_ok_creates_notes_in_one_commit_with_accounting(tmp_path: Path, repo: Path) -> None:
-    cfg, stub, eid = _setup(tmp_path, repo, f"emit({VALID!r})")
+    cfg, stub, _eid = _setup(tmp_path, repo, f"emit({VALID!r})")
     row = _only_row(run_drain(cfg, clock=Clock()))
     assert row["outcome"] == "ok" and row["entries"] == 1
     assert row["writer"] == "extract" and row["writer_class"] == "valid"
@@ -123,7 +123,7 @@ def test_retryable_failures_go_to_the_back_with_a_retry(
 def test_zero_turns_is_unknown_command_leaving_the_queue_untouched(
     tmp_path: Path, repo: Path
 ) -> None:
-    cfg, stub, eid = _setup(tmp_path, repo, "emit('', num_turns=0)")
+    cfg, stub, _eid = _setup(tmp_path, repo, "emit('', num_turns=0)")
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-1.jsonl"))
     before = {p.name: p.read_bytes() for p in (cfg.state_dir / "queue").glob("*.json")}
     report = run_drain(cfg, clock=Clock())
@@ -188,7 +188,7 @@ def test_retries_exhausted_is_poison_without_a_model_call(tmp_path: Path, repo: 
 
 
 def test_writer_drift_after_consecutive_invalid_outputs(tmp_path: Path, repo: Path) -> None:
-    cfg, _, eid = _setup(tmp_path, repo, "emit('just prose, no json')")
+    cfg, _, _eid = _setup(tmp_path, repo, "emit('just prose, no json')")
     clock = Clock()
     outcomes = []
     for _ in range(3):
@@ -199,7 +199,7 @@ def test_writer_drift_after_consecutive_invalid_outputs(tmp_path: Path, repo: Pa
 
 
 def test_timeout_kills_the_writer_then_quarantines(tmp_path: Path, repo: Path) -> None:
-    cfg, _, eid = _setup(tmp_path, repo, "time.sleep(60)", REFLECT_DRAIN_MODEL_TIMEOUT="0.5")
+    cfg, _, _eid = _setup(tmp_path, repo, "time.sleep(60)", REFLECT_DRAIN_MODEL_TIMEOUT="0.5")
     clock = Clock()
     first = _only_row(run_drain(cfg, clock=clock))
     assert first["outcome"] == "fail_no_output_exit_124" and first["entries"] == 1
@@ -227,7 +227,7 @@ def test_stale_entry_is_dropped(tmp_path: Path, repo: Path) -> None:
 
 
 def test_rate_limit_defers_and_closes_the_quota_gate(tmp_path: Path, repo: Path) -> None:
-    cfg, stub, eid = _setup(
+    cfg, stub, _eid = _setup(
         tmp_path, repo, "sys.stderr.write('API Error: 429 rate_limit_error'); sys.exit(1)"
     )
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-1.jsonl"))
