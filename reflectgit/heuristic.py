@@ -26,6 +26,7 @@ _RULE_WORDS = re.compile(
 )
 _CAUSE = re.compile(r"\b(root cause|caused by|turns? out|turned out|because)\b", re.I)
 _FIX = re.compile(r"\b(fixed by|the fix|switched|decided|go with|solved)\b", re.I)
+_IMPERATIVE = re.compile(r"\b(always|never|must|use|instead)\b", re.I)
 _CODE = re.compile(r"`([^`\n]{2,80})`")
 _TOLD = re.compile(r",?\s*\bi (?:already |just )?(?:told|said|asked)(?: you)?\b.*$", re.I)
 _LEAD = re.compile(
@@ -131,6 +132,9 @@ def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | No
                 break
     fix = _imperative(_pick(text_of(fix_sig)[1], _FIX)) if fix_sig else ""
     if rule and len(rule.split()) < MIN_WORDS:
+        rule = ""
+    # A short reply ("only for this repo", "no") scopes a permission; it states no rule.
+    if rule and len(rule.split()) < 6 and not _IMPERATIVE.search(rule):
         rule = ""
     # Without a stated rule, a cause or a fix must at least say something (a low note).
     if not rule and len((cause or fix).split()) < MIN_WORDS:
