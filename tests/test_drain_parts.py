@@ -180,7 +180,9 @@ def test_privacy_runs_on_the_slice() -> None:
 
 def test_bounded_view_keeps_a_quarter_head_and_the_tail(tmp_path: Path) -> None:
     lines = [
-        json.dumps({"type": "user", "message": {"role": "user", "content": f"line {i:05d} " + "w" * 80}})
+        json.dumps(
+            {"type": "user", "message": {"role": "user", "content": f"line {i:05d} " + "w" * 80}}
+        )
         for i in range(3000)
     ]
     path = tmp_path / "big.jsonl"
