@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import importlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -197,9 +198,12 @@ def _entities(value: Any) -> list[dict[str, str]]:
             name, etype, desc = clean_text(item, 80), "concept", ""
         if not name or any(e["name"] == name for e in out):
             continue
-        entity = {"name": name, "type": etype if etype in ENTITY_TYPES else "concept"}
-        if desc:
-            entity["description"] = desc
+        # description is required by the sidecar schema, even when empty
+        entity = {
+            "name": name,
+            "type": etype if etype in ENTITY_TYPES else "concept",
+            "description": desc,
+        }
         out.append(entity)
     return out
 
@@ -292,7 +296,14 @@ def build_draft(raw: Mapping[str, Any], ctx: Context) -> Draft | str:
         front["discovery_tokens"] = ctx.discovery_tokens
     extra = clean_text(raw.get("body"), BODY_MAX, single_line=False)
     note = Note(front, _body(fields, extra))
-    relationships = [dict(r) for r in relations]
+    relationships = [{**r, "description": ""} for r in relations]
+    # Strict validation wants every edge endpoint to be a known entity.
+    names = {e["name"] for e in entities}
+    for rel in relations:
+        for end in (rel["source"], rel["target"]):
+            if end not in names:
+                names.add(end)
+                entities.append({"name": end, "type": "concept", "description": ""})
     sidecar = Sidecar(
         {
             "document_id": nid,
@@ -304,9 +315,30 @@ def build_draft(raw: Mapping[str, Any], ctx: Context) -> Draft | str:
     return Draft(nid, note, sidecar)
 
 
+def _schema_problems(draft: Draft) -> list[str]:
+    """The KB schema's verdict (``reflectgit.schema``), when that module is installed."""
+    try:
+        schema = importlib.import_module("reflectgit.schema")
+    except ImportError:
+        return []
+    out: list[str] = []
+    checks = (
+        ("validate_note_bytes", render_note(draft.note), f"{draft.id}.md"),
+        ("validate_sidecar_bytes", render_sidecar(draft.sidecar), f"{draft.id}.entities.yaml"),
+    )
+    for name, data, path in checks:
+        check = getattr(schema, name, None)
+        if check is None:
+            continue
+        for problem in check(data, path):
+            where = getattr(problem, "field", "") or ""
+            out.append(f"{path}: {where}: {getattr(problem, 'message', problem)}")
+    return out
+
+
 def validate_draft(draft: Draft) -> list[str]:
     """Problems that keep a draft out of the KB (empty when it may be committed)."""
-    problems: list[str] = []
+    problems: list[str] = _schema_problems(draft)
     if not is_safe_id(draft.id) or not re.fullmatch(r"lrn-[a-z0-9-]+-[0-9a-f]{6,}", draft.id):
         problems.append(f"unsafe id {draft.id!r}")
     try:

@@ -456,8 +456,9 @@ class Drain:
     def _finish(self, report: Report, entry: Entry, row: dict[str, Any]) -> None:
         counters = row.pop("_counters", None)
         if not self.s.dry_run:
-            self._apply_queue_effect(entry, row, counters)
+            # Row first: a crash in between replays the entry (a second row), never loses one.
             ledger.append_row(self.state_dir, row)
+            self._apply_queue_effect(entry, row, counters)
         row_out = dict(row)
         row_out["dry_run"] = self.s.dry_run
         report.rows.append(row_out)

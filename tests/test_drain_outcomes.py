@@ -312,3 +312,23 @@ def test_size_rejection_with_cascade_on_is_quarantined(tmp_path: Path, repo: Pat
     assert row["outcome"] == "quarantine_oversized" and row["entries"] == 0
     charged, _, _ = ledger.entries_on(_ledger(cfg), __import__("datetime").date(2026, 11, 18))
     assert charged == 0, "a size rejection never eats the daily budget"
+
+
+def test_an_invalid_note_is_dropped_with_its_reason_and_never_committed(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflectgit import actions
+
+    def strict(draft: actions.Draft) -> list[str]:
+        return ["title: refused by the schema"] if "Bad" in draft.title else []
+
+    monkeypatch.setattr(actions, "_schema_problems", strict)
+    answer = {"actions": [create_action("Bad note"), create_action("Good note")]}
+    cfg, _, _ = _setup(tmp_path, repo, f"emit({answer!r})")
+    row = _only_row(run_drain(cfg, clock=Clock()))
+    assert row["outcome"] == "ok" and len(row["notes"]) == 1
+    assert row["notes"][0].startswith("lrn-good-note-")
+    [dropped] = row["dropped"]
+    assert "refused by the schema" in dropped["reason"]
+    assert [r["dropped"] for r in _ledger(cfg)] == [row["dropped"]]
+    assert "bad-note" not in git("log", "--all", "--name-only", cwd=repo)

@@ -224,3 +224,29 @@ def test_related_learnings_need_two_shared_keywords() -> None:
         ("lrn-2", "Kubernetes probes", "readiness", "pip"),
     ]
     assert [r.id for r in cascade.related_learnings(signals, cands)] == ["lrn-1"]
+
+
+def test_validation_rejects_ranking_fields_and_bad_enums() -> None:
+    draft = act.build_draft({"title": "Fine", "rule": "r"}, CTX)
+    assert isinstance(draft, act.Draft)
+    draft.note.frontmatter["importance"] = 3
+    draft.note.frontmatter["causal_relations"] = [{"source": "a", "target": "b", "type": "pwns"}]
+    draft.sidecar.data["entities"] = [{"name": "x", "type": "weapon", "description": ""}]
+    problems = " | ".join(act.validate_draft(draft))
+    assert "S9" in problems and "pwns" in problems and "weapon" in problems
+
+
+def test_sidecar_lists_every_edge_endpoint_with_a_description() -> None:
+    draft = act.build_draft(
+        {
+            "title": "T",
+            "entities": [{"name": "uv", "type": "tool"}],
+            "causal_relations": [{"source": "uv", "target": "lock drift", "type": "prevents"}],
+        },
+        CTX,
+    )
+    assert isinstance(draft, act.Draft)
+    ents = draft.sidecar.data["entities"]
+    assert [e["name"] for e in ents] == ["uv", "lock drift"]
+    assert all(e["description"] == "" for e in ents)
+    assert draft.sidecar.data["relationships"][0]["description"] == ""
