@@ -13,6 +13,7 @@ import contextlib
 import datetime as dt
 import errno
 import fcntl
+import importlib
 import json
 import os
 import subprocess
@@ -847,23 +848,32 @@ class Drain:
         return commit, confirmed, archived, dropped
 
     def _route(self, ids: list[str]) -> list[dict[str, Any]]:
-        """ROUTING HOOK: with ``drain.route = true``, hand new notes to reflectgit.routing."""
-        if not self.s.route or not ids:
+        """ROUTING HOOK: with ``drain.route = true``, hand each new note to ``routing.route``.
+
+        The notes are already committed to the personal KB; a routing failure is recorded in
+        the ledger row and never fails the entry (``reflect-git route ID`` retries it).
+        """
+        if not self.s.route or not ids or self.s.dry_run:
             return []
         try:
-            from reflectgit import routing  # type: ignore[attr-defined]
+            routing = importlib.import_module("reflectgit.routing")
         except ImportError:
             return [{"id": i, "route": None, "error": "routing is not installed"} for i in ids]
-        route_one = getattr(routing, "route_id", None)
-        if route_one is None:
-            return [{"id": i, "route": None, "error": "routing has no route_id"} for i in ids]
+        route = getattr(routing, "route", None)
+        if route is None:
+            return [{"id": i, "route": None, "error": "routing has no route()"} for i in ids]
         out = []
         for nid in ids:
             try:
-                result = route_one(self.cfg, nid)
-                out.append({"id": nid, "route": getattr(result, "route", str(result))})
-            except ReflectGitError as exc:
-                out.append({"id": nid, "route": None, "error": exc.message})
+                result = route(self.cfg, nid)
+            except Exception as exc:  # routing must never undo or fail a committed drain
+                message = exc.message if isinstance(exc, ReflectGitError) else repr(exc)
+                out.append({"id": nid, "route": None, "error": clean(message)[:300]})
+                continue
+            doc = result.to_json() if hasattr(result, "to_json") else {"route": str(result)}
+            keep = ("route", "branch", "commit", "pushed", "pr_url", "queue_path", "error")
+            out.append({"id": nid, **{k: doc.get(k) for k in keep}})
+        self.index.forget()
         return out
 
 

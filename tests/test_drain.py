@@ -512,3 +512,40 @@ def test_cost_report_groups_and_since(tmp_path: Path) -> None:
 
 def test_corpus_data_dir_is_found() -> None:
     assert (DATA / "transcripts" / "MANIFEST.json").exists()
+
+
+def test_route_hook_hands_new_notes_to_routing(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    (repo / ".reflect-git.toml").write_text("[drain]\nroute = true\n")
+    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
+    enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
+    seen: list[str] = []
+
+    class Result:
+        def to_json(self) -> dict:
+            return {"route": "queue", "queue_path": "review-queue/x.yaml", "pushed": False}
+
+    def route(cfg_, target):  # type: ignore[no-untyped-def]
+        seen.append(target)
+        return Result()
+
+    fake = types.ModuleType("reflectgit.routing")
+    fake.route = route  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "reflectgit.routing", fake)
+    [row] = run_drain(cfg, clock=Clock()).rows
+    assert seen == row["notes"] and len(seen) == 1
+    assert row["routed"] == [
+        {
+            "id": seen[0],
+            "route": "queue",
+            "branch": None,
+            "commit": None,
+            "pushed": False,
+            "pr_url": None,
+            "queue_path": "review-queue/x.yaml",
+            "error": None,
+        }
+    ]
