@@ -344,6 +344,7 @@ class Drain:
         self.chunks = ChunkMemory(cfg.state_dir)
         self._store: Any = None
         self._index: KbIndex | None = None
+        self._mtimes: dict[str, tuple[int, int] | None] = {}
 
     # ---------------------------------------------------------------- helpers
 
@@ -473,10 +474,20 @@ class Drain:
     def _apply_queue_effect(
         self, entry: Entry, row: Mapping[str, Any], counters: Mapping[str, int] | None
     ) -> None:
+        def _grew(entry: Entry, row: Mapping[str, Any]) -> bool:
+            before = self._mtimes.get(entry.id)
+            now = _stat_key(Path(entry.transcript_path))
+            return before is not None and now is not None and now != before
+
         outcome = str(row["outcome"])
         detail = str(row.get("detail") or "")
         if outcome in ("ok", "stale", "partial_max_turns") or outcome.startswith("skip_"):
-            self.queue.remove(entry.id)
+            if _grew(entry, row):
+                # The session went on while we read it: keep the entry so the new part is
+                # drained too (delta retain skips what was already reflected on).
+                self.queue.requeue(entry.id, f"{outcome}; transcript grew")
+            else:
+                self.queue.remove(entry.id)
         elif outcome.startswith(("poison", "quarantine_")):
             self.queue.dead_letter(entry.id, outcome, detail)
         elif outcome.startswith("fail_") and outcome != "fail_unknown_command":
@@ -522,6 +533,7 @@ class Drain:
         path = Path(entry.transcript_path)
         if not path.is_file():
             return self._row(entry, "stale", detail="transcript missing on disk")
+        self._mtimes[entry.id] = _stat_key(path)
         if s.stale_days > 0 and _age_days(entry, self.clock()) > s.stale_days:
             return self._row(entry, "stale", detail=f"queued over {s.stale_days} days ago")
         if entry.retries >= s.max_retries:
@@ -875,6 +887,15 @@ class Drain:
             out.append({"id": nid, **{k: doc.get(k) for k in keep}})
         self.index.forget()
         return out
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    """(size, mtime) of a transcript, to notice a session that grew while it was drained."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
 
 
 def _age_days(entry: Entry, now: float) -> float:

@@ -362,6 +362,17 @@ class Queue:
             fsync_dir(self.dir)
             return True
 
+    def requeue(self, entry_id_: str, reason: str) -> Entry | None:
+        """To the back of the queue without a retry charge (the transcript grew meanwhile)."""
+        with self._locked():
+            entry = self._read_file(self._path(entry_id_))
+            if entry is None:
+                return None
+            entry.last_outcome = reason
+            entry.seq = self._next_seq()
+            self._write(entry)
+            return entry
+
     def bump_retry(
         self,
         entry_id_: str,

@@ -332,3 +332,27 @@ def test_an_invalid_note_is_dropped_with_its_reason_and_never_committed(
     assert "refused by the schema" in dropped["reason"]
     assert [r["dropped"] for r in _ledger(cfg)] == [row["dropped"]]
     assert "bad-note" not in git("log", "--all", "--name-only", cwd=repo)
+
+
+def test_a_session_that_grows_during_the_drain_stays_queued(tmp_path: Path, repo: Path) -> None:
+    path = tmp_path / "transcripts" / "correction-0.jsonl"
+    line = {"type": "user", "message": {"role": "user", "content": "Never run migrations by hand."}}
+    body = f"""
+import os
+if not os.path.exists({str(path) + ".grown"!r}):
+    open({str(path) + ".grown"!r}, "w").close()
+    with open({str(path)!r}, "a") as fh:
+        fh.write({json.dumps(line)!r} + "\\n")
+emit({VALID!r})
+"""
+    cfg, stub, eid = _setup(tmp_path, repo, body)
+    [row] = run_drain(cfg, clock=Clock()).rows
+    assert row["outcome"] == "ok"
+    [entry] = Queue(cfg.state_dir).list()
+    assert entry.id == eid and entry.retries == 0 and "grew" in (entry.last_outcome or "")
+    # Next run: the new part reaches the writer; the same answer makes no duplicate note.
+    [again] = run_drain(cfg, clock=Clock()).rows
+    assert "Never run migrations by hand." in prompt_of(stub)
+    assert again["outcome"] == "ok" and again["notes"] == []
+    assert len(list((repo / "documents").glob("*.md"))) == 1
+    assert Queue(cfg.state_dir).list() == []
