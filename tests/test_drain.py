@@ -549,3 +549,23 @@ def test_route_hook_hands_new_notes_to_routing(
             "error": None,
         }
     ]
+
+
+def test_an_uncommitted_edit_is_never_clobbered(tmp_path: Path, repo: Path) -> None:
+    nid = _kb_with_note(
+        repo,
+        "Install requirements with uv pip sync",
+        ["pip", "uv"],
+        "uv pip sync requirements.lock",
+    )
+    mine = repo / "documents" / f"{nid}.md"
+    mine.write_text(mine.read_text() + "\nMy local edit.\n")
+    stub = stub_command(tmp_path, "ACTION = 'UPDATE'\n" + REVISE)
+    cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub))
+    eid = enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
+    [row] = run_drain(cfg, clock=Clock()).rows
+    assert row["outcome"] == "fail_write_error" and "uncommitted" in row["detail"]
+    assert mine.read_text().endswith("My local edit.\n")
+    [entry] = Queue(cfg.state_dir).list()
+    assert entry.id == eid and entry.retries == 1
+    assert len(git("log", "--format=%H", cwd=repo).split()) == 1
