@@ -91,6 +91,9 @@ class Settings:
         env = cfg.env
         command = tuple(wr.command_for(env))
         chosen = (writer or env.get("REFLECT_DRAIN_WRITER", "")).strip().lower()
+        if chosen == "agentic":
+            # The original tool's multi-turn writer; its single-shot successor does the job.
+            chosen = "extract"
         if chosen and chosen not in WRITERS:
             raise UsageError(
                 f"unknown drain writer {chosen!r}",
