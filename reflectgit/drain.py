@@ -382,7 +382,17 @@ class Drain:
         if not self.queue.list():
             report.status, report.message = "empty", "the queue is empty"
             return report
-        self.store  # noqa: B018 - fail early and clearly when the KB is not a repository
+        try:
+            self.store  # noqa: B018 - fail early and clearly when the KB is not a repository
+            return self._run_locked(report)
+        finally:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+                self._index = None
+
+    def _run_locked(self, report: Report) -> Report:
+        s = self.s
         with drain_lock(self.state_dir) as held:
             if not held:
                 report.status, report.message = "locked", "another drain is running"
@@ -402,7 +412,8 @@ class Drain:
             rows = list(ledger.read_rows(self.state_dir))
             today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
             charged, ok, failed = ledger.entries_on(rows, today)
-            if charged >= s.daily_max:
+            # The cap guards model spend; the heuristic writer spends nothing.
+            if charged >= s.daily_max and s.writer == "extract":
                 report.status = "daily_cap"
                 report.message = (
                     f"daily cap reached: {charged}/{s.daily_max} entries today "
@@ -423,8 +434,6 @@ class Drain:
                 f"end status={report.status} "
                 + " ".join(f"{r['entry_id']}={r['outcome']}" for r in report.rows)
             )
-        if self._store is not None:
-            self._store.close()
         return report
 
     def _loop(self, report: Report, charged: int) -> None:
