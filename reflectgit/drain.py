@@ -486,15 +486,10 @@ class Drain:
     def _apply_queue_effect(
         self, entry: Entry, row: Mapping[str, Any], counters: Mapping[str, int] | None
     ) -> None:
-        def _grew(entry: Entry, row: Mapping[str, Any]) -> bool:
-            before = self._mtimes.get(entry.id)
-            now = _stat_key(Path(entry.transcript_path))
-            return before is not None and now is not None and now != before
-
         outcome = str(row["outcome"])
         detail = str(row.get("detail") or "")
         if outcome in ("ok", "stale", "partial_max_turns") or outcome.startswith("skip_"):
-            if _grew(entry, row):
+            if self._grew(entry):
                 # The session went on while we read it: keep the entry so the new part is
                 # drained too (delta retain skips what was already reflected on).
                 self.queue.requeue(entry.id, f"{outcome}; transcript grew")
@@ -505,6 +500,12 @@ class Drain:
         elif outcome.startswith("fail_") and outcome != "fail_unknown_command":
             self.queue.bump_retry(entry.id, outcome, detail, counters)
         # fail_unknown_command and quota_deferred: left in place, untouched.
+
+    def _grew(self, entry: Entry) -> bool:
+        """Did the transcript change since this run started reading it?"""
+        before = self._mtimes.get(entry.id)
+        now = _stat_key(Path(entry.transcript_path))
+        return before is not None and now is not None and now != before
 
     # ---------------------------------------------------------------- one entry
 
