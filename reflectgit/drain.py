@@ -29,11 +29,10 @@ from reflectgit import cascade, heuristic, ledger, quota
 from reflectgit import writer as wr
 from reflectgit.config import ARCHIVED, DOCUMENTS, Config, env_flag, env_float, env_int
 from reflectgit.errors import ReflectGitError, UsageError
+from reflectgit.kbview import KbView
 from reflectgit.messages import build, chore_subject, knowledge_subject
 from reflectgit.note import (
-    Note,
     format_timestamp,
-    parse_note,
     render_note,
     render_sidecar,
     sidecar_path_for,
@@ -256,74 +255,6 @@ def _iso(ts: float) -> str:
     return format_timestamp(dt.datetime.fromtimestamp(ts, dt.timezone.utc).replace(microsecond=0))
 
 
-# --------------------------------------------------------------------------- the KB
-
-
-@dataclass
-class Known:
-    id: str
-    path: str
-    note: Note
-
-
-class KbIndex:
-    """The KB's notes at the branch tip, read once per run (for dedup and belief revision)."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self._notes: dict[str, Known] | None = None
-        self._archived: set[str] | None = None
-
-    def _load(self) -> dict[str, Known]:
-        if self._notes is None:
-            notes: dict[str, Known] = {}
-            archived: set[str] = set()
-            if self.store.resolve("HEAD") is not None:
-                for path, blob in sorted(self.store.list_files(DOCUMENTS + "/").items()):
-                    if not path.endswith(".md"):
-                        continue
-                    try:
-                        note = parse_note(self.store.read_blob(blob), path)
-                    except ReflectGitError:
-                        continue
-                    nid = note.id or Path(path).stem
-                    notes.setdefault(nid, Known(nid, path, note))
-                for path in self.store.list_files(ARCHIVED + "/"):
-                    if path.endswith(".md"):
-                        archived.add(Path(path).stem)
-            self._notes = notes
-            self._archived = archived
-        return self._notes
-
-    def get(self, nid: str) -> Known | None:
-        return self._load().get(nid)
-
-    def exists(self, nid: str) -> bool:
-        notes = self._load()
-        return nid in notes or nid in (self._archived or set())
-
-    def by_signal_hash(self, digest: str) -> str | None:
-        for known in self._load().values():
-            prov = known.note.frontmatter.get("provenance")
-            if isinstance(prov, dict) and prov.get("content_hash") == digest:
-                return known.id
-        return None
-
-    def candidates(self) -> Iterator[tuple[str, str, str, str]]:
-        for known in self._load().values():
-            front = known.note.frontmatter
-            tags = front.get("tags")
-            other = " ".join(
-                [str(front.get("key_insight") or "")]
-                + ([str(t) for t in tags] if isinstance(tags, list) else [])
-            )
-            yield known.id, known.note.title, str(front.get("rule") or ""), other
-
-    def forget(self) -> None:
-        self._notes = None
-        self._archived = None
-
-
 # --------------------------------------------------------------------------- the run
 
 
@@ -346,7 +277,7 @@ class Drain:
         self.log = DrainLog(cfg.state_dir, settings.log_max_bytes, clock)
         self.chunks = ChunkMemory(cfg.state_dir)
         self._store: Any = None
-        self._index: KbIndex | None = None
+        self._index: KbView | None = None
         self._mtimes: dict[str, tuple[int, int] | None] = {}
 
     # ---------------------------------------------------------------- helpers
@@ -360,9 +291,9 @@ class Drain:
         return self._store
 
     @property
-    def index(self) -> KbIndex:
+    def index(self) -> KbView:
         if self._index is None:
-            self._index = KbIndex(self.store)
+            self._index = KbView(self.store, self.state_dir, save=not self.s.dry_run)
         return self._index
 
     def _now(self) -> dt.datetime:

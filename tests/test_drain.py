@@ -342,6 +342,8 @@ def test_dry_run_writes_nothing_durable(tmp_path: Path, repo: Path) -> None:
     assert snapshot(cfg.state_dir / "queue") == queue_before
     assert not ledger.ledger_path(cfg.state_dir).exists()
     assert not (cfg.state_dir / "drain.last-run").exists()
+    assert not (cfg.state_dir / "drain-chunks.txt").exists()
+    assert not (cfg.state_dir / "drain-kb-cache.json").exists()
     assert git("log", "--all", "--oneline", cwd=repo, check=False) == ""
     assert Queue(cfg.state_dir).failed() == []
 
