@@ -71,6 +71,31 @@ RELATION_TYPES = (
     "triggers",
 )
 TIER_NUM = {"high": 0.85, "medium": 0.6, "low": 0.35}
+# Every frontmatter key a drain note can have (the model cannot add one).
+NOTE_FIELDS = (
+    "type",
+    "id",
+    "created",
+    "updated",
+    "scope",
+    "confidence",
+    "confidence_num",
+    "learning_type",
+    "discovery_tokens",
+    "title",
+    "tags",
+    "symptoms",
+    "key_insight",
+    "problem",
+    "root_cause",
+    "fix",
+    "rule",
+    "category",
+    "entities",
+    "causal_relations",
+    "source_episodes",
+    "provenance",
+)
 TEXT_FIELDS = ("key_insight", "problem", "root_cause", "fix", "rule")
 SHORT_MAX = 160
 TEXT_MAX = 600

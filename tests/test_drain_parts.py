@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reflectgit import actions as act
 from reflectgit import cascade, heuristic
@@ -250,3 +252,42 @@ def test_sidecar_lists_every_edge_endpoint_with_a_description() -> None:
     assert [e["name"] for e in ents] == ["uv", "lock drift"]
     assert all(e["description"] == "" for e in ents)
     assert draft.sidecar.data["relationships"][0]["description"] == ""
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=80),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_action = st.fixed_dictionaries(
+    {"action": st.sampled_from(["CREATE", "UPDATE", "DELETE", "create", "Nope"])},
+    optional={
+        "title": st.text(max_size=150) | _values,
+        "rule": st.text(max_size=80) | _values,
+        "id": st.sampled_from(["lrn-listed-aaaaaa", "../x", "lrn-other-bbbbbb"]) | _values,
+        "tags": _values,
+        "entities": _values,
+        "causal_relations": _values,
+        "confidence": _values,
+        "confidence_num": _values,
+        "evil": _values,
+    },
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_action | _values, max_size=6))
+def test_any_writer_answer_yields_only_safe_notes(actions: list) -> None:  # type: ignore[type-arg]
+    plan = act.plan_actions(actions, CTX, revision_ids=["lrn-listed-aaaaaa"])
+    allowed = set(act.NOTE_FIELDS)
+    for draft in plan.creates:
+        assert act.validate_draft(draft) == []
+        back = parse_note(render_note(draft.note))
+        assert set(back.frontmatter) <= allowed
+        assert back.frontmatter["id"] == draft.id == draft.sidecar.document_id
+        assert "/" not in draft.id and not draft.id.startswith(".")
+    for nid, _reason in plan.confirms + plan.archives:
+        assert nid == "lrn-listed-aaaaaa"
+    assert len(plan.creates) <= act.MAX_CREATES
