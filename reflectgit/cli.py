@@ -295,6 +295,9 @@ def drain_cmd(
     _want_json(ctx, json_out)
     cfg = globals_of(ctx).config()
     if background:
+        if cfg.disabled:
+            emit(ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started")
+            return
         args = ["--dry-run"] if dry_run else []
         if max_entries is not None:
             args += ["--max", str(max_entries)]

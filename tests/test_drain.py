@@ -571,3 +571,9 @@ def test_an_uncommitted_edit_is_never_clobbered(tmp_path: Path, repo: Path) -> N
     [entry] = Queue(cfg.state_dir).list()
     assert entry.id == eid and entry.retries == 1
     assert len(git("log", "--format=%H", cwd=repo).split()) == 1
+
+
+def test_background_does_nothing_when_disabled(cli, repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("REFLECT_DISABLED", "1")
+    r = cli("--kb", str(repo), "drain", "--background", "--json")
+    assert r.code == 0 and r.json() == {"background": False, "pid": None}
