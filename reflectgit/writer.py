@@ -201,8 +201,8 @@ def rate_limited(run: WriterRun) -> bool:
 
 def has_marker(run: WriterRun, markers: tuple[str, ...]) -> bool:
     haystack = f"{run.text}\n{run.stderr}".lower()
-    if run.exit_code == 0 and not run.is_error:
-        # A successful answer that merely mentions a marker is not a failure report.
+    if run.exit_code == 0 and not run.is_error and len(run.text) > 300:
+        # A long answer that merely mentions a marker is prose, not a failure report.
         haystack = run.stderr.lower()
     return any(m in haystack for m in markers)
 

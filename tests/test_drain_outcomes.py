@@ -356,3 +356,9 @@ emit({VALID!r})
     assert again["outcome"] == "ok" and again["notes"] == []
     assert len(list((repo / "documents").glob("*.md"))) == 1
     assert Queue(cfg.state_dir).list() == []
+
+
+def test_a_bare_size_marker_answer_is_quarantined(tmp_path: Path, repo: Path) -> None:
+    cfg, _, _ = _setup(tmp_path, repo, "emit('Prompt is too long')")
+    row = _only_row(run_drain(cfg, clock=Clock()))
+    assert row["outcome"] == "quarantine_oversized" and row["entries"] == 0
