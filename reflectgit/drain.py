@@ -868,7 +868,11 @@ def run_drain(
 def spawn_background(cfg: Config, args: Sequence[str]) -> int:
     """Start ``reflect-git drain ARGS`` detached from this process; return its pid at once."""
     cfg.state_dir.mkdir(parents=True, exist_ok=True)
-    log = open(cfg.state_dir / "drain-background.log", "ab")  # noqa: SIM115 - handed to the child
+    path = cfg.state_dir / "drain-background.log"
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > 1024 * 1024:
+            path.replace(path.with_name(path.name + ".1"))
+    log = open(path, "ab")  # noqa: SIM115 - handed to the child
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "reflectgit", "--kb", str(cfg.kb), "drain", *args],
