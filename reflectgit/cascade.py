@@ -21,10 +21,13 @@ from pathlib import Path
 from reflectgit.gate import DRAIN_MARKER, is_reflect_run
 from reflectgit.privacy import clean, scrub_secrets
 from reflectgit.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
-from reflectgit.transcripts import DIALOGUE_CAP, Transcript, parse_lines, read_transcript
+from reflectgit.transcripts import Transcript, parse_lines, read_transcript
 
 CONTEXT = 3
 SLICE_CAP = 60_000
+# The enqueue gate looks at the first 600,000 characters of dialogue; the slicer reads much
+# further, because corrections cluster at the end of long sessions.
+DRAIN_DIALOGUE_CAP = 16_000_000
 RELATED_MAX = 5
 GAP = "\n[...]\n"
 OMITTED = "\n[... middle of the session omitted ...]\n"
@@ -246,7 +249,7 @@ def prepare(
     known_hash: Callable[[str], str | None] = lambda _h: None,
     candidates: Callable[[], Iterable[tuple[str, str, str, str]]] = lambda: (),
     slice_cap: int = SLICE_CAP,
-    dialogue_cap: int = DIALOGUE_CAP,
+    dialogue_cap: int = DRAIN_DIALOGUE_CAP,
 ) -> Prepared:
     """Run the cascade on one transcript (never raises for what the file contains)."""
     file = Path(path)

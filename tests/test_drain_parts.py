@@ -291,3 +291,12 @@ def test_any_writer_answer_yields_only_safe_notes(actions: list) -> None:  # typ
     for nid, _reason in plan.confirms + plan.archives:
         assert nid == "lrn-listed-aaaaaa"
     assert len(plan.creates) <= act.MAX_CREATES
+
+
+def test_the_slicer_reads_past_the_gate_window(tmp_path: Path) -> None:
+    chatter = {"type": "user", "message": {"role": "user", "content": "x" * 9_000}}
+    last = {"type": "user", "message": {"role": "user", "content": "Never deploy on Fridays."}}
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join([json.dumps(chatter)] * 100 + [json.dumps(last)]) + "\n")
+    prepared = cascade.prepare(str(path))
+    assert prepared.skip is None and "Never deploy on Fridays." in prepared.text
