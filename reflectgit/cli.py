@@ -405,6 +405,92 @@ def queue_purge(
     )
 
 
+def _row_line(row: dict[str, Any]) -> str:
+    parts = [f"{row['entry_id']}  {row['outcome']:<24} entries={row['entries']}"]
+    if row.get("notes"):
+        parts.append(f"notes={','.join(row['notes'])}")
+    if row.get("confirmed"):
+        parts.append(f"confirmed={','.join(row['confirmed'])}")
+    if row.get("archived"):
+        parts.append(f"archived={','.join(row['archived'])}")
+    if row.get("dropped"):
+        parts.append(f"dropped={len(row['dropped'])}")
+    if row.get("cost_usd"):
+        parts.append(f"cost=${row['cost_usd']:.4f}")
+    if row.get("detail"):
+        parts.append(f"({row['detail']})")
+    return "  ".join(parts)
+
+
+@app.command("drain")
+def drain_cmd(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Say what would happen; call no model, write nothing durable."
+    ),
+    max_entries: int | None = typer.Option(
+        None, "--max", help="Entries this run (default REFLECT_DRAIN_MAX, 3)."
+    ),
+    writer: str | None = typer.Option(
+        None, "--writer", help="extract (one model call) or heuristic (no model)."
+    ),
+    background: bool = typer.Option(
+        False, "--background", help="Detach and return at once (for a SessionStart hook)."
+    ),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Turn queued transcripts into notes: one validated commit per transcript."""
+    from reflectgit.drain import run_drain, spawn_background
+
+    _want_json(ctx, json_out)
+    cfg = globals_of(ctx).config()
+    if background:
+        if cfg.disabled:
+            emit(ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started")
+            return
+        args = ["--dry-run"] if dry_run else []
+        if max_entries is not None:
+            args += ["--max", str(max_entries)]
+        if writer:
+            args += ["--writer", writer]
+        pid = spawn_background(cfg, args)
+        emit(ctx, {"background": True, "pid": pid}, f"drain started in the background (pid {pid})")
+        return
+    report = run_drain(
+        cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer
+    )
+    lines = [_row_line(r) for r in report.rows]
+    head = f"drain: {report.status}" + (" (dry run)" if report.dry_run else "")
+    head += f", writer {report.writer}"
+    if report.message:
+        head += f": {report.message}"
+    for warning in report.warnings:
+        note_line(ctx, f"warning: {warning}")
+    emit(ctx, report.rows, [head, *lines])
+
+
+@app.command("cost")
+def cost_cmd(
+    ctx: typer.Context,
+    since: str = typer.Option("30d", "--since", help="30d, 12h, 2w, an ISO date, or all."),
+    by: str = typer.Option("day", "--by", help="day, transcript, model, outcome or writer."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """The drain's ledger: runs, entries charged, tokens, cost and notes, grouped."""
+    from reflectgit.drain import cost_report
+
+    _want_json(ctx, json_out)
+    doc = cost_report(globals_of(ctx).config(), since=since, by=by)
+    width = max([len(g["key"]) for g in doc["groups"]] + [5])
+    lines = [f"{by:<{width}}  runs  entries  tokens     cost_usd  ok  notes"]
+    for g in [*doc["groups"], doc["total"]]:
+        lines.append(
+            f"{g['key']:<{width}}  {g['runs']:>4}  {g['entries']:>7}  {g['tokens']:>9}  "
+            f"{g['cost_usd']:>8.4f}  {g['ok']:>2}  {g['notes']:>5}"
+        )
+    emit(ctx, doc, lines)
+
+
 # ============================================================================ search
 # (search, recall, reindex)
 

@@ -76,6 +76,7 @@ class Entry:
     last_error: str | None = None
     dead_reason: str | None = None
     dead_at: str | None = None
+    counters: dict[str, int] = field(default_factory=dict)  # e.g. timeouts, invalid outputs
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -361,13 +362,31 @@ class Queue:
             fsync_dir(self.dir)
             return True
 
-    def bump_retry(self, entry_id_: str, outcome: str, error: str | None = None) -> Entry | None:
+    def requeue(self, entry_id_: str, reason: str) -> Entry | None:
+        """To the back of the queue without a retry charge (the transcript grew meanwhile)."""
+        with self._locked():
+            entry = self._read_file(self._path(entry_id_))
+            if entry is None:
+                return None
+            entry.last_outcome = reason
+            entry.seq = self._next_seq()
+            self._write(entry)
+            return entry
+
+    def bump_retry(
+        self,
+        entry_id_: str,
+        outcome: str,
+        error: str | None = None,
+        counters: Mapping[str, int] | None = None,
+    ) -> Entry | None:
         """A retryable failure: retries + 1, backoff with jitter, moved to the back."""
         with self._locked():
             entry = self._read_file(self._path(entry_id_))
             if entry is None:
                 return None
             entry.retries += 1
+            entry.counters.update(counters or {})
             entry.last_outcome = outcome
             entry.last_error = (error or "")[:500] or None
             entry.not_before = self.clock() + self.backoff.delay(entry.retries, self.rng)
