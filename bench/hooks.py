@@ -53,7 +53,11 @@ def bench_commit(tmp: Path, env: dict[str, str], runs: int) -> dict[str, float]:
             (repo / "f.txt").write_text(f"{i}\n")
             run(["git", "add", "f.txt"], repo, env)
             use = sync_env if name == "hooked-sync" else env
-            ms = timed(lambda repo=repo, use=use: run(["git", "commit", "-q", "-m", f"c{i}"], repo, use))
+            ms = timed(
+                lambda repo=repo, use=use, i=i: run(
+                    ["git", "commit", "-q", "-m", f"c{i}"], repo, use
+                )
+            )
             if i >= 2:  # the first commits warm caches
                 times[name].append(ms)
     time.sleep(1.0)  # let the last background captures finish before the KB is removed
@@ -108,9 +112,7 @@ def main() -> int:
         home = tmp / "home"
         home.mkdir()
         kb = tmp / "kb"
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "REFLECT_"))
-        } | {
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "REFLECT_"))} | {
             "HOME": str(home),
             "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
             "GIT_CONFIG_NOSYSTEM": "1",

@@ -392,7 +392,7 @@ class Capture:
             return (queue_dir / f"{entry_id(path)}.json").exists()
 
         def processed(path: str) -> bool:
-            return path in terminal_transcripts(self.state_dir)
+            return os.path.normpath(path) in terminal_transcripts(self.state_dir)
 
         verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
         if not verdict.enqueue:
@@ -647,22 +647,9 @@ def _names_session(data: bytes, session: str) -> bool:
 
 def terminal_transcripts(state_dir: Path) -> set[str]:
     """Transcripts the drain's ledger marks as done (``dup-already-processed``)."""
-    try:
-        from reflectgit.ledger import terminal_transcripts as from_ledger  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        from_ledger = None
-    if from_ledger is not None:
-        return set(from_ledger(state_dir))
-    done: set[str] = set()
-    path = state_dir / "drain-cost.jsonl"
-    with contextlib.suppress(FileNotFoundError):
-        for raw in path.read_bytes().splitlines():
-            with contextlib.suppress(ValueError):
-                row = json.loads(raw)
-                outcome = str(row.get("outcome", "")) if isinstance(row, dict) else ""
-                if outcome.startswith(("ok", "skip_", "stale", "poison", "quarantine_")):
-                    done.add(str(row.get("transcript")))
-    return done
+    from reflectgit.ledger import terminal_transcripts as from_ledger
+
+    return {os.path.normpath(p) for p in from_ledger(state_dir)}
 
 
 def _validate(note: Any, path: str) -> None:
