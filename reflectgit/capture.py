@@ -342,14 +342,22 @@ class Capture:
                 old = tier_of(note.frontmatter) or "medium"
                 new = step[old]
                 front = dict(note.frontmatter)
-                changed = new != old or (
-                    validated is not None and front.get("validated") != validated
+                num = _num(front.get("confidence_num"), TIER_NUM[old])
+                if new != old:
+                    new_num = TIER_NUM[new]
+                elif step is TIER_DOWN:  # already low: still lose confidence, within the tier
+                    new_num = max(0.05, round(num / 2, 2))
+                else:
+                    new_num = num
+                changed = (
+                    new != old
+                    or new_num != num
+                    or (validated is not None and front.get("validated") != validated)
                 )
                 if not changed:
                     continue
                 front["confidence"] = new
-                if "confidence_num" in front or new != old:
-                    front["confidence_num"] = TIER_NUM[new]
+                front["confidence_num"] = new_num
                 if validated is not None:
                     front["validated"] = validated
                 front["updated"] = now
@@ -548,6 +556,12 @@ class CommitRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _num(value: object, default: float) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
+    return default
 
 
 def _reverted(body: str) -> str | None:

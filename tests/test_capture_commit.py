@@ -190,6 +190,7 @@ def test_revert_demotes_the_session_learnings_in_one_commit(kb, code):
     (docs / "lrn-a.md").write_text(_note("lrn-a", "high", "sess-x"))
     (docs / "lrn-b.md").write_text(_note("lrn-b", "medium", "sess-x"))
     (docs / "lrn-c.md").write_text(_note("lrn-c", "high", "other"))
+    (docs / "lrn-d.md").write_text(_note("lrn-d", "low", "sess-x"))
     git("add", "documents", cwd=kb)
     git("commit", "-qm", "seed notes", cwd=kb)
     cli("hooks", "install", str(code))
@@ -207,7 +208,9 @@ def test_revert_demotes_the_session_learnings_in_one_commit(kb, code):
     assert "confidence: low" in git("show", "main:documents/lrn-b.md", cwd=kb)
     assert "confidence: high" in git("show", "main:documents/lrn-c.md", cwd=kb)
     changed = git("show", "--name-only", "--format=", "main", cwd=kb).split()
-    assert changed == ["documents/lrn-a.md", "documents/lrn-b.md"]
+    assert changed == ["documents/lrn-a.md", "documents/lrn-b.md", "documents/lrn-d.md"]
+    low = git("show", "main:documents/lrn-d.md", cwd=kb)
+    assert "confidence: low" in low and "confidence_num: 0.15" in low
     assert git("status", "--porcelain", cwd=kb) == ""
     assert records(kb)[-1]["reverts"] == bad
 
