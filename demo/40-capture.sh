@@ -65,3 +65,11 @@ CLAUDE_SESSION_ID=091489cd-03b2-7030-e7f5-24f34dabb96d REFLECT_GIT_HOOK_SYNC=1 \
   git -C "$capture_code" commit -q -m "Add retry settings"
 show tail -n 1 "$KB/.git/reflect-git/commits.jsonl"
 show reflect-git hooks status "$capture_code"
+
+step "Capture: reverting a commit demotes the learnings of the session that made it"
+echo "pip install -r requirements.txt" > "$capture_code/setup.sh"
+git -C "$capture_code" add setup.sh
+CLAUDE_SESSION_ID=02c8261b-740c-1a65-89be-4b4bd9ee50e2 REFLECT_GIT_HOOK_SYNC=1 \
+  git -C "$capture_code" commit -q -m "Install with pip"
+REFLECT_GIT_HOOK_SYNC=1 show git -C "$capture_code" revert --no-edit HEAD
+show git -C "$KB" log -1 --format='%h %s%n%n%b' main

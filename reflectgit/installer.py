@@ -45,20 +45,20 @@ if [ -n "$rg_kb" ] && [ -z "${REFLECT_GIT_KB:-}" ]; then
     REFLECT_GIT_KB=$rg_kb
     export REFLECT_GIT_KB
 fi
-set -- $(git rev-parse HEAD --abbrev-ref HEAD 2>/dev/null)
-rg_sha=${1:-}
-rg_branch=${2:-}
-if [ -x "$rg_python" ]; then
-    set -- "$rg_python" -m reflectgit.hooks.capture commit "$rg_sha" "$rg_branch"
-elif command -v reflect-git >/dev/null 2>&1; then
-    set -- reflect-git capture commit "$rg_sha" "$rg_branch"
-else
-    exit $rg_status
-fi
+rg_capture() {
+    set -- $(git rev-parse HEAD --abbrev-ref HEAD 2>/dev/null)
+    if [ -x "$rg_python" ]; then
+        "$rg_python" -m reflectgit.hooks.capture commit "${1:-}" "${2:-}"
+    elif command -v reflect-git >/dev/null 2>&1; then
+        reflect-git capture commit "${1:-}" "${2:-}"
+    fi
+}
 if [ "${REFLECT_GIT_HOOK_SYNC:-0}" = 1 ]; then
-    "$@" </dev/null >/dev/null 2>&1
+    rg_capture </dev/null >/dev/null 2>&1
 else
-    ("$@" </dev/null >/dev/null 2>&1 &)
+    # Redirect the subshell itself: no copy of git's (or its caller's) pipes may stay open
+    # in the background job, or whoever reads git's output would wait for the capture.
+    (rg_capture &) </dev/null >/dev/null 2>&1
 fi
 exit $rg_status
 # <<< reflect-git post-commit <<<
