@@ -323,3 +323,10 @@ def test_test_regression_arms_the_watcher(kb):
     events.handle("PostToolUse", dict(run, tool_response={"stdout": "ok  \tpkg\t0.1s"}))
     events.handle("PostToolUse", dict(run, tool_response={"stdout": "--- FAIL: TestX\nFAIL\tpkg"}))
     assert cap.load("armed", "s-r")["reason"] == "test-regression"
+
+
+def test_auto_reflect_off_stops_precompact_only(kb, transcripts):
+    replay("compact.json", transcripts, env={"REFLECT_AUTO_REFLECT": "0"})
+    assert queue_entries(kb) == []
+    replay("session-end.json", transcripts, env={"REFLECT_AUTO_REFLECT": "0"})
+    assert [e["trigger"] for e in queue_entries(kb)] == ["session_end"]

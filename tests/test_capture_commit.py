@@ -236,3 +236,20 @@ def test_install_outside_a_repository_is_a_clear_error(tmp_path):
     out = cli("hooks", "install", str(tmp_path))
     assert out.returncode == 1
     assert out.stderr.startswith("error: ") and "not a git repository" in out.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_background_capture_holds_none_of_the_callers_pipes(kb, code, tmp_path):
+    from reflectgit.installer import install_git_hook
+
+    report = tmp_path / "fds.txt"
+    fake = tmp_path / "fake-python"
+    # Stands in for the interpreter: records the open fds of the job that launched it.
+    fake.write_text(
+        f'#!/bin/sh\nls -l /proc/$PPID/fd/ /proc/$$/fd/ > "{report}.tmp" 2>&1\nmv "{report}.tmp" "{report}"\n'
+    )
+    fake.chmod(0o755)
+    install_git_hook(code, python=str(fake), kb=None, env=dict(os.environ))
+    commit(code, "pipes", env={"REFLECT_GIT_HOOK_SYNC": "0"})  # run with stdout/stderr as pipes
+    wait_for(report.exists, "the background job")
+    assert "pipe:" not in report.read_text()
