@@ -330,3 +330,46 @@ def test_auto_reflect_off_stops_precompact_only(kb, transcripts):
     assert queue_entries(kb) == []
     replay("session-end.json", transcripts, env={"REFLECT_AUTO_REFLECT": "0"})
     assert [e["trigger"] for e in queue_entries(kb)] == ["session_end"]
+
+
+def test_todo_note_lists_files_touched_and_duration(kb):
+    clock = FakeClock()
+    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=clock))
+    sid = "s-todo"
+
+    def todos(status):
+        return {
+            "session_id": sid,
+            "tool_name": "TodoWrite",
+            "tool_input": {"todos": [{"content": "Wire the retry", "status": status}]},
+        }
+
+    events.handle("PostToolUse", todos("in_progress"))
+    clock.now += 300
+    events.handle(
+        "PostToolUse",
+        {"session_id": sid, "tool_name": "Edit", "tool_input": {"file_path": "/w/src/client.py"}},
+    )
+    events.handle("PostToolUse", todos("completed"))
+    (text,) = notes(kb).values()
+    assert "confidence: medium" in text and "duration_seconds: 300" in text
+    assert "/w/src/client.py" in text and "Took about 5 min" in text
+
+
+def test_permission_notification_arms_and_always_is_high(kb):
+    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=FakeClock()))
+    sid = "s-perm"
+    events.handle(
+        "Notification",
+        {
+            "session_id": sid,
+            "notification_type": "permission_prompt",
+            "message": "Claude needs your permission to use Bash",
+        },
+    )
+    events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "yes, always"})
+    (text,) = notes(kb).values()
+    assert "confidence: high" in text and "scope: always" in text
+    # single-shot: the next prompt is not read as a permission reply
+    events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "no"})
+    assert len(notes(kb)) == 1
