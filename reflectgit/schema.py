@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from reflectgit.note import (
     RANKING_FIELDS,
     TIERS,
     Note,
+    Origin,
     Sidecar,
     StrictLoader,
     normalize_tier,
@@ -108,15 +109,17 @@ class Problem:
 # --------------------------------------------------------------------------- schemas
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     """A packaged schema (``frontmatter.schema.json`` or ``sidecar.schema.json``)."""
-    text = resources.files("reflectgit").joinpath("schemas", name).read_text(encoding="utf-8")
+    text = (
+        resources.files("reflectgit").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
+    )
     schema: dict[str, Any] = json.loads(text)
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def fast_validator(name: str) -> Callable[[Any], Any]:
     """The compiled yes/no validator (fastjsonschema); raises on the first error."""
     import fastjsonschema
@@ -129,7 +132,7 @@ def fast_validator(name: str) -> Callable[[Any], Any]:
     return validate
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference_validator(name: str) -> Any:
     """The jsonschema Draft 2020-12 validator that reports every error with its path."""
     import jsonschema
@@ -246,6 +249,13 @@ def problem_from_error(exc: NoteError, path: str) -> Problem:
     if exc.hint:
         message = f"{message}; {exc.hint}"
     return Problem(path, exc.line or 1, exc.column or 1, exc.field or "", message)
+
+
+def locate(
+    origin: Origin | None, path: Sequence[str | int], on_key: bool = False
+) -> tuple[int, int]:
+    """(line, column) of the YAML node at ``path`` in a parsed note or sidecar (1, 1 if unknown)."""
+    return _Locator.for_origin(origin, top_line=1).locate(path, on_key=on_key)
 
 
 def field_path(parts: Sequence[str | int]) -> str:
@@ -368,7 +378,7 @@ def _explain(error: Any, root: Any) -> list[Finding]:
         for key in error.validator_value:
             if not isinstance(value, dict) or key in value:
                 continue
-            if key == "source" and "from" in value or key == "target" and "to" in value:
+            if (key == "source" and "from" in value) or (key == "target" and "to" in value):
                 continue  # the from/to finding already says what to do
             hint = _REQUIRED_HINTS.get(key, f"add `{key}:`")
             findings.append(([*path, key], True, f"is required; {hint}"))
@@ -527,7 +537,7 @@ class _Locator:
         self._composed = False
 
     @classmethod
-    def for_origin(cls, origin: Any, top_line: int) -> _Locator:
+    def for_origin(cls, origin: Origin | None, top_line: int) -> _Locator:
         if origin is None:
             return cls(None, 0, top_line)
         return cls(origin.yaml_text, origin.yaml_line - 1, top_line)
@@ -560,9 +570,12 @@ class _Locator:
                 for k, v in node.value:
                     if isinstance(k, yaml.ScalarNode) and k.value == str(part):
                         key_node, child = k, v
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-                if 0 <= part < len(node.value):
-                    child = node.value[part]
+            elif (
+                isinstance(node, yaml.SequenceNode)
+                and isinstance(part, int)
+                and 0 <= part < len(node.value)
+            ):
+                child = node.value[part]
             if child is None:
                 # A missing key: point at the mapping that should hold it.
                 if depth == 0:
