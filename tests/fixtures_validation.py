@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import DATA
 
 VALID_NOTE = (
@@ -24,8 +22,7 @@ def copy_corpus(target: Path, *folders: str) -> Path:
     return target
 
 
-@pytest.fixture
-def valid_kb(tmp_path: Path) -> Path:
+def make_valid_kb(tmp_path: Path) -> Path:
     """A KB folder (not a git repository) whose documents/ hold the valid corpus and compat."""
     kb = tmp_path / "kb"
     copy_corpus(kb / "documents", "notes/valid", "compat")

@@ -12,9 +12,16 @@ from reflectgit import validation
 from reflectgit.hooks import check as check_hook
 from reflectgit.hooks import validate as validate_hook
 from tests.conftest import DATA
-from tests.fixtures_validation import VALID_NOTE, copy_corpus, valid_kb  # noqa: F401
+from tests.fixtures_validation import VALID_NOTE, copy_corpus, make_valid_kb
 
 INVALID = DATA / "notes" / "invalid"
+
+
+@pytest.fixture
+def valid_kb(tmp_path: Path) -> Path:
+    return make_valid_kb(tmp_path)
+
+
 TEXT_LINE = re.compile(
     r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?:(?P<field>[\w.\[\]]+): )?(?P<msg>.+)$"
 )
