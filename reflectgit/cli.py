@@ -126,12 +126,14 @@ def init_command(
     ),
 ) -> None:
     """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    from reflectgit.config import environ, resolve_kb_path
     from reflectgit.layout import InitOptions, init
 
-    g = globals_of(ctx)
-    cfg = Config.resolve(path or g.kb)
+    env = environ()
+    # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
+    kb = resolve_kb_path(path or globals_of(ctx).kb, env)
     options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
-    result = init(cfg.kb, options, env=cfg.env)
+    result = init(kb, options, env=env)
     if result.commit:
         verb = "Created" if result.created else "Adopted"
         lines = [f"{verb} the knowledge base in {result.kb} (commit {result.commit[:12]})"]
