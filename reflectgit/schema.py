@@ -287,6 +287,30 @@ _SCALARS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    first: list(resolvers) + list(StrictLoader.yaml_implicit_resolvers.get(None, []))
+    for first, resolvers in StrictLoader.yaml_implicit_resolvers.items()
+    if first is not None
+}
+
+
+class _PlainLoader(StrictLoader):
+    """The strict loader with a lean resolver: the C composer calls it for every scalar.
+
+    Same answers as PyYAML's resolver for a loader without path resolvers, minus its
+    bookkeeping (the fast path's agreement test holds it to that).
+    """
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _TAG + "str"
+        return _TAG + ("seq" if kind is yaml.SequenceNode else "map")
+
+
 class _Unusual(Exception):
     """Something the fast path leaves to the full parser (which reports it precisely)."""
 
@@ -304,7 +328,7 @@ def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
         yaml_text, _body, _line = split_frontmatter(text, "<note>")
     except NoteError:
         return None
-    loader = StrictLoader(yaml_text)
+    loader = _PlainLoader(yaml_text)
     try:
         node = loader.get_single_node()
         built = _build(node, set()) if node is not None else None
