@@ -277,7 +277,7 @@ _action = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(_action | _values, max_size=6))
 def test_any_writer_answer_yields_only_safe_notes(actions: list) -> None:  # type: ignore[type-arg]
     plan = act.plan_actions(actions, CTX, revision_ids=["lrn-listed-aaaaaa"])
