@@ -667,27 +667,20 @@ def terminal_transcripts(state_dir: Path) -> set[str]:
 
 
 def _validate(note: Any, path: str) -> None:
-    """Refuse a note the validator rejects (schema when available, else the basics)."""
+    """Refuse a note whose committed bytes would not validate (nothing is written then)."""
     from reflectgit.errors import NoteError
-    from reflectgit.note import is_safe_id, normalize_tier, parse_note, render_note
+    from reflectgit.note import render_note
+    from reflectgit.schema import validate_note_bytes
 
-    try:
-        from reflectgit.schema import validate_note  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        validate_note = None
-    if validate_note is not None:
-        problems = validate_note(note, path)
-        if problems:
-            raise NoteError(f"{path}: captured note does not validate: {problems[0]}")
-        return
-    front = note.frontmatter
-    if not (isinstance(front.get("title"), str) and front["title"].strip()):
-        raise NoteError(f"{path}: captured note has no title")
-    if normalize_tier(front.get("confidence")) is None or not front.get("created"):
-        raise NoteError(f"{path}: captured note lacks confidence or created")
-    if not is_safe_id(front.get("id")):
-        raise NoteError(f"{path}: unsafe id {front.get('id')!r}")
-    parse_note(render_note(note), path)  # must read back
+    problems = [p for p in validate_note_bytes(render_note(note), path) if p.severity == "error"]
+    if problems:
+        first = problems[0]
+        raise NoteError(
+            f"{path}:{first.line}:{first.column}: {first.field}: {first.message}",
+            line=first.line,
+            column=first.column,
+            field=first.field,
+        )
 
 
 @contextlib.contextmanager

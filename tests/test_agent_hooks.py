@@ -373,3 +373,15 @@ def test_permission_notification_arms_and_always_is_high(kb):
     # single-shot: the next prompt is not read as a permission reply
     events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "no"})
     assert len(notes(kb)) == 1
+
+
+def test_an_invalid_capture_is_never_committed(kb, monkeypatch):
+    from reflectgit.capture import NoteDraft
+
+    cap = Capture(Config.resolve(str(kb)), clock=FakeClock())
+    draft = NoteDraft(
+        "todo-done", "PostToolUse", "Done: x", "medium", "body\n", "s-bad", fields={"importance": 3}
+    )  # a ranking field (rule S9) is refused
+    with pytest.raises(Exception, match="importance"):
+        cap.write_notes([draft])
+    assert subjects(kb) == ["init"]
