@@ -192,16 +192,19 @@ class AgentEvents:
         if session is None:
             self.cap.log(event, "skip", "payload without a usable session_id")
             return None
-        if event in ("PostToolUse", "PostToolUseFailure"):
-            self.post_tool_use(event, payload, session)
-        elif event == "UserPromptSubmit":
-            self.user_prompt(payload, session)
-        elif event in ("PermissionRequest", "Notification"):
-            self.permission_request(event, payload, session)
-        elif event in ("Stop", "SessionEnd", "PreCompact"):
+        if event in ("Stop", "SessionEnd", "PreCompact"):
             self.queue_producer(event, payload, session)
-        else:
-            self.cap.log(event, "ignored", "", session)
+            return None
+        # Parallel tool calls fire concurrent hooks for one session: serialise its state.
+        with self.cap.session_lock(session):
+            if event in ("PostToolUse", "PostToolUseFailure"):
+                self.post_tool_use(event, payload, session)
+            elif event == "UserPromptSubmit":
+                self.user_prompt(payload, session)
+            elif event in ("PermissionRequest", "Notification"):
+                self.permission_request(event, payload, session)
+            else:
+                self.cap.log(event, "ignored", "", session)
         return None
 
     # ------------------------------------------------------------------ PostToolUse

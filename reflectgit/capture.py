@@ -161,6 +161,14 @@ class Capture:
         tmp.write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
         os.replace(tmp, target)
 
+    @contextlib.contextmanager
+    def session_lock(self, session: str) -> Iterator[None]:
+        """Hold the per-session state lock (released if the process dies)."""
+        folder = self.root / "locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        with _flock(folder / f"{session}.lock"):
+            yield
+
     def drop(self, kind: str, session: str) -> None:
         with contextlib.suppress(OSError):
             self.path(kind, session).unlink()
@@ -174,7 +182,7 @@ class Capture:
         for folder in self.root.iterdir():
             if not folder.is_dir():
                 continue
-            for item in folder.glob("*.json"):
+            for item in [*folder.glob("*.json"), *folder.glob("*.lock")]:
                 with contextlib.suppress(OSError):
                     if item.stat().st_mtime < cutoff:
                         item.unlink()
