@@ -385,3 +385,29 @@ def test_an_invalid_capture_is_never_committed(kb, monkeypatch):
     with pytest.raises(Exception, match="importance"):
         cap.write_notes([draft])
     assert subjects(kb) == ["init"]
+
+
+def test_stop_sweeps_session_state_older_than_six_hours(kb, transcripts):
+    clock = FakeClock()
+    clock.now = __import__("time").time()
+    cap = Capture(Config.resolve(str(kb)), clock=clock)
+    events = AgentEvents(cap)
+    events.handle(
+        "PostToolUseFailure",
+        {
+            "session_id": "s-old",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "error": "boom",
+        },
+    )
+    assert cap.load("armed", "s-old") is not None
+    clock.now += 6 * 3600 + 60
+    stop = {
+        "session_id": "s-new",
+        "hook_event_name": "Stop",
+        "transcript_path": str(transcripts / "bd1296cd-e1b4-a960-b8e7-df9b992149e8.jsonl"),
+    }
+    events.handle("Stop", stop)
+    assert cap.load("armed", "s-old") is None
+    assert cap.load("loops", "s-old") is None
