@@ -153,7 +153,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _BaseDumper = yaml.SafeDumper
 
 
-class StrictLoader(_StrictLoaderMixin, _BaseLoader):  # type: ignore[misc,valid-type]
+class StrictLoader(_StrictLoaderMixin, _BaseLoader):
     """PyYAML's C safe loader (pure fallback) with duplicate keys and odd tags refused."""
 
 
@@ -161,7 +161,7 @@ for _tag in ("binary", "set", "omap", "pairs"):
     StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _StrictLoaderMixin._refuse)
 
 
-class NoteDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+class NoteDumper(_BaseDumper):
     """Deterministic emitter: ISO timestamps, no aliases, block style, unicode kept."""
 
     def ignore_aliases(self, data: Any) -> bool:

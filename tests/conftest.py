@@ -34,7 +34,7 @@ def pinned_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
-        "[tag]\n\tgpgsign = false\n[protocol \"file\"]\n\tallow = always\n",
+        '[tag]\n\tgpgsign = false\n[protocol "file"]\n\tallow = always\n',
         encoding="utf-8",
     )
     for key in list(os.environ):
@@ -79,7 +79,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def run_cli_proc(
-    *args: str, cwd: Path | str | None = None, input: str | bytes | None = None, env: dict | None = None
+    *args: str,
+    cwd: Path | str | None = None,
+    input: str | bytes | None = None,
+    env: dict | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run the installed CLI as a real subprocess."""
     full_env = dict(os.environ)

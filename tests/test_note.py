@@ -143,7 +143,14 @@ def test_safe_ids(value, ok):
 
 @pytest.mark.parametrize(
     "value,tier",
-    [("HIGH", "high"), ("h", "high"), ("Med", "medium"), ("m", "medium"), ("L", "low"), ("x", None)],
+    [
+        ("HIGH", "high"),
+        ("h", "high"),
+        ("Med", "medium"),
+        ("m", "medium"),
+        ("L", "low"),
+        ("x", None),
+    ],
 )
 def test_tier_aliases(value, tier):
     assert normalize_tier(value) == tier
@@ -175,7 +182,10 @@ _values = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(front=st.dictionaries(_keys, _values, max_size=8), body=st.text(max_size=80).filter(lambda b: "\x00" not in b))
+@given(
+    front=st.dictionaries(_keys, _values, max_size=8),
+    body=st.text(max_size=80).filter(lambda b: "\x00" not in b),
+)
 def test_parse_render_round_trip(front, body):
     # Any note: any JSON-shaped frontmatter with dates, any text body (NUL marks binary files).
     note = Note(front, body)

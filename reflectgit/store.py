@@ -1,0 +1,845 @@
+"""The local repository: the only module that reads or writes it (through dulwich).
+
+One write path serves every writer. ``Store.commit`` takes a branch and a set of path changes,
+builds the new tree from the branch tip touching only the changed subtrees, writes the objects,
+moves the ref with compare-and-swap under the KB-wide write lock, and then brings the work tree
+and the index in line for the changed paths only. It never runs repository hooks (we write
+objects and refs ourselves, we never call ``porcelain.commit``), and it refuses, before writing
+anything, to touch a path that holds the user's uncommitted edits.
+
+Crash safety: objects are written before the ref moves, and the ref moves atomically, so the
+branch always names a complete commit. A small journal records a work-tree sync in progress;
+the next write (under the lock) finishes it, so a kill between the ref move and the sync never
+leaves the work tree out of step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import stat
+import time
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from dulwich.diff_tree import tree_changes
+from dulwich.errors import NotGitRepository
+from dulwich.index import Index, index_entry_from_stat
+from dulwich.objects import Blob, Commit, ShaFile, Tree
+from dulwich.repo import Repo
+
+from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
+from reflectgit.messages import CommitMessage
+
+FILE_MODE = 0o100644
+TREE_MODE = 0o040000
+GITLINK_MODE = 0o160000
+LOCK_NAME = "reflect-git.lock"
+JOURNAL_NAME = "reflect-git-sync.json"
+FALLBACK_NAME = "reflect-git"
+FALLBACK_EMAIL = "reflect-git@localhost"
+_TIP = object()  # sentinel: "the branch tip"
+
+
+# --------------------------------------------------------------------------- changes
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
+
+    path: str
+    data: bytes | None
+
+
+def write(path: str, data: bytes) -> Change:
+    """Write ``data`` at ``path`` (create or replace)."""
+    return Change(_clean_path(path), data)
+
+
+def delete(path: str) -> Change:
+    """Remove ``path``."""
+    return Change(_clean_path(path), None)
+
+
+def move(src: str, dst: str, data: bytes) -> list[Change]:
+    """Move ``src`` to ``dst`` (``data`` is the content to write at ``dst``)."""
+    return [delete(src), write(dst, data)]
+
+
+def _clean_path(path: str) -> str:
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts) or parts[0] == ".git":
+        raise ReflectGitError(f"refusing an unsafe repository path: {path!r}")
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A commit as the workflows see it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    message: str
+    author: str
+    committer: str
+    author_time: datetime
+    commit_time: datetime
+    tree: str
+
+
+# --------------------------------------------------------------------------- the store
+
+
+class Store:
+    """A git repository holding a KB (or a team clone of one)."""
+
+    def __init__(self, repo: Repo, env: Mapping[str, str] | None = None) -> None:
+        self.repo = repo
+        self.env: Mapping[str, str] = dict(env or {})
+        self.git_dir = Path(os.fsdecode(repo.controldir()))
+        self.common_dir = Path(os.fsdecode(repo.commondir()))
+        self.path: Path | None = None if repo.bare else Path(os.fsdecode(repo.path))
+        self._cached_identity: tuple[str | None, str | None] | None = None
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
+        """Open an existing repository (work tree or bare)."""
+        try:
+            repo = Repo(os.fspath(path))
+        except (NotGitRepository, FileNotFoundError, NotADirectoryError):
+            raise NotFoundError(
+                f"{path} is not a git repository",
+                hint=f"run `reflect-git init {path}` to create a knowledge base there",
+            ) from None
+        return cls(repo, env)
+
+    @classmethod
+    def init(
+        cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None, bare: bool = False
+    ) -> Store:
+        """Open the repository at ``path``, creating it (branch ``main``, no commit) if needed."""
+        target = Path(path)
+        with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
+            return cls(Repo(os.fspath(target)), env)
+        target.mkdir(parents=True, exist_ok=True)
+        if bare:
+            repo = Repo.init_bare(os.fspath(target), default_branch=b"main")
+        else:
+            repo = Repo.init(os.fspath(target), default_branch=b"main")
+        return cls(repo, env)
+
+    def close(self) -> None:
+        self.repo.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ reading
+
+    def current_branch(self) -> str | None:
+        """The checked-out branch (``main``), or None when HEAD is detached."""
+        try:
+            target = self.repo.refs.get_symrefs().get(b"HEAD")
+        except KeyError:
+            target = None
+        if target is None:
+            chain, _ = self.repo.refs.follow(b"HEAD")
+            target = chain[-1] if len(chain) > 1 else None
+        if target and target.startswith(b"refs/heads/"):
+            return target[len(b"refs/heads/") :].decode("utf-8")
+        return None
+
+    def resolve(self, rev: str) -> str | None:
+        """A branch, tag, ``HEAD``, full ref, (short) sha, with ``~N``/``^`` suffixes -> commit."""
+        base, steps = _split_ancestry(rev)
+        sha = self._resolve_base(base)
+        for _ in range(steps):
+            if sha is None:
+                return None
+            parents = self._commit(sha).parents
+            sha = parents[0].decode("ascii") if parents else None
+        return sha
+
+    def _resolve_base(self, rev: str) -> str | None:
+        refs = self.repo.refs
+        raw = rev.encode("utf-8")
+        for name in (raw, b"refs/heads/" + raw, b"refs/tags/" + raw, b"refs/remotes/" + raw):
+            try:
+                sha = refs[name]
+            except KeyError:
+                continue
+            return self._peel(sha)
+        if 4 <= len(rev) <= 40 and all(c in "0123456789abcdef" for c in rev.lower()):
+            if len(rev) == 40:
+                return rev.lower() if raw.lower() in self.repo.object_store else None
+            matches = {
+                s.decode("ascii")
+                for s in self.repo.object_store
+                if s.decode("ascii").startswith(rev.lower())
+            }
+            commits = [m for m in matches if isinstance(self.repo[m.encode()], Commit)]
+            return commits[0] if len(commits) == 1 else None
+        return None
+
+    def _peel(self, sha: bytes) -> str | None:
+        obj = self.repo[sha]
+        while obj.type_name == b"tag":
+            obj = self.repo[obj.object[1]]
+        return obj.id.decode("ascii") if isinstance(obj, Commit) else None
+
+    def tip(self, branch: str) -> str | None:
+        """The commit a local branch points at, or None if it does not exist."""
+        try:
+            return self.repo.refs[b"refs/heads/" + branch.encode("utf-8")].decode("ascii")
+        except KeyError:
+            return None
+
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None on an unborn branch."""
+        try:
+            return self.repo.refs[b"HEAD"].decode("ascii")
+        except KeyError:
+            return None
+
+    def _commit(self, sha: str | bytes) -> Commit:
+        obj = self.repo[sha.encode("ascii") if isinstance(sha, str) else sha]
+        if not isinstance(obj, Commit):
+            raise NotFoundError(f"{sha!r} is not a commit")
+        return obj
+
+    def _rev_commit(self, rev: str | None) -> Commit | None:
+        if rev is None:
+            sha = self.head()
+            return self._commit(sha) if sha else None
+        sha = self.resolve(rev)
+        if sha is None:
+            raise NotFoundError(
+                f"unknown revision {rev!r}", hint="name a branch, a tag or a commit sha"
+            )
+        return self._commit(sha)
+
+    def tree_id(self, rev: str | None = None) -> str | None:
+        """The root tree of a revision (default: HEAD), or None on an unborn branch."""
+        commit = self._rev_commit(rev)
+        return commit.tree.decode("ascii") if commit else None
+
+    def read(self, path: str, rev: str | None = None) -> bytes | None:
+        """A file's bytes at a revision (default: HEAD), or None if absent."""
+        tree = self.tree_id(rev)
+        return self.read_at_tree(tree, path) if tree else None
+
+    def read_at_tree(self, tree: str, path: str) -> bytes | None:
+        """A file's bytes under a root tree id, or None if absent."""
+        try:
+            mode, sha = self._lookup(tree.encode("ascii"), path)
+        except KeyError:
+            return None
+        if stat.S_ISDIR(mode):
+            return None
+        return self.repo.object_store[sha].as_raw_string()
+
+    def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
+        mode, sha = TREE_MODE, tree_sha
+        for part in path.encode("utf-8").split(b"/"):
+            if not stat.S_ISDIR(mode):
+                raise KeyError(path)
+            tree = self.repo.object_store[sha]
+            assert isinstance(tree, Tree)
+            mode, sha = tree[part]
+        return mode, sha
+
+    def exists(self, path: str, rev: str | None = None) -> bool:
+        tree = self.tree_id(rev)
+        if not tree:
+            return False
+        try:
+            self._lookup(tree.encode("ascii"), path)
+        except KeyError:
+            return False
+        return True
+
+    def read_blob(self, sha: str) -> bytes:
+        return self.repo.object_store[sha.encode("ascii")].as_raw_string()
+
+    def list_files(self, prefix: str = "", rev: str | None = None) -> dict[str, str]:
+        """Every file under ``prefix`` at a revision: path -> blob sha."""
+        tree = self.tree_id(rev)
+        return self.list_tree(tree, prefix) if tree else {}
+
+    def list_tree(self, tree: str, prefix: str = "") -> dict[str, str]:
+        """Every file under ``prefix`` of a root tree: path -> blob sha."""
+        start = tree.encode("ascii")
+        base = prefix.strip("/")
+        if base:
+            try:
+                mode, start = self._lookup(start, base)
+            except KeyError:
+                return {}
+            if not stat.S_ISDIR(mode):
+                return {}
+        out: dict[str, str] = {}
+        stack = [(base, start)]
+        store = self.repo.object_store
+        while stack:
+            where, sha = stack.pop()
+            tree_obj = store[sha]
+            assert isinstance(tree_obj, Tree)
+            for entry in tree_obj.iteritems():
+                name = entry.path.decode("utf-8", "surrogateescape")
+                full = f"{where}/{name}" if where else name
+                if stat.S_ISDIR(entry.mode):
+                    stack.append((full, entry.sha))
+                elif entry.mode != GITLINK_MODE:
+                    out[full] = entry.sha.decode("ascii")
+        return out
+
+    def diff_trees(
+        self, old_tree: str | None, new_tree: str | None, prefix: str = ""
+    ) -> list[tuple[str, str | None, str | None]]:
+        """Files that differ between two root trees: (path, old blob, new blob)."""
+        old = old_tree.encode("ascii") if old_tree else None
+        new = new_tree.encode("ascii") if new_tree else None
+        base = prefix.strip("/")
+        if base:
+            old = self._subtree(old, base)
+            new = self._subtree(new, base)
+        out: list[tuple[str, str | None, str | None]] = []
+        for change in tree_changes(self.repo.object_store, old, new):
+            old_entry, new_entry = change.old, change.new
+            raw = (new_entry and new_entry.path) or (old_entry and old_entry.path) or b""
+            path = raw.decode("utf-8", "surrogateescape")
+            old_sha = old_entry.sha.decode("ascii") if old_entry and old_entry.sha else None
+            new_sha = new_entry.sha.decode("ascii") if new_entry and new_entry.sha else None
+            out.append((f"{base}/{path}" if base else path, old_sha, new_sha))
+        return out
+
+    def _subtree(self, tree: bytes | None, path: str) -> bytes | None:
+        if tree is None:
+            return None
+        try:
+            mode, sha = self._lookup(tree, path)
+        except KeyError:
+            return None
+        return sha if stat.S_ISDIR(mode) else None
+
+    def log(
+        self, rev: str | None = None, limit: int | None = None, paths: Sequence[str] | None = None
+    ) -> Iterator[CommitInfo]:
+        """Commits reachable from a revision (default HEAD), newest first."""
+        commit = self._rev_commit(rev)
+        if commit is None:
+            return
+        walker = self.repo.get_walker(
+            include=[commit.id],
+            max_entries=limit,
+            paths=[p.encode("utf-8") for p in paths] if paths else None,
+        )
+        for entry in walker:
+            yield _info(entry.commit)
+
+    def commit_info(self, sha: str) -> CommitInfo:
+        return _info(self._commit(sha))
+
+    def branches(self, prefix: str = "") -> dict[str, str]:
+        """Local branches whose names start with ``prefix``: name -> sha."""
+        out: dict[str, str] = {}
+        for name, sha in self.repo.refs.as_dict(b"refs/heads/").items():
+            short = name.decode("utf-8")
+            if short.startswith(prefix):
+                out[short] = sha.decode("ascii")
+        return out
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        """Any refs under a prefix such as ``refs/remotes/origin/``: short name -> sha."""
+        raw = prefix.encode("utf-8")
+        return {
+            k.decode("utf-8"): v.decode("ascii") for k, v in self.repo.refs.as_dict(raw).items()
+        }
+
+    # ------------------------------------------------------------------ locking
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float = 60.0) -> Iterator[None]:
+        """The KB-wide write lock: an OS file lock, released by the kernel if we die."""
+        path = self.common_dir / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + timeout
+            delay = 0.002
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise LockError(
+                            f"another reflect-git process has held the KB write lock for over "
+                            f"{timeout:.0f}s",
+                            hint=f"wait for it to finish; the lock is {path}",
+                        ) from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    # ------------------------------------------------------------------ writing
+
+    def commit(
+        self,
+        changes: Iterable[Change],
+        message: CommitMessage | str,
+        *,
+        branch: str | None = None,
+        parent: object = _TIP,
+        extra_parents: Sequence[str] = (),
+        sync_worktree: bool | None = None,
+        allow_empty: bool = False,
+    ) -> str | None:
+        """Apply ``changes`` as one commit on ``branch``; return its sha (None if nothing changed).
+
+        ``parent`` defaults to the branch tip; pass a sha to build on another commit (routing
+        builds knowledge branches on the remote ``main`` tip) or None for a root commit.
+        """
+        change_list = _dedupe(changes)
+        text = message.render() if isinstance(message, CommitMessage) else message
+        with self.lock():
+            self.recover()
+            target = branch or self.current_branch()
+            if target is None:
+                raise ConflictError(
+                    "HEAD is detached; reflect-git commits to a branch",
+                    hint="check out a branch (`git switch main`) and try again",
+                )
+            ref = b"refs/heads/" + target.encode("utf-8")
+            old_tip = self.tip(target)
+            base = old_tip if parent is _TIP else parent
+            if base is not None and not isinstance(base, str):
+                raise TypeError("parent must be a commit sha, None or the branch tip")
+            checked_out = target == self.current_branch() and self.path is not None
+            sync = checked_out if sync_worktree is None else (sync_worktree and checked_out)
+            if sync and base != old_tip:
+                raise ConflictError(
+                    f"cannot commit on top of another commit while {target} is checked out"
+                )
+            base_tree = self._commit(base).tree if base else None
+            if sync:
+                self._refuse_dirty(change_list, base_tree)
+            new_tree = self._build_tree(base_tree, change_list)
+            if new_tree == base_tree and not allow_empty and not extra_parents:
+                return None
+            parents = ([base.encode("ascii")] if base else []) + [
+                p.encode("ascii") for p in extra_parents
+            ]
+            commit = self._make_commit(new_tree, parents, text)
+            if sync:
+                self._write_journal(target, old_tip, commit.id.decode("ascii"), change_list)
+            ok = self.repo.refs.set_if_equals(
+                ref,
+                old_tip.encode("ascii") if old_tip else None,
+                commit.id,
+                message=b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8"),
+            )
+            if not ok:
+                self._clear_journal()
+                raise ConflictError(
+                    f"branch {target} moved while reflect-git was writing",
+                    hint="run the command again",
+                )
+            if sync:
+                self._sync_paths([c.path for c in change_list], commit.tree)
+                self._clear_journal()
+            return commit.id.decode("ascii")
+
+    def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
+        """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
+        ref = b"refs/heads/" + branch.encode("utf-8")
+        old = expected_old.encode("ascii") if expected_old else None
+        with self.lock():
+            if new is None:
+                ok = self.repo.refs.remove_if_equals(ref, old)
+            else:
+                ok = self.repo.refs.set_if_equals(ref, old, new.encode("ascii"))
+        if not ok:
+            raise ConflictError(f"branch {branch} moved", hint="fetch and try again")
+
+    def delete_ref(self, branch: str) -> None:
+        """Delete a local branch (no-op if absent)."""
+        with self.lock():
+            self.repo.refs.remove_if_equals(b"refs/heads/" + branch.encode("utf-8"), None)
+
+    def set_any_ref(self, ref: str, new: str | None) -> None:
+        """Set or delete any ref (remote-tracking refs after a fetch)."""
+        raw = ref.encode("utf-8")
+        if new is None:
+            self.repo.refs.remove_if_equals(raw, None)
+        else:
+            self.repo.refs[raw] = new.encode("ascii")
+
+    # ------------------------------------------------------------------ internals
+
+    def _identity(self, kind: str) -> bytes:
+        name = self.env.get(f"GIT_{kind}_NAME")
+        email = self.env.get(f"GIT_{kind}_EMAIL")
+        if not (name and email):
+            cfg_name, cfg_email = self._config_identity()
+            name = name or cfg_name or self.env.get("GIT_AUTHOR_NAME") or FALLBACK_NAME
+            email = email or cfg_email or self.env.get("GIT_AUTHOR_EMAIL") or FALLBACK_EMAIL
+        return f"{name} <{email}>".encode()
+
+    def _config_identity(self) -> tuple[str | None, str | None]:
+        if self._cached_identity is not None:
+            return self._cached_identity
+        name = email = None
+        configs = []
+        with contextlib.suppress(Exception):
+            configs.append(self.repo.get_config())
+        global_path = self.env.get("GIT_CONFIG_GLOBAL")
+        home = self.env.get("HOME")
+        candidates = [global_path] if global_path else []
+        if home and not global_path:
+            candidates.append(os.path.join(home, ".gitconfig"))
+        xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
+        if xdg and not global_path:
+            candidates.append(os.path.join(xdg, "git", "config"))
+        from dulwich.config import ConfigFile
+
+        for candidate in candidates:
+            if candidate and os.path.isfile(candidate):
+                with contextlib.suppress(Exception):
+                    configs.append(ConfigFile.from_path(candidate))
+        for cfg in configs:
+            with contextlib.suppress(KeyError):
+                name = name or cfg.get((b"user",), b"name").decode("utf-8")
+            with contextlib.suppress(KeyError):
+                email = email or cfg.get((b"user",), b"email").decode("utf-8")
+        self._cached_identity = (name, email)
+        return name, email
+
+    def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> Commit:
+        now = int(time.time())
+        offset = _local_offset(now)
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = parents
+        commit.author = self._identity("AUTHOR")
+        commit.committer = self._identity("COMMITTER")
+        author_date = _env_date(self.env.get("GIT_AUTHOR_DATE"))
+        committer_date = _env_date(self.env.get("GIT_COMMITTER_DATE"))
+        commit.author_time, commit.author_timezone = author_date or (now, offset)
+        commit.commit_time, commit.commit_timezone = committer_date or (now, offset)
+        commit.encoding = b"UTF-8"
+        commit.message = text.encode("utf-8")
+        self._add_object(commit)
+        return commit
+
+    def _add_object(self, obj: ShaFile) -> None:
+        """Write a loose object (fast zlib level; git reads any level)."""
+        store = self.repo.object_store
+        sha = obj.id.decode("ascii")
+        objects_dir = Path(os.fsdecode(store.path))
+        target = objects_dir / sha[:2] / sha[2:]
+        if target.exists():
+            return
+        if store.contains_packed(obj.id):
+            return
+        target.parent.mkdir(exist_ok=True)
+        tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:10]}"
+        raw = obj.as_raw_string()
+        data = zlib.compress(b"%s %d\x00%s" % (obj.type_name, len(raw), raw), 1)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+
+    def _build_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
+        new = self._apply(base_tree, [(c.path.split("/"), c.data) for c in changes])
+        if new is None:
+            empty = Tree()
+            self._add_object(empty)
+            return empty.id
+        return new
+
+    def _apply(
+        self, tree_sha: bytes | None, changes: list[tuple[list[str], bytes | None]]
+    ) -> bytes | None:
+        """Rebuild one tree level; recurse only into subtrees that change."""
+        if tree_sha is not None:
+            obj = self.repo.object_store[tree_sha]
+            assert isinstance(obj, Tree)
+            tree = obj.copy()
+        else:
+            tree = Tree()
+        by_child: dict[bytes, list[tuple[list[str], bytes | None]]] = {}
+        for parts, data in changes:
+            name = parts[0].encode("utf-8")
+            if len(parts) == 1:
+                if data is None:
+                    if name in tree:
+                        del tree[name]
+                else:
+                    blob = Blob.from_string(data)
+                    self._add_object(blob)
+                    tree[name] = (FILE_MODE, blob.id)
+            else:
+                by_child.setdefault(name, []).append((parts[1:], data))
+        for name, sub in by_child.items():
+            existing = None
+            if name in tree:
+                mode, sha = tree[name]
+                existing = sha if stat.S_ISDIR(mode) else None
+            new_sub = self._apply(existing, sub)
+            if new_sub is None:
+                if name in tree:
+                    del tree[name]
+            else:
+                tree[name] = (TREE_MODE, new_sub)
+        if len(tree) == 0:
+            return None
+        if tree_sha is not None and tree.id == tree_sha:
+            return tree_sha
+        self._add_object(tree)
+        return tree.id
+
+    # ------------------------------------------------------------------ work tree
+
+    def _refuse_dirty(self, changes: Sequence[Change], base_tree: bytes | None) -> None:
+        """Refuse if any touched path holds edits that are not committed."""
+        assert self.path is not None
+        index = self.repo.open_index()
+        dirty: list[str] = []
+        for change in changes:
+            committed = self._blob_at(base_tree, change.path)
+            if self._path_state(index, change.path, committed) != "clean":
+                dirty.append(change.path)
+        if dirty:
+            listed = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+            raise ConflictError(
+                f"uncommitted changes in {listed}; reflect-git will not overwrite them",
+                hint="commit or stash your edits (`git stash`), or discard them "
+                "(`git restore --staged --worktree -- <path>`), then run the command again",
+            )
+
+    def _blob_at(self, tree: bytes | None, path: str) -> bytes | None:
+        if tree is None:
+            return None
+        try:
+            mode, sha = self._lookup(tree, path)
+        except KeyError:
+            return None
+        return None if stat.S_ISDIR(mode) else sha
+
+    def _path_state(self, index: Index, path: str, committed: bytes | None) -> str:
+        """``clean`` when index and work tree both match the committed blob (or both absent)."""
+        assert self.path is not None
+        raw = path.encode("utf-8")
+        entry = index[raw] if raw in index else None  # noqa: SIM401 - Index has no .get
+        staged = getattr(entry, "sha", None) if entry is not None else None
+        if staged != committed:
+            return "staged"
+        full = self.path / path
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            return "clean" if committed is None else "deleted"
+        except NotADirectoryError:
+            return "clean" if committed is None else "deleted"
+        if stat.S_ISDIR(st.st_mode):
+            return "in-the-way"
+        if committed is None:
+            return "untracked"
+        if entry is not None and _stat_matches(entry, st):
+            return "clean"
+        data = full.read_bytes()
+        return "clean" if Blob.from_string(data).id == committed else "modified"
+
+    def _sync_paths(self, paths: Sequence[str], tree: bytes) -> None:
+        """Make the work tree and index match ``tree`` for ``paths`` only."""
+        assert self.path is not None
+        index = self.repo.open_index()
+        for path in paths:
+            sha = self._blob_at(tree, path)
+            full = self.path / path
+            raw = path.encode("utf-8")
+            if sha is None:
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    full.unlink()
+                _prune_empty_dirs(full.parent, self.path)
+                if raw in index:
+                    del index[raw]
+                continue
+            data = self.repo.object_store[sha].as_raw_string()
+            full.parent.mkdir(parents=True, exist_ok=True)
+            tmp = full.parent / f".{full.name}.reflect-git-tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, full)
+            index[raw] = index_entry_from_stat(os.lstat(full), sha, FILE_MODE)
+        index.write()
+
+    # ------------------------------------------------------------------ journal
+
+    def _journal(self) -> Path:
+        return self.git_dir / JOURNAL_NAME
+
+    def _write_journal(
+        self, branch: str, old: str | None, new: str, changes: Sequence[Change]
+    ) -> None:
+        tmp = self.git_dir / (JOURNAL_NAME + ".tmp")
+        tmp.write_text(
+            json.dumps(
+                {"branch": branch, "old": old, "new": new, "paths": [c.path for c in changes]}
+            ),
+            encoding="utf-8",
+        )
+        os.replace(tmp, self._journal())
+
+    def _clear_journal(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._journal().unlink()
+
+    def recover(self) -> bool:
+        """Finish a work-tree sync that a killed process left half done. Call under the lock."""
+        path = self._journal()
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            self._clear_journal()
+            return False
+        branch = record.get("branch")
+        new = record.get("new")
+        if (
+            self.path is not None
+            and isinstance(branch, str)
+            and branch == self.current_branch()
+            and self.tip(branch) == new
+        ):
+            tree = self._commit(new).tree
+            old = record.get("old")
+            old_tree = self._commit(old).tree if old else None
+            index = self.repo.open_index()
+            safe = [
+                p
+                for p in record.get("paths", [])
+                if self._path_state(index, p, self._blob_at(old_tree, p))
+                in ("clean", "deleted", "untracked")
+                or self._path_state(index, p, self._blob_at(tree, p)) == "clean"
+            ]
+            self._sync_paths(safe, tree)
+        self._clear_journal()
+        return True
+
+    def dirty_paths(self, paths: Iterable[str]) -> list[str]:
+        """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""
+        if self.path is None:
+            return []
+        head = self.head()
+        tree = self._commit(head).tree if head else None
+        index = self.repo.open_index()
+        return [p for p in paths if self._path_state(index, p, self._blob_at(tree, p)) != "clean"]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _dedupe(changes: Iterable[Change]) -> list[Change]:
+    """Later changes to the same path win; order otherwise kept."""
+    merged: dict[str, Change] = {}
+    for change in changes:
+        merged.pop(change.path, None)
+        merged[change.path] = change
+    return list(merged.values())
+
+
+def _split_ancestry(rev: str) -> tuple[str, int]:
+    steps = 0
+    base = rev
+    while True:
+        if base.endswith("^"):
+            base, steps = base[:-1], steps + 1
+            continue
+        head, sep, count = base.rpartition("~")
+        if sep and head and (count.isdigit() or count == ""):
+            base, steps = head, steps + (int(count) if count else 1)
+            continue
+        return base, steps
+
+
+def _stat_matches(entry: object, st: os.stat_result) -> bool:
+    size = getattr(entry, "size", None)
+    mtime = getattr(entry, "mtime", None)
+    if size is None or mtime is None or size != st.st_size:
+        return False
+    seconds = mtime[0] if isinstance(mtime, tuple) else int(mtime)
+    nanos = mtime[1] if isinstance(mtime, tuple) else 0
+    return seconds == int(st.st_mtime) and nanos == st.st_mtime_ns % 1_000_000_000
+
+
+def _prune_empty_dirs(folder: Path, root: Path) -> None:
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _local_offset(now: int) -> int:
+    return time.localtime(now).tm_gmtoff
+
+
+def _env_date(value: str | None) -> tuple[int, int] | None:
+    """``GIT_*_DATE`` in git's internal form (``<epoch> <+hhmm>``) or ISO 8601."""
+    if not value:
+        return None
+    value = value.strip().lstrip("@")
+    parts = value.split()
+    if parts and parts[0].isdigit():
+        offset = 0
+        if len(parts) > 1 and len(parts[1]) == 5 and parts[1][0] in "+-":
+            sign = -1 if parts[1][0] == "-" else 1
+            offset = sign * (int(parts[1][1:3]) * 3600 + int(parts[1][3:5]) * 60)
+        return int(parts[0]), offset
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    delta = parsed.utcoffset() or timedelta(0)
+    return int(parsed.timestamp()), int(delta.total_seconds())
+
+
+def _info(commit: Commit) -> CommitInfo:
+    def when(ts: int, offset: int) -> datetime:
+        return datetime.fromtimestamp(ts, timezone(timedelta(seconds=offset)))
+
+    return CommitInfo(
+        sha=commit.id.decode("ascii"),
+        parents=tuple(p.decode("ascii") for p in commit.parents),
+        message=commit.message.decode("utf-8", "replace"),
+        author=commit.author.decode("utf-8", "replace"),
+        committer=commit.committer.decode("utf-8", "replace"),
+        author_time=when(commit.author_time, commit.author_timezone),
+        commit_time=when(commit.commit_time, commit.commit_timezone),
+        tree=commit.tree.decode("ascii"),
+    )
