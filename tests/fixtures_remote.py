@@ -102,19 +102,27 @@ class BareRepo:
 
     def seed(self, files: dict[str, str], message: str = "seed") -> str:
         """Commit files onto ``main`` directly in the bare repository (plumbing, no clone)."""
-        env = {**os.environ, "GIT_DIR": str(self.path), "GIT_INDEX_FILE": str(self.path / "seed.idx")}
+        env = {
+            **os.environ,
+            "GIT_DIR": str(self.path),
+            "GIT_INDEX_FILE": str(self.path / "seed.idx"),
+        }
         parent = self.heads().get("main")
         try:
             if parent:
                 subprocess.run(["git", "read-tree", parent], env=env, check=True)
             for rel, text in files.items():
-                blob = subprocess.run(
-                    ["git", "hash-object", "-w", "--stdin"],
-                    input=text.encode(),
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                ).stdout.decode().strip()
+                blob = (
+                    subprocess.run(
+                        ["git", "hash-object", "-w", "--stdin"],
+                        input=text.encode(),
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                    )
+                    .stdout.decode()
+                    .strip()
+                )
                 subprocess.run(
                     ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}"],
                     env=env,
