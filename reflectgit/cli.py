@@ -19,7 +19,13 @@ import typer
 
 from reflectgit import __version__
 from reflectgit.config import Config
-from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, UsageError
+from reflectgit.errors import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    NotFoundError,
+    ReflectGitError,
+    UsageError,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -107,6 +113,77 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 
 # ============================================================================ validation
 # (validate, check)
+
+
+def _report_format(ctx: typer.Context, fmt: str) -> str:
+    from reflectgit.report import FORMATS
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
+    return "json" if globals_of(ctx).json else fmt
+
+
+def _print_problems(ctx: typer.Context, lines: Sequence[str], summary_line: str) -> None:
+    for line in lines:
+        typer.echo(line)
+    note_line(ctx, summary_line)
+
+
+def _kb_folder(ctx: typer.Context) -> Path:
+    kb = globals_of(ctx).config().kb
+    if not kb.is_dir():
+        raise NotFoundError(
+            f"no knowledge base at {kb}",
+            hint="pass files or folders, point --kb at the KB, or run `reflect-git init`",
+        )
+    return kb
+
+
+@app.command("validate")
+def validate_command(
+    ctx: typer.Context,
+    paths: list[str] | None = typer.Argument(  # noqa: B008
+        None, help="Notes, sidecars or folders (default: the KB's documents/ and archived/)."
+    ),
+    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Sidecars also need document_id, extracted_at, known endpoints."
+    ),
+) -> None:
+    """Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails."""
+    from reflectgit import report, validation
+    from reflectgit.config import ARCHIVED, DOCUMENTS
+
+    fmt = _report_format(ctx, fmt)
+    if paths:
+        targets = validation.collect(paths)
+    else:
+        kb = _kb_folder(ctx)
+        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
+        targets = validation.collect(folders, base=kb)
+    run = validation.validate_targets(targets, strict=strict)
+    checked = len(run.checked)
+    lines = report.render(run.problems, fmt, checked)
+    _print_problems(ctx, lines, report.summary(run.problems, checked))
+    if not run.ok:
+        raise typer.Exit(1)
+
+
+@app.command("check")
+def check_command(
+    ctx: typer.Context,
+    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+) -> None:
+    """Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout."""
+    from reflectgit import checks, report
+
+    fmt = _report_format(ctx, fmt)
+    kb = _kb_folder(ctx)
+    run = checks.check_worktree(kb)
+    lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
+    _print_problems(ctx, lines, report.summary(run.problems, run.notes, noun="note"))
+    if not run.ok:
+        raise typer.Exit(1)
 
 
 # ============================================================================ team routing
