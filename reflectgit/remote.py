@@ -51,7 +51,15 @@ _UNREACHABLE_MARKERS = (
     "not a git repository",
 )
 # Reasons git gives when the remote ref moved under us: fetch, re-apply, push again.
-_STALE_REASONS = ("fetch first", "non-fast-forward", "stale info", "failed to update ref")
+_STALE_REASONS = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "failed to update ref",
+    "cannot lock ref",
+    "failed to lock",
+    "incorrect old value",
+)
 _CREDENTIALS_IN_URL = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^/@:\s]+):[^@/\s]+@")
 
 
@@ -235,6 +243,38 @@ class TeamRemote:
         if not outcome.ok and "remote ref does not exist" in outcome.reason:
             return PushOutcome(outcome.ref, "deleted", "already gone")
         return outcome
+
+    def ahead_behind(self, local: str, remote: str) -> tuple[int, int]:
+        """How many commits ``local`` has that ``remote`` lacks, and the other way round."""
+        code, out, _err = self._git(["rev-list", "--left-right", "--count", f"{local}...{remote}"])
+        if code != 0:
+            return 0, 0
+        left, _, right = out.strip().partition("\t")
+        return int(left or 0), int(right or 0)
+
+    def fast_forward(self, branch: str, target: str) -> None:
+        """Move a local branch forward to ``target``; real git updates a checked-out work tree.
+
+        Git does this one (``merge --ff-only``) because it already refuses to overwrite local
+        edits and keeps the index right; a non-fast-forward is refused, never forced.
+        """
+        code, head, _ = self._git(["symbolic-ref", "-q", "HEAD"])
+        if code == 0 and head.strip() == f"refs/heads/{branch}":
+            code, _out, err = self._git(["merge", "--ff-only", "--quiet", target])
+        else:
+            code, old, _ = self._git(["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"])
+            args = ["update-ref", f"refs/heads/{branch}", target]
+            if code == 0:
+                ok, _o, _e = self._git(["merge-base", "--is-ancestor", old.strip(), target])
+                if ok != 0:
+                    raise RemoteError(f"{branch} cannot fast-forward to {target}")
+                args.append(old.strip())
+            code, _out, err = self._git(args)
+        if code != 0:
+            raise RemoteError(
+                f"cannot fast-forward {branch}: {_last_lines(err)}",
+                hint="commit or stash local edits in the team clone, then run `reflect-git team sync`",
+            )
 
     # ------------------------------------------------------------------ plumbing
 
