@@ -73,7 +73,8 @@ def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | Non
                 f"{path} is not a git repository",
                 hint="pass the folder of a clone of the team KB (`reflect-git team clone URL`)",
             )
-        spec = remote if remote and is_url(remote) else "origin"
+        # A clone talks to its own origin (its remote-tracking refs stay meaningful to git).
+        spec = remote if remote and not is_url(remote) else "origin"
         return Team(path, spec, branch, cfg.env, path == cfg.kb)
     clone = settings.get("path")
     if isinstance(clone, str) and clone:
@@ -84,7 +85,7 @@ def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | Non
                 f"the team clone {path} named in {SETTINGS_FILE} does not exist",
                 hint=f"run `reflect-git team clone {remote or 'URL'} --path {path}` again",
             )
-        return Team(path, remote if remote and is_url(remote) else "origin", branch, cfg.env)
+        return Team(path, remote if remote and not is_url(remote) else "origin", branch, cfg.env)
     if remote:
         return Team(cfg.kb, remote, branch, cfg.env, True)
     return None
@@ -288,6 +289,7 @@ def _fill_status(team: Team, result: TeamStatus) -> TeamStatus:
     result.knowledge_branches = sorted(b for b in heads if b.startswith(KNOWLEDGE_PREFIX))
     store = team.store()
     result.local_tip = store.tip(team.branch)
+    result.ahead = result.behind = 0
     if result.remote_tip and result.local_tip and result.remote_tip != result.local_tip:
         result.ahead, result.behind = remote.ahead_behind(result.local_tip, result.remote_tip)
     elif result.remote_tip and not result.local_tip:

@@ -7,7 +7,7 @@ import pytest
 from reflectgit import review, routing
 from reflectgit.errors import NotFoundError
 from reflectgit.note import parse_note
-from tests.fixtures_remote import BareRepo, GitDaemon, git_daemon
+from tests.fixtures_remote import GitDaemon, git_daemon
 from tests.fixtures_routing import kb_factory, note_bytes
 from tests.forge_server import TOKEN, make_forge
 
@@ -19,19 +19,26 @@ def _setup(git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch, kind: str
     team.seed(
         {
             "documents/lrn-pool-timeout.md": note_bytes(
-                "Pool timeout on cold start", "high", note_id="lrn-pool-timeout", tags=["postgres", "pooling"]
+                "Pool timeout on cold start",
+                "high",
+                note_id="lrn-pool-timeout",
+                tags=["postgres", "pooling"],
             ).decode()
         }
     )
     forge = make_forge(kind, {"acme/team": team.path})
     var = {"github": "GH_TOKEN", "gitlab": "GITLAB_TOKEN", "gitea": "GITEA_TOKEN"}[kind]
     monkeypatch.setenv(var, TOKEN)
-    kb = kb_factory(team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n')
+    kb = kb_factory(
+        team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+    )
     return team, forge, kb
 
 
-def test_list_shows_branch_pr_validation_and_duplicates(git_daemon, kb_factory, make_forge, monkeypatch, cli) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+def test_list_shows_branch_pr_validation_and_duplicates(
+    git_daemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
+    _team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
     note_id = kb.add("Pool timeout at cold start", "medium", tags=["postgres", "pooling"])
     routed = routing.route(kb.config(), note_id)
 
@@ -40,17 +47,25 @@ def test_list_shows_branch_pr_validation_and_duplicates(git_daemon, kb_factory, 
     assert item.tier == "medium" and item.valid and item.pr_url == routed.pr_url
     [dup] = item.duplicates
     assert dup.id == "lrn-pool-timeout"
-    assert "title words cold, pool, start, timeout" in dup.why and "tags pooling, postgres" in dup.why
+    assert (
+        "title words cold, pool, start, timeout" in dup.why and "tags pooling, postgres" in dup.why
+    )
 
     res = cli("--kb", str(kb.path), "--json", "review", "list")
     assert res.code == 0, res
     [doc] = res.json()
     assert doc["branch"] == routed.branch and doc["duplicates"][0]["id"] == "lrn-pool-timeout"
     shown = cli("--kb", str(kb.path), "review", "show", routed.branch)
-    assert shown.code == 0 and "Pool timeout at cold start" in shown.out and "near-duplicate" in shown.out
+    assert (
+        shown.code == 0
+        and "Pool timeout at cold start" in shown.out
+        and "near-duplicate" in shown.out
+    )
 
 
-def test_approve_fast_forward_marks_pr_merged(git_daemon, kb_factory, make_forge, monkeypatch, cli) -> None:
+def test_approve_fast_forward_marks_pr_merged(
+    git_daemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
     team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
     note_id = kb.add("Use WAL mode", "medium")
     routed = routing.route(kb.config(), note_id)
@@ -65,7 +80,9 @@ def test_approve_fast_forward_marks_pr_merged(git_daemon, kb_factory, make_forge
 
 
 @pytest.mark.parametrize("kind", ["github", "gitlab", "gitea"])
-def test_approve_after_main_moved_makes_a_merge_commit(git_daemon, kb_factory, make_forge, monkeypatch, kind) -> None:
+def test_approve_after_main_moved_makes_a_merge_commit(
+    git_daemon, kb_factory, make_forge, monkeypatch, kind
+) -> None:
     team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, kind)
     medium = kb.add("Retry uploads with backoff", "medium")
     routed = routing.route(kb.config(), medium)
@@ -86,11 +103,22 @@ def test_approve_after_main_moved_makes_a_merge_commit(git_daemon, kb_factory, m
     team.git("fsck", "--no-progress")
 
 
-def test_reject_closes_pr_with_reason_and_deletes_branch(git_daemon, kb_factory, make_forge, monkeypatch, cli) -> None:
+def test_reject_closes_pr_with_reason_and_deletes_branch(
+    git_daemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
     team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitlab")
     routed = routing.route(kb.config(), kb.add("Flaky idea", "medium"))
     main = team.heads()["main"]
-    res = cli("--kb", str(kb.path), "--json", "review", "reject", routed.branch, "--reason", "not reproducible")
+    res = cli(
+        "--kb",
+        str(kb.path),
+        "--json",
+        "review",
+        "reject",
+        routed.branch,
+        "--reason",
+        "not reproducible",
+    )
     assert res.code == 0, res
     assert res.json()["closed"] and res.json()["deleted"]
     [pr] = forge.prs["acme/team"]
@@ -99,8 +127,10 @@ def test_reject_closes_pr_with_reason_and_deletes_branch(git_daemon, kb_factory,
     assert review.list_branches(kb.config()) == []
 
 
-def test_approve_refuses_an_invalid_note_and_unknown_branch(git_daemon, kb_factory, make_forge, monkeypatch, tmp_path) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+def test_approve_refuses_an_invalid_note_and_unknown_branch(
+    git_daemon, kb_factory, make_forge, monkeypatch, tmp_path
+) -> None:
+    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
     loose = tmp_path / "loose.md"
     loose.write_bytes(note_bytes("No confidence", None))
     routed = routing.route(kb.config(), str(loose))
