@@ -111,6 +111,46 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 #  import, export, status)
 
 
+@app.command("init")
+def init_command(
+    ctx: typer.Context,
+    path: str | None = typer.Argument(
+        None, help="Where the KB lives (default: --kb or ~/.learnings)."
+    ),
+    team_remote: str | None = typer.Option(None, "--team-remote", help="The team KB's git URL."),
+    no_pre_commit: bool = typer.Option(
+        False, "--no-pre-commit", help="Do not write .pre-commit-config.yaml."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Add the layout to a non-empty folder that is not a KB."
+    ),
+) -> None:
+    """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    from reflectgit.config import environ, resolve_kb_path
+    from reflectgit.layout import InitOptions, init
+
+    env = environ()
+    # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
+    kb = resolve_kb_path(path or globals_of(ctx).kb, env)
+    options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
+    result = init(kb, options, env=env)
+    if result.commit:
+        verb = "Created" if result.created else "Adopted"
+        lines = [f"{verb} the knowledge base in {result.kb} (commit {result.commit[:12]})"]
+        lines += [f"  wrote {p}" for p in result.written]
+    else:
+        lines = [f"{result.kb} is already a reflect-git knowledge base: nothing to change"]
+    lines += [
+        f"  left {p} alone: it exists but is not committed (commit it yourself)"
+        for p in result.left_untracked
+    ]
+    if result.commit and options.pre_commit:
+        lines.append(
+            f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"
+        )
+    emit(ctx, result.to_dict(), lines)
+
+
 # ============================================================================ validation
 # (validate, check)
 
