@@ -213,6 +213,12 @@ def validate_command(
 def check_command(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    base: str | None = typer.Option(
+        None,
+        "--base",
+        help="Also check history against this revision (e.g. origin/main): ids added here "
+        "must be new to it and to other knowledge branches; supersede links; no secrets.",
+    ),
 ) -> None:
     """Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout."""
     from reflectgit import checks, report
@@ -220,6 +226,13 @@ def check_command(
     fmt = _report_format(ctx, fmt)
     kb = _kb_folder(ctx)
     run = checks.check_worktree(kb)
+    if base:
+        from reflectgit.history_checks import check_with_base
+
+        run.problems = sorted(
+            [*run.problems, *check_with_base(kb, base, globals_of(ctx).config().env)],
+            key=lambda p: p.sort_key(),
+        )
     lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
     _print_problems(ctx, lines, report.summary(run.problems, run.notes, noun="note"))
     if not run.ok:
