@@ -124,8 +124,16 @@ def init_command(
     force: bool = typer.Option(
         False, "--force", help="Add the layout to a non-empty folder that is not a KB."
     ),
+    ci: str | None = typer.Option(
+        None, "--ci", help="Also write a CI job for pull requests: github or gitlab."
+    ),
 ) -> None:
     """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    if ci is not None:
+        from reflectgit.ci_templates import KINDS
+
+        if ci not in KINDS:
+            fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
     from reflectgit.config import environ, resolve_kb_path
     from reflectgit.layout import InitOptions, init
 
@@ -144,6 +152,12 @@ def init_command(
         f"  left {p} alone: it exists but is not committed (commit it yourself)"
         for p in result.left_untracked
     ]
+    if ci:
+        from reflectgit.ci_templates import write_ci
+
+        ci_paths = write_ci(kb, ci, env)
+        result.written += [str(p.relative_to(kb)) for p in ci_paths]
+        lines += [f"  CI: {p.relative_to(kb)}" for p in ci_paths]
     if result.commit and options.pre_commit:
         lines.append(
             f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"
