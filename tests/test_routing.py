@@ -11,9 +11,9 @@ from reflectgit.remote import TeamRemote
 from tests.conftest import git
 from tests.fixtures_remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http
 from tests.fixtures_routing import kb_factory, note_bytes
-from tests.forge_server import TOKEN, make_forge
+from tests.forge_server import TOKEN, gh_stub, make_forge
 
-__all__ = ["git_daemon", "git_http", "kb_factory", "make_forge"]
+__all__ = ["gh_stub", "git_daemon", "git_http", "kb_factory", "make_forge"]
 
 
 def _github(forge) -> str:
@@ -315,3 +315,112 @@ def test_cli_route_json_shape(git_daemon: GitDaemon, kb_factory, cli) -> None:
     assert doc["route"] == "main" and doc["pushed"] is True
     text = cli("--kb", str(kb.path), "route", note_id)
     assert "already on the team's main" in text.out
+
+
+SIDECAR = b"""document_id: lrn-with-sidecar
+extracted_at: "2026-03-04T09:12:00Z"
+entities:
+  - name: sqlalchemy
+    type: technology
+    description: ""
+relationships: []
+"""
+
+
+def test_sidecar_travels_with_the_note(git_daemon: GitDaemon, kb_factory) -> None:
+    team = git_daemon.new_repo()
+    kb = kb_factory(team)
+    note_id = kb.add("With sidecar", "high")
+    (kb.path / f"documents/{note_id}.entities.yaml").write_bytes(SIDECAR)
+    git("add", ".", cwd=kb.path)
+    git("commit", "-qm", "sidecar", cwd=kb.path)
+    assert routing.route(kb.config(), note_id).pushed
+    assert team.git("show", f"main:documents/{note_id}.entities.yaml").encode() == SIDECAR
+
+
+def test_medium_note_edited_and_routed_again_updates_its_branch(
+    git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    forge = make_forge("gitea", {"acme/team": team.path})
+    monkeypatch.setenv("GITEA_TOKEN", TOKEN)
+    kb = kb_factory(
+        team, f'[forge]\nprovider = "gitea"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+    )
+    note_id = kb.add("Evolving note", "medium")
+    first = routing.route(kb.config(), note_id)
+    assert first.pr_url and forge.prs["acme/team"][0].title == "WIP: Evolving note"
+    path = kb.path / f"documents/{note_id}.md"
+    path.write_bytes(path.read_bytes() + b"\nMore detail.\n")
+    git("commit", "-qam", "edit", cwd=kb.path)
+
+    second = routing.route(kb.config(), note_id)
+
+    assert second.pushed and second.branch == first.branch
+    assert team.git("rev-parse", f"{first.branch}~1").strip() == first.commit  # fast-forward
+    assert second.pr_url == first.pr_url and len(forge.prs["acme/team"]) == 1
+    assert "More detail." in team.git("show", f"{first.branch}:documents/{note_id}.md")
+
+
+def test_another_note_with_the_same_title_gets_its_own_branch(
+    git_daemon: GitDaemon, kb_factory
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb = kb_factory(team)
+    one = kb.add("Same title", "medium", note_id="lrn-same-1")
+    two = kb.add("Same title", "medium", note_id="lrn-same-2")
+    first = routing.route(kb.config(), one)
+    second = routing.route(kb.config(), two)
+    assert (first.branch, second.branch) == ("knowledge/same-title", "knowledge/same-title-2")
+    assert team.files("knowledge/same-title-2") == ["README.md", "documents/lrn-same-2.md"]
+
+
+def test_forge_failure_keeps_the_pushed_branch_and_says_what_to_do(
+    git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    forge = make_forge("gitlab", {"acme/team": team.path})
+    monkeypatch.setenv("GITLAB_TOKEN", "expired")
+    kb = kb_factory(
+        team, f'[forge]\nprovider = "gitlab"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+    )
+    note_id = kb.add("Forge down", "medium")
+    result = routing.route(kb.config(), note_id)
+    assert result.pushed and result.pr_url is None and not result.error
+    assert result.branch in team.heads()
+    assert "HTTP 401" in result.notes[-1] and f"reflect-git route {note_id}" in result.notes[-1]
+    monkeypatch.setenv("GITLAB_TOKEN", TOKEN)
+    retry = routing.route(kb.config(), note_id)  # the retry opens the PR, pushes nothing new
+    assert (
+        not retry.pushed and retry.pr_url and forge.prs["acme/team"][0].title == "Draft: Forge down"
+    )
+
+
+def test_gh_cli_opens_the_draft(git_daemon: GitDaemon, kb_factory, gh_stub) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb = kb_factory(team, '[forge]\nprovider = "gh"\nrepo = "acme/team"\nhost = "github.com"\n')
+    result = routing.route(kb.config(), kb.add("Through gh", "medium"))
+    assert result.pr_url == "https://github.com/acme/team/pull/1"
+    create = next(c for c in gh_stub.calls() if c[:2] == ["pr", "create"])
+    assert create[create.index("--head") + 1] == result.branch and "--draft" in create
+
+
+def test_approved_note_routed_again_is_already_on_main(
+    git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    from reflectgit import review
+
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb = kb_factory(team)
+    note_id = kb.add("Approved once", "medium")
+    routed = routing.route(kb.config(), note_id)
+    review.approve(kb.config(), routed.branch or "")
+    heads = team.heads()
+    again = routing.route(kb.config(), note_id)
+    assert again.route == "main" and not again.pushed and "already on" in again.notes[-1]
+    assert team.heads() == heads
