@@ -240,7 +240,9 @@ def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
     status = TeamStatus(redact(url), str(target), DEFAULT_BRANCH, fetched=True)
     if target == cfg.kb:
         status.notes.append("the KB is itself the team clone; its origin is the team remote")
-        status.commit = record_team(cfg, {"remote": "origin"})
+        if resolve_team(Config.resolve(cfg.kb, cfg.env)) is None:
+            # Only when the team's own settings do not say so: this commit stays local.
+            status.commit = record_team(cfg, {"remote": "origin"})
     else:
         status.commit = record_team(cfg, {"remote": url, "path": str(target)})
     fresh = Config.resolve(cfg.kb, cfg.env)

@@ -97,3 +97,19 @@ def test_set_table_keeps_the_rest_of_the_file() -> None:
     assert '[team]\nremote = "new \\"one\\""\npath = "/x"\n' in out
     assert out.endswith("[routing]\nmax_attempts = 3\n")
     assert set_table("", "team", {"remote": "r"}) == '[team]\nremote = "r"\n'
+
+
+def test_clone_into_the_kb_itself(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+    team = git_daemon.new_repo()
+    tip = team.seed({".reflect-git.toml": '[team]\nremote = "origin"\n'})
+    kb_path = tmp_path / "kb"
+    res = cli("--kb", str(kb_path), "--json", "team", "clone", team.url, "--path", str(kb_path))
+    assert res.code == 0, res
+    assert res.json()["commit"] is None  # the team's settings already name origin
+    assert git("rev-parse", "HEAD", cwd=kb_path).strip() == tip
+    bare = git_daemon.new_repo()
+    bare.seed({"README.md": "x"})
+    other = tmp_path / "kb2"
+    res = cli("--kb", str(other), "--json", "team", "clone", bare.url, "--path", str(other))
+    assert res.code == 0 and res.json()["commit"]
+    assert 'remote = "origin"' in (other / ".reflect-git.toml").read_text()
