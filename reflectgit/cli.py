@@ -286,7 +286,7 @@ def team_sync_command(
     from reflectgit import team
 
     result = team.sync(globals_of(ctx).config(), team_path)
-    head = "updated" if result.updated else "up to date" if not result.behind else "not updated"
+    head = "fetched and fast-forwarded" if result.updated else "fetched"
     emit(ctx, result.to_json(), [f"team KB {head}", *result.lines()])
 
 

@@ -397,7 +397,7 @@ def _to_branch(cfg: Config, team: Team, src: SourceNote, result: RouteResult) ->
         sha = _build(store, src, base, "medium")
         assert sha is not None  # the note is not on main, so the tree changes
         for _ in range(DEFAULT_ATTEMPTS):
-            if _push_branch(remote, store, result, src, name, sha, None, quiet_stale=True):
+            if _push_branch(remote, store, result, src, name, sha, base, quiet_stale=True):
                 break
             if result.error:
                 return result

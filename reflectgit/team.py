@@ -45,6 +45,15 @@ class Team:
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     is_personal_kb: bool = False
 
+    @property
+    def is_clone(self) -> bool:
+        """Does the local branch follow the team's (a team clone, or the KB with an origin)?
+
+        A personal KB that only routes to a team URL has its own, unrelated ``main``: status
+        does not compare it and sync never moves it.
+        """
+        return not self.is_personal_kb or not is_url(self.remote_spec)
+
     def remote(self) -> TeamRemote:
         return TeamRemote(self.repo_path, self.remote_spec, env=self.env)
 
@@ -267,6 +276,8 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
     if result.remote_tip is None:
         result.notes.append("the team remote has no main branch yet")
         return result
+    if not team.is_clone:
+        return result
     if result.behind and not result.ahead:
         remote = team.remote()
         try:
@@ -289,9 +300,15 @@ def _fill_status(team: Team, result: TeamStatus) -> TeamStatus:
     heads = remote.tracked()
     result.remote_tip = heads.get(team.branch)
     result.knowledge_branches = sorted(b for b in heads if b.startswith(KNOWLEDGE_PREFIX))
+    result.ahead = result.behind = 0
+    if not team.is_clone:
+        result.local_tip = None
+        note = "the personal KB routes to the team by URL; its own main is not compared"
+        if note not in result.notes:
+            result.notes.append(note)
+        return result
     store = team.store()
     result.local_tip = store.tip(team.branch)
-    result.ahead = result.behind = 0
     if result.remote_tip and result.local_tip and result.remote_tip != result.local_tip:
         result.ahead, result.behind = remote.ahead_behind(result.local_tip, result.remote_tip)
     elif result.remote_tip and not result.local_tip:
