@@ -313,13 +313,12 @@ class TeamRemote:
                 f"cannot {action} {where}: authentication failed ({detail})",
                 hint="give git working credentials for this remote (a credential helper, "
                 "an ssh key, or a token in the URL) and check `git ls-remote "
-                f"{where}` works; then run the same reflect-git command again",
+                f"{where}` works",
             )
         if any(m in low for m in _UNREACHABLE_MARKERS):
             return RemoteUnreachableError(
                 f"cannot {action} {where}: remote unreachable ({detail})",
-                hint="check the team remote URL (`reflect-git team status`) and the network; "
-                "then run the same reflect-git command again",
+                hint="check the team remote URL ([team] remote in .reflect-git.toml) and the network",
             )
         return RemoteError(
             f"cannot {action} {where}: {detail or 'git failed'}",

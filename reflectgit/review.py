@@ -216,27 +216,31 @@ def _main_notes(store: Any, main: str | None) -> list[tuple[str, Note]]:
     return out
 
 
-def _pr_finder(
-    cfg: Config, team: Team, remote: Any, store: Any, main: str | None
-) -> Callable[[str], Any]:
+class PrLookup:
+    """Finds the open PR of a branch on the team's forge; finds nothing when there is no forge."""
+
+    def __init__(self, forge: Any, base: str) -> None:
+        self.forge = forge
+        self.base = base
+
+    def __call__(self, branch: str) -> Any:
+        if self.forge is None:
+            return None
+        try:
+            return self.forge.find_open(branch, self.base)
+        except ForgeError:
+            return None
+
+
+def _pr_finder(cfg: Config, team: Team, remote: Any, store: Any, main: str | None) -> PrLookup:
     from reflectgit.forge import choose_forge
     from reflectgit.routing import forge_settings
 
     try:
         choice = choose_forge(remote.url(), forge_settings(cfg, store, main), cfg.env)
     except ForgeError:
-        return lambda _branch: None
-    forge = choice.forge
-
-    def find(branch: str) -> Any:
-        if forge is None:
-            return None
-        try:
-            return forge.find_open(branch, team.branch)
-        except ForgeError:
-            return None
-
-    return find
+        return PrLookup(None, team.branch)
+    return PrLookup(choice.forge, team.branch)
 
 
 def _review(
@@ -474,7 +478,21 @@ def approve(
     result.deleted = deleted.ok
     if deleted.ok:
         store.set_any_ref(remote.tracking_prefix + branch, None)
+    if pr is not None:
+        result.notes.append(_pr_state_note(find_pr, pr))
     return result
+
+
+def _pr_state_note(find_pr: PrLookup, pr: Any) -> str:
+    """What the forge says about the PR now (a merge pushed from outside marks it merged)."""
+    forge = find_pr.forge
+    if forge is None:
+        return f"pull request #{pr.number}: check it on the forge"
+    try:
+        state = forge.get(pr.number).state
+    except ForgeError as exc:
+        return f"pull request #{pr.number}: cannot read its state ({exc.message})"
+    return f"the forge shows pull request #{pr.number} as {state}"
 
 
 def reject(cfg: Config, branch: str, reason: str, team_path: Any = None) -> ReviewResult:

@@ -196,7 +196,7 @@ class RouteResult:
         }
 
     def lines(self) -> list[str]:
-        verb = "would route" if self.dry_run else "routed"
+        verb = "would route" if self.dry_run else "could not route" if self.error else "routed"
         where = {"main": "team main", "branch": self.branch or "a knowledge branch"}.get(
             self.route, self.queue_path or "the review queue"
         )

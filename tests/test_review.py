@@ -100,6 +100,7 @@ def test_approve_after_main_moved_makes_a_merge_commit(
     assert team.git("ls-remote", "--heads", ".", routed.branch) == ""
     [pr] = forge.prs["acme/team"]
     assert forge.state_of("acme/team", pr) == "merged"
+    assert f"the forge shows pull request #{pr.number} as merged" in result.notes
     team.git("fsck", "--no-progress")
 
 
