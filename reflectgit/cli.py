@@ -157,7 +157,7 @@ def init_command(
 
         ci_paths = write_ci(kb, ci, env)
         result.written += [str(p.relative_to(kb)) for p in ci_paths]
-        lines += [f"  CI: {p.relative_to(kb)}" for p in ci_paths]
+        lines += [f"  CI job: {p.relative_to(kb)} (committed)" for p in ci_paths]
     if result.commit and options.pre_commit:
         lines.append(
             f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"

@@ -210,14 +210,16 @@ def _tree(store: Any, sha: str | None) -> str | None:
     return store.commit_info(sha).tree if sha else None
 
 
-def knowledge_branches(store: Any) -> dict[str, str]:
-    """Open knowledge branches this clone knows of: local, remote-tracking and routed ones."""
-    found: dict[str, str] = {}
+def knowledge_branches(store: Any) -> dict[str, list[str]]:
+    """Open knowledge branches this clone knows of (local, remote-tracking, routed): name -> tips."""
+    found: dict[str, list[str]] = {}
     for prefix in ("refs/heads/", "refs/remotes/", "refs/reflect-git/team/"):
         for name, sha in store.refs(prefix).items():
             short = name.split("/", 1)[1] if prefix == "refs/remotes/" and "/" in name else name
             if short.startswith(KNOWLEDGE_PREFIX):
-                found[f"{prefix}{name}"] = sha
+                tips = found.setdefault(short, [])
+                if sha not in tips:
+                    tips.append(sha)
     return found
 
 
@@ -247,28 +249,31 @@ def history_problems(store: Any, base_rev: str, head_rev: str = "HEAD") -> list[
                     mine.line,
                     1,
                     "id",
-                    f"id {note_id!r} is also on {base_rev} ({theirs.path})",
+                    f"{note_id!r} is also on {base_rev} ({theirs.path})",
                 )
             )
-    for ref, tip in sorted(knowledge_branches(store).items()):
-        if tip == head or merge_base(store, tip, head) == tip:
-            continue  # this branch itself (or already part of it)
-        if merge_base(store, tip, base) == tip:
-            continue  # already merged into the base
-        branch_mb = merge_base(store, tip, base)
-        theirs_ids = added_ids(store, _tree(store, branch_mb), _tree(store, tip) or "")
-        for note_id in sorted(set(ours) & set(theirs_ids)):
-            mine = ours[note_id]
-            short = ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
-            problems.append(
-                Problem(
-                    mine.path,
-                    mine.line,
-                    1,
-                    "id",
-                    f"id {note_id!r} is also added on the open branch {short} ({theirs_ids[note_id].path})",
+    for short, tips in sorted(knowledge_branches(store).items()):
+        reported: set[str] = set()
+        for tip in tips:
+            if tip == head or merge_base(store, tip, head) == tip:
+                continue  # this branch itself (or already part of it)
+            branch_mb = merge_base(store, tip, base)
+            if branch_mb == tip:
+                continue  # already merged into the base
+            theirs_ids = added_ids(store, _tree(store, branch_mb), _tree(store, tip) or "")
+            for note_id in sorted((set(ours) & set(theirs_ids)) - reported):
+                reported.add(note_id)
+                mine = ours[note_id]
+                problems.append(
+                    Problem(
+                        mine.path,
+                        mine.line,
+                        1,
+                        "id",
+                        f"{note_id!r} is also added on the open branch {short} "
+                        f"({theirs_ids[note_id].path})",
+                    )
                 )
-            )
     return problems
 
 

@@ -58,7 +58,7 @@ def test_id_added_on_another_open_branch_fails(repo: Path, cli) -> None:
     git("switch", "-q", "knowledge/two", cwd=repo)
     again = cli("--kb", str(repo), "--json", "check", "--base", "main")
     assert [p["message"] for p in again.json()["problems"]] == [
-        "id 'lrn-x' is also on main (documents/lrn-x.md)"
+        "'lrn-x' is also on main (documents/lrn-x.md)"
     ]
 
 
