@@ -412,6 +412,8 @@ def approve(
     cfg: Config, branch: str, team_path: Any = None, *, max_attempts: int = 5
 ) -> ReviewResult:
     """Merge a knowledge branch into main keeping its commit, push, delete the branch."""
+    from reflectgit.routing import drop_scratch_ref
+
     team, remote, store, heads = _context(cfg, team_path)
     branch = _require_branch(branch, heads)
     result = ReviewResult(branch, "approve")
@@ -457,7 +459,7 @@ def approve(
                     sync_worktree=False,
                 )
             finally:
-                store.delete_ref(scratch)
+                drop_scratch_ref(store, scratch)
         [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
         if outcome.ok:
             result.commit, result.pushed = new, True

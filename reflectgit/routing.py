@@ -286,7 +286,25 @@ def _build(store: Any, src: SourceNote, base: str | None, tier: str) -> str | No
             src.changes(), _commit_message(src, tier), branch=tmp, parent=base, sync_worktree=False
         )
     finally:
-        store.delete_ref(tmp)
+        drop_scratch_ref(store, tmp)
+
+
+def drop_scratch_ref(store: Any, branch: str) -> None:
+    """Delete a scratch branch and its reflog (dulwich's ref removal leaves the log file)."""
+    store.delete_ref(branch)
+    logs = Path(store.common_dir) / "logs" / "refs" / "heads"
+    log = logs / branch
+    try:
+        log.unlink()
+    except OSError:
+        return
+    folder = log.parent
+    while folder != logs and logs in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _fail(result: RouteResult, src: SourceNote, exc: RemoteError) -> RouteResult:

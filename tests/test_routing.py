@@ -49,6 +49,7 @@ def test_high_lands_on_remote_main(git_daemon: GitDaemon, kb_factory) -> None:
     assert kb.read(f"documents/{note_id}.md") == before
     assert git("status", "--porcelain", cwd=kb.path) == ""
     assert git("branch", "--format=%(refname:short)", cwd=kb.path).split() == ["main"]
+    assert not (kb.path / ".git/logs/refs/heads/reflect-git").exists()  # no scratch reflogs
     assert [a["result"] for a in result.attempts] == ["pushed"]
 
 

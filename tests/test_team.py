@@ -113,3 +113,23 @@ def test_clone_into_the_kb_itself(git_daemon: GitDaemon, tmp_path: Path, cli) ->
     res = cli("--kb", str(other), "--json", "team", "clone", bare.url, "--path", str(other))
     assert res.code == 0 and res.json()["commit"]
     assert 'remote = "origin"' in (other / ".reflect-git.toml").read_text()
+
+
+def test_route_with_team_option_uses_that_clone(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    clone = tmp_path / "clone"
+    git("clone", "-q", team.url, str(clone), cwd=tmp_path)
+    kb_path = tmp_path / "kb"
+    git("init", "-q", "-b", "main", str(kb_path), cwd=tmp_path)
+    kb = KB(kb_path)
+    high, medium = kb.add("Via option", "high"), kb.add("Via option medium", "medium")
+    queued = cli("--kb", str(kb_path), "--json", "route", high)
+    assert queued.json()["route"] == "queue"  # no team configured
+    res = cli("--kb", str(kb_path), "--json", "route", medium, "--team", str(clone))
+    assert res.code == 0, res
+    assert res.json()["branch"] in team.heads()
+    listed = cli("--kb", str(kb_path), "--json", "review", "list", "--team", str(clone))
+    assert [b["branch"] for b in listed.json()] == [res.json()["branch"]]
+    bad = cli("--kb", str(kb_path), "route", medium, "--team", str(tmp_path / "nope"))
+    assert bad.code == 1 and "not a git repository" in bad.err
