@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import threading
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from reflectgit import routing
@@ -125,25 +127,29 @@ def test_routing_twice_is_idempotent(
 def test_two_clones_routing_at_the_same_moment_both_land(git_daemon: GitDaemon, kb_factory) -> None:
     team = git_daemon.new_repo()
     team.seed({"README.md": "x\n"})
-    kbs = [kb_factory(team) for _ in range(2)]
+    kbs = [kb_factory(team) for _ in range(3)]
     ids = [kb.add(f"Concurrent note {i}", "high") for i, kb in enumerate(kbs)]
-    barrier = threading.Barrier(2)
-    results: list[routing.RouteResult] = []
-
-    def work(i: int) -> None:
-        cfg = kbs[i].config()
-        barrier.wait()
-        results.append(routing.route(cfg, ids[i]))
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(r.pushed and not r.error for r in results), [r.attempts for r in results]
+    # Real processes, started together: each fetches the same tip, so all but one are rejected
+    # at first and must fetch, re-apply and push again.
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "reflectgit", "--kb", str(kb.path), "--json", "route", note_id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for kb, note_id in zip(kbs, ids, strict=True)
+    ]
+    docs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        docs.append(json.loads(out))
+    assert all(d["pushed"] for d in docs)
     files = set(team.files("main"))
     assert {f"documents/{i}.md" for i in ids} <= files
-    assert team.git("rev-list", "--count", "main").strip() == "3"  # linear, nothing lost
+    assert team.git("rev-list", "--count", "main").strip() == "4"  # linear, nothing lost
+    assert team.git("rev-list", "--merges", "main").strip() == ""
 
 
 def test_stale_main_is_fetched_reapplied_and_pushed(
