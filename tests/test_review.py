@@ -152,3 +152,24 @@ def test_near_duplicates_explain_themselves() -> None:
     found = review.near_duplicates(a, "x", [("documents/b.md", b), ("documents/c.md", c)])
     assert [d.path for d in found] == ["documents/b.md"]
     assert "connection, prefill, startup" in found[0].why
+
+
+def test_approve_refuses_when_main_changed_the_same_note(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    from reflectgit.errors import ConflictError
+
+    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    note_id = kb.add("Contested note", "medium")
+    routed = routing.route(kb.config(), note_id)
+    team.seed(
+        {
+            f"documents/{note_id}.md": note_bytes(
+                "Contested note", "high", note_id=note_id, body="Other.\n"
+            ).decode()
+        }
+    )
+    main = team.heads()["main"]
+    with pytest.raises(ConflictError, match="changed on main"):
+        review.approve(kb.config(), routed.branch or "")
+    assert team.heads()["main"] == main and routed.branch in team.heads()

@@ -133,3 +133,20 @@ def test_route_with_team_option_uses_that_clone(git_daemon: GitDaemon, tmp_path:
     assert [b["branch"] for b in listed.json()] == [res.json()["branch"]]
     bad = cli("--kb", str(kb_path), "route", medium, "--team", str(tmp_path / "nope"))
     assert bad.code == 1 and "not a git repository" in bad.err
+
+
+def test_sync_never_merges_a_diverged_clone(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb_path, clone = tmp_path / "kb", tmp_path / "clone"
+    assert cli("--kb", str(kb_path), "team", "clone", team.url, "--path", str(clone)).code == 0
+    (clone / "local.txt").write_text("mine\n")
+    git("add", "local.txt", cwd=clone)
+    git("commit", "-qm", "local", cwd=clone)
+    mine = git("rev-parse", "HEAD", cwd=clone).strip()
+    team.seed({"theirs.txt": "theirs\n"})
+    res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    doc = res.json()
+    assert res.code == 0 and doc["updated"] is False
+    assert (doc["ahead"], doc["behind"]) == (1, 1) and "diverged" in doc["notes"][0]
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == mine
