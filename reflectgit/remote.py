@@ -283,8 +283,10 @@ class TeamRemote:
 
         cmd = ["git"]
         if self.git_dir is not None:
-            # Explicit --git-dir wins over a GIT_DIR inherited from a hook.
+            # Explicit --git-dir (and --work-tree) win over GIT_DIR inherited from a hook.
             cmd += ["--git-dir", str(self.git_dir)]
+            if self.git_dir != self.repo_path:
+                cmd += ["--work-tree", str(self.repo_path)]
         cmd += list(args)
         runner = git.Git(str(self.repo_path))
         try:

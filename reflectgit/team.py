@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit import messages
-from reflectgit.config import SETTINGS_FILE, Config
+from reflectgit.config import SETTINGS_FILE, Config, git_dir_of
 from reflectgit.errors import ConfigError, NotFoundError, RemoteError
 from reflectgit.remote import TeamRemote, is_url, redact
 
@@ -55,7 +55,9 @@ class Team:
         return not self.is_personal_kb or not is_url(self.remote_spec)
 
     def remote(self) -> TeamRemote:
-        return TeamRemote(self.repo_path, self.remote_spec, env=self.env)
+        dot_git = self.repo_path / ".git"
+        git_dir = git_dir_of(self.repo_path) if dot_git.exists() else self.repo_path
+        return TeamRemote(self.repo_path, self.remote_spec, git_dir=git_dir, env=self.env)
 
     def store(self) -> Any:
         from reflectgit.store import Store

@@ -431,3 +431,20 @@ def test_approved_note_routed_again_is_already_on_main(
     again = routing.route(kb.config(), note_id)
     assert again.route == "main" and not again.pushed and "already on" in again.notes[-1]
     assert team.heads() == heads
+
+
+def test_routing_from_inside_a_hook_ignores_the_hooks_git_dir(
+    git_daemon: GitDaemon, kb_factory, repo: Path, monkeypatch
+) -> None:
+    """A hook runs with GIT_DIR/GIT_WORK_TREE of another repository; routing must not use them."""
+    team = git_daemon.new_repo()
+    kb = kb_factory(team)
+    note_id = kb.add("From a hook", "high")
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo))
+    result = routing.route(kb.config(), note_id)
+    assert result.pushed, result.error
+    assert f"documents/{note_id}.md" in team.files("main")
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    assert git("for-each-ref", cwd=repo) == ""  # the hook's repository got nothing
