@@ -102,3 +102,21 @@ def test_porcelain_and_redaction() -> None:
     hook = parse_porcelain("!\ta:refs/heads/main\t[remote rejected] (pre-receive hook declined)\n")
     assert hook[0].status == "remote-rejected" and not hook[0].stale
     assert redact("https://bob:tok@h/x") == "https://bob:***@h/x"
+
+
+@pytest.mark.parametrize(
+    ("spec", "url"),
+    [
+        ("origin", False),
+        ("team", False),
+        ("git@github.com:acme/kb.git", True),
+        ("github.com:acme/kb.git", True),
+        ("https://github.com/acme/kb.git", True),
+        ("/srv/git/kb.git", True),
+        ("../kb.git", True),
+    ],
+)
+def test_remote_names_and_urls(spec: str, url: bool) -> None:
+    from reflectgit.remote import is_url
+
+    assert is_url(spec) is url
