@@ -78,11 +78,8 @@ def redact(text: str) -> str:
 
 def is_url(remote: str) -> bool:
     """A URL or path (rather than the name of a configured remote such as ``origin``)."""
-    return (
-        "://" in remote
-        or remote.startswith(("/", ".", "~"))
-        or re.match(r"^[^/]+@[^/]+:", remote) is not None
-    )
+    # Remote names cannot hold ':' in practice; scp-like "host:path" and "user@host:path" can.
+    return ":" in remote or remote.startswith(("/", ".", "~"))
 
 
 @dataclass(frozen=True)
