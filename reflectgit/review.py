@@ -431,6 +431,7 @@ def approve(
     for attempt in range(1, max_attempts + 1):
         if attempt > 1:
             heads = remote.fetch()
+            branch = _require_branch(branch, heads)  # someone may have deleted it meanwhile
         main, tip = heads.get(team.branch), heads[branch]
         base = _merge_base(store, main, tip) if main else None
         if main and base == tip:
