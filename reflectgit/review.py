@@ -438,8 +438,9 @@ def approve(
             result.commit = main
             result.notes.append("the branch is already on main")
             break
+        result.fast_forward = main is None or base == main
         if main is None or base == main:
-            new, result.fast_forward = tip, True
+            new = tip
         else:
             subject = f"Merge {branch}: {review.title}"
             message = messages.build(

@@ -173,3 +173,27 @@ def test_approve_refuses_when_main_changed_the_same_note(
     with pytest.raises(ConflictError, match="changed on main"):
         review.approve(kb.config(), routed.branch or "")
     assert team.heads()["main"] == main and routed.branch in team.heads()
+
+
+def test_approve_retries_when_main_moves_during_the_push(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    from reflectgit.remote import TeamRemote
+
+    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    routed = routing.route(kb.config(), kb.add("Racing approval", "medium"))
+    real_push = TeamRemote.push
+    moved = {"done": False}
+
+    def racing_push(self, refspecs, **kw):  # type: ignore[no-untyped-def]
+        if not moved["done"] and refspecs[0].endswith(":refs/heads/main"):
+            moved["done"] = True
+            team.seed({"documents/teammate.md": "x"})
+        return real_push(self, refspecs, **kw)
+
+    monkeypatch.setattr(TeamRemote, "push", racing_push)
+    result = review.approve(kb.config(), routed.branch or "")
+    assert result.pushed and not result.fast_forward
+    assert any("main moved" in n for n in result.notes)
+    assert {"documents/teammate.md", f"documents/{routed.id}.md"} <= set(team.files("main"))
+    assert team.git("log", "-1", "--format=%P", "main").split()[1] == routed.commit
