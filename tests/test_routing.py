@@ -448,3 +448,29 @@ def test_routing_from_inside_a_hook_ignores_the_hooks_git_dir(
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_WORK_TREE")
     assert git("for-each-ref", cwd=repo) == ""  # the hook's repository got nothing
+
+
+def test_branch_name_taken_in_the_meantime_gets_the_next_name(
+    git_daemon: GitDaemon, kb_factory, monkeypatch
+) -> None:
+    team = git_daemon.new_repo()
+    main = team.seed({"README.md": "x\n"})
+    kb = kb_factory(team)
+    note_id = kb.add("Popular title", "medium")
+    real_push = TeamRemote.push
+    taken = {"done": False}
+
+    def racing_push(self: TeamRemote, refspecs, **kw):  # type: ignore[no-untyped-def]
+        if not taken["done"]:
+            taken["done"] = True
+            other = team.seed({"other.md": "y"})
+            team.git("update-ref", "refs/heads/knowledge/popular-title", other)
+            team.git("update-ref", "refs/heads/main", main)
+        return real_push(self, refspecs, **kw)
+
+    monkeypatch.setattr(TeamRemote, "push", racing_push)
+    result = routing.route(kb.config(), note_id)
+    assert result.pushed and result.branch == "knowledge/popular-title-2"
+    assert [a["result"].split(" ")[0] for a in result.attempts] == ["rejected", "pushed"]
+    assert team.files("knowledge/popular-title-2") == ["README.md", f"documents/{note_id}.md"]
+    assert team.heads()["main"] == main
