@@ -69,5 +69,8 @@ show git --git-dir "$TEAM_REMOTE" log --oneline --all --graph --decorate
 show git --git-dir "$TEAM_REMOTE" ls-tree -r --name-only main
 show cat "$KB/review-queue/maybe-switch-the-ci-cache-to-uv.yaml"
 
+step "Bring the team clone up to date (routing never touched its work tree)"
+show reflect-git --kb "$KB" team sync
+
 step "Review the open knowledge branches"
 show reflect-git --kb "$KB" review list

@@ -229,7 +229,7 @@ def _short(sha: str | None) -> str:
 
 
 def default_clone_path(cfg: Config) -> Path:
-    return cfg.kb.parent / f"{cfg.kb.name.lstrip('.') or 'kb'}-team"
+    return cfg.kb.parent / f"{cfg.kb.name or 'kb'}-team"
 
 
 def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
