@@ -229,6 +229,7 @@ def _short(sha: str | None) -> str:
 
 
 def default_clone_path(cfg: Config) -> Path:
+    """Next to the KB: ``~/.learnings`` -> ``~/.learnings-team``."""
     return cfg.kb.parent / f"{cfg.kb.name or 'kb'}-team"
 
 

@@ -150,3 +150,15 @@ def test_sync_never_merges_a_diverged_clone(git_daemon: GitDaemon, tmp_path: Pat
     assert res.code == 0 and doc["updated"] is False
     assert (doc["ahead"], doc["behind"]) == (1, 1) and "diverged" in doc["notes"][0]
     assert git("rev-parse", "HEAD", cwd=clone).strip() == mine
+
+
+def test_clone_defaults_next_to_the_kb(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb_path = tmp_path / ".learnings"
+    res = cli("--kb", str(kb_path), "--json", "team", "clone", team.url)
+    assert res.code == 0, res
+    assert res.json()["path"] == str(tmp_path / ".learnings-team")
+    assert (tmp_path / ".learnings-team" / "README.md").exists()
+    again = cli("--kb", str(kb_path), "team", "clone", team.url)
+    assert again.code == 1 and "already exists" in again.err
