@@ -124,8 +124,16 @@ def init_command(
     force: bool = typer.Option(
         False, "--force", help="Add the layout to a non-empty folder that is not a KB."
     ),
+    ci: str | None = typer.Option(
+        None, "--ci", help="Also write a CI job for pull requests: github or gitlab."
+    ),
 ) -> None:
     """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    if ci is not None:
+        from reflectgit.ci_templates import KINDS
+
+        if ci not in KINDS:
+            fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
     from reflectgit.config import environ, resolve_kb_path
     from reflectgit.layout import InitOptions, init
 
@@ -144,6 +152,12 @@ def init_command(
         f"  left {p} alone: it exists but is not committed (commit it yourself)"
         for p in result.left_untracked
     ]
+    if ci:
+        from reflectgit.ci_templates import write_ci
+
+        ci_paths = write_ci(kb, ci, env)
+        result.written += [str(p.relative_to(kb)) for p in ci_paths]
+        lines += [f"  CI job: {p.relative_to(kb)} (committed)" for p in ci_paths]
     if result.commit and options.pre_commit:
         lines.append(
             f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"
@@ -214,6 +228,12 @@ def validate_command(
 def check_command(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    base: str | None = typer.Option(
+        None,
+        "--base",
+        help="Also check history against this revision (e.g. origin/main): ids added here "
+        "must be new to it and to other knowledge branches; supersede links; no secrets.",
+    ),
 ) -> None:
     """Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout."""
     from reflectgit import checks, report
@@ -221,6 +241,13 @@ def check_command(
     fmt = _report_format(ctx, fmt)
     kb = _kb_folder(ctx)
     run = checks.check_worktree(kb)
+    if base:
+        from reflectgit.history_checks import check_with_base
+
+        run.problems = sorted(
+            [*run.problems, *check_with_base(kb, base, globals_of(ctx).config().env)],
+            key=lambda p: p.sort_key(),
+        )
     lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
     _print_problems(
         ctx, lines, fmt, report.summary(run.problems, run.notes, noun="note", clean="no problems")
@@ -231,6 +258,127 @@ def check_command(
 
 # ============================================================================ team routing
 # (team clone|sync|status, route, review list|show|approve|reject)
+
+team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True)
+review_app = typer.Typer(
+    help="Review knowledge branches and their pull requests.", no_args_is_help=True
+)
+app.add_typer(team_app, name="team")
+app.add_typer(review_app, name="review")
+
+
+@team_app.command("clone")
+def team_clone_command(
+    ctx: typer.Context,
+    url: str = typer.Argument(..., help="The team KB's git URL."),
+    path: str | None = typer.Option(None, "--path", help="Where to clone (default: <kb>-team)."),
+) -> None:
+    """Clone the team KB and record it in the KB's .reflect-git.toml."""
+    from reflectgit import team
+
+    result = team.clone(globals_of(ctx).config(), url, path)
+    emit(ctx, result.to_json(), [f"cloned {result.remote} into {result.path}", *result.lines()])
+
+
+@team_app.command("sync")
+def team_sync_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Fetch the team remote and fast-forward the local main when it is safe."""
+    from reflectgit import team
+
+    result = team.sync(globals_of(ctx).config(), team_path)
+    head = "fetched and fast-forwarded" if result.updated else "fetched"
+    emit(ctx, result.to_json(), [f"team KB {head}", *result.lines()])
+
+
+@team_app.command("status")
+def team_status_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+    offline: bool = typer.Option(False, "--offline", help="Do not fetch first."),
+) -> None:
+    """The team remote, how local main compares, and the open knowledge branches."""
+    from reflectgit import team
+
+    result = team.status(globals_of(ctx).config(), team_path, fetch=not offline)
+    emit(ctx, result.to_json(), result.lines())
+
+
+@app.command("route")
+def route_command(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="NOTE|ID", help="A note file or a note id."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to route into."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would happen; do nothing."),
+) -> None:
+    """high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue."""
+    from reflectgit import routing
+    from reflectgit.errors import RemoteError
+
+    path = Path(target)
+    if path.suffix == ".md" or path.exists():
+        if not path.is_file():
+            raise ReflectGitError(f"{target}: no such note file", hint="check the path")
+        target = str(path.absolute())
+    result = routing.route(globals_of(ctx).config(), target, team_path=team_path, dry_run=dry_run)
+    emit(ctx, result.to_json(), result.lines())
+    if result.error:
+        raise RemoteError(result.error, hint=result.hint)
+
+
+@review_app.command("list")
+def review_list_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Open knowledge branches: title, tier, age, PR, validation, near-duplicates on main."""
+    from reflectgit import review
+
+    items = review.list_branches(globals_of(ctx).config(), team_path)
+    lines = [line for item in items for line in item.lines()] or ["no open knowledge branches"]
+    emit(ctx, [item.to_json() for item in items], lines)
+
+
+@review_app.command("show")
+def review_show_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """One knowledge branch: its note, validation and near-duplicates."""
+    from reflectgit import review
+
+    item = review.show(globals_of(ctx).config(), branch, team_path)
+    emit(ctx, item.to_json(full=True), item.lines(full=True))
+
+
+@review_app.command("approve")
+def review_approve_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Merge the branch into main keeping its commit, push, delete the branch."""
+    from reflectgit import review
+
+    result = review.approve(globals_of(ctx).config(), branch, team_path)
+    emit(ctx, result.to_json(), result.lines())
+
+
+@review_app.command("reject")
+def review_reject_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    reason: str = typer.Option(..., "--reason", help="Why (posted on the pull request)."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Close the pull request with the reason and delete the branch."""
+    from reflectgit import review
+
+    result = review.reject(globals_of(ctx).config(), branch, reason, team_path)
+    emit(ctx, result.to_json(), result.lines())
 
 
 # ============================================================================ capture
