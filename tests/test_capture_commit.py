@@ -253,3 +253,22 @@ def test_background_capture_holds_none_of_the_callers_pipes(kb, code, tmp_path):
     commit(code, "pipes", env={"REFLECT_GIT_HOOK_SYNC": "0"})  # run with stdout/stderr as pipes
     wait_for(report.exists, "the background job")
     assert "pipe:" not in report.read_text()
+
+
+def test_install_with_kb_pins_that_kb(kb, code, tmp_path, monkeypatch):
+    other = tmp_path / "other-kb"
+    git("init", "-q", "-b", "main", str(other), cwd=tmp_path)
+    out = cli("--kb", str(other), "hooks", "install", str(code))
+    assert out.returncode == 0, out.stderr
+    monkeypatch.delenv("REFLECT_GIT_KB")
+    sha = commit(code, "pinned")
+    assert records(other)[0]["sha"] == sha
+    assert records(kb) == []
+
+
+def test_commit_capture_never_creates_a_missing_kb(code, tmp_path, monkeypatch):
+    missing = tmp_path / "nowhere"
+    monkeypatch.setenv("REFLECT_GIT_KB", str(missing))
+    cli("hooks", "install", str(code))
+    commit(code, "no kb yet")
+    assert not missing.exists()
