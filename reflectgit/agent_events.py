@@ -229,7 +229,7 @@ class AgentEvents:
             reasons.extend(self._test_run(payload, session, run, command, response))
         if self._looping(session, tool, tool_input):
             reasons.append("loop")
-        if _failed(event, payload) and run is None:
+        if _failed(event, payload):
             reasons.append("failure")
         if reasons:
             self._arm(session, reasons[0], tool, tool_input, payload.get("error") or response)
