@@ -411,3 +411,20 @@ def test_stop_sweeps_session_state_older_than_six_hours(kb, transcripts):
     events.handle("Stop", stop)
     assert cap.load("armed", "s-old") is None
     assert cap.load("loops", "s-old") is None
+
+
+def test_global_kb_option_reaches_the_fast_hook_path(kb, transcripts, tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLECT_GIT_KB", str(tmp_path / "elsewhere"))
+    stop = {
+        "session_id": "s-kb",
+        "hook_event_name": "Stop",
+        "transcript_path": str(transcripts / "02c8261b-740c-1a65-89be-4b4bd9ee50e2.jsonl"),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "--kb", str(kb), "hook", "Stop"],
+        input=json.dumps(stop),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert [e["session_id"] for e in queue_entries(kb)] == ["s-kb"]
