@@ -784,9 +784,18 @@ def _log_internal_error(exc: BaseException, argv: Sequence[str]) -> Path | None:
         return None
 
 
+def _click_exceptions() -> Any:
+    """The click that typer parses with: its own vendored copy in recent releases."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # typer releases that use the click package
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of exiting (tests call this directly)."""
-    import click
+    clicks = _click_exceptions()
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -797,12 +806,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         if exc.hint:
             typer.echo(f"hint: {exc.hint}", err=True)
         return exc.exit_code
-    except click.exceptions.Exit as exc:
+    except clicks.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except clicks.Abort:
         typer.echo("error: aborted", err=True)
         return 1
-    except click.ClickException as exc:
+    except clicks.ClickException as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
         typer.echo("hint: see `reflect-git --help` or `reflect-git COMMAND --help`", err=True)
         return EXIT_USAGE
