@@ -125,6 +125,131 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 # (search, recall, reindex)
 
 
+@app.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
+        ..., help="Words to look for (any punctuation is fine)."
+    ),
+    limit: int = typer.Option(10, "--limit", "-n", help="At most this many notes."),
+    include_all: bool = typer.Option(
+        False, "--all", help="Also superseded, archived, forgotten and retired notes."
+    ),
+    tag: str | None = typer.Option(None, "--tag", help="Only notes with this tag."),
+    confidence: str | None = typer.Option(
+        None, "--confidence", help="Only notes of this tier (high, medium, low)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Search the KB as it was at a revision, or a date (YYYY-MM-DD)."
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Match sidecar edges valid at this date (default: now)."
+    ),
+) -> None:
+    """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
+    from reflectgit.search import search
+
+    g = globals_of(ctx)
+    cfg = g.config()
+    text = " ".join(query)
+    result = search(
+        cfg.kb,
+        cfg.state_dir,
+        text,
+        limit=limit,
+        include_all=include_all,
+        tag=tag,
+        confidence=confidence,
+        at=at,
+        as_of=as_of,
+        explain=g.json,
+        env=cfg.env,
+    )
+    lines: list[str] = []
+    for hit in result.hits:
+        state = "" if hit.state == "live" else f" ({hit.state})"
+        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if not result.hits:
+        lines.append(f"no notes match {text!r}" + ("" if include_all else " (try --all)"))
+    emit(
+        ctx,
+        {
+            "query": text,
+            "tree": result.tree,
+            "at": result.at,
+            "refreshed": result.refresh.to_json if result.refresh else None,
+            "hits": [h.to_json() for h in result.hits],
+        },
+        lines,
+    )
+
+
+@app.command("recall")
+def recall_cmd(
+    ctx: typer.Context,
+    project: str | None = typer.Option(
+        None, "--project", help="The project name (default: this repository's name)."
+    ),
+    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or claude (the SessionStart hook's JSON)."
+    ),
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
+    ),
+) -> None:
+    """What an agent should know at session start in this project."""
+    from reflectgit.config import env_int
+    from reflectgit.recall import DEFAULT_BUDGET, FORMATS, recall, render
+
+    if fmt not in FORMATS:
+        fail(
+            f"unknown format {fmt!r}", hint="use --format text or --format claude", code=EXIT_USAGE
+        )
+    g = globals_of(ctx)
+    cfg = g.config()
+    size = (
+        budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
+    )
+    result = recall(
+        cfg.kb,
+        cfg.state_dir,
+        Path.cwd(),
+        project=project,
+        limit=limit,
+        budget=size,
+        env=cfg.env,
+    )
+    if fmt == "claude" and not g.json:
+        # The hook's JSON is the whole point of this format: print it even with --quiet.
+        sys.stdout.write(render(result, fmt) + "\n")
+        return
+    emit(ctx, result.to_json(), render(result, fmt))
+
+
+@app.command("reindex")
+def reindex_cmd(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Rebuild from scratch."),
+) -> None:
+    """Bring the derived search index up to date (incremental unless --force)."""
+    from reflectgit.search import reindex
+
+    cfg = globals_of(ctx).config()
+    result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env)
+    if result.rebuilt:
+        text = f"index rebuilt: {result.changed} notes (tree {(result.tree or 'empty')[:12]})"
+    elif result.changed:
+        text = f"index updated: {result.changed} notes re-read (tree {(result.tree or '')[:12]})"
+    else:
+        text = f"index already fresh (tree {(result.tree or 'empty')[:12]})"
+    emit(ctx, result.to_json, text)
+
+
 # ============================================================================ entry point
 
 
