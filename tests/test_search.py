@@ -1,4 +1,5 @@
 """Search: ranking on the sample corpus, states, freshness against plain git, --at, --as-of."""
+# ruff: noqa: F811 - pytest fixtures are imported by name and requested as parameters
 
 from __future__ import annotations
 
