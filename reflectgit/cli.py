@@ -147,7 +147,7 @@ def search_cmd(
     ),
 ) -> None:
     """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
-    from reflectgit.search import search
+    from reflectgit.search import result_json, result_lines, search
 
     g = globals_of(ctx)
     cfg = g.config()
@@ -165,25 +165,7 @@ def search_cmd(
         explain=g.json,
         env=cfg.env,
     )
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {text!r}" + ("" if include_all else " (try --all)"))
-    emit(
-        ctx,
-        {
-            "query": text,
-            "tree": result.tree,
-            "at": result.at,
-            "refreshed": result.refresh.to_json if result.refresh else None,
-            "hits": [h.to_json() for h in result.hits],
-        },
-        lines,
-    )
+    emit(ctx, result_json(result), result_lines(result, include_all))
 
 
 @app.command("recall")

@@ -323,6 +323,7 @@ def rank(
         i for (i,) in conn.execute("SELECT id FROM docs WHERE state IN ('archived', 'forgotten')")
     }
     term_set = set(terms)
+    top = max(relevance.values(), default=0.0) or 1.0
     scored: list[tuple[float, dict[str, Any], list[str]]] = []
     for doc in index.documents(sorted(rowids)):
         if doc["state"] != "live" or doc["id"] in retired:
@@ -330,10 +331,10 @@ def rank(
         reasons: list[str] = []
         affinity = 0.0
         if (doc["project"] or "").lower() == name:
-            affinity += 10
+            affinity += 15
             reasons.append(f"project {context.name}")
         if _scope_matches(doc["scope"], name):
-            affinity += 8
+            affinity += 12
             reasons.append(f"scope {doc['scope']}")
         tag_hits = sorted(_as_set(doc["tags"]) & term_set)
         if tag_hits:
@@ -343,7 +344,9 @@ def rank(
         if entity_hits:
             affinity += len(entity_hits)
             reasons.append("entities " + ", ".join(entity_hits))
-        text = relevance.get(doc["rowid"], 0.0)
+        # Text relevance is scaled to 0..10 so a note made for this project outranks a note
+        # that merely shares many words with it.
+        text = 10.0 * relevance.get(doc["rowid"], 0.0) / top
         if text:
             reasons.append(f"text match {text:.2f}")
         if not reasons:
@@ -394,10 +397,11 @@ def recall(
             if result.notes:
                 break
             # Even one note is over budget: trim its summary rather than return nothing.
-            room = max(budget - len(result.text()) - len(note.title) - 40, 40)
-            note.summary = _shorten(note.summary, room)
             result.notes.append(note)
-            if len(result.text()) > budget:
+            room = budget - (len(result.text()) - len(note.summary))
+            if room >= 20:
+                note.summary = _shorten(note.summary, room)
+            else:
                 result.notes.pop()
             break
     if record and result.notes:
