@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import stat
@@ -27,14 +28,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Protocol
 
 from dulwich.diff_tree import tree_changes
 from dulwich.errors import NotGitRepository
-from dulwich.index import Index, index_entry_from_stat
-from dulwich.objects import Blob, Commit, ShaFile, Tree
+from dulwich.index import index_entry_from_stat
+from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
+from reflectgit.gitindex import Entry, IndexFile, IndexLocked, UnsupportedIndex
+from reflectgit.gittree import RawTree
 from reflectgit.messages import CommitMessage
 
 FILE_MODE = 0o100644
@@ -107,6 +111,8 @@ class Store:
         self.common_dir = Path(os.fsdecode(repo.commondir()))
         self.path: Path | None = None if repo.bare else Path(os.fsdecode(repo.path))
         self._cached_identity: tuple[str | None, str | None] | None = None
+        self._trees: dict[bytes, RawTree] = {}
+        self._objects_dir = self.common_dir / "objects"
 
     # ------------------------------------------------------------------ opening
 
@@ -251,14 +257,29 @@ class Store:
         return self.repo.object_store[sha].as_raw_string()
 
     def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
+        """(mode, hex sha) of ``path`` under a tree; KeyError if absent."""
         mode, sha = TREE_MODE, tree_sha
         for part in path.encode("utf-8").split(b"/"):
-            if not stat.S_ISDIR(mode):
+            if mode != TREE_MODE:
                 raise KeyError(path)
-            tree = self.repo.object_store[sha]
-            assert isinstance(tree, Tree)
-            mode, sha = tree[part]
+            entry = self._raw_tree(sha).get(part)
+            if entry is None:
+                raise KeyError(path)
+            mode, sha = entry.mode, entry.sha.hex().encode("ascii")
         return mode, sha
+
+    def _raw_tree(self, sha: bytes) -> RawTree:
+        """A tree object's bytes, cached by sha (trees never change)."""
+        cached = self._trees.get(sha)
+        if cached is None:
+            type_num, raw = self.repo.object_store.get_raw(sha)
+            if type_num != Tree.type_num:
+                raise KeyError(sha)
+            cached = RawTree(raw)
+            if len(self._trees) > 256:
+                self._trees.clear()
+            self._trees[sha] = cached
+        return cached
 
     def exists(self, path: str, rev: str | None = None) -> bool:
         tree = self.tree_id(rev)
@@ -440,8 +461,9 @@ class Store:
                     f"cannot commit on top of another commit while {target} is checked out"
                 )
             base_tree = self._commit(base).tree if base else None
-            if sync:
-                self._refuse_dirty(change_list, base_tree)
+            index = self._open_index() if sync else None
+            if index is not None:
+                self._refuse_dirty(index, change_list, base_tree)
             new_tree = self._build_tree(base_tree, change_list)
             if new_tree == base_tree and not allow_empty and not extra_parents:
                 return None
@@ -463,8 +485,8 @@ class Store:
                     f"branch {target} moved while reflect-git was writing",
                     hint="run the command again",
                 )
-            if sync:
-                self._sync_paths([c.path for c in change_list], commit.tree)
+            if index is not None:
+                self._sync_paths([c.path for c in change_list], commit.tree, index)
                 self._clear_journal()
             return commit.id.decode("ascii")
 
@@ -547,83 +569,69 @@ class Store:
         commit.commit_time, commit.commit_timezone = committer_date or (now, offset)
         commit.encoding = b"UTF-8"
         commit.message = text.encode("utf-8")
-        self._add_object(commit)
+        self._write_object(b"commit", commit.as_raw_string())
         return commit
-
-    def _add_object(self, obj: ShaFile) -> None:
-        """Write a loose object (fast zlib level; git reads any level)."""
-        store = self.repo.object_store
-        sha = obj.id.decode("ascii")
-        objects_dir = Path(os.fsdecode(store.path))
-        target = objects_dir / sha[:2] / sha[2:]
-        if target.exists():
-            return
-        if store.contains_packed(obj.id):
-            return
-        target.parent.mkdir(exist_ok=True)
-        tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:10]}"
-        raw = obj.as_raw_string()
-        data = zlib.compress(b"%s %d\x00%s" % (obj.type_name, len(raw), raw), 1)
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
 
     def _build_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
         new = self._apply(base_tree, [(c.path.split("/"), c.data) for c in changes])
-        if new is None:
-            empty = Tree()
-            self._add_object(empty)
-            return empty.id
-        return new
+        return new if new is not None else self._write_object(b"tree", b"")
 
     def _apply(
         self, tree_sha: bytes | None, changes: list[tuple[list[str], bytes | None]]
     ) -> bytes | None:
-        """Rebuild one tree level; recurse only into subtrees that change."""
-        if tree_sha is not None:
-            obj = self.repo.object_store[tree_sha]
-            assert isinstance(obj, Tree)
-            tree = obj.copy()
-        else:
-            tree = Tree()
+        """Rebuild one tree level as bytes; recurse only into subtrees that change."""
+        tree = self._raw_tree(tree_sha).fork() if tree_sha is not None else RawTree()
         by_child: dict[bytes, list[tuple[list[str], bytes | None]]] = {}
         for parts, data in changes:
             name = parts[0].encode("utf-8")
             if len(parts) == 1:
                 if data is None:
-                    if name in tree:
-                        del tree[name]
+                    tree.remove(name)
                 else:
-                    blob = Blob.from_string(data)
-                    self._add_object(blob)
-                    tree[name] = (FILE_MODE, blob.id)
+                    sha = self._write_object(b"blob", data)
+                    tree.set(name, FILE_MODE, bytes.fromhex(sha.decode("ascii")))
             else:
                 by_child.setdefault(name, []).append((parts[1:], data))
         for name, sub in by_child.items():
-            existing = None
-            if name in tree:
-                mode, sha = tree[name]
-                existing = sha if stat.S_ISDIR(mode) else None
+            current = tree.get(name)
+            existing = (
+                current.sha.hex().encode("ascii")
+                if current is not None and current.mode == TREE_MODE
+                else None
+            )
             new_sub = self._apply(existing, sub)
             if new_sub is None:
-                if name in tree:
-                    del tree[name]
+                tree.remove(name)
             else:
-                tree[name] = (TREE_MODE, new_sub)
-        if len(tree) == 0:
+                tree.set(name, TREE_MODE, bytes.fromhex(new_sub.decode("ascii")))
+        if tree.is_empty():
             return None
-        if tree_sha is not None and tree.id == tree_sha:
+        raw = tree.serialize()
+        if tree_sha is not None and raw == tree.raw:
             return tree_sha
-        self._add_object(tree)
-        return tree.id
+        return self._write_object(b"tree", raw)
+
+    def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
+        """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
+        header = b"%s %d\x00" % (type_name, len(raw))
+        sha = hashlib.sha1(header + raw).hexdigest()
+        target = self._objects_dir / sha[:2] / sha[2:]
+        if target.exists() or self.repo.object_store.contains_packed(sha.encode("ascii")):
+            return sha.encode("ascii")
+        target.parent.mkdir(exist_ok=True)
+        tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
+        with open(tmp, "wb") as fh:
+            fh.write(zlib.compress(header + raw, 1))
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+        return sha.encode("ascii")
 
     # ------------------------------------------------------------------ work tree
 
-    def _refuse_dirty(self, changes: Sequence[Change], base_tree: bytes | None) -> None:
+    def _refuse_dirty(
+        self, index: _Index, changes: Sequence[Change], base_tree: bytes | None
+    ) -> None:
         """Refuse if any touched path holds edits that are not committed."""
-        assert self.path is not None
-        index = self.repo.open_index()
         dirty: list[str] = []
         for change in changes:
             committed = self._blob_at(base_tree, change.path)
@@ -646,12 +654,20 @@ class Store:
             return None
         return None if stat.S_ISDIR(mode) else sha
 
-    def _path_state(self, index: Index, path: str, committed: bytes | None) -> str:
+    def _open_index(self) -> _Index:
+        path = self.git_dir / "index"
+        try:
+            return _FastIndex(IndexFile.read(path))
+        except UnsupportedIndex:
+            return _DulwichIndex(self.repo)
+
+    def _path_state(self, index: _Index, path: str, committed: bytes | None) -> str:
         """``clean`` when index and work tree both match the committed blob (or both absent)."""
         assert self.path is not None
-        raw = path.encode("utf-8")
-        entry = index[raw] if raw in index else None  # noqa: SIM401 - Index has no .get
-        staged = getattr(entry, "sha", None) if entry is not None else None
+        entry = index.get(path)
+        staged = entry.sha.encode("ascii") if entry is not None else None
+        if entry is not None and entry.stage != 0:
+            return "conflicted"
         if staged != committed:
             return "staged"
         full = self.path / path
@@ -665,25 +681,23 @@ class Store:
             return "in-the-way"
         if committed is None:
             return "untracked"
-        if entry is not None and _stat_matches(entry, st):
+        if entry is not None and _stat_matches(entry, st, index.mtime_ns):
             return "clean"
         data = full.read_bytes()
         return "clean" if Blob.from_string(data).id == committed else "modified"
 
-    def _sync_paths(self, paths: Sequence[str], tree: bytes) -> None:
+    def _sync_paths(self, paths: Sequence[str], tree: bytes, index: _Index | None = None) -> None:
         """Make the work tree and index match ``tree`` for ``paths`` only."""
         assert self.path is not None
-        index = self.repo.open_index()
+        index = index or self._open_index()
         for path in paths:
             sha = self._blob_at(tree, path)
             full = self.path / path
-            raw = path.encode("utf-8")
             if sha is None:
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                     full.unlink()
                 _prune_empty_dirs(full.parent, self.path)
-                if raw in index:
-                    del index[raw]
+                index.remove(path)
                 continue
             data = self.repo.object_store[sha].as_raw_string()
             full.parent.mkdir(parents=True, exist_ok=True)
@@ -691,8 +705,16 @@ class Store:
             with open(tmp, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, full)
-            index[raw] = index_entry_from_stat(os.lstat(full), sha, FILE_MODE)
-        index.write()
+            index.set(path, os.lstat(full), sha.decode("ascii"))
+        try:
+            index.write()
+        except IndexLocked as exc:
+            raise ConflictError(
+                f"git is updating the index ({exc}); the commit is made but the work tree "
+                "is not yet in step",
+                hint="run any reflect-git command again once git has finished; it finishes "
+                "the sync",
+            ) from None
 
     # ------------------------------------------------------------------ journal
 
@@ -736,7 +758,7 @@ class Store:
             tree = self._commit(new).tree
             old = record.get("old")
             old_tree = self._commit(old).tree if old else None
-            index = self.repo.open_index()
+            index = self._open_index()
             safe = [
                 p
                 for p in record.get("paths", [])
@@ -744,7 +766,7 @@ class Store:
                 in ("clean", "deleted", "untracked")
                 or self._path_state(index, p, self._blob_at(tree, p)) == "clean"
             ]
-            self._sync_paths(safe, tree)
+            self._sync_paths(safe, tree, index)
         self._clear_journal()
         return True
 
@@ -754,7 +776,7 @@ class Store:
             return []
         head = self.head()
         tree = self._commit(head).tree if head else None
-        index = self.repo.open_index()
+        index = self._open_index()
         return [p for p in paths if self._path_state(index, p, self._blob_at(tree, p)) != "clean"]
 
 
@@ -784,14 +806,84 @@ def _split_ancestry(rev: str) -> tuple[str, int]:
         return base, steps
 
 
-def _stat_matches(entry: object, st: os.stat_result) -> bool:
-    size = getattr(entry, "size", None)
-    mtime = getattr(entry, "mtime", None)
-    if size is None or mtime is None or size != st.st_size:
+def _stat_matches(entry: Entry, st: os.stat_result, index_mtime_ns: int) -> bool:
+    """git's stat shortcut, minus racily clean entries (written in the index's own instant)."""
+    if entry.size != (st.st_size & 0xFFFFFFFF):
         return False
-    seconds = mtime[0] if isinstance(mtime, tuple) else int(mtime)
-    nanos = mtime[1] if isinstance(mtime, tuple) else 0
-    return seconds == int(st.st_mtime) and nanos == st.st_mtime_ns % 1_000_000_000
+    if entry.mtime_s != (int(st.st_mtime) & 0xFFFFFFFF):
+        return False
+    if entry.mtime_ns != st.st_mtime_ns % 1_000_000_000:
+        return False
+    return st.st_mtime_ns < index_mtime_ns
+
+
+class _Index(Protocol):
+    mtime_ns: int
+
+    def get(self, path: str) -> Entry | None: ...
+    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None: ...
+    def remove(self, path: str) -> None: ...
+    def write(self) -> None: ...
+
+
+class _FastIndex:
+    """The in-place index patcher (see gitindex.py)."""
+
+    def __init__(self, index: IndexFile) -> None:
+        self.index = index
+        self.mtime_ns = index.mtime_ns
+
+    def get(self, path: str) -> Entry | None:
+        return self.index.get(path)
+
+    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
+        self.index.set(path, st, sha_hex, FILE_MODE)
+
+    def remove(self, path: str) -> None:
+        self.index.remove(path)
+
+    def write(self) -> None:
+        self.index.write()
+
+
+class _DulwichIndex:
+    """Fallback for index formats the patcher does not rewrite (v4, split, sparse)."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.index = repo.open_index()
+        try:
+            self.mtime_ns = os.stat(self.index.path).st_mtime_ns
+        except (FileNotFoundError, TypeError):
+            self.mtime_ns = 0
+
+    def get(self, path: str) -> Entry | None:
+        raw = path.encode("utf-8")
+        if raw not in self.index:
+            return None
+        e = self.index[raw]
+        sha = getattr(e, "sha", None)
+        if sha is None:  # a conflicted entry
+            return Entry(sha="", mode=0, size=0, mtime_s=0, mtime_ns=0, stage=1)
+        mtime = e.mtime if isinstance(e.mtime, tuple) else (int(e.mtime), 0)
+        return Entry(
+            sha=sha.decode("ascii"),
+            mode=e.mode,
+            size=e.size,
+            mtime_s=mtime[0],
+            mtime_ns=mtime[1],
+            stage=0,
+        )
+
+    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
+        self.index[path.encode("utf-8")] = index_entry_from_stat(st, sha_hex.encode(), FILE_MODE)
+
+    def remove(self, path: str) -> None:
+        raw = path.encode("utf-8")
+        if raw in self.index:
+            del self.index[raw]
+
+    def write(self) -> None:
+        self.index.write()
 
 
 def _prune_empty_dirs(folder: Path, root: Path) -> None:
