@@ -806,13 +806,35 @@ class Store:
             safe = [
                 p
                 for p in record.get("paths", [])
-                if self._path_state(index, p, self._blob_at(old_tree, p))
-                in ("clean", "deleted", "untracked")
-                or self._path_state(index, p, self._blob_at(tree, p)) == "clean"
+                if self._recoverable(index, p, self._blob_at(old_tree, p), self._blob_at(tree, p))
             ]
             self._sync_paths(safe, tree, index)
         self._clear_journal()
         return True
+
+    def _recoverable(
+        self, index: _Index, path: str, old_blob: bytes | None, new_blob: bytes | None
+    ) -> bool:
+        """Did only our interrupted sync touch ``path``? Index and file each hold old or new.
+
+        A killed sync can leave any mix (file new and index old, file gone and index old, ...);
+        anything else (content matching neither) is the user's, and is left alone.
+        """
+        assert self.path is not None
+        entry = index.get(path)
+        if entry is not None and entry.stage != 0:
+            return False
+        staged = entry.sha.encode("ascii") if entry is not None else None
+        if staged not in (old_blob, new_blob):
+            return False
+        full = self.path / path
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return old_blob is None or new_blob is None
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        return Blob.from_string(full.read_bytes()).id in (old_blob, new_blob)
 
     def dirty_paths(self, paths: Iterable[str]) -> list[str]:
         """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""
