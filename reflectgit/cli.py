@@ -19,7 +19,13 @@ import typer
 
 from reflectgit import __version__
 from reflectgit.config import Config
-from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, UsageError
+from reflectgit.errors import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    NotFoundError,
+    ReflectGitError,
+    UsageError,
+)
 
 app = typer.Typer(
     add_completion=False,
@@ -103,6 +109,46 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
 # ============================================================================ knowledge base
 # (init, add, update, confirm, archive, restore, forget, supersede, undo, list, show, log,
 #  import, export, status)
+
+
+@app.command("init")
+def init_command(
+    ctx: typer.Context,
+    path: str | None = typer.Argument(
+        None, help="Where the KB lives (default: --kb or ~/.learnings)."
+    ),
+    team_remote: str | None = typer.Option(None, "--team-remote", help="The team KB's git URL."),
+    no_pre_commit: bool = typer.Option(
+        False, "--no-pre-commit", help="Do not write .pre-commit-config.yaml."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Add the layout to a non-empty folder that is not a KB."
+    ),
+) -> None:
+    """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    from reflectgit.config import environ, resolve_kb_path
+    from reflectgit.layout import InitOptions, init
+
+    env = environ()
+    # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
+    kb = resolve_kb_path(path or globals_of(ctx).kb, env)
+    options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
+    result = init(kb, options, env=env)
+    if result.commit:
+        verb = "Created" if result.created else "Adopted"
+        lines = [f"{verb} the knowledge base in {result.kb} (commit {result.commit[:12]})"]
+        lines += [f"  wrote {p}" for p in result.written]
+    else:
+        lines = [f"{result.kb} is already a reflect-git knowledge base: nothing to change"]
+    lines += [
+        f"  left {p} alone: it exists but is not committed (commit it yourself)"
+        for p in result.left_untracked
+    ]
+    if result.commit and options.pre_commit:
+        lines.append(
+            f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"
+        )
+    emit(ctx, result.to_dict(), lines)
 
 
 def _open_kb(ctx: typer.Context) -> Any:
@@ -478,6 +524,77 @@ def status_cmd(ctx: typer.Context) -> None:
 
 # ============================================================================ validation
 # (validate, check)
+
+
+def _report_format(ctx: typer.Context, fmt: str) -> str:
+    from reflectgit.report import FORMATS
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
+    return "json" if globals_of(ctx).json else fmt
+
+
+def _print_problems(ctx: typer.Context, lines: Sequence[str], summary_line: str) -> None:
+    for line in lines:
+        typer.echo(line)
+    note_line(ctx, summary_line)
+
+
+def _kb_folder(ctx: typer.Context) -> Path:
+    kb = globals_of(ctx).config().kb
+    if not kb.is_dir():
+        raise NotFoundError(
+            f"no knowledge base at {kb}",
+            hint="pass files or folders, point --kb at the KB, or run `reflect-git init`",
+        )
+    return kb
+
+
+@app.command("validate")
+def validate_command(
+    ctx: typer.Context,
+    paths: list[str] | None = typer.Argument(  # noqa: B008
+        None, help="Notes, sidecars or folders (default: the KB's documents/ and archived/)."
+    ),
+    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Sidecars also need document_id, extracted_at, known endpoints."
+    ),
+) -> None:
+    """Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails."""
+    from reflectgit import report, validation
+    from reflectgit.config import ARCHIVED, DOCUMENTS
+
+    fmt = _report_format(ctx, fmt)
+    if paths:
+        targets = validation.collect(paths)
+    else:
+        kb = _kb_folder(ctx)
+        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
+        targets = validation.collect(folders, base=kb)
+    run = validation.validate_targets(targets, strict=strict)
+    checked = len(run.checked)
+    lines = report.render(run.problems, fmt, checked)
+    _print_problems(ctx, lines, report.summary(run.problems, checked))
+    if not run.ok:
+        raise typer.Exit(1)
+
+
+@app.command("check")
+def check_command(
+    ctx: typer.Context,
+    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+) -> None:
+    """Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout."""
+    from reflectgit import checks, report
+
+    fmt = _report_format(ctx, fmt)
+    kb = _kb_folder(ctx)
+    run = checks.check_worktree(kb)
+    lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
+    _print_problems(ctx, lines, report.summary(run.problems, run.notes, noun="note"))
+    if not run.ok:
+        raise typer.Exit(1)
 
 
 # ============================================================================ team routing

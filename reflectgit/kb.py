@@ -9,7 +9,6 @@ result object. Nothing here prints, exits or reads the environment.
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import io
 import os
 import re
@@ -19,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectgit import messages
+from reflectgit import messages, schema
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, REVIEW_QUEUE
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.note import (
-    RANKING_FIELDS,
     Note,
+    Sidecar,
     is_safe_id,
     load_yaml,
     new_id,
@@ -184,108 +183,22 @@ class Located:
 
 def note_problems(note: Note, path: str) -> list[str]:
     """Validation problems of a parsed note as ``path:line:col: field: message`` strings."""
-    schema = _schema()
-    if schema is None:  # pragma: no cover - schema lands with the foundation branch
-        return _fallback_note_problems(note, path)
     return [_problem_text(p) for p in schema.validate_note(note, path)]
 
 
 def sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:
     """Validation problems of sidecar data."""
-    sidecar = parse_sidecar(render_sidecar(_sidecar_obj(data)), path)
-    schema = _schema()
-    if schema is None:  # pragma: no cover
-        return _fallback_sidecar_problems(sidecar.data, path)
+    sidecar = parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
     return [_problem_text(p) for p in schema.validate_sidecar(sidecar, path)]
 
 
-def _schema() -> Any:
-    try:
-        return importlib.import_module("reflectgit.schema")
-    except ImportError:  # pragma: no cover
-        return None
-
-
-def _problem_text(problem: Any) -> str:
+def _problem_text(problem: schema.Problem) -> str:
     where = f"{problem.file}:{problem.line}:{problem.column}"
     return (
         f"{where}: {problem.field}: {problem.message}"
         if problem.field
         else (f"{where}: {problem.message}")
     )
-
-
-def _sidecar_obj(data: Mapping[str, Any]) -> Any:
-    from reflectgit.note import Sidecar
-
-    return Sidecar(dict(data))
-
-
-_ISO_DATE = re.compile(
-    r"^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$"
-)
-_ENTITY_TYPES = {
-    "technology", "error", "pattern", "function", "concept", "tool", "artifact", "code",
-    "config", "service", "platform", "framework", "library",
-}  # fmt: skip
-_RELATION_TYPES = {
-    "caused_by", "causes", "enables", "prevents", "contradicts", "supersedes", "part_of",
-    "uses", "solves", "requires", "relates_to", "implements", "configures", "triggers",
-}  # fmt: skip
-
-
-def _is_iso(value: Any) -> bool:
-    if isinstance(value, dt.date):
-        return True
-    return isinstance(value, str) and bool(_ISO_DATE.match(value))
-
-
-def _fallback_note_problems(note: Note, path: str) -> list[str]:  # pragma: no cover
-    """The schema's essential rules, used only until ``reflectgit.schema`` is available."""
-    fm = note.frontmatter
-    out: list[str] = []
-    title = fm.get("title")
-    if not isinstance(title, str) or not title.strip():
-        out.append(f"{path}: title: a non-empty title is required")
-    if not _is_iso(fm.get("created")):
-        out.append(f"{path}: created: must be an ISO date or timestamp")
-    if fm.get("confidence") not in ("high", "medium", "low"):
-        out.append(f"{path}: confidence: must be high, medium or low")
-    num = fm.get("confidence_num")
-    if num is not None and (not isinstance(num, (int, float)) or not 0 <= num <= 1):
-        out.append(f"{path}: confidence_num: must be a number from 0 to 1")
-    tags = fm.get("tags")
-    if tags is not None and (not isinstance(tags, list) or len(set(map(str, tags))) != len(tags)):
-        out.append(f"{path}: tags: must be a list of unique strings")
-    for edge in fm.get("causal_relations") or []:
-        if not isinstance(edge, dict) or edge.get("type") not in _RELATION_TYPES:
-            out.append(f"{path}: causal_relations: unknown relationship type")
-    for key in RANKING_FIELDS:
-        if key in fm:
-            out.append(f"{path}: {key}: ranking fields live in the state directory (rule S9)")
-    if "id" in fm and not is_safe_id(fm["id"]):
-        out.append(f"{path}: id: not a safe file name")
-    return out
-
-
-def _fallback_sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:  # pragma: no cover
-    out: list[str] = []
-    for entity in data.get("entities") or []:
-        if not isinstance(entity, dict) or entity.get("type") not in _ENTITY_TYPES:
-            out.append(f"{path}: entities: unknown entity type")
-    for edge in data.get("relationships") or []:
-        if not isinstance(edge, dict) or "source" not in edge or "target" not in edge:
-            out.append(f"{path}: relationships: source and target are required")
-            continue
-        if edge.get("type") not in _RELATION_TYPES:
-            out.append(f"{path}: relationships: unknown relationship type")
-        strength = edge.get("strength")
-        if strength is not None and (not isinstance(strength, int) or not 1 <= strength <= 10):
-            out.append(f"{path}: relationships: strength must be 1 to 10")
-        start, end = edge.get("tvalid"), edge.get("tvalid_end")
-        if start is not None and end is not None and str(end) < str(start):
-            out.append(f"{path}: relationships: tvalid_end is before tvalid")
-    return out
 
 
 def check_note(note: Note, path: str) -> None:
@@ -1119,7 +1032,7 @@ def _assign(mapping: dict[str, Any], parts: list[str], value: Any) -> None:
 def _render_side(data: Mapping[str, Any], ident: str) -> bytes:
     side = dict(data)
     side["document_id"] = ident
-    return render_sidecar(_sidecar_obj(side))
+    return render_sidecar(Sidecar(side))
 
 
 def _same_note(existing: bytes, incoming: Note, ident: str, created_defaulted: bool) -> bool:

@@ -470,7 +470,7 @@ def test_import_skips_invalid_and_duplicate_notes_and_says_why(rg, kb, tmp_path)
     assert doc["imported"] == 1
     reasons = {s["path"]: s["reason"] for s in doc["skipped"]}
     assert set(reasons) == {"bad.md", "sub/good.md"}
-    assert "created" in reasons["bad.md"]
+    assert "is required" in reasons["bad.md"]
     assert "appears twice" in reasons["sub/good.md"]
     text = rg("import", str(src))
     assert "skipped 3" in text.out and "bad.md" in text.out
