@@ -46,6 +46,7 @@ TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
 LOCK_NAME = "reflect-git.lock"
 JOURNAL_NAME = "reflect-git-sync.json"
+WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the lock
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
@@ -441,8 +442,7 @@ class Store:
         """
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
-        with self.lock():
-            self.recover()
+        with self.lock(), self._writing():
             target = branch or self.current_branch()
             if target is None:
                 raise ConflictError(
@@ -494,7 +494,7 @@ class Store:
         """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
         ref = b"refs/heads/" + branch.encode("utf-8")
         old = expected_old.encode("ascii") if expected_old else None
-        with self.lock():
+        with self.lock(), self._writing():
             if new is None:
                 ok = self.repo.refs.remove_if_equals(ref, old)
             else:
@@ -737,6 +737,50 @@ class Store:
         with contextlib.suppress(FileNotFoundError):
             self._journal().unlink()
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Mark a write in progress (under the lock): a marker left behind means the writer died."""
+        marker = self.git_dir / WRITER_NAME
+        if marker.exists():
+            self._clear_crash_debris(marker)
+        self.recover()
+        marker.write_text(str(os.getpid()), encoding="ascii")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                marker.unlink()
+
+    def _clear_crash_debris(self, marker: Path) -> None:
+        """Remove what a writer killed mid-commit left: git lock files and temporary files.
+
+        We hold the KB lock and the marker says the previous holder died inside its write, so
+        a ``.lock`` file it could have created (a ref, the index) is stale; left alone it would
+        block git and us forever. Its half-written objects are temporary files, never objects.
+        """
+        try:
+            pid = marker.read_text(encoding="ascii").strip()
+        except OSError:
+            pid = ""
+        stale = [self.git_dir / "index.lock", self.common_dir / "packed-refs.lock"]
+        stale += list((self.common_dir / "refs").rglob("*.lock"))
+        if pid.isdigit():
+            stale += list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
+        for path in stale:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
+        if self.path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                record = json.loads(self._journal().read_text(encoding="utf-8"))
+                for rel in record.get("paths", []):
+                    full = self.path / rel
+                    with contextlib.suppress(OSError):
+                        (full.parent / f".{full.name}.reflect-git-tmp").unlink()
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()
+
     def recover(self) -> bool:
         """Finish a work-tree sync that a killed process left half done. Call under the lock."""
         path = self._journal()
@@ -762,13 +806,35 @@ class Store:
             safe = [
                 p
                 for p in record.get("paths", [])
-                if self._path_state(index, p, self._blob_at(old_tree, p))
-                in ("clean", "deleted", "untracked")
-                or self._path_state(index, p, self._blob_at(tree, p)) == "clean"
+                if self._recoverable(index, p, self._blob_at(old_tree, p), self._blob_at(tree, p))
             ]
             self._sync_paths(safe, tree, index)
         self._clear_journal()
         return True
+
+    def _recoverable(
+        self, index: _Index, path: str, old_blob: bytes | None, new_blob: bytes | None
+    ) -> bool:
+        """Did only our interrupted sync touch ``path``? Index and file each hold old or new.
+
+        A killed sync can leave any mix (file new and index old, file gone and index old, ...);
+        anything else (content matching neither) is the user's, and is left alone.
+        """
+        assert self.path is not None
+        entry = index.get(path)
+        if entry is not None and entry.stage != 0:
+            return False
+        staged = entry.sha.encode("ascii") if entry is not None else None
+        if staged not in (old_blob, new_blob):
+            return False
+        full = self.path / path
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return old_blob is None or new_blob is None
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        return Blob.from_string(full.read_bytes()).id in (old_blob, new_blob)
 
     def dirty_paths(self, paths: Iterable[str]) -> list[str]:
         """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""

@@ -1,1 +1,1 @@
-"""Lean entry points that git, pre-commit and agent harnesses call. Import little; never block."""
+"""Tiny entry points that git, pre-commit and agent harnesses call. They import the minimum."""

@@ -1,0 +1,48 @@
+"""``reflect-git-validate``: the pre-commit hook that validates the notes and sidecars it is given.
+
+Imports only what validation needs (no typer, no rich, no git library), because pre-commit
+starts it on every commit. Exit 0 when every file is valid, 1 when any is not, 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from reflectgit.errors import ReflectGitError
+from reflectgit.report import FORMATS, render, summary
+from reflectgit.validation import collect, validate_targets
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Validate the given files and folders; print problems as ``path:line:col: field: message``."""
+    parser = argparse.ArgumentParser(
+        prog="reflect-git-validate",
+        description="Validate reflect-git notes (*.md) and sidecars (*.entities.yaml).",
+    )
+    parser.add_argument(
+        "paths", nargs="*", help="notes, sidecars or folders (default: documents archived)"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", dest="fmt")
+    parser.add_argument("--strict", action="store_true", help="also require sidecar provenance")
+    args = parser.parse_args(argv)
+    paths = args.paths or [p for p in ("documents", "archived") if os.path.isdir(p)]
+    try:
+        targets = collect(paths)
+    except ReflectGitError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        return exc.exit_code
+    run = validate_targets(targets, strict=args.strict)
+    for line in render(run.problems, args.fmt, len(run.checked)):
+        print(line)
+    if args.fmt == "text" and run.problems:
+        print(summary(run.problems, len(run.checked)), file=sys.stderr)
+    return 0 if run.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
