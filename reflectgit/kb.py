@@ -1168,7 +1168,7 @@ def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
 
 def _index_freshness(kb: KnowledgeBase) -> str:
     try:
-        from reflectgit import search as search_mod  # type: ignore[attr-defined]
+        from reflectgit import search as search_mod
     except ImportError:
         return "n/a"
     fresh = getattr(search_mod, "freshness", None)

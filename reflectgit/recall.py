@@ -4,8 +4,8 @@ The project is described by what the caller passes in (the working directory's r
 name, branch and recently touched files; never read implicitly here), matched against each
 note's text, ``scope``, ``project``, tags and entities through the search index, and weighted by
 confidence and proof count. The result fits a character budget and renders as plain text or as
-the JSON a Claude Code SessionStart hook prints. Each recall bumps the S9 ranking counters in
-the state directory; the notes themselves never change.
+the JSON a Claude Code SessionStart hook prints. Each recall bumps the S9 ranking counters
+(``reflectgit.ranking``, in the state directory); the notes themselves never change.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import re
 import sqlite3
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay small
 RECENT_COMMITS = 10
 MAX_TERMS = 40
-COUNTERS_NAME = "ranking.sqlite3"
 FORMATS = ("text", "claude")
 
 # File kinds that say which tools a project uses, so notes tagged with the tool come back.
@@ -122,73 +121,6 @@ def project_context(cwd: Path, project: str | None = None) -> ProjectContext:
     files.extend(line.strip() for line in recent.splitlines() if line.strip())
     unique = list(dict.fromkeys(files))[:50]
     return ProjectContext(name=name, branch=branch, files=unique, root=root)
-
-
-# --------------------------------------------------------------------------- counters
-
-
-class Counters:
-    """S9 ranking counters (recall_count, last_recalled_at, ...) in the state directory.
-
-    They change on every query, so they never go into a note (that would dirty git and make
-    teammates' merges conflict).
-    """
-
-    FIELDS = ("recall_count", "helpful_count", "ignored_count", "stale_count")
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-        try:
-            self._create()
-        except sqlite3.DatabaseError:
-            # Counters are soft state; an unreadable file starts over rather than failing recall.
-            self.conn.close()
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                with contextlib.suppress(FileNotFoundError):
-                    Path(str(path) + suffix).unlink()
-            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            self._create()
-
-    def _create(self) -> None:
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS counters (id TEXT PRIMARY KEY,"
-            " importance REAL, maturity TEXT, recall_count INTEGER NOT NULL DEFAULT 0,"
-            " helpful_count INTEGER NOT NULL DEFAULT 0, ignored_count INTEGER NOT NULL DEFAULT 0,"
-            " stale_count INTEGER NOT NULL DEFAULT 0, last_recalled_at TEXT)"
-        )
-
-    def record_recall(self, ids: Iterable[str], when: dt.datetime) -> None:
-        stamp = when.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            for note_id in ids:
-                self.conn.execute(
-                    "INSERT INTO counters (id, recall_count, last_recalled_at) VALUES (?, 1, ?)"
-                    " ON CONFLICT(id) DO UPDATE SET recall_count = recall_count + 1,"
-                    " last_recalled_at = excluded.last_recalled_at",
-                    (note_id, stamp),
-                )
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
-
-    def get(self, note_id: str) -> dict[str, Any]:
-        cur = self.conn.execute("SELECT * FROM counters WHERE id = ?", (note_id,))
-        row = cur.fetchone()
-        if row is None:
-            return {}
-        return dict(zip([c[0] for c in cur.description], row, strict=True))
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self) -> Counters:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # --------------------------------------------------------------------------- recall
@@ -405,11 +337,24 @@ def recall(
                 result.notes.pop()
             break
     if record and result.notes:
-        with Counters(state_dir / COUNTERS_NAME) as counters:
-            counters.record_recall(
-                [n.id for n in result.notes], now or dt.datetime.now(dt.timezone.utc)
-            )
+        _record([n.id for n in result.notes], state_dir, now)
     return result
+
+
+def _record(ids: Sequence[str], state_dir: Path, now: dt.datetime | None) -> None:
+    """Count the recall in the S9 ranking counters (the state directory, never the notes)."""
+    from reflectgit.ranking import DB_NAME, Ranking
+
+    when = now or dt.datetime.now(dt.timezone.utc)
+    try:
+        Ranking(state_dir).record_recall(ids, when)
+    except sqlite3.DatabaseError:
+        # Counters are soft state: an unreadable file starts over rather than failing a
+        # session start.
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                (state_dir / (DB_NAME + suffix)).unlink()
+        Ranking(state_dir).record_recall(ids, when)
 
 
 def render(result: RecallResult, fmt: str) -> str:
@@ -419,9 +364,3 @@ def render(result: RecallResult, fmt: str) -> str:
     if fmt == "text":
         return result.text()
     raise UsageError(f"unknown format {fmt!r}", hint="use one of: " + ", ".join(FORMATS))
-
-
-def recall_counts(state_dir: Path, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Current counters for some notes (for tests and ``status``)."""
-    with Counters(state_dir / COUNTERS_NAME) as counters:
-        return {i: counters.get(i) for i in ids}

@@ -914,8 +914,13 @@ def index_path(state_dir: Path) -> Path:
     return state_dir / INDEX_NAME
 
 
-def freshness(kb: Path, state_dir: Path) -> str:
-    """``fresh``, ``behind`` (HEAD moved since the last refresh) or ``missing``, for ``status``."""
+def freshness(kb: Path | Store, state_dir: Path) -> str:
+    """``fresh``, ``behind`` (HEAD moved since the last refresh) or ``missing``, for ``status``.
+
+    ``kb`` is the KB's path or an open ``Store``.
+    """
+    if not isinstance(kb, Path):
+        kb = kb.path or kb.git_dir
     path = index_path(state_dir)
     if not path.exists():
         return "missing"

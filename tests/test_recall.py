@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.recall import ProjectContext, project_context, recall, recall_counts
+from reflectgit.ranking import Ranking
+from reflectgit.recall import ProjectContext, project_context, recall
 from reflectgit.store import Store, write
 from tests.conftest import git, run_cli_proc
 from tests.fixtures_search import corpus_kb, note_text  # noqa: F401
@@ -116,8 +117,8 @@ def test_recall_updates_counters_but_never_the_notes(
     ids = [n["id"] for n in first.json()["notes"]]
     assert len(ids) == 2
     cli("--kb", str(corpus_kb), "--json", "recall", "--limit", "2")
-    counts = recall_counts(corpus_kb / ".git" / "reflect-git", ids)
-    assert all(counts[i]["recall_count"] == 2 and counts[i]["last_recalled_at"] for i in ids)
+    counts = Ranking(corpus_kb / ".git" / "reflect-git").many(ids)
+    assert all(counts[i].recall_count == 2 and counts[i].last_recalled_at for i in ids)
     assert git("status", "--porcelain", "--ignored", cwd=corpus_kb) == ""
     assert git("rev-parse", "HEAD", cwd=corpus_kb) == head
     assert git("rev-list", "--count", "--all", cwd=corpus_kb) == count
@@ -130,7 +131,7 @@ def test_a_damaged_counters_file_starts_over(corpus_kb: Path, project: Path) -> 
     state.mkdir(parents=True, exist_ok=True)
     (state / "ranking.sqlite3").write_bytes(b"garbage" * 500)
     result = recall(corpus_kb, state, project, limit=1)
-    assert recall_counts(state, [result.notes[0].id])[result.notes[0].id]["recall_count"] == 1
+    assert Ranking(state).counters(result.notes[0].id).recall_count == 1
     with sqlite3.connect(state / "ranking.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM counters").fetchone()[0] == 1
 
