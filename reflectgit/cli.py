@@ -685,15 +685,22 @@ def recall_cmd(
     size = (
         budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
     )
-    result = recall(
-        cfg.kb,
-        cfg.state_dir,
-        Path.cwd(),
-        project=project,
-        limit=limit,
-        budget=size,
-        env=cfg.env,
-    )
+    try:
+        result = recall(
+            cfg.kb,
+            cfg.state_dir,
+            Path.cwd(),
+            project=project,
+            limit=limit,
+            budget=size,
+            env=cfg.env,
+        )
+    except ReflectGitError as exc:
+        if fmt != "claude":
+            raise
+        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
+        typer.echo(f"reflect-git recall: {exc.message}", err=True)
+        return
     if fmt == "claude" and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         sys.stdout.write(render(result, fmt) + "\n")

@@ -157,3 +157,14 @@ def test_an_empty_kb_still_gives_valid_json(
     assert res.code == 0, res
     context = json.loads(res.out)["hookSpecificOutput"]["additionalContext"]
     assert "no notes" in context
+
+
+def test_as_a_hook_a_missing_kb_never_fails_the_session(tmp_path: Path, project: Path) -> None:
+    proc = run_cli_proc(
+        "recall", "--format", "claude", cwd=project, env={"REFLECT_GIT_KB": str(tmp_path / "none")}
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+    assert "not a git repository" in proc.stderr
+    text = run_cli_proc("recall", cwd=project, env={"REFLECT_GIT_KB": str(tmp_path / "none")})
+    assert text.returncode == 1
