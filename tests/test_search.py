@@ -310,7 +310,7 @@ def test_at_a_date_means_the_last_commit_at_or_before_it(tmp_path: Path) -> None
             cwd=kb,
             check=True,
             env={
-                **__import__("os").environ,
+                **os.environ,
                 "GIT_COMMITTER_DATE": env_date,
                 "GIT_AUTHOR_DATE": env_date,
             },
