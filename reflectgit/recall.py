@@ -230,10 +230,7 @@ def rank(
         if query:
             relevance = index.relevance(query)
     conn = index.conn
-    live = (
-        "state = 'live' AND NOT EXISTS (SELECT 1 FROM docs x WHERE x.id = docs.id"
-        " AND x.state IN ('archived', 'forgotten'))"
-    )
+    live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
     # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
     rowids = set(relevance)
@@ -251,14 +248,11 @@ def rank(
             f"SELECT rowid FROM docs WHERE {live} ORDER BY weight DESC LIMIT 50"
         )
     )
-    retired = {
-        i for (i,) in conn.execute("SELECT id FROM docs WHERE state IN ('archived', 'forgotten')")
-    }
     term_set = set(terms)
     top = max(relevance.values(), default=0.0) or 1.0
     scored: list[tuple[float, dict[str, Any], list[str]]] = []
     for doc in index.documents(sorted(rowids)):
-        if doc["state"] != "live" or doc["id"] in retired:
+        if doc["state"] != "live" or doc["hidden"]:
             continue
         reasons: list[str] = []
         affinity = 0.0

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.store import Store
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS docs (
     tags TEXT NOT NULL,
     entities TEXT NOT NULL,
     summary TEXT NOT NULL,
-    updated TEXT
+    updated TEXT,
+    hidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE TABLE IF NOT EXISTS doc_tags (doc INTEGER NOT NULL, tag TEXT NOT NULL);
@@ -197,7 +198,8 @@ def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | N
     if not words:
         return None
     parts = ['"' + w.replace('"', '""') + '"' for w in words]
-    if prefix_last and _WORD.search(words[-1][-1]):
+    # A prefix of one or two letters would expand to half the vocabulary.
+    if prefix_last and _WORD.search(words[-1][-1]) and len(words[-1]) >= 3:
         parts[-1] += "*"
     return (" OR " if mode == "or" else " ").join(parts)
 
@@ -664,6 +666,7 @@ class Index:
         notes = [p for p in files if p.endswith(".md")]
         for path in sorted(notes):
             self._insert(store, path, files[path], files.get(sidecar_path_of(path)))
+        self._mark_hidden(None)
         return len(notes)
 
     def _apply(self, store: Store, changes: Iterable[tuple[str, str | None, str | None]]) -> int:
@@ -674,20 +677,35 @@ class Index:
             else:
                 self.conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, new))
             affected.add(note_path_of(path))
+        touched: set[str] = set()
         for note_path in sorted(affected):
-            self._delete(note_path)
+            touched.update(self._delete(note_path))
             blob = _one(self.conn, "SELECT blob FROM files WHERE path = ?", note_path)
             if blob is not None:
                 sidecar = _one(
                     self.conn, "SELECT blob FROM files WHERE path = ?", sidecar_path_of(note_path)
                 )
-                self._insert(store, note_path, blob, sidecar)
+                touched.add(self._insert(store, note_path, blob, sidecar))
+        self._mark_hidden(touched)
         return len(affected)
 
-    def _delete(self, note_path: str) -> None:
-        row = self.conn.execute("SELECT rowid FROM docs WHERE path = ?", (note_path,)).fetchone()
+    def _mark_hidden(self, ids: set[str] | None) -> None:
+        """A live note whose id also sits in archived/ or .forgotten/ is hidden, as recall did."""
+        sql = (
+            "UPDATE docs SET hidden = EXISTS (SELECT 1 FROM docs x WHERE x.id = docs.id"
+            " AND x.state IN ('archived', 'forgotten'))"
+        )
+        if ids is None:
+            self.conn.execute(sql)
+        else:
+            self.conn.executemany(sql + " WHERE id = ?", [(i,) for i in ids])
+
+    def _delete(self, note_path: str) -> list[str]:
+        row = self.conn.execute(
+            "SELECT rowid, id FROM docs WHERE path = ?", (note_path,)
+        ).fetchone()
         if row is None:
-            return
+            return []
         doc = row[0]
         self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc,))
         self.conn.execute(
@@ -696,11 +714,14 @@ class Index:
         self.conn.execute("DELETE FROM edges WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM doc_tags WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM docs WHERE rowid = ?", (doc,))
+        return [row[1]]
 
-    def _insert(self, store: Store, path: str, blob: str, sidecar_blob: str | None) -> None:
+    def _insert(self, store: Store, path: str, blob: str, sidecar_blob: str | None) -> str:
         data = store.read_blob(blob)
         sidecar = store.read_blob(sidecar_blob) if sidecar_blob else None
-        self.add_document(document_from(path, data, sidecar))
+        doc = document_from(path, data, sidecar)
+        self.add_document(doc)
+        return doc.id
 
     def add_document(self, doc: Document) -> None:
         """Insert one document (callers hold a write transaction or use an in-memory index)."""
@@ -775,47 +796,56 @@ class Index:
         start: str,
         end: str,
     ) -> list[Hit]:
-        weights = ", ".join(str(w) for w in WEIGHTS)
+        # Two cheap queries instead of one big union: the notes' own text, ordered and cut by
+        # SQLite, and the (few) edges valid at the date, merged in Python. Taking ``limit`` plus
+        # the number of edge-matched notes from the first keeps the merged top ``limit`` exact.
         where = []
-        params: list[Any] = [match, match, end, start]
+        filters: list[Any] = []
         if not include_all:
-            where.append(
-                "d.state = 'live' AND NOT EXISTS (SELECT 1 FROM docs x WHERE x.id = d.id"
-                " AND x.state IN ('archived', 'forgotten'))"
-            )
+            where.append("d.state = 'live' AND d.hidden = 0")
         if tag:
             where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
-            params.append(tag.strip().lower())
+            filters.append(tag.strip().lower())
         if confidence:
             where.append("d.tier = ?")
-            params.append(confidence)
-        params.append(limit)
-        sql = f"""
-            WITH n AS MATERIALIZED (SELECT rowid AS doc, bm25(fts, {weights}) AS b FROM fts WHERE fts MATCH ?),
-            ev AS MATERIALIZED (
-                SELECT ed.doc AS doc, bm25(edge_fts) AS b
-                FROM edge_fts JOIN edges ed ON ed.rowid = edge_fts.rowid
-                WHERE edge_fts MATCH ?
-                  AND (ed.vstart IS NULL OR ed.vstart <= ?)
-                  AND (ed.vend IS NULL OR ed.vend >= ?)
-            ),
-            e AS (SELECT doc, min(b) AS b FROM ev GROUP BY doc),
-            m AS (
-                SELECT doc, sum(nb) AS nb, sum(eb) AS eb FROM (
-                    SELECT doc, b AS nb, 0.0 AS eb FROM n
-                    UNION ALL SELECT doc, 0.0, b * {EDGE_WEIGHT} FROM e
-                ) GROUP BY doc
+            filters.append(confidence)
+        cond = "".join(" AND " + w for w in where)
+        cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
+        edge_rows = self.conn.execute(
+            f"SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
+            f" FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
+            f" AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
+            f" LIMIT -1) AS ed JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc",
+            (match, end, start, *filters),
+        ).fetchall()
+        edge_b = {doc: b * EDGE_WEIGHT for doc, b in edge_rows}
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        rows = {
+            r[0]: r
+            for r in self.conn.execute(
+                f"SELECT {cols}, bm25(fts, {weights}) AS b FROM fts JOIN docs d ON d.rowid = fts.rowid"
+                f" WHERE fts MATCH ?{cond} ORDER BY b * d.weight, d.id LIMIT ?",
+                (match, *filters, limit + len(edge_b)),
             )
-            SELECT d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs,
-                   d.weight, m.nb, m.eb
-            FROM m JOIN docs d ON d.rowid = m.doc
-            {"WHERE " + " AND ".join(where) if where else ""}
-            ORDER BY (m.nb + m.eb) * d.weight, d.id
-            LIMIT ?
-        """
+        }
+        missing = [doc for doc in edge_b if doc not in rows]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for r in self.conn.execute(
+                f"SELECT {cols}, 0.0 FROM docs d WHERE d.rowid IN ({marks})", missing
+            ):
+                rows[r[0]] = r
+            # Their own text may match too, just not well enough to make the first cut.
+            for rowid, b in self.conn.execute(
+                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?"
+                f" AND rowid IN ({marks})",
+                (match, *missing),
+            ):
+                rows[rowid] = (*rows[rowid][:-1], b)
         hits = []
-        for row in self.conn.execute(sql, params):
-            rowid, note_id, title, tier, state, path, conf, proofs, weight, nb, eb = row
+        for row in rows.values():
+            rowid, note_id, title, tier, state, path, conf, proofs, weight, nb = row
+            eb = edge_b.get(rowid, 0.0)
             hit = Hit(
                 id=note_id,
                 title=title,
@@ -831,7 +861,8 @@ class Index:
             )
             hit._rowid = rowid  # type: ignore[attr-defined]
             hits.append(hit)
-        return hits
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits[:limit]
 
     def _decorate(self, hits: list[Hit], match: str, explain: bool) -> None:
         if not hits:
@@ -866,7 +897,7 @@ class Index:
     def documents(self, rowids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Stored document rows (for recall), all or the given ones."""
         cols = "rowid, id, path, title, tier, confidence, proofs, weight, state, scope, project,"
-        cols += " tags, entities, summary, updated"
+        cols += " tags, entities, summary, updated, hidden"
         if rowids is None:
             cur = self.conn.execute(f"SELECT {cols} FROM docs")
         else:

@@ -116,7 +116,8 @@ def test_punctuation_only_query_is_a_usage_error(corpus_kb: Path, cli) -> None:
 
 def test_fts_query_quotes_words_and_prefixes_the_last() -> None:
     assert fts_query('pool "x" foo-bar') == '"pool" """x""" "foo-bar"*'
-    assert fts_query("a b", mode="or") == '"a" OR "b"*'
+    assert fts_query("ab cd", mode="or") == '"ab" OR "cd"'
+    assert fts_query("abc def", mode="or") == '"abc" OR "def"*'
     assert fts_query("!!") is None
 
 
