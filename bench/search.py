@@ -4,8 +4,8 @@ Run: .venv/bin/python bench/search.py [--sizes 10000,100000] [--keep DIR]
 
 For each size it generates a KB (fixed seed, one commit through `git fast-import`, then a
 checkout so `git grep` has a work tree), builds the index once, then times in one run:
-- whole-process `reflect-git search WORD` vs `git grep -i WORD` for the same words (median of
-  several runs each), and prints the ratio (goal: >= 5x faster at 100,000 notes);
+- whole-process `reflect-git search WORD` vs `git grep -i WORD` for the same words (best of
+  several runs each: a shared machine only adds time), and prints the ratio (goal: >= 5x at 100,000);
 - an incremental refresh after one changed note, in-process (goal: < 20 ms);
 - the index build time and size.
 """
@@ -156,6 +156,7 @@ def generate_kb(path: Path, count: int, seed: int = SEED) -> None:
 
 
 def _time_cmd(cmd: list[str], cwd: Path, env: dict[str, str], runs: int) -> tuple[float, str]:
+    """Best of ``runs`` wall-clock times (a shared machine only ever adds time), and stdout."""
     times = []
     out = ""
     for _ in range(runs):
@@ -165,7 +166,7 @@ def _time_cmd(cmd: list[str], cwd: Path, env: dict[str, str], runs: int) -> tupl
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{cmd} failed: {proc.stderr}")
         out = proc.stdout
-    return statistics.median(times), out
+    return min(times), out
 
 
 def bench_size(base: Path, count: int, runs: int) -> None:
@@ -184,7 +185,8 @@ def bench_size(base: Path, count: int, runs: int) -> None:
         index.refresh(store)
     build_s = time.perf_counter() - t0
     size_mb = sum(p.stat().st_size for p in state.glob("search.sqlite3*")) / 1e6
-    print(f"\n## {count:,} notes (generated in {gen_s:.1f}s)")
+    load = os.getloadavg()[0]
+    print(f"\n## {count:,} notes (generated in {gen_s:.1f}s; load average {load:.1f})")
     print(
         f"index build: {build_s:.1f}s, size {size_mb:.1f} MB ({size_mb * 1e6 / count:.0f} B/note)"
     )
@@ -211,7 +213,7 @@ def bench_size(base: Path, count: int, runs: int) -> None:
     # Incremental refresh after one changed note, in-process (the store write is not timed).
     timings = []
     with Index.open(state / "search.sqlite3") as index:
-        for k in range(5):
+        for k in range(7):
             path = f"documents/lrn-gen-{(k * 7919) % count:06d}.md"
             data = (store.read(path) or b"") + f"\nedited {k} quokka{k}\n".encode()
             store.commit([write(path, data)], f"bench: edit {k}")
@@ -223,7 +225,7 @@ def bench_size(base: Path, count: int, runs: int) -> None:
     med = statistics.median(timings) * 1000
     print(
         f"incremental refresh after one changed note: median {med:.1f} ms, "
-        f"max {max(timings) * 1000:.1f} ms (goal < 20 ms)"
+        f"best {min(timings) * 1000:.1f} ms, max {max(timings) * 1000:.1f} ms (goal < 20 ms)"
     )
     store.close()
 
@@ -231,7 +233,7 @@ def bench_size(base: Path, count: int, runs: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", help="generate into this folder and keep it")
     args = parser.parse_args(argv)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rg-bench-search-"))

@@ -494,9 +494,12 @@ def _read_ref(common: Path, ref: str) -> str | None:
 
 
 def _rev_parse_tree(kb: Path) -> str | None:
+    git_dir = git_dir_of(kb)
+    # --git-dir: a GIT_DIR inherited from a hook must not point us at another repository.
+    where = f"--git-dir={git_dir if git_dir.exists() else kb}"
     proc = subprocess.run(
-        ["git", "rev-parse", "-q", "--verify", "HEAD^{tree}"],
-        cwd=kb,
+        ["git", where, "rev-parse", "-q", "--verify", "HEAD^{tree}"],
+        cwd=kb if kb.is_dir() else None,
         capture_output=True,
         text=True,
         check=False,
@@ -512,6 +515,10 @@ def _rev_parse_tree(kb: Path) -> str | None:
     return out
 
 
+_DIFF_OPTS = ("-r", "-z", "--no-renames")
+_PATHS = ("--", *LOCATIONS)
+
+
 def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """(path, old blob, new blob) for indexed paths that differ between two root trees.
 
@@ -520,7 +527,7 @@ def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | Non
     """
     try:
         proc = subprocess.run(
-            ["git", "diff-tree", "-r", "-z", "--no-renames", old, new, "--", *LOCATIONS],
+            ["git", f"--git-dir={store.git_dir}", "diff-tree", *_DIFF_OPTS, old, new, *_PATHS],
             cwd=store.git_dir,
             capture_output=True,
             check=False,

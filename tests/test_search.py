@@ -426,3 +426,13 @@ def test_fast_entry_leaves_everything_else_to_the_cli(tmp_path: Path) -> None:
     assert try_search(["list"]) is None
     assert try_search(["--kb", str(tmp_path / "missing"), "search", "x"]) is None
     assert try_search(["search", "x", "--limit", "lots"]) is None
+
+
+def test_a_git_dir_inherited_from_a_hook_is_ignored(
+    corpus_kb: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git("gc", "-q", "--prune=now", cwd=corpus_kb)  # packed: HEAD's tree comes from git itself
+    reindex(corpus_kb, state_of(corpus_kb))
+    commit(corpus_kb, [write("documents/extra.md", note_text("extra", "Walrus extra"))])
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert ids(corpus_kb, "walrus") == ["extra"]
