@@ -721,10 +721,11 @@ def reindex_cmd(
 
     cfg = globals_of(ctx).config()
     result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env)
+    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
     if result.rebuilt:
-        text = f"index rebuilt: {result.changed} notes (tree {(result.tree or 'empty')[:12]})"
+        text = f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
     elif result.changed:
-        text = f"index updated: {result.changed} notes re-read (tree {(result.tree or '')[:12]})"
+        text = f"index updated: {notes} re-read (tree {(result.tree or '')[:12]})"
     else:
         text = f"index already fresh (tree {(result.tree or 'empty')[:12]})"
     emit(ctx, result.to_json, text)

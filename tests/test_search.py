@@ -239,7 +239,7 @@ def test_freshness_and_reindex(corpus_kb: Path, cli) -> None:
     commit(corpus_kb, [write("documents/extra.md", note_text("extra", "Extra"))])
     assert freshness(corpus_kb, state) == "behind"
     res = cli("--kb", str(corpus_kb), "reindex")
-    assert res.code == 0 and "1 notes re-read" in res.out
+    assert res.code == 0 and "index updated: 1 note re-read" in res.out
     assert freshness(corpus_kb, state) == "fresh"
     res = cli("--kb", str(corpus_kb), "--json", "reindex", "--force")
     assert res.json()["rebuilt"] is True and res.json()["changed"] == 37
@@ -436,3 +436,9 @@ def test_a_git_dir_inherited_from_a_hook_is_ignored(
     commit(corpus_kb, [write("documents/extra.md", note_text("extra", "Walrus extra"))])
     monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
     assert ids(corpus_kb, "walrus") == ["extra"]
+
+
+def test_a_note_that_does_not_parse_is_still_found_as_text(corpus_kb: Path) -> None:
+    broken = b"---\ntitle: [unclosed\n---\nThe gnocchi incident.\n"
+    commit(corpus_kb, [write("documents/broken-note.md", broken)])
+    assert ids(corpus_kb, "gnocchi") == ["broken-note"]
