@@ -611,6 +611,226 @@ def check_command(
 # ============================================================================ queue and drain
 # (queue add|list|failed|retry|purge, drain, cost)
 
+queue_app = typer.Typer(
+    help="The durable queue of transcripts waiting for the drain, and its dead letters.",
+    no_args_is_help=True,
+)
+app.add_typer(queue_app, name="queue")
+
+_JSON_HELP = "One JSON document on stdout (same as the global --json)."
+
+
+def _want_json(ctx: typer.Context, flag: bool) -> None:
+    if flag:
+        globals_of(ctx).json = True
+
+
+def _entry_line(entry: Any, now: float) -> str:
+    wait = ""
+    if entry.not_before and entry.not_before > now:
+        wait = f" wait={int(entry.not_before - now)}s"
+    session = f" session={entry.session_id}" if entry.session_id else ""
+    return (
+        f"{entry.id}  {entry.trigger:<12} retries={entry.retries}{wait}{session}  "
+        f"{entry.transcript_path}"
+    )
+
+
+@queue_app.command("add")
+def queue_add(
+    ctx: typer.Context,
+    transcript: str = typer.Argument(..., help="Path of the session transcript (.jsonl)."),
+    trigger: str = typer.Option("manual", "--trigger", help="What queued it (stop, idle, ...)."),
+    session: str | None = typer.Option(None, "--session", help="Session id (default: file stem)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Queue a transcript for the drain (a no-op when it is already queued)."""
+    import os
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    path = Path(os.path.expanduser(transcript)).absolute()
+    if not path.is_file():
+        fail(f"no transcript at {path}", hint="give the path of a session transcript file")
+    queue = open_queue(globals_of(ctx).config())
+    entry, created = queue.add(str(path), trigger, session or path.stem)
+    verb = "queued" if created else "already queued"
+    emit(
+        ctx,
+        {"id": entry.id, "created": created, "entry": entry.to_dict()},
+        f"{verb} {entry.id}  {_entry_line(entry, time.time()).split('  ', 1)[1]}",
+    )
+
+
+@queue_app.command("list")
+def queue_list(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Pending entries, front of the queue first, with retry and backoff state."""
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    entries = queue.list()
+    dead = queue.failed()
+    corrupt = queue.corrupt()
+    now = time.time()
+    lines = [_entry_line(e, now) for e in entries] or ["queue is empty"]
+    if dead:
+        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+    if corrupt:
+        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {queue.corrupt_dir}")
+    emit(
+        ctx,
+        {
+            "pending": [e.to_dict() for e in entries],
+            "dead_letters": len(dead),
+            "corrupt": [{"name": c.name, "reason": c.reason} for c in corrupt],
+        },
+        lines,
+    )
+
+
+@queue_app.command("failed")
+def queue_failed(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Dead letters: entries whose retries ran out or that poisoned the writer."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    dead = queue.failed()
+    lines = []
+    for e in dead:
+        lines.append(f"{e.id}  {e.dead_reason}  retries={e.retries}  {e.transcript_path}")
+        if e.last_error:
+            lines.append(f"    last error: {e.last_error}")
+    emit(ctx, [e.to_dict() for e in dead], lines or ["no dead letters"])
+
+
+@queue_app.command("retry")
+def queue_retry(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Put a dead letter (or a backed-off entry) back in the queue with its retries reset."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry = open_queue(globals_of(ctx).config()).retry(entry_id)
+    emit(ctx, {"id": entry.id, "entry": entry.to_dict()}, f"requeued {entry.id}")
+
+
+@queue_app.command("purge")
+def queue_purge(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Remove a dead letter (or a pending entry) for good."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry, dead = open_queue(globals_of(ctx).config()).purge(entry_id)
+    where = "dead letter" if dead else "pending entry"
+    emit(
+        ctx,
+        {"id": entry.id, "purged": where.replace(" ", "_")},
+        f"purged {where} {entry.id}",
+    )
+
+
+def _row_line(row: dict[str, Any]) -> str:
+    parts = [f"{row['entry_id']}  {row['outcome']:<24} entries={row['entries']}"]
+    if row.get("notes"):
+        parts.append(f"notes={','.join(row['notes'])}")
+    if row.get("confirmed"):
+        parts.append(f"confirmed={','.join(row['confirmed'])}")
+    if row.get("archived"):
+        parts.append(f"archived={','.join(row['archived'])}")
+    if row.get("dropped"):
+        parts.append(f"dropped={len(row['dropped'])}")
+    if row.get("cost_usd"):
+        parts.append(f"cost=${row['cost_usd']:.4f}")
+    if row.get("detail"):
+        parts.append(f"({row['detail']})")
+    return "  ".join(parts)
+
+
+@app.command("drain")
+def drain_cmd(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Say what would happen; call no model, write nothing durable."
+    ),
+    max_entries: int | None = typer.Option(
+        None, "--max", help="Entries this run (default REFLECT_DRAIN_MAX, 3)."
+    ),
+    writer: str | None = typer.Option(
+        None, "--writer", help="extract (one model call) or heuristic (no model)."
+    ),
+    background: bool = typer.Option(
+        False, "--background", help="Detach and return at once (for a SessionStart hook)."
+    ),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Turn queued transcripts into notes: one validated commit per transcript."""
+    from reflectgit.drain import run_drain, spawn_background
+
+    _want_json(ctx, json_out)
+    cfg = globals_of(ctx).config()
+    if background:
+        if cfg.disabled:
+            emit(ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started")
+            return
+        args = ["--dry-run"] if dry_run else []
+        if max_entries is not None:
+            args += ["--max", str(max_entries)]
+        if writer:
+            args += ["--writer", writer]
+        pid = spawn_background(cfg, args)
+        emit(ctx, {"background": True, "pid": pid}, f"drain started in the background (pid {pid})")
+        return
+    report = run_drain(
+        cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer
+    )
+    lines = [_row_line(r) for r in report.rows]
+    head = f"drain: {report.status}" + (" (dry run)" if report.dry_run else "")
+    head += f", writer {report.writer}"
+    if report.message:
+        head += f": {report.message}"
+    for warning in report.warnings:
+        note_line(ctx, f"warning: {warning}")
+    emit(ctx, report.rows, [head, *lines])
+
+
+@app.command("cost")
+def cost_cmd(
+    ctx: typer.Context,
+    since: str = typer.Option("30d", "--since", help="30d, 12h, 2w, an ISO date, or all."),
+    by: str = typer.Option("day", "--by", help="day, transcript, model, outcome or writer."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """The drain's ledger: runs, entries charged, tokens, cost and notes, grouped."""
+    from reflectgit.drain import cost_report
+
+    _want_json(ctx, json_out)
+    doc = cost_report(globals_of(ctx).config(), since=since, by=by)
+    width = max([len(g["key"]) for g in doc["groups"]] + [5])
+    lines = [f"{by:<{width}}  runs  entries  tokens     cost_usd  ok  notes"]
+    for g in [*doc["groups"], doc["total"]]:
+        lines.append(
+            f"{g['key']:<{width}}  {g['runs']:>4}  {g['entries']:>7}  {g['tokens']:>9}  "
+            f"{g['cost_usd']:>8.4f}  {g['ok']:>2}  {g['notes']:>5}"
+        )
+    emit(ctx, doc, lines)
+
 
 # ============================================================================ search
 # (search, recall, reindex)
