@@ -420,13 +420,14 @@ class KnowledgeBase:
         sidecar: bytes | None = None,
         force: bool = False,
         source_name: str = "<stdin>",
+        sidecar_name: str = "<entities>",
     ) -> AddResult:
         """Validate and commit one note (from bytes, from fields, or bytes with field overrides)."""
         if data is None and not fields:
             raise UsageError(
                 "nothing to add", hint="give a FILE, `-` for stdin, or --title and --insight"
             )
-        note = parse_note(data, source_name) if data is not None else Note({"type": "learning"})
+        note = _parse(data, source_name) if data is not None else Note({"type": "learning"})
         defaulted_created = False
         for key, value in (fields or {}).items():
             if value is None or value == [] or value == "":
@@ -453,8 +454,8 @@ class KnowledgeBase:
         check_note(note, source_name)
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
-            side_data = parse_sidecar(sidecar, "--entities").data
-            check_sidecar(side_data, "--entities")
+            side_data = _parse_side(sidecar, sidecar_name)
+            check_sidecar(side_data, sidecar_name)
 
         tree = self._tree()
         explicit = note.id
@@ -1014,6 +1015,29 @@ class KnowledgeBase:
 
 
 # --------------------------------------------------------------------------- module helpers
+
+
+def _located_error(exc: NoteError, source: str) -> NoteError:
+    """A parse error whose message starts ``source:line:col:`` so editors can jump there."""
+    message = exc.message
+    if exc.line is not None and message.startswith(f"{source}: "):
+        where = f"{source}:{exc.line}:{exc.column or 1}: "
+        message = where + message[len(source) + 2 :]
+    return NoteError(message, exc.hint, line=exc.line, column=exc.column, field=exc.field)
+
+
+def _parse(data: bytes, source: str) -> Note:
+    try:
+        return parse_note(data, source)
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
+
+
+def _parse_side(data: bytes, source: str) -> dict[str, Any]:
+    try:
+        return parse_sidecar(data, source).data
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
 
 
 def _assign(mapping: dict[str, Any], parts: list[str], value: Any) -> None:
