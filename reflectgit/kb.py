@@ -339,9 +339,17 @@ class KnowledgeBase:
         return self.store.tree_id(rev)
 
     def find(
-        self, ident: str, states: Sequence[str] = ("live", "archived"), tree: str | None = None
+        self,
+        ident: str,
+        states: Sequence[str] = ("live", "archived"),
+        tree: str | None = None,
+        scan: bool = True,
     ) -> Located | None:
-        """The note with this id (frontmatter id, else file stem) in the given states."""
+        """The note with this id (frontmatter id, else file stem) in the given states.
+
+        Notes reflect-git writes are named ``<id>.md``, so one tree lookup finds them; with
+        ``scan`` a miss falls back to reading every note (for hand-named files).
+        """
         tree = tree if tree is not None else self._tree()
         if not tree or not ident:
             return None
@@ -353,6 +361,8 @@ class KnowledgeBase:
                     fm_id = _peek_id(data)
                     if fm_id is None or fm_id == ident:
                         return self._located(tree, ident, state, path, data)
+        if not scan:
+            return None
         # Slow path: an id that is not the file name (drain notes, hand-written ones).
         raw = ident.encode("utf-8")
         for state in states:
@@ -461,14 +471,16 @@ class KnowledgeBase:
         explicit = note.id
         if explicit is not None:
             ident = explicit
-            existing = self.find(ident, ("live", "archived"), tree) if tree else None
+            existing = self.find(ident, ("live", "archived"), tree, scan=False) if tree else None
         else:
             existing = None
             body_key = note.body
 
             def taken(candidate: str) -> bool:
                 nonlocal existing
-                found = self.find(candidate, ("live", "archived"), tree) if tree else None
+                found = (
+                    self.find(candidate, ("live", "archived"), tree, scan=False) if tree else None
+                )
                 if found is None:
                     return self._id_taken(candidate, tree)
                 if _same_note(found.data, note, candidate, defaulted_created):

@@ -255,7 +255,7 @@ class Store:
             return None
         if stat.S_ISDIR(mode):
             return None
-        return self.repo.object_store[sha].as_raw_string()
+        return self.read_blob(sha.decode("ascii"))
 
     def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
         """(mode, hex sha) of ``path`` under a tree; KeyError if absent."""
@@ -273,14 +273,33 @@ class Store:
         """A tree object's bytes, cached by sha (trees never change)."""
         cached = self._trees.get(sha)
         if cached is None:
-            type_num, raw = self.repo.object_store.get_raw(sha)
-            if type_num != Tree.type_num:
-                raise KeyError(sha)
+            raw = self._read_loose(sha, b"tree")
+            if raw is None:
+                type_num, raw = self.repo.object_store.get_raw(sha)
+                if type_num != Tree.type_num:
+                    raise KeyError(sha)
             cached = RawTree(raw)
             if len(self._trees) > 256:
                 self._trees.clear()
             self._trees[sha] = cached
         return cached
+
+    def _read_loose(self, sha: bytes, type_name: bytes) -> bytes | None:
+        """A loose object's content read directly (dulwich would parse a whole tree into
+        Python objects first, which dominates a commit in a 10,000-note folder)."""
+        hexsha = sha.decode("ascii")
+        try:
+            with open(self._objects_dir / hexsha[:2] / hexsha[2:], "rb") as fh:
+                data = zlib.decompress(fh.read())
+        except (FileNotFoundError, zlib.error):
+            return None
+        head, _, body = data.partition(b"\x00")
+        kind, _, size = head.partition(b" ")
+        if kind != type_name:
+            raise KeyError(sha)
+        if not size.isdigit() or int(size) != len(body):
+            return None
+        return body
 
     def exists(self, path: str, rev: str | None = None) -> bool:
         tree = self.tree_id(rev)
@@ -293,7 +312,14 @@ class Store:
         return True
 
     def read_blob(self, sha: str) -> bytes:
-        return self.repo.object_store[sha.encode("ascii")].as_raw_string()
+        raw = sha.encode("ascii")
+        try:
+            body = self._read_loose(raw, b"blob")
+        except KeyError:
+            body = None
+        if body is not None:
+            return body
+        return self.repo.object_store[raw].as_raw_string()
 
     def list_files(self, prefix: str = "", rev: str | None = None) -> dict[str, str]:
         """Every file under ``prefix`` at a revision: path -> blob sha."""
@@ -699,7 +725,7 @@ class Store:
                 _prune_empty_dirs(full.parent, self.path)
                 index.remove(path)
                 continue
-            data = self.repo.object_store[sha].as_raw_string()
+            data = self.read_blob(sha.decode("ascii"))
             full.parent.mkdir(parents=True, exist_ok=True)
             tmp = full.parent / f".{full.name}.reflect-git-tmp"
             with open(tmp, "wb") as fh:
@@ -909,7 +935,7 @@ class _FastIndex:
         self.index.remove(path)
 
     def write(self) -> None:
-        self.index.write()
+        self.index.write(reparse=False)
 
 
 class _DulwichIndex:
