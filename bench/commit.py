@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kbgen import env, make_kb, note_bytes  # noqa: E402
+from kbgen import env, make_kb, note_bytes
 
-from reflectgit import messages  # noqa: E402
-from reflectgit.kb import KnowledgeBase  # noqa: E402
-from reflectgit.store import Store, write  # noqa: E402
+from reflectgit import messages
+from reflectgit.kb import KnowledgeBase
+from reflectgit.store import Store, write
 
 CLI = str(Path(sys.executable).with_name("reflect-git"))
 

@@ -38,6 +38,7 @@ from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
 from reflectgit.gitindex import Entry, IndexFile, IndexLocked, UnsupportedIndex
+from reflectgit.gitpack import write_pack
 from reflectgit.gittree import RawTree
 from reflectgit.messages import CommitMessage
 
@@ -46,6 +47,7 @@ TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
 LOCK_NAME = "reflect-git.lock"
 JOURNAL_NAME = "reflect-git-sync.json"
+PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
 WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the lock
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
@@ -114,6 +116,10 @@ class Store:
         self._cached_identity: tuple[str | None, str | None] | None = None
         self._trees: dict[bytes, RawTree] = {}
         self._objects_dir = self.common_dir / "objects"
+        # Objects of the commit being built: written together (one pack when there are many)
+        # and read back from memory by the work-tree sync.
+        self._batch: dict[bytes, tuple[bytes, bytes]] | None = None
+        self._recent: dict[bytes, tuple[bytes, bytes]] = {}
 
     # ------------------------------------------------------------------ opening
 
@@ -287,6 +293,11 @@ class Store:
     def _read_loose(self, sha: bytes, type_name: bytes) -> bytes | None:
         """A loose object's content read directly (dulwich would parse a whole tree into
         Python objects first, which dominates a commit in a 10,000-note folder)."""
+        recent = self._recent.get(sha)
+        if recent is not None:
+            if recent[0] != type_name:
+                raise KeyError(sha)
+            return recent[1]
         hexsha = sha.decode("ascii")
         try:
             with open(self._objects_dir / hexsha[:2] / hexsha[2:], "rb") as fh:
@@ -490,9 +501,14 @@ class Store:
             index = self._open_index() if sync else None
             if index is not None:
                 self._refuse_dirty(index, change_list, base_tree)
-            new_tree = self._build_tree(base_tree, change_list)
-            if new_tree == base_tree and not allow_empty and not extra_parents:
-                return None
+            self._batch = {}
+            try:
+                new_tree = self._build_tree(base_tree, change_list)
+                if new_tree == base_tree and not allow_empty and not extra_parents:
+                    return None
+                self._flush_batch()
+            finally:
+                self._batch = None
             parents = ([base.encode("ascii")] if base else []) + [
                 p.encode("ascii") for p in extra_parents
             ]
@@ -511,9 +527,12 @@ class Store:
                     f"branch {target} moved while reflect-git was writing",
                     hint="run the command again",
                 )
-            if index is not None:
-                self._sync_paths([c.path for c in change_list], commit.tree, index)
-                self._clear_journal()
+            try:
+                if index is not None:
+                    self._sync_paths([c.path for c in change_list], commit.tree, index)
+                    self._clear_journal()
+            finally:
+                self._recent = {}
             return commit.id.decode("ascii")
 
     def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
@@ -638,6 +657,34 @@ class Store:
         return self._write_object(b"tree", raw)
 
     def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
+        """Write (or, inside a commit, queue) an object; return its hex sha."""
+        if self._batch is not None:
+            header = b"%s %d\x00" % (type_name, len(raw))
+            hexsha = hashlib.sha1(header + raw).hexdigest().encode("ascii")
+            self._batch[hexsha] = (type_name, raw)
+            return hexsha
+        return self._write_loose(type_name, raw)
+
+    def _flush_batch(self) -> None:
+        """Write the queued objects: one pack for many (one file, not thousands), else loose."""
+        batch, self._batch = self._batch or {}, None
+        self._recent = batch
+        if len(batch) >= PACK_MIN_OBJECTS:
+            write_pack(
+                self._objects_dir / "pack",
+                (
+                    (kind, raw, bytes.fromhex(sha.decode("ascii")))
+                    for sha, (kind, raw) in batch.items()
+                ),
+            )
+            refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+            if callable(refresh):
+                refresh()
+        else:
+            for kind, raw in batch.values():
+                self._write_loose(kind, raw)
+
+    def _write_loose(self, type_name: bytes, raw: bytes) -> bytes:
         """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
         header = b"%s %d\x00" % (type_name, len(raw))
         sha = hashlib.sha1(header + raw).hexdigest()
@@ -716,22 +763,26 @@ class Store:
         """Make the work tree and index match ``tree`` for ``paths`` only."""
         assert self.path is not None
         index = index or self._open_index()
+        root = os.fspath(self.path)
+        made: set[str] = set()
+        writes: list[tuple[str, str, bytes]] = []  # (path, full path, blob hex)
         for path in paths:
             sha = self._blob_at(tree, path)
-            full = self.path / path
+            full = os.path.join(root, path)
+            folder = os.path.dirname(full)
             if sha is None:
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                    full.unlink()
-                _prune_empty_dirs(full.parent, self.path)
+                    os.unlink(full)
+                _prune_empty_dirs(Path(folder), self.path)
                 index.remove(path)
                 continue
-            data = self.read_blob(sha.decode("ascii"))
-            full.parent.mkdir(parents=True, exist_ok=True)
-            tmp = full.parent / f".{full.name}.reflect-git-tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, full)
-            index.set(path, os.lstat(full), sha.decode("ascii"))
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            writes.append((path, full, sha))
+        stats = [self._write_file(full, sha) for _path, full, sha in writes]
+        for (path, _full, sha), st in zip(writes, stats, strict=True):
+            index.set(path, st, sha.decode("ascii"))
         try:
             index.write()
         except IndexLocked as exc:
@@ -741,6 +792,28 @@ class Store:
                 hint="run any reflect-git command again once git has finished; it finishes "
                 "the sync",
             ) from None
+
+    def _write_file(self, full: str, sha: bytes) -> os.stat_result:
+        """Write a blob into the work tree without ever showing half a note in place of a whole
+        one: a new path is created exclusively and written (recovery finishes a prefix of it),
+        an existing one is replaced by rename."""
+        data = self.read_blob(sha.decode("ascii"))
+        try:
+            fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            tmp = None
+        except FileExistsError:
+            folder, name = os.path.split(full)
+            tmp = os.path.join(folder, f".{name}.reflect-git-tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        if tmp is not None:
+            os.replace(tmp, full)
+        return os.lstat(full)
 
     # ------------------------------------------------------------------ journal
 
@@ -860,7 +933,13 @@ class Store:
             return old_blob is None or new_blob is None
         if not stat.S_ISREG(st.st_mode):
             return False
-        return Blob.from_string(full.read_bytes()).id in (old_blob, new_blob)
+        data = full.read_bytes()
+        if Blob.from_string(data).id in (old_blob, new_blob):
+            return True
+        # A new file we were still writing when killed holds a prefix of its content.
+        if old_blob is None and new_blob is not None and staged is None:
+            return self.read_blob(new_blob.decode("ascii")).startswith(data)
+        return False
 
     def dirty_paths(self, paths: Iterable[str]) -> list[str]:
         """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""

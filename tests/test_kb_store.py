@@ -83,3 +83,49 @@ def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
     )
     st.commit([write("documents/b.md", b"B\n")], msg())
     assert (repo / "documents" / "a.md").read_bytes() == b"the user's own words\n"
+
+
+def test_a_big_commit_writes_one_pack_that_git_reads(repo):
+    st = Store.init(repo, env=dict(os.environ))
+    changes = [write(f"documents/n{i:03d}.md", b"note %d\n" % i) for i in range(200)]
+    sha = st.commit(changes, msg())
+    assert sha
+    packs = list((repo / ".git" / "objects" / "pack").glob("pack-*.pack"))
+    assert len(packs) == 1
+    verify = git("verify-pack", "-v", str(packs[0].with_suffix(".idx")), cwd=repo)
+    assert "blob" in verify and "tree" in verify
+    assert git("fsck", "--strict", cwd=repo) == ""
+    assert git("show", "HEAD:documents/n123.md", cwd=repo) == "note 123\n"
+    assert git("status", "--porcelain", cwd=repo) == ""
+    # The same process (dulwich's pack cache) and a new one both read what the pack holds.
+    assert st.read("documents/n007.md") == b"note 7\n"
+    assert Store.open(repo).read("documents/n199.md") == b"note 199\n"
+    st.commit([write("documents/n000.md", b"changed\n")], msg())
+    assert git("status", "--porcelain", cwd=repo) == ""
+
+
+def test_write_pack_handles_large_entries_and_duplicates(tmp_path, repo):
+    from reflectgit.gitpack import object_id, write_pack
+
+    big = os.urandom(300_000)
+    objs = [(b"blob", big, object_id(b"blob", big)), (b"blob", b"x", object_id(b"blob", b"x"))]
+    name = write_pack(repo / ".git" / "objects" / "pack", [*objs, objs[1]])
+    assert name
+    out = git("cat-file", "--batch-check", cwd=repo, input=objs[0][2].hex() + "\n")
+    assert out.split()[1:] == ["blob", "300000"]
+    assert write_pack(repo / ".git" / "objects" / "pack", []) is None
+
+
+def test_recovery_finishes_a_new_file_cut_short(repo):
+    st = Store.init(repo, env=dict(os.environ))
+    old = st.commit([write("documents/a.md", b"A\n")], msg())
+    new_sha = Store.open(repo, env=dict(os.environ)).commit(
+        [write("documents/new.md", b"a whole new note\n")], msg(), sync_worktree=False
+    )
+    (repo / "documents" / "new.md").write_bytes(b"a whole")  # killed mid-write
+    (repo / ".git" / JOURNAL_NAME).write_text(
+        json.dumps({"branch": "main", "old": old, "new": new_sha, "paths": ["documents/new.md"]})
+    )
+    st.commit([write("documents/b.md", b"B\n")], msg())
+    assert (repo / "documents" / "new.md").read_bytes() == b"a whole new note\n"
+    assert git("status", "--porcelain", cwd=repo) == ""
