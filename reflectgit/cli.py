@@ -535,10 +535,11 @@ def _report_format(ctx: typer.Context, fmt: str) -> str:
     return "json" if globals_of(ctx).json else fmt
 
 
-def _print_problems(ctx: typer.Context, lines: Sequence[str], summary_line: str) -> None:
+def _print_problems(ctx: typer.Context, lines: Sequence[str], fmt: str, summary_line: str) -> None:
     for line in lines:
         typer.echo(line)
-    note_line(ctx, summary_line)
+    if fmt == "text":
+        note_line(ctx, summary_line)
 
 
 def _kb_folder(ctx: typer.Context) -> Path:
@@ -576,7 +577,7 @@ def validate_command(
     run = validation.validate_targets(targets, strict=strict)
     checked = len(run.checked)
     lines = report.render(run.problems, fmt, checked)
-    _print_problems(ctx, lines, report.summary(run.problems, checked))
+    _print_problems(ctx, lines, fmt, report.summary(run.problems, checked))
     if not run.ok:
         raise typer.Exit(1)
 
@@ -593,7 +594,9 @@ def check_command(
     kb = _kb_folder(ctx)
     run = checks.check_worktree(kb)
     lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
-    _print_problems(ctx, lines, report.summary(run.problems, run.notes, noun="note"))
+    _print_problems(
+        ctx, lines, fmt, report.summary(run.problems, run.notes, noun="note", clean="no problems")
+    )
     if not run.ok:
         raise typer.Exit(1)
 

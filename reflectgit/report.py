@@ -57,12 +57,14 @@ def render(problems: Sequence[Problem], fmt: str, checked: int, **extra: Any) ->
     return [text_line(p) for p in problems]
 
 
-def summary(problems: Sequence[Problem], checked: int, noun: str = "file") -> str:
+def summary(
+    problems: Sequence[Problem], checked: int, noun: str = "file", clean: str = "all valid"
+) -> str:
     """One line for people: how many files were checked and how many failed."""
     failed = len({p.file for p in problems if p.severity == "error"})
     files = f"{checked} {noun}{'' if checked == 1 else 's'}"
     if not problems:
-        return f"{files} checked: all valid"
+        return f"{files} checked: {clean}"
     count = len(problems)
     return f"{files} checked: {failed} failed with {count} problem{'' if count == 1 else 's'}"
 

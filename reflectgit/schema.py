@@ -32,9 +32,11 @@ from reflectgit.note import (
     Origin,
     Sidecar,
     StrictLoader,
+    decode_text,
     normalize_tier,
     parse_note,
     parse_sidecar,
+    split_frontmatter,
 )
 
 NOTE_SCHEMA = "frontmatter.schema.json"
@@ -196,6 +198,9 @@ def validate_file(
 
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
     """Parse and validate a note's bytes; every problem comes back as a value."""
+    quick = fast_frontmatter(data)
+    if quick is not None and is_valid_fast(quick, NOTE_SCHEMA):
+        return []
     try:
         note = parse_note(data, path)
     except NoteError as exc:
@@ -267,6 +272,95 @@ def field_path(parts: Sequence[str | int]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+# --------------------------------------------------------------------------- the fast path
+
+_TAG = "tag:yaml.org,2002:"
+_SAFE = yaml.constructor.SafeConstructor()
+_SCALARS: dict[str, Callable[[Any], Any]] = {
+    _TAG + "int": _SAFE.construct_yaml_int,
+    _TAG + "float": _SAFE.construct_yaml_float,
+    _TAG + "bool": _SAFE.construct_yaml_bool,
+    _TAG + "null": _SAFE.construct_yaml_null,
+    _TAG + "timestamp": lambda node: _SAFE.construct_yaml_timestamp(node).isoformat(),
+}
+
+
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    first: list(resolvers) + list(StrictLoader.yaml_implicit_resolvers.get(None, []))
+    for first, resolvers in StrictLoader.yaml_implicit_resolvers.items()
+    if first is not None
+}
+
+
+class _PlainLoader(StrictLoader):
+    """The strict loader with a lean resolver: the C composer calls it for every scalar.
+
+    Same answers as PyYAML's resolver for a loader without path resolvers, minus its
+    bookkeeping (the fast path's agreement test holds it to that).
+    """
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _TAG + "str"
+        return _TAG + ("seq" if kind is yaml.SequenceNode else "map")
+
+
+class _Unusual(Exception):
+    """Something the fast path leaves to the full parser (which reports it precisely)."""
+
+
+def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
+    """The frontmatter as the validator sees it, or None when only the full parser may judge.
+
+    Most of a valid note's cost is PyYAML's generic constructor; plain notes (string keys, core
+    scalars, no aliases, no other tags) are built here straight from the C-composed nodes.
+    Whatever this returns equals ``to_json_value(parse_note(data).frontmatter)`` (a test holds
+    it to that); anything else returns None and takes the full path.
+    """
+    try:
+        text = decode_text(data, "<note>")
+        yaml_text, _body, _line = split_frontmatter(text, "<note>")
+    except NoteError:
+        return None
+    loader = _PlainLoader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        built = _build(node, set()) if node is not None else None
+    except (yaml.YAMLError, _Unusual, ValueError, TypeError):
+        return None
+    finally:
+        loader.dispose()
+    return built if isinstance(built, dict) else None
+
+
+def _build(node: yaml.Node, seen: set[int]) -> Any:
+    # An alias composes to the node it names: seeing a node twice means anchors, whose
+    # expansion the full parser bounds.
+    if id(node) in seen:
+        raise _Unusual
+    seen.add(id(node))
+    tag = node.tag
+    if tag == _TAG + "str":
+        return node.value
+    if tag == _TAG + "map":
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _TAG + "str" or key_node.value in out:
+                raise _Unusual  # a non-string or duplicate key: the full parser explains
+            out[key_node.value] = _build(value_node, seen)
+        return out
+    if tag == _TAG + "seq":
+        return [_build(item, seen) for item in node.value]
+    construct = _SCALARS.get(tag)
+    if construct is None:
+        raise _Unusual
+    return construct(node)
 
 
 # --------------------------------------------------------------------------- code checks

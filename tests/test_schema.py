@@ -201,6 +201,49 @@ def test_fast_and_reference_validators_agree_on_edge_cases(front):
     assert is_valid_fast(front, NOTE_SCHEMA) == is_valid_reference(front, NOTE_SCHEMA)
 
 
+@pytest.mark.parametrize("path", corpus(VALID_DIR, INVALID_DIR, COMPAT_DIR), ids=lambda p: p.name)
+def test_fast_frontmatter_is_exactly_what_the_full_parser_reads(path):
+    if schema.kind_of_path(path) != "note":
+        return
+    quick = schema.fast_frontmatter(path.read_bytes())
+    try:
+        full = to_json_value(parse_note(path.read_bytes()).frontmatter)
+    except NoteError:
+        assert quick is None
+        return
+    if path.parent != INVALID_DIR:
+        assert quick is not None, "plain valid notes take the fast path"
+    assert quick is None or quick == full
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "a: &x 1\nb: *x\n",
+        "<<: {title: t}\ncreated: 2026-03-04\n",
+        "title: !!str 12\n",
+        "title: !!binary aGVsbG8=\n",
+        "tags: !!set {a: null}\n",
+        "provenance: {1: x}\n",
+        "[a]: b\n",
+        "x: =\n",
+        "",
+        "title: t\ntitle: u\n",
+        "t: 2026-3-4\nf: 1e3\ng: 0x1F\nh: .inf\ni: ~\nj: yes\nk: 1_000\nl: 0o7\n",
+        "nested: {a: [1, {b: 2026-03-04 10:00:00}]}\n",
+    ],
+)
+def test_fast_frontmatter_never_disagrees_with_the_full_parser(front):
+    data = f"---\n{front}---\nbody\n".encode()
+    quick = schema.fast_frontmatter(data)
+    try:
+        full = to_json_value(parse_note(data).frontmatter)
+    except NoteError:
+        assert quick is None
+        return
+    assert quick is None or quick == full
+
+
 # --------------------------------------------------------------------------- notes
 
 

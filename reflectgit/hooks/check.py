@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in render(run.problems, args.fmt, run.notes):
         print(line)
     if args.fmt == "text" and run.problems:
-        print(summary(run.problems, run.notes, noun="note"), file=sys.stderr)
+        print(summary(run.problems, run.notes, noun="note", clean="no problems"), file=sys.stderr)
     return 0 if run.ok else 1
 
 

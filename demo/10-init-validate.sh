@@ -1,0 +1,17 @@
+# shellcheck shell=bash
+# Foundation: create the KB, validate the shared corpus, show what an invalid note looks like.
+
+step "Create the knowledge base (layout, .gitignore, settings, pre-commit config, first commit)"
+show reflect-git init "$KB" --team-remote "$TEAM_REMOTE"
+show git -C "$KB" log --format='%h %s%n%(trailers)'
+show reflect-git init "$KB"
+
+step "Validate the shared corpus: hand-written notes, machine-written notes, original reflect notes"
+show reflect-git validate "$SHARED/data/notes/valid" "$SHARED/data/compat"
+
+step "An invalid note is refused with its file, line, column, field and a fix"
+show reflect-git validate "$SHARED/data/notes/invalid/uppercase-confidence.md" \
+  "$SHARED/data/notes/invalid/bad-causal-type.md" "$SHARED/data/notes/invalid/from-to.entities.yaml" || true
+
+step "Whole-KB invariants (unique ids, sidecars match notes, no ranking fields, the layout)"
+show reflect-git check
