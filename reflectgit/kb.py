@@ -760,7 +760,7 @@ class KnowledgeBase:
                 changes.append(write(path, self.store.read_blob(old_blob)))
         subject = f'Revert "{parsed.subject}"'
         message = self._message(
-            messages.shorten(subject),
+            subject,
             "undo",
             parsed.ids,
             body=f"This reverts commit {tip}.",
@@ -1004,7 +1004,9 @@ class KnowledgeBase:
                     if state == "live":
                         tier = _peek_tier(self.store.read_blob(blob))
                         tiers[tier or "unknown"] += 1
-            counts["review_queue"] = len(self.store.list_tree(tree, REVIEW_QUEUE))
+            counts["review_queue"] = sum(
+                1 for p in self.store.list_tree(tree, REVIEW_QUEUE) if p.endswith(".yaml")
+            )
         depth, dead = _queue_counts(self.state_dir)
         hooks = _hooks_installed(self.store)
         tracked: list[str] = []
@@ -1231,4 +1233,7 @@ def _hooks_installed(store: Store) -> dict[str, bool]:
     except OSError:
         text = ""
     pre_commit = store.path is not None and (store.path / ".pre-commit-config.yaml").exists()
-    return {"post_commit": "reflect-git" in text or "reflectgit" in text, "pre_commit": pre_commit}
+    return {
+        "post_commit": "reflect-git" in text or "reflectgit" in text,
+        "pre_commit_config": pre_commit,
+    }
