@@ -718,7 +718,7 @@ class KnowledgeBase:
         check_note(old_note, old_at.path)
         check_note(new_note, new_at.path)
         message = self._message(
-            messages.chore_subject("supersede", f"{old_at.id} by {new_at.id}"),
+            messages.chore_subject("supersede", old_at.id),
             "supersede",
             [old_at.id, new_at.id],
         )
@@ -964,7 +964,11 @@ class KnowledgeBase:
         files: dict[str, str] = {}
         if tree:
             for state in ("live", "archived"):
-                files.update(self.store.list_tree(tree, STATE_FOLDERS[state]))
+                files.update(
+                    (p, b)
+                    for p, b in self.store.list_tree(tree, STATE_FOLDERS[state]).items()
+                    if _is_note_path(p) or p.endswith(SIDECAR_SUFFIX)
+                )
         out = Path(target)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
