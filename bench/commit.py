@@ -12,6 +12,7 @@ whole process <= 1.5x at 10,000 notes.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -32,13 +33,22 @@ from reflectgit.store import Store, write
 CLI = str(Path(sys.executable).with_name("reflect-git"))
 
 
-def median_time(fn: Callable[[int], object], runs: int) -> float:
-    times = []
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (steadier than wall time on a
+    busy machine)."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
+def median_time(fn: Callable[[int], object], runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``runs`` calls."""
+    walls, cpus = [], []
     for k in range(runs):
-        start = time.perf_counter()
+        cpu, start = _cpu(), time.perf_counter()
         fn(k)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def refresh(path: Path) -> None:
@@ -46,15 +56,19 @@ def refresh(path: Path) -> None:
     subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=path, env=env(), check=False)
 
 
-def bench_size(root: Path, count: int, runs: int) -> dict[str, float]:
+def bench_size(root: Path, count: int, runs: int) -> dict[str, tuple[float, float]]:
     base = root / f"kb-{count}"
     gen = make_kb(base, count)
-    copies = {}
-    for name in ("git", "store", "kb", "cli", "sh"):
+    # Identical copies (creating 100,000 files is slow, so pairs of runs share one): git and
+    # the shell script on the original, store.commit and kb.add on one copy, the CLI on another.
+    copies = {"git": base, "sh": base}
+    for name in ("store", "cli"):
         target = root / f"kb-{count}-{name}"
         shutil.copytree(base, target, symlinks=True)
         refresh(target)
         copies[name] = target
+    copies["kb"] = copies["store"]
+    refresh(base)
     genv = env()
 
     def git_add(k: int) -> None:
@@ -98,8 +112,8 @@ def bench_size(root: Path, count: int, runs: int) -> dict[str, float]:
             check=True,
         )
 
-    result = {
-        "generate": gen,
+    result: dict[str, tuple[float, float]] = {
+        "generate": (gen, gen),
         "git": median_time(git_add, runs),
         "store": median_time(store_add, runs),
         "kb": median_time(kb_add, runs),
@@ -111,8 +125,7 @@ def bench_size(root: Path, count: int, runs: int) -> dict[str, float]:
             ["git", "status", "--porcelain"], cwd=copies[name], capture_output=True, env=genv
         )
         assert status.stdout == b"", (name, status.stdout[:200])
-    shutil.rmtree(base)
-    for target in copies.values():
+    for target in set(copies.values()):
         shutil.rmtree(target)
     return result
 
@@ -121,28 +134,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--dir", default=None, help="Where to build the KBs (default: temp).")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
-    with tempfile.TemporaryDirectory(prefix="rg-bench-commit-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="rg-bench-commit-", dir=args.dir) as tmp:
         for count in sizes:
             r = bench_size(Path(tmp), count, args.runs)
             rows.append((count, r))
-            print(
-                f"{count:>7} notes: git add+commit {r['git'] * 1000:7.1f} ms | store.commit "
-                f"{r['store'] * 1000:6.1f} ms ({r['store'] / r['git']:.2f}x) | kb.add "
-                f"{r['kb'] * 1000:6.1f} ms ({r['kb'] / r['git']:.2f}x) | "
-                f"`reflect-git add` {r['cli'] * 1000:6.1f} ms vs sh {r['sh'] * 1000:6.1f} ms "
-                f"({r['cli'] / r['sh']:.2f}x)   [generated in {r['generate']:.1f}s]",
-                flush=True,
-            )
+            for kind, i in (("wall", 0), ("cpu", 1)):
+                g, st, kb, cli, sh = (r[k][i] * 1000 for k in ("git", "store", "kb", "cli", "sh"))
+                print(
+                    f"{count:>7} notes ({kind:>4}): git add+commit {g:7.1f} ms | store.commit "
+                    f"{st:6.1f} ms ({st / g:.2f}x) | kb.add {kb:6.1f} ms ({kb / g:.2f}x) | "
+                    f"`reflect-git add` {cli:6.1f} ms vs sh {sh:6.1f} ms ({cli / sh:.2f}x)",
+                    flush=True,
+                )
     if len(rows) > 1:
         (small, a), (large, b) = rows[0], rows[-1]
-        print(
-            f"growth {small} -> {large} notes: git x{b['git'] / a['git']:.2f}, "
-            f"store x{b['store'] / a['store']:.2f}, kb.add x{b['kb'] / a['kb']:.2f}, "
-            f"cli x{b['cli'] / a['cli']:.2f}, sh x{b['sh'] / a['sh']:.2f}"
+        growth = ", ".join(
+            f"{k} x{b[k][0] / a[k][0]:.2f}" for k in ("git", "store", "kb", "cli", "sh")
         )
+        print(f"growth of wall time {small} -> {large} notes: {growth}")
     return 0
 
 

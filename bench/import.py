@@ -30,9 +30,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", default=None, help="Where to write (default: temp).")
     args = parser.parse_args()
     genv = env()
-    with tempfile.TemporaryDirectory(prefix="rg-bench-import-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="rg-bench-import-", dir=args.dir) as tmp:
         root = Path(tmp)
         src = root / "notes"
         src.mkdir()

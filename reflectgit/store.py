@@ -30,9 +30,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol
 
-from dulwich.diff_tree import tree_changes
 from dulwich.errors import NotGitRepository
-from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
@@ -375,6 +373,8 @@ class Store:
             old = self._subtree(old, base)
             new = self._subtree(new, base)
         out: list[tuple[str, str | None, str | None]] = []
+        from dulwich.diff_tree import tree_changes  # only diffs need it; keep start-up lean
+
         for change in tree_changes(self.repo.object_store, old, new):
             old_entry, new_entry = change.old, change.new
             raw = (new_entry and new_entry.path) or (old_entry and old_entry.path) or b""
@@ -1046,6 +1046,8 @@ class _DulwichIndex:
         )
 
     def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
+        from dulwich.index import index_entry_from_stat
+
         self.index[path.encode("utf-8")] = index_entry_from_stat(st, sha_hex.encode(), FILE_MODE)
 
     def remove(self, path: str) -> None:
