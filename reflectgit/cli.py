@@ -207,6 +207,7 @@ def add_cmd(
             sidecar=side,
             force=force,
             source_name=file if file and file != "-" else "<stdin>",
+            sidecar_name=entities if entities and entities != "-" else "<entities>",
         )
     if result.status == "unchanged":
         text = f"{result.id} is already in the KB, unchanged (no commit)"

@@ -339,9 +339,17 @@ class KnowledgeBase:
         return self.store.tree_id(rev)
 
     def find(
-        self, ident: str, states: Sequence[str] = ("live", "archived"), tree: str | None = None
+        self,
+        ident: str,
+        states: Sequence[str] = ("live", "archived"),
+        tree: str | None = None,
+        scan: bool = True,
     ) -> Located | None:
-        """The note with this id (frontmatter id, else file stem) in the given states."""
+        """The note with this id (frontmatter id, else file stem) in the given states.
+
+        Notes reflect-git writes are named ``<id>.md``, so one tree lookup finds them; with
+        ``scan`` a miss falls back to reading every note (for hand-named files).
+        """
         tree = tree if tree is not None else self._tree()
         if not tree or not ident:
             return None
@@ -353,6 +361,8 @@ class KnowledgeBase:
                     fm_id = _peek_id(data)
                     if fm_id is None or fm_id == ident:
                         return self._located(tree, ident, state, path, data)
+        if not scan:
+            return None
         # Slow path: an id that is not the file name (drain notes, hand-written ones).
         raw = ident.encode("utf-8")
         for state in states:
@@ -420,13 +430,14 @@ class KnowledgeBase:
         sidecar: bytes | None = None,
         force: bool = False,
         source_name: str = "<stdin>",
+        sidecar_name: str = "<entities>",
     ) -> AddResult:
         """Validate and commit one note (from bytes, from fields, or bytes with field overrides)."""
         if data is None and not fields:
             raise UsageError(
                 "nothing to add", hint="give a FILE, `-` for stdin, or --title and --insight"
             )
-        note = parse_note(data, source_name) if data is not None else Note({"type": "learning"})
+        note = _parse(data, source_name) if data is not None else Note({"type": "learning"})
         defaulted_created = False
         for key, value in (fields or {}).items():
             if value is None or value == [] or value == "":
@@ -453,21 +464,23 @@ class KnowledgeBase:
         check_note(note, source_name)
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
-            side_data = parse_sidecar(sidecar, "--entities").data
-            check_sidecar(side_data, "--entities")
+            side_data = _parse_side(sidecar, sidecar_name)
+            check_sidecar(side_data, sidecar_name)
 
         tree = self._tree()
         explicit = note.id
         if explicit is not None:
             ident = explicit
-            existing = self.find(ident, ("live", "archived"), tree) if tree else None
+            existing = self.find(ident, ("live", "archived"), tree, scan=False) if tree else None
         else:
             existing = None
             body_key = note.body
 
             def taken(candidate: str) -> bool:
                 nonlocal existing
-                found = self.find(candidate, ("live", "archived"), tree) if tree else None
+                found = (
+                    self.find(candidate, ("live", "archived"), tree, scan=False) if tree else None
+                )
                 if found is None:
                     return self._id_taken(candidate, tree)
                 if _same_note(found.data, note, candidate, defaulted_created):
@@ -705,7 +718,7 @@ class KnowledgeBase:
         check_note(old_note, old_at.path)
         check_note(new_note, new_at.path)
         message = self._message(
-            messages.chore_subject("supersede", f"{old_at.id} by {new_at.id}"),
+            messages.chore_subject("supersede", old_at.id),
             "supersede",
             [old_at.id, new_at.id],
         )
@@ -747,7 +760,7 @@ class KnowledgeBase:
                 changes.append(write(path, self.store.read_blob(old_blob)))
         subject = f'Revert "{parsed.subject}"'
         message = self._message(
-            messages.shorten(subject),
+            subject,
             "undo",
             parsed.ids,
             body=f"This reverts commit {tip}.",
@@ -951,7 +964,11 @@ class KnowledgeBase:
         files: dict[str, str] = {}
         if tree:
             for state in ("live", "archived"):
-                files.update(self.store.list_tree(tree, STATE_FOLDERS[state]))
+                files.update(
+                    (p, b)
+                    for p, b in self.store.list_tree(tree, STATE_FOLDERS[state]).items()
+                    if _is_note_path(p) or p.endswith(SIDECAR_SUFFIX)
+                )
         out = Path(target)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -991,7 +1008,9 @@ class KnowledgeBase:
                     if state == "live":
                         tier = _peek_tier(self.store.read_blob(blob))
                         tiers[tier or "unknown"] += 1
-            counts["review_queue"] = len(self.store.list_tree(tree, REVIEW_QUEUE))
+            counts["review_queue"] = sum(
+                1 for p in self.store.list_tree(tree, REVIEW_QUEUE) if p.endswith(".yaml")
+            )
         depth, dead = _queue_counts(self.state_dir)
         hooks = _hooks_installed(self.store)
         tracked: list[str] = []
@@ -1014,6 +1033,29 @@ class KnowledgeBase:
 
 
 # --------------------------------------------------------------------------- module helpers
+
+
+def _located_error(exc: NoteError, source: str) -> NoteError:
+    """A parse error whose message starts ``source:line:col:`` so editors can jump there."""
+    message = exc.message
+    if exc.line is not None and message.startswith(f"{source}: "):
+        where = f"{source}:{exc.line}:{exc.column or 1}: "
+        message = where + message[len(source) + 2 :]
+    return NoteError(message, exc.hint, line=exc.line, column=exc.column, field=exc.field)
+
+
+def _parse(data: bytes, source: str) -> Note:
+    try:
+        return parse_note(data, source)
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
+
+
+def _parse_side(data: bytes, source: str) -> dict[str, Any]:
+    try:
+        return parse_sidecar(data, source).data
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
 
 
 def _assign(mapping: dict[str, Any], parts: list[str], value: Any) -> None:
@@ -1195,4 +1237,7 @@ def _hooks_installed(store: Store) -> dict[str, bool]:
     except OSError:
         text = ""
     pre_commit = store.path is not None and (store.path / ".pre-commit-config.yaml").exists()
-    return {"post_commit": "reflect-git" in text or "reflectgit" in text, "pre_commit": pre_commit}
+    return {
+        "post_commit": "reflect-git" in text or "reflectgit" in text,
+        "pre_commit_config": pre_commit,
+    }

@@ -12,6 +12,7 @@ Schemas ship as package data (``reflectgit/schemas/``, identical to the reposito
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import re
@@ -126,7 +127,9 @@ def fast_validator(name: str) -> Callable[[Any], Any]:
     """The compiled yes/no validator (fastjsonschema); raises on the first error."""
     import fastjsonschema
 
-    schema = dict(load_schema(name))
+    # A deep copy: fastjsonschema rewrites $refs inside the dict it compiles, and the loaded
+    # schema is cached and shared (test_schema compares it with the file).
+    schema = copy.deepcopy(load_schema(name))
     # fastjsonschema knows drafts 4 to 2019-09; the schemas use only keywords whose meaning
     # is the same there and in 2020-12 (a test proves both validators agree on the corpus).
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"

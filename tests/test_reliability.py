@@ -95,7 +95,7 @@ def _writer_loop(path: Path, op: str, seed_id: str, scratch: Path) -> None:
             else:
                 folder = scratch / f"import-{i}"
                 folder.mkdir(parents=True)
-                for n in range(25):
+                for n in range(40):  # enough objects for a pack
                     (folder / f"imp-{i}-{n}.md").write_text(
                         f"---\ntitle: Imported {i} {n}\ncreated: 2026-03-04\n"
                         f"confidence: low\n---\nBody {i} {n}\n"
