@@ -1195,7 +1195,7 @@ def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
     if state_dir is None:
         return 0, 0
     try:
-        from reflectgit import queue as queue_mod  # type: ignore[attr-defined]
+        from reflectgit import queue as queue_mod
     except ImportError:
         return 0, 0
     counter = getattr(queue_mod, "counts", None)
