@@ -28,6 +28,7 @@ DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay small
 RECENT_COMMITS = 10
 MAX_TERMS = 40
+CANDIDATES = 500  # per source: text matches, project notes
 FORMATS = ("text", "claude")
 
 # File kinds that say which tools a project uses, so notes tagged with the tool come back.
@@ -246,13 +247,14 @@ def rank(
     live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
     # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
-    rowids = set(relevance)
+    # Bounded, so a KB of 100,000 notes costs no more than a small one.
+    rowids = set(sorted(relevance, key=lambda r: -relevance[r])[:CANDIDATES])
     rowids.update(
         r
         for (r,) in conn.execute(
             f"SELECT rowid FROM docs WHERE {live} AND (lower(project) = ? OR lower(scope) = ?"
-            " OR lower(scope) LIKE ? OR lower(scope) LIKE ?)",
-            (name, name, f"%:{name}", f"%/{name}"),
+            " OR lower(scope) LIKE ? OR lower(scope) LIKE ?) ORDER BY weight DESC LIMIT ?",
+            (name, name, f"%:{name}", f"%/{name}", CANDIDATES),
         )
     )
     rowids.update(

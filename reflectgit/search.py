@@ -55,6 +55,7 @@ FIELDS = (
     "body",
 )
 WEIGHTS = (10.0, 5.0, 2.0, 2.0, 2.0, 3.0, 3.0, 4.0, 3.0, 1.0)
+MAX_LIMIT = 1000
 EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the note
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -822,8 +823,10 @@ class Index:
             f"SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
             f" FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
             f" AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
-            f" LIMIT -1) AS ed JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc",
-            (match, end, start, *filters),
+            f" LIMIT -1) AS ed JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc"
+            f" ORDER BY min(ed.b) * d.weight LIMIT ?",
+            # Past the best few hundred, an edge match cannot lift a note into the top ``limit``.
+            (match, end, start, *filters, limit + 200),
         ).fetchall()
         edge_b = {doc: b * EDGE_WEIGHT for doc, b in edge_rows}
         weights = ", ".join(str(w) for w in WEIGHTS)
@@ -907,11 +910,16 @@ class Index:
         cols += " tags, entities, summary, updated, hidden"
         if rowids is None:
             cur = self.conn.execute(f"SELECT {cols} FROM docs")
-        else:
-            marks = ",".join("?" * len(rowids))
-            cur = self.conn.execute(f"SELECT {cols} FROM docs WHERE rowid IN ({marks})", rowids)
-        names = [c[0] for c in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur]
+            names = [c[0] for c in cur.description]
+            return [dict(zip(names, row, strict=True)) for row in cur]
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(rowids), 500):  # SQLite caps the number of parameters
+            chunk = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            cur = self.conn.execute(f"SELECT {cols} FROM docs WHERE rowid IN ({marks})", chunk)
+            names = [c[0] for c in cur.description]
+            out.extend(dict(zip(names, row, strict=True)) for row in cur)
+        return out
 
     def relevance(self, match: str) -> dict[int, float]:
         """bm25 relevance (higher is better) of every note matching an FTS5 query."""
@@ -1061,8 +1069,8 @@ def search(
     now: dt.datetime | None = None,
 ) -> SearchResult:
     """Search the KB now (through the persistent index) or at a past revision or date."""
-    if limit < 1:
-        raise UsageError("--limit must be at least 1")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
     tier = None
     if confidence:
         from reflectgit.note import normalize_tier
