@@ -31,6 +31,7 @@ from reflectgit.errors import NoteError, NotFoundError, UsageError
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.store import Store
+    from reflectgit.treediff import TreeCache
 
 INDEX_NAME = "search.sqlite3"
 SCHEMA_VERSION = "4"
@@ -629,20 +630,71 @@ class Index:
     def refresh(self, store: Store, tree: str | None = None, force: bool = False) -> RefreshResult:
         """Bring the index up to ``tree`` (default: HEAD's) from the git diff; rebuild if forced."""
         target = tree if tree is not None else (store.tree_id() or "")
+        keep: dict[str, tuple[str | None, bytes | None]] = {}
         with self._write():
             previous = self.tree
             if previous == target and not force:
                 return RefreshResult(target or None, previous or None, 0, False)
-            if force or not previous:
+            rebuilt = force or not previous
+            if rebuilt:
                 changed = self._rebuild(store, target)
-                self._set_tree(target)
-                return RefreshResult(target or None, previous or None, changed, True)
-            changes = changed_files(store, previous, target) if target else []
-            if not target:
-                changes = [(p, b, None) for p, b in self._files().items()]
-            changed = self._apply(store, changes)
+            else:
+                if target:
+                    changes, keep = self._changes(store, previous or "", target)
+                else:
+                    changes = [(p, b, None) for p, b in self._files().items()]
+                changed = self._apply(store, changes)
             self._set_tree(target)
-            return RefreshResult(target or None, previous or None, changed, False)
+        # The kept folder trees are keyed by their ids, so writing them after the commit is safe.
+        if rebuilt:
+            self._seed_tree_cache(store, target)
+        else:
+            cache = self._tree_cache(store)
+            if cache is not None:
+                for location, (sha, raw) in keep.items():
+                    cache.keep(location, sha, raw)
+        return RefreshResult(target or None, previous or None, changed, rebuilt)
+
+    def _seed_tree_cache(self, store: Store, tree: str) -> None:
+        cache = self._tree_cache(store)
+        if cache is None or not tree:
+            return
+        from reflectgit.treediff import folders, loose_object
+
+        with contextlib.suppress(ValueError, KeyError, OSError):
+            root = loose_object(cache.objects_dir, tree) or store.read_blob(tree)
+            for name, sha in folders(root, tuple(LOCATIONS)).items():
+                cache.keep(name, sha, loose_object(cache.objects_dir, sha) or store.read_blob(sha))
+
+    def _tree_cache(self, store: Store) -> TreeCache | None:
+        if self.path is None:
+            return None  # a throwaway index keeps nothing
+        from reflectgit.treediff import TreeCache
+
+        return TreeCache(self.path.parent, store.common_dir / "objects")
+
+    def _changes(
+        self, store: Store, old: str, new: str
+    ) -> tuple[
+        list[tuple[str, str | None, str | None]], dict[str, tuple[str | None, bytes | None]]
+    ]:
+        """Changed indexed files: from the kept folder trees when possible, else from git."""
+        cache = self._tree_cache(store)
+        if cache is not None:
+            from reflectgit.treediff import changes as tree_changes
+            from reflectgit.treediff import loose_object
+
+            def read(sha: str) -> bytes:
+                return loose_object(cache.objects_dir, sha) or store.read_blob(sha)
+
+            try:
+                found = tree_changes(cache, read, old, new, tuple(LOCATIONS))
+            except (ValueError, KeyError, UnicodeDecodeError):
+                found = None
+            if found is not None:
+                listed, keep = found
+                return [c for c in listed if is_indexed_path(c[0])], keep
+        return changed_files(store, old, new), {}
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
