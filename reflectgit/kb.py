@@ -9,6 +9,7 @@ result object. Nothing here prints, exits or reads the environment.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import io
 import os
 import re
@@ -1191,26 +1192,28 @@ def _rebase(entries: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
-    """Queue depth and dead letters, when the queue module is installed."""
+    """Queue depth and dead letters, when the queue module is installed (else zeros).
+
+    Entries are counted as files, not read: ``status`` must never change the queue.
+    """
     if state_dir is None:
         return 0, 0
     try:
-        from reflectgit import queue as queue_mod  # type: ignore[attr-defined]
+        queue_mod = importlib.import_module("reflectgit.queue")
     except ImportError:
         return 0, 0
-    counter = getattr(queue_mod, "counts", None)
-    if callable(counter):
-        try:
-            depth, dead = counter(state_dir)
-            return int(depth), int(dead)
-        except Exception:
-            return 0, 0
-    return 0, 0
+    try:
+        queue = queue_mod.Queue(state_dir)
+        depth = sum(1 for _ in Path(queue.dir).glob("*.json"))
+        dead = sum(1 for _ in Path(queue.dead_dir).glob("*.json"))
+    except Exception:  # a queue we cannot read says nothing about the KB itself
+        return 0, 0
+    return depth, dead
 
 
 def _index_freshness(kb: KnowledgeBase) -> str:
     try:
-        from reflectgit import search as search_mod  # type: ignore[attr-defined]
+        search_mod = importlib.import_module("reflectgit.search")
     except ImportError:
         return "n/a"
     fresh = getattr(search_mod, "freshness", None)
