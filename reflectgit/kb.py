@@ -14,7 +14,7 @@ import io
 import os
 import re
 import tarfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -917,18 +917,14 @@ class KnowledgeBase:
             pending.clear()
             pending_ids.clear()
 
-        for done, (rel, data) in enumerate(sorted(notes.items()), 1):
+        jobs = [
+            (rel, data, entries.get(sidecar_path_for(rel))) for rel, data in sorted(notes.items())
+        ]
+        for done, (rel, data, side, (ident, problem)) in enumerate(_vet_all(jobs), 1):
             if progress is not None:
                 progress(done, total)
-            try:
-                note = parse_note(data, rel)
-                check_note(note, rel)
-            except NoteError as exc:
-                skipped.append(Skipped(rel, _first_line(exc.message)))
-                continue
-            ident = note_id(note, rel)
-            if not is_safe_id(ident):
-                skipped.append(Skipped(rel, f"id {ident!r} is not a safe file name"))
+            if ident is None:
+                skipped.append(Skipped(rel, problem or "invalid"))
                 continue
             state = "archived" if rel.split("/", 1)[0] == ARCHIVED else "live"
             if ident in seen:
@@ -940,14 +936,9 @@ class KnowledgeBase:
                 reason = "already in the KB" if same else "the id is taken by a different note"
                 skipped.append(Skipped(rel, f"{ident}: {reason}"))
                 continue
-            side_rel = sidecar_path_for(rel)
-            side = entries.get(side_rel)
-            if side is not None:
-                try:
-                    check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
-                except NoteError as exc:
-                    skipped.append(Skipped(rel, "sidecar: " + _first_line(exc.message)))
-                    continue
+            if problem is not None:  # the note is fine, its sidecar is not
+                skipped.append(Skipped(rel, problem))
+                continue
             seen.add(ident)
             path = f"{STATE_FOLDERS[state]}/{ident}{NOTE_SUFFIX}"
             pending.append(write(path, data))
@@ -1138,6 +1129,47 @@ def _summary(data: bytes, path: str, state: str) -> NoteSummary:
         state,
         [str(t) for t in tags] if isinstance(tags, list) else [],
     )
+
+
+PARALLEL_VET_MIN = 2_000  # notes: from here on, parse and validate in worker processes
+
+Job = tuple[str, bytes, "bytes | None"]  # note path, note bytes, sidecar bytes
+Verdict = tuple["str | None", "str | None"]  # (id, None) ok; (None, why) bad; (id, why) bad sidecar
+
+
+def _vet(job: Job) -> Verdict:
+    """Parse and validate one imported note and its sidecar (pure, so it can run anywhere)."""
+    rel, data, side = job
+    try:
+        note = parse_note(data, rel)
+        check_note(note, rel)
+    except NoteError as exc:
+        return None, _first_line(exc.message)
+    ident = note_id(note, rel)
+    if not is_safe_id(ident):
+        return None, f"id {ident!r} is not a safe file name"
+    if side is not None:
+        side_rel = sidecar_path_for(rel)
+        try:
+            check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
+        except NoteError as exc:
+            return ident, "sidecar: " + _first_line(exc.message)
+    return ident, None
+
+
+def _vet_all(jobs: list[Job]) -> Iterator[tuple[str, bytes, bytes | None, Verdict]]:
+    """Vet every job, in order; a big import uses every core (YAML parsing is the bulk)."""
+    workers = os.cpu_count() or 1
+    if len(jobs) < PARALLEL_VET_MIN or workers < 2 or not hasattr(os, "fork"):
+        for job in jobs:
+            yield (*job, _vet(job))
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(min(workers, 8)) as pool:
+        for job, verdict in zip(jobs, pool.imap(_vet, jobs, chunksize=250), strict=True):
+            yield (*job, verdict)
 
 
 def _first_line(text: str) -> str:

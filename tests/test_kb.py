@@ -555,3 +555,30 @@ def test_the_library_works_without_the_cli(kb):
         assert base.show(added.id).frontmatter["created"] == "2026-03-04T12:00:00Z"
     assert trailers(kb, "Reflect-Source") == ["drain:s1"]
     assert count_commits(kb) == 1
+
+
+def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
+    rg, kb, tmp_path, monkeypatch
+):
+    import reflectgit.kb as kb_module
+
+    src = tmp_path / "src"
+    shutil.copytree(COMPAT, src)
+    (src / "bad.md").write_text("---\ntitle: x\n---\n")
+    (src / "gr-01-redis-pool-exhaustion.entities.yaml").write_text("entities: [{name: a}]\n")
+    monkeypatch.setattr(kb_module, "PARALLEL_VET_MIN", 2)
+    calls = []
+    real_vet_all = kb_module._vet_all
+
+    def spy(jobs):
+        calls.append(len(jobs))
+        return real_vet_all(jobs)
+
+    monkeypatch.setattr(kb_module, "_vet_all", spy)
+    doc = rg("--json", "import", str(src)).json()
+    assert calls == [len(list(src.glob("*.md")))]
+    reasons = {s["path"]: s["reason"] for s in doc["skipped"]}
+    assert set(reasons) == {"bad.md", "gr-01-redis-pool-exhaustion.md"}
+    assert reasons["gr-01-redis-pool-exhaustion.md"].startswith("sidecar: ")
+    assert doc["imported"] == len(list(COMPAT.glob("*.md"))) - 1
+    assert_clean(kb)
