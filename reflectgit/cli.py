@@ -124,8 +124,16 @@ def init_command(
     force: bool = typer.Option(
         False, "--force", help="Add the layout to a non-empty folder that is not a KB."
     ),
+    ci: str | None = typer.Option(
+        None, "--ci", help="Also write a CI job for pull requests: github or gitlab."
+    ),
 ) -> None:
     """Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit."""
+    if ci is not None:
+        from reflectgit.ci_templates import KINDS
+
+        if ci not in KINDS:
+            fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
     from reflectgit.config import environ, resolve_kb_path
     from reflectgit.layout import InitOptions, init
 
@@ -144,6 +152,12 @@ def init_command(
         f"  left {p} alone: it exists but is not committed (commit it yourself)"
         for p in result.left_untracked
     ]
+    if ci:
+        from reflectgit.ci_templates import write_ci
+
+        ci_paths = write_ci(kb, ci, env)
+        result.written += [str(p.relative_to(kb)) for p in ci_paths]
+        lines += [f"  CI job: {p.relative_to(kb)} (committed)" for p in ci_paths]
     if result.commit and options.pre_commit:
         lines.append(
             f"Next: `cd {result.kb} && pre-commit install` validates notes on every commit"
@@ -586,6 +600,12 @@ def validate_command(
 def check_command(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    base: str | None = typer.Option(
+        None,
+        "--base",
+        help="Also check history against this revision (e.g. origin/main): ids added here "
+        "must be new to it and to other knowledge branches; supersede links; no secrets.",
+    ),
 ) -> None:
     """Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout."""
     from reflectgit import checks, report
@@ -593,6 +613,13 @@ def check_command(
     fmt = _report_format(ctx, fmt)
     kb = _kb_folder(ctx)
     run = checks.check_worktree(kb)
+    if base:
+        from reflectgit.history_checks import check_with_base
+
+        run.problems = sorted(
+            [*run.problems, *check_with_base(kb, base, globals_of(ctx).config().env)],
+            key=lambda p: p.sort_key(),
+        )
     lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
     _print_problems(
         ctx, lines, fmt, report.summary(run.problems, run.notes, noun="note", clean="no problems")
@@ -604,13 +631,504 @@ def check_command(
 # ============================================================================ team routing
 # (team clone|sync|status, route, review list|show|approve|reject)
 
+team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True)
+review_app = typer.Typer(
+    help="Review knowledge branches and their pull requests.", no_args_is_help=True
+)
+app.add_typer(team_app, name="team")
+app.add_typer(review_app, name="review")
+
+
+@team_app.command("clone")
+def team_clone_command(
+    ctx: typer.Context,
+    url: str = typer.Argument(..., help="The team KB's git URL."),
+    path: str | None = typer.Option(None, "--path", help="Where to clone (default: <kb>-team)."),
+) -> None:
+    """Clone the team KB and record it in the KB's .reflect-git.toml."""
+    from reflectgit import team
+
+    result = team.clone(globals_of(ctx).config(), url, path)
+    emit(ctx, result.to_json(), [f"cloned {result.remote} into {result.path}", *result.lines()])
+
+
+@team_app.command("sync")
+def team_sync_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Fetch the team remote and fast-forward the local main when it is safe."""
+    from reflectgit import team
+
+    result = team.sync(globals_of(ctx).config(), team_path)
+    head = "fetched and fast-forwarded" if result.updated else "fetched"
+    emit(ctx, result.to_json(), [f"team KB {head}", *result.lines()])
+
+
+@team_app.command("status")
+def team_status_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+    offline: bool = typer.Option(False, "--offline", help="Do not fetch first."),
+) -> None:
+    """The team remote, how local main compares, and the open knowledge branches."""
+    from reflectgit import team
+
+    result = team.status(globals_of(ctx).config(), team_path, fetch=not offline)
+    emit(ctx, result.to_json(), result.lines())
+
+
+@app.command("route")
+def route_command(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="NOTE|ID", help="A note file or a note id."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to route into."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would happen; do nothing."),
+) -> None:
+    """high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue."""
+    from reflectgit import routing
+    from reflectgit.errors import RemoteError
+
+    path = Path(target)
+    if path.suffix == ".md" or path.exists():
+        if not path.is_file():
+            raise ReflectGitError(f"{target}: no such note file", hint="check the path")
+        target = str(path.absolute())
+    result = routing.route(globals_of(ctx).config(), target, team_path=team_path, dry_run=dry_run)
+    emit(ctx, result.to_json(), result.lines())
+    if result.error:
+        raise RemoteError(result.error, hint=result.hint)
+
+
+@review_app.command("list")
+def review_list_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Open knowledge branches: title, tier, age, PR, validation, near-duplicates on main."""
+    from reflectgit import review
+
+    items = review.list_branches(globals_of(ctx).config(), team_path)
+    lines = [line for item in items for line in item.lines()] or ["no open knowledge branches"]
+    emit(ctx, [item.to_json() for item in items], lines)
+
+
+@review_app.command("show")
+def review_show_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """One knowledge branch: its note, validation and near-duplicates."""
+    from reflectgit import review
+
+    item = review.show(globals_of(ctx).config(), branch, team_path)
+    emit(ctx, item.to_json(full=True), item.lines(full=True))
+
+
+@review_app.command("approve")
+def review_approve_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Merge the branch into main keeping its commit, push, delete the branch."""
+    from reflectgit import review
+
+    result = review.approve(globals_of(ctx).config(), branch, team_path)
+    emit(ctx, result.to_json(), result.lines())
+
+
+@review_app.command("reject")
+def review_reject_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    reason: str = typer.Option(..., "--reason", help="Why (posted on the pull request)."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Close the pull request with the reason and delete the branch."""
+    from reflectgit import review
+
+    result = review.reject(globals_of(ctx).config(), branch, reason, team_path)
+    emit(ctx, result.to_json(), result.lines())
+
 
 # ============================================================================ capture
 # (hooks install|status, capture commit, hook EVENT)
 
+hooks_app = typer.Typer(
+    help="Install, remove and inspect the capture hooks (git post-commit, agent harnesses).",
+    no_args_is_help=True,
+)
+app.add_typer(hooks_app, name="hooks")
+capture_app = typer.Typer(
+    help="What the installed hooks run (you rarely call these yourself).", no_args_is_help=True
+)
+app.add_typer(capture_app, name="capture")
+
+
+@hooks_app.command("install")
+def hooks_install(
+    ctx: typer.Context,
+    repo: str | None = typer.Argument(
+        None, help="Repository for the post-commit hook (default: .)."
+    ),
+    uninstall: bool = typer.Option(False, "--uninstall", help="Remove our hooks, restore others."),
+    agent: str | None = typer.Option(
+        None, "--agent", help="Merge hook commands into an agent's settings: claude or codex."
+    ),
+    scope: str = typer.Option(
+        "user", "--scope", help="Agent settings to change: user (home) or project (REPO)."
+    ),
+) -> None:
+    """Install (or remove) the post-commit capture hook, or an agent's hook commands."""
+    import os
+
+    from reflectgit import installer
+
+    g = globals_of(ctx)
+    env = dict(g.config().env)
+    base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    if agent is not None:
+        home = Path(env.get("HOME") or Path.home())
+        result = installer.install_agent_hooks(
+            agent.lower(),
+            scope.lower(),
+            python=sys.executable,
+            home=home,
+            project=base,
+            env=env,
+            uninstall=uninstall,
+        )
+        detail = f" ({', '.join(result.events)})" if result.events else ""
+        emit(
+            ctx,
+            result.to_dict(),
+            f"{result.action}: {result.agent} hooks in {result.settings}{detail}",
+        )
+        return
+    if uninstall:
+        done = installer.uninstall_git_hook(base, env=env)
+    else:
+        pinned = str(g.config().kb) if g.kb else None
+        done = installer.install_git_hook(base, python=sys.executable, kb=pinned, env=env)
+    lines = [f"{done.action}: {done.hook}"]
+    if done.chained:
+        lines.append(f"chained: {done.chained} runs first")
+    if done.restored:
+        lines.append(f"restored: the previous hook is back at {done.restored}")
+    emit(ctx, done.to_dict(), lines)
+
+
+@hooks_app.command("status")
+def hooks_status(
+    ctx: typer.Context,
+    repo: str | None = typer.Argument(None, help="Repository to inspect (default: .)."),
+) -> None:
+    """What is installed where: the post-commit hook and each agent's settings."""
+    import os
+
+    from reflectgit import installer
+    from reflectgit.errors import NotFoundError
+
+    g = globals_of(ctx)
+    env = dict(g.config().env)
+    base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    try:
+        git_status: dict[str, Any] | None = installer.git_hook_status(base, env=env)
+    except NotFoundError:
+        git_status = None  # agent settings are still worth showing
+    home = Path(env.get("HOME") or Path.home())
+    agents = installer.agent_hook_status(home=home, project=base, env=env)
+    lines = []
+    if git_status is None:
+        lines.append(f"post-commit: {base} is not a git repository")
+    else:
+        state = "installed" if git_status["installed"] else "not installed"
+        lines.append(f"post-commit: {state} ({git_status['hook']})")
+        if git_status["chained"]:
+            lines.append(f"  chained: {git_status['chained']}")
+        if git_status["hooks_path"]:
+            lines.append(f"  core.hooksPath: {git_status['hooks_path']}")
+        if git_status["installed"] and not git_status["python_ok"]:
+            lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
+    for row in agents:
+        events = ", ".join(row["events"]) if row["events"] else "not installed"
+        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+    emit(ctx, {"git": git_status, "agents": agents}, lines)
+
+
+@capture_app.command("commit")
+def capture_commit(
+    ctx: typer.Context,
+    sha: str | None = typer.Argument(None, help="Commit to record (default: HEAD)."),
+    branch: str | None = typer.Argument(None, help="Branch it was made on."),
+) -> None:
+    """Record a commit in the state directory (what the post-commit shim runs; never fails)."""
+    from reflectgit.hooks.capture import main as capture_main
+
+    capture_main(["commit", sha or "", branch or ""], kb=globals_of(ctx).kb)
+
+
+@capture_app.command("idle")
+def capture_idle(ctx: typer.Context) -> None:
+    """Queue agent sessions that went quiet (REFLECT_IDLE_* settings; for a timer)."""
+    from reflectgit.capture import Capture
+
+    cap = Capture(globals_of(ctx).config())
+    if cap.idle_disabled:
+        emit(ctx, {"disabled": True, "queued": []}, "idle sweep disabled")
+        return
+    root, threshold, max_age, limit = cap.idle_settings()
+    results = cap.idle_sweep(root, threshold=threshold, max_age=max_age, limit=limit)
+    rows = [
+        {
+            "transcript": path,
+            "reason": q.verdict.reason,
+            "entry": q.entry_id,
+            "created": q.created,
+        }
+        for path, q in results
+    ]
+    lines = [f"{r['reason']:<22} {r['entry'] or '-':<16} {r['transcript']}" for r in rows] or [
+        f"no quiet sessions under {root}"
+    ]
+    emit(ctx, {"disabled": False, "root": str(root), "queued": rows}, lines)
+
+
+@app.command("hook", context_settings={"allow_extra_args": True})
+def hook(
+    event: str = typer.Argument(..., help="The harness event (PostToolUse, Stop, ...)."),
+    payload: str | None = typer.Argument(None, help="The payload, when not on stdin (Codex)."),
+) -> None:
+    """An agent hook: reads the event's JSON on stdin, never fails the caller."""
+    from reflectgit.hooks.agent import main as hook_main
+
+    hook_main([event] + ([payload] if payload else []))
+
 
 # ============================================================================ queue and drain
 # (queue add|list|failed|retry|purge, drain, cost)
+
+queue_app = typer.Typer(
+    help="The durable queue of transcripts waiting for the drain, and its dead letters.",
+    no_args_is_help=True,
+)
+app.add_typer(queue_app, name="queue")
+
+_JSON_HELP = "One JSON document on stdout (same as the global --json)."
+
+
+def _want_json(ctx: typer.Context, flag: bool) -> None:
+    if flag:
+        globals_of(ctx).json = True
+
+
+def _entry_line(entry: Any, now: float) -> str:
+    wait = ""
+    if entry.not_before and entry.not_before > now:
+        wait = f" wait={int(entry.not_before - now)}s"
+    session = f" session={entry.session_id}" if entry.session_id else ""
+    return (
+        f"{entry.id}  {entry.trigger:<12} retries={entry.retries}{wait}{session}  "
+        f"{entry.transcript_path}"
+    )
+
+
+@queue_app.command("add")
+def queue_add(
+    ctx: typer.Context,
+    transcript: str = typer.Argument(..., help="Path of the session transcript (.jsonl)."),
+    trigger: str = typer.Option("manual", "--trigger", help="What queued it (stop, idle, ...)."),
+    session: str | None = typer.Option(None, "--session", help="Session id (default: file stem)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Queue a transcript for the drain (a no-op when it is already queued)."""
+    import os
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    path = Path(os.path.expanduser(transcript)).absolute()
+    if not path.is_file():
+        fail(f"no transcript at {path}", hint="give the path of a session transcript file")
+    queue = open_queue(globals_of(ctx).config())
+    entry, created = queue.add(str(path), trigger, session or path.stem)
+    verb = "queued" if created else "already queued"
+    emit(
+        ctx,
+        {"id": entry.id, "created": created, "entry": entry.to_dict()},
+        f"{verb} {entry.id}  {_entry_line(entry, time.time()).split('  ', 1)[1]}",
+    )
+
+
+@queue_app.command("list")
+def queue_list(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Pending entries, front of the queue first, with retry and backoff state."""
+    import time
+
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    entries = queue.list()
+    dead = queue.failed()
+    corrupt = queue.corrupt()
+    now = time.time()
+    lines = [_entry_line(e, now) for e in entries] or ["queue is empty"]
+    if dead:
+        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+    if corrupt:
+        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {queue.corrupt_dir}")
+    emit(
+        ctx,
+        {
+            "pending": [e.to_dict() for e in entries],
+            "dead_letters": len(dead),
+            "corrupt": [{"name": c.name, "reason": c.reason} for c in corrupt],
+        },
+        lines,
+    )
+
+
+@queue_app.command("failed")
+def queue_failed(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
+) -> None:
+    """Dead letters: entries whose retries ran out or that poisoned the writer."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    queue = open_queue(globals_of(ctx).config())
+    dead = queue.failed()
+    lines = []
+    for e in dead:
+        lines.append(f"{e.id}  {e.dead_reason}  retries={e.retries}  {e.transcript_path}")
+        if e.last_error:
+            lines.append(f"    last error: {e.last_error}")
+    emit(ctx, [e.to_dict() for e in dead], lines or ["no dead letters"])
+
+
+@queue_app.command("retry")
+def queue_retry(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Put a dead letter (or a backed-off entry) back in the queue with its retries reset."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry = open_queue(globals_of(ctx).config()).retry(entry_id)
+    emit(ctx, {"id": entry.id, "entry": entry.to_dict()}, f"requeued {entry.id}")
+
+
+@queue_app.command("purge")
+def queue_purge(
+    ctx: typer.Context,
+    entry_id: str = typer.Argument(..., metavar="ID", help="Entry id (or a unique prefix)."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Remove a dead letter (or a pending entry) for good."""
+    from reflectgit.queue import open_queue
+
+    _want_json(ctx, json_out)
+    entry, dead = open_queue(globals_of(ctx).config()).purge(entry_id)
+    where = "dead letter" if dead else "pending entry"
+    emit(
+        ctx,
+        {"id": entry.id, "purged": where.replace(" ", "_")},
+        f"purged {where} {entry.id}",
+    )
+
+
+def _row_line(row: dict[str, Any]) -> str:
+    parts = [f"{row['entry_id']}  {row['outcome']:<24} entries={row['entries']}"]
+    if row.get("notes"):
+        parts.append(f"notes={','.join(row['notes'])}")
+    if row.get("confirmed"):
+        parts.append(f"confirmed={','.join(row['confirmed'])}")
+    if row.get("archived"):
+        parts.append(f"archived={','.join(row['archived'])}")
+    if row.get("dropped"):
+        parts.append(f"dropped={len(row['dropped'])}")
+    if row.get("cost_usd"):
+        parts.append(f"cost=${row['cost_usd']:.4f}")
+    if row.get("detail"):
+        parts.append(f"({row['detail']})")
+    return "  ".join(parts)
+
+
+@app.command("drain")
+def drain_cmd(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Say what would happen; call no model, write nothing durable."
+    ),
+    max_entries: int | None = typer.Option(
+        None, "--max", help="Entries this run (default REFLECT_DRAIN_MAX, 3)."
+    ),
+    writer: str | None = typer.Option(
+        None, "--writer", help="extract (one model call) or heuristic (no model)."
+    ),
+    background: bool = typer.Option(
+        False, "--background", help="Detach and return at once (for a SessionStart hook)."
+    ),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """Turn queued transcripts into notes: one validated commit per transcript."""
+    from reflectgit.drain import run_drain, spawn_background
+
+    _want_json(ctx, json_out)
+    cfg = globals_of(ctx).config()
+    if background:
+        if cfg.disabled:
+            emit(ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started")
+            return
+        args = ["--dry-run"] if dry_run else []
+        if max_entries is not None:
+            args += ["--max", str(max_entries)]
+        if writer:
+            args += ["--writer", writer]
+        pid = spawn_background(cfg, args)
+        emit(ctx, {"background": True, "pid": pid}, f"drain started in the background (pid {pid})")
+        return
+    report = run_drain(
+        cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer
+    )
+    lines = [_row_line(r) for r in report.rows]
+    head = f"drain: {report.status}" + (" (dry run)" if report.dry_run else "")
+    head += f", writer {report.writer}"
+    if report.message:
+        head += f": {report.message}"
+    for warning in report.warnings:
+        note_line(ctx, f"warning: {warning}")
+    emit(ctx, report.rows, [head, *lines])
+
+
+@app.command("cost")
+def cost_cmd(
+    ctx: typer.Context,
+    since: str = typer.Option("30d", "--since", help="30d, 12h, 2w, an ISO date, or all."),
+    by: str = typer.Option("day", "--by", help="day, transcript, model, outcome or writer."),
+    json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
+) -> None:
+    """The drain's ledger: runs, entries charged, tokens, cost and notes, grouped."""
+    from reflectgit.drain import cost_report
+
+    _want_json(ctx, json_out)
+    doc = cost_report(globals_of(ctx).config(), since=since, by=by)
+    width = max([len(g["key"]) for g in doc["groups"]] + [5])
+    lines = [f"{by:<{width}}  runs  entries  tokens     cost_usd  ok  notes"]
+    for g in [*doc["groups"], doc["total"]]:
+        lines.append(
+            f"{g['key']:<{width}}  {g['runs']:>4}  {g['entries']:>7}  {g['tokens']:>9}  "
+            f"{g['cost_usd']:>8.4f}  {g['ok']:>2}  {g['notes']:>5}"
+        )
+    emit(ctx, doc, lines)
 
 
 # ============================================================================ search

@@ -127,8 +127,7 @@ def fast_validator(name: str) -> Callable[[Any], Any]:
     """The compiled yes/no validator (fastjsonschema); raises on the first error."""
     import fastjsonschema
 
-    # A deep copy: fastjsonschema rewrites $refs inside the dict it compiles, and the loaded
-    # schema is cached and shared (test_schema compares it with the file).
+    # A deep copy: fastjsonschema resolves $refs in place, which corrupted the cached schema.
     schema = copy.deepcopy(load_schema(name))
     # fastjsonschema knows drafts 4 to 2019-09; the schemas use only keywords whose meaning
     # is the same there and in 2020-12 (a test proves both validators agree on the corpus).

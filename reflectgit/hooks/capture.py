@@ -1,0 +1,68 @@
+"""``reflect-git capture commit``: what the post-commit shim runs. Also ``idle`` for timers.
+
+Records the commit in the state directory's ``commits.jsonl`` and returns 0 whatever happens;
+errors leave a breadcrumb in the state directory's log. ``python -m reflectgit.hooks.capture
+commit [SHA [BRANCH]]`` is the shim's fast path (no CLI framework is imported).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def fallback_log(line: str) -> None:
+    """Last-resort breadcrumb when no state directory could be resolved."""
+    try:
+        import time
+
+        home = os.path.expanduser("~")
+        folder = os.path.join(home, ".cache", "reflect-git")
+        os.makedirs(folder, exist_ok=True)
+        from reflectgit.privacy import clean
+
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(os.path.join(folder, "hooks.log"), "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {clean(line)[:2000]}\n")
+    except BaseException:
+        pass
+
+
+def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
+    """``commit [SHA [BRANCH]]`` or ``idle``; always returns 0."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    what = args[0] if args else "commit"
+    cap: Any = None
+    try:
+        from pathlib import Path
+
+        from reflectgit.capture import Capture, git_env
+        from reflectgit.config import Config, environ
+
+        # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
+        # may leak into the git calls or the KB commits the capture makes.
+        cap = Capture(Config.resolve(kb, git_env(environ())))
+        if not cap.usable:
+            return 0
+        if what == "commit":
+            sha = args[1] if len(args) > 1 and args[1] else None
+            branch = args[2] if len(args) > 2 and args[2] else None
+            cap.record_commit(Path.cwd(), sha, branch)
+        elif what == "idle":
+            if not cap.idle_disabled:
+                root, threshold, max_age, limit = cap.idle_settings()
+                cap.idle_sweep(root, threshold=threshold, max_age=max_age, limit=limit)
+        else:
+            cap.log("capture", "skip", f"unknown capture {what!r}")
+    except BaseException as exc:  # a post-commit hook must never fail the commit
+        if cap is not None:
+            cap.breadcrumb(f"capture {what}", exc)
+        else:
+            fallback_log(f"capture {what}: {type(exc).__name__}: {exc}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

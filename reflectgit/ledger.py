@@ -1,0 +1,182 @@
+"""The drain's cost ledger: one JSON line per processed entry, in the state directory.
+
+Every entry the drain looks at leaves exactly one row (outcome, entries, tokens, cost, model,
+writer class). The daily cap sums the ``entries`` of today's rows (UTC); ``cost`` groups rows
+by day, transcript, model, outcome or writer. Appends are single ``write`` calls on an
+``O_APPEND`` descriptor followed by fsync, so concurrent writers never interleave a line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reflectgit.errors import UsageError
+
+LEDGER_FILE = "drain-cost.jsonl"
+GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
+# Outcomes after which a transcript needs no further drain (the enqueue gate's
+# dup-already-processed reads these).
+TERMINAL_PREFIXES = ("ok", "skip_", "stale", "poison", "quarantine_", "partial_max_turns")
+
+
+def ledger_path(state_dir: Path) -> Path:
+    return Path(state_dir) / LEDGER_FILE
+
+
+def append_row(state_dir: Path, row: Mapping[str, Any]) -> None:
+    """Append one row durably (one write, fsync)."""
+    path = ledger_path(state_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(dict(row), sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_rows(state_dir: Path) -> Iterator[dict[str, Any]]:
+    """Every well-formed row; a torn last line (crash mid-append) is skipped."""
+    path = ledger_path(state_dir)
+    try:
+        fh = path.open("rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        for raw in fh:
+            try:
+                row = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            if isinstance(row, dict):
+                yield row
+
+
+def row_time(row: Mapping[str, Any]) -> dt.datetime | None:
+    value = row.get("ts")
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+def entries_on(rows: Iterable[Mapping[str, Any]], day: dt.date) -> tuple[int, int, int]:
+    """(entries charged, successes, failures) among the rows of one UTC day."""
+    charged = ok = failed = 0
+    for row in rows:
+        when = row_time(row)
+        if when is None or when.astimezone(dt.timezone.utc).date() != day:
+            continue
+        n = row.get("entries")
+        charged += n if isinstance(n, int) and not isinstance(n, bool) else 0
+        outcome = str(row.get("outcome", ""))
+        if outcome == "ok":
+            ok += 1
+        elif outcome.startswith(("fail_", "poison")):
+            failed += 1
+    return charged, ok, failed
+
+
+def terminal_transcripts(state_dir: Path) -> set[str]:
+    """Transcript paths the drain has finished with (for the enqueue gate)."""
+    return {
+        str(row.get("transcript"))
+        for row in read_rows(state_dir)
+        if str(row.get("outcome", "")).startswith(TERMINAL_PREFIXES) and row.get("transcript")
+    }
+
+
+_SINCE = re.compile(r"^\s*(\d+)\s*([dhw])\s*$")
+
+
+def parse_since(text: str | None, now: dt.datetime) -> dt.datetime | None:
+    """``30d``, ``12h``, ``2w`` or an ISO date/time -> the earliest time included."""
+    if text is None or text.strip() in ("", "all"):
+        return None
+    match = _SINCE.match(text)
+    if match:
+        n, unit = int(match.group(1)), match.group(2)
+        delta = {"d": dt.timedelta(days=n), "h": dt.timedelta(hours=n), "w": dt.timedelta(weeks=n)}
+        return now - delta[unit]
+    try:
+        parsed = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r} is neither a span (30d, 12h, 2w) nor an ISO date",
+            hint="for example --since 7d or --since 2026-11-01",
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+@dataclass
+class CostGroup:
+    """Totals of the ledger rows sharing one key."""
+
+    key: str
+    runs: int = 0
+    entries: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    ok: int = 0
+    notes: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "runs": self.runs,
+            "entries": self.entries,
+            "tokens": self.tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "ok": self.ok,
+            "notes": self.notes,
+        }
+
+
+def _key(row: Mapping[str, Any], by: str) -> str:
+    if by == "day":
+        when = row_time(row)
+        return when.astimezone(dt.timezone.utc).date().isoformat() if when else "?"
+    if by == "transcript":
+        return str(row.get("transcript") or "?")
+    if by == "model":
+        return str(row.get("model") or "none")
+    if by == "outcome":
+        return str(row.get("outcome") or "?")
+    return f"{row.get('writer') or '?'}:{row.get('writer_class') or '-'}"
+
+
+def report(
+    rows: Iterable[Mapping[str, Any]], *, by: str = "day", since: dt.datetime | None = None
+) -> list[CostGroup]:
+    """Group rows (newer than ``since``) by one of ``GROUPINGS``, sorted by key."""
+    if by not in GROUPINGS:
+        raise UsageError(f"--by {by!r} is not one of {', '.join(GROUPINGS)}")
+    groups: dict[str, CostGroup] = {}
+    for row in rows:
+        when = row_time(row)
+        if since is not None and (when is None or when < since):
+            continue
+        key = _key(row, by)
+        group = groups.setdefault(key, CostGroup(key))
+        group.runs += 1
+        n = row.get("entries")
+        group.entries += n if isinstance(n, int) and not isinstance(n, bool) else 0
+        tokens = row.get("tokens")
+        group.tokens += tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0
+        cost = row.get("cost_usd")
+        group.cost_usd += float(cost) if isinstance(cost, (int, float)) else 0.0
+        group.ok += int(row.get("outcome") == "ok")
+        notes = row.get("notes")
+        group.notes += len(notes) if isinstance(notes, list) else 0
+    return [groups[k] for k in sorted(groups)]

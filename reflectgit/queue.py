@@ -1,0 +1,532 @@
+"""The durable queue: one checksummed file per entry, atomic writes, a dead-letter folder.
+
+Layout under the state directory::
+
+    queue/<id>.json          pending entries (one file each, written tmp -> fsync -> rename)
+    queue/dead/<id>.json     dead letters: retries exhausted or poisoned, kept for an operator
+    queue/corrupt/<name>     files that failed their checksum: moved aside, never deleted
+    queue/legacy-imported.state  which ``pending_reflections.jsonl`` files were imported
+
+Ids are content-addressed (the normalised transcript path), so queuing a transcript that is
+already pending is a no-op. A failed entry goes to the back with its retry count bumped and a
+``not_before`` time from exponential backoff with jitter (seedable RNG, injectable clock).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.config import Config
+from reflectgit.errors import NotFoundError, ReflectGitError, UsageError
+
+QUEUE_DIR = "queue"
+DEAD_DIR = "dead"
+CORRUPT_DIR = "corrupt"
+LEGACY_FILE = "pending_reflections.jsonl"
+LEGACY_MARKER = "legacy-imported.state"
+FORMAT = 1
+ID_LEN = 16
+
+Clock = Callable[[], float]
+Entries = list["Entry"]
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """``delay = initial * multiplier**(retries-1)``, capped, then scaled by +-jitter."""
+
+    initial: float = 60.0
+    multiplier: float = 2.0
+    max_delay: float = 3600.0
+    jitter: float = 0.2
+
+    def delay(self, retries: int, rng: random.Random) -> float:
+        base = min(self.initial * self.multiplier ** max(retries - 1, 0), self.max_delay)
+        return base * rng.uniform(1.0 - self.jitter, 1.0 + self.jitter)
+
+
+@dataclass
+class Entry:
+    """One queued transcript and its retry state."""
+
+    id: str
+    transcript_path: str
+    trigger: str = "manual"
+    session_id: str = ""
+    queued_at: str = ""
+    cwd: str | None = None
+    harness: str | None = None
+    scope: str | None = None
+    seq: int = 0
+    retries: int = 0
+    not_before: float | None = None
+    last_outcome: str | None = None
+    last_error: str | None = None
+    dead_reason: str | None = None
+    dead_at: str | None = None
+    counters: dict[str, int] = field(default_factory=dict)  # e.g. timeouts, invalid outputs
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Entry:
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        if not isinstance(values.get("id"), str) or not isinstance(
+            values.get("transcript_path"), str
+        ):
+            raise ValueError("entry lacks id or transcript_path")
+        return cls(**values)
+
+    def ready(self, now: float) -> bool:
+        """Past its backoff (or never failed)."""
+        return self.not_before is None or self.not_before <= now
+
+
+@dataclass(frozen=True)
+class Corrupt:
+    """A queue file that failed to parse or to match its checksum, moved aside."""
+
+    name: str
+    path: Path
+    reason: str
+
+
+class QueueError(ReflectGitError):
+    """The queue cannot be read or written."""
+
+
+def entry_id(transcript_path: str) -> str:
+    """Content-addressed id: the same transcript always gets the same id."""
+    normalized = os.path.normpath(transcript_path.strip())
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:ID_LEN]
+
+
+def _canonical(data: Mapping[str, Any]) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def encode_entry(entry: Entry) -> bytes:
+    """The on-disk bytes: the entry plus a sha256 over its canonical JSON."""
+    body = entry.to_dict()
+    checksum = hashlib.sha256(_canonical(body)).hexdigest()
+    doc = {"format": FORMAT, "sha256": checksum, "entry": body}
+    return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def decode_entry(data: bytes) -> Entry:
+    """Parse and verify; ``ValueError`` names what is wrong (torn, edited, malformed)."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a complete JSON document ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("entry"), dict):
+        raise ValueError("not a queue entry document")
+    body = doc["entry"]
+    if hashlib.sha256(_canonical(body)).hexdigest() != doc.get("sha256"):
+        raise ValueError("checksum mismatch")
+    return Entry.from_dict(body)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename durable: fsync the directory that holds it."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename over ``path``, fsync the folder."""
+    tmp = path.parent / f".tmp.{path.name}.{os.getpid()}.{random.getrandbits(32):08x}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path.parent)
+
+
+def _iso(ts: float) -> str:
+    return (
+        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
+        .replace(microsecond=0)
+        .isoformat()
+        .replace("+00:00", "Z")
+    )
+
+
+class Queue:
+    """The durable queue in ``state_dir/queue``."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        clock: Clock = time.time,
+        rng: random.Random | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.state_dir = Path(state_dir)
+        self.dir = self.state_dir / QUEUE_DIR
+        self.dead_dir = self.dir / DEAD_DIR
+        self.corrupt_dir = self.dir / CORRUPT_DIR
+        self.clock = clock
+        self.rng = rng if rng is not None else random.Random()
+        self.backoff = backoff or Backoff()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _ensure(self) -> None:
+        for path in (self.dir, self.dead_dir, self.corrupt_dir):
+            path.mkdir(parents=True, exist_ok=True)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Serialise mutations between hooks, the CLI and the drain (released if we die)."""
+        self._ensure()
+        fd = os.open(self.dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _path(self, entry_id_: str, dead: bool = False) -> Path:
+        return (self.dead_dir if dead else self.dir) / f"{entry_id_}.json"
+
+    def _read_folder(self, folder: Path) -> Entries:
+        """Every valid entry in a folder; corrupt files are moved aside as they are found."""
+        if not folder.is_dir():
+            return []
+        entries: Entries = []
+        for path in sorted(folder.glob("*.json")):
+            entry = self._read_file(path)
+            if entry is not None:
+                entries.append(entry)
+        return entries
+
+    def _read_file(self, path: Path) -> Entry | None:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None  # removed by a concurrent drain: not an error
+        try:
+            entry = decode_entry(data)
+            if entry.id != path.stem:
+                raise ValueError(f"file name does not match its id {entry.id!r}")
+            return entry
+        except ValueError as exc:
+            self._quarantine(path, str(exc))
+            return None
+
+    def _quarantine(self, path: Path, reason: str) -> None:
+        self.corrupt_dir.mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+        target = self.corrupt_dir / f"{path.name}.{stamp}"
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.corrupt_dir / f"{path.name}.{stamp}.{n}"
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(path, target)
+            (target.parent / (target.name + ".reason")).write_text(reason + "\n", encoding="utf-8")
+            fsync_dir(self.dir)
+            fsync_dir(self.corrupt_dir)
+
+    def _write(self, entry: Entry, dead: bool = False) -> None:
+        self._ensure()
+        atomic_write(self._path(entry.id, dead), encode_entry(entry))
+
+    def _next_seq(self) -> int:
+        seqs = [e.seq for e in self._read_folder(self.dir)]
+        return max(seqs, default=0) + 1
+
+    # ------------------------------------------------------------------ reading
+
+    def list(self) -> Entries:
+        """Pending entries, front of the queue first."""
+        return sorted(self._read_folder(self.dir), key=lambda e: (e.seq, e.id))
+
+    def ready(self) -> Entries:
+        """Pending entries whose backoff has passed, in queue order."""
+        now = self.clock()
+        return [e for e in self.list() if e.ready(now)]
+
+    def failed(self) -> Entries:
+        """Dead letters, oldest first."""
+        return sorted(self._read_folder(self.dead_dir), key=lambda e: (e.dead_at or "", e.id))
+
+    def corrupt(self) -> builtins.list[Corrupt]:
+        """Files moved aside because they were torn or edited."""
+        if not self.corrupt_dir.is_dir():
+            return []
+        out = []
+        for path in sorted(self.corrupt_dir.iterdir()):
+            if path.name.endswith(".reason"):
+                continue
+            reason_file = path.parent / (path.name + ".reason")
+            reason = reason_file.read_text(encoding="utf-8").strip() if reason_file.exists() else ""
+            out.append(Corrupt(path.name, path, reason))
+        return out
+
+    def get(self, id_or_prefix: str) -> tuple[Entry, bool]:
+        """An entry by id or unique id prefix: (entry, is_dead_letter)."""
+        if not id_or_prefix.strip():
+            raise UsageError("an entry id is needed", hint="`reflect-git queue list` shows them")
+        matches = [(e, False) for e in self.list() if e.id.startswith(id_or_prefix)]
+        matches += [(e, True) for e in self.failed() if e.id.startswith(id_or_prefix)]
+        if not matches:
+            raise NotFoundError(
+                f"no queue entry or dead letter with id {id_or_prefix!r}",
+                hint="`reflect-git queue list` and `reflect-git queue failed` show the ids",
+            )
+        ids = {e.id for e, _ in matches}
+        if len(ids) > 1:
+            raise UsageError(
+                f"id prefix {id_or_prefix!r} is ambiguous ({', '.join(sorted(ids))})",
+                hint="give more characters of the id",
+            )
+        # A pending entry wins over a dead letter of the same transcript.
+        matches.sort(key=lambda m: m[1])
+        return matches[0]
+
+    # ------------------------------------------------------------------ writing
+
+    def add(
+        self,
+        transcript_path: str,
+        trigger: str = "manual",
+        session: str = "",
+        *,
+        cwd: str | None = None,
+        harness: str | None = None,
+        scope: str | None = None,
+        queued_at: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> tuple[Entry, bool]:
+        """Queue a transcript; (entry, created). Already pending -> (that entry, False)."""
+        if not transcript_path or not transcript_path.strip() or "\x00" in transcript_path:
+            raise UsageError("a queue entry needs a transcript path")
+        new_id = entry_id(transcript_path)
+        with self._locked():
+            existing = self._read_file(self._path(new_id))
+            if existing is not None:
+                return existing, False
+            entry = Entry(
+                id=new_id,
+                transcript_path=os.path.normpath(transcript_path.strip()),
+                trigger=trigger or "manual",
+                session_id=session or "",
+                queued_at=queued_at or _iso(self.clock()),
+                cwd=cwd,
+                harness=harness,
+                scope=scope,
+                seq=self._next_seq(),
+                extra=dict(extra or {}),
+            )
+            self._write(entry)
+            return entry, True
+
+    def remove(self, entry_id_: str) -> bool:
+        """Drop a pending entry (processed). True if it was there."""
+        with self._locked():
+            path = self._path(entry_id_)
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                return False
+            fsync_dir(self.dir)
+            return True
+
+    def requeue(self, entry_id_: str, reason: str) -> Entry | None:
+        """To the back of the queue without a retry charge (the transcript grew meanwhile)."""
+        with self._locked():
+            entry = self._read_file(self._path(entry_id_))
+            if entry is None:
+                return None
+            entry.last_outcome = reason
+            entry.seq = self._next_seq()
+            self._write(entry)
+            return entry
+
+    def bump_retry(
+        self,
+        entry_id_: str,
+        outcome: str,
+        error: str | None = None,
+        counters: Mapping[str, int] | None = None,
+    ) -> Entry | None:
+        """A retryable failure: retries + 1, backoff with jitter, moved to the back."""
+        with self._locked():
+            entry = self._read_file(self._path(entry_id_))
+            if entry is None:
+                return None
+            entry.retries += 1
+            entry.counters.update(counters or {})
+            entry.last_outcome = outcome
+            entry.last_error = (error or "")[:500] or None
+            entry.not_before = self.clock() + self.backoff.delay(entry.retries, self.rng)
+            entry.seq = self._next_seq()
+            self._write(entry)
+            return entry
+
+    def dead_letter(self, entry_id_: str, reason: str, error: str | None = None) -> Entry | None:
+        """Move a pending entry to the dead-letter folder with the reason (write, then unlink)."""
+        with self._locked():
+            entry = self._read_file(self._path(entry_id_))
+            if entry is None:
+                return None
+            entry.dead_reason = reason
+            entry.dead_at = _iso(self.clock())
+            if error:
+                entry.last_error = error[:500]
+            # Write the dead letter first: a crash in between leaves the entry in both places
+            # (replayed, then deduplicated), never in neither.
+            self._write(entry, dead=True)
+            self._path(entry.id).unlink()
+            fsync_dir(self.dir)
+            return entry
+
+    def retry(self, id_or_prefix: str) -> Entry:
+        """Back into the queue with a clean slate: dead letters and backed-off entries alike."""
+        with self._locked():
+            entry, dead = self.get(id_or_prefix)
+            entry.retries = 0
+            entry.not_before = None
+            entry.dead_reason = None
+            entry.dead_at = None
+            entry.seq = self._next_seq()
+            self._write(entry)
+            if dead:
+                self._path(entry.id, dead=True).unlink()
+                fsync_dir(self.dead_dir)
+            return entry
+
+    def purge(self, id_or_prefix: str) -> tuple[Entry, bool]:
+        """Remove an entry for good (dead letter, else pending); returns (entry, was_dead)."""
+        with self._locked():
+            entry, dead = self.get(id_or_prefix)
+            if dead:
+                self._path(entry.id, dead=True).unlink()
+                fsync_dir(self.dead_dir)
+            else:
+                self._path(entry.id).unlink()
+                fsync_dir(self.dir)
+            return entry, dead
+
+    # ------------------------------------------------------------------ legacy import
+
+    def import_legacy(self, path: Path) -> int:
+        """Import the original tool's ``pending_reflections.jsonl`` once; returns entries added.
+
+        The file itself is left untouched (the original tool may still own it); a marker in the
+        queue folder records that it was imported, so entries drained since never come back.
+        """
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            return 0
+        key = str(path.absolute())
+        with self._locked():
+            marker_path = self.dir / LEGACY_MARKER
+            marker: dict[str, Any] = {}
+            if marker_path.exists():
+                try:
+                    loaded = json.loads(marker_path.read_text(encoding="utf-8"))
+                    marker = loaded if isinstance(loaded, dict) else {}
+                except (OSError, ValueError):
+                    marker = {}
+            if key in marker:
+                return 0
+        added = 0
+        skipped = 0
+        for raw in data.splitlines():
+            try:
+                record = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                skipped += 1
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("transcript_path"), str):
+                skipped += 1
+                continue
+            known = {"ts", "session_id", "transcript_path", "trigger", "cwd", "harness", "scope"}
+            extra = {k: v for k, v in record.items() if k not in known}
+            extra["imported_from"] = key
+
+            def text(name: str, rec: dict[str, Any] = record) -> str | None:
+                value = rec.get(name)
+                return value if isinstance(value, str) and value else None
+
+            try:
+                _, created = self.add(
+                    record["transcript_path"],
+                    text("trigger") or "legacy",
+                    text("session_id") or "",
+                    cwd=text("cwd"),
+                    harness=text("harness"),
+                    scope=text("scope"),
+                    queued_at=text("ts"),
+                    extra=extra,
+                )
+            except UsageError:
+                skipped += 1
+                continue
+            added += int(created)
+        with self._locked():
+            marker_path = self.dir / LEGACY_MARKER
+            current: dict[str, Any] = {}
+            if marker_path.exists():
+                with contextlib.suppress(OSError, ValueError):
+                    loaded = json.loads(marker_path.read_text(encoding="utf-8"))
+                    current = loaded if isinstance(loaded, dict) else {}
+            current[key] = {
+                "imported_at": _iso(self.clock()),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "added": added,
+                "skipped": skipped,
+            }
+            atomic_write(marker_path, json.dumps(current, indent=1, sort_keys=True).encode())
+        return added
+
+    def legacy_candidates(self, home: str | None) -> builtins.list[Path]:
+        """Where the original tool kept its queue: the state dir, then ``~/.reflect``."""
+        out = [self.state_dir / LEGACY_FILE]
+        if home:
+            out.append(Path(home) / ".reflect" / LEGACY_FILE)
+        return out
+
+    def import_all_legacy(self, home: str | None) -> int:
+        """Import every legacy queue file found (each only once)."""
+        return sum(self.import_legacy(p) for p in self.legacy_candidates(home))
+
+
+def open_queue(cfg: Config, *, clock: Clock = time.time, import_legacy: bool = True) -> Queue:
+    """The KB's queue, with the original tool's pending file imported once (unless told not to)."""
+    queue = Queue(cfg.state_dir, clock=clock)
+    if import_legacy:
+        queue.import_all_legacy(cfg.env.get("HOME"))
+    return queue

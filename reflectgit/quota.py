@@ -1,0 +1,99 @@
+"""The quota gate: fed only by what the writer reports, never by an extra API call.
+
+After each model call the drain records the result's ``rate_limit_info`` (or a 429/529 seen on
+stderr) in ``state_dir/quota-state.json``; before each entry it asks ``gate_closed``. A snapshot
+older than the TTL fails open. API-key auth is exempt (it is billed, not windowed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+QUOTA_FILE = "quota-state.json"
+CEILINGS = {
+    "five_hour": 0.95,
+    "overage": 0.95,
+    "seven_day": 0.93,
+    "seven_day_opus": 0.93,
+    "seven_day_sonnet": 0.92,
+}
+DEFAULT_CEILING = 0.95
+DEFAULT_TTL = 3600
+
+
+@dataclass(frozen=True)
+class QuotaSettings:
+    enabled: bool = True
+    ttl_sec: int = DEFAULT_TTL
+    ceiling_override: float | None = None
+    exempt: bool = False  # ANTHROPIC_API_KEY auth
+
+
+def quota_path(state_dir: Path) -> Path:
+    return Path(state_dir) / QUOTA_FILE
+
+
+def _windows(info: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Normalise the shapes a writer reports into ``{window: {utilization, status}}``."""
+    if isinstance(info.get("windows"), Mapping):
+        info = info["windows"]
+    if "rateLimitType" in info or "status" in info or "utilization" in info:
+        name = str(info.get("rateLimitType") or info.get("window") or "five_hour")
+        return {name: dict(info)}
+    return {str(k): dict(v) for k, v in info.items() if isinstance(v, Mapping)}
+
+
+def record(
+    state_dir: Path, now: float, *, info: Mapping[str, Any] | None, rejected: bool = False
+) -> None:
+    """Store the newest snapshot (merged per window)."""
+    path = quota_path(state_dir)
+    state = load(path)
+    windows: dict[str, Any] = dict(state.get("windows") or {})
+    if info:
+        windows.update(_windows(info))
+    if rejected:
+        windows["rate_limit"] = {"status": "rejected"}
+    state = {"updated_at": now, "windows": windows}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def gate_closed(state_dir: Path, now: float, settings: QuotaSettings) -> str | None:
+    """The reason the gate is closed (e.g. ``five_hour 0.97>=0.95``), or None when open."""
+    if not settings.enabled or settings.exempt:
+        return None
+    state = load(quota_path(state_dir))
+    updated = state.get("updated_at")
+    if not isinstance(updated, (int, float)) or now - updated > settings.ttl_sec:
+        return None  # no reading, or a stale one: fail open
+    windows = state.get("windows")
+    if not isinstance(windows, Mapping):
+        return None
+    for name, window in sorted(windows.items()):
+        if not isinstance(window, Mapping):
+            continue
+        status = str(window.get("status", "")).lower()
+        if status == "rejected":
+            return f"{name} rejected"
+        util = window.get("utilization")
+        ceiling = settings.ceiling_override or CEILINGS.get(name, DEFAULT_CEILING)
+        if isinstance(util, (int, float)) and util >= ceiling:
+            return f"{name} {util:.2f}>={ceiling:.2f}"
+        if status in ("allowed_warning", "warning") and not window.get("overage_available"):
+            return f"{name} past its warning threshold with no overage"
+    return None

@@ -1,0 +1,144 @@
+"""`hooks install --agent claude|codex`: merge our commands, leave everything else alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from reflectgit.installer import CLAUDE_EVENTS
+from tests.fixtures_capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
+
+OTHER = {
+    "model": "opus",
+    "hooks": {
+        "PostToolUse": [
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "prettier --write"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+}
+
+
+def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
+    settings = Path(pinned_env) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(OTHER))
+    out = cli("--json", "hooks", "install", "--agent", "claude")
+    assert out.code == 0, out.err
+    assert out.json()["action"] == "installed"
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus"
+    assert set(CLAUDE_EVENTS) <= set(data["hooks"])
+    post = data["hooks"]["PostToolUse"]
+    assert post[0] == OTHER["hooks"]["PostToolUse"][0]
+    assert post[1]["matcher"] == "*"
+    assert post[1]["hooks"][0]["command"].endswith("-m reflectgit hook PostToolUse")
+    # Installing again changes nothing and never duplicates.
+    before = settings.read_text()
+    assert cli("--json", "hooks", "install", "--agent", "claude").json()["action"] == "unchanged"
+    assert settings.read_text() == before
+    status = cli("--json", "hooks", "status", str(pinned_env)).json()
+    row = next(r for r in status["agents"] if r["agent"] == "claude" and r["scope"] == "user")
+    assert row["installed"] and "Stop" in row["events"]
+    out = cli("--json", "hooks", "install", "--agent", "claude", "--uninstall")
+    assert out.json()["action"] == "uninstalled"
+    assert json.loads(settings.read_text()) == OTHER
+
+
+def test_claude_project_scope_writes_the_project_settings(cli, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    out = cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project")
+    assert out.code == 0, out.err
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    assert "SubagentStop" in data["hooks"]
+    cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project", "--uninstall")
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_invalid_settings_are_refused_and_left_alone(cli, pinned_env):
+    settings = Path(pinned_env) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{ not json")
+    out = cli("hooks", "install", "--agent", "claude")
+    assert out.code == 1 and "not valid JSON" in out.err and "hint:" in out.err
+    assert settings.read_text() == "{ not json"
+
+
+def test_unknown_agent_is_a_usage_error(cli):
+    out = cli("hooks", "install", "--agent", "vim")
+    assert out.code == 2 and "unknown agent" in out.err
+
+
+def test_codex_notify_install_and_uninstall(cli, pinned_env):
+    config = Path(pinned_env) / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "o4"\n\n[profiles.fast]\nmodel = "mini"\n')
+    out = cli("--json", "hooks", "install", "--agent", "codex")
+    assert out.code == 0, out.err
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    data = tomllib.loads(config.read_text())
+    assert data["notify"][-2:] == ["hook", "codex-notify"]
+    assert data["profiles"]["fast"]["model"] == "mini"
+    cli("hooks", "install", "--agent", "codex", "--uninstall")
+    assert config.read_text() == 'model = "o4"\n\n[profiles.fast]\nmodel = "mini"\n'
+
+
+def test_codex_with_another_notify_program_is_a_conflict(cli, pinned_env):
+    config = Path(pinned_env) / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('notify = ["terminal-notifier"]\n')
+    out = cli("hooks", "install", "--agent", "codex")
+    assert out.code == 1 and "notify" in out.err
+    assert config.read_text() == 'notify = ["terminal-notifier"]\n'
+
+
+def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
+    from tests.conftest import DATA
+    from tests.fixtures_capture import run_hook
+
+    thread = "a1374ada-3da2-56de-9e16-6ea50acf264a"
+    folder = Path(pinned_env) / ".codex" / "sessions" / "2026" / "11" / "02"
+    folder.mkdir(parents=True)
+    rollout = folder / f"rollout-2026-11-02T14-00-00-{thread}.jsonl"
+    rollout.write_bytes(
+        (DATA / "transcripts" / "codex" / "rollout-correction-0.jsonl").read_bytes()
+    )
+    payload = json.dumps({"type": "agent-turn-complete", "thread-id": thread, "cwd": "/w"})
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hook", "codex-notify", payload],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    (entry,) = queue_entries(kb)
+    assert entry["harness"] == "codex" and entry["transcript_path"] == str(rollout)
+    assert run_hook("codex-notify", "{}").returncode == 0
+
+
+def test_idle_sweep_queues_quiet_sessions_only(cli, kb, transcripts, monkeypatch):
+    now = time.time()
+    quiet = transcripts / "02c8261b-740c-1a65-89be-4b4bd9ee50e2.jsonl"
+    fresh = transcripts / "d5f4b3b2-e4b0-6ce6-0741-c7a87ce42c82.jsonl"
+    old = transcripts / "091489cd-03b2-7030-e7f5-24f34dabb96d.jsonl"
+    for path in transcripts.iterdir():
+        os.utime(path, (now - 3 * 86400, now - 3 * 86400))
+    os.utime(quiet, (now - 1200, now - 1200))
+    os.utime(fresh, (now - 5, now - 5))
+    os.utime(old, (now - 2 * 86400, now - 2 * 86400))
+    monkeypatch.setenv("REFLECT_IDLE_PROJECTS_ROOT", str(transcripts))
+    out = cli("--json", "capture", "idle")
+    assert out.code == 0, out.err
+    assert [e["transcript_path"] for e in queue_entries(kb)] == [str(quiet)]
+    assert queue_entries(kb)[0]["trigger"] == "idle"
+    monkeypatch.setenv("REFLECT_IDLE_DISABLED", "1")
+    assert cli("--json", "capture", "idle").json()["disabled"] is True

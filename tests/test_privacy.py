@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reflectgit.privacy import (
+    PRIVATE_MARKER,
+    REDACTED,
+    clean,
+    clean_data,
+    scrub_secrets,
+    strip_private,
+)
+from tests.conftest import DATA
+
+MANIFEST = json.loads((DATA / "transcripts" / "MANIFEST.json").read_text())
+LEAKS = next(e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e)
+
+
+def test_private_span_is_replaced_by_marker():
+    assert strip_private("a <private>secret stuff</private> b") == f"a {PRIVATE_MARKER} b"
+
+
+def test_harness_wrapper_tags_are_stripped_case_insensitively():
+    text = "keep <System-Reminder kind='x'>injected</system-reminder> this"
+    assert strip_private(text) == f"keep {PRIVATE_MARKER} this"
+
+
+def test_unclosed_tag_strips_to_the_end():
+    assert strip_private("ok <private>never closed\nmore") == f"ok {PRIVATE_MARKER}"
+
+
+def test_several_spans_and_plain_text_untouched():
+    assert strip_private("no tags here") == "no tags here"
+    assert strip_private("<private>a</private>x<private>b</private>") == (
+        f"{PRIVATE_MARKER}x{PRIVATE_MARKER}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Authorization: Bearer abc.def.ghi-123456", "abc.def.ghi-123456"),
+        ("curl -H 'X-Api-Key: 9f8e7d6c5b4a'", "9f8e7d6c5b4a"),
+        ("X-Custom-Key=topsecretvalue", "topsecretvalue"),
+        ("use bearer QWERTYUIOPASDFGH", "QWERTYUIOPASDFGH"),
+        ("https://x.io/?token=abcdef123456&page=2", "abcdef123456"),
+        ("api_key=zzzz-1111-yyyy", "zzzz-1111-yyyy"),
+        ('{"password": "hunter2hunter2"}', "hunter2hunter2"),
+        ("DB_PASSWORD='s3cr3t pass'", "s3cr3t pass"),
+        ("the staging password is Tr0ub4dor&3 ok", "Tr0ub4dor&3"),
+        ("the VPN PIN is 4471.", "4471"),
+        ("OPENAI sk-proj-abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012345"),
+        ("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOp"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghij"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github_pat_11ABC"),
+        ("slack xoxb-1234567890-abcdefghijkl", "xoxb-1234567890"),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        (
+            "AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.abc123", "eyJhbGciOiJIUzI1NiJ9"),
+        ("git clone https://bob:pa55word@example.com/r.git", "pa55word"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "MIIE"),
+    ],
+)
+def test_scrub_secrets_masks(text, secret):
+    out = scrub_secrets(text)
+    assert secret not in out
+    assert REDACTED in out
+
+
+def test_scrub_leaves_ordinary_text_and_git_hashes():
+    text = "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the token counting in tokens.py"
+    assert scrub_secrets(text) == text
+
+
+def test_clean_on_the_private_transcript_leaks_nothing():
+    raw = (DATA / "transcripts" / "claude" / "private-and-secrets.jsonl").read_text()
+    out = clean(raw)
+    for leak in LEAKS:
+        assert leak not in out
+    # Also line by line on the decoded strings (JSON escapes differ from the raw text).
+    for line in raw.splitlines():
+        data = clean_data(json.loads(line))
+        dumped = json.dumps(data, ensure_ascii=False)
+        for leak in LEAKS:
+            assert leak not in dumped
+
+
+def test_clean_without_private_tags_still_catches_the_password_and_pin():
+    text = "The staging password is Tr0ub4dor&3 and the VPN PIN is 4471. Deploy."
+    out = scrub_secrets(text)
+    assert "Tr0ub4dor&3" not in out and "4471" not in out
+    assert "Deploy." in out
