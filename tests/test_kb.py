@@ -582,3 +582,19 @@ def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
     assert reasons["gr-01-redis-pool-exhaustion.md"].startswith("sidecar: ")
     assert doc["imported"] == len(list(COMPAT.glob("*.md"))) - 1
     assert_clean(kb)
+
+
+def test_status_counts_the_queue_and_its_dead_letters(rg, kb):
+    from reflectgit.config import Config
+    from reflectgit.queue import Queue
+
+    add_flags(rg, "Queued")
+    queue = Queue(Config.resolve(str(kb)).state_dir)
+    queue.add("/tmp/one.jsonl")
+    queue.add("/tmp/two.jsonl")
+    third, _ = queue.add("/tmp/three.jsonl")
+    queue.dead_letter(third.id, "broken transcript")
+    doc = rg("--json", "status").json()
+    assert (doc["queue_depth"], doc["dead_letters"]) == (2, 1)
+    assert doc["index"] in ("n/a", "missing", "fresh", "behind")
+    assert git("status", "--porcelain", cwd=kb) == ""
