@@ -598,3 +598,41 @@ def test_status_counts_the_queue_and_its_dead_letters(rg, kb):
     assert (doc["queue_depth"], doc["dead_letters"]) == (2, 1)
     assert doc["index"] in ("n/a", "missing", "fresh", "behind")
     assert git("status", "--porcelain", cwd=kb) == ""
+
+
+def test_a_hand_named_note_is_found_by_its_frontmatter_id(rg, kb):
+    (kb / "documents").mkdir()
+    (kb / "documents" / "by-hand.md").write_text(
+        "---\nid: team-rule-7\ntitle: Rule seven\ncreated: 2026-03-04\nconfidence: high\n---\n7\n"
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-q", "-m", "by hand", cwd=kb)
+    assert rg("--json", "show", "team-rule-7").json()["path"] == "documents/by-hand.md"
+    assert rg("update", "team-rule-7", "--set", "category=rules").code == 0
+    assert ls(kb) == ["documents/by-hand.md"]  # the file name stays
+    assert front(kb, "documents/by-hand.md")["category"] == "rules"
+    assert rg("--json", "list").json()[0]["id"] == "team-rule-7"
+
+
+def test_import_in_batches_makes_one_commit_per_batch(kb, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(5):
+        (src / f"n{i}.md").write_text(
+            f"---\ntitle: Note {i}\ncreated: 2026-03-04\nconfidence: low\n---\n{i}\n"
+        )
+    seen = []
+    with KnowledgeBase.open(kb) as base:
+        result = base.import_notes(src, progress=lambda d, t: seen.append((d, t)), batch=2)
+    assert len(result.commits) == 3
+    assert count_commits(kb) == 3
+    assert seen[-1] == (5, 5)
+    assert sorted(result.imported) == [f"n{i}" for i in range(5)]
+    assert_clean(kb)
+
+
+def test_update_body_from_stdin(rg, kb, monkeypatch):
+    doc = add_flags(rg, "Body from stdin")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"New body\n")))
+    assert rg("update", doc["id"], "--body-file", "-").code == 0
+    assert git("show", f"HEAD:{doc['path']}", cwd=kb).endswith("---\nNew body\n")
