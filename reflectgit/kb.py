@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
-import io
 import os
 import re
-import tarfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -961,6 +959,9 @@ class KnowledgeBase:
                     for p, b in self.store.list_tree(tree, STATE_FOLDERS[state]).items()
                     if _is_note_path(p) or p.endswith(SIDECAR_SUFFIX)
                 )
+        import io
+        import tarfile  # only export and import of a tarball need it; keep start-up lean
+
         out = Path(target)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -1194,6 +1195,8 @@ def _folder_entries(root: Path) -> dict[str, bytes]:
 
 
 def _tar_entries(path: Path) -> dict[str, bytes]:
+    import tarfile
+
     out: dict[str, bytes] = {}
     try:
         tar = tarfile.open(path)  # noqa: SIM115 - closed by the with below
