@@ -9,11 +9,10 @@ result object. Nothing here prints, exits or reads the environment.
 from __future__ import annotations
 
 import datetime as dt
-import io
+import importlib
 import os
 import re
-import tarfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -916,18 +915,14 @@ class KnowledgeBase:
             pending.clear()
             pending_ids.clear()
 
-        for done, (rel, data) in enumerate(sorted(notes.items()), 1):
+        jobs = [
+            (rel, data, entries.get(sidecar_path_for(rel))) for rel, data in sorted(notes.items())
+        ]
+        for done, (rel, data, side, (ident, problem)) in enumerate(_vet_all(jobs), 1):
             if progress is not None:
                 progress(done, total)
-            try:
-                note = parse_note(data, rel)
-                check_note(note, rel)
-            except NoteError as exc:
-                skipped.append(Skipped(rel, _first_line(exc.message)))
-                continue
-            ident = note_id(note, rel)
-            if not is_safe_id(ident):
-                skipped.append(Skipped(rel, f"id {ident!r} is not a safe file name"))
+            if ident is None:
+                skipped.append(Skipped(rel, problem or "invalid"))
                 continue
             state = "archived" if rel.split("/", 1)[0] == ARCHIVED else "live"
             if ident in seen:
@@ -939,14 +934,9 @@ class KnowledgeBase:
                 reason = "already in the KB" if same else "the id is taken by a different note"
                 skipped.append(Skipped(rel, f"{ident}: {reason}"))
                 continue
-            side_rel = sidecar_path_for(rel)
-            side = entries.get(side_rel)
-            if side is not None:
-                try:
-                    check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
-                except NoteError as exc:
-                    skipped.append(Skipped(rel, "sidecar: " + _first_line(exc.message)))
-                    continue
+            if problem is not None:  # the note is fine, its sidecar is not
+                skipped.append(Skipped(rel, problem))
+                continue
             seen.add(ident)
             path = f"{STATE_FOLDERS[state]}/{ident}{NOTE_SUFFIX}"
             pending.append(write(path, data))
@@ -969,6 +959,9 @@ class KnowledgeBase:
                     for p, b in self.store.list_tree(tree, STATE_FOLDERS[state]).items()
                     if _is_note_path(p) or p.endswith(SIDECAR_SUFFIX)
                 )
+        import io
+        import tarfile  # only export and import of a tarball need it; keep start-up lean
+
         out = Path(target)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -1139,6 +1132,47 @@ def _summary(data: bytes, path: str, state: str) -> NoteSummary:
     )
 
 
+PARALLEL_VET_MIN = 2_000  # notes: from here on, parse and validate in worker processes
+
+Job = tuple[str, bytes, "bytes | None"]  # note path, note bytes, sidecar bytes
+Verdict = tuple["str | None", "str | None"]  # (id, None) ok; (None, why) bad; (id, why) bad sidecar
+
+
+def _vet(job: Job) -> Verdict:
+    """Parse and validate one imported note and its sidecar (pure, so it can run anywhere)."""
+    rel, data, side = job
+    try:
+        note = parse_note(data, rel)
+        check_note(note, rel)
+    except NoteError as exc:
+        return None, _first_line(exc.message)
+    ident = note_id(note, rel)
+    if not is_safe_id(ident):
+        return None, f"id {ident!r} is not a safe file name"
+    if side is not None:
+        side_rel = sidecar_path_for(rel)
+        try:
+            check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
+        except NoteError as exc:
+            return ident, "sidecar: " + _first_line(exc.message)
+    return ident, None
+
+
+def _vet_all(jobs: list[Job]) -> Iterator[tuple[str, bytes, bytes | None, Verdict]]:
+    """Vet every job, in order; a big import uses every core (YAML parsing is the bulk)."""
+    workers = os.cpu_count() or 1
+    if len(jobs) < PARALLEL_VET_MIN or workers < 2 or not hasattr(os, "fork"):
+        for job in jobs:
+            yield (*job, _vet(job))
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(min(workers, 8)) as pool:
+        for job, verdict in zip(jobs, pool.imap(_vet, jobs, chunksize=250), strict=True):
+            yield (*job, verdict)
+
+
 def _first_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and lines[0].endswith(":"):
@@ -1161,6 +1195,8 @@ def _folder_entries(root: Path) -> dict[str, bytes]:
 
 
 def _tar_entries(path: Path) -> dict[str, bytes]:
+    import tarfile
+
     out: dict[str, bytes] = {}
     try:
         tar = tarfile.open(path)  # noqa: SIM115 - closed by the with below
@@ -1191,26 +1227,28 @@ def _rebase(entries: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
-    """Queue depth and dead letters, when the queue module is installed."""
+    """Queue depth and dead letters, when the queue module is installed (else zeros).
+
+    Entries are counted as files, not read: ``status`` must never change the queue.
+    """
     if state_dir is None:
         return 0, 0
     try:
-        from reflectgit import queue as queue_mod
+        queue_mod = importlib.import_module("reflectgit.queue")
     except ImportError:
         return 0, 0
-    counter = getattr(queue_mod, "counts", None)
-    if callable(counter):
-        try:
-            depth, dead = counter(state_dir)
-            return int(depth), int(dead)
-        except Exception:
-            return 0, 0
-    return 0, 0
+    try:
+        queue = queue_mod.Queue(state_dir)
+        depth = sum(1 for _ in Path(queue.dir).glob("*.json"))
+        dead = sum(1 for _ in Path(queue.dead_dir).glob("*.json"))
+    except Exception:  # a queue we cannot read says nothing about the KB itself
+        return 0, 0
+    return depth, dead
 
 
 def _index_freshness(kb: KnowledgeBase) -> str:
     try:
-        from reflectgit import search as search_mod
+        search_mod = importlib.import_module("reflectgit.search")
     except ImportError:
         return "n/a"
     fresh = getattr(search_mod, "freshness", None)

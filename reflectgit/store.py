@@ -865,6 +865,8 @@ class Store:
         stale += list((self.common_dir / "refs").rglob("*.lock"))
         if pid.isdigit():
             stale += list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
+            stale += list(self._objects_dir.glob(f"pack/tmp_pack_{pid}_*"))
+            stale += list(self._objects_dir.glob(f"pack/tmp_idx_{pid}_*"))
         for path in stale:
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
                 path.unlink()

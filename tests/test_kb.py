@@ -555,3 +555,84 @@ def test_the_library_works_without_the_cli(kb):
         assert base.show(added.id).frontmatter["created"] == "2026-03-04T12:00:00Z"
     assert trailers(kb, "Reflect-Source") == ["drain:s1"]
     assert count_commits(kb) == 1
+
+
+def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
+    rg, kb, tmp_path, monkeypatch
+):
+    import reflectgit.kb as kb_module
+
+    src = tmp_path / "src"
+    shutil.copytree(COMPAT, src)
+    (src / "bad.md").write_text("---\ntitle: x\n---\n")
+    (src / "gr-01-redis-pool-exhaustion.entities.yaml").write_text("entities: [{name: a}]\n")
+    monkeypatch.setattr(kb_module, "PARALLEL_VET_MIN", 2)
+    calls = []
+    real_vet_all = kb_module._vet_all
+
+    def spy(jobs):
+        calls.append(len(jobs))
+        return real_vet_all(jobs)
+
+    monkeypatch.setattr(kb_module, "_vet_all", spy)
+    doc = rg("--json", "import", str(src)).json()
+    assert calls == [len(list(src.glob("*.md")))]
+    reasons = {s["path"]: s["reason"] for s in doc["skipped"]}
+    assert set(reasons) == {"bad.md", "gr-01-redis-pool-exhaustion.md"}
+    assert reasons["gr-01-redis-pool-exhaustion.md"].startswith("sidecar: ")
+    assert doc["imported"] == len(list(COMPAT.glob("*.md"))) - 1
+    assert_clean(kb)
+
+
+def test_status_counts_the_queue_and_its_dead_letters(rg, kb):
+    from reflectgit.config import Config
+    from reflectgit.queue import Queue
+
+    add_flags(rg, "Queued")
+    queue = Queue(Config.resolve(str(kb)).state_dir)
+    queue.add("/tmp/one.jsonl")
+    queue.add("/tmp/two.jsonl")
+    third, _ = queue.add("/tmp/three.jsonl")
+    queue.dead_letter(third.id, "broken transcript")
+    doc = rg("--json", "status").json()
+    assert (doc["queue_depth"], doc["dead_letters"]) == (2, 1)
+    assert doc["index"] in ("n/a", "missing", "fresh", "behind")
+    assert git("status", "--porcelain", cwd=kb) == ""
+
+
+def test_a_hand_named_note_is_found_by_its_frontmatter_id(rg, kb):
+    (kb / "documents").mkdir()
+    (kb / "documents" / "by-hand.md").write_text(
+        "---\nid: team-rule-7\ntitle: Rule seven\ncreated: 2026-03-04\nconfidence: high\n---\n7\n"
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-q", "-m", "by hand", cwd=kb)
+    assert rg("--json", "show", "team-rule-7").json()["path"] == "documents/by-hand.md"
+    assert rg("update", "team-rule-7", "--set", "category=rules").code == 0
+    assert ls(kb) == ["documents/by-hand.md"]  # the file name stays
+    assert front(kb, "documents/by-hand.md")["category"] == "rules"
+    assert rg("--json", "list").json()[0]["id"] == "team-rule-7"
+
+
+def test_import_in_batches_makes_one_commit_per_batch(kb, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(5):
+        (src / f"n{i}.md").write_text(
+            f"---\ntitle: Note {i}\ncreated: 2026-03-04\nconfidence: low\n---\n{i}\n"
+        )
+    seen = []
+    with KnowledgeBase.open(kb) as base:
+        result = base.import_notes(src, progress=lambda d, t: seen.append((d, t)), batch=2)
+    assert len(result.commits) == 3
+    assert count_commits(kb) == 3
+    assert seen[-1] == (5, 5)
+    assert sorted(result.imported) == [f"n{i}" for i in range(5)]
+    assert_clean(kb)
+
+
+def test_update_body_from_stdin(rg, kb, monkeypatch):
+    doc = add_flags(rg, "Body from stdin")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"New body\n")))
+    assert rg("update", doc["id"], "--body-file", "-").code == 0
+    assert git("show", f"HEAD:{doc['path']}", cwd=kb).endswith("---\nNew body\n")

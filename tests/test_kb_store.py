@@ -39,6 +39,9 @@ def test_a_dead_writers_locks_and_temp_files_are_cleared_by_the_next_write(repo)
     (git_dir / "refs" / "heads" / "main.lock").write_text(first + "\n")
     tmp_obj = git_dir / "objects" / first[:2] / "tmp_obj_999999_abcdef"
     tmp_obj.write_bytes(b"junk")
+    (git_dir / "objects" / "pack").mkdir(exist_ok=True)
+    tmp_pack = git_dir / "objects" / "pack" / "tmp_pack_999999_abcdef"
+    tmp_pack.write_bytes(b"PACK")
     (repo / "documents" / ".a.md.reflect-git-tmp").write_bytes(b"half")
     (git_dir / JOURNAL_NAME).write_text(
         json.dumps({"branch": "main", "old": None, "new": first, "paths": ["documents/a.md"]})
@@ -48,6 +51,7 @@ def test_a_dead_writers_locks_and_temp_files_are_cleared_by_the_next_write(repo)
     assert not (git_dir / "index.lock").exists()
     assert not (git_dir / "refs" / "heads" / "main.lock").exists()
     assert not tmp_obj.exists()
+    assert not tmp_pack.exists()
     assert not (git_dir / WRITER_NAME).exists()
     assert not (git_dir / JOURNAL_NAME).exists()
     assert git("status", "--porcelain", cwd=repo) == ""

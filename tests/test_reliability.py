@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,14 +137,16 @@ def _check_after_crash(path: Path) -> None:
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_writers_killed_at_random_points_never_break_the_kb(tmp_path):
     rng = random.Random(20261129)
-    trials = [(n, CRASH_OPS[n % len(CRASH_OPS)], rng.uniform(0.02, 0.35)) for n in range(TRIALS)]
+    trials = [(n, CRASH_OPS[n % len(CRASH_OPS)], rng.uniform(0.02, 0.3)) for n in range(TRIALS)]
+    template = tmp_path / "template"
+    template.mkdir()
+    seed_id = _seed(template)
     for start in range(0, TRIALS, PARALLEL):
         batch = trials[start : start + PARALLEL]
         running = []
         for n, op, delay in batch:
             path = tmp_path / f"t{n}"
-            path.mkdir()
-            seed_id = _seed(path)
+            shutil.copytree(template, path)
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child never returns
                 try:
@@ -160,6 +163,8 @@ def test_writers_killed_at_random_points_never_break_the_kb(tmp_path):
                 _check_after_crash(path)
             except AssertionError as exc:
                 raise AssertionError(f"trial {n} ({op}): {exc}") from exc
+            shutil.rmtree(path)  # keep pytest's temp folder small (it is swept at start-up)
+            shutil.rmtree(tmp_path / f"scratch{n}", ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- users' work
