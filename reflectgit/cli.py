@@ -165,6 +165,378 @@ def init_command(
     emit(ctx, result.to_dict(), lines)
 
 
+def _open_kb(ctx: typer.Context) -> Any:
+    from reflectgit.kb import KnowledgeBase
+
+    cfg = globals_of(ctx).config()
+    return KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] if sha else "-"
+
+
+def _read_input(name: str, what: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {what} {name}: {exc.strerror or exc}", hint="check the path")
+
+
+@app.command("add")
+def add_cmd(
+    ctx: typer.Context,
+    file: str | None = typer.Argument(None, help="A note file, or - for stdin."),
+    entities: str | None = typer.Option(None, "--entities", help="An entity sidecar to attach."),
+    title: str | None = typer.Option(None, "--title", help="Title (when writing from flags)."),
+    insight: str | None = typer.Option(None, "--insight", help="The key insight."),
+    category: str | None = typer.Option(None, "--category", help="Category."),
+    confidence: str | None = typer.Option(None, "--confidence", help="high, medium or low."),
+    tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),  # noqa: B008
+    force: bool = typer.Option(False, "--force", help="Replace a different note with the same id."),
+) -> None:
+    """Validate and commit one note (from a file, stdin, or flags)."""
+    fields = {
+        "title": title,
+        "key_insight": insight,
+        "category": category,
+        "confidence": confidence,
+        "tags": list(tag),
+    }
+    if file is None and not title:
+        fail(
+            "give a note FILE, `-` for stdin, or --title with --insight",
+            hint="reflect-git add note.md  |  reflect-git add --title T --insight I "
+            "--category C --confidence high",
+            code=EXIT_USAGE,
+        )
+    data = _read_input(file, "the note") if file is not None else None
+    side = _read_input(entities, "the sidecar") if entities else None
+    with _open_kb(ctx) as kb:
+        result = kb.add(
+            data,
+            fields=fields,
+            sidecar=side,
+            force=force,
+            source_name=file if file and file != "-" else "<stdin>",
+            sidecar_name=entities if entities and entities != "-" else "<entities>",
+        )
+    if result.status == "unchanged":
+        text = f"{result.id} is already in the KB, unchanged (no commit)"
+    else:
+        text = f"{result.status} {result.id} ({result.path}) in {_short(result.commit)}"
+    emit(ctx, {"id": result.id, "path": result.path, "commit": result.commit}, text)
+
+
+@app.command("update")
+def update_cmd(
+    ctx: typer.Context,
+    note_id: str = typer.Argument(..., metavar="ID"),
+    assignments: list[str] = typer.Option(  # noqa: B008
+        [], "--set", help="KEY=VALUE (YAML-typed; repeatable)."
+    ),
+    body_file: str | None = typer.Option(None, "--body-file", help="New body from a file, or -."),
+) -> None:
+    """Change fields or the body of a note; its id and file name stay, `updated` bumps."""
+    body = None
+    if body_file is not None:
+        raw = _read_input(body_file, "the body")
+        try:
+            body = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            fail(f"{body_file} is not UTF-8 text", hint="re-save it as UTF-8")
+    with _open_kb(ctx) as kb:
+        result = kb.update(note_id, assignments, body)
+    text = (
+        f"updated {result.id} in {_short(result.commit)}"
+        if result.commit
+        else f"{result.id} unchanged (no commit)"
+    )
+    emit(ctx, {"id": result.id, "commit": result.commit}, text)
+
+
+@app.command("confirm")
+def confirm_cmd(
+    ctx: typer.Context,
+    note_id: str = typer.Argument(..., metavar="ID"),
+    source: str = typer.Option(..., "--source", help="Where the confirmation comes from."),
+) -> None:
+    """Count one more proof of a note from SOURCE (once per source)."""
+    with _open_kb(ctx) as kb:
+        result = kb.confirm(note_id, source)
+    text = (
+        f"confirmed {result.id}: proof_count {result.proof_count} in {_short(result.commit)}"
+        if result.commit
+        else f"{result.id} already confirmed by {source} (proof_count {result.proof_count}; "
+        "no commit)"
+    )
+    emit(ctx, {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}, text)
+
+
+@app.command("archive")
+def archive_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Move a note and its sidecar to archived/."""
+    with _open_kb(ctx) as kb:
+        result = kb.archive(note_id)
+    emit(
+        ctx,
+        {"id": result.id, "commit": result.commit},
+        f"archived {result.id} -> {result.path} in {_short(result.commit)}",
+    )
+
+
+@app.command("restore")
+def restore_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Move an archived note and its sidecar back to documents/."""
+    with _open_kb(ctx) as kb:
+        result = kb.restore(note_id)
+    emit(
+        ctx,
+        {"id": result.id, "commit": result.commit},
+        f"restored {result.id} -> {result.path} in {_short(result.commit)}",
+    )
+
+
+@app.command("forget")
+def forget_cmd(
+    ctx: typer.Context,
+    note_id: str | None = typer.Argument(None, metavar="[ID]"),
+    reason: str | None = typer.Option(None, "--reason", help="Why (recorded in the commit)."),
+    sweep: bool = typer.Option(False, "--sweep", help="Forget every note past forget_after."),
+    now: str | None = typer.Option(None, "--now", help="With --sweep: the time to compare with."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="With --sweep: only list them."),
+) -> None:
+    """Move a note to .forgotten/ now, or sweep every note whose forget_after has passed."""
+    if sweep == (note_id is not None):
+        fail("give one ID, or --sweep", hint="reflect-git forget ID --reason R", code=EXIT_USAGE)
+    if not sweep and (now or dry_run):
+        fail("--now and --dry-run go with --sweep", code=EXIT_USAGE)
+    with _open_kb(ctx) as kb:
+        if sweep:
+            from reflectgit.kb import parse_instant
+
+            moment = None
+            if now is not None:
+                moment = parse_instant(now)
+                if moment is None:
+                    fail(f"--now {now!r} is not an ISO date or timestamp", code=EXIT_USAGE)
+            result = kb.sweep(moment, dry_run=dry_run)
+        else:
+            assert note_id is not None
+            result = kb.forget(note_id, reason)
+    if result.dry_run:
+        lines = [f"would forget {i}" for i in result.forgotten] or ["nothing to forget"]
+    elif result.forgotten:
+        lines = [f"forgot {', '.join(result.forgotten)} in {_short(result.commit)}"]
+    else:
+        lines = ["nothing to forget"]
+    emit(ctx, {"forgotten": result.forgotten, "commit": result.commit}, lines)
+
+
+@app.command("supersede")
+def supersede_cmd(
+    ctx: typer.Context,
+    old: str = typer.Argument(..., metavar="OLD"),
+    by: str = typer.Option(..., "--by", metavar="NEW", help="The note that replaces OLD."),
+) -> None:
+    """Record that NEW replaces OLD (superseded_by / supersedes), in one commit."""
+    with _open_kb(ctx) as kb:
+        result = kb.supersede(old, by)
+    text = (
+        f"{result.old} superseded by {result.new} in {_short(result.commit)}"
+        if result.commit
+        else f"{result.old} is already superseded by {result.new} (no commit)"
+    )
+    emit(ctx, {"old": result.old, "new": result.new, "commit": result.commit}, text)
+
+
+@app.command("undo")
+def undo_cmd(ctx: typer.Context) -> None:
+    """Revert the newest reflect-git commit on the current branch (and nothing else)."""
+    with _open_kb(ctx) as kb:
+        result = kb.undo()
+    emit(
+        ctx,
+        {"reverted": result.reverted, "commit": result.commit},
+        f"reverted {_short(result.reverted)} ({result.subject}) in {_short(result.commit)}",
+    )
+
+
+@app.command("list")
+def list_cmd(
+    ctx: typer.Context,
+    include_all: bool = typer.Option(False, "--all", help="Also archived and forgotten notes."),
+    confidence: str | None = typer.Option(None, "--confidence", help="Only this tier."),
+    tag: str | None = typer.Option(None, "--tag", help="Only notes with this tag."),
+) -> None:
+    """List notes (live ones unless --all)."""
+    with _open_kb(ctx) as kb:
+        notes = kb.list_notes(include_all, confidence, tag)
+    doc = [
+        {"id": n.id, "title": n.title, "confidence": n.confidence, "path": n.path, "state": n.state}
+        for n in notes
+    ]
+    lines = [
+        f"{n.id}  [{(n.confidence or '?').upper()}]  {n.title}"
+        + (f"  ({n.state})" if n.state != "live" else "")
+        for n in notes
+    ]
+    emit(ctx, doc, lines or ["no notes"])
+
+
+@app.command("show")
+def show_cmd(
+    ctx: typer.Context,
+    note_id: str = typer.Argument(..., metavar="ID"),
+    at: str | None = typer.Option(None, "--at", help="A revision or a date."),
+) -> None:
+    """Show one note, now or at a revision or date."""
+    with _open_kb(ctx) as kb:
+        shown = kb.show(note_id, at)
+        raw = kb.store.read(shown.path, shown.revision) or b""
+    doc = {
+        "id": shown.id,
+        "path": shown.path,
+        "frontmatter": shown.frontmatter,
+        "body": shown.body,
+        "sidecar": shown.sidecar,
+    }
+    header = f"# {shown.path} ({shown.state}) at {_short(shown.revision)}"
+    emit(ctx, doc, [header, raw.decode("utf-8", "replace").rstrip("\n")])
+
+
+@app.command("log")
+def log_cmd(
+    ctx: typer.Context,
+    note_id: str | None = typer.Argument(None, metavar="[ID]"),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="At most N entries."),
+) -> None:
+    """reflect-git's history on the branch, from commit trailers."""
+    with _open_kb(ctx) as kb:
+        entries = kb.log(note_id, limit)
+    doc = [
+        {
+            "commit": e.commit,
+            "op": e.op,
+            "id": ",".join(e.ids) if e.ids else None,
+            "subject": e.subject,
+            "date": e.date,
+        }
+        for e in entries
+    ]
+    lines = [f"{e.commit[:12]}  {e.date[:19]}  {(e.op or '?'):<9} {e.subject}" for e in entries]
+    emit(ctx, doc, lines or ["no reflect-git commits yet"])
+
+
+class _ProgressBar:
+    """A one-line stderr bar, drawn only on a terminal and at most ~20 times a second."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        import time
+
+        self.label = label
+        self.enabled = enabled
+        self._clock = time.monotonic
+        self._last = 0.0
+        self._drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        now = self._clock()
+        if done < total and now - self._last < 0.05:
+            return
+        self._last = now
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+@app.command("import")
+def import_cmd(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., metavar="PATH", help="A folder of notes, or an export."),
+) -> None:
+    """Bulk-import notes, skipping what is already there (and saying why)."""
+    g = globals_of(ctx)
+    bar = _ProgressBar("importing", enabled=sys.stderr.isatty() and not g.quiet)
+    try:
+        with _open_kb(ctx) as kb:
+            result = kb.import_notes(path, progress=bar)
+    finally:
+        bar.close()
+    doc = {
+        "imported": len(result.imported),
+        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "commits": result.commits,
+    }
+    lines = [
+        f"imported {len(result.imported)} notes in {len(result.commits)} commit(s)"
+        + (f": {', '.join(_short(c) for c in result.commits)}" if result.commits else "")
+    ]
+    if result.skipped:
+        lines.append(f"skipped {len(result.skipped)}:")
+        lines += [f"  {s.path}: {s.reason}" for s in result.skipped]
+    emit(ctx, doc, lines)
+
+
+@app.command("export")
+def export_cmd(
+    ctx: typer.Context,
+    file: str = typer.Argument(..., metavar="FILE", help="The tarball to write (.tar or .tar.gz)."),
+) -> None:
+    """Write a deterministic tarball of the notes and sidecars."""
+    with _open_kb(ctx) as kb:
+        result = kb.export(file)
+    emit(
+        ctx,
+        {"file": result.file, "notes": result.notes},
+        f"exported {result.notes} notes to {result.file}",
+    )
+
+
+@app.command("status")
+def status_cmd(ctx: typer.Context) -> None:
+    """Notes by state and tier, queue, index freshness, hooks."""
+    with _open_kb(ctx) as kb:
+        st = kb.status()
+    doc = {
+        "kb": st.kb,
+        "branch": st.branch,
+        "head": st.head,
+        "notes": st.notes,
+        "tiers": st.tiers,
+        "queue_depth": st.queue_depth,
+        "dead_letters": st.dead_letters,
+        "index": st.index,
+        "hooks": st.hooks,
+        "clean": st.clean,
+    }
+    n, t = st.notes, st.tiers
+    lines = [
+        f"kb:       {st.kb} (branch {st.branch or 'detached'} at {_short(st.head)})",
+        f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
+        f"{n['review_queue']} in review-queue",
+        f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
+        + (f", {t['unknown']} unknown" if t["unknown"] else ""),
+        f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
+        f"index:    {st.index}",
+        "hooks:    "
+        + ", ".join(f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()),
+        f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
+    ]
+    emit(ctx, doc, lines)
+
+
 # ============================================================================ validation
 # (validate, check)
 
@@ -761,6 +1133,121 @@ def cost_cmd(
 
 # ============================================================================ search
 # (search, recall, reindex)
+
+
+@app.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
+        ..., help="Words to look for (any punctuation is fine)."
+    ),
+    limit: int = typer.Option(10, "--limit", "-n", help="At most this many notes."),
+    include_all: bool = typer.Option(
+        False, "--all", help="Also superseded, archived, forgotten and retired notes."
+    ),
+    tag: str | None = typer.Option(None, "--tag", help="Only notes with this tag."),
+    confidence: str | None = typer.Option(
+        None, "--confidence", help="Only notes of this tier (high, medium, low)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Search the KB as it was at a revision, or a date (YYYY-MM-DD)."
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Match sidecar edges valid at this date (default: now)."
+    ),
+) -> None:
+    """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
+    from reflectgit.search import result_json, result_lines, search
+
+    g = globals_of(ctx)
+    cfg = g.config()
+    text = " ".join(query)
+    result = search(
+        cfg.kb,
+        cfg.state_dir,
+        text,
+        limit=limit,
+        include_all=include_all,
+        tag=tag,
+        confidence=confidence,
+        at=at,
+        as_of=as_of,
+        explain=g.json,
+        env=cfg.env,
+    )
+    emit(ctx, result_json(result), result_lines(result, include_all))
+
+
+@app.command("recall")
+def recall_cmd(
+    ctx: typer.Context,
+    project: str | None = typer.Option(
+        None, "--project", help="The project name (default: this repository's name)."
+    ),
+    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or claude (the SessionStart hook's JSON)."
+    ),
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
+    ),
+) -> None:
+    """What an agent should know at session start in this project."""
+    from reflectgit.config import env_int
+    from reflectgit.recall import DEFAULT_BUDGET, FORMATS, recall, render
+
+    if fmt not in FORMATS:
+        fail(
+            f"unknown format {fmt!r}", hint="use --format text or --format claude", code=EXIT_USAGE
+        )
+    g = globals_of(ctx)
+    cfg = g.config()
+    size = (
+        budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
+    )
+    try:
+        result = recall(
+            cfg.kb,
+            cfg.state_dir,
+            Path.cwd(),
+            project=project,
+            limit=limit,
+            budget=size,
+            env=cfg.env,
+        )
+    except ReflectGitError as exc:
+        if fmt != "claude":
+            raise
+        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
+        typer.echo(f"reflect-git recall: {exc.message}", err=True)
+        return
+    if fmt == "claude" and not g.json:
+        # The hook's JSON is the whole point of this format: print it even with --quiet.
+        sys.stdout.write(render(result, fmt) + "\n")
+        return
+    emit(ctx, result.to_json(), render(result, fmt))
+
+
+@app.command("reindex")
+def reindex_cmd(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Rebuild from scratch."),
+) -> None:
+    """Bring the derived search index up to date (incremental unless --force)."""
+    from reflectgit.search import reindex
+
+    cfg = globals_of(ctx).config()
+    result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env)
+    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
+    if result.rebuilt:
+        text = f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
+    elif result.changed:
+        text = f"index updated: {notes} re-read (tree {(result.tree or '')[:12]})"
+    else:
+        text = f"index already fresh (tree {(result.tree or 'empty')[:12]})"
+    emit(ctx, result.to_json, text)
 
 
 # ============================================================================ entry point

@@ -30,14 +30,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Protocol
 
-from dulwich.diff_tree import tree_changes
 from dulwich.errors import NotGitRepository
-from dulwich.index import index_entry_from_stat
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
 from reflectgit.gitindex import Entry, IndexFile, IndexLocked, UnsupportedIndex
+from reflectgit.gitpack import write_pack
 from reflectgit.gittree import RawTree
 from reflectgit.messages import CommitMessage
 
@@ -46,6 +45,8 @@ TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
 LOCK_NAME = "reflect-git.lock"
 JOURNAL_NAME = "reflect-git-sync.json"
+PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
+WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the lock
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
@@ -113,6 +114,10 @@ class Store:
         self._cached_identity: tuple[str | None, str | None] | None = None
         self._trees: dict[bytes, RawTree] = {}
         self._objects_dir = self.common_dir / "objects"
+        # Objects of the commit being built: written together (one pack when there are many)
+        # and read back from memory by the work-tree sync.
+        self._batch: dict[bytes, tuple[bytes, bytes]] | None = None
+        self._recent: dict[bytes, tuple[bytes, bytes]] = {}
 
     # ------------------------------------------------------------------ opening
 
@@ -254,7 +259,7 @@ class Store:
             return None
         if stat.S_ISDIR(mode):
             return None
-        return self.repo.object_store[sha].as_raw_string()
+        return self.read_blob(sha.decode("ascii"))
 
     def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
         """(mode, hex sha) of ``path`` under a tree; KeyError if absent."""
@@ -272,14 +277,38 @@ class Store:
         """A tree object's bytes, cached by sha (trees never change)."""
         cached = self._trees.get(sha)
         if cached is None:
-            type_num, raw = self.repo.object_store.get_raw(sha)
-            if type_num != Tree.type_num:
-                raise KeyError(sha)
+            raw = self._read_loose(sha, b"tree")
+            if raw is None:
+                type_num, raw = self.repo.object_store.get_raw(sha)
+                if type_num != Tree.type_num:
+                    raise KeyError(sha)
             cached = RawTree(raw)
             if len(self._trees) > 256:
                 self._trees.clear()
             self._trees[sha] = cached
         return cached
+
+    def _read_loose(self, sha: bytes, type_name: bytes) -> bytes | None:
+        """A loose object's content read directly (dulwich would parse a whole tree into
+        Python objects first, which dominates a commit in a 10,000-note folder)."""
+        recent = self._recent.get(sha)
+        if recent is not None:
+            if recent[0] != type_name:
+                raise KeyError(sha)
+            return recent[1]
+        hexsha = sha.decode("ascii")
+        try:
+            with open(self._objects_dir / hexsha[:2] / hexsha[2:], "rb") as fh:
+                data = zlib.decompress(fh.read())
+        except (FileNotFoundError, zlib.error):
+            return None
+        head, _, body = data.partition(b"\x00")
+        kind, _, size = head.partition(b" ")
+        if kind != type_name:
+            raise KeyError(sha)
+        if not size.isdigit() or int(size) != len(body):
+            return None
+        return body
 
     def exists(self, path: str, rev: str | None = None) -> bool:
         tree = self.tree_id(rev)
@@ -292,7 +321,14 @@ class Store:
         return True
 
     def read_blob(self, sha: str) -> bytes:
-        return self.repo.object_store[sha.encode("ascii")].as_raw_string()
+        raw = sha.encode("ascii")
+        try:
+            body = self._read_loose(raw, b"blob")
+        except KeyError:
+            body = None
+        if body is not None:
+            return body
+        return self.repo.object_store[raw].as_raw_string()
 
     def list_files(self, prefix: str = "", rev: str | None = None) -> dict[str, str]:
         """Every file under ``prefix`` at a revision: path -> blob sha."""
@@ -337,6 +373,8 @@ class Store:
             old = self._subtree(old, base)
             new = self._subtree(new, base)
         out: list[tuple[str, str | None, str | None]] = []
+        from dulwich.diff_tree import tree_changes  # only diffs need it; keep start-up lean
+
         for change in tree_changes(self.repo.object_store, old, new):
             old_entry, new_entry = change.old, change.new
             raw = (new_entry and new_entry.path) or (old_entry and old_entry.path) or b""
@@ -441,8 +479,7 @@ class Store:
         """
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
-        with self.lock():
-            self.recover()
+        with self.lock(), self._writing():
             target = branch or self.current_branch()
             if target is None:
                 raise ConflictError(
@@ -464,9 +501,14 @@ class Store:
             index = self._open_index() if sync else None
             if index is not None:
                 self._refuse_dirty(index, change_list, base_tree)
-            new_tree = self._build_tree(base_tree, change_list)
-            if new_tree == base_tree and not allow_empty and not extra_parents:
-                return None
+            self._batch = {}
+            try:
+                new_tree = self._build_tree(base_tree, change_list)
+                if new_tree == base_tree and not allow_empty and not extra_parents:
+                    return None
+                self._flush_batch()
+            finally:
+                self._batch = None
             parents = ([base.encode("ascii")] if base else []) + [
                 p.encode("ascii") for p in extra_parents
             ]
@@ -485,16 +527,19 @@ class Store:
                     f"branch {target} moved while reflect-git was writing",
                     hint="run the command again",
                 )
-            if index is not None:
-                self._sync_paths([c.path for c in change_list], commit.tree, index)
-                self._clear_journal()
+            try:
+                if index is not None:
+                    self._sync_paths([c.path for c in change_list], commit.tree, index)
+                    self._clear_journal()
+            finally:
+                self._recent = {}
             return commit.id.decode("ascii")
 
     def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
         """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
         ref = b"refs/heads/" + branch.encode("utf-8")
         old = expected_old.encode("ascii") if expected_old else None
-        with self.lock():
+        with self.lock(), self._writing():
             if new is None:
                 ok = self.repo.refs.remove_if_equals(ref, old)
             else:
@@ -612,6 +657,34 @@ class Store:
         return self._write_object(b"tree", raw)
 
     def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
+        """Write (or, inside a commit, queue) an object; return its hex sha."""
+        if self._batch is not None:
+            header = b"%s %d\x00" % (type_name, len(raw))
+            hexsha = hashlib.sha1(header + raw).hexdigest().encode("ascii")
+            self._batch[hexsha] = (type_name, raw)
+            return hexsha
+        return self._write_loose(type_name, raw)
+
+    def _flush_batch(self) -> None:
+        """Write the queued objects: one pack for many (one file, not thousands), else loose."""
+        batch, self._batch = self._batch or {}, None
+        self._recent = batch
+        if len(batch) >= PACK_MIN_OBJECTS:
+            write_pack(
+                self._objects_dir / "pack",
+                (
+                    (kind, raw, bytes.fromhex(sha.decode("ascii")))
+                    for sha, (kind, raw) in batch.items()
+                ),
+            )
+            refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+            if callable(refresh):
+                refresh()
+        else:
+            for kind, raw in batch.values():
+                self._write_loose(kind, raw)
+
+    def _write_loose(self, type_name: bytes, raw: bytes) -> bytes:
         """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
         header = b"%s %d\x00" % (type_name, len(raw))
         sha = hashlib.sha1(header + raw).hexdigest()
@@ -690,22 +763,26 @@ class Store:
         """Make the work tree and index match ``tree`` for ``paths`` only."""
         assert self.path is not None
         index = index or self._open_index()
+        root = os.fspath(self.path)
+        made: set[str] = set()
+        writes: list[tuple[str, str, bytes]] = []  # (path, full path, blob hex)
         for path in paths:
             sha = self._blob_at(tree, path)
-            full = self.path / path
+            full = os.path.join(root, path)
+            folder = os.path.dirname(full)
             if sha is None:
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                    full.unlink()
-                _prune_empty_dirs(full.parent, self.path)
+                    os.unlink(full)
+                _prune_empty_dirs(Path(folder), self.path)
                 index.remove(path)
                 continue
-            data = self.repo.object_store[sha].as_raw_string()
-            full.parent.mkdir(parents=True, exist_ok=True)
-            tmp = full.parent / f".{full.name}.reflect-git-tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, full)
-            index.set(path, os.lstat(full), sha.decode("ascii"))
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            writes.append((path, full, sha))
+        stats = [self._write_file(full, sha) for _path, full, sha in writes]
+        for (path, _full, sha), st in zip(writes, stats, strict=True):
+            index.set(path, st, sha.decode("ascii"))
         try:
             index.write()
         except IndexLocked as exc:
@@ -715,6 +792,28 @@ class Store:
                 hint="run any reflect-git command again once git has finished; it finishes "
                 "the sync",
             ) from None
+
+    def _write_file(self, full: str, sha: bytes) -> os.stat_result:
+        """Write a blob into the work tree without ever showing half a note in place of a whole
+        one: a new path is created exclusively and written (recovery finishes a prefix of it),
+        an existing one is replaced by rename."""
+        data = self.read_blob(sha.decode("ascii"))
+        try:
+            fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            tmp = None
+        except FileExistsError:
+            folder, name = os.path.split(full)
+            tmp = os.path.join(folder, f".{name}.reflect-git-tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        if tmp is not None:
+            os.replace(tmp, full)
+        return os.lstat(full)
 
     # ------------------------------------------------------------------ journal
 
@@ -736,6 +835,52 @@ class Store:
     def _clear_journal(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self._journal().unlink()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Mark a write in progress (under the lock): a marker left behind means the writer died."""
+        marker = self.git_dir / WRITER_NAME
+        if marker.exists():
+            self._clear_crash_debris(marker)
+        self.recover()
+        marker.write_text(str(os.getpid()), encoding="ascii")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                marker.unlink()
+
+    def _clear_crash_debris(self, marker: Path) -> None:
+        """Remove what a writer killed mid-commit left: git lock files and temporary files.
+
+        We hold the KB lock and the marker says the previous holder died inside its write, so
+        a ``.lock`` file it could have created (a ref, the index) is stale; left alone it would
+        block git and us forever. Its half-written objects are temporary files, never objects.
+        """
+        try:
+            pid = marker.read_text(encoding="ascii").strip()
+        except OSError:
+            pid = ""
+        stale = [self.git_dir / "index.lock", self.common_dir / "packed-refs.lock"]
+        stale += list((self.common_dir / "refs").rglob("*.lock"))
+        if pid.isdigit():
+            stale += list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
+            stale += list(self._objects_dir.glob(f"pack/tmp_pack_{pid}_*"))
+            stale += list(self._objects_dir.glob(f"pack/tmp_idx_{pid}_*"))
+        for path in stale:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
+        if self.path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                record = json.loads(self._journal().read_text(encoding="utf-8"))
+                for rel in record.get("paths", []):
+                    full = self.path / rel
+                    with contextlib.suppress(OSError):
+                        (full.parent / f".{full.name}.reflect-git-tmp").unlink()
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()
 
     def recover(self) -> bool:
         """Finish a work-tree sync that a killed process left half done. Call under the lock."""
@@ -762,13 +907,41 @@ class Store:
             safe = [
                 p
                 for p in record.get("paths", [])
-                if self._path_state(index, p, self._blob_at(old_tree, p))
-                in ("clean", "deleted", "untracked")
-                or self._path_state(index, p, self._blob_at(tree, p)) == "clean"
+                if self._recoverable(index, p, self._blob_at(old_tree, p), self._blob_at(tree, p))
             ]
             self._sync_paths(safe, tree, index)
         self._clear_journal()
         return True
+
+    def _recoverable(
+        self, index: _Index, path: str, old_blob: bytes | None, new_blob: bytes | None
+    ) -> bool:
+        """Did only our interrupted sync touch ``path``? Index and file each hold old or new.
+
+        A killed sync can leave any mix (file new and index old, file gone and index old, ...);
+        anything else (content matching neither) is the user's, and is left alone.
+        """
+        assert self.path is not None
+        entry = index.get(path)
+        if entry is not None and entry.stage != 0:
+            return False
+        staged = entry.sha.encode("ascii") if entry is not None else None
+        if staged not in (old_blob, new_blob):
+            return False
+        full = self.path / path
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return old_blob is None or new_blob is None
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        data = full.read_bytes()
+        if Blob.from_string(data).id in (old_blob, new_blob):
+            return True
+        # A new file we were still writing when killed holds a prefix of its content.
+        if old_blob is None and new_blob is not None and staged is None:
+            return self.read_blob(new_blob.decode("ascii")).startswith(data)
+        return False
 
     def dirty_paths(self, paths: Iterable[str]) -> list[str]:
         """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""
@@ -843,7 +1016,7 @@ class _FastIndex:
         self.index.remove(path)
 
     def write(self) -> None:
-        self.index.write()
+        self.index.write(reparse=False)
 
 
 class _DulwichIndex:
@@ -875,6 +1048,8 @@ class _DulwichIndex:
         )
 
     def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
+        from dulwich.index import index_entry_from_stat
+
         self.index[path.encode("utf-8")] = index_entry_from_stat(st, sha_hex.encode(), FILE_MODE)
 
     def remove(self, path: str) -> None:

@@ -1,0 +1,277 @@
+"""Reliability of the write path: concurrent writers, writers killed mid-write, users' edits,
+and invalid input. Everything is checked with real git."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reflectgit.kb import KnowledgeBase, check_note
+from reflectgit.note import parse_note
+from reflectgit.store import LOCK_NAME
+from tests.conftest import REPO_ROOT, git
+from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
+
+__all__ = ["kb"]
+
+WRITER = """
+import sys
+from reflectgit.kb import KnowledgeBase
+kb_path, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with KnowledgeBase.open(kb_path) as kb:
+    for i in range(count):
+        kb.add(fields={"title": f"Worker {worker} note {i}", "key_insight": f"insight {worker}/{i}",
+                       "category": "load", "confidence": "high"})
+"""
+
+
+def test_eight_concurrent_writers_make_400_commits_in_a_line(kb):
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(kb), str(w), "50"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for w in range(8)
+    ]
+    for proc in procs:
+        _out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+    notes = [p for p in ls(kb) if p.startswith("documents/")]
+    assert len(notes) == 400
+    assert git("rev-list", "--count", "HEAD", cwd=kb).strip() == "400"
+    assert git("rev-list", "--min-parents=2", "HEAD", cwd=kb).strip() == ""  # linear
+    assert git("fsck", "--strict", cwd=kb).strip() == ""
+    assert git("status", "--porcelain", cwd=kb) == ""
+
+
+# --------------------------------------------------------------------------- crash safety
+
+CRASH_OPS = ("add", "update", "archive", "import")
+TRIALS = 104
+PARALLEL = 8
+
+
+def _seed(path: Path) -> str:
+    git("init", "-q", "-b", "main", str(path), cwd=path.parent)
+    with KnowledgeBase.open(path) as base:
+        side = (VALID / "use-docker-for-docker-workflows-66dab4.entities.yaml").read_bytes()
+        first = base.add((VALID / "use-docker-for-docker-workflows-66dab4.md").read_bytes(),
+                         sidecar=side)  # fmt: skip
+        base.add((VALID / "minimal-team-note.md").read_bytes())
+    return first.id
+
+
+def _writer_loop(path: Path, op: str, seed_id: str, scratch: Path) -> None:
+    """The child: write in a loop until it is killed."""
+    with KnowledgeBase.open(path) as base:
+        i = 0
+        while True:
+            i += 1
+            if op == "add":
+                base.add(
+                    fields={
+                        "title": f"Crash note {i}",
+                        "key_insight": "x" * 300,
+                        "category": "crash",
+                        "confidence": "medium",
+                    }
+                )
+            elif op == "update":
+                base.update(seed_id, [f"category=c{i}"], body=f"line {i}\n" * 40)
+            elif op == "archive":
+                base.archive(seed_id)
+                base.restore(seed_id)
+            else:
+                folder = scratch / f"import-{i}"
+                folder.mkdir(parents=True)
+                for n in range(40):  # enough objects for a pack
+                    (folder / f"imp-{i}-{n}.md").write_text(
+                        f"---\ntitle: Imported {i} {n}\ncreated: 2026-03-04\n"
+                        f"confidence: low\n---\nBody {i} {n}\n"
+                    )
+                base.import_notes(folder)
+
+
+def _check_after_crash(path: Path) -> None:
+    fsck = subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling"], cwd=path, capture_output=True, text=True
+    )
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    assert "error" not in fsck.stdout + fsck.stderr
+    # Every note on the branch is whole and valid.
+    with KnowledgeBase.open(path) as base:
+        for rel, blob in base.store.list_files().items():
+            if rel.endswith(".md"):
+                check_note(parse_note(base.store.read_blob(blob), rel), rel)
+    # The KB lock is free.
+    fd = os.open(Path(path) / ".git" / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+    # The next command works and leaves a clean status.
+    with KnowledgeBase.open(path) as base:
+        result = base.add(
+            fields={"title": "After the crash", "key_insight": "k", "confidence": "high"}
+        )
+    assert result.commit is not None
+    assert git("status", "--porcelain", cwd=path) == ""
+    assert not list((Path(path) / ".git").glob("**/*.lock")) or [
+        p for p in (Path(path) / ".git").glob("**/*.lock") if p.name == LOCK_NAME
+    ] == list((Path(path) / ".git").glob("**/*.lock"))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_writers_killed_at_random_points_never_break_the_kb(tmp_path):
+    rng = random.Random(20261129)
+    trials = [(n, CRASH_OPS[n % len(CRASH_OPS)], rng.uniform(0.02, 0.3)) for n in range(TRIALS)]
+    template = tmp_path / "template"
+    template.mkdir()
+    seed_id = _seed(template)
+    for start in range(0, TRIALS, PARALLEL):
+        batch = trials[start : start + PARALLEL]
+        running = []
+        for n, op, delay in batch:
+            path = tmp_path / f"t{n}"
+            shutil.copytree(template, path)
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child never returns
+                try:
+                    _writer_loop(path, op, seed_id, tmp_path / f"scratch{n}")
+                finally:
+                    os._exit(0)
+            running.append((n, op, path, pid, time.monotonic() + delay))
+        for _n, _op, _path, pid, kill_at in sorted(running, key=lambda r: r[4]):
+            time.sleep(max(0.0, kill_at - time.monotonic()))
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        for n, op, path, _pid, _kill_at in running:
+            try:
+                _check_after_crash(path)
+            except AssertionError as exc:
+                raise AssertionError(f"trial {n} ({op}): {exc}") from exc
+            shutil.rmtree(path)  # keep pytest's temp folder small (it is swept at start-up)
+            shutil.rmtree(tmp_path / f"scratch{n}", ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- users' work
+
+
+def _add(rg, title: str) -> dict:
+    res = rg("--json", "add", "--title", title, "--insight", "i", "--confidence", "high")
+    assert res.code == 0, res
+    return res.json()
+
+
+@pytest.fixture
+def rg(cli, kb):
+    return lambda *args: cli("--kb", str(kb), *args)
+
+
+@pytest.mark.parametrize("command", ["update", "archive", "forget", "confirm"])
+def test_a_users_uncommitted_edit_is_never_overwritten(rg, kb, command):
+    doc = _add(rg, "Edited by hand")
+    note = kb / doc["path"]
+    edited = note.read_text() + "\nMy unsaved thought.\n"
+    note.write_text(edited)
+    before = head(kb)
+    args = {
+        "update": ["update", doc["id"], "--set", "category=x"],
+        "archive": ["archive", doc["id"]],
+        "forget": ["forget", doc["id"]],
+        "confirm": ["confirm", doc["id"], "--source", "s"],
+    }[command]
+    res = rg(*args)
+    assert res.code == 1
+    assert "uncommitted changes" in res.err and "hint:" in res.err
+    assert note.read_text() == edited
+    assert head(kb) == before
+    assert git("status", "--porcelain", cwd=kb) == f" M {doc['path']}\n"
+
+
+def test_a_staged_edit_is_never_overwritten(rg, kb):
+    doc = _add(rg, "Staged by hand")
+    note = kb / doc["path"]
+    note.write_text(note.read_text() + "staged\n")
+    git("add", doc["path"], cwd=kb)
+    before = head(kb)
+    assert rg("update", doc["id"], "--set", "category=x").code == 1
+    assert head(kb) == before
+    assert git("diff", "--cached", "--name-only", cwd=kb).split() == [doc["path"]]
+
+
+def test_unrelated_commits_and_staged_files_are_left_alone(rg, kb):
+    _add(rg, "First")
+    (kb / "mine.txt").write_text("my commit\n")
+    git("add", "mine.txt", cwd=kb)
+    git("commit", "-q", "-m", "chore: my own commit", cwd=kb)
+    mine = head(kb)
+    (kb / "staged.txt").write_text("staged, not committed\n")
+    git("add", "staged.txt", cwd=kb)
+    (kb / "scratch.txt").write_text("untracked\n")
+    second = _add(rg, "Second")
+    assert git("rev-parse", "HEAD~1", cwd=kb).strip() == mine
+    changed = git("show", "--name-only", "--format=", "HEAD", cwd=kb).split()
+    assert changed == [second["path"]]
+    assert git("status", "--porcelain", cwd=kb) == "A  staged.txt\n?? scratch.txt\n"
+    assert (kb / "staged.txt").read_text() == "staged, not committed\n"
+    # Undo reverts only our commit, and leaves the staged file staged.
+    assert rg("undo").code == 0
+    assert git("rev-parse", "HEAD~1", cwd=kb).strip() == second["commit"]
+    assert git("status", "--porcelain", cwd=kb) == "A  staged.txt\n?? scratch.txt\n"
+    assert "mine.txt" in ls(kb)
+
+
+# --------------------------------------------------------------------------- invalid input
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in INVALID.iterdir()))
+def test_every_invalid_file_is_refused_by_add(rg, kb, name):
+    _add(rg, "Already here")
+    before = head(kb)
+    res = rg("add", str(INVALID / name))
+    assert res.code == 1, res
+    assert res.err.startswith("error: ")
+    assert res.out == ""
+    assert head(kb) == before
+    assert git("status", "--porcelain", cwd=kb) == ""
+    if name.endswith(".entities.yaml"):
+        res = rg("add", str(VALID / "minimal-team-note.md"), "--entities", str(INVALID / name))
+        assert res.code == 1, res
+        assert "invalid sidecar" in res.err
+        assert head(kb) == before
+
+
+def test_invalid_notes_are_refused_by_the_real_cli(kb):
+    from tests.conftest import run_cli_proc
+
+    before = None
+    for name in ("missing-title.md", "ranking-field-s9.md", "python-tag-injection.md"):
+        proc = run_cli_proc("--kb", str(kb), "add", str(INVALID / name))
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("error: ")
+        assert name in proc.stderr
+        assert git("rev-parse", "--verify", "-q", "HEAD", cwd=kb, check=False).strip() == (
+            before or ""
+        )
+    assert_clean_or_empty(kb)
+
+
+def assert_clean_or_empty(path: Path) -> None:
+    if git("rev-parse", "--verify", "-q", "HEAD", cwd=path, check=False).strip():
+        assert_clean(path)
+    else:
+        assert git("status", "--porcelain", cwd=path) == ""
