@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reflectgit.note import (
+    ENTITY_TYPES,
+    NOTE_KEY_ORDER,
     RANKING_FIELDS,
+    RELATIONSHIP_TYPES,
     Note,
     Sidecar,
     format_timestamp,
@@ -39,62 +42,10 @@ from reflectgit.note import (
 )
 
 MAX_CREATES = 12
-ENTITY_TYPES = (
-    "technology",
-    "error",
-    "pattern",
-    "function",
-    "concept",
-    "tool",
-    "artifact",
-    "code",
-    "config",
-    "service",
-    "platform",
-    "framework",
-    "library",
-)
-RELATION_TYPES = (
-    "caused_by",
-    "causes",
-    "enables",
-    "prevents",
-    "contradicts",
-    "supersedes",
-    "part_of",
-    "uses",
-    "solves",
-    "requires",
-    "relates_to",
-    "implements",
-    "configures",
-    "triggers",
-)
 TIER_NUM = {"high": 0.85, "medium": 0.6, "low": 0.35}
 # Every frontmatter key a drain note can have (the model cannot add one).
-NOTE_FIELDS = (
-    "type",
-    "id",
-    "created",
-    "updated",
-    "scope",
-    "confidence",
-    "confidence_num",
-    "learning_type",
-    "discovery_tokens",
-    "title",
-    "tags",
-    "symptoms",
-    "key_insight",
-    "problem",
-    "root_cause",
-    "fix",
-    "rule",
-    "category",
-    "entities",
-    "causal_relations",
-    "source_episodes",
-    "provenance",
+NOTE_FIELDS = tuple(
+    k for k in NOTE_KEY_ORDER if k not in {"links", "superseded_by", "supersedes", "forget_after"}
 )
 TEXT_FIELDS = ("key_insight", "problem", "root_cause", "fix", "rule")
 SHORT_MAX = 160
@@ -249,7 +200,7 @@ def _relations(value: Any) -> list[dict[str, str]]:
             {
                 "source": source,
                 "target": target,
-                "type": rtype if rtype in RELATION_TYPES else "relates_to",
+                "type": rtype if rtype in RELATIONSHIP_TYPES else "relates_to",
             }
         )
     return out
@@ -384,7 +335,7 @@ def validate_draft(draft: Draft) -> list[str]:
     if front.get("id") != draft.id:
         problems.append("frontmatter id differs from the file id")
     for edge in front.get("causal_relations") or []:
-        if not isinstance(edge, dict) or edge.get("type") not in RELATION_TYPES:
+        if not isinstance(edge, dict) or edge.get("type") not in RELATIONSHIP_TYPES:
             problems.append(f"causal relation type {edge!r} is not in the closed set")
     try:
         side = parse_sidecar(render_sidecar(draft.sidecar), f"{draft.id}.entities.yaml")
@@ -396,7 +347,7 @@ def validate_draft(draft: Draft) -> list[str]:
         if not isinstance(entity, dict) or entity.get("type") not in ENTITY_TYPES:
             problems.append(f"entity type of {entity!r} is not in the closed set")
     for rel in side.data.get("relationships") or []:
-        if not isinstance(rel, dict) or rel.get("type") not in RELATION_TYPES:
+        if not isinstance(rel, dict) or rel.get("type") not in RELATIONSHIP_TYPES:
             problems.append(f"relationship type of {rel!r} is not in the closed set")
     return problems
 

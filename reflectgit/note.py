@@ -49,6 +49,40 @@ RANKING_FIELDS = (
     "last_recalled_at",
 )
 
+# One closed set of entity types (the union of the original tool's two disagreeing sets) and
+# one of relationship types, shared by every writer and validator.
+ENTITY_TYPES = (
+    "technology",
+    "error",
+    "pattern",
+    "function",
+    "concept",
+    "tool",
+    "artifact",
+    "code",
+    "config",
+    "service",
+    "platform",
+    "framework",
+    "library",
+)
+RELATIONSHIP_TYPES = (
+    "caused_by",
+    "causes",
+    "enables",
+    "prevents",
+    "contradicts",
+    "supersedes",
+    "part_of",
+    "uses",
+    "solves",
+    "requires",
+    "relates_to",
+    "implements",
+    "configures",
+    "triggers",
+)
+
 # The reflect template's order; extra keys follow, sorted.
 NOTE_KEY_ORDER = (
     "type",

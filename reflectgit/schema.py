@@ -27,7 +27,9 @@ import yaml
 
 from reflectgit.errors import NoteError
 from reflectgit.note import (
+    ENTITY_TYPES,
     RANKING_FIELDS,
+    RELATIONSHIP_TYPES,
     TIERS,
     Note,
     Origin,
@@ -45,37 +47,6 @@ SIDECAR_SCHEMA = "sidecar.schema.json"
 SIDECAR_SUFFIX = ".entities.yaml"
 NOTE_SUFFIX = ".md"
 
-ENTITY_TYPES = (
-    "technology",
-    "error",
-    "pattern",
-    "function",
-    "concept",
-    "tool",
-    "artifact",
-    "code",
-    "config",
-    "service",
-    "platform",
-    "framework",
-    "library",
-)
-RELATIONSHIP_TYPES = (
-    "caused_by",
-    "causes",
-    "enables",
-    "prevents",
-    "contradicts",
-    "supersedes",
-    "part_of",
-    "uses",
-    "solves",
-    "requires",
-    "relates_to",
-    "implements",
-    "configures",
-    "triggers",
-)
 
 _ISO = re.compile(
     r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"

@@ -190,3 +190,28 @@ def test_parse_render_round_trip(front, body):
     # Any note: any JSON-shaped frontmatter with dates, any text body (NUL marks binary files).
     note = Note(front, body)
     assert parse_note(render_note(note)) == note
+
+
+def _enums(node, found):
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):
+            found.append(set(node["enum"]))
+        for value in node.values():
+            _enums(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _enums(value, found)
+    return found
+
+
+def test_schemas_use_the_one_set_of_entity_and_relationship_types():
+    import json
+
+    from reflectgit.note import ENTITY_TYPES, RELATIONSHIP_TYPES
+    from tests.conftest import REPO_ROOT
+
+    sidecar = _enums(json.loads((REPO_ROOT / "schemas" / "sidecar.schema.json").read_text()), [])
+    front = _enums(json.loads((REPO_ROOT / "schemas" / "frontmatter.schema.json").read_text()), [])
+    assert set(ENTITY_TYPES) in sidecar
+    assert set(RELATIONSHIP_TYPES) in sidecar
+    assert set(RELATIONSHIP_TYPES) in front
