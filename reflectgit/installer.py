@@ -240,7 +240,13 @@ CLAUDE_EVENTS = (
     "SubagentStop",
 )
 _TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure", "PermissionRequest"}
-_OURS = re.compile(r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? hook ")
+# At session start: hand the agent what it should know, and drain queued transcripts in the
+# background (the drain detaches at once and does nothing under REFLECT_DISABLED=1).
+SESSION_START_COMMANDS = ("recall --format claude", "drain --background")
+_OURS = re.compile(
+    r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? "
+    r"(?:hook |recall --format claude|drain --background)"
+)
 CODEX_BEGIN = "# >>> reflect-git >>>"
 CODEX_END = "# <<< reflect-git <<<"
 _CODEX_BLOCK = re.compile(
@@ -298,6 +304,11 @@ def merge_claude(settings: Mapping[str, Any], python: str) -> dict[str, Any]:
         if event in _TOOL_EVENTS:
             group = {"matcher": "*", **group}
         hooks.setdefault(event, []).append(group)
+    start = [
+        {"type": "command", "command": f"{shlex.quote(python)} -m reflectgit {args}", "timeout": 30}
+        for args in SESSION_START_COMMANDS
+    ]
+    hooks.setdefault("SessionStart", []).append({"hooks": start})
     return out
 
 
@@ -378,13 +389,13 @@ def install_agent_hooks(
     if after == before:
         action = "absent" if uninstall else "unchanged"
         return AgentHookResult(
-            agent, scope, str(path), action, [] if uninstall else list(CLAUDE_EVENTS)
+            agent, scope, str(path), action, [] if uninstall else [*CLAUDE_EVENTS, "SessionStart"]
         )
     _write_text(path, json.dumps(after, indent=2) + "\n")
     if uninstall:
         return AgentHookResult(agent, scope, str(path), "uninstalled", [])
     return AgentHookResult(
-        agent, scope, str(path), "updated" if had else "installed", list(CLAUDE_EVENTS)
+        agent, scope, str(path), "updated" if had else "installed", [*CLAUDE_EVENTS, "SessionStart"]
     )
 
 

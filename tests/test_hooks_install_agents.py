@@ -47,6 +47,36 @@ def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
     assert json.loads(settings.read_text()) == OTHER
 
 
+def test_session_start_recalls_and_drains_in_the_background(cli, pinned_env, tmp_path):
+    import subprocess
+
+    out = cli("hooks", "install", "--agent", "claude")
+    assert out.code == 0, out.err
+    data = json.loads((Path(pinned_env) / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert any(c.endswith("-m reflectgit recall --format claude") for c in commands)
+    assert any(c.endswith("-m reflectgit drain --background") for c in commands)
+    # The harness runs the command line as written, in the project folder, with no KB yet:
+    # it must still answer with the JSON Claude Code expects (or nothing) and exit 0.
+    kb = tmp_path / "kb"
+    assert cli("init", str(kb)).code == 0
+    recall = next(c for c in commands if "recall" in c)
+    proc = subprocess.run(
+        recall,
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "REFLECT_GIT_KB": str(kb)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    cli("hooks", "install", "--agent", "claude", "--uninstall")
+    assert not (Path(pinned_env) / ".claude" / "settings.json").read_text().count("reflectgit")
+
+
 def test_claude_project_scope_writes_the_project_settings(cli, tmp_path):
     project = tmp_path / "proj"
     project.mkdir()
