@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, REVIEW_QUEUE
 from reflectgit.errors import NoteError
@@ -283,12 +284,120 @@ def _where(note: Note, path: Sequence[str | int], on_key: bool) -> tuple[int, in
     return locate(note.origin, path, on_key=on_key)
 
 
+def field_line(note: Note | None, key: str) -> int:
+    """The file line where a frontmatter field starts (1 when unknown)."""
+    if note is None or note.origin is None:
+        return 1
+    for number, line in enumerate(note.origin.yaml_text.splitlines()):
+        if line.startswith(f"{key}:"):
+            return note.origin.yaml_line + number
+    return 1
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str) and value.strip():
+        return [value.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def supersession_links(tree: KbTree) -> Iterable[Problem]:
+    """``superseded_by`` X needs X to exist and list this note in ``supersedes``, and back."""
+    by_id: dict[str, NoteEntry] = {}
+    for entry in tree.notes:
+        if entry.note is not None:
+            by_id.setdefault(entry.id, entry)
+    for entry in tree.notes:
+        note = entry.note
+        if note is None:
+            continue
+        for other_id in _names(note.frontmatter.get("superseded_by")):
+            other = by_id.get(other_id)
+            line = field_line(note, "superseded_by")
+            if other is None or other.note is None:
+                yield Problem(
+                    entry.path,
+                    line,
+                    1,
+                    "superseded_by",
+                    f"names {other_id!r}, which is not a note in the KB",
+                )
+            elif entry.id not in _names(other.note.frontmatter.get("supersedes")):
+                yield Problem(
+                    entry.path,
+                    line,
+                    1,
+                    "superseded_by",
+                    f"{other_id} ({other.path}) does not list {entry.id!r} in supersedes",
+                )
+        for other_id in _names(note.frontmatter.get("supersedes")):
+            other = by_id.get(other_id)
+            line = field_line(note, "supersedes")
+            if other is None or other.note is None:
+                yield Problem(
+                    entry.path,
+                    line,
+                    1,
+                    "supersedes",
+                    f"names {other_id!r}, which is not a note in the KB",
+                )
+            elif entry.id not in _names(other.note.frontmatter.get("superseded_by")):
+                yield Problem(
+                    entry.path,
+                    line,
+                    1,
+                    "supersedes",
+                    f"{other_id} ({other.path}) has superseded_by "
+                    f"{other.note.frontmatter.get('superseded_by')!r}, not {entry.id!r}",
+                )
+
+
+def secret_detector() -> Callable[[str], bool]:
+    """``text -> bool``: does the privacy filter find a secret to mask?"""
+    from reflectgit.privacy import scrub_secrets
+
+    return lambda text: scrub_secrets(text) != text
+
+
+def no_secrets(tree: KbTree, detector: Callable[[str], bool] | None = None) -> Iterable[Problem]:
+    """No note or sidecar holds a token, key, password or credential-bearing URL."""
+    looks_secret = detector or secret_detector()
+    for path in sorted(tree.files):
+        folder = path.split("/", 1)[0]
+        if folder not in NOTE_FOLDERS or not path.endswith((NOTE_SUFFIX, SIDECAR_SUFFIX)):
+            continue
+        try:
+            text = tree.files[path]().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if not looks_secret(text):
+            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            if looks_secret(line):
+                yield Problem(
+                    path,
+                    number,
+                    1,
+                    "",
+                    "looks like a secret (token, key, password or credentials in a URL); "
+                    "remove it and rotate the credential",
+                )
+                break
+        else:
+            yield Problem(
+                path, 1, 1, "", "looks like a secret; remove it and rotate the credential"
+            )
+
+
 TREE_CHECKS: tuple[Callable[[KbTree], Iterable[Problem]], ...] = (
     unreadable,
     unique_ids,
     sidecars_match_notes,
     no_ranking_fields,
     within_layout,
+    supersession_links,
+    no_secrets,
 )
 
 

@@ -2,8 +2,9 @@
 
 - An id added on this branch must not exist on the base (``main``) or be added on another open
   ``knowledge/`` branch: two reviewers would otherwise approve two notes with one id.
-- ``superseded_by`` and ``supersedes`` resolve both ways (each names a note that names back).
-- No secret-looking strings in notes or sidecars (the privacy filter's patterns).
+
+The checks that need no history (supersession links both ways, no secrets) are tree checks in
+``checks.py`` and run on every ``check``.
 
 Ids are compared through tree diffs, so only the notes a branch touched are parsed: a check
 against a 100,000-note ``main`` reads the handful of files the branch and ``main`` changed.
@@ -11,155 +12,17 @@ against a 100,000-note ``main`` reads the handful of files the branch and ``main
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from reflectgit.checks import ID_FOLDERS, NOTE_FOLDERS, KbTree, NoteEntry
+from reflectgit.checks import ID_FOLDERS, field_line
 from reflectgit.errors import NoteError, NotFoundError
 from reflectgit.note import Note, parse_note
-from reflectgit.schema import NOTE_SUFFIX, SIDECAR_SUFFIX, Problem
+from reflectgit.schema import NOTE_SUFFIX, Problem
 
 KNOWLEDGE_PREFIX = "knowledge/"
-
-# Used when the capture privacy filter (reflectgit.privacy) is not installed: its key shapes.
-_FALLBACK_SECRETS = tuple(
-    re.compile(p, flags)
-    for p, flags in (
-        (r"-----BEGIN [A-Z ]*PRIVATE KEY-----", 0),
-        (r"\bsk-ant-[A-Za-z0-9_-]{8,}", 0),
-        (r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", 0),
-        (r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})", 0),
-        (r"\bglpat-[A-Za-z0-9_-]{20,}", 0),
-        (r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 0),
-        (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", 0),
-        (r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*", 0),
-        (r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/*]{3,}@", re.IGNORECASE),
-        (r"\bbearer\s+[A-Za-z0-9._~+/=-]{16,}", re.IGNORECASE),
-    )
-)
-
-
-def secret_detector() -> Callable[[str], bool]:
-    """``text -> bool``: the capture privacy filter when present, else its key shapes."""
-    try:
-        from reflectgit.privacy import scrub_secrets  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return lambda text: any(p.search(text) for p in _FALLBACK_SECRETS)
-    return lambda text: scrub_secrets(text) != text
-
-
-# ============================================================================ tree checks
-
-
-def _id_line(note: Note | None) -> int:
-    if note is None or note.origin is None:
-        return 1
-    for number, line in enumerate(note.origin.yaml_text.splitlines()):
-        if line.startswith("id:"):
-            return note.origin.yaml_line + number
-    return 1
-
-
-def _field_line(note: Note | None, key: str) -> int:
-    if note is None or note.origin is None:
-        return 1
-    for number, line in enumerate(note.origin.yaml_text.splitlines()):
-        if line.startswith(f"{key}:"):
-            return note.origin.yaml_line + number
-    return 1
-
-
-def _names(value: Any) -> list[str]:
-    if isinstance(value, str) and value.strip():
-        return [value.strip()]
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if isinstance(v, str) and v.strip()]
-    return []
-
-
-def supersession_links(tree: KbTree) -> Iterable[Problem]:
-    """``superseded_by`` X needs X to exist and list this note in ``supersedes``, and back."""
-    by_id: dict[str, NoteEntry] = {}
-    for entry in tree.notes:
-        if entry.note is not None:
-            by_id.setdefault(entry.id, entry)
-    for entry in tree.notes:
-        note = entry.note
-        if note is None:
-            continue
-        for other_id in _names(note.frontmatter.get("superseded_by")):
-            other = by_id.get(other_id)
-            line = _field_line(note, "superseded_by")
-            if other is None or other.note is None:
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "superseded_by",
-                    f"names {other_id!r}, which is not a note in the KB",
-                )
-            elif entry.id not in _names(other.note.frontmatter.get("supersedes")):
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "superseded_by",
-                    f"{other_id} ({other.path}) does not list {entry.id!r} in supersedes",
-                )
-        for other_id in _names(note.frontmatter.get("supersedes")):
-            other = by_id.get(other_id)
-            line = _field_line(note, "supersedes")
-            if other is None or other.note is None:
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "supersedes",
-                    f"names {other_id!r}, which is not a note in the KB",
-                )
-            elif entry.id not in _names(other.note.frontmatter.get("superseded_by")):
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "supersedes",
-                    f"{other_id} ({other.path}) has superseded_by "
-                    f"{other.note.frontmatter.get('superseded_by')!r}, not {entry.id!r}",
-                )
-
-
-def no_secrets(tree: KbTree, detector: Callable[[str], bool] | None = None) -> Iterable[Problem]:
-    """No note or sidecar holds a token, key, password or credential-bearing URL."""
-    looks_secret = detector or secret_detector()
-    for path in sorted(tree.files):
-        folder = path.split("/", 1)[0]
-        if folder not in NOTE_FOLDERS or not path.endswith((NOTE_SUFFIX, SIDECAR_SUFFIX)):
-            continue
-        try:
-            text = tree.files[path]().decode("utf-8", "replace")
-        except OSError:
-            continue
-        if not looks_secret(text):
-            continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            if looks_secret(line):
-                yield Problem(
-                    path,
-                    number,
-                    1,
-                    "",
-                    "looks like a secret (token, key, password or credentials in a URL); "
-                    "remove it and rotate the credential",
-                )
-                break
-        else:
-            yield Problem(
-                path, 1, 1, "", "looks like a secret; remove it and rotate the credential"
-            )
-
 
 # ============================================================================ history
 
@@ -195,7 +58,7 @@ def added_ids(store: Any, old_tree: str | None, new_tree: str) -> dict[str, Adde
         new_id, note = _note_id(store, new, path)
         if old is not None and _note_id(store, old, path)[0] == new_id:
             continue
-        out[new_id] = AddedNote(new_id, path, _id_line(note))
+        out[new_id] = AddedNote(new_id, path, field_line(note, "id"))
     return out
 
 
@@ -277,17 +140,11 @@ def history_problems(store: Any, base_rev: str, head_rev: str = "HEAD") -> list[
     return problems
 
 
-def tree_problems(tree: KbTree) -> list[Problem]:
-    """The two checks that need no history but belong to the team gate."""
-    return [*supersession_links(tree), *no_secrets(tree)]
-
-
 def check_with_base(kb: Any, base_rev: str, env: Mapping[str, str] | None = None) -> list[Problem]:
     """Everything ``check --base`` adds on top of the work-tree checks, sorted."""
     from reflectgit.store import Store
 
     with Store.open(kb, env) as store:
         problems = history_problems(store, base_rev)
-    problems += tree_problems(KbTree.from_worktree(kb))
     problems.sort(key=Problem.sort_key)
     return problems
