@@ -1135,6 +1135,121 @@ def cost_cmd(
 # (search, recall, reindex)
 
 
+@app.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
+        ..., help="Words to look for (any punctuation is fine)."
+    ),
+    limit: int = typer.Option(10, "--limit", "-n", help="At most this many notes."),
+    include_all: bool = typer.Option(
+        False, "--all", help="Also superseded, archived, forgotten and retired notes."
+    ),
+    tag: str | None = typer.Option(None, "--tag", help="Only notes with this tag."),
+    confidence: str | None = typer.Option(
+        None, "--confidence", help="Only notes of this tier (high, medium, low)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Search the KB as it was at a revision, or a date (YYYY-MM-DD)."
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Match sidecar edges valid at this date (default: now)."
+    ),
+) -> None:
+    """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
+    from reflectgit.search import result_json, result_lines, search
+
+    g = globals_of(ctx)
+    cfg = g.config()
+    text = " ".join(query)
+    result = search(
+        cfg.kb,
+        cfg.state_dir,
+        text,
+        limit=limit,
+        include_all=include_all,
+        tag=tag,
+        confidence=confidence,
+        at=at,
+        as_of=as_of,
+        explain=g.json,
+        env=cfg.env,
+    )
+    emit(ctx, result_json(result), result_lines(result, include_all))
+
+
+@app.command("recall")
+def recall_cmd(
+    ctx: typer.Context,
+    project: str | None = typer.Option(
+        None, "--project", help="The project name (default: this repository's name)."
+    ),
+    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or claude (the SessionStart hook's JSON)."
+    ),
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
+    ),
+) -> None:
+    """What an agent should know at session start in this project."""
+    from reflectgit.config import env_int
+    from reflectgit.recall import DEFAULT_BUDGET, FORMATS, recall, render
+
+    if fmt not in FORMATS:
+        fail(
+            f"unknown format {fmt!r}", hint="use --format text or --format claude", code=EXIT_USAGE
+        )
+    g = globals_of(ctx)
+    cfg = g.config()
+    size = (
+        budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
+    )
+    try:
+        result = recall(
+            cfg.kb,
+            cfg.state_dir,
+            Path.cwd(),
+            project=project,
+            limit=limit,
+            budget=size,
+            env=cfg.env,
+        )
+    except ReflectGitError as exc:
+        if fmt != "claude":
+            raise
+        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
+        typer.echo(f"reflect-git recall: {exc.message}", err=True)
+        return
+    if fmt == "claude" and not g.json:
+        # The hook's JSON is the whole point of this format: print it even with --quiet.
+        sys.stdout.write(render(result, fmt) + "\n")
+        return
+    emit(ctx, result.to_json(), render(result, fmt))
+
+
+@app.command("reindex")
+def reindex_cmd(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Rebuild from scratch."),
+) -> None:
+    """Bring the derived search index up to date (incremental unless --force)."""
+    from reflectgit.search import reindex
+
+    cfg = globals_of(ctx).config()
+    result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env)
+    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
+    if result.rebuilt:
+        text = f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
+    elif result.changed:
+        text = f"index updated: {notes} re-read (tree {(result.tree or '')[:12]})"
+    else:
+        text = f"index already fresh (tree {(result.tree or 'empty')[:12]})"
+    emit(ctx, result.to_json, text)
+
+
 # ============================================================================ entry point
 
 
@@ -1156,9 +1271,18 @@ def _log_internal_error(exc: BaseException, argv: Sequence[str]) -> Path | None:
         return None
 
 
+def _click_exceptions() -> Any:
+    """The click that typer parses with: its own vendored copy in recent releases."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # typer releases that use the click package
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code instead of exiting (tests call this directly)."""
-    import click
+    clicks = _click_exceptions()
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -1169,12 +1293,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         if exc.hint:
             typer.echo(f"hint: {exc.hint}", err=True)
         return exc.exit_code
-    except click.exceptions.Exit as exc:
+    except clicks.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except clicks.Abort:
         typer.echo("error: aborted", err=True)
         return 1
-    except click.ClickException as exc:
+    except clicks.ClickException as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
         typer.echo("hint: see `reflect-git --help` or `reflect-git COMMAND --help`", err=True)
         return EXIT_USAGE

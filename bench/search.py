@@ -1,0 +1,251 @@
+"""Benchmark: `reflect-git search` against `git grep -i` over generated KBs.
+
+Run: .venv/bin/python bench/search.py [--sizes 10000,100000] [--keep DIR]
+
+For each size it generates a KB (fixed seed, one commit through `git fast-import`, then a
+checkout so `git grep` has a work tree), builds the index once, then times in one run:
+- whole-process `reflect-git search WORD` vs `git grep -i WORD` for the same words (best of
+  several runs each: a shared machine only adds time), and prints the ratio (goal: >= 5x at 100,000);
+- an incremental refresh after one changed note, in-process (goal: < 20 ms);
+- the index build time and size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SEED = 20260301
+RARE_WORD = "zanzibar"  # planted in about 0.05% of notes
+COMMON_WORD = "timeout"  # planted in about 5% of notes
+TECH = [
+    "redis",
+    "postgres",
+    "kafka",
+    "nginx",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "pytest",
+    "celery",
+    "grafana",
+    "sqlite",
+    "tokio",
+    "webpack",
+    "gradle",
+    "maven",
+    "helm",
+    "ansible",
+    "vault",
+    "consul",
+    "envoy",
+    "rabbitmq",
+    "mongodb",
+    "elastic",
+    "jenkins",
+    "github",
+    "gitlab",
+    "npm",
+    "pip",
+    "uv",
+    "ruff",
+    "mypy",
+    "django",
+    "flask",
+    "fastapi",
+    "react",
+    "vue",
+    "rust",
+    "golang",
+]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "ta",
+    "shi",
+    "po",
+    "fe",
+    "gu",
+    "da",
+    "ri",
+    "mo",
+    "sa",
+    "te",
+    "vo",
+    "zu",
+    "li",
+    "ba",
+    "ke",
+]
+
+
+def _vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    words.discard(RARE_WORD)
+    words.discard(COMMON_WORD)
+    return sorted(words)
+
+
+def _sentence(rng: random.Random, vocab: list[str], n: int) -> str:
+    return " ".join(rng.choice(vocab) for _ in range(n))
+
+
+def note_bytes(i: int, rng: random.Random, vocab: list[str]) -> tuple[str, bytes]:
+    """One generated note: (note id, file bytes)."""
+    tech = rng.choice(TECH)
+    title = f"{tech.capitalize()} {_sentence(rng, vocab, 4)}"
+    insight = _sentence(rng, vocab, 12)
+    body = "\n\n".join(_sentence(rng, vocab, 30) for _ in range(3))
+    if i % 2000 == 7:
+        body += f"\n\nSeen once near {RARE_WORD}."
+    if i % 20 == 3:
+        insight += f" {COMMON_WORD}"
+    conf = ("high", "medium", "low")[i % 3]
+    note_id = f"lrn-gen-{i:06d}"
+    text = (
+        "---\n"
+        f"id: {note_id}\n"
+        f'created: "2026-01-{1 + i % 28:02d}"\n'
+        f"confidence: {conf}\n"
+        f'title: "{title}"\n'
+        f"tags: [{tech}, gen{i % 50}]\n"
+        f'key_insight: "{insight}"\n'
+        "category: generated\n"
+        "---\n"
+        f"## Problem\n{body}\n"
+    )
+    return note_id, text.encode("utf-8")
+
+
+def generate_kb(path: Path, count: int, seed: int = SEED) -> None:
+    """A KB of ``count`` notes in one commit, written by `git fast-import`, checked out."""
+    rng = random.Random(seed)
+    vocab = _vocabulary(rng)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=path, stdin=subprocess.PIPE)
+    assert proc.stdin is not None
+    out = proc.stdin
+    out.write(b"commit refs/heads/main\n")
+    out.write(b"committer Bench <bench@example.com> 1767225600 +0000\n")
+    msg = f"bench: {count} generated notes".encode()
+    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    for i in range(count):
+        note_id, data = note_bytes(i, rng, vocab)
+        out.write(b"M 100644 inline documents/%s.md\n" % note_id.encode())
+        out.write(b"data %d\n%s\n" % (len(data), data))
+    out.close()
+    if proc.wait() != 0:
+        raise SystemExit("git fast-import failed")
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=path, check=True)
+
+
+def _time_cmd(cmd: list[str], cwd: Path, env: dict[str, str], runs: int) -> tuple[float, str]:
+    """Best of ``runs`` wall-clock times (a shared machine only ever adds time), and stdout."""
+    times = []
+    out = ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{cmd} failed: {proc.stderr}")
+        out = proc.stdout
+    return min(times), out
+
+
+def bench_size(base: Path, count: int, runs: int) -> None:
+    from reflectgit.search import Index
+    from reflectgit.store import Store, write
+
+    kb = base / f"kb-{count}"
+    t0 = time.perf_counter()
+    generate_kb(kb, count)
+    gen_s = time.perf_counter() - t0
+    state = kb / ".git" / "reflect-git"
+
+    store = Store.open(kb)
+    t0 = time.perf_counter()
+    with Index.open(state / "search.sqlite3") as index:
+        index.refresh(store)
+    build_s = time.perf_counter() - t0
+    size_mb = sum(p.stat().st_size for p in state.glob("search.sqlite3*")) / 1e6
+    load = os.getloadavg()[0]
+    print(f"\n## {count:,} notes (generated in {gen_s:.1f}s; load average {load:.1f})")
+    print(
+        f"index build: {build_s:.1f}s, size {size_mb:.1f} MB ({size_mb * 1e6 / count:.0f} B/note)"
+    )
+
+    env = dict(os.environ, REFLECT_GIT_KB=str(kb))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode cached
+    exe = shutil.which("reflect-git", path=str(Path(sys.executable).parent)) or "reflect-git"
+    fast = [sys.executable, "-m", "reflectgit.fastpath"]
+    for word in (RARE_WORD, COMMON_WORD):
+        _time_cmd([exe, "search", word], kb, env, 1)  # warm-up: bytecode, page cache
+        _time_cmd(["git", "grep", "-i", "-l", word], kb, env, 1)
+        grep_s, grep_out = _time_cmd(["git", "grep", "-i", word], kb, env, runs)
+        cli_s, out = _time_cmd([exe, "search", word], kb, env, runs)
+        fast_s, fast_out = _time_cmd([*fast, "search", word], kb, env, runs)
+        assert fast_out == out, "the fast path must print what the CLI prints"
+        hits = sum(1 for ln in out.splitlines() if ln and not ln.startswith(" "))
+        print(
+            f"search {word!r} ({len(grep_out.splitlines())} grep lines, {hits} hits shown): "
+            f"git grep -i {grep_s * 1000:.0f} ms | reflect-git search {cli_s * 1000:.0f} ms "
+            f"({grep_s / cli_s:.1f}x) | typer-free entry {fast_s * 1000:.0f} ms "
+            f"({grep_s / fast_s:.1f}x faster than git grep; goal >= 5x at 100,000)"
+        )
+
+    # Incremental refresh after one changed note, in-process (the store write is not timed).
+    timings = []
+    with Index.open(state / "search.sqlite3") as index:
+        for k in range(7):
+            path = f"documents/lrn-gen-{(k * 7919) % count:06d}.md"
+            data = (store.read(path) or b"") + f"\nedited {k} quokka{k}\n".encode()
+            store.commit([write(path, data)], f"bench: edit {k}")
+            t0 = time.perf_counter()
+            result = index.refresh(store)
+            timings.append(time.perf_counter() - t0)
+            assert result.changed == 1, result
+            assert index.search(f"quokka{k}").hits, "edited note not found"
+    med = statistics.median(timings) * 1000
+    print(
+        f"incremental refresh after one changed note: median {med:.1f} ms, "
+        f"best {min(timings) * 1000:.1f} ms, max {max(timings) * 1000:.1f} ms (goal < 20 ms)"
+    )
+    store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--keep", help="generate into this folder and keep it")
+    args = parser.parse_args(argv)
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rg-bench-search-"))
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        for size in (int(s) for s in args.sizes.split(",")):
+            bench_size(base, size, args.runs)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
