@@ -549,7 +549,11 @@ class Store:
                 )
             try:
                 if index is not None:
-                    self._sync_paths([c.path for c in change_list], commit.tree, index)
+                    known = {
+                        c.path: None if c.data is None else blob_id(c.data).encode("ascii")
+                        for c in change_list
+                    }
+                    self._sync_paths([c.path for c in change_list], commit.tree, index, known)
                     self._clear_journal()
             finally:
                 self._recent = {}
@@ -784,15 +788,25 @@ class Store:
         data = full.read_bytes()
         return "clean" if Blob.from_string(data).id == committed else "modified"
 
-    def _sync_paths(self, paths: Sequence[str], tree: bytes, index: _Index | None = None) -> None:
-        """Make the work tree and index match ``tree`` for ``paths`` only."""
+    def _sync_paths(
+        self,
+        paths: Sequence[str],
+        tree: bytes,
+        index: _Index | None = None,
+        known: Mapping[str, bytes | None] | None = None,
+    ) -> None:
+        """Make the work tree and index match ``tree`` for ``paths`` only.
+
+        ``known`` gives the blob of paths the caller just wrote, sparing a lookup in the new
+        tree (whose ``documents`` folder would otherwise be read again, all of it).
+        """
         assert self.path is not None
         index = index or self._open_index()
         root = os.fspath(self.path)
         made: set[str] = set()
         writes: list[tuple[str, str, bytes]] = []  # (path, full path, blob hex)
         for path in paths:
-            sha = self._blob_at(tree, path)
+            sha = known[path] if known is not None and path in known else self._blob_at(tree, path)
             full = os.path.join(root, path)
             folder = os.path.dirname(full)
             if sha is None:
