@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from reflectgit import messages, schema
+from reflectgit import messages
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, REVIEW_QUEUE
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.note import (
@@ -37,6 +37,9 @@ from reflectgit.note import (
     utc_now,
 )
 from reflectgit.store import Change, PathChanged, Store, delete, write
+
+if TYPE_CHECKING:
+    from reflectgit.schema import Problem
 
 NOTE_SUFFIX = ".md"
 SIDECAR_SUFFIX = ".entities.yaml"
@@ -183,16 +186,20 @@ class Located:
 
 def note_problems(note: Note, path: str) -> list[str]:
     """Validation problems of a parsed note as ``path:line:col: field: message`` strings."""
+    from reflectgit import schema  # only writes validate; reading commands start faster
+
     return [_problem_text(p) for p in schema.validate_note(note, path)]
 
 
 def sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:
     """Validation problems of sidecar data."""
+    from reflectgit import schema
+
     sidecar = parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
     return [_problem_text(p) for p in schema.validate_sidecar(sidecar, path)]
 
 
-def _problem_text(problem: schema.Problem) -> str:
+def _problem_text(problem: Problem) -> str:
     where = f"{problem.file}:{problem.line}:{problem.column}"
     return (
         f"{where}: {problem.field}: {problem.message}"
