@@ -137,6 +137,13 @@ def main() -> int:
     parser.add_argument("--dir", default=None, help="Where to build the KBs (default: temp).")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    # Byte-compile the package first, as an installed copy is: with PYTHONDONTWRITEBYTECODE set
+    # (some harnesses set it) every `reflect-git` process would otherwise recompile it.
+    import compileall
+
+    import reflectgit
+
+    compileall.compile_dir(str(Path(reflectgit.__file__).parent), quiet=1)
     rows = []
     with tempfile.TemporaryDirectory(prefix="rg-bench-commit-", dir=args.dir) as tmp:
         for count in sizes:

@@ -9,15 +9,16 @@ result object. Nothing here prints, exits or reads the environment.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from reflectgit import messages, schema
+from reflectgit import messages
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, REVIEW_QUEUE
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.note import (
@@ -35,7 +36,10 @@ from reflectgit.note import (
     tier_of,
     utc_now,
 )
-from reflectgit.store import Change, Store, delete, write
+from reflectgit.store import Change, PathChanged, Store, delete, write
+
+if TYPE_CHECKING:
+    from reflectgit.schema import Problem
 
 NOTE_SUFFIX = ".md"
 SIDECAR_SUFFIX = ".entities.yaml"
@@ -182,16 +186,20 @@ class Located:
 
 def note_problems(note: Note, path: str) -> list[str]:
     """Validation problems of a parsed note as ``path:line:col: field: message`` strings."""
+    from reflectgit import schema  # only writes validate; reading commands start faster
+
     return [_problem_text(p) for p in schema.validate_note(note, path)]
 
 
 def sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:
     """Validation problems of sidecar data."""
+    from reflectgit import schema
+
     sidecar = parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
     return [_problem_text(p) for p in schema.validate_sidecar(sidecar, path)]
 
 
-def _problem_text(problem: schema.Problem) -> str:
+def _problem_text(problem: Problem) -> str:
     where = f"{problem.file}:{problem.line}:{problem.column}"
     return (
         f"{where}: {problem.field}: {problem.message}"
@@ -293,6 +301,25 @@ def parse_assignment(text: str) -> tuple[list[str], Any]:
 
 # --------------------------------------------------------------------------- the workflows
 
+RETRIES = 5  # a read-modify-write that lost a race reads again, this many times at most
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _retrying(method: _F) -> _F:
+    """Re-run a workflow whose snapshot went stale under another writer (``PathChanged``)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for attempt in range(RETRIES):
+            try:
+                return method(*args, **kwargs)
+            except PathChanged:
+                if attempt == RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    return cast(_F, wrapper)
+
 
 class KnowledgeBase:
     """The workflows over one KB repository. ``source`` goes into the Reflect-Source trailer."""
@@ -385,8 +412,10 @@ class KnowledgeBase:
         side = sidecar_path_for(path)
         return Located(ident, state, path, data, side, self.store.read_at_tree(tree, side))
 
-    def get(self, ident: str, states: Sequence[str] = ("live", "archived")) -> Located:
-        found = self.find(ident, states)
+    def get(
+        self, ident: str, states: Sequence[str] = ("live", "archived"), tree: str | None = None
+    ) -> Located:
+        found = self.find(ident, states, tree)
         if found is None:
             where = " or ".join(STATE_FOLDERS[s] + "/" for s in states)
             raise NotFoundError(
@@ -403,8 +432,12 @@ class KnowledgeBase:
             for s in ("live", "archived")
         )
 
-    def _commit(self, changes: Sequence[Change], message: messages.CommitMessage) -> str | None:
-        return self.store.commit(changes, message)
+    def _commit(
+        self, changes: Sequence[Change], message: messages.CommitMessage, tree: str | None
+    ) -> str | None:
+        """Commit, provided no path we change moved since ``tree`` (the snapshot we read)."""
+        expect = {c.path: self.store.blob_at(tree, c.path) for c in changes}
+        return self.store.commit(changes, message, expect=expect)
 
     def _message(
         self,
@@ -421,6 +454,7 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------ add
 
+    @_retrying
     def add(
         self,
         data: bytes | None = None,
@@ -505,7 +539,7 @@ class KnowledgeBase:
                     hint="pass --force to replace it (an update: the id and file stay), "
                     "or remove `id:` to get a new id",
                 )
-            return self._replace(existing, note, side_data, defaulted_created)
+            return self._replace(existing, note, side_data, defaulted_created, tree)
 
         path = f"{DOCUMENTS}/{ident}{NOTE_SUFFIX}"
         changes = [write(path, render_note(note))]
@@ -516,11 +550,16 @@ class KnowledgeBase:
         message = self._message(
             messages.knowledge_subject(note.title, tier, kind), "add", [ident], confidence=tier
         )
-        sha = self._commit(changes, message)
+        sha = self._commit(changes, message, tree)
         return AddResult(ident, path, sha, "added" if sha else "unchanged")
 
     def _replace(
-        self, existing: Located, note: Note, side_data: dict[str, Any] | None, kept_created: bool
+        self,
+        existing: Located,
+        note: Note,
+        side_data: dict[str, Any] | None,
+        kept_created: bool,
+        tree: str | None,
     ) -> AddResult:
         old = parse_note(existing.data, existing.path)
         if kept_created and "created" in old.frontmatter:
@@ -533,11 +572,12 @@ class KnowledgeBase:
         message = self._message(
             messages.chore_subject("update", existing.id), "update", [existing.id], note.tier
         )
-        sha = self._commit(changes, message)
+        sha = self._commit(changes, message, tree)
         return AddResult(existing.id, existing.path, sha, "updated" if sha else "unchanged")
 
     # ------------------------------------------------------------------ update, confirm
 
+    @_retrying
     def update(
         self,
         ident: str,
@@ -547,7 +587,8 @@ class KnowledgeBase:
         """Change fields (``KEY=VALUE``, YAML-typed) or the body; the id and file name stay."""
         if not assignments and body is None:
             raise UsageError("nothing to change", hint="give --set KEY=VALUE or --body-file F")
-        found = self.get(ident, ("live",))
+        tree = self._tree()
+        found = self.get(ident, ("live",), tree)
         note = parse_note(found.data, found.path)
         before = render_note(note)
         for text in assignments:
@@ -571,14 +612,16 @@ class KnowledgeBase:
         message = self._message(
             messages.chore_subject("update", found.id), "update", [found.id], note.tier
         )
-        sha = self._commit([write(found.path, render_note(note))], message)
+        sha = self._commit([write(found.path, render_note(note))], message, tree)
         return UpdateResult(found.id, found.path, sha)
 
+    @_retrying
     def confirm(self, ident: str, source: str) -> ConfirmResult:
         """Count one more proof from ``source``; a source already counted changes nothing."""
         if not source.strip():
             raise UsageError("--source must not be empty", hint="for example --source pr-123")
-        found = self.get(ident, ("live",))
+        tree = self._tree()
+        found = self.get(ident, ("live",), tree)
         note = parse_note(found.data, found.path)
         prov = note.frontmatter.get("provenance")
         if prov is None:
@@ -603,7 +646,7 @@ class KnowledgeBase:
             note.tier,
             extra=[("Reflect-Proof", source)],
         )
-        sha = self._commit([write(found.path, render_note(note))], message)
+        sha = self._commit([write(found.path, render_note(note))], message, tree)
         return ConfirmResult(found.id, count + 1, sha)
 
     # ------------------------------------------------------------------ moves
@@ -616,12 +659,12 @@ class KnowledgeBase:
         op: str,
         extra: Iterable[tuple[str, str]] = (),
     ) -> MoveResult:
-        found = self.get(ident, from_states)
+        tree = self._tree()
+        found = self.get(ident, from_states, tree)
+        assert tree is not None
         name = found.path.rsplit("/", 1)[-1]
         dest = f"{STATE_FOLDERS[to_state]}/{name}"
         dest_side = sidecar_path_for(dest)
-        tree = self._tree()
-        assert tree is not None
         for target in (dest, dest_side):
             if self.store.read_at_tree(tree, target) is not None:
                 raise ConflictError(
@@ -632,16 +675,19 @@ class KnowledgeBase:
         if found.sidecar is not None:
             changes += [delete(found.sidecar_path), write(dest_side, found.sidecar)]
         message = self._message(messages.chore_subject(op, found.id), op, [found.id], extra=extra)
-        return MoveResult(found.id, dest, self._commit(changes, message))
+        return MoveResult(found.id, dest, self._commit(changes, message, tree))
 
+    @_retrying
     def archive(self, ident: str) -> MoveResult:
         """Move a live note and its sidecar to ``archived/``."""
         return self._move(ident, ("live",), "archived", "archive")
 
+    @_retrying
     def restore(self, ident: str) -> MoveResult:
         """Move an archived note and its sidecar back to ``documents/``."""
         return self._move(ident, ("archived",), "live", "restore")
 
+    @_retrying
     def forget(self, ident: str, reason: str | None = None) -> ForgetResult:
         """Move a note (live or archived) to ``.forgotten/`` now; the commit names id and reason."""
         why = messages.one_line(reason or "on request")
@@ -650,6 +696,7 @@ class KnowledgeBase:
         )
         return ForgetResult([moved.id], moved.commit)
 
+    @_retrying
     def sweep(self, now: dt.datetime | None = None, dry_run: bool = False) -> ForgetResult:
         """Forget every note whose ``forget_after`` has passed, in one commit."""
         moment = now or self.clock()
@@ -693,16 +740,18 @@ class KnowledgeBase:
             ids,
             extra=[("Reflect-Reason", "forget_after passed")],
         )
-        return ForgetResult(ids, self._commit(changes, message))
+        return ForgetResult(ids, self._commit(changes, message, tree))
 
     # ------------------------------------------------------------------ supersede
 
+    @_retrying
     def supersede(self, old: str, new: str) -> SupersedeResult:
         """Record that ``new`` replaces ``old``: ``superseded_by`` and ``supersedes``, one commit."""
         if old == new:
             raise UsageError("a note cannot supersede itself")
-        old_at = self.get(old, ("live", "archived"))
-        new_at = self.get(new, ("live",))
+        tree = self._tree()
+        old_at = self.get(old, ("live", "archived"), tree)
+        new_at = self.get(new, ("live",), tree)
         old_note = parse_note(old_at.data, old_at.path)
         new_note = parse_note(new_at.data, new_at.path)
         old_note.frontmatter["superseded_by"] = new_at.id
@@ -725,7 +774,7 @@ class KnowledgeBase:
             write(old_at.path, render_note(old_note)),
             write(new_at.path, render_note(new_note)),
         ]
-        return SupersedeResult(old_at.id, new_at.id, self._commit(changes, message))
+        return SupersedeResult(old_at.id, new_at.id, self._commit(changes, message, tree))
 
     # ------------------------------------------------------------------ undo
 
@@ -908,7 +957,7 @@ class KnowledgeBase:
                 ids,
                 extra=[("Reflect-Count", str(count))],
             )
-            sha = self._commit(pending, message)
+            sha = self._commit(pending, message, tree)
             if sha:
                 commits.append(sha)
             imported.extend(pending_ids)

@@ -85,6 +85,15 @@ def _clean_path(path: str) -> str:
     return "/".join(parts)
 
 
+class PathChanged(ConflictError):
+    """A path the caller read changed before its commit: re-read and try again."""
+
+
+def blob_id(data: bytes) -> str:
+    """The sha git gives ``data`` as a blob."""
+    return hashlib.sha1(b"blob %d\x00%s" % (len(data), data)).hexdigest()
+
+
 @dataclass(frozen=True)
 class CommitInfo:
     """A commit as the workflows see it."""
@@ -471,11 +480,15 @@ class Store:
         extra_parents: Sequence[str] = (),
         sync_worktree: bool | None = None,
         allow_empty: bool = False,
+        expect: Mapping[str, str | None] | None = None,
     ) -> str | None:
         """Apply ``changes`` as one commit on ``branch``; return its sha (None if nothing changed).
 
         ``parent`` defaults to the branch tip; pass a sha to build on another commit (routing
         builds knowledge branches on the remote ``main`` tip) or None for a root commit.
+        ``expect`` maps paths to the blob sha (or None: absent) the caller read them as; if
+        another writer changed one since, ``PathChanged`` is raised and nothing is written,
+        so a read-modify-write never loses a concurrent update.
         """
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
@@ -498,6 +511,13 @@ class Store:
                     f"cannot commit on top of another commit while {target} is checked out"
                 )
             base_tree = self._commit(base).tree if base else None
+            for path, blob in (expect or {}).items():
+                found = self._blob_at(base_tree, _clean_path(path))
+                if (found.decode("ascii") if found else None) != blob:
+                    raise PathChanged(
+                        f"{path} changed while reflect-git was working on it",
+                        hint="run the command again",
+                    )
             index = self._open_index() if sync else None
             if index is not None:
                 self._refuse_dirty(index, change_list, base_tree)
@@ -529,7 +549,11 @@ class Store:
                 )
             try:
                 if index is not None:
-                    self._sync_paths([c.path for c in change_list], commit.tree, index)
+                    known = {
+                        c.path: None if c.data is None else blob_id(c.data).encode("ascii")
+                        for c in change_list
+                    }
+                    self._sync_paths([c.path for c in change_list], commit.tree, index, known)
                     self._clear_journal()
             finally:
                 self._recent = {}
@@ -718,6 +742,11 @@ class Store:
                 "(`git restore --staged --worktree -- <path>`), then run the command again",
             )
 
+    def blob_at(self, tree: str | None, path: str) -> str | None:
+        """The blob sha of ``path`` under a root tree (None if absent or a folder)."""
+        found = self._blob_at(tree.encode("ascii") if tree else None, path)
+        return found.decode("ascii") if found else None
+
     def _blob_at(self, tree: bytes | None, path: str) -> bytes | None:
         if tree is None:
             return None
@@ -759,15 +788,25 @@ class Store:
         data = full.read_bytes()
         return "clean" if Blob.from_string(data).id == committed else "modified"
 
-    def _sync_paths(self, paths: Sequence[str], tree: bytes, index: _Index | None = None) -> None:
-        """Make the work tree and index match ``tree`` for ``paths`` only."""
+    def _sync_paths(
+        self,
+        paths: Sequence[str],
+        tree: bytes,
+        index: _Index | None = None,
+        known: Mapping[str, bytes | None] | None = None,
+    ) -> None:
+        """Make the work tree and index match ``tree`` for ``paths`` only.
+
+        ``known`` gives the blob of paths the caller just wrote, sparing a lookup in the new
+        tree (whose ``documents`` folder would otherwise be read again, all of it).
+        """
         assert self.path is not None
         index = index or self._open_index()
         root = os.fspath(self.path)
         made: set[str] = set()
         writes: list[tuple[str, str, bytes]] = []  # (path, full path, blob hex)
         for path in paths:
-            sha = self._blob_at(tree, path)
+            sha = known[path] if known is not None and path in known else self._blob_at(tree, path)
             full = os.path.join(root, path)
             folder = os.path.dirname(full)
             if sha is None:

@@ -636,3 +636,13 @@ def test_update_body_from_stdin(rg, kb, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"New body\n")))
     assert rg("update", doc["id"], "--body-file", "-").code == 0
     assert git("show", f"HEAD:{doc['path']}", cwd=kb).endswith("---\nNew body\n")
+
+
+@pytest.mark.parametrize(
+    "args", [("update",), ("show",), ("confirm", "x"), ("list", "--bogus"), ("supersede", "a")]
+)
+def test_usage_errors_exit_2_with_a_hint(rg, kb, args):
+    res = rg(*args)
+    assert res.code == 2, res
+    assert res.err.startswith("error: ") and "hint: " in res.err
+    assert res.out == ""

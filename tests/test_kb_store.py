@@ -133,3 +133,27 @@ def test_recovery_finishes_a_new_file_cut_short(repo):
     st.commit([write("documents/b.md", b"B\n")], msg())
     assert (repo / "documents" / "new.md").read_bytes() == b"a whole new note\n"
     assert git("status", "--porcelain", cwd=repo) == ""
+
+
+def test_expect_refuses_a_path_that_moved_since_it_was_read(repo):
+    from reflectgit.store import PathChanged, blob_id
+
+    st = Store.init(repo, env=dict(os.environ))
+    st.commit([write("documents/a.md", b"one\n")], msg())
+    before = git("rev-parse", "HEAD", cwd=repo).strip()
+    try:
+        st.commit(
+            [write("documents/a.md", b"three\n")], msg(), expect={"documents/a.md": blob_id(b"2")}
+        )
+    except PathChanged as exc:
+        assert "documents/a.md changed" in exc.message
+    else:
+        raise AssertionError("expected PathChanged")
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == before
+    ok = st.commit(
+        [write("documents/a.md", b"two\n"), write("documents/b.md", b"b\n")],
+        msg(),
+        expect={"documents/a.md": blob_id(b"one\n"), "documents/b.md": None},
+    )
+    assert ok and git("show", "HEAD:documents/a.md", cwd=repo) == "two\n"
+    assert git("status", "--porcelain", cwd=repo) == ""

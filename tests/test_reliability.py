@@ -56,6 +56,42 @@ def test_eight_concurrent_writers_make_400_commits_in_a_line(kb):
     assert git("status", "--porcelain", cwd=kb) == ""
 
 
+CONFIRMER = """
+import sys
+from reflectgit.kb import KnowledgeBase
+kb_path, note_id, worker = sys.argv[1], sys.argv[2], sys.argv[3]
+with KnowledgeBase.open(kb_path) as kb:
+    for i in range(5):
+        kb.confirm(note_id, f"source-{worker}-{i}")
+"""
+
+
+def test_concurrent_confirms_never_lose_an_update(kb):
+    with KnowledgeBase.open(kb) as base:
+        ident = base.add(
+            fields={"title": "Confirmed a lot", "key_insight": "k", "confidence": "high"}
+        ).id
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CONFIRMER, str(kb), ident, str(w)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for w in range(4)
+    ]
+    for proc in procs:
+        _out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+    with KnowledgeBase.open(kb) as base:
+        prov = base.show(ident).frontmatter["provenance"]
+    assert prov["proof_count"] == 1 + 4 * 5
+    assert len(prov["sources"]) == 20
+    assert git("rev-list", "--count", "HEAD", cwd=kb).strip() == "21"
+    assert git("status", "--porcelain", cwd=kb) == ""
+
+
 # --------------------------------------------------------------------------- crash safety
 
 CRASH_OPS = ("add", "update", "archive", "import")
