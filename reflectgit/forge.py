@@ -21,6 +21,7 @@ else ``git credential fill`` for the forge's host, so whatever helper git uses w
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -464,27 +465,16 @@ class GitLabForge(Forge):
 # ============================================================================ Gitea / Forgejo
 
 
-class GiteaForge(Forge):
-    """Gitea and Forgejo REST v1; a ``WIP:`` title marks work in progress."""
+class GiteaForge(GitHubForge):
+    """Gitea and Forgejo REST v1 (GitHub's shape); a ``WIP:`` title marks work in progress."""
 
     name = "gitea"
 
-    def __init__(self, client: HttpClient, repo: str) -> None:
-        self.client = client
-        self.repo = repo
-
     def _pr(self, data: Mapping[str, Any]) -> PullRequest:
-        merged = bool(data.get("merged") or data.get("merged_at"))
-        title = str(data.get("title") or "")
-        return PullRequest(
-            number=int(data["number"]),
-            url=str(data.get("html_url") or data.get("url") or ""),
-            state="merged" if merged else str(data.get("state") or "open"),
-            draft=bool(data.get("draft")) or title.upper().startswith(("WIP:", "[WIP]")),
-            title=title,
-            head=str((data.get("head") or {}).get("ref") or ""),
-            base=str((data.get("base") or {}).get("ref") or ""),
-        )
+        pr = super()._pr(data)
+        if not pr.draft and pr.title.upper().startswith(("WIP:", "[WIP]")):
+            pr = dataclasses.replace(pr, draft=True)
+        return pr
 
     def find_open(self, head: str, base: str) -> PullRequest | None:
         # Gitea's list endpoint has no head filter: walk the open ones (few, in practice).
@@ -514,21 +504,8 @@ class GiteaForge(Forge):
                     return existing
             raise
 
-    def get(self, number: int) -> PullRequest:
-        return self._pr(self.client.request("GET", f"/repos/{self.repo}/pulls/{number}").data)
-
-    def close(self, pr: PullRequest, comment: str) -> None:
-        if comment:
-            self.client.request(
-                "POST", f"/repos/{self.repo}/issues/{pr.number}/comments", {"body": comment}
-            )
-        self.client.request("PATCH", f"/repos/{self.repo}/pulls/{pr.number}", {"state": "closed"})
-
     def merge(self, pr: PullRequest) -> None:
         self.client.request("POST", f"/repos/{self.repo}/pulls/{pr.number}/merge", {"Do": "merge"})
-
-
-# ============================================================================ gh CLI
 
 
 class GhCliForge(Forge):

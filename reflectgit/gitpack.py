@@ -97,7 +97,11 @@ def _index_bytes(entries: list[tuple[bytes, int, int]], pack_sha: bytes) -> byte
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+    write_all(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444), data)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte to a raw file descriptor, then close it."""
     try:
         view = memoryview(data)
         while view:

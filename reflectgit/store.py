@@ -36,7 +36,7 @@ from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
 from reflectgit.gitindex import Entry, IndexFile, IndexLocked, UnsupportedIndex
-from reflectgit.gitpack import write_pack
+from reflectgit.gitpack import write_all, write_pack
 from reflectgit.gittree import RawTree
 from reflectgit.messages import CommitMessage
 
@@ -394,13 +394,17 @@ class Store:
         return out
 
     def _subtree(self, tree: bytes | None, path: str) -> bytes | None:
+        found = self._entry_at(tree, path)
+        return found[1] if found and stat.S_ISDIR(found[0]) else None
+
+    def _entry_at(self, tree: bytes | None, path: str) -> tuple[int, bytes] | None:
+        """(mode, sha) of ``path`` under a tree, or None."""
         if tree is None:
             return None
         try:
-            mode, sha = self._lookup(tree, path)
+            return self._lookup(tree, path)
         except KeyError:
             return None
-        return sha if stat.S_ISDIR(mode) else None
 
     def log(
         self, rev: str | None = None, limit: int | None = None, paths: Sequence[str] | None = None
@@ -748,13 +752,8 @@ class Store:
         return found.decode("ascii") if found else None
 
     def _blob_at(self, tree: bytes | None, path: str) -> bytes | None:
-        if tree is None:
-            return None
-        try:
-            mode, sha = self._lookup(tree, path)
-        except KeyError:
-            return None
-        return None if stat.S_ISDIR(mode) else sha
+        found = self._entry_at(tree, path)
+        return found[1] if found and not stat.S_ISDIR(found[0]) else None
 
     def _open_index(self) -> _Index:
         path = self.git_dir / "index"
@@ -844,12 +843,7 @@ class Store:
             folder, name = os.path.split(full)
             tmp = os.path.join(folder, f".{name}.reflect-git-tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        write_all(fd, data)
         if tmp is not None:
             os.replace(tmp, full)
         return os.lstat(full)
