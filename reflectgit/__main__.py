@@ -27,6 +27,12 @@ def _fast_path(args: list[str]) -> int | None:
         from reflectgit.hooks.capture import main as capture_main
 
         return capture_main(rest[1:], kb=kb)
+    if "search" in args[:4]:
+        # The command people run most: plain searches skip the CLI framework (~50 ms); any
+        # other form (--help, --at, a typo) returns None and the full CLI handles it.
+        from reflectgit.fastpath import try_search
+
+        return try_search(args)
     return None
 
 
