@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectgit.errors import ConfigError
+from reflectgit.errors import ConfigError, NotFoundError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -147,6 +147,20 @@ class Config:
         if isinstance(table, Mapping):
             return table.get(key, default)
         return default
+
+    def require_kb(self) -> None:
+        """Refuse to put derived state inside a KB that does not exist.
+
+        The default state directory lives in ``<kb>/.git``; creating it for a folder that is not
+        a repository would leave a stray ``.git`` behind that later stops ``init``. A state
+        directory elsewhere (``REFLECT_STATE_DIR``) may exist without a KB.
+        """
+        git_dir = git_dir_of(self.kb)
+        if git_dir in self.state_dir.parents and not git_dir.is_dir():
+            raise NotFoundError(
+                f"{self.kb} is not a knowledge base (no git repository there)",
+                hint=f"run `reflect-git init {self.kb}`, or pass --kb PATH",
+            )
 
     @property
     def disabled(self) -> bool:

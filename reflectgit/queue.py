@@ -526,6 +526,7 @@ class Queue:
 
 def open_queue(cfg: Config, *, clock: Clock = time.time, import_legacy: bool = True) -> Queue:
     """The KB's queue, with the original tool's pending file imported once (unless told not to)."""
+    cfg.require_kb()
     queue = Queue(cfg.state_dir, clock=clock)
     if import_legacy:
         queue.import_all_legacy(cfg.env.get("HOME"))

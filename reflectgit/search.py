@@ -1046,6 +1046,12 @@ def open_fresh(
     kb: Path, state_dir: Path, env: Mapping[str, str] | None = None
 ) -> tuple[Index, RefreshResult | None]:
     """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
+    if not git_dir_of(kb).is_dir():
+        # Checked before the index is created: derived state never goes where no KB is.
+        raise NotFoundError(
+            f"{kb} is not a git repository",
+            hint=f"run `reflect-git init {kb}` to create a knowledge base there",
+        )
     path = index_path(state_dir)
     for attempt in (1, 2):
         index = Index.open(path)

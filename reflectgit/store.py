@@ -150,6 +150,11 @@ class Store:
         target = Path(path)
         with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
             return cls(Repo(os.fspath(target)), env)
+        if not bare and (target / ".git").exists():
+            raise ConflictError(
+                f"{target / '.git'} exists but is not a git repository",
+                hint="move it aside (or delete it if it holds nothing you need) and run again",
+            )
         target.mkdir(parents=True, exist_ok=True)
         if bare:
             repo = Repo.init_bare(os.fspath(target), default_branch=b"main")

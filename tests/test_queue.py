@@ -298,3 +298,13 @@ def test_cli_queue_commands(cli, tmp_path: Path, repo: Path) -> None:  # type: i
     assert r.code == 0 and r.json() == {"id": entry_id_, "purged": "pending_entry"}
     r = cli("--kb", str(repo), "queue", "retry", "ffff")
     assert r.code == 1 and "hint:" in r.err
+
+
+def test_queue_commands_refuse_a_folder_that_is_not_a_kb(cli, tmp_path):
+    """Derived state never creates a stray .git in a folder that is not a KB."""
+    target = tmp_path / "not-a-kb"
+    for args in (["queue", "list"], ["queue", "retry", "x"], ["search", "foo"], ["reindex"]):
+        result = cli("--kb", str(target), *args)
+        assert result.code == 1, (args, result)
+        assert "hint:" in result.err
+    assert not target.exists()

@@ -156,3 +156,9 @@ def test_an_interrupted_sync_is_finished_by_the_next_write(repo):
 def test_open_refuses_a_plain_folder(tmp_path):
     with pytest.raises(NotFoundError, match="not a git repository"):
         Store.open(tmp_path)
+
+
+def test_init_refuses_a_stray_dot_git_folder(tmp_path):
+    (tmp_path / "kb" / ".git" / "reflect-git").mkdir(parents=True)
+    with pytest.raises(ConflictError, match="not a git repository"):
+        Store.init(tmp_path / "kb")
