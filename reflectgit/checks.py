@@ -312,45 +312,16 @@ def supersession_links(tree: KbTree) -> Iterable[Problem]:
         note = entry.note
         if note is None:
             continue
-        for other_id in _names(note.frontmatter.get("superseded_by")):
-            other = by_id.get(other_id)
-            line = field_line(note, "superseded_by")
-            if other is None or other.note is None:
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "superseded_by",
-                    f"names {other_id!r}, which is not a note in the KB",
-                )
-            elif entry.id not in _names(other.note.frontmatter.get("supersedes")):
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "superseded_by",
-                    f"{other_id} ({other.path}) does not list {entry.id!r} in supersedes",
-                )
-        for other_id in _names(note.frontmatter.get("supersedes")):
-            other = by_id.get(other_id)
-            line = field_line(note, "supersedes")
-            if other is None or other.note is None:
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "supersedes",
-                    f"names {other_id!r}, which is not a note in the KB",
-                )
-            elif entry.id not in _names(other.note.frontmatter.get("superseded_by")):
-                yield Problem(
-                    entry.path,
-                    line,
-                    1,
-                    "supersedes",
-                    f"{other_id} ({other.path}) has superseded_by "
-                    f"{other.note.frontmatter.get('superseded_by')!r}, not {entry.id!r}",
-                )
+        for field, back in (("superseded_by", "supersedes"), ("supersedes", "superseded_by")):
+            for other_id in _names(note.frontmatter.get(field)):
+                other = by_id.get(other_id)
+                if other is None or other.note is None:
+                    message = f"names {other_id!r}, which is not a note in the KB"
+                elif entry.id not in _names(other.note.frontmatter.get(back)):
+                    message = f"{other_id} ({other.path}) does not list {entry.id!r} in {back}"
+                else:
+                    continue
+                yield Problem(entry.path, field_line(note, field), 1, field, message)
 
 
 def secret_detector() -> Callable[[str], bool]:

@@ -82,6 +82,15 @@ def test_supersede_links_must_resolve_both_ways(repo: Path, cli) -> None:
     assert res.code == 1 and "'lrn-gone', which is not a note" in res.out
 
 
+def test_supersedes_needs_the_back_link_even_without_base(repo: Path, cli) -> None:
+    new = note_bytes("New way", note_id="lrn-new").replace(b"tags:", b"supersedes: lrn-old\ntags:")
+    old = note_bytes("Old way", note_id="lrn-old")
+    _commit(repo, {"documents/lrn-old.md": old, "documents/lrn-new.md": new})
+    res = cli("--kb", str(repo), "check")
+    assert res.code == 1
+    assert "lrn-old (documents/lrn-old.md) does not list 'lrn-new' in superseded_by" in res.out
+
+
 def test_secrets_are_refused(repo: Path, cli) -> None:
     token = "ghp_" + "a1B2" * 9
     leaky = note_bytes("Leaky", note_id="lrn-leaky", body=f"Use the token {token} to push.\n")
