@@ -1238,8 +1238,13 @@ def reindex_cmd(
     """Bring the derived search index up to date (incremental unless --force)."""
     from reflectgit.search import reindex
 
-    cfg = globals_of(ctx).config()
-    result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env)
+    g = globals_of(ctx)
+    cfg = g.config()
+    bar = _ProgressBar("indexing", enabled=sys.stderr.isatty() and not g.quiet)
+    try:
+        result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env, progress=bar)
+    finally:
+        bar.close()
     notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
     if result.rebuilt:
         text = f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"

@@ -21,7 +21,7 @@ import re
 import sqlite3
 import subprocess
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -627,8 +627,17 @@ class Index:
 
     # ------------------------------------------------------------------ building
 
-    def refresh(self, store: Store, tree: str | None = None, force: bool = False) -> RefreshResult:
-        """Bring the index up to ``tree`` (default: HEAD's) from the git diff; rebuild if forced."""
+    def refresh(
+        self,
+        store: Store,
+        tree: str | None = None,
+        force: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RefreshResult:
+        """Bring the index up to ``tree`` (default: HEAD's) from the git diff; rebuild if forced.
+
+        ``progress(done, total)`` is told how far a rebuild has got (notes read).
+        """
         target = tree if tree is not None else (store.tree_id() or "")
         keep: dict[str, tuple[str | None, bytes | None]] = {}
         with self._write():
@@ -637,7 +646,7 @@ class Index:
                 return RefreshResult(target or None, previous or None, 0, False)
             rebuilt = force or not previous
             if rebuilt:
-                changed = self._rebuild(store, target)
+                changed = self._rebuild(store, target, progress)
             else:
                 if target:
                     changes, keep = self._changes(store, previous or "", target)
@@ -713,7 +722,9 @@ class Index:
     def _files(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, blob FROM files"))
 
-    def _rebuild(self, store: Store, tree: str) -> int:
+    def _rebuild(
+        self, store: Store, tree: str, progress: Callable[[int, int], None] | None = None
+    ) -> int:
         for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts"):
             self.conn.execute(f"DELETE FROM {table}")
         files: dict[str, str] = {}
@@ -723,9 +734,11 @@ class Index:
                     if is_indexed_path(path):
                         files[path] = blob
         self.conn.executemany("INSERT INTO files VALUES (?, ?)", files.items())
-        notes = [p for p in files if p.endswith(".md")]
-        for path in sorted(notes):
+        notes = sorted(p for p in files if p.endswith(".md"))
+        for done, path in enumerate(notes, start=1):
             self._insert(store, path, files[path], files.get(sidecar_path_of(path)))
+            if progress is not None and (done % 500 == 0 or done == len(notes)):
+                progress(done, len(notes))
         self._mark_hidden(None)
         return len(notes)
 
@@ -1043,7 +1056,10 @@ def _open_store(kb: Path, env: Mapping[str, str] | None) -> Store:
 
 
 def open_fresh(
-    kb: Path, state_dir: Path, env: Mapping[str, str] | None = None
+    kb: Path,
+    state_dir: Path,
+    env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Index, RefreshResult | None]:
     """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
     if not git_dir_of(kb).is_dir():
@@ -1061,7 +1077,7 @@ def open_fresh(
                 return index, None  # fresh: no dulwich, no note parsing
             store = _open_store(kb, env)
             try:
-                return index, index.refresh(store, current)
+                return index, index.refresh(store, current, progress=progress)
             finally:
                 store.close()
         except sqlite3.DatabaseError:
@@ -1076,12 +1092,16 @@ def open_fresh(
 
 
 def reindex(
-    kb: Path, state_dir: Path, force: bool = False, env: Mapping[str, str] | None = None
+    kb: Path,
+    state_dir: Path,
+    force: bool = False,
+    env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RefreshResult:
     """Bring the index up to date (incrementally), or rebuild it from scratch with ``force``."""
     if force:
         _remove(index_path(state_dir))
-    index, result = open_fresh(kb, state_dir, env)
+    index, result = open_fresh(kb, state_dir, env, progress)
     with index:
         if result is None:
             tree = index.tree or None

@@ -446,3 +446,13 @@ def test_a_note_that_does_not_parse_is_still_found_as_text(corpus_kb: Path) -> N
     broken = b"---\ntitle: [unclosed\n---\nThe gnocchi incident.\n"
     commit(corpus_kb, [write("documents/broken-note.md", broken)])
     assert ids(corpus_kb, "gnocchi") == ["broken-note"]
+
+
+def test_a_rebuild_reports_its_progress(corpus_kb: Path) -> None:
+    from reflectgit.search import reindex
+
+    seen: list[tuple[int, int]] = []
+    state = corpus_kb / ".git" / "reflect-git"
+    result = reindex(corpus_kb, state, force=True, progress=lambda d, t: seen.append((d, t)))
+    assert result.rebuilt
+    assert seen and seen[-1] == (result.changed, result.changed)
