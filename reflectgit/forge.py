@@ -359,18 +359,23 @@ class GitHubForge(Forge):
     def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
         payload = {"title": title, "head": head, "base": base, "body": body, "draft": True}
         try:
+            return self._create(payload)
+        except ForgeHTTPError as exc:
+            if exc.status == 422 and "draft" in exc.detail.lower() and not _is_duplicate(exc):
+                # Drafts are not available on this repository's plan: say it in the title.
+                payload = {**payload, "draft": False, "title": DRAFT_PREFIX["github"] + title}
+                return self._create(payload)
+            raise
+
+    def _create(self, payload: Mapping[str, Any]) -> PullRequest:
+        """POST a pull request; when one is already open for head and base, that one."""
+        try:
             return self._pr(self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data)
         except ForgeHTTPError as exc:
             if _is_duplicate(exc):
-                existing = self.find_open(head, base)
+                existing = self.find_open(str(payload["head"]), str(payload["base"]))
                 if existing:
                     return existing
-                raise
-            if exc.status == 422 and "draft" in exc.detail.lower():
-                # Drafts are not available on this repository's plan: say it in the title.
-                payload = {**payload, "draft": False, "title": DRAFT_PREFIX["github"] + title}
-                data = self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data
-                return self._pr(data)
             raise
 
     def get(self, number: int) -> PullRequest:
@@ -495,14 +500,7 @@ class GiteaForge(GitHubForge):
 
     def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
         payload = {"head": head, "base": base, "title": DRAFT_PREFIX["gitea"] + title, "body": body}
-        try:
-            return self._pr(self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data)
-        except ForgeHTTPError as exc:
-            if _is_duplicate(exc):
-                existing = self.find_open(head, base)
-                if existing:
-                    return existing
-            raise
+        return self._create(payload)
 
     def merge(self, pr: PullRequest) -> None:
         self.client.request("POST", f"/repos/{self.repo}/pulls/{pr.number}/merge", {"Do": "merge"})
