@@ -53,7 +53,9 @@ rg_capture() {
         reflect-git capture commit "${1:-}" "${2:-}"
     fi
 }
-if [ "${REFLECT_GIT_HOOK_SYNC:-0}" = 1 ]; then
+if [ "${REFLECT_GIT_INTERNAL:-0}" = 1 ]; then
+    : # a git command reflect-git itself ran: never capture our own work
+elif [ "${REFLECT_GIT_HOOK_SYNC:-0}" = 1 ]; then
     rg_capture </dev/null >/dev/null 2>&1
 else
     # Redirect the subshell itself: no copy of git's (or its caller's) pipes may stay open

@@ -148,7 +148,8 @@ class TeamRemote:
         self.remote = remote
         self.timeout = timeout
         # Never wait for a password on a terminal nobody watches; a credential helper still works.
-        self.env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {})}
+        # REFLECT_GIT_INTERNAL: hooks that git runs for our fetches and pushes know it is us.
+        self.env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {}), "REFLECT_GIT_INTERNAL": "1"}
 
     # ------------------------------------------------------------------ naming
 

@@ -159,6 +159,14 @@ def test_reflect_git_commits_are_skipped(kb, code):
     assert records(kb) == []
 
 
+def test_git_commands_run_by_reflect_git_are_never_captured(kb, code):
+    cli("hooks", "install", str(code))
+    commit(code, "made by a reflect-git git call", env={**SYNC, "REFLECT_GIT_INTERNAL": "1"})
+    assert records(kb) == []
+    sha = commit(code, "made by a person", name="g.txt")
+    assert [r["sha"] for r in records(kb)] == [sha]
+
+
 def test_merge_with_resolved_conflict_is_flagged(kb, code):
     cli("hooks", "install", str(code))
     commit(code, "base")
