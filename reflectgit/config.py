@@ -24,6 +24,10 @@ SETTINGS_FILE = ".reflect-git.toml"
 STATE_SUBDIR = "reflect-git"
 DEFAULT_KB = "~/.learnings"
 
+# Set on every process reflect-git starts itself (git fetch and push, the drain's model call):
+# our own hooks see it and stay out, so reflect-git never captures its own work.
+INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
+
 # KB layout (DESIGN.md section 1).
 DOCUMENTS = "documents"
 ARCHIVED = "archived"
@@ -161,6 +165,11 @@ class Config:
                 f"{self.kb} is not a knowledge base (no git repository there)",
                 hint=f"run `reflect-git init {self.kb}`, or pass --kb PATH",
             )
+
+    @property
+    def internal(self) -> bool:
+        """Running inside a process reflect-git started: hooks must not capture it."""
+        return env_flag(self.env, INTERNAL_ENV)
 
     @property
     def disabled(self) -> bool:

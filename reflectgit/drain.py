@@ -27,7 +27,15 @@ from typing import Any
 from reflectgit import actions as act
 from reflectgit import cascade, heuristic, ledger, quota
 from reflectgit import writer as wr
-from reflectgit.config import ARCHIVED, DOCUMENTS, Config, env_flag, env_float, env_int
+from reflectgit.config import (
+    ARCHIVED,
+    DOCUMENTS,
+    INTERNAL_ENV,
+    Config,
+    env_flag,
+    env_float,
+    env_int,
+)
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.kbview import KbView
 from reflectgit.messages import build, chore_subject, knowledge_subject
@@ -557,7 +565,7 @@ class Drain:
             )
         env = dict(self.cfg.env)
         env["REFLECT_DRAIN_MODEL"] = s.model
-        env["REFLECT_DRAIN_CHILD"] = "1"  # our own hooks stay quiet inside the writer
+        env[INTERNAL_ENV] = "1"  # the writer's own session must not fire our capture hooks
         run = wr.run_model(
             argv,
             prompt,

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import RemoteError
 
 DEFAULT_TIMEOUT = 120.0
@@ -148,8 +149,8 @@ class TeamRemote:
         self.remote = remote
         self.timeout = timeout
         # Never wait for a password on a terminal nobody watches; a credential helper still works.
-        # REFLECT_GIT_INTERNAL: hooks that git runs for our fetches and pushes know it is us.
-        self.env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {}), "REFLECT_GIT_INTERNAL": "1"}
+        # INTERNAL_ENV: hooks that git runs for our fetches and pushes know it is us.
+        self.env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {}), INTERNAL_ENV: "1"}
 
     # ------------------------------------------------------------------ naming
 

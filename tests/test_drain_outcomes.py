@@ -362,3 +362,22 @@ def test_a_bare_size_marker_answer_is_quarantined(tmp_path: Path, repo: Path) ->
     cfg, _, _ = _setup(tmp_path, repo, "emit('Prompt is too long')")
     row = _only_row(run_drain(cfg, clock=Clock()))
     assert row["outcome"] == "quarantine_oversized" and row["entries"] == 0
+
+
+def test_the_writers_own_session_never_fires_our_capture(tmp_path: Path, repo: Path) -> None:
+    """The model CLI runs our agent hooks like any session would: they must stay out."""
+    import sys
+
+    other = copy_transcript(tmp_path, "claude/correction-1.jsonl")
+    stop = json.dumps(
+        {"session_id": "writer-session", "transcript_path": str(other), "hook_event_name": "Stop"}
+    )
+    body = (
+        "import subprocess\n"
+        f"subprocess.run([{sys.executable!r}, '-m', 'reflectgit', '--kb', {str(repo)!r},"
+        f" 'hook', 'Stop'], input={stop!r}, text=True, check=True)\n"
+        f"emit({VALID!r})"
+    )
+    cfg, _stub, _eid = _setup(tmp_path, repo, body)
+    assert _only_row(run_drain(cfg, clock=Clock()))["outcome"] == "ok"
+    assert Queue(cfg.state_dir).list() == [], "the writer's session was queued by our own hook"

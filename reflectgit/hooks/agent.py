@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         # Codex `notify` passes its JSON as an argument; Claude Code writes it on stdin.
         raw = args[-1].encode("utf-8") if len(args) > 1 else sys.stdin.buffer.read(MAX_PAYLOAD)
         cfg = Config.resolve(kb, environ())
-        if cfg.disabled:
+        if cfg.disabled or cfg.internal:
             return 0
         from reflectgit.capture import Capture
 

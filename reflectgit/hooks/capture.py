@@ -43,7 +43,10 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
 
         # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
         # may leak into the git calls or the KB commits the capture makes.
-        cap = Capture(Config.resolve(kb, git_env(environ())))
+        cfg = Config.resolve(kb, git_env(environ()))
+        if cfg.internal:
+            return 0
+        cap = Capture(cfg)
         if not cap.usable:
             return 0
         if what == "commit":
