@@ -20,7 +20,6 @@ import os
 import re
 import sqlite3
 import subprocess
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
 from reflectgit.errors import NoteError, NotFoundError, UsageError
+from reflectgit.gitobject import read_loose, read_ref
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.store import Store
@@ -466,33 +466,17 @@ def head_tree(kb: Path) -> str | None:
             common = (git_dir / rel).resolve()
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         if head.startswith("ref:"):
-            sha = _read_ref(common, head[4:].strip())
+            sha = read_ref(common, head[4:].strip())
             if sha is None:
                 return None
         else:
             sha = head
-        loose = common / "objects" / sha[:2] / sha[2:]
-        data = zlib.decompressobj().decompress(loose.read_bytes(), 200)
-        if data.startswith(b"commit "):
-            body = data[data.index(b"\0") + 1 :]
-            if body.startswith(b"tree "):
-                return body[5:45].decode("ascii")
-    except (OSError, ValueError, zlib.error):
+        commit = read_loose(common / "objects", sha, b"commit")
+        if commit is not None and commit.startswith(b"tree "):
+            return commit[5:45].decode("ascii")
+    except (OSError, ValueError):
         pass
     return _rev_parse_tree(kb)
-
-
-def _read_ref(common: Path, ref: str) -> str | None:
-    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        value = (common / ref).read_text(encoding="utf-8").strip()
-        if value.startswith("ref:"):
-            return _read_ref(common, value[4:].strip())
-        return value
-    with contextlib.suppress(FileNotFoundError):
-        for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
-            if line.endswith(" " + ref) and not line.startswith(("#", "^")):
-                return line.split(" ", 1)[0]
-    return None
 
 
 def _rev_parse_tree(kb: Path) -> str | None:

@@ -36,6 +36,7 @@ from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
 from reflectgit.gitindex import Entry, IndexFile, IndexLocked, UnsupportedIndex
+from reflectgit.gitobject import read_loose
 from reflectgit.gitpack import write_all, write_pack
 from reflectgit.gittree import RawTree
 from reflectgit.messages import CommitMessage
@@ -303,26 +304,13 @@ class Store:
         return cached
 
     def _read_loose(self, sha: bytes, type_name: bytes) -> bytes | None:
-        """A loose object's content read directly (dulwich would parse a whole tree into
-        Python objects first, which dominates a commit in a 10,000-note folder)."""
+        """An object's content read directly: one we just wrote, or a loose one (dulwich would
+        parse a whole tree into Python objects first, which dominates a commit in a
+        10,000-note folder). None sends the caller to dulwich (packed objects)."""
         recent = self._recent.get(sha)
         if recent is not None:
-            if recent[0] != type_name:
-                raise KeyError(sha)
-            return recent[1]
-        hexsha = sha.decode("ascii")
-        try:
-            with open(self._objects_dir / hexsha[:2] / hexsha[2:], "rb") as fh:
-                data = zlib.decompress(fh.read())
-        except (FileNotFoundError, zlib.error):
-            return None
-        head, _, body = data.partition(b"\x00")
-        kind, _, size = head.partition(b" ")
-        if kind != type_name:
-            raise KeyError(sha)
-        if not size.isdigit() or int(size) != len(body):
-            return None
-        return body
+            return recent[1] if recent[0] == type_name else None
+        return read_loose(self._objects_dir, sha.decode("ascii"), type_name)
 
     def exists(self, path: str, rev: str | None = None) -> bool:
         tree = self.tree_id(rev)
@@ -336,10 +324,7 @@ class Store:
 
     def read_blob(self, sha: str) -> bytes:
         raw = sha.encode("ascii")
-        try:
-            body = self._read_loose(raw, b"blob")
-        except KeyError:
-            body = None
+        body = self._read_loose(raw, b"blob")
         if body is not None:
             return body
         return self.repo.object_store[raw].as_raw_string()

@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import zlib
 from collections.abc import Callable
 from pathlib import Path
+
+from reflectgit.gitobject import read_loose
 
 Change = tuple[str, "str | None", "str | None"]
 SMALL = 64 * 1024  # below this, parse both trees whole
@@ -145,15 +146,8 @@ def _diff_maps(
 
 
 def loose_object(objects_dir: Path, sha: str) -> bytes | None:
-    """The body of a loose object, or None when it is packed (or absent)."""
-    try:
-        data = zlib.decompress((objects_dir / sha[:2] / sha[2:]).read_bytes())
-    except (OSError, zlib.error):
-        return None
-    nul = data.find(b"\0")
-    if nul < 0 or not data.startswith(b"tree "):
-        return None
-    return data[nul + 1 :]
+    """The body of a loose tree object, or None when it is packed (or absent)."""
+    return read_loose(objects_dir, sha, b"tree")
 
 
 class TreeCache:

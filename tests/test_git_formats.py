@@ -93,3 +93,22 @@ def test_index_reads_entries_like_git(repo):
         entry = index.get(name)
         assert entry is not None and entry.sha == sha
     assert index.get("missing.md") is None
+
+
+def test_loose_objects_and_refs_read_like_git(repo):
+    from reflectgit.gitobject import read_loose, read_ref
+
+    blob = git("hash-object", "-w", "--stdin", cwd=repo, input="hello\n").strip()
+    objects = repo / ".git" / "objects"
+    assert read_loose(objects, blob, b"blob") == b"hello\n"
+    assert read_loose(objects, blob, b"tree") is None  # another type: the caller falls back
+    assert read_loose(objects, "0" * 40, b"blob") is None
+    (repo / "a").write_text("a\n")
+    git("add", "a", cwd=repo)
+    git("commit", "-qm", "one", cwd=repo)
+    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    assert read_ref(repo / ".git", "HEAD") == head  # symbolic, then loose
+    git("pack-refs", "--all", cwd=repo)
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    assert read_ref(repo / ".git", "refs/heads/main") == head  # from packed-refs
+    assert read_ref(repo / ".git", "refs/heads/missing") is None
