@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbgen import env, make_kb, note_bytes
 
-from reflectgit import messages
-from reflectgit.kb import KnowledgeBase
-from reflectgit.store import Store, write
+from reflectgit.git.store import Store, write
+from reflectgit.notes import messages
+from reflectgit.workflows.kb.core import KnowledgeBase
 
 CLI = str(Path(sys.executable).with_name("reflect-git"))
 

@@ -98,7 +98,7 @@ def bench_hook(tmp: Path, env: dict[str, str], runs: int) -> tuple[float, float]
 
 
 def bench_scan(runs: int) -> float:
-    from reflectgit.gate import evaluate
+    from reflectgit.workflows.capture.gate import evaluate
 
     big = DATA / "transcripts" / "claude" / "big.jsonl"
     size = big.stat().st_size

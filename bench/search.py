@@ -170,8 +170,8 @@ def _time_cmd(cmd: list[str], cwd: Path, env: dict[str, str], runs: int) -> tupl
 
 
 def bench_size(base: Path, count: int, runs: int) -> None:
-    from reflectgit.search import Index
-    from reflectgit.store import Store, write
+    from reflectgit.git.store import Store, write
+    from reflectgit.workflows.search.index import Index
 
     kb = base / f"kb-{count}"
     t0 = time.perf_counter()
@@ -197,7 +197,7 @@ def bench_size(base: Path, count: int, runs: int) -> None:
     typer_cli = [
         sys.executable,
         "-c",
-        "import sys; from reflectgit.cli import run; sys.exit(run(sys.argv[1:]))",
+        "import sys; from reflectgit.cli.app import run; sys.exit(run(sys.argv[1:]))",
     ]
     for word in (RARE_WORD, COMMON_WORD):
         _time_cmd([exe, "search", word], kb, env, 1)  # warm-up: bytecode, page cache

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from reflectgit.note import Note, dump_yaml, render_note, slugify
+from reflectgit.notes.note import Note, dump_yaml, render_note, slugify
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -46,8 +46,8 @@ else
   python - "$KB" "$route_notes" <<'PY'
 import sys
 from pathlib import Path
-from reflectgit.note import parse_note
-from reflectgit.store import Store, write
+from reflectgit.notes.note import parse_note
+from reflectgit.git.store import Store, write
 kb, folder = Path(sys.argv[1]), Path(sys.argv[2])
 with Store.open(kb) as store:
     for path in sorted(folder.glob("*.md")):

@@ -30,7 +30,7 @@ def _fast_path(args: list[str]) -> int | None:
     if "search" in args[:4]:
         # The command people run most: plain searches skip the CLI framework (~50 ms); any
         # other form (--help, --at, a typo) returns None and the full CLI handles it.
-        from reflectgit.fastpath import try_search
+        from reflectgit.cli.fastpath import try_search
 
         return try_search(args)
     return None
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast = _fast_path(args)
     if fast is not None:
         return fast
-    from reflectgit.cli import run
+    from reflectgit.cli.app import run
 
     return run(args)
 

@@ -117,7 +117,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Iterator[object]:
     """Run the CLI in-process: ``cli("add", "x.md", "--kb", ...)`` -> CliResult."""
-    from reflectgit.cli import run
+    from reflectgit.cli.app import run
 
     def invoke(*args: str) -> CliResult:
         capsys.readouterr()

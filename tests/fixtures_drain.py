@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import Config
-from reflectgit.queue import Queue
+from reflectgit.state.queue import Queue
 from tests.conftest import DATA
 
 TRANSCRIPTS = DATA / "transcripts"

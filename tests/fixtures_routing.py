@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reflectgit.config import Config
-from reflectgit.note import dump_yaml
-from reflectgit.store import Store, write
+from reflectgit.git.store import Store, write
+from reflectgit.notes.note import dump_yaml
 from tests.conftest import git
 from tests.fixtures_remote import BareRepo
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.note import parse_note
-from reflectgit.store import Store, write
+from reflectgit.git.store import Store, write
+from reflectgit.notes.note import parse_note
 from tests.conftest import DATA
 
 CORPUS_DIRS = (DATA / "notes" / "valid", DATA / "compat")

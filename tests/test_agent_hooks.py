@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from reflectgit.agent_events import AgentEvents, correction_in, permission_reply
-from reflectgit.capture import Capture
 from reflectgit.config import Config
+from reflectgit.workflows.capture.commits import Capture
+from reflectgit.workflows.capture.events import AgentEvents, correction_in, permission_reply
 from tests.conftest import git
 from tests.fixtures_capture import (
     EVENTS,
@@ -376,7 +376,7 @@ def test_permission_notification_arms_and_always_is_high(kb):
 
 
 def test_an_invalid_capture_is_never_committed(kb, monkeypatch):
-    from reflectgit.capture import NoteDraft
+    from reflectgit.workflows.capture.commits import NoteDraft
 
     cap = Capture(Config.resolve(str(kb)), clock=FakeClock())
     draft = NoteDraft(

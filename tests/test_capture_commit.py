@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.installer import SHIM_TEMPLATE
+from reflectgit.workflows.installer import SHIM_TEMPLATE
 from tests.conftest import REPO_ROOT, git
 from tests.fixtures_capture import kb_fixture, state_dir, wait_for  # noqa: F401  (kb fixture)
 
@@ -248,7 +248,7 @@ def test_install_outside_a_repository_is_a_clear_error(tmp_path):
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_background_capture_holds_none_of_the_callers_pipes(kb, code, tmp_path):
-    from reflectgit.installer import install_git_hook
+    from reflectgit.workflows.installer import install_git_hook
 
     report = tmp_path / "fds.txt"
     fake = tmp_path / "fake-python"

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import yaml
 
-from reflectgit.ci_templates import GITHUB_PATH, GITLAB_INCLUDE_PATH, GITLAB_PATH, ci_files
+from reflectgit.workflows.ci_templates import (
+    GITHUB_PATH,
+    GITLAB_INCLUDE_PATH,
+    GITLAB_PATH,
+    ci_files,
+)
 from tests.conftest import git
 from tests.fixtures_routing import note_bytes
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import ledger
-from reflectgit.drain import run_drain
-from reflectgit.note import parse_note
-from reflectgit.queue import Queue
+from reflectgit.notes.note import parse_note
+from reflectgit.state import ledger
+from reflectgit.state.queue import Queue
+from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import DATA, git, run_cli_proc
 from tests.fixtures_capture import all_objects, leaked
 from tests.fixtures_drain import (
@@ -139,9 +139,9 @@ def test_chunks_already_reflected_on_are_skipped(tmp_path: Path, repo: Path) -> 
 
 
 def _kb_with_note(repo: Path, title: str, tags: list[str], rule: str) -> str:
-    from reflectgit.messages import build
-    from reflectgit.note import Note, render_note
-    from reflectgit.store import Store, write
+    from reflectgit.git.store import Store, write
+    from reflectgit.notes.messages import build
+    from reflectgit.notes.note import Note, render_note
 
     nid = "lrn-pip-installs-abc123"
     note = Note(
@@ -525,9 +525,9 @@ def test_route_hook_hands_new_notes_to_routing(
         seen.append(target)
         return Result()
 
-    fake = types.ModuleType("reflectgit.routing")
+    fake = types.ModuleType("reflectgit.workflows.routing")
     fake.route = route  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "reflectgit.routing", fake)
+    monkeypatch.setitem(sys.modules, "reflectgit.workflows.routing", fake)
     [row] = run_drain(cfg, clock=Clock()).rows
     assert seen == row["notes"] and len(seen) == 1
     assert row["routed"] == [

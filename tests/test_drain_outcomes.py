@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import ledger, quota
-from reflectgit.drain import run_drain
-from reflectgit.note import parse_note
-from reflectgit.queue import Queue
+from reflectgit.notes.note import parse_note
+from reflectgit.state import ledger
+from reflectgit.state.queue import Queue
+from reflectgit.workflows.drain import quota
+from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git
 from tests.fixtures_drain import (
     Clock,
@@ -211,7 +212,7 @@ def test_timeout_kills_the_writer_then_quarantines(tmp_path: Path, repo: Path) -
 
 
 def test_timeout_split_of_the_reference() -> None:
-    from reflectgit.writer import model_timeout
+    from reflectgit.workflows.drain.writer import model_timeout
 
     assert model_timeout(300) == 210
     assert model_timeout(150) == 60
@@ -317,7 +318,7 @@ def test_size_rejection_with_cascade_on_is_quarantined(tmp_path: Path, repo: Pat
 def test_an_invalid_note_is_dropped_with_its_reason_and_never_committed(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from reflectgit import actions
+    from reflectgit.workflows.drain import actions
 
     def strict(draft: actions.Draft) -> list[str]:
         return ["title: refused by the schema"] if "Bad" in draft.title else []

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reflectgit import actions as act
-from reflectgit import cascade, heuristic
-from reflectgit import writer as wr
-from reflectgit.note import Note, parse_note, render_note
-from reflectgit.signals import DialogueLine, detect
+from reflectgit.notes.note import Note, parse_note, render_note
+from reflectgit.notes.signals import DialogueLine, detect
+from reflectgit.workflows.drain import actions as act
+from reflectgit.workflows.drain import cascade, heuristic
+from reflectgit.workflows.drain import writer as wr
 from tests.fixtures_drain import TRANSCRIPTS
 
 NOW = dt.datetime(2026, 11, 18, 6, 0, tzinfo=dt.timezone.utc)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import ConfigError, ForgeError
-from reflectgit.forge import (
+from reflectgit.forge.base import (
     GhCliForge,
     GiteaForge,
     GitHubForge,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from reflectgit.gate import (
+from reflectgit.workflows.capture.gate import (
     DUP_PROCESSED,
     DUP_QUEUED,
     FAIL_OPEN,

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from reflectgit import messages
-from reflectgit.gitindex import IndexFile
-from reflectgit.gittree import DIR_MODE, RawTree
-from reflectgit.store import Store, delete, write
+from reflectgit.git.index import IndexFile
+from reflectgit.git.store import Store, delete, write
+from reflectgit.git.tree import DIR_MODE, RawTree
+from reflectgit.notes import messages
 from tests.conftest import git
 
 NAMES = ["a", "a.b", "a-b", "a_b", "ab", "b", "a0", "z", "A", "é", "a b"]
@@ -96,7 +96,7 @@ def test_index_reads_entries_like_git(repo):
 
 
 def test_loose_objects_and_refs_read_like_git(repo):
-    from reflectgit.gitobject import read_loose, read_ref
+    from reflectgit.git.objects import read_loose, read_ref
 
     blob = git("hash-object", "-w", "--stdin", cwd=repo, input="hello\n").strip()
     objects = repo / ".git" / "objects"

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from reflectgit.installer import CLAUDE_EVENTS
+from reflectgit.workflows.installer import CLAUDE_EVENTS
 from tests.fixtures_capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
 
 OTHER = {

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reflectgit.kb import KnowledgeBase
-from reflectgit.ranking import Ranking
+from reflectgit.state.ranking import Ranking
+from reflectgit.workflows.kb.core import KnowledgeBase
 from tests.conftest import git
 from tests.fixtures_kb import (
     COMPAT,
@@ -560,7 +560,7 @@ def test_the_library_works_without_the_cli(kb):
 def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
     rg, kb, tmp_path, monkeypatch
 ):
-    import reflectgit.kb as kb_module
+    import reflectgit.workflows.kb.core as kb_module
 
     src = tmp_path / "src"
     shutil.copytree(COMPAT, src)
@@ -586,7 +586,7 @@ def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
 
 def test_status_counts_the_queue_and_its_dead_letters(rg, kb):
     from reflectgit.config import Config
-    from reflectgit.queue import Queue
+    from reflectgit.state.queue import Queue
 
     add_flags(rg, "Queued")
     queue = Queue(Config.resolve(str(kb)).state_dir)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from reflectgit import messages
-from reflectgit.store import JOURNAL_NAME, WRITER_NAME, Store, write
+from reflectgit.git.store import JOURNAL_NAME, WRITER_NAME, Store, write
+from reflectgit.notes import messages
 from tests.conftest import git
 
 
@@ -109,7 +109,7 @@ def test_a_big_commit_writes_one_pack_that_git_reads(repo):
 
 
 def test_write_pack_handles_large_entries_and_duplicates(tmp_path, repo):
-    from reflectgit.gitpack import object_id, write_pack
+    from reflectgit.git.pack import object_id, write_pack
 
     big = os.urandom(300_000)
     objs = [(b"blob", big, object_id(b"blob", big)), (b"blob", b"x", object_id(b"blob", b"x"))]
@@ -136,7 +136,7 @@ def test_recovery_finishes_a_new_file_cut_short(repo):
 
 
 def test_expect_refuses_a_path_that_moved_since_it_was_read(repo):
-    from reflectgit.store import PathChanged, blob_id
+    from reflectgit.git.store import PathChanged, blob_id
 
     st = Store.init(repo, env=dict(os.environ))
     st.commit([write("documents/a.md", b"one\n")], msg())

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import kbview
-from reflectgit.messages import build
-from reflectgit.note import Note, render_note
-from reflectgit.store import Store, delete, write
+from reflectgit.git.store import Store, delete, write
+from reflectgit.notes.messages import build
+from reflectgit.notes.note import Note, render_note
+from reflectgit.workflows.drain import kbview
 
 
 def _note(nid: str, title: str, digest: str = "") -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import review, routing
+from reflectgit.workflows import review, routing
 from tests.conftest import git
 from tests.fixtures_routing import KB
 

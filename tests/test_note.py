@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reflectgit.errors import NoteError
-from reflectgit.note import (
+from reflectgit.notes.note import (
     Note,
     is_safe_id,
     new_id,
@@ -207,7 +207,7 @@ def _enums(node, found):
 def test_schemas_use_the_one_set_of_entity_and_relationship_types():
     import json
 
-    from reflectgit.note import ENTITY_TYPES, RELATIONSHIP_TYPES
+    from reflectgit.notes.note import ENTITY_TYPES, RELATIONSHIP_TYPES
     from tests.conftest import REPO_ROOT
 
     sidecar = _enums(json.loads((REPO_ROOT / "schemas" / "sidecar.schema.json").read_text()), [])

@@ -68,7 +68,7 @@ def test_validate_files_pattern_skips_everything_else(path):
 
 
 def test_init_config_uses_the_same_files_pattern():
-    from reflectgit.layout import HOOK_FILES
+    from reflectgit.workflows.kb.layout import HOOK_FILES
 
     assert hook("reflect-git-validate")["files"] == HOOK_FILES
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from reflectgit.privacy import (
+from reflectgit.notes.privacy import (
     PRIVATE_MARKER,
     REDACTED,
     clean,

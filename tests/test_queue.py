@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import NotFoundError, UsageError
-from reflectgit.queue import (
+from reflectgit.state.queue import (
     Backoff,
     Queue,
     decode_entry,
@@ -221,7 +221,7 @@ def test_legacy_pending_file_is_imported_once(q: Queue, tmp_path: Path) -> None:
 
 def test_open_queue_imports_from_state_dir(tmp_path: Path) -> None:
     from reflectgit.config import Config
-    from reflectgit.queue import open_queue
+    from reflectgit.state.queue import open_queue
 
     state = tmp_path / "state"
     state.mkdir()
@@ -234,7 +234,7 @@ def test_open_queue_imports_from_state_dir(tmp_path: Path) -> None:
 WRITER = """
 import sys, random
 from pathlib import Path
-from reflectgit.queue import Queue
+from reflectgit.state.queue import Queue
 q = Queue(Path(sys.argv[1]))
 i = 0
 print("ready", flush=True)

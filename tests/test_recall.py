@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.ranking import Ranking
-from reflectgit.recall import ProjectContext, project_context, recall
-from reflectgit.store import Store, write
+from reflectgit.git.store import Store, write
+from reflectgit.state.ranking import Ranking
+from reflectgit.workflows.recall import ProjectContext, project_context, recall
 from tests.conftest import git, run_cli_proc
 from tests.fixtures_search import corpus_kb, note_text  # noqa: F401
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.kb import KnowledgeBase, check_note
-from reflectgit.note import parse_note
-from reflectgit.store import LOCK_NAME
+from reflectgit.git.store import LOCK_NAME
+from reflectgit.notes.note import parse_note
+from reflectgit.workflows.kb.core import KnowledgeBase, check_note
 from tests.conftest import REPO_ROOT, git
 from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
 
@@ -25,7 +25,7 @@ __all__ = ["kb"]
 
 WRITER = """
 import sys
-from reflectgit.kb import KnowledgeBase
+from reflectgit.workflows.kb.core import KnowledgeBase
 kb_path, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with KnowledgeBase.open(kb_path) as kb:
     for i in range(count):
@@ -58,7 +58,7 @@ def test_eight_concurrent_writers_make_400_commits_in_a_line(kb):
 
 CONFIRMER = """
 import sys
-from reflectgit.kb import KnowledgeBase
+from reflectgit.workflows.kb.core import KnowledgeBase
 kb_path, note_id, worker = sys.argv[1], sys.argv[2], sys.argv[3]
 with KnowledgeBase.open(kb_path) as kb:
     for i in range(5):

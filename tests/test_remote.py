@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.remote import (
+from reflectgit.git.remote import (
     RemoteAuthError,
     RemoteUnreachableError,
     TeamRemote,
@@ -117,6 +117,6 @@ def test_porcelain_and_redaction() -> None:
     ],
 )
 def test_remote_names_and_urls(spec: str, url: bool) -> None:
-    from reflectgit.remote import is_url
+    from reflectgit.git.remote import is_url
 
     assert is_url(spec) is url

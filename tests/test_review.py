@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit import review, routing
 from reflectgit.errors import NotFoundError
-from reflectgit.note import parse_note
+from reflectgit.notes.note import parse_note
+from reflectgit.workflows import review, routing
 from tests.fixtures_remote import GitDaemon, git_daemon
 from tests.fixtures_routing import kb_factory, note_bytes
 from tests.forge_server import TOKEN, make_forge
@@ -178,7 +178,7 @@ def test_approve_refuses_when_main_changed_the_same_note(
 def test_approve_retries_when_main_moves_during_the_push(
     git_daemon, kb_factory, make_forge, monkeypatch
 ) -> None:
-    from reflectgit.remote import TeamRemote
+    from reflectgit.git.remote import TeamRemote
 
     team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
     routed = routing.route(kb.config(), kb.add("Racing approval", "medium"))

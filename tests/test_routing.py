@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reflectgit import routing
-from reflectgit.note import load_yaml
-from reflectgit.remote import TeamRemote
+from reflectgit.git.remote import TeamRemote
+from reflectgit.notes.note import load_yaml
+from reflectgit.workflows import routing
 from tests.conftest import git
 from tests.fixtures_remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http
 from tests.fixtures_routing import kb_factory, note_bytes
@@ -419,7 +419,7 @@ def test_gh_cli_opens_the_draft(git_daemon: GitDaemon, kb_factory, gh_stub) -> N
 def test_approved_note_routed_again_is_already_on_main(
     git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch
 ) -> None:
-    from reflectgit import review
+    from reflectgit.workflows import review
 
     team = git_daemon.new_repo()
     team.seed({"README.md": "x\n"})

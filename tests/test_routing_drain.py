@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reflectgit.drain import run_drain
-from reflectgit.note import parse_note
+from reflectgit.notes.note import parse_note
+from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git
 from tests.fixtures_drain import Clock, copy_transcript, enqueue, make_config
 from tests.fixtures_remote import GitDaemon, git_daemon

@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from reflectgit import schema
 from reflectgit.errors import NoteError
-from reflectgit.note import RANKING_FIELDS, parse_note, parse_sidecar
-from reflectgit.schema import (
+from reflectgit.notes import schema
+from reflectgit.notes.note import RANKING_FIELDS, parse_note, parse_sidecar
+from reflectgit.notes.schema import (
     NOTE_SCHEMA,
     SIDECAR_SCHEMA,
     is_valid_fast,

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.search import (
+from reflectgit.git.store import Store, delete, write
+from reflectgit.workflows.search.index import (
     Index,
     edges_as_of,
     freshness,
@@ -21,7 +22,6 @@ from reflectgit.search import (
     reindex,
     search,
 )
-from reflectgit.store import Store, delete, write
 from tests.conftest import git
 from tests.fixtures_search import corpus_kb, corpus_notes, note_text  # noqa: F401
 
@@ -268,7 +268,7 @@ def test_an_unborn_kb_has_no_hits(repo: Path, cli) -> None:
 def test_a_fresh_query_does_not_load_git_libraries(corpus_kb: Path) -> None:
     reindex(corpus_kb, state_of(corpus_kb))
     code = (
-        "import sys; from pathlib import Path; from reflectgit.search import search; "
+        "import sys; from pathlib import Path; from reflectgit.workflows.search.index import search; "
         f"r = search(Path({str(corpus_kb)!r}), Path({str(state_of(corpus_kb))!r}), 'pool'); "
         "assert r.hits and r.refresh is None; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dulwich', 'git', 'jsonschema')))"
@@ -375,7 +375,7 @@ def test_search_as_of_uses_only_edges_valid_then(corpus_kb: Path, cli) -> None:
 
 
 def test_edges_as_of_for_show() -> None:
-    from reflectgit.note import parse_sidecar
+    from reflectgit.notes.note import parse_sidecar
 
     sidecar = parse_sidecar(SIDECAR.encode())
     described = [e["description"] for e in edges_as_of(sidecar, "2026-01-20")]
@@ -396,7 +396,7 @@ def test_json_is_one_document(corpus_kb: Path, cli) -> None:
 
 
 # The typer CLI itself, bypassing __main__'s fast entry.
-FULL_CLI = "import sys; from reflectgit.cli import run; sys.exit(run(sys.argv[1:]))"
+FULL_CLI = "import sys; from reflectgit.cli.app import run; sys.exit(run(sys.argv[1:]))"
 
 
 def test_fast_entry_prints_what_the_cli_prints(corpus_kb: Path) -> None:
@@ -423,7 +423,7 @@ def test_fast_entry_prints_what_the_cli_prints(corpus_kb: Path) -> None:
 
 
 def test_fast_entry_leaves_everything_else_to_the_cli(tmp_path: Path) -> None:
-    from reflectgit.fastpath import try_search
+    from reflectgit.cli.fastpath import try_search
 
     assert try_search(["search", "--help"]) is None
     assert try_search(["search", "x", "--at", "HEAD"]) is None
@@ -449,7 +449,7 @@ def test_a_note_that_does_not_parse_is_still_found_as_text(corpus_kb: Path) -> N
 
 
 def test_a_rebuild_reports_its_progress(corpus_kb: Path) -> None:
-    from reflectgit.search import reindex
+    from reflectgit.workflows.search.index import reindex
 
     seen: list[tuple[int, int]] = []
     state = corpus_kb / ".git" / "reflect-git"

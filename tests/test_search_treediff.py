@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import search as search_mod
-from reflectgit.search import Index, changed_files, index_path
-from reflectgit.store import Store, delete, write
-from reflectgit.treediff import SMALL, _diff_maps, diff_raw, entries
+from reflectgit.git.store import Store, delete, write
+from reflectgit.git.treediff import SMALL, _diff_maps, diff_raw, entries
+from reflectgit.workflows.search import index as search_mod
+from reflectgit.workflows.search.index import Index, changed_files, index_path
 from tests.conftest import git
 
 

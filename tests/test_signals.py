@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.signals import HIGH, LOW, MEDIUM, categorize, classify, detect, scan
-from reflectgit.transcripts import parse_lines, read_transcript
+from reflectgit.notes.signals import HIGH, LOW, MEDIUM, categorize, classify, detect, scan
+from reflectgit.notes.transcripts import parse_lines, read_transcript
 from tests.conftest import DATA
 
 

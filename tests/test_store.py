@@ -8,9 +8,9 @@ import stat
 
 import pytest
 
-from reflectgit import messages
 from reflectgit.errors import ConflictError, NotFoundError
-from reflectgit.store import JOURNAL_NAME, Store, delete, move, write
+from reflectgit.git.store import JOURNAL_NAME, Store, delete, move, write
+from reflectgit.notes import messages
 from tests.conftest import git
 
 

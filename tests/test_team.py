@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reflectgit import routing
-from reflectgit.team import set_table
+from reflectgit.workflows import routing
+from reflectgit.workflows.team import set_table
 from tests.conftest import git
 from tests.fixtures_remote import GitDaemon, git_daemon
 from tests.fixtures_routing import KB, note_bytes

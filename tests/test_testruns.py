@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.testruns import failing_tests, failures_in, read_run, runner_of
+from reflectgit.notes.testruns import failing_tests, failures_in, read_run, runner_of
 
 
 @pytest.mark.parametrize(

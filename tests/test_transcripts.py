@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from reflectgit.transcripts import CLAUDE, CODEX, parse_lines, read_transcript
+from reflectgit.notes.transcripts import CLAUDE, CODEX, parse_lines, read_transcript
 from tests.conftest import DATA
 
 T = DATA / "transcripts"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit import validation
 from reflectgit.hooks import check as check_hook
 from reflectgit.hooks import validate as validate_hook
+from reflectgit.workflows import validation
 from tests.conftest import DATA
 from tests.fixtures_validation import VALID_NOTE, copy_corpus, make_valid_kb
 

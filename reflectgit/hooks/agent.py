@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         cfg = Config.resolve(kb, environ())
         if cfg.disabled or cfg.internal:
             return 0
-        from reflectgit.capture import Capture
+        from reflectgit.workflows.capture.commits import Capture
 
         cap = Capture(cfg)
         if not cap.usable:
@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         if payload is None:
             cap.log(event or "?", "skip", "payload is not a JSON object")
             return 0
-        from reflectgit.agent_events import AgentEvents
+        from reflectgit.workflows.capture.events import AgentEvents
 
         reply = AgentEvents(cap).handle(event, payload)
         if reply is not None:

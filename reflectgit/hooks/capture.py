@@ -21,7 +21,7 @@ def fallback_log(line: str) -> None:
         home = os.path.expanduser("~")
         folder = os.path.join(home, ".cache", "reflect-git")
         os.makedirs(folder, exist_ok=True)
-        from reflectgit.privacy import clean
+        from reflectgit.notes.privacy import clean
 
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with open(os.path.join(folder, "hooks.log"), "a", encoding="utf-8") as fh:
@@ -38,8 +38,8 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
     try:
         from pathlib import Path
 
-        from reflectgit.capture import Capture, git_env
         from reflectgit.config import Config, environ
+        from reflectgit.workflows.capture.commits import Capture, git_env
 
         # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
         # may leak into the git calls or the KB commits the capture makes.

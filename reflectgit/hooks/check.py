@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from reflectgit.checks import check_worktree
-from reflectgit.report import FORMATS, render, summary
+from reflectgit.notes.report import FORMATS, render, summary
+from reflectgit.workflows.checks import check_worktree
 
 
 def main(argv: Sequence[str] | None = None) -> int:

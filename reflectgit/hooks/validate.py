@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from reflectgit.errors import ReflectGitError
-from reflectgit.report import FORMATS, render, summary
-from reflectgit.validation import collect, validate_targets
+from reflectgit.notes.report import FORMATS, render, summary
+from reflectgit.workflows.validation import collect, validate_targets
 
 
 def main(argv: Sequence[str] | None = None) -> int:

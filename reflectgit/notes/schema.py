@@ -1,0 +1,663 @@
+"""JSON Schema validation of notes and sidecars, with line numbers. Pure (``validate_file`` reads).
+
+Two validators guard one schema. The fast one (fastjsonschema, compiled once per process) only
+says yes or no, which is all a valid file needs. When it says no, the reference validator
+(jsonschema, Draft 2020-12) collects every error with its path, and only then is the YAML
+composed again to point each error at the offending node's line and column.
+
+Schemas ship as package data (``reflectgit/schemas/``, identical to the repository's
+``schemas/``). They see dates and timestamps as ISO strings: YAML turns an unquoted
+``2026-03-04`` into a date object, so values are converted before validation.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reflectgit.errors import NoteError
+from reflectgit.notes.note import (
+    ENTITY_TYPES,
+    RANKING_FIELDS,
+    RELATIONSHIP_TYPES,
+    TIERS,
+    Note,
+    Origin,
+    Sidecar,
+    StrictLoader,
+    decode_text,
+    normalize_tier,
+    parse_note,
+    parse_sidecar,
+    split_frontmatter,
+)
+
+NOTE_SCHEMA = "frontmatter.schema.json"
+SIDECAR_SCHEMA = "sidecar.schema.json"
+SIDECAR_SUFFIX = ".entities.yaml"
+NOTE_SUFFIX = ".md"
+
+
+_ISO = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
+    r"(?:[Tt ](?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)"
+    r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?"
+)
+_REQUIRED_HINTS = {
+    "title": "add `title: <a short human title>`",
+    "created": "add `created: 2026-03-04` (the day the learning was captured)",
+    "confidence": "add `confidence: high`, `medium` or `low`",
+    "description": 'add `description: ""` (it may be empty)',
+    "entities": "add `entities: []` or list the entities",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One validation problem: where (file, line, column, field path) and what to do about it."""
+
+    file: str
+    line: int
+    column: int
+    field: str
+    message: str
+    severity: str = "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.file, self.line, self.column, self.field)
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A packaged schema (``frontmatter.schema.json`` or ``sidecar.schema.json``)."""
+    text = (
+        resources.files("reflectgit").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def fast_validator(name: str) -> Callable[[Any], Any]:
+    """The compiled yes/no validator (fastjsonschema); raises on the first error."""
+    import fastjsonschema
+
+    # A deep copy: fastjsonschema resolves $refs in place, which corrupted the cached schema.
+    schema = copy.deepcopy(load_schema(name))
+    # fastjsonschema knows drafts 4 to 2019-09; the schemas use only keywords whose meaning
+    # is the same there and in 2020-12 (a test proves both validators agree on the corpus).
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    validate: Callable[[Any], Any] = fastjsonschema.compile(schema, use_default=False)
+    return validate
+
+
+@cache
+def reference_validator(name: str) -> Any:
+    """The jsonschema Draft 2020-12 validator that reports every error with its path."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(load_schema(name))
+
+
+def is_valid_fast(instance: Any, name: str) -> bool:
+    """Yes or no from the compiled validator."""
+    import fastjsonschema
+
+    try:
+        fast_validator(name)(instance)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
+def is_valid_reference(instance: Any, name: str) -> bool:
+    """Yes or no from jsonschema (used by tests to prove both validators agree)."""
+    return bool(reference_validator(name).is_valid(instance))
+
+
+def to_json_value(value: Any) -> Any:
+    """Dates and timestamps as ISO strings, everything else as YAML loaded it."""
+    if isinstance(value, dict):
+        return {k: to_json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_json_value(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def kind_of_path(path: str | Path) -> str | None:
+    """``note`` for ``*.md``, ``sidecar`` for ``*.entities.yaml``, else None."""
+    name = Path(path).name
+    if name.endswith(SIDECAR_SUFFIX):
+        return "sidecar"
+    if name.endswith(NOTE_SUFFIX):
+        return "note"
+    return None
+
+
+def validate_file(
+    path: str | Path, strict: bool = False, display: str | None = None
+) -> list[Problem]:
+    """Read and validate one note or sidecar (chosen by its name); unreadable files are problems."""
+    shown = display if display is not None else str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
+    if kind_of_path(path) == "sidecar":
+        return validate_sidecar_bytes(data, shown, strict=strict)
+    return validate_note_bytes(data, shown, strict=strict)
+
+
+def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
+    """Parse and validate a note's bytes; every problem comes back as a value."""
+    quick = fast_frontmatter(data)
+    if quick is not None and is_valid_fast(quick, NOTE_SCHEMA):
+        return []
+    try:
+        note = parse_note(data, path)
+    except NoteError as exc:
+        return [problem_from_error(exc, path)]
+    return validate_note(note, path, strict=strict)
+
+
+def validate_sidecar_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
+    """Parse and validate a sidecar's bytes; every problem comes back as a value."""
+    try:
+        sidecar = parse_sidecar(data, path)
+    except NoteError as exc:
+        return [problem_from_error(exc, path)]
+    return validate_sidecar(sidecar, path, strict=strict)
+
+
+def validate_note(note: Note, path: str | None = None, strict: bool = False) -> list[Problem]:
+    """Validate a parsed note's frontmatter (``strict`` adds nothing for notes yet)."""
+    source = path or (note.origin.source if note.origin else "<note>")
+    instance = to_json_value(note.frontmatter)
+    if is_valid_fast(instance, NOTE_SCHEMA):
+        return []
+    locator = _Locator.for_origin(note.origin, top_line=1)
+    problems = _schema_problems(instance, NOTE_SCHEMA, source, locator)
+    return sorted(problems, key=Problem.sort_key)
+
+
+def validate_sidecar(
+    sidecar: Sidecar, path: str | None = None, strict: bool = False
+) -> list[Problem]:
+    """Validate a parsed sidecar; ``strict`` also needs document_id, extracted_at, known endpoints."""
+    source = path or (sidecar.origin.source if sidecar.origin else "<sidecar>")
+    instance = to_json_value(sidecar.data)
+    findings = list(_sidecar_findings(instance, strict))
+    if not findings and is_valid_fast(instance, SIDECAR_SCHEMA):
+        return []
+    locator = _Locator.for_origin(sidecar.origin, top_line=1)
+    problems = _schema_problems(instance, SIDECAR_SCHEMA, source, locator)
+    for where, on_key, message in findings:
+        line, col = locator.locate(where, on_key=on_key)
+        problems.append(Problem(source, line, col, field_path(where), message))
+    return sorted(problems, key=Problem.sort_key)
+
+
+def problem_from_error(exc: NoteError, path: str) -> Problem:
+    """A parse error (with line and column when known) as a problem."""
+    message = exc.message
+    prefix = f"{path}: "
+    if message.startswith(prefix):
+        message = message[len(prefix) :]
+    if exc.hint:
+        message = f"{message}; {exc.hint}"
+    return Problem(path, exc.line or 1, exc.column or 1, exc.field or "", message)
+
+
+def locate(
+    origin: Origin | None, path: Sequence[str | int], on_key: bool = False
+) -> tuple[int, int]:
+    """(line, column) of the YAML node at ``path`` in a parsed note or sidecar (1, 1 if unknown)."""
+    return _Locator.for_origin(origin, top_line=1).locate(path, on_key=on_key)
+
+
+def field_path(parts: Sequence[str | int]) -> str:
+    """``["causal_relations", 0, "type"]`` -> ``causal_relations[0].type``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+# --------------------------------------------------------------------------- the fast path
+
+_TAG = "tag:yaml.org,2002:"
+_SAFE = yaml.constructor.SafeConstructor()
+_SCALARS: dict[str, Callable[[Any], Any]] = {
+    _TAG + "int": _SAFE.construct_yaml_int,
+    _TAG + "float": _SAFE.construct_yaml_float,
+    _TAG + "bool": _SAFE.construct_yaml_bool,
+    _TAG + "null": _SAFE.construct_yaml_null,
+    _TAG + "timestamp": lambda node: _SAFE.construct_yaml_timestamp(node).isoformat(),
+}
+
+
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    first: list(resolvers) + list(StrictLoader.yaml_implicit_resolvers.get(None, []))
+    for first, resolvers in StrictLoader.yaml_implicit_resolvers.items()
+    if first is not None
+}
+
+
+class _PlainLoader(StrictLoader):
+    """The strict loader with a lean resolver: the C composer calls it for every scalar.
+
+    Same answers as PyYAML's resolver for a loader without path resolvers, minus its
+    bookkeeping (the fast path's agreement test holds it to that).
+    """
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _TAG + "str"
+        return _TAG + ("seq" if kind is yaml.SequenceNode else "map")
+
+
+class _Unusual(Exception):
+    """Something the fast path leaves to the full parser (which reports it precisely)."""
+
+
+def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
+    """The frontmatter as the validator sees it, or None when only the full parser may judge.
+
+    Most of a valid note's cost is PyYAML's generic constructor; plain notes (string keys, core
+    scalars, no aliases, no other tags) are built here straight from the C-composed nodes.
+    Whatever this returns equals ``to_json_value(parse_note(data).frontmatter)`` (a test holds
+    it to that); anything else returns None and takes the full path.
+    """
+    try:
+        text = decode_text(data, "<note>")
+        yaml_text, _body, _line = split_frontmatter(text, "<note>")
+    except NoteError:
+        return None
+    loader = _PlainLoader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        built = _build(node, set()) if node is not None else None
+    except (yaml.YAMLError, _Unusual, ValueError, TypeError):
+        return None
+    finally:
+        loader.dispose()
+    return built if isinstance(built, dict) else None
+
+
+def _build(node: yaml.Node, seen: set[int]) -> Any:
+    # An alias composes to the node it names: seeing a node twice means anchors, whose
+    # expansion the full parser bounds.
+    if id(node) in seen:
+        raise _Unusual
+    seen.add(id(node))
+    tag = node.tag
+    if tag == _TAG + "str":
+        return node.value
+    if tag == _TAG + "map":
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag != _TAG + "str" or key_node.value in out:
+                raise _Unusual  # a non-string or duplicate key: the full parser explains
+            out[key_node.value] = _build(value_node, seen)
+        return out
+    if tag == _TAG + "seq":
+        return [_build(item, seen) for item in node.value]
+    construct = _SCALARS.get(tag)
+    if construct is None:
+        raise _Unusual
+    return construct(node)
+
+
+# --------------------------------------------------------------------------- code checks
+
+
+Finding = tuple[list[str | int], bool, str]  # path, point at the key (not the value), message
+
+
+def _sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding]:
+    """What a schema cannot say: tvalid_end >= tvalid, and the --strict rules."""
+    relationships = data.get("relationships")
+    edges = relationships if isinstance(relationships, list) else []
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            continue
+        start, end = parse_instant(edge.get("tvalid")), parse_instant(edge.get("tvalid_end"))
+        if start is not None and end is not None and end < start:
+            yield (
+                ["relationships", index, "tvalid_end"],
+                False,
+                f"{edge['tvalid_end']!r} is before tvalid {edge['tvalid']!r}; an edge cannot "
+                "stop being true before it started (fix the dates or drop tvalid_end)",
+            )
+    if not strict:
+        return
+    for key, example in (
+        ("document_id", "the note's id"),
+        ("extracted_at", "2026-03-04T09:12:00Z"),
+    ):
+        if key not in data:
+            yield ([key], True, f"is required with --strict; add `{key}: {example}`")
+    entities = data.get("entities")
+    names = {
+        e.get("name")
+        for e in (entities if isinstance(entities, list) else [])
+        if isinstance(e, dict)
+    }
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            continue
+        for end_key in ("source", "target"):
+            value = edge.get(end_key)
+            if isinstance(value, str) and value not in names:
+                yield (
+                    ["relationships", index, end_key],
+                    False,
+                    f"{value!r} is not a listed entity; add it under entities or fix the name "
+                    "(with --strict every edge joins two listed entities)",
+                )
+
+
+def parse_instant(value: Any) -> dt.datetime | None:
+    """An ISO date or timestamp string as an aware datetime (dates at midnight UTC)."""
+    if not isinstance(value, str):
+        return None
+    match = _ISO.fullmatch(value.strip())
+    if not match:
+        return None
+    text = match.group("date") + "T" + (match.group("time") or "00:00")
+    tz = match.group("tz")
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if tz and tz not in ("Z", "z"):
+        sign = 1 if tz[0] == "+" else -1
+        digits = tz[1:].replace(":", "")
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return moment.replace(tzinfo=dt.timezone(sign * offset))
+    return moment.replace(tzinfo=dt.timezone.utc)
+
+
+# --------------------------------------------------------------------------- schema errors
+
+
+def _schema_problems(instance: Any, name: str, source: str, locator: _Locator) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+    for error in reference_validator(name).iter_errors(instance):
+        for where, on_key, message in _explain(error, instance):
+            key = (field_path(where), message)
+            if key in seen:
+                continue
+            seen.add(key)
+            line, col = locator.locate(where, on_key=on_key)
+            problems.append(Problem(source, line, col, field_path(where), message))
+    return problems
+
+
+def _explain(error: Any, root: Any) -> list[Finding]:
+    """Turn one jsonschema error into findings a person can act on."""
+    path: list[str | int] = list(error.absolute_path)
+    value = error.instance
+    validator = error.validator
+    schema = error.schema
+    leaf = path[-1] if path else None
+
+    if schema is False:
+        # jsonschema reports a false subschema at the parent's path, without the key: find
+        # the forbidden keys present in that parent.
+        parent = _resolve(root, path)
+        present = [
+            k for k in (*RANKING_FIELDS, "from", "to") if isinstance(parent, dict) and k in parent
+        ]
+        return [_forbidden(path, key) for key in present] or [(path, False, error.message)]
+
+    if validator == "required":
+        findings: list[Finding] = []
+        for key in error.validator_value:
+            if not isinstance(value, dict) or key in value:
+                continue
+            if (key == "source" and "from" in value) or (key == "target" and "to" in value):
+                continue  # the from/to finding already says what to do
+            hint = _REQUIRED_HINTS.get(key, f"add `{key}:`")
+            findings.append(([*path, key], True, f"is required; {hint}"))
+        return findings
+
+    if validator == "type":
+        return [
+            (path, False, f"expected {_type_words(error.validator_value)}, got {_describe(value)}")
+        ]
+
+    if validator == "enum":
+        return [(path, False, _enum_message(leaf, path, value, error.validator_value))]
+
+    if validator in ("pattern", "minLength", "maxLength"):
+        if schema.get("pattern", "").startswith("^[0-9]{4}-"):
+            return [
+                (
+                    path,
+                    False,
+                    f"{value!r} is not an ISO date or timestamp; write a date such as "
+                    "2026-03-04 or a timestamp such as 2026-03-04T09:12:00Z",
+                )
+            ]
+        if leaf == "id":
+            return [
+                (
+                    path,
+                    False,
+                    f"{value!r} is not a safe file name: an id has no '/', '\\', '..', "
+                    "leading dot, surrounding spaces or control characters",
+                )
+            ]
+        if validator == "maxLength":
+            return [(path, False, f"is longer than {error.validator_value} characters")]
+        what = "give the note a short human title" if leaf == "title" else "write a value"
+        return [(path, False, f"must not be empty; {what}")]
+
+    if validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        whole = "whole number" if schema.get("type") == "integer" else "number"
+        if low is not None and high is not None:
+            return [(path, False, f"{value!r} is out of range; use a {whole} from {low} to {high}")]
+        bound = low if low is not None else high
+        side = "at least" if low is not None else "at most"
+        return [(path, False, f"{value!r} is out of range; use a {whole} {side} {bound}")]
+
+    if validator == "uniqueItems" and isinstance(value, list):
+        out: list[Finding] = []
+        firsts: dict[str, int] = {}
+        for index, item in enumerate(value):
+            marker = json.dumps(item, sort_keys=True, default=str)
+            if marker in firsts:
+                out.append(
+                    (
+                        [*path, index],
+                        False,
+                        f"{item!r} is listed twice (first as item {firsts[marker]}); keep one",
+                    )
+                )
+            else:
+                firsts[marker] = index
+        return out or [(path, False, "items must be unique")]
+
+    return [(path, False, error.message)]
+
+
+def _forbidden(path: Sequence[str | int], key: str) -> Finding:
+    where = [*path, key]
+    if key in RANKING_FIELDS:
+        return (
+            where,
+            True,
+            "is a ranking field (rule S9): it changes on every query, so it lives in the "
+            "state directory, never in a note; remove this line",
+        )
+    better = "source" if key == "from" else "target"
+    return (where, True, f"use '{better}' instead of '{key}' (relationships use source/target)")
+
+
+def _resolve(root: Any, path: Sequence[str | int]) -> Any:
+    node = root
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return node
+
+
+def _enum_message(leaf: Any, path: Sequence[str | int], value: Any, allowed: Sequence[Any]) -> str:
+    if leaf == "confidence" and len(path) == 1:
+        tier = normalize_tier(value)
+        if tier:
+            return f"{value!r} is not allowed; write {tier!r}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return (
+                f"{value!r} is not a tier; write high, medium or low (put a number from 0 to 1 "
+                "in confidence_num)"
+            )
+        return f"{value!r} is not a tier; write one of {', '.join(TIERS)}"
+    if tuple(allowed) == RELATIONSHIP_TYPES:
+        return (
+            f"{value!r} is not a relationship type; use one of {', '.join(RELATIONSHIP_TYPES)} "
+            "(relates_to when the direction is unknown)"
+        )
+    if tuple(allowed) == ENTITY_TYPES:
+        return f"{value!r} is not an entity type; use one of {', '.join(ENTITY_TYPES)}"
+    return f"{value!r} is not one of {', '.join(map(str, allowed))}"
+
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "null",
+    "boolean": "true or false",
+}
+
+
+def _type_words(expected: str | Sequence[str]) -> str:
+    names = [expected] if isinstance(expected, str) else list(expected)
+    return " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int):
+        return f"a whole number ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"a string ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------- locations
+
+
+class _Locator:
+    """Maps a JSON path to the line and column of its YAML node (composed on first use)."""
+
+    def __init__(self, yaml_text: str | None, line_offset: int, top_line: int) -> None:
+        self._text = yaml_text
+        self._offset = line_offset
+        self._top_line = top_line
+        self._root: yaml.Node | None = None
+        self._composed = False
+
+    @classmethod
+    def for_origin(cls, origin: Origin | None, top_line: int) -> _Locator:
+        if origin is None:
+            return cls(None, 0, top_line)
+        return cls(origin.yaml_text, origin.yaml_line - 1, top_line)
+
+    def _compose(self) -> yaml.Node | None:
+        if not self._composed:
+            self._composed = True
+            if self._text is not None:
+                loader = StrictLoader(self._text)
+                try:
+                    self._root = loader.get_single_node()
+                except yaml.YAMLError:  # pragma: no cover - the text already parsed once
+                    self._root = None
+                finally:
+                    loader.dispose()
+        return self._root
+
+    def locate(self, path: Sequence[str | int], on_key: bool = False) -> tuple[int, int]:
+        """(line, column), 1-based: the node at ``path``; for a missing key, its mapping."""
+        node = self._compose()
+        if node is None:
+            return (self._top_line, 1)
+        mark = None
+        parent_mark = None
+        for depth, part in enumerate(path):
+            last = depth == len(path) - 1
+            child: yaml.Node | None = None
+            key_node: yaml.Node | None = None
+            if isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    if isinstance(k, yaml.ScalarNode) and k.value == str(part):
+                        key_node, child = k, v
+            elif (
+                isinstance(node, yaml.SequenceNode)
+                and isinstance(part, int)
+                and 0 <= part < len(node.value)
+            ):
+                child = node.value[part]
+            if child is None:
+                # A missing key: point at the mapping that should hold it.
+                if depth == 0:
+                    return (self._top_line, 1)
+                mark = parent_mark
+                break
+            parent_mark = child.start_mark
+            mark = (
+                key_node.start_mark
+                if (last and on_key and key_node is not None)
+                else child.start_mark
+            )
+            node = child
+        if not path:
+            return (self._top_line, 1)
+        if mark is None:
+            return (self._top_line, 1)
+        return (mark.line + 1 + self._offset, mark.column + 1)

@@ -1,0 +1,96 @@
+"""The enqueue gate: is a transcript worth a model call? A $0 regex check. Pure apart from reading.
+
+Skips reflect-on-reflect sessions, sessions with no signal in their dialogue, transcripts
+already queued and transcripts already processed. It fails open: when the transcript (or the
+queue, or the ledger) cannot be read it says enqueue, because a lost lesson costs more than one
+wasted model call and the drain's caps bound that cost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from reflectgit.notes.signals import scan, strongest
+from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript, read_transcript
+
+HAS_SIGNAL = "has-signal"
+NO_SIGNAL = "no-signal"
+REFLECT_ON_REFLECT = "reflect-on-reflect"
+DUP_QUEUED = "dup-already-queued"
+DUP_PROCESSED = "dup-already-processed"
+FAIL_OPEN = "fail-open"
+
+# Machine markers in the opening records of a session that is itself a reflect run.
+_REFLECT_MARKERS = re.compile(
+    r"<command-name>\s*/?reflect(?::[\w-]+)?\s*</command-name>"
+    r"|<command-message>\s*/?reflect\b"
+    r"|^\s*/reflect(?::[\w-]+)?\b"
+    r"|\bProcess the transcript at:"
+    r"|<reflect-git:drain>"
+    r"|\breflect-git drain\b.{0,40}\bprompt\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+DRAIN_MARKER = "<reflect-git:drain>"  # the drain puts this in its prompts, so its runs are skipped
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The gate's answer with a reason code (``has-signal``, ``no-signal``, ...)."""
+
+    enqueue: bool
+    reason: str
+    detail: str = ""
+    signals: int = 0
+    tier: str | None = None
+
+
+def is_reflect_run(transcript: Transcript) -> bool:
+    """True when the opening records carry the markers of a /reflect or drain run."""
+    return any(_REFLECT_MARKERS.search(text) for text in transcript.opening_texts)
+
+
+def _safe(check: Callable[[str], bool] | None, key: str) -> tuple[bool, str]:
+    if check is None:
+        return False, ""
+    try:
+        return bool(check(key)), ""
+    except Exception as exc:  # fail open: an unreadable queue or ledger must not drop a lesson
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def evaluate(
+    path: str | Path,
+    *,
+    is_queued: Callable[[str], bool] | None = None,
+    is_processed: Callable[[str], bool] | None = None,
+    cap: int = DIALOGUE_CAP,
+) -> Verdict:
+    """Decide whether to queue the transcript at ``path``; never raises."""
+    key = str(path)
+    queued, problem = _safe(is_queued, key)
+    if queued:
+        return Verdict(False, DUP_QUEUED)
+    processed, problem2 = _safe(is_processed, key)
+    if processed:
+        return Verdict(False, DUP_PROCESSED)
+    try:
+        transcript = read_transcript(path, max_dialogue_chars=cap)
+    except Exception as exc:  # read_transcript does not raise on content; belt and braces
+        return Verdict(True, FAIL_OPEN, f"read failed: {type(exc).__name__}")
+    if transcript.error == "empty":
+        return Verdict(False, NO_SIGNAL, "empty transcript")
+    if transcript.error:
+        return Verdict(True, FAIL_OPEN, transcript.error)
+    if is_reflect_run(transcript):
+        return Verdict(False, REFLECT_ON_REFLECT)
+    try:
+        found = scan(transcript, cap)
+    except Exception as exc:
+        return Verdict(True, FAIL_OPEN, f"scan failed: {type(exc).__name__}")
+    if not found:
+        return Verdict(False, NO_SIGNAL, "; ".join(p for p in (problem, problem2) if p))
+    return Verdict(True, HAS_SIGNAL, found[0].kind, len(found), strongest(found))

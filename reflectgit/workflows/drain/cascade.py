@@ -1,0 +1,349 @@
+"""The drain's $0 front end: shrink a transcript to what a writer needs, or skip it.
+
+Per entry, before any model spend: the gate (reflect-on-reflect, no-signal, unreadable), the
+content hash of the signal set (a hash we already hold confirms that learning instead), the
+slice (dialogue lines around each signal with ``CONTEXT`` lines either side, overlaps merged,
+``SLICE_CAP`` characters at most), delta retain (chunks already reflected on are dropped),
+privacy filters, and the belief-revision block of related existing learnings. Without a slice
+(cascade off) an oversized transcript gets a head-quarter / tail-three-quarters view.
+Reading only: recording chunk hashes is the drain's job, after a success.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reflectgit.notes.privacy import clean, scrub_secrets
+from reflectgit.notes.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
+from reflectgit.notes.transcripts import Transcript, parse_lines, read_transcript
+from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
+
+CONTEXT = 3
+SLICE_CAP = 60_000
+# The enqueue gate looks at the first 600,000 characters of dialogue; the slicer reads much
+# further, because corrections cluster at the end of long sessions.
+DRAIN_DIALOGUE_CAP = 16_000_000
+RELATED_MAX = 5
+GAP = "\n[...]\n"
+OMITTED = "\n[... middle of the session omitted ...]\n"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of dialogue lines around one or more signals."""
+
+    start: int
+    end: int  # exclusive
+    text: str
+    signals: tuple[Signal, ...]
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:20]
+
+    @property
+    def strongest_high(self) -> bool:
+        return any(s.tier == HIGH for s in self.signals)
+
+
+@dataclass(frozen=True)
+class Related:
+    """An existing learning offered to the writer for UPDATE / DELETE."""
+
+    id: str
+    title: str
+    rule: str = ""
+    score: int = 0
+
+
+@dataclass
+class Prepared:
+    """What the cascade made of one transcript."""
+
+    skip: str | None = None  # reason code when the entry stops here (no model call)
+    detail: str = ""
+    transcript: Transcript | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    signals: list[Signal] = field(default_factory=list)
+    signal_hash: str | None = None
+    duplicate_of: str | None = None  # an existing learning with this signal hash
+    text: str = ""  # the writer's input (privacy-filtered)
+    bounded: bool = False  # head/tail view instead of a slice
+    related: list[Related] = field(default_factory=list)
+    input_bytes: int = 0
+
+    @property
+    def revision_ids(self) -> list[str]:
+        return [r.id for r in self.related]
+
+    @property
+    def chunk_hashes(self) -> list[str]:
+        return [c.hash for c in self.chunks]
+
+
+def signal_hash(signals: Iterable[Signal]) -> str | None:
+    """Content hash of the signal set (order and whitespace free)."""
+    texts = sorted({" ".join(s.text.lower().split()) for s in signals})
+    if not texts:
+        return None
+    return hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:32]
+
+
+def _render(line: DialogueLine) -> str:
+    return f"{line.role}: {scrub_secrets(line.text.strip())}"
+
+
+def slice_lines(
+    lines: Sequence[DialogueLine],
+    signals: Sequence[Signal],
+    *,
+    context: int = CONTEXT,
+    cap: int = SLICE_CAP,
+) -> list[Chunk]:
+    """Chunks of ``context`` lines around each signal, merged, at most ``cap`` characters.
+
+    Over the cap, chunks holding a HIGH signal and later chunks win (corrections cluster at the
+    end of a session); the kept chunks stay in session order.
+    """
+    windows: list[list[int]] = []
+    for sig in sorted(signals, key=lambda s: s.line_index):
+        lo, hi = max(0, sig.line_index - context), min(len(lines), sig.line_index + context + 1)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    chunks = []
+    for lo, hi in windows:
+        inside = tuple(s for s in signals if lo <= s.line_index < hi)
+        text = "\n".join(_render(lines[i]) for i in range(lo, hi))
+        chunks.append(Chunk(lo, hi, text, inside))
+    total = sum(len(c.text) + len(GAP) for c in chunks)
+    if total <= cap:
+        return chunks
+    order = sorted(range(len(chunks)), key=lambda i: (not chunks[i].strongest_high, -i))
+    kept: set[int] = set()
+    used = 0
+    for i in order:
+        size = len(chunks[i].text) + len(GAP)
+        if used + size <= cap:
+            kept.add(i)
+            used += size
+    if not kept and chunks:
+        # One giant chunk: keep its tail, where the signal usually is.
+        last = chunks[order[0]]
+        return [Chunk(last.start, last.end, last.text[-(cap - len(GAP)) :], last.signals)]
+    return [chunks[i] for i in sorted(kept)]
+
+
+_WORD = re.compile(r"[a-z][a-z0-9_.+-]{3,}")
+_STOP = frozenset(
+    [
+        "this",
+        "that",
+        "with",
+        "from",
+        "have",
+        "been",
+        "were",
+        "will",
+        "would",
+        "should",
+        "could",
+        "there",
+        "their",
+        "they",
+        "them",
+        "then",
+        "than",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "into",
+        "only",
+        "also",
+        "just",
+        "like",
+        "make",
+        "sure",
+        "your",
+        "about",
+        "after",
+        "before",
+        "always",
+        "never",
+        "don't",
+        "does",
+        "using",
+        "used",
+        "use",
+        "instead",
+        "because",
+        "repo",
+    ]
+)
+
+
+def keywords(text: str) -> set[str]:
+    return {w.strip(".-+") for w in _WORD.findall(text.lower())} - _STOP
+
+
+def related_learnings(
+    signals: Sequence[Signal],
+    candidates: Iterable[tuple[str, str, str, str]],
+    limit: int = RELATED_MAX,
+) -> list[Related]:
+    """Up to ``limit`` learnings sharing at least two keywords with the signal lines.
+
+    ``candidates`` yields (id, title, rule, other text such as tags and key insight).
+    """
+    wanted = set().union(*(keywords(s.text) for s in signals)) if signals else set()
+    if not wanted:
+        return []
+    scored = []
+    for nid, title, rule, other in candidates:
+        score = len(wanted & keywords(f"{title} {rule} {other}"))
+        if score >= 2:
+            scored.append(Related(nid, title, rule, score))
+    scored.sort(key=lambda r: (-r.score, r.id))
+    return scored[:limit]
+
+
+def bounded_view(path: Path, budget: int) -> str:
+    """Head (a quarter of ``budget``) and tail (three quarters) of the dialogue, filtered.
+
+    The tail is read straight off the end of the file, so a huge session's last words, where
+    corrections cluster, are never cut off by a reader that stops from the front.
+    """
+    head_budget = budget // 4
+    tail_budget = budget - head_budget
+    head_t = read_transcript(path, max_dialogue_chars=head_budget)
+    head = "\n".join(_render(line) for line in dialogue_lines(head_t.turns, head_budget))
+    size = path.stat().st_size
+    # Tool output dwarfs dialogue, so read generously from the end and keep the dialogue.
+    window = min(size, max(tail_budget * 16, 1 << 20))
+    with path.open("rb") as fh:
+        fh.seek(size - window)
+        data = fh.read()
+    raw_lines = data.split(b"\n")
+    if size > window:
+        raw_lines = raw_lines[1:]  # the first line is cut mid-record
+    tail_t = parse_lines(raw_lines, max_dialogue_chars=1 << 62)
+    tail_text = "\n".join(_render(line) for line in dialogue_lines(tail_t.turns, 1 << 62))
+    tail = tail_text[-tail_budget:]
+    return clean(head[:head_budget] + OMITTED + tail)
+
+
+def prepare(
+    path: str,
+    *,
+    cascade: bool = True,
+    max_input_chars: int = 60_000,
+    seen_chunks: Callable[[str], bool] = lambda _h: False,
+    known_hash: Callable[[str], str | None] = lambda _h: None,
+    candidates: Callable[[], Iterable[tuple[str, str, str, str]]] = lambda: (),
+    slice_cap: int = SLICE_CAP,
+    dialogue_cap: int = DRAIN_DIALOGUE_CAP,
+) -> Prepared:
+    """Run the cascade on one transcript (never raises for what the file contains)."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError:
+        return Prepared(skip="stale", detail="transcript missing on disk")
+    if not cascade:
+        if size > max_input_chars:
+            text = bounded_view(file, max_input_chars)
+            return Prepared(text=text, bounded=True, input_bytes=size)
+        t = read_transcript(file, max_dialogue_chars=max_input_chars)
+        if t.error:
+            return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
+        text = clean("\n".join(_render(x) for x in dialogue_lines(t.turns, max_input_chars)))
+        return Prepared(transcript=t, text=text, input_bytes=size)
+    t = read_transcript(file, max_dialogue_chars=dialogue_cap)
+    if t.error:
+        return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t, input_bytes=size)
+    if is_reflect_run(t):
+        return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
+    lines = list(dialogue_lines(t.turns, dialogue_cap))
+    signals = detect(line.text for line in lines)
+    if not signals:
+        return Prepared(skip="no-signal", transcript=t, input_bytes=size)
+    digest = signal_hash(signals)
+    prepared = Prepared(transcript=t, signals=signals, signal_hash=digest, input_bytes=size)
+    existing = known_hash(digest) if digest else None
+    if existing:
+        prepared.skip = "dup-signal-hash"
+        prepared.duplicate_of = existing
+        return prepared
+    chunks = slice_lines(lines, signals, cap=slice_cap)
+    fresh = [c for c in chunks if not seen_chunks(c.hash)]
+    if not fresh:
+        prepared.skip = "dup-chunk-hash"
+        prepared.chunks = chunks
+        return prepared
+    prepared.chunks = fresh
+    prepared.text = clean(GAP.join(c.text for c in fresh))
+    prepared.related = related_learnings(signals, candidates())
+    return prepared
+
+
+def _error_code(error: str) -> str:
+    """``binary: not a text transcript`` -> ``binary`` (a stable skip reason)."""
+    return re.split(r"[:\s]", error, maxsplit=1)[0] or "unreadable"
+
+
+ACTION_CONTRACT = """\
+Return exactly one JSON object and nothing else:
+{"actions": [
+  {"action": "CREATE", "title": "...", "key_insight": "...", "problem": "...",
+   "root_cause": "...", "fix": "...", "rule": "...", "confidence": "high|medium|low",
+   "confidence_num": 0.0-1.0, "category": "...", "tags": ["..."], "symptoms": ["..."],
+   "entities": [{"name": "...", "type": "technology|error|pattern|function|concept|tool|artifact|code|config|service|platform|framework|library", "description": "..."}],
+   "causal_relations": [{"source": "...", "target": "...", "type": "caused_by|causes|enables|prevents|contradicts|supersedes|part_of|uses|solves|requires|relates_to|implements|configures|triggers"}]},
+  {"action": "UPDATE", "id": "<an id from the EXISTING LEARNINGS list>", "reason": "..."},
+  {"action": "DELETE", "id": "<an id from the EXISTING LEARNINGS list>", "reason": "..."}
+]}
+At most 12 CREATE actions. UPDATE confirms an existing learning this session shows again;
+DELETE retires one this session proves wrong. Only ids from the list below may be used.
+An empty list {"actions": []} is a fine answer when nothing durable was learned."""
+
+REVISION_MARKER = "=== EXISTING LEARNINGS (belief revision) ==="
+
+
+def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
+    """The single prompt of the extract writer (it carries the gate's drain marker)."""
+    parts = [
+        DRAIN_MARKER,
+        "You are a knowledge-extraction function, not an agent. Read the excerpt of a coding "
+        "session below and extract durable engineering learnings: what broke, why, and the "
+        "rule that prevents it. Ignore one-off chatter. Never copy secrets or credentials.",
+    ]
+    if idle:
+        parts.append(
+            "The session may still resume: tag every learning 'speculative' and use at most "
+            "medium confidence."
+        )
+    parts.append(ACTION_CONTRACT)
+    label = "HEAD AND TAIL OF THE SESSION" if prepared.bounded else "SESSION EXCERPT"
+    parts.append(f"=== {label} ===\n{prepared.text}")
+    if prepared.related and not prepared.bounded:
+        lines = [REVISION_MARKER]
+        for r in prepared.related:
+            rule = f" | rule: {r.rule}" if r.rule else ""
+            lines.append(f"- id: {r.id} | title: {r.title}{rule}")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def transcript_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

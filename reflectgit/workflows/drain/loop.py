@@ -1,0 +1,924 @@
+"""The drain: queued transcripts in, pre-validated commits out, every budget gate on the way.
+
+Run gates: kill switch, an OS lock a dead owner cannot hold, debounce, the daily cap (summed
+from today's ledger rows, UTC) and the per-run cap. Per entry: quota gate, staleness, retry
+limit, the $0 cascade, one writer call (``extract``: one model command; ``heuristic``: no
+model), the safety rules of ``actions``, one commit per transcript, one ledger row, and the
+queue effect of the outcome. A dry run calls no model and writes nothing durable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+import fcntl
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.config import (
+    ARCHIVED,
+    DOCUMENTS,
+    INTERNAL_ENV,
+    Config,
+    env_flag,
+    env_float,
+    env_int,
+)
+from reflectgit.errors import ReflectGitError, UsageError
+from reflectgit.notes.messages import build, chore_subject, knowledge_subject
+from reflectgit.notes.note import (
+    format_timestamp,
+    render_note,
+    render_sidecar,
+    sidecar_path_for,
+)
+from reflectgit.notes.privacy import clean
+from reflectgit.state import ledger
+from reflectgit.state.queue import Entry, Queue
+from reflectgit.workflows.drain import actions as act
+from reflectgit.workflows.drain import cascade, heuristic, quota
+from reflectgit.workflows.drain import writer as wr
+from reflectgit.workflows.drain.kbview import KbView
+
+WRITERS = ("extract", "heuristic")
+LOCK_FILE = "drain.lock"
+STAMP_FILE = "drain.last-run"
+LOG_FILE = "drain.log"
+CHUNKS_FILE = "drain-chunks.txt"
+
+Clock = Callable[[], float]
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The ``REFLECT_DRAIN_*`` knobs, with the original drain's defaults."""
+
+    disabled: bool = False
+    max_per_run: int = 3
+    daily_max: int = 20
+    debounce_sec: int = 600
+    timeout: int = 300
+    model_timeout: float | None = None  # override of the split (REFLECT_DRAIN_MODEL_TIMEOUT)
+    timeout_retries: int = 1
+    max_retries: int = 3
+    invalid_threshold: int = 3
+    token_max: int = 2_000_000
+    max_input_chars: int = 60_000
+    cascade: bool = True
+    writer: str = "heuristic"
+    command: tuple[str, ...] = ()
+    model: str = wr.DEFAULT_MODEL
+    dry_run: bool = False
+    cwd: str | None = None
+    stale_days: int = 0
+    log_max_bytes: int = 10 * 1024 * 1024
+    route: bool = False
+    quota: quota.QuotaSettings = field(default_factory=quota.QuotaSettings)
+
+    @classmethod
+    def from_config(
+        cls,
+        cfg: Config,
+        *,
+        dry_run: bool | None = None,
+        max_entries: int | None = None,
+        writer: str | None = None,
+    ) -> Settings:
+        env = cfg.env
+        command = tuple(wr.command_for(env))
+        chosen = (writer or env.get("REFLECT_DRAIN_WRITER", "")).strip().lower()
+        if chosen == "agentic":
+            # The original tool's multi-turn writer; its single-shot successor does the job.
+            chosen = "extract"
+        if chosen and chosen not in WRITERS:
+            raise UsageError(
+                f"unknown drain writer {chosen!r}",
+                hint="use extract (one model call) or heuristic (no model)",
+            )
+        if not chosen:
+            # extract when a model command is configured or installed, else the embedded one
+            explicit = bool(env.get("REFLECT_DRAIN_CMD", "").strip())
+            chosen = "extract" if explicit or wr.find_command(list(command), env) else "heuristic"
+        threshold = env.get("REFLECT_QUOTA_UTIL_THRESHOLD", "").strip()
+        if max_entries is not None and max_entries < 0:
+            raise UsageError("--max must be 0 or more")
+        return cls(
+            disabled=cfg.disabled,
+            max_per_run=max_entries
+            if max_entries is not None
+            else env_int(env, "REFLECT_DRAIN_MAX", 3),
+            daily_max=env_int(env, "REFLECT_DRAIN_DAILY_MAX", 20),
+            debounce_sec=env_int(env, "REFLECT_DRAIN_DEBOUNCE_SEC", 600),
+            timeout=env_int(env, "REFLECT_DRAIN_TIMEOUT", 300),
+            model_timeout=env_float(env, "REFLECT_DRAIN_MODEL_TIMEOUT", 0.0) or None,
+            timeout_retries=env_int(env, "REFLECT_DRAIN_TIMEOUT_RETRIES", 1),
+            max_retries=env_int(env, "REFLECT_DRAIN_MAX_RETRIES", 3),
+            invalid_threshold=env_int(env, "REFLECT_DRAIN_INVALID_THRESHOLD", 3),
+            token_max=env_int(env, "REFLECT_DRAIN_TOKEN_MAX", 2_000_000),
+            max_input_chars=env_int(env, "REFLECT_DRAIN_MAX_INPUT_CHARS", 60_000),
+            cascade=env_flag(env, "REFLECT_DRAIN_CASCADE", True),
+            writer=chosen,
+            command=command,
+            model=env.get("REFLECT_DRAIN_MODEL", "").strip() or wr.DEFAULT_MODEL,
+            dry_run=env_flag(env, "REFLECT_DRAIN_DRY_RUN") if dry_run is None else dry_run,
+            cwd=env.get("REFLECT_DRAIN_CWD") or env.get("HOME") or None,
+            stale_days=env_int(env, "REFLECT_DRAIN_STALE_DAYS", 0),
+            log_max_bytes=env_int(env, "REFLECT_DRAIN_LOG_MAX_BYTES", 10 * 1024 * 1024),
+            route=bool(cfg.setting("drain", "route", False)),
+            quota=quota.QuotaSettings(
+                enabled=env_flag(env, "REFLECT_QUOTA_GATE", True),
+                ttl_sec=env_int(env, "REFLECT_QUOTA_TTL_SEC", quota.DEFAULT_TTL),
+                ceiling_override=env_float(env, "REFLECT_QUOTA_UTIL_THRESHOLD", 0.0)
+                if threshold
+                else None,
+                exempt=bool(env.get("ANTHROPIC_API_KEY")),
+            ),
+        )
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class Report:
+    """What a drain run did: why it stopped, and one row per entry it looked at."""
+
+    status: (
+        str  # ran | disabled | empty | locked | debounced | daily_cap | aborted | quota_deferred
+    )
+    dry_run: bool
+    writer: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    message: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "dry_run": self.dry_run,
+            "writer": self.writer,
+            "message": self.message,
+            "warnings": self.warnings,
+            "rows": self.rows,
+        }
+
+
+# --------------------------------------------------------------------------- state helpers
+
+
+@contextlib.contextmanager
+def drain_lock(state_dir: Path) -> Iterator[bool]:
+    """An OS file lock (released by the kernel when its owner dies); yields False if held."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            yield False
+            return
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _read_stamp(state_dir: Path) -> float | None:
+    try:
+        return float((state_dir / STAMP_FILE).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_stamp(state_dir: Path, now: float) -> None:
+    path = state_dir / STAMP_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(f"{now:.3f}\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+class ChunkMemory:
+    """Hashes of slice chunks already reflected on (delta retain)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / CHUNKS_FILE
+        self._seen: set[str] | None = None
+
+    def seen(self, digest: str) -> bool:
+        if self._seen is None:
+            try:
+                self._seen = set(self.path.read_text(encoding="utf-8").split())
+            except OSError:
+                self._seen = set()
+        return digest in self._seen
+
+    def record(self, digests: Sequence[str]) -> None:
+        if not digests:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write("".join(f"{d}\n" for d in digests))
+            fh.flush()
+            os.fsync(fh.fileno())
+        if self._seen is not None:
+            self._seen.update(digests)
+
+
+class DrainLog:
+    """``state_dir/drain.log``: ids, outcomes and counts only (never transcript text)."""
+
+    def __init__(self, state_dir: Path, max_bytes: int, clock: Clock) -> None:
+        self.path = state_dir / LOG_FILE
+        self.max_bytes = max_bytes
+        self.clock = clock
+
+    def __call__(self, message: str) -> None:
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and self.path.stat().st_size > self.max_bytes:
+                self.path.replace(self.path.with_name(LOG_FILE + ".1"))
+            stamp = _iso(self.clock())
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(f"{stamp} [{os.getpid()}] {clean(message)}\n")
+
+
+def _iso(ts: float) -> str:
+    return format_timestamp(dt.datetime.fromtimestamp(ts, dt.timezone.utc).replace(microsecond=0))
+
+
+# --------------------------------------------------------------------------- the run
+
+
+class Drain:
+    """One drain run over a KB's queue (construct, then ``run``)."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        settings: Settings,
+        *,
+        clock: Clock = time.time,
+        queue: Queue | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.s = settings
+        self.clock = clock
+        self.state_dir = cfg.state_dir
+        self.queue = queue or Queue(cfg.state_dir, clock=clock)
+        self.log = DrainLog(cfg.state_dir, settings.log_max_bytes, clock)
+        self.chunks = ChunkMemory(cfg.state_dir)
+        self._store: Any = None
+        self._index: KbView | None = None
+        self._mtimes: dict[str, tuple[int, int] | None] = {}
+
+    # ---------------------------------------------------------------- helpers
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from reflectgit.git.store import Store
+
+            self._store = Store.open(self.cfg.kb, env=self.cfg.env)
+        return self._store
+
+    @property
+    def index(self) -> KbView:
+        if self._index is None:
+            self._index = KbView(self.store, self.state_dir, save=not self.s.dry_run)
+        return self._index
+
+    def _now(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).replace(microsecond=0)
+
+    # ---------------------------------------------------------------- run gates
+
+    def run(self) -> Report:
+        """Apply the run gates, then process up to the per-run cap of ready entries."""
+        s = self.s
+        report = Report("ran", s.dry_run, s.writer)
+        if s.disabled:
+            report.status, report.message = "disabled", "REFLECT_DISABLED=1: nothing to do"
+            return report
+        if not s.dry_run:
+            self.queue.import_all_legacy(self.cfg.env.get("HOME"))
+        if not self.queue.list():
+            report.status, report.message = "empty", "the queue is empty"
+            return report
+        try:
+            self.store  # noqa: B018 - fail early and clearly when the KB is not a repository
+            return self._run_locked(report)
+        finally:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+                self._index = None
+
+    def _run_locked(self, report: Report) -> Report:
+        s = self.s
+        with drain_lock(self.state_dir) as held:
+            if not held:
+                report.status, report.message = "locked", "another drain is running"
+                return report
+            now = self.clock()
+            last = _read_stamp(self.state_dir)
+            # A stamp from the future (clock moved back) never blocks drains for good.
+            if last is not None and 0 <= now - last < s.debounce_sec:
+                wait = int(s.debounce_sec - (now - last))
+                if not s.dry_run:
+                    report.status = "debounced"
+                    report.message = f"a drain ran {int(now - last)}s ago; next in {wait}s"
+                    return report
+                report.warnings.append(f"a real run would be debounced for {wait}s")
+            if not s.dry_run:
+                _write_stamp(self.state_dir, now)
+            rows = list(ledger.read_rows(self.state_dir))
+            today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
+            charged, ok, failed = ledger.entries_on(rows, today)
+            # The cap guards model spend; the heuristic writer spends nothing.
+            if charged >= s.daily_max and s.writer == "extract":
+                report.status = "daily_cap"
+                report.message = (
+                    f"daily cap reached: {charged}/{s.daily_max} entries today "
+                    f"(successes={ok} failures={failed})"
+                )
+                if ok == 0 and failed > 0:
+                    report.warnings.append(
+                        "drain_budget_all_failures: the cap was spent on failures"
+                    )
+                self.log(("WARNING " if ok == 0 else "") + report.message)
+                return report
+            self.log(
+                f"start writer={s.writer} dry_run={s.dry_run} queued={len(self.queue.list())} "
+                f"charged_today={charged}/{s.daily_max}"
+            )
+            self._loop(report, charged)
+            self.log(
+                f"end status={report.status} "
+                + " ".join(f"{r['entry_id']}={r['outcome']}" for r in report.rows)
+            )
+        return report
+
+    def _loop(self, report: Report, charged: int) -> None:
+        s = self.s
+        picks = self.queue.ready()[: s.max_per_run]
+        for entry in picks:
+            if self.s.writer == "extract" and charged >= s.daily_max:
+                report.status = "daily_cap"
+                report.message = f"daily cap of {s.daily_max} entries reached mid-run"
+                break
+            if self.s.writer == "extract" and not s.dry_run:
+                closed = quota.gate_closed(self.state_dir, self.clock(), s.quota)
+                if closed:
+                    row = self._row(entry, "quota_deferred", detail=closed)
+                    self._finish(report, entry, row)
+                    report.status = "quota_deferred"
+                    report.message = f"quota gate closed ({closed}); the rest stays queued"
+                    break
+            row = self.process(entry)
+            self._finish(report, entry, row)
+            charged += int(row.get("entries") or 0)
+            if row["outcome"] == "fail_unknown_command":
+                report.status = "aborted"
+                report.message = (
+                    "the model command did not run a turn (an install fault); the run stops "
+                    "without charging any entry's retries"
+                )
+                break
+            if row["outcome"] == "quota_deferred":
+                report.status = "quota_deferred"
+                report.message = "the writer reported a rate limit; the rest stays queued"
+                break
+
+    def _finish(self, report: Report, entry: Entry, row: dict[str, Any]) -> None:
+        counters = row.pop("_counters", None)
+        if not self.s.dry_run:
+            # Row first: a crash in between replays the entry (a second row), never loses one.
+            ledger.append_row(self.state_dir, row)
+            self._apply_queue_effect(entry, row, counters)
+        row_out = dict(row)
+        row_out["dry_run"] = self.s.dry_run
+        report.rows.append(row_out)
+        self.log(
+            f"entry {entry.id} outcome={row['outcome']} entries={row['entries']} "
+            f"notes={len(row.get('notes') or [])} dropped={len(row.get('dropped') or [])}"
+        )
+
+    # ---------------------------------------------------------------- queue effects
+
+    def _apply_queue_effect(
+        self, entry: Entry, row: Mapping[str, Any], counters: Mapping[str, int] | None
+    ) -> None:
+        outcome = str(row["outcome"])
+        detail = str(row.get("detail") or "")
+        if outcome in ("ok", "stale", "partial_max_turns") or outcome.startswith("skip_"):
+            if self._grew(entry):
+                # The session went on while we read it: keep the entry so the new part is
+                # drained too (delta retain skips what was already reflected on).
+                self.queue.requeue(entry.id, f"{outcome}; transcript grew")
+            else:
+                self.queue.remove(entry.id)
+        elif outcome.startswith(("poison", "quarantine_")):
+            self.queue.dead_letter(entry.id, outcome, detail)
+        elif outcome.startswith("fail_") and outcome != "fail_unknown_command":
+            self.queue.bump_retry(entry.id, outcome, detail, counters)
+        # fail_unknown_command and quota_deferred: left in place, untouched.
+
+    def _grew(self, entry: Entry) -> bool:
+        """Did the transcript change since this run started reading it?"""
+        before = self._mtimes.get(entry.id)
+        now = _stat_key(Path(entry.transcript_path))
+        return before is not None and now is not None and now != before
+
+    # ---------------------------------------------------------------- one entry
+
+    def _row(self, entry: Entry, outcome: str, **values: Any) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "ts": _iso(self.clock()),
+            "entry_id": entry.id,
+            "session_id": entry.session_id,
+            "transcript": entry.transcript_path,
+            "trigger": entry.trigger,
+            "outcome": outcome,
+            "entries": 0,
+            "tokens": 0,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "tokens_cache": 0,
+            "cost_usd": 0.0,
+            "turns": 0,
+            "model": None,
+            "writer": self.s.writer,
+            "writer_class": None,
+            "notes": [],
+            "confirmed": [],
+            "archived": [],
+            "dropped": [],
+            "commit": None,
+            "retries": entry.retries,
+            "detail": "",
+        }
+        row.update(values)
+        row["detail"] = clean(str(row.get("detail") or ""))[:300]
+        return row
+
+    def process(self, entry: Entry) -> dict[str, Any]:
+        """Run one entry through staleness, retry limit, cascade, writer and commit."""
+        s = self.s
+        started = time.monotonic()
+        path = Path(entry.transcript_path)
+        if not path.is_file():
+            return self._row(entry, "stale", detail="transcript missing on disk")
+        self._mtimes[entry.id] = _stat_key(path)
+        if s.stale_days > 0 and _age_days(entry, self.clock()) > s.stale_days:
+            return self._row(entry, "stale", detail=f"queued over {s.stale_days} days ago")
+        if entry.retries >= s.max_retries:
+            return self._row(entry, "poison", detail=f"{entry.retries} retries recorded")
+        prepared = cascade.prepare(
+            str(path),
+            cascade=s.cascade,
+            max_input_chars=s.max_input_chars,
+            seen_chunks=self.chunks.seen,
+            known_hash=self.index.by_signal_hash,
+            candidates=self.index.candidates,
+        )
+        if prepared.skip == "stale":
+            return self._row(entry, "stale", detail=prepared.detail)
+        if prepared.skip == "dup-signal-hash" and prepared.duplicate_of:
+            return self._confirm_duplicate(entry, prepared)
+        if prepared.skip:
+            return self._row(entry, f"skip_{prepared.skip}", detail=prepared.detail)
+        row = self._write(entry, prepared)
+        row["duration_ms"] = int((time.monotonic() - started) * 1000)
+        row["input_chars"] = len(prepared.text)
+        row["bounded"] = prepared.bounded
+        return row
+
+    def _context(self, entry: Entry, prepared: cascade.Prepared, tokens: int = 0) -> act.Context:
+        harness = entry.harness or (prepared.transcript.harness if prepared.transcript else None)
+        return act.Context(
+            session_id=entry.session_id or Path(entry.transcript_path).stem,
+            transcript_path=entry.transcript_path,
+            now=self._now(),
+            harness=harness if harness and harness != "unknown" else None,
+            trigger=entry.trigger,
+            content_hash=prepared.signal_hash,
+            scope="global",
+            discovery_tokens=tokens or None,
+            writer=self.s.writer,
+        )
+
+    def _confirm_duplicate(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
+        target = prepared.duplicate_of or ""
+        ctx = self._context(entry, prepared)
+        plan = act.Plan(confirms=[(target, "the same signals were seen again")])
+        commit, confirmed, _archived, dropped = self._commit(entry, ctx, plan)
+        return self._row(
+            entry,
+            "skip_dup-signal-hash",
+            confirmed=confirmed,
+            commit=commit,
+            dropped=dropped,
+            detail=f"confirms {target}",
+        )
+
+    # ---------------------------------------------------------------- writers
+
+    def _write(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
+        if self.s.writer == "heuristic":
+            answer = heuristic.write(prepared)
+            return self._apply(entry, prepared, answer, writer_class=wr.VALID, entries=0)
+        return self._extract(entry, prepared)
+
+    def _extract(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
+        s = self.s
+        argv = list(s.command)
+        if wr.find_command(argv, self.cfg.env) is None:
+            return self._row(
+                entry,
+                "fail_unknown_command",
+                entries=0,
+                detail=f"model command not found: {argv[0] if argv else '(empty)'}",
+            )
+        prompt = cascade.build_prompt(prepared, idle=entry.trigger == "idle")
+        if s.dry_run:
+            return self._row(
+                entry,
+                "dry_run_would_extract",
+                detail=f"would call {argv[0]} with a {len(prompt)} character prompt",
+            )
+        env = dict(self.cfg.env)
+        env["REFLECT_DRAIN_MODEL"] = s.model
+        env[INTERNAL_ENV] = "1"  # the writer's own session must not fire our capture hooks
+        run = wr.run_model(
+            argv,
+            prompt,
+            timeout=s.model_timeout or wr.model_timeout(s.timeout),
+            cwd=s.cwd if s.cwd and os.path.isdir(s.cwd) else None,
+            env=env,
+        )
+        acct = {
+            "tokens": run.total_tokens,
+            "tokens_in": run.tokens.get("input_tokens", 0),
+            "tokens_out": run.tokens.get("output_tokens", 0),
+            "tokens_cache": run.tokens.get("cache_read_input_tokens", 0)
+            + run.tokens.get("cache_creation_input_tokens", 0),
+            "cost_usd": run.cost_usd,
+            "turns": run.turns if run.turns is not None else (0 if run.no_output else 1),
+            "model": run.model or s.model,
+        }
+        now = self.clock()
+        if run.rate_limit:
+            quota.record(self.state_dir, now, info=run.rate_limit)
+        wclass, parsed = wr.classify(run.text)
+        err_tail = (run.stderr.strip() or run.text.strip())[-300:]
+        if wr.rate_limited(run):
+            quota.record(self.state_dir, now, info=None, rejected=True)
+            return self._row(
+                entry,
+                "quota_deferred",
+                entries=0,
+                writer_class=wclass,
+                **acct,
+                detail="rate limited: " + err_tail,
+            )
+        if wclass != wr.VALID and wr.has_marker(run, wr.SIZE_MARKERS):
+            return self._row(
+                entry,
+                "quarantine_oversized",
+                entries=0,
+                writer_class=wr.POISONED,
+                **acct,
+                detail=err_tail,
+            )
+        if wclass != wr.VALID and wr.has_marker(run, wr.POISON_MARKERS):
+            return self._row(
+                entry,
+                "poison_writer_drift",
+                entries=1,
+                writer_class=wr.POISONED,
+                **acct,
+                detail=err_tail,
+            )
+        if run.timed_out and wclass != wr.VALID:
+            timeouts = entry.counters.get("timeouts", 0) + 1
+            if run.no_output and timeouts > s.timeout_retries:
+                return self._row(
+                    entry,
+                    f"poison_timeout_exit_{run.exit_code}",
+                    entries=1,
+                    writer_class=wclass,
+                    **acct,
+                    detail="no output before the timeout",
+                )
+            name = "fail_no_output_exit" if run.no_output else "fail_exit"
+            return self._row(
+                entry,
+                f"{name}_{run.exit_code}",
+                entries=1,
+                writer_class=wclass,
+                **acct,
+                detail="timed out",
+                _counters={"timeouts": timeouts},
+            )
+        if run.exit_code != 0 and wclass != wr.VALID:
+            name = "fail_no_output_exit" if run.no_output else "fail_exit"
+            return self._row(
+                entry,
+                f"{name}_{run.exit_code}",
+                entries=1,
+                writer_class=wclass,
+                **acct,
+                detail=err_tail,
+            )
+        if run.is_error:
+            return self._row(
+                entry, "fail_is_error", entries=1, writer_class=wclass, **acct, detail=err_tail
+            )
+        if run.turns == 0 or (run.exit_code == 0 and run.no_output):
+            return self._row(
+                entry,
+                "fail_unknown_command",
+                entries=0,
+                writer_class=wr.IDLE,
+                **acct,
+                detail="the writer exited 0 without a turn",
+            )
+        if run.total_tokens > s.token_max:
+            return self._row(
+                entry,
+                "poison_budget",
+                entries=1,
+                writer_class=wclass,
+                **acct,
+                detail=f"{run.total_tokens} tokens > {s.token_max}",
+            )
+        if wclass != wr.VALID or parsed is None:
+            streak = entry.counters.get("invalid", 0) + 1
+            if streak >= s.invalid_threshold:
+                return self._row(
+                    entry,
+                    "poison_writer_drift",
+                    entries=1,
+                    writer_class=wclass,
+                    **acct,
+                    detail=f"{streak} invalid writer outputs in a row",
+                )
+            return self._row(
+                entry,
+                "fail_invalid_output",
+                entries=1,
+                writer_class=wclass,
+                **acct,
+                detail=f"{wclass} output",
+                _counters={"invalid": streak},
+            )
+        return self._apply(entry, prepared, parsed, writer_class=wclass, entries=1, acct=acct)
+
+    # ---------------------------------------------------------------- applying
+
+    def _apply(
+        self,
+        entry: Entry,
+        prepared: cascade.Prepared,
+        answer: Mapping[str, Any],
+        *,
+        writer_class: str,
+        entries: int,
+        acct: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        acct = dict(acct or {})
+        ctx = self._context(entry, prepared, int(acct.get("tokens") or 0))
+        raw_actions = answer.get("actions")
+        plan = act.plan_actions(
+            raw_actions if isinstance(raw_actions, list) else [],
+            ctx,
+            revision_ids=[] if prepared.bounded else prepared.revision_ids,
+            exists=self.index.exists,
+        )
+        try:
+            commit, confirmed, archived, dropped = self._commit(entry, ctx, plan)
+        except ReflectGitError as exc:
+            return self._row(
+                entry,
+                "fail_write_error",
+                entries=entries,
+                writer_class=writer_class,
+                **acct,
+                detail=exc.message,
+            )
+        if not self.s.dry_run:
+            self.chunks.record(prepared.chunk_hashes)
+        routed = self._route([d.id for d in plan.creates]) if commit else []
+        return self._row(
+            entry,
+            "ok",
+            entries=entries,
+            writer_class=writer_class,
+            notes=[d.id for d in plan.creates],
+            confirmed=confirmed,
+            archived=archived,
+            dropped=dropped,
+            commit=commit,
+            routed=routed,
+            **acct,
+        )
+
+    def _commit(
+        self, entry: Entry, ctx: act.Context, plan: act.Plan
+    ) -> tuple[str | None, list[str], list[str], list[dict[str, Any]]]:
+        """All of one transcript's changes as one commit (nothing at all in a dry run)."""
+        from reflectgit.git.store import delete, write
+
+        dropped = [
+            {k: clean(str(v)) if isinstance(v, str) else v for k, v in d.items()}
+            for d in plan.dropped
+        ]
+        changes = []
+        body: list[str] = []
+        confirmed: list[str] = []
+        archived: list[str] = []
+        for draft in plan.creates:
+            path = f"{DOCUMENTS}/{draft.id}.md"
+            changes.append(write(path, render_note(draft.note)))
+            changes.append(write(sidecar_path_for(path), render_sidecar(draft.sidecar)))
+            body.append(f"add {draft.id} [{draft.tier}]: {draft.title}")
+        for nid, reason in plan.confirms:
+            known = self.index.get(nid)
+            if known is None:
+                dropped.append({"action": "UPDATE", "reason": f"{nid} is not a live learning"})
+                continue
+            updated = act.confirm_note(known.note, ctx.source, ctx.now)
+            if updated is None:
+                dropped.append(
+                    {"action": "UPDATE", "reason": f"{nid} already confirmed by {ctx.source}"}
+                )
+                continue
+            changes.append(write(known.path, render_note(updated)))
+            confirmed.append(nid)
+            body.append(f"confirm {nid}: {act.clean_text(reason, 200)}")
+        for nid, reason in plan.archives:
+            known = self.index.get(nid)
+            if known is None:
+                dropped.append({"action": "DELETE", "reason": f"{nid} is not a live learning"})
+                continue
+            data = self.store.read(known.path)
+            changes.extend([delete(known.path), write(f"{ARCHIVED}/{Path(known.path).name}", data)])
+            side = sidecar_path_for(known.path)
+            side_data = self.store.read(side)
+            if side_data is not None:
+                changes.extend([delete(side), write(f"{ARCHIVED}/{Path(side).name}", side_data)])
+            archived.append(nid)
+            body.append(f"archive {nid}: {act.clean_text(reason, 200)}")
+        if not changes or self.s.dry_run:
+            return None, confirmed, archived, dropped
+        ids = [d.id for d in plan.creates] + confirmed + archived
+        if plan.creates:
+            best = min(plan.creates, key=lambda d: ("high", "medium", "low").index(d.tier))
+            more = f" (+{len(plan.creates) - 1} more)" if len(plan.creates) > 1 else ""
+            subject = knowledge_subject(best.title + more, best.tier)
+            op = "add"
+        elif archived:
+            subject, op = chore_subject("archive", ", ".join(archived)), "archive"
+        else:
+            subject, op = chore_subject("confirm", ", ".join(confirmed)), "confirm"
+        message = build(
+            subject,
+            op,
+            ids,
+            confidence=best.tier if plan.creates else None,
+            source=ctx.source,
+            body="\n".join(clean(line) for line in body),
+            extra=[("Reflect-Entry", entry.id)],
+        )
+        commit = self.store.commit(changes, message)
+        self.index.forget()
+        return commit, confirmed, archived, dropped
+
+    def _route(self, ids: list[str]) -> list[dict[str, Any]]:
+        """ROUTING HOOK: with ``drain.route = true``, hand each new note to ``routing.route``.
+
+        The notes are already committed to the personal KB; a routing failure is recorded in
+        the ledger row and never fails the entry (``reflect-git route ID`` retries it).
+        """
+        if not self.s.route or not ids or self.s.dry_run:
+            return []
+        try:
+            routing = importlib.import_module("reflectgit.workflows.routing")
+        except ImportError:
+            return [{"id": i, "route": None, "error": "routing is not installed"} for i in ids]
+        route = getattr(routing, "route", None)
+        if route is None:
+            return [{"id": i, "route": None, "error": "routing has no route()"} for i in ids]
+        out = []
+        for nid in ids:
+            try:
+                result = route(self.cfg, nid)
+            except Exception as exc:  # routing must never undo or fail a committed drain
+                message = exc.message if isinstance(exc, ReflectGitError) else repr(exc)
+                out.append({"id": nid, "route": None, "error": clean(message)[:300]})
+                continue
+            doc = result.to_json() if hasattr(result, "to_json") else {"route": str(result)}
+            keep = ("route", "branch", "commit", "pushed", "pr_url", "queue_path", "error")
+            out.append({"id": nid, **{k: doc.get(k) for k in keep}})
+        self.index.forget()
+        return out
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    """(size, mtime) of a transcript, to notice a session that grew while it was drained."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _age_days(entry: Entry, now: float) -> float:
+    try:
+        queued = dt.datetime.fromisoformat(entry.queued_at.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    if queued.tzinfo is None:
+        queued = queued.replace(tzinfo=dt.timezone.utc)
+    return (now - queued.timestamp()) / 86400
+
+
+def run_drain(
+    cfg: Config,
+    *,
+    dry_run: bool | None = None,
+    max_entries: int | None = None,
+    writer: str | None = None,
+    clock: Clock = time.time,
+) -> Report:
+    """Drain the KB's queue once (the ``drain`` command)."""
+    settings = Settings.from_config(cfg, dry_run=dry_run, max_entries=max_entries, writer=writer)
+    return Drain(cfg, settings, clock=clock).run()
+
+
+def spawn_background(cfg: Config, args: Sequence[str]) -> int:
+    """Start ``reflect-git drain ARGS`` detached from this process; return its pid at once."""
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    path = cfg.state_dir / "drain-background.log"
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > 1024 * 1024:
+            path.replace(path.with_name(path.name + ".1"))
+    log = open(path, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reflectgit", "--kb", str(cfg.kb), "drain", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env=dict(cfg.env),
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        log.close()
+    return proc.pid
+
+
+def cost_report(
+    cfg: Config, *, since: str | None = "30d", by: str = "day", clock: Clock = time.time
+) -> dict[str, Any]:
+    """The ledger grouped for ``reflect-git cost``."""
+    now = dt.datetime.fromtimestamp(clock(), dt.timezone.utc)
+    start = ledger.parse_since(since, now)
+    groups = ledger.report(ledger.read_rows(cfg.state_dir), by=by, since=start)
+    total = ledger.CostGroup("total")
+    for g in groups:
+        total.runs += g.runs
+        total.entries += g.entries
+        total.tokens += g.tokens
+        total.cost_usd += g.cost_usd
+        total.ok += g.ok
+        total.notes += g.notes
+    return {
+        "by": by,
+        "since": start.isoformat() if start else None,
+        "groups": [g.to_dict() for g in groups],
+        "total": total.to_dict(),
+    }
+
+
+def dump_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    return json.dumps(list(rows), indent=2, default=str)

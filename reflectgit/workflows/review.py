@@ -1,0 +1,528 @@
+"""Review knowledge branches: list, show, approve (merge keeping the branch commit), reject.
+
+Everything happens against the team remote: fetch, read the branch as objects, and push the
+result. Approve fast-forwards ``main`` to the branch tip when it can, else writes a merge commit
+whose second parent is the branch tip, so the forge sees the PR's commit on ``main`` and marks
+the PR merged. Reject closes the PR with the reason as a comment. Both delete the branch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+from reflectgit.config import DOCUMENTS, Config
+from reflectgit.errors import ConflictError, ForgeError, NoteError, NotFoundError, RemoteError
+from reflectgit.notes import messages
+from reflectgit.notes.note import Note, parse_note, utc_now
+from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, require_team
+
+DUPLICATE_THRESHOLD = 0.5
+MAX_DUPLICATES = 5
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "not",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "use",
+        "when",
+        "with",
+        "without",
+    ]
+)
+
+
+# ============================================================================ near-duplicates
+
+
+def title_words(title: str) -> set[str]:
+    """Lowercase words of a title, short and very common words left out."""
+    return {
+        w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) > 2 and w not in _STOPWORDS
+    }
+
+
+def _tags(note: Note) -> set[str]:
+    tags = note.frontmatter.get("tags")
+    return (
+        {str(t).strip().lower() for t in tags if str(t).strip()}
+        if isinstance(tags, list)
+        else set()
+    )
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A note on main that looks like the one under review, and why."""
+
+    id: str
+    path: str
+    title: str
+    score: float
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": self.path,
+            "title": self.title,
+            "score": round(self.score, 2),
+            "why": self.why,
+        }
+
+
+def near_duplicates(
+    note: Note, note_id: str, candidates: Iterable[tuple[str, Note]]
+) -> list[Duplicate]:
+    """Notes whose title words or tags overlap enough (Jaccard >= 0.5), or that share the id."""
+    words, tags = title_words(note.title), _tags(note)
+    found: list[Duplicate] = []
+    for path, other in candidates:
+        other_id = other.id or PurePosixPath(path).stem
+        reasons: list[str] = []
+        score = 0.0
+        if other_id == note_id:
+            reasons.append("same id")
+            score = 1.0
+        other_words = title_words(other.title)
+        tw = jaccard(words, other_words)
+        if tw >= DUPLICATE_THRESHOLD:
+            shared = ", ".join(sorted(words & other_words))
+            reasons.append(f"title words {shared} (Jaccard {tw:.2f})")
+        other_tags = _tags(other)
+        tj = jaccard(tags, other_tags)
+        if tj >= DUPLICATE_THRESHOLD and len(tags & other_tags) >= 2:
+            reasons.append(f"tags {', '.join(sorted(tags & other_tags))} (Jaccard {tj:.2f})")
+        if reasons:
+            score = max(score, tw, tj)
+            found.append(Duplicate(other_id, path, other.title, score, "; ".join(reasons)))
+    found.sort(key=lambda d: (-d.score, d.path))
+    return found[:MAX_DUPLICATES]
+
+
+# ============================================================================ listing
+
+
+@dataclass
+class BranchReview:
+    """One open knowledge branch as a reviewer sees it."""
+
+    branch: str
+    tip: str
+    note_path: str | None
+    id: str | None
+    title: str
+    tier: str | None
+    age_days: float
+    pr_url: str | None
+    pr_number: int | None
+    valid: bool
+    problems: list[str]
+    duplicates: list[Duplicate]
+    note_text: str | None = None
+    files: list[str] = field(default_factory=list)
+
+    def to_json(self, full: bool = False) -> dict[str, Any]:
+        doc = {
+            "branch": self.branch,
+            "tip": self.tip,
+            "path": self.note_path,
+            "id": self.id,
+            "title": self.title,
+            "tier": self.tier,
+            "age_days": round(self.age_days, 1),
+            "pr_url": self.pr_url,
+            "valid": self.valid,
+            "problems": self.problems,
+            "duplicates": [d.to_json() for d in self.duplicates],
+        }
+        if full:
+            doc["files"] = self.files
+            doc["note"] = self.note_text
+        return doc
+
+    def lines(self, full: bool = False) -> list[str]:
+        out = [
+            f"{self.branch}: {self.title} [{(self.tier or '?').upper()}]",
+            f"  id {self.id or '?'}, {self.age_days:.1f} days old, "
+            f"PR {self.pr_url or '(none found)'}, "
+            + ("valid" if self.valid else f"INVALID ({len(self.problems)} problems)"),
+        ]
+        out += [f"  problem: {p}" for p in self.problems]
+        out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in self.duplicates]
+        if full and self.note_text is not None:
+            out += ["", self.note_text]
+        return out
+
+
+def _context(cfg: Config, team_path: Any) -> tuple[Team, Any, Any, dict[str, str]]:
+    team = require_team(cfg, team_path)
+    remote = team.remote()
+    heads = remote.fetch()
+    return team, remote, team.store(), heads
+
+
+def _merge_base(store: Any, a: str, b: str) -> str | None:
+    from dulwich.graph import find_merge_base
+
+    bases = find_merge_base(store.repo, [a.encode("ascii"), b.encode("ascii")])
+    return bases[0].decode("ascii") if bases else None
+
+
+def _branch_changes(
+    store: Any, main: str | None, tip: str
+) -> list[tuple[str, str | None, str | None]]:
+    """What the branch changed since it left main: (path, old blob, new blob)."""
+    base = _merge_base(store, main, tip) if main else None
+    old_tree = store.commit_info(base).tree if base else None
+    return store.diff_trees(old_tree, store.commit_info(tip).tree)
+
+
+def _main_notes(store: Any, main: str | None) -> list[tuple[str, Note]]:
+    if not main:
+        return []
+    out = []
+    for path, blob in sorted(store.list_files(DOCUMENTS, rev=main).items()):
+        if path.endswith(".md") and path.count("/") == 1:
+            try:
+                out.append((path, parse_note(store.read_blob(blob), path)))
+            except NoteError:
+                continue
+    return out
+
+
+class PrLookup:
+    """Finds the open PR of a branch on the team's forge; finds nothing when there is no forge."""
+
+    def __init__(self, forge: Any, base: str) -> None:
+        self.forge = forge
+        self.base = base
+
+    def __call__(self, branch: str) -> Any:
+        if self.forge is None:
+            return None
+        try:
+            return self.forge.find_open(branch, self.base)
+        except ForgeError:
+            return None
+
+
+def _pr_finder(cfg: Config, team: Team, remote: Any, store: Any, main: str | None) -> PrLookup:
+    from reflectgit.forge.base import choose_forge
+    from reflectgit.workflows.routing import forge_settings
+
+    try:
+        choice = choose_forge(remote.url(), forge_settings(cfg, store, main), cfg.env)
+    except ForgeError:
+        return PrLookup(None, team.branch)
+    return PrLookup(choice.forge, team.branch)
+
+
+def _review(
+    store: Any,
+    branch: str,
+    tip: str,
+    main: str | None,
+    main_notes: list[tuple[str, Note]],
+    find_pr: Callable[[str], Any],
+    now: datetime,
+) -> BranchReview:
+    from reflectgit.notes.schema import validate_note_bytes, validate_sidecar_bytes
+
+    changes = [c for c in _branch_changes(store, main, tip) if c[2] is not None]
+    files = [c[0] for c in changes]
+    notes = [c for c in changes if c[0].endswith(".md") and c[0].startswith(f"{DOCUMENTS}/")]
+    problems: list[str] = []
+    note: Note | None = None
+    note_path = note_text = None
+    if notes:
+        note_path, _old, blob = notes[0]
+        assert blob is not None
+        raw = store.read_blob(blob)
+        note_text = raw.decode("utf-8", "replace")
+        found = validate_note_bytes(raw, note_path)
+        problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
+        try:
+            note = parse_note(raw, note_path)
+        except NoteError:
+            note = None
+    for path, _old, blob in changes:
+        if path.endswith(".entities.yaml") and blob:
+            found = validate_sidecar_bytes(store.read_blob(blob), path)
+            problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
+    note_id = (note.id or PurePosixPath(note_path).stem) if note and note_path else None
+    others = [(p, n) for p, n in main_notes if p != note_path]
+    dupes = near_duplicates(note, note_id or "", others) if note else []
+    info = store.commit_info(tip)
+    pr = find_pr(branch)
+    return BranchReview(
+        branch=branch,
+        tip=tip,
+        note_path=note_path,
+        id=note_id,
+        title=note.title if note else (note_path or "(no note)"),
+        tier=note.tier if note else None,
+        age_days=max(0.0, (now - info.commit_time).total_seconds() / 86400),
+        pr_url=pr.url if pr else None,
+        pr_number=pr.number if pr else None,
+        valid=not problems and note is not None,
+        problems=problems if note_path else ["the branch adds no note under documents/"],
+        duplicates=dupes,
+        note_text=note_text,
+        files=files,
+    )
+
+
+def list_branches(
+    cfg: Config, team_path: Any = None, *, clock: Callable[[], datetime] = utc_now
+) -> list[BranchReview]:
+    """Every open ``knowledge/`` branch on the team remote, reviewed."""
+    team, remote, store, heads = _context(cfg, team_path)
+    main = heads.get(team.branch)
+    main_notes = _main_notes(store, main)
+    find_pr = _pr_finder(cfg, team, remote, store, main)
+    now = clock()
+    return [
+        _review(store, name, sha, main, main_notes, find_pr, now)
+        for name, sha in sorted(heads.items())
+        if name.startswith(KNOWLEDGE_PREFIX)
+    ]
+
+
+def _require_branch(branch: str, heads: Mapping[str, str]) -> str:
+    if not branch.startswith(KNOWLEDGE_PREFIX):
+        branch = KNOWLEDGE_PREFIX + branch
+    if branch not in heads:
+        raise NotFoundError(
+            f"no branch {branch} on the team remote",
+            hint="see the open ones with `reflect-git review list`",
+        )
+    return branch
+
+
+def show(
+    cfg: Config, branch: str, team_path: Any = None, *, clock: Callable[[], datetime] = utc_now
+) -> BranchReview:
+    """One knowledge branch, with its note text."""
+    team, remote, store, heads = _context(cfg, team_path)
+    branch = _require_branch(branch, heads)
+    main = heads.get(team.branch)
+    find_pr = _pr_finder(cfg, team, remote, store, main)
+    return _review(store, branch, heads[branch], main, _main_notes(store, main), find_pr, clock())
+
+
+# ============================================================================ approve / reject
+
+
+@dataclass
+class ReviewResult:
+    """What approve or reject did."""
+
+    branch: str
+    action: str
+    commit: str | None = None
+    pushed: bool = False
+    closed: bool = False
+    deleted: bool = False
+    pr_url: str | None = None
+    fast_forward: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "action": self.action,
+            "commit": self.commit,
+            "pushed": self.pushed,
+            "closed": self.closed,
+            "deleted": self.deleted,
+            "pr_url": self.pr_url,
+            "fast_forward": self.fast_forward,
+            "notes": self.notes,
+        }
+
+    def lines(self) -> list[str]:
+        if self.action == "approve":
+            how = "fast-forward" if self.fast_forward else "merge commit"
+            out = [f"approved {self.branch}: {how} {self.commit or ''}".rstrip()]
+            out.append(f"pushed to main: {'yes' if self.pushed else 'no'}")
+        else:
+            out = [f"rejected {self.branch}"]
+            out.append(f"pull request closed: {'yes' if self.closed else 'no'}")
+        out.append(f"branch deleted: {'yes' if self.deleted else 'no'}")
+        if self.pr_url:
+            out.append(f"pull request: {self.pr_url}")
+        out += [f"note: {n}" for n in self.notes]
+        return out
+
+
+def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
+    """The branch's changes replayed onto main; a path both sides changed differently conflicts."""
+    from reflectgit.git.store import delete, write
+
+    base = _merge_base(store, main, tip)
+    base_tree = store.commit_info(base).tree if base else None
+    main_tree = store.commit_info(main).tree
+    out = []
+    for path, old, new in store.diff_trees(base_tree, store.commit_info(tip).tree):
+        raw = store.read_at_tree(main_tree, path)
+        on_main = _blob_id(raw) if raw is not None else None
+        if on_main not in (old, new):
+            raise ConflictError(
+                f"{path} changed on main since the branch was made",
+                hint="route the note again (a new branch from the current main), "
+                "or merge the branch by hand",
+            )
+        out.append(write(path, store.read_blob(new)) if new else delete(path))
+    return out
+
+
+def _blob_id(data: bytes) -> str:
+    from dulwich.objects import Blob
+
+    return Blob.from_string(data).id.decode("ascii")
+
+
+def approve(
+    cfg: Config, branch: str, team_path: Any = None, *, max_attempts: int = 5
+) -> ReviewResult:
+    """Merge a knowledge branch into main keeping its commit, push, delete the branch."""
+    from reflectgit.workflows.routing import drop_scratch_ref
+
+    team, remote, store, heads = _context(cfg, team_path)
+    branch = _require_branch(branch, heads)
+    result = ReviewResult(branch, "approve")
+    review = _review(
+        store, branch, heads[branch], heads.get(team.branch), [], lambda _b: None, utc_now()
+    )
+    if not review.valid:
+        raise NoteError(
+            f"{branch} does not validate: {'; '.join(review.problems[:3])}",
+            hint="fix the note on the branch (or reject it) before approving",
+        )
+    find_pr = _pr_finder(cfg, team, remote, store, heads.get(team.branch))
+    pr = find_pr(branch)
+    result.pr_url = pr.url if pr else None
+    for attempt in range(1, max_attempts + 1):
+        if attempt > 1:
+            heads = remote.fetch()
+            branch = _require_branch(branch, heads)  # someone may have deleted it meanwhile
+        main, tip = heads.get(team.branch), heads[branch]
+        base = _merge_base(store, main, tip) if main else None
+        if main and base == tip:
+            result.commit = main
+            result.notes.append("the branch is already on main")
+            break
+        result.fast_forward = main is None or base == main
+        if main is None or base == main:
+            new = tip
+        else:
+            subject = f"Merge {branch}: {review.title}"
+            message = messages.build(
+                messages.shorten(subject),
+                "approve",
+                [review.id] if review.id else [],
+                confidence=review.tier,
+                source="cli",
+            )
+            scratch = f"reflect-git/review/{branch}"
+            try:
+                new = store.commit(
+                    _merged_tree_changes(store, main, tip),
+                    message,
+                    branch=scratch,
+                    parent=main,
+                    extra_parents=(tip,),
+                    sync_worktree=False,
+                )
+            finally:
+                drop_scratch_ref(store, scratch)
+        [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
+        if outcome.ok:
+            result.commit, result.pushed = new, True
+            store.set_any_ref(remote.tracking_prefix + team.branch, new)
+            break
+        if not outcome.stale:
+            raise RemoteError(
+                f"the team remote refused the push to {team.branch}: {outcome.reason}",
+                hint=f"run `reflect-git review approve {branch}` again once that is fixed",
+            )
+        result.notes.append(f"attempt {attempt}: main moved ({outcome.reason}); retrying")
+    else:
+        raise RemoteError(
+            f"the team's {team.branch} kept moving: gave up after {max_attempts} attempts",
+            hint=f"run `reflect-git review approve {branch}` again",
+        )
+    deleted = remote.delete_branch(branch)
+    result.deleted = deleted.ok
+    if deleted.ok:
+        store.set_any_ref(remote.tracking_prefix + branch, None)
+    if pr is not None:
+        result.notes.append(_pr_state_note(find_pr, pr))
+    return result
+
+
+def _pr_state_note(find_pr: PrLookup, pr: Any) -> str:
+    """What the forge says about the PR now (a merge pushed from outside marks it merged)."""
+    forge = find_pr.forge
+    if forge is None:
+        return f"pull request #{pr.number}: check it on the forge"
+    try:
+        state = forge.get(pr.number).state
+    except ForgeError as exc:
+        return f"pull request #{pr.number}: cannot read its state ({exc.message})"
+    return f"the forge shows pull request #{pr.number} as {state}"
+
+
+def reject(cfg: Config, branch: str, reason: str, team_path: Any = None) -> ReviewResult:
+    """Close the branch's PR with the reason as a comment, then delete the branch."""
+    from reflectgit.forge.base import choose_forge
+    from reflectgit.workflows.routing import forge_settings
+
+    if not reason.strip():
+        raise NoteError("a rejection needs a reason", hint="pass --reason 'why'")
+    team, remote, store, heads = _context(cfg, team_path)
+    branch = _require_branch(branch, heads)
+    result = ReviewResult(branch, "reject")
+    choice = choose_forge(remote.url(), forge_settings(cfg, store, heads.get(team.branch)), cfg.env)
+    if choice.forge is None:
+        result.notes.append(
+            f"no forge to close the pull request on ({choice.reason}); close it by hand"
+        )
+    else:
+        pr = choice.forge.find_open(branch, team.branch)
+        if pr is None:
+            result.notes.append("no open pull request for the branch")
+        else:
+            choice.forge.close(pr, f"Rejected in review: {reason.strip()}")
+            result.closed, result.pr_url = True, pr.url
+    deleted = remote.delete_branch(branch)
+    result.deleted = deleted.ok
+    if deleted.ok:
+        store.set_any_ref(remote.tracking_prefix + branch, None)
+    return result

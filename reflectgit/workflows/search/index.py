@@ -1,0 +1,1199 @@
+"""The search index: a derived SQLite FTS5 database that can never silently drift from git.
+
+The index lives in the state directory (``search.sqlite3``) and records the root tree it was
+built from. Before every query the current tree is compared with that one (cheaply: the ref
+and the commit object are read straight from the git directory); when they differ, only the
+files the git diff names are re-read. Deleting or corrupting the file loses nothing but the
+time to rebuild it. Notes in ``documents/``, ``archived/`` and ``.forgotten/`` are indexed with a
+state (live, archived, forgotten, superseded, retired), so ``--all`` needs no second index.
+
+Sidecar relationships are indexed one row per edge with their validity interval (``tvalid`` ..
+``tvalid_end``), so an edge's words only match at dates when the edge held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import math
+import os
+import re
+import sqlite3
+import subprocess
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
+from reflectgit.errors import NoteError, NotFoundError, UsageError
+from reflectgit.git.objects import read_loose, read_ref
+
+if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
+    from reflectgit.git.store import Store
+    from reflectgit.git.treediff import TreeCache
+
+INDEX_NAME = "search.sqlite3"
+SCHEMA_VERSION = "4"
+LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
+# Raw originals kept by the original tool's ingest are not notes.
+SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
+SIDECAR_SUFFIX = ".entities.yaml"
+RETIRED_STATUSES = {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
+TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
+
+# Column order of the full-text table and the bm25 weight of each column.
+FIELDS = (
+    "title",
+    "key_insight",
+    "problem",
+    "root_cause",
+    "fix",
+    "rule",
+    "symptoms",
+    "tags",
+    "entities",
+    "body",
+)
+WEIGHTS = (10.0, 5.0, 2.0, 2.0, 2.0, 3.0, 3.0, 4.0, 3.0, 1.0)
+MAX_LIMIT = 1000
+EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the note
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, blob TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
+    rowid INTEGER PRIMARY KEY,
+    path TEXT UNIQUE NOT NULL,
+    id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    proofs INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    state TEXT NOT NULL,
+    scope TEXT,
+    project TEXT,
+    tags TEXT NOT NULL,
+    entities TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    updated TEXT,
+    hidden INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
+CREATE TABLE IF NOT EXISTS doc_tags (doc INTEGER NOT NULL, tag TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_tags_tag ON doc_tags(tag, doc);
+CREATE INDEX IF NOT EXISTS doc_tags_doc ON doc_tags(doc);
+CREATE TABLE IF NOT EXISTS edges (
+    rowid INTEGER PRIMARY KEY,
+    doc INTEGER NOT NULL,
+    vstart TEXT,
+    vend TEXT
+);
+CREATE INDEX IF NOT EXISTS edges_doc ON edges(doc);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(FIELDS)}, tokenize='{TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS edge_fts USING fts5(text, tokenize='{TOKENIZER}');
+"""
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    """What a refresh did: the tree now indexed, notes re-read, and whether it rebuilt."""
+
+    tree: str | None
+    previous: str | None
+    changed: int
+    rebuilt: bool
+
+    @property
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tree": self.tree,
+            "previous": self.previous,
+            "changed": self.changed,
+            "rebuilt": self.rebuilt,
+        }
+
+
+@dataclass
+class Hit:
+    """One ranked note, with the parts of its score so a reader can see why it ranked."""
+
+    id: str
+    title: str
+    tier: str
+    state: str
+    path: str
+    snippet: str
+    score: float
+    bm25: float
+    confidence_weight: float
+    proof_weight: float
+    edge_match: bool = False
+    matched_fields: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "tier": self.tier,
+            "state": self.state,
+            "path": self.path,
+            "snippet": self.snippet,
+            "score": round(self.score, 4),
+            "why": {
+                "bm25": round(self.bm25, 4),
+                "confidence_weight": round(self.confidence_weight, 4),
+                "proof_weight": round(self.proof_weight, 4),
+                "matched_fields": self.matched_fields,
+                "edge_match": self.edge_match,
+            },
+        }
+
+
+@dataclass
+class SearchResult:
+    """Hits for a query, and the tree (and refresh) they came from."""
+
+    query: str
+    hits: list[Hit]
+    tree: str | None
+    refresh: RefreshResult | None = None
+    at: str | None = None
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def confidence_weight(confidence: float) -> float:
+    """0.3 (low) -> 0.8, 0.6 -> 1.1, 0.9 (high) -> 1.4: confident notes rank higher."""
+    return 0.5 + confidence
+
+
+def proof_weight(proofs: int) -> float:
+    """A note confirmed many times ranks a little higher; logarithmic so text still leads."""
+    return 1.0 + 0.1 * math.log1p(max(proofs, 0))
+
+
+# --------------------------------------------------------------------------- queries
+
+
+_WORD = re.compile(r"[^\W_]", re.UNICODE)
+
+
+def words_of(text: str) -> list[str]:
+    """The user's input as whitespace-separated words that hold at least one letter or digit."""
+    return [w for w in text.split() if _WORD.search(w)]
+
+
+def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | None:
+    """User input as an FTS5 query of quoted words (never FTS5 syntax); None if no words.
+
+    Every word is an FTS5 string, so ``foo-bar``, quotes, ``:`` and ``*`` are just text; the
+    last word also matches as a prefix, so a query typed halfway still finds its note.
+    """
+    words = words_of(text)
+    if not words:
+        return None
+    parts = ['"' + w.replace('"', '""') + '"' for w in words]
+    # A prefix of one or two letters would expand to half the vocabulary.
+    if prefix_last and _WORD.search(words[-1][-1]) and len(words[-1]) >= 3:
+        parts[-1] += "*"
+    return (" OR " if mode == "or" else " ").join(parts)
+
+
+# --------------------------------------------------------------------------- dates
+
+
+def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
+    """A date or timestamp as a UTC interval ``(start, end)`` of ISO strings (a day spans it)."""
+    if isinstance(text, dt.datetime):
+        moment = _utc(text)
+        return moment, moment
+    if isinstance(text, dt.date):
+        day = text.isoformat()
+        return f"{day}T00:00:00", f"{day}T23:59:59"
+    value = text.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError:
+            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD") from None
+        return f"{value}T00:00:00", f"{value}T23:59:59"
+    moment_s = _iso(value)
+    if moment_s is None:
+        raise UsageError(
+            f"{text!r} is not a date or timestamp",
+            hint="use YYYY-MM-DD or an ISO 8601 timestamp such as 2026-03-04T09:12:00Z",
+        )
+    return moment_s, moment_s
+
+
+def _utc(value: dt.datetime) -> str:
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value.replace(microsecond=0).isoformat()
+
+
+def _iso(value: object) -> str | None:
+    """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
+    if isinstance(value, dt.datetime):
+        return _utc(value)
+    if isinstance(value, dt.date):
+        return f"{value.isoformat()}T00:00:00"
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        try:
+            return f"{dt.date.fromisoformat(text).isoformat()}T00:00:00"
+        except ValueError:
+            return None
+    try:
+        return _utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
+def edge_interval(
+    edge: Mapping[str, Any], extracted_at: object = None
+) -> tuple[str | None, str | None]:
+    """``[tvalid, tvalid_end]`` of a relationship; tvalid defaults to tcommit, then extracted_at."""
+    start = _iso(edge.get("tvalid")) or _iso(edge.get("tcommit")) or _iso(extracted_at)
+    return start, _iso(edge.get("tvalid_end"))
+
+
+def edges_as_of(sidecar: Any, when: str | dt.date | dt.datetime) -> list[dict[str, Any]]:
+    """The sidecar's relationships valid at ``when`` (overlap test on [tvalid, tvalid_end]).
+
+    ``sidecar`` is a ``note.Sidecar`` or its mapping; ``when`` a date (the whole day) or a time.
+    """
+    data = getattr(sidecar, "data", sidecar)
+    if not isinstance(data, Mapping):
+        return []
+    start, end = parse_when(when)
+    out: list[dict[str, Any]] = []
+    for edge in data.get("relationships") or []:
+        if not isinstance(edge, Mapping):
+            continue
+        vstart, vend = edge_interval(edge, data.get("extracted_at"))
+        if (vstart is None or vstart <= end) and (vend is None or vend >= start):
+            out.append(dict(edge))
+    return out
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@dataclass
+class Document:
+    """The searchable view of one note (and its sidecar)."""
+
+    path: str
+    id: str
+    title: str
+    tier: str
+    confidence: float
+    proofs: int
+    state: str
+    scope: str | None
+    project: str | None
+    tags: list[str]
+    entities: list[str]
+    summary: str
+    updated: str | None
+    texts: dict[str, str]
+    edges: list[tuple[str, str | None, str | None]]
+
+    @property
+    def weight(self) -> float:
+        return confidence_weight(self.confidence) * proof_weight(self.proofs)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return " ".join(_text(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return "\n".join(_text(v) for v in value)
+    return str(value)
+
+
+def _names(value: Any) -> list[str]:
+    out: list[str] = []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, Mapping):
+        name = value.get("name")
+        return [name] if isinstance(name, str) and name.strip() else []
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            out.extend(_names(item))
+    return out
+
+
+def note_state(path: str, front: Mapping[str, Any]) -> str:
+    """live, archived, forgotten (by location), else superseded or retired (by frontmatter)."""
+    state = LOCATIONS.get(path.split("/", 1)[0], "live")
+    if state != "live":
+        return state
+    if front.get("superseded_by") not in (None, "", []):
+        return "superseded"
+    status = front.get("status")
+    if isinstance(status, str) and status.strip().lower() in RETIRED_STATUSES:
+        return "retired"
+    return state
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> Document:
+    """Build the searchable view of a note; an unreadable note is still searchable as text."""
+    from reflectgit.notes.note import parse_note, parse_sidecar, tier_of
+
+    stem = path.rsplit("/", 1)[-1][: -len(".md")]
+    try:
+        note = parse_note(note_bytes, path)
+        front, body = note.frontmatter, note.body
+    except NoteError:
+        front, body = {}, note_bytes.decode("utf-8", "replace")
+    sidecar: dict[str, Any] = {}
+    if sidecar_bytes is not None:
+        with contextlib.suppress(NoteError):
+            sidecar = parse_sidecar(sidecar_bytes, path).data
+    note_id = next(
+        (v for v in (front.get("id"), front.get("name")) if isinstance(v, str) and v.strip()),
+        stem,
+    ).strip()
+    title = next(
+        (v for v in (front.get("title"), front.get("name")) if isinstance(v, str) and v.strip()),
+        note_id,
+    ).strip()
+    tier = tier_of(front) or "medium"  # the reflect format reads a missing confidence as medium
+    num = _number(front.get("confidence_num"))
+    confidence = num if num is not None and 0 <= num <= 1 else TIER_MIDPOINTS[tier]
+    provenance = front.get("provenance")
+    proofs_raw = front.get("proof_count")
+    if proofs_raw is None and isinstance(provenance, Mapping):
+        proofs_raw = provenance.get("proof_count")
+    proofs = int(proofs_raw) if _number(proofs_raw) is not None else 1  # type: ignore[arg-type]
+    tags = [t.strip() for t in _names(front.get("tags"))]
+    entities = _names(front.get("entities")) + _names(sidecar.get("entities"))
+    texts = {name: _text(front.get(name)) for name in FIELDS}
+    texts["title"] = title
+    texts["tags"] = " ".join(tags)
+    texts["entities"] = "\n".join(entities)
+    texts["body"] = body
+    edges: list[tuple[str, str | None, str | None]] = []
+    for edge in sidecar.get("relationships") or []:
+        if not isinstance(edge, Mapping):
+            continue
+        words = " ".join(
+            _text(edge.get(k)) for k in ("source", "type", "target", "description")
+        ).replace("_", " ")
+        start, end = edge_interval(edge, sidecar.get("extracted_at"))
+        edges.append((words, start, end))
+    summary = next(
+        (texts[k].strip() for k in ("key_insight", "rule", "fix", "problem") if texts[k].strip()),
+        " ".join(body.split())[:300],
+    )
+    scope = front.get("scope")
+    project = front.get("project") or front.get("project_id")
+    return Document(
+        path=path,
+        id=note_id,
+        title=title,
+        tier=tier,
+        confidence=confidence,
+        proofs=proofs,
+        state=note_state(path, front),
+        scope=str(scope) if scope not in (None, "") else None,
+        project=str(project) if project not in (None, "") else None,
+        tags=tags,
+        entities=entities,
+        summary=summary,
+        updated=_iso(front.get("updated")) or _iso(front.get("created")),
+        texts=texts,
+        edges=edges,
+    )
+
+
+def is_indexed_path(path: str) -> bool:
+    """A note or sidecar under documents/, archived/ or .forgotten/."""
+    if path.split("/", 1)[0] not in LOCATIONS or path.startswith(SKIPPED_PREFIXES):
+        return False
+    return path.endswith(".md") or path.endswith(SIDECAR_SUFFIX)
+
+
+def note_path_of(path: str) -> str:
+    """``documents/x.entities.yaml`` -> ``documents/x.md``; a note path is itself."""
+    if path.endswith(SIDECAR_SUFFIX):
+        return path[: -len(SIDECAR_SUFFIX)] + ".md"
+    return path
+
+
+def sidecar_path_of(note_path: str) -> str:
+    return note_path[: -len(".md")] + SIDECAR_SUFFIX
+
+
+# --------------------------------------------------------------------------- the git side
+
+
+def head_tree(kb: Path) -> str | None:
+    """The root tree of the KB's HEAD, read cheaply (ref file and loose commit object).
+
+    Falls back to ``git rev-parse`` when the commit is packed. None on an unborn branch.
+    This is the whole git cost of a query against a fresh index, so it avoids dulwich.
+    """
+    git_dir = git_dir_of(kb)
+    if not git_dir.is_dir():
+        git_dir = kb  # a bare repository
+    try:
+        common = git_dir
+        with contextlib.suppress(FileNotFoundError):
+            rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = (git_dir / rel).resolve()
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if head.startswith("ref:"):
+            sha = read_ref(common, head[4:].strip())
+            if sha is None:
+                return None
+        else:
+            sha = head
+        commit = read_loose(common / "objects", sha, b"commit")
+        if commit is not None and commit.startswith(b"tree "):
+            return commit[5:45].decode("ascii")
+    except (OSError, ValueError):
+        pass
+    return _rev_parse_tree(kb)
+
+
+def _rev_parse_tree(kb: Path) -> str | None:
+    git_dir = git_dir_of(kb)
+    # --git-dir: a GIT_DIR inherited from a hook must not point us at another repository.
+    where = f"--git-dir={git_dir if git_dir.exists() else kb}"
+    proc = subprocess.run(
+        ["git", where, "rev-parse", "-q", "--verify", "HEAD^{tree}"],
+        cwd=kb if kb.is_dir() else None,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = proc.stdout.strip()
+    if proc.returncode != 0 or not out:
+        if not (git_dir_of(kb).exists() or (kb / "HEAD").exists()):
+            raise NotFoundError(
+                f"{kb} is not a git repository",
+                hint=f"run `reflect-git init {kb}` to create a knowledge base there",
+            )
+        return None
+    return out
+
+
+_DIFF_OPTS = ("-r", "-z", "--no-renames")
+_PATHS = ("--", *LOCATIONS)
+
+
+def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
+    """(path, old blob, new blob) for indexed paths that differ between two root trees.
+
+    ``git diff-tree`` compares tree objects in C; dulwich's Python walk takes about 0.6 s for a
+    folder of 100,000 notes, git about 40 ms. store.diff_trees is the fallback.
+    """
+    try:
+        proc = subprocess.run(
+            ["git", f"--git-dir={store.git_dir}", "diff-tree", *_DIFF_OPTS, old, new, *_PATHS],
+            cwd=store.git_dir,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        proc = None
+    if proc is None or proc.returncode != 0:
+        return [c for c in store.diff_trees(old, new) if is_indexed_path(c[0])]
+    out: list[tuple[str, str | None, str | None]] = []
+    fields = proc.stdout.split(b"\0")
+    zero = "0" * 40
+    for i in range(0, len(fields) - 1, 2):
+        meta = fields[i].decode("ascii").split()
+        path = fields[i + 1].decode("utf-8", "surrogateescape")
+        if len(meta) < 5 or not is_indexed_path(path):
+            continue
+        old_sha = None if meta[2] == zero else meta[2]
+        new_sha = None if meta[3] == zero else meta[3]
+        out.append((path, old_sha, new_sha))
+    return out
+
+
+# --------------------------------------------------------------------------- the index
+
+
+class Index:
+    """The SQLite FTS5 index of one KB (or an in-memory one for a past tree)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None) -> None:
+        self.conn = conn
+        self.path = path
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: Path) -> Index:
+        """Open (creating, or rebuilding if unreadable) the index file at ``path``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return cls._connect(path)
+        except sqlite3.DatabaseError:
+            _remove(path)  # derived data: a damaged file is rebuilt from git
+            return cls._connect(path)
+
+    @classmethod
+    def memory(cls) -> Index:
+        """A throwaway index (for searching the KB as it was at a past revision)."""
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.executescript(_SCHEMA)
+        return cls(conn, None)
+
+    @classmethod
+    def _connect(cls, path: Path) -> Index:
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            # A crash can at worst damage derived data, which is rebuilt from git.
+            conn.execute("PRAGMA synchronous=OFF")
+            version = _meta(conn, "schema")
+            if version not in (None, SCHEMA_VERSION):
+                conn.close()
+                _remove(path)
+                conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=OFF")
+            if version != SCHEMA_VERSION:
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def tree(self) -> str | None:
+        """The root tree this index was built from (``""`` for an empty repo, None if never)."""
+        return _meta(self.conn, "tree")
+
+    def count(self, state: str | None = None) -> int:
+        if state is None:
+            return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+        row = self.conn.execute("SELECT count(*) FROM docs WHERE state = ?", (state,)).fetchone()
+        return int(row[0])
+
+    # ------------------------------------------------------------------ building
+
+    def refresh(
+        self,
+        store: Store,
+        tree: str | None = None,
+        force: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RefreshResult:
+        """Bring the index up to ``tree`` (default: HEAD's) from the git diff; rebuild if forced.
+
+        ``progress(done, total)`` is told how far a rebuild has got (notes read).
+        """
+        target = tree if tree is not None else (store.tree_id() or "")
+        keep: dict[str, tuple[str | None, bytes | None]] = {}
+        with self._write():
+            previous = self.tree
+            if previous == target and not force:
+                return RefreshResult(target or None, previous or None, 0, False)
+            rebuilt = force or not previous
+            if rebuilt:
+                changed = self._rebuild(store, target, progress)
+            else:
+                if target:
+                    changes, keep = self._changes(store, previous or "", target)
+                else:
+                    changes = [(p, b, None) for p, b in self._files().items()]
+                changed = self._apply(store, changes)
+            self._set_tree(target)
+        # The kept folder trees are keyed by their ids, so writing them after the commit is safe.
+        if rebuilt:
+            self._seed_tree_cache(store, target)
+        else:
+            cache = self._tree_cache(store)
+            if cache is not None:
+                for location, (sha, raw) in keep.items():
+                    cache.keep(location, sha, raw)
+        return RefreshResult(target or None, previous or None, changed, rebuilt)
+
+    def _seed_tree_cache(self, store: Store, tree: str) -> None:
+        cache = self._tree_cache(store)
+        if cache is None or not tree:
+            return
+        from reflectgit.git.treediff import folders, loose_object
+
+        with contextlib.suppress(ValueError, KeyError, OSError):
+            root = loose_object(cache.objects_dir, tree) or store.read_blob(tree)
+            for name, sha in folders(root, tuple(LOCATIONS)).items():
+                cache.keep(name, sha, loose_object(cache.objects_dir, sha) or store.read_blob(sha))
+
+    def _tree_cache(self, store: Store) -> TreeCache | None:
+        if self.path is None:
+            return None  # a throwaway index keeps nothing
+        from reflectgit.git.treediff import TreeCache
+
+        return TreeCache(self.path.parent, store.common_dir / "objects")
+
+    def _changes(
+        self, store: Store, old: str, new: str
+    ) -> tuple[
+        list[tuple[str, str | None, str | None]], dict[str, tuple[str | None, bytes | None]]
+    ]:
+        """Changed indexed files: from the kept folder trees when possible, else from git."""
+        cache = self._tree_cache(store)
+        if cache is not None:
+            from reflectgit.git.treediff import changes as tree_changes
+            from reflectgit.git.treediff import loose_object
+
+            def read(sha: str) -> bytes:
+                return loose_object(cache.objects_dir, sha) or store.read_blob(sha)
+
+            try:
+                found = tree_changes(cache, read, old, new, tuple(LOCATIONS))
+            except (ValueError, KeyError, UnicodeDecodeError):
+                found = None
+            if found is not None:
+                listed, keep = found
+                return [c for c in listed if is_indexed_path(c[0])], keep
+        return changed_files(store, old, new), {}
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        # IMMEDIATE: concurrent refreshers queue up instead of both rewriting the same rows.
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def _set_tree(self, tree: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+
+    def _files(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, blob FROM files"))
+
+    def _rebuild(
+        self, store: Store, tree: str, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts"):
+            self.conn.execute(f"DELETE FROM {table}")
+        files: dict[str, str] = {}
+        if tree:
+            for prefix in LOCATIONS:
+                for path, blob in store.list_tree(tree, prefix).items():
+                    if is_indexed_path(path):
+                        files[path] = blob
+        self.conn.executemany("INSERT INTO files VALUES (?, ?)", files.items())
+        notes = sorted(p for p in files if p.endswith(".md"))
+        for done, path in enumerate(notes, start=1):
+            self._insert(store, path, files[path], files.get(sidecar_path_of(path)))
+            if progress is not None and (done % 500 == 0 or done == len(notes)):
+                progress(done, len(notes))
+        self._mark_hidden(None)
+        return len(notes)
+
+    def _apply(self, store: Store, changes: Iterable[tuple[str, str | None, str | None]]) -> int:
+        affected: set[str] = set()
+        for path, _old, new in changes:
+            if new is None:
+                self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+            else:
+                self.conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, new))
+            affected.add(note_path_of(path))
+        touched: set[str] = set()
+        for note_path in sorted(affected):
+            touched.update(self._delete(note_path))
+            blob = _one(self.conn, "SELECT blob FROM files WHERE path = ?", note_path)
+            if blob is not None:
+                sidecar = _one(
+                    self.conn, "SELECT blob FROM files WHERE path = ?", sidecar_path_of(note_path)
+                )
+                touched.add(self._insert(store, note_path, blob, sidecar))
+        self._mark_hidden(touched)
+        return len(affected)
+
+    def _mark_hidden(self, ids: set[str] | None) -> None:
+        """A live note whose id also sits in archived/ or .forgotten/ is hidden, as recall did."""
+        sql = (
+            "UPDATE docs SET hidden = EXISTS (SELECT 1 FROM docs x WHERE x.id = docs.id"
+            " AND x.state IN ('archived', 'forgotten'))"
+        )
+        if ids is None:
+            self.conn.execute(sql)
+        else:
+            self.conn.executemany(sql + " WHERE id = ?", [(i,) for i in ids])
+
+    def _delete(self, note_path: str) -> list[str]:
+        row = self.conn.execute(
+            "SELECT rowid, id FROM docs WHERE path = ?", (note_path,)
+        ).fetchone()
+        if row is None:
+            return []
+        doc = row[0]
+        self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc,))
+        self.conn.execute(
+            "DELETE FROM edge_fts WHERE rowid IN (SELECT rowid FROM edges WHERE doc = ?)", (doc,)
+        )
+        self.conn.execute("DELETE FROM edges WHERE doc = ?", (doc,))
+        self.conn.execute("DELETE FROM doc_tags WHERE doc = ?", (doc,))
+        self.conn.execute("DELETE FROM docs WHERE rowid = ?", (doc,))
+        return [row[1]]
+
+    def _insert(self, store: Store, path: str, blob: str, sidecar_blob: str | None) -> str:
+        data = store.read_blob(blob)
+        sidecar = store.read_blob(sidecar_blob) if sidecar_blob else None
+        doc = document_from(path, data, sidecar)
+        self.add_document(doc)
+        return doc.id
+
+    def add_document(self, doc: Document) -> None:
+        """Insert one document (callers hold a write transaction or use an in-memory index)."""
+        cur = self.conn.execute(
+            "INSERT INTO docs (path, id, title, tier, confidence, proofs, weight, state, scope,"
+            " project, tags, entities, summary, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                doc.path,
+                doc.id,
+                doc.title,
+                doc.tier,
+                doc.confidence,
+                doc.proofs,
+                doc.weight,
+                doc.state,
+                doc.scope,
+                doc.project,
+                "\n".join(doc.tags),
+                "\n".join(doc.entities),
+                doc.summary,
+                doc.updated,
+            ),
+        )
+        rowid = cur.lastrowid
+        self.conn.execute(
+            f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+            (rowid, *(doc.texts[f] for f in FIELDS)),
+        )
+        self.conn.executemany(
+            "INSERT INTO doc_tags VALUES (?, ?)", [(rowid, t.lower()) for t in set(doc.tags)]
+        )
+        for words, start, end in doc.edges:
+            edge = self.conn.execute(
+                "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
+            ).lastrowid
+            self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
+
+    # ------------------------------------------------------------------ querying
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        include_all: bool = False,
+        tag: str | None = None,
+        confidence: str | None = None,
+        as_of: str | dt.date | dt.datetime | None = None,
+        now: dt.datetime | None = None,
+        explain: bool = False,
+        mode: str = "and",
+    ) -> SearchResult:
+        """Ranked notes: bm25 relevance x confidence weight x proof weight, best first."""
+        match = fts_query(query, mode)
+        if match is None:
+            raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+        start, end = parse_when(as_of if as_of is not None else (now or _now()))
+        hits = self._ranked(match, limit, include_all, tag, confidence, start, end)
+        if not hits and mode == "and" and len(words_of(query)) > 1:
+            match = fts_query(query, "or") or match
+            hits = self._ranked(match, limit, include_all, tag, confidence, start, end)
+        self._decorate(hits, match, explain)
+        return SearchResult(query=query, hits=hits, tree=self.tree or None)
+
+    def _ranked(
+        self,
+        match: str,
+        limit: int,
+        include_all: bool,
+        tag: str | None,
+        confidence: str | None,
+        start: str,
+        end: str,
+    ) -> list[Hit]:
+        # Two cheap queries instead of one big union: the notes' own text, ordered and cut by
+        # SQLite, and the (few) edges valid at the date, merged in Python. Taking ``limit`` plus
+        # the number of edge-matched notes from the first keeps the merged top ``limit`` exact.
+        where = []
+        filters: list[Any] = []
+        if not include_all:
+            where.append("d.state = 'live' AND d.hidden = 0")
+        if tag:
+            where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
+            filters.append(tag.strip().lower())
+        if confidence:
+            where.append("d.tier = ?")
+            filters.append(confidence)
+        cond = "".join(" AND " + w for w in where)
+        cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
+        edge_rows = self.conn.execute(
+            f"SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
+            f" FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
+            f" AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
+            f" LIMIT -1) AS ed JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc"
+            f" ORDER BY min(ed.b) * d.weight LIMIT ?",
+            # Past the best few hundred, an edge match cannot lift a note into the top ``limit``.
+            (match, end, start, *filters, limit + 200),
+        ).fetchall()
+        edge_b = {doc: b * EDGE_WEIGHT for doc, b in edge_rows}
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        rows = {
+            r[0]: r
+            for r in self.conn.execute(
+                f"SELECT {cols}, bm25(fts, {weights}) AS b FROM fts JOIN docs d ON d.rowid = fts.rowid"
+                f" WHERE fts MATCH ?{cond} ORDER BY b * d.weight, d.id LIMIT ?",
+                (match, *filters, limit + len(edge_b)),
+            )
+        }
+        missing = [doc for doc in edge_b if doc not in rows]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for r in self.conn.execute(
+                f"SELECT {cols}, 0.0 FROM docs d WHERE d.rowid IN ({marks})", missing
+            ):
+                rows[r[0]] = r
+            # Their own text may match too, just not well enough to make the first cut.
+            for rowid, b in self.conn.execute(
+                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?"
+                f" AND rowid IN ({marks})",
+                (match, *missing),
+            ):
+                rows[rowid] = (*rows[rowid][:-1], b)
+        hits = []
+        for row in rows.values():
+            rowid, note_id, title, tier, state, path, conf, proofs, weight, nb = row
+            eb = edge_b.get(rowid, 0.0)
+            hit = Hit(
+                id=note_id,
+                title=title,
+                tier=tier,
+                state=state,
+                path=path,
+                snippet="",
+                score=-(nb + eb) * weight,
+                bm25=-(nb + eb),
+                confidence_weight=confidence_weight(conf),
+                proof_weight=proof_weight(proofs),
+                edge_match=eb < 0,
+            )
+            hit._rowid = rowid  # type: ignore[attr-defined]
+            hits.append(hit)
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits[:limit]
+
+    def _decorate(self, hits: list[Hit], match: str, explain: bool) -> None:
+        if not hits:
+            return
+        by_row = {h._rowid: h for h in hits}  # type: ignore[attr-defined]
+        marks = ",".join("?" * len(by_row))
+        for rowid, snip in self.conn.execute(
+            f"SELECT rowid, snippet(fts, -1, '[', ']', '…', 12) FROM fts"
+            f" WHERE fts MATCH ? AND rowid IN ({marks})",
+            (match, *by_row),
+        ):
+            by_row[rowid].snippet = " ".join(snip.split())
+        for hit in hits:
+            if not hit.snippet:  # matched through an edge only, or the OR fallback
+                row = self.conn.execute(
+                    "SELECT summary FROM docs WHERE rowid = ?",
+                    (hit._rowid,),  # type: ignore[attr-defined]
+                ).fetchone()
+                hit.snippet = " ".join((row[0] if row else "").split())[:160]
+        if not explain:
+            return
+        for name in FIELDS:
+            for (rowid,) in self.conn.execute(
+                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
+                ("{" + name + "} : (" + match + ")", *by_row),
+            ):
+                by_row[rowid].matched_fields.append(name)
+        for hit in hits:
+            if hit.edge_match:
+                hit.matched_fields.append("edges")
+
+    def documents(self, rowids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Stored document rows (for recall), all or the given ones."""
+        cols = "rowid, id, path, title, tier, confidence, proofs, weight, state, scope, project,"
+        cols += " tags, entities, summary, updated, hidden"
+        if rowids is None:
+            cur = self.conn.execute(f"SELECT {cols} FROM docs")
+            names = [c[0] for c in cur.description]
+            return [dict(zip(names, row, strict=True)) for row in cur]
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(rowids), 500):  # SQLite caps the number of parameters
+            chunk = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            cur = self.conn.execute(f"SELECT {cols} FROM docs WHERE rowid IN ({marks})", chunk)
+            names = [c[0] for c in cur.description]
+            out.extend(dict(zip(names, row, strict=True)) for row in cur)
+        return out
+
+    def relevance(self, match: str) -> dict[int, float]:
+        """bm25 relevance (higher is better) of every note matching an FTS5 query."""
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        sql = f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?"
+        return {rowid: -b for rowid, b in self.conn.execute(sql, (match,))}
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return None
+        raise
+    return row[0] if row else None
+
+
+def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row else None
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+# --------------------------------------------------------------------------- workflows
+
+
+def index_path(state_dir: Path) -> Path:
+    return state_dir / INDEX_NAME
+
+
+def freshness(kb: Path | Store, state_dir: Path) -> str:
+    """``fresh``, ``behind`` (HEAD moved since the last refresh) or ``missing``, for ``status``.
+
+    ``kb`` is the KB's path or an open ``Store``.
+    """
+    if not isinstance(kb, Path):
+        kb = kb.path or kb.git_dir
+    path = index_path(state_dir)
+    if not path.exists():
+        return "missing"
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            tree = _meta(conn, "tree")
+            version = _meta(conn, "schema")
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return "missing"
+    if tree is None or version != SCHEMA_VERSION:
+        return "missing"
+    return "fresh" if tree == (head_tree(kb) or "") else "behind"
+
+
+def _open_store(kb: Path, env: Mapping[str, str] | None) -> Store:
+    from reflectgit.git.store import Store
+
+    return Store.open(kb, env)
+
+
+def open_fresh(
+    kb: Path,
+    state_dir: Path,
+    env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Index, RefreshResult | None]:
+    """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
+    if not git_dir_of(kb).is_dir():
+        # Checked before the index is created: derived state never goes where no KB is.
+        raise NotFoundError(
+            f"{kb} is not a git repository",
+            hint=f"run `reflect-git init {kb}` to create a knowledge base there",
+        )
+    path = index_path(state_dir)
+    for attempt in (1, 2):
+        index = Index.open(path)
+        try:
+            current = head_tree(kb) or ""
+            if index.tree == current:
+                return index, None  # fresh: no dulwich, no note parsing
+            store = _open_store(kb, env)
+            try:
+                return index, index.refresh(store, current, progress=progress)
+            finally:
+                store.close()
+        except sqlite3.DatabaseError:
+            index.close()
+            if attempt == 2:
+                raise
+            _remove(path)
+        except BaseException:
+            index.close()
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def reindex(
+    kb: Path,
+    state_dir: Path,
+    force: bool = False,
+    env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RefreshResult:
+    """Bring the index up to date (incrementally), or rebuild it from scratch with ``force``."""
+    if force:
+        _remove(index_path(state_dir))
+    index, result = open_fresh(kb, state_dir, env, progress)
+    with index:
+        if result is None:
+            tree = index.tree or None
+            return RefreshResult(tree, tree, 0, False)
+        return result
+
+
+def resolve_at(store: Store, rev: str) -> str:
+    """A revision, or a date meaning the last commit at or before it, as a commit sha."""
+    when: tuple[str, str] | None = None
+    if re.match(r"^\d{4}-\d{2}-\d{2}", rev):
+        with contextlib.suppress(UsageError):
+            when = parse_when(rev)
+    if when is None:
+        sha = store.resolve(rev)
+        if sha is None:
+            raise NotFoundError(
+                f"unknown revision {rev!r}",
+                hint="name a branch, a tag, a commit sha, or a date (YYYY-MM-DD)",
+            )
+        return sha
+    for info in store.log():
+        if _utc(info.commit_time) <= when[1]:
+            return info.sha
+    raise NotFoundError(
+        f"no commit at or before {rev}", hint="`git log --reverse` shows the first commit's date"
+    )
+
+
+def search(
+    kb: Path,
+    state_dir: Path,
+    query: str,
+    *,
+    limit: int = 10,
+    include_all: bool = False,
+    tag: str | None = None,
+    confidence: str | None = None,
+    at: str | None = None,
+    as_of: str | None = None,
+    explain: bool = False,
+    env: Mapping[str, str] | None = None,
+    now: dt.datetime | None = None,
+) -> SearchResult:
+    """Search the KB now (through the persistent index) or at a past revision or date."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    tier = None
+    if confidence:
+        from reflectgit.notes.note import normalize_tier
+
+        tier = normalize_tier(confidence)
+        if tier is None:
+            raise UsageError(f"unknown confidence {confidence!r}", hint="use high, medium or low")
+    if as_of is not None:
+        parse_when(as_of)  # a bad date is a usage error before any work
+    if fts_query(query) is None:
+        raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+    kwargs: dict[str, Any] = {
+        "limit": limit,
+        "include_all": include_all,
+        "tag": tag,
+        "confidence": tier,
+        "as_of": as_of,
+        "now": now,
+        "explain": explain,
+    }
+    if at is not None:
+        store = _open_store(kb, env)
+        try:
+            commit = resolve_at(store, at)
+            tree = store.commit_info(commit).tree
+            with Index.memory() as past:
+                past.refresh(store, tree)
+                result = past.search(query, **kwargs)
+        finally:
+            store.close()
+        result.at = commit
+        return result
+    index, refreshed = open_fresh(kb, state_dir, env)
+    with index:
+        result = index.search(query, **kwargs)
+    result.refresh = refreshed
+    return result
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def result_json(result: SearchResult) -> dict[str, Any]:
+    """The ``--json`` document of ``search``."""
+    return {
+        "query": result.query,
+        "tree": result.tree,
+        "at": result.at,
+        "refreshed": result.refresh.to_json if result.refresh else None,
+        "hits": [h.to_json() for h in result.hits],
+    }
+
+
+def result_lines(result: SearchResult, include_all: bool = False) -> list[str]:
+    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
+    lines: list[str] = []
+    for hit in result.hits:
+        state = "" if hit.state == "live" else f" ({hit.state})"
+        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if not result.hits:
+        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
+    return lines

@@ -1,0 +1,319 @@
+"""The team KB: which remote it is, which local repository holds its objects, clone/sync/status.
+
+``.reflect-git.toml`` in the personal KB records it::
+
+    [team]
+    remote = "https://github.com/acme/team-kb.git"   # or "origin": the KB's own remote
+    path = "/home/me/.learnings-team"                 # a local clone (set by `team clone`)
+    branch = "main"
+
+Routing needs a local repository to build commits in (as objects; nothing is checked out):
+the clone at ``path`` when there is one, else the personal KB itself, fetching the team remote
+into ``refs/reflect-git/team/*`` (or ``refs/remotes/<name>/*`` for a named remote).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.config import SETTINGS_FILE, Config, git_dir_of
+from reflectgit.errors import ConfigError, NotFoundError, RemoteError
+from reflectgit.git.remote import TeamRemote, is_url, redact
+from reflectgit.notes import messages
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_BRANCH = "main"
+KNOWLEDGE_PREFIX = "knowledge/"
+
+
+@dataclass(frozen=True)
+class Team:
+    """Where the team KB is: the local repository used for objects and the remote to talk to."""
+
+    repo_path: Path
+    remote_spec: str
+    branch: str = DEFAULT_BRANCH
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    is_personal_kb: bool = False
+
+    @property
+    def is_clone(self) -> bool:
+        """Does the local branch follow the team's (a team clone, or the KB with an origin)?
+
+        A personal KB that only routes to a team URL has its own, unrelated ``main``: status
+        does not compare it and sync never moves it.
+        """
+        return not self.is_personal_kb or not is_url(self.remote_spec)
+
+    def remote(self) -> TeamRemote:
+        dot_git = self.repo_path / ".git"
+        git_dir = git_dir_of(self.repo_path) if dot_git.exists() else self.repo_path
+        return TeamRemote(self.repo_path, self.remote_spec, git_dir=git_dir, env=self.env)
+
+    def store(self) -> Any:
+        from reflectgit.git.store import Store
+
+        return Store.open(self.repo_path, self.env)
+
+
+def team_settings(cfg: Config) -> dict[str, Any]:
+    table = cfg.settings.get("team")
+    return dict(table) if isinstance(table, Mapping) else {}
+
+
+def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | None:
+    """The configured team KB, ``--team PATH`` first; None when no team is configured."""
+    settings = team_settings(cfg)
+    branch = str(settings.get("branch") or DEFAULT_BRANCH)
+    remote = settings.get("remote")
+    if remote is not None and not isinstance(remote, str):
+        raise ConfigError("[team] remote must be a string (a URL or a remote name)")
+    if team_path is not None:
+        path = Path(team_path).expanduser().absolute()
+        if not (path / ".git").exists() and not (path / "HEAD").exists():
+            raise NotFoundError(
+                f"{path} is not a git repository",
+                hint="pass the folder of a clone of the team KB (`reflect-git team clone URL`)",
+            )
+        # A clone talks to its own origin (its remote-tracking refs stay meaningful to git).
+        spec = remote if remote and not is_url(remote) else "origin"
+        return Team(path, spec, branch, cfg.env, path == cfg.kb)
+    clone = settings.get("path")
+    if isinstance(clone, str) and clone:
+        path = Path(clone).expanduser()
+        path = path if path.is_absolute() else (cfg.kb / path)
+        if not path.exists():
+            raise NotFoundError(
+                f"the team clone {path} named in {SETTINGS_FILE} does not exist",
+                hint=f"run `reflect-git team clone {remote or 'URL'} --path {path}` again",
+            )
+        return Team(path, remote if remote and not is_url(remote) else "origin", branch, cfg.env)
+    if remote:
+        return Team(cfg.kb, remote, branch, cfg.env, True)
+    return None
+
+
+def require_team(cfg: Config, team_path: str | Path | None = None) -> Team:
+    team = resolve_team(cfg, team_path)
+    if team is None:
+        raise ConfigError(
+            "no team KB is configured",
+            hint="run `reflect-git team clone URL`, or set [team] remote in .reflect-git.toml",
+        )
+    return team
+
+
+# ============================================================================ settings file
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        escaped = re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\u{ord(m.group()):04x}", escaped)
+        return f'"{escaped}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise ConfigError(f"cannot write {value!r} into {SETTINGS_FILE}")
+
+
+def set_table(text: str, table: str, values: Mapping[str, Any]) -> str:
+    """Replace (or append) one ``[table]`` in TOML text, keeping everything else as written."""
+    body = "".join(
+        f"{key} = {_toml_value(val)}\n" for key, val in values.items() if val is not None
+    )
+    block = f"[{table}]\n{body}"
+    lines = text.splitlines(keepends=True)
+    start = end = None
+    header = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
+    for i, line in enumerate(lines):
+        match = header.match(line.rstrip("\n"))
+        if match and start is None and match.group(1) == table:
+            start = i
+        elif match and start is not None:
+            end = i
+            break
+    if start is None:
+        prefix = text if not text or text.endswith("\n") else text + "\n"
+        sep = "\n" if prefix.strip() else ""
+        new_text = prefix + sep + block
+    else:
+        stop = end if end is not None else len(lines)
+        tail = lines[stop:]
+        new_text = "".join(lines[:start]) + block + ("\n" if tail else "") + "".join(tail)
+    tomllib.loads(new_text)  # never write a file config.py cannot read back
+    return new_text
+
+
+def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
+    """Commit ``[team]`` settings into the personal KB's ``.reflect-git.toml``."""
+    from reflectgit.git.store import Store, write
+
+    store = Store.init(cfg.kb, cfg.env)
+    current = store.read(SETTINGS_FILE)
+    on_disk = cfg.kb / SETTINGS_FILE
+    text = (current or b"").decode("utf-8")
+    if current is None and on_disk.exists():
+        text = on_disk.read_text(encoding="utf-8")
+    merged = {**team_settings(cfg), **values}
+    new_text = set_table(text, "team", merged)
+    message = messages.build(
+        messages.chore_subject("team", "set the team KB remote"), "init", source="cli"
+    )
+    return store.commit([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
+
+
+# ============================================================================ clone, sync, status
+
+
+@dataclass
+class TeamStatus:
+    """What ``team status`` / ``team sync`` / ``team clone`` report."""
+
+    remote: str
+    path: str
+    branch: str
+    remote_tip: str | None = None
+    local_tip: str | None = None
+    ahead: int = 0
+    behind: int = 0
+    knowledge_branches: list[str] = field(default_factory=list)
+    fetched: bool = False
+    updated: bool = False
+    commit: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "path": self.path,
+            "branch": self.branch,
+            "remote_tip": self.remote_tip,
+            "local_tip": self.local_tip,
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "knowledge_branches": self.knowledge_branches,
+            "fetched": self.fetched,
+            "updated": self.updated,
+            "commit": self.commit,
+            "notes": self.notes,
+        }
+
+    def lines(self) -> list[str]:
+        out = [
+            f"team remote: {self.remote}",
+            f"local repository: {self.path}",
+            f"{self.branch}: remote {_short(self.remote_tip)}, local {_short(self.local_tip)}"
+            + (f" (ahead {self.ahead}, behind {self.behind})" if self.ahead or self.behind else ""),
+            f"open knowledge branches: {len(self.knowledge_branches)}",
+        ]
+        out += [f"  {name}" for name in self.knowledge_branches]
+        out += [f"note: {n}" for n in self.notes]
+        return out
+
+
+def _short(sha: str | None) -> str:
+    return sha[:10] if sha else "(none)"
+
+
+def default_clone_path(cfg: Config) -> Path:
+    """Next to the KB: ``~/.learnings`` -> ``~/.learnings-team``."""
+    return cfg.kb.parent / f"{cfg.kb.name or 'kb'}-team"
+
+
+def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
+    """Clone the team KB and record it in the personal KB's settings."""
+    import git
+
+    target = Path(path).expanduser().absolute() if path else default_clone_path(cfg)
+    if target.exists() and any(target.iterdir()):
+        raise ConfigError(
+            f"{target} already exists and is not empty",
+            hint="pass --path to clone somewhere else, or remove the folder",
+        )
+    env = {"GIT_TERMINAL_PROMPT": "0", **dict(cfg.env)}
+    try:
+        git.Repo.clone_from(url, str(target), env=env)
+    except git.GitCommandError as exc:
+        probe = TeamRemote(target.parent, url, env=env)
+        raise probe._failure("clone", str(exc.stderr or exc)) from None
+    status = TeamStatus(redact(url), str(target), DEFAULT_BRANCH, fetched=True)
+    if target == cfg.kb:
+        status.notes.append("the KB is itself the team clone; its origin is the team remote")
+        if resolve_team(Config.resolve(cfg.kb, cfg.env)) is None:
+            # Only when the team's own settings do not say so: this commit stays local.
+            status.commit = record_team(cfg, {"remote": "origin"})
+    else:
+        status.commit = record_team(cfg, {"remote": url, "path": str(target)})
+    fresh = Config.resolve(cfg.kb, cfg.env)
+    return _fill_status(require_team(fresh), status)
+
+
+def status(cfg: Config, team_path: str | Path | None = None, *, fetch: bool = True) -> TeamStatus:
+    """Fetch the team remote and compare it with the local branch."""
+    team = require_team(cfg, team_path)
+    remote = team.remote()
+    result = TeamStatus(remote.display(), str(team.repo_path), team.branch)
+    if fetch:
+        remote.fetch()
+        result.fetched = True
+    return _fill_status(team, result)
+
+
+def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
+    """Fetch, then fast-forward the local branch of the team clone when it is safe."""
+    team = require_team(cfg, team_path)
+    result = status(cfg, team_path)
+    if result.remote_tip is None:
+        result.notes.append("the team remote has no main branch yet")
+        return result
+    if not team.is_clone:
+        return result
+    if result.behind and not result.ahead:
+        remote = team.remote()
+        try:
+            remote.fast_forward(team.branch, f"{remote.tracking_prefix}{team.branch}")
+        except RemoteError as exc:
+            result.notes.append(f"not updated: {exc.message}")
+            return result
+        result.updated = True
+        return _fill_status(team, result)
+    if result.ahead and result.behind:
+        result.notes.append(
+            f"local {team.branch} and the team's have diverged; "
+            f"run `git -C {team.repo_path} pull --rebase` to combine them"
+        )
+    return result
+
+
+def _fill_status(team: Team, result: TeamStatus) -> TeamStatus:
+    remote = team.remote()
+    heads = remote.tracked()
+    result.remote_tip = heads.get(team.branch)
+    result.knowledge_branches = sorted(b for b in heads if b.startswith(KNOWLEDGE_PREFIX))
+    result.ahead = result.behind = 0
+    if not team.is_clone:
+        result.local_tip = None
+        note = "the personal KB routes to the team by URL; its own main is not compared"
+        if note not in result.notes:
+            result.notes.append(note)
+        return result
+    store = team.store()
+    result.local_tip = store.tip(team.branch)
+    if result.remote_tip and result.local_tip and result.remote_tip != result.local_tip:
+        result.ahead, result.behind = remote.ahead_behind(result.local_tip, result.remote_tip)
+    elif result.remote_tip and not result.local_tip:
+        result.behind = 1
+    return result

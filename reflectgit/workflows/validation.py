@@ -1,0 +1,146 @@
+"""Validate many notes and sidecars: find them, check each, collect every problem.
+
+What ``reflect-git validate`` and the pre-commit hook run. Every file is checked and reported
+(a bad file never hides the next one). Large batches are spread over a few worker processes,
+forked after the validators are compiled so each worker starts warm.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reflectgit.errors import UsageError
+from reflectgit.notes.schema import (
+    NOTE_SCHEMA,
+    SIDECAR_SCHEMA,
+    Problem,
+    fast_validator,
+    kind_of_path,
+    validate_file,
+)
+
+# Below this many files a worker pool costs more than it saves.
+PARALLEL_MIN_FILES = 400
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file to validate and the name to report it under."""
+
+    path: Path
+    display: str
+
+
+@dataclass
+class ValidationRun:
+    """What was checked and what was wrong."""
+
+    checked: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted({p.file for p in self.problems if p.severity == "error"})
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def collect(paths: Iterable[str | os.PathLike[str]], base: Path | None = None) -> list[Target]:
+    """Notes (``*.md``) and sidecars (``*.entities.yaml``) under ``paths``; folders recurse.
+
+    Shown names are the paths as given (or relative to ``base`` when given). A path that does
+    not exist, or a named file that is neither a note nor a sidecar, is a usage error.
+    """
+    targets: list[Target] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(_walk(path))
+        elif path.is_file():
+            if kind_of_path(path) is None:
+                raise UsageError(
+                    f"{raw}: not a note (*.md) or a sidecar (*.entities.yaml)",
+                    hint="pass notes, sidecars or folders holding them",
+                )
+            found = [path]
+        else:
+            raise UsageError(f"{raw}: no such file or folder", hint="check the path")
+        for item in found:
+            key = item.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            targets.append(Target(item, _display(item, base)))
+    return targets
+
+
+def _walk(folder: Path) -> Iterable[Path]:
+    for root, dirs, files in os.walk(folder):
+        # Hidden folders (.git, .forgotten, tool caches) are not part of what gets validated.
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if kind_of_path(name) is not None:
+                yield Path(root, name)
+
+
+def _display(path: Path, base: Path | None) -> str:
+    if base is not None:
+        try:
+            return path.relative_to(base).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def validate_targets(
+    targets: Sequence[Target], strict: bool = False, workers: int | None = None
+) -> ValidationRun:
+    """Validate every target; spread large batches over ``workers`` processes (default: cores)."""
+    run = ValidationRun(checked=[t.display for t in targets])
+    jobs = _workers(workers, len(targets))
+    if jobs > 1:
+        run.problems = _validate_parallel(targets, strict, jobs)
+    else:
+        run.problems = _validate_chunk(list(targets), strict)
+    return run
+
+
+def _validate_chunk(targets: list[Target], strict: bool) -> list[Problem]:
+    problems: list[Problem] = []
+    for target in targets:
+        problems.extend(validate_file(target.path, strict=strict, display=target.display))
+    return problems
+
+
+def _workers(requested: int | None, count: int) -> int:
+    if requested is not None:
+        return max(1, requested) if count > 1 else 1
+    if count < PARALLEL_MIN_FILES or not sys.platform.startswith("linux"):
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+def _validate_parallel(targets: Sequence[Target], strict: bool, jobs: int) -> list[Problem]:
+    import multiprocessing
+
+    # Compile before forking: every worker inherits the ready validators.
+    fast_validator(NOTE_SCHEMA)
+    fast_validator(SIDECAR_SCHEMA)
+    chunk_count = jobs * 4
+    size = -(-len(targets) // chunk_count)
+    chunks = [list(targets[i : i + size]) for i in range(0, len(targets), size)]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs) as pool:
+        results = pool.starmap(_validate_chunk, [(chunk, strict) for chunk in chunks])
+    return [problem for chunk in results for problem in chunk]
