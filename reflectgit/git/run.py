@@ -1,0 +1,152 @@
+"""The one git runner, and the one environment policy for every git we spawn.
+
+git exports ``GIT_DIR``, ``GIT_INDEX_FILE``, ``GIT_WORK_TREE``, ``GIT_PREFIX`` and friends to the
+hooks it runs. A git that reflect-git starts from inside such a hook must find its repository by
+the path we give it, not by what the caller's git left in the environment, so ``git_env`` drops
+every ``GIT_*`` variable except those that carry the user's own configuration, transport and
+identity. It also sets ``REFLECT_GIT_INTERNAL=1`` so our own post-commit shim and agent hooks
+never capture what reflect-git itself does.
+
+``run`` is the only place in the package that starts ``git``; everything else asks it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reflectgit.config import INTERNAL_ENV
+from reflectgit.errors import NotFoundError, ReflectGitError
+
+# The GIT_* variables that describe the user, not the repository of the git that ran a hook.
+KEEP = frozenset(
+    {
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_COUNT",
+        "GIT_EXEC_PATH",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH_VARIANT",
+        "GIT_ASKPASS",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "GIT_HTTP_USER_AGENT",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_SSL_CAINFO",
+        "GIT_TRACE",
+        "GIT_TRACE2",
+        "GIT_TRACE2_EVENT",
+        "GIT_TRACE_PACKET",
+        "GIT_CURL_VERBOSE",
+        "GIT_PROTOCOL_FROM_USER",
+        "GIT_ALLOW_PROTOCOL",
+    }
+)
+DEFAULT_TIMEOUT = 60.0
+
+
+def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
+    """``env`` minus the ``GIT_*`` variables a hook inherits, marked as reflect-git's own."""
+    out = {
+        k: v
+        for k, v in env.items()
+        if not k.startswith("GIT_")
+        or k in KEEP
+        or k.startswith("GIT_CONFIG_KEY_")
+        or k.startswith("GIT_CONFIG_VALUE_")
+    }
+    out[INTERNAL_ENV] = "1"
+    out.update(extra)
+    return out
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a git command returned."""
+
+    code: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @property
+    def out(self) -> str:
+        """stdout as text, surrounding white space stripped."""
+        return self.stdout.decode("utf-8", "surrogateescape").strip()
+
+    @property
+    def err(self) -> str:
+        """stderr as text, surrounding white space stripped."""
+        return self.stderr.decode("utf-8", "replace").strip()
+
+
+class GitFailed(ReflectGitError):
+    """A git command we needed failed."""
+
+
+def run(
+    args: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    git_dir: str | os.PathLike[str] | None = None,
+    work_tree: str | os.PathLike[str] | None = None,
+    input: bytes | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    extra_env: Mapping[str, str] | None = None,
+    check: bool = False,
+) -> Result:
+    """Run ``git ARGS`` with the environment policy above; never raises for a non-zero exit
+    unless ``check`` (then ``GitFailed`` with git's own words)."""
+    cmd = ["git"]
+    if git_dir is not None:
+        cmd.append(f"--git-dir={os.fspath(git_dir)}")
+    if work_tree is not None:
+        cmd.append(f"--work-tree={os.fspath(work_tree)}")
+    cmd.extend(args)
+    full_env = git_env(env if env is not None else {}, **dict(extra_env or {}))
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=os.fspath(cwd) if cwd is not None else None,
+            env=full_env,
+            input=input,
+            capture_output=True,
+            check=False,
+            timeout=timeout,
+        )
+    except FileNotFoundError as exc:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise NotFoundError(f"{cwd} is not a directory") from None
+        raise NotFoundError(
+            "git is not installed or not on PATH",
+            hint="install git (for example `apt-get install git`)",
+        ) from exc
+    except NotADirectoryError:
+        raise NotFoundError(f"{cwd} is not a directory") from None
+    except subprocess.TimeoutExpired:
+        raise GitFailed(
+            f"`git {' '.join(args[:2])}` took longer than {timeout:.0f}s",
+            hint="check for a hung credential prompt or a slow filesystem, then retry",
+        ) from None
+    result = Result(proc.returncode, proc.stdout, proc.stderr)
+    if check and not result.ok:
+        raise GitFailed(
+            f"`git {' '.join(args[:2])}` failed: {result.err or f'exit {result.code}'}",
+            hint="run the same git command yourself to see why",
+        )
+    return result
