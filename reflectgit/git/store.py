@@ -38,9 +38,11 @@ from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
 from reflectgit.git.worktree import (
     EMPTY_TREE,
+    WRITER_NAME,
     Journal,
     Recovery,
     WorkTree,
+    refuse_dirty,
     storage_error,
 )
 from reflectgit.notes.messages import CommitMessage
@@ -50,7 +52,6 @@ TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
 LOCK_NAME = "reflect-git.lock"
 PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
-WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the lock
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
@@ -135,6 +136,7 @@ class Store:
             None if self.path is None else WorkTree(self.git_dir, self.path, self.env)
         )
         self.last_recovery: Recovery | None = None
+        self._created: list[Path] = []  # object files the commit being built created
         self.recovery_error: ReflectGitError | None = None
 
     # ------------------------------------------------------------------ opening
@@ -512,17 +514,23 @@ class Store:
         """
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
+        self._created = []
         try:
             with self._writer():
-                return self._commit_locked(
-                    change_list, text, branch, parent, extra_parents, sync_worktree,
-                    allow_empty, expect,
-                )  # fmt: skip
+                try:
+                    return self._commit_locked(
+                        change_list, text, branch, parent, extra_parents, sync_worktree,
+                        allow_empty, expect,
+                    )  # fmt: skip
+                except BaseException:
+                    self._forget_created()  # the ref did not move: nobody names them
+                    raise
         except OSError as exc:
             raise storage_error(exc, str(self.path or self.git_dir)) or exc from None
         finally:
             self._recent = {}
             self._batch = None
+            self._created = []
 
     def _commit_locked(
         self,
@@ -576,14 +584,12 @@ class Store:
             paths=paths,
         )
         with self.worktree.take(journal) as held:
-            dirty = held.dirty(paths)
-            if dirty:
-                listed = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
-                raise ConflictError(
-                    f"uncommitted changes in {listed}; reflect-git will not overwrite them",
-                    hint="commit or stash your edits (`git stash`), or discard them "
-                    "(`git restore --staged --worktree -- <path>`), then run the command again",
-                )
+            # git's two-tree checkout below refuses, as `git checkout` does, to overwrite a
+            # modified, staged, untracked or ignored file; a tracked file the user deleted it
+            # would quietly recreate, so a missing one sends us to `git status` first.
+            tracked = [p for p in paths if self._blob_at(base_tree, p) is not None]
+            if not held.all_present(tracked):
+                refuse_dirty(held.dirty(paths))
             new_tree = self._write_tree(base_tree, change_list)
             if new_tree == base_tree and not allow_empty and not extra_parents:
                 return None
@@ -626,6 +632,7 @@ class Store:
                 f"branch {target} moved while reflect-git was writing",
                 hint="run the command again",
             )
+        self._created = []  # the branch names them now
 
     def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
         """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
@@ -762,13 +769,16 @@ class Store:
         batch, self._batch = self._batch or {}, None
         self._recent = batch
         if len(batch) >= PACK_MIN_OBJECTS:
-            write_pack(
+            name = write_pack(
                 self._objects_dir / "pack",
                 (
                     (kind, raw, bytes.fromhex(sha.decode("ascii")))
                     for sha, (kind, raw) in batch.items()
                 ),
             )
+            if name:
+                pack = self._objects_dir / "pack" / name
+                self._created += [pack.with_suffix(".idx"), pack.with_suffix(".pack")]
             refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
             if callable(refresh):
                 refresh()
@@ -785,11 +795,30 @@ class Store:
             return sha.encode("ascii")
         target.parent.mkdir(exist_ok=True)
         tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
-        with open(tmp, "wb") as fh:
-            fh.write(zlib.compress(header + raw, 1))
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(zlib.compress(header + raw, 1))
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        self._created.append(target)
         return sha.encode("ascii")
+
+    def _forget_created(self) -> None:
+        """A commit that will not happen: remove the objects it created (nothing else names
+        them; each is our new note's content or a tree only this commit builds), so a refused
+        or failed command leaves nothing behind, not even a dangling object."""
+        for path in reversed(self._created):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        self._created = []
+        refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+        if callable(refresh):
+            with contextlib.suppress(Exception):
+                refresh()
 
     # ------------------------------------------------------------------ work tree
 

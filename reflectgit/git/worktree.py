@@ -45,6 +45,7 @@ from reflectgit.errors import ConflictError, LockError, ReflectGitError
 from reflectgit.git.run import Result, run
 
 JOURNAL_NAME = "reflect-git-journal.json"
+WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
 WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
@@ -301,21 +302,39 @@ class WorkTree:
 
     # ------------------------------------------------------------------ moving the work tree
 
-    def checkout(self, index: Path, old_tree: str, new_tree: str) -> None:
-        """Move ``index`` and the work tree from ``old_tree`` to ``new_tree`` (step 4)."""
+    def checkout(self, index: Path, old_tree: str, new_tree: str, paths: Sequence[str]) -> None:
+        """Move ``index`` and the work tree from ``old_tree`` to ``new_tree`` (step 4).
+
+        ``git read-tree -m -u`` trusts the index's stat data and refuses an entry whose file
+        looks touched; then ``git status`` refreshes our copy (content compared, clean and
+        eol filters applied) and either names the paths that really hold edits, or the
+        checkout runs again.
+        """
+        first = self._read_tree(index, old_tree, new_tree)
+        if first is None:
+            return
+        refuse_dirty(self.dirty(paths, index=index))
+        again = self._read_tree(index, old_tree, new_tree)
+        if again is not None:
+            raise ConflictError(
+                f"git cannot check out the new commit: {again}",
+                hint="run `git status` in the knowledge base: resolve a merge in progress, "
+                "or commit or stash your edits, then run the command again",
+            )
+
+    def _read_tree(self, index: Path, old_tree: str, new_tree: str) -> str | None:
+        """None when done; git's refusal (a local change in the way) otherwise."""
         result = self.git(["read-tree", "-m", "-u", old_tree, new_tree], index=index)
         if result.ok:
-            return
+            return None
         err = _git_storage_error(result, str(self.root))
         if err is not None:
             raise err
-        if "would be overwritten" in result.err or "not uptodate" in result.err:
-            raise ConflictError(
-                f"uncommitted changes in the work tree; reflect-git will not overwrite them "
-                f"({result.err.splitlines()[0]})",
-                hint="commit or stash your edits (`git stash`), then run the command again",
-            )
+        words = result.err
+        if "would be overwritten" in words or "not uptodate" in words or "resolve" in words:
+            return words.splitlines()[0] if words else f"exit {result.code}"
         self._check(result, "read-tree")
+        return None
 
     def restore(self, paths: Sequence[str], blobs: Mapping[str, Sequence[str | None]]) -> list[str]:
         """Put ``paths`` back as the real index holds them, sparing anything that is neither
@@ -434,12 +453,15 @@ class WorkTree:
         action = "rolled back"
         if forward:
             assert journal.new_tree is not None
-            try:
-                self._copy_index(work)
-                self.checkout(work, journal.old_tree, journal.new_tree)
+            self._copy_index(work)
+            # The files restore() rewrote have new stat data: refresh our copy first (HEAD
+            # has moved, so `git status` would call every path staged).
+            self.git(["update-index", "-q", "--refresh"], index=work)
+            refused = self._read_tree(work, journal.old_tree, journal.new_tree)
+            if refused is None:
                 os.replace(work, self.index)
                 action = "finished"
-            except ConflictError:
+            else:
                 # A path holds the user's edit: the commit cannot be checked out. Take the
                 # branch back so no commit survives that the index does not hold.
                 with contextlib.suppress(OSError):
@@ -488,7 +510,19 @@ class Held:
         self.done = False
 
     def dirty(self, paths: Iterable[str]) -> list[str]:
-        return self.tree.dirty(paths, index=self.work)
+        """The dirty check against our copy of the index (after ``release``: the real one,
+        read only)."""
+        return self.tree.dirty(paths, index=None if self.done else self.work)
+
+    def all_present(self, paths: Iterable[str]) -> bool:
+        """Is every one of ``paths`` a file in the work tree? (No: ask ``dirty``.)"""
+        for path in paths:
+            try:
+                if not stat.S_ISREG(os.lstat(self.tree.root / path).st_mode):
+                    return False
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+        return True
 
     def record(self, new: str, new_tree: str) -> None:
         self.journal.new = new
@@ -497,7 +531,7 @@ class Held:
 
     def checkout(self, new_tree: str) -> None:
         self.touched = True
-        self.tree.checkout(self.work, self.journal.old_tree, new_tree)
+        self.tree.checkout(self.work, self.journal.old_tree, new_tree, self.journal.paths)
 
     def publish(self) -> None:
         """The ref moved: our copy becomes the index, the lock goes (step 5)."""
@@ -535,6 +569,17 @@ class Held:
             self.release()
 
 
+def refuse_dirty(dirty: Sequence[str]) -> None:
+    """Refuse to touch paths holding the user's uncommitted edits."""
+    if dirty:
+        listed = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+        raise ConflictError(
+            f"uncommitted changes in {listed}; reflect-git will not overwrite them",
+            hint="commit or stash your edits (`git stash`), or discard them "
+            "(`git restore --staged --worktree -- <path>`), then run the command again",
+        )
+
+
 def _prune_empty_dirs(folder: Path, root: Path) -> None:
     while folder != root and root in folder.parents:
         try:
@@ -542,3 +587,22 @@ def _prune_empty_dirs(folder: Path, root: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
+    """The recovery door for code that reads a KB without opening a ``Store`` (the search
+    fast path): two ``stat`` calls, and only when a write was interrupted, ``Store.open``
+    (which finishes or rolls it back)."""
+    root = Path(path)
+    git_dir = root / ".git"
+    if git_dir.is_file():
+        with contextlib.suppress(OSError, ValueError):
+            text = git_dir.read_text(encoding="utf-8").strip()
+            if text.startswith("gitdir:"):
+                git_dir = (root / text[7:].strip()).resolve()
+    elif not git_dir.is_dir():
+        git_dir = root  # a bare repository
+    if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
+        from reflectgit.git.store import Store  # only now: it imports dulwich
+
+        Store.open(root, env).close()
