@@ -93,6 +93,25 @@ def _git_storage_error(result: Result, where: str) -> StorageError | None:
     for words, code in _STORAGE_WORDS.items():
         if words in result.err:
             return _storage(code, where)
+    if any(w in result.err for w in ("unable to write", "unable to create", "write error")):
+        # git does not always say why ("error: unable to write file x"): ask the disk.
+        code = probe_disk(Path(where))
+        if code is not None:
+            return _storage(code, where)
+    return None
+
+
+def probe_disk(where: Path) -> int | None:
+    """ENOSPC when the file system holding ``where`` is (nearly) full, EROFS when it is
+    mounted read-only, None otherwise."""
+    try:
+        vfs = os.statvfs(where)
+    except OSError:
+        return None
+    if vfs.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    if vfs.f_bavail * vfs.f_frsize < 1 << 20 or (vfs.f_files and vfs.f_favail == 0):
+        return errno.ENOSPC
     return None
 
 
