@@ -848,9 +848,11 @@ class Store:
         if journal is None:
             return None
         what = f"{len(journal.paths)} path" + ("" if len(journal.paths) == 1 else "s")
+        why = f": {self.recovery_error}" if self.recovery_error is not None else ""
         return (
             f"an interrupted reflect-git write (process {journal.pid}, {what} on "
-            f"{journal.branch or 'a branch'}) is not finished yet"
+            f"{journal.branch or 'a branch'}) is not finished yet{why}; the next write "
+            "finishes or rolls it back"
         )
 
     def recover(self) -> Recovery | None:

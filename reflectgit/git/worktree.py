@@ -95,9 +95,9 @@ def _git_storage_error(result: Result, where: str) -> StorageError | None:
             return _storage(code, where)
     if any(w in result.err for w in ("unable to write", "unable to create", "write error")):
         # git does not always say why ("error: unable to write file x"): ask the disk.
-        code = probe_disk(Path(where))
-        if code is not None:
-            return _storage(code, where)
+        probed = probe_disk(Path(where))
+        if probed is not None:
+            return _storage(probed, where)
     return None
 
 
