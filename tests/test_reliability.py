@@ -444,3 +444,55 @@ def test_a_read_only_kb_refuses_writes_with_exit_1_and_still_reads(small_disk):
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], capture_output=True)
     assert git("status", "--porcelain", cwd=path) == ""
+
+
+IMPORTER = """
+import sys
+from reflectgit.workflows.kb.core import KnowledgeBase
+with KnowledgeBase.open(sys.argv[1]) as kb:
+    kb.import_notes(sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.1, 0.3])
+def test_an_import_of_2000_notes_killed_midway_is_settled_by_the_next_import(tmp_path, delay):
+    from reflectgit.git.worktree import JOURNAL_NAME
+
+    path = tmp_path / "kb"
+    _seed_plain(path)
+    folder = tmp_path / "import"
+    folder.mkdir()
+    for n in range(2000):
+        (folder / f"imp-{n}.md").write_text(
+            f"---\ntitle: Imported note {n}\ncreated: 2026-03-04\nconfidence: low\n---\nBody {n}\n"
+        )
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", IMPORTER, str(path), str(folder)], env=env)
+    # Kill it inside the write: once its journal exists (the notes are vetted), plus a delay.
+    journal = path / ".git" / JOURNAL_NAME
+    deadline = time.monotonic() + 120
+    while not journal.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with KnowledgeBase.open(path) as base:  # the next command, an import again
+        result = base.import_notes(folder)
+    assert len(result.imported) + len(result.skipped) == 2000
+    assert not (path / ".git" / "index.lock").exists()
+    assert git("status", "--porcelain", cwd=path) == ""
+    assert git("write-tree", cwd=path) == git("rev-parse", "HEAD^{tree}", cwd=path)
+    # The user's next ordinary commit keeps every note: nothing is staged for deletion.
+    (path / "mine.txt").write_text("mine\n")
+    git("add", "-A", cwd=path)
+    git("commit", "-qm", "mine", cwd=path)
+    notes = [p for p in ls(path) if p.startswith("documents/")]
+    assert len(notes) == 2000 + 1
+    fsck = git("fsck", "--strict", "--no-dangling", cwd=path)
+    assert "error" not in fsck and "missing" not in fsck
+
+
+def _seed_plain(path: Path) -> None:
+    git("init", "-q", "-b", "main", str(path), cwd=path.parent)
+    with KnowledgeBase.open(path) as base:
+        base.add((VALID / "minimal-team-note.md").read_bytes())

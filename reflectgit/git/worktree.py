@@ -37,6 +37,7 @@ import errno
 import json
 import os
 import stat
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ JOURNAL_NAME = "reflect-git-journal.json"
 WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
 WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+ORPHAN_WAIT = 60.0  # seconds a dead writer's git child may take to finish
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
 _STORAGE_ERRNOS = {
     errno.ENOSPC: "the disk is full",
@@ -394,15 +396,17 @@ class WorkTree:
                 full.unlink()
             _prune_empty_dirs(full.parent, self.root)
         if to_checkout:
+            names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in to_checkout)
             self._check(
-                self.git(["checkout-index", "-f", "-q", "--", *to_checkout]), "checkout-index"
+                self.git(["checkout-index", "-f", "-q", "-z", "--stdin"], input=names),
+                "checkout-index",
             )
         return left
 
     def _staged(self, paths: Sequence[str]) -> dict[str, str]:
         """path -> blob the real index holds at stage 0 (skip-worktree entries left out)."""
         result = self._check(
-            self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", "--", *paths]),
+            self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", *_spec(paths)]),
             "ls-files",
         )
         out: dict[str, str] = {}
@@ -447,6 +451,8 @@ class WorkTree:
         """Finish or roll back what a dead writer left. Call under the KB write lock (so the
         journal's writer is dead). ``tip`` is the journal branch's current tip."""
         journal = self.read_journal()
+        if journal is not None:
+            self._wait_for_orphans(self.work_index(journal.pid))
         for stray in self.git_dir.glob(WORK_INDEX + "*"):
             if journal is None or stray != self.work_index(journal.pid):
                 with contextlib.suppress(OSError):
@@ -491,13 +497,27 @@ class WorkTree:
         self.clear_journal()
         return Recovery(action, journal.new, list(paths), left)
 
+    def _wait_for_orphans(self, work: Path) -> None:
+        """A killed writer's git child (a checkout of thousands of files, say) lives on and
+        holds ``<copy>.lock`` until it is done: let it finish before we look at the work
+        tree. A lock older than ``ORPHAN_WAIT`` seconds belongs to a git that died too."""
+        lock = work.with_name(work.name + ".lock")
+        while True:
+            try:
+                age = time.time() - lock.stat().st_mtime
+            except FileNotFoundError:
+                return
+            if age > ORPHAN_WAIT:
+                return
+            time.sleep(0.02)
+
     def blob_choices(self, journal: Journal) -> dict[str, list[str | None]]:
         """path -> the blobs the old and the new commit give it (what a writer may have left)."""
         out: dict[str, list[str | None]] = {p: [] for p in journal.paths}
         for tree in (journal.old_tree, journal.new_tree):
             if not tree or tree == EMPTY_TREE or not journal.paths:
                 continue
-            listed = self.git(["ls-tree", "-r", "-z", tree, "--", *journal.paths])
+            listed = self.git(["ls-tree", "-r", "-z", tree, *_spec(journal.paths)])
             for record in listed.stdout.split(b"\x00"):
                 meta, _, name = record.partition(b"\t")
                 if name:
@@ -586,6 +606,12 @@ class Held:
         # git cannot commit from a stale index, and the next command finishes it.
         with contextlib.suppress(OSError, ReflectGitError):
             self.release()
+
+
+def _spec(paths: Sequence[str]) -> list[str]:
+    """A pathspec naming ``paths``; none (everything, filtered by the caller) for many, so an
+    import of thousands of notes never meets the limit on a command line's length."""
+    return ["--", *paths] if len(paths) <= PATHSPEC_LIMIT else []
 
 
 def refuse_dirty(dirty: Sequence[str]) -> None:
