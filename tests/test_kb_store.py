@@ -272,8 +272,9 @@ def test_every_command_path_recovers_first(repo, step, command):
     _assert_consistent(repo, before)
 
 
-def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
-    before = _killed_writer(repo, "checked-out")
+@pytest.mark.parametrize("step", ["checked-out", "ref-moved"])
+def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo, step):
+    before = _killed_writer(repo, step)
     # After the crash, before any reflect-git command, the user rewrites a path we were writing.
     (repo / "documents" / "a.md").write_bytes(b"the user's own words\n")
     Store.open(repo, env=dict(os.environ)).close()
