@@ -348,3 +348,12 @@ def test_a_linked_worktree_writes_its_own_index(repo):
     assert not (repo / "documents" / "s.md").exists()
     st.commit([write("documents/m.md", b"M\n")], msg())
     assert_git_agrees(repo)
+
+
+def test_an_empty_commit_leaves_no_copy_of_the_index_behind(repo):
+    st = seeded(repo)
+    index = (repo / ".git" / "index").read_bytes()
+    assert st.commit([], msg(), allow_empty=True)
+    assert (repo / ".git" / "index").read_bytes() == index
+    assert sorted(p.name for p in (repo / ".git").iterdir() if "reflect-git-index" in p.name) == []
+    assert_git_agrees(repo)

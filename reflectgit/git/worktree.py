@@ -8,10 +8,11 @@ skip-worktree bits) are brought in line by git itself, so they are right by cons
 
 One commit on the checked-out branch, in this order (git's lockfile protocol):
 
-1. ``<gitdir>/reflect-git-index.<pid>`` is created holding the current index's bytes, and
-   the journal records its identity (device, inode, mtime). Then it is hard-linked to
-   ``<gitdir>/index.lock``: ``link`` is atomic and exclusive, so if git (or anyone) holds the
-   lock we refuse before writing anything. From here until step 5 git cannot touch the index,
+1. ``<gitdir>/reflect-git-index.<pid>`` is made a second name (a hard link) of the current
+   index file, and the journal records that file's identity (device, inode, mtime). Then it
+   is hard-linked to ``<gitdir>/index.lock``, which so holds the current index's bytes:
+   ``link`` is atomic and exclusive, so if git (or anyone) holds the lock we refuse before
+   writing anything. From here until step 5 git cannot touch the index,
    so the user's own ``git commit -a`` cannot commit from a stale index.
 2. The dirty check runs ``git status`` against our copy (never against the real index, so
    git's opportunistic refresh writes only the copy).
@@ -264,19 +265,17 @@ class WorkTree:
         work = self.work_index()
         with contextlib.suppress(FileNotFoundError):
             work.unlink()
+        # Our copy is a second name for the index file itself: git never writes an index in
+        # place (it writes ``<name>.lock`` and renames), so the first write to our copy gives
+        # it an inode of its own, and ``index`` keeps its bytes. No megabyte is copied.
+        had_index = True
         try:
-            data = self.index.read_bytes()
-        except FileNotFoundError:
-            data = None
-        try:
-            fd = os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
-                view = memoryview(data or b"")
-                while view:
-                    view = view[os.write(fd, view) :]
-                st = os.fstat(fd)
-            finally:
-                os.close(fd)
+                os.link(self.index, work)
+            except FileNotFoundError:
+                had_index = False
+                os.close(os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            st = os.lstat(work)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 work.unlink()
@@ -300,7 +299,7 @@ class WorkTree:
             with contextlib.suppress(OSError):
                 work.unlink()
             raise storage_error(exc, str(self.git_dir)) or exc from None
-        if data is None:
+        if not had_index:
             work.unlink()  # git starts from no index, not from an empty file
         return Held(self, journal, work)
 
@@ -574,10 +573,15 @@ class Held:
 
     def publish(self) -> None:
         """The ref moved: our copy becomes the index, the lock goes (step 5)."""
-        if self.work.exists():
+        try:
+            same = os.path.samefile(self.work, self.tree.index)
+        except FileNotFoundError:
+            same = not self.work.exists()
+        if same:  # git never rewrote our copy (nothing to check out): drop the second name
+            with contextlib.suppress(FileNotFoundError):
+                self.work.unlink()
+        else:
             os.replace(self.work, self.tree.index)
-        else:  # nothing was ever written to it (cannot happen after a checkout)
-            pass
         self.done = True
         with contextlib.suppress(FileNotFoundError):
             self.tree.lock_file.unlink()
