@@ -357,3 +357,25 @@ def test_an_empty_commit_leaves_no_copy_of_the_index_behind(repo):
     assert (repo / ".git" / "index").read_bytes() == index
     assert sorted(p.name for p in (repo / ".git").iterdir() if "reflect-git-index" in p.name) == []
     assert_git_agrees(repo)
+
+
+@pytest.mark.parametrize("what", ["file-above", "ignored", "folder-in-the-way"])
+def test_what_git_would_not_overwrite_is_refused(repo, what):
+    st = seeded(repo)
+    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    target = "archived/x.md"
+    if what == "file-above":
+        (repo / "archived").write_text("an untracked file where a folder should be\n")
+    elif what == "ignored":
+        (repo / ".git" / "info" / "exclude").write_text("*.md\n")
+        (repo / "archived").mkdir()
+        (repo / target).write_text("ignored, but mine\n")
+    else:
+        (repo / target).mkdir(parents=True)
+        (repo / target / "inside.txt").write_text("mine\n")
+    before = git("status", "--porcelain", "--ignored", cwd=repo)
+    with pytest.raises(ConflictError, match="uncommitted changes"):
+        st.commit([write(target, b"ours\n")], msg())
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == head
+    assert git("status", "--porcelain", "--ignored", cwd=repo) == before
+    assert git("fsck", "--strict", cwd=repo) == ""

@@ -205,30 +205,30 @@ class WorkTree:
         if index is None:
             args = ["--no-optional-locks", *args]
         result = self._check(self.git(args, index=index), "status")
-        hit: set[str] = set()
+        hit: set[str] = set()  # what git lists, and every folder above it
         for record in result.stdout.split(b"\x00"):
             if len(record) > 3:
-                hit.add(record[3:].decode("utf-8", "surrogateescape").rstrip("/"))
-        out = []
-        for path in wanted:
-            inside = path in hit or any(h.startswith(path + "/") for h in hit)
-            if inside or self._blocked(path):
-                out.append(path)
-        return out
+                name = record[3:].decode("utf-8", "surrogateescape").rstrip("/")
+                while name and name not in hit:
+                    hit.add(name)
+                    name = name.rpartition("/")[0]
+        seen: dict[str, bool] = {}
+        return [p for p in wanted if p in hit or self._blocked(p, seen)]
 
-    def _blocked(self, path: str) -> bool:
+    def _blocked(self, path: str, seen: dict[str, bool]) -> bool:
         """A file or symlink where a folder above ``path`` should be."""
-        parts = path.split("/")[:-1]
-        where = self.root
-        for part in parts:
-            where = where / part
+        folder = path.rpartition("/")[0]
+        if not folder:
+            return False
+        if folder not in seen:
             try:
-                st = os.lstat(where)
+                st = os.lstat(self.root / folder)
+                seen[folder] = not stat.S_ISDIR(st.st_mode)
             except (FileNotFoundError, NotADirectoryError):
-                return False
-            if not stat.S_ISDIR(st.st_mode):
-                return True
-        return False
+                seen[folder] = False
+            if not seen[folder]:
+                seen[folder] = self._blocked(folder, seen)
+        return seen[folder]
 
     # ------------------------------------------------------------------ the journal
 
@@ -351,7 +351,8 @@ class WorkTree:
         if err is not None:
             raise err
         words = result.err
-        if "would be overwritten" in words or "not uptodate" in words or "resolve" in words:
+        refusals = ("would be overwritten", "not uptodate", "would lose", "resolve")
+        if any(r in words for r in refusals):
             return words.splitlines()[0] if words else f"exit {result.code}"
         self._check(result, "read-tree")
         return None
@@ -461,12 +462,19 @@ class WorkTree:
         with contextlib.suppress(FileNotFoundError):
             (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
         if not self._lock_is_ours(journal):
-            # The lock was never ours, or we released it after a consistent state: our dead
-            # writer changed nothing in the index or work tree, or finished.
             with contextlib.suppress(OSError):
                 self.work_index(journal.pid).unlink()
-            self.clear_journal()
-            return Recovery("cleared", None, [], [])
+            if journal.new is None or tip not in (journal.new, journal.old):
+                # Our dead writer never touched the work tree (no commit yet), or the branch
+                # has moved on since: nothing of ours to finish.
+                self.clear_journal()
+                return Recovery("cleared", None, [], [])
+            if self.lock_file.exists():
+                return None  # git holds index.lock now: the next command looks again
+            # Our lock is gone but the work tree may hold part of our commit: we released it
+            # just before dying, or someone removed it by hand. Take it again and settle.
+            journal.pid = os.getpid()
+            self.take(journal)
         work = self.work_index(journal.pid)
         with contextlib.suppress(OSError):
             work.unlink()
@@ -551,6 +559,10 @@ class Held:
         """The dirty check against our copy of the index (after ``release``: the real one,
         read only)."""
         return self.tree.dirty(paths, index=None if self.done else self.work)
+
+    def any_present(self, paths: Iterable[str]) -> bool:
+        """Does anything (file, folder, link) stand at one of ``paths``?"""
+        return any(os.path.lexists(self.tree.root / p) for p in paths)
 
     def all_present(self, paths: Iterable[str]) -> bool:
         """Is every one of ``paths`` a file in the work tree? (No: ask ``dirty``.)"""
