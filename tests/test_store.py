@@ -379,3 +379,20 @@ def test_what_git_would_not_overwrite_is_refused(repo, what):
     assert git("rev-parse", "HEAD", cwd=repo).strip() == head
     assert git("status", "--porcelain", "--ignored", cwd=repo) == before
     assert git("fsck", "--strict", cwd=repo) == ""
+
+
+def test_a_file_system_without_hard_links_still_takes_the_lock(repo, monkeypatch):
+    import errno as errno_
+
+    st = seeded(repo)
+
+    def no_links(src, dst, *a, **k):
+        raise OSError(errno_.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)  # as on FAT or an SMB share
+    st.commit([write("documents/b.md", b"B\n")], msg())
+    assert_git_agrees(repo)
+    (repo / ".git" / "index.lock").write_bytes(b"")
+    with pytest.raises(LockError):
+        st.commit([write("documents/c.md", b"C\n")], msg())
+    assert (repo / ".git" / "index.lock").read_bytes() == b""

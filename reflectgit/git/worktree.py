@@ -52,6 +52,7 @@ WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ORPHAN_WAIT = 60.0  # seconds a dead writer's git child may take to finish
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK, errno.ENOSYS}
 _STORAGE_ERRNOS = {
     errno.ENOSPC: "the disk is full",
     errno.EDQUOT: "the disk quota is exhausted",
@@ -275,6 +276,10 @@ class WorkTree:
             except FileNotFoundError:
                 had_index = False
                 os.close(os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            except OSError as exc:
+                if exc.errno not in _NO_LINKS:
+                    raise
+                return self._take_by_copy(journal, work)
             st = os.lstat(work)
         except OSError as exc:
             with contextlib.suppress(OSError):
@@ -301,6 +306,37 @@ class WorkTree:
             raise storage_error(exc, str(self.git_dir)) or exc from None
         if not had_index:
             work.unlink()  # git starts from no index, not from an empty file
+        return Held(self, journal, work)
+
+    def _take_by_copy(self, journal: Journal, work: Path) -> Held:
+        """``take`` on a file system without hard links (FAT, some network shares): the lock
+        is created exclusively and filled, then the journal names it. A kill in the instant
+        between leaves a lock we cannot prove is ours: the next command refuses, with a hint."""
+        try:
+            data: bytes | None = self.index.read_bytes()
+        except FileNotFoundError:
+            data = None
+        try:
+            if data is not None:
+                _write_new(work, data)
+            try:
+                st = _write_new(self.lock_file, data or b"")
+            except FileExistsError:
+                with contextlib.suppress(OSError):
+                    work.unlink()
+                raise self.lock_held() from None
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise storage_error(exc, str(self.git_dir)) or exc from None
+        journal.lock = [st.st_dev, st.st_ino, st.st_mtime_ns]
+        try:
+            self.write_journal(journal)
+        except BaseException:
+            for path in (work, self.lock_file):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            raise
         return Held(self, journal, work)
 
     def lock_held(self) -> IndexLockHeld:
@@ -622,6 +658,25 @@ class Held:
         # git cannot commit from a stale index, and the next command finishes it.
         with contextlib.suppress(OSError, ReflectGitError):
             self.release()
+
+
+def _write_new(path: Path, data: bytes) -> os.stat_result:
+    """Create ``path`` exclusively with ``data``; its stat (FileExistsError if it exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        return os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        fd = -1
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _spec(paths: Sequence[str]) -> list[str]:
