@@ -138,12 +138,15 @@ def test_plan_rules() -> None:
 
 
 def test_confirm_is_idempotent_per_source() -> None:
+    from reflectgit.notes import edit
+
     note = Note({"id": "x", "title": "t", "provenance": {"proof_count": 1}}, "")
-    once = act.confirm_note(note, "drain:a", NOW)
+    once = edit.confirm(note, "drain:a")
     assert once is not None and once.frontmatter["provenance"]["proof_count"] == 2
-    assert act.confirm_note(once, "drain:a", NOW) is None
-    twice = act.confirm_note(once, "drain:b", NOW)
+    assert edit.confirm(once, "drain:a") is None
+    twice = edit.confirm(once, "drain:b")
     assert twice is not None and twice.frontmatter["provenance"]["proof_count"] == 3
+    assert note.frontmatter["provenance"] == {"proof_count": 1}  # the input is left alone
 
 
 def _lines(texts: list[str]) -> list[DialogueLine]:

@@ -276,7 +276,8 @@ def test_missing_confidence_routes_as_medium(
     assert result.tier == "medium" and result.route == "branch"
     assert "routed as medium" in result.notes[0]
     assert "no pull request opened" in result.notes[-1]  # no forge for a git:// host
-    assert team.files(result.branch or "") == ["README.md", "documents/loose-note.md"]
+    # placed by its id (lrn-loose-note), not by the file name it was saved under
+    assert team.files(result.branch or "") == ["README.md", "documents/lrn-loose-note.md"]
 
 
 def test_dry_run_does_nothing(git_daemon: GitDaemon, kb_factory, cli) -> None:

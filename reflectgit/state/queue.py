@@ -30,6 +30,7 @@ from typing import Any
 
 from reflectgit.config import Config
 from reflectgit.errors import NotFoundError, ReflectGitError, UsageError
+from reflectgit.notes.dates import format_epoch
 
 QUEUE_DIR = "queue"
 DEAD_DIR = "dead"
@@ -171,12 +172,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def _iso(ts: float) -> str:
-    return (
-        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
-        .replace(microsecond=0)
-        .isoformat()
-        .replace("+00:00", "Z")
-    )
+    return format_epoch(ts)
 
 
 class Queue:

@@ -172,7 +172,10 @@ def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     message = messages.build(
         messages.chore_subject("team", "set the team KB remote"), "init", source="cli"
     )
-    return store.commit([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
+    from reflectgit.workflows.kb.base import Base
+
+    with Base(store) as kb:  # the KB's one mutation door
+        return kb.write_files([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
 
 
 # ============================================================================ clone, sync, status

@@ -40,7 +40,6 @@ LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
 SIDECAR_SUFFIX = ".entities.yaml"
 RETIRED_STATUSES = {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
-TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
 
 # Column order of the full-text table and the bm25 weight of each column.
 FIELDS = (
@@ -360,7 +359,7 @@ def _number(value: Any) -> float | None:
 
 def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> Document:
     """Build the searchable view of a note; an unreadable note is still searchable as text."""
-    from reflectgit.notes.note import parse_note, parse_sidecar, tier_of
+    from reflectgit.notes.note import TIER_NUM, parse_note, parse_sidecar, tier_of
 
     stem = path.rsplit("/", 1)[-1][: -len(".md")]
     try:
@@ -382,7 +381,7 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
     ).strip()
     tier = tier_of(front) or "medium"  # the reflect format reads a missing confidence as medium
     num = _number(front.get("confidence_num"))
-    confidence = num if num is not None and 0 <= num <= 1 else TIER_MIDPOINTS[tier]
+    confidence = num if num is not None and 0 <= num <= 1 else TIER_NUM[tier]
     provenance = front.get("provenance")
     proofs_raw = front.get("proof_count")
     if proofs_raw is None and isinstance(provenance, Mapping):
