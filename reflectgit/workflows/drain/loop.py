@@ -251,13 +251,9 @@ class DrainLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self.path.exists() and self.path.stat().st_size > self.max_bytes:
                 self.path.replace(self.path.with_name(LOG_FILE + ".1"))
-            stamp = _iso(self.clock())
+            stamp = format_epoch(self.clock())
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(f"{stamp} [{os.getpid()}] {clean(message)}\n")
-
-
-def _iso(ts: float) -> str:
-    return format_epoch(ts)
 
 
 # --------------------------------------------------------------------------- the run
@@ -447,7 +443,7 @@ class Drain:
 
     def _row(self, entry: Entry, outcome: str, **values: Any) -> dict[str, Any]:
         row: dict[str, Any] = {
-            "ts": _iso(self.clock()),
+            "ts": format_epoch(self.clock()),
             "entry_id": entry.id,
             "session_id": entry.session_id,
             "transcript": entry.transcript_path,

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
 from reflectgit.errors import NoteError, NotFoundError, UsageError
 from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.notes.dates import parse_instant
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
@@ -218,10 +219,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
         return f"{day}T00:00:00", f"{day}T23:59:59"
     value = text.strip()
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        try:
-            dt.date.fromisoformat(value)
-        except ValueError:
-            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD") from None
+        if parse_instant(value) is None:
+            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
         return f"{value}T00:00:00", f"{value}T23:59:59"
     moment_s = _iso(value)
     if moment_s is None:
@@ -240,22 +239,8 @@ def _utc(value: dt.datetime) -> str:
 
 def _iso(value: object) -> str | None:
     """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
-    if isinstance(value, dt.datetime):
-        return _utc(value)
-    if isinstance(value, dt.date):
-        return f"{value.isoformat()}T00:00:00"
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        try:
-            return f"{dt.date.fromisoformat(text).isoformat()}T00:00:00"
-        except ValueError:
-            return None
-    try:
-        return _utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except ValueError:
-        return None
+    moment = parse_instant(value)  # the one parser (notes/dates.py)
+    return _utc(moment) if moment is not None else None
 
 
 def edge_interval(
