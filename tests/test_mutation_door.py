@@ -287,6 +287,25 @@ def test_capture_demotion_of_a_note_forgotten_meanwhile_does_not_bring_it_back(
     assert "high" in git("show", "HEAD:.forgotten/lrn-a.md", cwd=repo)
 
 
+def test_two_captures_of_one_id_at_once_keep_both_notes(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflectgit.workflows.capture.commits import Capture, NoteDraft
+
+    _kb_with(repo)
+    cap = Capture(Config.resolve(str(repo)))
+
+    def draft(session: str) -> NoteDraft:  # same title and body: the same first-choice id
+        return NoteDraft("todo-done", "PostToolUse", "Done: ship it", "medium", "b\n", session)
+
+    _once_before_commit(monkeypatch, lambda: cap.write_notes([draft("s-one")]))
+    second = cap.write_notes([draft("s-two")])
+    names = git("ls-tree", "--name-only", "HEAD", "documents/", cwd=repo).split()
+    assert len(names) == 2 and f"documents/{second.ids[0]}.md" in names
+    sessions = sorted(_front(repo, n)["session_id"] for n in names)
+    assert sessions == ["s-one", "s-two"]  # the second capture never overwrote the first
+
+
 # --------------------------------------------------------------------------- the door itself
 
 
