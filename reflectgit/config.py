@@ -727,16 +727,8 @@ def load_settings(kb: Path) -> dict[str, Any]:
         ) from exc
 
 
-# Kept for callers that parse one variable themselves (the CLI until it moves to the
-# dataclasses); new code declares a field instead.
-def env_flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
-    """A boolean environment switch: 1/true/yes/on are true, 0/false/no/off are false."""
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return default
-    return value.strip().lower() in _TRUE
-
-
+# Kept for the CLI until it calls ``Config.recall_budget`` (its last own parse); new code
+# declares a ``setting`` field instead.
 def env_int(env: Mapping[str, str], name: str, default: int) -> int:
     """An integer environment setting; a malformed value is a clear error, not a silent default."""
     value = env.get(name)
@@ -747,19 +739,6 @@ def env_int(env: Mapping[str, str], name: str, default: int) -> int:
     except ValueError as exc:
         raise ConfigError(
             f"{name}={value!r} is not a whole number", hint=f"set {name} to an integer or unset it"
-        ) from exc
-
-
-def env_float(env: Mapping[str, str], name: str, default: float) -> float:
-    """A number from the environment; a malformed value is a clear error."""
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        return float(value.strip())
-    except ValueError as exc:
-        raise ConfigError(
-            f"{name}={value!r} is not a number", hint=f"set {name} to a number or unset it"
         ) from exc
 
 
