@@ -327,6 +327,18 @@ class TeamRemote:
         )
 
 
+def clone(url: str, target: Path, env: Mapping[str, str] | None = None) -> None:
+    """Clone ``url`` into ``target`` through the user's git (credentials, ssh, insteadOf)."""
+    import git  # GitPython: heavy, so imported only when we talk to a remote
+
+    run_env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {})}
+    try:
+        git.Repo.clone_from(url, str(target), env=run_env)
+    except git.GitCommandError as exc:
+        probe = TeamRemote(target.parent, url, env=run_env)
+        raise probe._failure("clone", str(exc.stderr or exc)) from None
+
+
 def _last_lines(text: str, count: int = 3) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return "; ".join(lines[-count:])

@@ -188,10 +188,9 @@ def _context(cfg: Config, team_path: Any) -> tuple[Team, Any, Any, dict[str, str
 
 
 def _merge_base(store: Any, a: str, b: str) -> str | None:
-    from dulwich.graph import find_merge_base
+    from reflectgit.git.history import merge_base
 
-    bases = find_merge_base(store.repo, [a.encode("ascii"), b.encode("ascii")])
-    return bases[0].decode("ascii") if bases else None
+    return merge_base(store, a, b)
 
 
 def _branch_changes(
@@ -233,7 +232,7 @@ class PrLookup:
 
 
 def _pr_finder(cfg: Config, team: Team, remote: Any, store: Any, main: str | None) -> PrLookup:
-    from reflectgit.forge.base import choose_forge
+    from reflectgit.forge.choose import choose_forge
     from reflectgit.workflows.routing import forge_settings
 
     try:
@@ -403,9 +402,9 @@ def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
 
 
 def _blob_id(data: bytes) -> str:
-    from dulwich.objects import Blob
+    from reflectgit.git.store import blob_id
 
-    return Blob.from_string(data).id.decode("ascii")
+    return blob_id(data)
 
 
 def approve(
@@ -501,7 +500,7 @@ def _pr_state_note(find_pr: PrLookup, pr: Any) -> str:
 
 def reject(cfg: Config, branch: str, reason: str, team_path: Any = None) -> ReviewResult:
     """Close the branch's PR with the reason as a comment, then delete the branch."""
-    from reflectgit.forge.base import choose_forge
+    from reflectgit.forge.choose import choose_forge
     from reflectgit.workflows.routing import forge_settings
 
     if not reason.strip():

@@ -290,21 +290,10 @@ def _build(store: Any, src: SourceNote, base: str | None, tier: str) -> str | No
 
 
 def drop_scratch_ref(store: Any, branch: str) -> None:
-    """Delete a scratch branch and its reflog (dulwich's ref removal leaves the log file)."""
-    store.delete_ref(branch)
-    logs = Path(store.common_dir) / "logs" / "refs" / "heads"
-    log = logs / branch
-    try:
-        log.unlink()
-    except OSError:
-        return
-    folder = log.parent
-    while folder != logs and logs in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
+    """Delete a scratch branch and its reflog."""
+    from reflectgit.git.refs import drop_branch
+
+    drop_branch(store, branch)
 
 
 def _fail(result: RouteResult, src: SourceNote, exc: RemoteError) -> RouteResult:
@@ -549,7 +538,8 @@ def _ensure_pr(
 ) -> None:
     """Find the open PR for the branch, or open a draft; a missing forge is a note, not a failure."""
     from reflectgit.errors import ForgeError
-    from reflectgit.forge.base import choose_forge, manual_pr_url
+    from reflectgit.forge.base import manual_pr_url
+    from reflectgit.forge.choose import choose_forge
 
     assert result.branch
     url = remote.url()

@@ -943,7 +943,7 @@ class KnowledgeBase:
         commits: list[str] = []
         seen: set[str] = set()
         total = len(notes)
-        from dulwich.objects import Blob
+        from reflectgit.git.store import blob_id
 
         def flush() -> None:
             if not pending:
@@ -979,7 +979,7 @@ class KnowledgeBase:
                 continue
             if ident in existing_stems:
                 _, blob = existing_stems[ident]
-                same = Blob.from_string(data).id.decode("ascii") == blob
+                same = blob_id(data) == blob
                 reason = "already in the KB" if same else "the id is taken by a different note"
                 skipped.append(Skipped(rel, f"{ident}: {reason}"))
                 continue
