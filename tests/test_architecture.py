@@ -478,6 +478,7 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
         "reflectgit.cli.app",
         "reflectgit.cli.fastpath",
         "reflectgit.cli.kb",
+        "reflectgit.cli.options",
         "reflectgit.cli.render",
     }
 
