@@ -1118,16 +1118,3 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "refreshed": result.refresh.to_json if result.refresh else None,
         "hits": [h.to_json() for h in result.hits],
     }
-
-
-def result_lines(result: SearchResult, include_all: bool = False) -> list[str]:
-    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
-    return lines
