@@ -491,3 +491,33 @@ def test_the_fast_entries_import_no_framework(tmp_path: Path) -> None:
         if m.split(".")[0] in {"typer", "click", "rich", "dulwich", "git"}
     )
     assert heavy == []
+
+
+# --------------------------------------------------------------------------- one set of options
+
+
+def _click_options(command: object) -> dict[str, tuple[str, bool]]:
+    out: dict[str, tuple[str, bool]] = {}
+    for param in getattr(command, "params", []):
+        if param.param_type_name == "option":  # typer may parse with its own copy of click
+            for flag in param.opts:
+                out[flag] = (str(param.name), not param.is_flag)
+    return out
+
+
+def test_the_peek_and_typer_read_the_same_options() -> None:
+    """The argv peek and the search fast path declare nothing typer does not declare the same way."""
+    import typer.main
+
+    from reflectgit.cli.app import build
+    from reflectgit.cli.options import GLOBAL_OPTIONS, SEARCH_LIMIT, SEARCH_OPTIONS
+
+    root = typer.main.get_command(build("search"))
+    typer_globals = _click_options(root)
+    for flag, (_field, takes_value) in GLOBAL_OPTIONS.items():
+        assert flag in typer_globals and typer_globals[flag][1] == takes_value, flag
+    search = root.commands["search"]  # type: ignore[attr-defined]
+    typer_search = _click_options(search)
+    assert {f: typer_search.get(f) for f in SEARCH_OPTIONS} == SEARCH_OPTIONS
+    limit = next(p for p in search.params if p.name == "limit")
+    assert limit.default == SEARCH_LIMIT

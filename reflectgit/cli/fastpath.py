@@ -22,7 +22,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reflectgit.cli.options import GLOBAL_OPTIONS, HELP_OPTIONS, VERSION_OPTION, Globals
+from reflectgit.cli.options import (
+    GLOBAL_OPTIONS,
+    HELP_OPTIONS,
+    SEARCH_LIMIT,
+    SEARCH_OPTIONS,
+    VERSION_OPTION,
+    Globals,
+)
 
 
 @dataclass
@@ -84,10 +91,6 @@ def try_fast(args: Sequence[str]) -> int | None:
     return None
 
 
-_SEARCH_VALUES = {"--limit": "limit", "-n": "limit", "--tag": "tag", "--confidence": "confidence"}
-_SEARCH_VALUES["--as-of"] = "as_of"
-
-
 def try_search(argv: Sequence[str] | None = None) -> int | None:
     """``[--kb P] [--json] [-q] search WORDS [--limit N] [--all] [--tag T] [--confidence X]
     [--as-of D]`` without typer; None when the arguments are anything else or the search raises."""
@@ -105,10 +108,11 @@ def _search(seen: Peek) -> int | None:
     j = 0
     while j < len(rest):
         arg = rest[j]
-        if arg in _SEARCH_VALUES and j + 1 < len(rest):
-            options[_SEARCH_VALUES[arg]] = rest[j + 1]
+        name, takes_value = SEARCH_OPTIONS.get(arg, ("", False))
+        if name and takes_value and j + 1 < len(rest):
+            options[name] = rest[j + 1]
             j += 2
-        elif arg == "--all":
+        elif name and not takes_value:
             include_all, j = True, j + 1
         elif arg.startswith("-"):
             return None  # --help, --at, --opt=value, or a typo: the full CLI explains
@@ -117,7 +121,7 @@ def _search(seen: Peek) -> int | None:
             j += 1
     if not words:
         return None
-    limit_text = options.get("limit", "10")
+    limit_text = options.get("limit", str(SEARCH_LIMIT))
     if not limit_text.isdigit():
         return None
     from reflectgit.cli import render

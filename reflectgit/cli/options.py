@@ -25,6 +25,18 @@ GLOBAL_OPTIONS: dict[str, tuple[str, bool]] = {
 VERSION_OPTION = "--version"
 HELP_OPTIONS = ("-h", "--help")
 
+# The options of `search` that the fast path takes itself: flag -> (parameter, takes a value).
+# cli/search.py declares the same flags to typer; tests/test_architecture.py checks they agree.
+SEARCH_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--limit": ("limit", True),
+    "-n": ("limit", True),
+    "--tag": ("tag", True),
+    "--confidence": ("confidence", True),
+    "--as-of": ("as_of", True),
+    "--all": ("include_all", False),
+}
+SEARCH_LIMIT = 10
+
 
 @dataclass
 class Globals:

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import fail, globals_of
+from reflectgit.cli.options import SEARCH_LIMIT, fail, globals_of
 from reflectgit.errors import EXIT_USAGE, ReflectGitError
 
 commands = typer.Typer()
@@ -23,7 +23,7 @@ def search_cmd(
     query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
         ..., help="Words to look for (any punctuation is fine)."
     ),
-    limit: int = typer.Option(10, "--limit", "-n", help="At most this many notes."),
+    limit: int = typer.Option(SEARCH_LIMIT, "--limit", "-n", help="At most this many notes."),
     include_all: bool = typer.Option(
         False, "--all", help="Also superseded, archived, forgotten and retired notes."
     ),
