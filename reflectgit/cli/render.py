@@ -229,17 +229,71 @@ def problems(ctx: Any, lines: Sequence[str], fmt: str, summary_line: str) -> Non
 # --------------------------------------------------------------------------- team and review
 
 
+def _tip(sha: str | None) -> str:
+    return sha[:10] if sha else "(none)"
+
+
+def team_status(result: Any) -> list[str]:
+    out = [
+        f"team remote: {result.remote}",
+        f"local repository: {result.path}",
+        f"{result.branch}: remote {_tip(result.remote_tip)}, local {_tip(result.local_tip)}"
+        + (
+            f" (ahead {result.ahead}, behind {result.behind})"
+            if result.ahead or result.behind
+            else ""
+        ),
+        f"open knowledge branches: {len(result.knowledge_branches)}",
+    ]
+    out += [f"  {name}" for name in result.knowledge_branches]
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
 def team_cloned(result: Any) -> list[str]:
-    return [f"cloned {result.remote} into {result.path}", *result.lines()]
+    return [f"cloned {result.remote} into {result.path}", *team_status(result)]
 
 
 def team_synced(result: Any) -> list[str]:
     head = "fetched and fast-forwarded" if result.updated else "fetched"
-    return [f"team KB {head}", *result.lines()]
+    return [f"team KB {head}", *team_status(result)]
+
+
+def routed(result: Any) -> list[str]:
+    return list(result.lines())
+
+
+def review_item(item: Any, full: bool = False) -> list[str]:
+    out = [
+        f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
+        f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
+        f"PR {item.pr_url or '(none found)'}, "
+        + ("valid" if item.valid else f"INVALID ({len(item.problems)} problems)"),
+    ]
+    out += [f"  problem: {p}" for p in item.problems]
+    out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
+    if full and item.note_text is not None:
+        out += ["", item.note_text]
+    return out
 
 
 def review_items(items: Sequence[Any]) -> list[str]:
-    return [line for item in items for line in item.lines()] or ["no open knowledge branches"]
+    return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
+
+
+def reviewed(result: Any) -> list[str]:
+    if result.action == "approve":
+        how = "fast-forward" if result.fast_forward else "merge commit"
+        out = [f"approved {result.branch}: {how} {result.commit or ''}".rstrip()]
+        out.append(f"pushed to main: {'yes' if result.pushed else 'no'}")
+    else:
+        out = [f"rejected {result.branch}"]
+        out.append(f"pull request closed: {'yes' if result.closed else 'no'}")
+    out.append(f"branch deleted: {'yes' if result.deleted else 'no'}")
+    if result.pr_url:
+        out.append(f"pull request: {result.pr_url}")
+    out += [f"note: {n}" for n in result.notes]
+    return out
 
 
 # --------------------------------------------------------------------------- hooks and capture

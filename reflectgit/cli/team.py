@@ -54,7 +54,7 @@ def team_status_command(
     from reflectgit.workflows import team
 
     result = team.status(globals_of(ctx).config(), team_path, fetch=not offline)
-    render.emit(ctx, result.to_json(), result.lines())
+    render.emit(ctx, result.to_json(), render.team_status(result))
 
 
 @commands.command("route")
@@ -74,7 +74,7 @@ def route_command(
             raise ReflectGitError(f"{target}: no such note file", hint="check the path")
         target = str(path.absolute())
     result = routing.route(globals_of(ctx).config(), target, team_path=team_path, dry_run=dry_run)
-    render.emit(ctx, result.to_json(), result.lines())
+    render.emit(ctx, result.to_json(), render.routed(result))
     if result.error:
         raise RemoteError(result.error, hint=result.hint)
 
@@ -101,7 +101,7 @@ def review_show_command(
     from reflectgit.workflows import review
 
     item = review.show(globals_of(ctx).config(), branch, team_path)
-    render.emit(ctx, item.to_json(full=True), item.lines(full=True))
+    render.emit(ctx, item.to_json(full=True), render.review_item(item, full=True))
 
 
 @review_app.command("approve")
@@ -114,7 +114,7 @@ def review_approve_command(
     from reflectgit.workflows import review
 
     result = review.approve(globals_of(ctx).config(), branch, team_path)
-    render.emit(ctx, result.to_json(), result.lines())
+    render.emit(ctx, result.to_json(), render.reviewed(result))
 
 
 @review_app.command("reject")
@@ -128,4 +128,4 @@ def review_reject_command(
     from reflectgit.workflows import review
 
     result = review.reject(globals_of(ctx).config(), branch, reason, team_path)
-    render.emit(ctx, result.to_json(), result.lines())
+    render.emit(ctx, result.to_json(), render.reviewed(result))

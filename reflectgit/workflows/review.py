@@ -166,19 +166,6 @@ class BranchReview:
             doc["note"] = self.note_text
         return doc
 
-    def lines(self, full: bool = False) -> list[str]:
-        out = [
-            f"{self.branch}: {self.title} [{(self.tier or '?').upper()}]",
-            f"  id {self.id or '?'}, {self.age_days:.1f} days old, "
-            f"PR {self.pr_url or '(none found)'}, "
-            + ("valid" if self.valid else f"INVALID ({len(self.problems)} problems)"),
-        ]
-        out += [f"  problem: {p}" for p in self.problems]
-        out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in self.duplicates]
-        if full and self.note_text is not None:
-            out += ["", self.note_text]
-        return out
-
 
 def _context(cfg: Config, team_path: Any) -> tuple[Team, Any, Any, dict[str, str]]:
     team = require_team(cfg, team_path)
@@ -364,20 +351,6 @@ class ReviewResult:
             "fast_forward": self.fast_forward,
             "notes": self.notes,
         }
-
-    def lines(self) -> list[str]:
-        if self.action == "approve":
-            how = "fast-forward" if self.fast_forward else "merge commit"
-            out = [f"approved {self.branch}: {how} {self.commit or ''}".rstrip()]
-            out.append(f"pushed to main: {'yes' if self.pushed else 'no'}")
-        else:
-            out = [f"rejected {self.branch}"]
-            out.append(f"pull request closed: {'yes' if self.closed else 'no'}")
-        out.append(f"branch deleted: {'yes' if self.deleted else 'no'}")
-        if self.pr_url:
-            out.append(f"pull request: {self.pr_url}")
-        out += [f"note: {n}" for n in self.notes]
-        return out
 
 
 def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:

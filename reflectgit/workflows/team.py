@@ -212,22 +212,6 @@ class TeamStatus:
             "notes": self.notes,
         }
 
-    def lines(self) -> list[str]:
-        out = [
-            f"team remote: {self.remote}",
-            f"local repository: {self.path}",
-            f"{self.branch}: remote {_short(self.remote_tip)}, local {_short(self.local_tip)}"
-            + (f" (ahead {self.ahead}, behind {self.behind})" if self.ahead or self.behind else ""),
-            f"open knowledge branches: {len(self.knowledge_branches)}",
-        ]
-        out += [f"  {name}" for name in self.knowledge_branches]
-        out += [f"note: {n}" for n in self.notes]
-        return out
-
-
-def _short(sha: str | None) -> str:
-    return sha[:10] if sha else "(none)"
-
 
 def default_clone_path(cfg: Config) -> Path:
     """Next to the KB: ``~/.learnings`` -> ``~/.learnings-team``."""
