@@ -7,7 +7,8 @@ Rules (docs/architecture.md explains them):
    top-level, inside functions, under ``if TYPE_CHECKING:``, and ``importlib.import_module("...")``.
 2. Only ``reflectgit/git/`` touches git: imports dulwich or GitPython, starts ``git`` (a
    subprocess whose argv is ``git ...``, or any ``["git", ...]`` argv, or ``shutil.which("git")``),
-   or builds a path into ``.git``.
+   or builds a path into ``.git``. Inside ``git/``, only ``run.py`` starts processes (the one
+   runner, the one environment policy).
 3. Only ``reflectgit/cli/`` imports typer or click.
 4. ``reflectgit/notes/`` does no I/O: no file, process, socket or database modules, no ``open``,
    no path method that touches the disk (reading the package's own schemas through
@@ -116,7 +117,7 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
 class Finding:
     module: str  # path relative to reflectgit/, e.g. "workflows/recall.py"
     line: int
-    rule: str  # "layer", "git-import", "git-run", "git-path", "ui-import", "notes-io"
+    rule: str  # "layer", "git-import", "git-run", "git-runner", "git-path", "ui-import", "notes-io"
     function: str  # the enclosing function ("" at module level)
     detail: str
 
@@ -262,6 +263,8 @@ def check_source(module: str, source: str) -> list[Finding]:
                 "check_output",
                 "system",
             }
+            if in_git and spawner and module != "git/run.py":
+                add(node, "git-runner", f"{name}(); only git/run.py starts processes")
             if not in_git and first is not None:
                 if spawner and (
                     (
@@ -387,6 +390,7 @@ def rules(module: str, source: str) -> set[str]:
         ("workflows/x.py", "import os\nos.system('git gc')\n", "git-run"),
         ("workflows/x.py", "cmd = ['git', f'--git-dir={d}', 'diff-tree']\n", "git-run"),
         ("forge/x.py", "import shutil\nshutil.which('git')\n", "git-run"),
+        ("git/x.py", "import subprocess\nsubprocess.run(['git', 'gc'])\n", "git-runner"),
         ("workflows/x.py", "head = (kb / '.git' / 'HEAD').read_text()\n", "git-path"),
         ("workflows/x.py", "import os\nos.path.join(kb, '.git', 'refs')\n", "git-path"),
         ("workflows/x.py", "from pathlib import Path\nPath(kb, '.git/HEAD')\n", "git-path"),
@@ -413,7 +417,7 @@ def test_the_checker_catches(module: str, source: str, rule: str) -> None:
         ("cli/x.py", "import typer\nfrom reflectgit.workflows.kb import core\n"),
         ("workflows/x.py", "from reflectgit.git.run import run\nrun(['status'])\n"),
         ("workflows/kb/x.py", "from reflectgit.workflows.kb import core\nfrom . import core\n"),
-        ("git/x.py", "import dulwich\nimport subprocess\nsubprocess.run(['git', 'gc'])\n"),
+        ("git/run.py", "import dulwich\nimport subprocess\nsubprocess.run(['git', 'gc'])\n"),
         ("git/x.py", "head = (kb / '.git' / 'HEAD').read_text()\n"),
         ("forge/x.py", "from reflectgit.git.credential import fill\n"),
         ("forge/x.py", "url = 'https://h/o/r.git'\nurl.endswith('.git')\n"),
