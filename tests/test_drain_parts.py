@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reflectgit.config import WriterSettings, load
 from reflectgit.notes.note import Note, parse_note, render_note
 from reflectgit.notes.signals import DialogueLine, detect
 from reflectgit.workflows.drain import actions as act
@@ -59,12 +60,12 @@ def test_envelope_accounting() -> None:
 
 
 def test_default_command_is_tool_free_single_turn_with_the_model() -> None:
-    argv = wr.command_for({"REFLECT_DRAIN_MODEL": "opus"})
+    argv = wr.command_for(load(WriterSettings, {"REFLECT_DRAIN_MODEL": "opus"}))
     assert argv[:2] == ["claude", "-p"]
     assert argv[argv.index("--allowedTools") + 1] == ""
     assert argv[argv.index("--max-turns") + 1] == "1"
     assert argv[-2:] == ["--model", "opus"]
-    assert wr.command_for({"REFLECT_DRAIN_CMD": "my-model --fast 'a b'"}) == [
+    assert wr.command_for(load(WriterSettings, {"REFLECT_DRAIN_CMD": "my-model --fast 'a b'"})) == [
         "my-model",
         "--fast",
         "a b",

@@ -241,9 +241,7 @@ def route(
         if team is None and tier != "low":
             result.notes.append("no team KB configured: queued for review in the personal KB")
         return _to_queue(cfg, src, result, clock)
-    attempts = max_attempts or int(
-        cfg.setting("routing", "max_attempts", DEFAULT_ATTEMPTS) or DEFAULT_ATTEMPTS
-    )
+    attempts = max_attempts or cfg.routing.max_attempts
     if tier == "high":
         result.route = "main"
         return _to_main(team, src, result, max(1, attempts))

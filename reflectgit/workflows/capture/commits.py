@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.config import DOCUMENTS, Config, env_flag, env_int
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.privacy import clean, clean_data
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -65,13 +65,9 @@ def safe_session(value: object) -> str | None:
     return value if isinstance(value, str) and SAFE_SESSION.match(value) else None
 
 
-def session_from_env(env: Mapping[str, str]) -> str | None:
-    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID``, else None."""
-    for name in ("CLAUDE_SESSION_ID", "REFLECT_SESSION_ID"):
-        value = safe_session(env.get(name, "").strip())
-        if value:
-            return value
-    return None
+def session_from_settings(settings: CaptureSettings) -> str | None:
+    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID`` (as config read them), else None."""
+    return safe_session(settings.session_id)
 
 
 @dataclass
@@ -113,13 +109,17 @@ class Capture:
         self.clock = clock
         self.state_dir = cfg.state_dir
         self.root = cfg.state_dir / CAPTURE_DIR
+        self.settings: CaptureSettings = cfg.capture  # malformed values fall back, logged below
+        if cfg.warnings and self.usable:
+            for warning in cfg.warnings:
+                self.log("config", "fallback", warning)
 
     # ------------------------------------------------------------------ where things live
 
     @property
     def usable(self) -> bool:
         """False when there is no KB to capture into (we never create one by accident)."""
-        if self.cfg.env.get("REFLECT_STATE_DIR"):
+        if self.cfg.state_dir_explicit:
             return True
         return self.state_dir.parent.is_dir()
 
@@ -426,7 +426,7 @@ class Capture:
             subject=clean(subject.strip()),
             body=clean(body.strip()),
             files=info["files"],
-            session=session_from_env(self.cfg.env),
+            session=session_from_settings(self.settings),
             merge_conflict_resolved=info["conflicted"],
             parents=info["parents"],
             reverts=_reverted(body),
@@ -512,20 +512,18 @@ class Capture:
         return results
 
     def idle_settings(self) -> tuple[Path, float, float, int]:
-        """(projects root, threshold, max age, per-sweep limit) from the environment."""
-        env = self.cfg.env
-        home = env.get("HOME") or str(Path.home())
-        root = Path(env.get("REFLECT_IDLE_PROJECTS_ROOT") or Path(home) / ".claude" / "projects")
+        """(projects root, threshold, max age, per-sweep limit), as config read them."""
+        s = self.settings
         return (
-            root,
-            float(env_int(env, "REFLECT_IDLE_THRESHOLD_SEC", 600)),
-            float(env_int(env, "REFLECT_IDLE_MAX_AGE_SEC", 86400)),
-            env_int(env, "REFLECT_IDLE_MAX_PER_SWEEP", 5),
+            s.idle_projects_root,
+            float(s.idle_threshold_sec),
+            float(s.idle_max_age_sec),
+            s.idle_max_per_sweep,
         )
 
     @property
     def idle_disabled(self) -> bool:
-        return self.cfg.disabled or env_flag(self.cfg.env, "REFLECT_IDLE_DISABLED")
+        return self.cfg.disabled or self.settings.idle_disabled
 
 
 @dataclass(frozen=True)

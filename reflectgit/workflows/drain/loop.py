@@ -27,11 +27,9 @@ from typing import Any
 from reflectgit.config import (
     ARCHIVED,
     DOCUMENTS,
+    DRAIN_MODEL_ENV,
     INTERNAL_ENV,
     Config,
-    env_flag,
-    env_float,
-    env_int,
 )
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
@@ -96,9 +94,12 @@ class Settings:
         max_entries: int | None = None,
         writer: str | None = None,
     ) -> Settings:
-        env = cfg.env
-        command = tuple(wr.command_for(env))
-        chosen = (writer or env.get("REFLECT_DRAIN_WRITER", "")).strip().lower()
+        if max_entries is not None and max_entries < 0:
+            raise UsageError("--max must be 0 or more")
+        d = cfg.drain_settings(dry_run=dry_run, max_per_run=max_entries, writer=writer)
+        w = cfg.writer
+        command = tuple(wr.command_for(w))
+        chosen = d.writer.strip().lower()
         if chosen == "agentic":
             # The original tool's multi-turn writer; its single-shot successor does the job.
             chosen = "extract"
@@ -109,42 +110,32 @@ class Settings:
             )
         if not chosen:
             # extract when a model command is configured or installed, else the embedded one
-            explicit = bool(env.get("REFLECT_DRAIN_CMD", "").strip())
-            chosen = "extract" if explicit or wr.find_command(list(command), env) else "heuristic"
-        threshold = env.get("REFLECT_QUOTA_UTIL_THRESHOLD", "").strip()
-        if max_entries is not None and max_entries < 0:
-            raise UsageError("--max must be 0 or more")
+            explicit = bool(w.command)
+            chosen = (
+                "extract" if explicit or wr.find_command(list(command), cfg.env) else "heuristic"
+            )
         return cls(
             disabled=cfg.disabled,
-            max_per_run=max_entries
-            if max_entries is not None
-            else env_int(env, "REFLECT_DRAIN_MAX", 3),
-            daily_max=env_int(env, "REFLECT_DRAIN_DAILY_MAX", 20),
-            debounce_sec=env_int(env, "REFLECT_DRAIN_DEBOUNCE_SEC", 600),
-            timeout=env_int(env, "REFLECT_DRAIN_TIMEOUT", 300),
-            model_timeout=env_float(env, "REFLECT_DRAIN_MODEL_TIMEOUT", 0.0) or None,
-            timeout_retries=env_int(env, "REFLECT_DRAIN_TIMEOUT_RETRIES", 1),
-            max_retries=env_int(env, "REFLECT_DRAIN_MAX_RETRIES", 3),
-            invalid_threshold=env_int(env, "REFLECT_DRAIN_INVALID_THRESHOLD", 3),
-            token_max=env_int(env, "REFLECT_DRAIN_TOKEN_MAX", 2_000_000),
-            max_input_chars=env_int(env, "REFLECT_DRAIN_MAX_INPUT_CHARS", 60_000),
-            cascade=env_flag(env, "REFLECT_DRAIN_CASCADE", True),
+            max_per_run=d.max_per_run,
+            daily_max=d.daily_max,
+            debounce_sec=d.debounce_sec,
+            timeout=d.timeout,
+            model_timeout=d.model_timeout or None,
+            timeout_retries=d.timeout_retries,
+            max_retries=d.max_retries,
+            invalid_threshold=d.invalid_threshold,
+            token_max=d.token_max,
+            max_input_chars=d.max_input_chars,
+            cascade=d.cascade,
             writer=chosen,
             command=command,
-            model=env.get("REFLECT_DRAIN_MODEL", "").strip() or wr.DEFAULT_MODEL,
-            dry_run=env_flag(env, "REFLECT_DRAIN_DRY_RUN") if dry_run is None else dry_run,
-            cwd=env.get("REFLECT_DRAIN_CWD") or env.get("HOME") or None,
-            stale_days=env_int(env, "REFLECT_DRAIN_STALE_DAYS", 0),
-            log_max_bytes=env_int(env, "REFLECT_DRAIN_LOG_MAX_BYTES", 10 * 1024 * 1024),
-            route=bool(cfg.setting("drain", "route", False)),
-            quota=quota.QuotaSettings(
-                enabled=env_flag(env, "REFLECT_QUOTA_GATE", True),
-                ttl_sec=env_int(env, "REFLECT_QUOTA_TTL_SEC", quota.DEFAULT_TTL),
-                ceiling_override=env_float(env, "REFLECT_QUOTA_UTIL_THRESHOLD", 0.0)
-                if threshold
-                else None,
-                exempt=bool(env.get("ANTHROPIC_API_KEY")),
-            ),
+            model=w.model,
+            dry_run=d.dry_run,
+            cwd=d.cwd,
+            stale_days=d.stale_days,
+            log_max_bytes=d.log_max_bytes,
+            route=d.route,
+            quota=cfg.quota,
         )
 
 
@@ -565,7 +556,7 @@ class Drain:
                 detail=f"would call {argv[0]} with a {len(prompt)} character prompt",
             )
         env = dict(self.cfg.env)
-        env["REFLECT_DRAIN_MODEL"] = s.model
+        env[DRAIN_MODEL_ENV] = s.model
         env[INTERNAL_ENV] = "1"  # the writer's own session must not fire our capture hooks
         run = wr.run_model(
             argv,
