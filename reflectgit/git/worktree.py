@@ -399,12 +399,14 @@ class WorkTree:
         a prefix of one: that is the user's. Returns the paths left alone."""
         if not paths:
             return []
-        staged = self._staged(paths)
+        staged, skipped = self._staged(paths)
         left: list[str] = []
         to_checkout: list[str] = []
         to_remove: list[str] = []
         present: list[str] = []
         for path in paths:
+            if path in skipped:
+                continue  # skip-worktree (outside a sparse checkout): git keeps it away
             try:
                 st = os.lstat(self.root / path)
             except (FileNotFoundError, NotADirectoryError):
@@ -439,21 +441,25 @@ class WorkTree:
             )
         return left
 
-    def _staged(self, paths: Sequence[str]) -> dict[str, str]:
-        """path -> blob the real index holds at stage 0 (skip-worktree entries left out)."""
+    def _staged(self, paths: Sequence[str]) -> tuple[dict[str, str], set[str]]:
+        """path -> blob the real index holds at stage 0, and the skip-worktree paths apart."""
         result = self._check(
             self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", *_spec(paths)]),
             "ls-files",
         )
         out: dict[str, str] = {}
+        skipped: set[str] = set()
         for record in result.stdout.split(b"\x00"):
             if not record:
                 continue
             meta, _, name = record.partition(b"\t")
             tag, _mode, sha, stage = meta.decode("ascii").split()
-            if stage == "0" and tag != "S":
-                out[name.decode("utf-8", "surrogateescape")] = sha
-        return out
+            path = name.decode("utf-8", "surrogateescape")
+            if tag == "S":
+                skipped.add(path)
+            elif stage == "0":
+                out[path] = sha
+        return out, skipped
 
     def _hash(self, paths: Sequence[str]) -> dict[str, str]:
         """What git would store for each work-tree file (clean filters, eol conversion)."""
