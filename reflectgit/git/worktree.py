@@ -19,7 +19,8 @@ One commit on the checked-out branch, in this order (git's lockfile protocol):
 3. The objects and the commit are written; the journal records the new commit.
 4. ``git read-tree -m -u <old tree> <new tree>`` (the two-tree merge ``git checkout`` uses to
    move between commits) updates our copy of the index and the changed paths in the work
-   tree, honouring sparse patterns, attributes and every index extension.
+   tree, honouring sparse patterns, attributes and every index extension. Outside sparse
+   checkouts it is given two small trees holding only the changed paths (see ``checkout``).
 5. The ref moves by compare-and-swap; our copy is renamed over ``index``; ``index.lock`` is
    removed; the journal is cleared.
 
