@@ -395,7 +395,12 @@ class WorkTree:
         checkout, where the index may hold a whole folder as one entry.
         """
         scratch = None
-        if entries is not None and not (self.git_dir / "info" / "sparse-checkout").exists():
+        simple = ":" not in os.fspath(self.git_dir)  # ':' separates alternates in the variable
+        if (
+            entries is not None
+            and simple
+            and not (self.git_dir / "info" / "sparse-checkout").exists()
+        ):
             try:
                 scratch, old_tree, new_tree = self._partial(entries)
             except ValueError:
