@@ -25,6 +25,7 @@ from reflectgit.errors import (
     NotFoundError,
     ReflectGitError,
     UsageError,
+    storage_error,
 )
 
 app = typer.Typer(
@@ -1313,6 +1314,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         typer.echo("error: interrupted", err=True)
         return 130
     except Exception as exc:
+        disk = storage_error(exc)  # a full, read-only or forbidden disk is the user's to fix
+        if disk is not None:
+            typer.echo(f"error: {disk.message}\nhint: {disk.hint}", err=True)
+            return disk.exit_code
         path = _log_internal_error(exc, args)
         where = f" (traceback in {path})" if path else ""
         typer.echo(f"error: internal error: {type(exc).__name__}: {exc}{where}", err=True)

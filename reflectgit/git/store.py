@@ -35,6 +35,7 @@ from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
+from reflectgit.git import safety
 from reflectgit.git.index import Entry, IndexFile, IndexLocked, UnsupportedIndex
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_all, write_pack
@@ -116,6 +117,7 @@ class Store:
     """A git repository holding a KB (or a team clone of one)."""
 
     def __init__(self, repo: Repo, env: Mapping[str, str] | None = None) -> None:
+        safety.check_repository(repo)  # sha256 or reftable: refused before anything is written
         self.repo = repo
         self.env: Mapping[str, str] = dict(env or {})
         self.git_dir = Path(os.fsdecode(repo.controldir()))
@@ -484,6 +486,7 @@ class Store:
         another writer changed one since, ``PathChanged`` is raised and nothing is written,
         so a read-modify-write never loses a concurrent update.
         """
+        changes = safety.checked_changes(self, changes, message, branch, parent)  # refusals
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
         with self.lock(), self._writing():

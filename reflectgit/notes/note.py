@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from reflectgit.errors import NoteError
+from reflectgit.notes import names
 
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -601,7 +602,8 @@ def new_id(
 
 
 def is_safe_id(value: object) -> bool:
-    """An id usable as a file name: no ``/``, no ``..``, no leading dot, no control characters."""
+    """An id usable as a file name: no ``/``, no ``..``, no leading dot, no control characters,
+    and ``<id>.md`` and ``<id>.entities.yaml`` are names every checkout holds (``names``)."""
     return (
         isinstance(value, str)
         and 0 < len(value) <= 200
@@ -609,6 +611,7 @@ def is_safe_id(value: object) -> bool:
         and ".." not in value
         and value == value.strip()
         and not _UNSAFE_ID.search(value)
+        and names.id_problem(value) is None
     )
 
 

@@ -37,6 +37,7 @@ from reflectgit.notes.note import (
     tier_of,
     utc_now,
 )
+from reflectgit.workflows.kb import ids
 
 if TYPE_CHECKING:
     from reflectgit.notes.schema import Problem
@@ -502,15 +503,20 @@ class KnowledgeBase:
 
         tree = self._tree()
         explicit = note.id
+        known = ids.existing_ids(self.store, tree)  # by case- and Unicode-folded key
         if explicit is not None:
             ident = explicit
             existing = self.find(ident, ("live", "archived"), tree, scan=False) if tree else None
+            if existing is None:
+                ids.refuse_clash(ident, known)
         else:
             existing = None
             body_key = note.body
 
             def taken(candidate: str) -> bool:
                 nonlocal existing
+                if ids.clash(candidate, known):
+                    return True
                 found = (
                     self.find(candidate, ("live", "archived"), tree, scan=False) if tree else None
                 )
@@ -936,6 +942,7 @@ class KnowledgeBase:
             for state in ("live", "archived"):
                 existing.update(self.store.list_tree(tree, STATE_FOLDERS[state]))
         existing_stems = {_stem(p): (p, b) for p, b in existing.items() if _is_note_path(p)}
+        known = ids.existing_ids(self.store, tree)
         imported: list[str] = []
         skipped: list[Skipped] = []
         pending: list[Change] = []
@@ -985,6 +992,10 @@ class KnowledgeBase:
                 continue
             if problem is not None:  # the note is fine, its sidecar is not
                 skipped.append(Skipped(rel, problem))
+                continue
+            clash = ids.clash_reason(ident, known)  # by case or Unicode normalisation
+            if clash is not None:
+                skipped.append(Skipped(rel, clash))
                 continue
             seen.add(ident)
             path = f"{STATE_FOLDERS[state]}/{ident}{NOTE_SUFFIX}"
