@@ -106,8 +106,8 @@ def storage_error(exc: BaseException) -> StorageError | None:
         hint = _STORAGE_HINTS.get(name)
         if hint is None:
             return None
-        where = exc.filename if exc.filename is not None else "a file reflect-git writes"
-        return StorageError(f"cannot write {where}: {exc.strerror} [{name}]", hint=hint)
+        what = f"cannot write {exc.filename}" if exc.filename is not None else "a write failed"
+        return StorageError(f"{what}: {exc.strerror} [{name}]", hint=hint)
     if type(exc).__module__ == "sqlite3":
         text = str(exc).lower()
         for words, name in _SQLITE_WORDS.items():
