@@ -114,6 +114,8 @@ def id_problem(ident: str) -> str | None:
 def id_key(ident: str) -> str:
     """The key two ids share when one file system could take them for one file: case-folded
     under Unicode compatibility normalisation (``Foo-1`` ~ ``foo-1``, composed ~ decomposed)."""
+    if ident.isascii():
+        return ident.lower()  # the same key, without the Unicode tables
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
 
 

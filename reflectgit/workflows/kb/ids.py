@@ -9,27 +9,42 @@ from __future__ import annotations
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import RefusedError
+from reflectgit.git.folders import entry_names, lowered_names
 from reflectgit.git.store import Store
 from reflectgit.notes import names
 
-NOTE_SUFFIX = ".md"
+SUFFIX = b".md"
+Known = dict[bytes, bytes]  # key of a file name -> the file name (UTF-8, as git stores it)
 
 
-def existing_ids(store: Store, tree: str | None) -> dict[str, str]:
-    """``id_key`` -> id (file stem) of every note under ``tree``, in every state."""
-    out: dict[str, str] = {}
-    if not tree:
-        return out
-    for folder in (DOCUMENTS, ARCHIVED, FORGOTTEN):
-        for path in store.list_tree(tree, folder):
-            name = path.rsplit("/", 1)[-1]
-            if name.endswith(NOTE_SUFFIX):
-                stem = name[: -len(NOTE_SUFFIX)]
-                out.setdefault(names.id_key(stem), stem)
+def _key(name: bytes) -> bytes:
+    if name.isascii():
+        return name.lower()  # what id_key gives an ASCII name, at bytes speed
+    return names.id_key(name.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+def existing_ids(store: Store, tree: str | None) -> Known:
+    """Every note's id key (its file name's, lowered) under ``tree``, in every state."""
+    out: Known = {}
+    for folder in (FORGOTTEN, ARCHIVED, DOCUMENTS):  # later wins: name the live note
+        found, raw = entry_names(store, tree, folder)
+        out.update(zip(lowered_names(raw), found, strict=True))  # exact for ASCII names
+        for name in found:  # the few others need Unicode folding
+            if not name.isascii():
+                out[_key(name)] = name
     return out
 
 
-def refuse_clash(ident: str, existing: dict[str, str]) -> None:
+def clash(ident: str, existing: Known) -> str | None:
+    """The existing id that ``ident`` would clash with, or None (an exact match is no clash)."""
+    raw = ident.encode("utf-8", "surrogateescape") + SUFFIX
+    other = existing.get(_key(raw))
+    if other is None or other == raw:
+        return None
+    return other[: -len(SUFFIX)].decode("utf-8", "surrogateescape")
+
+
+def refuse_clash(ident: str, existing: Known) -> None:
     """``RefusedError`` naming the existing id when ``ident`` differs from it only by case or
     Unicode normalisation."""
     other = clash(ident, existing)
@@ -42,13 +57,7 @@ def refuse_clash(ident: str, existing: dict[str, str]) -> None:
         )
 
 
-def clash(ident: str, existing: dict[str, str]) -> str | None:
-    """The existing id that ``ident`` would clash with, or None (an exact match is no clash)."""
-    other = existing.get(names.id_key(ident))
-    return other if other is not None and other != ident else None
-
-
-def clash_reason(ident: str, known: dict[str, str]) -> str | None:
+def clash_reason(ident: str, known: Known) -> str | None:
     """For a bulk import: why ``ident`` is skipped (it clashes with an id already in the KB or
     earlier in the import), or None, and then ``ident`` is remembered in ``known``."""
     other = clash(ident, known)
@@ -57,5 +66,6 @@ def clash_reason(ident: str, known: dict[str, str]) -> str | None:
             f"{ident}: clashes with the id {other} (they differ only by case or Unicode "
             "normalisation; a macOS or Windows checkout holds them as one file)"
         )
-    known.setdefault(names.id_key(ident), ident)
+    raw = ident.encode("utf-8", "surrogateescape") + SUFFIX
+    known.setdefault(_key(raw), raw)
     return None
