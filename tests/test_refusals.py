@@ -556,3 +556,25 @@ def test_a_read_only_kb_is_exit_1(tmp_path, cli):
         assert snapshot(path) == before
     finally:
         subprocess.run(["umount", "-l", str(view)], check=False)
+
+
+def test_reftable_repository_is_refused(tmp_path):
+    path = tmp_path / "kb"
+    git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
+    git("config", "core.repositoryformatversion", "1", cwd=path)
+    git("config", "extensions.refstorage", "reftable", cwd=path)
+    before = snapshot(path)
+    proc = run_cli_proc("--kb", str(path), "list")
+    assert proc.returncode == 1 and "refstorage" in proc.stderr and "hint: " in proc.stderr
+    assert snapshot(path) == before
+
+
+def test_sha256_is_refused_from_a_linked_worktree_too(tmp_path):
+    path = tmp_path / "kb"
+    git("init", "-q", "--object-format=sha256", "-b", "main", str(path), cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "first", cwd=path)
+    git("worktree", "add", "-q", str(tmp_path / "linked"), "-b", "other", cwd=path)
+    before = snapshot(path)
+    proc = run_cli_proc("--kb", str(tmp_path / "linked"), "add", "--title", "t", "--insight", "i")
+    assert proc.returncode == 1 and "sha256" in proc.stderr and "hint: " in proc.stderr
+    assert snapshot(path) == before

@@ -1,8 +1,9 @@
 """Refusals only git can judge: the repository's format, and what a path crosses on its way in.
 
-- ``check_repository``: reflect-git writes SHA-1 objects and loose refs. A repository made with
+- ``check_location``: reflect-git writes SHA-1 objects and loose refs. A repository made with
   ``git init --object-format=sha256`` (or with reftable refs) is refused on open and on init,
-  before anything is written; writing into one leaves objects git calls corrupt.
+  before it is even opened (opening a reftable one writes a stub); writing into one leaves
+  objects git calls corrupt.
 - ``checked_changes``: every path a commit writes is a name every checkout can hold (see
   ``notes/names.py``) and crosses no symlink, neither in the tree the commit builds on (a
   committed ``archived -> /elsewhere``, mode 120000) nor in the work tree (a ``documents``
@@ -12,12 +13,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dulwich.repo import Repo
+from dulwich.config import ConfigFile
 
 from reflectgit.errors import RefusedError
 from reflectgit.notes import messages, names
@@ -30,12 +33,38 @@ GITLINK_MODE = 0o160000
 SUPPORTED = {b"objectformat": (b"sha1",), b"refstorage": (b"files",)}
 
 
-def check_repository(repo: Repo) -> None:
-    """Refuse (closing ``repo``) a repository whose format reflect-git cannot write."""
-    try:
-        config = repo.get_config()
-    except Exception:  # an unreadable config: git itself will say what is wrong
-        return
+def check_location(path: str | os.PathLike[str]) -> None:
+    """Refuse the repository at ``path`` (work tree or bare) if its format is one reflect-git
+    cannot write. Read before the repository is opened: opening one can already write to it."""
+    for config_path in _config_files(Path(path)):
+        try:
+            config = ConfigFile.from_path(os.fspath(config_path))
+        except (OSError, ValueError):  # unreadable: git itself will say what is wrong
+            continue
+        _check_config(config, Path(path))
+
+
+def _config_files(path: Path) -> list[Path]:
+    """The config files of the repository at ``path``: its git dir's, and its common dir's
+    (a linked worktree keeps the repository's settings there)."""
+    dot = path / ".git"
+    if dot.is_file():
+        text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        if not text.startswith("gitdir:"):
+            return []
+        git_dir = (path / text[len("gitdir:") :].strip()).resolve()
+    elif dot.is_dir():
+        git_dir = dot
+    else:
+        git_dir = path  # bare
+    found = [git_dir / "config"]
+    with contextlib.suppress(OSError):
+        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        found.append((git_dir / common).resolve() / "config")
+    return [p for p in found if p.is_file()]
+
+
+def _check_config(config: ConfigFile, where: Path) -> None:
     for key, allowed in SUPPORTED.items():
         try:
             value = config.get((b"extensions",), key)
@@ -43,8 +72,6 @@ def check_repository(repo: Repo) -> None:
             continue
         if value.strip().lower() in allowed:
             continue
-        where = os.fsdecode(repo.path)
-        repo.close()
         shown = value.decode("utf-8", "replace")
         if key == b"objectformat":
             raise RefusedError(

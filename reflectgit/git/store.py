@@ -117,7 +117,6 @@ class Store:
     """A git repository holding a KB (or a team clone of one)."""
 
     def __init__(self, repo: Repo, env: Mapping[str, str] | None = None) -> None:
-        safety.check_repository(repo)  # sha256 or reftable: refused before anything is written
         self.repo = repo
         self.env: Mapping[str, str] = dict(env or {})
         self.git_dir = Path(os.fsdecode(repo.controldir()))
@@ -136,6 +135,7 @@ class Store:
     @classmethod
     def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
         """Open an existing repository (work tree or bare)."""
+        safety.check_location(path)  # sha256 or reftable: refused before anything is written
         try:
             repo = Repo(os.fspath(path))
         except (NotGitRepository, FileNotFoundError, NotADirectoryError):
@@ -150,6 +150,7 @@ class Store:
         cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None, bare: bool = False
     ) -> Store:
         """Open the repository at ``path``, creating it (branch ``main``, no commit) if needed."""
+        safety.check_location(path)  # sha256 or reftable: refused before anything is written
         target = Path(path)
         with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
             return cls(Repo(os.fspath(target)), env)
