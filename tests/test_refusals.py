@@ -578,3 +578,45 @@ def test_sha256_is_refused_from_a_linked_worktree_too(tmp_path):
     proc = run_cli_proc("--kb", str(tmp_path / "linked"), "add", "--title", "t", "--insight", "i")
     assert proc.returncode == 1 and "sha256" in proc.stderr and "hint: " in proc.stderr
     assert snapshot(path) == before
+
+
+# --------------------------------------------------------------------------- captured text
+
+
+def test_captured_tool_output_with_colours_is_scrubbed_not_lost(tmp_path, monkeypatch):
+    """Machine-captured text nobody can fix is made committable (escapes dropped) instead."""
+    import json
+
+    from tests.fixtures_capture import event_name, load_events, notes, run_hook
+
+    kb_path = tmp_path / "kb"
+    git("init", "-q", "-b", "main", str(kb_path), cwd=tmp_path)
+    git("commit", "-q", "--allow-empty", "-m", "init", cwd=kb_path)
+    monkeypatch.setenv("REFLECT_GIT_KB", str(kb_path))
+
+    def colour(value):
+        if isinstance(value, str):
+            return value.replace("FAILED", "\x1b[31mFAILED\x1b[0m").replace(
+                "Cannot start", "\x1b[1;31mCannot\x1b[0m start\x07"
+            )
+        if isinstance(value, dict):
+            return {k: colour(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [colour(v) for v in value]
+        return value
+
+    for payload in load_events("test-fix.json", tmp_path):
+        coloured = json.dumps(colour(json.loads(payload)))
+        assert run_hook(event_name(coloured), coloured).returncode == 0
+    found = notes(kb_path)
+    assert len(found) == 1, found
+    (text,) = found.values()
+    assert "Cannot start a runtime from within a runtime" in text
+    assert "\x1b" not in text and "\\e" not in text and "\x07" not in text
+    assert_fsck_clean(kb_path)
+
+
+def test_scrub_controls_keeps_text_and_drops_escapes():
+    assert names.scrub_controls("\x1b[31mred\x1b[0m\ttab\nline") == "red\ttab\nline"
+    assert names.scrub_controls("a\x1b]52;c;aGk=\x07b\x00c") == "abc"
+    assert names.scrub_controls("café ok") == "café ok"

@@ -70,6 +70,24 @@ def control_message(text: str, at: int) -> str:
     return f"holds the control character {describe(text[at])} at character {at + 1}"
 
 
+# Terminal escape sequences as captured tool output holds them: CSI (colours, cursor moves),
+# OSC (titles, clipboard writes, links) and two-character escapes.
+_ESCAPE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[@-Z\\\\-_]"
+)
+
+
+def scrub_controls(text: str) -> str:
+    """Machine-captured text (tool output, transcripts, commit captures) made committable:
+    terminal escape sequences removed, every other refused control character dropped. Text a
+    person gives is refused instead (``text_control``), never silently changed."""
+    if _TEXT_CONTROL.search(text) is None:
+        return text
+    return _TEXT_CONTROL.sub("", _ESCAPE.sub("", text))
+
+
 def name_problem(name: str) -> str | None:
     """Why one path component cannot be a file name in every checkout, or None."""
     if name in ("", ".", ".."):
