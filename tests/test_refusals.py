@@ -24,6 +24,9 @@ from reflectgit.git.store import Store, write
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
 from tests.fixtures_kb import head
+from tests.fixtures_remote import git_daemon
+
+__all__ = ["git_daemon"]
 
 # --------------------------------------------------------------------------- helpers
 
@@ -330,6 +333,8 @@ def test_a_255_byte_file_name_is_accepted(rg, kb, tmp_path):
         "review-queue/COM1.yaml",
         "review-queue/tab\tname.yaml",
         "documents/.GIT/config",
+        "documents/.g\u200cit/config",
+        "documents/GIT~1/x.md",
         "documents/trailing /x.md",
         "review-queue/q?.yaml",
     ],
@@ -620,3 +625,18 @@ def test_scrub_controls_keeps_text_and_drops_escapes():
     assert names.scrub_controls("\x1b[31mred\x1b[0m\ttab\nline") == "red\ttab\nline"
     assert names.scrub_controls("a\x1b]52;c;aGk=\x07b\x00c") == "abc"
     assert names.scrub_controls("café ok") == "café ok"
+
+
+def test_a_title_that_slugs_to_a_device_name_still_routes_to_the_review_queue(git_daemon, tmp_path):
+    from reflectgit.workflows import routing
+    from tests.fixtures_routing import make_kb
+
+    team = git_daemon.new_repo()
+    kb = make_kb(tmp_path / "personal", team, "")
+    low = kb.add("Con", "low")
+    result = routing.route(kb.config(), low)
+    assert result.route == "queue", result
+    assert result.queue_path == "review-queue/con-note.yaml"
+    assert git("status", "--porcelain", cwd=kb.path) == ""
+    assert_fsck_clean(kb.path)
+    assert names.safe_stem("console") == "console" and names.safe_stem("LPT1") == "LPT1-note"

@@ -41,6 +41,8 @@ _TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _MESSAGE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Refused in a file name: every control character, tab and newline included.
 _NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
+_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 _NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL"}
 
 
@@ -106,9 +108,16 @@ def name_problem(name: str) -> str | None:
     base = name.split(".", 1)[0].rstrip(" ").casefold()
     if base in WINDOWS_DEVICES:
         return f"is a device name on Windows ({base.upper()}, with or without an extension)"
-    if name.casefold() in (".git", "git~1"):
-        return "is git's own folder name"
+    if _HFS_IGNORED.sub("", name).casefold() in (".git", "git~1"):
+        return "is git's own folder name (as macOS or Windows would read it)"
     return None
+
+
+def safe_stem(stem: str) -> str:
+    """``stem``, with ``-note`` added when Windows would take it for a device (``con``): for
+    names made from titles (``review-queue/<slug>.yaml``, ``knowledge/<slug>`` branches)."""
+    base = stem.split(".", 1)[0].rstrip(" ").casefold()
+    return f"{stem}-note" if base in WINDOWS_DEVICES else stem
 
 
 def path_problem(path: str) -> str | None:
