@@ -143,6 +143,8 @@ def test_control_characters_in_a_title_are_refused(rg, kb, tmp_path, title):
     at = names.text_control(title)
     assert at is not None
     assert f"title: holds the control character U+{ord(title[at]):04X}" in err
+    res = rg("validate", str(tmp_path / "note.md"))  # the validator's fast path agrees
+    assert res.code == 1 and f"U+{ord(title[at]):04X}" in res.out, res
 
 
 def test_nul_from_flags_is_refused(rg, kb):

@@ -29,6 +29,7 @@ from typing import Any
 
 MAX_NAME_BYTES = 255
 WINDOWS_CHARS = '<>:"/\\|?*'
+_WINDOWS_CHAR = re.compile('[<>:"/\\\\|?*]')
 _DEVICES = ("con", "prn", "aux", "nul", "conin$", "conout$")
 WINDOWS_DEVICES = frozenset(
     (*_DEVICES, *(f"{port}{n}" for port in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"))
@@ -100,9 +101,12 @@ def name_problem(name: str) -> str | None:
     at = _first(_NAME_CONTROL, name)
     if at is not None:
         return f"holds the control character {describe(name[at])}"
-    bad = next((ch for ch in name if ch in WINDOWS_CHARS), None)
+    bad = _WINDOWS_CHAR.search(name)
     if bad is not None:
-        return f"holds {bad!r}, which Windows cannot hold in a file name (none of {WINDOWS_CHARS})"
+        return (
+            f"holds {bad.group()!r}, which Windows cannot hold in a file name "
+            f"(none of {WINDOWS_CHARS})"
+        )
     if name[-1] in ". ":
         return "ends with a dot or a space, which Windows drops (the file would change its name)"
     base = name.split(".", 1)[0].rstrip(" ").casefold()

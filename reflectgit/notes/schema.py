@@ -38,7 +38,6 @@ from reflectgit.notes.note import (
     Sidecar,
     StrictLoader,
     decode_text,
-    deeper_than,
     normalize_tier,
     parse_note,
     parse_sidecar,
@@ -179,7 +178,7 @@ def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Pr
         quick is not None
         and is_valid_fast(quick, NOTE_SCHEMA)
         and not _RAW_CONTROL.search(data)
-        and not _name_findings(quick)
+        and not _name_findings(quick, escapes=b"\\" in data)
     ):
         return []
     try:
@@ -229,10 +228,12 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
 _RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
 
 
-def _name_findings(instance: Any) -> list[names.Finding]:
+def _name_findings(instance: Any, escapes: bool = True) -> list[names.Finding]:
     """What git or a teammate's checkout cannot hold: control characters in any string, an id
-    that cannot name a file everywhere (the schema checks the rest of an id's shape)."""
-    findings = list(names.control_findings(instance))
+    that cannot name a file everywhere (the schema checks the rest of an id's shape). Without
+    ``escapes`` (no backslash in a file with no raw control character), YAML cannot have
+    produced a control character, so strings are not searched."""
+    findings = list(names.control_findings(instance)) if escapes else []
     ident = instance.get("id") if isinstance(instance, Mapping) else None
     if isinstance(ident, str) and not findings:
         problem = names.id_problem(ident)
@@ -358,15 +359,13 @@ def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
         return None
     finally:
         loader.dispose()
-    if not isinstance(built, dict) or deeper_than(built, MAX_DEPTH):
-        return None  # the full parser explains
-    return built
+    return built if isinstance(built, dict) else None
 
 
-def _build(node: yaml.Node, seen: set[int]) -> Any:
+def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
     # An alias composes to the node it names: seeing a node twice means anchors, whose
-    # expansion the full parser bounds.
-    if id(node) in seen:
+    # expansion the full parser bounds; so does it bound nesting.
+    if id(node) in seen or depth > MAX_DEPTH:
         raise _Unusual
     seen.add(id(node))
     tag = node.tag
@@ -377,10 +376,10 @@ def _build(node: yaml.Node, seen: set[int]) -> Any:
         for key_node, value_node in node.value:
             if key_node.tag != _TAG + "str" or key_node.value in out:
                 raise _Unusual  # a non-string or duplicate key: the full parser explains
-            out[key_node.value] = _build(value_node, seen)
+            out[key_node.value] = _build(value_node, seen, depth + 1)
         return out
     if tag == _TAG + "seq":
-        return [_build(item, seen) for item in node.value]
+        return [_build(item, seen, depth + 1) for item in node.value]
     construct = _SCALARS.get(tag)
     if construct is None:
         raise _Unusual
