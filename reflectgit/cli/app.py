@@ -167,7 +167,7 @@ def init_command(
 
 
 def _open_kb(ctx: typer.Context) -> Any:
-    from reflectgit.workflows.kb.core import KnowledgeBase
+    from reflectgit.workflows.kb import KnowledgeBase
 
     cfg = globals_of(ctx).config()
     return KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
@@ -316,7 +316,7 @@ def forget_cmd(
         fail("--now and --dry-run go with --sweep", code=EXIT_USAGE)
     with _open_kb(ctx) as kb:
         if sweep:
-            from reflectgit.workflows.kb.core import parse_instant
+            from reflectgit.notes.dates import parse_instant
 
             moment = None
             if now is not None:

@@ -21,9 +21,10 @@ def fallback_log(line: str) -> None:
         home = os.path.expanduser("~")
         folder = os.path.join(home, ".cache", "reflect-git")
         os.makedirs(folder, exist_ok=True)
+        from reflectgit.notes.dates import format_epoch
         from reflectgit.notes.privacy import clean
 
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        stamp = format_epoch(time.time())
         with open(os.path.join(folder, "hooks.log"), "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} {clean(line)[:2000]}\n")
     except BaseException:

@@ -27,6 +27,7 @@ import yaml
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
+from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.note import (
     ENTITY_TYPES,
     MAX_DEPTH,
@@ -50,11 +51,6 @@ SIDECAR_SUFFIX = ".entities.yaml"
 NOTE_SUFFIX = ".md"
 
 
-_ISO = re.compile(
-    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
-    r"(?:[Tt ](?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)"
-    r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?"
-)
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",
     "created": "add `created: 2026-03-04` (the day the learning was captured)",
@@ -433,27 +429,6 @@ def _sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding
                     f"{value!r} is not a listed entity; add it under entities or fix the name "
                     "(with --strict every edge joins two listed entities)",
                 )
-
-
-def parse_instant(value: Any) -> dt.datetime | None:
-    """An ISO date or timestamp string as an aware datetime (dates at midnight UTC)."""
-    if not isinstance(value, str):
-        return None
-    match = _ISO.fullmatch(value.strip())
-    if not match:
-        return None
-    text = match.group("date") + "T" + (match.group("time") or "00:00")
-    tz = match.group("tz")
-    try:
-        moment = dt.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if tz and tz not in ("Z", "z"):
-        sign = 1 if tz[0] == "+" else -1
-        digits = tz[1:].replace(":", "")
-        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        return moment.replace(tzinfo=dt.timezone(sign * offset))
-    return moment.replace(tzinfo=dt.timezone.utc)
 
 
 # --------------------------------------------------------------------------- schema errors

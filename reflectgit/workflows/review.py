@@ -18,7 +18,8 @@ from typing import Any
 from reflectgit.config import DOCUMENTS, Config
 from reflectgit.errors import ConflictError, ForgeError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages
-from reflectgit.notes.note import Note, parse_note, utc_now
+from reflectgit.notes.dates import utc_now
+from reflectgit.notes.note import Note, parse_note
 from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, require_team
 
 DUPLICATE_THRESHOLD = 0.5
@@ -412,7 +413,7 @@ def approve(
     cfg: Config, branch: str, team_path: Any = None, *, max_attempts: int = 5
 ) -> ReviewResult:
     """Merge a knowledge branch into main keeping its commit, push, delete the branch."""
-    from reflectgit.workflows.routing import drop_scratch_ref
+    from reflectgit.git.scratch import commit_on
 
     team, remote, store, heads = _context(cfg, team_path)
     branch = _require_branch(branch, heads)
@@ -450,18 +451,16 @@ def approve(
                 confidence=review.tier,
                 source="cli",
             )
-            scratch = f"reflect-git/review/{branch}"
-            try:
-                new = store.commit(
-                    _merged_tree_changes(store, main, tip),
-                    message,
-                    branch=scratch,
-                    parent=main,
-                    extra_parents=(tip,),
-                    sync_worktree=False,
-                )
-            finally:
-                drop_scratch_ref(store, scratch)
+            merged = commit_on(
+                store,
+                _merged_tree_changes(store, main, tip),
+                message,
+                main,
+                extra_parents=(tip,),
+                scratch=f"reflect-git/review/{branch}",
+            )
+            assert merged is not None  # a merge commit (two parents) is never empty
+            new = merged
         [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
         if outcome.ok:
             result.commit, result.pushed = new, True

@@ -72,11 +72,9 @@ def team_settings(cfg: Config) -> dict[str, Any]:
 
 def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | None:
     """The configured team KB, ``--team PATH`` first; None when no team is configured."""
-    settings = team_settings(cfg)
-    branch = str(settings.get("branch") or DEFAULT_BRANCH)
-    remote = settings.get("remote")
-    if remote is not None and not isinstance(remote, str):
-        raise ConfigError("[team] remote must be a string (a URL or a remote name)")
+    settings = cfg.team  # [team] as config parsed it (a malformed value is a ConfigError)
+    branch = settings.branch or DEFAULT_BRANCH
+    remote = settings.remote
     if team_path is not None:
         path = Path(team_path).expanduser().absolute()
         if not (path / ".git").exists() and not (path / "HEAD").exists():
@@ -87,8 +85,8 @@ def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | Non
         # A clone talks to its own origin (its remote-tracking refs stay meaningful to git).
         spec = remote if remote and not is_url(remote) else "origin"
         return Team(path, spec, branch, cfg.env, path == cfg.kb)
-    clone = settings.get("path")
-    if isinstance(clone, str) and clone:
+    clone = settings.path
+    if clone:
         path = Path(clone).expanduser()
         path = path if path.is_absolute() else (cfg.kb / path)
         if not path.exists():
@@ -172,7 +170,10 @@ def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     message = messages.build(
         messages.chore_subject("team", "set the team KB remote"), "init", source="cli"
     )
-    return store.commit([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
+    from reflectgit.workflows.kb.base import Base
+
+    with Base(store) as kb:  # the KB's one mutation door
+        return kb.write_files([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
 
 
 # ============================================================================ clone, sync, status

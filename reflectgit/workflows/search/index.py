@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
 from reflectgit.errors import NoteError, NotFoundError, UsageError
 from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.notes.dates import parse_instant
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
@@ -40,7 +41,6 @@ LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
 SIDECAR_SUFFIX = ".entities.yaml"
 RETIRED_STATUSES = {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
-TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
 
 # Column order of the full-text table and the bm25 weight of each column.
 FIELDS = (
@@ -219,10 +219,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
         return f"{day}T00:00:00", f"{day}T23:59:59"
     value = text.strip()
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        try:
-            dt.date.fromisoformat(value)
-        except ValueError:
-            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD") from None
+        if parse_instant(value) is None:
+            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
         return f"{value}T00:00:00", f"{value}T23:59:59"
     moment_s = _iso(value)
     if moment_s is None:
@@ -241,22 +239,8 @@ def _utc(value: dt.datetime) -> str:
 
 def _iso(value: object) -> str | None:
     """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
-    if isinstance(value, dt.datetime):
-        return _utc(value)
-    if isinstance(value, dt.date):
-        return f"{value.isoformat()}T00:00:00"
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        try:
-            return f"{dt.date.fromisoformat(text).isoformat()}T00:00:00"
-        except ValueError:
-            return None
-    try:
-        return _utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except ValueError:
-        return None
+    moment = parse_instant(value)  # the one parser (notes/dates.py)
+    return _utc(moment) if moment is not None else None
 
 
 def edge_interval(
@@ -360,7 +344,7 @@ def _number(value: Any) -> float | None:
 
 def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> Document:
     """Build the searchable view of a note; an unreadable note is still searchable as text."""
-    from reflectgit.notes.note import parse_note, parse_sidecar, tier_of
+    from reflectgit.notes.note import TIER_NUM, parse_note, parse_sidecar, tier_of
 
     stem = path.rsplit("/", 1)[-1][: -len(".md")]
     try:
@@ -382,7 +366,7 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
     ).strip()
     tier = tier_of(front) or "medium"  # the reflect format reads a missing confidence as medium
     num = _number(front.get("confidence_num"))
-    confidence = num if num is not None and 0 <= num <= 1 else TIER_MIDPOINTS[tier]
+    confidence = num if num is not None and 0 <= num <= 1 else TIER_NUM[tier]
     provenance = front.get("provenance")
     proofs_raw = front.get("proof_count")
     if proofs_raw is None and isinstance(provenance, Mapping):
