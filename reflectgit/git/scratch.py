@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from reflectgit.git.repo_info import reflog_dir
 from reflectgit.git.store import Change, Store
 from reflectgit.notes.messages import CommitMessage
 
@@ -47,7 +48,7 @@ def commit_on(
 def drop_scratch_ref(store: Store, branch: str) -> None:
     """Delete a scratch branch and its reflog (dulwich's ref removal leaves the log file)."""
     store.delete_ref(branch)
-    logs = Path(store.common_dir) / "logs" / "refs" / "heads"
+    logs = reflog_dir(Path(store.common_dir))
     log = logs / branch
     try:
         log.unlink()

@@ -40,11 +40,12 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         from pathlib import Path
 
         from reflectgit.config import Config, environ
-        from reflectgit.workflows.capture.commits import Capture, git_env
+        from reflectgit.git.run import without_hook_vars
+        from reflectgit.workflows.capture.commits import Capture
 
-        # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
-        # may leak into the git calls or the KB commits the capture makes.
-        cfg = Config.resolve(kb, git_env(environ()))
+        # git exports GIT_DIR, GIT_INDEX_FILE, ... to its hooks; none of them may leak into
+        # the git calls or the KB commits the capture makes.
+        cfg = Config.resolve(kb, without_hook_vars(environ()))
         if cfg.internal:
             return 0
         cap = Capture(cfg)

@@ -1,4 +1,5 @@
-"""JSON Schema validation of notes and sidecars, with line numbers. Pure (``validate_file`` reads).
+"""JSON Schema validation of notes and sidecars, with line numbers. Pure: bytes in, problems out
+(``workflows/validation.validate_file`` reads the file).
 
 Two validators guard one schema. The fast one (fastjsonschema, compiled once per process) only
 says yes or no, which is all a valid file needs. When it says no, the reference validator
@@ -151,20 +152,6 @@ def kind_of_path(path: str | Path) -> str | None:
     if name.endswith(NOTE_SUFFIX):
         return "note"
     return None
-
-
-def validate_file(
-    path: str | Path, strict: bool = False, display: str | None = None
-) -> list[Problem]:
-    """Read and validate one note or sidecar (chosen by its name); unreadable files are problems."""
-    shown = display if display is not None else str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
-    if kind_of_path(path) == "sidecar":
-        return validate_sidecar_bytes(data, shown, strict=strict)
-    return validate_note_bytes(data, shown, strict=strict)
 
 
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:

@@ -537,7 +537,8 @@ def _ensure_pr(
 ) -> None:
     """Find the open PR for the branch, or open a draft; a missing forge is a note, not a failure."""
     from reflectgit.errors import ForgeError
-    from reflectgit.forge.base import choose_forge, manual_pr_url
+    from reflectgit.forge.base import manual_pr_url
+    from reflectgit.forge.choose import choose_forge
 
     assert result.branch
     url = remote.url()

@@ -31,7 +31,6 @@ from reflectgit.notes.privacy import clean, clean_data
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
-    import subprocess
 
     from reflectgit.workflows.capture.gate import Verdict
 
@@ -49,24 +48,6 @@ TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
 SAFE_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
-
-# git sets these for the hook it runs; a git we spawn must find the repository on its own.
-_GIT_KEEP = {
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_NOSYSTEM",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_EXEC_PATH",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_ASKPASS",
-    "GIT_TERMINAL_PROMPT",
-    "GIT_CEILING_DIRECTORIES",
-}
-
-
-def git_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment minus the ``GIT_*`` variables git set for the hook."""
-    return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _GIT_KEEP}
 
 
 def iso(ts: float) -> str:
@@ -423,8 +404,9 @@ class Capture:
         self, repo: Path, sha: str | None = None, branch: str | None = None
     ) -> CommitRecord | None:
         """Append the commit to ``commits.jsonl`` (once per sha); demote on a revert."""
-        env = git_env(self.cfg.env)
-        info = _read_commit(repo, sha or "HEAD", env)
+        from reflectgit.git.repo_info import read_commit
+
+        info = read_commit(repo, sha or "HEAD", self.cfg.env)
         if info is None:
             self.log("post-commit", "skip", "cannot read the commit")
             return None
@@ -566,68 +548,6 @@ def _tier_num(tier: str) -> float:
 def _reverted(body: str) -> str | None:
     m = REVERTS.search(body)
     return m.group(1) if m else None
-
-
-def _git(
-    repo: Path, args: Sequence[str], env: Mapping[str, str]
-) -> subprocess.CompletedProcess[bytes]:
-    import subprocess
-
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=dict(env), capture_output=True, check=False, timeout=30
-    )
-
-
-def _read_commit(repo: Path, rev: str, env: Mapping[str, str]) -> dict[str, Any] | None:
-    """sha, parents, branch, message and changed files of one commit, in one git call."""
-    proc = _git(
-        repo,
-        [
-            "log",
-            "-1",
-            "-m",
-            "--first-parent",
-            "--no-color",
-            "--format=%H%x00%P%x00%D%x00%B%x00",
-            "--name-only",
-            "-z",
-            rev,
-            "--",
-        ],
-        env,
-    )
-    if proc.returncode != 0:
-        return None
-    parts = proc.stdout.decode("utf-8", "replace").split("\x00")
-    if len(parts) < 5:
-        return None
-    sha, parents, decoration, message = parts[0].strip(), parts[1].split(), parts[2], parts[3]
-    files = sorted({p.strip("\n") for p in parts[4:] if p.strip("\n")})
-    branch = None
-    m = re.search(r"HEAD -> ([^,]+)", decoration)
-    if m:
-        branch = m.group(1).strip()
-    conflicted = False
-    if len(parents) > 1:
-        conflicted = _merge_had_conflicts(repo, parents, message, env)
-    return {
-        "sha": sha,
-        "parents": parents,
-        "branch": branch,
-        "message": message.strip("\n"),
-        "files": files,
-        "conflicted": conflicted,
-    }
-
-
-def _merge_had_conflicts(
-    repo: Path, parents: Sequence[str], message: str, env: Mapping[str, str]
-) -> bool:
-    """Would merging the parents again conflict? (git >= 2.38; else the message's Conflicts list)."""
-    if re.search(r"^#?\s*Conflicts:", message, re.MULTILINE):
-        return True
-    proc = _git(repo, ["merge-tree", "--write-tree", "--name-only", *parents[:2]], env)
-    return proc.returncode == 1
 
 
 def _session_note_paths(snap: Any, session: str) -> list[str]:

@@ -19,15 +19,14 @@ import math
 import os
 import re
 import sqlite3
-import subprocess
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
+from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import NoteError, NotFoundError, UsageError
-from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.git import repo_info
 from reflectgit.notes.dates import parse_instant
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
@@ -434,90 +433,25 @@ def sidecar_path_of(note_path: str) -> str:
 # --------------------------------------------------------------------------- the git side
 
 
-def head_tree(kb: Path) -> str | None:
-    """The root tree of the KB's HEAD, read cheaply (ref file and loose commit object).
-
-    Falls back to ``git rev-parse`` when the commit is packed. None on an unborn branch.
-    This is the whole git cost of a query against a fresh index, so it avoids dulwich.
-    """
-    git_dir = git_dir_of(kb)
-    if not git_dir.is_dir():
-        git_dir = kb  # a bare repository
-    try:
-        common = git_dir
-        with contextlib.suppress(FileNotFoundError):
-            rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            common = (git_dir / rel).resolve()
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        if head.startswith("ref:"):
-            sha = read_ref(common, head[4:].strip())
-            if sha is None:
-                return None
-        else:
-            sha = head
-        commit = read_loose(common / "objects", sha, b"commit")
-        if commit is not None and commit.startswith(b"tree "):
-            return commit[5:45].decode("ascii")
-    except (OSError, ValueError):
-        pass
-    return _rev_parse_tree(kb)
+def head_tree(kb: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """The root tree of the KB's HEAD (cheap: no dulwich); None on an unborn branch."""
+    return repo_info.head_tree(kb, env)
 
 
-def _rev_parse_tree(kb: Path) -> str | None:
-    git_dir = git_dir_of(kb)
-    # --git-dir: a GIT_DIR inherited from a hook must not point us at another repository.
-    where = f"--git-dir={git_dir if git_dir.exists() else kb}"
-    proc = subprocess.run(
-        ["git", where, "rev-parse", "-q", "--verify", "HEAD^{tree}"],
-        cwd=kb if kb.is_dir() else None,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    out = proc.stdout.strip()
-    if proc.returncode != 0 or not out:
-        if not (git_dir_of(kb).exists() or (kb / "HEAD").exists()):
-            raise NotFoundError(
-                f"{kb} is not a git repository",
-                hint=f"run `reflect-git init {kb}` to create a knowledge base there",
-            )
-        return None
-    return out
-
-
-_DIFF_OPTS = ("-r", "-z", "--no-renames")
-_PATHS = ("--", *LOCATIONS)
+_PATHS = tuple(LOCATIONS)
 
 
 def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """(path, old blob, new blob) for indexed paths that differ between two root trees.
 
-    ``git diff-tree`` compares tree objects in C; dulwich's Python walk takes about 0.6 s for a
-    folder of 100,000 notes, git about 40 ms. store.diff_trees is the fallback.
+    ``git diff-tree`` (through repo_info) compares tree objects in C; dulwich's Python walk
+    takes about 0.6 s for a folder of 100,000 notes, git about 40 ms. store.diff_trees is the
+    fallback.
     """
-    try:
-        proc = subprocess.run(
-            ["git", f"--git-dir={store.git_dir}", "diff-tree", *_DIFF_OPTS, old, new, *_PATHS],
-            cwd=store.git_dir,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
-        proc = None
-    if proc is None or proc.returncode != 0:
+    found = repo_info.diff_tree(store.git_dir, old, new, _PATHS, store.env)
+    if found is None:
         return [c for c in store.diff_trees(old, new) if is_indexed_path(c[0])]
-    out: list[tuple[str, str | None, str | None]] = []
-    fields = proc.stdout.split(b"\0")
-    zero = "0" * 40
-    for i in range(0, len(fields) - 1, 2):
-        meta = fields[i].decode("ascii").split()
-        path = fields[i + 1].decode("utf-8", "surrogateescape")
-        if len(meta) < 5 or not is_indexed_path(path):
-            continue
-        old_sha = None if meta[2] == zero else meta[2]
-        new_sha = None if meta[3] == zero else meta[3]
-        out.append((path, old_sha, new_sha))
-    return out
+    return [c for c in found if is_indexed_path(c[0])]
 
 
 # --------------------------------------------------------------------------- the index
@@ -648,7 +582,7 @@ class Index:
             return None  # a throwaway index keeps nothing
         from reflectgit.git.treediff import TreeCache
 
-        return TreeCache(self.path.parent, store.common_dir / "objects")
+        return TreeCache(self.path.parent, repo_info.objects_dir(store.common_dir))
 
     def _changes(
         self, store: Store, old: str, new: str
@@ -1030,7 +964,7 @@ def open_fresh(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Index, RefreshResult | None]:
     """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
-    if not git_dir_of(kb).is_dir():
+    if not repo_info.has_git_dir(kb):
         # Checked before the index is created: derived state never goes where no KB is.
         raise NotFoundError(
             f"{kb} is not a git repository",
@@ -1168,16 +1102,3 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "refreshed": result.refresh.to_json if result.refresh else None,
         "hits": [h.to_json() for h in result.hits],
     }
-
-
-def result_lines(result: SearchResult, include_all: bool = False) -> list[str]:
-    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
-    return lines
