@@ -57,29 +57,30 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class Settings:
-    """The ``REFLECT_DRAIN_*`` knobs, with the original drain's defaults."""
+    """One drain run's settings, resolved by ``from_config``: the defaults live in one place,
+    ``reflectgit.config.DrainSettings`` (and ``WriterSettings``, ``QuotaSettings``)."""
 
-    disabled: bool = False
-    max_per_run: int = 3
-    daily_max: int = 20
-    debounce_sec: int = 600
-    timeout: int = 300
-    model_timeout: float | None = None  # override of the split (REFLECT_DRAIN_MODEL_TIMEOUT)
-    timeout_retries: int = 1
-    max_retries: int = 3
-    invalid_threshold: int = 3
-    token_max: int = 2_000_000
-    max_input_chars: int = 60_000
-    cascade: bool = True
-    writer: str = "heuristic"
-    command: tuple[str, ...] = ()
-    model: str = wr.DEFAULT_MODEL
-    dry_run: bool = False
-    cwd: str | None = None
-    stale_days: int = 0
-    log_max_bytes: int = 10 * 1024 * 1024
-    route: bool = False
-    quota: quota.QuotaSettings = field(default_factory=quota.QuotaSettings)
+    disabled: bool
+    max_per_run: int
+    daily_max: int
+    debounce_sec: int
+    timeout: int
+    model_timeout: float | None
+    timeout_retries: int
+    max_retries: int
+    invalid_threshold: int
+    token_max: int
+    max_input_chars: int
+    cascade: bool
+    writer: str
+    command: tuple[str, ...]
+    model: str
+    dry_run: bool
+    cwd: str | None
+    stale_days: int
+    log_max_bytes: int
+    route: bool
+    quota: quota.QuotaSettings
 
     @classmethod
     def from_config(
