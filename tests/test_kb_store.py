@@ -1,13 +1,21 @@
-"""What the kb work added to store: direct loose-object reads, crash debris, sync recovery."""
+"""The store's objects and packs, and its recovery from writers killed at every step (for real,
+with SIGKILL), checked with real git."""
 
 from __future__ import annotations
 
-import json
 import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
-from reflectgit.git.store import JOURNAL_NAME, WRITER_NAME, Store, write
+import pytest
+
+from reflectgit.errors import LockError
+from reflectgit.git.store import Store, write
+from reflectgit.git.worktree import JOURNAL_NAME, WORK_INDEX, WRITER_NAME
 from reflectgit.notes import messages
-from tests.conftest import git
+from tests.conftest import REPO_ROOT, git, run_cli_proc
 
 
 def msg() -> messages.CommitMessage:
@@ -26,67 +34,6 @@ def test_reads_work_from_loose_and_packed_objects(repo):
     assert git("show", "HEAD:documents/c.md", cwd=repo) == "C\n"
     assert git("status", "--porcelain", cwd=repo) == ""
     assert git("fsck", "--strict", cwd=repo) == ""
-
-
-def test_a_dead_writers_locks_and_temp_files_are_cleared_by_the_next_write(repo):
-    st = Store.init(repo, env=dict(os.environ))
-    first = st.commit([write("documents/a.md", b"A\n")], msg())
-    assert first
-    git_dir = repo / ".git"
-    # What a writer killed inside the lock leaves: its marker, git lock files, a temp object.
-    (git_dir / WRITER_NAME).write_text("999999")
-    (git_dir / "index.lock").write_bytes(b"half an index")
-    (git_dir / "refs" / "heads" / "main.lock").write_text(first + "\n")
-    tmp_obj = git_dir / "objects" / first[:2] / "tmp_obj_999999_abcdef"
-    tmp_obj.write_bytes(b"junk")
-    (git_dir / "objects" / "pack").mkdir(exist_ok=True)
-    tmp_pack = git_dir / "objects" / "pack" / "tmp_pack_999999_abcdef"
-    tmp_pack.write_bytes(b"PACK")
-    (repo / "documents" / ".a.md.reflect-git-tmp").write_bytes(b"half")
-    (git_dir / JOURNAL_NAME).write_text(
-        json.dumps({"branch": "main", "old": None, "new": first, "paths": ["documents/a.md"]})
-    )
-    second = st.commit([write("documents/b.md", b"B\n")], msg())
-    assert second and git("rev-parse", "HEAD", cwd=repo).strip() == second
-    assert not (git_dir / "index.lock").exists()
-    assert not (git_dir / "refs" / "heads" / "main.lock").exists()
-    assert not tmp_obj.exists()
-    assert not tmp_pack.exists()
-    assert not (git_dir / WRITER_NAME).exists()
-    assert not (git_dir / JOURNAL_NAME).exists()
-    assert git("status", "--porcelain", cwd=repo) == ""
-    assert "garbage" not in git("count-objects", "-v", cwd=repo).replace("garbage: 0", "")
-
-
-def test_recovery_finishes_a_sync_killed_between_the_file_and_the_index(repo):
-    st = Store.init(repo, env=dict(os.environ))
-    old = st.commit([write("documents/a.md", b"old\n")], msg())
-    # Simulate a writer that moved the ref and replaced the file, then died before the index.
-    new_sha = Store.open(repo, env=dict(os.environ)).commit(
-        [write("documents/a.md", b"new\n")], msg(), sync_worktree=False
-    )
-    assert new_sha
-    (repo / "documents" / "a.md").write_bytes(b"new\n")
-    (repo / ".git" / JOURNAL_NAME).write_text(
-        json.dumps({"branch": "main", "old": old, "new": new_sha, "paths": ["documents/a.md"]})
-    )
-    assert git("status", "--porcelain", cwd=repo) == "MM documents/a.md\n"
-    st.commit([write("documents/b.md", b"B\n")], msg())
-    assert git("status", "--porcelain", cwd=repo) == ""
-
-
-def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
-    st = Store.init(repo, env=dict(os.environ))
-    old = st.commit([write("documents/a.md", b"old\n")], msg())
-    new_sha = Store.open(repo, env=dict(os.environ)).commit(
-        [write("documents/a.md", b"new\n")], msg(), sync_worktree=False
-    )
-    (repo / "documents" / "a.md").write_bytes(b"the user's own words\n")
-    (repo / ".git" / JOURNAL_NAME).write_text(
-        json.dumps({"branch": "main", "old": old, "new": new_sha, "paths": ["documents/a.md"]})
-    )
-    st.commit([write("documents/b.md", b"B\n")], msg())
-    assert (repo / "documents" / "a.md").read_bytes() == b"the user's own words\n"
 
 
 def test_a_big_commit_writes_one_pack_that_git_reads(repo):
@@ -120,21 +67,6 @@ def test_write_pack_handles_large_entries_and_duplicates(tmp_path, repo):
     assert write_pack(repo / ".git" / "objects" / "pack", []) is None
 
 
-def test_recovery_finishes_a_new_file_cut_short(repo):
-    st = Store.init(repo, env=dict(os.environ))
-    old = st.commit([write("documents/a.md", b"A\n")], msg())
-    new_sha = Store.open(repo, env=dict(os.environ)).commit(
-        [write("documents/new.md", b"a whole new note\n")], msg(), sync_worktree=False
-    )
-    (repo / "documents" / "new.md").write_bytes(b"a whole")  # killed mid-write
-    (repo / ".git" / JOURNAL_NAME).write_text(
-        json.dumps({"branch": "main", "old": old, "new": new_sha, "paths": ["documents/new.md"]})
-    )
-    st.commit([write("documents/b.md", b"B\n")], msg())
-    assert (repo / "documents" / "new.md").read_bytes() == b"a whole new note\n"
-    assert git("status", "--porcelain", cwd=repo) == ""
-
-
 def test_expect_refuses_a_path_that_moved_since_it_was_read(repo):
     from reflectgit.git.store import PathChanged, blob_id
 
@@ -157,3 +89,202 @@ def test_expect_refuses_a_path_that_moved_since_it_was_read(repo):
     )
     assert ok and git("show", "HEAD:documents/a.md", cwd=repo) == "two\n"
     assert git("status", "--porcelain", cwd=repo) == ""
+
+
+# --------------------------------------------------------------------------- killed writers
+
+
+def test_a_dead_writers_ref_locks_and_temp_files_are_cleared_by_the_next_write(repo):
+    st = Store.init(repo, env=dict(os.environ))
+    first = st.commit([write("documents/a.md", b"A\n")], msg())
+    assert first
+    git_dir = repo / ".git"
+    # What a writer killed inside the KB lock leaves: its marker, a ref lock, temp objects.
+    (git_dir / WRITER_NAME).write_text("999999")
+    (git_dir / "refs" / "heads" / "main.lock").write_text(first + "\n")
+    tmp_obj = git_dir / "objects" / first[:2] / "tmp_obj_999999_abcdef"
+    tmp_obj.write_bytes(b"junk")
+    (git_dir / "objects" / "pack").mkdir(exist_ok=True)
+    tmp_pack = git_dir / "objects" / "pack" / "tmp_pack_999999_abcdef"
+    tmp_pack.write_bytes(b"PACK")
+    second = Store.open(repo, env=dict(os.environ)).commit([write("documents/b.md", b"B\n")], msg())
+    assert second and git("rev-parse", "HEAD", cwd=repo).strip() == second
+    for gone in (
+        git_dir / "refs" / "heads" / "main.lock",
+        tmp_obj,
+        tmp_pack,
+        git_dir / WRITER_NAME,
+    ):
+        assert not gone.exists(), gone
+    assert git("status", "--porcelain", cwd=repo) == ""
+    assert "garbage" not in git("count-objects", "-v", cwd=repo).replace("garbage: 0", "")
+
+
+def test_an_index_lock_we_cannot_prove_is_ours_is_never_removed(repo):
+    st = Store.init(repo, env=dict(os.environ))
+    first = st.commit([write("documents/a.md", b"A\n")], msg())
+    lock = repo / ".git" / "index.lock"
+    lock.write_bytes(b"git's own, or nobody's we know")
+    (repo / ".git" / WRITER_NAME).write_text("999999")  # even with a dead writer's marker
+    with pytest.raises(LockError) as caught:
+        Store.open(repo, env=dict(os.environ)).commit([write("documents/b.md", b"B\n")], msg())
+    assert str(lock) in (caught.value.hint or "") and "remove it" in (caught.value.hint or "")
+    assert lock.read_bytes() == b"git's own, or nobody's we know"
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == first
+    assert not (repo / "documents" / "b.md").exists()
+    assert not list((repo / ".git").glob(WORK_INDEX + "*"))
+    assert not (repo / ".git" / JOURNAL_NAME).exists()
+
+
+# A writer that kills itself with SIGKILL at a chosen step of Store.commit. The step is chosen
+# by wrapping one of the store's own functions in this child process only (no test hooks in
+# the product): the kill is as real as a user's `kill -9` at that instant.
+KILLER = """
+import os, signal, sys
+from reflectgit.git import store as S, worktree as W
+from reflectgit.git.store import Store, delete, write
+from reflectgit.errors import LockError
+from reflectgit.notes import messages
+
+path, step = sys.argv[1], sys.argv[2]
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def before(owner, name):
+    real = getattr(owner, name)
+    def wrapped(*a, **k):
+        die()
+    setattr(owner, name, wrapped)
+
+def after(owner, name, also=None):
+    real = getattr(owner, name)
+    def wrapped(*a, **k):
+        out = real(*a, **k)
+        if also:
+            also()
+        die()
+    setattr(owner, name, wrapped)
+
+def cut_a_new_file_short():
+    full = os.path.join(path, "documents", "new.md")
+    data = open(full, "rb").read()
+    open(full, "wb").write(data[: len(data) // 2])
+
+if step == "locked":
+    before(S.Store, "_write_tree")
+elif step == "objects":
+    after(W.Held, "record")
+elif step == "mid-checkout":
+    after(W.WorkTree, "checkout", cut_a_new_file_short)
+elif step == "checked-out":
+    before(S.Store, "_move_ref")
+elif step == "ref-moved":
+    before(W.Held, "publish")
+elif step == "index-renamed":
+    def publish(self):
+        os.replace(self.work, self.tree.index)
+        die()
+    W.Held.publish = publish
+st = Store.open(path, env=dict(os.environ))
+st.commit(
+    [write("documents/a.md", b"a, edited\\n" * 50), write("documents/new.md", b"new\\n" * 400),
+     delete("documents/old.md")],
+    messages.build("feat(knowledge): killed [HIGH]", "add", ["killed"]),
+)
+print("not killed")
+"""
+
+STEPS = ["locked", "objects", "mid-checkout", "checked-out", "ref-moved", "index-renamed"]
+OLD = {"documents/a.md": b"a\n", "documents/old.md": b"old\n", "documents/keep.md": b"keep\n"}
+
+
+def _killed_writer(repo: Path, step: str) -> str:
+    st = Store.init(repo, env=dict(os.environ))
+    before = st.commit([write(p, d) for p, d in OLD.items()], msg())
+    assert before
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(repo), step],
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+    return before
+
+
+def _assert_consistent(repo: Path, before: str) -> str:
+    """No lock, journal or copy of ours left; the index holds HEAD; every note whole."""
+    git_dir = repo / ".git"
+    assert not (git_dir / "index.lock").exists()
+    assert not (git_dir / JOURNAL_NAME).exists()
+    assert not list(git_dir.glob(WORK_INDEX + "*"))
+    assert git("status", "--porcelain", cwd=repo) == ""
+    assert git("write-tree", cwd=repo) == git("rev-parse", "HEAD^{tree}", cwd=repo)
+    fsck = subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling"], cwd=repo, capture_output=True, text=True
+    )
+    assert fsck.returncode == 0 and fsck.stdout + fsck.stderr == "", fsck.stdout + fsck.stderr
+    now = git("rev-parse", "HEAD", cwd=repo).strip()
+    if now == before:  # rolled back: the work tree is as it was
+        assert sorted(git("ls-files", cwd=repo).split()) == sorted(OLD)
+        for rel, data in OLD.items():
+            assert (repo / rel).read_bytes() == data
+        assert not (repo / "documents" / "new.md").exists()
+        return "rolled back"
+    assert git("rev-parse", "HEAD^", cwd=repo).strip() == before
+    assert (repo / "documents" / "new.md").read_bytes() == b"new\n" * 400  # never cut short
+    assert (repo / "documents" / "a.md").read_bytes() == b"a, edited\n" * 50
+    assert not (repo / "documents" / "old.md").exists()
+    return "finished"
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_writer_killed_at_each_step_is_finished_or_rolled_back_by_the_next_open(repo, step):
+    before = _killed_writer(repo, step)
+    if step != "locked" or (repo / ".git" / "index.lock").exists():
+        # Meanwhile git itself refuses to commit from the index we had not finished writing.
+        (repo / "documents" / "keep.md").write_bytes(b"keep, edited by hand\n")
+        res = subprocess.run(
+            ["git", "commit", "-qam", "mine"], cwd=repo, capture_output=True, text=True
+        )
+        assert res.returncode != 0 and "index.lock" in res.stderr
+        (repo / "documents" / "keep.md").write_bytes(b"keep\n")
+    Store.open(repo, env=dict(os.environ)).close()  # any command opens the KB this way
+    outcome = _assert_consistent(repo, before)
+    moved = step in ("ref-moved", "index-renamed")
+    assert outcome == ("finished" if moved else "rolled back")
+
+
+@pytest.mark.parametrize(
+    ("step", "command"),
+    [("mid-checkout", "list"), ("ref-moved", "status"), ("ref-moved", "search"),
+     ("checked-out", "search"), ("index-renamed", "list")],
+)  # fmt: skip
+def test_every_command_path_recovers_first(repo, step, command):
+    before = _killed_writer(repo, step)
+    args = {"list": ["list"], "status": ["status"], "search": ["search", "anything"]}[command]
+    proc = run_cli_proc("--kb", str(repo), *args)
+    assert proc.returncode in (0, 1), proc.stderr  # search of a KB with no notes may find none
+    assert "Traceback" not in proc.stderr
+    _assert_consistent(repo, before)
+
+
+def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
+    before = _killed_writer(repo, "checked-out")
+    # After the crash, before any reflect-git command, the user rewrites a path we were writing.
+    (repo / "documents" / "a.md").write_bytes(b"the user's own words\n")
+    Store.open(repo, env=dict(os.environ)).close()
+    assert (repo / "documents" / "a.md").read_bytes() == b"the user's own words\n"
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == before
+    assert not (repo / ".git" / "index.lock").exists()
+    assert git("status", "--porcelain", cwd=repo) == " M documents/a.md\n"
+
+
+def test_status_reports_a_pending_recovery_it_could_not_finish(repo):
+    _killed_writer(repo, "ref-moved")
+    st = Store(Store.open.__func__.__globals__["Repo"](str(repo)), dict(os.environ))
+    assert st.pending() is not None and "interrupted" in (st.pending() or "")
+    st.recover()
+    assert st.pending() is None

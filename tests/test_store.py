@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
 import pytest
 
 from reflectgit.errors import ConflictError, NotFoundError
-from reflectgit.git.store import JOURNAL_NAME, Store, delete, move, write
+from reflectgit.git.store import Store, delete, move, write
 from reflectgit.notes import messages
 from tests.conftest import git
 
@@ -137,20 +136,6 @@ def test_reads_resolve_revisions_and_diff(repo):
     assert [c.sha for c in st.log()] == [b, a]
     with pytest.raises(NotFoundError):
         st.tree_id("no-such-branch")
-
-
-def test_an_interrupted_sync_is_finished_by_the_next_write(repo):
-    st = open_store(repo)
-    st.commit([write("documents/a.md", b"A\n")], msg())
-    # Simulate a writer killed after moving the ref but before syncing the work tree.
-    sha = st.commit([write("documents/b.md", b"B\n")], msg(), sync_worktree=False)
-    (repo / ".git" / JOURNAL_NAME).write_text(
-        json.dumps({"branch": "main", "old": None, "new": sha, "paths": ["documents/b.md"]})
-    )
-    assert git("status", "--porcelain", cwd=repo) != ""
-    st.commit([write("documents/c.md", b"C\n")], msg())
-    assert git("status", "--porcelain", cwd=repo) == ""
-    assert not (repo / ".git" / JOURNAL_NAME).exists()
 
 
 def test_open_refuses_a_plain_folder(tmp_path):

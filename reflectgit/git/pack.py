@@ -9,6 +9,7 @@ nothing visible or a complete pack.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import struct
@@ -60,10 +61,18 @@ def write_pack(
     name = f"pack-{pack_sha.hex()}"
     tmp_pack = pack_dir / f"tmp_pack_{os.getpid()}_{pack_sha.hex()[:12]}"
     tmp_idx = pack_dir / f"tmp_idx_{os.getpid()}_{pack_sha.hex()[:12]}"
-    _write_file(tmp_pack, bytes(body))
-    _write_file(tmp_idx, idx)
-    os.replace(tmp_pack, pack_dir / f"{name}.pack")
-    os.replace(tmp_idx, pack_dir / f"{name}.idx")
+    try:
+        _write_file(tmp_pack, bytes(body))
+        _write_file(tmp_idx, idx)
+        os.replace(tmp_pack, pack_dir / f"{name}.pack")
+        os.replace(tmp_idx, pack_dir / f"{name}.idx")
+    except BaseException:
+        # A full disk or a kill: leave no half-written temporary file behind (a ``.pack``
+        # without its ``.idx`` is ignored by git and harmless).
+        for tmp in (tmp_pack, tmp_idx):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise
     return name
 
 

@@ -19,7 +19,6 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import stat
 import time
@@ -28,26 +27,31 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Protocol
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
-from reflectgit.git.index import Entry, IndexFile, IndexLocked, UnsupportedIndex
 from reflectgit.git.objects import read_loose
-from reflectgit.git.pack import write_all, write_pack
+from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
+from reflectgit.git.worktree import (
+    EMPTY_TREE,
+    WRITER_NAME,
+    Journal,
+    Recovery,
+    WorkTree,
+    refuse_dirty,
+    storage_error,
+)
 from reflectgit.notes.messages import CommitMessage
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
 LOCK_NAME = "reflect-git.lock"
-JOURNAL_NAME = "reflect-git-sync.json"
 PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
-WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the lock
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
@@ -128,6 +132,12 @@ class Store:
         # and read back from memory by the work-tree sync.
         self._batch: dict[bytes, tuple[bytes, bytes]] | None = None
         self._recent: dict[bytes, tuple[bytes, bytes]] = {}
+        self.worktree: WorkTree | None = (
+            None if self.path is None else WorkTree(self.git_dir, self.path, self.env)
+        )
+        self.last_recovery: Recovery | None = None
+        self._created: list[Path] = []  # object files the commit being built created
+        self.recovery_error: ReflectGitError | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -141,7 +151,22 @@ class Store:
                 f"{path} is not a git repository",
                 hint=f"run `reflect-git init {path}` to create a knowledge base there",
             ) from None
-        return cls(repo, env)
+        store = cls(repo, env)
+        store._recover_on_open()
+        return store
+
+    def _recover_on_open(self) -> None:
+        """Every command opens its KB here: finish or roll back what a killed writer left. A
+        failure here (a read-only disk, say) is kept for ``status`` and met again, raised, by
+        the next write."""
+        try:
+            self.recover()
+        except OSError as exc:
+            self.recovery_error = storage_error(exc, str(self.path or self.git_dir)) or (
+                ReflectGitError(f"recovery failed: {exc}")
+            )
+        except ReflectGitError as exc:
+            self.recovery_error = exc
 
     @classmethod
     def init(
@@ -483,81 +508,137 @@ class Store:
         ``expect`` maps paths to the blob sha (or None: absent) the caller read them as; if
         another writer changed one since, ``PathChanged`` is raised and nothing is written,
         so a read-modify-write never loses a concurrent update.
+
+        When the branch is checked out here, the index and work tree follow through git's
+        own plumbing under git's ``index.lock`` (see ``reflectgit.git.worktree``).
         """
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
-        with self.lock(), self._writing():
-            target = branch or self.current_branch()
-            if target is None:
-                raise ConflictError(
-                    "HEAD is detached; reflect-git commits to a branch",
-                    hint="check out a branch (`git switch main`) and try again",
-                )
-            ref = b"refs/heads/" + target.encode("utf-8")
-            old_tip = self.tip(target)
-            base = old_tip if parent is _TIP else parent
-            if base is not None and not isinstance(base, str):
-                raise TypeError("parent must be a commit sha, None or the branch tip")
-            checked_out = target == self.current_branch() and self.path is not None
-            sync = checked_out if sync_worktree is None else (sync_worktree and checked_out)
-            if sync and base != old_tip:
-                raise ConflictError(
-                    f"cannot commit on top of another commit while {target} is checked out"
-                )
-            base_tree = self._commit(base).tree if base else None
-            for path, blob in (expect or {}).items():
-                found = self._blob_at(base_tree, _clean_path(path))
-                if (found.decode("ascii") if found else None) != blob:
-                    raise PathChanged(
-                        f"{path} changed while reflect-git was working on it",
-                        hint="run the command again",
-                    )
-            index = self._open_index() if sync else None
-            if index is not None:
-                self._refuse_dirty(index, change_list, base_tree)
-            self._batch = {}
-            try:
-                new_tree = self._build_tree(base_tree, change_list)
-                if new_tree == base_tree and not allow_empty and not extra_parents:
-                    return None
-                self._flush_batch()
-            finally:
-                self._batch = None
-            parents = ([base.encode("ascii")] if base else []) + [
-                p.encode("ascii") for p in extra_parents
-            ]
-            commit = self._make_commit(new_tree, parents, text)
-            if sync:
-                self._write_journal(target, old_tip, commit.id.decode("ascii"), change_list)
-            ok = self.repo.refs.set_if_equals(
-                ref,
-                old_tip.encode("ascii") if old_tip else None,
-                commit.id,
-                message=b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8"),
+        self._created = []
+        try:
+            with self._writer():
+                try:
+                    return self._commit_locked(
+                        change_list, text, branch, parent, extra_parents, sync_worktree,
+                        allow_empty, expect,
+                    )  # fmt: skip
+                except BaseException:
+                    self._forget_created()  # the ref did not move: nobody names them
+                    raise
+        except OSError as exc:
+            raise storage_error(exc, str(self.path or self.git_dir)) or exc from None
+        finally:
+            self._recent = {}
+            self._batch = None
+            self._created = []
+
+    def _commit_locked(
+        self,
+        change_list: list[Change],
+        text: str,
+        branch: str | None,
+        parent: object,
+        extra_parents: Sequence[str],
+        sync_worktree: bool | None,
+        allow_empty: bool,
+        expect: Mapping[str, str | None] | None,
+    ) -> str | None:
+        target = branch or self.current_branch()
+        if target is None:
+            raise ConflictError(
+                "HEAD is detached; reflect-git commits to a branch",
+                hint="check out a branch (`git switch main`) and try again",
             )
-            if not ok:
-                self._clear_journal()
-                raise ConflictError(
-                    f"branch {target} moved while reflect-git was writing",
+        ref = b"refs/heads/" + target.encode("utf-8")
+        old_tip = self.tip(target)
+        base = old_tip if parent is _TIP else parent
+        if base is not None and not isinstance(base, str):
+            raise TypeError("parent must be a commit sha, None or the branch tip")
+        checked_out = target == self.current_branch() and self.worktree is not None
+        sync = checked_out if sync_worktree is None else (sync_worktree and checked_out)
+        if sync and base != old_tip:
+            raise ConflictError(
+                f"cannot commit on top of another commit while {target} is checked out"
+            )
+        base_tree = self._commit(base).tree if base else None
+        for path, blob in (expect or {}).items():
+            found = self._blob_at(base_tree, _clean_path(path))
+            if (found.decode("ascii") if found else None) != blob:
+                raise PathChanged(
+                    f"{path} changed while reflect-git was working on it",
                     hint="run the command again",
                 )
-            try:
-                if index is not None:
-                    known = {
-                        c.path: None if c.data is None else blob_id(c.data).encode("ascii")
-                        for c in change_list
-                    }
-                    self._sync_paths([c.path for c in change_list], commit.tree, index, known)
-                    self._clear_journal()
-            finally:
-                self._recent = {}
+        if not sync or self.worktree is None:
+            new_tree = self._write_tree(base_tree, change_list)
+            if new_tree == base_tree and not allow_empty and not extra_parents:
+                return None
+            commit = self._make_commit(new_tree, self._parents(base, extra_parents), text)
+            self._move_ref(ref, target, old_tip, commit.id, text)
             return commit.id.decode("ascii")
+        paths = [c.path for c in change_list]
+        journal = Journal(
+            pid=os.getpid(),
+            branch=target,
+            old=old_tip,
+            old_tree=base_tree.decode("ascii") if base_tree else EMPTY_TREE,
+            paths=paths,
+        )
+        with self.worktree.take(journal) as held:
+            # git's two-tree checkout below refuses, as `git checkout` does, to overwrite a
+            # modified, staged, untracked or ignored file; a tracked file the user deleted it
+            # would quietly recreate, so a missing one sends us to `git status` first.
+            tracked = [p for p in paths if self._blob_at(base_tree, p) is not None]
+            if not held.all_present(tracked):
+                refuse_dirty(held.dirty(paths))
+            new_tree = self._write_tree(base_tree, change_list)
+            if new_tree == base_tree and not allow_empty and not extra_parents:
+                return None
+            commit = self._make_commit(new_tree, self._parents(base, extra_parents), text)
+            held.record(commit.id.decode("ascii"), new_tree.decode("ascii"))
+            if new_tree != base_tree:
+                held.checkout(new_tree.decode("ascii"))
+            self._move_ref(ref, target, old_tip, commit.id, text)
+            held.publish()
+        return commit.id.decode("ascii")
+
+    def _write_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
+        """Build and write the new tree's objects (None when it equals ``base_tree``)."""
+        self._batch = {}
+        try:
+            new_tree = self._build_tree(base_tree, changes)
+            if new_tree == base_tree:
+                return new_tree
+            self._flush_batch()
+            return new_tree
+        finally:
+            self._batch = None
+
+    @staticmethod
+    def _parents(base: object, extra_parents: Sequence[str]) -> list[bytes]:
+        first = [base.encode("ascii")] if isinstance(base, str) else []
+        return first + [p.encode("ascii") for p in extra_parents]
+
+    def _move_ref(
+        self, ref: bytes, target: str, old_tip: str | None, new: bytes, text: str
+    ) -> None:
+        ok = self.repo.refs.set_if_equals(
+            ref,
+            old_tip.encode("ascii") if old_tip else None,
+            new,
+            message=b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8"),
+        )
+        if not ok:
+            raise ConflictError(
+                f"branch {target} moved while reflect-git was writing",
+                hint="run the command again",
+            )
+        self._created = []  # the branch names them now
 
     def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
         """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
         ref = b"refs/heads/" + branch.encode("utf-8")
         old = expected_old.encode("ascii") if expected_old else None
-        with self.lock(), self._writing():
+        with self._writer():
             if new is None:
                 ok = self.repo.refs.remove_if_equals(ref, old)
             else:
@@ -688,13 +769,16 @@ class Store:
         batch, self._batch = self._batch or {}, None
         self._recent = batch
         if len(batch) >= PACK_MIN_OBJECTS:
-            write_pack(
+            name = write_pack(
                 self._objects_dir / "pack",
                 (
                     (kind, raw, bytes.fromhex(sha.decode("ascii")))
                     for sha, (kind, raw) in batch.items()
                 ),
             )
+            if name:
+                pack = self._objects_dir / "pack" / name
+                self._created += [pack.with_suffix(".idx"), pack.with_suffix(".pack")]
             refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
             if callable(refresh):
                 refresh()
@@ -711,30 +795,32 @@ class Store:
             return sha.encode("ascii")
         target.parent.mkdir(exist_ok=True)
         tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
-        with open(tmp, "wb") as fh:
-            fh.write(zlib.compress(header + raw, 1))
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(zlib.compress(header + raw, 1))
+            os.chmod(tmp, 0o444)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        self._created.append(target)
         return sha.encode("ascii")
 
-    # ------------------------------------------------------------------ work tree
+    def _forget_created(self) -> None:
+        """A commit that will not happen: remove the objects it created (nothing else names
+        them; each is our new note's content or a tree only this commit builds), so a refused
+        or failed command leaves nothing behind, not even a dangling object."""
+        for path in reversed(self._created):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        self._created = []
+        refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+        if callable(refresh):
+            with contextlib.suppress(Exception):
+                refresh()
 
-    def _refuse_dirty(
-        self, index: _Index, changes: Sequence[Change], base_tree: bytes | None
-    ) -> None:
-        """Refuse if any touched path holds edits that are not committed."""
-        dirty: list[str] = []
-        for change in changes:
-            committed = self._blob_at(base_tree, change.path)
-            if self._path_state(index, change.path, committed) != "clean":
-                dirty.append(change.path)
-        if dirty:
-            listed = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
-            raise ConflictError(
-                f"uncommitted changes in {listed}; reflect-git will not overwrite them",
-                hint="commit or stash your edits (`git stash`), or discard them "
-                "(`git restore --staged --worktree -- <path>`), then run the command again",
-            )
+    # ------------------------------------------------------------------ work tree
 
     def blob_at(self, tree: str | None, path: str) -> str | None:
         """The blob sha of ``path`` under a root tree (None if absent or a folder)."""
@@ -745,235 +831,104 @@ class Store:
         found = self._entry_at(tree, path)
         return found[1] if found and not stat.S_ISDIR(found[0]) else None
 
-    def _open_index(self) -> _Index:
-        path = self.git_dir / "index"
-        try:
-            return _FastIndex(IndexFile.read(path))
-        except UnsupportedIndex:
-            return _DulwichIndex(self.repo)
+    def dirty_paths(self, paths: Iterable[str]) -> list[str]:
+        """Which of ``paths`` hold uncommitted edits, as ``git status`` sees them (the index is
+        read, never written)."""
+        if self.worktree is None:
+            return []
+        return self.worktree.dirty(paths)
 
-    def _path_state(self, index: _Index, path: str, committed: bytes | None) -> str:
-        """``clean`` when index and work tree both match the committed blob (or both absent)."""
-        assert self.path is not None
-        entry = index.get(path)
-        staged = entry.sha.encode("ascii") if entry is not None else None
-        if entry is not None and entry.stage != 0:
-            return "conflicted"
-        if staged != committed:
-            return "staged"
-        full = self.path / path
-        try:
-            st = os.lstat(full)
-        except FileNotFoundError:
-            return "clean" if committed is None else "deleted"
-        except NotADirectoryError:
-            return "clean" if committed is None else "deleted"
-        if stat.S_ISDIR(st.st_mode):
-            return "in-the-way"
-        if committed is None:
-            return "untracked"
-        if entry is not None and _stat_matches(entry, st, index.mtime_ns):
-            return "clean"
-        data = full.read_bytes()
-        return "clean" if Blob.from_string(data).id == committed else "modified"
+    # ------------------------------------------------------------------ recovery
 
-    def _sync_paths(
-        self,
-        paths: Sequence[str],
-        tree: bytes,
-        index: _Index | None = None,
-        known: Mapping[str, bytes | None] | None = None,
-    ) -> None:
-        """Make the work tree and index match ``tree`` for ``paths`` only.
-
-        ``known`` gives the blob of paths the caller just wrote, sparing a lookup in the new
-        tree (whose ``documents`` folder would otherwise be read again, all of it).
-        """
-        assert self.path is not None
-        index = index or self._open_index()
-        root = os.fspath(self.path)
-        made: set[str] = set()
-        writes: list[tuple[str, str, bytes]] = []  # (path, full path, blob hex)
-        for path in paths:
-            sha = known[path] if known is not None and path in known else self._blob_at(tree, path)
-            full = os.path.join(root, path)
-            folder = os.path.dirname(full)
-            if sha is None:
-                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                    os.unlink(full)
-                _prune_empty_dirs(Path(folder), self.path)
-                index.remove(path)
-                continue
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            writes.append((path, full, sha))
-        stats = [self._write_file(full, sha) for _path, full, sha in writes]
-        for (path, _full, sha), st in zip(writes, stats, strict=True):
-            index.set(path, st, sha.decode("ascii"))
-        try:
-            index.write()
-        except IndexLocked as exc:
-            raise ConflictError(
-                f"git is updating the index ({exc}); the commit is made but the work tree "
-                "is not yet in step",
-                hint="run any reflect-git command again once git has finished; it finishes "
-                "the sync",
-            ) from None
-
-    def _write_file(self, full: str, sha: bytes) -> os.stat_result:
-        """Write a blob into the work tree without ever showing half a note in place of a whole
-        one: a new path is created exclusively and written (recovery finishes a prefix of it),
-        an existing one is replaced by rename."""
-        data = self.read_blob(sha.decode("ascii"))
-        try:
-            fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            tmp = None
-        except FileExistsError:
-            folder, name = os.path.split(full)
-            tmp = os.path.join(folder, f".{name}.reflect-git-tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        write_all(fd, data)
-        if tmp is not None:
-            os.replace(tmp, full)
-        return os.lstat(full)
-
-    # ------------------------------------------------------------------ journal
-
-    def _journal(self) -> Path:
-        return self.git_dir / JOURNAL_NAME
-
-    def _write_journal(
-        self, branch: str, old: str | None, new: str, changes: Sequence[Change]
-    ) -> None:
-        tmp = self.git_dir / (JOURNAL_NAME + ".tmp")
-        tmp.write_text(
-            json.dumps(
-                {"branch": branch, "old": old, "new": new, "paths": [c.path for c in changes]}
-            ),
-            encoding="utf-8",
+    def pending(self) -> str | None:
+        """A sentence about an interrupted write not yet finished or rolled back, else None."""
+        if self.worktree is None:
+            return None
+        journal = self.worktree.pending()
+        if journal is None:
+            return None
+        what = f"{len(journal.paths)} path" + ("" if len(journal.paths) == 1 else "s")
+        return (
+            f"an interrupted reflect-git write (process {journal.pid}, {what} on "
+            f"{journal.branch or 'a branch'}) is not finished yet"
         )
-        os.replace(tmp, self._journal())
 
-    def _clear_journal(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self._journal().unlink()
+    def recover(self) -> Recovery | None:
+        """Finish or roll back a write a killed or failed process left (the one recovery entry
+        point; ``Store.open`` runs it). Skipped when a live writer holds the KB lock: that
+        writer is not dead, and finishes its own work."""
+        marker = self.git_dir / WRITER_NAME
+        if self.worktree is not None:
+            if not self.worktree.journal_file.exists() and not marker.exists():
+                return None
+        elif not marker.exists():
+            return None
+        try:
+            with self.lock(timeout=0):
+                return self._recover_locked()
+        except LockError:
+            return None
 
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
-        """Mark a write in progress (under the lock): a marker left behind means the writer died."""
+    def _recover_locked(self) -> Recovery | None:
+        """Recovery under the KB lock: anything a writer left here, its writer is dead."""
         marker = self.git_dir / WRITER_NAME
         if marker.exists():
             self._clear_crash_debris(marker)
-        self.recover()
-        marker.write_text(str(os.getpid()), encoding="ascii")
-        try:
-            yield
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                marker.unlink()
+        found = None
+        if self.worktree is not None:
+            journal = self.worktree.read_journal()
+            if journal is not None:
+                tip = self.tip(journal.branch) if journal.branch else None
+                found = self.worktree.recover(tip, self._take_back)
+                self.last_recovery = found
+        return found
+
+    @contextlib.contextmanager
+    def _writer(self) -> Iterator[None]:
+        """The KB lock, recovery of what a dead writer left, and a marker naming this process
+        for as long as it writes (a marker left behind means its writer died)."""
+        with self.lock():
+            self._recover_locked()
+            marker = self.git_dir / WRITER_NAME
+            marker.write_text(str(os.getpid()), encoding="ascii")
+            try:
+                yield
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    marker.unlink()
+
+    def _take_back(self, branch: str, expected: str | None, new: str | None) -> bool:
+        ref = b"refs/heads/" + branch.encode("utf-8")
+        old = expected.encode("ascii") if expected else None
+        if new is None:
+            return bool(self.repo.refs.remove_if_equals(ref, old))
+        return bool(self.repo.refs.set_if_equals(ref, old, new.encode("ascii")))
 
     def _clear_crash_debris(self, marker: Path) -> None:
-        """Remove what a writer killed mid-commit left: git lock files and temporary files.
-
-        We hold the KB lock and the marker says the previous holder died inside its write, so
-        a ``.lock`` file it could have created (a ref, the index) is stale; left alone it would
-        block git and us forever. Its half-written objects are temporary files, never objects.
-        """
+        """Remove what a writer killed inside the KB lock left: the ref locks it was taking
+        (only those younger than its marker) and its temporary object files. ``index.lock`` is
+        not among them: the journal proves whether that one is ours."""
         try:
             pid = marker.read_text(encoding="ascii").strip()
+            since = marker.stat().st_mtime_ns
         except OSError:
-            pid = ""
-        stale = [self.git_dir / "index.lock", self.common_dir / "packed-refs.lock"]
+            pid, since = "", 0
+        stale = [self.common_dir / "packed-refs.lock"]
         stale += list((self.common_dir / "refs").rglob("*.lock"))
-        if pid.isdigit():
-            stale += list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
-            stale += list(self._objects_dir.glob(f"pack/tmp_pack_{pid}_*"))
-            stale += list(self._objects_dir.glob(f"pack/tmp_idx_{pid}_*"))
+        stale += [self.git_dir / "HEAD.lock"]
         for path in stale:
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                path.unlink()
-        with contextlib.suppress(FileNotFoundError):
-            (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
-        if self.path is not None:
-            with contextlib.suppress(OSError, ValueError):
-                record = json.loads(self._journal().read_text(encoding="utf-8"))
-                for rel in record.get("paths", []):
-                    full = self.path / rel
-                    with contextlib.suppress(OSError):
-                        (full.parent / f".{full.name}.reflect-git-tmp").unlink()
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime_ns >= since:
+                    path.unlink()
+        if pid.isdigit():
+            debris = list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
+            debris += list(self._objects_dir.glob(f"pack/tmp_pack_{pid}_*"))
+            debris += list(self._objects_dir.glob(f"pack/tmp_idx_{pid}_*"))
+            for path in debris:
+                with contextlib.suppress(OSError):
+                    path.unlink()
         with contextlib.suppress(FileNotFoundError):
             marker.unlink()
-
-    def recover(self) -> bool:
-        """Finish a work-tree sync that a killed process left half done. Call under the lock."""
-        path = self._journal()
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return False
-        except (OSError, ValueError):
-            self._clear_journal()
-            return False
-        branch = record.get("branch")
-        new = record.get("new")
-        if (
-            self.path is not None
-            and isinstance(branch, str)
-            and branch == self.current_branch()
-            and self.tip(branch) == new
-        ):
-            tree = self._commit(new).tree
-            old = record.get("old")
-            old_tree = self._commit(old).tree if old else None
-            index = self._open_index()
-            safe = [
-                p
-                for p in record.get("paths", [])
-                if self._recoverable(index, p, self._blob_at(old_tree, p), self._blob_at(tree, p))
-            ]
-            self._sync_paths(safe, tree, index)
-        self._clear_journal()
-        return True
-
-    def _recoverable(
-        self, index: _Index, path: str, old_blob: bytes | None, new_blob: bytes | None
-    ) -> bool:
-        """Did only our interrupted sync touch ``path``? Index and file each hold old or new.
-
-        A killed sync can leave any mix (file new and index old, file gone and index old, ...);
-        anything else (content matching neither) is the user's, and is left alone.
-        """
-        assert self.path is not None
-        entry = index.get(path)
-        if entry is not None and entry.stage != 0:
-            return False
-        staged = entry.sha.encode("ascii") if entry is not None else None
-        if staged not in (old_blob, new_blob):
-            return False
-        full = self.path / path
-        try:
-            st = os.lstat(full)
-        except (FileNotFoundError, NotADirectoryError):
-            return old_blob is None or new_blob is None
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        data = full.read_bytes()
-        if Blob.from_string(data).id in (old_blob, new_blob):
-            return True
-        # A new file we were still writing when killed holds a prefix of its content.
-        if old_blob is None and new_blob is not None and staged is None:
-            return self.read_blob(new_blob.decode("ascii")).startswith(data)
-        return False
-
-    def dirty_paths(self, paths: Iterable[str]) -> list[str]:
-        """Which of ``paths`` hold uncommitted edits (staged or in the work tree)."""
-        if self.path is None:
-            return []
-        head = self.head()
-        tree = self._commit(head).tree if head else None
-        index = self._open_index()
-        return [p for p in paths if self._path_state(index, p, self._blob_at(tree, p)) != "clean"]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1000,97 +955,6 @@ def _split_ancestry(rev: str) -> tuple[str, int]:
             base, steps = head, steps + (int(count) if count else 1)
             continue
         return base, steps
-
-
-def _stat_matches(entry: Entry, st: os.stat_result, index_mtime_ns: int) -> bool:
-    """git's stat shortcut, minus racily clean entries (written in the index's own instant)."""
-    if entry.size != (st.st_size & 0xFFFFFFFF):
-        return False
-    if entry.mtime_s != (int(st.st_mtime) & 0xFFFFFFFF):
-        return False
-    if entry.mtime_ns != st.st_mtime_ns % 1_000_000_000:
-        return False
-    return st.st_mtime_ns < index_mtime_ns
-
-
-class _Index(Protocol):
-    mtime_ns: int
-
-    def get(self, path: str) -> Entry | None: ...
-    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None: ...
-    def remove(self, path: str) -> None: ...
-    def write(self) -> None: ...
-
-
-class _FastIndex:
-    """The in-place index patcher (see gitindex.py)."""
-
-    def __init__(self, index: IndexFile) -> None:
-        self.index = index
-        self.mtime_ns = index.mtime_ns
-
-    def get(self, path: str) -> Entry | None:
-        return self.index.get(path)
-
-    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
-        self.index.set(path, st, sha_hex, FILE_MODE)
-
-    def remove(self, path: str) -> None:
-        self.index.remove(path)
-
-    def write(self) -> None:
-        self.index.write(reparse=False)
-
-
-class _DulwichIndex:
-    """Fallback for index formats the patcher does not rewrite (v4, split, sparse)."""
-
-    def __init__(self, repo: Repo) -> None:
-        self.index = repo.open_index()
-        try:
-            self.mtime_ns = os.stat(self.index.path).st_mtime_ns
-        except (FileNotFoundError, TypeError):
-            self.mtime_ns = 0
-
-    def get(self, path: str) -> Entry | None:
-        raw = path.encode("utf-8")
-        if raw not in self.index:
-            return None
-        e = self.index[raw]
-        sha = getattr(e, "sha", None)
-        if sha is None:  # a conflicted entry
-            return Entry(sha="", mode=0, size=0, mtime_s=0, mtime_ns=0, stage=1)
-        mtime = e.mtime if isinstance(e.mtime, tuple) else (int(e.mtime), 0)
-        return Entry(
-            sha=sha.decode("ascii"),
-            mode=e.mode,
-            size=e.size,
-            mtime_s=mtime[0],
-            mtime_ns=mtime[1],
-            stage=0,
-        )
-
-    def set(self, path: str, st: os.stat_result, sha_hex: str) -> None:
-        from dulwich.index import index_entry_from_stat
-
-        self.index[path.encode("utf-8")] = index_entry_from_stat(st, sha_hex.encode(), FILE_MODE)
-
-    def remove(self, path: str) -> None:
-        raw = path.encode("utf-8")
-        if raw in self.index:
-            del self.index[raw]
-
-    def write(self) -> None:
-        self.index.write()
-
-
-def _prune_empty_dirs(folder: Path, root: Path) -> None:
-    while folder != root and root in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
 
 
 def _local_offset(now: int) -> int:

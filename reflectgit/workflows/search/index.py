@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
 from reflectgit.errors import NoteError, NotFoundError, UsageError
 from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.git.worktree import recover_if_pending
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
@@ -1052,6 +1053,7 @@ def open_fresh(
             f"{kb} is not a git repository",
             hint=f"run `reflect-git init {kb}` to create a knowledge base there",
         )
+    recover_if_pending(kb, env)  # an interrupted write is finished first (git/worktree.py)
     path = index_path(state_dir)
     for attempt in (1, 2):
         index = Index.open(path)

@@ -1,0 +1,608 @@
+"""The index and the work tree, kept by git's own plumbing; the journal that makes a write
+finishable; and the dirty check.
+
+reflect-git writes only what git can verify (objects, a compare-and-swap ref move). git's
+private caches (the index with its extensions: fsmonitor, split and sparse indexes, version 4,
+the untracked cache; the work tree under ``core.autocrlf``, ``.gitattributes`` and filters;
+skip-worktree bits) are brought in line by git itself, so they are right by construction.
+
+One commit on the checked-out branch, in this order (git's lockfile protocol):
+
+1. ``<gitdir>/reflect-git-index.<pid>`` is created holding the current index's bytes, and
+   the journal records its identity (device, inode, mtime). Then it is hard-linked to
+   ``<gitdir>/index.lock``: ``link`` is atomic and exclusive, so if git (or anyone) holds the
+   lock we refuse before writing anything. From here until step 5 git cannot touch the index,
+   so the user's own ``git commit -a`` cannot commit from a stale index.
+2. The dirty check runs ``git status`` against our copy (never against the real index, so
+   git's opportunistic refresh writes only the copy).
+3. The objects and the commit are written; the journal records the new commit.
+4. ``git read-tree -m -u <old tree> <new tree>`` (the two-tree merge ``git checkout`` uses to
+   move between commits) updates our copy of the index and the changed paths in the work
+   tree, honouring sparse patterns, attributes and every index extension.
+5. The ref moves by compare-and-swap; our copy is renamed over ``index``; ``index.lock`` is
+   removed; the journal is cleared.
+
+A failure before the ref moved restores the changed paths from the untouched ``index`` and
+releases the lock: nothing changed. A process killed anywhere leaves the journal and (from
+step 1 on) the lock; the next reflect-git command, whatever it is, proves the lock is ours
+(same inode as the journal says) and finishes the commit when the ref moved, or rolls the
+work tree back when it did not. Until then ``index.lock`` keeps git from writing a commit
+the index does not hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import stat
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from reflectgit.errors import ConflictError, LockError, ReflectGitError
+from reflectgit.git.run import Result, run
+
+JOURNAL_NAME = "reflect-git-journal.json"
+WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
+WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
+_STORAGE_ERRNOS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+_STORAGE_WORDS = {
+    "No space left on device": errno.ENOSPC,
+    "Disk quota exceeded": errno.EDQUOT,
+    "Read-only file system": errno.EROFS,
+    "Permission denied": errno.EACCES,
+}
+
+
+class StorageError(ReflectGitError):
+    """The KB cannot be written: full disk, exhausted quota, read-only or forbidden folder."""
+
+
+class IndexLockHeld(LockError):
+    """git (or a process that died) holds ``index.lock``."""
+
+
+def storage_error(exc: OSError, where: str) -> StorageError | None:
+    """A ``StorageError`` for an OSError a full or read-only disk raises; None for others."""
+    reason = _STORAGE_ERRNOS.get(exc.errno or 0)
+    if reason is None:
+        return None
+    return _storage(exc.errno or 0, where)
+
+
+def _storage(code: int, where: str) -> StorageError:
+    reason = _STORAGE_ERRNOS[code]
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        hint = "free some space on that disk and run the command again; nothing was committed"
+    else:
+        hint = "make the knowledge base folder writable (or run as its owner) and try again"
+    return StorageError(f"cannot write to {where}: {reason}", hint=hint)
+
+
+def _git_storage_error(result: Result, where: str) -> StorageError | None:
+    for words, code in _STORAGE_WORDS.items():
+        if words in result.err:
+            return _storage(code, where)
+    return None
+
+
+@dataclass
+class Journal:
+    """What a writer is doing, so the next command can finish it or roll it back."""
+
+    pid: int
+    branch: str
+    old: str | None  # the branch tip before
+    old_tree: str  # the tree the index holds for ``paths`` (EMPTY_TREE on an unborn branch)
+    paths: list[str]
+    lock: list[int] = field(default_factory=list)  # dev, inode, mtime_ns of our index.lock
+    new: str | None = None  # the commit, once written
+    new_tree: str | None = None
+
+
+@dataclass
+class Recovery:
+    """What the last recovery did (for ``status`` and logs)."""
+
+    action: str  # "finished" | "rolled back" | "cleared"
+    commit: str | None
+    paths: list[str]
+    left: list[str]  # paths holding content that is neither ours nor git's: left alone
+
+
+class WorkTree:
+    """A repository's index and work tree, touched only through git."""
+
+    def __init__(self, git_dir: Path, root: Path, env: Mapping[str, str]) -> None:
+        self.git_dir = git_dir
+        self.root = root
+        self.env = env
+        self.index = git_dir / "index"
+        self.lock_file = git_dir / "index.lock"
+        self.journal_file = git_dir / JOURNAL_NAME
+
+    # ------------------------------------------------------------------ git
+
+    def git(
+        self, args: Sequence[str], *, index: Path | None = None, input: bytes | None = None
+    ) -> Result:
+        extra = {"GIT_INDEX_FILE": os.fspath(index)} if index is not None else {}
+        extra["GIT_LITERAL_PATHSPECS"] = "1"
+        return run(
+            args,
+            cwd=self.root,
+            env=self.env,
+            git_dir=self.git_dir,
+            work_tree=self.root,
+            input=input,
+            extra_env=extra,
+            timeout=None,
+        )
+
+    def _check(self, result: Result, what: str) -> Result:
+        if result.ok:
+            return result
+        err = _git_storage_error(result, str(self.root))
+        if err is not None:
+            raise err
+        raise ReflectGitError(
+            f"`git {what}` failed: {result.err or f'exit {result.code}'}",
+            hint="run `git status` in the knowledge base to see what git says",
+        )
+
+    # ------------------------------------------------------------------ dirty check
+
+    def dirty(self, paths: Iterable[str], index: Path | None = None) -> list[str]:
+        """Which of ``paths`` hold the user's uncommitted edits, exactly as ``git status``
+        sees them (staged, modified, deleted, untracked or ignored files in the way).
+
+        With ``index`` (our locked copy) git may refresh stat data into it; without, the real
+        index is read and never written (``--no-optional-locks``).
+        """
+        wanted = sorted(set(paths))
+        if not wanted:
+            return []
+        if len(wanted) <= PATHSPEC_LIMIT:
+            spec = wanted
+        else:
+            spec = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted})
+            if "." in spec:
+                spec = ["."]
+        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"]
+        args += ["--no-renames", "--", *spec]
+        if index is None:
+            args = ["--no-optional-locks", *args]
+        result = self._check(self.git(args, index=index), "status")
+        hit: set[str] = set()
+        for record in result.stdout.split(b"\x00"):
+            if len(record) > 3:
+                hit.add(record[3:].decode("utf-8", "surrogateescape").rstrip("/"))
+        out = []
+        for path in wanted:
+            inside = path in hit or any(h.startswith(path + "/") for h in hit)
+            if inside or self._blocked(path):
+                out.append(path)
+        return out
+
+    def _blocked(self, path: str) -> bool:
+        """A file or symlink where a folder above ``path`` should be."""
+        parts = path.split("/")[:-1]
+        where = self.root
+        for part in parts:
+            where = where / part
+            try:
+                st = os.lstat(where)
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+            if not stat.S_ISDIR(st.st_mode):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ the journal
+
+    def read_journal(self) -> Journal | None:
+        try:
+            record = json.loads(self.journal_file.read_text(encoding="utf-8"))
+            return Journal(**record)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError):
+            return Journal(pid=0, branch="", old=None, old_tree=EMPTY_TREE, paths=[])
+
+    def write_journal(self, journal: Journal) -> None:
+        tmp = self.git_dir / (JOURNAL_NAME + ".tmp")
+        try:
+            tmp.write_text(json.dumps(asdict(journal)), encoding="utf-8")
+            os.replace(tmp, self.journal_file)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise storage_error(exc, str(self.git_dir)) or exc from None
+
+    def clear_journal(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.journal_file.unlink()
+
+    # ------------------------------------------------------------------ holding the lock
+
+    def work_index(self, pid: int | None = None) -> Path:
+        return self.git_dir / f"{WORK_INDEX}{pid if pid is not None else os.getpid()}"
+
+    def take(self, journal: Journal) -> Held:
+        """Take ``index.lock`` for ``journal`` (see the module docstring, step 1)."""
+        work = self.work_index()
+        with contextlib.suppress(FileNotFoundError):
+            work.unlink()
+        try:
+            data = self.index.read_bytes()
+        except FileNotFoundError:
+            data = None
+        try:
+            fd = os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data or b"")
+                while view:
+                    view = view[os.write(fd, view) :]
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise storage_error(exc, str(self.git_dir)) or exc from None
+        journal.lock = [st.st_dev, st.st_ino, st.st_mtime_ns]
+        try:
+            self.write_journal(journal)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise
+        try:
+            os.link(work, self.lock_file)
+        except FileExistsError:
+            self.clear_journal()
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise self.lock_held() from None
+        except OSError as exc:
+            self.clear_journal()
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise storage_error(exc, str(self.git_dir)) or exc from None
+        if data is None:
+            work.unlink()  # git starts from no index, not from an empty file
+        return Held(self, journal, work)
+
+    def lock_held(self) -> IndexLockHeld:
+        return IndexLockHeld(
+            f"{self.lock_file} exists: another git process is updating the index; "
+            "reflect-git wrote nothing",
+            hint=f"wait for that git command to finish; if no git process is running, the "
+            f"lock is stale: remove it (`rm {self.lock_file}`) and run the command again",
+        )
+
+    def _lock_is_ours(self, journal: Journal) -> bool:
+        if len(journal.lock) != 3:
+            return False
+        try:
+            st = os.lstat(self.lock_file)
+        except FileNotFoundError:
+            return False
+        return [st.st_dev, st.st_ino, st.st_mtime_ns] == journal.lock
+
+    # ------------------------------------------------------------------ moving the work tree
+
+    def checkout(self, index: Path, old_tree: str, new_tree: str, paths: Sequence[str]) -> None:
+        """Move ``index`` and the work tree from ``old_tree`` to ``new_tree`` (step 4).
+
+        ``git read-tree -m -u`` trusts the index's stat data and refuses an entry whose file
+        looks touched; then ``git status`` refreshes our copy (content compared, clean and
+        eol filters applied) and either names the paths that really hold edits, or the
+        checkout runs again.
+        """
+        first = self._read_tree(index, old_tree, new_tree)
+        if first is None:
+            return
+        refuse_dirty(self.dirty(paths, index=index))
+        again = self._read_tree(index, old_tree, new_tree)
+        if again is not None:
+            raise ConflictError(
+                f"git cannot check out the new commit: {again}",
+                hint="run `git status` in the knowledge base: resolve a merge in progress, "
+                "or commit or stash your edits, then run the command again",
+            )
+
+    def _read_tree(self, index: Path, old_tree: str, new_tree: str) -> str | None:
+        """None when done; git's refusal (a local change in the way) otherwise."""
+        result = self.git(["read-tree", "-m", "-u", old_tree, new_tree], index=index)
+        if result.ok:
+            return None
+        err = _git_storage_error(result, str(self.root))
+        if err is not None:
+            raise err
+        words = result.err
+        if "would be overwritten" in words or "not uptodate" in words or "resolve" in words:
+            return words.splitlines()[0] if words else f"exit {result.code}"
+        self._check(result, "read-tree")
+        return None
+
+    def restore(self, paths: Sequence[str], blobs: Mapping[str, Sequence[str | None]]) -> list[str]:
+        """Put ``paths`` back as the real index holds them, sparing anything that is neither
+        what the index holds nor one of ``blobs[path]`` (what we may have been writing), nor
+        a prefix of one: that is the user's. Returns the paths left alone."""
+        if not paths:
+            return []
+        staged = self._staged(paths)
+        left: list[str] = []
+        to_checkout: list[str] = []
+        to_remove: list[str] = []
+        present: list[str] = []
+        for path in paths:
+            try:
+                st = os.lstat(self.root / path)
+            except (FileNotFoundError, NotADirectoryError):
+                if path in staged:
+                    to_checkout.append(path)
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                left.append(path)
+                continue
+            present.append(path)
+        hashes = self._hash(present)
+        for path in present:
+            want = staged.get(path)
+            ours = {b for b in blobs.get(path, ()) if b} | ({want} if want else set())
+            have = hashes.get(path)
+            if want is not None and have == want:
+                continue  # already as the index holds it
+            if have in ours or self._is_prefix(path, ours):
+                (to_checkout if want is not None else to_remove).append(path)
+            else:
+                left.append(path)
+        for path in to_remove:
+            full = self.root / path
+            with contextlib.suppress(FileNotFoundError):
+                full.unlink()
+            _prune_empty_dirs(full.parent, self.root)
+        if to_checkout:
+            self._check(
+                self.git(["checkout-index", "-f", "-q", "--", *to_checkout]), "checkout-index"
+            )
+        return left
+
+    def _staged(self, paths: Sequence[str]) -> dict[str, str]:
+        """path -> blob the real index holds at stage 0 (skip-worktree entries left out)."""
+        result = self._check(
+            self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", "--", *paths]),
+            "ls-files",
+        )
+        out: dict[str, str] = {}
+        for record in result.stdout.split(b"\x00"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            tag, _mode, sha, stage = meta.decode("ascii").split()
+            if stage == "0" and tag != "S":
+                out[name.decode("utf-8", "surrogateescape")] = sha
+        return out
+
+    def _hash(self, paths: Sequence[str]) -> dict[str, str]:
+        """What git would store for each work-tree file (clean filters, eol conversion)."""
+        if not paths:
+            return {}
+        payload = "".join(p + "\n" for p in paths).encode("utf-8", "surrogateescape")
+        result = self._check(self.git(["hash-object", "--stdin-paths"], input=payload), "hash")
+        return dict(zip(paths, result.out.split(), strict=True))
+
+    def _is_prefix(self, path: str, blobs: Iterable[str]) -> bool:
+        """Is the file a cut-short copy of one of ``blobs`` as git would check it out?"""
+        try:
+            data = (self.root / path).read_bytes()
+        except OSError:
+            return False
+        for blob in blobs:
+            smudged = self.git(["cat-file", "--filters", f"--path={path}", blob])
+            if smudged.ok and smudged.stdout.startswith(data):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ recovery
+
+    def pending(self) -> Journal | None:
+        """The journal of a write that did not finish (None when there is none)."""
+        return self.read_journal()
+
+    def recover(
+        self, tip: str | None, move_ref: Callable[[str, str | None, str | None], bool]
+    ) -> Recovery | None:
+        """Finish or roll back what a dead writer left. Call under the KB write lock (so the
+        journal's writer is dead). ``tip`` is the journal branch's current tip."""
+        journal = self.read_journal()
+        for stray in self.git_dir.glob(WORK_INDEX + "*"):
+            if journal is None or stray != self.work_index(journal.pid):
+                with contextlib.suppress(OSError):
+                    stray.unlink()
+        if journal is None:
+            return None
+        with contextlib.suppress(FileNotFoundError):
+            (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
+        if not self._lock_is_ours(journal):
+            # The lock was never ours, or we released it after a consistent state: our dead
+            # writer changed nothing in the index or work tree, or finished.
+            with contextlib.suppress(OSError):
+                self.work_index(journal.pid).unlink()
+            self.clear_journal()
+            return Recovery("cleared", None, [], [])
+        work = self.work_index(journal.pid)
+        with contextlib.suppress(OSError):
+            work.unlink()
+        blobs = self.blob_choices(journal)
+        paths = journal.paths
+        forward = journal.new is not None and tip == journal.new
+        left = self.restore(paths, blobs)
+        action = "rolled back"
+        if forward:
+            assert journal.new_tree is not None
+            self._copy_index(work)
+            # The files restore() rewrote have new stat data: refresh our copy first (HEAD
+            # has moved, so `git status` would call every path staged).
+            self.git(["update-index", "-q", "--refresh"], index=work)
+            refused = self._read_tree(work, journal.old_tree, journal.new_tree)
+            if refused is None:
+                os.replace(work, self.index)
+                action = "finished"
+            else:
+                # A path holds the user's edit: the commit cannot be checked out. Take the
+                # branch back so no commit survives that the index does not hold.
+                with contextlib.suppress(OSError):
+                    work.unlink()
+                move_ref(journal.branch, journal.new, journal.old)
+        with contextlib.suppress(FileNotFoundError):
+            self.lock_file.unlink()
+        self.clear_journal()
+        return Recovery(action, journal.new, list(paths), left)
+
+    def blob_choices(self, journal: Journal) -> dict[str, list[str | None]]:
+        """path -> the blobs the old and the new commit give it (what a writer may have left)."""
+        out: dict[str, list[str | None]] = {p: [] for p in journal.paths}
+        for tree in (journal.old_tree, journal.new_tree):
+            if not tree or tree == EMPTY_TREE or not journal.paths:
+                continue
+            listed = self.git(["ls-tree", "-r", "-z", tree, "--", *journal.paths])
+            for record in listed.stdout.split(b"\x00"):
+                meta, _, name = record.partition(b"\t")
+                if name:
+                    path = name.decode("utf-8", "surrogateescape")
+                    if path in out:
+                        out[path].append(meta.split()[2].decode("ascii"))
+        return out
+
+    def _copy_index(self, target: Path) -> None:
+        try:
+            data = self.index.read_bytes()
+        except FileNotFoundError:
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+            return
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+
+
+class Held:
+    """``index.lock`` held by this process, with our copy of the index to work on."""
+
+    def __init__(self, tree: WorkTree, journal: Journal, work: Path) -> None:
+        self.tree = tree
+        self.journal = journal
+        self.work = work
+        self.touched = False  # the work tree may hold part of the new commit
+        self.done = False
+
+    def dirty(self, paths: Iterable[str]) -> list[str]:
+        """The dirty check against our copy of the index (after ``release``: the real one,
+        read only)."""
+        return self.tree.dirty(paths, index=None if self.done else self.work)
+
+    def all_present(self, paths: Iterable[str]) -> bool:
+        """Is every one of ``paths`` a file in the work tree? (No: ask ``dirty``.)"""
+        for path in paths:
+            try:
+                if not stat.S_ISREG(os.lstat(self.tree.root / path).st_mode):
+                    return False
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+        return True
+
+    def record(self, new: str, new_tree: str) -> None:
+        self.journal.new = new
+        self.journal.new_tree = new_tree
+        self.tree.write_journal(self.journal)
+
+    def checkout(self, new_tree: str) -> None:
+        self.touched = True
+        self.tree.checkout(self.work, self.journal.old_tree, new_tree, self.journal.paths)
+
+    def publish(self) -> None:
+        """The ref moved: our copy becomes the index, the lock goes (step 5)."""
+        if self.work.exists():
+            os.replace(self.work, self.tree.index)
+        else:  # nothing was ever written to it (cannot happen after a checkout)
+            pass
+        self.done = True
+        with contextlib.suppress(FileNotFoundError):
+            self.tree.lock_file.unlink()
+        self.tree.clear_journal()
+
+    def release(self) -> None:
+        """Give up before the ref moved: the work tree back as the index holds it, no lock."""
+        if self.done:
+            return
+        if self.touched:
+            self.tree.restore(self.journal.paths, self.tree.blob_choices(self.journal))
+        with contextlib.suppress(FileNotFoundError):
+            self.work.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            self.tree.lock_file.unlink()
+        self.tree.clear_journal()
+        self.done = True
+
+    def __enter__(self) -> Held:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.done:
+            return
+        # If the roll-back itself fails (a full disk, say), the journal and the lock stay, so
+        # git cannot commit from a stale index, and the next command finishes it.
+        with contextlib.suppress(OSError, ReflectGitError):
+            self.release()
+
+
+def refuse_dirty(dirty: Sequence[str]) -> None:
+    """Refuse to touch paths holding the user's uncommitted edits."""
+    if dirty:
+        listed = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
+        raise ConflictError(
+            f"uncommitted changes in {listed}; reflect-git will not overwrite them",
+            hint="commit or stash your edits (`git stash`), or discard them "
+            "(`git restore --staged --worktree -- <path>`), then run the command again",
+        )
+
+
+def _prune_empty_dirs(folder: Path, root: Path) -> None:
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
+    """The recovery door for code that reads a KB without opening a ``Store`` (the search
+    fast path): two ``stat`` calls, and only when a write was interrupted, ``Store.open``
+    (which finishes or rolls it back)."""
+    root = Path(path)
+    git_dir = root / ".git"
+    if git_dir.is_file():
+        with contextlib.suppress(OSError, ValueError):
+            text = git_dir.read_text(encoding="utf-8").strip()
+            if text.startswith("gitdir:"):
+                git_dir = (root / text[7:].strip()).resolve()
+    elif not git_dir.is_dir():
+        git_dir = root  # a bare repository
+    if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
+        from reflectgit.git.store import Store  # only now: it imports dulwich
+
+        Store.open(root, env).close()
