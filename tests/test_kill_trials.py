@@ -311,7 +311,8 @@ def _grow(mnt: Path) -> None:
 
 def _assert_failed_cleanly(res: subprocess.CompletedProcess[str], label: str) -> None:
     assert res.returncode == 1, (
-        f"{label}: exit {res.returncode} (must be 1, never 3):\n{res.stderr}"
+        f"{label}: exit {res.returncode} (must be 1, never 3):\n"
+        f"stdout: {res.stdout[-1500:]}\nstderr: {res.stderr[-1500:]}"
     )
     assert "error:" in res.stderr and "hint:" in res.stderr, f"{label}: {res.stderr}"
 
@@ -330,6 +331,32 @@ def _assert_branch_not_past_index(kb: Path, label: str) -> None:
     )
 
 
+class Problems:
+    """Collect every failed check of one scenario, so one run reports all of them."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def check(self, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except AssertionError as exc:
+            self.found.append(str(exc).split("\nassert ")[0])
+
+    def done(self) -> None:
+        assert not self.found, "\n---\n".join(self.found)
+
+
+def _next_command_works(kb: Path, env: dict[str, str], label: str) -> None:
+    res = rg(kb, "status", env=env)
+    assert res.returncode == 0, f"{label}: `reflect-git status` afterwards: {res.stderr}"
+
+
+def _no_truncated_note(kb: Path, label: str) -> None:
+    valid = rg(kb, "validate")
+    assert valid.returncode == 0, f"{label}: truncated note left:\n{valid.stdout[-1500:]}"
+
+
 def test_a_full_disk_during_import(
     small_disk: Path, cli: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -337,13 +364,14 @@ def test_a_full_disk_during_import(
     source = note_source(2000, tmp_path_factory)
     res = rg(kb, "import", str(source))
     label = "import on a full disk"
-    _assert_failed_cleanly(res, label)
+    problems = Problems()
+    problems.check(_assert_failed_cleanly, res, label)
     _grow(small_disk)
-    _assert_branch_not_past_index(kb, label)
-    valid = rg(kb, "validate")
-    assert valid.returncode == 0, f"{label}: truncated note left:\n{valid.stdout[-1500:]}"
-    assert rg(kb, "status").returncode == 0
-    assert_nothing_lost(kb, label)
+    problems.check(_assert_branch_not_past_index, kb, label)
+    problems.check(_no_truncated_note, kb, label)
+    problems.check(_next_command_works, kb, {}, label)
+    problems.check(assert_nothing_lost, kb, label)
+    problems.done()
 
 
 def test_a_full_disk_during_drain(small_disk: Path, cli: Any, tmp_path: Path) -> None:
@@ -359,9 +387,12 @@ def test_a_full_disk_during_drain(small_disk: Path, cli: Any, tmp_path: Path) ->
     filler.write_bytes(b"\0" * max(0, free.f_bavail * free.f_frsize - room))
     res = rg(kb, "drain", env=env)
     label = "drain on a full disk"
-    _assert_failed_cleanly(res, label)
+    problems = Problems()
+    problems.check(_assert_failed_cleanly, res, label)
     filler.unlink()
     _grow(small_disk)
-    _assert_branch_not_past_index(kb, label)
-    assert rg(kb, "status", env=env).returncode == 0
-    assert_nothing_lost(kb, label)
+    problems.check(_assert_branch_not_past_index, kb, label)
+    problems.check(_no_truncated_note, kb, label)
+    problems.check(_next_command_works, kb, env, label)
+    problems.check(assert_nothing_lost, kb, label)
+    problems.done()
