@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.fixtures_gitconfig import (
     USER_SKIP,
     UserState,
@@ -473,9 +473,8 @@ def test_a_stale_index_lock_refuses_add_and_the_next_commit_keeps_every_note(
 ) -> None:
     """``touch KB/.git/index.lock; reflect-git add note.md`` -> exit 1, nothing written;
     ``rm index.lock; git commit -am x`` keeps every note (the issue's reproduction, 5 times)."""
-    exe = REPO_ROOT / ".venv" / "bin" / "reflect-git"
-    if not exe.exists():
-        exe = Path(shutil.which("reflect-git") or "reflect-git")
+    script = Path(sys.executable).parent / "reflect-git"  # the console script of this venv
+    exe = [str(script)] if script.exists() else [sys.executable, "-m", "reflectgit"]
     for attempt in range(5):
         kb = tmp_path / f"kb{attempt}"
         shutil.copytree(base.path, kb, symlinks=True)
@@ -491,7 +490,7 @@ def test_a_stale_index_lock_refuses_add_and_the_next_commit_keeps_every_note(
         files_before = snapshot_worktree(kb)
         (kb / ".git" / "index.lock").touch()
         proc = subprocess.run(
-            [str(exe), "--kb", str(kb), "add", str(note)], capture_output=True, text=True
+            [*exe, "--kb", str(kb), "add", str(note)], capture_output=True, text=True
         )
         assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
         assert "error:" in proc.stderr and "hint:" in proc.stderr, proc.stderr
@@ -506,3 +505,29 @@ def test_a_stale_index_lock_refuses_add_and_the_next_commit_keeps_every_note(
         notes_after = sorted(p for p in tree_entries(kb, "HEAD") if is_note_path(p))
         assert notes_after == notes_before, f"attempt {attempt}: the user's commit lost notes"
         assert g("diff", "--name-only", "HEAD~1", "HEAD", cwd=kb).split() == ["user-mod.txt"]
+
+
+# --------------------------------------------------------------------------- fsmonitor, as filed
+
+
+def test_fsmonitor_add_then_undo_leaves_git_working(tmp_path: Path, cli: Any, base: Base) -> None:
+    """The issue's reproduction: with a real core.fsmonitor hook and a modified file, one
+    ``add`` must not hide the modification from ``git status`` / ``git commit -am``, and
+    ``undo`` after it must not make git abort (``BUG: fsmonitor.c ... has more entries``)."""
+    kb = build("fsmonitor", tmp_path, base)
+    (kb / "user-mod.txt").write_text("modified by the user\n")
+    assert porcelain(kb) == {" M user-mod.txt"}
+    assert (
+        cli(
+            "--kb", str(kb), "add", "--title", "Monitored", "--insight", "m", "--confidence", "high"
+        ).code
+        == 0
+    )
+    assert porcelain(kb) == {" M user-mod.txt"}, "git status hides the user's modified file"
+    assert cli("--kb", str(kb), "undo").code == 0
+    for args in (["status", "--porcelain"], ["diff", "--stat"], ["commit", "-q", "-am", "x"]):
+        proc = gitp(*args, cwd=kb)
+        assert proc.returncode == 0 and "BUG" not in proc.stderr, f"git {args[0]}: {proc.stderr}"
+    assert g("show", "--name-only", "--format=", "HEAD", cwd=kb).split() == ["user-mod.txt"], (
+        "git commit -am did not commit the user's modified file"
+    )
