@@ -167,7 +167,14 @@ def kill_during(
     )
     try:
         if trial.phase == "pack":
-            _wait(lambda: set(os.listdir(pack_dir)) != packs, proc)
+            # its objects are written (a new pack), or, if it writes no pack, its ref moved
+            _wait(
+                lambda: (
+                    set(os.listdir(pack_dir)) != packs
+                    or (ref.exists() and ref.read_text() != old_ref)
+                ),
+                proc,
+            )
         elif trial.phase == "ref":
             _wait(lambda: ref.exists() and ref.read_text() != old_ref, proc)
         elif trial.phase == "calls":
