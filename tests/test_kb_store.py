@@ -3,6 +3,7 @@ with SIGKILL), checked with real git."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import LockError
-from reflectgit.git.store import Store, write
+from reflectgit.git.store import LOCK_NAME, Store, write
 from reflectgit.git.worktree import JOURNAL_NAME, WORK_INDEX, WRITER_NAME
 from reflectgit.notes import messages
 from tests.conftest import REPO_ROOT, git, run_cli_proc
@@ -271,8 +272,9 @@ def test_every_command_path_recovers_first(repo, step, command):
     _assert_consistent(repo, before)
 
 
-def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
-    before = _killed_writer(repo, "checked-out")
+@pytest.mark.parametrize("step", ["checked-out", "ref-moved"])
+def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo, step):
+    before = _killed_writer(repo, step)
     # After the crash, before any reflect-git command, the user rewrites a path we were writing.
     (repo / "documents" / "a.md").write_bytes(b"the user's own words\n")
     Store.open(repo, env=dict(os.environ)).close()
@@ -282,9 +284,22 @@ def test_recovery_leaves_a_users_edit_made_after_the_crash_alone(repo):
     assert git("status", "--porcelain", cwd=repo) == " M documents/a.md\n"
 
 
-def test_status_reports_a_pending_recovery_it_could_not_finish(repo):
-    _killed_writer(repo, "ref-moved")
-    st = Store(Store.open.__func__.__globals__["Repo"](str(repo)), dict(os.environ))
-    assert st.pending() is not None and "interrupted" in (st.pending() or "")
-    st.recover()
-    assert st.pending() is None
+def test_status_says_so_while_a_recovery_is_pending(repo):
+    import fcntl
+
+    before = _killed_writer(repo, "ref-moved")
+    # While another process holds the KB lock, recovery waits for it; status says why.
+    fd = os.open(repo / ".git" / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        proc = run_cli_proc("--kb", str(repo), "status")
+        assert proc.returncode == 0, proc.stderr
+        assert "pending:  an interrupted reflect-git write" in proc.stdout
+        proc = run_cli_proc("--kb", str(repo), "--json", "status")
+        assert "interrupted" in json.loads(proc.stdout)["pending"]
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    proc = run_cli_proc("--kb", str(repo), "status")
+    assert proc.returncode == 0 and "pending:" not in proc.stdout
+    assert _assert_consistent(repo, before) == "finished"

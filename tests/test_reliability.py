@@ -311,3 +311,188 @@ def assert_clean_or_empty(path: Path) -> None:
         assert_clean(path)
     else:
         assert git("status", "--porcelain", cwd=path) == ""
+
+
+# --------------------------------------------------------------------------- full and read-only disks
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 3 MB tmpfs (needs root and mount rights; skipped, saying so, without them)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({proc.stderr.strip() or 'not root'})")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def _fill(disk: Path, leave: int) -> Path:
+    """Fill the disk until only about ``leave`` bytes are free."""
+    filler = disk / "filler"
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    with open(filler, "wb") as fh:
+        fh.write(b"\0" * max(0, free - leave))
+    return filler
+
+
+def _note_of(size: int, seed: int) -> bytes:
+    body = random.Random(seed).randbytes(size).hex()[:size]  # incompressible text
+    return (
+        f"---\ntitle: Big note {seed}\nconfidence: high\ncategory: disk\n"
+        f"key_insight: big\n---\n{body}\n"
+    ).encode()
+
+
+def test_a_full_disk_fails_cleanly_at_every_point_of_the_write(small_disk):
+    from reflectgit.git.store import Store, write
+    from reflectgit.git.worktree import JOURNAL_NAME, StorageError
+    from reflectgit.notes import messages
+
+    path = small_disk / "kb"
+    git("init", "-q", "-b", "main", str(path), cwd=small_disk)
+    seed = Store.init(path, env=dict(os.environ))
+    seed.commit([write("documents/seed.md", _note_of(2000, 0))], messages.build("s", "add", ["s"]))
+    outcomes = set()
+    for step, leave in enumerate(range(0, 400_000, 24_000)):
+        filler = _fill(small_disk, leave)
+        before = head(path)
+        index = (path / ".git" / "index").read_bytes()
+        rel = f"documents/big-{step}.md"
+        try:
+            Store.open(path, env=dict(os.environ)).commit(
+                [write(rel, _note_of(150_000, step + 1))], messages.build("s", "add", ["b"])
+            )
+            outcomes.add("committed")
+        except StorageError as exc:
+            outcomes.add("refused")
+            assert exc.exit_code == 1 and exc.hint and "space" in exc.hint
+            if (path / ".git" / JOURNAL_NAME).exists():
+                outcomes.add("left for recovery")  # the roll-back itself found no space
+            else:
+                assert head(path) == before
+                assert (path / ".git" / "index").read_bytes() == index
+                assert not (path / rel).exists()  # never a truncated note
+                assert not (path / ".git" / "index.lock").exists()
+        filler.unlink()
+        Store.open(path, env=dict(os.environ)).close()  # with space again, the next command
+        assert not (path / ".git" / JOURNAL_NAME).exists()
+        assert not (path / ".git" / "index.lock").exists()
+        assert git("status", "--porcelain", cwd=path) == ""
+        assert git("write-tree", cwd=path) == git("rev-parse", "HEAD^{tree}", cwd=path)
+        fsck = git("fsck", "--strict", "--no-dangling", cwd=path)
+        assert "error" not in fsck and "missing" not in fsck
+        for rel_path, blob in Store.open(path).list_files("documents").items():
+            assert (path / rel_path).read_bytes() == Store.open(path).read_blob(blob)
+    assert {"committed", "refused"} <= outcomes
+
+
+def test_a_full_disk_is_exit_1_from_the_cli(small_disk):
+    from tests.conftest import run_cli_proc
+
+    path = small_disk / "kb"
+    git("init", "-q", "-b", "main", str(path), cwd=small_disk)
+    first = run_cli_proc(
+        "--kb", str(path), "add", "--title", "t", "--insight", "i", "--confidence", "high"
+    )
+    assert first.returncode == 0, first.stderr
+    before = head(path)
+    big = small_disk.parent / "big.md"
+    big.write_bytes(_note_of(600_000, 9))
+    filler = _fill(small_disk, 64_000)
+    proc = run_cli_proc("--kb", str(path), "add", str(big))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("error: ") and "hint:" in proc.stderr
+    assert head(path) == before
+    filler.unlink()
+    assert git("status", "--porcelain", cwd=path) == ""
+
+
+def test_a_read_only_kb_refuses_writes_with_exit_1_and_still_reads(small_disk):
+    from tests.conftest import run_cli_proc
+
+    path = small_disk / "kb"
+    git("init", "-q", "-b", "main", str(path), cwd=small_disk)
+    first = run_cli_proc(
+        "--kb", str(path), "add", "--title", "Readable", "--insight", "i", "--confidence", "high"
+    )
+    assert first.returncode == 0, first.stderr
+    before = head(path)
+    remount = subprocess.run(
+        ["mount", "-o", "remount,ro", str(small_disk)], capture_output=True, text=True
+    )
+    if remount.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {remount.stderr.strip()}")
+    try:
+        proc = run_cli_proc(
+            "--kb", str(path), "add", "--title", "Second", "--insight", "i", "--confidence", "high"
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("error: ") and "read-only" in proc.stderr
+        assert "hint:" in proc.stderr
+        assert head(path) == before
+        listed = run_cli_proc("--kb", str(path), "list")
+        assert listed.returncode == 0, listed.stderr
+        assert "Readable" in listed.stdout
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], capture_output=True)
+    assert git("status", "--porcelain", cwd=path) == ""
+
+
+IMPORTER = """
+import sys
+from reflectgit.workflows.kb.core import KnowledgeBase
+with KnowledgeBase.open(sys.argv[1]) as kb:
+    kb.import_notes(sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.1, 0.3])
+def test_an_import_of_2000_notes_killed_midway_is_settled_by_the_next_import(tmp_path, delay):
+    from reflectgit.git.worktree import JOURNAL_NAME
+
+    path = tmp_path / "kb"
+    _seed_plain(path)
+    folder = tmp_path / "import"
+    folder.mkdir()
+    for n in range(2000):
+        (folder / f"imp-{n}.md").write_text(
+            f"---\ntitle: Imported note {n}\ncreated: 2026-03-04\nconfidence: low\n---\nBody {n}\n"
+        )
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", IMPORTER, str(path), str(folder)], env=env)
+    # Kill it inside the write: once its journal exists (the notes are vetted), plus a delay.
+    journal = path / ".git" / JOURNAL_NAME
+    deadline = time.monotonic() + 120
+    while not journal.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with KnowledgeBase.open(path) as base:  # the next command, an import again
+        result = base.import_notes(folder)
+    assert len(result.imported) + len(result.skipped) == 2000
+    assert not (path / ".git" / "index.lock").exists()
+    assert git("status", "--porcelain", cwd=path) == ""
+    assert git("write-tree", cwd=path) == git("rev-parse", "HEAD^{tree}", cwd=path)
+    # The user's next ordinary commit keeps every note: nothing is staged for deletion.
+    (path / "mine.txt").write_text("mine\n")
+    git("add", "-A", cwd=path)
+    git("commit", "-qm", "mine", cwd=path)
+    notes = [p for p in ls(path) if p.startswith("documents/")]
+    assert len(notes) == 2000 + 1
+    fsck = git("fsck", "--strict", "--no-dangling", cwd=path)
+    assert "error" not in fsck and "missing" not in fsck
+
+
+def _seed_plain(path: Path) -> None:
+    git("init", "-q", "-b", "main", str(path), cwd=path.parent)
+    with KnowledgeBase.open(path) as base:
+        base.add((VALID / "minimal-team-note.md").read_bytes())

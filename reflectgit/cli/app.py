@@ -520,6 +520,7 @@ def status_cmd(ctx: typer.Context) -> None:
         "index": st.index,
         "hooks": st.hooks,
         "clean": st.clean,
+        "pending": st.pending,
     }
     n, t = st.notes, st.tiers
     lines = [
@@ -533,7 +534,7 @@ def status_cmd(ctx: typer.Context) -> None:
         "hooks:    "
         + ", ".join(f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()),
         f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
-    ]
+    ] + ([f"pending:  {st.pending}"] if st.pending else [])
     emit(ctx, doc, lines)
 
 

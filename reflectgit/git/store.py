@@ -1,16 +1,17 @@
-"""The local repository: the only module that reads or writes it (through dulwich).
+"""The local repository: the only module that reads or writes it (through dulwich and git).
 
 One write path serves every writer. ``Store.commit`` takes a branch and a set of path changes,
-builds the new tree from the branch tip touching only the changed subtrees, writes the objects,
-moves the ref with compare-and-swap under the KB-wide write lock, and then brings the work tree
-and the index in line for the changed paths only. It never runs repository hooks (we write
-objects and refs ourselves, we never call ``porcelain.commit``), and it refuses, before writing
-anything, to touch a path that holds the user's uncommitted edits.
+builds the new tree from the branch tip touching only the changed subtrees, writes the objects
+and moves the ref with compare-and-swap under the KB-wide write lock. When the branch is
+checked out here, git's ``index.lock`` is taken first and the index and work tree are brought
+in line by git's own plumbing before the ref moves (``reflectgit.git.worktree``: the order,
+the journal and the recovery). It never runs repository hooks (we write objects and refs
+ourselves, we never call ``porcelain.commit``), and it refuses, before the ref moves and
+leaving nothing behind, to touch a path that holds the user's uncommitted edits.
 
 Crash safety: objects are written before the ref moves, and the ref moves atomically, so the
-branch always names a complete commit. A small journal records a work-tree sync in progress;
-the next write (under the lock) finishes it, so a kill between the ref move and the sync never
-leaves the work tree out of step.
+branch always names a complete commit; ``Store.open`` (every command) finishes or rolls back
+whatever a killed writer left, so no commit survives that the index does not hold.
 """
 
 from __future__ import annotations
@@ -175,7 +176,9 @@ class Store:
         """Open the repository at ``path``, creating it (branch ``main``, no commit) if needed."""
         target = Path(path)
         with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
-            return cls(Repo(os.fspath(target)), env)
+            existing = cls(Repo(os.fspath(target)), env)
+            existing._recover_on_open()
+            return existing
         if not bare and (target / ".git").exists():
             raise ConflictError(
                 f"{target / '.git'} exists but is not a git repository",
@@ -848,9 +851,11 @@ class Store:
         if journal is None:
             return None
         what = f"{len(journal.paths)} path" + ("" if len(journal.paths) == 1 else "s")
+        why = f": {self.recovery_error}" if self.recovery_error is not None else ""
         return (
             f"an interrupted reflect-git write (process {journal.pid}, {what} on "
-            f"{journal.branch or 'a branch'}) is not finished yet"
+            f"{journal.branch or 'a branch'}) is not finished yet{why}; the next write "
+            "finishes or rolls it back"
         )
 
     def recover(self) -> Recovery | None:

@@ -8,10 +8,11 @@ skip-worktree bits) are brought in line by git itself, so they are right by cons
 
 One commit on the checked-out branch, in this order (git's lockfile protocol):
 
-1. ``<gitdir>/reflect-git-index.<pid>`` is created holding the current index's bytes, and
-   the journal records its identity (device, inode, mtime). Then it is hard-linked to
-   ``<gitdir>/index.lock``: ``link`` is atomic and exclusive, so if git (or anyone) holds the
-   lock we refuse before writing anything. From here until step 5 git cannot touch the index,
+1. ``<gitdir>/reflect-git-index.<pid>`` is made a second name (a hard link) of the current
+   index file, and the journal records that file's identity (device, inode, mtime). Then it
+   is hard-linked to ``<gitdir>/index.lock``, which so holds the current index's bytes:
+   ``link`` is atomic and exclusive, so if git (or anyone) holds the lock we refuse before
+   writing anything. From here until step 5 git cannot touch the index,
    so the user's own ``git commit -a`` cannot commit from a stale index.
 2. The dirty check runs ``git status`` against our copy (never against the real index, so
    git's opportunistic refresh writes only the copy).
@@ -37,6 +38,7 @@ import errno
 import json
 import os
 import stat
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +50,7 @@ JOURNAL_NAME = "reflect-git-journal.json"
 WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
 WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+ORPHAN_WAIT = 60.0  # seconds a dead writer's git child may take to finish
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
 _STORAGE_ERRNOS = {
     errno.ENOSPC: "the disk is full",
@@ -93,6 +96,25 @@ def _git_storage_error(result: Result, where: str) -> StorageError | None:
     for words, code in _STORAGE_WORDS.items():
         if words in result.err:
             return _storage(code, where)
+    if any(w in result.err for w in ("unable to write", "unable to create", "write error")):
+        # git does not always say why ("error: unable to write file x"): ask the disk.
+        probed = probe_disk(Path(where))
+        if probed is not None:
+            return _storage(probed, where)
+    return None
+
+
+def probe_disk(where: Path) -> int | None:
+    """ENOSPC when the file system holding ``where`` is (nearly) full, EROFS when it is
+    mounted read-only, None otherwise."""
+    try:
+        vfs = os.statvfs(where)
+    except OSError:
+        return None
+    if vfs.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    if vfs.f_bavail * vfs.f_frsize < 1 << 20 or (vfs.f_files and vfs.f_favail == 0):
+        return errno.ENOSPC
     return None
 
 
@@ -243,19 +265,17 @@ class WorkTree:
         work = self.work_index()
         with contextlib.suppress(FileNotFoundError):
             work.unlink()
+        # Our copy is a second name for the index file itself: git never writes an index in
+        # place (it writes ``<name>.lock`` and renames), so the first write to our copy gives
+        # it an inode of its own, and ``index`` keeps its bytes. No megabyte is copied.
+        had_index = True
         try:
-            data = self.index.read_bytes()
-        except FileNotFoundError:
-            data = None
-        try:
-            fd = os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
-                view = memoryview(data or b"")
-                while view:
-                    view = view[os.write(fd, view) :]
-                st = os.fstat(fd)
-            finally:
-                os.close(fd)
+                os.link(self.index, work)
+            except FileNotFoundError:
+                had_index = False
+                os.close(os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            st = os.lstat(work)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 work.unlink()
@@ -279,7 +299,7 @@ class WorkTree:
             with contextlib.suppress(OSError):
                 work.unlink()
             raise storage_error(exc, str(self.git_dir)) or exc from None
-        if data is None:
+        if not had_index:
             work.unlink()  # git starts from no index, not from an empty file
         return Held(self, journal, work)
 
@@ -375,15 +395,17 @@ class WorkTree:
                 full.unlink()
             _prune_empty_dirs(full.parent, self.root)
         if to_checkout:
+            names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in to_checkout)
             self._check(
-                self.git(["checkout-index", "-f", "-q", "--", *to_checkout]), "checkout-index"
+                self.git(["checkout-index", "-f", "-q", "-z", "--stdin"], input=names),
+                "checkout-index",
             )
         return left
 
     def _staged(self, paths: Sequence[str]) -> dict[str, str]:
         """path -> blob the real index holds at stage 0 (skip-worktree entries left out)."""
         result = self._check(
-            self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", "--", *paths]),
+            self.git(["--no-optional-locks", "ls-files", "-s", "-t", "-z", *_spec(paths)]),
             "ls-files",
         )
         out: dict[str, str] = {}
@@ -428,6 +450,8 @@ class WorkTree:
         """Finish or roll back what a dead writer left. Call under the KB write lock (so the
         journal's writer is dead). ``tip`` is the journal branch's current tip."""
         journal = self.read_journal()
+        if journal is not None:
+            self._wait_for_orphans(self.work_index(journal.pid))
         for stray in self.git_dir.glob(WORK_INDEX + "*"):
             if journal is None or stray != self.work_index(journal.pid):
                 with contextlib.suppress(OSError):
@@ -472,13 +496,27 @@ class WorkTree:
         self.clear_journal()
         return Recovery(action, journal.new, list(paths), left)
 
+    def _wait_for_orphans(self, work: Path) -> None:
+        """A killed writer's git child (a checkout of thousands of files, say) lives on and
+        holds ``<copy>.lock`` until it is done: let it finish before we look at the work
+        tree. A lock older than ``ORPHAN_WAIT`` seconds belongs to a git that died too."""
+        lock = work.with_name(work.name + ".lock")
+        while True:
+            try:
+                age = time.time() - lock.stat().st_mtime
+            except FileNotFoundError:
+                return
+            if age > ORPHAN_WAIT:
+                return
+            time.sleep(0.02)
+
     def blob_choices(self, journal: Journal) -> dict[str, list[str | None]]:
         """path -> the blobs the old and the new commit give it (what a writer may have left)."""
         out: dict[str, list[str | None]] = {p: [] for p in journal.paths}
         for tree in (journal.old_tree, journal.new_tree):
             if not tree or tree == EMPTY_TREE or not journal.paths:
                 continue
-            listed = self.git(["ls-tree", "-r", "-z", tree, "--", *journal.paths])
+            listed = self.git(["ls-tree", "-r", "-z", tree, *_spec(journal.paths)])
             for record in listed.stdout.split(b"\x00"):
                 meta, _, name = record.partition(b"\t")
                 if name:
@@ -535,10 +573,15 @@ class Held:
 
     def publish(self) -> None:
         """The ref moved: our copy becomes the index, the lock goes (step 5)."""
-        if self.work.exists():
+        try:
+            same = os.path.samefile(self.work, self.tree.index)
+        except FileNotFoundError:
+            same = not self.work.exists()
+        if same:  # git never rewrote our copy (nothing to check out): drop the second name
+            with contextlib.suppress(FileNotFoundError):
+                self.work.unlink()
+        else:
             os.replace(self.work, self.tree.index)
-        else:  # nothing was ever written to it (cannot happen after a checkout)
-            pass
         self.done = True
         with contextlib.suppress(FileNotFoundError):
             self.tree.lock_file.unlink()
@@ -567,6 +610,12 @@ class Held:
         # git cannot commit from a stale index, and the next command finishes it.
         with contextlib.suppress(OSError, ReflectGitError):
             self.release()
+
+
+def _spec(paths: Sequence[str]) -> list[str]:
+    """A pathspec naming ``paths``; none (everything, filtered by the caller) for many, so an
+    import of thousands of notes never meets the limit on a command line's length."""
+    return ["--", *paths] if len(paths) <= PATHSPEC_LIMIT else []
 
 
 def refuse_dirty(dirty: Sequence[str]) -> None:

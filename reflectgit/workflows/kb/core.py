@@ -167,6 +167,7 @@ class StatusResult:
     index: str
     hooks: dict[str, bool]
     clean: bool
+    pending: str | None = None  # an interrupted write not yet finished (git/worktree.py)
 
 
 @dataclass(frozen=True)
@@ -1071,6 +1072,7 @@ class KnowledgeBase:
             index=_index_freshness(self),
             hooks=hooks,
             clean=clean,
+            pending=self.store.pending(),
         )
 
 
