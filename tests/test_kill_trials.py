@@ -45,7 +45,7 @@ class Trial:
     n: int
     kind: str  # import | drain
     size: int  # notes imported, or transcripts drained
-    phase: str  # start: a delay after spawn; pack / ref / calls: a delay after that signal
+    phase: str  # start: a delay after spawn; pack / lock / ref / calls: after that signal
     delay: float
     calls: int  # for drains killed after the stub model was called this many times
     then: str  # the next reflect-git command
@@ -61,8 +61,13 @@ def _trials() -> list[Trial]:
     n = 0
     for size, count in ((2000, 12), (300, 16)):
         for _ in range(count):
-            phase = rng.choice(("start", "pack", "ref", "ref", "ref"))
-            window = {"start": 1.5, "pack": 0.05, "ref": 0.5 if size == 2000 else 0.1}[phase]
+            phase = rng.choice(("start", "pack", "lock", "lock", "ref", "ref"))
+            window = {
+                "start": 1.5,
+                "pack": 0.05,
+                "lock": 0.4 if size == 2000 else 0.08,
+                "ref": 0.3 if size == 2000 else 0.05,
+            }[phase]
             then = rng.choice(("status", "import", "add", "list"))
             out.append(Trial(n, "import", size, phase, rng.uniform(0, window), 0, then))
             n += 1
@@ -175,6 +180,8 @@ def kill_during(
                 ),
                 proc,
             )
+        elif trial.phase == "lock":  # git's index.lock appears: the index and work tree
+            _wait(lambda: (kb / ".git" / "index.lock").exists(), proc)  # are being written
         elif trial.phase == "ref":
             _wait(lambda: ref.exists() and ref.read_text() != old_ref, proc)
         elif trial.phase == "calls":
