@@ -30,7 +30,7 @@ from kbgen import env, make_kb, note_bytes
 
 from reflectgit.git.store import Store, write
 from reflectgit.notes import messages
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 
 CLI = str(Path(sys.executable).with_name("reflect-git"))
 

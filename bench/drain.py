@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reflectgit.workflows.drain import cascade  # noqa: E402
 from reflectgit.config import Config  # noqa: E402
 from reflectgit.state.queue import Queue  # noqa: E402
+from reflectgit.workflows.drain import cascade  # noqa: E402
 from reflectgit.workflows.drain.loop import run_drain  # noqa: E402
 
 SHARED = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve()

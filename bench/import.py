@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbgen import env, fast_import_stream, note_bytes
 
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 
 
 def main() -> int:

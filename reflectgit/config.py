@@ -1,17 +1,33 @@
-"""Where things are and how they are set: KB path, state directory, KB settings, environment.
+"""Where things are and how they are set: KB path, state directory, every setting.
 
-This is the only module that reads ``os.environ``; everything else receives a ``Config`` (or
-the few values it needs) from its caller.
+This is the only module that reads ``os.environ``, and the only one that parses a
+``REFLECT_*`` variable or a value of ``.reflect-git.toml``. Entry points call
+``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
+settings dataclasses below from its caller.
+
+Each setting is one dataclass field declared with ``setting(...)``: its environment
+variable(s), its ``.reflect-git.toml`` key where the KB may set it, its default, its kind and
+one line of meaning. ``docs/settings.md`` is generated from these declarations
+(``settings_markdown``) and a test keeps the page and the fields in step.
+
+Precedence, highest first: a command-line flag, the environment, ``.reflect-git.toml``, the
+default. An empty (or all-blank) environment variable counts as unset. A malformed value is a
+``ConfigError`` naming the variable (or key) and the value, with a hint; for the settings hooks
+read (``GeneralSettings``, ``CaptureSettings``), it falls back to the default instead and the
+reason is kept in ``Config.warnings`` for the hook's log, because a hook never fails its caller.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import shlex
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
 
@@ -27,6 +43,8 @@ DEFAULT_KB = "~/.learnings"
 # Set on every process reflect-git starts itself (git fetch and push, the drain's model call):
 # our own hooks see it and stay out, so reflect-git never captures its own work.
 INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
+# Passed to the drain's model command, so a custom command (REFLECT_DRAIN_CMD) knows the model.
+DRAIN_MODEL_ENV = "REFLECT_DRAIN_MODEL"
 
 # KB layout (DESIGN.md section 1).
 DOCUMENTS = "documents"
@@ -34,20 +52,642 @@ ARCHIVED = "archived"
 FORGOTTEN = ".forgotten"
 REVIEW_QUEUE = "review-queue"
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+# What each kind of setting accepts, for error messages and docs/settings.md.
+KINDS = {
+    "int": "whole number",
+    "float": "number",
+    "bool": "boolean",
+    "str": "string",
+    "path": "path",
+    "words": "shell words",
+    "present": "set or unset",
+}
+
 
 def environ() -> dict[str, str]:
     """A snapshot of the process environment, for entry points to pass down."""
     return dict(os.environ)
 
 
+# ============================================================================ declarations
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one setting is read: where from, what it accepts, what it means."""
+
+    kind: str
+    help: str
+    env: tuple[str, ...] = ()  # first set variable wins
+    toml: str | None = None  # "section.key" in .reflect-git.toml
+    flag: str | None = None  # the command-line option that overrides it
+    minimum: float | None = None
+    default_doc: str | None = None  # the default as the docs show it, when not a literal
+
+    @property
+    def section(self) -> str:
+        return self.toml.split(".", 1)[0] if self.toml else ""
+
+    @property
+    def key(self) -> str:
+        return self.toml.split(".", 1)[1] if self.toml else ""
+
+
+def setting(
+    default: Any = MISSING,
+    *,
+    kind: str,
+    help: str,
+    env: str | tuple[str, ...] = (),
+    toml: str | None = None,
+    flag: str | None = None,
+    minimum: float | None = None,
+    default_doc: str | None = None,
+    default_factory: Callable[[], Any] | None = None,
+) -> Any:
+    """A dataclass field carrying its ``Spec``."""
+    assert kind in KINDS, kind
+    spec = Spec(
+        kind=kind,
+        help=help,
+        env=(env,) if isinstance(env, str) else tuple(env),
+        toml=toml,
+        flag=flag,
+        minimum=minimum,
+        default_doc=default_doc,
+    )
+    if default_factory is not None:
+        return field(default_factory=default_factory, metadata={"spec": spec})
+    return field(default=default, metadata={"spec": spec})
+
+
+def spec_of(f: Any) -> Spec | None:
+    spec = f.metadata.get("spec")
+    return spec if isinstance(spec, Spec) else None
+
+
+# ============================================================================ parsing
+
+
+class _Unset:
+    pass
+
+
+_UNSET = _Unset()
+
+
+def _parse_text(spec: Spec, text: str, where: str) -> Any:
+    """One environment value (already stripped, not empty) as the setting's kind."""
+    value: Any
+    if spec.kind == "int":
+        try:
+            value = int(text)
+        except ValueError:
+            raise _bad(spec, where, text, "is not a whole number") from None
+    elif spec.kind == "float":
+        try:
+            value = float(text)
+        except ValueError:
+            raise _bad(spec, where, text, "is not a number") from None
+        if not math.isfinite(value):
+            raise _bad(spec, where, text, "is not a finite number")
+    elif spec.kind == "bool":
+        lowered = text.lower()
+        if lowered not in _TRUE | _FALSE:
+            raise _bad(spec, where, text, "is not a boolean")
+        value = lowered in _TRUE
+    elif spec.kind == "path":
+        value = Path(os.path.expanduser(text))
+    elif spec.kind == "words":
+        try:
+            value = tuple(shlex.split(text))
+        except ValueError as exc:
+            raise _bad(spec, where, text, f"is not valid shell words ({exc})") from None
+    elif spec.kind == "present":
+        value = True
+    else:
+        value = text
+    return _check_range(spec, where, text, value)
+
+
+def _parse_toml(spec: Spec, raw: Any, where: str) -> Any:
+    """One ``.reflect-git.toml`` value as the setting's kind (TOML types, no coercion)."""
+    kind = spec.kind
+    ok = {
+        "int": isinstance(raw, int) and not isinstance(raw, bool),
+        "float": isinstance(raw, (int, float)) and not isinstance(raw, bool),
+        "bool": isinstance(raw, bool),
+        "str": isinstance(raw, str),
+        "path": isinstance(raw, str),
+        "words": isinstance(raw, list) and all(isinstance(w, str) for w in raw),
+        "present": isinstance(raw, bool),
+    }[kind]
+    if not ok:
+        noun = "string (a path)" if kind == "path" else KINDS[kind]
+        raise _bad(spec, where, raw, f"is not a {noun}")
+    value: Any = raw
+    if kind == "float":
+        value = float(raw)
+        if not math.isfinite(value):
+            raise _bad(spec, where, raw, "is not a finite number")
+    elif kind == "path":
+        value = Path(os.path.expanduser(raw))
+    elif kind == "words":
+        value = tuple(raw)
+    return _check_range(spec, where, raw, value)
+
+
+def _check_range(spec: Spec, where: str, raw: Any, value: Any) -> Any:
+    if spec.minimum is not None and isinstance(value, (int, float)) and value < spec.minimum:
+        raise _bad(spec, where, raw, f"must be {spec.minimum:g} or more")
+    return value
+
+
+def _bad(spec: Spec, where: str, raw: Any, problem: str) -> ConfigError:
+    expect = KINDS[spec.kind]
+    if spec.kind == "bool":
+        expect = "1/true/yes/on or 0/false/no/off"
+    elif spec.minimum is not None:
+        expect = f"a {expect} of {spec.minimum:g} or more"
+    else:
+        expect = f"a {expect}"
+    if where.startswith("["):  # a .reflect-git.toml key
+        return ConfigError(
+            f"{where} = {raw!r} in {SETTINGS_FILE} {problem}",
+            hint=f"set {where} to {expect} in {SETTINGS_FILE}, or remove the line",
+        )
+    return ConfigError(f"{where}={raw!r} {problem}", hint=f"set {where} to {expect}, or unset it")
+
+
+T = TypeVar("T")
+
+
+def load(
+    cls: type[T],
+    env: Mapping[str, str],
+    toml: Mapping[str, Any] | None = None,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    warnings: list[str] | None = None,
+) -> T:
+    """Build ``cls`` from its fields' specs: flag > environment > ``.reflect-git.toml`` > default.
+
+    ``flags`` are command-line values (None means not given); ``defaults`` replace a field's
+    default where it depends on the environment (``$HOME``). A malformed value raises
+    ``ConfigError``, unless ``cls.LENIENT``: then the default is used and the reason appended to
+    ``warnings``.
+    """
+    flags = dict(flags or {})
+    lenient = bool(getattr(cls, "LENIENT", False))
+    values: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        spec = spec_of(f)
+        if spec is None:
+            continue
+        given = flags.pop(f.name, None)
+        if given is not None:
+            values[f.name] = given
+            continue
+        try:
+            value = _from_env(spec, env)
+            if value is _UNSET:
+                value = _from_toml(spec, toml or {})
+        except ConfigError as exc:
+            if not lenient:
+                raise
+            if warnings is not None:
+                warnings.append(f"{exc.message}: using the default")
+            value = _UNSET
+        if value is _UNSET and defaults and f.name in defaults:
+            value = defaults[f.name]
+        if value is not _UNSET:
+            values[f.name] = value
+    if flags:
+        raise TypeError(f"{cls.__name__} has no setting {', '.join(sorted(flags))}")
+    return cls(**values)
+
+
+def _from_env(spec: Spec, env: Mapping[str, str]) -> Any:
+    for name in spec.env:
+        raw = env.get(name)
+        if raw is not None and raw.strip():
+            return _parse_text(spec, raw.strip(), name)
+    return _UNSET
+
+
+def _from_toml(spec: Spec, toml: Mapping[str, Any]) -> Any:
+    if not spec.toml:
+        return _UNSET
+    table = toml.get(spec.section)
+    if not isinstance(table, Mapping) or spec.key not in table:
+        return _UNSET
+    return _parse_toml(spec, table[spec.key], f"[{spec.section}] {spec.key}")
+
+
+# ============================================================================ settings
+
+
+@dataclass(frozen=True)
+class GeneralSettings:
+    """Where the KB and the state live; the switches every entry point obeys."""
+
+    LENIENT: ClassVar[bool] = True  # read by every hook
+    TITLE: ClassVar[str] = "General"
+
+    kb: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+        None,
+        kind="path",
+        env=("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH"),
+        flag="--kb",
+        default_doc="`~/.learnings`",
+        help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it)",
+    )
+    state_dir: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+        None,
+        kind="path",
+        env="REFLECT_STATE_DIR",
+        default_doc="`<kb>/.git/reflect-git`",
+        help="the state directory: queue, ledger, index, logs (never committed)",
+    )
+    disabled: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_DISABLED",
+        help="`1`: the drain, the idle sweep and the agent hooks do nothing",
+    )
+    internal: bool = setting(
+        False,
+        kind="bool",
+        env=INTERNAL_ENV,
+        help="set by reflect-git on the processes it starts: our hooks stay out of our own work",
+    )
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    """The capture hooks: commits, agent events, the idle sweep."""
+
+    LENIENT: ClassVar[bool] = True  # hooks never fail their caller
+    TITLE: ClassVar[str] = "Capture"
+
+    auto_reflect: bool = setting(
+        True,
+        kind="bool",
+        env="REFLECT_AUTO_REFLECT",
+        toml="capture.auto_reflect",
+        help="`0`: PreCompact does not queue the transcript",
+    )
+    session_id: str | None = setting(
+        None,
+        kind="str",
+        env=("CLAUDE_SESSION_ID", "REFLECT_SESSION_ID"),
+        help="the agent session a commit belongs to (recorded in `commits.jsonl`)",
+    )
+    hook_sync: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_GIT_HOOK_SYNC",
+        help="`1`: the post-commit shim waits for the capture (read by the shell shim)",
+    )
+    idle_disabled: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_IDLE_DISABLED",
+        toml="idle.disabled",
+        help="`1`: the idle sweep does nothing",
+    )
+    idle_projects_root: Path = setting(  # noqa: RUF009 - a dataclasses.field
+        kind="path",
+        env="REFLECT_IDLE_PROJECTS_ROOT",
+        default_factory=lambda: Path.home() / ".claude" / "projects",
+        default_doc="`$HOME/.claude/projects`",
+        help="where the idle sweep looks for agent transcripts (`*.jsonl`)",
+    )
+    idle_threshold_sec: int = setting(
+        600,
+        kind="int",
+        env="REFLECT_IDLE_THRESHOLD_SEC",
+        toml="idle.threshold_sec",
+        minimum=0,
+        help="a transcript quiet this long (seconds) is queued by the idle sweep",
+    )
+    idle_max_age_sec: int = setting(
+        86400,
+        kind="int",
+        env="REFLECT_IDLE_MAX_AGE_SEC",
+        toml="idle.max_age_sec",
+        minimum=0,
+        help="older transcripts are left alone by the idle sweep (seconds)",
+    )
+    idle_max_per_sweep: int = setting(
+        5,
+        kind="int",
+        env="REFLECT_IDLE_MAX_PER_SWEEP",
+        toml="idle.max_per_sweep",
+        minimum=0,
+        help="at most this many transcripts queued per idle sweep",
+    )
+    codex_home: Path = setting(  # noqa: RUF009 - a dataclasses.field
+        kind="path",
+        env="CODEX_HOME",
+        default_factory=lambda: Path.home() / ".codex",
+        default_doc="`$HOME/.codex`",
+        help="where Codex keeps its sessions (the `notify` hook finds the rollout there)",
+    )
+
+
+@dataclass(frozen=True)
+class DrainSettings:
+    """The drain's run and entry gates (the original drain's names and defaults)."""
+
+    TITLE: ClassVar[str] = "Drain"
+
+    max_per_run: int = setting(
+        3,
+        kind="int",
+        env="REFLECT_DRAIN_MAX",
+        toml="drain.max_per_run",
+        flag="--max",
+        minimum=0,
+        help="entries per run",
+    )
+    daily_max: int = setting(
+        20,
+        kind="int",
+        env="REFLECT_DRAIN_DAILY_MAX",
+        toml="drain.daily_max",
+        minimum=0,
+        help="entries charged per UTC day, summed from the ledger",
+    )
+    debounce_sec: int = setting(
+        600,
+        kind="int",
+        env="REFLECT_DRAIN_DEBOUNCE_SEC",
+        toml="drain.debounce_sec",
+        minimum=0,
+        help="minimum gap between runs, seconds",
+    )
+    timeout: int = setting(
+        300,
+        kind="int",
+        env="REFLECT_DRAIN_TIMEOUT",
+        toml="drain.timeout",
+        minimum=0,
+        help="per-entry wall clock, seconds; the model gets this minus 90 (60 when <= 150)",
+    )
+    model_timeout: float = setting(
+        0.0,
+        kind="float",
+        env="REFLECT_DRAIN_MODEL_TIMEOUT",
+        toml="drain.model_timeout",
+        minimum=0,
+        help="override of the model call's share, seconds (0: the split above)",
+    )
+    timeout_retries: int = setting(
+        1,
+        kind="int",
+        env="REFLECT_DRAIN_TIMEOUT_RETRIES",
+        toml="drain.timeout_retries",
+        minimum=0,
+        help="no-output timeouts before the transcript is quarantined",
+    )
+    max_retries: int = setting(
+        3,
+        kind="int",
+        env="REFLECT_DRAIN_MAX_RETRIES",
+        toml="drain.max_retries",
+        minimum=0,
+        help="failed attempts before an entry is archived as `poison`",
+    )
+    invalid_threshold: int = setting(
+        3,
+        kind="int",
+        env="REFLECT_DRAIN_INVALID_THRESHOLD",
+        toml="drain.invalid_threshold",
+        minimum=0,
+        help="consecutive invalid writer answers before `poison_writer_drift`",
+    )
+    token_max: int = setting(
+        2_000_000,
+        kind="int",
+        env="REFLECT_DRAIN_TOKEN_MAX",
+        toml="drain.token_max",
+        minimum=0,
+        help="total tokens of one run above which the transcript is archived",
+    )
+    max_input_chars: int = setting(
+        60_000,
+        kind="int",
+        env="REFLECT_DRAIN_MAX_INPUT_CHARS",
+        toml="drain.max_input_chars",
+        minimum=0,
+        help="bound on the writer's input when there is no slice (compared with the file size)",
+    )
+    cascade: bool = setting(
+        True,
+        kind="bool",
+        env="REFLECT_DRAIN_CASCADE",
+        toml="drain.cascade",
+        help="`0` disables gate, slice and revision block",
+    )
+    writer: str = setting(
+        "",
+        kind="str",
+        env="REFLECT_DRAIN_WRITER",
+        toml="drain.writer",
+        flag="--writer",
+        default_doc="auto",
+        help="`extract` or `heuristic` (`agentic` means `extract`); auto: `extract` when a model "
+        "command is configured or installed",
+    )
+    dry_run: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_DRAIN_DRY_RUN",
+        flag="--dry-run",
+        help="`1`: dry run (no model call, nothing durable written)",
+    )
+    cwd: str | None = setting(
+        None,
+        kind="str",
+        env=("REFLECT_DRAIN_CWD", "HOME"),
+        default_doc="`$HOME`",
+        help="working directory of the model command",
+    )
+    stale_days: int = setting(
+        0,
+        kind="int",
+        env="REFLECT_DRAIN_STALE_DAYS",
+        toml="drain.stale_days",
+        minimum=0,
+        help="entries queued longer ago are `stale` (0: only a missing transcript is stale)",
+    )
+    log_max_bytes: int = setting(
+        10 * 1024 * 1024,
+        kind="int",
+        env="REFLECT_DRAIN_LOG_MAX_BYTES",
+        toml="drain.log_max_bytes",
+        minimum=0,
+        help="`drain.log` rotates to `drain.log.1` past this",
+    )
+    route: bool = setting(
+        False,
+        kind="bool",
+        toml="drain.route",
+        help="route new notes to the team KB after the commit",
+    )
+
+
+@dataclass(frozen=True)
+class WriterSettings:
+    """The extract writer's model command (machine settings: never from the committed file)."""
+
+    TITLE: ClassVar[str] = "Drain writer"
+
+    command: tuple[str, ...] = setting(
+        (),
+        kind="words",
+        env="REFLECT_DRAIN_CMD",
+        default_doc="`claude -p ...`",
+        help="the whole model command (shell words); prompt on stdin, answer on stdout",
+    )
+    model: str = setting(
+        "sonnet",
+        kind="str",
+        env=DRAIN_MODEL_ENV,
+        toml="drain.model",
+        help="`--model` of the default command (also passed to a custom command's environment)",
+    )
+    claude_bin: str = setting(
+        "claude",
+        kind="str",
+        env="REFLECT_DRAIN_CLAUDE_BIN",
+        help="the binary of the default command",
+    )
+
+
+@dataclass(frozen=True)
+class QuotaSettings:
+    """The drain's quota gate, fed by what the writer reports."""
+
+    TITLE: ClassVar[str] = "Quota gate"
+
+    enabled: bool = setting(
+        True,
+        kind="bool",
+        env="REFLECT_QUOTA_GATE",
+        toml="quota.enabled",
+        help="`0` disables the quota gate",
+    )
+    ttl_sec: int = setting(
+        3600,
+        kind="int",
+        env="REFLECT_QUOTA_TTL_SEC",
+        toml="quota.ttl_sec",
+        minimum=0,
+        help="a quota snapshot older than this fails open, seconds",
+    )
+    ceiling_override: float | None = setting(
+        None,
+        kind="float",
+        env="REFLECT_QUOTA_UTIL_THRESHOLD",
+        toml="quota.util_threshold",
+        minimum=0,
+        default_doc="per window",
+        help="one utilisation ceiling (0 to 1) for every window",
+    )
+    exempt: bool = setting(
+        False,
+        kind="present",
+        env="ANTHROPIC_API_KEY",
+        default_doc="unset",
+        help="set: API-key auth, exempt from the quota gate",
+    )
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """What `recall` hands an agent at session start."""
+
+    TITLE: ClassVar[str] = "Search and recall"
+
+    recall_budget: int = setting(
+        4000,
+        kind="int",
+        env="REFLECT_RECALL_BUDGET",
+        toml="recall.budget",
+        flag="--budget",
+        minimum=0,
+        help="at most this many characters of context from `recall`",
+    )
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    """The team KB (`reflect-git team clone URL` writes these)."""
+
+    TITLE: ClassVar[str] = "Team"
+
+    remote: str | None = setting(
+        None, kind="str", toml="team.remote", help="the team KB: a URL or a remote name"
+    )
+    branch: str = setting("main", kind="str", toml="team.branch", help="the team's branch")
+    path: str | None = setting(
+        None,
+        kind="str",
+        toml="team.path",
+        help="the local clone of the team KB (relative to the KB, or absolute)",
+    )
+
+
+@dataclass(frozen=True)
+class RoutingSettings:
+    """The `route` command."""
+
+    TITLE: ClassVar[str] = "Routing"
+
+    max_attempts: int = setting(
+        5,
+        kind="int",
+        toml="routing.max_attempts",
+        minimum=1,
+        help="pushes to the team's main before a high route gives up (the main moved meanwhile)",
+    )
+
+
+SETTINGS_CLASSES: tuple[type, ...] = (
+    GeneralSettings,
+    CaptureSettings,
+    DrainSettings,
+    WriterSettings,
+    QuotaSettings,
+    SearchSettings,
+    TeamSettings,
+    RoutingSettings,
+)
+
+
+# ============================================================================ paths
+
+
 def resolve_kb_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
     """``--kb`` else ``REFLECT_GIT_KB`` else ``GLOBAL_LEARNINGS_PATH`` else ``~/.learnings``."""
-    for candidate in (explicit, env.get("REFLECT_GIT_KB"), env.get("GLOBAL_LEARNINGS_PATH")):
-        if candidate:
-            return Path(os.path.expanduser(os.fspath(candidate))).absolute()
+    general = load(
+        GeneralSettings, env, flags={"kb": Path(os.fspath(explicit)) if explicit else None}
+    )
+    if general.kb is not None:
+        return Path(os.path.expanduser(os.fspath(general.kb))).absolute()
+    return (home_of(env) / DEFAULT_KB[2:]).absolute()
+
+
+def home_of(env: Mapping[str, str]) -> Path:
+    """``$HOME`` of the given environment, else the user's home."""
     home = env.get("HOME")
-    base = Path(home) if home else Path.home()
-    return (base / DEFAULT_KB[2:]).absolute()
+    return Path(home) if home else Path.home()
 
 
 def git_dir_of(work_tree: Path) -> Path:
@@ -63,9 +703,9 @@ def git_dir_of(work_tree: Path) -> Path:
 
 def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
     """``REFLECT_STATE_DIR`` else ``<kb>/.git/reflect-git``: derived state is never committed."""
-    override = env.get("REFLECT_STATE_DIR")
-    if override:
-        return Path(os.path.expanduser(override)).absolute()
+    override = load(GeneralSettings, env).state_dir
+    if override is not None:
+        return override.absolute()
     return git_dir_of(kb) / STATE_SUBDIR
 
 
@@ -87,14 +727,8 @@ def load_settings(kb: Path) -> dict[str, Any]:
         ) from exc
 
 
-def env_flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
-    """A boolean environment switch: 1/true/yes/on are true, 0/false/no/off are false."""
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
+# Kept for the CLI until it calls ``Config.recall_budget`` (its last own parse); new code
+# declares a ``setting`` field instead.
 def env_int(env: Mapping[str, str], name: str, default: int) -> int:
     """An integer environment setting; a malformed value is a clear error, not a silent default."""
     value = env.get(name)
@@ -108,27 +742,23 @@ def env_int(env: Mapping[str, str], name: str, default: int) -> int:
         ) from exc
 
 
-def env_float(env: Mapping[str, str], name: str, default: float) -> float:
-    """A number from the environment; a malformed value is a clear error."""
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        return float(value.strip())
-    except ValueError as exc:
-        raise ConfigError(
-            f"{name}={value!r} is not a number", hint=f"set {name} to a number or unset it"
-        ) from exc
+# ============================================================================ Config
 
 
 @dataclass(frozen=True)
 class Config:
-    """Everything a workflow needs to know about where it runs, resolved once at the edge."""
+    """Everything a workflow needs to know about where it runs, resolved once at the edge.
+
+    ``env`` is the environment reflect-git's own child processes get (git, the model command);
+    settings come from the dataclass properties (``capture``, ``drain`` ...), each parsed once,
+    when first asked for: a malformed drain setting does not stop ``reflect-git list``.
+    """
 
     kb: Path
     state_dir: Path
     env: Mapping[str, str] = field(default_factory=dict)
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)  # .reflect-git.toml as read
+    warnings: list[str] = field(default_factory=list, compare=False)  # lenient fallbacks
 
     @classmethod
     def resolve(
@@ -145,8 +775,82 @@ class Config:
             settings=load_settings(kb_path),
         )
 
+    # ------------------------------------------------------------------ settings
+
+    def load(self, cls: type[T], **flags: Any) -> T:
+        """``cls`` from this config, command-line ``flags`` first (None: not given)."""
+        defaults: dict[str, Any] = {}
+        if cls is CaptureSettings:
+            home = self.home
+            defaults = {
+                "idle_projects_root": home / ".claude" / "projects",
+                "codex_home": home / ".codex",
+            }
+        return load(
+            cls, self.env, self.settings, flags=flags, defaults=defaults, warnings=self.warnings
+        )
+
+    @cached_property
+    def general(self) -> GeneralSettings:
+        return self.load(GeneralSettings)
+
+    @cached_property
+    def capture(self) -> CaptureSettings:
+        return self.load(CaptureSettings)
+
+    @cached_property
+    def drain(self) -> DrainSettings:
+        return self.load(DrainSettings)
+
+    @cached_property
+    def writer(self) -> WriterSettings:
+        return self.load(WriterSettings)
+
+    @cached_property
+    def quota(self) -> QuotaSettings:
+        return self.load(QuotaSettings)
+
+    @cached_property
+    def search(self) -> SearchSettings:
+        return self.load(SearchSettings)
+
+    @cached_property
+    def team(self) -> TeamSettings:
+        return self.load(TeamSettings)
+
+    @cached_property
+    def routing(self) -> RoutingSettings:
+        return self.load(RoutingSettings)
+
+    def drain_settings(
+        self,
+        *,
+        dry_run: bool | None = None,
+        max_per_run: int | None = None,
+        writer: str | None = None,
+    ) -> DrainSettings:
+        """The drain's settings with ``drain``'s flags (``--dry-run``, ``--max``, ``--writer``)."""
+        given = _given(dry_run=dry_run, max_per_run=max_per_run, writer=writer or None)
+        return self.load(DrainSettings, **given) if given else self.drain
+
+    def recall_budget(self, flag: int | None = None) -> int:
+        """``recall --budget N``, else ``REFLECT_RECALL_BUDGET``, else ``[recall] budget``, else 4000."""
+        return flag if flag is not None else self.search.recall_budget
+
+    # ------------------------------------------------------------------ paths and switches
+
+    @property
+    def home(self) -> Path:
+        """``$HOME`` of this config's environment."""
+        return home_of(self.env)
+
+    @property
+    def state_dir_explicit(self) -> bool:
+        """The state directory was given (``REFLECT_STATE_DIR``), not derived from the KB."""
+        return self.general.state_dir is not None
+
     def setting(self, section: str, key: str, default: Any = None) -> Any:
-        """One value from ``.reflect-git.toml`` (``[section] key = ...``)."""
+        """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a dataclass."""
         table = self.settings.get(section)
         if isinstance(table, Mapping):
             return table.get(key, default)
@@ -169,9 +873,69 @@ class Config:
     @property
     def internal(self) -> bool:
         """Running inside a process reflect-git started: hooks must not capture it."""
-        return env_flag(self.env, INTERNAL_ENV)
+        return self.general.internal
 
     @property
     def disabled(self) -> bool:
         """``REFLECT_DISABLED=1``: drain, idle sweep and agent hooks do nothing."""
-        return env_flag(self.env, "REFLECT_DISABLED")
+        return self.general.disabled
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+# ============================================================================ docs/settings.md
+
+DOC_BEGIN = "<!-- settings:begin (generated by reflectgit.config.settings_markdown) -->"
+DOC_END = "<!-- settings:end -->"
+
+
+def _doc_default(f: Any, spec: Spec) -> str:
+    if spec.default_doc is not None:
+        return spec.default_doc
+    value = f.default if f.default is not MISSING else None
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    if isinstance(value, float) and value.is_integer():
+        return f"`{int(value)}`"
+    return f"`{value}`"
+
+
+def settings_markdown() -> str:
+    """The generated part of ``docs/settings.md``: one table per settings dataclass."""
+    out = [DOC_BEGIN]
+    for cls in SETTINGS_CLASSES:
+        title = getattr(cls, "TITLE", cls.__name__)
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        lenient = (
+            " Malformed values fall back to the default (logged)."
+            if getattr(cls, "LENIENT", False)
+            else ""
+        )
+        out += [
+            "",
+            f"### {title} (`{cls.__name__}`)",
+            "",
+            f"{doc}{lenient}",
+            "",
+            "| variable | `.reflect-git.toml` | flag | default | type | meaning |",
+            "|---|---|---|---|---|---|",
+        ]
+        for f in fields(cls):
+            spec = spec_of(f)
+            if spec is None:
+                continue
+            env = ", ".join(f"`{name}`" for name in spec.env) or "-"
+            toml = f"`[{spec.section}] {spec.key}`" if spec.toml else "-"
+            flag = f"`{spec.flag}`" if spec.flag else "-"
+            kind = KINDS[spec.kind]
+            if spec.minimum is not None:
+                kind += f" >= {spec.minimum:g}"
+            out.append(
+                f"| {env} | {toml} | {flag} | {_doc_default(f, spec)} | {kind} | {spec.help} |"
+            )
+    out.append(DOC_END)
+    return "\n".join(out) + "\n"

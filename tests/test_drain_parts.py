@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reflectgit.config import WriterSettings, load
 from reflectgit.notes.note import Note, parse_note, render_note
 from reflectgit.notes.signals import DialogueLine, detect
 from reflectgit.workflows.drain import actions as act
@@ -59,12 +60,12 @@ def test_envelope_accounting() -> None:
 
 
 def test_default_command_is_tool_free_single_turn_with_the_model() -> None:
-    argv = wr.command_for({"REFLECT_DRAIN_MODEL": "opus"})
+    argv = wr.command_for(load(WriterSettings, {"REFLECT_DRAIN_MODEL": "opus"}))
     assert argv[:2] == ["claude", "-p"]
     assert argv[argv.index("--allowedTools") + 1] == ""
     assert argv[argv.index("--max-turns") + 1] == "1"
     assert argv[-2:] == ["--model", "opus"]
-    assert wr.command_for({"REFLECT_DRAIN_CMD": "my-model --fast 'a b'"}) == [
+    assert wr.command_for(load(WriterSettings, {"REFLECT_DRAIN_CMD": "my-model --fast 'a b'"})) == [
         "my-model",
         "--fast",
         "a b",
@@ -138,12 +139,15 @@ def test_plan_rules() -> None:
 
 
 def test_confirm_is_idempotent_per_source() -> None:
+    from reflectgit.notes import edit
+
     note = Note({"id": "x", "title": "t", "provenance": {"proof_count": 1}}, "")
-    once = act.confirm_note(note, "drain:a", NOW)
+    once = edit.confirm(note, "drain:a")
     assert once is not None and once.frontmatter["provenance"]["proof_count"] == 2
-    assert act.confirm_note(once, "drain:a", NOW) is None
-    twice = act.confirm_note(once, "drain:b", NOW)
+    assert edit.confirm(once, "drain:a") is None
+    twice = edit.confirm(once, "drain:b")
     assert twice is not None and twice.frontmatter["provenance"]["proof_count"] == 3
+    assert note.frontmatter["provenance"] == {"proof_count": 1}  # the input is left alone
 
 
 def _lines(texts: list[str]) -> list[DialogueLine]:

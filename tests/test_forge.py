@@ -1,4 +1,4 @@
-"""forge.py against the loopback GitHub, GitLab and Gitea servers and the stub gh."""
+"""forge/ against the loopback GitHub, GitLab and Gitea servers and the stub gh."""
 
 from __future__ import annotations
 
@@ -8,15 +8,12 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import ConfigError, ForgeError
-from reflectgit.forge.base import (
-    GhCliForge,
-    GiteaForge,
-    GitHubForge,
-    GitLabForge,
-    choose_forge,
-    manual_pr_url,
-    parse_remote_url,
-)
+from reflectgit.forge.base import manual_pr_url, parse_remote_url
+from reflectgit.forge.choose import choose_forge
+from reflectgit.forge.gh import GhCliForge
+from reflectgit.forge.gitea import GiteaForge
+from reflectgit.forge.github import GitHubForge
+from reflectgit.forge.gitlab import GitLabForge
 from tests.fixtures_remote import BareRepo, GitDaemon, git_daemon
 from tests.forge_server import TOKEN, GhStub, gh_stub, make_forge
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from reflectgit.state.ranking import Ranking
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 from tests.conftest import git
 from tests.fixtures_kb import (
     COMPAT,
@@ -247,7 +247,8 @@ def test_confirm_is_idempotent_per_source(rg, kb):
     third = rg("--json", "confirm", doc["id"], "--source", "ci-run-7").json()
     assert third["proof_count"] == 3
     prov = front(kb, doc["path"])["provenance"]
-    assert prov == {"proof_count": 3, "sources": ["pr-12", "ci-run-7"]}
+    # ONE sources field for every confirmation (the drain's too): provenance.source_memory_ids
+    assert prov == {"proof_count": 3, "source_memory_ids": ["pr-12", "ci-run-7"]}
     assert "updated" not in front(kb, doc["path"])  # a confirmation is not a content edit
     assert trailers(kb, "Reflect-Op") == ["confirm"]
 
@@ -560,7 +561,7 @@ def test_the_library_works_without_the_cli(kb):
 def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
     rg, kb, tmp_path, monkeypatch
 ):
-    import reflectgit.workflows.kb.core as kb_module
+    import reflectgit.workflows.kb.transfer as kb_module
 
     src = tmp_path / "src"
     shutil.copytree(COMPAT, src)

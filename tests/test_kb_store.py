@@ -303,3 +303,12 @@ def test_status_says_so_while_a_recovery_is_pending(repo):
     proc = run_cli_proc("--kb", str(repo), "status")
     assert proc.returncode == 0 and "pending:" not in proc.stdout
     assert _assert_consistent(repo, before) == "finished"
+
+
+@pytest.mark.parametrize("step", ["checked-out", "ref-moved"])
+def test_a_lock_removed_by_hand_after_a_crash_is_still_settled(repo, step):
+    before = _killed_writer(repo, step)
+    (repo / ".git" / "index.lock").unlink()  # as git's own message suggests
+    Store.open(repo, env=dict(os.environ)).close()
+    outcome = _assert_consistent(repo, before)
+    assert outcome == ("finished" if step == "ref-moved" else "rolled back")

@@ -17,7 +17,8 @@ import pytest
 
 from reflectgit.git.store import LOCK_NAME
 from reflectgit.notes.note import parse_note
-from reflectgit.workflows.kb.core import KnowledgeBase, check_note
+from reflectgit.workflows.kb import KnowledgeBase
+from reflectgit.workflows.kb.base import check_note
 from tests.conftest import REPO_ROOT, git
 from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
 
@@ -25,7 +26,7 @@ __all__ = ["kb"]
 
 WRITER = """
 import sys
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 kb_path, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with KnowledgeBase.open(kb_path) as kb:
     for i in range(count):
@@ -58,7 +59,7 @@ def test_eight_concurrent_writers_make_400_commits_in_a_line(kb):
 
 CONFIRMER = """
 import sys
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 kb_path, note_id, worker = sys.argv[1], sys.argv[2], sys.argv[3]
 with KnowledgeBase.open(kb_path) as kb:
     for i in range(5):
@@ -87,7 +88,7 @@ def test_concurrent_confirms_never_lose_an_update(kb):
     with KnowledgeBase.open(kb) as base:
         prov = base.show(ident).frontmatter["provenance"]
     assert prov["proof_count"] == 1 + 4 * 5
-    assert len(prov["sources"]) == 20
+    assert len(prov["source_memory_ids"]) == 20
     assert git("rev-list", "--count", "HEAD", cwd=kb).strip() == "21"
     assert git("status", "--porcelain", cwd=kb) == ""
 
@@ -448,7 +449,7 @@ def test_a_read_only_kb_refuses_writes_with_exit_1_and_still_reads(small_disk):
 
 IMPORTER = """
 import sys
-from reflectgit.workflows.kb.core import KnowledgeBase
+from reflectgit.workflows.kb import KnowledgeBase
 with KnowledgeBase.open(sys.argv[1]) as kb:
     kb.import_notes(sys.argv[2])
 """

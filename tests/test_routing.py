@@ -276,7 +276,8 @@ def test_missing_confidence_routes_as_medium(
     assert result.tier == "medium" and result.route == "branch"
     assert "routed as medium" in result.notes[0]
     assert "no pull request opened" in result.notes[-1]  # no forge for a git:// host
-    assert team.files(result.branch or "") == ["README.md", "documents/loose-note.md"]
+    # placed by its id (lrn-loose-note), not by the file name it was saved under
+    assert team.files(result.branch or "") == ["README.md", "documents/lrn-loose-note.md"]
 
 
 def test_dry_run_does_nothing(git_daemon: GitDaemon, kb_factory, cli) -> None:
@@ -474,3 +475,27 @@ def test_branch_name_taken_in_the_meantime_gets_the_next_name(
     assert [a["result"].split(" ")[0] for a in result.attempts] == ["rejected", "pushed"]
     assert team.files("knowledge/popular-title-2") == ["README.md", f"documents/{note_id}.md"]
     assert team.heads()["main"] == main
+
+
+def test_a_hand_named_note_is_placed_by_its_id_not_its_file_name(
+    git_daemon: GitDaemon, kb_factory
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb = kb_factory(team)
+    (kb.path / "documents").mkdir(exist_ok=True)
+    data = note_bytes("Saved by hand", "high", note_id="lrn-saved-by-hand-1a2b3c")
+    (kb.path / "documents" / "my notes about pools.md").write_bytes(data)
+    git("add", "documents", cwd=kb.path)
+    git("commit", "-qm", "by hand", cwd=kb.path)
+    result = routing.route(kb.config(), "lrn-saved-by-hand-1a2b3c")
+    assert result.route == "main" and result.pushed, result
+    assert team.files("main") == ["README.md", "documents/lrn-saved-by-hand-1a2b3c.md"]
+    assert team.git("show", "main:documents/lrn-saved-by-hand-1a2b3c.md").encode() == data
+    # and the review-queue route, through the KB's door, names the note's source file
+    low = kb.add("Low note", "low")
+    queued = routing.route(kb.config(), low)
+    assert (
+        queued.route == "queue" and queued.commit == git("rev-parse", "HEAD", cwd=kb.path).strip()
+    )
+    assert git("status", "--porcelain", cwd=kb.path) == ""

@@ -20,6 +20,7 @@ from reflectgit.notes.schema import (
     validate_note_bytes,
     validate_sidecar_bytes,
 )
+from reflectgit.workflows.validation import validate_file
 from tests.conftest import DATA, REPO_ROOT, SHARED
 
 VALID_DIR = DATA / "notes" / "valid"
@@ -86,12 +87,12 @@ def test_enums_are_the_closed_sets_of_the_design():
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_valid_corpus_file_passes(path):
-    assert schema.validate_file(path) == []
+    assert validate_file(path) == []
 
 
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: p.name)
 def test_every_invalid_corpus_file_fails_with_a_location(path):
-    problems = schema.validate_file(path, display=path.name)
+    problems = validate_file(path, display=path.name)
     assert problems, f"{path.name} should not validate"
     for problem in problems:
         assert problem.file == path.name
@@ -134,14 +135,14 @@ def test_expectations_cover_the_whole_invalid_corpus():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_invalid_corpus_problem_points_at_the_line(name):
     line, column, field, fragment = EXPECTED[name]
-    problems = schema.validate_file(INVALID_DIR / name)
+    problems = validate_file(INVALID_DIR / name)
     first = problems[0]
     assert (first.line, first.column, first.field) == (line, column, field), problems
     assert fragment in first.message
 
 
 def test_from_to_reports_both_keys_and_no_missing_source():
-    problems = schema.validate_file(INVALID_DIR / "from-to.entities.yaml")
+    problems = validate_file(INVALID_DIR / "from-to.entities.yaml")
     assert [(p.line, p.field) for p in problems] == [
         (7, "relationships[0].from"),
         (8, "relationships[0].to"),

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.notes.signals import HIGH, LOW, MEDIUM, categorize, classify, detect, scan
-from reflectgit.notes.transcripts import parse_lines, read_transcript
+from reflectgit.notes.transcripts import parse_lines
+from reflectgit.workflows.transcript_file import read_transcript
 from tests.conftest import DATA
 
 

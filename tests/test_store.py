@@ -357,3 +357,42 @@ def test_an_empty_commit_leaves_no_copy_of_the_index_behind(repo):
     assert (repo / ".git" / "index").read_bytes() == index
     assert sorted(p.name for p in (repo / ".git").iterdir() if "reflect-git-index" in p.name) == []
     assert_git_agrees(repo)
+
+
+@pytest.mark.parametrize("what", ["file-above", "ignored", "folder-in-the-way"])
+def test_what_git_would_not_overwrite_is_refused(repo, what):
+    st = seeded(repo)
+    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    target = "archived/x.md"
+    if what == "file-above":
+        (repo / "archived").write_text("an untracked file where a folder should be\n")
+    elif what == "ignored":
+        (repo / ".git" / "info" / "exclude").write_text("*.md\n")
+        (repo / "archived").mkdir()
+        (repo / target).write_text("ignored, but mine\n")
+    else:
+        (repo / target).mkdir(parents=True)
+        (repo / target / "inside.txt").write_text("mine\n")
+    before = git("status", "--porcelain", "--ignored", cwd=repo)
+    with pytest.raises(ConflictError, match="uncommitted changes"):
+        st.commit([write(target, b"ours\n")], msg())
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == head
+    assert git("status", "--porcelain", "--ignored", cwd=repo) == before
+    assert git("fsck", "--strict", cwd=repo) == ""
+
+
+def test_a_file_system_without_hard_links_still_takes_the_lock(repo, monkeypatch):
+    import errno as errno_
+
+    st = seeded(repo)
+
+    def no_links(src, dst, *a, **k):
+        raise OSError(errno_.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)  # as on FAT or an SMB share
+    st.commit([write("documents/b.md", b"B\n")], msg())
+    assert_git_agrees(repo)
+    (repo / ".git" / "index.lock").write_bytes(b"")
+    with pytest.raises(LockError):
+        st.commit([write("documents/c.md", b"C\n")], msg())
+    assert (repo / ".git" / "index.lock").read_bytes() == b""

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from reflectgit.notes.transcripts import CLAUDE, CODEX, parse_lines, read_transcript
+from reflectgit.notes.transcripts import CLAUDE, CODEX, parse_lines
+from reflectgit.workflows.transcript_file import read_transcript
 from tests.conftest import DATA
 
 T = DATA / "transcripts"

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import RemoteError
+from reflectgit.git.run import git_env
 
 DEFAULT_TIMEOUT = 120.0
 TEAM_TRACKING_PREFIX = "refs/reflect-git/team/"
@@ -149,8 +149,9 @@ class TeamRemote:
         self.remote = remote
         self.timeout = timeout
         # Never wait for a password on a terminal nobody watches; a credential helper still works.
-        # INTERNAL_ENV: hooks that git runs for our fetches and pushes know it is us.
-        self.env = {"GIT_TERMINAL_PROMPT": "0", **dict(env or {}), INTERNAL_ENV: "1"}
+        # run.git_env: the one policy (no GIT_* a hook inherited; hooks git runs for our
+        # fetches and pushes see REFLECT_GIT_INTERNAL and know it is us).
+        self.env = git_env({"GIT_TERMINAL_PROMPT": "0", **dict(env or {})})
 
     # ------------------------------------------------------------------ naming
 
@@ -325,6 +326,18 @@ class TeamRemote:
             f"cannot {action} {where}: {detail or 'git failed'}",
             hint="run `git ls-remote " + where + "` to see what git says",
         )
+
+
+def clone(url: str, target: Path, env: Mapping[str, str] | None = None) -> None:
+    """Clone ``url`` into ``target`` through the user's git (credentials, ssh, insteadOf)."""
+    import git  # GitPython: heavy, so imported only when we talk to a remote
+
+    run_env = git_env({"GIT_TERMINAL_PROMPT": "0", **dict(env or {})})
+    try:
+        git.Repo.clone_from(url, str(target), env=run_env)
+    except git.GitCommandError as exc:
+        probe = TeamRemote(target.parent, url, env=run_env)
+        raise probe._failure("clone", str(exc.stderr or exc)) from None
 
 
 def _last_lines(text: str, count: int = 3) -> str:

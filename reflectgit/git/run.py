@@ -56,9 +56,10 @@ KEEP = frozenset(
 DEFAULT_TIMEOUT = 60.0
 
 
-def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
-    """``env`` minus the ``GIT_*`` variables a hook inherits, marked as reflect-git's own."""
-    out = {
+def without_hook_vars(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` minus the ``GIT_*`` variables a hook inherits (not marked: a hook reads its own
+    settings from this, and must still see whether reflect-git started it)."""
+    return {
         k: v
         for k, v in env.items()
         if not k.startswith("GIT_")
@@ -66,6 +67,11 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
         or k.startswith("GIT_CONFIG_KEY_")
         or k.startswith("GIT_CONFIG_VALUE_")
     }
+
+
+def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
+    """``env`` minus the ``GIT_*`` variables a hook inherits, marked as reflect-git's own."""
+    out = without_hook_vars(env)
     out[INTERNAL_ENV] = "1"
     out.update(extra)
     return out

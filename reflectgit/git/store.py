@@ -588,10 +588,12 @@ class Store:
         )
         with self.worktree.take(journal) as held:
             # git's two-tree checkout below refuses, as `git checkout` does, to overwrite a
-            # modified, staged, untracked or ignored file; a tracked file the user deleted it
-            # would quietly recreate, so a missing one sends us to `git status` first.
-            tracked = [p for p in paths if self._blob_at(base_tree, p) is not None]
-            if not held.all_present(tracked):
+            # modified, staged or untracked file. A tracked file the user deleted it would
+            # quietly recreate, and an ignored file where we create one it would overwrite
+            # (git counts those as expendable; we do not): either sends us to `git status`.
+            tracked = {p for p in paths if self._blob_at(base_tree, p) is not None}
+            fresh = [p for p in paths if p not in tracked]
+            if not held.all_present(tracked) or held.any_present(fresh):
                 refuse_dirty(held.dirty(paths))
             new_tree = self._write_tree(base_tree, change_list)
             if new_tree == base_tree and not allow_empty and not extra_parents:

@@ -52,6 +52,7 @@ WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ORPHAN_WAIT = 60.0  # seconds a dead writer's git child may take to finish
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK, errno.ENOSYS}
 _STORAGE_ERRNOS = {
     errno.ENOSPC: "the disk is full",
     errno.EDQUOT: "the disk quota is exhausted",
@@ -205,30 +206,30 @@ class WorkTree:
         if index is None:
             args = ["--no-optional-locks", *args]
         result = self._check(self.git(args, index=index), "status")
-        hit: set[str] = set()
+        hit: set[str] = set()  # what git lists, and every folder above it
         for record in result.stdout.split(b"\x00"):
             if len(record) > 3:
-                hit.add(record[3:].decode("utf-8", "surrogateescape").rstrip("/"))
-        out = []
-        for path in wanted:
-            inside = path in hit or any(h.startswith(path + "/") for h in hit)
-            if inside or self._blocked(path):
-                out.append(path)
-        return out
+                name = record[3:].decode("utf-8", "surrogateescape").rstrip("/")
+                while name and name not in hit:
+                    hit.add(name)
+                    name = name.rpartition("/")[0]
+        seen: dict[str, bool] = {}
+        return [p for p in wanted if p in hit or self._blocked(p, seen)]
 
-    def _blocked(self, path: str) -> bool:
+    def _blocked(self, path: str, seen: dict[str, bool]) -> bool:
         """A file or symlink where a folder above ``path`` should be."""
-        parts = path.split("/")[:-1]
-        where = self.root
-        for part in parts:
-            where = where / part
+        folder = path.rpartition("/")[0]
+        if not folder:
+            return False
+        if folder not in seen:
             try:
-                st = os.lstat(where)
+                st = os.lstat(self.root / folder)
+                seen[folder] = not stat.S_ISDIR(st.st_mode)
             except (FileNotFoundError, NotADirectoryError):
-                return False
-            if not stat.S_ISDIR(st.st_mode):
-                return True
-        return False
+                seen[folder] = False
+            if not seen[folder]:
+                seen[folder] = self._blocked(folder, seen)
+        return seen[folder]
 
     # ------------------------------------------------------------------ the journal
 
@@ -275,6 +276,10 @@ class WorkTree:
             except FileNotFoundError:
                 had_index = False
                 os.close(os.open(work, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            except OSError as exc:
+                if exc.errno not in _NO_LINKS:
+                    raise
+                return self._take_by_copy(journal, work)
             st = os.lstat(work)
         except OSError as exc:
             with contextlib.suppress(OSError):
@@ -301,6 +306,37 @@ class WorkTree:
             raise storage_error(exc, str(self.git_dir)) or exc from None
         if not had_index:
             work.unlink()  # git starts from no index, not from an empty file
+        return Held(self, journal, work)
+
+    def _take_by_copy(self, journal: Journal, work: Path) -> Held:
+        """``take`` on a file system without hard links (FAT, some network shares): the lock
+        is created exclusively and filled, then the journal names it. A kill in the instant
+        between leaves a lock we cannot prove is ours: the next command refuses, with a hint."""
+        try:
+            data: bytes | None = self.index.read_bytes()
+        except FileNotFoundError:
+            data = None
+        try:
+            if data is not None:
+                _write_new(work, data)
+            try:
+                st = _write_new(self.lock_file, data or b"")
+            except FileExistsError:
+                with contextlib.suppress(OSError):
+                    work.unlink()
+                raise self.lock_held() from None
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                work.unlink()
+            raise storage_error(exc, str(self.git_dir)) or exc from None
+        journal.lock = [st.st_dev, st.st_ino, st.st_mtime_ns]
+        try:
+            self.write_journal(journal)
+        except BaseException:
+            for path in (work, self.lock_file):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            raise
         return Held(self, journal, work)
 
     def lock_held(self) -> IndexLockHeld:
@@ -351,7 +387,8 @@ class WorkTree:
         if err is not None:
             raise err
         words = result.err
-        if "would be overwritten" in words or "not uptodate" in words or "resolve" in words:
+        refusals = ("would be overwritten", "not uptodate", "would lose", "resolve")
+        if any(r in words for r in refusals):
             return words.splitlines()[0] if words else f"exit {result.code}"
         self._check(result, "read-tree")
         return None
@@ -461,12 +498,19 @@ class WorkTree:
         with contextlib.suppress(FileNotFoundError):
             (self.git_dir / (JOURNAL_NAME + ".tmp")).unlink()
         if not self._lock_is_ours(journal):
-            # The lock was never ours, or we released it after a consistent state: our dead
-            # writer changed nothing in the index or work tree, or finished.
             with contextlib.suppress(OSError):
                 self.work_index(journal.pid).unlink()
-            self.clear_journal()
-            return Recovery("cleared", None, [], [])
+            if journal.new is None or tip not in (journal.new, journal.old):
+                # Our dead writer never touched the work tree (no commit yet), or the branch
+                # has moved on since: nothing of ours to finish.
+                self.clear_journal()
+                return Recovery("cleared", None, [], [])
+            if self.lock_file.exists():
+                return None  # git holds index.lock now: the next command looks again
+            # Our lock is gone but the work tree may hold part of our commit: we released it
+            # just before dying, or someone removed it by hand. Take it again and settle.
+            journal.pid = os.getpid()
+            self.take(journal)
         work = self.work_index(journal.pid)
         with contextlib.suppress(OSError):
             work.unlink()
@@ -552,6 +596,10 @@ class Held:
         read only)."""
         return self.tree.dirty(paths, index=None if self.done else self.work)
 
+    def any_present(self, paths: Iterable[str]) -> bool:
+        """Does anything (file, folder, link) stand at one of ``paths``?"""
+        return any(os.path.lexists(self.tree.root / p) for p in paths)
+
     def all_present(self, paths: Iterable[str]) -> bool:
         """Is every one of ``paths`` a file in the work tree? (No: ask ``dirty``.)"""
         for path in paths:
@@ -610,6 +658,25 @@ class Held:
         # git cannot commit from a stale index, and the next command finishes it.
         with contextlib.suppress(OSError, ReflectGitError):
             self.release()
+
+
+def _write_new(path: Path, data: bytes) -> os.stat_result:
+    """Create ``path`` exclusively with ``data``; its stat (FileExistsError if it exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        return os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        fd = -1
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _spec(paths: Sequence[str]) -> list[str]:

@@ -21,9 +21,10 @@ def fallback_log(line: str) -> None:
         home = os.path.expanduser("~")
         folder = os.path.join(home, ".cache", "reflect-git")
         os.makedirs(folder, exist_ok=True)
+        from reflectgit.notes.dates import format_epoch
         from reflectgit.notes.privacy import clean
 
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        stamp = format_epoch(time.time())
         with open(os.path.join(folder, "hooks.log"), "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} {clean(line)[:2000]}\n")
     except BaseException:
@@ -39,11 +40,12 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         from pathlib import Path
 
         from reflectgit.config import Config, environ
-        from reflectgit.workflows.capture.commits import Capture, git_env
+        from reflectgit.git.run import without_hook_vars
+        from reflectgit.workflows.capture.commits import Capture
 
-        # git exports GIT_DIR, GIT_INDEX_FILE, GIT_AUTHOR_DATE, ... to its hooks; none of them
-        # may leak into the git calls or the KB commits the capture makes.
-        cfg = Config.resolve(kb, git_env(environ()))
+        # git exports GIT_DIR, GIT_INDEX_FILE, ... to its hooks; none of them may leak into
+        # the git calls or the KB commits the capture makes.
+        cfg = Config.resolve(kb, without_hook_vars(environ()))
         if cfg.internal:
             return 0
         cap = Capture(cfg)

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from reflectgit.errors import NoteError
+from reflectgit.notes.dates import format_timestamp
 
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -35,8 +36,11 @@ TIER_ALIASES = {
     "low": "low",
     "l": "low",
 }
-# Legacy tier-only notes rank at the midpoints (reference: KB format, confidence_num).
-TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
+# THE tier -> number table: what a writer records as ``confidence_num`` for a tier, and where a
+# tier-only note ranks. Each value sits inside its bucket of ``tier_from_num`` (>=0.8 high,
+# >=0.5 medium, else low) with room on both sides, so a number written for a tier always reads
+# back as that tier. (Before issue 10 four tables disagreed: 0.85 vs 0.9, 0.3 vs 0.35.)
+TIER_NUM = {"high": 0.9, "medium": 0.6, "low": 0.3}
 
 # Rule S9: fields that change on every query never appear in a note.
 RANKING_FIELDS = (
@@ -220,14 +224,6 @@ def _literal_safe(value: str) -> bool:
 
 NoteDumper.add_representer(dt.datetime, _represent_datetime)
 NoteDumper.add_representer(str, _represent_str)
-
-
-def format_timestamp(value: dt.datetime) -> str:
-    """ISO 8601 with ``T``; UTC written as ``Z``."""
-    text = value.isoformat()
-    if value.tzinfo is not None and value.utcoffset() == dt.timedelta(0):
-        text = text[: -len("+00:00")] + "Z"
-    return text
 
 
 def dump_yaml(data: Any) -> str:
@@ -590,8 +586,3 @@ def sidecar_path_for(note_path: str) -> str:
     """``documents/x.md`` -> ``documents/x.entities.yaml``."""
     stem = note_path[: -len(".md")] if note_path.endswith(".md") else note_path
     return stem + ".entities.yaml"
-
-
-def utc_now() -> dt.datetime:
-    """Now, in UTC, to the second (what notes record)."""
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)

@@ -1,4 +1,5 @@
-"""JSON Schema validation of notes and sidecars, with line numbers. Pure (``validate_file`` reads).
+"""JSON Schema validation of notes and sidecars, with line numbers. Pure: bytes in, problems out
+(``workflows/validation.validate_file`` reads the file).
 
 Two validators guard one schema. The fast one (fastjsonschema, compiled once per process) only
 says yes or no, which is all a valid file needs. When it says no, the reference validator
@@ -26,6 +27,7 @@ from typing import Any
 import yaml
 
 from reflectgit.errors import NoteError
+from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.note import (
     ENTITY_TYPES,
     RANKING_FIELDS,
@@ -48,11 +50,6 @@ SIDECAR_SUFFIX = ".entities.yaml"
 NOTE_SUFFIX = ".md"
 
 
-_ISO = re.compile(
-    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
-    r"(?:[Tt ](?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)"
-    r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?"
-)
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",
     "created": "add `created: 2026-03-04` (the day the learning was captured)",
@@ -153,20 +150,6 @@ def kind_of_path(path: str | Path) -> str | None:
     if name.endswith(NOTE_SUFFIX):
         return "note"
     return None
-
-
-def validate_file(
-    path: str | Path, strict: bool = False, display: str | None = None
-) -> list[Problem]:
-    """Read and validate one note or sidecar (chosen by its name); unreadable files are problems."""
-    shown = display if display is not None else str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
-    if kind_of_path(path) == "sidecar":
-        return validate_sidecar_bytes(data, shown, strict=strict)
-    return validate_note_bytes(data, shown, strict=strict)
 
 
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
@@ -383,27 +366,6 @@ def _sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding
                     f"{value!r} is not a listed entity; add it under entities or fix the name "
                     "(with --strict every edge joins two listed entities)",
                 )
-
-
-def parse_instant(value: Any) -> dt.datetime | None:
-    """An ISO date or timestamp string as an aware datetime (dates at midnight UTC)."""
-    if not isinstance(value, str):
-        return None
-    match = _ISO.fullmatch(value.strip())
-    if not match:
-        return None
-    text = match.group("date") + "T" + (match.group("time") or "00:00")
-    tz = match.group("tz")
-    try:
-        moment = dt.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if tz and tz not in ("Z", "z"):
-        sign = 1 if tz[0] == "+" else -1
-        digits = tz[1:].replace(":", "")
-        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        return moment.replace(tzinfo=dt.timezone(sign * offset))
-    return moment.replace(tzinfo=dt.timezone.utc)
 
 
 # --------------------------------------------------------------------------- schema errors

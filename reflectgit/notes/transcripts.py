@@ -1,19 +1,19 @@
-"""Read Claude Code and Codex transcripts into dialogue turns, tool calls and tool results. Pure.
+"""Parse Claude Code and Codex transcripts into dialogue turns, tool calls and tool results. Pure.
 
 A transcript is JSON Lines written by an agent harness. Reading never raises on content: an
 unreadable line is counted as a problem and skipped, and a file with nothing usable comes back
 with ``error`` set (``empty``, ``binary``, ``not-json``, ``wrong-shape``, ``unreadable``).
 Reading stops once enough dialogue is in hand (``max_dialogue_chars``) or ``max_bytes`` have
-been read, so a huge transcript costs no more than the part that matters.
+been read, so a huge transcript costs no more than the part that matters. Pure: lines in,
+``Transcript`` out (``workflows/transcript_file.read_transcript`` reads the file).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 DIALOGUE_CAP = 600_000  # characters of dialogue the gate and the slicer ever look at
@@ -83,34 +83,6 @@ class Transcript:
 
 
 OPENING_RECORDS = 5
-
-
-def read_transcript(
-    path: str | Path,
-    *,
-    max_dialogue_chars: int = DIALOGUE_CAP,
-    max_bytes: int = MAX_BYTES,
-) -> Transcript:
-    """Read a transcript file; never raises for what the file contains or whether it exists."""
-    name = str(path)
-    try:
-        with open(path, "rb") as fh:
-            result = parse_lines(
-                _bounded_lines(fh, max_bytes), max_dialogue_chars=max_dialogue_chars
-            )
-    except OSError as exc:
-        return Transcript(path=name, error=f"unreadable: {exc.strerror or exc}")
-    result.path = name
-    return result
-
-
-def _bounded_lines(fh: Any, max_bytes: int) -> Iterator[bytes]:
-    total = 0
-    for line in fh:
-        total += len(line)
-        if total > max_bytes:
-            return
-        yield line
 
 
 def parse_lines(

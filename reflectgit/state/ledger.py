@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.errors import UsageError
+from reflectgit.notes.dates import parse_instant
 
 LEDGER_FILE = "drain-cost.jsonl"
 GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
@@ -62,13 +63,7 @@ def read_rows(state_dir: Path) -> Iterator[dict[str, Any]]:
 
 def row_time(row: Mapping[str, Any]) -> dt.datetime | None:
     value = row.get("ts")
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+    return parse_instant(value) if isinstance(value, str) else None
 
 
 def entries_on(rows: Iterable[Mapping[str, Any]], day: dt.date) -> tuple[int, int, int]:
@@ -109,14 +104,13 @@ def parse_since(text: str | None, now: dt.datetime) -> dt.datetime | None:
         n, unit = int(match.group(1)), match.group(2)
         delta = {"d": dt.timedelta(days=n), "h": dt.timedelta(hours=n), "w": dt.timedelta(weeks=n)}
         return now - delta[unit]
-    try:
-        parsed = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+    parsed = parse_instant(text)
+    if parsed is None:
         raise UsageError(
             f"--since {text!r} is neither a span (30d, 12h, 2w) nor an ISO date",
             hint="for example --since 7d or --since 2026-11-01",
-        ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+        )
+    return parsed
 
 
 @dataclass

@@ -30,6 +30,7 @@ from typing import Any
 
 from reflectgit.config import Config
 from reflectgit.errors import NotFoundError, ReflectGitError, UsageError
+from reflectgit.notes.dates import format_epoch
 
 QUEUE_DIR = "queue"
 DEAD_DIR = "dead"
@@ -168,15 +169,6 @@ def atomic_write(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     fsync_dir(path.parent)
-
-
-def _iso(ts: float) -> str:
-    return (
-        dt.datetime.fromtimestamp(ts, dt.timezone.utc)
-        .replace(microsecond=0)
-        .isoformat()
-        .replace("+00:00", "Z")
-    )
 
 
 class Queue:
@@ -341,7 +333,7 @@ class Queue:
                 transcript_path=os.path.normpath(transcript_path.strip()),
                 trigger=trigger or "manual",
                 session_id=session or "",
-                queued_at=queued_at or _iso(self.clock()),
+                queued_at=queued_at or format_epoch(self.clock()),
                 cwd=cwd,
                 harness=harness,
                 scope=scope,
@@ -401,7 +393,7 @@ class Queue:
             if entry is None:
                 return None
             entry.dead_reason = reason
-            entry.dead_at = _iso(self.clock())
+            entry.dead_at = format_epoch(self.clock())
             if error:
                 entry.last_error = error[:500]
             # Write the dead letter first: a crash in between leaves the entry in both places
@@ -504,7 +496,7 @@ class Queue:
                     loaded = json.loads(marker_path.read_text(encoding="utf-8"))
                     current = loaded if isinstance(loaded, dict) else {}
             current[key] = {
-                "imported_at": _iso(self.clock()),
+                "imported_at": format_epoch(self.clock()),
                 "sha256": hashlib.sha256(data).hexdigest(),
                 "added": added,
                 "skipped": skipped,

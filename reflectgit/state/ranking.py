@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reflectgit.errors import UsageError
-from reflectgit.notes.note import format_timestamp, utc_now
+from reflectgit.notes.dates import format_timestamp, utc_now
 
 DB_NAME = "ranking.sqlite3"
 FEEDBACK = ("helpful", "ignored", "stale")

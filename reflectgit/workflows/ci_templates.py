@@ -126,5 +126,7 @@ def write_ci(kb_path: Path, kind: str, env: Mapping[str, str] | None = None) -> 
                 )
             changes.append(write(rel, data))
         if changes:
-            store.commit(changes, build(chore_subject("init", f"{kind} CI"), "init"))
+            from reflectgit.workflows.kb.base import Base
+
+            Base(store).write_files(changes, build(chore_subject("init", f"{kind} CI"), "init"))
     return [kb_path / rel for rel in files]

@@ -63,10 +63,9 @@ def added_ids(store: Any, old_tree: str | None, new_tree: str) -> dict[str, Adde
 
 
 def merge_base(store: Any, a: str, b: str) -> str | None:
-    from dulwich.graph import find_merge_base
+    from reflectgit.git.history import merge_base as git_merge_base
 
-    bases = find_merge_base(store.repo, [a.encode("ascii"), b.encode("ascii")])
-    return bases[0].decode("ascii") if bases else None
+    return git_merge_base(store, a, b)
 
 
 def _tree(store: Any, sha: str | None) -> str | None:

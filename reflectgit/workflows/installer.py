@@ -13,14 +13,13 @@ import json
 import os
 import re
 import shlex
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectgit.errors import ConfigError, ConflictError, NotFoundError, UsageError
-from reflectgit.workflows.capture.commits import git_env
+from reflectgit.errors import ConfigError, ConflictError, UsageError
+from reflectgit.git import repo_info
 
 HOOK_NAME = "post-commit"
 CHAINED_SUFFIX = ".reflect-git-chained"
@@ -93,51 +92,9 @@ class GitHookResult:
         return dict(self.__dict__)
 
 
-def _git(repo: Path, *args: str, env: Mapping[str, str]) -> str:
-    try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=repo,
-            env=git_env(env),
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
-    except FileNotFoundError:
-        raise NotFoundError(f"{repo} does not exist") from None
-    except NotADirectoryError:
-        raise NotFoundError(f"{repo} is not a directory") from None
-    if proc.returncode != 0:
-        raise NotFoundError(
-            f"{repo} is not a git repository ({proc.stderr.strip() or 'git failed'})",
-            hint="give the path of a repository: `reflect-git hooks install PATH`",
-        )
-    return proc.stdout.strip()
-
-
 def hooks_dir(repo: Path, env: Mapping[str, str]) -> Path:
     """The folder git runs hooks from (``core.hooksPath`` or the common git dir's ``hooks``)."""
-    if not repo.is_dir():
-        raise NotFoundError(f"{repo} is not a directory")
-    out = _git(repo, "rev-parse", "--path-format=absolute", "--git-path", "hooks", env=env)
-    path = Path(out)
-    if not path.is_absolute():
-        top = _git(repo, "rev-parse", "--show-toplevel", env=env)
-        path = Path(top) / path
-    return path
-
-
-def _hooks_path_setting(repo: Path, env: Mapping[str, str]) -> str | None:
-    proc = subprocess.run(
-        ["git", "config", "--get", "core.hooksPath"],
-        cwd=repo,
-        env=git_env(env),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return proc.stdout.strip() or None
+    return repo_info.hooks_dir(repo, env)
 
 
 def _write_executable(path: Path, text: str) -> None:
@@ -211,7 +168,7 @@ def git_hook_status(repo: Path, *, env: Mapping[str, str]) -> dict[str, Any]:
     return {
         "repo": str(repo),
         "hooks_dir": str(folder),
-        "hooks_path": _hooks_path_setting(repo, env),
+        "hooks_path": repo_info.config_value(repo, "core.hooksPath", env),
         "hook": str(hook),
         "installed": BEGIN in text,
         "executable": hook.is_file() and os.access(hook, os.X_OK),

@@ -15,13 +15,13 @@ import datetime as dt
 import json
 import re
 import sqlite3
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reflectgit.errors import UsageError
+from reflectgit.git import repo_info
 from reflectgit.workflows.search.index import Index, open_fresh
 
 DEFAULT_LIMIT = 5
@@ -95,44 +95,16 @@ class ProjectContext:
         return terms[:MAX_TERMS]
 
 
-# Variables git sets for hooks that would point these calls at another repository.
-_RELOCATING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
-
-
-def _git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str | None:
-    clean = None if env is None else {k: v for k, v in env.items() if k not in _RELOCATING}
-    try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-            env=clean,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
-
-
 def project_context(
     cwd: Path, project: str | None = None, env: Mapping[str, str] | None = None
 ) -> ProjectContext:
     """Describe the project at ``cwd`` (the caller's working directory, passed in explicitly)."""
-    top = _git(cwd, "rev-parse", "--show-toplevel", env=env)
-    root = Path(top.strip()) if top and top.strip() else None
+    root = repo_info.toplevel(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
         return ProjectContext(name=name)
-    branch = (_git(root, "rev-parse", "--abbrev-ref", "HEAD", env=env) or "").strip() or None
-    if branch == "HEAD":
-        branch = None
-    files: list[str] = []
-    status = _git(root, "status", "--porcelain", "--untracked-files=no", env=env) or ""
-    files.extend(line[3:].strip() for line in status.splitlines() if len(line) > 3)
-    recent = _git(root, "log", f"-n{RECENT_COMMITS}", "--name-only", "--format=", env=env) or ""
-    files.extend(line.strip() for line in recent.splitlines() if line.strip())
+    branch = repo_info.current_branch(root, env)
+    files = repo_info.modified_files(root, env) + repo_info.recent_files(root, RECENT_COMMITS, env)
     unique = list(dict.fromkeys(files))[:50]
     return ProjectContext(name=name, branch=branch, files=unique, root=root)
 

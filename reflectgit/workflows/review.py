@@ -18,7 +18,8 @@ from typing import Any
 from reflectgit.config import DOCUMENTS, Config
 from reflectgit.errors import ConflictError, ForgeError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages
-from reflectgit.notes.note import Note, parse_note, utc_now
+from reflectgit.notes.dates import utc_now
+from reflectgit.notes.note import Note, parse_note
 from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, require_team
 
 DUPLICATE_THRESHOLD = 0.5
@@ -166,19 +167,6 @@ class BranchReview:
             doc["note"] = self.note_text
         return doc
 
-    def lines(self, full: bool = False) -> list[str]:
-        out = [
-            f"{self.branch}: {self.title} [{(self.tier or '?').upper()}]",
-            f"  id {self.id or '?'}, {self.age_days:.1f} days old, "
-            f"PR {self.pr_url or '(none found)'}, "
-            + ("valid" if self.valid else f"INVALID ({len(self.problems)} problems)"),
-        ]
-        out += [f"  problem: {p}" for p in self.problems]
-        out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in self.duplicates]
-        if full and self.note_text is not None:
-            out += ["", self.note_text]
-        return out
-
 
 def _context(cfg: Config, team_path: Any) -> tuple[Team, Any, Any, dict[str, str]]:
     team = require_team(cfg, team_path)
@@ -188,10 +176,9 @@ def _context(cfg: Config, team_path: Any) -> tuple[Team, Any, Any, dict[str, str
 
 
 def _merge_base(store: Any, a: str, b: str) -> str | None:
-    from dulwich.graph import find_merge_base
+    from reflectgit.git.history import merge_base
 
-    bases = find_merge_base(store.repo, [a.encode("ascii"), b.encode("ascii")])
-    return bases[0].decode("ascii") if bases else None
+    return merge_base(store, a, b)
 
 
 def _branch_changes(
@@ -233,7 +220,7 @@ class PrLookup:
 
 
 def _pr_finder(cfg: Config, team: Team, remote: Any, store: Any, main: str | None) -> PrLookup:
-    from reflectgit.forge.base import choose_forge
+    from reflectgit.forge.choose import choose_forge
     from reflectgit.workflows.routing import forge_settings
 
     try:
@@ -366,20 +353,6 @@ class ReviewResult:
             "notes": self.notes,
         }
 
-    def lines(self) -> list[str]:
-        if self.action == "approve":
-            how = "fast-forward" if self.fast_forward else "merge commit"
-            out = [f"approved {self.branch}: {how} {self.commit or ''}".rstrip()]
-            out.append(f"pushed to main: {'yes' if self.pushed else 'no'}")
-        else:
-            out = [f"rejected {self.branch}"]
-            out.append(f"pull request closed: {'yes' if self.closed else 'no'}")
-        out.append(f"branch deleted: {'yes' if self.deleted else 'no'}")
-        if self.pr_url:
-            out.append(f"pull request: {self.pr_url}")
-        out += [f"note: {n}" for n in self.notes]
-        return out
-
 
 def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
     """The branch's changes replayed onto main; a path both sides changed differently conflicts."""
@@ -403,16 +376,16 @@ def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
 
 
 def _blob_id(data: bytes) -> str:
-    from dulwich.objects import Blob
+    from reflectgit.git.store import blob_id
 
-    return Blob.from_string(data).id.decode("ascii")
+    return blob_id(data)
 
 
 def approve(
     cfg: Config, branch: str, team_path: Any = None, *, max_attempts: int = 5
 ) -> ReviewResult:
     """Merge a knowledge branch into main keeping its commit, push, delete the branch."""
-    from reflectgit.workflows.routing import drop_scratch_ref
+    from reflectgit.git.scratch import commit_on
 
     team, remote, store, heads = _context(cfg, team_path)
     branch = _require_branch(branch, heads)
@@ -450,18 +423,16 @@ def approve(
                 confidence=review.tier,
                 source="cli",
             )
-            scratch = f"reflect-git/review/{branch}"
-            try:
-                new = store.commit(
-                    _merged_tree_changes(store, main, tip),
-                    message,
-                    branch=scratch,
-                    parent=main,
-                    extra_parents=(tip,),
-                    sync_worktree=False,
-                )
-            finally:
-                drop_scratch_ref(store, scratch)
+            merged = commit_on(
+                store,
+                _merged_tree_changes(store, main, tip),
+                message,
+                main,
+                extra_parents=(tip,),
+                scratch=f"reflect-git/review/{branch}",
+            )
+            assert merged is not None  # a merge commit (two parents) is never empty
+            new = merged
         [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
         if outcome.ok:
             result.commit, result.pushed = new, True
@@ -501,7 +472,7 @@ def _pr_state_note(find_pr: PrLookup, pr: Any) -> str:
 
 def reject(cfg: Config, branch: str, reason: str, team_path: Any = None) -> ReviewResult:
     """Close the branch's PR with the reason as a comment, then delete the branch."""
-    from reflectgit.forge.base import choose_forge
+    from reflectgit.forge.choose import choose_forge
     from reflectgit.workflows.routing import forge_settings
 
     if not reason.strip():

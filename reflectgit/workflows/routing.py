@@ -23,14 +23,14 @@ from typing import Any
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config
 from reflectgit.errors import NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages
+from reflectgit.notes.dates import format_timestamp, utc_now
 from reflectgit.notes.note import (
     Note,
     dump_yaml,
-    format_timestamp,
+    is_safe_id,
     parse_note,
     sidecar_path_for,
     slugify,
-    utc_now,
 )
 from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, resolve_team
 
@@ -89,9 +89,20 @@ def _from_file(cfg: Config, path: Path) -> SourceNote:
         rel = path.resolve().relative_to(cfg.kb.resolve()).as_posix()
     except ValueError:
         rel = None
-    if rel and rel.startswith(f"{DOCUMENTS}/") and rel.count("/") == 1:
-        return SourceNote(data, note, rel, rel, sidecar)
-    return SourceNote(data, note, rel or str(path), f"{DOCUMENTS}/{path.name}", sidecar)
+    return SourceNote(data, note, rel or str(path), team_path_of(note, path.name), sidecar)
+
+
+def team_path_of(note: Note, file_name: str) -> str:
+    """Where a note goes in the team KB: ``documents/<id>.md``, by its frontmatter id.
+
+    The id (not the file name) is the note's identity: two people who saved the same note
+    under different names route it to one path, and a hand-named file lands where every
+    reflect-git command looks for its id. A note without an id keeps its file's stem.
+    """
+    stem = PurePosixPath(file_name).name
+    stem = stem[: -len(".md")] if stem.endswith(".md") else stem
+    ident = note.id if is_safe_id(note.id) else None
+    return f"{DOCUMENTS}/{ident or stem}.md"
 
 
 def _from_id(cfg: Config, note_id: str) -> SourceNote:
@@ -120,7 +131,8 @@ def _from_id(cfg: Config, note_id: str) -> SourceNote:
     data = store.read(rel)
     assert data is not None
     sidecar = store.read(sidecar_path_for(rel))
-    return SourceNote(data, parse_note(data, rel), rel, rel, sidecar)
+    note = parse_note(data, rel)
+    return SourceNote(data, note, rel, team_path_of(note, rel), sidecar)
 
 
 def validate_source(src: SourceNote) -> list[str]:
@@ -241,9 +253,7 @@ def route(
         if team is None and tier != "low":
             result.notes.append("no team KB configured: queued for review in the personal KB")
         return _to_queue(cfg, src, result, clock)
-    attempts = max_attempts or int(
-        cfg.setting("routing", "max_attempts", DEFAULT_ATTEMPTS) or DEFAULT_ATTEMPTS
-    )
+    attempts = max_attempts or cfg.routing.max_attempts
     if tier == "high":
         result.route = "main"
         return _to_main(team, src, result, max(1, attempts))
@@ -279,32 +289,10 @@ def _tmp_branch() -> str:
 
 
 def _build(store: Any, src: SourceNote, base: str | None, tier: str) -> str | None:
-    """Commit the note on ``base`` as objects; the scratch ref is gone again afterwards."""
-    tmp = _tmp_branch()
-    try:
-        return store.commit(
-            src.changes(), _commit_message(src, tier), branch=tmp, parent=base, sync_worktree=False
-        )
-    finally:
-        drop_scratch_ref(store, tmp)
+    """Commit the (validated) note on ``base`` as objects; the scratch ref is gone afterwards."""
+    from reflectgit.git.scratch import commit_on
 
-
-def drop_scratch_ref(store: Any, branch: str) -> None:
-    """Delete a scratch branch and its reflog (dulwich's ref removal leaves the log file)."""
-    store.delete_ref(branch)
-    logs = Path(store.common_dir) / "logs" / "refs" / "heads"
-    log = logs / branch
-    try:
-        log.unlink()
-    except OSError:
-        return
-    folder = log.parent
-    while folder != logs and logs in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
+    return commit_on(store, src.changes(), _commit_message(src, tier), base, scratch=_tmp_branch())
 
 
 def _fail(result: RouteResult, src: SourceNote, exc: RemoteError) -> RouteResult:
@@ -549,7 +537,8 @@ def _ensure_pr(
 ) -> None:
     """Find the open PR for the branch, or open a draft; a missing forge is a note, not a failure."""
     from reflectgit.errors import ForgeError
-    from reflectgit.forge.base import choose_forge, manual_pr_url
+    from reflectgit.forge.base import manual_pr_url
+    from reflectgit.forge.choose import choose_forge
 
     assert result.branch
     url = remote.url()
@@ -612,38 +601,50 @@ def queue_pointer(src: SourceNote, tier: str, queued_at: datetime) -> dict[str, 
 def _to_queue(
     cfg: Config, src: SourceNote, result: RouteResult, clock: Callable[[], datetime]
 ) -> RouteResult:
-    from reflectgit.git.store import Store, write
+    """Commit a review-queue pointer to the personal KB, through the KB's mutation door."""
+    from reflectgit.git.store import write
     from reflectgit.notes.note import load_yaml
+    from reflectgit.workflows.kb import KnowledgeBase
+    from reflectgit.workflows.kb.base import Edit, Snapshot
 
-    store = Store.open(cfg.kb, cfg.env)
     pointer = queue_pointer(src, result.tier, clock())
     slug = pointer["slug"]
-    path = f"{REVIEW_QUEUE}/{slug}.yaml"
-    number = 2
-    while True:
-        raw = store.read(path)
-        if raw is None:
-            break
-        try:
-            existing = load_yaml(raw.decode("utf-8"), path)
-        except (NoteError, UnicodeDecodeError):
-            existing = None
-        if isinstance(existing, Mapping) and existing.get("source") == src.source:
-            result.queue_path = path
-            result.notes.append(f"already queued for review at {path}: nothing to do")
-            return result
-        path = f"{REVIEW_QUEUE}/{slug}-{number}.yaml"
-        number += 1
+
+    def build(snap: Snapshot) -> Edit[tuple[str, bool]]:
+        """(pointer path, already queued?) and the pointer's commit."""
+        path = f"{REVIEW_QUEUE}/{slug}.yaml"
+        number = 2
+        while True:
+            raw = snap.read(path)
+            if raw is None:
+                break
+            try:
+                existing = load_yaml(raw.decode("utf-8"), path)
+            except (NoteError, UnicodeDecodeError):
+                existing = None
+            if isinstance(existing, Mapping) and existing.get("source") == src.source:
+                return Edit((path, True))
+            path = f"{REVIEW_QUEUE}/{slug}-{number}.yaml"
+            number += 1
+        message = messages.build(
+            messages.chore_subject("review-queue", slug),
+            "review-queue",
+            [src.id],
+            confidence=result.tier,
+            source="route",
+        )
+        change = write(path, dump_yaml(pointer).encode("utf-8"))
+        return Edit((path, False), [change], message)
+
+    with KnowledgeBase.open(cfg.kb, env=cfg.env, source="route") as kb:
+        if result.dry_run:
+            path, queued = build(Snapshot(kb)).value
+        else:
+            done = kb.mutate(build)
+            (path, queued), result.commit = done.value, done.commit
     result.queue_path = path
-    if result.dry_run:
+    if queued:
+        result.notes.append(f"already queued for review at {path}: nothing to do")
+    elif result.dry_run:
         result.notes.append(f"would write {path} and commit it to the personal KB")
-        return result
-    message = messages.build(
-        messages.chore_subject("review-queue", slug),
-        "review-queue",
-        [src.id],
-        confidence=result.tier,
-        source="route",
-    )
-    result.commit = store.commit([write(path, dump_yaml(pointer).encode("utf-8"))], message)
     return result

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectgit.config import SETTINGS_FILE, Config, git_dir_of
+from reflectgit.config import SETTINGS_FILE, Config
 from reflectgit.errors import ConfigError, NotFoundError, RemoteError
+from reflectgit.git import repo_info
 from reflectgit.git.remote import TeamRemote, is_url, redact
+from reflectgit.git.remote import clone as git_clone
 from reflectgit.notes import messages
 
 if sys.version_info >= (3, 11):
@@ -55,8 +57,7 @@ class Team:
         return not self.is_personal_kb or not is_url(self.remote_spec)
 
     def remote(self) -> TeamRemote:
-        dot_git = self.repo_path / ".git"
-        git_dir = git_dir_of(self.repo_path) if dot_git.exists() else self.repo_path
+        git_dir = repo_info.repository_dir(self.repo_path)
         return TeamRemote(self.repo_path, self.remote_spec, git_dir=git_dir, env=self.env)
 
     def store(self) -> Any:
@@ -72,14 +73,12 @@ def team_settings(cfg: Config) -> dict[str, Any]:
 
 def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | None:
     """The configured team KB, ``--team PATH`` first; None when no team is configured."""
-    settings = team_settings(cfg)
-    branch = str(settings.get("branch") or DEFAULT_BRANCH)
-    remote = settings.get("remote")
-    if remote is not None and not isinstance(remote, str):
-        raise ConfigError("[team] remote must be a string (a URL or a remote name)")
+    settings = cfg.team  # [team] as config parsed it (a malformed value is a ConfigError)
+    branch = settings.branch or DEFAULT_BRANCH
+    remote = settings.remote
     if team_path is not None:
         path = Path(team_path).expanduser().absolute()
-        if not (path / ".git").exists() and not (path / "HEAD").exists():
+        if not repo_info.is_repository(path):
             raise NotFoundError(
                 f"{path} is not a git repository",
                 hint="pass the folder of a clone of the team KB (`reflect-git team clone URL`)",
@@ -87,8 +86,8 @@ def resolve_team(cfg: Config, team_path: str | Path | None = None) -> Team | Non
         # A clone talks to its own origin (its remote-tracking refs stay meaningful to git).
         spec = remote if remote and not is_url(remote) else "origin"
         return Team(path, spec, branch, cfg.env, path == cfg.kb)
-    clone = settings.get("path")
-    if isinstance(clone, str) and clone:
+    clone = settings.path
+    if clone:
         path = Path(clone).expanduser()
         path = path if path.is_absolute() else (cfg.kb / path)
         if not path.exists():
@@ -172,7 +171,10 @@ def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     message = messages.build(
         messages.chore_subject("team", "set the team KB remote"), "init", source="cli"
     )
-    return store.commit([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
+    from reflectgit.workflows.kb.base import Base
+
+    with Base(store) as kb:  # the KB's one mutation door
+        return kb.write_files([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
 
 
 # ============================================================================ clone, sync, status
@@ -211,22 +213,6 @@ class TeamStatus:
             "notes": self.notes,
         }
 
-    def lines(self) -> list[str]:
-        out = [
-            f"team remote: {self.remote}",
-            f"local repository: {self.path}",
-            f"{self.branch}: remote {_short(self.remote_tip)}, local {_short(self.local_tip)}"
-            + (f" (ahead {self.ahead}, behind {self.behind})" if self.ahead or self.behind else ""),
-            f"open knowledge branches: {len(self.knowledge_branches)}",
-        ]
-        out += [f"  {name}" for name in self.knowledge_branches]
-        out += [f"note: {n}" for n in self.notes]
-        return out
-
-
-def _short(sha: str | None) -> str:
-    return sha[:10] if sha else "(none)"
-
 
 def default_clone_path(cfg: Config) -> Path:
     """Next to the KB: ``~/.learnings`` -> ``~/.learnings-team``."""
@@ -235,20 +221,13 @@ def default_clone_path(cfg: Config) -> Path:
 
 def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
     """Clone the team KB and record it in the personal KB's settings."""
-    import git
-
     target = Path(path).expanduser().absolute() if path else default_clone_path(cfg)
     if target.exists() and any(target.iterdir()):
         raise ConfigError(
             f"{target} already exists and is not empty",
             hint="pass --path to clone somewhere else, or remove the folder",
         )
-    env = {"GIT_TERMINAL_PROMPT": "0", **dict(cfg.env)}
-    try:
-        git.Repo.clone_from(url, str(target), env=env)
-    except git.GitCommandError as exc:
-        probe = TeamRemote(target.parent, url, env=env)
-        raise probe._failure("clone", str(exc.stderr or exc)) from None
+    git_clone(url, target, cfg.env)
     status = TeamStatus(redact(url), str(target), DEFAULT_BRANCH, fetched=True)
     if target == cfg.kb:
         status.notes.append("the KB is itself the team clone; its origin is the team remote")

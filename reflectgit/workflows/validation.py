@@ -20,8 +20,24 @@ from reflectgit.notes.schema import (
     Problem,
     fast_validator,
     kind_of_path,
-    validate_file,
+    validate_note_bytes,
+    validate_sidecar_bytes,
 )
+
+
+def validate_file(
+    path: str | Path, strict: bool = False, display: str | None = None
+) -> list[Problem]:
+    """Read and validate one note or sidecar (chosen by its name); unreadable files are problems."""
+    shown = display if display is not None else str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
+    if kind_of_path(path) == "sidecar":
+        return validate_sidecar_bytes(data, shown, strict=strict)
+    return validate_note_bytes(data, shown, strict=strict)
+
 
 # Below this many files a worker pool costs more than it saves.
 PARALLEL_MIN_FILES = 400

@@ -5,7 +5,7 @@ Three things happen here, all cheap and deterministic:
 - commit capture: one line per commit in ``<state>/commits.jsonl``; a revert demotes the
   learnings of the reverted commit's session in one commit;
 - notes: agent events that are unambiguous become validated notes, committed at once through
-  ``store.commit`` (``Reflect-Source: capture:<event>``);
+  through the KB's mutation door (``Reflect-Source: capture:<event>``);
 - queueing: transcripts that might hold a lesson go to the durable queue when the gate passes.
 
 Everything written (notes, commit messages, queue entries, logs) passes ``privacy.clean``
@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.config import DOCUMENTS, Config, env_flag, env_int
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config
+from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
-    import subprocess
 
     from reflectgit.workflows.capture.gate import Verdict
 
@@ -43,40 +43,20 @@ LOG_FILE = "hooks.log"
 LAST_EVENT = "last-event.json"
 LOG_MAX_BYTES = 1_000_000
 STATE_TTL = 6 * 3600  # per-session test, loop and todo state
+# One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
-TIER_NUM = {"high": 0.85, "medium": 0.6, "low": 0.3}
 SAFE_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
-
-# git sets these for the hook it runs; a git we spawn must find the repository on its own.
-_GIT_KEEP = {
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_NOSYSTEM",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_EXEC_PATH",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_ASKPASS",
-    "GIT_TERMINAL_PROMPT",
-    "GIT_CEILING_DIRECTORIES",
-}
-
-
-def git_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment minus the ``GIT_*`` variables git set for the hook."""
-    return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _GIT_KEEP}
 
 
 def iso(ts: float) -> str:
     """UTC ISO 8601 to the second, ``Z`` suffix."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+    return format_epoch(ts)
 
 
 def _now(clock: Clock) -> dt.datetime:
-    import datetime
-
-    return datetime.datetime.fromtimestamp(clock(), datetime.timezone.utc).replace(microsecond=0)
+    return from_epoch(clock())
 
 
 def safe_session(value: object) -> str | None:
@@ -84,13 +64,9 @@ def safe_session(value: object) -> str | None:
     return value if isinstance(value, str) and SAFE_SESSION.match(value) else None
 
 
-def session_from_env(env: Mapping[str, str]) -> str | None:
-    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID``, else None."""
-    for name in ("CLAUDE_SESSION_ID", "REFLECT_SESSION_ID"):
-        value = safe_session(env.get(name, "").strip())
-        if value:
-            return value
-    return None
+def session_from_settings(settings: CaptureSettings) -> str | None:
+    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID`` (as config read them), else None."""
+    return safe_session(settings.session_id)
 
 
 @dataclass
@@ -132,13 +108,17 @@ class Capture:
         self.clock = clock
         self.state_dir = cfg.state_dir
         self.root = cfg.state_dir / CAPTURE_DIR
+        self.settings: CaptureSettings = cfg.capture  # malformed values fall back, logged below
+        if cfg.warnings and self.usable:
+            for warning in cfg.warnings:
+                self.log("config", "fallback", warning)
 
     # ------------------------------------------------------------------ where things live
 
     @property
     def usable(self) -> bool:
         """False when there is no KB to capture into (we never create one by accident)."""
-        if self.cfg.env.get("REFLECT_STATE_DIR"):
+        if self.cfg.state_dir_explicit:
             return True
         return self.state_dir.parent.is_dir()
 
@@ -221,15 +201,20 @@ class Capture:
     # ------------------------------------------------------------------ notes
 
     def write_notes(self, drafts: Sequence[NoteDraft]) -> Written:
-        """Validate the drafts and commit them as one commit on the KB's current branch."""
+        """Validate the drafts and commit them as one commit, through the KB's mutation door."""
         if not drafts:
             return Written((), None)
-        from reflectgit.git.store import Store, write
+        from reflectgit.git.store import write
         from reflectgit.notes import messages
         from reflectgit.notes.note import Note, new_id, render_note
+        from reflectgit.workflows.kb import KnowledgeBase
+        from reflectgit.workflows.kb.base import Edit, Snapshot, check_note
 
         now = _now(self.clock)
-        with Store.open(self.cfg.kb, self.cfg.env) as store:
+        first = drafts[0]
+        source = f"capture:{first.event}"
+
+        def build(snap: Snapshot) -> Edit[list[str]]:
             taken: set[str] = set()
             changes = []
             ids: list[str] = []
@@ -238,18 +223,16 @@ class Capture:
                 body = clean(draft.body)
 
                 def exists(candidate: str) -> bool:
-                    return candidate in taken or store.exists(f"{DOCUMENTS}/{candidate}.md")
+                    return candidate in taken or snap.exists(f"{DOCUMENTS}/{candidate}.md")
 
                 note_id = new_id(
                     clean(draft.slug) or title, body, exists, prefix=f"lrn-{draft.kind}-"
                 )
                 taken.add(note_id)
-                front = self._frontmatter(draft, note_id, title, now)
-                note = Note(front, body)
-                _validate(note, f"{DOCUMENTS}/{note_id}.md")
+                note = Note(self._frontmatter(draft, note_id, title, now), body)
+                check_note(note, f"{DOCUMENTS}/{note_id}.md")
                 changes.append(write(f"{DOCUMENTS}/{note_id}.md", render_note(note)))
                 ids.append(note_id)
-            first = drafts[0]
             tier = first.confidence
             subject = (
                 messages.knowledge_subject(clean(first.title), tier)
@@ -261,14 +244,18 @@ class Capture:
                 "add",
                 ids,
                 confidence=tier,
-                source=f"capture:{first.event}",
+                source=source,
                 extra=[("Reflect-Session", first.session)] if first.session else (),
             )
-            sha = store.commit(changes, msg)
+            return Edit(ids, changes, msg)
+
+        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+            done = kb.mutate(build)
+        ids = done.value
         for draft, note_id in zip(drafts, ids, strict=True):
             if draft.session and draft.kind != "test-fix":
                 self._remember_note(draft.session, note_id)
-        return Written(tuple(ids), sha)
+        return Written(tuple(ids), done.commit)
 
     def _frontmatter(
         self, draft: NoteDraft, note_id: str, title: str, now: dt.datetime
@@ -282,7 +269,7 @@ class Capture:
             "updated": now,
             "scope": extra.pop("scope", "project"),
             "confidence": draft.confidence,
-            "confidence_num": TIER_NUM[draft.confidence],
+            "confidence_num": _tier_num(draft.confidence),
             "learning_type": draft.kind,
             "title": title,
             "tags": list(dict.fromkeys(t.lower() for t in tags if t.strip())),
@@ -325,65 +312,52 @@ class Capture:
     ) -> Written:
         """Move notes one tier (``TIER_UP``/``TIER_DOWN``) in one commit, reason in a trailer.
 
-        ``note_ids`` None means every live note that came from ``session``.
+        ``note_ids`` None means every live note that came from ``session``. Goes through the
+        KB's mutation door: a note a user updates meanwhile is re-read and re-tiered on top of
+        the user's edit; one deleted meanwhile is left deleted.
         """
-        from reflectgit.git.store import Store, write
-        from reflectgit.notes import messages
-        from reflectgit.notes.note import parse_note, render_note, tier_of
+        from reflectgit.git.store import write
+        from reflectgit.notes import edit, messages
+        from reflectgit.notes.note import parse_note, render_note
+        from reflectgit.workflows.kb import KnowledgeBase
+        from reflectgit.workflows.kb.base import Edit, Snapshot
 
         now = _now(self.clock)
-        with Store.open(self.cfg.kb, self.cfg.env) as store:
-            if note_ids is None:
-                candidates = _session_note_paths(store, session or "")
+        wanted = list(note_ids) if note_ids is not None else None
+
+        def build(snap: Snapshot) -> Edit[list[str]]:
+            if wanted is None:
+                candidates = _session_note_paths(snap, session or "")
             else:
-                candidates = [f"{DOCUMENTS}/{i}.md" for i in note_ids]
+                candidates = [f"{DOCUMENTS}/{i}.md" for i in wanted]
             changes = []
             ids = []
             for path in candidates:
-                data = store.read(path)
+                data = snap.read(path)
                 if data is None:
                     continue
                 try:
                     note = parse_note(data, path)
                 except Exception:
                     continue
-                old = tier_of(note.frontmatter) or "medium"
-                new = step[old]
-                front = dict(note.frontmatter)
-                num = _num(front.get("confidence_num"), TIER_NUM[old])
-                if new != old:
-                    new_num = TIER_NUM[new]
-                elif step is TIER_DOWN:  # already low: still lose confidence, within the tier
-                    new_num = max(0.05, round(num / 2, 2))
-                else:
-                    new_num = num
-                changed = (
-                    new != old
-                    or new_num != num
-                    or (validated is not None and front.get("validated") != validated)
-                )
-                if not changed:
+                moved = edit.retier(note, step, now, validated=validated)
+                if moved is None:
                     continue
-                front["confidence"] = new
-                front["confidence_num"] = new_num
-                if validated is not None:
-                    front["validated"] = validated
-                front["updated"] = now
-                note.frontmatter = front
-                _validate(note, path)
-                changes.append(write(path, render_note(note)))
-                ids.append(note.id or Path(path).stem)
+                changes.append(write(path, render_note(moved)))
+                ids.append(moved.id or Path(path).stem)
             if not changes:
-                return Written((), None)
+                return Edit(ids)
             subject = messages.chore_subject(
                 op, f"{len(ids)} learning(s) from session {(session or '?')[:8]}"
             )
             extra = [("Reflect-Reason", clean(reason))]
             if session:
                 extra.insert(0, ("Reflect-Session", session))
-            msg = messages.build(subject, op, ids, source=source, extra=extra)
-            sha = store.commit(changes, msg)
-        return Written(tuple(ids), sha)
+            return Edit(ids, changes, messages.build(subject, op, ids, source=source, extra=extra))
+
+        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+            done = kb.mutate(build)
+        return Written(tuple(done.value), done.commit)
 
     # ------------------------------------------------------------------ queue
 
@@ -430,8 +404,9 @@ class Capture:
         self, repo: Path, sha: str | None = None, branch: str | None = None
     ) -> CommitRecord | None:
         """Append the commit to ``commits.jsonl`` (once per sha); demote on a revert."""
-        env = git_env(self.cfg.env)
-        info = _read_commit(repo, sha or "HEAD", env)
+        from reflectgit.git.repo_info import read_commit
+
+        info = read_commit(repo, sha or "HEAD", self.cfg.env)
         if info is None:
             self.log("post-commit", "skip", "cannot read the commit")
             return None
@@ -444,7 +419,7 @@ class Capture:
             subject=clean(subject.strip()),
             body=clean(body.strip()),
             files=info["files"],
-            session=session_from_env(self.cfg.env),
+            session=session_from_settings(self.settings),
             merge_conflict_resolved=info["conflicted"],
             parents=info["parents"],
             reverts=_reverted(body),
@@ -530,20 +505,18 @@ class Capture:
         return results
 
     def idle_settings(self) -> tuple[Path, float, float, int]:
-        """(projects root, threshold, max age, per-sweep limit) from the environment."""
-        env = self.cfg.env
-        home = env.get("HOME") or str(Path.home())
-        root = Path(env.get("REFLECT_IDLE_PROJECTS_ROOT") or Path(home) / ".claude" / "projects")
+        """(projects root, threshold, max age, per-sweep limit), as config read them."""
+        s = self.settings
         return (
-            root,
-            float(env_int(env, "REFLECT_IDLE_THRESHOLD_SEC", 600)),
-            float(env_int(env, "REFLECT_IDLE_MAX_AGE_SEC", 86400)),
-            env_int(env, "REFLECT_IDLE_MAX_PER_SWEEP", 5),
+            s.idle_projects_root,
+            float(s.idle_threshold_sec),
+            float(s.idle_max_age_sec),
+            s.idle_max_per_sweep,
         )
 
     @property
     def idle_disabled(self) -> bool:
-        return self.cfg.disabled or env_flag(self.cfg.env, "REFLECT_IDLE_DISABLED")
+        return self.cfg.disabled or self.settings.idle_disabled
 
 
 @dataclass(frozen=True)
@@ -566,10 +539,10 @@ class CommitRecord:
         return dict(self.__dict__)
 
 
-def _num(value: object, default: float) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
-        return float(value)
-    return default
+def _tier_num(tier: str) -> float:
+    from reflectgit.notes.note import TIER_NUM
+
+    return TIER_NUM[tier]
 
 
 def _reverted(body: str) -> str | None:
@@ -577,78 +550,16 @@ def _reverted(body: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _git(
-    repo: Path, args: Sequence[str], env: Mapping[str, str]
-) -> subprocess.CompletedProcess[bytes]:
-    import subprocess
-
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=dict(env), capture_output=True, check=False, timeout=30
-    )
-
-
-def _read_commit(repo: Path, rev: str, env: Mapping[str, str]) -> dict[str, Any] | None:
-    """sha, parents, branch, message and changed files of one commit, in one git call."""
-    proc = _git(
-        repo,
-        [
-            "log",
-            "-1",
-            "-m",
-            "--first-parent",
-            "--no-color",
-            "--format=%H%x00%P%x00%D%x00%B%x00",
-            "--name-only",
-            "-z",
-            rev,
-            "--",
-        ],
-        env,
-    )
-    if proc.returncode != 0:
-        return None
-    parts = proc.stdout.decode("utf-8", "replace").split("\x00")
-    if len(parts) < 5:
-        return None
-    sha, parents, decoration, message = parts[0].strip(), parts[1].split(), parts[2], parts[3]
-    files = sorted({p.strip("\n") for p in parts[4:] if p.strip("\n")})
-    branch = None
-    m = re.search(r"HEAD -> ([^,]+)", decoration)
-    if m:
-        branch = m.group(1).strip()
-    conflicted = False
-    if len(parents) > 1:
-        conflicted = _merge_had_conflicts(repo, parents, message, env)
-    return {
-        "sha": sha,
-        "parents": parents,
-        "branch": branch,
-        "message": message.strip("\n"),
-        "files": files,
-        "conflicted": conflicted,
-    }
-
-
-def _merge_had_conflicts(
-    repo: Path, parents: Sequence[str], message: str, env: Mapping[str, str]
-) -> bool:
-    """Would merging the parents again conflict? (git >= 2.38; else the message's Conflicts list)."""
-    if re.search(r"^#?\s*Conflicts:", message, re.MULTILINE):
-        return True
-    proc = _git(repo, ["merge-tree", "--write-tree", "--name-only", *parents[:2]], env)
-    return proc.returncode == 1
-
-
-def _session_note_paths(store: Any, session: str) -> list[str]:
-    """Live notes whose frontmatter ties them to ``session``."""
+def _session_note_paths(snap: Any, session: str) -> list[str]:
+    """Live notes whose frontmatter ties them to ``session`` (in a door snapshot)."""
     if not session:
         return []
     needle = session.encode("utf-8")
     out = []
-    for path, blob in sorted(store.list_files(DOCUMENTS + "/").items()):
+    for path, blob in sorted(snap.list(DOCUMENTS).items()):
         if not path.endswith(".md"):
             continue
-        data = store.read_blob(blob)
+        data = snap.read_blob(blob)
         if needle in data and _names_session(data, session):
             out.append(path)
     return out
@@ -672,23 +583,6 @@ def terminal_transcripts(state_dir: Path) -> set[str]:
     from reflectgit.state.ledger import terminal_transcripts as from_ledger
 
     return {os.path.normpath(p) for p in from_ledger(state_dir)}
-
-
-def _validate(note: Any, path: str) -> None:
-    """Refuse a note whose committed bytes would not validate (nothing is written then)."""
-    from reflectgit.errors import NoteError
-    from reflectgit.notes.note import render_note
-    from reflectgit.notes.schema import validate_note_bytes
-
-    problems = [p for p in validate_note_bytes(render_note(note), path) if p.severity == "error"]
-    if problems:
-        first = problems[0]
-        raise NoteError(
-            f"{path}:{first.line}:{first.column}: {first.field}: {first.message}",
-            line=first.line,
-            column=first.column,
-            field=first.field,
-        )
 
 
 @contextlib.contextmanager

@@ -615,9 +615,7 @@ class AgentEvents:
 
     def queue_producer(self, event: str, payload: Mapping[str, Any], session: str) -> None:
         if event == "PreCompact":
-            from reflectgit.config import env_flag
-
-            if not env_flag(self.cap.cfg.env, "REFLECT_AUTO_REFLECT", True):
+            if not self.cap.settings.auto_reflect:
                 self.cap.log(event, "skip", "REFLECT_AUTO_REFLECT=0", session)
                 return
             trigger = payload.get("trigger")
@@ -669,8 +667,7 @@ class AgentEvents:
         if thread is None:
             self.cap.log("codex-notify", "skip", "no usable thread-id")
             return
-        env = self.cap.cfg.env
-        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+        home = self.cap.settings.codex_home
         rollouts = sorted((home / "sessions").rglob(f"rollout-*{thread}.jsonl"))
         if not rollouts:
             self.cap.log("codex-notify", "skip", "no rollout for the thread", thread)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reflectgit.notes.signals import scan, strongest
-from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript, read_transcript
+from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript
+from reflectgit.workflows.transcript_file import read_transcript
 
 HAS_SIGNAL = "has-signal"
 NO_SIGNAL = "no-signal"

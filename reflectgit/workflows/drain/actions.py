@@ -23,14 +23,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflectgit.notes.dates import format_timestamp
 from reflectgit.notes.note import (
     ENTITY_TYPES,
     NOTE_KEY_ORDER,
     RANKING_FIELDS,
     RELATIONSHIP_TYPES,
+    TIER_NUM,
     Note,
     Sidecar,
-    format_timestamp,
     is_safe_id,
     normalize_tier,
     parse_note,
@@ -42,7 +43,6 @@ from reflectgit.notes.note import (
 )
 
 MAX_CREATES = 12
-TIER_NUM = {"high": 0.85, "medium": 0.6, "low": 0.35}
 # Every frontmatter key a drain note can have (the model cannot add one).
 NOTE_FIELDS = tuple(
     k for k in NOTE_KEY_ORDER if k not in {"links", "superseded_by", "supersedes", "forget_after"}
@@ -408,23 +408,3 @@ def plan_actions(
         else:
             plan.drop(index, kind or "?", "unknown action")
     return plan
-
-
-def confirm_note(note: Note, source: str, now: dt.datetime) -> Note | None:
-    """proof_count + 1 and ``source`` added; None when this source already confirmed it."""
-    front = dict(note.frontmatter)
-    prov = dict(front.get("provenance") or {}) if isinstance(front.get("provenance"), dict) else {}
-    sources = prov.get("source_memory_ids")
-    sources = list(sources) if isinstance(sources, list) else []
-    if source in sources:
-        return None
-    sources.append(source)
-    count = prov.get("proof_count", front.get("proof_count", 1))
-    count = count if isinstance(count, int) and not isinstance(count, bool) else 1
-    prov["source_memory_ids"] = sources
-    prov["proof_count"] = count + 1
-    front["provenance"] = prov
-    if "proof_count" in front:
-        front["proof_count"] = count + 1
-    front["updated"] = now
-    return Note(front, note.body)

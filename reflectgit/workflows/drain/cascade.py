@@ -20,8 +20,9 @@ from pathlib import Path
 
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
-from reflectgit.notes.transcripts import Transcript, parse_lines, read_transcript
+from reflectgit.notes.transcripts import Transcript, parse_lines
 from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
+from reflectgit.workflows.transcript_file import read_transcript
 
 CONTEXT = 3
 SLICE_CAP = 60_000

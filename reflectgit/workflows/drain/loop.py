@@ -27,20 +27,14 @@ from typing import Any
 from reflectgit.config import (
     ARCHIVED,
     DOCUMENTS,
+    DRAIN_MODEL_ENV,
     INTERNAL_ENV,
     Config,
-    env_flag,
-    env_float,
-    env_int,
 )
 from reflectgit.errors import ReflectGitError, UsageError
+from reflectgit.notes.dates import format_epoch, parse_instant
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
-from reflectgit.notes.note import (
-    format_timestamp,
-    render_note,
-    render_sidecar,
-    sidecar_path_for,
-)
+from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
 from reflectgit.notes.privacy import clean
 from reflectgit.state import ledger
 from reflectgit.state.queue import Entry, Queue
@@ -96,9 +90,12 @@ class Settings:
         max_entries: int | None = None,
         writer: str | None = None,
     ) -> Settings:
-        env = cfg.env
-        command = tuple(wr.command_for(env))
-        chosen = (writer or env.get("REFLECT_DRAIN_WRITER", "")).strip().lower()
+        if max_entries is not None and max_entries < 0:
+            raise UsageError("--max must be 0 or more")
+        d = cfg.drain_settings(dry_run=dry_run, max_per_run=max_entries, writer=writer)
+        w = cfg.writer
+        command = tuple(wr.command_for(w))
+        chosen = d.writer.strip().lower()
         if chosen == "agentic":
             # The original tool's multi-turn writer; its single-shot successor does the job.
             chosen = "extract"
@@ -109,42 +106,32 @@ class Settings:
             )
         if not chosen:
             # extract when a model command is configured or installed, else the embedded one
-            explicit = bool(env.get("REFLECT_DRAIN_CMD", "").strip())
-            chosen = "extract" if explicit or wr.find_command(list(command), env) else "heuristic"
-        threshold = env.get("REFLECT_QUOTA_UTIL_THRESHOLD", "").strip()
-        if max_entries is not None and max_entries < 0:
-            raise UsageError("--max must be 0 or more")
+            explicit = bool(w.command)
+            chosen = (
+                "extract" if explicit or wr.find_command(list(command), cfg.env) else "heuristic"
+            )
         return cls(
             disabled=cfg.disabled,
-            max_per_run=max_entries
-            if max_entries is not None
-            else env_int(env, "REFLECT_DRAIN_MAX", 3),
-            daily_max=env_int(env, "REFLECT_DRAIN_DAILY_MAX", 20),
-            debounce_sec=env_int(env, "REFLECT_DRAIN_DEBOUNCE_SEC", 600),
-            timeout=env_int(env, "REFLECT_DRAIN_TIMEOUT", 300),
-            model_timeout=env_float(env, "REFLECT_DRAIN_MODEL_TIMEOUT", 0.0) or None,
-            timeout_retries=env_int(env, "REFLECT_DRAIN_TIMEOUT_RETRIES", 1),
-            max_retries=env_int(env, "REFLECT_DRAIN_MAX_RETRIES", 3),
-            invalid_threshold=env_int(env, "REFLECT_DRAIN_INVALID_THRESHOLD", 3),
-            token_max=env_int(env, "REFLECT_DRAIN_TOKEN_MAX", 2_000_000),
-            max_input_chars=env_int(env, "REFLECT_DRAIN_MAX_INPUT_CHARS", 60_000),
-            cascade=env_flag(env, "REFLECT_DRAIN_CASCADE", True),
+            max_per_run=d.max_per_run,
+            daily_max=d.daily_max,
+            debounce_sec=d.debounce_sec,
+            timeout=d.timeout,
+            model_timeout=d.model_timeout or None,
+            timeout_retries=d.timeout_retries,
+            max_retries=d.max_retries,
+            invalid_threshold=d.invalid_threshold,
+            token_max=d.token_max,
+            max_input_chars=d.max_input_chars,
+            cascade=d.cascade,
             writer=chosen,
             command=command,
-            model=env.get("REFLECT_DRAIN_MODEL", "").strip() or wr.DEFAULT_MODEL,
-            dry_run=env_flag(env, "REFLECT_DRAIN_DRY_RUN") if dry_run is None else dry_run,
-            cwd=env.get("REFLECT_DRAIN_CWD") or env.get("HOME") or None,
-            stale_days=env_int(env, "REFLECT_DRAIN_STALE_DAYS", 0),
-            log_max_bytes=env_int(env, "REFLECT_DRAIN_LOG_MAX_BYTES", 10 * 1024 * 1024),
-            route=bool(cfg.setting("drain", "route", False)),
-            quota=quota.QuotaSettings(
-                enabled=env_flag(env, "REFLECT_QUOTA_GATE", True),
-                ttl_sec=env_int(env, "REFLECT_QUOTA_TTL_SEC", quota.DEFAULT_TTL),
-                ceiling_override=env_float(env, "REFLECT_QUOTA_UTIL_THRESHOLD", 0.0)
-                if threshold
-                else None,
-                exempt=bool(env.get("ANTHROPIC_API_KEY")),
-            ),
+            model=w.model,
+            dry_run=d.dry_run,
+            cwd=d.cwd,
+            stale_days=d.stale_days,
+            log_max_bytes=d.log_max_bytes,
+            route=d.route,
+            quota=cfg.quota,
         )
 
 
@@ -255,13 +242,9 @@ class DrainLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self.path.exists() and self.path.stat().st_size > self.max_bytes:
                 self.path.replace(self.path.with_name(LOG_FILE + ".1"))
-            stamp = _iso(self.clock())
+            stamp = format_epoch(self.clock())
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(f"{stamp} [{os.getpid()}] {clean(message)}\n")
-
-
-def _iso(ts: float) -> str:
-    return format_timestamp(dt.datetime.fromtimestamp(ts, dt.timezone.utc).replace(microsecond=0))
 
 
 # --------------------------------------------------------------------------- the run
@@ -451,7 +434,7 @@ class Drain:
 
     def _row(self, entry: Entry, outcome: str, **values: Any) -> dict[str, Any]:
         row: dict[str, Any] = {
-            "ts": _iso(self.clock()),
+            "ts": format_epoch(self.clock()),
             "entry_id": entry.id,
             "session_id": entry.session_id,
             "transcript": entry.transcript_path,
@@ -529,13 +512,13 @@ class Drain:
         target = prepared.duplicate_of or ""
         ctx = self._context(entry, prepared)
         plan = act.Plan(confirms=[(target, "the same signals were seen again")])
-        commit, confirmed, _archived, dropped = self._commit(entry, ctx, plan)
+        commit, applied = self._commit(entry, ctx, plan)
         return self._row(
             entry,
             "skip_dup-signal-hash",
-            confirmed=confirmed,
+            confirmed=applied.confirmed,
             commit=commit,
-            dropped=dropped,
+            dropped=applied.dropped,
             detail=f"confirms {target}",
         )
 
@@ -565,7 +548,7 @@ class Drain:
                 detail=f"would call {argv[0]} with a {len(prompt)} character prompt",
             )
         env = dict(self.cfg.env)
-        env["REFLECT_DRAIN_MODEL"] = s.model
+        env[DRAIN_MODEL_ENV] = s.model
         env[INTERNAL_ENV] = "1"  # the writer's own session must not fire our capture hooks
         run = wr.run_model(
             argv,
@@ -714,7 +697,7 @@ class Drain:
             exists=self.index.exists,
         )
         try:
-            commit, confirmed, archived, dropped = self._commit(entry, ctx, plan)
+            commit, applied = self._commit(entry, ctx, plan)
         except ReflectGitError as exc:
             return self._row(
                 entry,
@@ -726,16 +709,16 @@ class Drain:
             )
         if not self.s.dry_run:
             self.chunks.record(prepared.chunk_hashes)
-        routed = self._route([d.id for d in plan.creates]) if commit else []
+        routed = self._route(applied.created) if commit else []
         return self._row(
             entry,
             "ok",
             entries=entries,
             writer_class=writer_class,
-            notes=[d.id for d in plan.creates],
-            confirmed=confirmed,
-            archived=archived,
-            dropped=dropped,
+            notes=applied.created,
+            confirmed=applied.confirmed,
+            archived=applied.archived,
+            dropped=applied.dropped,
             commit=commit,
             routed=routed,
             **acct,
@@ -743,74 +726,36 @@ class Drain:
 
     def _commit(
         self, entry: Entry, ctx: act.Context, plan: act.Plan
-    ) -> tuple[str | None, list[str], list[str], list[dict[str, Any]]]:
-        """All of one transcript's changes as one commit (nothing at all in a dry run)."""
-        from reflectgit.git.store import delete, write
+    ) -> tuple[str | None, _Applied]:
+        """All of one transcript's changes as one commit, through the KB's mutation door.
 
+        The notes to confirm or retire are read again at commit time (not from the view the
+        drain took before it called its model), and the door commits with compare-and-swap on
+        them: a note a user changed meanwhile is re-read and the action re-applied on top of
+        the user's version; a note the user deleted or archived meanwhile is skipped (a
+        ``dropped`` row), never resurrected. Nothing at all is written in a dry run.
+        """
         dropped = [
             {k: clean(str(v)) if isinstance(v, str) else v for k, v in d.items()}
             for d in plan.dropped
         ]
-        changes = []
-        body: list[str] = []
-        confirmed: list[str] = []
-        archived: list[str] = []
-        for draft in plan.creates:
-            path = f"{DOCUMENTS}/{draft.id}.md"
-            changes.append(write(path, render_note(draft.note)))
-            changes.append(write(sidecar_path_for(path), render_sidecar(draft.sidecar)))
-            body.append(f"add {draft.id} [{draft.tier}]: {draft.title}")
-        for nid, reason in plan.confirms:
-            known = self.index.get(nid)
-            if known is None:
-                dropped.append({"action": "UPDATE", "reason": f"{nid} is not a live learning"})
-                continue
-            updated = act.confirm_note(known.note, ctx.source, ctx.now)
-            if updated is None:
-                dropped.append(
-                    {"action": "UPDATE", "reason": f"{nid} already confirmed by {ctx.source}"}
-                )
-                continue
-            changes.append(write(known.path, render_note(updated)))
-            confirmed.append(nid)
-            body.append(f"confirm {nid}: {act.clean_text(reason, 200)}")
-        for nid, reason in plan.archives:
-            known = self.index.get(nid)
-            if known is None:
-                dropped.append({"action": "DELETE", "reason": f"{nid} is not a live learning"})
-                continue
-            data = self.store.read(known.path)
-            changes.extend([delete(known.path), write(f"{ARCHIVED}/{Path(known.path).name}", data)])
-            side = sidecar_path_for(known.path)
-            side_data = self.store.read(side)
-            if side_data is not None:
-                changes.extend([delete(side), write(f"{ARCHIVED}/{Path(side).name}", side_data)])
-            archived.append(nid)
-            body.append(f"archive {nid}: {act.clean_text(reason, 200)}")
-        if not changes or self.s.dry_run:
-            return None, confirmed, archived, dropped
-        ids = [d.id for d in plan.creates] + confirmed + archived
-        if plan.creates:
-            best = min(plan.creates, key=lambda d: ("high", "medium", "low").index(d.tier))
-            more = f" (+{len(plan.creates) - 1} more)" if len(plan.creates) > 1 else ""
-            subject = knowledge_subject(best.title + more, best.tier)
-            op = "add"
-        elif archived:
-            subject, op = chore_subject("archive", ", ".join(archived)), "archive"
-        else:
-            subject, op = chore_subject("confirm", ", ".join(confirmed)), "confirm"
-        message = build(
-            subject,
-            op,
-            ids,
-            confidence=best.tier if plan.creates else None,
-            source=ctx.source,
-            body="\n".join(clean(line) for line in body),
-            extra=[("Reflect-Entry", entry.id)],
-        )
-        commit = self.store.commit(changes, message)
+        if plan.empty:
+            return None, _Applied(dropped=dropped)
+        from reflectgit.workflows.kb import KnowledgeBase
+        from reflectgit.workflows.kb.base import Snapshot
+
+        kb = KnowledgeBase(self.store, state_dir=self.state_dir, source=ctx.source)
+        if self.s.dry_run:  # what a real run would do, read from the KB as it is now
+            would: _Applied = _drain_edit(kb, Snapshot(kb), entry, ctx, plan).value
+            would.dropped[:0] = dropped
+            return None, would
+        done = kb.mutate(lambda snap: _drain_edit(kb, snap, entry, ctx, plan))
+        applied: _Applied = done.value
+        applied.dropped[:0] = dropped
+        if done.attempts > 1:
+            self.log(f"entry {entry.id}: re-applied after {done.attempts - 1} concurrent edit(s)")
         self.index.forget()
-        return commit, confirmed, archived, dropped
+        return done.commit, applied
 
     def _route(self, ids: list[str]) -> list[dict[str, Any]]:
         """ROUTING HOOK: with ``drain.route = true``, hand each new note to ``routing.route``.
@@ -842,6 +787,103 @@ class Drain:
         return out
 
 
+@dataclass
+class _Applied:
+    """What one transcript's actions did to the KB as the door last read it."""
+
+    created: list[str] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _gone(nid: str) -> str:
+    return (
+        f"{nid} is not a live learning (archived, forgotten or deleted since the drain read "
+        "the KB): skipped, not restored"
+    )
+
+
+def _drain_edit(kb: Any, snap: Any, entry: Entry, ctx: act.Context, plan: act.Plan) -> Any:
+    """The drain's actions applied to a snapshot of the KB (runs again on a lost race)."""
+    from reflectgit.git.store import write
+    from reflectgit.notes import edit
+    from reflectgit.notes.note import parse_note
+    from reflectgit.workflows.kb.base import Edit
+
+    applied = _Applied()
+    changes: list[Any] = []
+    body: list[str] = []
+    creates: list[act.Draft] = []
+    confirms = list(plan.confirms)
+    for draft in plan.creates:
+        path = f"{DOCUMENTS}/{draft.id}.md"
+        if snap.exists(path) or snap.exists(f"{ARCHIVED}/{draft.id}.md"):
+            # Written by someone else since the drain planned: the same learning, confirmed.
+            confirms.append((draft.id, "re-learned (same title and rule)"))
+            continue
+        changes.append(write(path, render_note(draft.note)))
+        changes.append(write(sidecar_path_for(path), render_sidecar(draft.sidecar)))
+        body.append(f"add {draft.id} [{draft.tier}]: {draft.title}")
+        creates.append(draft)
+        applied.created.append(draft.id)
+    for nid, reason in confirms:
+        found = snap.find(nid, ("live",))
+        if found is None:
+            applied.dropped.append({"action": "UPDATE", "id": nid, "reason": _gone(nid)})
+            continue
+        try:
+            updated = edit.confirm(parse_note(found.data, found.path), ctx.source)
+        except ReflectGitError as exc:
+            applied.dropped.append({"action": "UPDATE", "id": nid, "reason": exc.message})
+            continue
+        if updated is None:
+            applied.dropped.append(
+                {
+                    "action": "UPDATE",
+                    "id": nid,
+                    "reason": f"{nid} already confirmed by {ctx.source}",
+                }
+            )
+            continue
+        changes.append(write(found.path, render_note(updated)))
+        applied.confirmed.append(nid)
+        body.append(f"confirm {nid}: {act.clean_text(reason, 200)}")
+    for nid, reason in plan.archives:
+        found = snap.find(nid, ("live",))
+        if found is None:
+            applied.dropped.append({"action": "DELETE", "id": nid, "reason": _gone(nid)})
+            continue
+        try:
+            changes.extend(kb.move_changes(snap, found, "archived", "archive"))
+        except ReflectGitError as exc:
+            applied.dropped.append({"action": "DELETE", "id": nid, "reason": exc.message})
+            continue
+        applied.archived.append(nid)
+        body.append(f"archive {nid}: {act.clean_text(reason, 200)}")
+    if not changes:
+        return Edit(applied)
+    ids = [d.id for d in creates] + applied.confirmed + applied.archived
+    best = min(creates, key=lambda d: TIERS.index(d.tier)) if creates else None
+    if best is not None:
+        more = f" (+{len(creates) - 1} more)" if len(creates) > 1 else ""
+        subject, op = knowledge_subject(best.title + more, best.tier), "add"
+    elif applied.archived:
+        subject, op = chore_subject("archive", ", ".join(applied.archived)), "archive"
+    else:
+        subject, op = chore_subject("confirm", ", ".join(applied.confirmed)), "confirm"
+    message = build(
+        subject,
+        op,
+        ids,
+        confidence=best.tier if best is not None else None,
+        source=ctx.source,
+        body="\n".join(clean(line) for line in body),
+        extra=[("Reflect-Entry", entry.id)],
+    )
+    return Edit(applied, changes, message)
+
+
 def _stat_key(path: Path) -> tuple[int, int] | None:
     """(size, mtime) of a transcript, to notice a session that grew while it was drained."""
     try:
@@ -852,12 +894,9 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
 
 
 def _age_days(entry: Entry, now: float) -> float:
-    try:
-        queued = dt.datetime.fromisoformat(entry.queued_at.replace("Z", "+00:00"))
-    except ValueError:
+    queued = parse_instant(entry.queued_at)
+    if queued is None:
         return 0.0
-    if queued.tzinfo is None:
-        queued = queued.replace(tzinfo=dt.timezone.utc)
     return (now - queued.timestamp()) / 86400
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from reflectgit.config import QuotaSettings as QuotaSettings  # parsed there, used here
 
 QUOTA_FILE = "quota-state.json"
 CEILINGS = {
@@ -22,15 +23,7 @@ CEILINGS = {
     "seven_day_sonnet": 0.92,
 }
 DEFAULT_CEILING = 0.95
-DEFAULT_TTL = 3600
-
-
-@dataclass(frozen=True)
-class QuotaSettings:
-    enabled: bool = True
-    ttl_sec: int = DEFAULT_TTL
-    ceiling_override: float | None = None
-    exempt: bool = False  # ANTHROPIC_API_KEY auth
+DEFAULT_TTL = QuotaSettings().ttl_sec  # the settings themselves are parsed in reflectgit.config
 
 
 def quota_path(state_dir: Path) -> Path:

@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -22,7 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_MODEL = "sonnet"
+from reflectgit.config import WriterSettings
+
+DEFAULT_MODEL = WriterSettings().model
 DEFAULT_COMMAND = (
     "claude",
     "-p",
@@ -65,14 +66,11 @@ def model_timeout(outer: int) -> int:
     return 60 if outer <= 150 else outer - 90
 
 
-def command_for(env: Mapping[str, str]) -> list[str]:
+def command_for(settings: WriterSettings) -> list[str]:
     """The model command: ``REFLECT_DRAIN_CMD`` (shell words) or ``claude -p ... --model M``."""
-    custom = env.get("REFLECT_DRAIN_CMD", "").strip()
-    if custom:
-        return shlex.split(custom)
-    model = env.get("REFLECT_DRAIN_MODEL", "").strip() or DEFAULT_MODEL
-    binary = env.get("REFLECT_DRAIN_CLAUDE_BIN", "").strip() or DEFAULT_COMMAND[0]
-    return [binary, *DEFAULT_COMMAND[1:], "--model", model]
+    if settings.command:
+        return list(settings.command)
+    return [settings.claude_bin, *DEFAULT_COMMAND[1:], "--model", settings.model]
 
 
 def find_command(argv: list[str], env: Mapping[str, str]) -> str | None:

@@ -2,7 +2,7 @@
 
 ``init`` plans a few scaffold files (layout folders, ``.gitignore``, ``.reflect-git.toml``,
 ``.pre-commit-config.yaml``), compares each with what the branch already holds, and commits
-only the difference through ``Store.commit``. A second run finds nothing to change and makes
+only the difference through the KB's mutation door (``base.Base.mutate``). A second run finds nothing to change and makes
 no commit. New scaffolds (a CI workflow, say) are one more entry in ``plan``.
 """
 
@@ -106,34 +106,35 @@ def init(path: Path, options: InitOptions, env: Mapping[str, str] | None = None)
                 hint="choose an empty folder, or pass --force to add the KB layout next to "
                 "what is there (existing files are left alone)",
             )
-    store = Store.init(root, env=env)
-    try:
-        tracked = store.list_files()
+    from reflectgit.workflows.kb.base import Base, Edit, Snapshot
+
+    def scaffold(snap: Snapshot) -> Edit[tuple[list[str], list[str]]]:
+        """(written, left untracked) and the scaffold's commit, read from the branch tip."""
         changes = []
         left: list[str] = []
-        for scaffold in plan(options, tracked):
-            committed = store.read(scaffold.path)
-            wanted = scaffold.render(committed)
+        for item in plan(options, snap.list("")):
+            committed = snap.read(item.path)
+            wanted = item.render(committed)
             if wanted == committed:
                 continue
-            if committed is None and (root / scaffold.path).exists():
+            if committed is None and (root / item.path).exists():
                 # Untracked in the user's work tree: theirs to commit, never ours to clobber.
-                left.append(scaffold.path)
+                left.append(item.path)
                 continue
-            changes.append(write(scaffold.path, wanted))
-        commit = None
-        if changes:
-            message = build(chore_subject("init", "knowledge base"), "init")
-            commit = store.commit(changes, message)
+            changes.append(write(item.path, wanted))
+        message = build(chore_subject("init", "knowledge base"), "init")
+        return Edit(([c.path for c in changes], left), changes, message)
+
+    with Base(Store.init(root, env=env)) as kb:
+        done = kb.mutate(scaffold)
         for folder in LAYOUT_FOLDERS:
             (root / folder).mkdir(exist_ok=True)
-    finally:
-        store.close()
+    written, left = done.value
     return InitResult(
         kb=root,
-        commit=commit,
+        commit=done.commit,
         created=not was_kb,
-        written=[c.path for c in changes],
+        written=written,
         left_untracked=left,
     )
 

@@ -19,16 +19,16 @@ import math
 import os
 import re
 import sqlite3
-import subprocess
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, git_dir_of
+from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import NoteError, NotFoundError, UsageError
-from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.git import repo_info
 from reflectgit.git.worktree import recover_if_pending
+from reflectgit.notes.dates import parse_instant
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
@@ -41,7 +41,6 @@ LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
 SIDECAR_SUFFIX = ".entities.yaml"
 RETIRED_STATUSES = {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
-TIER_MIDPOINTS = {"high": 0.9, "medium": 0.6, "low": 0.3}
 
 # Column order of the full-text table and the bm25 weight of each column.
 FIELDS = (
@@ -220,10 +219,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
         return f"{day}T00:00:00", f"{day}T23:59:59"
     value = text.strip()
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        try:
-            dt.date.fromisoformat(value)
-        except ValueError:
-            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD") from None
+        if parse_instant(value) is None:
+            raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
         return f"{value}T00:00:00", f"{value}T23:59:59"
     moment_s = _iso(value)
     if moment_s is None:
@@ -242,22 +239,8 @@ def _utc(value: dt.datetime) -> str:
 
 def _iso(value: object) -> str | None:
     """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
-    if isinstance(value, dt.datetime):
-        return _utc(value)
-    if isinstance(value, dt.date):
-        return f"{value.isoformat()}T00:00:00"
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        try:
-            return f"{dt.date.fromisoformat(text).isoformat()}T00:00:00"
-        except ValueError:
-            return None
-    try:
-        return _utc(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except ValueError:
-        return None
+    moment = parse_instant(value)  # the one parser (notes/dates.py)
+    return _utc(moment) if moment is not None else None
 
 
 def edge_interval(
@@ -361,7 +344,7 @@ def _number(value: Any) -> float | None:
 
 def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> Document:
     """Build the searchable view of a note; an unreadable note is still searchable as text."""
-    from reflectgit.notes.note import parse_note, parse_sidecar, tier_of
+    from reflectgit.notes.note import TIER_NUM, parse_note, parse_sidecar, tier_of
 
     stem = path.rsplit("/", 1)[-1][: -len(".md")]
     try:
@@ -383,7 +366,7 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
     ).strip()
     tier = tier_of(front) or "medium"  # the reflect format reads a missing confidence as medium
     num = _number(front.get("confidence_num"))
-    confidence = num if num is not None and 0 <= num <= 1 else TIER_MIDPOINTS[tier]
+    confidence = num if num is not None and 0 <= num <= 1 else TIER_NUM[tier]
     provenance = front.get("provenance")
     proofs_raw = front.get("proof_count")
     if proofs_raw is None and isinstance(provenance, Mapping):
@@ -451,90 +434,25 @@ def sidecar_path_of(note_path: str) -> str:
 # --------------------------------------------------------------------------- the git side
 
 
-def head_tree(kb: Path) -> str | None:
-    """The root tree of the KB's HEAD, read cheaply (ref file and loose commit object).
-
-    Falls back to ``git rev-parse`` when the commit is packed. None on an unborn branch.
-    This is the whole git cost of a query against a fresh index, so it avoids dulwich.
-    """
-    git_dir = git_dir_of(kb)
-    if not git_dir.is_dir():
-        git_dir = kb  # a bare repository
-    try:
-        common = git_dir
-        with contextlib.suppress(FileNotFoundError):
-            rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            common = (git_dir / rel).resolve()
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        if head.startswith("ref:"):
-            sha = read_ref(common, head[4:].strip())
-            if sha is None:
-                return None
-        else:
-            sha = head
-        commit = read_loose(common / "objects", sha, b"commit")
-        if commit is not None and commit.startswith(b"tree "):
-            return commit[5:45].decode("ascii")
-    except (OSError, ValueError):
-        pass
-    return _rev_parse_tree(kb)
+def head_tree(kb: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """The root tree of the KB's HEAD (cheap: no dulwich); None on an unborn branch."""
+    return repo_info.head_tree(kb, env)
 
 
-def _rev_parse_tree(kb: Path) -> str | None:
-    git_dir = git_dir_of(kb)
-    # --git-dir: a GIT_DIR inherited from a hook must not point us at another repository.
-    where = f"--git-dir={git_dir if git_dir.exists() else kb}"
-    proc = subprocess.run(
-        ["git", where, "rev-parse", "-q", "--verify", "HEAD^{tree}"],
-        cwd=kb if kb.is_dir() else None,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    out = proc.stdout.strip()
-    if proc.returncode != 0 or not out:
-        if not (git_dir_of(kb).exists() or (kb / "HEAD").exists()):
-            raise NotFoundError(
-                f"{kb} is not a git repository",
-                hint=f"run `reflect-git init {kb}` to create a knowledge base there",
-            )
-        return None
-    return out
-
-
-_DIFF_OPTS = ("-r", "-z", "--no-renames")
-_PATHS = ("--", *LOCATIONS)
+_PATHS = tuple(LOCATIONS)
 
 
 def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | None, str | None]]:
     """(path, old blob, new blob) for indexed paths that differ between two root trees.
 
-    ``git diff-tree`` compares tree objects in C; dulwich's Python walk takes about 0.6 s for a
-    folder of 100,000 notes, git about 40 ms. store.diff_trees is the fallback.
+    ``git diff-tree`` (through repo_info) compares tree objects in C; dulwich's Python walk
+    takes about 0.6 s for a folder of 100,000 notes, git about 40 ms. store.diff_trees is the
+    fallback.
     """
-    try:
-        proc = subprocess.run(
-            ["git", f"--git-dir={store.git_dir}", "diff-tree", *_DIFF_OPTS, old, new, *_PATHS],
-            cwd=store.git_dir,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
-        proc = None
-    if proc is None or proc.returncode != 0:
+    found = repo_info.diff_tree(store.git_dir, old, new, _PATHS, store.env)
+    if found is None:
         return [c for c in store.diff_trees(old, new) if is_indexed_path(c[0])]
-    out: list[tuple[str, str | None, str | None]] = []
-    fields = proc.stdout.split(b"\0")
-    zero = "0" * 40
-    for i in range(0, len(fields) - 1, 2):
-        meta = fields[i].decode("ascii").split()
-        path = fields[i + 1].decode("utf-8", "surrogateescape")
-        if len(meta) < 5 or not is_indexed_path(path):
-            continue
-        old_sha = None if meta[2] == zero else meta[2]
-        new_sha = None if meta[3] == zero else meta[3]
-        out.append((path, old_sha, new_sha))
-    return out
+    return [c for c in found if is_indexed_path(c[0])]
 
 
 # --------------------------------------------------------------------------- the index
@@ -665,7 +583,7 @@ class Index:
             return None  # a throwaway index keeps nothing
         from reflectgit.git.treediff import TreeCache
 
-        return TreeCache(self.path.parent, store.common_dir / "objects")
+        return TreeCache(self.path.parent, repo_info.objects_dir(store.common_dir))
 
     def _changes(
         self, store: Store, old: str, new: str
@@ -1047,7 +965,7 @@ def open_fresh(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Index, RefreshResult | None]:
     """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
-    if not git_dir_of(kb).is_dir():
+    if not repo_info.has_git_dir(kb):
         # Checked before the index is created: derived state never goes where no KB is.
         raise NotFoundError(
             f"{kb} is not a git repository",
@@ -1186,16 +1104,3 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "refreshed": result.refresh.to_json if result.refresh else None,
         "hits": [h.to_json() for h in result.hits],
     }
-
-
-def result_lines(result: SearchResult, include_all: bool = False) -> list[str]:
-    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
-    return lines

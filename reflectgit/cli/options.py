@@ -1,0 +1,105 @@
+"""What every command shares: the global options, the configuration, input files, CLI errors.
+
+The global options are declared once, in ``GLOBAL_OPTIONS``: the typer callback (``app.py``) and
+the argv peek that picks the command module and the fast paths (``fastpath.py``) both read it,
+so the two can never disagree about what ``--kb`` or ``-q`` mean.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from reflectgit.config import Config
+from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
+
+# flag -> (Globals field, takes a value). `--version` is eager: typer prints and exits.
+GLOBAL_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--kb": ("kb", True),
+    "--json": ("json", False),
+    "-q": ("quiet", False),
+    "--quiet": ("quiet", False),
+}
+VERSION_OPTION = "--version"
+HELP_OPTIONS = ("-h", "--help")
+
+# The options of `search` that the fast path takes itself: flag -> (parameter, takes a value).
+# cli/search.py declares the same flags to typer; tests/test_architecture.py checks they agree.
+SEARCH_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--limit": ("limit", True),
+    "-n": ("limit", True),
+    "--tag": ("tag", True),
+    "--confidence": ("confidence", True),
+    "--as-of": ("as_of", True),
+    "--all": ("include_all", False),
+}
+SEARCH_LIMIT = 10
+
+
+@dataclass
+class Globals:
+    """Global options, shared by every command through the typer context."""
+
+    kb: str | None = None
+    json: bool = False
+    quiet: bool = False
+    _config: Config | None = field(default=None, repr=False)
+
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = Config.resolve(self.kb)
+        return self._config
+
+
+def globals_of(ctx: Any) -> Globals:
+    """The ``Globals`` the root callback stored on the typer context."""
+    root = ctx.find_root()
+    obj = root.obj
+    if not isinstance(obj, Globals):  # pragma: no cover - the callback always sets it
+        obj = Globals()
+        root.obj = obj
+    return obj
+
+
+def want_json(ctx: Any, flag: bool) -> None:
+    """A command's own ``--json`` (queue, drain, cost) means the global one."""
+    if flag:
+        globals_of(ctx).json = True
+
+
+def fail(message: str, hint: str | None = None, code: int = 1) -> NoReturn:
+    """Stop the command with an error (used for CLI-level checks)."""
+    if code == EXIT_USAGE:
+        raise UsageError(message, hint)
+    raise ReflectGitError(message, hint)
+
+
+def read_input(name: str, what: str) -> bytes:
+    """The bytes of a file the user named, or stdin for ``-``."""
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {what} {name}: {exc.strerror or exc}", hint="check the path")
+
+
+def open_kb(ctx: Any) -> Any:
+    """The KB the global options name, as a ``KnowledgeBase`` (a context manager)."""
+    from reflectgit.workflows.kb import KnowledgeBase
+
+    cfg = globals_of(ctx).config()
+    return KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
+
+
+def kb_folder(ctx: Any) -> Path:
+    """The KB folder; a clear error when there is none."""
+    kb = globals_of(ctx).config().kb
+    if not kb.is_dir():
+        raise NotFoundError(
+            f"no knowledge base at {kb}",
+            hint="pass files or folders, point --kb at the KB, or run `reflect-git init`",
+        )
+    return kb

@@ -1,0 +1,451 @@
+"""Every line the command line prints: JSON documents, text lines, progress bars, errors.
+
+Commands hand their result objects here; nothing else in the package writes to stdout or
+stderr for a person (the hooks print only the replies their harness expects). Imports neither
+typer nor a workflow, so the fast paths (``fastpath.py``) print through it too and print
+exactly what the typer CLI prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from reflectgit.cli.options import globals_of
+
+# --------------------------------------------------------------------------- primitives
+
+
+def echo(line: str, err: bool = False) -> None:
+    """One line on stdout (or stderr)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(line + "\n")
+    stream.flush()
+
+
+def write_json(document: Any) -> None:
+    """One JSON document on stdout (the whole of stdout under ``--json``)."""
+    sys.stdout.write(json.dumps(document, indent=2, sort_keys=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def write_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        echo(line)
+
+
+def emit(ctx: Any, document: Any, text: str | Sequence[str] | None = None) -> None:
+    """Print the JSON document with ``--json``, else the text lines (unless ``--quiet``)."""
+    g = globals_of(ctx)
+    if g.json:
+        write_json(document)
+        return
+    if g.quiet or text is None:
+        return
+    write_lines([text] if isinstance(text, str) else list(text))
+
+
+def note_line(ctx: Any, text: str) -> None:
+    """A progress or informational line on stderr (never pollutes --json stdout)."""
+    if not globals_of(ctx).quiet:
+        echo(text, err=True)
+
+
+def error(message: str, hint: str | None = None) -> None:
+    """``error: ...`` and ``hint: ...`` on stderr."""
+    echo(f"error: {message}", err=True)
+    if hint:
+        echo(f"hint: {hint}", err=True)
+
+
+def short(sha: str | None) -> str:
+    return sha[:12] if sha else "-"
+
+
+class ProgressBar:
+    """A one-line stderr bar, drawn only on a terminal and at most ~20 times a second."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled
+        self._clock = time.monotonic
+        self._last = 0.0
+        self._drawn = False
+
+    @classmethod
+    def for_ctx(cls, ctx: Any, label: str) -> ProgressBar:
+        return cls(label, enabled=sys.stderr.isatty() and not globals_of(ctx).quiet)
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        now = self._clock()
+        if done < total and now - self._last < 0.05:
+            return
+        self._last = now
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# --------------------------------------------------------------------------- knowledge base
+
+
+def init_lines(result: Any) -> list[str]:
+    if result.commit:
+        verb = "Created" if result.created else "Adopted"
+        lines = [f"{verb} the knowledge base in {result.kb} (commit {result.commit[:12]})"]
+        lines += [f"  wrote {p}" for p in result.written]
+    else:
+        lines = [f"{result.kb} is already a reflect-git knowledge base: nothing to change"]
+    lines += [
+        f"  left {p} alone: it exists but is not committed (commit it yourself)"
+        for p in result.left_untracked
+    ]
+    return lines
+
+
+def init_ci_lines(ci_paths: Sequence[str]) -> list[str]:
+    return [f"  CI job: {p} (committed)" for p in ci_paths]
+
+
+def init_next(kb: Any) -> str:
+    return f"Next: `cd {kb} && pre-commit install` validates notes on every commit"
+
+
+def added(result: Any) -> str:
+    if result.status == "unchanged":
+        return f"{result.id} is already in the KB, unchanged (no commit)"
+    return f"{result.status} {result.id} ({result.path}) in {short(result.commit)}"
+
+
+def updated(result: Any) -> str:
+    if result.commit:
+        return f"updated {result.id} in {short(result.commit)}"
+    return f"{result.id} unchanged (no commit)"
+
+
+def confirmed(result: Any, source: str) -> str:
+    if result.commit:
+        return f"confirmed {result.id}: proof_count {result.proof_count} in {short(result.commit)}"
+    return (
+        f"{result.id} already confirmed by {source} (proof_count {result.proof_count}; no commit)"
+    )
+
+
+def moved(verb: str, result: Any) -> str:
+    """``archived ID -> PATH in SHA`` / ``restored ...``."""
+    return f"{verb} {result.id} -> {result.path} in {short(result.commit)}"
+
+
+def forgotten(result: Any) -> list[str]:
+    if result.dry_run:
+        return [f"would forget {i}" for i in result.forgotten] or ["nothing to forget"]
+    if result.forgotten:
+        return [f"forgot {', '.join(result.forgotten)} in {short(result.commit)}"]
+    return ["nothing to forget"]
+
+
+def superseded(result: Any) -> str:
+    if result.commit:
+        return f"{result.old} superseded by {result.new} in {short(result.commit)}"
+    return f"{result.old} is already superseded by {result.new} (no commit)"
+
+
+def undone(result: Any) -> str:
+    return f"reverted {short(result.reverted)} ({result.subject}) in {short(result.commit)}"
+
+
+def note_list(notes: Sequence[Any]) -> list[str]:
+    lines = [
+        f"{n.id}  [{(n.confidence or '?').upper()}]  {n.title}"
+        + (f"  ({n.state})" if n.state != "live" else "")
+        for n in notes
+    ]
+    return lines or ["no notes"]
+
+
+def shown(note: Any, raw: bytes) -> list[str]:
+    header = f"# {note.path} ({note.state}) at {short(note.revision)}"
+    return [header, raw.decode("utf-8", "replace").rstrip("\n")]
+
+
+def log_lines(entries: Sequence[Any]) -> list[str]:
+    lines = [f"{e.commit[:12]}  {e.date[:19]}  {(e.op or '?'):<9} {e.subject}" for e in entries]
+    return lines or ["no reflect-git commits yet"]
+
+
+def imported(result: Any) -> list[str]:
+    lines = [
+        f"imported {len(result.imported)} notes in {len(result.commits)} commit(s)"
+        + (f": {', '.join(short(c) for c in result.commits)}" if result.commits else "")
+    ]
+    if result.skipped:
+        lines.append(f"skipped {len(result.skipped)}:")
+        lines += [f"  {s.path}: {s.reason}" for s in result.skipped]
+    return lines
+
+
+def exported(result: Any) -> str:
+    return f"exported {result.notes} notes to {result.file}"
+
+
+def status_lines(st: Any) -> list[str]:
+    n, t = st.notes, st.tiers
+    return [
+        f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
+        f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
+        f"{n['review_queue']} in review-queue",
+        f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
+        + (f", {t['unknown']} unknown" if t["unknown"] else ""),
+        f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
+        f"index:    {st.index}",
+        "hooks:    "
+        + ", ".join(f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()),
+        f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
+    ] + ([f"pending:  {st.pending}"] if st.pending else [])
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def problems(ctx: Any, lines: Sequence[str], fmt: str, summary_line: str) -> None:
+    """A validation report: the problem lines on stdout, the summary on stderr (text only)."""
+    write_lines(lines)
+    if fmt == "text":
+        note_line(ctx, summary_line)
+
+
+# --------------------------------------------------------------------------- team and review
+
+
+def _tip(sha: str | None) -> str:
+    return sha[:10] if sha else "(none)"
+
+
+def team_status(result: Any) -> list[str]:
+    out = [
+        f"team remote: {result.remote}",
+        f"local repository: {result.path}",
+        f"{result.branch}: remote {_tip(result.remote_tip)}, local {_tip(result.local_tip)}"
+        + (
+            f" (ahead {result.ahead}, behind {result.behind})"
+            if result.ahead or result.behind
+            else ""
+        ),
+        f"open knowledge branches: {len(result.knowledge_branches)}",
+    ]
+    out += [f"  {name}" for name in result.knowledge_branches]
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
+def team_cloned(result: Any) -> list[str]:
+    return [f"cloned {result.remote} into {result.path}", *team_status(result)]
+
+
+def team_synced(result: Any) -> list[str]:
+    head = "fetched and fast-forwarded" if result.updated else "fetched"
+    return [f"team KB {head}", *team_status(result)]
+
+
+def routed(result: Any) -> list[str]:
+    return list(result.lines())
+
+
+def review_item(item: Any, full: bool = False) -> list[str]:
+    out = [
+        f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
+        f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
+        f"PR {item.pr_url or '(none found)'}, "
+        + ("valid" if item.valid else f"INVALID ({len(item.problems)} problems)"),
+    ]
+    out += [f"  problem: {p}" for p in item.problems]
+    out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
+    if full and item.note_text is not None:
+        out += ["", item.note_text]
+    return out
+
+
+def review_items(items: Sequence[Any]) -> list[str]:
+    return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
+
+
+def reviewed(result: Any) -> list[str]:
+    if result.action == "approve":
+        how = "fast-forward" if result.fast_forward else "merge commit"
+        out = [f"approved {result.branch}: {how} {result.commit or ''}".rstrip()]
+        out.append(f"pushed to main: {'yes' if result.pushed else 'no'}")
+    else:
+        out = [f"rejected {result.branch}"]
+        out.append(f"pull request closed: {'yes' if result.closed else 'no'}")
+    out.append(f"branch deleted: {'yes' if result.deleted else 'no'}")
+    if result.pr_url:
+        out.append(f"pull request: {result.pr_url}")
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
+# --------------------------------------------------------------------------- hooks and capture
+
+
+def agent_hooks(result: Any) -> str:
+    detail = f" ({', '.join(result.events)})" if result.events else ""
+    return f"{result.action}: {result.agent} hooks in {result.settings}{detail}"
+
+
+def git_hook(done: Any) -> list[str]:
+    lines = [f"{done.action}: {done.hook}"]
+    if done.chained:
+        lines.append(f"chained: {done.chained} runs first")
+    if done.restored:
+        lines.append(f"restored: the previous hook is back at {done.restored}")
+    return lines
+
+
+def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[Any]) -> list[str]:
+    lines = []
+    if git_status is None:
+        lines.append(f"post-commit: {base} is not a git repository")
+    else:
+        state = "installed" if git_status["installed"] else "not installed"
+        lines.append(f"post-commit: {state} ({git_status['hook']})")
+        if git_status["chained"]:
+            lines.append(f"  chained: {git_status['chained']}")
+        if git_status["hooks_path"]:
+            lines.append(f"  core.hooksPath: {git_status['hooks_path']}")
+        if git_status["installed"] and not git_status["python_ok"]:
+            lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
+    for row in agents:
+        events = ", ".join(row["events"]) if row["events"] else "not installed"
+        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+    return lines
+
+
+def idle_swept(rows: Sequence[dict[str, Any]], root: Any) -> list[str]:
+    lines = [f"{r['reason']:<22} {r['entry'] or '-':<16} {r['transcript']}" for r in rows]
+    return lines or [f"no quiet sessions under {root}"]
+
+
+# --------------------------------------------------------------------------- queue and drain
+
+
+def entry_line(entry: Any, now: float) -> str:
+    wait = ""
+    if entry.not_before and entry.not_before > now:
+        wait = f" wait={int(entry.not_before - now)}s"
+    session = f" session={entry.session_id}" if entry.session_id else ""
+    return (
+        f"{entry.id}  {entry.trigger:<12} retries={entry.retries}{wait}{session}  "
+        f"{entry.transcript_path}"
+    )
+
+
+def queued(entry: Any, created: bool) -> str:
+    verb = "queued" if created else "already queued"
+    return f"{verb} {entry.id}  {entry_line(entry, time.time()).split('  ', 1)[1]}"
+
+
+def queue_listing(
+    entries: Sequence[Any], dead: Sequence[Any], corrupt: Sequence[Any], where: Any
+) -> list[str]:
+    now = time.time()
+    lines = [entry_line(e, now) for e in entries] or ["queue is empty"]
+    if dead:
+        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+    if corrupt:
+        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {where}")
+    return lines
+
+
+def dead_letters(dead: Sequence[Any]) -> list[str]:
+    lines = []
+    for e in dead:
+        lines.append(f"{e.id}  {e.dead_reason}  retries={e.retries}  {e.transcript_path}")
+        if e.last_error:
+            lines.append(f"    last error: {e.last_error}")
+    return lines or ["no dead letters"]
+
+
+def row_line(row: dict[str, Any]) -> str:
+    """One drain outcome row."""
+    parts = [f"{row['entry_id']}  {row['outcome']:<24} entries={row['entries']}"]
+    if row.get("notes"):
+        parts.append(f"notes={','.join(row['notes'])}")
+    if row.get("confirmed"):
+        parts.append(f"confirmed={','.join(row['confirmed'])}")
+    if row.get("archived"):
+        parts.append(f"archived={','.join(row['archived'])}")
+    if row.get("dropped"):
+        parts.append(f"dropped={len(row['dropped'])}")
+    if row.get("cost_usd"):
+        parts.append(f"cost=${row['cost_usd']:.4f}")
+    if row.get("detail"):
+        parts.append(f"({row['detail']})")
+    return "  ".join(parts)
+
+
+def drained(report: Any) -> list[str]:
+    head = f"drain: {report.status}" + (" (dry run)" if report.dry_run else "")
+    head += f", writer {report.writer}"
+    if report.message:
+        head += f": {report.message}"
+    return [head, *(row_line(r) for r in report.rows)]
+
+
+def cost_table(doc: dict[str, Any], by: str) -> list[str]:
+    width = max([len(g["key"]) for g in doc["groups"]] + [5])
+    lines = [f"{by:<{width}}  runs  entries  tokens     cost_usd  ok  notes"]
+    for g in [*doc["groups"], doc["total"]]:
+        lines.append(
+            f"{g['key']:<{width}}  {g['runs']:>4}  {g['entries']:>7}  {g['tokens']:>9}  "
+            f"{g['cost_usd']:>8.4f}  {g['ok']:>2}  {g['notes']:>5}"
+        )
+    return lines
+
+
+# --------------------------------------------------------------------------- search
+
+
+def search_hits(result: Any, include_all: bool = False) -> list[str]:
+    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
+    lines: list[str] = []
+    for hit in result.hits:
+        state = "" if hit.state == "live" else f" ({hit.state})"
+        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if not result.hits:
+        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
+    return lines
+
+
+def reindexed(result: Any) -> str:
+    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
+    if result.rebuilt:
+        return f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
+    if result.changed:
+        return f"index updated: {notes} re-read (tree {(result.tree or '')[:12]})"
+    return f"index already fresh (tree {(result.tree or 'empty')[:12]})"
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def internal_error(exc: BaseException, log: Any) -> None:
+    where = f" (traceback in {log})" if log else ""
+    echo(f"error: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+
+
+def usage_error(message: str) -> None:
+    error(message, "see `reflect-git --help` or `reflect-git COMMAND --help`")

@@ -1,0 +1,131 @@
+"""Search commands: search, recall, reindex.
+
+The plain forms of ``search`` usually run in ``fastpath`` without typer; this command is the
+same search with every option, and prints through the same ``render.search_hits``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from reflectgit.cli import render
+from reflectgit.cli.options import SEARCH_LIMIT, fail, globals_of
+from reflectgit.errors import EXIT_USAGE, ReflectGitError
+
+commands = typer.Typer()
+
+
+@commands.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
+        ..., help="Words to look for (any punctuation is fine)."
+    ),
+    limit: int = typer.Option(SEARCH_LIMIT, "--limit", "-n", help="At most this many notes."),
+    include_all: bool = typer.Option(
+        False, "--all", help="Also superseded, archived, forgotten and retired notes."
+    ),
+    tag: str | None = typer.Option(None, "--tag", help="Only notes with this tag."),
+    confidence: str | None = typer.Option(
+        None, "--confidence", help="Only notes of this tier (high, medium, low)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="Search the KB as it was at a revision, or a date (YYYY-MM-DD)."
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Match sidecar edges valid at this date (default: now)."
+    ),
+) -> None:
+    """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
+    from reflectgit.workflows.search.index import result_json, search
+
+    g = globals_of(ctx)
+    cfg = g.config()
+    text = " ".join(query)
+    result = search(
+        cfg.kb,
+        cfg.state_dir,
+        text,
+        limit=limit,
+        include_all=include_all,
+        tag=tag,
+        confidence=confidence,
+        at=at,
+        as_of=as_of,
+        explain=g.json,
+        env=cfg.env,
+    )
+    render.emit(ctx, result_json(result), render.search_hits(result, include_all))
+
+
+@commands.command("recall")
+def recall_cmd(
+    ctx: typer.Context,
+    project: str | None = typer.Option(
+        None, "--project", help="The project name (default: this repository's name)."
+    ),
+    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or claude (the SessionStart hook's JSON)."
+    ),
+    budget: int | None = typer.Option(
+        None,
+        "--budget",
+        help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
+    ),
+) -> None:
+    """What an agent should know at session start in this project."""
+    from reflectgit.config import env_int
+    from reflectgit.workflows.recall import DEFAULT_BUDGET, FORMATS, recall
+    from reflectgit.workflows.recall import render as render_recall
+
+    if fmt not in FORMATS:
+        fail(
+            f"unknown format {fmt!r}", hint="use --format text or --format claude", code=EXIT_USAGE
+        )
+    g = globals_of(ctx)
+    cfg = g.config()
+    size = (
+        budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
+    )
+    try:
+        result = recall(
+            cfg.kb,
+            cfg.state_dir,
+            Path.cwd(),
+            project=project,
+            limit=limit,
+            budget=size,
+            env=cfg.env,
+        )
+    except ReflectGitError as exc:
+        if fmt != "claude":
+            raise
+        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
+        render.echo(f"reflect-git recall: {exc.message}", err=True)
+        return
+    if fmt == "claude" and not g.json:
+        # The hook's JSON is the whole point of this format: print it even with --quiet.
+        render.echo(render_recall(result, fmt))
+        return
+    render.emit(ctx, result.to_json(), render_recall(result, fmt))
+
+
+@commands.command("reindex")
+def reindex_cmd(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Rebuild from scratch."),
+) -> None:
+    """Bring the derived search index up to date (incremental unless --force)."""
+    from reflectgit.workflows.search.index import reindex
+
+    g = globals_of(ctx)
+    cfg = g.config()
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")
+    try:
+        result = reindex(cfg.kb, cfg.state_dir, force=force, env=cfg.env, progress=bar)
+    finally:
+        bar.close()
+    render.emit(ctx, result.to_json, render.reindexed(result))

@@ -1,0 +1,131 @@
+"""Team commands: team clone|sync|status, route, review list|show|approve|reject."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from reflectgit.cli import render
+from reflectgit.cli.options import globals_of
+from reflectgit.errors import ReflectGitError
+
+commands = typer.Typer()
+team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True)
+review_app = typer.Typer(
+    help="Review knowledge branches and their pull requests.", no_args_is_help=True
+)
+commands.add_typer(team_app, name="team")
+commands.add_typer(review_app, name="review")
+
+
+@team_app.command("clone")
+def team_clone_command(
+    ctx: typer.Context,
+    url: str = typer.Argument(..., help="The team KB's git URL."),
+    path: str | None = typer.Option(None, "--path", help="Where to clone (default: <kb>-team)."),
+) -> None:
+    """Clone the team KB and record it in the KB's .reflect-git.toml."""
+    from reflectgit.workflows import team
+
+    result = team.clone(globals_of(ctx).config(), url, path)
+    render.emit(ctx, result.to_json(), render.team_cloned(result))
+
+
+@team_app.command("sync")
+def team_sync_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Fetch the team remote and fast-forward the local main when it is safe."""
+    from reflectgit.workflows import team
+
+    result = team.sync(globals_of(ctx).config(), team_path)
+    render.emit(ctx, result.to_json(), render.team_synced(result))
+
+
+@team_app.command("status")
+def team_status_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+    offline: bool = typer.Option(False, "--offline", help="Do not fetch first."),
+) -> None:
+    """The team remote, how local main compares, and the open knowledge branches."""
+    from reflectgit.workflows import team
+
+    result = team.status(globals_of(ctx).config(), team_path, fetch=not offline)
+    render.emit(ctx, result.to_json(), render.team_status(result))
+
+
+@commands.command("route")
+def route_command(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="NOTE|ID", help="A note file or a note id."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to route into."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would happen; do nothing."),
+) -> None:
+    """high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue."""
+    from reflectgit.errors import RemoteError
+    from reflectgit.workflows import routing
+
+    path = Path(target)
+    if path.suffix == ".md" or path.exists():
+        if not path.is_file():
+            raise ReflectGitError(f"{target}: no such note file", hint="check the path")
+        target = str(path.absolute())
+    result = routing.route(globals_of(ctx).config(), target, team_path=team_path, dry_run=dry_run)
+    render.emit(ctx, result.to_json(), render.routed(result))
+    if result.error:
+        raise RemoteError(result.error, hint=result.hint)
+
+
+@review_app.command("list")
+def review_list_command(
+    ctx: typer.Context,
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Open knowledge branches: title, tier, age, PR, validation, near-duplicates on main."""
+    from reflectgit.workflows import review
+
+    items = review.list_branches(globals_of(ctx).config(), team_path)
+    render.emit(ctx, [item.to_json() for item in items], render.review_items(items))
+
+
+@review_app.command("show")
+def review_show_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """One knowledge branch: its note, validation and near-duplicates."""
+    from reflectgit.workflows import review
+
+    item = review.show(globals_of(ctx).config(), branch, team_path)
+    render.emit(ctx, item.to_json(full=True), render.review_item(item, full=True))
+
+
+@review_app.command("approve")
+def review_approve_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Merge the branch into main keeping its commit, push, delete the branch."""
+    from reflectgit.workflows import review
+
+    result = review.approve(globals_of(ctx).config(), branch, team_path)
+    render.emit(ctx, result.to_json(), render.reviewed(result))
+
+
+@review_app.command("reject")
+def review_reject_command(
+    ctx: typer.Context,
+    branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    reason: str = typer.Option(..., "--reason", help="Why (posted on the pull request)."),
+    team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
+) -> None:
+    """Close the pull request with the reason and delete the branch."""
+    from reflectgit.workflows import review
+
+    result = review.reject(globals_of(ctx).config(), branch, reason, team_path)
+    render.emit(ctx, result.to_json(), render.reviewed(result))

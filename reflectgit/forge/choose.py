@@ -1,0 +1,127 @@
+"""Which forge a team remote lives on, and how to authenticate: ``[forge]`` settings, the host
+name, tokens from the environment, ``gh``, or git's credential helpers."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reflectgit.errors import ConfigError
+from reflectgit.forge.base import (
+    DEFAULT_TIMEOUT,
+    PROVIDERS,
+    TOKEN_VARIABLES,
+    Forge,
+    RepoRef,
+    default_api_url,
+    parse_remote_url,
+    provider_for_host,
+)
+from reflectgit.forge.gh import GhCliForge, gh_login
+from reflectgit.forge.gitea import GiteaForge
+from reflectgit.forge.github import GitHubForge
+from reflectgit.forge.gitlab import GitLabForge
+from reflectgit.forge.http import HttpClient
+from reflectgit.git.credential import fill as credential_fill
+
+# ============================================================================ choosing
+
+
+@dataclass(frozen=True)
+class ForgeChoice:
+    """The forge to use, or why there is none (and where to open the PR by hand)."""
+
+    forge: Forge | None
+    reason: str
+    provider: str | None = None
+
+
+def choose_forge(
+    remote_url: str,
+    settings: Mapping[str, Any],
+    env: Mapping[str, str],
+) -> ForgeChoice:
+    """Pick the forge for a team remote from ``[forge]`` settings, else from its host."""
+    provider = settings.get("provider")
+    if provider is not None and (not isinstance(provider, str) or provider not in PROVIDERS):
+        raise ConfigError(
+            f"[forge] provider = {provider!r} is not one of {', '.join(PROVIDERS)}",
+            hint="fix .reflect-git.toml",
+        )
+    if provider == "none":
+        return ForgeChoice(None, "[forge] provider is none")
+    ref = parse_remote_url(remote_url)
+    repo = settings.get("repo") or (ref.path if ref else None)
+    if ref is None and not settings.get("api_url"):
+        return ForgeChoice(None, f"the team remote {remote_url} is not on a forge")
+    if ref is None:
+        api = urllib.parse.urlsplit(str(settings["api_url"]))
+        ref = RepoRef(api.netloc, str(repo or ""), api.scheme or "https")
+    kind = provider or provider_for_host(ref.host)
+    if kind is None:
+        return ForgeChoice(
+            None,
+            f"cannot tell which forge {ref.host} runs; set [forge] provider in .reflect-git.toml",
+        )
+    if not repo or "/" not in str(repo):
+        return ForgeChoice(
+            None, f"cannot tell the forge repository from {remote_url}; set [forge] repo", kind
+        )
+    repo = str(repo)
+    kind = "gitea" if kind == "forgejo" else kind
+    timeout = float(settings.get("timeout") or DEFAULT_TIMEOUT)
+    host = str(settings.get("host") or ref.hostname)
+
+    if kind == "gh":
+        gh = gh_login(host, env, timeout)
+        if gh is None:
+            return ForgeChoice(None, f"gh is not installed or not logged in to {host}", kind)
+        return ForgeChoice(GhCliForge(gh, repo, host, env, timeout), f"gh CLI ({host})", kind)
+
+    token = _token_from_env(kind, settings, env)
+    source = "environment"
+    if token is None and kind == "github":
+        gh = gh_login(host, env, timeout)
+        if gh is not None:
+            return ForgeChoice(GhCliForge(gh, repo, host, env, timeout), f"gh CLI ({host})", "gh")
+    if token is None:
+        token = credential_fill(ref.hostname, ref.scheme, env, timeout)
+        source = "git credential"
+    if token is None:
+        names = " or ".join(TOKEN_VARIABLES[kind])
+        return ForgeChoice(None, f"no {kind} token (set {names})", kind)
+    api_url = str(settings.get("api_url") or default_api_url(kind, ref))
+    if kind == "github":
+        client = HttpClient(
+            api_url,
+            {
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+            },
+            env=env,
+            timeout=timeout,
+            forge=kind,
+        )
+        return ForgeChoice(GitHubForge(client, repo), f"GitHub API ({source})", kind)
+    if kind == "gitlab":
+        client = HttpClient(api_url, {"PRIVATE-TOKEN": token}, env=env, timeout=timeout, forge=kind)
+        return ForgeChoice(GitLabForge(client, repo), f"GitLab API ({source})", kind)
+    client = HttpClient(
+        api_url, {"Authorization": f"token {token}"}, env=env, timeout=timeout, forge=kind
+    )
+    return ForgeChoice(GiteaForge(client, repo), f"Gitea API ({source})", kind)
+
+
+def _token_from_env(kind: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    names = list(TOKEN_VARIABLES.get(kind, ()))
+    extra = settings.get("token_env")
+    if isinstance(extra, str) and extra:
+        names.insert(0, extra)
+    for name in names:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    return None

@@ -1,0 +1,84 @@
+"""GitHub (and GitHub Enterprise) REST v3: draft pull requests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
+from reflectgit.forge.http import ForgeHTTPError, HttpClient, is_duplicate
+
+# ============================================================================ GitHub
+
+
+class GitHubForge(Forge):
+    """GitHub (and GitHub Enterprise) REST v3."""
+
+    name = "github"
+
+    def __init__(self, client: HttpClient, repo: str) -> None:
+        self.client = client
+        self.repo = repo
+        self.owner = repo.split("/", 1)[0]
+
+    def _pr(self, data: Mapping[str, Any]) -> PullRequest:
+        merged = bool(data.get("merged") or data.get("merged_at"))
+        state = "merged" if merged else str(data.get("state") or "open")
+        return PullRequest(
+            number=int(data["number"]),
+            url=str(data.get("html_url") or data.get("url") or ""),
+            state=state,
+            draft=bool(data.get("draft")),
+            title=str(data.get("title") or ""),
+            head=str((data.get("head") or {}).get("ref") or ""),
+            base=str((data.get("base") or {}).get("ref") or ""),
+        )
+
+    def find_open(self, head: str, base: str) -> PullRequest | None:
+        resp = self.client.request(
+            "GET",
+            f"/repos/{self.repo}/pulls",
+            query={"state": "open", "head": f"{self.owner}:{head}", "base": base},
+        )
+        for item in resp.data or []:
+            pr = self._pr(item)
+            if pr.head == head and pr.base == base:
+                return pr
+        return None
+
+    def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
+        payload = {"title": title, "head": head, "base": base, "body": body, "draft": True}
+        try:
+            return self._create(payload)
+        except ForgeHTTPError as exc:
+            if exc.status == 422 and "draft" in exc.detail.lower() and not is_duplicate(exc):
+                # Drafts are not available on this repository's plan: say it in the title.
+                payload = {**payload, "draft": False, "title": DRAFT_PREFIX["github"] + title}
+                return self._create(payload)
+            raise
+
+    def _create(self, payload: Mapping[str, Any]) -> PullRequest:
+        """POST a pull request; when one is already open for head and base, that one."""
+        try:
+            return self._pr(self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data)
+        except ForgeHTTPError as exc:
+            if is_duplicate(exc):
+                existing = self.find_open(str(payload["head"]), str(payload["base"]))
+                if existing:
+                    return existing
+            raise
+
+    def get(self, number: int) -> PullRequest:
+        return self._pr(self.client.request("GET", f"/repos/{self.repo}/pulls/{number}").data)
+
+    def close(self, pr: PullRequest, comment: str) -> None:
+        if comment:
+            self.client.request(
+                "POST", f"/repos/{self.repo}/issues/{pr.number}/comments", {"body": comment}
+            )
+        self.client.request("PATCH", f"/repos/{self.repo}/pulls/{pr.number}", {"state": "closed"})
+
+    def merge(self, pr: PullRequest) -> None:
+        self.client.request(
+            "PUT", f"/repos/{self.repo}/pulls/{pr.number}/merge", {"merge_method": "merge"}
+        )

@@ -1,0 +1,82 @@
+"""GitLab REST v4: merge requests titled ``Draft: ...``."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any
+
+from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
+from reflectgit.forge.http import ForgeHTTPError, HttpClient, is_duplicate
+
+# ============================================================================ GitLab
+
+
+class GitLabForge(Forge):
+    """GitLab REST v4 merge requests; a ``Draft:`` title makes the draft."""
+
+    name = "gitlab"
+
+    def __init__(self, client: HttpClient, repo: str) -> None:
+        self.client = client
+        self.project = urllib.parse.quote(repo, safe="")
+
+    def _mr(self, data: Mapping[str, Any]) -> PullRequest:
+        state = str(data.get("state") or "opened")
+        title = str(data.get("title") or "")
+        return PullRequest(
+            number=int(data["iid"]),
+            url=str(data.get("web_url") or ""),
+            state={"opened": "open", "locked": "open"}.get(state, state),
+            draft=bool(data.get("draft") or data.get("work_in_progress"))
+            or title.lower().startswith(("draft:", "[draft]", "(draft)")),
+            title=title,
+            head=str(data.get("source_branch") or ""),
+            base=str(data.get("target_branch") or ""),
+        )
+
+    def find_open(self, head: str, base: str) -> PullRequest | None:
+        resp = self.client.request(
+            "GET",
+            f"/projects/{self.project}/merge_requests",
+            query={"state": "opened", "source_branch": head, "target_branch": base},
+        )
+        for item in resp.data or []:
+            mr = self._mr(item)
+            if mr.head == head and mr.base == base:
+                return mr
+        return None
+
+    def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
+        payload = {
+            "source_branch": head,
+            "target_branch": base,
+            "title": DRAFT_PREFIX["gitlab"] + title,
+            "description": body,
+            "remove_source_branch": True,
+        }
+        try:
+            data = self.client.request(
+                "POST", f"/projects/{self.project}/merge_requests", payload
+            ).data
+        except ForgeHTTPError as exc:
+            if is_duplicate(exc):
+                existing = self.find_open(head, base)
+                if existing:
+                    return existing
+            raise
+        return self._mr(data)
+
+    def get(self, number: int) -> PullRequest:
+        return self._mr(
+            self.client.request("GET", f"/projects/{self.project}/merge_requests/{number}").data
+        )
+
+    def close(self, pr: PullRequest, comment: str) -> None:
+        base = f"/projects/{self.project}/merge_requests/{pr.number}"
+        if comment:
+            self.client.request("POST", f"{base}/notes", {"body": comment})
+        self.client.request("PUT", base, {"state_event": "close"})
+
+    def merge(self, pr: PullRequest) -> None:
+        self.client.request("PUT", f"/projects/{self.project}/merge_requests/{pr.number}/merge", {})

@@ -1,0 +1,562 @@
+"""The KB's mutations: add, update, confirm, archive, restore, forget, sweep, supersede, undo.
+
+Each one is a ``build`` function of a snapshot handed to the door (``Base.mutate``): it reads
+what it changes through the snapshot, applies pure edits from ``reflectgit.notes.edit`` and
+returns the changes and the commit message. The door validates and commits with
+compare-and-swap; on a lost race it runs ``build`` again on the fresh branch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reflectgit.config import FORGOTTEN
+from reflectgit.errors import ConflictError, NoteError, NotFoundError, UsageError
+from reflectgit.git.store import Change, delete, write
+from reflectgit.notes import edit, messages
+from reflectgit.notes.dates import parse_instant
+from reflectgit.notes.note import (
+    Note,
+    Sidecar,
+    load_yaml,
+    new_id,
+    normalize_tier,
+    parse_note,
+    parse_sidecar,
+    render_note,
+    render_sidecar,
+    sidecar_path_for,
+)
+from reflectgit.workflows.kb.base import (
+    NOTE_SUFFIX,
+    STATE_FOLDERS,
+    Base,
+    Edit,
+    Located,
+    Snapshot,
+    check_note,
+    check_sidecar,
+    is_note_path,
+    note_id,
+)
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class AddResult:
+    id: str
+    path: str
+    commit: str | None
+    status: str  # "added" | "unchanged" | "updated"
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    id: str
+    path: str
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class ConfirmResult:
+    id: str
+    proof_count: int
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    id: str
+    path: str
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    forgotten: list[str]
+    commit: str | None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class SupersedeResult:
+    old: str
+    new: str
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    reverted: str
+    commit: str
+    subject: str
+    ids: list[str]
+
+
+# --------------------------------------------------------------------------- input helpers
+
+
+def parse_assignment(text: str) -> tuple[list[str], Any]:
+    """``KEY=VALUE`` with a YAML-typed value; dotted keys reach into mappings."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UsageError(
+            f"--set {text!r} is not KEY=VALUE", hint="for example --set confidence=high"
+        )
+    try:
+        value = load_yaml(raw, source=f"--set {key}") if raw.strip() else ""
+    except NoteError as exc:
+        raise UsageError(exc.message, hint="quote the value") from None
+    parts = key.split(".")
+    if any(not p for p in parts):
+        raise UsageError(f"--set {text!r}: empty part in the key {key!r}")
+    return parts, value
+
+
+def _located_error(exc: NoteError, source: str) -> NoteError:
+    """A parse error whose message starts ``source:line:col:`` so editors can jump there."""
+    message = exc.message
+    if exc.line is not None and message.startswith(f"{source}: "):
+        where = f"{source}:{exc.line}:{exc.column or 1}: "
+        message = where + message[len(source) + 2 :]
+    return NoteError(message, exc.hint, line=exc.line, column=exc.column, field=exc.field)
+
+
+def _parse(data: bytes, source: str) -> Note:
+    try:
+        return parse_note(data, source)
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
+
+
+def _parse_side(data: bytes, source: str) -> dict[str, Any]:
+    try:
+        return parse_sidecar(data, source).data
+    except NoteError as exc:
+        raise _located_error(exc, source) from None
+
+
+def render_side(data: Mapping[str, Any], ident: str) -> bytes:
+    side = dict(data)
+    side["document_id"] = ident
+    return render_sidecar(Sidecar(side))
+
+
+def _same_note(existing: bytes, incoming: Note, ident: str, created_defaulted: bool) -> bool:
+    """Is ``incoming`` (given id ``ident``) the note already stored as ``existing``?"""
+    try:
+        old = parse_note(existing, "existing")
+    except NoteError:
+        return False
+    front = dict(incoming.frontmatter)
+    front["id"] = ident
+    if created_defaulted and "created" in old.frontmatter:
+        front["created"] = old.frontmatter["created"]
+    front.pop("updated", None)
+    old_front = dict(old.frontmatter)
+    old_front.pop("updated", None)
+    return render_note(Note(front, incoming.body)) == render_note(Note(old_front, old.body))
+
+
+def _tier(value: Any, what: str) -> str:
+    tier = normalize_tier(value)
+    if tier is None:
+        raise NoteError(
+            f"{what} {value!r} is not a tier",
+            hint="use high, medium or low (h, med, m, l are accepted)",
+        )
+    return tier
+
+
+# --------------------------------------------------------------------------- the mutations
+
+
+class Mutations(Base):
+    """add ... undo, each one commit through the door."""
+
+    # ------------------------------------------------------------------ add
+
+    def add(
+        self,
+        data: bytes | None = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        sidecar: bytes | None = None,
+        force: bool = False,
+        source_name: str = "<stdin>",
+        sidecar_name: str = "<entities>",
+    ) -> AddResult:
+        """Validate and commit one note (from bytes, from fields, or bytes with field overrides)."""
+        if data is None and not fields:
+            raise UsageError(
+                "nothing to add", hint="give a FILE, `-` for stdin, or --title and --insight"
+            )
+        base_note = _parse(data, source_name) if data is not None else Note({"type": "learning"})
+        for key, value in (fields or {}).items():
+            if value is None or value == [] or value == "":
+                continue
+            if key == "confidence":
+                value = _tier(value, "--confidence")
+            if key == "tags":
+                existing = base_note.frontmatter.get("tags")
+                merged = list(existing) if isinstance(existing, list) else []
+                merged.extend(t for t in value if t not in merged)
+                value = merged
+            base_note.frontmatter[key] = value
+        if (
+            data is None
+            and not base_note.body
+            and isinstance(base_note.frontmatter.get("key_insight"), str)
+        ):
+            base_note.body = base_note.frontmatter["key_insight"].strip() + "\n"
+        defaulted_created = "created" not in base_note.frontmatter
+        if defaulted_created:
+            base_note.frontmatter["created"] = self.clock()
+        check_note(base_note, source_name)  # errors name the user's file, not ours
+        side_data: dict[str, Any] | None = None
+        if sidecar is not None:
+            side_data = _parse_side(sidecar, sidecar_name)
+            check_sidecar(side_data, sidecar_name)
+        now = self.clock()
+
+        def build(snap: Snapshot) -> Edit[AddResult]:
+            note = Note(dict(base_note.frontmatter), base_note.body)
+            existing: Located | None = None
+            if note.id is not None:
+                ident = note.id
+                existing = snap.find(ident, ("live", "archived"), scan=False)
+            else:
+
+                def taken(candidate: str) -> bool:
+                    nonlocal existing
+                    found = snap.find(candidate, ("live", "archived"), scan=False)
+                    if found is None:
+                        return any(
+                            snap.exists(f"{STATE_FOLDERS[s]}/{candidate}{NOTE_SUFFIX}")
+                            for s in ("live", "archived")
+                        )
+                    if _same_note(found.data, note, candidate, defaulted_created):
+                        existing = found
+                        return False
+                    return True
+
+                ident = new_id(note.title, note.body, taken)
+            note.frontmatter["id"] = ident
+            if existing is not None:
+                return self._add_over(existing, note, side_data, defaulted_created, force, now)
+            path = f"{STATE_FOLDERS['live']}/{ident}{NOTE_SUFFIX}"
+            changes = [write(path, render_note(note))]
+            if side_data is not None:
+                changes.append(write(sidecar_path_for(path), render_side(side_data, ident)))
+            tier = note.tier
+            kind = "feat" if tier == "high" else "docs"
+            message = self.message(
+                messages.knowledge_subject(note.title, tier, kind), "add", [ident], confidence=tier
+            )
+            return Edit(AddResult(ident, path, None, "added"), changes, message)
+
+        done = self.mutate(build)
+        result = done.value
+        if done.commit is None and result.status != "unchanged":
+            return AddResult(result.id, result.path, None, "unchanged")
+        return AddResult(result.id, result.path, done.commit, result.status)
+
+    def _add_over(
+        self,
+        existing: Located,
+        note: Note,
+        side_data: dict[str, Any] | None,
+        kept_created: bool,
+        force: bool,
+        now: dt.datetime,
+    ) -> Edit[AddResult]:
+        ident = existing.id
+        if existing.state != "live":
+            raise ConflictError(
+                f"{ident} is archived",
+                hint=f"`reflect-git restore {ident}` first, then add again",
+            )
+        same_side = side_data is None or existing.sidecar == render_side(side_data, ident)
+        if _same_note(existing.data, note, ident, kept_created) and same_side:
+            return Edit(AddResult(ident, existing.path, None, "unchanged"))
+        if not force:
+            raise ConflictError(
+                f"a different note already has the id {ident}",
+                hint="pass --force to replace it (an update: the id and file stay), "
+                "or remove `id:` to get a new id",
+            )
+        old = parse_note(existing.data, existing.path)
+        if kept_created and "created" in old.frontmatter:
+            note.frontmatter["created"] = old.frontmatter["created"]
+        note.frontmatter["updated"] = now
+        changes = [write(existing.path, render_note(note))]
+        if side_data is not None:
+            changes.append(write(existing.sidecar_path, render_side(side_data, ident)))
+        message = self.message(
+            messages.chore_subject("update", ident), "update", [ident], note.tier
+        )
+        return Edit(AddResult(ident, existing.path, None, "updated"), changes, message)
+
+    # ------------------------------------------------------------------ update, confirm
+
+    def update(
+        self,
+        ident: str,
+        assignments: Sequence[str] = (),
+        body: str | None = None,
+    ) -> UpdateResult:
+        """Change fields (``KEY=VALUE``, YAML-typed) or the body; the id and file name stay."""
+        if not assignments and body is None:
+            raise UsageError("nothing to change", hint="give --set KEY=VALUE or --body-file F")
+        parsed: list[tuple[list[str], Any]] = []
+        for text in assignments:
+            parts, value = parse_assignment(text)
+            if parts[0] == "id":
+                raise UsageError("the id of a note never changes", hint="add a new note instead")
+            if parts == ["confidence"]:
+                value = _tier(value, "confidence")
+            parsed.append((parts, value))
+        now = self.clock()
+
+        def build(snap: Snapshot) -> Edit[UpdateResult]:
+            found = snap.get(ident, ("live",))
+            note = parse_note(found.data, found.path)
+            before = render_note(note)
+            for parts, value in parsed:
+                edit.assign(note.frontmatter, parts, value)
+            if body is not None:
+                note.body = body
+            result = UpdateResult(found.id, found.path, None)
+            if render_note(note) == before:
+                return Edit(result)
+            note.frontmatter["updated"] = now
+            check_note(note, found.path)
+            message = self.message(
+                messages.chore_subject("update", found.id), "update", [found.id], note.tier
+            )
+            return Edit(result, [write(found.path, render_note(note))], message)
+
+        done = self.mutate(build)
+        return UpdateResult(done.value.id, done.value.path, done.commit)
+
+    def confirm(self, ident: str, source: str) -> ConfirmResult:
+        """Count one more proof from ``source`` (``notes.edit.confirm``: the drain's confirm too);
+        a source already counted changes nothing."""
+        if not source.strip():
+            raise UsageError("--source must not be empty", hint="for example --source pr-123")
+
+        def build(snap: Snapshot) -> Edit[ConfirmResult]:
+            found = snap.get(ident, ("live",))
+            note = parse_note(found.data, found.path)
+            try:
+                confirmed = edit.confirm(note, source)
+            except UsageError as exc:
+                raise NoteError(f"{found.path}: {exc.message}", hint=exc.hint) from None
+            if confirmed is None:
+                return Edit(ConfirmResult(found.id, edit.proof_count(note), None))
+            message = self.message(
+                messages.chore_subject("confirm", found.id),
+                "confirm",
+                [found.id],
+                confirmed.tier,
+                extra=[("Reflect-Proof", source.strip())],
+            )
+            value = ConfirmResult(found.id, edit.proof_count(confirmed), None)
+            return Edit(value, [write(found.path, render_note(confirmed))], message)
+
+        done = self.mutate(build)
+        return ConfirmResult(done.value.id, done.value.proof_count, done.commit)
+
+    # ------------------------------------------------------------------ moves
+
+    def move_changes(self, snap: Snapshot, found: Located, to_state: str, op: str) -> list[Change]:
+        """Delete a note (and its sidecar) where it is and write it in ``to_state``'s folder."""
+        dest = edit.moved_path(found.path, STATE_FOLDERS[to_state])
+        dest_side = sidecar_path_for(dest)
+        for target in (dest, dest_side):
+            if snap.exists(target):
+                raise ConflictError(
+                    f"{target} already exists; {op} would overwrite it",
+                    hint=f"look at both notes (`reflect-git show {found.id}`) and remove one",
+                )
+        changes = [delete(found.path), write(dest, found.data)]
+        if found.sidecar is not None:
+            changes += [delete(found.sidecar_path), write(dest_side, found.sidecar)]
+        return changes
+
+    def _move(
+        self,
+        ident: str,
+        from_states: Sequence[str],
+        to_state: str,
+        op: str,
+        extra: Iterable[tuple[str, str]] = (),
+    ) -> MoveResult:
+        def build(snap: Snapshot) -> Edit[MoveResult]:
+            found = snap.get(ident, from_states)
+            changes = self.move_changes(snap, found, to_state, op)
+            message = self.message(
+                messages.chore_subject(op, found.id), op, [found.id], extra=extra
+            )
+            return Edit(MoveResult(found.id, changes[1].path, None), changes, message)
+
+        done = self.mutate(build)
+        return MoveResult(done.value.id, done.value.path, done.commit)
+
+    def archive(self, ident: str) -> MoveResult:
+        """Move a live note and its sidecar to ``archived/``."""
+        return self._move(ident, ("live",), "archived", "archive")
+
+    def restore(self, ident: str) -> MoveResult:
+        """Move an archived note and its sidecar back to ``documents/``."""
+        return self._move(ident, ("archived",), "live", "restore")
+
+    def forget(self, ident: str, reason: str | None = None) -> ForgetResult:
+        """Move a note (live or archived) to ``.forgotten/`` now; the commit names id and reason."""
+        why = messages.one_line(reason or "on request")
+        moved = self._move(
+            ident, ("live", "archived"), "forgotten", "forget", extra=[("Reflect-Reason", why)]
+        )
+        return ForgetResult([moved.id], moved.commit)
+
+    def sweep(self, now: dt.datetime | None = None, dry_run: bool = False) -> ForgetResult:
+        """Forget every note whose ``forget_after`` has passed, in one commit."""
+        moment = now or self.clock()
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.timezone.utc)
+
+        def build(snap: Snapshot) -> Edit[list[str]]:
+            due: list[tuple[str, str]] = []
+            for state in ("live", "archived"):
+                for path, blob in sorted(snap.list(STATE_FOLDERS[state]).items()):
+                    if not is_note_path(path):
+                        continue
+                    data = snap.read_blob(blob)
+                    if b"forget_after:" not in data:
+                        continue
+                    try:
+                        note = parse_note(data, path)
+                    except NoteError:
+                        continue
+                    when = parse_instant(note.frontmatter.get("forget_after"))
+                    if when is not None and when <= moment:
+                        due.append((note_id(note, path), path))
+            ids = [d[0] for d in due]
+            if dry_run or not due:
+                return Edit(ids)
+            changes: list[Change] = []
+            for _ident, path in due:
+                dest = f"{FORGOTTEN}/{path.rsplit('/', 1)[-1]}"
+                if snap.exists(dest):
+                    raise ConflictError(
+                        f"{dest} already exists", hint="remove the older copy first"
+                    )
+                moving = snap.read(path)
+                assert moving is not None
+                changes += [delete(path), write(dest, moving)]
+                side = sidecar_path_for(path)
+                side_data = snap.read(side)
+                if side_data is not None:
+                    changes += [delete(side), write(sidecar_path_for(dest), side_data)]
+            what = ids[0] if len(ids) == 1 else f"{len(ids)} notes"
+            message = self.message(
+                messages.chore_subject("forget", what),
+                "forget",
+                ids,
+                extra=[("Reflect-Reason", "forget_after passed")],
+            )
+            return Edit(ids, changes, message)
+
+        done = self.mutate(build)
+        return ForgetResult(done.value, done.commit, dry_run)
+
+    # ------------------------------------------------------------------ supersede
+
+    def supersede(self, old: str, new: str) -> SupersedeResult:
+        """Record that ``new`` replaces ``old``: ``superseded_by`` and ``supersedes``, one commit."""
+        if old == new:
+            raise UsageError("a note cannot supersede itself")
+
+        def build(snap: Snapshot) -> Edit[SupersedeResult]:
+            old_at = snap.get(old, ("live", "archived"))
+            new_at = snap.get(new, ("live",))
+            old_note, new_note = edit.supersede(
+                parse_note(old_at.data, old_at.path),
+                parse_note(new_at.data, new_at.path),
+                old_at.id,
+                new_at.id,
+            )
+            check_note(old_note, old_at.path)
+            check_note(new_note, new_at.path)
+            message = self.message(
+                messages.chore_subject("supersede", old_at.id),
+                "supersede",
+                [old_at.id, new_at.id],
+            )
+            changes = [
+                write(old_at.path, render_note(old_note)),
+                write(new_at.path, render_note(new_note)),
+            ]
+            return Edit(SupersedeResult(old_at.id, new_at.id, None), changes, message)
+
+        done = self.mutate(build)
+        return SupersedeResult(done.value.old, done.value.new, done.commit)
+
+    # ------------------------------------------------------------------ undo
+
+    def undo(self) -> UndoResult:
+        """Revert the newest commit on the current branch, if reflect-git made it."""
+        branch = self.store.current_branch()
+        if branch is None:
+            raise ConflictError("HEAD is detached", hint="check out a branch (`git switch main`)")
+
+        def build(snap: Snapshot) -> Edit[tuple[str, messages.CommitMessage]]:
+            tip = snap.tip
+            if tip is None:
+                raise NotFoundError(f"branch {branch} has no commits yet; nothing to undo")
+            info = self.store.commit_info(tip)
+            parsed = messages.parse(info.message)
+            if not parsed.is_ours:
+                raise ConflictError(
+                    f"the newest commit on {branch} ({tip[:12]} {parsed.subject!r}) was not "
+                    "made by reflect-git; undo only reverts reflect-git's own commits",
+                    hint=f"use `git revert {tip[:12]}` to revert it yourself",
+                )
+            if not info.parents:
+                raise ConflictError(
+                    f"{tip[:12]} is the first commit of {branch}; there is nothing before it",
+                    hint="remove the repository if you want to start over",
+                )
+            parent_tree = self.store.commit_info(info.parents[0]).tree
+            changes: list[Change] = []
+            for path, old_blob, _new in self.store.diff_trees(parent_tree, info.tree):
+                snap.guard(path)
+                if old_blob is None:
+                    changes.append(delete(path))
+                else:
+                    changes.append(write(path, snap.read_blob(old_blob)))
+            message = self.message(
+                f'Revert "{parsed.subject}"',
+                "undo",
+                parsed.ids,
+                body=f"This reverts commit {tip}.",
+                extra=[("Reflect-Reverts", tip)],
+            )
+            return Edit((tip, parsed), changes, message, parent=tip, allow_empty=True)
+
+        try:
+            done = self.mutate(build)
+        except ConflictError as exc:
+            if "on top of another commit" in exc.message:
+                raise ConflictError(
+                    f"{branch} moved while undo was running", hint="run `reflect-git undo` again"
+                ) from None
+            raise
+        tip, parsed = done.value
+        assert done.commit is not None
+        return UndoResult(tip, done.commit, parsed.subject, parsed.ids)

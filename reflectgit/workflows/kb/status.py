@@ -1,0 +1,146 @@
+"""``reflect-git status``: counts by state and tier, the queue, the search index, the hooks."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from reflectgit.config import REVIEW_QUEUE
+from reflectgit.git.store import Store
+from reflectgit.notes.note import normalize_tier, tier_of
+from reflectgit.workflows.kb.base import STATE_FOLDERS, Base, is_note_path
+
+
+@dataclass(frozen=True)
+class StatusResult:
+    kb: str
+    branch: str | None
+    head: str | None
+    notes: dict[str, int]
+    tiers: dict[str, int]
+    queue_depth: int
+    dead_letters: int
+    index: str
+    hooks: dict[str, bool]
+    clean: bool
+    pending: str | None = None  # an interrupted write not yet finished (git/worktree.py)
+
+
+class Status(Base):
+    """status."""
+
+    def status(self) -> StatusResult:
+        """Counts by state and tier, the queue, the index, the hooks, and whether the tree is clean."""
+        tree = self._tree()
+        counts = {"live": 0, "archived": 0, "forgotten": 0, "review_queue": 0}
+        tiers = {"high": 0, "medium": 0, "low": 0, "unknown": 0}
+        if tree:
+            for state in ("live", "archived", "forgotten"):
+                files = self.store.list_tree(tree, STATE_FOLDERS[state])
+                for path, blob in files.items():
+                    if not is_note_path(path):
+                        continue
+                    counts[state] += 1
+                    if state == "live":
+                        tier = _peek_tier(self.store.read_blob(blob))
+                        tiers[tier or "unknown"] += 1
+            counts["review_queue"] = sum(
+                1 for p in self.store.list_tree(tree, REVIEW_QUEUE) if p.endswith(".yaml")
+            )
+        depth, dead = _queue_counts(self.state_dir)
+        hooks = _hooks_installed(self.store)
+        tracked: list[str] = []
+        if tree:
+            for state in ("live", "archived"):
+                tracked.extend(self.store.list_tree(tree, STATE_FOLDERS[state]))
+        clean = not self.store.dirty_paths(tracked)
+        return StatusResult(
+            kb=str(self.store.path or self.store.git_dir),
+            branch=self.store.current_branch(),
+            head=self.store.head(),
+            notes=counts,
+            tiers=tiers,
+            queue_depth=depth,
+            dead_letters=dead,
+            index=_index_freshness(self),
+            hooks=hooks,
+            clean=clean,
+            pending=self.store.pending(),
+        )
+
+
+_TIER_LINE = re.compile(rb"^confidence:[ \t]*['\"]?([A-Za-z]+)", re.MULTILINE)
+_NUM_LINE = re.compile(rb"^confidence_num:[ \t]*([0-9.]+)", re.MULTILINE)
+
+
+def _peek_tier(data: bytes) -> str | None:
+    end = data.find(b"\n---", 3)
+    head = data[: end if end > 0 else 4096]
+    match = _TIER_LINE.search(head)
+    if match:
+        return normalize_tier(match.group(1).decode("ascii"))
+    num = _NUM_LINE.search(head)
+    if num:
+        try:
+            return tier_of({"confidence_num": float(num.group(1))})
+        except ValueError:
+            return None
+    return None
+
+
+def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
+    """Queue depth and dead letters, when the queue module is installed (else zeros).
+
+    Entries are counted as files, not read: ``status`` must never change the queue.
+    """
+    if state_dir is None:
+        return 0, 0
+    try:
+        queue_mod = importlib.import_module("reflectgit.state.queue")
+    except ImportError:
+        return 0, 0
+    try:
+        queue = queue_mod.Queue(state_dir)
+        depth = sum(1 for _ in Path(queue.dir).glob("*.json"))
+        dead = sum(1 for _ in Path(queue.dead_dir).glob("*.json"))
+    except Exception:  # a queue we cannot read says nothing about the KB itself
+        return 0, 0
+    return depth, dead
+
+
+def _index_freshness(kb: Base) -> str:
+    try:
+        search_mod = importlib.import_module("reflectgit.workflows.search.index")
+    except ImportError:
+        return "n/a"
+    fresh = getattr(search_mod, "freshness", None)
+    if callable(fresh) and kb.state_dir is not None:
+        try:
+            return str(fresh(kb.store, kb.state_dir))
+        except Exception:
+            return "n/a"
+    return "n/a"
+
+
+def _hooks_installed(store: Store) -> dict[str, bool]:
+    hooks_dir = store.common_dir / "hooks"
+    try:
+        cfg = store.repo.get_config()
+        custom = cfg.get((b"core",), b"hooksPath").decode("utf-8")
+        hooks_dir = (
+            (store.path or store.git_dir) / custom if not os.path.isabs(custom) else Path(custom)
+        )
+    except KeyError:
+        pass
+    try:
+        text = (hooks_dir / "post-commit").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    pre_commit = store.path is not None and (store.path / ".pre-commit-config.yaml").exists()
+    return {
+        "post_commit": "reflect-git" in text or "reflectgit" in text,
+        "pre_commit_config": pre_commit,
+    }
