@@ -234,8 +234,10 @@ def assert_nothing_lost(kb: Path, label: str) -> None:
         f"{label}: the interrupted write was neither finished nor rolled back: {lines[:8]}"
     )
     before = note_entries(tree_entries(kb, "HEAD"))
-    assert gitp("add", "-A", cwd=kb).returncode == 0
-    assert gitp("commit", "-q", "--allow-empty", "-m", "x", cwd=kb).returncode == 0
+    add = gitp("add", "-A", cwd=kb)
+    assert add.returncode == 0, f"{label}: git add -A: {add.stderr}"
+    commit = gitp("commit", "-q", "--allow-empty", "-m", "x", cwd=kb)
+    assert commit.returncode == 0, f"{label}: git commit: {commit.stderr}"
     after = note_entries(tree_entries(kb, "HEAD"))
     lost = sorted(set(before) - set(after))
     assert not lost and all(after[p] == before[p] for p in before), (
