@@ -312,3 +312,29 @@ def test_a_lock_removed_by_hand_after_a_crash_is_still_settled(repo, step):
     Store.open(repo, env=dict(os.environ)).close()
     outcome = _assert_consistent(repo, before)
     assert outcome == ("finished" if step == "ref-moved" else "rolled back")
+
+
+@pytest.mark.parametrize("step", ["checked-out", "ref-moved"])
+def test_recovery_in_a_sparse_checkout_keeps_skip_worktree_paths_away(repo, step):
+    st = Store.init(repo, env=dict(os.environ))
+    before = st.commit([write(p, d) for p, d in OLD.items()] + [write("other/o.md", b"o\n")], msg())
+    git("sparse-checkout", "set", "--cone", "other", cwd=repo)
+    assert not (repo / "documents").exists()
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(repo), step],
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+    Store.open(repo, env=dict(os.environ)).close()
+    assert not (repo / ".git" / "index.lock").exists()
+    assert not (repo / ".git" / JOURNAL_NAME).exists()
+    assert git("status", "--porcelain", cwd=repo) == ""
+    assert git("write-tree", cwd=repo) == git("rev-parse", "HEAD^{tree}", cwd=repo)
+    assert not (repo / "documents").exists()  # committed or not, never checked out
+    moved = git("rev-parse", "HEAD", cwd=repo).strip() != before
+    assert moved == (step == "ref-moved")
+    if moved:
+        assert git("show", "HEAD:documents/new.md", cwd=repo) == "new\n" * 400

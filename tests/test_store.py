@@ -396,3 +396,17 @@ def test_a_file_system_without_hard_links_still_takes_the_lock(repo, monkeypatch
     with pytest.raises(LockError):
         st.commit([write("documents/c.md", b"C\n")], msg())
     assert (repo / ".git" / "index.lock").read_bytes() == b""
+
+
+def test_a_file_becomes_a_folder_and_back(repo):
+    st = seeded(repo)
+    st.commit([write("notes", b"a file\n")], msg())
+    st.commit([delete("notes"), write("notes/inside.md", b"now a folder\n")], msg())
+    assert_git_agrees(repo)
+    assert (repo / "notes" / "inside.md").read_bytes() == b"now a folder\n"
+    st.commit([delete("notes/inside.md"), write("notes", b"a file again\n")], msg())
+    assert_git_agrees(repo)
+    assert (repo / "notes").read_bytes() == b"a file again\n"
+    st.commit([write("documents/a.md", b"A2\n"), delete("other/o.md")], msg())
+    assert_git_agrees(repo)
+    assert sorted(git("ls-files", cwd=repo).split()) == ["documents/a.md", "notes"]

@@ -601,7 +601,7 @@ class Store:
             commit = self._make_commit(new_tree, self._parents(base, extra_parents), text)
             held.record(commit.id.decode("ascii"), new_tree.decode("ascii"))
             if new_tree != base_tree:
-                held.checkout(new_tree.decode("ascii"))
+                held.checkout(new_tree.decode("ascii"), self._entries(base_tree, change_list))
             self._move_ref(ref, target, old_tip, commit.id, text)
             held.publish()
         return commit.id.decode("ascii")
@@ -617,6 +617,27 @@ class Store:
             return new_tree
         finally:
             self._batch = None
+
+    def _entries(
+        self, base_tree: bytes | None, changes: Sequence[Change]
+    ) -> tuple[dict[str, tuple[int, str] | None], dict[str, tuple[int, str] | None]] | None:
+        """What the old and the new commit hold at the changed paths: (mode, blob) or None.
+        None when a change turns a file into a folder or back (git then needs the whole
+        trees to drop what the old one held there)."""
+        old: dict[str, tuple[int, str] | None] = {}
+        new: dict[str, tuple[int, str] | None] = {}
+        for change in changes:
+            parts = change.path.split("/")
+            for n in range(1, len(parts)):
+                above = self._entry_at(base_tree, "/".join(parts[:n]))
+                if above is not None and not stat.S_ISDIR(above[0]):
+                    return None
+            found = self._entry_at(base_tree, change.path)
+            if found is not None and stat.S_ISDIR(found[0]):
+                return None
+            old[change.path] = (found[0], found[1].decode("ascii")) if found else None
+            new[change.path] = None if change.data is None else (FILE_MODE, blob_id(change.data))
+        return old, new
 
     @staticmethod
     def _parents(base: object, extra_parents: Sequence[str]) -> list[bytes]:
@@ -731,16 +752,15 @@ class Store:
         """Rebuild one tree level as bytes; recurse only into subtrees that change."""
         tree = self._raw_tree(tree_sha).fork() if tree_sha is not None else RawTree()
         by_child: dict[bytes, list[tuple[list[str], bytes | None]]] = {}
+        direct: dict[bytes, bytes | None] = {}
         for parts, data in changes:
             name = parts[0].encode("utf-8")
             if len(parts) == 1:
-                if data is None:
-                    tree.remove(name)
-                else:
-                    sha = self._write_object(b"blob", data)
-                    tree.set(name, FILE_MODE, bytes.fromhex(sha.decode("ascii")))
+                direct[name] = data
             else:
                 by_child.setdefault(name, []).append((parts[1:], data))
+        # Folders first, from the entries as they were: a file written at a folder's name
+        # replaces the folder, a folder written under a deleted file's name replaces the file.
         for name, sub in by_child.items():
             current = tree.get(name)
             existing = (
@@ -753,6 +773,16 @@ class Store:
                 tree.remove(name)
             else:
                 tree.set(name, TREE_MODE, bytes.fromhex(new_sub.decode("ascii")))
+        for name, data in direct.items():
+            if data is not None:
+                sha = self._write_object(b"blob", data)
+                tree.set(name, FILE_MODE, bytes.fromhex(sha.decode("ascii")))
+            elif name not in by_child:
+                tree.remove(name)
+            else:
+                current = tree.get(name)
+                if current is not None and current.mode != TREE_MODE:
+                    tree.remove(name)
         if tree.is_empty():
             return None
         raw = tree.serialize()
