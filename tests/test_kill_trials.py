@@ -62,16 +62,16 @@ def _trials() -> list[Trial]:
     for size, count in ((2000, 12), (300, 16)):
         for _ in range(count):
             phase = rng.choice(("start", "pack", "lock", "lock", "ref", "ref"))
-            window = {
-                "start": 1.5,
+            window = {  # seconds after the signal; small enough to land inside the write
+                "start": 1.2 if size == 2000 else 0.6,
                 "pack": 0.05,
-                "lock": 0.4 if size == 2000 else 0.08,
-                "ref": 0.3 if size == 2000 else 0.05,
+                "lock": 0.25 if size == 2000 else 0.05,
+                "ref": 0.1 if size == 2000 else 0.02,
             }[phase]
             then = rng.choice(("status", "import", "add", "list"))
             out.append(Trial(n, "import", size, phase, rng.uniform(0, window), 0, then))
             n += 1
-    for _ in range(24):
+    for _ in range(28):
         k = rng.randint(1, 7)
         then = rng.choice(("status", "drain", "add", "list"))
         out.append(Trial(n, "drain", 8, "calls", rng.uniform(0, 0.12), k, then))
