@@ -212,6 +212,11 @@ def rg(kb: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Co
 def assert_nothing_lost(kb: Path, label: str) -> None:
     gd = kb / ".git"
     assert not (gd / "index.lock").exists(), f"{label}: index.lock left behind"
+    ref_locks = sorted(str(p.relative_to(gd)) for p in gd.glob("**/*.lock") if p.is_file())
+    ref_locks = [
+        p for p in ref_locks if p.startswith("refs/") or p in ("HEAD.lock", "packed-refs.lock")
+    ]
+    assert not ref_locks, f"{label}: git ref lock(s) left behind: {ref_locks}"
     staged = g("diff", "--cached", "--name-status", "--no-renames", cwd=kb).splitlines()
     deleted = [line for line in staged if line.startswith("D") and is_note_path(line[2:])]
     assert not deleted, f"{label}: {len(deleted)} note(s) staged for deletion: {deleted[:5]}"
