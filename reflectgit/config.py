@@ -727,21 +727,6 @@ def load_settings(kb: Path) -> dict[str, Any]:
         ) from exc
 
 
-# Kept for the CLI until it calls ``Config.recall_budget`` (its last own parse); new code
-# declares a ``setting`` field instead.
-def env_int(env: Mapping[str, str], name: str, default: int) -> int:
-    """An integer environment setting; a malformed value is a clear error, not a silent default."""
-    value = env.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        return int(value.strip())
-    except ValueError as exc:
-        raise ConfigError(
-            f"{name}={value!r} is not a whole number", hint=f"set {name} to an integer or unset it"
-        ) from exc
-
-
 # ============================================================================ Config
 
 

@@ -68,3 +68,51 @@ class ForgeError(ReflectGitError):
 
 class ConfigError(ReflectGitError):
     """A setting is missing or malformed."""
+
+
+class RefusedError(ReflectGitError):
+    """Something git or a teammate's checkout cannot hold: a sha256 repository, a control
+    character, a file name Windows or a file system refuses, a write through a symlink, an id
+    that clashes with another by case or Unicode normalisation."""
+
+
+class StorageError(ReflectGitError):
+    """The disk said no: full, over quota, read-only or not permitted."""
+
+
+_STORAGE_HINTS = {
+    "ENOSPC": "free some space on that disk (or point REFLECT_STATE_DIR elsewhere) and run again",
+    "EDQUOT": "you are over your disk quota there: free some space and run again",
+    "EROFS": "that file system is mounted read-only: remount it read-write, or point "
+    "REFLECT_STATE_DIR (or --kb) at a writable folder",
+    "EACCES": "you may not write there: fix its permissions (or owner), or point "
+    "REFLECT_STATE_DIR (or --kb) at a folder you own",
+}
+_STORAGE_HINTS["EPERM"] = _STORAGE_HINTS["EACCES"]
+_SQLITE_WORDS = {
+    "database or disk is full": "ENOSPC",
+    "readonly database": "EROFS",
+    "unable to open database file": "EACCES",
+}
+
+
+def storage_error(exc: BaseException) -> StorageError | None:
+    """The user's own disk trouble (full, over quota, read-only, not permitted) as a
+    ``StorageError``; None for anything else, which stays an internal error."""
+    import errno as _errno
+
+    if isinstance(exc, OSError) and exc.errno is not None:
+        name = _errno.errorcode.get(exc.errno, "")
+        hint = _STORAGE_HINTS.get(name)
+        if hint is None:
+            return None
+        what = f"cannot write {exc.filename}" if exc.filename is not None else "a write failed"
+        return StorageError(f"{what}: {exc.strerror} [{name}]", hint=hint)
+    if type(exc).__module__ == "sqlite3":
+        text = str(exc).lower()
+        for words, name in _SQLITE_WORDS.items():
+            if words in text:
+                return StorageError(
+                    f"a database in the state directory: {exc}", _STORAGE_HINTS[name]
+                )
+    return None

@@ -403,11 +403,9 @@ def test_the_readme_links_the_settings_page() -> None:
 
 
 ENV_READS = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
-# cli/ still parses these itself until the lead ports it to Config (see the settings page).
-PENDING_CLI_PORT = {"REFLECT_RECALL_BUDGET"}
 
 
-def env_readers(source: str, *, cli: bool = False) -> list[str]:
+def env_readers(source: str) -> list[str]:
     """What in a module reads the environment itself: ``os.environ`` and friends, and
     ``REFLECT_*`` variable names as string literals (the keys of an environment lookup; the
     head of an f-string such as ``f"REFLECT_LIVE_{kind}"`` is such a literal too)."""
@@ -424,7 +422,7 @@ def env_readers(source: str, *, cli: bool = False) -> list[str]:
             ]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             name = node.value
-            if _is_variable_name(name) and not (cli and name in PENDING_CLI_PORT):
+            if _is_variable_name(name):
                 found.append(f"{where}: {name!r}")
     return found
 
@@ -446,7 +444,6 @@ def test_the_checker_sees_each_way_of_reading_the_environment() -> None:
         "env = dict(cfg.env)\nenv[INTERNAL_ENV] = '1'\n"
     )
     assert env_readers(fine) == []
-    assert env_readers("x = 'REFLECT_RECALL_BUDGET'", cli=True) == []
 
 
 def test_only_config_reads_the_environment() -> None:
@@ -455,17 +452,11 @@ def test_only_config_reads_the_environment() -> None:
         rel = path.relative_to(REPO_ROOT).as_posix()
         if rel == "reflectgit/config.py":
             continue
-        found = env_readers(path.read_text(encoding="utf-8"), cli=rel.startswith("reflectgit/cli/"))
+        found = env_readers(path.read_text(encoding="utf-8"))
         if found:
             offenders[rel] = found
     assert offenders == {}, "read settings through reflectgit.config, not the environment"
     assert env_readers(Path(config_module.__file__).read_text()), "config.py is the one reader"
-
-
-def test_the_pending_cli_port_list_is_not_stale() -> None:
-    cli = "".join(p.read_text() for p in sorted((PACKAGE / "cli").rglob("*.py")))
-    for name in PENDING_CLI_PORT:
-        assert f'"{name}"' in cli, f"{name} is ported: remove it from PENDING_CLI_PORT"
 
 
 # Named in the package but not settings of ours: a Python constant (the gate's reason) and the

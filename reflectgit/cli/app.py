@@ -24,7 +24,7 @@ from reflectgit.cli import render
 from reflectgit.cli.fastpath import peek
 from reflectgit.cli.options import Globals
 from reflectgit.config import Config
-from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError
+from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, storage_error
 
 # The command groups, in the order `--help` lists them: module -> its command words.
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -145,5 +145,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         render.error("interrupted")
         return 130
     except Exception as exc:
+        disk = storage_error(exc)  # a full, read-only or forbidden disk is the user's to fix
+        if disk is not None:
+            render.error(disk.message, disk.hint)
+            return disk.exit_code
         render.internal_error(exc, _log_internal_error(exc, args))
         return EXIT_INTERNAL

@@ -53,7 +53,7 @@ def hooks_install(
     env = dict(g.config().env)
     base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
     if agent is not None:
-        home = Path(env.get("HOME") or Path.home())
+        home = g.config().home
         result = installer.install_agent_hooks(
             agent.lower(),
             scope.lower(),

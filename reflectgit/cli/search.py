@@ -77,8 +77,7 @@ def recall_cmd(
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
-    from reflectgit.config import env_int
-    from reflectgit.workflows.recall import DEFAULT_BUDGET, FORMATS, recall
+    from reflectgit.workflows.recall import FORMATS, recall
     from reflectgit.workflows.recall import render as render_recall
 
     if fmt not in FORMATS:
@@ -87,9 +86,7 @@ def recall_cmd(
         )
     g = globals_of(ctx)
     cfg = g.config()
-    size = (
-        budget if budget is not None else env_int(cfg.env, "REFLECT_RECALL_BUDGET", DEFAULT_BUDGET)
-    )
+    size = cfg.recall_budget(budget)
     try:
         result = recall(
             cfg.kb,

@@ -34,6 +34,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
+from reflectgit.git import safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
@@ -145,6 +146,7 @@ class Store:
     @classmethod
     def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
         """Open an existing repository (work tree or bare)."""
+        safety.check_location(path)  # sha256 or reftable: refused before anything is written
         try:
             repo = Repo(os.fspath(path))
         except (NotGitRepository, FileNotFoundError, NotADirectoryError):
@@ -174,6 +176,7 @@ class Store:
         cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None, bare: bool = False
     ) -> Store:
         """Open the repository at ``path``, creating it (branch ``main``, no commit) if needed."""
+        safety.check_location(path)  # sha256 or reftable: refused before anything is written
         target = Path(path)
         with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
             existing = cls(Repo(os.fspath(target)), env)
@@ -515,6 +518,7 @@ class Store:
         When the branch is checked out here, the index and work tree follow through git's
         own plumbing under git's ``index.lock`` (see ``reflectgit.git.worktree``).
         """
+        changes = safety.checked_changes(self, changes, message, branch, parent)  # refusals
         change_list = _dedupe(changes)
         text = message.render() if isinstance(message, CommitMessage) else message
         self._created = []

@@ -19,7 +19,8 @@ One commit on the checked-out branch, in this order (git's lockfile protocol):
 3. The objects and the commit are written; the journal records the new commit.
 4. ``git read-tree -m -u <old tree> <new tree>`` (the two-tree merge ``git checkout`` uses to
    move between commits) updates our copy of the index and the changed paths in the work
-   tree, honouring sparse patterns, attributes and every index extension.
+   tree, honouring sparse patterns, attributes and every index extension. Outside sparse
+   checkouts it is given two small trees holding only the changed paths (see ``checkout``).
 5. The ref moves by compare-and-swap; our copy is renamed over ``index``; ``index.lock`` is
    removed; the journal is cleared.
 
@@ -394,7 +395,12 @@ class WorkTree:
         checkout, where the index may hold a whole folder as one entry.
         """
         scratch = None
-        if entries is not None and not (self.git_dir / "info" / "sparse-checkout").exists():
+        simple = ":" not in os.fspath(self.git_dir)  # ':' separates alternates in the variable
+        if (
+            entries is not None
+            and simple
+            and not (self.git_dir / "info" / "sparse-checkout").exists()
+        ):
             try:
                 scratch, old_tree, new_tree = self._partial(entries)
             except ValueError:

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reflectgit import __version__
+from reflectgit.errors import RefusedError
+from reflectgit.notes import names
 
 OPS = (
     "add",
@@ -60,7 +62,9 @@ class CommitMessage:
             parts.append(self.body.strip("\n"))
         if self.trailers:
             parts.append("\n".join(f"{k}: {one_line(v)}" for k, v in self.trailers))
-        return "\n\n".join(parts) + "\n"
+        text = "\n\n".join(parts) + "\n"
+        refuse_controls(text)
+        return text
 
     def trailer(self, key: str) -> str | None:
         for k, v in self.trailers:
@@ -83,6 +87,25 @@ class CommitMessage:
     def is_ours(self) -> bool:
         """Made by reflect-git (capture hooks skip these)."""
         return self.trailer(MARKER) is not None
+
+
+def refuse_controls(text: str) -> None:
+    """Raise ``RefusedError`` if a commit message holds a control character (tab and newline
+    aside): ``git fsck --strict`` refuses a NUL in a commit, and so do servers that check
+    pushes; the others reach terminals through ``git log``."""
+    at = names.message_control(text)
+    if at is None:
+        return
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start : end if end >= 0 else len(text)]
+    where = "the subject" if start == 0 else f"the line starting {line[: at - start]!r}"
+    raise RefusedError(
+        f"the commit message holds the control character {names.describe(text[at])} in "
+        f"{where} (character {at - start + 1} of that line)",
+        hint="remove the control character from the title, reason or text you gave "
+        "(tabs and newlines are fine; NUL, ESC and the other control characters are not)",
+    )
 
 
 def one_line(text: str) -> str:

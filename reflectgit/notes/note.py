@@ -19,10 +19,12 @@ from typing import Any
 import yaml
 
 from reflectgit.errors import NoteError
+from reflectgit.notes import names
 from reflectgit.notes.dates import format_timestamp
 
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
+MAX_DEPTH = 64  # nested lists and mappings; a note needs four
 SLUG_MAX = 60
 HASH_LEN = 6
 
@@ -258,8 +260,18 @@ def load_yaml(text: str, source: str = "<yaml>", line_offset: int = 0) -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise NoteError(f"{source}: invalid YAML: {exc}", line=line_offset + 1, column=1) from None
+    except RecursionError:
+        data = _TOO_DEEP
     finally:
         loader.dispose()
+    if data is _TOO_DEEP or deeper_than(data, MAX_DEPTH):
+        line, col = _deep_mark(text, line_offset)
+        raise NoteError(
+            f"{source}: YAML nested more than {MAX_DEPTH} levels deep",
+            hint="flatten the lists and mappings: a note needs a few levels, never dozens",
+            line=line,
+            column=col,
+        )
     if "&" in text and _expanded_size(data, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
         raise NoteError(
             f"{source}: YAML aliases expand to more than {MAX_EXPANDED_NODES} values",
@@ -268,6 +280,48 @@ def load_yaml(text: str, source: str = "<yaml>", line_offset: int = 0) -> Any:
             column=1,
         )
     return data
+
+
+_TOO_DEEP = object()
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Do lists and mappings nest more than ``limit`` levels? (Iterative: no recursion.)"""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _deep_mark(text: str, line_offset: int) -> tuple[int, int]:
+    """(line, column) where the YAML first nests past ``MAX_DEPTH`` (the parser's events are
+    read one by one, so this never recurses)."""
+    loader = _BaseLoader(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                mark = event.start_mark
+                if depth > MAX_DEPTH and mark is not None:
+                    return mark.line + 1 + line_offset, mark.column + 1
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return line_offset + 1, 1
 
 
 def _yaml_hint(problem: str) -> str | None:
@@ -544,7 +598,8 @@ def new_id(
 
 
 def is_safe_id(value: object) -> bool:
-    """An id usable as a file name: no ``/``, no ``..``, no leading dot, no control characters."""
+    """An id usable as a file name: no ``/``, no ``..``, no leading dot, no control characters,
+    and ``<id>.md`` and ``<id>.entities.yaml`` are names every checkout holds (``names``)."""
     return (
         isinstance(value, str)
         and 0 < len(value) <= 200
@@ -552,6 +607,7 @@ def is_safe_id(value: object) -> bool:
         and ".." not in value
         and value == value.strip()
         and not _UNSAFE_ID.search(value)
+        and names.id_problem(value) is None
     )
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from reflectgit.notes.names import scrub_controls
+
 PRIVATE_MARKER = "[private content removed]"
 REDACTED = "***REDACTED***"
 
@@ -177,8 +179,9 @@ def scrub_secrets(text: str) -> str:
 
 
 def clean(text: str) -> str:
-    """Both filters, in order: private spans first, then secrets."""
-    return scrub_secrets(strip_private(text))
+    """Both filters, in order: private spans first, then secrets; and terminal escapes and
+    other control characters dropped, so captured text can be committed (``names``)."""
+    return scrub_controls(scrub_secrets(strip_private(text)))
 
 
 def clean_data(value: Any) -> Any:

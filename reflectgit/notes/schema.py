@@ -27,9 +27,11 @@ from typing import Any
 import yaml
 
 from reflectgit.errors import NoteError
+from reflectgit.notes import names
 from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.note import (
     ENTITY_TYPES,
+    MAX_DEPTH,
     RANKING_FIELDS,
     RELATIONSHIP_TYPES,
     TIERS,
@@ -155,7 +157,12 @@ def kind_of_path(path: str | Path) -> str | None:
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
     """Parse and validate a note's bytes; every problem comes back as a value."""
     quick = fast_frontmatter(data)
-    if quick is not None and is_valid_fast(quick, NOTE_SCHEMA):
+    if (
+        quick is not None
+        and is_valid_fast(quick, NOTE_SCHEMA)
+        and not _RAW_CONTROL.search(data)
+        and not _name_findings(quick, escapes=b"\\" in data)
+    ):
         return []
     try:
         note = parse_note(data, path)
@@ -177,11 +184,54 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
     """Validate a parsed note's frontmatter (``strict`` adds nothing for notes yet)."""
     source = path or (note.origin.source if note.origin else "<note>")
     instance = to_json_value(note.frontmatter)
-    if is_valid_fast(instance, NOTE_SCHEMA):
+    findings = _name_findings(instance)
+    body_at = names.text_control(note.body)
+    if not findings and body_at is None and is_valid_fast(instance, NOTE_SCHEMA):
         return []
     locator = _Locator.for_origin(note.origin, top_line=1)
     problems = _schema_problems(instance, NOTE_SCHEMA, source, locator)
+    for where, on_key, message in findings:
+        line, col = locator.locate(where, on_key=on_key)
+        problems.append(Problem(source, line, col, field_path(where), message))
+    if body_at is not None:
+        line, col = _body_position(note, body_at)
+        problems.append(
+            Problem(
+                source,
+                line,
+                col,
+                "body",
+                f"holds the control character {names.describe(note.body[body_at])}",
+            )
+        )
     return sorted(problems, key=Problem.sort_key)
+
+
+# Control characters a file may not hold (tab, newline and carriage return are text).
+_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
+
+
+def _name_findings(instance: Any, escapes: bool = True) -> list[names.Finding]:
+    """What git or a teammate's checkout cannot hold: control characters in any string, an id
+    that cannot name a file everywhere (the schema checks the rest of an id's shape). Without
+    ``escapes`` (no backslash in a file with no raw control character), YAML cannot have
+    produced a control character, so strings are not searched."""
+    findings = list(names.control_findings(instance)) if escapes else []
+    ident = instance.get("id") if isinstance(instance, Mapping) else None
+    if isinstance(ident, str) and not findings:
+        problem = names.id_problem(ident)
+        if problem is not None:
+            findings.append((["id"], False, f"{ident!r} {problem}"))
+    return findings
+
+
+def _body_position(note: Note, at: int) -> tuple[int, int]:
+    """(line, column) in the file of character ``at`` of the body (line 1 when unknown)."""
+    start = 1
+    if note.origin is not None:
+        start = note.origin.yaml_line + note.origin.yaml_text.count("\n") + 1
+    line_start = note.body.rfind("\n", 0, at) + 1
+    return start + note.body.count("\n", 0, at), at - line_start + 1
 
 
 def validate_sidecar(
@@ -190,7 +240,7 @@ def validate_sidecar(
     """Validate a parsed sidecar; ``strict`` also needs document_id, extracted_at, known endpoints."""
     source = path or (sidecar.origin.source if sidecar.origin else "<sidecar>")
     instance = to_json_value(sidecar.data)
-    findings = list(_sidecar_findings(instance, strict))
+    findings = [*_sidecar_findings(instance, strict), *names.control_findings(instance)]
     if not findings and is_valid_fast(instance, SIDECAR_SCHEMA):
         return []
     locator = _Locator.for_origin(sidecar.origin, top_line=1)
@@ -288,17 +338,17 @@ def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
     try:
         node = loader.get_single_node()
         built = _build(node, set()) if node is not None else None
-    except (yaml.YAMLError, _Unusual, ValueError, TypeError):
+    except (yaml.YAMLError, _Unusual, ValueError, TypeError, RecursionError):
         return None
     finally:
         loader.dispose()
     return built if isinstance(built, dict) else None
 
 
-def _build(node: yaml.Node, seen: set[int]) -> Any:
+def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
     # An alias composes to the node it names: seeing a node twice means anchors, whose
-    # expansion the full parser bounds.
-    if id(node) in seen:
+    # expansion the full parser bounds; so does it bound nesting.
+    if id(node) in seen or depth > MAX_DEPTH:
         raise _Unusual
     seen.add(id(node))
     tag = node.tag
@@ -309,10 +359,10 @@ def _build(node: yaml.Node, seen: set[int]) -> Any:
         for key_node, value_node in node.value:
             if key_node.tag != _TAG + "str" or key_node.value in out:
                 raise _Unusual  # a non-string or duplicate key: the full parser explains
-            out[key_node.value] = _build(value_node, seen)
+            out[key_node.value] = _build(value_node, seen, depth + 1)
         return out
     if tag == _TAG + "seq":
-        return [_build(item, seen) for item in node.value]
+        return [_build(item, seen, depth + 1) for item in node.value]
     construct = _SCALARS.get(tag)
     if construct is None:
         raise _Unusual

@@ -164,9 +164,11 @@ def atomic_write(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a full disk says which file it refused
         raise
     fsync_dir(path.parent)
 

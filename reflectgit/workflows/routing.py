@@ -22,7 +22,7 @@ from typing import Any
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config
 from reflectgit.errors import NoteError, NotFoundError, RemoteError
-from reflectgit.notes import messages
+from reflectgit.notes import messages, names
 from reflectgit.notes.dates import format_timestamp, utc_now
 from reflectgit.notes.note import (
     Note,
@@ -363,7 +363,7 @@ def _to_main(team: Team, src: SourceNote, result: RouteResult, attempts: int) ->
 def _to_branch(cfg: Config, team: Team, src: SourceNote, result: RouteResult) -> RouteResult:
     remote = team.remote()
     store = team.store()
-    slug = slugify(src.title)
+    slug = names.safe_stem(slugify(src.title))  # never knowledge/con
     try:
         heads = remote.ls_remote() if result.dry_run else remote.fetch()
     except RemoteError as exc:
@@ -608,7 +608,7 @@ def _to_queue(
     from reflectgit.workflows.kb.base import Edit, Snapshot
 
     pointer = queue_pointer(src, result.tier, clock())
-    slug = pointer["slug"]
+    slug = names.safe_stem(pointer["slug"])  # never review-queue/con.yaml
 
     def build(snap: Snapshot) -> Edit[tuple[str, bool]]:
         """(pointer path, already queued?) and the pointer's commit."""

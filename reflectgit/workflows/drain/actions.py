@@ -52,7 +52,7 @@ SHORT_MAX = 160
 TEXT_MAX = 600
 BODY_MAX = 4000
 LIST_MAX = 12
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\ufeff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 
 
 @dataclass

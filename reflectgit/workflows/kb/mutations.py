@@ -42,6 +42,7 @@ from reflectgit.workflows.kb.base import (
     is_note_path,
     note_id,
 )
+from reflectgit.workflows.kb.ids import clash, existing_ids, refuse_clash
 
 # --------------------------------------------------------------------------- results
 
@@ -227,13 +228,18 @@ class Mutations(Base):
         def build(snap: Snapshot) -> Edit[AddResult]:
             note = Note(dict(base_note.frontmatter), base_note.body)
             existing: Located | None = None
+            known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
             if note.id is not None:
                 ident = note.id
                 existing = snap.find(ident, ("live", "archived"), scan=False)
+                if existing is None:
+                    refuse_clash(ident, known)
             else:
 
                 def taken(candidate: str) -> bool:
                     nonlocal existing
+                    if clash(candidate, known):
+                        return True
                     found = snap.find(candidate, ("live", "archived"), scan=False)
                     if found is None:
                         return any(

@@ -30,6 +30,7 @@ from reflectgit.workflows.kb.base import (
     note_id,
     stem,
 )
+from reflectgit.workflows.kb.ids import clash_reason, existing_ids
 
 IMPORT_BATCH = 10_000  # notes per import commit: one commit for any ordinary import
 EXPORT_MTIME = 0  # fixed so the same notes always give the same tarball bytes
@@ -122,6 +123,7 @@ class Transfer(Base):
         for state in ("live", "archived"):
             existing.update(snap.list(STATE_FOLDERS[state]))
         stems = {stem(p): b for p, b in existing.items() if is_note_path(p)}
+        known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
         seen = set(seen_before)
         ids: list[str] = []
         skipped: list[Skipped] = []
@@ -137,6 +139,10 @@ class Transfer(Base):
                 continue
             if problem is not None:  # the note is fine, its sidecar is not
                 skipped.append(Skipped(rel, problem))
+                continue
+            clashing = clash_reason(ident, known)  # by case or Unicode normalisation
+            if clashing is not None:
+                skipped.append(Skipped(rel, clashing))
                 continue
             seen.add(ident)
             state = "archived" if rel.split("/", 1)[0] == ARCHIVED else "live"

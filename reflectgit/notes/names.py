@@ -1,0 +1,183 @@
+"""What git and every teammate's checkout can hold: text, file names and ids. Pure: no I/O.
+
+reflect-git refuses, before anything is written, what would break a commit (``git fsck
+--strict`` refuses a NUL in a commit; servers with ``receive.fsckObjects`` then refuse the
+push), a terminal (escape sequences in a title), or a teammate's checkout (a name Windows or a
+file system cannot create, two ids one case-insensitive file system sees as one file).
+
+- Text (frontmatter strings and keys, the note body, commit messages): NUL and every other C0
+  control character, DEL and the C1 controls (U+0080 to U+009F) are refused. Tab, newline and
+  carriage return are text and are kept; in one-line places (a commit subject, a trailer) the
+  commit message builder collapses them to a space, so a value never adds a line of its own.
+  Commit messages themselves never hold a carriage return.
+- File names (every component of every path we write): at most 255 bytes of UTF-8, no control
+  character, none of ``< > : " / \\ | ? *``, no trailing dot or space, not a Windows device
+  name (CON, PRN, AUX, NUL, COM0-9, LPT0-9, CONIN$, CONOUT$; any case, with or without an
+  extension), not git's own folder (``.git`` in any case, ``git~1``).
+- Ids: file names (``<id>.md`` and ``<id>.entities.yaml``), and no two ids may share a key
+  under case folding and Unicode compatibility normalisation (``Foo-1`` and ``foo-1``; an ``é``
+  composed and decomposed), since a case-insensitive or normalising file system would hold
+  them as one file.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+MAX_NAME_BYTES = 255
+WINDOWS_CHARS = '<>:"/\\|?*'
+_WINDOWS_CHAR = re.compile('[<>:"/\\\\|?*]')
+_DEVICES = ("con", "prn", "aux", "nul", "conin$", "conout$")
+WINDOWS_DEVICES = frozenset(
+    (*_DEVICES, *(f"{port}{n}" for port in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"))
+)
+SIDE_SUFFIXES = (".md", ".entities.yaml")  # the files an id names
+
+# Refused in text: C0 controls except tab, newline and carriage return; DEL; C1 controls.
+_TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Refused in a commit message: the same, and the carriage return too.
+_MESSAGE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Refused in a file name: every control character, tab and newline included.
+_NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
+_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+_NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def describe(ch: str) -> str:
+    """``U+0000 (NUL)``: a character as a person can find it in an editor."""
+    code = ord(ch)
+    name = _NAMES.get(code) or unicodedata.name(ch, "control character")
+    return f"U+{code:04X} ({name})"
+
+
+def _first(pattern: re.Pattern[str], text: str) -> int | None:
+    found = pattern.search(text)
+    return found.start() if found else None
+
+
+def text_control(text: str) -> int | None:
+    """Index of the first character refused in committed text, or None."""
+    return _first(_TEXT_CONTROL, text)
+
+
+def message_control(text: str) -> int | None:
+    """Index of the first character refused in a commit message, or None."""
+    return _first(_MESSAGE_CONTROL, text)
+
+
+def control_message(text: str, at: int) -> str:
+    return f"holds the control character {describe(text[at])} at character {at + 1}"
+
+
+# Terminal escape sequences as captured tool output holds them: CSI (colours, cursor moves),
+# OSC (titles, clipboard writes, links) and two-character escapes.
+_ESCAPE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[@-Z\\\\-_]"
+)
+
+
+def scrub_controls(text: str) -> str:
+    """Machine-captured text (tool output, transcripts, commit captures) made committable:
+    terminal escape sequences removed, every other refused control character dropped. Text a
+    person gives is refused instead (``text_control``), never silently changed."""
+    if _TEXT_CONTROL.search(text) is None:
+        return text
+    return _TEXT_CONTROL.sub("", _ESCAPE.sub("", text))
+
+
+def name_problem(name: str) -> str | None:
+    """Why one path component cannot be a file name in every checkout, or None."""
+    if name in ("", ".", ".."):
+        return "is not a file name"
+    size = len(name.encode("utf-8", "surrogateescape"))
+    if size > MAX_NAME_BYTES:
+        return f"is {size} bytes long; file systems hold at most {MAX_NAME_BYTES} bytes a name"
+    at = _first(_NAME_CONTROL, name)
+    if at is not None:
+        return f"holds the control character {describe(name[at])}"
+    bad = _WINDOWS_CHAR.search(name)
+    if bad is not None:
+        return (
+            f"holds {bad.group()!r}, which Windows cannot hold in a file name "
+            f"(none of {WINDOWS_CHARS})"
+        )
+    if name[-1] in ". ":
+        return "ends with a dot or a space, which Windows drops (the file would change its name)"
+    base = name.split(".", 1)[0].rstrip(" ").casefold()
+    if base in WINDOWS_DEVICES:
+        return f"is a device name on Windows ({base.upper()}, with or without an extension)"
+    if _HFS_IGNORED.sub("", name).casefold() in (".git", "git~1"):
+        return "is git's own folder name (as macOS or Windows would read it)"
+    return None
+
+
+def safe_stem(stem: str) -> str:
+    """``stem``, with ``-note`` added when Windows would take it for a device (``con``): for
+    names made from titles (``review-queue/<slug>.yaml``, ``knowledge/<slug>`` branches)."""
+    base = stem.split(".", 1)[0].rstrip(" ").casefold()
+    return f"{stem}-note" if base in WINDOWS_DEVICES else stem
+
+
+def path_problem(path: str) -> str | None:
+    """Why a repository path (``a/b/c.md``) cannot be written in every checkout, or None."""
+    for part in path.split("/"):
+        problem = name_problem(part)
+        if problem is not None:
+            return f"{path!r}: the name {part!r} {problem}"
+    return None
+
+
+def id_problem(ident: str) -> str | None:
+    """Why an id cannot name a note's files in every checkout, or None."""
+    for suffix in SIDE_SUFFIXES:
+        problem = name_problem(ident + suffix)
+        if problem is not None:
+            return f"cannot name the file {ident + suffix!r}: it {problem}"
+    return None
+
+
+def id_key(ident: str) -> str:
+    """The key two ids share when one file system could take them for one file: case-folded
+    under Unicode compatibility normalisation (``Foo-1`` ~ ``foo-1``, composed ~ decomposed)."""
+    if ident.isascii():
+        return ident.lower()  # the same key, without the Unicode tables
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
+
+
+def clashing_id(ident: str, existing: Iterable[str]) -> str | None:
+    """An existing id that differs from ``ident`` yet shares its key, or None."""
+    key = id_key(ident)
+    for other in existing:
+        if other != ident and id_key(other) == key:
+            return other
+    return None
+
+
+Finding = tuple[list[str | int], bool, str]  # (where, on the key, message)
+
+
+def control_findings(value: Any, where: list[str | int] | None = None) -> Iterator[Finding]:
+    """Every string (keys included) in a frontmatter or sidecar value that holds a refused
+    control character, as (where, on_key, message)."""
+    stack: list[tuple[list[str | int], Any]] = [(where or [], value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            at = text_control(item)
+            if at is not None:
+                yield path, False, control_message(item, at)
+        elif isinstance(item, Mapping):
+            for key, sub in item.items():
+                if isinstance(key, str):
+                    at = text_control(key)
+                    if at is not None:
+                        yield [*path, key], True, "the key " + control_message(key, at)
+                stack.append(([*path, key], sub))
+        elif isinstance(item, list):
+            stack.extend(([*path, i], sub) for i, sub in enumerate(item))
