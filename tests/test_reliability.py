@@ -436,7 +436,7 @@ def test_a_read_only_kb_refuses_writes_with_exit_1_and_still_reads(small_disk):
             "--kb", str(path), "add", "--title", "Second", "--insight", "i", "--confidence", "high"
         )
         assert proc.returncode == 1, proc.stderr
-        assert proc.stderr.startswith("error: ") and "read-only" in proc.stderr
+        assert proc.stderr.startswith("error: ") and "read-only" in proc.stderr.lower()
         assert "hint:" in proc.stderr
         assert head(path) == before
         listed = run_cli_proc("--kb", str(path), "list")

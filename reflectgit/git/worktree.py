@@ -93,7 +93,7 @@ def storage_error(exc: OSError, where: str) -> StorageError | None:
 
 
 def _storage(code: int, where: str) -> StorageError:
-    reason = _STORAGE_ERRNOS[code]
+    reason = os.strerror(code)  # the system's own words ("Read-only file system")
     if code in (errno.ENOSPC, errno.EDQUOT):
         hint = "free some space on that disk and run the command again; nothing was committed"
     else:
