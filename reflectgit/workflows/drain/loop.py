@@ -31,7 +31,7 @@ from reflectgit.config import (
     INTERNAL_ENV,
     Config,
 )
-from reflectgit.errors import ReflectGitError, UsageError
+from reflectgit.errors import ReflectGitError, StorageError, UsageError
 from reflectgit.notes.dates import format_epoch, parse_instant
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
 from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
@@ -698,6 +698,10 @@ class Drain:
         )
         try:
             commit, applied = self._commit(entry, ctx, plan)
+        except StorageError:
+            # The disk said no (full, read-only): every later entry would fail the same way.
+            # Stop the run with the disk's own error; the entry stays queued, uncharged.
+            raise
         except ReflectGitError as exc:
             return self._row(
                 entry,

@@ -20,7 +20,9 @@ commands, import, the drain, capture, routing's review-queue pointers, init):
 from __future__ import annotations
 
 import os
+import random
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +52,11 @@ NOTE_SUFFIX = ".md"
 SIDECAR_SUFFIX = ".entities.yaml"
 STATE_FOLDERS = {"live": DOCUMENTS, "archived": ARCHIVED, "forgotten": FORGOTTEN}
 NOTE_FOLDERS = frozenset(STATE_FOLDERS.values())
-RETRIES = 5  # a mutation that lost a race reads again and re-applies, this many times at most
+# A mutation that lost a race reads again and re-applies, this many times at most. Each lost
+# race means another writer's commit landed, so the loop always makes progress; the jittered
+# pause keeps many writers on one note (parallel confirms) from losing to each other in step.
+RETRIES = 20
+BACKOFF = 0.004  # seconds, times the attempt number, at most
 _ID_LINE = re.compile(rb"^id:[ \t]*['\"]?([^'\"\r\n#]+?)['\"]?[ \t]*\r?$", re.MULTILINE)
 
 Clock = Callable[[], "dt.datetime"]
@@ -340,6 +346,7 @@ class Base:
             except PathChanged:
                 if attempt == retries:
                     raise
+                time.sleep(random.uniform(0, BACKOFF * attempt))
                 continue
             return Committed(edit.value, sha, attempt)
         raise AssertionError("unreachable")  # pragma: no cover
