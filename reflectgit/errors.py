@@ -96,18 +96,26 @@ _SQLITE_WORDS = {
 }
 
 
-def storage_error(exc: BaseException) -> StorageError | None:
+def disk_error(code: int, where: str | None = None) -> StorageError | None:
+    """A ``StorageError`` for an errno a full, read-only or forbidden disk gives; None for
+    any other errno. ``where`` names the file or folder that could not be written."""
+    import errno as _errno
+    import os as _os
+
+    name = _errno.errorcode.get(code, "")
+    hint = _STORAGE_HINTS.get(name)
+    if hint is None:
+        return None
+    what = f"cannot write to {where}" if where else "a write failed"
+    return StorageError(f"{what}: {_os.strerror(code)} [{name}]", hint=hint)
+
+
+def storage_error(exc: BaseException, where: str | None = None) -> StorageError | None:
     """The user's own disk trouble (full, over quota, read-only, not permitted) as a
     ``StorageError``; None for anything else, which stays an internal error."""
-    import errno as _errno
-
     if isinstance(exc, OSError) and exc.errno is not None:
-        name = _errno.errorcode.get(exc.errno, "")
-        hint = _STORAGE_HINTS.get(name)
-        if hint is None:
-            return None
-        what = f"cannot write {exc.filename}" if exc.filename is not None else "a write failed"
-        return StorageError(f"{what}: {exc.strerror} [{name}]", hint=hint)
+        filename = None if exc.filename is None else str(exc.filename)
+        return disk_error(exc.errno, where or filename)
     if type(exc).__module__ == "sqlite3":
         text = str(exc).lower()
         for words, name in _SQLITE_WORDS.items():

@@ -33,7 +33,13 @@ from dulwich.errors import NotGitRepository
 from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
-from reflectgit.errors import ConflictError, LockError, NotFoundError, ReflectGitError
+from reflectgit.errors import (
+    ConflictError,
+    LockError,
+    NotFoundError,
+    ReflectGitError,
+    storage_error,
+)
 from reflectgit.git import safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
@@ -45,7 +51,6 @@ from reflectgit.git.worktree import (
     Recovery,
     WorkTree,
     refuse_dirty,
-    storage_error,
 )
 from reflectgit.notes.messages import CommitMessage
 

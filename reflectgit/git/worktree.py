@@ -47,7 +47,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from reflectgit.errors import ConflictError, LockError, ReflectGitError
+from reflectgit.errors import (
+    ConflictError,
+    LockError,
+    ReflectGitError,
+    StorageError,
+    disk_error,
+    storage_error,
+)
 from reflectgit.git.run import Result, run
 
 JOURNAL_NAME = "reflect-git-journal.json"
@@ -58,13 +65,6 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 ORPHAN_WAIT = 60.0  # seconds a dead writer's git child may take to finish
 PATHSPEC_LIMIT = 64  # more paths than this: ask git about their folders, filter the answer
 _NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK, errno.ENOSYS}
-_STORAGE_ERRNOS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is exhausted",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-}
 _STORAGE_WORDS = {
     "No space left on device": errno.ENOSPC,
     "Disk quota exceeded": errno.EDQUOT,
@@ -76,40 +76,19 @@ _STORAGE_WORDS = {
 Entries = Mapping[str, "tuple[int, str] | None"]  # path -> (mode, blob hex), None: absent
 
 
-class StorageError(ReflectGitError):
-    """The KB cannot be written: full disk, exhausted quota, read-only or forbidden folder."""
-
-
 class IndexLockHeld(LockError):
     """git (or a process that died) holds ``index.lock``."""
-
-
-def storage_error(exc: OSError, where: str) -> StorageError | None:
-    """A ``StorageError`` for an OSError a full or read-only disk raises; None for others."""
-    reason = _STORAGE_ERRNOS.get(exc.errno or 0)
-    if reason is None:
-        return None
-    return _storage(exc.errno or 0, where)
-
-
-def _storage(code: int, where: str) -> StorageError:
-    reason = os.strerror(code)  # the system's own words ("Read-only file system")
-    if code in (errno.ENOSPC, errno.EDQUOT):
-        hint = "free some space on that disk and run the command again; nothing was committed"
-    else:
-        hint = "make the knowledge base folder writable (or run as its owner) and try again"
-    return StorageError(f"cannot write to {where}: {reason}", hint=hint)
 
 
 def _git_storage_error(result: Result, where: str) -> StorageError | None:
     for words, code in _STORAGE_WORDS.items():
         if words in result.err:
-            return _storage(code, where)
+            return disk_error(code, where)
     if any(w in result.err for w in ("unable to write", "unable to create", "write error")):
         # git does not always say why ("error: unable to write file x"): ask the disk.
         probed = probe_disk(Path(where))
         if probed is not None:
-            return _storage(probed, where)
+            return disk_error(probed, where)
     return None
 
 
