@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures_disk import remount, tmpfs
 from tests.fixtures_drain import TRANSCRIPTS, calls, enqueue, make_config, stub_command
 from tests.fixtures_gitconfig import (
     g,
@@ -309,25 +310,14 @@ def test_kill_9(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Any:
-    """A 2 MB tmpfs (needs root: skipped with the reason when mounting is not permitted)."""
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root; the full-disk test cannot run here")
-    proc = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, text=True
-    )
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
-    try:
+    """A 2 MB tmpfs."""
+    with tmpfs(tmp_path / "disk", "2m") as mnt:
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
 
 
 def _grow(mnt: Path) -> None:
     """Give the disk room again, to look at what the failed command left."""
-    subprocess.run(["mount", "-o", "remount,size=256m", str(mnt)], check=True)
+    remount(mnt, "size=256m")
 
 
 def _assert_failed_cleanly(res: subprocess.CompletedProcess[str], label: str) -> None:

@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from reflectgit.errors import RefusedError, StorageError, storage_error
 from reflectgit.git.store import Store, write
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
+from tests.fixtures_disk import remount, tmpfs
 from tests.fixtures_kb import head
 from tests.fixtures_remote import git_daemon
 
@@ -476,22 +476,6 @@ def test_storage_errors_map_to_exit_1_with_a_hint():
     assert storage_error(sqlite3.OperationalError("no such table: x")) is None
 
 
-@contextlib.contextmanager
-def tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir()
-    proc = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN): {proc.stderr}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
 def fill(folder: Path) -> None:
     fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
@@ -535,7 +519,7 @@ def test_a_read_only_state_directory_is_exit_1(rg, kb, tmp_path, monkeypatch):
         transcript.write_text('{"type":"user","message":{"content":"hi"}}\n', encoding="utf-8")
         assert rg("queue", "add", str(transcript)).code == 0
         kept = queue_files(state)
-        subprocess.run(["mount", "-o", "remount,ro", str(state)], check=True)
+        remount(state, "ro")
         for args in (("queue", "add", str(tmp_path / "t2.jsonl")), ("drain",), ("reindex",)):
             (tmp_path / "t2.jsonl").write_text("{}\n", encoding="utf-8")
             res = rg(*args)

@@ -20,6 +20,7 @@ from reflectgit.notes.note import parse_note
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import check_note
 from tests.conftest import REPO_ROOT, git
+from tests.fixtures_disk import tmpfs
 from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
 
 __all__ = ["kb"]
@@ -319,20 +320,9 @@ def assert_clean_or_empty(path: Path) -> None:
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A real 3 MB tmpfs (needs root and mount rights; skipped, saying so, without them)."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    proc = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(where)],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({proc.stderr.strip() or 'not root'})")
-    try:
+    """A real 3 MB tmpfs."""
+    with tmpfs(tmp_path / "disk", "3m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
 def _fill(disk: Path, leave: int) -> Path:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from dulwich.config import ConfigFile
 
 from reflectgit.errors import RefusedError
+from reflectgit.git.repo_info import repository_dir
 from reflectgit.notes import messages, names
 
 if TYPE_CHECKING:
@@ -47,16 +48,10 @@ def check_location(path: str | os.PathLike[str]) -> None:
 def _config_files(path: Path) -> list[Path]:
     """The config files of the repository at ``path``: its git dir's, and its common dir's
     (a linked worktree keeps the repository's settings there)."""
-    dot = path / ".git"
-    if dot.is_file():
-        text = dot.read_text(encoding="utf-8", errors="replace").strip()
-        if not text.startswith("gitdir:"):
-            return []
-        git_dir = (path / text[len("gitdir:") :].strip()).resolve()
-    elif dot.is_dir():
-        git_dir = dot
-    else:
-        git_dir = path  # bare
+    try:
+        git_dir = repository_dir(path)
+    except OSError:
+        return []
     found = [git_dir / "config"]
     with contextlib.suppress(OSError):
         common = (git_dir / "commondir").read_text(encoding="utf-8").strip()

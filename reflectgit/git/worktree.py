@@ -803,15 +803,13 @@ def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | No
     """The recovery door for code that reads a KB without opening a ``Store`` (the search
     fast path): two ``stat`` calls, and only when a write was interrupted, ``Store.open``
     (which finishes or rolls it back)."""
+    from reflectgit.git.repo_info import repository_dir
+
     root = Path(path)
-    git_dir = root / ".git"
-    if git_dir.is_file():
-        with contextlib.suppress(OSError, ValueError):
-            text = git_dir.read_text(encoding="utf-8").strip()
-            if text.startswith("gitdir:"):
-                git_dir = (root / text[7:].strip()).resolve()
-    elif not git_dir.is_dir():
-        git_dir = root  # a bare repository
+    try:
+        git_dir = repository_dir(root)
+    except (OSError, ValueError):
+        return  # an unreadable .git file: opening the KB will say what is wrong
     if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
         from reflectgit.git.store import Store  # only now: it imports dulwich
 

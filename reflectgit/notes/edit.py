@@ -106,7 +106,7 @@ def retier(
     current = num if num is not None else TIER_NUM[old]
     if new != old:
         new_num = TIER_NUM[new]
-    elif step is TIER_DOWN or step == TIER_DOWN:
+    elif step == TIER_DOWN:
         new_num = max(MIN_NUM, round(current / 2, 2))
     else:
         new_num = current

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -111,29 +111,18 @@ class Settings:
             chosen = (
                 "extract" if explicit or wr.find_command(list(command), cfg.env) else "heuristic"
             )
-        return cls(
+        # Every field DrainSettings shares with this run's settings is taken by name; the
+        # rest is what this run resolved (the writer, its command and model, the quota).
+        shared = {f.name: getattr(d, f.name) for f in fields(cls) if hasattr(d, f.name)}
+        shared.update(
             disabled=cfg.disabled,
-            max_per_run=d.max_per_run,
-            daily_max=d.daily_max,
-            debounce_sec=d.debounce_sec,
-            timeout=d.timeout,
             model_timeout=d.model_timeout or None,
-            timeout_retries=d.timeout_retries,
-            max_retries=d.max_retries,
-            invalid_threshold=d.invalid_threshold,
-            token_max=d.token_max,
-            max_input_chars=d.max_input_chars,
-            cascade=d.cascade,
             writer=chosen,
             command=command,
             model=w.model,
-            dry_run=d.dry_run,
-            cwd=d.cwd,
-            stale_days=d.stale_days,
-            log_max_bytes=d.log_max_bytes,
-            route=d.route,
             quota=cfg.quota,
         )
+        return cls(**shared)
 
 
 # --------------------------------------------------------------------------- results
