@@ -370,6 +370,17 @@ class Store:
         tree = self.tree_id(rev)
         return self.list_tree(tree, prefix) if tree else {}
 
+    def folder_object(self, tree: str | None, folder: str) -> bytes:
+        """The raw tree object of ``folder`` under a root tree (``b""`` when there is no such
+        folder): for callers that scan a large folder's names without parsing every entry."""
+        if not tree:
+            return b""
+        try:
+            mode, sha = self._lookup(tree.encode("ascii"), folder)
+        except KeyError:
+            return b""
+        return self._raw_tree(sha).raw if mode == TREE_MODE else b""
+
     def list_tree(self, tree: str, prefix: str = "") -> dict[str, str]:
         """Every file under ``prefix`` of a root tree: path -> blob sha."""
         start = tree.encode("ascii")

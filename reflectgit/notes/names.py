@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 MAX_NAME_BYTES = 255
@@ -148,15 +148,6 @@ def id_key(ident: str) -> str:
     if ident.isascii():
         return ident.lower()  # the same key, without the Unicode tables
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
-
-
-def clashing_id(ident: str, existing: Iterable[str]) -> str | None:
-    """An existing id that differs from ``ident`` yet shares its key, or None."""
-    key = id_key(ident)
-    for other in existing:
-        if other != ident and id_key(other) == key:
-            return other
-    return None
 
 
 Finding = tuple[list[str | int], bool, str]  # (where, on the key, message)

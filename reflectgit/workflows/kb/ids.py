@@ -27,7 +27,8 @@ def existing_ids(store: Store, tree: str | None) -> Known:
     """Every note's id key (its file name's, lowered) under ``tree``, in every state."""
     out: Known = {}
     for folder in (FORGOTTEN, ARCHIVED, DOCUMENTS):  # later wins: name the live note
-        found, raw = entry_names(store, tree, folder)
+        raw = store.folder_object(tree, folder)
+        found = entry_names(raw)
         out.update(zip(lowered_names(raw), found, strict=True))  # exact for ASCII names
         for name in found:  # the few others need Unicode folding
             if not name.isascii():
