@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
+from reflectgit.notes.transcripts import side_session
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
@@ -492,6 +493,8 @@ class Capture:
         found: list[tuple[float, Path]] = []
         if root.is_dir():
             for path in root.rglob("*.jsonl"):
+                if side_session(str(path)) is not None:
+                    continue  # a subagent's or compaction agent's file: its parent's session
                 with contextlib.suppress(OSError):
                     age = now - path.stat().st_mtime
                     if threshold <= age < max_age:

@@ -273,7 +273,7 @@ def prepare(
     if is_reflect_run(t):
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
     lines = list(dialogue_lines(t.turns, dialogue_cap))
-    signals = detect(line.text for line in lines)
+    signals = detect(lines)
     if not signals:
         return Prepared(skip="no-signal", transcript=t, input_bytes=size)
     digest = signal_hash(signals)
