@@ -324,6 +324,10 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
                     category=sig.category,
                 )
             )
+        elif person and sig.tier == HIGH and sig.kind == "root-cause":
+            action = _persons_cause(text, before(offset), sig)
+            if action:
+                out.append(action)
         elif sig.kind in FIX_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _fix_action(text, cause_near(offset), before(offset), sig)
             if action:
@@ -370,6 +374,31 @@ def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
         category=sig.category,
         cause=_cap(subject) + ".",
         fix=_cap(todo) + ".",
+    )
+
+
+def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from a person's "the bug was X" / "the issue is that X", and what follows."""
+    said = sentences(_MARKUP.sub("", text))
+    at = next((i for i, x in enumerate(said) if _CAUSE.search(x)), None)
+    if at is None:
+        return None
+    lead = said[at][: _CAUSE.search(said[at]).start()]  # type: ignore[union-attr]
+    subject = _CAUSE_LEAD.sub("", said[at][len(lead) :]).rstrip(" .;:")
+    if len(subject.split()) < MIN_WORDS:
+        return None
+    rest = " ".join(said[at + 1 :]).strip()
+    title = f"{subject}: {rest[:1].lower() + rest[1:]}" if rest else subject
+    return _action(
+        title=title.rstrip(" ."),
+        rule=_cap(rest or subject),
+        quote=text,
+        before=before,
+        who="person",
+        confidence=LOW,
+        learning_type="correction",
+        category=sig.category,
+        cause=_cap(subject) + ".",
     )
 
 
