@@ -196,3 +196,15 @@ def test_twins_helper_has_negative_cases():
     )
     assert not heuristic.twins("Use `npm ci` in CI", "Never push to `main` directly")
     assert not heuristic.twins("Pin numpy below 2", "Pin pandas below 3 for the reports job")
+
+
+def test_the_title_is_the_rule_not_who_was_told(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "deploy it"),
+            ("assistant", "Deleting the pods one by one."),
+            ("user", "That's wrong. You must use `kubectl rollout restart deployment/api`."),
+        ],
+    )
+    assert action["title"] == "Use `kubectl rollout restart deployment/api`"

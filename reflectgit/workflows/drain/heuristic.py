@@ -136,7 +136,15 @@ def _trim(sentence: str) -> str:
     """A sentence without the chatter before its rule ("great, but ...", "no, ...")."""
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
-    return _LEAD.sub("", out).strip().rstrip(",")
+    out = _LEAD.sub("", out).strip().rstrip(",")
+    return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
+
+
+# "You must use X" -> "Use X": the rule, not who was told.
+_YOU_MUST = re.compile(
+    r"^(?:you|we) (?:must|should|need to|have to) (use|run|call|keep|put|pin|add|set|avoid)\b",
+    re.I,
+)
 
 
 def _pick(text: str, pattern: re.Pattern[str]) -> str:
