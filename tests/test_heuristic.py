@@ -45,7 +45,7 @@ def test_a_persons_rule_is_the_title_with_its_subject(tmp_path):
     assert action["title"] == "TODO is not acceptable, implementation must be full"
     assert action["confidence"] == "medium" and action["learning_type"] == "correction"
     assert "TODO is not acceptable" in action["body"], "the evidence: the person's words"
-    assert "I left a TODO" in action["body"], "the evidence: what the assistant had done"
+    assert "I left a TODO" in action["problem"], "the evidence: what the assistant had done"
 
 
 def test_chatter_before_the_rule_is_not_the_title(tmp_path):
@@ -142,7 +142,7 @@ def test_a_plain_rejection_with_its_reason_is_a_low_correction(tmp_path):
     )
     assert action["confidence"] == "low" and action["learning_type"] == "correction"
     assert action["title"].startswith("It's bad idea, since entire conversation")
-    assert action["problem"].startswith("I will send the whole transcript")
+    assert "I will send the whole transcript to the model" in action["problem"]
 
 
 def test_the_assistants_fix_is_low_with_its_subject(tmp_path):

@@ -222,11 +222,9 @@ def twins(a: str, b: str) -> bool:
     return bool(ca & cb) and shared >= 0.5
 
 
-def _evidence(quote: str, before: str, who: str) -> str:
-    lines = [f"Said by the {who}: “{quote.strip()[:400]}”"]
-    if before:
-        lines.append(f"Right after the assistant: “{before.strip()[:300]}”")
-    return "\n\n".join(lines)
+def _evidence(quote: str, who: str) -> str:
+    """The words the note came from (what the assistant had just done is its ``problem``)."""
+    return f"Said by the {who}: “{quote.strip()[:400]}”"
 
 
 def _tags(category: str, codes: Sequence[str]) -> list[str]:
@@ -256,8 +254,8 @@ def _action(
         "rule": rule,
         "root_cause": cause,
         "fix": fix,
-        "problem": before.strip()[:300] if before else "",
-        "body": _evidence(quote, before, who),
+        "problem": f"Right after the assistant said: “{before.strip()[:300]}”" if before else "",
+        "body": _evidence(quote, who),
         "confidence": confidence,
         "confidence_num": {MEDIUM: 0.6, LOW: 0.4}[confidence],
         "learning_type": learning_type,
@@ -278,10 +276,14 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
         return -1, "", sig.text
 
     def before(offset: int) -> str:
+        """The assistant's turn just before the line (its lines in the chunk, joined)."""
+        said: list[str] = []
         for role, text in reversed(lines[: max(offset, 0)]):
-            if role == "assistant" and text.strip():
-                return text
-        return ""
+            if role == "assistant":
+                said.insert(0, text.strip())
+            elif said:
+                break
+        return " ".join(s for s in said if s)
 
     def cause_near(offset: int) -> str:
         order = sorted(range(len(lines)), key=lambda i: abs(i - offset))
