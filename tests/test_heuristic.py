@@ -208,3 +208,23 @@ def test_the_title_is_the_rule_not_who_was_told(tmp_path):
         ],
     )
     assert action["title"] == "Use `kubectl rollout restart deployment/api`"
+
+
+def test_a_long_plain_rejection_is_a_low_note_and_a_short_one_none(tmp_path):
+    long_reply = "it's not jsonl file, it is the plain text log that the CLI writes on exit"
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "parse the session log"),
+            ("assistant", "I'll parse it line by line as JSON."),
+            ("user", long_reply),
+        ],
+    )
+    assert action["confidence"] == "low"
+    assert action["title"].startswith("It's not jsonl file")
+    short = [
+        ("user", "parse the session log"),
+        ("assistant", "I'll parse it line by line as JSON."),
+        ("user", "it's not jsonl file"),
+    ]
+    assert _actions(tmp_path, short) == []

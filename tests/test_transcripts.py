@@ -290,3 +290,45 @@ def test_idle_sweep_never_queues_subagent_or_compaction_files(cli, tmp_path, mon
     out = cli("--json", "capture", "idle")
     assert out.code == 0, out.err
     assert [e["transcript_path"] for e in queue_entries(kb)] == [str(main)]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "# Context from my IDE setup:\n## Active file: src/pay.ts\n\n"
+            "## My request for Codex:\nnever retry a charge without an idempotency key\n"
+            "<image></image>",
+            [(INJECTED, None), (PERSON, "never retry a charge without an idempotency key")],
+        ),
+        (
+            "# Files mentioned by the user:\n## a.png: /tmp/a.png\n## My request for Codex:\nfix it",
+            [(INJECTED, None), (PERSON, "fix it")],
+        ),
+        (
+            "<ide_opened_file>The user opened src/a.py in the IDE.</ide_opened_file>",
+            [(INJECTED, None)],
+        ),
+        ("<user_action>\n  <context>User initiated a review task.</context>", [(INJECTED, None)]),
+        (
+            "use uv <system-reminder>Never skip the skill.</system-reminder>",
+            [(PERSON, "use uv ")],
+        ),
+        ("My request: use the Context from my IDE setup", [(PERSON, None)]),
+    ],
+    ids=["codex-ide", "codex-files", "claude-ide", "codex-review", "reminder", "plain"],
+)
+def test_wrapped_prompts_keep_only_the_persons_words(text, parts):
+    record = {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": text}],
+        },
+    }
+    t = parse_lines([json.dumps(record)])
+    got = [(x.speaker, x.text) for x in t.turns]
+    assert [g[0] for g in got] == [p[0] for p in parts]
+    for (_, got_text), (_, want) in zip(got, parts, strict=True):
+        assert want is None or got_text == want
