@@ -320,8 +320,8 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
             )
         elif person and sig.tier == LOW and sig.kind == "correction":
             reply = _trim(text)
-            words = len(reply.split())
-            if words < 6 or (words < 8 and not _REASON.search(reply)):
+            count = len(reply.split())
+            if count < 6 or (count < 8 and not _REASON.search(reply)):
                 continue  # "no", "not like this": a rejection without a lesson in it
             out.append(
                 _action(
