@@ -332,3 +332,36 @@ def test_wrapped_prompts_keep_only_the_persons_words(text, parts):
     assert [g[0] for g in got] == [p[0] for p in parts]
     for (_, got_text), (_, want) in zip(got, parts, strict=True):
         assert want is None or got_text == want
+
+
+def test_a_prompt_queued_while_the_assistant_works_is_the_persons():
+    def attachment(**fields):
+        return json.dumps(
+            {"type": "attachment", "attachment": {"type": "queued_command", **fields}}
+        )
+
+    t = parse_lines(
+        [
+            attachment(prompt="stop, never touch the migrations", commandMode="prompt"),
+            attachment(prompt=[{"type": "text", "text": "use the staging db"}]),
+            attachment(prompt="ls -la", commandMode="bash"),
+            json.dumps(
+                {"type": "attachment", "attachment": {"type": "todo_reminder", "content": []}}
+            ),
+        ]
+    )
+    assert [(x.speaker, x.text) for x in t.turns] == [
+        (PERSON, "stop, never touch the migrations"),
+        (PERSON, "use the staging db"),
+    ]
+    assert t.records == 4 and t.skipped == 2 and t.bad_lines == 0
+
+
+def test_text_a_tool_produced_is_not_the_persons():
+    record = {
+        "type": "user",
+        "sourceToolUseID": "toolu_1",
+        "message": {"role": "user", "content": [{"type": "text", "text": "You must never do X"}]},
+    }
+    t = parse_lines([json.dumps(record)])
+    assert [x.speaker for x in t.turns] == [INJECTED]

@@ -285,7 +285,7 @@ def _take_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
     if kind in CLAUDE_QUIET:
         _claude_envelope(t, record)
         t.kinds[kind] += 1
-        return False
+        return kind == "attachment" and _claude_queued_prompt(t, record, index)
     if kind == "session_meta":
         t.harness = CODEX
         t.kinds[kind] += 1
@@ -411,6 +411,19 @@ def _claude_envelope(t: Transcript, record: dict[str, Any]) -> None:
         t.parent_session_id = _str(record.get("sessionId"))
 
 
+def _claude_queued_prompt(t: Transcript, record: dict[str, Any], index: int) -> bool:
+    """A prompt typed while the assistant was busy (``attachment`` ``queued_command``)."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return False
+    if attachment.get("commandMode") not in (None, "prompt") or t.agent_kind is not None:
+        return False
+    prompt = _flatten(attachment.get("prompt"))
+    for speaker, part in _user_texts(prompt):
+        _turn(t, "user", part, index, _str(record.get("timestamp")), speaker)
+    return bool(prompt.strip())
+
+
 def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
     role = record["type"]
     message = record.get("message")
@@ -427,8 +440,10 @@ def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
         record.get("isMeta") is True
         or record.get("isCompactSummary") is True
         or record.get("isVisibleInTranscriptOnly") is True
+        or record.get("sourceToolUseID")
+        or "toolUseResult" in record
     ):
-        default = INJECTED
+        default = INJECTED  # harness text, or text a tool produced
     elif t.agent_kind is not None:
         default = INJECTED  # a subagent's prompt is written by the parent agent, not a person
     else:
