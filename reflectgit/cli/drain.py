@@ -137,10 +137,13 @@ def drain_cmd(
     want_json(ctx, json_out)
     cfg = globals_of(ctx).config()
     if background:
+        # A SessionStart hook runs this, and its harness reads stdout as the agent's context:
+        # stdout holds nothing but the --json document; the line for a person goes to stderr.
         if cfg.disabled:
-            render.emit(
-                ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started"
-            )
+            if globals_of(ctx).json:
+                render.write_json({"background": False, "pid": None})
+            else:
+                render.note_line(ctx, "REFLECT_DISABLED=1: no drain started")
             return
         args = ["--dry-run"] if dry_run else []
         if max_entries is not None:
@@ -148,8 +151,10 @@ def drain_cmd(
         if writer:
             args += ["--writer", writer]
         pid = spawn_background(cfg, args)
-        doc = {"background": True, "pid": pid}
-        render.emit(ctx, doc, f"drain started in the background (pid {pid})")
+        if globals_of(ctx).json:
+            render.write_json({"background": True, "pid": pid})
+        else:
+            render.note_line(ctx, f"drain started in the background (pid {pid})")
         return
     report = run_drain(
         cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer

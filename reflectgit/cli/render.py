@@ -442,10 +442,25 @@ def reindexed(result: Any) -> str:
 # --------------------------------------------------------------------------- failures
 
 
-def internal_error(exc: BaseException, log: Any) -> None:
+USAGE_HINT = "see `reflect-git --help` or `reflect-git COMMAND --help`"
+
+
+def failure(message: str, hint: str | None, exit_code: int, as_json: bool) -> None:
+    """A failed command: ``error:``/``hint:`` on stderr; under ``--json`` also ONE document
+    ``{"error", "hint", "exit_code"}`` on stdout (the whole of stdout a script reads)."""
+    error(message, hint)
+    if as_json:
+        write_json({"error": message, "hint": hint, "exit_code": exit_code})
+
+
+def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
     where = f" (traceback in {log})" if log else ""
-    echo(f"error: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+    message = f"internal error: {type(exc).__name__}: {exc}"
+    echo(f"error: {message}{where}", err=True)
+    if as_json:
+        hint = f"the traceback is in {log}" if log else None
+        write_json({"error": message, "hint": hint, "exit_code": 3})
 
 
 def usage_error(message: str) -> None:
-    error(message, "see `reflect-git --help` or `reflect-git COMMAND --help`")
+    error(message, USAGE_HINT)
