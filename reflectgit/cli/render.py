@@ -299,9 +299,14 @@ def reviewed(result: Any) -> list[str]:
 # --------------------------------------------------------------------------- hooks and capture
 
 
-def agent_hooks(result: Any) -> str:
+def agent_hooks(result: Any) -> list[str]:
     detail = f" ({', '.join(result.events)})" if result.events else ""
-    return f"{result.action}: {result.agent} hooks in {result.settings}{detail}"
+    lines = [f"{result.action}: {result.agent} hooks in {result.settings}{detail}"]
+    if result.command and result.action != "uninstalled":
+        lines.append(f"  command: {result.command}")
+    lines += [f"  removed ours from {path}" for path in result.cleaned]
+    lines += [f"  note: {note}" for note in result.notes]
+    return lines
 
 
 def git_hook(done: Any) -> list[str]:
@@ -328,7 +333,8 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
             lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
     for row in agents:
         events = ", ".join(row["events"]) if row["events"] else "not installed"
-        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+        if row["installed"] or row["shared"] or row["scope"] == "user":
+            lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
     return lines
 
 

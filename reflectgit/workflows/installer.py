@@ -534,9 +534,12 @@ def _delete(path: Path) -> None:
         target.unlink()
 
 
-def _only_our_husk(style: str, data: Mapping[str, Any]) -> bool:
-    """A Copilot hooks file of ours with nothing left in it (uninstall deletes it)."""
-    return style == "flat" and set(data) <= {"version"}
+def _only_our_husk(f: SettingsFile, data: Mapping[str, Any]) -> bool:
+    """A hooks file with nothing left in it, which its harness would reject or ignore: Copilot's
+    ``{"version": 1}``, Codex's ``{}`` (its schema requires hooks). Uninstall deletes it."""
+    if f.style == "flat":
+        return set(data) <= {"version"}
+    return f.path.name == "hooks.json" and not data
 
 
 # ------------------------------------------------------------------ install and uninstall
@@ -591,7 +594,7 @@ def install_agent_hooks(
         data, other_text = read[other.path]
         left = _remove(other.style, data)
         if left != data:
-            if _only_our_husk(other.style, left):
+            if _only_our_husk(other, left):
                 _delete(other.path)
             else:
                 _write_text(other.path, _dump_json(left, other_text))
@@ -648,7 +651,7 @@ def _uninstall(agent: str, scope: str, files: list[SettingsFile]) -> AgentHookRe
         left = _remove(f.style, data)
         if left == data:
             continue
-        if _only_our_husk(f.style, left):
+        if _only_our_husk(f, left):
             _delete(f.path)
         else:
             _write_text(f.path, _dump_json(left, text))
