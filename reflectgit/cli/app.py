@@ -175,6 +175,8 @@ def hoist_globals(args: Sequence[str], root: Any) -> list[str]:
         sub = getattr(command, "commands", None)
         if isinstance(sub, dict) and arg in sub:
             command = sub[arg]
+        elif command is root:
+            command = None  # an unknown word: click reports it; --json still gets its document
     return front + rest
 
 
