@@ -265,3 +265,62 @@ def test_export_to_a_missing_folder_writes_nothing(cli, kb, tmp_path):
     assert not (tmp_path / "missing").exists()
     ok = cli("--kb", str(kb), "export", str(tmp_path / "kb.tar.gz"))
     assert ok.code == 0 and (tmp_path / "kb.tar.gz").is_file()
+
+
+# --------------------------------------------------------------------------- drain progress
+
+
+def queued_kb(cli, kb: Path, tmp_path: Path, count: int) -> None:
+    from tests.conftest import DATA
+
+    for i in range(count):
+        path = tmp_path / f"session-{i}.jsonl"
+        path.write_bytes((DATA / "transcripts" / "claude" / f"correction-{i}.jsonl").read_bytes())
+        assert cli("--kb", str(kb), "queue", "add", str(path)).code == 0
+
+
+def drain_env(kb: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "REFLECT_GIT_KB": str(kb),
+        "REFLECT_DRAIN_WRITER": "heuristic",
+        "REFLECT_DRAIN_DEBOUNCE_SEC": "0",
+    }
+
+
+def test_drain_draws_a_progress_bar_on_a_terminal(cli, kb, tmp_path):
+    import pty
+
+    queued_kb(cli, kb, tmp_path, 2)
+    # A real terminal: the child's stdin, stdout and stderr are the pty's slave end.
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(sys.executable, [sys.executable, "-m", "reflectgit", "drain"], drain_env(kb))
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    screen = b"".join(chunks).decode("utf-8", "replace")
+    assert os.WEXITSTATUS(status) == 0, screen
+    assert "\rdraining [" in screen and "] 2/2" in screen
+    assert "drain: ran" in screen
+
+
+def test_drain_draws_no_bar_when_piped(cli, kb, tmp_path):
+    queued_kb(cli, kb, tmp_path, 2)
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "drain"],
+        capture_output=True,
+        text=True,
+        env=drain_env(kb),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "draining [" not in proc.stderr and "\r" not in proc.stderr + proc.stdout
+    assert proc.stdout.startswith("drain: ran")

@@ -156,9 +156,17 @@ def drain_cmd(
         else:
             render.note_line(ctx, f"drain started in the background (pid {pid})")
         return
-    report = run_drain(
-        cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer
-    )
+    bar = render.ProgressBar.for_ctx(ctx, "draining")  # drawn on a terminal only
+    try:
+        report = run_drain(
+            cfg,
+            dry_run=True if dry_run else None,
+            max_entries=max_entries,
+            writer=writer,
+            progress=bar,
+        )
+    finally:
+        bar.close()
     for warning in report.warnings:
         render.note_line(ctx, f"warning: {warning}")
     render.emit(ctx, report.rows, render.drained(report))
