@@ -99,6 +99,21 @@ def test_a_failure_under_json_prints_one_error_document(cli, kb, case, code, whe
     assert_one_error_document(cli(*full), code)
 
 
+def test_a_command_whose_document_reports_the_failure_prints_only_that_one(capsys):
+    # `route` prints its result (with `error`) and then fails: still one document on stdout.
+    from reflectgit.cli import render
+
+    render.begin()
+    render.write_json({"route": "main", "pushed": False, "error": "push refused"})
+    render.failure("push refused", "route again", 1, True)
+    out = capsys.readouterr()
+    assert json.loads(out.out) == {"route": "main", "pushed": False, "error": "push refused"}
+    assert out.err == "error: push refused\nhint: route again\n"
+    render.begin()  # the next command starts afresh: its failure gets the error document
+    render.failure("push refused", "route again", 1, True)
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 1
+
+
 def test_without_json_a_failure_prints_nothing_on_stdout(cli, kb):
     out = cli("--kb", str(kb), "show", "nope")
     assert out.code == 1 and out.out == "" and out.err.startswith("error: no note")
@@ -198,7 +213,13 @@ def run_real(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
 
 
 def test_shell_completion_script_and_answers(pinned_env):
-    proc = run_real("--show-completion", "bash")
+    # As a user types it in bash (typer detects the shell it runs under).
+    proc = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m reflectgit --show-completion"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "_REFLECT_GIT_COMPLETE" in proc.stdout and "complete " in proc.stdout
     env = {

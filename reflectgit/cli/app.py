@@ -202,6 +202,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     """
     clicks = _click_exceptions()
     args = list(sys.argv[1:] if argv is None else argv)
+    render.begin()
     seen = peek(args)
     as_json = bool(seen and seen.options.json) or "--json" in args
     try:

@@ -26,10 +26,22 @@ def echo(line: str, err: bool = False) -> None:
     stream.flush()
 
 
+class _Run:
+    """What this command has printed so far (``app.run`` starts each command afresh)."""
+
+    documents = 0
+
+
+def begin() -> None:
+    """A new command starts: nothing printed yet."""
+    _Run.documents = 0
+
+
 def write_json(document: Any) -> None:
     """One JSON document on stdout (the whole of stdout under ``--json``)."""
     sys.stdout.write(json.dumps(document, indent=2, sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
+    _Run.documents += 1
 
 
 def write_lines(lines: Iterable[str]) -> None:
@@ -453,9 +465,10 @@ USAGE_HINT = "see `reflect-git --help` or `reflect-git COMMAND --help`"
 
 def failure(message: str, hint: str | None, exit_code: int, as_json: bool) -> None:
     """A failed command: ``error:``/``hint:`` on stderr; under ``--json`` also ONE document
-    ``{"error", "hint", "exit_code"}`` on stdout (the whole of stdout a script reads)."""
+    ``{"error", "hint", "exit_code"}`` on stdout (the whole of stdout a script reads), unless
+    the command already printed its document, which then reports the failure itself (route)."""
     error(message, hint)
-    if as_json:
+    if as_json and not _Run.documents:
         write_json({"error": message, "hint": hint, "exit_code": exit_code})
 
 
@@ -463,7 +476,7 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
     where = f" (traceback in {log})" if log else ""
     message = f"internal error: {type(exc).__name__}: {exc}"
     echo(f"error: {message}{where}", err=True)
-    if as_json:
+    if as_json and not _Run.documents:
         hint = f"the traceback is in {log}" if log else None
         write_json({"error": message, "hint": hint, "exit_code": 3})
 
