@@ -4,8 +4,13 @@
 
 agents_home="$DEMO_ROOT/agents-home"
 agents_proj="$DEMO_ROOT/agents-project"
-rm -rf "$agents_home" "$agents_proj"
+agents_kb="$DEMO_ROOT/agents-kb"  # its own KB: the background drain below never races step 50
+rm -rf "$agents_home" "$agents_proj" "$agents_kb"
 mkdir -p "$agents_home" "$agents_proj/.claude"
+git init -q "$agents_proj"
+reflect-git init "$agents_kb" >/dev/null
+reflect-git --kb "$agents_kb" add --title "Prefill connection pools at startup" \
+  --insight "cold pools time out the first requests" --category performance --confidence high >/dev/null
 # A team's own project settings, with non-ASCII and 4-space indentation: kept as they are.
 cat >"$agents_proj/.claude/settings.json" <<'JSON'
 {
@@ -39,6 +44,7 @@ show sed -n '1,12p' "$agents_proj/.github/hooks/reflect-git.json"
 step "Agents: a SessionStart as Claude Code runs it (stdout is what the model reads)"
 (
   cd "$agents_proj"
+  export REFLECT_GIT_KB="$agents_kb"
   recall_cmd=$(python -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["hooks"]["SessionStart"][-1]["hooks"][0]["command"])' .claude/settings.json)
   drain_cmd=$(python -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["hooks"]["SessionStart"][-1]["hooks"][1]["command"])' .claude/settings.json)
   printf '$ %s\n' "$recall_cmd"
