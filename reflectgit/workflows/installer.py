@@ -239,8 +239,6 @@ SESSION_START_ARGS = {
     "codex": ("recall --format codex", "drain --background --quiet"),
     "copilot": ("recall --format copilot", "drain --background --quiet"),
 }
-# Kept for older imports: Claude Code's session-start commands.
-SESSION_START_COMMANDS = SESSION_START_ARGS["claude"]
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? "
     r"(?:hook |recall --format |drain --background)"
@@ -335,13 +333,6 @@ def settings_files(
         SettingsFile(project / ".github" / "hooks" / "reflect-git.json", "flat", True),
         SettingsFile(project / ".github" / "copilot" / "settings.local.json", "inline", False),
     ]
-
-
-def settings_path(
-    agent: str, scope: str, *, home: Path, project: Path, env: Mapping[str, str]
-) -> Path:
-    """The main file an agent's hooks go into for a scope."""
-    return settings_files(agent, scope, home=home, project=project, env=env)[0].path
 
 
 def _plan(agent: str, launcher: str) -> dict[str, list[str]]:
@@ -445,15 +436,6 @@ def merge_flat(
             entry["timeoutSec"] = HOOK_TIMEOUT
             hooks.setdefault(event, []).append(entry)
     return out
-
-
-# Older names (Claude Code's format is the grouped one).
-def merge_claude(settings: Mapping[str, Any], python: str) -> dict[str, Any]:
-    return merge_grouped(settings, _plan("claude", machine_launcher(python)), matchers=True)
-
-
-def remove_claude(settings: Mapping[str, Any]) -> dict[str, Any]:
-    return remove_grouped(settings)
 
 
 def _remove(style: str, data: Mapping[str, Any]) -> dict[str, Any]:
