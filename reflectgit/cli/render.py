@@ -26,10 +26,22 @@ def echo(line: str, err: bool = False) -> None:
     stream.flush()
 
 
+class _Run:
+    """What this command has printed so far (``app.run`` starts each command afresh)."""
+
+    documents = 0
+
+
+def begin() -> None:
+    """A new command starts: nothing printed yet."""
+    _Run.documents = 0
+
+
 def write_json(document: Any) -> None:
     """One JSON document on stdout (the whole of stdout under ``--json``)."""
     sys.stdout.write(json.dumps(document, indent=2, sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
+    _Run.documents += 1
 
 
 def write_lines(lines: Iterable[str]) -> None:
@@ -299,9 +311,14 @@ def reviewed(result: Any) -> list[str]:
 # --------------------------------------------------------------------------- hooks and capture
 
 
-def agent_hooks(result: Any) -> str:
+def agent_hooks(result: Any) -> list[str]:
     detail = f" ({', '.join(result.events)})" if result.events else ""
-    return f"{result.action}: {result.agent} hooks in {result.settings}{detail}"
+    lines = [f"{result.action}: {result.agent} hooks in {result.settings}{detail}"]
+    if result.command and result.action != "uninstalled":
+        lines.append(f"  command: {result.command}")
+    lines += [f"  removed ours from {path}" for path in result.cleaned]
+    lines += [f"  note: {note}" for note in result.notes]
+    return lines
 
 
 def git_hook(done: Any) -> list[str]:
@@ -328,7 +345,8 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
             lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
     for row in agents:
         events = ", ".join(row["events"]) if row["events"] else "not installed"
-        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+        if row["installed"] or row["shared"] or row["scope"] == "user":
+            lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
     return lines
 
 
@@ -442,10 +460,26 @@ def reindexed(result: Any) -> str:
 # --------------------------------------------------------------------------- failures
 
 
-def internal_error(exc: BaseException, log: Any) -> None:
+USAGE_HINT = "see `reflect-git --help` or `reflect-git COMMAND --help`"
+
+
+def failure(message: str, hint: str | None, exit_code: int, as_json: bool) -> None:
+    """A failed command: ``error:``/``hint:`` on stderr; under ``--json`` also ONE document
+    ``{"error", "hint", "exit_code"}`` on stdout (the whole of stdout a script reads), unless
+    the command already printed its document, which then reports the failure itself (route)."""
+    error(message, hint)
+    if as_json and not _Run.documents:
+        write_json({"error": message, "hint": hint, "exit_code": exit_code})
+
+
+def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
     where = f" (traceback in {log})" if log else ""
-    echo(f"error: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+    message = f"internal error: {type(exc).__name__}: {exc}"
+    echo(f"error: {message}{where}", err=True)
+    if as_json and not _Run.documents:
+        hint = f"the traceback is in {log}" if log else None
+        write_json({"error": message, "hint": hint, "exit_code": 3})
 
 
 def usage_error(message: str) -> None:
-    error(message, "see `reflect-git --help` or `reflect-git COMMAND --help`")
+    error(message, USAGE_HINT)
