@@ -182,7 +182,9 @@ _PLACEHOLDER_WORDS = frozenset(
         "baz",
     ]
 )
-_FILLER = re.compile(r"x{4,}|\*{3,}|\.{3}|…|#{4,}|0{8,}", re.IGNORECASE)
+_FILLER = re.compile(
+    r"x{4,}|(?:^|[_.\-])x{3}(?:$|[_.\-])|\*{3,}|\.{3}|…|#{4,}|0{8,}", re.IGNORECASE
+)
 _TEMPLATE = re.compile(r"^[$%&@]|\$\{|\{\{|\$\(|<[^>]*>|\[\[|^\{[A-Za-z_]")
 _STRIP = "\"'` \t"
 
@@ -258,7 +260,7 @@ def _key_kind(key: str) -> str | None:
     return None
 
 
-def _assignment_ok(key: str, value: str) -> bool:
+def _assignment_ok(key: str, value: str, sep: str = ":") -> bool:
     kind = _key_kind(key)
     if kind is None or is_placeholder(value):
         return False
@@ -267,7 +269,8 @@ def _assignment_ok(key: str, value: str) -> bool:
     quoted = value[:1] in "\"'`"
     if _bare(value).isdigit():
         return kind == "strong" and len(_bare(value)) >= 4
-    return quoted or not _word_like(value) or len(_bare(value)) >= 12
+    env_style = sep == "=" and key.isupper()  # PGPASSWORD=letmein: a shell assignment
+    return quoted or env_style or not _word_like(value) or len(_bare(value)) >= 12
 
 
 def _prose(m: re.Match[str]) -> bool:
@@ -345,7 +348,7 @@ _KEY_WORDS += ("pin", "otp", "pat")
 _KEY_WORDS += ("contrase", "hmac", "sig", "auth", "dsn")
 # After a key: an optional closing quote or bracket, the assignment, the value.
 _ASSIGN_TAIL = re.compile(
-    r"(?P<rest>[a-z0-9_.\-]{0,60})[\"'\]]{0,2}[ \t]*(?::=|=>|=|:)[ \t]*(?P<v>" + _VALUE + r")"
+    r"(?P<rest>[a-z0-9_.\-]{0,60})[\"'\]]{0,2}[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?P<v>" + _VALUE + r")"
 )
 
 
@@ -366,7 +369,7 @@ def _assignments(text: str, low: str) -> Iterator[tuple[int, int]]:
             if m is not None and start not in seen and not _inside_word(low, start):
                 key = text[start : m.end("rest")]
                 vs, ve = m.span("v")
-                if _assignment_ok(key, text[vs:ve]):
+                if _assignment_ok(key, text[vs:ve], m.group("sep")):
                     seen.add(start)
                     yield vs, ve
             at = low.find(word, at + 1)
