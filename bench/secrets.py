@@ -61,7 +61,9 @@ def measure(tmp: Path) -> dict[str, int]:
     _git("-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "notes", cwd=kb)
     _code, out = _run(["--kb", str(kb), "--json", "check"])
     problems = json.loads(out[: out.rfind("}") + 1])["problems"]
-    found = {p["file"] for p in problems if "secret" in p["message"] or "<redacted>" in p["message"]}
+    found = {
+        p["file"] for p in problems if "secret" in p["message"] or "<redacted>" in p["message"]
+    }
     leaked_in_output = sum(e["secret"] in out for e in positives)
     # add: each shape as a file; refused means exit 1 and nothing committed
     kb2 = tmp / "add-kb"

@@ -268,3 +268,29 @@ def test_update_and_import_refuse_a_secret(kb: Path, tmp_path: Path, cli) -> Non
     assert "lrn-leak" not in git("ls-tree", "-r", "--name-only", "HEAD", cwd=kb)
     skipped = json.loads(res.out).get("skipped", [])
     assert any(secrets.MASK in str(s) for s in skipped)
+
+
+# --------------------------------------------------------------------------- the drain
+
+
+def test_the_prompt_masks_hand_written_learnings_and_split_key_blocks(tmp_path: Path) -> None:
+    from reflectgit.workflows.drain import cascade
+
+    token = "glpat-9xY2kLmN4pQrStUvWx7z"
+    prepared = cascade.Prepared(
+        text="user: fine", related=[cascade.Related("lrn-a", "Deploy", f"use {token}", 3)]
+    )
+    assert token not in cascade.build_prompt(prepared)
+    # A key pasted in one message is masked whole before the message is cut into lines.
+    body = ["MIIEowIBAAKCAQEAx8" + "Qz9" * 15, "k2Lp8Vb4Nc7" * 5]
+    pem = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(body) + "\n-----END RSA PRIVATE KEY-----"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "Set up the env, it uses pip."}},
+        {"type": "user", "message": {"role": "user", "content": f"Here is the key:\n{pem}"}},
+        {"type": "user", "message": {"role": "user", "content": "No, use uv instead of pip."}},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    prepared = cascade.prepare(str(path))
+    assert prepared.text and "uv instead of pip" in prepared.text
+    assert all(line not in prepared.text for line in body)

@@ -242,11 +242,15 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_SECRET_KEYS = frozenset({"pwd", "oldpwd"})  # the shell's working directories
 
 
+_KEY_SPLIT = re.compile(r"[_.\-\s\"'\]]+")
+
+
+@lru_cache(maxsize=4096)
 def _key_kind(key: str) -> str | None:
     """``strong`` / ``weak`` / None for the name a value is assigned to."""
     if key.lower() in _NOT_SECRET_KEYS:
         return None
-    parts = [p for p in re.split(r"[_.\-\s]+", _CAMEL.sub("_", key)) if p]
+    parts = [p for p in _KEY_SPLIT.split(_CAMEL.sub("_", key)) if p]
     if not parts:
         return None
     last = parts[-1].lower()
@@ -813,12 +817,22 @@ def body_findings(body: str, origin: Origin | None) -> list[Located]:
     return [Located("body", f.kind, first + f.line - 1, f.column) for f in scan(body)]
 
 
+def _quick_clear(data: Mapping[str, Any], body: str = "") -> bool:
+    """No secret anywhere (one scan of all the values at once: the common case, and cheap)."""
+    joined = "\n".join(f"{path[-1] if path else ''}: {text}" for path, text in _leaves(data))
+    return not has_secret(joined + "\n" + body)
+
+
 def note_findings(note: Note) -> list[Located]:
     """Every secret in a note: frontmatter values (with their field) and the body."""
+    if _quick_clear(note.frontmatter, note.body):
+        return []
     return data_findings(note.frontmatter, note.origin) + body_findings(note.body, note.origin)
 
 
 def sidecar_findings(sidecar: Sidecar) -> list[Located]:
+    if _quick_clear(sidecar.data):
+        return []
     return data_findings(sidecar.data, sidecar.origin)
 
 

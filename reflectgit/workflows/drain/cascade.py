@@ -345,7 +345,7 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
         for r in prepared.related:
             rule = f" | rule: {r.rule}" if r.rule else ""
             lines.append(f"- id: {r.id} | title: {r.title}{rule}")
-        parts.append("\n".join(lines))
+        parts.append(scrub_secrets("\n".join(lines)))  # hand-written notes may hold one
     return "\n\n".join(parts) + "\n"
 
 
