@@ -108,6 +108,8 @@ def test_positive_table(text: str, kind: str) -> None:
         "mysql -u root -p billing",
         "docker run -u 1000:1000 img",
         "https://user@example.com/repo.git",
+        "mysql -h db -P3306 -uroot billing",
+        "pass --token\nThen run the tests",
     ],
 )
 def test_negative_table(text: str) -> None:

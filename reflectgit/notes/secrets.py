@@ -597,13 +597,13 @@ def rules() -> tuple[Rule, ...]:
         Rule(
             "command-password",
             c(
-                r"\bcurl\b[^\n]{0,1000}?\s(?:-u|--user)(?:\s+|=)\s*['\"]?[^\s:'\"]+:"
+                r"\bcurl\b[^\n]{0,1000}?\s(?:-u|--user)(?:[ \t]+|=)[ \t]*['\"]?[^\s:'\"]+:"
                 r"(?P<v>[^\s'\"]+)"
                 r"|\b(?:docker|podman|helm|nerdctl)\s+(?:registry\s+)?login\b[^\n]{0,1000}?\s"
-                r"(?:-p|--password)(?:\s+|=)\s*(?P<d>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
-                r"|\bmysql(?:dump|admin|import|sh|check)?\b[^\n]{0,1000}?\s-p"
+                r"(?:-p|--password)(?:[ \t]+|=)[ \t]*(?P<d>\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"
+                r"|\bmysql(?:dump|admin|import|sh|check)?\b[^\n]{0,1000}?\s(?-i:-p)"
                 r"(?P<m>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"-][^\s'\"]*)"
-                r"|\bsshpass\s+-p\s*(?P<s>\S+)",
+                r"|\bsshpass[ \t]+-p[ \t]*(?P<s>\S+)",
                 i,
             ),
             ("curl", "docker", "podman", "helm", "nerdctl", "mysql", "sshpass"),
@@ -615,7 +615,7 @@ def rules() -> tuple[Rule, ...]:
             c(
                 r"(?<![\w-])--?(?P<f>password|passwd|pass|pwd|token|api-?key|access-token|"
                 r"auth-token|secret|client-secret|secret-key|pin|otp)(?![\w-])"
-                r"(?:\s*=\s*|\s+)(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'`]+)",
+                r"(?:[ \t]*=[ \t]*|[ \t]+)(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'`]+)",
                 i,
             ),
             (
