@@ -142,11 +142,13 @@ def validate_source(src: SourceNote) -> list[str]:
     knowledge branch as medium (the reference's rule), where review shows the problem and
     approve refuses it until it is fixed. Those problems come back as notes.
     """
+    from reflectgit.notes import secrets
     from reflectgit.notes.schema import validate_note, validate_sidecar_bytes
 
     problems = validate_note(src.note, src.source)
     if src.sidecar is not None:
         problems += validate_sidecar_bytes(src.sidecar, sidecar_path_for(src.source))
+    problems += secrets.source_problems(src.note, src.sidecar, src.source)  # never pushed
     errors = [p for p in problems if p.severity == "error" and p.field != "confidence"]
     warnings = [
         f"{p.field}: {p.message} (fix it before the branch is approved)"
@@ -158,7 +160,9 @@ def validate_source(src: SourceNote) -> list[str]:
         raise NoteError(
             f"{first.file}:{first.line}:{first.column}: {first.field + ': ' if first.field else ''}"
             f"{first.message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
-            hint=f"fix the note (`reflect-git validate {src.source}`), then route it again",
+            hint=secrets.HINT
+            if secrets.MASK in first.message
+            else f"fix the note (`reflect-git validate {src.source}`), then route it again",
             line=first.line,
             column=first.column,
             field=first.field,

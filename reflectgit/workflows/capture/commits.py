@@ -413,7 +413,8 @@ class Capture:
             return None
         if "\nReflect-Git:" in "\n" + info["message"]:
             return None  # our own commits are never captured
-        subject, _, body = info["message"].partition("\n")
+        # Masked whole before the split: a key block cut across subject and body still counts.
+        subject, _, body = clean(info["message"]).partition("\n")
         record = CommitRecord(
             sha=info["sha"],
             branch=branch if branch not in (None, "", "HEAD") else info["branch"],
