@@ -274,10 +274,14 @@ def test_missing_confidence_routes_as_medium(
     external.write_bytes(note_bytes("Loose note", None))
     result = routing.route(kb.config(), str(external))
     assert result.tier == "medium" and result.route == "branch"
-    assert "routed as medium" in result.notes[0]
-    assert "no pull request opened" in result.notes[-1]  # no forge for a git:// host
+    assert result.notes[0] == "normalised confidence: (missing) -> medium"
+    assert any("no pull request opened" in n for n in result.notes)  # no forge for git://
     # placed by its id (lrn-loose-note), not by the file name it was saved under
     assert team.files(result.branch or "") == ["README.md", "documents/lrn-loose-note.md"]
+    pushed = team.git("show", f"{result.branch}:documents/lrn-loose-note.md").encode()
+    assert pushed == external.read_bytes().replace(b"tags:", b"tags:", 1).replace(
+        b"\n---\nBody", b"\nconfidence: medium\n---\nBody"
+    )
 
 
 def test_dry_run_does_nothing(git_daemon: GitDaemon, kb_factory, cli) -> None:

@@ -281,6 +281,29 @@ def review_items(items: Sequence[Any]) -> list[str]:
     return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
 
 
+def queue_items(items: Sequence[Any]) -> list[str]:
+    """``review queue list`` (route's part of render)."""
+    out = []
+    for item in items:
+        where = item.source if item.present else f"{item.source} (missing)"
+        out.append(
+            f"{item.slug}: {item.title} [{(item.confidence or '?').upper()}] "
+            f"id {item.id or '?'}, {where}, queued {item.queued_at or '?'}"
+        )
+    return out or ["the review queue is empty"]
+
+
+def queue_changed(result: Any) -> list[str]:
+    """``review queue promote|drop``."""
+    if result.action == "promote":
+        out = [f"promoted {result.id} to {result.confidence}; removed {result.pointer}"]
+    else:
+        out = [f"dropped {result.pointer} (the note {result.id or '?'} stays as it is)"]
+    out.append(f"commit: {result.commit}")
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
 def reviewed(result: Any) -> list[str]:
     if result.action == "approve":
         how = "fast-forward" if result.fast_forward else "merge commit"
