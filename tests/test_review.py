@@ -280,3 +280,47 @@ def test_a_routed_note_loses_its_pointer_in_one_commit(git_daemon, kb_factory, c
     head = git("rev-parse", "HEAD", cwd=kb.path)
     assert routing.route(kb.config(), other).pushed
     assert git("rev-parse", "HEAD", cwd=kb.path) == head
+
+
+# ---------------------------------------------------------------------------- Gitea / Forgejo
+
+
+def test_gitea_approve_merges_through_the_api(
+    git_daemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
+    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    assert not forge.autodetect_manual_merge  # as on a real Gitea, by default
+    routed = routing.route(kb.config(), kb.add("Use WAL mode", "medium"))
+    [pr] = forge.prs["acme/team"]
+    assert pr.title.startswith("WIP: ")
+
+    res = cli("--kb", str(kb.path), "--json", "review", "approve", routed.branch)
+
+    assert res.code == 0, res
+    doc = res.json()
+    assert doc["merged_by"] == "gitea" and doc["pushed"] and doc["deleted"]
+    merge_calls = [c for c in forge.calls("POST") if c[1].endswith(f"/pulls/{pr.number}/merge")]
+    assert merge_calls and merge_calls[0][2]["Do"] == "merge"
+    assert merge_calls[0][2]["head_commit_id"] == routed.commit  # exactly the reviewed tip
+    assert forge.state_of("acme/team", pr) == "merged" and not pr.title.startswith("WIP")
+    heads = team.heads()
+    assert routed.branch not in heads
+    team.git("merge-base", "--is-ancestor", routed.commit, "main")  # raises unless merged
+    assert f"the forge shows pull request #{pr.number} as merged" in doc["notes"]
+
+
+def test_gitea_refusing_the_merge_leaves_main_and_the_branch(
+    git_daemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
+    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    routed = routing.route(kb.config(), kb.add("Use WAL mode", "medium"))
+    heads = team.heads()
+    forge.merge_refusal = (405, "Not allowed to merge: branch protection")
+
+    res = cli("--kb", str(kb.path), "review", "approve", routed.branch)
+
+    assert res.code == 1
+    assert "refused to merge pull request #1" in res.err and "branch protection" in res.err
+    assert "nothing was merged or pushed" in res.err
+    assert team.heads() == heads  # main untouched, the branch (and its open PR) still there
+    assert forge.state_of("acme/team", forge.prs["acme/team"][0]) == "open"

@@ -307,6 +307,8 @@ def queue_changed(result: Any) -> list[str]:
 def reviewed(result: Any) -> list[str]:
     if result.action == "approve":
         how = "fast-forward" if result.fast_forward else "merge commit"
+        if getattr(result, "merged_by", None):
+            how = f"merged through the {result.merged_by} API,"
         out = [f"approved {result.branch}: {how} {result.commit or ''}".rstrip()]
         out.append(f"pushed to main: {'yes' if result.pushed else 'no'}")
     else:

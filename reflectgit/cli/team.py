@@ -94,6 +94,10 @@ def route_command(
     render.emit(ctx, result.to_json(), render.routed(result))
     if result.error:
         raise RemoteError(result.error, hint=result.hint)
+    if result.pr_error:
+        from reflectgit.errors import ForgeError
+
+        raise ForgeError(result.pr_error, hint=result.pr_hint)
 
 
 @review_app.command("list")

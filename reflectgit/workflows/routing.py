@@ -294,11 +294,14 @@ class RouteResult:
     hint: str | None = None
     conflict: dict[str, Any] | None = None  # a different note under this id on the team's main
     forced: bool = False
+    pr_error: str | None = None  # the branch is pushed, but its pull request failed
+    pr_hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "conflict": self.conflict,
             "forced": self.forced,
+            "pr_error": self.pr_error,
             "route": self.route,
             "id": self.id,
             "title": self.title,
@@ -777,7 +780,7 @@ def _ensure_pr(
         result.notes.append(f"no pull request: {exc.message}")
         return
     if choice.forge is None:
-        manual = manual_pr_url(url, result.branch, team.branch, choice.provider)
+        manual = manual_pr_url(url, result.branch, team.branch, choice.provider, settings)
         result.notes.append(
             f"no pull request opened ({choice.reason}); open it by hand"
             + (f": {manual}" if manual else f" from {result.branch} into {team.branch}")
@@ -793,11 +796,23 @@ def _ensure_pr(
             )
             result.notes.append(f"opened draft pull request #{pr.number} ({choice.reason})")
         result.pr_url = pr.url
-    except ForgeError as exc:
-        manual = manual_pr_url(url, result.branch, team.branch, choice.provider)
+    except (ForgeError, KeyError, TypeError, ValueError) as exc:
+        # The branch is on the team remote already: a forge that fails (or answers nonsense)
+        # is reported with what was pushed and how to finish, never a crash.
+        why = exc.message if isinstance(exc, ForgeError) else f"unexpected answer ({exc!r})"
+        manual = manual_pr_url(url, result.branch, team.branch, choice.provider, settings)
+        pushed = f" (commit {result.commit[:10]})" if result.commit else ""
         result.notes.append(
-            f"the branch is pushed but the pull request failed: {exc.message}; "
+            f"the branch {result.branch} is pushed{pushed} but the pull request failed: {why}; "
             f"open it by hand{': ' + manual if manual else ''}, or run `reflect-git route {src.id}` again"
+        )
+        result.pr_error = (
+            f"the branch {result.branch} is pushed{pushed}, but no pull request was opened: {why}"
+        )
+        result.pr_hint = (
+            (exc.hint + "; then " if isinstance(exc, ForgeError) and exc.hint else "")
+            + (f"open it by hand at {manual}" if manual else "open it by hand")
+            + f", or run `reflect-git route {src.id}` again (the branch is not pushed twice)"
         )
 
 
