@@ -61,6 +61,18 @@ def team_status_command(
     render.emit(ctx, result.to_json(), render.team_status(result))
 
 
+@team_app.command("guard")
+def team_guard_command(
+    ctx: typer.Context,
+    uninstall: bool = typer.Option(False, "--uninstall", help="Remove the guard."),
+) -> None:
+    """Clone layout: a pre-push hook that refuses to publish unreviewed notes to team main."""
+    from reflectgit.workflows import team
+
+    result = team.guard(globals_of(ctx).config(), uninstall=uninstall)
+    render.emit(ctx, result.to_json(), render.guarded(result))
+
+
 @commands.command("route")
 def route_command(
     ctx: typer.Context,
