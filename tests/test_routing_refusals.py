@@ -187,7 +187,8 @@ def test_a_high_route_never_overwrites_a_teammates_note(
     assert doc["conflict"]["commit"] == main
     assert any(n.startswith("would refuse: ") for n in doc["notes"])
     text = cli("--kb", str(kb.path), "route", str(mine), "--dry-run")
-    assert "conflict: documents/lrn-pool-prefill.md on the team's main" in text.out
+    assert "would refuse: documents/lrn-pool-prefill.md on the team's main" in text.out
+    assert "hint: compare the two" in text.out and text.code == 0
 
     res = cli("--kb", str(kb.path), "route", str(mine))
     assert res.code == 1

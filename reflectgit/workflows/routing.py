@@ -336,8 +336,8 @@ class RouteResult:
         if self.pr_url:
             out.append(f"pull request: {self.pr_url}")
         out += [f"note: {n}" for n in self.notes]
-        if self.conflict and self.dry_run and not self.forced:
-            out.append(f"conflict: {self.conflict['message']}")
+        if self.conflict and self.dry_run and not self.forced and self.hint:
+            out.append(f"hint: {self.hint}")
         return out
 
 
