@@ -267,3 +267,38 @@ def test_a_note_that_is_not_on_main_is_no_conflict(git_daemon: GitDaemon, kb_fac
     note_id = kb.add("Brand new", "high")
     result = routing.route(kb.config(), note_id)
     assert result.pushed and result.conflict is None and not result.forced
+
+
+def test_normalise_confidence_changes_one_line_only() -> None:
+    from reflectgit.notes.note import parse_note
+
+    cases = {
+        "confidence: H\n": "confidence: high\n",
+        'confidence: "m"  # unsure\n': "confidence: medium  # unsure\n",
+        "confidence:\n": "confidence: medium\n",
+        "confidence: \n": "confidence: medium\n",
+        "confidence: ~\n": "confidence: medium\n",
+        "confidence_num: 0.9\n": "confidence_num: 0.9\nconfidence: high\n",
+        "": "confidence: medium\n",
+    }
+    for line, expected in cases.items():
+        data = f"---\nid: x\ntitle: T\n{line}created: 2026-01-01\n---\nbody\n".encode()
+        if not line:
+            data = b"---\nid: x\ntitle: T\ncreated: 2026-01-01\n---\nbody\n"
+        fixed, changed = routing.normalise_confidence(data, parse_note(data))
+        want = (
+            data.decode().replace(line, expected, 1)
+            if line
+            else ("---\nid: x\ntitle: T\ncreated: 2026-01-01\nconfidence: medium\n---\nbody\n")
+        )
+        if line.startswith("confidence_num"):
+            want = data.decode().replace(
+                "created: 2026-01-01\n", "created: 2026-01-01\nconfidence: high\n"
+            )
+        assert fixed.decode() == want, (line, fixed)
+        assert changed, line
+    # negatives: canonical tiers and values the reader cannot read are left alone
+    for value in ("high", "'low'", "maybe", "7"):
+        data = f"---\nid: x\ntitle: T\nconfidence: {value}\n---\nbody\n".encode()
+        fixed, changed = routing.normalise_confidence(data, parse_note(data))
+        assert fixed == data and changed == [], value

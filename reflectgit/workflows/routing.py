@@ -245,9 +245,7 @@ def normalise_confidence(data: bytes, note: Note) -> tuple[bytes, list[str]]:
             match = _CONFIDENCE_LINE.search(front)
             if match is None:
                 return data, []
-            new_front = front[: match.start("value")] + tier + front[match.end("value") :]
-            if not match.group("value"):
-                new_front = front[: match.end("value")] + " " + tier + front[match.end("value") :]
+            new_front = front[: match.start()] + f"confidence: {tier}" + front[match.end("value") :]
         else:
             new_front = front + ("" if not front or front.endswith("\n") else eol)
             new_front += f"confidence: {tier}{eol}"
