@@ -302,3 +302,29 @@ def test_normalise_confidence_changes_one_line_only() -> None:
         data = f"---\nid: x\ntitle: T\nconfidence: {value}\n---\nbody\n".encode()
         fixed, changed = routing.normalise_confidence(data, parse_note(data))
         assert fixed == data and changed == [], value
+
+
+def test_an_id_a_hand_named_file_on_main_already_uses_is_refused_even_with_force(
+    git_daemon: GitDaemon, kb_factory, tmp_path: Path, cli
+) -> None:
+    team = git_daemon.new_repo()
+    mention = NOTE.format(conf="high").replace("lrn-pool-prefill", "lrn-mention")
+    main = team.seed(
+        {
+            "documents/pool notes.md": NOTE.format(conf="high"),  # pushed by hand
+            "documents/lrn-mention.md": mention + "See lrn-unrelated.\n",
+        }
+    )
+    kb = kb_factory(team)
+    mine = _write(tmp_path / "mine.md", NOTE.format(conf="high").replace("Warm", "Also warm"))
+    for extra in ((), ("--force",), ("--dry-run",)):
+        res = cli("--kb", str(kb.path), "route", str(mine), *extra)
+        assert res.code == 1, (extra, res)
+        assert "already used on the team's main by documents/pool notes.md" in res.err
+    assert team.heads() == {"main": main}
+    # an id that another note only mentions in its text is no twin
+    other = _write(
+        tmp_path / "other.md",
+        NOTE.format(conf="high").replace("id: lrn-pool-prefill", "id: lrn-unrelated"),
+    )
+    assert routing.route(kb.config(), str(other)).pushed

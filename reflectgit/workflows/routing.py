@@ -426,6 +426,35 @@ def conflict_on(store: Any, src: SourceNote, rev: str | None) -> dict[str, Any] 
     }
 
 
+def id_elsewhere(store: Any, src: SourceNote, rev: str | None) -> str | None:
+    """Another file on ``rev`` whose note has this id (a hand-named file): routing would make
+    two notes with one id, which ``check`` rejects on main."""
+    if rev is None:
+        return None
+    needle = src.id.encode("utf-8")
+    for path, blob in sorted(store.list_files(DOCUMENTS, rev=rev).items()):
+        if path == src.team_path or not path.endswith(".md") or path.count("/") != 1:
+            continue
+        data = store.read_blob(blob)
+        if needle not in data:
+            continue
+        try:
+            if parse_note(data, path).id == src.id:
+                return str(path)
+        except NoteError:
+            continue
+    return None
+
+
+def _refuse_twin(src: SourceNote, other: str) -> None:
+    raise ConflictError(
+        f"the id {src.id} is already used on the team's main by {other}; routing "
+        f"{src.team_path} would make two notes with one id (nothing was pushed)",
+        hint=f"compare with {other}: if it is the same learning, update that note; "
+        "otherwise give yours another id",
+    )
+
+
 def conflict_hint(src: SourceNote) -> str:
     return (
         f"compare the two, then route yours for review (`reflect-git route {src.id} --review`: "
@@ -510,6 +539,9 @@ def _to_main(
                 remote.fetch_objects(team.branch)  # objects only: no ref moves in a dry run
         except RemoteError as exc:
             return _fail(result, src, exc)
+        other = id_elsewhere(store, src, tip)
+        if other is not None:
+            _refuse_twin(src, other)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
             _refuse_conflict(result, src, conflict)
@@ -541,6 +573,9 @@ def _to_main(
             )
             drop_pointers(cfg, src, result)
             return result
+        other = id_elsewhere(store, src, base)
+        if other is not None:
+            _refuse_twin(src, other)
         conflict = conflict_on(store, src, base)
         if conflict is not None and not force:
             result.attempts.append(
