@@ -214,18 +214,44 @@ def exported(result: Any) -> str:
 
 def status_lines(st: Any) -> list[str]:
     n, t = st.notes, st.tiers
-    return [
-        f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
-        f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
-        f"{n['review_queue']} in review-queue",
-        f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
-        + (f", {t['unknown']} unknown" if t["unknown"] else ""),
-        f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
-        f"index:    {st.index}",
-        "hooks:    "
-        + ", ".join(f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()),
-        f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
-    ] + ([f"pending:  {st.pending}"] if st.pending else [])
+    return (
+        [
+            f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
+            f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
+            f"{n['review_queue']} in review-queue",
+            f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
+            + (f", {t['unknown']} unknown" if t["unknown"] else ""),
+            f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
+            f"index:    {st.index}",
+            "hooks:    "
+            + ", ".join(
+                f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()
+            ),
+            f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
+        ]
+        + ([f"pending:  {st.pending}"] if st.pending else [])
+        + publish_lines(st.publish)
+    )
+
+
+def publish_lines(pub: Any) -> list[str]:
+    """``status`` in the clone layout: what `git push` would publish (route's part of render)."""
+    if not pub:
+        return []
+    where = f"{pub['remote']}/{pub['branch']}"
+    if not pub["notes"]:
+        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
+    out = [f"publish:  `git push` would change {len(pub['notes'])} note(s) on {where}:"]
+    for note in pub["notes"]:
+        flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
+        out.append(f"  {note['change']:<8} {note['path']} [{(note['tier'] or '?').upper()}]{flag}")
+    if pub["unreviewed"]:
+        out.append(
+            "  the pre-push guard refuses that push"
+            if pub["guard"]
+            else "  no pre-push guard: `reflect-git team guard` makes git refuse that push"
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- validation
@@ -293,9 +319,42 @@ def review_items(items: Sequence[Any]) -> list[str]:
     return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
 
 
+def guarded(result: Any) -> list[str]:
+    """``team guard``."""
+    out = [f"pre-push guard {result.action}: {result.hook}"]
+    if result.chained:
+        out.append(f"chained: {result.chained} (runs first)")
+    return out
+
+
+def queue_items(items: Sequence[Any]) -> list[str]:
+    """``review queue list`` (route's part of render)."""
+    out = []
+    for item in items:
+        where = item.source if item.present else f"{item.source} (missing)"
+        out.append(
+            f"{item.slug}: {item.title} [{(item.confidence or '?').upper()}] "
+            f"id {item.id or '?'}, {where}, queued {item.queued_at or '?'}"
+        )
+    return out or ["the review queue is empty"]
+
+
+def queue_changed(result: Any) -> list[str]:
+    """``review queue promote|drop``."""
+    if result.action == "promote":
+        out = [f"promoted {result.id} to {result.confidence}; removed {result.pointer}"]
+    else:
+        out = [f"dropped {result.pointer} (the note {result.id or '?'} stays as it is)"]
+    out.append(f"commit: {result.commit}")
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
 def reviewed(result: Any) -> list[str]:
     if result.action == "approve":
         how = "fast-forward" if result.fast_forward else "merge commit"
+        if getattr(result, "merged_by", None):
+            how = f"merged through the {result.merged_by} API,"
         out = [f"approved {result.branch}: {how} {result.commit or ''}".rstrip()]
         out.append(f"pushed to main: {'yes' if result.pushed else 'no'}")
     else:
