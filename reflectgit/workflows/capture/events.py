@@ -159,8 +159,9 @@ def detect_harness(event: str, payload: Mapping[str, Any]) -> str:
     if isinstance(declared, str) and declared in HARNESSES:
         return declared
     if event in COPILOT_EVENTS or any(
-        k in payload for k in ("sessionId", "toolName", "toolArgs", "toolResult", "tool_result")
-    ):
+        k in payload
+        for k in ("sessionId", "toolName", "toolArgs", "toolResult", "tool_result", "timestamp")
+    ):  # Claude Code and Codex payloads carry no timestamp; both Copilot forms do
         return "copilot"
     if event == "codex-notify" or "turn_id" in payload or "thread-id" in payload:
         return "codex"
