@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.notes.privacy import clean, clean_data
-from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, safe_session
+from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
     from reflectgit.notes import testruns
@@ -928,7 +928,7 @@ class AgentEvents:
             name, message = None, error
         context = payload.get("errorContext") or payload.get("error_context")
         row = {
-            "ts": self.cap.clock(),
+            "ts": iso(self.cap.clock()),
             "harness": payload.get("harness"),
             "session_id": session,
             "cwd": payload.get("cwd") if isinstance(payload.get("cwd"), str) else None,
@@ -1039,6 +1039,7 @@ def _evidence(output: str, lines: int = 12) -> str:
         if line.strip()
         and not set(line.strip()) <= set("=-_ ")
         and not line.startswith("platform ")
+        and not re.match(r"^Exit code -?\d+$", line.strip())  # Claude Code's error prefix
     ]
     interesting = [
         line
