@@ -205,6 +205,8 @@ def test_failures_in(output, failures):
         ("pytest tests/test_a.py::test_x", "pytest tests/test_a.py", True),
         ("pytest tests/unit/test_a.py", "uv run pytest tests", True),
         ("go test ./pkg/parse", "go test ./...", True),
+        ("pytest ./tests/test_a.py", "pytest tests/", True),
+        ("go test ./pkg/...", "go test ./...", True),
         ("pytest", "pytest tests/test_b.py", False),  # narrower: another file
         ("pytest tests/test_a.py", "pytest tests/test_b.py", False),
         ("pytest", "pytest -k test_x", False),  # a name filter is narrower

@@ -280,7 +280,9 @@ def _target(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             elif word in _VALUE_OPTIONS:
                 skip_next = True
             continue
-        paths.append(word.rstrip("/") or "/")
+        if word.startswith("./") and word != "./...":
+            word = word[2:]  # ./tests and tests are one target
+        paths.append(word.rstrip("/") or ".")
     return tuple(sorted(set(paths))), tuple(sorted(set(filters)))
 
 
