@@ -10,7 +10,7 @@ import pytest
 
 from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
-from reflectgit.workflows.capture.events import AgentEvents, correction_in, permission_reply
+from reflectgit.workflows.capture.events import AgentEvents, correction_in
 from tests.conftest import git
 from tests.fixtures_capture import (
     EVENTS,
@@ -83,15 +83,12 @@ def test_loop_then_correction(kb, transcripts):
     assert "watcher_reason: loop" in text
 
 
-def test_permission_replies(kb, transcripts):
+def test_prompts_after_permission_requests_are_not_answers(kb, transcripts):
+    # The dialog answers a permission request; "only for this repo" or "no" typed as the next
+    # prompt is about something else and writes nothing.
     replay("permissions.json", transcripts)
-    fronts = list(_fronts(kb).values())
-    assert len(fronts) == 3
-    tiers = sorted(f.split("confidence: ")[1].split("\n")[0] for f in fronts)
-    assert tiers == ["high", "medium", "medium"]
-    scoped = next(f for f in fronts if "rm -rf build/" in f)
-    assert "confidence: high" in scoped and "scope: scoped" in scoped
-    assert len(subjects(kb)) == 4  # one commit per note, plus init
+    assert notes(kb) == {}
+    assert subjects(kb) == ["init"]
 
 
 def test_todos_write_medium_notes_with_duration(kb, transcripts):
@@ -183,13 +180,6 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
     events = [
         dict(
             base,
-            hook_event_name="PermissionRequest",
-            tool_name="Bash",
-            tool_input={"command": secret_cmd},
-        ),
-        dict(base, hook_event_name="UserPromptSubmit", prompt="always"),
-        dict(
-            base,
             hook_event_name="PostToolUseFailure",
             tool_name="Bash",
             tool_input={"command": secret_cmd},
@@ -216,7 +206,7 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
     ]
     for event in events:
         assert run_hook(event["hook_event_name"], json.dumps(event)).returncode == 0
-    assert len(notes(kb)) == 2  # the permission and the correction
+    assert len(notes(kb)) == 1  # the correction
     assert len(queue_entries(kb)) == 1
     haystack = all_objects(kb) + every_state_file(kb)
     for leak in LEAKS:
@@ -251,13 +241,7 @@ def test_hook_entry_points_import_little(kb, transcripts):
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_permission_reply_classification():
-    assert permission_reply("yes always").scope == "always"
-    assert permission_reply("no never").scope == "never"
-    assert permission_reply("only for this repo").scope == "scoped"
-    assert permission_reply("yes").confidence == "medium"
-    assert permission_reply("no").decision == "deny"
-    assert permission_reply("please refactor the module first") is None
+def test_correction_phrases():
     assert correction_in("ok, what next?") is None
     assert correction_in("you should have run the tests")
 
@@ -354,25 +338,6 @@ def test_todo_note_lists_files_touched_and_duration(kb):
     (text,) = notes(kb).values()
     assert "confidence: medium" in text and "duration_seconds: 300" in text
     assert "/w/src/client.py" in text and "Took about 5 min" in text
-
-
-def test_permission_notification_arms_and_always_is_high(kb):
-    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=FakeClock()))
-    sid = "s-perm"
-    events.handle(
-        "Notification",
-        {
-            "session_id": sid,
-            "notification_type": "permission_prompt",
-            "message": "Claude needs your permission to use Bash",
-        },
-    )
-    events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "yes, always"})
-    (text,) = notes(kb).values()
-    assert "confidence: high" in text and "scope: always" in text
-    # single-shot: the next prompt is not read as a permission reply
-    events.handle("UserPromptSubmit", {"session_id": sid, "prompt": "no"})
-    assert len(notes(kb)) == 1
 
 
 def test_an_invalid_capture_is_never_committed(kb, monkeypatch):

@@ -136,10 +136,20 @@ def capture_idle(ctx: typer.Context) -> None:
 
 @commands.command("hook", context_settings={"allow_extra_args": True})
 def hook(
-    event: str = typer.Argument(..., help="The harness event (PostToolUse, Stop, ...)."),
-    payload: str | None = typer.Argument(None, help="The payload, when not on stdin (Codex)."),
+    event: str = typer.Argument(
+        ..., help="The harness event (PostToolUse, Stop, postToolUse, ...)."
+    ),
+    payload: str | None = typer.Argument(
+        None, help="The payload, when not on stdin (Codex notify)."
+    ),
+    harness: str | None = typer.Option(
+        None,
+        "--harness",
+        help="Who sends the event: claude, codex or copilot (default: read from the payload).",
+    ),
 ) -> None:
     """An agent hook: reads the event's JSON on stdin, never fails the caller."""
     from reflectgit.hooks.agent import main as hook_main
 
-    hook_main([event] + ([payload] if payload else []))
+    extra = ["--harness", harness] if harness else []
+    hook_main([event, *extra] + ([payload] if payload else []))

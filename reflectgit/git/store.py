@@ -40,7 +40,7 @@ from reflectgit.errors import (
     ReflectGitError,
     storage_error,
 )
-from reflectgit.git import safety
+from reflectgit.git import lockwait, safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
@@ -483,6 +483,7 @@ class Store:
     def lock(self, timeout: float = 60.0) -> Iterator[None]:
         """The KB-wide write lock: an OS file lock, released by the kernel if we die."""
         path = self.common_dir / LOCK_NAME
+        timeout = lockwait.limit(timeout) or 0.0  # a hook bounds every wait (git/lockwait.py)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             deadline = time.monotonic() + timeout

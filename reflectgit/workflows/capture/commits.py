@@ -15,7 +15,6 @@ first. Heavy modules (dulwich, YAML, the schema) are imported only when a note i
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -591,9 +590,11 @@ def terminal_transcripts(state_dir: Path) -> set[str]:
 
 @contextlib.contextmanager
 def _flock(path: Path) -> Iterator[None]:
+    from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
+
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lockwait.acquire(fd, lockwait.limit(None), path.name)
         yield
     finally:
         os.close(fd)

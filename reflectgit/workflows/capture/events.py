@@ -1,20 +1,30 @@
 """Agent-harness events turned into captures: deterministic notes, watchers, queue entries.
 
-One function per event. State between events lives in the state directory, one JSON file per
-session and kind (``capture/armed``, ``permission-armed``, ``test-state``, ``loops``,
-``todo-state``, ``sessions``). Notes are written only when the event is unambiguous:
+``normalise`` first reads the payload the way its harness sends it (Claude Code, Codex, the
+Copilot CLI in camelCase or its VS Code form: field names, types, event names) into one shape.
+Then one function per event. State between events lives in the state directory, one JSON file
+per session and kind (``capture/armed``, ``permission-armed``, ``test-state``, ``loops``,
+``todo-state``, ``sessions``); every kind has a TTL that is checked when the state is read.
+Notes are written only when the event is unambiguous:
 
-- tests go from N failures to 0: high (``test-fix``);
+- a test runner goes from N failures to 0, the same runner over the same or a wider target:
+  high (``test-fix``); a failing run is read from ``PostToolUseFailure.error``, a passing one
+  from a ``PostToolUse`` (success is the absence of failure: no exit-code field exists);
 - a failure, a loop or a test regression arms a watcher; a correcting next prompt writes a
   low note (``correction``); the watcher expires after 10 minutes;
-- a todo item completed: medium (``todo-done``), with duration and files touched;
-- a reply to a permission request: high for always/never/scoped, medium for a one-off;
+- a todo item completed (``TodoWrite``, ``TaskCreate``/``TaskUpdate``): medium (``todo-done``);
+- a permission dialog answered with "don't ask again": high (``permission``), only when the
+  rule the dialog offered is found in the settings file it names; a one-off answer, a prompt
+  that happens to say "yes", and the ``permission_prompt`` Notification write nothing;
 - tests green after several failing runs promote the session's earlier hook notes one tier.
+
+Copilot's ``errorOccurred`` is recorded as a breadcrumb in ``logs/errors.jsonl``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import zlib
 from collections.abc import Mapping
@@ -22,16 +32,46 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.notes.privacy import clean
-from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, safe_session
+from reflectgit.notes.privacy import clean, clean_data
+from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
     from reflectgit.notes import testruns
 
 WATCHER_TTL = 600.0
+PERMISSION_TTL = 1800.0  # a dialog may wait a while for its answer, not forever
+STATE_TTL = 6 * 3600.0
+TTL = {"armed": WATCHER_TTL, "permission-armed": PERMISSION_TTL}  # every other kind: STATE_TTL
 PROMOTE_AFTER_FAILING_RUNS = 2
 EVIDENCE_CAP = 600
-EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"}
+OUTPUT_CAP = 256 * 1024  # of a tool's output, what the test-run parsers read (the tail)
+EDIT_TOOLS = {
+    "Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch",  # Claude Code, Codex
+    "edit", "create", "str_replace_editor",  # Copilot CLI
+}  # fmt: skip
+TODO_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "update_todo"}
+HARNESSES = ("claude", "codex", "copilot")
+# Copilot CLI camelCase event names (its hooks reference) -> the event we handle.
+COPILOT_EVENTS = {
+    "sessionStart": "SessionStart",
+    "sessionEnd": "SessionEnd",
+    "userPromptSubmitted": "UserPromptSubmit",
+    "preToolUse": "PreToolUse",
+    "postToolUse": "PostToolUse",
+    "postToolUseFailure": "PostToolUseFailure",
+    "agentStop": "Stop",
+    "subagentStart": "SubagentStart",
+    "subagentStop": "SubagentStop",
+    "preCompact": "PreCompact",
+    "notification": "Notification",
+    "permissionRequest": "PermissionRequest",
+    "errorOccurred": "ErrorOccurred",
+}
+ERRORS_FILE = "errors.jsonl"
+ERRORS_MAX_BYTES = 1_000_000
+# Claude Code's answer when the person rejects a tool call in the permission dialog.
+_REJECTED = r"^(?:Error: )?The user doesn'?t want to proceed with this tool use"
+_CODEX_EXIT = r"^Process exited with code (-?\d+)\s*$"
 
 QUEUE_TRIGGERS = {
     "Stop": "stop",
@@ -53,14 +93,6 @@ _CORRECTION = (
     r"|\bstop\s+(?:doing|using|running)\b"
     r"|\bthat'?s\s+(?:wrong|not right|incorrect)\b"
 )
-_ALWAYS = r"^\s*(?:yes,?\s+)?(?:always|always allow|allow always|yes to all)\b"
-_NEVER = r"^\s*(?:no,?\s+)?(?:never|don'?t ever|never allow|deny always)\b"
-_SCOPED = (
-    r"^\s*(?:yes,?\s+)?(?:only|just)\s+(?:for|in|on|within|under|when)\b.*"
-    r"|^\s*(?:yes,?\s+)?(?:for|in)\s+this\s+(?:repo|project|directory|folder|branch|session)\s+only\b"
-)
-_YES = r"^\s*(?:y|yes|yep|yeah|ok|okay|sure|go ahead|allow|approve|approved|do it)\s*[.!]*\s*$"
-_NO = r"^\s*(?:n|no|nope|deny|denied|don'?t|do not|stop|cancel)\s*[.!]*\s*$"
 
 
 @dataclass(frozen=True)
@@ -70,24 +102,6 @@ class Reply:
     decision: str  # allow | deny
     scope: str  # always | never | scoped | once
     confidence: str
-
-
-def permission_reply(prompt: str) -> Reply | None:
-    """Classify a prompt as a permission reply, or None when it is something else."""
-    text = prompt.strip()
-    if not text or len(text) > 200:
-        return None
-    if re.match(_NEVER, text, re.I):
-        return Reply("deny", "never", "high")
-    if re.match(_ALWAYS, text, re.I):
-        return Reply("allow", "always", "high")
-    if re.match(_SCOPED, text, re.I):
-        return Reply("allow", "scoped", "high")
-    if re.match(_YES, text, re.I):
-        return Reply("allow", "once", "medium")
-    if re.match(_NO, text, re.I):
-        return Reply("deny", "once", "medium")
-    return None
 
 
 def correction_in(prompt: str) -> re.Match[str] | None:
@@ -117,39 +131,6 @@ def _command(tool_input: Any) -> str:
     return ""
 
 
-def _response_text(response: Any) -> str:
-    if isinstance(response, str):
-        return response
-    if isinstance(response, Mapping):
-        parts = [response.get(k) for k in ("stdout", "stderr", "output", "content", "error")]
-        return "\n".join(p for p in parts if isinstance(p, str) and p)
-    return ""
-
-
-def _failed(event: str, payload: Mapping[str, Any]) -> bool:
-    """The reference's failure rule: non-zero exit, is_error, an error field, or Bash stderr only."""
-    if event == "PostToolUseFailure":
-        return True
-    if payload.get("error"):
-        return True
-    response = payload.get("tool_response")
-    if not isinstance(response, Mapping):
-        return False
-    if response.get("is_error") is True or response.get("error"):
-        return True
-    for key in ("exit_code", "exitCode", "returncode", "status"):
-        code = response.get(key)
-        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-            return True
-    stdout, stderr = response.get("stdout"), response.get("stderr")
-    return (
-        payload.get("tool_name") == "Bash"
-        and isinstance(stderr, str)
-        and bool(stderr.strip())
-        and not (isinstance(stdout, str) and stdout.strip())
-    )
-
-
 def _project(payload: Mapping[str, Any]) -> str | None:
     cwd = payload.get("cwd")
     return Path(cwd).name if isinstance(cwd, str) and cwd else None
@@ -169,25 +150,129 @@ def _sig(tool: str, tool_input: Any) -> str:
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
 
 
+# --------------------------------------------------------------------------- payloads
+
+
+def detect_harness(event: str, payload: Mapping[str, Any]) -> str:
+    """Which harness sent this payload, from its shape (when ``--harness`` did not say)."""
+    declared = payload.get("harness")
+    if isinstance(declared, str) and declared in HARNESSES:
+        return declared
+    if event in COPILOT_EVENTS or any(
+        k in payload
+        for k in ("sessionId", "toolName", "toolArgs", "toolResult", "tool_result", "timestamp")
+    ):  # Claude Code and Codex payloads carry no timestamp; both Copilot forms do
+        return "copilot"
+    if event == "codex-notify" or "turn_id" in payload or "thread-id" in payload:
+        return "codex"
+    if isinstance(payload.get("tool_response"), str):
+        return "codex"  # Claude Code's tool_response is an object
+    return "claude"
+
+
+def normalise(event: str, payload: Mapping[str, Any], harness: str | None = None) -> dict[str, Any]:
+    """The payload in one shape whatever the harness: Claude Code's field names, plus
+    ``event``, ``harness``, ``_output`` (the tool's text: stdout and stderr, or the error)
+    and ``_failed`` (True, False, or None when the tool neither succeeded nor failed)."""
+    name = payload.get("hook_event_name")
+    if isinstance(name, str) and name and event in ("", "auto"):
+        event = name
+    event = COPILOT_EVENTS.get(event, event)
+    who = harness if harness in HARNESSES else detect_harness(event, payload)
+    out: dict[str, Any] = dict(payload)
+
+    def first(*keys: str) -> Any:
+        for key in keys:
+            value = payload.get(key)
+            if value not in (None, ""):
+                return value
+        return None
+
+    out["event"] = event
+    out["harness"] = who
+    out["session_id"] = first("session_id", "sessionId")
+    path = first("transcript_path", "transcriptPath")
+    out["transcript_path"] = os.path.expanduser(path) if isinstance(path, str) else None
+    agent_path = payload.get("agent_transcript_path")
+    if isinstance(agent_path, str) and agent_path:
+        out["agent_transcript_path"] = os.path.expanduser(agent_path)
+    tool = first("tool_name", "toolName")
+    out["tool_name"] = tool if isinstance(tool, str) else None
+    tool_input = first("tool_input", "toolArgs")
+    if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
+        try:
+            tool_input = json.loads(tool_input)
+        except ValueError:
+            tool_input = {"command": tool_input}
+    out["tool_input"] = tool_input
+    output, failed = _outcome(event, payload)
+    out["_output"] = output[-OUTPUT_CAP:]
+    out["_failed"] = failed
+    return out
+
+
+def _outcome(event: str, payload: Mapping[str, Any]) -> tuple[str, bool | None]:
+    """What the tool printed and whether it failed, read the way each harness reports it."""
+    error = payload.get("error")
+    if event == "PostToolUseFailure":
+        # Claude Code and Copilot: the output is in `error`; there is no tool_response.
+        text = error if isinstance(error, str) else _text(error, OUTPUT_CAP)
+        if payload.get("is_interrupt") is True:
+            return text, None
+        return text, True
+    response = payload.get("tool_response")
+    result = payload.get("toolResult") or payload.get("tool_result")
+    if isinstance(result, Mapping):  # Copilot CLI (camelCase) and its VS Code form
+        text = result.get("textResultForLlm") or result.get("text_result_for_llm") or ""
+        kind = result.get("resultType") or result.get("result_type")
+        text = text if isinstance(text, str) else ""
+        if kind == "success":
+            return text, False
+        if kind in ("failure", "error"):
+            return text, True
+        return text, None  # "denied": the tool never ran
+    if isinstance(response, str):  # Codex: a header, then the output
+        code = re.search(_CODEX_EXIT, response, re.MULTILINE)
+        _, sep, body = response.partition("\nOutput:\n")
+        text = body if sep else response
+        if code:
+            return text, int(code.group(1)) != 0
+        return text, False
+    if isinstance(response, Mapping):  # Claude Code
+        parts = [response.get(k) for k in ("stdout", "stderr", "output", "content", "error")]
+        text = "\n".join(p for p in parts if isinstance(p, str) and p)
+        if response.get("is_error") is True or (error and isinstance(error, str)):
+            return text, True
+        if response.get("interrupted") is True:
+            return text, None
+        return text, False  # success is the absence of failure: no exit-code field exists
+    if isinstance(error, str) and error:
+        return error, True
+    return "", None if response is None else False
+
+
 # --------------------------------------------------------------------------- the events
 
 
 class AgentEvents:
     """Dispatch one harness event to its handler; returns what to print on stdout (or None)."""
 
-    def __init__(self, cap: Capture) -> None:
+    def __init__(self, cap: Capture, harness: str | None = None) -> None:
         self.cap = cap
+        self.harness = harness  # `--harness` on the command line; None: from the payload
 
     def handle(self, event: str, payload: Mapping[str, Any]) -> str | None:
+        payload = normalise(event, payload, self.harness)
+        event = payload["event"]
         session = safe_session(payload.get("session_id"))
-        name = payload.get("hook_event_name")
-        if isinstance(name, str) and name and name != event:
-            event = name if event in ("", "auto") else event
         if event == "SubagentStop":
             self.subagent_stop(payload, session)
             return "{}"
         if event == "codex-notify":
             self.codex_notify(payload)
+            return None
+        if event == "ErrorOccurred":
+            self.error_occurred(payload, session)
             return None
         if session is None:
             self.cap.log(event, "skip", "payload without a usable session_id")
@@ -197,15 +282,42 @@ class AgentEvents:
             return None
         # Parallel tool calls fire concurrent hooks for one session: serialise its state.
         with self.cap.session_lock(session):
+            self._remember_transcript(payload, session)
             if event in ("PostToolUse", "PostToolUseFailure"):
                 self.post_tool_use(event, payload, session)
             elif event == "UserPromptSubmit":
                 self.user_prompt(payload, session)
-            elif event in ("PermissionRequest", "Notification"):
+            elif event in ("PermissionRequest", "Notification", "PermissionDenied"):
                 self.permission_request(event, payload, session)
             else:
                 self.cap.log(event, "ignored", "", session)
         return None
+
+    # ------------------------------------------------------------------ state with a TTL
+
+    def _load(self, kind: str, session: str) -> dict[str, Any] | None:
+        """Per-session state, or None when there is none or it is older than its TTL."""
+        data = self.cap.load(kind, session)
+        if data is None:
+            return None
+        saved = data.get("saved")
+        ttl = TTL.get(kind, STATE_TTL)
+        if not isinstance(saved, (int, float)) or self.cap.clock() - float(saved) > ttl:
+            self.cap.drop(kind, session)
+            self.cap.log("state", "expired", kind, session)
+            return None
+        return data
+
+    def _save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
+        self.cap.save(kind, session, {**data, "saved": self.cap.clock()}, scrub=scrub)
+
+    def _remember_transcript(self, payload: Mapping[str, Any], session: str) -> None:
+        """Copilot's sessionEnd names no transcript: keep the last one the session gave."""
+        path = payload.get("transcript_path")
+        if isinstance(path, str) and path:
+            known = self._load("transcript", session)
+            if known is None or known.get("path") != path:
+                self._save("transcript", session, {"path": path})
 
     # ------------------------------------------------------------------ PostToolUse
 
@@ -213,36 +325,38 @@ class AgentEvents:
         tool = payload.get("tool_name")
         tool = tool if isinstance(tool, str) else "?"
         tool_input = payload.get("tool_input")
-        response = payload.get("tool_response")
+        output: str = payload.get("_output") or ""
+        failed = payload.get("_failed")
+        self._permission_outcome(payload, session, tool, tool_input, output, failed)
         if tool in EDIT_TOOLS and isinstance(tool_input, Mapping):
             self._touched(session, tool_input)
-        if tool == "TodoWrite" and isinstance(tool_input, Mapping):
-            self._todos(payload, session, tool_input)
+        if tool in TODO_TOOLS and isinstance(tool_input, Mapping):
+            self._todos(payload, session, tool, tool_input)
         reasons: list[str] = []
         run = None
         command = _command(tool_input)
-        if command:
+        if command and failed is not None:
             from reflectgit.notes import testruns
 
-            run = testruns.read_run(command, _response_text(response))
+            run = testruns.read_run(command, output)
         if run is not None:
-            reasons.extend(self._test_run(payload, session, run, command, response))
+            reasons.extend(self._test_run(payload, session, run, command, output))
         if self._looping(session, tool, tool_input):
             reasons.append("loop")
-        if _failed(event, payload):
+        if failed:
             reasons.append("failure")
         if reasons:
-            self._arm(session, reasons[0], tool, tool_input, payload.get("error") or response)
+            self._arm(session, reasons[0], tool, tool_input, output)
 
     def _arm(self, session: str, reason: str, tool: str, tool_input: Any, response: Any) -> None:
-        self.cap.save(
+        self._save(
             "armed",
             session,
             {
                 "reason": reason,
                 "tool": tool,
                 "input": _text(_command(tool_input) or tool_input),
-                "response": _text(_response_text(response) or response),
+                "response": _text(response),
                 "ts": self.cap.clock(),
             },
         )
@@ -255,20 +369,20 @@ class AgentEvents:
         if not isinstance(path, str):
             return
         for kind in ("todo-state", "test-state"):
-            state = self.cap.load(kind, session)
+            state = self._load(kind, session)
             if state is None:
                 continue
             files = [f for f in state.get("files", []) if isinstance(f, str)]
             if path not in files:
                 files.append(path)
             state["files"] = files[-50:]
-            self.cap.save(kind, session, state)
+            self._save(kind, session, state)
 
     def _looping(self, session: str, tool: str, tool_input: Any) -> bool:
-        state = self.cap.load("loops", session) or {}
+        state = self._load("loops", session) or {}
         recent = [s for s in state.get("recent", []) if isinstance(s, str)][-3:]
         recent.append(_sig(tool, tool_input))
-        self.cap.save("loops", session, {"recent": recent}, scrub=False)
+        self._save("loops", session, {"recent": recent}, scrub=False)
         if len(recent) >= 3 and recent[-1] == recent[-2] == recent[-3]:
             return True
         return (
@@ -284,37 +398,65 @@ class AgentEvents:
         session: str,
         run: testruns.TestRun,
         command: str,
-        response: Any,
+        output: str,
     ) -> list[str]:
-        state = self.cap.load("test-state", session) or {}
-        last = state.get("failures")
-        failing_runs = int(state.get("failing_runs", 0) or 0)
-        output = _response_text(response)
+        """Track failing runs per runner; a covering green run of the same runner is a fix."""
         from reflectgit.notes import testruns
 
+        state = self._load("test-state", session) or {}
+        failing: dict[str, Any] = dict(state.get("failing") or {})
+        green = [r for r in state.get("green", []) if isinstance(r, str)]
+        files = [f for f in state.get("files", []) if isinstance(f, str)]
+        known = failing.get(run.runner)
         reasons: list[str] = []
         if run.failures > 0:
-            if last == 0:
-                reasons.append("test-regression")
-            if not last:
-                state["first_failure"] = {
-                    "failures": run.failures,
-                    "tests": testruns.failing_tests(output),
-                    "evidence": _evidence(output),
-                    "command": _text(command, 200),
-                    "ts": self.cap.clock(),
+            if known is None:
+                if run.runner in green:
+                    reasons.append("test-regression")
+                known = {
+                    "first_failure": {
+                        "failures": run.failures,
+                        "tests": testruns.failing_tests(output),
+                        "evidence": _evidence(output),
+                        "command": _text(command, 200),
+                        "ts": self.cap.clock(),
+                    },
+                    "target": list(run.target),
+                    "filters": list(run.filters),
+                    "failing_runs": 0,
                 }
-                state["files"] = []
-            state["failing_runs"] = failing_runs + 1
-            state["failures"] = run.failures
-            self.cap.save("test-state", session, state)
+                if not failing:
+                    files = []
+            else:
+                known["target"] = _union(known.get("target"), run.target)
+                if list(run.filters) != known.get("filters"):
+                    known["filters"] = []
+            known["failing_runs"] = int(known.get("failing_runs", 0) or 0) + 1
+            known["failures"] = run.failures
+            failing[run.runner] = known
+            self._save("test-state", session, {"failing": failing, "green": green, "files": files})
             return reasons
-        # Green.
-        if isinstance(last, int) and last > 0:
-            self._write_test_fix(payload, session, run, command, state)
-            if failing_runs >= PROMOTE_AFTER_FAILING_RUNS:
-                self._promote(session, failing_runs)
-        self.cap.save("test-state", session, {"failures": 0, "failing_runs": 0, "files": []})
+        # Green: a fix only of what this runner failed, over the same or a wider target.
+        if run.runner not in green:
+            green.append(run.runner)
+        if known is not None:
+            before = testruns.TestRun(
+                run.runner,
+                int(known.get("failures") or 1),
+                0,
+                tuple(known.get("target") or ()),
+                tuple(known.get("filters") or ()),
+            )
+            if testruns.covers(run, before):
+                failing.pop(run.runner)
+                self._write_test_fix(payload, session, run, command, {**known, "files": files})
+                runs = int(known.get("failing_runs", 0) or 0)
+                if runs >= PROMOTE_AFTER_FAILING_RUNS:
+                    self._promote(session, runs)
+                files = [] if not failing else files
+            else:
+                self.cap.log("PostToolUse", "green:narrower", run.runner, session)
+        self._save("test-state", session, {"failing": failing, "green": green, "files": files})
         return reasons
 
     def _write_test_fix(
@@ -393,25 +535,24 @@ class AgentEvents:
         self.cap.log("PostToolUse", "promoted", ",".join(written.ids), session)
 
     def _todos(
-        self, payload: Mapping[str, Any], session: str, tool_input: Mapping[str, Any]
+        self, payload: Mapping[str, Any], session: str, tool: str, tool_input: Mapping[str, Any]
     ) -> None:
-        todos = tool_input.get("todos")
-        if not isinstance(todos, list):
-            return
-        state = self.cap.load("todo-state", session) or {}
-        items: dict[str, Any] = state.get("items") if isinstance(state.get("items"), dict) else {}  # type: ignore[assignment]
+        """TodoWrite sends the whole list; TaskCreate adds one task, TaskUpdate changes one."""
+        state = self._load("todo-state", session) or {}
+        raw_items = state.get("items")
+        items: dict[str, Any] = dict(raw_items) if isinstance(raw_items, dict) else {}
+        raw_ids = state.get("ids")
+        ids: dict[str, str] = dict(raw_ids) if isinstance(raw_ids, dict) else {}
         files = [f for f in state.get("files", []) if isinstance(f, str)]
+        changes = _todo_changes(tool, tool_input, payload.get("tool_response"), items, ids)
+        if changes is None:
+            return
         now = self.cap.clock()
         drafts = []
-        for todo in todos:
-            if not isinstance(todo, Mapping) or not isinstance(todo.get("content"), str):
-                continue
-            content = todo["content"].strip()
-            status = todo.get("status")
-            key = content
-            known = items.get(key)
+        for content, status in changes:
+            known = items.get(content)
             if known is None:
-                items[key] = {"status": status, "since": now}
+                items[content] = {"status": status, "since": now}
                 continue
             if status == "completed" and known.get("status") != "completed":
                 started = float(known.get("since") or now)
@@ -420,7 +561,11 @@ class AgentEvents:
                 known["status"] = status
                 if status == "in_progress":
                     known["since"] = now
-        self.cap.save("todo-state", session, {"items": items, "files": files if not drafts else []})
+        self._save(
+            "todo-state",
+            session,
+            {"items": items, "ids": ids, "files": files if not drafts else []},
+        )
         if drafts:
             written = self.cap.write_notes(drafts)
             self.cap.log("PostToolUse", "note:todo-done", ",".join(written.ids), session)
@@ -455,88 +600,145 @@ class AgentEvents:
             },
         )
 
-    # ------------------------------------------------------------------ prompts and permissions
+    # ------------------------------------------------------------------ permissions
 
     def permission_request(self, event: str, payload: Mapping[str, Any], session: str) -> None:
+        """Remember the dialog's request; its outcome comes with the tool call that follows.
+
+        The ``permission_prompt`` Notification only says a dialog is showing (the request is
+        already remembered), so it changes nothing; ``PermissionDenied`` is a rule's or the
+        auto-mode classifier's decision, not a person's, so it only closes the request.
+        """
         tool = payload.get("tool_name")
         tool_input = payload.get("tool_input")
         if event == "Notification":
-            message = payload.get("message")
             kind = payload.get("notification_type")
-            if not (
-                kind == "permission_prompt"
-                or (isinstance(message, str) and "permission" in message.lower())
-            ):
-                return
-            if not isinstance(tool, str) and isinstance(message, str):
-                m = re.search(r"permission to use (\S+)", message)
-                tool = m.group(1) if m else None
-        self.cap.save(
-            "permission-armed",
-            session,
+            if kind == "permission_prompt":
+                self.cap.log(event, "seen:permission-prompt", "", session)
+            return
+        pending = self._pending_permissions(session)
+        sig = _sig(str(tool), tool_input)
+        pending = [p for p in pending if p.get("sig") != sig]
+        if event == "PermissionDenied":
+            self._save("permission-armed", session, {"requests": pending})
+            self.cap.log(event, "permission:denied-by-rule", str(tool), session)
+            return
+        suggestions = payload.get("permission_suggestions")
+        pending.append(
             {
                 "tool": tool if isinstance(tool, str) else "?",
                 "command": _text(_command(tool_input) or tool_input, 300),
+                "sig": sig,
+                "suggestions": suggestions if isinstance(suggestions, list) else [],
                 "ts": self.cap.clock(),
-            },
+            }
         )
+        self._save("permission-armed", session, {"requests": pending[-10:]})
         self.cap.log(event, "armed:permission", str(tool), session)
 
-    def user_prompt(self, payload: Mapping[str, Any], session: str) -> None:
-        prompt = payload.get("prompt")
-        if not isinstance(prompt, str):
+    def _pending_permissions(self, session: str) -> list[dict[str, Any]]:
+        state = self._load("permission-armed", session) or {}
+        now = self.cap.clock()
+        return [
+            p
+            for p in state.get("requests", [])
+            if isinstance(p, dict) and now - float(p.get("ts") or 0) <= PERMISSION_TTL
+        ]
+
+    def _permission_outcome(
+        self,
+        payload: Mapping[str, Any],
+        session: str,
+        tool: str,
+        tool_input: Any,
+        output: str,
+        failed: bool | None,
+    ) -> None:
+        """The tool call a dialog asked about: it ran (allowed) or was rejected (denied)."""
+        if self.cap.load("permission-armed", session) is None:
             return
-        asked = self.cap.load("permission-armed", session)
-        if asked is not None:
-            self.cap.drop("permission-armed", session)  # single-shot
-            reply = permission_reply(prompt)
-            if reply is not None:
-                self._permission_note(payload, session, asked, reply, prompt)
-                return
-        armed = self.cap.load("armed", session)
-        if armed is None:
+        pending = self._pending_permissions(session)
+        sig = _sig(tool, tool_input)
+        asked = next((p for p in pending if p.get("sig") == sig), None)
+        if asked is None:
             return
-        if self.cap.clock() - float(armed.get("ts") or 0) > WATCHER_TTL:
-            self.cap.drop("armed", session)
-            self.cap.log("UserPromptSubmit", "watcher-expired", "", session)
-            return
-        match = correction_in(prompt)
-        if match is None:
-            return  # the watcher lingers until it expires
-        self.cap.drop("armed", session)
-        self._correction_note(payload, session, armed, prompt, match)
+        pending.remove(asked)
+        self._save("permission-armed", session, {"requests": pending})
+        rejected = bool(failed) and re.search(_REJECTED, output.strip(), re.I) is not None
+        decision = "deny" if rejected else "allow"
+        if failed is None and not rejected:
+            return  # interrupted: no answer to read
+        rule = self._persisted_rule(payload, asked, decision)
+        if rule is None:
+            self.cap.log("PostToolUse", f"permission:{decision}-once", tool, session)
+            return  # a one-off answer: the harness asks again next time, nothing to learn
+        self._permission_note(payload, session, asked, decision, rule)
+
+    def _persisted_rule(
+        self, payload: Mapping[str, Any], asked: Mapping[str, Any], decision: str
+    ) -> tuple[str, str] | None:
+        """(rule, destination) when the dialog's "don't ask again" rule is now in the settings
+        file it names (Claude Code writes it there before the tool runs), else None."""
+        from reflectgit.workflows.transcript_file import read_small_file
+
+        cwd = payload.get("cwd")
+        places = {
+            "userSettings": self.cap.cfg.home / ".claude" / "settings.json",
+        }
+        if isinstance(cwd, str) and os.path.isabs(cwd):
+            places["projectSettings"] = Path(cwd) / ".claude" / "settings.json"
+            places["localSettings"] = Path(cwd) / ".claude" / "settings.local.json"
+        for suggestion in asked.get("suggestions") or []:
+            if not isinstance(suggestion, Mapping) or suggestion.get("type") != "addRules":
+                continue
+            if suggestion.get("behavior") != decision:
+                continue
+            where = suggestion.get("destination")
+            path = places.get(where) if isinstance(where, str) else None
+            data = read_small_file(path) if path is not None else None
+            try:
+                settings = json.loads(data) if data else None
+            except ValueError:
+                settings = None
+            perms = settings.get("permissions") if isinstance(settings, dict) else None
+            listed = perms.get(decision) if isinstance(perms, dict) else None
+            if not isinstance(listed, list):
+                continue
+            for rule in suggestion.get("rules") or []:
+                if not isinstance(rule, Mapping) or not isinstance(rule.get("toolName"), str):
+                    continue
+                content = rule.get("ruleContent")
+                text = f"{rule['toolName']}({content})" if content else rule["toolName"]
+                if text in listed:
+                    return text, str(where)
+        return None
 
     def _permission_note(
         self,
         payload: Mapping[str, Any],
         session: str,
         asked: Mapping[str, Any],
-        reply: Reply,
-        prompt: str,
+        decision: str,
+        persisted: tuple[str, str],
     ) -> None:
         tool = str(asked.get("tool") or "?")
         command = str(asked.get("command") or "")
+        rule_text, destination = persisted
+        reply = Reply(decision, "always" if decision == "allow" else "never", "high")
         what = f"{tool} `{command}`" if command else tool
-        said = _text(prompt.strip(), 200)
-        verb = "Allow" if reply.decision == "allow" else "Deny"
-        if reply.scope == "scoped":
-            title = f"Allow {what} {said}"
-            rule = f"{what}: allowed, {said}."
-        elif reply.scope in ("always", "never"):
-            title = f"{verb} {what} {reply.scope}"
-            rule = f"{what}: {reply.decision} {reply.scope}."
-        else:
-            title = f"{verb} {what} (one-off)"
-            rule = f"{what}: the user said {said!r} once; ask again next time."
+        verb = "Allow" if decision == "allow" else "Deny"
+        title = f"{verb} {what} {reply.scope}"
+        rule = f"{what}: {decision} {reply.scope} (`{rule_text}` in {destination})."
         project = _project(payload)
         body = (
-            "## Permission reply\n\n"
-            f"- Request: {what}\n- Reply: {said}\n- Decision: {reply.decision} ({reply.scope})\n"
+            "## Permission decision\n\n"
+            f"- Request: {what}\n- Answer in the dialog: {decision}, don't ask again\n"
+            f"- Rule saved: `{rule_text}` ({destination})\n"
             + (f"- Project: {project}\n" if project else "")
         )
         draft = NoteDraft(
             kind="permission",
-            event="UserPromptSubmit",
+            event="PostToolUse",
             slug=f"{reply.decision} {reply.scope} {tool} {command}",
             title=title,
             confidence=reply.confidence,
@@ -552,11 +754,32 @@ class AgentEvents:
                     "command": command,
                     "decision": reply.decision,
                     "scope": reply.scope,
+                    "rule": rule_text,
+                    "destination": destination,
                 },
             },
         )
         written = self.cap.write_notes([draft])
-        self.cap.log("UserPromptSubmit", "note:permission", ",".join(written.ids), session)
+        self.cap.log("PostToolUse", "note:permission", ",".join(written.ids), session)
+
+    # ------------------------------------------------------------------ prompts
+
+    def user_prompt(self, payload: Mapping[str, Any], session: str) -> None:
+        prompt = payload.get("prompt")
+        if not isinstance(prompt, str):
+            return
+        armed = self._load("armed", session)
+        if armed is None:
+            return
+        if self.cap.clock() - float(armed.get("ts") or 0) > WATCHER_TTL:
+            self.cap.drop("armed", session)
+            self.cap.log("UserPromptSubmit", "watcher-expired", "", session)
+            return
+        match = correction_in(prompt)
+        if match is None:
+            return  # the watcher lingers until it expires
+        self.cap.drop("armed", session)
+        self._correction_note(payload, session, armed, prompt, match)
 
     def _correction_note(
         self,
@@ -613,6 +836,8 @@ class AgentEvents:
 
     # ------------------------------------------------------------------ queue producers
 
+    # ------------------------------------------------------------------ queue producers
+
     def queue_producer(self, event: str, payload: Mapping[str, Any], session: str) -> None:
         if event == "PreCompact":
             if not self.cap.settings.auto_reflect:
@@ -626,7 +851,12 @@ class AgentEvents:
             self.cap.sweep()
         path = payload.get("transcript_path")
         if not isinstance(path, str) or not path:
+            known = self._load("transcript", session) or {}
+            path = known.get("path")
+        if not isinstance(path, str) or not path:
             self.cap.log(event, "skip", "no transcript_path", session)
+            return
+        if not self._regular(event, path, session):
             return
         cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
         queued = self.cap.enqueue(
@@ -634,10 +864,21 @@ class AgentEvents:
         )
         self._log_queued(event, session, queued)
 
+    def _regular(self, event: str, path: str, session: str | None) -> bool:
+        """Only a regular file is a transcript (a FIFO or a device would hang the reader)."""
+        from reflectgit.workflows.transcript_file import is_regular_file
+
+        if is_regular_file(path) or not os.path.lexists(path):
+            return True  # a missing file: the gate decides (it fails open)
+        self.cap.log(event, "skip", "transcript_path is not a regular file", session)
+        return False
+
     def subagent_stop(self, payload: Mapping[str, Any], session: str | None) -> None:
         path = payload.get("agent_transcript_path") or payload.get("transcript_path")
         if not isinstance(path, str) or not path:
             self.cap.log("SubagentStop", "skip", "no transcript path", session)
+            return
+        if not self._regular("SubagentStop", path, session):
             return
         agent_id = payload.get("agent_id")
         extra = {
@@ -678,15 +919,103 @@ class AgentEvents:
         )
         self._log_queued("codex-notify", thread, queued)
 
+    def error_occurred(self, payload: Mapping[str, Any], session: str | None) -> None:
+        """Copilot's ``errorOccurred``: one breadcrumb line in ``logs/errors.jsonl``."""
+        error = payload.get("error")
+        if isinstance(error, Mapping):
+            name, message = error.get("name"), error.get("message")
+        else:
+            name, message = None, error
+        context = payload.get("errorContext") or payload.get("error_context")
+        row = {
+            "ts": iso(self.cap.clock()),
+            "harness": payload.get("harness"),
+            "session_id": session,
+            "cwd": payload.get("cwd") if isinstance(payload.get("cwd"), str) else None,
+            "name": name if isinstance(name, str) else None,
+            "message": _text(message, 2000) if message is not None else None,
+            "context": context if isinstance(context, str) else None,
+            "recoverable": payload.get("recoverable")
+            if isinstance(payload.get("recoverable"), bool)
+            else None,
+        }
+        folder = self.cap.state_dir / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / ERRORS_FILE
+        if path.exists() and path.stat().st_size > ERRORS_MAX_BYTES:
+            os.replace(path, folder / (ERRORS_FILE + ".1"))
+        line = json.dumps(clean_data({k: v for k, v in row.items() if v is not None}))
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+        self.cap.log(
+            "ErrorOccurred",
+            "breadcrumb",
+            f"{row['name'] or ''} {row['context'] or ''}".strip(),
+            session,
+        )
+
     def _harness(self, payload: Mapping[str, Any]) -> str:
         harness = payload.get("harness")
-        return harness if isinstance(harness, str) and harness else "claude"
+        return harness if isinstance(harness, str) and harness in HARNESSES else "claude"
 
     def _log_queued(self, event: str, session: str | None, queued: Any) -> None:
         outcome = "queued" if queued.entry_id else "skip"
         self.cap.log(
             event, outcome, f"{queued.verdict.reason} {queued.entry_id or ''}".strip(), session
         )
+
+
+def _union(known: Any, target: tuple[str, ...]) -> list[str]:
+    """The target two failing runs cover together (() is the whole suite)."""
+    before = [t for t in known or [] if isinstance(t, str)] if isinstance(known, list) else []
+    if not before or not target:
+        return []
+    return sorted(set(before) | set(target))
+
+
+def _todo_changes(
+    tool: str,
+    tool_input: Mapping[str, Any],
+    response: Any,
+    items: Mapping[str, Any],
+    ids: dict[str, str],
+) -> list[tuple[str, Any]] | None:
+    """(content, status) pairs a todo tool call reports; None when it reports none."""
+    if tool in ("TodoWrite", "update_todo"):
+        todos = tool_input.get("todos")
+        if not isinstance(todos, list):
+            return None
+        return [
+            (t["content"].strip(), t.get("status"))
+            for t in todos
+            if isinstance(t, Mapping) and isinstance(t.get("content"), str)
+        ]
+    if tool == "TaskCreate":
+        subject = tool_input.get("subject")
+        if not isinstance(subject, str) or not subject.strip():
+            return None
+        task = response.get("task") if isinstance(response, Mapping) else None
+        task_id = task.get("id") if isinstance(task, Mapping) else None
+        if task_id is None and isinstance(response, str):
+            m = re.search(r"Task #?(\w+)", response)
+            task_id = m.group(1) if m else None
+        if task_id is None:
+            task_id = str(len(ids) + 1)  # Claude Code numbers a list's tasks 1, 2, ...
+        ids[str(task_id)] = subject.strip()
+        return [(subject.strip(), "pending")]
+    if tool == "TaskUpdate":
+        task_id = tool_input.get("taskId")
+        status = tool_input.get("status")
+        subject = ids.get(str(task_id)) if task_id is not None else None
+        new_subject = tool_input.get("subject")
+        if subject is None and isinstance(new_subject, str) and new_subject.strip():
+            subject = new_subject.strip()
+        if subject is None or not isinstance(status, str):
+            return None
+        if status == "deleted":
+            return []
+        return [(subject, status)]
+    return None
 
 
 def _symptom(evidence: str) -> str:
@@ -710,6 +1039,7 @@ def _evidence(output: str, lines: int = 12) -> str:
         if line.strip()
         and not set(line.strip()) <= set("=-_ ")
         and not line.startswith("platform ")
+        and not re.match(r"^Exit code -?\d+$", line.strip())  # Claude Code's error prefix
     ]
     interesting = [
         line
