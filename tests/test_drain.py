@@ -432,8 +432,9 @@ def test_drain_and_cost_commands(cli, tmp_path: Path, repo: Path, monkeypatch) -
     assert r.code == 0 and "(dry run)" in r.out
     r = cli("--kb", str(repo), "drain", "--json")
     assert r.code == 0, r
-    rows = r.json()
-    assert sorted(x["outcome"] for x in rows) == ["ok", "skip_no-signal"]
+    doc = r.json()
+    assert doc["status"] == "ran" and doc["writer"] == "heuristic"
+    assert sorted(x["outcome"] for x in doc["rows"]) == ["ok", "skip_no-signal"]
     r = cli("--kb", str(repo), "cost", "--by", "outcome")
     assert r.code == 0 and "skip_no-signal" in r.out and "total" in r.out
     for by in ("day", "transcript", "model", "writer"):

@@ -157,7 +157,6 @@ def test_missing_model_command_is_unknown_command(tmp_path: Path, repo: Path) ->
             "quarantine_oversized",
             0,
         ),
-        ("emit('Credit balance is too low', is_error=True)", "poison_writer_drift", 1),
         (
             f"emit({VALID!r}, usage={{'input_tokens': 2500000, 'output_tokens': 10}})",
             "poison_budget",

@@ -65,7 +65,8 @@ def safe_session(value: object) -> str | None:
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
-    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID`` (as config read them), else None."""
+    """The agent session the harness exported (``CLAUDE_CODE_SESSION_ID``, ``CODEX_THREAD_ID`` ...,
+    as config read them), else None."""
     return safe_session(settings.session_id)
 
 
@@ -382,7 +383,9 @@ class Capture:
             return (queue_dir / f"{entry_id(path)}.json").exists()
 
         def processed(path: str) -> bool:
-            return os.path.normpath(path) in terminal_transcripts(self.state_dir)
+            # Drained, and not grown since: Stop fires every turn, and a session's later
+            # turns (its end-of-session corrections) must reach the drain too.
+            return drained_as_is(self.state_dir, path)
 
         verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
         if not verdict.enqueue:
@@ -566,23 +569,42 @@ def _session_note_paths(snap: Any, session: str) -> list[str]:
 
 
 def _names_session(data: bytes, session: str) -> bool:
+    """Was this note made in ``session``: by a hook (``session_id``, or the session in
+    ``source_episodes``) or by the drain (``drain:<session>``; a Codex rollout's drain source
+    is its file stem, which ends with the thread id)? Confirmations by a session are not
+    counted: they live in ``provenance.source_memory_ids``, and the note is not that
+    session's."""
     from reflectgit.notes.note import parse_note
 
     try:
         front = parse_note(data).frontmatter
     except Exception:
         return False
+    if front.get("session_id") == session:
+        return True
     episodes = front.get("source_episodes")
-    return front.get("session_id") == session or (
-        isinstance(episodes, list) and session in episodes
+    if not isinstance(episodes, list):
+        return False
+    drained = f"drain:{session}"
+    return any(
+        isinstance(e, str)
+        and (e in (session, drained) or (e.startswith("drain:") and e.endswith(f"-{session}")))
+        for e in episodes
     )
 
 
-def terminal_transcripts(state_dir: Path) -> set[str]:
-    """Transcripts the drain's ledger marks as done (``dup-already-processed``)."""
-    from reflectgit.state.ledger import terminal_transcripts as from_ledger
+def drained_as_is(state_dir: Path, path: str) -> bool:
+    """Has the drain finished with this transcript, and has it not grown since?"""
+    from reflectgit.state.ledger import drained
 
-    return {os.path.normpath(p) for p in from_ledger(state_dir)}
+    done = drained(state_dir).get(os.path.normpath(path))
+    if done is None:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return True  # gone: nothing more to drain (the gate fails open on what it can read)
+    return done.covers(st.st_size, st.st_mtime)
 
 
 @contextlib.contextmanager
