@@ -202,12 +202,18 @@ class Capture:
     # ------------------------------------------------------------------ notes
 
     def write_notes(self, drafts: Sequence[NoteDraft]) -> Written:
-        """Validate the drafts and commit them as one commit, through the KB's mutation door."""
+        """Validate the drafts and commit them as one commit, through the KB's mutation door.
+
+        A draft whose rule a live note already states (the twin finder the drain uses too)
+        confirms that note instead of adding a twin; captured again in the same session it
+        changes nothing at all.
+        """
         if not drafts:
             return Written((), None)
         from reflectgit.git.store import write
-        from reflectgit.notes import messages
-        from reflectgit.notes.note import Note, new_id, render_note
+        from reflectgit.notes import edit, messages
+        from reflectgit.notes.note import Note, new_id, parse_note, render_note
+        from reflectgit.workflows.drain.kbview import KbView
         from reflectgit.workflows.kb import KnowledgeBase
         from reflectgit.workflows.kb.base import Edit, Snapshot, check_note
 
@@ -215,13 +221,26 @@ class Capture:
         first = drafts[0]
         source = f"capture:{first.event}"
 
-        def build(snap: Snapshot) -> Edit[list[str]]:
+        def build(snap: Snapshot) -> Edit[list[tuple[int, str, str]]]:
             taken: set[str] = set()
             changes = []
-            ids: list[str] = []
-            for draft in drafts:
+            done: list[tuple[int, str, str]] = []  # (draft index, note id, added|confirmed|known)
+            for index, draft in enumerate(drafts):
                 title = clean(draft.title).strip() or draft.kind
                 body = clean(draft.body)
+                rule = clean(str(draft.fields.get("rule") or ""))
+                twin = twins.find(title, rule)
+                found = snap.find(twin.id, ("live",), scan=False) if twin else None
+                if found is not None:
+                    known = parse_note(found.data, found.path)
+                    episodes = known.frontmatter.get("source_episodes")
+                    proof = draft.session or f"capture:{draft.event}"
+                    same = isinstance(episodes, list) and draft.session in episodes
+                    updated = None if same else edit.confirm(known, proof)
+                    if updated is not None:
+                        changes.append(write(found.path, render_note(updated)))
+                    done.append((index, found.id, "confirmed" if updated else "known"))
+                    continue
 
                 def exists(candidate: str) -> bool:
                     return candidate in taken or snap.exists(f"{DOCUMENTS}/{candidate}.md")
@@ -233,30 +252,38 @@ class Capture:
                 note = Note(self._frontmatter(draft, note_id, title, now), body)
                 check_note(note, f"{DOCUMENTS}/{note_id}.md")
                 changes.append(write(f"{DOCUMENTS}/{note_id}.md", render_note(note)))
-                ids.append(note_id)
+                done.append((index, note_id, "added"))
+                twins.add(note_id, title, rule)
+            if not changes:
+                return Edit(done)
+            ids = [nid for _, nid, how in done if how != "known"]
+            added = [drafts[i] for i, _, how in done if how == "added"]
             tier = first.confidence
-            subject = (
-                messages.knowledge_subject(clean(first.title), tier)
-                if len(drafts) == 1
-                else messages.chore_subject("add", f"{len(drafts)} captured learnings")
-            )
+            if len(added) == 1 and len(ids) == 1:
+                subject, op = messages.knowledge_subject(clean(added[0].title), tier), "add"
+            elif added:
+                subject = messages.chore_subject("add", f"{len(ids)} captured learnings")
+                op = "add"
+            else:
+                subject, op = messages.chore_subject("confirm", ", ".join(ids)), "confirm"
             msg = messages.build(
                 subject,
-                "add",
+                op,
                 ids,
-                confidence=tier,
+                confidence=tier if added else None,
                 source=source,
                 extra=[("Reflect-Session", first.session)] if first.session else (),
             )
-            return Edit(ids, changes, msg)
+            return Edit(done, changes, msg)
 
         with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
-            done = kb.mutate(build)
-        ids = done.value
-        for draft, note_id in zip(drafts, ids, strict=True):
-            if draft.session and draft.kind != "test-fix":
+            twins = KbView(kb.store, self.state_dir).twins()
+            result = kb.mutate(build)
+        for index, note_id, how in result.value:
+            draft = drafts[index]
+            if how == "added" and draft.session and draft.kind != "test-fix":
                 self._remember_note(draft.session, note_id)
-        return Written(tuple(ids), done.commit)
+        return Written(tuple(nid for _, nid, _ in result.value), result.commit)
 
     def _frontmatter(
         self, draft: NoteDraft, note_id: str, title: str, now: dt.datetime

@@ -755,6 +755,7 @@ class Drain:
             ctx,
             revision_ids=[] if prepared.bounded else prepared.revision_ids,
             exists=self.index.exists,
+            twins=self.index.twins(),
         )
         try:
             commit, applied = self._commit(entry, ctx, plan)
