@@ -462,6 +462,26 @@ class Capture:
             self.demote_for_revert(record)
         return record
 
+    def record_merge(self, repo: Path) -> CommitRecord | None:
+        """What git's post-merge hook runs: record the merge commit a clean ``git merge`` made.
+
+        git runs post-commit only for a merge whose conflicts were resolved and committed by
+        hand; a clean merge fires post-merge alone. Only a true merge made here is recorded
+        (two parents, the first one the HEAD before the merge, ``ORIG_HEAD``): a fast-forward
+        brings commits made elsewhere, which are no session's work here.
+        """
+        from reflectgit.git.repo_info import read_commit
+
+        head = read_commit(repo, "HEAD", self.cfg.env)
+        before = read_commit(repo, "ORIG_HEAD", self.cfg.env)
+        if head is None or len(head["parents"]) < 2:
+            self.log("post-merge", "skip", "not a merge commit (a fast-forward)")
+            return None
+        if before is None or head["parents"][0] != before["sha"]:
+            self.log("post-merge", "skip", "HEAD is not the merge just made")
+            return None
+        return self.record_commit(repo, head["sha"])
+
     def commits(self) -> list[dict[str, Any]]:
         """Every recorded commit (unreadable lines skipped)."""
         path = self.state_dir / COMMITS_FILE
