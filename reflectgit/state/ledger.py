@@ -96,11 +96,12 @@ class Drained:
     def covers(self, size: int, mtime: float | None = None) -> bool:
         """Does this row cover the transcript as it is now (it did not grow since)?
 
-        A row that recorded the size covers the file while it is no bigger; a row from
-        before sizes were recorded covers it while the file is no newer than the row.
+        A row that recorded the size covers the file while it has that size (bigger: the
+        session went on; smaller: the file was replaced, read it afresh); a row from before
+        sizes were recorded covers it while the file is no newer than the row.
         """
         if self.size is not None:
-            return size <= self.size
+            return size == self.size
         return self.at is not None and mtime is not None and mtime <= self.at
 
 

@@ -106,15 +106,19 @@ def slice_lines(
     *,
     context: int = CONTEXT,
     cap: int = SLICE_CAP,
+    floor: int = 0,
 ) -> list[Chunk]:
     """Chunks of ``context`` lines around each signal, merged, at most ``cap`` characters.
+
+    No chunk reaches back before line ``floor`` (what an earlier drain already read).
 
     Over the cap, chunks holding a HIGH signal and later chunks win (corrections cluster at the
     end of a session); the kept chunks stay in session order.
     """
     windows: list[list[int]] = []
     for sig in sorted(signals, key=lambda s: s.line_index):
-        lo, hi = max(0, sig.line_index - context), min(len(lines), sig.line_index + context + 1)
+        lo = max(floor, sig.line_index - context)
+        hi = min(len(lines), sig.line_index + context + 1)
         if windows and lo <= windows[-1][1]:
             windows[-1][1] = max(windows[-1][1], hi)
         else:
@@ -257,7 +261,7 @@ def prepare(
     """Run the cascade on one transcript (never raises for what the file contains).
 
     ``after_line`` is how many dialogue lines an earlier drain of this transcript already
-    read: only signals past it are sliced (their context may reach back), so a session that
+    read: only signals past it are sliced, their context clipped there too, so a session that
     grew is drained for its new turns only; nothing new is the skip ``nothing-new``.
     """
     file = Path(path)
@@ -275,7 +279,7 @@ def prepare(
         if t.error:
             return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
         every = list(dialogue_lines(t.turns, dialogue_cap if after_line else max_input_chars))
-        fresh_lines = every[max(after_line - CONTEXT, 0) :] if after_line else every
+        fresh_lines = every[after_line:]
         if after_line and len(every) <= after_line:
             return Prepared(
                 skip="nothing-new", transcript=t, input_bytes=size, dialogue_lines=len(every)
@@ -314,7 +318,7 @@ def prepare(
         prepared.skip = "dup-signal-hash"
         prepared.duplicate_of = existing
         return prepared
-    chunks = slice_lines(lines, signals, cap=slice_cap)
+    chunks = slice_lines(lines, signals, cap=slice_cap, floor=after_line)
     fresh = [c for c in chunks if not seen_chunks(c.hash)]
     if not fresh:
         prepared.skip = "dup-chunk-hash"
