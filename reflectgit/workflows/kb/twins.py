@@ -119,7 +119,7 @@ def _stem(word: str) -> str:
 
 
 def _content(words: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words if w not in _MINOR and len(w) > 2)
+    return frozenset(_stem(w) for w in words if w not in _MINOR and len(w) >= 2)
 
 
 def similarity(a: tuple[str, ...], b: tuple[str, ...]) -> float:
