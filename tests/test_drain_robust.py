@@ -196,10 +196,12 @@ def _code_dump(size: int) -> str:
     return block * (size // len(block) + 1)
 
 
+@pytest.mark.parametrize("fenced", [True, False], ids=["fenced", "bare"])
 def test_the_answer_is_found_after_megabytes_of_code_with_bounded_parsing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, fenced: bool
 ) -> None:
-    text = _code_dump(2_900_000) + "\n```json\n" + json.dumps(VALID) + "\n```\n"
+    answer = f"```json\n{json.dumps(VALID)}\n```" if fenced else f"So: {json.dumps(VALID)}"
+    text = _code_dump(2_900_000) + "\n" + answer + "\n"
     parsed = []
     real = json.loads
 

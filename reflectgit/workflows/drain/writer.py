@@ -367,11 +367,12 @@ def _fenced(text: str) -> list[str]:
 
 
 _BRACES = re.compile(r'[{}"\\\n]')
+_OPENS_WITH_ACTIONS = re.compile(r'\{\s*"actions"\s*:')
 
 
 def _object_spans(chunk: str) -> list[tuple[int, int]]:
-    """Balanced ``{...}`` spans (at every depth) that hold an ``"actions"`` key, outermost
-    first. One pass over the text: braces inside JSON strings do not count, and a string
+    """Balanced ``{...}`` spans (at every depth) that hold an ``"actions"`` key: those that
+    open with it first, then outermost first. One pass over the text: braces inside JSON strings do not count, and a string
     never runs past a newline (JSON strings cannot hold one), so stray quotes in code or
     prose cannot derail the scan for long."""
     marks = [m.start() for m in re.finditer(r'"actions"', chunk)]
@@ -402,7 +403,9 @@ def _object_spans(chunk: str) -> list[tuple[int, int]]:
             i = bisect.bisect_left(marks, start)
             if i < len(marks) and marks[i] < pos:
                 spans.append((start, pos + 1))
-    spans.sort()
+    # An object that opens with its "actions" key (what a writer answers) before any other,
+    # so code full of objects that merely mention actions cannot use up the attempts.
+    spans.sort(key=lambda span: (_OPENS_WITH_ACTIONS.match(chunk, span[0]) is None, span[0]))
     return spans
 
 
