@@ -291,3 +291,21 @@ def test_a_clean_merge_is_recorded_and_a_fast_forward_is_not(kb: Path, code: Pat
         capture_output=True,
     )
     assert len(_records(kb)) == _commit_count_before == count + 1
+
+
+def test_a_retried_dead_letter_is_read_from_the_start(kb: Path, tmp_path: Path) -> None:
+    """A quarantined entry read nothing: after `queue retry` its signals are all there."""
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    transcript.write_text((SRC / "claude" / "correction-0.jsonl").read_text())
+    stub = stub_command(tmp_path, "emit('Prompt is too long', is_error=True)")
+    cfg = make_config(kb, REFLECT_DRAIN_CMD=str(stub))
+    run_hook("Stop", _stop(transcript))
+    [row] = run_drain(cfg, clock=Clock()).rows
+    assert row["outcome"] == "quarantine_oversized"
+    assert run_hook("Stop", _stop(transcript)).returncode == 0
+    assert Queue(cfg.state_dir).list() == [], "a dead letter is not re-queued until it grows"
+    [dead] = Queue(cfg.state_dir).failed()
+    Queue(cfg.state_dir).retry(dead.id)
+    heuristic = make_config(kb, REFLECT_DRAIN_WRITER="heuristic")
+    [again] = run_drain(heuristic, clock=Clock()).rows
+    assert again["outcome"] == "ok" and len(again["notes"]) == 1

@@ -25,6 +25,8 @@ GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
 # Outcomes after which a transcript needs no further drain until it grows (the enqueue gate's
 # dup-already-processed reads these, with the size the row recorded).
 TERMINAL_PREFIXES = ("ok", "skip_", "stale", "poison", "quarantine_", "partial_max_turns")
+# Terminal outcomes that read the transcript (a dead letter read nothing of it).
+READ_PREFIXES = ("ok", "skip_", "partial_max_turns")
 
 
 def ledger_path(state_dir: Path) -> Path:
@@ -106,22 +108,31 @@ class Drained:
 
 
 def drained(state_dir: Path) -> dict[str, Drained]:
-    """The latest terminal row of every transcript the drain has finished with."""
+    """The latest terminal row of every transcript the drain has finished with.
+
+    ``lines`` comes from the latest row that really read the transcript (``ok``, a skip): a
+    dead letter (poison, quarantine) read nothing, so a retried one is read from the start.
+    """
     out: dict[str, Drained] = {}
+    lines_read: dict[str, int] = {}
     for row in read_rows(state_dir):
         outcome = str(row.get("outcome", ""))
         path = row.get("transcript")
         if not outcome.startswith(TERMINAL_PREFIXES) or not isinstance(path, str) or not path:
             continue
+        key = os.path.normpath(path)
+        lines = row.get("dialogue_lines")
+        if outcome.startswith(READ_PREFIXES):
+            ok = isinstance(lines, int) and not isinstance(lines, bool)
+            lines_read[key] = lines if ok else 0  # type: ignore[assignment]
         when = row_time(row)
         size = row.get("transcript_bytes")
-        lines = row.get("dialogue_lines")
-        out[os.path.normpath(path)] = Drained(
+        out[key] = Drained(
             transcript=path,
             outcome=outcome,
             at=when.timestamp() if when else None,
             size=size if isinstance(size, int) and not isinstance(size, bool) else None,
-            lines=lines if isinstance(lines, int) and not isinstance(lines, bool) else 0,
+            lines=lines_read.get(key, 0),
         )
     return out
 

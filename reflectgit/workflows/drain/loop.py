@@ -406,7 +406,15 @@ class Drain:
                 break
             if row["outcome"] == "quota_deferred":
                 report.status = "quota_deferred"
-                report.message = "the writer reported a rate limit; the rest stays queued"
+                what = (
+                    "an account limit (usage, credit or key)"
+                    if str(row.get("detail", "")).startswith("account limit")
+                    else "a rate limit"
+                )
+                report.message = (
+                    f"the writer reported {what}; the quota gate is closed and the rest "
+                    "stays queued"
+                )
                 break
 
     def _finish(self, report: Report, entry: Entry, row: dict[str, Any]) -> None:
