@@ -4,7 +4,20 @@
 # limit has reset, a good answer drains it. A short prose answer is retried, never quarantined.
 step "drain outcomes: a model that says its usage limit is reached"
 mkdir -p "$DEMO_ROOT/t54"
-cp "$SHARED/data/transcripts/claude/correction-2.jsonl" "$DEMO_ROOT/t54/session-54.jsonl"
+session54() {  # a short session with a user's correction in it: $1 the file, $2 the correction
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+turns = [("user", "Add a cache in front of the pricing API."),
+         ("assistant", "I added an in-process dict cache for prices."),
+         ("user", sys.argv[2]),
+         ("assistant", "Done, switched it over.")]
+with open(sys.argv[1], "w") as fh:
+    for role, text in turns:
+        fh.write(json.dumps({"type": role, "message": {"role": role, "content": text}}) + "\n")
+PY
+}
+session54 "$DEMO_ROOT/t54/session-54.jsonl" \
+  "No, don't cache prices in process memory. Always use the shared Redis cache with a 60 s TTL."
 model="$DEMO_ROOT/t54/stub-model"
 cat > "$model" <<STUB
 #!/bin/sh
@@ -16,7 +29,7 @@ if [ -e "$DEMO_ROOT/t54/limited" ]; then
 elif [ -e "$DEMO_ROOT/t54/prose" ]; then
   printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"Nothing durable here; the context window was small."}'
 else
-  printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.0125,"usage":{"input_tokens":1200,"output_tokens":300},"result":"{\"actions\": [{\"action\": \"CREATE\", \"title\": \"Share one Redis connection pool per process\", \"rule\": \"Always use redis.Redis(connection_pool=pool) in this repo\", \"key_insight\": \"A client per request exhausts the server connections\", \"confidence\": \"medium\", \"tags\": [\"redis\"]}]}"}'
+  printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0.0125,"usage":{"input_tokens":1200,"output_tokens":300},"result":"{\"actions\": [{\"action\": \"CREATE\", \"title\": \"Cache prices in the shared Redis cache\", \"rule\": \"Always use the shared Redis cache with a 60 s TTL for prices, never process memory\", \"key_insight\": \"Per-process caches disagree across workers\", \"confidence\": \"medium\", \"tags\": [\"redis\"]}]}"}'
 fi
 STUB
 chmod +x "$model"
@@ -36,7 +49,8 @@ show reflect-git cost --by outcome --since all
 show reflect-git --json drain   # --json always carries the run's status, rows or none
 
 step "drain outcomes: a short prose answer about a context window is retried"
-cp "$SHARED/data/transcripts/claude/correction-3.jsonl" "$DEMO_ROOT/t54/session-54b.jsonl"
+session54 "$DEMO_ROOT/t54/session-54b.jsonl" \
+  "Wrong approach. Never keep prices in a module-level dict; always use the shared Redis cache."
 touch "$DEMO_ROOT/t54/prose"
 reflect-git queue add "$DEMO_ROOT/t54/session-54b.jsonl" --trigger stop >/dev/null
 show reflect-git drain

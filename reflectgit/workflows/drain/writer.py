@@ -249,7 +249,10 @@ def run_model(
                 del out[max_output:]
                 break
         if not (timed_out or oversized) and proc.poll() is None:
-            # Both pipes closed before the command exited: it may still finish in time.
+            # Both pipes closed before the command exited: it may still finish in time (with
+            # its stdin closed, so it never waits for the rest of a prompt nobody reads).
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
             try:
                 proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
             except subprocess.TimeoutExpired:
