@@ -204,9 +204,9 @@ class Capture:
     def write_notes(self, drafts: Sequence[NoteDraft]) -> Written:
         """Validate the drafts and commit them as one commit, through the KB's mutation door.
 
-        A draft whose rule a live note already states (the twin finder the drain uses too)
-        confirms that note instead of adding a twin; captured again in the same session it
-        changes nothing at all.
+        A draft that states a rule a live note already states (the twin finder the drain uses
+        too) confirms that note instead of adding a twin; captured again in the same session
+        it changes nothing at all.
         """
         if not drafts:
             return Written((), None)
@@ -229,7 +229,9 @@ class Capture:
                 title = clean(draft.title).strip() or draft.kind
                 body = clean(draft.body)
                 rule = clean(str(draft.fields.get("rule") or ""))
-                twin = twins.find(title, rule)
+                # Only a note that states a rule (a correction, a permission answer) can have
+                # a twin; a record of an event (tests fixed, a todo done) is its own note.
+                twin = twins.find(title, rule) if rule or draft.kind == "correction" else None
                 found = snap.find(twin.id, ("live",), scan=False) if twin else None
                 if found is not None:
                     known = parse_note(found.data, found.path)
