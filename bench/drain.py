@@ -9,6 +9,8 @@
    rejected, signals by speaker (what injected text would have matched, ignored), and a
    heuristic drain of them: notes made and how many the judgement list
    (``tests/data/real_judgement.json``) calls useful.
+4. Finding the JSON answer in a model's output after megabytes of ordinary code (issue 12):
+   2.9 MB took 81 s before (quadratic); anchor: linear, at least 5 MB/s.
 
 Run: ``.venv/bin/python bench/drain.py``
 """
@@ -197,11 +199,44 @@ def real_sessions(tmp: Path) -> None:
     )
 
 
+ANSWER_GOAL_MBPS = 5.0
+ANSWER_BEFORE_S = 81.0  # issue 12: 2.9 MB of ordinary code before the answer, quadratic
+
+
+def answer_extraction() -> bool:
+    from reflectgit.workflows.drain import writer as wr
+
+    block = (
+        'function reducer(state = {}, action) {\n  if (action.type === "actions") {\n'
+        '    return { ...state, "actions": [...state.actions, action] };\n  }\n'
+        '  const cfg = {"a": 1, "b": {"c": [1, 2, {"d": "}"}]}};\n  return state;\n}\n'
+    )
+    answer = '\nHere it is: {"actions": [{"action": "CREATE", "title": "t"}]}\n'
+    rows = []
+    for mb in (2.9, 29.0):
+        text = block * int(mb * 1e6 / len(block)) + answer
+        assert wr.find_actions(text) is not None
+        seconds = best_of(lambda t=text: wr.find_actions(t), repeat=3)
+        rows.append((mb, seconds, len(text) / seconds / 1e6))
+    print("answer extraction after ordinary code (find_actions):")
+    for mb, seconds, mbps in rows:
+        print(f"  {mb:5.1f} MB  {seconds * 1000:8.1f} ms  {mbps:7.1f} MB/s")
+    print(
+        f"  2.9 MB: {rows[0][1]:.2f} s vs {ANSWER_BEFORE_S:.0f} s before -> "
+        f"{ANSWER_BEFORE_S / rows[0][1]:.0f}x faster; goal >= {ANSWER_GOAL_MBPS:.0f} MB/s -> "
+        f"ratio {min(r[2] for r in rows) / ANSWER_GOAL_MBPS:.2f}x"
+    )
+    linear = rows[1][2] / rows[0][2]
+    print(f"  linearity (10x throughput / 1x throughput): {linear:.2f} (1.0 = linear)")
+    return min(r[2] for r in rows) >= ANSWER_GOAL_MBPS and linear >= 0.5
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ok = cascade_throughput(Path(tmp))
         corpus_drain(Path(tmp))
         real_sessions(Path(tmp))
+    ok = answer_extraction() and ok
     return 0 if ok else 1
 
 

@@ -344,8 +344,16 @@ class CaptureSettings:
     session_id: str | None = setting(
         None,
         kind="str",
-        env=("CLAUDE_SESSION_ID", "REFLECT_SESSION_ID"),
-        help="the agent session a commit belongs to (recorded in `commits.jsonl`)",
+        # What the harnesses really export to the commands they run: Claude Code
+        # CLAUDE_CODE_SESSION_ID (CLAUDE_SESSION_ID in older builds), Codex CODEX_THREAD_ID.
+        env=(
+            "CLAUDE_CODE_SESSION_ID",
+            "CLAUDE_SESSION_ID",
+            "CODEX_THREAD_ID",
+            "REFLECT_SESSION_ID",
+        ),
+        help="the agent session a commit belongs to (recorded in `commits.jsonl`; a revert "
+        "demotes that session's notes)",
     )
     hook_sync: bool = setting(
         False,

@@ -361,7 +361,7 @@ def test_drain_with_a_malformed_variable_fails_clearly_and_writes_nothing(
         env={"REFLECT_DRAIN_MAX": "abc", "REFLECT_DRAIN_DEBOUNCE_SEC": "0"},
     )  # fmt: skip
     assert flagged.returncode == 0, flagged.stderr
-    assert json.loads(flagged.stdout) == []
+    assert json.loads(flagged.stdout)["rows"] == []
 
 
 # --------------------------------------------------------------------------- through a hook

@@ -157,7 +157,6 @@ def test_missing_model_command_is_unknown_command(tmp_path: Path, repo: Path) ->
             "quarantine_oversized",
             0,
         ),
-        ("emit('Credit balance is too low', is_error=True)", "poison_writer_drift", 1),
         (
             f"emit({VALID!r}, usage={{'input_tokens': 2500000, 'output_tokens': 10}})",
             "poison_budget",
@@ -382,3 +381,198 @@ def test_the_writers_own_session_never_fires_our_capture(tmp_path: Path, repo: P
     cfg, _stub, _eid = _setup(tmp_path, repo, body)
     assert _only_row(run_drain(cfg, clock=Clock()))["outcome"] == "ok"
     assert Queue(cfg.state_dir).list() == [], "the writer's session was queued by our own hook"
+
+
+# --------------------------------------------------------------------------- issue 12: outcomes
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # what `claude -p --output-format json` prints when a subscription's window is spent
+        "emit('Claude AI usage limit reached|1795003600', is_error=True)",
+        'emit("You\'ve hit your limit · resets 3pm (Europe/Berlin)")',
+        "emit('Credit balance is too low', is_error=True)",
+        "sys.stderr.write('Invalid API key · Please run /login\\n'); sys.exit(1)",
+    ],
+)
+def test_an_account_limit_closes_the_quota_gate_and_defers(
+    tmp_path: Path, repo: Path, body: str
+) -> None:
+    cfg, stub, eid = _setup(tmp_path, repo, body)
+    other = enqueue(cfg, copy_transcript(tmp_path, "claude/correction-1.jsonl"))
+    before = {p.name: p.read_bytes() for p in (cfg.state_dir / "queue").glob("*.json")}
+    clock = Clock()
+    report = run_drain(cfg, clock=clock)
+    row = _only_row(report)
+    assert row["outcome"] == "quota_deferred" and row["entries"] == 0 and row["cost_usd"] == 0
+    assert report.status == "quota_deferred" and calls(stub) == 1, "the rest is not tried"
+    q = Queue(cfg.state_dir)
+    assert q.failed() == [], "no dead letter"
+    assert [e.id for e in q.list()] == [eid, other]
+    after = {p.name: p.read_bytes() for p in (cfg.state_dir / "queue").glob("*.json")}
+    assert after == before, "no retry charged, nothing moved"
+    charged, _, _ = ledger.entries_on(_ledger(cfg), __import__("datetime").date(2026, 11, 18))
+    assert charged == 0
+    # the gate is closed now: the next run calls no model
+    clock.now += 60
+    assert [r["outcome"] for r in run_drain(cfg, clock=clock).rows] == ["quota_deferred"]
+    assert calls(stub) == 1
+
+
+def test_a_usage_limit_defers_until_its_reset_then_a_good_run_drains(
+    tmp_path: Path, repo: Path
+) -> None:
+    flag = tmp_path / "limited"
+    flag.write_text("")
+    reset = int(Clock().now) + 7200  # two hours: longer than the snapshot's TTL
+    body = f"""
+import os
+if os.path.exists({str(flag)!r}):
+    emit('Claude AI usage limit reached|{reset}', is_error=True)
+else:
+    emit({VALID!r})
+"""
+    cfg, stub, _eid = _setup(tmp_path, repo, body)
+    clock = Clock()
+    assert _only_row(run_drain(cfg, clock=clock))["outcome"] == "quota_deferred"
+    flag.unlink()
+    clock.now += 3601  # past the TTL, before the reset the account named
+    assert _only_row(run_drain(cfg, clock=clock))["outcome"] == "quota_deferred"
+    assert calls(stub) == 1
+    clock.now = reset + 1
+    row = _only_row(run_drain(cfg, clock=clock))
+    assert row["outcome"] == "ok" and len(row["notes"]) == 1 and calls(stub) == 2
+    assert Queue(cfg.state_dir).list() == [] and Queue(cfg.state_dir).failed() == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I found nothing durable here; the context window of this excerpt was small.",
+        "The session hit the usage limit of its CI runner; nothing to keep.",
+    ],
+)
+def test_short_prose_about_limits_is_a_retryable_invalid_answer(
+    tmp_path: Path, repo: Path, answer: str
+) -> None:
+    cfg, _, eid = _setup(tmp_path, repo, f"emit({answer!r})")
+    row = _only_row(run_drain(cfg, clock=Clock()))
+    assert row["outcome"] == "fail_invalid_output" and row["writer_class"] == "prose"
+    q = Queue(cfg.state_dir)
+    assert q.failed() == [] and [e.id for e in q.list()] == [eid]
+    assert q.list()[0].retries == 1
+    assert not quota.gate_closed(cfg.state_dir, Clock().now, quota.QuotaSettings())
+
+
+def test_cascade_off_with_the_heuristic_writer_still_makes_notes(
+    tmp_path: Path, repo: Path
+) -> None:
+    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic", REFLECT_DRAIN_CASCADE="0")
+    path = copy_transcript(tmp_path, "claude/correction-0.jsonl")
+    enqueue(cfg, path)
+    row = _only_row(run_drain(cfg, clock=Clock()))
+    assert row["outcome"] == "ok" and len(row["notes"]) == 1, row
+    note = (repo / "documents" / f"{row['notes'][0]}.md").read_text()
+    assert "uv pip sync requirements.lock" in note
+    # a no-signal transcript is a skip, never an "ok" with nothing in it
+    enqueue(cfg, copy_transcript(tmp_path, "claude/no-signal-0.jsonl"))
+    assert _only_row(run_drain(cfg, clock=Clock()))["outcome"] == "skip_no-signal"
+
+
+def _cli(repo: Path, *args: str, **env: str):  # type: ignore[no-untyped-def]
+    from tests.conftest import run_cli_proc
+
+    return run_cli_proc("--kb", str(repo), *args, env=env)
+
+
+def test_queue_retry_resets_every_counter(tmp_path: Path, repo: Path) -> None:
+    cfg, stub, eid = _setup(tmp_path, repo, "emit('just prose, no json')")
+    clock = Clock()
+    for _ in range(2):
+        assert _only_row(run_drain(cfg, clock=clock))["outcome"] == "fail_invalid_output"
+        clock.now += 10_000
+    [entry] = Queue(cfg.state_dir).list()
+    assert entry.counters == {"invalid": 2} and entry.retries == 2
+    proc = _cli(repo, "--json", "queue", "retry", eid[:8])
+    assert proc.returncode == 0, proc.stderr
+    [entry] = Queue(cfg.state_dir).list()
+    assert entry.counters == {} and entry.retries == 0 and entry.not_before is None
+    assert entry.last_outcome is None and entry.last_error is None
+    # one more bad answer is one strike, not the third
+    assert _only_row(run_drain(cfg, clock=clock))["outcome"] == "fail_invalid_output"
+    assert calls(stub) == 3 and Queue(cfg.state_dir).failed() == []
+
+
+def test_a_timed_out_entry_retried_by_hand_gets_its_timeouts_back(
+    tmp_path: Path, repo: Path
+) -> None:
+    cfg, _, eid = _setup(tmp_path, repo, "time.sleep(60)", REFLECT_DRAIN_MODEL_TIMEOUT="0.5")
+    clock = Clock()
+    assert _only_row(run_drain(cfg, clock=clock))["outcome"] == "fail_no_output_exit_124"
+    Queue(cfg.state_dir).retry(eid)
+    clock.now += 10_000
+    second = _only_row(run_drain(cfg, clock=clock))
+    assert second["outcome"] == "fail_no_output_exit_124", "not poisoned by the old count"
+
+
+BAD_CMD = "my-model --flag 'unclosed"
+
+
+def test_a_malformed_model_command_fails_the_extract_writer_only(
+    tmp_path: Path, repo: Path
+) -> None:
+    git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
+    cfg = make_config(repo, REFLECT_DRAIN_CMD=BAD_CMD)
+    enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
+    base = {"REFLECT_DRAIN_CMD": BAD_CMD, "REFLECT_DRAIN_DEBOUNCE_SEC": "0"}
+    extract = _cli(repo, "drain", **base)
+    assert extract.returncode == 1, extract
+    err = extract.stderr.splitlines()
+    assert err[0].startswith("error: REFLECT_DRAIN_CMD=") and "not valid shell words" in err[0]
+    assert err[1].startswith("hint: ") and "--writer heuristic" in err[1]
+    assert _ledger(cfg) == [] and len(Queue(cfg.state_dir).list()) == 1
+    heuristic = _cli(repo, "--json", "drain", "--writer", "heuristic", **base)
+    assert heuristic.returncode == 0, heuristic.stderr
+    doc = json.loads(heuristic.stdout)
+    assert doc["status"] == "ran" and [r["outcome"] for r in doc["rows"]] == ["ok"]
+
+
+def test_a_background_heuristic_drain_ignores_a_malformed_model_command(
+    tmp_path: Path, repo: Path
+) -> None:
+    from tests.fixtures_capture import wait_for
+
+    git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
+    cfg = make_config(repo)
+    enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
+    env = {"REFLECT_DRAIN_CMD": BAD_CMD, "REFLECT_DRAIN_WRITER": "heuristic"}
+    started = _cli(repo, "--json", "drain", "--background", REFLECT_DRAIN_DEBOUNCE_SEC="0", **env)
+    assert started.returncode == 0 and json.loads(started.stdout)["background"] is True
+    wait_for(lambda: bool(_ledger(cfg)), "the background drain's ledger row")
+    assert [r["outcome"] for r in _ledger(cfg)] == ["ok"]
+    log = (cfg.state_dir / "drain-background.log").read_text()
+    assert "error" not in log
+
+
+def test_drain_json_always_prints_the_run_status(tmp_path: Path, repo: Path) -> None:
+    from reflectgit.workflows.drain.loop import drain_lock
+
+    git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
+    cfg = make_config(repo)
+    enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
+    env = {"REFLECT_DRAIN_WRITER": "heuristic", "REFLECT_DRAIN_DEBOUNCE_SEC": "600"}
+    first = json.loads(_cli(repo, "--json", "drain", **env).stdout)
+    assert first["status"] == "ran" and [r["outcome"] for r in first["rows"]] == ["ok"]
+    enqueue(cfg, copy_transcript(tmp_path, "claude/correction-1.jsonl"))
+    debounced = json.loads(_cli(repo, "--json", "drain", **env).stdout)
+    assert debounced["status"] == "debounced" and debounced["rows"] == []
+    assert "next in" in debounced["message"]
+    with drain_lock(cfg.state_dir) as held:
+        assert held
+        locked = json.loads(_cli(repo, "--json", "drain", **env).stdout)
+    assert locked["status"] == "locked" and locked["rows"] == []
+    empty_cfg = make_config(repo)
+    Queue(empty_cfg.state_dir).purge(Queue(empty_cfg.state_dir).list()[0].id)
+    empty = json.loads(_cli(repo, "--json", "drain", **env).stdout)
+    assert empty["status"] == "empty" and empty["rows"] == []

@@ -169,7 +169,8 @@ def drain_cmd(
         bar.close()
     for warning in report.warnings:
         render.note_line(ctx, f"warning: {warning}")
-    render.emit(ctx, report.rows, render.drained(report))
+    # The run's status with its rows, also when it stopped at a gate (debounced, locked ...).
+    render.emit(ctx, report.to_dict(), render.drained(report))
 
 
 @commands.command("cost")

@@ -35,7 +35,7 @@ def fallback_log(line: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
-    """``commit [SHA [BRANCH]]`` or ``idle``; always returns 0."""
+    """``commit [SHA [BRANCH]]``, ``merge`` or ``idle``; always returns 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     what = args[0] if args else "commit"
     cap: Any = None
@@ -56,6 +56,8 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
             sha = args[1] if len(args) > 1 and args[1] else None
             branch = args[2] if len(args) > 2 and args[2] else None
             _record(cap, Path.cwd(), sha, branch)
+        elif what == "merge":  # git's post-merge hook: a clean merge fires no post-commit
+            cap.record_merge(Path.cwd())
         elif what == "idle":
             if not cap.idle_disabled:
                 root, threshold, max_age, limit = cap.idle_settings()

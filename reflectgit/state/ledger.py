@@ -22,9 +22,11 @@ from reflectgit.notes.dates import parse_instant
 
 LEDGER_FILE = "drain-cost.jsonl"
 GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
-# Outcomes after which a transcript needs no further drain (the enqueue gate's
-# dup-already-processed reads these).
+# Outcomes after which a transcript needs no further drain until it grows (the enqueue gate's
+# dup-already-processed reads these, with the size the row recorded).
 TERMINAL_PREFIXES = ("ok", "skip_", "stale", "poison", "quarantine_", "partial_max_turns")
+# Terminal outcomes that read the transcript (a dead letter read nothing of it).
+READ_PREFIXES = ("ok", "skip_", "partial_max_turns")
 
 
 def ledger_path(state_dir: Path) -> Path:
@@ -83,13 +85,61 @@ def entries_on(rows: Iterable[Mapping[str, Any]], day: dt.date) -> tuple[int, in
     return charged, ok, failed
 
 
+@dataclass(frozen=True)
+class Drained:
+    """How far the drain got with one transcript, from its latest terminal row."""
+
+    transcript: str
+    outcome: str
+    at: float | None  # when (epoch seconds)
+    size: int | None  # the transcript's size in bytes when it was read (None: an old row)
+    lines: int  # dialogue lines read; the next drain slices only past them
+
+    def covers(self, size: int, mtime: float | None = None) -> bool:
+        """Does this row cover the transcript as it is now (it did not grow since)?
+
+        A row that recorded the size covers the file while it has that size (bigger: the
+        session went on; smaller: the file was replaced, read it afresh); a row from before
+        sizes were recorded covers it while the file is no newer than the row.
+        """
+        if self.size is not None:
+            return size == self.size
+        return self.at is not None and mtime is not None and mtime <= self.at
+
+
+def drained(state_dir: Path) -> dict[str, Drained]:
+    """The latest terminal row of every transcript the drain has finished with.
+
+    ``lines`` comes from the latest row that really read the transcript (``ok``, a skip): a
+    dead letter (poison, quarantine) read nothing, so a retried one is read from the start.
+    """
+    out: dict[str, Drained] = {}
+    lines_read: dict[str, int] = {}
+    for row in read_rows(state_dir):
+        outcome = str(row.get("outcome", ""))
+        path = row.get("transcript")
+        if not outcome.startswith(TERMINAL_PREFIXES) or not isinstance(path, str) or not path:
+            continue
+        key = os.path.normpath(path)
+        lines = row.get("dialogue_lines")
+        if outcome.startswith(READ_PREFIXES):
+            ok = isinstance(lines, int) and not isinstance(lines, bool)
+            lines_read[key] = lines if ok else 0  # type: ignore[assignment]
+        when = row_time(row)
+        size = row.get("transcript_bytes")
+        out[key] = Drained(
+            transcript=path,
+            outcome=outcome,
+            at=when.timestamp() if when else None,
+            size=size if isinstance(size, int) and not isinstance(size, bool) else None,
+            lines=lines_read.get(key, 0),
+        )
+    return out
+
+
 def terminal_transcripts(state_dir: Path) -> set[str]:
-    """Transcript paths the drain has finished with (for the enqueue gate)."""
-    return {
-        str(row.get("transcript"))
-        for row in read_rows(state_dir)
-        if str(row.get("outcome", "")).startswith(TERMINAL_PREFIXES) and row.get("transcript")
-    }
+    """Transcript paths the drain has finished with at some point (grown or not)."""
+    return set(drained(state_dir))
 
 
 _SINCE = re.compile(r"^\s*(\d+)\s*([dhw])\s*$")

@@ -183,7 +183,10 @@ class Queue:
         clock: Clock = time.time,
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
+        read_only: bool = False,
     ) -> None:
+        """``read_only`` (a dry run): reading moves no corrupt file aside and makes no folder."""
+        self.read_only = read_only
         self.state_dir = Path(state_dir)
         self.dir = self.state_dir / QUEUE_DIR
         self.dead_dir = self.dir / DEAD_DIR
@@ -195,6 +198,8 @@ class Queue:
     # ------------------------------------------------------------------ plumbing
 
     def _ensure(self) -> None:
+        if self.read_only:
+            raise QueueError("the queue was opened read-only (a dry run)")
         for path in (self.dir, self.dead_dir, self.corrupt_dir):
             path.mkdir(parents=True, exist_ok=True)
 
@@ -238,6 +243,8 @@ class Queue:
             return None
 
     def _quarantine(self, path: Path, reason: str) -> None:
+        if self.read_only:
+            return  # skipped this time; a real run moves it aside
         self.corrupt_dir.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
         target = self.corrupt_dir / f"{path.name}.{stamp}"
@@ -410,7 +417,10 @@ class Queue:
         with self._locked():
             entry, dead = self.get(id_or_prefix)
             entry.retries = 0
+            entry.counters = {}  # invalid answers, timeouts: one more bad answer must not poison
             entry.not_before = None
+            entry.last_outcome = None
+            entry.last_error = None
             entry.dead_reason = None
             entry.dead_at = None
             entry.seq = self._next_seq()

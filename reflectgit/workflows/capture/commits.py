@@ -65,7 +65,8 @@ def safe_session(value: object) -> str | None:
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
-    """``CLAUDE_SESSION_ID``, else ``REFLECT_SESSION_ID`` (as config read them), else None."""
+    """The agent session the harness exported (``CLAUDE_CODE_SESSION_ID``, ``CODEX_THREAD_ID`` ...,
+    as config read them), else None."""
     return safe_session(settings.session_id)
 
 
@@ -201,12 +202,18 @@ class Capture:
     # ------------------------------------------------------------------ notes
 
     def write_notes(self, drafts: Sequence[NoteDraft]) -> Written:
-        """Validate the drafts and commit them as one commit, through the KB's mutation door."""
+        """Validate the drafts and commit them as one commit, through the KB's mutation door.
+
+        A draft that states a rule a live note already states (the twin finder the drain uses
+        too) confirms that note instead of adding a twin; captured again in the same session
+        it changes nothing at all.
+        """
         if not drafts:
             return Written((), None)
         from reflectgit.git.store import write
-        from reflectgit.notes import messages
-        from reflectgit.notes.note import Note, new_id, render_note
+        from reflectgit.notes import edit, messages
+        from reflectgit.notes.note import Note, new_id, parse_note, render_note
+        from reflectgit.workflows.drain.kbview import KbView
         from reflectgit.workflows.kb import KnowledgeBase
         from reflectgit.workflows.kb.base import Edit, Snapshot, check_note
 
@@ -214,13 +221,28 @@ class Capture:
         first = drafts[0]
         source = f"capture:{first.event}"
 
-        def build(snap: Snapshot) -> Edit[list[str]]:
+        def build(snap: Snapshot) -> Edit[list[tuple[int, str, str]]]:
             taken: set[str] = set()
             changes = []
-            ids: list[str] = []
-            for draft in drafts:
+            done: list[tuple[int, str, str]] = []  # (draft index, note id, added|confirmed|known)
+            for index, draft in enumerate(drafts):
                 title = clean(draft.title).strip() or draft.kind
                 body = clean(draft.body)
+                rule = clean(str(draft.fields.get("rule") or ""))
+                # Only a note that states a rule (a correction, a permission answer) can have
+                # a twin; a record of an event (tests fixed, a todo done) is its own note.
+                twin = twins.find(title, rule) if rule or draft.kind == "correction" else None
+                found = snap.find(twin.id, ("live",), scan=False) if twin else None
+                if found is not None:
+                    known = parse_note(found.data, found.path)
+                    episodes = known.frontmatter.get("source_episodes")
+                    proof = draft.session or f"capture:{draft.event}"
+                    same = isinstance(episodes, list) and draft.session in episodes
+                    updated = None if same else edit.confirm(known, proof)
+                    if updated is not None:
+                        changes.append(write(found.path, render_note(updated)))
+                    done.append((index, found.id, "confirmed" if updated else "known"))
+                    continue
 
                 def exists(candidate: str) -> bool:
                     return candidate in taken or snap.exists(f"{DOCUMENTS}/{candidate}.md")
@@ -232,30 +254,38 @@ class Capture:
                 note = Note(self._frontmatter(draft, note_id, title, now), body)
                 check_note(note, f"{DOCUMENTS}/{note_id}.md")
                 changes.append(write(f"{DOCUMENTS}/{note_id}.md", render_note(note)))
-                ids.append(note_id)
+                done.append((index, note_id, "added"))
+                twins.add(note_id, title, rule)
+            if not changes:
+                return Edit(done)
+            ids = [nid for _, nid, how in done if how != "known"]
+            added = [drafts[i] for i, _, how in done if how == "added"]
             tier = first.confidence
-            subject = (
-                messages.knowledge_subject(clean(first.title), tier)
-                if len(drafts) == 1
-                else messages.chore_subject("add", f"{len(drafts)} captured learnings")
-            )
+            if len(added) == 1 and len(ids) == 1:
+                subject, op = messages.knowledge_subject(clean(added[0].title), tier), "add"
+            elif added:
+                subject = messages.chore_subject("add", f"{len(ids)} captured learnings")
+                op = "add"
+            else:
+                subject, op = messages.chore_subject("confirm", ", ".join(ids)), "confirm"
             msg = messages.build(
                 subject,
-                "add",
+                op,
                 ids,
-                confidence=tier,
+                confidence=tier if added else None,
                 source=source,
                 extra=[("Reflect-Session", first.session)] if first.session else (),
             )
-            return Edit(ids, changes, msg)
+            return Edit(done, changes, msg)
 
         with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
-            done = kb.mutate(build)
-        ids = done.value
-        for draft, note_id in zip(drafts, ids, strict=True):
-            if draft.session and draft.kind != "test-fix":
+            twins = KbView(kb.store, self.state_dir).twins()
+            result = kb.mutate(build)
+        for index, note_id, how in result.value:
+            draft = drafts[index]
+            if how == "added" and draft.session and draft.kind != "test-fix":
                 self._remember_note(draft.session, note_id)
-        return Written(tuple(ids), done.commit)
+        return Written(tuple(nid for _, nid, _ in result.value), result.commit)
 
     def _frontmatter(
         self, draft: NoteDraft, note_id: str, title: str, now: dt.datetime
@@ -382,7 +412,9 @@ class Capture:
             return (queue_dir / f"{entry_id(path)}.json").exists()
 
         def processed(path: str) -> bool:
-            return os.path.normpath(path) in terminal_transcripts(self.state_dir)
+            # Drained, and not grown since: Stop fires every turn, and a session's later
+            # turns (its end-of-session corrections) must reach the drain too.
+            return drained_as_is(self.state_dir, path)
 
         verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
         if not verdict.enqueue:
@@ -432,6 +464,26 @@ class Capture:
         if record.reverts:
             self.demote_for_revert(record)
         return record
+
+    def record_merge(self, repo: Path) -> CommitRecord | None:
+        """What git's post-merge hook runs: record the merge commit a clean ``git merge`` made.
+
+        git runs post-commit only for a merge whose conflicts were resolved and committed by
+        hand; a clean merge fires post-merge alone. Only a true merge made here is recorded
+        (two parents, the first one the HEAD before the merge, ``ORIG_HEAD``): a fast-forward
+        brings commits made elsewhere, which are no session's work here.
+        """
+        from reflectgit.git.repo_info import read_commit
+
+        head = read_commit(repo, "HEAD", self.cfg.env)
+        before = read_commit(repo, "ORIG_HEAD", self.cfg.env)
+        if head is None or len(head["parents"]) < 2:
+            self.log("post-merge", "skip", "not a merge commit (a fast-forward)")
+            return None
+        if before is None or head["parents"][0] != before["sha"]:
+            self.log("post-merge", "skip", "HEAD is not the merge just made")
+            return None
+        return self.record_commit(repo, head["sha"])
 
     def commits(self) -> list[dict[str, Any]]:
         """Every recorded commit (unreadable lines skipped)."""
@@ -569,23 +621,42 @@ def _session_note_paths(snap: Any, session: str) -> list[str]:
 
 
 def _names_session(data: bytes, session: str) -> bool:
+    """Was this note made in ``session``: by a hook (``session_id``, or the session in
+    ``source_episodes``) or by the drain (``drain:<session>``; a Codex rollout's drain source
+    is its file stem, which ends with the thread id)? Confirmations by a session are not
+    counted: they live in ``provenance.source_memory_ids``, and the note is not that
+    session's."""
     from reflectgit.notes.note import parse_note
 
     try:
         front = parse_note(data).frontmatter
     except Exception:
         return False
+    if front.get("session_id") == session:
+        return True
     episodes = front.get("source_episodes")
-    return front.get("session_id") == session or (
-        isinstance(episodes, list) and session in episodes
+    if not isinstance(episodes, list):
+        return False
+    drained = f"drain:{session}"
+    return any(
+        isinstance(e, str)
+        and (e in (session, drained) or (e.startswith("drain:") and e.endswith(f"-{session}")))
+        for e in episodes
     )
 
 
-def terminal_transcripts(state_dir: Path) -> set[str]:
-    """Transcripts the drain's ledger marks as done (``dup-already-processed``)."""
-    from reflectgit.state.ledger import terminal_transcripts as from_ledger
+def drained_as_is(state_dir: Path, path: str) -> bool:
+    """Has the drain finished with this transcript, and has it not grown since?"""
+    from reflectgit.state.ledger import drained
 
-    return {os.path.normpath(p) for p in from_ledger(state_dir)}
+    done = drained(state_dir).get(os.path.normpath(path))
+    if done is None:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return True  # gone: nothing more to drain (the gate fails open on what it can read)
+    return done.covers(st.st_size, st.st_mtime)
 
 
 @contextlib.contextmanager

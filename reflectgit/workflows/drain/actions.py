@@ -42,8 +42,10 @@ from reflectgit.notes.note import (
     tier_from_num,
 )
 from reflectgit.notes.privacy import scrub_secrets
+from reflectgit.workflows.kb.twins import TwinFinder
 
 MAX_CREATES = 12
+MAX_ACTIONS = 64  # actions read from one answer at all (a huge list costs nothing more)
 # Every frontmatter key a drain note can have (the model cannot add one).
 NOTE_FIELDS = tuple(
     k for k in NOTE_KEY_ORDER if k not in {"links", "superseded_by", "supersedes", "forget_after"}
@@ -359,13 +361,23 @@ def plan_actions(
     *,
     revision_ids: Iterable[str],
     exists: Callable[[str], bool] = lambda _id: False,
+    twins: TwinFinder | None = None,
 ) -> Plan:
-    """Turn raw writer actions into a safe Plan (see the module docstring for the rules)."""
+    """Turn raw writer actions into a safe Plan (see the module docstring for the rules).
+
+    ``twins`` knows the live notes: a CREATE whose rule one of them already states (in other
+    words) confirms that note instead, and two CREATEs of one answer that are twins make one
+    note.
+    """
     allowed = set(revision_ids)
+    finder = twins if twins is not None else TwinFinder()
     plan = Plan()
     seen_ids: set[str] = set()
     creates = 0
     for index, raw in enumerate(actions):
+        if index >= MAX_ACTIONS:
+            plan.drop(index, "?", f"over the cap of {MAX_ACTIONS} actions (the rest ignored)")
+            break
         if not isinstance(raw, Mapping):
             plan.drop(index, "?", "action is not an object")
             continue
@@ -387,11 +399,24 @@ def plan_actions(
                 # Same title and rule as a learning we hold: that is a confirmation.
                 plan.confirms.append((draft.id, "re-learned (same title and rule)"))
                 continue
+            rule = str(draft.note.frontmatter.get("rule") or "")
+            twin = finder.find(draft.title, rule)
+            if twin is not None:
+                if any(d.id == twin.id for d in plan.creates):
+                    plan.drop(index, "CREATE", f"twin of {twin.id} in the same answer")
+                    continue
+                if twin.id in seen_ids:
+                    plan.drop(index, "CREATE", f"twin of {twin.id}, which already has an action")
+                    continue
+                seen_ids.add(twin.id)
+                plan.confirms.append((twin.id, f"re-learned: twin of {twin.id} (the same rule)"))
+                continue
             problems = validate_draft(draft)
             if problems:
                 plan.drop(index, "CREATE", "invalid note: " + "; ".join(problems))
                 continue
             plan.creates.append(draft)
+            finder.add(draft.id, draft.title, rule)
         elif kind in ("UPDATE", "DELETE"):
             target = raw.get("id") or raw.get("target") or raw.get("learning_id")
             target_id = target if isinstance(target, str) else ""

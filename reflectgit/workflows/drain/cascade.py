@@ -77,6 +77,7 @@ class Prepared:
     bounded: bool = False  # head/tail view instead of a slice
     related: list[Related] = field(default_factory=list)
     input_bytes: int = 0
+    dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
 
     @property
     def revision_ids(self) -> list[str]:
@@ -111,15 +112,19 @@ def slice_lines(
     *,
     context: int = CONTEXT,
     cap: int = SLICE_CAP,
+    floor: int = 0,
 ) -> list[Chunk]:
     """Chunks of ``context`` lines around each signal, merged, at most ``cap`` characters.
+
+    No chunk reaches back before line ``floor`` (what an earlier drain already read).
 
     Over the cap, chunks holding a HIGH signal and later chunks win (corrections cluster at the
     end of a session); the kept chunks stay in session order.
     """
     windows: list[list[int]] = []
     for sig in sorted(signals, key=lambda s: s.line_index):
-        lo, hi = max(0, sig.line_index - context), min(len(lines), sig.line_index + context + 1)
+        lo = max(floor, sig.line_index - context)
+        hi = min(len(lines), sig.line_index + context + 1)
         if windows and lo <= windows[-1][1]:
             windows[-1][1] = max(windows[-1][1], hi)
         else:
@@ -257,22 +262,36 @@ def prepare(
     candidates: Callable[[], Iterable[tuple[str, str, str, str]]] = lambda: (),
     slice_cap: int = SLICE_CAP,
     dialogue_cap: int = DRAIN_DIALOGUE_CAP,
+    after_line: int = 0,
 ) -> Prepared:
-    """Run the cascade on one transcript (never raises for what the file contains)."""
+    """Run the cascade on one transcript (never raises for what the file contains).
+
+    ``after_line`` is how many dialogue lines an earlier drain of this transcript already
+    read: only signals past it are sliced, their context clipped there too, so a session that
+    grew is drained for its new turns only; nothing new is the skip ``nothing-new``.
+    """
     file = Path(path)
     try:
         size = file.stat().st_size
     except OSError:
         return Prepared(skip="stale", detail="transcript missing on disk")
     if not cascade:
-        if size > max_input_chars:
+        if size > max_input_chars and after_line == 0:
             text = bounded_view(file, max_input_chars)
             return Prepared(text=text, bounded=True, input_bytes=size)
-        t = read_transcript(file, max_dialogue_chars=max_input_chars)
+        t = read_transcript(
+            file, max_dialogue_chars=dialogue_cap if after_line else max_input_chars
+        )
         if t.error:
             return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
-        text = clean("\n".join(_render(x) for x in _dialogue(t.turns, max_input_chars)))
-        return Prepared(transcript=t, text=text, input_bytes=size)
+        every = list(_dialogue(t.turns, dialogue_cap if after_line else max_input_chars))
+        fresh_lines = every[after_line:]
+        if after_line and len(every) <= after_line:
+            return Prepared(
+                skip="nothing-new", transcript=t, input_bytes=size, dialogue_lines=len(every)
+            )
+        text = clean("\n".join(_render(x) for x in fresh_lines))[-max_input_chars:]
+        return Prepared(transcript=t, text=text, input_bytes=size, dialogue_lines=len(every))
     t = read_transcript(file, max_dialogue_chars=dialogue_cap)
     if t.error:
         return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t, input_bytes=size)
@@ -281,15 +300,31 @@ def prepare(
     lines = list(_dialogue(t.turns, dialogue_cap))
     signals = detect(lines)
     if not signals:
-        return Prepared(skip="no-signal", transcript=t, input_bytes=size)
+        return Prepared(skip="no-signal", transcript=t, input_bytes=size, dialogue_lines=len(lines))
+    if after_line:
+        signals = [s for s in signals if s.line_index >= after_line]
+        if not signals:
+            return Prepared(
+                skip="nothing-new",
+                detail=f"no new signal past dialogue line {after_line}",
+                transcript=t,
+                input_bytes=size,
+                dialogue_lines=len(lines),
+            )
     digest = signal_hash(signals)
-    prepared = Prepared(transcript=t, signals=signals, signal_hash=digest, input_bytes=size)
+    prepared = Prepared(
+        transcript=t,
+        signals=signals,
+        signal_hash=digest,
+        input_bytes=size,
+        dialogue_lines=len(lines),
+    )
     existing = known_hash(digest) if digest else None
     if existing:
         prepared.skip = "dup-signal-hash"
         prepared.duplicate_of = existing
         return prepared
-    chunks = slice_lines(lines, signals, cap=slice_cap)
+    chunks = slice_lines(lines, signals, cap=slice_cap, floor=after_line)
     fresh = [c for c in chunks if not seen_chunks(c.hash)]
     if not fresh:
         prepared.skip = "dup-chunk-hash"

@@ -18,6 +18,7 @@ from typing import Any
 from reflectgit.config import ARCHIVED, DOCUMENTS
 from reflectgit.errors import ReflectGitError
 from reflectgit.notes.note import Note, parse_note
+from reflectgit.workflows.kb.twins import TwinFinder
 
 CACHE_FILE = "drain-kb-cache.json"
 CACHE_FORMAT = 1
@@ -156,6 +157,10 @@ class KbView:
         """(id, title, rule, other) of every live note, for the belief-revision block."""
         for s in self._load().values():
             yield s.id, s.title, s.rule, s.other
+
+    def twins(self) -> TwinFinder:
+        """The twin finder over every live note (title and rule), for CREATEs to ask first."""
+        return TwinFinder((s.id, s.title, s.rule) for s in self._load().values())
 
     def forget(self) -> None:
         """Drop what was loaded (after our own commit changed the KB)."""

@@ -31,7 +31,7 @@ from reflectgit.config import (
     INTERNAL_ENV,
     Config,
 )
-from reflectgit.errors import ReflectGitError, StorageError, UsageError
+from reflectgit.errors import ConfigError, ReflectGitError, StorageError, UsageError
 from reflectgit.notes.dates import format_epoch, parse_instant
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
 from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
@@ -94,8 +94,6 @@ class Settings:
         if max_entries is not None and max_entries < 0:
             raise UsageError("--max must be 0 or more")
         d = cfg.drain_settings(dry_run=dry_run, max_per_run=max_entries, writer=writer)
-        w = cfg.writer
-        command = tuple(wr.command_for(w))
         chosen = d.writer.strip().lower()
         if chosen == "agentic":
             # The original tool's multi-turn writer; its single-shot successor does the job.
@@ -105,12 +103,25 @@ class Settings:
                 f"unknown drain writer {chosen!r}",
                 hint="use extract (one model call) or heuristic (no model)",
             )
-        if not chosen:
-            # extract when a model command is configured or installed, else the embedded one
-            explicit = bool(w.command)
-            chosen = (
-                "extract" if explicit or wr.find_command(list(command), cfg.env) else "heuristic"
-            )
+        command: tuple[str, ...] = ()
+        model = wr.DEFAULT_MODEL
+        if chosen != "heuristic":
+            # Only a drain that may call the model reads the model command: a malformed
+            # REFLECT_DRAIN_CMD is this writer's error, never the heuristic writer's.
+            try:
+                w = cfg.writer
+            except ConfigError as exc:
+                raise ConfigError(
+                    exc.message,
+                    hint="write REFLECT_DRAIN_CMD as shell words (quotes closed), e.g. "
+                    "REFLECT_DRAIN_CMD='my-model --json'; or drain with --writer heuristic",
+                ) from None
+            command, model = tuple(wr.command_for(w)), w.model
+            if not chosen:
+                # extract when a model command is configured or installed, else the embedded one
+                explicit = bool(w.command)
+                found = explicit or wr.find_command(list(command), cfg.env)
+                chosen = "extract" if found else "heuristic"
         # Every field DrainSettings shares with this run's settings is taken by name; the
         # rest is what this run resolved (the writer, its command and model, the quota).
         shared = {f.name: getattr(d, f.name) for f in fields(cls) if hasattr(d, f.name)}
@@ -119,7 +130,7 @@ class Settings:
             model_timeout=d.model_timeout or None,
             writer=chosen,
             command=command,
-            model=w.model,
+            model=model,
             quota=cfg.quota,
         )
         return cls(**shared)
@@ -258,12 +269,14 @@ class Drain:
         self.s = settings
         self.clock = clock
         self.state_dir = cfg.state_dir
-        self.queue = queue or Queue(cfg.state_dir, clock=clock)
+        # A dry run reads the queue as it is: a corrupt file stays where it is.
+        self.queue = queue or Queue(cfg.state_dir, clock=clock, read_only=settings.dry_run)
         self.log = DrainLog(cfg.state_dir, settings.log_max_bytes, clock)
         self.chunks = ChunkMemory(cfg.state_dir)
         self._store: Any = None
         self._index: KbView | None = None
         self._mtimes: dict[str, tuple[int, int] | None] = {}
+        self._drained: dict[str, ledger.Drained] | None = None
 
     # ---------------------------------------------------------------- helpers
 
@@ -309,7 +322,10 @@ class Drain:
 
     def _run_locked(self, report: Report) -> Report:
         s = self.s
-        with drain_lock(self.state_dir) as held:
+        # A dry run takes no lock (it writes nothing a real run could trip over) and so
+        # leaves no drain.lock behind: its log is the only file it writes.
+        lock = contextlib.nullcontext(True) if s.dry_run else drain_lock(self.state_dir)
+        with lock as held:
             if not held:
                 report.status, report.message = "locked", "another drain is running"
                 return report
@@ -370,7 +386,20 @@ class Drain:
                     report.status = "quota_deferred"
                     report.message = f"quota gate closed ({closed}); the rest stays queued"
                     break
-            row = self.process(entry)
+            try:
+                row = self.process(entry)
+            except StorageError:
+                raise  # the disk refused: every later entry would fail the same way
+            except Exception as exc:  # one entry must never block the queue
+                # A bug or an answer no rule foresaw: this entry gets its row and the retry
+                # and poison path like any failure, and the queue moves on.
+                self.log(f"entry {entry.id}: internal error {type(exc).__name__}: {exc}")
+                row = self._row(
+                    entry,
+                    "fail_internal_error",
+                    entries=0,
+                    detail=f"{type(exc).__name__}: {exc}",
+                )
             self._finish(report, entry, row)
             tick(done, len(picks))
             charged += int(row.get("entries") or 0)
@@ -383,7 +412,15 @@ class Drain:
                 break
             if row["outcome"] == "quota_deferred":
                 report.status = "quota_deferred"
-                report.message = "the writer reported a rate limit; the rest stays queued"
+                what = (
+                    "an account limit (usage, credit or key)"
+                    if str(row.get("detail", "")).startswith("account limit")
+                    else "a rate limit"
+                )
+                report.message = (
+                    f"the writer reported {what}; the quota gate is closed and the rest "
+                    "stays queued"
+                )
                 break
 
     def _finish(self, report: Report, entry: Entry, row: dict[str, Any]) -> None:
@@ -470,25 +507,46 @@ class Drain:
             return self._row(entry, "stale", detail=f"queued over {s.stale_days} days ago")
         if entry.retries >= s.max_retries:
             return self._row(entry, "poison", detail=f"{entry.retries} retries recorded")
+        after = self._already_read(entry)
         prepared = cascade.prepare(
             str(path),
-            cascade=s.cascade,
+            # The heuristic writer reads nothing but the signals: CASCADE=0 changes only what
+            # a model is given, never leaves the heuristic writer without its input.
+            cascade=s.cascade or s.writer == "heuristic",
             max_input_chars=s.max_input_chars,
             seen_chunks=self.chunks.seen,
             known_hash=self.index.by_signal_hash,
             candidates=self.index.candidates,
+            after_line=after,
         )
+        row = self._prepared_row(entry, prepared)
+        read = self._mtimes.get(entry.id)
+        row["transcript_bytes"] = read[0] if read else prepared.input_bytes
+        row["dialogue_lines"] = max(prepared.dialogue_lines, after)
+        if not prepared.skip:
+            row["duration_ms"] = int((time.monotonic() - started) * 1000)
+            row["input_chars"] = len(prepared.text)
+            row["bounded"] = prepared.bounded
+        return row
+
+    def _prepared_row(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
         if prepared.skip == "stale":
             return self._row(entry, "stale", detail=prepared.detail)
         if prepared.skip == "dup-signal-hash" and prepared.duplicate_of:
             return self._confirm_duplicate(entry, prepared)
         if prepared.skip:
             return self._row(entry, f"skip_{prepared.skip}", detail=prepared.detail)
-        row = self._write(entry, prepared)
-        row["duration_ms"] = int((time.monotonic() - started) * 1000)
-        row["input_chars"] = len(prepared.text)
-        row["bounded"] = prepared.bounded
-        return row
+        return self._write(entry, prepared)
+
+    def _already_read(self, entry: Entry) -> int:
+        """Dialogue lines of this transcript an earlier drain read (0: none, or it shrank)."""
+        if self._drained is None:
+            self._drained = ledger.drained(self.state_dir)
+        done = self._drained.get(os.path.normpath(entry.transcript_path))
+        read = self._mtimes.get(entry.id)
+        if done is None or read is None or done.size is None or read[0] < done.size:
+            return 0  # never drained, an old row, or the file was replaced by a shorter one
+        return done.lines
 
     def _context(self, entry: Entry, prepared: cascade.Prepared, tokens: int = 0) -> act.Context:
         harness = entry.harness or (prepared.transcript.harness if prepared.transcript else None)
@@ -566,6 +624,16 @@ class Drain:
         now = self.clock()
         if run.rate_limit:
             quota.record(self.state_dir, now, info=run.rate_limit)
+        if run.launch_error:
+            return self._row(
+                entry,
+                "fail_unknown_command",
+                entries=0,
+                writer_class=wr.IDLE,
+                detail=f"the model command could not start: {run.launch_error}",
+            )
+        if run.oversized:
+            return self._invalid(entry, wr.MALFORMED, acct, f"an answer over {wr.MAX_OUTPUT} bytes")
         wclass, parsed = wr.classify(run.text)
         err_tail = (run.stderr.strip() or run.text.strip())[-300:]
         if wr.rate_limited(run):
@@ -578,20 +646,24 @@ class Drain:
                 **acct,
                 detail="rate limited: " + err_tail,
             )
-        if wclass != wr.VALID and wr.has_marker(run, wr.SIZE_MARKERS):
+        if wclass != wr.VALID and wr.quota_exhausted(run):
+            # A usage limit, no credit or a rejected key: the account, not this entry. The
+            # gate closes (until the reported reset, else for the snapshot's TTL); nothing
+            # is charged and the entry keeps its place.
+            quota.record(self.state_dir, now, info=None, rejected=True, resets_at=wr.resets_at(run))
+            return self._row(
+                entry,
+                "quota_deferred",
+                entries=0,
+                writer_class=wclass,
+                **{**acct, "tokens": 0, "cost_usd": 0.0},
+                detail="account limit: " + err_tail,
+            )
+        if wclass != wr.VALID and wr.size_rejected(run):
             return self._row(
                 entry,
                 "quarantine_oversized",
                 entries=0,
-                writer_class=wr.POISONED,
-                **acct,
-                detail=err_tail,
-            )
-        if wclass != wr.VALID and wr.has_marker(run, wr.POISON_MARKERS):
-            return self._row(
-                entry,
-                "poison_writer_drift",
-                entries=1,
                 writer_class=wr.POISONED,
                 **acct,
                 detail=err_tail,
@@ -650,26 +722,32 @@ class Drain:
                 detail=f"{run.total_tokens} tokens > {s.token_max}",
             )
         if wclass != wr.VALID or parsed is None:
-            streak = entry.counters.get("invalid", 0) + 1
-            if streak >= s.invalid_threshold:
-                return self._row(
-                    entry,
-                    "poison_writer_drift",
-                    entries=1,
-                    writer_class=wclass,
-                    **acct,
-                    detail=f"{streak} invalid writer outputs in a row",
-                )
+            return self._invalid(entry, wclass, acct, f"{wclass} output")
+        return self._apply(entry, prepared, parsed, writer_class=wclass, entries=1, acct=acct)
+
+    def _invalid(
+        self, entry: Entry, wclass: str, acct: Mapping[str, Any], detail: str
+    ) -> dict[str, Any]:
+        """An answer that is not a valid action object: retried, until the streak poisons."""
+        streak = entry.counters.get("invalid", 0) + 1
+        if streak >= self.s.invalid_threshold:
             return self._row(
                 entry,
-                "fail_invalid_output",
+                "poison_writer_drift",
                 entries=1,
                 writer_class=wclass,
                 **acct,
-                detail=f"{wclass} output",
-                _counters={"invalid": streak},
+                detail=f"{streak} invalid writer outputs in a row ({detail})",
             )
-        return self._apply(entry, prepared, parsed, writer_class=wclass, entries=1, acct=acct)
+        return self._row(
+            entry,
+            "fail_invalid_output",
+            entries=1,
+            writer_class=wclass,
+            **acct,
+            detail=detail,
+            _counters={"invalid": streak},
+        )
 
     # ---------------------------------------------------------------- applying
 
@@ -691,6 +769,7 @@ class Drain:
             ctx,
             revision_ids=[] if prepared.bounded else prepared.revision_ids,
             exists=self.index.exists,
+            twins=self.index.twins(),
         )
         try:
             commit, applied = self._commit(entry, ctx, plan)

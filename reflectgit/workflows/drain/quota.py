@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import QuotaSettings as QuotaSettings  # parsed there, used here
+from reflectgit.notes.dates import format_epoch
 
 QUOTA_FILE = "quota-state.json"
 CEILINGS = {
@@ -41,16 +42,29 @@ def _windows(info: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def record(
-    state_dir: Path, now: float, *, info: Mapping[str, Any] | None, rejected: bool = False
+    state_dir: Path,
+    now: float,
+    *,
+    info: Mapping[str, Any] | None,
+    rejected: bool = False,
+    resets_at: float | None = None,
 ) -> None:
-    """Store the newest snapshot (merged per window)."""
+    """Store the newest snapshot (merged per window).
+
+    ``rejected`` records a rejection the writer reported (a 429, a usage limit, no credit);
+    ``resets_at`` is when the account said it opens again, which holds the gate closed past
+    the snapshot's TTL.
+    """
     path = quota_path(state_dir)
     state = load(path)
     windows: dict[str, Any] = dict(state.get("windows") or {})
     if info:
         windows.update(_windows(info))
     if rejected:
-        windows["rate_limit"] = {"status": "rejected"}
+        window: dict[str, Any] = {"status": "rejected"}
+        if resets_at is not None:
+            window["resets_at"] = resets_at
+        windows["rate_limit"] = window
     state = {"updated_at": now, "windows": windows}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -72,15 +86,21 @@ def gate_closed(state_dir: Path, now: float, settings: QuotaSettings) -> str | N
         return None
     state = load(quota_path(state_dir))
     updated = state.get("updated_at")
-    if not isinstance(updated, (int, float)) or now - updated > settings.ttl_sec:
-        return None  # no reading, or a stale one: fail open
     windows = state.get("windows")
-    if not isinstance(windows, Mapping):
-        return None
+    if not isinstance(updated, (int, float)) or not isinstance(windows, Mapping):
+        return None  # no reading: fail open
+    stale = now - updated > settings.ttl_sec  # a stale reading fails open ...
     for name, window in sorted(windows.items()):
         if not isinstance(window, Mapping):
             continue
         status = str(window.get("status", "")).lower()
+        resets = window.get("resets_at")
+        if isinstance(resets, (int, float)) and not isinstance(resets, bool):
+            if now < resets and status == "rejected":  # ... unless the account named a reset
+                return f"{name} rejected until {format_epoch(resets)}"
+            continue
+        if stale:
+            continue
         if status == "rejected":
             return f"{name} rejected"
         util = window.get("utilization")

@@ -9,10 +9,12 @@ score writer health. Nothing here writes anything.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -42,23 +44,59 @@ IDLE = "idle"
 POISONED = "poisoned"
 MALFORMED = "malformed"
 
-# The model (or its CLI) says the input itself is too big: quarantine, never retry.
+# The model (or its CLI) says the input itself is too big: quarantine, never retry. Counted
+# only in an error report (stderr, a non-zero exit, an error result) or as the whole of a short
+# answer: a prose answer that merely talks about a context window is not a size rejection.
 SIZE_MARKERS = (
     "prompt is too long",
+    "input is too long",
     "context window",
     "maximum context length",
     "context length exceeded",
     "conversation is too long",
+    "request too large",
 )
-# The account or the writer cannot go on: archive, charged to the budget.
-POISON_MARKERS = (
-    "session exhausted",
+# The account cannot make calls now (a subscription's usage limit, no credit, a bad key): the
+# quota gate closes and the queue waits; nothing is charged, nothing is dead-lettered.
+QUOTA_MARKERS = (
+    "usage limit",
+    "hit your limit",
+    "limit reached",
     "credit balance is too low",
-    "usage limit reached",
+    "out of credits",
+    "out of extra usage",
+    "insufficient_quota",
+    "exceeded your current quota",
     "invalid api key",
+    "invalid x-api-key",
+    "authentication_error",
+    "please run /login",
+    "session exhausted",
 )
+SHORT_ANSWER = 300  # a marker is the answer itself only in an answer shorter than this
+MAX_OUTPUT = 8 * 1024 * 1024  # bytes of model stdout read; more is an oversized answer
+MAX_STDERR = 1024 * 1024
+EXIT_GRACE = 2.0  # seconds a helper may keep the pipes open after the model exited
 _RATE_LIMIT = re.compile(r"\b(429|529)\b|rate[ _-]?limit|overloaded_error", re.IGNORECASE)
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+_RESETS = re.compile(r"limit reached\|(\d{9,11})")
+
+
+def _answer_pattern(markers: tuple[str, ...]) -> re.Pattern[str]:
+    """A short answer that *is* a report: it opens with the marker (after "Error:" and the
+    like), e.g. "Prompt is too long" or "Claude AI usage limit reached|1750708800"."""
+    alts = "|".join(re.escape(m) for m in markers)
+    return re.compile(
+        r"^\W*(?:(?:api\s+)?error\W*)?(?:claude(?:\s+ai)?\s+)?(?:you(?:'ve|\s+have)\s+)?"
+        r"(?:[\w-]+\s+)?(?:" + alts + ")",
+        re.IGNORECASE,
+    )
+
+
+_SIZE_ANSWER = _answer_pattern(SIZE_MARKERS)
+_QUOTA_ANSWER = _answer_pattern(QUOTA_MARKERS)
+# A JSON object nested deeper than this is not an answer (and would exhaust the recursion).
+MAX_DEPTH = 200
+MAX_ATTEMPTS = 16  # candidate objects parsed at most, so a hostile answer stays linear
 
 
 def model_timeout(outer: int) -> int:
@@ -100,6 +138,8 @@ class WriterRun:
     cost_usd: float = 0.0
     tokens: dict[str, int] = field(default_factory=dict)
     rate_limit: dict[str, Any] | None = None
+    oversized: bool = False  # stdout went past the read cap; the model was stopped there
+    launch_error: str | None = None  # the command could not be started at all
 
     @property
     def total_tokens(self) -> int:
@@ -110,6 +150,12 @@ class WriterRun:
         return not self.stdout.strip()
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL the model's whole process group (whatever it spawned, still running)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
 def run_model(
     argv: list[str],
     prompt: str,
@@ -117,27 +163,111 @@ def run_model(
     timeout: float,
     cwd: str | None,
     env: Mapping[str, str],
+    max_output: int = MAX_OUTPUT,
 ) -> WriterRun:
-    """Run the model command once, prompt on stdin; kill its process group at the timeout."""
+    """Run the model command once, prompt on stdin, and read its answer within bounds.
+
+    The command runs in a session of its own. At the deadline, or when stdout passes
+    ``max_output`` bytes, its whole process group is killed and the pipes are closed at once:
+    a helper that keeps stdout open (in the group or not) never holds the drain, and reading
+    stops at the cap however fast the model writes. After the command exits, helpers get
+    ``EXIT_GRACE`` seconds to finish writing, then the group is killed too.
+    """
     started = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=dict(env),
-        start_new_session=True,  # so a timeout kills the model and whatever it spawned
-    )
-    timed_out = False
+    deadline = started + max(timeout, 0.0)
     try:
-        out, err = proc.communicate(prompt.encode("utf-8"), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-    code = TIMEOUT_EXIT if timed_out else proc.returncode
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return WriterRun(
+            argv=argv,
+            exit_code=127,
+            stdout="",
+            stderr=str(exc),
+            launch_error=f"{type(exc).__name__}: {exc.strerror or exc}",
+        )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    out, err = bytearray(), bytearray()
+    pending = memoryview(prompt.encode("utf-8"))
+    timed_out = oversized = False
+    exited_at: float | None = None
+    sel = selectors.DefaultSelector()
+    pipes = (proc.stdin, proc.stdout, proc.stderr)
+    try:
+        for pipe in pipes:
+            os.set_blocking(pipe.fileno(), False)
+        if pending:
+            sel.register(proc.stdin, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        sel.register(proc.stderr, selectors.EVENT_READ)
+        while any(k.fileobj is not proc.stdin for k in sel.get_map().values()):
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if now >= deadline:
+                timed_out = exited_at is None
+                break
+            if exited_at is not None and now - exited_at >= EXIT_GRACE:
+                break
+            wait = min(deadline - now, 0.05 if exited_at is None else EXIT_GRACE)
+            for key, _mask in sel.select(wait):
+                source = key.fileobj
+                if source is proc.stdin:
+                    try:
+                        sent = os.write(proc.stdin.fileno(), pending[:65536])
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the model closed its stdin: it has read what it wants
+                        sent = len(pending)
+                    pending = pending[sent:]
+                    if not pending:
+                        sel.unregister(proc.stdin)
+                        with contextlib.suppress(OSError):
+                            proc.stdin.close()
+                    continue
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(source)
+                elif source is proc.stdout:
+                    out += chunk
+                elif len(err) < MAX_STDERR:
+                    err += chunk[: MAX_STDERR - len(err)]
+            if len(out) > max_output:
+                oversized = True
+                del out[max_output:]
+                break
+        if not (timed_out or oversized) and proc.poll() is None:
+            # Both pipes closed before the command exited: it may still finish in time (with
+            # its stdin closed, so it never waits for the rest of a prompt nobody reads).
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:
+        sel.close()
+        _kill_group(proc.pid)
+        for pipe in pipes:
+            with contextlib.suppress(OSError):
+                pipe.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+    code = proc.returncode if proc.returncode is not None else TIMEOUT_EXIT
+    if timed_out:
+        code = TIMEOUT_EXIT
     run = WriterRun(
         argv=argv,
         exit_code=code,
@@ -145,6 +275,7 @@ def run_model(
         stderr=err.decode("utf-8", "replace"),
         timed_out=timed_out,
         duration_s=time.monotonic() - started,
+        oversized=oversized,
     )
     read_envelope(run)
     return run
@@ -158,7 +289,7 @@ def read_envelope(run: WriterRun) -> None:
         return
     try:
         doc = json.loads(stripped)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not an envelope (or one nested past all reason)
         return
     if not isinstance(doc, dict) or doc.get("type") != "result":
         return
@@ -197,29 +328,109 @@ def rate_limited(run: WriterRun) -> bool:
     return bool(_RATE_LIMIT.search(run.stderr) or (run.is_error and _RATE_LIMIT.search(run.text)))
 
 
-def has_marker(run: WriterRun, markers: tuple[str, ...]) -> bool:
-    haystack = f"{run.text}\n{run.stderr}".lower()
-    if run.exit_code == 0 and not run.is_error and len(run.text) > 300:
-        # A long answer that merely mentions a marker is prose, not a failure report.
-        haystack = run.stderr.lower()
-    return any(m in haystack for m in markers)
+def _reports(run: WriterRun, markers: tuple[str, ...], answer: re.Pattern[str]) -> bool:
+    """Does the run report one of ``markers``?
+
+    In an error (non-zero exit, an error result, or no answer at all) the marker may stand
+    anywhere in stderr or the answer. A run that answered normally reports it only when the
+    answer is short and *is* the report (it opens with the marker): a prose answer that
+    mentions a context window or a usage limit is an invalid answer, retried, not a report.
+    """
+    text = run.text.strip()
+    if run.exit_code != 0 or run.is_error or not text:
+        haystack = f"{run.text[:8192]}\n{run.stderr[-8192:]}".lower()
+        return any(m in haystack for m in markers)
+    return len(text) < SHORT_ANSWER and bool(answer.match(text))
+
+
+def size_rejected(run: WriterRun) -> bool:
+    """The model (or its CLI) refused the input as too big for its context."""
+    return _reports(run, SIZE_MARKERS, _SIZE_ANSWER)
+
+
+def quota_exhausted(run: WriterRun) -> bool:
+    """The account cannot make calls now: usage limit, no credit, a rejected key."""
+    return _reports(run, QUOTA_MARKERS, _QUOTA_ANSWER)
+
+
+def resets_at(run: WriterRun) -> float | None:
+    """The reset time a usage-limit report carries (``usage limit reached|<epoch>``)."""
+    m = _RESETS.search(f"{run.text[:8192]}\n{run.stderr[-8192:]}")
+    return float(m.group(1)) if m else None
+
+
+def _fenced(text: str) -> list[str]:
+    """The insides of the closed code fences of ``text`` (the language tag line dropped)."""
+    parts = text.split("```")
+    out = []
+    for inner in parts[1 : len(parts) - 1 : 2]:
+        first, nl, rest = inner.partition("\n")
+        out.append(rest if nl and (not first.strip() or first.strip().isalnum()) else inner)
+    return out
+
+
+_BRACES = re.compile(r'[{}"\\\n]')
+_OPENS_WITH_ACTIONS = re.compile(r'\{\s*"actions"\s*:')
+
+
+def _object_spans(chunk: str) -> list[tuple[int, int]]:
+    """Balanced ``{...}`` spans (at every depth) that hold an ``"actions"`` key: those that
+    open with it first, then outermost first. One pass over the text: braces inside JSON strings do not count, and a string
+    never runs past a newline (JSON strings cannot hold one), so stray quotes in code or
+    prose cannot derail the scan for long."""
+    marks = [m.start() for m in re.finditer(r'"actions"', chunk)]
+    if not marks:
+        return []
+    spans: list[tuple[int, int]] = []
+    stack: list[int] = []
+    in_string = False
+    escaped_at = -1  # the position a backslash escapes
+    for m in _BRACES.finditer(chunk):
+        ch, pos = m.group(), m.start()
+        if in_string:
+            if ch == "\n":
+                in_string = False
+            elif pos == escaped_at:
+                pass
+            elif ch == "\\":
+                escaped_at = pos + 1
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == "{":
+            stack.append(pos)
+        elif ch == "}" and stack:
+            start = stack.pop()
+            i = bisect.bisect_left(marks, start)
+            if i < len(marks) and marks[i] < pos:
+                spans.append((start, pos + 1))
+    # An object that opens with its "actions" key (what a writer answers) before any other,
+    # so code full of objects that merely mention actions cannot use up the attempts.
+    spans.sort(key=lambda span: (_OPENS_WITH_ACTIONS.match(chunk, span[0]) is None, span[0]))
+    return spans
 
 
 def find_actions(text: str) -> dict[str, Any] | None:
-    """The first JSON object with an ``actions`` list, in a fence, bare, or amid prose."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for chunk in candidates:
-        pos = chunk.find("{")
-        while pos != -1:
+    """The first JSON object with an ``actions`` list, in a fence, bare, or amid prose.
+
+    Linear in the size of the answer: one scan finds the balanced objects that mention
+    ``"actions"``, and at most ``MAX_ATTEMPTS`` of them are parsed. An object nested past
+    what the JSON parser can take is not an answer.
+    """
+    attempts = 0
+    for chunk in [*_fenced(text), text]:
+        for start, end in _object_spans(chunk):
+            if attempts >= MAX_ATTEMPTS:
+                return None
+            attempts += 1
             try:
-                value, _end = decoder.raw_decode(chunk, pos)
-            except json.JSONDecodeError:
-                pos = chunk.find("{", pos + 1)
+                value = json.loads(chunk[start:end])
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict) and isinstance(value.get("actions"), list):
                 return value
-            pos = chunk.find("{", pos + 1)
     return None
 
 
@@ -227,11 +438,11 @@ def classify(text: str) -> tuple[str, dict[str, Any] | None]:
     """(writer class, parsed object or None) for the model's answer."""
     if not text.strip():
         return IDLE, None
-    lowered = text.lower()
     found = find_actions(text)
     if found is not None:
         return VALID, found
-    if any(m in lowered for m in SIZE_MARKERS + POISON_MARKERS):
+    head = text.strip()
+    if len(head) < SHORT_ANSWER and (_SIZE_ANSWER.match(head) or _QUOTA_ANSWER.match(head)):
         return POISONED, None
     if "{" in text or "```" in text or '"actions"' in text:
         return MALFORMED, None

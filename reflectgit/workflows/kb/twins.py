@@ -1,0 +1,200 @@
+"""Twins: a live note that already states the rule a new note would state, in other words.
+
+The one twin finder of the tool: the drain asks it before every CREATE, capture before every
+note it writes; a twin found is confirmed (or left alone) instead of written again. The
+original tool compared embeddings (cosine >= 0.97); without a model we compare the rule's
+words, normalised:
+
+- lower case, markdown quoting (backticks, quotes, emphasis) and articles dropped;
+- "instead of B, use A" and "use A, not B" read as "use A instead of B";
+- the same content words (a light stem: "pushing" is "push"), so "use pnpm instead of npm" is
+  never the twin of "use pnpm instead of yarn";
+- the words in order (``difflib`` ratio) at ``THRESHOLD`` or more, so "use uv instead of pip"
+  is never the twin of "use pip instead of uv";
+- never across a negation ("never X" is not "always X") or different numbers ("30 s" is not
+  "60 s"), however close the rest is.
+
+The rule is compared with the rule, and with the title (many notes have only a title that is
+their rule). Pure apart from reading the notes it is given.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+THRESHOLD = 0.85
+MIN_CONTENT = 2  # a rule of fewer content words ("r", "fix it") says too little to match
+_QUOTES = re.compile(r"[`*_\"“”‘’]+|(?<!\w)'|'(?!\w)")
+_TOKEN = re.compile(r"[\w./+#:@-]+")
+_ARTICLES = frozenset({"a", "an", "the", "please", "just", "always"})
+_NEGATIONS = frozenset(
+    {"never", "not", "no", "don't", "dont", "avoid", "without", "cannot", "can't", "won't"}
+)
+_VERBS = r"use|run|call|try|prefer|pick|choose|pass|set|add|install"
+_INSTEAD_FIRST = re.compile(
+    rf"^\s*(?:rather than|instead of)\s+(?P<old>.+?)\s*,\s*(?P<verb>{_VERBS})\s+(?P<new>.+?)\s*$"
+)
+_NOT_AFTER = re.compile(rf"^\s*(?P<verb>{_VERBS})\s+(?P<new>.+?)\s*,?\s+not\s+(?P<old>.+?)\s*$")
+_RATHER = re.compile(rf"^\s*(?P<verb>{_VERBS})\s+(?P<new>.+?)\s+rather than\s+(?P<old>.+?)\s*$")
+
+
+def normalise(text: str) -> tuple[str, ...]:
+    """The words of a rule, in a canonical order and spelling."""
+    lowered = _QUOTES.sub(" ", text.lower())
+    lowered = " ".join(lowered.split()).rstrip(".!;: ")
+    for pattern in (_INSTEAD_FIRST, _NOT_AFTER, _RATHER):
+        m = pattern.match(lowered)
+        if m:
+            lowered = f"{m['verb']} {m['new']} instead of {m['old']}"
+            break
+    words = (w.strip(",;:!?()[]{}").rstrip(".") for w in _TOKEN.findall(lowered))
+    return tuple(w for w in words if w and w not in _ARTICLES)
+
+
+def _negated(words: tuple[str, ...]) -> bool:
+    return any(w in _NEGATIONS for w in words) or any(
+        a == "do" and b == "not" for a, b in itertools.pairwise(words)
+    )
+
+
+def _numbers(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for w in words if any(c.isdigit() for c in w))
+
+
+_MINOR = frozenset(
+    [
+        "and",
+        "or",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "with",
+        "by",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "you",
+        "your",
+        "we",
+        "our",
+        "when",
+        "before",
+        "after",
+        "every",
+        "all",
+        "any",
+        "each",
+        "then",
+        "so",
+        "as",
+        "at",
+        "from",
+        "into",
+        "instead",
+        "do",
+        "does",
+        "use",
+        "using",
+        "run",
+        "make",
+        "sure",
+        "here",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _content(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words if w not in _MINOR and len(w) >= 2)
+
+
+def similarity(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """How alike two normalised rules are, 0 to 1, word order included."""
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    if 2 * min(len(a), len(b)) / (len(a) + len(b)) < THRESHOLD - 0.2:
+        return 0.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def same_rule(a: str, b: str, threshold: float = THRESHOLD) -> bool:
+    """Do the two texts state the same rule?"""
+    return _score(normalise(a), normalise(b)) >= threshold
+
+
+def _score(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    if not a or not b or _negated(a) != _negated(b) or _numbers(a) != _numbers(b):
+        return 0.0
+    content = _content(a)
+    if len(content) < MIN_CONTENT or content != _content(b):
+        return 0.0
+    return similarity(a, b)
+
+
+@dataclass(frozen=True)
+class Twin:
+    """The live note a new one would duplicate, and how alike they are."""
+
+    id: str
+    score: float
+
+
+@dataclass
+class _Known:
+    id: str
+    texts: tuple[str, ...]  # title and rule, lower case (for the cheap first look)
+    words: list[tuple[str, ...]] = field(default_factory=list)
+
+
+class TwinFinder:
+    """Finds the twin of a (title, rule) among known notes; ``add`` makes a new one known."""
+
+    def __init__(
+        self, notes: Iterable[tuple[str, str, str]] = (), threshold: float = THRESHOLD
+    ) -> None:
+        self.threshold = threshold
+        self._known: list[_Known] = []
+        for nid, title, rule in notes:
+            self.add(nid, title, rule)
+
+    def add(self, nid: str, title: str, rule: str) -> None:
+        texts = tuple(dict.fromkeys(t.lower() for t in (rule, title) if t and t.strip()))
+        if texts:
+            self._known.append(_Known(nid, texts))
+
+    def find(self, title: str, rule: str = "") -> Twin | None:
+        """The best twin at or over the threshold, or None."""
+        queries = [w for w in dict.fromkeys(normalise(t) for t in (rule, title) if t) if w]
+        if not queries:
+            return None
+        # A twin shares nearly all its words, so it holds one of the two longest words of
+        # the query: a substring test keeps the full comparison to a few notes.
+        keys = {w for q in queries for w in sorted(q, key=len, reverse=True)[:2] if len(w) > 2}
+        best: Twin | None = None
+        for known in self._known:
+            if keys and not any(k in text for k in keys for text in known.texts):
+                continue
+            if not known.words:
+                known.words = [w for w in (normalise(t) for t in known.texts) if w]
+            score = max((_score(q, w) for q in queries for w in known.words), default=0.0)
+            if score >= self.threshold and (best is None or score > best.score):
+                best = Twin(known.id, round(score, 3))
+                if score == 1.0:
+                    break
+        return best
