@@ -280,3 +280,30 @@ def test_commit_capture_never_creates_a_missing_kb(code, tmp_path, monkeypatch):
     cli("hooks", "install", str(code))
     commit(code, "no kb yet")
     assert not missing.exists()
+
+
+def test_install_writes_a_post_merge_shim_and_uninstall_removes_both(kb, code):
+    out = cli("hooks", "install", str(code), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    hooks = Path(doc["hook"]).parent
+    merge = (hooks / "post-merge").read_text()
+    assert "# >>> reflect-git post-merge >>>" in merge and "capture merge" in merge
+    assert "capture commit" not in merge
+    assert "capture commit" in (hooks / "post-commit").read_text()
+    out = cli("hooks", "install", str(code), "--uninstall", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["post_merge"]["action"] == "uninstalled"
+    assert not (hooks / "post-merge").exists() and not (hooks / "post-commit").exists()
+
+
+def test_a_post_merge_hook_of_the_users_is_chained_and_put_back(kb, code):
+    hooks = Path(git("rev-parse", "--absolute-git-dir", cwd=code).strip()) / "hooks"
+    hooks.mkdir(exist_ok=True)
+    mine = hooks / "post-merge"
+    mine.write_text("#!/bin/sh\necho mine\n")
+    mine.chmod(0o755)
+    assert cli("hooks", "install", str(code)).returncode == 0
+    assert (hooks / "post-merge.reflect-git-chained").read_text() == "#!/bin/sh\necho mine\n"
+    assert cli("hooks", "install", str(code), "--uninstall").returncode == 0
+    assert mine.read_text() == "#!/bin/sh\necho mine\n"

@@ -252,11 +252,16 @@ def test_a_note_the_session_only_confirmed_is_not_demoted(
 
 
 def test_a_clean_merge_is_recorded_and_a_fast_forward_is_not(kb: Path, code: Path) -> None:
-    hooks = Path(git("rev-parse", "--git-path", "hooks", cwd=code).strip())
-    hooks = hooks if hooks.is_absolute() else code / hooks
-    post_merge = hooks / "post-merge"
-    post_merge.write_text(f"#!/bin/sh\nexec {sys.executable} -m reflectgit.hooks.capture merge\n")
-    post_merge.chmod(0o755)
+    # the `code` fixture ran `hooks install`: it wrote the post-merge shim beside post-commit
+    again = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hooks", "install", str(code), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0, again.stderr
+    post_merge = json.loads(again.stdout)["post_merge"]
+    assert post_merge["action"] == "unchanged"
+    assert "reflect-git post-merge" in Path(post_merge["hook"]).read_text()
     session = {"CLAUDE_CODE_SESSION_ID": "merge-session-01"}
     _commit(code, "base", session)
     git("switch", "-q", "-c", "side", cwd=code)

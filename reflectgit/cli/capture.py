@@ -67,12 +67,15 @@ def hooks_install(
         )
         render.emit(ctx, result.to_dict(), render.agent_hooks(result))
         return
-    if uninstall:
-        done = installer.uninstall_git_hook(base, env=env)
-    else:
-        pinned = str(g.config().kb) if g.kb else None
-        done = installer.install_git_hook(base, python=sys.executable, kb=pinned, env=env)
-    render.emit(ctx, done.to_dict(), render.git_hook(done))
+    pinned = str(g.config().kb) if g.kb else None
+    done = [
+        installer.uninstall_git_hook(base, env=env, name=name)
+        if uninstall
+        else installer.install_git_hook(base, python=sys.executable, kb=pinned, env=env, name=name)
+        for name in installer.GIT_HOOKS
+    ]
+    doc = done[0].to_dict() | {"post_merge": done[1].to_dict()}
+    render.emit(ctx, doc, [line for one in done for line in render.git_hook(one)])
 
 
 @hooks_app.command("status")
@@ -108,6 +111,14 @@ def capture_commit(
     from reflectgit.hooks.capture import main as capture_main
 
     capture_main(["commit", sha or "", branch or ""], kb=globals_of(ctx).kb)
+
+
+@capture_app.command("merge")
+def capture_merge(ctx: typer.Context) -> None:
+    """Record the merge commit a clean `git merge` made (what the post-merge shim runs)."""
+    from reflectgit.hooks.capture import main as capture_main
+
+    capture_main(["merge"], kb=globals_of(ctx).kb)
 
 
 @capture_app.command("idle")

@@ -24,6 +24,8 @@ from reflectgit.errors import ConfigError, ConflictError, UsageError
 from reflectgit.git import repo_info
 
 HOOK_NAME = "post-commit"
+MERGE_HOOK = "post-merge"  # a clean `git merge` fires post-merge only, never post-commit
+GIT_HOOKS = (HOOK_NAME, MERGE_HOOK)
 CHAINED_SUFFIX = ".reflect-git-chained"
 BEGIN = "# >>> reflect-git post-commit >>>"
 END = "# <<< reflect-git post-commit <<<"
@@ -70,14 +72,35 @@ exit $rg_status
 _BLOCK = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n?", re.DOTALL)
 
 
+def _markers(name: str) -> tuple[str, re.Pattern[str]]:
+    """The BEGIN marker of one hook's managed block and the pattern of the whole block."""
+    begin, end = BEGIN.replace(HOOK_NAME, name), END.replace(HOOK_NAME, name)
+    return begin, re.compile(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", re.DOTALL)
+
+
+def shim_template(name: str = HOOK_NAME) -> str:
+    """The shim of one git hook: post-commit records the commit, post-merge the merge commit."""
+    if name == HOOK_NAME:
+        return SHIM_TEMPLATE
+    return (
+        SHIM_TEMPLATE.replace(HOOK_NAME, name)
+        .replace("capture commit", "capture merge")
+        .replace("# Records each commit", "# Records each clean merge")
+    )
+
+
 def sh_quote(value: str) -> str:
     """Single-quote for POSIX sh."""
     return "'" + value.replace("'", "'\"'\"'") + "'"
 
 
-def render_shim(python: str, kb: str | None) -> str:
+def render_shim(python: str, kb: str | None, name: str = HOOK_NAME) -> str:
     """The hook file for this interpreter (and the KB pinned at install, if any)."""
-    return SHIM_TEMPLATE.replace("@PYTHON@", sh_quote(python)).replace("@KB@", sh_quote(kb or ""))
+    return (
+        shim_template(name)
+        .replace("@PYTHON@", sh_quote(python))
+        .replace("@KB@", sh_quote(kb or ""))
+    )
 
 
 @dataclass(frozen=True)
@@ -107,18 +130,19 @@ def _write_executable(path: Path, text: str) -> None:
 
 
 def install_git_hook(
-    repo: Path, *, python: str, kb: str | None, env: Mapping[str, str]
+    repo: Path, *, python: str, kb: str | None, env: Mapping[str, str], name: str = HOOK_NAME
 ) -> GitHookResult:
-    """Install (or refresh) the post-commit shim; chain a hook that was already there."""
+    """Install (or refresh) one shim (post-commit by default); chain a hook already there."""
+    begin, block = _markers(name)
     folder = hooks_dir(repo, env)
     folder.mkdir(parents=True, exist_ok=True)
-    hook = folder / HOOK_NAME
-    chained = folder / (HOOK_NAME + CHAINED_SUFFIX)
-    shim = render_shim(python, kb)
+    hook = folder / name
+    chained = folder / (name + CHAINED_SUFFIX)
+    shim = render_shim(python, kb, name)
     if hook.is_symlink() or hook.exists():
         current = hook.read_text(encoding="utf-8", errors="replace") if hook.is_file() else ""
-        if BEGIN in current:
-            updated = _BLOCK.sub(lambda _m: shim.split("\n", 1)[1], current, count=1)
+        if begin in current:
+            updated = block.sub(lambda _m: shim.split("\n", 1)[1], current, count=1)
             if updated == current:
                 return GitHookResult(str(repo), str(hook), "unchanged", _exists(chained))
             _write_executable(hook, updated)
@@ -135,15 +159,18 @@ def install_git_hook(
     return GitHookResult(str(repo), str(hook), "installed", None)
 
 
-def uninstall_git_hook(repo: Path, *, env: Mapping[str, str]) -> GitHookResult:
+def uninstall_git_hook(
+    repo: Path, *, env: Mapping[str, str], name: str = HOOK_NAME
+) -> GitHookResult:
     """Remove our block; put back the hook we chained when nothing else is left."""
+    begin, block = _markers(name)
     folder = hooks_dir(repo, env)
-    hook = folder / HOOK_NAME
-    chained = folder / (HOOK_NAME + CHAINED_SUFFIX)
+    hook = folder / name
+    chained = folder / (name + CHAINED_SUFFIX)
     current = hook.read_text(encoding="utf-8", errors="replace") if hook.is_file() else None
-    if current is None or BEGIN not in current:
+    if current is None or begin not in current:
         return GitHookResult(str(repo), str(hook), "absent", _exists(chained))
-    rest = _BLOCK.sub("", current)
+    rest = block.sub("", current)
     meaningful = [line for line in rest.splitlines() if line.strip() and not line.startswith("#!")]
     if meaningful:  # someone added lines of their own around our block: keep them
         _write_executable(hook, rest)
