@@ -81,7 +81,8 @@ def test_heuristic_drain_of_the_sample_corpus(tmp_path: Path, repo: Path) -> Non
             texts = json.dumps([_notes(repo)[n] for n in ids], default=str)
             assert item["rule"] in texts
     notes = _notes(repo)
-    assert len(notes) == made >= 15
+    # every note in the KB is one this run made (twins were confirmed, never created again)
+    assert len(notes) == made and made >= 10
     for nid, front in notes.items():
         assert front["id"] == nid
         assert front["confidence"] in ("medium", "low"), "a heuristic note is never high"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,12 +33,12 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
     # pytest -q fails (PostToolUseFailure.error: 3 failed), an Edit, pytest -q passes.
     "doc-claude-pytest-red-green.json": (
         ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
-        [("stop", "claude")],
+        [],  # its transcript (codemie 9eda1058) holds no signal: Stop queues nothing
     ),
     # The same run piped through `| tail` (exits 0, PostToolUse both times).
     "doc-claude-pytest-piped.json": (
         ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
-        [("stop", "claude")],
+        [],
     ),
     # pip fails, then "No, don't use pip here. Use uv instead of pip, always.": a correction.
     "doc-claude-failure-then-correction.json": (
@@ -46,7 +47,7 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
     ),
     # The dialog allowed `rm -rf node_modules` once (no rule saved); the later "yes" answers
     # "Shall I reinstall?", not the dialog: no note.
-    "doc-claude-permission-dialog.json": ([], [("stop", "claude")]),
+    "doc-claude-permission-dialog.json": ([], []),
     "doc-claude-stop-tilde-path.json": ([], [("stop", "claude")]),
     # git push fails; vitest 1 failed -> 16 passed (Codex's string tool_response, exit code in
     # its header); then "Use the release script instead of git push".
@@ -55,9 +56,9 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
             "feat(knowledge): vitest: 1 failing test fixed in repo [HIGH]",
             "feat(knowledge): Use the release script instead of git push [LOW]",
         ],
-        [("stop", "codex")],
+        [],  # the rollout: "show tools" and a request, no signal
     ),
-    "codex-notify.json": ([], [("stop", "codex")]),
+    "codex-notify.json": ([], []),
     # Copilot CLI camelCase: postToolUseFailure (3 failed) -> postToolUse (44 passed), then the
     # uv correction; agentStop queues its transcriptPath.
     "copilot-cli-camelcase.json": (
@@ -65,7 +66,7 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
             "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
             "feat(knowledge): Use uv instead of pip [LOW]",
         ],
-        [("stop", "copilot")],
+        [],  # its session only asked "List the files"
     ),
     # Its VS Code form: tool_result.result_type failure -> success; pip fails; the correction.
     "copilot-cli-vscode.json": (
@@ -73,13 +74,14 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
             "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
             "feat(knowledge): Use uv instead of pip [LOW]",
         ],
-        [("stop", "copilot")],
+        [],
     ),
     # Rebuilt from real sessions: no failing-then-passing test run, no correction after a
     # failure, no permission rule saved.
     "derived-spotter-short.json": ([], [("session_end", "claude")]),
     "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")]),
-    "derived-codemie-9eda1058.json": ([], [("stop", "claude")]),
+    # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
+    "derived-codemie-9eda1058.json": ([], []),
     # Seven TodoWrite items went to completed, in this order.
     "derived-codemie-196820da.json": (
         [
@@ -97,7 +99,9 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
     # queue their transcripts.
     "derived-spotter-ae4a77f8.json": (
         ["feat(knowledge): mix: 11 failing tests fixed in spotter-4te [HIGH]"],
-        [("manual", "claude"), ("subagent_stop", "claude")],
+        # The subagent's file holds only the parent agent's task prompt (injected text) and
+        # the subagent's answers: no person's words, no signal, not queued (issue 19).
+        [("manual", "claude")],
     ),
 }
 
@@ -115,7 +119,7 @@ def _harness(name: str) -> str | None:
 
 
 def deliver(
-    name: str, env: dict[str, str], *, harness_flag: bool = True
+    name: str, env: dict[str, str], *, harness_flag: bool = True, root: Path | None = None
 ) -> list[subprocess.CompletedProcess[str]]:
     """Every element of the file to `reflect-git hook EVENT`, one process each, as delivered."""
     spec = MANIFEST.get(name, {})
@@ -125,8 +129,8 @@ def deliver(
     procs = []
     for i, event in enumerate(events):
         text = json.dumps(event)
-        text = text.replace('"REAL/', f'"{REAL / "transcripts"}/')
-        text = text.replace('"TRANSCRIPTS/', f'"{REAL / "transcripts"}/')
+        text = text.replace('"REAL/', f'"{root or REAL / "transcripts"}/')
+        text = text.replace('"TRANSCRIPTS/', f'"{root or REAL / "transcripts"}/')
         word = names[i] if names else spec.get("event") or event.get("hook_event_name")
         argv = [sys.executable, "-m", "reflectgit", "hook", word]
         argv += ["--harness", harness] if harness else []
@@ -195,10 +199,21 @@ def test_the_tilde_in_transcript_path_is_expanded(kb, hook_env):
 @pytest.mark.parametrize(
     "name", ["codex-hooks.json", "copilot-cli-camelcase.json", "copilot-cli-vscode.json"]
 )
-def test_the_harness_is_read_from_the_payload_when_the_command_does_not_say(kb, hook_env, name):
-    deliver(name, hook_env, harness_flag=False)
+def test_the_harness_is_read_from_the_payload_when_the_command_does_not_say(
+    kb, hook_env, name, tmp_path
+):
+    # The sessions these files name hold no signal, so their Stop queues nothing. Give each
+    # named transcript a person's correction (from a real session) so the Stop queues it, and
+    # read the harness each queue entry was given from the payload's shape alone.
+    root = tmp_path / "transcripts"
+    lesson = REAL / "transcripts/claude/codemie__session-196820da.jsonl"
+    for rel in re.findall(r'"(?:REAL|TRANSCRIPTS)/([^"]+)"', (HOOK_EVENTS / name).read_text()):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(lesson, root / rel)
+    deliver(name, hook_env, harness_flag=False, root=root)
     assert subjects(kb)[:-1] == list(reversed(EXPECTED[name][0]))
-    assert [e["harness"] for e in queue_entries(kb)] == [h for _t, h in EXPECTED[name][1]]
+    want = "codex" if name.startswith("codex") else "copilot"
+    assert [e["harness"] for e in queue_entries(kb)] == [want]
 
 
 def test_the_dialog_permission_writes_the_saved_rule_and_nothing_for_a_later_yes(
