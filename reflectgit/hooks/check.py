@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = None if args.worktree else check_index(root, environ())
     if run is None:
         run = check_worktree(root)
-    for line in render(run.problems, args.fmt, run.notes):
+    for line in render(run.problems, args.fmt, run.notes, suite="reflect-git check"):
         print(line)
     if args.fmt == "text" and run.problems:
         print(summary(run.problems, run.notes, noun="note", clean="no problems"), file=sys.stderr)
