@@ -394,3 +394,13 @@ def test_codequality_and_junit_from_the_cli_and_the_hooks(cli, tmp_path: Path) -
         check=False,
     )
     assert hook.returncode == 1 and re.search(r'failures="1"', hook.stdout)
+
+
+def test_docs_show_the_files_as_init_writes_them() -> None:
+    """docs/ci.md quotes both templates whole; a change to a template shows up there too."""
+    from tests.conftest import REPO_ROOT
+
+    page = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    for kind in ("github", "gitlab"):
+        ((_, data),) = ci_files(kind).items()
+        assert f"```yaml\n{data.decode().rstrip()}\n```" in page, kind

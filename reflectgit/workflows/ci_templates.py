@@ -45,6 +45,7 @@ _SUMMARY = """\
             echo '```'
             {command} 2>&1 || true
             echo '```'
+            echo
           }} >> "$GITHUB_STEP_SUMMARY"
           exit "$status\""""
 
