@@ -45,6 +45,8 @@ DEFAULT_KB = "~/.learnings"
 INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
 # Passed to the drain's model command, so a custom command (REFLECT_DRAIN_CMD) knows the model.
 DRAIN_MODEL_ENV = "REFLECT_DRAIN_MODEL"
+# What the CI jobs `init --ci` writes install; read by the CI job, never by reflect-git.
+CI_INSTALL_ENV = "REFLECT_GIT_PIP"
 
 # KB layout (DESIGN.md section 1).
 DOCUMENTS = "documents"

@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from reflectgit.config import Config
+from reflectgit.workflows.release import REPOSITORY, TAG
 from tests.conftest import git
 from tests.fixtures_validation import VALID_NOTE
 
@@ -155,12 +156,10 @@ def test_the_new_kb_validates_checks_and_has_a_valid_pre_commit_config(cli, tmp_
     assert cli("--kb", str(kb), "validate").code == 0
     assert cli("--kb", str(kb), "check").code == 0
     config = yaml.safe_load((kb / ".pre-commit-config.yaml").read_text())
-    (local,) = config["repos"]
-    assert local["repo"] == "local"
-    assert [(h["id"], h["entry"], h["language"]) for h in local["hooks"]] == [
-        ("reflect-git-validate", "reflect-git-validate", "system"),
-        ("reflect-git-check", "reflect-git-check", "system"),
-    ]
+    (remote,) = config["repos"]
+    # This release's tag (tests/test_precommit.py runs it through the real pre-commit).
+    assert (remote["repo"], remote["rev"]) == (REPOSITORY, TAG)
+    assert [h["id"] for h in remote["hooks"]] == ["reflect-git-validate", "reflect-git-check"]
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
         cwd=kb,

@@ -45,14 +45,23 @@ def hooks_install(
     scope: str = typer.Option(
         "user", "--scope", help="Agent settings to change: user (home) or project (REPO)."
     ),
+    timer: bool = typer.Option(
+        False, "--timer", help="Schedule the drain and the idle sweep (systemd user timers)."
+    ),
+    timer_kind: str | None = typer.Option(
+        None, "--timer-kind", help="systemd or launchd (default: launchd on macOS, else systemd)."
+    ),
 ) -> None:
-    """Install (or remove) the post-commit capture hook, or an agent's hook commands."""
+    """Install (or remove) the post-commit capture hook, an agent's hook commands, or timers."""
     import os
 
     from reflectgit.workflows import installer
 
     g = globals_of(ctx)
     env = dict(g.config().env)
+    if timer or timer_kind:
+        _timers(ctx, (timer_kind or "").lower(), uninstall)
+        return
     base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
     if agent is not None:
         home = g.config().home
@@ -76,6 +85,22 @@ def hooks_install(
     ]
     doc = done[0].to_dict() | {"post_merge": done[1].to_dict()}
     render.emit(ctx, doc, [line for one in done for line in render.git_hook(one)])
+
+
+def _timers(ctx: typer.Context, kind: str, uninstall: bool) -> None:
+    """``hooks install --timer``: scheduler files for the drain and the idle sweep."""
+    from reflectgit.workflows import timers
+
+    config = globals_of(ctx).config()
+    kind = kind or timers.default_kind()
+    if uninstall:
+        result = timers.uninstall_timers(kind, home=config.home, env=config.env)
+    else:
+        kb = config.kb.absolute()
+        result = timers.install_timers(
+            kind, python=sys.executable, kb=kb, home=config.home, env=config.env
+        )
+    render.emit(ctx, result.to_dict(), render.timers(result))
 
 
 @hooks_app.command("status")

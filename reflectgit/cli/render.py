@@ -389,6 +389,19 @@ def git_hook(done: Any) -> list[str]:
     return lines
 
 
+def timers(result: Any) -> list[str]:
+    """``hooks install --timer``: what was written or removed, and the scheduler's next step."""
+    lines = [f"{result.action}: {result.kind} timers for the drain and the idle sweep"]
+    lines.extend(f"  {path}" for path in result.files)
+    if result.next:
+        verb = (
+            "start them" if result.action in ("installed", "updated", "unchanged") else "stop them"
+        )
+        lines.append(f"to {verb}:")
+        lines.extend(f"  {line}" for line in result.next)
+    return lines
+
+
 def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[Any]) -> list[str]:
     lines = []
     if git_status is None:

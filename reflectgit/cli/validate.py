@@ -25,7 +25,9 @@ def validate_command(
     paths: list[str] | None = typer.Argument(  # noqa: B008
         None, help="Notes, sidecars or folders (default: the KB's documents/ and archived/)."
     ),
-    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, json, github, codequality (GitLab) or junit."
+    ),
     strict: bool = typer.Option(
         False, "--strict", help="Sidecars also need document_id, extracted_at, known endpoints."
     ),
@@ -44,7 +46,7 @@ def validate_command(
         targets = validation.collect(folders, base=kb)
     run = validation.validate_targets(targets, strict=strict)
     checked = len(run.checked)
-    lines = report.render(run.problems, fmt, checked)
+    lines = report.render(run.problems, fmt, checked, suite="reflect-git validate")
     render.problems(ctx, lines, fmt, report.summary(run.problems, checked))
     if not run.ok:
         raise typer.Exit(1)
@@ -53,7 +55,9 @@ def validate_command(
 @commands.command("check")
 def check_command(
     ctx: typer.Context,
-    fmt: str = typer.Option("text", "--format", help="text, json or github."),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, json, github, codequality (GitLab) or junit."
+    ),
     base: str | None = typer.Option(
         None,
         "--base",
@@ -75,7 +79,7 @@ def check_command(
             [*run.problems, *check_with_base(kb, base, globals_of(ctx).config().env)],
             key=lambda p: p.sort_key(),
         )
-    lines = report.render(run.problems, fmt, run.notes, kb=str(kb))
+    lines = report.render(run.problems, fmt, run.notes, suite="reflect-git check", kb=str(kb))
     summary = report.summary(run.problems, run.notes, noun="note", clean="no problems")
     render.problems(ctx, lines, fmt, summary)
     if not run.ok:

@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"hint: {exc.hint}", file=sys.stderr)
         return exc.exit_code
     run = validate_targets(targets, strict=args.strict)
-    for line in render(run.problems, args.fmt, len(run.checked)):
+    for line in render(run.problems, args.fmt, len(run.checked), suite="reflect-git validate"):
         print(line)
     if args.fmt == "text" and run.problems:
         print(summary(run.problems, len(run.checked)), file=sys.stderr)

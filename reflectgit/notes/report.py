@@ -1,4 +1,5 @@
-"""Problems as text for people, JSON for scripts, or workflow commands for GitHub. Pure.
+"""Problems as text for people, JSON for scripts, workflow commands for GitHub, or the reports
+GitLab's merge-request widgets read (Code Quality, JUnit XML). Pure.
 
 Shared by ``reflect-git validate``, ``reflect-git check`` and the pre-commit hooks, so every
 entry point prints the same lines: ``path:line:col: field: message``.
@@ -6,13 +7,16 @@ entry point prints the same lines: ``path:line:col: field: message``.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 from reflectgit.notes.schema import Problem
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "codequality", "junit")
 
 
 def text_line(problem: Problem) -> str:
@@ -48,13 +52,96 @@ def json_document(problems: Sequence[Problem], checked: int, **extra: Any) -> di
     }
 
 
-def render(problems: Sequence[Problem], fmt: str, checked: int, **extra: Any) -> list[str]:
-    """Every output line for ``fmt`` (``json`` is one line holding the whole document)."""
+def render(
+    problems: Sequence[Problem],
+    fmt: str,
+    checked: int,
+    suite: str = "reflect-git",
+    **extra: Any,
+) -> list[str]:
+    """Every output line for ``fmt`` (``json``, ``codequality`` and ``junit`` are one line
+    holding the whole document). ``suite`` names the run in the reports (``reflect-git check``)."""
     if fmt == "json":
         return [json.dumps(json_document(problems, checked, **extra), indent=2)]
     if fmt == "github":
         return [github_line(p) for p in problems]
+    if fmt == "codequality":
+        return [json.dumps(code_quality(problems, suite), indent=2)]
+    if fmt == "junit":
+        return [junit_xml(problems, checked, suite)]
     return [text_line(p) for p in problems]
+
+
+# GitLab Code Quality severities: info, minor, major, critical, blocker.
+CODE_QUALITY_SEVERITY = {"error": "major", "warning": "minor"}
+
+
+def code_quality(problems: Sequence[Problem], suite: str = "reflect-git") -> list[dict[str, Any]]:
+    """The Code Climate issue list GitLab shows in a merge request's Code Quality widget.
+
+    A fingerprint leaves the line out, so a problem that only moves down the file stays the
+    same issue between the target branch's report and the merge request's.
+    """
+    issues = []
+    seen: dict[str, int] = {}
+    for p in problems:
+        rule = re.sub(r"\[\d+\]", "", p.field) or "file"
+        basis = "\0".join((suite, p.file, p.field, p.message))
+        nth = seen.get(basis, 0)
+        seen[basis] = nth + 1
+        fingerprint = hashlib.sha256(f"{basis}\0{nth}".encode()).hexdigest()[:32]
+        description = f"{p.field}: {p.message}" if p.field else p.message
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"{suite}/{rule}",
+                "description": description,
+                "categories": ["Style"],
+                "severity": CODE_QUALITY_SEVERITY.get(p.severity, "major"),
+                "fingerprint": fingerprint,
+                "location": {"path": p.file, "lines": {"begin": p.line}},
+            }
+        )
+    return issues
+
+
+def junit_xml(problems: Sequence[Problem], checked: int, suite: str = "reflect-git") -> str:
+    """A JUnit XML report: one failing test case per file with problems (every problem in its
+    failure text), one passing case for the files that had none."""
+    by_file: dict[str, list[Problem]] = {}
+    for p in problems:
+        by_file.setdefault(p.file, []).append(p)
+    cases = []
+    failures = 0
+    for file, found in by_file.items():
+        lines = escape("\n".join(text_line(p) for p in found))
+        errors = [p for p in found if p.severity == "error"]
+        head = (
+            f"<testcase classname={quoteattr(suite)} name={quoteattr(file)} file={quoteattr(file)}>"
+        )
+        if errors:
+            failures += 1
+            count = f"{len(errors)} problem{'' if len(errors) == 1 else 's'}"
+            body = f'<failure type="error" message={quoteattr(count)}>{lines}</failure>'
+        else:
+            body = f"<system-out>{lines}</system-out>"
+        cases.append(f"    {head}{body}</testcase>")
+    clean = max(checked - len(by_file), 0)
+    if clean or not cases:
+        name = f"{clean} other file{'' if clean == 1 else 's'}: no problems"
+        cases.append(f"    <testcase classname={quoteattr(suite)} name={quoteattr(name)}/>")
+    tests = len(cases)
+    counts = f'tests="{tests}" failures="{failures}" errors="0" skipped="0"'
+    return "\n".join(
+        [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f"<testsuites name={quoteattr(suite)} {counts}>",
+            f"  <testsuite name={quoteattr(suite)} {counts}>",
+            *cases,
+            "  </testsuite>",
+            "</testsuites>",
+        ]
+    )
 
 
 def summary(

@@ -272,12 +272,24 @@ def _layout_problem(path: str, tree: KbTree) -> str | None:
     return None
 
 
+# A note has these; a docs page with front matter (title, layout, date) does not.
+NOTE_MARKERS = ("title", "created", "confidence")
+
+
 def _looks_like_note(read: Loader) -> bool:
+    """Markdown whose front matter holds every field a note needs, not just any front matter
+    (a static-site page, an ADR) outside the layout."""
     try:
-        head = read()[:8]
+        data = read()
     except OSError:
         return False
-    return head.lstrip(b"\xef\xbb\xbf").startswith(b"---")
+    if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        return False
+    try:
+        front = parse_note(data).frontmatter
+    except NoteError:
+        return False
+    return all(key in front for key in NOTE_MARKERS)
 
 
 def _where(note: Note, path: Sequence[str | int], on_key: bool) -> tuple[int, int]:
@@ -385,3 +397,25 @@ def check_tree(
 def check_worktree(root: Path) -> CheckRun:
     """The invariants that need no history, over the KB's work tree."""
     return check_tree(KbTree.from_worktree(root))
+
+
+def check_index(root: Path, env: Mapping[str, str]) -> CheckRun | None:
+    """The same invariants over what the index holds (the next commit: staged content, no
+    untracked files); ``None`` when ``root`` is not a git work tree."""
+    from reflectgit.git.staged import read_blobs, staged_blobs
+
+    blobs = staged_blobs(root, env)
+    if blobs is None:
+        return None
+    # Only notes, sidecars and markdown are ever read: fetch them in one batch, on first use.
+    wanted = [sha for path, sha in blobs.items() if path.endswith((NOTE_SUFFIX, SIDECAR_SUFFIX))]
+    cache: dict[str, bytes] = {}
+
+    def read_blob(sha: str) -> bytes:
+        if not cache:
+            cache.update(read_blobs(root, wanted, env))
+        if sha not in cache:
+            raise OSError(f"blob {sha} is not in the repository")
+        return cache[sha]
+
+    return check_tree(KbTree.from_blobs(blobs, read_blob, label="index"))

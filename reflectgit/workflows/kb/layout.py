@@ -18,7 +18,6 @@ from pathlib import Path
 from reflectgit.config import ARCHIVED, DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE
 from reflectgit.errors import ConflictError, ReflectGitError
 from reflectgit.notes.messages import build, chore_subject
-from reflectgit.notes.note import dump_yaml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -212,34 +211,14 @@ def settings_file(old: bytes | None, team_remote: str | None) -> bytes:
 
 
 def _pre_commit_config(old: bytes | None) -> bytes:
-    """Kept as is when the user has one; otherwise our two hooks as local system hooks."""
+    """Kept as is when the user has one; otherwise our two hooks, from this release's tag."""
     if old is not None:
         return old
     return pre_commit_config_text().encode("utf-8")
 
 
 def pre_commit_config_text(extra_hooks: Sequence[Mapping[str, object]] = ()) -> str:
-    """A pre-commit config that runs reflect-git's hooks from the installed package."""
-    hooks: list[Mapping[str, object]] = [
-        {
-            "id": "reflect-git-validate",
-            "name": "reflect-git validate",
-            "entry": "reflect-git-validate",
-            "language": "system",
-            "files": HOOK_FILES,
-        },
-        {
-            "id": "reflect-git-check",
-            "name": "reflect-git check",
-            "entry": "reflect-git-check",
-            "language": "system",
-            "pass_filenames": False,
-            "always_run": True,
-        },
-        *extra_hooks,
-    ]
-    header = (
-        "# reflect-git: validate notes and check the KB before every commit.\n"
-        "# Enable with `pre-commit install` (reflect-git-validate must be on PATH).\n"
-    )
-    return header + dump_yaml({"repos": [{"repo": "local", "hooks": hooks}]})
+    """A pre-commit config that runs this release's hooks (``rev: v<version>``)."""
+    from reflectgit.workflows.release import pre_commit_config_text as text
+
+    return text(extra_hooks)
