@@ -23,7 +23,6 @@ moved. Splicing changes nothing it was not asked to.)
 
 from __future__ import annotations
 
-import io
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -283,8 +282,7 @@ def _trailing_comment(line: str, value_node: yaml.Node) -> str:
 
 def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list[str]:
     """``key: value`` as YAML lines at ``column``, styled like the value it replaces."""
-    dumper = NoteDumper(io.StringIO(), default_flow_style=False, sort_keys=False)
-    node = dumper.represent_data({key: value})
+    node = _Representer(default_flow_style=False, sort_keys=False).represent_data({key: value})
     value_node = node.value[0][1]
     if old_node is not None:
         _restyle(value_node, old_node)
@@ -301,6 +299,15 @@ def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list
                 (" " * dash + line) if line.startswith("- ") else line for line in out[1:]
             ]
     return [indent + line if line else line for line in out]
+
+
+class _Representer(yaml.representer.SafeRepresenter):
+    """``NoteDumper``'s representers (timestamps, literal blocks), without a stream."""
+
+    yaml_representers = NoteDumper.yaml_representers
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _restyle(new: yaml.Node, old: yaml.Node) -> None:

@@ -42,6 +42,7 @@ from reflectgit.workflows.drain import actions as act
 from reflectgit.workflows.drain import cascade, heuristic, quota
 from reflectgit.workflows.drain import writer as wr
 from reflectgit.workflows.drain.kbview import KbView
+from reflectgit.workflows.project import project_name
 
 WRITERS = ("extract", "heuristic")
 LOCK_FILE = "drain.lock"
@@ -494,6 +495,7 @@ class Drain:
             trigger=entry.trigger,
             content_hash=prepared.signal_hash,
             scope="global",
+            project=project_name(entry.cwd, self.cfg.env) if entry.cwd else None,
             discovery_tokens=tokens or None,
             writer=self.s.writer,
         )
