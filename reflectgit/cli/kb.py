@@ -284,6 +284,7 @@ def import_cmd(
         "imported": len(result.imported),
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
         "commits": result.commits,
+        "adapted": [{"path": a.path, "id": a.id, "changes": a.changes} for a in result.adapted],
     }
     render.emit(ctx, doc, render.imported(result))
 
