@@ -169,6 +169,17 @@ def release(note: Note, old_id: str) -> Note | None:
     return out
 
 
+def carry_links(previous: Mapping[str, Any], note: Note) -> Note:
+    """``note`` taking the place of a note with the same id (a forgotten one brought back)
+    keeps that id's ``superseded_by``/``supersedes`` where it sets none itself: the other
+    notes still name the id, so both directions stay consistent."""
+    out = _copy(note)
+    for key in ("superseded_by", "supersedes"):
+        if link_names(previous.get(key)) and not link_names(out.frontmatter.get(key)):
+            out.frontmatter[key] = previous[key]
+    return out
+
+
 def assign(front: dict[str, Any], parts: Sequence[str], value: Any) -> None:
     """Set ``front[a][b]... = value`` for a dotted key, creating mappings on the way."""
     target = front

@@ -344,6 +344,8 @@ class Mutations(Base):
             note.frontmatter["id"] = ident
             if existing is not None:
                 return self._add_over(existing, note, side_data, defaulted_created, force, now)
+            if tomb is not None and restore:
+                note = edit.carry_links(_front(tomb), note)  # the id's links stay whole
             _refuse_links(snap, note, ident)
             path = f"{STATE_FOLDERS['live']}/{ident}{NOTE_SUFFIX}"
             changes = [write(path, render_note(note))]
@@ -602,7 +604,7 @@ class Mutations(Base):
             for before in previous:
                 if before == new_at.id:
                     continue
-                was = snap.find(before, ("live", "archived"))
+                was = snap.find(before, ("live", "archived", "forgotten"))
                 if was is None:
                     continue
                 released = edit.release(parse_note(was.data, was.path), old_at.id)

@@ -25,7 +25,7 @@ from pathlib import Path
 from reflectgit.config import ARCHIVED, DOCUMENTS
 from reflectgit.errors import NoteError, NotFoundError, ReflectGitError
 from reflectgit.git.store import Change, blob_id, delete, write
-from reflectgit.notes import messages
+from reflectgit.notes import edit, messages
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import (
     Note,
@@ -219,7 +219,9 @@ class Transfer(Base):
                         Skipped(rel, f"{ident}: was forgotten (pass --restore to bring it back)")
                     )
                     continue
-                snap.guard(tomb)
+                old_bytes = snap.read(tomb)
+                if old_bytes is not None:  # the id's supersession links stay whole
+                    data = _carry_links(old_bytes, data, tomb, rel)
                 changes.append(delete(tomb))
                 if snap.exists(sidecar_path_for(tomb)):
                     changes.append(delete(sidecar_path_for(tomb)))
@@ -284,6 +286,19 @@ class Transfer(Base):
 
 
 # --------------------------------------------------------------------------- vetting
+
+
+def _carry_links(tomb: bytes, data: bytes, tomb_path: str, rel: str) -> bytes:
+    """The imported note's bytes, with the forgotten note's supersession links carried over."""
+    try:
+        previous = parse_note(tomb, tomb_path).frontmatter
+        note = parse_note(data, rel)
+    except NoteError:
+        return data
+    carried = edit.carry_links(previous, note)
+    if carried.frontmatter == note.frontmatter:
+        return data
+    return rewrite_note(data, carried)
 
 
 def sidecar_of(path: str) -> str:
