@@ -226,7 +226,11 @@ def _edit_mapping(
         if end - start == 1:
             emitted[-1] += _trailing_comment(lines[start], value_node)
         ops.append(_Op(start, end, emitted))
-    added = [key for key in new if key not in old]
+    # New fields in the template's order (those it does not know after them, as given).
+    added = sorted(
+        (key for key in new if key not in old),
+        key=lambda k: order.index(k) if k in order else len(order),
+    )
     for key in added:
         at = _insert_at(key, keys, spans, order)
         ops.append(_Op(at, at, _emit(key, new[key], None, column)))
