@@ -180,14 +180,19 @@ def _tier(value: Any, what: str) -> str:
 LINK_FIELDS = ("superseded_by", "supersedes")
 
 
-def forgotten_refusal(ident: str, op: str) -> RefusedError:
-    """A forgotten id is a tombstone: ``op`` (add, import) does not bring it back unasked."""
-    flag = "--restore"
+def forgotten_refusal(ident: str, op: str, given: bool = True) -> RefusedError:
+    """A forgotten id is a tombstone: ``op`` (add, import) does not bring it back unasked.
+    ``given``: the note names the id itself (else it was generated from the same content)."""
+    other = (
+        "or remove `id:` to add it as a new note"
+        if given
+        else "or change the note (it then gets a new id)"
+    )
     return RefusedError(
         f"{ident} was forgotten (it is in .forgotten/); {op} does not bring a forgotten note "
         "back on its own",
-        hint=f"pass {flag} to bring it back (the forgotten copy is removed in the same commit), "
-        "or remove `id:` to add it as a new note",
+        hint=f"pass --restore to bring it back (the forgotten copy is removed in the same "
+        f"commit), {other}",
     )
 
 
@@ -351,7 +356,7 @@ class Mutations(Base):
             changes = [write(path, render_note(note))]
             if tomb is not None:
                 if not restore:
-                    raise forgotten_refusal(ident, "add")
+                    raise forgotten_refusal(ident, "add", given=base_note.id is not None)
                 changes += lift_tombstone(tomb)
             if side_data is not None:
                 changes.append(write(sidecar_path_for(path), render_side(side_data, ident)))

@@ -368,7 +368,10 @@ def _vet(job: Job) -> Verdict:
             data = kept_data
         check_note(note, rel)
     except NoteError as exc:
-        return Verdict(None, _first_line(exc.message))
+        message = exc.message
+        if message.startswith(f"{rel}: "):
+            message = message[len(rel) + 2 :]  # the skip list names the file already
+        return Verdict(None, _first_line(message))
     if not is_safe_id(ident):
         return Verdict(None, f"id {ident!r} is not a safe file name")
     if side is not None:
