@@ -313,3 +313,19 @@ def test_valid_corpus_notes_keep_check_clean_through_supersede_and_forget(rg, kb
     assert rg("forget", ids[1]).code == 0
     assert rg("supersede", ids[0], "--by", ids[2]).code == 0
     assert rg("check").code == 0
+
+
+def test_add_force_over_a_superseded_note_keeps_its_links(rg, kb, tmp_path):
+    note = tmp_path / "n.md"
+    note.write_text(
+        "---\nid: old-way\ntitle: Old way\ncreated: 2026-03-04\nconfidence: high\n---\nv1\n"
+    )
+    assert rg("add", str(note)).code == 0
+    new = add(rg, "New way")
+    assert rg("supersede", "old-way", "--by", new).code == 0
+    note.write_text(
+        "---\nid: old-way\ntitle: Old way\ncreated: 2026-03-04\nconfidence: low\n---\nv2\n"
+    )
+    assert rg("add", str(note), "--force").code == 0
+    assert front(kb, "old-way")["superseded_by"] == new
+    assert rg("check").code == 0

@@ -33,6 +33,7 @@ from reflectgit.config import (
 )
 from reflectgit.errors import ReflectGitError, StorageError, UsageError
 from reflectgit.notes.dates import format_epoch, parse_instant
+from reflectgit.notes.inplace import rewrite_note
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
 from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
 from reflectgit.notes.privacy import clean
@@ -842,7 +843,7 @@ def _drain_edit(kb: Any, snap: Any, entry: Entry, ctx: act.Context, plan: act.Pl
                 }
             )
             continue
-        changes.append(write(found.path, render_note(updated)))
+        changes.append(write(found.path, rewrite_note(found.data, updated)))  # keeps the file
         applied.confirmed.append(nid)
         body.append(f"confirm {nid}: {act.clean_text(reason, 200)}")
     for nid, reason in plan.archives:

@@ -400,6 +400,7 @@ class Mutations(Base):
         old = parse_note(existing.data, existing.path)
         if kept_created and "created" in old.frontmatter:
             note.frontmatter["created"] = old.frontmatter["created"]
+        note = edit.carry_links(old.frontmatter, note)  # the other notes still name this id
         note.frontmatter["updated"] = now
         changes = [write(existing.path, render_note(note))]
         if side_data is not None:
