@@ -3,7 +3,12 @@
 1. The $0 cascade (gate + slice + privacy, i.e. ``cascade.prepare``) on ``big.jsonl`` and on a
    synthetic transcript ten times larger, in MB/s. Anchor: at least 20 MB/s, and linear in size
    (the 10x file's throughput at least half the 1x file's; timing noise aside, 1.0).
-2. A heuristic drain of the whole sample corpus into a fresh KB, per transcript.
+2. A heuristic drain of the whole sample corpus into a fresh KB, per transcript: notes made,
+   reworded twins among them, notes per transcript (issue 12).
+3. The real sessions (``../shared/data/real/transcripts``, issue 19): records read and
+   rejected, signals by speaker (what injected text would have matched, ignored), and a
+   heuristic drain of them: notes made and how many the judgement list
+   (``tests/data/real_judgement.json``) calls useful.
 
 Run: ``.venv/bin/python bench/drain.py``
 """
@@ -23,12 +28,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reflectgit.config import Config  # noqa: E402
+from reflectgit.notes.note import parse_note  # noqa: E402
+from reflectgit.notes.signals import classify, dialogue_lines, scan  # noqa: E402
+from reflectgit.notes.transcripts import INJECTED, PERSON, SPEAKERS  # noqa: E402
 from reflectgit.state.queue import Queue  # noqa: E402
 from reflectgit.workflows.drain import cascade  # noqa: E402
+from reflectgit.workflows.drain.heuristic import twins  # noqa: E402
 from reflectgit.workflows.drain.loop import run_drain  # noqa: E402
+from reflectgit.workflows.transcript_file import read_transcript  # noqa: E402
 
 SHARED = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve()
 TRANSCRIPTS = SHARED / "data" / "transcripts"
+REAL = SHARED / "data" / "real" / "transcripts"
+JUDGEMENT = ROOT / "tests" / "data" / "real_judgement.json"
 GOAL_MBPS = 20.0
 
 
@@ -66,8 +78,7 @@ def cascade_throughput(tmp: Path) -> bool:
     return worst >= GOAL_MBPS and linear >= 0.5
 
 
-def corpus_drain(tmp: Path) -> None:
-    kb = tmp / "kb"
+def _drain_config(kb: Path, tmp: Path) -> Config:
     subprocess.run(["git", "init", "-q", "-b", "main", str(kb)], check=True)
     env = {
         "HOME": str(tmp),
@@ -77,7 +88,38 @@ def corpus_drain(tmp: Path) -> None:
         "REFLECT_DRAIN_MAX": "100",
         "REFLECT_DRAIN_DAILY_MAX": "100",
     }
-    cfg = Config.resolve(kb, env)
+    return Config.resolve(kb, env)
+
+
+def _notes(kb: Path) -> list[dict]:
+    folder = kb / "documents"
+    if not folder.is_dir():
+        return []
+    return [parse_note(p.read_bytes(), str(p)).frontmatter for p in sorted(folder.glob("*.md"))]
+
+
+def _twins(notes: list[dict]) -> tuple[int, int]:
+    """Pairs of reworded twins: (within one transcript, across transcripts).
+
+    Within one transcript is the heuristic writer's to avoid; across transcripts is the
+    drain's check against the notes already in the KB.
+    """
+    items = [
+        (f"{n['title']} {n.get('rule', '')}", n.get("provenance", {}).get("source_path"))
+        for n in notes
+    ]
+    within = across = 0
+    for i, (a, src_a) in enumerate(items):
+        for b, src_b in items[i + 1 :]:
+            if twins(a, b):
+                within += src_a == src_b
+                across += src_a != src_b
+    return within, across
+
+
+def corpus_drain(tmp: Path) -> None:
+    kb = tmp / "kb"
+    cfg = _drain_config(kb, tmp)
     queue = Queue(cfg.state_dir)
     manifest = json.loads((TRANSCRIPTS / "MANIFEST.json").read_text())
     for item in manifest:
@@ -99,12 +141,67 @@ def corpus_drain(tmp: Path) -> None:
     print(
         f"  total {total:.2f} s, {notes} notes, {total / len(report.rows) * 1000:.0f} ms/transcript"
     )
+    made = _notes(kb)
+    within, across = _twins(made)
+    print(
+        f"  shared transcripts: notes made {len(made)}, twins {within} within a transcript, "
+        f"{across} across transcripts, notes per transcript {len(made) / len(report.rows):.2f}"
+    )
+
+
+def real_sessions(tmp: Path) -> None:
+    """Issue 19's line: the real sessions read, their signals by speaker, a heuristic drain."""
+    files = sorted(REAL.rglob("*.jsonl"))
+    records = rejected = skipped = 0
+    by_speaker = dict.fromkeys(SPEAKERS, 0)
+    kb = tmp / "real-kb"
+    cfg = _drain_config(kb, tmp)
+    queue = Queue(cfg.state_dir)
+    for path in files:
+        t = read_transcript(path)
+        records += t.records
+        rejected += t.bad_lines
+        skipped += t.skipped
+        for sig in scan(t):
+            by_speaker[sig.speaker] += 1
+        # What injected text would have matched, read as a person's words (ignored).
+        by_speaker[INJECTED] += sum(
+            1
+            for turn in t.turns
+            if turn.speaker == INJECTED
+            for line in dialogue_lines([type(turn)(turn.role, turn.text, 0, None, PERSON)])
+            if classify(line.text)
+        )
+        queue.add(str(path), "stop", t.parent_session_id or t.session_id or path.stem)
+    report = run_drain(cfg)
+    made = _notes(kb)
+    judged = json.loads(JUDGEMENT.read_text())["notes"]
+    verdicts = [
+        next((j["verdict"] for j in judged if n["title"].startswith(j["title"][:60])), "unjudged")
+        for n in made
+    ]
+    print(f"real sessions ({len(files)} files under {REAL.relative_to(SHARED)}):")
+    print(
+        f"  records read {records} (no dialogue, skipped: {skipped}), rejected {rejected} "
+        "(all in claudecodelog__edge_cases.jsonl, broken on purpose)"
+    )
+    print(
+        f"  signals by speaker: person {by_speaker[PERSON]}, assistant {by_speaker['assistant']}"
+        f", injected 0 (would have been {by_speaker[INJECTED]}; ignored)"
+    )
+    useful = verdicts.count("useful")
+    print(
+        f"  heuristic drain: {len(report.rows)} entries, notes made {len(made)}, useful {useful}"
+        f", junk {verdicts.count('junk')}, unjudged {verdicts.count('unjudged')}, "
+        f"twins {sum(_twins(made))}"
+    )
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ok = cascade_throughput(Path(tmp))
         corpus_drain(Path(tmp))
+        real_sessions(Path(tmp))
     return 0 if ok else 1
 
 

@@ -705,8 +705,22 @@ def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
     """``REFLECT_STATE_DIR`` else ``<kb>/.git/reflect-git``: derived state is never committed."""
     override = load(GeneralSettings, env).state_dir
     if override is not None:
-        return override.absolute()
+        return _usable_state_dir(override.absolute())
     return git_dir_of(kb) / STATE_SUBDIR
+
+
+def _usable_state_dir(path: Path) -> Path:
+    """``REFLECT_STATE_DIR`` as given, unless it (or the nearest part of it that exists) is not
+    a folder: then a clear error now, not a crash at the first write."""
+    existing = path
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"REFLECT_STATE_DIR={path} cannot be a folder: {existing} is a file",
+            hint="point REFLECT_STATE_DIR at a folder (it is created when missing), or unset it",
+        )
+    return path
 
 
 def load_settings(kb: Path) -> dict[str, Any]:

@@ -8,6 +8,17 @@ refuses them; drafts follow each forge's rules (GitHub ``draft: true``, GitLab `
 title, Gitea ``WIP:`` title), and ``refuse_drafts`` makes GitHub answer like a plan without
 draft pull requests.
 
+Forges as they really behave (issue 11):
+
+- Gitea/Forgejo count a PR merged by an outside push only with ``autodetect_manual_merge``
+  (off by default, as on a real Gitea); their merge API refuses a ``WIP:`` PR and a
+  ``head_commit_id`` that is not the head, and ``delete_branch_after_merge`` deletes it.
+- GitLab takes ``PRIVATE-TOKEN`` for personal tokens only; an OAuth token (``oauth_tokens``)
+  must come as ``Authorization: Bearer`` (which takes personal tokens too).
+- ``script(...)`` queues canned answers for the next requests: a 200 with an HTML SSO page,
+  429 with ``Retry-After``, GitHub's secondary-limit 403 with ``Retry-After``, its primary
+  limit (``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset``).
+
 Also here: a stub ``gh`` executable that records its arguments and answers from a JSON file.
 """
 
@@ -17,6 +28,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +55,23 @@ class FakePR:
     merged_by_api: bool = False
 
 
+@dataclass
+class Canned:
+    """One scripted answer."""
+
+    status: int
+    body: Any
+    headers: dict[str, str]
+    raw: bytes | None
+    content_type: str
+
+
+SSO_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in - Acme SSO</title></head>"
+    b"<body><form action='/saml/login'>Sign in to continue</form></body></html>"
+)
+
+
 class _ForgeHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -60,8 +89,14 @@ class FakeForge:
         self.repos = repos  # "owner/name" -> bare repository path
         self.token = token
         self.refuse_drafts = False
+        self.autodetect_manual_merge = False  # Gitea's repository setting, off by default
+        self.merge_refusal: tuple[int, str] | None = None  # branch protection, say
+        self.oauth_tokens: set[str] = set()  # GitLab: accepted only as Authorization: Bearer
         self.prs: dict[str, list[FakePR]] = {name: [] for name in repos}
         self.requests: list[tuple[str, str, Any]] = []
+        self.headers_seen: list[dict[str, str]] = []
+        self.scripted: list[Canned] = []
+        self.served_at: list[float] = []  # time.time() of every request, for the wait tests
         self.lock = threading.Lock()
         self.server = _ForgeHTTPServer(self)
         self.thread = threading.Thread(
@@ -99,6 +134,8 @@ class FakeForge:
     def is_merged(self, repo: str, pr: FakePR) -> bool:
         if pr.merged_by_api:
             return True
+        if self.kind == "gitea" and not self.autodetect_manual_merge:
+            return False  # Gitea: an outside push does not merge the PR
         base = self.branch_sha(repo, pr.base)
         head = self.branch_sha(repo, pr.head) or pr.head_sha
         if base is None:
@@ -109,6 +146,23 @@ class FakeForge:
         if self.is_merged(repo, pr):
             return "merged"
         return pr.state
+
+    def script(
+        self,
+        status: int,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: bytes | None = None,
+        content_type: str = "application/json",
+        times: int = 1,
+    ) -> None:
+        """Answer the next ``times`` requests with this, whatever they ask."""
+        for _ in range(times):
+            self.scripted.append(Canned(status, body, dict(headers or {}), raw, content_type))
+
+    def delete_branch(self, repo: str, branch: str) -> None:
+        self._git(repo, "update-ref", "-d", f"refs/heads/{branch}")
 
     def merge(self, repo: str, pr: FakePR) -> None:
         """Merge the head into the base inside the bare repository (a merge commit)."""
@@ -160,20 +214,34 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _send(self, status: int, data: Any) -> None:
-        raw = json.dumps(data).encode()
+    def _send(
+        self,
+        status: int,
+        data: Any,
+        headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
+        content_type: str = "application/json",
+    ) -> None:
+        body = raw if raw is not None else json.dumps(data).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(raw)
+        self.wfile.write(body)
 
-    def _token(self) -> str | None:
+    def _authorized(self, forge: FakeForge) -> bool:
         auth = self.headers.get("Authorization", "")
+        private = self.headers.get("PRIVATE-TOKEN")
+        if forge.kind == "gitlab":
+            if auth.startswith("Bearer "):  # OAuth tokens, and personal ones too
+                return auth[len("Bearer ") :] in {forge.token, *forge.oauth_tokens}
+            return private == forge.token  # PRIVATE-TOKEN: personal tokens only
         for prefix in ("Bearer ", "token "):
             if auth.startswith(prefix):
-                return auth[len(prefix) :]
-        return self.headers.get("PRIVATE-TOKEN")
+                return auth[len(prefix) :] == forge.token
+        return False
 
     def _dispatch(self, method: str) -> None:
         forge = self.server.forge
@@ -182,7 +250,14 @@ class _Handler(BaseHTTPRequestHandler):
         payload = json.loads(self.rfile.read(length) or b"null") if length else None
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         forge.requests.append((method, parts.path, payload))
-        if self._token() != forge.token:
+        forge.headers_seen.append({k.lower(): v for k, v in self.headers.items()})
+        forge.served_at.append(time.time())
+        with forge.lock:
+            canned = forge.scripted.pop(0) if forge.scripted else None
+        if canned is not None:
+            self._send(canned.status, canned.body, canned.headers, canned.raw, canned.content_type)
+            return
+        if not self._authorized(forge):
             message = {"github": "Bad credentials", "gitlab": "401 Unauthorized"}.get(
                 forge.kind, "user does not exist"
             )
@@ -324,6 +399,8 @@ def _github(
         if rest[0] == "pulls" and rest[2:] == ["merge"] and method == "PUT":
             if forge.state_of(repo, pr) != "open":
                 return 405, {"message": "Pull Request is not mergeable"}
+            if body.get("sha") and body["sha"] != forge.branch_sha(repo, pr.head):
+                return 409, {"message": "Head branch was modified. Review and try the merge again."}
             forge.merge(repo, pr)
             return 200, {"merged": True}
     return 404, {"message": "Not Found"}
@@ -467,11 +544,25 @@ def _gitea(
         if rest[0] == "pulls" and len(rest) == 2 and method == "PATCH":
             if body.get("state") == "closed":
                 pr.state = "closed"
+            if "title" in body:
+                pr.title = str(body["title"])
+                pr.draft = pr.title.upper().startswith(("WIP:", "[WIP]"))
             return 201, _gitea_json(forge, repo, pr)
         if rest[0] == "pulls" and rest[2:] == ["merge"] and method == "POST":
+            if forge.state_of(repo, pr) != "open":
+                return 405, {"message": "The PR is already merged or closed"}
             if pr.draft:
                 return 405, {"message": "work in progress PRs cannot be merged"}
+            if forge.merge_refusal is not None:
+                return forge.merge_refusal[0], {"message": forge.merge_refusal[1]}
+            if body.get("Do") not in {"merge", "rebase", "rebase-merge", "squash"}:
+                return 422, {"message": "[Do]: Required"}
+            head_id = body.get("head_commit_id")
+            if head_id and head_id != forge.branch_sha(repo, pr.head):
+                return 409, {"message": "head out of date"}
             forge.merge(repo, pr)
+            if body.get("delete_branch_after_merge"):
+                forge.delete_branch(repo, pr.head)
             return 200, {}
     return 404, {"message": "not found"}
 

@@ -82,12 +82,32 @@ def test_merge_through_the_api_moves_main(git_daemon, make_forge, kind, token_va
     api = _choose(kind, forge, token_var).forge
     assert api is not None
     pr = api.open_draft("knowledge/pool", "main", "Pool timeout", "")
-    if kind == "gitea":  # WIP pull requests cannot be merged on Gitea
-        with pytest.raises(ForgeError, match="work in progress"):
-            api.merge(pr)
-        return
-    api.merge(pr)
+    tip = repo.heads()["knowledge/pool"]
+    with pytest.raises(ForgeError, match=r"HTTP 40[59]"):  # not the reviewed head: refused
+        api.merge(pr, head_sha="0" * 40)
+    assert "documents/c.md" not in repo.files("main")
+    api.merge(pr, head_sha=tip)  # Gitea: the WIP: prefix goes first (WIP PRs cannot merge)
     assert "documents/c.md" in repo.files("main")
+    merged = api.get(pr.number)
+    assert merged.state == "merged" and not merged.title.startswith("WIP")
+    if kind == "gitea":  # merged with delete_branch_after_merge
+        assert "knowledge/pool" not in repo.heads()
+
+
+def test_the_fake_gitea_refuses_a_wip_merge_like_the_real_one(git_daemon, make_forge) -> None:
+    from reflectgit.forge.http import ForgeHTTPError
+
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("gitea", {REPO: repo.path})
+    api = _choose("gitea", forge, "GITEA_TOKEN").forge
+    assert isinstance(api, GiteaForge)
+    pr = api.open_draft("knowledge/pool", "main", "Pool timeout", "")
+    with pytest.raises(ForgeHTTPError, match="work in progress"):
+        api.client.request("POST", f"/repos/{REPO}/pulls/{pr.number}/merge", {"Do": "merge"})
+    # an outside push of the branch into main does not merge a Gitea PR (autodetect is off)
+    repo.git("update-ref", "refs/heads/main", repo.heads()["knowledge/pool"])
+    assert api.get(pr.number).state == "open"
+    forge.autodetect_manual_merge = True
     assert api.get(pr.number).state == "merged"
 
 
@@ -210,3 +230,153 @@ def test_manual_pr_urls() -> None:
     )
     assert "merge_requests/new" in (manual_pr_url("https://gitlab.com/a/b", "k", "main") or "")
     assert manual_pr_url("/srv/x.git", "k", "main") is None
+
+
+# ---------------------------------------------------------------------------- forges as they behave
+
+
+def _helper(tmp_path: Path, user: str, password: str) -> None:
+    helper = tmp_path / "oauth-helper.sh"
+    helper.write_text(f"#!/bin/sh\necho username={user}\necho password={password}\n")
+    helper.chmod(0o755)
+    with open(os.environ["GIT_CONFIG_GLOBAL"], "a") as fh:
+        fh.write(f"[credential]\n\thelper = {helper}\n")
+
+
+def test_gitlab_oauth_token_from_a_credential_helper_is_sent_as_bearer(
+    git_daemon, make_forge, tmp_path: Path
+) -> None:
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("gitlab", {REPO: repo.path})
+    forge.oauth_tokens.add("oauth-abc")
+    _helper(tmp_path, "oauth2", "oauth-abc")
+    env = {k: v for k, v in os.environ.items() if k != "GITLAB_TOKEN"}
+    choice = choose_forge(
+        f"https://forge.example/{REPO}.git", {"provider": "gitlab", "api_url": forge.api_url}, env
+    )
+    assert choice.forge is not None and "Authorization: Bearer" in choice.reason
+    assert choice.forge.open_draft("knowledge/pool", "main", "t", "").draft
+    sent = forge.headers_seen[-1]
+    assert sent.get("authorization") == "Bearer oauth-abc" and "private-token" not in sent
+    # the same OAuth token as PRIVATE-TOKEN is what GitLab answers 401 to
+    forced = choose_forge(
+        f"https://forge.example/{REPO}.git",
+        {"provider": "gitlab", "api_url": forge.api_url, "auth": "private-token"},
+        env,
+    ).forge
+    assert forced is not None
+    with pytest.raises(ForgeError, match="401"):
+        forced.find_open("knowledge/pool", "main")
+
+
+def test_gitlab_personal_token_from_the_environment_is_private_token(
+    git_daemon, make_forge
+) -> None:
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("gitlab", {REPO: repo.path})
+    choice = _choose("gitlab", forge, "GITLAB_TOKEN")
+    assert choice.forge is not None and "PRIVATE-TOKEN" in choice.reason
+    assert choice.forge.find_open("knowledge/pool", "main") is None
+    sent = forge.headers_seen[-1]
+    assert sent.get("private-token") == TOKEN and "authorization" not in sent
+    with pytest.raises(ConfigError, match="auth"):
+        _choose("gitlab", forge, "GITLAB_TOKEN", auth="basic")
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab", "gitea"])
+def test_an_html_answer_is_a_clear_error_naming_the_url(git_daemon, make_forge, kind) -> None:
+    from tests.forge_server import SSO_PAGE
+
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge(kind, {REPO: repo.path})
+    var = {"github": "GH_TOKEN", "gitlab": "GITLAB_TOKEN", "gitea": "GITEA_TOKEN"}[kind]
+    api = _choose(kind, forge, var).forge
+    assert api is not None
+    forge.script(200, raw=SSO_PAGE, content_type="text/html; charset=utf-8")
+    with pytest.raises(ForgeError) as err:
+        api.find_open("knowledge/pool", "main")
+    assert "answered with an HTML page, not JSON" in err.value.message
+    assert forge.api_url in err.value.message
+    assert err.value.exit_code == 1 and "api_url" in (err.value.hint or "")
+    # JSON of the wrong shape is refused too, never iterated
+    forge.script(200, {"message": "hello"})
+    with pytest.raises(ForgeError, match="list"):
+        api.find_open("knowledge/pool", "main")
+
+
+@pytest.mark.parametrize(
+    ("status", "headers"),
+    [
+        (429, {"Retry-After": "1"}),  # GitLab, Gitea behind a proxy, GitHub
+        (403, {"Retry-After": "1"}),  # GitHub's secondary rate limit
+        (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "{reset}"}),  # primary limit
+    ],
+)
+def test_rate_limits_are_waited_out_within_bounds(git_daemon, make_forge, status, headers) -> None:
+    import time
+
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("github", {REPO: repo.path})
+    api = _choose("github", forge, "GH_TOKEN").forge
+    assert isinstance(api, GitHubForge)
+    filled = {k: v.format(reset=int(time.time()) + 1) for k, v in headers.items()}
+    forge.script(status, {"message": "You have exceeded a secondary rate limit."}, filled)
+    pr = api.open_draft("knowledge/pool", "main", "t", "")
+    assert pr.number == 1 and len(forge.prs[REPO]) == 1
+    assert [r[0] for r in forge.requests] == ["POST", "POST"]  # asked again after waiting
+    assert len(api.client.waited) == 1 and 0 < api.client.waited[0] <= 3
+    assert forge.served_at[1] >= forge.served_at[0] + min(api.client.waited)  # it really waited
+
+
+def test_a_long_rate_limit_fails_at_once_saying_when(git_daemon, make_forge) -> None:
+    import time
+
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("github", {REPO: repo.path})
+    api = _choose("github", forge, "GH_TOKEN", max_wait=5).forge
+    assert isinstance(api, GitHubForge)
+    forge.script(429, {"message": "slow down"}, {"Retry-After": "3600"})
+    with pytest.raises(ForgeError, match="rate limited for 3600 s") as err:
+        api.find_open("knowledge/pool", "main")
+    assert "try again after" in (err.value.hint or "")
+    assert len(forge.requests) == 1 and api.client.waited == []
+    # a spent primary limit on a good answer makes the next call wait for the reset, or refuse
+    reset = str(int(time.time()) + 3600)
+    forge.script(200, [], {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset})
+    assert api.find_open("knowledge/pool", "main") is None
+    with pytest.raises(ForgeError, match="rate limited"):
+        api.find_open("knowledge/pool", "main")
+    assert len(forge.requests) == 2  # the refused call never reached the forge
+    # a 403 that is not a rate limit is not retried
+    forge.script(403, {"message": "Resource not accessible by integration"})
+    with pytest.raises(ForgeError, match="403"):
+        _choose("github", forge, "GH_TOKEN").forge.find_open("x", "main")  # type: ignore[union-attr]
+
+
+def test_repeated_rate_limits_give_up_after_a_bounded_number_of_waits(
+    git_daemon, make_forge
+) -> None:
+    from reflectgit.forge.http import MAX_RETRIES
+
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge("gitea", {REPO: repo.path})
+    api = _choose("gitea", forge, "GITEA_TOKEN").forge
+    assert isinstance(api, GiteaForge)
+    forge.script(429, {"message": "rate limit"}, {"Retry-After": "0"}, times=MAX_RETRIES + 5)
+    with pytest.raises(ForgeError, match="429"):
+        api.find_open("knowledge/pool", "main")
+    assert len(forge.requests) == MAX_RETRIES + 1
+
+
+def test_manual_compare_url_uses_the_configured_repo() -> None:
+    settings = {"provider": "github", "repo": "acme/team-kb"}
+    assert manual_pr_url(
+        "git@gh-alias:mirror/old-name.git", "knowledge/x", "main", None, settings
+    ) == ("https://gh-alias/acme/team-kb/compare/main...knowledge/x?expand=1")
+    gitea = {"provider": "gitea", "repo": "acme/kb", "api_url": "https://git.acme.dev/api/v1"}
+    assert manual_pr_url("/srv/team.git", "knowledge/x", "main", None, gitea) == (
+        "https://git.acme.dev/acme/kb/compare/main...knowledge/x"
+    )
+    gitlab = {"provider": "gitlab", "repo": "group/sub/kb"}
+    url = manual_pr_url("https://gitlab.acme.dev/other/kb.git", "k", "main", None, gitlab) or ""
+    assert url.startswith("https://gitlab.acme.dev/group/sub/kb/-/merge_requests/new?")

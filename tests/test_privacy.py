@@ -99,3 +99,34 @@ def test_clean_without_private_tags_still_catches_the_password_and_pin():
     out = scrub_secrets(text)
     assert "Tr0ub4dor&3" not in out and "4471" not in out
     assert "Deploy." in out
+
+
+@pytest.mark.parametrize(
+    "tag", ["reflect-private", "claude-mem-context", "system_instruction", "persisted-output"]
+)
+def test_wrapper_tags_of_other_tools_are_stripped(tag):
+    text = f"keep <{tag} id='1'>injected stuff</{tag}> this"
+    assert strip_private(text) == f"keep {PRIVATE_MARKER} this"
+
+
+def test_nested_spans_never_leak_the_outer_tail():
+    text = "a <private>x <private>y</private> outer tail</private> b"
+    assert strip_private(text) == f"a {PRIVATE_MARKER} b"
+    mixed = "a <reflect-private>x <private>y</private> tail</reflect-private> b"
+    assert strip_private(mixed) == f"a {PRIVATE_MARKER} b"
+    deep = "<private>1<private>2<private>3</private>t2</private>t1</private>after"
+    assert strip_private(deep) == f"{PRIVATE_MARKER}after"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <privateer> is a ship",
+        "the <private-key> placeholder",
+        "use </private> alone",
+        "<system_instructions>not ours</system_instructions>",
+        "generic List<Privates> type",
+    ],
+)
+def test_lookalike_tags_are_left_alone(text):
+    assert strip_private(text) == text

@@ -274,10 +274,14 @@ def test_missing_confidence_routes_as_medium(
     external.write_bytes(note_bytes("Loose note", None))
     result = routing.route(kb.config(), str(external))
     assert result.tier == "medium" and result.route == "branch"
-    assert "routed as medium" in result.notes[0]
-    assert "no pull request opened" in result.notes[-1]  # no forge for a git:// host
+    assert result.notes[0] == "normalised confidence: (missing) -> medium"
+    assert any("no pull request opened" in n for n in result.notes)  # no forge for git://
     # placed by its id (lrn-loose-note), not by the file name it was saved under
     assert team.files(result.branch or "") == ["README.md", "documents/lrn-loose-note.md"]
+    pushed = team.git("show", f"{result.branch}:documents/lrn-loose-note.md").encode()
+    assert pushed == external.read_bytes().replace(b"tags:", b"tags:", 1).replace(
+        b"\n---\nBody", b"\nconfidence: medium\n---\nBody"
+    )
 
 
 def test_dry_run_does_nothing(git_daemon: GitDaemon, kb_factory, cli) -> None:
@@ -499,3 +503,38 @@ def test_a_hand_named_note_is_placed_by_its_id_not_its_file_name(
         queued.route == "queue" and queued.commit == git("rev-parse", "HEAD", cwd=kb.path).strip()
     )
     assert git("status", "--porcelain", cwd=kb.path) == ""
+
+
+def test_a_forge_answering_html_after_the_push_is_a_clear_error_not_a_crash(
+    git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
+    from tests.forge_server import SSO_PAGE
+
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    forge = make_forge("github", {"acme/team-kb": team.path})
+    monkeypatch.setenv("GH_TOKEN", TOKEN)
+    # the remote is a git:// URL of a mirror; [forge] repo names the real repository
+    kb = kb_factory(
+        team,
+        f'[forge]\nprovider = "github"\napi_url = "{forge.api_url}"\nrepo = "acme/team-kb"\n',
+    )
+    note_id = kb.add("Behind the SSO", "medium")
+    forge.script(200, raw=SSO_PAGE, content_type="text/html")
+
+    res = cli("--kb", str(kb.path), "route", note_id)
+
+    assert res.code == 1, res  # not 3: no traceback
+    branch = "knowledge/behind-the-sso"
+    assert branch in team.heads()  # the push happened and is kept
+    assert f"error: the branch {branch} is pushed" in res.err
+    assert "answered with an HTML page, not JSON" in res.err and forge.api_url in res.err
+    assert f"/acme/team-kb/compare/main...{branch}?expand=1" in res.err  # the configured repo
+    assert f"reflect-git route {note_id}" in res.err
+    assert "pushed: yes" in res.out
+    assert forge.prs["acme/team-kb"] == []
+
+    again = cli("--kb", str(kb.path), "--json", "route", note_id)  # the forge is back
+    assert again.code == 0, again
+    assert again.json()["pushed"] is False and again.json()["pr_url"]
+    assert len(forge.prs["acme/team-kb"]) == 1

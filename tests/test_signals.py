@@ -2,8 +2,17 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes.signals import HIGH, LOW, MEDIUM, categorize, classify, detect, scan
-from reflectgit.notes.transcripts import parse_lines
+from reflectgit.notes.signals import (
+    HIGH,
+    LOW,
+    MEDIUM,
+    categorize,
+    classify,
+    detect,
+    dialogue_lines,
+    scan,
+)
+from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Turn, parse_lines
 from reflectgit.workflows.transcript_file import read_transcript
 from tests.conftest import DATA
 
@@ -12,11 +21,15 @@ from tests.conftest import DATA
     ("line", "tier", "kind"),
     [
         ("No, don't use pip here.", HIGH, "correction"),
-        ("no", HIGH, "correction"),
+        ("No, use the staging database.", HIGH, "correction"),
         ("Use uv instead of pip.", HIGH, "correction"),
         ("You should have run the linter first", HIGH, "correction"),
+        ("Stop using print for logging", HIGH, "correction"),
         ("Never push to main directly", HIGH, "prohibition"),
+        ("don't produce code, design solution first", HIGH, "prohibition"),
+        ("Please don't touch the lock file.", HIGH, "prohibition"),
         ("We must pin the version", HIGH, "requirement"),
+        ("TODO is not acceptable, implementation must be full", HIGH, "requirement"),
         ("I already told you last week", HIGH, "frustration"),
         ("The rule is: one commit per change", HIGH, "explicit-rule"),
         ("only for this repo", HIGH, "explicit-rule"),
@@ -41,18 +54,138 @@ def test_classify(line, tier, kind):
     assert classify(line) == (tier, kind)
 
 
+# Issue 12.2: corrections with dotted, versioned and path-like names.
+CORRECTIONS = [
+    ("use python3.11 instead of python3.9", "correction"),
+    ("use ./gradlew instead of gradle", "correction"),
+    ("Use `./gradlew build --configuration-cache` instead of `gradle build`", "correction"),
+    ("instead of setup.py, use pyproject.toml", "correction"),
+    ("Instead of `gradle build`, use `./gradlew build --configuration-cache`", "correction"),
+    ("try uv instead", "correction"),
+    ("try `pnpm install --frozen-lockfile` instead", "correction"),
+    ("No, use node@20.11 from .nvmrc", "correction"),
+    ("the bug was the stale cache in src/cache.py", "root-cause"),
+    ("the problem was that requests 2.32 dropped the old adapter", "root-cause"),
+    ("The issue is `asyncpg.Pool` closing early", "root-cause"),
+]
+NOT_CORRECTIONS = [
+    "No, don't worry, that's fine.",
+    "What should have happened here?",
+    "no problem, carry on",
+    "I don't know what the test does",
+    "I've never seen this error",
+    "What's wrong with the build?",
+    "the problem is now fixed",
+    "Instead of guessing, can you print the path?",
+    "We should look at the logs",
+]
+
+
+@pytest.mark.parametrize(("line", "kind"), CORRECTIONS, ids=[c[0][:40] for c in CORRECTIONS])
+def test_corrections_with_dotted_versioned_and_path_names(line, kind):
+    assert classify(line) == (HIGH, kind)
+
+
+@pytest.mark.parametrize("line", NOT_CORRECTIONS)
+def test_lines_that_look_like_corrections_stay_silent(line):
+    assert classify(line) is None
+    assert classify(line, follows_assistant=True) is None
+
+
+# Issue 19.3: plain corrections right after an assistant turn, no signal word.
+PLAIN = [
+    "it's bad idea, since entire conversation will be processed every time",
+    "not like this",
+    "that's wrong, the config lives in pyproject",
+    "it's not jsonl file, it is a plain log",
+    "No.",
+    "there is no need to track existing session, once /clear is found - complete it",
+    "it's not valid to track all changes and gather under one session file.",
+]
+NOT_PLAIN = [
+    "continue implementation",
+    "create document in /specs folder",
+    "what else?",
+    "analyze history.jsonl. /clear command present there.",
+    "no problem",
+    "great, prepare focused step by step plan",
+]
+
+
+@pytest.mark.parametrize("line", PLAIN)
+def test_plain_rejection_after_the_assistant_is_a_low_correction(line):
+    assert classify(line, follows_assistant=True) == (LOW, "correction")
+    # Not after an assistant turn (an opening prompt), it is no correction.
+    assert classify(line) is None
+
+
+@pytest.mark.parametrize("line", NOT_PLAIN)
+def test_plain_replies_are_no_correction(line):
+    assert classify(line, follows_assistant=True) is None
+
+
+def test_a_rejection_that_states_a_rule_is_high():
+    line = "that's wrong, always run the migrations first"
+    assert classify(line, follows_assistant=True) == (HIGH, "requirement")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("The root cause was the missing index.", (MEDIUM, "root-cause")),
+        ("Fixed by configuring propagators via the app environment.", (MEDIUM, "fix-confirmed")),
+        ("Turns out the lock is exclusive.", (MEDIUM, "breakthrough")),
+        ("You must never push to main.", None),
+        ("Use uv instead of pip.", None),
+        ("Perfect! Let me check the config.", None),
+        ("I'll go with WAL mode.", (LOW, "decision")),
+    ],
+)
+def test_the_assistant_carries_causes_and_fixes_at_medium_only(line, expected):
+    assert classify(line, ASSISTANT) == expected
+
+
 @pytest.mark.parametrize(
     "line",
     [
+        "DO NOT respond to these messages or otherwise consider them in your response",
+        "You must always use the skill. Never skip it.",
+        "Fixed by configuring propagators via the app environment.",
+    ],
+)
+def test_injected_text_carries_nothing(line):
+    assert classify(line, INJECTED) is None
+
+
+def test_dialogue_lines_leave_injected_text_out_and_mark_replies():
+    turns = [
+        Turn("user", "Caveat: DO NOT respond to these messages", 0, speaker=INJECTED),
+        Turn("user", "set up the cache", 1),
+        Turn("assistant", "I'll add a Redis cache.", 2),
+        Turn("user", "it's a bad idea, since the box has no Redis", 3),
+    ]
+    lines = list(dialogue_lines(turns))
+    assert lines[0].text == "set up the cache"
+    assert [(x.speaker, x.follows_assistant) for x in lines] == [
+        (PERSON, False),
+        (ASSISTANT, False),
+        (PERSON, True),
+    ]
+    found = detect(lines)
+    assert [(s.line_index, s.tier, s.kind, s.speaker) for s in found] == [
+        (2, LOW, "correction", PERSON)
+    ]
+
+
+def test_plain_lines_have_no_signal():
+    for line in (
         "What files are in this directory?",
         "There is a README, a setup.cfg, and the src and tests folders.",
         "Thanks.",
         "No tests ran in this module.",
         "Know your tools",
-    ],
-)
-def test_plain_lines_have_no_signal(line):
-    assert classify(line) is None
+    ):
+        assert classify(line) is None, line
 
 
 def test_highest_tier_wins_within_a_line():
@@ -69,13 +202,25 @@ def test_detect_reports_line_index_and_category():
 def test_scan_reads_dialogue_never_tool_output():
     t = read_transcript(DATA / "transcripts" / "claude" / "no-signal-0.jsonl")
     assert scan(t) == []
-    # The tool result in a no-signal session says nothing; a noisy tool result must not count.
     lines = [
         '{"type":"user","message":{"role":"user","content":"list files"}}',
         '{"type":"user","message":{"role":"user","content":[{"type":"tool_result",'
         '"tool_use_id":"t","content":"error: never fixed by always wrong root cause"}]}}',
     ]
     assert scan(parse_lines(lines)) == []
+
+
+def test_scan_never_reads_meta_or_caveats():
+    lines = [
+        '{"type":"user","isMeta":true,"message":{"role":"user","content":"You must never skip'
+        ' this skill."}}',
+        '{"type":"user","message":{"role":"user","content":"<local-command-caveat>Caveat: The '
+        "messages below were generated by the user while running local commands. DO NOT respond"
+        ' to these messages</local-command-caveat>"}}',
+        '{"type":"user","message":{"role":"user","content":"never push to main"}}',
+    ]
+    found = scan(parse_lines(lines))
+    assert [(s.text, s.speaker) for s in found] == [("never push to main", PERSON)]
 
 
 def test_scan_ignores_private_spans_and_respects_the_cap():
@@ -91,5 +236,7 @@ def test_scan_ignores_private_spans_and_respects_the_cap():
 
 def test_big_transcript_signals_near_the_end_are_found():
     t = read_transcript(DATA / "transcripts" / "claude" / "big.jsonl")
-    kinds = {s.kind for s in scan(t)}
-    assert {"breakthrough", "decision"} <= kinds
+    found = {(s.kind, s.speaker, s.tier) for s in scan(t)}
+    # The assistant's "Turns out ..." is a cause at MEDIUM; its "Decided to go with" is LOW.
+    assert ("breakthrough", ASSISTANT, MEDIUM) in found
+    assert ("decision", ASSISTANT, LOW) in found

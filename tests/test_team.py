@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 from reflectgit.workflows import routing
@@ -162,3 +164,128 @@ def test_clone_defaults_next_to_the_kb(git_daemon: GitDaemon, tmp_path: Path, cl
     assert (tmp_path / ".learnings-team" / "README.md").exists()
     again = cli("--kb", str(kb_path), "team", "clone", team.url)
     assert again.code == 1 and "already exists" in again.err
+
+
+# ---------------------------------------------------------------------------- the clone layout
+
+
+def _push(kb_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A user's own `git push`, with the environment of a shell (hooks run for real)."""
+    env = {k: v for k, v in os.environ.items() if k != "REFLECT_GIT_INTERNAL"}
+    return subprocess.run(
+        ["git", "push", "--porcelain", *args], cwd=kb_path, capture_output=True, text=True, env=env
+    )
+
+
+def _clone_layout(git_daemon: GitDaemon, tmp_path: Path, cli):  # type: ignore[no-untyped-def]
+    team = git_daemon.new_repo()
+    team.seed(
+        {
+            ".reflect-git.toml": '[team]\nremote = "origin"\n',
+            "documents/lrn-shared.md": note_bytes("Shared", note_id="lrn-shared").decode(),
+        }
+    )
+    kb_path = tmp_path / "kb"
+    git("clone", "-q", team.url, str(kb_path), cwd=tmp_path)
+    guarded = cli("--kb", str(kb_path), "--json", "team", "guard")
+    assert guarded.code == 0 and guarded.json()["action"] == "installed", guarded
+    return team, kb_path
+
+
+def _add(cli, kb_path: Path, title: str, confidence: str) -> str:  # type: ignore[no-untyped-def]
+    res = cli(
+        "--kb", str(kb_path), "--json", "add", "--title", title, "--insight", f"{title}.",
+        "--category", "debugging", "--confidence", confidence,
+    )  # fmt: skip
+    assert res.code == 0, res
+    return str(res.json()["id"])
+
+
+def test_clone_layout_guard_refuses_to_publish_a_medium_note(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    team, kb_path = _clone_layout(git_daemon, tmp_path, cli)
+    main = team.heads()["main"]
+    medium = _add(cli, kb_path, "Unreviewed idea", "medium")
+    high = _add(cli, kb_path, "Proven fix", "high")
+
+    status = cli("--kb", str(kb_path), "--json", "status")
+    pub = status.json()["publish"]
+    assert pub["remote"] == "origin" and pub["remote_tip"] == main and pub["guard"] is True
+    assert {(n["id"], n["tier"], n["reviewed"]) for n in pub["notes"]} == {
+        (medium, "medium", False),
+        (high, "high", True),
+    }
+    assert pub["unreviewed"] == [f"documents/{medium}.md"]
+    text = cli("--kb", str(kb_path), "status")
+    assert f"added    documents/{medium}.md [MEDIUM]  <- unreviewed" in text.out
+    assert "the pre-push guard refuses that push" in text.out
+
+    pushed = _push(kb_path, "origin", "main")
+
+    assert pushed.returncode != 0
+    assert "reflect-git refused the push to origin" in pushed.stderr
+    assert f"documents/{medium}.md ({medium}): added, medium confidence" in pushed.stderr
+    assert high not in pushed.stderr  # a high note is not a reason
+    assert team.heads()["main"] == main  # nothing reached the team
+
+    # A knowledge branch may be pushed by hand; the guard is about main only.
+    git("branch", "knowledge/by-hand", "origin/main", cwd=kb_path)
+    assert _push(kb_path, "origin", "knowledge/by-hand").returncode == 0
+
+    # The way through: route it for review, approve, pull --rebase, push.
+    from reflectgit.workflows import review
+
+    kb = KB(kb_path)
+    routed = routing.route(kb.config(), medium)
+    assert routed.route == "branch" and routed.pushed, routed
+    review.approve(kb.config(), routed.branch or "")  # our own push: the guard lets it pass
+    git("pull", "-q", "--rebase", "origin", "main", cwd=kb_path)
+    after = cli("--kb", str(kb_path), "--json", "status").json()["publish"]
+    assert [n["id"] for n in after["notes"]] == [high] and after["unreviewed"] == []
+    assert _push(kb_path, "origin", "main").returncode == 0
+    assert {f"documents/{medium}.md", f"documents/{high}.md"} <= set(team.files("main"))
+
+
+def test_clone_layout_status_and_guard_without_unreviewed_notes(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    team, kb_path = _clone_layout(git_daemon, tmp_path, cli)
+    assert "publish:  nothing" in cli("--kb", str(kb_path), "status").out
+    high = _add(cli, kb_path, "Proven fix", "high")
+    assert _push(kb_path, "origin", "main").returncode == 0
+    assert f"documents/{high}.md" in team.files("main")
+    again = cli("--kb", str(kb_path), "--json", "team", "guard")
+    assert again.json()["action"] == "unchanged"
+    removed = cli("--kb", str(kb_path), "--json", "team", "guard", "--uninstall")
+    assert removed.json()["action"] == "uninstalled"
+    assert cli("--kb", str(kb_path), "--json", "status").json()["publish"]["guard"] is False
+
+
+def test_guard_chains_an_existing_pre_push_hook(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+    team = git_daemon.new_repo()
+    team.seed({".reflect-git.toml": '[team]\nremote = "origin"\n'})
+    kb_path = tmp_path / "kb"
+    git("clone", "-q", team.url, str(kb_path), cwd=tmp_path)
+    theirs = kb_path / ".git/hooks/pre-push"
+    log = tmp_path / "their-hook.log"
+    theirs.write_text(f"#!/bin/sh\ncat > {log}\nexit 0\n")
+    theirs.chmod(0o755)
+    res = cli("--kb", str(kb_path), "--json", "team", "guard")
+    assert res.json()["chained"] == str(theirs) + ".reflect-git-chained"
+    _add(cli, kb_path, "Proven fix", "high")
+    assert _push(kb_path, "origin", "main").returncode == 0
+    assert "refs/heads/main" in log.read_text()  # their hook still saw git's lines
+    cli("--kb", str(kb_path), "team", "guard", "--uninstall")
+    assert theirs.read_text().startswith("#!/bin/sh\ncat > ")  # put back as it was
+
+
+def test_a_kb_that_routes_by_url_has_nothing_to_publish(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    from tests.fixtures_routing import make_kb
+
+    team = git_daemon.new_repo()
+    kb = make_kb(tmp_path / "kb", team)
+    kb.add("Medium but mine", "medium")
+    assert cli("--kb", str(kb.path), "--json", "status").json()["publish"] is None

@@ -22,7 +22,7 @@ import typer
 from reflectgit import __version__
 from reflectgit.cli import render
 from reflectgit.cli.fastpath import peek
-from reflectgit.cli.options import Globals
+from reflectgit.cli.options import GLOBAL_OPTIONS, Globals
 from reflectgit.config import Config
 from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, storage_error
 
@@ -76,7 +76,8 @@ def _main_options(
 def build(word: str | None) -> typer.Typer:
     """The root app with the group that ``word`` belongs to (every group when it is unknown)."""
     app = typer.Typer(
-        add_completion=False,
+        # `--install-completion` / `--show-completion` (bash, zsh, fish, PowerShell).
+        add_completion=True,
         no_args_is_help=True,
         help="Keep a team's engineering knowledge in git.",
         context_settings={"help_option_names": ["-h", "--help"]},
@@ -121,33 +122,114 @@ def _click_exceptions() -> Any:
     return exceptions
 
 
+def _takes_value(option: Any) -> bool:
+    return not (getattr(option, "is_flag", False) or getattr(option, "count", False))
+
+
+def _option_of(command: Any, flag: str) -> Any:
+    for param in getattr(command, "params", ()):
+        if flag in getattr(param, "opts", ()) or flag in getattr(param, "secondary_opts", ()):
+            return param
+    return None
+
+
+def hoist_globals(args: Sequence[str], root: Any) -> list[str]:
+    """``args`` with the global options that follow a command word moved in front of it.
+
+    click reads the root's options only before the first command word; users write
+    ``reflect-git list --json``. The walk follows the click commands, so an option's value is
+    never mistaken for a global (``--title --json`` stays a title); ``--`` ends the walk. A
+    command's own ``--json`` (queue, drain, cost) means the global one, so it moves too.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    command = root
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        name, eq, _ = arg.partition("=")
+        flag = name if eq and arg.startswith("--") else arg
+        spec = GLOBAL_OPTIONS.get(flag)
+        if spec is not None and command is not root:
+            if spec[1] and not eq:
+                if i + 1 >= len(args):
+                    rest.append(arg)  # the value is missing: click says so
+                    break
+                front += [arg, args[i + 1]]
+                i += 2
+            else:
+                front.append(arg)
+                i += 1
+            continue
+        rest.append(arg)
+        i += 1
+        if arg.startswith("-") and len(arg) > 1:
+            option = _option_of(command, flag)
+            if option is not None and _takes_value(option) and not eq and i < len(args):
+                rest.append(args[i])
+                i += 1
+            continue
+        sub = getattr(command, "commands", None)
+        if isinstance(sub, dict) and arg in sub:
+            command = sub[arg]
+        elif command is root:
+            command = None  # an unknown word: click reports it; --json still gets its document
+    return front + rest
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    """``--json`` among the options before the command word (where hoisting put them all)."""
+    i = 0
+    while i < len(args):
+        name, eq, _ = args[i].partition("=")
+        spec = GLOBAL_OPTIONS.get(name if eq else args[i])
+        if spec is None:
+            return False
+        if spec[0] == "json":
+            return True
+        i += 2 if spec[1] and not eq else 1
+    return False
+
+
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the typer CLI; return the exit code instead of exiting (tests call this directly)."""
+    """Run the typer CLI; return the exit code instead of exiting (tests call this directly).
+
+    A failure prints ``error:``/``hint:`` on stderr and, under ``--json``, one JSON document
+    ``{"error", "hint", "exit_code"}`` on stdout too, so a script always has one to read.
+    """
     clicks = _click_exceptions()
     args = list(sys.argv[1:] if argv is None else argv)
+    render.begin()
     seen = peek(args)
+    as_json = bool(seen and seen.options.json) or "--json" in args
     try:
         app = build(seen.word if seen else None)
-        result = app(args=args, prog_name="reflect-git", standalone_mode=False)
+        command = typer.main.get_command(app)
+        args = hoist_globals(args, command)
+        as_json = _wants_json(args)
+        result = command.main(args=args, prog_name="reflect-git", standalone_mode=False)
         return int(result) if isinstance(result, int) else 0
     except ReflectGitError as exc:
-        render.error(exc.message, exc.hint)
+        render.failure(exc.message, exc.hint, exc.exit_code, as_json)
         return exc.exit_code
     except clicks.Exit as exc:
         return int(exc.exit_code or 0)
     except clicks.Abort:
-        render.error("aborted")
+        render.failure("aborted", None, 1, as_json)
         return 1
     except clicks.ClickException as exc:
-        render.usage_error(exc.format_message())
+        render.failure(exc.format_message(), render.USAGE_HINT, EXIT_USAGE, as_json)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        render.error("interrupted")
+        render.failure("interrupted", None, 130, as_json)
         return 130
     except Exception as exc:
         disk = storage_error(exc)  # a full, read-only or forbidden disk is the user's to fix
         if disk is not None:
-            render.error(disk.message, disk.hint)
+            render.failure(disk.message, disk.hint, disk.exit_code, as_json)
             return disk.exit_code
-        render.internal_error(exc, _log_internal_error(exc, args))
+        render.internal_error(exc, _log_internal_error(exc, args), as_json)
         return EXIT_INTERNAL

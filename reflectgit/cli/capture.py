@@ -38,7 +38,9 @@ def hooks_install(
     ),
     uninstall: bool = typer.Option(False, "--uninstall", help="Remove our hooks, restore others."),
     agent: str | None = typer.Option(
-        None, "--agent", help="Merge hook commands into an agent's settings: claude or codex."
+        None,
+        "--agent",
+        help="Merge hook commands into an agent's settings: claude, codex or copilot.",
     ),
     scope: str = typer.Option(
         "user", "--scope", help="Agent settings to change: user (home) or project (REPO)."

@@ -137,10 +137,13 @@ def drain_cmd(
     want_json(ctx, json_out)
     cfg = globals_of(ctx).config()
     if background:
+        # A SessionStart hook runs this, and its harness reads stdout as the agent's context:
+        # stdout holds nothing but the --json document; the line for a person goes to stderr.
         if cfg.disabled:
-            render.emit(
-                ctx, {"background": False, "pid": None}, "REFLECT_DISABLED=1: no drain started"
-            )
+            if globals_of(ctx).json:
+                render.write_json({"background": False, "pid": None})
+            else:
+                render.note_line(ctx, "REFLECT_DISABLED=1: no drain started")
             return
         args = ["--dry-run"] if dry_run else []
         if max_entries is not None:
@@ -148,12 +151,22 @@ def drain_cmd(
         if writer:
             args += ["--writer", writer]
         pid = spawn_background(cfg, args)
-        doc = {"background": True, "pid": pid}
-        render.emit(ctx, doc, f"drain started in the background (pid {pid})")
+        if globals_of(ctx).json:
+            render.write_json({"background": True, "pid": pid})
+        else:
+            render.note_line(ctx, f"drain started in the background (pid {pid})")
         return
-    report = run_drain(
-        cfg, dry_run=True if dry_run else None, max_entries=max_entries, writer=writer
-    )
+    bar = render.ProgressBar.for_ctx(ctx, "draining")  # drawn on a terminal only
+    try:
+        report = run_drain(
+            cfg,
+            dry_run=True if dry_run else None,
+            max_entries=max_entries,
+            writer=writer,
+            progress=bar,
+        )
+    finally:
+        bar.close()
     for warning in report.warnings:
         render.note_line(ctx, f"warning: {warning}")
     render.emit(ctx, report.rows, render.drained(report))

@@ -34,7 +34,7 @@ from reflectgit.cli.options import (
 
 @dataclass
 class Peek:
-    """The global options before the command word, the word, and what follows it."""
+    """The global options (before or after the command word), the word, and what follows it."""
 
     options: Globals
     word: str | None
@@ -42,8 +42,8 @@ class Peek:
 
 
 def peek(args: Sequence[str]) -> Peek | None:
-    """Read the global options up to the command word; None for anything typer must handle
-    itself (``--version``, ``--help``, an unknown option or a missing value)."""
+    """Read the global options, before and after the command word; None for anything typer
+    must handle itself (``--version``, ``--help``, an unknown option or a missing value)."""
     found = Globals()
     i = 0
     while i < len(args):
@@ -53,7 +53,8 @@ def peek(args: Sequence[str]) -> Peek | None:
         if spec is None:
             if arg.startswith("-"):
                 return None  # --version, --help, or an option typer will explain
-            return Peek(found, arg, list(args[i + 1 :]))
+            rest = _globals_after(found, arg, list(args[i + 1 :]))
+            return None if rest is None else Peek(found, arg, rest)
         attr, takes_value = spec
         if takes_value and eq:
             setattr(found, attr, value)
@@ -69,6 +70,49 @@ def peek(args: Sequence[str]) -> Peek | None:
             setattr(found, attr, True)
             i += 1
     return Peek(found, None)
+
+
+# Options of the fast-path commands that take a value (their value is never a global option).
+_VALUE_OPTIONS = {
+    "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes},
+    "hook": {"--harness"},
+}
+
+
+def _globals_after(found: Globals, word: str, rest: list[str]) -> list[str] | None:
+    """``rest`` without the global options written after the command word (they are read into
+    ``found``, as ``app.hoist_globals`` moves them for typer); None when one lacks its value."""
+    kept: list[str] = []
+    values = _VALUE_OPTIONS.get(word, set())
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--":
+            kept.extend(rest[i:])
+            break
+        name, eq, value = arg.partition("=")
+        spec = GLOBAL_OPTIONS.get(name if eq and arg.startswith("--") else arg)
+        if spec is None:
+            kept.append(arg)
+            if arg in values and i + 1 < len(rest):
+                kept.append(rest[i + 1])
+                i += 1
+            i += 1
+            continue
+        attr, takes_value = spec
+        if takes_value and eq:
+            setattr(found, attr, value)
+        elif takes_value:
+            if i + 1 >= len(rest):
+                return None
+            setattr(found, attr, rest[i + 1])
+            i += 1
+        elif eq:
+            return None
+        else:
+            setattr(found, attr, True)
+        i += 1
+    return kept
 
 
 def try_fast(args: Sequence[str]) -> int | None:

@@ -317,5 +317,6 @@ def status_cmd(ctx: typer.Context) -> None:
         "hooks": st.hooks,
         "clean": st.clean,
         "pending": st.pending,
+        "publish": st.publish,
     }
     render.emit(ctx, doc, render.status_lines(st))

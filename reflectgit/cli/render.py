@@ -26,10 +26,22 @@ def echo(line: str, err: bool = False) -> None:
     stream.flush()
 
 
+class _Run:
+    """What this command has printed so far (``app.run`` starts each command afresh)."""
+
+    documents = 0
+
+
+def begin() -> None:
+    """A new command starts: nothing printed yet."""
+    _Run.documents = 0
+
+
 def write_json(document: Any) -> None:
     """One JSON document on stdout (the whole of stdout under ``--json``)."""
     sys.stdout.write(json.dumps(document, indent=2, sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
+    _Run.documents += 1
 
 
 def write_lines(lines: Iterable[str]) -> None:
@@ -206,18 +218,44 @@ def exported(result: Any) -> str:
 
 def status_lines(st: Any) -> list[str]:
     n, t = st.notes, st.tiers
-    return [
-        f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
-        f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
-        f"{n['review_queue']} in review-queue",
-        f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
-        + (f", {t['unknown']} unknown" if t["unknown"] else ""),
-        f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
-        f"index:    {st.index}",
-        "hooks:    "
-        + ", ".join(f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()),
-        f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
-    ] + ([f"pending:  {st.pending}"] if st.pending else [])
+    return (
+        [
+            f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
+            f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
+            f"{n['review_queue']} in review-queue",
+            f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
+            + (f", {t['unknown']} unknown" if t["unknown"] else ""),
+            f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
+            f"index:    {st.index}",
+            "hooks:    "
+            + ", ".join(
+                f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()
+            ),
+            f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
+        ]
+        + ([f"pending:  {st.pending}"] if st.pending else [])
+        + publish_lines(st.publish)
+    )
+
+
+def publish_lines(pub: Any) -> list[str]:
+    """``status`` in the clone layout: what `git push` would publish (route's part of render)."""
+    if not pub:
+        return []
+    where = f"{pub['remote']}/{pub['branch']}"
+    if not pub["notes"]:
+        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
+    out = [f"publish:  `git push` would change {len(pub['notes'])} note(s) on {where}:"]
+    for note in pub["notes"]:
+        flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
+        out.append(f"  {note['change']:<8} {note['path']} [{(note['tier'] or '?').upper()}]{flag}")
+    if pub["unreviewed"]:
+        out.append(
+            "  the pre-push guard refuses that push"
+            if pub["guard"]
+            else "  no pre-push guard: `reflect-git team guard` makes git refuse that push"
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- validation
@@ -285,9 +323,42 @@ def review_items(items: Sequence[Any]) -> list[str]:
     return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
 
 
+def guarded(result: Any) -> list[str]:
+    """``team guard``."""
+    out = [f"pre-push guard {result.action}: {result.hook}"]
+    if result.chained:
+        out.append(f"chained: {result.chained} (runs first)")
+    return out
+
+
+def queue_items(items: Sequence[Any]) -> list[str]:
+    """``review queue list`` (route's part of render)."""
+    out = []
+    for item in items:
+        where = item.source if item.present else f"{item.source} (missing)"
+        out.append(
+            f"{item.slug}: {item.title} [{(item.confidence or '?').upper()}] "
+            f"id {item.id or '?'}, {where}, queued {item.queued_at or '?'}"
+        )
+    return out or ["the review queue is empty"]
+
+
+def queue_changed(result: Any) -> list[str]:
+    """``review queue promote|drop``."""
+    if result.action == "promote":
+        out = [f"promoted {result.id} to {result.confidence}; removed {result.pointer}"]
+    else:
+        out = [f"dropped {result.pointer} (the note {result.id or '?'} stays as it is)"]
+    out.append(f"commit: {result.commit}")
+    out += [f"note: {n}" for n in result.notes]
+    return out
+
+
 def reviewed(result: Any) -> list[str]:
     if result.action == "approve":
         how = "fast-forward" if result.fast_forward else "merge commit"
+        if getattr(result, "merged_by", None):
+            how = f"merged through the {result.merged_by} API,"
         out = [f"approved {result.branch}: {how} {result.commit or ''}".rstrip()]
         out.append(f"pushed to main: {'yes' if result.pushed else 'no'}")
     else:
@@ -303,9 +374,14 @@ def reviewed(result: Any) -> list[str]:
 # --------------------------------------------------------------------------- hooks and capture
 
 
-def agent_hooks(result: Any) -> str:
+def agent_hooks(result: Any) -> list[str]:
     detail = f" ({', '.join(result.events)})" if result.events else ""
-    return f"{result.action}: {result.agent} hooks in {result.settings}{detail}"
+    lines = [f"{result.action}: {result.agent} hooks in {result.settings}{detail}"]
+    if result.command and result.action != "uninstalled":
+        lines.append(f"  command: {result.command}")
+    lines += [f"  removed ours from {path}" for path in result.cleaned]
+    lines += [f"  note: {note}" for note in result.notes]
+    return lines
 
 
 def git_hook(done: Any) -> list[str]:
@@ -332,7 +408,8 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
             lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
     for row in agents:
         events = ", ".join(row["events"]) if row["events"] else "not installed"
-        lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+        if row["installed"] or row["shared"] or row["scope"] == "user":
+            lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
     return lines
 
 
@@ -446,10 +523,26 @@ def reindexed(result: Any) -> str:
 # --------------------------------------------------------------------------- failures
 
 
-def internal_error(exc: BaseException, log: Any) -> None:
+USAGE_HINT = "see `reflect-git --help` or `reflect-git COMMAND --help`"
+
+
+def failure(message: str, hint: str | None, exit_code: int, as_json: bool) -> None:
+    """A failed command: ``error:``/``hint:`` on stderr; under ``--json`` also ONE document
+    ``{"error", "hint", "exit_code"}`` on stdout (the whole of stdout a script reads), unless
+    the command already printed its document, which then reports the failure itself (route)."""
+    error(message, hint)
+    if as_json and not _Run.documents:
+        write_json({"error": message, "hint": hint, "exit_code": exit_code})
+
+
+def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
     where = f" (traceback in {log})" if log else ""
-    echo(f"error: internal error: {type(exc).__name__}: {exc}{where}", err=True)
+    message = f"internal error: {type(exc).__name__}: {exc}"
+    echo(f"error: {message}{where}", err=True)
+    if as_json and not _Run.documents:
+        hint = f"the traceback is in {log}" if log else None
+        write_json({"error": message, "hint": hint, "exit_code": 3})
 
 
 def usage_error(message: str) -> None:
-    error(message, "see `reflect-git --help` or `reflect-git COMMAND --help`")
+    error(message, USAGE_HINT)

@@ -68,7 +68,9 @@ def recall_cmd(
     ),
     limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
     fmt: str = typer.Option(
-        "text", "--format", help="text, or claude (the SessionStart hook's JSON)."
+        "text",
+        "--format",
+        help="text, or a SessionStart hook's JSON: claude, codex or copilot.",
     ),
     budget: int | None = typer.Option(
         None,
@@ -80,15 +82,22 @@ def recall_cmd(
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
-    from reflectgit.workflows.recall import FORMATS, recall
+    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, recall
     from reflectgit.workflows.recall import render as render_recall
 
     if fmt not in FORMATS:
         fail(
-            f"unknown format {fmt!r}", hint="use --format text or --format claude", code=EXIT_USAGE
+            f"unknown format {fmt!r}",
+            hint="use --format text, claude, codex or copilot",
+            code=EXIT_USAGE,
         )
     g = globals_of(ctx)
     cfg = g.config()
+    hook = fmt in HOOK_FORMATS
+    if hook and cfg.disabled:  # REFLECT_DISABLED=1: a SessionStart hook hands over nothing
+        if g.json:
+            render.write_json({"disabled": True, "notes": []})
+        return
     size = cfg.recall_budget(budget)
     try:
         result = recall(
@@ -102,12 +111,12 @@ def recall_cmd(
             everywhere=everywhere,
         )
     except ReflectGitError as exc:
-        if fmt != "claude":
+        if not hook:
             raise
         # As a SessionStart hook, recall must never fail the session: say why on stderr only.
         render.echo(f"reflect-git recall: {exc.message}", err=True)
         return
-    if fmt == "claude" and not g.json:
+    if hook and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))
         return

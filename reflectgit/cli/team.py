@@ -15,8 +15,12 @@ team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True
 review_app = typer.Typer(
     help="Review knowledge branches and their pull requests.", no_args_is_help=True
 )
+queue_app = typer.Typer(
+    help="The low-confidence review queue in your KB.", invoke_without_command=True
+)
 commands.add_typer(team_app, name="team")
 commands.add_typer(review_app, name="review")
+review_app.add_typer(queue_app, name="queue")
 
 
 @team_app.command("clone")
@@ -57,12 +61,30 @@ def team_status_command(
     render.emit(ctx, result.to_json(), render.team_status(result))
 
 
+@team_app.command("guard")
+def team_guard_command(
+    ctx: typer.Context,
+    uninstall: bool = typer.Option(False, "--uninstall", help="Remove the guard."),
+) -> None:
+    """Clone layout: a pre-push hook that refuses to publish unreviewed notes to team main."""
+    from reflectgit.workflows import team
+
+    result = team.guard(globals_of(ctx).config(), uninstall=uninstall)
+    render.emit(ctx, result.to_json(), render.guarded(result))
+
+
 @commands.command("route")
 def route_command(
     ctx: typer.Context,
     target: str = typer.Argument(..., metavar="NOTE|ID", help="A note file or a note id."),
     team_path: str | None = typer.Option(None, "--team", help="A team clone to route into."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Say what would happen; do nothing."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace a different note under the same id on the team's main."
+    ),
+    review: bool = typer.Option(
+        False, "--review", help="Send a high note to a knowledge branch for review instead."
+    ),
 ) -> None:
     """high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue."""
     from reflectgit.errors import RemoteError
@@ -73,10 +95,21 @@ def route_command(
         if not path.is_file():
             raise ReflectGitError(f"{target}: no such note file", hint="check the path")
         target = str(path.absolute())
-    result = routing.route(globals_of(ctx).config(), target, team_path=team_path, dry_run=dry_run)
+    result = routing.route(
+        globals_of(ctx).config(),
+        target,
+        team_path=team_path,
+        dry_run=dry_run,
+        force=force,
+        review=review,
+    )
     render.emit(ctx, result.to_json(), render.routed(result))
     if result.error:
         raise RemoteError(result.error, hint=result.hint)
+    if result.pr_error:
+        from reflectgit.errors import ForgeError
+
+        raise ForgeError(result.pr_error, hint=result.pr_hint)
 
 
 @review_app.command("list")
@@ -129,3 +162,44 @@ def review_reject_command(
 
     result = review.reject(globals_of(ctx).config(), branch, reason, team_path)
     render.emit(ctx, result.to_json(), render.reviewed(result))
+
+
+@queue_app.callback()
+def review_queue_command(ctx: typer.Context) -> None:
+    """List the review queue (the default), or promote or drop one pointer."""
+    if ctx.invoked_subcommand is None:
+        review_queue_list_command(ctx)
+
+
+@queue_app.command("list")
+def review_queue_list_command(ctx: typer.Context) -> None:
+    """Every review-queue pointer: the note, its confidence, when it was queued."""
+    from reflectgit.workflows import review_queue
+
+    items = review_queue.list_queue(globals_of(ctx).config())
+    render.emit(ctx, [item.to_json() for item in items], render.queue_items(items))
+
+
+@queue_app.command("promote")
+def review_queue_promote_command(
+    ctx: typer.Context,
+    ident: str = typer.Argument(..., metavar="ID", help="The note's id, or the pointer's slug."),
+    to: str = typer.Option("medium", "--to", help="The new confidence: medium or high."),
+) -> None:
+    """Raise the note's confidence and remove its pointer, in one commit."""
+    from reflectgit.workflows import review_queue
+
+    result = review_queue.promote(globals_of(ctx).config(), ident, to)
+    render.emit(ctx, result.to_json(), render.queue_changed(result))
+
+
+@queue_app.command("drop")
+def review_queue_drop_command(
+    ctx: typer.Context,
+    ident: str = typer.Argument(..., metavar="ID", help="The note's id, or the pointer's slug."),
+) -> None:
+    """Remove the pointer; the note stays as it is."""
+    from reflectgit.workflows import review_queue
+
+    result = review_queue.drop(globals_of(ctx).config(), ident)
+    render.emit(ctx, result.to_json(), render.queue_changed(result))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,12 +125,34 @@ def default_api_url(provider: str, ref: RepoRef) -> str:
     return f"{ref.scheme}://{ref.host}/api/v1"
 
 
-def manual_pr_url(remote_url: str, head: str, base: str, provider: str | None = None) -> str | None:
-    """The web page where a person can open the PR by hand, when we can tell."""
+def manual_pr_url(
+    remote_url: str,
+    head: str,
+    base: str,
+    provider: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> str | None:
+    """The web page where a person can open the PR by hand, when we can tell.
+
+    ``[forge] repo`` (in ``settings``) names the repository when it differs from the remote
+    URL's path (a mirror, an ``insteadOf`` rewrite, an ssh alias); ``[forge] api_url`` gives
+    the host when the remote URL has none (a local path, a bundle).
+    """
+    settings = settings or {}
     ref = parse_remote_url(remote_url)
+    api = str(settings.get("api_url") or "")
+    if ref is None and api:
+        parts = urllib.parse.urlsplit(api)
+        host = (
+            parts.netloc.removeprefix("api.") if parts.netloc == "api.github.com" else parts.netloc
+        )
+        ref = RepoRef(host, "", parts.scheme or "https")
+    repo = settings.get("repo")
+    if ref is not None and isinstance(repo, str) and repo.strip("/"):
+        ref = RepoRef(ref.host, _clean_path(repo), ref.scheme)
     if ref is None or not ref.path:
         return None
-    kind = provider or provider_for_host(ref.host)
+    kind = provider or settings.get("provider") or provider_for_host(ref.host)
     if kind in {"github", "gh"}:
         return f"{ref.web}/compare/{base}...{head}?expand=1"
     if kind == "gitlab":
@@ -149,6 +172,10 @@ class Forge(ABC):
     """One forge repository."""
 
     name = "forge"
+    # Does the forge mark a PR merged when its head reaches the base by an outside push?
+    # GitHub and GitLab do; Gitea and Forgejo only with "autodetect manual merge" (off by
+    # default), so approve merges theirs through the API.
+    detects_outside_merge = True
 
     @abstractmethod
     def find_open(self, head: str, base: str) -> PullRequest | None:
@@ -167,5 +194,5 @@ class Forge(ABC):
         """Comment on the PR, then close it."""
 
     @abstractmethod
-    def merge(self, pr: PullRequest) -> None:
-        """Merge the PR on the forge (a merge commit)."""
+    def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
+        """Merge the PR on the forge (a merge commit); refused when the head is not ``head_sha``."""

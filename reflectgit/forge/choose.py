@@ -23,8 +23,8 @@ from reflectgit.forge.gh import GhCliForge, gh_login
 from reflectgit.forge.gitea import GiteaForge
 from reflectgit.forge.github import GitHubForge
 from reflectgit.forge.gitlab import GitLabForge
-from reflectgit.forge.http import HttpClient
-from reflectgit.git.credential import fill as credential_fill
+from reflectgit.forge.http import DEFAULT_MAX_WAIT, HttpClient
+from reflectgit.git.credential import fill_login
 
 # ============================================================================ choosing
 
@@ -82,17 +82,20 @@ def choose_forge(
 
     token = _token_from_env(kind, settings, env)
     source = "environment"
+    login = None
     if token is None and kind == "github":
         gh = gh_login(host, env, timeout)
         if gh is not None:
             return ForgeChoice(GhCliForge(gh, repo, host, env, timeout), f"gh CLI ({host})", "gh")
     if token is None:
-        token = credential_fill(ref.hostname, ref.scheme, env, timeout)
+        login = fill_login(ref.hostname, ref.scheme, env, timeout)
+        token = login[1] if login else None
         source = "git credential"
     if token is None:
         names = " or ".join(TOKEN_VARIABLES[kind])
         return ForgeChoice(None, f"no {kind} token (set {names})", kind)
     api_url = str(settings.get("api_url") or default_api_url(kind, ref))
+    max_wait = _number(settings.get("max_wait"), DEFAULT_MAX_WAIT)
     if kind == "github":
         client = HttpClient(
             api_url,
@@ -104,13 +107,22 @@ def choose_forge(
             env=env,
             timeout=timeout,
             forge=kind,
+            max_wait=max_wait,
         )
         return ForgeChoice(GitHubForge(client, repo), f"GitHub API ({source})", kind)
     if kind == "gitlab":
-        client = HttpClient(api_url, {"PRIVATE-TOKEN": token}, env=env, timeout=timeout, forge=kind)
-        return ForgeChoice(GitLabForge(client, repo), f"GitLab API ({source})", kind)
+        header, how = gitlab_auth(token, login, settings)
+        client = HttpClient(
+            api_url, header, env=env, timeout=timeout, forge=kind, max_wait=max_wait
+        )
+        return ForgeChoice(GitLabForge(client, repo), f"GitLab API ({source}, {how})", kind)
     client = HttpClient(
-        api_url, {"Authorization": f"token {token}"}, env=env, timeout=timeout, forge=kind
+        api_url,
+        {"Authorization": f"token {token}"},
+        env=env,
+        timeout=timeout,
+        forge=kind,
+        max_wait=max_wait,
     )
     return ForgeChoice(GiteaForge(client, repo), f"Gitea API ({source})", kind)
 
@@ -125,3 +137,41 @@ def _token_from_env(kind: str, settings: Mapping[str, Any], env: Mapping[str, st
         if value:
             return value
     return None
+
+
+GITLAB_AUTH = ("private-token", "bearer")
+
+
+def gitlab_auth(
+    token: str, login: tuple[str, str] | None, settings: Mapping[str, Any]
+) -> tuple[dict[str, str], str]:
+    """The header GitLab wants for this token, and which it is.
+
+    GitLab takes an OAuth token only as ``Authorization: Bearer``; ``PRIVATE-TOKEN`` is for
+    personal, project and group access tokens (which Bearer also accepts). A token from git's
+    credential helpers is sent as Bearer (helpers that do OAuth store it there, and a personal
+    token works that way too); a token from the environment as ``PRIVATE-TOKEN``, unless
+    ``[forge] auth = "bearer"`` says otherwise.
+    """
+    chosen = settings.get("auth")
+    if chosen is not None and chosen not in GITLAB_AUTH:
+        raise ConfigError(
+            f"[forge] auth = {chosen!r} is not one of {', '.join(GITLAB_AUTH)}",
+            hint="fix .reflect-git.toml",
+        )
+    if chosen is None:
+        chosen = "bearer" if login is not None else "private-token"
+    if chosen == "bearer":
+        return {"Authorization": f"Bearer {token}"}, "Authorization: Bearer"
+    return {"PRIVATE-TOKEN": token}, "PRIVATE-TOKEN"
+
+
+def _number(value: Any, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(
+            f"[forge] max_wait = {value!r} is not a number of seconds >= 0",
+            hint="fix .reflect-git.toml",
+        )
+    return float(value)

@@ -96,8 +96,9 @@ class GhCliForge(Forge):
             args += ["--comment", comment]
         self._run(*args)
 
-    def merge(self, pr: PullRequest) -> None:
-        self._run("pr", "merge", str(pr.number), "--repo", self.repo, "--merge")
+    def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
+        match = ["--match-head-commit", head_sha] if head_sha else []
+        self._run("pr", "merge", str(pr.number), "--repo", self.repo, "--merge", *match)
 
 
 def gh_login(host: str, env: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT) -> str | None:

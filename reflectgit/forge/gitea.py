@@ -1,13 +1,21 @@
-"""Gitea and Forgejo REST: pull requests titled ``WIP: ...``."""
+"""Gitea and Forgejo REST: pull requests titled ``WIP: ...``.
+
+Gitea marks a pull request merged by an outside push only when the repository has
+"autodetect manual merge" on, and it is off by default: a merge pushed with git leaves the PR
+open. So ``review approve`` merges Gitea pull requests through the API (``merge`` below):
+the ``WIP:`` prefix goes first (Gitea refuses to merge a work-in-progress PR), then
+``POST /repos/{owner}/{repo}/pulls/{index}/merge`` with ``Do: merge`` and the reviewed head
+commit (``head_commit_id``), so a branch that moved after review is refused, not merged.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 from reflectgit.forge.base import DRAFT_PREFIX, PullRequest
 from reflectgit.forge.github import GitHubForge
+from reflectgit.forge.http import as_list
 
 # ============================================================================ Gitea / Forgejo
 
@@ -17,7 +25,9 @@ class GiteaForge(GitHubForge):
 
     name = "gitea"
 
-    def _pr(self, data: Mapping[str, Any]) -> PullRequest:
+    detects_outside_merge = False
+
+    def _pr(self, data: Any) -> PullRequest:
         pr = super()._pr(data)
         if not pr.draft and pr.title.upper().startswith(("WIP:", "[WIP]")):
             pr = dataclasses.replace(pr, draft=True)
@@ -31,7 +41,7 @@ class GiteaForge(GitHubForge):
                 f"/repos/{self.repo}/pulls",
                 query={"state": "open", "page": page, "limit": 50},
             )
-            items = resp.data or []
+            items = as_list(resp.data, "the pull request listing")
             for item in items:
                 pr = self._pr(item)
                 if pr.head == head and pr.base == base:
@@ -44,5 +54,14 @@ class GiteaForge(GitHubForge):
         payload = {"head": head, "base": base, "title": DRAFT_PREFIX["gitea"] + title, "body": body}
         return self._create(payload)
 
-    def merge(self, pr: PullRequest) -> None:
-        self.client.request("POST", f"/repos/{self.repo}/pulls/{pr.number}/merge", {"Do": "merge"})
+    def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
+        title = pr.title
+        for prefix in ("WIP:", "[WIP]"):
+            if title.upper().startswith(prefix):
+                title = title[len(prefix) :].lstrip()
+        if title != pr.title:  # Gitea refuses to merge a work-in-progress pull request
+            self.client.request("PATCH", f"/repos/{self.repo}/pulls/{pr.number}", {"title": title})
+        payload: dict[str, Any] = {"Do": "merge", "delete_branch_after_merge": True}
+        if head_sha:
+            payload["head_commit_id"] = head_sha
+        self.client.request("POST", f"/repos/{self.repo}/pulls/{pr.number}/merge", payload)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
-from reflectgit.forge.http import ForgeHTTPError, HttpClient, is_duplicate
+from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
 
 # ============================================================================ GitHub
 
@@ -21,7 +21,8 @@ class GitHubForge(Forge):
         self.repo = repo
         self.owner = repo.split("/", 1)[0]
 
-    def _pr(self, data: Mapping[str, Any]) -> PullRequest:
+    def _pr(self, answer: Any) -> PullRequest:
+        data = as_mapping(answer, "a pull request")
         merged = bool(data.get("merged") or data.get("merged_at"))
         state = "merged" if merged else str(data.get("state") or "open")
         return PullRequest(
@@ -40,7 +41,7 @@ class GitHubForge(Forge):
             f"/repos/{self.repo}/pulls",
             query={"state": "open", "head": f"{self.owner}:{head}", "base": base},
         )
-        for item in resp.data or []:
+        for item in as_list(resp.data, "the pull request listing"):
             pr = self._pr(item)
             if pr.head == head and pr.base == base:
                 return pr
@@ -78,7 +79,6 @@ class GitHubForge(Forge):
             )
         self.client.request("PATCH", f"/repos/{self.repo}/pulls/{pr.number}", {"state": "closed"})
 
-    def merge(self, pr: PullRequest) -> None:
-        self.client.request(
-            "PUT", f"/repos/{self.repo}/pulls/{pr.number}/merge", {"merge_method": "merge"}
-        )
+    def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
+        payload = {"merge_method": "merge", **({"sha": head_sha} if head_sha else {})}
+        self.client.request("PUT", f"/repos/{self.repo}/pulls/{pr.number}/merge", payload)

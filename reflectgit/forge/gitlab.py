@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Mapping
 from typing import Any
 
 from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
-from reflectgit.forge.http import ForgeHTTPError, HttpClient, is_duplicate
+from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
 
 # ============================================================================ GitLab
 
@@ -21,7 +20,8 @@ class GitLabForge(Forge):
         self.client = client
         self.project = urllib.parse.quote(repo, safe="")
 
-    def _mr(self, data: Mapping[str, Any]) -> PullRequest:
+    def _mr(self, answer: Any) -> PullRequest:
+        data = as_mapping(answer, "a merge request")
         state = str(data.get("state") or "opened")
         title = str(data.get("title") or "")
         return PullRequest(
@@ -41,7 +41,7 @@ class GitLabForge(Forge):
             f"/projects/{self.project}/merge_requests",
             query={"state": "opened", "source_branch": head, "target_branch": base},
         )
-        for item in resp.data or []:
+        for item in as_list(resp.data, "the pull request listing"):
             mr = self._mr(item)
             if mr.head == head and mr.base == base:
                 return mr
@@ -78,5 +78,8 @@ class GitLabForge(Forge):
             self.client.request("POST", f"{base}/notes", {"body": comment})
         self.client.request("PUT", base, {"state_event": "close"})
 
-    def merge(self, pr: PullRequest) -> None:
-        self.client.request("PUT", f"/projects/{self.project}/merge_requests/{pr.number}/merge", {})
+    def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
+        payload = {"sha": head_sha} if head_sha else {}
+        self.client.request(
+            "PUT", f"/projects/{self.project}/merge_requests/{pr.number}/merge", payload
+        )

@@ -1,9 +1,24 @@
 """JSON over HTTP for the REST back ends (GitHub, GitLab, Gitea): urllib, a timeout, an auth
-header, proxies from the given environment, forge errors flattened into one line."""
+header, proxies from the given environment, forge errors flattened into one line.
+
+Forges as they really answer:
+
+- an answer that is not JSON (a 200 with an SSO login page, a proxy's HTML, a wrong
+  ``api_url``) is a ``ForgeError`` naming the URL, never data;
+- rate limits are waited out, within bounds: ``Retry-After`` (seconds or an HTTP date) on
+  429, 503 or GitHub's secondary-limit 403; ``x-ratelimit-remaining: 0`` with
+  ``x-ratelimit-reset`` (epoch seconds) on GitHub's primary-limit 403/429, and before the next
+  request after a response that spent the last call. One wait is at most ``max_wait`` seconds
+  (``[forge] max_wait``, default 60) and at most ``MAX_RETRIES`` waits per request; a limit
+  that lasts longer fails at once, saying when to try again.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import email.utils
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,6 +29,9 @@ from typing import Any
 from reflectgit import __version__
 from reflectgit.errors import ForgeError
 from reflectgit.forge.base import DEFAULT_TIMEOUT, TOKEN_VARIABLES
+
+DEFAULT_MAX_WAIT = 60.0
+MAX_RETRIES = 3
 
 # ============================================================================ HTTP
 
@@ -44,6 +62,7 @@ class HttpClient:
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         forge: str = "forge",
+        max_wait: float = DEFAULT_MAX_WAIT,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.headers = {
@@ -53,6 +72,9 @@ class HttpClient:
         }
         self.timeout = timeout
         self.forge = forge
+        self.max_wait = max_wait
+        self.waited: list[float] = []  # every rate-limit wait, in seconds (for the report)
+        self._not_before = 0.0  # epoch seconds: the primary limit is spent until then
         self._opener = urllib.request.build_opener(
             urllib.request.ProxyHandler(_proxies(env or {}, self.base_url))
         )
@@ -72,26 +94,126 @@ class HttpClient:
         if payload is not None:
             data = json.dumps(payload).encode("utf-8")
             headers["Content-Type"] = "application/json"
-        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        for attempt in range(MAX_RETRIES + 1):
+            self._respect(self._not_before - time.time(), method, path, url)
+            req = urllib.request.Request(url, data=data, method=method, headers=headers)
+            try:
+                with self._opener.open(req, timeout=self.timeout) as resp:
+                    raw = resp.read()
+                    self._remember_limit(resp.headers)
+                    return ApiResponse(resp.status, self._json(raw, resp.headers, url))
+            except urllib.error.HTTPError as exc:
+                raw = exc.read() if exc.fp is not None else b""
+                self._remember_limit(exc.headers)
+                wait = rate_limit_wait(exc.code, exc.headers, raw)
+                if wait is not None and attempt < MAX_RETRIES:
+                    self._respect(wait, method, path, url)
+                    continue
+                detail = _error_text(json_or_none(raw)) or exc.reason or ""
+                if wait is not None:
+                    detail = f"rate limited ({detail})" if detail else "rate limited"
+                raise ForgeHTTPError(
+                    f"{self.forge} API {method} {path} failed: HTTP {exc.code}: {detail}",
+                    exc.code,
+                    str(detail),
+                    hint=_status_hint(exc.code, self.forge),
+                ) from None
+            except (urllib.error.URLError, OSError) as exc:
+                reason = getattr(exc, "reason", exc)
+                raise ForgeError(
+                    f"cannot reach the {self.forge} API at {self.base_url}: {reason}",
+                    hint="check [forge] api_url in .reflect-git.toml and the network",
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _json(self, raw: bytes, headers: Any, url: str) -> Any:
+        """The body as JSON; anything else (an HTML login page, say) is an error naming the URL."""
+        if not raw.strip():
+            return None
         try:
-            with self._opener.open(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-                return ApiResponse(resp.status, json_or_none(raw))
-        except urllib.error.HTTPError as exc:
-            raw = exc.read() if exc.fp is not None else b""
-            detail = _error_text(json_or_none(raw)) or exc.reason or ""
-            raise ForgeHTTPError(
-                f"{self.forge} API {method} {path} failed: HTTP {exc.code}: {detail}",
-                exc.code,
-                str(detail),
-                hint=_status_hint(exc.code, self.forge),
-            ) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            pass
+        kind = (headers.get("Content-Type") or "no content type").split(";")[0].strip()
+        looks = "an HTML page" if b"<html" in raw[:2048].lower() else f"{kind}"
+        raise ForgeError(
+            f"the {self.forge} API at {redact_url(url)} answered with {looks}, not JSON",
+            hint="a single sign-on page or a proxy answered instead of the API: check [forge] "
+            "api_url in .reflect-git.toml (GitHub Enterprise ends in /api/v3, GitLab in /api/v4, "
+            "Gitea and Forgejo in /api/v1) and that the token is accepted without a browser login",
+        )
+
+    def _remember_limit(self, headers: Any) -> None:
+        """GitHub says how many calls are left; when none are, the next call waits for the reset."""
+        if headers is None:
+            return
+        remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
+        if remaining is not None and remaining.strip() == "0" and reset:
+            with contextlib.suppress(ValueError):
+                self._not_before = float(reset)
+
+    def _respect(self, wait: float, method: str, path: str, url: str) -> None:
+        """Sleep ``wait`` seconds when it is within bounds; refuse at once when it is not."""
+        if wait <= 0:
+            return
+        if wait > self.max_wait:
+            until = time.strftime("%H:%M:%S UTC", time.gmtime(time.time() + wait))
             raise ForgeError(
-                f"cannot reach the {self.forge} API at {self.base_url}: {reason}",
-                hint="check [forge] api_url in .reflect-git.toml and the network",
-            ) from None
+                f"{self.forge} API {method} {path}: rate limited for {wait:.0f} s more "
+                f"(at {redact_url(url)})",
+                hint=f"try again after {until}; [forge] max_wait = {self.max_wait:g} s bounds "
+                "how long reflect-git waits by itself",
+            )
+        self.waited.append(wait)
+        time.sleep(wait)
+
+
+def rate_limit_wait(status: int, headers: Any, raw: bytes = b"") -> float | None:
+    """Seconds to wait before retrying, when the answer is a rate limit; None when it is not.
+
+    429 and 503 with ``Retry-After``; GitHub's 403/429 with ``Retry-After`` (secondary limits)
+    or with ``x-ratelimit-remaining: 0`` (the primary limit, until ``x-ratelimit-reset``);
+    a 403/429 whose message says "rate limit" and gives neither waits a minute, as GitHub asks.
+    """
+    if headers is None or status not in {403, 429, 503}:
+        return None
+    retry_after = parse_retry_after(headers.get("Retry-After"))
+    if retry_after is not None:
+        return retry_after
+    if status == 503:
+        return None
+    remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
+    if remaining is not None and remaining.strip() == "0" and reset:
+        try:
+            return max(0.0, float(reset) - time.time()) + 1.0
+        except ValueError:
+            return 60.0
+    if status == 429 or b"rate limit" in raw.lower():
+        return 60.0
+    return None
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """``Retry-After``: delay seconds, or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def redact_url(url: str) -> str:
+    """A URL fit to print: no user info, no query (tokens travel there on some forges)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _proxies(env: Mapping[str, str], base_url: str) -> dict[str, str]:
@@ -153,3 +275,25 @@ def _status_hint(status: int, forge: str) -> str | None:
 
 def is_duplicate(exc: ForgeHTTPError) -> bool:
     return exc.status in {409, 422} and "already exist" in exc.detail.lower()
+
+
+def as_mapping(data: Any, what: str) -> Mapping[str, Any]:
+    """A JSON object where the forge must answer one (a pull request, say)."""
+    if not isinstance(data, Mapping):
+        raise ForgeError(
+            f"the forge answered {what} with {type(data).__name__}, not an object",
+            hint="check [forge] provider and api_url in .reflect-git.toml",
+        )
+    return data
+
+
+def as_list(data: Any, what: str) -> list[Mapping[str, Any]]:
+    """A JSON list of objects where the forge must answer one (a listing)."""
+    if data is None:
+        return []
+    if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
+        raise ForgeError(
+            f"the forge answered {what} with something other than a list of objects",
+            hint="check [forge] provider and api_url in .reflect-git.toml",
+        )
+    return data

@@ -18,6 +18,18 @@ def fill(
     host: str, protocol: str, env: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT
 ) -> str | None:
     """The password git's credential helpers hold for ``protocol://host``; None when none."""
+    found = fill_login(host, protocol, env, timeout)
+    return found[1] if found else None
+
+
+def fill_login(
+    host: str, protocol: str, env: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT
+) -> tuple[str, str] | None:
+    """(username, password) git's credential helpers hold for ``protocol://host``.
+
+    The username tells what kind of token the password is: helpers that hold an OAuth
+    token (git-credential-oauth, Git Credential Manager) store it under ``oauth2``.
+    """
     request = f"protocol={protocol}\nhost={host}\n\n".encode()
     quiet = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
     try:
@@ -28,8 +40,9 @@ def fill(
         return None
     if not result.ok:
         return None
+    fields: dict[str, str] = {}
     for line in result.stdout.decode("utf-8", "replace").splitlines():
         key, _, value = line.partition("=")
-        if key == "password" and value:
-            return value
-    return None
+        fields.setdefault(key, value)
+    password = fields.get("password")
+    return (fields.get("username", ""), password) if password else None

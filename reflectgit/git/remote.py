@@ -196,6 +196,15 @@ class TeamRemote:
             raise self._failure("fetch from", err)
         return self.tracked()
 
+    def fetch_objects(self, branch: str) -> None:
+        """Fetch one branch's objects without moving any ref (a dry run reads, never records)."""
+        code, _out, err = self._git(
+            ["fetch", "--no-tags", "--quiet", "--no-write-fetch-head", self.remote,
+             f"refs/heads/{branch}"]
+        )  # fmt: skip
+        if code != 0:
+            raise self._failure("fetch from", err)
+
     def tracked(self) -> dict[str, str]:
         """The remote's branches as of the last fetch (name -> sha)."""
         prefix = self.tracking_prefix

@@ -4,7 +4,9 @@ Three tiers (HIGH, MEDIUM, LOW), each one precompiled alternation of named patte
 costs at most three regex searches. Each signal carries a kind (correction, root-cause, ...)
 and a category (Code Style, Architecture, Process, Domain, Tools, Security, New Skill,
 Unknown). The detector reads dialogue only, never tool output, which is full of "error" and
-"fixed" noise; the gate and the drain's slicer share it.
+"fixed" noise, and never text the harness injected; the gate and the drain's slicer share it.
+Who said a line decides what it can carry (``classify``): a person's words anything, the
+assistant's a root cause or a fix at MEDIUM at most.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from reflectgit.notes.privacy import strip_private
-from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript, Turn
+from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
 
 HIGH = "high"
 MEDIUM = "medium"
@@ -22,25 +24,30 @@ LOW = "low"
 TIERS = (HIGH, MEDIUM, LOW)
 TEXT_CAP = 400  # characters of the line kept in a Signal
 
-# kind -> patterns. Kind names are the reference's, kebab-cased.
+# kind -> patterns. Kind names are the reference's, kebab-cased. Every pattern has positive and
+# negative examples in tests/test_signals.py. These are read in a person's words only (see
+# ``classify`` for the assistant's lines; injected text is never read).
 _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
     HIGH: {
         "correction": (
-            r"^\s*(?:no|nope)(?:\s*[,.!]|\s*$)",
-            r"\bno,?\s+(?:don'?t|do not|not that|that'?s)\b",
+            # "no, use X" / "no, don't X": a rejection that names the way to go
+            r"^\s*(?:no|nope)\s*[,.!:;-]?\s+(?:use|run|call|put|do|try|it'?s|we|you|that'?s not|"
+            r"don'?t|dont|do not|never|always|instead|just)\b",
+            # "use python3.11 instead of python3.9", "use ./gradlew instead of gradle"
             r"\buse\s+\S+(?:\s+\S+){0,3}\s+instead\b",
+            # "instead of setup.py, use pyproject.toml"
             r"\binstead of\b.{0,120}\buse\b",
-            r"\bshould(?:n'?t| not)? have\b",
-            r"\bstop (?:doing|using|running)\b",
-            r"\bthat'?s (?:not (?:right|correct|what)|incorrect|wrong)\b",
-            r"\bwrong\b",
-            r"\bincorrect\b",
+            # "try uv instead"
+            r"\btry\s+\S+(?:\s+\S+){0,3}\s+instead\b",
+            # "you should have run the linter" (a subject, and not a question)
+            r"\b(?:you|we|i|it|that|this) should(?:n'?t| not)? have\b(?![^.?!\n]*\?)",
+            r"\bstop (?:doing|using|running|adding|calling|writing)\b",
             r"\bactually,? (?:use|you should|it'?s|we)\b",
         ),
         "prohibition": (
             r"\bnever\b",
-            r"\bdon'?t\b",
-            r"\bdo not\b",
+            # an imperative "don't": at the start of a sentence or clause, not "I don't know"
+            r"(?:^|[.!?;:,(]\s*|\b(?:please|and|but|so|just|then|also)\s+)(?:don'?t|dont|do not)\s+\w",
             r"\bshouldn'?t\b",
             r"\bmust not\b",
             r"\bmustn'?t\b",
@@ -61,7 +68,9 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "root-cause": (
             r"\broot cause\b",
-            r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is) (?:that|caused)\b",
+            # "the bug was X", "the problem was X", "the issue is that X"
+            r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is)\b"
+            r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S)",
             r"\bcaused by\b",
         ),
         "fix-confirmed": (
@@ -152,6 +161,44 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
+# A person's reply right after an assistant turn that rejects or redirects what it did, without
+# a signal word: a correction candidate at LOW (a rule stated in the same line outranks it).
+PLAIN_CORRECTION = "correction"
+_PLAIN_CORRECTIONS: tuple[str, ...] = (
+    r"^\s*(?:no|nope)\s*(?:[,.!:;-]|$)",
+    r"\bbad idea\b",
+    r"\bnot like (?:this|that)\b",
+    r"\b(?:that'?s|this is|it'?s|that is|this was|that was) (?:wrong|incorrect|"
+    r"not (?:right|correct|it|what i (?:asked|meant|wanted)))\b",
+    r"\bwrong (?:approach|file|place|way|direction|command|path|answer|version|branch)\b",
+    r"\b(?:it'?s|this is|that'?s|it is) not (?:an? )?[\w./-]+ (?:file|format|command|function|"
+    r"module|package|class|method|type|tool|folder|directory)\b",
+    r"\bnot what i (?:asked|meant|wanted)\b",
+    r"\bi didn'?t ask\b",
+    r"\bwhy did you\b",
+    r"\b(?:revert|undo) (?:that|this|it|the change)\b",
+    r"\b(?:is|are) not (?:valid|acceptable|accepable|correct|right|needed|necessary)\b",
+    r"\bnot (?:valid|acceptable|accepable) to\b",
+    r"\b(?:there is|there'?s) no need\b",
+)
+
+# Phrases that look like a signal but are none ("No, don't worry, that's fine."): cut out of a
+# line before the patterns read it.
+_NOT_SIGNALS = re.compile(
+    r"\b(?:don'?t|dont|do not) (?:worry|mind|bother)\b|\bno (?:worries|problem|thanks|rush)\b"
+    r"|\bnever ?mind\b|\b(?:i|we|you)(?:'ve| have| had)? never (?:seen|heard|used|had)\b"
+    r"|\b(?:i|we) (?:don'?t|do not) (?:know|think|understand|see|get|remember|care)\b",
+    re.IGNORECASE,
+)
+
+# A reply that accepts what was done is no rejection, whatever it starts with.
+_ACCEPTED = re.compile(
+    r"\b(?:that'?s|it'?s|this is|that is) (?:fine|ok|okay|good|alright|great)\b", re.IGNORECASE
+)
+
+# What the assistant's own lines may carry: a root cause or a fix it found, at most MEDIUM.
+ASSISTANT_KINDS = ("root-cause", "fix-confirmed", "breakthrough")
+
 _CATEGORIES: dict[str, str] = {
     "Security": r"\b(?:password|secret|credential|token|api[ _-]?key|vault|auth\w*|permission|sudo|"
     r"cve|vulnerab\w*|encrypt\w*|tls|ssl|ssh key)",
@@ -175,6 +222,9 @@ def _compile_tier(kinds: dict[str, tuple[str, ...]]) -> re.Pattern[str]:
 TIER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (tier, _compile_tier(_PATTERNS[tier])) for tier in TIERS
 )
+_ASSISTANT_RE = _compile_tier({k: _PATTERNS[HIGH][k] for k in ASSISTANT_KINDS})
+_DECISION_RE = re.compile("|".join(_PATTERNS[HIGH]["decision"]), re.IGNORECASE)
+_PLAIN_RE = re.compile("|".join(_PLAIN_CORRECTIONS), re.IGNORECASE | re.MULTILINE)
 _CATEGORY_RE = re.compile(
     "|".join(f"(?P<{name.replace(' ', '_')}>{pat})" for name, pat in _CATEGORIES.items()),
     re.IGNORECASE,
@@ -183,13 +233,14 @@ _CATEGORY_RE = re.compile(
 
 @dataclass(frozen=True)
 class Signal:
-    """One line of dialogue that matched: where, how strongly, what kind, what about."""
+    """One line of dialogue that matched: where, how strongly, what kind, what about, whose."""
 
     line_index: int
     tier: str
     kind: str
     category: str
     text: str
+    speaker: str = PERSON
 
 
 def categorize(text: str) -> str:
@@ -198,23 +249,32 @@ def categorize(text: str) -> str:
     return m.lastgroup.replace("_", " ") if m and m.lastgroup else "Unknown"
 
 
-def classify(line: str) -> tuple[str, str] | None:
-    """``(tier, kind)`` of the strongest pattern a line matches, or None."""
+def classify(
+    line: str, speaker: str = PERSON, *, follows_assistant: bool = False
+) -> tuple[str, str] | None:
+    """``(tier, kind)`` of the strongest pattern a line matches, or None.
+
+    A person's words carry every kind; right after an assistant turn a plain rejection
+    ("that's wrong, ...", "it's a bad idea") is a LOW correction. The assistant's lines carry
+    only a root cause or a fix, at MEDIUM at most (a decision it announces: LOW). Injected
+    text carries nothing.
+    """
+    if speaker == INJECTED:
+        return None
+    text = _NOT_SIGNALS.sub(" ", line)
+    if speaker == ASSISTANT:
+        m = _ASSISTANT_RE.search(text)
+        if m and m.lastgroup:
+            return MEDIUM, m.lastgroup.replace("_", "-")
+        # A choice the assistant announces is worth a look by a model, never a rule.
+        return (LOW, "decision") if _DECISION_RE.search(text) else None
     for tier, pattern in TIER_PATTERNS:
-        m = pattern.search(line)
+        m = pattern.search(text)
         if m and m.lastgroup:
             return tier, m.lastgroup.replace("_", "-")
+    if follows_assistant and _PLAIN_RE.search(text) and not _ACCEPTED.search(text):
+        return LOW, PLAIN_CORRECTION
     return None
-
-
-def detect(lines: Iterable[str]) -> list[Signal]:
-    """One ``Signal`` per line that matches any tier (the strongest tier wins)."""
-    found: list[Signal] = []
-    for index, line in enumerate(lines):
-        hit = classify(line)
-        if hit:
-            found.append(Signal(index, hit[0], hit[1], categorize(line), line.strip()[:TEXT_CAP]))
-    return found
 
 
 @dataclass(frozen=True)
@@ -225,24 +285,54 @@ class DialogueLine:
     role: str
     turn: int  # index into Transcript.turns
     record: int  # line number in the transcript file
+    speaker: str = PERSON
+    follows_assistant: bool = False  # a person's turn right after an assistant turn
+
+
+def detect(lines: Iterable[str | DialogueLine]) -> list[Signal]:
+    """One ``Signal`` per line that matches any tier (the strongest tier wins).
+
+    A plain string is read as a person's line; a ``DialogueLine`` says whose it is.
+    """
+    found: list[Signal] = []
+    for index, item in enumerate(lines):
+        if isinstance(item, DialogueLine):
+            line, speaker, after = item.text, item.speaker, item.follows_assistant
+        else:
+            line, speaker, after = item, PERSON, False
+        hit = classify(line, speaker, follows_assistant=after)
+        if hit:
+            found.append(
+                Signal(index, hit[0], hit[1], categorize(line), line.strip()[:TEXT_CAP], speaker)
+            )
+    return found
 
 
 def dialogue_lines(turns: Iterable[Turn], cap: int = DIALOGUE_CAP) -> Iterator[DialogueLine]:
-    """Non-empty dialogue lines, private spans and harness wrappers removed, first ``cap`` chars."""
+    """Non-empty dialogue lines, private spans and harness wrappers removed, first ``cap`` chars.
+
+    Text the harness injected is not dialogue: it is left out here, so neither the gate, the
+    slicer nor a writer ever reads it.
+    """
     budget = cap
+    previous = ""
     for number, turn in enumerate(turns):
         if budget <= 0:
             return
+        if turn.speaker == INJECTED:
+            continue
         text = turn.text[:budget]
         budget -= len(text)
+        after = turn.speaker == PERSON and previous == ASSISTANT
         for line in strip_private(text).splitlines():
             if line.strip():
-                yield DialogueLine(line, turn.role, number, turn.record)
+                yield DialogueLine(line, turn.role, number, turn.record, turn.speaker, after)
+        previous = turn.speaker
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:
-    """Signals in a transcript's dialogue (tool calls and results are never read)."""
-    return detect(line.text for line in dialogue_lines(transcript.turns, cap))
+    """Signals in a transcript's dialogue (tool calls, results and injected text never read)."""
+    return detect(dialogue_lines(transcript.turns, cap))
 
 
 def strongest(signals: Iterable[Signal]) -> str | None:

@@ -1,8 +1,22 @@
-"""Parse Claude Code and Codex transcripts into dialogue turns, tool calls and tool results. Pure.
+"""Parse Claude Code, Codex and Copilot CLI transcripts into dialogue turns, tool calls and
+tool results, with who said what. Pure.
 
-A transcript is JSON Lines written by an agent harness. Reading never raises on content: an
-unreadable line is counted as a problem and skipped, and a file with nothing usable comes back
-with ``error`` set (``empty``, ``binary``, ``not-json``, ``wrong-shape``, ``unreadable``).
+A transcript is JSON Lines written by an agent harness. Reading never raises on content. Every
+record kind a harness writes is known (``docs/transcripts.md`` lists them with the harness
+version they were seen in): dialogue records become ``Turn``s, tool traffic becomes
+``ToolCall``s and ``ToolResult``s, and records that carry no dialogue (progress, attachments,
+snapshots, titles, token counts ...) are counted in ``skipped``, never called errors. A line
+that really is broken (not JSON, not an object, no record type, a dialogue record whose message
+is not an object) is a ``RecordProblem`` with a clear reason. A file with nothing usable comes
+back with ``error`` set (``empty``, ``binary``, ``not-a-transcript``, ``unreadable``).
+
+Who said it is explicit on every turn (``Turn.speaker``): ``person`` (a person's typed prompt),
+``assistant``, or ``injected`` (text the harness sends with the user role: meta messages,
+command wrappers and caveats, skill and instruction bodies, AGENTS.md text, compaction
+summaries and the compaction agent's prompt, system reminders, hook output, a subagent's task
+prompt). Tool output stays in ``tool_results``. Subagent and compaction-agent files name their
+parent session (``parent_session_id``, ``agent_kind``).
+
 Reading stops once enough dialogue is in hand (``max_dialogue_chars``) or ``max_bytes`` have
 been read, so a huge transcript costs no more than the part that matters. Pure: lines in,
 ``Transcript`` out (``workflows/transcript_file.read_transcript`` reads the file).
@@ -12,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,20 +35,40 @@ from typing import Any
 DIALOGUE_CAP = 600_000  # characters of dialogue the gate and the slicer ever look at
 MAX_BYTES = 64 * 1024 * 1024
 RESULT_CAP = 4_000  # characters kept per tool result (evidence, not archive)
+PROBLEMS_KEPT = 50  # per-record reasons kept (all are counted in bad_lines)
 
 CLAUDE = "claude"
 CODEX = "codex"
+COPILOT = "copilot"
 UNKNOWN = "unknown"
+
+PERSON = "person"
+ASSISTANT = "assistant"
+INJECTED = "injected"
+SPEAKERS = (PERSON, ASSISTANT, INJECTED)
+
+SUBAGENT = "subagent"
+COMPACTION = "compaction"
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One piece of dialogue: who said it and what (tool traffic excluded)."""
+    """One piece of dialogue: who said it and what (tool traffic excluded).
+
+    ``role`` is the harness's message role (``user`` | ``assistant``), kept for compatibility;
+    ``speaker`` says who really wrote it (``person`` | ``assistant`` | ``injected``). Left
+    empty it follows the role: ``user`` is a person, ``assistant`` the assistant.
+    """
 
     role: str  # "user" | "assistant"
     text: str
     record: int  # 0-based line number in the file
     timestamp: str | None = None
+    speaker: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.speaker:
+            object.__setattr__(self, "speaker", ASSISTANT if self.role == "assistant" else PERSON)
 
 
 @dataclass(frozen=True)
@@ -55,6 +91,14 @@ class ToolResult:
     record: int
 
 
+@dataclass(frozen=True)
+class RecordProblem:
+    """A line that is really broken, with the reason (0-based line number)."""
+
+    record: int
+    reason: str
+
+
 @dataclass
 class Transcript:
     """A transcript as far as it was read; ``error`` is set when nothing usable was found."""
@@ -63,11 +107,17 @@ class Transcript:
     harness: str = UNKNOWN
     session_id: str | None = None
     cwd: str | None = None
+    version: str | None = None  # the harness version the file names (first one seen)
+    parent_session_id: str | None = None  # set for subagent and compaction-agent files
+    agent_kind: str | None = None  # SUBAGENT | COMPACTION | None (a session of its own)
     turns: list[Turn] = field(default_factory=list)
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_results: list[ToolResult] = field(default_factory=list)
     records: int = 0  # lines that parsed as transcript records
+    skipped: int = 0  # of those, records that carry no dialogue (progress, attachment ...)
+    kinds: Counter[str] = field(default_factory=Counter)  # record kind -> count
     bad_lines: int = 0  # lines skipped: not JSON, or not shaped like a record
+    problems: list[RecordProblem] = field(default_factory=list)  # the first PROBLEMS_KEPT
     bytes_read: int = 0
     complete: bool = True  # False when a cap stopped the reading early
     error: str | None = None
@@ -81,8 +131,20 @@ class Transcript:
     def dialogue_chars(self) -> int:
         return sum(len(t.text) for t in self.turns)
 
+    @property
+    def is_side_session(self) -> bool:
+        """A subagent's or the compaction agent's file: it belongs to its parent session."""
+        return self.agent_kind is not None
+
+    def said_by(self, speaker: str) -> list[Turn]:
+        return [t for t in self.turns if t.speaker == speaker]
+
 
 OPENING_RECORDS = 5
+
+
+class _Broken(ValueError):
+    """A record that is really broken; the message is the reason."""
 
 
 def parse_lines(
@@ -99,7 +161,7 @@ def parse_lines(
         if isinstance(raw, bytes):
             if b"\x00" in raw:
                 binary = True
-                t.bad_lines += 1
+                _problem(t, index, "binary: the line holds NUL bytes")
                 continue
             text = raw.decode("utf-8", "replace")
         else:
@@ -109,13 +171,20 @@ def parse_lines(
         non_empty += 1
         try:
             record = json.loads(text)
-        except ValueError:
-            t.bad_lines += 1
+        except ValueError as exc:
+            _problem(t, index, f"not JSON: {exc}")
             continue
-        if not isinstance(record, dict) or not _take_record(t, record, index):
-            t.bad_lines += 1
+        if not isinstance(record, dict):
+            _problem(t, index, f"not a JSON object (a {type(record).__name__})")
+            continue
+        try:
+            dialogue = _take_record(t, record, index)
+        except _Broken as exc:
+            _problem(t, index, str(exc))
             continue
         t.records += 1
+        if not dialogue:
+            t.skipped += 1
         while counted < len(t.turns):
             chars += len(t.turns[counted].text)
             counted += 1
@@ -133,53 +202,126 @@ def parse_lines(
     return t
 
 
+def _problem(t: Transcript, index: int, reason: str) -> None:
+    t.bad_lines += 1
+    if len(t.problems) < PROBLEMS_KEPT:
+        t.problems.append(RecordProblem(index, reason))
+
+
 def _trim_dialogue(t: Transcript, cap: int) -> None:
     over = t.dialogue_chars - cap
     if over > 0 and t.turns:
         last = t.turns[-1]
         t.turns[-1] = Turn(
-            last.role, last.text[: max(0, len(last.text) - over)], last.record, last.timestamp
+            last.role,
+            last.text[: max(0, len(last.text) - over)],
+            last.record,
+            last.timestamp,
+            last.speaker,
         )
 
 
+# ---------------------------------------------------------------- record kinds without dialogue
+
+# Claude Code (2.1.x) records that carry no dialogue.
+CLAUDE_QUIET = frozenset(
+    {
+        "summary",
+        "system",
+        "progress",
+        "attachment",
+        "file-history-snapshot",
+        "queue-operation",
+        "worktree-state",
+        "permission-mode",
+        "mode",
+        "agent-name",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "tag",
+        "frame-link",
+        "pr-link",
+        "started",
+        "result",
+        "relocated",
+        "bridge-session",
+        "atis-latch",
+    }
+)
+# Codex rollout record kinds that carry no dialogue (``event_msg`` copies the response items).
+CODEX_QUIET = frozenset(
+    {"turn_context", "event_msg", "world_state", "inter_agent_communication_metadata"}
+)
+# Codex response items that carry no dialogue.
+CODEX_QUIET_ITEMS = frozenset(
+    {
+        "reasoning",
+        "web_search_call",
+        "tool_search_call",
+        "tool_search_output",
+        "image_generation_call",
+        "ghost_snapshot",
+        "agent_message",
+        "compaction",
+        "compaction_summary",
+    }
+)
+
+
 def _take_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
-    """Fold one JSON record into the transcript; False if it is not shaped like one."""
+    """Fold one record into the transcript; True when it carried dialogue or tool traffic.
+
+    Raises ``_Broken`` when the line is not shaped like a record at all.
+    """
     kind = record.get("type")
-    if not isinstance(kind, str):
-        return False
-    if kind in ("user", "assistant") and "message" in record:
-        t.harness = CLAUDE if t.harness == UNKNOWN else t.harness
-        _claude_record(t, record, index)
-        return isinstance(record.get("message"), dict)
+    if not isinstance(kind, str) or not kind:
+        raise _Broken("no record type (a transcript record has a string `type`)")
+    if kind in ("user", "assistant"):
+        if t.harness == UNKNOWN:
+            t.harness = CLAUDE
+        t.kinds[kind] += 1
+        return _claude_record(t, record, index)
+    if kind in CLAUDE_QUIET:
+        _claude_envelope(t, record)
+        t.kinds[kind] += 1
+        return kind == "attachment" and _claude_queued_prompt(t, record, index)
     if kind == "session_meta":
         t.harness = CODEX
-        payload = record.get("payload")
-        if isinstance(payload, dict):
-            t.session_id = _str(payload.get("id")) or t.session_id
-            t.cwd = _str(payload.get("cwd")) or t.cwd
-        return True
+        t.kinds[kind] += 1
+        _codex_meta(t, record.get("payload"))
+        return False
     if kind == "response_item":
         t.harness = CODEX
         payload = record.get("payload")
         if not isinstance(payload, dict):
-            return False
-        _codex_item(t, payload, index, _str(record.get("timestamp")))
-        return True
+            raise _Broken("response_item: `payload` is not an object")
+        t.kinds[f"response_item:{payload.get('type')}"] += 1
+        return _codex_item(t, payload, index, _str(record.get("timestamp")))
+    if kind == "compacted":
+        t.kinds[kind] += 1
+        payload = record.get("payload")
+        message = payload.get("message") if isinstance(payload, dict) else None
+        if isinstance(message, str) and message.strip():
+            _turn(t, "user", message, index, _str(record.get("timestamp")), INJECTED)
+            return True
+        return False
+    if kind in CODEX_QUIET:
+        t.kinds[kind] += 1
+        return False
     if kind in ("message", "function_call", "function_call_output"):
         # Older Codex rollouts store response items at the top level.
-        t.harness = CODEX if t.harness == UNKNOWN else t.harness
-        _codex_item(t, record, index, _str(record.get("timestamp")))
-        return True
-    # Other known record kinds carry no dialogue (summaries, snapshots, Codex event_msg copies).
-    return kind in (
-        "summary",
-        "system",
-        "file-history-snapshot",
-        "event_msg",
-        "turn_context",
-        "compacted",
-        "queue-operation",
-    )
+        if t.harness == UNKNOWN:
+            t.harness = CODEX
+        t.kinds[kind] += 1
+        return _codex_item(t, record, index, _str(record.get("timestamp")))
+    if ("." in kind or kind == "abort") and isinstance(record.get("data"), dict):
+        t.harness = COPILOT if t.harness == UNKNOWN else t.harness
+        t.kinds[kind] += 1
+        return _copilot_event(t, kind, record["data"], index, _str(record.get("timestamp")))
+    # A kind this reader has not met: harnesses add record kinds often; skip, never reject.
+    t.kinds[f"unknown:{kind}"] += 1
+    return False
 
 
 def _str(value: Any) -> str | None:
@@ -191,32 +333,134 @@ def _opening(t: Transcript, text: str) -> None:
         t.opening_texts.append(text[:2000])
 
 
-def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> None:
+def _turn(t: Transcript, role: str, text: str, index: int, stamp: str | None, speaker: str) -> None:
+    _opening(t, text)
+    if text.strip():
+        t.turns.append(Turn(role, text, index, stamp, speaker))
+
+
+# ---------------------------------------------------------------- who wrote a user-role text
+
+# Text the harness sends with the user role, recognised by how it starts.
+_INJECTED_START = re.compile(
+    r"\A\s*(?:"
+    r"<(?:local-command-caveat|local-command-stdout|local-command-stderr|command-name|"
+    r"command-message|command-args|system-reminder|user-prompt-submit-hook|bash-stdout|"
+    r"bash-stderr|task-notification|environment_context|user_instructions|INSTRUCTIONS|"
+    r"permissions instructions|collaboration_mode|turn_aborted|user_shell_command|skill|"
+    r"subagent_notification|persisted-output|system_instruction|reflect-git:drain|"
+    r"ide_opened_file|ide_selection|ide_diagnostics|new-diagnostics|user_action|"
+    r"teammate-message|session-start-hook)\b"
+    r"|Caveat: The messages below were generated by the user while running local commands"
+    r"|This session is being continued from a previous conversation"
+    r"|Your task is to create a detailed summary of the conversation so far"
+    r"|Base directory for this skill:"
+    r"|# AGENTS\.md instructions for"
+    r"|\[Request interrupted by user"
+    r"|Stop hook feedback:"
+    r"|# Context from my IDE setup:|# Files mentioned by the user:"
+    r"|PreToolUse:\S+ hook|PostToolUse:\S+ hook"
+    r")",
+    re.IGNORECASE,
+)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# Codex's IDE extension and desktop app put the open files above a person's words.
+_CODEX_REQUEST = "## My request for Codex:"
+_IMAGE_TAG = re.compile(r"<image\b[^>]*>.*?</image>|<image\b[^>]*/>", re.DOTALL | re.IGNORECASE)
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL | re.IGNORECASE)
+
+
+def user_text_speaker(text: str) -> str:
+    """``injected`` when a user-role text is what the harness sends, else ``person``."""
+    return INJECTED if _INJECTED_START.match(text) else PERSON
+
+
+def _user_texts(text: str) -> list[tuple[str, str]]:
+    """(speaker, text) parts of one user-role text.
+
+    A slash command's wrapper is injected, but the arguments a person typed after the command
+    are theirs; so is what follows ``## My request for Codex:`` below the IDE context Codex puts
+    above it. System reminders inside a typed prompt are cut out of it.
+    """
+    speaker = user_text_speaker(text)
+    if speaker == PERSON:
+        cleaned = _REMINDER.sub("", text)
+        return [(PERSON, cleaned)] if cleaned.strip() else [(INJECTED, text)]
+    if _CODEX_REQUEST in text:
+        head, _, asked = text.partition(_CODEX_REQUEST)
+        asked = _IMAGE_TAG.sub("", asked).strip()
+        return [(INJECTED, head)] + ([(PERSON, asked)] if asked else [])
+    parts = [(INJECTED, text)]
+    if text.lstrip().startswith(("<command-", "<command-name>")):
+        args = " ".join(a.strip() for a in _COMMAND_ARGS.findall(text) if a.strip())
+        if args:
+            parts.append((PERSON, args))
+    return parts
+
+
+# ---------------------------------------------------------------- Claude Code
+
+
+def _claude_envelope(t: Transcript, record: dict[str, Any]) -> None:
     t.session_id = t.session_id or _str(record.get("sessionId"))
     t.cwd = t.cwd or _str(record.get("cwd"))
+    t.version = t.version or _str(record.get("version"))
+    agent = _str(record.get("agentId"))
+    if agent and record.get("isSidechain") is True and t.agent_kind is None:
+        t.agent_kind = COMPACTION if agent.startswith("acompact") else SUBAGENT
+        t.parent_session_id = _str(record.get("sessionId"))
+
+
+def _claude_queued_prompt(t: Transcript, record: dict[str, Any], index: int) -> bool:
+    """A prompt typed while the assistant was busy (``attachment`` ``queued_command``)."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return False
+    if attachment.get("commandMode") not in (None, "prompt") or t.agent_kind is not None:
+        return False
+    prompt = _flatten(attachment.get("prompt"))
+    for speaker, part in _user_texts(prompt):
+        _turn(t, "user", part, index, _str(record.get("timestamp")), speaker)
+    return bool(prompt.strip())
+
+
+def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
+    role = record["type"]
     message = record.get("message")
     if not isinstance(message, dict):
-        return
-    role = record["type"]
+        raise _Broken(f"{role} record: `message` is not an object")
+    if "content" not in message:
+        raise _Broken(f"{role} record: `message` has no `content`")
+    _claude_envelope(t, record)
     stamp = _str(record.get("timestamp"))
     content = message.get("content")
+    if role == "assistant":
+        default = ASSISTANT
+    elif (
+        record.get("isMeta") is True
+        or record.get("isCompactSummary") is True
+        or record.get("isVisibleInTranscriptOnly") is True
+        or record.get("sourceToolUseID")
+        or "toolUseResult" in record
+    ):
+        default = INJECTED  # harness text, or text a tool produced
+    elif t.agent_kind is not None:
+        default = INJECTED  # a subagent's prompt is written by the parent agent, not a person
+    else:
+        default = PERSON
     if isinstance(content, str):
-        _opening(t, content)
-        if content.strip():
-            t.turns.append(Turn(role, content, index, stamp))
-        return
+        _claude_text(t, role, content, index, stamp, default)
+        return True
     if not isinstance(content, list):
-        return
+        raise _Broken(f"{role} record: `content` is neither text nor a list of blocks")
+    if any(not isinstance(block, dict) for block in content):
+        raise _Broken(f"{role} record: a content block is not an object")
     for block in content:
-        if not isinstance(block, dict):
-            continue
         btype = block.get("type")
         if btype == "text":
             text = block.get("text")
             if isinstance(text, str):
-                _opening(t, text)
-                if text.strip():
-                    t.turns.append(Turn(role, text, index, stamp))
+                _claude_text(t, role, text, index, stamp, default)
         elif btype == "tool_use":
             t.tool_calls.append(
                 ToolCall(
@@ -235,32 +479,68 @@ def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> None:
                     index,
                 )
             )
+        # thinking, redacted_thinking, image, document, fallback ...: no dialogue
+    return True
 
 
-def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | None) -> None:
+def _claude_text(
+    t: Transcript, role: str, text: str, index: int, stamp: str | None, default: str
+) -> None:
+    if default != PERSON:
+        _turn(t, role, text, index, stamp, default)
+        return
+    for speaker, part in _user_texts(text):
+        _turn(t, role, part, index, stamp, speaker)
+
+
+# ---------------------------------------------------------------- Codex
+
+
+def _codex_meta(t: Transcript, payload: Any) -> None:
+    if not isinstance(payload, dict):
+        return
+    if t.session_id is None:
+        t.session_id = _str(payload.get("id")) or _str(payload.get("session_id"))
+        parent = _str(payload.get("parent_thread_id")) or _str(payload.get("forked_from_id"))
+        if parent and _str(payload.get("parent_thread_id")):
+            t.parent_session_id = parent
+            t.agent_kind = SUBAGENT
+    t.cwd = t.cwd or _str(payload.get("cwd"))
+    t.version = t.version or _str(payload.get("cli_version"))
+
+
+def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | None) -> bool:
     itype = item.get("type")
     if itype == "message":
         role = item.get("role")
         if role not in ("user", "assistant"):
-            return  # system/developer instructions are not dialogue
-        text = _flatten(item.get("content"))
-        _opening(t, text)
-        if text.strip():
-            t.turns.append(Turn(str(role), text, index, stamp))
-    elif itype == "function_call":
-        args: Any = item.get("arguments")
+            return False  # system/developer instructions are not dialogue
+        content = item.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        for block in blocks:
+            text = _flatten([block]) if not isinstance(block, str) else block
+            if role == "assistant":
+                _turn(t, "assistant", text, index, stamp, ASSISTANT)
+            else:
+                for speaker, part in _user_texts(text):
+                    _turn(t, "user", part, index, stamp, speaker)
+        return True
+    if itype in ("function_call", "custom_tool_call", "local_shell_call"):
+        args: Any = item.get("arguments", item.get("input", item.get("action")))
         if isinstance(args, str):
             with contextlib.suppress(ValueError):
                 args = json.loads(args)
         t.tool_calls.append(
             ToolCall(_str(item.get("call_id")) or "", _str(item.get("name")) or "?", args, index)
         )
-    elif itype == "function_call_output":
-        output = item.get("output")
-        content, failed = _codex_output(output)
+        return True
+    if itype in ("function_call_output", "custom_tool_call_output"):
+        content, failed = _codex_output(item.get("output"))
         t.tool_results.append(
             ToolResult(_str(item.get("call_id")) or "", content[:RESULT_CAP], failed, index)
         )
+        return True
+    return False  # reasoning, searches, snapshots, inter-agent messages ...: no dialogue
 
 
 def _codex_output(output: Any) -> tuple[str, bool]:
@@ -279,6 +559,59 @@ def _codex_output(output: Any) -> tuple[str, bool]:
     return _flatten(output), False
 
 
+# ---------------------------------------------------------------- Copilot CLI
+
+
+def _copilot_event(
+    t: Transcript, kind: str, data: dict[str, Any], index: int, stamp: str | None
+) -> bool:
+    if kind in ("session.start", "session.resume"):
+        t.session_id = t.session_id or _str(data.get("sessionId"))
+        context = data.get("context")
+        if isinstance(context, dict):
+            t.cwd = t.cwd or _str(context.get("cwd"))
+        t.version = t.version or _str(data.get("copilotVersion"))
+        return False
+    if kind == "user.message":
+        text = data.get("content")
+        if isinstance(text, str):
+            for speaker, part in _user_texts(text):
+                _turn(t, "user", part, index, stamp, speaker)
+        return True
+    if kind == "assistant.message":
+        text = data.get("content")
+        if isinstance(text, str):
+            _turn(t, "assistant", text, index, stamp, ASSISTANT)
+        requests = data.get("toolRequests")
+        for req in requests if isinstance(requests, list) else []:
+            if isinstance(req, dict):
+                args: Any = req.get("arguments")
+                if isinstance(args, str):
+                    with contextlib.suppress(ValueError):
+                        args = json.loads(args)
+                t.tool_calls.append(
+                    ToolCall(
+                        _str(req.get("toolCallId")) or "", _str(req.get("name")) or "?", args, index
+                    )
+                )
+        return True
+    if kind == "tool.execution_complete":
+        result = data.get("result")
+        content = result.get("content") if isinstance(result, dict) else result
+        t.tool_results.append(
+            ToolResult(
+                _str(data.get("toolCallId")) or "",
+                _flatten(content)[:RESULT_CAP],
+                data.get("success") is False,
+                index,
+            )
+        )
+        return True
+    # session.*, system.*, hook.*, subagent.*, assistant.turn_*, assistant.reasoning,
+    # tool.execution_start, abort: no dialogue.
+    return False
+
+
 def _flatten(content: Any) -> str:
     """Text of a content value: a string, or a list of text blocks."""
     if isinstance(content, str):
@@ -294,3 +627,27 @@ def _flatten(content: Any) -> str:
                     parts.append(text)
         return "\n".join(parts)
     return "" if content is None else str(content)
+
+
+# ---------------------------------------------------------------- side sessions by path
+
+_SIDE_PATH = re.compile(r"(?:^|/)(?P<parent>[^/]+)/subagents/agent-(?P<agent>[^/]+)\.jsonl$")
+_OLD_SIDE_PATH = re.compile(r"(?:^|/)agent-[^/]+\.jsonl$")
+
+
+def side_session(path: str) -> tuple[str | None, str] | None:
+    """``(parent session id, kind)`` when a path is a subagent or compaction-agent file.
+
+    Claude Code 2.1 keeps them as ``<session>/subagents/agent-<id>.jsonl`` next to the parent
+    session's ``<session>.jsonl`` (``agent-acompact-*`` is the compaction agent); older
+    versions wrote ``agent-<id>.jsonl`` beside the sessions (the parent is then only in the
+    records). None for a session file of its own.
+    """
+    name = path.replace("\\", "/")
+    m = _SIDE_PATH.search(name)
+    if m:
+        kind = COMPACTION if m.group("agent").startswith("acompact") else SUBAGENT
+        return m.group("parent"), kind
+    if _OLD_SIDE_PATH.search(name):
+        return None, SUBAGENT
+    return None

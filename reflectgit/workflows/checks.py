@@ -375,16 +375,13 @@ def forgotten_stay_forgotten(tree: KbTree) -> Iterable[Problem]:
             )
 
 
-def secret_detector() -> Callable[[str], bool]:
-    """``text -> bool``: does the privacy filter find a secret to mask?"""
-    from reflectgit.notes.privacy import scrub_secrets
+def no_secrets(tree: KbTree) -> Iterable[Problem]:
+    """No note or sidecar holds a secret (``reflectgit.notes.secrets``, the one scanner).
 
-    return lambda text: scrub_secrets(text) != text
+    Every finding is reported where it is (line, column, kind); the value never is.
+    """
+    from reflectgit.notes import secrets
 
-
-def no_secrets(tree: KbTree, detector: Callable[[str], bool] | None = None) -> Iterable[Problem]:
-    """No note or sidecar holds a token, key, password or credential-bearing URL."""
-    looks_secret = detector or secret_detector()
     for path in sorted(tree.files):
         folder = path.split("/", 1)[0]
         if folder not in NOTE_FOLDERS or not path.endswith((NOTE_SUFFIX, SIDECAR_SUFFIX)):
@@ -393,22 +390,14 @@ def no_secrets(tree: KbTree, detector: Callable[[str], bool] | None = None) -> I
             text = tree.files[path]().decode("utf-8", "replace")
         except OSError:
             continue
-        if not looks_secret(text):
-            continue
-        for number, line in enumerate(text.splitlines(), start=1):
-            if looks_secret(line):
-                yield Problem(
-                    path,
-                    number,
-                    1,
-                    "",
-                    "looks like a secret (token, key, password or credentials in a URL); "
-                    "remove it and rotate the credential",
-                )
-                break
-        else:
+        for finding in secrets.scan(text):
             yield Problem(
-                path, 1, 1, "", "looks like a secret; remove it and rotate the credential"
+                path,
+                finding.line,
+                finding.column,
+                "",
+                f"holds {finding.label} (the value is not shown); replace it with "
+                f"{secrets.MASK} and rotate the credential",
             )
 
 

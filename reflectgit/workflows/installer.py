@@ -9,10 +9,12 @@ common one). Agent settings are merged: only our own entries are added, updated 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,9 +186,26 @@ def _exists(path: Path) -> str | None:
 
 
 # --------------------------------------------------------------------------- agents
+#
+# Three harnesses, two hook formats:
+# - Claude Code (``settings.json``) and Codex (``hooks.json``) nest commands in matcher groups:
+#   {"hooks": {"Event": [{"matcher": "*", "hooks": [{"type": "command", "command": "..."}]}]}}
+# - Copilot CLI (``.github/hooks/*.json``, ``~/.copilot/hooks/*.json``, or the inline ``hooks``
+#   of ``.github/copilot/settings.local.json``) lists flat entries:
+#   {"version": 1, "hooks": {"event": [{"type": "command", "bash": "...", "timeoutSec": 30}]}}
+# Every entry of ours runs ``reflect-git ...`` or ``<python> -m reflectgit ...``: that is how we
+# find ours again, and nothing else in the file is ever touched.
+#
+# A user-scope file is personal, so it names this interpreter by its absolute path (it works
+# whatever PATH the harness has). A project-scope file is committed and shared, so it gets the
+# portable ``reflect-git`` (when that is on PATH); when it is not, the machine path goes only into
+# the personal, uncommitted file the harness offers (``.claude/settings.local.json``,
+# ``.github/copilot/settings.local.json``), never into the shared one.
 
-AGENTS = ("claude", "codex")
+AGENTS = ("claude", "codex", "copilot")
 SCOPES = ("user", "project")
+HOOK_TIMEOUT = 30
+PORTABLE = "reflect-git"
 CLAUDE_EVENTS = (
     "PostToolUse",
     "PostToolUseFailure",
@@ -199,13 +218,33 @@ CLAUDE_EVENTS = (
     "SubagentStop",
 )
 _TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure", "PermissionRequest"}
-# At session start: hand the agent what it should know, and drain queued transcripts in the
-# background (the drain detaches at once and does nothing under REFLECT_DISABLED=1).
-SESSION_START_COMMANDS = ("recall --format claude", "drain --background")
+# Codex's lifecycle events (developers.openai.com/codex/hooks); Stop carries transcript_path.
+CODEX_EVENTS = ("UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
+# Copilot CLI's camelCase events (its hooks reference); errorOccurred leaves error breadcrumbs.
+COPILOT_EVENTS = (
+    "userPromptSubmitted",
+    "postToolUse",
+    "postToolUseFailure",
+    "preCompact",
+    "agentStop",
+    "subagentStop",
+    "sessionEnd",
+    "errorOccurred",
+)
+SESSION_START_EVENT = {"claude": "SessionStart", "codex": "SessionStart", "copilot": "sessionStart"}
+# At session start: hand the agent what it should know (the only thing printed on stdout), and
+# drain queued transcripts in the background, silently. Both do nothing under REFLECT_DISABLED=1.
+SESSION_START_ARGS = {
+    "claude": ("recall --format claude", "drain --background --quiet"),
+    "codex": ("recall --format codex", "drain --background --quiet"),
+    "copilot": ("recall --format copilot", "drain --background --quiet"),
+}
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? "
-    r"(?:hook |recall --format claude|drain --background)"
+    r"(?:hook |recall --format |drain --background)"
 )
+# The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
+# the lifecycle hooks: removed on install and uninstall).
 CODEX_BEGIN = "# >>> reflect-git >>>"
 CODEX_END = "# <<< reflect-git <<<"
 _CODEX_BLOCK = re.compile(
@@ -215,65 +254,109 @@ _CODEX_BLOCK = re.compile(
 
 @dataclass(frozen=True)
 class AgentHookResult:
-    """What ``hooks install --agent`` did to one settings file."""
+    """What ``hooks install --agent`` did: the file it wrote (or cleaned) and what it holds."""
 
     agent: str
     scope: str
     settings: str
     action: str  # installed | updated | unchanged | uninstalled | absent
     events: list[str] = field(default_factory=list)
+    command: str | None = None  # how the harness starts reflect-git
+    cleaned: list[str] = field(default_factory=list)  # other files our old entries left
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-def hook_command(python: str, event: str) -> str:
-    """The command line an agent harness runs for one event."""
-    return f"{shlex.quote(python)} -m reflectgit hook {event}"
+@dataclass(frozen=True)
+class SettingsFile:
+    """One file a harness reads hooks from: its path, its format, and whether it is shared."""
+
+    path: Path
+    style: (
+        str  # grouped (Claude Code, Codex) | flat (Copilot hooks file) | inline (Copilot settings)
+    )
+    shared: bool  # committed with the project: portable commands only
+
+
+def machine_launcher(python: str) -> str:
+    """This interpreter, by absolute path: for personal files."""
+    return f"{shlex.quote(python)} -m reflectgit"
+
+
+def portable_launcher(env: Mapping[str, str]) -> str | None:
+    """``reflect-git`` when the command is on PATH here (so a shared file works as written)."""
+    return PORTABLE if shutil.which(PORTABLE, path=env.get("PATH", "")) else None
+
+
+def hook_command(launcher: str, event: str, harness: str = "claude") -> str:
+    """The command line a harness runs for one event."""
+    return f"{launcher} hook {event} --harness {harness}"
 
 
 def is_our_command(command: object) -> bool:
     return isinstance(command, str) and bool(_OURS.search(command))
 
 
-def settings_path(
+def settings_files(
     agent: str, scope: str, *, home: Path, project: Path, env: Mapping[str, str]
-) -> Path:
-    """Where an agent keeps the settings we merge into."""
+) -> list[SettingsFile]:
+    """The files an agent reads hooks from for a scope: the shared one first."""
     if agent not in AGENTS:
-        raise UsageError(f"unknown agent {agent!r}", hint="use --agent claude or --agent codex")
+        raise UsageError(
+            f"unknown agent {agent!r}", hint="use --agent claude, --agent codex or --agent copilot"
+        )
     if scope not in SCOPES:
         raise UsageError(f"unknown scope {scope!r}", hint="use --scope user or --scope project")
+    user = scope == "user"
     if agent == "claude":
-        return (home if scope == "user" else project) / ".claude" / "settings.json"
-    codex_home = env.get("CODEX_HOME")
-    if scope == "user":
-        return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
-    return project / ".codex" / "config.toml"
-
-
-def merge_claude(settings: Mapping[str, Any], python: str) -> dict[str, Any]:
-    """Settings with our hook commands in place (others untouched, ours replaced, no duplicates)."""
-    out = remove_claude(settings)
-    hooks = out.setdefault("hooks", {})
-    for event in CLAUDE_EVENTS:
-        group: dict[str, Any] = {
-            "hooks": [{"type": "command", "command": hook_command(python, event), "timeout": 30}]
-        }
-        if event in _TOOL_EVENTS:
-            group = {"matcher": "*", **group}
-        hooks.setdefault(event, []).append(group)
-    start = [
-        {"type": "command", "command": f"{shlex.quote(python)} -m reflectgit {args}", "timeout": 30}
-        for args in SESSION_START_COMMANDS
+        if user:
+            config_dir = env.get("CLAUDE_CONFIG_DIR")
+            folder = Path(config_dir) if config_dir else home / ".claude"
+            return [SettingsFile(folder / "settings.json", "grouped", False)]
+        return [
+            SettingsFile(project / ".claude" / "settings.json", "grouped", True),
+            SettingsFile(project / ".claude" / "settings.local.json", "grouped", False),
+        ]
+    if agent == "codex":
+        codex_home = env.get("CODEX_HOME")
+        folder = (
+            (Path(codex_home) if codex_home else home / ".codex") if user else project / ".codex"
+        )
+        return [SettingsFile(folder / "hooks.json", "grouped", not user)]
+    if user:
+        copilot_home = env.get("COPILOT_HOME")
+        folder = Path(copilot_home) if copilot_home else home / ".copilot"
+        return [SettingsFile(folder / "hooks" / "reflect-git.json", "flat", False)]
+    return [
+        SettingsFile(project / ".github" / "hooks" / "reflect-git.json", "flat", True),
+        SettingsFile(project / ".github" / "copilot" / "settings.local.json", "inline", False),
     ]
-    hooks.setdefault("SessionStart", []).append({"hooks": start})
+
+
+def _plan(agent: str, launcher: str) -> dict[str, list[str]]:
+    """event -> our command lines, in the order they are written."""
+    events = {"claude": CLAUDE_EVENTS, "codex": CODEX_EVENTS, "copilot": COPILOT_EVENTS}[agent]
+    plan = {event: [hook_command(launcher, event, agent)] for event in events}
+    plan[SESSION_START_EVENT[agent]] = [f"{launcher} {a}" for a in SESSION_START_ARGS[agent]]
+    return plan
+
+
+def _copy(settings: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(dict(settings)))
     return out
 
 
-def remove_claude(settings: Mapping[str, Any]) -> dict[str, Any]:
+def _entry_is_ours(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    return any(is_our_command(entry.get(k)) for k in ("command", "bash", "powershell"))
+
+
+def remove_grouped(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Settings without our hook commands; groups and events we emptied are dropped."""
-    out = json.loads(json.dumps(dict(settings)))
+    out = _copy(settings)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
@@ -287,9 +370,7 @@ def remove_claude(settings: Mapping[str, Any]) -> dict[str, Any]:
                 kept_groups.append(group)
                 continue
             entries = group["hooks"]
-            kept = [
-                e for e in entries if not (isinstance(e, dict) and is_our_command(e.get("command")))
-            ]
+            kept = [e for e in entries if not _entry_is_ours(e)]
             if kept or not entries:
                 if len(kept) != len(entries):
                     group = {**group, "hooks": kept}
@@ -303,13 +384,95 @@ def remove_claude(settings: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def merge_grouped(
+    settings: Mapping[str, Any], plan: Mapping[str, list[str]], matchers: bool
+) -> dict[str, Any]:
+    """Settings with our matcher groups in place (others untouched, ours replaced)."""
+    out = remove_grouped(settings)
+    hooks = out.setdefault("hooks", {})
+    for event, commands in plan.items():
+        group: dict[str, Any] = {
+            "hooks": [{"type": "command", "command": c, "timeout": HOOK_TIMEOUT} for c in commands]
+        }
+        if matchers and event in _TOOL_EVENTS:
+            group = {"matcher": "*", **group}
+        hooks.setdefault(event, []).append(group)
+    return out
+
+
+def remove_flat(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A Copilot hooks document without our entries; events we emptied are dropped."""
+    out = _copy(settings)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list):
+            continue
+        kept = [e for e in entries if not _entry_is_ours(e)]
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return out
+
+
+def merge_flat(
+    settings: Mapping[str, Any], plan: Mapping[str, list[str]], *, versioned: bool, portable: bool
+) -> dict[str, Any]:
+    """A Copilot hooks document with our entries in place."""
+    out = remove_flat(settings)
+    if versioned:
+        out.setdefault("version", 1)
+    hooks = out.setdefault("hooks", {})
+    for event, commands in plan.items():
+        for command in commands:
+            entry: dict[str, Any] = {"type": "command", "bash": command}
+            if portable:  # `reflect-git ...` reads the same in PowerShell
+                entry["powershell"] = command
+            entry["timeoutSec"] = HOOK_TIMEOUT
+            hooks.setdefault(event, []).append(entry)
+    return out
+
+
+def _remove(style: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    return remove_grouped(data) if style == "grouped" else remove_flat(data)
+
+
+def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    found = []
+    for event, items in hooks.items():
+        entries: list[Any] = []
+        for item in items if isinstance(items, list) else []:
+            if style == "grouped" and isinstance(item, dict):
+                inner = item.get("hooks")
+                entries.extend(inner if isinstance(inner, list) else [])
+            else:
+                entries.append(item)
+        if any(_entry_is_ours(e) for e in entries):
+            found.append(event)
+    return found
+
+
+# ------------------------------------------------------------------ JSON files, kept as found
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any], str]:
+    """The object in a settings file and its text (``{}`` and ``""`` when there is none)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}
+        return {}, ""
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not text.strip():
-        return {}
+        return {}, text
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -318,14 +481,67 @@ def _read_json(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object", hint="fix the file by hand")
-    return data
+    return data, text
+
+
+def json_indent(text: str) -> str | int:
+    """The indentation a JSON file uses (its first indented line), 2 when it has none."""
+    m = re.search(r"^([ \t]+)\S", text, re.MULTILINE)
+    if not m:
+        return 2
+    ws = m.group(1)
+    return "\t" if ws.startswith("\t") else len(ws)
+
+
+def _dump_json(data: Mapping[str, Any], like: str) -> str:
+    """JSON in the file's own indentation, non-ASCII kept as written."""
+    return json.dumps(data, indent=json_indent(like), ensure_ascii=False) + "\n"
 
 
 def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.reflect-git.tmp")
+    """Replace a file's content atomically; a symlink is written through (the link stays)."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.reflect-git.tmp")
     tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    if target.exists():
+        with contextlib.suppress(OSError):
+            shutil.copymode(target, tmp)
+    os.replace(tmp, target)
+
+
+def _delete(path: Path) -> None:
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    with contextlib.suppress(FileNotFoundError):
+        target.unlink()
+
+
+def _only_our_husk(f: SettingsFile, data: Mapping[str, Any]) -> bool:
+    """A hooks file with nothing left in it, which its harness would reject or ignore: Copilot's
+    ``{"version": 1}``, Codex's ``{}`` (its schema requires hooks). Uninstall deletes it."""
+    if f.style == "flat":
+        return set(data) <= {"version"}
+    return f.path.name == "hooks.json" and not data
+
+
+# ------------------------------------------------------------------ install and uninstall
+
+
+def _codex_config(settings_json: Path) -> Path:
+    return settings_json.with_name("config.toml")
+
+
+def _drop_codex_notify(config: Path) -> bool:
+    """Remove the `notify` block an older reflect-git wrote; True when there was one."""
+    try:
+        text = config.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    rest = _CODEX_BLOCK.sub("", text)
+    if rest == text:
+        return False
+    _write_text(config, rest)
+    return True
 
 
 def install_agent_hooks(
@@ -338,86 +554,116 @@ def install_agent_hooks(
     env: Mapping[str, str],
     uninstall: bool = False,
 ) -> AgentHookResult:
-    """Merge (or remove) our hook commands in the agent's settings file."""
-    path = settings_path(agent, scope, home=home, project=project, env=env)
-    if agent == "codex":
-        return _codex(path, scope, python, uninstall)
-    before = _read_json(path)
-    after = remove_claude(before) if uninstall else merge_claude(before, python)
-    had = remove_claude(before) != before
+    """Merge (or remove) our hook commands in the agent's settings; leave everything else."""
+    files = settings_files(agent, scope, home=home, project=project, env=env)
+    if uninstall:
+        return _uninstall(agent, scope, files)
+    target, launcher = _choose(agent, scope, files, python, env)
+    plan = _plan(agent, launcher)
+    portable = launcher == PORTABLE
+    # Read (and so validate) every file before writing any.
+    read = {f.path: _read_json(f.path) for f in files}
+    before, text = read[target.path]
+    if target.style == "grouped":
+        after = merge_grouped(before, plan, matchers=agent == "claude")
+    else:
+        after = merge_flat(before, plan, versioned=target.style == "flat", portable=portable)
+    had = _remove(target.style, before) != before
+    cleaned = []
+    for other in files:
+        if other is target:
+            continue
+        data, other_text = read[other.path]
+        left = _remove(other.style, data)
+        if left != data:
+            if _only_our_husk(other, left):
+                _delete(other.path)
+            else:
+                _write_text(other.path, _dump_json(left, other_text))
+            cleaned.append(str(other.path))
+    if agent == "codex" and _drop_codex_notify(_codex_config(target.path)):
+        cleaned.append(str(_codex_config(target.path)))
+    events = list(plan)
+    notes = _notes(agent, target, portable)
     if after == before:
-        action = "absent" if uninstall else "unchanged"
-        return AgentHookResult(
-            agent, scope, str(path), action, [] if uninstall else [*CLAUDE_EVENTS, "SessionStart"]
-        )
-    _write_text(path, json.dumps(after, indent=2) + "\n")
-    if uninstall:
-        return AgentHookResult(agent, scope, str(path), "uninstalled", [])
-    return AgentHookResult(
-        agent, scope, str(path), "updated" if had else "installed", [*CLAUDE_EVENTS, "SessionStart"]
+        action = "updated" if cleaned else "unchanged"
+    else:
+        _write_text(target.path, _dump_json(after, text))
+        action = "updated" if had or cleaned else "installed"
+    return AgentHookResult(agent, scope, str(target.path), action, events, launcher, cleaned, notes)
+
+
+def _choose(
+    agent: str, scope: str, files: list[SettingsFile], python: str, env: Mapping[str, str]
+) -> tuple[SettingsFile, str]:
+    """The file our entries go into and the launcher they use."""
+    if scope == "user":
+        return files[0], machine_launcher(python)
+    portable = portable_launcher(env)
+    if portable:
+        return files[0], portable
+    personal = [f for f in files if not f.shared]
+    if personal:
+        return personal[0], machine_launcher(python)
+    raise ConfigError(
+        f"`{PORTABLE}` is not on PATH, and {files[0].path} is shared with the project: "
+        "it would hold this machine's path",
+        hint=f"put {PORTABLE} on PATH (`pipx install reflect-git`) and run install again, "
+        "or use --scope user",
     )
 
 
-def _codex(path: Path, scope: str, python: str, uninstall: bool) -> AgentHookResult:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    rest = _CODEX_BLOCK.sub("", text)
-    if uninstall:
-        if rest == text:
-            return AgentHookResult("codex", scope, str(path), "absent")
-        _write_text(path, rest)
-        return AgentHookResult("codex", scope, str(path), "uninstalled")
-    if re.search(r"^\s*notify\s*=", rest, re.MULTILINE):
-        raise ConflictError(
-            f"{path} already sets `notify` for another program",
-            hint="Codex runs one notify program; remove yours or call `reflect-git hook codex-notify` from it",
+def _notes(agent: str, target: SettingsFile, portable: bool) -> list[str]:
+    notes = []
+    if not target.shared and target.path.name == "settings.local.json":
+        notes.append(
+            f"`{PORTABLE}` is not on PATH, so the hooks name this machine's Python and went into "
+            f"{target.path} (personal; keep it out of git)"
         )
-    argv = [python, "-m", "reflectgit", "hook", "codex-notify"]
-    block = f"{CODEX_BEGIN}\nnotify = {json.dumps(argv)}\n{CODEX_END}\n"
-    new = block + rest  # a top-level key must come before the first [table]
-    if new == text:
-        return AgentHookResult("codex", scope, str(path), "unchanged", ["notify"])
-    _write_text(path, new)
-    return AgentHookResult(
-        "codex", scope, str(path), "updated" if rest != text else "installed", ["notify"]
-    )
+    if agent == "codex":
+        notes.append("Codex runs new hooks once you trust them: open /hooks in Codex")
+    return notes
+
+
+def _uninstall(agent: str, scope: str, files: list[SettingsFile]) -> AgentHookResult:
+    read = {f.path: _read_json(f.path) for f in files}
+    changed = []
+    for f in files:
+        data, text = read[f.path]
+        left = _remove(f.style, data)
+        if left == data:
+            continue
+        if _only_our_husk(f, left):
+            _delete(f.path)
+        else:
+            _write_text(f.path, _dump_json(left, text))
+        changed.append(str(f.path))
+    if agent == "codex" and _drop_codex_notify(_codex_config(files[0].path)):
+        changed.append(str(_codex_config(files[0].path)))
+    if not changed:
+        return AgentHookResult(agent, scope, str(files[0].path), "absent")
+    return AgentHookResult(agent, scope, changed[0], "uninstalled", cleaned=changed[1:])
 
 
 def agent_hook_status(*, home: Path, project: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """For each agent and scope: the settings file and the events we are hooked into."""
+    """For each agent, scope and settings file: the events we are hooked into."""
     rows = []
     for agent in AGENTS:
         for scope in SCOPES:
-            path = settings_path(agent, scope, home=home, project=project, env=env)
-            events: list[str] = []
-            if agent == "claude":
+            for f in settings_files(agent, scope, home=home, project=project, env=env):
                 try:
-                    data = _read_json(path)
+                    data, _ = _read_json(f.path)
                 except ConfigError:
                     data = {}
-                hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-                for event, groups in (hooks or {}).items():
-                    for group in groups if isinstance(groups, list) else []:
-                        entries = group.get("hooks", []) if isinstance(group, dict) else []
-                        if any(
-                            isinstance(e, dict) and is_our_command(e.get("command"))
-                            for e in entries
-                        ):
-                            events.append(event)
-                            break
-            else:
-                text = path.read_text(encoding="utf-8") if path.is_file() else ""
-                if CODEX_BEGIN in text:
-                    events.append("notify")
-            rows.append(
-                {
-                    "agent": agent,
-                    "scope": scope,
-                    "settings": str(path),
-                    "installed": bool(events),
-                    "events": events,
-                }
-            )
+                events = _our_events(f.style, data)
+                rows.append(
+                    {
+                        "agent": agent,
+                        "scope": scope,
+                        "settings": str(f.path),
+                        "shared": f.shared,
+                        "installed": bool(events),
+                        "events": events,
+                    }
+                )
     return rows

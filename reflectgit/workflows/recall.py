@@ -30,7 +30,9 @@ DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay
 RECENT_COMMITS = 10
 MAX_TERMS = 40
 CANDIDATES = 500  # per source: text matches, project notes
-FORMATS = ("text", "claude")
+FORMATS = ("text", "claude", "codex", "copilot")
+# The formats a SessionStart hook prints (JSON its harness reads as context).
+HOOK_FORMATS = ("claude", "codex", "copilot")
 
 # File kinds that say which tools a project uses, so notes tagged with the tool come back.
 _KIND_WORDS = {
@@ -171,6 +173,10 @@ class RecallResult:
                 }
             }
         )
+
+    def copilot(self) -> str:
+        """The JSON a Copilot CLI sessionStart hook prints on stdout (its hooks reference)."""
+        return json.dumps({"additionalContext": self.text()})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -348,9 +354,12 @@ def _record(ids: Sequence[str], state_dir: Path, now: dt.datetime | None) -> Non
 
 
 def render(result: RecallResult, fmt: str) -> str:
-    """``text`` or ``claude`` (SessionStart hook JSON)."""
-    if fmt == "claude":
+    """``text``, or a SessionStart hook's JSON: ``claude`` and ``codex`` (the same
+    ``hookSpecificOutput`` document), ``copilot`` (``additionalContext``)."""
+    if fmt in ("claude", "codex"):
         return result.claude()
+    if fmt == "copilot":
+        return result.copilot()
     if fmt == "text":
         return result.text()
     raise UsageError(f"unknown format {fmt!r}", hint="use one of: " + ", ".join(FORMATS))

@@ -339,9 +339,11 @@ class ReviewResult:
     pr_url: str | None = None
     fast_forward: bool = False
     notes: list[str] = field(default_factory=list)
+    merged_by: str | None = None  # the forge, when its API made the merge
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "merged_by": self.merged_by,
             "branch": self.branch,
             "action": self.action,
             "commit": self.commit,
@@ -401,6 +403,8 @@ def approve(
     find_pr = _pr_finder(cfg, team, remote, store, heads.get(team.branch))
     pr = find_pr(branch)
     result.pr_url = pr.url if pr else None
+    if pr is not None and find_pr.forge is not None and not find_pr.forge.detects_outside_merge:
+        return _approve_on_forge(team, remote, store, branch, heads[branch], pr, find_pr, result)
     for attempt in range(1, max_attempts + 1):
         if attempt > 1:
             heads = remote.fetch()
@@ -455,6 +459,54 @@ def approve(
         store.set_any_ref(remote.tracking_prefix + branch, None)
     if pr is not None:
         result.notes.append(_pr_state_note(find_pr, pr))
+    return result
+
+
+def _approve_on_forge(
+    team: Team,
+    remote: Any,
+    store: Any,
+    branch: str,
+    tip: str,
+    pr: Any,
+    find_pr: PrLookup,
+    result: ReviewResult,
+) -> ReviewResult:
+    """Merge through the forge's API (Gitea, Forgejo): an outside push would leave the PR open.
+
+    The forge merges exactly the reviewed tip (a branch that moved since is refused there) and
+    deletes the branch; nothing is pushed by us. A refusal leaves main and the branch as they
+    were.
+    """
+    forge = find_pr.forge
+    try:
+        forge.merge(pr, head_sha=tip)
+    except ForgeError as exc:
+        raise ForgeError(
+            f"the {forge.name} API refused to merge pull request #{pr.number}: {exc.message}",
+            hint=f"nothing was merged or pushed; see {pr.url or 'the pull request'}, fix what it "
+            f"says (a conflict, branch protection, merge settings), then run "
+            f"`reflect-git review approve {branch}` again",
+        ) from None
+    heads = remote.fetch()
+    main = heads.get(team.branch)
+    if main is None or _merge_base(store, main, tip) != tip:
+        raise RemoteError(
+            f"the {forge.name} API said pull request #{pr.number} merged, but the team's "
+            f"{team.branch} does not hold {tip[:10]}",
+            hint=f"check {pr.url or 'the pull request'} on the forge",
+        )
+    result.commit, result.pushed, result.merged_by = main, True, forge.name
+    result.fast_forward = main == tip
+    result.notes.append(f"merged through the {forge.name} API (pull request #{pr.number})")
+    if branch in heads:
+        deleted = remote.delete_branch(branch)
+        result.deleted = deleted.ok
+        if deleted.ok:
+            store.set_any_ref(remote.tracking_prefix + branch, None)
+    else:
+        result.deleted = True  # the forge deleted it with the merge
+    result.notes.append(_pr_state_note(find_pr, pr))
     return result
 
 

@@ -13,6 +13,7 @@ where it was and the result says how to retry.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,13 +22,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config
-from reflectgit.errors import NoteError, NotFoundError, RemoteError
+from reflectgit.errors import ConflictError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages, names
 from reflectgit.notes.dates import format_timestamp, utc_now
 from reflectgit.notes.note import (
     Note,
     dump_yaml,
     is_safe_id,
+    normalize_tier,
     parse_note,
     sidecar_path_for,
     slugify,
@@ -43,13 +45,18 @@ TMP_BRANCH_PREFIX = "reflect-git/routing/"
 
 @dataclass(frozen=True)
 class SourceNote:
-    """The note being routed: its bytes (and sidecar's), parsed, and where it lives."""
+    """The note being routed: its normalised bytes (and sidecar's), parsed, and where it lives.
+
+    ``data`` is what reaches the team: the file as written, except a confidence alias
+    (``H``, ``Med``, ``LOW``) or a missing confidence written out as ``high|medium|low``.
+    """
 
     data: bytes
     note: Note
     source: str  # KB-relative path, or the absolute path of a file outside the KB
-    team_path: str  # where it goes in the team KB: documents/<file>
+    team_path: str  # where it goes in the team KB: documents/<id>.md
     sidecar: bytes | None
+    normalised: tuple[str, ...] = ()  # what normalising changed, for the report
 
     @property
     def id(self) -> str:
@@ -58,6 +65,10 @@ class SourceNote:
     @property
     def title(self) -> str:
         return self.note.title or self.id
+
+    @property
+    def tier(self) -> str:
+        return self.note.tier or "medium"
 
     @property
     def sidecar_team_path(self) -> str:
@@ -73,7 +84,11 @@ class SourceNote:
 
 
 def load_source(cfg: Config, target: str) -> SourceNote:
-    """``target`` is a note file (absolute path) or an id of a note in the personal KB."""
+    """``target`` is a note file (absolute path) or an id of a note in the personal KB.
+
+    The note is parsed, normalised and validated here, before anything talks to the team:
+    an invalid note (or sidecar) raises ``NoteError`` naming file:line:col.
+    """
     path = Path(target)
     if path.is_absolute() and path.is_file():
         return _from_file(cfg, path)
@@ -82,27 +97,13 @@ def load_source(cfg: Config, target: str) -> SourceNote:
 
 def _from_file(cfg: Config, path: Path) -> SourceNote:
     data = path.read_bytes()
-    note = parse_note(data, str(path))
     sidecar_file = Path(sidecar_path_for(str(path)))
     sidecar = sidecar_file.read_bytes() if sidecar_file.is_file() else None
     try:
         rel = path.resolve().relative_to(cfg.kb.resolve()).as_posix()
     except ValueError:
         rel = None
-    return SourceNote(data, note, rel or str(path), team_path_of(note, path.name), sidecar)
-
-
-def team_path_of(note: Note, file_name: str) -> str:
-    """Where a note goes in the team KB: ``documents/<id>.md``, by its frontmatter id.
-
-    The id (not the file name) is the note's identity: two people who saved the same note
-    under different names route it to one path, and a hand-named file lands where every
-    reflect-git command looks for its id. A note without an id keeps its file's stem.
-    """
-    stem = PurePosixPath(file_name).name
-    stem = stem[: -len(".md")] if stem.endswith(".md") else stem
-    ident = note.id if is_safe_id(note.id) else None
-    return f"{DOCUMENTS}/{ident or stem}.md"
+    return prepare(data, rel or str(path), sidecar, stem_id=None)
 
 
 def _from_id(cfg: Config, note_id: str) -> SourceNote:
@@ -131,39 +132,144 @@ def _from_id(cfg: Config, note_id: str) -> SourceNote:
     data = store.read(rel)
     assert data is not None
     sidecar = store.read(sidecar_path_for(rel))
-    note = parse_note(data, rel)
-    return SourceNote(data, note, rel, team_path_of(note, rel), sidecar)
+    # In the KB, documents/<stem>.md is the note's id when the frontmatter names none.
+    return prepare(data, rel, sidecar, stem_id=PurePosixPath(rel).stem)
 
 
-def validate_source(src: SourceNote) -> list[str]:
-    """Pre-validated commits: refuse a note (or sidecar) the schema rejects.
+def prepare(data: bytes, source: str, sidecar: bytes | None, *, stem_id: str | None) -> SourceNote:
+    """Parse, normalise and validate a note (and its sidecar) the way ``validate`` does.
 
-    A missing or unknown ``confidence`` is the one exception: routing sends such a note to a
-    knowledge branch as medium (the reference's rule), where review shows the problem and
-    approve refuses it until it is fixed. Those problems come back as notes.
+    The team-side path comes from the note's ``id`` (``documents/<id>.md``, the sidecar
+    beside it), never from the name of the file it was saved under; a file outside the KB
+    without an ``id`` is refused. What would fail ``reflect-git validate`` on the team's
+    main raises ``NoteError`` with the file, line and column.
     """
-    from reflectgit.notes.schema import validate_note, validate_sidecar_bytes
+    from reflectgit.notes import secrets
+    from reflectgit.notes.schema import validate_note_bytes, validate_sidecar_bytes
 
-    problems = validate_note(src.note, src.source)
-    if src.sidecar is not None:
-        problems += validate_sidecar_bytes(src.sidecar, sidecar_path_for(src.source))
-    errors = [p for p in problems if p.severity == "error" and p.field != "confidence"]
-    warnings = [
-        f"{p.field}: {p.message} (fix it before the branch is approved)"
-        for p in problems
-        if p.field == "confidence"
-    ]
-    if errors:
-        first = errors[0]
+    note = parse_note(data, source)  # unreadable: NoteError with line and column
+    fixed, changed = normalise_confidence(data, note)
+    if changed:
+        note = parse_note(fixed, source)
+    ident = note.id or stem_id
+    if ident is None:
         raise NoteError(
-            f"{first.file}:{first.line}:{first.column}: {first.field + ': ' if first.field else ''}"
-            f"{first.message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
-            hint=f"fix the note (`reflect-git validate {src.source}`), then route it again",
+            f"{source}:1:1: id: the note has no id, and routing never names a note after its file",
+            hint="add an `id:` line to the frontmatter (or `reflect-git add` the file first), "
+            "then route it again",
+            line=1,
+            column=1,
+            field="id",
+        )
+    team_path = f"{DOCUMENTS}/{ident}.md"
+    problems = [p for p in validate_note_bytes(fixed, source) if p.severity == "error"]
+    sidecar_source = sidecar_path_for(source)
+    if sidecar is not None:
+        problems += [
+            p for p in validate_sidecar_bytes(sidecar, sidecar_source) if p.severity == "error"
+        ]
+    problems += secrets.source_problems(note, sidecar, source)  # a secret is never pushed
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise NoteError(
+            f"{first.file}:{first.line}:{first.column}: "
+            f"{first.field + ': ' if first.field else ''}{first.message}{more}",
+            hint=secrets.HINT
+            if secrets.MASK in first.message
+            else f"fix the note (`reflect-git validate {source}` lists every problem), "
+            "then route it again; nothing was pushed",
             line=first.line,
             column=first.column,
             field=first.field,
         )
-    return warnings
+    if ident is not None and not is_safe_id(ident):
+        raise NoteError(
+            f"{source}:1:1: id: {ident!r} cannot be a file name on the team's main",
+            hint="give the note a plain id (letters, digits, dashes)",
+            line=1,
+            column=1,
+            field="id",
+        )
+    if sidecar is not None:
+        _check_sidecar_id(sidecar, sidecar_source, ident)
+    return SourceNote(fixed, note, source, team_path, sidecar, tuple(changed))
+
+
+def _check_sidecar_id(sidecar: bytes, source: str, ident: str) -> None:
+    """A sidecar must name the note it travels with (``check`` fails on main otherwise)."""
+    from reflectgit.notes.note import parse_sidecar
+
+    named = parse_sidecar(sidecar, source).document_id
+    if named is not None and named != ident:
+        raise NoteError(
+            f"{source}:1:1: document_id: names {named!r}, but the note's id is {ident!r}",
+            hint=f"set `document_id: {ident}` in the sidecar, then route the note again",
+            line=1,
+            column=1,
+            field="document_id",
+        )
+
+
+_CONFIDENCE_LINE = re.compile(
+    r"^confidence[ \t]*:[ \t]*(?P<value>[^\r\n#]*?)[ \t]*(?P<rest>(?:#[^\r\n]*)?)(?P<eol>\r?\n|$)",
+    re.MULTILINE,
+)
+
+
+def normalise_confidence(data: bytes, note: Note) -> tuple[bytes, list[str]]:
+    """Write a confidence alias as its tier, and a missing confidence as the note's tier.
+
+    The tier itself comes from the note reader (``Note.tier``: the one alias table, and
+    ``confidence_num`` buckets); a missing or unusable confidence routes as medium, as the
+    reference does. Only the ``confidence:`` line changes (or one line is added at the end of
+    the frontmatter): key order, quoting, comments, line endings and the body stay as written.
+    A value the reader cannot read as a tier is left alone for validation to refuse.
+    """
+    origin = note.origin
+    if origin is None:
+        return data, []
+    raw = note.frontmatter.get("confidence", _MISSING)
+    tier = note.tier
+    text = data.decode("utf-8")
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    body_text = text[len(bom) :]
+    fence = re.match(r"---[ \t]*(\r?\n)", body_text)
+    if fence is None:
+        return data, []
+    start = fence.end()
+    close = re.compile(r"^---[ \t]*\r?$", re.MULTILINE).search(body_text, start)
+    if close is None:
+        return data, []
+    front = body_text[start : close.start()]
+    eol = fence.group(1)
+    if raw is _MISSING or raw is None:
+        tier = tier or "medium"
+        if raw is None:
+            match = _CONFIDENCE_LINE.search(front)
+            if match is None:
+                return data, []
+            new_front = front[: match.start()] + f"confidence: {tier}" + front[match.end("value") :]
+        else:
+            new_front = front + ("" if not front or front.endswith("\n") else eol)
+            new_front += f"confidence: {tier}{eol}"
+        why = f"confidence: (missing) -> {tier}"
+    else:
+        if tier is None or normalize_tier(raw) is None:
+            return data, []  # unknown: validation refuses it below
+        match = _CONFIDENCE_LINE.search(front)
+        if match is None:
+            return data, []
+        value = match.group("value")
+        if value.strip("'\"") == tier:
+            return data, []
+        new_front = front[: match.start("value")] + tier + front[match.end("value") :]
+        why = f"confidence: {value} -> {tier}"
+    out = bom + body_text[:start] + new_front + body_text[close.start() :]
+    return out.encode("utf-8"), [why]
+
+
+_MISSING = object()
 
 
 # ============================================================================ result
@@ -188,9 +294,16 @@ class RouteResult:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     hint: str | None = None
+    conflict: dict[str, Any] | None = None  # a different note under this id on the team's main
+    forced: bool = False
+    pr_error: str | None = None  # the branch is pushed, but its pull request failed
+    pr_hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "conflict": self.conflict,
+            "forced": self.forced,
+            "pr_error": self.pr_error,
             "route": self.route,
             "id": self.id,
             "title": self.title,
@@ -225,6 +338,8 @@ class RouteResult:
         if self.pr_url:
             out.append(f"pull request: {self.pr_url}")
         out += [f"note: {n}" for n in self.notes]
+        if self.conflict and self.dry_run and not self.forced and self.hint:
+            out.append(f"hint: {self.hint}")
         return out
 
 
@@ -238,25 +353,32 @@ def route(
     team_path: str | Path | None = None,
     dry_run: bool = False,
     max_attempts: int | None = None,
+    force: bool = False,
+    review: bool = False,
     clock: Callable[[], datetime] = utc_now,
 ) -> RouteResult:
-    """Route one note by its confidence tier (missing or unknown confidence means medium)."""
+    """Route one note by its confidence tier (missing confidence means medium).
+
+    The note is parsed, normalised and validated first (``prepare``); nothing talks to the
+    team before that passes. ``review`` sends a high note to a knowledge branch instead of
+    main; ``force`` lets a high route replace a different note under the same id on main
+    (recorded in the commit as a ``Reflect-Replaces`` trailer).
+    """
     src = load_source(cfg, target)
-    warnings = validate_source(src)
-    tier = src.note.tier or "medium"
+    tier = src.tier
     result = RouteResult("queue", src.id, src.title, tier, src.source, dry_run=dry_run)
-    if src.note.tier is None:
-        result.notes.append("no usable confidence on the note: routed as medium")
-    result.notes += warnings
+    result.notes += [f"normalised {change}" for change in src.normalised]
     team = resolve_team(cfg, team_path) if tier != "low" else None
     if tier == "low" or team is None:
         if team is None and tier != "low":
             result.notes.append("no team KB configured: queued for review in the personal KB")
         return _to_queue(cfg, src, result, clock)
     attempts = max_attempts or cfg.routing.max_attempts
-    if tier == "high":
+    if tier == "high" and not review:
         result.route = "main"
-        return _to_main(team, src, result, max(1, attempts))
+        return _to_main(cfg, team, src, result, max(1, attempts), force=force)
+    if review and tier == "high":
+        result.notes.append("--review: sent to a knowledge branch for review instead of main")
     result.route = "branch"
     return _to_branch(cfg, team, src, result)
 
@@ -265,14 +387,83 @@ def retry_hint(src: SourceNote) -> str:
     return f"the note is safe in your KB ({src.source}); run `reflect-git route {src.id}` again"
 
 
-def _commit_message(src: SourceNote, tier: str) -> messages.CommitMessage:
+REPLACES_TRAILER = "Reflect-Replaces"
+
+
+def _commit_message(
+    src: SourceNote, tier: str, replaces: str | None = None
+) -> messages.CommitMessage:
     kind = "feat" if tier == "high" else "docs"
+    extra = [(REPLACES_TRAILER, replaces)] if replaces else []
     return messages.build(
         messages.knowledge_subject(src.title, tier, kind),
         "route",
         [src.id],
         confidence=tier,
         source="route",
+        extra=extra,
+    )
+
+
+def conflict_on(store: Any, src: SourceNote, rev: str | None) -> dict[str, Any] | None:
+    """A different note (or sidecar) under this id on ``rev``: what a high route would replace."""
+    if rev is None:
+        return None
+    from reflectgit.git.store import blob_id
+
+    theirs = store.read(src.team_path, rev=rev)
+    their_sidecar = store.read(src.sidecar_team_path, rev=rev)
+    note_differs = theirs is not None and theirs != src.data
+    sidecar_differs = (
+        src.sidecar is not None and their_sidecar is not None and their_sidecar != src.sidecar
+    )
+    if not (note_differs or sidecar_differs):
+        return None
+    what = src.team_path if note_differs else src.sidecar_team_path
+    blob = blob_id(theirs if note_differs and theirs is not None else their_sidecar or b"")
+    return {
+        "path": what,
+        "commit": rev,
+        "blob": blob,
+        "message": f"{what} on the team's main holds a different note with the id {src.id} "
+        f"(blob {blob[:10]} at {rev[:10]})",
+    }
+
+
+def id_elsewhere(store: Any, src: SourceNote, rev: str | None) -> str | None:
+    """Another file on ``rev`` whose note has this id (a hand-named file): routing would make
+    two notes with one id, which ``check`` rejects on main."""
+    if rev is None:
+        return None
+    needle = src.id.encode("utf-8")
+    for path, blob in sorted(store.list_files(DOCUMENTS, rev=rev).items()):
+        if path == src.team_path or not path.endswith(".md") or path.count("/") != 1:
+            continue
+        data = store.read_blob(blob)
+        if needle not in data:
+            continue
+        try:
+            if parse_note(data, path).id == src.id:
+                return str(path)
+        except NoteError:
+            continue
+    return None
+
+
+def _refuse_twin(src: SourceNote, other: str) -> None:
+    raise ConflictError(
+        f"the id {src.id} is already used on the team's main by {other}; routing "
+        f"{src.team_path} would make two notes with one id (nothing was pushed)",
+        hint=f"compare with {other}: if it is the same learning, update that note; "
+        "otherwise give yours another id",
+    )
+
+
+def conflict_hint(src: SourceNote) -> str:
+    return (
+        f"compare the two, then route yours for review (`reflect-git route {src.id} --review`: "
+        f"a knowledge branch whose pull request shows the change), or replace the team's "
+        f"(`reflect-git route {src.id} --force`, recorded in the commit as {REPLACES_TRAILER})"
     )
 
 
@@ -288,11 +479,14 @@ def _tmp_branch() -> str:
     return f"{TMP_BRANCH_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
 
 
-def _build(store: Any, src: SourceNote, base: str | None, tier: str) -> str | None:
+def _build(
+    store: Any, src: SourceNote, base: str | None, tier: str, replaces: str | None = None
+) -> str | None:
     """Commit the (validated) note on ``base`` as objects; the scratch ref is gone afterwards."""
     from reflectgit.git.scratch import commit_on
 
-    return commit_on(store, src.changes(), _commit_message(src, tier), base, scratch=_tmp_branch())
+    message = _commit_message(src, tier, replaces)
+    return commit_on(store, src.changes(), message, base, scratch=_tmp_branch())
 
 
 def _fail(result: RouteResult, src: SourceNote, exc: RemoteError) -> RouteResult:
@@ -301,17 +495,69 @@ def _fail(result: RouteResult, src: SourceNote, exc: RemoteError) -> RouteResult
     return result
 
 
-def _to_main(team: Team, src: SourceNote, result: RouteResult, attempts: int) -> RouteResult:
+def drop_pointers(cfg: Config, src: SourceNote, result: RouteResult) -> None:
+    """The note reached the team: its review-queue pointers go, in one personal-KB commit.
+
+    A pointer that cannot be removed (the KB is busy, say) never fails the route: the note
+    is on the team already, and the result says how to drop the pointer by hand.
+    """
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.review_queue import drop_pointers_for
+
+    if src.source.startswith("/"):
+        return  # a file outside the KB has no pointer in it
+    try:
+        gone, commit = drop_pointers_for(cfg, src.id, src.source, "routed")
+    except ReflectGitError as exc:
+        result.notes.append(
+            f"could not remove its review-queue pointer ({exc.message}); "
+            f"run `reflect-git review queue drop {src.id}`"
+        )
+        return
+    if gone:
+        result.notes.append(f"removed {', '.join(gone)} from the review queue (commit {commit})")
+
+
+def _refuse_conflict(result: RouteResult, src: SourceNote, conflict: dict[str, Any]) -> None:
+    result.conflict = conflict
+    if result.dry_run:
+        result.notes.append(f"would refuse: {conflict['message']}")
+        result.hint = conflict_hint(src)
+        return
+    raise ConflictError(
+        f"refused to overwrite a teammate's note: {conflict['message']}; nothing was pushed",
+        hint=conflict_hint(src),
+    )
+
+
+def _to_main(
+    cfg: Config, team: Team, src: SourceNote, result: RouteResult, attempts: int, *, force: bool
+) -> RouteResult:
     remote = team.remote()
     store = team.store()
     result.branch = team.branch
     if result.dry_run:
         try:
             tip = remote.ls_remote().get(team.branch)
+            if tip is not None and store.resolve(tip) is None:
+                remote.fetch_objects(team.branch)  # objects only: no ref moves in a dry run
         except RemoteError as exc:
             return _fail(result, src, exc)
+        other = id_elsewhere(store, src, tip)
+        if other is not None:
+            _refuse_twin(src, other)
+        conflict = conflict_on(store, src, tip)
+        if conflict is not None and not force:
+            _refuse_conflict(result, src, conflict)
+            return result
+        if _same_on(store, src, tip):
+            result.notes.append(f"already on the team's {team.branch}: nothing to push")
+            return result
+        verb = "replace" if conflict else "commit"
+        result.forced = conflict is not None
+        result.conflict = conflict
         result.notes.append(
-            f"would commit {src.team_path} on {team.branch} at {tip[:10] if tip else '(empty)'} "
+            f"would {verb} {src.team_path} on {team.branch} at {tip[:10] if tip else '(empty)'} "
             f"of {remote.display()} and push"
         )
         return result
@@ -329,8 +575,19 @@ def _to_main(team: Team, src: SourceNote, result: RouteResult, attempts: int) ->
             result.attempts.append(
                 {"attempt": number, "base": base, "commit": None, "result": "already there"}
             )
+            drop_pointers(cfg, src, result)
             return result
-        sha = _build(store, src, base, "high")
+        other = id_elsewhere(store, src, base)
+        if other is not None:
+            _refuse_twin(src, other)
+        conflict = conflict_on(store, src, base)
+        if conflict is not None and not force:
+            result.attempts.append(
+                {"attempt": number, "base": base, "commit": None, "result": "refused (conflict)"}
+            )
+            _refuse_conflict(result, src, conflict)
+        replaces = f"{conflict['path']} {conflict['blob']}" if conflict else None
+        sha = _build(store, src, base, "high", replaces)
         if sha is None:  # same tree as main (say, a sidecar-less copy): nothing to add
             result.commit = base
             result.notes.append(f"already on the team's {team.branch}: nothing to push")
@@ -347,7 +604,11 @@ def _to_main(team: Team, src: SourceNote, result: RouteResult, attempts: int) ->
                 {"attempt": number, "base": base, "commit": sha, "result": "pushed"}
             )
             result.commit, result.pushed = sha, True
+            result.conflict, result.forced = conflict, conflict is not None
+            if conflict is not None:
+                result.notes.append(f"--force: replaced {conflict['message']}")
             store.set_any_ref(remote.tracking_prefix + team.branch, sha)
+            drop_pointers(cfg, src, result)
             return result
         reason = f"rejected ({outcome.reason or outcome.status})"
         result.attempts.append({"attempt": number, "base": base, "commit": sha, "result": reason})
@@ -415,9 +676,15 @@ def _to_branch(cfg: Config, team: Team, src: SourceNote, result: RouteResult) ->
             result.error = f"could not find a free branch name for {slug}"
             result.hint = retry_hint(src)
             return result
+    if base and known(base) and conflict_on(store, src, base) is not None:
+        result.notes.append(
+            f"the branch updates {src.team_path}, which the team's {team.branch} already holds "
+            "with other content: the pull request shows the change"
+        )
     if result.dry_run:
         return result
     _ensure_pr(cfg, team, remote, store, src, result)
+    drop_pointers(cfg, src, result)
     return result
 
 
@@ -550,7 +817,7 @@ def _ensure_pr(
         result.notes.append(f"no pull request: {exc.message}")
         return
     if choice.forge is None:
-        manual = manual_pr_url(url, result.branch, team.branch, choice.provider)
+        manual = manual_pr_url(url, result.branch, team.branch, choice.provider, settings)
         result.notes.append(
             f"no pull request opened ({choice.reason}); open it by hand"
             + (f": {manual}" if manual else f" from {result.branch} into {team.branch}")
@@ -566,11 +833,23 @@ def _ensure_pr(
             )
             result.notes.append(f"opened draft pull request #{pr.number} ({choice.reason})")
         result.pr_url = pr.url
-    except ForgeError as exc:
-        manual = manual_pr_url(url, result.branch, team.branch, choice.provider)
+    except (ForgeError, KeyError, TypeError, ValueError) as exc:
+        # The branch is on the team remote already: a forge that fails (or answers nonsense)
+        # is reported with what was pushed and how to finish, never a crash.
+        why = exc.message if isinstance(exc, ForgeError) else f"unexpected answer ({exc!r})"
+        manual = manual_pr_url(url, result.branch, team.branch, choice.provider, settings)
+        pushed = f" (commit {result.commit[:10]})" if result.commit else ""
         result.notes.append(
-            f"the branch is pushed but the pull request failed: {exc.message}; "
+            f"the branch {result.branch} is pushed{pushed} but the pull request failed: {why}; "
             f"open it by hand{': ' + manual if manual else ''}, or run `reflect-git route {src.id}` again"
+        )
+        result.pr_error = (
+            f"the branch {result.branch} is pushed{pushed}, but no pull request was opened: {why}"
+        )
+        result.pr_hint = (
+            (exc.hint + "; then " if isinstance(exc, ForgeError) and exc.hint else "")
+            + (f"open it by hand at {manual}" if manual else "open it by hand")
+            + f", or run `reflect-git route {src.id}` again (the branch is not pushed twice)"
         )
 
 

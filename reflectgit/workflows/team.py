@@ -234,6 +234,11 @@ def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
         if resolve_team(Config.resolve(cfg.kb, cfg.env)) is None:
             # Only when the team's own settings do not say so: this commit stays local.
             status.commit = record_team(cfg, {"remote": "origin"})
+        hook = guard(Config.resolve(cfg.kb, cfg.env))
+        status.notes.append(
+            f"pre-push guard {hook.action} ({hook.hook}): `git push` of main refuses notes "
+            "that are not high confidence; route those for review"
+        )
     else:
         status.commit = record_team(cfg, {"remote": url, "path": str(target)})
     fresh = Config.resolve(cfg.kb, cfg.env)
@@ -296,3 +301,233 @@ def _fill_status(team: Team, result: TeamStatus) -> TeamStatus:
     elif result.remote_tip and not result.local_tip:
         result.behind = 1
     return result
+
+
+# ============================================================================ the clone layout
+#
+# When the KB is itself a clone of the team KB (``[team] remote = "origin"``), a plain
+# ``git push`` of local ``main`` would publish whatever ``add``, the drain or capture put there,
+# reviewed or not. reflect-git keeps git's own push working and guards it instead: a pre-push
+# hook (``team guard``) refuses a push of ``main`` to the team remote that would add or change
+# a note that is not high confidence; those go through ``route`` (a knowledge branch and a
+# pull request). ``status`` says what a push would publish. reflect-git's own pushes (route,
+# review approve) run with REFLECT_GIT_INTERNAL=1 and pass.
+
+ZERO_SHA = "0" * 40
+GUARD_HOOK = "pre-push"
+GUARD_MARK = "# >>> reflect-git pre-push >>>"
+CHAINED = ".reflect-git-chained"
+
+
+@dataclass(frozen=True)
+class Published:
+    """One note a push of local main would change on the team's main."""
+
+    path: str
+    id: str
+    tier: str | None  # None: the note does not parse
+    change: str  # "added" | "modified" | "deleted"
+
+    @property
+    def reviewed(self) -> bool:
+        """May this change reach main by a plain push? Only high notes, and deletions."""
+        return self.change == "deleted" or self.tier == "high"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "id": self.id,
+            "tier": self.tier,
+            "change": self.change,
+            "reviewed": self.reviewed,
+        }
+
+
+@dataclass
+class Publication:
+    """What ``git push`` of local main would publish to the team's main (the clone layout)."""
+
+    remote: str
+    branch: str
+    remote_tip: str | None
+    local_tip: str | None
+    notes: list[Published] = field(default_factory=list)
+    guard: bool = False  # is the pre-push guard installed?
+
+    @property
+    def unreviewed(self) -> list[Published]:
+        return [n for n in self.notes if not n.reviewed]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "remote_tip": self.remote_tip,
+            "local_tip": self.local_tip,
+            "notes": [n.to_json() for n in self.notes],
+            "unreviewed": [n.path for n in self.unreviewed],
+            "guard": self.guard,
+        }
+
+
+def changed_notes(store: Any, old: str | None, new: str) -> list[Published]:
+    """Notes under documents/ that differ between two commits, with the new version's tier."""
+    from reflectgit.config import DOCUMENTS
+    from reflectgit.errors import NoteError
+    from reflectgit.notes.note import parse_note
+
+    old_tree = store.commit_info(old).tree if old else None
+    out = []
+    for path, before, after in store.diff_trees(old_tree, store.commit_info(new).tree):
+        if not (path.startswith(f"{DOCUMENTS}/") and path.endswith(".md")):
+            continue
+        stem = path[len(DOCUMENTS) + 1 : -len(".md")]
+        if after is None:
+            out.append(Published(path, stem, None, "deleted"))
+            continue
+        try:
+            note = parse_note(store.read_blob(after), path)
+            tier, ident = note.tier or "medium", note.id or stem
+        except NoteError:
+            tier, ident = None, stem
+        out.append(Published(path, ident, tier, "modified" if before else "added"))
+    return out
+
+
+def clone_layout(cfg: Config) -> Team | None:
+    """The team, when the KB itself is a clone of it (its main follows the team's main)."""
+    try:
+        team = resolve_team(cfg)
+    except (ConfigError, NotFoundError):
+        return None
+    if team is None or not team.is_clone or is_url(team.remote_spec) is not False:
+        return None
+    if team.repo_path.resolve() != cfg.kb.resolve():
+        return None
+    return team
+
+
+def publication(cfg: Config) -> Publication | None:
+    """What a plain ``git push`` would publish, from the last fetch (no network); None when
+    the KB is not a clone of the team KB."""
+    team = clone_layout(cfg)
+    if team is None:
+        return None
+    store = team.store()
+    remote = team.remote()
+    remote_tip = store.refs(remote.tracking_prefix).get(team.branch)
+    local_tip = store.tip(team.branch)
+    pub = Publication(team.remote_spec, team.branch, remote_tip, local_tip)
+    pub.guard = guard_installed(cfg)
+    if local_tip and local_tip != remote_tip:
+        pub.notes = changed_notes(store, remote_tip, local_tip)
+    return pub
+
+
+def check_push(cfg: Config, remote_name: str, remote_url: str, updates: str) -> list[str]:
+    """Git's pre-push lines (``<local ref> <local sha> <remote ref> <remote sha>``): the
+    reasons to refuse, one per unreviewed note a push of main to the team would publish."""
+    team = clone_layout(cfg)
+    if team is None or (remote_name != team.remote_spec and remote_url != team.remote_spec):
+        return []
+    store = team.store()
+    tracked = store.refs(team.remote().tracking_prefix).get(team.branch)
+    problems = []
+    for line in updates.splitlines():
+        parts = line.split()
+        if len(parts) != 4 or parts[2] != f"refs/heads/{team.branch}" or parts[1] == ZERO_SHA:
+            continue
+        local, theirs = parts[1], parts[3]
+        base = theirs if theirs != ZERO_SHA and store.resolve(theirs) else tracked
+        for note in changed_notes(store, base, local):
+            if not note.reviewed:
+                what = f"{note.tier} confidence" if note.tier else "does not parse"
+                problems.append(f"{note.path} ({note.id}): {note.change}, {what}")
+    return problems
+
+
+GUARD_SHIM = """#!/bin/sh
+{mark}
+# Installed by `reflect-git team guard`; `reflect-git team guard --uninstall` removes it (and
+# puts back the hook that was here before, kept as pre-push{chained}).
+# Refuses a push of main to the team remote that would publish a note that is not high
+# confidence: route those for review (`reflect-git route ID`).
+rg_input=$(cat)
+if [ -x "$0{chained}" ]; then
+    printf '%s\\n' "$rg_input" | "$0{chained}" "$@" || exit $?
+fi
+if [ "${{REFLECT_GIT_INTERNAL:-0}}" = 1 ]; then
+    exit 0  # reflect-git's own pushes (route, review approve) are reviewed already
+fi
+rg_python={python}
+if [ -x "$rg_python" ]; then
+    printf '%s\\n' "$rg_input" | "$rg_python" -m reflectgit.hooks.prepush "$@"
+fi
+"""
+
+
+@dataclass
+class GuardResult:
+    """What ``team guard`` did."""
+
+    hook: str
+    action: str  # installed | updated | unchanged | uninstalled | absent
+    chained: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hook": self.hook, "action": self.action, "chained": self.chained}
+
+
+def _guard_path(cfg: Config) -> Path:
+    from reflectgit.workflows.installer import hooks_dir
+
+    return hooks_dir(cfg.kb, cfg.env) / GUARD_HOOK
+
+
+def guard_installed(cfg: Config) -> bool:
+    try:
+        return GUARD_MARK in _guard_path(cfg).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def guard(cfg: Config, *, uninstall: bool = False) -> GuardResult:
+    """Install (or remove) the pre-push guard in the KB; a hook already there is chained."""
+    import os
+
+    from reflectgit.workflows.installer import sh_quote
+
+    hook = _guard_path(cfg)
+    chained = hook.with_name(GUARD_HOOK + CHAINED)
+    ours = hook.exists() and GUARD_MARK in hook.read_text(encoding="utf-8", errors="replace")
+    kept = str(chained) if chained.exists() else None
+    if uninstall:
+        if not ours:
+            return GuardResult(str(hook), "absent", kept)
+        hook.unlink()
+        if chained.exists():
+            os.replace(chained, hook)
+        return GuardResult(str(hook), "uninstalled", None)
+    if not repo_info.is_repository(cfg.kb):
+        raise NotFoundError(f"{cfg.kb} is not a git repository", hint="run `reflect-git init`")
+    text = GUARD_SHIM.format(mark=GUARD_MARK, chained=CHAINED, python=sh_quote(sys.executable))
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    if ours:
+        if hook.read_text(encoding="utf-8") == text:
+            return GuardResult(str(hook), "unchanged", kept)
+        action = "updated"
+    else:
+        if hook.exists():
+            if chained.exists():
+                raise ConfigError(
+                    f"{chained} already exists, so the current {hook} cannot be chained",
+                    hint="merge the two by hand, then run `reflect-git team guard` again",
+                )
+            os.replace(hook, chained)
+            kept = str(chained)
+        action = "installed"
+    tmp = hook.with_name(f".{hook.name}.reflect-git.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(0o755)
+    os.replace(tmp, hook)
+    return GuardResult(str(hook), action, kept)

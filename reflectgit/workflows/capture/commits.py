@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
+from reflectgit.notes.transcripts import side_session
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
@@ -413,7 +414,8 @@ class Capture:
             return None
         if "\nReflect-Git:" in "\n" + info["message"]:
             return None  # our own commits are never captured
-        subject, _, body = info["message"].partition("\n")
+        # Masked whole before the split: a key block cut across subject and body still counts.
+        subject, _, body = clean(info["message"]).partition("\n")
         record = CommitRecord(
             sha=info["sha"],
             branch=branch if branch not in (None, "", "HEAD") else info["branch"],
@@ -493,6 +495,8 @@ class Capture:
         found: list[tuple[float, Path]] = []
         if root.is_dir():
             for path in root.rglob("*.jsonl"):
+                if side_session(str(path)) is not None:
+                    continue  # a subagent's or compaction agent's file: its parent's session
                 with contextlib.suppress(OSError):
                     age = now - path.stat().st_mtime
                     if threshold <= age < max_age:

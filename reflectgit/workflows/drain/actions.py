@@ -41,6 +41,7 @@ from reflectgit.notes.note import (
     slugify,
     tier_from_num,
 )
+from reflectgit.notes.privacy import scrub_secrets
 from reflectgit.notes.scope import note_text, scope_fields
 
 MAX_CREATES = 12
@@ -115,7 +116,7 @@ def clean_text(value: Any, limit: int = TEXT_MAX, *, single_line: bool = True) -
     if value is None or isinstance(value, (dict, list, tuple, set)):
         return ""
     text = value if isinstance(value, str) else str(value)
-    text = _CONTROL.sub(" ", text)
+    text = scrub_secrets(_CONTROL.sub(" ", text))  # a model answer never carries a secret in
     text = " ".join(text.split()) if single_line else text.replace("\r\n", "\n").strip()
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"

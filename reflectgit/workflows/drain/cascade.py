@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
-from reflectgit.notes.transcripts import Transcript, parse_lines
+from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
 from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
 from reflectgit.workflows.transcript_file import read_transcript
 
@@ -96,7 +96,13 @@ def signal_hash(signals: Iterable[Signal]) -> str | None:
 
 
 def _render(line: DialogueLine) -> str:
-    return f"{line.role}: {scrub_secrets(line.text.strip())}"
+    return f"{line.role}: {line.text.strip()}"
+
+
+def _dialogue(turns: Iterable[Turn], cap: int) -> Iterator[DialogueLine]:
+    """Dialogue lines with secrets masked per turn BEFORE the turn is cut into lines, so a
+    multi-line block (a PEM or PGP private key) is masked whole, never line by line."""
+    return dialogue_lines((replace(t, text=scrub_secrets(t.text)) for t in turns), cap)
 
 
 def slice_lines(
@@ -225,7 +231,7 @@ def bounded_view(path: Path, budget: int) -> str:
     head_budget = budget // 4
     tail_budget = budget - head_budget
     head_t = read_transcript(path, max_dialogue_chars=head_budget)
-    head = "\n".join(_render(line) for line in dialogue_lines(head_t.turns, head_budget))
+    head = "\n".join(_render(line) for line in _dialogue(head_t.turns, head_budget))
     size = path.stat().st_size
     # Tool output dwarfs dialogue, so read generously from the end and keep the dialogue.
     window = min(size, max(tail_budget * 16, 1 << 20))
@@ -236,7 +242,7 @@ def bounded_view(path: Path, budget: int) -> str:
     if size > window:
         raw_lines = raw_lines[1:]  # the first line is cut mid-record
     tail_t = parse_lines(raw_lines, max_dialogue_chars=1 << 62)
-    tail_text = "\n".join(_render(line) for line in dialogue_lines(tail_t.turns, 1 << 62))
+    tail_text = "\n".join(_render(line) for line in _dialogue(tail_t.turns, 1 << 62))
     tail = tail_text[-tail_budget:]
     return clean(head[:head_budget] + OMITTED + tail)
 
@@ -265,15 +271,15 @@ def prepare(
         t = read_transcript(file, max_dialogue_chars=max_input_chars)
         if t.error:
             return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
-        text = clean("\n".join(_render(x) for x in dialogue_lines(t.turns, max_input_chars)))
+        text = clean("\n".join(_render(x) for x in _dialogue(t.turns, max_input_chars)))
         return Prepared(transcript=t, text=text, input_bytes=size)
     t = read_transcript(file, max_dialogue_chars=dialogue_cap)
     if t.error:
         return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t, input_bytes=size)
     if is_reflect_run(t):
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
-    lines = list(dialogue_lines(t.turns, dialogue_cap))
-    signals = detect(line.text for line in lines)
+    lines = list(_dialogue(t.turns, dialogue_cap))
+    signals = detect(lines)
     if not signals:
         return Prepared(skip="no-signal", transcript=t, input_bytes=size)
     digest = signal_hash(signals)
@@ -339,7 +345,7 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
         for r in prepared.related:
             rule = f" | rule: {r.rule}" if r.rule else ""
             lines.append(f"- id: {r.id} | title: {r.title}{rule}")
-        parts.append("\n".join(lines))
+        parts.append(scrub_secrets("\n".join(lines)))  # hand-written notes may hold one
     return "\n\n".join(parts) + "\n"
 
 

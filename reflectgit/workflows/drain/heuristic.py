@@ -1,10 +1,18 @@
 """The heuristic writer: deterministic notes from a slice, with no model at all. Pure.
 
-It looks only at the strongest signals of each chunk (a user's correction or explicit rule, a
-stated root cause, a confirmed fix) and turns each chunk into at most one CREATE action in the
-same shape a model returns, so the same safety rules apply. Confidence is honest: a rule a
-user stated is ``medium``; what the assistant concluded on its own is ``low``. Nothing it
-writes is ``high``: no model and no human has judged it.
+It turns the lessons of each chunk into CREATE actions in the same shape a model returns, so
+the same safety rules apply. Which line may teach what follows who said it
+(``notes/signals.classify``): a rule or correction comes only from a person's words; a root
+cause or fix the assistant found gives at most a low note, and only when it names a fix (a
+cause alone is an observation, not a rule); injected text never reaches a chunk at all.
+
+Every note has a title that is a rule with its subject ("Don't produce code, design solution
+first"; "`:opentelemetry.set_text_map_propagators/1` undefined: configure propagators via the
+application environment"), the rule, and the evidence (the words it came from and what the
+assistant had just done). Confidence is honest: a rule a person stated is ``medium``; a plain
+rejection without a rule, a rule without a clear subject and whatever the assistant
+concluded on its own are ``low``. Nothing it writes is ``high``. Reworded twins within one
+answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
 """
 
 from __future__ import annotations
@@ -13,25 +21,88 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from reflectgit.notes.signals import HIGH, Signal
+from reflectgit.notes.signals import HIGH, LOW, MEDIUM, Signal
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
 CAUSE_KINDS = ("root-cause", "breakthrough")
-FIX_KINDS = ("fix-confirmed", "decision")
+FIX_KINDS = ("fix-confirmed",)
 MIN_WORDS = 4
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+MAX_ACTIONS = 12  # the action contract's cap on CREATEs
+TWIN_OVERLAP = 0.7  # shared significant words over the smaller set: the same lesson
 _RULE_WORDS = re.compile(
-    r"\b(always|never|must|instead|don'?t|do not|should|use|only|from now on)\b", re.I
+    r"\b(always|never|must|instead|don'?t|dont|do not|should|use|only|from now on|"
+    r"the rule is|not acceptable)\b",
+    re.I,
 )
-_CAUSE = re.compile(r"\b(root cause|caused by|turns? out|turned out|because)\b", re.I)
-_FIX = re.compile(r"\b(fixed by|the fix|switched|decided|go with|solved)\b", re.I)
-_IMPERATIVE = re.compile(r"\b(always|never|must|use|instead)\b", re.I)
+_CAUSE = re.compile(
+    r"\b(root cause|caused by|turns? out|turned out|because|the (?:real |actual )?"
+    r"(?:problem|issue|bug|culprit) (?:was|is))\b",
+    re.I,
+)
+_FIX = re.compile(r"\b(fixed by|fixed it by|the fix|switched|solved by|fixed with)\b", re.I)
+_IMPERATIVE = re.compile(r"\b(always|never|must|use|instead|don'?t|dont|do not)\b", re.I)
+_REASON = re.compile(r"\b(since|because|as|so|instead|rather than|use|need to|should)\b", re.I)
 _CODE = re.compile(r"`([^`\n]{2,80})`")
 _TOLD = re.compile(r",?\s*\bi (?:already |just )?(?:told|said|asked)(?: you)?\b.*$", re.I)
 _LEAD = re.compile(
-    r"^(?:no|nope|wrong approach|that'?s wrong|stop doing that|understood|the rule is)[,.!:]?\s+",
+    r"^(?:(?:no|nope|wrong approach|that'?s wrong|stop doing that|understood|the rule is|"
+    r"right|ok(?:ay)?|great|good|also|and|so|more context|note|btw|fyi|"
+    r"[^,.;:]{0,40}\b(?:is|looks|seems) (?:fine|good|ok(?:ay)?|great))"
+    r"(?:\s*(?:[,.!:;-]|however|but)\s*)+)+",
     re.I,
+)
+_CLAUSE_LEAD = re.compile(r"^.{0,80}?,\s*(?:however|but)\s+", re.I)
+_VAGUE = re.compile(r"^(?:the issue|the problem|this|that|it|option \d+|the main idea)\b", re.I)
+_MARKUP = re.compile(r"^\s*(?:[-*>]+|\d+[.)])\s*|\*\*")
+_SUBJECT = re.compile(r"^(?P<subject>.{6,140}?)(?::\s+|\s+[-–—]\s+)(?P<rest>.+)$")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "with",
+        "by",
+        "via",
+        "is",
+        "are",
+        "be",
+        "was",
+        "it",
+        "this",
+        "that",
+        "use",
+        "using",
+        "used",
+        "instead",
+        "rather",
+        "than",
+        "do",
+        "don't",
+        "dont",
+        "not",
+        "never",
+        "always",
+        "must",
+        "should",
+        "here",
+        "repo",
+        "please",
+        "from",
+        "when",
+        "then",
+        "so",
+        "as",
+        "at",
+        "into",
+    ]
 )
 
 
@@ -61,33 +132,66 @@ def _rank(sentence: str) -> int:
     return 3
 
 
+def _trim(sentence: str) -> str:
+    """A sentence without the chatter before its rule ("great, but ...", "no, ...")."""
+    out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
+    out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
+    out = _LEAD.sub("", out).strip().rstrip(",")
+    return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
+
+
+# "You must use X" -> "Use X": the rule, not who was told.
+_YOU_MUST = re.compile(
+    r"^(?:you|we) (?:must|should|need to|have to) (use|run|call|keep|put|pin|add|set|avoid)\b",
+    re.I,
+)
+
+
 def _pick(text: str, pattern: re.Pattern[str]) -> str:
     """The sentence of ``text`` that best carries ``pattern``, trimmed of chatter."""
-    found = [_TOLD.sub("", s).strip() for s in sentences(text) if pattern.search(s)]
+    found = [_trim(s) for s in sentences(text) if pattern.search(s)]
     found = [s for s in found if s]
     found.sort(key=_rank)
-    best = found[0] if found else text
-    return _LEAD.sub("", best).strip()
+    return found[0] if found else _trim(text)
 
 
 def _rules(text: str) -> str:
-    """Every rule-bearing sentence of a user's statement, in order (minus the scolding)."""
-    keep = [
-        _TOLD.sub("", _LEAD.sub("", s)).strip().rstrip(",")
-        for s in sentences(text)
-        if _RULE_WORDS.search(s)
-    ]
+    """Every rule-bearing sentence of a person's statement, in order (minus the scolding)."""
+    keep = [_trim(s) for s in sentences(text) if _RULE_WORDS.search(s)]
     text = " ".join(k if k.endswith((".", "!", "?", ";")) else k + "." for k in keep if k)
-    return text[:1].upper() + text[1:]
+    return _cap(text)
+
+
+def _cap(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if re.fullmatch(r"[a-z][a-z']*[,:]?", first):
+        return text[:1].upper() + text[1:]
+    return text
 
 
 def _imperative(fix: str) -> str:
     """``Fixed by using X instead of Y`` -> ``Use X instead of Y``."""
-    out = re.sub(r"^(?:it was )?fixed (?:it )?by using\s+", "Use ", fix, flags=re.I)
-    out = re.sub(r"^(?:it was )?fixed (?:it )?by switching to\s+", "Switch to ", out, flags=re.I)
-    out = re.sub(r"^(?:we |i )?decided to go with\s+", "Go with ", out, flags=re.I)
+    out = re.sub(r"^.*?\b(?:it was )?fixed (?:it )?by using\s+", "Use ", fix, flags=re.I)
+    out = re.sub(
+        r"^.*?\b(?:it was )?fixed (?:it )?by switching to\s+", "Switch to ", out, flags=re.I
+    )
+    out = re.sub(
+        r"^.*?\b(?:it was )?fixed (?:it )?by (\w+?)ing\b",
+        lambda m: _verb(m.group(1)),
+        out,
+        flags=re.I,
+    )
     out = re.sub(r"^all \d+ tests pass now\.?\s*", "", out, flags=re.I)
     return out
+
+
+def _verb(stem: str) -> str:
+    """``configur`` -> ``Configure``; ``add`` -> ``Add``; ``pinn`` -> ``Pin``."""
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]
+    elif stem.endswith(("ur", "at", "iz", "us", "uc", "ov", "v", "rit", "bl")):
+        stem += "e"
+    return stem[:1].upper() + stem[1:]
 
 
 def _strip_role(text: str) -> tuple[str, str]:
@@ -98,88 +202,270 @@ def _strip_role(text: str) -> tuple[str, str]:
 def _title(sentence: str) -> str:
     title = sentence.rstrip(" .;:!")
     title = re.sub(r",?\s*i (?:already )?told you.*$", "", title, flags=re.I)
-    return title[:1].upper() + title[1:] if title else title
+    return _cap(title) if title else title
+
+
+def _words(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9_./:@+-]+", text.lower())
+    return {w.strip(".:-") for w in words if w.strip(".:-") and w not in _STOP}
+
+
+def twins(a: str, b: str) -> bool:
+    """Two texts state the same lesson: most significant words shared, or the same code."""
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return False
+    shared = len(wa & wb) / min(len(wa), len(wb))
+    if shared >= TWIN_OVERLAP:
+        return True
+    ca, cb = set(_CODE.findall(a)), set(_CODE.findall(b))
+    return bool(ca & cb) and shared >= 0.5
+
+
+def _evidence(quote: str, who: str) -> str:
+    """The words the note came from (what the assistant had just done is its ``problem``)."""
+    return f"Said by the {who}: “{quote.strip()[:400]}”"
+
+
+def _tags(category: str, codes: Sequence[str]) -> list[str]:
+    tags = [category.lower().replace(" ", "-")] if category != "Unknown" else []
+    tags += [c.split()[0].strip("`'\"").lower() for c in codes[:3] if c.split()]
+    return list(dict.fromkeys(tags))
+
+
+def _action(
+    *,
+    title: str,
+    rule: str,
+    quote: str,
+    before: str,
+    who: str,
+    confidence: str,
+    learning_type: str,
+    category: str,
+    cause: str = "",
+    fix: str = "",
+) -> dict[str, Any]:
+    codes = [c for c in _CODE.findall(f"{title} {rule} {quote}") if "REDACTED" not in c]
+    return {
+        "action": "CREATE",
+        "title": _title(title),
+        "key_insight": _title(title),
+        "rule": rule,
+        "root_cause": cause,
+        "fix": fix,
+        "problem": f"Right after the assistant said: “{before.strip()[:300]}”" if before else "",
+        "body": _evidence(quote, who),
+        "confidence": confidence,
+        "confidence_num": {MEDIUM: 0.6, LOW: 0.4}[confidence],
+        "learning_type": learning_type,
+        "category": category if category != "Unknown" else "general",
+        "tags": _tags(category, codes),
+        "entities": [{"name": c, "type": "code"} for c in dict.fromkeys(codes[:4])],
+    }
+
+
+def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any]]:
+    """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed."""
+    lines = _lines(chunk)
+
+    def at(sig: Signal) -> tuple[int, str, str]:
+        offset = sig.line_index - chunk.start
+        if 0 <= offset < len(lines):
+            return offset, lines[offset][0], lines[offset][1]
+        return -1, "", sig.text
+
+    def before(offset: int) -> str:
+        """The assistant's turn just before the line (its lines in the chunk, joined)."""
+        said: list[str] = []
+        for role, text in reversed(lines[: max(offset, 0)]):
+            if role == "assistant":
+                said.insert(0, text.strip())
+            elif said:
+                break
+        return " ".join(s for s in said if s)
+
+    def cause_near(offset: int) -> str:
+        order = sorted(range(len(lines)), key=lambda i: abs(i - offset))
+        for i in order:
+            if lines[i][0] != "assistant" and i != offset:
+                continue
+            found = [s for s in sentences(lines[i][1]) if _CAUSE.search(s)]
+            if found:
+                return _trim(found[0])
+        return ""
+
+    out: list[dict[str, Any]] = []
+    for sig in signals:
+        offset, role, text = at(sig)
+        person = sig.speaker == "person" and role in ("user", "")
+        if person and sig.tier == HIGH and sig.kind in RULE_KINDS:
+            rule = _pick(text, _RULE_WORDS)
+            words = rule.split()
+            if len(words) < MIN_WORDS or (len(words) < 6 and not _IMPERATIVE.search(rule)):
+                continue  # "only for this repo": a reply that scopes something, no rule
+            vague = bool(_VAGUE.match(rule))
+            out.append(
+                _action(
+                    title=rule,
+                    rule=_rules(text) or rule,
+                    quote=text,
+                    before=before(offset),
+                    who="person",
+                    confidence=LOW if vague else MEDIUM,
+                    learning_type="correction",
+                    category=sig.category,
+                    cause=cause_near(offset) if _CAUSE.search(text) else "",
+                )
+            )
+        elif person and sig.tier == LOW and sig.kind == "correction":
+            reply = _trim(text)
+            count = len(reply.split())
+            if count < 6 or (count < 8 and not _REASON.search(reply)):
+                continue  # "no", "not like this": a rejection without a lesson in it
+            out.append(
+                _action(
+                    title=reply,
+                    rule=_cap(reply),
+                    quote=text,
+                    before=before(offset),
+                    who="person",
+                    confidence=LOW,
+                    learning_type="correction",
+                    category=sig.category,
+                )
+            )
+        elif person and sig.tier == HIGH and sig.kind == "root-cause":
+            action = _persons_cause(text, before(offset), sig)
+            if action:
+                out.append(action)
+        elif sig.kind in FIX_KINDS and sig.tier in (HIGH, MEDIUM):
+            action = _fix_action(text, cause_near(offset), before(offset), sig)
+            if action:
+                out.append(action)
+        elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
+            action = _cause_action(text, before(offset), sig)
+            if action:
+                out.append(action)
+    return out
+
+
+_SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
+_CAUSE_LEAD = re.compile(
+    r"^(?:it\s+)?(?:turns? out|turned out|the root cause (?:was|is)|the (?:real |actual )?"
+    r"(?:problem|issue|bug|culprit) (?:was|is))(?:\s+that)?[,:]?\s+",
+    re.I,
+)
+
+
+def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from a stated cause that comes with a rule naming the thing to do.
+
+    "Turns out npm install rewrote package-lock.json; they should use `npm ci`" gives
+    "npm install rewrote package-lock.json ...: use `npm ci`". A cause alone is an
+    observation ("Turns out the worker ran before the row was committed"): no note.
+    """
+    parts = [p.strip() for s in sentences(text) for p in re.split(r";\s+", s) if p.strip()]
+    cause = next((p for p in parts if _CAUSE.search(p)), "")
+    rule = next((p for p in parts if p != cause and _IMPERATIVE.search(p) and _CODE.search(p)), "")
+    if not cause or not rule:
+        return None
+    subject = _CAUSE_LEAD.sub("", _MARKUP.sub("", cause)).rstrip(" .;:")
+    todo = _SHOULD.sub("", _trim(rule)).rstrip(" .")
+    if len(subject.split()) < MIN_WORDS - 1 or len(todo.split()) < 2:
+        return None
+    return _action(
+        title=f"{subject}: {todo[:1].lower() + todo[1:]}",
+        rule=_cap(todo) + ".",
+        quote=text,
+        before=before,
+        who=sig.speaker,
+        confidence=LOW,
+        learning_type="bug-fix",
+        category=sig.category,
+        cause=_cap(subject) + ".",
+        fix=_cap(todo) + ".",
+    )
+
+
+def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from a person's "the bug was X" / "the issue is that X", and what follows."""
+    said = sentences(_MARKUP.sub("", text))
+    at = next((i for i, x in enumerate(said) if _CAUSE.search(x)), None)
+    if at is None:
+        return None
+    lead = said[at][: _CAUSE.search(said[at]).start()]  # type: ignore[union-attr]
+    subject = _CAUSE_LEAD.sub("", said[at][len(lead) :]).rstrip(" .;:")
+    if len(subject.split()) < MIN_WORDS:
+        return None
+    rest = " ".join(said[at + 1 :]).strip()
+    title = f"{subject}: {rest[:1].lower() + rest[1:]}" if rest else subject
+    return _action(
+        title=title.rstrip(" ."),
+        rule=_cap(rest or subject),
+        quote=text,
+        before=before,
+        who="person",
+        confidence=LOW,
+        learning_type="correction",
+        category=sig.category,
+        cause=_cap(subject) + ".",
+    )
+
+
+def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from a confirmed fix: "<subject>: <fix>", or None without a subject."""
+    plain = _MARKUP.sub("", text).replace("**", "").strip()
+    fix_sentence = next((s for s in sentences(plain) if _FIX.search(s)), "")
+    if not fix_sentence:
+        return None
+    fix = _imperative(_trim(fix_sentence)).rstrip(" .")
+    if len(fix.split()) < MIN_WORDS - 1:
+        return None
+    m = _SUBJECT.match(plain)
+    subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
+    if not subject and not _CODE.search(fix):
+        return None  # a fix with neither a subject nor a named thing teaches nothing
+    title = f"{subject}: {fix[:1].lower() + fix[1:]}" if subject else fix
+    if cause and twins(cause, fix):
+        cause = ""
+    return _action(
+        title=title,
+        rule=_cap(fix) + ".",
+        quote=text,
+        before=before,
+        who=sig.speaker,
+        confidence=LOW,
+        learning_type="bug-fix",
+        category=sig.category,
+        cause=cause,
+        fix=_cap(fix) + ".",
+    )
+
+
+def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
+    """The chunk's strongest lesson, or None when it holds none."""
+    found = chunk_actions(chunk, signals)
+    return found[0] if found else None
 
 
 def _lines(chunk: Chunk) -> list[tuple[str, str]]:
     return [_strip_role(line) for line in chunk.text.split("\n")]
 
 
-def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
-    """One CREATE for the chunk's strongest lesson, or None when it holds none."""
-    lines = _lines(chunk)
-    strong = [s for s in signals if s.tier == HIGH]
-    if not strong:
-        return None
-
-    def text_of(sig: Signal) -> tuple[str, str]:
-        offset = sig.line_index - chunk.start
-        return lines[offset] if 0 <= offset < len(lines) else ("", sig.text)
-
-    rule_sig = next(
-        (s for s in strong if s.kind in RULE_KINDS and text_of(s)[0] in ("user", "")), None
-    )
-    cause_sig = next((s for s in strong if s.kind in CAUSE_KINDS), None)
-    fix_sig = next((s for s in strong if s.kind in FIX_KINDS), None)
-    rule_text = text_of(rule_sig)[1] if rule_sig else ""
-    rule = _pick(rule_text, _RULE_WORDS) if rule_sig else ""
-    cause = ""
-    for sig in [cause_sig, rule_sig, fix_sig]:
-        if sig is not None:
-            found = [s for s in sentences(text_of(sig)[1]) if _CAUSE.search(s)]
-            if found:
-                cause = _LEAD.sub("", found[0]).strip()
-                break
-    fix = _imperative(_pick(text_of(fix_sig)[1], _FIX)) if fix_sig else ""
-    if rule and len(rule.split()) < MIN_WORDS:
-        rule = ""
-    # A short reply ("only for this repo", "no") scopes a permission; it states no rule.
-    if rule and len(rule.split()) < 6 and not _IMPERATIVE.search(rule):
-        rule = ""
-    # Without a stated rule, a cause or a fix must at least say something (a low note).
-    if not rule and len((cause or fix).split()) < MIN_WORDS:
-        return None
-    headline = (rule or fix or cause).rstrip(";, ")
-    full_rule = _rules(rule_text) if rule else ""
-    from_user = bool(rule)
-    problem = ""
-    for role, text in lines:
-        if role == "user" and text and (not rule_sig or text != text_of(rule_sig)[1]):
-            problem = text
-            break
-    codes = [c for c in _CODE.findall(chunk.text) if "REDACTED" not in c]
-    category = (rule_sig or cause_sig or fix_sig or strong[0]).category
-    tags = [category.lower().replace(" ", "-")] if category != "Unknown" else []
-    tags += [c.split()[0].strip("`'\"").lower() for c in codes[:3] if c.split()]
-    tags = list(dict.fromkeys(tags))
-    return {
-        "action": "CREATE",
-        "title": _title(headline),
-        "key_insight": headline,
-        "rule": full_rule or fix,
-        "root_cause": cause,
-        "fix": fix,
-        "problem": problem,
-        "confidence": "medium" if from_user else "low",
-        "confidence_num": 0.6 if from_user else 0.4,
-        "learning_type": "correction" if from_user else "bug-fix",
-        "category": category if category != "Unknown" else "general",
-        "tags": tags,
-        "entities": [{"name": c, "type": "code"} for c in dict.fromkeys(codes[:4])],
-    }
-
-
 def write(prepared: Prepared) -> dict[str, Any]:
-    """The heuristic writer's answer for a prepared entry: ``{"actions": [...]}``."""
-    actions = []
-    seen: set[str] = set()
+    """The heuristic writer's answer for a prepared entry: ``{"actions": [...]}``.
+
+    One CREATE per lesson, reworded twins removed (a person's rule wins over the assistant's
+    fix that restates it). Twins of notes already in the KB are the drain's check.
+    """
+    candidates: list[dict[str, Any]] = []
     for chunk in prepared.chunks:
-        action = chunk_action(chunk, chunk.signals)
-        if action is None:
-            continue
-        key = action["title"].lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        actions.append(action)
-    return {"actions": actions}
+        candidates += chunk_actions(chunk, chunk.signals)
+    candidates.sort(key=lambda a: a["confidence"] != MEDIUM)  # stable: person's rules first
+    kept: list[dict[str, Any]] = []
+    for action in candidates:
+        text = f"{action['title']} {action['rule']}"
+        if not any(twins(text, f"{k['title']} {k['rule']}") for k in kept):
+            kept.append(action)
+    return {"actions": kept[:MAX_ACTIONS]}

@@ -245,6 +245,9 @@ class DrainLog:
 class Drain:
     """One drain run over a KB's queue (construct, then ``run``)."""
 
+    # Told ``(entries done, entries picked)`` as the run goes (the CLI's progress bar).
+    progress: Callable[[int, int], None] | None = None
+
     def __init__(
         self,
         cfg: Config,
@@ -354,7 +357,9 @@ class Drain:
     def _loop(self, report: Report, charged: int) -> None:
         s = self.s
         picks = self.queue.ready()[: s.max_per_run]
-        for entry in picks:
+        tick = self.progress or (lambda done, total: None)
+        tick(0, len(picks))
+        for done, entry in enumerate(picks, 1):
             if self.s.writer == "extract" and charged >= s.daily_max:
                 report.status = "daily_cap"
                 report.message = f"daily cap of {s.daily_max} entries reached mid-run"
@@ -369,6 +374,7 @@ class Drain:
                     break
             row = self.process(entry)
             self._finish(report, entry, row)
+            tick(done, len(picks))
             charged += int(row.get("entries") or 0)
             if row["outcome"] == "fail_unknown_command":
                 report.status = "aborted"
@@ -904,10 +910,13 @@ def run_drain(
     max_entries: int | None = None,
     writer: str | None = None,
     clock: Clock = time.time,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Report:
-    """Drain the KB's queue once (the ``drain`` command)."""
+    """Drain the KB's queue once (the ``drain`` command); ``progress(done, total)`` per entry."""
     settings = Settings.from_config(cfg, dry_run=dry_run, max_entries=max_entries, writer=writer)
-    return Drain(cfg, settings, clock=clock).run()
+    drain = Drain(cfg, settings, clock=clock)
+    drain.progress = progress
+    return drain.run()
 
 
 def spawn_background(cfg: Config, args: Sequence[str]) -> int:

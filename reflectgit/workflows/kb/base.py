@@ -119,19 +119,24 @@ def _problem_text(problem: Problem) -> str:
 
 def note_problems(note: Note, path: str) -> list[str]:
     """Validation problems of a parsed note as ``path:line:col: field: message`` strings."""
-    from reflectgit.notes import schema  # only writes validate; reading commands start faster
+    # only writes validate (reading commands start faster); writers refuse a secret
+    from reflectgit.notes import schema, secrets
 
-    return [_problem_text(p) for p in schema.validate_note(note, path) if p.severity == "error"]
+    found = schema.validate_note(note, path) + secrets.problems(secrets.note_findings(note), path)
+    return [_problem_text(p) for p in found if p.severity == "error"]
 
 
 def sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:
     """Validation problems of sidecar data."""
-    from reflectgit.notes import schema
+    from reflectgit.notes import schema, secrets
 
     sidecar = parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
-    return [
-        _problem_text(p) for p in schema.validate_sidecar(sidecar, path) if p.severity == "error"
-    ]
+    found = schema.validate_sidecar(sidecar, path)
+    found += secrets.problems(secrets.sidecar_findings(sidecar), path)
+    return [_problem_text(p) for p in found if p.severity == "error"]
+
+
+_NOTE_HINT = "fix the fields named above; `reflect-git validate FILE` shows the same"
 
 
 def check_note(note: Note, path: str) -> None:
@@ -140,7 +145,7 @@ def check_note(note: Note, path: str) -> None:
     if problems:
         raise NoteError(
             "invalid note:\n  " + "\n  ".join(problems),
-            hint="fix the fields named above; `reflect-git validate FILE` shows the same",
+            hint=_hint(problems, _NOTE_HINT),
         )
 
 
@@ -149,8 +154,24 @@ def check_sidecar(data: Mapping[str, Any], path: str) -> None:
     if problems:
         raise NoteError(
             "invalid sidecar:\n  " + "\n  ".join(problems),
-            hint="fix the entities and relationships named above",
+            hint=_hint(problems, "fix the entities and relationships named above"),
         )
+
+
+def _hint(problems: Sequence[str], default: str) -> str:
+    from reflectgit.notes import secrets
+
+    return secrets.HINT if any(secrets.MASK in p for p in problems) else default
+
+
+def _refuse_secret_message(message: messages.CommitMessage) -> None:
+    """Nothing we commit holds a secret: a commit message with one is refused (``NoteError``)."""
+    from reflectgit.notes import secrets
+
+    found = secrets.scan(message.render())
+    if found:
+        where = ", ".join(f"line {f.line}: {f.label}" for f in found)
+        raise NoteError(f"the commit message holds a secret ({where})", hint=secrets.HINT)
 
 
 def kind_of(path: str) -> str | None:
@@ -335,6 +356,7 @@ class Base:
             if edit.message is None:
                 raise ValueError("an edit with changes needs a commit message")
             self._validate(edit.changes, snap)
+            _refuse_secret_message(edit.message)
             expect = dict(snap.reads)
             for change in edit.changes:
                 expect.setdefault(change.path, snap.blob(change.path))

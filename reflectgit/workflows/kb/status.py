@@ -7,6 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from reflectgit.config import REVIEW_QUEUE
 from reflectgit.git.store import Store
@@ -27,6 +28,8 @@ class StatusResult:
     hooks: dict[str, bool]
     clean: bool
     pending: str | None = None  # an interrupted write not yet finished (git/worktree.py)
+    # The clone layout (the KB is a clone of the team KB): what `git push` would publish.
+    publish: dict[str, Any] | None = None
 
 
 class Status(Base):
@@ -69,6 +72,7 @@ class Status(Base):
             hooks=hooks,
             clean=clean,
             pending=self.store.pending(),
+            publish=_would_publish(self.store),
         )
 
 
@@ -89,6 +93,22 @@ def _peek_tier(data: bytes) -> str | None:
         except ValueError:
             return None
     return None
+
+
+def _would_publish(store: Store) -> dict[str, Any] | None:
+    """In the clone layout, the notes a plain ``git push`` of main would put on the team's main
+    (from the last fetch: no network), and which of them are not reviewed."""
+    from reflectgit.config import Config
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.team import publication
+
+    if store.path is None:
+        return None
+    try:
+        pub = publication(Config.resolve(store.path, store.env))
+    except ReflectGitError:
+        return None
+    return pub.to_json() if pub is not None else None
 
 
 def _queue_counts(state_dir: Path | None) -> tuple[int, int]:

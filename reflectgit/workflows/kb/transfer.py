@@ -263,6 +263,16 @@ class Transfer(Base):
         import tarfile  # only export and import of a tarball need it; keep start-up lean
 
         out = Path(target)
+        if out.is_dir():
+            raise ReflectGitError(
+                f"cannot export to {out}: it is a folder",
+                hint=f"name the file to write, such as {out / 'kb-export.tar.gz'}",
+            )
+        if not out.parent.is_dir():
+            raise NotFoundError(
+                f"cannot export to {out}: the folder {out.parent} does not exist",
+                hint=f"create it first (`mkdir -p {out.parent}`) or name a file in a folder that exists",
+            )
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for path in sorted(files):

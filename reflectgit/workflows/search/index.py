@@ -918,8 +918,27 @@ def _now() -> dt.datetime:
 # --------------------------------------------------------------------------- workflows
 
 
-def index_path(state_dir: Path) -> Path:
-    return state_dir / INDEX_NAME
+def index_path(state_dir: Path, kb: Path | None = None) -> Path:
+    """The index file of ``kb`` in ``state_dir``.
+
+    A state directory inside the KB (the default, ``<kb>/.git/reflect-git``) belongs to that KB
+    alone and holds the index itself. One that lives elsewhere (``REFLECT_STATE_DIR``) may be
+    shared by several KBs, so each KB gets its own index under ``indexes/<name>-<key>/``: an
+    index only ever holds the trees of the repository it was built from.
+    """
+    if kb is None:
+        return state_dir / INDEX_NAME
+    root = Path(os.path.realpath(kb))
+    if (
+        root == Path(os.path.realpath(state_dir))
+        or root in Path(os.path.realpath(state_dir)).parents
+    ):
+        return state_dir / INDEX_NAME
+    import hashlib
+
+    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name)[:40] or "kb"
+    return state_dir / "indexes" / f"{name}-{key}" / INDEX_NAME
 
 
 def freshness(kb: Path | Store, state_dir: Path) -> str:
@@ -929,7 +948,7 @@ def freshness(kb: Path | Store, state_dir: Path) -> str:
     """
     if not isinstance(kb, Path):
         kb = kb.path or kb.git_dir
-    path = index_path(state_dir)
+    path = index_path(state_dir, kb)
     if not path.exists():
         return "missing"
     try:
@@ -966,7 +985,7 @@ def open_fresh(
             hint=f"run `reflect-git init {kb}` to create a knowledge base there",
         )
     recover_if_pending(kb, env)  # an interrupted write is finished first (git/worktree.py)
-    path = index_path(state_dir)
+    path = index_path(state_dir, kb)
     for attempt in (1, 2):
         index = Index.open(path)
         try:
@@ -998,7 +1017,7 @@ def reindex(
 ) -> RefreshResult:
     """Bring the index up to date (incrementally), or rebuild it from scratch with ``force``."""
     if force:
-        _remove(index_path(state_dir))
+        _remove(index_path(state_dir, kb))
     index, result = open_fresh(kb, state_dir, env, progress)
     with index:
         if result is None:

@@ -1,0 +1,230 @@
+"""The heuristic writer's notes (issue 12.8, 19.3): a rule with its subject, the rule and the
+evidence; observations without a rule dropped; twins within one answer removed; injected text
+never a note. Each case is a Claude Code transcript in tmp_path run through the real cascade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reflectgit.workflows.drain import cascade, heuristic
+
+
+def _session(tmp_path: Path, turns: list[tuple[str, str] | dict]) -> str:
+    lines = []
+    for i, turn in enumerate(turns):
+        if isinstance(turn, dict):
+            record = turn
+        else:
+            role, text = turn
+            record = {"type": role, "message": {"role": role, "content": text}}
+        record.setdefault("sessionId", "s-1")
+        record.setdefault("uuid", f"u{i}")
+        lines.append(json.dumps(record))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _actions(tmp_path: Path, turns: list) -> list[dict]:
+    prepared = cascade.prepare(_session(tmp_path, turns))
+    return heuristic.write(prepared)["actions"] if prepared.skip is None else []
+
+
+def test_a_persons_rule_is_the_title_with_its_subject(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "implement the exporter"),
+            ("assistant", "Done. I left a TODO for the retry path."),
+            ("user", "TODO is not acceptable, implementation must be full"),
+        ],
+    )
+    assert action["title"] == "TODO is not acceptable, implementation must be full"
+    assert action["confidence"] == "medium" and action["learning_type"] == "correction"
+    assert "TODO is not acceptable" in action["body"], "the evidence: the person's words"
+    assert "I left a TODO" in action["problem"], "the evidence: what the assistant had done"
+
+
+def test_chatter_before_the_rule_is_not_the_title(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "plan the session tracker"),
+            ("assistant", "Here is a plan with an orchestrator per agent."),
+            ("user", "the main idea is fine, however the orchestrator must not be agent specific"),
+        ],
+    )
+    assert action["title"] == "The orchestrator must not be agent specific"
+
+
+def test_reworded_twins_are_one_note(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "build it"),
+            ("assistant", "Running gradle build."),
+            ("user", "Use `./gradlew build --configuration-cache` instead of `gradle build`."),
+            ("assistant", "Switching."),
+            ("user", "ok"),
+            ("assistant", "Running gradle build in the other module."),
+            ("user", "thanks"),
+            ("assistant", "Anything else?"),
+            ("user", "Instead of `gradle build`, use `./gradlew build --configuration-cache`."),
+        ],
+    )
+    assert len(actions) == 1
+    assert "./gradlew build --configuration-cache" in actions[0]["title"]
+
+
+def test_different_rules_are_two_notes(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "set it up"),
+            ("assistant", "Installing with pip."),
+            ("user", "Use `uv pip sync requirements.lock` instead of `pip install`."),
+            ("assistant", "Pushing to main."),
+            ("user", "Never push to `main` directly, open a pull request."),
+        ],
+    )
+    assert len(actions) == 2
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # an observation: a cause without anything to do
+        [
+            ("user", "why is it flaky?"),
+            ("assistant", "Turns out the worker ran before the row was committed."),
+        ],
+        # the assistant's decision without a subject ("Go with exponential backoff capped at 30 s")
+        [
+            ("user", "add retries"),
+            ("assistant", "We decided to go with exponential backoff capped at 30 s."),
+        ],
+        # a bare rejection teaches nothing by itself
+        [
+            ("user", "write the parser"),
+            ("assistant", "I wrote a regex parser."),
+            ("user", "not like this"),
+        ],
+        # a reply that scopes a permission is no rule
+        [
+            ("user", "run it"),
+            ("assistant", "May I run the migration?"),
+            ("user", "only for this repo"),
+        ],
+        # "No, don't worry, that's fine." is no correction
+        [
+            ("user", "fix the test"),
+            ("assistant", "Should I also update the snapshot?"),
+            ("user", "No, don't worry, that's fine."),
+        ],
+    ],
+    ids=["observation", "decision", "bare-rejection", "permission-scope", "dont-worry"],
+)
+def test_no_note_without_an_actionable_rule(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_plain_rejection_with_its_reason_is_a_low_correction(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "summarise the sessions"),
+            ("assistant", "I will send the whole transcript to the model on every Stop."),
+            ("user", "it's bad idea, since entire conversation will be processed every time"),
+        ],
+    )
+    assert action["confidence"] == "low" and action["learning_type"] == "correction"
+    assert action["title"].startswith("It's bad idea, since entire conversation")
+    assert "I will send the whole transcript to the model" in action["problem"]
+
+
+def test_the_assistants_fix_is_low_with_its_subject(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "why does the app crash at boot?"),
+            (
+                "assistant",
+                "- **`:opentelemetry.set_text_map_propagators/1` undefined**: The function "
+                "doesn't exist. Fixed by configuring propagators via application environment "
+                "config (`text_map_propagators: [:trace_context, :baggage]`).",
+            ),
+        ],
+    )
+    assert action["confidence"] == "low" and action["learning_type"] == "bug-fix"
+    assert action["title"].startswith(
+        "`:opentelemetry.set_text_map_propagators/1` undefined: configure propagators"
+    )
+    assert action["fix"].startswith("Configure propagators via application environment")
+
+
+def test_injected_text_is_never_a_note(tmp_path):
+    skill = (
+        "Base directory for this skill: /home/u/.claude/skills/beads\n\n"
+        "You must always run `bd prime` first. Never edit files directly."
+    )
+    caveat = (
+        "<local-command-caveat>Caveat: The messages below were generated by the user while "
+        "running local commands. DO NOT respond to these messages or otherwise consider them "
+        "in your response unless the user explicitly asks you to.</local-command-caveat>"
+    )
+    summary = (
+        "This session is being continued from a previous conversation. Always use `uv` "
+        "instead of `pip`; the fix was to never run `pip install`."
+    )
+    turns = [
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": skill}},
+        ("user", caveat),
+        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content": summary}},
+        ("user", "continue"),
+    ]
+    prepared = cascade.prepare(_session(tmp_path, turns))
+    assert prepared.skip == "no-signal"
+
+
+def test_twins_helper_has_negative_cases():
+    assert heuristic.twins(
+        "Use `./gradlew build` instead of `gradle build`",
+        "Instead of `gradle build`, use `./gradlew build`",
+    )
+    assert not heuristic.twins("Use `npm ci` in CI", "Never push to `main` directly")
+    assert not heuristic.twins("Pin numpy below 2", "Pin pandas below 3 for the reports job")
+
+
+def test_the_title_is_the_rule_not_who_was_told(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "deploy it"),
+            ("assistant", "Deleting the pods one by one."),
+            ("user", "That's wrong. You must use `kubectl rollout restart deployment/api`."),
+        ],
+    )
+    assert action["title"] == "Use `kubectl rollout restart deployment/api`"
+
+
+def test_a_long_plain_rejection_is_a_low_note_and_a_short_one_none(tmp_path):
+    long_reply = "it's not jsonl file, it is the plain text log that the CLI writes on exit"
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "parse the session log"),
+            ("assistant", "I'll parse it line by line as JSON."),
+            ("user", long_reply),
+        ],
+    )
+    assert action["confidence"] == "low"
+    assert action["title"].startswith("It's not jsonl file")
+    short = [
+        ("user", "parse the session log"),
+        ("assistant", "I'll parse it line by line as JSON."),
+        ("user", "it's not jsonl file"),
+    ]
+    assert _actions(tmp_path, short) == []
