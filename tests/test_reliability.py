@@ -276,7 +276,14 @@ def test_unrelated_commits_and_staged_files_are_left_alone(rg, kb):
 # --------------------------------------------------------------------------- invalid input
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in INVALID.iterdir()))
+# Invalid in a file (validate names the alias), but add normalises a confidence alias and
+# writes the tier (tests/test_invariants.py holds add to that).
+ALIAS_ONLY = {"uppercase-confidence.md"}
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in INVALID.iterdir() if p.name not in ALIAS_ONLY)
+)
 def test_every_invalid_file_is_refused_by_add(rg, kb, name):
     _add(rg, "Already here")
     before = head(kb)

@@ -67,6 +67,9 @@ def add_cmd(
     confidence: str | None = typer.Option(None, "--confidence", help="high, medium or low."),
     tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),  # noqa: B008
     force: bool = typer.Option(False, "--force", help="Replace a different note with the same id."),
+    restore: bool = typer.Option(
+        False, "--restore", help="Bring back a forgotten id (its .forgotten/ copy is removed)."
+    ),
 ) -> None:
     """Validate and commit one note (from a file, stdin, or flags)."""
     fields = {
@@ -93,6 +96,7 @@ def add_cmd(
             force=force,
             source_name=file if file and file != "-" else "<stdin>",
             sidecar_name=entities if entities and entities != "-" else "<entities>",
+            restore=restore,
         )
     doc = {"id": result.id, "path": result.path, "commit": result.commit}
     render.emit(ctx, doc, render.added(result))
@@ -265,18 +269,22 @@ def log_cmd(
 def import_cmd(
     ctx: typer.Context,
     path: str = typer.Argument(..., metavar="PATH", help="A folder of notes, or an export."),
+    restore: bool = typer.Option(
+        False, "--restore", help="Bring back notes whose ids were forgotten (else skipped)."
+    ),
 ) -> None:
     """Bulk-import notes, skipping what is already there (and saying why)."""
     bar = render.ProgressBar.for_ctx(ctx, "importing")
     try:
         with open_kb(ctx) as kb:
-            result = kb.import_notes(path, progress=bar)
+            result = kb.import_notes(path, progress=bar, restore=restore)
     finally:
         bar.close()
     doc = {
         "imported": len(result.imported),
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
         "commits": result.commits,
+        "adapted": [{"path": a.path, "id": a.id, "changes": a.changes} for a in result.adapted],
     }
     render.emit(ctx, doc, render.imported(result))
 

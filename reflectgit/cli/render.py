@@ -202,6 +202,10 @@ def imported(result: Any) -> list[str]:
         f"imported {len(result.imported)} notes in {len(result.commits)} commit(s)"
         + (f": {', '.join(short(c) for c in result.commits)}" if result.commits else "")
     ]
+    adapted = getattr(result, "adapted", [])
+    if adapted:
+        lines.append(f"adapted {len(adapted)} on the way in (only these lines changed):")
+        lines += [f"  {a.path} -> {a.id}: {'; '.join(a.changes)}" for a in adapted]
     if result.skipped:
         lines.append(f"skipped {len(result.skipped)}:")
         lines += [f"  {s.path}: {s.reason}" for s in result.skipped]

@@ -77,6 +77,9 @@ def recall_cmd(
         "--budget",
         help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
     ),
+    everywhere: bool = typer.Option(
+        False, "--global", help="Also notes learned in other projects (not only global ones)."
+    ),
 ) -> None:
     """What an agent should know at session start in this project."""
     from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, recall
@@ -105,6 +108,7 @@ def recall_cmd(
             limit=limit,
             budget=size,
             env=cfg.env,
+            everywhere=everywhere,
         )
     except ReflectGitError as exc:
         if not hook:

@@ -142,6 +142,44 @@ def supersede(old: Note, new: Note, old_id: str, new_id: str) -> tuple[Note, Not
     return old_out, new_out
 
 
+def link_names(value: Any) -> list[str]:
+    """The ids a ``superseded_by``/``supersedes`` value names (a string, a list, or nothing)."""
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def release(note: Note, old_id: str) -> Note | None:
+    """``old_id`` taken out of ``note.supersedes`` (it is superseded by another note now);
+    None when ``note`` did not list it. The field goes when nothing is left in it."""
+    current = note.frontmatter.get("supersedes")
+    names = link_names(current)
+    if old_id not in names:
+        return None
+    out = _copy(note)
+    rest = [n for n in names if n != old_id]
+    if not rest:
+        del out.frontmatter["supersedes"]
+    elif isinstance(current, list):
+        out.frontmatter["supersedes"] = rest
+    else:
+        out.frontmatter["supersedes"] = rest[0] if len(rest) == 1 else rest
+    return out
+
+
+def carry_links(previous: Mapping[str, Any], note: Note) -> Note:
+    """``note`` taking the place of a note with the same id (a forgotten one brought back)
+    keeps that id's ``superseded_by``/``supersedes`` where it sets none itself: the other
+    notes still name the id, so both directions stay consistent."""
+    out = _copy(note)
+    for key in ("superseded_by", "supersedes"):
+        if link_names(previous.get(key)) and not link_names(out.frontmatter.get(key)):
+            out.frontmatter[key] = previous[key]
+    return out
+
+
 def assign(front: dict[str, Any], parts: Sequence[str], value: Any) -> None:
     """Set ``front[a][b]... = value`` for a dotted key, creating mappings on the way."""
     target = front

@@ -618,6 +618,64 @@ def normalize_tier(value: object) -> str | None:
     return TIER_ALIASES.get(value.strip().lower())
 
 
+def normalized(front: Mapping[str, Any]) -> dict[str, Any]:
+    """The frontmatter as reflect-git writes it: a confidence alias (``H``, ``HIGH``, ``Med``,
+    ``l`` ... any case, see ``TIER_ALIASES``) becomes its tier. Everything else, and a value
+    that is no alias at all (validation names it), stays as it was. THE normalisation every
+    reader that writes applies: add, update, import, route."""
+    out = dict(front)
+    tier = normalize_tier(out.get("confidence"))
+    if tier is not None:
+        out["confidence"] = tier
+    return out
+
+
+def normalized_sidecar(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Sidecar values as reflect-git writes them: entity and relationship types in any case
+    become the closed set's spelling (``Tool`` -> ``tool``, ``Relates_To`` -> ``relates_to``);
+    an edge without a ``type`` gets ``relates_to`` (the original tool's backfill: the
+    undirected fallback). Unknown types stay, for validation to name."""
+    out = dict(data)
+    for key, allowed in (("entities", ENTITY_TYPES), ("relationships", RELATIONSHIP_TYPES)):
+        items = out.get(key)
+        if not isinstance(items, list):
+            continue
+        fixed: list[Any] = []
+        for item in items:
+            if isinstance(item, Mapping):
+                item = dict(item)
+                kind = item.get("type")
+                if key == "relationships" and kind in (None, ""):
+                    item["type"] = "relates_to"
+                elif isinstance(kind, str) and kind.strip().lower() in allowed:
+                    item["type"] = kind.strip().lower()
+            fixed.append(item)
+        out[key] = fixed
+    return out
+
+
+# Where a note is (its folder) and what its frontmatter says, as one word. THE answer to "is
+# this note live?" for list, search and recall alike.
+NOTE_STATES = ("live", "superseded", "retired", "archived", "forgotten")
+RETIRED_STATUSES = frozenset(
+    {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
+)
+
+
+def note_state(location: str, front: Mapping[str, Any]) -> str:
+    """``archived`` or ``forgotten`` by location; a note in ``documents/`` is ``superseded``
+    when ``superseded_by`` names another note, ``retired`` when its ``status`` says so (the
+    original tool's ledger statuses), else ``live``."""
+    if location != "live":
+        return location
+    if front.get("superseded_by") not in (None, "", []):
+        return "superseded"
+    status = front.get("status")
+    if isinstance(status, str) and status.strip().lower() in RETIRED_STATUSES:
+        return "retired"
+    return "live"
+
+
 def tier_from_num(value: float) -> str:
     """Buckets: >=0.8 high, >=0.5 medium, else low."""
     if value >= 0.8:

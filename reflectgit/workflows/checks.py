@@ -336,6 +336,57 @@ def supersession_links(tree: KbTree) -> Iterable[Problem]:
                 yield Problem(entry.path, field_line(note, field), 1, field, message)
 
 
+def supersession_cycles(tree: KbTree) -> Iterable[Problem]:
+    """Following ``superseded_by`` never comes back to where it started (a cycle has no current
+    note). Each cycle is reported once, on its first note by path."""
+    by_id: dict[str, NoteEntry] = {}
+    for entry in tree.notes:
+        if entry.note is not None:
+            by_id.setdefault(entry.id, entry)
+    reported: set[str] = set()
+    for entry in sorted(by_id.values(), key=lambda e: e.path):
+        chain = [entry.id]
+        current: NoteEntry | None = entry
+        while current is not None and current.note is not None:
+            nxt = _names(current.note.frontmatter.get("superseded_by"))
+            if not nxt:
+                break
+            if nxt[0] == entry.id:
+                if not reported.intersection(chain):
+                    reported.update(chain)
+                    yield Problem(
+                        entry.path,
+                        field_line(entry.note, "superseded_by"),
+                        1,
+                        "superseded_by",
+                        "supersession cycle: "
+                        + " -> ".join([*chain, entry.id])
+                        + "; a cycle leaves no current note (clear superseded_by on one of them)",
+                    )
+                break
+            if nxt[0] in chain:
+                break  # a cycle further on; reported from its own first note
+            chain.append(nxt[0])
+            current = by_id.get(nxt[0])
+
+
+def forgotten_stay_forgotten(tree: KbTree) -> Iterable[Problem]:
+    """A forgotten id is a tombstone: no live or archived note takes it again."""
+    gone = {entry.id for entry in tree.notes if entry.path.startswith(FORGOTTEN + "/")}
+    for entry in tree.notes:
+        if entry.path.split("/", 1)[0] in ID_FOLDERS and entry.id in gone:
+            line, col = _where(entry.note, ["id"], on_key=False) if entry.note else (1, 1)
+            yield Problem(
+                entry.path,
+                line,
+                col,
+                "id",
+                f"{entry.id!r} was forgotten (it is in {FORGOTTEN}/) and is back; a forgotten "
+                "id stays forgotten (remove this note, or remove the forgotten copy to bring it "
+                "back on purpose: `reflect-git add --restore`)",
+            )
+
+
 def no_secrets(tree: KbTree) -> Iterable[Problem]:
     """No note or sidecar holds a secret (``reflectgit.notes.secrets``, the one scanner).
 
@@ -369,6 +420,8 @@ TREE_CHECKS: tuple[Callable[[KbTree], Iterable[Problem]], ...] = (
     no_ranking_fields,
     within_layout,
     supersession_links,
+    supersession_cycles,
+    forgotten_stay_forgotten,
     no_secrets,
 )
 

@@ -3,7 +3,8 @@
 The project is described by what the caller passes in (the working directory's repository
 name, branch and recently touched files; never read implicitly here), matched against each
 note's text, ``scope``, ``project``, tags and entities through the search index, and weighted by
-confidence and proof count. The result fits a character budget and renders as plain text or as
+confidence and proof count. A note learned in another project (its ``project`` field) is not
+served unless its scope is ``global`` (``notes.scope.served_in``); ``everywhere`` serves all. The result fits a character budget and renders as plain text or as
 the JSON a Claude Code SessionStart hook prints. Each recall bumps the S9 ranking counters
 (``reflectgit.state.ranking``, in the state directory); the notes themselves never change.
 """
@@ -209,9 +210,11 @@ def _scope_matches(scope: str | None, name: str) -> bool:
 
 
 def rank(
-    index: Index, context: ProjectContext
+    index: Index, context: ProjectContext, everywhere: bool = False
 ) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
-    """Live notes scored for the project, best first, and the number of live notes."""
+    """Live notes scored for the project, best first, and the number of live notes (notes
+    learned in other projects left out unless ``everywhere``)."""
+    from reflectgit.notes.scope import served_in
     from reflectgit.workflows.search.index import fts_query
 
     terms = context.terms()
@@ -247,6 +250,8 @@ def rank(
     for doc in index.documents(sorted(rowids)):
         if doc["state"] != "live" or doc["hidden"]:
             continue
+        if not everywhere and not served_in(context.name, doc["scope"], doc["project"]):
+            continue  # learned in another project and not said to hold beyond it
         reasons: list[str] = []
         affinity = 0.0
         if (doc["project"] or "").lower() == name:
@@ -255,6 +260,8 @@ def rank(
         if _scope_matches(doc["scope"], name):
             affinity += 12
             reasons.append(f"scope {doc['scope']}")
+        elif (doc["scope"] or "").lower() == "global":
+            reasons.append("scope global")
         tag_hits = sorted(_as_set(doc["tags"]) & term_set)
         if tag_hits:
             affinity += 2 * len(tag_hits)
@@ -287,8 +294,10 @@ def recall(
     env: Mapping[str, str] | None = None,
     now: dt.datetime | None = None,
     record: bool = True,
+    everywhere: bool = False,
 ) -> RecallResult:
-    """The notes most relevant to the project at ``cwd``, within ``budget`` characters."""
+    """The notes most relevant to the project at ``cwd``, within ``budget`` characters;
+    ``everywhere`` also serves notes learned in other projects."""
     if limit < 1:
         raise UsageError("--limit must be at least 1")
     if budget < 200:
@@ -296,7 +305,7 @@ def recall(
     context = project_context(cwd, project, env)
     index, _ = open_fresh(kb, state_dir, env)
     with index:
-        scored, total = rank(index, context)
+        scored, total = rank(index, context, everywhere)
     result = RecallResult(project=context, notes=[], total_live=total, budget=budget)
     for score, doc, reasons in scored:
         if len(result.notes) >= limit:

@@ -348,7 +348,8 @@ class Capture:
         """
         from reflectgit.git.store import write
         from reflectgit.notes import edit, messages
-        from reflectgit.notes.note import parse_note, render_note
+        from reflectgit.notes.inplace import rewrite_note
+        from reflectgit.notes.note import parse_note
         from reflectgit.workflows.kb import KnowledgeBase
         from reflectgit.workflows.kb.base import Edit, Snapshot
 
@@ -373,7 +374,7 @@ class Capture:
                 moved = edit.retier(note, step, now, validated=validated)
                 if moved is None:
                     continue
-                changes.append(write(path, render_note(moved)))
+                changes.append(write(path, rewrite_note(data, moved)))  # keeps the file
                 ids.append(moved.id or Path(path).stem)
             if not changes:
                 return Edit(ids)

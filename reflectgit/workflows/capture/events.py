@@ -516,7 +516,7 @@ class AgentEvents:
                 "validated": True,
             },
         )
-        written = self.cap.write_notes([draft])
+        written = self.cap.write_notes(self._scoped([draft], payload))
         self.cap.log("PostToolUse", "note:test-fix", ",".join(written.ids), session)
 
     def _promote(self, session: str, failing_runs: int) -> None:
@@ -567,7 +567,7 @@ class AgentEvents:
             {"items": items, "ids": ids, "files": files if not drafts else []},
         )
         if drafts:
-            written = self.cap.write_notes(drafts)
+            written = self.cap.write_notes(self._scoped(drafts, payload))
             self.cap.log("PostToolUse", "note:todo-done", ",".join(written.ids), session)
 
     def _todo_draft(
@@ -759,7 +759,7 @@ class AgentEvents:
                 },
             },
         )
-        written = self.cap.write_notes([draft])
+        written = self.cap.write_notes(self._scoped([draft], payload))
         self.cap.log("PostToolUse", "note:permission", ",".join(written.ids), session)
 
     # ------------------------------------------------------------------ prompts
@@ -831,7 +831,7 @@ class AgentEvents:
                 "watcher_reason": armed.get("reason"),
             },
         )
-        written = self.cap.write_notes([draft])
+        written = self.cap.write_notes(self._scoped([draft], payload))
         self.cap.log("UserPromptSubmit", "note:correction", ",".join(written.ids), session)
 
     # ------------------------------------------------------------------ queue producers
@@ -953,6 +953,18 @@ class AgentEvents:
             f"{row['name'] or ''} {row['context'] or ''}".strip(),
             session,
         )
+
+    def _scoped(self, drafts: list[NoteDraft], payload: Mapping[str, Any]) -> list[NoteDraft]:
+        """Each note carries the project it was learned in; global only when it says so."""
+        from reflectgit.notes.scope import scope_fields
+        from reflectgit.workflows.project import project_name
+
+        cwd = payload.get("cwd")
+        project = project_name(cwd, self.cap.cfg.env) if isinstance(cwd, str) else None
+        for draft in drafts:
+            said = f"{draft.title}\n{draft.fields.get('rule') or ''}\n{draft.body}"
+            draft.fields.update(scope_fields(project, said))
+        return drafts
 
     def _harness(self, payload: Mapping[str, Any]) -> str:
         harness = payload.get("harness")

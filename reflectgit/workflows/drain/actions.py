@@ -42,6 +42,7 @@ from reflectgit.notes.note import (
     tier_from_num,
 )
 from reflectgit.notes.privacy import scrub_secrets
+from reflectgit.notes.scope import note_text, scope_fields
 from reflectgit.workflows.kb.twins import TwinFinder
 
 MAX_CREATES = 12
@@ -104,6 +105,7 @@ class Context:
     content_hash: str | None = None
     scope: str = "global"
     discovery_tokens: int | None = None
+    project: str | None = None  # where the session worked (``workflows.project``); issue 12.7
     writer: str = "extract"
 
     @property
@@ -275,6 +277,9 @@ def build_draft(raw: Mapping[str, Any], ctx: Context) -> Draft | str:
         front["discovery_tokens"] = ctx.discovery_tokens
     extra = clean_text(raw.get("body"), BODY_MAX, single_line=False)
     note = Note(front, _body(fields, extra))
+    # The project it was learned in, scope: project; global only when the text says so.
+    front.pop("scope", None)
+    front.update(scope_fields(ctx.project, note_text(front, note.body)))
     relationships = [{**r, "description": ""} for r in relations]
     # Strict validation wants every edge endpoint to be a known entity.
     names = {e["name"] for e in entities}

@@ -33,6 +33,7 @@ from reflectgit.config import (
 )
 from reflectgit.errors import ConfigError, ReflectGitError, StorageError, UsageError
 from reflectgit.notes.dates import format_epoch, parse_instant
+from reflectgit.notes.inplace import rewrite_note
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
 from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
 from reflectgit.notes.privacy import clean
@@ -42,6 +43,7 @@ from reflectgit.workflows.drain import actions as act
 from reflectgit.workflows.drain import cascade, heuristic, quota
 from reflectgit.workflows.drain import writer as wr
 from reflectgit.workflows.drain.kbview import KbView
+from reflectgit.workflows.project import project_name
 
 WRITERS = ("extract", "heuristic")
 LOCK_FILE = "drain.lock"
@@ -558,6 +560,7 @@ class Drain:
             trigger=entry.trigger,
             content_hash=prepared.signal_hash,
             scope="global",
+            project=project_name(entry.cwd, self.cfg.env) if entry.cwd else None,
             discovery_tokens=tokens or None,
             writer=self.s.writer,
         )
@@ -925,7 +928,7 @@ def _drain_edit(kb: Any, snap: Any, entry: Entry, ctx: act.Context, plan: act.Pl
                 }
             )
             continue
-        changes.append(write(found.path, render_note(updated)))
+        changes.append(write(found.path, rewrite_note(found.data, updated)))  # keeps the file
         applied.confirmed.append(nid)
         body.append(f"confirm {nid}: {act.clean_text(reason, 200)}")
     for nid, reason in plan.archives:

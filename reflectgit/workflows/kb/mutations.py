@@ -14,16 +14,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from reflectgit.config import FORGOTTEN
-from reflectgit.errors import ConflictError, NoteError, NotFoundError, UsageError
+from reflectgit.errors import ConflictError, NoteError, NotFoundError, RefusedError, UsageError
 from reflectgit.git.store import Change, delete, write
 from reflectgit.notes import edit, messages
 from reflectgit.notes.dates import parse_instant
+from reflectgit.notes.inplace import rewrite_note
 from reflectgit.notes.note import (
     Note,
     Sidecar,
     load_yaml,
     new_id,
     normalize_tier,
+    normalized,
+    normalized_sidecar,
     parse_note,
     parse_sidecar,
     render_note,
@@ -174,6 +177,80 @@ def _tier(value: Any, what: str) -> str:
     return tier
 
 
+LINK_FIELDS = ("superseded_by", "supersedes")
+
+
+def forgotten_refusal(ident: str, op: str, given: bool = True) -> RefusedError:
+    """A forgotten id is a tombstone: ``op`` (add, import) does not bring it back unasked.
+    ``given``: the note names the id itself (else it was generated from the same content)."""
+    other = (
+        "or remove `id:` to add it as a new note"
+        if given
+        else "or change the note (it then gets a new id)"
+    )
+    return RefusedError(
+        f"{ident} was forgotten (it is in .forgotten/); {op} does not bring a forgotten note "
+        "back on its own",
+        hint=f"pass --restore to bring it back (the forgotten copy is removed in the same "
+        f"commit), {other}",
+    )
+
+
+def lift_tombstone(tomb: Located) -> list[Change]:
+    """The changes that remove a forgotten note (and its sidecar) when it is brought back."""
+    changes = [delete(tomb.path)]
+    if tomb.sidecar is not None:
+        changes.append(delete(tomb.sidecar_path))
+    return changes
+
+
+def _refuse_links(snap: Snapshot, note: Note, ident: str) -> None:
+    """A new note's ``superseded_by``/``supersedes`` must already be matched on the other side
+    (an export imported again); otherwise ``supersede`` makes the link, both sides at once."""
+    for field, back in (("superseded_by", "supersedes"), ("supersedes", "superseded_by")):
+        for other_id in edit.link_names(note.frontmatter.get(field)):
+            other = snap.find(other_id, ("live", "archived", "forgotten"))
+            ok = other is not None and ident in edit.link_names(_front(other).get(back))
+            if not ok:
+                raise RefusedError(
+                    f"the note says `{field}: {other_id}`, but {other_id} "
+                    + ("is not in the KB" if other is None else f"does not list it in {back}"),
+                    hint="remove the line and link the notes with "
+                    "`reflect-git supersede OLD --by NEW` (it writes both sides)",
+                )
+
+
+def _front(found: Located) -> dict[str, Any]:
+    try:
+        return parse_note(found.data, found.path).frontmatter
+    except NoteError:
+        return {}
+
+
+def _refuse_cycle(snap: Snapshot, old: str, new: str, new_note: Note) -> None:
+    """``supersede OLD --by NEW`` when NEW is (through any chain) superseded by OLD is a cycle."""
+    seen = {new}
+    chain = [new]
+    frontier = edit.link_names(new_note.frontmatter.get("superseded_by"))
+    while frontier:
+        nxt = frontier.pop()
+        if nxt in seen:
+            continue
+        seen.add(nxt)
+        chain.append(nxt)
+        if nxt == old:
+            path = " -> ".join([*chain])
+            raise RefusedError(
+                f"{old} cannot be superseded by {new}: {new} is already superseded by {old} "
+                f"({path}), and a cycle leaves no current note",
+                hint=f"{new} stays superseded by {old}; to replace both, add a new note and "
+                f"supersede {old} by it",
+            )
+        found = snap.find(nxt, ("live", "archived", "forgotten"))
+        if found is not None:
+            frontier.extend(edit.link_names(_front(found).get("superseded_by")))
+
+
 # --------------------------------------------------------------------------- the mutations
 
 
@@ -191,8 +268,14 @@ class Mutations(Base):
         force: bool = False,
         source_name: str = "<stdin>",
         sidecar_name: str = "<entities>",
+        restore: bool = False,
     ) -> AddResult:
-        """Validate and commit one note (from bytes, from fields, or bytes with field overrides)."""
+        """Validate and commit one note (from bytes, from fields, or bytes with field overrides).
+
+        A forgotten id is a tombstone: adding a note under it is refused unless ``restore``
+        (then the forgotten copy goes in the same commit). Supersession links are made by
+        ``supersede``, which keeps both sides; a new note that claims them is refused.
+        """
         if data is None and not fields:
             raise UsageError(
                 "nothing to add", hint="give a FILE, `-` for stdin, or --title and --insight"
@@ -218,10 +301,11 @@ class Mutations(Base):
         defaulted_created = "created" not in base_note.frontmatter
         if defaulted_created:
             base_note.frontmatter["created"] = self.clock()
+        base_note.frontmatter = normalized(base_note.frontmatter)  # H, HIGH, Med ... -> tiers
         check_note(base_note, source_name)  # errors name the user's file, not ours
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
-            side_data = _parse_side(sidecar, sidecar_name)
+            side_data = normalized_sidecar(_parse_side(sidecar, sidecar_name))
             check_sidecar(side_data, sidecar_name)
         now = self.clock()
 
@@ -229,22 +313,32 @@ class Mutations(Base):
             note = Note(dict(base_note.frontmatter), base_note.body)
             existing: Located | None = None
             known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
+            tomb: Located | None = None
             if note.id is not None:
                 ident = note.id
                 existing = snap.find(ident, ("live", "archived"), scan=False)
                 if existing is None:
-                    refuse_clash(ident, known)
+                    tomb = snap.find(ident, ("forgotten",), scan=False)
+                    if tomb is None:
+                        refuse_clash(ident, known)
             else:
 
                 def taken(candidate: str) -> bool:
-                    nonlocal existing
+                    nonlocal existing, tomb
                     if clash(candidate, known):
                         return True
                     found = snap.find(candidate, ("live", "archived"), scan=False)
                     if found is None:
+                        gone = snap.find(candidate, ("forgotten",), scan=False)
+                        if gone is not None:
+                            # The same note forgotten: a tombstone. Another note: a new id.
+                            if _same_note(gone.data, note, candidate, defaulted_created):
+                                tomb = gone
+                                return False
+                            return True
                         return any(
                             snap.exists(f"{STATE_FOLDERS[s]}/{candidate}{NOTE_SUFFIX}")
-                            for s in ("live", "archived")
+                            for s in ("live", "archived", "forgotten")
                         )
                     if _same_note(found.data, note, candidate, defaulted_created):
                         existing = found
@@ -255,8 +349,15 @@ class Mutations(Base):
             note.frontmatter["id"] = ident
             if existing is not None:
                 return self._add_over(existing, note, side_data, defaulted_created, force, now)
+            if tomb is not None and restore:
+                note = edit.carry_links(_front(tomb), note)  # the id's links stay whole
+            _refuse_links(snap, note, ident)
             path = f"{STATE_FOLDERS['live']}/{ident}{NOTE_SUFFIX}"
             changes = [write(path, render_note(note))]
+            if tomb is not None:
+                if not restore:
+                    raise forgotten_refusal(ident, "add", given=base_note.id is not None)
+                changes += lift_tombstone(tomb)
             if side_data is not None:
                 changes.append(write(sidecar_path_for(path), render_side(side_data, ident)))
             tier = note.tier
@@ -299,6 +400,7 @@ class Mutations(Base):
         old = parse_note(existing.data, existing.path)
         if kept_created and "created" in old.frontmatter:
             note.frontmatter["created"] = old.frontmatter["created"]
+        note = edit.carry_links(old.frontmatter, note)  # the other notes still name this id
         note.frontmatter["updated"] = now
         changes = [write(existing.path, render_note(note))]
         if side_data is not None:
@@ -324,6 +426,11 @@ class Mutations(Base):
             parts, value = parse_assignment(text)
             if parts[0] == "id":
                 raise UsageError("the id of a note never changes", hint="add a new note instead")
+            if parts[0] in LINK_FIELDS:
+                raise UsageError(
+                    f"{parts[0]} is kept by `reflect-git supersede`, which writes both notes",
+                    hint="reflect-git supersede OLD --by NEW",
+                )
             if parts == ["confidence"]:
                 value = _tier(value, "confidence")
             parsed.append((parts, value))
@@ -345,7 +452,7 @@ class Mutations(Base):
             message = self.message(
                 messages.chore_subject("update", found.id), "update", [found.id], note.tier
             )
-            return Edit(result, [write(found.path, render_note(note))], message)
+            return Edit(result, [write(found.path, rewrite_note(found.data, note))], message)
 
         done = self.mutate(build)
         return UpdateResult(done.value.id, done.value.path, done.commit)
@@ -373,7 +480,7 @@ class Mutations(Base):
                 extra=[("Reflect-Proof", source.strip())],
             )
             value = ConfirmResult(found.id, edit.proof_count(confirmed), None)
-            return Edit(value, [write(found.path, render_note(confirmed))], message)
+            return Edit(value, [write(found.path, rewrite_note(found.data, confirmed))], message)
 
         done = self.mutate(build)
         return ConfirmResult(done.value.id, done.value.proof_count, done.commit)
@@ -491,23 +598,35 @@ class Mutations(Base):
         def build(snap: Snapshot) -> Edit[SupersedeResult]:
             old_at = snap.get(old, ("live", "archived"))
             new_at = snap.get(new, ("live",))
-            old_note, new_note = edit.supersede(
-                parse_note(old_at.data, old_at.path),
-                parse_note(new_at.data, new_at.path),
-                old_at.id,
-                new_at.id,
-            )
-            check_note(old_note, old_at.path)
-            check_note(new_note, new_at.path)
+            if old_at.id == new_at.id:
+                raise UsageError("a note cannot supersede itself")
+            old_parsed = parse_note(old_at.data, old_at.path)
+            new_parsed = parse_note(new_at.data, new_at.path)
+            _refuse_cycle(snap, old_at.id, new_at.id, new_parsed)
+            previous = edit.link_names(old_parsed.frontmatter.get("superseded_by"))
+            old_note, new_note = edit.supersede(old_parsed, new_parsed, old_at.id, new_at.id)
+            written: list[tuple[Located, Note]] = [(old_at, old_note), (new_at, new_note)]
+            # Re-pointed: the note that superseded OLD until now lets go of it.
+            for before in previous:
+                if before == new_at.id:
+                    continue
+                was = snap.find(before, ("live", "archived", "forgotten"))
+                if was is None:
+                    continue
+                released = edit.release(parse_note(was.data, was.path), old_at.id)
+                if released is not None:
+                    written.append((was, released))
+            changes = []
+            for at, note in written:
+                if note.frontmatter == parse_note(at.data, at.path).frontmatter:
+                    continue
+                check_note(note, at.path)
+                changes.append(write(at.path, rewrite_note(at.data, note)))
             message = self.message(
                 messages.chore_subject("supersede", old_at.id),
                 "supersede",
                 [old_at.id, new_at.id],
             )
-            changes = [
-                write(old_at.path, render_note(old_note)),
-                write(new_at.path, render_note(new_note)),
-            ]
             return Edit(SupersedeResult(old_at.id, new_at.id, None), changes, message)
 
         done = self.mutate(build)

@@ -9,7 +9,7 @@ from typing import Any
 from reflectgit.errors import NoteError, NotFoundError, UsageError
 from reflectgit.notes import messages
 from reflectgit.notes.dates import format_timestamp, is_bare_date, parse_instant
-from reflectgit.notes.note import normalize_tier, parse_note, parse_sidecar
+from reflectgit.notes.note import normalize_tier, note_state, parse_note, parse_sidecar
 from reflectgit.workflows.kb.base import STATE_FOLDERS, Base, is_note_path, note_id, stem
 
 
@@ -67,7 +67,7 @@ def _summary(data: bytes, path: str, state: str) -> NoteSummary:
         note.title,
         note.tier,
         path,
-        state,
+        note_state(state, note.frontmatter),  # the state search and recall see too
         [str(t) for t in tags] if isinstance(tags, list) else [],
     )
 
@@ -81,7 +81,11 @@ class Reading(Base):
         confidence: str | None = None,
         tag: str | None = None,
     ) -> list[NoteSummary]:
-        """Notes on the branch (live ones unless ``include_all``), filtered by tier and tag."""
+        """Notes on the branch (live ones unless ``include_all``), filtered by tier and tag.
+
+        A note in ``documents/`` that is superseded (or retired by its ``status``) is not live:
+        ``list``, ``search`` and ``recall`` read its state with one function (``note_state``).
+        """
         tier_filter = None
         if confidence is not None:
             tier_filter = normalize_tier(confidence)
@@ -99,6 +103,8 @@ class Reading(Base):
                 if not is_note_path(path):
                     continue
                 summary = _summary(self.store.read_blob(blob), path, state)
+                if not include_all and summary.state != "live":
+                    continue
                 if tier_filter and summary.confidence != tier_filter:
                     continue
                 if tag and tag not in summary.tags:
@@ -123,8 +129,9 @@ class Reading(Base):
                 side = json_value(parse_sidecar(found.sidecar, found.sidecar_path).data)
             except NoteError:
                 side = None
+        state = note_state(found.state, note.frontmatter)
         return ShownNote(
-            found.id, found.path, found.state, json_value(note.frontmatter), note.body, side, rev
+            found.id, found.path, state, json_value(note.frontmatter), note.body, side, rev
         )
 
     def _revision(self, at: str) -> str:

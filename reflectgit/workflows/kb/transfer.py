@@ -3,20 +3,40 @@
 Import vets every note and sidecar first (in worker processes for a big import: YAML parsing
 is the bulk), then commits the good ones through the door, ``IMPORT_BATCH`` notes a commit,
 with compare-and-swap on every path it writes (each must still be absent).
+
+Vetting adapts what the original reflect tool wrote, so a real ``~/.learnings`` comes in
+whole (``adapt``): a confidence alias becomes its tier and a missing one means medium (the
+reflect format's reading); a hook note's ``captured_at`` stands for ``created`` and its first
+line for the title it lacks; a fleet note keyed by ``name:`` keeps that id; sidecar edges
+without a type get ``relates_to`` (the original's backfill) and a sidecar's ``document_id``
+follows its note's id. Every change is made in the file's own bytes (``notes.inplace``: only
+those lines change) and reported; everything else is kept as it was. Files that cannot come
+in are listed with the reason: an unreadable or invalid note, an orphan sidecar, a forgotten
+id (unless ``restore``), the raw originals of the original tool's ingest.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reflectgit.config import ARCHIVED, DOCUMENTS
 from reflectgit.errors import NoteError, NotFoundError, ReflectGitError
-from reflectgit.git.store import Change, blob_id, write
-from reflectgit.notes import messages
-from reflectgit.notes.note import is_safe_id, parse_note, parse_sidecar, sidecar_path_for
+from reflectgit.git.store import Change, blob_id, delete, write
+from reflectgit.notes import edit, messages
+from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
+from reflectgit.notes.note import (
+    Note,
+    is_safe_id,
+    normalized,
+    normalized_sidecar,
+    parse_note,
+    parse_sidecar,
+    sidecar_path_for,
+    tier_of,
+)
 from reflectgit.workflows.kb.base import (
     NOTE_SUFFIX,
     SIDECAR_SUFFIX,
@@ -36,9 +56,25 @@ IMPORT_BATCH = 10_000  # notes per import commit: one commit for any ordinary im
 EXPORT_MTIME = 0  # fixed so the same notes always give the same tarball bytes
 PARALLEL_VET_MIN = 2_000  # notes: from here on, parse and validate in worker processes
 
+INGEST_ORIGINALS = f"{DOCUMENTS}/memories/"  # the original tool's raw ingest copies
+SHARDS = "shards"  # the original tool's per-project KBs: shards/<project>/documents/
+TITLE_MAX = 120
+CREATED_FROM = ("captured_at", "date")  # hook notes, fleet notes
+
 Progress = Callable[[int, int], None]
 Job = tuple[str, bytes, "bytes | None"]  # note path, note bytes, sidecar bytes
-Verdict = tuple["str | None", "str | None"]  # (id, None) ok; (None, why) bad; (id, why) bad sidecar
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What vetting made of one note: its id and (adapted) bytes, or why it cannot come in.
+    ``ident`` with a ``problem`` is a good note whose sidecar is bad."""
+
+    ident: str | None
+    problem: str | None = None
+    data: bytes = b""
+    side: bytes | None = None
+    changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,10 +84,20 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Adapted:
+    """An imported note that was adapted on the way in, and how (one phrase a change)."""
+
+    path: str
+    id: str
+    changes: list[str]
+
+
+@dataclass(frozen=True)
 class ImportResult:
     imported: list[str]
     skipped: list[Skipped]
     commits: list[str]
+    adapted: list[Adapted] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -71,26 +117,45 @@ class Transfer(Base):
         source: str | os.PathLike[str],
         progress: Progress | None = None,
         batch: int = IMPORT_BATCH,
+        restore: bool = False,
     ) -> ImportResult:
-        """Bulk-import a folder of notes or an export tarball, skipping what is already there."""
+        """Bulk-import a folder of notes or an export tarball, skipping what is already there.
+
+        A note whose id was forgotten is skipped (a tombstone) unless ``restore``: then it
+        comes back and its forgotten copy goes in the same commit.
+        """
         src = Path(source)
         if not src.exists():
             raise NotFoundError(f"{src} does not exist", hint="name a folder of notes or an export")
         entries = _tar_entries(src) if src.is_file() else _folder_entries(src)
-        notes = {p: d for p, d in entries.items() if is_note_path(p)}
+        skipped: list[Skipped] = []
+        notes: dict[str, bytes] = {}
+        for rel, data in sorted(entries.items()):
+            if rel.startswith(INGEST_ORIGINALS):
+                skipped.append(Skipped(rel, "a raw original kept by the original tool's ingest"))
+            elif is_note_path(rel):
+                notes[rel] = data
+            elif sidecar_of(rel) not in entries:
+                skipped.append(
+                    Skipped(rel, f"sidecar without a note: {sidecar_of(rel)} is not in the import")
+                )
         jobs = [
             (rel, data, entries.get(sidecar_path_for(rel))) for rel, data in sorted(notes.items())
         ]
-        skipped: list[Skipped] = []
         good: list[Vetted] = []
+        adapted: list[Adapted] = []
         total = len(jobs)
-        for done, (rel, data, side, (ident, problem)) in enumerate(_vet_all(jobs), 1):
+        for done, (rel, _data, _side, verdict) in enumerate(_vet_all(jobs), 1):
             if progress is not None:
                 progress(done, total)
+            ident, problem = verdict.ident, verdict.problem
             if ident is None:
                 skipped.append(Skipped(rel, problem or "invalid"))
                 continue
+            data, side = verdict.data, verdict.side
             good.append((rel, data, side, ident, problem))
+            if verdict.changes and problem is None:
+                adapted.append(Adapted(rel, ident, list(verdict.changes)))
             if problem is None:
                 # The door validates what it commits; these bytes passed the same check.
                 self.vetted([blob_id(data)] + ([blob_id(side)] if side is not None else []))
@@ -103,7 +168,7 @@ class Transfer(Base):
             def build(
                 snap: Snapshot, chunk: list[Vetted] = chunk
             ) -> Edit[tuple[list[str], list[Skipped]]]:
-                return self._import_chunk(snap, chunk, seen, src)
+                return self._import_chunk(snap, chunk, seen, src, restore)
 
             done_chunk = self.mutate(build)
             ids, chunk_skips = done_chunk.value
@@ -112,17 +177,24 @@ class Transfer(Base):
                 commits.append(done_chunk.commit)
             imported.extend(ids)
             seen.update(ids)
-        order = {rel: n for n, (rel, _d, _s) in enumerate(jobs)}
-        skipped.sort(key=lambda s: order.get(s.path, -1))
-        return ImportResult(imported, skipped, commits)
+        skipped.sort(key=lambda s: s.path)
+        done_ids = set(imported)
+        adapted = [a for a in adapted if a.id in done_ids]
+        return ImportResult(imported, skipped, commits, adapted)
 
     def _import_chunk(
-        self, snap: Snapshot, chunk: list[Vetted], seen_before: set[str], src: Path
+        self,
+        snap: Snapshot,
+        chunk: list[Vetted],
+        seen_before: set[str],
+        src: Path,
+        restore: bool = False,
     ) -> Edit[tuple[list[str], list[Skipped]]]:
         existing: dict[str, str] = {}
         for state in ("live", "archived"):
             existing.update(snap.list(STATE_FOLDERS[state]))
         stems = {stem(p): b for p, b in existing.items() if is_note_path(p)}
+        forgotten = {stem(p): p for p in snap.list(STATE_FOLDERS["forgotten"]) if is_note_path(p)}
         known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
         seen = set(seen_before)
         ids: list[str] = []
@@ -140,6 +212,19 @@ class Transfer(Base):
             if problem is not None:  # the note is fine, its sidecar is not
                 skipped.append(Skipped(rel, problem))
                 continue
+            tomb = forgotten.get(ident)
+            if tomb is not None:
+                if not restore:
+                    skipped.append(
+                        Skipped(rel, f"{ident}: was forgotten (pass --restore to bring it back)")
+                    )
+                    continue
+                old_bytes = snap.read(tomb)
+                if old_bytes is not None:  # the id's supersession links stay whole
+                    data = _carry_links(old_bytes, data, tomb, rel)
+                changes.append(delete(tomb))
+                if snap.exists(sidecar_path_for(tomb)):
+                    changes.append(delete(sidecar_path_for(tomb)))
             clashing = clash_reason(ident, known)  # by case or Unicode normalisation
             if clashing is not None:
                 skipped.append(Skipped(rel, clashing))
@@ -213,24 +298,114 @@ class Transfer(Base):
 # --------------------------------------------------------------------------- vetting
 
 
+def _carry_links(tomb: bytes, data: bytes, tomb_path: str, rel: str) -> bytes:
+    """The imported note's bytes, with the forgotten note's supersession links carried over."""
+    try:
+        previous = parse_note(tomb, tomb_path).frontmatter
+        note = parse_note(data, rel)
+    except NoteError:
+        return data
+    carried = edit.carry_links(previous, note)
+    if carried.frontmatter == note.frontmatter:
+        return data
+    return rewrite_note(data, carried)
+
+
+def sidecar_of(path: str) -> str:
+    """``documents/x.entities.yaml`` -> ``documents/x.md``."""
+    return path[: -len(SIDECAR_SUFFIX)] + NOTE_SUFFIX
+
+
+def import_id(note: Note, rel: str) -> str:
+    """The id an imported note is stored under: ``id``, else ``name`` (the original tool's
+    fleet importer keys notes by it), else the file stem."""
+    if note.id:
+        return note.id
+    name = note.frontmatter.get("name")
+    if isinstance(name, str) and is_safe_id(name.strip()):
+        return name.strip()
+    return note_id(note, rel)
+
+
+def adapt(note: Note, rel: str) -> tuple[Note, list[str]]:
+    """The note as reflect-git keeps it, and what was changed (see the module docstring)."""
+    front = normalized(note.frontmatter)
+    changes: list[str] = []
+    raw_tier = note.frontmatter.get("confidence")
+    if front.get("confidence") != raw_tier:
+        changes.append(f"confidence {raw_tier!r} -> {front['confidence']!r}")
+    elif "confidence" not in front:
+        # The reflect format reads a missing confidence as medium (or its confidence_num).
+        front["confidence"] = tier_of(front) or "medium"
+        changes.append(f"confidence missing -> {front['confidence']!r}")
+    if "created" not in front:
+        for key in CREATED_FROM:
+            if front.get(key) not in (None, ""):
+                front["created"] = front[key]
+                changes.append(f"created from {key}")
+                break
+    title = front.get("title")
+    if not (isinstance(title, str) and title.strip()):
+        derived = _title_from_body(note.body)
+        if derived:
+            front["title"] = derived
+            changes.append("title from the body's first line")
+    parts = rel.split("/")
+    if parts[0] == SHARDS and len(parts) > 2 and front.get("project") in (None, ""):
+        front["project"] = parts[1]
+        changes.append(f"project {parts[1]!r} from its shard")
+    return Note(front, note.body, note.origin), changes
+
+
+def _title_from_body(body: str) -> str:
+    for line in body.splitlines():
+        text = line.strip().lstrip("#").strip().strip("*_`").strip()
+        if text and not text.startswith("<!--"):
+            return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1].rstrip() + "…"
+    return ""
+
+
 def _vet(job: Job) -> Verdict:
-    """Parse and validate one imported note and its sidecar (pure, so it can run anywhere)."""
+    """Parse, adapt and validate one imported note and its sidecar (pure: runs anywhere)."""
     rel, data, side = job
     try:
         note = parse_note(data, rel)
+        ident = import_id(note, rel)
+        kept, changes = adapt(note, rel)
+        if changes:
+            kept_data = rewrite_note(data, kept)
+            note = parse_note(kept_data, rel)
+            data = kept_data
         check_note(note, rel)
     except NoteError as exc:
-        return None, _first_line(exc.message)
-    ident = note_id(note, rel)
+        message = exc.message
+        if message.startswith(f"{rel}: "):
+            message = message[len(rel) + 2 :]  # the skip list names the file already
+        return Verdict(None, _first_line(message))
     if not is_safe_id(ident):
-        return None, f"id {ident!r} is not a safe file name"
+        return Verdict(None, f"id {ident!r} is not a safe file name")
     if side is not None:
         side_rel = sidecar_path_for(rel)
         try:
+            parsed = parse_sidecar(side, side_rel).data
+            fixed = normalized_sidecar(parsed)
+            doc_id = fixed.get("document_id")
+            if doc_id is not None and doc_id != ident:
+                fixed["document_id"] = ident
+                changes.append(f"sidecar document_id {doc_id!r} -> {ident!r}")
+            untyped = sum(
+                1
+                for edge in parsed.get("relationships") or []
+                if isinstance(edge, dict) and edge.get("type") in (None, "")
+            )
+            if untyped:
+                changes.append(f"sidecar: {untyped} edge(s) without a type -> relates_to")
+            if fixed != parsed:
+                side = rewrite_sidecar(side, fixed)
             check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
         except NoteError as exc:
-            return ident, "sidecar: " + _first_line(exc.message)
-    return ident, None
+            return Verdict(ident, "sidecar: " + _first_line(exc.message), data, side)
+    return Verdict(ident, None, data, side, tuple(changes))
 
 
 def _vet_all(jobs: list[Job]) -> Iterator[tuple[str, bytes, bytes | None, Verdict]]:
@@ -294,8 +469,16 @@ def _tar_entries(path: Path) -> dict[str, bytes]:
 
 
 def _rebase(entries: dict[str, bytes]) -> dict[str, bytes]:
-    """Keep a KB's ``documents/``/``archived/`` layout; anything else is a flat folder of notes."""
+    """Keep a KB's ``documents/``/``archived/`` layout (and the original tool's per-project
+    ``shards/<project>/documents/``); anything else is a flat folder of notes."""
     layout = any(p.split("/", 1)[0] in (DOCUMENTS, ARCHIVED) for p in entries)
     if not layout:
         return entries
-    return {p: d for p, d in entries.items() if p.split("/", 1)[0] in (DOCUMENTS, ARCHIVED)}
+    return {p: d for p, d in entries.items() if _in_layout(p)}
+
+
+def _in_layout(path: str) -> bool:
+    parts = path.split("/")
+    if parts[0] in (DOCUMENTS, ARCHIVED):
+        return True
+    return parts[0] == SHARDS and DOCUMENTS in parts[2:-1]

@@ -40,7 +40,6 @@ LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
 SIDECAR_SUFFIX = ".entities.yaml"
-RETIRED_STATUSES = {"superseded", "archived", "retired", "forgotten", "reverted", "rejected"}
 
 # Column order of the full-text table and the bm25 weight of each column.
 FIELDS = (
@@ -324,16 +323,11 @@ def _names(value: Any) -> list[str]:
 
 
 def note_state(path: str, front: Mapping[str, Any]) -> str:
-    """live, archived, forgotten (by location), else superseded or retired (by frontmatter)."""
-    state = LOCATIONS.get(path.split("/", 1)[0], "live")
-    if state != "live":
-        return state
-    if front.get("superseded_by") not in (None, "", []):
-        return "superseded"
-    status = front.get("status")
-    if isinstance(status, str) and status.strip().lower() in RETIRED_STATUSES:
-        return "retired"
-    return state
+    """live, archived, forgotten (by location), else superseded or retired (by frontmatter):
+    ``notes.note.note_state``, the one answer ``list`` gives too."""
+    from reflectgit.notes.note import note_state as state_of
+
+    return state_of(LOCATIONS.get(path.split("/", 1)[0], "live"), front)
 
 
 def _number(value: Any) -> float | None:
