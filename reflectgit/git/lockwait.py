@@ -38,7 +38,7 @@ def limit(default: float | None) -> float | None:
     return bound if default is None else min(default, bound)
 
 
-def acquire(fd: int, timeout: float | None, what: str) -> None:
+def acquire(fd: int, timeout: float | None, what: str, hint: str | None = None) -> None:
     """``flock(fd, LOCK_EX)``, waiting at most ``timeout`` seconds (None: as long as it takes)."""
     if timeout is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -55,7 +55,7 @@ def acquire(fd: int, timeout: float | None, what: str) -> None:
         if time.monotonic() >= deadline:
             raise LockError(
                 f"another reflect-git process has held {what} for over {timeout:g}s",
-                hint="it is released when that process finishes; nothing was changed",
+                hint=hint or "it is released when that process finishes; nothing was changed",
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.05)

@@ -17,7 +17,6 @@ whatever a killed writer left, so no commit survives that the index does not hol
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import os
@@ -486,23 +485,9 @@ class Store:
         timeout = lockwait.limit(timeout) or 0.0  # a hook bounds every wait (git/lockwait.py)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            deadline = time.monotonic() + timeout
-            delay = 0.002
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise
-                    if time.monotonic() >= deadline:
-                        raise LockError(
-                            f"another reflect-git process has held the KB write lock for over "
-                            f"{timeout:.0f}s",
-                            hint=f"wait for it to finish; the lock is {path}",
-                        ) from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.05)
+            lockwait.acquire(
+                fd, timeout, "the KB write lock", hint=f"wait for it to finish; the lock is {path}"
+            )
             try:
                 yield
             finally:
