@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -94,3 +95,70 @@ def test_kill_9_of_a_drain_takes_its_model_with_it(tmp_path: Path, cli: Any) -> 
             drain.wait()
         if model and _alive(model):
             os.kill(model, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------- commits.jsonl
+
+
+def _code_repo(tmp: Path) -> tuple[Path, str]:
+    code = tmp / "code"
+    g("init", "-q", "-b", "main", str(code), cwd=tmp)
+    (code / "f.txt").write_text("one\n")
+    g("add", "f.txt", cwd=code)
+    g("-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "Add f", cwd=code)
+    return code, g("rev-parse", "HEAD", cwd=code).strip()
+
+
+def _bytes_read() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs /proc/self/io")
+def test_a_commit_capture_appends_without_reading_the_whole_file(tmp_path: Path, cli: Any) -> None:
+    from reflectgit.workflows.capture.commits import Capture
+
+    kb = new_kb(tmp_path, cli)
+    code, sha = _code_repo(tmp_path)
+    cap = Capture(make_config(kb, REFLECT_COMMITS_MAX_BYTES=str(1 << 30)))
+    path = cap.state_dir / "commits.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # 32 MB: an old record of this very sha far back, garbage, and a torn last line
+    old = b'{"sha": "%s", "subject": "far back"}\n' % sha.encode()
+    path.write_bytes(old + b"\xff\x00garbage " * (4 << 20) + b'{"sha": "torn')
+    before = _bytes_read()
+    record = cap.record_commit(code)
+    read = _bytes_read() - before
+    assert record is not None and record.sha == sha
+    assert read < 4 << 20, f"the capture read {read} bytes of a 32 MB commits.jsonl"
+    last = path.read_bytes().splitlines()[-1]
+    assert json.loads(last)["sha"] == sha  # a line of its own, after the torn one
+    # the same sha again, close behind: not recorded twice
+    assert cap.record_commit(code) is None
+    assert path.read_bytes().count(sha.encode()) == 2  # the far-back one and ours
+
+
+def test_commits_jsonl_rotates_by_size(tmp_path: Path, cli: Any) -> None:
+    from reflectgit.workflows.capture.commits import Capture
+
+    kb = new_kb(tmp_path, cli)
+    code, _sha = _code_repo(tmp_path)
+    cap = Capture(make_config(kb, REFLECT_COMMITS_MAX_BYTES="1000"))
+    path = cap.state_dir / "commits.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    small = b'{"sha": "0000", "subject": "small"}\n'
+    path.write_bytes(small)
+    assert cap.record_commit(code) is not None  # under the size: no rotation
+    assert not path.with_name("commits.jsonl.1").exists()
+    assert path.read_bytes().startswith(small)
+    big = b'{"sha": "1111", "subject": "big"}\n' * 100  # past 1000 bytes
+    path.write_bytes(big)
+    (code / "f.txt").write_text("two\n")
+    g("-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "Two", cwd=code)
+    second = cap.record_commit(code)
+    assert second is not None
+    assert path.with_name("commits.jsonl.1").read_bytes() == big
+    assert [json.loads(x)["sha"] for x in path.read_bytes().splitlines()] == [second.sha]
+    assert {r["sha"] for r in cap.commits()} == {"1111", second.sha}  # both files are read
