@@ -162,3 +162,90 @@ def test_commits_jsonl_rotates_by_size(tmp_path: Path, cli: Any) -> None:
     assert path.with_name("commits.jsonl.1").read_bytes() == big
     assert [json.loads(x)["sha"] for x in path.read_bytes().splitlines()] == [second.sha]
     assert {r["sha"] for r in cap.commits()} == {"1111", second.sha}  # both files are read
+
+
+# --------------------------------------------------------------------------- leftovers
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _age(path: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def test_the_queue_removes_what_a_dead_writer_left_and_status_counts_it(
+    tmp_path: Path, cli: Any
+) -> None:
+    from reflectgit.state.queue import open_queue
+
+    kb = new_kb(tmp_path, cli)
+    cfg = make_config(kb)
+    queue = open_queue(cfg)
+    queue._ensure()
+    dead, alive = _dead_pid(), os.getppid()
+    old_dead = queue.dir / f".tmp.abc.json.{dead}.0badf00d"
+    old_alive = queue.dir / f".tmp.abd.json.{alive}.0badf00d"  # a live writer: kept
+    young_dead = queue.dir / f".tmp.abe.json.{dead}.0badf00e"  # too young: kept
+    for path in (old_dead, old_alive, young_dead):
+        path.write_bytes(b"half an entry")
+    _age(old_dead, 7200)
+    _age(old_alive, 7200)
+    (queue.dir / "deadbeef0000.json").write_bytes(b"{torn")  # corrupt: moved aside on read
+    git_dir = kb / ".git" / "objects"
+    git_old = git_dir / "pack" / "tmp_pack_Ab12Cd"  # git's own, after a full disk
+    git_young = git_dir / "pack" / "tmp_pack_Ef34Gh"
+    git_old.write_bytes(b"PACK")
+    git_young.write_bytes(b"PACK")
+    _age(git_old, 7200)
+    res = cli("--json", "--kb", str(kb), "status")
+    assert res.code == 0, res
+    doc = json.loads(res.out)
+    assert doc["stale_files"] == 2  # old_dead and git_old; status itself removes nothing
+    assert old_dead.exists() and git_old.exists()
+    queue.list()  # the corrupt file is moved aside
+    doc = json.loads(cli("--json", "--kb", str(kb), "status").out)
+    assert doc["corrupt_files"] == 1
+    # the next queue user and the next KB write clean up
+    open_queue(cfg)
+    assert not old_dead.exists() and old_alive.exists() and young_dead.exists()
+    added = cli(
+        "-q",
+        "--kb",
+        str(kb),
+        "add",
+        "--title",
+        "Leftovers",
+        "--insight",
+        "Leftovers go",
+        "--category",
+        "ci",
+        "--confidence",
+        "high",
+    )
+    assert added.code == 0, added
+    assert not git_old.exists() and git_young.exists()
+    assert json.loads(cli("--json", "--kb", str(kb), "status").out)["stale_files"] == 0
+
+
+def test_queueing_a_dead_letter_again_points_at_queue_retry(tmp_path: Path, cli: Any) -> None:
+    from reflectgit.state.queue import open_queue
+
+    kb = new_kb(tmp_path, cli)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type": "user"}\n')
+    queue = open_queue(make_config(kb))
+    entry, _ = queue.add(str(transcript))
+    queue.dead_letter(entry.id, "poisoned")
+    res = cli("--kb", str(kb), "queue", "add", str(transcript))
+    assert res.code == 1, res
+    assert "dead letter" in res.err and f"queue retry {entry.id}" in res.err
+    assert queue.list() == []  # no pending entry with the dead letter's id
+    other = tmp_path / "u.jsonl"  # a transcript that is no dead letter is queued as ever
+    other.write_text('{"type": "user"}\n')
+    assert cli("-q", "--kb", str(kb), "queue", "add", str(other)).code == 0
+    assert [e.transcript_path for e in queue.list()] == [str(other)]

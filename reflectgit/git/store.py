@@ -947,6 +947,15 @@ class Store:
             return bool(self.repo.refs.remove_if_equals(ref, old))
         return bool(self.repo.refs.set_if_equals(ref, old, new.encode("ascii")))
 
+    def temporaries(self) -> list[Path]:
+        """Every temporary file under the objects folder: git's own (``tmp_obj_XXXXXX``,
+        ``tmp_pack_XXXXXX``) and ours (``tmp_obj_<pid>_*``, ``tmp_pack_<pid>_*``,
+        ``tmp_idx_<pid>_*``); which of them are stale is ``state/leftovers.py``'s call."""
+        found = list(self._objects_dir.glob("tmp_*"))
+        found += self._objects_dir.glob("??/tmp_obj_*")
+        found += self._objects_dir.glob("pack/tmp_*")
+        return found
+
     def _clear_crash_debris(self, marker: Path) -> None:
         """Remove what a writer killed inside the KB lock left: the ref locks it was taking
         (only those younger than its marker) and its temporary object files. ``index.lock`` is

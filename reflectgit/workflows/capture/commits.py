@@ -405,6 +405,7 @@ class Capture:
         extra: Mapping[str, Any] | None = None,
     ) -> Queued:
         """Queue the transcript for the drain if the gate passes."""
+        from reflectgit.errors import DeadLetterError
         from reflectgit.state.queue import QUEUE_DIR, Queue, entry_id
         from reflectgit.workflows.capture.gate import evaluate
 
@@ -421,15 +422,19 @@ class Capture:
         verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
         if not verdict.enqueue:
             return Queued(verdict)
-        entry, created = Queue(self.state_dir, clock=self.clock).add(
-            transcript,
-            trigger,
-            session or "",
-            cwd=clean(cwd) if cwd else None,
-            harness=harness,
-            scope=scope,
-            extra={**clean_data(dict(extra or {})), "gate": verdict.reason},
-        )
+        try:
+            entry, created = Queue(self.state_dir, clock=self.clock).add(
+                transcript,
+                trigger,
+                session or "",
+                cwd=clean(cwd) if cwd else None,
+                harness=harness,
+                scope=scope,
+                extra={**clean_data(dict(extra or {})), "gate": verdict.reason},
+            )
+        except DeadLetterError:  # an operator's call (`queue retry`), not a hook's
+            self.log(trigger, "dead-letter", entry_id(transcript), session)
+            return Queued(verdict)
         return Queued(verdict, entry.id, created)
 
     # ------------------------------------------------------------------ commits
