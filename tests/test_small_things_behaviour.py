@@ -249,3 +249,52 @@ def test_queueing_a_dead_letter_again_points_at_queue_retry(tmp_path: Path, cli:
     other.write_text('{"type": "user"}\n')
     assert cli("-q", "--kb", str(kb), "queue", "add", str(other)).code == 0
     assert [e.transcript_path for e in queue.list()] == [str(other)]
+
+
+# --------------------------------------------------------------------------- merge-tree
+
+
+def _objects(repo: Path) -> set[str]:
+    root = repo / ".git" / "objects"
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def _merge_repo(tmp: Path, conflict: bool) -> tuple[Path, list[str]]:
+    repo = tmp / ("conflicted" if conflict else "clean")
+    ident = ["-c", "user.name=T", "-c", "user.email=t@e"]
+    g("init", "-q", "-b", "main", str(repo), cwd=tmp)
+    (repo / "a.txt").write_text("base\n")
+    g("add", "a.txt", cwd=repo)
+    g(*ident, "commit", "-qm", "base", cwd=repo)
+    g("checkout", "-qb", "side", cwd=repo)
+    (repo / ("a.txt" if conflict else "b.txt")).write_text("side\n")
+    g("add", "-A", cwd=repo)
+    g(*ident, "commit", "-qm", "side", cwd=repo)
+    g("checkout", "-q", "main", cwd=repo)
+    (repo / "a.txt").write_text("main\n")
+    g(*ident, "commit", "-qam", "main", cwd=repo)
+    merged = subprocess.run(
+        ["git", *ident, "merge", "-q", "--no-edit", "side"], cwd=repo, capture_output=True
+    )
+    assert (merged.returncode != 0) == conflict
+    if conflict:
+        (repo / "a.txt").write_text("resolved\n")
+        g("add", "a.txt", cwd=repo)
+        g(*ident, "commit", "-qm", "Merge side (resolved by hand)", cwd=repo)
+    parents = g("rev-list", "--parents", "-n1", "HEAD", cwd=repo).split()[1:]
+    g("gc", "-q", cwd=repo)
+    return repo, parents
+
+
+@pytest.mark.parametrize("conflict", [True, False], ids=["conflicted", "clean"])
+def test_telling_a_merge_had_conflicts_writes_nothing_into_the_repository(
+    tmp_path: Path, conflict: bool
+) -> None:
+    from reflectgit.git.repo_info import merge_had_conflicts
+
+    repo, parents = _merge_repo(tmp_path, conflict)
+    before = _objects(repo)
+    assert merge_had_conflicts(repo, parents, "Merge side", dict(os.environ)) is conflict
+    assert _objects(repo) == before
+    fsck = subprocess.run(["git", "fsck", "--strict"], cwd=repo, capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr
