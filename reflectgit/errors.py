@@ -131,3 +131,7 @@ def storage_error(exc: BaseException, where: str | None = None) -> StorageError 
 
 class DeadLetterError(ConflictError):
     """A transcript queued again while its entry sits in the dead letters."""
+
+
+class BranchMovedError(ConflictError):
+    """A commit built on an older tip of the branch that is checked out: the branch moved on."""

@@ -298,3 +298,47 @@ def test_telling_a_merge_had_conflicts_writes_nothing_into_the_repository(
     assert _objects(repo) == before
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=repo, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+# --------------------------------------------------------------------------- error types
+
+
+def test_a_commit_on_a_moved_checked_out_branch_is_its_own_error_type(tmp_path: Path) -> None:
+    from reflectgit.errors import BranchMovedError, ConflictError
+    from reflectgit.git.store import Store, write
+    from reflectgit.notes import messages
+
+    repo = tmp_path / "repo"
+    g("init", "-q", "-b", "main", str(repo), cwd=tmp_path)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
+    st = Store.init(repo, env=env)
+    msg = messages.build("feat(knowledge): t [HIGH]", "add", ("t",))
+    base = st.commit([write("documents/a.md", b"A\n")], msg)
+    tip = st.commit([write("documents/b.md", b"B\n")], msg)
+    with pytest.raises(BranchMovedError):
+        st.commit([write("documents/c.md", b"C\n")], msg, parent=base)
+    # any other conflict is not this one (a detached HEAD)
+    g("checkout", "-q", "--detach", tip, cwd=repo)
+    with pytest.raises(ConflictError) as info:
+        Store.open(repo, env=env).commit([write("documents/c.md", b"C\n")], msg)
+    assert not isinstance(info.value, BranchMovedError)
+
+
+def test_the_search_index_meta_of_an_index_not_built_yet(tmp_path: Path) -> None:
+    import sqlite3
+
+    from reflectgit.workflows.search.index import _meta
+
+    conn = sqlite3.connect(tmp_path / "x.db")
+    assert _meta(conn, "version") is None  # no meta table yet
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("INSERT INTO meta VALUES ('version', '3')")
+    assert _meta(conn, "version") == "3"
+    assert _meta(conn, "other") is None
+    conn.close()

@@ -33,6 +33,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import (
+    BranchMovedError,
     ConflictError,
     LockError,
     NotFoundError,
@@ -566,7 +567,7 @@ class Store:
         checked_out = target == self.current_branch() and self.worktree is not None
         sync = checked_out if sync_worktree is None else (sync_worktree and checked_out)
         if sync and base != old_tip:
-            raise ConflictError(
+            raise BranchMovedError(
                 f"cannot commit on top of another commit while {target} is checked out"
             )
         base_tree = self._commit(base).tree if base else None
