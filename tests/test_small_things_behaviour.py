@@ -342,3 +342,31 @@ def test_the_search_index_meta_of_an_index_not_built_yet(tmp_path: Path) -> None
     assert _meta(conn, "version") == "3"
     assert _meta(conn, "other") is None
     conn.close()
+
+
+# --------------------------------------------------------------------------- the internal-error log
+
+
+def test_the_internal_error_log_goes_to_the_state_directory_of_the_kb_given(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflectgit.workflows.kb.status import Status
+
+    kb = new_kb(tmp_path, cli)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH", "REFLECT_STATE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+    def a_bug(self: Any) -> Any:
+        raise RuntimeError("a bug in status")
+
+    monkeypatch.setattr(Status, "status", a_bug)
+    res = cli("--kb", str(kb), "status")
+    assert res.code == 3, res
+    log = kb / ".git" / "reflect-git" / "logs" / "error.log"
+    assert log.exists(), res.err
+    assert "RuntimeError: a bug in status" in log.read_text()
+    assert str(log) in res.err
+    assert not (home / ".cache" / "reflect-git" / "error.log").exists()
