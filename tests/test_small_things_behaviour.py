@@ -370,3 +370,67 @@ def test_the_internal_error_log_goes_to_the_state_directory_of_the_kb_given(
     assert "RuntimeError: a bug in status" in log.read_text()
     assert str(log) in res.err
     assert not (home / ".cache" / "reflect-git" / "error.log").exists()
+
+
+# --------------------------------------------------------------------------- fsync
+
+
+@pytest.mark.parametrize(
+    ("value", "names"),
+    [
+        (None, {"pack", "pack-metadata", "commit-graph"}),  # git's default
+        ("none", set()),
+        ("loose-object", {"loose-object", "pack", "pack-metadata", "commit-graph"}),
+        ("none,index", {"index"}),
+        ("-pack", {"commit-graph"}),  # a word names every component it starts: pack-metadata too
+        # git computes (current & ~removed) | added: what a word adds stays, even if removed
+        (
+            "all,-pack",
+            {"loose-object", "pack", "reference", "index", "pack-metadata", "commit-graph"},
+        ),
+        ("-pack,pack-metadata", {"pack-metadata", "commit-graph"}),
+        ("committed", {"loose-object", "pack", "reference", "pack-metadata", "commit-graph"}),
+        ("nonsense", {"pack", "pack-metadata", "commit-graph"}),  # unknown words: ignored
+    ],
+)
+def test_core_fsync_is_read_as_git_reads_it(value: str | None, names: set[str]) -> None:
+    from reflectgit.git.fsync import components
+
+    assert components(value) == names
+
+
+def _fsynced_paths(cmd: list[str], env: dict[str, str], tmp: Path) -> list[str]:
+    trace = tmp / "strace.out"
+    proc = subprocess.run(
+        ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", "-o", str(trace), *cmd],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [line for line in trace.read_text().splitlines() if "sync(" in line]
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@pytest.mark.parametrize("setting", [None, "loose-object", "none"])
+def test_loose_objects_are_flushed_as_core_fsync_says(
+    tmp_path: Path, cli: Any, setting: str | None
+) -> None:
+    kb = new_kb(tmp_path, cli)
+    if setting is not None:
+        g("config", "core.fsync", setting, cwd=kb)
+    probe = subprocess.run(["strace", "-qq", "-o", os.devnull, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("ptrace is not permitted here")
+    add = [*RG, "-q", "--kb", str(kb), "add", "--title", "Flush it", "--insight", "Flushed"]
+    add += ["--category", "ci", "--confidence", "high"]
+    lines = _fsynced_paths(add, dict(os.environ), tmp_path)
+    loose = [line for line in lines if "tmp_obj_" in line]
+    journal = [line for line in lines if "journal" in line]
+    if setting == "loose-object":
+        assert loose, lines
+    else:  # git's default flushes no loose object, and neither does "none"
+        assert not loose, lines
+    assert journal, lines  # our recovery journal is always flushed, like a queue entry
+    fsck = subprocess.run(["git", "fsck", "--strict"], cwd=kb, capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from dulwich.config import ConfigFile
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
@@ -40,7 +41,7 @@ from reflectgit.errors import (
     ReflectGitError,
     storage_error,
 )
-from reflectgit.git import lockwait, safety
+from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
@@ -133,6 +134,7 @@ class Store:
         self.common_dir = Path(os.fsdecode(repo.commondir()))
         self.path: Path | None = None if repo.bare else Path(os.fsdecode(repo.path))
         self._cached_identity: tuple[str | None, str | None] | None = None
+        self._fsync: fsync.Policy | None = None
         self._trees: dict[bytes, RawTree] = {}
         self._objects_dir = self.common_dir / "objects"
         # Objects of the commit being built: written together (one pack when there are many)
@@ -707,6 +709,16 @@ class Store:
         if self._cached_identity is not None:
             return self._cached_identity
         name = email = None
+        for cfg in self._configs():
+            with contextlib.suppress(KeyError):
+                name = name or cfg.get((b"user",), b"name").decode("utf-8")
+            with contextlib.suppress(KeyError):
+                email = email or cfg.get((b"user",), b"email").decode("utf-8")
+        self._cached_identity = (name, email)
+        return name, email
+
+    def _configs(self) -> list[ConfigFile]:
+        """The repository's config, then the user's global ones (most specific first)."""
         configs = []
         with contextlib.suppress(Exception):
             configs.append(self.repo.get_config())
@@ -718,19 +730,26 @@ class Store:
         xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
         if xdg and not global_path:
             candidates.append(os.path.join(xdg, "git", "config"))
-        from dulwich.config import ConfigFile
-
         for candidate in candidates:
             if candidate and os.path.isfile(candidate):
                 with contextlib.suppress(Exception):
                     configs.append(ConfigFile.from_path(candidate))
-        for cfg in configs:
-            with contextlib.suppress(KeyError):
-                name = name or cfg.get((b"user",), b"name").decode("utf-8")
-            with contextlib.suppress(KeyError):
-                email = email or cfg.get((b"user",), b"email").decode("utf-8")
-        self._cached_identity = (name, email)
-        return name, email
+        return configs
+
+    @property
+    def fsync_policy(self) -> fsync.Policy:
+        """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""
+        if self._fsync is None:
+            values: dict[bytes, str | None] = {}
+            for key in (b"fsync", b"fsyncmethod", b"fsyncobjectfiles"):
+                for cfg in self._configs():
+                    with contextlib.suppress(KeyError, UnicodeDecodeError):
+                        values[key] = cfg.get((b"core",), key).decode("utf-8")
+                        break
+            self._fsync = fsync.policy(
+                values.get(b"fsync"), values.get(b"fsyncmethod"), values.get(b"fsyncobjectfiles")
+            )
+        return self._fsync
 
     def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> Commit:
         now = int(time.time())
@@ -817,6 +836,7 @@ class Store:
                     (kind, raw, bytes.fromhex(sha.decode("ascii")))
                     for sha, (kind, raw) in batch.items()
                 ),
+                sync=self.fsync_policy,
             )
             if name:
                 pack = self._objects_dir / "pack" / name
@@ -840,8 +860,11 @@ class Store:
         try:
             with open(tmp, "wb") as fh:
                 fh.write(zlib.compress(header + raw, 1))
+                fh.flush()
+                self.fsync_policy.flush(fh.fileno(), fsync.LOOSE_OBJECT)
             os.chmod(tmp, 0o444)
             os.replace(tmp, target)
+            self.fsync_policy.flush_dir(target.parent, fsync.LOOSE_OBJECT)
         except BaseException:
             with contextlib.suppress(OSError):
                 tmp.unlink()

@@ -255,7 +255,7 @@ class Queue:
             target = self.corrupt_dir / f"{path.name}.{stamp}.{n}"
         with contextlib.suppress(FileNotFoundError):
             os.replace(path, target)
-            (target.parent / (target.name + ".reason")).write_text(reason + "\n", encoding="utf-8")
+            atomic_write(target.parent / (target.name + ".reason"), (reason + "\n").encode())
             fsync_dir(self.dir)
             fsync_dir(self.corrupt_dir)
 
