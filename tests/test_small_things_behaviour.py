@@ -434,3 +434,38 @@ def test_loose_objects_are_flushed_as_core_fsync_says(
     assert journal, lines  # our recovery journal is always flushed, like a queue entry
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=kb, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+# --------------------------------------------------------------------------- dead code
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("reflectgit.state.ranking:Ranking", "record_feedback"),
+        ("reflectgit.state.ranking:Ranking", "set_scores"),
+        ("reflectgit.git.store", "move"),
+        ("reflectgit.git.store:Store", "branches"),
+        ("reflectgit.git.store:Store", "set_ref"),
+        ("reflectgit.workflows.drain.cascade", "transcript_size"),
+        ("reflectgit.workflows.drain.loop", "dump_rows"),
+        ("reflectgit.git.pack", "object_id"),
+        ("reflectgit.notes.messages", "OPS"),
+    ],
+)
+def test_code_no_command_reaches_is_gone(module: str, name: str) -> None:
+    import importlib
+
+    path, _, cls = module.partition(":")
+    owner: Any = importlib.import_module(path)
+    if cls:
+        owner = getattr(owner, cls)
+    assert not hasattr(owner, name)
+
+
+def test_the_code_still_in_use_stays() -> None:  # the negative examples
+    from reflectgit.forge.base import Forge
+    from reflectgit.git.store import Store
+
+    assert hasattr(Forge, "merge")  # review approve merges on the forge
+    assert hasattr(Store, "commit")

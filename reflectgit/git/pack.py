@@ -23,11 +23,6 @@ TYPE_CODES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _LARGE = 0x80000000
 
 
-def object_id(type_name: bytes, raw: bytes) -> bytes:
-    """The 20-byte sha1 git gives an object."""
-    return hashlib.sha1(b"%s %d\x00%s" % (type_name, len(raw), raw)).digest()
-
-
 def _entry_header(code: int, size: int) -> bytes:
     first = (code << 4) | (size & 0x0F)
     size >>= 4

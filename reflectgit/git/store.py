@@ -86,11 +86,6 @@ def delete(path: str) -> Change:
     return Change(_clean_path(path), None)
 
 
-def move(src: str, dst: str, data: bytes) -> list[Change]:
-    """Move ``src`` to ``dst`` (``data`` is the content to write at ``dst``)."""
-    return [delete(src), write(dst, data)]
-
-
 def _clean_path(path: str) -> str:
     parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts or any(p == ".." for p in parts) or parts[0] == ".git":
@@ -463,15 +458,6 @@ class Store:
     def commit_info(self, sha: str) -> CommitInfo:
         return _info(self._commit(sha))
 
-    def branches(self, prefix: str = "") -> dict[str, str]:
-        """Local branches whose names start with ``prefix``: name -> sha."""
-        out: dict[str, str] = {}
-        for name, sha in self.repo.refs.as_dict(b"refs/heads/").items():
-            short = name.decode("utf-8")
-            if short.startswith(prefix):
-                out[short] = sha.decode("ascii")
-        return out
-
     def refs(self, prefix: str) -> dict[str, str]:
         """Any refs under a prefix such as ``refs/remotes/origin/``: short name -> sha."""
         raw = prefix.encode("utf-8")
@@ -668,18 +654,6 @@ class Store:
                 hint="run the command again",
             )
         self._created = []  # the branch names them now
-
-    def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
-        """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
-        ref = b"refs/heads/" + branch.encode("utf-8")
-        old = expected_old.encode("ascii") if expected_old else None
-        with self._writer():
-            if new is None:
-                ok = self.repo.refs.remove_if_equals(ref, old)
-            else:
-                ok = self.repo.refs.set_if_equals(ref, old, new.encode("ascii"))
-        if not ok:
-            raise ConflictError(f"branch {branch} moved", hint="fetch and try again")
 
     def delete_ref(self, branch: str) -> None:
         """Delete a local branch (no-op if absent)."""
