@@ -357,6 +357,14 @@ class CaptureSettings:
         help="the agent session a commit belongs to (recorded in `commits.jsonl`; a revert "
         "demotes that session's notes)",
     )
+    commits_max_bytes: int = setting(
+        10 * 1024 * 1024,
+        kind="int",
+        env="REFLECT_COMMITS_MAX_BYTES",
+        toml="capture.commits_max_bytes",
+        minimum=0,
+        help="`commits.jsonl` rotates to `commits.jsonl.1` past this",
+    )
     hook_sync: bool = setting(
         False,
         kind="bool",

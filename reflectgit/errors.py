@@ -124,3 +124,14 @@ def storage_error(exc: BaseException, where: str | None = None) -> StorageError 
                     f"a database in the state directory: {exc}", _STORAGE_HINTS[name]
                 )
     return None
+
+
+# --------------------------------------------------------------------------- the queue (issue 18)
+
+
+class DeadLetterError(ConflictError):
+    """A transcript queued again while its entry sits in the dead letters."""
+
+
+class BranchMovedError(ConflictError):
+    """A commit built on an older tip of the branch that is checked out: the branch moved on."""

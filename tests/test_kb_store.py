@@ -57,7 +57,12 @@ def test_a_big_commit_writes_one_pack_that_git_reads(repo):
 
 
 def test_write_pack_handles_large_entries_and_duplicates(tmp_path, repo):
-    from reflectgit.git.pack import object_id, write_pack
+    import hashlib
+
+    from reflectgit.git.pack import write_pack
+
+    def object_id(kind: bytes, raw: bytes) -> bytes:
+        return hashlib.sha1(b"%s %d\x00" % (kind, len(raw)) + raw).digest()
 
     big = os.urandom(300_000)
     objs = [(b"blob", big, object_id(b"blob", big)), (b"blob", b"x", object_id(b"blob", b"x"))]

@@ -95,10 +95,15 @@ def build(word: str | None) -> typer.Typer:
     return app
 
 
-def _log_internal_error(exc: BaseException, argv: Sequence[str]) -> Path | None:
-    """Write the traceback where a bug report can pick it up; never raise from here."""
+def _log_internal_error(
+    exc: BaseException, argv: Sequence[str], kb: str | None = None
+) -> Path | None:
+    """Write the traceback where a bug report can pick it up; never raise from here.
+
+    The state directory's ``logs/error.log`` of the KB the command was given (``--kb``, else
+    ``REFLECT_GIT_KB``...); the user cache folder only when that KB does not exist."""
     try:
-        cfg = Config.resolve(None)
+        cfg = Config.resolve(kb)
         log_dir = cfg.state_dir / "logs"
         if not cfg.state_dir.parent.exists():
             log_dir = Path.home() / ".cache" / "reflect-git"
@@ -231,5 +236,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         if disk is not None:
             render.failure(disk.message, disk.hint, disk.exit_code, as_json)
             return disk.exit_code
-        render.internal_error(exc, _log_internal_error(exc, args), as_json)
+        kb = seen.options.kb if seen else None
+        render.internal_error(exc, _log_internal_error(exc, args, kb), as_json)
         return EXIT_INTERNAL

@@ -313,6 +313,8 @@ def status_cmd(ctx: typer.Context) -> None:
         "tiers": st.tiers,
         "queue_depth": st.queue_depth,
         "dead_letters": st.dead_letters,
+        "corrupt_files": st.corrupt_files,
+        "stale_files": st.stale_files,
         "index": st.index,
         "hooks": st.hooks,
         "clean": st.clean,

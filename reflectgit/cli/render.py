@@ -225,7 +225,9 @@ def status_lines(st: Any) -> list[str]:
             f"{n['review_queue']} in review-queue",
             f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
             + (f", {t['unknown']} unknown" if t["unknown"] else ""),
-            f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters",
+            f"queue:    {st.queue_depth} waiting, {st.dead_letters} dead letters"
+            + (f", {st.corrupt_files} corrupt" if st.corrupt_files else "")
+            + (f", {st.stale_files} stale temporary" if st.stale_files else ""),
             f"index:    {st.index}",
             "hooks:    "
             + ", ".join(

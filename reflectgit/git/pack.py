@@ -14,16 +14,13 @@ import hashlib
 import os
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from reflectgit.git import fsync
 
 TYPE_CODES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _LARGE = 0x80000000
-
-
-def object_id(type_name: bytes, raw: bytes) -> bytes:
-    """The 20-byte sha1 git gives an object."""
-    return hashlib.sha1(b"%s %d\x00%s" % (type_name, len(raw), raw)).digest()
 
 
 def _entry_header(code: int, size: int) -> bytes:
@@ -39,9 +36,15 @@ def _entry_header(code: int, size: int) -> bytes:
 
 
 def write_pack(
-    pack_dir: Path, objects: Iterable[tuple[bytes, bytes, bytes]], level: int = 1
+    pack_dir: Path,
+    objects: Iterable[tuple[bytes, bytes, bytes]],
+    level: int = 1,
+    sync: fsync.Policy = fsync.GIT_DEFAULT,
 ) -> str | None:
-    """Write ``(type_name, raw, sha20)`` objects as one pack; return its name (None if empty)."""
+    """Write ``(type_name, raw, sha20)`` objects as one pack; return its name (None if empty).
+
+    The pack and its index are flushed as the repository's ``core.fsync`` says (``pack``,
+    ``pack-metadata``; git's default flushes both), before they are renamed into place."""
     unique: dict[bytes, tuple[bytes, bytes]] = {}
     for type_name, raw, sha in objects:
         unique.setdefault(sha, (type_name, raw))
@@ -62,10 +65,11 @@ def write_pack(
     tmp_pack = pack_dir / f"tmp_pack_{os.getpid()}_{pack_sha.hex()[:12]}"
     tmp_idx = pack_dir / f"tmp_idx_{os.getpid()}_{pack_sha.hex()[:12]}"
     try:
-        _write_file(tmp_pack, bytes(body))
-        _write_file(tmp_idx, idx)
+        _write_file(tmp_pack, bytes(body), lambda fd: sync.flush(fd, fsync.PACK))
+        _write_file(tmp_idx, idx, lambda fd: sync.flush(fd, fsync.PACK_METADATA))
         os.replace(tmp_pack, pack_dir / f"{name}.pack")
         os.replace(tmp_idx, pack_dir / f"{name}.idx")
+        sync.flush_dir(pack_dir, fsync.PACK)
     except BaseException:
         # A full disk or a kill: leave no half-written temporary file behind (a ``.pack``
         # without its ``.idx`` is ignored by git and harmless).
@@ -105,15 +109,17 @@ def _index_bytes(entries: list[tuple[bytes, int, int]], pack_sha: bytes) -> byte
     return bytes(out)
 
 
-def _write_file(path: Path, data: bytes) -> None:
-    write_all(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444), data)
+def _write_file(path: Path, data: bytes, flush: Callable[[int], None] | None = None) -> None:
+    write_all(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444), data, flush)
 
 
-def write_all(fd: int, data: bytes) -> None:
-    """Write every byte to a raw file descriptor, then close it."""
+def write_all(fd: int, data: bytes, flush: Callable[[int], None] | None = None) -> None:
+    """Write every byte to a raw file descriptor, ``flush`` it when given, then close it."""
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        if flush is not None:
+            flush(fd)
     finally:
         os.close(fd)

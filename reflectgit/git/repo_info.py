@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -257,16 +258,33 @@ def read_commit(repo: Path, rev: str, env: Env = None) -> dict[str, Any] | None:
 
 
 def merge_had_conflicts(repo: Path, parents: Sequence[str], message: str, env: Env = None) -> bool:
-    """Would merging the parents again conflict? (git >= 2.38; else the message's Conflicts list)."""
+    """Would merging the parents again conflict? (git >= 2.38; else the message's Conflicts list).
+
+    ``merge-tree --write-tree`` writes the merged trees and blobs; it runs with a throw-away
+    object directory in front of the repository's own (``GIT_OBJECT_DIRECTORY`` plus the real
+    one as an alternate), so the user's object store is only read, never written.
+    """
     if re.search(r"^#?\s*Conflicts:", message, re.MULTILINE):
         return True
     try:
-        result = run(
-            ["merge-tree", "--write-tree", "--name-only", *parents[:2]],
+        where = run(
+            ["rev-parse", "--path-format=absolute", "--git-path", "objects"],
             cwd=repo,
             env=env or {},
-            timeout=30,
         )
+        if not where.ok or not where.out:
+            return False
+        with tempfile.TemporaryDirectory(prefix="reflect-git-merge-tree-") as scratch:
+            result = run(
+                ["merge-tree", "--write-tree", "--name-only", *parents[:2]],
+                cwd=repo,
+                env=env or {},
+                timeout=30,
+                extra_env={
+                    "GIT_OBJECT_DIRECTORY": scratch,
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": where.out,
+                },
+            )
     except ReflectGitError:
         return False
     return result.code == 1

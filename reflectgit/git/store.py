@@ -28,18 +28,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from dulwich.config import ConfigFile
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from reflectgit.errors import (
+    BranchMovedError,
     ConflictError,
     LockError,
     NotFoundError,
     ReflectGitError,
     storage_error,
 )
-from reflectgit.git import lockwait, safety
+from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
@@ -82,11 +84,6 @@ def write(path: str, data: bytes) -> Change:
 def delete(path: str) -> Change:
     """Remove ``path``."""
     return Change(_clean_path(path), None)
-
-
-def move(src: str, dst: str, data: bytes) -> list[Change]:
-    """Move ``src`` to ``dst`` (``data`` is the content to write at ``dst``)."""
-    return [delete(src), write(dst, data)]
 
 
 def _clean_path(path: str) -> str:
@@ -132,6 +129,7 @@ class Store:
         self.common_dir = Path(os.fsdecode(repo.commondir()))
         self.path: Path | None = None if repo.bare else Path(os.fsdecode(repo.path))
         self._cached_identity: tuple[str | None, str | None] | None = None
+        self._fsync: fsync.Policy | None = None
         self._trees: dict[bytes, RawTree] = {}
         self._objects_dir = self.common_dir / "objects"
         # Objects of the commit being built: written together (one pack when there are many)
@@ -460,15 +458,6 @@ class Store:
     def commit_info(self, sha: str) -> CommitInfo:
         return _info(self._commit(sha))
 
-    def branches(self, prefix: str = "") -> dict[str, str]:
-        """Local branches whose names start with ``prefix``: name -> sha."""
-        out: dict[str, str] = {}
-        for name, sha in self.repo.refs.as_dict(b"refs/heads/").items():
-            short = name.decode("utf-8")
-            if short.startswith(prefix):
-                out[short] = sha.decode("ascii")
-        return out
-
     def refs(self, prefix: str) -> dict[str, str]:
         """Any refs under a prefix such as ``refs/remotes/origin/``: short name -> sha."""
         raw = prefix.encode("utf-8")
@@ -566,7 +555,7 @@ class Store:
         checked_out = target == self.current_branch() and self.worktree is not None
         sync = checked_out if sync_worktree is None else (sync_worktree and checked_out)
         if sync and base != old_tip:
-            raise ConflictError(
+            raise BranchMovedError(
                 f"cannot commit on top of another commit while {target} is checked out"
             )
         base_tree = self._commit(base).tree if base else None
@@ -666,18 +655,6 @@ class Store:
             )
         self._created = []  # the branch names them now
 
-    def set_ref(self, branch: str, new: str | None, expected_old: str | None) -> None:
-        """Move (or with ``new=None`` delete) a branch if it still points at ``expected_old``."""
-        ref = b"refs/heads/" + branch.encode("utf-8")
-        old = expected_old.encode("ascii") if expected_old else None
-        with self._writer():
-            if new is None:
-                ok = self.repo.refs.remove_if_equals(ref, old)
-            else:
-                ok = self.repo.refs.set_if_equals(ref, old, new.encode("ascii"))
-        if not ok:
-            raise ConflictError(f"branch {branch} moved", hint="fetch and try again")
-
     def delete_ref(self, branch: str) -> None:
         """Delete a local branch (no-op if absent)."""
         with self.lock():
@@ -706,6 +683,16 @@ class Store:
         if self._cached_identity is not None:
             return self._cached_identity
         name = email = None
+        for cfg in self._configs():
+            with contextlib.suppress(KeyError):
+                name = name or cfg.get((b"user",), b"name").decode("utf-8")
+            with contextlib.suppress(KeyError):
+                email = email or cfg.get((b"user",), b"email").decode("utf-8")
+        self._cached_identity = (name, email)
+        return name, email
+
+    def _configs(self) -> list[ConfigFile]:
+        """The repository's config, then the user's global ones (most specific first)."""
         configs = []
         with contextlib.suppress(Exception):
             configs.append(self.repo.get_config())
@@ -717,19 +704,26 @@ class Store:
         xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
         if xdg and not global_path:
             candidates.append(os.path.join(xdg, "git", "config"))
-        from dulwich.config import ConfigFile
-
         for candidate in candidates:
             if candidate and os.path.isfile(candidate):
                 with contextlib.suppress(Exception):
                     configs.append(ConfigFile.from_path(candidate))
-        for cfg in configs:
-            with contextlib.suppress(KeyError):
-                name = name or cfg.get((b"user",), b"name").decode("utf-8")
-            with contextlib.suppress(KeyError):
-                email = email or cfg.get((b"user",), b"email").decode("utf-8")
-        self._cached_identity = (name, email)
-        return name, email
+        return configs
+
+    @property
+    def fsync_policy(self) -> fsync.Policy:
+        """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""
+        if self._fsync is None:
+            values: dict[bytes, str | None] = {}
+            for key in (b"fsync", b"fsyncmethod", b"fsyncobjectfiles"):
+                for cfg in self._configs():
+                    with contextlib.suppress(KeyError, UnicodeDecodeError):
+                        values[key] = cfg.get((b"core",), key).decode("utf-8")
+                        break
+            self._fsync = fsync.policy(
+                values.get(b"fsync"), values.get(b"fsyncmethod"), values.get(b"fsyncobjectfiles")
+            )
+        return self._fsync
 
     def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> Commit:
         now = int(time.time())
@@ -816,6 +810,7 @@ class Store:
                     (kind, raw, bytes.fromhex(sha.decode("ascii")))
                     for sha, (kind, raw) in batch.items()
                 ),
+                sync=self.fsync_policy,
             )
             if name:
                 pack = self._objects_dir / "pack" / name
@@ -839,8 +834,11 @@ class Store:
         try:
             with open(tmp, "wb") as fh:
                 fh.write(zlib.compress(header + raw, 1))
+                fh.flush()
+                self.fsync_policy.flush(fh.fileno(), fsync.LOOSE_OBJECT)
             os.chmod(tmp, 0o444)
             os.replace(tmp, target)
+            self.fsync_policy.flush_dir(target.parent, fsync.LOOSE_OBJECT)
         except BaseException:
             with contextlib.suppress(OSError):
                 tmp.unlink()
@@ -946,6 +944,15 @@ class Store:
         if new is None:
             return bool(self.repo.refs.remove_if_equals(ref, old))
         return bool(self.repo.refs.set_if_equals(ref, old, new.encode("ascii")))
+
+    def temporaries(self) -> list[Path]:
+        """Every temporary file under the objects folder: git's own (``tmp_obj_XXXXXX``,
+        ``tmp_pack_XXXXXX``) and ours (``tmp_obj_<pid>_*``, ``tmp_pack_<pid>_*``,
+        ``tmp_idx_<pid>_*``); which of them are stale is ``state/leftovers.py``'s call."""
+        found = list(self._objects_dir.glob("tmp_*"))
+        found += self._objects_dir.glob("??/tmp_obj_*")
+        found += self._objects_dir.glob("pack/tmp_*")
+        return found
 
     def _clear_crash_debris(self, marker: Path) -> None:
         """Remove what a writer killed inside the KB lock left: the ref locks it was taking

@@ -239,7 +239,11 @@ class WorkTree:
     def write_journal(self, journal: Journal) -> None:
         tmp = self.git_dir / (JOURNAL_NAME + ".tmp")
         try:
-            tmp.write_text(json.dumps(asdict(journal)), encoding="utf-8")
+            # Always flushed, like a queue entry: recovery after a power loss reads it.
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(json.dumps(asdict(journal)))
+                fh.flush()
+                os.fsync(fh.fileno())
             os.replace(tmp, self.journal_file)
         except OSError as exc:
             with contextlib.suppress(OSError):

@@ -22,24 +22,6 @@ from reflectgit import __version__
 from reflectgit.errors import RefusedError
 from reflectgit.notes import names
 
-OPS = (
-    "add",
-    "update",
-    "confirm",
-    "archive",
-    "restore",
-    "forget",
-    "supersede",
-    "route",
-    "review-queue",
-    "undo",
-    "import",
-    "init",
-    "demote",
-    "promote",
-    "retire",
-    "approve",
-)
 TRAILER_PREFIX = "Reflect-"
 MARKER = "Reflect-Git"
 TIER_TAGS = {"high": "HIGH", "medium": "MED", "low": "LOW"}

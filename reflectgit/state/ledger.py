@@ -19,6 +19,7 @@ from typing import Any
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.dates import parse_instant
+from reflectgit.state.queue import fsync_dir
 
 LEDGER_FILE = "drain-cost.jsonl"
 GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
@@ -38,12 +39,15 @@ def append_row(state_dir: Path, row: Mapping[str, Any]) -> None:
     path = ledger_path(state_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(dict(row), sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    created = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
+    if created:  # the new file's name must survive a power loss too, as a queue entry's does
+        fsync_dir(path.parent)
 
 
 def read_rows(state_dir: Path) -> Iterator[dict[str, Any]]:

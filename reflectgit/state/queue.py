@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import Config
-from reflectgit.errors import NotFoundError, ReflectGitError, UsageError
+from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
+from reflectgit.state import leftovers
 
 QUEUE_DIR = "queue"
 DEAD_DIR = "dead"
@@ -254,7 +255,7 @@ class Queue:
             target = self.corrupt_dir / f"{path.name}.{stamp}.{n}"
         with contextlib.suppress(FileNotFoundError):
             os.replace(path, target)
-            (target.parent / (target.name + ".reason")).write_text(reason + "\n", encoding="utf-8")
+            atomic_write(target.parent / (target.name + ".reason"), (reason + "\n").encode())
             fsync_dir(self.dir)
             fsync_dir(self.corrupt_dir)
 
@@ -293,6 +294,21 @@ class Queue:
             reason = reason_file.read_text(encoding="utf-8").strip() if reason_file.exists() else ""
             out.append(Corrupt(path.name, path, reason))
         return out
+
+    def stale_temporaries(self) -> builtins.list[Path]:
+        """``.tmp.*`` files a writer killed mid-write left (an hour old, its pid not alive)."""
+        found: builtins.list[Path] = []
+        for folder in (self.dir, self.dead_dir):
+            if folder.is_dir():
+                found += folder.glob(".tmp.*")
+        return leftovers.stale(found, now=time.time())
+
+    def sweep(self) -> int:
+        """Remove what dead writers left (``stale_temporaries``); how many files."""
+        if self.read_only:
+            return 0
+        with self._locked():
+            return leftovers.remove(self.stale_temporaries())
 
     def get(self, id_or_prefix: str) -> tuple[Entry, bool]:
         """An entry by id or unique id prefix: (entry, is_dead_letter)."""
@@ -337,6 +353,13 @@ class Queue:
             existing = self._read_file(self._path(new_id))
             if existing is not None:
                 return existing, False
+            dead = self._read_file(self._path(new_id, dead=True))
+            if dead is not None:
+                raise DeadLetterError(
+                    f"{dead.transcript_path} is a dead letter ({dead.id}: "
+                    f"{dead.dead_reason or 'retries exhausted'})",
+                    hint=f"`reflect-git queue retry {dead.id}` puts it back in the queue",
+                )
             entry = Entry(
                 id=new_id,
                 transcript_path=os.path.normpath(transcript_path.strip()),
@@ -532,6 +555,8 @@ def open_queue(cfg: Config, *, clock: Clock = time.time, import_legacy: bool = T
     """The KB's queue, with the original tool's pending file imported once (unless told not to)."""
     cfg.require_kb()
     queue = Queue(cfg.state_dir, clock=clock)
+    if queue.dir.is_dir():
+        queue.sweep()
     if import_legacy:
         queue.import_all_legacy(cfg.env.get("HOME"))
     return queue

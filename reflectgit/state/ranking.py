@@ -15,12 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from reflectgit.errors import UsageError
 from reflectgit.notes.dates import format_timestamp, utc_now
 
 DB_NAME = "ranking.sqlite3"
-FEEDBACK = ("helpful", "ignored", "stale")
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS counters (
     id TEXT PRIMARY KEY,
@@ -82,29 +79,6 @@ class Ranking:
                 rows,
             )
             conn.execute("COMMIT")
-
-    def record_feedback(self, ident: str, kind: str) -> None:
-        """Count a ``helpful``, ``ignored`` or ``stale`` signal for a note."""
-        if kind not in FEEDBACK:
-            raise UsageError(f"unknown feedback {kind!r}", hint="helpful, ignored or stale")
-        column = f"{kind}_count"  # safe: kind is one of FEEDBACK
-        with self._db() as conn:
-            conn.execute(
-                f"INSERT INTO counters (id, {column}) VALUES (?, 1) "
-                f"ON CONFLICT(id) DO UPDATE SET {column} = {column} + 1",
-                (ident,),
-            )
-
-    def set_scores(
-        self, ident: str, importance: float | None = None, maturity: float | None = None
-    ) -> None:
-        """Set the derived ``importance``/``maturity`` scores of a note."""
-        with self._db() as conn:
-            conn.execute("INSERT OR IGNORE INTO counters (id) VALUES (?)", (ident,))
-            if importance is not None:
-                conn.execute("UPDATE counters SET importance = ? WHERE id = ?", (importance, ident))
-            if maturity is not None:
-                conn.execute("UPDATE counters SET maturity = ? WHERE id = ?", (maturity, ident))
 
     def counters(self, ident: str) -> Counters:
         """The counters of one note; zeros when it has none (no file is created for a read)."""

@@ -38,6 +38,7 @@ Clock = Callable[[], float]
 
 CAPTURE_DIR = "capture"
 COMMITS_FILE = "commits.jsonl"
+DEDUP_TAIL = 64 * 1024  # bytes of commits.jsonl's end searched for a sha recorded twice
 LOG_DIR = "logs"
 LOG_FILE = "hooks.log"
 LAST_EVENT = "last-event.json"
@@ -404,6 +405,7 @@ class Capture:
         extra: Mapping[str, Any] | None = None,
     ) -> Queued:
         """Queue the transcript for the drain if the gate passes."""
+        from reflectgit.errors import DeadLetterError
         from reflectgit.state.queue import QUEUE_DIR, Queue, entry_id
         from reflectgit.workflows.capture.gate import evaluate
 
@@ -420,15 +422,19 @@ class Capture:
         verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
         if not verdict.enqueue:
             return Queued(verdict)
-        entry, created = Queue(self.state_dir, clock=self.clock).add(
-            transcript,
-            trigger,
-            session or "",
-            cwd=clean(cwd) if cwd else None,
-            harness=harness,
-            scope=scope,
-            extra={**clean_data(dict(extra or {})), "gate": verdict.reason},
-        )
+        try:
+            entry, created = Queue(self.state_dir, clock=self.clock).add(
+                transcript,
+                trigger,
+                session or "",
+                cwd=clean(cwd) if cwd else None,
+                harness=harness,
+                scope=scope,
+                extra={**clean_data(dict(extra or {})), "gate": verdict.reason},
+            )
+        except DeadLetterError:  # an operator's call (`queue retry`), not a hook's
+            self.log(trigger, "dead-letter", entry_id(transcript), session)
+            return Queued(verdict)
         return Queued(verdict, entry.id, created)
 
     # ------------------------------------------------------------------ commits
@@ -487,24 +493,36 @@ class Capture:
         return self.record_commit(repo, head["sha"])
 
     def commits(self) -> list[dict[str, Any]]:
-        """Every recorded commit (unreadable lines skipped)."""
+        """Every recorded commit, the rotated file's first (unreadable lines skipped).
+
+        Read only when a revert looks for the commit it reverts, never on a plain capture.
+        """
         path = self.state_dir / COMMITS_FILE
         rows: list[dict[str, Any]] = []
-        with contextlib.suppress(FileNotFoundError):
-            for raw in path.read_bytes().splitlines():
-                with contextlib.suppress(ValueError):
-                    row = json.loads(raw)
-                    if isinstance(row, dict):
-                        rows.append(row)
+        for part in (path.with_name(COMMITS_FILE + ".1"), path):
+            with contextlib.suppress(FileNotFoundError):
+                rows += _rows(part.read_bytes())
         return rows
 
     def _append_commit(self, record: CommitRecord) -> bool:
+        """Append one line without reading the file: only its tail is looked at for the sha.
+
+        The same sha comes back close behind its first record (post-commit and post-merge of
+        one merge, a deferred capture replayed), so the last ``DEDUP_TAIL`` bytes are enough.
+        Past ``commits_max_bytes`` the file rotates to ``commits.jsonl.1``, like the drain log.
+        """
         self.state_dir.mkdir(parents=True, exist_ok=True)
         path = self.state_dir / COMMITS_FILE
         with _flock(self.state_dir / (COMMITS_FILE + ".lock")):
-            if any(row.get("sha") == record.sha for row in self.commits()):
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_size > self.settings.commits_max_bytes:
+                    path.replace(path.with_name(COMMITS_FILE + ".1"))
+            tail = _tail(path, DEDUP_TAIL)
+            if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
             line = json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
+            if tail and not tail.endswith(b"\n"):  # a torn last line: ours starts a new one
+                line = "\n" + line
             with path.open("a", encoding="utf-8") as fh:
                 fh.write(line)
         return True
@@ -593,6 +611,33 @@ class CommitRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _rows(data: bytes) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines text; unreadable lines skipped."""
+    rows: list[dict[str, Any]] = []
+    for raw in data.splitlines():
+        with contextlib.suppress(ValueError):
+            row = json.loads(raw)
+            if isinstance(row, dict):
+                rows.append(row)
+    return rows
+
+
+def _tail(path: Path, size: int) -> bytes:
+    """The last ``size`` bytes of a file from the start of a line (b"" when it is missing)."""
+    try:
+        with path.open("rb") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            if end <= size:
+                fh.seek(0)
+                return fh.read()
+            fh.seek(end - size)
+            data = fh.read()
+            cut = data.find(b"\n")
+            return data[cut + 1 :] if cut >= 0 else data[-1:]
+    except FileNotFoundError:
+        return b""
 
 
 def _tier_num(tier: str) -> float:

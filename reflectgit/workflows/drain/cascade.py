@@ -12,7 +12,6 @@ Reading only: recording chunk hashes is the drain's job, after a success.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -382,10 +381,3 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
             lines.append(f"- id: {r.id} | title: {r.title}{rule}")
         parts.append(scrub_secrets("\n".join(lines)))  # hand-written notes may hold one
     return "\n\n".join(parts) + "\n"
-
-
-def transcript_size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0

@@ -14,7 +14,6 @@ import datetime as dt
 import errno
 import fcntl
 import importlib
-import json
 import os
 import subprocess
 import sys
@@ -1042,7 +1041,3 @@ def cost_report(
         "groups": [g.to_dict() for g in groups],
         "total": total.to_dict(),
     }
-
-
-def dump_rows(rows: Sequence[Mapping[str, Any]]) -> str:
-    return json.dumps(list(rows), indent=2, default=str)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -18,8 +19,9 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +152,33 @@ class WriterRun:
         return not self.stdout.strip()
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the kernel SIGKILL the model when the drain dies, or None.
+
+    Linux only (``prctl(PR_SET_PDEATHSIG)``); elsewhere the process group is all there is. libc
+    is loaded here, in the parent: the function that runs in the child after ``fork`` only makes
+    the one system call, and checks that the drain did not die before it was set.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the drain died between fork and prctl
+            os._exit(TIMEOUT_EXIT)
+
+    return arm
+
+
 def _kill_group(pid: int) -> None:
     """SIGKILL the model's whole process group (whatever it spawned, still running)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -167,7 +196,8 @@ def run_model(
 ) -> WriterRun:
     """Run the model command once, prompt on stdin, and read its answer within bounds.
 
-    The command runs in a session of its own. At the deadline, or when stdout passes
+    The command runs in a session of its own, and on Linux with a parent-death signal: a
+    ``kill -9`` of the drain takes the model with it. At the deadline, or when stdout passes
     ``max_output`` bytes, its whole process group is killed and the pipes are closed at once:
     a helper that keeps stdout open (in the group or not) never holds the drain, and reading
     stops at the cap however fast the model writes. After the command exits, helpers get
@@ -184,6 +214,7 @@ def run_model(
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
+            preexec_fn=_parent_death_signal(),  # one system call in the child, no locks
         )
     except OSError as exc:
         return WriterRun(

@@ -42,6 +42,7 @@ from reflectgit.notes.note import (
     render_sidecar,
     sidecar_path_for,
 )
+from reflectgit.state import leftovers
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -348,6 +349,7 @@ class Base:
 
         ``build`` must be a function of the snapshot alone (it runs again on a lost race).
         """
+        leftovers.remove(leftovers.stale(self.store.temporaries()))  # a dead writer's (issue 18)
         for attempt in range(1, retries + 1):
             snap = Snapshot(self, attempt)
             edit = build(snap)

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from reflectgit.config import FORGOTTEN
-from reflectgit.errors import ConflictError, NoteError, NotFoundError, RefusedError, UsageError
+from reflectgit.errors import (
+    BranchMovedError,
+    ConflictError,
+    NoteError,
+    NotFoundError,
+    RefusedError,
+    UsageError,
+)
 from reflectgit.git.store import Change, delete, write
 from reflectgit.notes import edit, messages
 from reflectgit.notes.dates import parse_instant
@@ -676,12 +683,10 @@ class Mutations(Base):
 
         try:
             done = self.mutate(build)
-        except ConflictError as exc:
-            if "on top of another commit" in exc.message:
-                raise ConflictError(
-                    f"{branch} moved while undo was running", hint="run `reflect-git undo` again"
-                ) from None
-            raise
+        except BranchMovedError:
+            raise ConflictError(
+                f"{branch} moved while undo was running", hint="run `reflect-git undo` again"
+            ) from None
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)

@@ -12,6 +12,7 @@ from typing import Any
 from reflectgit.config import REVIEW_QUEUE
 from reflectgit.git.store import Store
 from reflectgit.notes.note import normalize_tier, tier_of
+from reflectgit.state import leftovers
 from reflectgit.workflows.kb.base import STATE_FOLDERS, Base, is_note_path
 
 
@@ -30,6 +31,10 @@ class StatusResult:
     pending: str | None = None  # an interrupted write not yet finished (git/worktree.py)
     # The clone layout (the KB is a clone of the team KB): what `git push` would publish.
     publish: dict[str, Any] | None = None
+    # Files a dead writer left or the queue moved aside (issue 18): queue/corrupt/, and
+    # temporary files an hour old whose writer is gone (queue .tmp.*, git tmp_obj_/tmp_pack_).
+    corrupt_files: int = 0
+    stale_files: int = 0
 
 
 class Status(Base):
@@ -54,6 +59,8 @@ class Status(Base):
                 1 for p in self.store.list_tree(tree, REVIEW_QUEUE) if p.endswith(".yaml")
             )
         depth, dead = _queue_counts(self.state_dir)
+        corrupt, stale = _leftover_counts(self.state_dir)
+        stale += len(leftovers.stale(self.store.temporaries()))
         hooks = _hooks_installed(self.store)
         tracked: list[str] = []
         if tree:
@@ -73,6 +80,8 @@ class Status(Base):
             clean=clean,
             pending=self.store.pending(),
             publish=_would_publish(self.store),
+            corrupt_files=corrupt,
+            stale_files=stale,
         )
 
 
@@ -129,6 +138,19 @@ def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
     except Exception:  # a queue we cannot read says nothing about the KB itself
         return 0, 0
     return depth, dead
+
+
+def _leftover_counts(state_dir: Path | None) -> tuple[int, int]:
+    """Corrupt queue files moved aside, and stale temporary files in the queue (read only)."""
+    if state_dir is None:
+        return 0, 0
+    from reflectgit.state.queue import Queue
+
+    try:
+        queue = Queue(state_dir, read_only=True)
+        return len(queue.corrupt()), len(queue.stale_temporaries())
+    except OSError:
+        return 0, 0
 
 
 def _index_freshness(kb: Base) -> str:

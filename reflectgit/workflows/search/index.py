@@ -891,12 +891,9 @@ class Index:
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    except sqlite3.OperationalError as exc:
-        if "no such table" in str(exc):
-            return None
-        raise
+    if _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") is None:
+        return None  # an index not built yet (or by an older version)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
 
 
