@@ -174,6 +174,7 @@ def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     from reflectgit.workflows.kb.base import Base
 
     with Base(store) as kb:  # the KB's one mutation door
+        kb.adopting = True  # writing the settings file is what makes a clone a KB, like init
         return kb.write_files([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
 
 

@@ -1,0 +1,62 @@
+"""Issue 18, the messages a user trips over: each refusal says what to do next."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.fixtures_kb import count_commits, head, kb
+
+__all__ = ["kb"]  # the fixture, imported for pytest
+
+
+def _project(tmp_path: Path) -> Path:
+    """Somebody's code repository with history and no KB layout."""
+    path = tmp_path / "project"
+    git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
+    (path / "README.md").write_text("# a project\n")
+    git("add", "README.md", cwd=path)
+    git("-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "start", cwd=path)
+    return path
+
+
+ADD = ("add", "--title", "T", "--insight", "I", "--category", "ci", "--confidence", "high")
+
+
+# ---------------------------------------------------------------- 1. a repository that is no KB
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ADD,
+        ("update", "some-id", "--set", "title=New"),
+        ("confirm", "some-id", "--source", "pr"),
+        ("archive", "some-id"),
+        ("forget", "some-id"),
+    ],
+)
+def test_writing_into_a_project_repository_is_refused(cli, tmp_path, args):
+    project = _project(tmp_path)
+    before = head(project)
+    res = cli("--kb", str(project), *args)
+    assert res.code == 1, res
+    assert "error:" in res.err and "not a reflect-git knowledge base" in res.err
+    assert "hint:" in res.err and "reflect-git init" in res.err
+    assert head(project) == before and count_commits(project) == 1
+    assert git("status", "--porcelain", cwd=project) == ""
+    assert not (project / "documents").exists()
+
+
+def test_a_kb_made_by_init_or_by_hand_or_new_is_accepted(cli, tmp_path, kb):
+    project = _project(tmp_path)
+    assert cli("init", str(project), "--force").code == 0
+    assert cli("--kb", str(project), *ADD).code == 0
+    # a repository without commits is a new KB (the kb fixture); so is one with documents/
+    assert cli("--kb", str(kb), *ADD).code == 0
+    (tmp_path / "old").mkdir()
+    legacy = _project(tmp_path / "old")
+    (legacy / "documents").mkdir()
+    assert cli("--kb", str(legacy), *ADD).code == 0, "the original reflect tool's layout"
