@@ -60,3 +60,24 @@ def test_a_kb_made_by_init_or_by_hand_or_new_is_accepted(cli, tmp_path, kb):
     legacy = _project(tmp_path / "old")
     (legacy / "documents").mkdir()
     assert cli("--kb", str(legacy), *ADD).code == 0, "the original reflect tool's layout"
+
+
+# ---------------------------------------------------------------- 2. add from flags
+
+
+def test_add_from_flags_without_confidence_names_the_flag(cli, kb):
+    res = cli("--kb", str(kb), "add", "--title", "T", "--insight", "I")
+    assert res.code == 2, res
+    assert "error: --confidence is required" in res.err
+    assert "<stdin>" not in res.err and "validate FILE" not in res.err
+    assert "hint:" in res.err and "--confidence high" in res.err
+    assert count_commits(kb) == 0
+
+
+def test_add_from_a_file_without_confidence_still_names_the_file(cli, kb, tmp_path):
+    note = tmp_path / "n.md"
+    note.write_text("---\ntitle: T\nkey_insight: I\n---\nbody\n")
+    res = cli("--kb", str(kb), "add", str(note))
+    assert res.code == 1, res
+    assert f"{note}:" in res.err and "confidence: is required" in res.err
+    assert "--confidence is required" not in res.err

@@ -94,7 +94,7 @@ def add_cmd(
             fields=fields,
             sidecar=side,
             force=force,
-            source_name=file if file and file != "-" else "<stdin>",
+            source_name="<flags>" if file is None else "<stdin>" if file == "-" else file,
             sidecar_name=entities if entities and entities != "-" else "<entities>",
             restore=restore,
         )

@@ -302,6 +302,8 @@ class Mutations(Base):
         if defaulted_created:
             base_note.frontmatter["created"] = self.clock()
         base_note.frontmatter = normalized(base_note.frontmatter)  # H, HIGH, Med ... -> tiers
+        if data is None:
+            _require_flags(base_note)  # a note from flags: name the flag, not a file
         check_note(base_note, source_name)  # errors name the user's file, not ours
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
@@ -685,3 +687,30 @@ class Mutations(Base):
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)
+
+
+# The note fields ``add`` takes from flags, by the flag that sets each.
+FIELD_FLAGS = {
+    "title": "--title",
+    "key_insight": "--insight",
+    "category": "--category",
+    "confidence": "--confidence",
+}
+
+
+def _require_flags(note: Note) -> None:
+    """A note built from flags lacks only required fields: say which flags (``UsageError``)."""
+    from reflectgit.notes import schema
+
+    errors = [p for p in schema.validate_note(note, "<flags>") if p.severity == "error"]
+    missing = {
+        p.field for p in errors if p.field in FIELD_FLAGS and p.field not in note.frontmatter
+    }
+    if missing and len(missing) == len(errors):  # other problems: the full list says it all
+        flags = [FIELD_FLAGS[f] for f in FIELD_FLAGS if f in missing]
+        raise UsageError(
+            f"{', '.join(flags)} {'is' if len(flags) == 1 else 'are'} required "
+            "when the note is written from flags",
+            hint="reflect-git add --title T --insight I --category C --confidence high "
+            "(confidence: high, medium or low)",
+        )
