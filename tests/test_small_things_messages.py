@@ -81,3 +81,21 @@ def test_add_from_a_file_without_confidence_still_names_the_file(cli, kb, tmp_pa
     assert res.code == 1, res
     assert f"{note}:" in res.err and "confidence: is required" in res.err
     assert "--confidence is required" not in res.err
+
+
+# ---------------------------------------------------------------- 3. log of an unknown id
+
+
+def test_log_of_an_unknown_id_says_no_commits_for_it(cli, kb):
+    assert cli("--kb", str(kb), *ADD).code == 0
+    res = cli("--kb", str(kb), "log", "no-such-id")
+    assert res.code == 0, res
+    assert res.out.strip() == "no commits for no-such-id"
+    assert "no reflect-git commits yet" not in res.out
+    assert "hint:" in res.err and "reflect-git list" in res.err
+    # a known id lists its commit and no hint; --json stays a list
+    known = cli("--kb", str(kb), "--json", "log")
+    ident = known.json()[0]["id"]
+    res = cli("--kb", str(kb), "log", ident)
+    assert "add" in res.out and "hint:" not in res.err
+    assert cli("--kb", str(kb), "--json", "log", "no-such-id").json() == []

@@ -262,7 +262,8 @@ def log_cmd(
         }
         for e in entries
     ]
-    render.emit(ctx, doc, render.log_lines(entries))
+    render.emit(ctx, doc, render.log_lines(entries, note_id))
+    render.log_empty(ctx, entries, note_id)
 
 
 @commands.command("import")

@@ -192,9 +192,20 @@ def shown(note: Any, raw: bytes) -> list[str]:
     return [header, raw.decode("utf-8", "replace").rstrip("\n")]
 
 
-def log_lines(entries: Sequence[Any]) -> list[str]:
+def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
     lines = [f"{e.commit[:12]}  {e.date[:19]}  {(e.op or '?'):<9} {e.subject}" for e in entries]
-    return lines or ["no reflect-git commits yet"]
+    if lines:
+        return lines
+    return [f"no commits for {ident}"] if ident else ["no reflect-git commits yet"]
+
+
+LOG_HINT = "hint: `reflect-git list --all` shows every id (a forgotten one: `reflect-git log`)"
+
+
+def log_empty(ctx: Any, entries: Sequence[Any], ident: str | None) -> None:
+    """No commit names that id: say where the ids are (stderr, so --json stays a list)."""
+    if ident and not entries:
+        note_line(ctx, LOG_HINT)
 
 
 def imported(result: Any) -> list[str]:
