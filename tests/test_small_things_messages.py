@@ -8,8 +8,9 @@ import pytest
 
 from tests.conftest import git
 from tests.fixtures_kb import count_commits, head, kb
+from tests.fixtures_remote import git_daemon
 
-__all__ = ["kb"]  # the fixture, imported for pytest
+__all__ = ["git_daemon", "kb"]  # the fixtures, imported for pytest
 
 
 def _project(tmp_path: Path) -> Path:
@@ -99,3 +100,25 @@ def test_log_of_an_unknown_id_says_no_commits_for_it(cli, kb):
     res = cli("--kb", str(kb), "log", ident)
     assert "add" in res.out and "hint:" not in res.err
     assert cli("--kb", str(kb), "--json", "log", "no-such-id").json() == []
+
+
+# ---------------------------------------------------------------- 4. team sync that cannot move
+
+
+def test_team_sync_that_cannot_fast_forward_fails(git_daemon, tmp_path, cli):
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kb_path, clone = tmp_path / "kb", tmp_path / "clone"
+    assert cli("--kb", str(kb_path), "team", "clone", team.url, "--path", str(clone)).code == 0
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    (clone / "README.md").write_text("my local edit\n")  # uncommitted, in the way
+    team.seed({"README.md": "theirs\n"})
+    res = cli("--kb", str(kb_path), "team", "sync")
+    assert res.code == 1, res
+    assert "error: main was not updated" in res.err and "hint:" in res.err
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == before
+    assert (clone / "README.md").read_text() == "my local edit\n"
+    # nothing in the way: the same sync succeeds
+    git("checkout", "--", "README.md", cwd=clone)
+    ok = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert ok.code == 0 and ok.json()["updated"] is True, ok
