@@ -122,3 +122,28 @@ def test_team_sync_that_cannot_fast_forward_fails(git_daemon, tmp_path, cli):
     git("checkout", "--", "README.md", cwd=clone)
     ok = cli("--kb", str(kb_path), "--json", "team", "sync")
     assert ok.code == 0 and ok.json()["updated"] is True, ok
+
+
+# ---------------------------------------------------------------- 5. a group without a subcommand
+
+
+@pytest.mark.parametrize(
+    ("group", "sub"),
+    [
+        ("queue", "add"),
+        ("review", "approve"),
+        ("team", "sync"),
+        ("hooks", "install"),
+        ("capture", "commit"),
+    ],
+)
+def test_a_group_alone_shows_its_help(tmp_path, group, sub):
+    from tests.conftest import run_cli_proc
+
+    proc = run_cli_proc(group, env={"REFLECT_GIT_KB": str(tmp_path / "kb")})
+    assert proc.returncode == 0, proc
+    assert proc.stdout.startswith(f"Usage: reflect-git {group} ")
+    assert sub in proc.stdout and "error:" not in proc.stderr
+    # an unknown subcommand is still a usage error
+    bad = run_cli_proc(group, "no-such-sub", env={"REFLECT_GIT_KB": str(tmp_path / "kb")})
+    assert bad.returncode == 2 and "error:" in bad.stderr
