@@ -147,3 +147,45 @@ def test_a_group_alone_shows_its_help(tmp_path, group, sub):
     # an unknown subcommand is still a usage error
     bad = run_cli_proc(group, "no-such-sub", env={"REFLECT_GIT_KB": str(tmp_path / "kb")})
     assert bad.returncode == 2 and "error:" in bad.stderr
+
+
+# ---------------------------------------------------------------- 6. corrupt queue files
+
+
+def test_queue_list_names_the_corrupt_transcripts_and_how_to_re_add(cli, tmp_path, kb):
+    edited, torn = tmp_path / "sess edited.jsonl", tmp_path / "sess-torn.jsonl"
+    ids = {}
+    for path in (edited, torn):
+        path.write_text('{"type":"user","message":{"content":"hi"}}\n')
+        res = cli("--kb", str(kb), "--json", "queue", "add", str(path))
+        assert res.code == 0, res
+        ids[path] = res.json()["id"]
+    folder = kb / ".git" / "reflect-git" / "queue"
+    one = folder / f"{ids[edited]}.json"
+    one.write_text(one.read_text().replace('"retries": 0', '"retries": 7'))  # checksum breaks
+    two = folder / f"{ids[torn]}.json"
+    two.write_bytes(two.read_bytes()[:40])  # torn before its transcript path
+    res = cli("--kb", str(kb), "queue", "list")
+    assert res.code == 0, res
+    assert "2 corrupt queue files moved aside" in res.out
+    assert str(edited) in res.out and "checksum mismatch" in res.out
+    assert "transcript unknown" in res.out
+    assert f"`reflect-git queue add '{edited}'`" in res.out
+    assert str(torn) not in res.out
+    doc = cli("--kb", str(kb), "--json", "queue", "list").json()
+    assert sorted(c["transcript"] or "" for c in doc["corrupt"]) == ["", str(edited)]
+    # re-adding as the message says queues it again
+    assert cli("--kb", str(kb), "queue", "add", str(edited)).code == 0
+    assert [
+        e["transcript_path"]
+        for e in cli("--kb", str(kb), "--json", "queue", "list").json()["pending"]
+    ] == [str(edited)]
+
+
+def test_plural():
+    from reflectgit.cli.render import plural
+
+    assert [plural(n, "note") for n in (0, 1, 2)] == ["0 notes", "1 note", "2 notes"]
+    assert plural(1, "problem") == "1 problem" and plural(3, "entry") == "3 entries"
+    assert plural(2, "day") == "2 days" and plural(2, "process") == "2 processes"
+    assert plural(2, "person", "people") == "2 people"

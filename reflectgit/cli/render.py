@@ -9,6 +9,7 @@ exactly what the typer CLI prints.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -467,9 +468,27 @@ def queue_listing(
     now = time.time()
     lines = [entry_line(e, now) for e in entries] or ["queue is empty"]
     if dead:
-        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+        lines.append(f"{plural(len(dead), 'dead letter')}: `reflect-git queue failed`")
     if corrupt:
-        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {where}")
+        lines.extend(corrupt_lines(corrupt, where))
+    return lines
+
+
+def corrupt_lines(corrupt: Sequence[Any], where: Any) -> list[str]:
+    """Torn or edited queue files: which transcripts they held and how to queue them again."""
+    lines = [f"{plural(len(corrupt), 'corrupt queue file')} moved aside in {where}:"]
+    for c in corrupt:
+        held = c.transcript or "transcript unknown (the file is torn before its path)"
+        lines.append(f"  {c.name}  {held}" + (f"  ({c.reason})" if c.reason else ""))
+    known = [c.transcript for c in corrupt if c.transcript]
+    lines.append(
+        "re-add each transcript with `reflect-git queue add TRANSCRIPT`"
+        + (
+            ": " + "; ".join(f"`reflect-git queue add {shlex.quote(t)}`" for t in known)
+            if known
+            else ""
+        )
+    )
     return lines
 
 
@@ -570,3 +589,20 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
 
 def usage_error(message: str) -> None:
     error(message, USAGE_HINT)
+
+
+# --------------------------------------------------------------------------- counts
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 note``, ``2 notes``, ``0 notes``: a count and its noun (``many``: irregular plural)."""
+    if count == 1:
+        return f"{count} {word}"
+    if many is None:
+        if word.endswith("y") and word[-2:-1] not in "aeiou":
+            many = word[:-1] + "ies"
+        elif word.endswith(("s", "x", "ch", "sh")):
+            many = word + "es"
+        else:
+            many = word + "s"
+    return f"{count} {many}"
