@@ -189,3 +189,25 @@ def test_plural():
     assert plural(1, "problem") == "1 problem" and plural(3, "entry") == "3 entries"
     assert plural(2, "day") == "2 days" and plural(2, "process") == "2 processes"
     assert plural(2, "person", "people") == "2 people"
+
+
+# ---------------------------------------------------------------- 7. route with uncommitted edits
+
+
+def test_route_refuses_a_note_with_uncommitted_edits(cli, kb):
+    added = cli("--kb", str(kb), "--json", *ADD[:-1], "low")
+    assert added.code == 0, added
+    ident, rel = added.json()["id"], added.json()["path"]
+    note = kb / rel
+    assert note.is_file(), "add keeps the work tree in step"
+    note.write_text(note.read_text().replace("T\n", "T, edited\n", 1))
+    before = head(kb)
+    res = cli("--kb", str(kb), "route", ident)
+    assert res.code == 1, res
+    assert f"error: {rel} has uncommitted edits" in res.err
+    assert "hint: commit them first" in res.err and f"reflect-git route {note}" in res.err
+    assert head(kb) == before
+    # the file path routes what is on disk; a clean note routes by id as before
+    git("checkout", "--", rel, cwd=kb)
+    ok = cli("--kb", str(kb), "--json", "route", ident)
+    assert ok.code == 0, ok
