@@ -211,3 +211,20 @@ def test_route_refuses_a_note_with_uncommitted_edits(cli, kb):
     git("checkout", "--", rel, cwd=kb)
     ok = cli("--kb", str(kb), "--json", "route", ident)
     assert ok.code == 0, ok
+
+
+# ---------------------------------------------------------------- 8. hints
+
+
+def test_refusals_that_had_no_hint_have_one(cli, kb):
+    ident = cli("--kb", str(kb), "--json", *ADD).json()["id"]
+    cases = [
+        (("forget", "--sweep", "--now", "garbage"), "--now 2026-03-04"),
+        (("supersede", ident, "--by", ident), "reflect-git supersede OLD --by NEW"),
+        (("show", ident, "--at", "2001-01-01"), "its first commit is from"),
+    ]
+    for args, hint in cases:
+        res = cli("--kb", str(kb), *args)
+        assert res.code in (1, 2) and "error:" in res.err, (args, res)
+        assert "hint: " in res.err and hint in res.err, (args, res)
+    assert count_commits(kb) == 1

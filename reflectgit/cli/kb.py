@@ -175,7 +175,12 @@ def forget_cmd(
             if now is not None:
                 moment = parse_instant(now)
                 if moment is None:
-                    fail(f"--now {now!r} is not an ISO date or timestamp", code=EXIT_USAGE)
+                    fail(
+                        f"--now {now!r} is not an ISO date or timestamp",
+                        hint="e.g. --now 2026-03-04 or --now 2026-03-04T10:00:00Z "
+                        "(default: the current time)",
+                        code=EXIT_USAGE,
+                    )
             result = kb.sweep(moment, dry_run=dry_run)
         else:
             assert note_id is not None

@@ -595,13 +595,13 @@ class Mutations(Base):
     def supersede(self, old: str, new: str) -> SupersedeResult:
         """Record that ``new`` replaces ``old``: ``superseded_by`` and ``supersedes``, one commit."""
         if old == new:
-            raise UsageError("a note cannot supersede itself")
+            raise _self_superseding()
 
         def build(snap: Snapshot) -> Edit[SupersedeResult]:
             old_at = snap.get(old, ("live", "archived"))
             new_at = snap.get(new, ("live",))
             if old_at.id == new_at.id:
-                raise UsageError("a note cannot supersede itself")
+                raise _self_superseding()
             old_parsed = parse_note(old_at.data, old_at.path)
             new_parsed = parse_note(new_at.data, new_at.path)
             _refuse_cycle(snap, old_at.id, new_at.id, new_parsed)
@@ -714,3 +714,11 @@ def _require_flags(note: Note) -> None:
             hint="reflect-git add --title T --insight I --category C --confidence high "
             "(confidence: high, medium or low)",
         )
+
+
+def _self_superseding() -> UsageError:
+    return UsageError(
+        "a note cannot supersede itself",
+        hint="name the newer note after --by: `reflect-git supersede OLD --by NEW` "
+        "(`reflect-git list` shows the ids)",
+    )
