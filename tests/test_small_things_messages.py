@@ -183,7 +183,7 @@ def test_queue_list_names_the_corrupt_transcripts_and_how_to_re_add(cli, tmp_pat
 
 
 def test_plural():
-    from reflectgit.cli.render import plural
+    from reflectgit.notes.words import plural
 
     assert [plural(n, "note") for n in (0, 1, 2)] == ["0 notes", "1 note", "2 notes"]
     assert plural(1, "problem") == "1 problem" and plural(3, "entry") == "3 entries"
@@ -228,3 +228,50 @@ def test_refusals_that_had_no_hint_have_one(cli, kb):
         assert res.code in (1, 2) and "error:" in res.err, (args, res)
         assert "hint: " in res.err and hint in res.err, (args, res)
     assert count_commits(kb) == 1
+
+
+# ---------------------------------------------------------------- 9. counts in words
+
+
+def test_import_of_one_note_says_one_note(cli, kb, tmp_path):
+    from tests.fixtures_kb import VALID
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    one = sorted(VALID.glob("*.md"))[0]
+    (folder / one.name).write_bytes(one.read_bytes())
+    res = cli("--kb", str(kb), "import", str(folder))
+    assert res.code == 0, res
+    assert res.out.startswith("imported 1 note in 1 commit: "), res
+    assert "(s)" not in res.out
+
+
+def test_review_item_with_one_problem_says_one_problem():
+    from types import SimpleNamespace
+
+    from reflectgit.cli import render
+
+    item = SimpleNamespace(
+        branch="knowledge/x",
+        title="X",
+        tier="high",
+        id="x",
+        age_days=1.0,
+        pr_url=None,
+        valid=False,
+        problems=["documents/x.md:2:1: title: is required"],
+        duplicates=[],
+        note_text=None,
+    )
+    assert "INVALID (1 problem)" in render.review_item(item)[1]
+    item.problems = item.problems * 2
+    assert "INVALID (2 problems)" in render.review_item(item)[1]
+
+
+def test_no_count_in_the_cli_says_s_in_brackets():
+    """Every count the CLI prints goes through plural (no `note(s)` left in render)."""
+    import inspect
+
+    from reflectgit.cli import render
+
+    assert "(s)" not in inspect.getsource(render)

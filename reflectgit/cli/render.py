@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reflectgit.cli.options import globals_of
+from reflectgit.notes.words import plural
 
 # --------------------------------------------------------------------------- primitives
 
@@ -211,7 +212,7 @@ def log_empty(ctx: Any, entries: Sequence[Any], ident: str | None) -> None:
 
 def imported(result: Any) -> list[str]:
     lines = [
-        f"imported {len(result.imported)} notes in {len(result.commits)} commit(s)"
+        f"imported {plural(len(result.imported), 'note')} in {plural(len(result.commits), 'commit')}"
         + (f": {', '.join(short(c) for c in result.commits)}" if result.commits else "")
     ]
     adapted = getattr(result, "adapted", [])
@@ -225,7 +226,7 @@ def imported(result: Any) -> list[str]:
 
 
 def exported(result: Any) -> str:
-    return f"exported {result.notes} notes to {result.file}"
+    return f"exported {plural(result.notes, 'note')} to {result.file}"
 
 
 def status_lines(st: Any) -> list[str]:
@@ -257,7 +258,7 @@ def publish_lines(pub: Any) -> list[str]:
     where = f"{pub['remote']}/{pub['branch']}"
     if not pub["notes"]:
         return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
-    out = [f"publish:  `git push` would change {len(pub['notes'])} note(s) on {where}:"]
+    out = [f"publish:  `git push` would change {plural(len(pub['notes']), 'note')} on {where}:"]
     for note in pub["notes"]:
         flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
         out.append(f"  {note['change']:<8} {note['path']} [{(note['tier'] or '?').upper()}]{flag}")
@@ -322,7 +323,7 @@ def review_item(item: Any, full: bool = False) -> list[str]:
         f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
         f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
         f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({len(item.problems)} problems)"),
+        + ("valid" if item.valid else f"INVALID ({plural(len(item.problems), 'problem')})"),
     ]
     out += [f"  problem: {p}" for p in item.problems]
     out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
@@ -555,7 +556,7 @@ def search_hits(result: Any, include_all: bool = False) -> list[str]:
 
 
 def reindexed(result: Any) -> str:
-    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
+    notes = plural(result.changed, "note")
     if result.rebuilt:
         return f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
     if result.changed:
@@ -589,20 +590,3 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
 
 def usage_error(message: str) -> None:
     error(message, USAGE_HINT)
-
-
-# --------------------------------------------------------------------------- counts
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 note``, ``2 notes``, ``0 notes``: a count and its noun (``many``: irregular plural)."""
-    if count == 1:
-        return f"{count} {word}"
-    if many is None:
-        if word.endswith("y") and word[-2:-1] not in "aeiou":
-            many = word[:-1] + "ies"
-        elif word.endswith(("s", "x", "ch", "sh")):
-            many = word + "es"
-        else:
-            many = word + "s"
-    return f"{count} {many}"

@@ -37,6 +37,7 @@ from reflectgit.notes.note import (
     sidecar_path_for,
     tier_of,
 )
+from reflectgit.notes.words import plural
 from reflectgit.workflows.kb.base import (
     NOTE_SUFFIX,
     SIDECAR_SUFFIX,
@@ -399,7 +400,7 @@ def _vet(job: Job) -> Verdict:
                 if isinstance(edge, dict) and edge.get("type") in (None, "")
             )
             if untyped:
-                changes.append(f"sidecar: {untyped} edge(s) without a type -> relates_to")
+                changes.append(f"sidecar: {plural(untyped, 'edge')} without a type -> relates_to")
             if fixed != parsed:
                 side = rewrite_sidecar(side, fixed)
             check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
