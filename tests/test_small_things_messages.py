@@ -275,3 +275,43 @@ def test_no_count_in_the_cli_says_s_in_brackets():
     from reflectgit.cli import render
 
     assert "(s)" not in inspect.getsource(render)
+
+
+# ---------------------------------------------------------------- 10. a truncated export
+
+
+def test_import_of_a_truncated_tarball_says_why(cli, kb, tmp_path):
+    import hashlib
+
+    for i in range(6):
+        noise = "".join(hashlib.sha256(f"{i}-{j}".encode()).hexdigest() for j in range(8))
+        res = cli(
+            "--kb",
+            str(kb),
+            "add",
+            "--title",
+            f"Note {i}",
+            "--insight",
+            noise,
+            "--category",
+            "ci",
+            "--confidence",
+            "high",
+        )
+        assert res.code == 0, res
+    whole = tmp_path / "kb.tar.gz"
+    assert cli("--kb", str(kb), "export", str(whole)).code == 0
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    other = tmp_path / "other"
+    assert cli("init", str(other)).code == 0
+    before = count_commits(other)
+    res = cli("--kb", str(other), "import", str(cut))
+    assert res.code == 1, res
+    assert "aborted" not in res.err and not res.err.startswith("\n")
+    assert f"error: {cut} is truncated or damaged" in res.err
+    assert "hint:" in res.err and "reflect-git export" in res.err
+    assert count_commits(other) == before
+    ok = cli("--kb", str(other), "import", str(whole))
+    assert ok.code == 0 and ok.out.startswith("imported 6 notes"), ok

@@ -447,6 +447,7 @@ def _folder_entries(root: Path) -> dict[str, bytes]:
 
 def _tar_entries(path: Path) -> dict[str, bytes]:
     import tarfile
+    import zlib
 
     out: dict[str, bytes] = {}
     try:
@@ -456,16 +457,26 @@ def _tar_entries(path: Path) -> dict[str, bytes]:
             f"{path} is neither a folder nor a tarball: {exc}",
             hint="give a folder of notes or a file made by `reflect-git export`",
         ) from None
-    with tar:
-        for member in tar.getmembers():
-            if not member.isfile():
-                continue
-            name = member.name
-            if not (name.endswith(NOTE_SUFFIX) or name.endswith(SIDECAR_SUFFIX)):
-                continue
-            handle = tar.extractfile(member)
-            if handle is not None:
-                out[name.lstrip("./")] = handle.read()
+    try:
+        with tar:
+            for member in tar.getmembers():
+                if not member.isfile():
+                    continue
+                name = member.name
+                if not (name.endswith(NOTE_SUFFIX) or name.endswith(SIDECAR_SUFFIX)):
+                    continue
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    out[name.lstrip("./")] = handle.read()
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        # A cut-off download or copy: gzip raises EOFError, which the CLI would take for a
+        # closed terminal ("aborted"); say what is wrong with the file instead.
+        cause = "it ends before its last entry" if isinstance(exc, EOFError) else str(exc)
+        raise ReflectGitError(
+            f"{path} is truncated or damaged ({cause}); nothing was imported",
+            hint=f"copy or export it again (`reflect-git export FILE`); `tar -tzf {path}` "
+            "shows how far it reads",
+        ) from None
     return _rebase(out)
 
 
