@@ -201,7 +201,7 @@ def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
     return [f"no commits for {ident}"] if ident else ["no reflect-git commits yet"]
 
 
-LOG_HINT = "hint: `reflect-git list --all` shows every id (a forgotten one: `reflect-git log`)"
+LOG_HINT = "hint: `reflect-git list --all` shows the ids; `reflect-git log` lists every commit"
 
 
 def log_empty(ctx: Any, entries: Sequence[Any], ident: str | None) -> None:
