@@ -29,9 +29,9 @@ def kb_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "kb"
     git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
     (path / "README.md").write_text("team knowledge\n")
-    (path / ".reflect-git.toml").write_text("[team]\n")  # what makes it a KB, as init would
-    git("add", "README.md", ".reflect-git.toml", cwd=path)
+    git("add", "README.md", cwd=path)
     git("commit", "-qm", "init", cwd=path)
+    (path / "documents").mkdir()  # the KB layout (an empty folder: git's tree is unchanged)
     monkeypatch.setenv("REFLECT_GIT_KB", str(path))
     return path
 

@@ -380,11 +380,12 @@ class Base:
         """Refuse to write into a repository that is not a KB (a mistyped ``--kb``).
 
         A KB is known by its layout: ``.reflect-git.toml`` or a note folder on the branch tip
-        or in the work tree. A repository without commits is a new KB (nothing to pollute);
-        one with history and no layout is somebody's project, so nothing is written there.
+        or in the work tree. A repository without commits (or with an empty tree) is a new KB,
+        nothing to pollute; one with files and no layout is somebody's project, so nothing is
+        written there.
         """
-        if self._recognised or self.adopting or snap.tree is None:
-            return
+        if self._recognised or self.adopting or snap.tree is None or not snap.list(""):
+            return  # no commits, or nothing committed but empty commits: nothing to pollute
         marks = (SETTINGS_FILE, *NOTE_FOLDERS)
         work = self.store.path
         if any(snap.blob(m) is not None or snap.list(m) for m in marks) or (
