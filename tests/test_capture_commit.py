@@ -194,7 +194,7 @@ def _note(note_id: str, confidence: str, session: str) -> str:
 
 def test_revert_demotes_the_session_learnings_in_one_commit(kb, code):
     docs = kb / "documents"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     (docs / "lrn-a.md").write_text(_note("lrn-a", "high", "sess-x"))
     (docs / "lrn-b.md").write_text(_note("lrn-b", "medium", "sess-x"))
     (docs / "lrn-c.md").write_text(_note("lrn-c", "high", "other"))

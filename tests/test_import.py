@@ -204,7 +204,7 @@ def test_the_adaptations_are_named_and_made_in_place(rg, kb, home_learnings):
         f"sidecar document_id '{HASHED}' -> 'ex-02-pyenv-shim-ordering'"
     ]
     assert adapted["gr-01-redis-pool-exhaustion"] == [
-        "sidecar: 1 edge(s) without a type -> relates_to"
+        "sidecar: 1 edge without a type -> relates_to"
     ]
     assert adapted["tp-04-deploy-fly-process"] == ["project 'billing-api' from its shard"]
     # Only the adapted lines changed: the tier note differs from its source by one line.

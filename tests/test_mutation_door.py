@@ -55,6 +55,7 @@ def _seed(repo: Path) -> None:
             [
                 write(PATH, render_note(note)),
                 write(f"documents/{NID}.entities.yaml", f"document_id: {NID}\n".encode()),
+                write(".reflect-git.toml", b"[team]\n"),  # a KB, as init makes it
             ],
             build("seed", "add", [NID]),
         )
@@ -311,7 +312,10 @@ def test_two_captures_of_one_id_at_once_keep_both_notes(
 
 def _kb_with(repo: Path, text: str = "v1") -> None:
     with Store.open(repo) as st:
-        st.commit([write("notes.txt", text.encode())], build("seed", "add"))
+        st.commit(
+            [write("notes.txt", text.encode()), write(".reflect-git.toml", b"[team]\n")],
+            build("seed", "add"),
+        )
 
 
 def _append(line: str) -> Callable[[Snapshot], Edit[int]]:

@@ -149,6 +149,7 @@ def kb_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (path / "README.md").write_text("team knowledge\n")
     git("add", "README.md", cwd=path)
     git("commit", "-qm", "init", cwd=path)
+    (path / "documents").mkdir()  # the KB layout (an empty folder: git's tree is unchanged)
     monkeypatch.setenv("REFLECT_GIT_KB", str(path))
     return path
 

@@ -166,7 +166,7 @@ def test_a_model_answer_holding_the_secrets_and_the_prompt(kb: Path, tmp_path: P
 
 def test_commit_messages_and_a_revert_with_the_hook_installed(kb: Path, tmp_path: Path) -> None:
     docs = kb / "documents"
-    docs.mkdir()
+    docs.mkdir(exist_ok=True)
     (docs / "lrn-s.md").write_text(
         "---\nid: lrn-s\ntitle: A session learning\ncreated: 2026-11-01\nconfidence: high\n"
         "session_id: sess-c\n---\nbody\n"

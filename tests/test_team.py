@@ -149,8 +149,8 @@ def test_sync_never_merges_a_diverged_clone(git_daemon: GitDaemon, tmp_path: Pat
     team.seed({"theirs.txt": "theirs\n"})
     res = cli("--kb", str(kb_path), "--json", "team", "sync")
     doc = res.json()
-    assert res.code == 0 and doc["updated"] is False
-    assert (doc["ahead"], doc["behind"]) == (1, 1) and "diverged" in doc["notes"][0]
+    assert res.code == 1, res  # not updated is a failure a script can see
+    assert "diverged (1 ahead, 1 behind)" in doc["error"] and "pull --rebase" in doc["hint"]
     assert git("rev-parse", "HEAD", cwd=clone).strip() == mine
 
 

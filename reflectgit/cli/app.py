@@ -222,6 +222,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except clicks.Exit as exc:
         return int(exc.exit_code or 0)
+    except clicks.NoArgsIsHelpError as exc:
+        # a group without a subcommand: its help is what the user asked for, not a failure
+        render.write_lines([exc.ctx.get_help()] if exc.ctx is not None else [])
+        return 0
     except clicks.Abort:
         render.failure("aborted", None, 1, as_json)
         return 1

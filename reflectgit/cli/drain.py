@@ -62,7 +62,9 @@ def queue_list(
         {
             "pending": [e.to_dict() for e in entries],
             "dead_letters": len(dead),
-            "corrupt": [{"name": c.name, "reason": c.reason} for c in corrupt],
+            "corrupt": [
+                {"name": c.name, "reason": c.reason, "transcript": c.transcript} for c in corrupt
+            ],
         },
         lines,
     )

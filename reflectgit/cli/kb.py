@@ -94,7 +94,7 @@ def add_cmd(
             fields=fields,
             sidecar=side,
             force=force,
-            source_name=file if file and file != "-" else "<stdin>",
+            source_name="<flags>" if file is None else "<stdin>" if file == "-" else file,
             sidecar_name=entities if entities and entities != "-" else "<entities>",
             restore=restore,
         )
@@ -175,7 +175,12 @@ def forget_cmd(
             if now is not None:
                 moment = parse_instant(now)
                 if moment is None:
-                    fail(f"--now {now!r} is not an ISO date or timestamp", code=EXIT_USAGE)
+                    fail(
+                        f"--now {now!r} is not an ISO date or timestamp",
+                        hint="e.g. --now 2026-03-04 or --now 2026-03-04T10:00:00Z "
+                        "(default: the current time)",
+                        code=EXIT_USAGE,
+                    )
             result = kb.sweep(moment, dry_run=dry_run)
         else:
             assert note_id is not None
@@ -262,7 +267,8 @@ def log_cmd(
         }
         for e in entries
     ]
-    render.emit(ctx, doc, render.log_lines(entries))
+    render.emit(ctx, doc, render.log_lines(entries, note_id))
+    render.log_empty(ctx, entries, note_id)
 
 
 @commands.command("import")

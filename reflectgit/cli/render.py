@@ -9,12 +9,14 @@ exactly what the typer CLI prints.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reflectgit.cli.options import globals_of
+from reflectgit.notes.words import plural
 
 # --------------------------------------------------------------------------- primitives
 
@@ -192,14 +194,25 @@ def shown(note: Any, raw: bytes) -> list[str]:
     return [header, raw.decode("utf-8", "replace").rstrip("\n")]
 
 
-def log_lines(entries: Sequence[Any]) -> list[str]:
+def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
     lines = [f"{e.commit[:12]}  {e.date[:19]}  {(e.op or '?'):<9} {e.subject}" for e in entries]
-    return lines or ["no reflect-git commits yet"]
+    if lines:
+        return lines
+    return [f"no commits for {ident}"] if ident else ["no reflect-git commits yet"]
+
+
+LOG_HINT = "hint: `reflect-git list --all` shows the ids; `reflect-git log` lists every commit"
+
+
+def log_empty(ctx: Any, entries: Sequence[Any], ident: str | None) -> None:
+    """No commit names that id: say where the ids are (stderr, so --json stays a list)."""
+    if ident and not entries:
+        note_line(ctx, LOG_HINT)
 
 
 def imported(result: Any) -> list[str]:
     lines = [
-        f"imported {len(result.imported)} notes in {len(result.commits)} commit(s)"
+        f"imported {plural(len(result.imported), 'note')} in {plural(len(result.commits), 'commit')}"
         + (f": {', '.join(short(c) for c in result.commits)}" if result.commits else "")
     ]
     adapted = getattr(result, "adapted", [])
@@ -213,7 +226,7 @@ def imported(result: Any) -> list[str]:
 
 
 def exported(result: Any) -> str:
-    return f"exported {result.notes} notes to {result.file}"
+    return f"exported {plural(result.notes, 'note')} to {result.file}"
 
 
 def status_lines(st: Any) -> list[str]:
@@ -247,7 +260,7 @@ def publish_lines(pub: Any) -> list[str]:
     where = f"{pub['remote']}/{pub['branch']}"
     if not pub["notes"]:
         return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
-    out = [f"publish:  `git push` would change {len(pub['notes'])} note(s) on {where}:"]
+    out = [f"publish:  `git push` would change {plural(len(pub['notes']), 'note')} on {where}:"]
     for note in pub["notes"]:
         flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
         out.append(f"  {note['change']:<8} {note['path']} [{(note['tier'] or '?').upper()}]{flag}")
@@ -312,7 +325,7 @@ def review_item(item: Any, full: bool = False) -> list[str]:
         f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
         f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
         f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({len(item.problems)} problems)"),
+        + ("valid" if item.valid else f"INVALID ({plural(len(item.problems), 'problem')})"),
     ]
     out += [f"  problem: {p}" for p in item.problems]
     out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
@@ -458,9 +471,27 @@ def queue_listing(
     now = time.time()
     lines = [entry_line(e, now) for e in entries] or ["queue is empty"]
     if dead:
-        lines.append(f"{len(dead)} dead letter(s): `reflect-git queue failed`")
+        lines.append(f"{plural(len(dead), 'dead letter')}: `reflect-git queue failed`")
     if corrupt:
-        lines.append(f"{len(corrupt)} corrupt file(s) moved aside in {where}")
+        lines.extend(corrupt_lines(corrupt, where))
+    return lines
+
+
+def corrupt_lines(corrupt: Sequence[Any], where: Any) -> list[str]:
+    """Torn or edited queue files: which transcripts they held and how to queue them again."""
+    lines = [f"{plural(len(corrupt), 'corrupt queue file')} moved aside in {where}:"]
+    for c in corrupt:
+        held = c.transcript or "transcript unknown (the file is torn before its path)"
+        lines.append(f"  {c.name}  {held}" + (f"  ({c.reason})" if c.reason else ""))
+    known = [c.transcript for c in corrupt if c.transcript]
+    lines.append(
+        "re-add each transcript with `reflect-git queue add TRANSCRIPT`"
+        + (
+            ": " + "; ".join(f"`reflect-git queue add {shlex.quote(t)}`" for t in known)
+            if known
+            else ""
+        )
+    )
     return lines
 
 
@@ -527,7 +558,7 @@ def search_hits(result: Any, include_all: bool = False) -> list[str]:
 
 
 def reindexed(result: Any) -> str:
-    notes = f"{result.changed} note" + ("" if result.changed == 1 else "s")
+    notes = plural(result.changed, "note")
     if result.rebuilt:
         return f"index rebuilt: {notes} (tree {(result.tree or 'empty')[:12]})"
     if result.changed:

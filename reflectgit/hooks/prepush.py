@@ -30,9 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not problems:
         return 0
+    from reflectgit.notes.words import plural
+
     print(
         f"error: reflect-git refused the push to {remote_name}: it would publish "
-        f"{len(problems)} unreviewed note(s) to the team's main:",
+        f"{plural(len(problems), 'unreviewed note')} to the team's main:",
         file=sys.stderr,
     )
     for line in problems:

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -106,6 +107,7 @@ class Corrupt:
     name: str
     path: Path
     reason: str
+    transcript: str | None = None  # the transcript it queued, when the bytes still say
 
 
 class QueueError(ReflectGitError):
@@ -144,6 +146,19 @@ def decode_entry(data: bytes) -> Entry:
     if hashlib.sha256(_canonical(body)).hexdigest() != doc.get("sha256"):
         raise ValueError("checksum mismatch")
     return Entry.from_dict(body)
+
+
+_TRANSCRIPT = re.compile(rb'"transcript_path":\s*("(?:[^"\\]|\\.)*")')
+
+
+def transcript_of(path: Path) -> str | None:
+    """The transcript a torn or edited entry file named, when its bytes still hold it."""
+    try:
+        match = _TRANSCRIPT.search(path.read_bytes())
+        found = json.loads(match.group(1).decode("utf-8")) if match else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return found if isinstance(found, str) and found else None
 
 
 def fsync_dir(path: Path) -> None:
@@ -292,7 +307,7 @@ class Queue:
                 continue
             reason_file = path.parent / (path.name + ".reason")
             reason = reason_file.read_text(encoding="utf-8").strip() if reason_file.exists() else ""
-            out.append(Corrupt(path.name, path, reason))
+            out.append(Corrupt(path.name, path, reason, transcript_of(path)))
         return out
 
     def stale_temporaries(self) -> builtins.list[Path]:

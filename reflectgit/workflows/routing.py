@@ -129,6 +129,15 @@ def _from_id(cfg: Config, note_id: str) -> SourceNote:
             hint="pass the note's file path, or see the ids with `reflect-git list`",
         )
     rel = candidates[0]
+    dirty = store.dirty_paths([rel, sidecar_path_for(rel)])
+    if dirty:
+        # the id routes the committed note; routing it silently would not be what they see
+        raise ConflictError(
+            f"{', '.join(dirty)} {'has' if len(dirty) == 1 else 'have'} uncommitted edits in "
+            f"{cfg.kb}; `route {note_id}` routes committed notes only",
+            hint=f"commit them first (`git -C {cfg.kb} commit {' '.join(dirty)}`), or route "
+            f"the file as it is now: `reflect-git route {cfg.kb / rel}`",
+        )
     data = store.read(rel)
     assert data is not None
     sidecar = store.read(sidecar_path_for(rel))

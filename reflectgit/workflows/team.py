@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import SETTINGS_FILE, Config
-from reflectgit.errors import ConfigError, NotFoundError, RemoteError
+from reflectgit.errors import ConfigError, ConflictError, NotFoundError, RemoteError
 from reflectgit.git import repo_info
 from reflectgit.git.remote import TeamRemote, is_url, redact
 from reflectgit.git.remote import clone as git_clone
@@ -174,6 +174,7 @@ def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     from reflectgit.workflows.kb.base import Base
 
     with Base(store) as kb:  # the KB's one mutation door
+        kb.adopting = True  # writing the settings file is what makes a clone a KB, like init
         return kb.write_files([write(SETTINGS_FILE, new_text.encode("utf-8"))], message)
 
 
@@ -270,14 +271,22 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
         try:
             remote.fast_forward(team.branch, f"{remote.tracking_prefix}{team.branch}")
         except RemoteError as exc:
-            result.notes.append(f"not updated: {exc.message}")
-            return result
+            # not updated is a failure a script must see (exit 1), with what to do about it
+            raise RemoteError(
+                f"{team.branch} was not updated: {exc.message}",
+                hint=exc.hint
+                or f"commit or stash local edits in {team.repo_path}, then run "
+                "`reflect-git team sync` again",
+            ) from exc
         result.updated = True
         return _fill_status(team, result)
     if result.ahead and result.behind:
-        result.notes.append(
-            f"local {team.branch} and the team's have diverged; "
-            f"run `git -C {team.repo_path} pull --rebase` to combine them"
+        raise ConflictError(
+            f"{team.branch} was not updated: local {team.branch} of {team.repo_path} and the "
+            f"team's have diverged ({result.ahead} ahead, {result.behind} behind); "
+            "sync only fast-forwards",
+            hint=f"run `git -C {team.repo_path} pull --rebase` to combine them, then "
+            "`reflect-git team sync`",
         )
     return result
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.errors import NoteError, NotFoundError
+from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
+from reflectgit.errors import NoteError, NotFoundError, RefusedError
 from reflectgit.git.store import Change, PathChanged, Store, blob_id
 from reflectgit.notes import messages
 from reflectgit.notes.dates import utc_now
@@ -317,6 +317,8 @@ class Base:
         self.source = source
         self.clock = clock
         self._vetted: set[str] = set()  # blob ids of note/sidecar bytes that passed the schema
+        self.adopting = False  # True for ``init`` only: it writes the layout a KB is known by
+        self._recognised = False
 
     @classmethod
     def open(
@@ -352,6 +354,7 @@ class Base:
         leftovers.remove(leftovers.stale(self.store.temporaries()))  # a dead writer's (issue 18)
         for attempt in range(1, retries + 1):
             snap = Snapshot(self, attempt)
+            self._refuse_foreign(snap)
             edit = build(snap)
             if not edit.changes and not edit.allow_empty:
                 return Committed(edit.value, None, attempt)
@@ -374,6 +377,31 @@ class Base:
                 continue
             return Committed(edit.value, sha, attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _refuse_foreign(self, snap: Snapshot) -> None:
+        """Refuse to write into a repository that is not a KB (a mistyped ``--kb``).
+
+        A KB is known by its layout: ``.reflect-git.toml`` or a note folder on the branch tip
+        or in the work tree. A repository without commits (or with an empty tree) is a new KB,
+        nothing to pollute; one with files and no layout is somebody's project, so nothing is
+        written there.
+        """
+        if self._recognised or self.adopting or snap.tree is None or not snap.list(""):
+            return  # no commits, or nothing committed but empty commits: nothing to pollute
+        marks = (SETTINGS_FILE, *NOTE_FOLDERS)
+        work = self.store.path
+        if any(snap.blob(m) is not None or snap.list(m) for m in marks) or (
+            work is not None and any((work / m).exists() for m in marks)
+        ):
+            self._recognised = True
+            return
+        where = work if work is not None else self.store.git_dir
+        raise RefusedError(
+            f"{where} is a git repository but not a reflect-git knowledge base "
+            f"(no {SETTINGS_FILE}, no {DOCUMENTS}/ folder); nothing was written",
+            hint=f"run `reflect-git init {where}` to make it one, or pass --kb PATH "
+            "(check REFLECT_GIT_KB)",
+        )
 
     def write_files(self, changes: Sequence[Change], message: messages.CommitMessage) -> str | None:
         """Commit fixed changes through the door (settings files, scaffolds, pointers)."""

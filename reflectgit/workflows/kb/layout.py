@@ -125,6 +125,7 @@ def init(path: Path, options: InitOptions, env: Mapping[str, str] | None = None)
         return Edit(([c.path for c in changes], left), changes, message)
 
     with Base(Store.init(root, env=env)) as kb:
+        kb.adopting = True
         done = kb.mutate(scaffold)
         for folder in LAYOUT_FOLDERS:
             (root / folder).mkdir(exist_ok=True)

@@ -309,6 +309,8 @@ class Mutations(Base):
         if defaulted_created:
             base_note.frontmatter["created"] = self.clock()
         base_note.frontmatter = normalized(base_note.frontmatter)  # H, HIGH, Med ... -> tiers
+        if data is None:
+            _require_flags(base_note)  # a note from flags: name the flag, not a file
         check_note(base_note, source_name)  # errors name the user's file, not ours
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
@@ -600,13 +602,13 @@ class Mutations(Base):
     def supersede(self, old: str, new: str) -> SupersedeResult:
         """Record that ``new`` replaces ``old``: ``superseded_by`` and ``supersedes``, one commit."""
         if old == new:
-            raise UsageError("a note cannot supersede itself")
+            raise _self_superseding()
 
         def build(snap: Snapshot) -> Edit[SupersedeResult]:
             old_at = snap.get(old, ("live", "archived"))
             new_at = snap.get(new, ("live",))
             if old_at.id == new_at.id:
-                raise UsageError("a note cannot supersede itself")
+                raise _self_superseding()
             old_parsed = parse_note(old_at.data, old_at.path)
             new_parsed = parse_note(new_at.data, new_at.path)
             _refuse_cycle(snap, old_at.id, new_at.id, new_parsed)
@@ -690,3 +692,38 @@ class Mutations(Base):
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)
+
+
+# The note fields ``add`` takes from flags, by the flag that sets each.
+FIELD_FLAGS = {
+    "title": "--title",
+    "key_insight": "--insight",
+    "category": "--category",
+    "confidence": "--confidence",
+}
+
+
+def _require_flags(note: Note) -> None:
+    """A note built from flags lacks only required fields: say which flags (``UsageError``)."""
+    from reflectgit.notes import schema
+
+    errors = [p for p in schema.validate_note(note, "<flags>") if p.severity == "error"]
+    missing = {
+        p.field for p in errors if p.field in FIELD_FLAGS and p.field not in note.frontmatter
+    }
+    if missing and len(missing) == len(errors):  # other problems: the full list says it all
+        flags = [FIELD_FLAGS[f] for f in FIELD_FLAGS if f in missing]
+        raise UsageError(
+            f"{', '.join(flags)} {'is' if len(flags) == 1 else 'are'} required "
+            "when the note is written from flags",
+            hint="reflect-git add --title T --insight I --category C --confidence high "
+            "(confidence: high, medium or low)",
+        )
+
+
+def _self_superseding() -> UsageError:
+    return UsageError(
+        "a note cannot supersede itself",
+        hint="name the newer note after --by: `reflect-git supersede OLD --by NEW` "
+        "(`reflect-git list` shows the ids)",
+    )

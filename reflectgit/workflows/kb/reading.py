@@ -146,10 +146,20 @@ class Reading(Base):
             )
         if is_bare_date(at):  # a bare date means the end of that day
             moment += dt.timedelta(days=1) - dt.timedelta(seconds=1)
+        first = None
         for info in self.store.log():
             if info.commit_time <= moment:
                 return info.sha
-        raise NotFoundError(f"the KB has no commit at or before {at}")
+            first = info
+        raise NotFoundError(
+            f"the KB has no commit at or before {at}",
+            hint=(
+                f"its first commit is from {first.commit_time.isoformat()}: give a date on or "
+                "after it (`reflect-git log` lists the commits)"
+                if first is not None
+                else "the KB has no commits yet"
+            ),
+        )
 
     def log(self, ident: str | None = None, limit: int | None = None) -> list[LogEntry]:
         """reflect-git's own commits on the branch, newest first, from their trailers."""

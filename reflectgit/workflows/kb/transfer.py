@@ -37,6 +37,7 @@ from reflectgit.notes.note import (
     sidecar_path_for,
     tier_of,
 )
+from reflectgit.notes.words import plural
 from reflectgit.workflows.kb.base import (
     NOTE_SUFFIX,
     SIDECAR_SUFFIX,
@@ -399,7 +400,7 @@ def _vet(job: Job) -> Verdict:
                 if isinstance(edge, dict) and edge.get("type") in (None, "")
             )
             if untyped:
-                changes.append(f"sidecar: {untyped} edge(s) without a type -> relates_to")
+                changes.append(f"sidecar: {plural(untyped, 'edge')} without a type -> relates_to")
             if fixed != parsed:
                 side = rewrite_sidecar(side, fixed)
             check_sidecar(parse_sidecar(side, side_rel).data, side_rel)
@@ -446,6 +447,7 @@ def _folder_entries(root: Path) -> dict[str, bytes]:
 
 def _tar_entries(path: Path) -> dict[str, bytes]:
     import tarfile
+    import zlib
 
     out: dict[str, bytes] = {}
     try:
@@ -455,16 +457,26 @@ def _tar_entries(path: Path) -> dict[str, bytes]:
             f"{path} is neither a folder nor a tarball: {exc}",
             hint="give a folder of notes or a file made by `reflect-git export`",
         ) from None
-    with tar:
-        for member in tar.getmembers():
-            if not member.isfile():
-                continue
-            name = member.name
-            if not (name.endswith(NOTE_SUFFIX) or name.endswith(SIDECAR_SUFFIX)):
-                continue
-            handle = tar.extractfile(member)
-            if handle is not None:
-                out[name.lstrip("./")] = handle.read()
+    try:
+        with tar:
+            for member in tar.getmembers():
+                if not member.isfile():
+                    continue
+                name = member.name
+                if not (name.endswith(NOTE_SUFFIX) or name.endswith(SIDECAR_SUFFIX)):
+                    continue
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    out[name.lstrip("./")] = handle.read()
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        # A cut-off download or copy: gzip raises EOFError, which the CLI would take for a
+        # closed terminal ("aborted"); say what is wrong with the file instead.
+        cause = "it ends before its last entry" if isinstance(exc, EOFError) else str(exc)
+        raise ReflectGitError(
+            f"{path} is truncated or damaged ({cause}); nothing was imported",
+            hint=f"copy or export it again (`reflect-git export FILE`); `tar -tzf {path}` "
+            "shows how far it reads",
+        ) from None
     return _rebase(out)
 
 
