@@ -277,6 +277,33 @@ def test_no_count_in_the_cli_says_s_in_brackets():
     assert "(s)" not in inspect.getsource(render)
 
 
+def test_no_message_anywhere_says_s_in_brackets():
+    """No string literal in the package (messages, logs, note texts) counts with `(s)`."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "reflectgit"
+    found = []
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and "(s)" in node.value
+            ):
+                found.append(f"{path.name}:{node.lineno}")
+    assert found == []
+
+
 # ---------------------------------------------------------------- 10. a truncated export
 
 

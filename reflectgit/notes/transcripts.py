@@ -32,6 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflectgit.notes.words import plural
+
 DIALOGUE_CAP = 600_000  # characters of dialogue the gate and the slicer ever look at
 MAX_BYTES = 64 * 1024 * 1024
 RESULT_CAP = 4_000  # characters kept per tool result (evidence, not archive)
@@ -198,7 +200,7 @@ def parse_lines(
         elif binary:
             t.error = "binary: not a text transcript"
         elif t.bad_lines:
-            t.error = f"not-a-transcript: none of {t.bad_lines} line(s) is a transcript record"
+            t.error = f"not-a-transcript: none of the {plural(t.bad_lines, 'line')} is a transcript record"
     return t
 
 

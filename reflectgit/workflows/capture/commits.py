@@ -28,6 +28,7 @@ from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.transcripts import side_session
+from reflectgit.notes.words import plural
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
@@ -380,7 +381,7 @@ class Capture:
             if not changes:
                 return Edit(ids)
             subject = messages.chore_subject(
-                op, f"{len(ids)} learning(s) from session {(session or '?')[:8]}"
+                op, f"{plural(len(ids), 'learning')} from session {(session or '?')[:8]}"
             )
             extra = [("Reflect-Reason", clean(reason))]
             if session:
@@ -546,7 +547,7 @@ class Capture:
             source="capture:revert",
             reason=reason,
         )
-        self.log("post-commit", "demoted", f"{len(written.ids)} note(s)", session)
+        self.log("post-commit", "demoted", plural(len(written.ids), "note"), session)
         return written
 
     # ------------------------------------------------------------------ idle sweep

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.notes.privacy import clean, clean_data
+from reflectgit.notes.words import plural
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
@@ -479,8 +480,8 @@ class AgentEvents:
         lines = [
             "## What happened",
             "",
-            f"`{_text(command, 200)}` went from {n} failure(s) to 0 in one session "
-            f"after {state.get('failing_runs', 1)} failing run(s).",
+            f"`{_text(command, 200)}` went from {plural(n, 'failure')} to 0 in one session "
+            f"after {plural(int(state.get('failing_runs', 1)), 'failing run')}.",
             "",
         ]
         if evidence:
@@ -509,7 +510,7 @@ class AgentEvents:
                     + "."
                 ),
                 "symptoms": [symptom] if symptom else [],
-                "problem": f"{n} failing {run.runner} test(s)",
+                "problem": f"{plural(n, f'failing {run.runner} test')}",
                 "category": "testing",
                 "tags": _tags(payload, run.runner),
                 "files_touched": files,

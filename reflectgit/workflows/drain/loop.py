@@ -36,6 +36,7 @@ from reflectgit.notes.inplace import rewrite_note
 from reflectgit.notes.messages import build, chore_subject, knowledge_subject
 from reflectgit.notes.note import TIERS, render_note, render_sidecar, sidecar_path_for
 from reflectgit.notes.privacy import clean
+from reflectgit.notes.words import plural
 from reflectgit.state import ledger
 from reflectgit.state.queue import Entry, Queue
 from reflectgit.workflows.drain import actions as act
@@ -834,7 +835,9 @@ class Drain:
         applied: _Applied = done.value
         applied.dropped[:0] = dropped
         if done.attempts > 1:
-            self.log(f"entry {entry.id}: re-applied after {done.attempts - 1} concurrent edit(s)")
+            self.log(
+                f"entry {entry.id}: re-applied after {plural(done.attempts - 1, 'concurrent edit')}"
+            )
         self.index.forget()
         return done.commit, applied
 
