@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -342,3 +343,33 @@ def test_import_of_a_truncated_tarball_says_why(cli, kb, tmp_path):
     assert count_commits(other) == before
     ok = cli("--kb", str(other), "import", str(whole))
     assert ok.code == 0 and ok.out.startswith("imported 6 notes"), ok
+
+
+# ---------------------------------------------------------------- Reflect-Confidence trailers
+
+
+def test_every_commit_of_a_note_with_a_tier_carries_reflect_confidence(cli, kb):
+    from tests.fixtures_kb import trailers
+
+    def add(title: str, tier: str) -> str:
+        res = cli(
+            "--kb", str(kb), "--json", "add", "--title", title,
+            "--insight", f"Because {title.lower()} matters.", "--confidence", tier,
+        )  # fmt: skip
+        assert res.code == 0, res.err
+        return json.loads(res.out)["id"]
+
+    old = add("Pin the node version in CI", "low")
+    new = add("Pin node with .nvmrc in CI", "high")
+    steps = [
+        (("archive", old), "low"),
+        (("restore", old), "low"),
+        (("supersede", old, "--by", new), "low"),
+        (("undo",), "low"),  # the undone supersede's tier comes back with its revert
+        (("forget", new), "high"),
+    ]
+    for args, tier in steps:
+        res = cli("--kb", str(kb), *args)
+        assert res.code == 0, (args, res.err)
+        assert trailers(kb, "Reflect-Op") == [args[0]], args
+        assert trailers(kb, "Reflect-Confidence") == [tier], args

@@ -523,7 +523,11 @@ class Mutations(Base):
             found = snap.get(ident, from_states)
             changes = self.move_changes(snap, found, to_state, op)
             message = self.message(
-                messages.chore_subject(op, found.id), op, [found.id], extra=extra
+                messages.chore_subject(op, found.id),
+                op,
+                [found.id],
+                _tier_of(found.data, found.path),
+                extra=extra,
             )
             return Edit(MoveResult(found.id, changes[1].path, None), changes, message)
 
@@ -586,10 +590,12 @@ class Mutations(Base):
                 if side_data is not None:
                     changes += [delete(side), write(sidecar_path_for(dest), side_data)]
             what = ids[0] if len(ids) == 1 else f"{len(ids)} notes"
+            tiers = {_tier_of(snap.read(path) or b"", path) for _ident, path in due}
             message = self.message(
                 messages.chore_subject("forget", what),
                 "forget",
                 ids,
+                tiers.pop() if len(tiers) == 1 else None,  # one tier for the whole commit
                 extra=[("Reflect-Reason", "forget_after passed")],
             )
             return Edit(ids, changes, message)
@@ -635,6 +641,7 @@ class Mutations(Base):
                 messages.chore_subject("supersede", old_at.id),
                 "supersede",
                 [old_at.id, new_at.id],
+                _tier_of(old_at.data, old_at.path),  # the note the commit retires
             )
             return Edit(SupersedeResult(old_at.id, new_at.id, None), changes, message)
 
@@ -678,6 +685,7 @@ class Mutations(Base):
                 f'Revert "{parsed.subject}"',
                 "undo",
                 parsed.ids,
+                next((v for k, v in parsed.trailers if k == "Reflect-Confidence"), None),
                 body=f"This reverts commit {tip}.",
                 extra=[("Reflect-Reverts", tip)],
             )
@@ -692,6 +700,14 @@ class Mutations(Base):
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)
+
+
+def _tier_of(data: bytes, path: str) -> str | None:
+    """The tier of a note's bytes for its commit's ``Reflect-Confidence``; None when unknown."""
+    try:
+        return parse_note(data, path).tier
+    except NoteError:
+        return None
 
 
 # The note fields ``add`` takes from flags, by the flag that sets each.
