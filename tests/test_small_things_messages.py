@@ -373,3 +373,28 @@ def test_every_commit_of_a_note_with_a_tier_carries_reflect_confidence(cli, kb):
         assert res.code == 0, (args, res.err)
         assert trailers(kb, "Reflect-Op") == [args[0]], args
         assert trailers(kb, "Reflect-Confidence") == [tier], args
+
+
+# ---------------------------------------------------------------- add --entities: the user's lines
+
+
+def test_add_entities_names_the_line_of_the_users_sidecar(cli, kb, tmp_path):
+    side = tmp_path / "pool.entities.yaml"
+    side.write_text(
+        "# entities for the pool note\n"
+        "# (written by hand)\n"
+        "\n"
+        "entities:\n"
+        "  - name: redis\n"
+        "    type: tool\n"
+        "  - name: pgbouncer\n"
+        "    type: spaceship\n"
+        "relationships: []\n"
+    )
+    res = cli(
+        "--kb", str(kb), "add", "--title", "Size the pool", "--insight", "Size it to peak.",
+        "--confidence", "medium", "--entities", str(side),
+    )  # fmt: skip
+    assert res.code == 1
+    assert f"{side}:8:" in res.err, res.err  # line 8 of the user's file, not of our YAML
+    assert count_commits(kb) == 0

@@ -127,11 +127,18 @@ def note_problems(note: Note, path: str) -> list[str]:
     return [_problem_text(p) for p in found if p.severity == "error"]
 
 
-def sidecar_problems(data: Mapping[str, Any], path: str) -> list[str]:
-    """Validation problems of sidecar data."""
+def sidecar_problems(
+    data: Mapping[str, Any], path: str, origin: Sidecar | None = None
+) -> list[str]:
+    """Validation problems of sidecar data. ``origin``: the sidecar as parsed from the user's
+    file, so lines and columns name that file (else those of the data rendered as YAML)."""
     from reflectgit.notes import schema, secrets
 
-    sidecar = parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
+    sidecar = (
+        Sidecar(dict(data), origin.origin)
+        if origin is not None and origin.origin is not None
+        else parse_sidecar(render_sidecar(Sidecar(dict(data))), path)
+    )
     found = schema.validate_sidecar(sidecar, path)
     found += secrets.problems(secrets.sidecar_findings(sidecar), path)
     return [_problem_text(p) for p in found if p.severity == "error"]
@@ -150,8 +157,8 @@ def check_note(note: Note, path: str) -> None:
         )
 
 
-def check_sidecar(data: Mapping[str, Any], path: str) -> None:
-    problems = sidecar_problems(data, path)
+def check_sidecar(data: Mapping[str, Any], path: str, origin: Sidecar | None = None) -> None:
+    problems = sidecar_problems(data, path, origin)
     if problems:
         raise NoteError(
             "invalid sidecar:\n  " + "\n  ".join(problems),

@@ -145,9 +145,9 @@ def _parse(data: bytes, source: str) -> Note:
         raise _located_error(exc, source) from None
 
 
-def _parse_side(data: bytes, source: str) -> dict[str, Any]:
+def _parse_side(data: bytes, source: str) -> Sidecar:
     try:
-        return parse_sidecar(data, source).data
+        return parse_sidecar(data, source)
     except NoteError as exc:
         raise _located_error(exc, source) from None
 
@@ -314,8 +314,9 @@ class Mutations(Base):
         check_note(base_note, source_name)  # errors name the user's file, not ours
         side_data: dict[str, Any] | None = None
         if sidecar is not None:
-            side_data = normalized_sidecar(_parse_side(sidecar, sidecar_name))
-            check_sidecar(side_data, sidecar_name)
+            given = _parse_side(sidecar, sidecar_name)
+            side_data = normalized_sidecar(given.data)
+            check_sidecar(side_data, sidecar_name, given)  # lines of the user's file
         now = self.clock()
 
         def build(snap: Snapshot) -> Edit[AddResult]:
