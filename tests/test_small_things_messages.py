@@ -398,3 +398,26 @@ def test_add_entities_names_the_line_of_the_users_sidecar(cli, kb, tmp_path):
     assert res.code == 1
     assert f"{side}:8:" in res.err, res.err  # line 8 of the user's file, not of our YAML
     assert count_commits(kb) == 0
+
+
+# ---------------------------------------------------------------- legacy queue: bad lines said once
+
+
+def test_bad_lines_of_a_legacy_queue_file_are_shown_once(cli, kb, tmp_path):
+    assert cli("--kb", str(kb), "init").code == 0
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text('{"type": "user", "message": {"role": "user", "content": "hi"}}\n')
+    legacy = kb / ".git" / "reflect-git" / "pending_reflections.jsonl"
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    legacy.write_text(
+        json.dumps({"transcript_path": str(transcript), "trigger": "stop"})
+        + "\nnot json at all\n"
+        + json.dumps({"no": "transcript"})
+        + "\n"
+    )
+    first = cli("--kb", str(kb), "queue", "list")
+    assert first.code == 0, first.err
+    assert "warning:" in first.err and "2 lines" in first.err and str(legacy) in first.err
+    assert str(transcript) in first.out  # the good line was imported
+    second = cli("--kb", str(kb), "queue", "list")
+    assert second.code == 0 and "warning:" not in second.err  # said once

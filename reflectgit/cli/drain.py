@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -20,6 +21,16 @@ commands.add_typer(queue_app, name="queue")
 _JSON_HELP = "One JSON document on stdout (same as the global --json)."
 
 
+def _open_queue(ctx: typer.Context) -> Any:
+    """The KB's queue; what importing a legacy queue file skipped is said once, on stderr."""
+    from reflectgit.state.queue import open_queue
+
+    queue = open_queue(globals_of(ctx).config())
+    for notice in queue.notices:
+        render.note_line(ctx, f"warning: {notice}")
+    return queue
+
+
 @queue_app.command("add")
 def queue_add(
     ctx: typer.Context,
@@ -31,13 +42,11 @@ def queue_add(
     """Queue a transcript for the drain (a no-op when it is already queued)."""
     import os
 
-    from reflectgit.state.queue import open_queue
-
     want_json(ctx, json_out)
     path = Path(os.path.expanduser(transcript)).absolute()
     if not path.is_file():
         fail(f"no transcript at {path}", hint="give the path of a session transcript file")
-    queue = open_queue(globals_of(ctx).config())
+    queue = _open_queue(ctx)
     entry, created = queue.add(str(path), trigger, session or path.stem)
     doc = {"id": entry.id, "created": created, "entry": entry.to_dict()}
     render.emit(ctx, doc, render.queued(entry, created))
@@ -49,10 +58,8 @@ def queue_list(
 ) -> None:
     """Pending entries, front of the queue first, with retry and backoff state."""
 
-    from reflectgit.state.queue import open_queue
-
     want_json(ctx, json_out)
-    queue = open_queue(globals_of(ctx).config())
+    queue = _open_queue(ctx)
     entries = queue.list()
     dead = queue.failed()
     corrupt = queue.corrupt()
@@ -75,10 +82,8 @@ def queue_failed(
     ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help=_JSON_HELP)
 ) -> None:
     """Dead letters: entries whose retries ran out or that poisoned the writer."""
-    from reflectgit.state.queue import open_queue
-
     want_json(ctx, json_out)
-    queue = open_queue(globals_of(ctx).config())
+    queue = _open_queue(ctx)
     dead = queue.failed()
     render.emit(ctx, [e.to_dict() for e in dead], render.dead_letters(dead))
 
@@ -90,10 +95,8 @@ def queue_retry(
     json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:
     """Put a dead letter (or a backed-off entry) back in the queue with its retries reset."""
-    from reflectgit.state.queue import open_queue
-
     want_json(ctx, json_out)
-    entry = open_queue(globals_of(ctx).config()).retry(entry_id)
+    entry = _open_queue(ctx).retry(entry_id)
     render.emit(ctx, {"id": entry.id, "entry": entry.to_dict()}, f"requeued {entry.id}")
 
 
@@ -104,10 +107,8 @@ def queue_purge(
     json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:
     """Remove a dead letter (or a pending entry) for good."""
-    from reflectgit.state.queue import open_queue
-
     want_json(ctx, json_out)
-    entry, dead = open_queue(globals_of(ctx).config()).purge(entry_id)
+    entry, dead = _open_queue(ctx).purge(entry_id)
     where = "dead letter" if dead else "pending entry"
     render.emit(
         ctx,

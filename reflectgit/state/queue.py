@@ -203,6 +203,9 @@ class Queue:
     ) -> None:
         """``read_only`` (a dry run): reading moves no corrupt file aside and makes no folder."""
         self.read_only = read_only
+        # What importing the original tool's queue file could not take, said once: the
+        # import runs once per file, and the command that ran it shows these lines.
+        self.notices: list[str] = []
         self.state_dir = Path(state_dir)
         self.dir = self.state_dir / QUEUE_DIR
         self.dead_dir = self.dir / DEAD_DIR
@@ -552,6 +555,12 @@ class Queue:
                 "skipped": skipped,
             }
             atomic_write(marker_path, json.dumps(current, indent=1, sort_keys=True).encode())
+        if skipped:
+            lines = "1 line" if skipped == 1 else f"{skipped} lines"
+            self.notices.append(
+                f"{path}: {lines} of the original tool's queue could not be read (not JSON, or "
+                f"no transcript_path) and were skipped; {added} imported; the file is unchanged"
+            )
         return added
 
     def legacy_candidates(self, home: str | None) -> builtins.list[Path]:

@@ -310,6 +310,7 @@ class Drain:
             return report
         if not s.dry_run:
             self.queue.import_all_legacy(self.cfg.env.get("HOME"))
+            report.warnings.extend(self.queue.notices)
         if not self.queue.list():
             report.status, report.message = "empty", "the queue is empty"
             return report
