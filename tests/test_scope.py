@@ -19,7 +19,13 @@ from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.project import project_name
 from tests.conftest import git
-from tests.fixtures_capture import load_events, run_hook, state_dir, transcripts_fixture
+from tests.fixtures_capture import (  # noqa: F401  (kb_fixture: the capture KB)
+    kb_fixture,
+    load_events,
+    run_hook,
+    state_dir,
+    transcripts_fixture,
+)
 from tests.fixtures_drain import (
     Clock,
     copy_transcript,
@@ -140,18 +146,6 @@ def test_a_drain_entry_without_a_cwd_is_not_made_global(tmp_path: Path, repo: Pa
 
 
 # --------------------------------------------------------------------------- capture
-
-
-@pytest.fixture(name="kb")
-def kb_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "kb"
-    git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
-    (path / "README.md").write_text("team knowledge\n")
-    git("add", "README.md", cwd=path)
-    git("commit", "-qm", "init", cwd=path)
-    (path / "documents").mkdir()  # the KB layout (an empty folder: git's tree is unchanged)
-    monkeypatch.setenv("REFLECT_GIT_KB", str(path))
-    return path
 
 
 def test_hook_notes_carry_the_project_of_the_session(kb, transcripts):

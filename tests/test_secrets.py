@@ -296,3 +296,9 @@ def test_the_prompt_masks_hand_written_learnings_and_split_key_blocks(tmp_path: 
     prepared = cascade.prepare(str(path))
     assert prepared.text and "uv instead of pip" in prepared.text
     assert all(line not in prepared.text for line in body)
+
+
+def test_privacy_names_the_scanners_mask_text():
+    from reflectgit.notes import secrets
+
+    assert REDACTED == secrets.REDACTED

@@ -11,11 +11,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from reflectgit.notes import secrets
 from reflectgit.notes.names import scrub_controls
 
 PRIVATE_MARKER = "[private content removed]"
-REDACTED = secrets.REDACTED
+REDACTED = "***REDACTED***"  # the same text as secrets.REDACTED (a test keeps them equal)
 
 # <private> is the user's own marker; the rest are wrappers harnesses put around injected text
 # (reminders, environment dumps, local command output) that is not part of the dialogue.
@@ -85,7 +84,12 @@ def strip_private(text: str) -> str:
 
 
 def scrub_secrets(text: str) -> str:
-    """Mask every secret the one scanner finds (``reflectgit.notes.secrets``), blocks whole."""
+    """Mask every secret the one scanner finds (``reflectgit.notes.secrets``), blocks whole.
+
+    Imported here, not at the top: compiling the scanner's rules costs ~15 ms, which a hook
+    event that masks nothing (most of them) must not pay at start-up."""
+    from reflectgit.notes import secrets
+
     return secrets.mask(text)
 
 
