@@ -9,7 +9,8 @@ Rules (docs/architecture.md explains them):
    subprocess whose argv is ``git ...``, or any ``["git", ...]`` argv, or ``shutil.which("git")``),
    or builds a path into ``.git``. Inside ``git/``, only ``run.py`` starts processes (the one
    runner, the one environment policy).
-3. Only ``reflectgit/cli/`` imports typer or click.
+3. Only ``reflectgit/cli/`` imports typer or click; only ``reflectgit/mcpserver/`` imports the MCP
+   SDK (``mcp``, ``mcp_types``), so no other command pays for it at start-up.
 4. ``reflectgit/notes/`` does no I/O: no file, process, socket or database modules, no ``open``,
    no path method that touches the disk (reading the package's own schemas through
    ``importlib.resources`` is allowed: that is part of the code, like an import).
@@ -37,7 +38,9 @@ PACKAGE = Path(reflectgit.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),  # `python -m reflectgit` and the console script: raise SystemExit(main())
     ("cli",),  # the interface for people: the only typer import
-    ("hooks",),  # interfaces for git, pre-commit and agent harnesses
+    # interfaces for machines (peers): git, pre-commit and agent harnesses (hooks); agents over
+    # MCP (mcpserver, which `reflect-git mcp` in cli/ starts)
+    ("hooks", "mcpserver"),
     ("workflows",),  # orchestration: KB operations, capture, drain, search, routing
     ("forge",),  # pull requests on a forge; borrows git's credential helpers from git/
     ("git", "state"),  # the repository; the state directory (peers: neither imports the other)
@@ -49,6 +52,7 @@ RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 
 GIT_LIBRARIES = {"dulwich", "git", "gitdb", "pygit2"}
 UI_LIBRARIES = {"typer", "click", "rich"}
+MCP_LIBRARIES = {"mcp", "mcp_types"}
 IO_MODULES = {
     "os",
     "io",
@@ -117,7 +121,8 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
 class Finding:
     module: str  # path relative to reflectgit/, e.g. "workflows/recall.py"
     line: int
-    rule: str  # "layer", "git-import", "git-run", "git-runner", "git-path", "ui-import", "notes-io"
+    rule: str  # "layer", "git-import", "git-run", "git-runner", "git-path", "ui-import",
+    # "mcp-import", "notes-io"
     function: str  # the enclosing function ("" at module level)
     detail: str
 
@@ -250,6 +255,8 @@ def check_source(module: str, source: str) -> list[Finding]:
             add(node, "git-import", f"imports {name}; only reflectgit/git/ may")
         elif top in UI_LIBRARIES and layer != "cli":
             add(node, "ui-import", f"imports {name}; only reflectgit/cli/ may")
+        elif top in MCP_LIBRARIES and layer != "mcpserver":
+            add(node, "mcp-import", f"imports {name}; only reflectgit/mcpserver/ may")
         if layer == "notes" and top in IO_MODULES:
             add(node, "notes-io", f"imports {name}; notes/ does no I/O")
 
@@ -399,6 +406,13 @@ def rules(module: str, source: str) -> set[str]:
         # ui
         ("workflows/x.py", "import typer\n", "ui-import"),
         ("hooks/x.py", "def f():\n    from click import echo\n", "ui-import"),
+        ("mcpserver/x.py", "import typer\n", "ui-import"),
+        # the MCP SDK: only mcpserver/, which calls workflows and never the layers above it
+        ("cli/x.py", "def f():\n    from mcp.server.lowlevel import Server\n", "mcp-import"),
+        ("workflows/x.py", "import mcp_types\n", "mcp-import"),
+        ("mcpserver/x.py", "from reflectgit.cli import render\n", "layer"),
+        ("mcpserver/x.py", "from reflectgit.hooks import agent\n", "layer"),  # peers
+        ("workflows/x.py", "from reflectgit.mcpserver import tools\n", "layer"),
         # notes do no I/O
         ("notes/x.py", "data = open(p).read()\n", "notes-io"),
         ("notes/x.py", "import sqlite3\n", "notes-io"),
@@ -415,6 +429,12 @@ def test_the_checker_catches(module: str, source: str, rule: str) -> None:
     ("module", "source"),
     [
         ("cli/x.py", "import typer\nfrom reflectgit.workflows.kb import core\n"),
+        ("cli/x.py", "def f():\n    from reflectgit.mcpserver.server import serve\n"),
+        (
+            "mcpserver/x.py",
+            "import mcp_types\nfrom mcp.server.lowlevel import Server\n"
+            "from reflectgit.workflows.kb import KnowledgeBase\n",
+        ),
         ("workflows/x.py", "from reflectgit.git.run import run\nrun(['status'])\n"),
         ("workflows/kb/x.py", "from reflectgit.workflows.kb import core\nfrom . import core\n"),
         ("git/run.py", "import dulwich\nimport subprocess\nsubprocess.run(['git', 'gc'])\n"),
@@ -495,6 +515,22 @@ def test_the_fast_entries_import_no_framework(tmp_path: Path) -> None:
         if m.split(".")[0] in {"typer", "click", "rich", "dulwich", "git"}
     )
     assert heavy == []
+
+
+@pytest.mark.parametrize("command", ["list", "search", "mcp"])
+def test_only_the_mcp_command_imports_the_sdk(tmp_path: Path, command: str) -> None:
+    """``reflect-git mcp --help`` loads the SDK's package (the command is there) but not the SDK;
+    other commands do not even load the mcp command's module."""
+    code = (
+        "import contextlib, io\n"
+        "from reflectgit.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    main(['--kb', {str(tmp_path / 'kb')!r}, {command!r}, '--help'])\n"
+    )
+    loaded = _modules_after(code, tmp_path)
+    sdk = sorted(m for m in loaded if m.split(".")[0] in MCP_LIBRARIES or "mcpserver" in m)
+    assert sdk == []
+    assert ("reflectgit.cli.mcp" in loaded) == (command == "mcp")
 
 
 # --------------------------------------------------------------------------- one set of options
