@@ -14,8 +14,8 @@ from typing import Any
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import globals_of
-from reflectgit.errors import NotFoundError
+from reflectgit.cli.options import fail, globals_of
+from reflectgit.errors import EXIT_USAGE, NotFoundError
 
 commands = typer.Typer()
 
@@ -51,6 +51,12 @@ def hooks_install(
     timer_kind: str | None = typer.Option(
         None, "--timer-kind", help="systemd or launchd (default: launchd on macOS, else systemd)."
     ),
+    mcp: bool | None = typer.Option(
+        None,
+        "--mcp/--no-mcp",
+        help="With --agent claude|codex: also register the `reflect-git mcp` server "
+        "(default: ask on a terminal, else no).",
+    ),
 ) -> None:
     """Install (or remove) the post-commit capture hook, an agent's hook commands, or timers."""
     import os
@@ -63,6 +69,7 @@ def hooks_install(
         _timers(ctx, (timer_kind or "").lower(), uninstall)
         return
     base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    register = not uninstall and _mcp_wanted(ctx, agent and agent.lower(), scope.lower(), base, mcp)
     if agent is not None:
         home = g.config().home
         result = installer.install_agent_hooks(
@@ -74,7 +81,17 @@ def hooks_install(
             env=env,
             uninstall=uninstall,
         )
-        render.emit(ctx, result.to_dict(), render.agent_hooks(result))
+        doc, lines = result.to_dict(), render.agent_hooks(result)
+        mcp_agent = agent.lower() in installer.MCP_AGENTS
+        registered = (
+            _mcp(ctx, agent.lower(), scope.lower(), base, uninstall)
+            if (register or (uninstall and mcp_agent))
+            else None
+        )
+        if registered is not None:
+            doc["mcp"] = registered.to_dict()
+            lines += render.mcp_registration(registered)
+        render.emit(ctx, doc, lines)
         return
     pinned = str(g.config().kb) if g.kb else None
     done = [
@@ -85,6 +102,59 @@ def hooks_install(
     ]
     doc = done[0].to_dict() | {"post_merge": done[1].to_dict()}
     render.emit(ctx, doc, [line for one in done for line in render.git_hook(one)])
+
+
+def _mcp_wanted(
+    ctx: typer.Context, agent: str | None, scope: str, base: Path, wanted: bool | None
+) -> bool:
+    """Whether ``hooks install`` registers the MCP server too, decided before anything is written.
+
+    ``--mcp`` / ``--no-mcp`` decide; without either, a question on a terminal (stdin and
+    stderr both ttys, no --json or --quiet), and from a script no, with one note saying how.
+    The files the entry would go into are read (so validated) here, before the hooks."""
+    from reflectgit.workflows import installer
+
+    if agent is None or agent not in installer.MCP_AGENTS:
+        if wanted:
+            fail(
+                f"--mcp registers the MCP server with an agent: {agent or 'no --agent'} has none here",
+                hint="--mcp goes with --agent claude or --agent codex",
+                code=EXIT_USAGE,
+            )
+        return False
+    g = globals_of(ctx)
+    config = g.config()
+    targets = installer.mcp_targets(agent, scope, home=config.home, project=base, env=config.env)
+    if wanted is None:
+        if not (sys.stdin.isatty() and sys.stderr.isatty()) or g.json or g.quiet:
+            render.note_line(ctx, render.mcp_offer(agent))
+            return False
+        wanted = typer.confirm(
+            f"Also register the reflect-git MCP server with {agent} ({targets[0].path})?",
+            default=True,
+            err=True,
+        )
+    if wanted:
+        installer.check_mcp_targets(targets)
+    return bool(wanted)
+
+
+def _mcp(ctx: typer.Context, agent: str, scope: str, base: Path, uninstall: bool) -> Any:
+    """Register (or, with --uninstall, remove) the ``reflect-git mcp`` entry."""
+    from reflectgit.workflows import installer
+
+    g = globals_of(ctx)
+    config = g.config()
+    return installer.register_mcp(
+        agent,
+        scope,
+        python=sys.executable,
+        kb=str(config.kb.absolute()) if g.kb else None,
+        home=config.home,
+        project=base,
+        env=config.env,
+        uninstall=uninstall,
+    )
 
 
 def _timers(ctx: typer.Context, kind: str, uninstall: bool) -> None:

@@ -399,6 +399,23 @@ def agent_hooks(result: Any) -> list[str]:
     return lines
 
 
+def mcp_registration(result: Any) -> list[str]:
+    """``hooks install --agent ... --mcp``: where the MCP server entry went, and how it runs."""
+    verb = {"absent": "not registered"}.get(result.action, result.action)
+    lines = [f"{verb}: {result.agent} MCP server reflect-git in {result.config}"]
+    if result.command and result.action != "removed":
+        lines.append(f"  command: {shlex.join(result.command)}")
+    lines += [f"  note: {note}" for note in result.notes]
+    return lines
+
+
+def mcp_offer(agent: str) -> str:
+    return (
+        f"note: the reflect-git MCP server is not registered with {agent}: add --mcp to "
+        "register it (--no-mcp: do not ask)"
+    )
+
+
 def git_hook(done: Any) -> list[str]:
     lines = [f"{done.action}: {done.hook}"]
     if done.chained:

@@ -15,13 +15,19 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reflectgit.errors import ConfigError, ConflictError, UsageError
 from reflectgit.git import repo_info
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 HOOK_NAME = "post-commit"
 MERGE_HOOK = "post-merge"  # a clean `git merge` fires post-merge only, never post-commit
@@ -691,6 +697,381 @@ def agent_hook_status(*, home: Path, project: Path, env: Mapping[str, str]) -> l
                         "shared": f.shared,
                         "installed": bool(events),
                         "events": events,
+                    }
+                )
+    return rows
+
+
+# --------------------------------------------------------------------------- the MCP server
+#
+# `hooks install --agent claude|codex` can also register `reflect-git mcp` with the harness:
+# - Claude Code: the ``mcpServers`` object of ``~/.claude.json`` (user scope; the file
+#   ``claude mcp add --scope user`` writes, ``$CLAUDE_CONFIG_DIR/.claude.json`` when that is
+#   set), ``.mcp.json`` at the project root (project scope, shared), or, when ``reflect-git`` is
+#   not on PATH, the project's entry in ``~/.claude.json`` (``projects.<path>.mcpServers``, the
+#   private "local" scope of ``claude mcp add``), as the hooks go to ``settings.local.json``.
+# - Codex: the ``[mcp_servers.reflect-git]`` table of ``~/.codex/config.toml`` (``$CODEX_HOME``)
+#   or of the project's ``.codex/config.toml``.
+# One entry, named ``reflect-git``; every other server and setting is left as it was. The JSON
+# files are rewritten in their own indentation (the content we do not touch comes out byte for
+# byte the same for files written with a consistent indent, as Claude Code writes them); the
+# TOML file is edited as text, only our table's lines, and the result is read back with tomllib
+# and compared with what was meant before anything is written.
+
+MCP_NAME = "reflect-git"
+MCP_AGENTS = ("claude", "codex")
+
+
+@dataclass(frozen=True)
+class McpResult:
+    """What registering (or removing) the MCP server did."""
+
+    agent: str
+    scope: str
+    config: str  # the file holding the entry
+    action: str  # registered | updated | unchanged | removed | absent
+    command: list[str] = field(default_factory=list)  # command and args the harness runs
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class McpTarget:
+    """Where the entry goes: the file, the key path of the servers object in it, shared or not."""
+
+    path: Path
+    keys: tuple[str, ...]  # JSON: the object holding the servers; TOML: ("mcp_servers",)
+    shared: bool
+    toml: bool = False
+
+
+def mcp_launch(launcher_python: str | None, kb: str | None) -> list[str]:
+    """The argv that starts the server: this interpreter, or ``reflect-git`` on PATH."""
+    pinned = ["--kb", kb] if kb else []
+    if launcher_python is None:
+        return [PORTABLE, *pinned, "mcp"]
+    return [launcher_python, "-m", "reflectgit", *pinned, "mcp"]
+
+
+def _claude_json(home: Path, env: Mapping[str, str]) -> Path:
+    config_dir = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(config_dir) if config_dir else home) / ".claude.json"
+
+
+def _codex_toml(scope: str, home: Path, project: Path, env: Mapping[str, str]) -> Path:
+    if scope == "project":
+        return project / ".codex" / "config.toml"
+    codex_home = env.get("CODEX_HOME")
+    return (Path(codex_home) if codex_home else home / ".codex") / "config.toml"
+
+
+def mcp_targets(
+    agent: str, scope: str, *, home: Path, project: Path, env: Mapping[str, str]
+) -> list[McpTarget]:
+    """Every file the entry may live in for an agent and scope: the preferred one first."""
+    if agent not in MCP_AGENTS:
+        raise UsageError(
+            f"{agent} has no MCP registration here",
+            hint="--mcp goes with --agent claude or --agent codex",
+        )
+    if scope not in SCOPES:
+        raise UsageError(f"unknown scope {scope!r}", hint="use --scope user or --scope project")
+    if agent == "codex":
+        return [
+            McpTarget(
+                _codex_toml(scope, home, project, env), ("mcp_servers",), scope != "user", True
+            )
+        ]
+    user = _claude_json(home, env)
+    if scope == "user":
+        return [McpTarget(user, ("mcpServers",), False)]
+    local = ("projects", str(project), "mcpServers")
+    return [McpTarget(project / ".mcp.json", ("mcpServers",), True), McpTarget(user, local, False)]
+
+
+def check_mcp_targets(targets: Sequence[McpTarget]) -> None:
+    """Read every file the entry may touch: a ``ConfigError`` before anything is written."""
+    for target in targets:
+        if target.toml:
+            data, text = _read_toml(target.path)
+            servers = data.get("mcp_servers")
+            if isinstance(servers, dict) and MCP_NAME in servers and _our_table_span(text) is None:
+                raise _not_ours_to_edit(target.path)
+        else:
+            data, _ = _read_json(target.path)
+            holder = _dig(data, target.keys)
+            if holder is not None and not isinstance(holder, dict):
+                raise ConfigError(
+                    f"{target.path}: {'.'.join(target.keys)} is not a JSON object",
+                    hint="fix the file by hand, then run install again",
+                )
+
+
+def register_mcp(
+    agent: str,
+    scope: str,
+    *,
+    python: str,
+    kb: str | None,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    uninstall: bool = False,
+) -> McpResult:
+    """Register ``reflect-git mcp`` with an agent (or remove it); nothing else in the file moves.
+
+    A user-scope entry runs this interpreter by absolute path (and pins ``--kb`` when one was
+    given); a shared project file gets the portable ``reflect-git mcp`` and never a machine
+    path; without ``reflect-git`` on PATH, Claude Code's private per-project entry is used.
+    """
+    targets = mcp_targets(agent, scope, home=home, project=project, env=env)
+    if uninstall:
+        return _unregister(agent, scope, targets)
+    portable = portable_launcher(env) if scope == "project" else None
+    notes: list[str] = []
+    if scope == "project" and portable:
+        target, argv = targets[0], mcp_launch(None, None)
+        if kb:
+            notes.append(
+                f"{target.path} is shared, so it names no KB: the server uses REFLECT_GIT_KB "
+                "or ~/.learnings"
+            )
+    else:
+        personal = [t for t in targets if not t.shared]
+        if not personal:
+            raise ConfigError(
+                f"`{PORTABLE}` is not on PATH, and {targets[0].path} is shared with the project: "
+                "it would hold this machine's path",
+                hint=f"put {PORTABLE} on PATH (`pipx install reflect-git`) and run install "
+                "again, or use --scope user",
+            )
+        target, argv = personal[0], mcp_launch(python, kb)
+        if scope == "project":
+            notes.append(f"`{PORTABLE}` is not on PATH: registered for you only, in {target.path}")
+    if agent == "codex" and scope == "project":
+        notes.append("Codex reads a project's .codex/config.toml only once you trust the project")
+    if agent == "claude" and target.shared:
+        notes.append("Claude Code asks each user to approve a project's .mcp.json servers")
+    action = (_write_toml if target.toml else _write_json_entry)(target, argv)
+    for other in targets:  # an entry of ours left in the other file of this scope goes
+        if other is not target and _remove_entry(other):
+            notes.append(f"removed the older entry in {other.path}")
+    return McpResult(agent, scope, str(target.path), action, argv, notes)
+
+
+def _unregister(agent: str, scope: str, targets: list[McpTarget]) -> McpResult:
+    removed = [str(t.path) for t in targets if _remove_entry(t)]
+    if not removed:
+        return McpResult(agent, scope, str(targets[0].path), "absent")
+    return McpResult(
+        agent, scope, removed[0], "removed", notes=[f"removed from {p}" for p in removed[1:]]
+    )
+
+
+def _remove_entry(target: McpTarget) -> bool:
+    if target.toml:
+        return _remove_toml(target)
+    data, text = _read_json(target.path)
+    holder = _dig(data, target.keys)
+    if not isinstance(holder, dict) or MCP_NAME not in holder:
+        return False
+    del holder[MCP_NAME]
+    _write_text(target.path, _dump_json_like(data, text))
+    return True
+
+
+def mcp_entry(argv: Sequence[str]) -> dict[str, Any]:
+    """Claude Code's stdio server entry (what ``claude mcp add`` writes)."""
+    return {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": {}}
+
+
+def _dig(data: dict[str, Any], keys: Sequence[str], create: bool = False) -> Any:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        if key not in node:
+            if not create:
+                return None
+            node[key] = {}
+        node = node[key]
+    return node
+
+
+def _write_json_entry(target: McpTarget, argv: Sequence[str]) -> str:
+    data, text = _read_json(target.path)
+    holder = _dig(data, target.keys, create=True)
+    if not isinstance(holder, dict):
+        raise ConfigError(
+            f"{target.path}: {'.'.join(target.keys)} is not a JSON object",
+            hint="fix the file by hand, then run install again",
+        )
+    entry = mcp_entry(argv)
+    before = holder.get(MCP_NAME)
+    if before == entry:
+        return "unchanged"
+    holder[MCP_NAME] = entry
+    _write_text(target.path, _dump_json_like(data, text))
+    return "updated" if before is not None else "registered"
+
+
+def _dump_json_like(data: Mapping[str, Any], like: str) -> str:
+    """JSON in the file's own indentation, ending in a newline only when the file did."""
+    out = json.dumps(data, indent=json_indent(like), ensure_ascii=False)
+    return out + "\n" if like.endswith("\n") or not like else out
+
+
+# ------------------------------------------------------------------ Codex's config.toml, as text
+
+_TABLE_HEADER = re.compile(r"^[ \t]*\[\[?(?P<name>[^\]\n]+?)\]\]?[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = []
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key_parts(name: str) -> list[str]:
+    """``mcp_servers."reflect-git"`` -> ["mcp_servers", "reflect-git"] (bare and quoted keys)."""
+    parts = re.findall(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*(?:\.|$)', name)
+    return [a or b or c for a, b, c in parts]
+
+
+def _our_table_span(text: str) -> tuple[int, int] | None:
+    """Where ``[mcp_servers.reflect-git]`` and its sub-tables are in the text (start, end).
+
+    The span ends before the next other table's header, less the comments and blank lines
+    just above that header (they belong to it)."""
+    start = None
+    for m in _TABLE_HEADER.finditer(text):
+        parts = _toml_key_parts(m.group("name"))
+        ours = parts[:2] == ["mcp_servers", MCP_NAME]
+        if start is None:
+            if ours and len(parts) == 2:
+                start = m.start()
+            continue
+        if not ours:
+            lines = text[start : m.start()].rstrip(" \t\n").split("\n")
+            while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+                lines.pop()
+            kept = "\n".join(lines).rstrip(" \t\n") + "\n"
+            return start, start + len(kept)
+    return None if start is None else (start, len(text))
+
+
+def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, ""
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML ({exc})", hint="fix the file by hand, then run install again"
+        ) from None
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+def codex_table(argv: Sequence[str]) -> str:
+    args = ", ".join(toml_string(a) for a in argv[1:])
+    return f"[mcp_servers.{MCP_NAME}]\ncommand = {toml_string(argv[0])}\nargs = [{args}]\n"
+
+
+def _not_ours_to_edit(path: Path) -> ConfigError:
+    return ConfigError(
+        f"{path} defines mcp_servers.{MCP_NAME} in a form this installer does not rewrite "
+        "(inline or dotted keys)",
+        hint=f"give it its own [mcp_servers.{MCP_NAME}] table, or remove it, and run install again",
+    )
+
+
+def _write_toml(target: McpTarget, argv: Sequence[str]) -> str:
+    data, text = _read_toml(target.path)
+    servers = data.get("mcp_servers")
+    if servers is not None and not isinstance(servers, dict):
+        raise ConfigError(f"{target.path}: mcp_servers is not a table", hint="fix the file by hand")
+    before = (servers or {}).get(MCP_NAME)
+    wanted = {"command": argv[0], "args": list(argv[1:])}
+    if before == wanted:
+        return "unchanged"
+    table = codex_table(argv)
+    span = _our_table_span(text) if before is not None else None
+    if before is not None and span is None:
+        raise _not_ours_to_edit(target.path)
+    if span is not None:
+        new = text[: span[0]] + table + text[span[1] :]
+    else:
+        sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+        new = text + sep + table
+    expected = json.loads(json.dumps(data, default=str))
+    expected.setdefault("mcp_servers", {})[MCP_NAME] = wanted
+    if json.loads(json.dumps(_parse_toml(new), default=str)) != expected:
+        raise _not_ours_to_edit(target.path)  # never write what would read back otherwise
+    _write_text(target.path, new)
+    return "updated" if before is not None else "registered"
+
+
+def _remove_toml(target: McpTarget) -> bool:
+    data, text = _read_toml(target.path)
+    servers = data.get("mcp_servers")
+    if not isinstance(servers, dict) or MCP_NAME not in servers:
+        return False
+    span = _our_table_span(text)
+    if span is None:
+        raise _not_ours_to_edit(target.path)
+    start, end = span
+    if text[:start].endswith("\n\n"):
+        start -= 1  # the blank line install put in front of the table
+    new = text[:start] + text[end:]
+    expected = json.loads(json.dumps(data, default=str))
+    del expected["mcp_servers"][MCP_NAME]
+    if not expected["mcp_servers"] and "[mcp_servers]" not in new:
+        del expected["mcp_servers"]
+    if json.loads(json.dumps(_parse_toml(new), default=str)) != expected:
+        raise _not_ours_to_edit(target.path)
+    _write_text(target.path, new)
+    return True
+
+
+def mcp_status(*, home: Path, project: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """For each agent and scope: whether the MCP server is registered, and how."""
+    rows = []
+    for agent in MCP_AGENTS:
+        for scope in SCOPES:
+            for target in mcp_targets(agent, scope, home=home, project=project, env=env):
+                try:
+                    if target.toml:
+                        data, _ = _read_toml(target.path)
+                        holder = data.get("mcp_servers")
+                    else:
+                        data, _ = _read_json(target.path)
+                        holder = _dig(data, target.keys)
+                except ConfigError:
+                    holder = None
+                entry = holder.get(MCP_NAME) if isinstance(holder, dict) else None
+                rows.append(
+                    {
+                        "agent": agent,
+                        "scope": scope,
+                        "config": str(target.path),
+                        "registered": isinstance(entry, dict),
+                        "command": entry.get("command") if isinstance(entry, dict) else None,
                     }
                 )
     return rows
