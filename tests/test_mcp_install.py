@@ -221,6 +221,21 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
     server = data["mcp_servers"]["reflect-git"]
     assert "search" in tools_of(server["command"], server["args"], project)
 
+    status = run_cli_proc("--json", "hooks", "status", str(project))
+    rows = [r for r in json.loads(status.stdout)["mcp"] if r["registered"]]
+    assert rows == [
+        {
+            "agent": "codex",
+            "scope": "user",
+            "config": str(config),
+            "registered": True,
+            "command": sys.executable,
+        }
+    ]
+    text = run_cli_proc("hooks", "status", str(project)).stdout
+    assert f"codex (user) MCP: {sys.executable} ({config})" in text
+    assert f"claude (user) MCP: not registered ({pinned_env / '.claude.json'})" in text
+
     again = install(str(project), "--agent", "codex", "--mcp")
     assert json.loads(again.stdout)["mcp"]["action"] == "unchanged"
     assert config.read_text(encoding="utf-8") == after

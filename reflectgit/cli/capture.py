@@ -193,7 +193,9 @@ def hooks_status(
     home = Path(env.get("HOME") or Path.home())
     agents = installer.agent_hook_status(home=home, project=base, env=env)
     lines = render.hooks_status(base, git_status, agents)
-    render.emit(ctx, {"git": git_status, "agents": agents}, lines)
+    mcp = installer.mcp_status(home=home, project=base, env=env)
+    lines += render.mcp_status(mcp)
+    render.emit(ctx, {"git": git_status, "agents": agents, "mcp": mcp}, lines)
 
 
 @capture_app.command("commit")

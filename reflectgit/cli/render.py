@@ -409,6 +409,17 @@ def mcp_registration(result: Any) -> list[str]:
     return lines
 
 
+def mcp_status(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """``hooks status``: where the MCP server is registered (user scope always shown)."""
+    lines = []
+    for row in rows:
+        if row["registered"]:
+            lines.append(f"{row['agent']} ({row['scope']}) MCP: {row['command']} ({row['config']})")
+        elif row["scope"] == "user":
+            lines.append(f"{row['agent']} ({row['scope']}) MCP: not registered ({row['config']})")
+    return lines
+
+
 def mcp_offer(agent: str) -> str:
     return (
         f"note: the reflect-git MCP server is not registered with {agent}: add --mcp to "
