@@ -238,6 +238,10 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
 
     again = install(str(project), "--agent", "codex", "--mcp")
     assert json.loads(again.stdout)["mcp"]["action"] == "unchanged"
+    # Registered before: a plain install (from a script) keeps the entry, and says nothing.
+    plain = install(str(project), "--agent", "codex")
+    assert json.loads(plain.stdout)["mcp"]["action"] == "unchanged"
+    assert "--mcp" not in plain.stderr
     assert config.read_text(encoding="utf-8") == after
 
     gone = install(str(project), "--agent", "codex", "--uninstall")

@@ -222,7 +222,7 @@ def test_bad_input_is_a_tool_error_with_the_clis_message_and_hint(
     cli_search = run_cli_proc("--kb", str(kb), "search", "???")
     assert text_of(nothing) == cli_search.stderr.rstrip("\n")
     assert "line 2" in text_of(unparsable) or ":2:" in text_of(unparsable)
-    assert "'limit' must be a integer" in text_of(wrong_type)
+    assert "'limit' must be an integer" in text_of(wrong_type)
     assert "'source' is required" in text_of(no_source)
     assert "unknown argument 'colour'" in text_of(unknown)
     assert unknown.structured_content["exit_code"] == 2

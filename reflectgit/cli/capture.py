@@ -109,8 +109,9 @@ def _mcp_wanted(
 ) -> bool:
     """Whether ``hooks install`` registers the MCP server too, decided before anything is written.
 
-    ``--mcp`` / ``--no-mcp`` decide; without either, a question on a terminal (stdin and
-    stderr both ttys, no --json or --quiet), and from a script no, with one note saying how.
+    ``--mcp`` / ``--no-mcp`` decide; without either, an entry registered before is kept up to
+    date, else a question on a terminal (stdin and stderr both ttys, no --json or --quiet), and
+    from a script no, with one note saying how.
     The files the entry would go into are read (so validated) here, before the hooks."""
     from reflectgit.workflows import installer
 
@@ -125,6 +126,8 @@ def _mcp_wanted(
     g = globals_of(ctx)
     config = g.config()
     targets = installer.mcp_targets(agent, scope, home=config.home, project=base, env=config.env)
+    if wanted is None and installer.mcp_registered(targets):
+        wanted = True  # registered before: keep the entry up to date, ask nothing
     if wanted is None:
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or g.json or g.quiet:
             render.note_line(ctx, render.mcp_offer(agent))

@@ -114,7 +114,7 @@ def _checked(tool: str, p: Param, value: Any) -> Any:
         "array": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
     }
     if not kinds[p.type](value):
-        what = "a list of strings" if p.type == "array" else f"a {p.type}"
+        what = {"array": "a list of strings", "integer": "an integer"}.get(p.type, f"a {p.type}")
         raise UsageError(
             f"{tool}: {p.name!r} must be {what}, not {json.dumps(value)}",
             hint=f"{p.name}: {p.description}",

@@ -809,6 +809,18 @@ def check_mcp_targets(targets: Sequence[McpTarget]) -> None:
                 )
 
 
+def mcp_registered(targets: Sequence[McpTarget]) -> bool:
+    """Whether one of these files already holds our entry (install then keeps it up to date)."""
+    for target in targets:
+        if target.toml:
+            holder = _read_toml(target.path)[0].get("mcp_servers")
+        else:
+            holder = _dig(_read_json(target.path)[0], target.keys)
+        if isinstance(holder, dict) and MCP_NAME in holder:
+            return True
+    return False
+
+
 def register_mcp(
     agent: str,
     scope: str,
