@@ -178,9 +178,28 @@ def test_claude_project_scope_writes_a_portable_mcp_json_or_the_private_local_en
     gone = install(str(project), "--agent", "claude", "--scope", "project", "--uninstall",
                    path=BARE_PATH)  # fmt: skip
     assert gone.returncode == 0, gone.stderr
-    assert json.loads((pinned_env / ".claude.json").read_text())["projects"][str(project)] == {
-        "mcpServers": {}
-    }
+    # The per-project entry install made only for ours goes with it.
+    assert str(project) not in json.loads((pinned_env / ".claude.json").read_text())["projects"]
+    assert json.loads(shared.read_text())["mcpServers"] == {"db": {"command": "db-mcp"}}
+
+
+def test_files_that_only_ever_held_our_entry_are_removed_by_uninstall(
+    pinned_env: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    on_path = f"{VENV_BIN}:{BARE_PATH}"
+    assert install(str(project), "--agent", "claude", "--scope", "project", "--mcp",
+                   path=on_path).returncode == 0  # fmt: skip
+    assert install(str(project), "--agent", "codex", "--mcp").returncode == 0
+    assert (project / ".mcp.json").exists() and (pinned_env / ".codex" / "config.toml").exists()
+    for agent, scope in (("claude", "project"), ("codex", "user")):
+        done = install(
+            str(project), "--agent", agent, "--scope", scope, "--uninstall", path=on_path
+        )
+        assert done.returncode == 0, done.stderr
+    assert not (project / ".mcp.json").exists()
+    assert not (pinned_env / ".codex" / "config.toml").exists()
 
 
 # --------------------------------------------------------------------------- Codex

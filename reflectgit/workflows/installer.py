@@ -890,7 +890,14 @@ def _remove_entry(target: McpTarget) -> bool:
     if not isinstance(holder, dict) or MCP_NAME not in holder:
         return False
     del holder[MCP_NAME]
-    _write_text(target.path, _dump_json_like(data, text))
+    parent = _dig(data, target.keys[:-1])
+    if not holder and parent == {target.keys[-1]: {}} and len(target.keys) > 1:
+        # the per-project entry we made for it (Claude Code's own hold more keys)
+        del _dig(data, target.keys[:-2])[target.keys[-2]]
+    if target.shared and data == {"mcpServers": {}}:
+        _delete(target.path)  # a .mcp.json that only ever held ours
+    else:
+        _write_text(target.path, _dump_json_like(data, text))
     return True
 
 
@@ -1051,6 +1058,9 @@ def _remove_toml(target: McpTarget) -> bool:
     if text[:start].endswith("\n\n"):
         start -= 1  # the blank line install put in front of the table
     new = text[:start] + text[end:]
+    if not new.strip():
+        _delete(target.path)  # the file only ever held our table
+        return True
     expected = json.loads(json.dumps(data, default=str))
     del expected["mcp_servers"][MCP_NAME]
     if not expected["mcp_servers"] and "[mcp_servers]" not in new:
