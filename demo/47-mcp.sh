@@ -32,7 +32,7 @@ def say(title, result):
 
 
 async def main():
-    server = StdioServerParameters(command="reflect-git", args=["--kb", kb, "mcp"])
+    server = StdioServerParameters(command="reflect-git", args=["--kb", kb, "mcp"], cwd=kb)
     async with stdio_client(server) as (read, write), ClientSession(read, write) as s:
         init = await s.initialize()
         print(f"-- server {init.server_info.name} {init.server_info.version}")
