@@ -139,6 +139,7 @@ def test_add_at_high_is_capped_at_medium_and_committed_through_the_door(tmp_path
     before = count_commits(kb)
     whole_note = (
         "---\ntype: learning\ntitle: Retry the flaky DNS lookup\nconfidence: high\n"
+        "confidence_num: 0.9\n"
         "key_insight: The resolver drops the first query after a cold start.\n"
         "category: networking\ncreated: 2026-11-30\n---\nRetry once with a short timeout.\n"
     )
@@ -176,6 +177,7 @@ def test_add_at_high_is_capped_at_medium_and_committed_through_the_door(tmp_path
         committed = git("show", f"HEAD:{doc['path']}", cwd=kb)
         assert "\nconfidence: medium\n" in committed
         assert "confidence: high" not in committed
+        assert "confidence_num: 0.9" not in committed  # the number agrees with the capped tier
     assert not asked.is_error
     assert asked.structured_content["capped"] is False
     high_path = asked.structured_content["path"]

@@ -233,7 +233,7 @@ class Tools:
     # ------------------------------------------------------------------ writing
 
     def add(self, args: dict[str, Any]) -> Reply:
-        from reflectgit.notes.note import parse_note
+        from reflectgit.notes.note import TIER_NUM, parse_note
 
         text = args.get("note")
         if text is None and not args.get("title"):
@@ -258,6 +258,9 @@ class Tools:
             "confidence": tier,
             "tags": list(args.get("tags", [])),
         }
+        if capped:
+            # A whole note's own `confidence_num: 0.9` would contradict the capped tier.
+            fields["confidence_num"] = TIER_NUM[CAPPED_TIER]
         with self.open_kb() as kb:
             result = kb.add(
                 data,
