@@ -116,7 +116,14 @@ def _globals_after(found: Globals, word: str, rest: list[str]) -> list[str] | No
 
 
 def try_fast(args: Sequence[str]) -> int | None:
-    """Run a hook or a plain search without typer; None when the typer CLI must run."""
+    """Run a hook, a plain search, the root help or ``--version`` without typer; None when the
+    typer CLI must run."""
+    from reflectgit.config import completion_requested
+
+    if completion_requested():
+        return None  # click answers the shell's completion request
+    if len(args) <= 1 and (not args or args[0] in HELP_OPTIONS or args[0] == VERSION_OPTION):
+        return _root(args)
     seen = peek(args)
     if seen is None or seen.word is None:
         return None
@@ -133,6 +140,23 @@ def try_fast(args: Sequence[str]) -> int | None:
     if seen.word == "search":
         return _search(seen)
     return None
+
+
+def _root(args: Sequence[str]) -> int | None:
+    """``reflect-git``, ``--help``, ``-h``: the page from the registry; ``--version``."""
+    from reflectgit import __version__
+    from reflectgit.cli import render
+    from reflectgit.cli.app import PROG, ROOT_HELP, summaries
+    from reflectgit.cli.usage import page
+
+    if args and args[0] == VERSION_OPTION:
+        render.echo(f"{PROG} {__version__}")
+        return 0
+    text = page(PROG, ROOT_HELP, summaries())
+    if text is None:
+        return None  # a command without a summary in the registry: typer lists them
+    render.echo(text)
+    return 0
 
 
 def try_search(argv: Sequence[str] | None = None) -> int | None:
