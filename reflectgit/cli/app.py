@@ -247,6 +247,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         command = root_command(seen.word if seen else None)
         args = hoist_globals(args, command)
         as_json = _wants_json(args)
+        seen = peek(args) or seen  # every global option is in front now
         result = command.main(args=args, prog_name=PROG, standalone_mode=False)
         return int(result) if isinstance(result, int) else 0
     except ReflectGitError as exc:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from reflectgit.cli.options import (
     GLOBAL_OPTIONS,
@@ -72,18 +73,25 @@ def peek(args: Sequence[str]) -> Peek | None:
     return Peek(found, None)
 
 
-# Options of the fast-path commands that take a value (their value is never a global option).
-_VALUE_OPTIONS = {
-    "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes},
+# The fast-path commands, and their options that take a value (a value is never a global
+# option). Only after these words does the peek read global options itself: after any other
+# word it cannot know which argument is an option's value (`add --title --json`), so it
+# leaves them to ``app.hoist_globals``, which walks typer's own command definitions.
+_VALUE_OPTIONS: dict[str, set[str]] = {
+    # `--at` is left to typer, but its value must not be read as a global option either
+    "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes} | {"--at"},
     "hook": {"--harness"},
+    "capture": set(),
 }
 
 
 def _globals_after(found: Globals, word: str, rest: list[str]) -> list[str] | None:
     """``rest`` without the global options written after the command word (they are read into
     ``found``, as ``app.hoist_globals`` moves them for typer); None when one lacks its value."""
+    if word not in _VALUE_OPTIONS:
+        return rest
     kept: list[str] = []
-    values = _VALUE_OPTIONS.get(word, set())
+    values = _VALUE_OPTIONS[word]
     i = 0
     while i < len(rest):
         arg = rest[i]
@@ -168,11 +176,12 @@ def try_search(argv: Sequence[str] | None = None) -> int | None:
     return _search(seen)
 
 
-def _search(seen: Peek) -> int | None:
+def search_args(rest: Sequence[str]) -> dict[str, Any] | None:
+    """The parameters of ``search`` as its typer command would receive them, for the forms
+    the fast path runs; None for anything else (``--help``, ``--at``, ``--opt=value``, a typo,
+    a bad ``--limit``: the full CLI explains)."""
     words: list[str] = []
-    options: dict[str, str] = {}
-    include_all = False
-    rest = seen.rest
+    options: dict[str, Any] = {}
     j = 0
     while j < len(rest):
         arg = rest[j]
@@ -181,16 +190,28 @@ def _search(seen: Peek) -> int | None:
             options[name] = rest[j + 1]
             j += 2
         elif name and not takes_value:
-            include_all, j = True, j + 1
+            options[name], j = True, j + 1
         elif arg.startswith("-"):
-            return None  # --help, --at, --opt=value, or a typo: the full CLI explains
+            return None
         else:
             words.append(arg)
             j += 1
-    if not words:
+    limit = options.get("limit", str(SEARCH_LIMIT))
+    if not words or not limit.isdigit():
         return None
-    limit_text = options.get("limit", str(SEARCH_LIMIT))
-    if not limit_text.isdigit():
+    return {
+        "query": words,
+        "limit": int(limit),
+        "include_all": bool(options.get("include_all", False)),
+        "tag": options.get("tag"),
+        "confidence": options.get("confidence"),
+        "as_of": options.get("as_of"),
+    }
+
+
+def _search(seen: Peek) -> int | None:
+    params = search_args(seen.rest)
+    if params is None:
         return None
     from reflectgit.cli import render
     from reflectgit.config import Config
@@ -202,12 +223,12 @@ def _search(seen: Peek) -> int | None:
         result = search(
             cfg.kb,
             cfg.state_dir,
-            " ".join(words),
-            limit=int(limit_text),
-            include_all=include_all,
-            tag=options.get("tag"),
-            confidence=options.get("confidence"),
-            as_of=options.get("as_of"),
+            " ".join(params["query"]),
+            limit=params["limit"],
+            include_all=params["include_all"],
+            tag=params["tag"],
+            confidence=params["confidence"],
+            as_of=params["as_of"],
             explain=g.json,
             env=cfg.env,
         )
@@ -217,7 +238,7 @@ def _search(seen: Peek) -> int | None:
     if g.json:
         render.write_json(result_json(result))
     elif not g.quiet:
-        render.write_lines(render.search_hits(result, include_all))
+        render.write_lines(render.search_hits(result, params["include_all"]))
     return 0
 
 
