@@ -19,7 +19,7 @@ import pytest
 
 from reflectgit.cli import usage
 from reflectgit.cli.app import GROUPS, PROG, ROOT_HELP, hoist_globals, root_command, run, summaries
-from reflectgit.cli.fastpath import peek, search_args, try_fast
+from reflectgit.cli.fastpath import peek, search_args, try_fast, validate_args
 from reflectgit.cli.options import SEARCH_OPTIONS
 from reflectgit.hooks.agent import parse_args as hook_args
 
@@ -191,7 +191,7 @@ def test_every_command_and_option_parses_the_same_both_ways(name, args):
     assert {"kb": front.options.kb, "json": front.options.json, "quiet": front.options.quiet} == (
         root_params
     )
-    fast_words = ("search", "hook", "capture")
+    fast_words = ("search", "hook", "capture", "validate")
     if seen.word in fast_words:  # the peek reads them itself, before and after the word
         mine = {"kb": seen.options.kb, "json": seen.options.json, "quiet": seen.options.quiet}
         assert mine == root_params
@@ -201,6 +201,10 @@ def test_every_command_and_option_parses_the_same_both_ways(name, args):
             assert fast is not None, args
             typer_view = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
             assert fast == {k: typer_view[k] for k in fast}
+    elif path == ["validate"]:
+        fast = validate_args(seen.rest)
+        assert fast is not None, args
+        assert fast == {**params, "paths": list(params["paths"] or [])}
     elif path == ["hook"]:
         typer_call = [params["event"]]
         typer_call += ["--harness", params["harness"]] if params["harness"] else []
@@ -228,3 +232,42 @@ def test_a_value_that_looks_like_a_global_option_stays_a_value():
     # ... while after `search` it knows which options take a value
     seen = peek(["search", "x", "--tag", "t", "--json"])
     assert seen is not None and seen.options.json is True and seen.rest == ["x", "--tag", "t"]
+
+
+# --------------------------------------------------------------------------- the fast validate
+
+
+def _valid_and_invalid() -> tuple[Path, Path]:
+    from tests.conftest import DATA
+
+    valid = sorted((DATA / "notes" / "valid").glob("*.md"))[0]
+    invalid = sorted((DATA / "notes" / "invalid").glob("*.md"))[0]
+    return valid, invalid
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--format", "json"], ["--format", "github"], ["--format", "junit"], ["--strict"],
+     ["--json"], ["-q"], ["--format", "nope"], ["--format=json"]],
+    ids=repr,
+)  # fmt: skip
+@pytest.mark.parametrize("which", ["valid", "invalid", "both", "missing"])
+def test_the_fast_validate_prints_what_typer_prints(which, extra, tmp_path, capsys):
+    valid, invalid = _valid_and_invalid()
+    paths = {
+        "valid": [str(valid)],
+        "invalid": [str(invalid)],
+        "both": [str(valid), str(invalid)],
+        "missing": [str(tmp_path / "nowhere.md")],
+    }[which]
+    args = ["validate", *paths, *extra]
+    fast_code = try_fast(args)
+    fast = capsys.readouterr()
+    typer_code = run(args)
+    full = capsys.readouterr()
+    if fast_code is None:  # stepped aside: it printed nothing, typer explains
+        assert fast.out == fast.err == ""
+        assert extra in (["--format", "nope"], ["--format=json"]) or which == "missing"
+        return
+    assert (fast_code, fast.out, fast.err) == (typer_code, full.out, full.err)
+    assert fast_code == (0 if which == "valid" else 1)

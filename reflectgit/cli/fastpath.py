@@ -7,6 +7,8 @@ declares them, then the command word) and:
 
 - ``hook EVENT`` and ``capture commit`` go straight to ``reflectgit.hooks`` (no typer, no
   dulwich);
+- ``validate [PATHS] [--format F] [--strict]`` runs ``validate_paths`` here, the body the
+  typer command runs too;
 - the common forms of ``search`` run here and print through ``render``, the same functions
   the typer command uses; anything else (``--help``, ``--at``, an unknown option, any error)
   returns None and the typer CLI takes over and behaves, and reports, exactly as always.
@@ -82,6 +84,7 @@ _VALUE_OPTIONS: dict[str, set[str]] = {
     "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes} | {"--at"},
     "hook": {"--harness"},
     "capture": set(),
+    "validate": {"--format"},
 }
 
 
@@ -147,6 +150,8 @@ def try_fast(args: Sequence[str]) -> int | None:
         return capture_main(seen.rest, kb=seen.options.kb)
     if seen.word == "search":
         return _search(seen)
+    if seen.word == "validate":
+        return _validate(seen)
     return None
 
 
@@ -240,6 +245,80 @@ def _search(seen: Peek) -> int | None:
     elif not g.quiet:
         render.write_lines(render.search_hits(result, params["include_all"]))
     return 0
+
+
+class Context:
+    """What a command reads from its typer context, for the fast paths: the root's globals."""
+
+    def __init__(self, options: Globals) -> None:
+        self.obj = options
+
+    def find_root(self) -> Context:
+        return self
+
+
+def validate_args(rest: Sequence[str]) -> dict[str, Any] | None:
+    """``validate [PATHS...] [--format F] [--strict]`` as its typer command receives them;
+    None for anything else (``--help``, ``--format=F``, ``--``, an unknown option)."""
+    paths: list[str] = []
+    fmt, strict = "text", False
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        if arg == "--format" and j + 1 < len(rest):
+            fmt, j = rest[j + 1], j + 2
+        elif arg == "--strict":
+            strict, j = True, j + 1
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            paths.append(arg)
+            j += 1
+    return {"paths": paths, "fmt": fmt, "strict": strict}
+
+
+def report_format(ctx: Any, fmt: str) -> str:
+    """The report format asked for (``--json`` means json); a usage error for an unknown one."""
+    from reflectgit.cli.options import fail, globals_of
+    from reflectgit.errors import EXIT_USAGE
+    from reflectgit.notes.report import FORMATS
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
+    return "json" if globals_of(ctx).json else fmt
+
+
+def validate_paths(ctx: Any, paths: Sequence[str], fmt: str, strict: bool) -> int:
+    """``reflect-git validate``: the one body the typer command and the fast path both run.
+    Returns the exit code (1 when a file fails)."""
+    from reflectgit.cli import render
+    from reflectgit.cli.options import kb_folder
+    from reflectgit.config import ARCHIVED, DOCUMENTS
+    from reflectgit.notes import report
+    from reflectgit.workflows import validation
+
+    fmt = report_format(ctx, fmt)
+    if paths:
+        targets = validation.collect(list(paths))
+    else:
+        kb = kb_folder(ctx)
+        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
+        targets = validation.collect(folders, base=kb)
+    run = validation.validate_targets(targets, strict=strict)
+    checked = len(run.checked)
+    lines = report.render(run.problems, fmt, checked, suite="reflect-git validate")
+    render.problems(ctx, lines, fmt, report.summary(run.problems, checked))
+    return 0 if run.ok else 1
+
+
+def _validate(seen: Peek) -> int | None:
+    params = validate_args(seen.rest)
+    if params is None:
+        return None
+    try:
+        return validate_paths(Context(seen.options), **params)
+    except Exception:
+        return None  # nothing printed yet: the full CLI reports it (or logs the bug) its way
 
 
 def main(argv: Sequence[str] | None = None) -> int:
