@@ -31,11 +31,6 @@ from typing import Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 SETTINGS_FILE = ".reflect-git.toml"
 STATE_SUBDIR = "reflect-git"
 DEFAULT_KB = "~/.learnings"
@@ -72,6 +67,15 @@ KINDS = {
 def environ() -> dict[str, str]:
     """A snapshot of the process environment, for entry points to pass down."""
     return dict(os.environ)
+
+
+# Set by the shell completion script typer installs: the request is click's to answer.
+COMPLETION_ENV = "_REFLECT_GIT_COMPLETE"
+
+
+def completion_requested() -> bool:
+    """True when the shell asks for completions (the CLI's fast paths then step aside)."""
+    return COMPLETION_ENV in os.environ
 
 
 # ============================================================================ declarations
@@ -750,6 +754,11 @@ def load_settings(kb: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    # Only a KB with a settings file pays for the TOML parser (4 ms of every hook otherwise).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -504,6 +504,7 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
         "reflectgit.cli.kb",
         "reflectgit.cli.options",
         "reflectgit.cli.render",
+        "reflectgit.cli.root",
     }
 
 

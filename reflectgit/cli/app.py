@@ -13,87 +13,122 @@ from __future__ import annotations
 import importlib
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import typer
 
 from reflectgit import __version__
 from reflectgit.cli import render
 from reflectgit.cli.fastpath import peek
-from reflectgit.cli.options import GLOBAL_OPTIONS, Globals
+from reflectgit.cli.options import GLOBAL_OPTIONS, HELP_OPTIONS
 from reflectgit.config import Config
 from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, storage_error
 
-# The command groups, in the order `--help` lists them: module -> its command words.
-GROUPS: dict[str, tuple[str, ...]] = {
-    "kb": (
-        "init",
-        "add",
-        "update",
-        "confirm",
-        "archive",
-        "restore",
-        "forget",
-        "supersede",
-        "undo",
-        "list",
-        "show",
-        "log",
-        "import",
-        "export",
-        "status",
-    ),
-    "validate": ("validate", "check"),
-    "team": ("route", "team", "review"),
-    "capture": ("hook", "hooks", "capture"),
-    "drain": ("drain", "cost", "queue"),
-    "search": ("search", "recall", "reindex"),
-    "mcp": ("mcp",),
+# The command registry, in the order `--help` lists the commands: the module (cli/<module>.py)
+# -> its command words -> each one's summary (the first paragraph of its docstring, as typer
+# shows it). `--help` is printed from this table alone (cli/usage.py), without importing typer
+# or a command module; tests/test_cli_registry.py checks it against the real commands. A new
+# command is one line: `"serve": {"serve": "Serve the KB in a browser."},`.
+GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
+    "kb": {
+        "init": "Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit.",
+        "add": "Validate and commit one note (from a file, stdin, or flags).",
+        "update": "Change fields or the body of a note; its id and file name stay, `updated` bumps.",
+        "confirm": "Count one more proof of a note from SOURCE (once per source).",
+        "archive": "Move a note and its sidecar to archived/.",
+        "restore": "Move an archived note and its sidecar back to documents/.",
+        "forget": "Move a note to .forgotten/ now, or sweep every note whose forget_after has passed.",
+        "supersede": "Record that NEW replaces OLD (superseded_by / supersedes), in one commit.",
+        "undo": "Revert the newest reflect-git commit on the current branch (and nothing else).",
+        "list": "List notes (live ones unless --all).",
+        "show": "Show one note, now or at a revision or date.",
+        "log": "reflect-git's history on the branch, from commit trailers.",
+        "import": "Bulk-import notes, skipping what is already there (and saying why).",
+        "export": "Write a deterministic tarball of the notes and sidecars.",
+        "status": "Notes by state and tier, queue, index freshness, hooks.",
+    },
+    "validate": {
+        "validate": "Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails.",
+        "check": "Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout.",
+    },
+    "team": {
+        "route": "high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue.",
+        "team": "Keep a clone of the team KB.",
+        "review": "Review knowledge branches and their pull requests.",
+    },
+    "capture": {
+        "hook": "An agent hook: reads the event's JSON on stdin, never fails the caller.",
+        "hooks": "Install, remove and inspect the capture hooks (git post-commit, agent harnesses).",
+        "capture": "What the installed hooks run (you rarely call these yourself).",
+    },
+    "drain": {
+        "drain": "Turn queued transcripts into notes: one validated commit per transcript.",
+        "cost": "The drain's ledger: runs, entries charged, tokens, cost and notes, grouped.",
+        "queue": "The durable queue of transcripts waiting for the drain, and its dead letters.",
+    },
+    "search": {
+        "search": "Ranked notes: text relevance x confidence x proof count; live ones unless --all.",
+        "recall": "What an agent should know at session start in this project.",
+        "reindex": "Bring the derived search index up to date (incremental unless --force).",
+    },
+    "mcp": {
+        "mcp": "Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout.",
+    },
 }
+
+
+def summaries() -> dict[str, str]:
+    """Every command word -> its summary, in registry order ("" where a line gives none)."""
+    out: dict[str, str] = {}
+    for words in GROUPS.values():
+        if isinstance(words, Mapping):
+            out.update(words)
+        else:  # a bare tuple of words: still routed; `--help` then asks typer
+            out.update(dict.fromkeys(words, ""))
+    return out
+
+
 MODULE_OF = {word: module for module, words in GROUPS.items() for word in words}
+ROOT_HELP = "Keep a team's engineering knowledge in git."
+PROG = "reflect-git"
 
 
-def _version(value: bool) -> None:
-    if value:
-        render.echo(f"reflect-git {__version__}")
-        raise typer.Exit(0)
+def build(word: str | None) -> Any:
+    """The root typer app with the group that ``word`` belongs to (every group when unknown)."""
+    import typer
 
-
-def _main_options(
-    ctx: typer.Context,
-    kb: str | None = typer.Option(None, "--kb", help="The knowledge base (a git repository)."),
-    json_out: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="Only errors."),
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
-    """reflect-git: validated notes, routed by confidence, captured from agent sessions."""
-    ctx.obj = Globals(kb=kb, json=json_out, quiet=quiet)
-
-
-def build(word: str | None) -> typer.Typer:
-    """The root app with the group that ``word`` belongs to (every group when it is unknown)."""
     app = typer.Typer(
         # `--install-completion` / `--show-completion` (bash, zsh, fish, PowerShell).
         add_completion=True,
         no_args_is_help=True,
-        help="Keep a team's engineering knowledge in git.",
-        context_settings={"help_option_names": ["-h", "--help"]},
+        help=ROOT_HELP,
+        context_settings={"help_option_names": list(HELP_OPTIONS)},
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )
-    app.callback()(_main_options)
+    app.callback()(importlib.import_module("reflectgit.cli.root").main_options)
     module = MODULE_OF.get(word or "")
     names = [module] if module else list(GROUPS)
-    # typer lists commands before groups; mounting in GROUPS order keeps `--help` as it was.
     for name in names:
         group: typer.Typer = importlib.import_module(f"reflectgit.cli.{name}").commands
         app.registered_commands.extend(group.registered_commands)
         app.registered_groups.extend(group.registered_groups)
     return app
+
+
+def root_command(word: str | None) -> Any:
+    """The click command typer builds from ``build(word)``, its commands in registry order
+    (typer would list every plain command before every group)."""
+    import typer.main
+
+    command = typer.main.get_command(build(word))
+    order = {name: i for i, name in enumerate(MODULE_OF)}
+    listed = getattr(command, "commands", None)
+    if isinstance(listed, dict):
+        ranked = sorted(listed.items(), key=lambda item: order.get(item[0], len(order)))
+        listed.clear()
+        listed.update(ranked)
+    return command
 
 
 def _log_internal_error(
@@ -212,11 +247,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     seen = peek(args)
     as_json = bool(seen and seen.options.json) or "--json" in args
     try:
-        app = build(seen.word if seen else None)
-        command = typer.main.get_command(app)
+        command = root_command(seen.word if seen else None)
         args = hoist_globals(args, command)
         as_json = _wants_json(args)
-        result = command.main(args=args, prog_name="reflect-git", standalone_mode=False)
+        seen = peek(args) or seen  # every global option is in front now
+        result = command.main(args=args, prog_name=PROG, standalone_mode=False)
         return int(result) if isinstance(result, int) else 0
     except ReflectGitError as exc:
         render.failure(exc.message, exc.hint, exc.exit_code, as_json)

@@ -7,6 +7,8 @@ declares them, then the command word) and:
 
 - ``hook EVENT`` and ``capture commit`` go straight to ``reflectgit.hooks`` (no typer, no
   dulwich);
+- ``validate [PATHS] [--format F] [--strict]`` runs ``validate_paths`` here, the body the
+  typer command runs too;
 - the common forms of ``search`` run here and print through ``render``, the same functions
   the typer command uses; anything else (``--help``, ``--at``, an unknown option, any error)
   returns None and the typer CLI takes over and behaves, and reports, exactly as always.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from reflectgit.cli.options import (
     GLOBAL_OPTIONS,
@@ -72,18 +75,26 @@ def peek(args: Sequence[str]) -> Peek | None:
     return Peek(found, None)
 
 
-# Options of the fast-path commands that take a value (their value is never a global option).
-_VALUE_OPTIONS = {
-    "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes},
+# The fast-path commands, and their options that take a value (a value is never a global
+# option). Only after these words does the peek read global options itself: after any other
+# word it cannot know which argument is an option's value (`add --title --json`), so it
+# leaves them to ``app.hoist_globals``, which walks typer's own command definitions.
+_VALUE_OPTIONS: dict[str, set[str]] = {
+    # `--at` is left to typer, but its value must not be read as a global option either
+    "search": {flag for flag, (_, takes) in SEARCH_OPTIONS.items() if takes} | {"--at"},
     "hook": {"--harness"},
+    "capture": set(),
+    "validate": {"--format"},
 }
 
 
 def _globals_after(found: Globals, word: str, rest: list[str]) -> list[str] | None:
     """``rest`` without the global options written after the command word (they are read into
     ``found``, as ``app.hoist_globals`` moves them for typer); None when one lacks its value."""
+    if word not in _VALUE_OPTIONS:
+        return rest
     kept: list[str] = []
-    values = _VALUE_OPTIONS.get(word, set())
+    values = _VALUE_OPTIONS[word]
     i = 0
     while i < len(rest):
         arg = rest[i]
@@ -116,7 +127,14 @@ def _globals_after(found: Globals, word: str, rest: list[str]) -> list[str] | No
 
 
 def try_fast(args: Sequence[str]) -> int | None:
-    """Run a hook or a plain search without typer; None when the typer CLI must run."""
+    """Run a hook, a plain search, the root help or ``--version`` without typer; None when the
+    typer CLI must run."""
+    from reflectgit.config import completion_requested
+
+    if completion_requested():
+        return None  # click answers the shell's completion request
+    if len(args) <= 1 and (not args or args[0] in HELP_OPTIONS or args[0] == VERSION_OPTION):
+        return _root(args)
     seen = peek(args)
     if seen is None or seen.word is None:
         return None
@@ -132,7 +150,26 @@ def try_fast(args: Sequence[str]) -> int | None:
         return capture_main(seen.rest, kb=seen.options.kb)
     if seen.word == "search":
         return _search(seen)
+    if seen.word == "validate":
+        return _validate(seen)
     return None
+
+
+def _root(args: Sequence[str]) -> int | None:
+    """``reflect-git``, ``--help``, ``-h``: the page from the registry; ``--version``."""
+    from reflectgit import __version__
+    from reflectgit.cli import render
+    from reflectgit.cli.app import PROG, ROOT_HELP, summaries
+    from reflectgit.cli.usage import page
+
+    if args and args[0] == VERSION_OPTION:
+        render.echo(f"{PROG} {__version__}")
+        return 0
+    text = page(PROG, ROOT_HELP, summaries())
+    if text is None:
+        return None  # a command without a summary in the registry: typer lists them
+    render.echo(text)
+    return 0
 
 
 def try_search(argv: Sequence[str] | None = None) -> int | None:
@@ -144,11 +181,12 @@ def try_search(argv: Sequence[str] | None = None) -> int | None:
     return _search(seen)
 
 
-def _search(seen: Peek) -> int | None:
+def search_args(rest: Sequence[str]) -> dict[str, Any] | None:
+    """The parameters of ``search`` as its typer command would receive them, for the forms
+    the fast path runs; None for anything else (``--help``, ``--at``, ``--opt=value``, a typo,
+    a bad ``--limit``: the full CLI explains)."""
     words: list[str] = []
-    options: dict[str, str] = {}
-    include_all = False
-    rest = seen.rest
+    options: dict[str, Any] = {}
     j = 0
     while j < len(rest):
         arg = rest[j]
@@ -157,16 +195,28 @@ def _search(seen: Peek) -> int | None:
             options[name] = rest[j + 1]
             j += 2
         elif name and not takes_value:
-            include_all, j = True, j + 1
+            options[name], j = True, j + 1
         elif arg.startswith("-"):
-            return None  # --help, --at, --opt=value, or a typo: the full CLI explains
+            return None
         else:
             words.append(arg)
             j += 1
-    if not words:
+    limit = options.get("limit", str(SEARCH_LIMIT))
+    if not words or not limit.isdigit():
         return None
-    limit_text = options.get("limit", str(SEARCH_LIMIT))
-    if not limit_text.isdigit():
+    return {
+        "query": words,
+        "limit": int(limit),
+        "include_all": bool(options.get("include_all", False)),
+        "tag": options.get("tag"),
+        "confidence": options.get("confidence"),
+        "as_of": options.get("as_of"),
+    }
+
+
+def _search(seen: Peek) -> int | None:
+    params = search_args(seen.rest)
+    if params is None:
         return None
     from reflectgit.cli import render
     from reflectgit.config import Config
@@ -178,12 +228,12 @@ def _search(seen: Peek) -> int | None:
         result = search(
             cfg.kb,
             cfg.state_dir,
-            " ".join(words),
-            limit=int(limit_text),
-            include_all=include_all,
-            tag=options.get("tag"),
-            confidence=options.get("confidence"),
-            as_of=options.get("as_of"),
+            " ".join(params["query"]),
+            limit=params["limit"],
+            include_all=params["include_all"],
+            tag=params["tag"],
+            confidence=params["confidence"],
+            as_of=params["as_of"],
             explain=g.json,
             env=cfg.env,
         )
@@ -193,8 +243,82 @@ def _search(seen: Peek) -> int | None:
     if g.json:
         render.write_json(result_json(result))
     elif not g.quiet:
-        render.write_lines(render.search_hits(result, include_all))
+        render.write_lines(render.search_hits(result, params["include_all"]))
     return 0
+
+
+class Context:
+    """What a command reads from its typer context, for the fast paths: the root's globals."""
+
+    def __init__(self, options: Globals) -> None:
+        self.obj = options
+
+    def find_root(self) -> Context:
+        return self
+
+
+def validate_args(rest: Sequence[str]) -> dict[str, Any] | None:
+    """``validate [PATHS...] [--format F] [--strict]`` as its typer command receives them;
+    None for anything else (``--help``, ``--format=F``, ``--``, an unknown option)."""
+    paths: list[str] = []
+    fmt, strict = "text", False
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        if arg == "--format" and j + 1 < len(rest):
+            fmt, j = rest[j + 1], j + 2
+        elif arg == "--strict":
+            strict, j = True, j + 1
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            paths.append(arg)
+            j += 1
+    return {"paths": paths, "fmt": fmt, "strict": strict}
+
+
+def report_format(ctx: Any, fmt: str) -> str:
+    """The report format asked for (``--json`` means json); a usage error for an unknown one."""
+    from reflectgit.cli.options import fail, globals_of
+    from reflectgit.errors import EXIT_USAGE
+    from reflectgit.notes.report import FORMATS
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
+    return "json" if globals_of(ctx).json else fmt
+
+
+def validate_paths(ctx: Any, paths: Sequence[str], fmt: str, strict: bool) -> int:
+    """``reflect-git validate``: the one body the typer command and the fast path both run.
+    Returns the exit code (1 when a file fails)."""
+    from reflectgit.cli import render
+    from reflectgit.cli.options import kb_folder
+    from reflectgit.config import ARCHIVED, DOCUMENTS
+    from reflectgit.notes import report
+    from reflectgit.workflows import validation
+
+    fmt = report_format(ctx, fmt)
+    if paths:
+        targets = validation.collect(list(paths))
+    else:
+        kb = kb_folder(ctx)
+        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
+        targets = validation.collect(folders, base=kb)
+    run = validation.validate_targets(targets, strict=strict)
+    checked = len(run.checked)
+    lines = report.render(run.problems, fmt, checked, suite="reflect-git validate")
+    render.problems(ctx, lines, fmt, report.summary(run.problems, checked))
+    return 0 if run.ok else 1
+
+
+def _validate(seen: Peek) -> int | None:
+    params = validate_args(seen.rest)
+    if params is None:
+        return None
+    try:
+        return validate_paths(Context(seen.options), **params)
+    except Exception:
+        return None  # nothing printed yet: the full CLI reports it (or logs the bug) its way
 
 
 def main(argv: Sequence[str] | None = None) -> int:

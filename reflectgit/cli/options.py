@@ -24,6 +24,13 @@ GLOBAL_OPTIONS: dict[str, tuple[str, bool]] = {
 }
 VERSION_OPTION = "--version"
 HELP_OPTIONS = ("-h", "--help")
+# What `--help` says of each (the typer callback and the registry's help page both read it).
+GLOBAL_HELP = {
+    "kb": "The knowledge base (a git repository).",
+    "json": "One JSON document on stdout.",
+    "quiet": "Only errors.",
+    "version": "Print the version.",
+}
 
 # The options of `search` that the fast path takes itself: flag -> (parameter, takes a value).
 # cli/search.py declares the same flags to typer; tests/test_architecture.py checks they agree.

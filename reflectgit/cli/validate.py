@@ -5,18 +5,10 @@ from __future__ import annotations
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import fail, globals_of, kb_folder
-from reflectgit.errors import EXIT_USAGE
+from reflectgit.cli.fastpath import report_format, validate_paths
+from reflectgit.cli.options import globals_of, kb_folder
 
 commands = typer.Typer()
-
-
-def report_format(ctx: typer.Context, fmt: str) -> str:
-    from reflectgit.notes.report import FORMATS
-
-    if fmt not in FORMATS:
-        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
-    return "json" if globals_of(ctx).json else fmt
 
 
 @commands.command("validate")
@@ -33,23 +25,9 @@ def validate_command(
     ),
 ) -> None:
     """Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails."""
-    from reflectgit.config import ARCHIVED, DOCUMENTS
-    from reflectgit.notes import report
-    from reflectgit.workflows import validation
-
-    fmt = report_format(ctx, fmt)
-    if paths:
-        targets = validation.collect(paths)
-    else:
-        kb = kb_folder(ctx)
-        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
-        targets = validation.collect(folders, base=kb)
-    run = validation.validate_targets(targets, strict=strict)
-    checked = len(run.checked)
-    lines = report.render(run.problems, fmt, checked, suite="reflect-git validate")
-    render.problems(ctx, lines, fmt, report.summary(run.problems, checked))
-    if not run.ok:
-        raise typer.Exit(1)
+    code = validate_paths(ctx, paths or [], fmt, strict)
+    if code:
+        raise typer.Exit(code)
 
 
 @commands.command("check")

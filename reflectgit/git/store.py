@@ -647,6 +647,9 @@ class Store:
             old_tip.encode("ascii") if old_tip else None,
             new,
             message=b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8"),
+            # the reflog names the commit's committer, as git's does; dulwich would read every
+            # config file again and import socket for a fallback host name (8 ms of an add)
+            committer=self._identity("COMMITTER"),
         )
         if not ok:
             raise ConflictError(

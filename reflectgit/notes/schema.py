@@ -1,9 +1,9 @@
 """JSON Schema validation of notes and sidecars, with line numbers. Pure: bytes in, problems out
 (``workflows/validation.validate_file`` reads the file).
 
-Two validators guard one schema. The fast one (fastjsonschema, compiled once per process) only
-says yes or no, which is all a valid file needs. When it says no, the reference validator
-(jsonschema, Draft 2020-12) collects every error with its path, and only then is the YAML
+Two validators guard one schema. The fast one (fastjsonschema's code, generated ahead of time
+into ``validators.py`` by ``schema_code.py``) only says yes or no, which is all a valid file
+needs. When it says no, the reference validator (jsonschema, Draft 2020-12) collects every error with its path, and only then is the YAML
 composed again to point each error at the offending node's line and column.
 
 Schemas ship as package data (``reflectgit/schemas/``, identical to the repository's
@@ -13,14 +13,12 @@ Schemas ship as package data (``reflectgit/schemas/``, identical to the reposito
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +83,8 @@ class Problem:
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """A packaged schema (``frontmatter.schema.json`` or ``sidecar.schema.json``)."""
+    from importlib import resources
+
     text = (
         resources.files("reflectgit").joinpath("schemas").joinpath(name).read_text(encoding="utf-8")
     )
@@ -92,17 +92,11 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-@cache
 def fast_validator(name: str) -> Callable[[Any], Any]:
-    """The compiled yes/no validator (fastjsonschema); raises on the first error."""
-    import fastjsonschema
+    """The yes/no validator, compiled ahead of time (``validators.py``); raises on the first error."""
+    from reflectgit.notes.validators import VALIDATORS
 
-    # A deep copy: fastjsonschema resolves $refs in place, which corrupted the cached schema.
-    schema = copy.deepcopy(load_schema(name))
-    # fastjsonschema knows drafts 4 to 2019-09; the schemas use only keywords whose meaning
-    # is the same there and in 2020-12 (a test proves both validators agree on the corpus).
-    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
-    validate: Callable[[Any], Any] = fastjsonschema.compile(schema, use_default=False)
+    validate: Callable[[Any], Any] = VALIDATORS[name]
     return validate
 
 
@@ -116,11 +110,11 @@ def reference_validator(name: str) -> Any:
 
 def is_valid_fast(instance: Any, name: str) -> bool:
     """Yes or no from the compiled validator."""
-    import fastjsonschema
+    from reflectgit.notes.validators import Invalid
 
     try:
         fast_validator(name)(instance)
-    except fastjsonschema.JsonSchemaException:
+    except Invalid:
         return False
     return True
 

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
-from reflectgit.notes.transcripts import side_session
 from reflectgit.notes.words import plural
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -561,6 +560,8 @@ class Capture:
         limit: int,
     ) -> list[tuple[str, Queued]]:
         """Queue transcripts quiet for ``threshold`` seconds but younger than ``max_age``."""
+        from reflectgit.notes.transcripts import side_session  # the sweep's only (5 ms)
+
         now = self.clock()
         found: list[tuple[float, Path]] = []
         if root.is_dir():
