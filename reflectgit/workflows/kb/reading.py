@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,19 @@ class ShownNote:
     body: str
     sidecar: dict[str, Any] | None
     revision: str
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One commit that changed a note: its trailers, where the note was after it, the diff."""
+
+    commit: str
+    subject: str
+    date: str
+    author: str
+    trailers: list[tuple[str, str]]
+    path: str | None  # where the note is after this commit (None: it left the KB)
+    diff: str  # unified diff of the note file against the commit's first parent
 
 
 @dataclass(frozen=True)
@@ -180,3 +194,52 @@ class Reading(Base):
             if limit is not None and len(out) >= limit:
                 break
         return out
+
+    def history(self, ident: str, limit: int = 50) -> list[Revision]:
+        """The commits that changed a note (any state folder), newest first, with diffs.
+
+        Ours and plain-git ones alike: the walk follows the note's paths in documents/,
+        archived/ and .forgotten/, so an archive or a restore shows as a move.
+        """
+        if self.store.head() is None:
+            return []
+        paths = [f"{folder}/{ident}.md" for folder in STATE_FOLDERS.values()]
+        found = self.find(ident, ("live", "archived", "forgotten"))
+        if found is not None and found.path not in paths:
+            paths.append(found.path)  # a hand-named file
+        out: list[Revision] = []
+        for info in self.store.log(limit=limit, paths=paths):
+            after = self._note_text(info.tree, paths)
+            before: tuple[str | None, str] = (None, "")
+            if info.parents:
+                before = self._note_text(self.store.commit_info(info.parents[0]).tree, paths)
+            diff = "".join(
+                difflib.unified_diff(
+                    before[1].splitlines(keepends=True),
+                    after[1].splitlines(keepends=True),
+                    fromfile=f"a/{before[0]}" if before[0] else "/dev/null",
+                    tofile=f"b/{after[0]}" if after[0] else "/dev/null",
+                )
+            )
+            if not diff and before[0] != after[0]:
+                diff = f"rename {before[0]} -> {after[0]}\n"
+            parsed = messages.parse(info.message)
+            out.append(
+                Revision(
+                    info.sha,
+                    parsed.subject,
+                    info.author_time.isoformat(),
+                    info.author,
+                    list(parsed.trailers),
+                    after[0],
+                    diff,
+                )
+            )
+        return out
+
+    def _note_text(self, tree: str, paths: list[str]) -> tuple[str | None, str]:
+        for path in paths:
+            data = self.store.read_at_tree(tree, path)
+            if data is not None:
+                return path, data.decode("utf-8", "replace")
+        return None, ""
