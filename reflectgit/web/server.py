@@ -84,5 +84,7 @@ def serve(
         server.startup = startup  # type: ignore[method-assign]
     try:
         server.run(sockets=[bound.sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the Ctrl-C it caught once it has shut down: that is our stop
     finally:
         bound.sock.close()

@@ -143,7 +143,18 @@ def browse(
         conn = index.conn
         total = conn.execute(f"SELECT count(*) FROM {source}{cond}", params).fetchone()[0]
         rows = [
-            Row(*r[:6], [t for t in r[6].split("\n") if t], r[7], r[8], " ".join(r[9].split())[:200])
+            Row(
+                id=r[0],
+                title=r[1],
+                tier=r[2],
+                state=r[3],
+                path=r[4],
+                project=r[5],
+                tags=[t for t in r[6].split("\n") if t],
+                proofs=r[7],
+                updated=r[8],
+                summary=" ".join(r[9].split())[:200],
+            )
             for r in conn.execute(
                 f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
                 (*params, per_page, (page - 1) * per_page),
