@@ -130,7 +130,8 @@ class GuardMiddleware(BaseHTTPMiddleware):
         response = await call_next(request)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        # same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on our own forms
+        response.headers["Referrer-Policy"] = "same-origin"
         response.headers["Content-Security-Policy"] = (
             "default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
             "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
