@@ -491,3 +491,40 @@ def test_only_the_serve_command_imports_the_web_framework(tmp_path: Path) -> Non
         .splitlines()
     )
     assert out[-1] == "[]"
+
+
+def test_history_follows_moves_and_plain_git_edits_and_skips_other_notes(
+    notes_kb: Path, cli: Any
+) -> None:
+    from reflectgit.workflows.kb import KnowledgeBase
+
+    ident, other = "lrn-flaky-clock-in-ci", "lrn-retry-uploads-with-backoff"
+    assert cli("--kb", str(notes_kb), "archive", ident).code == 0
+    assert cli("--kb", str(notes_kb), "restore", ident).code == 0
+    assert cli("--kb", str(notes_kb), "confirm", other, "--source", "s-1").code == 0
+    path = notes_kb / "documents" / f"{ident}.md"
+    path.write_text(path.read_text() + "\nEdited by hand.\n")
+    git("commit", "-qam", "hand edit", cwd=notes_kb)
+    (notes_kb / "documents" / f"{other}.md").write_text(
+        (notes_kb / "documents" / f"{other}.md").read_text() + "\nAlso by hand.\n"
+    )
+    git("commit", "-qam", "hand edit of the other note", cwd=notes_kb)
+    with KnowledgeBase.open(notes_kb) as base:
+        revs = base.history(ident)
+        others = base.history(other)
+    assert [r.subject for r in revs] == [
+        "hand edit",
+        f"chore(knowledge): restore {ident}",
+        f"chore(knowledge): archive {ident}",
+        revs[-1].subject,
+    ]
+    assert revs[-1].subject.startswith("docs(knowledge): Flaky clock in CI")
+    assert revs[0].diff.splitlines()[-1] == "+Edited by hand."
+    assert revs[1].diff == f"rename archived/{ident}.md -> documents/{ident}.md\n"
+    assert revs[1].path == f"documents/{ident}.md" and revs[2].path == f"archived/{ident}.md"
+    assert ("Reflect-Id", ident) in revs[2].trailers
+    assert [r.subject for r in others][:2] == [
+        "hand edit of the other note",
+        f"chore(knowledge): confirm {other}",
+    ]
+    assert len(others) == 3

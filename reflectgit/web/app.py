@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from reflectgit.web.security import COOKIE, CSRF_FIELD, CSRF_HEADER, Guard, bear
 
 TEMPLATES = Path(__file__).parent / "templates"
 PER_PAGE = 50
+HISTORY_CACHE = 256  # note histories kept, keyed by (HEAD, id)
 
 
 @dataclass
@@ -163,6 +165,8 @@ class Web:
         self.settings = settings
         self.cfg = settings.cfg
         self.env = _environment()
+        self._histories: dict[tuple[str | None, str], list[Any]] = {}
+        self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- helpers
 
@@ -172,6 +176,20 @@ class Web:
 
         with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir) as kb:
             yield kb
+
+    def history(self, kb: Any, ident: str) -> list[Any]:
+        """``kb.history(ident)``, remembered per (HEAD, id): git objects never change, so a
+        note's history at one HEAD is the same for every later view until HEAD moves."""
+        key = (kb.store.head(), ident)
+        with self._lock:
+            found = self._histories.get(key)
+        if found is None:
+            found = kb.history(ident)
+            with self._lock:
+                if len(self._histories) >= HISTORY_CACHE:
+                    self._histories.pop(next(iter(self._histories)))
+                self._histories[key] = found
+        return found
 
     def page(self, request: Request, name: str, code: int = 200, **context: Any) -> Response:
         template = self.env.get_template(name)
@@ -252,7 +270,7 @@ class Web:
             with self.kb() as kb:
                 shown = kb.show(ident, at)
                 raw = kb.store.read(shown.path, shown.revision) or b""
-                history = kb.history(shown.id)
+                history = self.history(kb, shown.id)
             note = parse_note(raw, shown.path)
             return {
                 "note": {

@@ -196,10 +196,14 @@ class Reading(Base):
         return out
 
     def history(self, ident: str, limit: int = 50) -> list[Revision]:
-        """The commits that changed a note (any state folder), newest first, with diffs.
+        """The commits that changed a note (in any state folder), newest first, with diffs.
 
-        Ours and plain-git ones alike: the walk follows the note's paths in documents/,
-        archived/ and .forgotten/, so an archive or a restore shows as a move.
+        Ours and plain-git ones alike; an archive or a restore shows as a move. A commit
+        reflect-git made names the notes it changed in its ``Reflect-Id`` trailers (one
+        mutation, one commit), so its message answers; any other commit (and one of ours that
+        names no id, a large import) is compared with its first parent, folder by folder, and
+        only a folder that changed is read. Walking 10,000-note trees for every commit would
+        cost seconds; this costs a commit object per commit (``Store.folder_changes``).
         """
         if self.store.head() is None:
             return []
@@ -208,38 +212,78 @@ class Reading(Base):
         if found is not None and found.path not in paths:
             paths.append(found.path)  # a hand-named file
         out: list[Revision] = []
-        for info in self.store.log(limit=limit, paths=paths):
-            after = self._note_text(info.tree, paths)
-            before: tuple[str | None, str] = (None, "")
-            if info.parents:
-                before = self._note_text(self.store.commit_info(info.parents[0]).tree, paths)
+        head = self.store.head()
+        info = self.store.commit_info(head) if head else None
+        while info is not None and len(out) < limit:
+            # main's own line (first parents): a review merge shows once, as the merge
+            up = self.store.commit_info(info.parents[0]) if info.parents else None
+            this, info = info, up
+            parsed = messages.parse(this.message)
+            if messages.is_ours(this.message) and parsed.ids and ident not in parsed.ids:
+                continue
+            change = self._note_change(this.tree, up.tree if up else None, paths)
+            if change is None:
+                continue
+            (old_path, old_blob), (new_path, new_blob) = change
             diff = "".join(
                 difflib.unified_diff(
-                    before[1].splitlines(keepends=True),
-                    after[1].splitlines(keepends=True),
-                    fromfile=f"a/{before[0]}" if before[0] else "/dev/null",
-                    tofile=f"b/{after[0]}" if after[0] else "/dev/null",
+                    self._text(old_blob),
+                    self._text(new_blob),
+                    fromfile=f"a/{old_path}" if old_path else "/dev/null",
+                    tofile=f"b/{new_path}" if new_path else "/dev/null",
                 )
             )
-            if not diff and before[0] != after[0]:
-                diff = f"rename {before[0]} -> {after[0]}\n"
-            parsed = messages.parse(info.message)
+            if not diff and old_path != new_path:
+                diff = f"rename {old_path} -> {new_path}\n"
             out.append(
                 Revision(
-                    info.sha,
+                    this.sha,
                     parsed.subject,
-                    info.author_time.isoformat(),
-                    info.author,
+                    this.author_time.isoformat(),
+                    this.author,
                     list(parsed.trailers),
-                    after[0],
+                    new_path,
                     diff,
                 )
             )
         return out
 
-    def _note_text(self, tree: str, paths: list[str]) -> tuple[str | None, str]:
+    def _note_change(
+        self, tree: str, parent: str | None, paths: list[str]
+    ) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]] | None:
+        """((old path, old blob), (new path, new blob)) when the commit changed the note."""
+        names: dict[str, set[str]] = {}
         for path in paths:
-            data = self.store.read_at_tree(tree, path)
-            if data is not None:
-                return path, data.decode("utf-8", "replace")
-        return None, ""
+            folder, _, name = path.rpartition("/")
+            names.setdefault(folder, set()).add(name)
+        old: tuple[str | None, str | None] = (None, None)
+        new: tuple[str | None, str | None] = (None, None)
+        for folder, wanted in names.items():
+            here = self.store.entry_id(tree, folder)
+            there = self.store.entry_id(parent, folder) if parent else None
+            if here == there:
+                continue  # the folder did not change: its (large) tree is not even read
+            if here is None or there is None:  # the folder came or went: look the names up
+                found = {
+                    n: (
+                        self.store.entry_id(parent, f"{folder}/{n}") if parent and there else None,
+                        self.store.entry_id(tree, f"{folder}/{n}") if here else None,
+                    )
+                    for n in wanted
+                }
+            else:
+                found = self.store.folder_changes(parent, tree, folder)
+            for name, (before, after) in found.items():
+                if name in wanted:
+                    if before is not None:
+                        old = (f"{folder}/{name}", before)
+                    if after is not None:
+                        new = (f"{folder}/{name}", after)
+        if old == (None, None) and new == (None, None):
+            return None
+        return old, new
+
+    def _text(self, blob: str | None) -> list[str]:
+        if blob is None:
+            return []
+        return self.store.read_blob(blob).decode("utf-8", "replace").splitlines(keepends=True)
