@@ -124,6 +124,8 @@ def test_a_post_without_the_csrf_token_changes_nothing(notes_kb: Path, cli: Any)
     ):
         res = client.post(f"/notes/{ident}/archive", data=form, headers=headers)
         assert res.status_code == 403, res.text
+    assert client.get("/api/csrf").json()["csrf"] == guard.csrf  # what a script sends
+    assert _client(notes_kb, login=False)[0].get("/api/csrf").status_code == 403
     api = client.post(f"/api/notes/{ident}/archive", headers={"X-CSRF-Token": "nope"})
     assert api.status_code == 403 and api.json()["error"] == "missing or wrong CSRF token"
     assert head(notes_kb) == before

@@ -230,6 +230,12 @@ class Web:
 
     # ---------------------------------------------------------------- pages
 
+    async def csrf(self, request: Request) -> Response:
+        """The CSRF token a script sends with its POSTs (as ``X-CSRF-Token``)."""
+        return JSONResponse(
+            {"csrf": self.settings.guard.csrf, "read_only": self.settings.read_only}
+        )
+
     async def home(self, request: Request) -> Response:
         return RedirectResponse("/notes", status_code=303)
 
@@ -520,6 +526,7 @@ def create_app(settings: Settings) -> Starlette:
 
     routes = [
         Route("/", web.home, methods=["GET"]),
+        Route("/api/csrf", web.csrf, methods=["GET"]),
         *get("/notes", web.notes),
         *get("/notes/{id:str}", web.note),
         *get("/review", web.review_page),

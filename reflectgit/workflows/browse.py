@@ -142,6 +142,10 @@ def browse(
     try:
         conn = index.conn
         total = conn.execute(f"SELECT count(*) FROM {source}{cond}", params).fetchone()[0]
+        found = conn.execute(
+            f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
+            (*params, per_page, (page - 1) * per_page),
+        ).fetchall()
         rows = [
             Row(
                 id=r[0],
@@ -155,10 +159,7 @@ def browse(
                 updated=r[8],
                 summary=" ".join(r[9].split())[:200],
             )
-            for r in conn.execute(
-                f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
-                (*params, per_page, (page - 1) * per_page),
-            )
+            for r in found
         ]
         tags = [t for (t,) in conn.execute("SELECT DISTINCT tag FROM doc_tags ORDER BY tag")]
         projects = [
