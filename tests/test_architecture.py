@@ -38,6 +38,7 @@ PACKAGE = Path(reflectgit.__file__).parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),  # `python -m reflectgit` and the console script: raise SystemExit(main())
     ("cli",),  # the interface for people: the only typer import
+    ("web",),  # the web interface (`reflect-git serve`): the only web framework import
     # interfaces for machines (peers): git, pre-commit and agent harnesses (hooks); agents over
     # MCP (mcpserver, which `reflect-git mcp` in cli/ starts)
     ("hooks", "mcpserver"),
@@ -53,6 +54,8 @@ RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 GIT_LIBRARIES = {"dulwich", "git", "gitdb", "pygit2"}
 UI_LIBRARIES = {"typer", "click", "rich"}
 MCP_LIBRARIES = {"mcp", "mcp_types"}
+# The web framework of `reflect-git serve`: only reflectgit/web/ imports it.
+WEB_LIBRARIES = {"starlette", "uvicorn", "jinja2", "markupsafe", "markdown_it"}
 IO_MODULES = {
     "os",
     "io",
@@ -257,6 +260,8 @@ def check_source(module: str, source: str) -> list[Finding]:
             add(node, "ui-import", f"imports {name}; only reflectgit/cli/ may")
         elif top in MCP_LIBRARIES and layer != "mcpserver":
             add(node, "mcp-import", f"imports {name}; only reflectgit/mcpserver/ may")
+        elif top in WEB_LIBRARIES and layer != "web":
+            add(node, "web-import", f"imports {name}; only reflectgit/web/ may")
         if layer == "notes" and top in IO_MODULES:
             add(node, "notes-io", f"imports {name}; notes/ does no I/O")
 
@@ -413,6 +418,10 @@ def rules(module: str, source: str) -> set[str]:
         ("mcpserver/x.py", "from reflectgit.cli import render\n", "layer"),
         ("mcpserver/x.py", "from reflectgit.hooks import agent\n", "layer"),  # peers
         ("workflows/x.py", "from reflectgit.mcpserver import tools\n", "layer"),
+        ("web/x.py", "import typer\n", "ui-import"),
+        ("cli/x.py", "def f():\n    import uvicorn\n", "web-import"),
+        ("workflows/x.py", "from starlette.applications import Starlette\n", "web-import"),
+        ("web/x.py", "from reflectgit.cli import render\n", "layer"),
         # notes do no I/O
         ("notes/x.py", "data = open(p).read()\n", "notes-io"),
         ("notes/x.py", "import sqlite3\n", "notes-io"),
@@ -435,6 +444,8 @@ def test_the_checker_catches(module: str, source: str, rule: str) -> None:
             "import mcp_types\nfrom mcp.server.lowlevel import Server\n"
             "from reflectgit.workflows.kb import KnowledgeBase\n",
         ),
+        ("cli/x.py", "def f():\n    from reflectgit.web.server import serve\n"),
+        ("web/x.py", "import uvicorn\nfrom reflectgit.workflows import review\n"),
         ("workflows/x.py", "from reflectgit.git.run import run\nrun(['status'])\n"),
         ("workflows/kb/x.py", "from reflectgit.workflows.kb import core\nfrom . import core\n"),
         ("git/run.py", "import dulwich\nimport subprocess\nsubprocess.run(['git', 'gc'])\n"),
@@ -513,7 +524,7 @@ def test_the_fast_entries_import_no_framework(tmp_path: Path) -> None:
     heavy = sorted(
         m
         for m in _modules_after(code, tmp_path)
-        if m.split(".")[0] in {"typer", "click", "rich", "dulwich", "git"}
+        if m.split(".")[0] in {"typer", "click", "rich", "dulwich", "git", *WEB_LIBRARIES}
     )
     assert heavy == []
 

@@ -74,6 +74,9 @@ GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
     "mcp": {
         "mcp": "Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout.",
     },
+    "serve": {
+        "serve": "A local web UI for the KB, its history and team review (Ctrl-C stops it).",
+    },
 }
 
 

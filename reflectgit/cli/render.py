@@ -620,3 +620,20 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
 
 def usage_error(message: str) -> None:
     error(message, USAGE_HINT)
+
+
+# --------------------------------------------------------------------------- serve
+
+
+def serve_banner(url: str, kb: str, read_only: bool, loopback: bool) -> list[str]:
+    """What `reflect-git serve` prints once it listens: the URL to open, with its token."""
+    lines = [
+        f"reflect-git serve: {kb}{' (read-only)' if read_only else ''}",
+        f"open {url}",
+        "the token in this URL is the key to the UI: keep it to yourself; Ctrl-C stops the server",
+    ]
+    if not loopback:
+        lines.append(
+            "warning: listening beyond this machine; anyone who gets the URL can use the UI"
+        )
+    return lines

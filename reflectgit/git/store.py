@@ -309,6 +309,42 @@ class Store:
             return None
         return self.read_blob(sha.decode("ascii"))
 
+    def entry_id(self, tree: str, path: str) -> str | None:
+        """The object id at ``path`` under a root tree (a blob or a folder), without reading it."""
+        try:
+            return self._lookup(tree.encode("ascii"), path)[1].decode("ascii")
+        except KeyError:
+            return None
+
+    def folder_changes(
+        self, old_tree: str | None, new_tree: str, folder: str
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """Entries directly in ``folder`` that differ between two root trees: name -> (old id,
+        new id). The two raw folder objects are compared with ``treediff.diff_raw`` (common
+        prefix and suffix skipped), so one changed note in a 10,000-note folder costs a memcmp,
+        not two parses."""
+        from reflectgit.git.treediff import diff_raw
+
+        def raw(tree: str | None) -> bytes:
+            sha = self.entry_id(tree, folder) if tree else None
+            if sha is None:
+                return b""
+            data = self._read_loose(sha.encode("ascii"), b"tree")
+            if data is None:
+                type_num, data = self.repo.object_store.get_raw(sha.encode("ascii"))
+                if type_num != Tree.type_num:
+                    return b""
+            return bytes(data)
+
+        old, new = raw(old_tree), raw(new_tree)
+        return {
+            name.decode("utf-8", "surrogateescape"): (
+                a.split(b" ", 1)[1].hex() if a else None,
+                b.split(b" ", 1)[1].hex() if b else None,
+            )
+            for name, (a, b) in diff_raw(old, new).items()
+        }
+
     def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
         """(mode, hex sha) of ``path`` under a tree; KeyError if absent."""
         mode, sha = TREE_MODE, tree_sha

@@ -147,6 +147,7 @@ class BranchReview:
     duplicates: list[Duplicate]
     note_text: str | None = None
     files: list[str] = field(default_factory=list)
+    diff: str = ""  # what the branch changed against main, as a unified diff
 
     def to_json(self, full: bool = False) -> dict[str, Any]:
         doc = {
@@ -267,6 +268,7 @@ def _review(
     dupes = near_duplicates(note, note_id or "", others) if note else []
     info = store.commit_info(tip)
     pr = find_pr(branch)
+    diff = _unified_diff(store, _branch_changes(store, main, tip))
     return BranchReview(
         branch=branch,
         tip=tip,
@@ -282,6 +284,29 @@ def _review(
         duplicates=dupes,
         note_text=note_text,
         files=files,
+        diff=diff,
+    )
+
+
+def _unified_diff(store: Any, changes: list[tuple[str, str | None, str | None]]) -> str:
+    """``git diff``-style text for (path, old blob, new blob) changes."""
+    import difflib
+
+    def lines(blob: str | None) -> list[str]:
+        if blob is None:
+            return []
+        return store.read_blob(blob).decode("utf-8", "replace").splitlines(keepends=True)
+
+    return "".join(
+        "".join(
+            difflib.unified_diff(
+                lines(old),
+                lines(new),
+                fromfile=f"a/{path}" if old else "/dev/null",
+                tofile=f"b/{path}" if new else "/dev/null",
+            )
+        )
+        for path, old, new in changes
     )
 
 

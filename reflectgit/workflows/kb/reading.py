@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,19 @@ class ShownNote:
     body: str
     sidecar: dict[str, Any] | None
     revision: str
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One commit that changed a note: its trailers, where the note was after it, the diff."""
+
+    commit: str
+    subject: str
+    date: str
+    author: str
+    trailers: list[tuple[str, str]]
+    path: str | None  # where the note is after this commit (None: it left the KB)
+    diff: str  # unified diff of the note file against the commit's first parent
 
 
 @dataclass(frozen=True)
@@ -180,3 +194,96 @@ class Reading(Base):
             if limit is not None and len(out) >= limit:
                 break
         return out
+
+    def history(self, ident: str, limit: int = 50) -> list[Revision]:
+        """The commits that changed a note (in any state folder), newest first, with diffs.
+
+        Ours and plain-git ones alike; an archive or a restore shows as a move. A commit
+        reflect-git made names the notes it changed in its ``Reflect-Id`` trailers (one
+        mutation, one commit), so its message answers; any other commit (and one of ours that
+        names no id, a large import) is compared with its first parent, folder by folder, and
+        only a folder that changed is read. Walking 10,000-note trees for every commit would
+        cost seconds; this costs a commit object per commit (``Store.folder_changes``).
+        """
+        if self.store.head() is None:
+            return []
+        paths = [f"{folder}/{ident}.md" for folder in STATE_FOLDERS.values()]
+        found = self.find(ident, ("live", "archived", "forgotten"))
+        if found is not None and found.path not in paths:
+            paths.append(found.path)  # a hand-named file
+        out: list[Revision] = []
+        head = self.store.head()
+        info = self.store.commit_info(head) if head else None
+        while info is not None and len(out) < limit:
+            # main's own line (first parents): a review merge shows once, as the merge
+            up = self.store.commit_info(info.parents[0]) if info.parents else None
+            this, info = info, up
+            parsed = messages.parse(this.message)
+            if messages.is_ours(this.message) and parsed.ids and ident not in parsed.ids:
+                continue
+            change = self._note_change(this.tree, up.tree if up else None, paths)
+            if change is None:
+                continue
+            (old_path, old_blob), (new_path, new_blob) = change
+            diff = "".join(
+                difflib.unified_diff(
+                    self._text(old_blob),
+                    self._text(new_blob),
+                    fromfile=f"a/{old_path}" if old_path else "/dev/null",
+                    tofile=f"b/{new_path}" if new_path else "/dev/null",
+                )
+            )
+            if not diff and old_path != new_path:
+                diff = f"rename {old_path} -> {new_path}\n"
+            out.append(
+                Revision(
+                    this.sha,
+                    parsed.subject,
+                    this.author_time.isoformat(),
+                    this.author,
+                    list(parsed.trailers),
+                    new_path,
+                    diff,
+                )
+            )
+        return out
+
+    def _note_change(
+        self, tree: str, parent: str | None, paths: list[str]
+    ) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]] | None:
+        """((old path, old blob), (new path, new blob)) when the commit changed the note."""
+        names: dict[str, set[str]] = {}
+        for path in paths:
+            folder, _, name = path.rpartition("/")
+            names.setdefault(folder, set()).add(name)
+        old: tuple[str | None, str | None] = (None, None)
+        new: tuple[str | None, str | None] = (None, None)
+        for folder, wanted in names.items():
+            here = self.store.entry_id(tree, folder)
+            there = self.store.entry_id(parent, folder) if parent else None
+            if here == there:
+                continue  # the folder did not change: its (large) tree is not even read
+            if here is None or there is None:  # the folder came or went: look the names up
+                found = {
+                    n: (
+                        self.store.entry_id(parent, f"{folder}/{n}") if parent and there else None,
+                        self.store.entry_id(tree, f"{folder}/{n}") if here else None,
+                    )
+                    for n in wanted
+                }
+            else:
+                found = self.store.folder_changes(parent, tree, folder)
+            for name, (before, after) in found.items():
+                if name in wanted:
+                    if before is not None:
+                        old = (f"{folder}/{name}", before)
+                    if after is not None:
+                        new = (f"{folder}/{name}", after)
+        if old == (None, None) and new == (None, None):
+            return None
+        return old, new
+
+    def _text(self, blob: str | None) -> list[str]:
+        if blob is None:
+            return []
+        return self.store.read_blob(blob).decode("utf-8", "replace").splitlines(keepends=True)

@@ -1,0 +1,184 @@
+"""Browsing the KB a page at a time: the notes table of ``reflect-git serve``, off the index.
+
+The search index (``workflows/search/index.py``) already holds one row per note with its tier,
+state, project, tags and proof count, kept in step with git before every query. Browsing reads
+those rows with SQL (filters, sort, one page), and a text query ranks through the same FTS5
+table ``search`` uses, so the notes page answers in milliseconds at ten thousand notes instead
+of parsing every note's YAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.config import Config
+from reflectgit.errors import UsageError
+from reflectgit.notes.note import normalize_tier
+from reflectgit.workflows.search.index import WEIGHTS, fts_query, open_fresh
+
+SORTS = {
+    "title": "d.title COLLATE NOCASE, d.id",
+    "-title": "d.title COLLATE NOCASE DESC, d.id",
+    "updated": "d.updated IS NULL, d.updated, d.id",
+    "-updated": "d.updated IS NULL, d.updated DESC, d.id",
+    "proofs": "d.proofs, d.id",
+    "-proofs": "d.proofs DESC, d.id",
+    "tier": "d.confidence DESC, d.id",
+    "-tier": "d.confidence, d.id",
+    "id": "d.id",
+}
+STATES = ("live", "superseded", "retired", "archived", "forgotten", "all")
+MAX_PER_PAGE = 200
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    title: str
+    tier: str
+    state: str
+    path: str
+    project: str | None
+    tags: list[str]
+    proofs: int
+    updated: str | None
+    summary: str
+
+
+@dataclass
+class Page:
+    """One page of notes and what the filters can choose from."""
+
+    rows: list[Row]
+    total: int
+    page: int
+    per_page: int
+    query: str
+    sort: str
+    filters: dict[str, str | None]
+    tags: list[str] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+    refreshed: int | None = None  # notes re-read to bring the index up to HEAD
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
+            "query": self.query,
+            "sort": self.sort,
+            "filters": self.filters,
+            "notes": [r.__dict__ for r in self.rows],
+        }
+
+
+def browse(
+    cfg: Config,
+    query: str = "",
+    *,
+    tier: str | None = None,
+    tag: str | None = None,
+    state: str | None = "live",
+    project: str | None = None,
+    sort: str | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> Page:
+    """The notes matching the filters (and the words of ``query``), one page of them."""
+    state = state or "live"
+    if state not in STATES:
+        raise UsageError(f"state {state!r} is not one of {', '.join(STATES)}")
+    wanted_tier = None
+    if tier:
+        wanted_tier = normalize_tier(tier)
+        if wanted_tier is None:
+            raise UsageError(f"tier {tier!r} is not a tier", hint="high, medium or low")
+    query = query.strip()
+    sort = sort or ("rank" if query else "title")
+    if sort not in SORTS and not (sort == "rank" and query):
+        raise UsageError(f"sort {sort!r} is not one of {', '.join(SORTS)}")
+    page = max(1, page)
+    per_page = min(max(1, per_page), MAX_PER_PAGE)
+    where: list[str] = []
+    params: list[Any] = []
+    if state == "live":
+        where.append("d.state = 'live' AND d.hidden = 0")
+    elif state != "all":
+        where.append("d.state = ?")
+        params.append(state)
+    if wanted_tier:
+        where.append("d.tier = ?")
+        params.append(wanted_tier)
+    if tag:
+        where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
+        params.append(tag.strip().lower())
+    if project:
+        where.append("d.project = ?")
+        params.append(project)
+    source = "docs d"
+    order = SORTS.get(sort, "")
+    if query:
+        match = fts_query(query, "and")
+        if match is None:
+            raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        source = (
+            f"(SELECT rowid AS r, bm25(fts, {weights}) AS b FROM fts WHERE fts MATCH ?) m"
+            " JOIN docs d ON d.rowid = m.r"
+        )
+        params.insert(0, match)
+        if sort == "rank":
+            order = "m.b * d.weight, d.id"
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
+    index, refreshed = open_fresh(Path(cfg.kb), cfg.state_dir, cfg.env)
+    try:
+        conn = index.conn
+        total = conn.execute(f"SELECT count(*) FROM {source}{cond}", params).fetchone()[0]
+        found = conn.execute(
+            f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
+            (*params, per_page, (page - 1) * per_page),
+        ).fetchall()
+        rows = [
+            Row(
+                id=r[0],
+                title=r[1],
+                tier=r[2],
+                state=r[3],
+                path=r[4],
+                project=r[5],
+                tags=[t for t in r[6].split("\n") if t],
+                proofs=r[7],
+                updated=r[8],
+                summary=" ".join(r[9].split())[:200],
+            )
+            for r in found
+        ]
+        tags = [t for (t,) in conn.execute("SELECT DISTINCT tag FROM doc_tags ORDER BY tag")]
+        projects = [
+            p
+            for (p,) in conn.execute(
+                "SELECT DISTINCT project FROM docs WHERE project IS NOT NULL ORDER BY project"
+            )
+        ]
+    finally:
+        index.close()
+    return Page(
+        rows,
+        total,
+        page,
+        per_page,
+        query,
+        sort,
+        {"tier": wanted_tier, "tag": tag or None, "state": state, "project": project or None},
+        tags,
+        projects,
+        refreshed.changed if refreshed is not None else None,
+    )
