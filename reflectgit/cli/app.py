@@ -50,6 +50,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "capture": ("hook", "hooks", "capture"),
     "drain": ("drain", "cost", "queue"),
     "search": ("search", "recall", "reindex"),
+    "ingest": ("ingest",),
 }
 MODULE_OF = {word: module for module, words in GROUPS.items() for word in words}
 

@@ -592,3 +592,43 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
 
 def usage_error(message: str) -> None:
     error(message, USAGE_HINT)
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ingest_table(scan: Any, dry_run: bool = False) -> list[str]:
+    """The candidates of ``reflect-git ingest``: one row a rule, its source and its status."""
+    if not scan.files:
+        return [
+            "no memory files found (CLAUDE.md, AGENTS.md, .cursorrules, .cursor/rules, "
+            ".github/copilot-instructions.md, ~/.claude)"
+        ]
+    lines = [f"{plural(len(scan.files), 'memory file')}: " + ", ".join(f.shown for f in scan.files)]
+    if not scan.candidates:
+        return [*lines, "no rules in them"]
+    where = [f"{c.file}:{c.line}" for c in scan.candidates]
+    width = min(max(len(w) for w in where), 44)
+    lines.append(f"{'#':>3}  {'status':<9}  {'source':<{width}}  rule")
+    for c, w in zip(scan.candidates, where, strict=True):
+        w = w if len(w) <= width else "…" + w[-(width - 1) :]  # the file's name is what tells
+        lines.append(f"{c.number:>3}  {c.status:<9}  {w:<{width}}  {_cut(c.text, 72)}")
+    new = len(scan.new)
+    summary = (
+        f"{plural(new, 'new rule')}, {len(scan.candidates) - new} already ingested or repeated"
+    )
+    lines.append(summary + ("; dry run: nothing written" if dry_run else ""))
+    return lines
+
+
+def ingested(done: Any) -> list[str]:
+    lines = [
+        f"ingested {plural(len(done.written), 'note')} ({plural(len(done.commits), 'commit')})"
+    ]
+    lines.extend(f"  {c.note_id}  <- {c.file}:{c.line}" for c in done.written)
+    return lines
