@@ -51,6 +51,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "drain": ("drain", "cost", "queue"),
     "search": ("search", "recall", "reindex"),
     "ingest": ("ingest",),
+    "errors": ("errors",),
 }
 MODULE_OF = {word: module for module, words in GROUPS.items() for word in words}
 

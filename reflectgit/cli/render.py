@@ -242,6 +242,7 @@ def status_lines(st: Any) -> list[str]:
             + (f", {st.corrupt_files} corrupt" if st.corrupt_files else "")
             + (f", {st.stale_files} stale temporary" if st.stale_files else ""),
             f"index:    {st.index}",
+            *error_counts_lines(st.errors),
             "hooks:    "
             + ", ".join(
                 f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()
@@ -631,4 +632,32 @@ def ingested(done: Any) -> list[str]:
         f"ingested {plural(len(done.written), 'note')} ({plural(len(done.commits), 'commit')})"
     ]
     lines.extend(f"  {c.note_id}  <- {c.file}:{c.line}" for c in done.written)
+    return lines
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def error_counts_lines(counts: dict[str, int] | None) -> list[str]:
+    """``status``'s line: what went wrong in the last 7 days."""
+    if counts is None:
+        return []
+    if not counts:
+        return ["errors:   none in the last 7 days"]
+    parts = ", ".join(f"{kind} {n}" for kind, n in counts.items())
+    total = sum(counts.values())
+    return [f"errors:   {total} in the last 7 days ({parts}); `reflect-git errors` says more"]
+
+
+def errors_table(report: Any) -> list[str]:
+    """``reflect-git errors``: one row a kind, its count, when it last happened, what it said."""
+    span = f"since {report.since:%Y-%m-%d %H:%M} UTC" if report.since else "ever"
+    if not report.kinds:
+        return [f"no errors {span}"]
+    lines = [f"{plural(report.total, 'error')} {span}", "kind                    count  last"]
+    for k in report.kinds.values():
+        when = f"{k.last_at:%Y-%m-%d %H:%M}" if k.last_at else "-"
+        lines.append(f"{k.kind:<22}  {k.count:>5}  {when}")
+        if k.last_message:
+            lines.append(f"    {_cut(k.last_message, 100)}")
     return lines
