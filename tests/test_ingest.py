@@ -280,3 +280,45 @@ def test_named_file_and_missing_path(setup: dict[str, Path]) -> None:
     missing = ingest(setup, "no-such-file.md", "--yes")
     assert missing.returncode == 1
     assert "error: no such file or folder" in missing.stderr and "hint:" in missing.stderr
+
+
+def test_title_drops_emphasis_not_underscores_in_names() -> None:
+    from reflectgit.notes.memoryfiles import title_of
+
+    assert title_of("Use the `billing_dev` database locally.") == (
+        "Use the billing_dev database locally"
+    )
+    assert title_of("**never** push _now_. More text here.") == "Never push now"
+
+
+def test_a_terminal_is_asked_which_rules_to_ingest(setup: dict[str, Path]) -> None:
+    """On a terminal the table is shown and the answer picks rows (a real pty)."""
+    import os
+    import subprocess
+    import sys
+
+    main, side = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reflectgit", "--kb", str(setup["kb"]), "ingest",
+         str(setup["project"] / "AGENTS.md")],
+        stdin=side, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=setup["project"],
+    )  # fmt: skip
+    os.close(side)
+    os.write(main, b"1,3\n")
+    out, err = proc.communicate(timeout=60)
+    os.close(main)
+    assert proc.returncode == 0, err
+    text = out.decode()
+    assert "ingested 2 notes (2 commits)" in text
+    assert "AGENTS.md:4" in text.split("ingested", 1)[1]
+    assert "AGENTS.md:11" in text.split("ingested", 1)[1]
+    assert "AGENTS.md:5" not in text.split("ingested", 1)[1]
+
+
+def test_json_without_yes_on_a_pipe_is_one_error_document(setup: dict[str, Path]) -> None:
+    done = run_cli_proc(
+        "--kb", str(setup["kb"]), "--json", "ingest", cwd=setup["project"], input=""
+    )
+    assert done.returncode == 1
+    doc = json.loads(done.stdout)  # exactly one document
+    assert "--yes" in doc["hint"]

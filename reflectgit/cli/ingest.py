@@ -47,7 +47,8 @@ def ingest_cmd(
     if yes:
         chosen = new
     elif not sys.stdin.isatty():
-        render.emit(ctx, found.to_json(), render.ingest_table(found))
+        if not g.json and not g.quiet:  # under --json the error is the one document
+            render.write_lines(render.ingest_table(found))
         fail(
             f"{len(new)} new rules wait for approval and stdin is not a terminal",
             hint="pass --yes to ingest them all, or --dry-run to only see the table",

@@ -48,6 +48,8 @@ _TABLE = re.compile(r"^\s*\|")
 _RULER = re.compile(r"^\s*(?:[-*_]\s*){3,}$")
 # "`src/` - the code", "**Build**: make build": a term and what it is, not a rule.
 _TERM = re.compile(r"^([^:]{1,60}?)\s*(?::|\s[-\u2013\u2014]|\u2014|\u2013)\s+(.+)$")
+# Markdown emphasis and code marks, not the underscores inside a name (``billing_dev``).
+_EMPHASIS = re.compile(r"`+|\*\*|__|(?<![A-Za-z0-9])[*_]|[*_](?![A-Za-z0-9])")
 _CODE_ONLY = re.compile(r"^`[^`]*`\.?$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 
@@ -243,7 +245,7 @@ def claude_project_slug(path: str) -> str:
 
 def title_of(rule: str, limit: int = 80) -> str:
     """A note title from a rule: its first sentence, emphasis dropped, at most ``limit``."""
-    plain = re.sub(r"[*_`]+", "", rule).strip()
+    plain = _EMPHASIS.sub("", rule).strip()
     first = re.split(r"(?<=[.!?])\s+", plain, maxsplit=1)[0].rstrip(".")
     first = first[0].upper() + first[1:] if first else first
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
