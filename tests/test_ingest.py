@@ -322,3 +322,21 @@ def test_json_without_yes_on_a_pipe_is_one_error_document(setup: dict[str, Path]
     assert done.returncode == 1
     doc = json.loads(done.stdout)  # exactly one document
     assert "--yes" in doc["hint"]
+
+
+def test_a_rule_holding_a_secret_is_masked_and_never_written(setup: dict[str, Path]) -> None:
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (setup["project"] / "AGENTS.md").write_text(
+        f"- Use the token {key} when you call the GitHub API.\n"
+        "- Always pin the base image digest in the Dockerfile.\n",
+        encoding="utf-8",
+    )
+    done = ingest(setup, str(setup["project"] / "AGENTS.md"), "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    assert key not in done.stdout
+    doc = json.loads(done.stdout)
+    assert [c["status"] for c in doc["candidates"]] == ["secret", "new"]
+    assert [c["rule"] for c in doc["written"]] == [
+        "Always pin the base image digest in the Dockerfile."
+    ]
+    assert key not in git("log", "-p", "--all", cwd=setup["kb"])

@@ -620,8 +620,10 @@ def ingest_table(scan: Any, dry_run: bool = False) -> list[str]:
         w = w if len(w) <= width else "…" + w[-(width - 1) :]  # the file's name is what tells
         lines.append(f"{c.number:>3}  {c.status:<9}  {w:<{width}}  {_cut(c.text, 72)}")
     new = len(scan.new)
-    summary = (
-        f"{plural(new, 'new rule')}, {len(scan.candidates) - new} already ingested or repeated"
+    secret = sum(1 for c in scan.candidates if c.status == "secret")
+    done = len(scan.candidates) - new - secret
+    summary = f"{plural(new, 'new rule')}, {done} already ingested or repeated" + (
+        f", {secret} holding a secret (never ingested)" if secret else ""
     )
     lines.append(summary + ("; dry run: nothing written" if dry_run else ""))
     return lines

@@ -20,6 +20,7 @@ from typing import Any
 from reflectgit.errors import NotFoundError
 from reflectgit.notes import memoryfiles
 from reflectgit.notes.scope import GLOBAL, scope_fields
+from reflectgit.notes.secrets import has_secret, mask
 from reflectgit.state.ledger import append_jsonl, read_jsonl
 
 LEDGER_FILE = "ingest-ledger.jsonl"
@@ -66,7 +67,9 @@ class Candidate:
     text: str
     title: str
     content_hash: str
-    status: str  # new | ingested (in the ledger) | duplicate (same text earlier in this scan)
+    # new | ingested (in the ledger) | duplicate (same text earlier in this scan) | secret
+    # (holds a credential: masked in the table, never written)
+    status: str
     section: str = ""
     meta: dict[str, str] = field(default_factory=dict)
     personal: bool = False
@@ -258,6 +261,9 @@ def scan(files: Iterable[Found], state_dir: Path) -> Scan:
         for rule in memory.rules:
             digest = rule.content_hash
             status = "ingested" if digest in done else "duplicate" if digest in seen else "new"
+            text = rule.text
+            if has_secret(text):  # never a note, and never shown as it is
+                status, text = "secret", mask(text)
             seen.add(digest)
             candidates.append(
                 Candidate(
@@ -265,8 +271,8 @@ def scan(files: Iterable[Found], state_dir: Path) -> Scan:
                     tool=f.tool,
                     file=f.shown,
                     line=rule.line,
-                    text=rule.text,
-                    title=memoryfiles.title_of(rule.text),
+                    text=text,
+                    title=memoryfiles.title_of(text),
                     content_hash=digest,
                     status=status,
                     section=rule.section,
