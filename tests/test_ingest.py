@@ -340,3 +340,21 @@ def test_a_rule_holding_a_secret_is_masked_and_never_written(setup: dict[str, Pa
         "Always pin the base image digest in the Dockerfile."
     ]
     assert key not in git("log", "-p", "--all", cwd=setup["kb"])
+
+
+def test_copilot_path_instructions_keep_apply_to(setup: dict[str, Path]) -> None:
+    path = SAMPLES / "copilot-path" / "python.instructions.md"
+    memory = read_memory_file(path.read_text(encoding="utf-8"), "md")
+    assert memory.meta == {"applyTo": "**/*.py"}
+    assert [r.text for r in memory.rules] == [
+        "Use `pathlib.Path`, not `os.path`, for file paths.",
+        "Never catch a bare `Exception` without logging it.",
+    ]
+    done = ingest(setup, str(path), "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)["written"]
+    assert [c["file"] for c in written] == [str(path)] * 2  # outside the project: as given
+    shown = run_cli_proc("--kb", str(setup["kb"]), "--json", "show", written[0]["id"])
+    body = json.loads(shown.stdout)["body"]
+    assert "Applies to: `**/*.py`." in body
+    assert json.loads(shown.stdout)["frontmatter"]["tags"] == ["ingested", "copilot"]

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reflectgit.state.queue import atomic_write
-
 SLOTS_DIR = "slots"
 
 
@@ -27,6 +25,8 @@ def slots_path(state_dir: Path, project: str) -> Path:
 
 
 def save(state_dir: Path, project: str, doc: Mapping[str, Any]) -> Path:
+    from reflectgit.state.queue import atomic_write  # only a Stop that keeps slots needs it
+
     path = slots_path(state_dir, project)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(dict(doc), sort_keys=True, indent=1) + "\n").encode("utf-8"))

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reflectgit.notes import slots as slot_notes
-from reflectgit.notes.dates import parse_instant
-from reflectgit.notes.privacy import clean_data
 from reflectgit.state import slots as slot_files
+
+# The transcript parser and the queue's writer are imported when a session leaves slots, so a
+# recall with none costs one failed open (session start is measured, issue 17).
 
 MAX_AGE_DAYS = 14
 
@@ -32,6 +32,8 @@ def remember(cap: Any, payload: Mapping[str, Any], session: str, transcript: str
     """Fill the slots from the transcript at ``transcript``; returns the file written (None
     when the session left nothing to keep)."""
     from reflectgit.git import repo_info
+    from reflectgit.notes import slots as slot_notes
+    from reflectgit.notes.privacy import clean_data
     from reflectgit.workflows.project import project_name
     from reflectgit.workflows.transcript_file import read_transcript
 
@@ -61,6 +63,9 @@ def recall_lines(state_dir: Path, project: str, now: dt.datetime | None = None) 
     doc = slot_files.load(state_dir, project)
     if doc is None:
         return []
+    from reflectgit.notes import slots as slot_notes
+    from reflectgit.notes.dates import parse_instant
+
     when = parse_instant(doc["updated"]) if isinstance(doc.get("updated"), str) else None
     now = now or dt.datetime.now(dt.timezone.utc)
     if when is None or (now - when).days > MAX_AGE_DAYS:
