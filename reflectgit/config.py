@@ -347,6 +347,14 @@ class CaptureSettings:
         toml="capture.auto_reflect",
         help="`0`: PreCompact does not queue the transcript",
     )
+    slots: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_SLOTS",
+        toml="capture.slots",
+        help="`1`: at Stop, keep the session's memory slots (pending items, command and error "
+        "counts, files touched) for `recall` to show at the next session start",
+    )
     session_id: str | None = setting(
         None,
         kind="str",

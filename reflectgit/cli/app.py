@@ -77,6 +77,12 @@ GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
     "serve": {
         "serve": "A local web UI for the KB, its history and team review (Ctrl-C stops it).",
     },
+    "ingest": {
+        "ingest": "Turn CLAUDE.md, AGENTS.md, .cursorrules, Cursor and Copilot rules into notes.",
+    },
+    "errors": {
+        "errors": "What went wrong, by kind: drain poison, oversized inputs, quota deferrals, hook failures.",
+    },
 }
 
 

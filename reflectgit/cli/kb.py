@@ -321,6 +321,7 @@ def status_cmd(ctx: typer.Context) -> None:
         "dead_letters": st.dead_letters,
         "corrupt_files": st.corrupt_files,
         "stale_files": st.stale_files,
+        "errors": st.errors,
         "index": st.index,
         "hooks": st.hooks,
         "clean": st.clean,

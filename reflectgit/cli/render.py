@@ -242,6 +242,7 @@ def status_lines(st: Any) -> list[str]:
             + (f", {st.corrupt_files} corrupt" if st.corrupt_files else "")
             + (f", {st.stale_files} stale temporary" if st.stale_files else ""),
             f"index:    {st.index}",
+            *error_counts_lines(st.errors),
             "hooks:    "
             + ", ".join(
                 f"{k} {'installed' if v else 'not installed'}" for k, v in st.hooks.items()
@@ -636,4 +637,74 @@ def serve_banner(url: str, kb: str, read_only: bool, loopback: bool) -> list[str
         lines.append(
             "warning: listening beyond this machine; anyone who gets the URL can use the UI"
         )
+    return lines
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ingest_table(scan: Any, dry_run: bool = False) -> list[str]:
+    """The candidates of ``reflect-git ingest``: one row a rule, its source and its status."""
+    if not scan.files:
+        return [
+            "no memory files found (CLAUDE.md, AGENTS.md, .cursorrules, .cursor/rules, "
+            ".github/copilot-instructions.md, ~/.claude)"
+        ]
+    lines = [f"{plural(len(scan.files), 'memory file')}: " + ", ".join(f.shown for f in scan.files)]
+    if not scan.candidates:
+        return [*lines, "no rules in them"]
+    where = [f"{c.file}:{c.line}" for c in scan.candidates]
+    width = min(max(len(w) for w in where), 44)
+    lines.append(f"{'#':>3}  {'status':<9}  {'source':<{width}}  rule")
+    for c, w in zip(scan.candidates, where, strict=True):
+        w = w if len(w) <= width else "…" + w[-(width - 1) :]  # the file's name is what tells
+        lines.append(f"{c.number:>3}  {c.status:<9}  {w:<{width}}  {_cut(c.text, 72)}")
+    new = len(scan.new)
+    secret = sum(1 for c in scan.candidates if c.status == "secret")
+    done = len(scan.candidates) - new - secret
+    summary = f"{plural(new, 'new rule')}, {done} already ingested or repeated" + (
+        f", {secret} holding a secret (never ingested)" if secret else ""
+    )
+    lines.append(summary + ("; dry run: nothing written" if dry_run else ""))
+    return lines
+
+
+def ingested(done: Any) -> list[str]:
+    lines = [
+        f"ingested {plural(len(done.written), 'note')} ({plural(len(done.commits), 'commit')})"
+    ]
+    lines.extend(f"  {c.note_id}  <- {c.file}:{c.line}" for c in done.written)
+    return lines
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def error_counts_lines(counts: dict[str, int] | None) -> list[str]:
+    """``status``'s line: what went wrong in the last 7 days."""
+    if counts is None:
+        return []
+    if not counts:
+        return ["errors:   none in the last 7 days"]
+    parts = ", ".join(f"{kind} {n}" for kind, n in counts.items())
+    total = sum(counts.values())
+    return [f"errors:   {total} in the last 7 days ({parts}); `reflect-git errors` says more"]
+
+
+def errors_table(report: Any) -> list[str]:
+    """``reflect-git errors``: one row a kind, its count, when it last happened, what it said."""
+    span = f"since {report.since:%Y-%m-%d %H:%M} UTC" if report.since else "ever"
+    if not report.kinds:
+        return [f"no errors {span}"]
+    lines = [f"{plural(report.total, 'error')} {span}", "kind                    count  last"]
+    for k in report.kinds.values():
+        when = f"{k.last_at:%Y-%m-%d %H:%M}" if k.last_at else "-"
+        lines.append(f"{k.kind:<22}  {k.count:>5}  {when}")
+        if k.last_message:
+            lines.append(f"    {_cut(k.last_message, 100)}")
     return lines

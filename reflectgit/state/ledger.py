@@ -36,7 +36,12 @@ def ledger_path(state_dir: Path) -> Path:
 
 def append_row(state_dir: Path, row: Mapping[str, Any]) -> None:
     """Append one row durably (one write, fsync)."""
-    path = ledger_path(state_dir)
+    append_jsonl(ledger_path(state_dir), row)
+
+
+def append_jsonl(path: Path, row: Mapping[str, Any]) -> None:
+    """Append one JSON line to ``path`` durably (one ``O_APPEND`` write, fsync): the one way
+    the state directory's ledgers (drain cost, errors, ingest) grow."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(dict(row), sort_keys=True, ensure_ascii=False, default=str) + "\n"
     created = not path.exists()
@@ -52,7 +57,11 @@ def append_row(state_dir: Path, row: Mapping[str, Any]) -> None:
 
 def read_rows(state_dir: Path) -> Iterator[dict[str, Any]]:
     """Every well-formed row; a torn last line (crash mid-append) is skipped."""
-    path = ledger_path(state_dir)
+    return read_jsonl(ledger_path(state_dir))
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Every well-formed JSON object line of ``path``; a torn last line is skipped."""
     try:
         fh = path.open("rb")
     except FileNotFoundError:

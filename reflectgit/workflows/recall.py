@@ -147,8 +147,13 @@ class RecallResult:
     notes: list[Recalled]
     total_live: int
     budget: int
+    slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
 
     def text(self) -> str:
+        """The notes, then what the last session here left (memory slots)."""
+        return "\n".join([self.notes_text(), *self.slots])
+
+    def notes_text(self) -> str:
         """Plain text: a heading line, then one short entry per note."""
         where = self.project.name + (
             f" (branch {self.project.branch})" if self.project.branch else ""
@@ -307,6 +312,9 @@ def recall(
     with index:
         scored, total = rank(index, context, everywhere)
     result = RecallResult(project=context, notes=[], total_live=total, budget=budget)
+    from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
+
+    result.slots = recall_lines(state_dir, context.name, now)
     for score, doc, reasons in scored:
         if len(result.notes) >= limit:
             break

@@ -194,6 +194,9 @@ class Capture:
         """Record a swallowed error: the log line plus ``last-event.json``."""
         detail = f"{type(error).__name__}: {error}"
         self.log(event, "error", detail)
+        from reflectgit.state import errors  # the errors ledger counts it (`reflect-git errors`)
+
+        errors.record(self.state_dir, errors.HOOK_FAILURE, f"{event}: {detail}", event=event)
         with contextlib.suppress(Exception):
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)

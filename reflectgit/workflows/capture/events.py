@@ -859,11 +859,25 @@ class AgentEvents:
             return
         if not self._regular(event, path, session):
             return
+        if event == "Stop" and self.cap.settings.slots:
+            self.keep_slots(payload, session, path)
         cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
         queued = self.cap.enqueue(
             path, trigger, session=session, cwd=cwd, harness=self._harness(payload)
         )
         self._log_queued(event, session, queued)
+
+    def keep_slots(self, payload: Mapping[str, Any], session: str, path: str) -> None:
+        """``REFLECT_SLOTS=1``: the memory slots of the session (``capture/slots.py``); a
+        failure is logged and never stops the queueing that follows."""
+        from reflectgit.workflows.capture import slots
+
+        try:
+            kept = slots.remember(self.cap, payload, session, path)
+        except Exception as exc:
+            self.cap.breadcrumb("Stop", exc)
+            return
+        self.cap.log("Stop", "slots" if kept else "skip", "kept" if kept else "no slots", session)
 
     def _regular(self, event: str, path: str, session: str | None) -> bool:
         """Only a regular file is a transcript (a FIFO or a device would hang the reader)."""

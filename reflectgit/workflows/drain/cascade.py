@@ -75,12 +75,14 @@ class Prepared:
     text: str = ""  # the writer's input (privacy-filtered)
     bounded: bool = False  # head/tail view instead of a slice
     related: list[Related] = field(default_factory=list)
+    observations: list[Related] = field(default_factory=list)  # type: observation, this scope
     input_bytes: int = 0
     dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
 
     @property
     def revision_ids(self) -> list[str]:
-        return [r.id for r in self.related]
+        """The ids the writer may UPDATE or DELETE: related learnings, then observations."""
+        return list(dict.fromkeys(r.id for r in [*self.related, *self.observations]))
 
     @property
     def chunk_hashes(self) -> list[str]:
@@ -356,6 +358,11 @@ DELETE retires one this session proves wrong. Only ids from the list below may b
 An empty list {"actions": []} is a fine answer when nothing durable was learned."""
 
 REVISION_MARKER = "=== EXISTING LEARNINGS (belief revision) ==="
+OBSERVATIONS_MARKER = "=== CONSOLIDATED OBSERVATIONS (belief revision) ==="
+OBSERVATIONS_NOTE = (
+    "Observations already consolidated for this project. UPDATE one this session shows "
+    "again, DELETE one it proves wrong (these ids may be used too); do not CREATE it again."
+)
 
 
 def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
@@ -380,4 +387,10 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
             rule = f" | rule: {r.rule}" if r.rule else ""
             lines.append(f"- id: {r.id} | title: {r.title}{rule}")
         parts.append(scrub_secrets("\n".join(lines)))  # hand-written notes may hold one
+    if prepared.observations and not prepared.bounded:
+        lines = [OBSERVATIONS_MARKER, OBSERVATIONS_NOTE]
+        for r in prepared.observations:
+            said = f" | observed: {r.rule}" if r.rule else ""
+            lines.append(f"- id: {r.id} | title: {r.title}{said}")
+        parts.append(scrub_secrets("\n".join(lines)))
     return "\n\n".join(parts) + "\n"

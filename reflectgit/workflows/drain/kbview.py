@@ -21,7 +21,8 @@ from reflectgit.notes.note import Note, parse_note
 from reflectgit.workflows.kb.twins import TwinFinder
 
 CACHE_FILE = "drain-kb-cache.json"
-CACHE_FORMAT = 1
+OBSERVATIONS_MAX = 10  # consolidated observations in the belief-revision block (the original's)
+CACHE_FORMAT = 2  # 2: type, scope, project, updated (observations for the belief block)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class Summary:
     rule: str
     other: str  # key insight and tags, for relatedness
     content_hash: str
+    type: str = ""  # learning, observation, episode ...
+    scope: str = ""
+    project: str = ""
+    updated: str = ""  # updated, else created (ISO text), newest observations first
 
 
 @dataclass
@@ -63,6 +68,10 @@ def _summarize(note: Note, path: str, blob: str) -> Summary:
         rule=str(front.get("rule") or ""),
         other=other,
         content_hash=digest if isinstance(digest, str) else "",
+        type=str(front.get("type") or ""),
+        scope=str(front.get("scope") or ""),
+        project=str(front.get("project") or ""),
+        updated=str(front.get("updated") or front.get("created") or ""),
     )
 
 
@@ -157,6 +166,22 @@ class KbView:
         """(id, title, rule, other) of every live note, for the belief-revision block."""
         for s in self._load().values():
             yield s.id, s.title, s.rule, s.other
+
+    def observations(
+        self, project: str | None, limit: int = OBSERVATIONS_MAX
+    ) -> list[tuple[str, str, str]]:
+        """(id, title, insight) of up to ``limit`` live notes of ``type: observation`` for the
+        scope: learned in ``project``, global, or of no known project; newest first."""
+        from reflectgit.notes.scope import served_in
+
+        found = [
+            s
+            for s in self._load().values()
+            if s.type.strip().lower() == "observation"
+            and (project is None or served_in(project, s.scope or None, s.project or None))
+        ]
+        found.sort(key=lambda s: (s.updated, s.id), reverse=True)
+        return [(s.id, s.title, s.rule or s.other) for s in found[:limit]]
 
     def twins(self) -> TwinFinder:
         """The twin finder over every live note (title and rule), for CREATEs to ask first."""

@@ -522,6 +522,8 @@ class Drain:
             candidates=self.index.candidates,
             after_line=after,
         )
+        if not prepared.skip and not prepared.bounded:
+            self._observations(entry, prepared)
         row = self._prepared_row(entry, prepared)
         read = self._mtimes.get(entry.id)
         row["transcript_bytes"] = read[0] if read else prepared.input_bytes
@@ -531,6 +533,15 @@ class Drain:
             row["input_chars"] = len(prepared.text)
             row["bounded"] = prepared.bounded
         return row
+
+    def _observations(self, entry: Entry, prepared: cascade.Prepared) -> None:
+        """The belief-revision block's second list: up to 10 consolidated observations (notes
+        of ``type: observation``) for the session's project, as the original drain gives."""
+        project = project_name(entry.cwd, self.cfg.env) if entry.cwd else None
+        prepared.observations = [
+            cascade.Related(nid, title, said)
+            for nid, title, said in self.index.observations(project)
+        ]
 
     def _prepared_row(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
         if prepared.skip == "stale":

@@ -35,6 +35,7 @@ class StatusResult:
     # temporary files an hour old whose writer is gone (queue .tmp.*, git tmp_obj_/tmp_pack_).
     corrupt_files: int = 0
     stale_files: int = 0
+    errors: dict[str, int] | None = None  # the last 7 days, by kind (`reflect-git errors`)
 
 
 class Status(Base):
@@ -82,6 +83,7 @@ class Status(Base):
             publish=_would_publish(self.store),
             corrupt_files=corrupt,
             stale_files=stale,
+            errors=_error_counts(self.state_dir),
         )
 
 
@@ -138,6 +140,18 @@ def _queue_counts(state_dir: Path | None) -> tuple[int, int]:
     except Exception:  # a queue we cannot read says nothing about the KB itself
         return 0, 0
     return depth, dead
+
+
+def _error_counts(state_dir: Path | None) -> dict[str, int] | None:
+    """What went wrong in the last 7 days, by kind (read only)."""
+    if state_dir is None:
+        return None
+    from reflectgit.workflows.errors import errors_report
+
+    try:
+        return errors_report(state_dir, "7d").counts()
+    except OSError:
+        return None
 
 
 def _leftover_counts(state_dir: Path | None) -> tuple[int, int]:

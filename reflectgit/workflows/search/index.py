@@ -458,6 +458,7 @@ class Index:
     def __init__(self, conn: sqlite3.Connection, path: Path | None) -> None:
         self.conn = conn
         self.path = path
+        self.repaired: str | None = None  # why ``open`` rebuilt the file (the errors ledger)
 
     # ------------------------------------------------------------------ opening
 
@@ -467,9 +468,11 @@ class Index:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             return cls._connect(path)
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
             _remove(path)  # derived data: a damaged file is rebuilt from git
-            return cls._connect(path)
+            index = cls._connect(path)
+            index.repaired = f"unreadable index rebuilt: {exc}"
+            return index
 
     @classmethod
     def memory(cls) -> Index:
@@ -902,6 +905,13 @@ def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
     return row[0] if row else None
 
 
+def _repaired(state_dir: Path, path: Path, why: str) -> None:
+    """An index repair goes into the errors ledger (``reflect-git errors``)."""
+    from reflectgit.state import errors
+
+    errors.record(state_dir, errors.INDEX_REPAIR, why, path=str(path))
+
+
 def _remove(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
@@ -985,6 +995,8 @@ def open_fresh(
     path = index_path(state_dir, kb)
     for attempt in (1, 2):
         index = Index.open(path)
+        if index.repaired:
+            _repaired(state_dir, path, index.repaired)
         try:
             current = head_tree(kb) or ""
             if index.tree == current:
@@ -994,10 +1006,11 @@ def open_fresh(
                 return index, index.refresh(store, current, progress=progress)
             finally:
                 store.close()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
             index.close()
             if attempt == 2:
                 raise
+            _repaired(state_dir, path, f"damaged index rebuilt: {exc}")
             _remove(path)
         except BaseException:
             index.close()
