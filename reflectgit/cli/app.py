@@ -50,6 +50,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "capture": ("hook", "hooks", "capture"),
     "drain": ("drain", "cost", "queue"),
     "search": ("search", "recall", "reindex"),
+    "rules": ("rules",),
 }
 MODULE_OF = {word: module for module, words in GROUPS.items() for word in words}
 

@@ -592,3 +592,42 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
 
 def usage_error(message: str) -> None:
     error(message, USAGE_HINT)
+
+
+# --------------------------------------------------------------------------- rules (enforced)
+
+
+def _rule_row(rule: Any) -> str:
+    title = f"  {rule.title}" if rule.title else ""
+    return f"{rule.effect:<20} {rule.tier:<6}  {rule.source}  {rule.pattern}{title}"
+
+
+def rule_table(ruleset: Any) -> list[str]:
+    """``rules list``: one rule a line (what a match does, tier, source, pattern, title)."""
+    out = [_rule_row(r) for r in ruleset.rules]
+    notes = sum(1 for r in ruleset.rules if r.origin != "file")
+    files = len(ruleset.rules) - notes
+    summary = (
+        f"{plural(len(ruleset.rules), 'rule')} ({notes} from notes, {files} from policy files)"
+    )
+    if not ruleset.complete:
+        summary += "; incomplete: not every note was read"
+    return [*out, summary] if out else ["no rules in force", summary]
+
+
+def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
+    """``rules test``: the matching rules, the decision, and the reply the harness reads."""
+    out = [_rule_row(r) for r in result.decision.matched] or ["no rule matches"]
+    decision = result.decision
+    if decision.action:
+        out.append(f"decision: {decision.action}: {decision.reason}")
+    elif decision.context:
+        out.append("decision: none; context for the agent:")
+        out.extend(f"  {line}" for line in decision.context)
+    else:
+        out.append("decision: none (the call goes ahead)")
+    if answer is not None:
+        out.append(f"{harness} {event} reply: {json.dumps(answer, ensure_ascii=False)}")
+    else:
+        out.append(f"{harness} {event} reply: nothing (no output)")
+    return out
