@@ -129,7 +129,9 @@ def _path_regex(spec: str) -> str:
     """A path glob as a regex over an absolute POSIX path (``~`` stays ``~``: expanded later)."""
     if spec.startswith("//"):
         spec, anchor = spec[1:], "^"
-    elif spec.startswith(("/", "~/")):
+    elif spec.startswith("~/"):
+        spec, anchor = spec[2:], "^~/"  # the home folder: put in by `matches`
+    elif spec.startswith("/"):
         anchor = "^"
     else:
         anchor = "^(?:.*/)?"  # relative: at any depth
