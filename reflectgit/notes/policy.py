@@ -36,8 +36,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 ACTIONS = ("deny", "ask")
 MAX_CONTEXT = 3
@@ -73,8 +72,7 @@ class RuleError(ValueError):
 # --------------------------------------------------------------------------- patterns
 
 
-@dataclass(frozen=True)
-class Pattern:
+class Pattern(NamedTuple):
     """A parsed rule pattern: the tool (or tool glob), and how its specifier matches."""
 
     text: str
@@ -172,8 +170,7 @@ def tool_covers(rule_tool: str, tool: str) -> bool:
 # --------------------------------------------------------------------------- calls
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """The tool call a hook asks about, read from the normalised payload."""
 
     tool: str
@@ -277,8 +274,7 @@ def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One enforced rule and where it comes from."""
 
     action: str  # deny | ask
@@ -292,7 +288,7 @@ class Rule:
     project: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rule:
@@ -474,14 +470,13 @@ def rule_from_line(data: Mapping[str, Any], source: str) -> Rule | None:
 # --------------------------------------------------------------------------- decisions
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What the hook answers: deny, ask, or nothing, with context lines for the agent."""
 
     action: str | None  # deny | ask | None
     reason: str = ""
     context: tuple[str, ...] = ()
-    matched: tuple[Rule, ...] = field(default=())
+    matched: tuple[Rule, ...] = ()
 
     @property
     def silent(self) -> bool:

@@ -60,6 +60,13 @@ def save(state_dir: Path, document: Mapping[str, Any], cache: Mapping[str, Any])
     _write(where / RULES_FILE, {"format": FORMAT, **document})
 
 
+def save_commit(state_dir: Path, document: Mapping[str, Any], commit: str) -> None:
+    """Remember that ``commit`` has the tree the rules were compiled for (another commit with
+    the same tree: a merge, an undo), so the next hook need not read the commit object."""
+    with contextlib.suppress(OSError):
+        _write(rules_path(state_dir), {**document, "format": FORMAT, "commit": commit})
+
+
 def _write(path: Path, data: Mapping[str, Any]) -> None:
     from reflectgit.state.queue import atomic_write
 

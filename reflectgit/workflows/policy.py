@@ -14,8 +14,9 @@ decision are pure (``notes/policy.py``); this module only reads.
 
 The rules are compiled into the state directory (``state/policy.py``), keyed by HEAD's tree and
 the policy files' size and mtime. The hook reads the compiled file and two stats; only when the
-key changed does it recompile, within ``policy.compile_budget`` seconds: the notes it did not
-reach are read by the next call (the per-blob cache keeps the progress).
+key changed does it recompile, within ``policy.compile_budget`` seconds (but at least 200 new
+notes a call, so a small KB is always compiled at once): the notes it did not reach are read by
+the next call (the per-blob cache keeps the progress), and their rules do not act meanwhile.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, Config
 from reflectgit.notes.policy import Call, Decision, Rule, decide, matching, rule_from_line
@@ -33,20 +33,20 @@ from reflectgit.state import policy as compiled
 
 ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 MAX_FILE_BYTES = 1024 * 1024
+MIN_PER_CALL = 200  # new notes a compile reads whatever the budget: every call makes progress
 SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies are not notes
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-@dataclass
-class RuleSet:
+class RuleSet(NamedTuple):
     """The rules in force, and how they were obtained."""
 
     rules: list[Rule]
     tree: str | None
     complete: bool = True  # False: the budget ran out; some notes were not read yet
     compiled: bool = False  # this call recompiled
-    files: list[str] = field(default_factory=list)  # policy files read
-    problems: list[str] = field(default_factory=list)  # lines of policy files that are no rule
+    files: tuple[str, ...] = ()  # policy files read
+    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
 
 
 def policy_files(cfg: Config) -> list[Path]:
@@ -83,12 +83,27 @@ def _head_tree(cfg: Config) -> str | None:
 def load(cfg: Config, budget: float | None) -> RuleSet:
     """The rules in force: the compiled file when its key is current, else a recompile (within
     ``budget`` seconds; None: no limit, and wait for another process's compile)."""
+    from reflectgit.config import git_dir_of
+    from reflectgit.git.objects import head_commit
+
     files = policy_files(cfg)
-    key = {"tree": _head_tree(cfg), "files": _fingerprint(files)}
+    fingerprint = _fingerprint(files)
     doc = compiled.load_rules(cfg.state_dir)
-    if doc is not None and doc.get("key") == key and doc.get("complete") is True:
+    fresh = doc is not None and doc.get("complete") is True
+    git_dir = git_dir_of(cfg.kb)
+    commit = head_commit(git_dir if git_dir.is_dir() else cfg.kb)
+    # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
+    # packed commit), so the compiled file remembers the commit it last saw for its tree.
+    if fresh and doc and commit and doc.get("commit") == commit:
+        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
+        if doc.get("key") == key:
+            return _from_doc(doc, key)
+    key = {"tree": _head_tree(cfg), "files": fingerprint}
+    if fresh and doc and doc.get("key") == key:
+        if commit:
+            compiled.save_commit(cfg.state_dir, doc, commit)
         return _from_doc(doc, key)
-    return _compile(cfg, key, files, budget, doc)
+    return _compile(cfg, key, files, budget, doc, commit)
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
@@ -97,8 +112,8 @@ def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
         rules=rules,
         tree=key.get("tree"),
         complete=bool(doc.get("complete")),
-        files=[str(f) for f in doc.get("files", [])],
-        problems=[str(p) for p in doc.get("problems", [])],
+        files=tuple(str(f) for f in doc.get("files", [])),
+        problems=tuple(str(p) for p in doc.get("problems", [])),
     )
 
 
@@ -108,6 +123,7 @@ def _compile(
     files: Sequence[Path],
     budget: float | None,
     previous: Mapping[str, Any] | None,
+    commit: str | None,
 ) -> RuleSet:
     deadline = None if budget is None else time.monotonic() + budget
     with compiled.compile_lock(cfg.state_dir, wait=budget is None) as held:
@@ -115,7 +131,7 @@ def _compile(
             if previous is not None:
                 return _from_doc(previous, key)
             file_rules, read, problems = _file_rules(files)
-            return RuleSet(file_rules, key.get("tree"), False, False, read, problems)
+            return RuleSet(file_rules, key.get("tree"), False, False, tuple(read), tuple(problems))
         doc = compiled.load_rules(cfg.state_dir)  # it may have finished while we waited
         if doc is not None and doc.get("key") == key and doc.get("complete") is True:
             return _from_doc(doc, key)
@@ -127,6 +143,7 @@ def _compile(
             cfg.state_dir,
             {
                 "key": dict(key),
+                "commit": commit,
                 "complete": complete,
                 "rules": [r.to_json() for r in rules],
                 "files": read,
@@ -134,7 +151,7 @@ def _compile(
             },
             cache,
         )
-        return RuleSet(rules, key.get("tree"), complete, True, read, problems)
+        return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
 
 
 def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]]:
@@ -181,6 +198,7 @@ def _note_rules(
     kept: dict[str, Any] = {}
     rules: list[Rule] = []
     complete = True
+    read = 0
     with Store.open(cfg.kb, cfg.env) as store:
         unreviewed = _queued(store, tree)
         for path, blob in sorted(store.list_tree(tree, DOCUMENTS).items()):
@@ -189,7 +207,8 @@ def _note_rules(
             slot = f"{path}:{blob}"
             found = cache.get(slot)
             if not isinstance(found, list):
-                if deadline is not None and time.monotonic() > deadline:
+                read += 1
+                if read > MIN_PER_CALL and deadline is not None and time.monotonic() > deadline:
                     complete = False
                     continue
                 found = [r.to_json() for r in _rules_of(store.read_blob(blob), path)]
@@ -203,9 +222,7 @@ def _note_rules(
 
 
 def _unreviewed(rule: Rule) -> Rule:
-    from dataclasses import replace
-
-    return replace(rule, reviewed=False)
+    return rule._replace(reviewed=False)
 
 
 def _rules_of(data: bytes, path: str) -> list[Rule]:
@@ -247,8 +264,7 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-@dataclass
-class Check:
+class Check(NamedTuple):
     """The answer for one call, and what it was decided from."""
 
     call: Call
