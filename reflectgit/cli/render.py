@@ -597,14 +597,20 @@ def usage_error(message: str) -> None:
 # --------------------------------------------------------------------------- rules (enforced)
 
 
-def _rule_row(rule: Any) -> str:
-    title = f"  {rule.title}" if rule.title else ""
-    return f"{rule.effect:<20} {rule.tier:<6}  {rule.source}  {rule.pattern}{title}"
+def _rule_rows(rules: Sequence[Any]) -> list[str]:
+    """What a match does, tier, source, pattern, title: one rule a line, in columns."""
+    rows = [(r.effect, r.tier, r.source, r.pattern, r.title) for r in rules]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) for row in rows]
+    return [
+        f"{line}  {row[4]}" if row[4] else line.rstrip()
+        for line, row in zip(lines, rows, strict=True)
+    ]
 
 
 def rule_table(ruleset: Any) -> list[str]:
     """``rules list``: one rule a line (what a match does, tier, source, pattern, title)."""
-    out = [_rule_row(r) for r in ruleset.rules]
+    out = _rule_rows(ruleset.rules)
     notes = sum(1 for r in ruleset.rules if r.origin != "file")
     files = len(ruleset.rules) - notes
     summary = (
@@ -617,7 +623,7 @@ def rule_table(ruleset: Any) -> list[str]:
 
 def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
     """``rules test``: the matching rules, the decision, and the reply the harness reads."""
-    out = [_rule_row(r) for r in result.decision.matched] or ["no rule matches"]
+    out = _rule_rows(result.decision.matched) or ["no rule matches"]
     decision = result.decision
     if decision.action:
         out.append(f"decision: {decision.action}: {decision.reason}")
