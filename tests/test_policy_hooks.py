@@ -327,15 +327,25 @@ def test_a_broken_state_directory_or_kb_never_breaks_the_caller(rules_kb, kb, tm
     for item in folder.iterdir():
         item.unlink()
     folder.rmdir()
-    folder.write_text("a file where the folder goes")
+    folder.write_text("a file where the folder goes")  # nothing can be saved: still enforced
+    out = hook("PreToolUse", claude_pre("git push --force"))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    folder.unlink()
+    # A damaged KB: the note's blob is gone. The hook says nothing and logs why.
+    blob = git("rev-parse", f"HEAD:documents/{rules_kb['force']}.md", cwd=kb).strip()
+    (kb / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     assert hook("PreToolUse", claude_pre("git push --force")) is None
     log = (state_dir(kb) / "logs" / "hooks.log").read_text()
     assert "policy:error" in log
     nowhere = {"REFLECT_GIT_KB": str(tmp_path / "no-kb-here")}
     assert hook("PreToolUse", claude_pre("git push --force"), env=nowhere) is None
     assert not (tmp_path / "no-kb-here").exists()
+
+
+def test_the_switches_turn_the_answers_off(rules_kb):
     assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_POLICY": "0"}) is None
     assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_DISABLED": "1"}) is None
+    assert hook("PreToolUse", claude_pre("git push --force")) is not None
 
 
 def test_rules_list_and_test_show_what_would_happen(rules_kb):
@@ -355,3 +365,24 @@ def test_rules_list_and_test_show_what_would_happen(rules_kb):
     )
     bad = run_cli_proc("rules", "test", "ls", "--harness", "vim")
     assert bad.returncode == 2 and "error:" in bad.stderr and "hint:" in bad.stderr
+
+
+def test_a_recompile_is_bounded_and_the_next_call_goes_on(kb):
+    # 260 notes, the rule in the last one read (paths are read in order); budget 0: a call reads
+    # the minimum of 200 new notes, so the first call cannot know the rule yet, the second can.
+    for i in range(259):
+        (kb / "documents" / f"a-note-{i:03d}.md").write_text(
+            f"---\nid: a-note-{i:03d}\ntitle: Note {i}\ncreated: 2026-11-30\nconfidence: low\n"
+            "---\nNothing to enforce.\n"
+        )
+    write_note(
+        kb, "zz-no-force", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
+    )
+    commit(kb, "many notes")
+    env = {"REFLECT_POLICY_COMPILE_BUDGET": "0"}
+    compiled = state_dir(kb) / "policy" / "rules.json"
+    assert hook("PreToolUse", claude_pre("git push --force"), env=env) is None
+    assert json.loads(compiled.read_text())["complete"] is False
+    out = hook("PreToolUse", claude_pre("git push --force"), env=env)
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert json.loads(compiled.read_text())["complete"] is True

@@ -76,12 +76,17 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
 @contextlib.contextmanager
 def compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
     """Hold the compile lock; yields False (without waiting) when another process holds it and
-    ``wait`` is False. The lock goes when the process dies."""
+    ``wait`` is False. The lock goes when the process dies. Where no lock file can be made,
+    yields True: that process can write nothing either."""
     import fcntl
 
     where = folder(state_dir)
-    where.mkdir(parents=True, exist_ok=True)
-    fd = os.open(where / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fd = os.open(where / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # a read-only state directory: nothing can be written, so nothing races
+        yield True
+        return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)

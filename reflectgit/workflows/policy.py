@@ -21,6 +21,7 @@ the next call (the per-blob cache keeps the progress), and their rules do not ac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -139,18 +140,16 @@ def _compile(
         cache = compiled.load_cache(cfg.state_dir)
         note_rules, complete, cache = _note_rules(cfg, key.get("tree"), cache, deadline)
         rules = note_rules + file_rules
-        compiled.save(
-            cfg.state_dir,
-            {
-                "key": dict(key),
-                "commit": commit,
-                "complete": complete,
-                "rules": [r.to_json() for r in rules],
-                "files": read,
-                "problems": problems,
-            },
-            cache,
-        )
+        document = {
+            "key": dict(key),
+            "commit": commit,
+            "complete": complete,
+            "rules": [r.to_json() for r in rules],
+            "files": read,
+            "problems": problems,
+        }
+        with contextlib.suppress(OSError):  # a read-only state directory: answer all the same
+            compiled.save(cfg.state_dir, document, cache)
         return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
 
 
