@@ -73,9 +73,11 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         if cfg.disabled or cfg.internal:
             return 0
         if event in POLICY_EVENTS:  # enforced rules; a PermissionRequest is captured as well
+            from reflectgit.git.lockwait import bounded
             from reflectgit.hooks.policy import answer
 
-            reply = answer(cfg, event, raw, harness)
+            with bounded(LOCK_WAIT):
+                reply = answer(cfg, event, raw, harness)
             if event in POLICY_ONLY:
                 return 0
         from reflectgit.workflows.capture.commits import Capture
