@@ -2,7 +2,8 @@
 
 1. `reflect-git hook PreToolUse` as a whole process, the rules compiled and current, vs
    `python -c pass` with the same interpreter (median of interleaved runs; goal: at most 2x).
-   Measured for a call no rule matches (almost every call) and for one a rule denies.
+   Measured for a call no rule matches (almost every call) and for one a rule denies, and with
+   `REFLECT_POLICY=0` (the hook's start-up alone: what the rules add is the difference).
 2. The one-time cost after the KB changed: the hook recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
 
@@ -101,19 +102,27 @@ def main() -> int:
         _, denied = hook(env, blocked)
         assert json.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny", denied
 
-        times: dict[str, list[float]] = {"pass": [], "quiet": [], "deny": []}
+        times: dict[str, list[float]] = {"pass": [], "off": [], "quiet": [], "deny": []}
+        off = dict(env, REFLECT_POLICY="0")
         for _ in range(args.runs):
             times["pass"].append(timed([sys.executable, "-c", "pass"], env)[0])
+            times["off"].append(hook(off, quiet)[0])
             times["quiet"].append(hook(env, quiet)[0])
             times["deny"].append(hook(env, blocked)[0])
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"KB of {args.notes + 2} notes (packed), rules compiled into the state directory")
         print(f"python -c pass:                          {med['pass']:7.1f} ms (median)")
-        for key, what in (("quiet", "no rule matches"), ("deny", "a rule denies")):
+        rows = (
+            ("off", "REFLECT_POLICY=0"),
+            ("quiet", "no rule matches"),
+            ("deny", "a rule denies"),
+        )
+        for key, what in rows:
             ratio = med[key] / med["pass"]
             verdict = "ok" if ratio <= 2 else "OVER"
             print(f"hook PreToolUse, {what + ':':<24}{med[key]:7.1f} ms  {ratio:.2f}x [{verdict}]")
         print("  goal: <= 2x `python -c pass`")
+        print(f"  the rules' own part of a call: {med['quiet'] - med['off']:+.1f} ms")
         print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")
         print(f"recompile after one more commit:         {warm:7.1f} ms (once)")
     return 0
