@@ -689,6 +689,38 @@ class RoutingSettings:
     )
 
 
+@dataclass(frozen=True)
+class PolicySettings:
+    """Enforced rules: what `hook PreToolUse` and `hook PermissionRequest` read."""
+
+    LENIENT: ClassVar[bool] = True  # read by the PreToolUse hook
+    TITLE: ClassVar[str] = "Policy"
+
+    enabled: bool = setting(
+        True,
+        kind="bool",
+        env="REFLECT_POLICY",
+        toml="policy.enabled",
+        help="`0`: the PreToolUse and PermissionRequest hooks never block or add context",
+    )
+    file: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+        None,
+        kind="path",
+        env="REFLECT_POLICY_FILE",
+        help="one more JSONL policy file, read before `~/.reflect/policy-rules.jsonl` and "
+        "`~/.reflect/permission-policy.jsonl` (the original tool's files)",
+    )
+    compile_budget: float = setting(
+        1.0,
+        kind="float",
+        env="REFLECT_POLICY_COMPILE_BUDGET",
+        toml="policy.compile_budget",
+        minimum=0,
+        help="seconds a hook may spend recompiling the rules after the KB changed; past it the "
+        "hook answers without KB rules and the next call goes on where it stopped",
+    )
+
+
 SETTINGS_CLASSES: tuple[type, ...] = (
     GeneralSettings,
     CaptureSettings,
@@ -698,6 +730,7 @@ SETTINGS_CLASSES: tuple[type, ...] = (
     SearchSettings,
     TeamSettings,
     RoutingSettings,
+    PolicySettings,
 )
 
 
@@ -855,6 +888,10 @@ class Config:
     @cached_property
     def routing(self) -> RoutingSettings:
         return self.load(RoutingSettings)
+
+    @cached_property
+    def policy(self) -> PolicySettings:
+        return self.load(PolicySettings)
 
     def drain_settings(
         self,

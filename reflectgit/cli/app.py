@@ -83,6 +83,9 @@ GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
     "errors": {
         "errors": "What went wrong, by kind: drain poison, oversized inputs, quota deferrals, hook failures.",
     },
+    "rules": {
+        "rules": "Enforced rules: what the PreToolUse hook blocks, asks or says.",
+    },
 }
 
 

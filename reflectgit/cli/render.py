@@ -708,3 +708,48 @@ def errors_table(report: Any) -> list[str]:
         if k.last_message:
             lines.append(f"    {_cut(k.last_message, 100)}")
     return lines
+
+
+# --------------------------------------------------------------------------- rules (enforced)
+
+
+def _rule_rows(rules: Sequence[Any]) -> list[str]:
+    """What a match does, tier, source, pattern, title: one rule a line, in columns."""
+    rows = [(r.effect, r.tier, r.source, r.pattern, r.title) for r in rules]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) for row in rows]
+    return [
+        f"{line}  {row[4]}" if row[4] else line.rstrip()
+        for line, row in zip(lines, rows, strict=True)
+    ]
+
+
+def rule_table(ruleset: Any) -> list[str]:
+    """``rules list``: one rule a line (what a match does, tier, source, pattern, title)."""
+    out = _rule_rows(ruleset.rules)
+    notes = sum(1 for r in ruleset.rules if r.origin != "file")
+    files = len(ruleset.rules) - notes
+    summary = (
+        f"{plural(len(ruleset.rules), 'rule')} ({notes} from notes, {files} from policy files)"
+    )
+    if not ruleset.complete:
+        summary += "; incomplete: not every note was read"
+    return [*out, summary] if out else ["no rules in force", summary]
+
+
+def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
+    """``rules test``: the matching rules, the decision, and the reply the harness reads."""
+    out = _rule_rows(result.decision.matched) or ["no rule matches"]
+    decision = result.decision
+    if decision.action:
+        out.append(f"decision: {decision.action}: {decision.reason}")
+    elif decision.context:
+        out.append("decision: none; context for the agent:")
+        out.extend(f"  {line}" for line in decision.context)
+    else:
+        out.append("decision: none (the call goes ahead)")
+    if answer is not None:
+        out.append(f"{harness} {event} reply: {json.dumps(answer, ensure_ascii=False)}")
+    else:
+        out.append(f"{harness} {event} reply: nothing (no output)")
+    return out

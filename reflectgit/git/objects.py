@@ -38,3 +38,21 @@ def read_ref(common_dir: Path, ref: str) -> str | None:
             if line.endswith(" " + ref) and not line.startswith(("#", "^")):
                 return line.split(" ", 1)[0]
     return None
+
+
+def head_commit(git_dir: Path) -> str | None:
+    """The commit HEAD names, from the ref files alone (no object read, no git process); None
+    on an unborn branch or when the files cannot say (a linked worktree's ``commondir`` is
+    followed)."""
+    try:
+        common = git_dir
+        with contextlib.suppress(FileNotFoundError):
+            rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = (git_dir / rel).resolve()
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        sha = read_ref(common, head[4:].strip()) if head.startswith("ref:") else head
+    except (OSError, ValueError):
+        return None
+    if not sha or len(sha) not in (40, 64) or any(c not in "0123456789abcdef" for c in sha):
+        return None
+    return sha

@@ -5,7 +5,8 @@ Reads the event's JSON on stdin (Codex ``notify`` passes it as the last argument
 harness is read from the payload's shape. Never fails the caller: every error is caught, logged
 in the state directory, and the exit code is 0; every lock wait is bounded (``LOCK_WAIT``), so
 a hook never waits long for a drain or another hook. Prints nothing on stdout except where the
-harness expects a reply: SubagentStop always gets ``{}``, on every path, errors included.
+harness expects a reply: SubagentStop always gets ``{}``, on every path, errors included;
+PreToolUse and PermissionRequest get the enforced rules' decision (``hooks/policy.py``), if any.
 Imports only what the event needs: no typer, no rich, no dulwich unless a note is written.
 """
 
@@ -21,6 +22,9 @@ LOCK_WAIT = 2.0  # seconds a hook waits for any lock before it gives up (and log
 HARNESSES = ("claude", "codex", "copilot")
 # The events whose harness reads a JSON reply on stdout, and the reply that changes nothing.
 QUIET_REPLY = {"SubagentStop": "{}", "subagentStop": "{}"}
+# The events enforced rules answer (hooks/policy.py); PreToolUse is answered by them alone.
+POLICY_EVENTS = ("PreToolUse", "preToolUse", "PermissionRequest", "permissionRequest")
+POLICY_ONLY = ("PreToolUse", "preToolUse")
 
 
 def read_payload(raw: bytes) -> dict[str, Any] | None:
@@ -68,6 +72,14 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         cfg = Config.resolve(kb, environ())
         if cfg.disabled or cfg.internal:
             return 0
+        if event in POLICY_EVENTS:  # enforced rules; a PermissionRequest is captured as well
+            from reflectgit.git.lockwait import bounded
+            from reflectgit.hooks.policy import answer
+
+            with bounded(LOCK_WAIT):
+                reply = answer(cfg, event, raw, harness)
+            if event in POLICY_ONLY:
+                return 0
         from reflectgit.workflows.capture.commits import Capture
 
         cap = Capture(cfg)
@@ -81,7 +93,8 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         from reflectgit.workflows.capture.events import AgentEvents
 
         with bounded(LOCK_WAIT):
-            reply = AgentEvents(cap, harness=harness).handle(event, payload)
+            handled = AgentEvents(cap, harness=harness).handle(event, payload)
+            reply = handled if handled is not None else reply
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
         _breadcrumb(cap, event, exc)
     finally:

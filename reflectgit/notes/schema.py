@@ -178,7 +178,7 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
     """Validate a parsed note's frontmatter (``strict`` adds nothing for notes yet)."""
     source = path or (note.origin.source if note.origin else "<note>")
     instance = to_json_value(note.frontmatter)
-    findings = _name_findings(instance)
+    findings = _name_findings(instance) + _enforce_findings(instance)
     body_at = names.text_control(note.body)
     if not findings and body_at is None and is_valid_fast(instance, NOTE_SCHEMA):
         return []
@@ -199,6 +199,31 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
             )
         )
     return sorted(problems, key=Problem.sort_key)
+
+
+def _enforce_findings(instance: Any) -> list[Finding]:
+    """``enforce`` patterns the schema's shape accepts but the rule reader cannot use
+    (``Bash(ls`` with no closing quote, a specifier on a tool that takes none)."""
+    enforce = instance.get("enforce") if isinstance(instance, dict) else None
+    if not isinstance(enforce, dict):
+        return []
+    from reflectgit.notes.policy import pattern_problem
+
+    out: list[Finding] = []
+    for action in ("deny", "ask"):
+        patterns = enforce.get(action)
+        for index, text in enumerate(patterns if isinstance(patterns, list) else []):
+            problem = pattern_problem(text) if isinstance(text, str) else None
+            if problem is not None:
+                out.append(
+                    (
+                        ["enforce", action, index],
+                        False,
+                        f"{problem}; write `Tool` or `Tool(specifier)`, e.g. "
+                        "`Bash(git push --force:*)` (docs/rules.md)",
+                    )
+                )
+    return out
 
 
 # Control characters a file may not hold (tab, newline and carriage return are text).

@@ -240,6 +240,7 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
 CLAUDE_EVENTS = (
+    "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
     "PostToolUseFailure",
     "UserPromptSubmit",
@@ -250,12 +251,20 @@ CLAUDE_EVENTS = (
     "SessionEnd",
     "SubagentStop",
 )
-_TOOL_EVENTS = {"PostToolUse", "PostToolUseFailure", "PermissionRequest"}
+_TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
 # Codex's lifecycle events (developers.openai.com/codex/hooks); Stop carries transcript_path.
-CODEX_EVENTS = ("UserPromptSubmit", "PostToolUse", "PreCompact", "Stop")
+CODEX_EVENTS = (
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PreCompact",
+    "Stop",
+)
 # Copilot CLI's camelCase events (its hooks reference); errorOccurred leaves error breadcrumbs.
 COPILOT_EVENTS = (
     "userPromptSubmitted",
+    "preToolUse",  # enforced rules (docs/rules.md)
     "postToolUse",
     "postToolUseFailure",
     "preCompact",

@@ -1,0 +1,132 @@
+"""Enforced rules: what `reflect-git hook PreToolUse` costs every tool call of an agent.
+
+1. `reflect-git hook PreToolUse` as a whole process, the rules compiled and current, vs
+   `python -c pass` with the same interpreter (median of interleaved runs; goal: at most 2x).
+   Measured for a call no rule matches (almost every call) and for one a rule denies, and with
+   `REFLECT_POLICY=0` (the hook's start-up alone: what the rules add is the difference).
+2. The one-time cost after the KB changed: the hook recompiling the rules of a KB of N notes
+   (a cold compile, and the compile after one more commit, which reads only the new blob).
+
+Run: .venv/bin/python bench/policy.py [--runs N] [--notes N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.kbgen import GIT_ENV, make_kb  # noqa: E402
+
+RULE_NOTE = """---
+id: no-force-push
+title: Never force-push
+created: 2026-11-30
+confidence: high
+enforce:
+  deny:
+    - "Bash(git push --force:*)"
+---
+Force pushes rewrote the team's history twice.
+"""
+
+
+def payload(tmp: Path, command: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "bench-session",
+            "transcript_path": str(tmp / "none.jsonl"),
+            "cwd": str(tmp),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bench"},
+            "tool_use_id": "toolu_bench",
+        }
+    )
+
+
+def timed(args: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(args, env=env, input=stdin, text=True, capture_output=True, check=True)
+    return (time.perf_counter() - start) * 1000, proc.stdout
+
+
+def hook(env: dict[str, str], stdin: str) -> tuple[float, str]:
+    return timed([sys.executable, "-m", "reflectgit", "hook", "PreToolUse"], env, stdin)
+
+
+def commit_rule(kb: Path, env: dict[str, str], name: str) -> None:
+    (kb / "documents" / f"{name}.md").write_text(RULE_NOTE.replace("no-force-push", name))
+    subprocess.run(["git", "add", "documents"], cwd=kb, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", name], cwd=kb, env=env, check=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--notes", type=int, default=2000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="reflect-git-bench-") as name:
+        tmp = Path(name)
+        home = tmp / "home"
+        home.mkdir()
+        kb = tmp / "kb"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "REFLECT_"))}
+        env |= GIT_ENV | {
+            "HOME": str(home),
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "REFLECT_GIT_KB": str(kb),
+            "PYTHONPATH": str(ROOT),
+            "PYTHONPYCACHEPREFIX": str(tmp / "pycache"),  # compiled once, as when installed
+        }
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        make_kb(kb, args.notes)  # packed objects, as after `git gc`
+        commit_rule(kb, env, "no-force-push")
+        quiet, blocked = payload(tmp, "git status"), payload(tmp, "git push --force origin main")
+
+        cold, out = hook(env, quiet)  # compiles every note once
+        assert out == "", out
+        commit_rule(kb, env, "no-force-push-2")
+        warm, out = hook(env, quiet)  # one more commit: reads the one new blob
+        assert out == "", out
+        _, denied = hook(env, blocked)
+        assert json.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny", denied
+
+        times: dict[str, list[float]] = {"pass": [], "off": [], "quiet": [], "deny": []}
+        off = dict(env, REFLECT_POLICY="0")
+        for _ in range(args.runs):
+            times["pass"].append(timed([sys.executable, "-c", "pass"], env)[0])
+            times["off"].append(hook(off, quiet)[0])
+            times["quiet"].append(hook(env, quiet)[0])
+            times["deny"].append(hook(env, blocked)[0])
+        med = {k: statistics.median(v) for k, v in times.items()}
+        print(f"KB of {args.notes + 2} notes (packed), rules compiled into the state directory")
+        print(f"python -c pass:                          {med['pass']:7.1f} ms (median)")
+        rows = (
+            ("off", "REFLECT_POLICY=0"),
+            ("quiet", "no rule matches"),
+            ("deny", "a rule denies"),
+        )
+        for key, what in rows:
+            ratio = med[key] / med["pass"]
+            verdict = "ok" if ratio <= 2 else "OVER"
+            print(f"hook PreToolUse, {what + ':':<24}{med[key]:7.1f} ms  {ratio:.2f}x [{verdict}]")
+        print("  goal: <= 2x `python -c pass`")
+        print(f"  the rules' own part of a call: {med['quiet'] - med['off']:+.1f} ms")
+        print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")
+        print(f"recompile after one more commit:         {warm:7.1f} ms (once)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

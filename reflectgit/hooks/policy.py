@@ -1,0 +1,134 @@
+"""The enforced-rules answer of ``hook PreToolUse`` and ``hook PermissionRequest``.
+
+``answer`` reads the tool call from the payload, asks ``workflows/policy.check`` and returns
+the JSON the harness reads on stdout, or None (no output: the harness goes on as it would).
+Every failure is None too. What each harness gets (``reply``):
+
+============================  ==========================================================
+Claude Code, Copilot in       PreToolUse: ``hookSpecificOutput.permissionDecision`` deny or
+VS Code (its hooks take       ask with ``permissionDecisionReason``; a medium match:
+Claude Code's format)         ``hookSpecificOutput.additionalContext``.
+                              PermissionRequest: deny as ``hookSpecificOutput.decision``
+                              ``{behavior: deny, message}``; ask and medium matches as a
+                              ``systemMessage`` to the person looking at the dialog.
+Codex                         The same, except that Codex's PreToolUse takes no ``ask``
+                              (it rejects it and runs the tool): an ask rule becomes
+                              ``additionalContext`` and Codex's own approval decides.
+Copilot CLI (camelCase)       preToolUse: ``{permissionDecision, permissionDecisionReason}``
+                              (deny or ask); it has no context channel and no documented
+                              permissionRequest reply, so those print nothing.
+============================  ==========================================================
+
+Only the call's shape is read here (tool, input, cwd): the capture's full ``normalise`` costs
+more to import than this whole hook may take.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reflectgit.config import Config
+    from reflectgit.notes.policy import Decision
+
+PRE_TOOL = {"PreToolUse": "PreToolUse", "preToolUse": "PreToolUse"}
+PERMISSION = {"PermissionRequest": "PermissionRequest", "permissionRequest": "PermissionRequest"}
+EVENTS = {**PRE_TOOL, **PERMISSION}
+_CAMEL_KEYS = ("toolName", "toolArgs", "sessionId")
+
+
+def answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | None:
+    """The reply to print for this event, or None; never raises."""
+    try:
+        return _answer(cfg, event, raw, harness)
+    except Exception as exc:  # never fail the harness: a broken rule set is no decision
+        _log(cfg, event, "policy:error", f"{type(exc).__name__}: {exc}")
+        return None
+
+
+def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | None:
+    kind = EVENTS.get(event)
+    if kind is None or not cfg.policy.enabled:
+        return None
+    if not cfg.state_dir_explicit and not cfg.state_dir.parent.is_dir():
+        return None  # no KB here: we never create its state directory by accident
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict):
+        return None
+    tool = payload.get("tool_name") or payload.get("toolName")
+    if not isinstance(tool, str) or not tool:
+        return None
+    tool_input = payload.get("tool_input", payload.get("toolArgs"))
+    if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
+        try:
+            tool_input = json.loads(tool_input)
+        except ValueError:
+            tool_input = {"command": tool_input}
+    cwd = payload.get("cwd")
+    from reflectgit.workflows.policy import check
+
+    result = check(
+        cfg, tool, tool_input, cwd if isinstance(cwd, str) else None, cfg.policy.compile_budget
+    )
+    decision = result.decision
+    if decision.silent:
+        return None
+    who = harness or detect(event, payload)
+    camel = event[:1].islower() or any(k in payload for k in _CAMEL_KEYS)
+    out = reply(who, camel, kind, decision)
+    sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
+    _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
+    return json.dumps(out, ensure_ascii=False) if out is not None else None
+
+
+def detect(event: str, payload: Mapping[str, Any]) -> str:
+    """The harness, from the payload's shape, as the capture's ``detect_harness`` reads it."""
+    declared = payload.get("harness")
+    if isinstance(declared, str) and declared in ("claude", "codex", "copilot"):
+        return declared
+    if event[:1].islower() or any(k in payload for k in (*_CAMEL_KEYS, "timestamp")):
+        return "copilot"
+    if "turn_id" in payload:
+        return "codex"
+    return "claude"
+
+
+def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str, Any] | None:
+    """The JSON document for one harness and event (``event``: PreToolUse or
+    PermissionRequest), or None when that harness has no way to say it."""
+    action = decision.action
+    context = "\n".join(decision.context)
+    if harness == "copilot" and camel:
+        if event == "PreToolUse" and action is not None:
+            return {"permissionDecision": action, "permissionDecisionReason": decision.reason}
+        return None
+    if event == "PreToolUse":
+        if action == "ask" and harness == "codex":
+            action, context = None, decision.reason
+        if action is not None:
+            specific = {"permissionDecision": action, "permissionDecisionReason": decision.reason}
+        else:
+            specific = {"additionalContext": context}
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}}
+    if action == "deny":
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": decision.reason},
+            }
+        }
+    return {"systemMessage": decision.reason if action == "ask" else context}
+
+
+def _log(cfg: Config, event: str, outcome: str, detail: str) -> None:
+    try:
+        from reflectgit.workflows.capture.commits import Capture
+
+        Capture(cfg).log(event, outcome, detail)
+    except Exception:
+        pass

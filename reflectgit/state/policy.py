@@ -1,0 +1,98 @@
+"""The compiled rules in the state directory: ``policy/rules.json`` and its compile cache.
+
+``rules.json`` holds the rules and the key they were compiled for (the KB's HEAD tree and the
+size and mtime of each JSONL policy file); the PreToolUse hook reads only this small file and
+compares the key. ``blobs.json`` remembers, per note blob, the rules it carries (most carry
+none), so a recompile after a commit reads only the blobs it has not seen. Both are derived:
+deleting them costs one compile. ``compile.lock`` lets one process compile while the others
+answer from what they have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+FOLDER = "policy"
+RULES_FILE = "rules.json"
+CACHE_FILE = "blobs.json"
+LOCK_FILE = "compile.lock"
+FORMAT = 1
+
+
+def folder(state_dir: Path) -> Path:
+    return state_dir / FOLDER
+
+
+def rules_path(state_dir: Path) -> Path:
+    return folder(state_dir) / RULES_FILE
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def load_rules(state_dir: Path) -> dict[str, Any] | None:
+    """The compiled document (``key``, ``rules``, ``complete``), or None when absent or unreadable."""
+    return _read_json(rules_path(state_dir))
+
+
+def load_cache(state_dir: Path) -> dict[str, Any]:
+    """Blob id -> the rules (as JSON) that blob's note carries."""
+    data = _read_json(folder(state_dir) / CACHE_FILE)
+    blobs = data.get("blobs") if data else None
+    return dict(blobs) if isinstance(blobs, dict) else {}
+
+
+def save(state_dir: Path, document: Mapping[str, Any], cache: Mapping[str, Any]) -> None:
+    """Write the compile cache, then the rules (each atomically: a reader sees old or new)."""
+    where = folder(state_dir)
+    where.mkdir(parents=True, exist_ok=True)
+    _write(where / CACHE_FILE, {"format": FORMAT, "blobs": dict(cache)})
+    _write(where / RULES_FILE, {"format": FORMAT, **document})
+
+
+def save_commit(state_dir: Path, document: Mapping[str, Any], commit: str) -> None:
+    """Remember that ``commit`` has the tree the rules were compiled for (another commit with
+    the same tree: a merge, an undo), so the next hook need not read the commit object."""
+    with contextlib.suppress(OSError):
+        _write(rules_path(state_dir), {**document, "format": FORMAT, "commit": commit})
+
+
+def _write(path: Path, data: Mapping[str, Any]) -> None:
+    from reflectgit.state.queue import atomic_write
+
+    atomic_write(path, json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+@contextlib.contextmanager
+def compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
+    """Hold the compile lock; yields False (without waiting) when another process holds it and
+    ``wait`` is False. The lock goes when the process dies. Where no lock file can be made,
+    yields True: that process can write nothing either."""
+    import fcntl
+
+    where = folder(state_dir)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fd = os.open(where / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # a read-only state directory: nothing can be written, so nothing races
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)

@@ -1,0 +1,296 @@
+"""Enforced rules: compiled from the KB and the JSONL policy files, checked against a tool call.
+
+Where rules come from:
+
+- live notes on the KB's HEAD (``documents/``) that carry ``enforce: {deny: [...], ask: [...]}``,
+  and permission notes whose answer was "no, never" (``permission.decision: deny``, written by
+  the capture hooks from Claude Code's permission dialog);
+- the JSONL policy files, one rule a line: ``REFLECT_POLICY_FILE``, then the original tool's
+  ``~/.reflect/policy-rules.jsonl`` and ``~/.reflect/permission-policy.jsonl``.
+
+A note named by a ``review-queue/`` pointer is unreviewed, and so is everything that is only on
+a knowledge branch (it is not on HEAD): those rules are listed but never act. Matching and the
+decision are pure (``notes/policy.py``); this module only reads.
+
+The rules are compiled into the state directory (``state/policy.py``), keyed by HEAD's tree and
+the policy files' size and mtime. The hook reads the compiled file and two stats; only when the
+key changed does it recompile, within ``policy.compile_budget`` seconds (but at least 200 new
+notes a call, so a small KB is always compiled at once): the notes it did not reach are read by
+the next call (the per-blob cache keeps the progress), and their rules do not act meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
+
+from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, Config
+from reflectgit.notes.policy import Call, Decision, Rule, decide, matching, rule_from_line
+from reflectgit.state import policy as compiled
+
+ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
+MAX_FILE_BYTES = 1024 * 1024
+MIN_PER_CALL = 200  # new notes a compile reads whatever the budget: every call makes progress
+SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies are not notes
+_HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
+
+
+class RuleSet(NamedTuple):
+    """The rules in force, and how they were obtained."""
+
+    rules: list[Rule]
+    tree: str | None
+    complete: bool = True  # False: the budget ran out; some notes were not read yet
+    compiled: bool = False  # this call recompiled
+    files: tuple[str, ...] = ()  # policy files read
+    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
+
+
+def policy_files(cfg: Config) -> list[Path]:
+    """The JSONL policy files, in the order they are read (absent ones included)."""
+    out = []
+    if cfg.policy.file is not None:
+        out.append(cfg.policy.file)
+    out.extend(cfg.home / name for name in ORIGINAL_FILES)
+    return out
+
+
+def _fingerprint(paths: Sequence[Path]) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            out.append([str(path), None, None])
+            continue
+        out.append([str(path), st.st_mtime_ns, st.st_size])
+    return out
+
+
+def _head_tree(cfg: Config) -> str | None:
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.git.repo_info import head_tree
+
+    try:
+        return head_tree(cfg.kb, cfg.env)
+    except ReflectGitError:
+        return None
+
+
+def load(cfg: Config, budget: float | None) -> RuleSet:
+    """The rules in force: the compiled file when its key is current, else a recompile (within
+    ``budget`` seconds; None: no limit, and wait for another process's compile)."""
+    from reflectgit.config import git_dir_of
+    from reflectgit.git.objects import head_commit
+
+    files = policy_files(cfg)
+    fingerprint = _fingerprint(files)
+    doc = compiled.load_rules(cfg.state_dir)
+    fresh = doc is not None and doc.get("complete") is True
+    git_dir = git_dir_of(cfg.kb)
+    commit = head_commit(git_dir if git_dir.is_dir() else cfg.kb)
+    # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
+    # packed commit), so the compiled file remembers the commit it last saw for its tree.
+    if fresh and doc and commit and doc.get("commit") == commit:
+        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
+        if doc.get("key") == key:
+            return _from_doc(doc, key)
+    key = {"tree": _head_tree(cfg), "files": fingerprint}
+    if fresh and doc and doc.get("key") == key:
+        if commit:
+            compiled.save_commit(cfg.state_dir, doc, commit)
+        return _from_doc(doc, key)
+    return _compile(cfg, key, files, budget, doc, commit)
+
+
+def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
+    rules = [Rule.from_json(r) for r in doc.get("rules", []) if isinstance(r, dict)]
+    return RuleSet(
+        rules=rules,
+        tree=key.get("tree"),
+        complete=bool(doc.get("complete")),
+        files=tuple(str(f) for f in doc.get("files", [])),
+        problems=tuple(str(p) for p in doc.get("problems", [])),
+    )
+
+
+def _compile(
+    cfg: Config,
+    key: Mapping[str, Any],
+    files: Sequence[Path],
+    budget: float | None,
+    previous: Mapping[str, Any] | None,
+    commit: str | None,
+) -> RuleSet:
+    deadline = None if budget is None else time.monotonic() + budget
+    with compiled.compile_lock(cfg.state_dir, wait=budget is None) as held:
+        if not held:  # another hook is compiling: answer from the previous compile meanwhile
+            if previous is not None:
+                return _from_doc(previous, key)
+            file_rules, read, problems = _file_rules(files)
+            return RuleSet(file_rules, key.get("tree"), False, False, tuple(read), tuple(problems))
+        doc = compiled.load_rules(cfg.state_dir)  # it may have finished while we waited
+        if doc is not None and doc.get("key") == key and doc.get("complete") is True:
+            return _from_doc(doc, key)
+        file_rules, read, problems = _file_rules(files)
+        cache = compiled.load_cache(cfg.state_dir)
+        note_rules, complete, cache = _note_rules(cfg, key.get("tree"), cache, deadline)
+        rules = note_rules + file_rules
+        document = {
+            "key": dict(key),
+            "commit": commit,
+            "complete": complete,
+            "rules": [r.to_json() for r in rules],
+            "files": read,
+            "problems": problems,
+        }
+        with contextlib.suppress(OSError):  # a read-only state directory: answer all the same
+            compiled.save(cfg.state_dir, document, cache)
+        return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
+
+
+def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]]:
+    rules: list[Rule] = []
+    read: list[str] = []
+    problems: list[str] = []
+    for path in files:
+        try:
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError:
+            continue
+        read.append(str(path))
+        if len(raw) > MAX_FILE_BYTES:
+            problems.append(f"{path}: larger than {MAX_FILE_BYTES} bytes, not read")
+            continue
+        text = raw.decode("utf-8", "replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            where = f"{path.name}:{number}"
+            try:
+                data = json.loads(line)
+            except ValueError:
+                problems.append(f"{path}:{number}: not a JSON object")
+                continue
+            rule = rule_from_line(data, where) if isinstance(data, dict) else None
+            if rule is None:
+                problems.append(f"{path}:{number}: no deny or ask rule with a readable pattern")
+                continue
+            rules.append(rule)
+    return rules, read, problems
+
+
+def _note_rules(
+    cfg: Config, tree: str | None, cache: Mapping[str, Any], deadline: float | None
+) -> tuple[list[Rule], bool, dict[str, Any]]:
+    """The rules of the notes on HEAD, the cache entries still in use, and whether every note
+    was read before the deadline."""
+    if tree is None:
+        return [], True, {}
+    from reflectgit.git.store import Store
+
+    kept: dict[str, Any] = {}
+    rules: list[Rule] = []
+    complete = True
+    read = 0
+    with Store.open(cfg.kb, cfg.env) as store:
+        unreviewed = _queued(store, tree)
+        for path, blob in sorted(store.list_tree(tree, DOCUMENTS).items()):
+            if not path.endswith(".md") or path.startswith(SKIPPED):
+                continue
+            slot = f"{path}:{blob}"
+            found = cache.get(slot)
+            if not isinstance(found, list):
+                read += 1
+                if read > MIN_PER_CALL and deadline is not None and time.monotonic() > deadline:
+                    complete = False
+                    continue
+                found = [r.to_json() for r in _rules_of(store.read_blob(blob), path)]
+            kept[slot] = found
+            reviewed = path not in unreviewed
+            for data in found:
+                if isinstance(data, dict):
+                    rule = Rule.from_json(data)
+                    rules.append(rule if reviewed else _unreviewed(rule))
+    return rules, complete, kept
+
+
+def _unreviewed(rule: Rule) -> Rule:
+    return rule._replace(reviewed=False)
+
+
+def _rules_of(data: bytes, path: str) -> list[Rule]:
+    """The rules one note carries (none when it is no live, readable note)."""
+    if not any(hint in data for hint in _HINTS):
+        return []
+    from reflectgit.errors import NoteError
+    from reflectgit.notes.note import note_state, parse_note
+    from reflectgit.notes.policy import rules_from_note
+
+    try:
+        note = parse_note(data, path)
+    except NoteError:
+        return []
+    if note_state("live", note.frontmatter) != "live":
+        return []
+    return rules_from_note(note.frontmatter, note.id or PurePosixPath(path).stem)
+
+
+def _queued(store: Any, tree: str) -> set[str]:
+    """The note paths review-queue pointers name: those notes wait for a person."""
+    from reflectgit.errors import NoteError
+    from reflectgit.notes.note import load_yaml
+
+    out: set[str] = set()
+    for path, blob in store.list_tree(tree, REVIEW_QUEUE).items():
+        if not path.endswith(".yaml"):
+            continue
+        try:
+            data = load_yaml(store.read_blob(blob).decode("utf-8"), path)
+        except (NoteError, UnicodeDecodeError):
+            continue
+        source = data.get("source") if isinstance(data, Mapping) else None
+        if isinstance(source, str) and source:
+            out.add(source)
+    return out
+
+
+# --------------------------------------------------------------------------- checking
+
+
+class Check(NamedTuple):
+    """The answer for one call, and what it was decided from."""
+
+    call: Call
+    decision: Decision
+    ruleset: RuleSet
+    project: str | None = None
+
+
+def check(
+    cfg: Config,
+    tool: str,
+    tool_input: Any,
+    cwd: str | None = None,
+    budget: float | None = None,
+) -> Check:
+    """What the rules in force say about one tool call (``budget``: see ``load``)."""
+    from reflectgit.notes.policy import call_from
+
+    call = call_from(tool, tool_input, cwd, home=str(cfg.home))
+    ruleset = load(cfg, budget)
+    matched = matching(ruleset.rules, call)
+    project = None
+    if any(r.project and (r.scope or "").lower() != "global" for r in matched) and cwd:
+        from reflectgit.notes.scope import served_in
+        from reflectgit.workflows.project import project_name
+
+        project = project_name(cwd, cfg.env)
+        if project:
+            matched = [r for r in matched if served_in(project, r.scope, r.project)]
+    return Check(call, decide(matched), ruleset, project)
