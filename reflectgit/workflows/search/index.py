@@ -55,11 +55,12 @@ FIELDS = (
     "entities",
     "body",
 )
-WEIGHTS = (10.0, 5.0, 2.0, 2.0, 2.0, 3.0, 3.0, 4.0, 3.0, 1.0)
+# Tuned on the ``tune`` half of bench/retrieval.py's queries: a title or key insight counts
+# twice, every other field once (a title word used to count ten times over).
+WEIGHTS = (2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 MAX_LIMIT = 1000
 EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the note
 CANDIDATES = 500  # notes read per concept and kind of alternative, best bm25 first
-COVERAGE_EXPONENT = 2.0  # relevance x (share of the query's concepts a note covers) ** this
 SYNONYMS_FILE = "synonyms.txt"  # the KB's own synonym table, at its root (query.py)
 VOCABULARY_SCAN = 4000  # index words read to find a query word's variants
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
@@ -767,8 +768,8 @@ class Index:
         synonyms: Synonyms | None = None,
         related: Sequence[str] = (),
     ) -> SearchResult:
-        """Ranked notes, best first: relevance (query.py's concepts scored with bm25, times
-        the share of concepts a note covers), then confidence and proofs as a tie-breaker.
+        """Ranked notes, best first: relevance (the sum over query.py's concepts of each one's
+        best alternative's bm25), then confidence and proofs as a tie-breaker.
 
         ``related`` terms (``search --expand``) count as synonyms of the whole query.
         """
@@ -813,9 +814,9 @@ class Index:
     ) -> list[Hit]:
         # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
         # each: a note's concept score is its best alternative's bm25 times the kind's weight
-        # (plus half for an edge valid at the date); relevance is the sum over concepts times
-        # the share of concepts covered, so a note answering the whole question beats one that
-        # repeats one of its words.
+        # (plus half for an edge valid at the date); relevance is the sum over concepts, so a
+        # concept counts once however many of its synonyms a note holds. (Multiplying by the
+        # share of concepts covered was tried and lost on the benchmark.)
         where = []
         filters: list[Any] = []
         if not include_all:
@@ -831,7 +832,6 @@ class Index:
         has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
         concepts = understood.concepts
         best: dict[int, list[float]] = {}  # rowid -> score per concept
-        cover: dict[int, list[float]] = {}  # rowid -> weight of the kind that matched, per concept
         edged: set[int] = set()
         for i, concept in enumerate(concepts):
             for _kind, kind_weight, match in concept.matches():
@@ -857,9 +857,7 @@ class Index:
                         edged.add(rowid)
                 for rowid, rel in found.items():
                     scores = best.setdefault(rowid, [0.0] * len(concepts))
-                    covered = cover.setdefault(rowid, [0.0] * len(concepts))
                     scores[i] = max(scores[i], rel * kind_weight)
-                    covered[i] = max(covered[i], kind_weight)
         if not best:
             return []
         marks = ",".join("?" * len(best))
@@ -875,8 +873,7 @@ class Index:
         hits = []
         for row in rows:
             rowid, note_id, title, tier, state, path, conf, proofs, weight = row
-            share = sum(cover[rowid]) / len(concepts)
-            relevance = sum(best[rowid]) * share**COVERAGE_EXPONENT
+            relevance = sum(best[rowid])
             hit = Hit(
                 id=note_id,
                 title=title,

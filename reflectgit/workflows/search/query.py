@@ -30,7 +30,7 @@ from importlib import resources
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 # How much a match of each kind of alternative counts against the word the user typed.
-KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.85, SYNONYM: 0.7, PART: 0.5, PREFIX: 0.4}
+KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.9, SYNONYM: 0.9, PART: 0.5, PREFIX: 0.4}
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
 
@@ -260,7 +260,11 @@ def understand(
             continue
         word = content[i]
         last = i == len(content) - 1
-        concepts.append(_concept(word, table, variants, prefix_last and last))
+        concept = _concept(word, table, variants, prefix_last and last)
+        if not last and word.isalpha() and content[i + 1].isalpha():
+            # "lock file" may be written "lockfile", "work tree" "worktree".
+            concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
+        concepts.append(concept)
         i += 1
     if extra:
         related = Concept("(related)")
