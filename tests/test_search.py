@@ -124,7 +124,7 @@ def test_fts_query_quotes_words_drops_stop_words_and_prefixes_a_long_last_word()
 
 
 def test_last_word_matches_as_a_prefix(corpus_kb: Path) -> None:
-    assert ids(corpus_kb, "worktree pru")[0] == "ex-08-git-worktree-prune"
+    assert ids(corpus_kb, "worktree prun")[0] == "ex-08-git-worktree-prune"
 
 
 # --------------------------------------------------------------------------- filters and states

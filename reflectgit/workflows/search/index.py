@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.errors import NoteError, NotFoundError, UsageError
+from reflectgit.errors import ConfigError, NoteError, NotFoundError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.worktree import recover_if_pending
 from reflectgit.notes.dates import parse_instant
@@ -1113,7 +1113,7 @@ def kb_synonyms(kb: Path, name: str | None) -> Synonyms:
     except FileNotFoundError:
         return shipped()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
+        raise ConfigError(
             f"cannot read the synonym table {path}: {exc}",
             hint="fix the file (UTF-8, one group of comma-separated terms a line) or remove it",
         ) from exc
