@@ -156,6 +156,7 @@ class Hit:
                 "bm25": round(self.bm25, 4),
                 "confidence_weight": round(self.confidence_weight, 4),
                 "proof_weight": round(self.proof_weight, 4),
+                "tie_weight": round(self.score / self.bm25, 4) if self.bm25 else 1.0,
                 "matched_fields": self.matched_fields,
                 "edge_match": self.edge_match,
             },
