@@ -832,6 +832,7 @@ class Index:
         weights = ", ".join(str(w) for w in WEIGHTS)
         has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
         concepts = understood.concepts
+        cut = max(CANDIDATES, limit)
         best: dict[int, list[float]] = {}  # rowid -> score per concept
         edged: set[int] = set()
         for i, concept in enumerate(concepts):
@@ -841,7 +842,7 @@ class Index:
                     f"SELECT d.rowid, bm25(fts, {weights}) AS b FROM fts"
                     f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ?{cond}"
                     f" ORDER BY b LIMIT ?",
-                    (match, *filters, CANDIDATES),
+                    (match, *filters, cut),
                 ):
                     found[rowid] = -b
                 if has_edges:
@@ -852,7 +853,7 @@ class Index:
                         f" AND (e.vend IS NULL OR e.vend >= ?) LIMIT -1) AS ed"
                         f" JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc"
                         f" ORDER BY min(ed.b) LIMIT ?",
-                        (match, end, start, *filters, CANDIDATES),
+                        (match, end, start, *filters, cut),
                     ):
                         found[rowid] = found.get(rowid, 0.0) - b * EDGE_WEIGHT
                         edged.add(rowid)

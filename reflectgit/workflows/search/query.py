@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 # How much a match of each kind of alternative counts against the word the user typed.
@@ -66,6 +66,7 @@ def camel_parts(token: str) -> list[str]:
     return parts if len(parts) > 1 else []
 
 
+@lru_cache(maxsize=8192)
 def light_stem(word: str) -> str:
     """A light stemmer: plurals, -ed, -er, -ion, -ation and long -ing only.
 
@@ -163,8 +164,8 @@ def _by_key(groups: tuple[tuple[str, ...], ...]) -> dict[tuple[str, ...], list[s
 @lru_cache(maxsize=1)
 def shipped() -> Synonyms:
     """The packaged synonym table."""
-    text = resources.files(__package__).joinpath("synonyms.txt").read_text("utf-8")
-    return Synonyms.parse(text)
+    # Next to this module in the installed package (importlib.resources costs more to import).
+    return Synonyms.parse(Path(__file__).with_name("synonyms.txt").read_text("utf-8"))
 
 
 # --------------------------------------------------------------------------- concepts
