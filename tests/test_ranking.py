@@ -162,6 +162,9 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     assert found.index("log") > found.index("wal")
     assert ids(kb, "json web token") == ["jwt"]
     assert ids(kb, "checkpoint") == ["wal"]  # no synonym: no expansion
+    # --json says how the query was read.
+    read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
+    assert read[0]["text"] == "WAL" and '"write ahead log"' in read[0]["synonym"]
 
 
 def test_a_kb_extends_and_trims_the_synonym_table(tmp_path: Path) -> None:

@@ -391,8 +391,9 @@ def test_edges_as_of_for_show() -> None:
 def test_json_is_one_document(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "--json", "search", "pool", "--limit", "2")
     doc = json.loads(res.out)
-    assert set(doc) == {"query", "tree", "at", "refreshed", "hits"}
+    assert set(doc) == {"query", "tree", "at", "refreshed", "understood", "hits"}
     assert len(doc["hits"]) == 2
+    assert doc["understood"][0]["text"] == "pool" and doc["understood"][0]["exact"] == ['"pool"']
 
 
 # --------------------------------------------------------------------------- the typer-free entry

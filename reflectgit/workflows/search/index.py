@@ -172,6 +172,8 @@ class SearchResult:
     tree: str | None
     refresh: RefreshResult | None = None
     at: str | None = None
+    # How the query was read: each concept with its alternatives by kind (query.py).
+    understood: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- weights
@@ -783,7 +785,8 @@ class Index:
         start, end = parse_when(as_of if as_of is not None else (now or _now()))
         hits = self._ranked(understood, limit, include_all, tag, confidence, start, end)
         self._decorate(hits, match, explain)
-        return SearchResult(query=query, hits=hits, tree=self.tree or None)
+        concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
+        return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
 
     def variants(self, token: str) -> list[str]:
         """The index's words with the light stem of ``token`` (revoke: revoked, revocation)."""
@@ -1197,5 +1200,6 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "tree": result.tree,
         "at": result.at,
         "refreshed": result.refresh.to_json if result.refresh else None,
+        "understood": result.understood,
         "hits": [h.to_json() for h in result.hits],
     }

@@ -9,13 +9,14 @@ is a guess rather than what the user typed:
   ``HTTP/1.1`` as the phrase of its parts);
 - ``variant``: the index's own words with the same light stem (revoke / revocation, panic /
   panicked, reader / readers, but never setting / set);
-- ``synonym``: the other terms of the word's groups in the synonym table (WAL / write-ahead log);
+- ``synonym``: the other terms of the word's groups in the synonym table (WAL / write-ahead log),
+  and the word joined with the next one ("lock file" / lockfile);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
   halfway), ranked below the exact word.
 
-The index scores each alternative with bm25; a concept scores its best alternative, and a note
-scores the sum over concepts times how many of the concepts it covers (see ``index.py``).
+The index scores each alternative with bm25; a concept scores its best alternative times the
+alternative's weight, and a note scores the sum over concepts (see ``Index._ranked``).
 
 The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see its header).
 """
