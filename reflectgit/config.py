@@ -654,6 +654,22 @@ class SearchSettings:
         minimum=0,
         help="at most this many characters of context from `recall`",
     )
+    synonyms: str = setting(
+        "synonyms.txt",
+        kind="str",
+        env="REFLECT_SEARCH_SYNONYMS",
+        toml="search.synonyms",
+        help="the KB's own synonym table (a path in the KB), added to the shipped one; "
+        "empty: the shipped table alone",
+    )
+    expand_timeout: float = setting(
+        30.0,
+        kind="float",
+        env="REFLECT_SEARCH_EXPAND_TIMEOUT",
+        toml="search.expand_timeout",
+        minimum=0,
+        help="`search --expand`: seconds the model may take to suggest related terms",
+    )
 
 
 @dataclass(frozen=True)

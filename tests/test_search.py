@@ -114,15 +114,17 @@ def test_punctuation_only_query_is_a_usage_error(corpus_kb: Path, cli) -> None:
     assert "nothing to search for" in res.err
 
 
-def test_fts_query_quotes_words_and_prefixes_the_last() -> None:
-    assert fts_query('pool "x" foo-bar') == '"pool" """x""" "foo-bar"*'
+def test_fts_query_quotes_words_drops_stop_words_and_prefixes_a_long_last_word() -> None:
+    assert fts_query('pool "x" foo-bar') == '"pool" """x""" "foo-bar"'
     assert fts_query("ab cd", mode="or") == '"ab" OR "cd"'
-    assert fts_query("abc def", mode="or") == '"abc" OR "def"*'
+    assert fts_query("where did the pool go", mode="or") == '"pool" OR "go"'
+    assert fts_query("pool conn", mode="or") == '"pool" OR "conn"*'
+    assert fts_query("the a") == '"the" "a"'  # nothing but stop words: kept
     assert fts_query("!!") is None
 
 
 def test_last_word_matches_as_a_prefix(corpus_kb: Path) -> None:
-    assert ids(corpus_kb, "worktree pru")[0] == "ex-08-git-worktree-prune"
+    assert ids(corpus_kb, "worktree prun")[0] == "ex-08-git-worktree-prune"
 
 
 # --------------------------------------------------------------------------- filters and states
@@ -206,15 +208,15 @@ def test_refresh_rereads_only_the_changed_note(corpus_kb: Path) -> None:
 def test_a_sidecar_change_reindexes_its_note(corpus_kb: Path) -> None:
     sidecar = (
         "document_id: gr-04-nginx-keepalive-upstream\n"
-        "entities:\n  - name: flamingo-proxy\n    type: tool\n    description: ''\n"
+        "entities:\n  - name: flamingo-quokka\n    type: tool\n    description: ''\n"
     )
     commit(
         corpus_kb,
         [write("documents/gr-04-nginx-keepalive-upstream.entities.yaml", sidecar.encode())],
     )
-    assert ids(corpus_kb, "flamingo-proxy") == ["gr-04-nginx-keepalive-upstream"]
+    assert ids(corpus_kb, "flamingo-quokka") == ["gr-04-nginx-keepalive-upstream"]
     commit(corpus_kb, [delete("documents/gr-04-nginx-keepalive-upstream.entities.yaml")])
-    assert ids(corpus_kb, "flamingo-proxy") == []
+    assert ids(corpus_kb, "flamingo-quokka") == []
 
 
 def test_deleting_or_corrupting_the_index_loses_nothing_but_time(corpus_kb: Path) -> None:
@@ -284,11 +286,12 @@ def test_a_fresh_query_does_not_load_git_libraries(corpus_kb: Path) -> None:
 
 def test_at_a_past_revision_finds_the_old_text(corpus_kb: Path, cli) -> None:
     first = git("rev-parse", "HEAD", cwd=corpus_kb).strip()
-    path = corpus_kb / "documents" / "ex-03-zsh-glob-nomatch.md"
-    path.write_text(path.read_text(encoding="utf-8").replace("aborts", "kumquat"))
+    for name in ("ex-03-zsh-glob-nomatch.md", "ex-03-zsh-glob-nomatch.entities.yaml"):
+        path = corpus_kb / "documents" / name
+        path.write_text(path.read_text(encoding="utf-8").replace("unmatched", "kumquat"))
     git("commit", "-qam", "rename the option", cwd=corpus_kb)
-    assert ids(corpus_kb, "aborts") == []
-    res = cli("--kb", str(corpus_kb), "--json", "search", "aborts", "--at", first[:10])
+    assert ids(corpus_kb, "unmatched") == []
+    res = cli("--kb", str(corpus_kb), "--json", "search", "unmatched", "--at", first[:10])
     assert res.code == 0, res
     assert res.json()["at"] == first
     assert res.json()["hits"][0]["id"] == "ex-03-zsh-glob-nomatch"
@@ -388,8 +391,9 @@ def test_edges_as_of_for_show() -> None:
 def test_json_is_one_document(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "--json", "search", "pool", "--limit", "2")
     doc = json.loads(res.out)
-    assert set(doc) == {"query", "tree", "at", "refreshed", "hits"}
+    assert set(doc) == {"query", "tree", "at", "refreshed", "understood", "hits"}
     assert len(doc["hits"]) == 2
+    assert doc["understood"][0]["text"] == "pool" and doc["understood"][0]["exact"] == ['"pool"']
 
 
 # --------------------------------------------------------------------------- the typer-free entry

@@ -67,7 +67,7 @@ GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
         "queue": "The durable queue of transcripts waiting for the drain, and its dead letters.",
     },
     "search": {
-        "search": "Ranked notes: text relevance x confidence x proof count; live ones unless --all.",
+        "search": "Ranked notes: text relevance, then confidence and proof count; live ones unless --all.",
         "recall": "What an agent should know at session start in this project.",
         "reindex": "Bring the derived search index up to date (incremental unless --force).",
     },

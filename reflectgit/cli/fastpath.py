@@ -236,6 +236,7 @@ def _search(seen: Peek) -> int | None:
             as_of=params["as_of"],
             explain=g.json,
             env=cfg.env,
+            synonyms_file=cfg.search.synonyms,
         )
     except Exception:
         # The full CLI redoes the call and reports the error (or logs the bug) its usual way.

@@ -586,6 +586,14 @@ def search_hits(result: Any, include_all: bool = False) -> list[str]:
     return lines
 
 
+def expansion_line(expansion: Any) -> str:
+    """The first line of ``search --expand``: the terms the model added, or why none."""
+    if expansion.error:
+        return f"(not expanded: {expansion.error})"
+    cached = ", cached" if expansion.cached else ""
+    return f"(expanded{cached}: {', '.join(expansion.terms)})"
+
+
 def reindexed(result: Any) -> str:
     notes = plural(result.changed, "note")
     if result.rebuilt:

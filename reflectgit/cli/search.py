@@ -37,13 +37,25 @@ def search_cmd(
     as_of: str | None = typer.Option(
         None, "--as-of", help="Match sidecar edges valid at this date (default: now)."
     ),
+    expand: bool = typer.Option(
+        False,
+        "--expand",
+        help="Ask the drain's model once for related terms (cached); needs a model command.",
+    ),
 ) -> None:
-    """Ranked notes: text relevance x confidence x proof count; live ones unless --all."""
+    """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
     from reflectgit.workflows.search.index import result_json, search
 
     g = globals_of(ctx)
     cfg = g.config()
     text = " ".join(query)
+    expansion = None
+    if expand:
+        from reflectgit.workflows.search.expand import related_terms
+
+        expansion = related_terms(
+            text, cfg.writer, cfg.state_dir, cfg.env, cfg.search.expand_timeout
+        )
     result = search(
         cfg.kb,
         cfg.state_dir,
@@ -56,8 +68,15 @@ def search_cmd(
         as_of=as_of,
         explain=g.json,
         env=cfg.env,
+        synonyms_file=cfg.search.synonyms,
+        related=expansion.terms if expansion else (),
     )
-    render.emit(ctx, result_json(result), render.search_hits(result, include_all))
+    doc = result_json(result)
+    lines = render.search_hits(result, include_all)
+    if expansion is not None:
+        doc["expansion"] = expansion.to_json()
+        lines = [render.expansion_line(expansion), *lines]
+    render.emit(ctx, doc, lines)
 
 
 @commands.command("recall")

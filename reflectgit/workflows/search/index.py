@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.errors import NoteError, NotFoundError, UsageError
+from reflectgit.errors import ConfigError, NoteError, NotFoundError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.worktree import recover_if_pending
 from reflectgit.notes.dates import parse_instant
@@ -33,9 +33,10 @@ from reflectgit.notes.dates import parse_instant
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
+    from reflectgit.workflows.search.query import Query, Synonyms
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -54,10 +55,17 @@ FIELDS = (
     "entities",
     "body",
 )
-WEIGHTS = (10.0, 5.0, 2.0, 2.0, 2.0, 3.0, 3.0, 4.0, 3.0, 1.0)
+# Tuned on the ``tune`` half of bench/retrieval.py's queries: a title or key insight counts
+# twice, every other field once (a title word used to count ten times over).
+WEIGHTS = (2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 MAX_LIMIT = 1000
 EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the note
-TOKENIZER = "porter unicode61 remove_diacritics 2"
+CANDIDATES = 500  # notes read per concept and kind of alternative, best bm25 first
+SYNONYMS_FILE = "synonyms.txt"  # the KB's own synonym table, at its root (query.py)
+VOCABULARY_SCAN = 4000  # index words read to find a query word's variants
+# No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
+# query.py's light stemmer expands a query word into the index's own words instead.
+TOKENIZER = "unicode61 remove_diacritics 2"
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -148,6 +156,7 @@ class Hit:
                 "bm25": round(self.bm25, 4),
                 "confidence_weight": round(self.confidence_weight, 4),
                 "proof_weight": round(self.proof_weight, 4),
+                "tie_weight": round(self.score / self.bm25, 4) if self.bm25 else 1.0,
                 "matched_fields": self.matched_fields,
                 "edge_match": self.edge_match,
             },
@@ -163,6 +172,8 @@ class SearchResult:
     tree: str | None
     refresh: RefreshResult | None = None
     at: str | None = None
+    # How the query was read: each concept with its alternatives by kind (query.py).
+    understood: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- weights
@@ -176,6 +187,17 @@ def confidence_weight(confidence: float) -> float:
 def proof_weight(proofs: int) -> float:
     """A note confirmed many times ranks a little higher; logarithmic so text still leads."""
     return 1.0 + 0.1 * math.log1p(max(proofs, 0))
+
+
+# The note's weight (confidence x proofs, 0.8 .. about 1.9) counts as weight ** TIE_EXPONENT in
+# search: at most about 8 % between a low note confirmed once and a high one confirmed often.
+# Enough to order near ties, never enough to lift a weaker match over a clearly better one.
+TIE_EXPONENT = 0.1
+
+
+def tie_weight(weight: float) -> float:
+    """How much a note's confidence and proofs move it in search: a tie-breaker."""
+    return float(max(weight, 1e-6) ** TIE_EXPONENT)
 
 
 # --------------------------------------------------------------------------- queries
@@ -192,15 +214,19 @@ def words_of(text: str) -> list[str]:
 def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | None:
     """User input as an FTS5 query of quoted words (never FTS5 syntax); None if no words.
 
-    Every word is an FTS5 string, so ``foo-bar``, quotes, ``:`` and ``*`` are just text; the
-    last word also matches as a prefix, so a query typed halfway still finds its note.
+    Every word is an FTS5 string, so ``foo-bar``, quotes, ``:`` and ``*`` are just text. Stop
+    words are left out (unless nothing else is left); the last word also matches as a prefix
+    when it has four or more letters, so a query typed halfway still finds its note.
     """
+    from reflectgit.workflows.search.query import PREFIX_MIN, STOP_WORDS, tokens_of
+
     words = words_of(text)
     if not words:
         return None
-    parts = ['"' + w.replace('"', '""') + '"' for w in words]
-    # A prefix of one or two letters would expand to half the vocabulary.
-    if prefix_last and _WORD.search(words[-1][-1]) and len(words[-1]) >= 3:
+    content = [w for w in words if not all(t in STOP_WORDS for t in tokens_of(w))] or words
+    parts = ['"' + w.replace('"', '""') + '"' for w in content]
+    last = content[-1]
+    if prefix_last and last.isalpha() and len(last) >= PREFIX_MIN:
         parts[-1] += "*"
     return (" OR " if mode == "or" else " ").join(parts)
 
@@ -459,6 +485,7 @@ class Index:
         self.conn = conn
         self.path = path
         self.repaired: str | None = None  # why ``open`` rebuilt the file (the errors ledger)
+        self._vocabulary = False  # the temp fts5vocab table, made on the first query
 
     # ------------------------------------------------------------------ opening
 
@@ -737,31 +764,54 @@ class Index:
     def search(
         self,
         query: str,
-        *,
         limit: int = 10,
         include_all: bool = False,
         tag: str | None = None,
         confidence: str | None = None,
-        as_of: str | dt.date | dt.datetime | None = None,
+        as_of: str | None = None,
         now: dt.datetime | None = None,
         explain: bool = False,
-        mode: str = "and",
+        synonyms: Synonyms | None = None,
+        related: Sequence[str] = (),
     ) -> SearchResult:
-        """Ranked notes: bm25 relevance x confidence weight x proof weight, best first."""
-        match = fts_query(query, mode)
+        """Ranked notes, best first: relevance (the sum over query.py's concepts of each one's
+        best alternative's bm25), then confidence and proofs as a tie-breaker.
+
+        ``related`` terms (``search --expand``) count as synonyms of the whole query.
+        """
+        from reflectgit.workflows.search.query import understand
+
+        understood = understand(query, synonyms, self.variants, extra=related)
+        match = understood.any_match()
         if match is None:
             raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
         start, end = parse_when(as_of if as_of is not None else (now or _now()))
-        hits = self._ranked(match, limit, include_all, tag, confidence, start, end)
-        if not hits and mode == "and" and len(words_of(query)) > 1:
-            match = fts_query(query, "or") or match
-            hits = self._ranked(match, limit, include_all, tag, confidence, start, end)
+        hits = self._ranked(understood, limit, include_all, tag, confidence, start, end)
         self._decorate(hits, match, explain)
-        return SearchResult(query=query, hits=hits, tree=self.tree or None)
+        concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
+        return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
+
+    def variants(self, token: str) -> list[str]:
+        """The index's words with the light stem of ``token`` (revoke: revoked, revocation)."""
+        from reflectgit.workflows.search.query import light_stem
+
+        stem = light_stem(token)
+        low = stem[:-1] if len(stem) >= 4 else stem
+        high = low[:-1] + chr(ord(low[-1]) + 1)
+        if not self._vocabulary:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, row)"
+            )
+            self._vocabulary = True
+        rows = self.conn.execute(
+            "SELECT term FROM temp.fts_words WHERE term >= ? AND term < ? LIMIT ?",
+            (low, high, VOCABULARY_SCAN),
+        )
+        return [t for (t,) in rows if t != token and light_stem(t) == stem]
 
     def _ranked(
         self,
-        match: str,
+        understood: Query,
         limit: int,
         include_all: bool,
         tag: str | None,
@@ -769,9 +819,11 @@ class Index:
         start: str,
         end: str,
     ) -> list[Hit]:
-        # Two cheap queries instead of one big union: the notes' own text, ordered and cut by
-        # SQLite, and the (few) edges valid at the date, merged in Python. Taking ``limit`` plus
-        # the number of edge-matched notes from the first keeps the merged top ``limit`` exact.
+        # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
+        # each: a note's concept score is its best alternative's bm25 times the kind's weight
+        # (plus half for an edge valid at the date); relevance is the sum over concepts, so a
+        # concept counts once however many of its synonyms a note holds. (Multiplying by the
+        # share of concepts covered was tried and lost on the benchmark.)
         where = []
         filters: list[Any] = []
         if not include_all:
@@ -783,44 +835,53 @@ class Index:
             where.append("d.tier = ?")
             filters.append(confidence)
         cond = "".join(" AND " + w for w in where)
-        cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
-        edge_rows = self.conn.execute(
-            f"SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
-            f" FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
-            f" AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
-            f" LIMIT -1) AS ed JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc"
-            f" ORDER BY min(ed.b) * d.weight LIMIT ?",
-            # Past the best few hundred, an edge match cannot lift a note into the top ``limit``.
-            (match, end, start, *filters, limit + 200),
-        ).fetchall()
-        edge_b = {doc: b * EDGE_WEIGHT for doc, b in edge_rows}
         weights = ", ".join(str(w) for w in WEIGHTS)
-        rows = {
-            r[0]: r
-            for r in self.conn.execute(
-                f"SELECT {cols}, bm25(fts, {weights}) AS b FROM fts JOIN docs d ON d.rowid = fts.rowid"
-                f" WHERE fts MATCH ?{cond} ORDER BY b * d.weight, d.id LIMIT ?",
-                (match, *filters, limit + len(edge_b)),
+        has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
+        concepts = understood.concepts
+        cut = max(CANDIDATES, limit)
+        best: dict[int, list[float]] = {}  # rowid -> score per concept
+        edged: set[int] = set()
+        for i, concept in enumerate(concepts):
+            for _kind, kind_weight, match in concept.matches():
+                found: dict[int, float] = {}
+                for rowid, b in self.conn.execute(
+                    f"SELECT d.rowid, bm25(fts, {weights}) AS b FROM fts"
+                    f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ?{cond}"
+                    f" ORDER BY b LIMIT ?",
+                    (match, *filters, cut),
+                ):
+                    found[rowid] = -b
+                if has_edges:
+                    for rowid, b in self.conn.execute(
+                        f"SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
+                        f" FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid"
+                        f" WHERE edge_fts MATCH ? AND (e.vstart IS NULL OR e.vstart <= ?)"
+                        f" AND (e.vend IS NULL OR e.vend >= ?) LIMIT -1) AS ed"
+                        f" JOIN docs d ON d.rowid = ed.doc WHERE 1{cond} GROUP BY ed.doc"
+                        f" ORDER BY min(ed.b) LIMIT ?",
+                        (match, end, start, *filters, cut),
+                    ):
+                        found[rowid] = found.get(rowid, 0.0) - b * EDGE_WEIGHT
+                        edged.add(rowid)
+                for rowid, rel in found.items():
+                    scores = best.setdefault(rowid, [0.0] * len(concepts))
+                    scores[i] = max(scores[i], rel * kind_weight)
+        if not best:
+            return []
+        marks = ",".join("?" * len(best))
+        cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
+        rows: list[tuple[Any, ...]] = []
+        ordered = list(best)
+        for at in range(0, len(ordered), 500):  # SQLite caps the number of parameters
+            chunk = ordered[at : at + 500]
+            marks = ",".join("?" * len(chunk))
+            rows.extend(
+                self.conn.execute(f"SELECT {cols} FROM docs d WHERE d.rowid IN ({marks})", chunk)
             )
-        }
-        missing = [doc for doc in edge_b if doc not in rows]
-        if missing:
-            marks = ",".join("?" * len(missing))
-            for r in self.conn.execute(
-                f"SELECT {cols}, 0.0 FROM docs d WHERE d.rowid IN ({marks})", missing
-            ):
-                rows[r[0]] = r
-            # Their own text may match too, just not well enough to make the first cut.
-            for rowid, b in self.conn.execute(
-                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?"
-                f" AND rowid IN ({marks})",
-                (match, *missing),
-            ):
-                rows[rowid] = (*rows[rowid][:-1], b)
         hits = []
-        for row in rows.values():
-            rowid, note_id, title, tier, state, path, conf, proofs, weight, nb = row
-            eb = edge_b.get(rowid, 0.0)
+        for row in rows:
+            rowid, note_id, title, tier, state, path, conf, proofs, weight = row
+            relevance = sum(best[rowid])
             hit = Hit(
                 id=note_id,
                 title=title,
@@ -828,11 +889,11 @@ class Index:
                 state=state,
                 path=path,
                 snippet="",
-                score=-(nb + eb) * weight,
-                bm25=-(nb + eb),
+                score=relevance * tie_weight(weight),
+                bm25=relevance,
                 confidence_weight=confidence_weight(conf),
                 proof_weight=proof_weight(proofs),
-                edge_match=eb < 0,
+                edge_match=rowid in edged,
             )
             hit._rowid = rowid  # type: ignore[attr-defined]
             hits.append(hit)
@@ -1058,6 +1119,25 @@ def resolve_at(store: Store, rev: str) -> str:
     )
 
 
+def kb_synonyms(kb: Path, name: str | None) -> Synonyms:
+    """The shipped synonym table extended by the KB's own file (``synonyms.txt``), if any."""
+    from reflectgit.workflows.search.query import Synonyms, shipped
+
+    if not name:
+        return shipped()
+    path = kb / name
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return shipped()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read the synonym table {path}: {exc}",
+            hint="fix the file (UTF-8, one group of comma-separated terms a line) or remove it",
+        ) from exc
+    return Synonyms.parse(text, shipped())
+
+
 def search(
     kb: Path,
     state_dir: Path,
@@ -1072,8 +1152,14 @@ def search(
     explain: bool = False,
     env: Mapping[str, str] | None = None,
     now: dt.datetime | None = None,
+    synonyms_file: str | None = SYNONYMS_FILE,
+    related: Sequence[str] = (),
 ) -> SearchResult:
-    """Search the KB now (through the persistent index) or at a past revision or date."""
+    """Search the KB now (through the persistent index) or at a past revision or date.
+
+    ``synonyms_file`` (a path in the KB's work tree) extends the shipped synonym table;
+    ``related`` terms (``search --expand``) join the query as synonyms of it.
+    """
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
     tier = None
@@ -1095,6 +1181,8 @@ def search(
         "as_of": as_of,
         "now": now,
         "explain": explain,
+        "synonyms": kb_synonyms(kb, synonyms_file),
+        "related": related,
     }
     if at is not None:
         store = _open_store(kb, env)
@@ -1125,5 +1213,6 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "tree": result.tree,
         "at": result.at,
         "refreshed": result.refresh.to_json if result.refresh else None,
+        "understood": result.understood,
         "hits": [h.to_json() for h in result.hits],
     }

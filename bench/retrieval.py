@@ -1,0 +1,256 @@
+"""Benchmark: how well `reflect-git search` finds a note from a description in other words.
+
+Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--misses] [--keep DIR]
+
+The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
+distractors of ``bench/distractors.py`` (notes about the same tools saying something else).
+The queries (``bench/data/retrieval_queries.json``) were written from each note's meaning
+without its title words (a paraphrase also without its key insight's words; the script
+checks): symptoms, paraphrases and task descriptions. Each query has one
+expected note. In the same run the script ranks with reflect-git, with `git grep` (notes
+ranked by how many of the query's words they contain, then by matching lines) and with the
+bm25s library (plain BM25 over each note's whole text, English stop words), and prints MRR
+(reciprocal rank of the expected note, 0 past rank 100) and recall@1/3/10 per kind.
+
+Goal (issue 14): MRR >= 0.80 overall and >= 0.15 above bm25s on every kind. Weights were
+tuned on the ``tune`` half of the queries only; ``--split held`` reports the other half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import distractors  # noqa: E402
+import kbgen  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+CORPUS = (DATA / "compat", DATA / "notes" / "valid")
+QUERIES = ROOT / "bench" / "data" / "retrieval_queries.json"
+KINDS = ("symptom", "paraphrase", "task")
+DEPTH = 100  # ranks looked at; an expected note past this counts 0
+NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+GOAL_MRR, GOAL_MARGIN = 0.80, 0.15
+_STOP_TEXT = (
+    "a an the and or but of to in on at by for with from is are was were be been do does did"
+    " not no it its this that these those my our i we you how what which who why when where"
+    " so if as than then there their they them can could should would will"
+)
+STOP = set(_STOP_TEXT.split())  # git grep's baseline leaves these out
+
+Ranker = Callable[[str], list[str]]
+
+
+def load_queries(split: str) -> list[dict[str, str]]:
+    queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
+    return [q for q in queries if split == "all" or q["split"] == split]
+
+
+def corpus_files() -> list[tuple[str, bytes]]:
+    files = []
+    for folder in CORPUS:
+        for p in sorted(folder.iterdir()):
+            if p.suffix in (".md", ".yaml"):
+                files.append((f"documents/{p.name}", p.read_bytes()))
+    return files + distractors.notes()
+
+
+def note_ids(files: list[tuple[str, bytes]]) -> dict[str, str]:
+    """path -> note id, as reflect-git reads it."""
+    from reflectgit.workflows.search.index import document_from
+
+    return {
+        path: document_from(path, data, None).id for path, data in files if path.endswith(".md")
+    }
+
+
+def make_kb(path: Path, files: list[tuple[str, bytes]]) -> None:
+    env = kbgen.env()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True, env=env)
+    stream = kbgen.fast_import_stream(files, "retrieval benchmark KB")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, input=stream, check=True, env=env)
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=path, check=True, env=env)
+
+
+def words_used(queries: list[dict[str, str]], notes: dict[str, tuple[str, str]]) -> list[str]:
+    """Queries that use a word of their note's title (a paraphrase: also of its key insight),
+    compared by light stem: the set must have none."""
+    from reflectgit.workflows.search.query import STOP_WORDS, light_stem, tokens_of
+
+    def stems(text: str) -> set[str]:
+        return {light_stem(t) for t in tokens_of(text) if t not in STOP_WORDS}
+
+    bad = []
+    for q in queries:
+        title, insight = notes[q["note"]]
+        banned = stems(title) | (stems(insight) if q["kind"] == "paraphrase" else set())
+        used = stems(q["query"]) & banned
+        if used:
+            bad.append(f"{q['id']} ({q['kind']}) uses {sorted(used)} of its note")
+    return bad
+
+
+# --------------------------------------------------------------------------- rankers
+
+
+def reflect_ranker(kb: Path, state: Path) -> Ranker:
+    from reflectgit.workflows.search.index import search
+
+    search(kb, state, "warm up the index", now=NOW)  # the build is not part of a query
+
+    def rank(query: str) -> list[str]:
+        return [h.id for h in search(kb, state, query, limit=DEPTH, now=NOW).hits]
+
+    return rank
+
+
+def grep_ranker(kb: Path, ids: dict[str, str]) -> Ranker:
+    env = kbgen.env()
+
+    def rank(query: str) -> list[str]:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOP and len(w) > 1]
+        distinct: dict[str, int] = {}
+        lines: dict[str, int] = {}
+        for word in dict.fromkeys(words):
+            out = subprocess.run(
+                ["git", "grep", "-c", "-i", "-F", "-e", word, "--", "documents/*.md"],
+                cwd=kb,
+                capture_output=True,
+                text=True,
+                env=env,
+            ).stdout
+            for line in out.splitlines():
+                path, _, count = line.rpartition(":")
+                distinct[path] = distinct.get(path, 0) + 1
+                lines[path] = lines.get(path, 0) + int(count)
+        ordered = sorted(distinct, key=lambda p: (-distinct[p], -lines[p], p))
+        return [ids[p] for p in ordered[:DEPTH] if p in ids]
+
+    return rank
+
+
+def bm25s_ranker(files: list[tuple[str, bytes]], ids: dict[str, str]) -> Ranker | None:
+    try:
+        import bm25s
+    except ImportError:
+        return None
+    paths = [p for p, _ in files if p.endswith(".md")]
+    texts = [dict(files)[p].decode("utf-8") for p in paths]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def rank(query: str) -> list[str]:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return []
+        docs, _scores = retriever.retrieve(tokens, k=min(DEPTH, len(paths)), show_progress=False)
+        return [ids[paths[i]] for i in docs[0]]
+
+    return rank
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def measure(rank: Ranker, queries: list[dict[str, str]]) -> tuple[dict[str, dict], list]:
+    """Per kind (and "all"): MRR, recall@1/3/10; and the misses (expected note not first)."""
+    ranks: dict[str, list[int | None]] = {k: [] for k in (*KINDS, "all")}
+    misses = []
+    for q in queries:
+        got = rank(q["query"])
+        r = got.index(q["note"]) + 1 if q["note"] in got else None
+        ranks[q["kind"]].append(r)
+        ranks["all"].append(r)
+        if r != 1:
+            misses.append((q, r, got[:3]))
+    table = {}
+    for kind, rs in ranks.items():
+        if not rs:
+            continue
+        n = len(rs)
+        table[kind] = {
+            "n": n,
+            "mrr": sum(1 / r for r in rs if r) / n,
+            **{f"r@{k}": sum(1 for r in rs if r and r <= k) / n for k in (1, 3, 10)},
+        }
+    return table, misses
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
+    parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
+    parser.add_argument("--keep", type=Path, help="build the KB here and keep it")
+    args = parser.parse_args(argv)
+    queries = load_queries(args.split)
+    files = corpus_files()
+    ids = note_ids(files)
+    from reflectgit.workflows.search.index import document_from
+
+    notes = {}
+    for path, data in files:
+        if path.endswith(".md"):
+            doc = document_from(path, data, None)
+            notes[doc.id] = (doc.title, doc.texts["key_insight"])
+    bad = words_used(queries, notes)
+    if bad:
+        print("queries must not use their note's title words:\n  " + "\n  ".join(bad))
+        return 1
+    tmp = Path(tempfile.mkdtemp(prefix="rg-retrieval-"))
+    kb = args.keep or tmp / "kb"
+    try:
+        make_kb(kb, files)
+        rankers: dict[str, Ranker] = {
+            "reflect-git": reflect_ranker(kb, tmp / "state"),
+            "git grep": grep_ranker(kb, ids),
+        }
+        bm = bm25s_ranker(files, ids)
+        if bm is not None:
+            rankers["bm25s"] = bm
+        print(
+            f"{len(ids)} notes ({len(ids) - len(distractors.notes())} real, "
+            f"{len(distractors.notes())} distractors), {len(queries)} queries ({args.split})"
+        )
+        results = {name: measure(rank, queries) for name, rank in rankers.items()}
+        print(f"{'':12} {'kind':11} {'n':>3} {'MRR':>6} {'R@1':>6} {'R@3':>6} {'R@10':>6}")
+        for name, (table, _m) in results.items():
+            for kind, row in table.items():
+                print(
+                    f"{name:12} {kind:11} {row['n']:>3} {row['mrr']:6.3f} {row['r@1']:6.3f}"
+                    f" {row['r@3']:6.3f} {row['r@10']:6.3f}"
+                )
+        ours = results["reflect-git"][0]
+        verdict = [f"MRR {ours['all']['mrr']:.3f} (goal >= {GOAL_MRR})"]
+        ok = ours["all"]["mrr"] >= GOAL_MRR
+        if "bm25s" in results:
+            theirs = results["bm25s"][0]
+            for kind in (*KINDS, "all"):
+                if kind in ours:
+                    margin = ours[kind]["mrr"] - theirs[kind]["mrr"]
+                    ok = ok and margin >= GOAL_MARGIN
+                    verdict.append(f"{kind} {margin:+.3f} vs bm25s")
+        else:
+            verdict.append("bm25s not installed (pip install bm25s): no margin measured")
+        print("goal " + ("met" if ok else "NOT met") + ": " + ", ".join(verdict))
+        if args.misses:
+            for q, r, top in results["reflect-git"][1]:
+                print(f"  {q['id']} {q['kind']:10} rank {r}: {q['query']!r} -> {top}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

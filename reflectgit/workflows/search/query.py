@@ -1,0 +1,314 @@
+"""Query understanding: what a user's words mean before the index is asked.
+
+A query is read as a list of *concepts*, one per meaningful word (or per run of words the
+synonym table knows, such as "write-ahead log"). Stop words are dropped (unless nothing else
+is left). Each concept is looked up as a few *alternatives*, each with a weight below 1 when it
+is a guess rather than what the user typed:
+
+- ``exact``: the word itself (a code-like word such as ``redis.exceptions.ConnectionError:`` or
+  ``HTTP/1.1`` as the phrase of its parts);
+- ``variant``: the index's own words with the same light stem (revoke / revocation, panic /
+  panicked, reader / readers, but never setting / set);
+- ``synonym``: the other terms of the word's groups in the synonym table (WAL / write-ahead log),
+  and the word joined with the next one ("lock file" / lockfile);
+- ``part``: each part of a code-like word, and the halves of a camelCase name;
+- ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
+  halfway), ranked below the exact word.
+
+The index scores each alternative with bm25; a concept scores its best alternative times the
+alternative's weight, and a note scores the sum over concepts (see ``Index._ranked``).
+
+The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see its header).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
+# How much a match of each kind of alternative counts against the word the user typed.
+KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.9, SYNONYM: 0.9, PART: 0.5, PREFIX: 0.4}
+PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
+MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
+
+_STOP_TEXT = """
+    a an the and or but if then else of to in on at by for with from into onto about as
+    is are was were be been being am do does did doing done have has had having not no nor
+    so too very can could should would will shall may might must i me my mine we our ours us
+    you your yours he him his she her it its they them their theirs this that these those
+    there here what which who whom whose where when why how all any some each every just only
+    also than up out over again more most such own same other get gets got getting keep keeps
+    kept while after before because until once ever even still yet like want wants need needs
+    something anything thing things way happen happens happened s t don doesn didn isn wasn
+    aren weren won wouldn shouldn couldn can't cant let lets via per
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_VOWELS = set("aeiouy")
+
+
+# --------------------------------------------------------------------------- words
+
+
+def tokens_of(word: str) -> list[str]:
+    """The index's tokens of one whitespace-separated word: letters and digits, lower case."""
+    return [t.lower() for t in _TOKEN.findall(word)]
+
+
+def camel_parts(token: str) -> list[str]:
+    """``ConnectionError`` -> connection, error; a word without inner capitals -> []."""
+    parts = [p.lower() for p in _CAMEL.findall(token)]
+    return parts if len(parts) > 1 else []
+
+
+@lru_cache(maxsize=8192)
+def light_stem(word: str) -> str:
+    """A light stemmer: plurals, -ed, -er, -ion, -ation and long -ing only.
+
+    Unlike Porter it leaves ``setting``, ``running`` and ``writing`` alone (their short stems
+    collide with unrelated words), and it pairs what Porter misses: revoke / revocation (k and
+    c), panic / panicked, read / readers. Both sides of a comparison go through it, so a stem
+    need not be a word.
+    """
+    w = word.lower()
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix, keep in (("ations", 4), ("ation", 4), ("ions", 4), ("ion", 4), ("ers", 4)):
+        if w.endswith(suffix) and len(w) - len(suffix) >= keep:
+            w = w[: -len(suffix)]
+            break
+    else:
+        if w.endswith("er") and len(w) - 2 >= 4 and not _doubled(w[:-2]):
+            w = w[:-2]
+        elif w.endswith("ed") and len(w) - 2 >= 3:
+            w = w[:-2]
+            if _doubled(w) and not w.endswith(("ll", "ss", "zz")):
+                w = w[:-1]
+        elif w.endswith("ing") and len(w) - 3 >= 5 and not _doubled(w[:-3]):
+            w = w[:-3]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    if w.endswith("at") and len(w) >= 6:
+        w = w[:-2]
+    if w.endswith("ck"):
+        w = w[:-1]
+    if w.endswith("k") and len(w) > 3 and w[-2] in _VOWELS:
+        w = w[:-1] + "c"
+    return w
+
+
+def _doubled(w: str) -> bool:
+    return len(w) >= 2 and w[-1] == w[-2] and w[-1] not in _VOWELS
+
+
+# --------------------------------------------------------------------------- synonyms
+
+
+@dataclass(frozen=True)
+class Synonyms:
+    """Groups of terms that mean the same; a term is a tuple of stemmed tokens."""
+
+    groups: tuple[tuple[str, ...], ...] = ()
+
+    @staticmethod
+    def parse(text: str, base: Synonyms | None = None) -> Synonyms:
+        """``base`` extended by ``text`` (one group a line; ``-term`` removes a term)."""
+        groups = [list(g) for g in (base.groups if base else ())]
+        for raw in text.splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("-"):
+                gone = _key(line[1:])
+                groups = [[t for t in g if _key(t) != gone] for g in groups]
+                continue
+            terms = [t.strip() for t in line.split(",") if tokens_of(t)]
+            if len(terms) > 1:
+                groups.append(terms)
+        return Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
+
+    @property
+    def by_key(self) -> dict[tuple[str, ...], list[str]]:
+        return _by_key(self.groups)
+
+    def others(self, key: tuple[str, ...]) -> list[str]:
+        """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
+        return [t for t in self.by_key.get(key, []) if _key(t) != key]
+
+
+def _key(term: str) -> tuple[str, ...]:
+    return tuple(light_stem(t) for t in tokens_of(term))
+
+
+@lru_cache(maxsize=8)
+def _by_key(groups: tuple[tuple[str, ...], ...]) -> dict[tuple[str, ...], list[str]]:
+    out: dict[tuple[str, ...], list[str]] = {}
+    for group in groups:
+        for term in group:
+            seen = out.setdefault(_key(term), [])
+            seen.extend(t for t in group if t not in seen)
+    return out
+
+
+@lru_cache(maxsize=1)
+def shipped() -> Synonyms:
+    """The packaged synonym table."""
+    # Next to this module in the installed package (importlib.resources costs more to import).
+    return Synonyms.parse(Path(__file__).with_name("synonyms.txt").read_text("utf-8"))
+
+
+# --------------------------------------------------------------------------- concepts
+
+
+@dataclass
+class Concept:
+    """One thing the user asked about and the FTS5 strings that may stand for it."""
+
+    text: str
+    alternatives: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, kind: str, fts: str) -> None:
+        known = {s for alts in self.alternatives.values() for s in alts}
+        if fts not in known:
+            self.alternatives.setdefault(kind, []).append(fts)
+
+    def matches(self) -> list[tuple[str, float, str]]:
+        """(kind, weight, FTS5 query) of each kind of alternative, best first."""
+        return [
+            (kind, KIND_WEIGHTS[kind], " OR ".join(alts))
+            for kind, alts in sorted(self.alternatives.items(), key=lambda kv: -KIND_WEIGHTS[kv[0]])
+            if alts
+        ]
+
+
+@dataclass
+class Query:
+    """A user's query read as concepts."""
+
+    text: str
+    concepts: list[Concept]
+
+    def any_match(self, kinds: Iterable[str] = KIND_WEIGHTS) -> str | None:
+        """One FTS5 query matching any alternative of the given kinds of any concept."""
+        wanted = set(kinds)
+        alts = [
+            a
+            for c in self.concepts
+            for kind, values in c.alternatives.items()
+            if kind in wanted
+            for a in values
+        ]
+        return " OR ".join(dict.fromkeys(alts)) if alts else None
+
+
+def phrase(tokens: Sequence[str]) -> str:
+    """Tokens as one FTS5 string (a phrase when several); never FTS5 syntax."""
+    return '"' + " ".join(tokens).replace('"', '""') + '"'
+
+
+Vocabulary = Callable[[str], list[str]]  # the index's words that share a light stem with one
+
+
+def understand(
+    text: str,
+    synonyms: Synonyms | None = None,
+    variants: Vocabulary | None = None,
+    prefix_last: bool = True,
+    extra: Iterable[str] = (),
+) -> Query:
+    """Read ``text`` as concepts (see the module's docstring).
+
+    ``variants(token)`` gives the index's words with the token's light stem; ``extra`` terms
+    (a model's related terms, ``search --expand``) join as synonyms of the whole query.
+    """
+    table = synonyms if synonyms is not None else shipped()
+    words = [w for w in text.split() if tokens_of(w)]
+    content = [w for w in words if not _is_stop(w)] or words
+    concepts: list[Concept] = []
+    i = 0
+    keys = table.by_key
+    while i < len(content):
+        # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
+        span = 0
+        for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
+            key = tuple(light_stem(t) for w in content[i : i + n] for t in tokens_of(w))
+            if key in keys:
+                span = n
+                break
+        if span:
+            run = content[i : i + span]
+            toks = [t for w in run for t in tokens_of(w)]
+            concept = Concept(" ".join(run))
+            concept.add(EXACT, phrase(toks))
+            for other in table.others(tuple(light_stem(t) for t in toks)):
+                concept.add(SYNONYM, phrase(tokens_of(other)))
+            for tok in toks:
+                if tok not in STOP_WORDS:
+                    concept.add(PART, phrase([tok]))
+            concepts.append(concept)
+            i += span
+            continue
+        word = content[i]
+        last = i == len(content) - 1
+        concept = _concept(word, table, variants, prefix_last and last)
+        if not last and word.isalpha() and content[i + 1].isalpha():
+            # "lock file" may be written "lockfile", "work tree" "worktree".
+            concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
+        concepts.append(concept)
+        i += 1
+    if extra:
+        related = Concept("(related)")
+        for term in extra:
+            toks = tokens_of(term)
+            if toks and not all(t in STOP_WORDS for t in toks):
+                related.add(SYNONYM, phrase(toks))
+        if related.alternatives:
+            concepts.append(related)
+    return Query(text, concepts)
+
+
+def _is_stop(word: str) -> bool:
+    toks = tokens_of(word)
+    return all(t in STOP_WORDS for t in toks)
+
+
+def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix: bool) -> Concept:
+    toks = tokens_of(word)
+    concept = Concept(word)
+    concept.add(EXACT, phrase(toks))
+    code_like = len(toks) > 1 or bool(camel_parts(_TOKEN.findall(word)[0]))
+    key = tuple(light_stem(t) for t in toks)
+    for other in table.others(key):
+        concept.add(SYNONYM, phrase(tokens_of(other)))
+    if not code_like:
+        tok = toks[0]
+        if variants is not None and tok.isalpha():
+            for v in variants(tok):
+                if v != tok:
+                    concept.add(VARIANT, phrase([v]))
+        if as_prefix and tok.isalpha() and len(tok) >= PREFIX_MIN:
+            concept.add(PREFIX, phrase([tok]) + "*")
+        return concept
+    parts: list[str] = []
+    for raw in _TOKEN.findall(word):
+        low = raw.lower()
+        parts.extend([low, *camel_parts(raw)])
+    for part in dict.fromkeys(parts):
+        if part in STOP_WORDS or (len(part) < 2 and not part.isdigit()):
+            continue
+        concept.add(PART, phrase([part]))
+        for other in table.others((light_stem(part),)):
+            concept.add(SYNONYM, phrase(tokens_of(other)))
+    return concept

@@ -1,0 +1,239 @@
+"""Ranking: orderings on small KBs (never scores), each with its negative examples.
+
+Stop words, code-like words and their parts, the light stemmer, the last word as a prefix, the
+synonym table (shipped and the KB's own), and confidence as a tie-breaker only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from reflectgit.git.store import Store, write
+from reflectgit.workflows.search.index import search
+from reflectgit.workflows.search.query import (
+    EXACT,
+    PART,
+    PREFIX,
+    SYNONYM,
+    Synonyms,
+    light_stem,
+    understand,
+)
+from tests.fixtures_search import note_text
+
+NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+
+
+def make_kb(tmp_path: Path, notes: dict[str, tuple[str, str, dict[str, str]]]) -> Path:
+    """A KB holding ``{id: (title, body, extra frontmatter)}``, committed in one commit."""
+    kb = tmp_path / "kb"
+    with Store.init(kb) as store:
+        store.commit(
+            [
+                write(f"documents/{nid}.md", note_text(nid, title, body, **extra))
+                for nid, (title, body, extra) in notes.items()
+            ],
+            "notes",
+        )
+    return kb
+
+
+def ids(kb: Path, query: str) -> list[str]:
+    result = search(kb, kb / ".git" / "reflect-git", query, now=NOW)
+    return [h.id for h in result.hits]
+
+
+# --------------------------------------------------------------------------- stop words
+
+
+def test_stop_words_earn_nothing_in_the_fallback(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "chatty": ("Where did it go and what do we do", "Did you not see where it is?", {}),
+            "pool": ("Redis pool drains", "The connection pool drains under load.", {}),
+        },
+    )
+    # No note holds every word: the fallback must not match "where", "did", "not", "the".
+    assert ids(kb, "where did the redis pool not drain") == ["pool"]
+    # A query of nothing but stop words still searches for them.
+    assert ids(kb, "where did") == ["chatty"]
+
+
+# --------------------------------------------------------------------------- code-like words
+
+
+def test_code_like_words_match_whole_first_and_by_their_parts(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "whole": ("Pool errors", "redis.exceptions.ConnectionError: Too many connections", {}),
+            "parts": ("Redis client errors", "A connection error from the redis client.", {}),
+            "other": ("Nginx upstream", "proxy_http_version 1.1 for keepalive", {}),
+        },
+    )
+    assert ids(kb, "redis.exceptions.ConnectionError:") == ["whole", "parts"]
+    # camelCase halves: "ConnectionError" finds a note that writes "connection error".
+    assert ids(kb, "ConnectionError")[:2] == ["whole", "parts"]
+    assert "other" not in ids(kb, "ConnectionError")
+    assert ids(kb, "HTTP/1.1") == ["other"]
+
+
+def test_a_code_like_word_with_no_known_part_finds_nothing(tmp_path: Path) -> None:
+    kb = make_kb(tmp_path, {"n": ("Redis pool", "Pool drains.", {})})
+    assert ids(kb, "flamingo-quokka.Narwhal") == []
+
+
+# --------------------------------------------------------------------------- stemming
+
+
+def test_the_light_stemmer_pairs_what_porter_misses_and_leaves_short_stems_alone() -> None:
+    pairs = [("revoke", "revocation"), ("panicked", "panic"), ("readers", "read")]
+    pairs += [("caches", "cache"), ("policies", "policy"), ("stopped", "stop")]
+    for a, b in pairs:
+        assert light_stem(a) == light_stem(b), (a, b)
+    for a, b in [("setting", "set"), ("running", "run"), ("writing", "write"), ("status", "stat")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+
+
+def test_stemmer_pairs_match_and_non_pairs_do_not(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "revocation": ("Token revocation lag", "Revocation takes a minute to spread.", {}),
+            "panicked": ("The runtime panicked", "It panicked inside a nested call.", {}),
+            "readers": ("Long readers", "Readers hold the snapshot.", {}),
+            "set": ("Set the flag", "Always set it before the build.", {}),
+            "setting": ("The timeout setting", "The setting is read at start.", {}),
+            "runner": ("Run it twice", "Run the migration twice.", {}),
+        },
+    )
+    assert ids(kb, "revoke") == ["revocation"]
+    assert ids(kb, "panic") == ["panicked"]
+    assert ids(kb, "reader")[0] == "readers"
+    # Porter made these one word; here they stay apart.
+    assert ids(kb, "setting") == ["setting"]
+    assert "set" not in ids(kb, "setting")
+    assert ids(kb, "running") == []
+
+
+# --------------------------------------------------------------------------- prefixes
+
+
+def test_only_a_last_word_of_four_letters_is_a_prefix_and_it_ranks_below_exact(
+    tmp_path: Path,
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "machine": ("Machine images", "Build the machine image weekly.", {}),
+            "quasarium": ("Quasarium drift", "The quasarium drifts.", {}),
+            "quasar": ("Quasar drift", "The quasar drifts.", {}),
+        },
+    )
+    assert ids(kb, "mac") == []  # three letters: no prefix, "Mac" never matches "machine"
+    assert ids(kb, "mach") == ["machine"]  # four: a query typed halfway
+    assert ids(kb, "quasar") == ["quasar", "quasarium"]  # exact first, then the prefix
+    assert ids(kb, "drift quas") == ["quasar", "quasarium"]  # ties on "drift": exact wins
+    assert ids(kb, "quasa machine") == ["machine"]  # not the last word: never a prefix
+
+
+# --------------------------------------------------------------------------- synonyms
+
+
+def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "wal": ("Checkpoint the WAL", "The WAL grows without checkpoints.", {}),
+            "wal-long": ("Write-ahead log on NFS", "A write-ahead log on NFS corrupts.", {}),
+            "log": ("Rotate the log", "The log fills the disk.", {}),
+            "jwt": ("Rotate JWT keys", "JWT signing keys rotate monthly.", {}),
+        },
+    )
+    assert set(ids(kb, "WAL")) == {"wal", "wal-long"}
+    assert ids(kb, "WAL")[0] == "wal"  # the word typed ranks above its synonym
+    found = ids(kb, "write-ahead log")
+    assert found[0] == "wal-long" and "wal" in found
+    # "log" alone is a part of the phrase: it counts, but below both real matches.
+    assert found.index("log") > found.index("wal")
+    assert ids(kb, "json web token") == ["jwt"]
+    assert ids(kb, "checkpoint") == ["wal"]  # no synonym: no expansion
+    # --json says how the query was read.
+    read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
+    assert read[0]["text"] == "WAL" and '"write ahead log"' in read[0]["synonym"]
+
+
+def test_a_kb_extends_and_trims_the_synonym_table(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "quokka": ("Quokka retries", "The quokka service retries.", {}),
+            "pr": ("Pull request size", "Keep each pull request small.", {}),
+        },
+    )
+    assert ids(kb, "marsupial") == []
+    assert ids(kb, "PR") == ["pr"]
+    (kb / "synonyms.txt").write_text("# ours\nquokka, marsupial\n-pr\n", encoding="utf-8")
+    assert ids(kb, "marsupial") == ["quokka"]
+    assert ids(kb, "PR") == []
+
+
+def test_a_synonym_table_that_cannot_be_read_is_a_clear_error(tmp_path: Path, cli) -> None:
+    kb = make_kb(tmp_path, {"n": ("Quokka", "Body.", {})})
+    (kb / "synonyms.txt").write_bytes(b"\xff\xfe not utf-8")
+    res = cli("--kb", str(kb), "search", "quokka", "--limit", "3")
+    assert res.code == 1
+    assert "synonym table" in res.err and "hint:" in res.err
+
+
+def test_understand_reads_concepts() -> None:
+    table = Synonyms.parse("wal, write-ahead log\n")
+    q = understand("where did the write-ahead log grow Mac", table)
+    assert [c.text for c in q.concepts] == ["write-ahead log", "grow", "Mac"]
+    wal = q.concepts[0].alternatives
+    assert wal[EXACT] == ['"write ahead log"'] and wal[SYNONYM] == ['"wal"']
+    assert '"log"' in wal[PART]
+    assert PREFIX not in q.concepts[2].alternatives  # "Mac": three letters
+    grow = understand("pool grow", table).concepts[1].alternatives
+    assert grow[PREFIX] == ['"grow"*']
+    code = understand("redis.exceptions.ConnectionError:", table).concepts[0].alternatives
+    assert code[EXACT] == ['"redis exceptions connectionerror"']
+    assert {'"redis"', '"connection"', '"error"'} <= set(code[PART])
+
+
+# --------------------------------------------------------------------------- confidence
+
+
+@pytest.mark.parametrize("proofs", ["1", "40"])
+def test_confidence_breaks_ties_but_never_overturns_relevance(tmp_path: Path, proofs: str) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            # The only note about all three words, but a low-confidence one.
+            "exact": (
+                "Zephyr cache eviction storms",
+                "Zephyr evicts the whole cache at once.",
+                {"confidence": "low"},
+            ),
+            # Strong notes that share one word each.
+            "strong-1": (
+                "Zephyr deploys",
+                "Deploy with care.",
+                {"confidence": "high", "proof_count": proofs},
+            ),
+            "strong-2": (
+                "Cache headers",
+                "Set cache headers.",
+                {"confidence": "high", "proof_count": proofs},
+            ),
+            # Same text twice: only confidence tells them apart.
+            "twin-low": ("Zephyr twin", "Twin body.", {"confidence": "low"}),
+            "twin-high": ("Zephyr twin", "Twin body.", {"confidence": "high"}),
+        },
+    )
+    assert ids(kb, "zephyr cache eviction")[0] == "exact"
+    assert ids(kb, "zephyr twin")[:2] == ["twin-high", "twin-low"]
