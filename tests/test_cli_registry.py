@@ -20,7 +20,6 @@ import pytest
 from reflectgit.cli import usage
 from reflectgit.cli.app import GROUPS, PROG, ROOT_HELP, hoist_globals, root_command, run, summaries
 from reflectgit.cli.fastpath import peek, search_args, try_fast, validate_args
-from reflectgit.cli.options import SEARCH_OPTIONS
 from reflectgit.hooks.agent import parse_args as hook_args
 
 ROOT: Any = root_command(None)
