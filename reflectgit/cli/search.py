@@ -78,7 +78,15 @@ def recall_cmd(
         help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
     ),
     everywhere: bool = typer.Option(
-        False, "--global", help="Also notes learned in other projects (not only global ones)."
+        False,
+        "--global",
+        help="Also notes of other projects and branches, ranked below this one's.",
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Count sidecar edges valid at this date (default: now)."
+    ),
+    domain: str | None = typer.Option(
+        None, "--domain", "--domain-hint", help="Favour imported fleet notes of this domain."
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
@@ -109,6 +117,8 @@ def recall_cmd(
             budget=size,
             env=cfg.env,
             everywhere=everywhere,
+            as_of=as_of,
+            domain=domain,
         )
     except ReflectGitError as exc:
         if not hook:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.treediff import TreeCache
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -93,7 +93,30 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE INDEX IF NOT EXISTS edges_doc ON edges(doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(FIELDS)}, tokenize='{TOKENIZER}');
 CREATE VIRTUAL TABLE IF NOT EXISTS edge_fts USING fts5(text, tokenize='{TOKENIZER}');
+CREATE TABLE IF NOT EXISTS scoping (
+    doc INTEGER PRIMARY KEY,
+    branch TEXT,
+    authority TEXT,
+    quarantine INTEGER NOT NULL DEFAULT 0,
+    domain TEXT,
+    discovery_tokens INTEGER,
+    source_path TEXT,
+    learning_type TEXT
+);
 """
+# ``scoping`` holds, for recall, the few fields that say where and how far a note applies: the
+# branch it was learned on, an imported fleet note's authority, quarantine and domain, and what
+# its discovery cost (``discovery_tokens``, the transcript's path, the learning type). A row
+# exists only for a note that has one of them, so most notes cost nothing here.
+SCOPING_FIELDS = (
+    "branch",
+    "authority",
+    "quarantine",
+    "domain",
+    "discovery_tokens",
+    "source_path",
+    "learning_type",
+)
 
 
 # --------------------------------------------------------------------------- results
@@ -291,6 +314,8 @@ class Document:
     updated: str | None
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
+    # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
+    scoping: dict[str, Any] = field(default_factory=dict)
 
     @property
     def weight(self) -> float:
@@ -404,7 +429,42 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         updated=_iso(front.get("updated")) or _iso(front.get("created")),
         texts=texts,
         edges=edges,
+        scoping=scoping_of(front),
     )
+
+
+def _flag(value: Any) -> bool:
+    """A YAML flag as people write it: true, yes, 1, "true" (anything else is false)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "y", "1", "on")
+
+
+def scoping_of(front: Mapping[str, Any]) -> dict[str, Any]:
+    """Recall's scoping fields of a note's frontmatter: branch, authority, quarantine, domain,
+    discovery_tokens, provenance.source_path (or source_path), learning_type; unset ones left out."""
+    provenance = front.get("provenance")
+    prov: Mapping[str, Any] = provenance if isinstance(provenance, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key, value in (
+        ("branch", front.get("branch") or prov.get("branch")),
+        ("authority", front.get("authority")),
+        ("domain", front.get("domain")),
+        ("source_path", prov.get("source_path") or front.get("source_path")),
+        ("learning_type", front.get("learning_type")),
+    ):
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            text = str(value).strip()
+            if text:
+                out[key] = text.lower() if key in ("authority", "learning_type") else text
+    if _flag(front.get("quarantine")):
+        out["quarantine"] = 1
+    tokens = _number(front.get("discovery_tokens"))
+    if tokens is not None and tokens > 0:
+        out["discovery_tokens"] = int(tokens)
+    return out
 
 
 def is_indexed_path(path: str) -> bool:
@@ -622,7 +682,7 @@ class Index:
     def _rebuild(
         self, store: Store, tree: str, progress: Callable[[int, int], None] | None = None
     ) -> int:
-        for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts"):
+        for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts", "scoping"):
             self.conn.execute(f"DELETE FROM {table}")
         files: dict[str, str] = {}
         if tree:
@@ -683,6 +743,7 @@ class Index:
         )
         self.conn.execute("DELETE FROM edges WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM doc_tags WHERE doc = ?", (doc,))
+        self.conn.execute("DELETE FROM scoping WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM docs WHERE rowid = ?", (doc,))
         return [row[1]]
 
@@ -728,6 +789,16 @@ class Index:
                 "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
             ).lastrowid
             self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
+        self._add_scoping(rowid, doc.scoping)
+
+    def _add_scoping(self, rowid: int | None, scoping: Mapping[str, Any]) -> None:
+        """Recall's scoping fields of one note, in their own table (only when it has any)."""
+        if not scoping:
+            return
+        self.conn.execute(
+            f"INSERT INTO scoping (doc, {', '.join(SCOPING_FIELDS)}) VALUES (?{', ?' * len(SCOPING_FIELDS)})",
+            (rowid, *(scoping.get(k, 0 if k == "quarantine" else None) for k in SCOPING_FIELDS)),
+        )
 
     # ------------------------------------------------------------------ querying
 
@@ -882,6 +953,33 @@ class Index:
             names = [c[0] for c in cur.description]
             out.extend(dict(zip(names, row, strict=True)) for row in cur)
         return out
+
+    def scoping(self, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Recall's scoping fields (SCOPING_FIELDS) of the given notes that have any."""
+        out: dict[int, dict[str, Any]] = {}
+        cols = ", ".join(SCOPING_FIELDS)
+        for start in range(0, len(rowids), 500):  # SQLite caps the number of parameters
+            chunk = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(
+                f"SELECT doc, {cols} FROM scoping WHERE doc IN ({marks})", chunk
+            ):
+                out[row[0]] = {
+                    k: v for k, v in zip(SCOPING_FIELDS, row[1:], strict=True) if v is not None
+                }
+        return out
+
+    def edge_relevance(self, match: str, start: str, end: str) -> dict[int, float]:
+        """bm25 relevance (higher is better, EDGE_WEIGHT applied) of the notes whose sidecar
+        edges match an FTS5 query and were valid at some time in ``start`` .. ``end``: the
+        same validity test as ``search --as-of``."""
+        sql = (
+            "SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
+            " FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
+            " AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
+            " LIMIT -1) AS ed GROUP BY ed.doc"
+        )
+        return {doc: -b * EDGE_WEIGHT for doc, b in self.conn.execute(sql, (match, end, start))}
 
     def relevance(self, match: str) -> dict[int, float]:
         """bm25 relevance (higher is better) of every note matching an FTS5 query."""
