@@ -44,19 +44,24 @@ def search_cmd(
     g = globals_of(ctx)
     cfg = g.config()
     text = " ".join(query)
-    result = search(
-        cfg.kb,
-        cfg.state_dir,
-        text,
-        limit=limit,
-        include_all=include_all,
-        tag=tag,
-        confidence=confidence,
-        at=at,
-        as_of=as_of,
-        explain=g.json,
-        env=cfg.env,
-    )
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")  # a first search of a big KB builds
+    try:
+        result = search(
+            cfg.kb,
+            cfg.state_dir,
+            text,
+            limit=limit,
+            include_all=include_all,
+            tag=tag,
+            confidence=confidence,
+            at=at,
+            as_of=as_of,
+            explain=g.json,
+            env=cfg.env,
+            progress=bar,
+        )
+    finally:
+        bar.close()
     render.emit(ctx, result_json(result), render.search_hits(result, include_all))
 
 
@@ -107,6 +112,7 @@ def recall_cmd(
             render.write_json({"disabled": True, "notes": []})
         return
     size = cfg.recall_budget(budget)
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")
     try:
         result = recall(
             cfg.kb,
@@ -119,6 +125,7 @@ def recall_cmd(
             everywhere=everywhere,
             as_of=as_of,
             domain=domain,
+            progress=None if hook else bar,
         )
     except ReflectGitError as exc:
         if not hook:
@@ -126,6 +133,8 @@ def recall_cmd(
         # As a SessionStart hook, recall must never fail the session: say why on stderr only.
         render.echo(f"reflect-git recall: {exc.message}", err=True)
         return
+    finally:
+        bar.close()
     if hook and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))

@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -427,6 +427,7 @@ def recall(
     everywhere: bool = False,
     as_of: str | None = None,
     domain: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
@@ -440,7 +441,7 @@ def recall(
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
-    index, _ = open_fresh(kb, state_dir, env)
+    index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
         scored, total = rank(index, context, everywhere, as_of=as_of, domain=domain, now=now)
     result = fit(scored, RecallResult(context, [], total, budget, everywhere), limit)
