@@ -61,7 +61,9 @@ def test_refresh_of_a_big_folder_agrees_with_git_diff_tree(
     rng = random.Random(3)
     with Store.open(kb) as store, Index.open(index_path(state)) as index:
         index.refresh(store)
-        assert (state / "search.tree.documents").exists()  # the folder tree is kept
+        kept = list(state.glob("search.tree.documents.*"))  # the folder tree is kept, by id
+        folder = git("rev-parse", "HEAD:documents", cwd=kb).strip()
+        assert [k.name for k in kept] == [f"search.tree.documents.{folder}"]
         for step in range(8):
             old = store.tree_id()
             picks = rng.sample(sorted(notes), 3)
@@ -83,6 +85,9 @@ def test_refresh_of_a_big_folder_agrees_with_git_diff_tree(
             notes.pop(picks[1])
         assert index.search(f"fresh{step}").hits[0].id == f"new{step}"
         assert index.count() == len(notes) + 8 + 1
+        folder = git("rev-parse", "HEAD:documents", cwd=kb).strip()
+        kept = sorted(p.name for p in state.glob("search.tree.documents*"))
+        assert kept == [f"search.tree.documents.{folder}"]  # only the latest, no leftovers
     # A packed repository takes the git path and still agrees.
     git("gc", "-q", "--prune=now", cwd=kb)
     with Store.open(kb) as store, Index.open(index_path(state)) as index:

@@ -157,27 +157,36 @@ class TreeCache:
         self.folder = folder
         self.objects_dir = objects_dir
 
-    def _path(self, location: str) -> Path:
-        return self.folder / f"search.tree.{location.strip('.')}"
+    def _prefix(self, location: str) -> str:
+        return f"search.tree.{location.strip('.')}"
+
+    def _path(self, location: str, sha: str) -> Path:
+        # Named by the tree's id: a new tree is a new file, never a rename over the old one
+        # (ext4 flushes a file renamed over another, about 10 ms for a 4.5 MB tree).
+        return self.folder / f"{self._prefix(location)}.{sha}"
 
     def cached(self, location: str, sha: str) -> bytes | None:
         """The raw tree ``sha`` if it is the one remembered for ``location``, or loose."""
         with contextlib.suppress(OSError):
-            data = self._path(location).read_bytes()
-            if data[:41] == sha.encode("ascii") + b"\n":
-                return data[41:]
+            return self._path(location, sha).read_bytes()
         return loose_object(self.objects_dir, sha)
 
     def keep(self, location: str, sha: str | None, raw: bytes | None) -> None:
-        """Remember the raw tree of ``location`` for the next diff (only big ones pay off)."""
-        path = self._path(location)
-        if sha is None or raw is None or len(raw) < SMALL:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            return
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(sha.encode("ascii") + b"\n" + raw)
-        os.replace(tmp, path)
+        """Remember the raw tree of ``location`` for the next diff (only big ones pay off),
+        and forget the one before."""
+        keep = None
+        if sha is not None and raw is not None and len(raw) >= SMALL:
+            keep = self._path(location, sha)
+            with contextlib.suppress(OSError):
+                if not keep.exists():
+                    tmp = keep.with_name(f"{keep.name}.{os.getpid()}.tmp")
+                    tmp.write_bytes(raw)
+                    os.rename(tmp, keep)  # written whole, then named: a reader never sees half
+        with contextlib.suppress(OSError):
+            for old in self.folder.glob(self._prefix(location) + "*"):
+                if old != keep and not old.name.endswith(".tmp"):
+                    with contextlib.suppress(FileNotFoundError):
+                        old.unlink()
 
 
 def folders(root_raw: bytes, names: tuple[str, ...]) -> dict[str, str]:
