@@ -26,6 +26,15 @@ def vocabulary(path: Path) -> list[tuple[str, int, int]]:
         conn.close()
 
 
+def doc_tags(path: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(path)
+    try:
+        sql = "SELECT t.tag, d.id FROM doc_tags t JOIN docs d ON d.rowid = t.doc ORDER BY 1, 2"
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
 def table_names(path: Path) -> set[str]:
     conn = sqlite3.connect(path)
     try:
@@ -40,7 +49,10 @@ def kb(tmp_path: Path) -> Path:
     with Store.init(kb) as store:
         store.commit(
             [
-                write("documents/a.md", note_text("a", "Pool warmup", "The quokka pool leaks.")),
+                write(
+                    "documents/a.md",
+                    note_text("a", "Pool warmup", "The quokka pool leaks.", tags="[Redis, pool]"),
+                ),
                 write("documents/b.md", note_text("b", "Cache stampede", "Wombat caches.")),
                 write(
                     "documents/b.entities.yaml",
@@ -65,7 +77,10 @@ def test_an_edit_takes_the_old_words_out_exactly(kb: Path) -> None:
     with Store.open(kb) as store:
         store.commit(
             [
-                write("documents/a.md", note_text("a", "Pool warmup", "The platypus pool leaks.")),
+                write(
+                    "documents/a.md",
+                    note_text("a", "Pool warmup", "The platypus pool leaks.", tags="[pool, Kafka]"),
+                ),
                 write(
                     "documents/b.entities.yaml",
                     b"document_id: b\nentities:\n- name: echidna\n  type: tool\n",
@@ -81,8 +96,12 @@ def test_an_edit_takes_the_old_words_out_exactly(kb: Path) -> None:
     assert [h.id for h in search(kb, state, "echidna").hits] == ["b"]
     incremental = vocabulary(state / "search.sqlite3")
     assert not any(term.startswith(("quokka", "numbat")) for term, _, _ in incremental)
+    assert search(kb, state, "pool", tag="redis").hits == []
+    assert [h.id for h in search(kb, state, "pool", tag="kafka").hits] == ["a"]
+    tags = doc_tags(state / "search.sqlite3")
     reindex(kb, state, force=True)
     assert vocabulary(state / "search.sqlite3") == incremental  # same as built from scratch
+    assert doc_tags(state / "search.sqlite3") == tags == [("kafka", "a"), ("pool", "a")]
 
 
 def test_a_deleted_note_leaves_no_words_behind(kb: Path) -> None:

@@ -802,19 +802,19 @@ class Index:
         self, store: Store, note_path: str, blob: str | None, sidecar_blob: str | None
     ) -> list[str]:
         row = self.conn.execute(
-            "SELECT rowid, id, tags FROM docs WHERE path = ?", (note_path,)
+            "SELECT rowid, id FROM docs WHERE path = ?", (note_path,)
         ).fetchone()
         if row is None:
             return []
         doc = row[0]
-        self._delete_text(store, doc, note_path, blob, sidecar_blob)
+        old = self._delete_text(store, doc, note_path, blob, sidecar_blob)
         self.conn.execute(
             "DELETE FROM edge_fts WHERE rowid IN (SELECT rowid FROM edges WHERE doc = ?)", (doc,)
         )
         self.conn.execute("DELETE FROM edges WHERE doc = ?", (doc,))
         self.conn.executemany(
             "DELETE FROM doc_tags WHERE tag = ? AND doc = ?",
-            [(t.lower(), doc) for t in set((row[2] or "").split("\n")) if t],
+            [(t, doc) for t in {t.lower() for t in old.tags}],
         )
         self.conn.execute("DELETE FROM scoping WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM docs WHERE rowid = ?", (doc,))
@@ -824,11 +824,10 @@ class Index:
 
     def _delete_text(
         self, store: Store, doc: int, path: str, blob: str | None, sidecar_blob: str | None
-    ) -> None:
+    ) -> Document:
         """Take a note's words out of the contentless full-text table: FTS5 needs the exact
-        values it indexed, which are rebuilt from the note's blobs in git."""
-        if self.path is None and blob is None:
-            return
+        values it indexed, which are rebuilt from the note's blobs in git. Returns the
+        document as it was indexed."""
         try:
             if blob is None:
                 raise KeyError(path)
@@ -842,6 +841,7 @@ class Index:
             f" VALUES ('delete', ?{', ?' * len(FIELDS)})",
             (doc, *(old.texts[f] for f in FIELDS)),
         )
+        return old
 
     def _snippets(self, match: str, rowids: Sequence[int]) -> dict[int, str]:
         """FTS5 snippets of the given notes for ``match``. The index keeps no copy of the
