@@ -255,9 +255,13 @@ def bench_size(base: Path, count: int, runs: int) -> None:
 
     kb = base / f"kb-{count}"
     t0 = time.perf_counter()
-    generate_kb(kb, count)
+    reused = (kb / ".git").is_dir()  # --keep DIR from an earlier run: generating takes minutes
+    if not reused:
+        generate_kb(kb, count)
     gen_s = time.perf_counter() - t0
     state = kb / ".git" / "reflect-git"
+    for old in state.glob("search.*"):  # the build below starts from nothing
+        old.unlink()
 
     store = Store.open(kb)
     import resource
@@ -272,7 +276,8 @@ def bench_size(base: Path, count: int, runs: int) -> None:
     kids_cpu = (kids1.ru_utime + kids1.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
     size_mb = sum(p.stat().st_size for p in state.glob("search.sqlite3*")) / 1e6
     load = os.getloadavg()[0]
-    print(f"\n## {count:,} notes (generated in {gen_s:.1f}s; load average {load:.1f})")
+    made = "reused from --keep" if reused else f"generated in {gen_s:.1f}s"
+    print(f"\n## {count:,} notes ({made}; load average {load:.1f}, {os.cpu_count()} cores)")
     per_note = size_mb * 1e6 / count
     print(
         f"index build: {build_s:.1f}s {against(build_s, GOAL_BUILD_S, ' s', count, '{:.0f}')}, "
@@ -358,7 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--keep", help="generate into this folder and keep it")
+    parser.add_argument(
+        "--keep", help="generate into this folder and keep it (a later run reuses its KBs)"
+    )
     args = parser.parse_args(argv)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rg-bench-search-"))
     base.mkdir(parents=True, exist_ok=True)

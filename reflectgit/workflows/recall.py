@@ -141,7 +141,7 @@ def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
     source = scoping.get("source_path")
     if isinstance(source, str) and source.strip():
         with contextlib.suppress(OSError, ValueError):
-            size = Path(source).expanduser().stat().st_size
+            size = Path(source).stat().st_size
             if size > 0:
                 return max(1, size // CHARS_PER_TOKEN), "transcript"
     kind = scoping.get("learning_type")

@@ -727,6 +727,9 @@ class Index:
         notes = sorted(p for p in files if p.endswith(".md"))
         # A big build merges many full-text segments: a larger page cache for its length.
         self.conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")
+        # FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB), then merges
+        # them; a big buffer during a build makes far fewer (a fifth less CPU, a smaller file).
+        self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BUILD_HASH,))
         with _parser(len(notes)) as parse:
             batch: list[Document] = []
             jobs = self._build_jobs(store, files, notes)
@@ -737,7 +740,8 @@ class Index:
                     batch = []
                     if progress is not None:
                         progress(done, len(notes))
-        self.conn.execute("PRAGMA cache_size = -2000")  # SQLite's default again
+        self.conn.execute("PRAGMA cache_size = -2000")  # SQLite's defaults again
+        self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (1024 * 1024,))
         self._mark_hidden(None)
         return len(notes)
 
@@ -1126,6 +1130,7 @@ def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
     return row[0] if row else None
 
 
+BUILD_HASH = 64 * 1024 * 1024  # FTS5's buffer of pending terms during a build (bytes)
 BUILD_CACHE_KB = 65536  # SQLite's page cache during a build (the default is 2 MB)
 BUILD_CHUNK = 4000  # notes whose blobs one `git cat-file --batch` reads during a build
 
