@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from reflectgit.git.store import Store, delete, write
-from reflectgit.git.treediff import SMALL, _diff_maps, diff_raw, entries
+from reflectgit.git.treediff import RAW_TREES_KEPT, SMALL, _diff_maps, diff_raw, entries
 from reflectgit.workflows.search import index as search_mod
 from reflectgit.workflows.search.index import Index, changed_files, index_path
 from tests.conftest import git
@@ -61,7 +62,9 @@ def test_refresh_of_a_big_folder_agrees_with_git_diff_tree(
     rng = random.Random(3)
     with Store.open(kb) as store, Index.open(index_path(state)) as index:
         index.refresh(store)
-        assert (state / "search.tree.documents").exists()  # the folder tree is kept
+        kept = list(state.glob("search.tree.documents.*"))  # the folder tree is kept, by id
+        folder = git("rev-parse", "HEAD:documents", cwd=kb).strip()
+        assert [k.name for k in kept] == [f"search.tree.documents.{folder}"]
         for step in range(8):
             old = store.tree_id()
             picks = rng.sample(sorted(notes), 3)
@@ -83,6 +86,16 @@ def test_refresh_of_a_big_folder_agrees_with_git_diff_tree(
             notes.pop(picks[1])
         assert index.search(f"fresh{step}").hits[0].id == f"new{step}"
         assert index.count() == len(notes) + 8 + 1
+        folder = git("rev-parse", "HEAD:documents", cwd=kb).strip()
+        kept = sorted(p.name for p in state.glob("search.tree.documents*"))
+        assert kept == [f"search.tree.documents.{folder}"]  # only the latest, no leftovers
+        # Our commits kept their big folder tree raw (the last few), byte for byte git's object.
+        raw = sorted((kb / ".git" / "reflect-git" / "raw-trees").iterdir())
+        assert 1 <= len(raw) <= RAW_TREES_KEPT and folder in [p.name for p in raw]
+        git_raw = subprocess.run(
+            ["git", "cat-file", "tree", folder], cwd=kb, capture_output=True, check=True
+        ).stdout
+        assert (kb / ".git" / "reflect-git" / "raw-trees" / folder).read_bytes() == git_raw
     # A packed repository takes the git path and still agrees.
     git("gc", "-q", "--prune=now", cwd=kb)
     with Store.open(kb) as store, Index.open(index_path(state)) as index:

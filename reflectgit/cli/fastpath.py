@@ -223,6 +223,7 @@ def _search(seen: Peek) -> int | None:
     from reflectgit.workflows.search.index import result_json, search
 
     g = seen.options
+    bar = render.ProgressBar("indexing", sys.stderr.isatty() and not g.quiet)  # a first build
     try:
         cfg = Config.resolve(g.kb)
         result = search(
@@ -237,10 +238,13 @@ def _search(seen: Peek) -> int | None:
             explain=g.json,
             env=cfg.env,
             synonyms_file=cfg.search.synonyms,
+            progress=bar,
         )
     except Exception:
         # The full CLI redoes the call and reports the error (or logs the bug) its usual way.
         return None
+    finally:
+        bar.close()
     if g.json:
         render.write_json(result_json(result))
     elif not g.quiet:

@@ -56,21 +56,26 @@ def search_cmd(
         expansion = related_terms(
             text, cfg.writer, cfg.state_dir, cfg.env, cfg.search.expand_timeout
         )
-    result = search(
-        cfg.kb,
-        cfg.state_dir,
-        text,
-        limit=limit,
-        include_all=include_all,
-        tag=tag,
-        confidence=confidence,
-        at=at,
-        as_of=as_of,
-        explain=g.json,
-        env=cfg.env,
-        synonyms_file=cfg.search.synonyms,
-        related=expansion.terms if expansion else (),
-    )
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")  # a first search of a big KB builds
+    try:
+        result = search(
+            cfg.kb,
+            cfg.state_dir,
+            text,
+            limit=limit,
+            include_all=include_all,
+            tag=tag,
+            confidence=confidence,
+            at=at,
+            as_of=as_of,
+            explain=g.json,
+            env=cfg.env,
+            synonyms_file=cfg.search.synonyms,
+            related=expansion.terms if expansion else (),
+            progress=bar,
+        )
+    finally:
+        bar.close()
     doc = result_json(result)
     lines = render.search_hits(result, include_all)
     if expansion is not None:
@@ -97,7 +102,15 @@ def recall_cmd(
         help="At most this many characters (default REFLECT_RECALL_BUDGET or 4000).",
     ),
     everywhere: bool = typer.Option(
-        False, "--global", help="Also notes learned in other projects (not only global ones)."
+        False,
+        "--global",
+        help="Also notes of other projects and branches, ranked below this one's.",
+    ),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Count sidecar edges valid at this date (default: now)."
+    ),
+    domain: str | None = typer.Option(
+        None, "--domain", "--domain-hint", help="Favour imported fleet notes of this domain."
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
@@ -118,6 +131,7 @@ def recall_cmd(
             render.write_json({"disabled": True, "notes": []})
         return
     size = cfg.recall_budget(budget)
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")
     try:
         result = recall(
             cfg.kb,
@@ -128,6 +142,9 @@ def recall_cmd(
             budget=size,
             env=cfg.env,
             everywhere=everywhere,
+            as_of=as_of,
+            domain=domain,
+            progress=None if hook else bar,
         )
     except ReflectGitError as exc:
         if not hook:
@@ -135,6 +152,8 @@ def recall_cmd(
         # As a SessionStart hook, recall must never fail the session: say why on stderr only.
         render.echo(f"reflect-git recall: {exc.message}", err=True)
         return
+    finally:
+        bar.close()
     if hook and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))

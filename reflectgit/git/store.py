@@ -45,6 +45,7 @@ from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import read_loose
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
+from reflectgit.git.treediff import remember_trees
 from reflectgit.git.worktree import (
     EMPTY_TREE,
     WRITER_NAME,
@@ -645,6 +646,15 @@ class Store:
             if new_tree == base_tree:
                 return new_tree
             self._flush_batch()
+            # Big folder trees kept raw too, so the search index need not inflate them.
+            remember_trees(
+                self._objects_dir,
+                (
+                    (k.decode("ascii"), raw)
+                    for k, (kind, raw) in self._recent.items()
+                    if kind == b"tree"
+                ),
+            )
             return new_tree
         finally:
             self._batch = None

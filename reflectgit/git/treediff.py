@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from reflectgit.git.objects import read_loose
@@ -150,6 +150,45 @@ def loose_object(objects_dir: Path, sha: str) -> bytes | None:
     return read_loose(objects_dir, sha, b"tree")
 
 
+# Big trees our own commits wrote, kept raw beside the objects: a 100,000-note folder is a
+# 4.5 MB tree whose inflating is most of an index refresh (about 20 ms); reading it raw costs
+# 1-2 ms. Named by id, written whole then named, the last few only. A cache: when a tree is
+# not here (a commit made by plain git, a fetch), its loose or packed object is read instead.
+RAW_TREES_KEPT = 3
+
+
+def raw_trees_dir(objects_dir: Path) -> Path:
+    return objects_dir.parent / "reflect-git" / "raw-trees"
+
+
+def raw_tree(objects_dir: Path, sha: str) -> bytes | None:
+    """A big tree a commit of ours wrote, raw, or else its loose object (None: packed)."""
+    with contextlib.suppress(OSError):
+        return (raw_trees_dir(objects_dir) / sha).read_bytes()
+    return loose_object(objects_dir, sha)
+
+
+def remember_trees(objects_dir: Path, trees: Iterable[tuple[str, bytes]]) -> None:
+    """Keep the big ones of the trees a commit wrote (never fails the commit)."""
+    big = [(sha, raw) for sha, raw in trees if len(raw) >= SMALL]
+    if not big:
+        return
+    folder = raw_trees_dir(objects_dir)
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        for sha, raw in big:
+            tmp = folder / f"{sha}.{os.getpid()}.tmp"
+            tmp.write_bytes(raw)
+            os.rename(tmp, folder / sha)
+        kept = sorted(
+            (p for p in folder.iterdir() if not p.name.endswith(".tmp")),
+            key=lambda p: p.stat().st_mtime_ns,
+        )
+        for old in kept[: max(0, len(kept) - RAW_TREES_KEPT)]:
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
+
+
 class TreeCache:
     """Raw folder trees of the indexed commit, kept in the state directory, keyed by id."""
 
@@ -157,27 +196,39 @@ class TreeCache:
         self.folder = folder
         self.objects_dir = objects_dir
 
-    def _path(self, location: str) -> Path:
-        return self.folder / f"search.tree.{location.strip('.')}"
+    def _prefix(self, location: str) -> str:
+        return f"search.tree.{location.strip('.')}"
+
+    def _path(self, location: str, sha: str) -> Path:
+        # Named by the tree's id: a new tree is a new file, never a rename over the old one
+        # (ext4 flushes a file renamed over another, about 10 ms for a 4.5 MB tree).
+        return self.folder / f"{self._prefix(location)}.{sha}"
 
     def cached(self, location: str, sha: str) -> bytes | None:
         """The raw tree ``sha`` if it is the one remembered for ``location``, or loose."""
         with contextlib.suppress(OSError):
-            data = self._path(location).read_bytes()
-            if data[:41] == sha.encode("ascii") + b"\n":
-                return data[41:]
-        return loose_object(self.objects_dir, sha)
+            return self._path(location, sha).read_bytes()
+        return raw_tree(self.objects_dir, sha)
 
     def keep(self, location: str, sha: str | None, raw: bytes | None) -> None:
-        """Remember the raw tree of ``location`` for the next diff (only big ones pay off)."""
-        path = self._path(location)
-        if sha is None or raw is None or len(raw) < SMALL:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            return
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(sha.encode("ascii") + b"\n" + raw)
-        os.replace(tmp, path)
+        """Remember the raw tree of ``location`` for the next diff (only big ones pay off),
+        and forget the one before."""
+        keep = None
+        if sha is not None and raw is not None and len(raw) >= SMALL:
+            keep = self._path(location, sha)
+            with contextlib.suppress(OSError):
+                if not keep.exists():
+                    tmp = keep.with_name(f"{keep.name}.{os.getpid()}.tmp")
+                    try:  # the commit kept it raw already: a link costs nothing
+                        os.link(raw_trees_dir(self.objects_dir) / sha, tmp)
+                    except OSError:
+                        tmp.write_bytes(raw)
+                    os.rename(tmp, keep)  # written whole, then named: a reader never sees half
+        with contextlib.suppress(OSError):
+            for old in self.folder.glob(self._prefix(location) + "*"):
+                if old != keep and not old.name.endswith(".tmp"):
+                    with contextlib.suppress(FileNotFoundError):
+                        old.unlink()
 
 
 def folders(root_raw: bytes, names: tuple[str, ...]) -> dict[str, str]:
@@ -208,7 +259,7 @@ def changes(
         if old_sha == new_sha:
             continue
         old_raw = cache.cached(name, old_sha) if old_sha else b""
-        new_raw = loose_object(cache.objects_dir, new_sha) if new_sha else b""
+        new_raw = raw_tree(cache.objects_dir, new_sha) if new_sha else b""
         if old_raw is None or new_raw is None:
             return None
         for entry, (before, after) in diff_raw(old_raw, new_raw).items():

@@ -4,8 +4,13 @@ The project is described by what the caller passes in (the working directory's r
 name, branch and recently touched files; never read implicitly here), matched against each
 note's text, ``scope``, ``project``, tags and entities through the search index, and weighted by
 confidence and proof count. A note learned in another project (its ``project`` field) is not
-served unless its scope is ``global`` (``notes.scope.served_in``); ``everywhere`` serves all. The result fits a character budget and renders as plain text or as
-the JSON a Claude Code SessionStart hook prints. Each recall bumps the S9 ranking counters
+served unless its scope is ``global`` (``notes.scope.served_in``), nor one learned on another
+branch (its ``branch`` field; the original tool's ``shards/<project>/branches/<branch>``);
+``everywhere`` (``--global``) pools them in below this project's. Imported fleet notes'
+``authority``, ``quarantine`` and ``domain`` are honoured, notes tagged ``speculative`` rank
+lower, and an economics line says what the notes cost to discover. The result fits a character
+budget with whole notes only and renders as plain text or as the JSON a SessionStart hook
+prints. Each recall bumps the S9 ranking counters
 (``reflectgit.state.ranking``, in the state directory); the notes themselves never change.
 """
 
@@ -16,7 +21,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +117,37 @@ def project_context(
     return ProjectContext(name=name, branch=branch, files=unique, root=root)
 
 
+# --------------------------------------------------------------------------- economics
+
+# What a note cost to find out, in tokens, when it does not say (the original tool's table).
+TYPE_TOKENS = {
+    "bug-fix": 3000,
+    "anti-pattern": 2500,
+    "correction": 2000,
+    "pattern": 1500,
+    "decision": 1200,
+}
+DEFAULT_TOKENS = 1500
+CHARS_PER_TOKEN = 4
+
+
+def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
+    """Tokens a note took to discover and where the figure comes from: its
+    ``discovery_tokens``, else its transcript's size / 4 (``provenance.source_path``, when the
+    file is still there), else the average for its ``learning_type``."""
+    tokens = scoping.get("discovery_tokens")
+    if isinstance(tokens, int) and tokens > 0:
+        return tokens, "measured"
+    source = scoping.get("source_path")
+    if isinstance(source, str) and source.strip():
+        with contextlib.suppress(OSError, ValueError):
+            size = Path(source).stat().st_size
+            if size > 0:
+                return max(1, size // CHARS_PER_TOKEN), "transcript"
+    kind = scoping.get("learning_type")
+    return TYPE_TOKENS.get(str(kind or ""), DEFAULT_TOKENS), "estimated"
+
+
 # --------------------------------------------------------------------------- recall
 
 
@@ -126,6 +162,8 @@ class Recalled:
     path: str
     score: float
     reasons: list[str]
+    discovery_tokens: int = DEFAULT_TOKENS
+    discovery_source: str = "estimated"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,6 +174,8 @@ class Recalled:
             "path": self.path,
             "score": round(self.score, 4),
             "reasons": self.reasons,
+            "discovery_tokens": self.discovery_tokens,
+            "discovery_source": self.discovery_source,
         }
 
 
@@ -147,26 +187,47 @@ class RecallResult:
     notes: list[Recalled]
     total_live: int
     budget: int
+    everywhere: bool = False
+    # Ranked notes left out because they would not fit the budget whole (never cut in half).
+    over_budget: list[str] = field(default_factory=list)
     slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
 
     def text(self) -> str:
-        """The notes, then what the last session here left (memory slots)."""
+        """The context an agent reads: the notes, then what the last session here left
+        (memory slots, issue 16)."""
         return "\n".join([self.notes_text(), *self.slots])
 
     def notes_text(self) -> str:
-        """Plain text: a heading line, then one short entry per note."""
+        """The notes, assembled in one place: a heading line, one whole entry per note, the
+        economics line, and a footer when the budget has room for it."""
         where = self.project.name + (
             f" (branch {self.project.branch})" if self.project.branch else ""
         )
         if not self.notes:
+            if self.over_budget:
+                return f"reflect-git: no note fits in {self.budget} characters (raise --budget)."
             return f"reflect-git: no notes in the knowledge base for {where} yet."
+        pooled = " and the rest of the knowledge base" if self.everywhere else ""
         lines = [
             f"reflect-git: {len(self.notes)} of {self.total_live} notes from the knowledge base "
-            f"that bear on {where}:"
+            f"that bear on {where}{pooled}:"
         ]
         lines.extend(_entry(n) for n in self.notes)
-        lines.append("(`reflect-git show ID` prints a note in full.)")
+        lines.append(self.economics())
+        footer = "(`reflect-git show ID` prints a note in full.)"
+        if sum(len(line) + 1 for line in lines) + len(footer) <= self.budget:
+            lines.append(footer)
         return "\n".join(lines)
+
+    def economics(self) -> str:
+        """One line: what these notes cost to discover against what reading them costs now."""
+        found = sum(n.discovery_tokens for n in self.notes)
+        reading = max(1, sum(len(_entry(n)) + 1 for n in self.notes) // CHARS_PER_TOKEN)
+        kinds: dict[str, int] = {}
+        for note in self.notes:
+            kinds[note.discovery_source] = kinds.get(note.discovery_source, 0) + 1
+        how = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+        return f"Economics: ~{found:,} tokens to discover ({how}), ~{reading:,} to read here."
 
     def claude(self) -> str:
         """The JSON a Claude Code SessionStart hook prints on stdout."""
@@ -189,7 +250,10 @@ class RecallResult:
             "branch": self.project.branch,
             "files": self.project.files,
             "budget": self.budget,
+            "global": self.everywhere,
             "notes": [n.to_json() for n in self.notes],
+            "over_budget": self.over_budget,
+            "discovery_tokens": sum(n.discovery_tokens for n in self.notes),
             "context": self.text(),
         }
 
@@ -214,13 +278,49 @@ def _scope_matches(scope: str | None, name: str) -> bool:
     return scope == name or scope.endswith((":" + name, "/" + name))
 
 
-def rank(
-    index: Index, context: ProjectContext, everywhere: bool = False
-) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
-    """Live notes scored for the project, best first, and the number of live notes (notes
-    learned in other projects left out unless ``everywhere``)."""
+# An imported fleet note's authority: law and promoted outrank advisory, which outranks
+# archived; absent (or a value we do not know) is neutral.
+AUTHORITY = {"law": 1.5, "promoted": 1.3, "advisory": 1.0, "archived": 0.5}
+# A quarantined note is held back until promoted (authority law or promoted lifts it).
+PROMOTED = ("law", "promoted")
+SPECULATIVE = "speculative"  # the idle sweep's tag: the session may resume and change its mind
+SPECULATIVE_WEIGHT = 0.6
+POOLED_WEIGHT = 0.5  # a note --global pools in from another project or branch
+BRANCH_AFFINITY = 8.0
+DOMAIN_AFFINITY = 6.0
+
+
+def out_of_scope(
+    context: ProjectContext, scope: str | None, project: str | None, branch: str | None
+) -> str | None:
+    """Why a note is not for this project and branch (None: it is). A note learned in another
+    project is not (unless its scope is global, ``notes.scope.served_in``); a note learned on a
+    branch is for that branch only, as the original tool's ``shards/<project>/branches/<b>``."""
     from reflectgit.notes.scope import served_in
-    from reflectgit.workflows.search.index import fts_query
+
+    if not served_in(context.name, scope, project):
+        return f"from project {project}"
+    if branch and branch != context.branch:
+        return f"from branch {branch}"
+    return None
+
+
+def rank(
+    index: Index,
+    context: ProjectContext,
+    everywhere: bool = False,
+    *,
+    as_of: str | dt.date | dt.datetime | None = None,
+    domain: str | None = None,
+    now: dt.datetime | None = None,
+) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
+    """Live notes scored for the project and branch, best first, and the number of live notes.
+
+    Notes of this project and branch come first; ``everywhere`` (``--global``) pools in the rest
+    at half weight. Quarantined notes never come back; speculative ones rank lower; an
+    authority ranks a note up or down; sidecar edges count when valid at ``as_of`` (default
+    now), as in ``search --as-of``."""
+    from reflectgit.workflows.search.index import fts_query, parse_when
 
     terms = context.terms()
     name = context.name.lower()
@@ -229,6 +329,11 @@ def rank(
         query = fts_query(" ".join(terms), mode="or", prefix_last=False)
         if query:
             relevance = index.relevance(query)
+            start, end = parse_when(
+                as_of if as_of is not None else (now or dt.datetime.now(dt.timezone.utc))
+            )
+            for rowid, value in index.edge_relevance(query, start, end).items():
+                relevance[rowid] = relevance.get(rowid, 0.0) + value
     conn = index.conn
     live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
@@ -250,23 +355,39 @@ def rank(
         )
     )
     term_set = set(terms)
+    hint = (domain or "").strip().lower()
     top = max(relevance.values(), default=0.0) or 1.0
+    docs = index.documents(sorted(rowids))
+    scoping = index.scoping([d["rowid"] for d in docs])
     scored: list[tuple[float, dict[str, Any], list[str]]] = []
-    for doc in index.documents(sorted(rowids)):
+    for doc in docs:
         if doc["state"] != "live" or doc["hidden"]:
             continue
-        if not everywhere and not served_in(context.name, doc["scope"], doc["project"]):
-            continue  # learned in another project and not said to hold beyond it
+        extra = scoping.get(doc["rowid"], {})
+        doc["scoping"] = extra
+        authority = extra.get("authority")
+        if extra.get("quarantine") and authority not in PROMOTED:
+            continue  # an imported fleet note held back until someone promotes it
+        outside = out_of_scope(context, doc["scope"], doc["project"], extra.get("branch"))
+        if outside and not everywhere:
+            continue
         reasons: list[str] = []
         affinity = 0.0
         if (doc["project"] or "").lower() == name:
             affinity += 15
             reasons.append(f"project {context.name}")
+        if extra.get("branch") and extra.get("branch") == context.branch:
+            affinity += BRANCH_AFFINITY
+            reasons.append(f"branch {context.branch}")
         if _scope_matches(doc["scope"], name):
             affinity += 12
             reasons.append(f"scope {doc['scope']}")
         elif (doc["scope"] or "").lower() == "global":
             reasons.append("scope global")
+        note_domain = str(extra.get("domain") or "").lower()
+        if note_domain and (note_domain == hint or note_domain in term_set):
+            affinity += DOMAIN_AFFINITY if note_domain == hint else DOMAIN_AFFINITY / 2
+            reasons.append(f"domain {extra['domain']}")
         tag_hits = sorted(_as_set(doc["tags"]) & term_set)
         if tag_hits:
             affinity += 2 * len(tag_hits)
@@ -282,7 +403,17 @@ def rank(
             reasons.append(f"text match {text:.2f}")
         if not reasons:
             reasons.append("strong note (confidence and proofs)")
-        score = (text + affinity + 0.5) * doc["weight"]
+        # A pooled note earns no affinity: it is here for its text, below this project's notes.
+        score = (text + (0.0 if outside else affinity) + 0.5) * doc["weight"]
+        if authority in AUTHORITY and authority != "advisory":
+            score *= AUTHORITY[authority]
+            reasons.append(f"authority {authority}")
+        if SPECULATIVE in _as_set(doc["tags"]):
+            score *= SPECULATIVE_WEIGHT
+            reasons.append("speculative (ranked down)")
+        if outside:
+            score *= POOLED_WEIGHT
+            reasons.append(outside + " (--global)")
         scored.append((score, doc, reasons))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
     return scored, total
@@ -300,24 +431,45 @@ def recall(
     now: dt.datetime | None = None,
     record: bool = True,
     everywhere: bool = False,
+    as_of: str | None = None,
+    domain: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RecallResult:
-    """The notes most relevant to the project at ``cwd``, within ``budget`` characters;
-    ``everywhere`` also serves notes learned in other projects."""
+    """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
+    characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
+    the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain."""
+    from reflectgit.workflows.search.index import parse_when
+
     if limit < 1:
         raise UsageError("--limit must be at least 1")
     if budget < 200:
         raise UsageError("the recall budget must be at least 200 characters")
+    if as_of is not None:
+        parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
-    index, _ = open_fresh(kb, state_dir, env)
+    index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
-        scored, total = rank(index, context, everywhere)
-    result = RecallResult(project=context, notes=[], total_live=total, budget=budget)
+        scored, total = rank(index, context, everywhere, as_of=as_of, domain=domain, now=now)
+    result = RecallResult(context, [], total, budget, everywhere)
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
-    result.slots = recall_lines(state_dir, context.name, now)
+    result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too
+    result = fit(scored, result, limit)
+    if record and result.notes:
+        _record([n.id for n in result.notes], state_dir, now)
+    return result
+
+
+def fit(
+    scored: Sequence[tuple[float, dict[str, Any], list[str]]], result: RecallResult, limit: int
+) -> RecallResult:
+    """Take the best notes, whole, while the rendered text fits the budget: a note that would
+    not fit is left out (and named in ``over_budget``), never cut, and a smaller one after it
+    may still fit."""
     for score, doc, reasons in scored:
         if len(result.notes) >= limit:
             break
+        tokens, source = discovery_cost(doc.get("scoping") or {})
         note = Recalled(
             id=doc["id"],
             title=_shorten(doc["title"], 120),
@@ -326,22 +478,15 @@ def recall(
             path=doc["path"],
             score=score,
             reasons=reasons,
+            discovery_tokens=tokens,
+            discovery_source=source,
         )
         result.notes.append(note)
-        if len(result.text()) > budget:
+        if len(result.text()) > result.budget:
             result.notes.pop()
-            if result.notes:
-                break
-            # Even one note is over budget: trim its summary rather than return nothing.
-            result.notes.append(note)
-            room = budget - (len(result.text()) - len(note.summary))
-            if room >= 20:
-                note.summary = _shorten(note.summary, room)
-            else:
-                result.notes.pop()
-            break
-    if record and result.notes:
-        _record([n.id for n in result.notes], state_dir, now)
+            result.over_budget.append(note.id)
+            if len(result.over_budget) >= 3 * limit:
+                break  # the budget is full; the rest would only be named here
     return result
 
 

@@ -355,6 +355,11 @@ def adapt(note: Note, rel: str) -> tuple[Note, list[str]]:
     if parts[0] == SHARDS and len(parts) > 2 and front.get("project") in (None, ""):
         front["project"] = parts[1]
         changes.append(f"project {parts[1]!r} from its shard")
+    # The original's per-branch sub-shard: shards/<project>/branches/<branch>/ (``/`` as ``__``).
+    branched = parts[0] == SHARDS and len(parts) > 4 and parts[2] == "branches"
+    if branched and front.get("branch") in (None, ""):
+        front["branch"] = parts[3].replace("__", "/")
+        changes.append(f"branch {front['branch']!r} from its shard")
     return Note(front, note.body, note.origin), changes
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.errors import ConfigError, NoteError, NotFoundError, UsageError
+from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.worktree import recover_if_pending
 from reflectgit.notes.dates import parse_instant
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.workflows.search.query import Query, Synonyms
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "7"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -67,9 +67,13 @@ VOCABULARY_SCAN = 4000  # index words read to find a query word's variants
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
 
+# How the full-text table stores what it indexes (see "storage" below): contentless, because the
+# notes' text is in git already; a copy would be half the index.
+FTS_STORAGE = ", content=''"
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, blob TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, blob BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY,
     path TEXT UNIQUE NOT NULL,
@@ -89,9 +93,9 @@ CREATE TABLE IF NOT EXISTS docs (
     hidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
-CREATE TABLE IF NOT EXISTS doc_tags (doc INTEGER NOT NULL, tag TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS doc_tags_tag ON doc_tags(tag, doc);
-CREATE INDEX IF NOT EXISTS doc_tags_doc ON doc_tags(doc);
+CREATE TABLE IF NOT EXISTS doc_tags (
+    doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, doc)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS edges (
     rowid INTEGER PRIMARY KEY,
     doc INTEGER NOT NULL,
@@ -99,9 +103,32 @@ CREATE TABLE IF NOT EXISTS edges (
     vend TEXT
 );
 CREATE INDEX IF NOT EXISTS edges_doc ON edges(doc);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(FIELDS)}, tokenize='{TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({", ".join(FIELDS)}, tokenize='{TOKENIZER}'{FTS_STORAGE});
 CREATE VIRTUAL TABLE IF NOT EXISTS edge_fts USING fts5(text, tokenize='{TOKENIZER}');
+CREATE TABLE IF NOT EXISTS scoping (
+    doc INTEGER PRIMARY KEY,
+    branch TEXT,
+    authority TEXT,
+    quarantine INTEGER NOT NULL DEFAULT 0,
+    domain TEXT,
+    discovery_tokens INTEGER,
+    source_path TEXT,
+    learning_type TEXT
+);
 """
+# ``scoping`` holds, for recall, the few fields that say where and how far a note applies: the
+# branch it was learned on, an imported fleet note's authority, quarantine and domain, and what
+# its discovery cost (``discovery_tokens``, the transcript's path, the learning type). A row
+# exists only for a note that has one of them, so most notes cost nothing here.
+SCOPING_FIELDS = (
+    "branch",
+    "authority",
+    "quarantine",
+    "domain",
+    "discovery_tokens",
+    "source_path",
+    "learning_type",
+)
 
 
 # --------------------------------------------------------------------------- results
@@ -317,6 +344,8 @@ class Document:
     updated: str | None
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
+    # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
+    scoping: dict[str, Any] = field(default_factory=dict)
 
     @property
     def weight(self) -> float:
@@ -430,7 +459,42 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         updated=_iso(front.get("updated")) or _iso(front.get("created")),
         texts=texts,
         edges=edges,
+        scoping=scoping_of(front),
     )
+
+
+def _flag(value: Any) -> bool:
+    """A YAML flag as people write it: true, yes, 1, "true" (anything else is false)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    return isinstance(value, str) and value.strip().lower() in ("true", "yes", "y", "1", "on")
+
+
+def scoping_of(front: Mapping[str, Any]) -> dict[str, Any]:
+    """Recall's scoping fields of a note's frontmatter: branch, authority, quarantine, domain,
+    discovery_tokens, provenance.source_path (or source_path), learning_type; unset ones left out."""
+    provenance = front.get("provenance")
+    prov: Mapping[str, Any] = provenance if isinstance(provenance, Mapping) else {}
+    out: dict[str, Any] = {}
+    for key, value in (
+        ("branch", front.get("branch") or prov.get("branch")),
+        ("authority", front.get("authority")),
+        ("domain", front.get("domain")),
+        ("source_path", prov.get("source_path") or front.get("source_path")),
+        ("learning_type", front.get("learning_type")),
+    ):
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            text = str(value).strip()
+            if text:
+                out[key] = text.lower() if key in ("authority", "learning_type") else text
+    if _flag(front.get("quarantine")):
+        out["quarantine"] = 1
+    tokens = _number(front.get("discovery_tokens"))
+    if tokens is not None and tokens > 0:
+        out["discovery_tokens"] = int(tokens)
+    return out
 
 
 def is_indexed_path(path: str) -> bool:
@@ -575,12 +639,25 @@ class Index:
             if rebuilt:
                 changed = self._rebuild(store, target, progress)
             else:
-                if target:
-                    changes, keep = self._changes(store, previous or "", target)
-                else:
-                    changes = [(p, b, None) for p, b in self._files().items()]
-                changed = self._apply(store, changes)
+                try:
+                    if target:
+                        try:
+                            changes, keep = self._changes(store, previous or "", target)
+                        except KeyError:
+                            raise _Rebuild("the indexed tree is gone from git") from None
+                    else:
+                        changes = [(p, b, None) for p, b in self._files().items()]
+                    with self._savepoint():
+                        changed = self._apply(store, changes)
+                except _Rebuild:
+                    # The indexed tree or an old blob is gone (history rewritten, then gc'd):
+                    # what to take out cannot be known, so start over.
+                    rebuilt, keep = True, {}
+                    changed = self._rebuild(store, target, progress)
             self._set_tree(target)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('worktree', ?)", (str(store.path or ""),)
+            )
         # The kept folder trees are keyed by their ids, so writing them after the commit is safe.
         if rebuilt:
             self._seed_tree_cache(store, target)
@@ -643,16 +720,29 @@ class Index:
             raise
         self.conn.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self.conn.execute("SAVEPOINT apply")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO apply")
+            self.conn.execute("RELEASE apply")
+            raise
+        self.conn.execute("RELEASE apply")
+
     def _set_tree(self, tree: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
 
     def _files(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT path, blob FROM files"))
+        return {
+            path: blob.hex() for path, blob in self.conn.execute("SELECT path, blob FROM files")
+        }
 
     def _rebuild(
         self, store: Store, tree: str, progress: Callable[[int, int], None] | None = None
     ) -> int:
-        for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts"):
+        for table in ("files", "docs", "doc_tags", "edges", "fts", "edge_fts", "scoping"):
             self.conn.execute(f"DELETE FROM {table}")
         files: dict[str, str] = {}
         if tree:
@@ -660,31 +750,69 @@ class Index:
                 for path, blob in store.list_tree(tree, prefix).items():
                     if is_indexed_path(path):
                         files[path] = blob
-        self.conn.executemany("INSERT INTO files VALUES (?, ?)", files.items())
+        # Blob ids as their 20 bytes, not 40 hex digits: a tenth of the index smaller per note.
+        self.conn.executemany(
+            "INSERT INTO files VALUES (?, ?)", ((p, bytes.fromhex(b)) for p, b in files.items())
+        )
         notes = sorted(p for p in files if p.endswith(".md"))
-        for done, path in enumerate(notes, start=1):
-            self._insert(store, path, files[path], files.get(sidecar_path_of(path)))
-            if progress is not None and (done % 500 == 0 or done == len(notes)):
-                progress(done, len(notes))
+        # A big build merges many full-text segments: a larger page cache for its length.
+        self.conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")
+        # FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB), then merges
+        # them; a big buffer during a build makes far fewer (a fifth less CPU, a smaller file).
+        self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BUILD_HASH,))
+        with _parser(len(notes)) as parse:
+            batch: list[Document] = []
+            jobs = self._build_jobs(store, files, notes)
+            for done, document in enumerate(parse(jobs), start=1):
+                batch.append(document)
+                if len(batch) == 500 or done == len(notes):
+                    self.add_documents(batch)
+                    batch = []
+                    if progress is not None:
+                        progress(done, len(notes))
+        self.conn.execute("PRAGMA cache_size = -2000")  # SQLite's defaults again
+        self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (1024 * 1024,))
         self._mark_hidden(None)
         return len(notes)
 
+    @staticmethod
+    def _build_jobs(
+        store: Store, files: Mapping[str, str], notes: Sequence[str]
+    ) -> Iterator[tuple[str, bytes, bytes | None]]:
+        """(path, note bytes, sidecar bytes) of every note, their blobs read in batches."""
+        for start in range(0, len(notes), BUILD_CHUNK):
+            chunk = notes[start : start + BUILD_CHUNK]
+            wanted = [files[p] for p in chunk]
+            wanted += [files[s] for p in chunk if (s := sidecar_path_of(p)) in files]
+            blobs = _read_many(store, wanted)
+            for path in chunk:
+                sidecar = files.get(sidecar_path_of(path))
+                data = blobs.get(files[path]) or store.read_blob(files[path])
+                side = (blobs.get(sidecar) or store.read_blob(sidecar)) if sidecar else None
+                yield path, data, side
+
     def _apply(self, store: Store, changes: Iterable[tuple[str, str | None, str | None]]) -> int:
-        affected: set[str] = set()
+        changes = list(changes)
+        affected: set[str] = {note_path_of(path) for path, _old, _new in changes}
+        # The full-text table keeps no copy of the text, so a note's old words are read back
+        # from git (the blobs the index was built from) to take them out.
+        before = {
+            note_path: (self._blob(note_path), self._blob(sidecar_path_of(note_path)))
+            for note_path in affected
+        }
         for path, _old, new in changes:
             if new is None:
                 self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             else:
-                self.conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, new))
-            affected.add(note_path_of(path))
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?)", (path, bytes.fromhex(new))
+                )
         touched: set[str] = set()
         for note_path in sorted(affected):
-            touched.update(self._delete(note_path))
-            blob = _one(self.conn, "SELECT blob FROM files WHERE path = ?", note_path)
+            touched.update(self._delete(store, note_path, *before[note_path]))
+            blob = self._blob(note_path)
             if blob is not None:
-                sidecar = _one(
-                    self.conn, "SELECT blob FROM files WHERE path = ?", sidecar_path_of(note_path)
-                )
+                sidecar = self._blob(sidecar_path_of(note_path))
                 touched.add(self._insert(store, note_path, blob, sidecar))
         self._mark_hidden(touched)
         return len(affected)
@@ -700,21 +828,93 @@ class Index:
         else:
             self.conn.executemany(sql + " WHERE id = ?", [(i,) for i in ids])
 
-    def _delete(self, note_path: str) -> list[str]:
+    def _blob(self, path: str) -> str | None:
+        value = _one(self.conn, "SELECT blob FROM files WHERE path = ?", path)
+        return bytes(value).hex() if value is not None else None
+
+    def _delete(
+        self, store: Store, note_path: str, blob: str | None, sidecar_blob: str | None
+    ) -> list[str]:
         row = self.conn.execute(
             "SELECT rowid, id FROM docs WHERE path = ?", (note_path,)
         ).fetchone()
         if row is None:
             return []
         doc = row[0]
-        self.conn.execute("DELETE FROM fts WHERE rowid = ?", (doc,))
+        old = self._delete_text(store, doc, note_path, blob, sidecar_blob)
         self.conn.execute(
             "DELETE FROM edge_fts WHERE rowid IN (SELECT rowid FROM edges WHERE doc = ?)", (doc,)
         )
         self.conn.execute("DELETE FROM edges WHERE doc = ?", (doc,))
-        self.conn.execute("DELETE FROM doc_tags WHERE doc = ?", (doc,))
+        self.conn.executemany(
+            "DELETE FROM doc_tags WHERE tag = ? AND doc = ?",
+            [(t, doc) for t in {t.lower() for t in old.tags}],
+        )
+        self.conn.execute("DELETE FROM scoping WHERE doc = ?", (doc,))
         self.conn.execute("DELETE FROM docs WHERE rowid = ?", (doc,))
         return [row[1]]
+
+    # ------------------------------------------------------------------ storage
+
+    def _delete_text(
+        self, store: Store, doc: int, path: str, blob: str | None, sidecar_blob: str | None
+    ) -> Document:
+        """Take a note's words out of the contentless full-text table: FTS5 needs the exact
+        values it indexed, which are rebuilt from the note's blobs in git. Returns the
+        document as it was indexed."""
+        try:
+            if blob is None:
+                raise KeyError(path)
+            data = store.read_blob(blob)
+            sidecar = store.read_blob(sidecar_blob) if sidecar_blob else None
+        except (KeyError, ValueError, OSError):
+            raise _Rebuild(f"the indexed blob of {path} is gone from git") from None
+        old = document_from(path, data, sidecar)
+        self.conn.execute(
+            f"INSERT INTO fts (fts, rowid, {', '.join(FIELDS)})"
+            f" VALUES ('delete', ?{', ?' * len(FIELDS)})",
+            (doc, *(old.texts[f] for f in FIELDS)),
+        )
+        return old
+
+    def _snippets(self, match: str, rowids: Sequence[int]) -> dict[int, str]:
+        """FTS5 snippets of the given notes for ``match``. The index keeps no copy of the
+        text, so the notes' title, summary and body (from the work tree, when the file there
+        is the indexed blob) go into a throwaway in-memory FTS5 table with the same tokenizer,
+        and SQLite's own ``snippet()`` runs there."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        rows = self.conn.execute(
+            f"SELECT d.rowid, d.path, d.title, d.summary, f.blob FROM docs d"
+            f" LEFT JOIN files f ON f.path = d.path WHERE d.rowid IN ({marks})",
+            list(rowids),
+        ).fetchall()
+        root = _meta(self.conn, "worktree")
+        snip = sqlite3.connect(":memory:")
+        try:
+            snip.execute(
+                f"CREATE VIRTUAL TABLE s USING fts5({', '.join(FIELDS)}, tokenize='{TOKENIZER}')"
+            )
+            for rowid, path, title, summary, blob in rows:
+                texts = dict.fromkeys(FIELDS, "")
+                texts["title"], texts["key_insight"] = title, summary
+                texts["body"] = _worktree_body(root, path, blob.hex() if blob else None)
+                snip.execute(
+                    f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+                    (rowid, *(texts[f] for f in FIELDS)),
+                )
+            return {
+                rowid: text or ""
+                for rowid, text in snip.execute(
+                    "SELECT rowid, snippet(s, -1, '[', ']', '…', 12) FROM s WHERE s MATCH ?",
+                    (match,),
+                )
+            }
+        except sqlite3.OperationalError:
+            return {}
+        finally:
+            snip.close()
 
     def _insert(self, store: Store, path: str, blob: str, sidecar_blob: str | None) -> str:
         data = store.read_blob(blob)
@@ -725,39 +925,44 @@ class Index:
 
     def add_document(self, doc: Document) -> None:
         """Insert one document (callers hold a write transaction or use an in-memory index)."""
-        cur = self.conn.execute(
-            "INSERT INTO docs (path, id, title, tier, confidence, proofs, weight, state, scope,"
-            " project, tags, entities, summary, updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                doc.path,
-                doc.id,
-                doc.title,
-                doc.tier,
-                doc.confidence,
-                doc.proofs,
-                doc.weight,
-                doc.state,
-                doc.scope,
-                doc.project,
-                "\n".join(doc.tags),
-                "\n".join(doc.entities),
-                doc.summary,
-                doc.updated,
-            ),
-        )
-        rowid = cur.lastrowid
-        self.conn.execute(
-            f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
-            (rowid, *(doc.texts[f] for f in FIELDS)),
+        self.add_documents([doc])
+
+    def add_documents(self, docs: Sequence[Document]) -> None:
+        """Insert documents, many rows per statement (a build's SQLite time is mostly the
+        per-statement overhead otherwise); callers hold a write transaction."""
+        if not docs:
+            return
+        first = int(_one(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
+        rows = list(enumerate(docs, start=first))
+        self.conn.executemany(
+            f"INSERT INTO docs (rowid, {', '.join(DOC_COLUMNS)})"
+            f" VALUES (?{', ?' * len(DOC_COLUMNS)})",
+            [(rowid, *_doc_row(doc)) for rowid, doc in rows],
         )
         self.conn.executemany(
-            "INSERT INTO doc_tags VALUES (?, ?)", [(rowid, t.lower()) for t in set(doc.tags)]
+            f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+            [(rowid, *(doc.texts[f] for f in FIELDS)) for rowid, doc in rows],
         )
-        for words, start, end in doc.edges:
-            edge = self.conn.execute(
-                "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
-            ).lastrowid
-            self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
+        self.conn.executemany(
+            "INSERT INTO doc_tags VALUES (?, ?)",
+            [(rowid, t) for rowid, doc in rows for t in {t.lower() for t in doc.tags}],
+        )
+        for rowid, doc in rows:
+            for words, start, end in doc.edges:
+                edge = self.conn.execute(
+                    "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
+                ).lastrowid
+                self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
+            self._add_scoping(rowid, doc.scoping)
+
+    def _add_scoping(self, rowid: int | None, scoping: Mapping[str, Any]) -> None:
+        """Recall's scoping fields of one note, in their own table (only when it has any)."""
+        if not scoping:
+            return
+        self.conn.execute(
+            f"INSERT INTO scoping (doc, {', '.join(SCOPING_FIELDS)}) VALUES (?{', ?' * len(SCOPING_FIELDS)})",
+            (rowid, *(scoping.get(k, 0 if k == "quarantine" else None) for k in SCOPING_FIELDS)),
+        )
 
     # ------------------------------------------------------------------ querying
 
@@ -905,11 +1110,7 @@ class Index:
             return
         by_row = {h._rowid: h for h in hits}  # type: ignore[attr-defined]
         marks = ",".join("?" * len(by_row))
-        for rowid, snip in self.conn.execute(
-            f"SELECT rowid, snippet(fts, -1, '[', ']', '…', 12) FROM fts"
-            f" WHERE fts MATCH ? AND rowid IN ({marks})",
-            (match, *by_row),
-        ):
+        for rowid, snip in self._snippets(match, list(by_row)).items():
             by_row[rowid].snippet = " ".join(snip.split())
         for hit in hits:
             if not hit.snippet:  # matched through an edge only, or the OR fallback
@@ -947,6 +1148,33 @@ class Index:
             out.extend(dict(zip(names, row, strict=True)) for row in cur)
         return out
 
+    def scoping(self, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Recall's scoping fields (SCOPING_FIELDS) of the given notes that have any."""
+        out: dict[int, dict[str, Any]] = {}
+        cols = ", ".join(SCOPING_FIELDS)
+        for start in range(0, len(rowids), 500):  # SQLite caps the number of parameters
+            chunk = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(
+                f"SELECT doc, {cols} FROM scoping WHERE doc IN ({marks})", chunk
+            ):
+                out[row[0]] = {
+                    k: v for k, v in zip(SCOPING_FIELDS, row[1:], strict=True) if v is not None
+                }
+        return out
+
+    def edge_relevance(self, match: str, start: str, end: str) -> dict[int, float]:
+        """bm25 relevance (higher is better, EDGE_WEIGHT applied) of the notes whose sidecar
+        edges match an FTS5 query and were valid at some time in ``start`` .. ``end``: the
+        same validity test as ``search --as-of``."""
+        sql = (
+            "SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
+            " FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
+            " AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
+            " LIMIT -1) AS ed GROUP BY ed.doc"
+        )
+        return {doc: -b * EDGE_WEIGHT for doc, b in self.conn.execute(sql, (match, end, start))}
+
     def relevance(self, match: str) -> dict[int, float]:
         """bm25 relevance (higher is better) of every note matching an FTS5 query."""
         weights = ", ".join(str(w) for w in WEIGHTS)
@@ -971,6 +1199,111 @@ def _repaired(state_dir: Path, path: Path, why: str) -> None:
     from reflectgit.state import errors
 
     errors.record(state_dir, errors.INDEX_REPAIR, why, path=str(path))
+
+
+BUILD_HASH = 64 * 1024 * 1024  # FTS5's buffer of pending terms during a build (bytes)
+BUILD_CACHE_KB = 65536  # SQLite's page cache during a build (the default is 2 MB)
+BUILD_CHUNK = 4000  # notes whose blobs one `git cat-file --batch` reads during a build
+
+
+def _read_many(store: Store, shas: list[str]) -> dict[str, bytes]:
+    """Many blobs at once, through one ``git cat-file --batch`` (dulwich reads one object at a
+    time, about 0.25 ms each); what it cannot give is read one by one by the caller."""
+    if len(shas) < 64:
+        return {}
+    from reflectgit.git.staged import read_blobs
+
+    try:
+        return read_blobs(store.path or store.git_dir, shas, store.env or {})
+    except (ReflectGitError, OSError, ValueError):
+        return {}
+
+
+PARALLEL_BUILD_MIN = 2000  # below this, parsing in worker processes costs more than it saves
+
+
+def _document_job(job: tuple[str, bytes, bytes | None]) -> Document:
+    return document_from(*job)
+
+
+@contextlib.contextmanager
+def _parser(
+    count: int,
+) -> Iterator[Callable[[Iterable[tuple[str, bytes, bytes | None]]], Iterable[Document]]]:
+    """Turn (path, note, sidecar) jobs into documents, in order. A big build parses in forked
+    worker processes (YAML parsing is most of a build) while this one writes SQLite."""
+    workers = min(os.cpu_count() or 1, 8)
+    if count < PARALLEL_BUILD_MIN or workers < 2 or not hasattr(os, "fork"):
+        yield lambda jobs: (document_from(*job) for job in jobs)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield lambda jobs: pool.imap(_document_job, jobs, chunksize=200)
+
+
+# The ``docs`` columns a document fills, in order (the rowid is given separately).
+DOC_COLUMNS = (
+    "path",
+    "id",
+    "title",
+    "tier",
+    "confidence",
+    "proofs",
+    "weight",
+    "state",
+    "scope",
+    "project",
+    "tags",
+    "entities",
+    "summary",
+    "updated",
+)
+
+
+def _doc_row(doc: Document) -> tuple[Any, ...]:
+    """A document's ``docs`` row, in DOC_COLUMNS order."""
+    return (
+        doc.path,
+        doc.id,
+        doc.title,
+        doc.tier,
+        doc.confidence,
+        doc.proofs,
+        doc.weight,
+        doc.state,
+        doc.scope,
+        doc.project,
+        "\n".join(doc.tags),
+        "\n".join(doc.entities),
+        doc.summary,
+        doc.updated,
+    )
+
+
+class _Rebuild(Exception):
+    """An incremental refresh cannot take a note's old words out: rebuild instead."""
+
+
+def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
+    """The body of the note at ``path`` in the KB's work tree, if the file there is still the
+    indexed blob (checked by its git id); else "" (a bare KB, an edited or missing file)."""
+    if not root or not blob:
+        return ""
+    import hashlib
+
+    try:
+        data = (Path(root) / path).read_bytes()
+    except OSError:
+        return ""
+    if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() != blob:
+        return ""
+    text = data.decode("utf-8", "replace")
+    if text.startswith("---"):
+        end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
+        if end is not None:
+            return text[3 + end.end() :]
+    return text
 
 
 def _remove(path: Path) -> None:
@@ -1154,11 +1487,13 @@ def search(
     now: dt.datetime | None = None,
     synonyms_file: str | None = SYNONYMS_FILE,
     related: Sequence[str] = (),
+    progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
     """Search the KB now (through the persistent index) or at a past revision or date.
 
     ``synonyms_file`` (a path in the KB's work tree) extends the shipped synonym table;
-    ``related`` terms (``search --expand``) join the query as synonyms of it.
+    ``related`` terms (``search --expand``) join the query as synonyms of it;
+    ``progress(done, total)`` hears how far a (re)build of the index has got.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
@@ -1190,13 +1525,13 @@ def search(
             commit = resolve_at(store, at)
             tree = store.commit_info(commit).tree
             with Index.memory() as past:
-                past.refresh(store, tree)
+                past.refresh(store, tree, progress=progress)
                 result = past.search(query, **kwargs)
         finally:
             store.close()
         result.at = commit
         return result
-    index, refreshed = open_fresh(kb, state_dir, env)
+    index, refreshed = open_fresh(kb, state_dir, env, progress)
     with index:
         result = index.search(query, **kwargs)
     result.refresh = refreshed
