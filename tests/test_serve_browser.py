@@ -140,6 +140,18 @@ def server(notes_kb: Path) -> Iterator[Server]:
     yield from _serve(notes_kb)
 
 
+def _navigate(driver: Any, element: Any, submit: bool = False) -> None:
+    """Click (or submit) ``element`` and wait until the page it leads to has replaced this one,
+    so what the test reads next is the new page, never the old one going stale."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.submit() if submit else element.click()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(old))
+
+
 def _text(driver: Any) -> str:
     from selenium.webdriver.common.by import By
 
@@ -155,11 +167,11 @@ def test_search_and_open_a_note(browser: Any, server: Server, shots: Path, cli: 
     _shot(browser, shots, "notes")
     box = browser.find_element(By.NAME, "q")
     box.send_keys("redis exhaustion burst")
-    box.submit()
+    _navigate(browser, box, submit=True)
     links = browser.find_elements(By.CSS_SELECTOR, "a.note-link")
     assert [a.text for a in links] == ["Redis connection pool exhaustion under burst load"]
     assert "Retry uploads" not in _text(browser)
-    links[0].click()
+    _navigate(browser, links[0])
     assert browser.find_element(By.ID, "title").text == (
         "Redis connection pool exhaustion under burst load"
     )
@@ -176,14 +188,14 @@ def test_archive_and_restore_a_note(
 
     browser.get(server.url)
     browser.get(server.base + "/notes/lrn-retry-uploads-with-backoff")
-    browser.find_element(By.ID, "do-archive").click()
+    _navigate(browser, browser.find_element(By.ID, "do-archive"))
     assert browser.find_element(By.ID, "done").text == "archived lrn-retry-uploads-with-backoff"
     assert browser.find_element(By.ID, "state").text == "archived"
     assert (notes_kb / "archived" / "lrn-retry-uploads-with-backoff.md").exists()
     assert git("log", "-1", "--format=%s", cwd=notes_kb).strip() == (
         "chore(knowledge): archive lrn-retry-uploads-with-backoff"
     )
-    browser.find_element(By.ID, "do-restore").click()
+    _navigate(browser, browser.find_element(By.ID, "do-restore"))
     assert browser.find_element(By.ID, "done").text == "restored lrn-retry-uploads-with-backoff"
     assert browser.find_element(By.ID, "state").text == "live"
     assert (notes_kb / "documents" / "lrn-retry-uploads-with-backoff.md").exists()
@@ -199,7 +211,7 @@ def test_a_forged_csrf_token_is_refused(browser: Any, server: Server, notes_kb: 
     browser.execute_script(
         "document.querySelectorAll('input[name=csrf]').forEach(i => i.value = 'forged')"
     )
-    browser.find_element(By.ID, "do-archive").click()
+    _navigate(browser, browser.find_element(By.ID, "do-archive"))
     assert "error: missing or wrong CSRF token" in _text(browser)
     assert head(notes_kb) == before
     assert (notes_kb / "documents" / "lrn-flaky-clock-in-ci.md").exists()
@@ -244,7 +256,7 @@ def test_approve_a_knowledge_branch_against_a_git_daemon(
         _shot(browser, shots, "review")
         sections = browser.find_elements(By.CSS_SELECTOR, "section.branch")
         index = next(i for i, s in enumerate(sections, 1) if two.branch in s.text)
-        browser.find_element(By.ID, f"do-approve-{index}").click()
+        _navigate(browser, browser.find_element(By.ID, f"do-approve-{index}"))
         assert browser.find_element(By.ID, "done").text == f"approved {two.branch}"
         left = [s.text for s in browser.find_elements(By.CSS_SELECTOR, "section.branch")]
         assert len(left) == 1 and one.branch in left[0]
