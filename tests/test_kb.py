@@ -393,7 +393,7 @@ def test_list_show_and_log(rg, kb):
     assert high["id"] in text.out and "[HIGH]" in text.out
 
     shown = rg("--json", "show", high["id"]).json()
-    assert set(shown) == {"id", "path", "frontmatter", "body", "sidecar"}
+    assert set(shown) == {"id", "path", "state", "revision", "frontmatter", "body", "sidecar"}
     assert shown["frontmatter"]["title"] == "High one"
     assert shown["sidecar"] is None
     # --at a revision: the low note before it was archived.

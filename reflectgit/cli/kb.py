@@ -238,14 +238,7 @@ def show_cmd(
     with open_kb(ctx) as kb:
         shown = kb.show(note_id, at)
         raw = kb.store.read(shown.path, shown.revision) or b""
-    doc = {
-        "id": shown.id,
-        "path": shown.path,
-        "frontmatter": shown.frontmatter,
-        "body": shown.body,
-        "sidecar": shown.sidecar,
-    }
-    render.emit(ctx, doc, render.shown(shown, raw))
+    render.emit(ctx, shown.to_json(), render.shown(shown, raw))
 
 
 @commands.command("log")

@@ -194,16 +194,7 @@ class Tools:
 
     def show(self, args: dict[str, Any]) -> Reply:
         shown, raw = self.note(args["id"], args.get("at"))
-        doc = {
-            "id": shown.id,
-            "path": shown.path,
-            "state": shown.state,
-            "revision": shown.revision,
-            "frontmatter": shown.frontmatter,
-            "body": shown.body,
-            "sidecar": shown.sidecar,
-        }
-        return Reply(doc, raw)
+        return Reply(shown.to_json(), raw)
 
     def note(self, ident: str, at: str | None = None) -> tuple[Any, str]:
         """One note (``show``) and its file's text, as ``reflect-git show`` reads them."""

@@ -280,13 +280,7 @@ class Web:
             note = parse_note(raw, shown.path)
             return {
                 "note": {
-                    "id": shown.id,
-                    "path": shown.path,
-                    "state": shown.state,
-                    "revision": shown.revision,
-                    "frontmatter": shown.frontmatter,
-                    "body": shown.body,
-                    "sidecar": shown.sidecar,
+                    **shown.to_json(),
                     "proof_count": edit.proof_count(note),
                     "sources": edit.proof_sources(note),
                 },

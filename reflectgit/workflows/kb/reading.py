@@ -34,6 +34,18 @@ class ShownNote:
     sidecar: dict[str, Any] | None
     revision: str
 
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON form of a shown note (`show --json`, the MCP `show` tool, the web API)."""
+        return {
+            "id": self.id,
+            "path": self.path,
+            "state": self.state,
+            "revision": self.revision,
+            "frontmatter": self.frontmatter,
+            "body": self.body,
+            "sidecar": self.sidecar,
+        }
+
 
 @dataclass(frozen=True)
 class Revision:
