@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
 from reflectgit.errors import NoteError, NotFoundError, RefusedError
 from reflectgit.git.store import Change, PathChanged, Store, blob_id
+from reflectgit.git.worktree import EMPTY_TREE
 from reflectgit.notes import messages
 from reflectgit.notes.dates import utc_now
 from reflectgit.notes.note import (
@@ -293,6 +294,10 @@ class Snapshot:
         """path -> blob id under ``folder`` (not recorded: guard what you rely on)."""
         return self.store.list_tree(self.tree, folder) if self.tree else {}
 
+    def entry(self, path: str) -> str | None:
+        """The id of the file or folder at ``path``, without reading it (not recorded)."""
+        return self.store.entry_id(self.tree, path) if self.tree else None
+
     def read_blob(self, blob: str) -> bytes:
         self.known_blobs.add(blob)
         return self.store.read_blob(blob)
@@ -393,11 +398,14 @@ class Base:
         nothing to pollute; one with files and no layout is somebody's project, so nothing is
         written there.
         """
-        if self._recognised or self.adopting or snap.tree is None or not snap.list(""):
+        # Git keeps no empty folders, so a tree other than the empty one holds a file, and a
+        # folder entry holds one too: the root tree alone answers (a 10,000-note documents/
+        # is never listed, which cost an `add` 70 ms).
+        if self._recognised or self.adopting or snap.tree in (None, EMPTY_TREE):
             return  # no commits, or nothing committed but empty commits: nothing to pollute
         marks = (SETTINGS_FILE, *NOTE_FOLDERS)
         work = self.store.path
-        if any(snap.blob(m) is not None or snap.list(m) for m in marks) or (
+        if any(snap.entry(m) is not None for m in marks) or (
             work is not None and any((work / m).exists() for m in marks)
         ):
             self._recognised = True
