@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reflectgit import __version__
 from reflectgit.cli import render
 from reflectgit.cli.fastpath import peek
 from reflectgit.cli.options import GLOBAL_OPTIONS, HELP_OPTIONS
@@ -155,13 +153,9 @@ def _log_internal_error(
         log_dir = cfg.state_dir / "logs"
         if not cfg.state_dir.parent.exists():
             log_dir = Path.home() / ".cache" / "reflect-git"
-        log_dir.mkdir(parents=True, exist_ok=True)
-        path = log_dir / "error.log"
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(f"### reflect-git {__version__}: {' '.join(argv)}\n")
-            fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-            fh.write("\n")
-        return path
+        from reflectgit.state.errors import append_traceback
+
+        return append_traceback(log_dir, " ".join(argv), exc)
     except Exception:
         return None
 

@@ -19,7 +19,6 @@ KB's write lock), so the event loop keeps answering pings.
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -76,17 +75,12 @@ class Served:
 
     def _log_internal(self, exc: BaseException, what: str) -> Path | None:
         log.error("%s: %s: %s", what, type(exc).__name__, exc)
+        from reflectgit.state.errors import append_traceback
+
         try:
-            folder = self.cfg.state_dir / "logs"
             if not self.cfg.state_dir.parent.exists():
                 return None
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / "error.log"
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(f"### reflect-git {__version__}: mcp {what}\n")
-                fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-                fh.write("\n")
-            return path
+            return append_traceback(self.cfg.state_dir / "logs", f"mcp {what}", exc)
         except OSError:
             return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,24 @@ ERRORS_LEDGER = "error-ledger.jsonl"
 MESSAGE_CAP = 500
 HOOK_FAILURE = "hook_failure"
 INDEX_REPAIR = "index_repair"
+
+
+TRACEBACK_LOG = "error.log"  # in the state directory's logs/: the tracebacks of our own bugs
+
+
+def append_traceback(folder: Path, headline: str, exc: BaseException) -> Path:
+    """Append ``exc``'s traceback under a ``### reflect-git VERSION: headline`` line to
+    ``folder/error.log`` (made if missing), where a bug report can pick it up; its path.
+    ``OSError`` is the caller's to swallow."""
+    from reflectgit import __version__
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / TRACEBACK_LOG
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(f"### reflect-git {__version__}: {headline}\n")
+        fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        fh.write("\n")
+    return path
 
 
 def ledger_path(state_dir: Path) -> Path:
