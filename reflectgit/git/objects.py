@@ -40,15 +40,21 @@ def read_ref(common_dir: Path, ref: str) -> str | None:
     return None
 
 
+def common_dir(git_dir: Path) -> Path:
+    """Where refs and objects live: a linked worktree's ``commondir``, else ``git_dir``."""
+    try:
+        rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return git_dir
+    return (git_dir / rel).resolve()
+
+
 def head_commit(git_dir: Path) -> str | None:
     """The commit HEAD names, from the ref files alone (no object read, no git process); None
     on an unborn branch or when the files cannot say (a linked worktree's ``commondir`` is
     followed)."""
     try:
-        common = git_dir
-        with contextlib.suppress(FileNotFoundError):
-            rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            common = (git_dir / rel).resolve()
+        common = common_dir(git_dir)
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         sha = read_ref(common, head[4:].strip()) if head.startswith("ref:") else head
     except (OSError, ValueError):

@@ -9,7 +9,6 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 
 from __future__ import annotations
 
-import contextlib
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -18,7 +17,7 @@ from typing import Any
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.objects import read_loose, read_ref
+from reflectgit.git.objects import common_dir, read_loose, read_ref
 from reflectgit.git.run import run
 
 Env = Mapping[str, str] | None
@@ -70,10 +69,7 @@ def head_tree(kb: Path, env: Env = None) -> str | None:
     if not where.is_dir():
         where = kb  # a bare repository
     try:
-        common = where
-        with contextlib.suppress(FileNotFoundError):
-            rel = (where / "commondir").read_text(encoding="utf-8").strip()
-            common = (where / rel).resolve()
+        common = common_dir(where)
         head = (where / "HEAD").read_text(encoding="utf-8").strip()
         if head.startswith("ref:"):
             sha = read_ref(common, head[4:].strip())
