@@ -17,9 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from reflectgit.notes.harness import HARNESSES
+
 MAX_PAYLOAD = 8 * 1024 * 1024
 LOCK_WAIT = 2.0  # seconds a hook waits for any lock before it gives up (and logs it)
-HARNESSES = ("claude", "codex", "copilot")
 # The events whose harness reads a JSON reply on stdout, and the reply that changes nothing.
 QUIET_REPLY = {"SubagentStop": "{}", "subagentStop": "{}"}
 # The events enforced rules answer (hooks/policy.py); PreToolUse is answered by them alone.

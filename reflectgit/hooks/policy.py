@@ -26,7 +26,6 @@ more to import than this whole hook may take.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -78,24 +77,14 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     decision = result.decision
     if decision.silent:
         return None
-    who = harness or detect(event, payload)
+    from reflectgit.notes.harness import detect_harness
+
+    who = harness or detect_harness(event, payload)
     camel = event[:1].islower() or any(k in payload for k in _CAMEL_KEYS)
     out = reply(who, camel, kind, decision)
     sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
     _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
     return json.dumps(out, ensure_ascii=False) if out is not None else None
-
-
-def detect(event: str, payload: Mapping[str, Any]) -> str:
-    """The harness, from the payload's shape, as the capture's ``detect_harness`` reads it."""
-    declared = payload.get("harness")
-    if isinstance(declared, str) and declared in ("claude", "codex", "copilot"):
-        return declared
-    if event[:1].islower() or any(k in payload for k in (*_CAMEL_KEYS, "timestamp")):
-        return "copilot"
-    if "turn_id" in payload:
-        return "codex"
-    return "claude"
 
 
 def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str, Any] | None:

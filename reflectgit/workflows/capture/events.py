@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
@@ -51,23 +52,6 @@ EDIT_TOOLS = {
     "edit", "create", "str_replace_editor",  # Copilot CLI
 }  # fmt: skip
 TODO_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "update_todo"}
-HARNESSES = ("claude", "codex", "copilot")
-# Copilot CLI camelCase event names (its hooks reference) -> the event we handle.
-COPILOT_EVENTS = {
-    "sessionStart": "SessionStart",
-    "sessionEnd": "SessionEnd",
-    "userPromptSubmitted": "UserPromptSubmit",
-    "preToolUse": "PreToolUse",
-    "postToolUse": "PostToolUse",
-    "postToolUseFailure": "PostToolUseFailure",
-    "agentStop": "Stop",
-    "subagentStart": "SubagentStart",
-    "subagentStop": "SubagentStop",
-    "preCompact": "PreCompact",
-    "notification": "Notification",
-    "permissionRequest": "PermissionRequest",
-    "errorOccurred": "ErrorOccurred",
-}
 ERRORS_FILE = "errors.jsonl"
 ERRORS_MAX_BYTES = 1_000_000
 # Claude Code's answer when the person rejects a tool call in the permission dialog.
@@ -152,23 +136,6 @@ def _sig(tool: str, tool_input: Any) -> str:
 
 
 # --------------------------------------------------------------------------- payloads
-
-
-def detect_harness(event: str, payload: Mapping[str, Any]) -> str:
-    """Which harness sent this payload, from its shape (when ``--harness`` did not say)."""
-    declared = payload.get("harness")
-    if isinstance(declared, str) and declared in HARNESSES:
-        return declared
-    if event in COPILOT_EVENTS or any(
-        k in payload
-        for k in ("sessionId", "toolName", "toolArgs", "toolResult", "tool_result", "timestamp")
-    ):  # Claude Code and Codex payloads carry no timestamp; both Copilot forms do
-        return "copilot"
-    if event == "codex-notify" or "turn_id" in payload or "thread-id" in payload:
-        return "codex"
-    if isinstance(payload.get("tool_response"), str):
-        return "codex"  # Claude Code's tool_response is an object
-    return "claude"
 
 
 def normalise(event: str, payload: Mapping[str, Any], harness: str | None = None) -> dict[str, Any]:
