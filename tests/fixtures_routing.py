@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,3 +82,33 @@ def kb_factory(tmp_path: Path):  # type: ignore[no-untyped-def]
         return make_kb(tmp_path / f"kb{next(counter)}", team, forge_toml)
 
     return factory
+
+
+TOKEN_VARS = {"github": "GH_TOKEN", "gitlab": "GITLAB_TOKEN", "gitea": "GITEA_TOKEN"}
+
+
+def team_on_forge(
+    git_daemon: Any, kb_factory: Any, make_forge: Any, monkeypatch: Any, kind: str = "github"
+) -> tuple[Any, Any, KB]:
+    """A team remote on ``git daemon`` holding one high note (``lrn-pool-timeout``), a loopback
+    forge of ``kind`` serving it as ``acme/team`` with its token set, and a personal KB routed
+    to both: (team, forge, kb)."""
+    from tests.forge_server import TOKEN
+
+    team = git_daemon.new_repo()
+    team.seed(
+        {
+            "documents/lrn-pool-timeout.md": note_bytes(
+                "Pool timeout on cold start",
+                "high",
+                note_id="lrn-pool-timeout",
+                tags=["postgres", "pooling"],
+            ).decode()
+        }
+    )
+    forge = make_forge(kind, {"acme/team": team.path})
+    monkeypatch.setenv(TOKEN_VARS[kind], TOKEN)
+    kb = kb_factory(
+        team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+    )
+    return team, forge, kb

@@ -7,38 +7,17 @@ import pytest
 from reflectgit.errors import NotFoundError
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows import review, routing
-from tests.fixtures_remote import GitDaemon, git_daemon
-from tests.fixtures_routing import kb_factory, note_bytes
-from tests.forge_server import TOKEN, make_forge
+from tests.fixtures_remote import git_daemon
+from tests.fixtures_routing import kb_factory, note_bytes, team_on_forge
+from tests.forge_server import make_forge
 
 __all__ = ["git_daemon", "kb_factory", "make_forge"]
-
-
-def _setup(git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch, kind: str = "github"):
-    team = git_daemon.new_repo()
-    team.seed(
-        {
-            "documents/lrn-pool-timeout.md": note_bytes(
-                "Pool timeout on cold start",
-                "high",
-                note_id="lrn-pool-timeout",
-                tags=["postgres", "pooling"],
-            ).decode()
-        }
-    )
-    forge = make_forge(kind, {"acme/team": team.path})
-    var = {"github": "GH_TOKEN", "gitlab": "GITLAB_TOKEN", "gitea": "GITEA_TOKEN"}[kind]
-    monkeypatch.setenv(var, TOKEN)
-    kb = kb_factory(
-        team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
-    )
-    return team, forge, kb
 
 
 def test_list_shows_branch_pr_validation_and_duplicates(
     git_daemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    _team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    _team, _forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     note_id = kb.add("Pool timeout at cold start", "medium", tags=["postgres", "pooling"])
     routed = routing.route(kb.config(), note_id)
 
@@ -66,7 +45,7 @@ def test_list_shows_branch_pr_validation_and_duplicates(
 def test_approve_fast_forward_marks_pr_merged(
     git_daemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     note_id = kb.add("Use WAL mode", "medium")
     routed = routing.route(kb.config(), note_id)
     res = cli("--kb", str(kb.path), "--json", "review", "approve", routed.branch)
@@ -83,7 +62,7 @@ def test_approve_fast_forward_marks_pr_merged(
 def test_approve_after_main_moved_makes_a_merge_commit(
     git_daemon, kb_factory, make_forge, monkeypatch, kind
 ) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, kind)
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, kind)
     medium = kb.add("Retry uploads with backoff", "medium")
     routed = routing.route(kb.config(), medium)
     assert routing.route(kb.config(), kb.add("Later high note", "high")).pushed
@@ -107,7 +86,7 @@ def test_approve_after_main_moved_makes_a_merge_commit(
 def test_reject_closes_pr_with_reason_and_deletes_branch(
     git_daemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitlab")
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitlab")
     routed = routing.route(kb.config(), kb.add("Flaky idea", "medium"))
     main = team.heads()["main"]
     res = cli(
@@ -131,7 +110,7 @@ def test_reject_closes_pr_with_reason_and_deletes_branch(
 def test_approve_refuses_an_invalid_note_and_unknown_branch(
     git_daemon, kb_factory, make_forge, monkeypatch, tmp_path
 ) -> None:
-    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    team, _forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     # route never pushes an invalid note; a teammate's plain `git push` can.
     main = team.heads()["main"]
     pushed = team.seed(
@@ -162,7 +141,7 @@ def test_approve_refuses_when_main_changed_the_same_note(
 ) -> None:
     from reflectgit.errors import ConflictError
 
-    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    team, _forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     note_id = kb.add("Contested note", "medium")
     routed = routing.route(kb.config(), note_id)
     team.seed(
@@ -183,7 +162,7 @@ def test_approve_retries_when_main_moves_during_the_push(
 ) -> None:
     from reflectgit.git.remote import TeamRemote
 
-    team, _forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    team, _forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     routed = routing.route(kb.config(), kb.add("Racing approval", "medium"))
     real_push = TeamRemote.push
     moved = {"done": False}
@@ -288,7 +267,7 @@ def test_a_routed_note_loses_its_pointer_in_one_commit(git_daemon, kb_factory, c
 def test_gitea_approve_merges_through_the_api(
     git_daemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
     assert not forge.autodetect_manual_merge  # as on a real Gitea, by default
     routed = routing.route(kb.config(), kb.add("Use WAL mode", "medium"))
     [pr] = forge.prs["acme/team"]
@@ -312,7 +291,7 @@ def test_gitea_approve_merges_through_the_api(
 def test_gitea_refusing_the_merge_leaves_main_and_the_branch(
     git_daemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    team, forge, kb = _setup(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
     routed = routing.route(kb.config(), kb.add("Use WAL mode", "medium"))
     heads = team.heads()
     forge.merge_refusal = (405, "Not allowed to merge: branch protection")

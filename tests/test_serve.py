@@ -28,8 +28,8 @@ from reflectgit.web.security import COOKIE, Guard
 from tests.conftest import git
 from tests.fixtures_kb import assert_clean, head, kb, subject, trailers
 from tests.fixtures_remote import git_daemon
-from tests.fixtures_routing import kb_factory, note_bytes
-from tests.forge_server import TOKEN, make_forge
+from tests.fixtures_routing import kb_factory, note_bytes, team_on_forge
+from tests.forge_server import make_forge
 
 __all__ = ["git_daemon", "kb", "kb_factory", "make_forge"]
 
@@ -357,22 +357,7 @@ def test_drain_page_retries_and_purges_dead_letters_and_charts_the_ledger(
 def _review_setup(git_daemon: Any, kb_factory: Any, make_forge: Any, monkeypatch: Any) -> Any:
     from reflectgit.workflows import routing
 
-    team = git_daemon.new_repo()
-    team.seed(
-        {
-            "documents/lrn-pool-timeout.md": note_bytes(
-                "Pool timeout on cold start",
-                "high",
-                note_id="lrn-pool-timeout",
-                tags=["postgres", "pooling"],
-            ).decode()
-        }
-    )
-    forge = make_forge("github", {"acme/team": team.path})
-    monkeypatch.setenv("GH_TOKEN", TOKEN)
-    kb = kb_factory(
-        team, f'[forge]\nprovider = "github"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
-    )
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
     one = routing.route(
         kb.config(), kb.add("Pool timeout at cold start", "medium", tags=["postgres", "pooling"])
     )
