@@ -143,13 +143,23 @@ def server(notes_kb: Path) -> Iterator[Server]:
 def _navigate(driver: Any, element: Any, submit: bool = False) -> None:
     """Click (or submit) ``element`` and wait until the page it leads to has replaced this one,
     so what the test reads next is the new page, never the old one going stale."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     old = driver.find_element(By.TAG_NAME, "html")
     element.submit() if submit else element.click()
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(old))
+
+    def replaced(_driver: Any) -> bool:
+        # A stale element, or (Chromium, mid-navigation) "Node with given id does not belong to
+        # the document": either way the old page is gone; what follows reads the new one.
+        try:
+            old.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    WebDriverWait(driver, 60).until(replaced)
 
 
 def _text(driver: Any) -> str:
