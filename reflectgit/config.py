@@ -3,9 +3,9 @@
 This is the only module that reads ``os.environ``, and the only one that parses a
 ``REFLECT_*`` variable or a value of ``.reflect-git.toml``. Entry points call
 ``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
-settings dataclasses below from its caller.
+settings classes below from its caller.
 
-Each setting is one dataclass field declared with ``setting(...)``: its environment
+Each setting is one field of a ``Settings`` class declared with ``setting(...)``: its environment
 variable(s), its ``.reflect-git.toml`` key where the KB may set it, its default, its kind and
 one line of meaning. ``docs/settings.md`` is generated from these declarations
 (``settings_markdown``) and a test keeps the page and the fields in step.
@@ -19,12 +19,9 @@ reason is kept in ``Config.warnings`` for the hook's log, because a hook never f
 
 from __future__ import annotations
 
-import math
 import os
-import shlex
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -81,17 +78,31 @@ def completion_requested() -> bool:
 # ============================================================================ declarations
 
 
-@dataclass(frozen=True)
 class Spec:
     """How one setting is read: where from, what it accepts, what it means."""
 
-    kind: str
-    help: str
-    env: tuple[str, ...] = ()  # first set variable wins
-    toml: str | None = None  # "section.key" in .reflect-git.toml
-    flag: str | None = None  # the command-line option that overrides it
-    minimum: float | None = None
-    default_doc: str | None = None  # the default as the docs show it, when not a literal
+    __slots__ = ("default_doc", "env", "flag", "help", "kind", "minimum", "toml")
+
+    def __init__(
+        self,
+        kind: str,
+        help: str,
+        env: tuple[str, ...] = (),  # first set variable wins
+        toml: str | None = None,  # "section.key" in .reflect-git.toml
+        flag: str | None = None,  # the command-line option that overrides it
+        minimum: float | None = None,
+        default_doc: str | None = None,  # the default as the docs show it, when not a literal
+    ) -> None:
+        self.kind = kind
+        self.help = help
+        self.env = env
+        self.toml = toml
+        self.flag = flag
+        self.minimum = minimum
+        self.default_doc = default_doc
+
+    def __repr__(self) -> str:
+        return f"Spec({self.kind!r}, env={self.env!r}, toml={self.toml!r})"
 
     @property
     def section(self) -> str:
@@ -100,6 +111,34 @@ class Spec:
     @property
     def key(self) -> str:
         return self.toml.split(".", 1)[1] if self.toml else ""
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()  # a field without a default
+
+
+class Field:
+    """One declared setting of a ``Settings`` class: its name, default and ``Spec``."""
+
+    __slots__ = ("default", "default_factory", "metadata", "name")
+
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Callable[[], Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.name = ""  # set when its class is created
+        self.default = default
+        self.default_factory = default_factory
+        self.metadata: Mapping[str, Any] = metadata or {}
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r}, default={self.default!r})"
 
 
 def setting(
@@ -114,7 +153,7 @@ def setting(
     default_doc: str | None = None,
     default_factory: Callable[[], Any] | None = None,
 ) -> Any:
-    """A dataclass field carrying its ``Spec``."""
+    """A ``Settings`` field carrying its ``Spec``."""
     assert kind in KINDS, kind
     spec = Spec(
         kind=kind,
@@ -125,14 +164,88 @@ def setting(
         minimum=minimum,
         default_doc=default_doc,
     )
-    if default_factory is not None:
-        return field(default_factory=default_factory, metadata={"spec": spec})
-    return field(default=default, metadata={"spec": spec})
+    return Field(default, default_factory, {"spec": spec})
 
 
 def spec_of(f: Any) -> Spec | None:
     spec = f.metadata.get("spec")
     return spec if isinstance(spec, Spec) else None
+
+
+def fields(cls: type) -> tuple[Field, ...]:
+    """The declared fields of a ``Settings`` class, in the order of its body."""
+    found = getattr(cls, "_FIELDS", None)
+    if not isinstance(found, tuple):
+        raise TypeError(f"{cls.__name__} is no settings class")
+    return found
+
+
+class Settings:
+    """A frozen value object of the ``setting(...)`` fields its class body declares.
+
+    What ``@dataclass(frozen=True)`` gave (keyword or positional ``__init__`` with defaults,
+    ``==``, ``hash``, ``repr``, no assignment), without its cost: ``dataclasses`` imports
+    ``inspect`` (with ``ast``, ``dis`` and ``tokenize``) and generates and executes three
+    methods a class, about 20 ms of every hook process for the settings classes alone.
+    """
+
+    _FIELDS: ClassVar[tuple[Field, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own: list[Field] = []
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, Field):
+                value.name = name
+                own.append(value)
+                if value.default is MISSING:
+                    delattr(cls, name)
+                else:
+                    setattr(cls, name, value.default)
+        cls._FIELDS = (*cls._FIELDS, *own)
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        declared = type(self)._FIELDS
+        name = type(self).__name__
+        if len(args) > len(declared):
+            raise TypeError(f"{name}() takes {len(declared)} arguments, {len(args)} given")
+        for f, value in zip(declared, args, strict=False):
+            if f.name in values:
+                raise TypeError(f"{name}() got multiple values for argument {f.name!r}")
+            values[f.name] = value
+        for f in declared:
+            if f.name in values:
+                value = values.pop(f.name)
+            elif f.default_factory is not None:
+                value = f.default_factory()
+            elif f.default is not MISSING:
+                value = f.default
+            else:
+                raise TypeError(f"{name}() missing argument {f.name!r}")
+            object.__setattr__(self, f.name, value)
+        if values:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(values))!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: settings are frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: settings are frozen")
 
 
 # ============================================================================ parsing
@@ -158,7 +271,7 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
             value = float(text)
         except ValueError:
             raise _bad(spec, where, text, "is not a number") from None
-        if not math.isfinite(value):
+        if not _finite(value):
             raise _bad(spec, where, text, "is not a finite number")
     elif spec.kind == "bool":
         lowered = text.lower()
@@ -168,6 +281,8 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
     elif spec.kind == "path":
         value = Path(os.path.expanduser(text))
     elif spec.kind == "words":
+        import shlex  # only a "words" setting that is set pays for it
+
         try:
             value = tuple(shlex.split(text))
         except ValueError as exc:
@@ -177,6 +292,10 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
     else:
         value = text
     return _check_range(spec, where, text, value)
+
+
+def _finite(value: float) -> bool:
+    return value - value == 0  # inf - inf and nan - nan are nan (no `math` import)
 
 
 def _parse_toml(spec: Spec, raw: Any, where: str) -> Any:
@@ -197,7 +316,7 @@ def _parse_toml(spec: Spec, raw: Any, where: str) -> Any:
     value: Any = raw
     if kind == "float":
         value = float(raw)
-        if not math.isfinite(value):
+        if not _finite(value):
             raise _bad(spec, where, raw, "is not a finite number")
     elif kind == "path":
         value = Path(os.path.expanduser(raw))
@@ -250,7 +369,7 @@ def load(
     flags = dict(flags or {})
     lenient = bool(getattr(cls, "LENIENT", False))
     values: dict[str, Any] = {}
-    for f in fields(cls):  # type: ignore[arg-type]
+    for f in fields(cls):
         spec = spec_of(f)
         if spec is None:
             continue
@@ -297,14 +416,13 @@ def _from_toml(spec: Spec, toml: Mapping[str, Any]) -> Any:
 # ============================================================================ settings
 
 
-@dataclass(frozen=True)
-class GeneralSettings:
+class GeneralSettings(Settings):
     """Where the KB and the state live; the switches every entry point obeys."""
 
     LENIENT: ClassVar[bool] = True  # read by every hook
     TITLE: ClassVar[str] = "General"
 
-    kb: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+    kb: Path | None = setting(
         None,
         kind="path",
         env=("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH"),
@@ -312,7 +430,7 @@ class GeneralSettings:
         default_doc="`~/.learnings`",
         help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it)",
     )
-    state_dir: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+    state_dir: Path | None = setting(
         None,
         kind="path",
         env="REFLECT_STATE_DIR",
@@ -333,8 +451,7 @@ class GeneralSettings:
     )
 
 
-@dataclass(frozen=True)
-class CaptureSettings:
+class CaptureSettings(Settings):
     """The capture hooks: commits, agent events, the idle sweep."""
 
     LENIENT: ClassVar[bool] = True  # hooks never fail their caller
@@ -390,7 +507,7 @@ class CaptureSettings:
         toml="idle.disabled",
         help="`1`: the idle sweep does nothing",
     )
-    idle_projects_root: Path = setting(  # noqa: RUF009 - a dataclasses.field
+    idle_projects_root: Path = setting(
         kind="path",
         env="REFLECT_IDLE_PROJECTS_ROOT",
         default_factory=lambda: Path.home() / ".claude" / "projects",
@@ -421,7 +538,7 @@ class CaptureSettings:
         minimum=0,
         help="at most this many transcripts queued per idle sweep",
     )
-    codex_home: Path = setting(  # noqa: RUF009 - a dataclasses.field
+    codex_home: Path = setting(
         kind="path",
         env="CODEX_HOME",
         default_factory=lambda: Path.home() / ".codex",
@@ -430,8 +547,7 @@ class CaptureSettings:
     )
 
 
-@dataclass(frozen=True)
-class DrainSettings:
+class DrainSettings(Settings):
     """The drain's run and entry gates (the original drain's names and defaults)."""
 
     TITLE: ClassVar[str] = "Drain"
@@ -572,8 +688,7 @@ class DrainSettings:
     )
 
 
-@dataclass(frozen=True)
-class WriterSettings:
+class WriterSettings(Settings):
     """The extract writer's model command (machine settings: never from the committed file)."""
 
     TITLE: ClassVar[str] = "Drain writer"
@@ -600,8 +715,7 @@ class WriterSettings:
     )
 
 
-@dataclass(frozen=True)
-class QuotaSettings:
+class QuotaSettings(Settings):
     """The drain's quota gate, fed by what the writer reports."""
 
     TITLE: ClassVar[str] = "Quota gate"
@@ -639,8 +753,7 @@ class QuotaSettings:
     )
 
 
-@dataclass(frozen=True)
-class SearchSettings:
+class SearchSettings(Settings):
     """What `recall` hands an agent at session start."""
 
     TITLE: ClassVar[str] = "Search and recall"
@@ -672,8 +785,7 @@ class SearchSettings:
     )
 
 
-@dataclass(frozen=True)
-class TeamSettings:
+class TeamSettings(Settings):
     """The team KB (`reflect-git team clone URL` writes these)."""
 
     TITLE: ClassVar[str] = "Team"
@@ -690,8 +802,7 @@ class TeamSettings:
     )
 
 
-@dataclass(frozen=True)
-class RoutingSettings:
+class RoutingSettings(Settings):
     """The `route` command."""
 
     TITLE: ClassVar[str] = "Routing"
@@ -705,8 +816,7 @@ class RoutingSettings:
     )
 
 
-@dataclass(frozen=True)
-class PolicySettings:
+class PolicySettings(Settings):
     """Enforced rules: what `hook PreToolUse` and `hook PermissionRequest` read."""
 
     LENIENT: ClassVar[bool] = True  # read by the PreToolUse hook
@@ -719,7 +829,7 @@ class PolicySettings:
         toml="policy.enabled",
         help="`0`: the PreToolUse and PermissionRequest hooks never block or add context",
     )
-    file: Path | None = setting(  # noqa: RUF009 - a dataclasses.field
+    file: Path | None = setting(
         None,
         kind="path",
         env="REFLECT_POLICY_FILE",
@@ -828,20 +938,57 @@ def load_settings(kb: Path) -> dict[str, Any]:
 # ============================================================================ Config
 
 
-@dataclass(frozen=True)
 class Config:
     """Everything a workflow needs to know about where it runs, resolved once at the edge.
 
     ``env`` is the environment reflect-git's own child processes get (git, the model command);
-    settings come from the dataclass properties (``capture``, ``drain`` ...), each parsed once,
-    when first asked for: a malformed drain setting does not stop ``reflect-git list``.
+    settings come from the properties (``capture``, ``drain`` ...), each parsed once, when
+    first asked for: a malformed drain setting does not stop ``reflect-git list``. Frozen;
+    equal when ``kb``, ``state_dir``, ``env`` and ``settings`` are (``warnings`` aside).
     """
 
     kb: Path
     state_dir: Path
-    env: Mapping[str, str] = field(default_factory=dict)
-    settings: Mapping[str, Any] = field(default_factory=dict)  # .reflect-git.toml as read
-    warnings: list[str] = field(default_factory=list, compare=False)  # lenient fallbacks
+    env: Mapping[str, str]
+    settings: Mapping[str, Any]  # .reflect-git.toml as read
+    warnings: list[str]  # lenient fallbacks
+
+    def __init__(
+        self,
+        kb: Path,
+        state_dir: Path,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        own = self.__dict__
+        own["kb"] = kb
+        own["state_dir"] = state_dir
+        own["env"] = {} if env is None else env
+        own["settings"] = {} if settings is None else settings
+        own["warnings"] = [] if warnings is None else warnings
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.kb, self.state_dir, self.env, self.settings)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # env and settings are mutable mappings
+
+    def __repr__(self) -> str:
+        return (
+            f"Config(kb={self.kb!r}, state_dir={self.state_dir!r}, env={self.env!r}, "
+            f"settings={self.settings!r}, warnings={self.warnings!r})"
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a Config is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a Config is frozen")
 
     @classmethod
     def resolve(
@@ -937,7 +1084,7 @@ class Config:
         return self.general.state_dir is not None
 
     def setting(self, section: str, key: str, default: Any = None) -> Any:
-        """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a dataclass."""
+        """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a settings class."""
         table = self.settings.get(section)
         if isinstance(table, Mapping):
             return table.get(key, default)
@@ -992,7 +1139,7 @@ def _doc_default(f: Any, spec: Spec) -> str:
 
 
 def settings_markdown() -> str:
-    """The generated part of ``docs/settings.md``: one table per settings dataclass."""
+    """The generated part of ``docs/settings.md``: one table per settings class."""
     out = [DOC_BEGIN]
     for cls in SETTINGS_CLASSES:
         title = getattr(cls, "TITLE", cls.__name__)

@@ -1,10 +1,9 @@
-"""Settings are parsed once, in config.py: the dataclasses, their precedence, their errors,
+"""Settings are parsed once, in config.py: the settings classes, their precedence, their errors,
 the page that lists them, and a walk over the package that keeps the environment out of it."""
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
 import os
 import re
@@ -21,11 +20,13 @@ from reflectgit.config import (
     CaptureSettings,
     Config,
     DrainSettings,
+    Field,
     QuotaSettings,
     RoutingSettings,
     SearchSettings,
     TeamSettings,
     WriterSettings,
+    fields,
     load,
     settings_markdown,
     spec_of,
@@ -46,15 +47,15 @@ PACKAGE = REPO_ROOT / "reflectgit"
 SETTINGS_PAGE = REPO_ROOT / "docs" / "settings.md"
 
 
-def _specs(cls: type) -> list[tuple[dataclasses.Field[Any], Any]]:
-    return [(f, spec_of(f)) for f in dataclasses.fields(cls) if spec_of(f) is not None]
+def _specs(cls: type) -> list[tuple[Field, Any]]:
+    return [(f, spec_of(f)) for f in fields(cls) if spec_of(f) is not None]
 
 
-def _every_field() -> list[tuple[type, dataclasses.Field[Any], Any]]:
+def _every_field() -> list[tuple[type, Field, Any]]:
     return [(cls, f, spec) for cls in SETTINGS_CLASSES for f, spec in _specs(cls)]
 
 
-def _ids(rows: list[tuple[type, dataclasses.Field[Any], Any]]) -> list[str]:
+def _ids(rows: list[tuple[type, Field, Any]]) -> list[str]:
     return [f"{cls.__name__}.{f.name}" for cls, f, _ in rows]
 
 
@@ -379,7 +380,7 @@ def test_a_hook_with_a_malformed_variable_still_exits_0_and_logs_the_fallback(
 # --------------------------------------------------------------------------- the settings page
 
 
-def test_the_settings_page_is_generated_from_the_dataclasses() -> None:
+def test_the_settings_page_is_generated_from_the_settings_classes() -> None:
     page = SETTINGS_PAGE.read_text(encoding="utf-8")
     start, end = page.index(DOC_BEGIN), page.index(DOC_END) + len(DOC_END) + 1
     assert page[start:end] == settings_markdown(), (
@@ -476,3 +477,27 @@ def test_every_variable_the_package_names_is_declared() -> None:
     assert len(named) > 30, sorted(named)
     assert named - NOT_SETTINGS - declared == set()
     assert {config_module.INTERNAL_ENV, config_module.DRAIN_MODEL_ENV} <= declared
+
+
+def test_settings_are_frozen_values_as_dataclasses_were() -> None:
+    """The settings classes are plain classes (no ``dataclasses`` at start-up), with what
+    ``@dataclass(frozen=True)`` gave them."""
+    a, b = TeamSettings(remote="r", branch="trunk"), TeamSettings("r", "trunk")
+    assert a == b and hash(a) == hash(b) and a != TeamSettings(remote="r")
+    assert repr(a) == "TeamSettings(remote='r', branch='trunk', path=None)"
+    assert [f.name for f in fields(TeamSettings)] == ["remote", "branch", "path"]
+    assert TeamSettings.branch == "main"  # a default stays readable on the class
+    with pytest.raises(AttributeError):
+        a.branch = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        TeamSettings(colour="red")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="multiple values"):
+        TeamSettings("r", remote="s")
+    # a default_factory runs per instance
+    assert CaptureSettings().idle_projects_root == CaptureSettings().idle_projects_root
+    cfg = Config(kb=Path("/k"), state_dir=Path("/s"), env={"A": "1"})
+    assert cfg == Config(Path("/k"), Path("/s"), {"A": "1"}, warnings=["differs"])
+    assert cfg != Config(kb=Path("/k"), state_dir=Path("/other"))
+    with pytest.raises(AttributeError):
+        cfg.kb = Path("/x")  # type: ignore[misc]
+    assert cfg.team == TeamSettings()  # cached properties still work on the frozen config

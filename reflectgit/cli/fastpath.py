@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from reflectgit.cli.options import (
@@ -35,13 +34,14 @@ from reflectgit.cli.options import (
 )
 
 
-@dataclass
 class Peek:
-    """The global options (before or after the command word), the word, and what follows it."""
+    """The global options (before or after the command word), the word, and what follows it.
+    (A plain class: a dataclass costs every hook process ``dataclasses`` and ``inspect``.)"""
 
-    options: Globals
-    word: str | None
-    rest: list[str] = field(default_factory=list)
+    def __init__(self, options: Globals, word: str | None, rest: list[str] | None = None) -> None:
+        self.options = options
+        self.word = word
+        self.rest: list[str] = [] if rest is None else rest
 
 
 def peek(args: Sequence[str]) -> Peek | None:

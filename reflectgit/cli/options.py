@@ -8,12 +8,13 @@ so the two can never disagree about what ``--kb`` or ``-q`` mean.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from reflectgit.config import Config
 from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
+
+if TYPE_CHECKING:
+    from reflectgit.config import Config
 
 # flag -> (Globals field, takes a value). `--version` is eager: typer prints and exits.
 GLOBAL_OPTIONS: dict[str, tuple[str, bool]] = {
@@ -45,17 +46,23 @@ SEARCH_OPTIONS: dict[str, tuple[str, bool]] = {
 SEARCH_LIMIT = 10
 
 
-@dataclass
 class Globals:
-    """Global options, shared by every command through the typer context."""
+    """Global options, shared by every command through the typer context. (A plain class: a
+    dataclass costs every hook process the import of ``dataclasses`` and ``inspect``.)"""
 
-    kb: str | None = None
-    json: bool = False
-    quiet: bool = False
-    _config: Config | None = field(default=None, repr=False)
+    def __init__(self, kb: str | None = None, json: bool = False, quiet: bool = False) -> None:
+        self.kb = kb
+        self.json = json
+        self.quiet = quiet
+        self._config: Config | None = None
+
+    def __repr__(self) -> str:
+        return f"Globals(kb={self.kb!r}, json={self.json!r}, quiet={self.quiet!r})"
 
     def config(self) -> Config:
         if self._config is None:
+            from reflectgit.config import Config
+
             self._config = Config.resolve(self.kb)
         return self._config
 
