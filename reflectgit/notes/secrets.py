@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from reflectgit.notes.lazyre import Pattern
+
 if TYPE_CHECKING:
     from reflectgit.notes.note import Note, Origin, Sidecar
     from reflectgit.notes.schema import Problem
@@ -57,10 +59,10 @@ class Rule:
     ``back`` and ``ahead`` bound how far a match reaches before and after its anchor."""
 
     kind: str
-    pattern: re.Pattern[str]
+    pattern: Pattern
     triggers: tuple[str, ...] = ()
     check: Callable[[re.Match[str]], bool] | None = None  # False: not a secret after all
-    anchor: re.Pattern[str] | None = None
+    anchor: Pattern | None = None
     back: int = 4
     ahead: int = 1200
     finder: Callable[[str, str], Iterator[tuple[int, int]]] | None = None  # spans, its own way
@@ -182,10 +184,8 @@ _PLACEHOLDER_WORDS = frozenset(
         "baz",
     ]
 )
-_FILLER = re.compile(
-    r"x{4,}|(?:^|[_.\-])x{3}(?:$|[_.\-])|\*{3,}|\.{3}|…|#{4,}|0{8,}", re.IGNORECASE
-)
-_TEMPLATE = re.compile(r"^[$%&@]|\$\{|\{\{|\$\(|<[^>]*>|\[\[|^\{[A-Za-z_]")
+_FILLER = Pattern(r"x{4,}|(?:^|[_.\-])x{3}(?:$|[_.\-])|\*{3,}|\.{3}|…|#{4,}|0{8,}", re.IGNORECASE)
+_TEMPLATE = Pattern(r"^[$%&@]|\$\{|\{\{|\$\(|<[^>]*>|\[\[|^\{[A-Za-z_]")
 _STRIP = "\"'` \t"
 
 
@@ -238,11 +238,11 @@ _STRONG += ("credentials", "credential", "contraseña", "contrasena", "apikey", 
 _STRONG += ("privatekey",)
 _EXACT = frozenset({"pass", "pwd", "pw", "pin", "otp", "pat"})
 _WEAK = ("key", "hmac", "sig", "signature", "auth", "dsn")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = Pattern(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_SECRET_KEYS = frozenset({"pwd", "oldpwd"})  # the shell's working directories
 
 
-_KEY_SPLIT = re.compile(r"[_.\-\s\"'\]]+")
+_KEY_SPLIT = Pattern(r"[_.\-\s\"'\]]+")
 
 
 @lru_cache(maxsize=4096)
@@ -351,7 +351,7 @@ _KEY_WORDS: tuple[str, ...] = ("pass", "pwd", "pw", "secret", "token", "key", "c
 _KEY_WORDS += ("pin", "otp", "pat")
 _KEY_WORDS += ("contrase", "hmac", "sig", "auth", "dsn")
 # After a key: an optional closing quote or bracket, the assignment, the value.
-_ASSIGN_TAIL = re.compile(
+_ASSIGN_TAIL = Pattern(
     r"(?P<rest>[a-z0-9_.\-]{0,60})[\"'\]]{0,2}[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?P<v>" + _VALUE + r")"
 )
 
@@ -385,9 +385,10 @@ def _inside_word(low: str, start: int) -> bool:
 
 @lru_cache(maxsize=1)
 def rules() -> tuple[Rule, ...]:
-    """The table, compiled on first use (hooks that never scan never pay for it)."""
+    """The table, built on first use; each pattern is compiled when its trigger or anchor first
+    occurs in a text (a hook whose text triggers no rule compiles none of them)."""
     i = re.IGNORECASE
-    c = re.compile
+    c = Pattern  # each compiled when its trigger or anchor first occurs in a text
     return (
         Rule(
             "private-key",

@@ -20,6 +20,8 @@ import shlex
 from collections.abc import Callable
 from typing import NamedTuple
 
+from reflectgit.notes.lazyre import Pattern
+
 
 class TestRun(NamedTuple):
     """A recognised test run: runner, failures, passed tests and what it ran."""
@@ -44,33 +46,33 @@ class Counts(NamedTuple):
 
 _PYTEST_WORDS = r"(?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)"
 # "13 passed in 0.84s", "==== 3 failed, 41 passed, 2 warnings in 1.84s ====", "... in 61.2s (0:01:01)"
-_PYTEST_LINE = re.compile(
+_PYTEST_LINE = Pattern(
     rf"^[=\s]*((?:\d+ {_PYTEST_WORDS}(?:, )?)+) in \d+(?:\.\d+)?s\b", re.MULTILINE
 )
-_PYTEST_NONE = re.compile(r"^[=\s]*no tests ran\b", re.MULTILINE)
+_PYTEST_NONE = Pattern(r"^[=\s]*no tests ran\b", re.MULTILINE)
 # -qq prints no count line: the progress lines (".F.s   [100%]") are all there is.
-_PYTEST_PROGRESS = re.compile(r"^(?:\S+\.py )?([.FEsxX]+)\s+\[\s*\d+%\]\s*$", re.MULTILINE)
-_PAIR = re.compile(r"(\d+) (\w+)")
-_JEST_TESTS = re.compile(r"^\s*Tests:\s+(.*\d+ total.*)$", re.MULTILINE)
-_JEST_SUITES = re.compile(r"^\s*Test Suites:\s+(.*\d+ total.*)$", re.MULTILINE)
-_VITEST_TESTS = re.compile(r"^\s*Tests\s{2,}(.*\(\d+\).*)$", re.MULTILINE)
-_VITEST_FILES = re.compile(r"^\s*Test Files\s{2,}(.*\(\d+\).*)$", re.MULTILINE)
-_COUNT = re.compile(r"(\d+) (failed|passed|skipped|todo|pending|total)")
-_CARGO = re.compile(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed", re.MULTILINE)
+_PYTEST_PROGRESS = Pattern(r"^(?:\S+\.py )?([.FEsxX]+)\s+\[\s*\d+%\]\s*$", re.MULTILINE)
+_PAIR = Pattern(r"(\d+) (\w+)")
+_JEST_TESTS = Pattern(r"^\s*Tests:\s+(.*\d+ total.*)$", re.MULTILINE)
+_JEST_SUITES = Pattern(r"^\s*Test Suites:\s+(.*\d+ total.*)$", re.MULTILINE)
+_VITEST_TESTS = Pattern(r"^\s*Tests\s{2,}(.*\(\d+\).*)$", re.MULTILINE)
+_VITEST_FILES = Pattern(r"^\s*Test Files\s{2,}(.*\(\d+\).*)$", re.MULTILINE)
+_COUNT = Pattern(r"(\d+) (failed|passed|skipped|todo|pending|total)")
+_CARGO = Pattern(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed", re.MULTILINE)
 # nextest: "Summary [ 0.012s] 5 tests run: 4 passed, 1 failed, 0 skipped"
-_NEXTEST = re.compile(r"^\s*Summary \[[^\]]*\]\s+\d+ tests? run: (.*)$", re.MULTILINE)
-_GO_TEST_FAIL = re.compile(r"^--- FAIL: ", re.MULTILINE)  # top-level tests only, not subtests
-_GO_TEST_PASS = re.compile(r"^--- PASS: ", re.MULTILINE)
-_GO_PKG_FAIL = re.compile(r"^FAIL\s+\S+\s+(?:[\d.]+s|\[[^\]]*\])", re.MULTILINE)
-_GO_PKG_OK = re.compile(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", re.MULTILINE)
-_MOCHA_PASS = re.compile(r"^\s*(\d+) passing \(", re.MULTILINE)
-_MOCHA_FAIL = re.compile(r"^\s*(\d+) failing\s*$", re.MULTILINE)
-_NODE = re.compile(r"^[#ℹ] (tests|pass|fail|cancelled) (\d+)\s*$", re.MULTILINE)
+_NEXTEST = Pattern(r"^\s*Summary \[[^\]]*\]\s+\d+ tests? run: (.*)$", re.MULTILINE)
+_GO_TEST_FAIL = Pattern(r"^--- FAIL: ", re.MULTILINE)  # top-level tests only, not subtests
+_GO_TEST_PASS = Pattern(r"^--- PASS: ", re.MULTILINE)
+_GO_PKG_FAIL = Pattern(r"^FAIL\s+\S+\s+(?:[\d.]+s|\[[^\]]*\])", re.MULTILINE)
+_GO_PKG_OK = Pattern(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", re.MULTILINE)
+_MOCHA_PASS = Pattern(r"^\s*(\d+) passing \(", re.MULTILINE)
+_MOCHA_FAIL = Pattern(r"^\s*(\d+) failing\s*$", re.MULTILINE)
+_NODE = Pattern(r"^[#ℹ] (tests|pass|fail|cancelled) (\d+)\s*$", re.MULTILINE)
 # "11 tests, 0 failures", "1 doctest, 11 tests, 2 failures, 1 excluded"
-_MIX = re.compile(
+_MIX = Pattern(
     r"^(?:\d+ (?:doctests?|propert(?:y|ies)), )*(\d+) tests?, (\d+) failures?\b", re.MULTILINE
 )
-_MIX_DOCTESTS = re.compile(r"^(\d+) doctests?, ", re.MULTILINE)
+_MIX_DOCTESTS = Pattern(r"^(\d+) doctests?, ", re.MULTILINE)
 
 
 def _pytest(output: str) -> Counts | None:
@@ -187,30 +189,30 @@ WRAPPER = "*"
 
 # The words a shell segment starts with -> the runner (or WRAPPER: any runner's summary).
 # Matched against the segment after env assignments and launchers (uv run, python -m, npx ...).
-COMMANDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("pytest", re.compile(r"^(?:py\.test|pytest)(?:\s|$)")),
-    ("vitest", re.compile(r"^vitest(?:\s|$)")),
-    ("jest", re.compile(r"^jest(?:\s|$)")),
-    ("mocha", re.compile(r"^mocha(?:\s|$)")),
-    ("nextest", re.compile(r"^cargo\s+(?:\+\S+\s+)?nextest\s+run(?:\s|$)")),
-    ("cargo", re.compile(r"^cargo\s+(?:\+\S+\s+)?test(?:\s|$)")),
-    ("go", re.compile(r"^go\s+test(?:\s|$)")),
-    ("node", re.compile(r"^(?:node|bun)\s+(?:\S+\s+)*?--test(?:\s|$)")),
-    ("mix", re.compile(r"^mix\s+test(?:\s|$)")),
-    (WRAPPER, re.compile(r"^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?(?:\s|$)")),
-    (WRAPPER, re.compile(r"^(?:make|just|task)\s+(?:\S+\s+)*?(?:test|tests|check)(?:\s|$)")),
-    (WRAPPER, re.compile(r"^(?:tox|nox)(?:\s|$)")),
-    (WRAPPER, re.compile(r"^hatch\s+(?:run\s+\S*)?test")),
+COMMANDS: tuple[tuple[str, Pattern], ...] = (
+    ("pytest", Pattern(r"^(?:py\.test|pytest)(?:\s|$)")),
+    ("vitest", Pattern(r"^vitest(?:\s|$)")),
+    ("jest", Pattern(r"^jest(?:\s|$)")),
+    ("mocha", Pattern(r"^mocha(?:\s|$)")),
+    ("nextest", Pattern(r"^cargo\s+(?:\+\S+\s+)?nextest\s+run(?:\s|$)")),
+    ("cargo", Pattern(r"^cargo\s+(?:\+\S+\s+)?test(?:\s|$)")),
+    ("go", Pattern(r"^go\s+test(?:\s|$)")),
+    ("node", Pattern(r"^(?:node|bun)\s+(?:\S+\s+)*?--test(?:\s|$)")),
+    ("mix", Pattern(r"^mix\s+test(?:\s|$)")),
+    (WRAPPER, Pattern(r"^(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?(?:\s|$)")),
+    (WRAPPER, Pattern(r"^(?:make|just|task)\s+(?:\S+\s+)*?(?:test|tests|check)(?:\s|$)")),
+    (WRAPPER, Pattern(r"^(?:tox|nox)(?:\s|$)")),
+    (WRAPPER, Pattern(r"^hatch\s+(?:run\s+\S*)?test")),
 )
-_SEGMENTS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
-_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-_LAUNCHERS = re.compile(
+_SEGMENTS = Pattern(r"\s*(?:&&|\|\||;|\||\n)\s*")
+_ENV = Pattern(r"^[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
+_LAUNCHERS = Pattern(
     r"^(?:(?:uv|poetry|pdm|hatch|rye|pipenv)\s+run\s+(?:--\S+\s+)*"
     r"|python(?:3(?:\.\d+)?)?\s+-m\s+"
     r"|(?:npx|bunx|pnpx)\s+(?:--\S+\s+)*|(?:pnpm|yarn)\s+(?:exec|dlx)\s+"
     r"|(?:time|nice|env|command|exec)\s+|timeout\s+\S+\s+|sudo\s+(?:-\S+\s+)*)"
 )
-_CD = re.compile(r"^(?:cd|pushd)\s")
+_CD = Pattern(r"^(?:cd|pushd)\s")
 # Options whose next word is a value, not a target (per runner family; shared is fine).
 _VALUE_OPTIONS = {
     "-k", "-m", "-p", "-c", "-n", "-o", "-W", "--maxfail", "--rootdir", "--ignore", "--deselect",
