@@ -115,9 +115,9 @@ def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str
 
 
 def _log(cfg: Config, event: str, outcome: str, detail: str) -> None:
-    try:
-        from reflectgit.workflows.capture.commits import Capture
+    try:  # the hooks' log alone: importing the capture workflow costs a deny ~10 ms
+        from reflectgit.workflows.capture.hooklog import HookLog
 
-        Capture(cfg).log(event, outcome, detail)
+        HookLog(cfg).write(event, outcome, detail)
     except Exception:
         pass

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.lazyre import Pattern
 
@@ -37,23 +36,40 @@ HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Finding:
+# NamedTuples, not dataclasses: every hook that logs a line masks it here, and importing
+# ``dataclasses`` (with ``inspect``) cost such a hook more than the scan itself.
+
+
+class Finding(NamedTuple):
     """One secret in a text: what kind, where (1-based line and column). Never the value."""
 
     kind: str
     line: int
     column: int
-    start: int = field(repr=False, compare=False)  # offsets of the secret, for masking
-    end: int = field(repr=False, compare=False)
+    start: int  # offsets of the secret, for masking (not compared, not shown)
+    end: int
 
     @property
     def label(self) -> str:
         return LABELS.get(self.kind, self.kind)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return (self.kind, self.line, self.column) == (other.kind, other.line, other.column)
 
-@dataclass(frozen=True)
-class Rule:
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.line, self.column))
+
+    def __repr__(self) -> str:
+        return f"Finding(kind={self.kind!r}, line={self.line!r}, column={self.column!r})"
+
+
+class Rule(NamedTuple):
     """One shape. The full ``pattern`` runs only in windows around an anchor: a lowercase
     ``trigger`` string found in the lowercased text, or a hit of the fast ``anchor`` regex;
     ``back`` and ``ahead`` bound how far a match reaches before and after its anchor."""
@@ -741,8 +757,7 @@ def mask_data(value: Any) -> Any:
 # --------------------------------------------------------------------------- notes
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """A finding in a note or sidecar: the field path it is in and the file line."""
 
     field: str

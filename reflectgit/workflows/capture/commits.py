@@ -28,6 +28,7 @@ from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
@@ -39,10 +40,7 @@ Clock = Callable[[], float]
 CAPTURE_DIR = "capture"
 COMMITS_FILE = "commits.jsonl"
 DEDUP_TAIL = 64 * 1024  # bytes of commits.jsonl's end searched for a sha recorded twice
-LOG_DIR = "logs"
-LOG_FILE = "hooks.log"
 LAST_EVENT = "last-event.json"
-LOG_MAX_BYTES = 1_000_000
 STATE_TTL = 6 * 3600  # per-session test, loop and todo state
 # One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
@@ -111,18 +109,14 @@ class Capture:
         self.state_dir = cfg.state_dir
         self.root = cfg.state_dir / CAPTURE_DIR
         self.settings: CaptureSettings = cfg.capture  # malformed values fall back, logged below
-        if cfg.warnings and self.usable:
-            for warning in cfg.warnings:
-                self.log("config", "fallback", warning)
+        self.hooklog = HookLog(cfg, clock)  # logs those fallbacks
 
     # ------------------------------------------------------------------ where things live
 
     @property
     def usable(self) -> bool:
         """False when there is no KB to capture into (we never create one by accident)."""
-        if self.cfg.state_dir_explicit:
-            return True
-        return self.state_dir.parent.is_dir()
+        return self.hooklog.usable
 
     def path(self, kind: str, session: str) -> Path:
         return self.root / kind / f"{session}.json"
@@ -174,21 +168,8 @@ class Capture:
     # ------------------------------------------------------------------ breadcrumbs
 
     def log(self, event: str, outcome: str, detail: str = "", session: str | None = None) -> None:
-        """One line in ``<state>/logs/hooks.log``; never raises."""
-        try:
-            folder = self.state_dir / LOG_DIR
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / LOG_FILE
-            with contextlib.suppress(OSError):
-                if path.stat().st_size > LOG_MAX_BYTES:
-                    os.replace(path, folder / (LOG_FILE + ".1"))
-            line = " ".join(
-                part for part in (iso(self.clock()), event, session or "-", outcome, detail) if part
-            )
-            with path.open("a", encoding="utf-8") as fh:
-                fh.write(clean(line.replace("\n", " ")[:2000]) + "\n")
-        except Exception:
-            pass
+        """One line in ``<state>/logs/hooks.log`` (``hooklog``); never raises."""
+        self.hooklog.write(event, outcome, detail, session)
 
     def breadcrumb(self, event: str, error: BaseException) -> None:
         """Record a swallowed error: the log line plus ``last-event.json``."""
