@@ -20,9 +20,8 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
@@ -69,30 +68,53 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
     return safe_session(settings.session_id)
 
 
-@dataclass
+# Plain classes and NamedTuples, not dataclasses: every agent event imports this module, and
+# ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost such a hook about 10 ms.
+
+
 class NoteDraft:
     """A note a hook wants to write, before it gets an id and is validated."""
 
-    kind: str  # test-fix, correction, todo-done, permission
-    event: str  # the hook event that produced it (for Reflect-Source)
-    title: str
-    confidence: str
-    body: str
-    session: str | None = None
-    fields: dict[str, Any] = field(default_factory=dict)
-    slug: str = ""  # what the id is made from, when not the title
+    def __init__(
+        self,
+        kind: str,  # test-fix, correction, todo-done, permission
+        event: str,  # the hook event that produced it (for Reflect-Source)
+        title: str,
+        confidence: str,
+        body: str,
+        session: str | None = None,
+        fields: dict[str, Any] | None = None,
+        slug: str = "",  # what the id is made from, when not the title
+    ) -> None:
+        self.kind = kind
+        self.event = event
+        self.title = title
+        self.confidence = confidence
+        self.body = body
+        self.session = session
+        self.fields: dict[str, Any] = {} if fields is None else fields
+        self.slug = slug
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"NoteDraft({shown})"
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(NamedTuple):
     """Notes committed by one capture: ids and the commit."""
 
     ids: tuple[str, ...]
     commit: str | None
 
 
-@dataclass(frozen=True)
-class Queued:
+class Queued(NamedTuple):
     """What the gate said and, when it passed, the queue entry."""
 
     verdict: Verdict
@@ -579,8 +601,7 @@ class Capture:
         return self.cfg.disabled or self.settings.idle_disabled
 
 
-@dataclass(frozen=True)
-class CommitRecord:
+class CommitRecord(NamedTuple):
     """One line of ``commits.jsonl``."""
 
     sha: str
@@ -596,7 +617,7 @@ class CommitRecord:
     ts: str
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return self._asdict()
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:

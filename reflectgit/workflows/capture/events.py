@@ -28,9 +28,8 @@ import os
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
@@ -80,8 +79,7 @@ _CORRECTION = (
 )
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     """How a prompt answers a permission request."""
 
     decision: str  # allow | deny
