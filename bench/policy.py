@@ -7,7 +7,13 @@
 2. The one-time cost after the KB changed: the hook recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
 
-Run: .venv/bin/python bench/policy.py [--runs N] [--notes N]
+Both are measured in the editable dev venv that runs this script (``python -m reflectgit``) and
+the first in a normal install too: a wheel built from this checkout and installed byte-compiled
+by pip into its own venv (``bench/startup.py``'s ``release_install``), timed through its
+``reflect-git`` console script against that venv's own ``python -c pass``; that is what users
+run. ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
+
+Run: .venv/bin/python bench/policy.py [--runs N] [--notes N] [--release-venv DIR] [--no-release]
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from startup import release_install  # noqa: E402 - bench/ is not a package
 
 from bench.kbgen import GIT_ENV, make_kb  # noqa: E402
 
@@ -61,8 +70,49 @@ def timed(args: list[str], env: dict[str, str], stdin: str | None = None) -> tup
     return (time.perf_counter() - start) * 1000, proc.stdout
 
 
-def hook(env: dict[str, str], stdin: str) -> tuple[float, str]:
-    return timed([sys.executable, "-m", "reflectgit", "hook", "PreToolUse"], env, stdin)
+DEV = [sys.executable, "-m", "reflectgit"]
+
+
+def hook(env: dict[str, str], stdin: str, cmd: list[str] = DEV) -> tuple[float, str]:
+    return timed([*cmd, "hook", "PreToolUse"], env, stdin)
+
+
+def ratios(
+    label: str,
+    python: str,
+    cmd: list[str],
+    env: dict[str, str],
+    quiet: str,
+    blocked: str,
+    runs: int,
+) -> None:
+    """The hook's three paths against ``python -c pass`` of the same interpreter, interleaved."""
+    times: dict[str, list[float]] = {"pass": [], "off": [], "quiet": [], "deny": []}
+    off = dict(env, REFLECT_POLICY="0")
+    for i in range(runs + 2):  # two warm-up rounds are dropped
+        sample = {
+            "pass": timed([python, "-c", "pass"], env)[0],
+            "off": hook(off, quiet, cmd)[0],
+            "quiet": hook(env, quiet, cmd)[0],
+            "deny": hook(env, blocked, cmd)[0],
+        }
+        if i >= 2:
+            for key, ms in sample.items():
+                times[key].append(ms)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"\n## {label} ({' '.join(cmd)})")
+    print(f"python -c pass:                          {med['pass']:7.1f} ms (median)")
+    rows = (
+        ("off", "REFLECT_POLICY=0"),
+        ("quiet", "no rule matches"),
+        ("deny", "a rule denies"),
+    )
+    for key, what in rows:
+        ratio = med[key] / med["pass"]
+        verdict = "ok" if ratio <= 2 else "OVER"
+        print(f"hook PreToolUse, {what + ':':<24}{med[key]:7.1f} ms  {ratio:.2f}x [{verdict}]")
+    print("  goal: <= 2x `python -c pass`")
+    print(f"  the rules' own part of a call: {med['quiet'] - med['off']:+.1f} ms")
 
 
 def commit_rule(kb: Path, env: dict[str, str], name: str) -> None:
@@ -75,6 +125,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--notes", type=int, default=2000)
+    parser.add_argument("--release-venv", type=Path, default=None)
+    parser.add_argument("--no-release", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="reflect-git-bench-") as name:
         tmp = Path(name)
@@ -102,27 +154,19 @@ def main() -> int:
         _, denied = hook(env, blocked)
         assert json.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny", denied
 
-        times: dict[str, list[float]] = {"pass": [], "off": [], "quiet": [], "deny": []}
-        off = dict(env, REFLECT_POLICY="0")
-        for _ in range(args.runs):
-            times["pass"].append(timed([sys.executable, "-c", "pass"], env)[0])
-            times["off"].append(hook(off, quiet)[0])
-            times["quiet"].append(hook(env, quiet)[0])
-            times["deny"].append(hook(env, blocked)[0])
-        med = {k: statistics.median(v) for k, v in times.items()}
-        print(f"KB of {args.notes + 2} notes (packed), rules compiled into the state directory")
-        print(f"python -c pass:                          {med['pass']:7.1f} ms (median)")
-        rows = (
-            ("off", "REFLECT_POLICY=0"),
-            ("quiet", "no rule matches"),
-            ("deny", "a rule denies"),
+        print(
+            f"KB of {args.notes + 2} notes (packed), rules compiled into the state directory; "
+            f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores"
         )
-        for key, what in rows:
-            ratio = med[key] / med["pass"]
-            verdict = "ok" if ratio <= 2 else "OVER"
-            print(f"hook PreToolUse, {what + ':':<24}{med[key]:7.1f} ms  {ratio:.2f}x [{verdict}]")
-        print("  goal: <= 2x `python -c pass`")
-        print(f"  the rules' own part of a call: {med['quiet'] - med['off']:+.1f} ms")
+        ratios("dev install", sys.executable, DEV, env, quiet, blocked, args.runs)
+        if not args.no_release:
+            python = release_install(tmp, args.release_venv).python
+            release_env = {
+                k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")
+            }
+            script = [str(python.parent / "reflect-git")]
+            ratios("release install", str(python), script, release_env, quiet, blocked, args.runs)
+        print()
         print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")
         print(f"recompile after one more commit:         {warm:7.1f} ms (once)")
     return 0

@@ -15,8 +15,11 @@ cumulative figure, best of the runs). Everything is measured twice: in the edita
 that runs this script, and in a normal install, a wheel built with ``python -m build`` and
 installed byte-compiled by pip into a temporary venv (its own ``python -c pass`` is the anchor
 there). ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
+``--rows hook,validate-hook,validate`` times only those rows (and builds only the KBs they
+need): add, validate-hook, validate, hook, search, recall, imports.
 
 Run: .venv/bin/python bench/startup.py [--runs 11] [--notes 10000] [--search-notes 100000]
+     [--rows ROW,...]
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ HOOK_ENTRIES = (
     "reflectgit.hooks.capture",  # the post-commit shim
     "reflectgit.hooks.prepush",
 )
+ROWS = ("add", "validate-hook", "validate", "hook", "search", "recall", "imports")
 PAYLOAD = {
     "session_id": "bench-session",
     "hook_event_name": "PostToolUse",
@@ -158,8 +162,9 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
     def passing(_i: int) -> float:
         return _run([py, "-c", "pass"], tmp, env)
 
+    rows = args.rows
     # add: one note per run into each of two identical 10,000-note KBs
-    git_kb, our_kb = kbs["git"], kbs["ours"]
+    git_kb, our_kb = kbs.get("git", tmp), kbs.get("ours", tmp)
 
     def git_add(i: int) -> float:
         note = f"documents/git-{inst.name}-{i}.md"
@@ -172,35 +177,45 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
         cmd = [inst.script("reflect-git"), "--kb", str(our_kb), "add", "--title", title]
         return _run([*cmd, "--confidence", "high", "--insight", "x"], our_kb, env)
 
-    add_ms, git_ms = interleaved(our_add, git_add, runs)
-    print(row(f"add ({args.notes:,} notes)", add_ms, "git add && git commit", git_ms, 1.5))
-    for kb in (git_kb, our_kb):
-        status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
-        assert status.stdout == b"", f"{kb} is not clean: {status.stdout!r}"
+    if "add" in rows:
+        add_ms, git_ms = interleaved(our_add, git_add, runs)
+        print(row(f"add ({args.notes:,} notes)", add_ms, "git add && git commit", git_ms, 1.5))
+        for kb in (git_kb, our_kb):
+            status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+            assert status.stdout == b"", f"{kb} is not clean: {status.stdout!r}"
 
     hook = json.dumps({**PAYLOAD, "cwd": str(tmp), "transcript_path": str(tmp / "t.jsonl")})
     processes = {
-        "reflect-git-validate ONE.md": ([inst.script("reflect-git-validate"), str(one)], None, 2.5),
+        "reflect-git-validate ONE.md": (
+            [inst.script("reflect-git-validate"), str(one)],
+            None,
+            2.5,
+            "validate-hook",
+        ),
         "reflect-git validate ONE.md": (
             [inst.script("reflect-git"), "validate", str(one)],
             None,
             4,
+            "validate",
         ),
         "reflect-git hook PostToolUse": (
             [inst.script("reflect-git"), "hook", "PostToolUse"],
             hook.encode(),
             2.5,
+            "hook",
         ),
     }
-    for label, (cmd, stdin, goal) in processes.items():
+    for label, (cmd, stdin, goal, name) in processes.items():
+        if name not in rows:
+            continue
         ours, anchor = interleaved(
             lambda _i, cmd=cmd, stdin=stdin: _run(cmd, tmp, env, stdin), passing, runs
         )
         print(row(label, ours, "python -c pass", anchor, goal))
 
     # search through the console script vs git grep -i, same word, same KB
-    big = kbs["search"]
-    for word in ("zanzibar", "retries"):
+    big = kbs.get("search", tmp)
+    for word in ("zanzibar", "retries") if "search" in rows else ():
         search_ms, grep_ms = interleaved(
             lambda _i, w=word: _run([inst.script("reflect-git"), "--kb", str(big), "search", w], big, env),
             lambda _i, w=word: _run(["git", "grep", "-i", w], big, env),
@@ -213,21 +228,24 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
             f"{'git grep -i':<24} {grep_ms:7.1f} ms | {faster:5.1f}x faster (goal >= 8x: {verdict})"
         )
 
-    recall = [
-        inst.script("reflect-git"),
-        "--kb",
-        str(kbs["recall"]),
-        "recall",
-        "--format",
-        "claude",
-    ]
-    recall_ms, pass_ms = interleaved(lambda _i: _run(recall, tmp, env), passing, runs)
-    verdict = "met" if recall_ms < 100 else f"NOT met (gap {recall_ms - 100:+.1f} ms)"
-    print(
-        f"  {f'recall --format claude ({args.notes:,})':<34} {recall_ms:7.1f} ms | "
-        f"{'python -c pass':<24} {pass_ms:7.1f} ms | goal < 100 ms: {verdict}"
-    )
+    if "recall" in rows:
+        recall = [
+            inst.script("reflect-git"),
+            "--kb",
+            str(kbs["recall"]),
+            "recall",
+            "--format",
+            "claude",
+        ]
+        recall_ms, pass_ms = interleaved(lambda _i: _run(recall, tmp, env), passing, runs)
+        verdict = "met" if recall_ms < 100 else f"NOT met (gap {recall_ms - 100:+.1f} ms)"
+        print(
+            f"  {f'recall --format claude ({args.notes:,})':<34} {recall_ms:7.1f} ms | "
+            f"{'python -c pass':<24} {pass_ms:7.1f} ms | goal < 100 ms: {verdict}"
+        )
 
+    if "imports" not in rows:
+        return
     print("  import time of each hook entry point (-X importtime, cumulative, best of the runs):")
     for module in HOOK_ENTRIES:
         best = min(_import_ms(py, module, tmp, env) for _ in range(runs))
@@ -256,21 +274,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search-notes", type=int, default=100_000)
     parser.add_argument("--release-venv", type=Path, default=None)
     parser.add_argument("--no-release", action="store_true")
+    parser.add_argument(
+        "--rows",
+        type=lambda text: [r.strip() for r in text.split(",") if r.strip()],
+        default=list(ROWS),
+        help=f"the rows to time, comma-separated (default: all of {','.join(ROWS)})",
+    )
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.rows) - set(ROWS))
+    if unknown:
+        parser.error(f"unknown rows: {', '.join(unknown)} (known: {', '.join(ROWS)})")
     with tempfile.TemporaryDirectory(prefix="reflect-git-startup-") as name:
         tmp = Path(name)
         started = time.perf_counter()
-        kbs = {"git": tmp / "kb-git", "ours": tmp / "kb-ours", "recall": tmp / "kb-recall"}
+        kbs: dict[str, Path] = {}
+        if "add" in args.rows:
+            kbs.update(git=tmp / "kb-git", ours=tmp / "kb-ours")
+        if "recall" in args.rows:
+            kbs["recall"] = tmp / "kb-recall"
         for kb in kbs.values():
             make_kb(kb, args.notes)
-        kbs["search"] = tmp / "kb-search"
-        from search import generate_kb  # bench/search.py: its vocabulary, its planted words
+        if "search" in args.rows:
+            kbs["search"] = tmp / "kb-search"
+            from search import generate_kb  # bench/search.py: its vocabulary, its planted words
 
-        generate_kb(kbs["search"], args.search_notes)
+            generate_kb(kbs["search"], args.search_notes)
         kbs["hook"] = tmp / "kb-hook"
         subprocess.run(["git", "init", "-q", "-b", "main", str(kbs["hook"])], check=True)
         env = base_env(tmp, kbs["hook"])
-        for kb in ("search", "recall"):  # the index is built once, outside the timings
+        for kb in [k for k in ("search", "recall") if k in kbs]:  # indexed outside the timings
             subprocess.run(
                 [sys.executable, "-m", "reflectgit", "--kb", str(kbs[kb]), "reindex"],
                 env=env,
