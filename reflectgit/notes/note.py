@@ -12,8 +12,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -378,8 +377,11 @@ def decode_text(data: bytes, source: str) -> str:
         ) from None
 
 
-@dataclass(frozen=True)
-class Origin:
+# NamedTuples and plain classes, not dataclasses: the pre-commit hook imports this module on
+# every commit, and ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost it ~10 ms.
+
+
+class Origin(NamedTuple):
     """Where a parsed note came from, so problems can point at lines in the file."""
 
     source: str
@@ -387,13 +389,26 @@ class Origin:
     yaml_line: int  # 1-based line of the first frontmatter line in the file
 
 
-@dataclass
 class Note:
-    """One learning: frontmatter mapping plus markdown body."""
+    """One learning: frontmatter mapping plus markdown body. Equal when both are (``origin``,
+    where it was read from, aside)."""
 
-    frontmatter: dict[str, Any]
-    body: str = ""
-    origin: Origin | None = field(default=None, compare=False, repr=False)
+    def __init__(
+        self, frontmatter: dict[str, Any], body: str = "", origin: Origin | None = None
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.body = body
+        self.origin = origin
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.frontmatter, self.body) == (other.frontmatter, other.body)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Note(frontmatter={self.frontmatter!r}, body={self.body!r})"
 
     @property
     def id(self) -> str | None:
@@ -516,12 +531,23 @@ def _kind(value: Any) -> str:
 # --------------------------------------------------------------------------- sidecars
 
 
-@dataclass
 class Sidecar:
-    """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships."""
+    """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships. Equal
+    when their data are (``origin`` aside)."""
 
-    data: dict[str, Any]
-    origin: Origin | None = field(default=None, compare=False, repr=False)
+    def __init__(self, data: dict[str, Any], origin: Origin | None = None) -> None:
+        self.data = data
+        self.origin = origin
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.data == other.data
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Sidecar(data={self.data!r})"
 
     @property
     def document_id(self) -> str | None:

@@ -17,10 +17,9 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -59,8 +58,7 @@ _REQUIRED_HINTS = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):  # not a dataclass: the pre-commit hook imports no dataclasses
     """One validation problem: where (file, line, column, field path) and what to do about it."""
 
     file: str
@@ -71,7 +69,7 @@ class Problem:
     severity: str = "error"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.line, self.column, self.field)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.schema import (
@@ -43,20 +43,31 @@ def validate_file(
 PARALLEL_MIN_FILES = 400
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):  # NamedTuple and plain class: the pre-commit hook imports no dataclasses
     """A file to validate and the name to report it under."""
 
     path: Path
     display: str
 
 
-@dataclass
 class ValidationRun:
     """What was checked and what was wrong."""
 
-    checked: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    def __init__(
+        self, checked: list[str] | None = None, problems: list[Problem] | None = None
+    ) -> None:
+        self.checked: list[str] = [] if checked is None else checked
+        self.problems: list[Problem] = [] if problems is None else problems
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.checked, self.problems) == (other.checked, other.problems)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"ValidationRun(checked={self.checked!r}, problems={self.problems!r})"
 
     @property
     def failed(self) -> list[str]:
