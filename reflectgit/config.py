@@ -670,6 +670,14 @@ class SearchSettings:
         minimum=0,
         help="`search --expand`: seconds the model may take to suggest related terms",
     )
+    recall_expand: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_RECALL_EXPAND",
+        toml="recall.expand",
+        help="`1`: `recall --format text` also asks the drain's model for related terms, as"
+        " `search --expand` (cached; never in a hook's formats)",
+    )
 
 
 @dataclass(frozen=True)
