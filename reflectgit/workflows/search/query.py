@@ -48,6 +48,37 @@ _STOP_TEXT = """
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
+# Everyday English words that are not stop words but say little about which note is meant
+# ("one", "several", "found", "take", "under", "long", "new"). In a small KB such a word is
+# rare, so bm25 alone would weigh it like a tool's name; a concept made only of them counts
+# COMMON_WEIGHT. A general list, not written from any benchmark query.
+_COMMON_TEXT = """
+    one two three four five six ten first second third last next previous several many much
+    few little lot lots less least enough half whole both either neither another others
+    every everything everyone nothing nobody somebody someone anyone always never often
+    sometimes usually already almost nearly quite rather really actually simply just maybe
+    perhaps probably instead across along around through throughout under below above behind
+    beside between beyond inside outside within without toward towards upon among against
+    during since ago later soon early late now today yesterday tomorrow day days week weeks
+    month months year years time times moment while long short big small large tiny huge
+    high low good bad better best worse worst great right wrong sure true false real new old
+    young same different similar certain whole full empty open close closed able unable
+    possible likely hard easy simple clear fine ok okay nice main own usual normal
+    make makes made making take takes took taken taking give gives gave given giving go goes
+    went gone going come comes came coming see sees saw seen seeing look looks looked
+    looking find finds found finding know knows knew known think thinks thought tell tells
+    told say says said saying ask asks asked try tries tried trying seem seems seemed
+    become becomes became turn turns turned put puts bring brings brought hold holds held
+    leave leaves left show shows shown mean means meant call calls called calling use uses
+    used using work works worked working help helps helped feel felt set sets setting
+    stay stays stayed end ends ended begin began move moves moved live lives place places
+    part parts kind kinds sort type lot piece bit side point case cases fact way ways
+    thing stuff people person someone anybody everybody team us again back away still
+    yes ok please thanks sure whether though although however therefore thus otherwise
+"""
+COMMON_WORDS = frozenset(_COMMON_TEXT.split()) - STOP_WORDS
+COMMON_WEIGHT = 0.5
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = set("aeiouy")
@@ -102,7 +133,7 @@ def light_stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("at") and len(w) >= 6:
         w = w[:-2]
-    if w.endswith("ck"):
+    if w.endswith("ck") and len(w) > 4:  # panick(ed) -> panic, but dock(er) is no doc(s)
         w = w[:-1]
     if w.endswith("k") and len(w) > 3 and w[-2] in _VOWELS:
         w = w[:-1] + "c"
@@ -149,7 +180,11 @@ class Synonyms:
 
 
 def _key(term: str) -> tuple[str, ...]:
-    return tuple(light_stem(t) for t in tokens_of(term))
+    """A term's stems, its stop words left out as a query's are ("set of sockets" is found
+    from the words "set sockets"), unless it has nothing else ("to do")."""
+    toks = tokens_of(term)
+    content = [t for t in toks if t not in STOP_WORDS] or toks
+    return tuple(light_stem(t) for t in content)
 
 
 @lru_cache(maxsize=8)
@@ -178,6 +213,7 @@ class Concept:
 
     text: str
     alternatives: dict[str, list[str]] = field(default_factory=dict)
+    weight: float = 1.0  # COMMON_WEIGHT for an everyday word ("several", "found")
 
     def add(self, kind: str, fts: str) -> None:
         known = {s for alts in self.alternatives.values() for s in alts}
@@ -243,7 +279,7 @@ def understand(
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
         span = 0
         for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
-            key = tuple(light_stem(t) for w in content[i : i + n] for t in tokens_of(w))
+            key = _key(" ".join(content[i : i + n]))
             if key in keys:
                 span = n
                 break
@@ -252,7 +288,11 @@ def understand(
             toks = [t for w in run for t in tokens_of(w)]
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
-            for other in table.others(tuple(light_stem(t) for t in toks)):
+            run_key = _key(" ".join(run))
+            for same in keys[run_key]:  # the term as written, with its stop words
+                if _key(same) == run_key:
+                    concept.add(EXACT, phrase(tokens_of(same)))
+            for other in table.others(run_key):
                 concept.add(SYNONYM, phrase(tokens_of(other)))
             for tok in toks:
                 if tok not in STOP_WORDS:
@@ -263,6 +303,8 @@ def understand(
         word = content[i]
         last = i == len(content) - 1
         concept = _concept(word, table, variants, prefix_last and last)
+        if all(t in COMMON_WORDS for t in tokens_of(word)):
+            concept.weight = COMMON_WEIGHT
         if not last and word.isalpha() and content[i + 1].isalpha():
             # "lock file" may be written "lockfile", "work tree" "worktree".
             concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
@@ -289,7 +331,7 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     concept = Concept(word)
     concept.add(EXACT, phrase(toks))
     code_like = len(toks) > 1 or bool(camel_parts(_TOKEN.findall(word)[0]))
-    key = tuple(light_stem(t) for t in toks)
+    key = _key(word)
     for other in table.others(key):
         concept.add(SYNONYM, phrase(tokens_of(other)))
     if not code_like:
