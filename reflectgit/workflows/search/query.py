@@ -116,7 +116,9 @@ def light_stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
-    for suffix, keep in (("ations", 4), ("ation", 4), ("ions", 4), ("ion", 4), ("ers", 4)):
+    suffixes = (("ations", 4), ("ation", 4), ("ions", 4), ("ion", 4), ("ers", 4))
+    suffixes += (("ments", 6), ("ment", 6), ("ness", 4), ("able", 5))
+    for suffix, keep in suffixes:
         if w.endswith(suffix) and len(w) - len(suffix) >= keep:
             w = w[: -len(suffix)]
             break
