@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
@@ -100,7 +100,7 @@ def camel_parts(token: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def light_stem(word: str) -> str:
-    """A light stemmer: plurals, -ed, -er, -ion, -ation and long -ing only.
+    """A light stemmer: plurals, -ed, -er, -ion, -ation, -ment, -ness, -able and long -ing.
 
     Unlike Porter it leaves ``setting``, ``running`` and ``writing`` alone (their short stems
     collide with unrelated words), and it pairs what Porter misses: revoke / revocation (k and
@@ -116,9 +116,7 @@ def light_stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
-    suffixes = (("ations", 4), ("ation", 4), ("ions", 4), ("ion", 4), ("ers", 4))
-    suffixes += (("ments", 6), ("ment", 6), ("ness", 4), ("able", 5))
-    for suffix, keep in suffixes:
+    for suffix, keep in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= keep:
             w = w[: -len(suffix)]
             break
@@ -140,6 +138,20 @@ def light_stem(word: str) -> str:
     if w.endswith("k") and len(w) > 3 and w[-2] in _VOWELS:
         w = w[:-1] + "c"
     return w
+
+
+# (suffix, the shortest stem it may leave), tried in order; the first that fits is taken.
+_SUFFIXES: tuple[tuple[str, int], ...] = (
+    ("ations", 4),
+    ("ation", 4),
+    ("ions", 4),
+    ("ion", 4),
+    ("ers", 4),
+    ("ments", 6),
+    ("ment", 6),
+    ("ness", 4),
+    ("able", 5),
+)
 
 
 def _doubled(w: str) -> bool:
@@ -167,20 +179,46 @@ class Synonyms:
                 gone = _key(line[1:])
                 groups = [[t for t in g if _key(t) != gone] for g in groups]
                 continue
-            terms = [t.strip() for t in line.split(",") if tokens_of(t)]
+            terms = [t.strip() for t in line.split(",") if _TOKEN.search(t)]
             if len(terms) > 1:
                 groups.append(terms)
         return Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
 
-    @property
-    def by_key(self) -> dict[tuple[str, ...], list[str]]:
-        return _by_key(self.groups)
+    def terms(self, key: tuple[str, ...]) -> list[str]:
+        """Every term of the groups holding a term with ``key`` (a tuple of stems); [] if none.
+
+        Stemming every term of the table costs milliseconds per search; a query only needs
+        the few groups its words can reach, found by their words' first two characters (a
+        light stem keeps them), so only theirs are stemmed."""
+        known = self._found.get(key)
+        if known is None:
+            known = []
+            for i in self._buckets.get(key[0][:2], ()) if key else ():
+                group = self.groups[i]
+                if any(_key(term) == key for term in group):
+                    known.extend(t for t in group if t not in known)
+            self._found[key] = known
+        return known
+
+    @cached_property
+    def _buckets(self) -> dict[str, list[int]]:
+        """Which groups hold a word starting with these two characters."""
+        out: dict[str, list[int]] = {}
+        for i, group in enumerate(self.groups):
+            for start in {s for term in group for s in _starts(term)}:
+                out.setdefault(start, []).append(i)
+        return out
+
+    @cached_property
+    def _found(self) -> dict[tuple[str, ...], list[str]]:
+        return {}
 
     def others(self, key: tuple[str, ...]) -> list[str]:
         """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
-        return [t for t in self.by_key.get(key, []) if _key(t) != key]
+        return [t for t in self.terms(key) if _key(t) != key]
 
 
+@lru_cache(maxsize=16384)
 def _key(term: str) -> tuple[str, ...]:
     """A term's stems, its stop words left out as a query's are ("set of sockets" is found
     from the words "set sockets"), unless it has nothing else ("to do")."""
@@ -189,13 +227,15 @@ def _key(term: str) -> tuple[str, ...]:
     return tuple(light_stem(t) for t in content)
 
 
-@lru_cache(maxsize=8)
-def _by_key(groups: tuple[tuple[str, ...], ...]) -> dict[tuple[str, ...], list[str]]:
-    out: dict[tuple[str, ...], list[str]] = {}
-    for group in groups:
-        for term in group:
-            seen = out.setdefault(_key(term), [])
-            seen.extend(t for t in group if t not in seen)
+def _starts(term: str) -> set[str]:
+    """The first two characters of each token of a term (a light stem keeps them), cheaply:
+    a plain word needs no tokenizing."""
+    out: set[str] = set()
+    for word in term.split():
+        if word.isalnum():
+            out.add(word.lower()[:2])
+        else:
+            out.update(t[:2] for t in tokens_of(word))
     return out
 
 
@@ -276,13 +316,12 @@ def understand(
     content = [w for w in words if not _is_stop(w)] or words
     concepts: list[Concept] = []
     i = 0
-    keys = table.by_key
     while i < len(content):
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
         span = 0
         for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
             key = _key(" ".join(content[i : i + n]))
-            if key in keys:
+            if table.terms(key):
                 span = n
                 break
         if span:
@@ -291,7 +330,7 @@ def understand(
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
             run_key = _key(" ".join(run))
-            for same in keys[run_key]:  # the term as written, with its stop words
+            for same in table.terms(run_key):  # the term as written, with its stop words
                 if _key(same) == run_key:
                     concept.add(EXACT, phrase(tokens_of(same)))
             for other in table.others(run_key):
