@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,7 +330,9 @@ def rank(
     if terms:
         query = fts_query(" ".join(terms), mode="or", prefix_last=False)
         if query and related is not None:
-            query = " OR ".join([query, *_phrases(related(" ".join(terms)))])
+            from reflectgit.workflows.search.query import related_phrases
+
+            query = " OR ".join([query, *related_phrases(related(" ".join(terms)))])
         if query:
             relevance = index.relevance(query)
             start, end = parse_when(
@@ -421,18 +423,6 @@ def rank(
         scored.append((score, doc, reasons))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
     return scored, total
-
-
-def _phrases(terms: Iterable[str]) -> list[str]:
-    """Related terms as FTS5 phrases (never FTS5 syntax); stop words alone are left out."""
-    from reflectgit.workflows.search.query import STOP_WORDS, phrase, tokens_of
-
-    out = []
-    for term in terms:
-        toks = tokens_of(term)
-        if toks and not all(t in STOP_WORDS for t in toks):
-            out.append(phrase(toks))
-    return list(dict.fromkeys(out))
 
 
 def recall(

@@ -353,13 +353,22 @@ def understand(
         i += 1
     if extra:
         related = Concept("(related)")
-        for term in extra:
-            toks = tokens_of(term)
-            if toks and not all(t in STOP_WORDS for t in toks):
-                related.add(SYNONYM, phrase(toks))
+        for fts in related_phrases(extra):
+            related.add(SYNONYM, fts)
         if related.alternatives:
             concepts.append(related)
     return Query(text, concepts)
+
+
+def related_phrases(terms: Iterable[str]) -> list[str]:
+    """A model's related terms (``--expand``) as FTS5 phrases, once each; a term of nothing but
+    stop words is left out."""
+    out: list[str] = []
+    for term in terms:
+        toks = tokens_of(term)
+        if toks and not all(t in STOP_WORDS for t in toks):
+            out.append(phrase(toks))
+    return list(dict.fromkeys(out))
 
 
 def _is_stop(word: str) -> bool:
