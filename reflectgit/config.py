@@ -783,6 +783,14 @@ class SearchSettings(Settings):
         minimum=0,
         help="`search --expand`: seconds the model may take to suggest related terms",
     )
+    recall_expand: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_RECALL_EXPAND",
+        toml="recall.expand",
+        help="`1`: `recall --format text` also asks the drain's model for related terms, as"
+        " `search --expand` (cached; never in a hook's formats)",
+    )
 
 
 class TeamSettings(Settings):

@@ -97,6 +97,10 @@ def test_the_light_stemmer_pairs_what_porter_misses_and_leaves_short_stems_alone
         assert light_stem(a) == light_stem(b), (a, b)
     for a, b in [("setting", "set"), ("running", "run"), ("writing", "write"), ("status", "stat")]:
         assert light_stem(a) != light_stem(b), (a, b)
+    # A short stem ending in "ck" keeps its k: docker is no doc(s), lock no loc(ation).
+    for a, b in [("docker", "docs"), ("lock", "location")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+    assert light_stem("locked") == light_stem("lock")
 
 
 def test_stemmer_pairs_match_and_non_pairs_do_not(tmp_path: Path) -> None:
@@ -165,6 +169,41 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     # --json says how the query was read.
     read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
     assert read[0]["text"] == "WAL" and '"write ahead log"' in read[0]["synonym"]
+
+
+def test_a_synonym_term_with_stop_words_is_found_from_a_query(tmp_path: Path) -> None:
+    # The shipped table has "connection pool, pool of connections, set of sockets": a query
+    # drops its stop words before it looks for terms, so the term's stop words must not count.
+    kb = make_kb(
+        tmp_path,
+        {
+            "pool": ("Size the connection pool", "The connection pool was too small.", {}),
+            "other": ("Sockets of the proxy", "Set the proxy buffer.", {}),
+        },
+    )
+    assert ids(kb, "a set of sockets")[0] == "pool"
+    assert ids(kb, "the pool of connections")[0] == "pool"
+    assert ids(kb, "set sockets")[0] == "pool"  # the same words, the same term
+    assert ids(kb, "set") == ["other"]  # one word of the term is no term
+    read = understand("a set of sockets", Synonyms.parse("connection pool, set of sockets"))
+    assert [c.text for c in read.concepts] == ["set sockets"]
+    assert '"set of sockets"' in read.concepts[0].alternatives[EXACT]
+
+
+def test_everyday_words_count_less_than_the_words_of_a_topic(tmp_path: Path) -> None:
+    # Both words are in one note each, in the same field; in a small KB both are rare, so bm25
+    # alone would tie them (and the id would put "a-everyday" first).
+    kb = make_kb(
+        tmp_path,
+        {
+            "a-everyday": ("Desk notes", "Several were here.", {}),
+            "b-topic": ("Desk notes", "Checkpoints were here.", {}),
+        },
+    )
+    assert ids(kb, "several checkpoints") == ["b-topic", "a-everyday"]
+    assert ids(kb, "several") == ["a-everyday"]  # an everyday word alone still finds its note
+    read = understand("several checkpoints", Synonyms())
+    assert [c.weight < 1 for c in read.concepts] == [True, False]
 
 
 def test_a_kb_extends_and_trims_the_synonym_table(tmp_path: Path) -> None:

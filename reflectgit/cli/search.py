@@ -7,6 +7,7 @@ same search with every option, and prints through the same ``render.search_hits`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -131,6 +132,20 @@ def recall_cmd(
             render.write_json({"disabled": True, "notes": []})
         return
     size = cfg.recall_budget(budget)
+    expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
+
+    def related(text: str) -> list[str]:
+        from reflectgit.workflows.search.expand import Expansion, related_terms
+
+        try:
+            found = related_terms(
+                text, cfg.writer, cfg.state_dir, cfg.env, cfg.search.expand_timeout
+            )
+        except ReflectGitError as exc:  # no model command: recall never needs one
+            found = Expansion(error=exc.message)
+        expansions.append(found)
+        return found.terms
+
     bar = render.ProgressBar.for_ctx(ctx, "indexing")
     try:
         result = recall(
@@ -145,6 +160,7 @@ def recall_cmd(
             as_of=as_of,
             domain=domain,
             progress=None if hook else bar,
+            related=related if cfg.search.recall_expand and not hook else None,
         )
     except ReflectGitError as exc:
         if not hook:
@@ -158,7 +174,11 @@ def recall_cmd(
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))
         return
-    render.emit(ctx, result.to_json(), render_recall(result, fmt))
+    doc, text = result.to_json(), render_recall(result, fmt)
+    if expansions:
+        doc["expansion"] = expansions[0].to_json()
+        text = render.expansion_line(expansions[0]) + "\n" + text
+    render.emit(ctx, doc, text)
 
 
 @commands.command("reindex")

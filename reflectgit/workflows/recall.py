@@ -313,13 +313,15 @@ def rank(
     as_of: str | dt.date | dt.datetime | None = None,
     domain: str | None = None,
     now: dt.datetime | None = None,
+    related: Callable[[str], Sequence[str]] | None = None,
 ) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
     """Live notes scored for the project and branch, best first, and the number of live notes.
 
     Notes of this project and branch come first; ``everywhere`` (``--global``) pools in the rest
     at half weight. Quarantined notes never come back; speculative ones rank lower; an
     authority ranks a note up or down; sidecar edges count when valid at ``as_of`` (default
-    now), as in ``search --as-of``."""
+    now), as in ``search --as-of``. ``related(query)`` (``[recall] expand``: the model's
+    related terms, as ``search --expand``) adds terms the project's own words lack."""
     from reflectgit.workflows.search.index import fts_query, parse_when
 
     terms = context.terms()
@@ -327,6 +329,10 @@ def rank(
     relevance: dict[int, float] = {}
     if terms:
         query = fts_query(" ".join(terms), mode="or", prefix_last=False)
+        if query and related is not None:
+            from reflectgit.workflows.search.query import related_phrases
+
+            query = " OR ".join([query, *related_phrases(related(" ".join(terms)))])
         if query:
             relevance = index.relevance(query)
             start, end = parse_when(
@@ -434,10 +440,12 @@ def recall(
     as_of: str | None = None,
     domain: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    related: Callable[[str], Sequence[str]] | None = None,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
-    the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain."""
+    the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
+    ``related(query)`` gives a model's related terms for the project's words (see ``rank``)."""
     from reflectgit.workflows.search.index import parse_when
 
     if limit < 1:
@@ -449,7 +457,9 @@ def recall(
     context = project_context(cwd, project, env)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
-        scored, total = rank(index, context, everywhere, as_of=as_of, domain=domain, now=now)
+        scored, total = rank(
+            index, context, everywhere, as_of=as_of, domain=domain, now=now, related=related
+        )
     result = RecallResult(context, [], total, budget, everywhere)
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 

@@ -78,9 +78,9 @@ def related_terms(
     argv = wr.command_for(writer)
     if wr.find_command(argv, env) is None:
         raise ConfigError(
-            f"search --expand needs the drain's model command; {argv[0]!r} is not installed",
+            f"expanding a query needs the drain's model command; {argv[0]!r} is not installed",
             hint="set REFLECT_DRAIN_CMD to a model command (prompt on stdin, answer on stdout),"
-            " or search without --expand",
+            " or search without --expand (recall: [recall] expand off)",
         )
     key = expansions.cache_key(argv, writer.model, query)
     hit = expansions.cached(state_dir, key)

@@ -1070,7 +1070,7 @@ class Index:
                         edged.add(rowid)
                 for rowid, rel in found.items():
                     scores = best.setdefault(rowid, [0.0] * len(concepts))
-                    scores[i] = max(scores[i], rel * kind_weight)
+                    scores[i] = max(scores[i], rel * kind_weight * concept.weight)
         if not best:
             return []
         marks = ",".join("?" * len(best))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
@@ -47,6 +47,37 @@ _STOP_TEXT = """
     aren weren won wouldn shouldn couldn can't cant let lets via per
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+# Everyday English words that are not stop words but say little about which note is meant
+# ("one", "several", "found", "take", "under", "long", "new"). In a small KB such a word is
+# rare, so bm25 alone would weigh it like a tool's name; a concept made only of them counts
+# COMMON_WEIGHT. A general list, not written from any benchmark query.
+_COMMON_TEXT = """
+    one two three four five six ten first second third last next previous several many much
+    few little lot lots less least enough half whole both either neither another others
+    every everything everyone nothing nobody somebody someone anyone always never often
+    sometimes usually already almost nearly quite rather really actually simply just maybe
+    perhaps probably instead across along around through throughout under below above behind
+    beside between beyond inside outside within without toward towards upon among against
+    during since ago later soon early late now today yesterday tomorrow day days week weeks
+    month months year years time times moment while long short big small large tiny huge
+    high low good bad better best worse worst great right wrong sure true false real new old
+    young same different similar certain whole full empty open close closed able unable
+    possible likely hard easy simple clear fine ok okay nice main own usual normal
+    make makes made making take takes took taken taking give gives gave given giving go goes
+    went gone going come comes came coming see sees saw seen seeing look looks looked
+    looking find finds found finding know knows knew known think thinks thought tell tells
+    told say says said saying ask asks asked try tries tried trying seem seems seemed
+    become becomes became turn turns turned put puts bring brings brought hold holds held
+    leave leaves left show shows shown mean means meant call calls called calling use uses
+    used using work works worked working help helps helped feel felt set sets setting
+    stay stays stayed end ends ended begin began move moves moved live lives place places
+    part parts kind kinds sort type lot piece bit side point case cases fact way ways
+    thing stuff people person someone anybody everybody team us again back away still
+    yes ok please thanks sure whether though although however therefore thus otherwise
+"""
+COMMON_WORDS = frozenset(_COMMON_TEXT.split()) - STOP_WORDS
+COMMON_WEIGHT = 0.5
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -69,7 +100,7 @@ def camel_parts(token: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def light_stem(word: str) -> str:
-    """A light stemmer: plurals, -ed, -er, -ion, -ation and long -ing only.
+    """A light stemmer: plurals, -ed, -er, -ion, -ation, -ment, -ness, -able and long -ing.
 
     Unlike Porter it leaves ``setting``, ``running`` and ``writing`` alone (their short stems
     collide with unrelated words), and it pairs what Porter misses: revoke / revocation (k and
@@ -85,7 +116,7 @@ def light_stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
-    for suffix, keep in (("ations", 4), ("ation", 4), ("ions", 4), ("ion", 4), ("ers", 4)):
+    for suffix, keep in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= keep:
             w = w[: -len(suffix)]
             break
@@ -102,11 +133,25 @@ def light_stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("at") and len(w) >= 6:
         w = w[:-2]
-    if w.endswith("ck"):
+    if w.endswith("ck") and len(w) > 4:  # panick(ed) -> panic, but dock(er) is no doc(s)
         w = w[:-1]
     if w.endswith("k") and len(w) > 3 and w[-2] in _VOWELS:
         w = w[:-1] + "c"
     return w
+
+
+# (suffix, the shortest stem it may leave), tried in order; the first that fits is taken.
+_SUFFIXES: tuple[tuple[str, int], ...] = (
+    ("ations", 4),
+    ("ation", 4),
+    ("ions", 4),
+    ("ion", 4),
+    ("ers", 4),
+    ("ments", 6),
+    ("ment", 6),
+    ("ness", 4),
+    ("able", 5),
+)
 
 
 def _doubled(w: str) -> bool:
@@ -134,31 +179,63 @@ class Synonyms:
                 gone = _key(line[1:])
                 groups = [[t for t in g if _key(t) != gone] for g in groups]
                 continue
-            terms = [t.strip() for t in line.split(",") if tokens_of(t)]
+            terms = [t.strip() for t in line.split(",") if _TOKEN.search(t)]
             if len(terms) > 1:
                 groups.append(terms)
         return Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
 
-    @property
-    def by_key(self) -> dict[tuple[str, ...], list[str]]:
-        return _by_key(self.groups)
+    def terms(self, key: tuple[str, ...]) -> list[str]:
+        """Every term of the groups holding a term with ``key`` (a tuple of stems); [] if none.
+
+        Stemming every term of the table costs milliseconds per search; a query only needs
+        the few groups its words can reach, found by their words' first two characters (a
+        light stem keeps them), so only theirs are stemmed."""
+        known = self._found.get(key)
+        if known is None:
+            known = []
+            for i in self._buckets.get(key[0][:2], ()) if key else ():
+                group = self.groups[i]
+                if any(_key(term) == key for term in group):
+                    known.extend(t for t in group if t not in known)
+            self._found[key] = known
+        return known
+
+    @cached_property
+    def _buckets(self) -> dict[str, list[int]]:
+        """Which groups hold a word starting with these two characters."""
+        out: dict[str, list[int]] = {}
+        for i, group in enumerate(self.groups):
+            for start in {s for term in group for s in _starts(term)}:
+                out.setdefault(start, []).append(i)
+        return out
+
+    @cached_property
+    def _found(self) -> dict[tuple[str, ...], list[str]]:
+        return {}
 
     def others(self, key: tuple[str, ...]) -> list[str]:
         """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
-        return [t for t in self.by_key.get(key, []) if _key(t) != key]
+        return [t for t in self.terms(key) if _key(t) != key]
 
 
+@lru_cache(maxsize=16384)
 def _key(term: str) -> tuple[str, ...]:
-    return tuple(light_stem(t) for t in tokens_of(term))
+    """A term's stems, its stop words left out as a query's are ("set of sockets" is found
+    from the words "set sockets"), unless it has nothing else ("to do")."""
+    toks = tokens_of(term)
+    content = [t for t in toks if t not in STOP_WORDS] or toks
+    return tuple(light_stem(t) for t in content)
 
 
-@lru_cache(maxsize=8)
-def _by_key(groups: tuple[tuple[str, ...], ...]) -> dict[tuple[str, ...], list[str]]:
-    out: dict[tuple[str, ...], list[str]] = {}
-    for group in groups:
-        for term in group:
-            seen = out.setdefault(_key(term), [])
-            seen.extend(t for t in group if t not in seen)
+def _starts(term: str) -> set[str]:
+    """The first two characters of each token of a term (a light stem keeps them), cheaply:
+    a plain word needs no tokenizing."""
+    out: set[str] = set()
+    for word in term.split():
+        if word.isalnum():
+            out.add(word.lower()[:2])
+        else:
+            out.update(t[:2] for t in tokens_of(word))
     return out
 
 
@@ -178,6 +255,7 @@ class Concept:
 
     text: str
     alternatives: dict[str, list[str]] = field(default_factory=dict)
+    weight: float = 1.0  # COMMON_WEIGHT for an everyday word ("several", "found")
 
     def add(self, kind: str, fts: str) -> None:
         known = {s for alts in self.alternatives.values() for s in alts}
@@ -238,13 +316,12 @@ def understand(
     content = [w for w in words if not _is_stop(w)] or words
     concepts: list[Concept] = []
     i = 0
-    keys = table.by_key
     while i < len(content):
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
         span = 0
         for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
-            key = tuple(light_stem(t) for w in content[i : i + n] for t in tokens_of(w))
-            if key in keys:
+            key = _key(" ".join(content[i : i + n]))
+            if table.terms(key):
                 span = n
                 break
         if span:
@@ -252,7 +329,11 @@ def understand(
             toks = [t for w in run for t in tokens_of(w)]
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
-            for other in table.others(tuple(light_stem(t) for t in toks)):
+            run_key = _key(" ".join(run))
+            for same in table.terms(run_key):  # the term as written, with its stop words
+                if _key(same) == run_key:
+                    concept.add(EXACT, phrase(tokens_of(same)))
+            for other in table.others(run_key):
                 concept.add(SYNONYM, phrase(tokens_of(other)))
             for tok in toks:
                 if tok not in STOP_WORDS:
@@ -263,6 +344,8 @@ def understand(
         word = content[i]
         last = i == len(content) - 1
         concept = _concept(word, table, variants, prefix_last and last)
+        if all(t in COMMON_WORDS for t in tokens_of(word)):
+            concept.weight = COMMON_WEIGHT
         if not last and word.isalpha() and content[i + 1].isalpha():
             # "lock file" may be written "lockfile", "work tree" "worktree".
             concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
@@ -270,13 +353,22 @@ def understand(
         i += 1
     if extra:
         related = Concept("(related)")
-        for term in extra:
-            toks = tokens_of(term)
-            if toks and not all(t in STOP_WORDS for t in toks):
-                related.add(SYNONYM, phrase(toks))
+        for fts in related_phrases(extra):
+            related.add(SYNONYM, fts)
         if related.alternatives:
             concepts.append(related)
     return Query(text, concepts)
+
+
+def related_phrases(terms: Iterable[str]) -> list[str]:
+    """A model's related terms (``--expand``) as FTS5 phrases, once each; a term of nothing but
+    stop words is left out."""
+    out: list[str] = []
+    for term in terms:
+        toks = tokens_of(term)
+        if toks and not all(t in STOP_WORDS for t in toks):
+            out.append(phrase(toks))
+    return list(dict.fromkeys(out))
 
 
 def _is_stop(word: str) -> bool:
@@ -289,7 +381,7 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     concept = Concept(word)
     concept.add(EXACT, phrase(toks))
     code_like = len(toks) > 1 or bool(camel_parts(_TOKEN.findall(word)[0]))
-    key = tuple(light_stem(t) for t in toks)
+    key = _key(word)
     for other in table.others(key):
         concept.add(SYNONYM, phrase(tokens_of(other)))
     if not code_like:
