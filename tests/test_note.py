@@ -10,6 +10,7 @@ from reflectgit.errors import NoteError
 from reflectgit.notes.note import (
     Note,
     is_safe_id,
+    load_yaml,
     new_id,
     normalize_tier,
     parse_note,
@@ -29,6 +30,63 @@ def test_corpus_notes_parse_and_round_trip(path):
     again = parse_note(render_note(note))
     assert again == note
     assert render_note(again) == render_note(note)
+
+
+YAML_TEXTS = sorted(DATA.rglob("*.md")) + sorted(DATA.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", YAML_TEXTS, ids=lambda p: str(p.relative_to(DATA)))
+def test_strict_loader_builds_what_pyyaml_builds(path):
+    """The one-pass mapping (plain strings taken from their nodes) gives exactly PyYAML's safe
+    loader's values, on every note and sidecar in the shared data that PyYAML reads."""
+    import yaml
+
+    text = path.read_text("utf-8", "replace")
+    if path.suffix == ".md":
+        parts = text.split("\n---", 1)
+        if not text.startswith("---") or len(parts) < 2:
+            pytest.skip("no frontmatter")
+        text = parts[0][3:]
+    try:
+        expected = yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        pytest.skip("PyYAML refuses it too")
+    try:
+        got = load_yaml(text)
+    except NoteError as exc:
+        assert "duplicate key" in exc.message or "tag" in exc.message or "alias" in exc.message
+        return
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("a: 1\nb: x\n", {"a": 1, "b": "x"}),
+        ("1: one\n'1': text\n", {1: "one", "1": "text"}),
+        ("base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n", {"base": {"x": 1}, "use": {"x": 1, "y": 2}}),
+        ("when: 2026-12-01\n", {"when": dt.date(2026, 12, 1)}),
+        ("s: !!str 12\nt: '12'\n", {"s": "12", "t": "12"}),
+    ],
+)
+def test_strict_loader_keys_and_values(text, expected):
+    assert load_yaml(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\na: 2\n",
+        "outer:\n  k: 1\n  k: 2\n",
+        "1: x\n0x1: y\n",
+        "base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n  y: 3\n",
+        "? [a]\n: 1\n",
+    ],
+)
+def test_strict_loader_refuses_duplicate_and_unhashable_keys(text):
+    with pytest.raises(NoteError):
+        load_yaml(text)
 
 
 @pytest.mark.parametrize(

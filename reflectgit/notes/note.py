@@ -147,13 +147,60 @@ _UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
 # --------------------------------------------------------------------------- YAML
 
 
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 class _StrictLoaderMixin:
     """Duplicate keys are errors; only JSON-shaped values (plus dates) are constructed."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """PyYAML's mapping, built in one pass: a plain string key or value (nearly all of a
+        note's) is taken from its node as PyYAML's own ``str`` constructor would, without the
+        generic dispatch; a merge key (``<<``) goes the general way."""
+        pairs = node.value
+        if not isinstance(node, yaml.MappingNode) or any(k.tag == _MERGE for k, _ in pairs):
+            return self._checked_mapping(node, deep)
+        construct = self.construct_object  # type: ignore[attr-defined]
+        mapping: dict[Any, Any] = {}
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, value_node in pairs:
+            if key_node.tag == _STR and type(key_node) is yaml.ScalarNode:
+                key = key_node.value
+            else:
+                key = construct(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found an unhashable key",
+                        key_node.start_mark,
+                    ) from None
+            if key in seen:
+                self._duplicate(node, key, seen[key], key_node)
+            seen[key] = key_node
+            if value_node.tag == _STR and type(value_node) is yaml.ScalarNode:
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = construct(value_node, deep=deep)
+        return mapping
+
+    def _duplicate(self, node: yaml.Node, key: Any, first: yaml.Node, again: yaml.Node) -> None:
+        first_line = first.start_mark.line + 1 + getattr(self, "line_offset", 0)
+        raise yaml.constructor.ConstructorError(
+            "while constructing a mapping",
+            node.start_mark,
+            f"found duplicate key {key!r} (first defined on line {first_line})",
+            again.start_mark,
+        )
+
+    def _checked_mapping(self, node: yaml.MappingNode, deep: bool) -> dict[Any, Any]:
+        """The general way: duplicate keys refused, then PyYAML's own mapping (merges)."""
         seen: dict[Any, yaml.Node] = {}
         for key_node, _value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            if key_node.tag == _MERGE:
                 continue
             key = self.construct_object(key_node, deep=True)  # type: ignore[attr-defined]
             try:
@@ -166,14 +213,7 @@ class _StrictLoaderMixin:
                     key_node.start_mark,
                 ) from None
             if key in seen:
-                first = seen[key].start_mark
-                first_line = first.line + 1 + getattr(self, "line_offset", 0)
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f"found duplicate key {key!r} (first defined on line {first_line})",
-                    key_node.start_mark,
-                )
+                self._duplicate(node, key, seen[key], key_node)
             seen[key] = key_node
         return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
 
