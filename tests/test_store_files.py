@@ -92,6 +92,13 @@ def test_the_ref_swap_refuses_a_moved_branch_and_a_held_lock(repo):
     (kb / ".git" / "refs" / "heads" / "main.lock").unlink()
     assert store._set_ref(ref, tip.encode(), other, b"m", b"A <a@b>") is True
     assert git("rev-parse", "main", cwd=kb).strip() == other.decode()
+    # names git refuses are dulwich's to check (and refuse): never a path outside refs/heads
+    for bad in (b"refs/heads/../../x", b"refs/heads/a..b", b"refs/heads/.hidden", b"HEAD",
+                b"refs/heads/x.lock", b"refs/heads/a b", b"refs/tags/v1"):  # fmt: skip
+        assert store._set_ref(bad, None, other, b"m", b"A <a@b>") is None, bad
+    assert not (kb / ".git" / "x").exists()
+    assert store._set_ref(b"refs/heads/knowledge/pool-x", None, other, b"m", b"A <a@b>")
+    assert git("rev-parse", "knowledge/pool-x", cwd=kb).strip() == other.decode()
     # a symbolic branch is dulwich's to write
     git("symbolic-ref", "refs/heads/alias", "refs/heads/main", cwd=kb)
     assert store._set_ref(b"refs/heads/alias", None, other, b"m", b"A <a@b>") is None

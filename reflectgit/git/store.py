@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import stat
 import time
 import zlib
@@ -841,6 +842,8 @@ class Store:
         flushed and renamed over the ref; the reflog line appended before the rename). None
         when the ref is one this writer leaves to dulwich."""
         name = os.fsdecode(ref)
+        if not _plain_branch_ref(name):
+            return None  # dulwich checks (and refuses) any other name
         filename = self.common_dir / name
         packed = self._packed_refs()
         parent = os.path.dirname(name)
@@ -1280,6 +1283,25 @@ def _split_ancestry(rev: str) -> tuple[str, int]:
             base, steps = head, steps + (int(count) if count else 1)
             continue
         return base, steps
+
+
+_REF_PART = re.compile(r"[^\x00-\x20\x7f ~^:?*\[\\]+")
+
+
+def _plain_branch_ref(name: str) -> bool:
+    """``refs/heads/...`` with every part a name git's ``check-ref-format`` accepts (no
+    ``..``, no leading dot, no ``.lock`` end, none of its special characters)."""
+    parts = name.split("/")
+    return (
+        len(parts) > 2
+        and parts[:2] == ["refs", "heads"]
+        and ".." not in name
+        and "@{" not in name
+        and all(
+            _REF_PART.fullmatch(p) and not p.startswith(".") and not p.endswith((".", ".lock"))
+            for p in parts[2:]
+        )
+    )
 
 
 def _zone(offset: int) -> bytes:
