@@ -3,12 +3,15 @@
 - the root help page printed from the registry is, byte for byte, the page typer prints;
 - the registry names every command typer has, with typer's summary, and nothing more;
 - every command and every option parses the same way through the fast path (``peek``,
-  ``search_args``, the hook's ``parse_args``) as through typer (``hoist_globals`` and click).
+  ``search_args``, ``command_args`` for add and recall, the hook's ``parse_args``) as through
+  typer (``hoist_globals`` and click);
+- the fast add and recall print, write and fail exactly as the typer commands do.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +22,8 @@ import pytest
 
 from reflectgit.cli import usage
 from reflectgit.cli.app import GROUPS, PROG, ROOT_HELP, hoist_globals, root_command, run, summaries
-from reflectgit.cli.fastpath import peek, search_args, try_fast, validate_args
+from reflectgit.cli.fastpath import command_args, peek, search_args, try_fast, validate_args
+from reflectgit.cli.options import FAST_COMMANDS
 from reflectgit.hooks.agent import parse_args as hook_args
 
 ROOT: Any = root_command(None)
@@ -190,7 +194,7 @@ def test_every_command_and_option_parses_the_same_both_ways(name, args):
     assert {"kb": front.options.kb, "json": front.options.json, "quiet": front.options.quiet} == (
         root_params
     )
-    fast_words = ("search", "hook", "capture", "validate")
+    fast_words = ("search", "hook", "capture", "validate", *FAST_COMMANDS)
     if seen.word in fast_words:  # the peek reads them itself, before and after the word
         mine = {"kb": seen.options.kb, "json": seen.options.json, "quiet": seen.options.quiet}
         assert mine == root_params
@@ -206,6 +210,10 @@ def test_every_command_and_option_parses_the_same_both_ways(name, args):
         fast = validate_args(seen.rest)
         assert fast is not None, args
         assert fast == {**params, "paths": list(params["paths"] or [])}
+    elif len(path) == 1 and path[0] in FAST_COMMANDS:
+        fast = command_args(seen.rest, FAST_COMMANDS[path[0]])
+        assert fast is not None, args
+        assert fast == {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
     elif path == ["hook"]:
         typer_call = [params["event"]]
         typer_call += ["--harness", params["harness"]] if params["harness"] else []
@@ -272,3 +280,126 @@ def test_the_fast_validate_prints_what_typer_prints(which, extra, tmp_path, caps
         return
     assert (fast_code, fast.out, fast.err) == (typer_code, full.out, full.err)
     assert fast_code == (0 if which == "valid" else 1)
+
+
+# --------------------------------------------------------------------------- the fast add, recall
+
+
+def test_the_fast_tables_name_exactly_typers_options():
+    for word, spec in FAST_COMMANDS.items():
+        command = ROOT.commands[word]
+        typer_options = {
+            flag: (param.name, "flag" if param.is_flag else "multiple" if param.multiple else
+                   "int" if type(param.type).__name__ == "IntParamType" else "value")
+            for param in command.params if param.param_type_name == "option"
+            for flag in param.opts
+        }  # fmt: skip
+        assert spec.options == typer_options, word
+        arguments = [p.name for p in command.params if p.param_type_name == "argument"]
+        assert arguments == ([spec.argument] if spec.argument else []), word
+        assert spec.defaults == {
+            p.name: list(p.default) if isinstance(p.default, (list, tuple)) else p.default
+            for p in command.params
+        }, word
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [["--limit=3"], ["--limit", "x"], ["--limit", "-1"], ["extra"], ["--", "x"], ["--nope"],
+     ["--limit"], ["-n", "²"]],
+    ids=repr,
+)  # fmt: skip
+def test_the_fast_parse_steps_aside_where_typer_must_explain(rest):
+    """Each of these is a usage error (or a form the fast path does not read) for typer."""
+    assert command_args(rest, FAST_COMMANDS["recall"]) is None
+    assert try_fast(["recall", *rest]) is None
+    assert command_args(["a.md", "b.md"], FAST_COMMANDS["add"]) is None
+    assert command_args(["a.md", "--tag", "x", "--tag", "y"], FAST_COMMANDS["add"]) == {
+        **FAST_COMMANDS["add"].defaults, "file": "a.md", "tag": ["x", "y"],
+    }  # fmt: skip
+    assert FAST_COMMANDS["add"].defaults["tag"] == []  # the default list is never shared
+
+
+def _kb(tmp_path: Path, name: str) -> Path:
+    from reflectgit.workflows.kb.layout import InitOptions, init
+
+    kb = tmp_path / name
+    init(kb, InitOptions(pre_commit=False), env={})
+    return kb
+
+
+def _git(kb: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=kb, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def _normal(text: str) -> str:
+    """Without what the clock decides (the created time, the id's hash, commit shas)."""
+    text = re.sub(r"created: .*", "created: T", text)
+    return re.sub(r"\b[0-9a-f]{40}\b|\b[0-9a-f]{12}\b|-[0-9a-f]{6}\b", "X", text)
+
+
+NOTE = "---\nid: pool-warm-up\ntitle: Pool warm-up\ncreated: 2026-03-04\nconfidence: high\n"
+NOTE += "key_insight: Prefill it.\ncategory: debugging\n---\nPrefill the pool.\n"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--title", "Pool warm-up", "--insight", "Prefill it.", "--confidence", "high"],
+     ["--title", "Pool warm-up", "--insight", "Prefill it.", "--confidence", "high", "--json"],
+     ["--title", "Pool warm-up", "--insight", "Prefill it.", "--confidence", "high", "-q",
+      "--tag", "pool", "--tag", "db", "--category", "debugging"],
+     ["note.md"], ["note.md", "--json", "--tag", "x"], ["note.md", "--entities", "none.yaml"],
+     ["--title", "Pool", "--insight", "x", "--confidence", "sure"],
+     ["--title", "Pool", "--insight", "x", "--confidence", "sure", "--json"],
+     ["--insight", "no title"], ["--insight", "no title", "--json"], ["missing.md"]],
+    ids=repr,
+)  # fmt: skip
+def test_the_fast_add_writes_and_prints_what_typer_does(extra, tmp_path, capsys, monkeypatch):
+    """Two identical KBs, one add through each path: the same exit code, output and note
+    (but for what the clock decides), both KBs clean."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "note.md").write_text(NOTE, encoding="utf-8")
+    fast_kb, typer_kb = _kb(tmp_path, "fast"), _kb(tmp_path, "typer")
+    fast_code = try_fast(["--kb", str(fast_kb), "add", *extra])
+    fast = capsys.readouterr()
+    typer_code = run(["--kb", str(typer_kb), "add", *extra])
+    full = capsys.readouterr()
+    assert fast_code is not None, "the fast path took the add"
+    assert fast_code == typer_code
+    assert _normal(fast.out) == _normal(full.out)
+    assert _normal(fast.err) == _normal(full.err)
+    assert _git(fast_kb, "status", "--porcelain") == _git(typer_kb, "status", "--porcelain") == ""
+    written = [_git(kb, "show", "--format=", "--name-only", "HEAD") for kb in (fast_kb, typer_kb)]
+    assert _normal(written[0]) == _normal(written[1])
+    if fast_code == 0:
+        path = written[0].strip()
+        assert path.startswith("documents/") and "pool" in path
+        notes = [_normal(_git(kb, "show", f"HEAD:{p.strip()}")) for kb, p in
+                 zip((fast_kb, typer_kb), written, strict=True)]  # fmt: skip
+        assert notes[0] == notes[1]
+    failing = "sure" in extra or "missing.md" in extra or "none.yaml" in extra
+    assert fast_code == (2 if extra[0] == "--insight" else 1 if failing else 0)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--format", "claude"], ["--format", "codex", "--json"], ["--format", "nope"],
+     ["-n", "1", "--global", "--project", "p"], ["--format", "claude", "-q"]],
+    ids=repr,
+)  # fmt: skip
+def test_the_fast_recall_prints_what_typer_prints(extra, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "note.md").write_text(NOTE, encoding="utf-8")
+    kb = _kb(tmp_path, "kb")
+    assert run(["--kb", str(kb), "-q", "add", "note.md"]) == 0
+    capsys.readouterr()
+    args = ["--kb", str(kb), "recall", *extra]
+    fast_code = try_fast(args)
+    fast = capsys.readouterr()
+    typer_code = run(args)
+    full = capsys.readouterr()
+    assert fast_code is not None
+    assert (fast_code, fast.out, fast.err) == (typer_code, full.out, full.err)
+    assert fast_code == (2 if "nope" in extra else 0)
+    assert ("pool-warm-up" in fast.out) == ("nope" not in extra)

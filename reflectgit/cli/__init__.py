@@ -1,7 +1,7 @@
 """The command line. ``main(argv) -> int`` is the entry point; the only package that imports typer.
 
-``main`` peeks at argv (``fastpath``): hook events, commit capture and plain searches run
-without typer. Everything else goes to ``app.run``, which imports typer and only the module of
+``main`` peeks at argv (``fastpath``): hook events, commit capture, validate, add, recall and
+plain searches run without typer. Everything else goes to ``app.run``, which imports typer and only the module of
 the command group the word belongs to: ``kb`` (init, add ... status), ``validate`` (validate,
 check), ``team`` (team, route, review), ``capture`` (hooks, capture, hook), ``drain`` (queue,
 drain, cost), ``search`` (search, recall, reindex). ``render`` prints everything.

@@ -259,9 +259,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         seen = peek(args) or seen  # every global option is in front now
         result = command.main(args=args, prog_name=PROG, standalone_mode=False)
         return int(result) if isinstance(result, int) else 0
-    except ReflectGitError as exc:
-        render.failure(exc.message, exc.hint, exc.exit_code, as_json)
-        return exc.exit_code
     except clicks.Exit as exc:
         return int(exc.exit_code or 0)
     except clicks.NoArgsIsHelpError as exc:
@@ -274,14 +271,23 @@ def run(argv: Sequence[str] | None = None) -> int:
     except clicks.ClickException as exc:
         render.failure(exc.format_message(), render.USAGE_HINT, EXIT_USAGE, as_json)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:  # ReflectGitError, a bug, a full disk
+        return failed(exc, args, as_json, seen.options.kb if seen else None)
+
+
+def failed(exc: BaseException, args: Sequence[str], as_json: bool, kb: str | None) -> int:
+    """Say what went wrong and return the exit code, for ``run`` and for the fast paths that
+    run a command's body without typer: ``error:``/``hint:`` for a ``ReflectGitError`` or a
+    full, read-only or forbidden disk; else an internal error, its traceback logged."""
+    if isinstance(exc, ReflectGitError):
+        render.failure(exc.message, exc.hint, exc.exit_code, as_json)
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
         render.failure("interrupted", None, 130, as_json)
         return 130
-    except Exception as exc:
-        disk = storage_error(exc)  # a full, read-only or forbidden disk is the user's to fix
-        if disk is not None:
-            render.failure(disk.message, disk.hint, disk.exit_code, as_json)
-            return disk.exit_code
-        kb = seen.options.kb if seen else None
-        render.internal_error(exc, _log_internal_error(exc, args, kb), as_json)
-        return EXIT_INTERNAL
+    disk = storage_error(exc)  # a full, read-only or forbidden disk is the user's to fix
+    if disk is not None:
+        render.failure(disk.message, disk.hint, disk.exit_code, as_json)
+        return disk.exit_code
+    render.internal_error(exc, _log_internal_error(exc, args, kb), as_json)
+    return EXIT_INTERNAL

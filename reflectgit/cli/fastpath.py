@@ -9,6 +9,10 @@ declares them, then the command word) and:
   dulwich);
 - ``validate [PATHS] [--format F] [--strict]`` runs ``validate_paths`` here, the body the
   typer command runs too;
+- ``add`` and ``recall`` are parsed by ``command_args`` from their tables in ``options``
+  (``FAST_COMMANDS``: each flag, its parameter and kind, every default, as the typer command
+  declares them) and run their one body, ``cli/bodies.py``, which the typer commands call too;
+  errors are reported by ``app.failed``, as ``app.run`` reports them;
 - the common forms of ``search`` run here and print through ``render``, the same functions
   the typer command uses; anything else (``--help``, ``--at``, an unknown option, any error)
   returns None and the typer CLI takes over and behaves, and reports, exactly as always.
@@ -21,15 +25,17 @@ sure, it steps aside. A test checks that the fast search prints exactly what typ
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reflectgit.cli.options import (
+    FAST_COMMANDS,
     GLOBAL_OPTIONS,
     HELP_OPTIONS,
     SEARCH_LIMIT,
     SEARCH_OPTIONS,
     VERSION_OPTION,
+    FastCommand,
     Globals,
 )
 
@@ -85,6 +91,10 @@ _VALUE_OPTIONS: dict[str, set[str]] = {
     "hook": {"--harness"},
     "capture": set(),
     "validate": {"--format"},
+    **{
+        word: {flag for flag, (_, kind) in spec.options.items() if kind != "flag"}
+        for word, spec in FAST_COMMANDS.items()
+    },
 }
 
 
@@ -152,6 +162,8 @@ def try_fast(args: Sequence[str]) -> int | None:
         return _search(seen)
     if seen.word == "validate":
         return _validate(seen)
+    if seen.word in FAST_COMMANDS:
+        return _body(seen, args)
     return None
 
 
@@ -249,6 +261,66 @@ def _search(seen: Peek) -> int | None:
         render.write_json(result_json(result))
     elif not g.quiet:
         render.write_lines(render.search_hits(result, params["include_all"]))
+    return 0
+
+
+def command_args(rest: Sequence[str], spec: FastCommand) -> dict[str, Any] | None:
+    """The parameters of a ``FAST_COMMANDS`` command as its typer command would receive them;
+    None for anything the fast path leaves to typer (``--opt=value``, ``--``, an unknown
+    option, a missing value, a number that is not one, a second argument)."""
+    params = {k: list(v) if isinstance(v, list) else v for k, v in spec.defaults.items()}
+    arguments: list[str] = []
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        option = spec.options.get(arg)
+        if option is None:
+            if arg.startswith("-") and arg != "-":
+                return None
+            arguments.append(arg)
+            j += 1
+            continue
+        name, kind = option
+        if kind == "flag":
+            params[name] = True
+            j += 1
+            continue
+        if j + 1 >= len(rest):
+            return None
+        value: Any = rest[j + 1]
+        j += 2
+        if kind == "int":
+            if not value.isdecimal():
+                return None
+            value = int(value)
+        if kind == "multiple":
+            params[name].append(value)
+        else:
+            params[name] = value
+    if len(arguments) > (1 if spec.argument else 0):
+        return None
+    if spec.argument:
+        params[spec.argument] = arguments[0] if arguments else None
+    return params
+
+
+def _body(seen: Peek, args: Sequence[str]) -> int | None:
+    """``add`` and ``recall`` without typer: their one body (``cli/bodies.py``), the errors
+    reported as ``app.run`` reports them (a write is never run twice)."""
+    assert seen.word is not None
+    params = command_args(seen.rest, FAST_COMMANDS[seen.word])
+    if params is None:
+        return None
+    from reflectgit.cli import bodies, render
+
+    body: Callable[..., None] = bodies.add_note if seen.word == "add" else bodies.recall_notes
+    render.begin()
+    try:
+        body(Context(seen.options), **params)
+    except (KeyboardInterrupt, Exception) as exc:  # ReflectGitError, a bug, a full disk
+        from reflectgit.cli.app import failed
+
+        return failed(exc, args, seen.options.json, seen.options.kb)
     return 0
 
 

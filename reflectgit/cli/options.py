@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
 
@@ -44,6 +44,68 @@ SEARCH_OPTIONS: dict[str, tuple[str, bool]] = {
     "--all": ("include_all", False),
 }
 SEARCH_LIMIT = 10
+
+
+class FastCommand(NamedTuple):
+    """A command the fast path parses itself, as its typer command declares it: each option's
+    flag -> (parameter, kind), kind ``value`` (a string), ``int``, ``flag`` or ``multiple`` (a
+    repeatable string); every parameter's default; the one optional argument, if any.
+    tests/test_cli_registry.py parses every option both ways and checks the results are equal."""
+
+    options: dict[str, tuple[str, str]]
+    defaults: dict[str, Any]
+    argument: str | None = None
+
+
+# `add` (cli/kb.py) and `recall` (cli/search.py): the same flags, parameters and defaults.
+ADD = FastCommand(
+    options={
+        "--entities": ("entities", "value"),
+        "--title": ("title", "value"),
+        "--insight": ("insight", "value"),
+        "--category": ("category", "value"),
+        "--confidence": ("confidence", "value"),
+        "--tag": ("tag", "multiple"),
+        "--force": ("force", "flag"),
+        "--restore": ("restore", "flag"),
+    },
+    defaults={
+        "file": None,
+        "entities": None,
+        "title": None,
+        "insight": None,
+        "category": None,
+        "confidence": None,
+        "tag": [],
+        "force": False,
+        "restore": False,
+    },
+    argument="file",
+)
+RECALL_LIMIT = 5
+RECALL = FastCommand(
+    options={
+        "--project": ("project", "value"),
+        "--limit": ("limit", "int"),
+        "-n": ("limit", "int"),
+        "--format": ("fmt", "value"),
+        "--budget": ("budget", "int"),
+        "--global": ("everywhere", "flag"),
+        "--as-of": ("as_of", "value"),
+        "--domain": ("domain", "value"),
+        "--domain-hint": ("domain", "value"),
+    },
+    defaults={
+        "project": None,
+        "limit": RECALL_LIMIT,
+        "fmt": "text",
+        "budget": None,
+        "everywhere": False,
+        "as_of": None,
+        "domain": None,
+    },
+)
+FAST_COMMANDS = {"add": ADD, "recall": RECALL}
 
 
 class Globals:
@@ -100,11 +162,17 @@ def read_input(name: str, what: str) -> bytes:
         fail(f"cannot read {what} {name}: {exc.strerror or exc}", hint="check the path")
 
 
-def open_kb(ctx: Any) -> Any:
-    """The KB the global options name, as a ``KnowledgeBase`` (a context manager)."""
+def open_kb(ctx: Any, writes_only: bool = False) -> Any:
+    """The KB the global options name, as a ``KnowledgeBase`` (a context manager); with
+    ``writes_only``, the ``Mutations`` it is made of (add ... undo), which spares a command
+    that only writes the import of reading, status and transfer."""
+    cfg = globals_of(ctx).config()
+    if writes_only:
+        from reflectgit.workflows.kb.mutations import Mutations
+
+        return Mutations.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
     from reflectgit.workflows.kb import KnowledgeBase
 
-    cfg = globals_of(ctx).config()
     return KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
 
 

@@ -6,14 +6,10 @@ same search with every option, and prints through the same ``render.search_hits`
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import SEARCH_LIMIT, fail, globals_of
-from reflectgit.errors import EXIT_USAGE, ReflectGitError
+from reflectgit.cli.options import RECALL_LIMIT, SEARCH_LIMIT, globals_of
 
 commands = typer.Typer()
 
@@ -91,7 +87,7 @@ def recall_cmd(
     project: str | None = typer.Option(
         None, "--project", help="The project name (default: this repository's name)."
     ),
-    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
+    limit: int = typer.Option(RECALL_LIMIT, "--limit", "-n", help="At most this many notes."),
     fmt: str = typer.Option(
         "text",
         "--format",
@@ -115,70 +111,9 @@ def recall_cmd(
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
-    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, recall
-    from reflectgit.workflows.recall import render as render_recall
+    from reflectgit.cli.bodies import recall_notes  # the body the fast path runs too
 
-    if fmt not in FORMATS:
-        fail(
-            f"unknown format {fmt!r}",
-            hint="use --format text, claude, codex or copilot",
-            code=EXIT_USAGE,
-        )
-    g = globals_of(ctx)
-    cfg = g.config()
-    hook = fmt in HOOK_FORMATS
-    if hook and cfg.disabled:  # REFLECT_DISABLED=1: a SessionStart hook hands over nothing
-        if g.json:
-            render.write_json({"disabled": True, "notes": []})
-        return
-    size = cfg.recall_budget(budget)
-    expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
-
-    def related(text: str) -> list[str]:
-        from reflectgit.workflows.search.expand import Expansion, related_terms
-
-        try:
-            found = related_terms(
-                text, cfg.writer, cfg.state_dir, cfg.env, cfg.search.expand_timeout
-            )
-        except ReflectGitError as exc:  # no model command: recall never needs one
-            found = Expansion(error=exc.message)
-        expansions.append(found)
-        return found.terms
-
-    bar = render.ProgressBar.for_ctx(ctx, "indexing")
-    try:
-        result = recall(
-            cfg.kb,
-            cfg.state_dir,
-            Path.cwd(),
-            project=project,
-            limit=limit,
-            budget=size,
-            env=cfg.env,
-            everywhere=everywhere,
-            as_of=as_of,
-            domain=domain,
-            progress=None if hook else bar,
-            related=related if cfg.search.recall_expand and not hook else None,
-        )
-    except ReflectGitError as exc:
-        if not hook:
-            raise
-        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
-        render.echo(f"reflect-git recall: {exc.message}", err=True)
-        return
-    finally:
-        bar.close()
-    if hook and not g.json:
-        # The hook's JSON is the whole point of this format: print it even with --quiet.
-        render.echo(render_recall(result, fmt))
-        return
-    doc, text = result.to_json(), render_recall(result, fmt)
-    if expansions:
-        doc["expansion"] = expansions[0].to_json()
-        text = render.expansion_line(expansions[0]) + "\n" + text
-    render.emit(ctx, doc, text)
+    recall_notes(ctx, project, limit, fmt, budget, everywhere, as_of, domain)
 
 
 @commands.command("reindex")

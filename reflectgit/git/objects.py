@@ -1,16 +1,26 @@
-"""Loose objects and refs read straight from a repository's files, without dulwich.
+"""Objects (loose and packed) and refs read straight from a repository's files, without dulwich.
 
 The paths that run on every command (a commit's tree edits, a search against a fresh index)
 need a handful of small reads; importing and driving dulwich for them costs more than the work.
-Anything these readers cannot answer (a packed object, an odd ref) returns None and the caller
+Packs are read as git's documentation describes them (``gitformat-pack``: index version 2, the
+four object types, ``OBJ_OFS_DELTA`` and ``OBJ_REF_DELTA``). Anything these readers cannot
+answer (an odd ref, an index of another version, a damaged pack) returns None and the caller
 falls back to dulwich or git.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
+import struct
 import zlib
 from pathlib import Path
+
+TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
+_OFS_DELTA, _REF_DELTA = 6, 7
+_IDX_MAGIC = b"\377tOc\x00\x00\x00\x02"
+_CHUNK = 65536
+_MAX_CHAIN = 1000  # git's own pack.depth ceiling is 4095; deeper than this, ask dulwich
 
 
 def read_loose(objects_dir: Path, hexsha: str, type_name: bytes) -> bytes | None:
@@ -62,3 +72,175 @@ def head_commit(git_dir: Path) -> str | None:
     if not sha or len(sha) not in (40, 64) or any(c not in "0123456789abcdef" for c in sha):
         return None
     return sha
+
+
+# --------------------------------------------------------------------------- packs
+
+
+def read_object(objects_dir: Path, hexsha: str, type_name: bytes) -> bytes | None:
+    """The body of an object of ``type_name``, loose or packed; None when neither reader can
+    answer (absent, another type, damaged, a form this reader does not know)."""
+    body = read_loose(objects_dir, hexsha, type_name)
+    if body is not None:
+        return body
+    found = read_packed(objects_dir, bytes.fromhex(hexsha))
+    if found is None or found[0] != type_name:
+        return None
+    return found[1]
+
+
+def _indexes(objects_dir: Path) -> list[Path]:
+    try:
+        names = sorted((objects_dir / "pack").glob("pack-*.idx"))
+    except OSError:
+        return []
+    return [p for p in names if p.with_suffix(".pack").exists()]
+
+
+def packed_offset(idx: Path, sha: bytes) -> int | None:
+    """Where the object ``sha`` (20 bytes) starts in the pack of ``idx``; None when that pack
+    does not hold it. ``ValueError`` for an index this reader does not know."""
+    with open(idx, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data[:8] != _IDX_MAGIC:
+            raise ValueError(f"{idx.name}: not a version 2 pack index")
+        first = sha[0]
+        lo = struct.unpack_from(">I", data, 8 + 4 * (first - 1))[0] if first else 0
+        hi, count = (
+            struct.unpack_from(">I", data, 8 + 4 * first)[0],
+            struct.unpack_from(">I", data, 8 + 4 * 255)[0],
+        )
+        base = 8 + 1024
+        while lo < hi:
+            mid = (lo + hi) // 2
+            here = data[base + 20 * mid : base + 20 * mid + 20]
+            if here == sha:
+                at = base + 24 * count + 4 * mid
+                offset = struct.unpack_from(">I", data, at)[0]
+                if offset & 0x80000000:
+                    large = base + 28 * count + 8 * (offset & 0x7FFFFFFF)
+                    offset = struct.unpack_from(">Q", data, large)[0]
+                return int(offset)
+            if here < sha:
+                lo = mid + 1
+            else:
+                hi = mid
+    return None
+
+
+def has_packed(objects_dir: Path, sha: bytes) -> bool | None:
+    """Does a pack of this repository hold ``sha`` (20 bytes)? None when an index cannot be
+    read (the caller asks dulwich)."""
+    try:
+        return any(packed_offset(idx, sha) is not None for idx in _indexes(objects_dir))
+    except (OSError, ValueError, struct.error):
+        return None
+
+
+def read_packed(objects_dir: Path, sha: bytes) -> tuple[bytes, bytes] | None:
+    """(type name, body) of a packed object (deltas resolved); None when no pack holds it or
+    the pack cannot be read here."""
+    try:
+        for idx in _indexes(objects_dir):
+            offset = packed_offset(idx, sha)
+            if offset is not None:
+                with (
+                    open(idx.with_suffix(".pack"), "rb") as fh,
+                    mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as pack,
+                ):
+                    code, body = _entry(objects_dir, pack, offset, 0)
+                return TYPE_NAMES[code], body
+    except (OSError, ValueError, KeyError, IndexError, struct.error, zlib.error, RecursionError):
+        return None
+    return None
+
+
+def _entry(objects_dir: Path, pack: mmap.mmap, offset: int, depth: int) -> tuple[int, bytes]:
+    """(type code, body) of the entry at ``offset``, following its delta chain."""
+    if depth > _MAX_CHAIN:
+        raise ValueError("delta chain too deep")
+    byte = pack[offset]
+    code, size, shift, pos = (byte >> 4) & 7, byte & 0x0F, 4, offset + 1
+    while byte & 0x80:
+        byte = pack[pos]
+        size |= (byte & 0x7F) << shift
+        shift, pos = shift + 7, pos + 1
+    if code == _OFS_DELTA:
+        byte = pack[pos]
+        back, pos = byte & 0x7F, pos + 1
+        while byte & 0x80:
+            byte = pack[pos]
+            back, pos = ((back + 1) << 7) | (byte & 0x7F), pos + 1
+        base_code, base = _entry(objects_dir, pack, offset - back, depth + 1)
+        return base_code, _patch(base, _inflate(pack, pos, size))
+    if code == _REF_DELTA:
+        base_sha = bytes(pack[pos : pos + 20])
+        found = read_packed(objects_dir, base_sha)
+        if found is None:
+            raise ValueError("a delta base outside the packs")
+        kind = next(c for c, name in TYPE_NAMES.items() if name == found[0])
+        return kind, _patch(found[1], _inflate(pack, pos + 20, size))
+    if code not in TYPE_NAMES:
+        raise ValueError(f"pack entry type {code}")
+    return code, _inflate(pack, pos, size)
+
+
+def _inflate(pack: mmap.mmap, pos: int, size: int) -> bytes:
+    """The zlib stream at ``pos``, fed in chunks (never the rest of the pack at once)."""
+    stream = zlib.decompressobj()
+    out = []
+    view = memoryview(pack)
+    try:
+        while not stream.eof:
+            chunk = view[pos : pos + _CHUNK]
+            if not chunk:
+                raise ValueError("truncated pack entry")
+            out.append(stream.decompress(chunk))
+            pos += _CHUNK
+    finally:
+        view.release()
+    body = b"".join(out)
+    if len(body) != size:
+        raise ValueError("pack entry of the wrong size")
+    return body
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        shift, pos = shift + 7, pos + 1
+        if not byte & 0x80:
+            return value, pos
+
+
+def _patch(base: bytes, delta: bytes) -> bytes:
+    """Apply a git delta (copy and insert instructions) to ``base``."""
+    source, pos = _varint(delta, 0)
+    target, pos = _varint(delta, pos)
+    if source != len(base):
+        raise ValueError("delta for another base")
+    out = bytearray()
+    end = len(delta)
+    while pos < end:
+        op = delta[pos]
+        pos += 1
+        if op & 0x80:
+            start = length = 0
+            for k in range(4):
+                if op & (1 << k):
+                    start |= delta[pos] << (8 * k)
+                    pos += 1
+            for k in range(3):
+                if op & (0x10 << k):
+                    length |= delta[pos] << (8 * k)
+                    pos += 1
+            out += base[start : start + (length or 0x10000)]
+        elif op:
+            out += delta[pos : pos + op]
+            pos += op
+        else:
+            raise ValueError("delta opcode 0")
+    if len(out) != target:
+        raise ValueError("delta result of the wrong size")
+    return bytes(out)

@@ -10,17 +10,27 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.objects import common_dir, read_loose, read_ref
-from reflectgit.git.run import run
+from reflectgit.git.objects import common_dir, read_object, read_ref
+
+if TYPE_CHECKING:
+    from reflectgit.git.run import Result
 
 Env = Mapping[str, str] | None
+
+
+def run(args: Sequence[str], **kwargs: Any) -> Result:
+    """``git.run.run``, imported when a git really runs: a search against a fresh index reads
+    HEAD from the files and never starts one, so it need not import ``subprocess``."""
+    from reflectgit.git.run import run as run_git
+
+    return run_git(args, **kwargs)
+
 
 # --------------------------------------------------------------------------- where things are
 
@@ -59,9 +69,9 @@ def reflog_dir(common_dir: Path) -> Path:
 
 
 def head_tree(kb: Path, env: Env = None) -> str | None:
-    """The root tree of HEAD, read cheaply (the ref file and a loose commit object).
+    """The root tree of HEAD, read cheaply (the ref file and the commit object, loose or packed).
 
-    Falls back to ``git rev-parse`` when the commit is packed. None on an unborn branch;
+    Falls back to ``git rev-parse`` when the files cannot say (``git/objects.py``). None on an unborn branch;
     ``NotFoundError`` when ``kb`` is not a repository. This is the whole git cost of a search
     against a fresh index, so it imports no dulwich.
     """
@@ -77,7 +87,7 @@ def head_tree(kb: Path, env: Env = None) -> str | None:
                 return None
         else:
             sha = head
-        commit = read_loose(objects_dir(common), sha, b"commit")
+        commit = read_object(objects_dir(common), sha, b"commit")
         if commit is not None and commit.startswith(b"tree "):
             return commit[5:45].decode("ascii")
     except (OSError, ValueError):
@@ -270,6 +280,8 @@ def merge_had_conflicts(repo: Path, parents: Sequence[str], message: str, env: E
         )
         if not where.ok or not where.out:
             return False
+        import tempfile  # only here (shutil, random): every search and recall imports this module
+
         with tempfile.TemporaryDirectory(prefix="reflect-git-merge-tree-") as scratch:
             result = run(
                 ["merge-tree", "--write-tree", "--name-only", *parents[:2]],

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import stat
 import time
 import zlib
@@ -27,11 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-
-from dulwich.config import ConfigFile
-from dulwich.errors import NotGitRepository
-from dulwich.objects import Commit, Tree
-from dulwich.repo import Repo
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.errors import (
     BranchMovedError,
@@ -42,7 +39,7 @@ from reflectgit.errors import (
     storage_error,
 )
 from reflectgit.git import fsync, lockwait, safety
-from reflectgit.git.objects import read_loose
+from reflectgit.git.objects import has_packed, read_object, read_ref
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
@@ -56,6 +53,11 @@ from reflectgit.git.worktree import (
 )
 from reflectgit.notes.messages import CommitMessage
 
+if TYPE_CHECKING:
+    from dulwich.config import ConfigFile
+    from dulwich.objects import Commit
+    from dulwich.repo import Repo
+
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 GITLINK_MODE = 0o160000
@@ -64,6 +66,8 @@ PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as 
 FALLBACK_NAME = "reflect-git"
 FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
+_HEX = frozenset(b"0123456789abcdef")
+_NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
 
 
 # --------------------------------------------------------------------------- changes
@@ -120,15 +124,72 @@ class CommitInfo:
 # --------------------------------------------------------------------------- the store
 
 
-class Store:
-    """A git repository holding a KB (or a team clone of one)."""
+@dataclass(frozen=True)
+class Place:
+    """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
+    folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
 
-    def __init__(self, repo: Repo, env: Mapping[str, str] | None = None) -> None:
-        self.repo = repo
+    root: str
+    git_dir: str
+    common_dir: str
+    bare: bool
+
+
+def locate(path: str | os.PathLike[str]) -> Place | None:
+    """The ``Place`` of the repository at ``path``; None when it is one this reader leaves
+    to dulwich (a ``core.worktree``, an ``extensions`` section: its config says so).
+    ``FileNotFoundError`` when there is no repository."""
+    root = os.fspath(path)
+    hidden = os.path.join(root, ".git")
+    if os.path.isfile(hidden):
+        with open(hidden, "rb") as fh:
+            line = fh.read()
+        if not line.startswith(b"gitdir: "):
+            return None
+        git_dir, bare = os.path.join(root, os.fsdecode(line[8:].rstrip(b"\r\n"))), False
+    elif os.path.isdir(os.path.join(hidden, "objects")):
+        git_dir, bare = hidden, False
+    elif os.path.isdir(os.path.join(root, "objects")) and os.path.isdir(os.path.join(root, "refs")):
+        git_dir, bare = root, True
+    else:
+        raise FileNotFoundError(root)
+    try:
+        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
+            common = os.path.join(git_dir, os.fsdecode(fh.read().rstrip(b"\r\n")))
+    except FileNotFoundError:
+        common = git_dir
+    try:
+        with open(os.path.join(common, "config"), "rb") as fh:
+            config = fh.read().lower()
+    except FileNotFoundError:
+        config = b""
+    if any(word in config for word in (b"worktree", b"extensions", b"sharedrepository")):
+        return None
+    return Place(root, git_dir, common, bare)
+
+
+class Store:
+    """A git repository holding a KB (or a team clone of one).
+
+    The paths every command takes (its branch, tip, trees and blobs; the commit of an add) read
+    and write the repository's files directly (``git/objects.py``, ``_set_ref``); dulwich's
+    ``Repo`` is built on first use by whatever else needs it (history walks, diffs, odd refs),
+    so ``reflect-git add`` imports none of it."""
+
+    def __init__(self, repo: Repo | Place, env: Mapping[str, str] | None = None) -> None:
         self.env: Mapping[str, str] = dict(env or {})
-        self.git_dir = Path(os.fsdecode(repo.controldir()))
-        self.common_dir = Path(os.fsdecode(repo.commondir()))
-        self.path: Path | None = None if repo.bare else Path(os.fsdecode(repo.path))
+        self._repo: Repo | None = None
+        if isinstance(repo, Place):
+            self._place = repo
+        else:
+            self._repo = repo
+            path = os.fsdecode(repo.path)
+            self._place = Place(
+                path, os.fsdecode(repo.controldir()), os.fsdecode(repo.commondir()), repo.bare
+            )
+        self.git_dir = Path(self._place.git_dir)
+        self.common_dir = Path(self._place.common_dir)
+        self.path: Path | None = None if self._place.bare else Path(self._place.root)
         self._cached_identity: tuple[str | None, str | None] | None = None
         self._fsync: fsync.Policy | None = None
         self._trees: dict[bytes, RawTree] = {}
@@ -144,20 +205,36 @@ class Store:
         self._created: list[Path] = []  # object files the commit being built created
         self.recovery_error: ReflectGitError | None = None
 
+    @property
+    def repo(self) -> Repo:
+        """dulwich's view of the repository, built on first use."""
+        if self._repo is None:
+            from dulwich.repo import Repo
+
+            self._repo = Repo(self._place.root)
+        return self._repo
+
     # ------------------------------------------------------------------ opening
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
         """Open an existing repository (work tree or bare)."""
         safety.check_location(path)  # sha256 or reftable: refused before anything is written
+        from dulwich.errors import NotGitRepository
+
         try:
-            repo = Repo(os.fspath(path))
-        except (NotGitRepository, FileNotFoundError, NotADirectoryError):
+            place = locate(path)
+            if place is None:
+                from dulwich.repo import Repo
+
+                store = cls(Repo(os.fspath(path)), env)
+            else:
+                store = cls(place, env)
+        except (NotGitRepository, *_NOT_A_REPO):
             raise NotFoundError(
                 f"{path} is not a git repository",
                 hint=f"run `reflect-git init {path}` to create a knowledge base there",
             ) from None
-        store = cls(repo, env)
         store._recover_on_open()
         return store
 
@@ -180,8 +257,11 @@ class Store:
     ) -> Store:
         """Open the repository at ``path``, creating it (branch ``main``, no commit) if needed."""
         safety.check_location(path)  # sha256 or reftable: refused before anything is written
+        from dulwich.errors import NotGitRepository
+        from dulwich.repo import Repo
+
         target = Path(path)
-        with contextlib.suppress(NotGitRepository, FileNotFoundError, NotADirectoryError):
+        with contextlib.suppress(NotGitRepository, *_NOT_A_REPO):
             existing = cls(Repo(os.fspath(target)), env)
             existing._recover_on_open()
             return existing
@@ -198,7 +278,8 @@ class Store:
         return cls(repo, env)
 
     def close(self) -> None:
-        self.repo.close()
+        if self._repo is not None:
+            self._repo.close()
 
     def __enter__(self) -> Store:
         return self
@@ -210,6 +291,11 @@ class Store:
 
     def current_branch(self) -> str | None:
         """The checked-out branch (``main``), or None when HEAD is detached."""
+        head = self._head_file()
+        if head.startswith(b"ref: refs/heads/"):
+            return head[len(b"ref: refs/heads/") :].decode("utf-8")
+        if len(head) == 40 and set(head) <= _HEX:
+            return None  # detached
         try:
             target = self.repo.refs.get_symrefs().get(b"HEAD")
         except KeyError:
@@ -233,8 +319,13 @@ class Store:
         return sha
 
     def _resolve_base(self, rev: str) -> str | None:
-        refs = self.repo.refs
         raw = rev.encode("utf-8")
+        if len(raw) == 40 and set(raw) <= _HEX:  # a full sha: its commit, read from the files
+            names = (rev, "refs/heads/" + rev, "refs/tags/" + rev, "refs/remotes/" + rev)
+            unnamed = all(read_ref(self.common_dir, name) is None for name in names)
+            if unnamed and self._read_object(raw, b"commit") is not None:
+                return rev
+        refs = self.repo.refs
         for name in (raw, b"refs/heads/" + raw, b"refs/tags/" + raw, b"refs/remotes/" + raw):
             try:
                 sha = refs[name]
@@ -249,7 +340,7 @@ class Store:
                 for s in self.repo.object_store
                 if s.decode("ascii").startswith(rev.lower())
             }
-            commits = [m for m in matches if isinstance(self.repo[m.encode()], Commit)]
+            commits = [m for m in matches if self.repo[m.encode()].type_name == b"commit"]
             return commits[0] if len(commits) == 1 else None
         return None
 
@@ -257,10 +348,31 @@ class Store:
         obj = self.repo[sha]
         while obj.type_name == b"tag":
             obj = self.repo[obj.object[1]]
-        return obj.id.decode("ascii") if isinstance(obj, Commit) else None
+        return obj.id.decode("ascii") if obj.type_name == b"commit" else None
+
+    def _head_file(self) -> bytes:
+        """What ``HEAD`` holds (b"" when it cannot be read: dulwich then explains)."""
+        try:
+            return (self.git_dir / "HEAD").read_bytes().strip()
+        except OSError:
+            return b""
+
+    def _ref_file(self, ref: str) -> str | None:
+        """A ref read from its file or ``packed-refs`` when that is plainly a sha; None when
+        dulwich must answer (absent, odd)."""
+        try:
+            sha = read_ref(self.common_dir, ref)
+        except (OSError, UnicodeDecodeError):
+            return None
+        if sha is None or len(sha) != 40 or not set(sha.encode("ascii", "replace")) <= _HEX:
+            return None
+        return sha
 
     def tip(self, branch: str) -> str | None:
         """The commit a local branch points at, or None if it does not exist."""
+        found = self._ref_file("refs/heads/" + branch)
+        if found is not None:
+            return found
         try:
             return self.repo.refs[b"refs/heads/" + branch.encode("utf-8")].decode("ascii")
         except KeyError:
@@ -268,12 +380,21 @@ class Store:
 
     def head(self) -> str | None:
         """The commit HEAD points at, or None on an unborn branch."""
+        head = self._head_file()
+        if head.startswith(b"ref: refs/heads/"):
+            found = self._ref_file(head[5:].decode("utf-8", "surrogateescape"))
+            if found is not None:
+                return found
+        elif len(head) == 40 and set(head) <= _HEX:
+            return head.decode("ascii")
         try:
             return self.repo.refs[b"HEAD"].decode("ascii")
         except KeyError:
             return None
 
     def _commit(self, sha: str | bytes) -> Commit:
+        from dulwich.objects import Commit
+
         obj = self.repo[sha.encode("ascii") if isinstance(sha, str) else sha]
         if not isinstance(obj, Commit):
             raise NotFoundError(f"{sha!r} is not a commit")
@@ -292,8 +413,18 @@ class Store:
 
     def tree_id(self, rev: str | None = None) -> str | None:
         """The root tree of a revision (default: HEAD), or None on an unborn branch."""
+        sha = self.head() if rev is None else self.resolve(rev)
+        if sha is not None:
+            return self._commit_tree(sha).decode("ascii")
         commit = self._rev_commit(rev)
         return commit.tree.decode("ascii") if commit else None
+
+    def _commit_tree(self, sha: str) -> bytes:
+        """The root tree (hex) of a commit, from its object's first line."""
+        body = self._read_object(sha.encode("ascii"), b"commit")
+        if body is not None and body.startswith(b"tree ") and set(body[5:45]) <= _HEX:
+            return body[5:45]
+        return self._commit(sha).tree
 
     def read(self, path: str, rev: str | None = None) -> bytes | None:
         """A file's bytes at a revision (default: HEAD), or None if absent."""
@@ -330,10 +461,10 @@ class Store:
             sha = self.entry_id(tree, folder) if tree else None
             if sha is None:
                 return b""
-            data = self._read_loose(sha.encode("ascii"), b"tree")
+            data = self._read_object(sha.encode("ascii"), b"tree")
             if data is None:
                 type_num, data = self.repo.object_store.get_raw(sha.encode("ascii"))
-                if type_num != Tree.type_num:
+                if type_num != 2:  # a tree
                     return b""
             return bytes(data)
 
@@ -362,10 +493,10 @@ class Store:
         """A tree object's bytes, cached by sha (trees never change)."""
         cached = self._trees.get(sha)
         if cached is None:
-            raw = self._read_loose(sha, b"tree")
+            raw = self._read_object(sha, b"tree")
             if raw is None:
                 type_num, raw = self.repo.object_store.get_raw(sha)
-                if type_num != Tree.type_num:
+                if type_num != 2:  # a tree
                     raise KeyError(sha)
             cached = RawTree(raw)
             if len(self._trees) > 256:
@@ -373,14 +504,14 @@ class Store:
             self._trees[sha] = cached
         return cached
 
-    def _read_loose(self, sha: bytes, type_name: bytes) -> bytes | None:
-        """An object's content read directly: one we just wrote, or a loose one (dulwich would
-        parse a whole tree into Python objects first, which dominates a commit in a
-        10,000-note folder). None sends the caller to dulwich (packed objects)."""
+    def _read_object(self, sha: bytes, type_name: bytes) -> bytes | None:
+        """An object's content read directly: one we just wrote, a loose or a packed one
+        (dulwich would parse a whole tree into Python objects first, which dominates a commit
+        in a 10,000-note folder). None sends the caller to dulwich."""
         recent = self._recent.get(sha)
         if recent is not None:
             return recent[1] if recent[0] == type_name else None
-        return read_loose(self._objects_dir, sha.decode("ascii"), type_name)
+        return read_object(self._objects_dir, sha.decode("ascii"), type_name)
 
     def exists(self, path: str, rev: str | None = None) -> bool:
         tree = self.tree_id(rev)
@@ -394,7 +525,7 @@ class Store:
 
     def read_blob(self, sha: str) -> bytes:
         raw = sha.encode("ascii")
-        body = self._read_loose(raw, b"blob")
+        body = self._read_object(raw, b"blob")
         if body is not None:
             return body
         return self.repo.object_store[raw].as_raw_string()
@@ -431,8 +562,8 @@ class Store:
         store = self.repo.object_store
         while stack:
             where, sha = stack.pop()
-            tree_obj = store[sha]
-            assert isinstance(tree_obj, Tree)
+            tree_obj: Any = store[sha]
+            assert tree_obj.type_name == b"tree"
             for entry in tree_obj.iteritems():
                 name = entry.path.decode("utf-8", "surrogateescape")
                 full = f"{where}/{name}" if where else name
@@ -595,7 +726,7 @@ class Store:
             raise BranchMovedError(
                 f"cannot commit on top of another commit while {target} is checked out"
             )
-        base_tree = self._commit(base).tree if base else None
+        base_tree = self._commit_tree(base) if base else None
         for path, blob in (expect or {}).items():
             found = self._blob_at(base_tree, _clean_path(path))
             if (found.decode("ascii") if found else None) != blob:
@@ -608,8 +739,8 @@ class Store:
             if new_tree == base_tree and not allow_empty and not extra_parents:
                 return None
             commit = self._make_commit(new_tree, self._parents(base, extra_parents), text)
-            self._move_ref(ref, target, old_tip, commit.id, text)
-            return commit.id.decode("ascii")
+            self._move_ref(ref, target, old_tip, commit, text)
+            return commit.decode("ascii")
         paths = [c.path for c in change_list]
         journal = Journal(
             pid=os.getpid(),
@@ -631,12 +762,12 @@ class Store:
             if new_tree == base_tree and not allow_empty and not extra_parents:
                 return None
             commit = self._make_commit(new_tree, self._parents(base, extra_parents), text)
-            held.record(commit.id.decode("ascii"), new_tree.decode("ascii"))
+            held.record(commit.decode("ascii"), new_tree.decode("ascii"))
             if new_tree != base_tree:
                 held.checkout(new_tree.decode("ascii"), self._entries(base_tree, change_list))
-            self._move_ref(ref, target, old_tip, commit.id, text)
+            self._move_ref(ref, target, old_tip, commit, text)
             held.publish()
-        return commit.id.decode("ascii")
+        return commit.decode("ascii")
 
     def _write_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
         """Build and write the new tree's objects (None when it equals ``base_tree``)."""
@@ -688,21 +819,110 @@ class Store:
     def _move_ref(
         self, ref: bytes, target: str, old_tip: str | None, new: bytes, text: str
     ) -> None:
-        ok = self.repo.refs.set_if_equals(
-            ref,
-            old_tip.encode("ascii") if old_tip else None,
-            new,
-            message=b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8"),
-            # the reflog names the commit's committer, as git's does; dulwich would read every
-            # config file again and import socket for a fallback host name (8 ms of an add)
-            committer=self._identity("COMMITTER"),
-        )
+        old = old_tip.encode("ascii") if old_tip else None
+        message = b"reflect-git: " + text.split("\n", 1)[0].encode("utf-8")
+        # the reflog names the commit's committer, as git's does; dulwich would read every
+        # config file again and import socket for a fallback host name (8 ms of an add)
+        committer = self._identity("COMMITTER")
+        ok = self._set_ref(ref, old, new, message, committer)
+        if ok is None:  # a ref this writer leaves to dulwich (symbolic, under a packed name)
+            ok = self.repo.refs.set_if_equals(ref, old, new, message=message, committer=committer)
         if not ok:
             raise ConflictError(
                 f"branch {target} moved while reflect-git was writing",
                 hint="run the command again",
             )
         self._created = []  # the branch names them now
+
+    def _set_ref(
+        self, ref: bytes, old: bytes | None, new: bytes, message: bytes, committer: bytes
+    ) -> bool | None:
+        """Compare-and-swap a branch ref as dulwich's ``set_if_equals`` does (git's lock file
+        protocol: ``<ref>.lock`` created exclusively, the value checked under it, written,
+        flushed and renamed over the ref; the reflog line appended before the rename). None
+        when the ref is one this writer leaves to dulwich."""
+        name = os.fsdecode(ref)
+        if not _plain_branch_ref(name):
+            return None  # dulwich checks (and refuses) any other name
+        filename = self.common_dir / name
+        packed = self._packed_refs()
+        parent = os.path.dirname(name)
+        while parent:  # a packed ref where a folder of this one must be: dulwich refuses it
+            if parent.encode() in packed:
+                return None
+            parent = os.path.dirname(parent)
+        current = self._loose_ref(filename)
+        if current is not None and current.startswith(b"ref:"):
+            return None
+        filename.parent.mkdir(parents=True, exist_ok=True)
+        lock = filename.with_name(filename.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError as exc:
+            from dulwich.file import FileLocked
+
+            raise FileLocked(os.fspath(filename), os.fspath(lock)) from exc
+        written = False
+        try:
+            current = self._loose_ref(filename)
+            if current is None:
+                current = self._packed_refs().get(ref)
+            if old is not None and (current or b"0" * 40) != old:
+                return False
+            if current == new:
+                return True
+            os.write(fd, new + b"\n")
+            self._append_reflog(name, old, new, message, committer)
+            os.fsync(fd)
+            written = True
+        finally:
+            os.close(fd)
+            if not written:  # refused, unchanged or failed: the lock goes, the ref stays
+                with contextlib.suppress(OSError):
+                    lock.unlink()
+        try:
+            os.replace(lock, filename)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+            raise
+        return True
+
+    @staticmethod
+    def _loose_ref(filename: Path) -> bytes | None:
+        try:
+            data = filename.read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        return data.rstrip(b"\r\n") if data.startswith(b"ref:") else data[:40]
+
+    def _packed_refs(self) -> dict[bytes, bytes]:
+        try:
+            lines = (self.common_dir / "packed-refs").read_bytes().splitlines()
+        except FileNotFoundError:
+            return {}
+        found: dict[bytes, bytes] = {}
+        for line in lines:
+            if line and not line.startswith((b"#", b"^")):
+                sha, _, name = line.partition(b" ")
+                found[name] = sha
+        return found
+
+    def _append_reflog(
+        self, name: str, old: bytes | None, new: bytes, message: bytes, committer: bytes
+    ) -> None:
+        """One reflog line, as dulwich writes it (its timestamp now, its zone +0000)."""
+        path = self.common_dir / "logs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = b"%s %s %s %d +0000\t%s\n" % (
+            old or b"0" * 40,
+            new,
+            committer,
+            int(time.time()),
+            b" ".join(message.split()),
+        )
+        with open(path, "ab") as fh:
+            fh.write(line)
 
     def delete_ref(self, branch: str) -> None:
         """Delete a local branch (no-op if absent)."""
@@ -742,9 +962,14 @@ class Store:
 
     def _configs(self) -> list[ConfigFile]:
         """The repository's config, then the user's global ones (most specific first)."""
+        from dulwich.config import ConfigFile
+
         configs = []
         with contextlib.suppress(Exception):
-            configs.append(self.repo.get_config())
+            if self._repo is not None:
+                configs.append(self._repo.get_config())
+            elif (self.common_dir / "config").is_file():  # as dulwich's get_config reads it
+                configs.append(ConfigFile.from_path(os.fspath(self.common_dir / "config")))
         global_path = self.env.get("GIT_CONFIG_GLOBAL")
         home = self.env.get("HOME")
         candidates = [global_path] if global_path else []
@@ -774,22 +999,20 @@ class Store:
             )
         return self._fsync
 
-    def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> Commit:
+    def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> bytes:
+        """Write the commit object; return its hex sha."""
         now = int(time.time())
         offset = _local_offset(now)
-        commit = Commit()
-        commit.tree = tree
-        commit.parents = parents
-        commit.author = self._identity("AUTHOR")
-        commit.committer = self._identity("COMMITTER")
-        author_date = _env_date(self.env.get("GIT_AUTHOR_DATE"))
-        committer_date = _env_date(self.env.get("GIT_COMMITTER_DATE"))
-        commit.author_time, commit.author_timezone = author_date or (now, offset)
-        commit.commit_time, commit.commit_timezone = committer_date or (now, offset)
-        commit.encoding = b"UTF-8"
-        commit.message = text.encode("utf-8")
-        self._write_object(b"commit", commit.as_raw_string())
-        return commit
+        author_date = _env_date(self.env.get("GIT_AUTHOR_DATE")) or (now, offset)
+        committer_date = _env_date(self.env.get("GIT_COMMITTER_DATE")) or (now, offset)
+        raw = commit_bytes(
+            tree,
+            parents,
+            (self._identity("AUTHOR"), *author_date),
+            (self._identity("COMMITTER"), *committer_date),
+            text.encode("utf-8"),
+        )
+        return self._write_object(b"commit", raw)
 
     def _build_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
         new = self._apply(base_tree, [(c.path.split("/"), c.data) for c in changes])
@@ -864,7 +1087,7 @@ class Store:
             if name:
                 pack = self._objects_dir / "pack" / name
                 self._created += [pack.with_suffix(".idx"), pack.with_suffix(".pack")]
-            refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+            refresh = getattr(self._repo and self._repo.object_store, "_update_pack_cache", None)
             if callable(refresh):
                 refresh()
         else:
@@ -876,7 +1099,7 @@ class Store:
         header = b"%s %d\x00" % (type_name, len(raw))
         sha = hashlib.sha1(header + raw).hexdigest()
         target = self._objects_dir / sha[:2] / sha[2:]
-        if target.exists() or self.repo.object_store.contains_packed(sha.encode("ascii")):
+        if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")
         target.parent.mkdir(exist_ok=True)
         tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
@@ -895,6 +1118,12 @@ class Store:
         self._created.append(target)
         return sha.encode("ascii")
 
+    def _contains_packed(self, sha: str) -> bool:
+        found = has_packed(self._objects_dir, bytes.fromhex(sha))
+        if found is None:  # an index this reader does not know: dulwich's answer
+            return bool(self.repo.object_store.contains_packed(sha.encode("ascii")))
+        return found
+
     def _forget_created(self) -> None:
         """A commit that will not happen: remove the objects it created (nothing else names
         them; each is our new note's content or a tree only this commit builds), so a refused
@@ -903,7 +1132,7 @@ class Store:
             with contextlib.suppress(OSError):
                 path.unlink()
         self._created = []
-        refresh = getattr(self.repo.object_store, "_update_pack_cache", None)
+        refresh = getattr(self._repo and self._repo.object_store, "_update_pack_cache", None)
         if callable(refresh):
             with contextlib.suppress(Exception):
                 refresh()
@@ -1054,6 +1283,51 @@ def _split_ancestry(rev: str) -> tuple[str, int]:
             base, steps = head, steps + (int(count) if count else 1)
             continue
         return base, steps
+
+
+_REF_PART = re.compile(r"[^\x00-\x20\x7f ~^:?*\[\\]+")
+
+
+def _plain_branch_ref(name: str) -> bool:
+    """``refs/heads/...`` with every part a name git's ``check-ref-format`` accepts (no
+    ``..``, no leading dot, no ``.lock`` end, none of its special characters)."""
+    parts = name.split("/")
+    return (
+        len(parts) > 2
+        and parts[:2] == ["refs", "heads"]
+        and ".." not in name
+        and "@{" not in name
+        and all(
+            _REF_PART.fullmatch(p) and not p.startswith(".") and not p.endswith((".", ".lock"))
+            for p in parts[2:]
+        )
+    )
+
+
+def _zone(offset: int) -> bytes:
+    """``+hhmm`` / ``-hhmm``, as git (and dulwich) write a commit's time zone."""
+    if offset % 60:
+        raise ValueError("Unable to handle non-minute offset.")
+    sign = b"-" if offset < 0 else b"+"
+    offset = abs(offset)
+    return b"%s%02d%02d" % (sign, offset // 3600, (offset // 60) % 60)
+
+
+def commit_bytes(
+    tree: bytes,
+    parents: Sequence[bytes],
+    author: tuple[bytes, int, int],
+    committer: tuple[bytes, int, int],
+    message: bytes,
+) -> bytes:
+    """A commit object's content (hex ids; (identity, time, zone offset) for each person),
+    byte for byte what dulwich's ``Commit`` serializes for the same fields."""
+    lines = [b"tree " + tree]
+    lines += [b"parent " + p for p in parents]
+    for role, (who, when, offset) in ((b"author", author), (b"committer", committer)):
+        lines.append(b"%s %s %d %s" % (role, who, when, _zone(offset)))
+    lines.append(b"encoding UTF-8")
+    return b"\n".join(lines) + b"\n\n" + message
 
 
 def _local_offset(now: int) -> int:

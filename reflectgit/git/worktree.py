@@ -55,10 +55,11 @@ from reflectgit.errors import (
     disk_error,
     storage_error,
 )
+from reflectgit.git.pending import JOURNAL_NAME as JOURNAL_NAME  # the readers check these too
+from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
+from reflectgit.git.pending import recover_if_pending as recover_if_pending
 from reflectgit.git.run import Result, run
 
-JOURNAL_NAME = "reflect-git-journal.json"
-WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
 SCRATCH_OBJECTS = "reflect-git-objects."  # + pid: the small trees of a checkout, briefly
 WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -801,20 +802,3 @@ def _prune_empty_dirs(folder: Path, root: Path) -> None:
         except OSError:
             return
         folder = folder.parent
-
-
-def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
-    """The recovery door for code that reads a KB without opening a ``Store`` (the search
-    fast path): two ``stat`` calls, and only when a write was interrupted, ``Store.open``
-    (which finishes or rolls it back)."""
-    from reflectgit.git.repo_info import repository_dir
-
-    root = Path(path)
-    try:
-        git_dir = repository_dir(root)
-    except (OSError, ValueError):
-        return  # an unreadable .git file: opening the KB will say what is wrong
-    if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
-        from reflectgit.git.store import Store  # only now: it imports dulwich
-
-        Store.open(root, env).close()

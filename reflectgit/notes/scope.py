@@ -14,6 +14,7 @@ The detector is a table of patterns with positive and negative examples in
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -23,29 +24,32 @@ PROJECT = "project"
 
 _WHERE = r"(?:repo|repos|repository|repositories|project|projects|codebase|codebases)"
 _NOT_HERE = r"(?!\s+(?:in|of|inside|within)\s+(?:this|the|our|my)\s+(?:monorepo|workspace|repo))"
-GLOBAL_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        # "in every repo", "across all projects", "for any of our repositories"
-        rf"\b(?:in|for|across|to|on)\s+(?:every|all|any)\s+(?:(?:of\s+)?(?:my|our|the|your)\s+)?"
-        rf"{_WHERE}\b{_NOT_HERE}",
-        # "every project we touch", "all repos I work in"
-        rf"\b(?:every|all|any)\s+{_WHERE}\s+(?:I|we|you)\s+(?:work|touch|maintain|own)\b",
-        # "regardless of the repo", "whatever the project"
-        rf"\b(?:regardless\s+of|whatever|no\s+matter)\s+(?:the\s+|which\s+)?{_WHERE}\b",
-        # "not just in this repo", "not only for this project"
-        rf"\bnot\s+(?:just|only)\s+(?:in|for)\s+this\s+{_WHERE}\b",
-        # "this applies globally", "holds everywhere"
-        r"\b(?:applies|holds|is\s+true|rule\s+is)\s+(?:globally|everywhere)\b",
-        # "machine-wide", "on every machine", "system-wide rule"
-        r"\b(?:machine|system|user)-wide\b",
-    )
+GLOBAL_PATTERNS: tuple[str, ...] = (
+    # "in every repo", "across all projects", "for any of our repositories"
+    rf"\b(?:in|for|across|to|on)\s+(?:every|all|any)\s+(?:(?:of\s+)?(?:my|our|the|your)\s+)?"
+    rf"{_WHERE}\b{_NOT_HERE}",
+    # "every project we touch", "all repos I work in"
+    rf"\b(?:every|all|any)\s+{_WHERE}\s+(?:I|we|you)\s+(?:work|touch|maintain|own)\b",
+    # "regardless of the repo", "whatever the project"
+    rf"\b(?:regardless\s+of|whatever|no\s+matter)\s+(?:the\s+|which\s+)?{_WHERE}\b",
+    # "not just in this repo", "not only for this project"
+    rf"\bnot\s+(?:just|only)\s+(?:in|for)\s+this\s+{_WHERE}\b",
+    # "this applies globally", "holds everywhere"
+    r"\b(?:applies|holds|is\s+true|rule\s+is)\s+(?:globally|everywhere)\b",
+    # "machine-wide", "on every machine", "system-wide rule"
+    r"\b(?:machine|system|user)-wide\b",
 )
+
+
+@functools.cache
+def _global_patterns() -> tuple[re.Pattern[str], ...]:
+    """Compiled on first use: recall (``served_in``) never needs them, and they cost 3-8 ms."""
+    return tuple(re.compile(p, re.IGNORECASE) for p in GLOBAL_PATTERNS)
 
 
 def says_global(text: str) -> bool:
     """Does the text say the rule holds beyond the project it was learned in?"""
-    return any(p.search(text) for p in GLOBAL_PATTERNS)
+    return any(p.search(text) for p in _global_patterns())
 
 
 def scope_fields(project: str | None, text: str) -> dict[str, Any]:

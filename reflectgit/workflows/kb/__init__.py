@@ -6,18 +6,27 @@
 - ``transfer``: import, export
 - ``status``: status
 - ``layout``: init (create or adopt a KB)
+- ``knowledgebase``: ``KnowledgeBase``, one class over the four mixins
+
+``KnowledgeBase`` is imported on first use (PEP 562), so a command that only writes
+(``reflect-git add`` opens ``Mutations``) pays for none of the reading, status and transfer
+modules.
 """
 
 from __future__ import annotations
 
-from reflectgit.workflows.kb.mutations import Mutations
-from reflectgit.workflows.kb.reading import Reading
-from reflectgit.workflows.kb.status import Status
-from reflectgit.workflows.kb.transfer import Transfer
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reflectgit.workflows.kb.knowledgebase import KnowledgeBase
 
 
-class KnowledgeBase(Mutations, Reading, Transfer, Status):
-    """Every workflow over one KB repository; every write goes through ``mutate``."""
+def __getattr__(name: str) -> Any:
+    if name == "KnowledgeBase":
+        from reflectgit.workflows.kb.knowledgebase import KnowledgeBase
+
+        return KnowledgeBase
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["KnowledgeBase"]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
-from reflectgit.git.worktree import recover_if_pending
+from reflectgit.git.pending import recover_if_pending
 from reflectgit.notes.dates import parse_instant
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
@@ -1385,7 +1385,7 @@ def open_fresh(
             f"{kb} is not a git repository",
             hint=f"run `reflect-git init {kb}` to create a knowledge base there",
         )
-    recover_if_pending(kb, env)  # an interrupted write is finished first (git/worktree.py)
+    recover_if_pending(kb, env)  # an interrupted write is finished first (git/pending.py)
     path = index_path(state_dir, kb)
     for attempt in (1, 2):
         index = Index.open(path)
