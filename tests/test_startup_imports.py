@@ -122,3 +122,20 @@ def test_the_validate_entry_points_import_no_dataclasses_or_argparse(tmp_path: P
     # an unusual argument still reaches argparse, which explains it
     modules, _ = loaded("reflect-git-validate", "--help")
     assert "argparse" in modules
+
+
+def test_search_and_recall_import_no_dataclasses_or_typer(ruled_kb: Path) -> None:
+    """Against an index that is up to date (the common case: every search and recall after
+    the first since a commit). A refresh after a commit still opens the store and its git
+    modules (docs/performance.md lists them)."""
+    kb = ruled_kb
+    loaded("reflect-git", "--kb", str(kb), "reindex")  # the build itself may read more
+    for argv, marker in (
+        (["--kb", str(kb), "search", "force"], "reflectgit.workflows.search.index"),
+        (["--kb", str(kb), "recall", "--format", "claude"], "reflectgit.workflows.recall"),
+        (["--kb", str(kb), "recall"], "reflectgit.workflows.recall"),
+    ):
+        modules, out = loaded("reflect-git", *argv)
+        assert marker in modules, argv  # the probe ran the command
+        assert out.strip(), argv
+        assert not modules & set(NEVER), (argv, modules & set(NEVER))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from reflectgit.config import INTERNAL_ENV
@@ -77,13 +76,33 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
     return out
 
 
-@dataclass(frozen=True)
 class Result:
     """What a git command returned."""
 
+    _FIELDS = ("code", "stdout", "stderr")
     code: int
     stdout: bytes
     stderr: bytes
+
+    def __init__(self, code: int, stdout: bytes, stderr: bytes) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "stdout", stdout)
+        object.__setattr__(self, "stderr", stderr)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f) for f in self._FIELDS))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Result({shown})"
 
     @property
     def ok(self) -> bool:

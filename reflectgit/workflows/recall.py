@@ -22,7 +22,6 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +70,37 @@ _STOP = {
 }  # fmt: skip
 
 
-@dataclass
 class ProjectContext:
     """Where the agent works: repository name, branch and recently touched files."""
 
+    _FIELDS = ("name", "branch", "files", "root")
     name: str
-    branch: str | None = None
-    files: list[str] = field(default_factory=list)
-    root: Path | None = None
+    branch: str | None
+    files: list[str]
+    root: Path | None
+
+    def __init__(
+        self,
+        name: str,
+        branch: str | None = None,
+        files: list[str] | None = None,
+        root: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.branch = branch
+        self.files = [] if files is None else files
+        self.root = root
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProjectContext) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"ProjectContext({shown})"
 
     def terms(self) -> list[str]:
         """Words that describe the project, most telling first, for the OR query."""
@@ -151,10 +173,20 @@ def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
 # --------------------------------------------------------------------------- recall
 
 
-@dataclass
 class Recalled:
     """One recalled note and why it came back."""
 
+    _FIELDS = (
+        "id",
+        "title",
+        "tier",
+        "summary",
+        "path",
+        "score",
+        "reasons",
+        "discovery_tokens",
+        "discovery_source",
+    )
     id: str
     title: str
     tier: str
@@ -162,8 +194,41 @@ class Recalled:
     path: str
     score: float
     reasons: list[str]
-    discovery_tokens: int = DEFAULT_TOKENS
-    discovery_source: str = "estimated"
+    discovery_tokens: int
+    discovery_source: str
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        tier: str,
+        summary: str,
+        path: str,
+        score: float,
+        reasons: list[str],
+        discovery_tokens: int = DEFAULT_TOKENS,
+        discovery_source: str = "estimated",
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.tier = tier
+        self.summary = summary
+        self.path = path
+        self.score = score
+        self.reasons = reasons
+        self.discovery_tokens = discovery_tokens
+        self.discovery_source = discovery_source
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Recalled) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Recalled({shown})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -179,18 +244,47 @@ class Recalled:
         }
 
 
-@dataclass
 class RecallResult:
     """The notes for a session start, the project they were chosen for, and the rendered text."""
 
+    _FIELDS = ("project", "notes", "total_live", "budget", "everywhere", "over_budget", "slots")
     project: ProjectContext
     notes: list[Recalled]
     total_live: int
     budget: int
-    everywhere: bool = False
+    everywhere: bool
     # Ranked notes left out because they would not fit the budget whole (never cut in half).
-    over_budget: list[str] = field(default_factory=list)
-    slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
+    over_budget: list[str]
+    slots: list[str]  # the last session's (REFLECT_SLOTS=1)
+
+    def __init__(
+        self,
+        project: ProjectContext,
+        notes: list[Recalled],
+        total_live: int,
+        budget: int,
+        everywhere: bool = False,
+        over_budget: list[str] | None = None,
+        slots: list[str] | None = None,
+    ) -> None:
+        self.project = project
+        self.notes = notes
+        self.total_live = total_live
+        self.budget = budget
+        self.everywhere = everywhere
+        self.over_budget = [] if over_budget is None else over_budget
+        self.slots = [] if slots is None else slots
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RecallResult) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"RecallResult({shown})"
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left

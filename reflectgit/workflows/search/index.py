@@ -20,7 +20,6 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,14 +133,35 @@ SCOPING_FIELDS = (
 # --------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
 class RefreshResult:
     """What a refresh did: the tree now indexed, notes re-read, and whether it rebuilt."""
 
+    _FIELDS = ("tree", "previous", "changed", "rebuilt")
     tree: str | None
     previous: str | None
     changed: int
     rebuilt: bool
+
+    def __init__(self, tree: str | None, previous: str | None, changed: int, rebuilt: bool) -> None:
+        object.__setattr__(self, "tree", tree)
+        object.__setattr__(self, "previous", previous)
+        object.__setattr__(self, "changed", changed)
+        object.__setattr__(self, "rebuilt", rebuilt)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RefreshResult) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f) for f in self._FIELDS))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"RefreshResult({shown})"
 
     @property
     def to_json(self) -> dict[str, Any]:
@@ -153,10 +173,23 @@ class RefreshResult:
         }
 
 
-@dataclass
 class Hit:
     """One ranked note, with the parts of its score so a reader can see why it ranked."""
 
+    _FIELDS = (
+        "id",
+        "title",
+        "tier",
+        "state",
+        "path",
+        "snippet",
+        "score",
+        "bm25",
+        "confidence_weight",
+        "proof_weight",
+        "edge_match",
+        "matched_fields",
+    )
     id: str
     title: str
     tier: str
@@ -167,8 +200,47 @@ class Hit:
     bm25: float
     confidence_weight: float
     proof_weight: float
-    edge_match: bool = False
-    matched_fields: list[str] = field(default_factory=list)
+    edge_match: bool
+    matched_fields: list[str]
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        tier: str,
+        state: str,
+        path: str,
+        snippet: str,
+        score: float,
+        bm25: float,
+        confidence_weight: float,
+        proof_weight: float,
+        edge_match: bool = False,
+        matched_fields: list[str] | None = None,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.tier = tier
+        self.state = state
+        self.path = path
+        self.snippet = snippet
+        self.score = score
+        self.bm25 = bm25
+        self.confidence_weight = confidence_weight
+        self.proof_weight = proof_weight
+        self.edge_match = edge_match
+        self.matched_fields = [] if matched_fields is None else matched_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hit) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Hit({shown})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -190,17 +262,44 @@ class Hit:
         }
 
 
-@dataclass
 class SearchResult:
     """Hits for a query, and the tree (and refresh) they came from."""
 
+    _FIELDS = ("query", "hits", "tree", "refresh", "at", "understood")
     query: str
     hits: list[Hit]
     tree: str | None
-    refresh: RefreshResult | None = None
-    at: str | None = None
+    refresh: RefreshResult | None
+    at: str | None
     # How the query was read: each concept with its alternatives by kind (query.py).
-    understood: list[dict[str, Any]] = field(default_factory=list)
+    understood: list[dict[str, Any]]
+
+    def __init__(
+        self,
+        query: str,
+        hits: list[Hit],
+        tree: str | None,
+        refresh: RefreshResult | None = None,
+        at: str | None = None,
+        understood: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.query = query
+        self.hits = hits
+        self.tree = tree
+        self.refresh = refresh
+        self.at = at
+        self.understood = [] if understood is None else understood
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SearchResult) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"SearchResult({shown})"
 
 
 # --------------------------------------------------------------------------- weights
@@ -325,10 +424,27 @@ def edges_as_of(sidecar: Any, when: str | dt.date | dt.datetime) -> list[dict[st
 # --------------------------------------------------------------------------- documents
 
 
-@dataclass
 class Document:
     """The searchable view of one note (and its sidecar)."""
 
+    _FIELDS = (
+        "path",
+        "id",
+        "title",
+        "tier",
+        "confidence",
+        "proofs",
+        "state",
+        "scope",
+        "project",
+        "tags",
+        "entities",
+        "summary",
+        "updated",
+        "texts",
+        "edges",
+        "scoping",
+    )
     path: str
     id: str
     title: str
@@ -345,7 +461,54 @@ class Document:
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
     # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
-    scoping: dict[str, Any] = field(default_factory=dict)
+    scoping: dict[str, Any]
+
+    def __init__(
+        self,
+        path: str,
+        id: str,
+        title: str,
+        tier: str,
+        confidence: float,
+        proofs: int,
+        state: str,
+        scope: str | None,
+        project: str | None,
+        tags: list[str],
+        entities: list[str],
+        summary: str,
+        updated: str | None,
+        texts: dict[str, str],
+        edges: list[tuple[str, str | None, str | None]],
+        scoping: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = path
+        self.id = id
+        self.title = title
+        self.tier = tier
+        self.confidence = confidence
+        self.proofs = proofs
+        self.state = state
+        self.scope = scope
+        self.project = project
+        self.tags = tags
+        self.entities = entities
+        self.summary = summary
+        self.updated = updated
+        self.texts = texts
+        self.edges = edges
+        self.scoping = {} if scoping is None else scoping
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Document({shown})"
 
     @property
     def weight(self) -> float:

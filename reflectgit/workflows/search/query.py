@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -161,11 +160,29 @@ def _doubled(w: str) -> bool:
 # --------------------------------------------------------------------------- synonyms
 
 
-@dataclass(frozen=True)
 class Synonyms:
     """Groups of terms that mean the same; a term is a tuple of stemmed tokens."""
 
-    groups: tuple[tuple[str, ...], ...] = ()
+    _FIELDS = ("groups",)
+    groups: tuple[tuple[str, ...], ...]
+
+    def __init__(self, groups: tuple[tuple[str, ...], ...] = ()) -> None:
+        object.__setattr__(self, "groups", groups)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Synonyms) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f) for f in self._FIELDS))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Synonyms({shown})"
 
     @staticmethod
     def parse(text: str, base: Synonyms | None = None) -> Synonyms:
@@ -249,13 +266,34 @@ def shipped() -> Synonyms:
 # --------------------------------------------------------------------------- concepts
 
 
-@dataclass
 class Concept:
     """One thing the user asked about and the FTS5 strings that may stand for it."""
 
+    _FIELDS = ("text", "alternatives", "weight")
     text: str
-    alternatives: dict[str, list[str]] = field(default_factory=dict)
-    weight: float = 1.0  # COMMON_WEIGHT for an everyday word ("several", "found")
+    alternatives: dict[str, list[str]]
+    weight: float  # COMMON_WEIGHT for an everyday word ("several", "found")
+
+    def __init__(
+        self,
+        text: str,
+        alternatives: dict[str, list[str]] | None = None,
+        weight: float = 1.0,
+    ) -> None:
+        self.text = text
+        self.alternatives = {} if alternatives is None else alternatives
+        self.weight = weight
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Concept) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Concept({shown})"
 
     def add(self, kind: str, fts: str) -> None:
         known = {s for alts in self.alternatives.values() for s in alts}
@@ -271,12 +309,27 @@ class Concept:
         ]
 
 
-@dataclass
 class Query:
     """A user's query read as concepts."""
 
+    _FIELDS = ("text", "concepts")
     text: str
     concepts: list[Concept]
+
+    def __init__(self, text: str, concepts: list[Concept]) -> None:
+        self.text = text
+        self.concepts = concepts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Query) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
+        return f"Query({shown})"
 
     def any_match(self, kinds: Iterable[str] = KIND_WEIGHTS) -> str | None:
         """One FTS5 query matching any alternative of the given kinds of any concept."""
