@@ -19,6 +19,7 @@ from pathlib import Path
 
 from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import NotFoundError, ReflectGitError
+from reflectgit.records import FrozenRecord
 
 # The GIT_* variables that describe the user, not the repository of the git that ran a hook.
 KEEP = frozenset(
@@ -76,7 +77,7 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
     return out
 
 
-class Result:
+class Result(FrozenRecord):
     """What a git command returned."""
 
     _FIELDS = ("code", "stdout", "stderr")
@@ -88,21 +89,6 @@ class Result:
         object.__setattr__(self, "code", code)
         object.__setattr__(self, "stdout", stdout)
         object.__setattr__(self, "stderr", stderr)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Result) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, f) for f in self._FIELDS))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Result({shown})"
 
     @property
     def ok(self) -> bool:

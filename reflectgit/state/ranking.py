@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reflectgit.notes.dates import format_timestamp, utc_now
+from reflectgit.records import FrozenRecord
 
 DB_NAME = "ranking.sqlite3"
 _SCHEMA = """
@@ -31,7 +32,7 @@ CREATE TABLE IF NOT EXISTS counters (
 """
 
 
-class Counters:
+class Counters(FrozenRecord):
     """The ranking state of one note (zeros for a note never seen)."""
 
     _FIELDS = (
@@ -72,21 +73,6 @@ class Counters:
         object.__setattr__(self, "ignored_count", ignored_count)
         object.__setattr__(self, "stale_count", stale_count)
         object.__setattr__(self, "last_recalled_at", last_recalled_at)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Counters) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, f) for f in self._FIELDS))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Counters({shown})"
 
 
 class Ranking:

@@ -27,6 +27,7 @@ from typing import Any
 
 from reflectgit.errors import UsageError
 from reflectgit.git import repo_info
+from reflectgit.records import Record
 from reflectgit.workflows.search.index import Index, open_fresh
 
 DEFAULT_LIMIT = 5
@@ -70,7 +71,7 @@ _STOP = {
 }  # fmt: skip
 
 
-class ProjectContext:
+class ProjectContext(Record):
     """Where the agent works: repository name, branch and recently touched files."""
 
     _FIELDS = ("name", "branch", "files", "root")
@@ -90,17 +91,6 @@ class ProjectContext:
         self.branch = branch
         self.files = [] if files is None else files
         self.root = root
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProjectContext) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"ProjectContext({shown})"
 
     def terms(self) -> list[str]:
         """Words that describe the project, most telling first, for the OR query."""
@@ -173,7 +163,7 @@ def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
 # --------------------------------------------------------------------------- recall
 
 
-class Recalled:
+class Recalled(Record):
     """One recalled note and why it came back."""
 
     _FIELDS = (
@@ -219,17 +209,6 @@ class Recalled:
         self.discovery_tokens = discovery_tokens
         self.discovery_source = discovery_source
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Recalled) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Recalled({shown})"
-
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -244,7 +223,7 @@ class Recalled:
         }
 
 
-class RecallResult:
+class RecallResult(Record):
     """The notes for a session start, the project they were chosen for, and the rendered text."""
 
     _FIELDS = ("project", "notes", "total_live", "budget", "everywhere", "over_budget", "slots")
@@ -274,17 +253,6 @@ class RecallResult:
         self.everywhere = everywhere
         self.over_budget = [] if over_budget is None else over_budget
         self.slots = [] if slots is None else slots
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RecallResult) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"RecallResult({shown})"
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left

@@ -28,6 +28,7 @@ from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitE
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
 from reflectgit.notes.dates import parse_instant
+from reflectgit.records import FrozenRecord, Record
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.git.store import Store
@@ -133,7 +134,7 @@ SCOPING_FIELDS = (
 # --------------------------------------------------------------------------- results
 
 
-class RefreshResult:
+class RefreshResult(FrozenRecord):
     """What a refresh did: the tree now indexed, notes re-read, and whether it rebuilt."""
 
     _FIELDS = ("tree", "previous", "changed", "rebuilt")
@@ -148,21 +149,6 @@ class RefreshResult:
         object.__setattr__(self, "changed", changed)
         object.__setattr__(self, "rebuilt", rebuilt)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RefreshResult) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, f) for f in self._FIELDS))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"RefreshResult({shown})"
-
     @property
     def to_json(self) -> dict[str, Any]:
         return {
@@ -173,7 +159,7 @@ class RefreshResult:
         }
 
 
-class Hit:
+class Hit(Record):
     """One ranked note, with the parts of its score so a reader can see why it ranked."""
 
     _FIELDS = (
@@ -231,17 +217,6 @@ class Hit:
         self.edge_match = edge_match
         self.matched_fields = [] if matched_fields is None else matched_fields
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Hit) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Hit({shown})"
-
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -262,7 +237,7 @@ class Hit:
         }
 
 
-class SearchResult:
+class SearchResult(Record):
     """Hits for a query, and the tree (and refresh) they came from."""
 
     _FIELDS = ("query", "hits", "tree", "refresh", "at", "understood")
@@ -289,17 +264,6 @@ class SearchResult:
         self.refresh = refresh
         self.at = at
         self.understood = [] if understood is None else understood
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SearchResult) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"SearchResult({shown})"
 
 
 # --------------------------------------------------------------------------- weights
@@ -424,7 +388,7 @@ def edges_as_of(sidecar: Any, when: str | dt.date | dt.datetime) -> list[dict[st
 # --------------------------------------------------------------------------- documents
 
 
-class Document:
+class Document(Record):
     """The searchable view of one note (and its sidecar)."""
 
     _FIELDS = (
@@ -498,17 +462,6 @@ class Document:
         self.texts = texts
         self.edges = edges
         self.scoping = {} if scoping is None else scoping
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Document) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Document({shown})"
 
     @property
     def weight(self) -> float:

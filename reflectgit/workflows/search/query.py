@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from reflectgit.records import FrozenRecord, Record
+
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 # How much a match of each kind of alternative counts against the word the user typed.
 KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.9, SYNONYM: 0.9, PART: 0.5, PREFIX: 0.4}
@@ -160,7 +162,7 @@ def _doubled(w: str) -> bool:
 # --------------------------------------------------------------------------- synonyms
 
 
-class Synonyms:
+class Synonyms(FrozenRecord):
     """Groups of terms that mean the same; a term is a tuple of stemmed tokens."""
 
     _FIELDS = ("groups",)
@@ -168,21 +170,6 @@ class Synonyms:
 
     def __init__(self, groups: tuple[tuple[str, ...], ...] = ()) -> None:
         object.__setattr__(self, "groups", groups)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Synonyms) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, f) for f in self._FIELDS))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Synonyms({shown})"
 
     @staticmethod
     def parse(text: str, base: Synonyms | None = None) -> Synonyms:
@@ -266,7 +253,7 @@ def shipped() -> Synonyms:
 # --------------------------------------------------------------------------- concepts
 
 
-class Concept:
+class Concept(Record):
     """One thing the user asked about and the FTS5 strings that may stand for it."""
 
     _FIELDS = ("text", "alternatives", "weight")
@@ -284,17 +271,6 @@ class Concept:
         self.alternatives = {} if alternatives is None else alternatives
         self.weight = weight
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Concept) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Concept({shown})"
-
     def add(self, kind: str, fts: str) -> None:
         known = {s for alts in self.alternatives.values() for s in alts}
         if fts not in known:
@@ -309,7 +285,7 @@ class Concept:
         ]
 
 
-class Query:
+class Query(Record):
     """A user's query read as concepts."""
 
     _FIELDS = ("text", "concepts")
@@ -319,17 +295,6 @@ class Query:
     def __init__(self, text: str, concepts: list[Concept]) -> None:
         self.text = text
         self.concepts = concepts
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Query) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as its dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS)
-        return f"Query({shown})"
 
     def any_match(self, kinds: Iterable[str] = KIND_WEIGHTS) -> str | None:
         """One FTS5 query matching any alternative of the given kinds of any concept."""

@@ -1,0 +1,74 @@
+"""reflectgit.records: the value-object bases that stand in for @dataclass on the hot paths."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from reflectgit.records import FrozenRecord, Record
+from reflectgit.state.ranking import Counters
+from reflectgit.workflows.search.index import Hit
+
+
+class Point(Record):
+    _FIELDS = ("x", "y")
+
+    def __init__(self, x: int, y: list[int] | None = None) -> None:
+        self.x = x
+        self.y = [] if y is None else y
+
+
+class Other(Record):
+    _FIELDS = ("x", "y")
+
+    def __init__(self, x: int, y: list[int]) -> None:
+        self.x, self.y = x, y
+
+
+class Key(FrozenRecord):
+    _FIELDS = ("name",)
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "name", name)
+
+
+def test_equality_is_by_class_and_fields() -> None:
+    assert Point(1, [2]) == Point(1, [2])
+    assert Point(1) != Point(1, [2])
+    assert Point(1, []) != Other(1, [])  # another class with the same fields is not equal
+    assert Point(1) != (1, [])
+
+
+def test_repr_names_the_fields() -> None:
+    assert repr(Point(1, [2])) == "Point(x=1, y=[2])"
+    assert repr(Key("a")) == "Key(name='a')"
+
+
+def test_a_record_is_mutable_and_unhashable_a_frozen_one_the_opposite() -> None:
+    p = Point(1)
+    p.x = 3
+    assert p == Point(3)
+    with pytest.raises(TypeError):
+        hash(p)
+    k = Key("a")
+    assert hash(k) == hash(Key("a"))
+    assert {k, Key("a")} == {k}
+    with pytest.raises(AttributeError):
+        k.name = "b"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del k.name
+
+
+def test_records_pickle_as_the_index_build_sends_them() -> None:
+    for value in (Point(1, [2]), Key("a"), Counters("n", importance=0.5)):
+        assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_the_converted_types_keep_their_dataclass_defaults() -> None:
+    hit = Hit("id", "t", "high", "live", "documents/id.md", "", 1.0, 1.0, 1.0, 1.0)
+    assert hit.edge_match is False and hit.matched_fields == []
+    other = Hit("id", "t", "high", "live", "documents/id.md", "", 1.0, 1.0, 1.0, 1.0)
+    hit.matched_fields.append("title")
+    assert other.matched_fields == []  # each its own list, as default_factory gave
+    assert Counters("n") == Counters("n", 0.0, 0.0, 0, 0, 0, 0, None)
