@@ -160,48 +160,31 @@ class _StrictLoaderMixin:
         generic dispatch; a merge key (``<<``) goes the general way."""
         pairs = node.value
         if not isinstance(node, yaml.MappingNode) or any(k.tag == _MERGE for k, _ in pairs):
-            return self._checked_mapping(node, deep)
+            self._check_keys(node)
+            return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
         construct = self.construct_object  # type: ignore[attr-defined]
         mapping: dict[Any, Any] = {}
         seen: dict[Any, yaml.Node] = {}
         for key_node, value_node in pairs:
-            if key_node.tag == _STR and type(key_node) is yaml.ScalarNode:
-                key = key_node.value
-            else:
-                key = construct(key_node, deep=True)
-                try:
-                    hash(key)
-                except TypeError:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        "found an unhashable key",
-                        key_node.start_mark,
-                    ) from None
-            if key in seen:
-                self._duplicate(node, key, seen[key], key_node)
-            seen[key] = key_node
+            key = self._key(node, key_node, seen)
             if value_node.tag == _STR and type(value_node) is yaml.ScalarNode:
                 mapping[key] = value_node.value
             else:
                 mapping[key] = construct(value_node, deep=deep)
         return mapping
 
-    def _duplicate(self, node: yaml.Node, key: Any, first: yaml.Node, again: yaml.Node) -> None:
-        first_line = first.start_mark.line + 1 + getattr(self, "line_offset", 0)
-        raise yaml.constructor.ConstructorError(
-            "while constructing a mapping",
-            node.start_mark,
-            f"found duplicate key {key!r} (first defined on line {first_line})",
-            again.start_mark,
-        )
-
-    def _checked_mapping(self, node: yaml.MappingNode, deep: bool) -> dict[Any, Any]:
-        """The general way: duplicate keys refused, then PyYAML's own mapping (merges)."""
+    def _check_keys(self, node: yaml.Node) -> None:
+        """Refuse duplicate and unhashable keys before PyYAML's own mapping (merges) runs."""
         seen: dict[Any, yaml.Node] = {}
         for key_node, _value_node in node.value:
-            if key_node.tag == _MERGE:
-                continue
+            if key_node.tag != _MERGE:
+                self._key(node, key_node, seen)
+
+    def _key(self, node: yaml.Node, key_node: yaml.Node, seen: dict[Any, yaml.Node]) -> Any:
+        """One key of a mapping, refused when unhashable or seen before; noted in ``seen``."""
+        if key_node.tag == _STR and type(key_node) is yaml.ScalarNode:
+            key = key_node.value
+        else:
             key = self.construct_object(key_node, deep=True)  # type: ignore[attr-defined]
             try:
                 hash(key)
@@ -212,10 +195,16 @@ class _StrictLoaderMixin:
                     "found an unhashable key",
                     key_node.start_mark,
                 ) from None
-            if key in seen:
-                self._duplicate(node, key, seen[key], key_node)
-            seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+        if key in seen:
+            first_line = seen[key].start_mark.line + 1 + getattr(self, "line_offset", 0)
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r} (first defined on line {first_line})",
+                key_node.start_mark,
+            )
+        seen[key] = key_node
+        return key
 
     def _refuse(self, node: yaml.Node) -> Any:
         raise yaml.constructor.ConstructorError(
