@@ -151,6 +151,10 @@ _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+# PyYAML's own resolver (yaml.Resolver adds only its table to it), for StrictLoader.resolve.
+_pyyaml_resolve: Callable[..., str] = yaml.resolver.BaseResolver.resolve
+
+
 class _StrictLoaderMixin:
     """Duplicate keys are errors; only JSON-shaped values (plus dates) are constructed."""
 
@@ -201,7 +205,7 @@ class _StrictLoaderMixin:
                 if regexp.match(value):
                     return tag
             return _STR
-        return super().resolve(kind, value, implicit)  # type: ignore[misc]
+        return _pyyaml_resolve(self, kind, value, implicit)
 
     def _duplicate(self, node: yaml.Node, key: Any, first: yaml.Node, again: yaml.Node) -> None:
         first_line = first.start_mark.line + 1 + getattr(self, "line_offset", 0)
