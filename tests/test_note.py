@@ -60,6 +60,117 @@ def test_strict_loader_builds_what_pyyaml_builds(path):
     assert type(got) is type(expected)
 
 
+RESOLVER_EDGES = [
+    "",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "nULL",
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "On",
+    "off",
+    "y",
+    "n",
+    "true",
+    "True",
+    "TRUE",
+    "tRUE",
+    "false",
+    "0x1F",
+    "0o17",
+    "017",
+    "0b101",
+    "1_000",
+    "-1",
+    "+12",
+    "1.5",
+    "1e3",
+    "1.0e+3",
+    ".5",
+    "-.5",
+    ".inf",
+    "-.Inf",
+    "+.INF",
+    ".nan",
+    ".NaN",
+    "190:20:30",
+    "2026-12-01",
+    "2026-12-01T12:30:00Z",
+    "2026-12-1 1:02:03.5 +01:00",
+    "12:30:00",
+    "<<",
+    "=",
+    "!",
+    "&a",
+    "*a",
+    "-",
+    "--",
+    ".",
+    "0",
+    "00",
+    "08",
+    "1,000",
+    "x",
+    "text with: colon",
+    "\u00e9t\u00e9",
+    "0.",
+    "+",
+    "-0x1",
+    "._",
+    "1__0",
+    "=x",
+    "<<x",
+]
+
+
+def _plain_scalars():
+    """Every plain scalar of the shared data's YAML (PyYAML's parser events), with the edges."""
+    import yaml
+
+    values = set(RESOLVER_EDGES)
+    for path in YAML_TEXTS:
+        text = path.read_text("utf-8", "replace")
+        if path.suffix == ".md":
+            text = text.split("\n---", 1)[0][3:] if text.startswith("---") else ""
+        try:
+            events = list(yaml.parse(text, Loader=yaml.CSafeLoader))
+        except yaml.YAMLError:
+            continue
+        values.update(e.value for e in events if isinstance(e, yaml.ScalarEvent) and e.implicit[0])
+    return sorted(values)
+
+
+def test_strict_loader_resolves_every_scalar_as_pyyaml_does():
+    """StrictLoader's faster ``resolve`` gives PyYAML's own resolver's tag for every plain and
+    quoted scalar of the shared data and the awkward ones (null, booleans, numbers, dates,
+    merge and value keys), and PyYAML's defaults for sequences and mappings."""
+    import yaml
+
+    from reflectgit.notes.note import StrictLoader
+
+    ours, theirs = StrictLoader(""), yaml.resolver.Resolver()
+    values = _plain_scalars()
+    assert len(values) > len(RESOLVER_EDGES) + 100
+    tags = set()
+    for value in values:
+        for implicit in ((True, False), (False, True), (False, False)):
+            want = theirs.resolve(yaml.ScalarNode, value, implicit)
+            assert ours.resolve(yaml.ScalarNode, value, implicit) == want, (value, implicit)
+            tags.add(want)
+    assert {"bool", "int", "float", "null", "timestamp", "merge", "value", "str"} <= {
+        tag.rsplit(":", 1)[1] for tag in tags
+    }
+    for kind in (yaml.SequenceNode, yaml.MappingNode):
+        assert ours.resolve(kind, None, (False, False)) == theirs.resolve(
+            kind, None, (False, False)
+        )
+    ours.dispose()
+
+
 @pytest.mark.parametrize(
     "text,expected",
     [

@@ -182,3 +182,39 @@ def test_a_parallel_build_is_the_serial_build(
         rows.append(conn.execute("SELECT rowid, path, id, title, summary FROM docs").fetchall())
         conn.close()
     assert rows[0] == rows[1] and len(rows[0]) == count
+
+
+def test_a_build_reads_the_committed_notes_not_the_work_tree_edits(tmp_path: Path) -> None:
+    """A build takes a note from the work tree only when the file there is the committed blob:
+    an uncommitted edit, a deleted file or a directory in its place is read from git instead,
+    so the index is the one a build without any work-tree file makes."""
+    kb = tmp_path / "kb"
+    count = 80  # enough for the blobs the work tree cannot give to be read in one batch
+    with Store.init(kb) as store:
+        store.commit(
+            [
+                write(f"documents/n{i:03d}.md", note_text(f"n{i:03d}", f"Note {i} wombat{i}"))
+                for i in range(count)
+            ]
+            + [write("documents/n001.entities.yaml", b"entities:\n- name: numbat\n")],
+            "many",
+        )
+        docs = kb / "documents"
+        (docs / "n000.md").write_text(note_text("n000", "Edited platypus").decode())
+        (docs / "n001.entities.yaml").write_text("entities:\n- name: echidna\n")
+        (docs / "n002.md").unlink()
+        (docs / "n003.md").unlink()
+        (docs / "n003.md").mkdir()
+        with Index.open(tmp_path / "mixed.sqlite3") as mixed:
+            mixed.refresh(store)
+        for path in docs.iterdir():
+            if path.is_dir():
+                path.rmdir()
+            else:
+                path.unlink()
+        with Index.open(tmp_path / "git.sqlite3") as from_git:
+            from_git.refresh(store)
+    words = {term for term, _docs, _count in vocabulary(tmp_path / "mixed.sqlite3")}
+    assert {"wombat0", "wombat2", "wombat3", "numbat"} <= words
+    assert not words & {"platypus", "echidna", "edited"}
+    assert vocabulary(tmp_path / "mixed.sqlite3") == vocabulary(tmp_path / "git.sqlite3")

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import yaml
 
@@ -151,6 +151,10 @@ _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+# PyYAML's own resolver (yaml.Resolver adds only its table to it), for StrictLoader.resolve.
+_pyyaml_resolve: Callable[..., str] = yaml.resolver.BaseResolver.resolve
+
+
 class _StrictLoaderMixin:
     """Duplicate keys are errors; only JSON-shaped values (plus dates) are constructed."""
 
@@ -172,6 +176,22 @@ class _StrictLoaderMixin:
             else:
                 mapping[key] = construct(value_node, deep=deep)
         return mapping
+
+    # A plain scalar's implicit resolvers by its first character (PyYAML's table, wildcards
+    # appended), filled in below once StrictLoader exists.
+    _implicit_by_first: ClassVar[dict[str, tuple[tuple[str, re.Pattern[str]], ...]]] = {}
+    _wildcards: ClassVar[tuple[tuple[str, re.Pattern[str]], ...]] = ()
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        """PyYAML's ``Resolver.resolve`` (the composer asks it the tag of every node), without
+        the two lists it builds per plain scalar: the same regular expressions in the same
+        order, so the same tag; anything but a plain scalar goes PyYAML's own way."""
+        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:  # type: ignore[attr-defined]
+            for tag, regexp in self._implicit_by_first.get(value[:1], self._wildcards):
+                if regexp.match(value):
+                    return tag
+            return _STR
+        return _pyyaml_resolve(self, kind, value, implicit)
 
     def _check_keys(self, node: yaml.Node) -> None:
         """Refuse duplicate and unhashable keys before PyYAML's own mapping (merges) runs."""
@@ -226,6 +246,20 @@ class StrictLoader(_StrictLoaderMixin, _BaseLoader):
 
 for _tag in ("binary", "set", "omap", "pairs"):
     StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _StrictLoaderMixin._refuse)
+
+
+def _index_resolvers(loader: type[Any]) -> None:
+    table = loader.yaml_implicit_resolvers
+    wildcards = tuple(table.get(None, ()))
+    loader._wildcards = wildcards
+    loader._implicit_by_first = {
+        first: tuple(resolvers) + wildcards
+        for first, resolvers in table.items()
+        if first is not None
+    }
+
+
+_index_resolvers(StrictLoader)
 
 
 class NoteDumper(_BaseDumper):
@@ -313,19 +347,19 @@ _TOO_DEEP = object()
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Do lists and mappings nest more than ``limit`` levels? (Iterative: no recursion.)"""
+    """Do lists and mappings nest more than ``limit`` levels? (Iterative: no recursion; only
+    lists and mappings are stacked, a note's many strings are passed over.)"""
+    if not isinstance(value, (dict, list)):
+        return False
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Iterable[Any] = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        depth += 1
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth))
     return False
 
 

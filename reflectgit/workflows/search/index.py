@@ -876,31 +876,48 @@ class Index:
         # FTS5 writes a segment each time its pending terms pass 'hashsize' (1 MB), then merges
         # them; a big buffer during a build makes far fewer (a fifth less CPU, a smaller file).
         self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BUILD_HASH,))
+        # Rowids in path order from the first free one (1, the tables were just emptied), so the
+        # workers can make every row and this process only runs SQLite.
+        first = int(_one(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
         with _parser(len(notes)) as parse:
-            batch: list[Document] = []
-            jobs = self._build_jobs(store, files, notes)
-            for done, document in enumerate(parse(jobs), start=1):
-                batch.append(document)
-                if len(batch) == 500 or done == len(notes):
-                    self.add_documents(batch)
-                    batch = []
-                    if progress is not None:
-                        progress(done, len(notes))
+            done = 0
+            for rows in parse(self._build_batches(store, files, notes, first)):
+                self._add_rows(rows)
+                done += len(rows[0])
+                if progress is not None:
+                    progress(done, len(notes))
         self.conn.execute("PRAGMA cache_size = -2000")  # SQLite's defaults again
         self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (1024 * 1024,))
         self._mark_hidden(None)
         return len(notes)
 
     @staticmethod
+    def _build_batches(
+        store: Store, files: Mapping[str, str], notes: Sequence[str], first: int
+    ) -> Iterator[list[_Job]]:
+        """(rowid, path, note bytes, sidecar bytes) of every note, BUILD_BATCH at a time."""
+        batch: list[_Job] = []
+        for rowid, (path, data, side) in enumerate(Index._build_jobs(store, files, notes), first):
+            batch.append((rowid, path, data, side))
+            if len(batch) == BUILD_BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    @staticmethod
     def _build_jobs(
         store: Store, files: Mapping[str, str], notes: Sequence[str]
     ) -> Iterator[tuple[str, bytes, bytes | None]]:
-        """(path, note bytes, sidecar bytes) of every note, their blobs read in batches."""
+        """(path, note bytes, sidecar bytes) of every note, their blobs read in batches: from the
+        work tree where its file is still the indexed blob (checked by its git id; half git's
+        CPU to inflate it from a pack of deltas), the rest from git."""
         for start in range(0, len(notes), BUILD_CHUNK):
             chunk = notes[start : start + BUILD_CHUNK]
-            wanted = [files[p] for p in chunk]
-            wanted += [files[s] for p in chunk if (s := sidecar_path_of(p)) in files]
-            blobs = _read_many(store, wanted)
+            wanted = list(chunk)
+            wanted += [s for p in chunk if (s := sidecar_path_of(p)) in files]
+            blobs = _worktree_blobs(store.path, {p: files[p] for p in wanted})
+            blobs.update(_read_many(store, [files[p] for p in wanted if files[p] not in blobs]))
             for path in chunk:
                 sidecar = files.get(sidecar_path_of(path))
                 data = blobs.get(files[path]) or store.read_blob(files[path])
@@ -1049,36 +1066,26 @@ class Index:
         if not docs:
             return
         first = int(_one(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
-        rows = list(enumerate(docs, start=first))
-        self.conn.executemany(
-            f"INSERT INTO docs (rowid, {', '.join(DOC_COLUMNS)})"
-            f" VALUES (?{', ?' * len(DOC_COLUMNS)})",
-            [(rowid, *_doc_row(doc)) for rowid, doc in rows],
-        )
-        self.conn.executemany(
-            f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
-            [(rowid, *(doc.texts[f] for f in FIELDS)) for rowid, doc in rows],
-        )
-        self.conn.executemany(
-            "INSERT INTO doc_tags VALUES (?, ?)",
-            [(rowid, t) for rowid, doc in rows for t in {t.lower() for t in doc.tags}],
-        )
-        for rowid, doc in rows:
-            for words, start, end in doc.edges:
-                edge = self.conn.execute(
-                    "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
-                ).lastrowid
-                self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
-            self._add_scoping(rowid, doc.scoping)
+        self._add_rows(_rows(enumerate(docs, start=first)))
+
+    def _add_rows(self, rows: _Rows) -> None:
+        """Insert the rows ``_rows`` made, table by table."""
+        doc_rows, fts_rows, tag_rows, edge_rows, scoping_rows = rows
+        self.conn.executemany(_INSERT_DOC, doc_rows)
+        self.conn.executemany(_INSERT_FTS, fts_rows)
+        self.conn.executemany("INSERT INTO doc_tags VALUES (?, ?)", tag_rows)
+        for rowid, words, start, end in edge_rows:
+            edge = self.conn.execute(
+                "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
+            ).lastrowid
+            self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
+        self.conn.executemany(_INSERT_SCOPING, scoping_rows)
 
     def _add_scoping(self, rowid: int | None, scoping: Mapping[str, Any]) -> None:
         """Recall's scoping fields of one note, in their own table (only when it has any)."""
         if not scoping:
             return
-        self.conn.execute(
-            f"INSERT INTO scoping (doc, {', '.join(SCOPING_FIELDS)}) VALUES (?{', ?' * len(SCOPING_FIELDS)})",
-            (rowid, *(scoping.get(k, 0 if k == "quarantine" else None) for k in SCOPING_FIELDS)),
-        )
+        self.conn.execute(_INSERT_SCOPING, _scoping_row(rowid, scoping))
 
     # ------------------------------------------------------------------ querying
 
@@ -1320,6 +1327,7 @@ def _repaired(state_dir: Path, path: Path, why: str) -> None:
 BUILD_HASH = 64 * 1024 * 1024  # FTS5's buffer of pending terms during a build (bytes)
 BUILD_CACHE_KB = 65536  # SQLite's page cache during a build (the default is 2 MB)
 BUILD_CHUNK = 4000  # notes whose blobs one `git cat-file --batch` reads during a build
+BUILD_BATCH = 500  # notes a build's worker parses at a time, and inserts per statement
 
 
 def _read_many(store: Store, shas: list[str]) -> dict[str, bytes]:
@@ -1335,27 +1343,82 @@ def _read_many(store: Store, shas: list[str]) -> dict[str, bytes]:
         return {}
 
 
+def _worktree_blobs(root: Path | None, blobs: Mapping[str, str]) -> dict[str, bytes]:
+    """The contents of the ``path: blob`` files whose work-tree copy is that very blob (by its
+    git id), by blob; a bare KB, a missing, edited or oversized file gives nothing."""
+    if root is None:
+        return {}
+    from reflectgit.git.store import blob_id
+    from reflectgit.notes.note import MAX_NOTE_BYTES
+
+    out: dict[str, bytes] = {}
+    for path, blob in blobs.items():
+        try:
+            with open(os.path.join(root, path), "rb") as file:
+                data = file.read(MAX_NOTE_BYTES + 1)
+        except OSError:
+            continue
+        if len(data) <= MAX_NOTE_BYTES and blob_id(data) == blob:
+            out[blob] = data
+    return out
+
+
 PARALLEL_BUILD_MIN = 2000  # below this, parsing in worker processes costs more than it saves
 
 
-def _document_job(job: tuple[str, bytes, bytes | None]) -> Document:
-    return document_from(*job)
+# One note of a build: (rowid, path, note bytes, sidecar bytes).
+_Job = tuple[int, str, bytes, "bytes | None"]
+# The rows of some documents, by table: docs, fts, doc_tags, edges (rowid, words, start, end;
+# their own rowids are given on insert), scoping.
+_Rows = tuple[
+    list[tuple[Any, ...]],
+    list[tuple[Any, ...]],
+    list[tuple[int, str]],
+    list[tuple[int, str, "str | None", "str | None"]],
+    list[tuple[Any, ...]],
+]
+
+
+def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:
+    """The rows (rowid, document) pairs add to the index, table by table."""
+    doc_rows: list[tuple[Any, ...]] = []
+    fts_rows: list[tuple[Any, ...]] = []
+    tag_rows: list[tuple[int, str]] = []
+    edge_rows: list[tuple[int, str, str | None, str | None]] = []
+    scoping_rows: list[tuple[Any, ...]] = []
+    for rowid, doc in docs:
+        doc_rows.append((rowid, *_doc_row(doc)))
+        texts = doc.texts
+        fts_rows.append((rowid, *[texts[f] for f in FIELDS]))
+        tag_rows.extend((rowid, t) for t in dict.fromkeys(t.lower() for t in doc.tags))
+        edge_rows.extend((rowid, words, start, end) for words, start, end in doc.edges)
+        if doc.scoping:
+            scoping_rows.append(_scoping_row(rowid, doc.scoping))
+    return doc_rows, fts_rows, tag_rows, edge_rows, scoping_rows
+
+
+def _scoping_row(rowid: int | None, scoping: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (rowid, *(scoping.get(k, 0 if k == "quarantine" else None) for k in SCOPING_FIELDS))
+
+
+def _parse_batch(jobs: Sequence[_Job]) -> _Rows:
+    """A build's batch of notes parsed into their rows (in a worker process: rows pickle
+    smaller and faster than documents, and leave the writing process only SQLite to run)."""
+    return _rows((rowid, document_from(path, note, side)) for rowid, path, note, side in jobs)
 
 
 @contextlib.contextmanager
-def _parser(
-    count: int,
-) -> Iterator[Callable[[Iterable[tuple[str, bytes, bytes | None]]], Iterable[Document]]]:
-    """Turn (path, note, sidecar) jobs into documents, in order. A big build parses in forked
+def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterable[_Rows]]]:
+    """Turn batches of build jobs into their rows, in order. A big build parses in forked
     worker processes (YAML parsing is most of a build) while this one writes SQLite."""
     workers = min(os.cpu_count() or 1, 8)
     if count < PARALLEL_BUILD_MIN or workers < 2 or not hasattr(os, "fork"):
-        yield lambda jobs: (document_from(*job) for job in jobs)
+        yield lambda batches: (_parse_batch(batch) for batch in batches)
         return
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield lambda jobs: pool.imap(_document_job, jobs, chunksize=200)
+        yield lambda batches: pool.imap(_parse_batch, batches)
 
 
 # The ``docs`` columns a document fills, in order (the rowid is given separately).
@@ -1374,6 +1437,16 @@ DOC_COLUMNS = (
     "entities",
     "summary",
     "updated",
+)
+
+
+_INSERT_DOC = (
+    f"INSERT INTO docs (rowid, {', '.join(DOC_COLUMNS)}) VALUES (?{', ?' * len(DOC_COLUMNS)})"
+)
+_INSERT_FTS = f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})"
+_INSERT_SCOPING = (
+    f"INSERT INTO scoping (doc, {', '.join(SCOPING_FIELDS)})"
+    f" VALUES (?{', ?' * len(SCOPING_FIELDS)})"
 )
 
 
