@@ -43,11 +43,22 @@ def read_ref(common_dir: Path, ref: str) -> str | None:
         if value.startswith("ref:"):
             return read_ref(common_dir, value[4:].strip())
         return value
-    with contextlib.suppress(FileNotFoundError):
-        for line in (common_dir / "packed-refs").read_text(encoding="utf-8").splitlines():
-            if line.endswith(" " + ref) and not line.startswith(("#", "^")):
-                return line.split(" ", 1)[0]
-    return None
+    return packed_refs(common_dir).get(ref)
+
+
+def packed_refs(common_dir: Path) -> dict[str, str]:
+    """``packed-refs``: each ref name -> its sha (peeled ``^`` lines and comments skipped)."""
+    try:
+        text = (common_dir / "packed-refs").read_text(encoding="utf-8", errors="surrogateescape")
+        lines = text.splitlines()
+    except FileNotFoundError:
+        return {}
+    found: dict[str, str] = {}
+    for line in lines:
+        if line and not line.startswith(("#", "^")):
+            sha, _, name = line.partition(" ")
+            found[name] = sha
+    return found
 
 
 def common_dir(git_dir: Path) -> Path:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.objects import common_dir, read_object, read_ref
+from reflectgit.git.objects import common_dir, head_commit, read_object
 
 if TYPE_CHECKING:
     from reflectgit.git.run import Result
@@ -78,20 +78,14 @@ def head_tree(kb: Path, env: Env = None) -> str | None:
     where = git_dir_of(kb)
     if not where.is_dir():
         where = kb  # a bare repository
-    try:
-        common = common_dir(where)
-        head = (where / "HEAD").read_text(encoding="utf-8").strip()
-        if head.startswith("ref:"):
-            sha = read_ref(common, head[4:].strip())
-            if sha is None:
-                return None
-        else:
-            sha = head
-        commit = read_object(objects_dir(common), sha, b"commit")
+    sha = head_commit(where)
+    if sha is not None:
+        try:
+            commit = read_object(objects_dir(common_dir(where)), sha, b"commit")
+        except (OSError, ValueError):
+            commit = None
         if commit is not None and commit.startswith(b"tree "):
             return commit[5:45].decode("ascii")
-    except (OSError, ValueError):
-        pass
     return _rev_parse_tree(kb, env)
 
 

@@ -39,7 +39,7 @@ from reflectgit.errors import (
     storage_error,
 )
 from reflectgit.git import fsync, lockwait, safety
-from reflectgit.git.objects import has_packed, read_object, read_ref
+from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
 from reflectgit.git.pack import write_pack
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
@@ -845,10 +845,10 @@ class Store:
         if not _plain_branch_ref(name):
             return None  # dulwich checks (and refuses) any other name
         filename = self.common_dir / name
-        packed = self._packed_refs()
+        packed = packed_refs(self.common_dir)
         parent = os.path.dirname(name)
         while parent:  # a packed ref where a folder of this one must be: dulwich refuses it
-            if parent.encode() in packed:
+            if parent in packed:
                 return None
             parent = os.path.dirname(parent)
         current = self._loose_ref(filename)
@@ -866,7 +866,8 @@ class Store:
         try:
             current = self._loose_ref(filename)
             if current is None:
-                current = self._packed_refs().get(ref)
+                found = packed_refs(self.common_dir).get(name)
+                current = found.encode("ascii") if found is not None else None
             if old is not None and (current or b"0" * 40) != old:
                 return False
             if current == new:
@@ -895,18 +896,6 @@ class Store:
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         return data.rstrip(b"\r\n") if data.startswith(b"ref:") else data[:40]
-
-    def _packed_refs(self) -> dict[bytes, bytes]:
-        try:
-            lines = (self.common_dir / "packed-refs").read_bytes().splitlines()
-        except FileNotFoundError:
-            return {}
-        found: dict[bytes, bytes] = {}
-        for line in lines:
-            if line and not line.startswith((b"#", b"^")):
-                sha, _, name = line.partition(b" ")
-                found[name] = sha
-        return found
 
     def _append_reflog(
         self, name: str, old: bytes | None, new: bytes, message: bytes, committer: bytes

@@ -19,6 +19,7 @@ import yaml
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
 from reflectgit.notes.dates import format_timestamp
+from reflectgit.records import Record
 
 MAX_NOTE_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -452,9 +453,11 @@ class Origin(NamedTuple):
     yaml_line: int  # 1-based line of the first frontmatter line in the file
 
 
-class Note:
+class Note(Record):
     """One learning: frontmatter mapping plus markdown body. Equal when both are (``origin``,
     where it was read from, aside)."""
+
+    _FIELDS = ("frontmatter", "body")
 
     def __init__(
         self, frontmatter: dict[str, Any], body: str = "", origin: Origin | None = None
@@ -462,16 +465,6 @@ class Note:
         self.frontmatter = frontmatter
         self.body = body
         self.origin = origin
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.frontmatter, self.body) == (other.frontmatter, other.body)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return f"Note(frontmatter={self.frontmatter!r}, body={self.body!r})"
 
     @property
     def id(self) -> str | None:
@@ -594,23 +587,15 @@ def _kind(value: Any) -> str:
 # --------------------------------------------------------------------------- sidecars
 
 
-class Sidecar:
+class Sidecar(Record):
     """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships. Equal
     when their data are (``origin`` aside)."""
+
+    _FIELDS = ("data",)
 
     def __init__(self, data: dict[str, Any], origin: Origin | None = None) -> None:
         self.data = data
         self.origin = origin
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.data == other.data
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return f"Sidecar(data={self.data!r})"
 
     @property
     def document_id(self) -> str | None:

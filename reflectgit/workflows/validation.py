@@ -23,6 +23,7 @@ from reflectgit.notes.schema import (
     validate_note_bytes,
     validate_sidecar_bytes,
 )
+from reflectgit.records import Record
 
 
 def validate_file(
@@ -50,24 +51,16 @@ class Target(NamedTuple):  # NamedTuple and plain class: the pre-commit hook imp
     display: str
 
 
-class ValidationRun:
+class ValidationRun(Record):
     """What was checked and what was wrong."""
+
+    _FIELDS = ("checked", "problems")
 
     def __init__(
         self, checked: list[str] | None = None, problems: list[Problem] | None = None
     ) -> None:
         self.checked: list[str] = [] if checked is None else checked
         self.problems: list[Problem] = [] if problems is None else problems
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.checked, self.problems) == (other.checked, other.problems)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return f"ValidationRun(checked={self.checked!r}, problems={self.problems!r})"
 
     @property
     def failed(self) -> list[str]:

@@ -27,6 +27,7 @@ from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.records import Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -72,8 +73,10 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
 # ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost such a hook about 10 ms.
 
 
-class NoteDraft:
+class NoteDraft(Record):
     """A note a hook wants to write, before it gets an id and is validated."""
+
+    _FIELDS = ("kind", "event", "title", "confidence", "body", "session", "fields", "slug")
 
     def __init__(
         self,
@@ -94,17 +97,6 @@ class NoteDraft:
         self.session = session
         self.fields: dict[str, Any] = {} if fields is None else fields
         self.slug = slug
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self.__dict__ == other.__dict__
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
-        return f"NoteDraft({shown})"
 
 
 class Written(NamedTuple):
