@@ -35,16 +35,26 @@ def corpus_notes() -> list[tuple[str, str]]:
     return out
 
 
+def committed_kb(tmp_path: Path, files: dict[str, bytes], message: str = "notes") -> Path:
+    """A KB at ``tmp_path/kb`` (with a work tree) whose first commit holds ``files``, each
+    given as its path in the KB (``documents/a.md``) and its bytes."""
+    kb = tmp_path / "kb"
+    with Store.init(kb) as store:
+        store.commit([write(path, data) for path, data in files.items()], message)
+    return kb
+
+
+def committed_notes(tmp_path: Path, notes: dict[str, bytes]) -> Path:
+    """``committed_kb`` of notes given by file stem: ``{"a": note_text(...)}`` is
+    ``documents/a.md``."""
+    return committed_kb(tmp_path, {f"documents/{k}.md": v for k, v in notes.items()})
+
+
 @pytest.fixture
 def corpus_kb(tmp_path: Path) -> Iterator[Path]:
     """A KB (with a work tree) whose first commit holds the whole sample corpus in documents/."""
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit(
-            [write(f"documents/{p.name}", p.read_bytes()) for p in corpus_files()],
-            "import the sample corpus",
-        )
-    yield kb
+    files = {f"documents/{p.name}": p.read_bytes() for p in corpus_files()}
+    yield committed_kb(tmp_path, files, "import the sample corpus")
 
 
 def note_text(note_id: str, title: str, body: str = "Body.", **fields: str) -> bytes:

@@ -9,34 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
 from reflectgit.state.expansions import CACHE_NAME
 from tests.conftest import git
 from tests.fixtures_drain import calls, prompt_of, stub_command
-from tests.fixtures_search import note_text
+from tests.fixtures_search import committed_notes, note_text
 
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit(
-            [
-                write(
-                    "documents/pouch.md",
-                    note_text(
-                        "pouch",
-                        "Marsupial pouch sizes",
-                        "The marsupial pouch holds one joey.",
-                        confidence="low",
-                    ),
-                ),
-                write("documents/quokka.md", note_text("quokka", "Quokka images", "Pin them.")),
-                write("documents/wombat.md", note_text("wombat", "Wombat burrows", "Dig deep.")),
-            ],
-            "notes",
-        )
-    return kb
+    pouch = "The marsupial pouch holds one joey."
+    return committed_notes(
+        tmp_path,
+        {
+            "pouch": note_text("pouch", "Marsupial pouch sizes", pouch, confidence="low"),
+            "quokka": note_text("quokka", "Quokka images", "Pin them."),
+            "wombat": note_text("wombat", "Wombat burrows", "Dig deep."),
+        },
+    )
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
 from reflectgit.workflows.recall import discovery_cost, recall
 from tests.conftest import git
-from tests.fixtures_search import note_text
+from tests.fixtures_search import committed_kb, committed_notes, note_text
 
 PROJECT = "payments-api"
 BRANCH = "fix/celery-prefetch"
@@ -27,13 +26,6 @@ def project(tmp_path: Path) -> Path:
     git("commit", "-qm", "start", cwd=root)
     git("switch", "-q", "-c", BRANCH, cwd=root)
     return root
-
-
-def make_kb(tmp_path: Path, notes: dict[str, bytes]) -> Path:
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit([write(f"documents/{k}.md", v) for k, v in notes.items()], "notes")
-    return kb
 
 
 def celery(note_id: str, **fields: str) -> bytes:
@@ -56,7 +48,7 @@ def ids(kb: Path, cwd: Path, **kwargs: object) -> list[str]:
 def test_this_branch_first_other_branches_and_projects_only_with_global(
     tmp_path: Path, project: Path
 ) -> None:
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "here": celery("here", project=PROJECT, branch=f'"{BRANCH}"'),
@@ -81,7 +73,7 @@ def test_this_branch_first_other_branches_and_projects_only_with_global(
 def test_a_quarantined_fleet_note_never_comes_back_until_promoted(
     tmp_path: Path, project: Path, cli
 ) -> None:
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "held": celery("held", quarantine="true", authority="advisory"),
@@ -102,7 +94,7 @@ def test_a_quarantined_fleet_note_never_comes_back_until_promoted(
 def test_authority_orders_law_and_promoted_above_advisory_above_archived(
     tmp_path: Path, project: Path
 ) -> None:
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "a-archived": celery("a-archived", authority="archived"),
@@ -116,7 +108,7 @@ def test_authority_orders_law_and_promoted_above_advisory_above_archived(
 
 
 def test_speculative_notes_rank_below_the_same_note_unhedged(tmp_path: Path, project: Path) -> None:
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "a-guess": celery("a-guess", tags="[speculative, celery]"),
@@ -130,7 +122,7 @@ def test_speculative_notes_rank_below_the_same_note_unhedged(tmp_path: Path, pro
 
 
 def test_domain_hint_favours_the_fleet_domain(tmp_path: Path, project: Path) -> None:
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {"a-ui": celery("a-ui", domain="frontend"), "b-ops": celery("b-ops", domain="ops")},
     )
@@ -144,7 +136,7 @@ def test_economics_line_measured_then_transcript_then_type_average(
 ) -> None:
     transcript = tmp_path / "session.jsonl"
     transcript.write_bytes(b"x" * 4000)
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "a-measured": celery("a-measured", discovery_tokens="14200"),
@@ -179,7 +171,7 @@ def test_economics_line_measured_then_transcript_then_type_average(
 
 def test_budget_takes_whole_notes_and_never_cuts_one(tmp_path: Path, project: Path) -> None:
     long_insight = "Set worker_prefetch_multiplier to one. " * 7  # about 270 characters
-    kb = make_kb(
+    kb = committed_notes(
         tmp_path,
         {
             "a-long": note_text(
@@ -205,22 +197,20 @@ def test_budget_takes_whole_notes_and_never_cuts_one(tmp_path: Path, project: Pa
 
 
 def test_as_of_counts_sidecar_edges_valid_at_that_date(tmp_path: Path, project: Path) -> None:
-    kb = tmp_path / "kb"
     sidecar = (
         b"document_id: a-pump\nextracted_at: '2026-01-10T00:00:00Z'\n"
         b"relationships:\n- source: pump\n  target: celery\n  type: causes\n"
         b"  description: celery prefetch starvation\n"
         b"  tvalid: '2026-01-10'\n  tvalid_end: '2026-02-01'\n"
     )
-    with Store.init(kb) as store:
-        store.commit(
-            [
-                write("documents/a-pump.md", note_text("a-pump", "Pump valve")),
-                write("documents/a-pump.entities.yaml", sidecar),
-                write("documents/b-valve.md", note_text("b-valve", "Valve pump")),
-            ],
-            "notes",
-        )
+    kb = committed_kb(
+        tmp_path,
+        {
+            "documents/a-pump.md": note_text("a-pump", "Pump valve"),
+            "documents/a-pump.entities.yaml": sidecar,
+            "documents/b-valve.md": note_text("b-valve", "Valve pump"),
+        },
+    )
     then = recall(kb, kb / ".git" / "reflect-git", project, as_of="2026-01-15", record=False)
     assert [n.id for n in then.notes] == ["a-pump", "b-valve"]
     assert any("text match" in r for r in then.notes[0].reasons)
@@ -231,7 +221,7 @@ def test_as_of_counts_sidecar_edges_valid_at_that_date(tmp_path: Path, project: 
 def test_as_of_and_global_on_the_command_line(
     tmp_path: Path, project: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = make_kb(tmp_path, {"other": celery("other", project="billing-ui")})
+    kb = committed_notes(tmp_path, {"other": celery("other", project="billing-ui")})
     monkeypatch.chdir(project)
     local = cli("--kb", str(kb), "--json", "recall")
     assert local.code == 0, local
@@ -246,7 +236,7 @@ def test_as_of_and_global_on_the_command_line(
 def test_import_of_a_branch_shard_scopes_its_notes_to_that_branch(
     tmp_path: Path, project: Path, cli
 ) -> None:
-    kb = make_kb(tmp_path, {"base": celery("base")})
+    kb = committed_notes(tmp_path, {"base": celery("base")})
     src = tmp_path / "learnings"
     shard = src / "shards" / PROJECT / "branches" / "fix__celery-prefetch" / "documents"
     shard.mkdir(parents=True)

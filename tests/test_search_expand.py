@@ -9,30 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
 from reflectgit.state.expansions import CACHE_NAME
 from reflectgit.workflows.search.expand import MAX_TERMS, parse_terms
 from tests.fixtures_drain import calls, prompt_of, stub_command
-from tests.fixtures_search import note_text
+from tests.fixtures_search import committed_notes, note_text
 
 ROOT = Path(__file__).resolve().parents[1] / "reflectgit"
 
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit(
-            [
-                write(
-                    "documents/marsupial.md",
-                    note_text("marsupial", "Marsupial retries", "The marsupial service retries."),
-                ),
-                write("documents/other.md", note_text("other", "Quokka images", "Pin the images.")),
-            ],
-            "notes",
-        )
-    return kb
+    retries = "The marsupial service retries."
+    return committed_notes(
+        tmp_path,
+        {
+            "marsupial": note_text("marsupial", "Marsupial retries", retries),
+            "other": note_text("other", "Quokka images", "Pin the images."),
+        },
+    )
 
 
 def search_json(cli, kb: Path, *args: str) -> dict:

@@ -13,7 +13,7 @@ import reflectgit.workflows.search.index as index_mod
 from reflectgit.git.store import Store, delete, write
 from reflectgit.workflows.search.index import Index, reindex, search
 from tests.conftest import git
-from tests.fixtures_search import note_text
+from tests.fixtures_search import committed_kb, committed_notes, note_text
 
 
 def vocabulary(path: Path) -> list[tuple[str, int, int]]:
@@ -45,23 +45,16 @@ def table_names(path: Path) -> set[str]:
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit(
-            [
-                write(
-                    "documents/a.md",
-                    note_text("a", "Pool warmup", "The quokka pool leaks.", tags="[Redis, pool]"),
-                ),
-                write("documents/b.md", note_text("b", "Cache stampede", "Wombat caches.")),
-                write(
-                    "documents/b.entities.yaml",
-                    b"document_id: b\nentities:\n- name: numbat\n  type: tool\n",
-                ),
-            ],
-            "notes",
-        )
-    return kb
+    return committed_kb(
+        tmp_path,
+        {
+            "documents/a.md": note_text(
+                "a", "Pool warmup", "The quokka pool leaks.", tags="[Redis, pool]"
+            ),
+            "documents/b.md": note_text("b", "Cache stampede", "Wombat caches."),
+            "documents/b.entities.yaml": b"document_id: b\nentities:\n- name: numbat\n  type: tool\n",
+        },
+    )
 
 
 def test_the_text_is_not_copied_into_the_index(kb: Path) -> None:
@@ -138,13 +131,8 @@ def test_an_old_blob_gone_from_git_rebuilds_instead(kb: Path) -> None:
 
 
 def test_snippets_come_from_the_work_tree_when_it_holds_the_indexed_note(tmp_path: Path) -> None:
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        body = "Intro.\n\nThe bilby burrow explains the stampede."
-        store.commit(
-            [write("documents/c.md", note_text("c", "Cache", body, key_insight="Warm first."))],
-            "note",
-        )
+    body = "Intro.\n\nThe bilby burrow explains the stampede."
+    kb = committed_notes(tmp_path, {"c": note_text("c", "Cache", body, key_insight="Warm first.")})
     state = kb / ".git" / "reflect-git"
     hit = search(kb, state, "bilby").hits[0]
     assert "[bilby]" in hit.snippet and "stampede" in hit.snippet
