@@ -15,6 +15,7 @@ from reflectgit.git.store import Store, write
 from reflectgit.workflows.search.index import search
 from reflectgit.workflows.search.query import (
     EXACT,
+    LOOSE,
     PART,
     PREFIX,
     SYNONYM,
@@ -152,7 +153,8 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     kb = make_kb(
         tmp_path,
         {
-            "wal": ("Checkpoint the WAL", "The WAL grows without checkpoints.", {}),
+            # The same length in words, so only what matched tells them apart.
+            "wal": ("Checkpoint the WAL often", "The WAL file grows without any checkpoints.", {}),
             "wal-long": ("Write-ahead log on NFS", "A write-ahead log on NFS corrupts.", {}),
             "log": ("Rotate the log", "The log fills the disk.", {}),
             "jwt": ("Rotate JWT keys", "JWT signing keys rotate monthly.", {}),
@@ -219,6 +221,46 @@ def test_a_kb_extends_and_trims_the_synonym_table(tmp_path: Path) -> None:
     (kb / "synonyms.txt").write_text("# ours\nquokka, marsupial\n-pr\n", encoding="utf-8")
     assert ids(kb, "marsupial") == ["quokka"]
     assert ids(kb, "PR") == []
+
+
+def test_a_word_no_note_holds_is_found_through_the_longer_terms_it_is_part_of(
+    tmp_path: Path,
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "quokka": ("Quokka retries", "The quokka service retries.", {}),
+            "pouch": ("Marsupial pouch", "The marsupial pouch holds it.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("quokka, marsupial mammal\n", encoding="utf-8")
+    # No note says "mammal": the term "marsupial mammal" it is a word of leads to quokka.
+    assert ids(kb, "mammal") == ["quokka"]
+    # A word the KB holds means itself: "marsupial" is not read as the term's group.
+    assert ids(kb, "marsupial") == ["pouch"]
+    assert ids(kb, "wombat") == []  # in no note and no term: nothing
+    read = understand("mammal", Synonyms.parse("quokka, marsupial mammal"), lambda tok: [])
+    assert read.concepts[0].alternatives[LOOSE] == ['"quokka"', '"marsupial mammal"']
+    held = understand("mammal", Synonyms.parse("quokka, marsupial mammal"), lambda t: [t])
+    assert LOOSE not in held.concepts[0].alternatives  # a note holds it: no guess
+    assert (
+        LOOSE
+        not in understand("mammal", Synonyms.parse("quokka, marsupial mammal"))
+        .concepts[0]
+        .alternatives
+    )  # no index to ask: no guess
+
+
+def test_a_kb_word_beats_a_loose_guess(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "quokka": ("Quokka retries", "The quokka service retries.", {}),
+            "census": ("Mammal census", "Every mammal is counted.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("quokka, marsupial mammal\n", encoding="utf-8")
+    assert ids(kb, "mammal") == ["census"]
 
 
 def test_a_synonym_table_that_cannot_be_read_is_a_clear_error(tmp_path: Path, cli) -> None:

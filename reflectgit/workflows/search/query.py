@@ -13,7 +13,10 @@ is a guess rather than what the user typed:
   and the word joined with the next one ("lock file" / lockfile);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
-  halfway), ranked below the exact word.
+  halfway), ranked below the exact word;
+- ``loose``: for a word no note holds and no synonym group names on its own, the groups of the
+  table's longer terms it is a word of ("multiplexer": the group of "terminal multiplexer",
+  tmux), ranked below a synonym: a word the KB never uses can only be found through them.
 
 The index scores each alternative with bm25; a concept scores its best alternative times the
 alternative's weight, and a note scores the sum over concepts (see ``Index._ranked``).
@@ -31,8 +34,12 @@ from pathlib import Path
 from reflectgit.records import FrozenRecord, Record
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
+LOOSE = "loose"
 # How much a match of each kind of alternative counts against the word the user typed.
-KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.9, SYNONYM: 0.9, PART: 0.5, PREFIX: 0.4}
+# Tuned on the tune half of bench/retrieval.py (its first 50 queries and the 99 added after):
+# a variant (revocation for revoke) is a weaker guess than a synonym the table states, and a
+# part of a code-like word (``error`` of ``ConnectionError``) weaker still.
+KIND_WEIGHTS = {EXACT: 1.0, SYNONYM: 0.9, VARIANT: 0.7, LOOSE: 0.6, PART: 0.3, PREFIX: 0.4}
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
 
@@ -216,6 +223,16 @@ class Synonyms(FrozenRecord):
     @cached_property
     def _found(self) -> dict[tuple[str, ...], list[str]]:
         return {}
+
+    def containing(self, stem: str) -> list[str]:
+        """Every term of the groups holding a term of several words, one of which has this
+        light stem ("multiplexer": the group of "terminal multiplexer"); [] if none."""
+        out: list[str] = []
+        for i in self._buckets.get(stem[:2], ()):
+            group = self.groups[i]
+            if any(len(k) > 1 and stem in k for k in map(_key, group)):
+                out.extend(t for t in group if t not in out)
+        return out
 
     def others(self, key: tuple[str, ...]) -> list[str]:
         """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
@@ -405,9 +422,14 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     if not code_like:
         tok = toks[0]
         if variants is not None and tok.isalpha():
-            for v in variants(tok):
+            known = variants(tok)  # the index's words with the token's stem, itself included
+            for v in known:
                 if v != tok:
                     concept.add(VARIANT, phrase([v]))
+            if not known and not table.terms(key) and tok not in COMMON_WORDS:
+                for term in table.containing(key[0]):
+                    if _key(term) != key:
+                        concept.add(LOOSE, phrase(tokens_of(term)))
         if as_prefix and tok.isalpha() and len(tok) >= PREFIX_MIN:
             concept.add(PREFIX, phrase([tok]) + "*")
         return concept
