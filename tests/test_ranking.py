@@ -188,8 +188,30 @@ def test_a_synonym_term_with_stop_words_is_found_from_a_query(tmp_path: Path) ->
     assert ids(kb, "set sockets")[0] == "pool"  # the same words, the same term
     assert ids(kb, "set") == ["other"]  # one word of the term is no term
     read = understand("a set of sockets", Synonyms.parse("connection pool, set of sockets"))
-    assert [c.text for c in read.concepts] == ["set sockets"]
+    assert [c.text for c in read.concepts] == ["set of sockets"]  # the term as typed
     assert '"set of sockets"' in read.concepts[0].alternatives[EXACT]
+
+
+def test_a_term_of_several_words_is_never_one_of_its_words(tmp_path: Path) -> None:
+    # The shipped table has "timeout, time out, ..." and "concurrent, ..., same time": without
+    # their stop words both terms are "time", which must not make every "time" a timeout.
+    kb = make_kb(
+        tmp_path,
+        {
+            "clock": ("Clock skew", "The time on the host drifts.", {}),
+            "writers": ("Concurrent writers", "Two writers collide.", {}),
+            "deadline": ("Upstream timeout", "Requests hit the timeout.", {}),
+        },
+    )
+    found = ids(kb, "time")
+    assert found[0] == "clock" and "writers" not in found  # ("time"* finds the timeout too)
+    assert ids(kb, "at the same time")[0] == "writers"  # the term typed with its stop words
+    assert ids(kb, "requests time out")[0] == "deadline"
+    assert "writers" not in ids(kb, "time drifts")
+    read = understand(
+        "it times out at the same time", Synonyms.parse("timeout, time out\nconcurrent, same time")
+    )
+    assert [c.text for c in read.concepts] == ["times out", "same time"]
 
 
 def test_everyday_words_count_less_than_the_words_of_a_topic(tmp_path: Path) -> None:
@@ -249,6 +271,9 @@ def test_a_word_no_note_holds_is_found_through_the_longer_terms_it_is_part_of(
         .concepts[0]
         .alternatives
     )  # no index to ask: no guess
+    # A word of the terms of many groups says too little to guess from.
+    many = Synonyms.parse("quokka, marsupial mammal\nwhale, sea mammal\nbat, flying mammal")
+    assert LOOSE not in understand("mammal", many, lambda tok: []).concepts[0].alternatives
 
 
 def test_a_kb_word_beats_a_loose_guess(tmp_path: Path) -> None:

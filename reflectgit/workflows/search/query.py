@@ -42,6 +42,7 @@ LOOSE = "loose"
 KIND_WEIGHTS = {EXACT: 1.0, SYNONYM: 0.9, VARIANT: 0.7, LOOSE: 0.6, PART: 0.3, PREFIX: 0.4}
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
+LOOSE_GROUPS = 2  # a word heading more of the table's terms than this says too little
 
 _STOP_TEXT = """
     a an the and or but if then else of to in on at by for with from into onto about as
@@ -195,20 +196,26 @@ class Synonyms(FrozenRecord):
                 groups.append(terms)
         return Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
 
-    def terms(self, key: tuple[str, ...]) -> list[str]:
+    def terms(self, key: tuple[str, ...], full: bool = False) -> list[str]:
         """Every term of the groups holding a term with ``key`` (a tuple of stems); [] if none.
+
+        A term is compared by its stems without its stop words ("set of sockets" is found from
+        "set sockets"), except that a term of several words is never one word's ("time out" is
+        not "time", "same time" not either); ``full`` compares every stem, stop words too
+        ("time out" typed as such).
 
         Stemming every term of the table costs milliseconds per search; a query only needs
         the few groups its words can reach, found by their words' first two characters (a
         light stem keeps them), so only theirs are stemmed."""
-        known = self._found.get(key)
+        known = self._found.get((key, full))
         if known is None:
             known = []
+            same = _full_key if full else _key
             for i in self._buckets.get(key[0][:2], ()) if key else ():
                 group = self.groups[i]
-                if any(_key(term) == key for term in group):
+                if any(same(term) == key and _reaches(term, key, full) for term in group):
                     known.extend(t for t in group if t not in known)
-            self._found[key] = known
+            self._found[(key, full)] = known
         return known
 
     @cached_property
@@ -221,22 +228,30 @@ class Synonyms(FrozenRecord):
         return out
 
     @cached_property
-    def _found(self) -> dict[tuple[str, ...], list[str]]:
+    def _found(self) -> dict[tuple[tuple[str, ...], bool], list[str]]:
         return {}
 
     def containing(self, stem: str) -> list[str]:
         """Every term of the groups holding a term of several words, one of which has this
-        light stem ("multiplexer": the group of "terminal multiplexer"); [] if none."""
+        light stem ("multiplexer": the group of "terminal multiplexer"), when at most
+        LOOSE_GROUPS groups do; [] otherwise (a word of many terms says little, and each
+        group's terms cost the query a longer OR)."""
+        groups = [
+            i
+            for i in self._buckets.get(stem[:2], ())
+            if any(len(k) > 1 and stem in k for k in map(_key, self.groups[i]))
+        ]
+        if len(groups) > LOOSE_GROUPS:
+            return []
         out: list[str] = []
-        for i in self._buckets.get(stem[:2], ()):
-            group = self.groups[i]
-            if any(len(k) > 1 and stem in k for k in map(_key, group)):
-                out.extend(t for t in group if t not in out)
+        for i in groups:
+            out.extend(t for t in self.groups[i] if t not in out)
         return out
 
-    def others(self, key: tuple[str, ...]) -> list[str]:
+    def others(self, key: tuple[str, ...], full: bool = False) -> list[str]:
         """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
-        return [t for t in self.terms(key) if _key(t) != key]
+        same = _full_key if full else _key
+        return [t for t in self.terms(key, full) if same(t) != key]
 
 
 @lru_cache(maxsize=16384)
@@ -246,6 +261,17 @@ def _key(term: str) -> tuple[str, ...]:
     toks = tokens_of(term)
     content = [t for t in toks if t not in STOP_WORDS] or toks
     return tuple(light_stem(t) for t in content)
+
+
+@lru_cache(maxsize=16384)
+def _full_key(term: str) -> tuple[str, ...]:
+    """A term's stems, stop words included ("time out": time, out)."""
+    return tuple(light_stem(t) for t in tokens_of(term))
+
+
+def _reaches(term: str, key: tuple[str, ...], full: bool) -> bool:
+    """Whether ``key`` may stand for ``term``: a term of several words is no single word's."""
+    return full or len(key) > 1 or len(tokens_of(term)) == 1
 
 
 def _starts(term: str) -> set[str]:
@@ -348,27 +374,45 @@ def understand(
     """
     table = synonyms if synonyms is not None else shipped()
     words = [w for w in text.split() if tokens_of(w)]
-    content = [w for w in words if not _is_stop(w)] or words
+    # A term of the table written with its stop words ("time out", "same time") is one unit;
+    # the other stop words go (unless nothing else is left).
+    units: list[tuple[str, bool]] = []  # (text, a term read with its stop words)
+    j = 0
+    while j < len(words):
+        for n in range(min(MAX_PHRASE, len(words) - j), 1, -1):
+            run = words[j : j + n]
+            if any(_is_stop(w) for w in run) and table.terms(_full_key(" ".join(run)), True):
+                units.append((" ".join(run), True))
+                j += n
+                break
+        else:
+            if not _is_stop(words[j]):
+                units.append((words[j], False))
+            j += 1
+    content = units or [(w, False) for w in words]
     concepts: list[Concept] = []
     i = 0
     while i < len(content):
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
-        span = 0
-        for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
-            key = _key(" ".join(content[i : i + n]))
-            if table.terms(key):
+        span, full = 0, content[i][1]
+        for n in range(1 if full else min(MAX_PHRASE, len(content) - i), 0 if full else 1, -1):
+            if not full and any(f for _w, f in content[i : i + n]):
+                continue
+            text_n = " ".join(w for w, _f in content[i : i + n])
+            if table.terms(_full_key(text_n) if full else _key(text_n), full):
                 span = n
                 break
         if span:
-            run = content[i : i + span]
+            run = [w for w, _f in content[i : i + span]]
             toks = [t for w in run for t in tokens_of(w)]
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
-            run_key = _key(" ".join(run))
-            for same in table.terms(run_key):  # the term as written, with its stop words
-                if _key(same) == run_key:
-                    concept.add(EXACT, phrase(tokens_of(same)))
-            for other in table.others(run_key):
+            run_key = _full_key(" ".join(run)) if full else _key(" ".join(run))
+            same = _full_key if full else _key
+            for term in table.terms(run_key, full):  # the term as written, with its stop words
+                if same(term) == run_key:
+                    concept.add(EXACT, phrase(tokens_of(term)))
+            for other in table.others(run_key, full):
                 concept.add(SYNONYM, phrase(tokens_of(other)))
             for tok in toks:
                 if tok not in STOP_WORDS:
@@ -376,14 +420,14 @@ def understand(
             concepts.append(concept)
             i += span
             continue
-        word = content[i]
+        word = content[i][0]
         last = i == len(content) - 1
         concept = _concept(word, table, variants, prefix_last and last)
         if all(t in COMMON_WORDS for t in tokens_of(word)):
             concept.weight = COMMON_WEIGHT
-        if not last and word.isalpha() and content[i + 1].isalpha():
+        if not last and word.isalpha() and content[i + 1][0].isalpha():
             # "lock file" may be written "lockfile", "work tree" "worktree".
-            concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
+            concept.add(SYNONYM, phrase([(word + content[i + 1][0]).lower()]))
         concepts.append(concept)
         i += 1
     if extra:
@@ -419,6 +463,9 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     key = _key(word)
     for other in table.others(key):
         concept.add(SYNONYM, phrase(tokens_of(other)))
+    if len(toks) > 1:  # "all-pages" is the term "all pages", its stop word included
+        for other in table.others(_full_key(word), True):
+            concept.add(SYNONYM, phrase(tokens_of(other)))
     if not code_like:
         tok = toks[0]
         if variants is not None and tok.isalpha():
