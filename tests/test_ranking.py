@@ -209,9 +209,9 @@ def test_a_term_of_several_words_is_never_one_of_its_words(tmp_path: Path) -> No
     assert ids(kb, "requests time out")[0] == "deadline"
     assert "writers" not in ids(kb, "time drifts")
     read = understand(
-        "it times out at the same time", Synonyms.parse("timeout, time out\nconcurrent, same time")
+        "it timed out at the same time", Synonyms.parse("timeout, timed out\nconcurrent, same time")
     )
-    assert [c.text for c in read.concepts] == ["times out", "same time"]
+    assert [c.text for c in read.concepts] == ["timed out", "same time"]
 
 
 def test_everyday_words_count_less_than_the_words_of_a_topic(tmp_path: Path) -> None:
