@@ -167,6 +167,9 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     # "log" alone is a part of the phrase: it counts, but below both real matches.
     assert found.index("log") > found.index("wal")
     assert ids(kb, "json web token") == ["jwt"]
+    # Another name of the same thing; "log" alone, a part of it, comes after both.
+    assert set(ids(kb, "transaction log")[:2]) == {"wal", "wal-long"}
+    assert ids(kb, "transaction log")[2:] == ["log"]
     assert ids(kb, "checkpoint") == ["wal"]  # no synonym: no expansion
     # --json says how the query was read.
     read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
