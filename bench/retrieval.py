@@ -1,6 +1,7 @@
 """Benchmark: how well `reflect-git search` finds a note from a description in other words.
 
-Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--misses] [--keep DIR]
+Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--set both|first|second]
+     [--misses] [--keep DIR]
 
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
 distractors of ``bench/distractors.py`` (notes about the same tools saying something else).
@@ -13,7 +14,10 @@ bm25s library (plain BM25 over each note's whole text, English stop words), and 
 (reciprocal rank of the expected note, 0 past rank 100) and recall@1/3/10 per kind.
 
 Goal (issue 14): MRR >= 0.80 overall and >= 0.15 above bm25s on every kind. Weights were
-tuned on the ``tune`` half of the queries only; ``--split held`` reports the other half.
+tuned on the ``tune`` half of the queries only; ``--split held`` reports the other half. The
+first set (99 queries, ``--set first``) is split half and half; the second (99 more, ``q100``
+on, ``--set second``) is all tune, written when the first set's tune half no longer told
+changes apart.
 """
 
 from __future__ import annotations
@@ -53,9 +57,20 @@ STOP = set(_STOP_TEXT.split())  # git grep's baseline leaves these out
 Ranker = Callable[[str], list[str]]
 
 
-def load_queries(split: str) -> list[dict[str, str]]:
+SECOND = "q100"  # the ids from here on are the second set, added to the tune half later
+
+
+def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
+    """The queries of a split (``all``, ``tune``, ``held``) and set: ``first`` (the 99 written
+    first, half tune and half held), ``second`` (99 more, all tune, written before the third
+    round of ranking work changed anything) or ``both``."""
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
-    return [q for q in queries if split == "all" or q["split"] == split]
+    return [
+        q
+        for q in queries
+        if (split == "all" or q["split"] == split)
+        and (which == "both" or (q["id"] >= SECOND) == (which == "second"))
+    ]
 
 
 def corpus_files() -> list[tuple[str, bytes]]:
@@ -191,10 +206,16 @@ def measure(rank: Ranker, queries: list[dict[str, str]]) -> tuple[dict[str, dict
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
+    parser.add_argument(
+        "--set",
+        choices=("both", "first", "second"),
+        default="both",
+        help="the first 99 queries, the 99 added to the tune half later, or both",
+    )
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")
     args = parser.parse_args(argv)
-    queries = load_queries(args.split)
+    queries = load_queries(args.split, args.set)
     files = corpus_files()
     ids = note_ids(files)
     from reflectgit.workflows.search.index import document_from
@@ -221,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
             rankers["bm25s"] = bm
         print(
             f"{len(ids)} notes ({len(ids) - len(distractors.notes())} real, "
-            f"{len(distractors.notes())} distractors), {len(queries)} queries ({args.split})"
+            f"{len(distractors.notes())} distractors), {len(queries)} queries ({args.split},"
+            f" {args.set} sets)"
         )
         results = {name: measure(rank, queries) for name, rank in rankers.items()}
         print(f"{'':12} {'kind':11} {'n':>3} {'MRR':>6} {'R@1':>6} {'R@3':>6} {'R@10':>6}")

@@ -15,6 +15,7 @@ from reflectgit.git.store import Store, write
 from reflectgit.workflows.search.index import search
 from reflectgit.workflows.search.query import (
     EXACT,
+    LOOSE,
     PART,
     PREFIX,
     SYNONYM,
@@ -152,7 +153,8 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     kb = make_kb(
         tmp_path,
         {
-            "wal": ("Checkpoint the WAL", "The WAL grows without checkpoints.", {}),
+            # The same length in words, so only what matched tells them apart.
+            "wal": ("Checkpoint the WAL often", "The WAL file grows without any checkpoints.", {}),
             "wal-long": ("Write-ahead log on NFS", "A write-ahead log on NFS corrupts.", {}),
             "log": ("Rotate the log", "The log fills the disk.", {}),
             "jwt": ("Rotate JWT keys", "JWT signing keys rotate monthly.", {}),
@@ -165,6 +167,9 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     # "log" alone is a part of the phrase: it counts, but below both real matches.
     assert found.index("log") > found.index("wal")
     assert ids(kb, "json web token") == ["jwt"]
+    # Another name of the same thing; "log" alone, a part of it, comes after both.
+    assert set(ids(kb, "transaction log")[:2]) == {"wal", "wal-long"}
+    assert ids(kb, "transaction log")[2:] == ["log"]
     assert ids(kb, "checkpoint") == ["wal"]  # no synonym: no expansion
     # --json says how the query was read.
     read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
@@ -186,8 +191,30 @@ def test_a_synonym_term_with_stop_words_is_found_from_a_query(tmp_path: Path) ->
     assert ids(kb, "set sockets")[0] == "pool"  # the same words, the same term
     assert ids(kb, "set") == ["other"]  # one word of the term is no term
     read = understand("a set of sockets", Synonyms.parse("connection pool, set of sockets"))
-    assert [c.text for c in read.concepts] == ["set sockets"]
+    assert [c.text for c in read.concepts] == ["set of sockets"]  # the term as typed
     assert '"set of sockets"' in read.concepts[0].alternatives[EXACT]
+
+
+def test_a_term_of_several_words_is_never_one_of_its_words(tmp_path: Path) -> None:
+    # The shipped table has "timeout, time out, ..." and "concurrent, ..., same time": without
+    # their stop words both terms are "time", which must not make every "time" a timeout.
+    kb = make_kb(
+        tmp_path,
+        {
+            "clock": ("Clock skew", "The time on the host drifts.", {}),
+            "writers": ("Concurrent writers", "Two writers collide.", {}),
+            "deadline": ("Upstream timeout", "Requests hit the timeout.", {}),
+        },
+    )
+    found = ids(kb, "time")
+    assert found[0] == "clock" and "writers" not in found  # ("time"* finds the timeout too)
+    assert ids(kb, "at the same time")[0] == "writers"  # the term typed with its stop words
+    assert ids(kb, "requests time out")[0] == "deadline"
+    assert "writers" not in ids(kb, "time drifts")
+    read = understand(
+        "it timed out at the same time", Synonyms.parse("timeout, timed out\nconcurrent, same time")
+    )
+    assert [c.text for c in read.concepts] == ["timed out", "same time"]
 
 
 def test_everyday_words_count_less_than_the_words_of_a_topic(tmp_path: Path) -> None:
@@ -219,6 +246,49 @@ def test_a_kb_extends_and_trims_the_synonym_table(tmp_path: Path) -> None:
     (kb / "synonyms.txt").write_text("# ours\nquokka, marsupial\n-pr\n", encoding="utf-8")
     assert ids(kb, "marsupial") == ["quokka"]
     assert ids(kb, "PR") == []
+
+
+def test_a_word_no_note_holds_is_found_through_the_longer_terms_it_is_part_of(
+    tmp_path: Path,
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "quokka": ("Quokka retries", "The quokka service retries.", {}),
+            "pouch": ("Marsupial pouch", "The marsupial pouch holds it.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("quokka, marsupial mammal\n", encoding="utf-8")
+    # No note says "mammal": the term "marsupial mammal" it is a word of leads to quokka.
+    assert ids(kb, "mammal") == ["quokka"]
+    # A word the KB holds means itself: "marsupial" is not read as the term's group.
+    assert ids(kb, "marsupial") == ["pouch"]
+    assert ids(kb, "wombat") == []  # in no note and no term: nothing
+    read = understand("mammal", Synonyms.parse("quokka, marsupial mammal"), lambda tok: [])
+    assert read.concepts[0].alternatives[LOOSE] == ['"quokka"', '"marsupial mammal"']
+    held = understand("mammal", Synonyms.parse("quokka, marsupial mammal"), lambda t: [t])
+    assert LOOSE not in held.concepts[0].alternatives  # a note holds it: no guess
+    assert (
+        LOOSE
+        not in understand("mammal", Synonyms.parse("quokka, marsupial mammal"))
+        .concepts[0]
+        .alternatives
+    )  # no index to ask: no guess
+    # A word of the terms of many groups says too little to guess from.
+    many = Synonyms.parse("quokka, marsupial mammal\nwhale, sea mammal\nbat, flying mammal")
+    assert LOOSE not in understand("mammal", many, lambda tok: []).concepts[0].alternatives
+
+
+def test_a_kb_word_beats_a_loose_guess(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "quokka": ("Quokka retries", "The quokka service retries.", {}),
+            "census": ("Mammal census", "Every mammal is counted.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("quokka, marsupial mammal\n", encoding="utf-8")
+    assert ids(kb, "mammal") == ["census"]
 
 
 def test_a_synonym_table_that_cannot_be_read_is_a_clear_error(tmp_path: Path, cli) -> None:

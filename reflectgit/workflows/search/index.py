@@ -55,9 +55,11 @@ FIELDS = (
     "entities",
     "body",
 )
-# Tuned on the ``tune`` half of bench/retrieval.py's queries: a title or key insight counts
-# twice, every other field once (a title word used to count ten times over).
-WEIGHTS = (2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+# Tuned on the ``tune`` half of bench/retrieval.py's queries: every field counts the same (a
+# title word used to count ten times over; then a title or key insight twice, which lost on the
+# tune half's 99 added queries: a query in other words rarely has the title's words, and a
+# short title's one shared everyday word outranked the note that answered).
+WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 MAX_LIMIT = 1000
 EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the note
 CANDIDATES = 500  # notes read per concept and kind of alternative, best bm25 first
@@ -1120,7 +1122,8 @@ class Index:
         return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
 
     def variants(self, token: str) -> list[str]:
-        """The index's words with the light stem of ``token`` (revoke: revoked, revocation)."""
+        """The index's words with the light stem of ``token`` (revoke: revoked, revocation),
+        ``token`` itself among them when a note holds it: [] says no note holds the word."""
         from reflectgit.workflows.search.query import light_stem
 
         stem = light_stem(token)
@@ -1135,7 +1138,7 @@ class Index:
             "SELECT term FROM temp.fts_words WHERE term >= ? AND term < ? LIMIT ?",
             (low, high, VOCABULARY_SCAN),
         )
-        return [t for (t,) in rows if t != token and light_stem(t) == stem]
+        return [t for (t,) in rows if light_stem(t) == stem]
 
     def _ranked(
         self,

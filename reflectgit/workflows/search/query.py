@@ -13,7 +13,10 @@ is a guess rather than what the user typed:
   and the word joined with the next one ("lock file" / lockfile);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
-  halfway), ranked below the exact word.
+  halfway), ranked below the exact word;
+- ``loose``: for a word no note holds and no synonym group names on its own, the groups of the
+  table's longer terms it is a word of ("multiplexer": the group of "terminal multiplexer",
+  tmux), ranked below a synonym: a word the KB never uses can only be found through them.
 
 The index scores each alternative with bm25; a concept scores its best alternative times the
 alternative's weight, and a note scores the sum over concepts (see ``Index._ranked``).
@@ -31,10 +34,15 @@ from pathlib import Path
 from reflectgit.records import FrozenRecord, Record
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
+LOOSE = "loose"
 # How much a match of each kind of alternative counts against the word the user typed.
-KIND_WEIGHTS = {EXACT: 1.0, VARIANT: 0.9, SYNONYM: 0.9, PART: 0.5, PREFIX: 0.4}
+# Tuned on the tune half of bench/retrieval.py (its first 50 queries and the 99 added after):
+# a variant (revocation for revoke) is a weaker guess than a synonym the table states, and a
+# part of a code-like word (``error`` of ``ConnectionError``) weaker still.
+KIND_WEIGHTS = {EXACT: 1.0, SYNONYM: 0.9, VARIANT: 0.7, LOOSE: 0.6, PART: 0.3, PREFIX: 0.4}
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
+LOOSE_TERMS = 2  # a word of more of the table's terms than this says too little
 
 _STOP_TEXT = """
     a an the and or but if then else of to in on at by for with from into onto about as
@@ -191,6 +199,10 @@ class Synonyms(FrozenRecord):
     def terms(self, key: tuple[str, ...]) -> list[str]:
         """Every term of the groups holding a term with ``key`` (a tuple of stems); [] if none.
 
+        A term is compared by its stems without its stop words ("set of sockets" is found from
+        "set sockets"), except that a term of several words is never one word's ("time out" is
+        not "time", "same time" not either).
+
         Stemming every term of the table costs milliseconds per search; a query only needs
         the few groups its words can reach, found by their words' first two characters (a
         light stem keeps them), so only theirs are stemmed."""
@@ -199,23 +211,68 @@ class Synonyms(FrozenRecord):
             known = []
             for i in self._buckets.get(key[0][:2], ()) if key else ():
                 group = self.groups[i]
-                if any(_key(term) == key for term in group):
+                if any(_key(t) == key and (len(key) > 1 or _one_token(t)) for t in group):
                     known.extend(t for t in group if t not in known)
             self._found[key] = known
         return known
 
-    @cached_property
+    def idiom(self, tokens: Sequence[str]) -> list[str]:
+        """Every term of the groups holding a term of these very tokens, a stop word among them
+        ("time out", "same time", "all pages"); [] if none."""
+        known: list[str] = []
+        for i in self._lookup[1].get(" ".join(tokens), ()):
+            known.extend(t for t in self.groups[i] if t not in known)
+        return known
+
+    @property
     def _buckets(self) -> dict[str, list[int]]:
         """Which groups hold a word starting with these two characters."""
-        out: dict[str, list[int]] = {}
+        return self._lookup[0]
+
+    @cached_property
+    def _lookup(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """Which groups hold a word starting with these two characters; which hold a term of
+        several words with a stop word, by its tokens (``idiom``), found in the same pass."""
+        buckets: dict[str, list[int]] = {}
+        idioms: dict[str, list[int]] = {}
         for i, group in enumerate(self.groups):
-            for start in {s for term in group for s in _starts(term)}:
-                out.setdefault(start, []).append(i)
-        return out
+            starts: set[str] = set()
+            for term in group:
+                words = term.lower().split()
+                toks = [t for w in words for t in ((w,) if w.isalnum() else tokens_of(w))]
+                starts.update(t[:2] for t in toks)
+                if len(toks) > 1 and any(t in STOP_WORDS for t in toks):
+                    idioms.setdefault(" ".join(toks), []).append(i)
+            for start in starts:
+                buckets.setdefault(start, []).append(i)
+        return buckets, idioms
 
     @cached_property
     def _found(self) -> dict[tuple[str, ...], list[str]]:
         return {}
+
+    def containing(self, word: str) -> list[str]:
+        """Every term of the groups holding a term of several words, one of which is this word
+        or its plural ("multiplexer": the groups of "terminal multiplexer"), when at most
+        LOOSE_TERMS such terms exist; [] otherwise (a word of many terms says little, and each
+        group's terms cost the query a longer OR). Words, not stems: a stem is too loose a
+        guess here ("site" and "sit")."""
+        forms = {word, word + "s", word[:-1] if word.endswith("s") else word}
+        terms: set[str] = set()
+        groups: list[int] = []
+        for i in self._buckets.get(word[:2], ()):
+            found = [
+                t for t in self.groups[i] if len(toks := tokens_of(t)) > 1 and forms & set(toks)
+            ]
+            if found:
+                terms.update(" ".join(tokens_of(t)) for t in found)
+                groups.append(i)
+        if len(terms) > LOOSE_TERMS:
+            return []
+        out: list[str] = []
+        for i in groups:
+            out.extend(t for t in self.groups[i] if t not in out)
+        return out
 
     def others(self, key: tuple[str, ...]) -> list[str]:
         """The terms sharing a group with ``key`` (a tuple of stems), itself left out."""
@@ -231,16 +288,8 @@ def _key(term: str) -> tuple[str, ...]:
     return tuple(light_stem(t) for t in content)
 
 
-def _starts(term: str) -> set[str]:
-    """The first two characters of each token of a term (a light stem keeps them), cheaply:
-    a plain word needs no tokenizing."""
-    out: set[str] = set()
-    for word in term.split():
-        if word.isalnum():
-            out.add(word.lower()[:2])
-        else:
-            out.update(t[:2] for t in tokens_of(word))
-    return out
+def _one_token(term: str) -> bool:
+    return term.isalnum() or len(tokens_of(term)) == 1
 
 
 @lru_cache(maxsize=1)
@@ -331,42 +380,62 @@ def understand(
     """
     table = synonyms if synonyms is not None else shipped()
     words = [w for w in text.split() if tokens_of(w)]
-    content = [w for w in words if not _is_stop(w)] or words
+    # A term of the table written with its stop words ("time out", "same time") is one unit;
+    # the other stop words go (unless nothing else is left).
+    units: list[tuple[str, list[str]]] = []  # (text, the idiom's group terms, or [])
+    j = 0
+    while j < len(words):
+        for n in range(min(MAX_PHRASE, len(words) - j), 1, -1):
+            run = words[j : j + n]
+            toks = [t for w in run for t in tokens_of(w)]
+            known = table.idiom(toks) if any(_is_stop(w) for w in run) else []
+            if known:
+                units.append((" ".join(run), known))
+                j += n
+                break
+        else:
+            if not _is_stop(words[j]):
+                units.append((words[j], []))
+            j += 1
+    content = units or [(w, []) for w in words]
     concepts: list[Concept] = []
     i = 0
     while i < len(content):
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
-        span = 0
-        for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
-            key = _key(" ".join(content[i : i + n]))
-            if table.terms(key):
-                span = n
-                break
+        span, idiom = 0, content[i][1]
+        if idiom:
+            span = 1
+        else:
+            for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
+                if any(known for _w, known in content[i : i + n]):
+                    continue
+                if table.terms(_key(" ".join(w for w, _k in content[i : i + n]))):
+                    span = n
+                    break
         if span:
-            run = content[i : i + span]
+            run = [w for w, _k in content[i : i + span]]
             toks = [t for w in run for t in tokens_of(w)]
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
             run_key = _key(" ".join(run))
-            for same in table.terms(run_key):  # the term as written, with its stop words
-                if _key(same) == run_key:
-                    concept.add(EXACT, phrase(tokens_of(same)))
-            for other in table.others(run_key):
-                concept.add(SYNONYM, phrase(tokens_of(other)))
+            group = idiom or table.terms(run_key)
+            for term in group:  # the term as written (with its stop words) is no synonym
+                same = tokens_of(term) == toks if idiom else _key(term) == run_key
+                concept.add(EXACT if same else SYNONYM, phrase(tokens_of(term)))
             for tok in toks:
                 if tok not in STOP_WORDS:
                     concept.add(PART, phrase([tok]))
             concepts.append(concept)
             i += span
             continue
-        word = content[i]
+        word = content[i][0]
         last = i == len(content) - 1
         concept = _concept(word, table, variants, prefix_last and last)
         if all(t in COMMON_WORDS for t in tokens_of(word)):
             concept.weight = COMMON_WEIGHT
-        if not last and word.isalpha() and content[i + 1].isalpha():
+        if not last and word.isalpha() and content[i + 1][0].isalpha():
             # "lock file" may be written "lockfile", "work tree" "worktree".
-            concept.add(SYNONYM, phrase([(word + content[i + 1]).lower()]))
+            concept.add(SYNONYM, phrase([(word + content[i + 1][0]).lower()]))
         concepts.append(concept)
         i += 1
     if extra:
@@ -402,12 +471,21 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     key = _key(word)
     for other in table.others(key):
         concept.add(SYNONYM, phrase(tokens_of(other)))
+    if len(toks) > 1:  # "all-pages" is the term "all pages", its stop word included
+        for other in table.idiom(toks):
+            if tokens_of(other) != toks:
+                concept.add(SYNONYM, phrase(tokens_of(other)))
     if not code_like:
         tok = toks[0]
         if variants is not None and tok.isalpha():
-            for v in variants(tok):
+            known = variants(tok)  # the index's words with the token's stem, itself included
+            for v in known:
                 if v != tok:
                     concept.add(VARIANT, phrase([v]))
+            if not known and not table.terms(key) and tok not in COMMON_WORDS:
+                for term in table.containing(tok):
+                    if _key(term) != key:
+                        concept.add(LOOSE, phrase(tokens_of(term)))
         if as_prefix and tok.isalpha() and len(tok) >= PREFIX_MIN:
             concept.add(PREFIX, phrase([tok]) + "*")
         return concept
