@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import re
 import stat
@@ -30,6 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reflectgit.digest import sha1
 from reflectgit.errors import (
     BranchMovedError,
     ConflictError,
@@ -104,7 +104,7 @@ class PathChanged(ConflictError):
 
 def blob_id(data: bytes) -> str:
     """The sha git gives ``data`` as a blob."""
-    return hashlib.sha1(b"blob %d\x00%s" % (len(data), data)).hexdigest()
+    return sha1(b"blob %d\x00%s" % (len(data), data))
 
 
 @dataclass(frozen=True)
@@ -1055,7 +1055,7 @@ class Store:
         """Write (or, inside a commit, queue) an object; return its hex sha."""
         if self._batch is not None:
             header = b"%s %d\x00" % (type_name, len(raw))
-            hexsha = hashlib.sha1(header + raw).hexdigest().encode("ascii")
+            hexsha = sha1(header + raw).encode("ascii")
             self._batch[hexsha] = (type_name, raw)
             return hexsha
         return self._write_loose(type_name, raw)
@@ -1086,7 +1086,7 @@ class Store:
     def _write_loose(self, type_name: bytes, raw: bytes) -> bytes:
         """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
         header = b"%s %d\x00" % (type_name, len(raw))
-        sha = hashlib.sha1(header + raw).hexdigest()
+        sha = sha1(header + raw)
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")

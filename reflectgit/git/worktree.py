@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import shutil
@@ -47,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from reflectgit.digest import sha1
 from reflectgit.errors import (
     ConflictError,
     LockError,
@@ -752,7 +752,7 @@ def partial_tree(entries: Entries) -> tuple[str, dict[str, bytes]]:
                 key = raw_name
             items.append((key, b"%o %s\x00%s" % (mode, raw_name, bytes.fromhex(sha))))
         raw = b"".join(encoded for _key, encoded in sorted(items))
-        hexsha = hashlib.sha1(b"tree %d\x00" % len(raw) + raw).hexdigest()
+        hexsha = sha1(b"tree %d\x00" % len(raw) + raw)
         objects[hexsha] = raw
         return hexsha
 

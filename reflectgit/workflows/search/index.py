@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
+from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
@@ -1479,13 +1480,11 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
     indexed blob (checked by its git id); else "" (a bare KB, an edited or missing file)."""
     if not root or not blob:
         return ""
-    import hashlib
-
     try:
         data = (Path(root) / path).read_bytes()
     except OSError:
         return ""
-    if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() != blob:
+    if sha1(b"blob %d\0" % len(data) + data) != blob:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
@@ -1524,9 +1523,7 @@ def index_path(state_dir: Path, kb: Path | None = None) -> Path:
         or root in Path(os.path.realpath(state_dir)).parents
     ):
         return state_dir / INDEX_NAME
-    import hashlib
-
-    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    key = sha256(str(root).encode("utf-8", "surrogateescape"))[:16]
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name)[:40] or "kb"
     return state_dir / "indexes" / f"{name}-{key}" / INDEX_NAME
 
