@@ -52,13 +52,16 @@ Force pushes rewrote the team's history twice.
 """
 
 
-def loaded(entry: str, *argv: str, stdin: str = "") -> tuple[set[str], str]:
+def loaded(
+    entry: str, *argv: str, stdin: str = "", cwd: Path | None = None
+) -> tuple[set[str], str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, entry, *argv],
         input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=cwd,
     )
     _, _, modules = proc.stderr.partition("\n--modules--\n")
     assert modules, proc.stderr
@@ -139,3 +142,27 @@ def test_search_and_recall_import_no_dataclasses_or_typer(ruled_kb: Path) -> Non
         assert marker in modules, argv  # the probe ran the command
         assert out.strip(), argv
         assert not modules & set(NEVER), (argv, modules & set(NEVER))
+
+
+def test_recall_finds_the_project_from_the_files_and_hashes_without_openssl(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    """A SessionStart recall outside a repository starts no git (no ``subprocess``), and no
+    recall or search loads OpenSSL (``_hashlib``) or ``mmap`` for a KB with no packs; inside
+    a repository it still asks git for the modified and recent files, not for the top and
+    branch (``git.repo_info`` reads them)."""
+    kb = ruled_kb
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    heavy = {"_hashlib", "mmap"}
+    modules, out = loaded(
+        "reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=outside
+    )
+    assert "reflectgit.workflows.recall" in modules and "elsewhere" in out
+    assert not modules & {"subprocess", *heavy}, modules & {"subprocess", *heavy}
+    modules, out = loaded("reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=kb)
+    assert f"{kb.name} (branch main)" in out  # the top and the branch, read from the files
+    assert "subprocess" in modules and not modules & heavy  # git status and git log still run
+    modules, out = loaded("reflect-git", "--kb", str(kb), "search", "force", cwd=outside)
+    assert "no-force-push" in out and not modules & heavy, modules & heavy

@@ -11,10 +11,13 @@ falls back to dulwich or git.
 from __future__ import annotations
 
 import contextlib
-import mmap
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import mmap  # imported where a pack is read (2 ms a process that reads none pays)
 
 TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 _OFS_DELTA, _REF_DELTA = 6, 7
@@ -150,6 +153,8 @@ def _indexes(objects_dir: Path) -> list[Path]:
 def packed_offset(idx: Path, sha: bytes) -> int | None:
     """Where the object ``sha`` (20 bytes) starts in the pack of ``idx``; None when that pack
     does not hold it. ``ValueError`` for an index this reader does not know."""
+    import mmap
+
     with open(idx, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data[:8] != _IDX_MAGIC:
             raise ValueError(f"{idx.name}: not a version 2 pack index")
@@ -189,6 +194,8 @@ def has_packed(objects_dir: Path, sha: bytes) -> bool | None:
 def read_packed(objects_dir: Path, sha: bytes) -> tuple[bytes, bytes] | None:
     """(type name, body) of a packed object (deltas resolved); None when no pack holds it or
     the pack cannot be read here."""
+    import mmap
+
     try:
         for idx in _indexes(objects_dir):
             offset = packed_offset(idx, sha)

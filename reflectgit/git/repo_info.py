@@ -167,12 +167,11 @@ class _Unsure(Exception):
 
 # What in a repository's config changes where its work tree is, or whether git reads it at all:
 # ``core.worktree``, ``core.bare`` set true, includes, extensions, a format version over 1.
-_ODD_CONFIG = re.compile(
+_ODD_CONFIG = (
     r"^[ \t]*(worktree\b|bare[ \t]*(=[ \t]*(true|yes|on|1)[ \t]*)?$"
     r"|repositoryformatversion[ \t]*=[ \t]*(?![ \t]|[01][ \t]*$))"
-    r"|\[[ \t]*(include|extensions)",
-    re.IGNORECASE | re.MULTILINE,
-)
+    r"|\[[ \t]*(include|extensions)"
+)  # compiled when a repository is found (re caches it): a recall outside one never needs it
 
 
 def toplevel(cwd: Path, env: Env = None) -> Path | None:
@@ -247,7 +246,10 @@ def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
         raise _Unsure
     if not (head.startswith("ref: refs/") or len(head) == 40) or owners != {os.geteuid()}:
         raise _Unsure
-    if _ODD_CONFIG.search(config) or (git_dir / "config.worktree").exists():
+    if (
+        re.search(_ODD_CONFIG, config, re.IGNORECASE | re.MULTILINE)
+        or (git_dir / "config.worktree").exists()
+    ):
         raise _Unsure
     return git_dir
 
