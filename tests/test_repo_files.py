@@ -144,3 +144,20 @@ def test_an_empty_git_folder_is_not_taken_for_a_repository(repo: Path) -> None:
     (inner / ".git").mkdir()  # git skips it and finds the repository above
     top, _ = _agrees(inner, from_files=False)
     assert top == repo
+
+
+def test_config_may_set_is_false_only_when_no_file_names_the_key(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("[core]\n\tbare = false\n[user]\n\tname = A\n")
+    fsync = tmp_path / "fsync"
+    fsync.write_text("[core]\n\tFsyncMethod = batch\n")
+    including = tmp_path / "including"
+    including.write_text('[includeIf "gitdir:~/kb/"]\n\tpath = other\n')
+    missing = tmp_path / "missing"
+    assert not repo_info.config_may_set([plain, missing], b"fsync")
+    assert repo_info.config_may_set([plain, fsync], b"fsync")  # any case
+    assert repo_info.config_may_set([including], b"fsync")  # an include may set anything
+    assert not repo_info.config_may_set([fsync], b"extensions")
+    unreadable = tmp_path / "dir"
+    unreadable.mkdir()  # reading a folder fails: it counts as a mention
+    assert repo_info.config_may_set([unreadable], b"fsync")

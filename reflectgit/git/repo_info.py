@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +70,23 @@ def objects_dir(common_dir: Path) -> Path:
 def reflog_dir(common_dir: Path) -> Path:
     """Where the reflogs of local branches live."""
     return common_dir / "logs" / "refs" / "heads"
+
+
+def config_may_set(paths: Iterable[str | os.PathLike[str]], *words: bytes) -> bool:
+    """Could these git config files set a key named with one of ``words`` (``b"fsync"``)?
+    False only when none of them so much as mentions one, in any case, nor includes another
+    file: then nothing needs parsing. Unreadable files count as mentioning them."""
+    lowered = [w.lower() for w in (*words, b"include")]
+    for path in paths:
+        try:
+            text = Path(path).read_bytes().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        if any(w in text for w in lowered):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- HEAD and trees

@@ -41,6 +41,7 @@ from reflectgit.errors import (
 from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
 from reflectgit.git.pack import write_pack
+from reflectgit.git.repo_info import config_may_set
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
 from reflectgit.git.worktree import (
@@ -220,17 +221,19 @@ class Store:
     def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
         """Open an existing repository (work tree or bare)."""
         safety.check_location(path)  # sha256 or reftable: refused before anything is written
-        from dulwich.errors import NotGitRepository
-
         try:
             place = locate(path)
             if place is None:
+                from dulwich.errors import NotGitRepository  # only dulwich raises it
                 from dulwich.repo import Repo
 
-                store = cls(Repo(os.fspath(path)), env)
+                try:
+                    store = cls(Repo(os.fspath(path)), env)
+                except NotGitRepository:
+                    raise FileNotFoundError(path) from None
             else:
                 store = cls(place, env)
-        except (NotGitRepository, *_NOT_A_REPO):
+        except _NOT_A_REPO:
             raise NotFoundError(
                 f"{path} is not a git repository",
                 hint=f"run `reflect-git init {path}` to create a knowledge base there",
@@ -959,6 +962,13 @@ class Store:
                 configs.append(self._repo.get_config())
             elif (self.common_dir / "config").is_file():  # as dulwich's get_config reads it
                 configs.append(ConfigFile.from_path(os.fspath(self.common_dir / "config")))
+        for candidate in self._global_configs():
+            with contextlib.suppress(Exception):
+                configs.append(ConfigFile.from_path(candidate))
+        return configs
+
+    def _global_configs(self) -> list[str]:
+        """The user's global config files that exist, as ``_configs`` reads them."""
         global_path = self.env.get("GIT_CONFIG_GLOBAL")
         home = self.env.get("HOME")
         candidates = [global_path] if global_path else []
@@ -967,18 +977,25 @@ class Store:
         xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
         if xdg and not global_path:
             candidates.append(os.path.join(xdg, "git", "config"))
-        for candidate in candidates:
-            if candidate and os.path.isfile(candidate):
-                with contextlib.suppress(Exception):
-                    configs.append(ConfigFile.from_path(candidate))
-        return configs
+        return [c for c in candidates if c and os.path.isfile(c)]
+
+    def _configs_may_set(self, *words: bytes) -> bool:
+        """Could the config files ``_configs`` reads set a key named with one of ``words``?
+        False only when no file so much as mentions one (nor an include), so the common
+        commit reads a few small files instead of importing ``dulwich.config`` (with
+        ``logging``, about 8 ms); anything else parses them as before."""
+        if self._repo is not None:
+            return True
+        paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
+        return config_may_set(paths, *words)
 
     @property
     def fsync_policy(self) -> fsync.Policy:
         """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""
         if self._fsync is None:
             values: dict[bytes, str | None] = {}
-            for key in (b"fsync", b"fsyncmethod", b"fsyncobjectfiles"):
+            keys = (b"fsync", b"fsyncmethod", b"fsyncobjectfiles")
+            for key in keys if self._configs_may_set(b"fsync") else ():
                 for cfg in self._configs():
                     with contextlib.suppress(KeyError, UnicodeDecodeError):
                         values[key] = cfg.get((b"core",), key).decode("utf-8")
