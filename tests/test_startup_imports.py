@@ -166,3 +166,25 @@ def test_recall_finds_the_project_from_the_files_and_hashes_without_openssl(
     assert "subprocess" in modules and not modules & heavy  # git status and git log still run
     modules, out = loaded("reflect-git", "--kb", str(kb), "search", "force", cwd=outside)
     assert "no-force-push" in out and not modules & heavy, modules & heavy
+
+
+def test_a_search_right_after_a_commit_refreshes_without_dataclasses_or_git(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    """The first search after a commit brings the index up to HEAD through the store: with
+    the kept folder trees it reads the new note's objects itself, so it imports neither
+    ``dataclasses`` nor ``subprocess`` (no git runs) nor dulwich."""
+    kb = ruled_kb
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    (kb / "documents" / "fresh-one.md").write_text(
+        RULE_NOTE.replace("no-force-push", "fresh-one").replace("Never force-push", "Quokka")
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-qm", "one more", cwd=kb)
+    modules, out = loaded("reflect-git", "--kb", str(kb), "search", "quokka", cwd=outside)
+    assert "fresh-one" in out  # the refresh ran and indexed the new note
+    assert "reflectgit.git.store" in modules
+    unwanted = {*NEVER, "subprocess", "_hashlib"}
+    assert not modules & unwanted, modules & unwanted

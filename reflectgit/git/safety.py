@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from reflectgit.errors import RefusedError
 from reflectgit.git.repo_info import config_may_set, repository_dir
-from reflectgit.notes import messages, names
 
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
 
     from reflectgit.git.store import Change, Store
+    from reflectgit.notes import messages
 
 SYMLINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
@@ -97,6 +97,8 @@ def checked_changes(
 ) -> list[Change]:
     """The changes as a list, once every path and the message are safe to commit; else
     ``RefusedError`` and nothing is written."""
+    from reflectgit.notes import messages, names  # writers only: a reader opens no note rules
+
     change_list = list(changes)
     if isinstance(message, str):
         messages.refuse_controls(message)

@@ -24,7 +24,6 @@ import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,12 +51,14 @@ from reflectgit.git.worktree import (
     WorkTree,
     refuse_dirty,
 )
-from reflectgit.notes.messages import CommitMessage
+from reflectgit.records import FrozenRecord
 
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
     from dulwich.objects import Commit
     from dulwich.repo import Repo
+
+    from reflectgit.notes.messages import CommitMessage
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -74,12 +75,16 @@ _NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
 # --------------------------------------------------------------------------- changes
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
 
+    _FIELDS = ("path", "data")
     path: str
     data: bytes | None
+
+    def __init__(self, path: str, data: bytes | None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "data", data)
 
 
 def write(path: str, data: bytes) -> Change:
@@ -108,10 +113,19 @@ def blob_id(data: bytes) -> str:
     return sha1(b"blob %d\x00%s" % (len(data), data))
 
 
-@dataclass(frozen=True)
-class CommitInfo:
+class CommitInfo(FrozenRecord):
     """A commit as the workflows see it."""
 
+    _FIELDS = (
+        "sha",
+        "parents",
+        "message",
+        "author",
+        "committer",
+        "author_time",
+        "commit_time",
+        "tree",
+    )
     sha: str
     parents: tuple[str, ...]
     message: str
@@ -121,19 +135,43 @@ class CommitInfo:
     commit_time: datetime
     tree: str
 
+    def __init__(
+        self,
+        sha: str,
+        parents: tuple[str, ...],
+        message: str,
+        author: str,
+        committer: str,
+        author_time: datetime,
+        commit_time: datetime,
+        tree: str,
+    ) -> None:
+        for name, value in zip(
+            self._FIELDS,
+            (sha, parents, message, author, committer, author_time, commit_time, tree),
+            strict=True,
+        ):
+            object.__setattr__(self, name, value)
+
 
 # --------------------------------------------------------------------------- the store
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(FrozenRecord):
     """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
     folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
 
+    _FIELDS = ("root", "git_dir", "common_dir", "bare")
     root: str
     git_dir: str
     common_dir: str
     bare: bool
+
+    def __init__(self, root: str, git_dir: str, common_dir: str, bare: bool) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "git_dir", git_dir)
+        object.__setattr__(self, "common_dir", common_dir)
+        object.__setattr__(self, "bare", bare)
 
 
 def locate(path: str | os.PathLike[str]) -> Place | None:
@@ -682,7 +720,7 @@ class Store:
         """
         changes = safety.checked_changes(self, changes, message, branch, parent)  # refusals
         change_list = _dedupe(changes)
-        text = message.render() if isinstance(message, CommitMessage) else message
+        text = message if isinstance(message, str) else message.render()
         self._created = []
         try:
             with self._writer():
