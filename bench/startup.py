@@ -159,6 +159,16 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
     if inst.name == "dev":  # a source checkout: keep its bytecode in the scratch folder
         env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     py = str(inst.python)
+    # Each install keeps its own search index and counters (two installs of different
+    # versions may differ in the index's schema); indexed here, outside the timings.
+    env["REFLECT_STATE_DIR"] = str(tmp / f"state-{inst.name.replace(' ', '-')}")
+    for kb in [kbs[k] for k in ("search", "recall") if k in kbs]:
+        subprocess.run(
+            [py, "-m", "reflectgit", "--kb", str(kb), "reindex"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     one = next((DATA / "notes" / "valid").glob("*.md"))
     print(f"\n## {inst.name} install ({inst.python})")
 
@@ -310,14 +320,6 @@ def main(argv: list[str] | None = None) -> int:
                 generate_kb(kbs["search"], args.search_notes)
         kbs["hook"] = tmp / "kb-hook"
         subprocess.run(["git", "init", "-q", "-b", "main", str(kbs["hook"])], check=True)
-        env = base_env(tmp, kbs["hook"])
-        for kb in [k for k in ("search", "recall") if k in kbs]:  # indexed outside the timings
-            subprocess.run(
-                [sys.executable, "-m", "reflectgit", "--kb", str(kbs[kb]), "reindex"],
-                env=env,
-                check=True,
-                capture_output=True,
-            )
         load = os.getloadavg()[0]
         print(
             f"KBs ready in {time.perf_counter() - started:.0f} s; {args.runs} runs per row, "

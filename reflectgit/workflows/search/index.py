@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.workflows.search.query import Query, Synonyms
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -94,6 +94,10 @@ CREATE TABLE IF NOT EXISTS docs (
     hidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
+-- recall's candidates (workflows/recall.py rank): the live notes by weight, their project and
+-- scope, read from this narrow index instead of three scans of the whole table
+CREATE INDEX IF NOT EXISTS docs_live ON docs(weight DESC, project, scope, state, hidden)
+    WHERE state = 'live' AND hidden = 0;
 CREATE TABLE IF NOT EXISTS doc_tags (
     doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, doc)
 ) WITHOUT ROWID;
