@@ -16,7 +16,7 @@ that runs this script, and in a normal install, a wheel built with ``python -m b
 installed byte-compiled by pip into a temporary venv (its own ``python -c pass`` is the anchor
 there). ``--release-venv DIR`` keeps (or reuses) that venv; given twice or more, each venv is
 measured in the same run (say, one installed from main and one from a branch: before and after
-side by side); ``--no-release`` skips it. ``--kb-dir DIR`` keeps the generated KBs there and
+side by side); ``--no-release`` skips it, ``--no-dev`` the dev venv. ``--kb-dir DIR`` keeps the generated KBs there and
 reuses them on the next run (building the 100,000-note KB takes about a minute).
 ``--rows hook,validate-hook,validate`` times only those rows (and builds only the KBs they
 need): add, validate-hook, validate, hook, search, recall, imports.
@@ -288,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--release-venv", type=Path, action="append", default=None)
     parser.add_argument("--kb-dir", type=Path, default=None, help="keep and reuse the KBs here")
     parser.add_argument("--no-release", action="store_true")
+    parser.add_argument("--no-dev", action="store_true", help="time only the release venvs")
     parser.add_argument(
         "--rows",
         type=lambda text: [r.strip() for r in text.split(",") if r.strip()],
@@ -325,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             f"KBs ready in {time.perf_counter() - started:.0f} s; {args.runs} runs per row, "
             f"medians; load average {load:.1f}; {os.cpu_count()} cores"
         )
-        installs = [Install("dev", Path(sys.executable))]
+        installs = [] if args.no_dev else [Install("dev", Path(sys.executable))]
         if not args.no_release:
             venvs = args.release_venv or [None]
             for keep in venvs:
