@@ -76,11 +76,17 @@ class Install:
         return str(self.python.parent / name)
 
 
-def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:
+def _run(
+    cmd: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    stdin: bytes | None = None,
+    ok: tuple[int, ...] = (0, 1),
+) -> float:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True)
     ms = (time.perf_counter() - start) * 1000
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()}")
     return ms
 
@@ -179,16 +185,20 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
     # add: one note per run into each of two identical 10,000-note KBs
     git_kb, our_kb = kbs.get("git", tmp), kbs.get("ours", tmp)
 
+    # A new note each run, also in a KB kept from an earlier run (--kb-dir): a name that
+    # exists would make both sides fail fast ("nothing to commit", an id that exists).
+    tag = f"{inst.name.replace(' ', '-')}-{time.time_ns()}"
+
     def git_add(i: int) -> float:
-        note = f"documents/git-{inst.name}-{i}.md"
+        note = f"documents/git-{tag}-{i}.md"
         body = f"---\ntitle: Git note {i}\ncreated: 2026-03-04\nconfidence: high\n---\nx\n"
         script = f"cat > {note} && git add {note} && git commit -q -m 'add {i}'"
-        return _run(["sh", "-c", script], git_kb, env, body.encode())
+        return _run(["sh", "-c", script], git_kb, env, body.encode(), ok=(0,))
 
     def our_add(i: int) -> float:
-        title = f"Bench {inst.name} note {i}"
+        title = f"Bench {tag} note {i}"
         cmd = [inst.script("reflect-git"), "--kb", str(our_kb), "add", "--title", title]
-        return _run([*cmd, "--confidence", "high", "--insight", "x"], our_kb, env)
+        return _run([*cmd, "--confidence", "high", "--insight", "x"], our_kb, env, ok=(0,))
 
     if "add" in rows:
         add_ms, git_ms = interleaved(our_add, git_add, runs)
