@@ -14,12 +14,15 @@ then the import time of each hook entry point (``-X importtime``, the entry modu
 cumulative figure, best of the runs). Everything is measured twice: in the editable dev venv
 that runs this script, and in a normal install, a wheel built with ``python -m build`` and
 installed byte-compiled by pip into a temporary venv (its own ``python -c pass`` is the anchor
-there). ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
+there). ``--release-venv DIR`` keeps (or reuses) that venv; given twice or more, each venv is
+measured in the same run (say, one installed from main and one from a branch: before and after
+side by side); ``--no-release`` skips it, ``--no-dev`` the dev venv. ``--kb-dir DIR`` keeps the generated KBs there and
+reuses them on the next run (building the 100,000-note KB takes about a minute).
 ``--rows hook,validate-hook,validate`` times only those rows (and builds only the KBs they
 need): add, validate-hook, validate, hook, search, recall, imports.
 
 Run: .venv/bin/python bench/startup.py [--runs 11] [--notes 10000] [--search-notes 100000]
-     [--rows ROW,...]
+     [--rows ROW,...] [--release-venv DIR]... [--kb-dir DIR]
 """
 
 from __future__ import annotations
@@ -73,11 +76,17 @@ class Install:
         return str(self.python.parent / name)
 
 
-def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:
+def _run(
+    cmd: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    stdin: bytes | None = None,
+    ok: tuple[int, ...] = (0, 1),
+) -> float:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True)
     ms = (time.perf_counter() - start) * 1000
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()}")
     return ms
 
@@ -125,13 +134,13 @@ def base_env(tmp: Path, kb: Path) -> dict[str, str]:
     return env
 
 
-def release_install(tmp: Path, keep: Path | None) -> Install:
+def release_install(tmp: Path, keep: Path | None, name: str = "release") -> Install:
     """A wheel built from this checkout, pip-installed (byte-compiled) into its own venv."""
     venv = keep or tmp / "release"
     python = venv / "bin" / "python"
     if keep is not None and python.exists():
         print(f"(reusing the release venv {venv})")
-        return Install("release", python)
+        return Install(name, python)
     dist = tmp / "dist"
     started = time.perf_counter()
     subprocess.run(
@@ -147,7 +156,7 @@ def release_install(tmp: Path, keep: Path | None) -> Install:
         capture_output=True,
     )
     print(f"(built and installed {wheel.name} in {time.perf_counter() - started:.0f} s)")
-    return Install("release", python)
+    return Install(name, python)
 
 
 def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse.Namespace) -> None:
@@ -156,6 +165,16 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
     if inst.name == "dev":  # a source checkout: keep its bytecode in the scratch folder
         env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     py = str(inst.python)
+    # Each install keeps its own search index and counters (two installs of different
+    # versions may differ in the index's schema); indexed here, outside the timings.
+    env["REFLECT_STATE_DIR"] = str(tmp / f"state-{inst.name.replace(' ', '-')}")
+    for kb in [kbs[k] for k in ("search", "recall") if k in kbs]:
+        subprocess.run(
+            [py, "-m", "reflectgit", "--kb", str(kb), "reindex"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     one = next((DATA / "notes" / "valid").glob("*.md"))
     print(f"\n## {inst.name} install ({inst.python})")
 
@@ -166,16 +185,20 @@ def bench_install(inst: Install, tmp: Path, kbs: dict[str, Path], args: argparse
     # add: one note per run into each of two identical 10,000-note KBs
     git_kb, our_kb = kbs.get("git", tmp), kbs.get("ours", tmp)
 
+    # A new note each run, also in a KB kept from an earlier run (--kb-dir): a name that
+    # exists would make both sides fail fast ("nothing to commit", an id that exists).
+    tag = f"{inst.name.replace(' ', '-')}-{time.time_ns()}"
+
     def git_add(i: int) -> float:
-        note = f"documents/git-{inst.name}-{i}.md"
+        note = f"documents/git-{tag}-{i}.md"
         body = f"---\ntitle: Git note {i}\ncreated: 2026-03-04\nconfidence: high\n---\nx\n"
         script = f"cat > {note} && git add {note} && git commit -q -m 'add {i}'"
-        return _run(["sh", "-c", script], git_kb, env, body.encode())
+        return _run(["sh", "-c", script], git_kb, env, body.encode(), ok=(0,))
 
     def our_add(i: int) -> float:
-        title = f"Bench {inst.name} note {i}"
+        title = f"Bench {tag} note {i}"
         cmd = [inst.script("reflect-git"), "--kb", str(our_kb), "add", "--title", title]
-        return _run([*cmd, "--confidence", "high", "--insight", "x"], our_kb, env)
+        return _run([*cmd, "--confidence", "high", "--insight", "x"], our_kb, env, ok=(0,))
 
     if "add" in rows:
         add_ms, git_ms = interleaved(our_add, git_add, runs)
@@ -272,8 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--search-notes", type=int, default=100_000)
-    parser.add_argument("--release-venv", type=Path, default=None)
+    parser.add_argument("--release-venv", type=Path, action="append", default=None)
+    parser.add_argument("--kb-dir", type=Path, default=None, help="keep and reuse the KBs here")
     parser.add_argument("--no-release", action="store_true")
+    parser.add_argument("--no-dev", action="store_true", help="time only the release venvs")
     parser.add_argument(
         "--rows",
         type=lambda text: [r.strip() for r in text.split(",") if r.strip()],
@@ -286,37 +311,37 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown rows: {', '.join(unknown)} (known: {', '.join(ROWS)})")
     with tempfile.TemporaryDirectory(prefix="reflect-git-startup-") as name:
         tmp = Path(name)
+        where = args.kb_dir.resolve() if args.kb_dir else tmp
+        where.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         kbs: dict[str, Path] = {}
         if "add" in args.rows:
-            kbs.update(git=tmp / "kb-git", ours=tmp / "kb-ours")
+            kbs.update(git=where / f"kb-git-{args.notes}", ours=where / f"kb-ours-{args.notes}")
         if "recall" in args.rows:
-            kbs["recall"] = tmp / "kb-recall"
-        for kb in kbs.values():
+            kbs["recall"] = where / f"kb-recall-{args.notes}"
+        for kb in [kb for kb in kbs.values() if not (kb / ".git").is_dir()]:
+            shutil.rmtree(kb, ignore_errors=True)  # a build cut short
             make_kb(kb, args.notes)
         if "search" in args.rows:
-            kbs["search"] = tmp / "kb-search"
-            from search import generate_kb  # bench/search.py: its vocabulary, its planted words
+            kbs["search"] = where / f"kb-search-{args.search_notes}"
+            if not (kbs["search"] / ".git").is_dir():
+                from search import generate_kb  # bench/search.py: its vocabulary, planted words
 
-            generate_kb(kbs["search"], args.search_notes)
+                shutil.rmtree(kbs["search"], ignore_errors=True)
+                generate_kb(kbs["search"], args.search_notes)
         kbs["hook"] = tmp / "kb-hook"
         subprocess.run(["git", "init", "-q", "-b", "main", str(kbs["hook"])], check=True)
-        env = base_env(tmp, kbs["hook"])
-        for kb in [k for k in ("search", "recall") if k in kbs]:  # indexed outside the timings
-            subprocess.run(
-                [sys.executable, "-m", "reflectgit", "--kb", str(kbs[kb]), "reindex"],
-                env=env,
-                check=True,
-                capture_output=True,
-            )
         load = os.getloadavg()[0]
         print(
             f"KBs ready in {time.perf_counter() - started:.0f} s; {args.runs} runs per row, "
             f"medians; load average {load:.1f}; {os.cpu_count()} cores"
         )
-        installs = [Install("dev", Path(sys.executable))]
+        installs = [] if args.no_dev else [Install("dev", Path(sys.executable))]
         if not args.no_release:
-            installs.append(release_install(tmp, args.release_venv))
+            venvs = args.release_venv or [None]
+            for keep in venvs:
+                label = "release" if len(venvs) == 1 else f"release {keep.name}"
+                installs.append(release_install(tmp, keep, label))
         for inst in installs:
             bench_install(inst, tmp, kbs, args)
         if args.release_venv is None and not args.no_release:

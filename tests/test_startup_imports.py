@@ -52,13 +52,16 @@ Force pushes rewrote the team's history twice.
 """
 
 
-def loaded(entry: str, *argv: str, stdin: str = "") -> tuple[set[str], str]:
+def loaded(
+    entry: str, *argv: str, stdin: str = "", cwd: Path | None = None
+) -> tuple[set[str], str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, entry, *argv],
         input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=cwd,
     )
     _, _, modules = proc.stderr.partition("\n--modules--\n")
     assert modules, proc.stderr
@@ -139,3 +142,49 @@ def test_search_and_recall_import_no_dataclasses_or_typer(ruled_kb: Path) -> Non
         assert marker in modules, argv  # the probe ran the command
         assert out.strip(), argv
         assert not modules & set(NEVER), (argv, modules & set(NEVER))
+
+
+def test_recall_finds_the_project_from_the_files_and_hashes_without_openssl(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    """A SessionStart recall outside a repository starts no git (no ``subprocess``), and no
+    recall or search loads OpenSSL (``_hashlib``) or ``mmap`` for a KB with no packs; inside
+    a repository it still asks git for the modified and recent files, not for the top and
+    branch (``git.repo_info`` reads them)."""
+    kb = ruled_kb
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    heavy = {"_hashlib", "mmap"}
+    modules, out = loaded(
+        "reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=outside
+    )
+    assert "reflectgit.workflows.recall" in modules and "elsewhere" in out
+    assert not modules & {"subprocess", *heavy}, modules & {"subprocess", *heavy}
+    modules, out = loaded("reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=kb)
+    assert f"{kb.name} (branch main)" in out  # the top and the branch, read from the files
+    assert "subprocess" in modules and not modules & heavy  # git status and git log still run
+    modules, out = loaded("reflect-git", "--kb", str(kb), "search", "force", cwd=outside)
+    assert "no-force-push" in out and not modules & heavy, modules & heavy
+
+
+def test_a_search_right_after_a_commit_refreshes_without_dataclasses_or_git(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    """The first search after a commit brings the index up to HEAD through the store: with
+    the kept folder trees it reads the new note's objects itself, so it imports neither
+    ``dataclasses`` nor ``subprocess`` (no git runs) nor dulwich."""
+    kb = ruled_kb
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    (kb / "documents" / "fresh-one.md").write_text(
+        RULE_NOTE.replace("no-force-push", "fresh-one").replace("Never force-push", "Quokka")
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-qm", "one more", cwd=kb)
+    modules, out = loaded("reflect-git", "--kb", str(kb), "search", "quokka", cwd=outside)
+    assert "fresh-one" in out  # the refresh ran and indexed the new note
+    assert "reflectgit.git.store" in modules
+    unwanted = {*NEVER, "subprocess", "_hashlib"}
+    assert not modules & unwanted, modules & unwanted

@@ -144,4 +144,12 @@ def test_an_add_imports_no_dulwich_repo(tmp_path):
     assert out[0] == "0"
     assert "dulwich.repo" not in out[1] and "dulwich.object_store" not in out[1]
     assert "typer" not in out[1]
-    assert "dulwich.config" in out[1]  # the negative case: the config reader is still used
+    # No config file mentions core.fsync or an include: none is parsed, no dulwich at all ...
+    assert "dulwich.config" not in out[1]
+    # ... but one that may set it is read by dulwich's config reader, as before.
+    git("config", "core.fsyncMethod", "fsync", cwd=kb)
+    probe = probe.replace("'T'", "'Another'")
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, check=True
+    ).stdout.split(" ", 1)
+    assert out[0] == "0" and "dulwich.config" in out[1]

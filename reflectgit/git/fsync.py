@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from reflectgit.records import FrozenRecord
 
 LOOSE_OBJECT = "loose-object"
 PACK = "pack"
@@ -63,12 +64,16 @@ def components(value: str | None, object_files: bool = False) -> frozenset[str]:
     return frozenset(out)
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(FrozenRecord):
     """What to flush (components) and how (``core.fsyncMethod``)."""
 
-    names: frozenset[str] = DEFAULT
-    method: str = "fsync"
+    _FIELDS = ("names", "method")
+    names: frozenset[str]
+    method: str
+
+    def __init__(self, names: frozenset[str] = DEFAULT, method: str = "fsync") -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "method", method)
 
     def wants(self, component: str) -> bool:
         return component in self.names

@@ -11,10 +11,13 @@ falls back to dulwich or git.
 from __future__ import annotations
 
 import contextlib
-import mmap
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import mmap  # imported where a pack is read (2 ms a process that reads none pays)
 
 TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 _OFS_DELTA, _REF_DELTA = 6, 7
@@ -70,6 +73,45 @@ def common_dir(git_dir: Path) -> Path:
     return (git_dir / rel).resolve()
 
 
+# Refs a linked worktree keeps in its own git directory (``git help worktree``, "REFS"):
+# HEAD and the other pseudo refs (no ``refs/`` prefix), and these three families.
+_PER_WORKTREE = ("refs/worktree/", "refs/bisect/", "refs/rewritten/")
+_MAX_SYMREFS = 5  # git's own SYMREF_MAXDEPTH
+
+
+def _ref_home(git_dir: Path, common: Path, ref: str) -> Path:
+    per_worktree = not ref.startswith("refs/") or ref.startswith(_PER_WORKTREE)
+    return git_dir if per_worktree else common
+
+
+def resolve_ref(git_dir: Path, ref: str) -> tuple[str, str | None] | None:
+    """Follow ``ref`` (``HEAD``, say) through its symbolic refs to the ref that names a commit:
+    (that ref's name, its sha, or None when it does not exist yet: an unborn branch). A linked
+    worktree's own refs are read from its git directory, the rest from ``commondir``. None when
+    the files cannot say (a chain deeper than git follows, an unreadable file)."""
+    common = common_dir(git_dir)
+    packed: dict[str, str] | None = None
+    for _ in range(_MAX_SYMREFS):
+        try:
+            value = (_ref_home(git_dir, common, ref) / ref).read_text(encoding="utf-8").strip()
+        except (FileNotFoundError, NotADirectoryError):
+            if packed is None:
+                packed = packed_refs(common)
+            return ref, packed.get(ref)
+        except (OSError, ValueError):
+            return None
+        if not value.startswith("ref:"):
+            return ref, value
+        ref = value[4:].strip()
+    return None
+
+
+def ref_exists(git_dir: Path, ref: str) -> bool:
+    """Is there a ref of this name (a loose file, a symbolic ref or a ``packed-refs`` line)?"""
+    home = _ref_home(git_dir, common_dir(git_dir), ref)
+    return (home / ref).is_file() or ref in packed_refs(common_dir(git_dir))
+
+
 def head_commit(git_dir: Path) -> str | None:
     """The commit HEAD names, from the ref files alone (no object read, no git process); None
     on an unborn branch or when the files cannot say (a linked worktree's ``commondir`` is
@@ -111,6 +153,8 @@ def _indexes(objects_dir: Path) -> list[Path]:
 def packed_offset(idx: Path, sha: bytes) -> int | None:
     """Where the object ``sha`` (20 bytes) starts in the pack of ``idx``; None when that pack
     does not hold it. ``ValueError`` for an index this reader does not know."""
+    import mmap
+
     with open(idx, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data[:8] != _IDX_MAGIC:
             raise ValueError(f"{idx.name}: not a version 2 pack index")
@@ -150,6 +194,8 @@ def has_packed(objects_dir: Path, sha: bytes) -> bool | None:
 def read_packed(objects_dir: Path, sha: bytes) -> tuple[bytes, bytes] | None:
     """(type name, body) of a packed object (deltas resolved); None when no pack holds it or
     the pack cannot be read here."""
+    import mmap
+
     try:
         for idx in _indexes(objects_dir):
             offset = packed_offset(idx, sha)

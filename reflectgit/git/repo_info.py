@@ -9,14 +9,21 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.objects import common_dir, head_commit, read_object
+from reflectgit.git.objects import (
+    common_dir,
+    head_commit,
+    read_object,
+    ref_exists,
+    resolve_ref,
+)
 
 if TYPE_CHECKING:
     from reflectgit.git.run import Result
@@ -63,6 +70,23 @@ def objects_dir(common_dir: Path) -> Path:
 def reflog_dir(common_dir: Path) -> Path:
     """Where the reflogs of local branches live."""
     return common_dir / "logs" / "refs" / "heads"
+
+
+def config_may_set(paths: Iterable[str | os.PathLike[str]], *words: bytes) -> bool:
+    """Could these git config files set a key named with one of ``words`` (``b"fsync"``)?
+    False only when none of them so much as mentions one, in any case, nor includes another
+    file: then nothing needs parsing. Unreadable files count as mentioning them."""
+    lowered = [w.lower() for w in (*words, b"include")]
+    for path in paths:
+        try:
+            text = Path(path).read_bytes().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        if any(w in text for w in lowered):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- HEAD and trees
@@ -154,16 +178,132 @@ def _answer(cwd: Path, args: Sequence[str], env: Env, timeout: float = 10) -> st
     return result.stdout.decode("utf-8", "surrogateescape") if result.ok else None
 
 
+class _Unsure(Exception):
+    """The files alone cannot say what git would answer: ask git."""
+
+
+# What in a repository's config changes where its work tree is, or whether git reads it at all:
+# ``core.worktree``, ``core.bare`` set true, includes, extensions, a format version over 1.
+_ODD_CONFIG = (
+    r"^[ \t]*(worktree\b|bare[ \t]*(=[ \t]*(true|yes|on|1)[ \t]*)?$"
+    r"|repositoryformatversion[ \t]*=[ \t]*(?![ \t]|[01][ \t]*$))"
+    r"|\[[ \t]*(include|extensions)"
+)  # compiled when a repository is found (re caches it): a recall outside one never needs it
+
+
 def toplevel(cwd: Path, env: Env = None) -> Path | None:
-    """The top of the work tree that holds ``cwd``; None outside a repository."""
-    out = (_answer(cwd, ["rev-parse", "--show-toplevel"], env) or "").strip()
-    return Path(out) if out else None
+    """The top of the work tree that holds ``cwd``; None outside a repository.
+
+    Read from the files the way git's discovery walks up (``.git`` folder or ``gitdir:`` file,
+    stopping at a file-system boundary, as git does without ``GIT_DISCOVERY_ACROSS_FILESYSTEM``,
+    which ``git.run`` never passes on); whenever the files leave any doubt (a ceiling, someone
+    else's files, ``core.worktree``, a bare repository on the way ...) ``git rev-parse
+    --show-toplevel`` answers, as before. recall and the Stop hook ask this in every process."""
+    try:
+        found = _discover(cwd, env or {})
+    except _Unsure:
+        out = (_answer(cwd, ["rev-parse", "--show-toplevel"], env) or "").strip()
+        return Path(out) if out else None
+    return found[0] if found else None
+
+
+def _discover(cwd: Path, env: Mapping[str, str]) -> tuple[Path, Path] | None:
+    """(work tree top, git directory) of the repository git finds from ``cwd``; None when git
+    finds none; ``_Unsure`` when only git can say."""
+    if env.get("GIT_CEILING_DIRECTORIES") or (os.geteuid() == 0 and "SUDO_UID" in env):
+        raise _Unsure  # git's ceilings, and its sudo rule for who owns a repository
+    here = Path(os.path.realpath(cwd))  # git works from the physical folder, as getcwd() gives
+    try:
+        device = here.stat().st_dev
+    except OSError:
+        return None  # git cannot run there either
+    if not here.is_dir():
+        return None
+    while True:
+        dot_git = here / ".git"
+        if dot_git.is_dir():
+            return here, _checked(here, dot_git, None)
+        if dot_git.exists():
+            return here, _checked(here, _gitfile_target(dot_git), dot_git)
+        if (here / "HEAD").exists():
+            raise _Unsure  # a bare repository or the inside of a git directory
+        parent = here.parent
+        if parent == here:
+            return None
+        try:
+            if parent.stat().st_dev != device:
+                return None  # git stops at a file-system boundary too
+        except OSError:
+            raise _Unsure from None
+        here = parent
+
+
+def _gitfile_target(dot_git: Path) -> Path:
+    try:
+        text = dot_git.read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        raise _Unsure from None
+    if not text.startswith("gitdir:") or "\n" in text:
+        raise _Unsure
+    target = Path(text[len("gitdir:") :].strip())
+    return target if target.is_absolute() else dot_git.parent / target
+
+
+def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
+    """``git_dir`` when git would take it as it stands: a valid git directory (HEAD, objects,
+    refs), owned by us (else ``safe.directory`` decides), no config that moves the work tree."""
+    common = common_dir(git_dir)
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        owners = {p.lstat().st_uid for p in (top, git_dir, *([gitfile] if gitfile else []))}
+        config = (common / "config").read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        raise _Unsure from None
+    if not ((common / "objects").is_dir() and (common / "refs").is_dir()):
+        raise _Unsure
+    if not (head.startswith("ref: refs/") or len(head) == 40) or owners != {os.geteuid()}:
+        raise _Unsure
+    if (
+        re.search(_ODD_CONFIG, config, re.IGNORECASE | re.MULTILINE)
+        or (git_dir / "config.worktree").exists()
+    ):
+        raise _Unsure
+    return git_dir
 
 
 def current_branch(root: Path, env: Env = None) -> str | None:
-    """The checked-out branch's short name; None when detached or unknown."""
-    out = (_answer(root, ["rev-parse", "--abbrev-ref", "HEAD"], env) or "").strip()
-    return out if out and out != "HEAD" else None
+    """The checked-out branch's short name; None when detached or unknown (an unborn branch
+    too, as ``git rev-parse --abbrev-ref HEAD`` answers).
+
+    Read from HEAD and the refs (symbolic refs followed, ``packed-refs`` too); git answers
+    when the files leave doubt: a ref outside ``refs/heads``, or a short name that another ref
+    shares (git then prints a longer one)."""
+    try:
+        found = _discover(root, env or {})
+        if found is None:
+            return None
+        return _branch_of(found[1])
+    except _Unsure:
+        out = (_answer(root, ["rev-parse", "--abbrev-ref", "HEAD"], env) or "").strip()
+        return out if out and out != "HEAD" else None
+
+
+def _branch_of(git_dir: Path) -> str | None:
+    resolved = resolve_ref(git_dir, "HEAD")
+    if resolved is None:
+        raise _Unsure
+    ref, sha = resolved
+    if ref == "HEAD" or sha is None:
+        return None  # detached, or a branch with no commit yet
+    if not ref.startswith("refs/heads/") or len(sha) != 40 or sha.strip("0123456789abcdef"):
+        raise _Unsure
+    short = ref[len("refs/heads/") :]
+    # git's rules for a short name (``git help revisions``): any other ref it could mean
+    # makes git print a longer, unambiguous name instead.
+    rivals = (short, f"refs/{short}", f"refs/tags/{short}", f"refs/remotes/{short}")
+    if any(ref_exists(git_dir, r) for r in (*rivals, f"refs/remotes/{short}/HEAD")):
+        raise _Unsure
+    return short
 
 
 def modified_files(root: Path, env: Env = None) -> list[str]:

@@ -20,14 +20,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dulwich.config import ConfigFile
-
 from reflectgit.errors import RefusedError
-from reflectgit.git.repo_info import repository_dir
-from reflectgit.notes import messages, names
+from reflectgit.git.repo_info import config_may_set, repository_dir
 
 if TYPE_CHECKING:
+    from dulwich.config import ConfigFile
+
     from reflectgit.git.store import Change, Store
+    from reflectgit.notes import messages
 
 SYMLINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
@@ -36,8 +36,14 @@ SUPPORTED = {b"objectformat": (b"sha1",), b"refstorage": (b"files",)}
 
 def check_location(path: str | os.PathLike[str]) -> None:
     """Refuse the repository at ``path`` (work tree or bare) if its format is one reflect-git
-    cannot write. Read before the repository is opened: opening one can already write to it."""
-    for config_path in _config_files(Path(path)):
+    cannot write. Read before the repository is opened: opening one can already write to it.
+    A config that does not mention ``extensions`` (nor an include) sets none: not parsed."""
+    files = _config_files(Path(path))
+    if not config_may_set(files, b"extensions"):
+        return
+    from dulwich.config import ConfigFile
+
+    for config_path in files:
         try:
             config = ConfigFile.from_path(os.fspath(config_path))
         except (OSError, ValueError):  # unreadable: git itself will say what is wrong
@@ -91,6 +97,8 @@ def checked_changes(
 ) -> list[Change]:
     """The changes as a list, once every path and the message are safe to commit; else
     ``RefusedError`` and nothing is written."""
+    from reflectgit.notes import messages, names  # writers only: a reader opens no note rules
+
     change_list = list(changes)
     if isinstance(message, str):
         messages.refuse_controls(message)

@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import re
 import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reflectgit.digest import sha1
 from reflectgit.errors import (
     BranchMovedError,
     ConflictError,
@@ -41,6 +40,7 @@ from reflectgit.errors import (
 from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
 from reflectgit.git.pack import write_pack
+from reflectgit.git.repo_info import config_may_set
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
 from reflectgit.git.worktree import (
@@ -51,12 +51,14 @@ from reflectgit.git.worktree import (
     WorkTree,
     refuse_dirty,
 )
-from reflectgit.notes.messages import CommitMessage
+from reflectgit.records import FrozenRecord
 
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
     from dulwich.objects import Commit
     from dulwich.repo import Repo
+
+    from reflectgit.notes.messages import CommitMessage
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -73,12 +75,16 @@ _NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
 # --------------------------------------------------------------------------- changes
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
     """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
 
+    _FIELDS = ("path", "data")
     path: str
     data: bytes | None
+
+    def __init__(self, path: str, data: bytes | None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "data", data)
 
 
 def write(path: str, data: bytes) -> Change:
@@ -104,13 +110,22 @@ class PathChanged(ConflictError):
 
 def blob_id(data: bytes) -> str:
     """The sha git gives ``data`` as a blob."""
-    return hashlib.sha1(b"blob %d\x00%s" % (len(data), data)).hexdigest()
+    return sha1(b"blob %d\x00%s" % (len(data), data))
 
 
-@dataclass(frozen=True)
-class CommitInfo:
+class CommitInfo(FrozenRecord):
     """A commit as the workflows see it."""
 
+    _FIELDS = (
+        "sha",
+        "parents",
+        "message",
+        "author",
+        "committer",
+        "author_time",
+        "commit_time",
+        "tree",
+    )
     sha: str
     parents: tuple[str, ...]
     message: str
@@ -120,19 +135,43 @@ class CommitInfo:
     commit_time: datetime
     tree: str
 
+    def __init__(
+        self,
+        sha: str,
+        parents: tuple[str, ...],
+        message: str,
+        author: str,
+        committer: str,
+        author_time: datetime,
+        commit_time: datetime,
+        tree: str,
+    ) -> None:
+        for name, value in zip(
+            self._FIELDS,
+            (sha, parents, message, author, committer, author_time, commit_time, tree),
+            strict=True,
+        ):
+            object.__setattr__(self, name, value)
+
 
 # --------------------------------------------------------------------------- the store
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(FrozenRecord):
     """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
     folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
 
+    _FIELDS = ("root", "git_dir", "common_dir", "bare")
     root: str
     git_dir: str
     common_dir: str
     bare: bool
+
+    def __init__(self, root: str, git_dir: str, common_dir: str, bare: bool) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "git_dir", git_dir)
+        object.__setattr__(self, "common_dir", common_dir)
+        object.__setattr__(self, "bare", bare)
 
 
 def locate(path: str | os.PathLike[str]) -> Place | None:
@@ -220,17 +259,19 @@ class Store:
     def open(cls, path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Store:
         """Open an existing repository (work tree or bare)."""
         safety.check_location(path)  # sha256 or reftable: refused before anything is written
-        from dulwich.errors import NotGitRepository
-
         try:
             place = locate(path)
             if place is None:
+                from dulwich.errors import NotGitRepository  # only dulwich raises it
                 from dulwich.repo import Repo
 
-                store = cls(Repo(os.fspath(path)), env)
+                try:
+                    store = cls(Repo(os.fspath(path)), env)
+                except NotGitRepository:
+                    raise FileNotFoundError(path) from None
             else:
                 store = cls(place, env)
-        except (NotGitRepository, *_NOT_A_REPO):
+        except _NOT_A_REPO:
             raise NotFoundError(
                 f"{path} is not a git repository",
                 hint=f"run `reflect-git init {path}` to create a knowledge base there",
@@ -679,7 +720,7 @@ class Store:
         """
         changes = safety.checked_changes(self, changes, message, branch, parent)  # refusals
         change_list = _dedupe(changes)
-        text = message.render() if isinstance(message, CommitMessage) else message
+        text = message if isinstance(message, str) else message.render()
         self._created = []
         try:
             with self._writer():
@@ -959,6 +1000,13 @@ class Store:
                 configs.append(self._repo.get_config())
             elif (self.common_dir / "config").is_file():  # as dulwich's get_config reads it
                 configs.append(ConfigFile.from_path(os.fspath(self.common_dir / "config")))
+        for candidate in self._global_configs():
+            with contextlib.suppress(Exception):
+                configs.append(ConfigFile.from_path(candidate))
+        return configs
+
+    def _global_configs(self) -> list[str]:
+        """The user's global config files that exist, as ``_configs`` reads them."""
         global_path = self.env.get("GIT_CONFIG_GLOBAL")
         home = self.env.get("HOME")
         candidates = [global_path] if global_path else []
@@ -967,18 +1015,25 @@ class Store:
         xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
         if xdg and not global_path:
             candidates.append(os.path.join(xdg, "git", "config"))
-        for candidate in candidates:
-            if candidate and os.path.isfile(candidate):
-                with contextlib.suppress(Exception):
-                    configs.append(ConfigFile.from_path(candidate))
-        return configs
+        return [c for c in candidates if c and os.path.isfile(c)]
+
+    def _configs_may_set(self, *words: bytes) -> bool:
+        """Could the config files ``_configs`` reads set a key named with one of ``words``?
+        False only when no file so much as mentions one (nor an include), so the common
+        commit reads a few small files instead of importing ``dulwich.config`` (with
+        ``logging``, about 8 ms); anything else parses them as before."""
+        if self._repo is not None:
+            return True
+        paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
+        return config_may_set(paths, *words)
 
     @property
     def fsync_policy(self) -> fsync.Policy:
         """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""
         if self._fsync is None:
             values: dict[bytes, str | None] = {}
-            for key in (b"fsync", b"fsyncmethod", b"fsyncobjectfiles"):
+            keys = (b"fsync", b"fsyncmethod", b"fsyncobjectfiles")
+            for key in keys if self._configs_may_set(b"fsync") else ():
                 for cfg in self._configs():
                     with contextlib.suppress(KeyError, UnicodeDecodeError):
                         values[key] = cfg.get((b"core",), key).decode("utf-8")
@@ -1055,7 +1110,7 @@ class Store:
         """Write (or, inside a commit, queue) an object; return its hex sha."""
         if self._batch is not None:
             header = b"%s %d\x00" % (type_name, len(raw))
-            hexsha = hashlib.sha1(header + raw).hexdigest().encode("ascii")
+            hexsha = sha1(header + raw).encode("ascii")
             self._batch[hexsha] = (type_name, raw)
             return hexsha
         return self._write_loose(type_name, raw)
@@ -1086,7 +1141,7 @@ class Store:
     def _write_loose(self, type_name: bytes, raw: bytes) -> bytes:
         """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
         header = b"%s %d\x00" % (type_name, len(raw))
-        sha = hashlib.sha1(header + raw).hexdigest()
+        sha = sha1(header + raw)
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")

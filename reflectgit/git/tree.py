@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+
+from reflectgit.records import FrozenRecord
 
 DIR_MODE = 0o040000
 
 
-@dataclass(frozen=True)
-class TreeEntry:
+class TreeEntry(FrozenRecord):
+    _FIELDS = ("name", "mode", "sha")
     name: bytes
     mode: int
     sha: bytes  # 20 raw bytes
+
+    def __init__(self, name: bytes, mode: int, sha: bytes) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "mode", mode)
+        object.__setattr__(self, "sha", sha)
 
 
 def sort_key(name: bytes, mode: int) -> bytes:

@@ -36,17 +36,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
-import shutil
 import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from reflectgit.digest import sha1
 from reflectgit.errors import (
     ConflictError,
     LockError,
@@ -58,7 +57,19 @@ from reflectgit.errors import (
 from reflectgit.git.pending import JOURNAL_NAME as JOURNAL_NAME  # the readers check these too
 from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
 from reflectgit.git.pending import recover_if_pending as recover_if_pending
-from reflectgit.git.run import Result, run
+from reflectgit.records import Record
+
+if TYPE_CHECKING:
+    from reflectgit.git.run import Result
+
+
+def run(args: Sequence[str], **kwargs: Any) -> Result:
+    """``git.run.run``, imported when a git really runs (with ``subprocess``): a search that
+    refreshes its index through the store starts none."""
+    from reflectgit.git.run import run as run_git
+
+    return run_git(args, **kwargs)
+
 
 SCRATCH_OBJECTS = "reflect-git-objects."  # + pid: the small trees of a checkout, briefly
 WORK_INDEX = "reflect-git-index."  # + pid: our copy of the index while we hold index.lock
@@ -107,28 +118,58 @@ def probe_disk(where: Path) -> int | None:
     return None
 
 
-@dataclass
-class Journal:
+class Journal(Record):
     """What a writer is doing, so the next command can finish it or roll it back."""
 
+    _FIELDS = ("pid", "branch", "old", "old_tree", "paths", "lock", "new", "new_tree")
     pid: int
     branch: str
     old: str | None  # the branch tip before
     old_tree: str  # the tree the index holds for ``paths`` (EMPTY_TREE on an unborn branch)
     paths: list[str]
-    lock: list[int] = field(default_factory=list)  # dev, inode, mtime_ns of our index.lock
-    new: str | None = None  # the commit, once written
-    new_tree: str | None = None
+    lock: list[int]  # dev, inode, mtime_ns of our index.lock
+    new: str | None  # the commit, once written
+    new_tree: str | None
+
+    def __init__(
+        self,
+        pid: int,
+        branch: str,
+        old: str | None,
+        old_tree: str,
+        paths: list[str],
+        lock: list[int] | None = None,
+        new: str | None = None,
+        new_tree: str | None = None,
+    ) -> None:
+        self.pid = pid
+        self.branch = branch
+        self.old = old
+        self.old_tree = old_tree
+        self.paths = paths
+        self.lock = [] if lock is None else lock
+        self.new = new
+        self.new_tree = new_tree
+
+    def to_json(self) -> dict[str, object]:
+        """The fields, as the journal file holds them (``Journal(**doc)`` reads them back)."""
+        return {name: getattr(self, name) for name in self._FIELDS}
 
 
-@dataclass
-class Recovery:
+class Recovery(Record):
     """What the last recovery did (for ``status`` and logs)."""
 
+    _FIELDS = ("action", "commit", "paths", "left")
     action: str  # "finished" | "rolled back" | "cleared"
     commit: str | None
     paths: list[str]
     left: list[str]  # paths holding content that is neither ours nor git's: left alone
+
+    def __init__(self, action: str, commit: str | None, paths: list[str], left: list[str]) -> None:
+        self.action = action
+        self.commit = commit
+        self.paths = paths
+        self.left = left
 
 
 class WorkTree:
@@ -242,7 +283,7 @@ class WorkTree:
         try:
             # Always flushed, like a queue entry: recovery after a power loss reads it.
             with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps(asdict(journal)))
+                fh.write(json.dumps(journal.to_json()))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.journal_file)
@@ -393,12 +434,12 @@ class WorkTree:
             self._checkout(index, old_tree, new_tree, paths, scratch)
         finally:
             if scratch is not None:
-                shutil.rmtree(scratch, ignore_errors=True)
+                _remove_tree(scratch)
 
     def _partial(self, entries: tuple[Entries, Entries]) -> tuple[Path, str, str]:
         """Write the two small trees into a scratch object folder git reads as an alternate."""
         scratch = self.git_dir / f"{SCRATCH_OBJECTS}{os.getpid()}"
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_tree(scratch)
         old, old_objects = partial_tree(entries[0])
         new, new_objects = partial_tree(entries[1])
         try:
@@ -407,7 +448,7 @@ class WorkTree:
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder / sha[2:]).write_bytes(zlib.compress(b"tree %d\x00" % len(raw) + raw, 1))
         except BaseException:
-            shutil.rmtree(scratch, ignore_errors=True)
+            _remove_tree(scratch)
             raise
         return scratch, old, new
 
@@ -547,7 +588,7 @@ class WorkTree:
         if journal is not None:
             self._wait_for_orphans(self.work_index(journal.pid))
         for scratch in self.git_dir.glob(SCRATCH_OBJECTS + "*"):
-            shutil.rmtree(scratch, ignore_errors=True)
+            _remove_tree(scratch)
         for stray in self.git_dir.glob(WORK_INDEX + "*"):
             if journal is None or stray != self.work_index(journal.pid):
                 with contextlib.suppress(OSError):
@@ -752,7 +793,7 @@ def partial_tree(entries: Entries) -> tuple[str, dict[str, bytes]]:
                 key = raw_name
             items.append((key, b"%o %s\x00%s" % (mode, raw_name, bytes.fromhex(sha))))
         raw = b"".join(encoded for _key, encoded in sorted(items))
-        hexsha = hashlib.sha1(b"tree %d\x00" % len(raw) + raw).hexdigest()
+        hexsha = sha1(b"tree %d\x00" % len(raw) + raw)
         objects[hexsha] = raw
         return hexsha
 
@@ -802,3 +843,10 @@ def _prune_empty_dirs(folder: Path, root: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def _remove_tree(path: Path) -> None:
+    """``shutil.rmtree``, ignoring errors (``shutil`` imported only by a writer that needs it)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

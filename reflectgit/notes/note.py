@@ -651,9 +651,9 @@ def slugify(title: str, max_len: int = SLUG_MAX) -> str:
 
 def content_hash(*parts: str) -> str:
     """Hex sha256 of the parts joined by newlines."""
-    import hashlib  # OpenSSL's 2.5 ms: writers only, never the validate hook
+    from reflectgit.digest import sha256  # no OpenSSL import for a few bytes
 
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+    return sha256("\n".join(parts).encode("utf-8"))
 
 
 def new_id(

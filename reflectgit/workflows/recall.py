@@ -406,20 +406,21 @@ def rank(
     live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
     # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
-    # Bounded, so a KB of 100,000 notes costs no more than a small one.
+    # Bounded, so a KB of 100,000 notes costs no more than a small one. The index docs_live
+    # answers all three (equal weights in rowid order, as the table scans gave them).
     rowids = set(sorted(relevance, key=lambda r: -relevance[r])[:CANDIDATES])
     rowids.update(
         r
         for (r,) in conn.execute(
             f"SELECT rowid FROM docs WHERE {live} AND (lower(project) = ? OR lower(scope) = ?"
-            " OR lower(scope) LIKE ? OR lower(scope) LIKE ?) ORDER BY weight DESC LIMIT ?",
+            " OR lower(scope) LIKE ? OR lower(scope) LIKE ?) ORDER BY weight DESC, rowid LIMIT ?",
             (name, name, f"%:{name}", f"%/{name}", CANDIDATES),
         )
     )
     rowids.update(
         r
         for (r,) in conn.execute(
-            f"SELECT rowid FROM docs WHERE {live} ORDER BY weight DESC LIMIT 50"
+            f"SELECT rowid FROM docs WHERE {live} ORDER BY weight DESC, rowid LIMIT 50"
         )
     )
     term_set = set(terms)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
+from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
     from reflectgit.workflows.search.query import Query, Synonyms
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -95,6 +96,10 @@ CREATE TABLE IF NOT EXISTS docs (
     hidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
+-- recall's candidates (workflows/recall.py rank): the live notes by weight, their project and
+-- scope, read from this narrow index instead of three scans of the whole table
+CREATE INDEX IF NOT EXISTS docs_live ON docs(weight DESC, project, scope, state, hidden)
+    WHERE state = 'live' AND hidden = 0;
 CREATE TABLE IF NOT EXISTS doc_tags (
     doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, doc)
 ) WITHOUT ROWID;
@@ -1482,13 +1487,11 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
     indexed blob (checked by its git id); else "" (a bare KB, an edited or missing file)."""
     if not root or not blob:
         return ""
-    import hashlib
-
     try:
         data = (Path(root) / path).read_bytes()
     except OSError:
         return ""
-    if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() != blob:
+    if sha1(b"blob %d\0" % len(data) + data) != blob:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
@@ -1527,9 +1530,7 @@ def index_path(state_dir: Path, kb: Path | None = None) -> Path:
         or root in Path(os.path.realpath(state_dir)).parents
     ):
         return state_dir / INDEX_NAME
-    import hashlib
-
-    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    key = sha256(str(root).encode("utf-8", "surrogateescape"))[:16]
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name)[:40] or "kb"
     return state_dir / "indexes" / f"{name}-{key}" / INDEX_NAME
 
