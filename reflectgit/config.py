@@ -21,12 +21,39 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
-from functools import cached_property
+from _collections_abc import Mapping  # collections.abc's own: no `collections` import
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
+
+# Every process reads this module: no `typing`, `functools` or `collections` at run time
+# (docs/performance.md, "The hook processes, third pass").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from functools import cached_property
+    from typing import Any, ClassVar, TypeVar
+
+    T = TypeVar("T")
+else:
+
+    class cached_property:  # functools.cached_property, without functools
+        """Computed on first access, then kept in the instance's ``__dict__``."""
+
+        def __init__(self, func):
+            self.func = func
+            self.name = func.__name__
+            self.__doc__ = func.__doc__
+
+        def __set_name__(self, owner, name):
+            self.name = name
+
+        def __get__(self, instance, owner=None):
+            if instance is None:
+                return self
+            value = instance.__dict__[self.name] = self.func(instance)
+            return value
+
 
 SETTINGS_FILE = ".reflect-git.toml"
 STATE_SUBDIR = "reflect-git"
@@ -345,9 +372,6 @@ def _bad(spec: Spec, where: str, raw: Any, problem: str) -> ConfigError:
             hint=f"set {where} to {expect} in {SETTINGS_FILE}, or remove the line",
         )
     return ConfigError(f"{where}={raw!r} {problem}", hint=f"set {where} to {expect}, or unset it")
-
-
-T = TypeVar("T")
 
 
 def load(

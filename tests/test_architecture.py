@@ -47,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("git", "state"),  # the repository; the state directory (peers: neither imports the other)
     ("notes",),  # the domain, pure
     ("config",),  # where things are and how they are set
-    ("errors", "records", "__init__"),  # the error family; value objects; the package root
+    ("errors", "records", "cjson", "__init__"),  # errors; value objects; JSON; the package root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 

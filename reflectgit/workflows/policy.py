@@ -21,16 +21,24 @@ the next call (the per-blob cache keeps the progress), and their rules do not ac
 
 from __future__ import annotations
 
-import contextlib
-import json
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from _collections_abc import Mapping  # collections.abc's own: no `collections` import
 
-from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, Config
-from reflectgit.notes.policy import Call, Decision, Rule, decide, matching, rule_from_line
+from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
+from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
+from reflectgit.records import FrozenRecord
 from reflectgit.state import policy as compiled
+
+# The hook imports no `typing`, `pathlib`, `contextlib` or `json` here (docs/performance.md,
+# "The hook processes, third pass"): they are imported where a compile needs them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from reflectgit.config import Config
+    from reflectgit.notes.policy import Call, Decision
 
 ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 MAX_FILE_BYTES = 1024 * 1024
@@ -39,15 +47,30 @@ SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies a
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-class RuleSet(NamedTuple):
+class RuleSet(FrozenRecord):
     """The rules in force, and how they were obtained."""
 
+    __slots__ = ("compiled", "complete", "files", "problems", "rules", "tree")
+    _FIELDS = ("rules", "tree", "complete", "compiled", "files", "problems")
     rules: list[Rule]
     tree: str | None
-    complete: bool = True  # False: the budget ran out; some notes were not read yet
-    compiled: bool = False  # this call recompiled
-    files: tuple[str, ...] = ()  # policy files read
-    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
+    complete: bool  # False: the budget ran out; some notes were not read yet
+    compiled: bool  # this call recompiled
+    files: tuple[str, ...]  # policy files read
+    problems: tuple[str, ...]  # lines of policy files that are no rule
+
+    def __init__(
+        self,
+        rules: list[Rule],
+        tree: str | None,
+        complete: bool = True,
+        compiled: bool = False,
+        files: tuple[str, ...] = (),
+        problems: tuple[str, ...] = (),
+    ) -> None:
+        values = (rules, tree, complete, compiled, files, problems)
+        for name, value in zip(self._FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def policy_files(cfg: Config) -> list[Path]:
@@ -148,12 +171,16 @@ def _compile(
             "files": read,
             "problems": problems,
         }
-        with contextlib.suppress(OSError):  # a read-only state directory: answer all the same
+        try:  # noqa: SIM105 - no contextlib on the hook path
             compiled.save(cfg.state_dir, document, cache)
+        except OSError:  # a read-only state directory: answer all the same
+            pass
         return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
 
 
 def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]]:
+    import json
+
     rules: list[Rule] = []
     read: list[str] = []
     problems: list[str] = []
@@ -221,7 +248,7 @@ def _note_rules(
 
 
 def _unreviewed(rule: Rule) -> Rule:
-    return rule._replace(reviewed=False)
+    return rule.replace(reviewed=False)
 
 
 def _rules_of(data: bytes, path: str) -> list[Rule]:
@@ -238,6 +265,8 @@ def _rules_of(data: bytes, path: str) -> list[Rule]:
         return []
     if note_state("live", note.frontmatter) != "live":
         return []
+    from pathlib import PurePosixPath
+
     return rules_from_note(note.frontmatter, note.id or PurePosixPath(path).stem)
 
 
@@ -263,13 +292,21 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-class Check(NamedTuple):
+class Check(FrozenRecord):
     """The answer for one call, and what it was decided from."""
 
+    __slots__ = ("call", "decision", "project", "ruleset")
+    _FIELDS = ("call", "decision", "ruleset", "project")
     call: Call
     decision: Decision
     ruleset: RuleSet
-    project: str | None = None
+    project: str | None
+
+    def __init__(
+        self, call: Call, decision: Decision, ruleset: RuleSet, project: str | None = None
+    ) -> None:
+        for name, value in zip(self._FIELDS, (call, decision, ruleset, project), strict=True):
+            object.__setattr__(self, name, value)
 
 
 def check(

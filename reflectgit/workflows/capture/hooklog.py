@@ -9,13 +9,12 @@ dates, names and note writing) to say that it blocked a call. Every line is ``cl
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from reflectgit.config import Config
@@ -52,9 +51,11 @@ class HookLog:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / LOG_FILE
-            with contextlib.suppress(OSError):
+            try:
                 if path.stat().st_size > LOG_MAX_BYTES:
                     os.replace(path, folder / (LOG_FILE + ".1"))
+            except OSError:
+                pass
             stamp = format_epoch(self.clock())
             line = " ".join(
                 part for part in (stamp, event, session or "-", outcome, detail) if part
