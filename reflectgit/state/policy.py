@@ -38,17 +38,19 @@ def rules_path(state_dir: Path) -> Path:
     return folder(state_dir) / RULES_FILE
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _read_json(path: Path | str) -> dict[str, Any] | None:
     try:
-        data = cjson.loads(path.read_bytes().decode("utf-8"))
+        with open(path, "rb") as fh:
+            data = cjson.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def load_rules(state_dir: Path) -> dict[str, Any] | None:
-    """The compiled document (``key``, ``rules``, ``complete``), or None when absent or unreadable."""
-    return _read_json(rules_path(state_dir))
+def load_rules(state_dir: Path | str) -> dict[str, Any] | None:
+    """The compiled document (``key``, ``rules``, ``complete``), or None when absent or
+    unreadable. (``state_dir`` may be a string: the hook reads it without pathlib.)"""
+    return _read_json(os.path.join(state_dir, FOLDER, RULES_FILE))
 
 
 def load_cache(state_dir: Path) -> dict[str, Any]:
@@ -66,11 +68,16 @@ def save(state_dir: Path, document: Mapping[str, Any], cache: Mapping[str, Any])
     _write(where / RULES_FILE, {"format": FORMAT, **document})
 
 
-def save_commit(state_dir: Path, document: Mapping[str, Any], commit: str) -> None:
+def save_commit(
+    state_dir: Path, document: Mapping[str, Any], commit: str, stamp: list[object] | None = None
+) -> None:
     """Remember that ``commit`` has the tree the rules were compiled for (another commit with
-    the same tree: a merge, an undo), so the next hook need not read the commit object."""
+    the same tree: a merge, an undo), so the next hook need not read the commit object; and
+    ``stamp``, what HEAD's files looked like when ``commit`` was read from them
+    (``git/headstamp.py``), so the next hook need not read the commit either."""
+    data = {**document, "format": FORMAT, "commit": commit, "stamp": stamp}
     try:  # noqa: SIM105 - contextlib is not imported on the hook path
-        _write(rules_path(state_dir), {**document, "format": FORMAT, "commit": commit})
+        _write(rules_path(state_dir), data)
     except OSError:
         pass
 

@@ -21,6 +21,7 @@ the next call (the per-blob cache keeps the progress), and their rules do not ac
 
 from __future__ import annotations
 
+import os
 import time
 from _collections_abc import Mapping  # collections.abc's own: no `collections` import
 
@@ -82,15 +83,22 @@ def policy_files(cfg: Config) -> list[Path]:
     return out
 
 
-def _fingerprint(paths: Sequence[Path]) -> list[list[Any]]:
+def _policy_file_texts(cfg: Config) -> list[str]:
+    """``policy_files`` as strings, without pathlib (the hook's every call)."""
+    out = [] if cfg.policy.file is None else [os.fspath(cfg.policy.file)]
+    out.extend(os.path.join(cfg.home_text, name) for name in ORIGINAL_FILES)
+    return out
+
+
+def _fingerprint(paths: Sequence[str]) -> list[list[Any]]:
     out: list[list[Any]] = []
     for path in paths:
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
-            out.append([str(path), None, None])
+            out.append([path, None, None])
             continue
-        out.append([str(path), st.st_mtime_ns, st.st_size])
+        out.append([path, st.st_mtime_ns, st.st_size])
     return out
 
 
@@ -107,27 +115,40 @@ def _head_tree(cfg: Config) -> str | None:
 def load(cfg: Config, budget: float | None) -> RuleSet:
     """The rules in force: the compiled file when its key is current, else a recompile (within
     ``budget`` seconds; None: no limit, and wait for another process's compile)."""
-    from reflectgit.config import git_dir_of
+    from reflectgit.config import git_dir_text
+    from reflectgit.git.headstamp import head_stamp
+
+    fingerprint = _fingerprint(_policy_file_texts(cfg))
+    doc = compiled.load_rules(cfg.state_dir_text)
+    fresh = doc is not None and doc.get("complete") is True
+    git_dir = git_dir_text(cfg.kb_text)
+    where = git_dir if os.path.isdir(git_dir) else cfg.kb_text
+    # Taken before the commit is read: a ref that moves in between leaves an older stamp.
+    stamp = head_stamp(where)
+    if fresh and doc and stamp is not None and doc.get("stamp") == stamp:
+        # HEAD's files are as they were when the commit below was read: no need to read it
+        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
+        if doc.get("key") == key:
+            return _from_doc(doc, key)
+    from pathlib import Path
+
     from reflectgit.git.objects import head_commit
 
-    files = policy_files(cfg)
-    fingerprint = _fingerprint(files)
-    doc = compiled.load_rules(cfg.state_dir)
-    fresh = doc is not None and doc.get("complete") is True
-    git_dir = git_dir_of(cfg.kb)
-    commit = head_commit(git_dir if git_dir.is_dir() else cfg.kb)
+    commit = head_commit(Path(where))
     # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
     if fresh and doc and commit and doc.get("commit") == commit:
         key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
         if doc.get("key") == key:
+            if stamp is not None:
+                compiled.save_commit(cfg.state_dir, doc, commit, stamp)
             return _from_doc(doc, key)
     key = {"tree": _head_tree(cfg), "files": fingerprint}
     if fresh and doc and doc.get("key") == key:
         if commit:
-            compiled.save_commit(cfg.state_dir, doc, commit)
+            compiled.save_commit(cfg.state_dir, doc, commit, stamp)
         return _from_doc(doc, key)
-    return _compile(cfg, key, files, budget, doc, commit)
+    return _compile(cfg, key, policy_files(cfg), budget, doc, commit, stamp)
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
@@ -148,6 +169,7 @@ def _compile(
     budget: float | None,
     previous: Mapping[str, Any] | None,
     commit: str | None,
+    stamp: list[object] | None = None,
 ) -> RuleSet:
     deadline = None if budget is None else time.monotonic() + budget
     with compiled.compile_lock(cfg.state_dir, wait=budget is None) as held:
@@ -166,6 +188,7 @@ def _compile(
         document = {
             "key": dict(key),
             "commit": commit,
+            "stamp": stamp if commit else None,  # what HEAD's files looked like for `commit`
             "complete": complete,
             "rules": [r.to_json() for r in rules],
             "files": read,
@@ -319,7 +342,7 @@ def check(
     """What the rules in force say about one tool call (``budget``: see ``load``)."""
     from reflectgit.notes.policy import call_from
 
-    call = call_from(tool, tool_input, cwd, home=str(cfg.home))
+    call = call_from(tool, tool_input, cwd, home=cfg.home_text)
     ruleset = load(cfg, budget)
     matched = matching(ruleset.rules, call)
     project = None
