@@ -7,7 +7,8 @@ milliseconds of every agent tool call, whose hook reads one payload and may prin
 parse and print exactly as ``json.loads`` and ``json.dumps`` with indent None do), with the two
 things ``json`` does in Python written out: skipping whitespace around the document, and the
 errors for an empty or trailing document, raised as ``json.JSONDecodeError`` (``json`` is
-imported only then; the scanner raises that class itself for everything else). Where ``_json``
+imported only then; the scanner raises that class itself for everything else, once
+``json.decoder`` is imported: Python 3.11's does not import it). Where ``_json``
 is missing (another interpreter), both are ``json``'s own. tests/test_cjson.py checks they agree
 with ``json`` on every real payload and on generated values.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 try:
@@ -67,6 +69,12 @@ def loads(text: str | bytes | bytearray) -> Any:
         value, end = _scan(text, _skip(text, 0))
     except StopIteration as err:
         raise _error("Expecting value", text, err.value) from None
+    except SystemError:
+        # Python 3.11's scanner takes its error class from json.decoder only when that module
+        # is already imported, and fails without an exception otherwise: let json say it.
+        import json
+
+        return json.loads(text)
     end = _skip(text, end)
     if end != len(text):
         raise _error("Extra data", text, end)
@@ -83,19 +91,26 @@ def dumps(
     ensure_ascii: bool = True,
     sort_keys: bool = False,
     separators: tuple[str, str] | None = None,
+    default: Callable[[Any], Any] | None = None,
 ) -> str:
-    """``json.dumps(value, ensure_ascii=..., sort_keys=..., separators=...)``."""
+    """``json.dumps(value, ensure_ascii=..., sort_keys=..., separators=..., default=...)``."""
     item, key = separators if separators is not None else (", ", ": ")
     if _json is None:
         import json
 
         return json.dumps(
-            value, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=(item, key)
+            value,
+            ensure_ascii=ensure_ascii,
+            sort_keys=sort_keys,
+            separators=(item, key),
+            default=default,
         )
     string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
     if isinstance(value, str):
         return string(value)
     # markers (a fresh dict: it finds cycles), default, encoder, indent, the key and item
     # separators, sort_keys, skipkeys, allow_nan: what json.JSONEncoder.iterencode passes
-    encoder = _json.make_encoder({}, _default, string, None, key, item, sort_keys, False, True)
+    encoder = _json.make_encoder(
+        {}, default or _default, string, None, key, item, sort_keys, False, True
+    )
     return "".join(encoder(value, 0))

@@ -129,6 +129,10 @@ def test_bytes_and_what_json_cannot_write_behave_as_json() -> None:
         assert outcome(cjson.loads, raw) == outcome(json.loads, raw)
     for bad in ({"a": {1, 2}}, {(1, 2): 3}, [b"x"]):
         assert outcome(cjson.dumps, bad) == outcome(json.dumps, bad)
+    odd = {"when": {1, 2}, "b": b"x", "n": [object]}
+    for options in OPTIONS:
+        assert cjson.dumps(odd, default=repr, **options) == json.dumps(odd, default=repr, **options)
+    assert cjson.dumps(odd["when"], default=str) == json.dumps(odd["when"], default=str)
     cycle: list[Any] = []
     cycle.append(cycle)
     assert outcome(cjson.dumps, cycle) == outcome(json.dumps, cycle)
@@ -156,3 +160,38 @@ def test_it_imports_neither_json_nor_re() -> None:
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+ERRORS_PROBE = r"""
+import sys
+from reflectgit import cjson
+for bad in sys.argv[1:]:
+    try:
+        cjson.loads(bad)
+    except ValueError as exc:
+        print(type(exc).__module__, type(exc).__name__, exc)
+"""
+
+
+def test_broken_documents_fail_the_same_in_a_process_without_json() -> None:
+    """Python 3.11's scanner finds its error class only where json.decoder is imported."""
+    import os
+    import subprocess
+    import sys
+
+    bad = ["{ torn", "[1,]", '"\\x"', "", "1 2", '{"a" 1}', "[" * 100]
+    path = os.pathsep.join([str(REPO_ROOT), *(p for p in sys.path if "-packages" in p)])
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", ERRORS_PROBE, *bad],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    expected = []
+    for text in bad:
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            expected.append(f"{type(exc).__module__} {type(exc).__name__} {exc}")
+    assert out.stdout.splitlines() == expected
