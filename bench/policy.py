@@ -151,6 +151,13 @@ def main() -> int:
         commit_rule(kb, env, "no-force-push-2")
         warm, out = hook(env, quiet)  # one more commit: reads the one new blob
         assert out == "", out
+        # On a loaded machine a cold compile may need more calls than these (each reads at
+        # least 200 notes, then stops at policy.compile_budget): go on until it is complete.
+        rules = kb / ".git" / "reflect-git" / "policy" / "rules.json"
+        for _ in range(50):
+            if json.loads(rules.read_text(encoding="utf-8")).get("complete") is True:
+                break
+            hook(env, quiet)
         _, denied = hook(env, blocked)
         assert json.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny", denied
 

@@ -47,7 +47,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("git", "state"),  # the repository; the state directory (peers: neither imports the other)
     ("notes",),  # the domain, pure
     ("config",),  # where things are and how they are set
-    ("errors", "records", "digest", "__init__"),  # errors; value objects; hashes; the root
+    (
+        "errors",
+        "records",
+        "digest",
+        "cjson",
+        "__init__",
+    ),  # errors; value objects; hashes; JSON; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 
@@ -116,6 +122,10 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "the default state directory is <git dir>/reflect-git; finding the git directory of a "
         "linked worktree or submodule means reading its .git file. config is below git (git "
         "imports config), so this one lookup stays here and git/repo_info.py reuses it"
+    ),
+    ("config.py", "git_dir_text", "git-path"): (
+        "git_dir_of as a string, for the hooks that import no pathlib (a .git file still goes "
+        "to git_dir_of)"
     ),
 }
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reflectgit import config as config_module
 from reflectgit.config import (
@@ -501,3 +503,75 @@ def test_settings_are_frozen_values_as_dataclasses_were() -> None:
     with pytest.raises(AttributeError):
         cfg.kb = Path("/x")  # type: ignore[misc]
     assert cfg.team == TeamSettings()  # cached properties still work on the frozen config
+
+
+# --------------------------------------------------------------------------- paths as strings
+# The hooks resolve the KB and its state directory as strings (no pathlib import); each string
+# function must say exactly what its Path namesake says.
+
+
+@given(st.text(alphabet="/.a~ b", max_size=12))
+def test_path_text_is_what_pathlib_writes(text: str) -> None:
+    from pathlib import PurePosixPath
+
+    assert config_module._norm(text) == str(PurePosixPath(text))
+    assert config_module._absolute(text) == str(Path(text).absolute())
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"REFLECT_GIT_KB": "~/kb/"},
+        {"REFLECT_GIT_KB": "  rel/./kb  "},
+        {"GLOBAL_LEARNINGS_PATH": "//net/kb"},
+        {"REFLECT_GIT_KB": "  ", "GLOBAL_LEARNINGS_PATH": "/x/../kb"},
+        {"HOME": "/home/someone/"},
+        {"HOME": ""},
+    ],
+)
+def test_the_kb_and_state_dir_strings_match_their_paths(tmp_path: Path, env: dict) -> None:
+    env = {"HOME": str(tmp_path), **env}
+    for explicit in (None, "", "rel//kb/", tmp_path / "given"):
+        kb = config_module.kb_text(explicit, env)
+        assert kb == str(config_module.resolve_kb_path(explicit, env))
+        assert config_module.state_dir_text(kb, env) == str(
+            config_module.resolve_state_dir(Path(kb), env)
+        )
+    assert config_module.home_text(env) == str(config_module.home_of(env))
+
+
+def test_a_resolved_config_gives_paths_and_the_same_strings(tmp_path: Path) -> None:
+    (tmp_path / "kb").mkdir()
+    git("init", "-q", cwd=tmp_path / "kb")
+    worktree = tmp_path / "wt"
+    (worktree).mkdir()
+    (worktree / ".git").write_text(f"gitdir: {tmp_path / 'kb' / '.git'}\n")  # a .git file
+    for kb in (tmp_path / "kb", worktree):
+        cfg = Config.resolve(kb, {"HOME": str(tmp_path)})
+        assert isinstance(cfg.kb, Path) and isinstance(cfg.state_dir, Path)
+        assert (cfg.kb_text, cfg.state_dir_text) == (str(cfg.kb), str(cfg.state_dir))
+        assert cfg.state_dir == config_module.resolve_state_dir(kb, {"HOME": str(tmp_path)})
+        assert cfg.home_text == str(cfg.home)
+    assert Config.resolve(worktree, {}).state_dir == tmp_path / "kb" / ".git" / "reflect-git"
+
+
+@pytest.mark.parametrize(
+    ("env", "disabled", "internal", "explicit"),
+    [
+        ({}, False, False, False),
+        ({"REFLECT_DISABLED": "yes", "REFLECT_STATE_DIR": "/tmp/s"}, True, False, True),
+        ({"REFLECT_GIT_INTERNAL": "1", "REFLECT_STATE_DIR": "  "}, False, True, False),
+        ({"REFLECT_DISABLED": "maybe"}, False, False, False),  # malformed: the default, logged
+    ],
+)
+def test_the_hook_switches_read_as_general_settings_do(
+    tmp_path: Path, env: dict, disabled: bool, internal: bool, explicit: bool
+) -> None:
+    cfg = Config.resolve(tmp_path, env)
+    assert (cfg.disabled, cfg.internal, cfg.state_dir_explicit) == (disabled, internal, explicit)
+    general = cfg.general
+    assert (general.disabled, general.internal) == (disabled, internal)
+    assert (general.state_dir is not None) == explicit
+    malformed = "REFLECT_DISABLED" in env and env["REFLECT_DISABLED"] == "maybe"
+    assert len(cfg.warnings) == (1 if malformed else 0)  # kept once, not once a reading

@@ -36,12 +36,19 @@ def hook(hook_id: str) -> dict:
     return found
 
 
-def test_hooks_are_console_scripts_of_the_package():
-    pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+def test_hooks_are_scripts_of_the_package():
+    """Plain ``#!python`` scripts (pip rewrites the line), not console scripts: see
+    docs/performance.md, "The hook processes, third pass"."""
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    scripts = pyproject["tool"]["setuptools"]["script-files"]
+    assert "scripts" not in pyproject["project"]
     assert [h["id"] for h in HOOKS] == ["reflect-git-validate", "reflect-git-check"]
     for entry in HOOKS:
         assert entry["language"] == "python"
-        assert re.search(rf'^{entry["entry"]} = "reflectgit\.hooks\.', pyproject, re.MULTILINE)
+        assert f"scripts/{entry['entry']}" in scripts
+        text = (REPO_ROOT / "scripts" / entry["entry"]).read_text(encoding="utf-8")
+        assert text.startswith("#!python\n")
+        assert re.search(r"^from reflectgit\.hooks\.\w+ import main$", text, re.MULTILINE)
     assert hook("reflect-git-check")["pass_filenames"] is False
     assert hook("reflect-git-validate").get("pass_filenames", True) is True
 

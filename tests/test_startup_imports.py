@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import REPO_ROOT, git
 from tests.fixtures_capture import kb_fixture  # noqa: F401  (the kb fixture)
 from tests.fixtures_validation import VALID_NOTE
 
@@ -110,6 +110,97 @@ def test_the_agent_hooks_import_no_dataclasses_yaml_or_schema(ruled_kb: Path) ->
             assert "reflectgit.workflows.capture.commits" not in modules
             log = (kb / ".git" / "reflect-git" / "logs" / "hooks.log").read_text()
             assert "policy:deny" in log
+
+
+# What the rules hook (``hook PreToolUse``, every tool call) no longer imports at all, in a
+# process with nothing preloaded: ``python -c pass`` loads none of them either, so each one
+# would be paid on every call (docs/performance.md, "The hook processes, third pass").
+NOT_IN_THE_RULES_HOOK = (
+    *NOT_IN_AGENT_HOOKS,
+    "pathlib", "typing", "re", "enum", "functools", "collections", "contextlib", "shlex",
+    "json", "json.decoder", "json.scanner", "json.encoder", "fnmatch", "urllib.parse",
+    "datetime", "reflectgit.git.objects",
+)  # fmt: skip
+# A deny also writes its breadcrumb (the clock and the secret scanner: notes.dates, privacy),
+# still without json's modules, shlex or pathlib.
+NOT_IN_A_DENY = (*NOT_IN_AGENT_HOOKS, "shlex", "json", "json.decoder", "pathlib")
+
+# The installed launcher itself (scripts/reflect-git, what pip puts in bin/), in a process
+# without ``site`` (an editable install's finder imports pathlib and re itself): the package
+# and the site-packages come from PYTHONPATH instead.
+SCRIPT_PROBE = """
+import sys
+script = sys.argv[1]
+sys.argv = [script, *sys.argv[2:]]
+try:
+    with open(script, encoding="utf-8") as fh:
+        code = compile(fh.read(), script, "exec")
+    exec(code, {"__name__": "__main__"})
+finally:
+    sys.stderr.write("\\n--modules--\\n" + "\\n".join(sorted(sys.modules)) + "\\n")
+"""
+
+
+def launched(
+    script: str, *argv: str, stdin: str = "", env: dict | None = None
+) -> tuple[set[str], str]:
+    import os
+
+    path = os.pathsep.join([str(REPO_ROOT), *(p for p in sys.path if "-packages" in p)])
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", SCRIPT_PROBE, str(REPO_ROOT / "scripts" / script), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {}), "PYTHONPATH": path},
+    )
+    _, _, modules = proc.stderr.partition("\n--modules--\n")
+    assert modules, proc.stderr
+    return set(modules.split()), proc.stdout
+
+
+def _age(folder: Path) -> None:
+    """Every file an hour old: past git/headstamp.py's racy window."""
+    import os
+
+    old = os.stat(folder).st_mtime - 3600
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (old, old))
+
+
+def test_the_rules_hook_imports_no_pathlib_typing_re_or_json(ruled_kb: Path) -> None:
+    kb = ruled_kb
+    env = {"REFLECT_GIT_KB": str(kb)}
+    quiet = _payload(kb, "Bash", {"command": "git status"}, "PreToolUse")
+    deny = _payload(kb, "Bash", {"command": "git push --force origin"}, "PreToolUse")
+    launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)  # compiles the rules
+    _age(kb / ".git")
+    launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)  # reads the commit once
+    for name, extra in (("quiet", {}), ("off", {"REFLECT_POLICY": "0"})):
+        modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env | extra)
+        assert "reflectgit.hooks.agent" in modules and out == "", name
+        if name == "quiet":
+            assert "reflectgit.workflows.policy" in modules  # the rules were checked
+        assert not modules & set(NOT_IN_THE_RULES_HOOK), (
+            name,
+            modules & set(NOT_IN_THE_RULES_HOOK),
+        )
+    modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=deny, env=env)
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert not modules & set(NOT_IN_A_DENY), modules & set(NOT_IN_A_DENY)
+    # HEAD moves: the stamp no longer vouches, the commit is read and the new rule acts
+    (kb / "documents" / "no-rebase.md").write_text(
+        RULE_NOTE.replace("no-force-push", "no-rebase").replace("git push --force", "git rebase")
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-qm", "another rule", cwd=kb)
+    _age(kb / ".git")
+    rebase = _payload(kb, "Bash", {"command": "git rebase main"}, "PreToolUse")
+    modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=rebase, env=env)
+    assert "no-rebase" in json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)
+    assert out == "" and not modules & set(NOT_IN_THE_RULES_HOOK)
 
 
 def test_the_validate_entry_points_import_no_dataclasses_or_argparse(tmp_path: Path) -> None:

@@ -10,7 +10,10 @@ drain, cost), ``search`` (search, recall, reindex). ``render`` prints everything
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

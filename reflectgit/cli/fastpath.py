@@ -25,8 +25,6 @@ sure, it steps aside. A test checks that the fast search prints exactly what typ
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from reflectgit.cli.options import (
     FAST_COMMANDS,
@@ -38,6 +36,11 @@ from reflectgit.cli.options import (
     FastCommand,
     Globals,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 class Peek:

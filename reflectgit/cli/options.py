@@ -8,12 +8,16 @@ so the two can never disagree about what ``--kb`` or ``-q`` mean.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
+from reflectgit.records import FrozenRecord
 
+# Every hook process reads this module (the peek): no `typing` or `pathlib` at run time.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, NoReturn
+
     from reflectgit.config import Config
 
 # flag -> (Globals field, takes a value). `--version` is eager: typer prints and exits.
@@ -46,15 +50,27 @@ SEARCH_OPTIONS: dict[str, tuple[str, bool]] = {
 SEARCH_LIMIT = 10
 
 
-class FastCommand(NamedTuple):
+class FastCommand(FrozenRecord):
     """A command the fast path parses itself, as its typer command declares it: each option's
     flag -> (parameter, kind), kind ``value`` (a string), ``int``, ``flag`` or ``multiple`` (a
     repeatable string); every parameter's default; the one optional argument, if any.
     tests/test_cli_registry.py parses every option both ways and checks the results are equal."""
 
+    __slots__ = ("argument", "defaults", "options")
+    _FIELDS = ("options", "defaults", "argument")
     options: dict[str, tuple[str, str]]
     defaults: dict[str, Any]
-    argument: str | None = None
+    argument: str | None
+
+    def __init__(
+        self,
+        options: dict[str, tuple[str, str]],
+        defaults: dict[str, Any],
+        argument: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "defaults", defaults)
+        object.__setattr__(self, "argument", argument)
 
 
 # `add` (cli/kb.py) and `recall` (cli/search.py): the same flags, parameters and defaults.
@@ -156,6 +172,8 @@ def read_input(name: str, what: str) -> bytes:
     """The bytes of a file the user named, or stdin for ``-``."""
     if name == "-":
         return sys.stdin.buffer.read()
+    from pathlib import Path
+
     try:
         return Path(name).read_bytes()
     except OSError as exc:

@@ -8,26 +8,39 @@ Outside a hook nothing changes: ``limit(default)`` is the default.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import time
-from collections.abc import Iterator
 from contextvars import ContextVar
 
 from reflectgit.errors import LockError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from contextvars import Token
+    from types import TracebackType
+
 _BOUND: ContextVar[float | None] = ContextVar("reflect_git_lock_bound", default=None)
 
 
-@contextlib.contextmanager
-def bounded(seconds: float) -> Iterator[None]:
-    """Within the block, no lock wait lasts longer than ``seconds``."""
-    token = _BOUND.set(seconds)
-    try:
-        yield
-    finally:
-        _BOUND.reset(token)
+class bounded:  # used as a function: `with bounded(2.0):`
+    """Within the block, no lock wait lasts longer than ``seconds``. (A class, not a
+    ``contextlib.contextmanager``: the hooks import no ``contextlib``.)"""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._tokens: list[Token[float | None]] = []
+
+    def __enter__(self) -> None:
+        self._tokens.append(_BOUND.set(self.seconds))
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _BOUND.reset(self._tokens.pop())
 
 
 def limit(default: float | None) -> float | None:

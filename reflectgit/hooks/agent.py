@@ -12,12 +12,16 @@ Imports only what the event needs: no typer, no rich, no dulwich unless a note i
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Sequence
-from typing import Any
 
+from reflectgit import cjson
 from reflectgit.notes.harness import HARNESSES
+
+# No `typing`, `json` or `collections` on the hook path (docs/performance.md, third pass).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 MAX_PAYLOAD = 8 * 1024 * 1024
 LOCK_WAIT = 2.0  # seconds a hook waits for any lock before it gives up (and logs it)
@@ -31,7 +35,7 @@ POLICY_ONLY = ("PreToolUse", "preToolUse")
 def read_payload(raw: bytes) -> dict[str, Any] | None:
     """The payload object, or None when it is not a JSON object."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = cjson.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

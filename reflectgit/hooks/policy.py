@@ -25,10 +25,14 @@ more to import than this whole hook may take.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+import os
 
+from reflectgit import cjson
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflectgit.config import Config
     from reflectgit.notes.policy import Decision
 
@@ -51,10 +55,10 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     kind = EVENTS.get(event)
     if kind is None or not cfg.policy.enabled:
         return None
-    if not cfg.state_dir_explicit and not cfg.state_dir.parent.is_dir():
+    if not cfg.state_dir_explicit and not os.path.isdir(os.path.dirname(cfg.state_dir_text)):
         return None  # no KB here: we never create its state directory by accident
     try:
-        payload = json.loads(raw.decode("utf-8"))
+        payload = cjson.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(payload, dict):
@@ -65,7 +69,7 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     tool_input = payload.get("tool_input", payload.get("toolArgs"))
     if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
         try:
-            tool_input = json.loads(tool_input)
+            tool_input = cjson.loads(tool_input)
         except ValueError:
             tool_input = {"command": tool_input}
     cwd = payload.get("cwd")
@@ -84,7 +88,7 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     out = reply(who, camel, kind, decision)
     sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
     _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
-    return json.dumps(out, ensure_ascii=False) if out is not None else None
+    return cjson.dumps(out, ensure_ascii=False) if out is not None else None
 
 
 def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str, Any] | None:

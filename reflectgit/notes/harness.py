@@ -7,8 +7,10 @@ PreToolUse hook reads it before anything else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 HARNESSES = ("claude", "codex", "copilot")
 # Copilot CLI camelCase event names (its hooks reference) -> the event we handle.

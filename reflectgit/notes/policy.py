@@ -33,10 +33,14 @@ rule, or one from an unreviewed note, does nothing.
 from __future__ import annotations
 
 import posixpath
-import re
-import shlex
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+
+from reflectgit.records import FrozenRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 ACTIONS = ("deny", "ask")
 MAX_CONTEXT = 3
@@ -60,9 +64,56 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
 MAX_DEPTH = 3  # nested `bash -c` scripts read
 
-_RULE = re.compile(r"^\s*(?P<tool>[A-Za-z_][A-Za-z0-9_.*-]*)\s*(?:\((?P<spec>.*)\))?\s*$", re.S)
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.M)
+_PATCH_FILE = r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$"  # re.M
+# The hook runs on every tool call and imports neither `re` nor `shlex` (docs/performance.md,
+# "The hook processes, third pass"): a rule is split by hand (``_split_rule``, what the regex
+# ``^\s*(?P<tool>[A-Za-z_][A-Za-z0-9_.*-]*)\s*(?:\((?P<spec>.*)\))?\s*$`` with re.S reads),
+# and words without quotes, escapes or shell punctuation are split by ``str.split`` (what
+# ``shlex`` makes of them); anything else goes to ``shlex``.
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_IDENT = _IDENT_START | frozenset("0123456789")
+_TOOL_CHARS = _IDENT | frozenset(".*-")
+_SHLEX_WHITESPACE = frozenset(" \t\r\n")
+_QUOTING = frozenset("'\"\\")
+_PUNCTUATION = frozenset("();<>|&")  # shlex's punctuation_chars=True
+
+
+def _plain(text: str, special: frozenset[str]) -> bool:
+    """No character ``shlex`` treats specially (``special``, or whitespace it does not split
+    at): then its words are ``text.split()``."""
+    return not any(c in special or (c.isspace() and c not in _SHLEX_WHITESPACE) for c in text)
+
+
+def _split_rule(text: str) -> tuple[str, str | None] | None:
+    """(tool, specifier or None) of ``Tool`` or ``Tool(specifier)``; None when it is neither."""
+    rest = text.lstrip()
+    if not rest or rest[0] not in _IDENT_START:
+        return None
+    end = 1
+    while end < len(rest) and rest[end] in _TOOL_CHARS:
+        end += 1
+    tool, rest = rest[:end], rest[end:].lstrip()
+    if not rest:
+        return tool, None
+    rest = rest.rstrip()
+    if rest[0] != "(" or len(rest) < 2 or rest[-1] != ")":
+        return None
+    return tool, rest[1:-1]
+
+
+def _shell_words(spec: str) -> list[str]:
+    """``shlex.split(spec)``."""
+    if _plain(spec, _QUOTING):
+        return spec.split()
+    import shlex
+
+    return shlex.split(spec)
+
+
+def _is_assignment(word: str) -> bool:
+    """``NAME=value`` (``^[A-Za-z_][A-Za-z0-9_]*=``)."""
+    name, eq, _ = word.partition("=")
+    return bool(eq) and bool(name) and name[0] in _IDENT_START and all(c in _IDENT for c in name)
 
 
 class RuleError(ValueError):
@@ -72,25 +123,32 @@ class RuleError(ValueError):
 # --------------------------------------------------------------------------- patterns
 
 
-class Pattern(NamedTuple):
+class Pattern(FrozenRecord):
     """A parsed rule pattern: the tool (or tool glob), and how its specifier matches."""
 
+    __slots__ = ("kind", "regex", "text", "tool", "words")
+    _FIELDS = ("text", "tool", "kind", "words", "regex")
     text: str
     tool: str
     kind: str  # any | exact | prefix | glob | path | domain
-    words: tuple[str, ...] = ()
-    regex: str = ""
+    words: tuple[str, ...]
+    regex: str
+
+    def __init__(
+        self, text: str, tool: str, kind: str, words: tuple[str, ...] = (), regex: str = ""
+    ) -> None:
+        for name, value in zip(self._FIELDS, (text, tool, kind, words, regex), strict=True):
+            object.__setattr__(self, name, value)
 
 
 def parse_pattern(text: str) -> Pattern:
     """``Tool`` or ``Tool(specifier)`` read into a ``Pattern``; ``RuleError`` when unreadable."""
     if not isinstance(text, str) or not text.strip():
         raise RuleError("a rule pattern is empty")
-    found = _RULE.match(text)
+    found = _split_rule(text)
     if found is None:
         raise RuleError(f"{text!r} is not `Tool` or `Tool(specifier)`")
-    tool = found.group("tool")
-    spec = found.group("spec")
+    tool, spec = found
     text = text.strip()
     if spec is None or spec.strip() in ("", "*", ":*"):
         return Pattern(text, tool, "any")
@@ -108,6 +166,8 @@ def parse_pattern(text: str) -> Pattern:
     if spec.endswith(" *") and "*" not in spec[:-2]:
         return Pattern(text, tool, "prefix", words=_words(spec[:-2]))
     if "*" in spec:
+        import re
+
         parts = [re.escape(" ".join(p.split())) for p in spec.split("*")]
         return Pattern(text, tool, "glob", regex=".*".join(parts))
     return Pattern(text, tool, "exact", words=_words(spec))
@@ -115,7 +175,7 @@ def parse_pattern(text: str) -> Pattern:
 
 def _words(spec: str) -> tuple[str, ...]:
     try:
-        words = tuple(shlex.split(spec))
+        words = tuple(_shell_words(spec))
     except ValueError as exc:
         raise RuleError(f"{spec!r}: {exc}") from exc
     if not words:
@@ -125,6 +185,8 @@ def _words(spec: str) -> tuple[str, ...]:
 
 def _path_regex(spec: str) -> str:
     """A path glob as a regex over an absolute POSIX path (``~`` stays ``~``: expanded later)."""
+    import re
+
     if spec.startswith("//"):
         spec, anchor = spec[1:], "^"
     elif spec.startswith("~/"):
@@ -163,6 +225,8 @@ def tool_covers(rule_tool: str, tool: str) -> bool:
     if rule_tool in SHELL_TOOLS:
         return tool in SHELL_TOOLS
     if "*" in rule_tool:
+        import re
+
         return re.fullmatch(".*".join(map(re.escape, rule_tool.split("*"))), tool) is not None
     return rule_tool == tool
 
@@ -170,14 +234,27 @@ def tool_covers(rule_tool: str, tool: str) -> bool:
 # --------------------------------------------------------------------------- calls
 
 
-class Call(NamedTuple):
+class Call(FrozenRecord):
     """The tool call a hook asks about, read from the normalised payload."""
 
+    __slots__ = ("command", "home", "paths", "tool", "url")
+    _FIELDS = ("tool", "command", "paths", "url", "home")
     tool: str
-    command: str = ""
-    paths: tuple[str, ...] = ()
-    url: str = ""
-    home: str = ""
+    command: str
+    paths: tuple[str, ...]
+    url: str
+    home: str
+
+    def __init__(
+        self,
+        tool: str,
+        command: str = "",
+        paths: tuple[str, ...] = (),
+        url: str = "",
+        home: str = "",
+    ) -> None:
+        for name, value in zip(self._FIELDS, (tool, command, paths, url, home), strict=True):
+            object.__setattr__(self, name, value)
 
 
 def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = "") -> Call:
@@ -186,6 +263,8 @@ def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = ""
     command = ""
     raw = data.get("command", data.get("cmd"))
     if isinstance(raw, list) and all(isinstance(w, str) for w in raw):
+        import shlex
+
         command = shlex.join(raw)
     elif isinstance(raw, str):
         command = raw
@@ -197,7 +276,9 @@ def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = ""
     if tool == "apply_patch":
         patch = data.get("input") or data.get("patch") or command
         if isinstance(patch, str):
-            paths.extend(_PATCH_FILE.findall(patch))
+            import re
+
+            paths.extend(re.findall(_PATCH_FILE, patch, re.M))
     base = cwd if isinstance(cwd, str) and cwd.startswith("/") else "/"
     absolute = tuple(dict.fromkeys(_absolute(p, base, home) for p in paths))
     url = data.get("url")
@@ -239,6 +320,11 @@ def simple_commands(command: str, depth: int = 0) -> list[tuple[str, ...]]:
 
 def _segments(command: str) -> list[tuple[str, ...]]:
     text = command.replace("\r\n", "\n").replace("\n", " ; ")
+    if _plain(text, _QUOTING | _PUNCTUATION):  # one simple command, split as shlex would
+        return [tuple(words)] if (words := text.split()) else []
+    import re
+    import shlex
+
     try:
         lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
@@ -264,7 +350,7 @@ def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
     i = 0
     while i < len(words):
         word = words[i]
-        if _ASSIGNMENT.match(word) or word in WRAPPERS:
+        if _is_assignment(word) or word in WRAPPERS:
             i += 1
             continue
         break
@@ -274,21 +360,45 @@ def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- rules
 
 
-class Rule(NamedTuple):
+class Rule(FrozenRecord):
     """One enforced rule and where it comes from."""
 
+    _FIELDS = (
+        "action", "pattern", "tier", "source", "origin", "reviewed", "title", "scope", "project"
+    )  # fmt: skip
+    __slots__ = _FIELDS
     action: str  # deny | ask
     pattern: str  # as written: Bash(git push --force:*)
     tier: str  # high | medium | low
     source: str  # the note id, or FILE:LINE of a policy file
-    origin: str = "note"  # note | permission | file
-    reviewed: bool = True
-    title: str = ""
-    scope: str | None = None
-    project: str | None = None
+    origin: str  # note | permission | file
+    reviewed: bool
+    title: str
+    scope: str | None
+    project: str | None
+
+    def __init__(
+        self,
+        action: str,
+        pattern: str,
+        tier: str,
+        source: str,
+        origin: str = "note",
+        reviewed: bool = True,
+        title: str = "",
+        scope: str | None = None,
+        project: str | None = None,
+    ) -> None:
+        values = (action, pattern, tier, source, origin, reviewed, title, scope, project)
+        for name, value in zip(self._FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def replace(self, **changes: Any) -> Rule:
+        """A copy with ``changes``."""
+        return Rule(**{**self.to_json(), **changes})
 
     def to_json(self) -> dict[str, Any]:
-        return self._asdict()
+        return {name: getattr(self, name) for name in self._FIELDS}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rule:
@@ -323,6 +433,8 @@ def matches(pattern: Pattern, call: Call) -> bool:
     if pattern.kind == "any":
         return True
     if pattern.kind == "path":
+        import re
+
         regex = pattern.regex
         if call.home and regex.startswith("^~/"):
             regex = "^" + re.escape(call.home.rstrip("/")) + regex[2:]
@@ -338,12 +450,20 @@ def matches(pattern: Pattern, call: Call) -> bool:
             return True
         if pattern.kind == "prefix" and words[: len(pattern.words)] == pattern.words:
             return True
-        if pattern.kind == "glob" and re.fullmatch(pattern.regex, " ".join(words), re.S):
+        if pattern.kind == "glob" and _fullmatch(pattern.regex, " ".join(words)):
             return True
     return False
 
 
+def _fullmatch(regex: str, text: str) -> bool:
+    import re
+
+    return re.fullmatch(regex, text, re.S) is not None
+
+
 def _host(url: str) -> str:
+    import re
+
     found = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:?#]+)", url.strip(), re.I)
     return found.group(1).lower() if found else ""
 
@@ -393,7 +513,7 @@ def permission_pattern(permission: Mapping[str, Any]) -> str | None:
     """The rule a "no, never" permission note stands for: the rule the dialog saved, else the
     tool and the exact command that was refused."""
     rule = permission.get("rule")
-    if isinstance(rule, str) and _RULE.match(rule):
+    if isinstance(rule, str) and _split_rule(rule) is not None:
         return rule.strip()
     tool = permission.get("tool")
     command = permission.get("command")
@@ -442,7 +562,7 @@ def rule_from_line(data: Mapping[str, Any], source: str) -> Rule | None:
     if action is None:
         return None
     text = data.get("rule")
-    if not (isinstance(text, str) and _RULE.match(text) and "(" in text):
+    if not (isinstance(text, str) and _split_rule(text) is not None and "(" in text):
         tool = (
             data.get("tool") if isinstance(data.get("tool"), str) and data.get("tool") else "Bash"
         )
@@ -470,13 +590,25 @@ def rule_from_line(data: Mapping[str, Any], source: str) -> Rule | None:
 # --------------------------------------------------------------------------- decisions
 
 
-class Decision(NamedTuple):
+class Decision(FrozenRecord):
     """What the hook answers: deny, ask, or nothing, with context lines for the agent."""
 
+    __slots__ = ("action", "context", "matched", "reason")
+    _FIELDS = ("action", "reason", "context", "matched")
     action: str | None  # deny | ask | None
-    reason: str = ""
-    context: tuple[str, ...] = ()
-    matched: tuple[Rule, ...] = ()
+    reason: str
+    context: tuple[str, ...]
+    matched: tuple[Rule, ...]
+
+    def __init__(
+        self,
+        action: str | None,
+        reason: str = "",
+        context: tuple[str, ...] = (),
+        matched: tuple[Rule, ...] = (),
+    ) -> None:
+        for name, value in zip(self._FIELDS, (action, reason, context, matched), strict=True):
+            object.__setattr__(self, name, value)
 
     @property
     def silent(self) -> bool:

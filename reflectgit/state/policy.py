@@ -10,12 +10,18 @@ answer from what they have.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-from collections.abc import Iterator, Mapping
-from pathlib import Path
-from typing import Any
+
+from reflectgit import cjson
+
+# The hook reads rules.json on every call: no `json` (``cjson``), `contextlib`, `typing` or
+# `pathlib` imports here until a compile writes (docs/performance.md, third pass).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import Any
 
 FOLDER = "policy"
 RULES_FILE = "rules.json"
@@ -32,17 +38,19 @@ def rules_path(state_dir: Path) -> Path:
     return folder(state_dir) / RULES_FILE
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _read_json(path: Path | str) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as fh:
+            data = cjson.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def load_rules(state_dir: Path) -> dict[str, Any] | None:
-    """The compiled document (``key``, ``rules``, ``complete``), or None when absent or unreadable."""
-    return _read_json(rules_path(state_dir))
+def load_rules(state_dir: Path | str) -> dict[str, Any] | None:
+    """The compiled document (``key``, ``rules``, ``complete``), or None when absent or
+    unreadable. (``state_dir`` may be a string: the hook reads it without pathlib.)"""
+    return _read_json(os.path.join(state_dir, FOLDER, RULES_FILE))
 
 
 def load_cache(state_dir: Path) -> dict[str, Any]:
@@ -60,24 +68,37 @@ def save(state_dir: Path, document: Mapping[str, Any], cache: Mapping[str, Any])
     _write(where / RULES_FILE, {"format": FORMAT, **document})
 
 
-def save_commit(state_dir: Path, document: Mapping[str, Any], commit: str) -> None:
+def save_commit(
+    state_dir: Path, document: Mapping[str, Any], commit: str, stamp: list[object] | None = None
+) -> None:
     """Remember that ``commit`` has the tree the rules were compiled for (another commit with
-    the same tree: a merge, an undo), so the next hook need not read the commit object."""
-    with contextlib.suppress(OSError):
-        _write(rules_path(state_dir), {**document, "format": FORMAT, "commit": commit})
+    the same tree: a merge, an undo), so the next hook need not read the commit object; and
+    ``stamp``, what HEAD's files looked like when ``commit`` was read from them
+    (``git/headstamp.py``), so the next hook need not read the commit either."""
+    data = {**document, "format": FORMAT, "commit": commit, "stamp": stamp}
+    try:  # noqa: SIM105 - contextlib is not imported on the hook path
+        _write(rules_path(state_dir), data)
+    except OSError:
+        pass
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
     from reflectgit.state.queue import atomic_write
 
-    atomic_write(path, json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+    text = cjson.dumps(data, sort_keys=True, separators=(",", ":"))
+    atomic_write(path, text.encode("utf-8"))
 
 
-@contextlib.contextmanager
-def compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
+def compile_lock(state_dir: Path, wait: bool) -> AbstractContextManager[bool]:
     """Hold the compile lock; yields False (without waiting) when another process holds it and
     ``wait`` is False. The lock goes when the process dies. Where no lock file can be made,
     yields True: that process can write nothing either."""
+    import contextlib  # only a compile takes the lock
+
+    return contextlib.contextmanager(_compile_lock)(state_dir, wait)
+
+
+def _compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
     import fcntl
 
     where = folder(state_dir)

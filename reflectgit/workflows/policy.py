@@ -21,16 +21,25 @@ the next call (the per-blob cache keeps the progress), and their rules do not ac
 
 from __future__ import annotations
 
-import contextlib
-import json
+import os
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from _collections_abc import Mapping  # collections.abc's own: no `collections` import
 
-from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, Config
-from reflectgit.notes.policy import Call, Decision, Rule, decide, matching, rule_from_line
+from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
+from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
+from reflectgit.records import FrozenRecord
 from reflectgit.state import policy as compiled
+
+# The hook imports no `typing`, `pathlib`, `contextlib` or `json` here (docs/performance.md,
+# "The hook processes, third pass"): they are imported where a compile needs them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from reflectgit.config import Config
+    from reflectgit.notes.policy import Call, Decision
 
 ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 MAX_FILE_BYTES = 1024 * 1024
@@ -39,15 +48,30 @@ SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies a
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-class RuleSet(NamedTuple):
+class RuleSet(FrozenRecord):
     """The rules in force, and how they were obtained."""
 
+    __slots__ = ("compiled", "complete", "files", "problems", "rules", "tree")
+    _FIELDS = ("rules", "tree", "complete", "compiled", "files", "problems")
     rules: list[Rule]
     tree: str | None
-    complete: bool = True  # False: the budget ran out; some notes were not read yet
-    compiled: bool = False  # this call recompiled
-    files: tuple[str, ...] = ()  # policy files read
-    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
+    complete: bool  # False: the budget ran out; some notes were not read yet
+    compiled: bool  # this call recompiled
+    files: tuple[str, ...]  # policy files read
+    problems: tuple[str, ...]  # lines of policy files that are no rule
+
+    def __init__(
+        self,
+        rules: list[Rule],
+        tree: str | None,
+        complete: bool = True,
+        compiled: bool = False,
+        files: tuple[str, ...] = (),
+        problems: tuple[str, ...] = (),
+    ) -> None:
+        values = (rules, tree, complete, compiled, files, problems)
+        for name, value in zip(self._FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def policy_files(cfg: Config) -> list[Path]:
@@ -59,15 +83,22 @@ def policy_files(cfg: Config) -> list[Path]:
     return out
 
 
-def _fingerprint(paths: Sequence[Path]) -> list[list[Any]]:
+def _policy_file_texts(cfg: Config) -> list[str]:
+    """``policy_files`` as strings, without pathlib (the hook's every call)."""
+    out = [] if cfg.policy.file is None else [os.fspath(cfg.policy.file)]
+    out.extend(os.path.join(cfg.home_text, name) for name in ORIGINAL_FILES)
+    return out
+
+
+def _fingerprint(paths: Sequence[str]) -> list[list[Any]]:
     out: list[list[Any]] = []
     for path in paths:
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
-            out.append([str(path), None, None])
+            out.append([path, None, None])
             continue
-        out.append([str(path), st.st_mtime_ns, st.st_size])
+        out.append([path, st.st_mtime_ns, st.st_size])
     return out
 
 
@@ -84,27 +115,40 @@ def _head_tree(cfg: Config) -> str | None:
 def load(cfg: Config, budget: float | None) -> RuleSet:
     """The rules in force: the compiled file when its key is current, else a recompile (within
     ``budget`` seconds; None: no limit, and wait for another process's compile)."""
-    from reflectgit.config import git_dir_of
+    from reflectgit.config import git_dir_text
+    from reflectgit.git.headstamp import head_stamp
+
+    fingerprint = _fingerprint(_policy_file_texts(cfg))
+    doc = compiled.load_rules(cfg.state_dir_text)
+    fresh = doc is not None and doc.get("complete") is True
+    git_dir = git_dir_text(cfg.kb_text)
+    where = git_dir if os.path.isdir(git_dir) else cfg.kb_text
+    # Taken before the commit is read: a ref that moves in between leaves an older stamp.
+    stamp = head_stamp(where)
+    if fresh and doc and stamp is not None and doc.get("stamp") == stamp:
+        # HEAD's files are as they were when the commit below was read: no need to read it
+        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
+        if doc.get("key") == key:
+            return _from_doc(doc, key)
+    from pathlib import Path
+
     from reflectgit.git.objects import head_commit
 
-    files = policy_files(cfg)
-    fingerprint = _fingerprint(files)
-    doc = compiled.load_rules(cfg.state_dir)
-    fresh = doc is not None and doc.get("complete") is True
-    git_dir = git_dir_of(cfg.kb)
-    commit = head_commit(git_dir if git_dir.is_dir() else cfg.kb)
+    commit = head_commit(Path(where))
     # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
     if fresh and doc and commit and doc.get("commit") == commit:
         key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
         if doc.get("key") == key:
+            if stamp is not None:
+                compiled.save_commit(cfg.state_dir, doc, commit, stamp)
             return _from_doc(doc, key)
     key = {"tree": _head_tree(cfg), "files": fingerprint}
     if fresh and doc and doc.get("key") == key:
         if commit:
-            compiled.save_commit(cfg.state_dir, doc, commit)
+            compiled.save_commit(cfg.state_dir, doc, commit, stamp)
         return _from_doc(doc, key)
-    return _compile(cfg, key, files, budget, doc, commit)
+    return _compile(cfg, key, policy_files(cfg), budget, doc, commit, stamp)
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
@@ -125,6 +169,7 @@ def _compile(
     budget: float | None,
     previous: Mapping[str, Any] | None,
     commit: str | None,
+    stamp: list[object] | None = None,
 ) -> RuleSet:
     deadline = None if budget is None else time.monotonic() + budget
     with compiled.compile_lock(cfg.state_dir, wait=budget is None) as held:
@@ -143,17 +188,22 @@ def _compile(
         document = {
             "key": dict(key),
             "commit": commit,
+            "stamp": stamp if commit else None,  # what HEAD's files looked like for `commit`
             "complete": complete,
             "rules": [r.to_json() for r in rules],
             "files": read,
             "problems": problems,
         }
-        with contextlib.suppress(OSError):  # a read-only state directory: answer all the same
+        try:  # noqa: SIM105 - no contextlib on the hook path
             compiled.save(cfg.state_dir, document, cache)
+        except OSError:  # a read-only state directory: answer all the same
+            pass
         return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
 
 
 def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]]:
+    import json
+
     rules: list[Rule] = []
     read: list[str] = []
     problems: list[str] = []
@@ -221,7 +271,7 @@ def _note_rules(
 
 
 def _unreviewed(rule: Rule) -> Rule:
-    return rule._replace(reviewed=False)
+    return rule.replace(reviewed=False)
 
 
 def _rules_of(data: bytes, path: str) -> list[Rule]:
@@ -238,6 +288,8 @@ def _rules_of(data: bytes, path: str) -> list[Rule]:
         return []
     if note_state("live", note.frontmatter) != "live":
         return []
+    from pathlib import PurePosixPath
+
     return rules_from_note(note.frontmatter, note.id or PurePosixPath(path).stem)
 
 
@@ -263,13 +315,21 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-class Check(NamedTuple):
+class Check(FrozenRecord):
     """The answer for one call, and what it was decided from."""
 
+    __slots__ = ("call", "decision", "project", "ruleset")
+    _FIELDS = ("call", "decision", "ruleset", "project")
     call: Call
     decision: Decision
     ruleset: RuleSet
-    project: str | None = None
+    project: str | None
+
+    def __init__(
+        self, call: Call, decision: Decision, ruleset: RuleSet, project: str | None = None
+    ) -> None:
+        for name, value in zip(self._FIELDS, (call, decision, ruleset, project), strict=True):
+            object.__setattr__(self, name, value)
 
 
 def check(
@@ -282,7 +342,7 @@ def check(
     """What the rules in force say about one tool call (``budget``: see ``load``)."""
     from reflectgit.notes.policy import call_from
 
-    call = call_from(tool, tool_input, cwd, home=str(cfg.home))
+    call = call_from(tool, tool_input, cwd, home=cfg.home_text)
     ruleset = load(cfg, budget)
     matched = matching(ruleset.rules, call)
     project = None

@@ -15,19 +15,19 @@ first. Heavy modules (dulwich, YAML, the schema) are imported only when a note i
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from reflectgit import cjson
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import Record
+from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -99,19 +99,34 @@ class NoteDraft(Record):
         self.slug = slug
 
 
-class Written(NamedTuple):
+class Written(FrozenRecord):
     """Notes committed by one capture: ids and the commit."""
 
+    __slots__ = ("commit", "ids")
+    _FIELDS = ("ids", "commit")
     ids: tuple[str, ...]
     commit: str | None
 
+    def __init__(self, ids: tuple[str, ...], commit: str | None) -> None:
+        object.__setattr__(self, "ids", ids)
+        object.__setattr__(self, "commit", commit)
 
-class Queued(NamedTuple):
+
+class Queued(FrozenRecord):
     """What the gate said and, when it passed, the queue entry."""
 
+    __slots__ = ("created", "entry_id", "verdict")
+    _FIELDS = ("verdict", "entry_id", "created")
     verdict: Verdict
-    entry_id: str | None = None
-    created: bool = False
+    entry_id: str | None
+    created: bool
+
+    def __init__(
+        self, verdict: Verdict, entry_id: str | None = None, created: bool = False
+    ) -> None:
+        object.__setattr__(self, "verdict", verdict)
+        object.__setattr__(self, "entry_id", entry_id)
+        object.__setattr__(self, "created", created)
 
 
 class Capture:
@@ -137,7 +152,7 @@ class Capture:
 
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
-            data = json.loads(self.path(kind, session).read_text(encoding="utf-8"))
+            data = cjson.loads(self.path(kind, session).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -148,7 +163,7 @@ class Capture:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
-        tmp.write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
+        tmp.write_text(cjson.dumps(doc, sort_keys=True), encoding="utf-8")
         os.replace(tmp, target)
 
     @contextlib.contextmanager
@@ -196,7 +211,7 @@ class Capture:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
-            (folder / LAST_EVENT).write_text(json.dumps(doc) + "\n", encoding="utf-8")
+            (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
 
     # ------------------------------------------------------------------ notes
 
@@ -518,7 +533,7 @@ class Capture:
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
-            line = json.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
+            line = cjson.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
             if tail and not tail.endswith(b"\n"):  # a torn last line: ours starts a new one
                 line = "\n" + line
             with path.open("a", encoding="utf-8") as fh:
@@ -593,9 +608,14 @@ class Capture:
         return self.cfg.disabled or self.settings.idle_disabled
 
 
-class CommitRecord(NamedTuple):
+class CommitRecord(FrozenRecord):
     """One line of ``commits.jsonl``."""
 
+    _FIELDS = (
+        "sha", "branch", "subject", "body", "files", "session", "merge_conflict_resolved",
+        "parents", "reverts", "repo", "ts",
+    )  # fmt: skip
+    __slots__ = _FIELDS
     sha: str
     branch: str | None
     subject: str
@@ -608,8 +628,14 @@ class CommitRecord(NamedTuple):
     repo: str
     ts: str
 
+    def __init__(self, **values: Any) -> None:
+        if set(values) != set(self._FIELDS):
+            raise TypeError(f"CommitRecord() takes exactly the fields {', '.join(self._FIELDS)}")
+        for name in self._FIELDS:
+            object.__setattr__(self, name, values[name])
+
     def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
+        return {name: getattr(self, name) for name in self._FIELDS}
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:
@@ -617,7 +643,7 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
         with contextlib.suppress(ValueError):
-            row = json.loads(raw)
+            row = cjson.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
     return rows

@@ -23,17 +23,18 @@ Copilot's ``errorOccurred`` is recorded as a breadcrumb in ``logs/errors.jsonl``
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from reflectgit import cjson
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.records import FrozenRecord
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
@@ -79,12 +80,19 @@ _CORRECTION = (
 )
 
 
-class Reply(NamedTuple):
+class Reply(FrozenRecord):
     """How a prompt answers a permission request."""
 
+    __slots__ = ("confidence", "decision", "scope")
+    _FIELDS = ("decision", "scope", "confidence")
     decision: str  # allow | deny
     scope: str  # always | never | scoped | once
     confidence: str
+
+    def __init__(self, decision: str, scope: str, confidence: str) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "confidence", confidence)
 
 
 def correction_in(prompt: str) -> re.Match[str] | None:
@@ -99,7 +107,7 @@ def _text(value: Any, cap: int = EVIDENCE_CAP) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        value = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        value = cjson.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     value = clean(value)
     return value if len(value) <= cap else value[: cap - 1] + "…"
 
@@ -129,7 +137,7 @@ def _tags(payload: Mapping[str, Any], *more: str) -> list[str]:
 
 def _sig(tool: str, tool_input: Any) -> str:
     """A short fingerprint of a call (loop detection only needs equality)."""
-    raw = json.dumps([tool, tool_input], sort_keys=True, default=str).encode("utf-8")
+    raw = cjson.dumps([tool, tool_input], sort_keys=True, default=str).encode("utf-8")
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
 
 
@@ -167,7 +175,7 @@ def normalise(event: str, payload: Mapping[str, Any], harness: str | None = None
     tool_input = first("tool_input", "toolArgs")
     if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
         try:
-            tool_input = json.loads(tool_input)
+            tool_input = cjson.loads(tool_input)
         except ValueError:
             tool_input = {"command": tool_input}
     out["tool_input"] = tool_input
@@ -663,7 +671,7 @@ class AgentEvents:
             path = places.get(where) if isinstance(where, str) else None
             data = read_small_file(path) if path is not None else None
             try:
-                settings = json.loads(data) if data else None
+                settings = cjson.loads(data) if data else None
             except ValueError:
                 settings = None
             perms = settings.get("permissions") if isinstance(settings, dict) else None
@@ -924,7 +932,7 @@ class AgentEvents:
         path = folder / ERRORS_FILE
         if path.exists() and path.stat().st_size > ERRORS_MAX_BYTES:
             os.replace(path, folder / (ERRORS_FILE + ".1"))
-        line = json.dumps(clean_data({k: v for k, v in row.items() if v is not None}))
+        line = cjson.dumps(clean_data({k: v for k, v in row.items() if v is not None}))
         with path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
         self.cap.log(

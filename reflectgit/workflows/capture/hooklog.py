@@ -9,14 +9,12 @@ dates, names and note writing) to say that it blocked a call. Every line is ``cl
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
+    from collections.abc import Callable
 
     from reflectgit.config import Config
 
@@ -31,7 +29,7 @@ class HookLog:
     def __init__(self, cfg: Config, clock: Callable[[], float] = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        self.state_dir: Path = cfg.state_dir
+        self.state_dir = cfg.state_dir_text  # a string: a deny's breadcrumb imports no pathlib
         if cfg.warnings and self.usable:  # malformed settings fell back to defaults: say so
             for warning in cfg.warnings:
                 self.write("config", "fallback", warning)
@@ -41,7 +39,7 @@ class HookLog:
         """False when there is no KB to capture into (we never create one by accident)."""
         if self.cfg.state_dir_explicit:
             return True
-        return self.state_dir.parent.is_dir()
+        return os.path.isdir(os.path.dirname(self.state_dir))
 
     def write(self, event: str, outcome: str, detail: str = "", session: str | None = None) -> None:
         """One line in ``<state>/logs/hooks.log``; never raises."""
@@ -49,17 +47,19 @@ class HookLog:
             from reflectgit.notes.dates import format_epoch
             from reflectgit.notes.privacy import clean
 
-            folder = self.state_dir / LOG_DIR
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / LOG_FILE
-            with contextlib.suppress(OSError):
-                if path.stat().st_size > LOG_MAX_BYTES:
-                    os.replace(path, folder / (LOG_FILE + ".1"))
+            folder = os.path.join(self.state_dir, LOG_DIR)
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, LOG_FILE)
+            try:
+                if os.stat(path).st_size > LOG_MAX_BYTES:
+                    os.replace(path, os.path.join(folder, LOG_FILE + ".1"))
+            except OSError:
+                pass
             stamp = format_epoch(self.clock())
             line = " ".join(
                 part for part in (stamp, event, session or "-", outcome, detail) if part
             )
-            with path.open("a", encoding="utf-8") as fh:
+            with open(path, "a", encoding="utf-8") as fh:
                 fh.write(clean(line.replace("\n", " ")[:2000]) + "\n")
         except Exception:
             pass
