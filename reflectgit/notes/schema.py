@@ -18,8 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
@@ -42,12 +41,15 @@ from reflectgit.notes.note import (
     parse_sidecar,
     split_frontmatter,
 )
-
-NOTE_SCHEMA = "frontmatter.schema.json"
-SIDECAR_SCHEMA = "sidecar.schema.json"
-SIDECAR_SUFFIX = ".entities.yaml"
-NOTE_SUFFIX = ".md"
-
+from reflectgit.notes.problems import Problem as Problem
+from reflectgit.notes.quickcheck import NOTE_SCHEMA as NOTE_SCHEMA
+from reflectgit.notes.quickcheck import NOTE_SUFFIX as NOTE_SUFFIX
+from reflectgit.notes.quickcheck import SIDECAR_SCHEMA as SIDECAR_SCHEMA
+from reflectgit.notes.quickcheck import SIDECAR_SUFFIX as SIDECAR_SUFFIX
+from reflectgit.notes.quickcheck import fast_validator as fast_validator
+from reflectgit.notes.quickcheck import frontmatter_accepted, name_findings, note_is_valid
+from reflectgit.notes.quickcheck import is_valid_fast as is_valid_fast
+from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
 
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",
@@ -56,23 +58,6 @@ _REQUIRED_HINTS = {
     "description": 'add `description: ""` (it may be empty)',
     "entities": "add `entities: []` or list the entities",
 }
-
-
-class Problem(NamedTuple):  # not a dataclass: the pre-commit hook imports no dataclasses
-    """One validation problem: where (file, line, column, field path) and what to do about it."""
-
-    file: str
-    line: int
-    column: int
-    field: str
-    message: str
-    severity: str = "error"
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
-
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.file, self.line, self.column, self.field)
 
 
 # --------------------------------------------------------------------------- schemas
@@ -90,31 +75,12 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def fast_validator(name: str) -> Callable[[Any], Any]:
-    """The yes/no validator, compiled ahead of time (``validators.py``); raises on the first error."""
-    from reflectgit.notes.validators import VALIDATORS
-
-    validate: Callable[[Any], Any] = VALIDATORS[name]
-    return validate
-
-
 @cache
 def reference_validator(name: str) -> Any:
     """The jsonschema Draft 2020-12 validator that reports every error with its path."""
     import jsonschema
 
     return jsonschema.Draft202012Validator(load_schema(name))
-
-
-def is_valid_fast(instance: Any, name: str) -> bool:
-    """Yes or no from the compiled validator."""
-    from reflectgit.notes.validators import Invalid
-
-    try:
-        fast_validator(name)(instance)
-    except Invalid:
-        return False
-    return True
 
 
 def is_valid_reference(instance: Any, name: str) -> bool:
@@ -136,25 +102,12 @@ def to_json_value(value: Any) -> Any:
 # --------------------------------------------------------------------------- entry points
 
 
-def kind_of_path(path: str | Path) -> str | None:
-    """``note`` for ``*.md``, ``sidecar`` for ``*.entities.yaml``, else None."""
-    name = Path(path).name
-    if name.endswith(SIDECAR_SUFFIX):
-        return "sidecar"
-    if name.endswith(NOTE_SUFFIX):
-        return "note"
-    return None
-
-
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
     """Parse and validate a note's bytes; every problem comes back as a value."""
+    if note_is_valid(data):
+        return []  # plain YAML, valid: PyYAML need not be asked
     quick = fast_frontmatter(data)
-    if (
-        quick is not None
-        and is_valid_fast(quick, NOTE_SCHEMA)
-        and not _RAW_CONTROL.search(data)
-        and not _name_findings(quick, escapes=b"\\" in data)
-    ):
+    if quick is not None and frontmatter_accepted(quick, data):
         return []
     try:
         note = parse_note(data, path)
@@ -176,7 +129,7 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
     """Validate a parsed note's frontmatter (``strict`` adds nothing for notes yet)."""
     source = path or (note.origin.source if note.origin else "<note>")
     instance = to_json_value(note.frontmatter)
-    findings = _name_findings(instance) + _enforce_findings(instance)
+    findings = name_findings(instance) + _enforce_findings(instance)
     body_at = names.text_control(note.body)
     if not findings and body_at is None and is_valid_fast(instance, NOTE_SCHEMA):
         return []
@@ -222,24 +175,6 @@ def _enforce_findings(instance: Any) -> list[Finding]:
                     )
                 )
     return out
-
-
-# Control characters a file may not hold (tab, newline and carriage return are text).
-_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
-
-
-def _name_findings(instance: Any, escapes: bool = True) -> list[names.Finding]:
-    """What git or a teammate's checkout cannot hold: control characters in any string, an id
-    that cannot name a file everywhere (the schema checks the rest of an id's shape). Without
-    ``escapes`` (no backslash in a file with no raw control character), YAML cannot have
-    produced a control character, so strings are not searched."""
-    findings = list(names.control_findings(instance)) if escapes else []
-    ident = instance.get("id") if isinstance(instance, Mapping) else None
-    if isinstance(ident, str) and not findings:
-        problem = names.id_problem(ident)
-        if problem is not None:
-            findings.append((["id"], False, f"{ident!r} {problem}"))
-    return findings
 
 
 def _body_position(note: Note, at: int) -> tuple[int, int]:

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from reflectgit.errors import UsageError
-from reflectgit.notes.schema import (
+from reflectgit.notes.problems import Problem
+from reflectgit.notes.quickcheck import (
     NOTE_SCHEMA,
     SIDECAR_SCHEMA,
-    Problem,
     fast_validator,
     kind_of_path,
-    validate_note_bytes,
-    validate_sidecar_bytes,
+    note_is_valid,
 )
 from reflectgit.records import Record
 
@@ -36,7 +35,13 @@ def validate_file(
     except OSError as exc:
         return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
     if kind_of_path(path) == "sidecar":
+        from reflectgit.notes.schema import validate_sidecar_bytes
+
         return validate_sidecar_bytes(data, shown, strict=strict)
+    if note_is_valid(data):
+        return []  # the quick yes: no PyYAML, no jsonschema (``notes/quickcheck.py``)
+    from reflectgit.notes.schema import validate_note_bytes
+
     return validate_note_bytes(data, shown, strict=strict)
 
 

@@ -1,0 +1,26 @@
+"""A validation problem: where (file, line, column, field path) and what to do about it. Pure.
+
+Its own module so the pre-commit hook's quick path, which imports neither PyYAML nor jsonschema,
+can report an unreadable file and render the report.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Problem(NamedTuple):  # not a dataclass: the pre-commit hook imports no dataclasses
+    """One validation problem: where (file, line, column, field path) and what to do about it."""
+
+    file: str
+    line: int
+    column: int
+    field: str
+    message: str
+    severity: str = "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.file, self.line, self.column, self.field)
