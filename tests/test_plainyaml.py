@@ -441,3 +441,31 @@ def test_kind_of_path_names_the_last_part_as_pathlib_does(path):
     )
     assert quickcheck.kind_of_path(path) == expected
     assert quickcheck.kind_of_path(Path(path)) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("/.ab"), max_size=10))
+def test_shown_paths_are_written_as_pathlib_writes_them(text):
+    from pathlib import PurePosixPath
+
+    from reflectgit.workflows import validation
+
+    assert validation.path_text(text) == str(PurePosixPath(text))
+    for base in ("/", "a", "a/b", "/a", "//a", ".", "a/"):
+        try:
+            expected = PurePosixPath(text).relative_to(base).as_posix()
+        except ValueError:
+            expected = str(PurePosixPath(text))
+        assert validation._display(validation.path_text(text), base) == expected, base
+
+
+def test_the_generated_validators_take_decimals_as_numbers_without_importing_decimal():
+    import decimal
+
+    front = {"title": "t", "created": "2026-03-04", "confidence": "high"}
+    for number in (decimal.Decimal("0.5"), decimal.Decimal("2")):
+        data = {**front, "confidence_num": number}
+        assert schema.is_valid_fast(data, schema.NOTE_SCHEMA) == schema.is_valid_reference(
+            data, schema.NOTE_SCHEMA
+        )
+    assert not schema.is_valid_fast({**front, "confidence_num": "0.5"}, schema.NOTE_SCHEMA)

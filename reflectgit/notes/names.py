@@ -25,7 +25,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_NAME_BYTES = 255
 WINDOWS_CHARS = '<>:"/\\|?*'

@@ -67,11 +67,10 @@ _NUMBER_LIKE = re.compile(
      (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
     re.X,
 )
-# Characters YAML reads as line breaks or refuses, which this module never has to reason about.
-_REFUSED = frozenset("\t\r\x85\u2028\u2029\ufeff\ufffe\uffff")
-# C0 and C1 controls but the newline, DEL and lone surrogates: YAML refuses them in a stream.
-_CONTROLS = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0), *range(0xD800, 0xE000)), None)
-del _CONTROLS[0x0A]
+# What this module never has to reason about: C0 and C1 controls but the newline (tabs and
+# carriage returns too), DEL, lone surrogates, the other line breaks YAML 1.1 knows (NEL, LS,
+# PS), a byte order mark, and the two non-characters YAML refuses.
+_REFUSED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff\ufffe\uffff]")
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -82,7 +81,7 @@ class _Outside(Exception):
 def json_value(text: str) -> Any:
     """The mapping the text holds, as ``schema.fast_frontmatter`` sees it; None when the text is
     outside the subset, empty, or not a mapping."""
-    if not _REFUSED.isdisjoint(text) or len(text.translate(_CONTROLS)) != len(text):
+    if _REFUSED.search(text):
         return None
     lines: list[tuple[int, str]] = []
     for raw in text.split("\n"):

@@ -8,9 +8,12 @@ entry point prints the same lines: ``path:line:col: field: message``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from reflectgit.notes.problems import Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "github", "codequality", "junit")
 
