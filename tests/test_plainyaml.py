@@ -86,6 +86,8 @@ def test_every_valid_corpus_file_is_read_without_pyyaml(path):
     assert plainyaml.json_value(yaml_text_of(path)) is not None
     if schema.kind_of_path(path) == "note":
         assert quickcheck.note_is_valid(path.read_bytes())
+    else:
+        assert quickcheck.sidecar_is_valid(path.read_bytes())
 
 
 def test_notes_reflect_git_writes_are_read_without_pyyaml():
@@ -103,19 +105,22 @@ def test_the_quick_path_reports_exactly_what_the_full_path_reports(path):
     jsonschema for the explanation), byte for byte, in every format."""
     data = path.read_bytes()
     shown = path.name
-    if schema.kind_of_path(path) == "sidecar":
-        full = schema.validate_sidecar_bytes(data, shown)
-    else:
-        try:
-            full = schema.validate_note(parse_note(data, shown), shown)
-        except NoteError as exc:
-            full = [schema.problem_from_error(exc, shown)]
-    quick = validate_file(path, display=shown)
-    assert quick == full
-    if quickcheck.note_is_valid(data):
-        assert full == []
-    for fmt in report.FORMATS:
-        assert report.render(quick, fmt, 1) == report.render(full, fmt, 1)
+    for strict in (False, True):
+        if schema.kind_of_path(path) == "sidecar":
+            full = schema.validate_sidecar_bytes(data, shown, strict=strict)
+            yes = quickcheck.sidecar_is_valid(data, strict=strict)
+        else:
+            try:
+                full = schema.validate_note(parse_note(data, shown), shown)
+            except NoteError as exc:
+                full = [schema.problem_from_error(exc, shown)]
+            yes = quickcheck.note_is_valid(data)
+        quick = validate_file(path, strict=strict, display=shown)
+        assert quick == full
+        if yes:
+            assert full == []
+        for fmt in report.FORMATS:
+            assert report.render(quick, fmt, 1) == report.render(full, fmt, 1)
 
 
 # --------------------------------------------------------------------------- edge cases
@@ -469,3 +474,42 @@ def test_the_generated_validators_take_decimals_as_numbers_without_importing_dec
             data, schema.NOTE_SCHEMA
         )
     assert not schema.is_valid_fast({**front, "confidence_num": "0.5"}, schema.NOTE_SCHEMA)
+
+
+_EDGE = st.fixed_dictionaries(
+    {"source": st.sampled_from(["a", "b", "x"]), "target": st.sampled_from(["a", "b", "y"])},
+    optional={
+        "type": st.sampled_from(["causes", "uses", "Uses", "bogus", ""]),
+        "strength": st.one_of(st.integers(-2, 12), st.floats(0, 1), st.just("8")),
+        "tvalid": st.sampled_from(["2026-03-04", "2026-03-05T10:00:00Z", "soon"]),
+        "tvalid_end": st.sampled_from(["2026-03-01", "2026-03-09", None]),
+        "description": _WORD,
+    },
+)
+_ENTITY = st.fixed_dictionaries(
+    {"name": st.sampled_from(["a", "b", "c", ""])},
+    optional={"type": st.sampled_from(["tool", "concept", "Tool", "nope"]), "description": _WORD},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "document_id": st.sampled_from(["n-1", "", "a/b"]),
+            "extracted_at": st.sampled_from(["2026-03-04T00:00:00", "2026-03-04", "x"]),
+            "entities": st.lists(_ENTITY, max_size=3),
+            "relationships": st.lists(_EDGE, max_size=3),
+            "extra": _SCALAR,
+        },
+    ),
+    st.booleans(),
+)
+def test_the_quick_yes_is_only_given_to_sidecars_the_full_path_accepts(data, strict):
+    from reflectgit.notes.note import Sidecar, render_sidecar
+
+    raw = render_sidecar(Sidecar(data))
+    agrees(raw.decode())
+    if quickcheck.sidecar_is_valid(raw, strict=strict):
+        assert schema.validate_sidecar_bytes(raw, "s.entities.yaml", strict=strict) == []

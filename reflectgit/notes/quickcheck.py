@@ -24,7 +24,7 @@ from reflectgit.notes.frontmatter import decode_text, split_frontmatter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any
 
@@ -35,6 +35,8 @@ NOTE_SUFFIX = ".md"
 
 # Control characters a file may not hold (tab, newline and carriage return are text).
 RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
+
+Finding = names.Finding  # path, point at the key (not the value), message
 
 
 def kind_of_path(path: str | Path) -> str | None:
@@ -83,6 +85,55 @@ def name_findings(instance: Any, escapes: bool = True) -> list[names.Finding]:
     return findings
 
 
+def sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding]:
+    """What a schema cannot say: tvalid_end >= tvalid, and the --strict rules."""
+    relationships = data.get("relationships")
+    edges = relationships if isinstance(relationships, list) else []
+    for index, edge in enumerate(edges):
+        if (
+            not isinstance(edge, dict)
+            or edge.get("tvalid") is None
+            or edge.get("tvalid_end") is None
+        ):
+            continue
+        from reflectgit.notes.dates import parse_instant  # datetime: only edges with both dates
+
+        start, end = parse_instant(edge.get("tvalid")), parse_instant(edge.get("tvalid_end"))
+        if start is not None and end is not None and end < start:
+            yield (
+                ["relationships", index, "tvalid_end"],
+                False,
+                f"{edge['tvalid_end']!r} is before tvalid {edge['tvalid']!r}; an edge cannot "
+                "stop being true before it started (fix the dates or drop tvalid_end)",
+            )
+    if not strict:
+        return
+    for key, example in (
+        ("document_id", "the note's id"),
+        ("extracted_at", "2026-03-04T09:12:00Z"),
+    ):
+        if key not in data:
+            yield ([key], True, f"is required with --strict; add `{key}: {example}`")
+    entities = data.get("entities")
+    listed = {
+        e.get("name")
+        for e in (entities if isinstance(entities, list) else [])
+        if isinstance(e, dict)
+    }
+    for index, edge in enumerate(edges):
+        if not isinstance(edge, dict):
+            continue
+        for end_key in ("source", "target"):
+            value = edge.get(end_key)
+            if isinstance(value, str) and value not in listed:
+                yield (
+                    ["relationships", index, end_key],
+                    False,
+                    f"{value!r} is not a listed entity; add it under entities or fix the name "
+                    "(with --strict every edge joins two listed entities)",
+                )
+
+
 def frontmatter_accepted(quick: Any, data: bytes) -> bool:
     """Is ``quick``, the frontmatter of the note ``data`` as the validator sees it, valid with
     nothing a schema cannot say (control characters, an id no checkout can hold)?"""
@@ -102,3 +153,19 @@ def note_is_valid(data: bytes) -> bool:
     except NoteError:  # the full path reports it
         return False
     return frontmatter_accepted(plainyaml.json_value(yaml_text), data)
+
+
+def sidecar_is_valid(data: bytes, strict: bool = False) -> bool:
+    """Yes when the sidecar ``data`` is plain YAML and valid (``schema.validate_sidecar_bytes``
+    would find no problem); no when it is not, or when only the full parser may judge."""
+    try:
+        text = decode_text(data, "<sidecar>")
+    except NoteError:
+        return False
+    instance = plainyaml.json_value(text.replace("\r\n", "\n"))
+    return (
+        isinstance(instance, dict)
+        and not any(sidecar_findings(instance, strict))
+        and not any(names.control_findings(instance))
+        and is_valid_fast(instance, SIDECAR_SCHEMA)
+    )

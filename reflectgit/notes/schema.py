@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -24,7 +24,6 @@ import yaml
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
-from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.note import (
     ENTITY_TYPES,
     MAX_DEPTH,
@@ -47,7 +46,12 @@ from reflectgit.notes.quickcheck import NOTE_SUFFIX as NOTE_SUFFIX
 from reflectgit.notes.quickcheck import SIDECAR_SCHEMA as SIDECAR_SCHEMA
 from reflectgit.notes.quickcheck import SIDECAR_SUFFIX as SIDECAR_SUFFIX
 from reflectgit.notes.quickcheck import fast_validator as fast_validator
-from reflectgit.notes.quickcheck import frontmatter_accepted, name_findings, note_is_valid
+from reflectgit.notes.quickcheck import (
+    frontmatter_accepted,
+    name_findings,
+    note_is_valid,
+    sidecar_findings,
+)
 from reflectgit.notes.quickcheck import is_valid_fast as is_valid_fast
 from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
 
@@ -192,7 +196,7 @@ def validate_sidecar(
     """Validate a parsed sidecar; ``strict`` also needs document_id, extracted_at, known endpoints."""
     source = path or (sidecar.origin.source if sidecar.origin else "<sidecar>")
     instance = to_json_value(sidecar.data)
-    findings = [*_sidecar_findings(instance, strict), *names.control_findings(instance)]
+    findings = [*sidecar_findings(instance, strict), *names.control_findings(instance)]
     if not findings and is_valid_fast(instance, SIDECAR_SCHEMA):
         return []
     locator = _Locator.for_origin(sidecar.origin, top_line=1)
@@ -324,50 +328,7 @@ def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
 # --------------------------------------------------------------------------- code checks
 
 
-Finding = tuple[list[str | int], bool, str]  # path, point at the key (not the value), message
-
-
-def _sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding]:
-    """What a schema cannot say: tvalid_end >= tvalid, and the --strict rules."""
-    relationships = data.get("relationships")
-    edges = relationships if isinstance(relationships, list) else []
-    for index, edge in enumerate(edges):
-        if not isinstance(edge, dict):
-            continue
-        start, end = parse_instant(edge.get("tvalid")), parse_instant(edge.get("tvalid_end"))
-        if start is not None and end is not None and end < start:
-            yield (
-                ["relationships", index, "tvalid_end"],
-                False,
-                f"{edge['tvalid_end']!r} is before tvalid {edge['tvalid']!r}; an edge cannot "
-                "stop being true before it started (fix the dates or drop tvalid_end)",
-            )
-    if not strict:
-        return
-    for key, example in (
-        ("document_id", "the note's id"),
-        ("extracted_at", "2026-03-04T09:12:00Z"),
-    ):
-        if key not in data:
-            yield ([key], True, f"is required with --strict; add `{key}: {example}`")
-    entities = data.get("entities")
-    names = {
-        e.get("name")
-        for e in (entities if isinstance(entities, list) else [])
-        if isinstance(e, dict)
-    }
-    for index, edge in enumerate(edges):
-        if not isinstance(edge, dict):
-            continue
-        for end_key in ("source", "target"):
-            value = edge.get(end_key)
-            if isinstance(value, str) and value not in names:
-                yield (
-                    ["relationships", index, end_key],
-                    False,
-                    f"{value!r} is not a listed entity; add it under entities or fix the name "
-                    "(with --strict every edge joins two listed entities)",
-                )
+Finding = names.Finding  # path, point at the key (not the value), message
 
 
 # --------------------------------------------------------------------------- schema errors

@@ -19,6 +19,7 @@ from reflectgit.notes.quickcheck import (
     fast_validator,
     kind_of_path,
     note_is_valid,
+    sidecar_is_valid,
 )
 from reflectgit.records import FrozenRecord, Record
 
@@ -38,6 +39,8 @@ def validate_file(
     except OSError as exc:
         return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
     if kind_of_path(path) == "sidecar":
+        if sidecar_is_valid(data, strict=strict):
+            return []
         from reflectgit.notes.schema import validate_sidecar_bytes
 
         return validate_sidecar_bytes(data, shown, strict=strict)
