@@ -5,6 +5,7 @@ same problems, lines and columns for every file."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -412,10 +413,8 @@ def _pyyaml_number_like(text: str) -> bool:
         ]
     )
 )
-def test_the_readers_number_pattern_is_pyyamls(text):
-    from reflectgit.notes.plainyaml import _NUMBER_LIKE
-
-    assert bool(_NUMBER_LIKE.match(text)) == _pyyaml_number_like(text)
+def test_the_readers_number_test_is_pyyamls_patterns(text):
+    assert plainyaml.number_like(text) == _pyyaml_number_like(text), text
 
 
 @pytest.mark.parametrize(
@@ -513,3 +512,31 @@ def test_the_quick_yes_is_only_given_to_sidecars_the_full_path_accepts(data, str
     agrees(raw.decode())
     if quickcheck.sidecar_is_valid(raw, strict=strict):
         assert schema.validate_sidecar_bytes(raw, "s.entities.yaml", strict=strict) == []
+
+
+def _pyyaml_patterns() -> list[str]:
+    import yaml
+
+    seen: dict[str, str] = {}
+    for resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.values():
+        for tag, regexp in resolvers:
+            if tag.rsplit(":", 1)[-1] in _NUMERIC_TAGS:
+                seen[tag] = regexp.pattern
+    return list(seen.values())
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        [st.from_regex(re.compile(p, re.X), fullmatch=True) for p in _pyyaml_patterns()]
+    ).filter(lambda s: s and "\n" not in s),
+    st.integers(0, 40),
+    st.sampled_from(["", "0", "_", ".", ":", "-", "e", "+", " ", "T", "Z", "x"]),
+    st.booleans(),
+)
+def test_the_readers_number_test_agrees_near_pyyamls_numbers(text, at, char, drop):
+    assert plainyaml.number_like(text), text
+    at = min(at, len(text))
+    near = text[:at] + text[at + 1 :] if drop else text[:at] + char + text[at:]
+    if near:
+        assert plainyaml.number_like(near) == _pyyaml_number_like(near), near

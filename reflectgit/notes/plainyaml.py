@@ -47,26 +47,6 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # Characters after which PyYAML's resolver may give a number or a date (its first-character
 # table); a plain scalar starting with one must be a form recognised below.
 _NUMERIC_START = frozenset("-+.0123456789")
-# PyYAML's implicit float, int and timestamp patterns (yaml/resolver.py, YAML 1.1), as one: a
-# plain scalar that matches none of them is a string (a test compares them with PyYAML's).
-_NUMBER_LIKE = re.compile(
-    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
-    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
-    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
-    |[-+]?\.(?:inf|Inf|INF)
-    |\.(?:nan|NaN|NAN)
-    |[-+]?0b[0-1_]+
-    |[-+]?0[0-7_]+
-    |[-+]?(?:0|[1-9][0-9_]*)
-    |[-+]?0x[0-9a-fA-F_]+
-    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
-    |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-    |[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
-     (?:[Tt]|[ \t]+)[0-9][0-9]?
-     :[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
-     (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
-    re.X,
-)
 # What this module never has to reason about: C0 and C1 controls but the newline (tabs and
 # carriage returns too), DEL, lone surrogates, the other line breaks YAML 1.1 knows (NEL, LS,
 # PS), a byte order mark, and the two non-characters YAML refuses.
@@ -273,7 +253,7 @@ def _plain(text: str) -> Any:
         if text in ("<<", "="):
             raise _Outside  # a merge key, a value key
         return text
-    if first not in _NUMERIC_START or not _NUMBER_LIKE.match(text):
+    if first not in _NUMERIC_START or not number_like(text):
         return text
     return _number_or_date(text)
 
@@ -343,3 +323,136 @@ def _date(text: str) -> str:
     if zone[1:] == "00:00":
         return stamp + "+00:00"
     return stamp + zone
+
+
+# --------------------------------------------------------------------------- number-like
+
+_DEC = frozenset("0123456789")
+_DEC_ = _DEC | {"_"}
+_OCT_ = frozenset("01234567_")
+_BIN_ = frozenset("01_")
+_HEX_ = _DEC_ | frozenset("abcdefABCDEF")
+
+
+def number_like(text: str) -> bool:
+    """Does PyYAML's resolver take the plain scalar ``text`` for a float, an int or a timestamp?
+    Its three YAML 1.1 patterns (``yaml/resolver.py``) written out, so that importing this module
+    compiles no regular expression (a test compares the two on generated strings)."""
+    unsigned = text[1:] if text[:1] in ("+", "-") else text
+    if not unsigned:
+        return False
+    if unsigned in (".inf", ".Inf", ".INF"):
+        return True
+    if unsigned is text and (text in (".nan", ".NaN", ".NAN") or _timestamp(text)):
+        return True
+    if unsigned is text and text[0] == "." and _fraction_exponent(text[1:], first_digit=True):
+        return True
+    return _int_like(unsigned) or _float_like(unsigned)
+
+
+def _int_like(s: str) -> bool:
+    head, tail = s[:2], s[2:]
+    if head == "0b":
+        return bool(tail) and _BIN_.issuperset(tail)
+    if head == "0x":
+        return bool(tail) and _HEX_.issuperset(tail)
+    if s == "0" or (s[0] == "0" and len(s) > 1 and _OCT_.issuperset(s[1:])):
+        return True
+    if s[0] not in "123456789":
+        return False
+    whole, colon, groups = s.partition(":")
+    if not colon:
+        return _DEC_.issuperset(whole)
+    return _DEC_.issuperset(whole) and all(_sexagesimal(g) for g in groups.split(":"))
+
+
+def _float_like(s: str) -> bool:
+    if s[0] not in _DEC:
+        return False
+    whole, dot, rest = s.partition(".")
+    if not dot:
+        return False
+    head, colon, groups = whole.partition(":")
+    if colon:  # [0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*
+        return (
+            _DEC_.issuperset(head)
+            and all(_sexagesimal(g) for g in groups.split(":"))
+            and _DEC_.issuperset(rest)
+        )
+    return _DEC_.issuperset(whole) and _fraction_exponent(rest, first_digit=False)
+
+
+def _fraction_exponent(s: str, first_digit: bool) -> bool:
+    """``[0-9_]*`` (``[0-9][0-9_]*`` with ``first_digit``), then an optional ``[eE][-+][0-9]+``."""
+    cut = min((i for i in (s.find("e"), s.find("E")) if i >= 0), default=len(s))
+    digits, exponent = s[:cut], s[cut + 1 :]
+    if first_digit and (not digits or digits[0] not in _DEC):
+        return False
+    if not _DEC_.issuperset(digits):
+        return False
+    if cut == len(s):
+        return True
+    return len(exponent) > 1 and exponent[0] in "+-" and _DEC.issuperset(exponent[1:])
+
+
+def _sexagesimal(group: str) -> bool:
+    """``[0-5]?[0-9]``."""
+    if len(group) == 1:
+        return group in _DEC
+    return len(group) == 2 and group[0] in "012345" and group[1] in _DEC
+
+
+def _timestamp(t: str) -> bool:
+    """``YYYY-MM-DD``, or ``YYYY-M-D`` then ``T``/``t``/blanks, ``H:MM:SS``, an optional
+    fraction and an optional zone (``Z``, ``+H``, ``-HH:MM``, after optional blanks)."""
+    if len(t) < 10 or t[4] != "-" or not _DEC.issuperset(t[:4]):
+        return False
+    if len(t) == 10 and t[7] == "-" and _DEC.issuperset(t[5:7] + t[8:10]):
+        return True
+    i = _digits(t, 5, 1, 2)
+    if i < 0 or t[i : i + 1] != "-":
+        return False
+    i = _digits(t, i + 1, 1, 2)
+    if i < 0 or i >= len(t):
+        return False
+    if t[i] in "Tt":
+        i += 1
+    elif t[i] in " \t":
+        while i < len(t) and t[i] in " \t":
+            i += 1
+    else:
+        return False
+    i = _digits(t, i, 1, 2)
+    for _ in range(2):
+        if i < 0 or t[i : i + 1] != ":":
+            return False
+        i = _digits(t, i + 1, 2, 2)
+    if i < 0:
+        return False
+    if t[i : i + 1] == ".":
+        i += 1
+        while i < len(t) and t[i] in _DEC:
+            i += 1
+    if i == len(t):
+        return True
+    while i < len(t) and t[i] in " \t":
+        i += 1
+    zone = t[i:]
+    if zone == "Z":
+        return True
+    if zone[:1] not in ("+", "-"):
+        return False
+    i = _digits(t, i + 1, 1, 2)
+    if i < 0:
+        return False
+    if i == len(t):
+        return True
+    return t[i] == ":" and _digits(t, i + 1, 2, 2) == len(t)
+
+
+def _digits(t: str, i: int, least: int, most: int) -> int:
+    """The index after ``least`` to ``most`` ASCII digits at ``i`` (as many as there are), or -1."""
+    j = i
+    while j < len(t) and j - i < most and t[j] in _DEC:
+        j += 1
+    return j if j - i >= least else -1
