@@ -279,3 +279,51 @@ def test_a_search_right_after_a_commit_refreshes_without_dataclasses_or_git(
     assert "reflectgit.git.store" in modules
     unwanted = {*NEVER, "subprocess", "_hashlib"}
     assert not modules & unwanted, modules & unwanted
+
+
+# What the pre-commit hook must not import for a valid plain note (issue 17, "validate, third
+# pass"): PyYAML's package, the schema module that explains problems, jsonschema, and the
+# standard modules the quick path no longer needs. The note and sidecar that fail go on to the
+# full path (PyYAML, jsonschema) as before.
+NOT_FOR_A_VALID_NOTE = (
+    *NEVER,
+    "yaml",
+    "jsonschema",
+    "reflectgit.notes.schema",
+    "reflectgit.notes.note",
+    "decimal",
+)
+# ... and, with no site-packages at all (``python -S``: the editable install's import finder,
+# which imports pathlib itself, is not there either), nor these.
+NOT_IN_THE_BARE_HOOK = (*NOT_FOR_A_VALID_NOTE, "typing", "pathlib", "json", "datetime")
+
+
+def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_path: Path) -> None:
+    note = tmp_path / "one.md"
+    note.write_text(VALID_NOTE)
+    for entry, argv in (
+        ("reflect-git-validate", [str(note)]),
+        ("reflect-git", ["validate", str(note)]),
+    ):
+        modules, out = loaded(entry, *argv)
+        assert "reflectgit.notes.quickcheck" in modules, entry
+        assert out == ""
+        assert not modules & set(NOT_FOR_A_VALID_NOTE), (entry, modules & set(NOT_FOR_A_VALID_NOTE))
+    # a bare interpreter: only the standard library and this checkout
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, "reflect-git-validate", str(note)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    _, _, listed = proc.stderr.partition("\n--modules--\n")
+    modules = set(listed.split())
+    assert "reflectgit.notes.quickcheck" in modules, proc.stderr
+    assert not modules & set(NOT_IN_THE_BARE_HOOK), modules & set(NOT_IN_THE_BARE_HOOK)
+    # an invalid note goes on to the full path, which explains it
+    bad = tmp_path / "bad.md"
+    bad.write_text(VALID_NOTE.replace("confidence: high", "confidence: sure"))
+    modules, out = loaded("reflect-git-validate", str(bad))
+    assert {"yaml", "jsonschema", "reflectgit.notes.schema"} <= modules
+    assert "confidence" in out

@@ -8,7 +8,6 @@ exactly what the typer CLI prints.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import time
@@ -41,6 +40,8 @@ def begin() -> None:
 
 def write_json(document: Any) -> None:
     """One JSON document on stdout (the whole of stdout under ``--json``)."""
+    import json  # on first use: a text report (every `validate`'s) needs neither json nor its regexes
+
     sys.stdout.write(json.dumps(document, indent=2, sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
     _Run.documents += 1
@@ -757,6 +758,8 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
     else:
         out.append("decision: none (the call goes ahead)")
     if answer is not None:
+        import json
+
         out.append(f"{harness} {event} reply: {json.dumps(answer, ensure_ascii=False)}")
     else:
         out.append(f"{harness} {event} reply: nothing (no output)")

@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from reflectgit.errors import ReflectGitError
 from reflectgit.notes.report import FORMATS, render, summary
 from reflectgit.workflows.validation import collect, validate_targets
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parser() -> Any:

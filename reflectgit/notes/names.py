@@ -23,9 +23,13 @@ file system cannot create, two ids one case-insensitive file system sees as one 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping
-from typing import Any
+
+from reflectgit.notes.lazyre import Pattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_NAME_BYTES = 255
 WINDOWS_CHARS = '<>:"/\\|?*'
@@ -39,7 +43,7 @@ SIDE_SUFFIXES = (".md", ".entities.yaml")  # the files an id names
 # Refused in text: C0 controls except tab, newline and carriage return; DEL; C1 controls.
 _TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Refused in a commit message: the same, and the carriage return too.
-_MESSAGE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MESSAGE_CONTROL = Pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # compiled on first use
 # Refused in a file name: every control character, tab and newline included.
 _NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
@@ -50,11 +54,13 @@ _NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "
 def describe(ch: str) -> str:
     """``U+0000 (NUL)``: a character as a person can find it in an editor."""
     code = ord(ch)
+    import unicodedata  # only to name a character in a message
+
     name = _NAMES.get(code) or unicodedata.name(ch, "control character")
     return f"U+{code:04X} ({name})"
 
 
-def _first(pattern: re.Pattern[str], text: str) -> int | None:
+def _first(pattern: re.Pattern[str] | Pattern, text: str) -> int | None:
     found = pattern.search(text)
     return found.start() if found else None
 
@@ -75,7 +81,7 @@ def control_message(text: str, at: int) -> str:
 
 # Terminal escape sequences as captured tool output holds them: CSI (colours, cursor moves),
 # OSC (titles, clipboard writes, links) and two-character escapes.
-_ESCAPE = re.compile(
+_ESCAPE = Pattern(
     "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
     "|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
     "|\x1b[@-Z\\\\-_]"
@@ -147,6 +153,8 @@ def id_key(ident: str) -> str:
     under Unicode compatibility normalisation (``Foo-1`` ~ ``foo-1``, composed ~ decomposed)."""
     if ident.isascii():
         return ident.lower()  # the same key, without the Unicode tables
+    import unicodedata
+
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
 
 

@@ -19,9 +19,13 @@ import yaml
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
 from reflectgit.notes.dates import format_timestamp
+from reflectgit.notes.frontmatter import _CLOSE as _CLOSE
+from reflectgit.notes.frontmatter import _FENCE as _FENCE
+from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
+from reflectgit.notes.frontmatter import decode_text as decode_text
+from reflectgit.notes.frontmatter import split_frontmatter as split_frontmatter
 from reflectgit.records import Record
 
-MAX_NOTE_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64  # nested lists and mappings; a note needs four
 SLUG_MAX = 60
@@ -140,8 +144,6 @@ RELATIONSHIP_KEY_ORDER = (
     "superseded_by",
 )
 
-_FENCE = re.compile(r"---[ \t]*(\r?\n|\Z)")
-_CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
@@ -414,33 +416,6 @@ def _expanded_size(value: Any, limit: int) -> int:
 # --------------------------------------------------------------------------- text
 
 
-def decode_text(data: bytes, source: str) -> str:
-    """UTF-8 (a BOM is fine) within the size bound, or a clear error."""
-    if len(data) > MAX_NOTE_BYTES:
-        raise NoteError(
-            f"{source}: {len(data)} bytes is over the {MAX_NOTE_BYTES} byte limit for a note",
-            hint="split the note, or move long logs out of it",
-        )
-    if b"\x00" in data:
-        raise NoteError(
-            f"{source}: binary file (contains NUL bytes)",
-            hint="notes are UTF-8 markdown text",
-            line=data[: data.index(b"\x00")].count(b"\n") + 1,
-            column=1,
-        )
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise NoteError(
-            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            hint="re-save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`)",
-            line=line,
-            column=col,
-        ) from None
-
-
 # NamedTuples and plain classes, not dataclasses: the pre-commit hook imports this module on
 # every commit, and ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost it ~10 ms.
 
@@ -483,36 +458,6 @@ class Note(Record):
     def tier(self) -> str | None:
         """``high|medium|low`` from ``confidence`` or ``confidence_num``; None when unknown."""
         return tier_of(self.frontmatter)
-
-
-def split_frontmatter(text: str, source: str) -> tuple[str, str, int]:
-    """Split note text into (frontmatter YAML, body, first YAML line number)."""
-    opening = _FENCE.match(text)
-    if not opening:
-        raise NoteError(
-            f"{source}: no frontmatter (the file must start with a line '---')",
-            hint="add a '---' fenced YAML block with at least title, created and confidence",
-            line=1,
-            column=1,
-        )
-    start = opening.end()
-    closing = _CLOSE.search(text, start)
-    if not closing:
-        raise NoteError(
-            f"{source}: the frontmatter opened on line 1 is never closed",
-            hint="add a line '---' after the last frontmatter field",
-            line=1,
-            column=1,
-        )
-    yaml_text = text[start : closing.start()]
-    rest = text[closing.end() :]
-    if rest.startswith("\n"):
-        rest = rest[1:]
-    crlf = opening.group(1) == "\r\n"
-    if crlf:
-        yaml_text = yaml_text.replace("\r\n", "\n")
-        rest = rest.replace("\r\n", "\n")
-    return yaml_text, rest, 2
 
 
 def parse_note(data: bytes | str, source: str = "<note>") -> Note:

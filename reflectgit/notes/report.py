@@ -7,12 +7,13 @@ entry point prints the same lines: ``path:line:col: field: message``.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
-from typing import Any
 
-from reflectgit.notes.schema import Problem
+from reflectgit.notes.problems import Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "github", "codequality", "junit")
 
@@ -60,10 +61,14 @@ def render(
     """Every output line for ``fmt`` (``json``, ``codequality`` and ``junit`` are one line
     holding the whole document). ``suite`` names the run in the reports (``reflect-git check``)."""
     if fmt == "json":
+        import json  # the text report (every commit's) needs neither json nor its regexes
+
         return [json.dumps(json_document(problems, checked, **extra), indent=2)]
     if fmt == "github":
         return [github_line(p) for p in problems]
     if fmt == "codequality":
+        import json
+
         return [json.dumps(code_quality(problems, suite), indent=2)]
     if fmt == "junit":
         return [junit_xml(problems, checked, suite)]
@@ -81,6 +86,7 @@ def code_quality(problems: Sequence[Problem], suite: str = "reflect-git") -> lis
     same issue between the target branch's report and the merge request's.
     """
     import hashlib  # only this format fingerprints
+    import re
 
     issues = []
     seen: dict[str, int] = {}

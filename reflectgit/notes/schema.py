@@ -16,16 +16,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
-from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.note import (
     ENTITY_TYPES,
     MAX_DEPTH,
@@ -42,12 +40,20 @@ from reflectgit.notes.note import (
     parse_sidecar,
     split_frontmatter,
 )
-
-NOTE_SCHEMA = "frontmatter.schema.json"
-SIDECAR_SCHEMA = "sidecar.schema.json"
-SIDECAR_SUFFIX = ".entities.yaml"
-NOTE_SUFFIX = ".md"
-
+from reflectgit.notes.problems import Problem as Problem
+from reflectgit.notes.quickcheck import NOTE_SCHEMA as NOTE_SCHEMA
+from reflectgit.notes.quickcheck import NOTE_SUFFIX as NOTE_SUFFIX
+from reflectgit.notes.quickcheck import SIDECAR_SCHEMA as SIDECAR_SCHEMA
+from reflectgit.notes.quickcheck import SIDECAR_SUFFIX as SIDECAR_SUFFIX
+from reflectgit.notes.quickcheck import fast_validator as fast_validator
+from reflectgit.notes.quickcheck import (
+    frontmatter_accepted,
+    name_findings,
+    note_is_valid,
+    sidecar_findings,
+)
+from reflectgit.notes.quickcheck import is_valid_fast as is_valid_fast
+from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
 
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",
@@ -56,23 +62,6 @@ _REQUIRED_HINTS = {
     "description": 'add `description: ""` (it may be empty)',
     "entities": "add `entities: []` or list the entities",
 }
-
-
-class Problem(NamedTuple):  # not a dataclass: the pre-commit hook imports no dataclasses
-    """One validation problem: where (file, line, column, field path) and what to do about it."""
-
-    file: str
-    line: int
-    column: int
-    field: str
-    message: str
-    severity: str = "error"
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
-
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.file, self.line, self.column, self.field)
 
 
 # --------------------------------------------------------------------------- schemas
@@ -90,31 +79,12 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def fast_validator(name: str) -> Callable[[Any], Any]:
-    """The yes/no validator, compiled ahead of time (``validators.py``); raises on the first error."""
-    from reflectgit.notes.validators import VALIDATORS
-
-    validate: Callable[[Any], Any] = VALIDATORS[name]
-    return validate
-
-
 @cache
 def reference_validator(name: str) -> Any:
     """The jsonschema Draft 2020-12 validator that reports every error with its path."""
     import jsonschema
 
     return jsonschema.Draft202012Validator(load_schema(name))
-
-
-def is_valid_fast(instance: Any, name: str) -> bool:
-    """Yes or no from the compiled validator."""
-    from reflectgit.notes.validators import Invalid
-
-    try:
-        fast_validator(name)(instance)
-    except Invalid:
-        return False
-    return True
 
 
 def is_valid_reference(instance: Any, name: str) -> bool:
@@ -136,25 +106,12 @@ def to_json_value(value: Any) -> Any:
 # --------------------------------------------------------------------------- entry points
 
 
-def kind_of_path(path: str | Path) -> str | None:
-    """``note`` for ``*.md``, ``sidecar`` for ``*.entities.yaml``, else None."""
-    name = Path(path).name
-    if name.endswith(SIDECAR_SUFFIX):
-        return "sidecar"
-    if name.endswith(NOTE_SUFFIX):
-        return "note"
-    return None
-
-
 def validate_note_bytes(data: bytes, path: str, strict: bool = False) -> list[Problem]:
     """Parse and validate a note's bytes; every problem comes back as a value."""
+    if note_is_valid(data):
+        return []  # plain YAML, valid: PyYAML need not be asked
     quick = fast_frontmatter(data)
-    if (
-        quick is not None
-        and is_valid_fast(quick, NOTE_SCHEMA)
-        and not _RAW_CONTROL.search(data)
-        and not _name_findings(quick, escapes=b"\\" in data)
-    ):
+    if quick is not None and frontmatter_accepted(quick, data):
         return []
     try:
         note = parse_note(data, path)
@@ -176,7 +133,7 @@ def validate_note(note: Note, path: str | None = None, strict: bool = False) -> 
     """Validate a parsed note's frontmatter (``strict`` adds nothing for notes yet)."""
     source = path or (note.origin.source if note.origin else "<note>")
     instance = to_json_value(note.frontmatter)
-    findings = _name_findings(instance) + _enforce_findings(instance)
+    findings = name_findings(instance) + _enforce_findings(instance)
     body_at = names.text_control(note.body)
     if not findings and body_at is None and is_valid_fast(instance, NOTE_SCHEMA):
         return []
@@ -224,24 +181,6 @@ def _enforce_findings(instance: Any) -> list[Finding]:
     return out
 
 
-# Control characters a file may not hold (tab, newline and carriage return are text).
-_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
-
-
-def _name_findings(instance: Any, escapes: bool = True) -> list[names.Finding]:
-    """What git or a teammate's checkout cannot hold: control characters in any string, an id
-    that cannot name a file everywhere (the schema checks the rest of an id's shape). Without
-    ``escapes`` (no backslash in a file with no raw control character), YAML cannot have
-    produced a control character, so strings are not searched."""
-    findings = list(names.control_findings(instance)) if escapes else []
-    ident = instance.get("id") if isinstance(instance, Mapping) else None
-    if isinstance(ident, str) and not findings:
-        problem = names.id_problem(ident)
-        if problem is not None:
-            findings.append((["id"], False, f"{ident!r} {problem}"))
-    return findings
-
-
 def _body_position(note: Note, at: int) -> tuple[int, int]:
     """(line, column) in the file of character ``at`` of the body (line 1 when unknown)."""
     start = 1
@@ -257,7 +196,7 @@ def validate_sidecar(
     """Validate a parsed sidecar; ``strict`` also needs document_id, extracted_at, known endpoints."""
     source = path or (sidecar.origin.source if sidecar.origin else "<sidecar>")
     instance = to_json_value(sidecar.data)
-    findings = [*_sidecar_findings(instance, strict), *names.control_findings(instance)]
+    findings = [*sidecar_findings(instance, strict), *names.control_findings(instance)]
     if not findings and is_valid_fast(instance, SIDECAR_SCHEMA):
         return []
     locator = _Locator.for_origin(sidecar.origin, top_line=1)
@@ -389,50 +328,7 @@ def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
 # --------------------------------------------------------------------------- code checks
 
 
-Finding = tuple[list[str | int], bool, str]  # path, point at the key (not the value), message
-
-
-def _sidecar_findings(data: Mapping[str, Any], strict: bool) -> Iterable[Finding]:
-    """What a schema cannot say: tvalid_end >= tvalid, and the --strict rules."""
-    relationships = data.get("relationships")
-    edges = relationships if isinstance(relationships, list) else []
-    for index, edge in enumerate(edges):
-        if not isinstance(edge, dict):
-            continue
-        start, end = parse_instant(edge.get("tvalid")), parse_instant(edge.get("tvalid_end"))
-        if start is not None and end is not None and end < start:
-            yield (
-                ["relationships", index, "tvalid_end"],
-                False,
-                f"{edge['tvalid_end']!r} is before tvalid {edge['tvalid']!r}; an edge cannot "
-                "stop being true before it started (fix the dates or drop tvalid_end)",
-            )
-    if not strict:
-        return
-    for key, example in (
-        ("document_id", "the note's id"),
-        ("extracted_at", "2026-03-04T09:12:00Z"),
-    ):
-        if key not in data:
-            yield ([key], True, f"is required with --strict; add `{key}: {example}`")
-    entities = data.get("entities")
-    names = {
-        e.get("name")
-        for e in (entities if isinstance(entities, list) else [])
-        if isinstance(e, dict)
-    }
-    for index, edge in enumerate(edges):
-        if not isinstance(edge, dict):
-            continue
-        for end_key in ("source", "target"):
-            value = edge.get(end_key)
-            if isinstance(value, str) and value not in names:
-                yield (
-                    ["relationships", index, end_key],
-                    False,
-                    f"{value!r} is not a listed entity; add it under entities or fix the name "
-                    "(with --strict every edge joins two listed entities)",
-                )
+Finding = names.Finding  # path, point at the key (not the value), message
 
 
 # --------------------------------------------------------------------------- schema errors

@@ -8,7 +8,18 @@ its function. Regenerate with:
 """
 # fmt: off
 import re
-from decimal import Decimal
+import sys
+
+
+class _DecimalType(type):
+    def __instancecheck__(cls, value):
+        decimal = sys.modules.get("decimal")
+        return decimal is not None and isinstance(value, decimal.Decimal)
+
+
+class Decimal(metaclass=_DecimalType):
+    """``isinstance(x, Decimal)`` as for ``decimal.Decimal``, without importing ``decimal``
+    (2 ms of every commit's hook): no Decimal exists in a process that has not imported it."""
 
 
 class Invalid(ValueError):

@@ -10,20 +10,22 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import NamedTuple
 
 from reflectgit.errors import UsageError
-from reflectgit.notes.schema import (
+from reflectgit.notes.problems import Problem
+from reflectgit.notes.quickcheck import (
     NOTE_SCHEMA,
     SIDECAR_SCHEMA,
-    Problem,
     fast_validator,
     kind_of_path,
-    validate_note_bytes,
-    validate_sidecar_bytes,
+    note_is_valid,
+    sidecar_is_valid,
 )
-from reflectgit.records import Record
+from reflectgit.records import FrozenRecord, Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def validate_file(
@@ -32,11 +34,20 @@ def validate_file(
     """Read and validate one note or sidecar (chosen by its name); unreadable files are problems."""
     shown = display if display is not None else str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            data = file.read()
     except OSError as exc:
         return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
     if kind_of_path(path) == "sidecar":
+        if sidecar_is_valid(data, strict=strict):
+            return []
+        from reflectgit.notes.schema import validate_sidecar_bytes
+
         return validate_sidecar_bytes(data, shown, strict=strict)
+    if note_is_valid(data):
+        return []  # the quick yes: no PyYAML, no jsonschema (``notes/quickcheck.py``)
+    from reflectgit.notes.schema import validate_note_bytes
+
     return validate_note_bytes(data, shown, strict=strict)
 
 
@@ -44,11 +55,16 @@ def validate_file(
 PARALLEL_MIN_FILES = 400
 
 
-class Target(NamedTuple):  # NamedTuple and plain class: the pre-commit hook imports no dataclasses
-    """A file to validate and the name to report it under."""
+class Target(FrozenRecord):  # no NamedTuple, no dataclass: the pre-commit hook imports no typing
+    """A file to validate (its path as ``pathlib`` writes it) and the name to report it under."""
 
-    path: Path
+    _FIELDS = ("path", "display")
+    path: str
     display: str
+
+    def __init__(self, path: str, display: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "display", display)
 
 
 class ValidationRun(Record):
@@ -71,19 +87,23 @@ class ValidationRun(Record):
         return not self.failed
 
 
-def collect(paths: Iterable[str | os.PathLike[str]], base: Path | None = None) -> list[Target]:
+def collect(
+    paths: Iterable[str | os.PathLike[str]], base: str | Path | None = None
+) -> list[Target]:
     """Notes (``*.md``) and sidecars (``*.entities.yaml``) under ``paths``; folders recurse.
 
-    Shown names are the paths as given (or relative to ``base`` when given). A path that does
-    not exist, or a named file that is neither a note nor a sidecar, is a usage error.
+    Shown names are the paths as given (or relative to ``base`` when given), written as
+    ``pathlib`` writes them (``./a//b.md`` is ``a/b.md``). A path that does not exist, or a named
+    file that is neither a note nor a sidecar, is a usage error. (Paths are strings here:
+    ``pathlib`` costs the pre-commit hook about 5 ms.)
     """
     targets: list[Target] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(_walk(path))
-        elif path.is_file():
+        path = path_text(os.fspath(raw))
+        if os.path.isdir(path):
+            found = sorted(_walk(path), key=_parts)
+        elif os.path.isfile(path):
             if kind_of_path(path) is None:
                 raise UsageError(
                     f"{raw}: not a note (*.md) or a sidecar (*.entities.yaml)",
@@ -93,7 +113,7 @@ def collect(paths: Iterable[str | os.PathLike[str]], base: Path | None = None) -
         else:
             raise UsageError(f"{raw}: no such file or folder", hint="check the path")
         for item in found:
-            key = item.resolve()
+            key = os.path.realpath(item)
             if key in seen:
                 continue
             seen.add(key)
@@ -101,22 +121,44 @@ def collect(paths: Iterable[str | os.PathLike[str]], base: Path | None = None) -
     return targets
 
 
-def _walk(folder: Path) -> Iterable[Path]:
+def path_text(text: str) -> str:
+    """``str(pathlib.PurePosixPath(text))``: no empty or ``.`` parts, ``.`` for nothing, and a
+    leading ``//`` kept (POSIX leaves its meaning to the system), without importing pathlib."""
+    root, parts = _root_and_parts(text)
+    return root + "/".join(parts) if root or parts else "."
+
+
+def _root_and_parts(text: str) -> tuple[str, list[str]]:
+    if text.startswith("//") and not text.startswith("///"):
+        root = "//"
+    else:
+        root = "/" if text.startswith("/") else ""
+    return root, [part for part in text.split("/") if part and part != "."]
+
+
+def _parts(path: str) -> list[str]:
+    return [part for part in path.split("/") if part]  # pathlib's order: part by part
+
+
+def _walk(folder: str) -> Iterable[str]:
     for root, dirs, files in os.walk(folder):
         # Hidden folders (.git, .forgotten, tool caches) are not part of what gets validated.
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if kind_of_path(name) is not None:
-                yield Path(root, name)
+                yield path_text(f"{root}/{name}")
 
 
-def _display(path: Path, base: Path | None) -> str:
-    if base is not None:
-        try:
-            return path.relative_to(base).as_posix()
-        except ValueError:
-            pass
-    return str(path)
+def _display(path: str, base: str | Path | None) -> str:
+    """``path`` relative to ``base`` as ``PurePath.relative_to(...).as_posix()`` writes it, else
+    ``path``."""
+    if base is None:
+        return path
+    root, parts = _root_and_parts(path)
+    base_root, base_parts = _root_and_parts(os.fspath(base))
+    if root != base_root or parts[: len(base_parts)] != base_parts:
+        return path
+    return "/".join(parts[len(base_parts) :]) or "."
 
 
 def validate_targets(
