@@ -23,18 +23,7 @@ def age(git_dir: Path) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     git("init", "-q", "-b", "main", cwd=tmp_path)
-    git(
-        "-c",
-        "user.name=a",
-        "-c",
-        "user.email=a@b",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "one",
-        cwd=tmp_path,
-    )
+    commit(tmp_path, "one")
     age(tmp_path / ".git")
     return tmp_path
 
