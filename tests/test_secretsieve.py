@@ -18,7 +18,13 @@ import yaml
 
 from reflectgit.notes import secrets
 from reflectgit.notes.privacy import scrub_secrets
-from reflectgit.notes.secretsieve import ALNUM_RUN, TRIGGERS, WORD_RUN, could_hold_secret
+from reflectgit.notes.secretsieve import (
+    ALNUM_RUN,
+    ASSIGNED,
+    TRIGGERS,
+    WORD_RUN,
+    could_hold_secret,
+)
 from tests.conftest import DATA
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "secrets.yaml").read_text("utf-8"))
@@ -62,8 +68,16 @@ def _shared_texts() -> list[str]:
 
 def test_the_triggers_are_the_scanners_triggers() -> None:
     table = {t for rule in secrets.rules() for t in rule.triggers}
-    assert set(TRIGGERS) == table
-    assert len(TRIGGERS) == len(set(TRIGGERS))
+    assert set(TRIGGERS) | set(ASSIGNED) == table
+    assert len(TRIGGERS) + len(ASSIGNED) == len(table)
+    # the words that need a separator are the assignment and prose rules' alone ...
+    for rule in secrets.rules():
+        if rule.kind not in ("assignment", "prose"):
+            assert not set(rule.triggers) & set(ASSIGNED), rule.kind
+    # ... and both rules match only with ``:``/``=`` (or ``is``/``was``) after the word
+    kinds = {r.kind: r.pattern.pattern for r in secrets.rules()}
+    assert "(?P<sep>:=|=>|=|:)" in kinds["assignment"]
+    assert r")\s+(?:is|was|=|:)\s+" in kinds["prose"]
 
 
 def test_every_rule_runs_only_around_a_trigger_or_a_known_anchor() -> None:
@@ -95,11 +109,23 @@ def test_a_text_each_anchor_matches_passes_the_sieve(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
+    ["db_pass: Hunter22xq9", "the pin is 482913", "Token=Zq3m9Xk2Lp8Vb4Nc"],
+)
+def test_a_separated_assignment_word_passes(text: str) -> None:
+    assert secrets.scan(text)
+    assert could_hold_secret(text)
+    assert not could_hold_secret(text.replace(":", "").replace("=", " ").replace(" is", ""))
+
+
+@pytest.mark.parametrize(
+    "text",
     [
         "2026-12-01T20:15:20Z PreToolUse - policy:deny Bash kb:never-force-push",
         "2026-12-01T20:15:20Z PermissionRequest - policy:ask Write policy-rules.jsonl",
         "x" * (ALNUM_RUN - 1) + " " + "a-b_" * ((WORD_RUN - 1) // 4),
         "the build is green",
+        "file_path",  # a capture's JSON key: "pat", but no separator after it
+        "the pin code",
         "ÄÖÜ" * 40,
         "",
     ],

@@ -30,16 +30,11 @@ TRIGGERS = (
     "akia",
     "api-key",
     "asia",
-    "auth",
     "authorization",
     "aws",
     "bearer",
-    "code",
-    "contrase",
-    "credential",
     "curl",
     "docker",
-    "dsn",
     "eyj",
     "gho_",
     "ghp_",
@@ -60,43 +55,57 @@ TRIGGERS = (
     "gocspx-",
     "gr1348941",
     "helm",
-    "hmac",
     "hooks.slack.com",
     "k_live_",
     "k_test_",
-    "key",
     "mysql",
     "nerdctl",
     "npm_",
-    "otp",
-    "pass",
-    "passcode",
-    "passphrase",
-    "passwd",
     "password",
-    "pat",
-    "pin",
     "podman",
     "private-token",
     "putty-user-key-file",
-    "pw",
-    "pwd",
     "pypi-",
     "secret",
     "sg.",
     "sharedaccesskey",
     "sharedsecret",
-    "sig",
     "sig=",
     "sk-",
     "sk-ant-",
     "sq0",
     "sshpass",
-    "token",
     "x-",
     "xox",
     "ya29.",
 )
+
+# The words only the ``assignment`` and ``prose`` rules look for (``password`` and ``secret``
+# are other rules' triggers too, so they are above). Both rules match only where a separator
+# follows the word: ``:`` or ``=`` (``KEY=value``, ``key: value``), or ``is``/``was``
+# (``the pin is 1234``); a text with none of those cannot hold what they find.
+ASSIGNED = (
+    "auth",
+    "code",
+    "contrase",
+    "credential",
+    "dsn",
+    "hmac",
+    "key",
+    "otp",
+    "pass",
+    "passcode",
+    "passphrase",
+    "passwd",
+    "pat",
+    "pin",
+    "pw",
+    "pwd",
+    "sig",
+    "token",
+)
+SEPARATORS = (":", "=")
+PROSE_VERBS = ("is", "was")
 
 # The anchors (case-sensitive, ASCII classes) and what each needs in the text:
 #   (?:AC|SK)[0-9a-z]{32}                                  a run of 34 ASCII letters and digits
@@ -138,4 +147,9 @@ def could_hold_secret(text: str) -> bool:
     if not text:
         return False
     low = lower(text)
-    return any(t in low for t in TRIGGERS) or _anchored(text)
+    if any(t in low for t in TRIGGERS):
+        return True
+    separated = any(s in text for s in SEPARATORS) or any(v in low for v in PROSE_VERBS)
+    if separated and any(w in low for w in ASSIGNED):
+        return True
+    return _anchored(text)
