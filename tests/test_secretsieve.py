@@ -20,7 +20,8 @@ from reflectgit.notes import secrets
 from reflectgit.notes.privacy import scrub_secrets
 from reflectgit.notes.secretsieve import (
     ALNUM_RUN,
-    ASSIGNED,
+    KEY_ENDINGS,
+    PROSE_WORDS,
     TRIGGERS,
     WORD_RUN,
     could_hold_secret,
@@ -67,17 +68,21 @@ def _shared_texts() -> list[str]:
 
 
 def test_the_triggers_are_the_scanners_triggers() -> None:
-    table = {t for rule in secrets.rules() for t in rule.triggers}
-    assert set(TRIGGERS) | set(ASSIGNED) == table
-    assert len(TRIGGERS) + len(ASSIGNED) == len(table)
-    # the words that need a separator are the assignment and prose rules' alone ...
-    for rule in secrets.rules():
-        if rule.kind not in ("assignment", "prose"):
-            assert not set(rule.triggers) & set(ASSIGNED), rule.kind
-    # ... and both rules match only with ``:``/``=`` (or ``is``/``was``) after the word
-    kinds = {r.kind: r.pattern.pattern for r in secrets.rules()}
-    assert "(?P<sep>:=|=>|=|:)" in kinds["assignment"]
-    assert r")\s+(?:is|was|=|:)\s+" in kinds["prose"]
+    rules = {r.kind: r for r in secrets.rules()}
+    others = {
+        t for r in secrets.rules() if r.kind not in ("assignment", "prose") for t in r.triggers
+    }
+    assert set(TRIGGERS) == others
+    assert len(TRIGGERS) == len(set(TRIGGERS))
+    # the prose rule's own words, and it matches only with is/was/=/: after them
+    assert set(PROSE_WORDS) == set(rules["prose"].triggers) - others
+    assert r")\s+(?:is|was|=|:)\s+" in rules["prose"].pattern.pattern
+    # the assignment rule: a separator after the key, and a key _key_kind names
+    assert rules["assignment"].pattern.pattern.startswith(
+        r"(?P<rest>[a-z0-9_.\-]{0,60})[\"'\]]{0,2}[ \t]*(?P<sep>:=|=>|=|:)"
+    )
+    names = secrets._EXACT | set(secrets._STRONG) | set(secrets._WEAK) | {"key"}
+    assert set(KEY_ENDINGS) == names
 
 
 def test_every_rule_runs_only_around_a_trigger_or_a_known_anchor() -> None:
@@ -109,7 +114,12 @@ def test_a_text_each_anchor_matches_passes_the_sieve(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["db_pass: Hunter22xq9", "the pin is 482913", "Token=Zq3m9Xk2Lp8Vb4Nc"],
+    [
+        "db_pass: Hunter22xq9",
+        "the pin is 482913",
+        "Token=Zq3m9Xk2Lp8Vb4Nc",
+        '"apiKey" : "Zk3u8QmT2v"',
+    ],
 )
 def test_a_separated_assignment_word_passes(text: str) -> None:
     assert secrets.scan(text)
@@ -125,6 +135,7 @@ def test_a_separated_assignment_word_passes(text: str) -> None:
         "x" * (ALNUM_RUN - 1) + " " + "a-b_" * ((WORD_RUN - 1) // 4),
         "the build is green",
         "file_path",  # a capture's JSON key: "pat", but no separator after it
+        '{"file_path": "f.txt", "pattern": "x=1"}',  # nor a key that ends with a secret's name
         "the pin code",
         "ÄÖÜ" * 40,
         "",
@@ -171,3 +182,22 @@ def test_generated_text_never_slips_past() -> None:
         text = "".join(parts)
         if secrets.scan(text):
             assert could_hold_secret(text), text
+
+
+def test_generated_assignments_never_slip_past() -> None:
+    rng = random.Random(1616)
+    words = [*KEY_ENDINGS, "accessKey", "ApiKey", "PGPASSWORD", "sort_key", "path", "KeyId"]
+    found = 0
+    for _ in range(6000):
+        word = rng.choice(words)
+        word = word.upper() if rng.random() < 0.2 else word
+        key = rng.choice(["", "db_", "x.", "my-", "STRIPE_", "aws", "x"]) + word
+        key += rng.choice(["", "", "_", "s", "Value", "_id", "-", "2"])
+        quote = rng.choice(["", '"', "'", '"]', "]"])
+        sep = rng.choice(["=", ":", ":=", "=>", " = ", ": ", "\t:", " "])
+        value = rng.choice(["Zq3m9Xk2Lp8Vb4Nc", '"hunter2xyz"', "482913", "<redacted>", "x"])
+        text = rng.choice(["", "export ", "{", "  "]) + key + quote + sep + value
+        if secrets.scan(text):
+            found += 1
+            assert could_hold_secret(text), text
+    assert found > 500

@@ -80,15 +80,23 @@ TRIGGERS = (
     "ya29.",
 )
 
-# The words only the ``assignment`` and ``prose`` rules look for (``password`` and ``secret``
-# are other rules' triggers too, so they are above). Both rules match only where a separator
-# follows the word: ``:`` or ``=`` (``KEY=value``, ``key: value``), or ``is``/``was``
-# (``the pin is 1234``); a text with none of those cannot hold what they find.
-ASSIGNED = (
+# The ``prose`` rule's words that no other rule looks for; it matches only where ``is``,
+# ``was``, ``:`` or ``=`` follows the word (``the pin is 1234``).
+PROSE_WORDS = ("passphrase", "passcode", "passwd", "pin", "otp", "code")
+PROSE_SEPARATORS = (":", "=")
+PROSE_VERBS = ("is", "was")
+# The ``assignment`` rule (``KEY=value``, ``"key": "value"``) needs a ``:`` or ``=`` after the
+# key, with only blanks, up to two quotes or a bracket between; and the key, its trailing
+# ``_.-`` aside, must end with one of these (``secrets._key_kind``: its exact, strong and weak
+# names, and every ``..key``); ``file_path: x`` cannot be one.
+KEY_ENDINGS = (
+    "apikey",
     "auth",
-    "code",
-    "contrase",
+    "authkey",
+    "contrasena",
+    "contraseña",
     "credential",
+    "credentials",
     "dsn",
     "hmac",
     "key",
@@ -97,15 +105,17 @@ ASSIGNED = (
     "passcode",
     "passphrase",
     "passwd",
+    "password",
     "pat",
     "pin",
+    "privatekey",
     "pw",
     "pwd",
+    "secret",
     "sig",
+    "signature",
     "token",
 )
-SEPARATORS = (":", "=")
-PROSE_VERBS = ("is", "was")
 
 # The anchors (case-sensitive, ASCII classes) and what each needs in the text:
 #   (?:AC|SK)[0-9a-z]{32}                                  a run of 34 ASCII letters and digits
@@ -149,7 +159,25 @@ def could_hold_secret(text: str) -> bool:
     low = lower(text)
     if any(t in low for t in TRIGGERS):
         return True
-    separated = any(s in text for s in SEPARATORS) or any(v in low for v in PROSE_VERBS)
-    if separated and any(w in low for w in ASSIGNED):
+    separated = any(s in text for s in PROSE_SEPARATORS) or any(v in low for v in PROSE_VERBS)
+    if separated and any(w in low for w in PROSE_WORDS):
         return True
-    return _anchored(text)
+    return _assigned(low) or _anchored(text)
+
+
+def _assigned(low: str) -> bool:
+    """A ``:`` or ``=`` after a key that ends with a secret's name."""
+    for sep in ("=", ":"):
+        at = low.find(sep)
+        while at >= 0:
+            end = at
+            while end > 0 and low[end - 1] in " \t":
+                end -= 1
+            while end > 0 and low[end - 1] in "\"']":
+                end -= 1
+            while end > 0 and low[end - 1] in "_.-":
+                end -= 1
+            if low.endswith(KEY_ENDINGS, 0, end):
+                return True
+            at = low.find(sep, at + 1)
+    return False
