@@ -333,3 +333,31 @@ def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_pat
     modules, out = loaded("reflect-git-validate", str(bad))
     assert {"yaml", "jsonschema", "reflectgit.notes.schema"} <= modules
     assert "confidence" in out
+
+
+# ``hook PostToolUse`` (every tool call's capture), in a process without ``site``: the per-session
+# state is kept as strings and the capture settings (whose path defaults need ``pathlib``) are
+# built when first used; the payload's text gets past the secret sieve unscanned
+# (docs/performance.md, "The hook processes, fourth pass").
+NOT_IN_A_CAPTURE = (
+    *NOT_IN_AGENT_HOOKS,
+    "pathlib", "typing", "urllib.parse", "ipaddress", "datetime", "json", "json.decoder",
+    "shlex", "reflectgit.notes.secrets", "reflectgit.notes.testruns",
+)  # fmt: skip
+
+
+def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Path) -> None:
+    kb = ruled_kb
+    env = {"REFLECT_GIT_KB": str(kb)}
+    read = _payload(kb, "Read", {"file_path": "f.txt"}, "PostToolUse")
+    doc = json.loads(read)
+    del doc["cwd"], doc["transcript_path"]  # what bench/startup.py sends
+    modules, out = launched("reflect-git", "hook", "PostToolUse", stdin=json.dumps(doc), env=env)
+    assert "reflectgit.workflows.capture.events" in modules and out == ""
+    assert not modules & set(NOT_IN_A_CAPTURE), modules & set(NOT_IN_A_CAPTURE)
+    state = kb / ".git" / "reflect-git"
+    # a malformed capture setting is still logged as a fallback at once
+    bad = env | {"REFLECT_AUTO_REFLECT": "maybe"}
+    launched("reflect-git", "hook", "PostToolUse", stdin=read, env=bad)
+    log = (state / "logs" / "hooks.log").read_text()
+    assert "config - fallback REFLECT_AUTO_REFLECT='maybe' is not a boolean" in log

@@ -19,19 +19,20 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit import cjson
-from reflectgit.config import DOCUMENTS, CaptureSettings, Config
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
+TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
+    from pathlib import Path
+    from typing import Any
 
     from reflectgit.workflows.capture.gate import Verdict
 
@@ -135,12 +136,28 @@ class Capture:
     def __init__(self, cfg: Config, clock: Clock = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        self.state_dir = cfg.state_dir
-        self.root = cfg.state_dir / CAPTURE_DIR
-        self.settings: CaptureSettings = cfg.capture  # malformed values fall back, logged below
+        # The per-session state as strings: an agent event imports no ``pathlib`` (its
+        # ``urllib.parse`` and ``ipaddress``) for it (docs/performance.md, fourth pass).
+        self.root_text = os.path.join(cfg.state_dir_text, CAPTURE_DIR)
+        if any_given(CaptureSettings, cfg.env, cfg.settings):
+            cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
         self.hooklog = HookLog(cfg, clock)  # logs those fallbacks
 
     # ------------------------------------------------------------------ where things live
+
+    @property
+    def settings(self) -> CaptureSettings:
+        """Built at once when any capture setting is given (its fallbacks are logged), else on
+        first use: the defaults' paths need ``pathlib``, which most agent events do not."""
+        return self.cfg.capture
+
+    @property
+    def state_dir(self) -> Path:
+        return self.cfg.state_dir
+
+    @property
+    def root(self) -> Path:
+        return self.cfg.state_dir / CAPTURE_DIR
 
     @property
     def usable(self) -> bool:
@@ -150,47 +167,60 @@ class Capture:
     def path(self, kind: str, session: str) -> Path:
         return self.root / kind / f"{session}.json"
 
+    def _path_text(self, kind: str, session: str) -> str:
+        return os.path.join(self.root_text, kind, f"{session}.json")
+
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
-            data = cjson.loads(self.path(kind, session).read_text(encoding="utf-8"))
+            with open(self._path_text(kind, session), encoding="utf-8") as fh:
+                data = cjson.loads(fh.read())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
 
     def save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
         """Write per-session state (scrubbed unless it holds no captured text at all)."""
-        target = self.path(kind, session)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        folder = os.path.join(self.root_text, kind)
+        target = os.path.join(folder, f"{session}.json")
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
-        tmp.write_text(cjson.dumps(doc, sort_keys=True), encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(cjson.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
     @contextlib.contextmanager
     def session_lock(self, session: str) -> Iterator[None]:
         """Hold the per-session state lock (released if the process dies)."""
-        folder = self.root / "locks"
-        folder.mkdir(parents=True, exist_ok=True)
-        with _flock(folder / f"{session}.lock"):
+        folder = os.path.join(self.root_text, "locks")
+        os.makedirs(folder, exist_ok=True)
+        with _flock(os.path.join(folder, f"{session}.lock")):
             yield
 
     def drop(self, kind: str, session: str) -> None:
         with contextlib.suppress(OSError):
-            self.path(kind, session).unlink()
+            os.unlink(self._path_text(kind, session))
 
     def sweep(self, ttl: float = STATE_TTL) -> int:
         """Remove per-session state older than ``ttl`` seconds; returns how many files went."""
         removed = 0
         cutoff = self.clock() - ttl
-        if not self.root.is_dir():
+        try:
+            folders = [e.path for e in os.scandir(self.root_text) if e.is_dir()]
+        except OSError:  # no state yet
             return 0
-        for folder in self.root.iterdir():
-            if not folder.is_dir():
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except OSError:
                 continue
-            for item in [*folder.glob("*.json"), *folder.glob("*.lock")]:
+            items = [n for n in names if n.endswith(".json")]  # what glob("*.json") lists,
+            items += [n for n in names if n.endswith(".lock")]  # dot files included
+            for name in items:
+                item = os.path.join(folder, name)
                 with contextlib.suppress(OSError):
-                    if item.stat().st_mtime < cutoff:
-                        item.unlink()
+                    if os.stat(item).st_mtime < cutoff:
+                        os.unlink(item)
                         removed += 1
         return removed
 
@@ -389,7 +419,7 @@ class Capture:
                 if moved is None:
                     continue
                 changes.append(write(path, rewrite_note(data, moved)))  # keeps the file
-                ids.append(moved.id or Path(path).stem)
+                ids.append(moved.id or _stem(path))
             if not changes:
                 return Edit(ids)
             subject = messages.chore_subject(
@@ -730,13 +760,19 @@ def drained_as_is(state_dir: Path, path: str) -> bool:
     return done.covers(st.st_size, st.st_mtime)
 
 
+def _stem(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).stem
+
+
 @contextlib.contextmanager
-def _flock(path: Path) -> Iterator[None]:
+def _flock(path: str | Path) -> Iterator[None]:
     from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        lockwait.acquire(fd, lockwait.limit(None), path.name)
+        lockwait.acquire(fd, lockwait.limit(None), os.path.basename(path))
         yield
     finally:
         os.close(fd)

@@ -27,8 +27,6 @@ import os
 import re
 import zlib
 from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit import cjson
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
@@ -37,7 +35,10 @@ from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
+TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflectgit.notes import testruns
 
 WATCHER_TTL = 600.0
@@ -124,7 +125,11 @@ def _command(tool_input: Any) -> str:
 
 def _project(payload: Mapping[str, Any]) -> str | None:
     cwd = payload.get("cwd")
-    return Path(cwd).name if isinstance(cwd, str) and cwd else None
+    if not (isinstance(cwd, str) and cwd):
+        return None
+    from pathlib import Path  # only for a payload with a cwd
+
+    return Path(cwd).name
 
 
 def _tags(payload: Mapping[str, Any], *more: str) -> list[str]:
@@ -660,6 +665,8 @@ class AgentEvents:
             "userSettings": self.cap.cfg.home / ".claude" / "settings.json",
         }
         if isinstance(cwd, str) and os.path.isabs(cwd):
+            from pathlib import Path
+
             places["projectSettings"] = Path(cwd) / ".claude" / "settings.json"
             places["localSettings"] = Path(cwd) / ".claude" / "settings.local.json"
         for suggestion in asked.get("suggestions") or []:
@@ -876,7 +883,9 @@ class AgentEvents:
             else None,
             "parent_session_id": session,
         }
-        own = Path(path).stem if payload.get("agent_transcript_path") else session
+        from reflectgit.workflows.capture.commits import _stem
+
+        own = _stem(path) if payload.get("agent_transcript_path") else session
         queued = self.cap.enqueue(
             path,
             "subagent_stop",
