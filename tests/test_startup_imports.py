@@ -343,6 +343,7 @@ NOT_IN_A_CAPTURE = (
     *NOT_IN_AGENT_HOOKS,
     "pathlib", "typing", "urllib.parse", "ipaddress", "datetime", "json", "json.decoder",
     "shlex", "reflectgit.notes.secrets", "reflectgit.notes.testruns",
+    "re", "enum", "functools", "collections", "contextlib",
 )  # fmt: skip
 
 

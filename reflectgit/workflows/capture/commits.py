@@ -14,15 +14,13 @@ first. Heavy modules (dulwich, YAML, the schema) are imported only when a note i
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from reflectgit import cjson
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
 from reflectgit.notes.dates import format_epoch, from_epoch
+from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord, Record
@@ -31,12 +29,13 @@ from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from pathlib import Path
     from typing import Any
 
     from reflectgit.workflows.capture.gate import Verdict
 
-Clock = Callable[[], float]
+    Clock = Callable[[], float]
 
 CAPTURE_DIR = "capture"
 COMMITS_FILE = "commits.jsonl"
@@ -46,8 +45,11 @@ STATE_TTL = 6 * 3600  # per-session test, loop and todo state
 # One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
-SAFE_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+# A session id is ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`` (checked by hand: every event checks
+# one, and ``re`` costs an agent event ~5 ms; tests/test_capture_ids.py holds it to the pattern).
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SESSION_CHARS = _ALNUM | frozenset("._:-")
+REVERTS = Pattern(r"This reverts commit ([0-9a-f]{7,40})")
 
 
 def iso(ts: float) -> str:
@@ -61,7 +63,12 @@ def _now(clock: Clock) -> dt.datetime:
 
 def safe_session(value: object) -> str | None:
     """A session id usable in a file name, or None."""
-    return value if isinstance(value, str) and SAFE_SESSION.match(value) else None
+    if not isinstance(value, str):
+        return None
+    body = value[:-1] if value.endswith("\n") else value  # ``$`` matches before a last newline
+    if 0 < len(body) <= 128 and body[0] in _ALNUM and _SESSION_CHARS.issuperset(body):
+        return value
+    return None
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
@@ -189,17 +196,17 @@ class Capture:
             fh.write(cjson.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
-    @contextlib.contextmanager
-    def session_lock(self, session: str) -> Iterator[None]:
+    def session_lock(self, session: str) -> _flock:
         """Hold the per-session state lock (released if the process dies)."""
         folder = os.path.join(self.root_text, "locks")
         os.makedirs(folder, exist_ok=True)
-        with _flock(os.path.join(folder, f"{session}.lock")):
-            yield
+        return _flock(os.path.join(folder, f"{session}.lock"))
 
     def drop(self, kind: str, session: str) -> None:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105  (no contextlib on the hook path)
             os.unlink(self._path_text(kind, session))
+        except OSError:
+            pass
 
     def sweep(self, ttl: float = STATE_TTL) -> int:
         """Remove per-session state older than ``ttl`` seconds; returns how many files went."""
@@ -218,10 +225,12 @@ class Capture:
             items += [n for n in names if n.endswith(".lock")]  # dot files included
             for name in items:
                 item = os.path.join(folder, name)
-                with contextlib.suppress(OSError):
+                try:
                     if os.stat(item).st_mtime < cutoff:
                         os.unlink(item)
                         removed += 1
+                except OSError:
+                    pass
         return removed
 
     # ------------------------------------------------------------------ breadcrumbs
@@ -237,11 +246,13 @@ class Capture:
         from reflectgit.state import errors  # the errors ledger counts it (`reflect-git errors`)
 
         errors.record(self.state_dir, errors.HOOK_FAILURE, f"{event}: {detail}", event=event)
-        with contextlib.suppress(Exception):
+        try:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
             (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
+        except Exception:
+            pass
 
     # ------------------------------------------------------------------ notes
 
@@ -543,8 +554,10 @@ class Capture:
         path = self.state_dir / COMMITS_FILE
         rows: list[dict[str, Any]] = []
         for part in (path.with_name(COMMITS_FILE + ".1"), path):
-            with contextlib.suppress(FileNotFoundError):
+            try:  # noqa: SIM105  (no contextlib on the hook path)
                 rows += _rows(part.read_bytes())
+            except FileNotFoundError:
+                pass
         return rows
 
     def _append_commit(self, record: CommitRecord) -> bool:
@@ -557,9 +570,11 @@ class Capture:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         path = self.state_dir / COMMITS_FILE
         with _flock(self.state_dir / (COMMITS_FILE + ".lock")):
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 if path.stat().st_size > self.settings.commits_max_bytes:
                     path.replace(path.with_name(COMMITS_FILE + ".1"))
+            except FileNotFoundError:
+                pass
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
@@ -611,10 +626,12 @@ class Capture:
             for path in root.rglob("*.jsonl"):
                 if side_session(str(path)) is not None:
                     continue  # a subagent's or compaction agent's file: its parent's session
-                with contextlib.suppress(OSError):
+                try:
                     age = now - path.stat().st_mtime
                     if threshold <= age < max_age:
                         found.append((age, path))
+                except OSError:
+                    pass
         results: list[tuple[str, Queued]] = []
         for _age, path in sorted(found):
             if len([r for r in results if r[1].entry_id and r[1].created]) >= limit:
@@ -672,10 +689,12 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     """The JSON objects of a JSON-lines text; unreadable lines skipped."""
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
-        with contextlib.suppress(ValueError):
+        try:
             row = cjson.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
+        except ValueError:
+            pass
     return rows
 
 
@@ -766,13 +785,23 @@ def _stem(path: str) -> str:
     return Path(path).stem
 
 
-@contextlib.contextmanager
-def _flock(path: str | Path) -> Iterator[None]:
-    from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
+class _flock:  # used as a function: ``with _flock(path):`` (a class: no ``contextlib``)
+    """Hold an exclusive lock on ``path`` (created if missing), bounded inside a hook."""
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        lockwait.acquire(fd, lockwait.limit(None), os.path.basename(path))
-        yield
-    finally:
-        os.close(fd)
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            lockwait.acquire(fd, lockwait.limit(None), os.path.basename(self.path))
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
