@@ -932,6 +932,22 @@ def _absolute(text: str) -> str:
     return _norm(os.getcwd() + "/" + path)
 
 
+def any_given(cls: type, env: Mapping[str, str], toml: Mapping[str, Any] | None) -> bool:
+    """Whether the environment or ``.reflect-git.toml`` sets any of ``cls``'s settings. When
+    none is, ``load`` gives the defaults and no warning, so a caller may build it when first
+    needed (the capture hook: its path defaults import ``pathlib``)."""
+    for f in fields(cls):
+        spec = spec_of(f)
+        if spec is None:
+            continue
+        if any((env.get(name) or "").strip() for name in spec.env):
+            return True
+        table = (toml or {}).get(spec.section) if spec.toml else None
+        if isinstance(table, Mapping) and spec.key in table:
+            return True
+    return False
+
+
 def _env_text(cls: type, name: str, env: Mapping[str, str]) -> str | None:
     """The environment's text for one setting (its first variable that is set), stripped."""
     for f in fields(cls):

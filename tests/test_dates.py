@@ -57,3 +57,22 @@ def test_one_formatter_round_trips() -> None:
     assert format_epoch(moment.timestamp()) == "2026-03-04T10:00:05Z"
     assert from_epoch(moment.timestamp() + 0.7) == moment
     assert is_bare_date("2026-03-04") and not is_bare_date("2026-03-04T00:00")
+
+
+def test_format_epoch_is_the_datetime_formatter_on_any_timestamp() -> None:
+    """``format_epoch`` writes with ``time`` alone; it must say what ``format_timestamp`` of
+    ``from_epoch`` says, fractions rounded to microseconds (a carry included) and negatives too."""
+    import random
+    import time
+
+    rng = random.Random(17)
+    edges = [0.0, 0.9999995, 0.9999994, 1.0000005, -0.5, -1.0, -0.0000004, -0.9999996, 59.9999999]
+    edges += [1e9 + 0.4999995, 1_780_000_000.9999996, 253402300799.0, -62135596800.0, time.time()]
+    edges += [rng.uniform(-2e9, 4e9) for _ in range(5000)]
+    edges += [
+        rng.randrange(0, 4_000_000_000) + rng.choice((0.9999995, 0.9999996, 5e-7))
+        for _ in range(500)
+    ]
+    for seconds in edges:
+        assert format_epoch(seconds) == format_timestamp(from_epoch(seconds)), seconds
+    assert format_epoch(0) == "1970-01-01T00:00:00Z"

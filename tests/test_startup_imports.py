@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from reflectgit.notes.dates import format_epoch, parse_instant
 from tests.conftest import REPO_ROOT, git
 from tests.fixtures_capture import kb_fixture  # noqa: F401  (the kb fixture)
 from tests.fixtures_validation import VALID_NOTE
@@ -122,8 +123,9 @@ NOT_IN_THE_RULES_HOOK = (
     "datetime", "reflectgit.git.objects",
 )  # fmt: skip
 # A deny also writes its breadcrumb (the clock and the secret scanner: notes.dates, privacy),
-# still without json's modules, shlex or pathlib.
-NOT_IN_A_DENY = (*NOT_IN_AGENT_HOOKS, "shlex", "json", "json.decoder", "pathlib")
+# with ``time`` alone for its stamp, and a line no secret rule could fire on is not scanned:
+# nothing more than the quiet path (docs/performance.md, "The hook processes, fourth pass").
+NOT_IN_A_DENY = (*NOT_IN_THE_RULES_HOOK, "reflectgit.notes.secrets")
 
 # The installed launcher itself (scripts/reflect-git, what pip puts in bin/), in a process
 # without ``site`` (an editable install's finder imports pathlib and re itself): the package
@@ -189,6 +191,10 @@ def test_the_rules_hook_imports_no_pathlib_typing_re_or_json(ruled_kb: Path) -> 
     modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=deny, env=env)
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert not modules & set(NOT_IN_A_DENY), modules & set(NOT_IN_A_DENY)
+    last = (kb / ".git" / "reflect-git" / "logs" / "hooks.log").read_text().splitlines()[-1]
+    stamp, _, rest = last.partition(" ")  # the breadcrumb was written, stamped as before
+    assert rest.startswith("PreToolUse - policy:deny Bash"), last
+    assert stamp == format_epoch(parse_instant(stamp).timestamp()), last  # type: ignore[union-attr]
     # HEAD moves: the stamp no longer vouches, the commit is read and the new rule acts
     (kb / "documents" / "no-rebase.md").write_text(
         RULE_NOTE.replace("no-force-push", "no-rebase").replace("git push --force", "git rebase")
@@ -327,3 +333,32 @@ def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_pat
     modules, out = loaded("reflect-git-validate", str(bad))
     assert {"yaml", "jsonschema", "reflectgit.notes.schema"} <= modules
     assert "confidence" in out
+
+
+# ``hook PostToolUse`` (every tool call's capture), in a process without ``site``: the per-session
+# state is kept as strings and the capture settings (whose path defaults need ``pathlib``) are
+# built when first used; the payload's text gets past the secret sieve unscanned
+# (docs/performance.md, "The hook processes, fourth pass").
+NOT_IN_A_CAPTURE = (
+    *NOT_IN_AGENT_HOOKS,
+    "pathlib", "typing", "urllib.parse", "ipaddress", "datetime", "json", "json.decoder",
+    "shlex", "reflectgit.notes.secrets", "reflectgit.notes.testruns",
+    "re", "enum", "functools", "collections", "contextlib",
+)  # fmt: skip
+
+
+def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Path) -> None:
+    kb = ruled_kb
+    env = {"REFLECT_GIT_KB": str(kb)}
+    read = _payload(kb, "Read", {"file_path": "f.txt"}, "PostToolUse")
+    doc = json.loads(read)
+    del doc["cwd"], doc["transcript_path"]  # what bench/startup.py sends
+    modules, out = launched("reflect-git", "hook", "PostToolUse", stdin=json.dumps(doc), env=env)
+    assert "reflectgit.workflows.capture.events" in modules and out == ""
+    assert not modules & set(NOT_IN_A_CAPTURE), modules & set(NOT_IN_A_CAPTURE)
+    state = kb / ".git" / "reflect-git"
+    # a malformed capture setting is still logged as a fallback at once
+    bad = env | {"REFLECT_AUTO_REFLECT": "maybe"}
+    launched("reflect-git", "hook", "PostToolUse", stdin=read, env=bad)
+    log = (state / "logs" / "hooks.log").read_text()
+    assert "config - fallback REFLECT_AUTO_REFLECT='maybe' is not a boolean" in log

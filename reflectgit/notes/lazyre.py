@@ -9,11 +9,11 @@ A ``Pattern`` answers what ``re.Pattern`` answers; ``compiled`` is the ``re.Patt
 
 from __future__ import annotations
 
-import re
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterator, Mapping
     from typing import Any
 
@@ -34,6 +34,8 @@ class Pattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re  # on first use: a process that matches nothing never imports ``re``
+
             self._compiled = re.compile(self.pattern, self.flags)
         return self._compiled
 

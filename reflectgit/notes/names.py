@@ -22,18 +22,17 @@ file system cannot create, two ids one case-insensitive file system sees as one 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
-
 from reflectgit.notes.lazyre import Pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
     from typing import Any
 
 MAX_NAME_BYTES = 255
 WINDOWS_CHARS = '<>:"/\\|?*'
-_WINDOWS_CHAR = re.compile('[<>:"/\\\\|?*]')
+_WINDOWS_CHAR = Pattern('[<>:"/\\\\|?*]')
 _DEVICES = ("con", "prn", "aux", "nul", "conin$", "conout$")
 WINDOWS_DEVICES = frozenset(
     (*_DEVICES, *(f"{port}{n}" for port in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"))
@@ -41,13 +40,13 @@ WINDOWS_DEVICES = frozenset(
 SIDE_SUFFIXES = (".md", ".entities.yaml")  # the files an id names
 
 # Refused in text: C0 controls except tab, newline and carriage return; DEL; C1 controls.
-_TEXT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TEXT_CONTROL = Pattern("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Refused in a commit message: the same, and the carriage return too.
 _MESSAGE_CONTROL = Pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # compiled on first use
 # Refused in a file name: every control character, tab and newline included.
-_NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NAME_CONTROL = Pattern("[\x00-\x1f\x7f-\x9f]")
 # Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
-_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+_HFS_IGNORED = Pattern("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 _NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL"}
 
 
@@ -92,7 +91,9 @@ def scrub_controls(text: str) -> str:
     """Machine-captured text (tool output, transcripts, commit captures) made committable:
     terminal escape sequences removed, every other refused control character dropped. Text a
     person gives is refused instead (``text_control``), never silently changed."""
-    if _TEXT_CONTROL.search(text) is None:
+    # Every refused character is a control (category Cc), which ``isprintable`` is False for:
+    # printable text is left alone without compiling (or importing) a regular expression.
+    if text.isprintable() or _TEXT_CONTROL.search(text) is None:
         return text
     return _TEXT_CONTROL.sub("", _ESCAPE.sub("", text))
 
@@ -164,6 +165,8 @@ Finding = tuple[list[str | int], bool, str]  # (where, on the key, message)
 def control_findings(value: Any, where: list[str | int] | None = None) -> Iterator[Finding]:
     """Every string (keys included) in a frontmatter or sidecar value that holds a refused
     control character, as (where, on_key, message)."""
+    from collections.abc import Mapping  # not at import: the hooks scrub with this module
+
     stack: list[tuple[list[str | int], Any]] = [(where or [], value)]
     while stack:
         path, item = stack.pop()

@@ -7,11 +7,13 @@ are best effort, not a security boundary: they over-redact rather than leak.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-from typing import Any
-
 from reflectgit.notes.names import scrub_controls
+from reflectgit.notes.secretsieve import could_hold_secret
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any
 
 PRIVATE_MARKER = "[private content removed]"
 REDACTED = "***REDACTED***"  # the same text as secrets.REDACTED (a test keeps them equal)
@@ -35,19 +37,30 @@ PRIVATE_TAGS = (
     "command-stderr",
 )
 
-_TAG_NAMES = "|".join(re.escape(t) for t in PRIVATE_TAGS)
+_TAGS: dict[str, re.Pattern[str]] = {}  # compiled on first use: most text has no ``<``
 
 
-@lru_cache(maxsize=1)
 def _open_tag() -> re.Pattern[str]:
-    return re.compile(r"<(" + _TAG_NAMES + r")(?:\s[^<>]*)?>", re.IGNORECASE)
+    found = _TAGS.get("")
+    if found is None:
+        import re
+
+        names = "|".join(re.escape(t) for t in PRIVATE_TAGS)
+        found = _TAGS[""] = re.compile(r"<(" + names + r")(?:\s[^<>]*)?>", re.IGNORECASE)
+    return found
 
 
-@lru_cache(maxsize=64)
 def _same_tag(tag: str) -> re.Pattern[str]:
     """An opening or closing tag of one name: nesting is counted, so the outer tail never leaks."""
-    name = re.escape(tag)
-    return re.compile(r"<(/?)" + name + r"(?:\s[^<>]*)?\s*>", re.IGNORECASE)
+    found = _TAGS.get(tag)
+    if found is None:
+        import re
+
+        name = re.escape(tag)
+        found = re.compile(r"<(/?)" + name + r"(?:\s[^<>]*)?\s*>", re.IGNORECASE)
+        if len(_TAGS) < 64:  # the lowercased names of PRIVATE_TAGS, a few case-folded spellings
+            _TAGS[tag] = found
+    return found
 
 
 def strip_private(text: str) -> str:
@@ -87,7 +100,10 @@ def scrub_secrets(text: str) -> str:
     """Mask every secret the one scanner finds (``reflectgit.notes.secrets``), blocks whole.
 
     Imported here, not at the top: compiling the scanner's rules costs ~15 ms, which a hook
-    event that masks nothing (most of them) must not pay at start-up."""
+    event that masks nothing (most of them) must not pay at start-up; and text in which no
+    rule could find anything (``secretsieve``) is returned without importing it at all."""
+    if not could_hold_secret(text):
+        return text
     from reflectgit.notes import secrets
 
     return secrets.mask(text)

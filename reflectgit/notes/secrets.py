@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.lazyre import Pattern
+from reflectgit.notes.secretsieve import lower as _lower
 
 if TYPE_CHECKING:
     from reflectgit.notes.note import Note, Origin, Sidecar
@@ -674,14 +675,6 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1] in ".,:;)]}!?" and text[start] not in "\"'`":
         end -= 1
     return start, end
-
-
-def _lower(text: str) -> str:
-    """Lowercase with the same length (a few characters grow when lowercased)."""
-    low = text.lower()
-    if len(low) == len(text):
-        return low
-    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:

@@ -14,28 +14,28 @@ first. Heavy modules (dulwich, YAML, the schema) are imported only when a note i
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit import cjson
-from reflectgit.config import DOCUMENTS, CaptureSettings, Config
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
 from reflectgit.notes.dates import format_epoch, from_epoch
+from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
+TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from pathlib import Path
+    from typing import Any
 
     from reflectgit.workflows.capture.gate import Verdict
 
-Clock = Callable[[], float]
+    Clock = Callable[[], float]
 
 CAPTURE_DIR = "capture"
 COMMITS_FILE = "commits.jsonl"
@@ -45,8 +45,11 @@ STATE_TTL = 6 * 3600  # per-session test, loop and todo state
 # One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
-SAFE_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+# A session id is ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`` (checked by hand: every event checks
+# one, and ``re`` costs an agent event ~5 ms; tests/test_capture_ids.py holds it to the pattern).
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SESSION_CHARS = _ALNUM | frozenset("._:-")
+REVERTS = Pattern(r"This reverts commit ([0-9a-f]{7,40})")
 
 
 def iso(ts: float) -> str:
@@ -60,7 +63,12 @@ def _now(clock: Clock) -> dt.datetime:
 
 def safe_session(value: object) -> str | None:
     """A session id usable in a file name, or None."""
-    return value if isinstance(value, str) and SAFE_SESSION.match(value) else None
+    if not isinstance(value, str):
+        return None
+    body = value[:-1] if value.endswith("\n") else value  # ``$`` matches before a last newline
+    if 0 < len(body) <= 128 and body[0] in _ALNUM and _SESSION_CHARS.issuperset(body):
+        return value
+    return None
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
@@ -135,12 +143,28 @@ class Capture:
     def __init__(self, cfg: Config, clock: Clock = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        self.state_dir = cfg.state_dir
-        self.root = cfg.state_dir / CAPTURE_DIR
-        self.settings: CaptureSettings = cfg.capture  # malformed values fall back, logged below
+        # The per-session state as strings: an agent event imports no ``pathlib`` (its
+        # ``urllib.parse`` and ``ipaddress``) for it (docs/performance.md, fourth pass).
+        self.root_text = os.path.join(cfg.state_dir_text, CAPTURE_DIR)
+        if any_given(CaptureSettings, cfg.env, cfg.settings):
+            cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
         self.hooklog = HookLog(cfg, clock)  # logs those fallbacks
 
     # ------------------------------------------------------------------ where things live
+
+    @property
+    def settings(self) -> CaptureSettings:
+        """Built at once when any capture setting is given (its fallbacks are logged), else on
+        first use: the defaults' paths need ``pathlib``, which most agent events do not."""
+        return self.cfg.capture
+
+    @property
+    def state_dir(self) -> Path:
+        return self.cfg.state_dir
+
+    @property
+    def root(self) -> Path:
+        return self.cfg.state_dir / CAPTURE_DIR
 
     @property
     def usable(self) -> bool:
@@ -150,48 +174,63 @@ class Capture:
     def path(self, kind: str, session: str) -> Path:
         return self.root / kind / f"{session}.json"
 
+    def _path_text(self, kind: str, session: str) -> str:
+        return os.path.join(self.root_text, kind, f"{session}.json")
+
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
-            data = cjson.loads(self.path(kind, session).read_text(encoding="utf-8"))
+            with open(self._path_text(kind, session), encoding="utf-8") as fh:
+                data = cjson.loads(fh.read())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
 
     def save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
         """Write per-session state (scrubbed unless it holds no captured text at all)."""
-        target = self.path(kind, session)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        folder = os.path.join(self.root_text, kind)
+        target = os.path.join(folder, f"{session}.json")
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
-        tmp.write_text(cjson.dumps(doc, sort_keys=True), encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(cjson.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
-    @contextlib.contextmanager
-    def session_lock(self, session: str) -> Iterator[None]:
+    def session_lock(self, session: str) -> _flock:
         """Hold the per-session state lock (released if the process dies)."""
-        folder = self.root / "locks"
-        folder.mkdir(parents=True, exist_ok=True)
-        with _flock(folder / f"{session}.lock"):
-            yield
+        folder = os.path.join(self.root_text, "locks")
+        os.makedirs(folder, exist_ok=True)
+        return _flock(os.path.join(folder, f"{session}.lock"))
 
     def drop(self, kind: str, session: str) -> None:
-        with contextlib.suppress(OSError):
-            self.path(kind, session).unlink()
+        try:  # noqa: SIM105  (no contextlib on the hook path)
+            os.unlink(self._path_text(kind, session))
+        except OSError:
+            pass
 
     def sweep(self, ttl: float = STATE_TTL) -> int:
         """Remove per-session state older than ``ttl`` seconds; returns how many files went."""
         removed = 0
         cutoff = self.clock() - ttl
-        if not self.root.is_dir():
+        try:
+            folders = [e.path for e in os.scandir(self.root_text) if e.is_dir()]
+        except OSError:  # no state yet
             return 0
-        for folder in self.root.iterdir():
-            if not folder.is_dir():
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except OSError:
                 continue
-            for item in [*folder.glob("*.json"), *folder.glob("*.lock")]:
-                with contextlib.suppress(OSError):
-                    if item.stat().st_mtime < cutoff:
-                        item.unlink()
+            items = [n for n in names if n.endswith(".json")]  # what glob("*.json") lists,
+            items += [n for n in names if n.endswith(".lock")]  # dot files included
+            for name in items:
+                item = os.path.join(folder, name)
+                try:
+                    if os.stat(item).st_mtime < cutoff:
+                        os.unlink(item)
                         removed += 1
+                except OSError:
+                    pass
         return removed
 
     # ------------------------------------------------------------------ breadcrumbs
@@ -207,11 +246,13 @@ class Capture:
         from reflectgit.state import errors  # the errors ledger counts it (`reflect-git errors`)
 
         errors.record(self.state_dir, errors.HOOK_FAILURE, f"{event}: {detail}", event=event)
-        with contextlib.suppress(Exception):
+        try:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
             (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
+        except Exception:
+            pass
 
     # ------------------------------------------------------------------ notes
 
@@ -389,7 +430,7 @@ class Capture:
                 if moved is None:
                     continue
                 changes.append(write(path, rewrite_note(data, moved)))  # keeps the file
-                ids.append(moved.id or Path(path).stem)
+                ids.append(moved.id or _stem(path))
             if not changes:
                 return Edit(ids)
             subject = messages.chore_subject(
@@ -513,8 +554,10 @@ class Capture:
         path = self.state_dir / COMMITS_FILE
         rows: list[dict[str, Any]] = []
         for part in (path.with_name(COMMITS_FILE + ".1"), path):
-            with contextlib.suppress(FileNotFoundError):
+            try:  # noqa: SIM105  (no contextlib on the hook path)
                 rows += _rows(part.read_bytes())
+            except FileNotFoundError:
+                pass
         return rows
 
     def _append_commit(self, record: CommitRecord) -> bool:
@@ -527,9 +570,11 @@ class Capture:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         path = self.state_dir / COMMITS_FILE
         with _flock(self.state_dir / (COMMITS_FILE + ".lock")):
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 if path.stat().st_size > self.settings.commits_max_bytes:
                     path.replace(path.with_name(COMMITS_FILE + ".1"))
+            except FileNotFoundError:
+                pass
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
@@ -581,10 +626,12 @@ class Capture:
             for path in root.rglob("*.jsonl"):
                 if side_session(str(path)) is not None:
                     continue  # a subagent's or compaction agent's file: its parent's session
-                with contextlib.suppress(OSError):
+                try:
                     age = now - path.stat().st_mtime
                     if threshold <= age < max_age:
                         found.append((age, path))
+                except OSError:
+                    pass
         results: list[tuple[str, Queued]] = []
         for _age, path in sorted(found):
             if len([r for r in results if r[1].entry_id and r[1].created]) >= limit:
@@ -642,10 +689,12 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     """The JSON objects of a JSON-lines text; unreadable lines skipped."""
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
-        with contextlib.suppress(ValueError):
+        try:
             row = cjson.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
+        except ValueError:
+            pass
     return rows
 
 
@@ -730,13 +779,29 @@ def drained_as_is(state_dir: Path, path: str) -> bool:
     return done.covers(st.st_size, st.st_mtime)
 
 
-@contextlib.contextmanager
-def _flock(path: Path) -> Iterator[None]:
-    from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
+def _stem(path: str) -> str:
+    from pathlib import Path
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        lockwait.acquire(fd, lockwait.limit(None), path.name)
-        yield
-    finally:
-        os.close(fd)
+    return Path(path).stem
+
+
+class _flock:  # used as a function: ``with _flock(path):`` (a class: no ``contextlib``)
+    """Hold an exclusive lock on ``path`` (created if missing), bounded inside a hook."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        from reflectgit.git import lockwait  # bounded inside a hook (git/lockwait.py)
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            lockwait.acquire(fd, lockwait.limit(None), os.path.basename(self.path))
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)

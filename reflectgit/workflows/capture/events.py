@@ -24,11 +24,8 @@ Copilot's ``errorOccurred`` is recorded as a breadcrumb in ``logs/errors.jsonl``
 from __future__ import annotations
 
 import os
-import re
 import zlib
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from _collections_abc import Mapping  # collections.abc's own: no `collections` import
 
 from reflectgit import cjson
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
@@ -37,7 +34,11 @@ from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
+TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:
+    import re
+    from typing import Any
+
     from reflectgit.notes import testruns
 
 WATCHER_TTL = 600.0
@@ -97,6 +98,8 @@ class Reply(FrozenRecord):
 
 def correction_in(prompt: str) -> re.Match[str] | None:
     """The correction phrase in a prompt (a "use X instead of Y" first), or None."""
+    import re  # here, not at import: most agent events run no detector
+
     return re.search(_USE_INSTEAD, prompt, re.I) or re.search(_CORRECTION, prompt, re.I)
 
 
@@ -124,10 +127,16 @@ def _command(tool_input: Any) -> str:
 
 def _project(payload: Mapping[str, Any]) -> str | None:
     cwd = payload.get("cwd")
-    return Path(cwd).name if isinstance(cwd, str) and cwd else None
+    if not (isinstance(cwd, str) and cwd):
+        return None
+    from pathlib import Path  # only for a payload with a cwd
+
+    return Path(cwd).name
 
 
 def _tags(payload: Mapping[str, Any], *more: str) -> list[str]:
+    import re  # here, not at import: most agent events run no detector
+
     tags = [t for t in more if t]
     project = _project(payload)
     if project:
@@ -206,6 +215,8 @@ def _outcome(event: str, payload: Mapping[str, Any]) -> tuple[str, bool | None]:
             return text, True
         return text, None  # "denied": the tool never ran
     if isinstance(response, str):  # Codex: a header, then the output
+        import re  # here, not at import: only Codex reports a string
+
         code = re.search(_CODEX_EXIT, response, re.MULTILINE)
         _, sep, body = response.partition("\nOutput:\n")
         text = body if sep else response
@@ -638,6 +649,8 @@ class AgentEvents:
             return
         pending.remove(asked)
         self._save("permission-armed", session, {"requests": pending})
+        import re  # here, not at import: only a call a dialog asked about
+
         rejected = bool(failed) and re.search(_REJECTED, output.strip(), re.I) is not None
         decision = "deny" if rejected else "allow"
         if failed is None and not rejected:
@@ -660,6 +673,8 @@ class AgentEvents:
             "userSettings": self.cap.cfg.home / ".claude" / "settings.json",
         }
         if isinstance(cwd, str) and os.path.isabs(cwd):
+            from pathlib import Path
+
             places["projectSettings"] = Path(cwd) / ".claude" / "settings.json"
             places["localSettings"] = Path(cwd) / ".claude" / "settings.local.json"
         for suggestion in asked.get("suggestions") or []:
@@ -876,7 +891,9 @@ class AgentEvents:
             else None,
             "parent_session_id": session,
         }
-        own = Path(path).stem if payload.get("agent_transcript_path") else session
+        from reflectgit.workflows.capture.commits import _stem
+
+        own = _stem(path) if payload.get("agent_transcript_path") else session
         queued = self.cap.enqueue(
             path,
             "subagent_stop",
@@ -981,6 +998,8 @@ def _todo_changes(
     ids: dict[str, str],
 ) -> list[tuple[str, Any]] | None:
     """(content, status) pairs a todo tool call reports; None when it reports none."""
+    import re  # here, not at import: most agent events run no detector
+
     if tool in ("TodoWrite", "update_todo"):
         todos = tool_input.get("todos")
         if not isinstance(todos, list):
@@ -1020,6 +1039,8 @@ def _todo_changes(
 
 def _symptom(evidence: str) -> str:
     """The first line of evidence that says what went wrong (not a banner or a test id)."""
+    import re  # here, not at import: most agent events run no detector
+
     for line in evidence.splitlines():
         text = line.strip()
         if re.match(
@@ -1033,6 +1054,8 @@ def _symptom(evidence: str) -> str:
 
 def _evidence(output: str, lines: int = 12) -> str:
     """The lines of test output that say what failed (not the whole log)."""
+    import re  # here, not at import: most agent events run no detector
+
     keep = [
         line
         for line in output.splitlines()
