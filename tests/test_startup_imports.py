@@ -327,3 +327,33 @@ def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_pat
     modules, out = loaded("reflect-git-validate", str(bad))
     assert {"yaml", "jsonschema", "reflectgit.notes.schema"} <= modules
     assert "confidence" in out
+
+
+# What a search against a fresh index must not import (issue 17, "add and search, fourth
+# pass"): ``typing`` (annotations' imports are under TYPE_CHECKING on its whole path) and
+# ``shlex`` (cli.render quotes commands only where it prints one); and it reads the shipped
+# synonym table compiled ahead (workflows/search/synonyms_table.py) instead of parsing it.
+NOT_IN_THE_BARE_SEARCH = (*NEVER, "typing", "shlex", "json", "yaml", "subprocess", "_hashlib")
+
+
+def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    kb = ruled_kb
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    # "force push" reaches the synonym table's groups; the note must still be found.
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, "reflect-git", "--kb", str(kb), "search", "force"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=outside,
+        env={"PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)},
+    )
+    _, _, listed = proc.stderr.partition("\n--modules--\n")
+    modules = set(listed.split())
+    assert "no-force-push" in proc.stdout, proc.stderr
+    assert "reflectgit.workflows.search.synonyms_table" in modules, proc.stderr
+    assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 UTC = dt.timezone.utc
 
