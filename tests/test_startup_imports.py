@@ -357,3 +357,26 @@ def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
     assert "no-force-push" in proc.stdout, proc.stderr
     assert "reflectgit.workflows.search.synonyms_table" in modules, proc.stderr
     assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
+
+
+def test_add_imports_no_dataclasses(kb: Path) -> None:
+    """``add``'s result types, the door's values, the commit message and the in-place editor
+    are ``records`` classes: an add imports neither ``dataclasses`` nor ``inspect``."""
+    modules, out = loaded(
+        "reflect-git",
+        "--kb",
+        str(kb),
+        "add",
+        "--title",
+        "Quokka pouch",
+        "--confidence",
+        "high",
+        "--insight",
+        "x",
+    )
+    assert "reflectgit.workflows.kb.mutations" in modules  # the add ran
+    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
+    assert b"Quokka pouch" in log.stdout, out  # committed
+    assert not modules & {"dataclasses", "inspect"}, modules & {"dataclasses", "inspect"}
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+    assert status.stdout == b""
