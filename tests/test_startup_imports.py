@@ -362,3 +362,56 @@ def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Pat
     launched("reflect-git", "hook", "PostToolUse", stdin=read, env=bad)
     log = (state / "logs" / "hooks.log").read_text()
     assert "config - fallback REFLECT_AUTO_REFLECT='maybe' is not a boolean" in log
+
+
+# What a search against a fresh index must not import (issue 17, "add and search, fourth
+# pass"): ``typing`` (annotations' imports are under TYPE_CHECKING on its whole path) and
+# ``shlex`` (cli.render quotes commands only where it prints one); and it reads the shipped
+# synonym table compiled ahead (workflows/search/synonyms_table.py) instead of parsing it.
+NOT_IN_THE_BARE_SEARCH = (*NEVER, "typing", "shlex", "json", "yaml", "subprocess", "_hashlib")
+
+
+def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    kb = ruled_kb
+    loaded("reflect-git", "--kb", str(kb), "reindex")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    # "force push" reaches the synonym table's groups; the note must still be found.
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, "reflect-git", "--kb", str(kb), "search", "force"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=outside,
+        env={"PYTHONPATH": str(REPO_ROOT), "HOME": str(tmp_path)},
+    )
+    _, _, listed = proc.stderr.partition("\n--modules--\n")
+    modules = set(listed.split())
+    assert "no-force-push" in proc.stdout, proc.stderr
+    assert "reflectgit.workflows.search.synonyms_table" in modules, proc.stderr
+    assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
+
+
+def test_add_imports_no_dataclasses(kb: Path) -> None:
+    """``add``'s result types, the door's values, the commit message and the in-place editor
+    are ``records`` classes: an add imports neither ``dataclasses`` nor ``inspect``."""
+    modules, out = loaded(
+        "reflect-git",
+        "--kb",
+        str(kb),
+        "add",
+        "--title",
+        "Quokka pouch",
+        "--confidence",
+        "high",
+        "--insight",
+        "x",
+    )
+    assert "reflectgit.workflows.kb.mutations" in modules  # the add ran
+    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
+    assert b"Quokka pouch" in log.stdout, out  # committed
+    assert not modules & {"dataclasses", "inspect"}, modules & {"dataclasses", "inspect"}
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+    assert status.stdout == b""

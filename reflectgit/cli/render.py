@@ -8,14 +8,16 @@ exactly what the typer CLI prints.
 
 from __future__ import annotations
 
-import shlex
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from reflectgit.cli.options import globals_of
 from reflectgit.notes.words import plural
+
+TYPE_CHECKING = False  # typing is not imported at run time (a search never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 # --------------------------------------------------------------------------- primitives
 
@@ -406,6 +408,8 @@ def mcp_registration(result: Any) -> list[str]:
     verb = {"absent": "not registered"}.get(result.action, result.action)
     lines = [f"{verb}: {result.agent} MCP server reflect-git in {result.config}"]
     if result.command and result.action != "removed":
+        import shlex
+
         lines.append(f"  command: {shlex.join(result.command)}")
     lines += [f"  note: {note}" for note in result.notes]
     return lines
@@ -513,6 +517,8 @@ def corrupt_lines(corrupt: Sequence[Any], where: Any) -> list[str]:
     for c in corrupt:
         held = c.transcript or "transcript unknown (the file is torn before its path)"
         lines.append(f"  {c.name}  {held}" + (f"  ({c.reason})" if c.reason else ""))
+    import shlex
+
     known = [c.transcript for c in corrupt if c.transcript]
     lines.append(
         "re-add each transcript with `reflect-git queue add TRANSCRIPT`"

@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
@@ -25,7 +24,10 @@ from reflectgit.git.objects import (
     resolve_ref,
 )
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflectgit.git.run import Result
 
 Env = Mapping[str, str] | None

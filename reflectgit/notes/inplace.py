@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -46,6 +45,7 @@ from reflectgit.notes.note import (
     render_note,
     render_sidecar,
 )
+from reflectgit.records import Record
 
 BOM = "\ufeff"
 WIDTH = 100_000
@@ -55,11 +55,16 @@ class _CannotSplice(Exception):
     """The edit cannot be made in place; the caller renders canonically."""
 
 
-@dataclass
-class _Op:
+class _Op(Record):
+    _FIELDS = ("start", "end", "lines")
     start: int  # first line replaced (0-based)
     end: int  # one past the last line replaced
     lines: list[str]
+
+    def __init__(self, start: int, end: int, lines: list[str]) -> None:
+        self.start = start
+        self.end = end
+        self.lines = lines
 
 
 # --------------------------------------------------------------------------- entry points

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from reflectgit.config import FORGOTTEN
@@ -40,6 +39,7 @@ from reflectgit.notes.note import (
     render_sidecar,
     sidecar_path_for,
 )
+from reflectgit.records import FrozenRecord
 from reflectgit.workflows.kb.base import (
     NOTE_SUFFIX,
     STATE_FOLDERS,
@@ -57,55 +57,122 @@ from reflectgit.workflows.kb.ids import clash, existing_ids, refuse_clash
 # --------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
-class AddResult:
+class AddResult(FrozenRecord):
+    _FIELDS = (
+        "id",
+        "path",
+        "commit",
+        "status",
+    )
     id: str
     path: str
     commit: str | None
     status: str  # "added" | "unchanged" | "updated"
 
+    def __init__(self, id: str, path: str, commit: str | None, status: str) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "commit", commit)
+        object.__setattr__(self, "status", status)
 
-@dataclass(frozen=True)
-class UpdateResult:
+
+class UpdateResult(FrozenRecord):
+    _FIELDS = (
+        "id",
+        "path",
+        "commit",
+    )
     id: str
     path: str
     commit: str | None
 
+    def __init__(self, id: str, path: str, commit: str | None) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "commit", commit)
 
-@dataclass(frozen=True)
-class ConfirmResult:
+
+class ConfirmResult(FrozenRecord):
+    _FIELDS = (
+        "id",
+        "proof_count",
+        "commit",
+    )
     id: str
     proof_count: int
     commit: str | None
 
+    def __init__(self, id: str, proof_count: int, commit: str | None) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "proof_count", proof_count)
+        object.__setattr__(self, "commit", commit)
 
-@dataclass(frozen=True)
-class MoveResult:
+
+class MoveResult(FrozenRecord):
+    _FIELDS = (
+        "id",
+        "path",
+        "commit",
+    )
     id: str
     path: str
     commit: str | None
 
+    def __init__(self, id: str, path: str, commit: str | None) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "commit", commit)
 
-@dataclass(frozen=True)
-class ForgetResult:
+
+class ForgetResult(FrozenRecord):
+    _FIELDS = (
+        "forgotten",
+        "commit",
+        "dry_run",
+    )
     forgotten: list[str]
     commit: str | None
-    dry_run: bool = False
+    dry_run: bool
+
+    def __init__(self, forgotten: list[str], commit: str | None, dry_run: bool = False) -> None:
+        object.__setattr__(self, "forgotten", forgotten)
+        object.__setattr__(self, "commit", commit)
+        object.__setattr__(self, "dry_run", dry_run)
 
 
-@dataclass(frozen=True)
-class SupersedeResult:
+class SupersedeResult(FrozenRecord):
+    _FIELDS = (
+        "old",
+        "new",
+        "commit",
+    )
     old: str
     new: str
     commit: str | None
 
+    def __init__(self, old: str, new: str, commit: str | None) -> None:
+        object.__setattr__(self, "old", old)
+        object.__setattr__(self, "new", new)
+        object.__setattr__(self, "commit", commit)
 
-@dataclass(frozen=True)
-class UndoResult:
+
+class UndoResult(FrozenRecord):
+    _FIELDS = (
+        "reverted",
+        "commit",
+        "subject",
+        "ids",
+    )
     reverted: str
     commit: str
     subject: str
     ids: list[str]
+
+    def __init__(self, reverted: str, commit: str, subject: str, ids: list[str]) -> None:
+        object.__setattr__(self, "reverted", reverted)
+        object.__setattr__(self, "commit", commit)
+        object.__setattr__(self, "subject", subject)
+        object.__setattr__(self, "ids", ids)
 
 
 # --------------------------------------------------------------------------- input helpers

@@ -21,7 +21,6 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.digest import sha1, sha256
@@ -31,7 +30,10 @@ from reflectgit.git.pending import recover_if_pending
 from reflectgit.notes.dates import parse_instant
 from reflectgit.records import FrozenRecord, Record
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
+    from typing import Any
+
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
     from reflectgit.workflows.search.query import Query, Synonyms
@@ -1378,13 +1380,14 @@ PARALLEL_BUILD_MIN = 2000  # below this, parsing in worker processes costs more 
 _Job = tuple[int, str, bytes, "bytes | None"]
 # The rows of some documents, by table: docs, fts, doc_tags, edges (rowid, words, start, end;
 # their own rowids are given on insert), scoping.
-_Rows = tuple[
-    list[tuple[Any, ...]],
-    list[tuple[Any, ...]],
-    list[tuple[int, str]],
-    list[tuple[int, str, "str | None", "str | None"]],
-    list[tuple[Any, ...]],
-]
+if TYPE_CHECKING:  # an annotation only (no typing at run time)
+    _Rows = tuple[
+        list[tuple[Any, ...]],
+        list[tuple[Any, ...]],
+        list[tuple[int, str]],
+        list[tuple[int, str, "str | None", "str | None"]],
+        list[tuple[Any, ...]],
+    ]
 
 
 def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:

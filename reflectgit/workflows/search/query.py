@@ -183,6 +183,7 @@ class Synonyms(FrozenRecord):
     def parse(text: str, base: Synonyms | None = None) -> Synonyms:
         """``base`` extended by ``text`` (one group a line; ``-term`` removes a term)."""
         groups = [list(g) for g in (base.groups if base else ())]
+        removed = False
         for raw in text.splitlines():
             line = raw.split("#", 1)[0].strip()
             if not line:
@@ -190,11 +191,32 @@ class Synonyms(FrozenRecord):
             if line.startswith("-"):
                 gone = _key(line[1:])
                 groups = [[t for t in g if _key(t) != gone] for g in groups]
+                removed = True
                 continue
             terms = [t.strip() for t in line.split(",") if _TOKEN.search(t)]
             if len(terms) > 1:
                 groups.append(terms)
-        return Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
+        table = Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
+        known = base.__dict__.get("_lookup") if base is not None and not removed else None
+        if known is not None and base is not None:
+            # Only groups were added: the base's lookup (the shipped table's compiled one)
+            # extended by the new groups is what indexing every group would give.
+            buckets = {k: list(v) for k, v in known[0].items()}
+            idioms = {k: list(v) for k, v in known[1].items()}
+            _index_groups(table.groups, len(base.groups), buckets, idioms)
+            table.__dict__["_lookup"] = (buckets, idioms)
+        return table
+
+    @staticmethod
+    def compiled(
+        groups: tuple[tuple[str, ...], ...],
+        buckets: dict[str, list[int]],
+        idioms: dict[str, list[int]],
+    ) -> Synonyms:
+        """The table of ``groups`` with its lookup given (``synonyms_table.py``, built ahead)."""
+        table = Synonyms(groups)
+        table.__dict__["_lookup"] = (buckets, idioms)
+        return table
 
     def terms(self, key: tuple[str, ...]) -> list[str]:
         """Every term of the groups holding a term with ``key`` (a tuple of stems); [] if none.
@@ -235,16 +257,7 @@ class Synonyms(FrozenRecord):
         several words with a stop word, by its tokens (``idiom``), found in the same pass."""
         buckets: dict[str, list[int]] = {}
         idioms: dict[str, list[int]] = {}
-        for i, group in enumerate(self.groups):
-            starts: set[str] = set()
-            for term in group:
-                words = term.lower().split()
-                toks = [t for w in words for t in ((w,) if w.isalnum() else tokens_of(w))]
-                starts.update(t[:2] for t in toks)
-                if len(toks) > 1 and any(t in STOP_WORDS for t in toks):
-                    idioms.setdefault(" ".join(toks), []).append(i)
-            for start in starts:
-                buckets.setdefault(start, []).append(i)
+        _index_groups(self.groups, 0, buckets, idioms)
         return buckets, idioms
 
     @cached_property
@@ -292,11 +305,86 @@ def _one_token(term: str) -> bool:
     return term.isalnum() or len(tokens_of(term)) == 1
 
 
+def _index_groups(
+    groups: tuple[tuple[str, ...], ...],
+    start: int,
+    buckets: dict[str, list[int]],
+    idioms: dict[str, list[int]],
+) -> None:
+    """Add ``groups[start:]`` to the lookup (``Synonyms._lookup``)."""
+    for i in range(start, len(groups)):
+        starts: set[str] = set()
+        for term in groups[i]:
+            words = term.lower().split()
+            toks = [t for w in words for t in ((w,) if w.isalnum() else tokens_of(w))]
+            starts.update(t[:2] for t in toks)
+            if len(toks) > 1 and any(t in STOP_WORDS for t in toks):
+                idioms.setdefault(" ".join(toks), []).append(i)
+        for first in sorted(starts):
+            buckets.setdefault(first, []).append(i)
+
+
+SHIPPED_FILE = "synonyms.txt"  # next to this module
+COMPILED_MODULE = "synonyms_table"  # reflectgit/workflows/search/synonyms_table.py
+
+
 @lru_cache(maxsize=1)
 def shipped() -> Synonyms:
-    """The packaged synonym table."""
+    """The packaged synonym table: compiled ahead (``synonyms_table.py``) when it was compiled
+    from this very text, else parsed."""
     # Next to this module in the installed package (importlib.resources costs more to import).
-    return Synonyms.parse(Path(__file__).with_name("synonyms.txt").read_text("utf-8"))
+    raw = Path(__file__).with_name(SHIPPED_FILE).read_bytes()
+    from reflectgit.digest import sha1
+    from reflectgit.workflows.search import synonyms_table as compiled
+
+    if sha1(raw) == compiled.SOURCE_SHA1:
+        return Synonyms.compiled(compiled.GROUPS, compiled.BUCKETS, compiled.IDIOMS)
+    return Synonyms.parse(raw.decode("utf-8"))
+
+
+def _literal(group: tuple[str, ...]) -> str:
+    """A group as a tuple literal; one led by the word "git" starts with a starred 1-tuple, so
+    that it does not read as a git argv (tests/test_architecture.py looks for those)."""
+    if group and (group[0] == "git" or group[0].endswith("/git")):
+        return "(*" + repr(group[:1]) + ", " + repr(group[1:])[1:]
+    return repr(group)
+
+
+def compiled_source(text: str) -> str:
+    """The whole text of ``synonyms_table.py`` for the shipped table ``text``: its groups and
+    their lookup, so that a search neither parses nor indexes the table (tests regenerate it
+    and compare)."""
+    from reflectgit.digest import sha1
+
+    table = Synonyms.parse(text)
+    buckets, idioms = table._lookup
+    lines = [
+        '"""The shipped synonym table (synonyms.txt), parsed and indexed ahead.',
+        "",
+        "Generated by ``reflectgit.workflows.search.query.compiled_source``; do not edit.",
+        "Regenerate after changing synonyms.txt:",
+        "    python -c 'import pathlib, reflectgit.workflows.search.query as q; "
+        "d = pathlib.Path(q.__file__).parent; "
+        '(d / "synonyms_table.py").write_text(q.compiled_source((d / "synonyms.txt").read_text("utf-8")))\'',
+        "A table whose SOURCE_SHA1 is not the file's is ignored (the file is parsed).",
+        '"""',
+        "",
+        f"SOURCE_SHA1 = {sha1(text.encode('utf-8'))!r}",
+        "",
+        "GROUPS = (",
+        *(f"    {_literal(g)}," for g in table.groups),
+        ")",
+        "",
+        "BUCKETS = {",
+        *(f"    {k!r}: {v!r}," for k, v in buckets.items()),
+        "}",
+        "",
+        "IDIOMS = {",
+        *(f"    {k!r}: {v!r}," for k, v in idioms.items()),
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- concepts
