@@ -10,10 +10,9 @@ the built-in code. Both give the same digest; which one ran is never visible.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # From this size on OpenSSL's speed (about 7x the built-in SHA-1's) outweighs its import.

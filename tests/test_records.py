@@ -72,3 +72,19 @@ def test_the_converted_types_keep_their_dataclass_defaults() -> None:
     hit.matched_fields.append("title")
     assert other.matched_fields == []  # each its own list, as default_factory gave
     assert Counters("n") == Counters("n", 0.0, 0.0, 0, 0, 0, 0, None)
+
+
+def test_a_notes_ranking_state_is_the_fields_a_note_may_never_hold() -> None:
+    """One list, three places: the fields rule S9 keeps out of notes are the ranking state's
+    value fields and its table's columns (a field added to one and not the others fails)."""
+    import sqlite3
+
+    from reflectgit.notes.note import RANKING_FIELDS
+    from reflectgit.state import ranking
+
+    assert ("id", *RANKING_FIELDS) == Counters._FIELDS
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(ranking._SCHEMA)
+    columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(counters)"))
+    conn.close()
+    assert columns == Counters._FIELDS

@@ -241,14 +241,15 @@ def _discover(cwd: Path, env: Mapping[str, str]) -> tuple[Path, Path] | None:
 
 
 def _gitfile_target(dot_git: Path) -> Path:
+    """The git directory a ``.git`` file names (``config.git_dir_of`` reads it); ``_Unsure``
+    when it names none."""
     try:
-        text = dot_git.read_text(encoding="utf-8").strip()
+        target = git_dir_of(dot_git.parent)
     except (OSError, ValueError):
         raise _Unsure from None
-    if not text.startswith("gitdir:") or "\n" in text:
+    if target == dot_git:  # no `gitdir:` line: git refuses it, let git say so
         raise _Unsure
-    target = Path(text[len("gitdir:") :].strip())
-    return target if target.is_absolute() else dot_git.parent / target
+    return target
 
 
 def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:

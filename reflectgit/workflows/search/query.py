@@ -342,14 +342,6 @@ def shipped() -> Synonyms:
     return Synonyms.parse(raw.decode("utf-8"))
 
 
-def _literal(group: tuple[str, ...]) -> str:
-    """A group as a tuple literal; one led by the word "git" starts with a starred 1-tuple, so
-    that it does not read as a git argv (tests/test_architecture.py looks for those)."""
-    if group and (group[0] == "git" or group[0].endswith("/git")):
-        return "(*" + repr(group[:1]) + ", " + repr(group[1:])[1:]
-    return repr(group)
-
-
 def compiled_source(text: str) -> str:
     """The whole text of ``synonyms_table.py`` for the shipped table ``text``: its groups and
     their lookup, so that a search neither parses nor indexes the table (tests regenerate it
@@ -372,7 +364,7 @@ def compiled_source(text: str) -> str:
         f"SOURCE_SHA1 = {sha1(text.encode('utf-8'))!r}",
         "",
         "GROUPS = (",
-        *(f"    {_literal(g)}," for g in table.groups),
+        *(f"    {g!r}," for g in table.groups),
         ")",
         "",
         "BUCKETS = {",

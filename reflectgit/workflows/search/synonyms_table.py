@@ -143,7 +143,7 @@ GROUPS = (
     ('plist', 'property list', 'definition file'),
     ('profile', 'shell rc', 'login shell'),
     ('tokio', 'rust async runtime', 'async rust'),
-    (*('git',), 'version control', 'vcs'),
+    ('git', 'version control', 'vcs'),
     ('gh', 'github cli', 'github command line'),
     ('graphql', 'query language', 'graph query', 'github api v4'),
     ('buildkit', 'docker build', 'image build'),
