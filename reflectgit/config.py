@@ -1018,10 +1018,9 @@ def git_dir_of(work_tree: Path) -> Path:
 
 def state_dir_text(kb: str, env: Mapping[str, str]) -> str:
     """``resolve_state_dir``, as a string (``kb`` as ``str(Path)`` writes it)."""
-    if _env_text(GeneralSettings, "state_dir", env) is not None:
-        from pathlib import Path
-
-        return str(resolve_state_dir(Path(kb), env))
+    text = _env_text(GeneralSettings, "state_dir", env)
+    if text is not None:  # as ``load`` parses a path setting, without pathlib (every hook)
+        return _usable_state_dir_text(_absolute(os.path.expanduser(text)))
     return os.path.join(git_dir_text(kb), STATE_SUBDIR)
 
 
@@ -1036,10 +1035,16 @@ def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
 def _usable_state_dir(path: Path) -> Path:
     """``REFLECT_STATE_DIR`` as given, unless it (or the nearest part of it that exists) is not
     a folder: then a clear error now, not a crash at the first write."""
+    _usable_state_dir_text(str(path))
+    return path
+
+
+def _usable_state_dir_text(path: str) -> str:
+    """``_usable_state_dir`` on an absolute, normalised path string (``os.path``, no pathlib)."""
     existing = path
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
         raise ConfigError(
             f"REFLECT_STATE_DIR={path} cannot be a folder: {existing} is a file",
             hint="point REFLECT_STATE_DIR at a folder (it is created when missing), or unset it",

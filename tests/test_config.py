@@ -528,6 +528,10 @@ def test_path_text_is_what_pathlib_writes(text: str) -> None:
         {"REFLECT_GIT_KB": "  ", "GLOBAL_LEARNINGS_PATH": "/x/../kb"},
         {"HOME": "/home/someone/"},
         {"HOME": ""},
+        {"REFLECT_STATE_DIR": "~/st/./x/"},
+        {"REFLECT_STATE_DIR": "  rel//state  ", "REFLECT_GIT_KB": "~/kb"},
+        {"REFLECT_STATE_DIR": "//net/state/"},
+        {"REFLECT_STATE_DIR": "/"},
     ],
 )
 def test_the_kb_and_state_dir_strings_match_their_paths(tmp_path: Path, env: dict) -> None:
@@ -539,6 +543,20 @@ def test_the_kb_and_state_dir_strings_match_their_paths(tmp_path: Path, env: dic
             config_module.resolve_state_dir(Path(kb), env)
         )
     assert config_module.home_text(env) == str(config_module.home_of(env))
+
+
+def test_a_state_dir_under_a_file_is_refused_alike_as_string_and_path(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    for inside in ("a-file", "a-file/deeper/state/"):
+        env = {"HOME": str(tmp_path), "REFLECT_STATE_DIR": str(tmp_path / inside)}
+        with pytest.raises(ConfigError) as as_text:
+            config_module.state_dir_text(str(tmp_path), env)
+        with pytest.raises(ConfigError) as as_path:
+            config_module.resolve_state_dir(tmp_path, env)
+        assert str(as_text.value) == str(as_path.value)
+        assert f"{tmp_path / 'a-file'} is a file" in str(as_text.value)
+    fine = {"HOME": str(tmp_path), "REFLECT_STATE_DIR": str(tmp_path / "new" / "state")}
+    assert config_module.state_dir_text(str(tmp_path), fine) == str(tmp_path / "new" / "state")
 
 
 def test_a_resolved_config_gives_paths_and_the_same_strings(tmp_path: Path) -> None:

@@ -364,6 +364,30 @@ def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Pat
     assert "config - fallback REFLECT_AUTO_REFLECT='maybe' is not a boolean" in log
 
 
+# With ``REFLECT_STATE_DIR`` set (what bench/startup.py and many installs do), the override is
+# resolved as strings too: it cost every hook ``pathlib`` with ``fnmatch``, ``re``, ``enum`` and
+# ``urllib.parse`` (docs/performance.md, "The hook processes, fifth pass").
+def test_the_capture_hook_with_a_state_dir_imports_no_pathlib(
+    ruled_kb: Path, tmp_path: Path
+) -> None:
+    kb = ruled_kb
+    state = tmp_path / "elsewhere" / "state"
+    env = {"REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(tmp_path / "elsewhere/./state/")}
+    doc = json.loads(_payload(kb, "Read", {"file_path": "f.txt"}, "PostToolUse"))
+    del doc["cwd"], doc["transcript_path"]  # pytest's long folder names would wake the scanner
+    read = json.dumps(doc)
+    modules, out = launched("reflect-git", "hook", "PostToolUse", stdin=read, env=env)
+    assert "reflectgit.workflows.capture.events" in modules and out == ""
+    assert not modules & set(NOT_IN_A_CAPTURE), modules & set(NOT_IN_A_CAPTURE)
+    assert (state / "capture" / "loops" / "s-imports.json").is_file()  # the call was counted
+    assert not (kb / ".git" / "reflect-git" / "capture").exists()
+    # a state dir that cannot be a folder is still refused, and the hook still exits quietly
+    (tmp_path / "a-file").write_text("x")
+    blocked = env | {"REFLECT_STATE_DIR": str(tmp_path / "a-file" / "state")}
+    _, out = launched("reflect-git", "hook", "PostToolUse", stdin=read, env=blocked)
+    assert out == "" and not (tmp_path / "a-file" / "state").exists()
+
+
 # What a search against a fresh index must not import (issue 17, "add and search, fourth
 # pass"): ``typing`` (annotations' imports are under TYPE_CHECKING on its whole path) and
 # ``shlex`` (cli.render quotes commands only where it prints one); and it reads the shipped
