@@ -26,7 +26,6 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit.digest import sha1
 from reflectgit.errors import (
@@ -53,7 +52,10 @@ from reflectgit.git.worktree import (
 )
 from reflectgit.records import FrozenRecord
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from dulwich.config import ConfigFile
     from dulwich.objects import Commit
     from dulwich.repo import Repo
