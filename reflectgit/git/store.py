@@ -39,7 +39,7 @@ from reflectgit.errors import (
 from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
 from reflectgit.git.pack import write_pack
-from reflectgit.git.repo_info import config_may_set
+from reflectgit.git.repo_info import config_may_set, config_user
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
 from reflectgit.git.worktree import (
@@ -984,6 +984,12 @@ class Store:
         if self._cached_identity is not None:
             return self._cached_identity
         name = email = None
+        if self._repo is None:  # git's files read directly, without dulwich.config (~8 ms)
+            paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
+            quick = config_user(paths)
+            if quick is not None:
+                self._cached_identity = quick
+                return quick
         for cfg in self._configs():
             with contextlib.suppress(KeyError):
                 name = name or cfg.get((b"user",), b"name").decode("utf-8")
