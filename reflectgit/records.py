@@ -72,6 +72,7 @@ class _NamedTupleMeta(type):
         for key, value in ns.items():
             if key not in skip and key not in fields:
                 setattr(tpl, key, value)
+        tpl.__annotations__ = dict(annotations) if isinstance(annotations, dict) else {}
         if "__qualname__" in ns:
             tpl.__qualname__ = str(ns["__qualname__"])
         return tpl

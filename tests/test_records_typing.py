@@ -52,6 +52,7 @@ def test_a_named_tuple_is_built_and_behaves_as_typings(args: tuple[object, ...])
     assert ours._replace(left="z") == theirs._replace(left="z")
     assert ours._asdict() == theirs._asdict()
     assert OURS.__doc__ == THEIRS.__doc__ == "Two values."
+    assert list(OURS.__annotations__) == list(THEIRS.__annotations__) == ["left", "right"]
     assert OURS.__qualname__ == THEIRS.__qualname__
     assert OURS.__module__ == THEIRS.__module__
     assert isinstance(ours, tuple) and not isinstance(ours, THEIRS)
