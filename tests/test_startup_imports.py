@@ -439,3 +439,26 @@ def test_add_imports_no_dataclasses(kb: Path) -> None:
     assert not modules & {"dataclasses", "inspect"}, modules & {"dataclasses", "inspect"}
     status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
     assert status.stdout == b""
+
+
+def test_add_imports_no_typing(kb: Path) -> None:
+    """The write path's ``NamedTuple``, ``Generic`` and ``TypeVar`` are ``records``' run-time
+    stand-ins and every ``typing`` import is under ``TYPE_CHECKING``: an add (the identity
+    from GIT_AUTHOR_*, as the start-up benchmark runs it) never imports ``typing``."""
+    modules, out = loaded(
+        "reflect-git",
+        "--kb",
+        str(kb),
+        "add",
+        "--title",
+        "Wombat burrow",
+        "--confidence",
+        "high",
+        "--insight",
+        "x",
+    )
+    assert "reflectgit.workflows.kb.mutations" in modules  # the add ran
+    assert "reflectgit.git.store" in modules
+    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
+    assert b"Wombat burrow" in log.stdout, out  # committed
+    assert "typing" not in modules

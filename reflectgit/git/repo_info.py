@@ -91,6 +91,98 @@ def config_may_set(paths: Iterable[str | os.PathLike[str]], *words: bytes) -> bo
     return False
 
 
+_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "b": "\b"}
+
+
+def config_user(paths: Iterable[str | os.PathLike[str]]) -> tuple[str | None, str | None] | None:
+    """``user.name`` and ``user.email`` from these git config files, most specific first
+    (the first file that sets a key wins; in a file, its last value), read with git's syntax:
+    sections and keys in any case, ``"..."`` quoting, the ``\\`` escapes, ``#``/``;``
+    comments, a trailing ``\\`` continuing the line. None when a file includes another, is
+    unreadable, or is not UTF-8 or not plain: the caller then parses them in full."""
+    found: dict[str, str] = {}
+    for path in paths:
+        try:
+            text = Path(path).read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return None
+        if "include" in text.lower():
+            return None
+        values = _user_section(text)
+        if values is None:
+            return None
+        for key, value in values.items():
+            found.setdefault(key, value)
+    return found.get("name"), found.get("email")
+
+
+def _user_section(text: str) -> dict[str, str] | None:
+    """The plain ``[user]`` section's ``name`` and ``email`` of one config file's text; None
+    for what this reader leaves to the full parser (a continued line, a malformed one)."""
+    out: dict[str, str] = {}
+    in_user = False
+    for raw_line in text.split("\n"):
+        line = raw_line.lstrip(" \t")
+        if not line or line[0] in "#;":
+            continue
+        if line[0] == "[":
+            end = line.find("]")
+            header = line[1:end]
+            if end < 0:
+                return None
+            if any(c in header for c in " \t") and '"' not in header:
+                return None
+            in_user = header.lower() == "user"
+            line = line[end + 1 :].lstrip(" \t")  # git allows ``[user] name = x``
+            if not line or line[0] in "#;":
+                continue
+        key, eq, rest = line.partition("=")
+        if not eq:
+            continue  # a boolean key: never name or email
+        value = _value(rest)
+        if value is None:
+            return None
+        if in_user and key.strip().lower() in ("name", "email"):
+            out[key.strip().lower()] = value
+    return out
+
+
+def _value(raw: str) -> str | None:
+    """One config value as git reads it: outer blanks dropped, inner ones kept, ``"..."``
+    quoting, the escapes, a comment ending it; None when malformed or continued."""
+    out: list[str] = []
+    pending = ""  # blanks, kept only when something follows them
+    quoted = False
+    j = 0
+    raw = raw.removesuffix("\r").lstrip(" \t")
+    while j < len(raw):
+        ch = raw[j]
+        j += 1
+        if ch == "\\":
+            esc = _ESCAPES.get(raw[j]) if j < len(raw) else None
+            if esc is None:
+                return None
+            out.append(pending + esc)
+            pending = ""
+            j += 1
+        elif ch == '"':
+            out.append(pending)
+            pending = ""
+            quoted = not quoted
+        elif quoted:
+            out.append(ch)
+        elif ch in "#;":
+            break
+        elif ch in " \t":
+            pending += " "  # as git: each blank a space
+        else:
+            out.append(pending + ch)
+            pending = ""
+    return None if quoted else "".join(out)
+
+
 # --------------------------------------------------------------------------- HEAD and trees
 
 

@@ -26,7 +26,6 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit.digest import sha1
 from reflectgit.errors import (
@@ -40,7 +39,7 @@ from reflectgit.errors import (
 from reflectgit.git import fsync, lockwait, safety
 from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
 from reflectgit.git.pack import write_pack
-from reflectgit.git.repo_info import config_may_set
+from reflectgit.git.repo_info import config_may_set, config_user
 from reflectgit.git.tree import RawTree
 from reflectgit.git.treediff import remember_trees
 from reflectgit.git.worktree import (
@@ -53,7 +52,10 @@ from reflectgit.git.worktree import (
 )
 from reflectgit.records import FrozenRecord
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from dulwich.config import ConfigFile
     from dulwich.objects import Commit
     from dulwich.repo import Repo
@@ -982,6 +984,12 @@ class Store:
         if self._cached_identity is not None:
             return self._cached_identity
         name = email = None
+        if self._repo is None:  # git's files read directly, without dulwich.config (~8 ms)
+            paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
+            quick = config_user(paths)
+            if quick is not None:
+                self._cached_identity = quick
+                return quick
         for cfg in self._configs():
             with contextlib.suppress(KeyError):
                 name = name or cfg.get((b"user",), b"name").decode("utf-8")

@@ -43,7 +43,6 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflectgit.digest import sha1
 from reflectgit.errors import (
@@ -59,7 +58,10 @@ from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
 from reflectgit.git.pending import recover_if_pending as recover_if_pending
 from reflectgit.records import Record
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflectgit.git.run import Result
 
 

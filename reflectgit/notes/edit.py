@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import TIER_NUM, Note, tier_of
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 # THE field a confirmation counts its sources in (the reflect format's name).
 SOURCES_FIELD = "source_memory_ids"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import yaml
 
@@ -46,6 +45,10 @@ from reflectgit.notes.note import (
     render_sidecar,
 )
 from reflectgit.records import Record
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 BOM = "\ufeff"
 WIDTH = 100_000

@@ -12,7 +12,6 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, NamedTuple
 
 import yaml
 
@@ -25,6 +24,12 @@ from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
 from reflectgit.notes.frontmatter import decode_text as decode_text
 from reflectgit.notes.frontmatter import split_frontmatter as split_frontmatter
 from reflectgit.records import Record
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, NamedTuple
+else:
+    from reflectgit.records import NamedTuple
 
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64  # nested lists and mappings; a note needs four

@@ -18,7 +18,6 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
 
 import yaml
 
@@ -54,6 +53,10 @@ from reflectgit.notes.quickcheck import (
 )
 from reflectgit.notes.quickcheck import is_valid_fast as is_valid_fast
 from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",

@@ -20,14 +20,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.secretsieve import lower as _lower
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
     from reflectgit.notes.note import Note, Origin, Sidecar
     from reflectgit.notes.schema import Problem
+else:
+    from reflectgit.records import NamedTuple
 
 REDACTED = "***REDACTED***"  # what ``mask`` writes in place of a secret
 MASK = "<redacted>"  # what a person writes by hand; both read as masked, never as a secret

@@ -15,9 +15,10 @@ modules.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflectgit.workflows.kb.knowledgebase import KnowledgeBase
 
 

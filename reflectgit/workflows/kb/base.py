@@ -25,7 +25,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
 from reflectgit.errors import NoteError, NotFoundError, RefusedError
@@ -45,10 +44,14 @@ from reflectgit.notes.note import (
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.state import leftovers
 
+TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import datetime as dt
+    from typing import Any, Generic, TypeVar
 
     from reflectgit.notes.schema import Problem
+else:
+    from reflectgit.records import Generic, TypeVar
 
 NOTE_SUFFIX = ".md"
 SIDECAR_SUFFIX = ".entities.yaml"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from reflectgit.config import FORGOTTEN
 from reflectgit.errors import (
@@ -53,6 +52,10 @@ from reflectgit.workflows.kb.base import (
     note_id,
 )
 from reflectgit.workflows.kb.ids import clash, existing_ids, refuse_clash
+
+TYPE_CHECKING = False  # no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 # --------------------------------------------------------------------------- results
 
