@@ -1,6 +1,6 @@
 """Benchmark: how well `reflect-git search` finds a note from a description in other words.
 
-Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--set both|first|second]
+Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--set both|first|second|third]
      [--misses] [--keep DIR]
 
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
@@ -17,7 +17,9 @@ Goal (issue 14): MRR >= 0.80 overall and >= 0.15 above bm25s on every kind. Weig
 tuned on the ``tune`` half of the queries only; ``--split held`` reports the other half. The
 first set (99 queries, ``--set first``) is split half and half; the second (99 more, ``q100``
 on, ``--set second``) is all tune, written when the first set's tune half no longer told
-changes apart.
+changes apart. The third (45 held queries, ``q200`` on, ``--set third``: a symptom, a
+paraphrase and a task for 15 notes picked with ``random.Random(14).sample``) was written blind
+before the fourth round changed anything: a second verdict nobody tunes on.
 """
 
 from __future__ import annotations
@@ -58,18 +60,25 @@ Ranker = Callable[[str], list[str]]
 
 
 SECOND = "q100"  # the ids from here on are the second set, added to the tune half later
+THIRD = "q200"  # the ids from here on are the third set: held, written blind, never tuned on
 
 
 def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
     """The queries of a split (``all``, ``tune``, ``held``) and set: ``first`` (the 99 written
     first, half tune and half held), ``second`` (99 more, all tune, written before the third
-    round of ranking work changed anything) or ``both``."""
+    round of ranking work changed anything), ``both`` (those two) or ``third`` (45 held ones,
+    written blind for 15 notes picked with a fixed seed before the fourth round changed
+    anything)."""
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
+
+    def set_of(qid: str) -> str:
+        return "third" if qid >= THIRD else "second" if qid >= SECOND else "first"
+
     return [
         q
         for q in queries
         if (split == "all" or q["split"] == split)
-        and (which == "both" or (q["id"] >= SECOND) == (which == "second"))
+        and (set_of(q["id"]) == which or (which == "both" and set_of(q["id"]) != "third"))
     ]
 
 
@@ -208,9 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
     parser.add_argument(
         "--set",
-        choices=("both", "first", "second"),
+        choices=("both", "first", "second", "third"),
         default="both",
-        help="the first 99 queries, the 99 added to the tune half later, or both",
+        help="the first 99 queries, the 99 added to the tune half later, both, or the third"
+        " (45 held ones written blind)",
     )
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")

@@ -346,3 +346,33 @@ def test_confidence_breaks_ties_but_never_overturns_relevance(tmp_path: Path, pr
     )
     assert ids(kb, "zephyr cache eviction")[0] == "exact"
     assert ids(kb, "zephyr twin")[:2] == ["twin-high", "twin-low"]
+
+
+def test_the_shipped_table_reads_maintenance_agents_and_version_managers(tmp_path: Path) -> None:
+    # Fourth round's shipped groups: PostgreSQL's own name for VACUUM's chapter ("routine
+    # database maintenance"), Azure's word for a CI runner ("hosted agent"), and the family
+    # name of pyenv / nvm / rbenv / asdf. Each is checked against a note that shares a word of
+    # the phrase but means something else.
+    kb = make_kb(
+        tmp_path,
+        {
+            "vacuum": ("Run vacuum analyze", "VACUUM (ANALYZE) reclaims dead rows.", {}),
+            "window": ("Maintenance window", "Announce the maintenance window a week ahead.", {}),
+            "runner": ("Pin the runner", "Name the exact runner release, not latest.", {}),
+            "agent": ("Agent tokens expire", "The hosting agent token expires hourly.", {}),
+            "pyenv": ("Shims first", "Put the pyenv shims before /usr/bin on PATH.", {}),
+            "manager": ("Manager sign-off", "A release needs the manager's sign-off.", {}),
+        },
+    )
+    assert ids(kb, "routine database maintenance")[0] == "vacuum"
+    assert ids(kb, "maintenance window")[0] == "window"  # the word alone means itself
+    assert ids(kb, "the hosted agent changed its OS")[0] == "runner"
+    assert ids(kb, "agent token")[0] == "agent"
+    assert ids(kb, "interpreter from the version manager")[0] == "pyenv"
+    assert ids(kb, "manager sign-off")[0] == "manager"
+    table = Synonyms.parse(
+        (Path(understand.__code__.co_filename).parent / "synonyms.txt").read_text("utf-8")
+    )
+    read = understand("hosted agent", table)
+    assert [c.text for c in read.concepts] == ["hosted agent"]
+    assert '"runner"' in read.concepts[0].alternatives[SYNONYM]
