@@ -418,9 +418,15 @@ def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
     assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
 
 
-def test_add_imports_no_dataclasses(kb: Path) -> None:
+NOT_IN_AN_ADD = ("dataclasses", "inspect", "typing")
+
+
+def test_add_imports_no_dataclasses_or_typing(kb: Path) -> None:
     """``add``'s result types, the door's values, the commit message and the in-place editor
-    are ``records`` classes: an add imports neither ``dataclasses`` nor ``inspect``."""
+    are ``records`` classes, the write path's ``NamedTuple``, ``Generic`` and ``TypeVar`` are
+    ``records``' run-time stand-ins and every ``typing`` import is under ``TYPE_CHECKING``: an
+    add (the identity from GIT_AUTHOR_*, as the start-up benchmark runs it) imports none of
+    ``dataclasses``, ``inspect`` or ``typing``."""
     modules, out = loaded(
         "reflect-git",
         "--kb",
@@ -434,31 +440,9 @@ def test_add_imports_no_dataclasses(kb: Path) -> None:
         "x",
     )
     assert "reflectgit.workflows.kb.mutations" in modules  # the add ran
-    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
-    assert b"Quokka pouch" in log.stdout, out  # committed
-    assert not modules & {"dataclasses", "inspect"}, modules & {"dataclasses", "inspect"}
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
-    assert status.stdout == b""
-
-
-def test_add_imports_no_typing(kb: Path) -> None:
-    """The write path's ``NamedTuple``, ``Generic`` and ``TypeVar`` are ``records``' run-time
-    stand-ins and every ``typing`` import is under ``TYPE_CHECKING``: an add (the identity
-    from GIT_AUTHOR_*, as the start-up benchmark runs it) never imports ``typing``."""
-    modules, out = loaded(
-        "reflect-git",
-        "--kb",
-        str(kb),
-        "add",
-        "--title",
-        "Wombat burrow",
-        "--confidence",
-        "high",
-        "--insight",
-        "x",
-    )
-    assert "reflectgit.workflows.kb.mutations" in modules  # the add ran
     assert "reflectgit.git.store" in modules
     log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
-    assert b"Wombat burrow" in log.stdout, out  # committed
-    assert "typing" not in modules
+    assert b"Quokka pouch" in log.stdout, out  # committed
+    assert not modules & set(NOT_IN_AN_ADD), modules & set(NOT_IN_AN_ADD)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+    assert status.stdout == b""
