@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
 
 import pytest
@@ -88,3 +89,35 @@ def test_a_notes_ranking_state_is_the_fields_a_note_may_never_hold() -> None:
     columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(counters)"))
     conn.close()
     assert columns == Counters._FIELDS
+
+
+def _every_record_class() -> list[type[Record]]:
+    import importlib
+    import pkgutil
+
+    import reflectgit
+
+    for module in pkgutil.walk_packages(reflectgit.__path__, "reflectgit."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    found: list[type[Record]] = []
+    todo: list[type[Record]] = [Record]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub.__module__.startswith("reflectgit.") and sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+def test_every_annotated_record_lists_its_annotated_fields() -> None:
+    """``_FIELDS`` (what ``==``, ``hash`` and ``repr`` compare and show) is written out beside
+    the class's field annotations; a field added to one and not the other fails here."""
+    checked = 0
+    for cls in _every_record_class():
+        annotated = tuple(name for name in inspect.get_annotations(cls) if not name.startswith("_"))
+        if "_FIELDS" not in cls.__dict__ or not annotated:
+            continue  # a slotted record declares only _FIELDS; nothing to disagree with
+        assert annotated == cls._FIELDS, f"{cls.__module__}.{cls.__qualname__}"
+        checked += 1
+    assert checked >= 40  # the walk found the project's records

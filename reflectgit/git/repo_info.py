@@ -98,8 +98,8 @@ def config_user(paths: Iterable[str | os.PathLike[str]]) -> tuple[str | None, st
     """``user.name`` and ``user.email`` from these git config files, most specific first
     (the first file that sets a key wins; in a file, its last value), read with git's syntax:
     sections and keys in any case, ``"..."`` quoting, the ``\\`` escapes, ``#``/``;``
-    comments, a trailing ``\\`` continuing the line. None when a file includes another, is
-    unreadable, or is not UTF-8 or not plain: the caller then parses them in full."""
+    comments. None when a file includes another, continues a line with a trailing ``\\``,
+    is unreadable, or is not UTF-8 or not plain: the caller then parses them in full."""
     found: dict[str, str] = {}
     for path in paths:
         try:
@@ -129,9 +129,9 @@ def _user_section(text: str) -> dict[str, str] | None:
             continue
         if line[0] == "[":
             end = line.find("]")
-            header = line[1:end]
             if end < 0:
                 return None
+            header = line[1:end]
             if any(c in header for c in " \t") and '"' not in header:
                 return None
             in_user = header.lower() == "user"

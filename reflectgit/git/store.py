@@ -985,8 +985,7 @@ class Store:
             return self._cached_identity
         name = email = None
         if self._repo is None:  # git's files read directly, without dulwich.config (~8 ms)
-            paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
-            quick = config_user(paths)
+            quick = config_user(self._config_paths())
             if quick is not None:
                 self._cached_identity = quick
                 return quick
@@ -1025,6 +1024,11 @@ class Store:
             candidates.append(os.path.join(xdg, "git", "config"))
         return [c for c in candidates if c and os.path.isfile(c)]
 
+    def _config_paths(self) -> list[str]:
+        """The files ``_configs`` parses when no dulwich repository is open, most specific
+        first (the quick readers ``config_may_set`` and ``config_user`` read these)."""
+        return [os.fspath(self.common_dir / "config"), *self._global_configs()]
+
     def _configs_may_set(self, *words: bytes) -> bool:
         """Could the config files ``_configs`` reads set a key named with one of ``words``?
         False only when no file so much as mentions one (nor an include), so the common
@@ -1032,8 +1036,7 @@ class Store:
         ``logging``, about 8 ms); anything else parses them as before."""
         if self._repo is not None:
             return True
-        paths = [os.fspath(self.common_dir / "config"), *self._global_configs()]
-        return config_may_set(paths, *words)
+        return config_may_set(self._config_paths(), *words)
 
     @property
     def fsync_policy(self) -> fsync.Policy:

@@ -171,9 +171,6 @@ class Capture:
         """False when there is no KB to capture into (we never create one by accident)."""
         return self.hooklog.usable
 
-    def path(self, kind: str, session: str) -> Path:
-        return self.root / kind / f"{session}.json"
-
     def _path_text(self, kind: str, session: str) -> str:
         return os.path.join(self.root_text, kind, f"{session}.json")
 
@@ -406,7 +403,7 @@ class Capture:
         from reflectgit.notes.inplace import rewrite_note
         from reflectgit.notes.note import parse_note
         from reflectgit.workflows.kb import KnowledgeBase
-        from reflectgit.workflows.kb.base import Edit, Snapshot
+        from reflectgit.workflows.kb.base import Edit, Snapshot, stem
 
         now = _now(self.clock)
         wanted = list(note_ids) if note_ids is not None else None
@@ -430,7 +427,7 @@ class Capture:
                 if moved is None:
                     continue
                 changes.append(write(path, rewrite_note(data, moved)))  # keeps the file
-                ids.append(moved.id or _stem(path))
+                ids.append(moved.id or stem(path))
             if not changes:
                 return Edit(ids)
             subject = messages.chore_subject(
@@ -777,12 +774,6 @@ def drained_as_is(state_dir: Path, path: str) -> bool:
     except OSError:
         return True  # gone: nothing more to drain (the gate fails open on what it can read)
     return done.covers(st.st_size, st.st_mtime)
-
-
-def _stem(path: str) -> str:
-    from pathlib import Path
-
-    return Path(path).stem
 
 
 class _flock:  # used as a function: ``with _flock(path):`` (a class: no ``contextlib``)

@@ -891,9 +891,7 @@ class AgentEvents:
             else None,
             "parent_session_id": session,
         }
-        from reflectgit.workflows.capture.commits import _stem
-
-        own = _stem(path) if payload.get("agent_transcript_path") else session
+        own = _file_stem(path) if payload.get("agent_transcript_path") else session
         queued = self.cap.enqueue(
             path,
             "subagent_stop",
@@ -1071,3 +1069,10 @@ def _evidence(output: str, lines: int = 12) -> str:
         or not re.search(r"collected|session starts|passed in", line)
     ]
     return clean("\n".join(interesting[:lines]))[:EVIDENCE_CAP]
+
+
+def _file_stem(path: str) -> str:
+    """A transcript file's name without its suffix (``Path.stem``), pathlib imported only here."""
+    from pathlib import Path
+
+    return Path(path).stem
