@@ -467,8 +467,9 @@ def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
     """An add from flags writes its note with the plain emitter (``plainyaml.dump``, PyYAML's
     bytes) and checks the bytes it wrote with the plain reader and the generated validators
     (``quickcheck.note_is_writable``): it imports neither PyYAML nor jsonschema, and the note
-    it committed is the one PyYAML renders. A multi-line insight (a literal block, PyYAML's to
-    write) still imports PyYAML and is committed as before."""
+    it committed is the one PyYAML renders; so is a multi-line insight (a literal block, which
+    the plain reader leaves to PyYAML). An insight PyYAML escapes (a character past U+FFFF)
+    imports PyYAML to write it and is committed as before."""
     from reflectgit.notes.note import parse_note
     from reflectgit.notes.yamlcodec import dump
 
@@ -484,7 +485,11 @@ def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
     assert data.decode().startswith("---\n" + dump(note.frontmatter) + "---\n")
     assert note.frontmatter["title"] == "Wombat burrow: yes, 1.5 #tags"
 
-    modules = _add(kb, "Numbat termites", "first line\nsecond line")
-    assert "yaml" in modules  # the literal block: PyYAML wrote it
+    _add(kb, "Numbat termites", "first line\nsecond line")  # a literal block, as PyYAML writes
     shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
     assert "+key_insight: |-\n+  first line\n+  second line\n" in shown.stdout
+
+    modules = _add(kb, "Quoll den", "pouch \U0001f998")
+    assert "yaml" in modules  # past U+FFFF libyaml escapes: PyYAML wrote it
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
+    assert '+key_insight: "pouch \\U0001F998"\n' in shown.stdout

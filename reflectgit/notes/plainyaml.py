@@ -538,7 +538,7 @@ def _mapping(mapping: dict[Any, Any], indent: int, first: str, out: list[str], d
             else:
                 out.append(head + " []\n")
         else:
-            out.append(head + " " + _scalar(value) + "\n")
+            out.append(head + " " + _scalar(value, indent + 2) + "\n")
 
 
 def _sequence(items: list[Any], indent: int, out: list[str], depth: int) -> None:
@@ -557,14 +557,15 @@ def _sequence(items: list[Any], indent: int, out: list[str], depth: int) -> None
                 raise _Outside  # ``- - a``: PyYAML's to write
             out.append(dash + "[]\n")
         else:
-            out.append(dash + _scalar(item) + "\n")
+            out.append(dash + _scalar(item, indent + 2) + "\n")
 
 
-def _scalar(value: Any) -> str:
-    """One scalar as PyYAML's safe representer and emitter write it in block context."""
+def _scalar(value: Any, column: int) -> str:
+    """One scalar as PyYAML's safe representer and emitter write it in block context (a
+    literal block's lines at ``column``)."""
     kind = type(value)
     if kind is str:
-        return _string(value)
+        return _literal(value, column) if "\n" in value else _string(value)
     if value is None:
         return "null"
     if kind is bool:
@@ -601,6 +602,30 @@ def _string(value: str) -> str:
     if _writes_plain(value) and _reads_as_string(value):
         return value
     return "'" + value.replace("'", "''") + "'"
+
+
+def literal_safe(value: str) -> bool:
+    """Is the multi-line ``value`` written as a literal block (``|``)? What the note dumper
+    asks: no blank at either end, no leading newline, no carriage return, every character
+    printable (Python's sense) but the newlines, none of BOM, LS, PS."""
+    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
+        return False
+    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
+
+
+def _literal(value: str, column: int) -> str:
+    """A literal block as libyaml writes it: ``|-`` (no final newline) or ``|`` (one), then each
+    line at ``column``, an empty line empty. Left to PyYAML: a value the dumper does not write
+    as a literal block, one that ends in two newlines (``|+``, and a document end marker), a
+    space before a newline (libyaml then quotes it) and anything ``_string`` leaves."""
+    if not literal_safe(value) or value.endswith("\n\n") or " \n" in value:
+        raise _Outside
+    if len(value) > MAX_WRITTEN or _REFUSED.search(value) or max(value) > "\uffff":
+        raise _Outside
+    text = value[:-1] if value.endswith("\n") else value
+    pad = " " * column
+    lines = [pad + line if line else "" for line in text.split("\n")]
+    return ("|\n" if text is not value else "|-\n") + "\n".join(lines)
 
 
 def _writes_plain(value: str) -> bool:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import yaml
 
 from reflectgit.notes.dates import format_timestamp
+from reflectgit.notes.plainyaml import literal_safe
 
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
@@ -156,14 +157,8 @@ def _represent_datetime(dumper: yaml.SafeDumper, value: dt.datetime) -> yaml.Sca
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     # Multi-line strings read best as literal blocks, when the emitter can keep them exact.
-    style = "|" if "\n" in value and _literal_safe(value) else None
+    style = "|" if "\n" in value and literal_safe(value) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-def _literal_safe(value: str) -> bool:
-    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
-        return False
-    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
 
 
 NoteDumper.add_representer(dt.datetime, _represent_datetime)
