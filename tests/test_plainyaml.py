@@ -608,12 +608,15 @@ def test_a_secret_in_a_value_or_the_body_gets_no_writers_yes():
 
 def test_the_writers_yes_leaves_enforce_rules_invalid_and_unplain_notes_to_the_full_path():
     plain = render_note(Note(dict(BASE_FRONT), "x\n"))
-    assert _agrees_with_the_writer(plain)  # the positive beside the negatives below
+    assert _agrees_with_the_writer(plain)  # the positives beside the negatives below
+    block = render_note(Note({**BASE_FRONT, "problem": "two\nlines\n\n# three"}, "x\n"))
+    assert b"problem: |-\n  two\n  lines\n\n  # three\n" in block
+    assert _agrees_with_the_writer(block)
     rules = {**BASE_FRONT, "enforce": {"deny": ["Bash(git push --force:*)"]}}
     for front in (
         rules,  # the rule patterns are checked on the full path
         {**BASE_FRONT, "confidence": "sure"},  # invalid
-        {**BASE_FRONT, "key_insight": "two\nlines"},  # a literal block: PyYAML reads it
+        {**BASE_FRONT, "key_insight": "pouch \U0001f998"},  # escaped by PyYAML
     ):
         assert not quickcheck.note_is_writable(render_note(Note(front, "x\n"))), front
     assert _writer_problems(render_note(Note(rules, "x\n"))) == []
@@ -626,3 +629,36 @@ def test_the_writers_yes_leaves_enforce_rules_invalid_and_unplain_notes_to_the_f
 @given(st.dictionaries(_KEY, _VALUE, min_size=1, max_size=6), st.sampled_from(["x\n", ""]))
 def test_the_writers_yes_on_generated_notes(front, body):
     _agrees_with_the_writer(render_note(Note({**BASE_FRONT, **front}, body)))
+
+
+_BLOCK_LINE = st.sampled_from(
+    ["", " ", "  ", "a", "  a", "    a", "      b c", "  # not a comment", "# a comment",
+     "  - item", "  key: value", "  'q'", "   ", "z: 1", "  a  ", "- x", "  |", "..."]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(["|", "|-", "|+", "|2", ">", "| ", "|-  "]),
+    st.lists(_BLOCK_LINE, min_size=0, max_size=8),
+    st.sampled_from(["", "n: 1\n", "  m: 2\n", "- y\n", "# end\n"]),
+    st.sampled_from(["", "  "]),
+)
+def test_literal_blocks_are_read_as_pyyaml_reads_them(header, lines, after, indent):
+    """Block scalars in every position the reader may meet them (nested, after a compact
+    ``- key:``), with blank, comment-like, over- and under-indented lines."""
+    body = "".join(indent + "  " * (i % 2) + line + "\n" for i, line in enumerate(lines))
+    for text in (
+        f"k: {header}\n" + body + after,
+        f"a:\n  k: {header}\n" + body.replace("\n", "\n  ") + after,
+        f"l:\n- k: {header}\n" + body.replace("\n", "\n  ") + after,
+    ):
+        agrees(text)
+
+
+def test_the_literal_blocks_reflect_git_writes_are_read_without_pyyaml():
+    for value in ("a\nb", "a\nb\n", "a\n\n  b\n# c", "x:\n  - y\n'z'"):
+        for front in ({"k": value}, {"a": {"k": value}}, {"l": [{"k": value, "m": 1}]}):
+            text = dump_yaml(front)
+            assert "|" in text
+            assert agrees(text) == front, text

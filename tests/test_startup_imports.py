@@ -467,9 +467,9 @@ def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
     """An add from flags writes its note with the plain emitter (``plainyaml.dump``, PyYAML's
     bytes) and checks the bytes it wrote with the plain reader and the generated validators
     (``quickcheck.note_is_writable``): it imports neither PyYAML nor jsonschema, and the note
-    it committed is the one PyYAML renders; so is a multi-line insight (a literal block, which
-    the plain reader leaves to PyYAML). An insight PyYAML escapes (a character past U+FFFF)
-    imports PyYAML to write it and is committed as before."""
+    it committed is the one PyYAML renders; so does an add with a multi-line insight (a literal
+    block). An insight PyYAML escapes (a character past U+FFFF) imports PyYAML to write it and
+    is committed as before."""
     from reflectgit.notes.note import parse_note
     from reflectgit.notes.yamlcodec import dump
 
@@ -485,7 +485,8 @@ def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
     assert data.decode().startswith("---\n" + dump(note.frontmatter) + "---\n")
     assert note.frontmatter["title"] == "Wombat burrow: yes, 1.5 #tags"
 
-    _add(kb, "Numbat termites", "first line\nsecond line")  # a literal block, as PyYAML writes
+    modules = _add(kb, "Numbat termites", "first line\nsecond line")
+    assert not modules & set(NOT_IN_A_PLAIN_ADD)  # a literal block is written and read plain
     shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
     assert "+key_insight: |-\n+  first line\n+  second line\n" in shown.stdout
 

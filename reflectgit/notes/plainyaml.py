@@ -24,9 +24,11 @@ one-line flow sequences of scalars; ``{}``; plain scalars resolved as PyYAML res
 the forms ``true``/``false`` and the other YAML 1.1 booleans, ``null``/``~``/empty, decimal
 integers, ``1.5``-style floats, ``2026-03-04`` dates and ``2026-03-04T10:00:00`` timestamps
 (``Z`` or a ``+hh:mm`` offset); one-line double-quoted scalars without escapes and one-line
-single-quoted ones; comments on lines of their own. Anything else (block scalars, multi-line
-scalars, anchors, aliases, tags, escapes, quoted keys, trailing comments, other numbers, a
-number-like plain scalar this module does not recognise) is not for it to judge.
+single-quoted ones; literal blocks (``|`` and ``|-``) as a mapping's values, indented by their
+first line, which is not blank; comments on lines of their own. Anything else (folded and
+kept blocks, indentation indicators, blocks as list items, multi-line flow scalars, anchors,
+aliases, tags, escapes, quoted keys, trailing comments, other numbers, a number-like plain
+scalar this module does not recognise) is not for it to judge.
 """
 
 from __future__ import annotations
@@ -69,24 +71,26 @@ def json_value(text: str) -> Any:
     outside the subset, empty, or not a mapping."""
     if _REFUSED.search(text):
         return None
-    lines: list[tuple[int, str]] = []
-    for raw in text.split("\n"):
+    rows = text.split("\n")
+    lines: list[tuple[int, str, int]] = []  # indentation, content, row
+    for row, raw in enumerate(rows):
         content = raw.lstrip(" ")
         if not content or content[0] == "#":
-            continue  # blank lines and comment lines are nothing to YAML
-        lines.append((len(raw) - len(content), content.rstrip(" ")))
+            continue  # blank lines and comment lines are nothing to YAML (but in a block)
+        lines.append((len(raw) - len(content), content.rstrip(" "), row))
     if not lines or lines[0][0] != 0:
         return None
     try:
-        value, end = _Reader(lines).mapping(0, 0, 1)
+        value, end = _Reader(lines, rows).mapping(0, 0, 1)
     except _Outside:
         return None
     return value if end == len(lines) else None
 
 
 class _Reader:
-    def __init__(self, lines: list[tuple[int, str]]) -> None:
+    def __init__(self, lines: list[tuple[int, str, int]], rows: list[str]) -> None:
         self.lines = lines
+        self.rows = rows
 
     def block(self, i: int, indent: int, depth: int) -> tuple[Any, int]:
         content = self.lines[i][1]
@@ -110,7 +114,11 @@ class _Reader:
                 raise _Outside
             rest = rest.lstrip(" ")
             i += 1
-            if rest:
+            if rest in ("|", "|-"):
+                out[key], end = self.literal(lines[i - 1][2], indent, keep=rest == "|")
+                while i < len(lines) and lines[i][2] < end:
+                    i += 1  # the block's own lines
+            elif rest:
                 out[key] = _scalar_or_flow(rest)
             elif i < len(lines) and lines[i][0] > indent:
                 out[key], i = self.block(i, lines[i][0], depth + 1)
@@ -141,7 +149,7 @@ class _Reader:
             if rest[0] not in "\"'[{" and (": " in rest or rest.endswith(":")):
                 # a compact mapping: its keys line up with the first one, after the dash
                 column = indent + len(content) - len(rest)
-                lines[i] = (column, rest)
+                lines[i] = (column, rest, lines[i][2])
                 value, i = self.mapping(i, column, depth + 1)
                 out.append(value)
             else:
@@ -150,6 +158,42 @@ class _Reader:
             if i < len(lines) and lines[i][0] > indent:
                 raise _Outside
         return out, i
+
+    def literal(self, row: int, parent: int, keep: bool) -> tuple[str, int]:
+        """The literal block (``|`` clipped, ``|-`` stripped) whose header is on ``row``, for a
+        key at column ``parent``: (its value, the row after it). Its indentation is its first
+        line's; left to PyYAML: a block that starts with a blank line or is empty, a line of
+        spaces only, a line indented less than the block but more than its key."""
+        rows = self.rows
+        parts: list[str] = []
+        column = -1
+        j = row + 1
+        while j < len(rows):
+            raw = rows[j]
+            content = raw.lstrip(" ")
+            if not content:
+                if raw or column < 0:
+                    raise _Outside
+                parts.append("")
+                j += 1
+                continue
+            at = len(raw) - len(content)
+            if column < 0:
+                if at <= parent:
+                    raise _Outside  # an empty block
+                column = at
+            if at < column:
+                if at > parent:
+                    raise _Outside
+                break
+            parts.append(raw[column:])
+            j += 1
+        if column < 0:
+            raise _Outside
+        while parts[-1] == "":
+            parts.pop()
+        value = "\n".join(parts)
+        return (value + "\n" if keep else value), j
 
 
 def _is_item(content: str) -> bool:
