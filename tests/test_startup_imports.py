@@ -446,3 +446,51 @@ def test_add_imports_no_dataclasses_or_typing(kb: Path) -> None:
     assert not modules & set(NOT_IN_AN_ADD), modules & set(NOT_IN_AN_ADD)
     status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
     assert status.stdout == b""
+
+
+NOT_IN_A_PLAIN_ADD = ("yaml", "jsonschema", "reflectgit.notes.yamlcodec")
+
+
+def _add(kb: Path, title: str, insight: str) -> set[str]:
+    modules, out = loaded(
+        "reflect-git", "--kb", str(kb), "add", "--title", title, "--confidence", "high",
+        "--insight", insight,
+    )  # fmt: skip
+    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
+    assert title.encode() in log.stdout, out  # committed
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+    assert status.stdout == b""
+    return modules
+
+
+def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
+    """An add from flags writes its note with the plain emitter (``plainyaml.dump``, PyYAML's
+    bytes) and checks the bytes it wrote with the plain reader and the generated validators
+    (``quickcheck.note_is_writable``): it imports neither PyYAML nor jsonschema, and the note
+    it committed is the one PyYAML renders; so does an add with a multi-line insight (a literal
+    block). An insight PyYAML escapes (a character past U+FFFF) imports PyYAML to write it and
+    is committed as before."""
+    from reflectgit.notes.note import parse_note
+    from reflectgit.notes.yamlcodec import dump
+
+    modules = _add(kb, "Wombat burrow: yes, 1.5 #tags", "x")
+    assert "reflectgit.notes.plainyaml" in modules  # the add ran its writer
+    assert not modules & set(NOT_IN_A_PLAIN_ADD), modules & set(NOT_IN_A_PLAIN_ADD)
+    path = subprocess.run(
+        ["git", "show", "--name-only", "--format=", "HEAD"], cwd=kb, capture_output=True, text=True
+    ).stdout.split()[0]
+    assert path.startswith("documents/") and path.endswith(".md")
+    data = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=kb, capture_output=True).stdout
+    note = parse_note(data, path)
+    assert data.decode().startswith("---\n" + dump(note.frontmatter) + "---\n")
+    assert note.frontmatter["title"] == "Wombat burrow: yes, 1.5 #tags"
+
+    modules = _add(kb, "Numbat termites", "first line\nsecond line")
+    assert not modules & set(NOT_IN_A_PLAIN_ADD)  # a literal block is written and read plain
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
+    assert "+key_insight: |-\n+  first line\n+  second line\n" in shown.stdout
+
+    modules = _add(kb, "Quoll den", "pouch \U0001f998")
+    assert "yaml" in modules  # past U+FFFF libyaml escapes: PyYAML wrote it
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
+    assert '+key_insight: "pouch \\U0001F998"\n' in shown.stdout
