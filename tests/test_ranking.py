@@ -104,6 +104,33 @@ def test_the_light_stemmer_pairs_what_porter_misses_and_leaves_short_stems_alone
     assert light_stem("locked") == light_stem("lock")
 
 
+def test_a_doubled_letter_before_ing_or_er_goes_when_four_letters_are_left() -> None:
+    pairs = [("debugging", "debug"), ("dropping", "dropped"), ("formatting", "formatter")]
+    pairs += [("shipping", "shipped"), ("planning", "plan"), ("stopper", "stop")]
+    for a, b in pairs:
+        assert light_stem(a) == light_stem(b), (a, b)
+    # Short stems stay apart, as before; an ll or ss stays: "missing" is no cache "miss".
+    for a, b in [("running", "run"), ("setting", "set"), ("getting", "get"), ("runner", "run")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+    for a, b in [("mapping", "map"), ("missing", "miss"), ("passing", "pass"), ("caller", "call")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+
+
+def test_a_debugging_query_finds_the_debug_note_and_missing_not_the_miss_note(
+    tmp_path: Path,
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "debug": ("Remote debug port", "Attach the debug adapter to port 5678.", {}),
+            "miss": ("Cache miss storm", "Every miss goes to the origin.", {}),
+            "other": ("Deploy window", "Deploys go out on Tuesdays.", {}),
+        },
+    )
+    assert ids(kb, "debugging") == ["debug"]
+    assert ids(kb, "missing") == []
+
+
 def test_stemmer_pairs_match_and_non_pairs_do_not(tmp_path: Path) -> None:
     kb = make_kb(
         tmp_path,
