@@ -1118,7 +1118,9 @@ class Index:
         """
         from reflectgit.workflows.search.query import understand
 
-        understood = understand(query, synonyms, self.variants, extra=related)
+        understood = understand(
+            query, synonyms, self.variants, extra=related, frequencies=self.frequencies
+        )
         match = understood.any_match()
         if match is None:
             raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
@@ -1128,6 +1130,27 @@ class Index:
         concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
         return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
 
+    def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """The number of notes, and how many hold each of ``tokens`` (those no note holds are
+        left out): query.py's salience, from FTS5's own counts (its averages record, the
+        vocabulary table), nothing read per note."""
+        self._words()
+        found: dict[str, int] = {}
+        for token in tokens:
+            row = self.conn.execute("SELECT doc FROM temp.fts_words WHERE term = ?", (token,))
+            n = row.fetchone()
+            if n:
+                found[token] = n[0]
+        return _fts_rows(self.conn), found
+
+    def _words(self) -> None:
+        """The temp fts5vocab table of the index's words, made on the first query."""
+        if not self._vocabulary:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, row)"
+            )
+            self._vocabulary = True
+
     def variants(self, token: str) -> list[str]:
         """The index's words with the light stem of ``token`` (revoke: revoked, revocation),
         ``token`` itself among them when a note holds it: [] says no note holds the word."""
@@ -1136,11 +1159,7 @@ class Index:
         stem = light_stem(token)
         low = stem[:-1] if len(stem) >= 4 else stem
         high = low[:-1] + chr(ord(low[-1]) + 1)
-        if not self._vocabulary:
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, row)"
-            )
-            self._vocabulary = True
+        self._words()
         rows = self.conn.execute(
             "SELECT term FROM temp.fts_words WHERE term >= ? AND term < ? LIMIT ?",
             (low, high, VOCABULARY_SCAN),
@@ -1320,6 +1339,21 @@ def _meta(conn: sqlite3.Connection, key: str) -> str | None:
         return None  # an index not built yet (or by an older version)
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
+
+
+def _fts_rows(conn: sqlite3.Connection) -> int:
+    """The number of rows of the full-text table, as FTS5 keeps it for bm25: the first
+    varint of its averages record (row 1 of ``fts_data``); a count when that is missing."""
+    block = _one(conn, "SELECT block FROM fts_data WHERE id = 1")
+    if isinstance(block, bytes) and block:
+        value = 0
+        for i, byte in enumerate(block[:9]):
+            if i == 8:
+                return (value << 8) | byte
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                return value
+    return int(_one(conn, "SELECT count(*) FROM docs") or 0)
 
 
 def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
