@@ -26,10 +26,10 @@ The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see i
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
-from pathlib import Path
 
 from reflectgit.records import FrozenRecord, Record
 
@@ -333,7 +333,8 @@ def shipped() -> Synonyms:
     """The packaged synonym table: compiled ahead (``synonyms_table.py``) when it was compiled
     from this very text, else parsed."""
     # Next to this module in the installed package (importlib.resources costs more to import).
-    raw = Path(__file__).with_name(SHIPPED_FILE).read_bytes()
+    with open(os.path.join(os.path.dirname(__file__), SHIPPED_FILE), "rb") as fh:
+        raw = fh.read()
     from reflectgit.digest import sha1
     from reflectgit.workflows.search import synonyms_table as compiled
 
