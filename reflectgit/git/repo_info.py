@@ -10,13 +10,12 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from reflectgit.config import git_dir_of, git_dir_text
 from reflectgit.errors import NotFoundError, ReflectGitError
 
-# No `pathlib` (with `urllib.parse`, `ipaddress`, `fnmatch`) nor `git.objects` at import: a
+# No `pathlib` (with `urllib.parse`, `ipaddress`, `fnmatch`), `re` nor `git.objects` at import: a
 # search against a fresh index asks only ``has_git_dir`` (``os.path``); the questions that
 # need them import them.
 TYPE_CHECKING = False  # no typing at run time
@@ -362,6 +361,8 @@ def _gitfile_target(dot_git: Path) -> Path:
 def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
     """``git_dir`` when git would take it as it stands: a valid git directory (HEAD, objects,
     refs), owned by us (else ``safe.directory`` decides), no config that moves the work tree."""
+    import re
+
     from reflectgit.git.objects import common_dir
 
     common = common_dir(git_dir)
@@ -497,6 +498,8 @@ def read_commit(repo: Path, rev: str, env: Env = None) -> dict[str, Any] | None:
     sha, parents, decoration, message = parts[0].strip(), parts[1].split(), parts[2], parts[3]
     files = sorted({p.strip("\n") for p in parts[4:] if p.strip("\n")})
     branch = None
+    import re
+
     m = re.search(r"HEAD -> ([^,]+)", decoration)
     if m:
         branch = m.group(1).strip()
@@ -520,6 +523,8 @@ def merge_had_conflicts(repo: Path, parents: Sequence[str], message: str, env: E
     object directory in front of the repository's own (``GIT_OBJECT_DIRECTORY`` plus the real
     one as an alternate), so the user's object store is only read, never written.
     """
+    import re
+
     if re.search(r"^#?\s*Conflicts:", message, re.MULTILINE):
         return True
     try:

@@ -17,7 +17,6 @@ import contextlib
 import datetime as dt
 import math
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -28,6 +27,7 @@ from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
 from reflectgit.notes.dates import parse_instant
 from reflectgit.records import FrozenRecord, Record
+from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
 
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pathlib)
@@ -302,12 +302,9 @@ def tie_weight(weight: float) -> float:
 # --------------------------------------------------------------------------- queries
 
 
-_WORD = re.compile(r"[^\W_]", re.UNICODE)
-
-
 def words_of(text: str) -> list[str]:
     """The user's input as whitespace-separated words that hold at least one letter or digit."""
-    return [w for w in text.split() if _WORD.search(w)]
+    return [w for w in text.split() if has_alnum(w)]
 
 
 def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | None:
@@ -342,6 +339,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
         day = text.isoformat()
         return f"{day}T00:00:00", f"{day}T23:59:59"
     value = text.strip()
+    import re  # a date given as text (``--as-of``): a plain search never gets here
+
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         if parse_instant(value) is None:
             raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
@@ -1521,9 +1520,9 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
-        end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
+        end = closing_fence(text[3:])
         if end is not None:
-            return text[3 + end.end() :]
+            return text[3 + end :]
     return text
 
 
@@ -1564,8 +1563,11 @@ def index_file(state_dir: str | os.PathLike[str], kb: str | os.PathLike[str] | N
     if real_state == root or real_state.startswith(root.rstrip("/") + "/"):
         return os.path.join(state, INDEX_NAME)
     key = sha256(root.encode("utf-8", "surrogateescape"))[:16]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(root))[:40] or "kb"
+    name = dashed(os.path.basename(root), _NAME_CHARS)[:40] or "kb"
     return os.path.join(state, "indexes", f"{name}-{key}", INDEX_NAME)
+
+
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
 
 def freshness(kb: Path | Store, state_dir: Path) -> str:
@@ -1677,6 +1679,8 @@ def reindex(
 
 def resolve_at(store: Store, rev: str) -> str:
     """A revision, or a date meaning the last commit at or before it, as a commit sha."""
+    import re
+
     when: tuple[str, str] | None = None
     if re.match(r"^\d{4}-\d{2}-\d{2}", rev):
         with contextlib.suppress(UsageError):

@@ -27,11 +27,11 @@ The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see i
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
 
 from reflectgit.records import FrozenRecord, Record
+from reflectgit.workflows.search.tokens import ALNUM, CAMEL
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 LOOSE = "loose"
@@ -88,8 +88,8 @@ _COMMON_TEXT = """
 COMMON_WORDS = frozenset(_COMMON_TEXT.split()) - STOP_WORDS
 COMMON_WEIGHT = 0.5
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_TOKEN = ALNUM  # re.compile(r"[^\W_]+"), without re (tokens.py)
+_CAMEL = CAMEL  # re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = set("aeiouy")
 
 
