@@ -435,6 +435,7 @@ NOT_IN_A_STAMPED_SEARCH = (
     "zlib",
     "re",  # the search's word rules are workflows/search/tokens.py's
     "enum",
+    "contextlib",  # search.index imports it when a transaction is first entered
 )
 
 

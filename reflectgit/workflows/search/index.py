@@ -13,7 +13,6 @@ Sidecar relationships are indexed one row per edge with their validity interval 
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import math
 import os
@@ -37,6 +36,23 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pat
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
     from reflectgit.workflows.search.query import Query, Synonyms
+
+# ``contextlib`` is imported when a transaction, a savepoint or a build's parser is first
+# entered: a search against a fresh index enters none (docs/performance.md, "search, sixth pass").
+if TYPE_CHECKING:
+    from contextlib import contextmanager as _contextmanager
+else:
+
+    def _contextmanager(func):
+        """``contextlib.contextmanager``, imported at the first call."""
+
+        def call(*args, **kwargs):
+            import contextlib
+
+            return contextlib.contextmanager(func)(*args, **kwargs)
+
+        return call
+
 
 INDEX_NAME = "search.sqlite3"
 SCHEMA_VERSION = "8"
@@ -527,8 +543,10 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         front, body = {}, note_bytes.decode("utf-8", "replace")
     sidecar: dict[str, Any] = {}
     if sidecar_bytes is not None:
-        with contextlib.suppress(NoteError):
+        try:
             sidecar = parse_sidecar(sidecar_bytes, path).data
+        except NoteError:
+            sidecar = {}  # an unreadable sidecar adds nothing
     note_id = next(
         (v for v in (front.get("id"), front.get("name")) if isinstance(v, str) and v.strip()),
         stem,
@@ -814,6 +832,8 @@ class Index:
         cache = self._tree_cache(store)
         if cache is None or not tree:
             return
+        import contextlib
+
         from reflectgit.git.treediff import folders, loose_object
 
         with contextlib.suppress(ValueError, KeyError, OSError):
@@ -853,7 +873,7 @@ class Index:
                 return [c for c in listed if is_indexed_path(c[0])], keep
         return changed_files(store, old, new), {}
 
-    @contextlib.contextmanager
+    @_contextmanager
     def _write(self) -> Iterator[None]:
         # IMMEDIATE: concurrent refreshers queue up instead of both rewriting the same rows.
         self.conn.execute("BEGIN IMMEDIATE")
@@ -864,7 +884,7 @@ class Index:
             raise
         self.conn.execute("COMMIT")
 
-    @contextlib.contextmanager
+    @_contextmanager
     def _savepoint(self) -> Iterator[None]:
         self.conn.execute("SAVEPOINT apply")
         try:
@@ -1335,9 +1355,12 @@ class Index:
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    if _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") is None:
-        return None  # an index not built yet (or by an older version)
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError as exc:
+        if str(exc).startswith("no such table"):
+            return None  # an index not built yet (or by an older version)
+        raise
     return row[0] if row else None
 
 
@@ -1439,7 +1462,7 @@ def _parse_batch(jobs: Sequence[_Job]) -> _Rows:
     return _rows((rowid, document_from(path, note, side)) for rowid, path, note, side in jobs)
 
 
-@contextlib.contextmanager
+@_contextmanager
 def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterable[_Rows]]]:
     """Turn batches of build jobs into their rows, in order. A big build parses in forked
     worker processes (YAML parsing is most of a build) while this one writes SQLite."""
@@ -1528,8 +1551,10 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
 
 def _remove(path: str | os.PathLike[str]) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(os.fspath(path) + suffix)
+        except FileNotFoundError:
+            continue
 
 
 def _now() -> dt.datetime:
@@ -1679,6 +1704,7 @@ def reindex(
 
 def resolve_at(store: Store, rev: str) -> str:
     """A revision, or a date meaning the last commit at or before it, as a commit sha."""
+    import contextlib
     import re
 
     when: tuple[str, str] | None = None
