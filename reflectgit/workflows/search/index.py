@@ -24,7 +24,6 @@ from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
-from reflectgit.notes.dates import parse_instant
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
 
@@ -357,6 +356,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
     value = text.strip()
     import re  # a date given as text (``--as-of``): a plain search never gets here
 
+    from reflectgit.notes.dates import parse_instant
+
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         if parse_instant(value) is None:
             raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
@@ -378,7 +379,9 @@ def _utc(value: dt.datetime) -> str:
 
 def _iso(value: object) -> str | None:
     """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
-    moment = parse_instant(value)  # the one parser (notes/dates.py)
+    from reflectgit.notes.dates import parse_instant  # the one parser (not needed by a search)
+
+    moment = parse_instant(value)
     return _utc(moment) if moment is not None else None
 
 
@@ -1077,14 +1080,16 @@ class Index:
             snip.execute(
                 f"CREATE VIRTUAL TABLE s USING fts5({', '.join(FIELDS)}, tokenize='{TOKENIZER}')"
             )
+            values = []
             for rowid, path, title, summary, blob in rows:
                 texts = dict.fromkeys(FIELDS, "")
                 texts["title"], texts["key_insight"] = title, summary
                 texts["body"] = _worktree_body(root, path, blob.hex() if blob else None)
-                snip.execute(
-                    f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
-                    (rowid, *(texts[f] for f in FIELDS)),
-                )
+                values.append((rowid, *(texts[f] for f in FIELDS)))
+            snip.executemany(  # one statement prepared, not one a note
+                f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+                values,
+            )
             return {
                 rowid: text or ""
                 for rowid, text in snip.execute(
