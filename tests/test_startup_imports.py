@@ -418,6 +418,55 @@ def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
     assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
 
 
+# A search against a fresh index holds the KB, its state directory and the index file as
+# strings, and knows HEAD has not moved from a stamp of HEAD's files kept in the index with its
+# tree (git/headstamp.py, as the rules hook): no ``pathlib`` (with ``urllib.parse``,
+# ``ipaddress`` and ``fnmatch``), and no commit read (``git.objects``, ``mmap``, ``zlib``); its
+# word rules are plain Python (no ``re``, ``enum``); docs/performance.md, "search, sixth pass".
+# The first search after HEAD moved reads the commit.
+NOT_IN_A_STAMPED_SEARCH = (
+    *NOT_IN_THE_BARE_SEARCH,
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
+    "fnmatch",
+    "reflectgit.git.objects",
+    "mmap",
+    "zlib",
+    "re",  # the search's word rules are workflows/search/tokens.py's
+    "enum",
+    "contextlib",  # search.index imports it when a transaction is first entered
+)
+
+
+@pytest.mark.parametrize("state_dir", [False, True], ids=["state-in-kb", "REFLECT_STATE_DIR"])
+def test_a_search_against_a_stamped_index_imports_no_pathlib(
+    ruled_kb: Path, tmp_path: Path, state_dir: bool
+) -> None:
+    kb = ruled_kb
+    env = {"HOME": str(tmp_path)}
+    if state_dir:
+        env["REFLECT_STATE_DIR"] = str(tmp_path / "elsewhere" / "state")
+    launched("reflect-git", "--kb", str(kb), "reindex", env=env)
+    _age(kb / ".git")  # HEAD's files past the stamp's racy window
+    argv = ("--kb", str(kb), "search", "force")
+    first, out = launched("reflect-git", *argv, env=env)  # reads HEAD's commit, keeps the stamp
+    assert "no-force-push" in out and "reflectgit.git.objects" in first
+    modules, again = launched("reflect-git", *argv, env=env)
+    assert again == out
+    assert "reflectgit.git.headstamp" in modules  # the stamp was taken ...
+    assert not modules & set(NOT_IN_A_STAMPED_SEARCH), modules & set(NOT_IN_A_STAMPED_SEARCH)
+    # ... and HEAD moving (a commit; its files aged too) is seen at once
+    (kb / "documents" / "fresh-one.md").write_text(
+        RULE_NOTE.replace("no-force-push", "fresh-one").replace("Never force-push", "Quokka")
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-qm", "one more", cwd=kb)
+    _age(kb / ".git")
+    _, found = launched("reflect-git", "--kb", str(kb), "search", "quokka", env=env)
+    assert "fresh-one" in found
+
+
 NOT_IN_AN_ADD = ("dataclasses", "inspect", "typing")
 
 

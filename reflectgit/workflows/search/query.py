@@ -27,12 +27,12 @@ The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see i
 from __future__ import annotations
 
 import math
-import re
+import os
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, lru_cache
-from pathlib import Path
 
 from reflectgit.records import FrozenRecord, Record
+from reflectgit.workflows.search.tokens import ALNUM, CAMEL
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 LOOSE = "loose"
@@ -93,8 +93,8 @@ COMMON_WEIGHT = 0.5
 # little (see ``salience``). Tuned on the tune half of bench/retrieval.py (0.25 to 1.0).
 SALIENCE_POWER = 0.6
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_TOKEN = ALNUM  # re.compile(r"[^\W_]+"), without re (tokens.py)
+_CAMEL = CAMEL  # re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = set("aeiouy")
 
 
@@ -347,7 +347,8 @@ def shipped() -> Synonyms:
     """The packaged synonym table: compiled ahead (``synonyms_table.py``) when it was compiled
     from this very text, else parsed."""
     # Next to this module in the installed package (importlib.resources costs more to import).
-    raw = Path(__file__).with_name(SHIPPED_FILE).read_bytes()
+    with open(os.path.join(os.path.dirname(__file__), SHIPPED_FILE), "rb") as fh:
+        raw = fh.read()
     from reflectgit.digest import sha1
     from reflectgit.workflows.search import synonyms_table as compiled
 
