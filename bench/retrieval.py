@@ -1,6 +1,6 @@
 """Benchmark: how well `reflect-git search` finds a note from a description in other words.
 
-Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--set both|first|second|third]
+Run: .venv/bin/python bench/retrieval.py [--split all|tune|held] [--set both|first|second|third|every]
      [--misses] [--keep DIR]
 
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
@@ -68,7 +68,7 @@ def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
     first, half tune and half held), ``second`` (99 more, all tune, written before the third
     round of ranking work changed anything), ``both`` (those two) or ``third`` (45 held ones,
     written blind for 15 notes picked with a fixed seed before the fourth round changed
-    anything)."""
+    anything), or ``every`` (all three)."""
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
 
     def set_of(qid: str) -> str:
@@ -78,7 +78,11 @@ def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
         q
         for q in queries
         if (split == "all" or q["split"] == split)
-        and (set_of(q["id"]) == which or (which == "both" and set_of(q["id"]) != "third"))
+        and (
+            which == "every"
+            or set_of(q["id"]) == which
+            or (which == "both" and set_of(q["id"]) != "third")
+        )
     ]
 
 
@@ -217,10 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
     parser.add_argument(
         "--set",
-        choices=("both", "first", "second", "third"),
+        choices=("both", "first", "second", "third", "every"),
         default="both",
         help="the first 99 queries, the 99 added to the tune half later, both, or the third"
-        " (45 held ones written blind)",
+        " (45 held ones written blind), or every one of them",
     )
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")
