@@ -551,7 +551,7 @@ def test_a_fast_add_ends_without_the_teardown_only_when_nothing_waits(
     waits = "import atexit; atexit.register(lambda: None)"
     code, out, torn = _ended(tmp_path, waits, *add, "Waits for atexit")
     assert code == 0 and "added waits-for-atexit" in out and torn, (code, out)
-    thread = "import threading, time; threading.Thread(target=time.sleep, args=(0.2,)).start()"
+    thread = "import threading, time; threading.Thread(target=time.sleep, args=(60,), daemon=True).start()"
     code, out, torn = _ended(tmp_path, thread, *add, "Waits for a thread")
     assert code == 0 and "added waits-for-a-thread" in out and torn, (code, out)
     # a refused add, and another command: as always
