@@ -150,7 +150,7 @@ def test_strict_loader_resolves_every_scalar_as_pyyaml_does():
     merge and value keys), and PyYAML's defaults for sequences and mappings."""
     import yaml
 
-    from reflectgit.notes.note import StrictLoader
+    from reflectgit.notes.yamlcodec import StrictLoader
 
     ours, theirs = StrictLoader(""), yaml.resolver.Resolver()
     values = _plain_scalars()

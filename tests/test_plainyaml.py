@@ -540,3 +540,125 @@ def test_the_readers_number_test_agrees_near_pyyamls_numbers(text, at, char, dro
     near = text[:at] + text[at + 1 :] if drop else text[:at] + char + text[at:]
     if near:
         assert plainyaml.number_like(near) == _pyyaml_number_like(near), near
+
+
+# --------------------------------------------------------------------------- the writer's yes
+
+
+def _writer_problems(data: bytes) -> list[str]:
+    """What ``add``'s door says of bytes it wrote, on the full path (PyYAML, schema, secrets)."""
+    from reflectgit.workflows.kb.base import note_problems
+
+    try:
+        return note_problems(parse_note(data, "n.md"), "n.md")
+    except NoteError as exc:
+        return [exc.message]
+
+
+def _agrees_with_the_writer(data: bytes) -> bool:
+    yes = quickcheck.note_is_writable(data)
+    if yes:
+        assert _writer_problems(data) == [], data
+    return yes
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_writers_yes_is_only_given_to_notes_the_full_path_accepts(path):
+    if schema.kind_of_path(path) != "note":
+        return
+    data = path.read_bytes()
+    yes = _agrees_with_the_writer(data)
+    if path in VALID and b"enforce:" not in data:
+        assert yes, path.name  # not vacuous: every valid plain note gets it
+    for written in (render_note(parse_note(data)),) if path in VALID else ():
+        assert _agrees_with_the_writer(written) == yes
+
+
+def _secret_texts() -> tuple[list[str], list[str]]:
+    import yaml
+
+    corpus = yaml.safe_load((Path(__file__).parent / "data" / "secrets.yaml").read_text("utf-8"))
+    return [e["text"] for e in corpus["positives"]], list(corpus["negatives"])
+
+
+BASE_FRONT = {
+    "type": "learning",
+    "id": "wombat-burrow-1a2b3c",
+    "created": dt.datetime(2026, 3, 4, 10, 0, tzinfo=dt.timezone.utc),
+    "confidence": "high",
+    "title": "Wombat burrow",
+    "key_insight": "x",
+}
+
+
+def test_a_secret_in_a_value_or_the_body_gets_no_writers_yes():
+    positives, negatives = _secret_texts()
+    assert len(positives) > 40 and len(negatives) > 20
+    for text in positives:
+        for front, body in (({**BASE_FRONT, "problem": text}, "x\n"), (BASE_FRONT, text + "\n")):
+            data = render_note(Note(dict(front), body))
+            assert not quickcheck.note_is_writable(data), text
+            assert _writer_problems(data), text  # the full path refuses it
+    accepted = 0
+    for text in negatives:
+        data = render_note(Note({**BASE_FRONT, "problem": text}, text + "\n"))
+        accepted += _agrees_with_the_writer(data)
+    assert accepted > len(negatives) // 2  # a negative is not a secret: most get the yes
+
+
+def test_the_writers_yes_leaves_enforce_rules_invalid_and_unplain_notes_to_the_full_path():
+    plain = render_note(Note(dict(BASE_FRONT), "x\n"))
+    assert _agrees_with_the_writer(plain)  # the positives beside the negatives below
+    block = render_note(Note({**BASE_FRONT, "problem": "two\nlines\n\n# three"}, "x\n"))
+    assert b"problem: |-\n  two\n  lines\n\n  # three\n" in block
+    assert _agrees_with_the_writer(block)
+    rules = {**BASE_FRONT, "enforce": {"deny": ["Bash(git push --force:*)"]}}
+    for front in (
+        rules,  # the rule patterns are checked on the full path
+        {**BASE_FRONT, "confidence": "sure"},  # invalid
+        {**BASE_FRONT, "key_insight": "pouch \U0001f998"},  # escaped by PyYAML
+    ):
+        assert not quickcheck.note_is_writable(render_note(Note(front, "x\n"))), front
+    assert _writer_problems(render_note(Note(rules, "x\n"))) == []
+    assert not quickcheck.note_is_writable(b"---\ntitle: [\n---\n")
+    assert not quickcheck.note_is_writable(b"no frontmatter\n")
+    assert not quickcheck.note_is_writable(plain.replace(b"x\n", b"x\x07\n"))  # a control char
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEY, _VALUE, min_size=1, max_size=6), st.sampled_from(["x\n", ""]))
+def test_the_writers_yes_on_generated_notes(front, body):
+    _agrees_with_the_writer(render_note(Note({**BASE_FRONT, **front}, body)))
+
+
+_BLOCK_LINE = st.sampled_from(
+    ["", " ", "  ", "a", "  a", "    a", "      b c", "  # not a comment", "# a comment",
+     "  - item", "  key: value", "  'q'", "   ", "z: 1", "  a  ", "- x", "  |", "..."]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(["|", "|-", "|+", "|2", ">", "| ", "|-  "]),
+    st.lists(_BLOCK_LINE, min_size=0, max_size=8),
+    st.sampled_from(["", "n: 1\n", "  m: 2\n", "- y\n", "# end\n"]),
+    st.sampled_from(["", "  "]),
+)
+def test_literal_blocks_are_read_as_pyyaml_reads_them(header, lines, after, indent):
+    """Block scalars in every position the reader may meet them (nested, after a compact
+    ``- key:``), with blank, comment-like, over- and under-indented lines."""
+    body = "".join(indent + "  " * (i % 2) + line + "\n" for i, line in enumerate(lines))
+    for text in (
+        f"k: {header}\n" + body + after,
+        f"a:\n  k: {header}\n" + body.replace("\n", "\n  ") + after,
+        f"l:\n- k: {header}\n" + body.replace("\n", "\n  ") + after,
+    ):
+        agrees(text)
+
+
+def test_the_literal_blocks_reflect_git_writes_are_read_without_pyyaml():
+    for value in ("a\nb", "a\nb\n", "a\n\n  b\n# c", "x:\n  - y\n'z'"):
+        for front in ({"k": value}, {"a": {"k": value}}, {"l": [{"k": value, "m": 1}]}):
+            text = dump_yaml(front)
+            assert "|" in text
+            assert agrees(text) == front, text

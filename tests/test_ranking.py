@@ -104,6 +104,33 @@ def test_the_light_stemmer_pairs_what_porter_misses_and_leaves_short_stems_alone
     assert light_stem("locked") == light_stem("lock")
 
 
+def test_a_doubled_letter_before_ing_or_er_goes_when_four_letters_are_left() -> None:
+    pairs = [("debugging", "debug"), ("dropping", "dropped"), ("formatting", "formatter")]
+    pairs += [("shipping", "shipped"), ("planning", "plan"), ("stopper", "stop")]
+    for a, b in pairs:
+        assert light_stem(a) == light_stem(b), (a, b)
+    # Short stems stay apart, as before; an ll or ss stays: "missing" is no cache "miss".
+    for a, b in [("running", "run"), ("setting", "set"), ("getting", "get"), ("runner", "run")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+    for a, b in [("mapping", "map"), ("missing", "miss"), ("passing", "pass"), ("caller", "call")]:
+        assert light_stem(a) != light_stem(b), (a, b)
+
+
+def test_a_debugging_query_finds_the_debug_note_and_missing_not_the_miss_note(
+    tmp_path: Path,
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "debug": ("Remote debug port", "Attach the debug adapter to port 5678.", {}),
+            "miss": ("Cache miss storm", "Every miss goes to the origin.", {}),
+            "other": ("Deploy window", "Deploys go out on Tuesdays.", {}),
+        },
+    )
+    assert ids(kb, "debugging") == ["debug"]
+    assert ids(kb, "missing") == []
+
+
 def test_stemmer_pairs_match_and_non_pairs_do_not(tmp_path: Path) -> None:
     kb = make_kb(
         tmp_path,
@@ -376,3 +403,67 @@ def test_the_shipped_table_reads_maintenance_agents_and_version_managers(tmp_pat
     read = understand("hosted agent", table)
     assert [c.text for c in read.concepts] == ["hosted agent"]
     assert '"runner"' in read.concepts[0].alternatives[SYNONYM]
+
+
+# --------------------------------------------------------------------------- salience
+
+
+def _salience_kb(tmp_path: Path) -> Path:
+    """Five notes about deploys and services, one about the quokkaboard driver, 14 others."""
+    notes: dict[str, tuple[str, str, dict[str, str]]] = {
+        f"svc-{i}": (f"Service note {i}", "Restart the service after a config deploy.", {})
+        for i in range(5)
+    }
+    notes |= {f"pet-{i:02d}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(14)}
+    notes["quokka"] = ("Driver hangs", "The quokkaboard driver hangs until a restart.", {})
+    return make_kb(tmp_path, notes)
+
+
+def test_in_a_long_query_the_rare_word_decides(tmp_path: Path) -> None:
+    kb = _salience_kb(tmp_path)
+    # Each service note holds four of the words (in a quarter of the notes), the driver note
+    # the one rare word and restart: bm25's own IDF alone put the four everyday matches first.
+    assert ids(kb, "restart the service after a config deploy on the quokkaboard")[0] == "quokka"
+    # Negative: without the rare word the service notes come first, the driver note last.
+    got = ids(kb, "restart the service after a config deploy")
+    assert got[-1] == "quokka" and set(got[:5]) == {f"svc-{i}" for i in range(5)}
+
+
+def test_salience_keeps_the_common_words_as_a_tie_break(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            **{
+                f"svc-{i}": ("Service note", "Restart the service on deploy.", {}) for i in range(3)
+            },
+            **{f"pet-{i}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(6)},
+            "both": (
+                "Quokkaboard service",
+                "The quokkaboard service needs a restart on deploy.",
+                {},
+            ),
+            "rare": ("Quokkaboard", "The quokkaboard driver.", {}),
+        },
+    )
+    # Both hold the rare word; the one that also holds the common words ranks first.
+    assert ids(kb, "restart the quokkaboard service on deploy")[:2] == ["both", "rare"]
+
+
+def test_salience_weighs_concepts_by_the_idf_of_the_words_typed() -> None:
+    counts = {"redis": 2, "pool": 40, "exceptions": 30, "connectionerror": 3}
+
+    def frequencies(tokens: list[str] | tuple[str, ...]) -> tuple[int, dict[str, int]]:
+        return 100, {t: counts[t] for t in tokens if t in counts}
+
+    q = understand("pool redis wobbleplank", frequencies=frequencies)
+    weight = {c.text: c.weight for c in q.concepts}
+    # A word no note holds is as salient as can be; a rare one next; a word in 40% of the
+    # notes far below.
+    assert weight["wobbleplank"] == 1.0
+    assert weight["wobbleplank"] > weight["redis"] > weight["pool"]
+    # One concept alone is never reweighed; an everyday word keeps its half on top.
+    assert [c.weight for c in understand("pool", frequencies=frequencies).concepts] == [1.0]
+    # A phrase is as rare as its words together: the code-like word beats "pool" and redis.
+    q = understand("pool redis exceptions.ConnectionError", frequencies=frequencies)
+    weight = {c.text: c.weight for c in q.concepts}
+    assert weight["exceptions.ConnectionError"] == 1.0 > weight["redis"] > weight["pool"]

@@ -419,6 +419,55 @@ def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
     assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
 
 
+# A search against a fresh index holds the KB, its state directory and the index file as
+# strings, and knows HEAD has not moved from a stamp of HEAD's files kept in the index with its
+# tree (git/headstamp.py, as the rules hook): no ``pathlib`` (with ``urllib.parse``,
+# ``ipaddress`` and ``fnmatch``), and no commit read (``git.objects``, ``mmap``, ``zlib``); its
+# word rules are plain Python (no ``re``, ``enum``); docs/performance.md, "search, sixth pass".
+# The first search after HEAD moved reads the commit.
+NOT_IN_A_STAMPED_SEARCH = (
+    *NOT_IN_THE_BARE_SEARCH,
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
+    "fnmatch",
+    "reflectgit.git.objects",
+    "mmap",
+    "zlib",
+    "re",  # the search's word rules are workflows/search/tokens.py's
+    "enum",
+    "contextlib",  # search.index imports it when a transaction is first entered
+)
+
+
+@pytest.mark.parametrize("state_dir", [False, True], ids=["state-in-kb", "REFLECT_STATE_DIR"])
+def test_a_search_against_a_stamped_index_imports_no_pathlib(
+    ruled_kb: Path, tmp_path: Path, state_dir: bool
+) -> None:
+    kb = ruled_kb
+    env = {"HOME": str(tmp_path)}
+    if state_dir:
+        env["REFLECT_STATE_DIR"] = str(tmp_path / "elsewhere" / "state")
+    launched("reflect-git", "--kb", str(kb), "reindex", env=env)
+    _age(kb / ".git")  # HEAD's files past the stamp's racy window
+    argv = ("--kb", str(kb), "search", "force")
+    first, out = launched("reflect-git", *argv, env=env)  # reads HEAD's commit, keeps the stamp
+    assert "no-force-push" in out and "reflectgit.git.objects" in first
+    modules, again = launched("reflect-git", *argv, env=env)
+    assert again == out
+    assert "reflectgit.git.headstamp" in modules  # the stamp was taken ...
+    assert not modules & set(NOT_IN_A_STAMPED_SEARCH), modules & set(NOT_IN_A_STAMPED_SEARCH)
+    # ... and HEAD moving (a commit; its files aged too) is seen at once
+    (kb / "documents" / "fresh-one.md").write_text(
+        RULE_NOTE.replace("no-force-push", "fresh-one").replace("Never force-push", "Quokka")
+    )
+    git("add", "documents", cwd=kb)
+    git("commit", "-qm", "one more", cwd=kb)
+    _age(kb / ".git")
+    _, found = launched("reflect-git", "--kb", str(kb), "search", "quokka", env=env)
+    assert "fresh-one" in found
+
+
 NOT_IN_AN_ADD = ("dataclasses", "inspect", "typing")
 
 
@@ -447,6 +496,54 @@ def test_add_imports_no_dataclasses_or_typing(kb: Path) -> None:
     assert not modules & set(NOT_IN_AN_ADD), modules & set(NOT_IN_AN_ADD)
     status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
     assert status.stdout == b""
+
+
+NOT_IN_A_PLAIN_ADD = ("yaml", "jsonschema", "reflectgit.notes.yamlcodec")
+
+
+def _add(kb: Path, title: str, insight: str) -> set[str]:
+    modules, out = loaded(
+        "reflect-git", "--kb", str(kb), "add", "--title", title, "--confidence", "high",
+        "--insight", insight,
+    )  # fmt: skip
+    log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=kb, capture_output=True)
+    assert title.encode() in log.stdout, out  # committed
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=kb, capture_output=True)
+    assert status.stdout == b""
+    return modules
+
+
+def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
+    """An add from flags writes its note with the plain emitter (``plainyaml.dump``, PyYAML's
+    bytes) and checks the bytes it wrote with the plain reader and the generated validators
+    (``quickcheck.note_is_writable``): it imports neither PyYAML nor jsonschema, and the note
+    it committed is the one PyYAML renders; so does an add with a multi-line insight (a literal
+    block). An insight PyYAML escapes (a character past U+FFFF) imports PyYAML to write it and
+    is committed as before."""
+    from reflectgit.notes.note import parse_note
+    from reflectgit.notes.yamlcodec import dump
+
+    modules = _add(kb, "Wombat burrow: yes, 1.5 #tags", "x")
+    assert "reflectgit.notes.plainyaml" in modules  # the add ran its writer
+    assert not modules & set(NOT_IN_A_PLAIN_ADD), modules & set(NOT_IN_A_PLAIN_ADD)
+    path = subprocess.run(
+        ["git", "show", "--name-only", "--format=", "HEAD"], cwd=kb, capture_output=True, text=True
+    ).stdout.split()[0]
+    assert path.startswith("documents/") and path.endswith(".md")
+    data = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=kb, capture_output=True).stdout
+    note = parse_note(data, path)
+    assert data.decode().startswith("---\n" + dump(note.frontmatter) + "---\n")
+    assert note.frontmatter["title"] == "Wombat burrow: yes, 1.5 #tags"
+
+    modules = _add(kb, "Numbat termites", "first line\nsecond line")
+    assert not modules & set(NOT_IN_A_PLAIN_ADD)  # a literal block is written and read plain
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
+    assert "+key_insight: |-\n+  first line\n+  second line\n" in shown.stdout
+
+    modules = _add(kb, "Quoll den", "pouch \U0001f998")
+    assert "yaml" in modules  # past U+FFFF libyaml escapes: PyYAML wrote it
+    shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
+    assert '+key_insight: "pouch \\U0001F998"\n' in shown.stdout
 
 
 # --------------------------------------------------------------------------- add, sixth pass: git

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 JOURNAL_NAME = "reflect-git-journal.json"
 WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
@@ -17,15 +16,19 @@ WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside 
 
 def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
     """Two ``stat`` calls, and only when a write was interrupted, ``Store.open`` (which
-    finishes or rolls it back)."""
-    from reflectgit.git.repo_info import repository_dir
+    finishes or rolls it back). ``os.path`` only: a search imports no ``pathlib``."""
+    from reflectgit.git.repo_info import repository_dir_text
 
-    root = Path(path)
+    root = os.fspath(path)
     try:
-        git_dir = repository_dir(root)
+        git_dir = repository_dir_text(root)
     except (OSError, ValueError):
         return  # an unreadable .git file: opening the KB will say what is wrong
-    if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
+    if os.path.exists(os.path.join(git_dir, JOURNAL_NAME)) or os.path.exists(
+        os.path.join(git_dir, WRITER_NAME)
+    ):
+        from pathlib import Path
+
         from reflectgit.git.store import Store  # only now: it imports dulwich
 
-        Store.open(root, env).close()
+        Store.open(Path(root), env).close()

@@ -10,22 +10,17 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
-from reflectgit.config import git_dir_of
+from reflectgit.config import git_dir_of, git_dir_text
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.objects import (
-    common_dir,
-    head_commit,
-    read_object,
-    ref_exists,
-    resolve_ref,
-)
 
+# No `pathlib` (with `urllib.parse`, `ipaddress`, `fnmatch`), `re` nor `git.objects` at import: a
+# search against a fresh index asks only ``has_git_dir`` (``os.path``); the questions that
+# need them import them.
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from reflectgit.git.run import Result
@@ -51,7 +46,15 @@ def git_dir(work_tree: Path) -> Path:
 
 def repository_dir(path: Path) -> Path:
     """The git directory of ``path``: its ``.git`` when it has one, else ``path`` (bare)."""
-    return git_dir_of(path) if (path / ".git").exists() else path
+    from pathlib import Path
+
+    return Path(repository_dir_text(os.fspath(path)))
+
+
+def repository_dir_text(path: str) -> str:
+    """``repository_dir``, as a string (``path`` as ``str(Path)`` writes it; no pathlib
+    unless a ``.git`` file has to be followed)."""
+    return git_dir_text(path) if os.path.exists(os.path.join(path, ".git")) else path
 
 
 def is_repository(path: Path) -> bool:
@@ -59,9 +62,9 @@ def is_repository(path: Path) -> bool:
     return (path / ".git").exists() or (path / "HEAD").exists()
 
 
-def has_git_dir(work_tree: Path) -> bool:
+def has_git_dir(work_tree: str | os.PathLike[str]) -> bool:
     """Is there a git directory for this work tree (not a bare repository, not a plain folder)?"""
-    return git_dir_of(work_tree).is_dir()
+    return os.path.isdir(git_dir_text(os.fspath(work_tree)))
 
 
 def objects_dir(common_dir: Path) -> Path:
@@ -81,7 +84,8 @@ def config_may_set(paths: Iterable[str | os.PathLike[str]], *words: bytes) -> bo
     lowered = [w.lower() for w in (*words, b"include")]
     for path in paths:
         try:
-            text = Path(path).read_bytes().lower()
+            with open(path, "rb") as fh:
+                text = fh.read().lower()
         except FileNotFoundError:
             continue
         except OSError:
@@ -103,7 +107,8 @@ def config_user(paths: Iterable[str | os.PathLike[str]]) -> tuple[str | None, st
     found: dict[str, str] = {}
     for path in paths:
         try:
-            text = Path(path).read_bytes().decode("utf-8")
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8")
         except FileNotFoundError:
             continue
         except (OSError, UnicodeDecodeError):
@@ -186,13 +191,18 @@ def _value(raw: str) -> str | None:
 # --------------------------------------------------------------------------- HEAD and trees
 
 
-def head_tree(kb: Path, env: Env = None) -> str | None:
+def head_tree(kb: str | os.PathLike[str], env: Env = None) -> str | None:
     """The root tree of HEAD, read cheaply (the ref file and the commit object, loose or packed).
 
     Falls back to ``git rev-parse`` when the files cannot say (``git/objects.py``). None on an unborn branch;
     ``NotFoundError`` when ``kb`` is not a repository. This is the whole git cost of a search
     against a fresh index, so it imports no dulwich.
     """
+    from pathlib import Path
+
+    from reflectgit.git.objects import common_dir, head_commit, read_object
+
+    kb = Path(kb)
     where = git_dir_of(kb)
     if not where.is_dir():
         where = kb  # a bare repository
@@ -297,6 +307,8 @@ def toplevel(cwd: Path, env: Env = None) -> Path | None:
         found = _discover(cwd, env or {})
     except _Unsure:
         out = (_answer(cwd, ["rev-parse", "--show-toplevel"], env) or "").strip()
+        from pathlib import Path
+
         return Path(out) if out else None
     return found[0] if found else None
 
@@ -306,6 +318,8 @@ def _discover(cwd: Path, env: Mapping[str, str]) -> tuple[Path, Path] | None:
     finds none; ``_Unsure`` when only git can say."""
     if env.get("GIT_CEILING_DIRECTORIES") or (os.geteuid() == 0 and "SUDO_UID" in env):
         raise _Unsure  # git's ceilings, and its sudo rule for who owns a repository
+    from pathlib import Path
+
     here = Path(os.path.realpath(cwd))  # git works from the physical folder, as getcwd() gives
     try:
         device = here.stat().st_dev
@@ -347,6 +361,10 @@ def _gitfile_target(dot_git: Path) -> Path:
 def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
     """``git_dir`` when git would take it as it stands: a valid git directory (HEAD, objects,
     refs), owned by us (else ``safe.directory`` decides), no config that moves the work tree."""
+    import re
+
+    from reflectgit.git.objects import common_dir
+
     common = common_dir(git_dir)
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
@@ -384,6 +402,8 @@ def current_branch(root: Path, env: Env = None) -> str | None:
 
 
 def _branch_of(git_dir: Path) -> str | None:
+    from reflectgit.git.objects import ref_exists, resolve_ref
+
     resolved = resolve_ref(git_dir, "HEAD")
     if resolved is None:
         raise _Unsure
@@ -423,6 +443,8 @@ def hooks_dir(repo: Path, env: Env = None) -> Path:
     if not repo.is_dir():
         raise NotFoundError(f"{repo} is not a directory")
     out = _required(repo, ["rev-parse", "--path-format=absolute", "--git-path", "hooks"], env)
+    from pathlib import Path
+
     path = Path(out)
     if not path.is_absolute():
         path = Path(_required(repo, ["rev-parse", "--show-toplevel"], env)) / path
@@ -476,6 +498,8 @@ def read_commit(repo: Path, rev: str, env: Env = None) -> dict[str, Any] | None:
     sha, parents, decoration, message = parts[0].strip(), parts[1].split(), parts[2], parts[3]
     files = sorted({p.strip("\n") for p in parts[4:] if p.strip("\n")})
     branch = None
+    import re
+
     m = re.search(r"HEAD -> ([^,]+)", decoration)
     if m:
         branch = m.group(1).strip()
@@ -499,6 +523,8 @@ def merge_had_conflicts(repo: Path, parents: Sequence[str], message: str, env: E
     object directory in front of the repository's own (``GIT_OBJECT_DIRECTORY`` plus the real
     one as an alternate), so the user's object store is only read, never written.
     """
+    import re
+
     if re.search(r"^#?\s*Conflicts:", message, re.MULTILINE):
         return True
     try:

@@ -8,7 +8,7 @@ was, in the quoting or flow style the old value had, its trailing ``# comment`` 
 changed mapping (``provenance``) is edited key by key, and so is a list of mappings item by
 item (sidecar relationships); a new field is inserted after the field the reflect template
 puts before it (else at the end); a removed field's lines go. Every value is emitted by the
-YAML emitter (``note.NoteDumper``), never by string formatting.
+YAML emitter (``yamlcodec.NoteDumper``), never by string formatting.
 
 Located by PyYAML's composer (the C parser, the same one that reads every note): each node
 knows its start and end. The result is parsed again and must give exactly the wanted
@@ -26,17 +26,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 
-import yaml
-
 from reflectgit.errors import NoteError
 from reflectgit.notes.note import (
     _CLOSE,
     _FENCE,
     NOTE_KEY_ORDER,
     Note,
-    NoteDumper,
     Sidecar,
-    StrictLoader,
     decode_text,
     load_yaml,
     parse_note,
@@ -49,6 +45,8 @@ from reflectgit.records import Record
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
+
+    import yaml
 
 BOM = "\ufeff"
 WIDTH = 100_000
@@ -75,6 +73,8 @@ class _Op(Record):
 
 def rewrite_note(data: bytes, note: Note) -> bytes:
     """``note`` (an edit of the note stored as ``data``) as bytes that change only what changed."""
+    import yaml  # the splice composes the old text with PyYAML
+
     try:
         return _rewrite_note(data, note)
     except (_CannotSplice, NoteError, yaml.YAMLError, RecursionError):
@@ -83,6 +83,8 @@ def rewrite_note(data: bytes, note: Note) -> bytes:
 
 def rewrite_sidecar(data: bytes, wanted: Mapping[str, Any]) -> bytes:
     """Sidecar data written back into the sidecar's own bytes (see ``rewrite_note``)."""
+    import yaml
+
     try:
         text = decode_text(data, "<sidecar>")
         bom = data.startswith(BOM.encode("utf-8"))
@@ -139,6 +141,10 @@ def splice_mapping(
     text: str, old: Mapping[str, Any], new: Mapping[str, Any], order: Sequence[str] = ()
 ) -> str:
     """The YAML ``text`` (whose top mapping loads as ``old``) changed to load as ``new``."""
+    import yaml
+
+    from reflectgit.notes.yamlcodec import StrictLoader
+
     loader = StrictLoader(text)
     try:
         root = loader.get_single_node()
@@ -161,6 +167,8 @@ def splice_mapping(
 
 
 def _entries(node: yaml.MappingNode) -> list[tuple[str, yaml.Node, yaml.Node]]:
+    import yaml
+
     out: list[tuple[str, yaml.Node, yaml.Node]] = []
     for key_node, value_node in node.value:
         if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
@@ -197,6 +205,8 @@ def _edit_mapping(
     ops: list[_Op],
     order: Sequence[str],
 ) -> None:
+    import yaml
+
     entries = _entries(node)
     keys = [key for key, _k, _v in entries]
     if len(set(keys)) != len(keys) or set(keys) != set(old):
@@ -248,6 +258,8 @@ def _edit_items(
     node: yaml.SequenceNode, before: list[Any], after: list[Any], lines: list[str], ops: list[_Op]
 ) -> bool:
     """Edit a block list of mappings item by item; False when it is not that kind of list."""
+    import yaml
+
     planned: list[_Op] = []
     for item_node, old_item, new_item in zip(node.value, before, after, strict=True):
         if _same(old_item, new_item):
@@ -283,6 +295,8 @@ def _same(a: Any, b: Any) -> bool:
 
 def _trailing_comment(line: str, value_node: yaml.Node) -> str:
     """`` # comment`` after a one-line value, to keep it on the edited line."""
+    import yaml
+
     if not isinstance(value_node, yaml.ScalarNode) or value_node.style in ("|", ">"):
         return ""
     rest = line[value_node.end_mark.column :]
@@ -294,7 +308,11 @@ def _trailing_comment(line: str, value_node: yaml.Node) -> str:
 
 def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list[str]:
     """``key: value`` as YAML lines at ``column``, styled like the value it replaces."""
-    node = _Representer(default_flow_style=False, sort_keys=False).represent_data({key: value})
+    import yaml
+
+    from reflectgit.notes.yamlcodec import NodeRepresenter, NoteDumper
+
+    node = NodeRepresenter(default_flow_style=False, sort_keys=False).represent_data({key: value})
     value_node = node.value[0][1]
     if old_node is not None:
         _restyle(value_node, old_node)
@@ -313,16 +331,9 @@ def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list
     return [indent + line if line else line for line in out]
 
 
-class _Representer(yaml.representer.SafeRepresenter):
-    """``NoteDumper``'s representers (timestamps, literal blocks), without a stream."""
-
-    yaml_representers = NoteDumper.yaml_representers
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 def _restyle(new: yaml.Node, old: yaml.Node) -> None:
+    import yaml
+
     if isinstance(new, yaml.ScalarNode) and isinstance(old, yaml.ScalarNode):
         if (
             old.style in ('"', "'")

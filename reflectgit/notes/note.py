@@ -8,16 +8,12 @@ reflect template's key order, then extra keys sorted, every string emitted by th
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
-import yaml
-
 from reflectgit.errors import NoteError
-from reflectgit.notes import names
-from reflectgit.notes.dates import format_timestamp
+from reflectgit.notes import names, plainyaml
 from reflectgit.notes.frontmatter import _CLOSE as _CLOSE
 from reflectgit.notes.frontmatter import _FENCE as _FENCE
 from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
@@ -27,7 +23,7 @@ from reflectgit.records import Record
 
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, NamedTuple
+    from typing import Any, NamedTuple
 else:
     from reflectgit.records import NamedTuple
 
@@ -153,164 +149,27 @@ _UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
 # --------------------------------------------------------------------------- YAML
-
-
-_STR = "tag:yaml.org,2002:str"
-_MERGE = "tag:yaml.org,2002:merge"
-
-
-# PyYAML's own resolver (yaml.Resolver adds only its table to it), for StrictLoader.resolve.
-_pyyaml_resolve: Callable[..., str] = yaml.resolver.BaseResolver.resolve
-
-
-class _StrictLoaderMixin:
-    """Duplicate keys are errors; only JSON-shaped values (plus dates) are constructed."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """PyYAML's mapping, built in one pass: a plain string key or value (nearly all of a
-        note's) is taken from its node as PyYAML's own ``str`` constructor would, without the
-        generic dispatch; a merge key (``<<``) goes the general way."""
-        pairs = node.value
-        if not isinstance(node, yaml.MappingNode) or any(k.tag == _MERGE for k, _ in pairs):
-            self._check_keys(node)
-            return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
-        construct = self.construct_object  # type: ignore[attr-defined]
-        mapping: dict[Any, Any] = {}
-        seen: dict[Any, yaml.Node] = {}
-        for key_node, value_node in pairs:
-            key = self._key(node, key_node, seen)
-            if value_node.tag == _STR and type(value_node) is yaml.ScalarNode:
-                mapping[key] = value_node.value
-            else:
-                mapping[key] = construct(value_node, deep=deep)
-        return mapping
-
-    # A plain scalar's implicit resolvers by its first character (PyYAML's table, wildcards
-    # appended), filled in below once StrictLoader exists.
-    _implicit_by_first: ClassVar[dict[str, tuple[tuple[str, re.Pattern[str]], ...]]] = {}
-    _wildcards: ClassVar[tuple[tuple[str, re.Pattern[str]], ...]] = ()
-
-    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-        """PyYAML's ``Resolver.resolve`` (the composer asks it the tag of every node), without
-        the two lists it builds per plain scalar: the same regular expressions in the same
-        order, so the same tag; anything but a plain scalar goes PyYAML's own way."""
-        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:  # type: ignore[attr-defined]
-            for tag, regexp in self._implicit_by_first.get(value[:1], self._wildcards):
-                if regexp.match(value):
-                    return tag
-            return _STR
-        return _pyyaml_resolve(self, kind, value, implicit)
-
-    def _check_keys(self, node: yaml.Node) -> None:
-        """Refuse duplicate and unhashable keys before PyYAML's own mapping (merges) runs."""
-        seen: dict[Any, yaml.Node] = {}
-        for key_node, _value_node in node.value:
-            if key_node.tag != _MERGE:
-                self._key(node, key_node, seen)
-
-    def _key(self, node: yaml.Node, key_node: yaml.Node, seen: dict[Any, yaml.Node]) -> Any:
-        """One key of a mapping, refused when unhashable or seen before; noted in ``seen``."""
-        if key_node.tag == _STR and type(key_node) is yaml.ScalarNode:
-            key = key_node.value
-        else:
-            key = self.construct_object(key_node, deep=True)  # type: ignore[attr-defined]
-            try:
-                hash(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    "found an unhashable key",
-                    key_node.start_mark,
-                ) from None
-        if key in seen:
-            first_line = seen[key].start_mark.line + 1 + getattr(self, "line_offset", 0)
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping",
-                node.start_mark,
-                f"found duplicate key {key!r} (first defined on line {first_line})",
-                key_node.start_mark,
-            )
-        seen[key] = key_node
-        return key
-
-    def _refuse(self, node: yaml.Node) -> Any:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"the tag {node.tag} is not allowed in notes", node.start_mark
-        )
-
-
-try:
-    _BaseLoader: type = yaml.CSafeLoader
-    _BaseDumper: type = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
-    _BaseDumper = yaml.SafeDumper
-
-
-class StrictLoader(_StrictLoaderMixin, _BaseLoader):
-    """PyYAML's C safe loader (pure fallback) with duplicate keys and odd tags refused."""
-
-
-for _tag in ("binary", "set", "omap", "pairs"):
-    StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _StrictLoaderMixin._refuse)
-
-
-def _index_resolvers(loader: type[Any]) -> None:
-    table = loader.yaml_implicit_resolvers
-    wildcards = tuple(table.get(None, ()))
-    loader._wildcards = wildcards
-    loader._implicit_by_first = {
-        first: tuple(resolvers) + wildcards
-        for first, resolvers in table.items()
-        if first is not None
-    }
-
-
-_index_resolvers(StrictLoader)
-
-
-class NoteDumper(_BaseDumper):
-    """Deterministic emitter: ISO timestamps, no aliases, block style, unicode kept."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _represent_datetime(dumper: yaml.SafeDumper, value: dt.datetime) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    # Multi-line strings read best as literal blocks, when the emitter can keep them exact.
-    style = "|" if "\n" in value and _literal_safe(value) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-def _literal_safe(value: str) -> bool:
-    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
-        return False
-    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
-
-
-NoteDumper.add_representer(dt.datetime, _represent_datetime)
-NoteDumper.add_representer(str, _represent_str)
+# PyYAML (``yamlcodec``) is imported only where a text is parsed or emitted with it: an add
+# from flags writes plain YAML (``plainyaml.dump``) and imports none of it.
 
 
 def dump_yaml(data: Any) -> str:
-    """Emit YAML deterministically. Every machine-written string goes through here."""
-    return yaml.dump(
-        data,
-        Dumper=NoteDumper,
-        allow_unicode=True,
-        sort_keys=False,
-        default_flow_style=False,
-        width=100_000,
-    )
+    """Emit YAML deterministically. Every machine-written string goes through here: plain
+    values by ``plainyaml.dump`` (byte for byte what PyYAML writes), the rest by PyYAML."""
+    plain = plainyaml.dump(data)
+    if plain is not None:
+        return plain
+    from reflectgit.notes.yamlcodec import dump
+
+    return dump(data)
 
 
 def load_yaml(text: str, source: str = "<yaml>", line_offset: int = 0) -> Any:
     """Load one YAML document strictly; errors become ``NoteError`` with line and column."""
+    import yaml
+
+    from reflectgit.notes.yamlcodec import StrictLoader
+
     loader = StrictLoader(text)
     loader.line_offset = line_offset
     try:
@@ -374,7 +233,11 @@ def deeper_than(value: Any, limit: int) -> bool:
 def _deep_mark(text: str, line_offset: int) -> tuple[int, int]:
     """(line, column) where the YAML first nests past ``MAX_DEPTH`` (the parser's events are
     read one by one, so this never recurses)."""
-    loader = _BaseLoader(text)
+    import yaml
+
+    from reflectgit.notes.yamlcodec import BaseLoader
+
+    loader = BaseLoader(text)
     depth = 0
     try:
         while loader.check_event():

@@ -169,3 +169,28 @@ def sidecar_is_valid(data: bytes, strict: bool = False) -> bool:
         and not any(names.control_findings(instance))
         and is_valid_fast(instance, SIDECAR_SCHEMA)
     )
+
+
+def note_is_writable(data: bytes) -> bool:
+    """Yes when a writer may commit the note ``data`` without asking PyYAML: plain YAML, valid
+    (``note_is_valid``), no ``enforce`` rules (their patterns are checked on the full path) and
+    no secret in any value or the body. No means only "take the full path"
+    (``workflows.kb.base.validate_bytes``: PyYAML, the schema, the secret scan), which then
+    names every problem. What ``add`` checks the note it wrote with: it imports neither PyYAML
+    nor jsonschema.
+
+    The secret scan sees the values as the validator does, dates as ISO strings: each value is
+    scanned on its own, so the strings PyYAML would give are scanned exactly as on the full
+    path, and a date's string adds nothing a full-path scan would find.
+    """
+    try:
+        yaml_text, body, _line = split_frontmatter(decode_text(data, "<note>"), "<note>")
+    except NoteError:
+        return False
+    front = plainyaml.json_value(yaml_text)
+    if not frontmatter_accepted(front, data) or "enforce" in front:
+        return False
+    from reflectgit.notes import secrets
+    from reflectgit.notes.note import Note
+
+    return not secrets.note_findings(Note(front, body))

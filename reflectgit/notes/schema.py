@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-
-import yaml
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
@@ -32,7 +29,6 @@ from reflectgit.notes.note import (
     Note,
     Origin,
     Sidecar,
-    StrictLoader,
     decode_text,
     normalize_tier,
     parse_note,
@@ -57,6 +53,8 @@ from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
+
+    import yaml
 
 _REQUIRED_HINTS = {
     "title": "add `title: <a short human title>`",
@@ -242,38 +240,6 @@ def field_path(parts: Sequence[str | int]) -> str:
 # --------------------------------------------------------------------------- the fast path
 
 _TAG = "tag:yaml.org,2002:"
-_SAFE = yaml.constructor.SafeConstructor()
-_SCALARS: dict[str, Callable[[Any], Any]] = {
-    _TAG + "int": _SAFE.construct_yaml_int,
-    _TAG + "float": _SAFE.construct_yaml_float,
-    _TAG + "bool": _SAFE.construct_yaml_bool,
-    _TAG + "null": _SAFE.construct_yaml_null,
-    _TAG + "timestamp": lambda node: _SAFE.construct_yaml_timestamp(node).isoformat(),
-}
-
-
-_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {
-    first: list(resolvers) + list(StrictLoader.yaml_implicit_resolvers.get(None, []))
-    for first, resolvers in StrictLoader.yaml_implicit_resolvers.items()
-    if first is not None
-}
-
-
-class _PlainLoader(StrictLoader):
-    """The strict loader with a lean resolver: the C composer calls it for every scalar.
-
-    Same answers as PyYAML's resolver for a loader without path resolvers, minus its
-    bookkeeping (the fast path's agreement test holds it to that).
-    """
-
-    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-        if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, pattern in _IMPLICIT.get(value[:1], ()):
-                    if pattern.match(value):
-                        return tag
-            return _TAG + "str"
-        return _TAG + ("seq" if kind is yaml.SequenceNode else "map")
 
 
 class _Unusual(Exception):
@@ -293,10 +259,14 @@ def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
         yaml_text, _body, _line = split_frontmatter(text, "<note>")
     except NoteError:
         return None
-    loader = _PlainLoader(yaml_text)
+    import yaml
+
+    from reflectgit.notes.yamlcodec import SCALARS, PlainLoader
+
+    loader = PlainLoader(yaml_text)
     try:
         node = loader.get_single_node()
-        built = _build(node, set()) if node is not None else None
+        built = _build(node, set(), SCALARS) if node is not None else None
     except (yaml.YAMLError, _Unusual, ValueError, TypeError, RecursionError):
         return None
     finally:
@@ -304,7 +274,9 @@ def fast_frontmatter(data: bytes) -> dict[str, Any] | None:
     return built if isinstance(built, dict) else None
 
 
-def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
+def _build(
+    node: yaml.Node, seen: set[int], scalars: Mapping[str, Callable[[Any], Any]], depth: int = 1
+) -> Any:
     # An alias composes to the node it names: seeing a node twice means anchors, whose
     # expansion the full parser bounds; so does it bound nesting.
     if id(node) in seen or depth > MAX_DEPTH:
@@ -318,11 +290,11 @@ def _build(node: yaml.Node, seen: set[int], depth: int = 1) -> Any:
         for key_node, value_node in node.value:
             if key_node.tag != _TAG + "str" or key_node.value in out:
                 raise _Unusual  # a non-string or duplicate key: the full parser explains
-            out[key_node.value] = _build(value_node, seen, depth + 1)
+            out[key_node.value] = _build(value_node, seen, scalars, depth + 1)
         return out
     if tag == _TAG + "seq":
-        return [_build(item, seen, depth + 1) for item in node.value]
-    construct = _SCALARS.get(tag)
+        return [_build(item, seen, scalars, depth + 1) for item in node.value]
+    construct = scalars.get(tag)
     if construct is None:
         raise _Unusual
     return construct(node)
@@ -541,6 +513,10 @@ class _Locator:
         if not self._composed:
             self._composed = True
             if self._text is not None:
+                import yaml
+
+                from reflectgit.notes.yamlcodec import StrictLoader
+
                 loader = StrictLoader(self._text)
                 try:
                     self._root = loader.get_single_node()
@@ -555,6 +531,8 @@ class _Locator:
         node = self._compose()
         if node is None:
             return (self._top_line, 1)
+        import yaml
+
         mark = None
         parent_mark = None
         for depth, part in enumerate(path):

@@ -13,30 +13,45 @@ Sidecar relationships are indexed one row per edge with their validity interval 
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import math
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
-from reflectgit.notes.dates import parse_instant
 from reflectgit.records import FrozenRecord, Record
+from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
 
 TYPE_CHECKING = False  # no typing at run time
-if TYPE_CHECKING:  # the fresh-index query path must not import dulwich
+if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pathlib)
+    from pathlib import Path
     from typing import Any
 
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
     from reflectgit.workflows.search.query import Query, Synonyms
+
+# ``contextlib`` is imported when a transaction, a savepoint or a build's parser is first
+# entered: a search against a fresh index enters none (docs/performance.md, "search, sixth pass").
+if TYPE_CHECKING:
+    from contextlib import contextmanager as _contextmanager
+else:
+
+    def _contextmanager(func):
+        """``contextlib.contextmanager``, imported at the first call."""
+
+        def call(*args, **kwargs):
+            import contextlib
+
+            return contextlib.contextmanager(func)(*args, **kwargs)
+
+        return call
+
 
 INDEX_NAME = "search.sqlite3"
 SCHEMA_VERSION = "8"
@@ -302,12 +317,9 @@ def tie_weight(weight: float) -> float:
 # --------------------------------------------------------------------------- queries
 
 
-_WORD = re.compile(r"[^\W_]", re.UNICODE)
-
-
 def words_of(text: str) -> list[str]:
     """The user's input as whitespace-separated words that hold at least one letter or digit."""
-    return [w for w in text.split() if _WORD.search(w)]
+    return [w for w in text.split() if has_alnum(w)]
 
 
 def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | None:
@@ -342,6 +354,10 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
         day = text.isoformat()
         return f"{day}T00:00:00", f"{day}T23:59:59"
     value = text.strip()
+    import re  # a date given as text (``--as-of``): a plain search never gets here
+
+    from reflectgit.notes.dates import parse_instant
+
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         if parse_instant(value) is None:
             raise UsageError(f"{text!r} is not a date", hint="use YYYY-MM-DD")
@@ -363,7 +379,9 @@ def _utc(value: dt.datetime) -> str:
 
 def _iso(value: object) -> str | None:
     """Any date-ish value (a date, a datetime, an ISO string) as a naive-UTC ISO string."""
-    moment = parse_instant(value)  # the one parser (notes/dates.py)
+    from reflectgit.notes.dates import parse_instant  # the one parser (not needed by a search)
+
+    moment = parse_instant(value)
     return _utc(moment) if moment is not None else None
 
 
@@ -528,8 +546,10 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         front, body = {}, note_bytes.decode("utf-8", "replace")
     sidecar: dict[str, Any] = {}
     if sidecar_bytes is not None:
-        with contextlib.suppress(NoteError):
+        try:
             sidecar = parse_sidecar(sidecar_bytes, path).data
+        except NoteError:
+            sidecar = {}  # an unreadable sidecar adds nothing
     note_id = next(
         (v for v in (front.get("id"), front.get("name")) if isinstance(v, str) and v.strip()),
         stem,
@@ -643,7 +663,7 @@ def sidecar_path_of(note_path: str) -> str:
 # --------------------------------------------------------------------------- the git side
 
 
-def head_tree(kb: Path, env: Mapping[str, str] | None = None) -> str | None:
+def head_tree(kb: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> str | None:
     """The root tree of the KB's HEAD (cheap: no dulwich); None on an unborn branch."""
     return repo_info.head_tree(kb, env)
 
@@ -670,7 +690,7 @@ def changed_files(store: Store, old: str, new: str) -> list[tuple[str, str | Non
 class Index:
     """The SQLite FTS5 index of one KB (or an in-memory one for a past tree)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str | os.PathLike[str] | None) -> None:
         self.conn = conn
         self.path = path
         self.repaired: str | None = None  # why ``open`` rebuilt the file (the errors ledger)
@@ -679,9 +699,11 @@ class Index:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: Path) -> Index:
+    def open(cls, path: str | os.PathLike[str]) -> Index:
         """Open (creating, or rebuilding if unreadable) the index file at ``path``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.path.dirname(os.fspath(path))
+        if folder:
+            os.makedirs(folder, exist_ok=True)
         try:
             return cls._connect(path)
         except sqlite3.DatabaseError as exc:
@@ -698,7 +720,7 @@ class Index:
         return cls(conn, None)
 
     @classmethod
-    def _connect(cls, path: Path) -> Index:
+    def _connect(cls, path: str | os.PathLike[str]) -> Index:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
@@ -734,6 +756,22 @@ class Index:
     def tree(self) -> str | None:
         """The root tree this index was built from (``""`` for an empty repo, None if never)."""
         return _meta(self.conn, "tree")
+
+    def stamped(self, stamp: str) -> bool:
+        """Was this index last found current with HEAD's files stamped ``stamp``, and has its
+        tree not changed since? (``open_fresh``: then HEAD's commit need not be read.)"""
+        rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('tree', 'head')"))
+        tree = rows.get("tree")
+        return tree is not None and rows.get("head") == f"{tree} {stamp}"
+
+    def stamp(self, stamp: str | None, tree: str) -> None:
+        """Keep ``stamp`` (taken before ``tree`` was read as HEAD's) with the tree, when this
+        index holds that tree; a tree written since (any version) no longer matches it."""
+        if stamp is None or self.tree != tree:
+            return
+        value = f"{tree} {stamp}"
+        if _meta(self.conn, "head") != value:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (value,))
 
     def count(self, state: str | None = None) -> int:
         if state is None:
@@ -797,6 +835,8 @@ class Index:
         cache = self._tree_cache(store)
         if cache is None or not tree:
             return
+        import contextlib
+
         from reflectgit.git.treediff import folders, loose_object
 
         with contextlib.suppress(ValueError, KeyError, OSError):
@@ -807,9 +847,11 @@ class Index:
     def _tree_cache(self, store: Store) -> TreeCache | None:
         if self.path is None:
             return None  # a throwaway index keeps nothing
+        from pathlib import Path
+
         from reflectgit.git.treediff import TreeCache
 
-        return TreeCache(self.path.parent, repo_info.objects_dir(store.common_dir))
+        return TreeCache(Path(self.path).parent, repo_info.objects_dir(store.common_dir))
 
     def _changes(
         self, store: Store, old: str, new: str
@@ -834,7 +876,7 @@ class Index:
                 return [c for c in listed if is_indexed_path(c[0])], keep
         return changed_files(store, old, new), {}
 
-    @contextlib.contextmanager
+    @_contextmanager
     def _write(self) -> Iterator[None]:
         # IMMEDIATE: concurrent refreshers queue up instead of both rewriting the same rows.
         self.conn.execute("BEGIN IMMEDIATE")
@@ -845,7 +887,7 @@ class Index:
             raise
         self.conn.execute("COMMIT")
 
-    @contextlib.contextmanager
+    @_contextmanager
     def _savepoint(self) -> Iterator[None]:
         self.conn.execute("SAVEPOINT apply")
         try:
@@ -1038,14 +1080,16 @@ class Index:
             snip.execute(
                 f"CREATE VIRTUAL TABLE s USING fts5({', '.join(FIELDS)}, tokenize='{TOKENIZER}')"
             )
+            values = []
             for rowid, path, title, summary, blob in rows:
                 texts = dict.fromkeys(FIELDS, "")
                 texts["title"], texts["key_insight"] = title, summary
                 texts["body"] = _worktree_body(root, path, blob.hex() if blob else None)
-                snip.execute(
-                    f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
-                    (rowid, *(texts[f] for f in FIELDS)),
-                )
+                values.append((rowid, *(texts[f] for f in FIELDS)))
+            snip.executemany(  # one statement prepared, not one a note
+                f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+                values,
+            )
             return {
                 rowid: text or ""
                 for rowid, text in snip.execute(
@@ -1118,7 +1162,9 @@ class Index:
         """
         from reflectgit.workflows.search.query import understand
 
-        understood = understand(query, synonyms, self.variants, extra=related)
+        understood = understand(
+            query, synonyms, self.variants, extra=related, frequencies=self.frequencies
+        )
         match = understood.any_match()
         if match is None:
             raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
@@ -1128,6 +1174,27 @@ class Index:
         concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
         return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
 
+    def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """The number of notes, and how many hold each of ``tokens`` (those no note holds are
+        left out): query.py's salience, from FTS5's own counts (its averages record, the
+        vocabulary table), nothing read per note."""
+        self._words()
+        found: dict[str, int] = {}
+        for token in tokens:
+            row = self.conn.execute("SELECT doc FROM temp.fts_words WHERE term = ?", (token,))
+            n = row.fetchone()
+            if n:
+                found[token] = n[0]
+        return _fts_rows(self.conn), found
+
+    def _words(self) -> None:
+        """The temp fts5vocab table of the index's words, made on the first query."""
+        if not self._vocabulary:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, row)"
+            )
+            self._vocabulary = True
+
     def variants(self, token: str) -> list[str]:
         """The index's words with the light stem of ``token`` (revoke: revoked, revocation),
         ``token`` itself among them when a note holds it: [] says no note holds the word."""
@@ -1136,11 +1203,7 @@ class Index:
         stem = light_stem(token)
         low = stem[:-1] if len(stem) >= 4 else stem
         high = low[:-1] + chr(ord(low[-1]) + 1)
-        if not self._vocabulary:
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, row)"
-            )
-            self._vocabulary = True
+        self._words()
         rows = self.conn.execute(
             "SELECT term FROM temp.fts_words WHERE term >= ? AND term < ? LIMIT ?",
             (low, high, VOCABULARY_SCAN),
@@ -1316,10 +1379,28 @@ class Index:
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    if _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'") is None:
-        return None  # an index not built yet (or by an older version)
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError as exc:
+        if str(exc).startswith("no such table"):
+            return None  # an index not built yet (or by an older version)
+        raise
     return row[0] if row else None
+
+
+def _fts_rows(conn: sqlite3.Connection) -> int:
+    """The number of rows of the full-text table, as FTS5 keeps it for bm25: the first
+    varint of its averages record (row 1 of ``fts_data``); a count when that is missing."""
+    block = _one(conn, "SELECT block FROM fts_data WHERE id = 1")
+    if isinstance(block, bytes) and block:
+        value = 0
+        for i, byte in enumerate(block[:9]):
+            if i == 8:
+                return (value << 8) | byte
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                return value
+    return int(_one(conn, "SELECT count(*) FROM docs") or 0)
 
 
 def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
@@ -1327,11 +1408,13 @@ def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
     return row[0] if row else None
 
 
-def _repaired(state_dir: Path, path: Path, why: str) -> None:
+def _repaired(state_dir: str | os.PathLike[str], path: str | os.PathLike[str], why: str) -> None:
     """An index repair goes into the errors ledger (``reflect-git errors``)."""
+    from pathlib import Path
+
     from reflectgit.state import errors
 
-    errors.record(state_dir, errors.INDEX_REPAIR, why, path=str(path))
+    errors.record(Path(state_dir), errors.INDEX_REPAIR, why, path=os.fspath(path))
 
 
 BUILD_HASH = 64 * 1024 * 1024  # FTS5's buffer of pending terms during a build (bytes)
@@ -1418,7 +1501,7 @@ def _parse_batch(jobs: Sequence[_Job]) -> _Rows:
     return _rows((rowid, document_from(path, note, side)) for rowid, path, note, side in jobs)
 
 
-@contextlib.contextmanager
+@_contextmanager
 def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterable[_Rows]]]:
     """Turn batches of build jobs into their rows, in order. A big build parses in forked
     worker processes (YAML parsing is most of a build) while this one writes SQLite."""
@@ -1491,23 +1574,26 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
     if not root or not blob:
         return ""
     try:
-        data = (Path(root) / path).read_bytes()
+        with open(os.path.join(root, path), "rb") as fh:
+            data = fh.read()
     except OSError:
         return ""
     if sha1(b"blob %d\0" % len(data) + data) != blob:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
-        end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
+        end = closing_fence(text[3:])
         if end is not None:
-            return text[3 + end.end() :]
+            return text[3 + end :]
     return text
 
 
-def _remove(path: Path) -> None:
+def _remove(path: str | os.PathLike[str]) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(str(path) + suffix)
+        try:
+            os.unlink(os.fspath(path) + suffix)
+        except FileNotFoundError:
+            continue
 
 
 def _now() -> dt.datetime:
@@ -1518,24 +1604,34 @@ def _now() -> dt.datetime:
 
 
 def index_path(state_dir: Path, kb: Path | None = None) -> Path:
-    """The index file of ``kb`` in ``state_dir``.
+    """The index file of ``kb`` in ``state_dir`` (``index_file``, as a ``Path``)."""
+    from pathlib import Path
+
+    return Path(index_file(state_dir, kb))
+
+
+def index_file(state_dir: str | os.PathLike[str], kb: str | os.PathLike[str] | None = None) -> str:
+    """The index file of ``kb`` in ``state_dir``, as ``str(Path)`` writes it (``os.path``: a
+    search imports no ``pathlib``).
 
     A state directory inside the KB (the default, ``<kb>/.git/reflect-git``) belongs to that KB
     alone and holds the index itself. One that lives elsewhere (``REFLECT_STATE_DIR``) may be
     shared by several KBs, so each KB gets its own index under ``indexes/<name>-<key>/``: an
     index only ever holds the trees of the repository it was built from.
     """
+    state = os.fspath(state_dir)
     if kb is None:
-        return state_dir / INDEX_NAME
-    root = Path(os.path.realpath(kb))
-    if (
-        root == Path(os.path.realpath(state_dir))
-        or root in Path(os.path.realpath(state_dir)).parents
-    ):
-        return state_dir / INDEX_NAME
-    key = sha256(str(root).encode("utf-8", "surrogateescape"))[:16]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name)[:40] or "kb"
-    return state_dir / "indexes" / f"{name}-{key}" / INDEX_NAME
+        return os.path.join(state, INDEX_NAME)
+    root = os.path.realpath(kb)
+    real_state = os.path.realpath(state)
+    if real_state == root or real_state.startswith(root.rstrip("/") + "/"):
+        return os.path.join(state, INDEX_NAME)
+    key = sha256(root.encode("utf-8", "surrogateescape"))[:16]
+    name = dashed(os.path.basename(root), _NAME_CHARS)[:40] or "kb"
+    return os.path.join(state, "indexes", f"{name}-{key}", INDEX_NAME)
+
+
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
 
 def freshness(kb: Path | Store, state_dir: Path) -> str:
@@ -1543,10 +1639,10 @@ def freshness(kb: Path | Store, state_dir: Path) -> str:
 
     ``kb`` is the KB's path or an open ``Store``.
     """
-    if not isinstance(kb, Path):
+    if not isinstance(kb, (str, os.PathLike)):
         kb = kb.path or kb.git_dir
-    path = index_path(state_dir, kb)
-    if not path.exists():
+    path = index_file(state_dir, kb)
+    if not os.path.exists(path):
         return "missing"
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
@@ -1562,19 +1658,23 @@ def freshness(kb: Path | Store, state_dir: Path) -> str:
     return "fresh" if tree == (head_tree(kb) or "") else "behind"
 
 
-def _open_store(kb: Path, env: Mapping[str, str] | None) -> Store:
+def _open_store(kb: str | os.PathLike[str], env: Mapping[str, str] | None) -> Store:
     from reflectgit.git.store import Store
 
     return Store.open(kb, env)
 
 
 def open_fresh(
-    kb: Path,
-    state_dir: Path,
+    kb: str | os.PathLike[str],
+    state_dir: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Index, RefreshResult | None]:
-    """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt)."""
+    """The KB's index, brought up to HEAD first if it is behind (a damaged file is rebuilt).
+
+    Whether it is behind is known from a stamp of HEAD's files (``git.headstamp``, as the rules
+    hook knows whether HEAD moved) kept with the tree read after it was taken: while HEAD's
+    files stay as they were, the commit is not read at all."""
     if not repo_info.has_git_dir(kb):
         # Checked before the index is created: derived state never goes where no KB is.
         raise NotFoundError(
@@ -1582,20 +1682,26 @@ def open_fresh(
             hint=f"run `reflect-git init {kb}` to create a knowledge base there",
         )
     recover_if_pending(kb, env)  # an interrupted write is finished first (git/pending.py)
-    path = index_path(state_dir, kb)
+    path = index_file(state_dir, kb)
     for attempt in (1, 2):
         index = Index.open(path)
         if index.repaired:
             _repaired(state_dir, path, index.repaired)
         try:
+            stamp = _head_stamp(kb)  # taken before HEAD is read: a later move leaves it stale
+            if stamp is not None and index.stamped(stamp):
+                return index, None  # fresh, and HEAD's commit not even read
             current = head_tree(kb) or ""
             if index.tree == current:
+                index.stamp(stamp, current)
                 return index, None  # fresh: no dulwich, no note parsing
             store = _open_store(kb, env)
             try:
-                return index, index.refresh(store, current, progress=progress)
+                result = index.refresh(store, current, progress=progress)
             finally:
                 store.close()
+            index.stamp(stamp, current)
+            return index, result
         except sqlite3.DatabaseError as exc:
             index.close()
             if attempt == 2:
@@ -1608,16 +1714,25 @@ def open_fresh(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _head_stamp(kb: str | os.PathLike[str]) -> str | None:
+    """``git.headstamp``'s stamp of the KB's HEAD files, as text; None when they cannot vouch."""
+    from reflectgit.config import git_dir_text
+    from reflectgit.git.headstamp import head_stamp
+
+    stamp = head_stamp(git_dir_text(os.fspath(kb)))
+    return None if stamp is None else repr(stamp)
+
+
 def reindex(
-    kb: Path,
-    state_dir: Path,
+    kb: str | os.PathLike[str],
+    state_dir: str | os.PathLike[str],
     force: bool = False,
     env: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> RefreshResult:
     """Bring the index up to date (incrementally), or rebuild it from scratch with ``force``."""
     if force:
-        _remove(index_path(state_dir, kb))
+        _remove(index_file(state_dir, kb))
     index, result = open_fresh(kb, state_dir, env, progress)
     with index:
         if result is None:
@@ -1628,6 +1743,9 @@ def reindex(
 
 def resolve_at(store: Store, rev: str) -> str:
     """A revision, or a date meaning the last commit at or before it, as a commit sha."""
+    import contextlib
+    import re
+
     when: tuple[str, str] | None = None
     if re.match(r"^\d{4}-\d{2}-\d{2}", rev):
         with contextlib.suppress(UsageError):
@@ -1648,28 +1766,30 @@ def resolve_at(store: Store, rev: str) -> str:
     )
 
 
-def kb_synonyms(kb: Path, name: str | None) -> Synonyms:
+def kb_synonyms(kb: str | os.PathLike[str], name: str | None) -> Synonyms:
     """The shipped synonym table extended by the KB's own file (``synonyms.txt``), if any."""
     from reflectgit.workflows.search.query import Synonyms, shipped
 
     if not name:
         return shipped()
-    path = kb / name
     try:
-        text = path.read_text("utf-8")
+        with open(os.path.join(kb, name), encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         return shipped()
     except (OSError, UnicodeDecodeError) as exc:
+        from pathlib import Path
+
         raise ConfigError(
-            f"cannot read the synonym table {path}: {exc}",
+            f"cannot read the synonym table {Path(kb) / name}: {exc}",
             hint="fix the file (UTF-8, one group of comma-separated terms a line) or remove it",
         ) from exc
     return Synonyms.parse(text, shipped())
 
 
 def search(
-    kb: Path,
-    state_dir: Path,
+    kb: str | os.PathLike[str],
+    state_dir: str | os.PathLike[str],
     query: str,
     *,
     limit: int = 10,
