@@ -19,7 +19,10 @@ measured in the same run (say, one installed from main and one from a branch: be
 side by side); ``--no-release`` skips it, ``--no-dev`` the dev venv. ``--kb-dir DIR`` keeps the generated KBs there and
 reuses them on the next run (building the 100,000-note KB takes about a minute).
 ``--rows hook,validate-hook,validate`` times only those rows (and builds only the KBs they
-need): add, validate-hook, validate, hook, search, recall, imports.
+need): add, validate-hook, validate, hook, search, recall, imports. ``add-ab`` times the add of
+every install and its anchor in the same loop, one of each per run (each install into its own
+copy of the 10,000-note KB), so two installs compare under the same load: the before and
+after of a change, when the machine is shared.
 
 Run: .venv/bin/python bench/startup.py [--runs 11] [--notes 10000] [--search-notes 100000]
      [--rows ROW,...] [--release-venv DIR]... [--kb-dir DIR]
@@ -55,7 +58,7 @@ HOOK_ENTRIES = (
     "reflectgit.hooks.capture",  # the post-commit shim
     "reflectgit.hooks.prepush",
 )
-ROWS = ("add", "validate-hook", "validate", "hook", "search", "recall", "imports")
+ROWS = ("add", "validate-hook", "validate", "hook", "search", "recall", "imports", "add-ab")
 PAYLOAD = {
     "session_id": "bench-session",
     "hook_event_name": "PostToolUse",
@@ -290,6 +293,49 @@ def _import_ms(python: str, module: str, cwd: Path, env: dict[str, str]) -> floa
     raise SystemExit(f"no import time for {module}: {proc.stderr[-500:]}")
 
 
+def add_side_by_side(
+    installs: Sequence[Install], tmp: Path, kbs: dict[str, Path], args: argparse.Namespace
+) -> None:
+    """``add`` of every install and ``git add && git commit``, one of each per run."""
+    env = base_env(tmp, kbs["hook"])
+    copies = {}
+    for inst in installs:
+        copy = tmp / f"kb-ab-{inst.name.replace(' ', '-')}"
+        shutil.copytree(kbs["ours"], copy, symlinks=True)
+        copies[inst.name] = copy
+    tag = f"ab-{time.time_ns()}"
+    times: dict[str, list[float]] = {inst.name: [] for inst in installs}
+    anchor: list[float] = []
+    for i in range(args.runs + 2):
+        note = f"documents/git-{tag}-{i}.md"
+        body = f"---\ntitle: Git note {i}\ncreated: 2026-03-04\nconfidence: high\n---\nx\n"
+        script = f"cat > {note} && git add {note} && git commit -q -m 'add {i}'"
+        took = {"git": _run(["sh", "-c", script], kbs["git"], env, body.encode(), ok=(0,))}
+        for inst in installs:
+            kb = copies[inst.name]
+            cmd = [inst.script("reflect-git"), "--kb", str(kb), "add", "--title", f"{tag} {i}"]
+            took[inst.name] = _run(
+                [*cmd, "--confidence", "high", "--insight", "x"], kb, env, ok=(0,)
+            )
+        if i >= 2:  # two warm-up rounds dropped, as in every row
+            anchor.append(took["git"])
+            for inst in installs:
+                times[inst.name].append(took[inst.name])
+    print(f"\n## add side by side ({args.runs} runs, one of each per run; median / fastest)")
+    git_median = statistics.median(anchor)
+    print(f"  git add && git commit              {git_median:7.1f} / {min(anchor):6.1f} ms")
+    for inst in installs:
+        ms = times[inst.name]
+        print(
+            row(
+                f"add, {inst.name}", statistics.median(ms), "git add && git commit", git_median, 1.5
+            )
+        )
+        print(f"  {'':34} fastest {min(ms):6.1f} ms ({min(ms) / min(anchor):.2f}x the fastest git)")
+    for kb in copies.values():
+        shutil.rmtree(kb, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
@@ -315,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         where.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         kbs: dict[str, Path] = {}
-        if "add" in args.rows:
+        if "add" in args.rows or "add-ab" in args.rows:
             kbs.update(git=where / f"kb-git-{args.notes}", ours=where / f"kb-ours-{args.notes}")
         if "recall" in args.rows:
             kbs["recall"] = where / f"kb-recall-{args.notes}"
@@ -344,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
                 installs.append(release_install(tmp, keep, label))
         for inst in installs:
             bench_install(inst, tmp, kbs, args)
+        if "add-ab" in args.rows:
+            add_side_by_side(installs, tmp, kbs, args)
         if args.release_venv is None and not args.no_release:
             shutil.rmtree(tmp / "release", ignore_errors=True)
     return 0

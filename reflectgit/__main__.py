@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from reflectgit.cli import main
+from reflectgit.cli import main, script
+
+__all__ = ["main"]
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    script()  # sys.exit(main()), a fast add ending without the teardown (cli/fastpath.end_now)

@@ -114,6 +114,8 @@ SPAWNERS = {
     ("subprocess", "getstatusoutput"),
     ("os", "system"),
     ("os", "popen"),
+    ("os", "posix_spawn"),  # git/run.py starts git with it
+    ("os", "posix_spawnp"),
     ("asyncio", "create_subprocess_exec"),
     ("asyncio", "create_subprocess_shell"),
 }
@@ -421,6 +423,11 @@ def rules(module: str, source: str) -> set[str]:
         ("workflows/x.py", "cmd = ['git', f'--git-dir={d}', 'diff-tree']\n", "git-run"),
         ("forge/x.py", "import shutil\nshutil.which('git')\n", "git-run"),
         ("git/x.py", "import subprocess\nsubprocess.run(['git', 'gc'])\n", "git-runner"),
+        (
+            "git/x.py",
+            "import os\nos.posix_spawn('/usr/bin/git', ['git', 'gc'], {})\n",
+            "git-runner",
+        ),
         ("workflows/x.py", "head = (kb / '.git' / 'HEAD').read_text()\n", "git-path"),
         ("workflows/x.py", "import os\nos.path.join(kb, '.git', 'refs')\n", "git-path"),
         ("workflows/x.py", "from pathlib import Path\nPath(kb, '.git/HEAD')\n", "git-path"),

@@ -12,7 +12,12 @@ from reflectgit import digest
 
 
 @pytest.mark.parametrize(
-    "size", [0, 1, 63, 64, 65, 4096, digest.LARGE - 1, digest.LARGE, digest.LARGE + 1]
+    "size",
+    [
+        *(0, 1, 63, 64, 65, 4096),
+        *(digest.SMALL_ENOUGH - 1, digest.SMALL_ENOUGH, digest.SMALL_ENOUGH + 1, 600 * 1024),
+        *(digest.LARGE - 1, digest.LARGE, digest.LARGE + 1),
+    ],
 )
 def test_every_size_gives_hashlibs_digest(size: int) -> None:
     data = bytes(i % 251 for i in range(size))

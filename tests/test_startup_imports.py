@@ -257,10 +257,11 @@ def test_recall_finds_the_project_from_the_files_and_hashes_without_openssl(
         "reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=outside
     )
     assert "reflectgit.workflows.recall" in modules and "elsewhere" in out
-    assert not modules & {"subprocess", *heavy}, modules & {"subprocess", *heavy}
+    started = {"reflectgit.git.run", "subprocess"}  # git runs through git.run (posix_spawn)
+    assert not modules & {*started, *heavy}, modules & {*started, *heavy}
     modules, out = loaded("reflect-git", "--kb", str(kb), "recall", "--format", "claude", cwd=kb)
     assert f"{kb.name} (branch main)" in out  # the top and the branch, read from the files
-    assert "subprocess" in modules and not modules & heavy  # git status and git log still run
+    assert "reflectgit.git.run" in modules and not modules & heavy  # git status and git log run
     modules, out = loaded("reflect-git", "--kb", str(kb), "search", "force", cwd=outside)
     assert "no-force-push" in out and not modules & heavy, modules & heavy
 
@@ -543,3 +544,116 @@ def test_a_plain_add_imports_no_yaml_or_jsonschema(kb: Path) -> None:
     assert "yaml" in modules  # past U+FFFF libyaml escapes: PyYAML wrote it
     shown = subprocess.run(["git", "show", "HEAD"], cwd=kb, capture_output=True, text=True)
     assert '+key_insight: "pouch \\U0001F998"\n' in shown.stdout
+
+
+# --------------------------------------------------------------------------- add, sixth pass: git
+
+NOT_IN_AN_ADD_GIT_SIDE = ("subprocess", "shutil", "random", "_hashlib", "hashlib")
+NOT_IN_THE_STORE = (*NOT_IN_AN_ADD_GIT_SIDE, "json", "signal", "threading", "selectors")
+
+
+def _big_kb(tmp_path: Path, notes: int = 5000) -> Path:
+    """A KB whose ``documents`` tree is past 256 KB (where main's digest took OpenSSL)."""
+    kb = tmp_path / "big"
+    git("init", "-q", "-b", "main", str(kb), cwd=tmp_path)
+    docs = kb / "documents"
+    docs.mkdir()
+    for i in range(notes):
+        ident = f"note-number-{i:06d}-abcdef"
+        (docs / f"{ident}.md").write_text(
+            f"---\nid: {ident}\ntitle: Note {i}\ncreated: 2026-03-04\nconfidence: high\n---\nx\n"
+        )
+    git("add", "documents", cwd=kb)
+    git("-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "notes", cwd=kb)
+    size = len(git("cat-file", "-p", "HEAD:documents", cwd=kb))  # ls-tree text: larger
+    assert size > 256 * 1024
+    return kb
+
+
+def test_an_add_starts_git_without_subprocess_and_hashes_its_tree_without_openssl(
+    tmp_path: Path,
+) -> None:
+    """git runs through ``git.run``'s ``posix_spawn`` (no ``subprocess``, ``signal``,
+    ``threading`` or ``selectors``), the scratch objects go without ``shutil``, ``random``
+    waits for a lost race, and the 5,000-note ``documents`` tree (about 290 KB, hashed once)
+    takes the built-in SHA-1, not OpenSSL's: none of them is imported by an add, and the work
+    tree and the index are as git would leave them."""
+    kb = _big_kb(tmp_path)
+    argv = ["--kb", str(kb), "add", "--title", "Quokka pouch", "--insight", "x"]
+    modules, out = loaded("reflect-git", *argv, "--confidence", "high")
+    assert "reflectgit.git.run" in modules and "reflectgit.git.worktree" in modules  # git ran
+    assert "added quokka-pouch" in out, out
+    assert not modules & set(NOT_IN_AN_ADD_GIT_SIDE), modules & set(NOT_IN_AN_ADD_GIT_SIDE)
+    assert git("status", "--porcelain", cwd=kb) == ""
+    path = out.split("(", 1)[1].split(")", 1)[0]  # added ID (documents/ID.md) in SHA
+    assert path.startswith("documents/quokka-pouch") and (kb / path).is_file(), out
+    assert git("ls-files", path, cwd=kb).strip() == path  # in the index too
+    assert subprocess.run(["git", "fsck", "--strict"], cwd=kb, capture_output=True).returncode == 0
+    assert not list((kb / ".git").glob("reflect-git-objects.*"))  # the scratch folder went
+
+
+def test_the_store_and_the_work_tree_import_no_json_subprocess_or_openssl() -> None:
+    """The write path's own modules (the journal's JSON through ``cjson``)."""
+    probe = (
+        "import sys\nimport reflectgit.git.store, reflectgit.git.worktree, reflectgit.git.run\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    modules = set(out.stdout.split())
+    assert "reflectgit.git.run" in modules
+    assert not modules & set(NOT_IN_THE_STORE), modules & set(NOT_IN_THE_STORE)
+
+
+# The script's own entry, with an object in __main__ that marks the interpreter's teardown.
+END_PROBE = """
+import sys
+marker, setup, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+class Last:
+    def __del__(self, open=open, marker=marker):  # the module's globals are gone by then
+        with open(marker, "w") as fh:
+            fh.write("torn down")
+last = Last()
+exec(setup)
+sys.argv = ["reflect-git", *argv]
+from reflectgit.cli import script
+script()
+"""
+
+
+def _ended(tmp_path: Path, setup: str, *argv: str) -> tuple[int, str, bool]:
+    marker = tmp_path / f"marker-{len(list(tmp_path.glob('marker-*')))}"
+    proc = subprocess.run(
+        [sys.executable, "-c", END_PROBE, str(marker), setup, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return proc.returncode, proc.stdout + proc.stderr, marker.exists()
+
+
+def test_a_fast_add_ends_without_the_teardown_only_when_nothing_waits(
+    kb: Path, tmp_path: Path
+) -> None:
+    """A fast ``add`` that committed ends at once (its report flushed, exit 0, the KB clean),
+    so the 12-15 ms of tearing the interpreter down are not paid; with an ``atexit``
+    callback, after a refused add, or for another command, the interpreter ends as always."""
+    add = ["--kb", str(kb), "add", "--confidence", "high", "--insight", "x", "--title"]
+    code, out, torn = _ended(tmp_path, "", *add, "Ends at once")
+    assert code == 0 and "added ends-at-once" in out and not torn, (code, out)
+    assert git("status", "--porcelain", cwd=kb) == ""
+    assert "Ends at once" in git("log", "-1", "--format=%s", cwd=kb)
+    code, out, torn = _ended(tmp_path, "", "--json", *add, "As json")
+    assert code == 0 and json.loads(out)["commit"] and not torn, (code, out)
+    # something waits for the end: the teardown runs
+    waits = "import atexit; atexit.register(lambda: None)"
+    code, out, torn = _ended(tmp_path, waits, *add, "Waits for atexit")
+    assert code == 0 and "added waits-for-atexit" in out and torn, (code, out)
+    thread = "import threading, time; threading.Thread(target=time.sleep, args=(60,), daemon=True).start()"
+    code, out, torn = _ended(tmp_path, thread, *add, "Waits for a thread")
+    assert code == 0 and "added waits-for-a-thread" in out and torn, (code, out)
+    # a refused add, and another command: as always
+    code, out, torn = _ended(tmp_path, "", "--kb", str(kb), "add", "--title", "No insight")
+    assert code != 0 and "error:" in out and torn, (code, out)
+    code, out, torn = _ended(tmp_path, "", "--kb", str(kb), "list")
+    assert code == 0 and "ends-at-once" in out and torn, (code, out)
+    assert git("status", "--porcelain", cwd=kb) == ""

@@ -27,3 +27,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from reflectgit.cli.app import run
 
     return run(args)
+
+
+def script() -> None:
+    """``scripts/reflect-git``: ``sys.exit(main())``, except that a fast ``add`` ends without
+    the interpreter's teardown when nothing waits for it (``fastpath.end_now``)."""
+    code = main()
+    from reflectgit.cli.fastpath import end_now
+
+    end_now(code)
+    sys.exit(code)

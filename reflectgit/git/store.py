@@ -1146,13 +1146,15 @@ class Store:
             if callable(refresh):
                 refresh()
         else:
-            for kind, raw in batch.values():
-                self._write_loose(kind, raw)
+            for sha, (kind, raw) in batch.items():
+                self._write_loose(kind, raw, sha.decode("ascii"))  # hashed once, when queued
 
-    def _write_loose(self, type_name: bytes, raw: bytes) -> bytes:
-        """Write a loose object (fast zlib level; git reads any level); return its hex sha."""
+    def _write_loose(self, type_name: bytes, raw: bytes, sha: str | None = None) -> bytes:
+        """Write a loose object (fast zlib level; git reads any level); return its hex sha
+        (``sha``: the one ``_write_object`` computed for these bytes)."""
         header = b"%s %d\x00" % (type_name, len(raw))
-        sha = sha1(header + raw)
+        if sha is None:
+            sha = sha1(header + raw)
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")
@@ -1282,9 +1284,18 @@ class Store:
         """Every temporary file under the objects folder: git's own (``tmp_obj_XXXXXX``,
         ``tmp_pack_XXXXXX``) and ours (``tmp_obj_<pid>_*``, ``tmp_pack_<pid>_*``,
         ``tmp_idx_<pid>_*``); which of them are stale is ``state/leftovers.py``'s call."""
-        found = list(self._objects_dir.glob("tmp_*"))
-        found += self._objects_dir.glob("??/tmp_obj_*")
-        found += self._objects_dir.glob("pack/tmp_*")
+        # Listed by name (``os.listdir``), not ``Path.glob``: the 256 loose-object folders are
+        # read on every write, and glob's matching and a Path per entry cost 1.5 ms more.
+        objects = self._objects_dir
+        found = [objects / n for n in _names(objects) if n.startswith("tmp_")]
+        for folder in _names(objects):
+            if len(folder) == 2:  # ``??``: a file of that name lists as nothing
+                found += [
+                    objects / folder / n
+                    for n in _names(objects / folder)
+                    if n.startswith("tmp_obj_")
+                ]
+        found += [objects / "pack" / n for n in _names(objects / "pack") if n.startswith("tmp_")]
         return found
 
     def _clear_crash_debris(self, marker: Path) -> None:
@@ -1315,6 +1326,14 @@ class Store:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _names(folder: Path) -> list[str]:
+    """The names in ``folder``; none when it is not a folder or cannot be read."""
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def _dedupe(changes: Iterable[Change]) -> list[Change]:

@@ -20,7 +20,6 @@ commands, import, the drain, capture, routing's review-queue pointers, init):
 from __future__ import annotations
 
 import os
-import random
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -421,6 +420,8 @@ class Base:
             except PathChanged:
                 if attempt == retries:
                     raise
+                import random  # only a lost race pauses (1 ms of imports an add never pays)
+
                 time.sleep(random.uniform(0, BACKOFF * attempt))
                 continue
             return Committed(edit.value, sha, attempt)

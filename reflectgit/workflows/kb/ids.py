@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import RefusedError
-from reflectgit.git.folders import entry_names, lowered_names
+from reflectgit.git.folders import entry_names, lowered
 from reflectgit.git.store import Store
 from reflectgit.notes import names
 
@@ -29,10 +29,11 @@ def existing_ids(store: Store, tree: str | None) -> Known:
     for folder in (FORGOTTEN, ARCHIVED, DOCUMENTS):  # later wins: name the live note
         raw = store.folder_object(tree, folder)
         found = entry_names(raw)
-        out.update(zip(lowered_names(raw), found, strict=True))  # exact for ASCII names
-        for name in found:  # the few others need Unicode folding
-            if not name.isascii():
-                out[_key(name)] = name
+        out.update(zip(lowered(found), found, strict=True))  # exact for ASCII names
+        if not b"".join(found).isascii():
+            for name in found:  # the few others need Unicode folding
+                if not name.isascii():
+                    out[_key(name)] = name
     return out
 
 
