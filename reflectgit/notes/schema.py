@@ -14,7 +14,6 @@ Schemas ship as package data (``reflectgit/schemas/``, identical to the reposito
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
@@ -71,6 +70,7 @@ _REQUIRED_HINTS = {
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """A packaged schema (``frontmatter.schema.json`` or ``sidecar.schema.json``)."""
+    import json
     from importlib import resources
 
     text = (
@@ -393,6 +393,8 @@ def _explain(error: Any, root: Any) -> list[Finding]:
         return [(path, False, f"{value!r} is out of range; use a {whole} {side} {bound}")]
 
     if validator == "uniqueItems" and isinstance(value, list):
+        import json
+
         out: list[Finding] = []
         firsts: dict[str, int] = {}
         for index, item in enumerate(value):
