@@ -608,12 +608,12 @@ def fused_order(
     order = sorted(range(len(weights)), key=lambda i: (-weights[i], i))
     half = order[: (len(order) + 1) // 2]
     fused = {key: FUSION_WHOLE / (FUSION_K + n + 1) for n, key in enumerate(ranked)}
-    salient = [key for key in ranked if any(scores[key][i] > 0 for i in half)]
-    salient.sort(key=lambda key: -sum(scores[key][i] for i in half))  # stable: ties keep order
+    strength = {key: sum([scores[key][i] for i in half]) for key in ranked}
+    salient = [key for key in ranked if strength[key] > 0]  # scores are never negative
+    salient.sort(key=strength.__getitem__, reverse=True)  # stable: ties keep the whole's order
     for n, key in enumerate(salient):
         fused[key] += 1.0 / (FUSION_K + n + 1)
-    position = {key: n for n, key in enumerate(ranked)}
-    return sorted(ranked, key=lambda key: (-fused[key], position[key]))
+    return sorted(ranked, key=fused.__getitem__, reverse=True)  # stable: ties keep the order
 
 
 def related_phrases(terms: Iterable[str]) -> list[str]:
