@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import reflectgit.workflows.search.query as query_module
 from reflectgit.git.store import Store, write
 from reflectgit.workflows.search.index import search
 from reflectgit.workflows.search.query import (
@@ -20,6 +21,7 @@ from reflectgit.workflows.search.query import (
     PREFIX,
     SYNONYM,
     Synonyms,
+    fused_order,
     light_stem,
     understand,
 )
@@ -467,3 +469,40 @@ def test_salience_weighs_concepts_by_the_idf_of_the_words_typed() -> None:
     q = understand("pool redis exceptions.ConnectionError", frequencies=frequencies)
     weight = {c.text: c.weight for c in q.concepts}
     assert weight["exceptions.ConnectionError"] == 1.0 > weight["redis"] > weight["pool"]
+
+
+# --------------------------------------------------------------------------- rank fusion
+
+
+def test_a_long_query_fuses_in_the_ranking_of_its_salient_half(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = {f"pet-{i:02d}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(12)}
+    notes["hub"] = ("Several found", "Several were found; several more found later.", {})
+    notes["rare"] = ("Board", "The quokkaboard driver hangs until the board resets.", {})
+    notes["zorb"] = ("Zorblat", "The zorblat cache.", {})
+    kb = make_kb(tmp_path, notes)
+    # Four concepts: the salient half is quokkaboard and zorblat; the note holding the rare
+    # word moves above the one holding only the everyday words, which led the sum by a little.
+    assert ids(kb, "quokkaboard zorblat several found") == ["zorb", "rare", "hub"]
+    # Negative: a query of three concepts is not fused, and the sum decides.
+    assert ids(kb, "quokkaboard several found") == ["hub", "rare"]
+    # Negative: without the fusion the same query keeps the sum's order.
+    monkeypatch.setattr(query_module, "FUSION_MIN_CONCEPTS", 99)
+    assert ids(kb, "quokkaboard zorblat several found") == ["zorb", "hub", "rare"]
+
+
+def test_fusion_moves_a_note_over_its_neighbour_never_far() -> None:
+    # Notes 1 to 4 by the whole query's ranking; the salient half is concepts 0 and 1.
+    weights = [1.0, 0.9, 0.2, 0.1]
+    scores = {
+        1: [0.0, 0.0, 5.0, 5.0],  # first on the whole query, nothing salient
+        2: [3.0, 0.0, 0.0, 0.0],  # second, and first on the salient half
+        3: [0.0, 2.0, 0.0, 0.0],  # third, second on the salient half
+        4: [0.0, 0.0, 1.0, 0.0],
+    }
+    assert fused_order([1, 2, 3, 4], scores, weights) == [2, 1, 3, 4]
+    # Negative: a note first on both stays first, and the order below it is the whole
+    # query's where the salient half agrees.
+    scores[1] = [4.0, 0.0, 5.0, 5.0]
+    assert fused_order([1, 2, 3, 4], scores, weights) == [1, 2, 3, 4]

@@ -1299,6 +1299,12 @@ class Index:
             hit._rowid = rowid  # type: ignore[attr-defined]
             hits.append(hit)
         hits.sort(key=lambda h: (-h.score, h.id))
+        from reflectgit.workflows.search.query import FUSION_MIN_CONCEPTS, fused_order
+
+        if len(concepts) > FUSION_MIN_CONCEPTS:  # query.py: the salient half's ranking fused in
+            of_row = {h._rowid: h for h in hits}  # type: ignore[attr-defined]
+            fused = fused_order(list(of_row), best, [c.weight for c in concepts])
+            hits = [of_row[rowid] for rowid in fused]
         return hits[:limit]
 
     def _decorate(self, hits: list[Hit], match: str, explain: bool) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 
 from reflectgit.records import FrozenRecord, Record
@@ -580,6 +580,40 @@ def salience(concepts: Sequence[Concept], frequencies: Frequencies) -> list[floa
     if highest <= 1e-6:  # an empty index, or every word in most notes: nothing to tell apart
         return [1.0] * len(concepts)
     return [(x / highest) ** SALIENCE_POWER for x in idfs]
+
+
+# Rank fusion (``fused_order``): a query of more than FUSION_MIN_CONCEPTS concepts is ranked by
+# reciprocal-rank fusion of the whole query's ranking (counting FUSION_WHOLE times) and its
+# salient half's, 1 / (FUSION_K + rank) each. Chosen on the tune half of bench/retrieval.py
+# (docs/search.md, the sixth round): K 1 to 3 and the whole x2 to x4 all within one query there.
+FUSION_MIN_CONCEPTS = 3
+FUSION_K = 2
+FUSION_WHOLE = 3.0
+
+
+def fused_order(
+    ranked: Sequence[int], scores: Mapping[int, Sequence[float]], weights: Sequence[float]
+) -> list[int]:
+    """``ranked`` (notes, best first by the whole query's relevance) reordered by reciprocal-rank
+    fusion with the ranking by the query's salient half alone: the concepts of the highest
+    weight (salience), half of them rounded up, summed the same way.
+
+    A task in a person's words ("make our workflow jobs always run on the same Ubuntu release")
+    mixes a few rare words that say which note is meant with everyday ones that many notes
+    share; a note strong on the everyday words can lead the sum by a little, and the salient
+    half's ranking, fused in at a third of the weight, lifts the note that matches the rare
+    words from just below it. Ranks, not scores, are fused, so a near tie is what moves: a note
+    far ahead on the whole query stays ahead. ``scores`` holds each note's score per concept
+    (``Index._ranked``); nothing more is read from the index."""
+    order = sorted(range(len(weights)), key=lambda i: (-weights[i], i))
+    half = order[: (len(order) + 1) // 2]
+    fused = {key: FUSION_WHOLE / (FUSION_K + n + 1) for n, key in enumerate(ranked)}
+    strength = {key: sum([scores[key][i] for i in half]) for key in ranked}
+    salient = [key for key in ranked if strength[key] > 0]  # scores are never negative
+    salient.sort(key=strength.__getitem__, reverse=True)  # stable: ties keep the whole's order
+    for n, key in enumerate(salient):
+        fused[key] += 1.0 / (FUSION_K + n + 1)
+    return sorted(ranked, key=fused.__getitem__, reverse=True)  # stable: ties keep the order
 
 
 def related_phrases(terms: Iterable[str]) -> list[str]:
