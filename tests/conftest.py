@@ -126,3 +126,13 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Iterator[object]:
         return CliResult(code, captured.out, captured.err)
 
     yield invoke
+
+
+def type_tree(value: object) -> object:
+    """``value`` with every leaf replaced by its type's name: two parsers' values compared
+    with their types (True is not 1, 1.0 is not 1)."""
+    if isinstance(value, dict):
+        return {k: type_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [type_tree(v) for v in value]
+    return type(value).__name__

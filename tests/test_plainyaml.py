@@ -25,7 +25,7 @@ from reflectgit.notes.note import (
 )
 from reflectgit.notes.schema import to_json_value
 from reflectgit.workflows.validation import validate_file
-from tests.conftest import DATA
+from tests.conftest import DATA, type_tree
 
 FOLDERS = [DATA / "notes" / "valid", DATA / "notes" / "invalid", DATA / "compat"]
 EVERY_FILE = sorted(
@@ -58,16 +58,8 @@ def agrees(text: str) -> object:
     if mine is not None:
         assert mine == theirs, (text, mine, theirs)
         assert type(mine) is type(theirs)
-        assert _types(mine) == _types(theirs), text  # True is not 1, 1.0 is not 1
+        assert type_tree(mine) == type_tree(theirs), text  # True is not 1, 1.0 is not 1
     return mine
-
-
-def _types(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _types(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_types(v) for v in value]
-    return type(value).__name__
 
 
 # --------------------------------------------------------------------------- the corpus

@@ -24,7 +24,7 @@ from reflectgit.notes.note import (
     render_note,
     render_sidecar,
 )
-from tests.conftest import DATA
+from tests.conftest import DATA, type_tree
 
 # Every note and sidecar of the shared data: notes/valid, notes/invalid, compat (real/ holds
 # transcripts and hook events, no notes).
@@ -44,17 +44,9 @@ def same_as_pyyaml(data: object) -> str | None:
         return None
     assert mine == yamlcodec.dump(data), (data, mine)
     assert yaml.safe_load(mine) == data
-    assert _types(yaml.safe_load(mine)) == _types(data)  # True is not 1, 1.0 is not 1
+    assert type_tree(yaml.safe_load(mine)) == type_tree(data)  # True is not 1, 1.0 is not 1
     assert dump_yaml(data) == mine
     return mine
-
-
-def _types(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _types(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_types(v) for v in value]
-    return type(value).__name__
 
 
 def _loaded(path):
