@@ -542,10 +542,11 @@ def dump(data: Any) -> str | None:
     nested mappings and lists (block style, a list at its key's indentation, a mapping in a
     list compact after its ``- ``; ``{}`` and ``[]`` when empty); one-line strings, plain
     when PyYAML writes them plain (no indicator where YAML would misread it, nothing the
-    resolver takes for a boolean, null, number or date), else single-quoted; ``None``,
-    booleans, integers, floats written with a fraction, dates and timestamps. Not written
-    (None): multi-line strings (PyYAML's literal blocks), a list directly in a list, other
-    types and subclasses, characters PyYAML escapes, very long strings, deep nesting.
+    resolver takes for a boolean, null, number or date), else single-quoted; multi-line
+    strings as the literal blocks the note dumper writes (``|`` or ``|-``, see ``_literal``);
+    ``None``, booleans, integers, floats written with a fraction, dates and timestamps. Not
+    written (None): a list directly in a list, other types and subclasses, characters PyYAML
+    escapes, the multi-line strings ``_literal`` leaves, very long strings, deep nesting.
     """
     if type(data) is not dict or not data:
         return None
@@ -666,10 +667,11 @@ def _literal(value: str, column: int) -> str:
         raise _Outside
     if len(value) > MAX_WRITTEN or _REFUSED.search(value) or max(value) > "\uffff":
         raise _Outside
-    text = value[:-1] if value.endswith("\n") else value
+    clipped = value.endswith("\n")  # one final newline: ``|``; none: ``|-``
+    text = value[:-1] if clipped else value
     pad = " " * column
     lines = [pad + line if line else "" for line in text.split("\n")]
-    return ("|\n" if text is not value else "|-\n") + "\n".join(lines)
+    return ("|\n" if clipped else "|-\n") + "\n".join(lines)
 
 
 def _writes_plain(value: str) -> bool:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 
 from reflectgit.records import FrozenRecord, Record
-from reflectgit.workflows.search.tokens import ALNUM, CAMEL
+from reflectgit.workflows.search.tokens import alnum_runs, camel_runs, has_alnum
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 LOOSE = "loose"
@@ -93,8 +93,6 @@ COMMON_WEIGHT = 0.5
 # little (see ``salience``). Tuned on the tune half of bench/retrieval.py (0.25 to 1.0).
 SALIENCE_POWER = 0.6
 
-_TOKEN = ALNUM  # re.compile(r"[^\W_]+"), without re (tokens.py)
-_CAMEL = CAMEL  # re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = set("aeiouy")
 
 
@@ -103,12 +101,12 @@ _VOWELS = set("aeiouy")
 
 def tokens_of(word: str) -> list[str]:
     """The index's tokens of one whitespace-separated word: letters and digits, lower case."""
-    return [t.lower() for t in _TOKEN.findall(word)]
+    return [t.lower() for t in alnum_runs(word)]
 
 
 def camel_parts(token: str) -> list[str]:
     """``ConnectionError`` -> connection, error; a word without inner capitals -> []."""
-    parts = [p.lower() for p in _CAMEL.findall(token)]
+    parts = [p.lower() for p in camel_runs(token)]
     return parts if len(parts) > 1 else []
 
 
@@ -207,7 +205,7 @@ class Synonyms(FrozenRecord):
                 groups = [[t for t in g if _key(t) != gone] for g in groups]
                 removed = True
                 continue
-            terms = [t.strip() for t in line.split(",") if _TOKEN.search(t)]
+            terms = [t.strip() for t in line.split(",") if has_alnum(t)]
             if len(terms) > 1:
                 groups.append(terms)
         table = Synonyms(tuple(tuple(g) for g in groups if len(g) > 1))
@@ -584,8 +582,9 @@ def salience(concepts: Sequence[Concept], frequencies: Frequencies) -> list[floa
 
 # Rank fusion (``fused_order``): a query of more than FUSION_MIN_CONCEPTS concepts is ranked by
 # reciprocal-rank fusion of the whole query's ranking (counting FUSION_WHOLE times) and its
-# salient half's, 1 / (FUSION_K + rank) each. Chosen on the tune half of bench/retrieval.py
-# (docs/search.md, the sixth round): K 1 to 3 and the whole x2 to x4 all within one query there.
+# salient half's, 1 / (FUSION_K + rank) each. The tune half of bench/retrieval.py cannot choose
+# them (K 1 to 3 and the whole x2 to x4 are all within one query there): these are the middle of
+# that grid, and docs/search.md (the sixth round) records every point with both blind verdicts.
 FUSION_MIN_CONCEPTS = 3
 FUSION_K = 2
 FUSION_WHOLE = 3.0
@@ -636,7 +635,7 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
     toks = tokens_of(word)
     concept = Concept(word)
     concept.add(EXACT, phrase(toks))
-    code_like = len(toks) > 1 or bool(camel_parts(_TOKEN.findall(word)[0]))
+    code_like = len(toks) > 1 or bool(camel_parts(alnum_runs(word)[0]))
     key = _key(word)
     for other in table.others(key):
         concept.add(SYNONYM, phrase(tokens_of(other)))
@@ -659,7 +658,7 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
             concept.add(PREFIX, phrase([tok]) + "*")
         return concept
     parts: list[str] = []
-    for raw in _TOKEN.findall(word):
+    for raw in alnum_runs(word):
         low = raw.lower()
         parts.extend([low, *camel_parts(raw)])
     for part in dict.fromkeys(parts):

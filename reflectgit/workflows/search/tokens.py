@@ -30,12 +30,6 @@ def alnum_runs(text: str) -> list[str]:
     return out
 
 
-def first_alnum_run(text: str) -> str | None:
-    """``re.search(r"[^\\W_]+", text)``'s text, or None."""
-    runs = alnum_runs(text)
-    return runs[0] if runs else None
-
-
 def has_alnum(text: str) -> bool:
     """``re.search(r"[^\\W_]", text) is not None``: a letter or digit anywhere."""
     return any(char.isalnum() for char in text)
@@ -114,32 +108,3 @@ def dashed(text: str, keep: str) -> str:
             out.append("-")
             other = True
     return "".join(out)
-
-
-class _Alnum:
-    """``re.compile(r"[^\\W_]+")`` as its callers use it (``query.py`` keeps its
-    ``_TOKEN.findall(word)``): ``findall``, and ``search`` for its truth (the first run)."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def findall(text: str) -> list[str]:
-        return alnum_runs(text)
-
-    @staticmethod
-    def search(text: str) -> str | None:
-        return first_alnum_run(text)
-
-
-class _Camel:
-    """``re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\\d+")``'s ``findall``."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def findall(text: str) -> list[str]:
-        return camel_runs(text)
-
-
-ALNUM = _Alnum()
-CAMEL = _Camel()
