@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pat
 
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
-    from reflectgit.workflows.search.query import Query, Synonyms
+    from reflectgit.workflows.search.query import Concept, Query, Synonyms
 
 # ``contextlib`` is imported when a transaction, a savepoint or a build's parser is first
 # entered: a search against a fresh index enters none (docs/performance.md, "search, sixth pass").
@@ -227,7 +227,9 @@ class Hit(Record):
         proof_weight: float,
         edge_match: bool = False,
         matched_fields: list[str] | None = None,
+        rowid: int = 0,
     ) -> None:
+        self.rowid = rowid  # the index's row: for snippets, recall and browse (not shown)
         self.id = id
         self.title = title
         self.tier = tier
@@ -1160,11 +1162,7 @@ class Index:
 
         ``related`` terms (``search --expand``) count as synonyms of the whole query.
         """
-        from reflectgit.workflows.search.query import understand
-
-        understood = understand(
-            query, synonyms, self.variants, extra=related, frequencies=self.frequencies
-        )
+        understood = self._understand(query, synonyms, related)
         match = understood.any_match()
         if match is None:
             raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
@@ -1173,6 +1171,49 @@ class Index:
         self._decorate(hits, match, explain)
         concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
         return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
+
+    def ranked(
+        self,
+        query: str,
+        limit: int = CANDIDATES,
+        include_all: bool = False,
+        tag: str | None = None,
+        confidence: str | None = None,
+        as_of: str | dt.date | dt.datetime | None = None,
+        now: dt.datetime | None = None,
+        synonyms: Synonyms | None = None,
+        related: Sequence[str] = (),
+        prefix_last: bool = True,
+        cut: int = CANDIDATES,
+    ) -> list[Hit]:
+        """The notes ``search`` would give for ``query``, in its order, without snippets
+        (``Hit.rowid`` says which row each is): the one text ranking recall uses too.
+        ``prefix_last`` reads the last word as a prefix too, as search does; ``cut`` is how
+        many notes each alternative reads, best bm25 first. Nothing to look for (no word at
+        all) is no hit, not an error."""
+        understood = self._understand(query, synonyms, related, prefix_last)
+        if understood.any_match() is None:
+            return []
+        start, end = parse_when(as_of if as_of is not None else (now or _now()))
+        return self._ranked(understood, limit, include_all, tag, confidence, start, end, cut)
+
+    def _understand(
+        self,
+        query: str,
+        synonyms: Synonyms | None,
+        related: Sequence[str],
+        prefix_last: bool = True,
+    ) -> Query:
+        from reflectgit.workflows.search.query import understand
+
+        return understand(
+            query,
+            synonyms,
+            self.variants,
+            prefix_last=prefix_last,
+            extra=related,
+            frequencies=self.frequencies,
+        )
 
     def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
         """The number of notes, and how many hold each of ``tokens`` (those no note holds are
@@ -1219,6 +1260,7 @@ class Index:
         confidence: str | None,
         start: str,
         end: str,
+        cut: int = CANDIDATES,
     ) -> list[Hit]:
         # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
         # each: a note's concept score is its best alternative's bm25 times the kind's weight
@@ -1239,17 +1281,22 @@ class Index:
         weights = ", ".join(str(w) for w in WEIGHTS)
         has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
         concepts = understood.concepts
-        cut = max(CANDIDATES, limit)
+        cut = max(cut, limit)
         best: dict[int, list[float]] = {}  # rowid -> score per concept
         edged: set[int] = set()
+        nil = self._nil(concepts, cut)
         for i, concept in enumerate(concepts):
             for _kind, kind_weight, match in concept.matches():
                 found: dict[int, float] = {}
-                for rowid, b in self.conn.execute(
-                    f"SELECT d.rowid, bm25(fts, {weights}) AS b FROM fts"
-                    f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ?{cond}"
-                    f" ORDER BY b LIMIT ?",
-                    (match, *filters, cut),
+                for rowid, b in (
+                    ()
+                    if match in nil
+                    else self.conn.execute(
+                        f"SELECT d.rowid, bm25(fts, {weights}) AS b FROM fts"
+                        f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ?{cond}"
+                        f" ORDER BY b LIMIT ?",
+                        (match, *filters, cut),
+                    )
                 ):
                     found[rowid] = -b
                 if has_edges:
@@ -1295,22 +1342,44 @@ class Index:
                 confidence_weight=confidence_weight(conf),
                 proof_weight=proof_weight(proofs),
                 edge_match=rowid in edged,
+                rowid=rowid,
             )
-            hit._rowid = rowid  # type: ignore[attr-defined]
             hits.append(hit)
         hits.sort(key=lambda h: (-h.score, h.id))
         from reflectgit.workflows.search.query import FUSION_MIN_CONCEPTS, fused_order
 
         if len(concepts) > FUSION_MIN_CONCEPTS:  # query.py: the salient half's ranking fused in
-            of_row = {h._rowid: h for h in hits}  # type: ignore[attr-defined]
+            of_row = {h.rowid: h for h in hits}
             fused = fused_order(list(of_row), best, [c.weight for c in concepts])
             hits = [of_row[rowid] for rowid in fused]
         return hits[:limit]
 
+    def _nil(self, concepts: Sequence[Concept], cut: int) -> set[str]:
+        """The alternatives not worth an FTS5 query: single words found in at least half the
+        notes and in more than ``cut`` of them. Their IDF is zero, which FTS5's bm25 floors
+        at 1e-6, so they add nothing to any note's score; yet they are the costliest queries
+        (bm25 for every note that holds them, then a sort), and a KB's most common words come
+        up in long queries (recall's project words: "python", "notes"). None is skipped when
+        they are all the query has, and in a KB of ``2 * cut`` notes or fewer, where more than
+        ``cut`` of them cannot hold a word, nothing changes."""
+        singles = {
+            match[1:-1]
+            for concept in concepts
+            for _kind, _weight, match in concept.matches()
+            if match.count('"') == 2 and match[0] == match[-1] == '"' and " " not in match
+        }
+        if not singles:
+            return set()
+        total, found = self.frequencies(sorted(singles))
+        nil = {f'"{t}"' for t, n in found.items() if n > cut and 2 * n >= total}
+        if nil and all(m in nil for c in concepts for _k, _w, m in c.matches()):
+            return set()
+        return nil
+
     def _decorate(self, hits: list[Hit], match: str, explain: bool) -> None:
         if not hits:
             return
-        by_row = {h._rowid: h for h in hits}  # type: ignore[attr-defined]
+        by_row = {h.rowid: h for h in hits}
         marks = ",".join("?" * len(by_row))
         for rowid, snip in self._snippets(match, list(by_row)).items():
             by_row[rowid].snippet = " ".join(snip.split())
@@ -1318,7 +1387,7 @@ class Index:
             if not hit.snippet:  # matched through an edge only, or the OR fallback
                 row = self.conn.execute(
                     "SELECT summary FROM docs WHERE rowid = ?",
-                    (hit._rowid,),  # type: ignore[attr-defined]
+                    (hit.rowid,),
                 ).fetchone()
                 hit.snippet = " ".join((row[0] if row else "").split())[:160]
         if not explain:
