@@ -8,7 +8,8 @@ distractors of ``bench/distractors.py`` (notes about the same tools saying somet
 The queries (``bench/data/retrieval_queries.json``) were written from each note's meaning
 without its title words (a paraphrase also without its key insight's words; the script
 checks): symptoms, paraphrases and task descriptions. Each query has one
-expected note. In the same run the script ranks with reflect-git, with `git grep` (notes
+expected note. In the same run the script ranks with reflect-git (``search``, and ``recall
+--project QUERY --global``: the query as all that describes a project), with `git grep` (notes
 ranked by how many of the query's words they contain, then by matching lines) and with the
 bm25s library (plain BM25 over each note's whole text, English stop words), and prints MRR
 (reciprocal rank of the expected note, 0 past rank 100) and recall@1/3/10 per kind.
@@ -163,6 +164,24 @@ def reflect_ranker(kb: Path, state: Path) -> Ranker:
     return rank
 
 
+def recall_ranker(kb: Path, state: Path) -> Ranker:
+    """``reflect-git recall --project QUERY --global`` (no branch, no files: the query is all
+    that describes the project), as the library ranks it; the list, not the first five."""
+    from reflectgit.workflows.recall import ProjectContext, rank
+    from reflectgit.workflows.search.index import SYNONYMS_FILE, kb_synonyms, open_fresh
+
+    synonyms = kb_synonyms(kb, SYNONYMS_FILE)
+    index, _ = open_fresh(kb, state)
+
+    def ranked(query: str) -> list[str]:
+        scored, _total = rank(
+            index, ProjectContext(name=query), everywhere=True, now=NOW, synonyms=synonyms
+        )
+        return [doc["id"] for _score, doc, _reasons in scored[:DEPTH]]
+
+    return ranked
+
+
 def grep_ranker(kb: Path, ids: dict[str, str]) -> Ranker:
     env = kbgen.env()
 
@@ -270,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         make_kb(kb, files)
         rankers: dict[str, Ranker] = {
             "reflect-git": reflect_ranker(kb, tmp / "state"),
+            "recall": recall_ranker(kb, tmp / "state"),
             "git grep": grep_ranker(kb, ids),
         }
         bm = bm25s_ranker(files, ids)

@@ -123,6 +123,7 @@ def recall_notes(
             domain=domain,
             progress=None if hook else bar,
             related=related if cfg.search.recall_expand and not hook else None,
+            synonyms_file=cfg.search.synonyms,
         )
     except ReflectGitError as exc:
         if not hook:

@@ -174,6 +174,7 @@ class Tools:
             tag=args.get("tag"),
             confidence=args.get("confidence"),
             env=self.cfg.env,
+            synonyms_file=self.cfg.search.synonyms,
         )
         return Reply(result_json(result))
 
@@ -189,6 +190,7 @@ class Tools:
             budget=self.cfg.recall_budget(args.get("budget")),
             env=self.cfg.env,
             everywhere=args.get("everywhere", False),
+            synonyms_file=self.cfg.search.synonyms,
         )
         return Reply(result.to_json(), result.text())
 

@@ -2,8 +2,8 @@
 
 The project is described by what the caller passes in (the working directory's repository
 name, branch and recently touched files; never read implicitly here), matched against each
-note's text, ``scope``, ``project``, tags and entities through the search index, and weighted by
-confidence and proof count. A note learned in another project (its ``project`` field) is not
+note's text (ranked by search's own ranking: ``Index.ranked``), ``scope``, ``project``, tags and
+entities, with confidence and proof count breaking ties as in search. A note learned in another project (its ``project`` field) is not
 served unless its scope is ``global`` (``notes.scope.served_in``), nor one learned on another
 branch (its ``branch`` field; the original tool's ``shards/<project>/branches/<branch>``);
 ``everywhere`` (``--global``) pools them in below this project's. Imported fleet notes'
@@ -23,18 +23,32 @@ import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.errors import UsageError
 from reflectgit.git import repo_info
 from reflectgit.records import Record
-from reflectgit.workflows.search.index import Index, open_fresh
+from reflectgit.workflows.search.index import (
+    SYNONYMS_FILE,
+    Hit,
+    Index,
+    kb_synonyms,
+    open_fresh,
+    tie_weight,
+)
+
+if TYPE_CHECKING:
+    from reflectgit.workflows.search.query import Synonyms
 
 DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay small
 RECENT_COMMITS = 10
 MAX_TERMS = 40
 CANDIDATES = 500  # per source: text matches, project notes
+# The text matches recall weighs, and the notes each alternative of a project word reads
+# (search reads 500): a project is described by up to MAX_TERMS words, and a session start
+# shows five notes, within the hook's 100 ms.
+TEXT_CUT = 100
 FORMATS = ("text", "claude", "codex", "copilot")
 # The formats a SessionStart hook prints (JSON its harness reads as context).
 HOOK_FORMATS = ("claude", "codex", "copilot")
@@ -102,13 +116,15 @@ class ProjectContext(Record):
             for key, word in _KIND_WORDS.items():
                 if base == key or (key.startswith(".") and base.endswith(key)):
                     out.append(word)
-            sources.append(path)
+            # The file's kind said above; its extension is no word of the project ("py").
+            dot = base.rfind(".")
+            sources.append(path[: len(path) - len(base) + dot] if dot > 0 else path)
         for text in sources:
             out.extend(re.split(r"[^0-9A-Za-z]+", text.lower()))
         seen: set[str] = set()
         terms = []
         for word in out:
-            if len(word) < 3 or word in _STOP or word.isdigit() or word in seen:
+            if len(word) < 2 or word in _STOP or word.isdigit() or word in seen:
                 continue
             seen.add(word)
             terms.append(word)
@@ -367,6 +383,17 @@ def out_of_scope(
     return None
 
 
+def text_scores(hits: Sequence[Hit]) -> dict[int, float]:
+    """Each hit's text relevance (row -> value), in search's order: its bm25 sum, never more
+    than the hit ranked above it's, so a note search's fusion moved up keeps its place."""
+    out: dict[int, float] = {}
+    ceiling = float("inf")
+    for hit in hits:
+        ceiling = min(ceiling, hit.bm25)
+        out[hit.rowid] = ceiling
+    return out
+
+
 def rank(
     index: Index,
     context: ProjectContext,
@@ -376,6 +403,7 @@ def rank(
     domain: str | None = None,
     now: dt.datetime | None = None,
     related: Callable[[str], Sequence[str]] | None = None,
+    synonyms: Synonyms | None = None,
 ) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
     """Live notes scored for the project and branch, best first, and the number of live notes.
 
@@ -383,32 +411,35 @@ def rank(
     at half weight. Quarantined notes never come back; speculative ones rank lower; an
     authority ranks a note up or down; sidecar edges count when valid at ``as_of`` (default
     now), as in ``search --as-of``. ``related(query)`` (``[recall] expand``: the model's
-    related terms, as ``search --expand``) adds terms the project's own words lack."""
-    from reflectgit.workflows.search.index import fts_query, parse_when
-
+    related terms, as ``search --expand``) adds terms the project's own words lack. The text
+    relevance is search's ranking of the project's words (``text_scores``); confidence and
+    proofs enter as search's tie weight, so they break ties and never overturn the text."""
     terms = context.terms()
     name = context.name.lower()
     relevance: dict[int, float] = {}
     if terms:
-        query = fts_query(" ".join(terms), mode="or", prefix_last=False)
-        if query and related is not None:
-            from reflectgit.workflows.search.query import related_phrases
-
-            query = " OR ".join([query, *related_phrases(related(" ".join(terms)))])
-        if query:
-            relevance = index.relevance(query)
-            start, end = parse_when(
-                as_of if as_of is not None else (now or dt.datetime.now(dt.timezone.utc))
-            )
-            for rowid, value in index.edge_relevance(query, start, end).items():
-                relevance[rowid] = relevance.get(rowid, 0.0) + value
+        # The project's words are a query like any other: search's own ranking (its concepts,
+        # synonyms, stems, salience and fusion; sidecar edges valid at ``as_of``).
+        words = " ".join(terms)
+        added = list(related(words)) if related is not None else []
+        hits = index.ranked(
+            words,
+            limit=TEXT_CUT,
+            as_of=as_of,
+            now=now,
+            synonyms=synonyms,
+            related=added,
+            prefix_last=False,  # a project's words are whole words
+            cut=TEXT_CUT,
+        )
+        relevance = text_scores(hits)
     conn = index.conn
     live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
     # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
     # Bounded, so a KB of 100,000 notes costs no more than a small one. The index docs_live
     # answers all three (equal weights in rowid order, as the table scans gave them).
-    rowids = set(sorted(relevance, key=lambda r: -relevance[r])[:CANDIDATES])
+    rowids = set(relevance)
     rowids.update(
         r
         for (r,) in conn.execute(
@@ -473,7 +504,7 @@ def rank(
         if not reasons:
             reasons.append("strong note (confidence and proofs)")
         # A pooled note earns no affinity: it is here for its text, below this project's notes.
-        score = (text + (0.0 if outside else affinity) + 0.5) * doc["weight"]
+        score = (text + (0.0 if outside else affinity) + 0.5) * tie_weight(doc["weight"])
         if authority in AUTHORITY and authority != "advisory":
             score *= AUTHORITY[authority]
             reasons.append(f"authority {authority}")
@@ -504,11 +535,13 @@ def recall(
     domain: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     related: Callable[[str], Sequence[str]] | None = None,
+    synonyms_file: str | None = SYNONYMS_FILE,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
-    ``related(query)`` gives a model's related terms for the project's words (see ``rank``)."""
+    ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
+    ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search."""
     from reflectgit.workflows.search.index import parse_when
 
     if limit < 1:
@@ -518,10 +551,18 @@ def recall(
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
+    synonyms = kb_synonyms(kb, synonyms_file)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
         scored, total = rank(
-            index, context, everywhere, as_of=as_of, domain=domain, now=now, related=related
+            index,
+            context,
+            everywhere,
+            as_of=as_of,
+            domain=domain,
+            now=now,
+            related=related,
+            synonyms=synonyms,
         )
     result = RecallResult(context, [], total, budget, everywhere)
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
