@@ -6,6 +6,9 @@ step "Ranking: a paraphrase finds its note (stop words out, light stemming, syno
 show reflect-git search --limit 2 "why does the journal of my embedded database keep getting bigger"
 # Code-like words match whole and by their parts; "revoke" finds "revocation" and the like.
 show reflect-git search --limit 1 "redis.exceptions.ConnectionError: during a surge"
+# recall ranks its project's words with the same ranking: here a task stands for the project.
+show reflect-git recall --project "stop the embedded database journal from eating the disk" \
+  --global --limit 1
 
 step "A team extends the synonym table with synonyms.txt in its KB"
 show reflect-git search --limit 1 "doorbuster"

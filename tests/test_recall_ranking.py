@@ -14,6 +14,7 @@ import pytest
 
 from reflectgit.workflows.recall import ProjectContext, rank, recall, text_scores
 from reflectgit.workflows.search.index import Hit, open_fresh
+from tests.conftest import git
 from tests.fixtures_search import committed_notes, note_text
 
 
@@ -155,3 +156,43 @@ def test_the_kbs_own_synonyms_count_in_recall(
         kb, kb / ".git" / "reflect-git", project, everywhere=True, record=False, synonyms_file=""
     )
     assert plain.notes[0].id == "other"
+
+
+def test_what_the_project_says_outranks_its_files_words(tmp_path: Path) -> None:
+    kb = committed_notes(
+        tmp_path,
+        {
+            "wal": note_text(
+                "wal-note",
+                "Checkpoint the sqlite journal from the writer",
+                "A long reader stops the checkpoint.",
+                confidence="medium",
+            ),
+            "gql": note_text(
+                "graphql-note",
+                "Loop on the cursor for graphql pagination",
+                "page info has the cursor; loop until the last page.",
+                confidence="medium",
+            ),
+        },
+    )
+    repo = tmp_path / "work"
+    git("init", "-q", "-b", "main", str(repo), cwd=tmp_path)
+    (repo / "graphql").mkdir()
+    for name in ("cursor_loop.py", "page_info.py", "pagination.py"):
+        (repo / "graphql" / name).write_text("x = 1\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "graphql paging", cwd=repo)
+    # The files' words (graphql, cursor, loop, page, info, pagination) match the other note
+    # better than the three words the caller gave match theirs; one ranking of all the words
+    # put the files first.
+    result = recall(
+        kb,
+        kb / ".git" / "reflect-git",
+        repo,
+        project="sqlite journal checkpoint",
+        everywhere=True,
+        record=False,
+    )
+    got = [n.id for n in result.notes]
+    assert got.index("wal-note") < got.index("graphql-note")

@@ -49,6 +49,9 @@ CANDIDATES = 500  # per source: text matches, project notes
 # (search reads 500): a project is described by up to MAX_TERMS words, and a session start
 # shows five notes, within the hook's 100 ms.
 TEXT_CUT = 100
+# What the touched files' words count against the project's name and branch (a judgement: no
+# benchmark has sessions' files; a branch names the work, a path only where it happens).
+TOUCHED_WEIGHT = 0.5
 FORMATS = ("text", "claude", "codex", "copilot")
 # The formats a SessionStart hook prints (JSON its harness reads as context).
 HOOK_FORMATS = ("claude", "codex", "copilot")
@@ -106,29 +109,40 @@ class ProjectContext(Record):
         self.files = [] if files is None else files
         self.root = root
 
+    def said(self) -> list[str]:
+        """The words of the project's name and branch: what the project says it is (with
+        ``--project``, what the caller said), ranked ahead of the files' words."""
+        return _words([self.name, self.branch or ""])
+
     def terms(self) -> list[str]:
-        """Words that describe the project, most telling first, for the OR query."""
-        out: list[str] = []
-        sources: list[str] = [self.name, self.branch or ""]
+        """Every word that describes the project, once, most telling first: the name's and
+        branch's, then the touched files' kinds (``*.py``: python) and their paths' words."""
+        kinds: list[str] = []
+        paths: list[str] = []
         for path in self.files:
             lower = path.lower()
             base = lower.rsplit("/", 1)[-1]
             for key, word in _KIND_WORDS.items():
                 if base == key or (key.startswith(".") and base.endswith(key)):
-                    out.append(word)
+                    kinds.append(word)
             # The file's kind said above; its extension is no word of the project ("py").
             dot = base.rfind(".")
-            sources.append(path[: len(path) - len(base) + dot] if dot > 0 else path)
-        for text in sources:
-            out.extend(re.split(r"[^0-9A-Za-z]+", text.lower()))
-        seen: set[str] = set()
-        terms = []
-        for word in out:
+            paths.append(path[: len(path) - len(base) + dot] if dot > 0 else path)
+        return _words([self.name, self.branch or "", " ".join(kinds), *paths])[:MAX_TERMS]
+
+
+def _words(texts: Sequence[str]) -> list[str]:
+    """The words of ``texts`` in order, once each, without the short, numeric and path-noise
+    ones (``src``, ``tests``, ...)."""
+    seen: set[str] = set()
+    words = []
+    for text in texts:
+        for word in re.split(r"[^0-9A-Za-z]+", text.lower()):
             if len(word) < 2 or word in _STOP or word.isdigit() or word in seen:
                 continue
             seen.add(word)
-            terms.append(word)
-        return terms[:MAX_TERMS]
+            words.append(word)
+    return words
 
 
 def project_context(
@@ -416,23 +430,31 @@ def rank(
     proofs enter as search's tie weight, so they break ties and never overturn the text."""
     terms = context.terms()
     name = context.name.lower()
+    said = context.said()
+    touched = [t for t in terms if t not in set(said)]
+    added = list(related(" ".join(terms))) if related is not None and terms else []
+    # The project's words are a query like any other: search's own ranking (its concepts,
+    # synonyms, stems, salience and fusion; sidecar edges valid at ``as_of``). The name's and
+    # branch's words are one ranking, the touched files' another at TOUCHED_WEIGHT, each scaled
+    # to its best: a file path's words never drown what the project says it is.
     relevance: dict[int, float] = {}
-    if terms:
-        # The project's words are a query like any other: search's own ranking (its concepts,
-        # synonyms, stems, salience and fusion; sidecar edges valid at ``as_of``).
-        words = " ".join(terms)
-        added = list(related(words)) if related is not None else []
+    for words, share, more in ((said, 1.0, added), (touched, TOUCHED_WEIGHT, [])):
+        if not words:
+            continue
         hits = index.ranked(
-            words,
+            " ".join(words),
             limit=TEXT_CUT,
             as_of=as_of,
             now=now,
             synonyms=synonyms,
-            related=added,
+            related=more,
             prefix_last=False,  # a project's words are whole words
             cut=TEXT_CUT,
         )
-        relevance = text_scores(hits)
+        scores = text_scores(hits)
+        best = max(scores.values(), default=0.0) or 1.0
+        for rowid, value in scores.items():
+            relevance[rowid] = relevance.get(rowid, 0.0) + share * value / best
     conn = index.conn
     live = "state = 'live' AND hidden = 0"
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
