@@ -240,7 +240,7 @@ class Web:
         return RedirectResponse("/notes", status_code=303)
 
     async def notes(self, request: Request) -> Response:
-        from reflectgit.workflows.browse import browse
+        from reflectgit.workflows.browse import MAX_MATCHES, browse
 
         q = request.query_params
 
@@ -256,7 +256,11 @@ class Web:
                 page=_int(q.get("page"), 1),
                 per_page=_int(q.get("per_page"), PER_PAGE),
             )
-            return page.to_json() | {"tags": page.tags, "projects": page.projects}
+            return page.to_json() | {
+                "tags": page.tags,
+                "projects": page.projects,
+                "max_matches": MAX_MATCHES,
+            }
 
         def link(**change: Any) -> str:
             params = {k: v for k, v in q.items() if k != "token"}

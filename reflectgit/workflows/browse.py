@@ -2,13 +2,19 @@
 
 The search index (``workflows/search/index.py``) already holds one row per note with its tier,
 state, project, tags and proof count, kept in step with git before every query. Browsing reads
-those rows with SQL (filters, sort, one page), and a text query ranks through the same FTS5
-table ``search`` uses, so the notes page answers in milliseconds at ten thousand notes instead
-of parsing every note's YAML.
+those rows with SQL (filters, sort, one page), so the notes page answers in milliseconds at ten
+thousand notes instead of parsing every note's YAML.
+
+A text query is ranked by search's own ranking (``Index.ranked``: concepts, the synonym table,
+light-stem variants, salience, rank fusion, confidence and proofs as a tie weight), so the same
+words find the same notes in the same order in ``reflect-git search``, in the web UI and in
+recall. The listing holds search's best ``MAX_MATCHES`` notes; the filters and a column sort
+then work on that ranked set.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +22,7 @@ from typing import Any
 from reflectgit.config import Config
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import normalize_tier
-from reflectgit.workflows.search.index import WEIGHTS, fts_query, open_fresh
+from reflectgit.workflows.search.index import CANDIDATES, fts_query, kb_synonyms, open_fresh
 
 SORTS = {
     "title": "d.title COLLATE NOCASE, d.id",
@@ -31,6 +37,11 @@ SORTS = {
 }
 STATES = ("live", "superseded", "retired", "archived", "forgotten", "all")
 MAX_PER_PAGE = 200
+# A text query lists search's best this many notes, before the state and project filters: the
+# number of notes each of search's alternatives reads (its ``CANDIDATES``), so the listing is
+# exactly ``reflect-git search --limit N`` for every N up to it (a higher limit makes search
+# read more of each alternative, which can reorder a large KB's list). Ten pages of 50.
+MAX_MATCHES = CANDIDATES
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,7 @@ class Page:
     tags: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
     refreshed: int | None = None  # notes re-read to bring the index up to HEAD
+    capped: bool = False  # a text query reached MAX_MATCHES: more notes may match
 
     @property
     def pages(self) -> int:
@@ -75,6 +87,7 @@ class Page:
             "query": self.query,
             "sort": self.sort,
             "filters": self.filters,
+            "capped": self.capped,
             "notes": [r.__dict__ for r in self.rows],
         }
 
@@ -91,7 +104,12 @@ def browse(
     page: int = 1,
     per_page: int = 50,
 ) -> Page:
-    """The notes matching the filters (and the words of ``query``), one page of them."""
+    """The notes matching the filters (and the words of ``query``), one page of them.
+
+    With a ``query``, the notes are search's hits for it (``Index.ranked``, the KB's synonym
+    table included), at most ``MAX_MATCHES``: sorted by ``rank`` (the default) in search's
+    order, by another column in that column's order; ``total`` counts those the filters keep.
+    A query with no word in it is a UsageError."""
     state = state or "live"
     if state not in STATES:
         raise UsageError(f"state {state!r} is not one of {', '.join(STATES)}")
@@ -122,25 +140,34 @@ def browse(
     if project:
         where.append("d.project = ?")
         params.append(project)
-    source = "docs d"
     order = SORTS.get(sort, "")
-    if query:
-        match = fts_query(query, "and")
-        if match is None:
-            raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
-        weights = ", ".join(str(w) for w in WEIGHTS)
-        source = (
-            f"(SELECT rowid AS r, bm25(fts, {weights}) AS b FROM fts WHERE fts MATCH ?) m"
-            " JOIN docs d ON d.rowid = m.r"
-        )
-        params.insert(0, match)
-        if sort == "rank":
-            order = "m.b * d.weight, d.id"
+    if query and fts_query(query, "and") is None:
+        raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
+    synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms) if query else None
     index, refreshed = open_fresh(Path(cfg.kb), cfg.state_dir, cfg.env)
+    capped = False
     try:
         conn = index.conn
+        source = "docs d"
+        if query:
+            # Search's hits in search's order (the tag and tier filters inside its ranking, so
+            # its bound counts only notes they let through), as a JSON array of index rows:
+            # ``json_each`` gives each its place (``key``), one parameter however many.
+            hits = index.ranked(
+                query,
+                limit=MAX_MATCHES,
+                include_all=state != "live",
+                tag=tag,
+                confidence=wanted_tier,
+                synonyms=synonyms,
+            )
+            capped = len(hits) >= MAX_MATCHES
+            source = "json_each(?) m JOIN docs d ON d.rowid = m.value"
+            params.insert(0, json.dumps([h.rowid for h in hits]))
+            if sort == "rank":
+                order = "m.key"
         total = conn.execute(f"SELECT count(*) FROM {source}{cond}", params).fetchone()[0]
         found = conn.execute(
             f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
@@ -181,4 +208,5 @@ def browse(
         tags,
         projects,
         refreshed.changed if refreshed is not None else None,
+        capped,
     )
