@@ -152,8 +152,8 @@ def browse(
         conn = index.conn
         source = "docs d"
         if query:
-            # Search's hits in search's order (the tag and tier filters inside its ranking, so
-            # its bound counts only notes they let through), as a JSON array of index rows:
+            # Search's hits in search's order (every filter inside its ranking, so its bound
+            # counts only notes they let through), as a JSON array of index rows:
             # ``json_each`` gives each its place (``key``), one parameter however many.
             hits = index.ranked(
                 query,
@@ -162,6 +162,8 @@ def browse(
                 tag=tag,
                 confidence=wanted_tier,
                 synonyms=synonyms,
+                state=None if state in ("live", "all") else state,
+                project=project,
             )
             capped = len(hits) >= MAX_MATCHES
             source = "json_each(?) m JOIN docs d ON d.rowid = m.value"

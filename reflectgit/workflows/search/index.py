@@ -1185,17 +1185,22 @@ class Index:
         related: Sequence[str] = (),
         prefix_last: bool = True,
         cut: int = CANDIDATES,
+        state: str | None = None,
+        project: str | None = None,
     ) -> list[Hit]:
         """The notes ``search`` would give for ``query``, in its order, without snippets
         (``Hit.rowid`` says which row each is): the one text ranking recall uses too.
         ``prefix_last`` reads the last word as a prefix too, as search does; ``cut`` is how
-        many notes each alternative reads, best bm25 first. Nothing to look for (no word at
-        all) is no hit, not an error."""
+        many notes each alternative reads, best bm25 first; ``state`` (one state, with
+        ``include_all``) and ``project`` filter before that cut, as ``tag`` and ``confidence``
+        do. Nothing to look for (no word at all) is no hit, not an error."""
         understood = self._understand(query, synonyms, related, prefix_last)
         if understood.any_match() is None:
             return []
         start, end = parse_when(as_of if as_of is not None else (now or _now()))
-        return self._ranked(understood, limit, include_all, tag, confidence, start, end, cut)
+        return self._ranked(
+            understood, limit, include_all, tag, confidence, start, end, cut, state, project
+        )
 
     def _understand(
         self,
@@ -1261,6 +1266,8 @@ class Index:
         start: str,
         end: str,
         cut: int = CANDIDATES,
+        state: str | None = None,
+        project: str | None = None,
     ) -> list[Hit]:
         # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
         # each: a note's concept score is its best alternative's bm25 times the kind's weight
@@ -1277,6 +1284,12 @@ class Index:
         if confidence:
             where.append("d.tier = ?")
             filters.append(confidence)
+        if state:
+            where.append("d.state = ?")
+            filters.append(state)
+        if project:
+            where.append("d.project = ?")
+            filters.append(project)
         cond = "".join(" AND " + w for w in where)
         weights = ", ".join(str(w) for w in WEIGHTS)
         has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
@@ -1433,24 +1446,6 @@ class Index:
                     k: v for k, v in zip(SCOPING_FIELDS, row[1:], strict=True) if v is not None
                 }
         return out
-
-    def edge_relevance(self, match: str, start: str, end: str) -> dict[int, float]:
-        """bm25 relevance (higher is better, EDGE_WEIGHT applied) of the notes whose sidecar
-        edges match an FTS5 query and were valid at some time in ``start`` .. ``end``: the
-        same validity test as ``search --as-of``."""
-        sql = (
-            "SELECT ed.doc, min(ed.b) FROM (SELECT e.doc AS doc, bm25(edge_fts) AS b"
-            " FROM edge_fts JOIN edges e ON e.rowid = edge_fts.rowid WHERE edge_fts MATCH ?"
-            " AND (e.vstart IS NULL OR e.vstart <= ?) AND (e.vend IS NULL OR e.vend >= ?)"
-            " LIMIT -1) AS ed GROUP BY ed.doc"
-        )
-        return {doc: -b * EDGE_WEIGHT for doc, b in self.conn.execute(sql, (match, end, start))}
-
-    def relevance(self, match: str) -> dict[int, float]:
-        """bm25 relevance (higher is better) of every note matching an FTS5 query."""
-        weights = ", ".join(str(w) for w in WEIGHTS)
-        sql = f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?"
-        return {rowid: -b for rowid, b in self.conn.execute(sql, (match,))}
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
