@@ -14,7 +14,7 @@ is a guess rather than what the user typed:
 - ``synonym_form`` and ``synonym_variant``: the index's words with the light stem of a synonym
   (of its last word, for a term of several words): its plural counts as the synonym (the
   table's "spike" finds a note saying "spikes", "tmux session" one saying "tmux sessions"), any
-  other form as a variant of it ("approved": approval);
+  other form as a variant of it ("flush": flushing);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
   halfway), ranked below the exact word;
@@ -570,8 +570,8 @@ def _add_synonym_forms(concept: Concept, variants: Vocabulary) -> None:
     """The index's other forms of each synonym of ``concept``: the table compares its terms by
     light stem ("spikes" finds the term "spike"), so a note's words are found the same way. A
     plural or singular counts as the synonym (``SYNONYM_FORM``: "spike" finds "spikes"), any
-    other form of the same light stem as a variant of it (``SYNONYM_VARIANT``: "approve" finds
-    "approval"; the stemmer's guesses, such as "spice" for "spike", count no more than that). A
+    other form of the same light stem as a variant of it (``SYNONYM_VARIANT``: "flush" finds
+    "flushing"; the stemmer's guesses, such as "spice" for "spike", count no more than that). A
     term of several words varies its last word ("tmux session": tmux sessions); a code-like
     term (``http/1.1``) is left as it is."""
     for fts in list(concept.alternatives.get(SYNONYM, [])):
