@@ -11,6 +11,10 @@ is a guess rather than what the user typed:
   panicked, reader / readers, but never setting / set);
 - ``synonym``: the other terms of the word's groups in the synonym table (WAL / write-ahead log),
   and the word joined with the next one ("lock file" / lockfile);
+- ``synonym_form`` and ``synonym_variant``: the index's words with the light stem of a synonym
+  (of its last word, for a term of several words): its plural counts as the synonym (the
+  table's "spike" finds a note saying "spikes", "tmux session" one saying "tmux sessions"), any
+  other form as a variant of it ("flush": flushing);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
   halfway), ranked below the exact word;
@@ -35,12 +39,24 @@ from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import alnum_runs, camel_runs, has_alnum
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
-LOOSE = "loose"
+LOOSE, SYNONYM_FORM, SYNONYM_VARIANT = "loose", "synonym_form", "synonym_variant"
 # How much a match of each kind of alternative counts against the word the user typed.
 # Tuned on the tune half of bench/retrieval.py (its first 50 queries and the 99 added after):
 # a variant (revocation for revoke) is a weaker guess than a synonym the table states, and a
 # part of a code-like word (``error`` of ``ConnectionError``) weaker still.
-KIND_WEIGHTS = {EXACT: 1.0, SYNONYM: 0.9, VARIANT: 0.7, LOOSE: 0.6, PART: 0.3, PREFIX: 0.4}
+# A synonym's plural in the index (spike: spikes) counts as the synonym, its other forms as a
+# variant of it (0.9 x 0.7); each is looked for apart from the synonym, as a variant is apart
+# from the word typed, so a note holding both forms is no better than one holding either.
+KIND_WEIGHTS = {
+    EXACT: 1.0,
+    SYNONYM: 0.9,
+    SYNONYM_FORM: 0.9,
+    VARIANT: 0.7,
+    SYNONYM_VARIANT: 0.63,
+    LOOSE: 0.6,
+    PART: 0.3,
+    PREFIX: 0.4,
+}
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
 LOOSE_TERMS = 2  # a word of more of the table's terms than this says too little
@@ -535,6 +551,9 @@ def understand(
             concept.add(SYNONYM, phrase([(word + content[i + 1][0]).lower()]))
         concepts.append(concept)
         i += 1
+    if variants is not None:
+        for concept in concepts:
+            _add_synonym_forms(concept, variants)
     if frequencies is not None and len(concepts) > 1:
         for concept, factor in zip(concepts, salience(concepts, frequencies), strict=True):
             concept.weight *= factor
@@ -545,6 +564,37 @@ def understand(
         if related.alternatives:
             concepts.append(related)
     return Query(text, concepts)
+
+
+def _add_synonym_forms(concept: Concept, variants: Vocabulary) -> None:
+    """The index's other forms of each synonym of ``concept``: the table compares its terms by
+    light stem ("spikes" finds the term "spike"), so a note's words are found the same way. A
+    plural or singular counts as the synonym (``SYNONYM_FORM``: "spike" finds "spikes"), any
+    other form of the same light stem as a variant of it (``SYNONYM_VARIANT``: "flush" finds
+    "flushing"; the stemmer's guesses, such as "spice" for "spike", count no more than that). A
+    term of several words varies its last word ("tmux session": tmux sessions); a code-like
+    term (``http/1.1``) is left as it is."""
+    for fts in list(concept.alternatives.get(SYNONYM, [])):
+        toks = tokens_of(fts.strip('"'))
+        if toks and toks[-1].isalpha():
+            plural = _plurals(toks[-1])
+            for form in variants(toks[-1]):
+                kind = SYNONYM_FORM if form in plural else SYNONYM_VARIANT
+                concept.add(kind, phrase([*toks[:-1], form]))
+
+
+def _plurals(word: str) -> set[str]:
+    """A word's singular and plural spellings (spike: spikes; query: queries; box: boxes)."""
+    forms = {word + "s", word + "es"}
+    if word.endswith("y"):
+        forms.add(word[:-1] + "ies")
+    if word.endswith("ies"):
+        forms.add(word[:-3] + "y")
+    if word.endswith("es"):
+        forms.add(word[:-2])
+    if word.endswith("s"):
+        forms.add(word[:-1])
+    return forms - {word}
 
 
 def salience(concepts: Sequence[Concept], frequencies: Frequencies) -> list[float]:
