@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from reflectgit.git.store import Store, write
 from reflectgit.workflows.search.index import search
 from reflectgit.workflows.search.query import (
     SYNONYM,
@@ -20,23 +19,16 @@ from reflectgit.workflows.search.query import (
     Synonyms,
     understand,
 )
-from tests.fixtures_search import note_text
+from tests.fixtures_search import committed_notes, note_text
 
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 
 
 def make_kb(tmp_path: Path, notes: dict[str, tuple[str, str]]) -> Path:
     """A KB holding ``{id: (title, body)}``, committed in one commit."""
-    kb = tmp_path / "kb"
-    with Store.init(kb) as store:
-        store.commit(
-            [
-                write(f"documents/{nid}.md", note_text(nid, title, body))
-                for nid, (title, body) in notes.items()
-            ],
-            "notes",
-        )
-    return kb
+    return committed_notes(
+        tmp_path, {nid: note_text(nid, title, body) for nid, (title, body) in notes.items()}
+    )
 
 
 def ids(kb: Path, query: str) -> list[str]:
