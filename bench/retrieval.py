@@ -30,8 +30,9 @@ symptom, a paraphrase and a task for each of 20 notes the earlier sets cover, pi
     covered = {q["note"] for q in queries if q["id"] < "q300"}
     random.Random(2027).sample(sorted(covered), 20)
 
-``--set blind`` is every query nobody tuned on: the first set's held half, the third set and
-the fourth.
+``--set blind`` is the first set's held half, the third set and the fourth: the queries
+nobody had tuned on when the fourth was written. The seventh round then tuned on ``--set
+every``, which holds the first two of them, so since then only the fourth is blind.
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the first 99 queries, the 99 added to the tune half later, both, the third"
         " (45 held ones written blind), every one of those three (243), the fourth (60 more"
         " held ones written blind), or blind (the first set's held half, the third and the"
-        " fourth: the queries nobody tuned on)",
+        " fourth; since the seventh round tuned on every, only the fourth is blind)",
     )
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")
