@@ -118,6 +118,20 @@ def test_a_doubled_letter_before_ing_or_er_goes_when_four_letters_are_left() -> 
         assert light_stem(a) != light_stem(b), (a, b)
 
 
+def test_a_number_and_its_plural_are_one_word(tmp_path: Path) -> None:
+    assert light_stem("504s") == light_stem("504") and light_stem("1990s") == "1990"
+    assert light_stem("5045") != light_stem("504") and light_stem("v2s") == "v2s"
+    kb = make_kb(
+        tmp_path,
+        {
+            "gateway": ("Gateway timeouts under load", "The 504s were queued pool waits.", {}),
+            "other": ("Port numbers", "Port 5045 is the metrics exporter.", {}),
+        },
+    )
+    assert ids(kb, "504") == ["gateway"]
+    assert ids(kb, "504s errors") == ["gateway"]
+
+
 def test_a_debugging_query_finds_the_debug_note_and_missing_not_the_miss_note(
     tmp_path: Path,
 ) -> None:

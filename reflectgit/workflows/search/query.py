@@ -136,6 +136,8 @@ def light_stem(word: str) -> str:
     need not be a word.
     """
     w = word.lower()
+    if len(w) >= 2 and w[-1] == "s" and w[:-1].isdigit():
+        return w[:-1]  # a number's plural: 504s, 1990s
     if len(w) <= 3 or not w.isalpha():
         return w
     if w.endswith("ies") and len(w) > 4:
