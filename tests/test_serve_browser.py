@@ -152,12 +152,20 @@ def _navigate(driver: Any, element: Any, submit: bool = False) -> None:
 
     def replaced(_driver: Any) -> bool:
         # A stale element, or (Chromium, mid-navigation) "Node with given id does not belong to
-        # the document": either way the old page is gone; what follows reads the new one.
+        # the document": either way the old page is going. Mid-navigation the old document can
+        # still answer, so the new page counts only once its own root is there and loaded.
         try:
             old.is_enabled()
         except WebDriverException:
-            return True
-        return False
+            pass
+        else:
+            return False
+        try:
+            new = driver.find_element(By.TAG_NAME, "html")
+            loaded = driver.execute_script("return document.readyState") == "complete"
+        except WebDriverException:
+            return False
+        return bool(loaded and new.id != old.id)
 
     WebDriverWait(driver, 60).until(replaced)
 
