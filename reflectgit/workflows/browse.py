@@ -22,7 +22,7 @@ from typing import Any
 from reflectgit.config import Config
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import normalize_tier
-from reflectgit.workflows.search.index import CANDIDATES, fts_query, kb_synonyms, open_fresh
+from reflectgit.workflows.search.index import CANDIDATES, kb_synonyms, open_fresh, require_words
 
 SORTS = {
     "title": "d.title COLLATE NOCASE, d.id",
@@ -141,8 +141,8 @@ def browse(
         where.append("d.project = ?")
         params.append(project)
     order = SORTS.get(sort, "")
-    if query and fts_query(query, "and") is None:
-        raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+    if query:
+        require_words(query)
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
     synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms) if query else None

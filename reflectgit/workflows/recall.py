@@ -3,8 +3,8 @@
 The project is described by what the caller passes in (the working directory's repository
 name, branch and recently touched files; never read implicitly here), matched against each
 note's text (ranked by search's own ranking: ``Index.ranked``), ``scope``, ``project``, tags and
-entities, with confidence and proof count breaking ties as in search. A note learned in another project (its ``project`` field) is not
-served unless its scope is ``global`` (``notes.scope.served_in``), nor one learned on another
+entities, with confidence and proof count breaking ties as in search. A note learned in another
+project (its ``project`` field) is not served unless its scope is ``global`` (``notes.scope.served_in``), nor one learned on another
 branch (its ``branch`` field; the original tool's ``shards/<project>/branches/<branch>``);
 ``everywhere`` (``--global``) pools them in below this project's. Imported fleet notes'
 ``authority``, ``quarantine`` and ``domain`` are honoured, notes tagged ``speculative`` rank
@@ -44,7 +44,7 @@ DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay small
 RECENT_COMMITS = 10
 MAX_TERMS = 40
-CANDIDATES = 500  # per source: text matches, project notes
+CANDIDATES = 500  # the notes scoped to this project that are weighed
 # The text matches recall weighs, and the notes each alternative of a project word reads
 # (search reads 500): a project is described by up to MAX_TERMS words, and a session start
 # shows five notes, within the hook's 100 ms.
@@ -431,7 +431,7 @@ def rank(
     terms = context.terms()
     name = context.name.lower()
     said = context.said()
-    touched = [t for t in terms if t not in set(said)]
+    touched = [t for t in terms if t not in said]
     added = list(related(" ".join(terms))) if related is not None and terms else []
     # The project's words are a query like any other: search's own ranking (its concepts,
     # synonyms, stems, salience and fusion; sidecar edges valid at ``as_of``). The name's and

@@ -347,6 +347,12 @@ def fts_query(text: str, mode: str = "and", prefix_last: bool = True) -> str | N
 # --------------------------------------------------------------------------- dates
 
 
+def require_words(query: str) -> None:
+    """A query with no word in it (``!!``, spaces) is a usage error, before any work."""
+    if fts_query(query) is None:
+        raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+
+
 def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
     """A date or timestamp as a UTC interval ``(start, end)`` of ISO strings (a day spans it)."""
     if isinstance(text, dt.datetime):
@@ -1189,7 +1195,8 @@ class Index:
         project: str | None = None,
     ) -> list[Hit]:
         """The notes ``search`` would give for ``query``, in its order, without snippets
-        (``Hit.rowid`` says which row each is): the one text ranking recall uses too.
+        (``Hit.rowid`` says which row each is): the one text ranking that recall and the
+        web UI's listing (``workflows/browse.py``) use too.
         ``prefix_last`` reads the last word as a prefix too, as search does; ``cut`` is how
         many notes each alternative reads, best bm25 first; ``state`` (one state, with
         ``include_all``) and ``project`` filter before that cut, as ``tag`` and ``confidence``
@@ -1892,8 +1899,7 @@ def search(
             raise UsageError(f"unknown confidence {confidence!r}", hint="use high, medium or low")
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
-    if fts_query(query) is None:
-        raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
+    require_words(query)
     kwargs: dict[str, Any] = {
         "limit": limit,
         "include_all": include_all,
