@@ -75,6 +75,8 @@ Ranker = Callable[[str], list[str]]
 SECOND = "q100"  # the ids from here on are the second set, added to the tune half later
 THIRD = "q200"  # the ids from here on are the third set: held, written blind, never tuned on
 FOURTH = "q300"  # the ids from here on are the fourth set: held, written blind, never tuned on
+FIFTH = "q400"  # the fifth set: held, written blind by someone who saw only the notes
+SIXTH = "q500"  # the sixth set: written blind the same way, as tune queries
 
 
 def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
@@ -88,6 +90,10 @@ def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
 
     def set_of(qid: str) -> str:
+        if qid >= SIXTH:
+            return "sixth"
+        if qid >= FIFTH:
+            return "fifth"
         if qid >= FOURTH:
             return "fourth"
         return "third" if qid >= THIRD else "second" if qid >= SECOND else "first"
@@ -260,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
     parser.add_argument(
         "--set",
-        choices=("both", "first", "second", "third", "every", "fourth", "blind"),
+        choices=("both", "first", "second", "third", "every", "fourth", "blind", "fifth", "sixth"),
         default="both",
         help="the first 99 queries, the 99 added to the tune half later, both, the third"
         " (45 held ones written blind), every one of those three (243), the fourth (60 more"
