@@ -520,3 +520,45 @@ def test_fusion_moves_a_note_over_its_neighbour_never_far() -> None:
     # query's where the salient half agrees.
     scores[1] = [4.0, 0.0, 5.0, 5.0]
     assert fused_order([1, 2, 3, 4], scores, weights) == [1, 2, 3, 4]
+
+
+# --------------------------------------------------------------------------- phrases in other words
+
+
+def test_an_abbreviation_inside_a_phrase_still_finds_the_phrase() -> None:
+    # "embedded db" is "embedded database" (db: database), a term of the sqlite group; a phrase
+    # the table does not know is left as its words, and no other word is swapped in.
+    words = understand(
+        "embedded db grows", Synonyms.parse("db, database\nsqlite, embedded database")
+    )
+    assert words.concepts[0].text == "embedded db"
+    assert '"sqlite"' in words.concepts[0].alternatives[SYNONYM]
+    unknown = understand("embedded db", Synonyms.parse("db, database\nsqlite, file database"))
+    assert [c.text for c in unknown.concepts] == ["embedded", "db"]
+
+
+def test_an_abbreviated_phrase_ranks_the_note_of_its_long_form_first(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "wal": (
+                "Checkpoint the SQLite journal",
+                "A long reader keeps the journal growing.",
+                {},
+            ),
+            "embedded": ("Embedded Linux boards", "The db on the board is read only.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("db, database\nsqlite, embedded database\n", "utf-8")
+    assert ids(kb, "embedded db journal keeps growing")[0] == "wal"
+    # without the table's phrase, the note holding both typed words leads
+    (kb / "synonyms.txt").write_text("-embedded database\n", "utf-8")
+    assert ids(kb, "embedded db journal keeps growing")[0] == "embedded"
+
+
+@pytest.mark.parametrize(
+    ("word", "read_as"),
+    [("db's", "db"), ("repo\u2019s", "repo"), ("users'", "users"), ("'s", "'s"), ("bus", "bus")],
+)
+def test_a_possessive_is_its_word(word: str, read_as: str) -> None:
+    assert understand(word, Synonyms.parse("")).concepts[0].text == read_as

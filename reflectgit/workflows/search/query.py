@@ -494,7 +494,7 @@ def understand(
     ``frequencies`` (the index's document frequencies) weighs each concept by its salience.
     """
     table = synonyms if synonyms is not None else shipped()
-    words = [w for w in text.split() if tokens_of(w)]
+    words = [_unpossessive(w) for w in text.split() if tokens_of(w)]
     # A term of the table written with its stop words ("time out", "same time") is one unit;
     # the other stop words go (unless nothing else is left).
     units: list[tuple[str, list[str]]] = []  # (text, the idiom's group terms, or [])
@@ -524,7 +524,7 @@ def understand(
             for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
                 if any(known for _w, known in content[i : i + n]):
                     continue
-                if table.terms(_key(" ".join(w for w, _k in content[i : i + n]))):
+                if _run_terms(table, [w for w, _k in content[i : i + n]]):
                     span = n
                     break
         if span:
@@ -533,7 +533,7 @@ def understand(
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
             run_key = _key(" ".join(run))
-            group = idiom or table.terms(run_key)
+            group = idiom or _run_terms(table, run)
             for term in group:  # the term as written (with its stop words) is no synonym
                 same = tokens_of(term) == toks if idiom else _key(term) == run_key
                 concept.add(EXACT if same else SYNONYM, phrase(tokens_of(term)))
@@ -566,6 +566,32 @@ def understand(
         if related.alternatives:
             concepts.append(related)
     return Query(text, concepts)
+
+
+def _unpossessive(word: str) -> str:
+    """``db's`` -> ``db``, ``users'`` -> ``users``: an English possessive is its word ("the
+    repo's hooks" are the repo's); a word that is only that ("'s") stays."""
+    for end in ("'s", "\u2019s", "'", "\u2019"):
+        if word.endswith(end) and len(word) > len(end) and word[-len(end) - 1].isalnum():
+            return word[: -len(end)]
+    return word
+
+
+def _run_terms(table: Synonyms, run: Sequence[str]) -> list[str]:
+    """The table's group for a run of words, as typed or with one word read as a one-word term
+    of its own group ("embedded db" finds "embedded database", "k8s pod" "kubernetes pod"): an
+    abbreviation inside a phrase is still the phrase. [] if neither is known."""
+    known = table.terms(_key(" ".join(run)))
+    if known or len(run) > 3:
+        return known
+    for at, word in enumerate(run):
+        for other in table.others(_key(word)):
+            if _one_token(other):
+                swapped = [*run[:at], other, *run[at + 1 :]]
+                found = table.terms(_key(" ".join(swapped)))
+                if found:
+                    return found
+    return []
 
 
 def _add_synonym_forms(concept: Concept, variants: Vocabulary) -> None:
