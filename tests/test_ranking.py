@@ -85,6 +85,28 @@ def test_code_like_words_match_whole_first_and_by_their_parts(tmp_path: Path) ->
     assert ids(kb, "HTTP/1.1") == ["other"]
 
 
+def test_a_part_s_synonym_counts_no_more_than_the_part(tmp_path: Path) -> None:
+    # "LaunchAgent": its own group (launchd) decides; a synonym of its part "launch" (start,
+    # spawn) is as weak a guess as the part itself, so a note that keeps saying "spawn" stays
+    # below the note of the word's own meaning.
+    kb = make_kb(
+        tmp_path,
+        {
+            "agent": (
+                "launchd jobs lack PATH",
+                "A launchd plist starts with a bare environment.",
+                {},
+            ),
+            "spawn": ("Spawn spawn spawn", "Spawn the worker; spawn again on exit; spawn.", {}),
+        },
+    )
+    (kb / "synonyms.txt").write_text("launchd, launchagent\nstart, launch, spawn\n", "utf-8")
+    assert ids(kb, "LaunchAgent") == ["agent", "spawn"]
+    words = understand("LaunchAgent", Synonyms.parse("launchd, launchagent\nlaunch, spawn"))
+    assert '"spawn"' not in words.concepts[0].alternatives[SYNONYM]
+    assert '"spawn"' in words.concepts[0].alternatives[query_module.PART_SYNONYM]
+
+
 def test_a_code_like_word_with_no_known_part_finds_nothing(tmp_path: Path) -> None:
     kb = make_kb(tmp_path, {"n": ("Redis pool", "Pool drains.", {})})
     assert ids(kb, "flamingo-quokka.Narwhal") == []
@@ -541,19 +563,15 @@ def test_an_abbreviated_phrase_ranks_the_note_of_its_long_form_first(tmp_path: P
     kb = make_kb(
         tmp_path,
         {
-            "wal": (
-                "Checkpoint the SQLite journal",
-                "A long reader keeps the journal growing.",
-                {},
-            ),
-            "embedded": ("Embedded Linux boards", "The db on the board is read only.", {}),
+            "wal": ("Checkpoint SQLite", "A long reader keeps the file growing.", {}),
+            "embedded": ("Embedded Linux boards", "The db on the board keeps growing.", {}),
         },
     )
     (kb / "synonyms.txt").write_text("db, database\nsqlite, embedded database\n", "utf-8")
-    assert ids(kb, "embedded db journal keeps growing")[0] == "wal"
+    assert ids(kb, "embedded db keeps growing")[0] == "wal"
     # without the table's phrase, the note holding both typed words leads
     (kb / "synonyms.txt").write_text("-embedded database\n", "utf-8")
-    assert ids(kb, "embedded db journal keeps growing")[0] == "embedded"
+    assert ids(kb, "embedded db keeps growing")[0] == "embedded"
 
 
 @pytest.mark.parametrize(

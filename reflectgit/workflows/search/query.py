@@ -40,6 +40,7 @@ from reflectgit.workflows.search.tokens import alnum_runs, camel_runs, has_alnum
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
 LOOSE, SYNONYM_FORM, SYNONYM_VARIANT = "loose", "synonym_form", "synonym_variant"
+PART_SYNONYM = "part_synonym"
 # How much a match of each kind of alternative counts against the word the user typed.
 # Tuned on the tune half of bench/retrieval.py (its first 50 queries and the 99 added after):
 # a variant (revocation for revoke) is a weaker guess than a synonym the table states, and a
@@ -55,6 +56,7 @@ KIND_WEIGHTS = {
     SYNONYM_VARIANT: 0.63,
     LOOSE: 0.6,
     PART: 0.3,
+    PART_SYNONYM: 0.3,
     PREFIX: 0.4,
 }
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
@@ -84,7 +86,7 @@ _COMMON_TEXT = """
     every everything everyone nothing nobody somebody someone anyone always never often
     sometimes usually already almost nearly quite rather really actually simply just maybe
     perhaps probably instead across along around through throughout under below above behind
-    beside between beyond inside outside within without toward towards upon among against
+    beside between beyond inside outside within without toward towards upon among against ahead
     during since ago later soon early late now today yesterday tomorrow day days week weeks
     month months year years time times moment while long short big small large tiny huge
     high low good bad better best worse worst great right wrong sure true false real new old
@@ -744,5 +746,5 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
             continue
         concept.add(PART, phrase([part]))
         for other in table.others((light_stem(part),)):
-            concept.add(SYNONYM, phrase(tokens_of(other)))
+            concept.add(PART_SYNONYM, phrase(tokens_of(other)))
     return concept
