@@ -1,7 +1,8 @@
 """Benchmark: how well `reflect-git search` finds a note from a description in other words.
 
 Run: .venv/bin/python bench/retrieval.py [--split all|tune|held]
-     [--set both|first|second|third|every|fourth|blind] [--misses] [--keep DIR]
+     [--set both|first|second|third|every|fourth|blind|fifth|sixth|seventh] [--misses]
+     [--keep DIR]
 
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
 distractors of ``bench/distractors.py`` (notes about the same tools saying something else).
@@ -33,6 +34,13 @@ symptom, a paraphrase and a task for each of 20 notes the earlier sets cover, pi
 ``--set blind`` is the first set's held half, the third set and the fourth: the queries
 nobody had tuned on when the fourth was written. The seventh round then tuned on ``--set
 every``, which holds the first two of them, so since then only the fourth is blind.
+
+The eighth round opened the fourth set for tuning and had three more written by people who
+read only the 33 notes the sets cover (not the code, the docs or any other query), one query
+of each kind per note: the fifth (``q400`` on, ``--set fifth``, held: the verdict, run once,
+at the round's end), the sixth (``q500`` on, ``--set sixth``, tune: measured once before it
+was tuned on) and the seventh (``q600`` on, ``--set seventh``, tune: two tasks and a symptom
+per note).
 """
 
 from __future__ import annotations
@@ -77,6 +85,7 @@ THIRD = "q200"  # the ids from here on are the third set: held, written blind, n
 FOURTH = "q300"  # the ids from here on are the fourth set: held, written blind, never tuned on
 FIFTH = "q400"  # the fifth set: held, written blind by someone who saw only the notes
 SIXTH = "q500"  # the sixth set: written blind the same way, as tune queries
+SEVENTH = "q600"  # the seventh set: two tasks and a symptom per note, written blind, tune
 
 
 def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
@@ -90,6 +99,8 @@ def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
 
     def set_of(qid: str) -> str:
+        if qid >= SEVENTH:
+            return "seventh"
         if qid >= SIXTH:
             return "sixth"
         if qid >= FIFTH:
@@ -266,12 +277,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
     parser.add_argument(
         "--set",
-        choices=("both", "first", "second", "third", "every", "fourth", "blind", "fifth", "sixth"),
+        choices=(
+            "both",
+            "first",
+            "second",
+            "third",
+            "every",
+            "fourth",
+            "blind",
+            "fifth",
+            "sixth",
+            "seventh",
+        ),
         default="both",
         help="the first 99 queries, the 99 added to the tune half later, both, the third"
         " (45 held ones written blind), every one of those three (243), the fourth (60 more"
-        " held ones written blind), or blind (the first set's held half, the third and the"
-        " fourth; since the seventh round tuned on every, only the fourth is blind)",
+        " held ones written blind, tuned on since the eighth round), blind (the first set's"
+        " held half, the third and the fourth), the fifth (99 held ones written blind: the"
+        " eighth round's verdict), the sixth (99 tune ones) or the seventh (99 tune ones,"
+        " two tasks and a symptom per note)",
     )
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")

@@ -6,7 +6,7 @@ Regenerate after changing synonyms.txt:
 A table whose SOURCE_SHA1 is not the file's is ignored (the file is parsed).
 """
 
-SOURCE_SHA1 = 'ccd3e06adaa58abb797d6f42f9c32accb5993fde'
+SOURCE_SHA1 = '048be63471970fd98963924d6e159a6663a6914c'
 
 GROUPS = (
     ('wal', 'write-ahead log', 'write ahead log', 'journal_mode', 'transaction log'),
@@ -532,7 +532,7 @@ GROUPS = (
     ('stateless', 'no server-side state', 'no session state', 'no state kept'),
     ('web app', 'web application', 'webapp', 'website'),
     ('flask app', 'flask application', 'django app', 'python web app', 'python web service'),
-    ('python dependencies', 'python deps', 'python requirements', 'requirements.txt', 'requirements file'),
+    ('python dependencies', 'python deps', 'python requirements', 'requirements.txt'),
     ('pinned dependency file', 'dependency file', 'lock file', 'lockfile', 'requirements.lock', 'package-lock.json'),
     ('went red', 'turned red', 'red build', 'broken build', 'build broke', 'failing build', 'build failure'),
     ('connection reuse', 'reuse connections', 'reuse the client', 'shared client', 'single client instance', 'connection_pool'),
@@ -612,7 +612,7 @@ BUCKETS = {
     'gc': [31, 156, 402],
     'la': [32, 58, 74, 102, 137, 179, 202, 237, 253, 264, 333, 367, 381, 494, 500],
     'os': [33, 85, 311],
-    'fi': [34, 84, 103, 117, 127, 132, 200, 205, 209, 259, 301, 303, 304, 312, 318, 322, 335, 352, 370, 372, 377, 392, 432, 494, 509, 513, 523, 524],
+    'fi': [34, 84, 103, 117, 127, 132, 200, 205, 209, 259, 301, 303, 304, 312, 318, 322, 335, 352, 370, 372, 377, 392, 432, 494, 509, 513, 524],
     'rc': [34, 133],
     'sh': [34, 49, 50, 86, 133, 183, 195, 228, 250, 307, 308, 317, 336, 493, 519, 526],
     'zs': [34, 86, 183],
