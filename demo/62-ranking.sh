@@ -4,6 +4,8 @@ step "Ranking: a paraphrase finds its note (stop words out, light stemming, syno
 # None of these words is in the note's title ("SQLite WAL grows unbounded without
 # checkpointing"): "embedded database" is a synonym of SQLite, "bigger" of grows.
 show reflect-git search --limit 2 "why does the journal of my embedded database keep getting bigger"
+# An abbreviation inside a phrase keeps the phrase ("embedded db's": embedded database).
+show reflect-git search --limit 1 "nightly job so the embedded db's log file stops filling the disk"
 # Code-like words match whole and by their parts; "revoke" finds "revocation" and the like.
 show reflect-git search --limit 1 "redis.exceptions.ConnectionError: during a surge"
 # recall ranks its project's words with the same ranking: here a task stands for the project.
