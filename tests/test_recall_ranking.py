@@ -196,3 +196,28 @@ def test_what_the_project_says_outranks_its_files_words(tmp_path: Path) -> None:
     )
     got = [n.id for n in result.notes]
     assert got.index("wal-note") < got.index("graphql-note")
+
+
+def test_a_broken_kb_synonym_table_costs_the_session_hook_nothing(tmp_path: Path) -> None:
+    # The SessionStart hook (recall --format claude) still hands over its notes, with the
+    # shipped table, and says on stderr why; search and a plain recall refuse with a hint.
+    from tests.conftest import run_cli_proc
+
+    kb = committed_notes(
+        tmp_path,
+        {"wal": note_text("wal-note", "Checkpoint the sqlite journal", "A long reader.")},
+    )
+    (kb / "synonyms.txt").write_bytes(b"journal, \xff\xfe not utf-8\n")
+    env = {"REFLECT_SEARCH_SYNONYMS": "synonyms.txt"}
+    on = ("--kb", str(kb))
+    hook = run_cli_proc(*on, "recall", "--format", "claude", "--global", cwd=tmp_path, env=env)
+    assert hook.returncode == 0, hook.stderr
+    assert "wal-note" in hook.stdout
+    assert "cannot read the synonym table" in hook.stderr
+    assert "the shipped table used" in hook.stderr
+    for args in (("search", "journal"), ("recall", "--global")):
+        refused = run_cli_proc(*on, *args, cwd=tmp_path, env=env)
+        assert refused.returncode == 1, refused
+        assert "error: cannot read the synonym table" in refused.stderr
+        assert "hint:" in refused.stderr
+        assert "wal-note" not in refused.stdout

@@ -79,6 +79,7 @@ def recall_notes(
     from reflectgit.errors import ReflectGitError
     from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, recall
     from reflectgit.workflows.recall import render as render_recall
+    from reflectgit.workflows.search.index import SynonymTableError
 
     if fmt not in FORMATS:
         fail(
@@ -109,8 +110,9 @@ def recall_notes(
         return found.terms
 
     bar = render.ProgressBar.for_ctx(ctx, "indexing")
-    try:
-        result = recall(
+
+    def run(synonyms_file: str | None) -> Any:
+        return recall(
             cfg.kb,
             cfg.state_dir,
             Path.cwd(),
@@ -123,8 +125,18 @@ def recall_notes(
             domain=domain,
             progress=None if hook else bar,
             related=related if cfg.search.recall_expand and not hook else None,
-            synonyms_file=cfg.search.synonyms,
+            synonyms_file=synonyms_file,
         )
+
+    try:
+        try:
+            result = run(cfg.search.synonyms)
+        except SynonymTableError as exc:
+            if not hook:
+                raise
+            # A broken synonyms.txt must not cost the session its notes: the shipped table.
+            render.echo(f"reflect-git recall: {exc.message} (the shipped table used)", err=True)
+            result = run(None)
     except ReflectGitError as exc:
         if not hook:
             raise

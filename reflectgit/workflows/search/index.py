@@ -1843,6 +1843,10 @@ def resolve_at(store: Store, rev: str) -> str:
     )
 
 
+class SynonymTableError(ConfigError):
+    """The KB's own synonym table cannot be read (not UTF-8, not a readable file)."""
+
+
 def kb_synonyms(kb: str | os.PathLike[str], name: str | None) -> Synonyms:
     """The shipped synonym table extended by the KB's own file (``synonyms.txt``), if any."""
     from reflectgit.workflows.search.query import Synonyms, shipped
@@ -1857,7 +1861,7 @@ def kb_synonyms(kb: str | os.PathLike[str], name: str | None) -> Synonyms:
     except (OSError, UnicodeDecodeError) as exc:
         from pathlib import Path
 
-        raise ConfigError(
+        raise SynonymTableError(
             f"cannot read the synonym table {Path(kb) / name}: {exc}",
             hint="fix the file (UTF-8, one group of comma-separated terms a line) or remove it",
         ) from exc
