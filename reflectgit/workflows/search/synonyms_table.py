@@ -6,7 +6,7 @@ Regenerate after changing synonyms.txt:
 A table whose SOURCE_SHA1 is not the file's is ignored (the file is parsed).
 """
 
-SOURCE_SHA1 = '1a2fdff98252d19f1a1201cb34e08758748ca4ea'
+SOURCE_SHA1 = '57fcf66934fd1e56cd7a1ff9db9ec22432c22b73'
 
 GROUPS = (
     ('wal', 'write-ahead log', 'write ahead log', 'journal_mode', 'transaction log'),
@@ -281,7 +281,7 @@ GROUPS = (
     ('migration', 'schema change'),
     ('backup', 'snapshot', 'dump'),
     ('checkpoint', 'checkpointing', 'flush'),
-    ('long readers', 'long-lived readers', 'long-running readers'),
+    ('long readers', 'long-lived readers'),
     ('permission', 'permissions', 'access rights', 'ownership'),
     ('owner', 'owned', 'ownership', 'chown'),
     ('uid', 'user id'),
@@ -562,7 +562,7 @@ BUCKETS = {
     'ho': [2, 152, 153, 154, 249, 346, 451, 490, 504, 517],
     'in': [2, 13, 23, 46, 47, 48, 50, 57, 72, 98, 106, 123, 124, 125, 143, 159, 178, 212, 238, 248, 267, 310, 317, 352, 356, 360, 372, 374, 375, 376, 382, 388, 389, 396, 420, 434, 440, 441, 442, 464, 465, 476, 509, 512, 526],
     'pi': [2, 84, 106, 143, 144, 229, 312, 329, 354, 376, 377, 464, 467, 509, 511, 513, 524],
-    'ru': [2, 42, 96, 107, 108, 109, 113, 130, 134, 146, 147, 188, 189, 191, 202, 272, 347, 375, 380, 381, 409, 410, 475, 480, 481, 482, 484, 488, 504],
+    'ru': [2, 42, 96, 107, 108, 109, 113, 130, 134, 146, 147, 188, 189, 191, 202, 347, 375, 380, 381, 409, 410, 475, 480, 481, 482, 484, 488, 504],
     'cd': [3, 426, 427, 428, 429],
     'de': [3, 18, 49, 50, 53, 56, 73, 116, 127, 132, 145, 204, 250, 251, 254, 295, 297, 318, 357, 359, 362, 377, 426, 431, 449, 450, 466, 467, 485, 491, 506, 508, 509, 516, 523, 524],
     'me': [4, 6, 30, 94, 95, 101, 115, 125, 163, 169, 170, 171, 176, 177, 220, 253, 259, 277, 280, 291, 349, 355, 388, 389, 413, 414, 415, 416, 452],
