@@ -37,8 +37,8 @@ every``, which holds the first two of them, so since then only the fourth is bli
 
 The eighth round opened the fourth set for tuning and had three more written by people who
 read only the 33 notes the sets cover (not the code, the docs or any other query), one query
-of each kind per note: the fifth (``q400`` on, ``--set fifth``, held: the verdict, run once,
-at the round's end), the sixth (``q500`` on, ``--set sixth``, tune: measured once before it
+of each kind per note: the fifth (``q400`` on, ``--set fifth``, held: the verdict, run at
+the round's end), the sixth (``q500`` on, ``--set sixth``, tune: measured once before it
 was tuned on) and the seventh (``q600`` on, ``--set seventh``, tune: two tasks and a symptom
 per note).
 """
@@ -80,12 +80,18 @@ STOP = set(_STOP_TEXT.split())  # git grep's baseline leaves these out
 Ranker = Callable[[str], list[str]]
 
 
-SECOND = "q100"  # the ids from here on are the second set, added to the tune half later
-THIRD = "q200"  # the ids from here on are the third set: held, written blind, never tuned on
-FOURTH = "q300"  # the ids from here on are the fourth set: held, written blind, never tuned on
-FIFTH = "q400"  # the fifth set: held, written blind by someone who saw only the notes
-SIXTH = "q500"  # the sixth set: written blind the same way, as tune queries
-SEVENTH = "q600"  # the seventh set: two tasks and a symptom per note, written blind, tune
+# Each set by its first id, newest first (ids are compared as strings): a query is in the
+# first set whose first id it reaches.
+SETS = (
+    ("q600", "seventh"),  # two tasks and a symptom per note, written blind, tune
+    ("q500", "sixth"),  # written blind by someone who saw only the notes, tune
+    ("q400", "fifth"),  # written blind the same way, held: the eighth round's verdict
+    ("q300", "fourth"),  # written blind, held until the eighth round
+    ("q200", "third"),  # held, written blind, never tuned on
+    ("q100", "second"),  # added to the tune half later
+    ("q000", "first"),  # half tune, half held
+)
+GROUPS = ("both", "every", "blind")  # --set names that stand for several sets
 
 
 def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
@@ -99,15 +105,7 @@ def load_queries(split: str, which: str = "both") -> list[dict[str, str]]:
     queries = json.loads(QUERIES.read_text("utf-8"))["queries"]
 
     def set_of(qid: str) -> str:
-        if qid >= SEVENTH:
-            return "seventh"
-        if qid >= SIXTH:
-            return "sixth"
-        if qid >= FIFTH:
-            return "fifth"
-        if qid >= FOURTH:
-            return "fourth"
-        return "third" if qid >= THIRD else "second" if qid >= SECOND else "first"
+        return next(name for first, name in SETS if qid >= first)
 
     def chosen(q: dict[str, str]) -> bool:
         which_set = set_of(q["id"])
@@ -277,18 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
     parser.add_argument(
         "--set",
-        choices=(
-            "both",
-            "first",
-            "second",
-            "third",
-            "every",
-            "fourth",
-            "blind",
-            "fifth",
-            "sixth",
-            "seventh",
-        ),
+        choices=(*GROUPS, *(name for _first, name in reversed(SETS))),
         default="both",
         help="the first 99 queries, the 99 added to the tune half later, both, the third"
         " (45 held ones written blind), every one of those three (243), the fourth (60 more"

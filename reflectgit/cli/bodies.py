@@ -77,7 +77,7 @@ def recall_notes(
     from pathlib import Path
 
     from reflectgit.errors import ReflectGitError
-    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, recall
+    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
     from reflectgit.workflows.recall import render as render_recall
     from reflectgit.workflows.search.index import SynonymTableError
 
@@ -111,7 +111,7 @@ def recall_notes(
 
     bar = render.ProgressBar.for_ctx(ctx, "indexing")
 
-    def run(synonyms_file: str | None) -> Any:
+    def run(synonyms_file: str | None) -> RecallResult:
         return recall(
             cfg.kb,
             cfg.state_dir,

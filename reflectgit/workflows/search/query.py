@@ -519,14 +519,15 @@ def understand(
     i = 0
     while i < len(content):
         # The longest run of words (up to MAX_PHRASE) that the synonym table knows.
-        span, idiom = 0, content[i][1]
-        if idiom:
+        span, group = 0, content[i][1]  # an idiom's group, or the known run's found below
+        if group:
             span = 1
         else:
             for n in range(min(MAX_PHRASE, len(content) - i), 1, -1):
                 if any(known for _w, known in content[i : i + n]):
                     continue
-                if _run_terms(table, [w for w, _k in content[i : i + n]]):
+                group = _run_terms(table, [w for w, _k in content[i : i + n]])
+                if group:
                     span = n
                     break
         if span:
@@ -535,7 +536,7 @@ def understand(
             concept = Concept(" ".join(run))
             concept.add(EXACT, phrase(toks))
             run_key = _key(" ".join(run))
-            group = idiom or _run_terms(table, run)
+            idiom = content[i][1]
             for term in group:  # the term as written (with its stop words) is no synonym
                 same = tokens_of(term) == toks if idiom else _key(term) == run_key
                 concept.add(EXACT if same else SYNONYM, phrase(tokens_of(term)))
@@ -584,7 +585,7 @@ def _run_terms(table: Synonyms, run: Sequence[str]) -> list[str]:
     of its own group ("embedded db" finds "embedded database", "k8s pod" "kubernetes pod"): an
     abbreviation inside a phrase is still the phrase. [] if neither is known."""
     known = table.terms(_key(" ".join(run)))
-    if known or len(run) > 3:
+    if known or len(run) >= MAX_PHRASE:  # a swap in the longest runs costs more than it finds
         return known
     for at, word in enumerate(run):
         for other in table.others(_key(word)):
