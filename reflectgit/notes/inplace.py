@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     import yaml
 
 BOM = "\ufeff"
-WIDTH = 100_000
 
 
 class _CannotSplice(Exception):
@@ -316,7 +315,7 @@ def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list
     value_node = node.value[0][1]
     if old_node is not None:
         _restyle(value_node, old_node)
-    text = yaml.serialize(node, Dumper=NoteDumper, allow_unicode=True, width=WIDTH)
+    text = yaml.serialize(node, Dumper=NoteDumper)  # in the notes' one style
     if text.endswith("...\n"):  # a lone plain scalar document end marker
         text = text[: -len("...\n")]
     out = text.rstrip("\n").split("\n")

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
 from reflectgit.errors import NoteError
-from reflectgit.notes import names, plainyaml
+from reflectgit.notes import names
 from reflectgit.notes.frontmatter import _CLOSE as _CLOSE
 from reflectgit.notes.frontmatter import _FENCE as _FENCE
 from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
@@ -149,16 +149,14 @@ _UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
 # --------------------------------------------------------------------------- YAML
-# PyYAML (``yamlcodec``) is imported only where a text is parsed or emitted with it: an add
-# from flags writes plain YAML (``plainyaml.dump``) and imports none of it.
+# PyYAML (``yamlcodec``) is imported where a text is parsed or emitted with it, not with this
+# module: a process that only checks plain notes (the validate hook reads them with
+# ``plainyaml``) never loads it.
 
 
 def dump_yaml(data: Any) -> str:
-    """Emit YAML deterministically. Every machine-written string goes through here: plain
-    values by ``plainyaml.dump`` (byte for byte what PyYAML writes), the rest by PyYAML."""
-    plain = plainyaml.dump(data)
-    if plain is not None:
-        return plain
+    """Emit YAML deterministically: every note, sidecar and pointer is written here, by PyYAML's
+    emitter in the notes' one style (``yamlcodec.NoteDumper``)."""
     from reflectgit.notes.yamlcodec import dump
 
     return dump(data)
