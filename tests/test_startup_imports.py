@@ -123,9 +123,11 @@ NOT_IN_THE_RULES_HOOK = (
     "datetime", "reflectgit.git.objects",
 )  # fmt: skip
 # A deny also writes its breadcrumb (the clock and the secret scanner: notes.dates, privacy),
-# with ``time`` alone for its stamp, and a line no secret rule could fire on is not scanned:
-# nothing more than the quiet path (docs/performance.md, "The hook processes, fourth pass").
-NOT_IN_A_DENY = (*NOT_IN_THE_RULES_HOOK, "reflectgit.notes.secrets")
+# with ``time`` alone for its stamp; the line goes through the scanner's prefilter, which
+# searches the table's anchors with ``re``.
+NOT_IN_A_DENY = tuple(
+    m for m in NOT_IN_THE_RULES_HOOK if m not in ("re", "enum", "functools", "collections")
+)
 
 # The installed launcher itself (scripts/reflect-git, what pip puts in bin/), in a process
 # without ``site`` (an editable install's finder imports pathlib and re itself): the package
