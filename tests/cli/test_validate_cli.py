@@ -12,7 +12,7 @@ from reflectgit.hooks import check as check_hook
 from reflectgit.hooks import validate as validate_hook
 from reflectgit.workflows import validation
 from tests.conftest import DATA
-from tests.fixtures_validation import VALID_NOTE, copy_corpus, make_valid_kb
+from tests.support.validation import VALID_NOTE, copy_corpus, make_valid_kb
 
 INVALID = DATA / "notes" / "invalid"
 

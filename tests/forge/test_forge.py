@@ -14,8 +14,8 @@ from reflectgit.forge.gh import GhCliForge
 from reflectgit.forge.gitea import GiteaForge
 from reflectgit.forge.github import GitHubForge
 from reflectgit.forge.gitlab import GitLabForge
-from tests.fixtures_remote import BareRepo, GitDaemon, git_daemon
-from tests.forge_server import TOKEN, GhStub, gh_stub, make_forge
+from tests.support.forge_server import TOKEN, GhStub, gh_stub, make_forge
+from tests.support.remote import BareRepo, GitDaemon, git_daemon
 
 __all__ = ["gh_stub", "git_daemon", "make_forge"]
 
@@ -285,7 +285,7 @@ def test_gitlab_personal_token_from_the_environment_is_private_token(
 
 @pytest.mark.parametrize("kind", ["github", "gitlab", "gitea"])
 def test_an_html_answer_is_a_clear_error_naming_the_url(git_daemon, make_forge, kind) -> None:
-    from tests.forge_server import SSO_PAGE
+    from tests.support.forge_server import SSO_PAGE
 
     repo = _repo_with_branch(git_daemon)
     forge = make_forge(kind, {REPO: repo.path})

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.git.repo_info import config_user
-from tests.fixtures_capture import kb_fixture  # noqa: F401  (the kb fixture)
+from tests.support.capture import kb_fixture  # noqa: F401  (the kb fixture)
 
 # (the repository's config additions, the global config): both read, the repository first
 CASES = {

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_gitconfig import (
+from tests.support.gitconfig import (
     USER_SKIP,
     UserState,
     assert_fsck_clean,
@@ -41,7 +41,7 @@ from tests.fixtures_gitconfig import (
     snapshot_worktree,
     tree_entries,
 )
-from tests.fixtures_kb import VALID
+from tests.support.kb import VALID
 
 COMMANDS = ("add", "update", "confirm", "archive", "restore", "forget", "import", "undo")
 CONFIGS = (

@@ -15,7 +15,7 @@ from reflectgit.git.remote import (
     redact,
 )
 from tests.conftest import git
-from tests.fixtures_remote import PASSWORD, GitDaemon, GitHTTP, free_port, git_daemon, git_http
+from tests.support.remote import PASSWORD, GitDaemon, GitHTTP, free_port, git_daemon, git_http
 
 __all__ = ["git_daemon", "git_http"]
 

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.git import repo_info
-
-from .conftest import git
+from tests.conftest import git
 
 
 def _git_top(cwd: Path) -> Path | None:

@@ -12,7 +12,7 @@ from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
 from reflectgit.workflows.capture.events import AgentEvents, correction_in
 from tests.conftest import git
-from tests.fixtures_capture import (
+from tests.support.capture import (
     EVENTS,
     LEAKS,
     all_objects,

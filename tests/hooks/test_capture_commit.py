@@ -12,7 +12,7 @@ import pytest
 
 from reflectgit.workflows.installer import SHIM_TEMPLATE
 from tests.conftest import REPO_ROOT, git
-from tests.fixtures_capture import kb_fixture, state_dir, wait_for  # noqa: F401  (kb fixture)
+from tests.support.capture import kb_fixture, state_dir, wait_for  # noqa: F401  (kb fixture)
 
 SYNC = {"REFLECT_GIT_HOOK_SYNC": "1"}
 

@@ -13,7 +13,7 @@ from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
 from reflectgit.workflows.capture.events import AgentEvents
 from tests.conftest import git
-from tests.fixtures_capture import (
+from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, git, run_cli_proc
-from tests.fixtures_capture import kb_fixture, notes, state_dir  # noqa: F401  (the kb fixture)
+from tests.support.capture import kb_fixture, notes, state_dir  # noqa: F401  (the kb fixture)
 
 EVENTS = DATA / "real" / "hook-events"
 

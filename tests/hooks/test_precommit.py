@@ -17,7 +17,7 @@ import yaml
 import reflectgit
 from reflectgit.workflows.release import MINIMUM_PRE_COMMIT, REPOSITORY, TAG, pre_commit_config_text
 from tests.conftest import PINNED_GIT_ENV, REPO_ROOT, git
-from tests.fixtures_validation import VALID_NOTE
+from tests.support.validation import VALID_NOTE
 
 if sys.version_info >= (3, 11):
     import tomllib

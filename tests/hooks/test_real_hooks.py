@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, git
-from tests.fixtures_capture import (
+from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,

@@ -20,9 +20,9 @@ import pytest
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
 from tests.conftest import git, run_cli_proc
-from tests.fixtures_kb import assert_clean, count_commits, subject, trailers
-from tests.fixtures_remote import GitDaemon, git_daemon
-from tests.fixtures_routing import kb_factory
+from tests.support.kb import assert_clean, count_commits, subject, trailers
+from tests.support.remote import GitDaemon, git_daemon
+from tests.support.routing import kb_factory
 
 __all__ = ["git_daemon", "kb_factory"]
 

@@ -16,7 +16,7 @@ from reflectgit.notes import edit
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import Note, parse_note, parse_sidecar, render_note
 from tests.conftest import git
-from tests.fixtures_kb import COMPAT, VALID, assert_clean, kb
+from tests.support.kb import COMPAT, VALID, assert_clean, kb
 
 __all__ = ["kb"]
 

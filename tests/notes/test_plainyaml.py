@@ -25,7 +25,7 @@ from reflectgit.notes.note import (
 )
 from reflectgit.notes.schema import to_json_value
 from reflectgit.workflows.validation import validate_file
-from tests.conftest import DATA, type_tree
+from tests.conftest import DATA, TEST_DATA, type_tree
 
 FOLDERS = [DATA / "notes" / "valid", DATA / "notes" / "invalid", DATA / "compat"]
 EVERY_FILE = sorted(
@@ -569,7 +569,7 @@ def test_the_writers_yes_is_only_given_to_notes_the_full_path_accepts(path):
 def _secret_texts() -> tuple[list[str], list[str]]:
     import yaml
 
-    corpus = yaml.safe_load((Path(__file__).parent / "data" / "secrets.yaml").read_text("utf-8"))
+    corpus = yaml.safe_load((TEST_DATA / "secrets.yaml").read_text("utf-8"))
     return [e["text"] for e in corpus["positives"]], list(corpus["negatives"])
 
 

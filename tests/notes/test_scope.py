@@ -19,14 +19,14 @@ from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.project import project_name
 from tests.conftest import git
-from tests.fixtures_capture import (  # noqa: F401  (kb_fixture: the capture KB)
+from tests.support.capture import (  # noqa: F401  (kb_fixture: the capture KB)
     kb_fixture,
     load_events,
     run_hook,
     state_dir,
     transcripts_fixture,
 )
-from tests.fixtures_drain import (
+from tests.support.drain import (
     Clock,
     copy_transcript,
     create_action,

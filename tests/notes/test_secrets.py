@@ -17,10 +17,10 @@ import yaml
 from reflectgit.notes import secrets
 from reflectgit.notes.note import parse_note
 from reflectgit.notes.privacy import REDACTED
-from tests.conftest import git
-from tests.fixtures_kb import count_commits, head, kb
+from tests.conftest import TEST_DATA, git
+from tests.support.kb import count_commits, head, kb
 
-CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "secrets.yaml").read_text("utf-8"))
+CORPUS = yaml.safe_load((TEST_DATA / "secrets.yaml").read_text("utf-8"))
 POSITIVES = CORPUS["positives"]
 __all__ = ["kb"]  # the fixture, imported for pytest
 NEGATIVES = CORPUS["negatives"]

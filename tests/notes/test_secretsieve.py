@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 import yaml
@@ -26,9 +25,9 @@ from reflectgit.notes.secretsieve import (
     WORD_RUN,
     could_hold_secret,
 )
-from tests.conftest import DATA
+from tests.conftest import DATA, TEST_DATA
 
-CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "secrets.yaml").read_text("utf-8"))
+CORPUS = yaml.safe_load((TEST_DATA / "secrets.yaml").read_text("utf-8"))
 
 # What the sieve's ``_anchored`` is written for; a new anchor in the table must be added there.
 ANCHORS = {

@@ -13,7 +13,7 @@ import pytest
 from reflectgit.notes.slots import Slots, describe, extract, program_of, todo_lines
 from reflectgit.notes.transcripts import parse_lines
 from tests.conftest import DATA, git
-from tests.fixtures_capture import kb_fixture, run_hook, state_dir
+from tests.support.capture import kb_fixture, run_hook, state_dir
 
 __all__ = ["kb_fixture"]
 

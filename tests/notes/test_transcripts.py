@@ -20,7 +20,7 @@ from reflectgit.notes.transcripts import (
 )
 from reflectgit.workflows.transcript_file import read_transcript
 from tests.conftest import DATA
-from tests.fixtures_capture import queue_entries
+from tests.support.capture import queue_entries
 
 T = DATA / "transcripts"
 MANIFEST = json.loads((T / "MANIFEST.json").read_text())

@@ -13,7 +13,7 @@ from reflectgit.config import Config
 from reflectgit.git.store import Store, write
 from reflectgit.notes.note import dump_yaml
 from tests.conftest import git
-from tests.fixtures_remote import BareRepo
+from tests.support.remote import BareRepo
 
 
 def note_bytes(
@@ -93,7 +93,7 @@ def team_on_forge(
     """A team remote on ``git daemon`` holding one high note (``lrn-pool-timeout``), a loopback
     forge of ``kind`` serving it as ``acme/team`` with its token set, and a personal KB routed
     to both: (team, forge, kb)."""
-    from tests.forge_server import TOKEN
+    from tests.support.forge_server import TOKEN
 
     team = git_daemon.new_repo()
     team.seed(

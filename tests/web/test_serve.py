@@ -25,11 +25,11 @@ from reflectgit.state import ledger
 from reflectgit.state.queue import open_queue
 from reflectgit.web.app import Settings, create_app
 from reflectgit.web.security import COOKIE, Guard
-from tests.conftest import git
-from tests.fixtures_kb import assert_clean, head, kb, subject, trailers
-from tests.fixtures_remote import git_daemon
-from tests.fixtures_routing import kb_factory, note_bytes, team_on_forge
-from tests.forge_server import make_forge
+from tests.conftest import DATA, git
+from tests.support.forge_server import make_forge
+from tests.support.kb import assert_clean, head, kb, subject, trailers
+from tests.support.remote import git_daemon
+from tests.support.routing import kb_factory, note_bytes, team_on_forge
 
 __all__ = ["git_daemon", "kb", "kb_factory", "make_forge"]
 
@@ -205,7 +205,7 @@ def test_notes_page_follows_a_commit_made_with_plain_git(notes_kb: Path) -> None
 
 
 def test_note_page_shows_fields_sidecar_history_and_old_revisions(kb: Path, cli: Any) -> None:
-    compat = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "compat"
+    compat = DATA / "compat"
     name = "gr-01-redis-pool-exhaustion"
     res = cli(
         "--kb",

@@ -3,7 +3,7 @@
 A real server subprocess on a free loopback port, a fresh browser profile per test, no network
 beyond loopback. `make test` installs chromium and chromium-driver when they are missing.
 Each page's screenshot goes to tmp_path, or to SERVE_SCREENSHOTS (a folder) when set:
-``SERVE_SCREENSHOTS=docs/serve .venv/bin/pytest tests/test_serve_browser.py`` refreshes
+``SERVE_SCREENSHOTS=docs/serve .venv/bin/pytest tests/web/test_serve_browser.py`` refreshes
 the ones docs/serve.md shows.
 """
 
@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git
-from tests.fixtures_kb import head, kb
-from tests.fixtures_remote import git_daemon
-from tests.fixtures_routing import kb_factory
-from tests.forge_server import make_forge
-from tests.test_serve import _add, _review_setup
+from tests.conftest import DATA, git
+from tests.support.forge_server import make_forge
+from tests.support.kb import head, kb
+from tests.support.remote import git_daemon
+from tests.support.routing import kb_factory
+from tests.web.test_serve import _add, _review_setup
 
 __all__ = ["git_daemon", "kb", "kb_factory", "make_forge"]
 
@@ -119,7 +119,7 @@ def _serve(kb: Path) -> Iterator[Server]:
 @pytest.fixture
 def notes_kb(kb: Path, cli: Any) -> Path:
     git("commit", "-q", "--allow-empty", "-m", "start", cwd=kb)
-    compat = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "compat"
+    compat = DATA / "compat"
     for name in ("gr-01-redis-pool-exhaustion", "gr-02-api-gateway-timeout-cascade"):
         res = cli(
             "--kb",

@@ -20,7 +20,7 @@ from reflectgit.errors import UsageError
 from reflectgit.web.app import Settings, create_app
 from reflectgit.web.security import COOKIE, Guard
 from reflectgit.workflows.browse import MAX_MATCHES, browse
-from tests.fixtures_search import committed_kb, committed_notes, note_text
+from tests.support.search import committed_kb, committed_notes, note_text
 
 TOKEN = "browse-ranking-token"
 PORT = 8485

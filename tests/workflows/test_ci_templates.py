@@ -29,8 +29,8 @@ from reflectgit.workflows.ci_templates import (
     ci_files,
 )
 from tests.conftest import git
-from tests.fixtures_dist import Dist, dist
-from tests.fixtures_routing import note_bytes
+from tests.support.dist import Dist, dist
+from tests.support.routing import note_bytes
 
 __all__ = ["dist"]
 

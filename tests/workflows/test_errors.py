@@ -11,7 +11,7 @@ import pytest
 
 from reflectgit.workflows.errors import drain_kind, tally
 from tests.conftest import run_cli_proc
-from tests.fixtures_drain import copy_transcript, stub_command
+from tests.support.drain import copy_transcript, stub_command
 
 UTC = dt.timezone.utc
 VALID = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import git
-from tests.fixtures_routing import note_bytes
+from tests.support.routing import note_bytes
 
 
 def _commit(repo: Path, files: dict[str, bytes], message: str = "c") -> None:

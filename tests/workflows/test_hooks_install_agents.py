@@ -1,6 +1,6 @@
 """`hooks install --agent claude|codex|copilot`: merge our commands, leave everything else alone.
 
-tests/test_installer_claude.py and tests/test_installer_codex_copilot.py check the written files
+tests/workflows/test_installer_claude.py and tests/workflows/test_installer_codex_copilot.py check the written files
 against each harness's documented format and run the commands as the harness does.
 """
 
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from reflectgit.workflows.installer import CLAUDE_EVENTS
-from tests.fixtures_capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
+from tests.support.capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
 
 OTHER = {
     "model": "opus",
@@ -142,7 +142,7 @@ def test_codex_install_leaves_the_users_own_notify_program(cli, pinned_env):
 
 def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
     from tests.conftest import DATA
-    from tests.fixtures_capture import run_hook
+    from tests.support.capture import run_hook
 
     thread = "a1374ada-3da2-56de-9e16-6ea50acf264a"
     folder = Path(pinned_env) / ".codex" / "sessions" / "2026" / "11" / "02"

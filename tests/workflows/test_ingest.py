@@ -17,10 +17,10 @@ from reflectgit.notes.memoryfiles import (
     split_frontmatter,
 )
 from reflectgit.workflows.ingest import Candidate, select
-from tests.conftest import DATA, git, run_cli_proc
-from tests.fixtures_kb import assert_clean, count_commits
+from tests.conftest import DATA, TEST_DATA, git, run_cli_proc
+from tests.support.kb import assert_clean, count_commits
 
-SAMPLES = Path(__file__).parent / "data" / "ingest"
+SAMPLES = TEST_DATA / "ingest"
 PROJECT = SAMPLES / "project"
 
 

@@ -18,9 +18,10 @@ import jsonschema
 import pytest
 
 from reflectgit.workflows.installer import CLAUDE_EVENTS
-from tests.fixtures_capture import kb_fixture  # noqa: F401
+from tests.conftest import TEST_DATA
+from tests.support.capture import kb_fixture  # noqa: F401
 
-SCHEMAS = Path(__file__).parent / "data"
+SCHEMAS = TEST_DATA
 VENV_BIN = str(Path(sys.executable).parent)  # holds the `reflect-git` console script
 BARE_PATH = "/usr/bin:/bin"  # git, sh; no reflect-git
 

@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 
 from reflectgit.workflows.installer import CODEX_EVENTS, COPILOT_EVENTS
-from tests.conftest import DATA
+from tests.conftest import DATA, TEST_DATA
 
-SCHEMAS = Path(__file__).parent / "data"
+SCHEMAS = TEST_DATA
 VENV_BIN = str(Path(sys.executable).parent)
 BARE_PATH = "/usr/bin:/bin"
 

@@ -17,7 +17,7 @@ import pytest
 
 from reflectgit.workflows import review, routing
 from tests.conftest import git
-from tests.fixtures_routing import KB
+from tests.support.routing import KB
 
 # Read at import: the autouse fixture clears REFLECT_* from the environment of every test.
 LIVE = {

@@ -13,7 +13,7 @@ from reflectgit.git.store import Store, write
 from reflectgit.state.ranking import Ranking
 from reflectgit.workflows.recall import ProjectContext, project_context, recall
 from tests.conftest import git, run_cli_proc
-from tests.fixtures_search import corpus_kb, note_text  # noqa: F401
+from tests.support.search import corpus_kb, note_text  # noqa: F401
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 from reflectgit.state.expansions import CACHE_NAME
 from tests.conftest import git
-from tests.fixtures_drain import calls, prompt_of, stub_command
-from tests.fixtures_search import committed_notes, note_text
+from tests.support.drain import calls, prompt_of, stub_command
+from tests.support.search import committed_notes, note_text
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from reflectgit.workflows.recall import ProjectContext, rank, recall, text_scores
 from reflectgit.workflows.search.index import Hit, open_fresh
 from tests.conftest import git
-from tests.fixtures_search import committed_notes, note_text
+from tests.support.search import committed_notes, note_text
 
 
 def ranked_ids(kb: Path, words: str) -> list[str]:

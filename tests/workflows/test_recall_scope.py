@@ -10,7 +10,7 @@ import pytest
 
 from reflectgit.workflows.recall import discovery_cost, recall
 from tests.conftest import git
-from tests.fixtures_search import committed_kb, committed_notes, note_text
+from tests.support.search import committed_kb, committed_notes, note_text
 
 PROJECT = "payments-api"
 BRANCH = "fix/celery-prefetch"

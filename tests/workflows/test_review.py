@@ -7,9 +7,9 @@ import pytest
 from reflectgit.errors import NotFoundError
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows import review, routing
-from tests.fixtures_remote import git_daemon
-from tests.fixtures_routing import kb_factory, note_bytes, team_on_forge
-from tests.forge_server import make_forge
+from tests.support.forge_server import make_forge
+from tests.support.remote import git_daemon
+from tests.support.routing import kb_factory, note_bytes, team_on_forge
 
 __all__ = ["git_daemon", "kb_factory", "make_forge"]
 

@@ -11,9 +11,9 @@ from reflectgit.git.remote import TeamRemote
 from reflectgit.notes.note import load_yaml
 from reflectgit.workflows import routing
 from tests.conftest import git
-from tests.fixtures_remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http
-from tests.fixtures_routing import kb_factory, note_bytes
-from tests.forge_server import TOKEN, gh_stub, make_forge
+from tests.support.forge_server import TOKEN, gh_stub, make_forge
+from tests.support.remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http
+from tests.support.routing import kb_factory, note_bytes
 
 __all__ = ["gh_stub", "git_daemon", "git_http", "kb_factory", "make_forge"]
 
@@ -508,7 +508,7 @@ def test_a_hand_named_note_is_placed_by_its_id_not_its_file_name(
 def test_a_forge_answering_html_after_the_push_is_a_clear_error_not_a_crash(
     git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch, cli
 ) -> None:
-    from tests.forge_server import SSO_PAGE
+    from tests.support.forge_server import SSO_PAGE
 
     team = git_daemon.new_repo()
     team.seed({"README.md": "x\n"})

@@ -7,8 +7,8 @@ from pathlib import Path
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git
-from tests.fixtures_drain import Clock, copy_transcript, enqueue, make_config
-from tests.fixtures_remote import GitDaemon, git_daemon
+from tests.support.drain import Clock, copy_transcript, enqueue, make_config
+from tests.support.remote import GitDaemon, git_daemon
 
 __all__ = ["git_daemon"]
 

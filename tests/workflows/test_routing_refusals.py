@@ -12,8 +12,8 @@ from pathlib import Path
 
 from reflectgit.workflows import routing
 from tests.conftest import git
-from tests.fixtures_remote import BareRepo, GitDaemon, git_daemon
-from tests.fixtures_routing import kb_factory, note_bytes
+from tests.support.remote import BareRepo, GitDaemon, git_daemon
+from tests.support.routing import kb_factory, note_bytes
 
 __all__ = ["git_daemon", "kb_factory"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from reflectgit.workflows import routing
 from reflectgit.workflows.team import set_table
 from tests.conftest import git
-from tests.fixtures_remote import GitDaemon, git_daemon
-from tests.fixtures_routing import KB, note_bytes
+from tests.support.remote import GitDaemon, git_daemon
+from tests.support.routing import KB, note_bytes
 
 __all__ = ["git_daemon"]
 
@@ -283,7 +283,7 @@ def test_guard_chains_an_existing_pre_push_hook(git_daemon: GitDaemon, tmp_path:
 def test_a_kb_that_routes_by_url_has_nothing_to_publish(
     git_daemon: GitDaemon, tmp_path: Path, cli
 ) -> None:
-    from tests.fixtures_routing import make_kb
+    from tests.support.routing import make_kb
 
     team = git_daemon.new_repo()
     kb = make_kb(tmp_path / "kb", team)

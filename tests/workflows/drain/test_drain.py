@@ -18,8 +18,8 @@ from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import DATA, git, run_cli_proc
-from tests.fixtures_capture import all_objects, leaked
-from tests.fixtures_drain import (
+from tests.support.capture import all_objects, leaked
+from tests.support.drain import (
     MANIFEST,
     TRANSCRIPTS,
     Clock,

@@ -12,7 +12,7 @@ from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.cascade import OBSERVATIONS_MARKER, REVISION_MARKER
 from reflectgit.workflows.kb import KnowledgeBase
 from tests.conftest import git, run_cli_proc
-from tests.fixtures_drain import copy_transcript, prompt_of, stub_command
+from tests.support.drain import copy_transcript, prompt_of, stub_command
 
 
 def _note(kb: KnowledgeBase, title: str, day: int, **front: object) -> str:

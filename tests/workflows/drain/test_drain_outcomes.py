@@ -13,7 +13,7 @@ from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain import quota
 from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git
-from tests.fixtures_drain import (
+from tests.support.drain import (
     Clock,
     calls,
     copy_transcript,
@@ -541,7 +541,7 @@ def test_a_malformed_model_command_fails_the_extract_writer_only(
 def test_a_background_heuristic_drain_ignores_a_malformed_model_command(
     tmp_path: Path, repo: Path
 ) -> None:
-    from tests.fixtures_capture import wait_for
+    from tests.support.capture import wait_for
 
     git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
     cfg = make_config(repo)

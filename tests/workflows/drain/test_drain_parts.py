@@ -16,7 +16,7 @@ from reflectgit.notes.signals import DialogueLine, detect
 from reflectgit.workflows.drain import actions as act
 from reflectgit.workflows.drain import cascade, heuristic
 from reflectgit.workflows.drain import writer as wr
-from tests.fixtures_drain import TRANSCRIPTS
+from tests.support.drain import TRANSCRIPTS
 
 NOW = dt.datetime(2026, 11, 18, 6, 0, tzinfo=dt.timezone.utc)
 CTX = act.Context(session_id="s1", transcript_path="/t/s1.jsonl", now=NOW, harness="claude")

@@ -15,7 +15,7 @@ from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain import writer as wr
 from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git, run_cli_proc
-from tests.fixtures_drain import (
+from tests.support.drain import (
     Clock,
     calls,
     copy_transcript,

@@ -16,12 +16,12 @@ import pytest
 from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import git
-from tests.fixtures_capture import kb_fixture, run_hook, state_dir  # noqa: F401  (kb fixture)
-from tests.fixtures_drain import Clock, calls, create_action, make_config, prompt_of, stub_command
+from tests.conftest import DATA, git
+from tests.support.capture import kb_fixture, run_hook, state_dir  # noqa: F401  (kb fixture)
+from tests.support.drain import Clock, calls, create_action, make_config, prompt_of, stub_command
 
 SESSION = "02c8261b-740c-1a65-89be-4b4bd9ee50e2"
-SRC = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "transcripts"
+SRC = DATA / "transcripts"
 
 
 def _line(role: str, text: str) -> str:

@@ -11,15 +11,15 @@ import pytest
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.kb.twins import TwinFinder, normalise, same_rule
-from tests.conftest import git
-from tests.fixtures_capture import (  # noqa: F401  (kb fixture)
+from tests.conftest import DATA, git
+from tests.support.capture import (  # noqa: F401  (kb fixture)
     EVENTS,
     event_name,
     kb_fixture,
     run_hook,
     state_dir,
 )
-from tests.fixtures_drain import Clock, create_action, make_config, stub_command
+from tests.support.drain import Clock, create_action, make_config, stub_command
 
 TWINS = [
     (
@@ -86,7 +86,7 @@ def test_the_finder_matches_rule_or_title_and_prefers_the_closest() -> None:
 def _drain(repo: Path, tmp_path: Path, answer: dict, name: str, transcript: str):  # type: ignore[no-untyped-def]
     stub = stub_command(tmp_path, f"emit({answer!r})", name)
     cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub))
-    src = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "transcripts"
+    src = DATA / "transcripts"
     path = tmp_path / f"{name}.jsonl"
     path.write_text((src / "claude" / transcript).read_text())
     from reflectgit.state.queue import Queue
@@ -145,7 +145,7 @@ PROMPT = "No, don't use pip here. Use uv instead of pip, always."
 
 def _transcript(tmp_path: Path) -> Path:
     """The session the correction events come from, with the correction in its dialogue."""
-    src = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "transcripts"
+    src = DATA / "transcripts"
     head = (src / "claude" / "correction-0.jsonl").read_text().splitlines()[:3]
     tail = [
         {"type": "user", "message": {"role": "user", "content": PROMPT}, "sessionId": SESSION},

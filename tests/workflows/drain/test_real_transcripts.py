@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,11 @@ from reflectgit.notes.note import parse_note
 from reflectgit.notes.transcripts import INJECTED
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.transcript_file import read_transcript
-from tests.conftest import DATA, git, run_cli_proc
-from tests.fixtures_drain import make_config
+from tests.conftest import DATA, TEST_DATA, git, run_cli_proc
+from tests.support.drain import make_config
 
 REAL = DATA / "real" / "transcripts"
-JUDGEMENT = json.loads((Path(__file__).parent / "data" / "real_judgement.json").read_text())
+JUDGEMENT = json.loads((TEST_DATA / "real_judgement.json").read_text())
 _QUOTE = re.compile(r"Said by the (?:person|assistant): “(.+?)”", re.S)
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from reflectgit.notes.note import normalize_tier, parse_note, parse_sidecar
 from tests.conftest import git
-from tests.fixtures_kb import COMPAT, assert_clean, kb, ls
+from tests.support.kb import COMPAT, assert_clean, kb, ls
 
 __all__ = ["kb"]
 

@@ -9,7 +9,7 @@ import yaml
 from reflectgit.config import Config
 from reflectgit.workflows.release import REPOSITORY, TAG
 from tests.conftest import git
-from tests.fixtures_validation import VALID_NOTE
+from tests.support.validation import VALID_NOTE
 
 SCAFFOLD = [
     ".gitignore",
@@ -157,7 +157,7 @@ def test_the_new_kb_validates_checks_and_has_a_valid_pre_commit_config(cli, tmp_
     assert cli("--kb", str(kb), "check").code == 0
     config = yaml.safe_load((kb / ".pre-commit-config.yaml").read_text())
     (remote,) = config["repos"]
-    # This release's tag (tests/test_precommit.py runs it through the real pre-commit).
+    # This release's tag (tests/hooks/test_precommit.py runs it through the real pre-commit).
     assert (remote["repo"], remote["rev"]) == (REPOSITORY, TAG)
     assert [h["id"] for h in remote["hooks"]] == ["reflect-git-validate", "reflect-git-check"]
     proc = subprocess.run(

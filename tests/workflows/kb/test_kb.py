@@ -14,7 +14,7 @@ import yaml
 from reflectgit.state.ranking import Ranking
 from reflectgit.workflows.kb import KnowledgeBase
 from tests.conftest import git
-from tests.fixtures_kb import (
+from tests.support.kb import (
     COMPAT,
     VALID,
     assert_clean,

@@ -28,7 +28,7 @@ from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import RETRIES, Edit, Snapshot
 from tests.conftest import REPO_ROOT, git, run_cli_proc
-from tests.fixtures_drain import Clock, copy_transcript, enqueue, make_config, stub_command
+from tests.support.drain import Clock, copy_transcript, enqueue, make_config, stub_command
 
 NID = "lrn-pip-installs-abc123"
 PATH = f"documents/{NID}.md"

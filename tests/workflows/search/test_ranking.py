@@ -25,7 +25,7 @@ from reflectgit.workflows.search.query import (
     light_stem,
     understand,
 )
-from tests.fixtures_search import note_text
+from tests.support.search import note_text
 
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 

@@ -23,7 +23,7 @@ from reflectgit.workflows.search.index import (
     search,
 )
 from tests.conftest import git
-from tests.fixtures_search import corpus_kb, corpus_notes, note_text  # noqa: F401
+from tests.support.search import corpus_kb, corpus_notes, note_text  # noqa: F401
 
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 

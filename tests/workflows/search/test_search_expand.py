@@ -11,10 +11,11 @@ import pytest
 
 from reflectgit.state.expansions import CACHE_NAME
 from reflectgit.workflows.search.expand import MAX_TERMS, parse_terms
-from tests.fixtures_drain import calls, prompt_of, stub_command
-from tests.fixtures_search import committed_notes, note_text
+from tests.conftest import REPO_ROOT
+from tests.support.drain import calls, prompt_of, stub_command
+from tests.support.search import committed_notes, note_text
 
-ROOT = Path(__file__).resolve().parents[1] / "reflectgit"
+ROOT = REPO_ROOT / "reflectgit"
 
 
 @pytest.fixture

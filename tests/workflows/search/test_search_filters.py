@@ -4,7 +4,7 @@ best matches of one project or state, not the project's share of everyone's best
 from __future__ import annotations
 
 from reflectgit.workflows.search.index import Index, document_from
-from tests.fixtures_search import note_text
+from tests.support.search import note_text
 
 
 def kb() -> Index:

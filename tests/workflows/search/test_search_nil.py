@@ -5,7 +5,7 @@ notes that matter stays; a query of nothing but such words still answers."""
 from __future__ import annotations
 
 from reflectgit.workflows.search.index import Index, document_from
-from tests.fixtures_search import note_text
+from tests.support.search import note_text
 
 CUT = 10  # the notes each alternative reads, as recall and search pass it
 

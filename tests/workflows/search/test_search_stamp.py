@@ -12,7 +12,7 @@ import pytest
 
 from reflectgit.git.store import Store, write
 from reflectgit.workflows.search.index import Index, index_file, index_path, search
-from tests.fixtures_search import corpus_kb, note_text  # noqa: F401
+from tests.support.search import corpus_kb, note_text  # noqa: F401
 
 
 def state_of(kb: Path) -> Path:

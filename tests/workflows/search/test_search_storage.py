@@ -13,7 +13,7 @@ import reflectgit.workflows.search.index as index_mod
 from reflectgit.git.store import Store, delete, write
 from reflectgit.workflows.search.index import Index, reindex, search
 from tests.conftest import git
-from tests.fixtures_search import committed_kb, committed_notes, note_text
+from tests.support.search import committed_kb, committed_notes, note_text
 
 
 def vocabulary(path: Path) -> list[tuple[str, int, int]]:

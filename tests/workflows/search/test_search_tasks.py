@@ -19,7 +19,7 @@ from reflectgit.workflows.search.query import (
     Synonyms,
     understand,
 )
-from tests.fixtures_search import committed_notes, note_text
+from tests.support.search import committed_notes, note_text
 
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 
