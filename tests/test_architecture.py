@@ -114,7 +114,7 @@ SPAWNERS = {
     ("subprocess", "getstatusoutput"),
     ("os", "system"),
     ("os", "popen"),
-    ("os", "posix_spawn"),  # git/run.py starts git with it
+    ("os", "posix_spawn"),
     ("os", "posix_spawnp"),
     ("asyncio", "create_subprocess_exec"),
     ("asyncio", "create_subprocess_shell"),
