@@ -50,10 +50,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "errors",
         "records",
-        "digest",
         "cjson",
         "__init__",
-    ),  # errors; value objects; hashes; JSON; the root
+    ),  # errors; value objects; JSON; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 

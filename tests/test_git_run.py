@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.digest import sha1
 from reflectgit.errors import NotFoundError
+from reflectgit.git.objects import blob_id
 from reflectgit.git.run import GitFailed, run
 from tests.conftest import git
 
@@ -32,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
 def test_a_megabyte_in_and_out(repo: Path) -> None:
     data = bytes(i % 251 for i in range(1 << 20))
     hashed = run(["hash-object", "--stdin"], cwd=repo, env=dict(os.environ), input=data)
-    assert hashed.ok and hashed.out == sha1(b"blob %d\x00" % len(data) + data)
+    assert hashed.ok and hashed.out == blob_id(data)
     written = run(["hash-object", "-w", "--stdin"], cwd=repo, env=dict(os.environ), input=data)
     asks = f"{written.out}\n".encode() * 3
     batch = run(["cat-file", "--batch"], cwd=repo, env=dict(os.environ), input=asks)

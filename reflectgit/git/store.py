@@ -27,7 +27,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from reflectgit.digest import sha1
 from reflectgit.errors import (
     BranchMovedError,
     ConflictError,
@@ -37,7 +36,14 @@ from reflectgit.errors import (
     storage_error,
 )
 from reflectgit.git import fsync, lockwait, safety
-from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
+from reflectgit.git.objects import (
+    blob_id,
+    has_packed,
+    object_id,
+    packed_refs,
+    read_object,
+    read_ref,
+)
 from reflectgit.git.pack import write_pack
 from reflectgit.git.repo_info import config_may_set, config_user
 from reflectgit.git.tree import RawTree
@@ -108,11 +114,6 @@ def _clean_path(path: str) -> str:
 
 class PathChanged(ConflictError):
     """A path the caller read changed before its commit: re-read and try again."""
-
-
-def blob_id(data: bytes) -> str:
-    """The sha git gives ``data`` as a blob."""
-    return sha1(b"blob %d\x00%s" % (len(data), data))
 
 
 class CommitInfo(FrozenRecord):
@@ -1121,7 +1122,7 @@ class Store:
         """Write (or, inside a commit, queue) an object; return its hex sha."""
         if self._batch is not None:
             header = b"%s %d\x00" % (type_name, len(raw))
-            hexsha = sha1(header + raw).encode("ascii")
+            hexsha = object_id(type_name, raw).encode("ascii")
             self._batch[hexsha] = (type_name, raw)
             return hexsha
         return self._write_loose(type_name, raw)
@@ -1154,7 +1155,7 @@ class Store:
         (``sha``: the one ``_write_object`` computed for these bytes)."""
         header = b"%s %d\x00" % (type_name, len(raw))
         if sha is None:
-            sha = sha1(header + raw)
+            sha = object_id(type_name, raw)
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")

@@ -44,7 +44,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from reflectgit import cjson  # the journal's JSON without json's imports (2-3 ms)
-from reflectgit.digest import sha1
 from reflectgit.errors import (
     ConflictError,
     LockError,
@@ -53,6 +52,7 @@ from reflectgit.errors import (
     disk_error,
     storage_error,
 )
+from reflectgit.git.objects import object_id
 from reflectgit.git.pending import JOURNAL_NAME as JOURNAL_NAME  # the readers check these too
 from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
 from reflectgit.git.pending import recover_if_pending as recover_if_pending
@@ -795,7 +795,7 @@ def partial_tree(entries: Entries) -> tuple[str, dict[str, bytes]]:
                 key = raw_name
             items.append((key, b"%o %s\x00%s" % (mode, raw_name, bytes.fromhex(sha))))
         raw = b"".join(encoded for _key, encoded in sorted(items))
-        hexsha = sha1(b"tree %d\x00" % len(raw) + raw)
+        hexsha = object_id(b"tree", raw)
         objects[hexsha] = raw
         return hexsha
 

@@ -464,9 +464,9 @@ def slugify(title: str, max_len: int = SLUG_MAX) -> str:
 
 def content_hash(*parts: str) -> str:
     """Hex sha256 of the parts joined by newlines."""
-    from reflectgit.digest import sha256  # no OpenSSL import for a few bytes
+    import hashlib
 
-    return sha256("\n".join(parts).encode("utf-8"))
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
 def new_id(

@@ -14,15 +14,16 @@ Sidecar relationships are indexed one row per edge with their validity interval 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
+from reflectgit.git.objects import blob_id
 from reflectgit.git.pending import recover_if_pending
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
@@ -1518,7 +1519,6 @@ def _worktree_blobs(root: Path | None, blobs: Mapping[str, str]) -> dict[str, by
     git id), by blob; a bare KB, a missing, edited or oversized file gives nothing."""
     if root is None:
         return {}
-    from reflectgit.git.store import blob_id
     from reflectgit.notes.note import MAX_NOTE_BYTES
 
     out: dict[str, bytes] = {}
@@ -1655,7 +1655,7 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
             data = fh.read()
     except OSError:
         return ""
-    if sha1(b"blob %d\0" % len(data) + data) != blob:
+    if blob_id(data) != blob:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
@@ -1703,7 +1703,7 @@ def index_file(state_dir: str | os.PathLike[str], kb: str | os.PathLike[str] | N
     real_state = os.path.realpath(state)
     if real_state == root or real_state.startswith(root.rstrip("/") + "/"):
         return os.path.join(state, INDEX_NAME)
-    key = sha256(root.encode("utf-8", "surrogateescape"))[:16]
+    key = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = dashed(os.path.basename(root), _NAME_CHARS)[:40] or "kb"
     return os.path.join(state, "indexes", f"{name}-{key}", INDEX_NAME)
 

@@ -367,10 +367,11 @@ def shipped() -> Synonyms:
     # Next to this module in the installed package (importlib.resources costs more to import).
     with open(os.path.join(os.path.dirname(__file__), SHIPPED_FILE), "rb") as fh:
         raw = fh.read()
-    from reflectgit.digest import sha1
+    import hashlib
+
     from reflectgit.workflows.search import synonyms_table as compiled
 
-    if sha1(raw) == compiled.SOURCE_SHA1:
+    if hashlib.sha1(raw).hexdigest() == compiled.SOURCE_SHA1:
         return Synonyms.compiled(compiled.GROUPS, compiled.BUCKETS, compiled.IDIOMS)
     return Synonyms.parse(raw.decode("utf-8"))
 
@@ -379,7 +380,7 @@ def compiled_source(text: str) -> str:
     """The whole text of ``synonyms_table.py`` for the shipped table ``text``: its groups and
     their lookup, so that a search neither parses nor indexes the table (tests regenerate it
     and compare)."""
-    from reflectgit.digest import sha1
+    import hashlib
 
     table = Synonyms.parse(text)
     buckets, idioms = table._lookup
@@ -394,7 +395,7 @@ def compiled_source(text: str) -> str:
         "A table whose SOURCE_SHA1 is not the file's is ignored (the file is parsed).",
         '"""',
         "",
-        f"SOURCE_SHA1 = {sha1(text.encode('utf-8'))!r}",
+        f"SOURCE_SHA1 = {hashlib.sha1(text.encode('utf-8')).hexdigest()!r}",
         "",
         "GROUPS = (",
         *(f"    {g!r}," for g in table.groups),
