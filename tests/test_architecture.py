@@ -50,7 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "errors",
         "records",
-        "cjson",
+        "jsonio",
         "__init__",
     ),  # errors; value objects; JSON; the root
 )

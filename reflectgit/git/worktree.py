@@ -43,7 +43,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from reflectgit import cjson  # the journal's JSON without json's imports (2-3 ms)
+from reflectgit import jsonio
 from reflectgit.errors import (
     ConflictError,
     LockError,
@@ -273,7 +273,7 @@ class WorkTree:
 
     def read_journal(self) -> Journal | None:
         try:
-            record = cjson.loads(self.journal_file.read_text(encoding="utf-8"))
+            record = jsonio.loads(self.journal_file.read_text(encoding="utf-8"))
             return Journal(**record)
         except FileNotFoundError:
             return None
@@ -285,7 +285,7 @@ class WorkTree:
         try:
             # Always flushed, like a queue entry: recovery after a power loss reads it.
             with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(cjson.dumps(journal.to_json()))
+                fh.write(jsonio.dumps(journal.to_json()))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.journal_file)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.notes.harness import HARNESSES
 
 # No `typing`, `json` or `collections` on the hook path (docs/performance.md, third pass).
@@ -35,7 +35,7 @@ POLICY_ONLY = ("PreToolUse", "preToolUse")
 def read_payload(raw: bytes) -> dict[str, Any] | None:
     """The payload object, or None when it is not a JSON object."""
     try:
-        data = cjson.loads(raw.decode("utf-8"))
+        data = jsonio.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
@@ -177,7 +177,7 @@ class Capture:
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
             with open(self._path_text(kind, session), encoding="utf-8") as fh:
-                data = cjson.loads(fh.read())
+                data = jsonio.loads(fh.read())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -190,7 +190,7 @@ class Capture:
         tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(cjson.dumps(doc, sort_keys=True))
+            fh.write(jsonio.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
     def session_lock(self, session: str) -> _flock:
@@ -247,7 +247,7 @@ class Capture:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
-            (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
+            (folder / LAST_EVENT).write_text(jsonio.dumps(doc) + "\n", encoding="utf-8")
         except Exception:
             pass
 
@@ -575,7 +575,7 @@ class Capture:
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
-            line = cjson.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
+            line = jsonio.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
             if tail and not tail.endswith(b"\n"):  # a torn last line: ours starts a new one
                 line = "\n" + line
             with path.open("a", encoding="utf-8") as fh:
@@ -687,7 +687,7 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
         try:
-            row = cjson.loads(raw)
+            row = jsonio.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
         except ValueError:
