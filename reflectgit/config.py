@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import os
 import sys
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import ConfigError, NotFoundError
 
-# Every process reads this module: no `typing`, `functools` or `collections` at run time
-# (docs/performance.md, "The hook processes, third pass").
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from functools import cached_property

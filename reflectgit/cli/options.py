@@ -8,12 +8,11 @@ so the two can never disagree about what ``--kb`` or ``-q`` mean.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
 from reflectgit.records import FrozenRecord
 
-# Every hook process reads this module (the peek): no `typing` or `pathlib` at run time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, NoReturn

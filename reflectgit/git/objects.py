@@ -15,8 +15,8 @@ import hashlib
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import mmap  # imported where a pack is read (2 ms a process that reads none pays)
 

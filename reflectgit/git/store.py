@@ -26,6 +26,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import (
     BranchMovedError,
@@ -58,7 +59,6 @@ from reflectgit.git.worktree import (
 )
 from reflectgit.records import FrozenRecord
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

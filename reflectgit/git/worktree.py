@@ -42,6 +42,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 from reflectgit.errors import (
@@ -58,7 +59,6 @@ from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
 from reflectgit.git.pending import recover_if_pending as recover_if_pending
 from reflectgit.records import Record
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,10 +26,10 @@ more to import than this whole hook may take.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

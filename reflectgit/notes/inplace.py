@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import NoteError
 from reflectgit.notes.note import (
@@ -42,7 +43,6 @@ from reflectgit.notes.note import (
 )
 from reflectgit.records import Record
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names, plainyaml
@@ -21,7 +22,6 @@ from reflectgit.notes.frontmatter import decode_text as decode_text
 from reflectgit.notes.frontmatter import split_frontmatter as split_frontmatter
 from reflectgit.records import Record
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
 else:

@@ -33,11 +33,11 @@ rule, or one from an unreviewed note, does nothing.
 from __future__ import annotations
 
 import posixpath
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reflectgit.records import FrozenRecord
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any

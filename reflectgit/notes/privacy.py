@@ -7,10 +7,11 @@ are best effort, not a security boundary: they over-redact rather than leak.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from reflectgit.notes.names import scrub_controls
 from reflectgit.notes.secretsieve import could_hold_secret
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from typing import Any

@@ -9,8 +9,8 @@ same fields as a ``typing.NamedTuple`` (a test holds the two to the same fields 
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
 

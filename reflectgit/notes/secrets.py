@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.secretsieve import lower as _lower
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
 

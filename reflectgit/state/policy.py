@@ -11,12 +11,10 @@ answer from what they have.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 
-# The hook reads rules.json on every call: no `contextlib`, `typing` or
-# `pathlib` imports here until a compile writes (docs/performance.md, third pass).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from contextlib import AbstractContextManager

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import os
 import time
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
 from reflectgit.records import FrozenRecord
 from reflectgit.state import policy as compiled
 
-# The hook imports no `typing`, `pathlib`, `contextlib` or `json` here (docs/performance.md,
-# "The hook processes, third pass"): they are imported where a compile needs them.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path

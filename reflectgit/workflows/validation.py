@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.problems import Problem
@@ -23,7 +24,6 @@ from reflectgit.notes.quickcheck import (
 )
 from reflectgit.records import FrozenRecord, Record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

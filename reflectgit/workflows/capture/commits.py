@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
@@ -26,7 +27,6 @@ from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
-TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
     from collections.abc import Callable, Iterable, Mapping, Sequence

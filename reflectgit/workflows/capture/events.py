@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import os
 import zlib
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
@@ -34,7 +35,6 @@ from reflectgit.notes.words import plural
 from reflectgit.records import FrozenRecord
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
-TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:
     import re
     from typing import Any

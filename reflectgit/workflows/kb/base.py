@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
 from reflectgit.errors import NoteError, NotFoundError, RefusedError
@@ -44,7 +45,6 @@ from reflectgit.notes.note import (
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.state import leftovers
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import datetime as dt
     from typing import Any, Generic, TypeVar

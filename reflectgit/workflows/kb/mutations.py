@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.config import FORGOTTEN
 from reflectgit.errors import (
@@ -53,7 +54,6 @@ from reflectgit.workflows.kb.base import (
 )
 from reflectgit.workflows.kb.ids import clash, existing_ids, refuse_clash
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

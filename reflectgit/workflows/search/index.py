@@ -19,6 +19,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
@@ -28,7 +29,6 @@ from reflectgit.git.pending import recover_if_pending
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pathlib)
     from pathlib import Path
     from typing import Any
