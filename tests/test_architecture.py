@@ -49,10 +49,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),  # where things are and how they are set
     (
         "errors",
-        "records",
         "jsonio",
         "__init__",
-    ),  # errors; value objects; JSON; the root
+    ),  # errors; JSON; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 

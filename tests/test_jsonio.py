@@ -107,7 +107,9 @@ def test_what_json_leaves_to_default_or_refuses(jsonio: ModuleType) -> None:
     assert jsonio.loads('{"a": "é"}'.encode("utf-16")) == {"a": "é"}
     odd = {"when": {1, 2}, "b": b"x", "n": [object], 1: (1, 2.5)}
     for options in OPTIONS[:2]:
-        assert jsonio.dumps(odd, default=repr, **options) == json.dumps(odd, default=repr, **options)
+        assert jsonio.dumps(odd, default=repr, **options) == json.dumps(
+            odd, default=repr, **options
+        )
     for bad in ({"a": {1, 2}}, {(1, 2): 3}, [b"x"]):
         assert outcome(jsonio.dumps, bad) == outcome(json.dumps, bad)
     with pytest.raises(json.JSONDecodeError):

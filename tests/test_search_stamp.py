@@ -78,7 +78,6 @@ def _reference(state_dir: Path, kb: Path | None) -> Path:
     """``index_path`` as it was written with pathlib (before this pass)."""
     import re
 
-
     if kb is None:
         return state_dir / "search.sqlite3"
     root = Path(os.path.realpath(kb))

@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.records import FrozenRecord
 
 # The GIT_* variables that describe the user, not the repository of the git that ran a hook.
 KEEP = frozenset(
@@ -77,18 +77,13 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
     return out
 
 
-class Result(FrozenRecord):
+@dataclass(frozen=True)
+class Result:
     """What a git command returned."""
 
-    _FIELDS = ("code", "stdout", "stderr")
     code: int
     stdout: bytes
     stderr: bytes
-
-    def __init__(self, code: int, stdout: bytes, stderr: bytes) -> None:
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "stdout", stdout)
-        object.__setattr__(self, "stderr", stderr)
 
     @property
     def ok(self) -> bool:

@@ -24,6 +24,7 @@ import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,7 +58,6 @@ from reflectgit.git.worktree import (
     WorkTree,
     refuse_dirty,
 )
-from reflectgit.records import FrozenRecord
 
 if TYPE_CHECKING:
     from typing import Any
@@ -83,16 +83,12 @@ _NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
 # --------------------------------------------------------------------------- changes
 
 
-class Change(FrozenRecord):
+@dataclass(frozen=True)
+class Change:
     """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
 
-    _FIELDS = ("path", "data")
     path: str
     data: bytes | None
-
-    def __init__(self, path: str, data: bytes | None) -> None:
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "data", data)
 
 
 def write(path: str, data: bytes) -> Change:
@@ -116,19 +112,10 @@ class PathChanged(ConflictError):
     """A path the caller read changed before its commit: re-read and try again."""
 
 
-class CommitInfo(FrozenRecord):
+@dataclass(frozen=True)
+class CommitInfo:
     """A commit as the workflows see it."""
 
-    _FIELDS = (
-        "sha",
-        "parents",
-        "message",
-        "author",
-        "committer",
-        "author_time",
-        "commit_time",
-        "tree",
-    )
     sha: str
     parents: tuple[str, ...]
     message: str
@@ -138,43 +125,19 @@ class CommitInfo(FrozenRecord):
     commit_time: datetime
     tree: str
 
-    def __init__(
-        self,
-        sha: str,
-        parents: tuple[str, ...],
-        message: str,
-        author: str,
-        committer: str,
-        author_time: datetime,
-        commit_time: datetime,
-        tree: str,
-    ) -> None:
-        for name, value in zip(
-            self._FIELDS,
-            (sha, parents, message, author, committer, author_time, commit_time, tree),
-            strict=True,
-        ):
-            object.__setattr__(self, name, value)
-
 
 # --------------------------------------------------------------------------- the store
 
 
-class Place(FrozenRecord):
+@dataclass(frozen=True)
+class Place:
     """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
     folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
 
-    _FIELDS = ("root", "git_dir", "common_dir", "bare")
     root: str
     git_dir: str
     common_dir: str
     bare: bool
-
-    def __init__(self, root: str, git_dir: str, common_dir: str, bare: bool) -> None:
-        object.__setattr__(self, "root", root)
-        object.__setattr__(self, "git_dir", git_dir)
-        object.__setattr__(self, "common_dir", common_dir)
-        object.__setattr__(self, "bare", bare)
 
 
 def locate(path: str | os.PathLike[str]) -> Place | None:
@@ -1121,7 +1084,6 @@ class Store:
     def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
         """Write (or, inside a commit, queue) an object; return its hex sha."""
         if self._batch is not None:
-            header = b"%s %d\x00" % (type_name, len(raw))
             hexsha = object_id(type_name, raw).encode("ascii")
             self._batch[hexsha] = (type_name, raw)
             return hexsha

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names, plainyaml
@@ -20,12 +21,6 @@ from reflectgit.notes.frontmatter import _FENCE as _FENCE
 from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
 from reflectgit.notes.frontmatter import decode_text as decode_text
 from reflectgit.notes.frontmatter import split_frontmatter as split_frontmatter
-from reflectgit.records import Record
-
-if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:
-    from reflectgit.records import NamedTuple
 
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64  # nested lists and mappings; a note needs four
@@ -284,10 +279,6 @@ def _expanded_size(value: Any, limit: int) -> int:
 # --------------------------------------------------------------------------- text
 
 
-# NamedTuples and plain classes, not dataclasses: the pre-commit hook imports this module on
-# every commit, and ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost it ~10 ms.
-
-
 class Origin(NamedTuple):
     """Where a parsed note came from, so problems can point at lines in the file."""
 
@@ -296,18 +287,14 @@ class Origin(NamedTuple):
     yaml_line: int  # 1-based line of the first frontmatter line in the file
 
 
-class Note(Record):
+@dataclass
+class Note:
     """One learning: frontmatter mapping plus markdown body. Equal when both are (``origin``,
     where it was read from, aside)."""
 
-    _FIELDS = ("frontmatter", "body")
-
-    def __init__(
-        self, frontmatter: dict[str, Any], body: str = "", origin: Origin | None = None
-    ) -> None:
-        self.frontmatter = frontmatter
-        self.body = body
-        self.origin = origin
+    frontmatter: dict[str, Any]
+    body: str = ""
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     @property
     def id(self) -> str | None:
@@ -400,15 +387,13 @@ def _kind(value: Any) -> str:
 # --------------------------------------------------------------------------- sidecars
 
 
-class Sidecar(Record):
+@dataclass
+class Sidecar:
     """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships. Equal
     when their data are (``origin`` aside)."""
 
-    _FIELDS = ("data",)
-
-    def __init__(self, data: dict[str, Any], origin: Origin | None = None) -> None:
-        self.data = data
-        self.origin = origin
+    data: dict[str, Any]
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     @property
     def document_id(self) -> str | None:

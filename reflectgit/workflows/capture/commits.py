@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
@@ -24,7 +25,6 @@ from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -77,64 +77,35 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
     return safe_session(settings.session_id)
 
 
-# Plain classes and NamedTuples, not dataclasses: every agent event imports this module, and
-# ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost such a hook about 10 ms.
-
-
-class NoteDraft(Record):
+@dataclass
+class NoteDraft:
     """A note a hook wants to write, before it gets an id and is validated."""
 
-    _FIELDS = ("kind", "event", "title", "confidence", "body", "session", "fields", "slug")
-
-    def __init__(
-        self,
-        kind: str,  # test-fix, correction, todo-done, permission
-        event: str,  # the hook event that produced it (for Reflect-Source)
-        title: str,
-        confidence: str,
-        body: str,
-        session: str | None = None,
-        fields: dict[str, Any] | None = None,
-        slug: str = "",  # what the id is made from, when not the title
-    ) -> None:
-        self.kind = kind
-        self.event = event
-        self.title = title
-        self.confidence = confidence
-        self.body = body
-        self.session = session
-        self.fields: dict[str, Any] = {} if fields is None else fields
-        self.slug = slug
+    kind: str  # test-fix, correction, todo-done, permission
+    event: str  # the hook event that produced it (for Reflect-Source)
+    title: str
+    confidence: str
+    body: str
+    session: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    slug: str = ""  # what the id is made from, when not the title
 
 
-class Written(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Written:
     """Notes committed by one capture: ids and the commit."""
 
-    __slots__ = ("commit", "ids")
-    _FIELDS = ("ids", "commit")
     ids: tuple[str, ...]
     commit: str | None
 
-    def __init__(self, ids: tuple[str, ...], commit: str | None) -> None:
-        object.__setattr__(self, "ids", ids)
-        object.__setattr__(self, "commit", commit)
 
-
-class Queued(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Queued:
     """What the gate said and, when it passed, the queue entry."""
 
-    __slots__ = ("created", "entry_id", "verdict")
-    _FIELDS = ("verdict", "entry_id", "created")
     verdict: Verdict
-    entry_id: str | None
-    created: bool
-
-    def __init__(
-        self, verdict: Verdict, entry_id: str | None = None, created: bool = False
-    ) -> None:
-        object.__setattr__(self, "verdict", verdict)
-        object.__setattr__(self, "entry_id", entry_id)
-        object.__setattr__(self, "created", created)
+    entry_id: str | None = None
+    created: bool = False
 
 
 class Capture:
@@ -652,14 +623,10 @@ class Capture:
         return self.cfg.disabled or self.settings.idle_disabled
 
 
-class CommitRecord(FrozenRecord):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitRecord:
     """One line of ``commits.jsonl``."""
 
-    _FIELDS = (
-        "sha", "branch", "subject", "body", "files", "session", "merge_conflict_resolved",
-        "parents", "reverts", "repo", "ts",
-    )  # fmt: skip
-    __slots__ = _FIELDS
     sha: str
     branch: str | None
     subject: str
@@ -672,14 +639,8 @@ class CommitRecord(FrozenRecord):
     repo: str
     ts: str
 
-    def __init__(self, **values: Any) -> None:
-        if set(values) != set(self._FIELDS):
-            raise TypeError(f"CommitRecord() takes exactly the fields {', '.join(self._FIELDS)}")
-        for name in self._FIELDS:
-            object.__setattr__(self, name, values[name])
-
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._FIELDS}
+        return asdict(self)
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:

@@ -26,13 +26,13 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import FrozenRecord
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
@@ -81,19 +81,13 @@ _CORRECTION = (
 )
 
 
-class Reply(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Reply:
     """How a prompt answers a permission request."""
 
-    __slots__ = ("confidence", "decision", "scope")
-    _FIELDS = ("decision", "scope", "confidence")
     decision: str  # allow | deny
     scope: str  # always | never | scoped | once
     confidence: str
-
-    def __init__(self, decision: str, scope: str, confidence: str) -> None:
-        object.__setattr__(self, "decision", decision)
-        object.__setattr__(self, "scope", scope)
-        object.__setattr__(self, "confidence", confidence)
 
 
 def correction_in(prompt: str) -> re.Match[str] | None:
