@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from reflectgit.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
-    from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
     from collections.abc import Callable
     from pathlib import Path
+
+    from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
 
 T = TypeVar("T", bound="DataclassInstance")  # a settings class
 
