@@ -49,11 +49,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),  # where things are and how they are set
     (
         "errors",
-        "records",
-        "digest",
-        "cjson",
+        "jsonio",
         "__init__",
-    ),  # errors; value objects; hashes; JSON; the root
+    ),  # errors; JSON; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 
@@ -114,7 +112,7 @@ SPAWNERS = {
     ("subprocess", "getstatusoutput"),
     ("os", "system"),
     ("os", "popen"),
-    ("os", "posix_spawn"),  # git/run.py starts git with it
+    ("os", "posix_spawn"),
     ("os", "posix_spawnp"),
     ("asyncio", "create_subprocess_exec"),
     ("asyncio", "create_subprocess_shell"),

@@ -28,8 +28,8 @@ scalar this module does not recognise) is not for it to judge.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

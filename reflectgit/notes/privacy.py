@@ -7,9 +7,10 @@ are best effort, not a security boundary: they over-redact rather than leak.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from reflectgit.notes.names import scrub_controls
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from typing import Any

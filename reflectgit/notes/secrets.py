@@ -25,17 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.lazyre import Pattern
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-
     from reflectgit.notes.note import Note, Origin, Sidecar
     from reflectgit.notes.schema import Problem
-else:
-    from reflectgit.records import NamedTuple
 
 REDACTED = "***REDACTED***"  # what ``mask`` writes in place of a secret
 MASK = "<redacted>"  # what a person writes by hand; both read as masked, never as a secret
@@ -43,10 +39,6 @@ HINT = (
     f"replace each value named above with {MASK} (the key or flag may stay), "
     "and rotate the credential if it was ever real"
 )
-
-
-# NamedTuples, not dataclasses: every hook that logs a line masks it here, and importing
-# ``dataclasses`` (with ``inspect``) cost such a hook more than the scan itself.
 
 
 class Finding(NamedTuple):

@@ -20,12 +20,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import yaml
 
 from reflectgit.notes.dates import format_timestamp
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

@@ -14,20 +14,21 @@ Sidecar relationships are indexed one row per edge with their validity interval 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
-from reflectgit.digest import sha1, sha256
 from reflectgit.errors import ConfigError, NoteError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.git import repo_info
+from reflectgit.git.objects import blob_id
 from reflectgit.git.pending import recover_if_pending
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import closing_fence, dashed, has_alnum
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pathlib)
     from pathlib import Path
     from typing import Any
@@ -158,20 +159,14 @@ SCOPING_FIELDS = (
 # --------------------------------------------------------------------------- results
 
 
-class RefreshResult(FrozenRecord):
+@dataclass(frozen=True)
+class RefreshResult:
     """What a refresh did: the tree now indexed, notes re-read, and whether it rebuilt."""
 
-    _FIELDS = ("tree", "previous", "changed", "rebuilt")
     tree: str | None
     previous: str | None
     changed: int
     rebuilt: bool
-
-    def __init__(self, tree: str | None, previous: str | None, changed: int, rebuilt: bool) -> None:
-        object.__setattr__(self, "tree", tree)
-        object.__setattr__(self, "previous", previous)
-        object.__setattr__(self, "changed", changed)
-        object.__setattr__(self, "rebuilt", rebuilt)
 
     @property
     def to_json(self) -> dict[str, Any]:
@@ -183,23 +178,10 @@ class RefreshResult(FrozenRecord):
         }
 
 
-class Hit(Record):
+@dataclass
+class Hit:
     """One ranked note, with the parts of its score so a reader can see why it ranked."""
 
-    _FIELDS = (
-        "id",
-        "title",
-        "tier",
-        "state",
-        "path",
-        "snippet",
-        "score",
-        "bm25",
-        "confidence_weight",
-        "proof_weight",
-        "edge_match",
-        "matched_fields",
-    )
     id: str
     title: str
     tier: str
@@ -210,38 +192,10 @@ class Hit(Record):
     bm25: float
     confidence_weight: float
     proof_weight: float
-    edge_match: bool
-    matched_fields: list[str]
-
-    def __init__(
-        self,
-        id: str,
-        title: str,
-        tier: str,
-        state: str,
-        path: str,
-        snippet: str,
-        score: float,
-        bm25: float,
-        confidence_weight: float,
-        proof_weight: float,
-        edge_match: bool = False,
-        matched_fields: list[str] | None = None,
-        rowid: int = 0,
-    ) -> None:
-        self.rowid = rowid  # the index's row: for snippets, recall and browse (not shown)
-        self.id = id
-        self.title = title
-        self.tier = tier
-        self.state = state
-        self.path = path
-        self.snippet = snippet
-        self.score = score
-        self.bm25 = bm25
-        self.confidence_weight = confidence_weight
-        self.proof_weight = proof_weight
-        self.edge_match = edge_match
-        self.matched_fields = [] if matched_fields is None else matched_fields
+    edge_match: bool = False
+    matched_fields: list[str] = field(default_factory=list)
+    # the index's row: for snippets, recall and browse (not shown)
+    rowid: int = field(default=0, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -263,33 +217,17 @@ class Hit(Record):
         }
 
 
-class SearchResult(Record):
+@dataclass
+class SearchResult:
     """Hits for a query, and the tree (and refresh) they came from."""
 
-    _FIELDS = ("query", "hits", "tree", "refresh", "at", "understood")
     query: str
     hits: list[Hit]
     tree: str | None
-    refresh: RefreshResult | None
-    at: str | None
+    refresh: RefreshResult | None = None
+    at: str | None = None
     # How the query was read: each concept with its alternatives by kind (query.py).
-    understood: list[dict[str, Any]]
-
-    def __init__(
-        self,
-        query: str,
-        hits: list[Hit],
-        tree: str | None,
-        refresh: RefreshResult | None = None,
-        at: str | None = None,
-        understood: list[dict[str, Any]] | None = None,
-    ) -> None:
-        self.query = query
-        self.hits = hits
-        self.tree = tree
-        self.refresh = refresh
-        self.at = at
-        self.understood = [] if understood is None else understood
+    understood: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- weights
@@ -423,27 +361,10 @@ def edges_as_of(sidecar: Any, when: str | dt.date | dt.datetime) -> list[dict[st
 # --------------------------------------------------------------------------- documents
 
 
-class Document(Record):
+@dataclass
+class Document:
     """The searchable view of one note (and its sidecar)."""
 
-    _FIELDS = (
-        "path",
-        "id",
-        "title",
-        "tier",
-        "confidence",
-        "proofs",
-        "state",
-        "scope",
-        "project",
-        "tags",
-        "entities",
-        "summary",
-        "updated",
-        "texts",
-        "edges",
-        "scoping",
-    )
     path: str
     id: str
     title: str
@@ -460,43 +381,7 @@ class Document(Record):
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
     # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
-    scoping: dict[str, Any]
-
-    def __init__(
-        self,
-        path: str,
-        id: str,
-        title: str,
-        tier: str,
-        confidence: float,
-        proofs: int,
-        state: str,
-        scope: str | None,
-        project: str | None,
-        tags: list[str],
-        entities: list[str],
-        summary: str,
-        updated: str | None,
-        texts: dict[str, str],
-        edges: list[tuple[str, str | None, str | None]],
-        scoping: dict[str, Any] | None = None,
-    ) -> None:
-        self.path = path
-        self.id = id
-        self.title = title
-        self.tier = tier
-        self.confidence = confidence
-        self.proofs = proofs
-        self.state = state
-        self.scope = scope
-        self.project = project
-        self.tags = tags
-        self.entities = entities
-        self.summary = summary
-        self.updated = updated
-        self.texts = texts
-        self.edges = edges
-        self.scoping = {} if scoping is None else scoping
+    scoping: dict[str, Any] = field(default_factory=dict)
 
     @property
     def weight(self) -> float:
@@ -1518,7 +1403,6 @@ def _worktree_blobs(root: Path | None, blobs: Mapping[str, str]) -> dict[str, by
     git id), by blob; a bare KB, a missing, edited or oversized file gives nothing."""
     if root is None:
         return {}
-    from reflectgit.git.store import blob_id
     from reflectgit.notes.note import MAX_NOTE_BYTES
 
     out: dict[str, bytes] = {}
@@ -1655,7 +1539,7 @@ def _worktree_body(root: str | None, path: str, blob: str | None) -> str:
             data = fh.read()
     except OSError:
         return ""
-    if sha1(b"blob %d\0" % len(data) + data) != blob:
+    if blob_id(data) != blob:
         return ""
     text = data.decode("utf-8", "replace")
     if text.startswith("---"):
@@ -1703,7 +1587,7 @@ def index_file(state_dir: str | os.PathLike[str], kb: str | os.PathLike[str] | N
     real_state = os.path.realpath(state)
     if real_state == root or real_state.startswith(root.rstrip("/") + "/"):
         return os.path.join(state, INDEX_NAME)
-    key = sha256(root.encode("utf-8", "surrogateescape"))[:16]
+    key = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = dashed(os.path.basename(root), _NAME_CHARS)[:40] or "kb"
     return os.path.join(state, "indexes", f"{name}-{key}", INDEX_NAME)
 

@@ -33,9 +33,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.search.tokens import alnum_runs, camel_runs, has_alnum
 
 EXACT, VARIANT, SYNONYM, PART, PREFIX = "exact", "variant", "synonym", "part", "prefix"
@@ -202,14 +202,11 @@ def _doubled(w: str) -> bool:
 # --------------------------------------------------------------------------- synonyms
 
 
-class Synonyms(FrozenRecord):
+@dataclass(frozen=True)
+class Synonyms:
     """Groups of terms that mean the same; a term is a tuple of stemmed tokens."""
 
-    _FIELDS = ("groups",)
-    groups: tuple[tuple[str, ...], ...]
-
-    def __init__(self, groups: tuple[tuple[str, ...], ...] = ()) -> None:
-        object.__setattr__(self, "groups", groups)
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @staticmethod
     def parse(text: str, base: Synonyms | None = None) -> Synonyms:
@@ -367,10 +364,11 @@ def shipped() -> Synonyms:
     # Next to this module in the installed package (importlib.resources costs more to import).
     with open(os.path.join(os.path.dirname(__file__), SHIPPED_FILE), "rb") as fh:
         raw = fh.read()
-    from reflectgit.digest import sha1
+    import hashlib
+
     from reflectgit.workflows.search import synonyms_table as compiled
 
-    if sha1(raw) == compiled.SOURCE_SHA1:
+    if hashlib.sha1(raw).hexdigest() == compiled.SOURCE_SHA1:
         return Synonyms.compiled(compiled.GROUPS, compiled.BUCKETS, compiled.IDIOMS)
     return Synonyms.parse(raw.decode("utf-8"))
 
@@ -379,7 +377,7 @@ def compiled_source(text: str) -> str:
     """The whole text of ``synonyms_table.py`` for the shipped table ``text``: its groups and
     their lookup, so that a search neither parses nor indexes the table (tests regenerate it
     and compare)."""
-    from reflectgit.digest import sha1
+    import hashlib
 
     table = Synonyms.parse(text)
     buckets, idioms = table._lookup
@@ -394,7 +392,7 @@ def compiled_source(text: str) -> str:
         "A table whose SOURCE_SHA1 is not the file's is ignored (the file is parsed).",
         '"""',
         "",
-        f"SOURCE_SHA1 = {sha1(text.encode('utf-8'))!r}",
+        f"SOURCE_SHA1 = {hashlib.sha1(text.encode('utf-8')).hexdigest()!r}",
         "",
         "GROUPS = (",
         *(f"    {g!r}," for g in table.groups),
@@ -415,23 +413,13 @@ def compiled_source(text: str) -> str:
 # --------------------------------------------------------------------------- concepts
 
 
-class Concept(Record):
+@dataclass
+class Concept:
     """One thing the user asked about and the FTS5 strings that may stand for it."""
 
-    _FIELDS = ("text", "alternatives", "weight")
     text: str
-    alternatives: dict[str, list[str]]
-    weight: float  # COMMON_WEIGHT for an everyday word ("several", "found")
-
-    def __init__(
-        self,
-        text: str,
-        alternatives: dict[str, list[str]] | None = None,
-        weight: float = 1.0,
-    ) -> None:
-        self.text = text
-        self.alternatives = {} if alternatives is None else alternatives
-        self.weight = weight
+    alternatives: dict[str, list[str]] = field(default_factory=dict)
+    weight: float = 1.0  # COMMON_WEIGHT for an everyday word ("several", "found")
 
     def add(self, kind: str, fts: str) -> None:
         known = {s for alts in self.alternatives.values() for s in alts}
@@ -447,16 +435,12 @@ class Concept(Record):
         ]
 
 
-class Query(Record):
+@dataclass
+class Query:
     """A user's query read as concepts."""
 
-    _FIELDS = ("text", "concepts")
     text: str
     concepts: list[Concept]
-
-    def __init__(self, text: str, concepts: list[Concept]) -> None:
-        self.text = text
-        self.concepts = concepts
 
     def any_match(self, kinds: Iterable[str] = KIND_WEIGHTS) -> str | None:
         """One FTS5 query matching any alternative of the given kinds of any concept."""
