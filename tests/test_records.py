@@ -9,7 +9,7 @@ import pytest
 
 from reflectgit.records import FrozenRecord, Record
 from reflectgit.state.ranking import Counters
-from reflectgit.workflows.search.index import Hit
+from reflectgit.workflows.search.results import Hit
 
 
 class Point(Record):

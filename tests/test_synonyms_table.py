@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from reflectgit.workflows.search import query, synonyms_table
-from reflectgit.workflows.search.index import kb_synonyms
 from reflectgit.workflows.search.query import Synonyms, compiled_source, shipped
+from reflectgit.workflows.search.synonyms import kb_synonyms
 from tests.conftest import REPO_ROOT
 
 SEARCH = REPO_ROOT / "reflectgit" / "workflows" / "search"

@@ -22,7 +22,9 @@ from typing import Any
 from reflectgit.config import Config
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import normalize_tier
-from reflectgit.workflows.search.index import CANDIDATES, kb_synonyms, open_fresh, require_words
+from reflectgit.workflows.search.index import open_fresh
+from reflectgit.workflows.search.ranking import CANDIDATES, require_words
+from reflectgit.workflows.search.synonyms import kb_synonyms
 
 SORTS = {
     "title": "d.title COLLATE NOCASE, d.id",
