@@ -187,7 +187,7 @@ def recall_ranker(kb: Path, state: Path) -> Ranker:
     from reflectgit.workflows.search.index import open_fresh
     from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
-    synonyms = kb_synonyms(kb, SYNONYMS_FILE)
+    synonyms = kb_synonyms(kb, SYNONYMS_FILE, state)
     index, _ = open_fresh(kb, state)
 
     def ranked(query: str) -> list[str]:

@@ -147,7 +147,7 @@ def browse(
         require_words(query)
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
-    synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms) if query else None
+    synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms, cfg.state_dir) if query else None
     index, refreshed = open_fresh(Path(cfg.kb), cfg.state_dir, cfg.env)
     capped = False
     try:

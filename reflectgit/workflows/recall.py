@@ -569,7 +569,7 @@ def recall(
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
-    synonyms = kb_synonyms(kb, synonyms_file)
+    synonyms = kb_synonyms(kb, synonyms_file, state_dir)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
         scored, total = rank(

@@ -292,7 +292,7 @@ def search(
         "as_of": as_of,
         "now": now,
         "explain": explain,
-        "synonyms": kb_synonyms(kb, synonyms_file),
+        "synonyms": kb_synonyms(kb, synonyms_file, state_dir),
         "related": related,
     }
     if at is not None:
