@@ -320,11 +320,7 @@ def check_source(module: str, source: str) -> list[Finding]:
                 ):
                     add(node, "notes-io", f"calls .{node.func.attr}(); notes/ does no I/O")
         elif isinstance(node, ast.List | ast.Tuple):
-            if (
-                not in_git
-                and len(node.elts) > 1
-                and _is_git_word(node.elts[0])
-            ):
+            if not in_git and len(node.elts) > 1 and _is_git_word(node.elts[0]):
                 add(node, "git-run", "builds a git argv; ask reflectgit.git instead")
         elif (
             isinstance(node, ast.BinOp)
