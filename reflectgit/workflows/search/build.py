@@ -142,9 +142,6 @@ def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterabl
         yield lambda batches: pool.imap(_parse_batch, batches)
 
 
-# The ``docs`` columns a document fills, in order (the rowid is given separately).
-
-
 class _Rebuild(Exception):
     """An incremental refresh cannot take a note's old words out: rebuild instead."""
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from reflectgit.workflows.search.query import Concept, Query, Synonyms
 
+# The bm25 weight of each column of the full-text table (documents.FIELDS, in order).
 # Tuned on the ``tune`` half of bench/retrieval.py's queries: every field counts the same (a
 # title word used to count ten times over; then a title or key insight twice, which lost on the
 # tune half's 99 added queries: a query in other words rarely has the title's words, and a

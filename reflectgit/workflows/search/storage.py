@@ -97,6 +97,7 @@ SCOPING_FIELDS = (
 )
 
 
+# The ``docs`` columns a document fills, in order (the rowid is given separately).
 DOC_COLUMNS = (
     "path",
     "id",
