@@ -79,7 +79,7 @@ def recall_notes(
     from reflectgit.errors import ReflectGitError
     from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
     from reflectgit.workflows.recall import render as render_recall
-    from reflectgit.workflows.search.index import SynonymTableError
+    from reflectgit.workflows.search.synonyms import SynonymTableError
 
     if fmt not in FORMATS:
         fail(

@@ -235,7 +235,8 @@ def _search(seen: Peek) -> int | None:
         return None
     from reflectgit.cli import render
     from reflectgit.config import Config
-    from reflectgit.workflows.search.index import result_json, search
+    from reflectgit.workflows.search.index import search
+    from reflectgit.workflows.search.results import result_json
 
     g = seen.options
     bar = render.ProgressBar("indexing", sys.stderr.isatty() and not g.quiet)  # a first build

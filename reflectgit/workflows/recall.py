@@ -28,14 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from reflectgit.errors import UsageError
 from reflectgit.git import repo_info
-from reflectgit.workflows.search.index import (
-    SYNONYMS_FILE,
-    Hit,
-    Index,
-    kb_synonyms,
-    open_fresh,
-    tie_weight,
-)
+from reflectgit.workflows.search.documents import tie_weight
+from reflectgit.workflows.search.index import Index, open_fresh
+from reflectgit.workflows.search.results import Hit
+from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
 if TYPE_CHECKING:
     from reflectgit.workflows.search.query import Synonyms
@@ -502,7 +498,7 @@ def recall(
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
     ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
     ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search."""
-    from reflectgit.workflows.search.index import parse_when
+    from reflectgit.workflows.search.documents import parse_when
 
     if limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -511,7 +507,7 @@ def recall(
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
-    synonyms = kb_synonyms(kb, synonyms_file)
+    synonyms = kb_synonyms(kb, synonyms_file, state_dir)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
         scored, total = rank(
