@@ -115,11 +115,13 @@ def test_the_agent_hooks_import_no_dataclasses_yaml_or_schema(ruled_kb: Path) ->
 
 # What the rules hook (``hook PreToolUse``, every tool call) no longer imports at all, in a
 # process with nothing preloaded: ``python -c pass`` loads none of them either, so each one
-# would be paid on every call (docs/performance.md, "The hook processes, third pass").
+# would be paid on every call (docs/performance.md, "The hook processes, third pass"). The
+# hooks hold their paths as ``pathlib.Path``, as every layer does: ``pathlib`` and what it
+# imports (``re``, ``enum``, ``functools``, ``collections``, ``fnmatch``, ``urllib.parse``) are
+# paid.
 NOT_IN_THE_RULES_HOOK = (
     *NOT_IN_AGENT_HOOKS,
-    "pathlib", "typing", "re", "enum", "functools", "collections", "contextlib", "shlex",
-    "json", "json.decoder", "json.scanner", "json.encoder", "fnmatch", "urllib.parse",
+    "typing", "contextlib", "shlex", "json", "json.decoder", "json.scanner", "json.encoder",
     "datetime", "reflectgit.git.objects",
 )  # fmt: skip
 # A deny also writes its breadcrumb (the clock and the secret scanner: notes.dates, privacy),
@@ -171,7 +173,7 @@ def _age(folder: Path) -> None:
         os.utime(path, (old, old))
 
 
-def test_the_rules_hook_imports_no_pathlib_typing_re_or_json(ruled_kb: Path) -> None:
+def test_the_rules_hook_imports_no_typing_or_json(ruled_kb: Path) -> None:
     kb = ruled_kb
     env = {"REFLECT_GIT_KB": str(kb)}
     quiet = _payload(kb, "Bash", {"command": "git status"}, "PreToolUse")
@@ -336,19 +338,17 @@ def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_pat
     assert "confidence" in out
 
 
-# ``hook PostToolUse`` (every tool call's capture), in a process without ``site``: the per-session
-# state is kept as strings and the capture settings (whose path defaults need ``pathlib``) are
-# built when first used; the payload's text gets past the secret sieve unscanned
-# (docs/performance.md, "The hook processes, fourth pass").
+# ``hook PostToolUse`` (every tool call's capture), in a process without ``site``: the payload's
+# text gets past the secret sieve unscanned (docs/performance.md, "The hook processes, fourth
+# pass").
 NOT_IN_A_CAPTURE = (
     *NOT_IN_AGENT_HOOKS,
-    "pathlib", "typing", "urllib.parse", "ipaddress", "datetime", "json", "json.decoder",
-    "shlex", "reflectgit.notes.secrets", "reflectgit.notes.testruns",
-    "re", "enum", "functools", "collections", "contextlib",
+    "typing", "datetime", "json", "json.decoder", "shlex", "reflectgit.notes.secrets",
+    "reflectgit.notes.testruns", "contextlib",
 )  # fmt: skip
 
 
-def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Path) -> None:
+def test_the_capture_hook_imports_no_typing_or_the_scanner(ruled_kb: Path) -> None:
     kb = ruled_kb
     env = {"REFLECT_GIT_KB": str(kb)}
     read = _payload(kb, "Read", {"file_path": "f.txt"}, "PostToolUse")
@@ -365,10 +365,8 @@ def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Pat
     assert "config - fallback REFLECT_AUTO_REFLECT='maybe' is not a boolean" in log
 
 
-# With ``REFLECT_STATE_DIR`` set (what bench/startup.py and many installs do), the override is
-# resolved as strings too: it cost every hook ``pathlib`` with ``fnmatch``, ``re``, ``enum`` and
-# ``urllib.parse`` (docs/performance.md, "The hook processes, fifth pass").
-def test_the_capture_hook_with_a_state_dir_imports_no_pathlib(
+# With ``REFLECT_STATE_DIR`` set (what bench/startup.py and many installs do).
+def test_the_capture_hook_with_a_state_dir_imports_no_more(
     ruled_kb: Path, tmp_path: Path
 ) -> None:
     kb = ruled_kb
@@ -419,29 +417,21 @@ def test_a_bare_search_imports_no_typing_and_reads_the_compiled_synonyms(
     assert not modules & set(NOT_IN_THE_BARE_SEARCH), modules & set(NOT_IN_THE_BARE_SEARCH)
 
 
-# A search against a fresh index holds the KB, its state directory and the index file as
-# strings, and knows HEAD has not moved from a stamp of HEAD's files kept in the index with its
-# tree (git/headstamp.py, as the rules hook): no ``pathlib`` (with ``urllib.parse``,
-# ``ipaddress`` and ``fnmatch``), and no commit read (``git.objects``, ``mmap``, ``zlib``); its
-# word rules are plain Python (no ``re``, ``enum``); docs/performance.md, "search, sixth pass".
-# The first search after HEAD moved reads the commit.
+# A search against a fresh index knows HEAD has not moved from a stamp of HEAD's files kept in
+# the index with its tree (git/headstamp.py, as the rules hook): no commit read
+# (``git.objects``, ``mmap``, ``zlib``); docs/performance.md, "search, sixth pass". The first
+# search after HEAD moved reads the commit.
 NOT_IN_A_STAMPED_SEARCH = (
     *NOT_IN_THE_BARE_SEARCH,
-    "pathlib",
-    "urllib.parse",
-    "ipaddress",
-    "fnmatch",
     "reflectgit.git.objects",
     "mmap",
     "zlib",
-    "re",  # the search's word rules are workflows/search/tokens.py's
-    "enum",
     "contextlib",  # search.index imports it when a transaction is first entered
 )
 
 
 @pytest.mark.parametrize("state_dir", [False, True], ids=["state-in-kb", "REFLECT_STATE_DIR"])
-def test_a_search_against_a_stamped_index_imports_no_pathlib(
+def test_a_search_against_a_stamped_index_reads_no_commit(
     ruled_kb: Path, tmp_path: Path, state_dir: bool
 ) -> None:
     kb = ruled_kb
