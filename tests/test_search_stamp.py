@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import Index, index_file, index_path, search
 from tests.fixtures_search import corpus_kb, note_text  # noqa: F401
 

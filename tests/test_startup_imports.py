@@ -366,9 +366,7 @@ def test_the_capture_hook_imports_no_typing_or_the_scanner(ruled_kb: Path) -> No
 
 
 # With ``REFLECT_STATE_DIR`` set (what bench/startup.py and many installs do).
-def test_the_capture_hook_with_a_state_dir_imports_no_more(
-    ruled_kb: Path, tmp_path: Path
-) -> None:
+def test_the_capture_hook_with_a_state_dir_imports_no_more(ruled_kb: Path, tmp_path: Path) -> None:
     kb = ruled_kb
     state = tmp_path / "elsewhere" / "state"
     env = {"REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(tmp_path / "elsewhere/./state/")}

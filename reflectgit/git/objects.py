@@ -15,6 +15,8 @@ import struct
 import zlib
 from pathlib import Path
 
+from reflectgit.digest import sha1
+
 TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import mmap  # imported where a pack is read (2 ms a process that reads none pays)
@@ -24,6 +26,11 @@ _OFS_DELTA, _REF_DELTA = 6, 7
 _IDX_MAGIC = b"\377tOc\x00\x00\x00\x02"
 _CHUNK = 65536
 _MAX_CHAIN = 1000  # git's own pack.depth ceiling is 4095; deeper than this, ask dulwich
+
+
+def blob_id(data: bytes) -> str:
+    """The sha git gives ``data`` as a blob."""
+    return sha1(b"blob %d\x00%s" % (len(data), data))
 
 
 def read_loose(objects_dir: Path, hexsha: str, type_name: bytes) -> bytes | None:

@@ -15,6 +15,8 @@ from collections.abc import Set as AbstractSet
 from reflectgit.records import FrozenRecord
 
 DIR_MODE = 0o040000
+FILE_MODE = 0o100644
+GITLINK_MODE = 0o160000  # a submodule's commit
 
 
 class TreeEntry(FrozenRecord):

@@ -257,7 +257,7 @@ class Capture:
         """
         if not drafts:
             return Written((), None)
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.note import Note, new_id, parse_note, render_note
         from reflectgit.workflows.drain.kbview import KbView
@@ -393,7 +393,7 @@ class Capture:
         KB's mutation door: a note a user updates meanwhile is re-read and re-tiered on top of
         the user's edit; one deleted meanwhile is left deleted.
         """
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.inplace import rewrite_note
         from reflectgit.notes.note import parse_note

@@ -1518,7 +1518,7 @@ def _worktree_blobs(root: Path | None, blobs: Mapping[str, str]) -> dict[str, by
     git id), by blob; a bare KB, a missing, edited or oversized file gives nothing."""
     if root is None:
         return {}
-    from reflectgit.git.store import blob_id
+    from reflectgit.git.objects import blob_id
     from reflectgit.notes.note import MAX_NOTE_BYTES
 
     out: dict[str, bytes] = {}
