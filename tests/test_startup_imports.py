@@ -18,8 +18,8 @@ import pytest
 
 from reflectgit.notes.dates import format_epoch, parse_instant
 from tests.conftest import REPO_ROOT, git
-from tests.fixtures_capture import kb_fixture  # noqa: F401  (the kb fixture)
-from tests.fixtures_validation import VALID_NOTE
+from tests.support.capture import kb_fixture  # noqa: F401  (the kb fixture)
+from tests.support.validation import VALID_NOTE
 
 # Runs an entry point's main with argv and stdin as its console script would, then prints the
 # names of the modules loaded, one a line, on stderr after a marker.
