@@ -243,8 +243,8 @@ def _search(seen: Peek) -> int | None:
     try:
         cfg = Config.resolve(g.kb)
         result = search(
-            cfg.kb_text,  # strings: a search imports no pathlib
-            cfg.state_dir_text,
+            cfg.kb,
+            cfg.state_dir,
             " ".join(params["query"]),
             limit=params["limit"],
             include_all=params["include_all"],
