@@ -186,8 +186,9 @@ def _log_internal_error(
 
 
 def _click_exceptions() -> Any:
-    """The exceptions of the click that typer parses with: its own copy in recent releases
-    (typer exports no base class of its usage errors), the click package in older ones."""
+    """The usage errors of the click that typer parses with: its own copy in recent releases
+    (typer exports ``Exit`` and ``Abort``, but no base class of its usage errors), the click
+    package in older ones."""
     try:
         from typer._click import exceptions
     except ImportError:  # typer releases that use the click package
@@ -215,13 +216,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         result = root_command().main(args=args, prog_name=PROG, standalone_mode=False, obj=g)
         return int(result) if isinstance(result, int) else 0
-    except clicks.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except getattr(clicks, "NoArgsIsHelpError", ()) as exc:
         # a group without a subcommand: its help is what the user asked for, not a failure
         render.write_lines([exc.ctx.get_help()] if exc.ctx is not None else [])
         return 0
-    except clicks.Abort:
+    except typer.Abort:
         render.failure("aborted", None, 1, g.json)
         return 1
     except clicks.ClickException as exc:
