@@ -36,14 +36,14 @@ from reflectgit.config import (
 from reflectgit.errors import ConfigError
 from reflectgit.workflows.drain.loop import Settings, run_drain
 from tests.conftest import REPO_ROOT, git, run_cli_proc
-from tests.fixtures_capture import (
+from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     queue_entries,
     replay,
     state_dir,
     transcripts_fixture,  # noqa: F401  (the transcripts fixture)
 )
-from tests.fixtures_drain import Clock, copy_transcript, enqueue, stub_command
+from tests.support.drain import Clock, copy_transcript, enqueue, stub_command
 
 PACKAGE = REPO_ROOT / "reflectgit"
 SETTINGS_PAGE = REPO_ROOT / "docs" / "settings.md"

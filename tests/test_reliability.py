@@ -20,8 +20,8 @@ from reflectgit.notes.note import parse_note
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import check_note
 from tests.conftest import REPO_ROOT, git
-from tests.fixtures_disk import tmpfs
-from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
+from tests.support.disk import tmpfs
+from tests.support.kb import INVALID, VALID, assert_clean, head, kb, ls
 
 __all__ = ["kb"]
 

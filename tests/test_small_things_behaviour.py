@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_drain import TRANSCRIPTS, enqueue, make_config, stub_command
+from tests.support.drain import TRANSCRIPTS, enqueue, make_config, stub_command
 
 RG = [sys.executable, "-m", "reflectgit"]
 
