@@ -5,7 +5,7 @@ This is the only module that reads ``os.environ``, and the only one that parses 
 ``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
 settings classes below from its caller.
 
-Each setting is one field of a ``Settings`` class declared with ``setting(...)``: its environment
+Each setting is one field of a settings dataclass declared with ``setting(...)``: its environment
 variable(s), its ``.reflect-git.toml`` key where the KB may set it, its default, its kind and
 one line of meaning. ``docs/settings.md`` is generated from these declarations
 (``settings_markdown``) and a test keeps the page and the fields in step.
@@ -21,38 +21,21 @@ from __future__ import annotations
 
 import os
 import sys
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as fields
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
 
-# Every process reads this module: no `typing`, `functools` or `collections` at run time
-# (docs/performance.md, "The hook processes, third pass").
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from functools import cached_property
     from pathlib import Path
-    from typing import Any, ClassVar, TypeVar
 
-    T = TypeVar("T")
-else:
+    from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
 
-    class cached_property:  # functools.cached_property, without functools
-        """Computed on first access, then kept in the instance's ``__dict__``."""
-
-        def __init__(self, func):
-            self.func = func
-            self.name = func.__name__
-            self.__doc__ = func.__doc__
-
-        def __set_name__(self, owner, name):
-            self.name = name
-
-        def __get__(self, instance, owner=None):
-            if instance is None:
-                return self
-            value = instance.__dict__[self.name] = self.func(instance)
-            return value
+T = TypeVar("T", bound="DataclassInstance")  # a settings class
 
 
 SETTINGS_FILE = ".reflect-git.toml"
@@ -96,31 +79,17 @@ def environ() -> dict[str, str]:
 # ============================================================================ declarations
 
 
+@dataclass(frozen=True)
 class Spec:
     """How one setting is read: where from, what it accepts, what it means."""
 
-    __slots__ = ("default_doc", "env", "flag", "help", "kind", "minimum", "toml")
-
-    def __init__(
-        self,
-        kind: str,
-        help: str,
-        env: tuple[str, ...] = (),  # first set variable wins
-        toml: str | None = None,  # "section.key" in .reflect-git.toml
-        flag: str | None = None,  # the command-line option that overrides it
-        minimum: float | None = None,
-        default_doc: str | None = None,  # the default as the docs show it, when not a literal
-    ) -> None:
-        self.kind = kind
-        self.help = help
-        self.env = env
-        self.toml = toml
-        self.flag = flag
-        self.minimum = minimum
-        self.default_doc = default_doc
-
-    def __repr__(self) -> str:
-        return f"Spec({self.kind!r}, env={self.env!r}, toml={self.toml!r})"
+    kind: str
+    help: str
+    env: tuple[str, ...] = ()  # first set variable wins
+    toml: str | None = None  # "section.key" in .reflect-git.toml
+    flag: str | None = None  # the command-line option that overrides it
+    minimum: float | None = None
+    default_doc: str | None = None  # the default as the docs show it, when not a literal
 
     @property
     def section(self) -> str:
@@ -129,34 +98,6 @@ class Spec:
     @property
     def key(self) -> str:
         return self.toml.split(".", 1)[1] if self.toml else ""
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()  # a field without a default
-
-
-class Field:
-    """One declared setting of a ``Settings`` class: its name, default and ``Spec``."""
-
-    __slots__ = ("default", "default_factory", "metadata", "name")
-
-    def __init__(
-        self,
-        default: Any = MISSING,
-        default_factory: Callable[[], Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.name = ""  # set when its class is created
-        self.default = default
-        self.default_factory = default_factory
-        self.metadata: Mapping[str, Any] = metadata or {}
-
-    def __repr__(self) -> str:
-        return f"Field({self.name!r}, default={self.default!r})"
 
 
 def setting(
@@ -182,88 +123,14 @@ def setting(
         minimum=minimum,
         default_doc=default_doc,
     )
-    return Field(default, default_factory, {"spec": spec})
+    if default_factory is not None:
+        return field(default_factory=default_factory, metadata={"spec": spec})
+    return field(default=default, metadata={"spec": spec})
 
 
 def spec_of(f: Any) -> Spec | None:
     spec = f.metadata.get("spec")
     return spec if isinstance(spec, Spec) else None
-
-
-def fields(cls: type) -> tuple[Field, ...]:
-    """The declared fields of a ``Settings`` class, in the order of its body."""
-    found = getattr(cls, "_FIELDS", None)
-    if not isinstance(found, tuple):
-        raise TypeError(f"{cls.__name__} is no settings class")
-    return found
-
-
-class Settings:
-    """A frozen value object of the ``setting(...)`` fields its class body declares.
-
-    What ``@dataclass(frozen=True)`` gave (keyword or positional ``__init__`` with defaults,
-    ``==``, ``hash``, ``repr``, no assignment), without its cost: ``dataclasses`` imports
-    ``inspect`` (with ``ast``, ``dis`` and ``tokenize``) and generates and executes three
-    methods a class, about 20 ms of every hook process for the settings classes alone.
-    """
-
-    _FIELDS: ClassVar[tuple[Field, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own: list[Field] = []
-        for name, value in list(vars(cls).items()):
-            if isinstance(value, Field):
-                value.name = name
-                own.append(value)
-                if value.default is MISSING:
-                    delattr(cls, name)
-                else:
-                    setattr(cls, name, value.default)
-        cls._FIELDS = (*cls._FIELDS, *own)
-
-    def __init__(self, *args: Any, **values: Any) -> None:
-        declared = type(self)._FIELDS
-        name = type(self).__name__
-        if len(args) > len(declared):
-            raise TypeError(f"{name}() takes {len(declared)} arguments, {len(args)} given")
-        for f, value in zip(declared, args, strict=False):
-            if f.name in values:
-                raise TypeError(f"{name}() got multiple values for argument {f.name!r}")
-            values[f.name] = value
-        for f in declared:
-            if f.name in values:
-                value = values.pop(f.name)
-            elif f.default_factory is not None:
-                value = f.default_factory()
-            elif f.default is not MISSING:
-                value = f.default
-            else:
-                raise TypeError(f"{name}() missing argument {f.name!r}")
-            object.__setattr__(self, f.name, value)
-        if values:
-            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(values))!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: settings are frozen")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: settings are frozen")
 
 
 # ============================================================================ parsing
@@ -442,7 +309,8 @@ def _user_home() -> Path:
     return Path.home()
 
 
-class GeneralSettings(Settings):
+@dataclass(frozen=True)
+class GeneralSettings:
     """Where the KB and the state live; the switches every entry point obeys."""
 
     LENIENT: ClassVar[bool] = True  # read by every hook
@@ -477,7 +345,8 @@ class GeneralSettings(Settings):
     )
 
 
-class CaptureSettings(Settings):
+@dataclass(frozen=True)
+class CaptureSettings:
     """The capture hooks: commits, agent events, the idle sweep."""
 
     LENIENT: ClassVar[bool] = True  # hooks never fail their caller
@@ -573,7 +442,8 @@ class CaptureSettings(Settings):
     )
 
 
-class DrainSettings(Settings):
+@dataclass(frozen=True)
+class DrainSettings:
     """The drain's run and entry gates (the original drain's names and defaults)."""
 
     TITLE: ClassVar[str] = "Drain"
@@ -714,7 +584,8 @@ class DrainSettings(Settings):
     )
 
 
-class WriterSettings(Settings):
+@dataclass(frozen=True)
+class WriterSettings:
     """The extract writer's model command (machine settings: never from the committed file)."""
 
     TITLE: ClassVar[str] = "Drain writer"
@@ -741,7 +612,8 @@ class WriterSettings(Settings):
     )
 
 
-class QuotaSettings(Settings):
+@dataclass(frozen=True)
+class QuotaSettings:
     """The drain's quota gate, fed by what the writer reports."""
 
     TITLE: ClassVar[str] = "Quota gate"
@@ -779,7 +651,8 @@ class QuotaSettings(Settings):
     )
 
 
-class SearchSettings(Settings):
+@dataclass(frozen=True)
+class SearchSettings:
     """What `recall` hands an agent at session start."""
 
     TITLE: ClassVar[str] = "Search and recall"
@@ -819,7 +692,8 @@ class SearchSettings(Settings):
     )
 
 
-class TeamSettings(Settings):
+@dataclass(frozen=True)
+class TeamSettings:
     """The team KB (`reflect-git team clone URL` writes these)."""
 
     TITLE: ClassVar[str] = "Team"
@@ -836,7 +710,8 @@ class TeamSettings(Settings):
     )
 
 
-class RoutingSettings(Settings):
+@dataclass(frozen=True)
+class RoutingSettings:
     """The `route` command."""
 
     TITLE: ClassVar[str] = "Routing"
@@ -850,7 +725,8 @@ class RoutingSettings(Settings):
     )
 
 
-class PolicySettings(Settings):
+@dataclass(frozen=True)
+class PolicySettings:
     """Enforced rules: what `hook PreToolUse` and `hook PermissionRequest` read."""
 
     LENIENT: ClassVar[bool] = True  # read by the PreToolUse hook

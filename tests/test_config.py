@@ -7,6 +7,7 @@ import ast
 import json
 import os
 import re
+from dataclasses import Field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from reflectgit.config import (
     CaptureSettings,
     Config,
     DrainSettings,
-    Field,
     QuotaSettings,
     RoutingSettings,
     SearchSettings,

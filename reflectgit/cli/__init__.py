@@ -9,7 +9,10 @@ reindex), ``mcp``, ``serve``, ``ingest``, ``errors``, ``rules``. ``render`` prin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,10 +4,10 @@ CLI errors. (typer declares the global options: ``app.main_options``.)"""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import EXIT_USAGE, NotFoundError, ReflectGitError, UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, NoReturn

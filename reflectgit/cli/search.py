@@ -40,7 +40,8 @@ def search_cmd(
     ),
 ) -> None:
     """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
-    from reflectgit.workflows.search.index import result_json, search
+    from reflectgit.workflows.search.index import search
+    from reflectgit.workflows.search.results import result_json
 
     g = globals_of(ctx)
     cfg = g.config()
@@ -115,7 +116,7 @@ def recall_cmd(
     from reflectgit.errors import ReflectGitError
     from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
     from reflectgit.workflows.recall import render as render_recall
-    from reflectgit.workflows.search.index import SynonymTableError
+    from reflectgit.workflows.search.synonyms import SynonymTableError
 
     if fmt not in FORMATS:
         fail(

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from reflectgit.config import git_dir_of, git_dir_text
-from reflectgit.errors import NotFoundError, ReflectGitError
-
 # No `pathlib` (with `urllib.parse`, `ipaddress`, `fnmatch`), `re` nor `git.objects` at import: a
 # search against a fresh index asks only ``has_git_dir`` (``os.path``); the questions that
 # need them import them.
-TYPE_CHECKING = False  # no typing at run time
+from typing import TYPE_CHECKING
+
+from reflectgit.config import git_dir_of, git_dir_text
+from reflectgit.errors import NotFoundError, ReflectGitError
+
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

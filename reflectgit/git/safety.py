@@ -18,11 +18,11 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import RefusedError
 from reflectgit.git.repo_info import config_may_set, repository_dir
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
 

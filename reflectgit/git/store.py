@@ -24,10 +24,11 @@ import stat
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reflectgit.digest import sha1
 from reflectgit.errors import (
     BranchMovedError,
     ConflictError,
@@ -37,7 +38,14 @@ from reflectgit.errors import (
     storage_error,
 )
 from reflectgit.git import fsync, lockwait, safety
-from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
+from reflectgit.git.objects import (
+    blob_id,
+    has_packed,
+    object_id,
+    packed_refs,
+    read_object,
+    read_ref,
+)
 from reflectgit.git.pack import write_pack
 from reflectgit.git.repo_info import config_may_set, config_user
 from reflectgit.git.tree import RawTree
@@ -50,9 +58,7 @@ from reflectgit.git.worktree import (
     WorkTree,
     refuse_dirty,
 )
-from reflectgit.records import FrozenRecord
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
@@ -77,16 +83,12 @@ _NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
 # --------------------------------------------------------------------------- changes
 
 
-class Change(FrozenRecord):
+@dataclass(frozen=True)
+class Change:
     """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
 
-    _FIELDS = ("path", "data")
     path: str
     data: bytes | None
-
-    def __init__(self, path: str, data: bytes | None) -> None:
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "data", data)
 
 
 def write(path: str, data: bytes) -> Change:
@@ -110,24 +112,10 @@ class PathChanged(ConflictError):
     """A path the caller read changed before its commit: re-read and try again."""
 
 
-def blob_id(data: bytes) -> str:
-    """The sha git gives ``data`` as a blob."""
-    return sha1(b"blob %d\x00%s" % (len(data), data))
-
-
-class CommitInfo(FrozenRecord):
+@dataclass(frozen=True)
+class CommitInfo:
     """A commit as the workflows see it."""
 
-    _FIELDS = (
-        "sha",
-        "parents",
-        "message",
-        "author",
-        "committer",
-        "author_time",
-        "commit_time",
-        "tree",
-    )
     sha: str
     parents: tuple[str, ...]
     message: str
@@ -137,43 +125,19 @@ class CommitInfo(FrozenRecord):
     commit_time: datetime
     tree: str
 
-    def __init__(
-        self,
-        sha: str,
-        parents: tuple[str, ...],
-        message: str,
-        author: str,
-        committer: str,
-        author_time: datetime,
-        commit_time: datetime,
-        tree: str,
-    ) -> None:
-        for name, value in zip(
-            self._FIELDS,
-            (sha, parents, message, author, committer, author_time, commit_time, tree),
-            strict=True,
-        ):
-            object.__setattr__(self, name, value)
-
 
 # --------------------------------------------------------------------------- the store
 
 
-class Place(FrozenRecord):
+@dataclass(frozen=True)
+class Place:
     """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
     folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
 
-    _FIELDS = ("root", "git_dir", "common_dir", "bare")
     root: str
     git_dir: str
     common_dir: str
     bare: bool
-
-    def __init__(self, root: str, git_dir: str, common_dir: str, bare: bool) -> None:
-        object.__setattr__(self, "root", root)
-        object.__setattr__(self, "git_dir", git_dir)
-        object.__setattr__(self, "common_dir", common_dir)
-        object.__setattr__(self, "bare", bare)
 
 
 def locate(path: str | os.PathLike[str]) -> Place | None:
@@ -1120,8 +1084,7 @@ class Store:
     def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
         """Write (or, inside a commit, queue) an object; return its hex sha."""
         if self._batch is not None:
-            header = b"%s %d\x00" % (type_name, len(raw))
-            hexsha = sha1(header + raw).encode("ascii")
+            hexsha = object_id(type_name, raw).encode("ascii")
             self._batch[hexsha] = (type_name, raw)
             return hexsha
         return self._write_loose(type_name, raw)
@@ -1154,7 +1117,7 @@ class Store:
         (``sha``: the one ``_write_object`` computed for these bytes)."""
         header = b"%s %d\x00" % (type_name, len(raw))
         if sha is None:
-            sha = sha1(header + raw)
+            sha = object_id(type_name, raw)
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")

@@ -13,12 +13,11 @@ Imports only what the event needs: no typer, no rich, no dulwich unless a note i
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.notes.harness import HARNESSES
 
-# No `typing`, `json` or `collections` on the hook path (docs/performance.md, third pass).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -35,7 +34,7 @@ POLICY_ONLY = ("PreToolUse", "preToolUse")
 def read_payload(raw: bytes) -> dict[str, Any] | None:
     """The payload object, or None when it is not a JSON object."""
     try:
-        data = cjson.loads(raw.decode("utf-8"))
+        data = jsonio.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import os
 import time
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
-from reflectgit.records import FrozenRecord
 from reflectgit.state import policy as compiled
 
-# The hook imports no `typing`, `pathlib`, `contextlib` or `json` here (docs/performance.md,
-# "The hook processes, third pass"): they are imported where a compile needs them.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
@@ -48,30 +46,16 @@ SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies a
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-class RuleSet(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class RuleSet:
     """The rules in force, and how they were obtained."""
 
-    __slots__ = ("compiled", "complete", "files", "problems", "rules", "tree")
-    _FIELDS = ("rules", "tree", "complete", "compiled", "files", "problems")
     rules: list[Rule]
     tree: str | None
-    complete: bool  # False: the budget ran out; some notes were not read yet
-    compiled: bool  # this call recompiled
-    files: tuple[str, ...]  # policy files read
-    problems: tuple[str, ...]  # lines of policy files that are no rule
-
-    def __init__(
-        self,
-        rules: list[Rule],
-        tree: str | None,
-        complete: bool = True,
-        compiled: bool = False,
-        files: tuple[str, ...] = (),
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        values = (rules, tree, complete, compiled, files, problems)
-        for name, value in zip(self._FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
+    complete: bool = True  # False: the budget ran out; some notes were not read yet
+    compiled: bool = False  # this call recompiled
+    files: tuple[str, ...] = ()  # policy files read
+    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
 
 
 def policy_files(cfg: Config) -> list[Path]:
@@ -315,21 +299,14 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-class Check(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Check:
     """The answer for one call, and what it was decided from."""
 
-    __slots__ = ("call", "decision", "project", "ruleset")
-    _FIELDS = ("call", "decision", "ruleset", "project")
     call: Call
     decision: Decision
     ruleset: RuleSet
-    project: str | None
-
-    def __init__(
-        self, call: Call, decision: Decision, ruleset: RuleSet, project: str | None = None
-    ) -> None:
-        for name, value in zip(self._FIELDS, (call, decision, ruleset, project), strict=True):
-            object.__setattr__(self, name, value)
+    project: str | None = None
 
 
 def check(

@@ -403,7 +403,7 @@ def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
 
 
 def _blob_id(data: bytes) -> str:
-    from reflectgit.git.store import blob_id
+    from reflectgit.git.objects import blob_id
 
     return blob_id(data)
 

@@ -418,7 +418,7 @@ def conflict_on(store: Any, src: SourceNote, rev: str | None) -> dict[str, Any] 
     """A different note (or sidecar) under this id on ``rev``: what a high route would replace."""
     if rev is None:
         return None
-    from reflectgit.git.store import blob_id
+    from reflectgit.git.objects import blob_id
 
     theirs = store.read(src.team_path, rev=rev)
     their_sidecar = store.read(src.sidecar_team_path, rev=rev)

@@ -1,21 +1,19 @@
-"""``git.run.run``: git started with ``posix_spawn`` behaves as ``subprocess.run`` started it.
+"""``git.run.run``: the one git runner.
 
 Real git in a real repository: input and output of a megabyte both ways, stderr and the exit
 code, the timeout (git killed, ``GitFailed``), the working folder (pathspecs and output
-relative to it), a missing folder or git, descriptors the test process holds open, and the
-signals Python ignores (git gets their defaults back).
+relative to it), a missing folder or git.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from reflectgit.digest import sha1
 from reflectgit.errors import NotFoundError
+from reflectgit.git.objects import blob_id
 from reflectgit.git.run import GitFailed, run
 from tests.conftest import git
 
@@ -34,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
 def test_a_megabyte_in_and_out(repo: Path) -> None:
     data = bytes(i % 251 for i in range(1 << 20))
     hashed = run(["hash-object", "--stdin"], cwd=repo, env=dict(os.environ), input=data)
-    assert hashed.ok and hashed.out == sha1(b"blob %d\x00" % len(data) + data)
+    assert hashed.ok and hashed.out == blob_id(data)
     written = run(["hash-object", "-w", "--stdin"], cwd=repo, env=dict(os.environ), input=data)
     asks = f"{written.out}\n".encode() * 3
     batch = run(["cat-file", "--batch"], cwd=repo, env=dict(os.environ), input=asks)
@@ -74,24 +72,3 @@ def test_a_missing_folder_or_git_is_a_clear_error(repo: Path, tmp_path: Path) ->
     with pytest.raises(NotFoundError) as no_git:
         run(["status"], cwd=repo, env={"PATH": str(tmp_path / "empty")})
     assert "git is not installed" in no_git.value.message
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
-def test_descriptors_we_hold_are_not_passed_on(repo: Path, tmp_path: Path) -> None:
-    held = os.open(tmp_path / "held", os.O_WRONLY | os.O_CREAT)
-    os.set_inheritable(held, True)  # as a caller's descriptor would be
-    try:
-        listed = run(["-c", "alias.fds=!ls /proc/$$/fd", "fds"], cwd=repo, env=dict(os.environ))
-    finally:
-        os.close(held)
-    assert listed.ok and str(held) not in listed.out.split(), (held, listed.out)
-    assert {"0", "1", "2"} <= set(listed.out.split())
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/status")
-def test_git_gets_the_signals_python_ignores_back(repo: Path) -> None:
-    status = run(["-c", "alias.sig=!cat /proc/$$/status", "sig"], cwd=repo, env=dict(os.environ))
-    ignored = next(line for line in status.out.splitlines() if line.startswith("SigIgn:"))
-    mask = int(ignored.split()[1], 16)
-    assert not mask & (1 << (13 - 1)), ignored  # SIGPIPE
-    assert not mask & (1 << (25 - 1)), ignored  # SIGXFSZ

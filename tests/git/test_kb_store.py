@@ -74,7 +74,8 @@ def test_write_pack_handles_large_entries_and_duplicates(tmp_path, repo):
 
 
 def test_expect_refuses_a_path_that_moved_since_it_was_read(repo):
-    from reflectgit.git.store import PathChanged, blob_id
+    from reflectgit.git.objects import blob_id
+    from reflectgit.git.store import PathChanged
 
     st = Store.init(repo, env=dict(os.environ))
     st.commit([write("documents/a.md", b"one\n")], msg())

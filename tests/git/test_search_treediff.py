@@ -11,8 +11,10 @@ import pytest
 
 from reflectgit.git.store import Store, delete, write
 from reflectgit.git.treediff import RAW_TREES_KEPT, SMALL, _diff_maps, diff_raw, entries
-from reflectgit.workflows.search import index as search_mod
-from reflectgit.workflows.search.index import Index, changed_files, index_path
+from reflectgit.workflows.search import build as search_build
+from reflectgit.workflows.search.build import changed_files
+from reflectgit.workflows.search.index import Index
+from reflectgit.workflows.search.storage import index_path
 from tests.conftest import git
 
 
@@ -78,7 +80,7 @@ def test_refresh_of_a_big_folder_agrees_with_git_diff_tree(
             store.commit(changes, f"step {step}")
             expected = changed_files(store, old or "", store.tree_id() or "")
             with monkeypatch.context() as m:
-                m.setattr(search_mod, "changed_files", _no_git)  # the fast path must answer
+                m.setattr(search_build, "changed_files", _no_git)  # the fast path must answer
                 found, _keep = index._changes(store, old or "", store.tree_id() or "")
             assert sorted(found) == sorted(expected)
             result = index.refresh(store)

@@ -7,17 +7,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reflectgit.errors import NoteError
+from reflectgit.notes import plainyaml, schema
 from reflectgit.notes.note import (
     Note,
+    Sidecar,
+    dump_yaml,
     is_safe_id,
     load_yaml,
     new_id,
     normalize_tier,
     parse_note,
+    parse_sidecar,
     render_note,
+    render_sidecar,
     slugify,
     tier_of,
 )
+from reflectgit.notes.schema import to_json_value
 from tests.conftest import DATA
 
 VALID = sorted((DATA / "notes" / "valid").glob("*.md")) + sorted((DATA / "compat").glob("*.md"))
@@ -253,6 +259,52 @@ def test_render_orders_keys_and_writes_iso_timestamps():
         "---\ncreated: 2026-03-04T09:12:00Z\nupdated: 2026-03-05\nconfidence: high\n"
         "title: T\nalpha: 2\nzeta: 1\n---\nbody\n"
     )
+
+
+def test_render_writes_the_one_style_of_notes():
+    """PyYAML's emitter with the notes' options (``yamlcodec.STYLE``): keys in their order, block
+    lists at their key's indentation, two-space nesting, quoted where YAML would misread a
+    string, literal blocks, unicode kept, a long line never folded."""
+    long = "word " * 40 + "end"
+    front = {
+        "title": "Wombat burrow: yes, 1.5 #tags",
+        "tags": ["ci", "yes", "1.5", "c++", "日本語"],
+        "key_insight": "first line\nsecond line",
+        "why": "é ü\n",
+        "long": long,
+        "provenance": {"source_tool": "cli", "proof_count": 1, "runs": [{"a": None}, {}]},
+        "empty": [],
+    }
+    assert dump_yaml(front) == (
+        "title: 'Wombat burrow: yes, 1.5 #tags'\n"
+        "tags:\n- ci\n- 'yes'\n- '1.5'\n- c++\n- 日本語\n"
+        "key_insight: |-\n  first line\n  second line\n"
+        "why: |\n  é ü\n"
+        f"long: {long}\n"
+        "provenance:\n  source_tool: cli\n  proof_count: 1\n  runs:\n  - a: null\n  - {}\n"
+        "empty: []\n"
+    )
+
+
+@pytest.mark.skipif(not (DATA / "notes" / "valid").is_dir(), reason="no shared data folder")
+def test_every_shared_note_is_written_stably_and_read_back_plain():
+    """Each valid shared note and sidecar as the writer renders it: rendered again, the same
+    bytes (an update rewrites nothing it did not change), and its YAML read by the plain reader
+    (the validate hook's fast path) as PyYAML reads it."""
+    folders = (DATA / "notes" / "valid", DATA / "compat")
+    paths = sorted(p for f in folders for p in f.iterdir() if schema.kind_of_path(p))
+    assert len(paths) > 40
+    for path in paths:
+        if schema.kind_of_path(path) == "note":
+            note = parse_note(path.read_bytes(), path.name)
+            data, text = note.frontmatter, render_note(note)
+            assert render_note(parse_note(text)) == text, path.name
+        else:
+            data = parse_sidecar(path.read_bytes(), path.name).data
+            text = render_sidecar(Sidecar(data))
+            assert render_sidecar(parse_sidecar(text, path.name)) == text, path.name
+        written = dump_yaml(data)
+        assert plainyaml.json_value(written) == to_json_value(load_yaml(written)), path.name
 
 
 def test_model_strings_cannot_inject_keys():

@@ -9,6 +9,7 @@ and everything detect-secrets flags in the corpus we flag too.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import yaml
 from reflectgit.notes import secrets
 from reflectgit.notes.note import parse_note
 from reflectgit.notes.privacy import REDACTED
-from tests.conftest import TEST_DATA, git
+from tests.conftest import DATA, TEST_DATA, git
 from tests.support.kb import count_commits, head, kb
 
 CORPUS = yaml.safe_load((TEST_DATA / "secrets.yaml").read_text("utf-8"))
@@ -62,26 +63,26 @@ def test_corpus_negatives_stay_silent(text: str) -> None:
 # --------------------------------------------------------------------------- a table
 
 
-@pytest.mark.parametrize(
-    ("text", "kind"),
-    [
-        ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe"),
-        ("glpat-9xY2kLmN4pQrStUvWx7z", "gitlab"),
-        ("TELEGRAM=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq", "telegram"),
-        ("--password Hunter22!", "flag"),
-        ("--pin 482913", "flag"),
-        ("--token=Zq3m9Xk2Lp8Vb4Nc", "flag"),
-        ("docker login -p Xk29vLq8Zm registry.io", "command-password"),
-        ("mysql -uroot -pS3cr3tPw db", "command-password"),
-        ("curl -u bob:Pa55w0rd! https://x.io", "command-password"),
-        ("machine api.x.io login bob password Pa55w0rd", "netrc"),
-        ("STRIPE_KEY=Zk3u8QmT2vX9pL4rW7yB1nC6", "assignment"),
-        ("apiKey: 'Zk3u8QmT2vX9pL4r'", "assignment"),
-        ("PGPASSWORD=letmein psql", "assignment"),
-        ("AccountKey=" + "a1B2c3D4" * 11, "azure"),
-        ("the wifi password is Tr0ub4dor&3", "prose"),
-    ],
-)
+POSITIVE_TABLE = [
+    ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe"),
+    ("glpat-9xY2kLmN4pQrStUvWx7z", "gitlab"),
+    ("TELEGRAM=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq", "telegram"),
+    ("--password Hunter22!", "flag"),
+    ("--pin 482913", "flag"),
+    ("--token=Zq3m9Xk2Lp8Vb4Nc", "flag"),
+    ("docker login -p Xk29vLq8Zm registry.io", "command-password"),
+    ("mysql -uroot -pS3cr3tPw db", "command-password"),
+    ("curl -u bob:Pa55w0rd! https://x.io", "command-password"),
+    ("machine api.x.io login bob password Pa55w0rd", "netrc"),
+    ("STRIPE_KEY=Zk3u8QmT2vX9pL4rW7yB1nC6", "assignment"),
+    ("apiKey: 'Zk3u8QmT2vX9pL4r'", "assignment"),
+    ("PGPASSWORD=letmein psql", "assignment"),
+    ("AccountKey=" + "a1B2c3D4" * 11, "azure"),
+    ("the wifi password is Tr0ub4dor&3", "prose"),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), POSITIVE_TABLE)
 def test_positive_table(text: str, kind: str) -> None:
     assert [f.kind for f in secrets.scan(text)] == [kind]
 
@@ -114,6 +115,102 @@ def test_positive_table(text: str, kind: str) -> None:
 )
 def test_negative_table(text: str) -> None:
     assert secrets.scan(text) == []
+
+
+# --------------------------------------------------------------------------- the prefilter
+# A rule looks only around its triggers and anchors, and ``could_hold_secret`` (which lets text
+# through unscanned) is built from them; so each rule's triggers must be in every text its
+# pattern matches.
+
+EXAMPLES = [e["text"] for e in POSITIVES] + [text for text, _kind in POSITIVE_TABLE]
+
+
+def _bare_matches(rule: secrets.Rule, text: str) -> set[tuple[int, int]]:
+    """Where the rule's pattern matches (its check passing) anywhere in ``text``, windows aside."""
+    return {m.span() for m in rule.pattern.finditer(text) if rule.check is None or rule.check(m)}
+
+
+def _some_rule_looks(text: str) -> bool:
+    low = secrets.lower(text)
+    return any(rule.windows(text, low) for rule in secrets.rules())
+
+
+def test_every_rule_has_a_trigger_its_own_examples_hold() -> None:
+    for index, rule in enumerate(secrets.rules()):
+        assert rule.triggers or rule.anchor is not None, rule.kind
+        if rule.finder is not None:  # it looks for key words itself: they are its triggers
+            assert rule.triggers is secrets._KEY_WORDS
+            examples = [t for t in EXAMPLES if rule.kind in {f.kind for f in secrets.scan(t)}]
+        else:
+            examples = [t for t in EXAMPLES if _bare_matches(rule, t)]
+        assert examples, f"rule {index} ({rule.kind}) has no positive example"
+        for text in examples:
+            low = secrets.lower(text)
+            held = [t for t in rule.triggers if t in low]
+            assert held or (rule.anchor is not None and rule.anchor.search(text)), (index, text)
+            assert secrets.could_hold_secret(text), text
+            if rule.finder is None:  # looking only around them, the rule finds all it matches
+                windowed = {m.span() for m in rule.matches(text, low)}
+                assert _bare_matches(rule, text) <= windowed, (index, text)
+
+
+def test_the_anchors_combine_into_one_pattern() -> None:
+    """The prefilter searches every anchor in one pattern: the same only while none has flags."""
+    anchored = [r for r in secrets.rules() if r.anchor is not None]
+    assert anchored and all(r.anchor is not None and r.anchor.flags == 0 for r in anchored)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-12-01T20:15:20Z PreToolUse - policy:deny Bash kb:never-force-push",
+        "2026-12-01T20:15:20Z PermissionRequest - policy:ask Write policy-rules.jsonl",
+        "the build is green",
+        "uuid 9f1c2d3e-4b5a-6978-8a9b-0c1d2e3f4a5b",
+        "ÄÖÜ" * 40,
+        "",
+    ],
+)
+def test_ordinary_text_is_let_through_unscanned(text: str) -> None:
+    assert not secrets.could_hold_secret(text)
+    assert secrets.mask(text) == text
+
+
+def test_the_prefilter_says_yes_exactly_where_a_rule_would_look() -> None:
+    rng = random.Random(16)
+    pieces = EXAMPLES + list(NEGATIVES)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:=/ \n'\"İıſK"
+    passed = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(1, 4)):
+            if rng.random() < 0.3:
+                piece = rng.choice(pieces)
+                a = rng.randrange(len(piece) + 1)
+                parts.append(piece[a : a + rng.randint(1, 80)])
+            else:
+                parts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))))
+        text = "".join(parts)
+        looks = secrets.could_hold_secret(text)
+        assert looks == _some_rule_looks(text), text
+        assert looks or not secrets.scan(text)
+        passed += looks
+    assert 0 < passed < 3000
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="no shared data folder")
+def test_the_prefilter_lets_most_shared_lines_through_and_hides_no_finding() -> None:
+    lines = [
+        line
+        for path in sorted(DATA.rglob("*"))
+        if path.is_file() and path.suffix in (".md", ".yaml", ".jsonl", ".json", ".txt")
+        for line in path.read_text("utf-8", "replace").splitlines()
+    ]
+    assert len(lines) > 1000
+    skipped = [line for line in lines if not secrets.could_hold_secret(line)]
+    assert len(skipped) > len(lines) // 2  # the prefilter spares real lines, not made-up ones
+    for line in lines:
+        assert secrets.could_hold_secret(line) == _some_rule_looks(line), line[:200]
 
 
 def test_findings_name_line_and_column_never_the_value() -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from reflectgit.workflows.recall import ProjectContext, rank, recall, text_scores
-from reflectgit.workflows.search.index import Hit, open_fresh
+from reflectgit.workflows.search.index import open_fresh
+from reflectgit.workflows.search.results import Hit
 from tests.conftest import git
 from tests.support.search import committed_notes, note_text
 

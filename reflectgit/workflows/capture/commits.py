@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
-TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -77,64 +77,35 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
     return safe_session(settings.session_id)
 
 
-# Plain classes and NamedTuples, not dataclasses: every agent event imports this module, and
-# ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost such a hook about 10 ms.
-
-
-class NoteDraft(Record):
+@dataclass
+class NoteDraft:
     """A note a hook wants to write, before it gets an id and is validated."""
 
-    _FIELDS = ("kind", "event", "title", "confidence", "body", "session", "fields", "slug")
-
-    def __init__(
-        self,
-        kind: str,  # test-fix, correction, todo-done, permission
-        event: str,  # the hook event that produced it (for Reflect-Source)
-        title: str,
-        confidence: str,
-        body: str,
-        session: str | None = None,
-        fields: dict[str, Any] | None = None,
-        slug: str = "",  # what the id is made from, when not the title
-    ) -> None:
-        self.kind = kind
-        self.event = event
-        self.title = title
-        self.confidence = confidence
-        self.body = body
-        self.session = session
-        self.fields: dict[str, Any] = {} if fields is None else fields
-        self.slug = slug
+    kind: str  # test-fix, correction, todo-done, permission
+    event: str  # the hook event that produced it (for Reflect-Source)
+    title: str
+    confidence: str
+    body: str
+    session: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    slug: str = ""  # what the id is made from, when not the title
 
 
-class Written(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Written:
     """Notes committed by one capture: ids and the commit."""
 
-    __slots__ = ("commit", "ids")
-    _FIELDS = ("ids", "commit")
     ids: tuple[str, ...]
     commit: str | None
 
-    def __init__(self, ids: tuple[str, ...], commit: str | None) -> None:
-        object.__setattr__(self, "ids", ids)
-        object.__setattr__(self, "commit", commit)
 
-
-class Queued(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Queued:
     """What the gate said and, when it passed, the queue entry."""
 
-    __slots__ = ("created", "entry_id", "verdict")
-    _FIELDS = ("verdict", "entry_id", "created")
     verdict: Verdict
-    entry_id: str | None
-    created: bool
-
-    def __init__(
-        self, verdict: Verdict, entry_id: str | None = None, created: bool = False
-    ) -> None:
-        object.__setattr__(self, "verdict", verdict)
-        object.__setattr__(self, "entry_id", entry_id)
-        object.__setattr__(self, "created", created)
+    entry_id: str | None = None
+    created: bool = False
 
 
 class Capture:
@@ -177,7 +148,7 @@ class Capture:
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
             with open(self._path_text(kind, session), encoding="utf-8") as fh:
-                data = cjson.loads(fh.read())
+                data = jsonio.loads(fh.read())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -190,7 +161,7 @@ class Capture:
         tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(cjson.dumps(doc, sort_keys=True))
+            fh.write(jsonio.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
     def session_lock(self, session: str) -> _flock:
@@ -247,7 +218,7 @@ class Capture:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
-            (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
+            (folder / LAST_EVENT).write_text(jsonio.dumps(doc) + "\n", encoding="utf-8")
         except Exception:
             pass
 
@@ -575,7 +546,7 @@ class Capture:
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
-            line = cjson.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
+            line = jsonio.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
             if tail and not tail.endswith(b"\n"):  # a torn last line: ours starts a new one
                 line = "\n" + line
             with path.open("a", encoding="utf-8") as fh:
@@ -652,14 +623,10 @@ class Capture:
         return self.cfg.disabled or self.settings.idle_disabled
 
 
-class CommitRecord(FrozenRecord):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitRecord:
     """One line of ``commits.jsonl``."""
 
-    _FIELDS = (
-        "sha", "branch", "subject", "body", "files", "session", "merge_conflict_resolved",
-        "parents", "reverts", "repo", "ts",
-    )  # fmt: skip
-    __slots__ = _FIELDS
     sha: str
     branch: str | None
     subject: str
@@ -672,14 +639,8 @@ class CommitRecord(FrozenRecord):
     repo: str
     ts: str
 
-    def __init__(self, **values: Any) -> None:
-        if set(values) != set(self._FIELDS):
-            raise TypeError(f"CommitRecord() takes exactly the fields {', '.join(self._FIELDS)}")
-        for name in self._FIELDS:
-            object.__setattr__(self, name, values[name])
-
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._FIELDS}
+        return asdict(self)
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:
@@ -687,7 +648,7 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
         try:
-            row = cjson.loads(raw)
+            row = jsonio.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
         except ValueError:

@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 
 from reflectgit.git.store import Store, delete, write
-from reflectgit.workflows.search.index import (
-    Index,
-    edges_as_of,
-    freshness,
-    fts_query,
-    index_path,
-    reindex,
-    search,
-)
+from reflectgit.workflows.search.documents import edges_as_of
+from reflectgit.workflows.search.index import Index, freshness, reindex, search
+from reflectgit.workflows.search.ranking import fts_query
+from reflectgit.workflows.search.storage import index_path
 from tests.conftest import git
 from tests.support.search import corpus_kb, corpus_notes, note_text  # noqa: F401
 

@@ -3,7 +3,8 @@ best matches of one project or state, not the project's share of everyone's best
 
 from __future__ import annotations
 
-from reflectgit.workflows.search.index import Index, document_from
+from reflectgit.workflows.search.documents import document_from
+from reflectgit.workflows.search.index import Index
 from tests.support.search import note_text
 
 

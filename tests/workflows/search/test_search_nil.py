@@ -4,7 +4,8 @@ notes that matter stays; a query of nothing but such words still answers."""
 
 from __future__ import annotations
 
-from reflectgit.workflows.search.index import Index, document_from
+from reflectgit.workflows.search.documents import document_from
+from reflectgit.workflows.search.index import Index
 from tests.support.search import note_text
 
 CUT = 10  # the notes each alternative reads, as recall and search pass it

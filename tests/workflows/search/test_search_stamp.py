@@ -5,13 +5,15 @@ sixth pass"): the stamp never hides a move of HEAD, and the index file is where 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import pytest
 
 from reflectgit.git.store import Store, write
-from reflectgit.workflows.search.index import Index, index_file, index_path, search
+from reflectgit.workflows.search.index import Index, search
+from reflectgit.workflows.search.storage import index_file, index_path
 from tests.support.search import corpus_kb, note_text  # noqa: F401
 
 
@@ -77,15 +79,13 @@ def _reference(state_dir: Path, kb: Path | None) -> Path:
     """``index_path`` as it was written with pathlib (before this pass)."""
     import re
 
-    from reflectgit.digest import sha256
-
     if kb is None:
         return state_dir / "search.sqlite3"
     root = Path(os.path.realpath(kb))
     state = Path(os.path.realpath(state_dir))
     if root == state or root in state.parents:
         return state_dir / "search.sqlite3"
-    key = sha256(str(root).encode("utf-8", "surrogateescape"))[:16]
+    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name)[:40] or "kb"
     return state_dir / "indexes" / f"{name}-{key}" / "search.sqlite3"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import reflectgit.workflows.search.index as index_mod
+import reflectgit.workflows.search.build as build_mod
 from reflectgit.git.store import Store, delete, write
 from reflectgit.workflows.search.index import Index, reindex, search
 from tests.conftest import git
@@ -146,7 +146,7 @@ def test_a_parallel_build_is_the_serial_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kb = tmp_path / "kb"
-    count = index_mod.PARALLEL_BUILD_MIN + 50
+    count = build_mod.PARALLEL_BUILD_MIN + 50
     with Store.init(kb) as store:
         store.commit(
             [
@@ -160,7 +160,7 @@ def test_a_parallel_build_is_the_serial_build(
             seen: list[tuple[int, int]] = []
             parallel.refresh(store, progress=lambda d, t: seen.append((d, t)))
             assert seen[-1] == (count, count)
-        monkeypatch.setattr(index_mod, "PARALLEL_BUILD_MIN", 10**9)
+        monkeypatch.setattr(build_mod, "PARALLEL_BUILD_MIN", 10**9)
         with Index.open(tmp_path / "serial.sqlite3") as serial:
             serial.refresh(store)
     assert vocabulary(tmp_path / "parallel.sqlite3") == vocabulary(tmp_path / "serial.sqlite3")

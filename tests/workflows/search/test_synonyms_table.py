@@ -1,83 +1,140 @@
-"""The shipped synonym table compiled ahead (workflows/search/synonyms_table.py).
+"""The synonym table read at run time (workflows/search/synonyms.py).
 
-Regenerating gives the checked-in module; the compiled table (groups and lookup) equals the
-parsed one; a KB's own synonyms.txt still extends (and trims) it exactly as parsing both would;
-a stale compiled table is ignored.
+A KB's own synonyms.txt extends (and trims) the shipped table exactly as parsing both would;
+the parsed table kept in the state directory is that same table; a changed file is seen; a
+cache that is broken in any way is ignored and written again; no cache goes where no index is.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from reflectgit.workflows.search import query, synonyms_table
-from reflectgit.workflows.search.index import kb_synonyms
-from reflectgit.workflows.search.query import Synonyms, compiled_source, shipped
+from reflectgit.workflows.search import query
+from reflectgit.workflows.search.query import Synonyms, shipped
+from reflectgit.workflows.search.synonyms import cache_file, kb_synonyms
 from tests.conftest import REPO_ROOT
 
-SEARCH = REPO_ROOT / "reflectgit" / "workflows" / "search"
-TEXT = (SEARCH / "synonyms.txt").read_text("utf-8")
+TEXT = (REPO_ROOT / "reflectgit" / "workflows" / "search" / "synonyms.txt").read_text("utf-8")
 
 
-def parsed_fresh(text: str, base: Synonyms | None = None) -> tuple[object, object]:
+def parsed_fresh(text: str) -> tuple[object, object]:
     """Groups and lookup as parsing and indexing every group from scratch gives them."""
-    table = Synonyms.parse(text, base)
-    fresh = Synonyms(table.groups)  # no lookup carried over: index every group
+    fresh = Synonyms(Synonyms.parse(text).groups)  # no lookup carried over: index every group
     return fresh.groups, fresh._lookup
 
 
-def test_regenerating_gives_the_checked_in_module() -> None:
-    assert (SEARCH / "synonyms_table.py").read_text("utf-8") == compiled_source(TEXT)
+def a_kb(tmp_path: Path, text: str | None) -> tuple[Path, Path]:
+    """A KB folder with ``text`` as its synonyms.txt (none for None), and its state folder."""
+    kb = tmp_path / "kb"
+    state = kb / "state"
+    state.mkdir(parents=True)
+    if text is not None:
+        (kb / "synonyms.txt").write_text(text, encoding="utf-8")
+    return kb, state
 
 
-def test_the_compiled_table_is_the_parsed_one() -> None:
-    table = shipped()
-    assert "_lookup" in table.__dict__  # it came from the compiled module, not a parse
-    assert table.groups == synonyms_table.GROUPS
-    assert (table.groups, table._lookup) == parsed_fresh(TEXT)
-    assert table == Synonyms.parse(TEXT)
-    # The answers, not only the data: every term of every group finds the same groups.
-    plain = Synonyms.parse(TEXT)
-    for group in plain.groups:
-        for term in group:
-            key = query._key(term)
-            assert table.terms(key) == plain.terms(key)
-            toks = query.tokens_of(term)
-            assert table.idiom(toks) == plain.idiom(toks)
+def test_the_shipped_table_is_its_file_parsed() -> None:
+    assert (shipped().groups, shipped()._lookup) == parsed_fresh(TEXT)
+    assert ("wal", "write-ahead log", "write ahead log", "journal_mode", "transaction log") in (
+        shipped().groups
+    )
 
 
 @pytest.mark.parametrize(
     "kb_text",
     [
+        None,  # no file: the shipped table
         "quokka, marsupial\n",
         "# ours\nquokka, marsupial\nwal, wombat log\n",  # a second group for a shipped term
-        "quokka, marsupial\n-pr\n",  # a removal: the lookup is built afresh
+        "quokka, marsupial\n-pr\n",  # a removal
         "-wal\n",
         "lonely\n\n# nothing\n",  # no group at all
         "time out, tmo\nall pages, every page\n",  # idioms (terms with stop words)
     ],
 )
-def test_a_kb_table_extends_the_compiled_one_as_parsing_both_would(
-    tmp_path: Path, kb_text: str
+def test_a_kb_table_is_the_shipped_one_extended_parsed_or_cached(
+    tmp_path: Path, kb_text: str | None
 ) -> None:
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "synonyms.txt").write_text(kb_text, encoding="utf-8")
-    table = kb_synonyms(kb, "synonyms.txt")
-    assert (table.groups, table._lookup) == parsed_fresh(TEXT + "\n" + kb_text)
-    assert table.groups == Synonyms.parse(kb_text, Synonyms.parse(TEXT)).groups
+    kb, state = a_kb(tmp_path, kb_text)
+    expected = parsed_fresh(TEXT + "\n" + (kb_text or ""))
+    parsed = kb_synonyms(kb, "synonyms.txt")  # no state directory: no cache
+    assert (parsed.groups, parsed._lookup) == expected
+    assert not Path(cache_file(state, kb)).exists()
+    first = kb_synonyms(kb, "synonyms.txt", state)  # parsed, and kept
+    assert Path(cache_file(state, kb)).exists()
+    again = kb_synonyms(kb, "synonyms.txt", state)  # read from the cache
+    assert (first.groups, first._lookup) == (again.groups, again._lookup) == expected
+    for group in again.groups:  # the answers, not only the data
+        for term in group:
+            key = query._key(term)
+            assert again.terms(key) == parsed.terms(key)
+            assert again.idiom(query.tokens_of(term)) == parsed.idiom(query.tokens_of(term))
     # Extending never changes the shipped table itself.
-    assert shipped()._lookup == parsed_fresh(TEXT)[1]
+    assert (shipped().groups, shipped()._lookup) == parsed_fresh(TEXT)
 
 
-def test_a_stale_compiled_table_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(synonyms_table, "SOURCE_SHA1", "0" * 40)
-    monkeypatch.setattr(synonyms_table, "GROUPS", (("wrong", "table"),))
-    shipped.cache_clear()
-    try:
-        table = shipped()
-        assert table.groups == Synonyms.parse(TEXT).groups
-        assert ("wrong", "table") not in table.groups
-    finally:
-        shipped.cache_clear()
+def test_a_changed_kb_file_is_seen(tmp_path: Path) -> None:
+    kb, state = a_kb(tmp_path, "quokka, marsupial\n")
+    assert "marsupial" in kb_synonyms(kb, "synonyms.txt", state).terms(("quokka",))
+    # The same size, written at once: the text, not the file's size or time, tells them apart.
+    (kb / "synonyms.txt").write_text("quokka, wallabies\n", encoding="utf-8")
+    changed = kb_synonyms(kb, "synonyms.txt", state)
+    assert "wallabies" in changed.terms(("quokka",))
+    assert "marsupial" not in changed.terms(("quokka",))
+    kept = json.loads(Path(cache_file(state, kb)).read_text("utf-8"))
+    assert ["quokka", "wallabies"] in kept["groups"]
+    (kb / "synonyms.txt").unlink()
+    assert kb_synonyms(kb, "synonyms.txt", state).terms(("quokka",)) == []
+    assert kb_synonyms(kb, "synonyms.txt", state).groups == shipped().groups
+
+
+def _out_of_range(doc: dict[str, object]) -> dict[str, object]:
+    buckets = doc["buckets"]
+    assert isinstance(buckets, dict)
+    return {**doc, "buckets": {**buckets, "qu": [10**6]}}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: b"\xff\xfe not json",
+        lambda raw: raw[: len(raw) // 2],  # cut short
+        lambda raw: b"[]",
+        lambda raw: b"{}",
+        lambda raw: b"[" * 100_000,  # nested past the parser's depth
+        # The right source, the wrong shape: a group that is not a list, an index past the end.
+        lambda raw: json.dumps({**json.loads(raw), "groups": "quokka"}).encode(),
+        lambda raw: json.dumps(_out_of_range(json.loads(raw))).encode(),
+        lambda raw: json.dumps({**json.loads(raw), "idioms": {"all pages": ["0"]}}).encode(),
+    ],
+    ids=["bytes", "cut", "list", "empty", "deep", "groups", "range", "index-type"],
+)
+def test_a_broken_cache_is_ignored_and_written_again(
+    tmp_path: Path, damage: Callable[[bytes], bytes]
+) -> None:
+    kb, state = a_kb(tmp_path, "quokka, marsupial\n")
+    expected = parsed_fresh(TEXT + "\nquokka, marsupial\n")
+    kb_synonyms(kb, "synonyms.txt", state)
+    cache = Path(cache_file(state, kb))
+    good = cache.read_bytes()
+    cache.write_bytes(damage(good))
+    table = kb_synonyms(kb, "synonyms.txt", state)
+    assert (table.groups, table._lookup) == expected
+    assert "marsupial" in table.terms(("quokka",))
+    assert cache.read_bytes() == good  # written again, as it was
+
+
+def test_no_cache_goes_where_no_index_folder_is(tmp_path: Path) -> None:
+    kb, _state = a_kb(tmp_path, "quokka, marsupial\n")
+    shared = tmp_path / "shared-state"  # a state directory outside the KB: a folder per KB
+    assert "marsupial" in kb_synonyms(kb, "synonyms.txt", shared).terms(("quokka",))
+    assert not shared.exists()
+    cache = Path(cache_file(shared, kb))
+    assert cache.parent.parent == shared / "indexes"  # next to that KB's index
+    cache.parent.mkdir(parents=True)  # as building the index makes it
+    assert "marsupial" in kb_synonyms(kb, "synonyms.txt", shared).terms(("quokka",))
+    assert cache.exists()
