@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as fields
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
 
@@ -164,8 +164,6 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
             raise _bad(spec, where, text, "is not a boolean")
         value = lowered in _TRUE
     elif spec.kind == "path":
-        from pathlib import Path
-
         value = Path(os.path.expanduser(text))
     elif spec.kind == "words":
         import shlex  # only a "words" setting that is set pays for it
@@ -206,8 +204,6 @@ def _parse_toml(spec: Spec, raw: Any, where: str) -> Any:
         if not _finite(value):
             raise _bad(spec, where, raw, "is not a finite number")
     elif kind == "path":
-        from pathlib import Path
-
         value = Path(os.path.expanduser(raw))
     elif kind == "words":
         value = tuple(raw)
@@ -302,11 +298,11 @@ def _from_toml(spec: Spec, toml: Mapping[str, Any]) -> Any:
 # ============================================================================ settings
 
 
-def _user_home() -> Path:
-    """``Path.home()`` (the defaults that need it import pathlib when they are built)."""
-    from pathlib import Path
-
-    return Path.home()
+def _under_home(home: Path | None = None) -> dict[str, Path]:
+    """The capture settings whose default lies in a home folder (default: the user's)."""
+    if home is None:
+        home = Path.home()
+    return {"idle_projects_root": home / ".claude" / "projects", "codex_home": home / ".codex"}
 
 
 @dataclass(frozen=True)
@@ -405,7 +401,7 @@ class CaptureSettings:
     idle_projects_root: Path = setting(
         kind="path",
         env="REFLECT_IDLE_PROJECTS_ROOT",
-        default_factory=lambda: _user_home() / ".claude" / "projects",
+        default_factory=lambda: _under_home()["idle_projects_root"],
         default_doc="`$HOME/.claude/projects`",
         help="where the idle sweep looks for agent transcripts (`*.jsonl`)",
     )
@@ -436,7 +432,7 @@ class CaptureSettings:
     codex_home: Path = setting(
         kind="path",
         env="CODEX_HOME",
-        default_factory=lambda: _user_home() / ".codex",
+        default_factory=lambda: _under_home()["codex_home"],
         default_doc="`$HOME/.codex`",
         help="where Codex keeps its sessions (the `notify` hook finds the rollout there)",
     )
@@ -773,122 +769,28 @@ SETTINGS_CLASSES: tuple[type, ...] = (
 # ============================================================================ paths
 
 
-# Every hook process resolves the KB and its state directory: as strings, so that no
-# `pathlib` is imported (with `fnmatch`, `re`, `urllib.parse` and `ipaddress`, the largest part
-# of a rules hook's imports; docs/performance.md, "The hook processes, third pass"). Each
-# ``*_text`` function is the one implementation; its ``Path`` namesake wraps it. ``_norm`` and
-# ``_absolute`` are ``str(PurePosixPath(text))`` and ``str(Path(text).absolute())``;
-# tests/test_config.py checks them against pathlib.
-
-
-def _norm(text: str) -> str:
-    """``str(PurePosixPath(text))``: no empty or ``.`` parts, no trailing slash."""
-    if text.startswith("//") and not text.startswith("///"):
-        root = "//"  # POSIX keeps exactly two leading slashes
-    else:
-        root = "/" if text.startswith("/") else ""
-    parts = [part for part in text.split("/") if part and part != "."]
-    return root + "/".join(parts) if root or parts else "."
-
-
-def _absolute(text: str) -> str:
-    """``str(Path(text).absolute())``."""
-    path = _norm(text)
-    if path.startswith("/"):
-        return path
-    return _norm(os.getcwd() + "/" + path)
-
-
-def any_given(cls: type, env: Mapping[str, str], toml: Mapping[str, Any] | None) -> bool:
-    """Whether the environment or ``.reflect-git.toml`` sets any of ``cls``'s settings. When
-    none is, ``load`` gives the defaults and no warning, so a caller may build it when first
-    needed (the capture hook: its path defaults import ``pathlib``)."""
-    for f in fields(cls):
-        spec = spec_of(f)
-        if spec is None:
-            continue
-        if any((env.get(name) or "").strip() for name in spec.env):
-            return True
-        table = (toml or {}).get(spec.section) if spec.toml else None
-        if isinstance(table, Mapping) and spec.key in table:
-            return True
-    return False
-
-
-def _env_text(cls: type, name: str, env: Mapping[str, str]) -> str | None:
-    """The environment's text for one setting (its first variable that is set), stripped."""
-    for f in fields(cls):
-        if f.name == name:
-            spec = spec_of(f)
-            for var in spec.env if spec else ():
-                raw = env.get(var)
-                if raw is not None and raw.strip():
-                    return raw.strip()
-    return None
-
-
-def kb_text(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> str:
-    """``resolve_kb_path``, as a string."""
-    given: str | None = None
-    if explicit:
-        given = _norm(os.fspath(explicit))
-    else:
-        text = _env_text(GeneralSettings, "kb", env)
-        given = _norm(os.path.expanduser(text)) if text is not None else None
-    if given is not None:
-        return _absolute(os.path.expanduser(given))
-    return _absolute(os.path.join(home_text(env), DEFAULT_KB[2:]))
-
-
 def resolve_kb_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
     """``--kb`` else ``REFLECT_GIT_KB`` else ``GLOBAL_LEARNINGS_PATH`` else ``~/.learnings``."""
-    from pathlib import Path
-
-    return Path(kb_text(explicit, env))
-
-
-def home_text(env: Mapping[str, str]) -> str:
-    """``home_of``, as a string."""
-    home = env.get("HOME")
-    return _norm(home if home else os.path.expanduser("~"))
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    given = load(GeneralSettings, env).kb  # expanded as every path setting is
+    return (given or home_of(env) / DEFAULT_KB[2:]).absolute()
 
 
 def home_of(env: Mapping[str, str]) -> Path:
     """``$HOME`` of the given environment, else the user's home."""
-    from pathlib import Path
-
-    return Path(home_text(env))
-
-
-def git_dir_text(work_tree: str) -> str:
-    """``git_dir_of``, as a string (``work_tree`` as ``str(Path)`` writes it)."""
-    dot_git = os.path.join(work_tree, ".git")
-    if os.path.isfile(dot_git):  # a worktree's or submodule's `.git` file: rare, as before
-        from pathlib import Path
-
-        return str(git_dir_of(Path(work_tree)))
-    return dot_git
+    return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
 def git_dir_of(work_tree: Path) -> Path:
     """The git directory of a work tree (follows a ``.git`` file as worktrees and submodules use)."""
     dot_git = work_tree / ".git"
     if dot_git.is_file():
-        from pathlib import Path
-
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if text.startswith("gitdir:"):
             target = Path(text[len("gitdir:") :].strip())
             return target if target.is_absolute() else (work_tree / target).resolve()
     return dot_git
-
-
-def state_dir_text(kb: str, env: Mapping[str, str]) -> str:
-    """``resolve_state_dir``, as a string (``kb`` as ``str(Path)`` writes it)."""
-    text = _env_text(GeneralSettings, "state_dir", env)
-    if text is not None:  # as ``load`` parses a path setting, without pathlib (every hook)
-        return _usable_state_dir_text(_absolute(os.path.expanduser(text)))
-    return os.path.join(git_dir_text(kb), STATE_SUBDIR)
 
 
 def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
@@ -902,15 +804,9 @@ def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
 def _usable_state_dir(path: Path) -> Path:
     """``REFLECT_STATE_DIR`` as given, unless it (or the nearest part of it that exists) is not
     a folder: then a clear error now, not a crash at the first write."""
-    _usable_state_dir_text(str(path))
-    return path
-
-
-def _usable_state_dir_text(path: str) -> str:
-    """``_usable_state_dir`` on an absolute, normalised path string (``os.path``, no pathlib)."""
     existing = path
-    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
-        existing = os.path.dirname(existing)
+    while not os.path.exists(existing) and existing.parent != existing:
+        existing = existing.parent
     if not os.path.isdir(existing):
         raise ConfigError(
             f"REFLECT_STATE_DIR={path} cannot be a folder: {existing} is a file",
@@ -955,52 +851,26 @@ class Config:
     equal when ``kb``, ``state_dir``, ``env`` and ``settings`` are (``warnings`` aside).
     """
 
+    kb: Path
+    state_dir: Path
     env: Mapping[str, str]
     settings: Mapping[str, Any]  # .reflect-git.toml as read
     warnings: list[str]  # lenient fallbacks
 
     def __init__(
         self,
-        kb: Path | str,
-        state_dir: Path | str,
+        kb: str | os.PathLike[str],
+        state_dir: str | os.PathLike[str],
         env: Mapping[str, str] | None = None,
         settings: Mapping[str, Any] | None = None,
         warnings: list[str] | None = None,
     ) -> None:
         own = self.__dict__
-        # As given; ``resolve`` gives strings (``str(Path)``'s form), made ``Path`` on first use:
-        # the hooks read ``kb_text`` and ``state_dir_text`` and never import pathlib.
-        own["_kb"] = kb
-        own["_state_dir"] = state_dir
+        own["kb"] = Path(kb)
+        own["state_dir"] = Path(state_dir)
         own["env"] = {} if env is None else env
         own["settings"] = {} if settings is None else settings
         own["warnings"] = [] if warnings is None else warnings
-
-    @property
-    def kb(self) -> Path:
-        return self._path("_kb")
-
-    @property
-    def state_dir(self) -> Path:
-        return self._path("_state_dir")
-
-    @property
-    def kb_text(self) -> str:
-        """``str(self.kb)``, without pathlib."""
-        return os.fspath(self.__dict__["_kb"])
-
-    @property
-    def state_dir_text(self) -> str:
-        """``str(self.state_dir)``, without pathlib."""
-        return os.fspath(self.__dict__["_state_dir"])
-
-    def _path(self, name: str) -> Path:
-        value = self.__dict__[name]
-        if isinstance(value, str):
-            from pathlib import Path
-
-            value = self.__dict__[name] = Path(value)
-        return value
 
     def _key(self) -> tuple[Any, ...]:
         return (self.kb, self.state_dir, self.env, self.settings)
@@ -1030,11 +900,11 @@ class Config:
         kb: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Config:
-        env = dict(os.environ) if env is None else dict(env)
-        kb_path = kb_text(kb, env)
+        env = environ() if env is None else dict(env)
+        kb_path = resolve_kb_path(kb, env)
         return cls(
             kb=kb_path,
-            state_dir=state_dir_text(kb_path, env),
+            state_dir=resolve_state_dir(kb_path, env),
             env=env,
             settings=load_settings(kb_path),
         )
@@ -1043,13 +913,7 @@ class Config:
 
     def load(self, cls: type[T], **flags: Any) -> T:
         """``cls`` from this config, command-line ``flags`` first (None: not given)."""
-        defaults: dict[str, Any] = {}
-        if cls is CaptureSettings:
-            home = self.home
-            defaults = {
-                "idle_projects_root": home / ".claude" / "projects",
-                "codex_home": home / ".codex",
-            }
+        defaults = _under_home(self.home) if cls is CaptureSettings else {}
         return load(
             cls, self.env, self.settings, flags=flags, defaults=defaults, warnings=self.warnings
         )
@@ -1113,29 +977,9 @@ class Config:
         return home_of(self.env)
 
     @property
-    def home_text(self) -> str:
-        """``str(self.home)``, without pathlib."""
-        return home_text(self.env)
-
-    @property
     def state_dir_explicit(self) -> bool:
         """The state directory was given (``REFLECT_STATE_DIR``), not derived from the KB."""
-        # = general.state_dir is not None (a path setting's text never fails to parse)
-        return _env_text(GeneralSettings, "state_dir", self.env) is not None
-
-    def _switch(self, name: str) -> bool:
-        """A boolean of ``GeneralSettings``, without building it (its paths import pathlib);
-        a malformed value is left to ``general``, which falls back and keeps the warning."""
-        if "general" not in self.__dict__:
-            for f in fields(GeneralSettings):
-                spec = spec_of(f)
-                if f.name == name and spec is not None:
-                    try:
-                        value = _from_env(spec, self.env)
-                    except ConfigError:
-                        break
-                    return bool(f.default) if value is _UNSET else bool(value)
-        return bool(getattr(self.general, name))
+        return self.general.state_dir is not None
 
     def setting(self, section: str, key: str, default: Any = None) -> Any:
         """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a settings class."""
@@ -1161,12 +1005,12 @@ class Config:
     @property
     def internal(self) -> bool:
         """Running inside a process reflect-git started: hooks must not capture it."""
-        return self._switch("internal")
+        return self.general.internal
 
     @property
     def disabled(self) -> bool:
         """``REFLECT_DISABLED=1``: drain, idle sweep and agent hooks do nothing."""
-        return self._switch("disabled")
+        return self.general.disabled
 
 
 def _given(**values: Any) -> dict[str, Any]:

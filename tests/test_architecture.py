@@ -123,10 +123,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "linked worktree or submodule means reading its .git file. config is below git (git "
         "imports config), so this one lookup stays here and git/repo_info.py reuses it"
     ),
-    ("config.py", "git_dir_text", "git-path"): (
-        "git_dir_of as a string, for the hooks that import no pathlib (a .git file still goes "
-        "to git_dir_of)"
-    ),
 }
 
 

@@ -19,7 +19,8 @@ import pytest
 import yaml
 
 from reflectgit.errors import RefusedError, StorageError, storage_error
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
 from tests.support.disk import remount, tmpfs
@@ -282,7 +283,7 @@ def test_leaf_symlink_is_not_overwritten_but_can_be_deleted(kb, tmp_path):
         with pytest.raises(RefusedError, match="symlink"):
             store.commit([write("documents/linked.md", b"x\n")], "overwrite")
         assert snapshot(kb) == before
-        from reflectgit.git.store import delete
+        from reflectgit.git.change import delete
 
         assert store.commit([delete("documents/linked.md")], "remove the link") is not None
     assert not os.path.lexists(kb / "documents" / "linked.md")

@@ -305,7 +305,8 @@ def test_telling_a_merge_had_conflicts_writes_nothing_into_the_repository(
 
 def test_a_commit_on_a_moved_checked_out_branch_is_its_own_error_type(tmp_path: Path) -> None:
     from reflectgit.errors import BranchMovedError, ConflictError
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.notes import messages
 
     repo = tmp_path / "repo"

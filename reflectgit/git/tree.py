@@ -14,6 +14,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 DIR_MODE = 0o040000
+FILE_MODE = 0o100644
+GITLINK_MODE = 0o160000  # a submodule's commit
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ more to import than this whole hook may take.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
@@ -55,7 +54,7 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     kind = EVENTS.get(event)
     if kind is None or not cfg.policy.enabled:
         return None
-    if not cfg.state_dir_explicit and not os.path.isdir(os.path.dirname(cfg.state_dir_text)):
+    if not cfg.state_dir_explicit and not cfg.state_dir.parent.is_dir():
         return None  # no KB here: we never create its state directory by accident
     try:
         payload = jsonio.loads(raw.decode("utf-8"))

@@ -45,10 +45,10 @@ def _read_json(path: Path | str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def load_rules(state_dir: Path | str) -> dict[str, Any] | None:
+def load_rules(state_dir: Path) -> dict[str, Any] | None:
     """The compiled document (``key``, ``rules``, ``complete``), or None when absent or
-    unreadable. (``state_dir`` may be a string: the hook reads it without pathlib.)"""
-    return _read_json(os.path.join(state_dir, FOLDER, RULES_FILE))
+    unreadable."""
+    return _read_json(state_dir / FOLDER / RULES_FILE)
 
 
 def load_cache(state_dir: Path) -> dict[str, Any]:

@@ -67,16 +67,9 @@ def policy_files(cfg: Config) -> list[Path]:
     return out
 
 
-def _policy_file_texts(cfg: Config) -> list[str]:
-    """``policy_files`` as strings, without pathlib (the hook's every call)."""
-    out = [] if cfg.policy.file is None else [os.fspath(cfg.policy.file)]
-    out.extend(os.path.join(cfg.home_text, name) for name in ORIGINAL_FILES)
-    return out
-
-
-def _fingerprint(paths: Sequence[str]) -> list[list[Any]]:
+def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
     out: list[list[Any]] = []
-    for path in paths:
+    for path in map(os.fspath, files):
         try:
             st = os.stat(path)
         except OSError:
@@ -99,14 +92,14 @@ def _head_tree(cfg: Config) -> str | None:
 def load(cfg: Config, budget: float | None) -> RuleSet:
     """The rules in force: the compiled file when its key is current, else a recompile (within
     ``budget`` seconds; None: no limit, and wait for another process's compile)."""
-    from reflectgit.config import git_dir_text
+    from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import head_stamp
 
-    fingerprint = _fingerprint(_policy_file_texts(cfg))
-    doc = compiled.load_rules(cfg.state_dir_text)
+    fingerprint = _fingerprint(policy_files(cfg))
+    doc = compiled.load_rules(cfg.state_dir)
     fresh = doc is not None and doc.get("complete") is True
-    git_dir = git_dir_text(cfg.kb_text)
-    where = git_dir if os.path.isdir(git_dir) else cfg.kb_text
+    git_dir = git_dir_of(cfg.kb)
+    where = git_dir if git_dir.is_dir() else cfg.kb
     # Taken before the commit is read: a ref that moves in between leaves an older stamp.
     stamp = head_stamp(where)
     if fresh and doc and stamp is not None and doc.get("stamp") == stamp:
@@ -114,11 +107,9 @@ def load(cfg: Config, budget: float | None) -> RuleSet:
         key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
         if doc.get("key") == key:
             return _from_doc(doc, key)
-    from pathlib import Path
-
     from reflectgit.git.objects import head_commit
 
-    commit = head_commit(Path(where))
+    commit = head_commit(where)
     # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
     if fresh and doc and commit and doc.get("commit") == commit:
@@ -319,7 +310,7 @@ def check(
     """What the rules in force say about one tool call (``budget``: see ``load``)."""
     from reflectgit.notes.policy import call_from
 
-    call = call_from(tool, tool_input, cwd, home=cfg.home_text)
+    call = call_from(tool, tool_input, cwd, home=str(cfg.home))
     ruleset = load(cfg, budget)
     matched = matching(ruleset.rules, call)
     project = None

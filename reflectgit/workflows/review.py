@@ -383,7 +383,7 @@ class ReviewResult:
 
 def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
     """The branch's changes replayed onto main; a path both sides changed differently conflicts."""
-    from reflectgit.git.store import delete, write
+    from reflectgit.git.change import delete, write
 
     base = _merge_base(store, main, tip)
     base_tree = store.commit_info(base).tree if base else None

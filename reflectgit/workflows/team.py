@@ -158,7 +158,8 @@ def set_table(text: str, table: str, values: Mapping[str, Any]) -> str:
 
 def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     """Commit ``[team]`` settings into the personal KB's ``.reflect-git.toml``."""
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
 
     store = Store.init(cfg.kb, cfg.env)
     current = store.read(SETTINGS_FILE)

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.git.tree import DIR_MODE, RawTree
 from reflectgit.notes import messages
 from tests.conftest import git

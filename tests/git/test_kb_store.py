@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import LockError
-from reflectgit.git.store import LOCK_NAME, Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.git.worktree import JOURNAL_NAME, WORK_INDEX, WRITER_NAME
+from reflectgit.git.writelock import LOCK_NAME
 from reflectgit.notes import messages
 from tests.conftest import REPO_ROOT, git, run_cli_proc
 
@@ -149,7 +151,8 @@ def test_an_index_lock_we_cannot_prove_is_ours_is_never_removed(repo):
 KILLER = """
 import os, signal, sys
 from reflectgit.git import store as S, worktree as W
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.errors import LockError
 from reflectgit.notes import messages
 

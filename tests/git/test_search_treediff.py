@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.git.treediff import RAW_TREES_KEPT, SMALL, _diff_maps, diff_raw, entries
 from reflectgit.workflows.search import build as search_build
 from reflectgit.workflows.search.build import changed_files

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from reflectgit.errors import ConflictError, LockError, NotFoundError
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.notes import messages
 from tests.conftest import git
 

@@ -13,7 +13,11 @@ import pytest
 from dulwich.objects import Commit
 from dulwich.repo import Repo
 
-from reflectgit.git.store import Store, commit_bytes, locate, write
+from reflectgit.git.change import write
+from reflectgit.git.commit_object import commit_bytes
+from reflectgit.git.place import locate
+from reflectgit.git.refs import set_ref
+from reflectgit.git.store import Store
 from reflectgit.notes import messages
 from tests.conftest import git
 
@@ -81,27 +85,29 @@ def test_the_ref_swap_refuses_a_moved_branch_and_a_held_lock(repo):
     assert tip is not None
     ref = b"refs/heads/main"
     other = git("commit-tree", "-m", "x", "HEAD^{tree}", cwd=kb).strip().encode()
-    assert store._set_ref(ref, b"1" * 40, other, b"m", b"A <a@b>") is False  # not the old value
+    assert (
+        set_ref(store.common_dir, ref, b"1" * 40, other, b"m", b"A <a@b>") is False
+    )  # not the old value
     assert store.tip("main") == tip and not (kb / ".git" / "refs/heads/main.lock").exists()
     (kb / ".git" / "refs" / "heads" / "main.lock").write_text("")  # git holds it
     from dulwich.file import FileLocked
 
     with pytest.raises(FileLocked):
-        store._set_ref(ref, tip.encode(), other, b"m", b"A <a@b>")
+        set_ref(store.common_dir, ref, tip.encode(), other, b"m", b"A <a@b>")
     assert store.tip("main") == tip
     (kb / ".git" / "refs" / "heads" / "main.lock").unlink()
-    assert store._set_ref(ref, tip.encode(), other, b"m", b"A <a@b>") is True
+    assert set_ref(store.common_dir, ref, tip.encode(), other, b"m", b"A <a@b>") is True
     assert git("rev-parse", "main", cwd=kb).strip() == other.decode()
     # names git refuses are dulwich's to check (and refuse): never a path outside refs/heads
     for bad in (b"refs/heads/../../x", b"refs/heads/a..b", b"refs/heads/.hidden", b"HEAD",
                 b"refs/heads/x.lock", b"refs/heads/a b", b"refs/tags/v1"):  # fmt: skip
-        assert store._set_ref(bad, None, other, b"m", b"A <a@b>") is None, bad
+        assert set_ref(store.common_dir, bad, None, other, b"m", b"A <a@b>") is None, bad
     assert not (kb / ".git" / "x").exists()
-    assert store._set_ref(b"refs/heads/knowledge/pool-x", None, other, b"m", b"A <a@b>")
+    assert set_ref(store.common_dir, b"refs/heads/knowledge/pool-x", None, other, b"m", b"A <a@b>")
     assert git("rev-parse", "knowledge/pool-x", cwd=kb).strip() == other.decode()
     # a symbolic branch is dulwich's to write
     git("symbolic-ref", "refs/heads/alias", "refs/heads/main", cwd=kb)
-    assert store._set_ref(b"refs/heads/alias", None, other, b"m", b"A <a@b>") is None
+    assert set_ref(store.common_dir, b"refs/heads/alias", None, other, b"m", b"A <a@b>") is None
 
 
 def test_locate_finds_what_dulwich_finds_and_leaves_it_the_odd_ones(repo, tmp_path):

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from reflectgit.config import Config
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.notes.note import dump_yaml
 from tests.conftest import git
 from tests.support.remote import BareRepo

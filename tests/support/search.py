@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.notes.note import parse_note
 from tests.conftest import DATA
 

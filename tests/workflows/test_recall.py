@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.state.ranking import Ranking
 from reflectgit.workflows.recall import ProjectContext, project_context, recall
 from tests.conftest import git, run_cli_proc

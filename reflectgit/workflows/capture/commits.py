@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
-from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
@@ -114,19 +114,14 @@ class Capture:
     def __init__(self, cfg: Config, clock: Clock = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        # The per-session state as strings: an agent event imports no ``pathlib`` (its
-        # ``urllib.parse`` and ``ipaddress``) for it (docs/performance.md, fourth pass).
-        self.root_text = os.path.join(cfg.state_dir_text, CAPTURE_DIR)
-        if any_given(CaptureSettings, cfg.env, cfg.settings):
-            cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
+        cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
         self.hooklog = HookLog(cfg, clock)  # logs those fallbacks
 
     # ------------------------------------------------------------------ where things live
 
     @property
     def settings(self) -> CaptureSettings:
-        """Built at once when any capture setting is given (its fallbacks are logged), else on
-        first use: the defaults' paths need ``pathlib``, which most agent events do not."""
+        """Built when the capture starts, so that its fallbacks are logged at once."""
         return self.cfg.capture
 
     @property
@@ -142,12 +137,12 @@ class Capture:
         """False when there is no KB to capture into (we never create one by accident)."""
         return self.hooklog.usable
 
-    def _path_text(self, kind: str, session: str) -> str:
-        return os.path.join(self.root_text, kind, f"{session}.json")
+    def _state_file(self, kind: str, session: str) -> Path:
+        return self.root / kind / f"{session}.json"
 
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
-            with open(self._path_text(kind, session), encoding="utf-8") as fh:
+            with open(self._state_file(kind, session), encoding="utf-8") as fh:
                 data = jsonio.loads(fh.read())
         except (OSError, ValueError):
             return None
@@ -155,7 +150,7 @@ class Capture:
 
     def save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
         """Write per-session state (scrubbed unless it holds no captured text at all)."""
-        folder = os.path.join(self.root_text, kind)
+        folder = os.path.join(self.root, kind)
         target = os.path.join(folder, f"{session}.json")
         os.makedirs(folder, exist_ok=True)
         tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
@@ -166,13 +161,13 @@ class Capture:
 
     def session_lock(self, session: str) -> _flock:
         """Hold the per-session state lock (released if the process dies)."""
-        folder = os.path.join(self.root_text, "locks")
+        folder = os.path.join(self.root, "locks")
         os.makedirs(folder, exist_ok=True)
         return _flock(os.path.join(folder, f"{session}.lock"))
 
     def drop(self, kind: str, session: str) -> None:
         try:  # noqa: SIM105  (no contextlib on the hook path)
-            os.unlink(self._path_text(kind, session))
+            os.unlink(self._state_file(kind, session))
         except OSError:
             pass
 
@@ -181,7 +176,7 @@ class Capture:
         removed = 0
         cutoff = self.clock() - ttl
         try:
-            folders = [e.path for e in os.scandir(self.root_text) if e.is_dir()]
+            folders = [e.path for e in os.scandir(self.root) if e.is_dir()]
         except OSError:  # no state yet
             return 0
         for folder in folders:
@@ -233,7 +228,7 @@ class Capture:
         """
         if not drafts:
             return Written((), None)
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.note import Note, new_id, parse_note, render_note
         from reflectgit.workflows.drain.kbview import KbView
@@ -369,7 +364,7 @@ class Capture:
         KB's mutation door: a note a user updates meanwhile is re-read and re-tiered on top of
         the user's edit; one deleted meanwhile is left deleted.
         """
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.inplace import rewrite_note
         from reflectgit.notes.note import parse_note

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
 from reflectgit.errors import NoteError, NotFoundError, RefusedError
+from reflectgit.git.change import Change
 from reflectgit.git.objects import blob_id
-from reflectgit.git.store import Change, PathChanged, Store
+from reflectgit.git.store import PathChanged, Store
 from reflectgit.git.worktree import EMPTY_TREE
 from reflectgit.notes import messages
 from reflectgit.notes.dates import utc_now

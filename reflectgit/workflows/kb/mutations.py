@@ -22,7 +22,7 @@ from reflectgit.errors import (
     RefusedError,
     UsageError,
 )
-from reflectgit.git.store import Change, delete, write
+from reflectgit.git.change import Change, delete, write
 from reflectgit.notes import edit, messages
 from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.inplace import rewrite_note

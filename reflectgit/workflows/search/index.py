@@ -198,10 +198,12 @@ def open_fresh(
 
 def _head_stamp(kb: str | os.PathLike[str]) -> str | None:
     """``git.headstamp``'s stamp of the KB's HEAD files, as text; None when they cannot vouch."""
-    from reflectgit.config import git_dir_text
+    from pathlib import Path
+
+    from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import head_stamp
 
-    stamp = head_stamp(git_dir_text(os.fspath(kb)))
+    stamp = head_stamp(git_dir_of(Path(kb)))
     return None if stamp is None else repr(stamp)
 
 

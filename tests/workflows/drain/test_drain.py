@@ -151,7 +151,8 @@ def test_chunks_already_reflected_on_are_skipped(tmp_path: Path, repo: Path) -> 
 
 
 def _kb_with_note(repo: Path, title: str, tags: list[str], rule: str) -> str:
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.notes.messages import build
     from reflectgit.notes.note import Note, render_note
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.notes.messages import build
 from reflectgit.notes.note import Note, render_note
 from reflectgit.workflows.drain import kbview

@@ -20,7 +20,8 @@ import pytest
 
 from reflectgit.config import Config
 from reflectgit.errors import NoteError
-from reflectgit.git.store import PathChanged, Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import PathChanged, Store
 from reflectgit.notes import edit
 from reflectgit.notes.messages import build
 from reflectgit.notes.note import TIER_NUM, Note, parse_note, render_note, tier_from_num

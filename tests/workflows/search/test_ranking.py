@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import reflectgit.workflows.search.query as query_module
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import search
 from reflectgit.workflows.search.query import (
     EXACT,

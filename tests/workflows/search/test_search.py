@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.workflows.search.documents import edges_as_of
 from reflectgit.workflows.search.index import Index, freshness, reindex, search
 from reflectgit.workflows.search.ranking import fts_query

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import Index, search
 from reflectgit.workflows.search.storage import index_file, index_path
 from tests.support.search import corpus_kb, note_text  # noqa: F401

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import reflectgit.workflows.search.build as build_mod
-from reflectgit.git.store import Store, delete, write
+from reflectgit.git.change import delete, write
+from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import Index, reindex, search
 from tests.conftest import git
 from tests.support.search import committed_kb, committed_notes, note_text
