@@ -47,7 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve() / "data"
 REAL_EVENTS = "real/hook-events/derived-spotter-ae4a77f8.json"  # a real Claude Code session
-OWN_EVENTS = ROOT / "bench" / "data" / "claude-hook-events.json"
+OWN_EVENTS = ROOT / "bench" / "data" / "claude-hook-events.json"  # when the real ones are absent
+REAL = (DATA / REAL_EVENTS).is_file()
 sys.path.insert(0, str(ROOT / "bench"))
 
 from kbgen import env as git_env  # noqa: E402 - bench/ is not a package
@@ -213,7 +214,7 @@ def agent_session(tmp: Path) -> tuple[Path, dict[str, Path], str]:
     for cmd in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "start"]):
         subprocess.run(["git", *cmd], cwd=project, env=git_env(), check=True)
     real = DATA / REAL_EVENTS
-    events = json.loads((real if real.is_file() else OWN_EVENTS).read_text())
+    events = json.loads((real if REAL else OWN_EVENTS).read_text())
     posts = [e for e in events if e.get("hook_event_name") == "PostToolUse"]
     post = sorted(posts, key=lambda e: len(json.dumps(e)))[len(posts) // 2]  # the median size
     pre = {k: v for k, v in post.items() if k != "tool_response"}  # the call before it ran
@@ -221,7 +222,7 @@ def agent_session(tmp: Path) -> tuple[Path, dict[str, Path], str]:
     source = (
         f"real Claude Code events ({REAL_EVENTS}): its median-size PostToolUse "
         f"({post['tool_name']}), the PreToolUse of the same call, its SessionStart"
-        if real.is_file()
+        if REAL
         else f"NOT real: {OWN_EVENTS.relative_to(ROOT)}, written for this bench in the shape "
         f"of Claude Code's documented payloads ({real} was not found)"
     )
@@ -306,6 +307,7 @@ def prepare(inst: Install, tmp: Path, kbs: dict[str, Path], project: Path, rows)
 
 def bench(installs: Sequence[Install], tmp: Path, kbs, project: Path, payloads, args) -> None:
     runs, rows, notes = args.runs, args.rows, f"{args.notes:,} notes"
+    payload = "real payload" if REAL else "NOT real payload"
     one = tmp / "one.md"  # a note as the generated KBs hold them
     one.write_bytes(note_bytes(1)[1])
     tag = str(time.time_ns())  # new names each run, also in KBs kept with --kb-dir
@@ -335,8 +337,8 @@ def bench(installs: Sequence[Install], tmp: Path, kbs, project: Path, payloads, 
         return hook("PreToolUse")(inst, run)
 
     budgets = {  # row: (label, ours, goal against python -c pass)
-        "posttooluse": (f"PostToolUse hook, real payload, {notes}", hook("PostToolUse"), 1.5),
-        "pretooluse": (f"PreToolUse hook, real payload, {notes}", hook("PreToolUse"), 1.5),
+        "posttooluse": (f"PostToolUse hook, {payload}, {notes}", hook("PostToolUse"), 1.5),
+        "pretooluse": (f"PreToolUse hook, {payload}, {notes}", hook("PreToolUse"), 1.5),
         "sessionstart": (f"SessionStart hooks (recall), {notes}", hook("SessionStart"), 4),
         "validate-hook": ("reflect-git-validate ONE.md (pre-commit)", validate, 2.5),
         "pretooluse-changed": (f"PreToolUse, first call after an add, {notes}", changed, 3),
