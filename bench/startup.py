@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from subprocess import PIPE
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve() / "data"
@@ -106,7 +107,7 @@ def fire(commands: list[str], payload: Path, cwd: Path, env: dict[str, str]) -> 
         argv = ["sh", "-c", c] if set(c) & set("|&;<>$`*?") else shlex.split(c)
         with payload.open("rb") as stdin:
             procs.append(
-                subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin, stdout=-1, stderr=-1)
+                subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin, stdout=PIPE, stderr=PIPE)
             )
     outs = [p.communicate() for p in procs]
     ms = (time.perf_counter() - start) * 1000
@@ -122,7 +123,7 @@ class Mcp:
     def __init__(self, cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
         self.log, self.ids = log, 0
         with log.open("wb") as err:
-            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=-1, stdout=-1, stderr=err)
+            self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=PIPE, stdout=PIPE, stderr=err)
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
         self.call("initialize", {**hello, "clientInfo": {"name": "bench", "version": "0"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -293,7 +294,9 @@ def prepare(inst: Install, tmp: Path, kbs: dict[str, Path], project: Path, rows)
     if not {*HOOK_ROWS, "pretooluse-changed"} & set(rows):
         return
     cmd = [inst.script("reflect-git"), "--json", "hooks", "install", "--agent", "claude"]
-    out = subprocess.run(cmd, cwd=project, env=env, stdin=-3, capture_output=True, text=True)
+    out = subprocess.run(
+        cmd, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {out.stderr}")
     settings = json.loads(Path(json.loads(out.stdout)["settings"]).read_text())
