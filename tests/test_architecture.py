@@ -46,7 +46,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("forge",),  # pull requests on a forge; borrows git's credential helpers from git/
     ("git", "state"),  # the repository; the state directory (peers: neither imports the other)
     ("notes",),  # the domain, pure
-    ("config",),  # where things are and how they are set
+    # where things are and how they are set; how this reflect-git is installed (peers)
+    ("config", "installation"),
     (
         "errors",
         "jsonio",

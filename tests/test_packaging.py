@@ -128,6 +128,7 @@ def test_the_wheel_installs_and_runs_without_pre_commit(
         check=True,
     ).stdout.lower()
     assert "reflect-git==" in listed or "reflect_git==" in listed
+    freeze = listed
     for heavy in ("pre-commit", "pre_commit", "virtualenv", "nodeenv"):
         assert f"{heavy}==" not in listed, heavy
     note = tmp_path / "documents" / "n.md"
@@ -176,6 +177,40 @@ def test_the_wheel_installs_and_runs_without_pre_commit(
         env={**os.environ, "HOME": str(tmp_path), "REFLECT_GIT_KB": str(tmp_path / "none")},
     )
     assert (hook.returncode, hook.stdout) == (0, "{}\n"), hook.stderr
+    # Installed from a wheel file, reflect-git cannot name itself for others: init says what to
+    # set, and writes placeholders that fail until someone does, never a made-up release.
+    env = {**os.environ, "HOME": str(tmp_path)}
+    init = subprocess.run(
+        [str(venv / "bin" / "reflect-git"), "init", str(tmp_path / "kb"), "--ci", "gitlab"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert init.returncode == 0, init.stderr
+    assert (
+        f"Set by hand: this reflect-git was installed from the file {dist.wheel}, which others "
+        "cannot install." in init.stdout
+    )
+    assert "  .pre-commit-config.yaml: set repo: and rev: (SET-ME now)" in init.stdout
+    assert "  .gitlab-ci.yml: set the CI variable REFLECT_GIT_PIP (SET-ME now)" in init.stdout
+    written = (tmp_path / "kb" / ".pre-commit-config.yaml").read_text() + (
+        tmp_path / "kb" / ".gitlab-ci.yml"
+    ).read_text()
+    assert "SET-ME (" in written and f"v{reflectgit.__version__}" not in written
+    assert "==" not in written.split("REFLECT_GIT_PIP:")[1].splitlines()[0]
+    # The extras: not installed, and `serve` names the line that adds one to this install.
+    serve = subprocess.run(
+        [str(venv / "bin" / "reflect-git"), "--kb", str(tmp_path / "kb"), "serve"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert serve.returncode == 1
+    assert serve.stderr.splitlines()[-1] == f"hint: pip install '{dist.wheel}[serve]'"
+    for extra in ("starlette", "uvicorn", "jinja2", "mcp", "fastjsonschema"):
+        assert f"\n{extra}==" not in "\n" + freeze, extra
     with zipfile.ZipFile(dist.wheel) as archive:
         (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
         scripts = archive.read(name).decode()

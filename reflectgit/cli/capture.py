@@ -123,6 +123,8 @@ def _mcp_wanted(
                 code=EXIT_USAGE,
             )
         return False
+    if wanted:
+        _mcp_installed()
     g = globals_of(ctx)
     config = g.config()
     targets = installer.mcp_targets(agent, scope, home=config.home, project=base, env=config.env)
@@ -137,9 +139,18 @@ def _mcp_wanted(
             default=True,
             err=True,
         )
+        if wanted:
+            _mcp_installed()
     if wanted:
         installer.check_mcp_targets(targets)
     return bool(wanted)
+
+
+def _mcp_installed() -> None:
+    """The server the entry would start needs the ``mcp`` extra: refuse before writing."""
+    from reflectgit.installation import require
+
+    require("mcp", "hooks install --mcp")
 
 
 def _mcp(ctx: typer.Context, agent: str, scope: str, base: Path, uninstall: bool) -> Any:

@@ -45,15 +45,34 @@ def init_command(
     options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
     result = init(kb, options, env=env)
     lines = render.init_lines(result)
+    ci_paths: list[str] = []
     if ci:
         from reflectgit.workflows.ci_templates import write_ci
 
-        ci_paths = write_ci(kb, ci, env)
-        result.written += [str(p.relative_to(kb)) for p in ci_paths]
-        lines += render.init_ci_lines([str(p.relative_to(kb)) for p in ci_paths])
+        ci_paths = [str(p.relative_to(kb)) for p in write_ci(kb, ci, env)]
+        result.written += ci_paths
+        lines += render.init_ci_lines(ci_paths)
+    to_set = _unnamed_source(result.written, ci_paths)
+    lines += to_set
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
-    render.emit(ctx, result.to_dict(), lines)
+    render.emit(ctx, result.to_dict() | ({"to_set": to_set} if to_set else {}), lines)
+
+
+def _unnamed_source(written: list[str], ci_paths: list[str]) -> list[str]:
+    """What to set by hand in the files just written, when this reflect-git was installed in a
+    way others cannot repeat (a local folder, an editable install, a wheel file)."""
+    from reflectgit.installation import source
+    from reflectgit.workflows.kb.layout import PRE_COMMIT_CONFIG
+
+    here = source()
+    pre_commit = PRE_COMMIT_CONFIG in written and (here.repo is None or here.rev is None)
+    pip = bool(ci_paths) and here.requirement is None
+    if not (pre_commit or pip):
+        return []
+    return render.init_unnamed_source(
+        here.described, PRE_COMMIT_CONFIG if pre_commit else None, ci_paths if pip else []
+    )
 
 
 @commands.command("add")

@@ -17,6 +17,9 @@ commands = typer.Typer()
 @commands.command("mcp")
 def mcp_cmd(ctx: typer.Context) -> None:
     """Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout."""
+    from reflectgit.installation import require
+
+    require("mcp", "mcp")
     from reflectgit.mcpserver.server import serve
 
     serve(globals_of(ctx).config(), Path.cwd())

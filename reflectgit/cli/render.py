@@ -135,6 +135,27 @@ def init_ci_lines(ci_paths: Sequence[str]) -> list[str]:
     return [f"  CI job: {p} (committed)" for p in ci_paths]
 
 
+def init_unnamed_source(
+    described: str, pre_commit: str | None, ci_paths: Sequence[str]
+) -> list[str]:
+    from reflectgit.config import CI_INSTALL_ENV
+
+    lines = [
+        f"Set by hand: this reflect-git was installed {described}, which others cannot install."
+    ]
+    if pre_commit:
+        lines.append(
+            f"  {pre_commit}: set repo: and rev: (SET-ME now) to a git URL of reflect-git "
+            "your team can reach and a tag or commit of it"
+        )
+    for path in ci_paths:
+        lines.append(
+            f"  {path}: set the CI variable {CI_INSTALL_ENV} (SET-ME now) to what pip installs, "
+            "e.g. git+https://<repository>@<commit>"
+        )
+    return lines
+
+
 def init_next(kb: Any) -> str:
     return f"Next: `cd {kb} && pre-commit install` validates notes on every commit"
 

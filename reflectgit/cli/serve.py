@@ -20,6 +20,9 @@ def serve_cmd(
     open_browser: bool = typer.Option(False, "--open", help="Open the UI in a browser."),
 ) -> None:
     """A local web UI for the KB, its history and team review (Ctrl-C stops it)."""
+    from reflectgit.installation import require
+
+    require("serve", "serve")
     from reflectgit.web.server import bind, serve
 
     cfg = globals_of(ctx).config()

@@ -1,8 +1,10 @@
 """CI for a team KB: a GitHub Actions workflow or a GitLab CI job that gates every pull request.
 
-Both install the reflect-git release that wrote them (``reflect-git==<version>``) from what one
-variable, ``REFLECT_GIT_PIP``, names: the package index by default; a git URL
-(``reflect-git @ git+https://...@v<version>``) or a wheel path for a team that vendors it. On
+Both install reflect-git from what one variable, ``REFLECT_GIT_PIP``, names. Its default is
+where the reflect-git that wrote them was installed from (``reflectgit.installation``): a git
+commit (``git+URL@COMMIT``) or a release on an index (``reflect-git==<version>``);
+an install others cannot repeat (a local folder, a wheel file) leaves a placeholder that fails
+the job until the variable is set, and ``init --ci`` says so. On
 GitHub a repository variable of that name overrides the default without editing the file; on
 GitLab a project or group CI/CD variable does. Then ``validate`` and ``check --base <target
 branch>`` run as separate steps, so each has its own annotations and a failure of one still
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from reflectgit.config import CI_INSTALL_ENV
 from reflectgit.errors import ConflictError, UsageError
+from reflectgit.installation import Source, source
 from reflectgit.workflows.release import requirement
 
 KINDS = ("github", "gitlab")
@@ -51,7 +54,16 @@ _SUMMARY = """\
           exit "$status\""""
 
 
-def github_workflow(version_requirement: str) -> str:
+def _origin(installed: Source) -> str:
+    """The comment line that says where the default comes from."""
+    if installed.requirement is None:
+        return "none: SET the variable (reflect-git was installed from a local folder or file)."
+    if installed.requirement.startswith("git+"):
+        return "the git commit the reflect-git that wrote this file was installed from."
+    return "the reflect-git that wrote this file, as it was installed."
+
+
+def github_workflow(version_requirement: str, origin: str) -> str:
     """The workflow file: install, validate, check; a summary section from each step."""
     validate = "reflect-git --kb . validate"
     check = 'reflect-git --kb . check --base "$BASE"'
@@ -80,9 +92,10 @@ permissions:
   contents: read
 
 env:
-  # What pip installs: the release that wrote this file. Set a repository variable
-  # {PIP_VARIABLE} to install from elsewhere: "reflect-git @ git+https://...@v<version>", or a
-  # wheel committed to this repository ("./vendor/reflect_git-<version>-py3-none-any.whl").
+  # What pip installs by default: {origin}
+  # Set a repository variable {PIP_VARIABLE} to install from elsewhere:
+  # "git+https://<repository>@<tag or commit>", or a wheel committed to this
+  # repository ("./vendor/reflect_git-<version>-py3-none-any.whl").
   {PIP_VARIABLE}: ${{{{ vars.{PIP_VARIABLE} || '{version_requirement}' }}}}
   BASE: origin/${{{{ github.base_ref || github.event.repository.default_branch }}}}
 
@@ -119,7 +132,7 @@ jobs:
 """
 
 
-def gitlab_job(version_requirement: str) -> str:
+def gitlab_job(version_requirement: str, origin: str) -> str:
     """The job: install, then validate and check, each writing every report before the verdict."""
     cq, junit, js = (GITLAB_REPORTS[k] for k in ("codequality", "junit", "json"))
     return f"""{MARKER}
@@ -132,9 +145,10 @@ reflect-git:
     - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
   variables:
     GIT_DEPTH: "0"
-    # What pip installs: the release that wrote this file. A project or group CI/CD variable
-    # {PIP_VARIABLE} overrides it: "reflect-git @ git+https://...@v<version>", or a wheel
-    # committed to this repository ("./vendor/reflect_git-<version>-py3-none-any.whl").
+    # What pip installs by default: {origin}
+    # A project or group CI/CD variable {PIP_VARIABLE} overrides it:
+    # "git+https://<repository>@<tag or commit>", or a wheel committed to this
+    # repository ("./vendor/reflect_git-<version>-py3-none-any.whl").
     {PIP_VARIABLE}: "{version_requirement}"
   before_script:
     - python -m pip install --disable-pip-version-check "${PIP_VARIABLE}"
@@ -173,15 +187,17 @@ reflect-git:
 def ci_files(
     kind: str,
     existing: Mapping[str, bytes | None] | None = None,
-    version_requirement: str | None = None,
+    installed: Source | None = None,
 ) -> dict[str, bytes]:
-    """The files ``--ci KIND`` writes: path -> content (a foreign .gitlab-ci.yml is kept)."""
+    """The files ``--ci KIND`` writes: path -> content (a foreign .gitlab-ci.yml is kept).
+    ``installed``: where reflect-git comes from (default: how this one was installed)."""
     if kind not in KINDS:
         raise UsageError(f"unknown CI kind {kind!r}", hint=f"use one of: {', '.join(KINDS)}")
-    pinned = version_requirement or requirement()
+    here = installed or source()
+    pinned, origin = requirement(here), _origin(here)
     if kind == "github":
-        return {GITHUB_PATH: github_workflow(pinned).encode("utf-8")}
-    job = gitlab_job(pinned).encode("utf-8")
+        return {GITHUB_PATH: github_workflow(pinned, origin).encode("utf-8")}
+    job = gitlab_job(pinned, origin).encode("utf-8")
     current = (existing or {}).get(GITLAB_PATH)
     if current is None or current.startswith(MARKER.encode("utf-8")):
         return {GITLAB_PATH: job}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,8 +13,10 @@ import pytest
 import yaml
 
 import reflectgit
+from reflectgit.installation import from_direct_url
 from reflectgit.workflows.release import MINIMUM_PRE_COMMIT, REPOSITORY, TAG, pre_commit_config_text
 from tests.conftest import PINNED_GIT_ENV, REPO_ROOT, git
+from tests.support import dist
 from tests.support.validation import VALID_NOTE
 
 if sys.version_info >= (3, 11):
@@ -69,7 +70,9 @@ def test_the_manifest_and_a_generated_config_pass_pre_commits_own_validators(tmp
     )
     assert manifest.returncode == 0, manifest.stdout + manifest.stderr
     config = tmp_path / ".pre-commit-config.yaml"
-    config.write_text(pre_commit_config_text())
+    # The placeholders an install others cannot repeat leaves still make a valid config.
+    local = from_direct_url({"url": "file:///home/ada/reflect-git", "dir_info": {}})
+    config.write_text(pre_commit_config_text(installed=local))
     checked = _run(
         [sys.executable, "-m", "pre_commit", "validate-config", str(config)],
         tmp_path,
@@ -80,8 +83,9 @@ def test_the_manifest_and_a_generated_config_pass_pre_commits_own_validators(tmp
 
 
 def test_the_generated_rev_is_this_release_tag_and_the_changelog_has_its_entry():
-    """The release convention: tag v<version>, a CHANGELOG entry, and init's config agree."""
-    config = yaml.safe_load(pre_commit_config_text())
+    """The release convention: tag v<version>, a CHANGELOG entry, and init's config (written by
+    a release installed from an index) agree."""
+    config = yaml.safe_load(pre_commit_config_text(installed=from_direct_url(None)))
     (repo,) = config["repos"]
     assert repo["repo"] == REPOSITORY
     assert repo["rev"] == TAG == f"v{reflectgit.__version__}"
@@ -165,21 +169,10 @@ def hook_repo(
 ) -> tuple[Path, str]:
     """A copy of this repository (the current sources), committed and tagged as a release is."""
     snapshot = tmp_path_factory.mktemp("hook-repo") / "reflect-git"
-    listed = _run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], REPO_ROOT, hook_env
-    ).stdout
-    for rel in filter(None, listed.split("\0")):
-        source = REPO_ROOT / rel
-        if source.is_file():
-            (snapshot / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, snapshot / rel)
-    _run(["git", "init", "-q", "-b", "main"], snapshot, hook_env)
-    _run(["git", "add", "-A"], snapshot, hook_env)
-    _run(["git", "commit", "-q", "-m", "snapshot"], snapshot, hook_env)
+    sha = dist.snapshot(snapshot, hook_env)
     _run(
         ["git", "tag", "-a", TAG, "-m", f"reflect-git {reflectgit.__version__}"], snapshot, hook_env
     )
-    sha = _run(["git", "rev-parse", "HEAD"], snapshot, hook_env).stdout.strip()
     assert len(sha) == 40
     return snapshot, sha
 
@@ -217,11 +210,13 @@ def test_try_repo_refuses_the_invalid_note_with_its_line(hook_repo, hook_env, tm
 
 
 def _tagged_config(kb: Path, snapshot: Path) -> None:
-    """init's own config, its repo pointed at the tagged clone (a mirror, as a team would)."""
+    """init's own config, its repo and rev pointed at the tagged clone (a mirror, as a team
+    would set them when init could not name where reflect-git came from)."""
     config = kb / ".pre-commit-config.yaml"
-    text = config.read_text()
-    assert f"repo: {REPOSITORY}\n" in text and f"rev: {TAG}\n" in text
-    config.write_text(text.replace(REPOSITORY, snapshot.as_uri()))
+    doc = yaml.safe_load(config.read_text())
+    (remote,) = doc["repos"]
+    remote["repo"], remote["rev"] = snapshot.as_uri(), TAG
+    config.write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
 def test_the_generated_config_at_a_tagged_clone_guards_real_commits(hook_repo, hook_env, tmp_path):

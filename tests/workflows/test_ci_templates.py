@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 import reflectgit
+from reflectgit.installation import REPOSITORY, Source, from_direct_url
 from reflectgit.workflows.ci_templates import (
     CHECKOUT,
     GITHUB_PATH,
@@ -28,6 +29,7 @@ from reflectgit.workflows.ci_templates import (
     SETUP_PYTHON,
     ci_files,
 )
+from reflectgit.workflows.release import PIP_PLACEHOLDER
 from tests.conftest import git
 from tests.support.dist import Dist, dist
 from tests.support.routing import note_bytes
@@ -35,15 +37,21 @@ from tests.support.routing import note_bytes
 __all__ = ["dist"]
 
 PINNED = f"reflect-git=={reflectgit.__version__}"
+# How the reflect-git that writes the files was installed (PEP 610's direct_url.json): from an
+# index, from a git commit (as `pipx install git+URL` leaves it), from a local folder.
+INDEX = from_direct_url(None)
+COMMIT = "3f1c0de9b27e4a5c8d6f7a1b2c3d4e5f60718293"
+GIT = from_direct_url({"url": REPOSITORY, "vcs_info": {"vcs": "git", "commit_id": COMMIT}})
+LOCAL = from_direct_url({"url": "file:///home/ada/src/reflect-git", "dir_info": {"editable": True}})
 BAD_NOTE = b"---\ntitle: Upper tier\ncreated: 2026-03-04\nconfidence: HIGH\n---\nBody.\n"
 
 
-def github_flow() -> dict:
-    return yaml.safe_load(ci_files("github")[GITHUB_PATH])
+def github_flow(installed: Source = INDEX) -> dict:
+    return yaml.safe_load(ci_files("github", installed=installed)[GITHUB_PATH])
 
 
-def gitlab_job() -> dict:
-    return yaml.safe_load(ci_files("gitlab")[GITLAB_PATH])["reflect-git"]
+def gitlab_job(installed: Source = INDEX) -> dict:
+    return yaml.safe_load(ci_files("gitlab", installed=installed)[GITLAB_PATH])["reflect-git"]
 
 
 # --------------------------------------------------------------------------- init --ci
@@ -80,13 +88,31 @@ def test_gitlab_job_and_foreign_pipeline(tmp_path: Path, cli) -> None:
 # --------------------------------------------------------------------------- what they say
 
 
-def test_both_install_this_release_from_what_one_variable_names() -> None:
-    flow = github_flow()
-    assert flow["env"][PIP_VARIABLE] == f"${{{{ vars.{PIP_VARIABLE} || '{PINNED}' }}}}"
+@pytest.mark.parametrize(
+    ("installed", "pinned"),
+    [
+        (INDEX, PINNED),
+        (GIT, f"git+{REPOSITORY}@{COMMIT}"),
+        (LOCAL, PIP_PLACEHOLDER),
+    ],
+    ids=["index", "git", "local-folder"],
+)
+def test_both_install_what_this_one_came_from_through_one_variable(
+    installed: Source, pinned: str
+) -> None:
+    flow = github_flow(installed)
+    assert flow["env"][PIP_VARIABLE] == f"${{{{ vars.{PIP_VARIABLE} || '{pinned}' }}}}"
     (install,) = [s for s in flow["jobs"]["knowledge"]["steps"] if s.get("id") == "install"]
     assert f'pip install --disable-pip-version-check "${PIP_VARIABLE}"' in install["run"]
-    job = gitlab_job()
-    assert job["variables"][PIP_VARIABLE] == PINNED
+    job = gitlab_job(installed)
+    assert job["variables"][PIP_VARIABLE] == pinned
+    # A local folder is never written into a file others read; a placeholder pip refuses is.
+    text = b"".join(
+        ci_files(k, installed=installed)[p]
+        for k, p in (("github", GITHUB_PATH), ("gitlab", GITLAB_PATH))
+    )
+    assert b"/home/ada" not in text
+    assert (b"SET the variable" in text) == (installed is LOCAL)
     assert (
         f'python -m pip install --disable-pip-version-check "${PIP_VARIABLE}"'
         in (job["before_script"])
@@ -142,7 +168,8 @@ def _check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess[st
     ("kind", "schema"), [("github", "vendor.github-workflows"), ("gitlab", "vendor.gitlab-ci")]
 )
 def test_the_files_pass_the_published_schemas(kind: str, schema: str, tmp_path: Path) -> None:
-    ((rel, data),) = ci_files(kind).items()
+    # The placeholder an unnameable install leaves is still a valid file.
+    ((rel, data),) = ci_files(kind, installed=LOCAL).items()
     path = tmp_path / Path(rel).name
     path.write_bytes(data)
     proc = _check_jsonschema(schema, path)
@@ -215,7 +242,7 @@ def actionlint(tmp_path_factory: pytest.TempPathFactory) -> Actionlint:
 def test_actionlint_finds_nothing_in_the_workflow(actionlint: Actionlint, tmp_path: Path) -> None:
     workflow = tmp_path / ".github" / "workflows" / "reflect-git.yml"
     workflow.parent.mkdir(parents=True)
-    workflow.write_bytes(ci_files("github")[GITHUB_PATH])
+    workflow.write_bytes(ci_files("github", installed=LOCAL)[GITHUB_PATH])
     assert actionlint.findings(workflow) == []
     # ...and it can fail: an expression on an unknown context, a step id used twice.
     text = workflow.read_text().replace("steps.install.outcome", "step.install.outcome")
@@ -402,5 +429,5 @@ def test_docs_show_the_files_as_init_writes_them() -> None:
 
     page = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     for kind in ("github", "gitlab"):
-        ((_, data),) = ci_files(kind).items()
+        ((_, data),) = ci_files(kind, installed=GIT).items()
         assert f"```yaml\n{data.decode().rstrip()}\n```" in page, kind

@@ -7,7 +7,8 @@ from pathlib import Path
 import yaml
 
 from reflectgit.config import Config
-from reflectgit.workflows.release import REPOSITORY, TAG
+from reflectgit.installation import source
+from reflectgit.workflows.release import REPO_PLACEHOLDER, REV_PLACEHOLDER
 from tests.conftest import git
 from tests.support.validation import VALID_NOTE
 
@@ -157,8 +158,12 @@ def test_the_new_kb_validates_checks_and_has_a_valid_pre_commit_config(cli, tmp_
     assert cli("--kb", str(kb), "check").code == 0
     config = yaml.safe_load((kb / ".pre-commit-config.yaml").read_text())
     (remote,) = config["repos"]
-    # This release's tag (tests/hooks/test_precommit.py runs it through the real pre-commit).
-    assert (remote["repo"], remote["rev"]) == (REPOSITORY, TAG)
+    # Where this reflect-git was installed from (tests/test_install.py installs it from a git
+    # URL and from a wheel, and runs the config through the real pre-commit).
+    here = source()
+    assert (remote["repo"], remote["rev"]) == (
+        (here.repo, here.rev) if here.repo else (REPO_PLACEHOLDER, REV_PLACEHOLDER)
+    )
     assert [h["id"] for h in remote["hooks"]] == ["reflect-git-validate", "reflect-git-check"]
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
