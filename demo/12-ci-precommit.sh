@@ -1,24 +1,28 @@
 # shellcheck shell=bash
-# CI and pre-commit as a team adopts them: a workflow pinned to this release, the hooks from its
-# tag (a team's mirror of reflect-git, tagged v<version>), a real pre-commit run on a commit,
-# and the timers that run the drain and the idle sweep.
+# CI and pre-commit as a team adopts them: a workflow and a pre-commit config that name where
+# reflect-git came from (the demo runs from a checkout, which others cannot install: init says
+# what to set, and the demo sets the hooks to a team's mirror of reflect-git, tagged
+# v<version>), a real pre-commit run on a commit, and the timers that run the drain and the
+# idle sweep.
 
 CI_KB="$DEMO_ROOT/ci-kb"
 MIRROR="$DEMO_ROOT/reflect-git-mirror"
 export PRE_COMMIT_HOME="$DEMO_ROOT/pre-commit-home"
 in_ci_kb() { printf '$ %s\n' "$*"; (cd "$CI_KB" && "$@"); }
 
-step "A KB with the GitHub workflow: reflect-git pinned to this release, validate and check in steps of their own"
+step "A KB with the GitHub workflow: what pip installs in one variable, validate and check in steps of their own"
 show reflect-git init "$CI_KB" --ci github
 show sed -n '/^env:/,/^jobs:/p' "$CI_KB/.github/workflows/reflect-git.yml"
 show grep -n 'name:\|uses:' "$CI_KB/.github/workflows/reflect-git.yml"
 
-step "The pre-commit config init wrote names this release's tag; point it at a tagged mirror"
+step "The pre-commit config names where reflect-git came from; this one is a checkout, so set repo and rev"
 show cat "$CI_KB/.pre-commit-config.yaml"
 git clone -q "$root" "$MIRROR"
 version="$(reflect-git --version | cut -d' ' -f2)"
 git -C "$MIRROR" tag -f "v$version" >/dev/null
-sed -i "s#https://github.com/reflect-git/reflect-git#file://$MIRROR#" "$CI_KB/.pre-commit-config.yaml"
+sed -i -e "s#^- repo: SET-ME.*#- repo: file://$MIRROR#" -e "s#^  rev: SET-ME.*#  rev: v$version#" \
+  "$CI_KB/.pre-commit-config.yaml"
+show grep -n 'repo:\|rev:' "$CI_KB/.pre-commit-config.yaml"
 show git -C "$CI_KB" commit -qam "pre-commit: our mirror of reflect-git"
 in_ci_kb pre-commit install
 in_ci_kb pre-commit install-hooks >/dev/null

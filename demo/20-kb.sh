@@ -11,8 +11,8 @@ show reflect-git add --title "Cap retries with jitter" \
 show reflect-git add --title "Maybe pin the CI runner image" \
   --insight "A floating runner image broke the build once; not yet sure it was the cause." \
   --category ci --confidence l
-show reflect-git add "$SHARED/data/notes/valid/minimal-team-note.md"
-show reflect-git add "$SHARED/data/notes/valid/minimal-team-note.md"
+show reflect-git add "$DATA/notes/minimal-team-note.md"
+show reflect-git add "$DATA/notes/minimal-team-note.md"
 show reflect-git list
 
 pool_id=$(reflect-git --json list --tag postgres | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')

@@ -2,7 +2,7 @@
 # Invariants after every command (issue 11.4-11.6, 12.7): supersession without cycles or dangling
 # links, forgotten ids stay forgotten, one-field edits are one-field diffs, a real ~/.learnings
 # imports whole, notes carry their project.
-# Sourced by demo/run.sh (set -euo pipefail; KB, SHARED, DEMO_ROOT, HOME are set).
+# Sourced by demo/run.sh (set -euo pipefail; KB, DATA, DEMO_ROOT, HOME are set).
 
 # Print a command that must be refused, run it, stop the demo if it succeeds.
 must_refuse() {
@@ -59,14 +59,14 @@ show git -C "$KB" diff --stat HEAD~1 HEAD
 step "Import a real ~/.learnings: hook notes, HIGH tiers, name: ids, untyped edges, orphan sidecars"
 src="$DEMO_ROOT/old-learnings"
 mkdir -p "$src/documents"
-cp "$SHARED/data/compat/ex-05-gh-graphql-pagination.md" "$SHARED/data/compat/ex-05-gh-graphql-pagination.entities.yaml" "$src/documents/"
-sed 's/^confidence: high$/confidence: HIGH/' "$SHARED/data/compat/ex-03-zsh-glob-nomatch.md" > "$src/documents/ex-03-zsh-glob-nomatch.md"
-cp "$SHARED/data/compat/ex-06-launchd-plist-env.md" "$src/documents/8c1f0e2a9b7d.md"
-sed 's/^document_id: .*/document_id: 8c1f0e2a9b7d/' "$SHARED/data/compat/ex-06-launchd-plist-env.entities.yaml" > "$src/documents/8c1f0e2a9b7d.entities.yaml"
+cp "$DATA/reflect/ex-05-gh-graphql-pagination.md" "$DATA/reflect/ex-05-gh-graphql-pagination.entities.yaml" "$src/documents/"
+sed 's/^confidence: high$/confidence: HIGH/' "$DATA/reflect/ex-03-zsh-glob-nomatch.md" > "$src/documents/ex-03-zsh-glob-nomatch.md"
+cp "$DATA/reflect/ex-06-launchd-plist-env.md" "$src/documents/8c1f0e2a9b7d.md"
+sed 's/^document_id: .*/document_id: 8c1f0e2a9b7d/' "$DATA/reflect/ex-06-launchd-plist-env.entities.yaml" > "$src/documents/8c1f0e2a9b7d.entities.yaml"
 awk '/^relationships:/ {edges=1} !(edges && /^    type: /)' \
-  "$SHARED/data/compat/ex-07-sqlite-wal-checkpoint.entities.yaml" > "$src/documents/ex-07-sqlite-wal-checkpoint.entities.yaml"
-cp "$SHARED/data/compat/ex-07-sqlite-wal-checkpoint.md" "$src/documents/"
-cp "$SHARED/data/compat/ex-08-git-worktree-prune.entities.yaml" "$src/documents/orphan.entities.yaml"
+  "$DATA/reflect/ex-07-sqlite-wal-checkpoint.entities.yaml" > "$src/documents/ex-07-sqlite-wal-checkpoint.entities.yaml"
+cp "$DATA/reflect/ex-07-sqlite-wal-checkpoint.md" "$src/documents/"
+cp "$DATA/reflect/ex-08-git-worktree-prune.entities.yaml" "$src/documents/orphan.entities.yaml"
 cat > "$src/documents/lrn-mini-1764580000-5f1e2d3c.md" <<'EOF'
 ---
 id: lrn-mini-1764580000-5f1e2d3c

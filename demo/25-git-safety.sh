@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # One door to git: reflect-git shares the repository with the user's own git and never breaks it.
-# Sourced by demo/run.sh (set -euo pipefail; KB, SHARED, DEMO_ROOT, HOME are set).
+# Sourced by demo/run.sh (set -euo pipefail; KB, DATA, DEMO_ROOT, HOME are set).
 
 # `show` for a command that must fail: print it, run it, and stop the demo if it succeeds.
 refused() {

@@ -1,5 +1,5 @@
 # Capture: agent hook events become validated notes and queue entries; commits get recorded.
-# Sourced by demo/run.sh (KB, SHARED, DEMO_ROOT, HOME are set; reflect-git is on PATH).
+# Sourced by demo/run.sh (KB, DATA, DEMO_ROOT, HOME are set; reflect-git is on PATH).
 
 if [ ! -d "$KB/.git" ]; then  # earlier steps normally made the KB; stand alone without them
   git init -q -b main "$KB"
@@ -9,7 +9,7 @@ fi
 step "Capture: replay the sample agent hook events (one process per event, as Claude Code runs them)"
 capture_tr="$DEMO_ROOT/transcripts"
 mkdir -p "$capture_tr"
-python - "$SHARED/data/transcripts/claude" "$capture_tr" <<'PY'
+python - "$DATA/transcripts/claude" "$capture_tr" <<'PY'
 import json, shutil, sys
 from pathlib import Path
 src, dst = Path(sys.argv[1]), Path(sys.argv[2])
@@ -38,13 +38,12 @@ for event in events:
     print(f"  {name:<20} exit {proc.returncode}" + (f"  stdout: {out}" if out else ""))
 PY
 }
-for events in test-fix correction failure-then-unrelated-prompt loop permissions todos \
-              compact session-end subagent malformed; do
+for events in test-fix correction permissions session-end malformed; do
   echo "hook-events/$events.json"
-  capture_replay "$SHARED/data/hook-events/$events.json"
+  capture_replay "$DATA/hook-events/$events.json"
 done
 echo "hook-events/not-json.txt"
-capture_replay "$SHARED/data/hook-events/not-json.txt"
+capture_replay "$DATA/hook-events/not-json.txt"
 
 step "Capture: the notes they made, one commit each (Reflect-Source: capture:<event>)"
 show git -C "$KB" log --format='%h %s%n        %(trailers:key=Reflect-Source,valueonly,separator=%x2C)' -n 12
@@ -69,7 +68,7 @@ show reflect-git hooks status "$capture_code"
 step "Capture: reverting a commit demotes the learnings of the session that made it"
 echo "pip install -r requirements.txt" > "$capture_code/setup.sh"
 git -C "$capture_code" add setup.sh
-CLAUDE_SESSION_ID=02c8261b-740c-1a65-89be-4b4bd9ee50e2 REFLECT_GIT_HOOK_SYNC=1 \
+CLAUDE_SESSION_ID=5a7b0c1e-2d3f-4a5b-8c6d-7e8f9a0b1c2d REFLECT_GIT_HOOK_SYNC=1 \
   git -C "$capture_code" commit -q -m "Install with pip"
 REFLECT_GIT_HOOK_SYNC=1 show git -C "$capture_code" revert --no-edit HEAD
 show git -C "$KB" log -1 --format='%h %s%n%n%b' main

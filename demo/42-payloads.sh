@@ -1,19 +1,19 @@
 # shellcheck shell=bash
-# Step 42: real hook payloads (../shared/data/real/hook-events): a red-green pytest run that
-# Claude Code reports through PostToolUseFailure, the same through Copilot CLI's camelCase
-# hooks, and a permission dialog answered once (no note). Sourced by demo/run.sh.
+# Step 42: hook payloads in the shapes the harnesses document (demo/data/payloads): a red-green
+# pytest run that Claude Code reports through PostToolUseFailure, the same through Copilot CLI's
+# camelCase hooks, and a permission dialog answered once (no note). Sourced by demo/run.sh.
 [ -d "$KB/.git" ] || { git init -q -b main "$KB"; git -C "$KB" commit -q --allow-empty -m "empty knowledge base"; }
 export REFLECT_STATE_DIR="$DEMO_ROOT/state-42"  # its queue entries stay out of the drain step
 payloads_replay() {  # FILE [--harness NAME] [EVENT...]: one `reflect-git-hook` process per payload
-  python - "$SHARED/data/real" "$@" <<'PY'
+  python - "$DATA" "$@" <<'PY'
 import json, subprocess, sys
-real, name, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+data, name, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
 harness = rest[:2] if rest[:1] == ["--harness"] else []
 names = rest[len(harness):]
-events = json.load(open(f"{real}/hook-events/{name}"))
+events = json.load(open(f"{data}/payloads/{name}"))
 for i, event in enumerate(events):
     word = names[i] if names else event["hook_event_name"]
-    text = json.dumps(event).replace('"REAL/', f'"{real}/transcripts/')
+    text = json.dumps(event).replace('"DATA/', f'"{data}/')
     proc = subprocess.run(["reflect-git-hook", word, *harness], input=text, text=True,
                           capture_output=True)
     out = proc.stdout.strip()
@@ -21,20 +21,20 @@ for i, event in enumerate(events):
 PY
 }
 step "payloads: pytest fails (PostToolUseFailure.error, no tool_response), an Edit, pytest passes"
-payloads_replay doc-claude-pytest-red-green.json
+payloads_replay claude-pytest-red-green.json
 show git -C "$KB" log -1 --format='%h %s%n        %(trailers:key=Reflect-Source,valueonly)'
 f="$KB/documents/$(git -C "$KB" log -1 --format='%(trailers:key=Reflect-Id,valueonly)' | sed '/^$/d' | head -1).md"
 sed -n '/^## What happened/,/^## Files changed/p' "$f"
 
 step "payloads: the same run from Copilot CLI (camelCase events, toolResult), --harness copilot"
-payloads_replay copilot-cli-camelcase.json --harness copilot \
+payloads_replay copilot-camelcase.json --harness copilot \
   sessionStart userPromptSubmitted postToolUseFailure postToolUse userPromptSubmitted agentStop sessionEnd
 show git -C "$KB" log -2 --format='%h %s'
 show reflect-git queue list
 
 step "payloads: a permission dialog allowed once, then an unrelated \"yes\": no note"
 before=$(git -C "$KB" rev-parse HEAD)
-payloads_replay doc-claude-permission-dialog.json
+payloads_replay claude-permission-dialog.json
 [ "$(git -C "$KB" rev-parse HEAD)" = "$before" ] && echo "  no commit: a one-off answer teaches nothing"
 grep -E 'permission' "$REFLECT_STATE_DIR/logs/hooks.log" | cut -d' ' -f2- | sed 's/^/  /'
 

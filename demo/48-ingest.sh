@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Step 48: other tools' memory into the KB (ingest), memory slots at Stop shown by recall,
-# and the errors ledger. Sourced by demo/run.sh (DEMO_ROOT, SHARED, root are set). Its own KB
+# and the errors ledger. Sourced by demo/run.sh (DEMO_ROOT, DATA, root are set). Its own KB
 # and HOME, so the later steps see the KB they expect.
 
 ingest_kb="$DEMO_ROOT/ingest-kb"
@@ -30,13 +30,13 @@ step "ingest: CLAUDE.md, AGENTS.md, .cursorrules, Cursor rules, Copilot instruct
   show sed -n '1,24p' "$ingest_kb/documents/$id.md"
 )
 
-step "slots: REFLECT_SLOTS=1, a real session's Stop, then the next SessionStart's recall"
+step "slots: REFLECT_SLOTS=1, a session's Stop, then the next SessionStart's recall"
 (
   export HOME="$ingest_home" REFLECT_GIT_KB="$ingest_kb" REFLECT_SLOTS=1
-  python3 - "$SHARED/data/real/hook-events/derived-codemie-196820da.json" "$SHARED/data/real/transcripts/" "$ingest_proj" >"$DEMO_ROOT/stop-48.json" <<'PY'
+  python3 - "$DATA/hook-events/correction.json" "$DATA/transcripts/claude/correction-uv.jsonl" "$ingest_proj" >"$DEMO_ROOT/stop-48.json" <<'PY'
 import json, sys
 stop = [e for e in json.load(open(sys.argv[1])) if e.get("hook_event_name") == "Stop"][-1]
-stop["transcript_path"] = stop["transcript_path"].replace("REAL/", sys.argv[2])
+stop["transcript_path"] = sys.argv[2]
 stop["cwd"] = sys.argv[3]
 print(json.dumps(stop))
 PY
@@ -57,7 +57,7 @@ echo 'Error: prompt is too long: 250000 tokens > 200000' >&2
 exit 1
 STUB
   chmod +x "$big"
-  reflect-git queue add "$SHARED/data/transcripts/claude/correction-1.jsonl" --trigger stop >/dev/null
+  reflect-git queue add "$DATA/transcripts/claude/test-fix-sqlite.jsonl" --trigger stop >/dev/null
   REFLECT_DRAIN_CMD="$big" REFLECT_DRAIN_DEBOUNCE_SEC=0 reflect-git drain >/dev/null
   reflect-git reindex >/dev/null
   printf 'not sqlite' >"$ingest_kb/.git/reflect-git/search.sqlite3"

@@ -3,7 +3,7 @@
 step "drain: queue the sample session transcripts"
 [ -d "$KB/.git" ] || git init -q -b main "$KB"
 mkdir -p "$DEMO_ROOT/transcripts"
-for f in "$SHARED"/data/transcripts/claude/*.jsonl "$SHARED"/data/transcripts/codex/*.jsonl; do
+for f in "$DATA"/transcripts/claude/*.jsonl "$DATA"/transcripts/codex/*.jsonl; do
   cp "$f" "$DEMO_ROOT/transcripts/"
 done
 for f in "$DEMO_ROOT"/transcripts/*.jsonl; do

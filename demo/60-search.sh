@@ -1,4 +1,4 @@
-# Step 60: search and recall on the demo KB (sourced by demo/run.sh; KB, SHARED, DEMO_ROOT set).
+# Step 60: search and recall on the demo KB (sourced by demo/run.sh; KB, DATA, DEMO_ROOT set).
 
 step "Search: ranked notes from a derived index that follows git"
 if [ ! -d "$KB/.git" ]; then
@@ -10,7 +10,7 @@ if ! git -C "$KB" grep -q "Redis connection pool exhaustion" HEAD -- documents 2
   mkdir -p "$KB/documents"
   for name in gr-01-redis-pool-exhaustion gr-02-api-gateway-timeout-cascade \
               gr-05-celery-prefetch-starvation ex-07-sqlite-wal-checkpoint; do
-    cp "$SHARED/data/compat/$name.md" "$SHARED/data/compat/$name.entities.yaml" "$KB/documents/"
+    cp "$DATA/reflect/$name.md" "$DATA/reflect/$name.entities.yaml" "$KB/documents/"
     git -C "$KB" add "documents/$name.md" "documents/$name.entities.yaml"
   done
   git -C "$KB" commit -q -m "demo: a few sample notes, committed with plain git"

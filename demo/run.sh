@@ -6,7 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 export DEMO_ROOT="$root/demo-out"
-export SHARED="${REFLECT_SHARED_DIR:-$(cd "$root/.." && pwd)/shared}"
+# The notes, transcripts and hook payloads the steps read: written for the demo, shipped here.
+export DATA="$here/data"
 rm -rf "$DEMO_ROOT"
 mkdir -p "$DEMO_ROOT"
 export HOME="$DEMO_ROOT/home"

@@ -33,7 +33,7 @@ from reflectgit.config import (
 )
 from reflectgit.errors import ConfigError
 from reflectgit.workflows.drain.loop import Settings, run_drain
-from tests.conftest import REPO_ROOT, git, run_cli_proc
+from tests.conftest import REPO_ROOT, git, needs_shared, run_cli_proc
 from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     queue_entries,
@@ -326,6 +326,7 @@ def _drain_env(**extra: str) -> dict[str, str]:
     }
 
 
+@needs_shared
 def test_the_drain_obeys_toml_then_environment_then_flag(tmp_path: Path, repo: Path) -> None:
     stub = stub_command(tmp_path, "emit({'actions': []})")
     (repo / ".reflect-git.toml").write_text("[drain]\nmax_per_run = 1\n")
@@ -340,6 +341,7 @@ def test_the_drain_obeys_toml_then_environment_then_flag(tmp_path: Path, repo: P
     assert settings.writer == "extract" and settings.command == (str(stub),)
 
 
+@needs_shared
 def test_drain_with_a_malformed_variable_fails_clearly_and_writes_nothing(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -368,6 +370,7 @@ def test_drain_with_a_malformed_variable_fails_clearly_and_writes_nothing(
 # --------------------------------------------------------------------------- through a hook
 
 
+@needs_shared
 def test_a_hook_with_a_malformed_variable_still_exits_0_and_logs_the_fallback(
     kb: Path, transcripts: Path
 ) -> None:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reflectgit.notes.note import parse_note
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.kb import VALID, assert_clean, head, kb, ls
 
 __all__ = ["kb"]
@@ -306,6 +306,7 @@ def test_check_stays_clean_after_every_command(cli, sequence):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@needs_shared
 def test_valid_corpus_notes_keep_check_clean_through_supersede_and_forget(rg, kb):
     assert rg("import", str(VALID)).code == 0
     ids = sorted(n["id"] for n in rg("--json", "list").json())

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import needs_shared
 from tests.support.disk import remount, tmpfs
 from tests.support.drain import TRANSCRIPTS, calls, enqueue, make_config, stub_command
 from tests.support.gitconfig import (
@@ -279,6 +280,7 @@ def then_command(trial: Trial, kb: Path, source: Path | None, env: dict[str, str
     )
 
 
+@needs_shared
 @pytest.mark.parametrize("trial", TRIALS, ids=[t.id for t in TRIALS])
 def test_kill_9(
     trial: Trial, tmp_path: Path, cli: Any, tmp_path_factory: pytest.TempPathFactory
@@ -385,6 +387,7 @@ def test_a_full_disk_during_import(
     problems.done()
 
 
+@needs_shared
 def test_a_full_disk_during_drain(small_disk: Path, cli: Any, tmp_path: Path) -> None:
     kb = new_kb(small_disk, cli)
     stub = stub_command(

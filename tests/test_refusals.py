@@ -22,7 +22,7 @@ from reflectgit.errors import RefusedError, StorageError, storage_error
 from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.notes import messages, names
-from tests.conftest import git, run_cli_proc
+from tests.conftest import git, needs_shared, run_cli_proc
 from tests.support.disk import remount, tmpfs
 from tests.support.kb import head
 from tests.support.remote import git_daemon
@@ -575,6 +575,7 @@ def test_sha256_is_refused_from_a_linked_worktree_too(tmp_path):
 # --------------------------------------------------------------------------- captured text
 
 
+@needs_shared
 def test_captured_tool_output_with_colours_is_scrubbed_not_lost(tmp_path, monkeypatch):
     """Machine-captured text nobody can fix is made committable (escapes dropped) instead."""
     import json

@@ -19,7 +19,7 @@ from reflectgit.git.writelock import LOCK_NAME
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import check_note
-from tests.conftest import REPO_ROOT, git
+from tests.conftest import REPO_ROOT, git, needs_shared
 from tests.support.disk import tmpfs
 from tests.support.kb import INVALID, VALID, assert_clean, head, kb, ls
 
@@ -172,6 +172,7 @@ def _check_after_crash(path: Path) -> None:
     ] == list((Path(path) / ".git").glob("**/*.lock"))
 
 
+@needs_shared
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_writers_killed_at_random_points_never_break_the_kb(tmp_path):
     rng = random.Random(20261129)
@@ -281,8 +282,12 @@ def test_unrelated_commits_and_staged_files_are_left_alone(rg, kb):
 ALIAS_ONLY = {"uppercase-confidence.md"}
 
 
+@needs_shared
 @pytest.mark.parametrize(
-    "name", sorted(p.name for p in INVALID.iterdir() if p.name not in ALIAS_ONLY)
+    "name",
+    sorted(
+        p.name for p in (INVALID.iterdir() if INVALID.is_dir() else ()) if p.name not in ALIAS_ONLY
+    ),
 )
 def test_every_invalid_file_is_refused_by_add(rg, kb, name):
     _add(rg, "Already here")
@@ -300,6 +305,7 @@ def test_every_invalid_file_is_refused_by_add(rg, kb, name):
         assert head(kb) == before
 
 
+@needs_shared
 def test_invalid_notes_are_refused_by_the_real_cli(kb):
     from tests.conftest import run_cli_proc
 
@@ -453,6 +459,7 @@ with KnowledgeBase.open(sys.argv[1]) as kb:
 """
 
 
+@needs_shared
 @pytest.mark.parametrize("delay", [0.0, 0.03, 0.1, 0.3])
 def test_an_import_of_2000_notes_killed_midway_is_settled_by_the_next_import(tmp_path, delay):
     from reflectgit.git.worktree import JOURNAL_NAME

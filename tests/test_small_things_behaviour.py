@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import needs_shared
 from tests.support.drain import TRANSCRIPTS, enqueue, make_config, stub_command
 
 RG = [sys.executable, "-m", "reflectgit"]
@@ -54,6 +55,7 @@ def _poll(cond: Any, limit: float) -> bool:
 # --------------------------------------------------------------------------- kill -9 of a drain
 
 
+@needs_shared
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux")
 def test_kill_9_of_a_drain_takes_its_model_with_it(tmp_path: Path, cli: Any) -> None:
     kb = new_kb(tmp_path, cli)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.kb import count_commits, head, kb
 from tests.support.remote import git_daemon
 
@@ -234,6 +234,7 @@ def test_refusals_that_had_no_hint_have_one(cli, kb):
 # ---------------------------------------------------------------- 9. counts in words
 
 
+@needs_shared
 def test_import_of_one_note_says_one_note(cli, kb, tmp_path):
     from tests.support.kb import VALID
 

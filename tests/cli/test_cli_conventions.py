@@ -14,6 +14,7 @@ import pytest
 
 from reflectgit.cli import main
 from reflectgit.config import Config
+from tests.conftest import needs_shared
 
 # (arguments after `--kb KB`, exit code). {tmp} is the test's folder; every one must fail.
 ERROR_CASES = [
@@ -310,6 +311,7 @@ def drain_env(kb: Path) -> dict[str, str]:
     }
 
 
+@needs_shared
 def test_drain_draws_a_progress_bar_on_a_terminal(cli, kb, tmp_path):
     import pty
 
@@ -334,6 +336,7 @@ def test_drain_draws_a_progress_bar_on_a_terminal(cli, kb, tmp_path):
     assert "drain: ran" in screen
 
 
+@needs_shared
 def test_drain_draws_no_bar_when_piped(cli, kb, tmp_path):
     queued_kb(cli, kb, tmp_path, 2)
     proc = subprocess.run(

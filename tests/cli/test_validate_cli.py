@@ -11,7 +11,7 @@ import pytest
 from reflectgit.hooks import check as check_hook
 from reflectgit.hooks import validate as validate_hook
 from reflectgit.workflows import validation
-from tests.conftest import DATA
+from tests.conftest import DATA, needs_shared
 from tests.support.validation import VALID_NOTE, copy_corpus, make_valid_kb
 
 INVALID = DATA / "notes" / "invalid"
@@ -30,6 +30,7 @@ TEXT_LINE = re.compile(
 # --------------------------------------------------------------------------- validate
 
 
+@needs_shared
 def test_valid_corpus_and_compat_pass(cli):
     result = cli("validate", str(DATA / "notes" / "valid"), str(DATA / "compat"))
     assert result.code == 0, result
@@ -43,6 +44,7 @@ def test_valid_corpus_and_compat_pass(cli):
     assert f"{count} files checked: all valid" in result.err
 
 
+@needs_shared
 def test_every_invalid_file_is_checked_and_reported(cli):
     result = cli("validate", str(INVALID))
     assert result.code == 1
@@ -61,6 +63,7 @@ def test_text_lines_read_path_line_col_field_message(cli, tmp_path):
     assert result.out == f"{bad}:4:13: confidence: 'HIGH' is not allowed; write 'high'\n"
 
 
+@needs_shared
 def test_json_format(cli):
     target = INVALID / "bad-created.md"
     for args in (
@@ -97,6 +100,7 @@ def test_github_format(cli, tmp_path):
     assert line.startswith(f"::error file={escaped},line=5,col=1::recall_count: is a ranking field")
 
 
+@needs_shared
 def test_no_path_validates_the_kb_documents_and_archived(cli, valid_kb):
     (valid_kb / "archived" / "old.md").write_text("---\ntitle: old\n---\n")
     (valid_kb / "review-queue" / "x.md").write_text("not a note, not validated")
@@ -123,6 +127,7 @@ def test_folders_recurse_and_skip_hidden_folders(cli, tmp_path):
     assert "1 file checked: all valid" in result.err
 
 
+@needs_shared
 def test_strict_flag(cli):
     target = DATA / "compat" / "tp-02-auth-session-convention.entities.yaml"
     assert cli("validate", str(target)).code == 0
@@ -164,6 +169,7 @@ def test_real_subprocess_exit_codes(tmp_path):
     assert proc.stdout.startswith(f"{bad}:4:13: confidence: 'sure' is not a tier")
 
 
+@needs_shared
 def test_parallel_batches_report_exactly_what_one_process_reports(tmp_path):
     copy_corpus(tmp_path / "many", "notes/invalid", "notes/valid")
     for i in range(30):
@@ -178,6 +184,7 @@ def test_parallel_batches_report_exactly_what_one_process_reports(tmp_path):
 # --------------------------------------------------------------------------- hook entry points
 
 
+@needs_shared
 def test_validate_hook_main(tmp_path, capsys, monkeypatch):
     good = tmp_path / "documents" / "good.md"
     good.parent.mkdir()
@@ -195,6 +202,7 @@ def test_validate_hook_main(tmp_path, capsys, monkeypatch):
     assert validate_hook.main([]) == 0  # no names: documents/ and archived/ of the cwd
 
 
+@needs_shared
 @pytest.mark.parametrize(
     "module,args",
     [
@@ -221,6 +229,7 @@ def test_hook_entry_points_import_no_cli_or_git_library(module, args, tmp_path):
 # --------------------------------------------------------------------------- check
 
 
+@needs_shared
 def test_check_passes_a_clean_kb(cli, valid_kb):
     result = cli("--kb", str(valid_kb), "check")
     assert result.code == 0, result
@@ -228,6 +237,7 @@ def test_check_passes_a_clean_kb(cli, valid_kb):
     assert "notes checked: no problems" in result.err
 
 
+@needs_shared
 def test_check_finds_every_invariant_broken(cli, valid_kb):
     docs = valid_kb / "documents"
     # Same id twice (archived copy of a live note).
@@ -272,6 +282,7 @@ def test_check_finds_every_invariant_broken(cli, valid_kb):
     ]
 
 
+@needs_shared
 def test_check_formats_and_hook(cli, valid_kb, capsys, monkeypatch):
     (valid_kb / "documents" / "stray.txt").write_text("x")
     result = cli("--kb", str(valid_kb), "check", "--format", "github")

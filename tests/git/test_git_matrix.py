@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import needs_shared
 from tests.support.gitconfig import (
     USER_SKIP,
     UserState,
@@ -42,6 +43,8 @@ from tests.support.gitconfig import (
     tree_entries,
 )
 from tests.support.kb import VALID
+
+pytestmark = needs_shared
 
 COMMANDS = ("add", "update", "confirm", "archive", "restore", "forget", "import", "undo")
 CONFIGS = (

@@ -11,7 +11,7 @@ import pytest
 from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
 from reflectgit.workflows.capture.events import AgentEvents, correction_in
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.capture import (
     EVENTS,
     LEAKS,
@@ -37,6 +37,7 @@ def _fronts(kb_path):
     return out
 
 
+@needs_shared
 def test_test_fix_sequence_writes_one_high_note_and_queues_at_stop(kb, transcripts):
     replay("test-fix.json", transcripts)
     found = notes(kb)
@@ -56,6 +57,7 @@ def test_test_fix_sequence_writes_one_high_note_and_queues_at_stop(kb, transcrip
     assert git("status", "--porcelain", cwd=kb) == ""
 
 
+@needs_shared
 def test_correction_after_failure_writes_a_low_note(kb, transcripts):
     replay("correction.json", transcripts)
     found = notes(kb)
@@ -68,6 +70,7 @@ def test_correction_after_failure_writes_a_low_note(kb, transcripts):
     assert [e["trigger"] for e in queue_entries(kb)] == ["stop"]
 
 
+@needs_shared
 def test_unrelated_prompt_writes_nothing_and_the_watcher_lingers(kb, transcripts):
     replay("failure-then-unrelated-prompt.json", transcripts)
     assert notes(kb) == {}
@@ -76,6 +79,7 @@ def test_unrelated_prompt_writes_nothing_and_the_watcher_lingers(kb, transcripts
     assert len(armed) == 1
 
 
+@needs_shared
 def test_loop_then_correction(kb, transcripts):
     replay("loop.json", transcripts)
     text = next(iter(notes(kb).values()))
@@ -83,6 +87,7 @@ def test_loop_then_correction(kb, transcripts):
     assert "watcher_reason: loop" in text
 
 
+@needs_shared
 def test_prompts_after_permission_requests_are_not_answers(kb, transcripts):
     # The dialog answers a permission request; "only for this repo" or "no" typed as the next
     # prompt is about something else and writes nothing.
@@ -91,6 +96,7 @@ def test_prompts_after_permission_requests_are_not_answers(kb, transcripts):
     assert subjects(kb) == ["init"]
 
 
+@needs_shared
 def test_todos_write_medium_notes_with_duration(kb, transcripts):
     replay("todos.json", transcripts)
     texts = list(notes(kb).values())
@@ -99,6 +105,7 @@ def test_todos_write_medium_notes_with_duration(kb, transcripts):
     assert any("Add retry with backoff to client" in t for t in texts)
 
 
+@needs_shared
 def test_compact_session_end_and_subagent_queue(kb, transcripts):
     replay("compact.json", transcripts)
     replay("session-end.json", transcripts)
@@ -114,6 +121,7 @@ def test_compact_session_end_and_subagent_queue(kb, transcripts):
     assert notes(kb) == {}
 
 
+@needs_shared
 def test_stop_skips_a_transcript_already_queued_and_no_signal_sessions(kb, transcripts):
     replay("compact.json", transcripts)
     stop = {
@@ -130,6 +138,7 @@ def test_stop_skips_a_transcript_already_queued_and_no_signal_sessions(kb, trans
     assert "dup-already-queued" in log and "no-signal" in log
 
 
+@needs_shared
 @pytest.mark.parametrize("name", ["malformed.json", "not-json.txt"])
 def test_malformed_payloads_change_nothing(kb, transcripts, name):
     before = git("rev-parse", "main", cwd=kb)
@@ -155,6 +164,7 @@ def test_empty_stdin_and_garbage_bytes_exit_zero(kb):
         assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
 
 
+@needs_shared
 def test_reflect_disabled_makes_hooks_no_ops(kb, transcripts):
     replay("test-fix.json", transcripts, env={"REFLECT_DISABLED": "1"})
     replay("compact.json", transcripts, env={"REFLECT_DISABLED": "1"})
@@ -162,6 +172,7 @@ def test_reflect_disabled_makes_hooks_no_ops(kb, transcripts):
     assert not state_dir(kb).exists()
 
 
+@needs_shared
 def test_no_kb_means_nothing_is_created(tmp_path, transcripts, monkeypatch):
     missing = tmp_path / "no-kb"
     monkeypatch.setenv("REFLECT_GIT_KB", str(missing))
@@ -169,6 +180,7 @@ def test_no_kb_means_nothing_is_created(tmp_path, transcripts, monkeypatch):
     assert not missing.exists()
 
 
+@needs_shared
 def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
     session = "45547d9d-0b9e-8d4d-82a4-c12e779409b9"
     path = str(transcripts / f"{session}.jsonl")
@@ -214,6 +226,7 @@ def test_must_never_leak_strings_reach_no_object_entry_or_log(kb, transcripts):
     assert leaked("the PIN is 4471.", "4471") and not leaked("ts 17644471.5 abc4471", "4471")
 
 
+@needs_shared
 def test_hook_entry_points_import_little(kb, transcripts):
     payload = json.dumps(
         {
@@ -310,6 +323,7 @@ def test_test_regression_arms_the_watcher(kb):
     assert cap.load("armed", "s-r")["reason"] == "test-regression"
 
 
+@needs_shared
 def test_auto_reflect_off_stops_precompact_only(kb, transcripts):
     replay("compact.json", transcripts, env={"REFLECT_AUTO_REFLECT": "0"})
     assert queue_entries(kb) == []
@@ -353,6 +367,7 @@ def test_an_invalid_capture_is_never_committed(kb, monkeypatch):
     assert subjects(kb) == ["init"]
 
 
+@needs_shared
 def test_stop_sweeps_session_state_older_than_six_hours(kb, transcripts):
     clock = FakeClock()
     clock.now = __import__("time").time()
@@ -379,6 +394,7 @@ def test_stop_sweeps_session_state_older_than_six_hours(kb, transcripts):
     assert cap.load("loops", "s-old") is None
 
 
+@needs_shared
 def test_global_kb_option_reaches_the_fast_hook_path(kb, transcripts, tmp_path, monkeypatch):
     monkeypatch.setenv("REFLECT_GIT_KB", str(tmp_path / "elsewhere"))
     stop = {

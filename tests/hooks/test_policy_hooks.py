@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, git, run_cli_proc
+from tests.conftest import DATA, git, needs_shared, run_cli_proc
 from tests.support.capture import kb_fixture, notes, state_dir  # noqa: F401  (the kb fixture)
 
 EVENTS = DATA / "real" / "hook-events"
@@ -144,6 +144,7 @@ def rules_kb_fixture(kb: Path) -> dict[str, str]:
     return ids
 
 
+@needs_shared
 def test_claude_high_deny_blocks_citing_the_note_and_a_plain_push_passes(rules_kb):
     out = hook("PreToolUse", claude_pre("git push --force origin main"))
     specific = out["hookSpecificOutput"]
@@ -158,6 +159,7 @@ def test_claude_high_deny_blocks_citing_the_note_and_a_plain_push_passes(rules_k
         assert hook("PreToolUse", claude_pre(harmless)) is None, harmless
 
 
+@needs_shared
 def test_high_ask_asks_medium_adds_context_low_and_unreviewed_do_nothing(rules_kb):
     asked = hook("PreToolUse", claude_pre("terraform apply -auto-approve"))
     assert asked["hookSpecificOutput"]["permissionDecision"] == "ask"
@@ -170,6 +172,7 @@ def test_high_ask_asks_medium_adds_context_low_and_unreviewed_do_nothing(rules_k
     assert hook("PreToolUse", claude_pre("docker system prune -af")) is None  # unreviewed
 
 
+@needs_shared
 def test_a_project_rule_blocks_only_in_its_project(rules_kb, tmp_path):
     billing = tmp_path / "billing"
     other = tmp_path / "shop"
@@ -180,6 +183,7 @@ def test_a_project_rule_blocks_only_in_its_project(rules_kb, tmp_path):
     assert hook("PreToolUse", claude_pre("rm -rf dist", cwd=str(other))) is None
 
 
+@needs_shared
 def test_edit_rules_read_the_file_the_tool_writes(rules_kb):
     event = {**claude_pre("x"), "tool_name": "Write"}
     event["tool_input"] = {"file_path": "/home/dev/src/billing/.env", "content": "A=1\n"}
@@ -188,6 +192,7 @@ def test_edit_rules_read_the_file_the_tool_writes(rules_kb):
     assert hook("PreToolUse", event) is None
 
 
+@needs_shared
 def test_codex_gets_its_deny_and_an_ask_as_context(rules_kb):
     out = hook("PreToolUse", codex_pre("git push --force origin HEAD"), "--harness", "codex")
     assert out == {
@@ -205,6 +210,7 @@ def test_codex_gets_its_deny_and_an_ask_as_context(rules_kb):
     assert hook("PreToolUse", codex_pre("git push origin HEAD")) is None
 
 
+@needs_shared
 def test_copilot_cli_camelcase_gets_the_flat_decision(rules_kb):
     out = hook("preToolUse", copilot_camel_pre("git push --force"), "--harness", "copilot")
     assert set(out) == {"permissionDecision", "permissionDecisionReason"}
@@ -216,12 +222,14 @@ def test_copilot_cli_camelcase_gets_the_flat_decision(rules_kb):
     assert hook("preToolUse", copilot_camel_pre("pytest -q"), "--harness", "copilot") is None
 
 
+@needs_shared
 def test_copilot_in_vscode_gets_claude_codes_format(rules_kb):
     out = hook("PreToolUse", copilot_vscode_pre("git push --force"))
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert hook("PreToolUse", copilot_vscode_pre("pip install -e .")) is None
 
 
+@needs_shared
 def test_permission_request_denies_and_is_still_captured(rules_kb, kb):
     event = real("doc-claude-permission-dialog.json", 1)
     event["tool_input"] = {"command": "git push --force", "description": "Force push"}
@@ -238,6 +246,7 @@ def test_permission_request_denies_and_is_still_captured(rules_kb, kb):
     assert hook("PermissionRequest", real("doc-claude-permission-dialog.json", 1)) is None
 
 
+@needs_shared
 def test_a_no_never_answer_in_the_dialog_becomes_a_rule_for_the_next_call(kb, tmp_path):
     # The real dialog, answered "No, and don't ask again": Claude Code saved the deny rule in
     # .claude/settings.local.json and the tool call came back rejected.
@@ -268,6 +277,7 @@ def test_a_no_never_answer_in_the_dialog_becomes_a_rule_for_the_next_call(kb, tm
     assert hook("PreToolUse", claude_pre("rm -rf node_modules/.cache", cwd=str(project))) is None
 
 
+@needs_shared
 def test_the_compiled_rules_follow_the_kbs_tree(rules_kb, kb, tmp_path):
     assert hook("PreToolUse", claude_pre("git push --force")) is not None
     compiled = json.loads((state_dir(kb) / "policy" / "rules.json").read_text())
@@ -282,6 +292,7 @@ def test_the_compiled_rules_follow_the_kbs_tree(rules_kb, kb, tmp_path):
     assert added in out["hookSpecificOutput"]["permissionDecisionReason"]
 
 
+@needs_shared
 def test_the_original_tools_policy_files_are_read(kb, tmp_path, pinned_env):
     reflect = pinned_env / ".reflect"
     reflect.mkdir()
@@ -318,6 +329,7 @@ def test_bad_payloads_print_nothing(rules_kb, payload):
     assert hook("PreToolUse", payload) is None
 
 
+@needs_shared
 def test_a_broken_state_directory_or_kb_never_breaks_the_caller(rules_kb, kb, tmp_path):
     folder = state_dir(kb) / "policy"
     hook("PreToolUse", claude_pre("ls"))  # compiled
@@ -342,6 +354,7 @@ def test_a_broken_state_directory_or_kb_never_breaks_the_caller(rules_kb, kb, tm
     assert not (tmp_path / "no-kb-here").exists()
 
 
+@needs_shared
 def test_the_switches_turn_the_answers_off(rules_kb):
     assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_POLICY": "0"}) is None
     assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_DISABLED": "1"}) is None
@@ -367,6 +380,7 @@ def test_rules_list_and_test_show_what_would_happen(rules_kb):
     assert bad.returncode == 2 and "error:" in bad.stderr and "hint:" in bad.stderr
 
 
+@needs_shared
 def test_a_recompile_is_bounded_and_the_next_call_goes_on(kb):
     # 260 notes, the rule in the last one read (paths are read in order); budget 0: a call reads
     # the minimum of 200 new notes, so the first call cannot know the rule yet, the second can.

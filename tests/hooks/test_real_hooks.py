@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared, shared_json
 from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
@@ -24,9 +24,11 @@ from tests.support.capture import (
     subjects,
 )
 
+pytestmark = needs_shared
+
 REAL = DATA / "real"
 HOOK_EVENTS = REAL / "hook-events"
-MANIFEST: dict[str, Any] = json.loads((HOOK_EVENTS / "MANIFEST.json").read_text())
+MANIFEST: dict[str, Any] = dict(shared_json("real", "hook-events", "MANIFEST.json"))
 
 # file -> (commit subjects of the notes it writes, oldest first; (trigger, harness) queued).
 EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {

@@ -15,7 +15,7 @@ import pytest
 from reflectgit.notes import edit
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import Note, parse_note, parse_sidecar, render_note
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.kb import COMPAT, VALID, assert_clean, kb
 
 __all__ = ["kb"]
@@ -158,6 +158,7 @@ def test_archive_moves_the_bytes_unchanged(rg, kb, name):
     assert (kb / "archived" / f"{name}.md").read_bytes() == data
 
 
+@needs_shared
 @pytest.mark.parametrize("note", sorted(COMPAT.glob("*.md"))[:8], ids=lambda p: p.stem)
 def test_compat_notes_keep_their_bytes_under_an_update(rg, kb, note):
     """The original tool's real notes: a tier change is a one-line change plus `updated`."""
@@ -177,6 +178,7 @@ def _all_corpus() -> list[Path]:
     return sorted(COMPAT.glob("*.md")) + sorted(VALID.glob("*.md"))
 
 
+@needs_shared
 @pytest.mark.parametrize("path", _all_corpus(), ids=lambda p: p.name)
 def test_no_edit_gives_the_same_bytes_and_an_edit_reads_back(path):
     data = path.read_bytes()
@@ -224,6 +226,7 @@ def test_injected_values_are_emitted_by_the_yaml_emitter():
     assert parse_note(out).frontmatter["confidence"] == "medium"
 
 
+@needs_shared
 def test_a_sidecar_edit_changes_only_its_lines():
     data = (COMPAT / "gr-03-circuit-breaker-rollout.entities.yaml").read_bytes()
     side = parse_sidecar(data).data

@@ -24,11 +24,12 @@ from reflectgit.notes.note import (
     tier_of,
 )
 from reflectgit.notes.schema import to_json_value
-from tests.conftest import DATA
+from tests.conftest import DATA, needs_shared
 
 VALID = sorted((DATA / "notes" / "valid").glob("*.md")) + sorted((DATA / "compat").glob("*.md"))
 
 
+@needs_shared
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
 def test_corpus_notes_parse_and_round_trip(path):
     note = parse_note(path.read_bytes(), str(path))
@@ -41,6 +42,7 @@ def test_corpus_notes_parse_and_round_trip(path):
 YAML_TEXTS = sorted(DATA.rglob("*.md")) + sorted(DATA.rglob("*.yaml"))
 
 
+@needs_shared
 @pytest.mark.parametrize("path", YAML_TEXTS, ids=lambda p: str(p.relative_to(DATA)))
 def test_strict_loader_builds_what_pyyaml_builds(path):
     """The one-pass mapping (plain strings taken from their nodes) gives exactly PyYAML's safe
@@ -150,6 +152,7 @@ def _plain_scalars():
     return sorted(values)
 
 
+@needs_shared
 def test_strict_loader_resolves_every_scalar_as_pyyaml_does():
     """StrictLoader's faster ``resolve`` gives PyYAML's own resolver's tag for every plain and
     quoted scalar of the shared data and the awkward ones (null, booleans, numbers, dates,
@@ -206,6 +209,7 @@ def test_strict_loader_refuses_duplicate_and_unhashable_keys(text):
         load_yaml(text)
 
 
+@needs_shared
 @pytest.mark.parametrize(
     "name,fragment,line",
     [
@@ -286,6 +290,7 @@ def test_render_writes_the_one_style_of_notes():
     )
 
 
+@needs_shared
 @pytest.mark.skipif(not (DATA / "notes" / "valid").is_dir(), reason="no shared data folder")
 def test_every_shared_note_is_written_stably_and_read_back_plain():
     """Each valid shared note and sidecar as the writer renders it: rendered again, the same

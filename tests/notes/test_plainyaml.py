@@ -25,11 +25,15 @@ from reflectgit.notes.note import (
 )
 from reflectgit.notes.schema import to_json_value
 from reflectgit.workflows.validation import validate_file
-from tests.conftest import DATA, TEST_DATA, type_tree
+from tests.conftest import DATA, TEST_DATA, needs_shared, type_tree
 
 FOLDERS = [DATA / "notes" / "valid", DATA / "notes" / "invalid", DATA / "compat"]
 EVERY_FILE = sorted(
-    p for folder in FOLDERS for p in folder.iterdir() if schema.kind_of_path(p) is not None
+    p
+    for folder in FOLDERS
+    if folder.is_dir()
+    for p in folder.iterdir()
+    if schema.kind_of_path(p) is not None
 )
 VALID = [p for p in EVERY_FILE if p.parent.name != "invalid"]
 
@@ -65,6 +69,7 @@ def agrees(text: str) -> object:
 # --------------------------------------------------------------------------- the corpus
 
 
+@needs_shared
 @pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_reader_gives_pyyamls_value_for_every_corpus_file(path):
     try:
@@ -74,6 +79,7 @@ def test_the_reader_gives_pyyamls_value_for_every_corpus_file(path):
     agrees(text)
 
 
+@needs_shared
 @pytest.mark.parametrize("path", VALID, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_valid_corpus_file_is_read_without_pyyaml(path):
     assert plainyaml.json_value(yaml_text_of(path)) is not None
@@ -83,6 +89,7 @@ def test_every_valid_corpus_file_is_read_without_pyyaml(path):
         assert quickcheck.sidecar_is_valid(path.read_bytes())
 
 
+@needs_shared
 def test_notes_reflect_git_writes_are_read_without_pyyaml():
     for path in VALID:
         if schema.kind_of_path(path) != "note":
@@ -91,6 +98,7 @@ def test_notes_reflect_git_writes_are_read_without_pyyaml():
         assert agrees(split_frontmatter(written.decode(), "n.md")[0]) is not None, path.name
 
 
+@needs_shared
 @pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_quick_path_reports_exactly_what_the_full_path_reports(path):
     """Every file: the problems (file, line, column, field, message) and the hook's report
@@ -554,6 +562,7 @@ def _agrees_with_the_writer(data: bytes) -> bool:
     return yes
 
 
+@needs_shared
 @pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_writers_yes_is_only_given_to_notes_the_full_path_accepts(path):
     if schema.kind_of_path(path) != "note":

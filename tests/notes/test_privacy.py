@@ -12,10 +12,10 @@ from reflectgit.notes.privacy import (
     scrub_secrets,
     strip_private,
 )
-from tests.conftest import DATA
+from tests.conftest import DATA, needs_shared, shared_json
 
-MANIFEST = json.loads((DATA / "transcripts" / "MANIFEST.json").read_text())
-LEAKS = next(e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e)
+MANIFEST = shared_json("transcripts", "MANIFEST.json")
+LEAKS = next((e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e), [])
 
 
 def test_private_span_is_replaced_by_marker():
@@ -81,6 +81,7 @@ def test_scrub_leaves_ordinary_text_and_git_hashes():
     assert scrub_secrets(text) == text
 
 
+@needs_shared
 def test_clean_on_the_private_transcript_leaks_nothing():
     raw = (DATA / "transcripts" / "claude" / "private-and-secrets.jsonl").read_text()
     out = clean(raw)

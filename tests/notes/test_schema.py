@@ -21,7 +21,7 @@ from reflectgit.notes.schema import (
     validate_sidecar_bytes,
 )
 from reflectgit.workflows.validation import validate_file
-from tests.conftest import DATA, REPO_ROOT, SHARED
+from tests.conftest import DATA, REPO_ROOT, SHARED, needs_shared
 
 VALID_DIR = DATA / "notes" / "valid"
 INVALID_DIR = DATA / "notes" / "invalid"
@@ -30,7 +30,11 @@ COMPAT_DIR = DATA / "compat"
 
 def corpus(*folders: Path) -> list[Path]:
     return sorted(
-        p for folder in folders for p in folder.iterdir() if schema.kind_of_path(p) is not None
+        p
+        for folder in folders
+        if folder.is_dir()
+        for p in folder.iterdir()
+        if schema.kind_of_path(p) is not None
     )
 
 
@@ -64,6 +68,7 @@ def test_schemas_are_valid_draft_2020_12(name):
     jsonschema.Draft202012Validator.check_schema(doc)
 
 
+@needs_shared
 def test_enums_are_the_closed_sets_of_the_design():
     design = (SHARED / "DESIGN.md").read_text(encoding="utf-8")
     relation_line = re.search(r"14 relationship types \(([^)]*)\)", design.replace("\n", " "))
@@ -85,11 +90,13 @@ def test_enums_are_the_closed_sets_of_the_design():
 # --------------------------------------------------------------------------- the corpus
 
 
+@needs_shared
 @pytest.mark.parametrize("path", VALID, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_valid_corpus_file_passes(path):
     assert validate_file(path) == []
 
 
+@needs_shared
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: p.name)
 def test_every_invalid_corpus_file_fails_with_a_location(path):
     problems = validate_file(path, display=path.name)
@@ -128,10 +135,12 @@ EXPECTED = {
 }
 
 
+@needs_shared
 def test_expectations_cover_the_whole_invalid_corpus():
     assert sorted(EXPECTED) == sorted(p.name for p in INVALID)
 
 
+@needs_shared
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_invalid_corpus_problem_points_at_the_line(name):
     line, column, field, fragment = EXPECTED[name]
@@ -141,6 +150,7 @@ def test_invalid_corpus_problem_points_at_the_line(name):
     assert fragment in first.message
 
 
+@needs_shared
 def test_from_to_reports_both_keys_and_no_missing_source():
     problems = validate_file(INVALID_DIR / "from-to.entities.yaml")
     assert [(p.line, p.field) for p in problems] == [
@@ -167,6 +177,7 @@ def _instances() -> list[tuple[str, object]]:
     return out
 
 
+@needs_shared
 def test_fast_and_reference_validators_agree_on_every_corpus_file():
     instances = _instances()
     assert len(instances) > 60
@@ -202,6 +213,7 @@ def test_fast_and_reference_validators_agree_on_edge_cases(front):
     assert is_valid_fast(front, NOTE_SCHEMA) == is_valid_reference(front, NOTE_SCHEMA)
 
 
+@needs_shared
 @pytest.mark.parametrize("path", corpus(VALID_DIR, INVALID_DIR, COMPAT_DIR), ids=lambda p: p.name)
 def test_fast_frontmatter_is_exactly_what_the_full_parser_reads(path):
     if schema.kind_of_path(path) != "note":

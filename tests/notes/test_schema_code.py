@@ -26,7 +26,7 @@ from reflectgit.notes.schema import (
     to_json_value,
 )
 from reflectgit.notes.validators import VALIDATORS, Invalid
-from tests.conftest import DATA, REPO_ROOT
+from tests.conftest import DATA, REPO_ROOT, needs_shared
 
 GENERATED = REPO_ROOT / "reflectgit" / "notes" / "validators.py"
 REGENERATE = (
@@ -74,6 +74,7 @@ def _generated_says(name: str, instance: Any) -> bool:
     return True
 
 
+@needs_shared
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(DATA)))
 def test_the_generated_code_and_jsonschema_agree_on_the_corpus_file(path):
     found = _instance(path)
@@ -83,6 +84,7 @@ def test_the_generated_code_and_jsonschema_agree_on_the_corpus_file(path):
     assert _generated_says(name, instance) == is_valid_reference(instance, name)
 
 
+@needs_shared
 def test_the_corpus_holds_valid_and_invalid_notes_and_sidecars():
     folders = {p.relative_to(DATA).parts[0] for p in CORPUS}
     assert {"notes", "compat"} <= folders and len(CORPUS) > 80
@@ -92,6 +94,7 @@ def test_the_corpus_holds_valid_and_invalid_notes_and_sidecars():
     assert verdicts == {(n, v) for n in (NOTE_SCHEMA, SIDECAR_SCHEMA) for v in (True, False)}
 
 
+@needs_shared
 def test_validating_a_note_compiles_nothing(tmp_path):
     note = next(p for p in CORPUS if p.parent.name == "valid" and p.suffix == ".md")
     probe = (

@@ -18,7 +18,7 @@ from reflectgit.notes.scope import says_global, scope_fields, served_in
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.project import project_name
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.capture import (  # noqa: F401  (kb_fixture: the capture KB)
     kb_fixture,
     load_events,
@@ -104,6 +104,7 @@ def test_the_project_is_the_repository_not_the_subfolder(tmp_path):
 # --------------------------------------------------------------------------- the drain
 
 
+@needs_shared
 def test_drain_notes_carry_the_project_and_global_only_when_said(tmp_path: Path, repo: Path):
     work = tmp_path / "billing-api"
     (work / "src").mkdir(parents=True)
@@ -133,6 +134,7 @@ def test_drain_notes_carry_the_project_and_global_only_when_said(tmp_path: Path,
     assert {f["project"] for f in fronts.values()} == {"billing-api"}
 
 
+@needs_shared
 def test_a_drain_entry_without_a_cwd_is_not_made_global(tmp_path: Path, repo: Path):
     action = create_action("Pin the runner image", rule="Pin ubuntu-24.04 in CI.")
     stub = stub_command(tmp_path, f"emit({{'actions': [{action!r}]}})")
@@ -148,6 +150,7 @@ def test_a_drain_entry_without_a_cwd_is_not_made_global(tmp_path: Path, repo: Pa
 # --------------------------------------------------------------------------- capture
 
 
+@needs_shared
 def test_hook_notes_carry_the_project_of_the_session(kb, transcripts):
     for payload in load_events("correction.json", transcripts):
         name = json.loads(payload)["hook_event_name"]

@@ -18,7 +18,7 @@ import yaml
 from reflectgit.notes import secrets
 from reflectgit.notes.note import parse_note
 from reflectgit.notes.privacy import REDACTED
-from tests.conftest import DATA, TEST_DATA, git
+from tests.conftest import DATA, TEST_DATA, git, needs_shared
 from tests.support.kb import count_commits, head, kb
 
 CORPUS = yaml.safe_load((TEST_DATA / "secrets.yaml").read_text("utf-8"))
@@ -198,6 +198,7 @@ def test_the_prefilter_says_yes_exactly_where_a_rule_would_look() -> None:
     assert 0 < passed < 3000
 
 
+@needs_shared
 @pytest.mark.skipif(not DATA.is_dir(), reason="no shared data folder")
 def test_the_prefilter_lets_most_shared_lines_through_and_hides_no_finding() -> None:
     lines = [

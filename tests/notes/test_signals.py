@@ -14,7 +14,7 @@ from reflectgit.notes.signals import (
 )
 from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Turn, parse_lines
 from reflectgit.workflows.transcript_file import read_transcript
-from tests.conftest import DATA
+from tests.conftest import DATA, needs_shared
 
 
 @pytest.mark.parametrize(
@@ -199,6 +199,7 @@ def test_detect_reports_line_index_and_category():
     assert categorize("nothing special here") == "Unknown"
 
 
+@needs_shared
 def test_scan_reads_dialogue_never_tool_output():
     t = read_transcript(DATA / "transcripts" / "claude" / "no-signal-0.jsonl")
     assert scan(t) == []
@@ -234,6 +235,7 @@ def test_scan_ignores_private_spans_and_respects_the_cap():
     assert scan(t)
 
 
+@needs_shared
 def test_big_transcript_signals_near_the_end_are_found():
     t = read_transcript(DATA / "transcripts" / "claude" / "big.jsonl")
     found = {(s.kind, s.speaker, s.tier) for s in scan(t)}

@@ -12,7 +12,7 @@ import pytest
 
 from reflectgit.notes.slots import Slots, describe, extract, program_of, todo_lines
 from reflectgit.notes.transcripts import parse_lines
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared
 from tests.support.capture import kb_fixture, run_hook, state_dir
 
 __all__ = ["kb_fixture"]
@@ -154,6 +154,7 @@ def project(tmp_path: Path) -> Path:
     return path
 
 
+@needs_shared
 def test_stop_keeps_slots_and_recall_shows_them(kb: Path, project: Path) -> None:
     proc = run_hook("Stop", _stop_payload(project), {"REFLECT_SLOTS": "1"})
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
@@ -182,6 +183,7 @@ def test_stop_keeps_slots_and_recall_shows_them(kb: Path, project: Path) -> None
     assert "Left by the last session" not in _recall(other).stdout
 
 
+@needs_shared
 def test_slots_off_by_default(kb: Path, project: Path) -> None:
     proc = run_hook("Stop", _stop_payload(project))
     assert proc.returncode == 0 and proc.stderr == ""

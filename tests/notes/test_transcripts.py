@@ -19,14 +19,15 @@ from reflectgit.notes.transcripts import (
     side_session,
 )
 from reflectgit.workflows.transcript_file import read_transcript
-from tests.conftest import DATA
+from tests.conftest import DATA, HAVE_SHARED, needs_shared, shared_json
 from tests.support.capture import queue_entries
 
 T = DATA / "transcripts"
-MANIFEST = json.loads((T / "MANIFEST.json").read_text())
-BROKEN = sorted((T / "broken").iterdir())
+MANIFEST = shared_json("transcripts", "MANIFEST.json")
+BROKEN = sorted((T / "broken").iterdir()) if HAVE_SHARED else []
 
 
+@needs_shared
 def test_claude_transcript_splits_dialogue_from_tool_traffic():
     t = read_transcript(T / "claude" / "correction-0.jsonl")
     assert t.ok and t.harness == CLAUDE
@@ -39,6 +40,7 @@ def test_claude_transcript_splits_dialogue_from_tool_traffic():
     assert t.tool_results[0].call_id == t.tool_calls[0].call_id
 
 
+@needs_shared
 def test_codex_rollout_reads_messages_calls_and_outputs():
     t = read_transcript(T / "codex" / "rollout-correction-0.jsonl")
     assert t.ok and t.harness == CODEX
@@ -48,12 +50,14 @@ def test_codex_rollout_reads_messages_calls_and_outputs():
     assert t.tool_results[0].is_error is True
 
 
+@needs_shared
 @pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.name)
 def test_broken_files_never_raise(path):
     t = read_transcript(path)
     assert t.error is not None or t.turns  # a clear error value, or what could be read
 
 
+@needs_shared
 def test_broken_files_have_clear_errors():
     errors = {p.name: read_transcript(p).error for p in BROKEN}
     assert errors["empty.jsonl"] == "empty"
@@ -81,6 +85,7 @@ def test_reading_stops_at_the_dialogue_cap():
     assert t.records == 3
 
 
+@needs_shared
 def test_big_transcript_reads_all_dialogue():
     t = read_transcript(T / "claude" / "big.jsonl")
     assert t.complete and t.ok
@@ -108,6 +113,7 @@ def _non_blank(path):
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
 
+@needs_shared
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:40])
 def test_every_real_record_is_read_and_none_is_rejected(path):
     t = read_transcript(path)
@@ -122,6 +128,7 @@ def test_every_real_record_is_read_and_none_is_rejected(path):
     assert t.turns, "some dialogue"
 
 
+@needs_shared
 def test_broken_real_lines_get_their_reasons():
     t = read_transcript(EDGE)
     got = {p.record: p.reason for p in t.problems}
@@ -138,6 +145,7 @@ def _speaker_of(t, needle):
     return hits.pop()
 
 
+@needs_shared
 @pytest.mark.parametrize(
     ("name", "needle", "speaker"),
     [
@@ -214,6 +222,7 @@ def test_who_said_what_in_the_real_sessions(name, needle, speaker):
     assert _speaker_of(read_transcript(REAL / name), needle) == speaker
 
 
+@needs_shared
 def test_a_slash_commands_arguments_are_the_persons_words():
     t = read_transcript(REAL / "claude" / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
     assert ("and continue with the reamining tasks", PERSON) in {
@@ -221,6 +230,7 @@ def test_a_slash_commands_arguments_are_the_persons_words():
     }
 
 
+@needs_shared
 def test_codex_event_copies_do_not_double_the_dialogue():
     t = read_transcript(REAL / "codex" / REAL_FILES[-2].name)
     prompts = [x.text for x in t.said_by(PERSON)]
@@ -228,6 +238,7 @@ def test_codex_event_copies_do_not_double_the_dialogue():
     assert t.version == "0.125.0" and t.cwd and t.cwd.endswith("codemie-code")
 
 
+@needs_shared
 def test_copilot_cli_session_is_read():
     t = read_transcript(REAL / "copilot" / "agentsessions__copilot-small.jsonl")
     assert t.harness == COPILOT and t.version == "1.0.77"
@@ -238,6 +249,7 @@ def test_copilot_cli_session_is_read():
     assert any(r.is_error for r in t.tool_results), "a failed execution is an error"
 
 
+@needs_shared
 def test_subagent_and_compaction_files_name_their_parent():
     parent = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
     main = read_transcript(REAL / "claude" / f"spotter__{parent}.jsonl")
@@ -267,6 +279,7 @@ def test_side_session_paths(path, expected):
     assert side_session(path) == expected
 
 
+@needs_shared
 def test_idle_sweep_never_queues_subagent_or_compaction_files(cli, tmp_path, monkeypatch):
     from tests.conftest import git
 

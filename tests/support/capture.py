@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, shared_json
 
 EVENTS = DATA / "hook-events"
 TRANSCRIPTS = DATA / "transcripts"
-MANIFEST = json.loads((TRANSCRIPTS / "MANIFEST.json").read_text())
-LEAKS: list[str] = next(e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e)
+MANIFEST = shared_json("transcripts", "MANIFEST.json")
+LEAKS: list[str] = next((e["must_never_leak"] for e in MANIFEST if "must_never_leak" in e), [])
 
 
 @pytest.fixture(name="kb")

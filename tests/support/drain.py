@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
@@ -12,10 +11,10 @@ from typing import Any
 
 from reflectgit.config import Config
 from reflectgit.state.queue import Queue
-from tests.conftest import DATA
+from tests.conftest import DATA, shared_json
 
 TRANSCRIPTS = DATA / "transcripts"
-MANIFEST = json.loads((TRANSCRIPTS / "MANIFEST.json").read_text())
+MANIFEST = shared_json("transcripts", "MANIFEST.json")
 T0 = 1_795_000_000.0  # a fixed "now" (2026-11-18) for deterministic runs
 
 

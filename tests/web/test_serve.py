@@ -25,7 +25,7 @@ from reflectgit.state import ledger
 from reflectgit.state.queue import open_queue
 from reflectgit.web.app import Settings, create_app
 from reflectgit.web.security import COOKIE, Guard
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared
 from tests.support.forge_server import make_forge
 from tests.support.kb import assert_clean, head, kb, subject, trailers
 from tests.support.remote import git_daemon
@@ -204,6 +204,7 @@ def test_notes_page_follows_a_commit_made_with_plain_git(notes_kb: Path) -> None
     assert client.get("/api/notes?q=flashsale").json()["total"] == 1
 
 
+@needs_shared
 def test_note_page_shows_fields_sidecar_history_and_old_revisions(kb: Path, cli: Any) -> None:
     compat = DATA / "compat"
     name = "gr-01-redis-pool-exhaustion"

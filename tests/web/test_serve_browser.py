@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared
 from tests.support.forge_server import make_forge
 from tests.support.kb import head, kb
 from tests.support.remote import git_daemon
@@ -31,10 +31,13 @@ __all__ = ["git_daemon", "kb", "kb_factory", "make_forge"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="needs Debian's chromium and chromium-driver (`make test` installs them)",
-)
+pytestmark = [
+    needs_shared,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver (`make test` installs them)",
+    ),
+]
 FLAGS = (
     "--headless",
     "--no-sandbox",

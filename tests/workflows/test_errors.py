@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.workflows.errors import drain_kind, tally
-from tests.conftest import run_cli_proc
+from tests.conftest import needs_shared, run_cli_proc
 from tests.support.drain import copy_transcript, stub_command
 
 UTC = dt.timezone.utc
@@ -81,6 +81,7 @@ def _drain_once(kb: Path, tmp_path: Path, body: str, name: str, transcript: str)
     return str(rows[-1]["outcome"])
 
 
+@needs_shared
 def test_errors_from_real_drains_hooks_and_index_repairs(tmp_path: Path) -> None:
     kb = tmp_path / "kb"
     assert _cli(kb, "init").returncode == 0

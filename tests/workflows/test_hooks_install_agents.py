@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from reflectgit.workflows.installer import CLAUDE_EVENTS, is_our_command
+from tests.conftest import needs_shared
 from tests.support.capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
 
 OTHER = {
@@ -182,6 +183,7 @@ def test_codex_install_leaves_the_users_own_notify_program(cli, pinned_env):
     assert config.read_text() == 'notify = ["terminal-notifier"]\n'
 
 
+@needs_shared
 def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
     from tests.conftest import DATA
     from tests.support.capture import run_hook
@@ -208,6 +210,7 @@ def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
     assert run_hook("codex-notify", "{}").returncode == 0
 
 
+@needs_shared
 def test_idle_sweep_queues_quiet_sessions_only(cli, kb, transcripts, monkeypatch):
     now = time.time()
     quiet = transcripts / "02c8261b-740c-1a65-89be-4b4bd9ee50e2.jsonl"

@@ -17,7 +17,7 @@ from reflectgit.notes.memoryfiles import (
     split_frontmatter,
 )
 from reflectgit.workflows.ingest import Candidate, select
-from tests.conftest import DATA, TEST_DATA, git, run_cli_proc
+from tests.conftest import DATA, TEST_DATA, git, needs_shared, run_cli_proc
 from tests.support.kb import assert_clean, count_commits
 
 SAMPLES = TEST_DATA / "ingest"
@@ -142,6 +142,7 @@ def test_content_hash_ignores_case_spacing_and_emphasis() -> None:
     assert a != content_hash("Always run make test before committing.")
 
 
+@needs_shared
 def test_claude_project_slug_matches_real_sessions() -> None:
     """Real Claude Code sessions name their project folder after the cwd this way."""
     real = DATA / "real"

@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from reflectgit.workflows.installer import CODEX_EVENTS, COPILOT_EVENTS
-from tests.conftest import DATA, TEST_DATA
+from tests.conftest import DATA, TEST_DATA, needs_shared
 
 SCHEMAS = TEST_DATA
 VENV_BIN = str(Path(sys.executable).parent)
@@ -117,6 +117,7 @@ def test_codex_home_is_honoured(cli, pinned_env, tmp_path, monkeypatch):
     assert not (pinned_env / ".codex").exists()
 
 
+@needs_shared
 def test_codex_session_start_hands_over_context_as_codex_reads_it(
     cli, pinned_env, kb_with_note, tmp_path
 ):
@@ -229,6 +230,7 @@ def test_copilot_project_scope_shared_file_or_personal_settings(cli, tmp_path, m
     assert entry["bash"] == entry["powershell"] == "reflect-git-hook agentStop --harness copilot"
 
 
+@needs_shared
 def test_copilot_session_start_prints_additional_context(cli, pinned_env, kb_with_note, tmp_path):
     assert cli("hooks", "install", "--agent", "copilot").code == 0
     data = json.loads((pinned_env / ".copilot" / "hooks" / "reflect-git.json").read_text())

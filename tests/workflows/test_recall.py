@@ -13,7 +13,7 @@ from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.state.ranking import Ranking
 from reflectgit.workflows.recall import ProjectContext, project_context, recall
-from tests.conftest import git, run_cli_proc
+from tests.conftest import git, needs_shared, run_cli_proc
 from tests.support.search import corpus_kb, note_text  # noqa: F401
 
 
@@ -71,6 +71,7 @@ def test_outside_a_repository_the_folder_name_is_the_project(tmp_path: Path) -> 
     assert ctx == ProjectContext(name=tmp_path.name)
 
 
+@needs_shared
 def test_recall_prefers_the_project_and_its_topics(corpus_kb: Path, project: Path) -> None:
     add_notes(corpus_kb)
     result = recall(corpus_kb, corpus_kb / ".git" / "reflect-git", project, limit=3)
@@ -81,6 +82,7 @@ def test_recall_prefers_the_project_and_its_topics(corpus_kb: Path, project: Pat
     assert any("project payments-api" in r for r in result.notes[0].reasons)
 
 
+@needs_shared
 def test_recall_claude_format_is_the_session_start_json(
     corpus_kb: Path, project: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,6 +99,7 @@ def test_recall_claude_format_is_the_session_start_json(
     assert "Idempotency keys on payment retries (pay-retry)" in context
 
 
+@needs_shared
 def test_recall_in_a_real_subprocess_like_the_hook_runs_it(corpus_kb: Path, project: Path) -> None:
     proc = run_cli_proc(
         "recall", "--format", "claude", cwd=project, env={"REFLECT_GIT_KB": str(corpus_kb)}
@@ -107,6 +110,7 @@ def test_recall_in_a_real_subprocess_like_the_hook_runs_it(corpus_kb: Path, proj
     assert "gr-05-celery-prefetch-starvation" in doc["hookSpecificOutput"]["additionalContext"]
 
 
+@needs_shared
 def test_recall_updates_counters_but_never_the_notes(
     corpus_kb: Path, project: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,6 +131,7 @@ def test_recall_updates_counters_but_never_the_notes(
         assert "recall_count" not in path.read_text(encoding="utf-8")
 
 
+@needs_shared
 def test_a_damaged_counters_file_starts_over(corpus_kb: Path, project: Path) -> None:
     state = corpus_kb / ".git" / "reflect-git"
     state.mkdir(parents=True, exist_ok=True)
@@ -137,6 +142,7 @@ def test_a_damaged_counters_file_starts_over(corpus_kb: Path, project: Path) -> 
         assert conn.execute("SELECT count(*) FROM counters").fetchone()[0] == 1
 
 
+@needs_shared
 def test_budget_and_limit(
     corpus_kb: Path, project: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,9 +6,11 @@ from pathlib import Path
 
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.drain import Clock, copy_transcript, enqueue, make_config
 from tests.support.remote import GitDaemon, git_daemon
+
+pytestmark = needs_shared
 
 __all__ = ["git_daemon"]
 

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from reflectgit.workflows.capture.gate import (
@@ -13,9 +11,11 @@ from reflectgit.workflows.capture.gate import (
     REFLECT_ON_REFLECT,
     evaluate,
 )
-from tests.conftest import DATA
+from tests.conftest import DATA, needs_shared, shared_json
 
-MANIFEST = json.loads((DATA / "transcripts" / "MANIFEST.json").read_text())
+pytestmark = needs_shared
+
+MANIFEST = shared_json("transcripts", "MANIFEST.json")
 EXPECT = {
     "signal": (True, HAS_SIGNAL),
     "skip_no-signal": (False, NO_SIGNAL),

@@ -17,7 +17,7 @@ from reflectgit.notes.note import parse_note
 from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import DATA, git, run_cli_proc
+from tests.conftest import DATA, git, needs_shared, run_cli_proc
 from tests.support.capture import all_objects, leaked
 from tests.support.drain import (
     MANIFEST,
@@ -45,6 +45,7 @@ def _notes(repo: Path) -> dict[str, dict]:
 # --------------------------------------------------------------------------- the corpus
 
 
+@needs_shared
 def test_heuristic_drain_of_the_sample_corpus(tmp_path: Path, repo: Path) -> None:
     cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
     by_path: dict[str, dict] = {}
@@ -111,6 +112,7 @@ def test_heuristic_drain_of_the_sample_corpus(tmp_path: Path, repo: Path) -> Non
         assert not leaked(state, secret), secret
 
 
+@needs_shared
 def test_same_signals_again_confirm_the_existing_learning(tmp_path: Path, repo: Path) -> None:
     cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
@@ -188,6 +190,7 @@ emit({'actions': [{'action': ACTION, 'id': ids[0], 'reason': 'the session proved
 """
 
 
+@needs_shared
 @pytest.mark.parametrize("action", ["UPDATE", "DELETE"])
 def test_update_and_delete_of_listed_ids(tmp_path: Path, repo: Path, action: str) -> None:
     nid = _kb_with_note(
@@ -217,6 +220,7 @@ def test_update_and_delete_of_listed_ids(tmp_path: Path, repo: Path, action: str
     assert git("status", "--porcelain", cwd=repo) == ""
 
 
+@needs_shared
 def test_injection_through_model_output_has_no_effect(tmp_path: Path, repo: Path) -> None:
     victim = _kb_with_note(repo, "Unrelated kubernetes probes", ["k8s"], "add readiness probes")
     before = (repo / "documents" / f"{victim}.md").read_bytes()
@@ -259,6 +263,7 @@ def test_injection_through_model_output_has_no_effect(tmp_path: Path, repo: Path
 # --------------------------------------------------------------------------- run gates
 
 
+@needs_shared
 def test_kill_switch(tmp_path: Path, repo: Path) -> None:
     cfg = make_config(repo, REFLECT_DISABLED="1", REFLECT_DRAIN_WRITER="heuristic")
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
@@ -275,6 +280,7 @@ time.sleep(60)
 """
 
 
+@needs_shared
 def test_lock_held_by_a_live_drain_and_released_by_a_dead_one(tmp_path: Path, repo: Path) -> None:
     cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
@@ -291,6 +297,7 @@ def test_lock_held_by_a_live_drain_and_released_by_a_dead_one(tmp_path: Path, re
     assert report.status == "ran" and report.rows[0]["outcome"] == "ok"
 
 
+@needs_shared
 def test_debounce_daily_cap_and_per_run_cap(tmp_path: Path, repo: Path) -> None:
     stub = stub_command(tmp_path, "emit({'actions': []})")
     cfg = make_config(
@@ -320,6 +327,7 @@ def test_debounce_daily_cap_and_per_run_cap(tmp_path: Path, repo: Path) -> None:
     assert [r["outcome"] for r in run_drain(cfg, clock=clock).rows] == ["ok"]
 
 
+@needs_shared
 def test_dry_run_writes_nothing_durable(tmp_path: Path, repo: Path) -> None:
     stub = stub_command(tmp_path, "emit({'actions': []})")
     cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub), REFLECT_DRAIN_DRY_RUN="1")
@@ -352,6 +360,7 @@ def test_dry_run_writes_nothing_durable(tmp_path: Path, repo: Path) -> None:
     assert Queue(cfg.state_dir).failed() == []
 
 
+@needs_shared
 def test_dry_run_of_the_heuristic_writer_shows_the_notes_it_would_make(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -366,6 +375,7 @@ def test_dry_run_of_the_heuristic_writer_shows_the_notes_it_would_make(
 # --------------------------------------------------------------------------- processes
 
 
+@needs_shared
 def test_background_returns_at_once_and_drains(tmp_path: Path, repo: Path) -> None:
     path = copy_transcript(tmp_path, "claude/correction-0.jsonl")
     env = {"REFLECT_DRAIN_WRITER": "heuristic", "REFLECT_DRAIN_DEBOUNCE_SEC": "0"}
@@ -390,6 +400,7 @@ emit({'actions': [{'action': 'CREATE', 'title': 'Learning ' + hashlib.sha1(promp
 """
 
 
+@needs_shared
 def test_kill_9_mid_drain_loses_nothing_and_leaves_no_half_commit(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -435,6 +446,7 @@ def test_kill_9_mid_drain_loses_nothing_and_leaves_no_half_commit(
 # --------------------------------------------------------------------------- CLI
 
 
+@needs_shared
 def test_drain_and_cost_commands(cli, tmp_path: Path, repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("REFLECT_DRAIN_WRITER", "heuristic")
     monkeypatch.setenv("REFLECT_DRAIN_DEBOUNCE_SEC", "0")
@@ -517,10 +529,12 @@ def test_cost_report_groups_and_since(tmp_path: Path) -> None:
     assert ledger.terminal_transcripts(tmp_path) == {"/a", "/c"}
 
 
+@needs_shared
 def test_corpus_data_dir_is_found() -> None:
     assert (DATA / "transcripts" / "MANIFEST.json").exists()
 
 
+@needs_shared
 def test_route_hook_hands_new_notes_to_routing(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -558,6 +572,7 @@ def test_route_hook_hands_new_notes_to_routing(
     ]
 
 
+@needs_shared
 def test_an_uncommitted_edit_is_never_clobbered(tmp_path: Path, repo: Path) -> None:
     nid = _kb_with_note(
         repo,

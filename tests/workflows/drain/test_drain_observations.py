@@ -11,8 +11,10 @@ from reflectgit.notes.note import Note, render_note
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.cascade import OBSERVATIONS_MARKER, REVISION_MARKER
 from reflectgit.workflows.kb import KnowledgeBase
-from tests.conftest import git, run_cli_proc
+from tests.conftest import git, needs_shared, run_cli_proc
 from tests.support.drain import copy_transcript, prompt_of, stub_command
+
+pytestmark = needs_shared
 
 
 def _note(kb: KnowledgeBase, title: str, day: int, **front: object) -> str:

@@ -12,7 +12,7 @@ from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain import quota
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.drain import (
     Clock,
     calls,
@@ -52,6 +52,7 @@ def _commits(repo: Path) -> list[str]:
 VALID = {"actions": [create_action("Use uv pip sync for installs")]}
 
 
+@needs_shared
 def test_ok_creates_notes_in_one_commit_with_accounting(tmp_path: Path, repo: Path) -> None:
     cfg, stub, _eid = _setup(tmp_path, repo, f"emit({VALID!r})")
     row = _only_row(run_drain(cfg, clock=Clock()))
@@ -80,6 +81,7 @@ def test_ok_creates_notes_in_one_commit_with_accounting(tmp_path: Path, repo: Pa
     assert "<reflect-git:drain>" in prompt and "uv pip sync requirements.lock" in prompt
 
 
+@needs_shared
 def test_fenced_answer_amid_prose_is_valid(tmp_path: Path, repo: Path) -> None:
     text = "Sure! Here you go:\n```json\n" + json.dumps(VALID) + "\n```\nHope that helps."
     cfg, _, _ = _setup(tmp_path, repo, f"emit({text!r})")
@@ -87,6 +89,7 @@ def test_fenced_answer_amid_prose_is_valid(tmp_path: Path, repo: Path) -> None:
     assert row["outcome"] == "ok" and len(row["notes"]) == 1
 
 
+@needs_shared
 def test_empty_actions_is_ok_without_a_commit(tmp_path: Path, repo: Path) -> None:
     cfg, _, _ = _setup(tmp_path, repo, "emit({'actions': []})")
     row = _only_row(run_drain(cfg, clock=Clock()))
@@ -95,6 +98,7 @@ def test_empty_actions_is_ok_without_a_commit(tmp_path: Path, repo: Path) -> Non
     assert Queue(cfg.state_dir).list() == []
 
 
+@needs_shared
 @pytest.mark.parametrize(
     ("body", "outcome", "wclass"),
     [
@@ -121,6 +125,7 @@ def test_retryable_failures_go_to_the_back_with_a_retry(
     assert _commits(repo) == []
 
 
+@needs_shared
 def test_zero_turns_is_unknown_command_leaving_the_queue_untouched(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -135,12 +140,14 @@ def test_zero_turns_is_unknown_command_leaving_the_queue_untouched(
     assert after == before, "no retry charged, nothing moved"
 
 
+@needs_shared
 def test_empty_success_is_never_ok(tmp_path: Path, repo: Path) -> None:
     cfg, _, _ = _setup(tmp_path, repo, "pass")
     row = _only_row(run_drain(cfg, clock=Clock()))
     assert row["outcome"] == "fail_unknown_command"
 
 
+@needs_shared
 def test_missing_model_command_is_unknown_command(tmp_path: Path, repo: Path) -> None:
     cfg = make_config(repo, REFLECT_DRAIN_CMD=str(tmp_path / "no-such-model"))
     enqueue(cfg, copy_transcript(tmp_path, "claude/correction-0.jsonl"))
@@ -149,6 +156,7 @@ def test_missing_model_command_is_unknown_command(tmp_path: Path, repo: Path) ->
     assert len(Queue(cfg.state_dir).list()) == 1
 
 
+@needs_shared
 @pytest.mark.parametrize(
     ("body", "outcome", "entries"),
     [
@@ -176,6 +184,7 @@ def test_poison_outcomes_are_dead_lettered(
     assert _commits(repo) == []
 
 
+@needs_shared
 def test_retries_exhausted_is_poison_without_a_model_call(tmp_path: Path, repo: Path) -> None:
     cfg, stub, eid = _setup(tmp_path, repo, f"emit({VALID!r})")
     q = Queue(cfg.state_dir, clock=Clock(0))
@@ -187,6 +196,7 @@ def test_retries_exhausted_is_poison_without_a_model_call(tmp_path: Path, repo: 
     assert [e.dead_reason for e in Queue(cfg.state_dir).failed()] == ["poison"]
 
 
+@needs_shared
 def test_writer_drift_after_consecutive_invalid_outputs(tmp_path: Path, repo: Path) -> None:
     cfg, _, _eid = _setup(tmp_path, repo, "emit('just prose, no json')")
     clock = Clock()
@@ -198,6 +208,7 @@ def test_writer_drift_after_consecutive_invalid_outputs(tmp_path: Path, repo: Pa
     assert [e.dead_reason for e in Queue(cfg.state_dir).failed()] == ["poison_writer_drift"]
 
 
+@needs_shared
 def test_timeout_kills_the_writer_then_quarantines(tmp_path: Path, repo: Path) -> None:
     cfg, _, _eid = _setup(tmp_path, repo, "time.sleep(60)", REFLECT_DRAIN_MODEL_TIMEOUT="0.5")
     clock = Clock()
@@ -218,6 +229,7 @@ def test_timeout_split_of_the_reference() -> None:
     assert model_timeout(100) == 60
 
 
+@needs_shared
 def test_stale_entry_is_dropped(tmp_path: Path, repo: Path) -> None:
     cfg, stub, _ = _setup(tmp_path, repo, f"emit({VALID!r})")
     (tmp_path / "transcripts" / "correction-0.jsonl").unlink()
@@ -226,6 +238,7 @@ def test_stale_entry_is_dropped(tmp_path: Path, repo: Path) -> None:
     assert Queue(cfg.state_dir).list() == [] and Queue(cfg.state_dir).failed() == []
 
 
+@needs_shared
 def test_rate_limit_defers_and_closes_the_quota_gate(tmp_path: Path, repo: Path) -> None:
     cfg, stub, _eid = _setup(
         tmp_path, repo, "sys.stderr.write('API Error: 429 rate_limit_error'); sys.exit(1)"
@@ -249,6 +262,7 @@ def test_rate_limit_defers_and_closes_the_quota_gate(tmp_path: Path, repo: Path)
     assert calls(stub) == 2
 
 
+@needs_shared
 def test_rate_limit_info_past_the_ceiling_defers_the_rest(tmp_path: Path, repo: Path) -> None:
     info = {"rateLimitType": "five_hour", "utilization": 0.97, "status": "allowed"}
     cfg, stub, _ = _setup(tmp_path, repo, f"emit({VALID!r}, rate_limit_info={info!r})")
@@ -273,6 +287,7 @@ def test_quota_gate_can_be_disabled_and_api_key_is_exempt(tmp_path: Path) -> Non
     assert "rejected" in (quota.gate_closed(other, 200.0, quota.QuotaSettings()) or "")
 
 
+@needs_shared
 def test_create_cap_of_twelve(tmp_path: Path, repo: Path) -> None:
     many = {"actions": [create_action(f"Learning number {n}") for n in range(15)]}
     cfg, _, _ = _setup(tmp_path, repo, f"emit({many!r})")
@@ -283,6 +298,7 @@ def test_create_cap_of_twelve(tmp_path: Path, repo: Path) -> None:
     assert len(_commits(repo)) == 1
 
 
+@needs_shared
 def test_oversized_without_slice_gets_head_and_tail_bound(tmp_path: Path, repo: Path) -> None:
     body = (
         "emit({'actions': [{'action': 'UPDATE', 'id': 'lrn-anything-abcdef'}, "
@@ -301,6 +317,7 @@ def test_oversized_without_slice_gets_head_and_tail_bound(tmp_path: Path, repo: 
     assert [d["action"] for d in row["dropped"]] == ["UPDATE"], "no revision block when bounded"
 
 
+@needs_shared
 def test_size_rejection_with_cascade_on_is_quarantined(tmp_path: Path, repo: Path) -> None:
     cfg, _, _ = _setup(
         tmp_path,
@@ -314,6 +331,7 @@ def test_size_rejection_with_cascade_on_is_quarantined(tmp_path: Path, repo: Pat
     assert charged == 0, "a size rejection never eats the daily budget"
 
 
+@needs_shared
 def test_an_invalid_note_is_dropped_with_its_reason_and_never_committed(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -334,6 +352,7 @@ def test_an_invalid_note_is_dropped_with_its_reason_and_never_committed(
     assert "bad-note" not in git("log", "--all", "--name-only", cwd=repo)
 
 
+@needs_shared
 def test_a_session_that_grows_during_the_drain_stays_queued(tmp_path: Path, repo: Path) -> None:
     path = tmp_path / "transcripts" / "correction-0.jsonl"
     line = {"type": "user", "message": {"role": "user", "content": "Never run migrations by hand."}}
@@ -358,12 +377,14 @@ emit({VALID!r})
     assert Queue(cfg.state_dir).list() == []
 
 
+@needs_shared
 def test_a_bare_size_marker_answer_is_quarantined(tmp_path: Path, repo: Path) -> None:
     cfg, _, _ = _setup(tmp_path, repo, "emit('Prompt is too long')")
     row = _only_row(run_drain(cfg, clock=Clock()))
     assert row["outcome"] == "quarantine_oversized" and row["entries"] == 0
 
 
+@needs_shared
 def test_the_writers_own_session_never_fires_our_capture(tmp_path: Path, repo: Path) -> None:
     """The model CLI runs our agent hooks like any session would: they must stay out."""
     import sys
@@ -386,6 +407,7 @@ def test_the_writers_own_session_never_fires_our_capture(tmp_path: Path, repo: P
 # --------------------------------------------------------------------------- issue 12: outcomes
 
 
+@needs_shared
 @pytest.mark.parametrize(
     "body",
     [
@@ -420,6 +442,7 @@ def test_an_account_limit_closes_the_quota_gate_and_defers(
     assert calls(stub) == 1
 
 
+@needs_shared
 def test_a_usage_limit_defers_until_its_reset_then_a_good_run_drains(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -446,6 +469,7 @@ else:
     assert Queue(cfg.state_dir).list() == [] and Queue(cfg.state_dir).failed() == []
 
 
+@needs_shared
 @pytest.mark.parametrize(
     "answer",
     [
@@ -465,6 +489,7 @@ def test_short_prose_about_limits_is_a_retryable_invalid_answer(
     assert not quota.gate_closed(cfg.state_dir, Clock().now, quota.QuotaSettings())
 
 
+@needs_shared
 def test_cascade_off_with_the_heuristic_writer_still_makes_notes(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -486,6 +511,7 @@ def _cli(repo: Path, *args: str, **env: str):  # type: ignore[no-untyped-def]
     return run_cli_proc("--kb", str(repo), *args, env=env)
 
 
+@needs_shared
 def test_queue_retry_resets_every_counter(tmp_path: Path, repo: Path) -> None:
     cfg, stub, eid = _setup(tmp_path, repo, "emit('just prose, no json')")
     clock = Clock()
@@ -504,6 +530,7 @@ def test_queue_retry_resets_every_counter(tmp_path: Path, repo: Path) -> None:
     assert calls(stub) == 3 and Queue(cfg.state_dir).failed() == []
 
 
+@needs_shared
 def test_a_timed_out_entry_retried_by_hand_gets_its_timeouts_back(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -519,6 +546,7 @@ def test_a_timed_out_entry_retried_by_hand_gets_its_timeouts_back(
 BAD_CMD = "my-model --flag 'unclosed"
 
 
+@needs_shared
 def test_a_malformed_model_command_fails_the_extract_writer_only(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -538,6 +566,7 @@ def test_a_malformed_model_command_fails_the_extract_writer_only(
     assert doc["status"] == "ran" and [r["outcome"] for r in doc["rows"]] == ["ok"]
 
 
+@needs_shared
 def test_a_background_heuristic_drain_ignores_a_malformed_model_command(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -555,6 +584,7 @@ def test_a_background_heuristic_drain_ignores_a_malformed_model_command(
     assert "error" not in log
 
 
+@needs_shared
 def test_drain_json_always_prints_the_run_status(tmp_path: Path, repo: Path) -> None:
     from reflectgit.workflows.drain.loop import drain_lock
 

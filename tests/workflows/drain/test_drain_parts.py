@@ -16,12 +16,14 @@ from reflectgit.notes.signals import DialogueLine, detect
 from reflectgit.workflows.drain import actions as act
 from reflectgit.workflows.drain import cascade, heuristic
 from reflectgit.workflows.drain import writer as wr
+from tests.conftest import needs_shared
 from tests.support.drain import TRANSCRIPTS
 
 NOW = dt.datetime(2026, 11, 18, 6, 0, tzinfo=dt.timezone.utc)
 CTX = act.Context(session_id="s1", transcript_path="/t/s1.jsonl", now=NOW, harness="claude")
 
 
+@needs_shared
 @pytest.mark.parametrize(
     ("text", "klass"),
     [
@@ -176,6 +178,7 @@ def test_slice_cap_prefers_high_and_late_chunks() -> None:
     assert [c.start for c in chunks] == sorted(c.start for c in chunks)
 
 
+@needs_shared
 def test_privacy_runs_on_the_slice() -> None:
     prepared = cascade.prepare(str(TRANSCRIPTS / "claude" / "private-and-secrets.jsonl"))
     assert prepared.skip is None
@@ -199,6 +202,7 @@ def test_bounded_view_keeps_a_quarter_head_and_the_tail(tmp_path: Path) -> None:
     assert len(head) <= 5_000 + 5 and len(tail) <= 15_000 + 5
 
 
+@needs_shared
 def test_heuristic_writer_is_deterministic_and_honest() -> None:
     prepared = cascade.prepare(str(TRANSCRIPTS / "claude" / "correction-0.jsonl"))
     first = heuristic.write(prepared)
@@ -213,6 +217,7 @@ def test_heuristic_writer_is_deterministic_and_honest() -> None:
     assert action["fix"].startswith("Use `tokio::task::spawn_blocking`")
 
 
+@needs_shared
 def test_prompt_lists_revision_ids_after_the_marker() -> None:
     prepared = cascade.prepare(str(TRANSCRIPTS / "claude" / "correction-0.jsonl"))
     prepared.related = [cascade.Related("lrn-a-123456", "Use uv", "uv pip sync")]

@@ -14,7 +14,7 @@ from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain import writer as wr
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import git, run_cli_proc
+from tests.conftest import git, needs_shared, run_cli_proc
 from tests.support.drain import (
     Clock,
     calls,
@@ -67,6 +67,7 @@ def _kill(pid_file: Path) -> None:
 # --------------------------------------------------------------------------- the model process
 
 
+@needs_shared
 def test_a_helper_that_keeps_stdout_open_cannot_hold_the_drain(tmp_path: Path, repo: Path) -> None:
     """The model answers and exits; a helper it started in its own session (out of reach of
     a process-group kill) keeps stdout open for ten minutes. The drain takes the answer."""
@@ -88,6 +89,7 @@ sys.stdout.flush()
         _kill(pid_file)
 
 
+@needs_shared
 def test_at_the_deadline_the_whole_process_group_is_killed(tmp_path: Path, repo: Path) -> None:
     pid_file = tmp_path / "child.pid"
     body = f"""
@@ -106,6 +108,7 @@ time.sleep(600)
         _kill(pid_file)
 
 
+@needs_shared
 def test_model_output_is_read_up_to_a_cap(tmp_path: Path, repo: Path) -> None:
     """A model that floods stdout is stopped at 8 MB: an invalid answer, retried."""
     body = """
@@ -129,6 +132,7 @@ def test_the_reader_keeps_at_most_the_cap(tmp_path: Path) -> None:
     assert run.oversized and len(run.stdout.encode()) == 1 << 20
 
 
+@needs_shared
 def test_a_command_that_cannot_start_is_an_install_fault(tmp_path: Path, repo: Path) -> None:
     script = tmp_path / "not-a-program"
     script.write_bytes(b"\x7fELF garbage")
@@ -146,6 +150,7 @@ def test_a_command_that_cannot_start_is_an_install_fault(tmp_path: Path, repo: P
 DEEP = '{"actions": [' * 10_000 + "]}" * 10_000
 
 
+@needs_shared
 @pytest.mark.parametrize("envelope", [True, False], ids=["in-envelope", "raw-stdout"])
 def test_an_answer_nested_ten_thousand_deep_is_invalid_with_a_row(
     tmp_path: Path, repo: Path, envelope: bool
@@ -168,6 +173,7 @@ def test_an_answer_nested_ten_thousand_deep_is_invalid_with_a_row(
     assert calls(stub) == 3
 
 
+@needs_shared
 def test_an_entry_that_raises_gets_a_row_and_the_retry_path(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,6 +202,7 @@ def _code_dump(size: int) -> str:
     return block * (size // len(block) + 1)
 
 
+@needs_shared
 @pytest.mark.parametrize("fenced", [True, False], ids=["fenced", "bare"])
 def test_the_answer_is_found_after_megabytes_of_code_with_bounded_parsing(
     monkeypatch: pytest.MonkeyPatch, fenced: bool
@@ -236,6 +243,7 @@ def test_find_actions_cases(text: str, expect: object) -> None:
 # --------------------------------------------------------------------------- dry run
 
 
+@needs_shared
 def test_a_dry_run_writes_nothing_but_its_log(tmp_path: Path, repo: Path) -> None:
     git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo)
     stub = stub_command(tmp_path, f"emit({VALID!r})")

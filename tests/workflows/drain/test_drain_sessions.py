@@ -16,7 +16,7 @@ import pytest
 from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.drain.loop import run_drain
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared
 from tests.support.capture import kb_fixture, run_hook, state_dir  # noqa: F401  (kb fixture)
 from tests.support.drain import Clock, calls, create_action, make_config, prompt_of, stub_command
 
@@ -47,6 +47,7 @@ def _hook_log(kb: Path) -> str:
     return path.read_text() if path.exists() else ""
 
 
+@needs_shared
 def test_stop_every_turn_requeues_a_drained_session_that_grew(kb: Path, tmp_path: Path) -> None:
     transcript = tmp_path / f"{SESSION}.jsonl"
     transcript.write_text((SRC / "claude" / "correction-0.jsonl").read_text())
@@ -84,6 +85,7 @@ def test_stop_every_turn_requeues_a_drained_session_that_grew(kb: Path, tmp_path
     assert queue.list() == []
 
 
+@needs_shared
 def test_a_grown_transcript_with_no_new_signal_is_skipped_for_nothing(
     kb: Path, tmp_path: Path
 ) -> None:
@@ -101,6 +103,7 @@ def test_a_grown_transcript_with_no_new_signal_is_skipped_for_nothing(
     assert calls(stub) == 1
 
 
+@needs_shared
 def test_a_transcript_replaced_by_a_shorter_one_is_read_from_the_start(
     kb: Path, tmp_path: Path
 ) -> None:
@@ -206,6 +209,7 @@ def _confidence(kb: Path, nid: str) -> str:
     return next(x.split(": ", 1)[1] for x in text.splitlines() if x.startswith("confidence:"))
 
 
+@needs_shared
 def test_a_revert_demotes_every_note_of_the_session_drain_notes_included(
     kb: Path, code: Path, tmp_path: Path
 ) -> None:
@@ -298,6 +302,7 @@ def test_a_clean_merge_is_recorded_and_a_fast_forward_is_not(kb: Path, code: Pat
     assert len(_records(kb)) == _commit_count_before == count + 1
 
 
+@needs_shared
 def test_a_retried_dead_letter_is_read_from_the_start(kb: Path, tmp_path: Path) -> None:
     """A quarantined entry read nothing: after `queue retry` its signals are all there."""
     transcript = tmp_path / f"{SESSION}.jsonl"

@@ -11,7 +11,7 @@ import pytest
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.kb.twins import TwinFinder, normalise, same_rule
-from tests.conftest import DATA, git
+from tests.conftest import DATA, git, needs_shared
 from tests.support.capture import (  # noqa: F401  (kb fixture)
     EVENTS,
     event_name,
@@ -100,6 +100,7 @@ def _live(repo: Path) -> list[str]:
     return sorted(p.stem for p in (repo / "documents").glob("*.md"))
 
 
+@needs_shared
 def test_the_drain_confirms_a_reworded_twin_instead_of_creating_it(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -122,6 +123,7 @@ def test_the_drain_confirms_a_reworded_twin_instead_of_creating_it(
     assert "Reflect-Op: confirm" in git("log", "-1", "--format=%B", cwd=repo)
 
 
+@needs_shared
 def test_two_twins_in_one_answer_make_one_note(tmp_path: Path, repo: Path) -> None:
     answer = {
         "actions": [
@@ -169,6 +171,7 @@ def _replay_correction(transcript: Path) -> None:
         assert proc.returncode == 0, proc.stderr
 
 
+@needs_shared
 def test_a_correction_captured_by_the_hook_and_found_by_the_drain_is_one_note(
     kb: Path, tmp_path: Path
 ) -> None:
@@ -187,6 +190,7 @@ def test_a_correction_captured_by_the_hook_and_found_by_the_drain_is_one_note(
     assert git("status", "--porcelain", cwd=kb) == ""
 
 
+@needs_shared
 def test_a_repeated_capture_makes_no_twin_and_no_commit(kb: Path, tmp_path: Path) -> None:
     transcript = _transcript(tmp_path)
     _replay_correction(transcript)
@@ -198,6 +202,7 @@ def test_a_repeated_capture_makes_no_twin_and_no_commit(kb: Path, tmp_path: Path
     assert git("status", "--porcelain", cwd=kb) == ""
 
 
+@needs_shared
 def test_a_capture_in_another_session_confirms_the_drain_note(kb: Path, tmp_path: Path) -> None:
     made = _drain(
         kb,

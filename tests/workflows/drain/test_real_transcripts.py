@@ -16,8 +16,10 @@ from reflectgit.notes.note import parse_note
 from reflectgit.notes.transcripts import INJECTED
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.transcript_file import read_transcript
-from tests.conftest import DATA, TEST_DATA, git, run_cli_proc
+from tests.conftest import DATA, TEST_DATA, git, needs_shared, run_cli_proc
 from tests.support.drain import make_config
+
+pytestmark = needs_shared
 
 REAL = DATA / "real" / "transcripts"
 JUDGEMENT = json.loads((TEST_DATA / "real_judgement.json").read_text())

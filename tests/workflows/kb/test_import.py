@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from reflectgit.notes.note import normalize_tier, parse_note, parse_sidecar
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.kb import COMPAT, assert_clean, kb, ls
+
+pytestmark = needs_shared
 
 __all__ = ["kb"]
 

@@ -13,7 +13,7 @@ import yaml
 
 from reflectgit.state.ranking import Ranking
 from reflectgit.workflows.kb import KnowledgeBase
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.kb import (
     COMPAT,
     VALID,
@@ -91,6 +91,7 @@ def test_medium_and_low_notes_get_docs_subjects(rg, kb):
     assert subject(kb) == "docs(knowledge): A low one [LOW]"
 
 
+@needs_shared
 @pytest.mark.parametrize("name", sorted(p.name for p in VALID.glob("*.md")))
 def test_every_valid_note_adds(rg, kb, name):
     res = rg("--json", "add", str(VALID / name))
@@ -101,6 +102,7 @@ def test_every_valid_note_adds(rg, kb, name):
     assert_clean(kb)
 
 
+@needs_shared
 def test_add_from_stdin(rg, kb, monkeypatch):
     data = (VALID / "minimal-team-note.md").read_bytes()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
@@ -109,6 +111,7 @@ def test_add_from_stdin(rg, kb, monkeypatch):
     assert ls(kb) == [res.json()["path"]]
 
 
+@needs_shared
 def test_readding_the_same_note_is_a_no_op_that_says_so(rg, kb):
     first = rg("--json", "add", str(VALID / "minimal-team-note.md")).json()
     before = head(kb)
@@ -148,6 +151,7 @@ def test_a_different_note_under_an_existing_id_needs_force_and_is_an_update(rg, 
     assert trailers(kb, "Reflect-Op") == ["update"]
 
 
+@needs_shared
 def test_add_with_entities_copies_the_sidecar_with_the_document_id(rg, kb):
     note = VALID / "use-docker-for-docker-workflows-66dab4.md"
     side = VALID / "use-docker-for-docker-workflows-66dab4.entities.yaml"
@@ -256,6 +260,7 @@ def test_confirm_is_idempotent_per_source(rg, kb):
 # --------------------------------------------------------------------------- moves
 
 
+@needs_shared
 def test_archive_and_restore_move_the_note_and_its_sidecar(rg, kb):
     note = VALID / "use-docker-for-docker-workflows-66dab4.md"
     side = VALID / "use-docker-for-docker-workflows-66dab4.entities.yaml"
@@ -436,6 +441,7 @@ def test_log_skips_commits_that_are_not_ours(rg, kb):
 # --------------------------------------------------------------------------- import, export
 
 
+@needs_shared
 def test_import_compat_corpus_in_one_commit_and_skip_on_reimport(rg, kb):
     res = rg("--json", "import", str(COMPAT))
     assert res.code == 0, res
@@ -460,6 +466,7 @@ def test_import_compat_corpus_in_one_commit_and_skip_on_reimport(rg, kb):
     assert all("already in the KB" in s["reason"] for s in again["skipped"])
 
 
+@needs_shared
 def test_import_skips_invalid_and_duplicate_notes_and_says_why(rg, kb, tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -477,6 +484,7 @@ def test_import_skips_invalid_and_duplicate_notes_and_says_why(rg, kb, tmp_path)
     assert "skipped 3" in text.out and "bad.md" in text.out
 
 
+@needs_shared
 def test_export_is_deterministic_and_round_trips(rg, kb, tmp_path, cli):
     rg("import", str(COMPAT))
     rg("archive", "ex-01-tmux-socket-protection")
@@ -554,6 +562,7 @@ def test_the_library_works_without_the_cli(kb):
     assert count_commits(kb) == 1
 
 
+@needs_shared
 def test_a_big_import_vets_notes_in_worker_processes_with_the_same_verdicts(
     rg, kb, tmp_path, monkeypatch
 ):

@@ -28,7 +28,7 @@ from reflectgit.notes.note import TIER_NUM, Note, parse_note, render_note, tier_
 from reflectgit.workflows.drain.loop import run_drain
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import RETRIES, Edit, Snapshot
-from tests.conftest import REPO_ROOT, git, run_cli_proc
+from tests.conftest import REPO_ROOT, git, needs_shared, run_cli_proc
 from tests.support.drain import Clock, copy_transcript, enqueue, make_config, stub_command
 
 NID = "lrn-pip-installs-abc123"
@@ -126,6 +126,7 @@ def _race_drain(
 # --------------------------------------------------------------------------- the drain
 
 
+@needs_shared
 def test_a_drain_update_that_loses_the_race_reapplies_on_top_of_the_users_update(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -147,6 +148,7 @@ def test_a_drain_update_that_loses_the_race_reapplies_on_top_of_the_users_update
     assert git("status", "--porcelain", cwd=repo) == ""
 
 
+@needs_shared
 def test_a_drain_delete_that_loses_the_race_archives_the_users_version(
     tmp_path: Path, repo: Path
 ) -> None:
@@ -162,6 +164,7 @@ def test_a_drain_delete_that_loses_the_race_archives_the_users_version(
     assert git("status", "--porcelain", cwd=repo) == ""
 
 
+@needs_shared
 @pytest.mark.parametrize("how", ["forget", "archive", "git rm"])
 def test_a_drain_update_of_a_note_removed_meanwhile_is_a_recorded_skip_not_a_resurrection(
     tmp_path: Path, repo: Path, how: str
@@ -184,6 +187,7 @@ def test_a_drain_update_of_a_note_removed_meanwhile_is_a_recorded_skip_not_a_res
     assert git("status", "--porcelain", cwd=repo) == ""
 
 
+@needs_shared
 def test_cli_confirm_and_drain_confirm_write_the_same_field(tmp_path: Path, repo: Path) -> None:
     # The drain's confirm (no race: the stub answers at once) ...
     stub = stub_command(

@@ -18,7 +18,7 @@ from reflectgit.workflows.search.documents import edges_as_of
 from reflectgit.workflows.search.index import Index, freshness, reindex, search
 from reflectgit.workflows.search.ranking import fts_query
 from reflectgit.workflows.search.storage import index_path
-from tests.conftest import git
+from tests.conftest import git, needs_shared
 from tests.support.search import corpus_kb, corpus_notes, note_text  # noqa: F401
 
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
@@ -43,6 +43,7 @@ def commit(kb: Path, changes: list, message: str = "test change") -> str:
 # --------------------------------------------------------------------------- ranking
 
 
+@needs_shared
 def test_each_sample_note_is_the_first_hit_for_its_own_title(corpus_kb: Path) -> None:
     wrong = {}
     for note_id, title in corpus_notes():
@@ -52,6 +53,7 @@ def test_each_sample_note_is_the_first_hit_for_its_own_title(corpus_kb: Path) ->
     assert wrong == {}
 
 
+@needs_shared
 def test_key_insight_phrases_rank_their_note_first(corpus_kb: Path) -> None:
     phrases = {
         "size the pool to peak concurrency": "gr-01-redis-pool-exhaustion",
@@ -63,6 +65,7 @@ def test_key_insight_phrases_rank_their_note_first(corpus_kb: Path) -> None:
         assert ids(corpus_kb, phrase)[0] == expected, phrase
 
 
+@needs_shared
 def test_confidence_and_proofs_break_ties_and_json_says_why(corpus_kb: Path, cli) -> None:
     same = "the quasar flux capacitor"
     commit(
@@ -87,6 +90,7 @@ def test_confidence_and_proofs_break_ties_and_json_says_why(corpus_kb: Path, cli
     assert doc["hits"][0]["snippet"]
 
 
+@needs_shared
 def test_text_output_shows_id_tier_title_and_snippet(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "search", "burst", "load")
     assert res.code == 0, res
@@ -95,6 +99,7 @@ def test_text_output_shows_id_tier_title_and_snippet(corpus_kb: Path, cli) -> No
     assert "[" in snippet and "]" in snippet
 
 
+@needs_shared
 @pytest.mark.parametrize(
     "query",
     ["foo-bar", '"unbalanced', "key:value", "NEAR(a b)", "a AND OR NOT", "x*", "{title}: y", "ü-ß"],
@@ -104,6 +109,7 @@ def test_user_input_is_words_never_fts_syntax(corpus_kb: Path, cli, query: str) 
     assert res.code == 0, res
 
 
+@needs_shared
 def test_punctuation_only_query_is_a_usage_error(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "search", ":: !!")
     assert res.code == 2
@@ -119,6 +125,7 @@ def test_fts_query_quotes_words_drops_stop_words_and_prefixes_a_long_last_word()
     assert fts_query("!!") is None
 
 
+@needs_shared
 def test_last_word_matches_as_a_prefix(corpus_kb: Path) -> None:
     assert ids(corpus_kb, "worktree prun")[0] == "ex-08-git-worktree-prune"
 
@@ -126,6 +133,7 @@ def test_last_word_matches_as_a_prefix(corpus_kb: Path) -> None:
 # --------------------------------------------------------------------------- filters and states
 
 
+@needs_shared
 def test_tag_and_confidence_filters(corpus_kb: Path, cli) -> None:
     assert ids(corpus_kb, "pool", tag="redis")[0] == "gr-01-redis-pool-exhaustion"
     assert all(i != "gr-01-redis-pool-exhaustion" for i in ids(corpus_kb, "pool", tag="nginx"))
@@ -136,6 +144,7 @@ def test_tag_and_confidence_filters(corpus_kb: Path, cli) -> None:
     assert bad.code == 2 and "unknown confidence" in bad.err
 
 
+@needs_shared
 def test_superseded_archived_forgotten_and_retired_notes_need_all(corpus_kb: Path, cli) -> None:
     commit(
         corpus_kb,
@@ -167,6 +176,7 @@ def test_superseded_archived_forgotten_and_retired_notes_need_all(corpus_kb: Pat
     assert "(superseded)" in text and "(archived)" in text
 
 
+@needs_shared
 def test_no_match_says_so(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "search", "xylophonist")
     assert res.code == 0
@@ -176,6 +186,7 @@ def test_no_match_says_so(corpus_kb: Path, cli) -> None:
 # --------------------------------------------------------------------------- freshness
 
 
+@needs_shared
 def test_a_plain_git_edit_is_found_on_the_next_search(corpus_kb: Path) -> None:
     assert ids(corpus_kb, "cgroup peak")[0] == "gr-07-k8s-oomkill-debugging"
     path = corpus_kb / "documents" / "gr-07-k8s-oomkill-debugging.md"
@@ -190,6 +201,7 @@ def test_a_plain_git_edit_is_found_on_the_next_search(corpus_kb: Path) -> None:
     assert ids(corpus_kb, "hyperdrive") == []
 
 
+@needs_shared
 def test_refresh_rereads_only_the_changed_note(corpus_kb: Path) -> None:
     reindex(corpus_kb, state_of(corpus_kb))
     commit(corpus_kb, [write("documents/extra.md", note_text("extra", "Marmalade extra"))])
@@ -201,6 +213,7 @@ def test_refresh_rereads_only_the_changed_note(corpus_kb: Path) -> None:
         assert index.refresh(store).changed == 0
 
 
+@needs_shared
 def test_a_sidecar_change_reindexes_its_note(corpus_kb: Path) -> None:
     sidecar = (
         "document_id: gr-04-nginx-keepalive-upstream\n"
@@ -215,6 +228,7 @@ def test_a_sidecar_change_reindexes_its_note(corpus_kb: Path) -> None:
     assert ids(corpus_kb, "flamingo-quokka") == []
 
 
+@needs_shared
 def test_deleting_or_corrupting_the_index_loses_nothing_but_time(corpus_kb: Path) -> None:
     expected = ids(corpus_kb, "pool")
     path = index_path(state_of(corpus_kb))
@@ -227,6 +241,7 @@ def test_deleting_or_corrupting_the_index_loses_nothing_but_time(corpus_kb: Path
     assert ids(corpus_kb, "pool") == expected
 
 
+@needs_shared
 def test_freshness_and_reindex(corpus_kb: Path, cli) -> None:
     state = state_of(corpus_kb)
     assert freshness(corpus_kb, state) == "missing"
@@ -244,6 +259,7 @@ def test_freshness_and_reindex(corpus_kb: Path, cli) -> None:
     assert git("status", "--porcelain", cwd=corpus_kb) == ""
 
 
+@needs_shared
 def test_a_packed_repository_is_read_through_git(corpus_kb: Path) -> None:
     git("gc", "-q", "--prune=now", cwd=corpus_kb)
     assert not list((corpus_kb / ".git" / "refs" / "heads").iterdir())
@@ -263,6 +279,7 @@ def test_an_unborn_kb_has_no_hits(repo: Path, cli) -> None:
     assert res.json()["hits"] == []
 
 
+@needs_shared
 def test_a_fresh_query_does_not_load_git_libraries(corpus_kb: Path) -> None:
     reindex(corpus_kb, state_of(corpus_kb))
     code = (
@@ -280,6 +297,7 @@ def test_a_fresh_query_does_not_load_git_libraries(corpus_kb: Path) -> None:
 # --------------------------------------------------------------------------- the past
 
 
+@needs_shared
 def test_at_a_past_revision_finds_the_old_text(corpus_kb: Path, cli) -> None:
     first = git("rev-parse", "HEAD", cwd=corpus_kb).strip()
     for name in ("ex-03-zsh-glob-nomatch.md", "ex-03-zsh-glob-nomatch.entities.yaml"):
@@ -350,6 +368,7 @@ relationships:
 """
 
 
+@needs_shared
 def test_search_as_of_uses_only_edges_valid_then(corpus_kb: Path, cli) -> None:
     commit(
         corpus_kb,
@@ -384,6 +403,7 @@ def test_edges_as_of_for_show() -> None:
     assert edges_as_of({}, "2026-01-01") == []
 
 
+@needs_shared
 def test_json_is_one_document(corpus_kb: Path, cli) -> None:
     res = cli("--kb", str(corpus_kb), "--json", "search", "pool", "--limit", "2")
     doc = json.loads(res.out)
@@ -392,6 +412,7 @@ def test_json_is_one_document(corpus_kb: Path, cli) -> None:
     assert doc["understood"][0]["text"] == "pool" and doc["understood"][0]["exact"] == ['"pool"']
 
 
+@needs_shared
 def test_a_git_dir_inherited_from_a_hook_is_ignored(
     corpus_kb: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,12 +423,14 @@ def test_a_git_dir_inherited_from_a_hook_is_ignored(
     assert ids(corpus_kb, "walrus") == ["extra"]
 
 
+@needs_shared
 def test_a_note_that_does_not_parse_is_still_found_as_text(corpus_kb: Path) -> None:
     broken = b"---\ntitle: [unclosed\n---\nThe gnocchi incident.\n"
     commit(corpus_kb, [write("documents/broken-note.md", broken)])
     assert ids(corpus_kb, "gnocchi") == ["broken-note"]
 
 
+@needs_shared
 def test_a_rebuild_reports_its_progress(corpus_kb: Path) -> None:
     from reflectgit.workflows.search.index import reindex
 

@@ -15,6 +15,7 @@ from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import Index, search
 from reflectgit.workflows.search.storage import index_file, index_path
+from tests.conftest import needs_shared
 from tests.support.search import corpus_kb, note_text  # noqa: F401
 
 
@@ -38,6 +39,7 @@ def meta(kb: Path) -> dict[str, str]:
         return dict(index.conn.execute("SELECT key, value FROM meta"))
 
 
+@needs_shared
 def test_the_stamp_is_kept_with_the_tree_and_a_commit_is_seen(corpus_kb: Path) -> None:
     kb = corpus_kb
     ids(kb, "pool")
@@ -53,6 +55,7 @@ def test_the_stamp_is_kept_with_the_tree_and_a_commit_is_seen(corpus_kb: Path) -
     assert now["tree"] != kept["tree"] and now["head"].startswith(now["tree"] + " ")
 
 
+@needs_shared
 def test_a_tree_written_after_the_stamp_voids_it(corpus_kb: Path) -> None:
     """Another writer (an older version, or a refresh to another tree) leaves the stamp in
     place: it no longer names the index's tree, so HEAD's commit is read again."""
@@ -68,6 +71,7 @@ def test_a_tree_written_after_the_stamp_voids_it(corpus_kb: Path) -> None:
     assert ids(kb, "zorilla") == ["zorilla"]  # the stamp did not vouch for it
 
 
+@needs_shared
 def test_no_stamp_while_heads_files_are_racy(corpus_kb: Path) -> None:
     kb = corpus_kb
     with Store.open(kb) as store:
