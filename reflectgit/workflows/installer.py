@@ -23,6 +23,7 @@ from typing import Any
 
 from reflectgit.errors import ConfigError, ConflictError, UsageError
 from reflectgit.git import repo_info
+from reflectgit.installation import REPOSITORY
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -665,7 +666,7 @@ def _choose(
     raise ConfigError(
         f"`{PORTABLE}` is not on PATH, and {files[0].path} is shared with the project: "
         "it would hold this machine's path",
-        hint=f"put {PORTABLE} on PATH (`pipx install reflect-git`) and run install again, "
+        hint=f"put {PORTABLE} on PATH (`pipx install git+{REPOSITORY}`) and run install again, "
         "or use --scope user",
     )
 
@@ -880,7 +881,7 @@ def register_mcp(
             raise ConfigError(
                 f"`{PORTABLE}` is not on PATH, and {targets[0].path} is shared with the project: "
                 "it would hold this machine's path",
-                hint=f"put {PORTABLE} on PATH (`pipx install reflect-git`) and run install "
+                hint=f"put {PORTABLE} on PATH (`pipx install git+{REPOSITORY}`) and run install "
                 "again, or use --scope user",
             )
         target, argv = personal[0], mcp_launch(python, kb)
