@@ -74,11 +74,14 @@ def source() -> Source:
 
     from reflectgit import jsonio
 
-    try:
-        dist = importlib.metadata.distribution(PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
+    # What an installer installed (it writes INSTALLER), never the .egg-info a build leaves in a
+    # source tree, which shadows it when the tree is on sys.path (`python -m` from the checkout).
+    installed = [
+        d for d in importlib.metadata.distributions(name=PACKAGE) if d.read_text("INSTALLER")
+    ]
+    if not installed:
         return Source(described="not installed by pip (run from a source tree)")
-    text = dist.read_text("direct_url.json")
+    text = installed[0].read_text("direct_url.json")
     try:
         doc = jsonio.loads(text) if text else None
     except ValueError:
