@@ -8,12 +8,9 @@ from __future__ import annotations
 import pytest
 
 from reflectgit import __version__
-from reflectgit.errors import EXIT_FAILED
 from reflectgit.installation import (
-    EXTRAS,
     REPOSITORY,
     TAG,
-    MissingExtraError,
     from_direct_url,
     require,
     source,
@@ -101,16 +98,8 @@ def test_this_test_environment_is_a_checkout_installed_for_development() -> None
     assert here.requirement is None and here.here is not None, here
 
 
-def test_require_passes_an_installed_extra_and_names_a_missing_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    require("serve", "serve")  # the dev install has every extra
+def test_require_passes_the_extras_the_dev_install_has() -> None:
+    """The refusal without them: tests/test_install.py and tests/test_packaging.py, in real
+    environments that lack them."""
+    require("serve", "serve")
     require("mcp", "mcp")
-    monkeypatch.setitem(EXTRAS, "serve", ("starlette", "no_such_module_for_the_test"))
-    with pytest.raises(MissingExtraError) as caught:
-        require("serve", "serve")
-    err = caught.value
-    assert err.exit_code == EXIT_FAILED
-    assert err.message.startswith("`reflect-git serve` needs the 'serve' extra")
-    assert "(missing: no_such_module_for_the_test)" in err.message
-    assert err.hint is not None and err.hint.startswith("pip install ") and "[serve]" in err.hint
