@@ -50,11 +50,13 @@ class Installed:
     sha: str  # the commit it resolved
     env: dict[str, str]
 
-    def run(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, cwd: Path, home: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(self.venv / "bin" / "reflect-git"), *args],
             cwd=cwd,
-            env=self.env,
+            env=self.env | ({"HOME": str(home)} if home else {}),
             capture_output=True,
             text=True,
             check=False,
@@ -104,6 +106,42 @@ def test_the_core_install_carries_no_web_or_mcp_stack(installed: Installed) -> N
     have = packages(installed.venv / "bin" / "python")
     assert "reflect-git" in have
     assert not have & set(WEB_AND_MCP), sorted(have & set(WEB_AND_MCP))
+
+
+def test_the_core_commands_run_without_the_extras(installed: Installed, tmp_path: Path) -> None:
+    """The command line, validation, search, recall, the drain and the agent hooks: none
+    imports the web or MCP stack."""
+    kb = tmp_path / "kb"
+    steps = [
+        ("init", str(kb)),
+        (
+            "--kb",
+            str(kb),
+            "add",
+            "--title",
+            "Pin the CI runner image",
+            "--insight",
+            "ubuntu-latest moved under us twice",
+            "--confidence",
+            "high",
+            "--category",
+            "ci",
+        ),
+        ("--kb", str(kb), "validate"),
+        ("--kb", str(kb), "check"),
+        ("--kb", str(kb), "search", "runner image"),
+        ("--kb", str(kb), "recall", "--limit", "1"),
+        ("--kb", str(kb), "drain", "--dry-run"),
+        ("--kb", str(kb), "hooks", "install", "--agent", "claude", "--no-mcp"),
+        ("--kb", str(kb), "hooks", "status"),
+    ]
+    home = tmp_path / "home"  # the agent settings this test writes stay its own
+    home.mkdir()
+    for args in steps:
+        proc = installed.run(*args, cwd=tmp_path, home=home)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+    found = installed.run("--kb", str(kb), "search", "runner image", cwd=tmp_path, home=home).stdout
+    assert "Pin the CI runner image" in found
 
 
 def test_serve_mcp_and_hooks_install_mcp_name_the_pip_line_that_brings_them(
