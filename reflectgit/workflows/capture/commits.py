@@ -4,8 +4,9 @@ Three things happen here, all cheap and deterministic:
 
 - commit capture: one line per commit in ``<state>/commits.jsonl``; a revert demotes the
   learnings of the reverted commit's session in one commit;
-- notes: agent events that are unambiguous become validated notes, committed at once through
-  through the KB's mutation door (``Reflect-Source: capture:<event>``);
+- notes: agent events that are unambiguous become validated notes, committed through the KB's
+  mutation door (``Reflect-Source: capture:<event>``) by the capture pass over the session's
+  event log (``sessionpass.py``), never inside the agent's tool call;
 - queueing: transcripts that might hold a lesson go to the durable queue when the gate passes.
 
 Everything written (notes, commit messages, queue entries, logs) passes ``privacy.clean``
@@ -299,9 +300,13 @@ class Capture:
                 def exists(candidate: str) -> bool:
                     return candidate in taken or snap.exists(f"{DOCUMENTS}/{candidate}.md")
 
-                note_id = new_id(
-                    clean(draft.slug) or title, body, exists, prefix=f"lrn-{draft.kind}-"
-                )
+                slug, prefix = clean(draft.slug) or title, f"lrn-{draft.kind}-"
+                if draft.session and _replayed(snap, new_id(slug, body, prefix=prefix), draft):
+                    # The same title and body from the same session: this capture, handled
+                    # again (a capture pass killed before it moved its cursor).
+                    done.append((index, new_id(slug, body, prefix=prefix), "known"))
+                    continue
+                note_id = new_id(slug, body, exists, prefix=prefix)
                 taken.add(note_id)
                 note = Note(self._frontmatter(draft, note_id, title, now), body)
                 check_note(note, f"{DOCUMENTS}/{note_id}.md")
@@ -330,7 +335,9 @@ class Capture:
             )
             return Edit(done, changes, msg)
 
-        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+        with KnowledgeBase.open(
+            self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir, source=source
+        ) as kb:
             twins = KbView(kb.store, self.state_dir).twins()
             result = kb.mutate(build)
         for index, note_id, how in result.value:
@@ -438,7 +445,9 @@ class Capture:
                 extra.insert(0, ("Reflect-Session", session))
             return Edit(ids, changes, messages.build(subject, op, ids, source=source, extra=extra))
 
-        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+        with KnowledgeBase.open(
+            self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir, source=source
+        ) as kb:
             done = kb.mutate(build)
         return Written(tuple(done.value), done.commit)
 
@@ -614,8 +623,13 @@ class Capture:
         max_age: float,
         limit: int,
     ) -> list[tuple[str, Queued]]:
-        """Queue transcripts quiet for ``threshold`` seconds but younger than ``max_age``."""
+        """Queue transcripts quiet for ``threshold`` seconds but younger than ``max_age``;
+        first, run the capture pass of the sessions whose events have been waiting as long (a
+        session that never stopped)."""
         from reflectgit.notes.transcripts import side_session  # the sweep's only (5 ms)
+        from reflectgit.workflows.capture.sessionpass import run_pending
+
+        run_pending(self.cfg, quiet=threshold, now=self.clock())
 
         now = self.clock()
         found: list[tuple[float, Path]] = []
@@ -715,6 +729,21 @@ def _tier_num(tier: str) -> float:
     from reflectgit.notes.note import TIER_NUM
 
     return TIER_NUM[tier]
+
+
+def _replayed(snap: Any, note_id: str, draft: NoteDraft) -> bool:
+    """Is the note ``note_id`` already on the branch, written in the draft's session?"""
+    from reflectgit.notes.note import parse_note
+
+    found = snap.find(note_id, ("live",), scan=False)
+    if found is None:
+        return False
+    try:
+        return bool(
+            parse_note(found.data, found.path).frontmatter.get("session_id") == draft.session
+        )
+    except Exception:
+        return False
 
 
 def _reverted(body: str) -> str | None:
