@@ -4,8 +4,8 @@
 size and mtime of each JSONL policy file); the PreToolUse hook reads only this small file and
 compares the key. ``blobs.json`` remembers, per note blob, the rules it carries (most carry
 none), so a recompile after a commit reads only the blobs it has not seen. Both are derived:
-deleting them costs one compile. ``compile.lock`` lets one process compile while the others
-answer from what they have.
+deleting them costs one compile. ``compile.lock`` lets one process compile (in the background,
+``workflows/background.py``) while the hooks answer from what they have.
 """
 
 from __future__ import annotations
@@ -96,6 +96,23 @@ def compile_lock(state_dir: Path, wait: bool) -> AbstractContextManager[bool]:
     import contextlib  # only a compile takes the lock
 
     return contextlib.contextmanager(_compile_lock)(state_dir, wait)
+
+
+def busy(state_dir: Path | str) -> bool:
+    """Is a compile running now (another process holds the compile lock)?"""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(state_dir, FOLDER, LOCK_FILE), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def _compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
