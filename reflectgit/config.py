@@ -484,6 +484,14 @@ class GeneralSettings(Settings):
         env=INTERNAL_ENV,
         help="set by reflect-git on the processes it starts: our hooks stay out of our own work",
     )
+    hook_sync: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_GIT_HOOK_SYNC",
+        help="`1`: hooks do their background work in the foreground (tests, CI): the "
+        "post-commit shim waits for the capture, Stop/SessionEnd/PreCompact run the capture "
+        "pass, PreToolUse compiles stale rules before it answers",
+    )
 
 
 class CaptureSettings(Settings):
@@ -528,12 +536,6 @@ class CaptureSettings(Settings):
         toml="capture.commits_max_bytes",
         minimum=0,
         help="`commits.jsonl` rotates to `commits.jsonl.1` past this",
-    )
-    hook_sync: bool = setting(
-        False,
-        kind="bool",
-        env="REFLECT_GIT_HOOK_SYNC",
-        help="`1`: the post-commit shim waits for the capture (read by the shell shim)",
     )
     idle_disabled: bool = setting(
         False,
@@ -878,15 +880,6 @@ class PolicySettings(Settings):
         env="REFLECT_POLICY_FILE",
         help="one more JSONL policy file, read before `~/.reflect/policy-rules.jsonl` and "
         "`~/.reflect/permission-policy.jsonl` (the original tool's files)",
-    )
-    compile_budget: float = setting(
-        1.0,
-        kind="float",
-        env="REFLECT_POLICY_COMPILE_BUDGET",
-        toml="policy.compile_budget",
-        minimum=0,
-        help="seconds a hook may spend recompiling the rules after the KB changed; past it the "
-        "hook answers without KB rules and the next call goes on where it stopped",
     )
 
 
@@ -1295,6 +1288,11 @@ class Config:
     def internal(self) -> bool:
         """Running inside a process reflect-git started: hooks must not capture it."""
         return self._switch("internal")
+
+    @property
+    def hook_sync(self) -> bool:
+        """``REFLECT_GIT_HOOK_SYNC=1``: the hooks' background work runs in the foreground."""
+        return self._switch("hook_sync")
 
     @property
     def disabled(self) -> bool:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reflectgit.git.lockwait import take
 from reflectgit.state import eventlog
 from tests.conftest import git
 from tests.fixtures_capture import (
@@ -34,7 +35,7 @@ SESSION = "5e55-10n"
 def _append(kb: Path, ts: float, event: str, payload: dict[str, Any]) -> None:
     """An event as the hook logs it, at a receive time of our choosing."""
     line = eventlog.record(ts, None, event, {"session_id": SESSION, **payload})
-    eventlog.append(state_dir(kb), SESSION, line, None)
+    eventlog.append(state_dir(kb), SESSION, line, take)
 
 
 def _failure(command: str = "pip install -r requirements.txt") -> dict[str, Any]:

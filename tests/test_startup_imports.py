@@ -98,8 +98,11 @@ def test_the_agent_hooks_import_no_dataclasses_yaml_or_schema(ruled_kb: Path) ->
         "PreToolUse quiet": _payload(kb, "Bash", {"command": "git status"}, "PreToolUse"),
         "PreToolUse deny": _payload(kb, "Bash", {"command": "git push --force"}, "PreToolUse"),
     }
-    # the first call after the KB changed compiles the rules (git objects, YAML): once
-    modules, _ = loaded("reflect-git", "hook", "PreToolUse", stdin=cases["PreToolUse quiet"])
+    # the rules are compiled once (git objects, YAML); REFLECT_GIT_HOOK_SYNC=1 in the hook,
+    # as in tests: otherwise a background process does it
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REFLECT_GIT_HOOK_SYNC", "1")
+        modules, _ = loaded("reflect-git", "hook", "PreToolUse", stdin=cases["PreToolUse quiet"])
     assert "reflectgit.notes.note" in modules
     for name, payload in cases.items():
         modules, out = loaded("reflect-git", "hook", name.split()[0], stdin=payload)
@@ -176,7 +179,8 @@ def test_the_rules_hook_imports_no_pathlib_typing_re_or_json(ruled_kb: Path) -> 
     env = {"REFLECT_GIT_KB": str(kb)}
     quiet = _payload(kb, "Bash", {"command": "git status"}, "PreToolUse")
     deny = _payload(kb, "Bash", {"command": "git push --force origin"}, "PreToolUse")
-    launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)  # compiles the rules
+    sync = {"REFLECT_GIT_HOOK_SYNC": "1"}  # the hook compiles (else a background process does)
+    launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env | sync)
     _age(kb / ".git")
     launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)  # reads the commit once
     for name, extra in (("quiet", {}), ("off", {"REFLECT_POLICY": "0"})):
@@ -203,7 +207,7 @@ def test_the_rules_hook_imports_no_pathlib_typing_re_or_json(ruled_kb: Path) -> 
     git("commit", "-qm", "another rule", cwd=kb)
     _age(kb / ".git")
     rebase = _payload(kb, "Bash", {"command": "git rebase main"}, "PreToolUse")
-    modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=rebase, env=env)
+    modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=rebase, env=env | sync)
     assert "no-rebase" in json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
     modules, out = launched("reflect-git", "hook", "PreToolUse", stdin=quiet, env=env)
     assert out == "" and not modules & set(NOT_IN_THE_RULES_HOOK)
@@ -342,10 +346,16 @@ def test_the_validate_hook_reads_a_valid_note_without_yaml_or_the_schema(tmp_pat
 # (docs/performance.md, "The hook processes, fourth pass").
 NOT_IN_A_CAPTURE = (
     *NOT_IN_AGENT_HOOKS,
-    "pathlib", "typing", "urllib.parse", "ipaddress", "datetime", "json", "json.decoder",
-    "shlex", "reflectgit.notes.secrets", "reflectgit.notes.testruns",
-    "re", "enum", "functools", "collections", "contextlib",
-)  # fmt: skip
+    "pathlib",
+    "typing",
+    "urllib.parse",
+    "ipaddress",
+    "datetime",
+    "shlex",
+    "reflectgit.notes.secrets",
+    "reflectgit.notes.testruns",
+    "contextlib",
+)  # fmt: skip  (the event log is written with the standard json, and json imports re)
 
 
 def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Path) -> None:
@@ -355,7 +365,8 @@ def test_the_capture_hook_imports_no_pathlib_typing_or_the_scanner(ruled_kb: Pat
     doc = json.loads(read)
     del doc["cwd"], doc["transcript_path"]  # what bench/startup.py sends
     modules, out = launched("reflect-git", "hook", "PostToolUse", stdin=json.dumps(doc), env=env)
-    assert "reflectgit.workflows.capture.events" in modules and out == ""
+    assert "reflectgit.state.eventlog" in modules and out == ""
+    assert "reflectgit.workflows.capture.events" not in modules  # the detectors run later
     assert not modules & set(NOT_IN_A_CAPTURE), modules & set(NOT_IN_A_CAPTURE)
     state = kb / ".git" / "reflect-git"
     # a malformed capture setting is still logged as a fallback at once
@@ -378,9 +389,9 @@ def test_the_capture_hook_with_a_state_dir_imports_no_pathlib(
     del doc["cwd"], doc["transcript_path"]  # pytest's long folder names would wake the scanner
     read = json.dumps(doc)
     modules, out = launched("reflect-git", "hook", "PostToolUse", stdin=read, env=env)
-    assert "reflectgit.workflows.capture.events" in modules and out == ""
+    assert "reflectgit.state.eventlog" in modules and out == ""
     assert not modules & set(NOT_IN_A_CAPTURE), modules & set(NOT_IN_A_CAPTURE)
-    assert (state / "capture" / "loops" / "s-imports.json").is_file()  # the call was counted
+    assert (state / "events" / "s-imports.jsonl").is_file()  # the call was logged
     assert not (kb / ".git" / "reflect-git" / "capture").exists()
     # a state dir that cannot be a folder is still refused, and the hook still exits quietly
     (tmp_path / "a-file").write_text("x")

@@ -98,8 +98,11 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
                 reply = answer(cfg, event, raw, harness)
             if event in POLICY_ONLY:
                 return 0
+        from reflectgit.config import CaptureSettings, any_given
         from reflectgit.workflows.capture.hooklog import HookLog
 
+        if any_given(CaptureSettings, cfg.env, cfg.settings):
+            cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
         log = HookLog(cfg)
         if not log.usable:
             return 0
@@ -109,12 +112,13 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
             return 0
         import time
 
+        from reflectgit.git.lockwait import take
         from reflectgit.state import eventlog
 
         session = session_of(payload) or eventlog.UNSESSIONED
         line = eventlog.record(time.time(), harness, event, payload)
         with bounded(LOCK_WAIT):
-            eventlog.append(cfg.state_dir_text, session, line, LOCK_WAIT)
+            eventlog.append(cfg.state_dir_text, session, line, take)
         if event_name(event, payload) in PASS_EVENTS:
             _capture_pass(cfg, session)
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
@@ -146,7 +150,7 @@ def event_name(event: str, payload: dict[str, Any]) -> str:
 def _capture_pass(cfg: Config, session: str) -> None:
     """The end of a turn: run the capture pass detached (in the foreground with
     ``REFLECT_GIT_HOOK_SYNC=1``), unless one is running for the session already."""
-    if cfg.capture.hook_sync:
+    if cfg.hook_sync:
         from reflectgit.git.lockwait import bounded
         from reflectgit.workflows.capture.sessionpass import run
 

@@ -79,7 +79,7 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     from reflectgit.workflows.policy import check
 
     # The rules compiled already answer; REFLECT_GIT_HOOK_SYNC=1 compiles first (tests, CI).
-    sync = cfg.capture.hook_sync
+    sync = cfg.hook_sync
     result = check(cfg, tool, tool_input, cwd if isinstance(cwd, str) else None, compile=sync)
     if not result.current:
         _compile_later(cfg)

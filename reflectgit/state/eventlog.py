@@ -27,10 +27,12 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
     from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import Any
+
+    Acquire = Callable[[int, str], None]
 
 FOLDER = "events"
 LOG_SUFFIX = ".jsonl"
@@ -38,6 +40,8 @@ CURSOR_SUFFIX = ".cursor"
 PASS_SUFFIX = ".pass"
 # The log of events that name no usable session (a session id never starts with "_").
 UNSESSIONED = "_unsessioned"
+# How a lock is taken: ``acquire(fd, what)`` takes ``flock(fd, LOCK_EX)`` or raises when it
+# waited too long; the caller's (``git/lockwait.take``: the bound a hook set, else no bound).
 STRING_CAP = 256 * 1024  # of any one string in a payload: the tail (what the test parsers read)
 LINE_CAP = 8 * 1024 * 1024  # a longer line is not written (the hook's payload cap)
 
@@ -78,11 +82,9 @@ def record(ts: float, harness: str | None, event: str, payload: Mapping[str, Any
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def append(state_dir: str | Path, session: str, line: bytes, wait: float | None) -> None:
-    """Append one line to the session's log, durably; ``wait``: the longest lock wait (None:
-    as long as it takes). Raises ``LockError`` past it, ``OSError`` on a full disk."""
-    from reflectgit.git import lockwait
-
+def append(state_dir: str | Path, session: str, line: bytes, acquire: Acquire) -> None:
+    """Append one line to the session's log, durably, under the lock ``acquire`` takes
+    (it raises when it waited too long); ``OSError`` on a full disk."""
     if len(line) > LINE_CAP:
         raise ValueError(f"an event of {len(line)} bytes is larger than {LINE_CAP}")
     where = folder(state_dir)
@@ -92,7 +94,7 @@ def append(state_dir: str | Path, session: str, line: bytes, wait: float | None)
         created = not os.path.exists(path)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            lockwait.acquire(fd, lockwait.limit(wait), f"the event log of session {session}")
+            acquire(fd, f"the event log of session {session}")
             if not _same_file(fd, path):  # retired while we waited: append to the new one
                 continue
             size = os.fstat(fd).st_size
@@ -203,19 +205,17 @@ def sessions(state_dir: str | Path, quiet: float = 0.0, now: float | None = None
     return [s for _, s in sorted(found)]
 
 
-def retire(state_dir: str | Path, session: str) -> bool:
+def retire(state_dir: str | Path, session: str, acquire: Acquire) -> bool:
     """Remove the log (and its cursor) when every event in it is handled; False when events
     came in meanwhile. The cursor goes first: a crash in between replays handled events, it
     never skips one."""
-    from reflectgit.git import lockwait
-
     path = log_path(state_dir, session)
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return True
     try:
-        lockwait.acquire(fd, lockwait.limit(None), f"the event log of session {session}")
+        acquire(fd, f"the event log of session {session}")
         if not _same_file(fd, path) or os.fstat(fd).st_size != cursor(state_dir, session):
             return False
         for name in (_cursor_path(state_dir, session), path):
@@ -228,25 +228,25 @@ def retire(state_dir: str | Path, session: str) -> bool:
         os.close(fd)
 
 
-def pass_lock(state_dir: str | Path, session: str, wait: bool) -> AbstractContextManager[bool]:
+def pass_lock(
+    state_dir: str | Path, session: str, acquire: Acquire | None
+) -> AbstractContextManager[bool]:
     """Hold the session's pass lock; yields False at once when another pass holds it and
-    ``wait`` is False (with ``wait``, at most the bound a hook set). Released if we die."""
+    ``acquire`` is None (else it waits as ``acquire`` does). Released if we die."""
     import contextlib
 
-    return contextlib.contextmanager(_pass_lock)(state_dir, session, wait)
+    return contextlib.contextmanager(_pass_lock)(state_dir, session, acquire)
 
 
-def _pass_lock(state_dir: str | Path, session: str, wait: bool) -> Iterator[bool]:
+def _pass_lock(state_dir: str | Path, session: str, acquire: Acquire | None) -> Iterator[bool]:
     import fcntl
-
-    from reflectgit.git import lockwait
 
     os.makedirs(folder(state_dir), exist_ok=True)
     path = os.path.join(folder(state_dir), session + PASS_SUFFIX)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        if wait:
-            lockwait.acquire(fd, lockwait.limit(None), f"the capture pass of session {session}")
+        if acquire is not None:
+            acquire(fd, f"the capture pass of session {session}")
         else:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -260,5 +260,5 @@ def _pass_lock(state_dir: str | Path, session: str, wait: bool) -> Iterator[bool
 
 def busy(state_dir: str | Path, session: str) -> bool:
     """Is a pass of this session running now?"""
-    with pass_lock(state_dir, session, wait=False) as held:
+    with pass_lock(state_dir, session, None) as held:
         return not held

@@ -23,6 +23,7 @@ a hook did before the log existed.
 
 from __future__ import annotations
 
+from reflectgit.git.lockwait import take
 from reflectgit.state import eventlog
 
 TYPE_CHECKING = False
@@ -47,7 +48,8 @@ def run(cfg: Config, session: str, *, wait: bool = False) -> int:
     for another pass of the session to finish (else leave the events to it)."""
     handled = 0
     for _ in range(ROUNDS):
-        with eventlog.pass_lock(cfg.state_dir_text, session, wait) as held:
+        acquire = take if wait else None
+        with eventlog.pass_lock(cfg.state_dir_text, session, acquire) as held:
             if not held:
                 return handled
             done, finished = _handle(cfg, session)
@@ -101,5 +103,5 @@ def _handle(cfg: Config, session: str) -> tuple[int, bool]:
                 cap.breadcrumb(row["event"], exc)
         eventlog.advance(state, session, end)
         count += 1
-    eventlog.retire(state, session)
+    eventlog.retire(state, session, take)
     return count, True
