@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reflectgit.config import Config
 from reflectgit.git.lockwait import take
 from reflectgit.state import eventlog
+from reflectgit.workflows.capture.commits import Capture
 from tests.conftest import git
 from tests.fixtures_capture import (
     SYNC,
@@ -188,3 +190,20 @@ def test_the_drain_runs_the_pass_of_a_session_that_never_stopped(kb, transcripts
     assert proc.returncode == 0, proc.stderr
     assert len(notes(kb)) == 1 and event_log(kb) == {}
     assert "capture pass:" in (state_dir(kb) / "drain.log").read_text()
+
+
+def test_the_stop_sweep_removes_old_pass_locks_of_sessions_with_no_events(kb):
+    _append(kb, 5_000_000.0, "PostToolUseFailure", _failure())
+    run_pass(SESSION)
+    lock = state_dir(kb) / "events" / f"{SESSION}.pass"
+    assert lock.is_file() and event_log(kb) == {}
+    cap = Capture(Config.resolve(kb, dict(os.environ)))
+    assert cap.sweep() >= 0 and lock.is_file()  # young: kept
+    os.utime(lock, (1, 1))
+    _append(kb, 5_000_001.0, "PostToolUseFailure", _failure())  # events waiting: kept
+    cap.sweep()
+    assert lock.is_file()
+    run_pass(SESSION)
+    os.utime(lock, (1, 1))
+    cap.sweep()
+    assert not lock.exists()

@@ -31,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = Config.resolve(kb, environ())
         if cfg.disabled:
             return 0
+        from reflectgit.workflows.capture.hooklog import HookLog
+
+        if not HookLog(cfg).usable:  # the KB went away meanwhile: create nothing for it
+            return 0
         if job == "pass":
             from reflectgit.workflows.capture import sessionpass
 

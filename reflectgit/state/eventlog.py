@@ -262,3 +262,28 @@ def busy(state_dir: str | Path, session: str) -> bool:
     """Is a pass of this session running now?"""
     with pass_lock(state_dir, session, None) as held:
         return not held
+
+
+def sweep(state_dir: str | Path, cutoff: float) -> int:
+    """Remove the pass locks of sessions whose log is gone and that no pass has taken since
+    ``cutoff`` (an epoch time); returns how many went."""
+    removed = 0
+    try:
+        names = os.listdir(folder(state_dir))
+    except OSError:
+        return 0
+    for name in names:
+        if not name.endswith(PASS_SUFFIX):
+            continue
+        session = name[: -len(PASS_SUFFIX)]
+        path = os.path.join(folder(state_dir), name)
+        try:
+            if os.path.exists(log_path(state_dir, session)) or os.stat(path).st_mtime >= cutoff:
+                continue
+            with pass_lock(state_dir, session, None) as held:
+                if held:  # no pass runs now (one that did would have its lock back)
+                    os.unlink(path)
+                    removed += 1
+        except OSError:
+            pass
+    return removed

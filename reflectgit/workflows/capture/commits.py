@@ -207,9 +207,12 @@ class Capture:
             pass
 
     def sweep(self, ttl: float = STATE_TTL) -> int:
-        """Remove per-session state older than ``ttl`` seconds; returns how many files went."""
-        removed = 0
+        """Remove per-session state older than ``ttl`` seconds, and the capture pass's locks of
+        sessions with no events left; returns how many files went."""
+        from reflectgit.state import eventlog
+
         cutoff = self.clock() - ttl
+        removed = eventlog.sweep(self.cfg.state_dir_text, cutoff)
         try:
             folders = [e.path for e in os.scandir(self.root_text) if e.is_dir()]
         except OSError:  # no state yet
