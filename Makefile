@@ -24,7 +24,7 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 -q
 
-# The web UI's browser tests drive Debian's headless chromium (tests/test_serve_browser.py).
+# The web UI's browser tests drive Debian's headless chromium (tests/web/test_serve_browser.py).
 browser:
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; \

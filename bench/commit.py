@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbgen import env, make_kb, note_bytes
 
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.notes import messages
 from reflectgit.workflows.kb import KnowledgeBase
 

@@ -133,7 +133,7 @@ def corpus_files() -> list[tuple[str, bytes]]:
 
 def note_ids(files: list[tuple[str, bytes]]) -> dict[str, str]:
     """path -> note id, as reflect-git reads it."""
-    from reflectgit.workflows.search.index import document_from
+    from reflectgit.workflows.search.documents import document_from
 
     return {
         path: document_from(path, data, None).id for path, data in files if path.endswith(".md")
@@ -184,9 +184,10 @@ def recall_ranker(kb: Path, state: Path) -> Ranker:
     """``reflect-git recall --project QUERY --global`` (no branch, no files: the query is all
     that describes the project), as the library ranks it; the list, not the first five."""
     from reflectgit.workflows.recall import ProjectContext, rank
-    from reflectgit.workflows.search.index import SYNONYMS_FILE, kb_synonyms, open_fresh
+    from reflectgit.workflows.search.index import open_fresh
+    from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
-    synonyms = kb_synonyms(kb, SYNONYMS_FILE)
+    synonyms = kb_synonyms(kb, SYNONYMS_FILE, state)
     index, _ = open_fresh(kb, state)
 
     def ranked(query: str) -> list[str]:
@@ -290,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     queries = load_queries(args.split, args.set)
     files = corpus_files()
     ids = note_ids(files)
-    from reflectgit.workflows.search.index import document_from
+    from reflectgit.workflows.search.documents import document_from
 
     notes = {}
     for path, data in files:

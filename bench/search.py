@@ -250,7 +250,8 @@ class Phases:
 
 
 def bench_size(base: Path, count: int, runs: int) -> None:
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.workflows.search.index import Index
 
     kb = base / f"kb-{count}"

@@ -5,7 +5,7 @@ This is the only module that reads ``os.environ``, and the only one that parses 
 ``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
 settings classes below from its caller.
 
-Each setting is one field of a ``Settings`` class declared with ``setting(...)``: its environment
+Each setting is one field of a settings dataclass declared with ``setting(...)``: its environment
 variable(s), its ``.reflect-git.toml`` key where the KB may set it, its default, its kind and
 one line of meaning. ``docs/settings.md`` is generated from these declarations
 (``settings_markdown``) and a test keeps the page and the fields in step.
@@ -21,38 +21,21 @@ from __future__ import annotations
 
 import os
 import sys
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as fields
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from reflectgit.errors import ConfigError, NotFoundError
 
-# Every process reads this module: no `typing`, `functools` or `collections` at run time
-# (docs/performance.md, "The hook processes, third pass").
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from functools import cached_property
-    from pathlib import Path
-    from typing import Any, ClassVar, TypeVar
 
-    T = TypeVar("T")
-else:
+    from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
 
-    class cached_property:  # functools.cached_property, without functools
-        """Computed on first access, then kept in the instance's ``__dict__``."""
-
-        def __init__(self, func):
-            self.func = func
-            self.name = func.__name__
-            self.__doc__ = func.__doc__
-
-        def __set_name__(self, owner, name):
-            self.name = name
-
-        def __get__(self, instance, owner=None):
-            if instance is None:
-                return self
-            value = instance.__dict__[self.name] = self.func(instance)
-            return value
+T = TypeVar("T", bound="DataclassInstance")  # a settings class
 
 
 SETTINGS_FILE = ".reflect-git.toml"
@@ -105,31 +88,17 @@ def completion_requested() -> bool:
 # ============================================================================ declarations
 
 
+@dataclass(frozen=True)
 class Spec:
     """How one setting is read: where from, what it accepts, what it means."""
 
-    __slots__ = ("default_doc", "env", "flag", "help", "kind", "minimum", "toml")
-
-    def __init__(
-        self,
-        kind: str,
-        help: str,
-        env: tuple[str, ...] = (),  # first set variable wins
-        toml: str | None = None,  # "section.key" in .reflect-git.toml
-        flag: str | None = None,  # the command-line option that overrides it
-        minimum: float | None = None,
-        default_doc: str | None = None,  # the default as the docs show it, when not a literal
-    ) -> None:
-        self.kind = kind
-        self.help = help
-        self.env = env
-        self.toml = toml
-        self.flag = flag
-        self.minimum = minimum
-        self.default_doc = default_doc
-
-    def __repr__(self) -> str:
-        return f"Spec({self.kind!r}, env={self.env!r}, toml={self.toml!r})"
+    kind: str
+    help: str
+    env: tuple[str, ...] = ()  # first set variable wins
+    toml: str | None = None  # "section.key" in .reflect-git.toml
+    flag: str | None = None  # the command-line option that overrides it
+    minimum: float | None = None
+    default_doc: str | None = None  # the default as the docs show it, when not a literal
 
     @property
     def section(self) -> str:
@@ -138,34 +107,6 @@ class Spec:
     @property
     def key(self) -> str:
         return self.toml.split(".", 1)[1] if self.toml else ""
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()  # a field without a default
-
-
-class Field:
-    """One declared setting of a ``Settings`` class: its name, default and ``Spec``."""
-
-    __slots__ = ("default", "default_factory", "metadata", "name")
-
-    def __init__(
-        self,
-        default: Any = MISSING,
-        default_factory: Callable[[], Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.name = ""  # set when its class is created
-        self.default = default
-        self.default_factory = default_factory
-        self.metadata: Mapping[str, Any] = metadata or {}
-
-    def __repr__(self) -> str:
-        return f"Field({self.name!r}, default={self.default!r})"
 
 
 def setting(
@@ -191,88 +132,14 @@ def setting(
         minimum=minimum,
         default_doc=default_doc,
     )
-    return Field(default, default_factory, {"spec": spec})
+    if default_factory is not None:
+        return field(default_factory=default_factory, metadata={"spec": spec})
+    return field(default=default, metadata={"spec": spec})
 
 
 def spec_of(f: Any) -> Spec | None:
     spec = f.metadata.get("spec")
     return spec if isinstance(spec, Spec) else None
-
-
-def fields(cls: type) -> tuple[Field, ...]:
-    """The declared fields of a ``Settings`` class, in the order of its body."""
-    found = getattr(cls, "_FIELDS", None)
-    if not isinstance(found, tuple):
-        raise TypeError(f"{cls.__name__} is no settings class")
-    return found
-
-
-class Settings:
-    """A frozen value object of the ``setting(...)`` fields its class body declares.
-
-    What ``@dataclass(frozen=True)`` gave (keyword or positional ``__init__`` with defaults,
-    ``==``, ``hash``, ``repr``, no assignment), without its cost: ``dataclasses`` imports
-    ``inspect`` (with ``ast``, ``dis`` and ``tokenize``) and generates and executes three
-    methods a class, about 20 ms of every hook process for the settings classes alone.
-    """
-
-    _FIELDS: ClassVar[tuple[Field, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own: list[Field] = []
-        for name, value in list(vars(cls).items()):
-            if isinstance(value, Field):
-                value.name = name
-                own.append(value)
-                if value.default is MISSING:
-                    delattr(cls, name)
-                else:
-                    setattr(cls, name, value.default)
-        cls._FIELDS = (*cls._FIELDS, *own)
-
-    def __init__(self, *args: Any, **values: Any) -> None:
-        declared = type(self)._FIELDS
-        name = type(self).__name__
-        if len(args) > len(declared):
-            raise TypeError(f"{name}() takes {len(declared)} arguments, {len(args)} given")
-        for f, value in zip(declared, args, strict=False):
-            if f.name in values:
-                raise TypeError(f"{name}() got multiple values for argument {f.name!r}")
-            values[f.name] = value
-        for f in declared:
-            if f.name in values:
-                value = values.pop(f.name)
-            elif f.default_factory is not None:
-                value = f.default_factory()
-            elif f.default is not MISSING:
-                value = f.default
-            else:
-                raise TypeError(f"{name}() missing argument {f.name!r}")
-            object.__setattr__(self, f.name, value)
-        if values:
-            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(values))!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: settings are frozen")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: settings are frozen")
 
 
 # ============================================================================ parsing
@@ -306,8 +173,6 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
             raise _bad(spec, where, text, "is not a boolean")
         value = lowered in _TRUE
     elif spec.kind == "path":
-        from pathlib import Path
-
         value = Path(os.path.expanduser(text))
     elif spec.kind == "words":
         import shlex  # only a "words" setting that is set pays for it
@@ -348,8 +213,6 @@ def _parse_toml(spec: Spec, raw: Any, where: str) -> Any:
         if not _finite(value):
             raise _bad(spec, where, raw, "is not a finite number")
     elif kind == "path":
-        from pathlib import Path
-
         value = Path(os.path.expanduser(raw))
     elif kind == "words":
         value = tuple(raw)
@@ -444,14 +307,15 @@ def _from_toml(spec: Spec, toml: Mapping[str, Any]) -> Any:
 # ============================================================================ settings
 
 
-def _user_home() -> Path:
-    """``Path.home()`` (the defaults that need it import pathlib when they are built)."""
-    from pathlib import Path
+def _under_home(home: Path | None = None) -> dict[str, Path]:
+    """The capture settings whose default lies in a home folder (default: the user's)."""
+    if home is None:
+        home = Path.home()
+    return {"idle_projects_root": home / ".claude" / "projects", "codex_home": home / ".codex"}
 
-    return Path.home()
 
-
-class GeneralSettings(Settings):
+@dataclass(frozen=True)
+class GeneralSettings:
     """Where the KB and the state live; the switches every entry point obeys."""
 
     LENIENT: ClassVar[bool] = True  # read by every hook
@@ -494,7 +358,8 @@ class GeneralSettings(Settings):
     )
 
 
-class CaptureSettings(Settings):
+@dataclass(frozen=True)
+class CaptureSettings:
     """The capture hooks: commits, agent events, the idle sweep."""
 
     LENIENT: ClassVar[bool] = True  # hooks never fail their caller
@@ -547,7 +412,7 @@ class CaptureSettings(Settings):
     idle_projects_root: Path = setting(
         kind="path",
         env="REFLECT_IDLE_PROJECTS_ROOT",
-        default_factory=lambda: _user_home() / ".claude" / "projects",
+        default_factory=lambda: _under_home()["idle_projects_root"],
         default_doc="`$HOME/.claude/projects`",
         help="where the idle sweep looks for agent transcripts (`*.jsonl`)",
     )
@@ -578,13 +443,14 @@ class CaptureSettings(Settings):
     codex_home: Path = setting(
         kind="path",
         env="CODEX_HOME",
-        default_factory=lambda: _user_home() / ".codex",
+        default_factory=lambda: _under_home()["codex_home"],
         default_doc="`$HOME/.codex`",
         help="where Codex keeps its sessions (the `notify` hook finds the rollout there)",
     )
 
 
-class DrainSettings(Settings):
+@dataclass(frozen=True)
+class DrainSettings:
     """The drain's run and entry gates (the original drain's names and defaults)."""
 
     TITLE: ClassVar[str] = "Drain"
@@ -725,7 +591,8 @@ class DrainSettings(Settings):
     )
 
 
-class WriterSettings(Settings):
+@dataclass(frozen=True)
+class WriterSettings:
     """The extract writer's model command (machine settings: never from the committed file)."""
 
     TITLE: ClassVar[str] = "Drain writer"
@@ -752,7 +619,8 @@ class WriterSettings(Settings):
     )
 
 
-class QuotaSettings(Settings):
+@dataclass(frozen=True)
+class QuotaSettings:
     """The drain's quota gate, fed by what the writer reports."""
 
     TITLE: ClassVar[str] = "Quota gate"
@@ -790,7 +658,8 @@ class QuotaSettings(Settings):
     )
 
 
-class SearchSettings(Settings):
+@dataclass(frozen=True)
+class SearchSettings:
     """What `recall` hands an agent at session start."""
 
     TITLE: ClassVar[str] = "Search and recall"
@@ -830,7 +699,8 @@ class SearchSettings(Settings):
     )
 
 
-class TeamSettings(Settings):
+@dataclass(frozen=True)
+class TeamSettings:
     """The team KB (`reflect-git team clone URL` writes these)."""
 
     TITLE: ClassVar[str] = "Team"
@@ -847,7 +717,8 @@ class TeamSettings(Settings):
     )
 
 
-class RoutingSettings(Settings):
+@dataclass(frozen=True)
+class RoutingSettings:
     """The `route` command."""
 
     TITLE: ClassVar[str] = "Routing"
@@ -861,7 +732,8 @@ class RoutingSettings(Settings):
     )
 
 
-class PolicySettings(Settings):
+@dataclass(frozen=True)
+class PolicySettings:
     """Enforced rules: what `hook PreToolUse` and `hook PermissionRequest` read."""
 
     LENIENT: ClassVar[bool] = True  # read by the PreToolUse hook
@@ -899,122 +771,28 @@ SETTINGS_CLASSES: tuple[type, ...] = (
 # ============================================================================ paths
 
 
-# Every hook process resolves the KB and its state directory: as strings, so that no
-# `pathlib` is imported (with `fnmatch`, `re`, `urllib.parse` and `ipaddress`, the largest part
-# of a rules hook's imports; docs/performance.md, "The hook processes, third pass"). Each
-# ``*_text`` function is the one implementation; its ``Path`` namesake wraps it. ``_norm`` and
-# ``_absolute`` are ``str(PurePosixPath(text))`` and ``str(Path(text).absolute())``;
-# tests/test_config.py checks them against pathlib.
-
-
-def _norm(text: str) -> str:
-    """``str(PurePosixPath(text))``: no empty or ``.`` parts, no trailing slash."""
-    if text.startswith("//") and not text.startswith("///"):
-        root = "//"  # POSIX keeps exactly two leading slashes
-    else:
-        root = "/" if text.startswith("/") else ""
-    parts = [part for part in text.split("/") if part and part != "."]
-    return root + "/".join(parts) if root or parts else "."
-
-
-def _absolute(text: str) -> str:
-    """``str(Path(text).absolute())``."""
-    path = _norm(text)
-    if path.startswith("/"):
-        return path
-    return _norm(os.getcwd() + "/" + path)
-
-
-def any_given(cls: type, env: Mapping[str, str], toml: Mapping[str, Any] | None) -> bool:
-    """Whether the environment or ``.reflect-git.toml`` sets any of ``cls``'s settings. When
-    none is, ``load`` gives the defaults and no warning, so a caller may build it when first
-    needed (the capture hook: its path defaults import ``pathlib``)."""
-    for f in fields(cls):
-        spec = spec_of(f)
-        if spec is None:
-            continue
-        if any((env.get(name) or "").strip() for name in spec.env):
-            return True
-        table = (toml or {}).get(spec.section) if spec.toml else None
-        if isinstance(table, Mapping) and spec.key in table:
-            return True
-    return False
-
-
-def _env_text(cls: type, name: str, env: Mapping[str, str]) -> str | None:
-    """The environment's text for one setting (its first variable that is set), stripped."""
-    for f in fields(cls):
-        if f.name == name:
-            spec = spec_of(f)
-            for var in spec.env if spec else ():
-                raw = env.get(var)
-                if raw is not None and raw.strip():
-                    return raw.strip()
-    return None
-
-
-def kb_text(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> str:
-    """``resolve_kb_path``, as a string."""
-    given: str | None = None
-    if explicit:
-        given = _norm(os.fspath(explicit))
-    else:
-        text = _env_text(GeneralSettings, "kb", env)
-        given = _norm(os.path.expanduser(text)) if text is not None else None
-    if given is not None:
-        return _absolute(os.path.expanduser(given))
-    return _absolute(os.path.join(home_text(env), DEFAULT_KB[2:]))
-
-
 def resolve_kb_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
     """``--kb`` else ``REFLECT_GIT_KB`` else ``GLOBAL_LEARNINGS_PATH`` else ``~/.learnings``."""
-    from pathlib import Path
-
-    return Path(kb_text(explicit, env))
-
-
-def home_text(env: Mapping[str, str]) -> str:
-    """``home_of``, as a string."""
-    home = env.get("HOME")
-    return _norm(home if home else os.path.expanduser("~"))
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    given = load(GeneralSettings, env).kb  # expanded as every path setting is
+    return (given or home_of(env) / DEFAULT_KB[2:]).absolute()
 
 
 def home_of(env: Mapping[str, str]) -> Path:
     """``$HOME`` of the given environment, else the user's home."""
-    from pathlib import Path
-
-    return Path(home_text(env))
-
-
-def git_dir_text(work_tree: str) -> str:
-    """``git_dir_of``, as a string (``work_tree`` as ``str(Path)`` writes it)."""
-    dot_git = os.path.join(work_tree, ".git")
-    if os.path.isfile(dot_git):  # a worktree's or submodule's `.git` file: rare, as before
-        from pathlib import Path
-
-        return str(git_dir_of(Path(work_tree)))
-    return dot_git
+    return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
 def git_dir_of(work_tree: Path) -> Path:
     """The git directory of a work tree (follows a ``.git`` file as worktrees and submodules use)."""
     dot_git = work_tree / ".git"
     if dot_git.is_file():
-        from pathlib import Path
-
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if text.startswith("gitdir:"):
             target = Path(text[len("gitdir:") :].strip())
             return target if target.is_absolute() else (work_tree / target).resolve()
     return dot_git
-
-
-def state_dir_text(kb: str, env: Mapping[str, str]) -> str:
-    """``resolve_state_dir``, as a string (``kb`` as ``str(Path)`` writes it)."""
-    text = _env_text(GeneralSettings, "state_dir", env)
-    if text is not None:  # as ``load`` parses a path setting, without pathlib (every hook)
-        return _usable_state_dir_text(_absolute(os.path.expanduser(text)))
-    return os.path.join(git_dir_text(kb), STATE_SUBDIR)
 
 
 def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
@@ -1028,15 +806,9 @@ def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
 def _usable_state_dir(path: Path) -> Path:
     """``REFLECT_STATE_DIR`` as given, unless it (or the nearest part of it that exists) is not
     a folder: then a clear error now, not a crash at the first write."""
-    _usable_state_dir_text(str(path))
-    return path
-
-
-def _usable_state_dir_text(path: str) -> str:
-    """``_usable_state_dir`` on an absolute, normalised path string (``os.path``, no pathlib)."""
     existing = path
-    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
-        existing = os.path.dirname(existing)
+    while not os.path.exists(existing) and existing.parent != existing:
+        existing = existing.parent
     if not os.path.isdir(existing):
         raise ConfigError(
             f"REFLECT_STATE_DIR={path} cannot be a folder: {existing} is a file",
@@ -1081,52 +853,26 @@ class Config:
     equal when ``kb``, ``state_dir``, ``env`` and ``settings`` are (``warnings`` aside).
     """
 
+    kb: Path
+    state_dir: Path
     env: Mapping[str, str]
     settings: Mapping[str, Any]  # .reflect-git.toml as read
     warnings: list[str]  # lenient fallbacks
 
     def __init__(
         self,
-        kb: Path | str,
-        state_dir: Path | str,
+        kb: str | os.PathLike[str],
+        state_dir: str | os.PathLike[str],
         env: Mapping[str, str] | None = None,
         settings: Mapping[str, Any] | None = None,
         warnings: list[str] | None = None,
     ) -> None:
         own = self.__dict__
-        # As given; ``resolve`` gives strings (``str(Path)``'s form), made ``Path`` on first use:
-        # the hooks read ``kb_text`` and ``state_dir_text`` and never import pathlib.
-        own["_kb"] = kb
-        own["_state_dir"] = state_dir
+        own["kb"] = Path(kb)
+        own["state_dir"] = Path(state_dir)
         own["env"] = {} if env is None else env
         own["settings"] = {} if settings is None else settings
         own["warnings"] = [] if warnings is None else warnings
-
-    @property
-    def kb(self) -> Path:
-        return self._path("_kb")
-
-    @property
-    def state_dir(self) -> Path:
-        return self._path("_state_dir")
-
-    @property
-    def kb_text(self) -> str:
-        """``str(self.kb)``, without pathlib."""
-        return os.fspath(self.__dict__["_kb"])
-
-    @property
-    def state_dir_text(self) -> str:
-        """``str(self.state_dir)``, without pathlib."""
-        return os.fspath(self.__dict__["_state_dir"])
-
-    def _path(self, name: str) -> Path:
-        value = self.__dict__[name]
-        if isinstance(value, str):
-            from pathlib import Path
-
-            value = self.__dict__[name] = Path(value)
-        return value
 
     def _key(self) -> tuple[Any, ...]:
         return (self.kb, self.state_dir, self.env, self.settings)
@@ -1156,11 +902,11 @@ class Config:
         kb: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Config:
-        env = dict(os.environ) if env is None else dict(env)
-        kb_path = kb_text(kb, env)
+        env = environ() if env is None else dict(env)
+        kb_path = resolve_kb_path(kb, env)
         return cls(
             kb=kb_path,
-            state_dir=state_dir_text(kb_path, env),
+            state_dir=resolve_state_dir(kb_path, env),
             env=env,
             settings=load_settings(kb_path),
         )
@@ -1169,13 +915,7 @@ class Config:
 
     def load(self, cls: type[T], **flags: Any) -> T:
         """``cls`` from this config, command-line ``flags`` first (None: not given)."""
-        defaults: dict[str, Any] = {}
-        if cls is CaptureSettings:
-            home = self.home
-            defaults = {
-                "idle_projects_root": home / ".claude" / "projects",
-                "codex_home": home / ".codex",
-            }
+        defaults = _under_home(self.home) if cls is CaptureSettings else {}
         return load(
             cls, self.env, self.settings, flags=flags, defaults=defaults, warnings=self.warnings
         )
@@ -1239,29 +979,9 @@ class Config:
         return home_of(self.env)
 
     @property
-    def home_text(self) -> str:
-        """``str(self.home)``, without pathlib."""
-        return home_text(self.env)
-
-    @property
     def state_dir_explicit(self) -> bool:
         """The state directory was given (``REFLECT_STATE_DIR``), not derived from the KB."""
-        # = general.state_dir is not None (a path setting's text never fails to parse)
-        return _env_text(GeneralSettings, "state_dir", self.env) is not None
-
-    def _switch(self, name: str) -> bool:
-        """A boolean of ``GeneralSettings``, without building it (its paths import pathlib);
-        a malformed value is left to ``general``, which falls back and keeps the warning."""
-        if "general" not in self.__dict__:
-            for f in fields(GeneralSettings):
-                spec = spec_of(f)
-                if f.name == name and spec is not None:
-                    try:
-                        value = _from_env(spec, self.env)
-                    except ConfigError:
-                        break
-                    return bool(f.default) if value is _UNSET else bool(value)
-        return bool(getattr(self.general, name))
+        return self.general.state_dir is not None
 
     def setting(self, section: str, key: str, default: Any = None) -> Any:
         """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a settings class."""
@@ -1287,17 +1007,17 @@ class Config:
     @property
     def internal(self) -> bool:
         """Running inside a process reflect-git started: hooks must not capture it."""
-        return self._switch("internal")
+        return self.general.internal
 
     @property
     def hook_sync(self) -> bool:
         """``REFLECT_GIT_HOOK_SYNC=1``: the hooks' background work runs in the foreground."""
-        return self._switch("hook_sync")
+        return self.general.hook_sync
 
     @property
     def disabled(self) -> bool:
         """``REFLECT_DISABLED=1``: drain, idle sweep and agent hooks do nothing."""
-        return self._switch("disabled")
+        return self.general.disabled
 
 
 def _given(**values: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("REFLECT_SHARED_DIR", REPO_ROOT.parent / "shared")).resolve()
 DATA = SHARED / "data"
+TEST_DATA = REPO_ROOT / "tests" / "data"
 
 PINNED_GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",

@@ -49,18 +49,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),  # where things are and how they are set
     (
         "errors",
-        "records",
-        "digest",
-        "cjson",
+        "jsonio",
         "__init__",
-    ),  # errors; value objects; hashes; JSON; the root
+    ),  # errors; JSON; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 
 GIT_LIBRARIES = {"dulwich", "git", "gitdb", "pygit2"}
-# Generated tables of words, not code: a tuple there that starts with "git" is the synonym group
-# of git, not an argv (the call rules still apply to them).
-DATA_MODULES = {"workflows/search/synonyms_table.py"}
 UI_LIBRARIES = {"typer", "click", "rich"}
 MCP_LIBRARIES = {"mcp", "mcp_types"}
 # The web framework of `reflect-git serve`: only reflectgit/web/ imports it.
@@ -114,7 +109,7 @@ SPAWNERS = {
     ("subprocess", "getstatusoutput"),
     ("os", "system"),
     ("os", "popen"),
-    ("os", "posix_spawn"),  # git/run.py starts git with it
+    ("os", "posix_spawn"),
     ("os", "posix_spawnp"),
     ("asyncio", "create_subprocess_exec"),
     ("asyncio", "create_subprocess_shell"),
@@ -127,10 +122,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "the default state directory is <git dir>/reflect-git; finding the git directory of a "
         "linked worktree or submodule means reading its .git file. config is below git (git "
         "imports config), so this one lookup stays here and git/repo_info.py reuses it"
-    ),
-    ("config.py", "git_dir_text", "git-path"): (
-        "git_dir_of as a string, for the hooks that import no pathlib (a .git file still goes "
-        "to git_dir_of)"
     ),
 }
 
@@ -323,12 +314,7 @@ def check_source(module: str, source: str) -> list[Finding]:
                 ):
                     add(node, "notes-io", f"calls .{node.func.attr}(); notes/ does no I/O")
         elif isinstance(node, ast.List | ast.Tuple):
-            if (
-                not in_git
-                and module not in DATA_MODULES
-                and len(node.elts) > 1
-                and _is_git_word(node.elts[0])
-            ):
+            if not in_git and len(node.elts) > 1 and _is_git_word(node.elts[0]):
                 add(node, "git-run", "builds a git argv; ask reflectgit.git instead")
         elif (
             isinstance(node, ast.BinOp)

@@ -7,12 +7,11 @@ import ast
 import json
 import os
 import re
+from dataclasses import Field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from reflectgit import config as config_module
 from reflectgit.config import (
@@ -22,7 +21,6 @@ from reflectgit.config import (
     CaptureSettings,
     Config,
     DrainSettings,
-    Field,
     QuotaSettings,
     RoutingSettings,
     SearchSettings,
@@ -36,14 +34,14 @@ from reflectgit.config import (
 from reflectgit.errors import ConfigError
 from reflectgit.workflows.drain.loop import Settings, run_drain
 from tests.conftest import REPO_ROOT, git, run_cli_proc
-from tests.fixtures_capture import (
+from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     queue_entries,
     replay,
     state_dir,
     transcripts_fixture,  # noqa: F401  (the transcripts fixture)
 )
-from tests.fixtures_drain import Clock, copy_transcript, enqueue, stub_command
+from tests.support.drain import Clock, copy_transcript, enqueue, stub_command
 
 PACKAGE = REPO_ROOT / "reflectgit"
 SETTINGS_PAGE = REPO_ROOT / "docs" / "settings.md"
@@ -505,61 +503,48 @@ def test_settings_are_frozen_values_as_dataclasses_were() -> None:
     assert cfg.team == TeamSettings()  # cached properties still work on the frozen config
 
 
-# --------------------------------------------------------------------------- paths as strings
-# The hooks resolve the KB and its state directory as strings (no pathlib import); each string
-# function must say exactly what its Path namesake says.
-
-
-@given(st.text(alphabet="/.a~ b", max_size=12))
-def test_path_text_is_what_pathlib_writes(text: str) -> None:
-    from pathlib import PurePosixPath
-
-    assert config_module._norm(text) == str(PurePosixPath(text))
-    assert config_module._absolute(text) == str(Path(text).absolute())
+# --------------------------------------------------------------------------- paths
 
 
 @pytest.mark.parametrize(
-    "env",
+    ("env", "kb", "state"),
     [
-        {},
-        {"REFLECT_GIT_KB": "~/kb/"},
-        {"REFLECT_GIT_KB": "  rel/./kb  "},
-        {"GLOBAL_LEARNINGS_PATH": "//net/kb"},
-        {"REFLECT_GIT_KB": "  ", "GLOBAL_LEARNINGS_PATH": "/x/../kb"},
-        {"HOME": "/home/someone/"},
-        {"HOME": ""},
-        {"REFLECT_STATE_DIR": "~/st/./x/"},
-        {"REFLECT_STATE_DIR": "  rel//state  ", "REFLECT_GIT_KB": "~/kb"},
-        {"REFLECT_STATE_DIR": "//net/state/"},
-        {"REFLECT_STATE_DIR": "/"},
+        ({}, "{home}/.learnings", "{home}/.learnings/.git/reflect-git"),
+        ({"REFLECT_GIT_KB": "~/kb/"}, "{user}/kb", "{user}/kb/.git/reflect-git"),
+        ({"REFLECT_GIT_KB": "  rel/./kb  "}, "{cwd}/rel/kb", "{cwd}/rel/kb/.git/reflect-git"),
+        ({"GLOBAL_LEARNINGS_PATH": "//net/kb"}, "//net/kb", "//net/kb/.git/reflect-git"),
+        ({"REFLECT_GIT_KB": "  ", "GLOBAL_LEARNINGS_PATH": "/x/kb"}, "/x/kb", None),
+        ({"REFLECT_STATE_DIR": "~/st/./x/"}, "{home}/.learnings", "{user}/st/x"),
+        ({"REFLECT_STATE_DIR": "  rel//state  "}, "{home}/.learnings", "{cwd}/rel/state"),
+        ({"REFLECT_STATE_DIR": "/"}, "{home}/.learnings", "/"),
     ],
 )
-def test_the_kb_and_state_dir_strings_match_their_paths(tmp_path: Path, env: dict) -> None:
+def test_the_kb_and_state_dir_are_resolved_as_absolute_paths(
+    tmp_path: Path, env: dict, kb: str, state: str | None
+) -> None:
     env = {"HOME": str(tmp_path), **env}
-    for explicit in (None, "", "rel//kb/", tmp_path / "given"):
-        kb = config_module.kb_text(explicit, env)
-        assert kb == str(config_module.resolve_kb_path(explicit, env))
-        assert config_module.state_dir_text(kb, env) == str(
-            config_module.resolve_state_dir(Path(kb), env)
-        )
-    assert config_module.home_text(env) == str(config_module.home_of(env))
+    # The default KB is under the given $HOME; a `~` the process expands, as the shell would.
+    where = {"home": tmp_path, "user": Path("~").expanduser(), "cwd": Path.cwd()}
+    found = config_module.resolve_kb_path(None, env)
+    assert found == Path(kb.format(**where))
+    if state is not None:
+        assert config_module.resolve_state_dir(found, env) == Path(state.format(**where))
+    explicit = config_module.resolve_kb_path("~/given//kb/", env)
+    assert explicit == where["user"] / "given" / "kb"
 
 
-def test_a_state_dir_under_a_file_is_refused_alike_as_string_and_path(tmp_path: Path) -> None:
+def test_a_state_dir_under_a_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("x")
     for inside in ("a-file", "a-file/deeper/state/"):
         env = {"HOME": str(tmp_path), "REFLECT_STATE_DIR": str(tmp_path / inside)}
-        with pytest.raises(ConfigError) as as_text:
-            config_module.state_dir_text(str(tmp_path), env)
-        with pytest.raises(ConfigError) as as_path:
+        with pytest.raises(ConfigError) as refused:
             config_module.resolve_state_dir(tmp_path, env)
-        assert str(as_text.value) == str(as_path.value)
-        assert f"{tmp_path / 'a-file'} is a file" in str(as_text.value)
+        assert f"{tmp_path / 'a-file'} is a file" in str(refused.value)
     fine = {"HOME": str(tmp_path), "REFLECT_STATE_DIR": str(tmp_path / "new" / "state")}
-    assert config_module.state_dir_text(str(tmp_path), fine) == str(tmp_path / "new" / "state")
+    assert config_module.resolve_state_dir(tmp_path, fine) == tmp_path / "new" / "state"
 
 
-def test_a_resolved_config_gives_paths_and_the_same_strings(tmp_path: Path) -> None:
+def test_a_resolved_config_gives_paths(tmp_path: Path) -> None:
     (tmp_path / "kb").mkdir()
     git("init", "-q", cwd=tmp_path / "kb")
     worktree = tmp_path / "wt"
@@ -568,9 +553,8 @@ def test_a_resolved_config_gives_paths_and_the_same_strings(tmp_path: Path) -> N
     for kb in (tmp_path / "kb", worktree):
         cfg = Config.resolve(kb, {"HOME": str(tmp_path)})
         assert isinstance(cfg.kb, Path) and isinstance(cfg.state_dir, Path)
-        assert (cfg.kb_text, cfg.state_dir_text) == (str(cfg.kb), str(cfg.state_dir))
         assert cfg.state_dir == config_module.resolve_state_dir(kb, {"HOME": str(tmp_path)})
-        assert cfg.home_text == str(cfg.home)
+        assert cfg.home == tmp_path
     assert Config.resolve(worktree, {}).state_dir == tmp_path / "kb" / ".git" / "reflect-git"
 
 

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import git
-from tests.fixtures_remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http, prompt_off
+from tests.support.remote import BareRepo, GitDaemon, GitHTTP, git_daemon, git_http, prompt_off
 
 __all__ = ["git_daemon", "git_http", "prompt_off"]
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from reflectgit.notes.note import parse_note
 from tests.conftest import git
-from tests.fixtures_kb import VALID, assert_clean, head, kb, ls
+from tests.support.kb import VALID, assert_clean, head, kb, ls
 
 __all__ = ["kb"]
 

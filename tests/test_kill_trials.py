@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_disk import remount, tmpfs
-from tests.fixtures_drain import TRANSCRIPTS, calls, enqueue, make_config, stub_command
-from tests.fixtures_gitconfig import (
+from tests.support.disk import remount, tmpfs
+from tests.support.drain import TRANSCRIPTS, calls, enqueue, make_config, stub_command
+from tests.support.gitconfig import (
     g,
     gitp,
     is_note_path,

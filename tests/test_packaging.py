@@ -20,8 +20,8 @@ from packaging.version import Version
 
 import reflectgit
 from tests.conftest import REPO_ROOT
-from tests.fixtures_dist import Dist, dist
-from tests.fixtures_validation import VALID_NOTE
+from tests.support.dist import Dist, dist
+from tests.support.validation import VALID_NOTE
 
 __all__ = ["dist"]
 

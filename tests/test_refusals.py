@@ -19,12 +19,13 @@ import pytest
 import yaml
 
 from reflectgit.errors import RefusedError, StorageError, storage_error
-from reflectgit.git.store import Store, write
+from reflectgit.git.change import write
+from reflectgit.git.store import Store
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
-from tests.fixtures_disk import remount, tmpfs
-from tests.fixtures_kb import head
-from tests.fixtures_remote import git_daemon
+from tests.support.disk import remount, tmpfs
+from tests.support.kb import head
+from tests.support.remote import git_daemon
 
 __all__ = ["git_daemon"]
 
@@ -282,7 +283,7 @@ def test_leaf_symlink_is_not_overwritten_but_can_be_deleted(kb, tmp_path):
         with pytest.raises(RefusedError, match="symlink"):
             store.commit([write("documents/linked.md", b"x\n")], "overwrite")
         assert snapshot(kb) == before
-        from reflectgit.git.store import delete
+        from reflectgit.git.change import delete
 
         assert store.commit([delete("documents/linked.md")], "remove the link") is not None
     assert not os.path.lexists(kb / "documents" / "linked.md")
@@ -578,7 +579,7 @@ def test_captured_tool_output_with_colours_is_scrubbed_not_lost(tmp_path, monkey
     """Machine-captured text nobody can fix is made committable (escapes dropped) instead."""
     import json
 
-    from tests.fixtures_capture import event_name, load_events, notes, run_hook
+    from tests.support.capture import event_name, load_events, notes, run_hook
 
     kb_path = tmp_path / "kb"
     git("init", "-q", "-b", "main", str(kb_path), cwd=tmp_path)
@@ -615,7 +616,7 @@ def test_scrub_controls_keeps_text_and_drops_escapes():
 
 def test_a_title_that_slugs_to_a_device_name_still_routes_to_the_review_queue(git_daemon, tmp_path):
     from reflectgit.workflows import routing
-    from tests.fixtures_routing import make_kb
+    from tests.support.routing import make_kb
 
     team = git_daemon.new_repo()
     kb = make_kb(tmp_path / "personal", team, "")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.git.store import LOCK_NAME
+from reflectgit.git.writelock import LOCK_NAME
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import check_note
 from tests.conftest import REPO_ROOT, git
-from tests.fixtures_disk import tmpfs
-from tests.fixtures_kb import INVALID, VALID, assert_clean, head, kb, ls
+from tests.support.disk import tmpfs
+from tests.support.kb import INVALID, VALID, assert_clean, head, kb, ls
 
 __all__ = ["kb"]
 
@@ -350,7 +350,8 @@ def _note_of(size: int, seed: int) -> bytes:
 
 
 def test_a_full_disk_fails_cleanly_at_every_point_of_the_write(small_disk):
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.git.worktree import JOURNAL_NAME, StorageError
     from reflectgit.notes import messages
 

@@ -21,11 +21,11 @@ from reflectgit.errors import NoteError
 from reflectgit.workflows import routing
 from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import git
-from tests.fixtures_capture import all_objects, every_state_file, kb_fixture, leaked, run_hook
-from tests.fixtures_drain import Clock, create_action, enqueue, make_config, prompt_of, stub_command
-from tests.fixtures_remote import GitDaemon, git_daemon
-from tests.fixtures_routing import kb_factory
-from tests.test_secrets import POSITIVES
+from tests.notes.test_secrets import POSITIVES
+from tests.support.capture import all_objects, every_state_file, kb_fixture, leaked, run_hook
+from tests.support.drain import Clock, create_action, enqueue, make_config, prompt_of, stub_command
+from tests.support.remote import GitDaemon, git_daemon
+from tests.support.routing import kb_factory
 
 __all__ = ["git_daemon", "kb_factory", "kb_fixture"]
 

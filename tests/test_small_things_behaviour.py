@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures_drain import TRANSCRIPTS, enqueue, make_config, stub_command
+from tests.support.drain import TRANSCRIPTS, enqueue, make_config, stub_command
 
 RG = [sys.executable, "-m", "reflectgit"]
 
@@ -305,7 +305,8 @@ def test_telling_a_merge_had_conflicts_writes_nothing_into_the_repository(
 
 def test_a_commit_on_a_moved_checked_out_branch_is_its_own_error_type(tmp_path: Path) -> None:
     from reflectgit.errors import BranchMovedError, ConflictError
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.notes import messages
 
     repo = tmp_path / "repo"
@@ -333,7 +334,7 @@ def test_a_commit_on_a_moved_checked_out_branch_is_its_own_error_type(tmp_path: 
 def test_the_search_index_meta_of_an_index_not_built_yet(tmp_path: Path) -> None:
     import sqlite3
 
-    from reflectgit.workflows.search.index import _meta
+    from reflectgit.workflows.search.storage import _meta
 
     conn = sqlite3.connect(tmp_path / "x.db")
     assert _meta(conn, "version") is None  # no meta table yet

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.fixtures_kb import count_commits, head, kb
-from tests.fixtures_remote import git_daemon
+from tests.support.kb import count_commits, head, kb
+from tests.support.remote import git_daemon
 
 __all__ = ["git_daemon", "kb"]  # the fixtures, imported for pytest
 
@@ -235,7 +235,7 @@ def test_refusals_that_had_no_hint_have_one(cli, kb):
 
 
 def test_import_of_one_note_says_one_note(cli, kb, tmp_path):
-    from tests.fixtures_kb import VALID
+    from tests.support.kb import VALID
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -349,7 +349,7 @@ def test_import_of_a_truncated_tarball_says_why(cli, kb, tmp_path):
 
 
 def test_every_commit_of_a_note_with_a_tier_carries_reflect_confidence(cli, kb):
-    from tests.fixtures_kb import trailers
+    from tests.support.kb import trailers
 
     def add(title: str, tier: str) -> str:
         res = cli(

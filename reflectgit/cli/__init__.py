@@ -10,8 +10,8 @@ drain, cost), ``search`` (search, recall, reindex). ``render`` prints everything
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

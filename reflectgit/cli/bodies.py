@@ -10,12 +10,12 @@ No typer here: the fast path must not import it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.cli import render
 from reflectgit.cli.options import fail, globals_of, open_kb, read_input
 from reflectgit.errors import EXIT_USAGE
 
-TYPE_CHECKING = False  # typing is not imported at run time
 if TYPE_CHECKING:
     from typing import Any
 
@@ -79,7 +79,7 @@ def recall_notes(
     from reflectgit.errors import ReflectGitError
     from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
     from reflectgit.workflows.recall import render as render_recall
-    from reflectgit.workflows.search.index import SynonymTableError
+    from reflectgit.workflows.search.synonyms import SynonymTableError
 
     if fmt not in FORMATS:
         fail(

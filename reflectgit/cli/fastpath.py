@@ -235,15 +235,16 @@ def _search(seen: Peek) -> int | None:
         return None
     from reflectgit.cli import render
     from reflectgit.config import Config
-    from reflectgit.workflows.search.index import result_json, search
+    from reflectgit.workflows.search.index import search
+    from reflectgit.workflows.search.results import result_json
 
     g = seen.options
     bar = render.ProgressBar("indexing", sys.stderr.isatty() and not g.quiet)  # a first build
     try:
         cfg = Config.resolve(g.kb)
         result = search(
-            cfg.kb_text,  # strings: a search imports no pathlib
-            cfg.state_dir_text,
+            cfg.kb,
+            cfg.state_dir,
             " ".join(params["query"]),
             limit=params["limit"],
             include_all=params["include_all"],

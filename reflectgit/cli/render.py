@@ -11,11 +11,11 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.cli.options import globals_of
 from reflectgit.notes.words import plural
 
-TYPE_CHECKING = False  # typing is not imported at run time (a search never needs it)
 if TYPE_CHECKING:
     from typing import Any
 

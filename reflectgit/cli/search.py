@@ -41,7 +41,8 @@ def search_cmd(
     ),
 ) -> None:
     """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
-    from reflectgit.workflows.search.index import result_json, search
+    from reflectgit.workflows.search.index import search
+    from reflectgit.workflows.search.results import result_json
 
     g = globals_of(ctx)
     cfg = g.config()

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-
-from reflectgit.records import FrozenRecord
+from dataclasses import dataclass
 
 LOOSE_OBJECT = "loose-object"
 PACK = "pack"
@@ -64,16 +63,12 @@ def components(value: str | None, object_files: bool = False) -> frozenset[str]:
     return frozenset(out)
 
 
-class Policy(FrozenRecord):
+@dataclass(frozen=True)
+class Policy:
     """What to flush (components) and how (``core.fsyncMethod``)."""
 
-    _FIELDS = ("names", "method")
-    names: frozenset[str]
-    method: str
-
-    def __init__(self, names: frozenset[str] = DEFAULT, method: str = "fsync") -> None:
-        object.__setattr__(self, "names", names)
-        object.__setattr__(self, "method", method)
+    names: frozenset[str] = DEFAULT
+    method: str = "fsync"
 
     def wants(self, component: str) -> bool:
         return component in self.names

@@ -37,7 +37,7 @@ def _read(path: str) -> str:
         return fh.read().strip()
 
 
-def head_stamp(git_dir: str) -> list[object] | None:
+def head_stamp(git_dir: str | os.PathLike[str]) -> list[object] | None:
     """The stamp of HEAD's commit in ``git_dir``, or None when the files alone cannot vouch."""
     recent = time.time_ns() - int(RACY * 1e9)
     try:
@@ -49,7 +49,7 @@ def head_stamp(git_dir: str) -> list[object] | None:
         ref = text[4:].strip()
         if not ref.startswith("refs/") or ref.startswith(_PER_WORKTREE) or ".." in ref:
             return None
-        common = git_dir
+        common = os.fspath(git_dir)
         commondir = os.path.join(git_dir, "commondir")
         stamp.append(_stat(commondir, recent))
         if stamp[-1]:

@@ -12,10 +12,10 @@ import errno
 import fcntl
 import time
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import LockError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextvars import Token
     from types import TracebackType

@@ -11,11 +11,12 @@ falls back to dulwich or git.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import mmap  # imported where a pack is read (2 ms a process that reads none pays)
 
@@ -24,6 +25,16 @@ _OFS_DELTA, _REF_DELTA = 6, 7
 _IDX_MAGIC = b"\377tOc\x00\x00\x00\x02"
 _CHUNK = 65536
 _MAX_CHAIN = 1000  # git's own pack.depth ceiling is 4095; deeper than this, ask dulwich
+
+
+def object_id(type_name: bytes, raw: bytes) -> str:
+    """The sha git gives an object of ``type_name`` (b"blob", b"tree", ...) holding ``raw``."""
+    return hashlib.sha1(b"%s %d\x00" % (type_name, len(raw)) + raw).hexdigest()
+
+
+def blob_id(data: bytes) -> str:
+    """The sha git gives ``data`` as a blob."""
+    return object_id(b"blob", data)
 
 
 def read_loose(objects_dir: Path, hexsha: str, type_name: bytes) -> bytes | None:

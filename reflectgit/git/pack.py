@@ -10,13 +10,13 @@ nothing visible or a complete pack.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import struct
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from reflectgit.digest import sha1_bytes
 from reflectgit.git import fsync
 
 TYPE_CODES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
@@ -58,7 +58,7 @@ def write_pack(
         entry = _entry_header(TYPE_CODES[type_name], len(raw)) + zlib.compress(raw, level)
         body += entry
         index.append((sha, zlib.crc32(entry) & 0xFFFFFFFF, offset))
-    pack_sha = sha1_bytes(body)
+    pack_sha = hashlib.sha1(body).digest()
     body += pack_sha
     idx = _index_bytes(index, pack_sha)
     name = f"pack-{pack_sha.hex()}"
@@ -105,7 +105,7 @@ def _index_bytes(entries: list[tuple[bytes, int, int]], pack_sha: bytes) -> byte
     for off in large:
         out += struct.pack(">Q", off)
     out += pack_sha
-    out += sha1_bytes(out)
+    out += hashlib.sha1(out).digest()
     return bytes(out)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 JOURNAL_NAME = "reflect-git-journal.json"
 WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside the KB lock
@@ -16,19 +17,15 @@ WRITER_NAME = "reflect-git-writer.pid"  # present only while a writer is inside 
 
 def recover_if_pending(path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
     """Two ``stat`` calls, and only when a write was interrupted, ``Store.open`` (which
-    finishes or rolls it back). ``os.path`` only: a search imports no ``pathlib``."""
-    from reflectgit.git.repo_info import repository_dir_text
+    finishes or rolls it back)."""
+    from reflectgit.git.repo_info import repository_dir
 
-    root = os.fspath(path)
+    root = Path(path)
     try:
-        git_dir = repository_dir_text(root)
+        git_dir = repository_dir(root)
     except (OSError, ValueError):
         return  # an unreadable .git file: opening the KB will say what is wrong
-    if os.path.exists(os.path.join(git_dir, JOURNAL_NAME)) or os.path.exists(
-        os.path.join(git_dir, WRITER_NAME)
-    ):
-        from pathlib import Path
-
+    if (git_dir / JOURNAL_NAME).exists() or (git_dir / WRITER_NAME).exists():
         from reflectgit.git.store import Store  # only now: it imports dulwich
 
-        Store.open(Path(root), env).close()
+        Store.open(root, env).close()

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from reflectgit.config import git_dir_of, git_dir_text
+from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
 
-# No `pathlib` (with `urllib.parse`, `ipaddress`, `fnmatch`), `re` nor `git.objects` at import: a
-# search against a fresh index asks only ``has_git_dir`` (``os.path``); the questions that
-# need them import them.
-TYPE_CHECKING = False  # no typing at run time
+# No `re` nor `git.objects` at import: a search against a fresh index asks only
+# ``has_git_dir``; the questions that need them import them.
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -46,15 +45,7 @@ def git_dir(work_tree: Path) -> Path:
 
 def repository_dir(path: Path) -> Path:
     """The git directory of ``path``: its ``.git`` when it has one, else ``path`` (bare)."""
-    from pathlib import Path
-
-    return Path(repository_dir_text(os.fspath(path)))
-
-
-def repository_dir_text(path: str) -> str:
-    """``repository_dir``, as a string (``path`` as ``str(Path)`` writes it; no pathlib
-    unless a ``.git`` file has to be followed)."""
-    return git_dir_text(path) if os.path.exists(os.path.join(path, ".git")) else path
+    return git_dir_of(path) if os.path.exists(path / ".git") else path
 
 
 def is_repository(path: Path) -> bool:
@@ -64,7 +55,9 @@ def is_repository(path: Path) -> bool:
 
 def has_git_dir(work_tree: str | os.PathLike[str]) -> bool:
     """Is there a git directory for this work tree (not a bare repository, not a plain folder)?"""
-    return os.path.isdir(git_dir_text(os.fspath(work_tree)))
+    from pathlib import Path
+
+    return git_dir_of(Path(work_tree)).is_dir()
 
 
 def objects_dir(common_dir: Path) -> Path:

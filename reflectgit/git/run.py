@@ -8,21 +8,18 @@ identity. It also sets ``REFLECT_GIT_INTERNAL=1`` so our own post-commit shim an
 never capture what reflect-git itself does.
 
 ``run`` is the only place in the package that starts ``git``; everything else asks it. It
-starts git with ``os.posix_spawn`` and reads its output through ``select.poll`` (``_spawn``
-below), as ``subprocess.run(capture_output=True)`` does, without importing ``subprocess``
-(with ``signal``, ``threading``, ``selectors`` and ``locale``: 5 to 7 ms of every ``add``).
+starts git with ``subprocess.run``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import time
+import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.records import FrozenRecord
 
 # The GIT_* variables that describe the user, not the repository of the git that ran a hook.
 KEEP = frozenset(
@@ -80,18 +77,13 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
     return out
 
 
-class Result(FrozenRecord):
+@dataclass(frozen=True)
+class Result:
     """What a git command returned."""
 
-    _FIELDS = ("code", "stdout", "stderr")
     code: int
     stdout: bytes
     stderr: bytes
-
-    def __init__(self, code: int, stdout: bytes, stderr: bytes) -> None:
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "stdout", stdout)
-        object.__setattr__(self, "stderr", stderr)
 
     @property
     def ok(self) -> bool:
@@ -134,10 +126,9 @@ def run(
     cmd.extend(args)
     full_env = git_env(env if env is not None else {}, **dict(extra_env or {}))
     try:
-        code, stdout, stderr = _spawn(
-            cmd, cwd=os.fspath(cwd) if cwd is not None else None, env=full_env, input=input,
-            timeout=timeout,
-        )  # fmt: skip
+        proc = subprocess.run(
+            cmd, cwd=cwd, env=full_env, input=input, capture_output=True, timeout=timeout
+        )
     except FileNotFoundError as exc:
         if cwd is not None and not os.path.isdir(cwd):
             raise NotFoundError(f"{cwd} is not a directory") from None
@@ -147,192 +138,15 @@ def run(
         ) from exc
     except NotADirectoryError:
         raise NotFoundError(f"{cwd} is not a directory") from None
-    except TimedOut:
+    except subprocess.TimeoutExpired:
         raise GitFailed(
             f"`git {' '.join(args[:2])}` took longer than {timeout:.0f}s",
             hint="check for a hung credential prompt or a slow filesystem, then retry",
         ) from None
-    result = Result(code, stdout, stderr)
+    result = Result(proc.returncode, proc.stdout, proc.stderr)
     if check and not result.ok:
         raise GitFailed(
             f"`git {' '.join(args[:2])}` failed: {result.err or f'exit {result.code}'}",
             hint="run the same git command yourself to see why",
         )
     return result
-
-
-# --------------------------------------------------------------------------- spawning
-
-
-class TimedOut(Exception):
-    """The process outlived its timeout (it was killed)."""
-
-
-try:  # the signal numbers without ``signal``'s enums (1 to 3 ms of imports)
-    from _signal import SIGKILL as _SIGKILL
-    from _signal import SIGPIPE, SIGXFSZ
-except ImportError:  # pragma: no cover - another interpreter
-    from signal import SIGKILL as _SIGKILL
-    from signal import SIGPIPE, SIGXFSZ
-# Python ignores these two; ``subprocess`` gives the child their defaults back
-# (``restore_signals``), so a git writing into a closed pipe dies as git does.
-_DEFAULT_SIGNALS = (SIGPIPE, SIGXFSZ)
-_CHUNK = 65536
-_FOUND: dict[tuple[str, str], str] = {}  # (PATH, name) -> the executable found there
-
-
-def _executable(name: str, env: Mapping[str, str]) -> str:
-    """``name`` looked up on ``env``'s PATH, as ``subprocess`` looks it up (FileNotFoundError:
-    none there is an executable file)."""
-    if "/" in name:
-        return name
-    key = (env.get("PATH", os.defpath), name)
-    found = _FOUND.get(key)
-    if found is not None and os.access(found, os.X_OK):
-        return found
-    for folder in os.get_exec_path(dict(env)):
-        candidate = os.path.join(folder, name)
-        if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
-            _FOUND[key] = candidate
-            return candidate
-    raise FileNotFoundError(2, "No such file or directory", name)
-
-
-def _inherited() -> list[int]:
-    """Descriptors above 2 this process would pass on (``subprocess``'s ``close_fds`` closes
-    them in the child: so do we). Python opens its own files non-inheritable; these came from
-    whoever started us."""
-    out = []
-    for folder in ("/proc/self/fd", "/dev/fd"):
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            fd = int(name) if name.isdigit() else -1
-            if fd > 2:
-                try:
-                    if os.get_inheritable(fd):
-                        out.append(fd)
-                except OSError:
-                    continue  # the listing's own descriptor, closed by now
-        return out
-    return out
-
-
-def _spawn(
-    cmd: Sequence[str],
-    *,
-    cwd: str | None = None,
-    env: Mapping[str, str],
-    input: bytes | None = None,
-    timeout: float | None = None,
-) -> tuple[int, bytes, bytes]:
-    """``subprocess.run(cmd, cwd=, env=, input=, capture_output=True, timeout=)``: (exit code,
-    stdout, stderr). Without ``input`` the child reads our stdin; a signal's death is its
-    negative number; past ``timeout`` the child is killed and ``TimedOut`` raised. ``cmd`` is a
-    git command: ``cwd`` is passed as git's own ``-C`` (``posix_spawn`` cannot change folders
-    before Python 3.13)."""
-    if not hasattr(os, "posix_spawn"):  # pragma: no cover - every POSIX CPython has it
-        return _spawn_by_subprocess(cmd, cwd=cwd, env=env, input=input, timeout=timeout)
-    import select  # a C module: no Python-level imports
-
-    if cwd is not None and not os.path.isdir(cwd):
-        raise NotADirectoryError(20, "Not a directory", cwd)
-    argv = [cmd[0], *(["-C", cwd] if cwd is not None else []), *cmd[1:]]
-    exe = _executable(cmd[0], env)
-    until = None if timeout is None else time.monotonic() + timeout
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    in_r, in_w = os.pipe() if input is not None else (-1, -1)
-    ours = [out_r, out_w, err_r, err_w] + ([in_r, in_w] if input is not None else [])
-    if min(ours) <= 2:  # we run without a stdin, stdout or stderr: subprocess sorts that out
-        for fd in ours:
-            os.close(fd)
-        return _spawn_by_subprocess(cmd, cwd=cwd, env=env, input=input, timeout=timeout)
-    actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
-    if input is not None:
-        actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
-    actions += [(os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)]
-    try:
-        pid = os.posix_spawn(exe, argv, dict(env), file_actions=actions, setsigdef=_DEFAULT_SIGNALS)
-    except BaseException:
-        for fd in ours:
-            os.close(fd)
-        raise
-    for fd in (out_w, err_w, in_r):
-        if fd >= 0:
-            os.close(fd)
-    open_fds = {out_r, err_r} | ({in_w} if input is not None else set())
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    try:
-        poller = select.poll()
-        poller.register(out_r, select.POLLIN)
-        poller.register(err_r, select.POLLIN)
-        pending = memoryview(input) if input is not None else None
-        if pending is not None:
-            if pending:
-                os.set_blocking(in_w, False)
-                poller.register(in_w, select.POLLOUT)
-            else:
-                os.close(in_w)
-                open_fds.discard(in_w)
-        while out_r in open_fds or err_r in open_fds:
-            wait = None if until is None else until - time.monotonic()
-            if wait is not None and wait <= 0:
-                raise TimedOut(cmd)
-            for fd, _event in poller.poll(None if wait is None else max(1, int(wait * 1000) + 1)):
-                if fd == in_w:
-                    assert pending is not None
-                    try:
-                        pending = pending[os.write(in_w, pending[:_CHUNK]) :]
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:
-                        pending = pending[:0]  # git stopped reading: as communicate() does
-                    if not pending:
-                        poller.unregister(in_w)
-                        os.close(in_w)
-                        open_fds.discard(in_w)
-                    continue
-                data = os.read(fd, _CHUNK)
-                if data:
-                    chunks[fd].append(data)
-                else:
-                    poller.unregister(fd)
-                    os.close(fd)
-                    open_fds.discard(fd)
-        for fd in list(open_fds):  # stdin git never read to the end
-            os.close(fd)
-            open_fds.discard(fd)
-        _, status = os.waitpid(pid, 0)
-    except BaseException:  # a timeout, ^C, a bug: as subprocess.run, kill it and reap it
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, _SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
-        for fd in open_fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        raise
-    return os.waitstatus_to_exitcode(status), b"".join(chunks[out_r]), b"".join(chunks[err_r])
-
-
-def _spawn_by_subprocess(
-    cmd: Sequence[str],
-    *,
-    cwd: str | None,
-    env: Mapping[str, str],
-    input: bytes | None,
-    timeout: float | None,
-) -> tuple[int, bytes, bytes]:
-    """The same through ``subprocess`` (no ``posix_spawn``; a process without fd 0, 1 or 2)."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            list(cmd), cwd=cwd, env=dict(env), input=input, capture_output=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired:
-        raise TimedOut(cmd) from None
-    return proc.returncode, proc.stdout, proc.stderr

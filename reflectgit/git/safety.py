@@ -18,19 +18,20 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import RefusedError
 from reflectgit.git.repo_info import config_may_set, repository_dir
+from reflectgit.git.tree import GITLINK_MODE
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
 
-    from reflectgit.git.store import Change, Store
+    from reflectgit.git.change import Change
+    from reflectgit.git.store import Store
     from reflectgit.notes import messages
 
 SYMLINK_MODE = 0o120000
-GITLINK_MODE = 0o160000
 SUPPORTED = {b"objectformat": (b"sha1",), b"refstorage": (b"files",)}
 
 

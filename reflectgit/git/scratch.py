@@ -14,8 +14,9 @@ import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from reflectgit.git.change import Change
 from reflectgit.git.repo_info import reflog_dir
-from reflectgit.git.store import Change, Store
+from reflectgit.git.store import Store
 from reflectgit.notes.messages import CommitMessage
 
 SCRATCH_PREFIX = "reflect-git/scratch/"

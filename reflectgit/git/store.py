@@ -12,208 +12,64 @@ leaving nothing behind, to touch a path that holds the user's uncommitted edits.
 Crash safety: objects are written before the ref moves, and the ref moves atomically, so the
 branch always names a complete commit; ``Store.open`` (every command) finishes or rolls back
 whatever a killed writer left, so no commit survives that the index does not hold.
+
+This module holds ``Store`` itself: opening, the reads and ``commit``. Its other parts each
+have a module of their own: what a commit changes (``change.py``), the objects it writes
+(``object_writer.py``, with the git config a writer reads in ``repo_config.py``), the
+compare-and-swap ref move (``refs.py``), the write lock and recovery (``writelock.py``), a
+commit object's bytes and ``CommitInfo`` (``commit_object.py``), and where a repository's
+parts are (``place.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import re
 import stat
-import time
-import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reflectgit.digest import sha1
 from reflectgit.errors import (
     BranchMovedError,
     ConflictError,
-    LockError,
     NotFoundError,
     ReflectGitError,
     storage_error,
 )
-from reflectgit.git import fsync, lockwait, safety
-from reflectgit.git.objects import has_packed, packed_refs, read_object, read_ref
-from reflectgit.git.pack import write_pack
-from reflectgit.git.repo_info import config_may_set, config_user
-from reflectgit.git.tree import RawTree
-from reflectgit.git.treediff import remember_trees
-from reflectgit.git.worktree import (
-    EMPTY_TREE,
-    WRITER_NAME,
-    Journal,
-    Recovery,
-    WorkTree,
-    refuse_dirty,
-)
-from reflectgit.records import FrozenRecord
+from reflectgit.git import fsync, safety
+from reflectgit.git.change import Change, clean_path, dedupe
+from reflectgit.git.commit_object import CommitInfo, commit_info
+from reflectgit.git.object_writer import ObjectWriter
+from reflectgit.git.objects import blob_id, read_object, read_ref
+from reflectgit.git.place import Place, locate
+from reflectgit.git.refs import set_ref
+from reflectgit.git.tree import DIR_MODE, FILE_MODE, GITLINK_MODE, RawTree
+from reflectgit.git.worktree import EMPTY_TREE, Journal, Recovery, WorkTree, refuse_dirty
+from reflectgit.git.writelock import WriteLock
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
-    from dulwich.config import ConfigFile
     from dulwich.objects import Commit
     from dulwich.repo import Repo
 
     from reflectgit.notes.messages import CommitMessage
 
-FILE_MODE = 0o100644
-TREE_MODE = 0o040000
-GITLINK_MODE = 0o160000
-LOCK_NAME = "reflect-git.lock"
-PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
-FALLBACK_NAME = "reflect-git"
-FALLBACK_EMAIL = "reflect-git@localhost"
 _TIP = object()  # sentinel: "the branch tip"
 _HEX = frozenset(b"0123456789abcdef")
 _NOT_A_REPO = (FileNotFoundError, NotADirectoryError)
-
-
-# --------------------------------------------------------------------------- changes
-
-
-class Change(FrozenRecord):
-    """One path change: new bytes for ``path``, or ``data=None`` to delete it."""
-
-    _FIELDS = ("path", "data")
-    path: str
-    data: bytes | None
-
-    def __init__(self, path: str, data: bytes | None) -> None:
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "data", data)
-
-
-def write(path: str, data: bytes) -> Change:
-    """Write ``data`` at ``path`` (create or replace)."""
-    return Change(_clean_path(path), data)
-
-
-def delete(path: str) -> Change:
-    """Remove ``path``."""
-    return Change(_clean_path(path), None)
-
-
-def _clean_path(path: str) -> str:
-    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
-    if not parts or any(p == ".." for p in parts) or parts[0] == ".git":
-        raise ReflectGitError(f"refusing an unsafe repository path: {path!r}")
-    return "/".join(parts)
 
 
 class PathChanged(ConflictError):
     """A path the caller read changed before its commit: re-read and try again."""
 
 
-def blob_id(data: bytes) -> str:
-    """The sha git gives ``data`` as a blob."""
-    return sha1(b"blob %d\x00%s" % (len(data), data))
-
-
-class CommitInfo(FrozenRecord):
-    """A commit as the workflows see it."""
-
-    _FIELDS = (
-        "sha",
-        "parents",
-        "message",
-        "author",
-        "committer",
-        "author_time",
-        "commit_time",
-        "tree",
-    )
-    sha: str
-    parents: tuple[str, ...]
-    message: str
-    author: str
-    committer: str
-    author_time: datetime
-    commit_time: datetime
-    tree: str
-
-    def __init__(
-        self,
-        sha: str,
-        parents: tuple[str, ...],
-        message: str,
-        author: str,
-        committer: str,
-        author_time: datetime,
-        commit_time: datetime,
-        tree: str,
-    ) -> None:
-        for name, value in zip(
-            self._FIELDS,
-            (sha, parents, message, author, committer, author_time, commit_time, tree),
-            strict=True,
-        ):
-            object.__setattr__(self, name, value)
-
-
-# --------------------------------------------------------------------------- the store
-
-
-class Place(FrozenRecord):
-    """Where a repository's parts are, found as dulwich's ``Repo`` finds them (a ``.git``
-    folder, a ``.git`` file naming one, or a bare repository; ``commondir`` followed)."""
-
-    _FIELDS = ("root", "git_dir", "common_dir", "bare")
-    root: str
-    git_dir: str
-    common_dir: str
-    bare: bool
-
-    def __init__(self, root: str, git_dir: str, common_dir: str, bare: bool) -> None:
-        object.__setattr__(self, "root", root)
-        object.__setattr__(self, "git_dir", git_dir)
-        object.__setattr__(self, "common_dir", common_dir)
-        object.__setattr__(self, "bare", bare)
-
-
-def locate(path: str | os.PathLike[str]) -> Place | None:
-    """The ``Place`` of the repository at ``path``; None when it is one this reader leaves
-    to dulwich (a ``core.worktree``, an ``extensions`` section: its config says so).
-    ``FileNotFoundError`` when there is no repository."""
-    root = os.fspath(path)
-    hidden = os.path.join(root, ".git")
-    if os.path.isfile(hidden):
-        with open(hidden, "rb") as fh:
-            line = fh.read()
-        if not line.startswith(b"gitdir: "):
-            return None
-        git_dir, bare = os.path.join(root, os.fsdecode(line[8:].rstrip(b"\r\n"))), False
-    elif os.path.isdir(os.path.join(hidden, "objects")):
-        git_dir, bare = hidden, False
-    elif os.path.isdir(os.path.join(root, "objects")) and os.path.isdir(os.path.join(root, "refs")):
-        git_dir, bare = root, True
-    else:
-        raise FileNotFoundError(root)
-    try:
-        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
-            common = os.path.join(git_dir, os.fsdecode(fh.read().rstrip(b"\r\n")))
-    except FileNotFoundError:
-        common = git_dir
-    try:
-        with open(os.path.join(common, "config"), "rb") as fh:
-            config = fh.read().lower()
-    except FileNotFoundError:
-        config = b""
-    if any(word in config for word in (b"worktree", b"extensions", b"sharedrepository")):
-        return None
-    return Place(root, git_dir, common, bare)
-
-
-class Store:
+class Store(ObjectWriter, WriteLock):
     """A git repository holding a KB (or a team clone of one).
 
     The paths every command takes (its branch, tip, trees and blobs; the commit of an add) read
-    and write the repository's files directly (``git/objects.py``, ``_set_ref``); dulwich's
+    and write the repository's files directly (``git/objects.py``, ``git/refs.py``); dulwich's
     ``Repo`` is built on first use by whatever else needs it (history walks, diffs, odd refs),
     so ``reflect-git add`` imports none of it."""
 
@@ -522,9 +378,9 @@ class Store:
 
     def _lookup(self, tree_sha: bytes, path: str) -> tuple[int, bytes]:
         """(mode, hex sha) of ``path`` under a tree; KeyError if absent."""
-        mode, sha = TREE_MODE, tree_sha
+        mode, sha = DIR_MODE, tree_sha
         for part in path.encode("utf-8").split(b"/"):
-            if mode != TREE_MODE:
+            if mode != DIR_MODE:
                 raise KeyError(path)
             entry = self._raw_tree(sha).get(part)
             if entry is None:
@@ -587,7 +443,7 @@ class Store:
             mode, sha = self._lookup(tree.encode("ascii"), folder)
         except KeyError:
             return b""
-        return self._raw_tree(sha).raw if mode == TREE_MODE else b""
+        return self._raw_tree(sha).raw if mode == DIR_MODE else b""
 
     def list_tree(self, tree: str, prefix: str = "") -> dict[str, str]:
         """Every file under ``prefix`` of a root tree: path -> blob sha."""
@@ -664,10 +520,10 @@ class Store:
             paths=[p.encode("utf-8") for p in paths] if paths else None,
         )
         for entry in walker:
-            yield _info(entry.commit)
+            yield commit_info(entry.commit)
 
     def commit_info(self, sha: str) -> CommitInfo:
-        return _info(self._commit(sha))
+        return commit_info(self._commit(sha))
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Any refs under a prefix such as ``refs/remotes/origin/``: short name -> sha."""
@@ -675,25 +531,6 @@ class Store:
         return {
             k.decode("utf-8"): v.decode("ascii") for k, v in self.repo.refs.as_dict(raw).items()
         }
-
-    # ------------------------------------------------------------------ locking
-
-    @contextlib.contextmanager
-    def lock(self, timeout: float = 60.0) -> Iterator[None]:
-        """The KB-wide write lock: an OS file lock, released by the kernel if we die."""
-        path = self.common_dir / LOCK_NAME
-        timeout = lockwait.limit(timeout) or 0.0  # a hook bounds every wait (git/lockwait.py)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            lockwait.acquire(
-                fd, timeout, "the KB write lock", hint=f"wait for it to finish; the lock is {path}"
-            )
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
 
     # ------------------------------------------------------------------ writing
 
@@ -721,7 +558,7 @@ class Store:
         own plumbing under git's ``index.lock`` (see ``reflectgit.git.worktree``).
         """
         changes = safety.checked_changes(self, changes, message, branch, parent)  # refusals
-        change_list = _dedupe(changes)
+        change_list = dedupe(changes)
         text = message if isinstance(message, str) else message.render()
         self._created = []
         try:
@@ -771,7 +608,7 @@ class Store:
             )
         base_tree = self._commit_tree(base) if base else None
         for path, blob in (expect or {}).items():
-            found = self._blob_at(base_tree, _clean_path(path))
+            found = self._blob_at(base_tree, clean_path(path))
             if (found.decode("ascii") if found else None) != blob:
                 raise PathChanged(
                     f"{path} changed while reflect-git was working on it",
@@ -812,27 +649,6 @@ class Store:
             held.publish()
         return commit.decode("ascii")
 
-    def _write_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
-        """Build and write the new tree's objects (None when it equals ``base_tree``)."""
-        self._batch = {}
-        try:
-            new_tree = self._build_tree(base_tree, changes)
-            if new_tree == base_tree:
-                return new_tree
-            self._flush_batch()
-            # Big folder trees kept raw too, so the search index need not inflate them.
-            remember_trees(
-                self._objects_dir,
-                (
-                    (k.decode("ascii"), raw)
-                    for k, (kind, raw) in self._recent.items()
-                    if kind == b"tree"
-                ),
-            )
-            return new_tree
-        finally:
-            self._batch = None
-
     def _entries(
         self, base_tree: bytes | None, changes: Sequence[Change]
     ) -> tuple[dict[str, tuple[int, str] | None], dict[str, tuple[int, str] | None]] | None:
@@ -867,7 +683,7 @@ class Store:
         # the reflog names the commit's committer, as git's does; dulwich would read every
         # config file again and import socket for a fallback host name (8 ms of an add)
         committer = self._identity("COMMITTER")
-        ok = self._set_ref(ref, old, new, message, committer)
+        ok = set_ref(self.common_dir, ref, old, new, message, committer)
         if ok is None:  # a ref this writer leaves to dulwich (symbolic, under a packed name)
             ok = self.repo.refs.set_if_equals(ref, old, new, message=message, committer=committer)
         if not ok:
@@ -876,85 +692,6 @@ class Store:
                 hint="run the command again",
             )
         self._created = []  # the branch names them now
-
-    def _set_ref(
-        self, ref: bytes, old: bytes | None, new: bytes, message: bytes, committer: bytes
-    ) -> bool | None:
-        """Compare-and-swap a branch ref as dulwich's ``set_if_equals`` does (git's lock file
-        protocol: ``<ref>.lock`` created exclusively, the value checked under it, written,
-        flushed and renamed over the ref; the reflog line appended before the rename). None
-        when the ref is one this writer leaves to dulwich."""
-        name = os.fsdecode(ref)
-        if not _plain_branch_ref(name):
-            return None  # dulwich checks (and refuses) any other name
-        filename = self.common_dir / name
-        packed = packed_refs(self.common_dir)
-        parent = os.path.dirname(name)
-        while parent:  # a packed ref where a folder of this one must be: dulwich refuses it
-            if parent in packed:
-                return None
-            parent = os.path.dirname(parent)
-        current = self._loose_ref(filename)
-        if current is not None and current.startswith(b"ref:"):
-            return None
-        filename.parent.mkdir(parents=True, exist_ok=True)
-        lock = filename.with_name(filename.name + ".lock")
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError as exc:
-            from dulwich.file import FileLocked
-
-            raise FileLocked(os.fspath(filename), os.fspath(lock)) from exc
-        written = False
-        try:
-            current = self._loose_ref(filename)
-            if current is None:
-                found = packed_refs(self.common_dir).get(name)
-                current = found.encode("ascii") if found is not None else None
-            if old is not None and (current or b"0" * 40) != old:
-                return False
-            if current == new:
-                return True
-            os.write(fd, new + b"\n")
-            self._append_reflog(name, old, new, message, committer)
-            os.fsync(fd)
-            written = True
-        finally:
-            os.close(fd)
-            if not written:  # refused, unchanged or failed: the lock goes, the ref stays
-                with contextlib.suppress(OSError):
-                    lock.unlink()
-        try:
-            os.replace(lock, filename)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                lock.unlink()
-            raise
-        return True
-
-    @staticmethod
-    def _loose_ref(filename: Path) -> bytes | None:
-        try:
-            data = filename.read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
-        return data.rstrip(b"\r\n") if data.startswith(b"ref:") else data[:40]
-
-    def _append_reflog(
-        self, name: str, old: bytes | None, new: bytes, message: bytes, committer: bytes
-    ) -> None:
-        """One reflog line, as dulwich writes it (its timestamp now, its zone +0000)."""
-        path = self.common_dir / "logs" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        line = b"%s %s %s %d +0000\t%s\n" % (
-            old or b"0" * 40,
-            new,
-            committer,
-            int(time.time()),
-            b" ".join(message.split()),
-        )
-        with open(path, "ab") as fh:
-            fh.write(line)
 
     def delete_ref(self, branch: str) -> None:
         """Delete a local branch (no-op if absent)."""
@@ -968,231 +705,6 @@ class Store:
             self.repo.refs.remove_if_equals(raw, None)
         else:
             self.repo.refs[raw] = new.encode("ascii")
-
-    # ------------------------------------------------------------------ internals
-
-    def _identity(self, kind: str) -> bytes:
-        name = self.env.get(f"GIT_{kind}_NAME")
-        email = self.env.get(f"GIT_{kind}_EMAIL")
-        if not (name and email):
-            cfg_name, cfg_email = self._config_identity()
-            name = name or cfg_name or self.env.get("GIT_AUTHOR_NAME") or FALLBACK_NAME
-            email = email or cfg_email or self.env.get("GIT_AUTHOR_EMAIL") or FALLBACK_EMAIL
-        return f"{name} <{email}>".encode()
-
-    def _config_identity(self) -> tuple[str | None, str | None]:
-        if self._cached_identity is not None:
-            return self._cached_identity
-        name = email = None
-        if self._repo is None:  # git's files read directly, without dulwich.config (~8 ms)
-            quick = config_user(self._config_paths())
-            if quick is not None:
-                self._cached_identity = quick
-                return quick
-        for cfg in self._configs():
-            with contextlib.suppress(KeyError):
-                name = name or cfg.get((b"user",), b"name").decode("utf-8")
-            with contextlib.suppress(KeyError):
-                email = email or cfg.get((b"user",), b"email").decode("utf-8")
-        self._cached_identity = (name, email)
-        return name, email
-
-    def _configs(self) -> list[ConfigFile]:
-        """The repository's config, then the user's global ones (most specific first)."""
-        from dulwich.config import ConfigFile
-
-        configs = []
-        with contextlib.suppress(Exception):
-            if self._repo is not None:
-                configs.append(self._repo.get_config())
-            elif (self.common_dir / "config").is_file():  # as dulwich's get_config reads it
-                configs.append(ConfigFile.from_path(os.fspath(self.common_dir / "config")))
-        for candidate in self._global_configs():
-            with contextlib.suppress(Exception):
-                configs.append(ConfigFile.from_path(candidate))
-        return configs
-
-    def _global_configs(self) -> list[str]:
-        """The user's global config files that exist, as ``_configs`` reads them."""
-        global_path = self.env.get("GIT_CONFIG_GLOBAL")
-        home = self.env.get("HOME")
-        candidates = [global_path] if global_path else []
-        if home and not global_path:
-            candidates.append(os.path.join(home, ".gitconfig"))
-        xdg = self.env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
-        if xdg and not global_path:
-            candidates.append(os.path.join(xdg, "git", "config"))
-        return [c for c in candidates if c and os.path.isfile(c)]
-
-    def _config_paths(self) -> list[str]:
-        """The files ``_configs`` parses when no dulwich repository is open, most specific
-        first (the quick readers ``config_may_set`` and ``config_user`` read these)."""
-        return [os.fspath(self.common_dir / "config"), *self._global_configs()]
-
-    def _configs_may_set(self, *words: bytes) -> bool:
-        """Could the config files ``_configs`` reads set a key named with one of ``words``?
-        False only when no file so much as mentions one (nor an include), so the common
-        commit reads a few small files instead of importing ``dulwich.config`` (with
-        ``logging``, about 8 ms); anything else parses them as before."""
-        if self._repo is not None:
-            return True
-        return config_may_set(self._config_paths(), *words)
-
-    @property
-    def fsync_policy(self) -> fsync.Policy:
-        """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""
-        if self._fsync is None:
-            values: dict[bytes, str | None] = {}
-            keys = (b"fsync", b"fsyncmethod", b"fsyncobjectfiles")
-            for key in keys if self._configs_may_set(b"fsync") else ():
-                for cfg in self._configs():
-                    with contextlib.suppress(KeyError, UnicodeDecodeError):
-                        values[key] = cfg.get((b"core",), key).decode("utf-8")
-                        break
-            self._fsync = fsync.policy(
-                values.get(b"fsync"), values.get(b"fsyncmethod"), values.get(b"fsyncobjectfiles")
-            )
-        return self._fsync
-
-    def _make_commit(self, tree: bytes, parents: list[bytes], text: str) -> bytes:
-        """Write the commit object; return its hex sha."""
-        now = int(time.time())
-        offset = _local_offset(now)
-        author_date = _env_date(self.env.get("GIT_AUTHOR_DATE")) or (now, offset)
-        committer_date = _env_date(self.env.get("GIT_COMMITTER_DATE")) or (now, offset)
-        raw = commit_bytes(
-            tree,
-            parents,
-            (self._identity("AUTHOR"), *author_date),
-            (self._identity("COMMITTER"), *committer_date),
-            text.encode("utf-8"),
-        )
-        return self._write_object(b"commit", raw)
-
-    def _build_tree(self, base_tree: bytes | None, changes: Sequence[Change]) -> bytes:
-        new = self._apply(base_tree, [(c.path.split("/"), c.data) for c in changes])
-        return new if new is not None else self._write_object(b"tree", b"")
-
-    def _apply(
-        self, tree_sha: bytes | None, changes: list[tuple[list[str], bytes | None]]
-    ) -> bytes | None:
-        """Rebuild one tree level as bytes; recurse only into subtrees that change."""
-        tree = self._raw_tree(tree_sha).fork() if tree_sha is not None else RawTree()
-        by_child: dict[bytes, list[tuple[list[str], bytes | None]]] = {}
-        direct: dict[bytes, bytes | None] = {}
-        for parts, data in changes:
-            name = parts[0].encode("utf-8")
-            if len(parts) == 1:
-                direct[name] = data
-            else:
-                by_child.setdefault(name, []).append((parts[1:], data))
-        # Folders first, from the entries as they were: a file written at a folder's name
-        # replaces the folder, a folder written under a deleted file's name replaces the file.
-        for name, sub in by_child.items():
-            current = tree.get(name)
-            existing = (
-                current.sha.hex().encode("ascii")
-                if current is not None and current.mode == TREE_MODE
-                else None
-            )
-            new_sub = self._apply(existing, sub)
-            if new_sub is None:
-                tree.remove(name)
-            else:
-                tree.set(name, TREE_MODE, bytes.fromhex(new_sub.decode("ascii")))
-        for name, data in direct.items():
-            if data is not None:
-                sha = self._write_object(b"blob", data)
-                tree.set(name, FILE_MODE, bytes.fromhex(sha.decode("ascii")))
-            elif name not in by_child:
-                tree.remove(name)
-            else:
-                current = tree.get(name)
-                if current is not None and current.mode != TREE_MODE:
-                    tree.remove(name)
-        if tree.is_empty():
-            return None
-        raw = tree.serialize()
-        if tree_sha is not None and raw == tree.raw:
-            return tree_sha
-        return self._write_object(b"tree", raw)
-
-    def _write_object(self, type_name: bytes, raw: bytes) -> bytes:
-        """Write (or, inside a commit, queue) an object; return its hex sha."""
-        if self._batch is not None:
-            header = b"%s %d\x00" % (type_name, len(raw))
-            hexsha = sha1(header + raw).encode("ascii")
-            self._batch[hexsha] = (type_name, raw)
-            return hexsha
-        return self._write_loose(type_name, raw)
-
-    def _flush_batch(self) -> None:
-        """Write the queued objects: one pack for many (one file, not thousands), else loose."""
-        batch, self._batch = self._batch or {}, None
-        self._recent = batch
-        if len(batch) >= PACK_MIN_OBJECTS:
-            name = write_pack(
-                self._objects_dir / "pack",
-                (
-                    (kind, raw, bytes.fromhex(sha.decode("ascii")))
-                    for sha, (kind, raw) in batch.items()
-                ),
-                sync=self.fsync_policy,
-            )
-            if name:
-                pack = self._objects_dir / "pack" / name
-                self._created += [pack.with_suffix(".idx"), pack.with_suffix(".pack")]
-            refresh = getattr(self._repo and self._repo.object_store, "_update_pack_cache", None)
-            if callable(refresh):
-                refresh()
-        else:
-            for sha, (kind, raw) in batch.items():
-                self._write_loose(kind, raw, sha.decode("ascii"))  # hashed once, when queued
-
-    def _write_loose(self, type_name: bytes, raw: bytes, sha: str | None = None) -> bytes:
-        """Write a loose object (fast zlib level; git reads any level); return its hex sha
-        (``sha``: the one ``_write_object`` computed for these bytes)."""
-        header = b"%s %d\x00" % (type_name, len(raw))
-        if sha is None:
-            sha = sha1(header + raw)
-        target = self._objects_dir / sha[:2] / sha[2:]
-        if target.exists() or self._contains_packed(sha):
-            return sha.encode("ascii")
-        target.parent.mkdir(exist_ok=True)
-        tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(zlib.compress(header + raw, 1))
-                fh.flush()
-                self.fsync_policy.flush(fh.fileno(), fsync.LOOSE_OBJECT)
-            os.chmod(tmp, 0o444)
-            os.replace(tmp, target)
-            self.fsync_policy.flush_dir(target.parent, fsync.LOOSE_OBJECT)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
-        self._created.append(target)
-        return sha.encode("ascii")
-
-    def _contains_packed(self, sha: str) -> bool:
-        found = has_packed(self._objects_dir, bytes.fromhex(sha))
-        if found is None:  # an index this reader does not know: dulwich's answer
-            return bool(self.repo.object_store.contains_packed(sha.encode("ascii")))
-        return found
-
-    def _forget_created(self) -> None:
-        """A commit that will not happen: remove the objects it created (nothing else names
-        them; each is our new note's content or a tree only this commit builds), so a refused
-        or failed command leaves nothing behind, not even a dangling object."""
-        for path in reversed(self._created):
-            with contextlib.suppress(OSError):
-                path.unlink()
-        self._created = []
-        refresh = getattr(self._repo and self._repo.object_store, "_update_pack_cache", None)
-        if callable(refresh):
-            with contextlib.suppress(Exception):
-                refresh()
 
     # ------------------------------------------------------------------ work tree
 
@@ -1212,137 +724,8 @@ class Store:
             return []
         return self.worktree.dirty(paths)
 
-    # ------------------------------------------------------------------ recovery
-
-    def pending(self) -> str | None:
-        """A sentence about an interrupted write not yet finished or rolled back, else None."""
-        if self.worktree is None:
-            return None
-        journal = self.worktree.pending()
-        if journal is None:
-            return None
-        what = f"{len(journal.paths)} path" + ("" if len(journal.paths) == 1 else "s")
-        why = f": {self.recovery_error}" if self.recovery_error is not None else ""
-        return (
-            f"an interrupted reflect-git write (process {journal.pid}, {what} on "
-            f"{journal.branch or 'a branch'}) is not finished yet{why}; the next write "
-            "finishes or rolls it back"
-        )
-
-    def recover(self) -> Recovery | None:
-        """Finish or roll back a write a killed or failed process left (the one recovery entry
-        point; ``Store.open`` runs it). Skipped when a live writer holds the KB lock: that
-        writer is not dead, and finishes its own work."""
-        marker = self.git_dir / WRITER_NAME
-        if self.worktree is not None:
-            if not self.worktree.journal_file.exists() and not marker.exists():
-                return None
-        elif not marker.exists():
-            return None
-        try:
-            with self.lock(timeout=0):
-                return self._recover_locked()
-        except LockError:
-            return None
-
-    def _recover_locked(self) -> Recovery | None:
-        """Recovery under the KB lock: anything a writer left here, its writer is dead."""
-        marker = self.git_dir / WRITER_NAME
-        if marker.exists():
-            self._clear_crash_debris(marker)
-        found = None
-        if self.worktree is not None:
-            journal = self.worktree.read_journal()
-            if journal is not None:
-                tip = self.tip(journal.branch) if journal.branch else None
-                found = self.worktree.recover(tip, self._take_back)
-                self.last_recovery = found
-        return found
-
-    @contextlib.contextmanager
-    def _writer(self) -> Iterator[None]:
-        """The KB lock, recovery of what a dead writer left, and a marker naming this process
-        for as long as it writes (a marker left behind means its writer died)."""
-        with self.lock():
-            self._recover_locked()
-            marker = self.git_dir / WRITER_NAME
-            marker.write_text(str(os.getpid()), encoding="ascii")
-            try:
-                yield
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    marker.unlink()
-
-    def _take_back(self, branch: str, expected: str | None, new: str | None) -> bool:
-        ref = b"refs/heads/" + branch.encode("utf-8")
-        old = expected.encode("ascii") if expected else None
-        if new is None:
-            return bool(self.repo.refs.remove_if_equals(ref, old))
-        return bool(self.repo.refs.set_if_equals(ref, old, new.encode("ascii")))
-
-    def temporaries(self) -> list[Path]:
-        """Every temporary file under the objects folder: git's own (``tmp_obj_XXXXXX``,
-        ``tmp_pack_XXXXXX``) and ours (``tmp_obj_<pid>_*``, ``tmp_pack_<pid>_*``,
-        ``tmp_idx_<pid>_*``); which of them are stale is ``state/leftovers.py``'s call."""
-        # Listed by name (``os.listdir``), not ``Path.glob``: the 256 loose-object folders are
-        # read on every write, and glob's matching and a Path per entry cost 1.5 ms more.
-        objects = self._objects_dir
-        found = [objects / n for n in _names(objects) if n.startswith("tmp_")]
-        for folder in _names(objects):
-            if len(folder) == 2:  # ``??``: a file of that name lists as nothing
-                found += [
-                    objects / folder / n
-                    for n in _names(objects / folder)
-                    if n.startswith("tmp_obj_")
-                ]
-        found += [objects / "pack" / n for n in _names(objects / "pack") if n.startswith("tmp_")]
-        return found
-
-    def _clear_crash_debris(self, marker: Path) -> None:
-        """Remove what a writer killed inside the KB lock left: the ref locks it was taking
-        (only those younger than its marker) and its temporary object files. ``index.lock`` is
-        not among them: the journal proves whether that one is ours."""
-        try:
-            pid = marker.read_text(encoding="ascii").strip()
-            since = marker.stat().st_mtime_ns
-        except OSError:
-            pid, since = "", 0
-        stale = [self.common_dir / "packed-refs.lock"]
-        stale += list((self.common_dir / "refs").rglob("*.lock"))
-        stale += [self.git_dir / "HEAD.lock"]
-        for path in stale:
-            with contextlib.suppress(OSError):
-                if path.stat().st_mtime_ns >= since:
-                    path.unlink()
-        if pid.isdigit():
-            debris = list(self._objects_dir.glob(f"??/tmp_obj_{pid}_*"))
-            debris += list(self._objects_dir.glob(f"pack/tmp_pack_{pid}_*"))
-            debris += list(self._objects_dir.glob(f"pack/tmp_idx_{pid}_*"))
-            for path in debris:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-        with contextlib.suppress(FileNotFoundError):
-            marker.unlink()
-
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _names(folder: Path) -> list[str]:
-    """The names in ``folder``; none when it is not a folder or cannot be read."""
-    try:
-        return os.listdir(folder)
-    except OSError:
-        return []
-
-
-def _dedupe(changes: Iterable[Change]) -> list[Change]:
-    """Later changes to the same path win; order otherwise kept."""
-    merged: dict[str, Change] = {}
-    for change in changes:
-        merged.pop(change.path, None)
-        merged[change.path] = change
-    return list(merged.values())
 
 
 def _split_ancestry(rev: str) -> tuple[str, int]:
@@ -1357,90 +740,3 @@ def _split_ancestry(rev: str) -> tuple[str, int]:
             base, steps = head, steps + (int(count) if count else 1)
             continue
         return base, steps
-
-
-_REF_PART = re.compile(r"[^\x00-\x20\x7f ~^:?*\[\\]+")
-
-
-def _plain_branch_ref(name: str) -> bool:
-    """``refs/heads/...`` with every part a name git's ``check-ref-format`` accepts (no
-    ``..``, no leading dot, no ``.lock`` end, none of its special characters)."""
-    parts = name.split("/")
-    return (
-        len(parts) > 2
-        and parts[:2] == ["refs", "heads"]
-        and ".." not in name
-        and "@{" not in name
-        and all(
-            _REF_PART.fullmatch(p) and not p.startswith(".") and not p.endswith((".", ".lock"))
-            for p in parts[2:]
-        )
-    )
-
-
-def _zone(offset: int) -> bytes:
-    """``+hhmm`` / ``-hhmm``, as git (and dulwich) write a commit's time zone."""
-    if offset % 60:
-        raise ValueError("Unable to handle non-minute offset.")
-    sign = b"-" if offset < 0 else b"+"
-    offset = abs(offset)
-    return b"%s%02d%02d" % (sign, offset // 3600, (offset // 60) % 60)
-
-
-def commit_bytes(
-    tree: bytes,
-    parents: Sequence[bytes],
-    author: tuple[bytes, int, int],
-    committer: tuple[bytes, int, int],
-    message: bytes,
-) -> bytes:
-    """A commit object's content (hex ids; (identity, time, zone offset) for each person),
-    byte for byte what dulwich's ``Commit`` serializes for the same fields."""
-    lines = [b"tree " + tree]
-    lines += [b"parent " + p for p in parents]
-    for role, (who, when, offset) in ((b"author", author), (b"committer", committer)):
-        lines.append(b"%s %s %d %s" % (role, who, when, _zone(offset)))
-    lines.append(b"encoding UTF-8")
-    return b"\n".join(lines) + b"\n\n" + message
-
-
-def _local_offset(now: int) -> int:
-    return time.localtime(now).tm_gmtoff
-
-
-def _env_date(value: str | None) -> tuple[int, int] | None:
-    """``GIT_*_DATE`` in git's internal form (``<epoch> <+hhmm>``) or ISO 8601."""
-    if not value:
-        return None
-    value = value.strip().lstrip("@")
-    parts = value.split()
-    if parts and parts[0].isdigit():
-        offset = 0
-        if len(parts) > 1 and len(parts[1]) == 5 and parts[1][0] in "+-":
-            sign = -1 if parts[1][0] == "-" else 1
-            offset = sign * (int(parts[1][1:3]) * 3600 + int(parts[1][3:5]) * 60)
-        return int(parts[0]), offset
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    delta = parsed.utcoffset() or timedelta(0)
-    return int(parsed.timestamp()), int(delta.total_seconds())
-
-
-def _info(commit: Commit) -> CommitInfo:
-    def when(ts: int, offset: int) -> datetime:
-        return datetime.fromtimestamp(ts, timezone(timedelta(seconds=offset)))
-
-    return CommitInfo(
-        sha=commit.id.decode("ascii"),
-        parents=tuple(p.decode("ascii") for p in commit.parents),
-        message=commit.message.decode("utf-8", "replace"),
-        author=commit.author.decode("utf-8", "replace"),
-        committer=commit.committer.decode("utf-8", "replace"),
-        author_time=when(commit.author_time, commit.author_timezone),
-        commit_time=when(commit.commit_time, commit.commit_timezone),
-        tree=commit.tree.decode("ascii"),
-    )

@@ -11,22 +11,18 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Set as AbstractSet
-
-from reflectgit.records import FrozenRecord
+from dataclasses import dataclass
 
 DIR_MODE = 0o040000
+FILE_MODE = 0o100644
+GITLINK_MODE = 0o160000  # a submodule's commit
 
 
-class TreeEntry(FrozenRecord):
-    _FIELDS = ("name", "mode", "sha")
+@dataclass(frozen=True)
+class TreeEntry:
     name: bytes
     mode: int
     sha: bytes  # 20 raw bytes
-
-    def __init__(self, name: bytes, mode: int, sha: bytes) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "mode", mode)
-        object.__setattr__(self, "sha", sha)
 
 
 def sort_key(name: bytes, mode: int) -> bytes:

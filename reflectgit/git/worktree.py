@@ -41,10 +41,11 @@ import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson  # the journal's JSON without json's imports (2-3 ms)
-from reflectgit.digest import sha1
+from reflectgit import jsonio
 from reflectgit.errors import (
     ConflictError,
     LockError,
@@ -53,12 +54,11 @@ from reflectgit.errors import (
     disk_error,
     storage_error,
 )
+from reflectgit.git.objects import object_id
 from reflectgit.git.pending import JOURNAL_NAME as JOURNAL_NAME  # the readers check these too
 from reflectgit.git.pending import WRITER_NAME as WRITER_NAME
 from reflectgit.git.pending import recover_if_pending as recover_if_pending
-from reflectgit.records import Record
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
@@ -120,58 +120,32 @@ def probe_disk(where: Path) -> int | None:
     return None
 
 
-class Journal(Record):
+@dataclass
+class Journal:
     """What a writer is doing, so the next command can finish it or roll it back."""
 
-    _FIELDS = ("pid", "branch", "old", "old_tree", "paths", "lock", "new", "new_tree")
     pid: int
     branch: str
     old: str | None  # the branch tip before
     old_tree: str  # the tree the index holds for ``paths`` (EMPTY_TREE on an unborn branch)
     paths: list[str]
-    lock: list[int]  # dev, inode, mtime_ns of our index.lock
-    new: str | None  # the commit, once written
-    new_tree: str | None
-
-    def __init__(
-        self,
-        pid: int,
-        branch: str,
-        old: str | None,
-        old_tree: str,
-        paths: list[str],
-        lock: list[int] | None = None,
-        new: str | None = None,
-        new_tree: str | None = None,
-    ) -> None:
-        self.pid = pid
-        self.branch = branch
-        self.old = old
-        self.old_tree = old_tree
-        self.paths = paths
-        self.lock = [] if lock is None else lock
-        self.new = new
-        self.new_tree = new_tree
+    lock: list[int] = field(default_factory=list)  # dev, inode, mtime_ns of our index.lock
+    new: str | None = None  # the commit, once written
+    new_tree: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """The fields, as the journal file holds them (``Journal(**doc)`` reads them back)."""
-        return {name: getattr(self, name) for name in self._FIELDS}
+        return asdict(self)
 
 
-class Recovery(Record):
+@dataclass
+class Recovery:
     """What the last recovery did (for ``status`` and logs)."""
 
-    _FIELDS = ("action", "commit", "paths", "left")
     action: str  # "finished" | "rolled back" | "cleared"
     commit: str | None
     paths: list[str]
     left: list[str]  # paths holding content that is neither ours nor git's: left alone
-
-    def __init__(self, action: str, commit: str | None, paths: list[str], left: list[str]) -> None:
-        self.action = action
-        self.commit = commit
-        self.paths = paths
-        self.left = left
 
 
 class WorkTree:
@@ -273,7 +247,7 @@ class WorkTree:
 
     def read_journal(self) -> Journal | None:
         try:
-            record = cjson.loads(self.journal_file.read_text(encoding="utf-8"))
+            record = jsonio.loads(self.journal_file.read_text(encoding="utf-8"))
             return Journal(**record)
         except FileNotFoundError:
             return None
@@ -285,7 +259,7 @@ class WorkTree:
         try:
             # Always flushed, like a queue entry: recovery after a power loss reads it.
             with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(cjson.dumps(journal.to_json()))
+                fh.write(jsonio.dumps(journal.to_json()))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.journal_file)
@@ -795,7 +769,7 @@ def partial_tree(entries: Entries) -> tuple[str, dict[str, bytes]]:
                 key = raw_name
             items.append((key, b"%o %s\x00%s" % (mode, raw_name, bytes.fromhex(sha))))
         raw = b"".join(encoded for _key, encoded in sorted(items))
-        hexsha = sha1(b"tree %d\x00" % len(raw) + raw)
+        hexsha = object_id(b"tree", raw)
         objects[hexsha] = raw
         return hexsha
 

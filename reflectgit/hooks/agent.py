@@ -21,12 +21,11 @@ command, ``recall --format HARNESS``.)
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES
 
-# No `typing`, `json` or `collections` on the hook path (docs/performance.md, third pass).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -47,7 +46,7 @@ PASS_EVENTS = ("Stop", "SessionEnd", "PreCompact", "codex-notify")
 def read_payload(raw: bytes) -> dict[str, Any] | None:
     """The payload object, or None when it is not a JSON object."""
     try:
-        data = cjson.loads(raw.decode("utf-8"))
+        data = jsonio.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
@@ -98,11 +97,9 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
                 reply = answer(cfg, event, raw, harness)
             if event in POLICY_ONLY:
                 return 0
-        from reflectgit.config import CaptureSettings, any_given
         from reflectgit.workflows.capture.hooklog import HookLog
 
-        if any_given(CaptureSettings, cfg.env, cfg.settings):
-            cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
+        cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
         log = HookLog(cfg)
         if not log.usable:
             return 0
@@ -118,7 +115,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         session = session_of(payload) or eventlog.UNSESSIONED
         line = eventlog.record(time.time(), harness, event, payload)
         with bounded(LOCK_WAIT):
-            eventlog.append(cfg.state_dir_text, session, line, take)
+            eventlog.append(cfg.state_dir, session, line, take)
         if event_name(event, payload) in PASS_EVENTS:
             _capture_pass(cfg, session)
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
@@ -159,11 +156,11 @@ def _capture_pass(cfg: Config, session: str) -> None:
         return
     from reflectgit.state import eventlog
 
-    if eventlog.busy(cfg.state_dir_text, session):
+    if eventlog.busy(cfg.state_dir, session):
         return  # the running pass looks again for new events before it exits
     from reflectgit.workflows.background import PASS, start
 
-    start(cfg.kb_text, cfg.env, [PASS, session])
+    start(cfg.kb, cfg.env, [PASS, session])
 
 
 def _stdin() -> bytes:

@@ -28,11 +28,10 @@ more to import than this whole hook may take.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -58,10 +57,10 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     kind = EVENTS.get(event)
     if kind is None or not cfg.policy.enabled:
         return None
-    if not cfg.state_dir_explicit and not os.path.isdir(os.path.dirname(cfg.state_dir_text)):
+    if not cfg.state_dir_explicit and not cfg.state_dir.parent.is_dir():
         return None  # no KB here: we never create its state directory by accident
     try:
-        payload = cjson.loads(raw.decode("utf-8"))
+        payload = jsonio.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(payload, dict):
@@ -72,7 +71,7 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     tool_input = payload.get("tool_input", payload.get("toolArgs"))
     if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
         try:
-            tool_input = cjson.loads(tool_input)
+            tool_input = jsonio.loads(tool_input)
         except ValueError:
             tool_input = {"command": tool_input}
     cwd = payload.get("cwd")
@@ -93,18 +92,18 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     out = reply(who, camel, kind, decision)
     sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
     _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
-    return cjson.dumps(out, ensure_ascii=False) if out is not None else None
+    return jsonio.dumps(out, ensure_ascii=False) if out is not None else None
 
 
 def _compile_later(cfg: Config) -> None:
     """Start the background compile, unless one is running already."""
     from reflectgit.state import policy as compiled
 
-    if compiled.busy(cfg.state_dir_text):
+    if compiled.busy(cfg.state_dir):
         return
     from reflectgit.workflows.background import RULES, start
 
-    start(cfg.kb_text, cfg.env, [RULES])
+    start(cfg.kb, cfg.env, [RULES])
 
 
 def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str, Any] | None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import ReflectGitError
 from reflectgit.notes.report import FORMATS, render, summary
 from reflectgit.workflows.validation import collect, validate_targets
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

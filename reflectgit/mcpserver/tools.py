@@ -163,7 +163,8 @@ class Tools:
     # ------------------------------------------------------------------ reading
 
     def search(self, args: dict[str, Any]) -> Reply:
-        from reflectgit.workflows.search.index import result_json, search
+        from reflectgit.workflows.search.index import search
+        from reflectgit.workflows.search.results import result_json
 
         result = search(
             self.cfg.kb,

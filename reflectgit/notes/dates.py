@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from reflectgit.notes.lazyre import Pattern
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
     from typing import Any

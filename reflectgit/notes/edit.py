@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import TIER_NUM, Note, tier_of
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import NoteError
 from reflectgit.notes.note import (
@@ -40,32 +42,24 @@ from reflectgit.notes.note import (
     render_note,
     render_sidecar,
 )
-from reflectgit.records import Record
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
     import yaml
 
 BOM = "\ufeff"
-WIDTH = 100_000
 
 
 class _CannotSplice(Exception):
     """The edit cannot be made in place; the caller renders canonically."""
 
 
-class _Op(Record):
-    _FIELDS = ("start", "end", "lines")
+@dataclass
+class _Op:
     start: int  # first line replaced (0-based)
     end: int  # one past the last line replaced
     lines: list[str]
-
-    def __init__(self, start: int, end: int, lines: list[str]) -> None:
-        self.start = start
-        self.end = end
-        self.lines = lines
 
 
 # --------------------------------------------------------------------------- entry points
@@ -316,7 +310,7 @@ def _emit(key: str, value: Any, old_node: yaml.Node | None, column: int) -> list
     value_node = node.value[0][1]
     if old_node is not None:
         _restyle(value_node, old_node)
-    text = yaml.serialize(node, Dumper=NoteDumper, allow_unicode=True, width=WIDTH)
+    text = yaml.serialize(node, Dumper=NoteDumper)  # in the notes' one style
     if text.endswith("...\n"):  # a lone plain scalar document end marker
         text = text[: -len("...\n")]
     out = text.rstrip("\n").split("\n")

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from reflectgit import __version__
 from reflectgit.errors import RefusedError
 from reflectgit.notes import names
-from reflectgit.records import FrozenRecord
 
 TRAILER_PREFIX = "Reflect-"
 MARKER = "Reflect-Git"
@@ -30,20 +30,13 @@ SUBJECT_MAX = 72
 _TRAILER_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):\s?(.*)$")
 
 
-class CommitMessage(FrozenRecord):
+@dataclass(frozen=True)
+class CommitMessage:
     """A subject, an optional body, and ordered trailers (a key may repeat)."""
 
-    _FIELDS = ("subject", "body", "trailers")
     subject: str
-    body: str
-    trailers: tuple[tuple[str, str], ...]
-
-    def __init__(
-        self, subject: str, body: str = "", trailers: tuple[tuple[str, str], ...] = ()
-    ) -> None:
-        object.__setattr__(self, "subject", subject)
-        object.__setattr__(self, "body", body)
-        object.__setattr__(self, "trailers", trailers)
+    body: str = ""
+    trailers: tuple[tuple[str, str], ...] = ()
 
     def render(self) -> str:
         parts = [one_line(self.subject)]

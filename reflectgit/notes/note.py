@@ -11,21 +11,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from reflectgit.errors import NoteError
-from reflectgit.notes import names, plainyaml
+from reflectgit.notes import names
 from reflectgit.notes.frontmatter import _CLOSE as _CLOSE
 from reflectgit.notes.frontmatter import _FENCE as _FENCE
 from reflectgit.notes.frontmatter import MAX_NOTE_BYTES as MAX_NOTE_BYTES
 from reflectgit.notes.frontmatter import decode_text as decode_text
 from reflectgit.notes.frontmatter import split_frontmatter as split_frontmatter
-from reflectgit.records import Record
-
-TYPE_CHECKING = False  # no typing at run time
-if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:
-    from reflectgit.records import NamedTuple
 
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64  # nested lists and mappings; a note needs four
@@ -149,16 +144,14 @@ _UNSAFE_ID = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
 # --------------------------------------------------------------------------- YAML
-# PyYAML (``yamlcodec``) is imported only where a text is parsed or emitted with it: an add
-# from flags writes plain YAML (``plainyaml.dump``) and imports none of it.
+# PyYAML (``yamlcodec``) is imported where a text is parsed or emitted with it, not with this
+# module: a process that only checks plain notes (the validate hook reads them with
+# ``plainyaml``) never loads it.
 
 
 def dump_yaml(data: Any) -> str:
-    """Emit YAML deterministically. Every machine-written string goes through here: plain
-    values by ``plainyaml.dump`` (byte for byte what PyYAML writes), the rest by PyYAML."""
-    plain = plainyaml.dump(data)
-    if plain is not None:
-        return plain
+    """Emit YAML deterministically: every note, sidecar and pointer is written here, by PyYAML's
+    emitter in the notes' one style (``yamlcodec.NoteDumper``)."""
     from reflectgit.notes.yamlcodec import dump
 
     return dump(data)
@@ -284,10 +277,6 @@ def _expanded_size(value: Any, limit: int) -> int:
 # --------------------------------------------------------------------------- text
 
 
-# NamedTuples and plain classes, not dataclasses: the pre-commit hook imports this module on
-# every commit, and ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost it ~10 ms.
-
-
 class Origin(NamedTuple):
     """Where a parsed note came from, so problems can point at lines in the file."""
 
@@ -296,18 +285,14 @@ class Origin(NamedTuple):
     yaml_line: int  # 1-based line of the first frontmatter line in the file
 
 
-class Note(Record):
+@dataclass
+class Note:
     """One learning: frontmatter mapping plus markdown body. Equal when both are (``origin``,
     where it was read from, aside)."""
 
-    _FIELDS = ("frontmatter", "body")
-
-    def __init__(
-        self, frontmatter: dict[str, Any], body: str = "", origin: Origin | None = None
-    ) -> None:
-        self.frontmatter = frontmatter
-        self.body = body
-        self.origin = origin
+    frontmatter: dict[str, Any]
+    body: str = ""
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     @property
     def id(self) -> str | None:
@@ -400,15 +385,13 @@ def _kind(value: Any) -> str:
 # --------------------------------------------------------------------------- sidecars
 
 
-class Sidecar(Record):
+@dataclass
+class Sidecar:
     """An entity sidecar (``<stem>.entities.yaml``): entities and typed relationships. Equal
     when their data are (``origin`` aside)."""
 
-    _FIELDS = ("data",)
-
-    def __init__(self, data: dict[str, Any], origin: Origin | None = None) -> None:
-        self.data = data
-        self.origin = origin
+    data: dict[str, Any]
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     @property
     def document_id(self) -> str | None:
@@ -464,9 +447,9 @@ def slugify(title: str, max_len: int = SLUG_MAX) -> str:
 
 def content_hash(*parts: str) -> str:
     """Hex sha256 of the parts joined by newlines."""
-    from reflectgit.digest import sha256  # no OpenSSL import for a few bytes
+    import hashlib
 
-    return sha256("\n".join(parts).encode("utf-8"))
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
 def new_id(

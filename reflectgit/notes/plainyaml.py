@@ -1,4 +1,4 @@
-"""The plain YAML that notes and sidecars are written in, read and written without PyYAML. Pure.
+"""The plain YAML that notes and sidecars are written in, read without PyYAML. Pure.
 
 Importing PyYAML's package costs every ``reflect-git-validate`` process 15 to 20 ms (it loads
 its pure-Python reader, loader and dumper even when only the C parser runs; ``yaml.reader``
@@ -10,12 +10,6 @@ the validator sees it: dates and timestamps as ISO strings) gives for the same t
 whenever the text uses anything outside the subset below; the caller then asks PyYAML, which
 reads (or refuses, with its line and column) everything as always. A test holds the two to
 the same value on every note and sidecar of the corpus and on generated documents.
-
-``dump(data)`` is the other direction: the text ``note.dump_yaml`` writes for a mapping (what
-PyYAML's emitter gives, byte for byte), or None when the data holds anything outside what it
-writes (see ``dump``); ``dump_yaml`` then asks PyYAML. An ``add`` from flags thus writes its
-note, and reads it back to check it, without importing PyYAML. Tests hold ``dump`` to PyYAML's
-bytes and PyYAML's reading of them to the data, on the corpus and on generated values.
 
 The subset: spaces for indentation (no tabs, no carriage returns); block mappings whose keys
 are plain words (``[A-Za-z_][A-Za-z0-9_.-]*``, none of YAML 1.1's boolean or null words);
@@ -34,8 +28,8 @@ scalar this module does not recognise) is not for it to judge.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -506,191 +500,3 @@ def _digits(t: str, i: int, least: int, most: int) -> int:
     while j < len(t) and j - i < most and t[j] in _DEC:
         j += 1
     return j if j - i >= least else -1
-
-
-# --------------------------------------------------------------------------- writing
-
-# Characters the plain emitter writes as they are: printable ASCII, then the Basic
-# Multilingual Plane that libyaml's emitter counts printable (``IS_PRINTABLE``) and does not
-# take for a line break or a byte order mark, that is everything but ``_REFUSED``, the
-# newline and the characters past U+FFFF (which libyaml escapes). (One negated character
-# class of the same ranges takes 15 ms to compile.)
-
-
-def _unwritten(text: str) -> bool:
-    """Does ``text`` hold a character the plain emitter leaves to PyYAML?"""
-    return (
-        "\n" in text
-        or _REFUSED.search(text) is not None
-        or (not text.isascii() and max(text) > "\uffff")
-    )
-
-
-# A plain scalar may not start with these (libyaml's ``yaml_emitter_analyze_scalar``).
-_NOT_FIRST = frozenset("#,[]{}&*!|>'\"%@`")
-# What no line may exceed: PyYAML folds a plain or quoted scalar past its width (100,000
-# columns for notes); far below it, nothing is ever folded.
-MAX_WRITTEN = 50_000
-_MAX_KEY = 100  # libyaml writes a key over 128 characters as ``? key``
-
-
-def dump(data: Any) -> str | None:
-    """What ``note.dump_yaml`` (PyYAML's emitter) writes for the mapping ``data``, byte for
-    byte, or None when ``data`` holds anything this module does not write.
-
-    Written: a non-empty mapping whose keys are plain words (as ``json_value`` reads them);
-    nested mappings and lists (block style, a list at its key's indentation, a mapping in a
-    list compact after its ``- ``; ``{}`` and ``[]`` when empty); one-line strings, plain
-    when PyYAML writes them plain (no indicator where YAML would misread it, nothing the
-    resolver takes for a boolean, null, number or date), else single-quoted; multi-line
-    strings as the literal blocks the note dumper writes (``|`` or ``|-``, see ``_literal``);
-    ``None``, booleans, integers, floats written with a fraction, dates and timestamps. Not
-    written (None): a list directly in a list, other types and subclasses, characters PyYAML
-    escapes, the multi-line strings ``_literal`` leaves, very long strings, deep nesting.
-    """
-    if type(data) is not dict or not data:
-        return None
-    out: list[str] = []
-    try:
-        _mapping(data, 0, "", out, 1)
-    except _Outside:
-        return None
-    return "".join(out)
-
-
-def _mapping(mapping: dict[Any, Any], indent: int, first: str, out: list[str], depth: int) -> None:
-    """Lines of a non-empty block mapping at column ``indent``; ``first`` is written before
-    its first key instead of the indentation (``- `` for a mapping in a list)."""
-    if depth > MAX_DEPTH:
-        raise _Outside
-    pad = " " * indent
-    for key, value in mapping.items():
-        if type(key) is not str or len(key) > _MAX_KEY or not key or not _is_key(key):
-            raise _Outside
-        head = (first or pad) + key + ":"
-        first = ""
-        kind = type(value)
-        if kind is dict:
-            if value:
-                out.append(head + "\n")
-                _mapping(value, indent + 2, "", out, depth + 1)
-            else:
-                out.append(head + " {}\n")
-        elif kind is list:
-            if value:
-                out.append(head + "\n")
-                _sequence(value, indent, out, depth + 1)  # at the key's indentation
-            else:
-                out.append(head + " []\n")
-        else:
-            out.append(head + " " + _scalar(value, indent + 2) + "\n")
-
-
-def _sequence(items: list[Any], indent: int, out: list[str], depth: int) -> None:
-    if depth > MAX_DEPTH:
-        raise _Outside
-    dash = " " * indent + "- "
-    for item in items:
-        kind = type(item)
-        if kind is dict:
-            if item:
-                _mapping(item, indent + 2, dash, out, depth + 1)
-            else:
-                out.append(dash + "{}\n")
-        elif kind is list:
-            if item:
-                raise _Outside  # ``- - a``: PyYAML's to write
-            out.append(dash + "[]\n")
-        else:
-            out.append(dash + _scalar(item, indent + 2) + "\n")
-
-
-def _scalar(value: Any, column: int) -> str:
-    """One scalar as PyYAML's safe representer and emitter write it in block context (a
-    literal block's lines at ``column``)."""
-    kind = type(value)
-    if kind is str:
-        return _literal(value, column) if "\n" in value else _string(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        if not -(10**100) < value < 10**100:
-            raise _Outside
-        return str(value)
-    if kind is float:
-        text = repr(value).lower()
-        if "." not in text and "e" in text:
-            text = text.replace("e", ".0e", 1)  # SafeRepresenter.represent_float
-        if not (_NUMERIC_START.issuperset(text[:1]) and number_like(text)) or "n" in text:
-            raise _Outside  # nan and the infinities
-        return text
-    if kind.__module__ == "datetime" and kind.__name__ in ("date", "datetime"):
-        if kind.__name__ == "datetime":
-            from reflectgit.notes.dates import format_timestamp
-
-            text = format_timestamp(value)
-        else:
-            text = value.isoformat()
-        if not _timestamp(text) or _unwritten(text) or " " in text:
-            raise _Outside  # PyYAML would tag it
-        return text
-    raise _Outside
-
-
-def _string(value: str) -> str:
-    if not value:
-        return "''"
-    if len(value) > MAX_WRITTEN or _unwritten(value):
-        raise _Outside
-    if _writes_plain(value) and _reads_as_string(value):
-        return value
-    return "'" + value.replace("'", "''") + "'"
-
-
-def literal_safe(value: str) -> bool:
-    """Is the multi-line ``value`` written as a literal block (``|``)? What the note dumper
-    asks: no blank at either end, no leading newline, no carriage return, every character
-    printable (Python's sense) but the newlines, none of BOM, LS, PS."""
-    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
-        return False
-    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
-
-
-def _literal(value: str, column: int) -> str:
-    """A literal block as libyaml writes it: ``|-`` (no final newline) or ``|`` (one), then each
-    line at ``column``, an empty line empty. Left to PyYAML: a value the dumper does not write
-    as a literal block, one that ends in two newlines (``|+``, and a document end marker), a
-    space before a newline (libyaml then quotes it) and anything ``_string`` leaves."""
-    if not literal_safe(value) or value.endswith("\n\n") or " \n" in value:
-        raise _Outside
-    if len(value) > MAX_WRITTEN or _REFUSED.search(value) or max(value) > "\uffff":
-        raise _Outside
-    clipped = value.endswith("\n")  # one final newline: ``|``; none: ``|-``
-    text = value[:-1] if clipped else value
-    pad = " " * column
-    lines = [pad + line if line else "" for line in text.split("\n")]
-    return ("|\n" if clipped else "|-\n") + "\n".join(lines)
-
-
-def _writes_plain(value: str) -> bool:
-    """Does libyaml's emitter allow ``value`` (one line, written characters only) as a plain
-    scalar in block context? Its indicator rules: ``---``/``...`` at the start; a first
-    character in ``_NOT_FIRST``, or ``-``, ``?`` or ``:`` with a space or the end after it;
-    later a ``:`` before a space or the end, a `` #``; a space at either end."""
-    if value.startswith(("---", "...")) or value[0] in _NOT_FIRST:
-        return False
-    if value[0] == " " or value[-1] == " ":
-        return False
-    if value[0] in "-?:" and (len(value) == 1 or value[1] == " "):
-        return False
-    return not (": " in value or value.endswith(":") or " #" in value)
-
-
-def _reads_as_string(value: str) -> bool:
-    """Does PyYAML's resolver read the plain scalar ``value`` back as a string (no boolean,
-    null, number, date, merge or value key)?"""
-    if value in _WORDS or value in ("<<", "="):
-        return False
-    return value[0] not in _NUMERIC_START or not number_like(value)

@@ -33,11 +33,10 @@ rule, or one from an unreviewed note, does nothing.
 from __future__ import annotations
 
 import posixpath
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
-from reflectgit.records import FrozenRecord
-
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
@@ -123,22 +122,15 @@ class RuleError(ValueError):
 # --------------------------------------------------------------------------- patterns
 
 
-class Pattern(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Pattern:
     """A parsed rule pattern: the tool (or tool glob), and how its specifier matches."""
 
-    __slots__ = ("kind", "regex", "text", "tool", "words")
-    _FIELDS = ("text", "tool", "kind", "words", "regex")
     text: str
     tool: str
     kind: str  # any | exact | prefix | glob | path | domain
-    words: tuple[str, ...]
-    regex: str
-
-    def __init__(
-        self, text: str, tool: str, kind: str, words: tuple[str, ...] = (), regex: str = ""
-    ) -> None:
-        for name, value in zip(self._FIELDS, (text, tool, kind, words, regex), strict=True):
-            object.__setattr__(self, name, value)
+    words: tuple[str, ...] = ()
+    regex: str = ""
 
 
 def parse_pattern(text: str) -> Pattern:
@@ -234,27 +226,15 @@ def tool_covers(rule_tool: str, tool: str) -> bool:
 # --------------------------------------------------------------------------- calls
 
 
-class Call(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Call:
     """The tool call a hook asks about, read from the normalised payload."""
 
-    __slots__ = ("command", "home", "paths", "tool", "url")
-    _FIELDS = ("tool", "command", "paths", "url", "home")
     tool: str
-    command: str
-    paths: tuple[str, ...]
-    url: str
-    home: str
-
-    def __init__(
-        self,
-        tool: str,
-        command: str = "",
-        paths: tuple[str, ...] = (),
-        url: str = "",
-        home: str = "",
-    ) -> None:
-        for name, value in zip(self._FIELDS, (tool, command, paths, url, home), strict=True):
-            object.__setattr__(self, name, value)
+    command: str = ""
+    paths: tuple[str, ...] = ()
+    url: str = ""
+    home: str = ""
 
 
 def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = "") -> Call:
@@ -360,45 +340,26 @@ def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- rules
 
 
-class Rule(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Rule:
     """One enforced rule and where it comes from."""
 
-    _FIELDS = (
-        "action", "pattern", "tier", "source", "origin", "reviewed", "title", "scope", "project"
-    )  # fmt: skip
-    __slots__ = _FIELDS
     action: str  # deny | ask
     pattern: str  # as written: Bash(git push --force:*)
     tier: str  # high | medium | low
     source: str  # the note id, or FILE:LINE of a policy file
-    origin: str  # note | permission | file
-    reviewed: bool
-    title: str
-    scope: str | None
-    project: str | None
-
-    def __init__(
-        self,
-        action: str,
-        pattern: str,
-        tier: str,
-        source: str,
-        origin: str = "note",
-        reviewed: bool = True,
-        title: str = "",
-        scope: str | None = None,
-        project: str | None = None,
-    ) -> None:
-        values = (action, pattern, tier, source, origin, reviewed, title, scope, project)
-        for name, value in zip(self._FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
+    origin: str = "note"  # note | permission | file
+    reviewed: bool = True
+    title: str = ""
+    scope: str | None = None
+    project: str | None = None
 
     def replace(self, **changes: Any) -> Rule:
         """A copy with ``changes``."""
-        return Rule(**{**self.to_json(), **changes})
+        return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._FIELDS}
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rule:
@@ -590,25 +551,14 @@ def rule_from_line(data: Mapping[str, Any], source: str) -> Rule | None:
 # --------------------------------------------------------------------------- decisions
 
 
-class Decision(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Decision:
     """What the hook answers: deny, ask, or nothing, with context lines for the agent."""
 
-    __slots__ = ("action", "context", "matched", "reason")
-    _FIELDS = ("action", "reason", "context", "matched")
     action: str | None  # deny | ask | None
-    reason: str
-    context: tuple[str, ...]
-    matched: tuple[Rule, ...]
-
-    def __init__(
-        self,
-        action: str | None,
-        reason: str = "",
-        context: tuple[str, ...] = (),
-        matched: tuple[Rule, ...] = (),
-    ) -> None:
-        for name, value in zip(self._FIELDS, (action, reason, context, matched), strict=True):
-            object.__setattr__(self, name, value)
+    reason: str = ""
+    context: tuple[str, ...] = ()
+    matched: tuple[Rule, ...] = ()
 
     @property
     def silent(self) -> bool:

@@ -7,10 +7,10 @@ are best effort, not a security boundary: they over-redact rather than leak.
 
 from __future__ import annotations
 
-from reflectgit.notes.names import scrub_controls
-from reflectgit.notes.secretsieve import could_hold_secret
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from reflectgit.notes.names import scrub_controls
+
 if TYPE_CHECKING:
     import re
     from typing import Any
@@ -99,11 +99,9 @@ def strip_private(text: str) -> str:
 def scrub_secrets(text: str) -> str:
     """Mask every secret the one scanner finds (``reflectgit.notes.secrets``), blocks whole.
 
-    Imported here, not at the top: compiling the scanner's rules costs ~15 ms, which a hook
-    event that masks nothing (most of them) must not pay at start-up; and text in which no
-    rule could find anything (``secretsieve``) is returned without importing it at all."""
-    if not could_hold_secret(text):
-        return text
+    Imported here, not at the top: a process that never masks does not load the scanner; one
+    that does compiles only the rules the text gives a window to (``secrets.could_hold_secret``
+    lets most text through untouched)."""
     from reflectgit.notes import secrets
 
     return secrets.mask(text)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names
@@ -49,7 +50,6 @@ from reflectgit.notes.quickcheck import (
 from reflectgit.notes.quickcheck import is_valid_fast as is_valid_fast
 from reflectgit.notes.quickcheck import kind_of_path as kind_of_path
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 

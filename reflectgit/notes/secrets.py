@@ -5,11 +5,16 @@ Every channel uses it: ``check`` reports findings, the writers (``add``, ``updat
 mask them (``mask``) before anything is written, queued, logged or sent to a model.
 
 The scanner is a table of rules. Each rule is a regular expression whose ``v`` group (or the
-whole match) is the secret, a few lowercase trigger strings (a rule runs only when one of them
-occurs in the text, so plain prose costs a handful of substring tests) and a check on the
+whole match) is the secret, declared with what it runs around: a few lowercase trigger strings
+(or, for the few shapes with no fixed text, a short ``anchor`` pattern), and a check on the
 value that turns placeholders (``sk_live_xxx``, ``<your-token>``, ``$TOKEN``, ``<redacted>``)
 and ordinary words (``password: required``) away. Multi-line blocks (PEM and PGP private keys,
 PuTTY key files) are one finding each and are masked whole.
+
+A rule looks only around its triggers and anchors, so the table's triggers and anchors are
+also the prefilter (``could_hold_secret``): text holding none of them is let through after a
+handful of substring tests and one anchor search, and no rule's pattern is compiled for it
+(each is compiled the first time it has a window to look in).
 
 It is best effort, not a security boundary: where capture is concerned it over-masks rather
 than leaks; where a person wrote the text it stays quiet on words, paths and placeholders.
@@ -20,18 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflectgit.notes.lazyre import Pattern
-from reflectgit.notes.secretsieve import lower as _lower
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-
     from reflectgit.notes.note import Note, Origin, Sidecar
     from reflectgit.notes.schema import Problem
-else:
-    from reflectgit.records import NamedTuple
 
 REDACTED = "***REDACTED***"  # what ``mask`` writes in place of a secret
 MASK = "<redacted>"  # what a person writes by hand; both read as masked, never as a secret
@@ -39,10 +39,6 @@ HINT = (
     f"replace each value named above with {MASK} (the key or flag may stay), "
     "and rotate the credential if it was ever real"
 )
-
-
-# NamedTuples, not dataclasses: every hook that logs a line masks it here, and importing
-# ``dataclasses`` (with ``inspect``) cost such a hook more than the scan itself.
 
 
 class Finding(NamedTuple):
@@ -671,6 +667,40 @@ def rules() -> tuple[Rule, ...]:
     )
 
 
+# --------------------------------------------------------------------------- the prefilter
+
+
+def lower(text: str) -> str:
+    """Lowercase with the same length (a few characters grow when lowercased): the text the
+    rules find their triggers in, so that an offset in it is an offset in ``text``."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+
+
+@lru_cache(maxsize=1)
+def _prefilter() -> tuple[tuple[str, ...], Pattern]:
+    """The table's triggers (less those holding a shorter one: where they occur, it does) and
+    its anchors as one pattern."""
+    table = rules()
+    words = {t for rule in table for t in rule.triggers}
+    triggers = tuple(sorted(t for t in words if not any(o != t and o in t for o in words)))
+    anchors = "|".join(f"(?:{r.anchor.pattern})" for r in table if r.anchor is not None)
+    return triggers, Pattern(anchors)
+
+
+def could_hold_secret(text: str) -> bool:
+    """False only when no rule could find anything in ``text``: none of the table's triggers
+    occurs in it and none of its anchors matches (a rule looks nowhere else)."""
+    return bool(text) and _has_window(text, lower(text))
+
+
+def _has_window(text: str, low: str) -> bool:
+    triggers, anchors = _prefilter()
+    return any(t in low for t in triggers) or anchors.search(text) is not None
+
+
 # --------------------------------------------------------------------------- scanning
 
 
@@ -682,7 +712,9 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
-    low = _lower(text)
+    low = lower(text)
+    if not _has_window(text, low):
+        return []  # no rule has anywhere to look
     found: list[tuple[int, int, str]] = []
     for rule in rules():
         if rule.finder is not None:

@@ -2,13 +2,14 @@
 
 Importing PyYAML costs a process 12 to 18 ms (its pure-Python reader, loader and dumper load
 even when only the C parser runs), so nothing on a path that may not need it imports this
-module at its top: ``note.load_yaml``, ``note.dump_yaml`` (when the plain emitter,
-``plainyaml.dump``, cannot write the value), ``schema``'s full and fast paths and ``inplace``'s
-splicing import it where they parse or emit.
+module at its top: ``note.load_yaml``, ``note.dump_yaml`` (every note, sidecar and pointer
+written), ``schema``'s full and fast paths and ``inplace``'s splicing import it where they parse
+or emit.
 
 - ``StrictLoader``: PyYAML's C safe loader (pure fallback) with duplicate keys and odd tags
   refused and a leaner resolver.
-- ``NoteDumper``: the deterministic emitter (ISO timestamps, no aliases, literal blocks).
+- ``NoteDumper``: the deterministic emitter (ISO timestamps, no aliases, literal blocks) with
+  the one style notes are written in (``STYLE``); ``dump`` writes a value with it.
 - ``NodeRepresenter``: ``NoteDumper``'s representers without a stream (``inplace`` emits one
   field at a time).
 - ``PlainLoader`` and ``SCALARS``: ``schema.fast_frontmatter``'s loader and scalar table.
@@ -19,13 +20,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import yaml
 
 from reflectgit.notes.dates import format_timestamp
-from reflectgit.notes.plainyaml import literal_safe
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
@@ -144,8 +144,25 @@ def _index_resolvers(loader: type[Any]) -> None:
 _index_resolvers(StrictLoader)
 
 
+# The one style notes, sidecars and pointers are written in: block style, keys in the order
+# given, unicode kept, two-space indentation (lists at their key's), ``\n`` line breaks, and
+# never folded (a line may be as long as its value).
+STYLE: dict[str, Any] = {
+    "default_flow_style": False,
+    "sort_keys": False,
+    "allow_unicode": True,
+    "indent": 2,
+    "width": 100_000,
+    "line_break": "\n",
+}
+
+
 class NoteDumper(BaseDumper):
-    """Deterministic emitter: ISO timestamps, no aliases, block style, unicode kept."""
+    """Deterministic emitter: ISO timestamps, no aliases, literal blocks, always in ``STYLE``
+    (whatever ``yaml.dump`` or ``yaml.serialize`` would default to)."""
+
+    def __init__(self, stream: Any, **options: Any) -> None:
+        super().__init__(stream, **{**options, **STYLE})
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
@@ -153,6 +170,15 @@ class NoteDumper(BaseDumper):
 
 def _represent_datetime(dumper: yaml.SafeDumper, value: dt.datetime) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
+
+
+def literal_safe(value: str) -> bool:
+    """Is the multi-line ``value`` written as a literal block (``|``)? When the emitter keeps it
+    exact: no blank at either end, no leading newline, no carriage return, every character
+    printable (Python's sense) but the newlines, none of BOM, LS, PS."""
+    if value != value.strip(" \t") or value.startswith("\n") or "\r" in value:
+        return False
+    return all(ch == "\n" or (ch.isprintable() and ch not in "\ufeff\u2028\u2029") for ch in value)
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -166,16 +192,8 @@ NoteDumper.add_representer(str, _represent_str)
 
 
 def dump(data: Any) -> str:
-    """PyYAML's rendering of ``data`` for notes: block style, keys in the given order, unicode
-    kept, never folded (``note.dump_yaml`` writes this when ``plainyaml.dump`` cannot)."""
-    text: str = yaml.dump(
-        data,
-        Dumper=NoteDumper,
-        allow_unicode=True,
-        sort_keys=False,
-        default_flow_style=False,
-        width=100_000,
-    )
+    """The YAML text of ``data`` as notes are written (``NoteDumper``, in ``STYLE``)."""
+    text: str = yaml.dump(data, Dumper=NoteDumper)
     return text
 
 

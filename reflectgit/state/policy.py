@@ -11,12 +11,10 @@ deleting them costs one compile. ``compile.lock`` lets one process compile (in t
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 
-# The hook reads rules.json on every call: no `json` (``cjson``), `contextlib`, `typing` or
-# `pathlib` imports here until a compile writes (docs/performance.md, third pass).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from contextlib import AbstractContextManager
@@ -41,16 +39,16 @@ def rules_path(state_dir: Path) -> Path:
 def _read_json(path: Path | str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
-            data = cjson.loads(fh.read().decode("utf-8"))
+            data = jsonio.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def load_rules(state_dir: Path | str) -> dict[str, Any] | None:
+def load_rules(state_dir: Path) -> dict[str, Any] | None:
     """The compiled document (``key``, ``rules``, ``complete``), or None when absent or
-    unreadable. (``state_dir`` may be a string: the hook reads it without pathlib.)"""
-    return _read_json(os.path.join(state_dir, FOLDER, RULES_FILE))
+    unreadable."""
+    return _read_json(state_dir / FOLDER / RULES_FILE)
 
 
 def load_cache(state_dir: Path) -> dict[str, Any]:
@@ -85,7 +83,7 @@ def save_commit(
 def _write(path: Path, data: Mapping[str, Any]) -> None:
     from reflectgit.state.queue import atomic_write
 
-    text = cjson.dumps(data, sort_keys=True, separators=(",", ":"))
+    text = jsonio.dumps(data, sort_keys=True, separators=(",", ":"))
     atomic_write(path, text.encode("utf-8"))
 
 

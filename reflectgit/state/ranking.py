@@ -12,10 +12,10 @@ import datetime as dt
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from reflectgit.notes.dates import format_timestamp, utc_now
-from reflectgit.records import FrozenRecord
 
 DB_NAME = "ranking.sqlite3"
 _SCHEMA = """
@@ -32,47 +32,18 @@ CREATE TABLE IF NOT EXISTS counters (
 """
 
 
-class Counters(FrozenRecord):
+@dataclass(frozen=True)
+class Counters:
     """The ranking state of one note (zeros for a note never seen)."""
 
-    _FIELDS = (
-        "id",
-        "importance",
-        "maturity",
-        "recall_count",
-        "helpful_count",
-        "ignored_count",
-        "stale_count",
-        "last_recalled_at",
-    )
     id: str
-    importance: float
-    maturity: float
-    recall_count: int
-    helpful_count: int
-    ignored_count: int
-    stale_count: int
-    last_recalled_at: str | None
-
-    def __init__(
-        self,
-        id: str,
-        importance: float = 0.0,
-        maturity: float = 0.0,
-        recall_count: int = 0,
-        helpful_count: int = 0,
-        ignored_count: int = 0,
-        stale_count: int = 0,
-        last_recalled_at: str | None = None,
-    ) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "importance", importance)
-        object.__setattr__(self, "maturity", maturity)
-        object.__setattr__(self, "recall_count", recall_count)
-        object.__setattr__(self, "helpful_count", helpful_count)
-        object.__setattr__(self, "ignored_count", ignored_count)
-        object.__setattr__(self, "stale_count", stale_count)
-        object.__setattr__(self, "last_recalled_at", last_recalled_at)
+    importance: float = 0.0
+    maturity: float = 0.0
+    recall_count: int = 0
+    helpful_count: int = 0
+    ignored_count: int = 0
+    stale_count: int = 0
+    last_recalled_at: str | None = None
 
 
 class Ranking:

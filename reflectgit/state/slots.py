@@ -7,13 +7,12 @@ is no slots at all (soft state, never an error).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-from reflectgit.digest import sha256
 
 SLOTS_DIR = "slots"
 
@@ -21,7 +20,7 @@ SLOTS_DIR = "slots"
 def slots_path(state_dir: Path, project: str) -> Path:
     """One file per project; the name is safe whatever the project is called."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", project)[:60].lstrip(".") or "_"
-    digest = sha256(project.encode("utf-8"))[:8]
+    digest = hashlib.sha256(project.encode("utf-8")).hexdigest()[:8]
     return Path(state_dir) / SLOTS_DIR / f"{safe}-{digest}.json"
 
 

@@ -44,7 +44,9 @@ def start(kb: str | os.PathLike[str], env: Mapping[str, str], job: Sequence[str]
     return proc.pid
 
 
-def recompile_rules(kb: str | os.PathLike[str], env: Mapping[str, str], state_dir: str) -> None:
+def recompile_rules(
+    kb: str | os.PathLike[str], env: Mapping[str, str], state_dir: str | os.PathLike[str]
+) -> None:
     """The KB changed: start the enforced rules' compile, when the hooks use them (a compiled
     file exists; the first hook that asks starts the first compile)."""
     from reflectgit.state import policy as compiled

@@ -22,7 +22,9 @@ from typing import Any
 from reflectgit.config import Config
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import normalize_tier
-from reflectgit.workflows.search.index import CANDIDATES, kb_synonyms, open_fresh, require_words
+from reflectgit.workflows.search.index import open_fresh
+from reflectgit.workflows.search.ranking import CANDIDATES, require_words
+from reflectgit.workflows.search.synonyms import kb_synonyms
 
 SORTS = {
     "title": "d.title COLLATE NOCASE, d.id",
@@ -145,7 +147,7 @@ def browse(
         require_words(query)
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
-    synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms) if query else None
+    synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms, cfg.state_dir) if query else None
     index, refreshed = open_fresh(Path(cfg.kb), cfg.state_dir, cfg.env)
     capped = False
     try:

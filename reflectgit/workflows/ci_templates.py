@@ -191,7 +191,8 @@ def ci_files(
 
 def write_ci(kb_path: Path, kind: str, env: Mapping[str, str] | None = None) -> list[Path]:
     """Write (and commit) the CI files for ``kind``; idempotent. Returns the files' paths."""
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
     from reflectgit.notes.messages import build, chore_subject
 
     with Store.open(kb_path, env) as store:

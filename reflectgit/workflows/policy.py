@@ -24,16 +24,14 @@ makes a compile after a commit read only the notes it has not seen.
 from __future__ import annotations
 
 import os
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
-from reflectgit.records import FrozenRecord
 from reflectgit.state import policy as compiled
 
-# The hook imports no `typing`, `pathlib`, `contextlib` or `json` here (docs/performance.md,
-# "The hook processes, third pass"): they are imported where a compile needs them.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
@@ -48,30 +46,16 @@ SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies a
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-class RuleSet(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class RuleSet:
     """The rules in force, and how they were obtained."""
 
-    __slots__ = ("compiled", "complete", "files", "problems", "rules", "tree")
-    _FIELDS = ("rules", "tree", "complete", "compiled", "files", "problems")
     rules: list[Rule]
     tree: str | None
-    complete: bool  # False: nothing was compiled yet (or an older release's partial compile)
-    compiled: bool  # this call recompiled
-    files: tuple[str, ...]  # policy files read
-    problems: tuple[str, ...]  # lines of policy files that are no rule
-
-    def __init__(
-        self,
-        rules: list[Rule],
-        tree: str | None,
-        complete: bool = True,
-        compiled: bool = False,
-        files: tuple[str, ...] = (),
-        problems: tuple[str, ...] = (),
-    ) -> None:
-        values = (rules, tree, complete, compiled, files, problems)
-        for name, value in zip(self._FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
+    complete: bool = True  # False: nothing was compiled yet (or an older release's partial one)
+    compiled: bool = False  # this call recompiled
+    files: tuple[str, ...] = ()  # policy files read
+    problems: tuple[str, ...] = ()  # lines of policy files that are no rule
 
 
 def policy_files(cfg: Config) -> list[Path]:
@@ -83,16 +67,9 @@ def policy_files(cfg: Config) -> list[Path]:
     return out
 
 
-def _policy_file_texts(cfg: Config) -> list[str]:
-    """``policy_files`` as strings, without pathlib (the hook's every call)."""
-    out = [] if cfg.policy.file is None else [os.fspath(cfg.policy.file)]
-    out.extend(os.path.join(cfg.home_text, name) for name in ORIGINAL_FILES)
-    return out
-
-
-def _fingerprint(paths: Sequence[str]) -> list[list[Any]]:
+def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
     out: list[list[Any]] = []
-    for path in paths:
+    for path in map(os.fspath, files):
         try:
             st = os.stat(path)
         except OSError:
@@ -137,34 +114,29 @@ def compiled_rules(cfg: Config) -> tuple[RuleSet, bool]:
     return _from_doc(found.doc, found.key), found.current
 
 
+@dataclass(slots=True)
 class _Found:
     """What ``_lookup`` found: the compiled document, HEAD's key, and whether they match."""
 
-    __slots__ = ("commit", "current", "doc", "key", "stamp")
-
-    def __init__(
-        self,
-        doc: dict[str, Any] | None,
-        key: dict[str, Any],
-        current: bool,
-        commit: str | None,
-        stamp: list[object] | None,
-    ) -> None:
-        self.doc, self.key, self.current, self.commit, self.stamp = doc, key, current, commit, stamp
+    doc: dict[str, Any] | None
+    key: dict[str, Any]
+    current: bool
+    commit: str | None
+    stamp: list[object] | None
 
 
 def _lookup(cfg: Config, read_tree: bool) -> _Found:
     """Is the compiled document current? Decided from HEAD's files when they are as they were
     (the stamp), else from the commit HEAD names, else (``read_tree``) from HEAD's tree, which
     may cost a git process: a hook leaves that last question to the compile it starts."""
-    from reflectgit.config import git_dir_text
+    from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import head_stamp
 
-    fingerprint = _fingerprint(_policy_file_texts(cfg))
-    doc = compiled.load_rules(cfg.state_dir_text)
+    fingerprint = _fingerprint(policy_files(cfg))
+    doc = compiled.load_rules(cfg.state_dir)
     fresh = doc is not None and doc.get("complete") is True
-    git_dir = git_dir_text(cfg.kb_text)
-    where = git_dir if os.path.isdir(git_dir) else cfg.kb_text
+    git_dir = git_dir_of(cfg.kb)
+    where = git_dir if git_dir.is_dir() else cfg.kb
     # Taken before the commit is read: a ref that moves in between leaves an older stamp.
     stamp = head_stamp(where)
     known = doc.get("key") if doc else None
@@ -172,11 +144,9 @@ def _lookup(cfg: Config, read_tree: bool) -> _Found:
     if fresh and doc and stamp is not None and doc.get("stamp") == stamp and known == key:
         # HEAD's files are as they were when the commit was read: no need to read it
         return _Found(doc, key, True, doc.get("commit"), stamp)
-    from pathlib import Path
-
     from reflectgit.git.objects import head_commit
 
-    commit = head_commit(Path(where))
+    commit = head_commit(where)
     # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
     if fresh and doc and commit and doc.get("commit") == commit and known == key:
@@ -347,28 +317,15 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-class Check(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Check:
     """The answer for one call, and what it was decided from."""
 
-    __slots__ = ("call", "current", "decision", "project", "ruleset")
-    _FIELDS = ("call", "decision", "ruleset", "project", "current")
     call: Call
     decision: Decision
     ruleset: RuleSet
-    project: str | None
-    current: bool  # the rules are HEAD's (False: an older compile answered)
-
-    def __init__(
-        self,
-        call: Call,
-        decision: Decision,
-        ruleset: RuleSet,
-        project: str | None = None,
-        current: bool = True,
-    ) -> None:
-        values = (call, decision, ruleset, project, current)
-        for name, value in zip(self._FIELDS, values, strict=True):
-            object.__setattr__(self, name, value)
+    project: str | None = None
+    current: bool = True  # the rules are HEAD's (False: an older compile answered)
 
 
 def check(
@@ -380,11 +337,10 @@ def check(
     compile: bool = True,
 ) -> Check:
     """What the rules in force say about one tool call. ``compile`` False (a hook): the rules
-    compiled last, whatever changed since; ``Check.ruleset.compiled`` then says nothing and
-    ``Check.current`` whether those rules are HEAD's."""
+    compiled last, whatever changed since; ``Check.current`` says whether they are HEAD's."""
     from reflectgit.notes.policy import call_from
 
-    call = call_from(tool, tool_input, cwd, home=cfg.home_text)
+    call = call_from(tool, tool_input, cwd, home=str(cfg.home))
     if compile:
         ruleset, current = load(cfg), True
     else:

@@ -22,20 +22,16 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.errors import UsageError
 from reflectgit.git import repo_info
-from reflectgit.records import Record
-from reflectgit.workflows.search.index import (
-    SYNONYMS_FILE,
-    Hit,
-    Index,
-    kb_synonyms,
-    open_fresh,
-    tie_weight,
-)
+from reflectgit.workflows.search.documents import tie_weight
+from reflectgit.workflows.search.index import Index, open_fresh
+from reflectgit.workflows.search.results import Hit
+from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
 if TYPE_CHECKING:
     from reflectgit.workflows.search.query import Synonyms
@@ -88,26 +84,14 @@ _STOP = {
 }  # fmt: skip
 
 
-class ProjectContext(Record):
+@dataclass
+class ProjectContext:
     """Where the agent works: repository name, branch and recently touched files."""
 
-    _FIELDS = ("name", "branch", "files", "root")
     name: str
-    branch: str | None
-    files: list[str]
-    root: Path | None
-
-    def __init__(
-        self,
-        name: str,
-        branch: str | None = None,
-        files: list[str] | None = None,
-        root: Path | None = None,
-    ) -> None:
-        self.name = name
-        self.branch = branch
-        self.files = [] if files is None else files
-        self.root = root
+    branch: str | None = None
+    files: list[str] = field(default_factory=list)
+    root: Path | None = None
 
     def said(self) -> list[str]:
         """The words of the project's name and branch: what the project says it is (with
@@ -193,20 +177,10 @@ def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
 # --------------------------------------------------------------------------- recall
 
 
-class Recalled(Record):
+@dataclass
+class Recalled:
     """One recalled note and why it came back."""
 
-    _FIELDS = (
-        "id",
-        "title",
-        "tier",
-        "summary",
-        "path",
-        "score",
-        "reasons",
-        "discovery_tokens",
-        "discovery_source",
-    )
     id: str
     title: str
     tier: str
@@ -214,30 +188,8 @@ class Recalled(Record):
     path: str
     score: float
     reasons: list[str]
-    discovery_tokens: int
-    discovery_source: str
-
-    def __init__(
-        self,
-        id: str,
-        title: str,
-        tier: str,
-        summary: str,
-        path: str,
-        score: float,
-        reasons: list[str],
-        discovery_tokens: int = DEFAULT_TOKENS,
-        discovery_source: str = "estimated",
-    ) -> None:
-        self.id = id
-        self.title = title
-        self.tier = tier
-        self.summary = summary
-        self.path = path
-        self.score = score
-        self.reasons = reasons
-        self.discovery_tokens = discovery_tokens
-        self.discovery_source = discovery_source
+    discovery_tokens: int = DEFAULT_TOKENS
+    discovery_source: str = "estimated"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -253,36 +205,18 @@ class Recalled(Record):
         }
 
 
-class RecallResult(Record):
+@dataclass
+class RecallResult:
     """The notes for a session start, the project they were chosen for, and the rendered text."""
 
-    _FIELDS = ("project", "notes", "total_live", "budget", "everywhere", "over_budget", "slots")
     project: ProjectContext
     notes: list[Recalled]
     total_live: int
     budget: int
-    everywhere: bool
+    everywhere: bool = False
     # Ranked notes left out because they would not fit the budget whole (never cut in half).
-    over_budget: list[str]
-    slots: list[str]  # the last session's (REFLECT_SLOTS=1)
-
-    def __init__(
-        self,
-        project: ProjectContext,
-        notes: list[Recalled],
-        total_live: int,
-        budget: int,
-        everywhere: bool = False,
-        over_budget: list[str] | None = None,
-        slots: list[str] | None = None,
-    ) -> None:
-        self.project = project
-        self.notes = notes
-        self.total_live = total_live
-        self.budget = budget
-        self.everywhere = everywhere
-        self.over_budget = [] if over_budget is None else over_budget
-        self.slots = [] if slots is None else slots
+    over_budget: list[str] = field(default_factory=list)
+    slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left
@@ -564,7 +498,7 @@ def recall(
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
     ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
     ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search."""
-    from reflectgit.workflows.search.index import parse_when
+    from reflectgit.workflows.search.documents import parse_when
 
     if limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -573,7 +507,7 @@ def recall(
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
     context = project_context(cwd, project, env)
-    synonyms = kb_synonyms(kb, synonyms_file)
+    synonyms = kb_synonyms(kb, synonyms_file, state_dir)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
         scored, total = rank(

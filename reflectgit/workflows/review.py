@@ -383,7 +383,7 @@ class ReviewResult:
 
 def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
     """The branch's changes replayed onto main; a path both sides changed differently conflicts."""
-    from reflectgit.git.store import delete, write
+    from reflectgit.git.change import delete, write
 
     base = _merge_base(store, main, tip)
     base_tree = store.commit_info(base).tree if base else None
@@ -403,7 +403,7 @@ def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
 
 
 def _blob_id(data: bytes) -> str:
-    from reflectgit.git.store import blob_id
+    from reflectgit.git.objects import blob_id
 
     return blob_id(data)
 

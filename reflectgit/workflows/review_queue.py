@@ -136,7 +136,7 @@ def _pick(items: list[QueueItem], ident: str) -> QueueItem:
 
 def promote(cfg: Config, ident: str, tier: str = "medium") -> QueueResult:
     """Raise the note's confidence to ``tier`` and remove its pointer, in one commit."""
-    from reflectgit.git.store import delete, write
+    from reflectgit.git.change import delete, write
     from reflectgit.notes.dates import utc_now
     from reflectgit.workflows.kb import KnowledgeBase
     from reflectgit.workflows.kb.base import Edit, Snapshot
@@ -188,7 +188,7 @@ def promote(cfg: Config, ident: str, tier: str = "medium") -> QueueResult:
 
 def drop(cfg: Config, ident: str) -> QueueResult:
     """Remove a pointer from the queue; the note itself stays as it is."""
-    from reflectgit.git.store import delete
+    from reflectgit.git.change import delete
     from reflectgit.workflows.kb import KnowledgeBase
     from reflectgit.workflows.kb.base import Edit, Snapshot
 
@@ -214,7 +214,7 @@ def drop_pointers_for(
     cfg: Config, note_id: str, source: str, why: str
 ) -> tuple[list[str], str | None]:
     """Remove every pointer naming this note (by source path or id), in one commit."""
-    from reflectgit.git.store import delete
+    from reflectgit.git.change import delete
     from reflectgit.workflows.kb import KnowledgeBase
     from reflectgit.workflows.kb.base import Edit, Snapshot
 

@@ -75,7 +75,7 @@ class SourceNote:
         return sidecar_path_for(self.team_path)
 
     def changes(self) -> list[Any]:
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
 
         out = [write(self.team_path, self.data)]
         if self.sidecar is not None:
@@ -418,7 +418,7 @@ def conflict_on(store: Any, src: SourceNote, rev: str | None) -> dict[str, Any] 
     """A different note (or sidecar) under this id on ``rev``: what a high route would replace."""
     if rev is None:
         return None
-    from reflectgit.git.store import blob_id
+    from reflectgit.git.objects import blob_id
 
     theirs = store.read(src.team_path, rev=rev)
     their_sidecar = store.read(src.sidecar_team_path, rev=rev)
@@ -890,7 +890,7 @@ def _to_queue(
     cfg: Config, src: SourceNote, result: RouteResult, clock: Callable[[], datetime]
 ) -> RouteResult:
     """Commit a review-queue pointer to the personal KB, through the KB's mutation door."""
-    from reflectgit.git.store import write
+    from reflectgit.git.change import write
     from reflectgit.notes.note import load_yaml
     from reflectgit.workflows.kb import KnowledgeBase
     from reflectgit.workflows.kb.base import Edit, Snapshot

@@ -159,7 +159,8 @@ def set_table(text: str, table: str, values: Mapping[str, Any]) -> str:
 
 def record_team(cfg: Config, values: Mapping[str, Any]) -> str | None:
     """Commit ``[team]`` settings into the personal KB's ``.reflect-git.toml``."""
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
 
     store = Store.init(cfg.kb, cfg.env)
     current = store.read(SETTINGS_FILE)
@@ -283,7 +284,7 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
         if os.path.realpath(team.repo_path) == os.path.realpath(cfg.kb):
             from reflectgit.workflows.background import recompile_rules
 
-            recompile_rules(cfg.kb_text, cfg.env, cfg.state_dir_text)
+            recompile_rules(cfg.kb, cfg.env, cfg.state_dir)
         return _fill_status(team, result)
     if result.ahead and result.behind:
         raise ConflictError(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.problems import Problem
@@ -21,9 +23,7 @@ from reflectgit.notes.quickcheck import (
     note_is_valid,
     sidecar_is_valid,
 )
-from reflectgit.records import FrozenRecord, Record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -55,28 +55,20 @@ def validate_file(
 PARALLEL_MIN_FILES = 400
 
 
-class Target(FrozenRecord):  # no NamedTuple, no dataclass: the pre-commit hook imports no typing
+@dataclass(frozen=True)
+class Target:
     """A file to validate (its path as ``pathlib`` writes it) and the name to report it under."""
 
-    _FIELDS = ("path", "display")
     path: str
     display: str
 
-    def __init__(self, path: str, display: str) -> None:
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "display", display)
 
-
-class ValidationRun(Record):
+@dataclass
+class ValidationRun:
     """What was checked and what was wrong."""
 
-    _FIELDS = ("checked", "problems")
-
-    def __init__(
-        self, checked: list[str] | None = None, problems: list[Problem] | None = None
-    ) -> None:
-        self.checked: list[str] = [] if checked is None else checked
-        self.problems: list[Problem] = [] if problems is None else problems
+    checked: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     @property
     def failed(self) -> list[str]:

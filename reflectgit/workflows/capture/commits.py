@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
-from reflectgit.config import DOCUMENTS, CaptureSettings, Config, any_given
+from reflectgit import jsonio
+from reflectgit.config import DOCUMENTS, CaptureSettings, Config
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
-TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
     import datetime as dt
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -78,64 +78,35 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
     return safe_session(settings.session_id)
 
 
-# Plain classes and NamedTuples, not dataclasses: every agent event imports this module, and
-# ``dataclasses`` (with ``inspect``, ``ast``, ``dis``) cost such a hook about 10 ms.
-
-
-class NoteDraft(Record):
+@dataclass
+class NoteDraft:
     """A note a hook wants to write, before it gets an id and is validated."""
 
-    _FIELDS = ("kind", "event", "title", "confidence", "body", "session", "fields", "slug")
-
-    def __init__(
-        self,
-        kind: str,  # test-fix, correction, todo-done, permission
-        event: str,  # the hook event that produced it (for Reflect-Source)
-        title: str,
-        confidence: str,
-        body: str,
-        session: str | None = None,
-        fields: dict[str, Any] | None = None,
-        slug: str = "",  # what the id is made from, when not the title
-    ) -> None:
-        self.kind = kind
-        self.event = event
-        self.title = title
-        self.confidence = confidence
-        self.body = body
-        self.session = session
-        self.fields: dict[str, Any] = {} if fields is None else fields
-        self.slug = slug
+    kind: str  # test-fix, correction, todo-done, permission
+    event: str  # the hook event that produced it (for Reflect-Source)
+    title: str
+    confidence: str
+    body: str
+    session: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    slug: str = ""  # what the id is made from, when not the title
 
 
-class Written(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Written:
     """Notes committed by one capture: ids and the commit."""
 
-    __slots__ = ("commit", "ids")
-    _FIELDS = ("ids", "commit")
     ids: tuple[str, ...]
     commit: str | None
 
-    def __init__(self, ids: tuple[str, ...], commit: str | None) -> None:
-        object.__setattr__(self, "ids", ids)
-        object.__setattr__(self, "commit", commit)
 
-
-class Queued(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Queued:
     """What the gate said and, when it passed, the queue entry."""
 
-    __slots__ = ("created", "entry_id", "verdict")
-    _FIELDS = ("verdict", "entry_id", "created")
     verdict: Verdict
-    entry_id: str | None
-    created: bool
-
-    def __init__(
-        self, verdict: Verdict, entry_id: str | None = None, created: bool = False
-    ) -> None:
-        object.__setattr__(self, "verdict", verdict)
-        object.__setattr__(self, "entry_id", entry_id)
-        object.__setattr__(self, "created", created)
+    entry_id: str | None = None
+    created: bool = False
 
 
 class Capture:
@@ -144,19 +115,14 @@ class Capture:
     def __init__(self, cfg: Config, clock: Clock = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        # The per-session state as strings: an agent event imports no ``pathlib`` (its
-        # ``urllib.parse`` and ``ipaddress``) for it (docs/performance.md, fourth pass).
-        self.root_text = os.path.join(cfg.state_dir_text, CAPTURE_DIR)
-        if any_given(CaptureSettings, cfg.env, cfg.settings):
-            cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
+        cfg.capture  # noqa: B018  (a malformed value falls back, with a warning logged below)
         self.hooklog = HookLog(cfg, clock)  # logs those fallbacks
 
     # ------------------------------------------------------------------ where things live
 
     @property
     def settings(self) -> CaptureSettings:
-        """Built at once when any capture setting is given (its fallbacks are logged), else on
-        first use: the defaults' paths need ``pathlib``, which most agent events do not."""
+        """Built when the capture starts, so that its fallbacks are logged at once."""
         return self.cfg.capture
 
     @property
@@ -172,37 +138,37 @@ class Capture:
         """False when there is no KB to capture into (we never create one by accident)."""
         return self.hooklog.usable
 
-    def _path_text(self, kind: str, session: str) -> str:
-        return os.path.join(self.root_text, kind, f"{session}.json")
+    def _state_file(self, kind: str, session: str) -> Path:
+        return self.root / kind / f"{session}.json"
 
     def load(self, kind: str, session: str) -> dict[str, Any] | None:
         try:
-            with open(self._path_text(kind, session), encoding="utf-8") as fh:
-                data = cjson.loads(fh.read())
+            with open(self._state_file(kind, session), encoding="utf-8") as fh:
+                data = jsonio.loads(fh.read())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
 
     def save(self, kind: str, session: str, data: Mapping[str, Any], scrub: bool = True) -> None:
         """Write per-session state (scrubbed unless it holds no captured text at all)."""
-        folder = os.path.join(self.root_text, kind)
+        folder = os.path.join(self.root, kind)
         target = os.path.join(folder, f"{session}.json")
         os.makedirs(folder, exist_ok=True)
         tmp = os.path.join(folder, f".{session}.json.{os.getpid()}.tmp")
         doc = clean_data(dict(data)) if scrub else dict(data)
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(cjson.dumps(doc, sort_keys=True))
+            fh.write(jsonio.dumps(doc, sort_keys=True))
         os.replace(tmp, target)
 
     def session_lock(self, session: str) -> _flock:
         """Hold the per-session state lock (released if the process dies)."""
-        folder = os.path.join(self.root_text, "locks")
+        folder = os.path.join(self.root, "locks")
         os.makedirs(folder, exist_ok=True)
         return _flock(os.path.join(folder, f"{session}.lock"))
 
     def drop(self, kind: str, session: str) -> None:
         try:  # noqa: SIM105  (no contextlib on the hook path)
-            os.unlink(self._path_text(kind, session))
+            os.unlink(self._state_file(kind, session))
         except OSError:
             pass
 
@@ -212,9 +178,9 @@ class Capture:
         from reflectgit.state import eventlog
 
         cutoff = self.clock() - ttl
-        removed = eventlog.sweep(self.cfg.state_dir_text, cutoff)
+        removed = eventlog.sweep(self.cfg.state_dir, cutoff)
         try:
-            folders = [e.path for e in os.scandir(self.root_text) if e.is_dir()]
+            folders = [e.path for e in os.scandir(self.root) if e.is_dir()]
         except OSError:  # no state yet
             return 0
         for folder in folders:
@@ -251,7 +217,7 @@ class Capture:
             folder = self.state_dir / LOG_DIR
             folder.mkdir(parents=True, exist_ok=True)
             doc = {"ts": iso(self.clock()), "event": event, "error": clean(detail)[:2000]}
-            (folder / LAST_EVENT).write_text(cjson.dumps(doc) + "\n", encoding="utf-8")
+            (folder / LAST_EVENT).write_text(jsonio.dumps(doc) + "\n", encoding="utf-8")
         except Exception:
             pass
 
@@ -266,7 +232,7 @@ class Capture:
         """
         if not drafts:
             return Written((), None)
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.note import Note, new_id, parse_note, render_note
         from reflectgit.workflows.drain.kbview import KbView
@@ -408,7 +374,7 @@ class Capture:
         KB's mutation door: a note a user updates meanwhile is re-read and re-tiered on top of
         the user's edit; one deleted meanwhile is left deleted.
         """
-        from reflectgit.git.store import write
+        from reflectgit.git.change import write
         from reflectgit.notes import edit, messages
         from reflectgit.notes.inplace import rewrite_note
         from reflectgit.notes.note import parse_note
@@ -587,7 +553,7 @@ class Capture:
             tail = _tail(path, DEDUP_TAIL)
             if any(row.get("sha") == record.sha for row in _rows(tail)):
                 return False
-            line = cjson.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
+            line = jsonio.dumps(record.to_dict(), sort_keys=True, ensure_ascii=False) + "\n"
             if tail and not tail.endswith(b"\n"):  # a torn last line: ours starts a new one
                 line = "\n" + line
             with path.open("a", encoding="utf-8") as fh:
@@ -669,14 +635,10 @@ class Capture:
         return self.cfg.disabled or self.settings.idle_disabled
 
 
-class CommitRecord(FrozenRecord):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitRecord:
     """One line of ``commits.jsonl``."""
 
-    _FIELDS = (
-        "sha", "branch", "subject", "body", "files", "session", "merge_conflict_resolved",
-        "parents", "reverts", "repo", "ts",
-    )  # fmt: skip
-    __slots__ = _FIELDS
     sha: str
     branch: str | None
     subject: str
@@ -689,14 +651,8 @@ class CommitRecord(FrozenRecord):
     repo: str
     ts: str
 
-    def __init__(self, **values: Any) -> None:
-        if set(values) != set(self._FIELDS):
-            raise TypeError(f"CommitRecord() takes exactly the fields {', '.join(self._FIELDS)}")
-        for name in self._FIELDS:
-            object.__setattr__(self, name, values[name])
-
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._FIELDS}
+        return asdict(self)
 
 
 def _rows(data: bytes) -> list[dict[str, Any]]:
@@ -704,7 +660,7 @@ def _rows(data: bytes) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for raw in data.splitlines():
         try:
-            row = cjson.loads(raw)
+            row = jsonio.loads(raw)
             if isinstance(row, dict):
                 rows.append(row)
         except ValueError:

@@ -29,17 +29,17 @@ from __future__ import annotations
 
 import os
 import zlib
-from _collections_abc import Mapping  # collections.abc's own: no `collections` import
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from reflectgit import cjson
+from reflectgit import jsonio
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
-from reflectgit.records import FrozenRecord
 from reflectgit.state.eventlog import STRING_CAP
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
-TYPE_CHECKING = False  # no `typing` on the hook path (docs/performance.md, fourth pass)
 if TYPE_CHECKING:
     import re
     from typing import Any
@@ -86,19 +86,13 @@ _CORRECTION = (
 )
 
 
-class Reply(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class Reply:
     """How a prompt answers a permission request."""
 
-    __slots__ = ("confidence", "decision", "scope")
-    _FIELDS = ("decision", "scope", "confidence")
     decision: str  # allow | deny
     scope: str  # always | never | scoped | once
     confidence: str
-
-    def __init__(self, decision: str, scope: str, confidence: str) -> None:
-        object.__setattr__(self, "decision", decision)
-        object.__setattr__(self, "scope", scope)
-        object.__setattr__(self, "confidence", confidence)
 
 
 def correction_in(prompt: str) -> re.Match[str] | None:
@@ -115,7 +109,7 @@ def _text(value: Any, cap: int = EVIDENCE_CAP) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        value = cjson.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        value = jsonio.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     value = clean(value)
     return value if len(value) <= cap else value[: cap - 1] + "…"
 
@@ -151,7 +145,7 @@ def _tags(payload: Mapping[str, Any], *more: str) -> list[str]:
 
 def _sig(tool: str, tool_input: Any) -> str:
     """A short fingerprint of a call (loop detection only needs equality)."""
-    raw = cjson.dumps([tool, tool_input], sort_keys=True, default=str).encode("utf-8")
+    raw = jsonio.dumps([tool, tool_input], sort_keys=True, default=str).encode("utf-8")
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
 
 
@@ -189,7 +183,7 @@ def normalise(event: str, payload: Mapping[str, Any], harness: str | None = None
     tool_input = first("tool_input", "toolArgs")
     if isinstance(tool_input, str):  # Copilot's toolArgs may be a JSON string
         try:
-            tool_input = cjson.loads(tool_input)
+            tool_input = jsonio.loads(tool_input)
         except ValueError:
             tool_input = {"command": tool_input}
     out["tool_input"] = tool_input
@@ -696,7 +690,7 @@ class AgentEvents:
             path = places.get(where) if isinstance(where, str) else None
             data = read_small_file(path) if path is not None else None
             try:
-                settings = cjson.loads(data) if data else None
+                settings = jsonio.loads(data) if data else None
             except ValueError:
                 settings = None
             perms = settings.get("permissions") if isinstance(settings, dict) else None
@@ -957,7 +951,7 @@ class AgentEvents:
         path = folder / ERRORS_FILE
         if path.exists() and path.stat().st_size > ERRORS_MAX_BYTES:
             os.replace(path, folder / (ERRORS_FILE + ".1"))
-        line = cjson.dumps(clean_data({k: v for k, v in row.items() if v is not None}))
+        line = jsonio.dumps(clean_data({k: v for k, v in row.items() if v is not None}))
         with path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
         self.cap.log(

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -29,7 +29,7 @@ class HookLog:
     def __init__(self, cfg: Config, clock: Callable[[], float] = time.time) -> None:
         self.cfg = cfg
         self.clock = clock
-        self.state_dir = cfg.state_dir_text  # a string: a deny's breadcrumb imports no pathlib
+        self.state_dir = cfg.state_dir
         if cfg.warnings and self.usable:  # malformed settings fell back to defaults: say so
             for warning in cfg.warnings:
                 self.write("config", "fallback", warning)

@@ -49,14 +49,14 @@ def run(cfg: Config, session: str, *, wait: bool = False) -> int:
     handled = 0
     for _ in range(ROUNDS):
         acquire = take if wait else None
-        with eventlog.pass_lock(cfg.state_dir_text, session, acquire) as held:
+        with eventlog.pass_lock(cfg.state_dir, session, acquire) as held:
             if not held:
                 return handled
             done, finished = _handle(cfg, session)
             handled += done
             if not finished:
                 return handled
-        if not eventlog.pending(cfg.state_dir_text, session):
+        if not eventlog.pending(cfg.state_dir, session):
             break
     return handled
 
@@ -65,7 +65,7 @@ def run_pending(cfg: Config, quiet: float = 0.0, now: float | None = None) -> di
     """Run the pass for every session with unhandled events (``quiet``: only those whose
     log has had no event for that many seconds before ``now``); session -> events handled."""
     out: dict[str, int] = {}
-    for session in eventlog.sessions(cfg.state_dir_text, quiet, now):
+    for session in eventlog.sessions(cfg.state_dir, quiet, now):
         out[session] = run(cfg, session)
     return out
 
@@ -78,7 +78,7 @@ def _handle(cfg: Config, session: str) -> tuple[int, bool]:
     from reflectgit.workflows.capture.commits import Capture
     from reflectgit.workflows.capture.events import AgentEvents
 
-    state = cfg.state_dir_text
+    state = cfg.state_dir
     clock = EventClock(time.time())
     cap = Capture(cfg, clock=clock)
     if not cap.usable:

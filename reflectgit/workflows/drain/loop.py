@@ -916,7 +916,7 @@ def _gone(nid: str) -> str:
 
 def _drain_edit(kb: Any, snap: Any, entry: Entry, ctx: act.Context, plan: act.Plan) -> Any:
     """The drain's actions applied to a snapshot of the KB (runs again on a lost race)."""
-    from reflectgit.git.store import write
+    from reflectgit.git.change import write
     from reflectgit.notes import edit
     from reflectgit.notes.note import parse_note
     from reflectgit.workflows.kb.base import Edit

@@ -15,7 +15,8 @@ modules.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # no typing at run time
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

@@ -23,11 +23,15 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN, SETTINGS_FILE
 from reflectgit.errors import NoteError, NotFoundError, RefusedError
-from reflectgit.git.store import Change, PathChanged, Store, blob_id
+from reflectgit.git.change import Change
+from reflectgit.git.objects import blob_id
+from reflectgit.git.store import PathChanged, Store
 from reflectgit.git.worktree import EMPTY_TREE
 from reflectgit.notes import messages
 from reflectgit.notes.dates import utc_now
@@ -40,17 +44,12 @@ from reflectgit.notes.note import (
     render_sidecar,
     sidecar_path_for,
 )
-from reflectgit.records import FrozenRecord, Record
 from reflectgit.state import leftovers
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     import datetime as dt
-    from typing import Any, Generic, TypeVar
 
     from reflectgit.notes.schema import Problem
-else:
-    from reflectgit.records import Generic, TypeVar
 
 NOTE_SUFFIX = ".md"
 SIDECAR_SUFFIX = ".entities.yaml"
@@ -72,10 +71,10 @@ TIP: Any = object()  # Edit.parent default: "whatever the branch tip is at commi
 # --------------------------------------------------------------------------- values
 
 
-class Located(FrozenRecord):
+@dataclass(frozen=True)
+class Located:
     """A note found on the branch: its id, state, path and bytes (and its sidecar's)."""
 
-    _FIELDS = ("id", "state", "path", "data", "sidecar_path", "sidecar")
     id: str
     state: str
     path: str
@@ -83,18 +82,9 @@ class Located(FrozenRecord):
     sidecar_path: str
     sidecar: bytes | None
 
-    def __init__(
-        self, id: str, state: str, path: str, data: bytes, sidecar_path: str, sidecar: bytes | None
-    ) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "state", state)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "data", data)
-        object.__setattr__(self, "sidecar_path", sidecar_path)
-        object.__setattr__(self, "sidecar", sidecar)
 
-
-class Edit(Record, Generic[T]):
+@dataclass
+class Edit(Generic[T]):
     """What a mutation wants: path changes, the commit message, and a value for the caller.
 
     No changes means nothing to commit (``value`` is returned as it is). ``parent`` pins the
@@ -102,40 +92,20 @@ class Edit(Record, Generic[T]):
     conflict, never a retry).
     """
 
-    _FIELDS = ("value", "changes", "message", "parent", "allow_empty")
     value: T
-    changes: Sequence[Change]
-    message: messages.CommitMessage | None
-    parent: Any
-    allow_empty: bool
-
-    def __init__(
-        self,
-        value: T,
-        changes: Sequence[Change] = (),
-        message: messages.CommitMessage | None = None,
-        parent: Any = TIP,
-        allow_empty: bool = False,
-    ) -> None:
-        self.value = value
-        self.changes = changes
-        self.message = message
-        self.parent = parent
-        self.allow_empty = allow_empty
+    changes: Sequence[Change] = ()
+    message: messages.CommitMessage | None = None
+    parent: Any = TIP
+    allow_empty: bool = False
 
 
-class Committed(FrozenRecord, Generic[T]):
+@dataclass(frozen=True)
+class Committed(Generic[T]):
     """What the door did: the caller's value, the commit (None: nothing changed), attempts."""
 
-    _FIELDS = ("value", "commit", "attempts")
     value: T
     commit: str | None
-    attempts: int
-
-    def __init__(self, value: T, commit: str | None, attempts: int = 1) -> None:
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "commit", commit)
-        object.__setattr__(self, "attempts", attempts)
+    attempts: int = 1
 
 
 # --------------------------------------------------------------------------- validation

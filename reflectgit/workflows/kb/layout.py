@@ -87,7 +87,8 @@ def is_kb(path: Path) -> bool:
 
 def init(path: Path, options: InitOptions, env: Mapping[str, str] | None = None) -> InitResult:
     """Create or adopt the KB at ``path`` and commit the scaffold; idempotent."""
-    from reflectgit.git.store import Store, write
+    from reflectgit.git.change import write
+    from reflectgit.git.store import Store
 
     root = path.absolute()
     if root.exists() and not root.is_dir():

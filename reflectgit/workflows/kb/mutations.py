@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reflectgit.config import FORGOTTEN
 from reflectgit.errors import (
@@ -20,7 +22,7 @@ from reflectgit.errors import (
     RefusedError,
     UsageError,
 )
-from reflectgit.git.store import Change, delete, write
+from reflectgit.git.change import Change, delete, write
 from reflectgit.notes import edit, messages
 from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.inplace import rewrite_note
@@ -38,7 +40,6 @@ from reflectgit.notes.note import (
     render_sidecar,
     sidecar_path_for,
 )
-from reflectgit.records import FrozenRecord
 from reflectgit.workflows.kb.base import (
     NOTE_SUFFIX,
     STATE_FOLDERS,
@@ -53,129 +54,61 @@ from reflectgit.workflows.kb.base import (
 )
 from reflectgit.workflows.kb.ids import clash, existing_ids, refuse_clash
 
-TYPE_CHECKING = False  # no typing at run time
 if TYPE_CHECKING:
     from typing import Any
 
 # --------------------------------------------------------------------------- results
 
 
-class AddResult(FrozenRecord):
-    _FIELDS = (
-        "id",
-        "path",
-        "commit",
-        "status",
-    )
+@dataclass(frozen=True)
+class AddResult:
     id: str
     path: str
     commit: str | None
     status: str  # "added" | "unchanged" | "updated"
 
-    def __init__(self, id: str, path: str, commit: str | None, status: str) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "commit", commit)
-        object.__setattr__(self, "status", status)
 
-
-class UpdateResult(FrozenRecord):
-    _FIELDS = (
-        "id",
-        "path",
-        "commit",
-    )
+@dataclass(frozen=True)
+class UpdateResult:
     id: str
     path: str
     commit: str | None
 
-    def __init__(self, id: str, path: str, commit: str | None) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "commit", commit)
 
-
-class ConfirmResult(FrozenRecord):
-    _FIELDS = (
-        "id",
-        "proof_count",
-        "commit",
-    )
+@dataclass(frozen=True)
+class ConfirmResult:
     id: str
     proof_count: int
     commit: str | None
 
-    def __init__(self, id: str, proof_count: int, commit: str | None) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "proof_count", proof_count)
-        object.__setattr__(self, "commit", commit)
 
-
-class MoveResult(FrozenRecord):
-    _FIELDS = (
-        "id",
-        "path",
-        "commit",
-    )
+@dataclass(frozen=True)
+class MoveResult:
     id: str
     path: str
     commit: str | None
 
-    def __init__(self, id: str, path: str, commit: str | None) -> None:
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "commit", commit)
 
-
-class ForgetResult(FrozenRecord):
-    _FIELDS = (
-        "forgotten",
-        "commit",
-        "dry_run",
-    )
+@dataclass(frozen=True)
+class ForgetResult:
     forgotten: list[str]
     commit: str | None
-    dry_run: bool
-
-    def __init__(self, forgotten: list[str], commit: str | None, dry_run: bool = False) -> None:
-        object.__setattr__(self, "forgotten", forgotten)
-        object.__setattr__(self, "commit", commit)
-        object.__setattr__(self, "dry_run", dry_run)
+    dry_run: bool = False
 
 
-class SupersedeResult(FrozenRecord):
-    _FIELDS = (
-        "old",
-        "new",
-        "commit",
-    )
+@dataclass(frozen=True)
+class SupersedeResult:
     old: str
     new: str
     commit: str | None
 
-    def __init__(self, old: str, new: str, commit: str | None) -> None:
-        object.__setattr__(self, "old", old)
-        object.__setattr__(self, "new", new)
-        object.__setattr__(self, "commit", commit)
 
-
-class UndoResult(FrozenRecord):
-    _FIELDS = (
-        "reverted",
-        "commit",
-        "subject",
-        "ids",
-    )
+@dataclass(frozen=True)
+class UndoResult:
     reverted: str
     commit: str
     subject: str
     ids: list[str]
-
-    def __init__(self, reverted: str, commit: str, subject: str, ids: list[str]) -> None:
-        object.__setattr__(self, "reverted", reverted)
-        object.__setattr__(self, "commit", commit)
-        object.__setattr__(self, "subject", subject)
-        object.__setattr__(self, "ids", ids)
 
 
 # --------------------------------------------------------------------------- input helpers

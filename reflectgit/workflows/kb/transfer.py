@@ -24,7 +24,8 @@ from pathlib import Path
 
 from reflectgit.config import ARCHIVED, DOCUMENTS
 from reflectgit.errors import NoteError, NotFoundError, ReflectGitError
-from reflectgit.git.store import Change, blob_id, delete, write
+from reflectgit.git.change import Change, delete, write
+from reflectgit.git.objects import blob_id
 from reflectgit.notes import edit, messages
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import (

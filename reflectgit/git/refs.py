@@ -1,0 +1,111 @@
+"""A branch moved with compare-and-swap, by git's lock-file protocol, and its reflog line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from pathlib import Path
+
+from reflectgit.git.objects import packed_refs
+
+
+def set_ref(
+    common_dir: Path, ref: bytes, old: bytes | None, new: bytes, message: bytes, committer: bytes
+) -> bool | None:
+    """Compare-and-swap a branch ref as dulwich's ``set_if_equals`` does (git's lock file
+    protocol: ``<ref>.lock`` created exclusively, the value checked under it, written,
+    flushed and renamed over the ref; the reflog line appended before the rename). None
+    when the ref is one this writer leaves to dulwich."""
+    name = os.fsdecode(ref)
+    if not plain_branch_ref(name):
+        return None  # dulwich checks (and refuses) any other name
+    filename = common_dir / name
+    packed = packed_refs(common_dir)
+    parent = os.path.dirname(name)
+    while parent:  # a packed ref where a folder of this one must be: dulwich refuses it
+        if parent in packed:
+            return None
+        parent = os.path.dirname(parent)
+    current = _loose_ref(filename)
+    if current is not None and current.startswith(b"ref:"):
+        return None
+    filename.parent.mkdir(parents=True, exist_ok=True)
+    lock = filename.with_name(filename.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError as exc:
+        from dulwich.file import FileLocked
+
+        raise FileLocked(os.fspath(filename), os.fspath(lock)) from exc
+    written = False
+    try:
+        current = _loose_ref(filename)
+        if current is None:
+            found = packed_refs(common_dir).get(name)
+            current = found.encode("ascii") if found is not None else None
+        if old is not None and (current or b"0" * 40) != old:
+            return False
+        if current == new:
+            return True
+        os.write(fd, new + b"\n")
+        _append_reflog(common_dir, name, old, new, message, committer)
+        os.fsync(fd)
+        written = True
+    finally:
+        os.close(fd)
+        if not written:  # refused, unchanged or failed: the lock goes, the ref stays
+            with contextlib.suppress(OSError):
+                lock.unlink()
+    try:
+        os.replace(lock, filename)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        raise
+    return True
+
+
+def _loose_ref(filename: Path) -> bytes | None:
+    try:
+        data = filename.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    return data.rstrip(b"\r\n") if data.startswith(b"ref:") else data[:40]
+
+
+def _append_reflog(
+    common_dir: Path, name: str, old: bytes | None, new: bytes, message: bytes, committer: bytes
+) -> None:
+    """One reflog line, as dulwich writes it (its timestamp now, its zone +0000)."""
+    path = common_dir / "logs" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = b"%s %s %s %d +0000\t%s\n" % (
+        old or b"0" * 40,
+        new,
+        committer,
+        int(time.time()),
+        b" ".join(message.split()),
+    )
+    with open(path, "ab") as fh:
+        fh.write(line)
+
+
+_REF_PART = re.compile(r"[^\x00-\x20\x7f ~^:?*\[\\]+")
+
+
+def plain_branch_ref(name: str) -> bool:
+    """``refs/heads/...`` with every part a name git's ``check-ref-format`` accepts (no
+    ``..``, no leading dot, no ``.lock`` end, none of its special characters)."""
+    parts = name.split("/")
+    return (
+        len(parts) > 2
+        and parts[:2] == ["refs", "heads"]
+        and ".." not in name
+        and "@{" not in name
+        and all(
+            _REF_PART.fullmatch(p) and not p.startswith(".") and not p.endswith((".", ".lock"))
+            for p in parts[2:]
+        )
+    )

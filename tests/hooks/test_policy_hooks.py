@@ -1,0 +1,431 @@
+"""Enforced rules end to end: real ``reflect-git hook PreToolUse`` / ``PermissionRequest``
+processes fed the real payload shapes of Claude Code, Codex and both Copilot forms
+(``../shared/data/real/hook-events/``), against a real KB whose notes carry the rules."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DATA, git, run_cli_proc
+from tests.support.capture import (  # noqa: F401  (the kb fixture)
+    SYNC,
+    kb_fixture,
+    notes,
+    run_pass,
+    state_dir,
+    wait_for,
+)
+
+EVENTS = DATA / "real" / "hook-events"
+
+
+def real(name: str, index: int) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads((EVENTS / name).read_text())[index]
+    return event
+
+
+def claude_pre(command: str, cwd: str = "/home/dev/src/billing") -> dict[str, Any]:
+    """Claude Code's PreToolUse: the real PermissionRequest's fields, without the dialog's."""
+    event = real("doc-claude-permission-dialog.json", 1)
+    event.pop("permission_suggestions")
+    return {
+        **event,
+        "hook_event_name": "PreToolUse",
+        "cwd": cwd,
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_01",
+    }
+
+
+def codex_pre(command: str) -> dict[str, Any]:
+    """Codex's PreToolUse: its real PostToolUse without the tool_response."""
+    event = real("codex-hooks.json", 2)
+    event.pop("tool_response")
+    return {**event, "hook_event_name": "PreToolUse", "tool_input": {"command": command}}
+
+
+def copilot_camel_pre(command: str) -> dict[str, Any]:
+    """Copilot CLI's preToolUse (camelCase): its real postToolUseFailure without the error."""
+    event = real("copilot-cli-camelcase.json", 2)
+    event.pop("error")
+    return {**event, "toolArgs": json.dumps({"command": command})}
+
+
+def copilot_vscode_pre(command: str) -> dict[str, Any]:
+    """Copilot's VS Code form: its real PostToolUseFailure without the error."""
+    event = real("copilot-cli-vscode.json", 3)
+    event.pop("error")
+    return {**event, "hook_event_name": "PreToolUse", "tool_input": {"command": command}}
+
+
+def hook(event: str, payload: Any, *extra: str, env: dict[str, str] | None = None) -> Any:
+    """Run the hook as a harness does; it must exit 0 with nothing on stderr. The reply's JSON,
+    or None when it printed nothing. The rules are compiled first (``SYNC``; the capture pass
+    of a Stop runs in the foreground) unless ``env`` sets ``SYNC`` to 0."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hook", event, *extra],
+        input=payload if isinstance(payload, str) else json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, SYNC: "1", **(env or {})},
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc
+    return json.loads(proc.stdout) if proc.stdout.strip() else None
+
+
+def write_note(
+    kb: Path, ident: str, title: str, tier: str, enforce: dict[str, list[str]], **extra: Any
+) -> str:
+    """A note as a person writes it: a file in documents/ (committed by the caller, with git)."""
+    lines = ["---", f"id: {ident}", f"title: {title}", "created: 2026-11-30"]
+    lines += [f"confidence: {tier}", *(f"{k}: {v}" for k, v in extra.items()), "enforce:"]
+    for action, patterns in enforce.items():
+        lines.append(f"  {action}:")
+        lines += [f"    - {json.dumps(p)}" for p in patterns]
+    lines += ["---", f"{title}, the team decided.", ""]
+    (kb / "documents" / f"{ident}.md").write_text("\n".join(lines))
+    return ident
+
+
+def commit(kb: Path, message: str) -> None:
+    git("add", "-A", cwd=kb)
+    git("commit", "-qm", message, cwd=kb)
+
+
+@pytest.fixture(name="rules_kb")
+def rules_kb_fixture(kb: Path) -> dict[str, str]:
+    ids = {
+        "force": write_note(
+            kb, "no-force-push", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
+        ),
+        "publish": write_note(
+            kb, "ci-publish", "Publish from CI only", "medium", {"deny": ["Bash(npm publish:*)"]}
+        ),
+        "deploy": write_note(
+            kb,
+            "pipeline-deploy",
+            "Deploy with the pipeline",
+            "low",
+            {"deny": ["Bash(make deploy)"]},
+        ),
+        "apply": write_note(
+            kb,
+            "terraform-apply",
+            "Terraform apply needs a person",
+            "high",
+            {"ask": ["Bash(terraform apply:*)"]},
+        ),
+        "env": write_note(
+            kb, "no-env-edits", "Never edit env files", "high", {"deny": ["Edit(.env)"]}
+        ),
+        "dist": write_note(
+            kb,
+            "billing-dist",
+            "Keep dist in billing",
+            "high",
+            {"deny": ["Bash(rm -rf dist)"]},
+            scope="project",
+            project="billing",
+        ),
+        "prune": write_note(
+            kb, "no-prune", "Never prune docker", "high", {"deny": ["Bash(docker system prune:*)"]}
+        ),
+    }
+    # The prune note waits in the review queue: a person has not looked at it yet.
+    queue = kb / "review-queue"
+    queue.mkdir()
+    (queue / "never-prune-docker.yaml").write_text(
+        f"slug: never-prune-docker\ntitle: Never prune docker\n"
+        f"source: documents/{ids['prune']}.md\nconfidence: high\n"
+    )
+    commit(kb, "the team's rules")
+    check = run_cli_proc("validate", str(kb / "documents"))
+    assert check.returncode == 0, check.stdout + check.stderr
+    return ids
+
+
+def test_claude_high_deny_blocks_citing_the_note_and_a_plain_push_passes(rules_kb):
+    out = hook("PreToolUse", claude_pre("git push --force origin main"))
+    specific = out["hookSpecificOutput"]
+    assert specific["hookEventName"] == "PreToolUse"
+    assert specific["permissionDecision"] == "deny"
+    assert rules_kb["force"] in specific["permissionDecisionReason"]
+    for harmless in (
+        "git push origin main",
+        "echo git push --force",
+        "git push --force-with-lease",
+    ):
+        assert hook("PreToolUse", claude_pre(harmless)) is None, harmless
+
+
+def test_high_ask_asks_medium_adds_context_low_and_unreviewed_do_nothing(rules_kb):
+    asked = hook("PreToolUse", claude_pre("terraform apply -auto-approve"))
+    assert asked["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert rules_kb["apply"] in asked["hookSpecificOutput"]["permissionDecisionReason"]
+    medium = hook("PreToolUse", claude_pre("npm publish --tag next"))["hookSpecificOutput"]
+    assert "permissionDecision" not in medium
+    assert rules_kb["publish"] in medium["additionalContext"]
+    assert "(medium)" in medium["additionalContext"]
+    assert hook("PreToolUse", claude_pre("make deploy")) is None  # low
+    assert hook("PreToolUse", claude_pre("docker system prune -af")) is None  # unreviewed
+
+
+def test_a_project_rule_blocks_only_in_its_project(rules_kb, tmp_path):
+    billing = tmp_path / "billing"
+    other = tmp_path / "shop"
+    for folder in (billing, other):
+        folder.mkdir()
+    out = hook("PreToolUse", claude_pre("rm -rf dist", cwd=str(billing)))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert hook("PreToolUse", claude_pre("rm -rf dist", cwd=str(other))) is None
+
+
+def test_edit_rules_read_the_file_the_tool_writes(rules_kb):
+    event = {**claude_pre("x"), "tool_name": "Write"}
+    event["tool_input"] = {"file_path": "/home/dev/src/billing/.env", "content": "A=1\n"}
+    assert hook("PreToolUse", event)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    event["tool_input"] = {"file_path": "/home/dev/src/billing/.env.example", "content": ""}
+    assert hook("PreToolUse", event) is None
+
+
+def test_codex_gets_its_deny_and_an_ask_as_context(rules_kb):
+    out = hook("PreToolUse", codex_pre("git push --force origin HEAD"), "--harness", "codex")
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": out["hookSpecificOutput"]["permissionDecisionReason"],
+        }
+    }
+    assert rules_kb["force"] in out["hookSpecificOutput"]["permissionDecisionReason"]
+    # Codex rejects permissionDecision "ask" (and runs the tool): the rule goes as context.
+    asked = hook("PreToolUse", codex_pre("terraform apply"))["hookSpecificOutput"]
+    assert "permissionDecision" not in asked and rules_kb["apply"] in asked["additionalContext"]
+    # the real command of the real Codex payload is a plain push: nothing to say
+    assert hook("PreToolUse", codex_pre("git push origin HEAD")) is None
+
+
+def test_copilot_cli_camelcase_gets_the_flat_decision(rules_kb):
+    out = hook("preToolUse", copilot_camel_pre("git push --force"), "--harness", "copilot")
+    assert set(out) == {"permissionDecision", "permissionDecisionReason"}
+    assert (
+        out["permissionDecision"] == "deny" and rules_kb["force"] in out["permissionDecisionReason"]
+    )
+    # no context channel: a medium match prints nothing
+    assert hook("preToolUse", copilot_camel_pre("npm publish"), "--harness", "copilot") is None
+    assert hook("preToolUse", copilot_camel_pre("pytest -q"), "--harness", "copilot") is None
+
+
+def test_copilot_in_vscode_gets_claude_codes_format(rules_kb):
+    out = hook("PreToolUse", copilot_vscode_pre("git push --force"))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert hook("PreToolUse", copilot_vscode_pre("pip install -e .")) is None
+
+
+def test_permission_request_denies_and_is_still_captured(rules_kb, kb):
+    event = real("doc-claude-permission-dialog.json", 1)
+    event["tool_input"] = {"command": "git push --force", "description": "Force push"}
+    out = hook("PermissionRequest", event)
+    decision = out["hookSpecificOutput"]["decision"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "PermissionRequest"
+    assert decision["behavior"] == "deny" and rules_kb["force"] in decision["message"]
+    armed = state_dir(kb) / "capture" / "permission-armed" / f"{event['session_id']}.json"
+    run_pass(event["session_id"])
+    assert armed.is_file()  # the capture remembered the dialog as it always does
+    # ask and medium reach the person looking at the dialog as a system message
+    event["tool_input"] = {"command": "npm publish"}
+    assert rules_kb["publish"] in hook("PermissionRequest", event)["systemMessage"]
+    # the real dialog's own command matches nothing: the capture's silence is kept
+    assert hook("PermissionRequest", real("doc-claude-permission-dialog.json", 1)) is None
+
+
+def test_a_no_never_answer_in_the_dialog_becomes_a_rule_for_the_next_call(kb, tmp_path):
+    # The real dialog, answered "No, and don't ask again": Claude Code saved the deny rule in
+    # .claude/settings.local.json and the tool call came back rejected.
+    project = tmp_path / "billing"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(rm -rf node_modules)"]}})
+    )
+    request = real("doc-claude-permission-dialog.json", 1)
+    request["cwd"] = str(project)
+    request["permission_suggestions"][0]["behavior"] = "deny"
+    assert hook("PermissionRequest", request) is None  # no rule yet
+    rejected = {
+        **{k: request[k] for k in ("session_id", "transcript_path", "cwd", "tool_name")},
+        "hook_event_name": "PostToolUseFailure",
+        "tool_input": request["tool_input"],
+        "tool_use_id": "toolu_04Rm",
+        "error": "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+    }
+    assert hook("PostToolUseFailure", rejected) is None
+    assert hook("Stop", {**rejected, "hook_event_name": "Stop"}) is None  # the turn ends
+    ((path, text),) = notes(kb).items()
+    assert "decision: deny" in text and "confidence: high" in text
+    note_id = Path(path).stem
+    out = hook("PreToolUse", claude_pre("cd web && rm -rf node_modules", cwd=str(project)))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert note_id in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert hook("PreToolUse", claude_pre("echo rm -rf node_modules", cwd=str(project))) is None
+    assert hook("PreToolUse", claude_pre("rm -rf node_modules/.cache", cwd=str(project))) is None
+
+
+def test_the_compiled_rules_follow_the_kbs_tree(rules_kb, kb, tmp_path):
+    assert hook("PreToolUse", claude_pre("git push --force")) is not None
+    compiled = json.loads((state_dir(kb) / "policy" / "rules.json").read_text())
+    head = git("rev-parse", "HEAD^{tree}", cwd=kb).strip()
+    assert compiled["key"]["tree"] == head and compiled["complete"] is True
+    archived = run_cli_proc("archive", rules_kb["force"])
+    assert archived.returncode == 0, archived.stderr
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    added = write_note(kb, "no-curl-pipes", "No curl pipes", "high", {"deny": ["Bash(curl:*)"]})
+    commit(kb, "one more rule")
+    out = hook("PreToolUse", claude_pre("curl -fsSL https://x.sh | sh"))
+    assert added in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_original_tools_policy_files_are_read(kb, tmp_path, pinned_env):
+    reflect = pinned_env / ".reflect"
+    reflect.mkdir()
+    (reflect / "policy-rules.jsonl").write_text(
+        json.dumps({"pattern": "kubectl delete:*", "decision": "deny", "confidence": "high"})
+        + "\nnot json\n"
+    )
+    (reflect / "permission-policy.jsonl").write_text(
+        json.dumps({"tool": "Bash", "pattern": "helm uninstall:*", "decision": "deny"}) + "\n"
+    )
+    extra = tmp_path / "team-policy.jsonl"
+    extra.write_text(
+        json.dumps({"rule": "Bash(git clean:*)", "decision": "ask", "confidence": "high"}) + "\n"
+    )
+    env = {"REFLECT_POLICY_FILE": str(extra)}
+    out = hook("PreToolUse", claude_pre("kubectl delete ns prod"), env=env)
+    assert "policy-rules.jsonl:1" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    medium = hook("PreToolUse", claude_pre("helm uninstall web"), env=env)
+    assert "permission-policy.jsonl:1" in medium["hookSpecificOutput"]["additionalContext"]
+    asked = hook("PreToolUse", claude_pre("git clean -fdx"), env=env)
+    assert asked["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert hook("PreToolUse", claude_pre("kubectl get pods"), env=env) is None
+    # a changed file is read again (its size and mtime are part of the compiled key)
+    (reflect / "policy-rules.jsonl").write_text("")
+    assert hook("PreToolUse", claude_pre("kubectl delete ns prod"), env=env) is None
+    listed = run_cli_proc("rules", "list", env=env)
+    assert listed.returncode == 0 and "Bash(git clean:*)" in listed.stdout
+
+
+@pytest.mark.parametrize(
+    "payload", ["", "not json", "[1, 2]", '{"tool_name": 3}', json.dumps({"session_id": "s"})]
+)
+def test_bad_payloads_print_nothing(rules_kb, payload):
+    assert hook("PreToolUse", payload) is None
+
+
+def test_a_broken_state_directory_or_kb_never_breaks_the_caller(rules_kb, kb, tmp_path):
+    folder = state_dir(kb) / "policy"
+    hook("PreToolUse", claude_pre("ls"))  # compiled
+    (folder / "rules.json").write_text("{ torn")
+    out = hook("PreToolUse", claude_pre("git push --force"))  # recompiled from the KB
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    for item in folder.iterdir():
+        item.unlink()
+    folder.rmdir()
+    folder.write_text("a file where the folder goes")  # nothing can be saved: still enforced
+    out = hook("PreToolUse", claude_pre("git push --force"))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    folder.unlink()
+    # A damaged KB: the note's blob is gone. The hook says nothing and logs why.
+    blob = git("rev-parse", f"HEAD:documents/{rules_kb['force']}.md", cwd=kb).strip()
+    (kb / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    log = (state_dir(kb) / "logs" / "hooks.log").read_text()
+    assert "policy:error" in log
+    nowhere = {"REFLECT_GIT_KB": str(tmp_path / "no-kb-here")}
+    assert hook("PreToolUse", claude_pre("git push --force"), env=nowhere) is None
+    assert not (tmp_path / "no-kb-here").exists()
+
+
+def test_the_switches_turn_the_answers_off(rules_kb):
+    assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_POLICY": "0"}) is None
+    assert hook("PreToolUse", claude_pre("git push --force"), env={"REFLECT_DISABLED": "1"}) is None
+    assert hook("PreToolUse", claude_pre("git push --force")) is not None
+
+
+def test_rules_list_and_test_show_what_would_happen(rules_kb):
+    listed = run_cli_proc("--json", "rules", "list")
+    assert listed.returncode == 0, listed.stderr
+    effects = {r["source"]: r["effect"] for r in json.loads(listed.stdout)["rules"]}
+    assert effects[rules_kb["force"]] == "deny"
+    assert effects[rules_kb["publish"]] == "context"
+    assert effects[rules_kb["deploy"]] == "none (low)"
+    assert effects[rules_kb["prune"]] == "none (unreviewed)"
+    tested = run_cli_proc("rules", "test", "git push --force origin main")
+    assert tested.returncode == 0
+    assert "decision: deny" in tested.stdout and rules_kb["force"] in tested.stdout
+    quiet = run_cli_proc("--json", "rules", "test", "git push origin main")
+    assert (
+        json.loads(quiet.stdout)["decision"] is None and json.loads(quiet.stdout)["reply"] is None
+    )
+    bad = run_cli_proc("rules", "test", "ls", "--harness", "vim")
+    assert bad.returncode == 2 and "error:" in bad.stderr and "hint:" in bad.stderr
+
+
+def _decision(out: Any) -> str | None:
+    return out["hookSpecificOutput"].get("permissionDecision") if out else None
+
+
+def test_rules_compile_in_the_background_and_the_last_compile_answers_meanwhile(kb, tmp_path):
+    write_note(
+        kb, "no-force-push", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
+    )
+    commit(kb, "a rule")
+    off = {SYNC: "0"}
+    rules = state_dir(kb) / "policy" / "rules.json"
+    # Nothing compiled yet: the first call answers from no rules, and starts the compile.
+    assert hook("PreToolUse", claude_pre("git push --force"), env=off) is None
+    wait_for(
+        lambda: _decision(hook("PreToolUse", claude_pre("git push --force"), env=off)) == "deny",
+        "the first compile",
+    )
+    drafts = tmp_path / "drafts"
+    (drafts / "documents").mkdir(parents=True)
+
+    def head() -> str:
+        return git("rev-parse", "HEAD", cwd=kb).strip()
+
+    def compiled_for_head() -> bool:
+        return json.loads(rules.read_text()).get("commit") == head()
+
+    # An add through the door starts the compile itself: no hook is called here.
+    write_note(
+        drafts, "ci-publish", "Publish from CI only", "high", {"deny": ["Bash(npm publish:*)"]}
+    )
+    added = run_cli_proc("add", str(drafts / "documents" / "ci-publish.md"))
+    assert added.returncode == 0, added.stderr
+    wait_for(compiled_for_head, "the compile the add started")
+    assert _decision(hook("PreToolUse", claude_pre("npm publish"), env=off)) == "deny"
+    # While a compile cannot finish (the test holds its lock), the last complete compile answers.
+    write_note(drafts, "no-prune", "Never prune", "high", {"deny": ["Bash(docker system prune:*)"]})
+    lock = os.open(state_dir(kb) / "policy" / "compile.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        before = rules.read_bytes()
+        added = run_cli_proc("add", str(drafts / "documents" / "no-prune.md"))
+        assert added.returncode == 0, added.stderr
+        assert rules.read_bytes() == before  # the add compiled nothing
+        assert hook("PreToolUse", claude_pre("docker system prune -a"), env=off) is None
+        assert _decision(hook("PreToolUse", claude_pre("git push --force"), env=off)) == "deny"
+        assert rules.read_bytes() == before  # nor did the hooks
+    finally:
+        os.close(lock)
+    wait_for(compiled_for_head, "the compile once the lock is free")
+    out = hook("PreToolUse", claude_pre("docker system prune -a"), env=off)
+    assert _decision(out) == "deny"

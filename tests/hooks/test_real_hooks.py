@@ -1,0 +1,277 @@
+"""The real hook-event sequences (``../shared/data/real/hook-events/``) replayed through real
+``reflect-git hook`` processes, delivered as ``MANIFEST.json`` says, with the notes each file's
+events justify written down per file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DATA, git
+from tests.support.capture import (
+    SYNC,
+    kb_fixture,  # noqa: F401  (the kb fixture)
+    notes,
+    queue_entries,
+    run_pass,
+    state_dir,
+    subjects,
+)
+
+REAL = DATA / "real"
+HOOK_EVENTS = REAL / "hook-events"
+MANIFEST: dict[str, Any] = json.loads((HOOK_EVENTS / "MANIFEST.json").read_text())
+
+# file -> (commit subjects of the notes it writes, oldest first; (trigger, harness) queued).
+EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
+    # pytest -q fails (PostToolUseFailure.error: 3 failed), an Edit, pytest -q passes.
+    "doc-claude-pytest-red-green.json": (
+        ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
+        [],  # its transcript (codemie 9eda1058) holds no signal: Stop queues nothing
+    ),
+    # The same run piped through `| tail` (exits 0, PostToolUse both times).
+    "doc-claude-pytest-piped.json": (
+        ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
+        [],
+    ),
+    # pip fails, then "No, don't use pip here. Use uv instead of pip, always.": a correction.
+    "doc-claude-failure-then-correction.json": (
+        ["feat(knowledge): Use uv instead of pip [LOW]"],
+        [("stop", "claude")],
+    ),
+    # The dialog allowed `rm -rf node_modules` once (no rule saved); the later "yes" answers
+    # "Shall I reinstall?", not the dialog: no note.
+    "doc-claude-permission-dialog.json": ([], []),
+    "doc-claude-stop-tilde-path.json": ([], [("stop", "claude")]),
+    # git push fails; vitest 1 failed -> 16 passed (Codex's string tool_response, exit code in
+    # its header); then "Use the release script instead of git push".
+    "codex-hooks.json": (
+        [
+            "feat(knowledge): vitest: 1 failing test fixed in repo [HIGH]",
+            "feat(knowledge): Use the release script instead of git push [LOW]",
+        ],
+        [],  # the rollout: "show tools" and a request, no signal
+    ),
+    "codex-notify.json": ([], []),
+    # Copilot CLI camelCase: postToolUseFailure (3 failed) -> postToolUse (44 passed), then the
+    # uv correction; agentStop queues its transcriptPath.
+    "copilot-cli-camelcase.json": (
+        [
+            "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
+            "feat(knowledge): Use uv instead of pip [LOW]",
+        ],
+        [],  # its session only asked "List the files"
+    ),
+    # Its VS Code form: tool_result.result_type failure -> success; pip fails; the correction.
+    "copilot-cli-vscode.json": (
+        [
+            "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
+            "feat(knowledge): Use uv instead of pip [LOW]",
+        ],
+        [],
+    ),
+    # Rebuilt from real sessions: no failing-then-passing test run, no correction after a
+    # failure, no permission rule saved.
+    "derived-spotter-short.json": ([], [("session_end", "claude")]),
+    "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")]),
+    # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
+    "derived-codemie-9eda1058.json": ([], []),
+    # Seven TodoWrite items went to completed, in this order.
+    "derived-codemie-196820da.json": (
+        [
+            "feat(knowledge): Done: Review current session tracking implement… [MED]",
+            "feat(knowledge): Done: Search ~/.claude folders for /clear comma… [MED]",
+            "feat(knowledge): Done: Analyze session file timestamps to unders… [MED]",
+            "feat(knowledge): Done: Design approach for session lifecycle tra… [MED]",
+            "feat(knowledge): Done: Create implementation plan with correlati… [MED]",
+            "feat(knowledge): Done: Design solution approach for multi-sessio… [MED]",
+            "feat(knowledge): Done: Create final implementation plan [MED]",
+        ],
+        [("stop", "claude")],
+    ),
+    # The real `mix test` run that went from 11 failures to 0; compaction and the subagent
+    # queue their transcripts.
+    "derived-spotter-ae4a77f8.json": (
+        ["feat(knowledge): mix: 11 failing tests fixed in spotter-4te [HIGH]"],
+        # The subagent's file holds only the parent agent's task prompt (injected text) and
+        # the subagent's answers: no person's words, no signal, not queued (issue 19).
+        [("manual", "claude")],
+    ),
+}
+
+
+def test_every_real_hook_file_has_its_expectations():
+    files = {p.name for p in HOOK_EVENTS.glob("*.json")} - {"MANIFEST.json"}
+    assert files == set(EXPECTED)
+
+
+def _harness(name: str) -> str | None:
+    # What the installer writes for each harness (Claude Code's command has no --harness).
+    return (
+        "codex" if name.startswith("codex") else "copilot" if name.startswith("copilot") else None
+    )
+
+
+def deliver(
+    name: str, env: dict[str, str], *, harness_flag: bool = True, root: Path | None = None
+) -> list[subprocess.CompletedProcess[str]]:
+    """Every element of the file to `reflect-git hook EVENT`, one process each, as delivered."""
+    spec = MANIFEST.get(name, {})
+    events = json.loads((HOOK_EVENTS / name).read_text())
+    names = spec.get("events") if isinstance(spec.get("events"), list) else None
+    harness = _harness(name) if harness_flag else None
+    procs = []
+    for i, event in enumerate(events):
+        text = json.dumps(event)
+        text = text.replace('"REAL/', f'"{root or REAL / "transcripts"}/')
+        text = text.replace('"TRANSCRIPTS/', f'"{root or REAL / "transcripts"}/')
+        word = names[i] if names else spec.get("event") or event.get("hook_event_name")
+        argv = [sys.executable, "-m", "reflectgit", "hook", word]
+        argv += ["--harness", harness] if harness else []
+        if spec.get("delivery") == "argv":
+            proc = subprocess.run([*argv, text], capture_output=True, text=True, env=env)
+        else:
+            proc = subprocess.run(argv, input=text, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, (word, proc.stderr)
+        assert proc.stderr == "", (word, proc.stderr)
+        procs.append(proc)
+    run_pass(env=env)  # the events no Stop passed: the end of the session, as the drain does
+    return procs
+
+
+@pytest.fixture(name="hook_env")
+def hook_env_fixture(kb: Path, tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, REFLECT_GIT_KB=str(kb), HOME=str(home), CODEX_HOME=str(home / ".codex"))
+    env[SYNC] = "1"  # a Stop's capture pass runs in the foreground
+    # `~/.claude/projects/...` in doc-claude-stop-tilde-path.json: the real session, at home.
+    tilde = json.loads((HOOK_EVENTS / "doc-claude-stop-tilde-path.json").read_text())[0]
+    at_home = home / tilde["transcript_path"].removeprefix("~/")
+    at_home.parent.mkdir(parents=True)
+    shutil.copy(
+        REAL / "transcripts/claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", at_home
+    )
+    # Codex's notify names only the thread: its rollout lives under $CODEX_HOME/sessions.
+    rollout = REAL / MANIFEST["codex-notify.json"]["codex_rollout"]
+    day = home / ".codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    shutil.copy(rollout, day / rollout.name.removeprefix("codemie__"))
+    return env
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_real_hook_sequences_write_exactly_the_justified_notes(kb, hook_env, name):
+    procs = deliver(name, hook_env)
+    want_notes, want_queue = EXPECTED[name]
+    assert list(reversed(subjects(kb)[:-1])) == want_notes
+    assert sorted((e["trigger"], e["harness"]) for e in queue_entries(kb)) == sorted(want_queue)
+    for proc, event in zip(procs, json.loads((HOOK_EVENTS / name).read_text()), strict=True):
+        if event.get("hook_event_name") == "SubagentStop":
+            assert proc.stdout == "{}\n"
+        else:
+            assert proc.stdout == ""
+    git("fsck", "--strict", "--no-progress", cwd=kb)
+    assert git("status", "--porcelain", cwd=kb) == ""
+
+
+def test_the_test_fix_note_from_postToolUseFailure_carries_the_failing_run(kb, hook_env):
+    deliver("doc-claude-pytest-red-green.json", hook_env)
+    ((path, text),) = notes(kb).items()
+    assert path.startswith("documents/lrn-test-fix-")
+    assert "confidence: high" in text
+    assert "tests/test_invoice.py::test_rounding" in text
+    assert "/home/dev/src/billing/billing/invoice.py" in text  # the Edit between the runs
+    assert "Decimal('10.00') == Decimal('10.01')" in text
+
+
+def test_the_tilde_in_transcript_path_is_expanded(kb, hook_env):
+    deliver("doc-claude-stop-tilde-path.json", hook_env)
+    (entry,) = queue_entries(kb)
+    assert entry["transcript_path"].startswith(hook_env["HOME"] + "/.claude/projects/")
+    assert "~" not in entry["transcript_path"]
+
+
+@pytest.mark.parametrize(
+    "name", ["codex-hooks.json", "copilot-cli-camelcase.json", "copilot-cli-vscode.json"]
+)
+def test_the_harness_is_read_from_the_payload_when_the_command_does_not_say(
+    kb, hook_env, name, tmp_path
+):
+    # The sessions these files name hold no signal, so their Stop queues nothing. Give each
+    # named transcript a person's correction (from a real session) so the Stop queues it, and
+    # read the harness each queue entry was given from the payload's shape alone.
+    root = tmp_path / "transcripts"
+    lesson = REAL / "transcripts/claude/codemie__session-196820da.jsonl"
+    for rel in re.findall(r'"(?:REAL|TRANSCRIPTS)/([^"]+)"', (HOOK_EVENTS / name).read_text()):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(lesson, root / rel)
+    deliver(name, hook_env, harness_flag=False, root=root)
+    assert subjects(kb)[:-1] == list(reversed(EXPECTED[name][0]))
+    want = "codex" if name.startswith("codex") else "copilot"
+    assert [e["harness"] for e in queue_entries(kb)] == [want]
+
+
+def test_the_dialog_permission_writes_the_saved_rule_and_nothing_for_a_later_yes(
+    kb, hook_env, tmp_path
+):
+    # The same dialog, but the person chose "Yes, and don't ask again": Claude Code saved the
+    # suggested rule in .claude/settings.local.json before the tool ran.
+    project = tmp_path / "billing"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(rm -rf node_modules)"]}})
+    )
+    events = json.loads((HOOK_EVENTS / "doc-claude-permission-dialog.json").read_text())
+    for event in events:
+        event["cwd"] = str(project)
+        event["transcript_path"] = str(REAL / "transcripts/claude/codemie__session-9eda1058.jsonl")
+        proc = subprocess.run(
+            [sys.executable, "-m", "reflectgit", "hook", event["hook_event_name"]],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            env=hook_env,
+        )
+        assert proc.returncode == 0 and proc.stderr == ""
+    run_pass(env=hook_env)
+    ((path, text),) = notes(kb).items()
+    assert path.startswith("documents/lrn-permission-")
+    assert "confidence: high" in text and "scope: always" in text
+    assert "rm -rf node_modules" in text and "destination: localSettings" in text
+    assert subjects(kb)[0] == "feat(knowledge): Allow Bash `rm -rf node_modules` always [HIGH]"
+
+
+def test_copilot_error_occurred_is_a_breadcrumb(kb, hook_env):
+    payload = {
+        "sessionId": "copilot_stage0_small",
+        "timestamp": 1766093532000,
+        "cwd": "/tmp/repo",
+        "error": {"message": "model call failed: 429 Too Many Requests", "name": "RateLimitError"},
+        "errorContext": "model_call",
+        "recoverable": True,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hook", "errorOccurred", "--harness", "copilot"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env,
+    )
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    run_pass(env=hook_env)
+    (row,) = [
+        json.loads(x) for x in (state_dir(kb) / "logs" / "errors.jsonl").read_text().splitlines()
+    ]
+    assert row["name"] == "RateLimitError" and row["context"] == "model_call"
+    assert row["harness"] == "copilot" and row["session_id"] == "copilot_stage0_small"
+    assert row["recoverable"] is True and "429" in row["message"]
+    assert subjects(kb) == ["init"] and queue_entries(kb) == []

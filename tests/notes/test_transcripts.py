@@ -1,0 +1,367 @@
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from reflectgit.notes.transcripts import (
+    ASSISTANT,
+    CLAUDE,
+    CODEX,
+    COMPACTION,
+    COPILOT,
+    INJECTED,
+    PERSON,
+    SUBAGENT,
+    parse_lines,
+    side_session,
+)
+from reflectgit.workflows.transcript_file import read_transcript
+from tests.conftest import DATA
+from tests.support.capture import queue_entries
+
+T = DATA / "transcripts"
+MANIFEST = json.loads((T / "MANIFEST.json").read_text())
+BROKEN = sorted((T / "broken").iterdir())
+
+
+def test_claude_transcript_splits_dialogue_from_tool_traffic():
+    t = read_transcript(T / "claude" / "correction-0.jsonl")
+    assert t.ok and t.harness == CLAUDE
+    assert t.session_id == "02c8261b-740c-1a65-89be-4b4bd9ee50e2"
+    assert [turn.role for turn in t.turns][:2] == ["user", "assistant"]
+    assert all("ImportError" not in turn.text for turn in t.turns)
+    assert t.tool_calls[0].name == "Bash"
+    assert t.tool_calls[0].input["command"] == "pip install -r requirements.txt"
+    assert "ImportError" in t.tool_results[0].content
+    assert t.tool_results[0].call_id == t.tool_calls[0].call_id
+
+
+def test_codex_rollout_reads_messages_calls_and_outputs():
+    t = read_transcript(T / "codex" / "rollout-correction-0.jsonl")
+    assert t.ok and t.harness == CODEX
+    assert t.session_id and t.cwd == "/home/dev/src/docker-cx"
+    assert any("That's wrong" in turn.text for turn in t.turns)
+    assert t.tool_calls[0].input["command"][-1] == "docker build ."
+    assert t.tool_results[0].is_error is True
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.name)
+def test_broken_files_never_raise(path):
+    t = read_transcript(path)
+    assert t.error is not None or t.turns  # a clear error value, or what could be read
+
+
+def test_broken_files_have_clear_errors():
+    errors = {p.name: read_transcript(p).error for p in BROKEN}
+    assert errors["empty.jsonl"] == "empty"
+    assert errors["binary.jsonl"].startswith("binary")
+    assert errors["not-json.jsonl"].startswith("not-a-transcript")
+    assert errors["wrong-shape.jsonl"].startswith("not-a-transcript")
+    truncated = read_transcript(T / "broken" / "truncated.jsonl")
+    assert truncated.error is None and truncated.bad_lines == 1
+    assert truncated.turns[0].text == "never use sudo pip"
+
+
+def test_missing_file_is_an_error_value(tmp_path):
+    t = read_transcript(tmp_path / "nope.jsonl")
+    assert t.error and t.error.startswith("unreadable")
+
+
+def test_reading_stops_at_the_dialogue_cap():
+    lines = [
+        json.dumps({"type": "user", "message": {"role": "user", "content": "x" * 100}})
+        for _ in range(50)
+    ]
+    t = parse_lines(lines, max_dialogue_chars=250)
+    assert t.dialogue_chars == 250
+    assert not t.complete
+    assert t.records == 3
+
+
+def test_big_transcript_reads_all_dialogue():
+    t = read_transcript(T / "claude" / "big.jsonl")
+    assert t.complete and t.ok
+    assert any("VACUUM" in turn.text for turn in t.turns[-3:])
+
+
+# ----------------------------------------------------------------------- the real sessions
+
+REAL = DATA / "real" / "transcripts"
+REAL_FILES = sorted(REAL.rglob("*.jsonl"))
+EDGE = REAL / "claude" / "claudecodelog__edge_cases.jsonl"
+# The lines of edge_cases.jsonl that are broken on purpose (read by eye), and why.
+EDGE_BROKEN = {
+    9: "has no `content`",  # "contenst"
+    10: "`message` is not an object",  # "message": "error"
+    12: "not a JSON object",  # "massive error"
+    13: "no record type",  # {"silly": "this"}
+    14: "not a JSON object",  # 42
+    15: "not a JSON object",  # [1]
+    17: "a content block is not an object",  # "content": ["wow error"]
+}
+
+
+def _non_blank(path):
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:40])
+def test_every_real_record_is_read_and_none_is_rejected(path):
+    t = read_transcript(path)
+    assert t.ok and t.complete
+    if path == EDGE:
+        return
+    assert t.problems == [] and t.bad_lines == 0
+    assert t.records == _non_blank(path), "every line is a record"
+    unknown = [k for k in t.kinds if k.startswith("unknown:")]
+    assert unknown == [], "every record kind is known"
+    assert t.harness == path.parent.name
+    assert t.turns, "some dialogue"
+
+
+def test_broken_real_lines_get_their_reasons():
+    t = read_transcript(EDGE)
+    got = {p.record: p.reason for p in t.problems}
+    assert set(got) == set(EDGE_BROKEN)
+    for line, why in EDGE_BROKEN.items():
+        assert why in got[line], (line, got[line])
+    assert t.records == _non_blank(EDGE) - len(EDGE_BROKEN)
+    assert any("Lorem ipsum" in x.text for x in t.turns), "the valid lines around them are read"
+
+
+def _speaker_of(t, needle):
+    hits = {x.speaker for x in t.turns if x.text.lstrip().startswith(needle)}
+    assert len(hits) == 1, (needle, hits)
+    return hits.pop()
+
+
+@pytest.mark.parametrize(
+    ("name", "needle", "speaker"),
+    [
+        ("claude/codemie__session-196820da.jsonl", "don't produce code, design solution", PERSON),
+        (
+            "claude/codemie__session-196820da.jsonl",
+            "Caveat: The messages below were generated",
+            INJECTED,
+        ),
+        ("claude/codemie__session-196820da.jsonl", "<command-name>/clear", INJECTED),
+        ("claude/codemie__session-196820da.jsonl", "create document in /specs folder", PERSON),
+        (
+            "claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+            "Base directory for this skill",
+            INJECTED,
+        ),
+        (
+            "claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+            "This session is being continued",
+            INJECTED,
+        ),
+        (
+            "claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+            "Work on bead spotter-4te",
+            PERSON,
+        ),
+        (
+            "claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+            "continue implementation",
+            PERSON,
+        ),
+        (
+            "claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+            "<local-command-stdout>\x1b[2mCompacted",
+            INJECTED,
+        ),
+        ("claude/spotter__subagent.jsonl", "Create beads (epic + tasks", INJECTED),
+        ("claude/spotter__tool_heavy.jsonl", "[Request interrupted by user]", INJECTED),
+        ("claude/spotter__tool_heavy.jsonl", "start phoenix in background", PERSON),
+        (
+            "claude/spotter__ae4a77f8__subagents__agent-acompact-946d2b.jsonl",
+            "Your task is to create a detailed summary",
+            INJECTED,
+        ),
+        (
+            "claude/spotter__ae4a77f8__subagents__agent-aac57f5.jsonl",
+            "Search hex.pm for the latest versions",
+            INJECTED,
+        ),
+        ("claude/agentsessions__claude-small.jsonl", "Summary of prior context.", INJECTED),
+        ("claude/agentsessions__claude-small.jsonl", "Hello", PERSON),
+        (
+            "codex/codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+            "# AGENTS.md instructions for",
+            INJECTED,
+        ),
+        (
+            "codex/codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+            "<environment_context>",
+            INJECTED,
+        ),
+        (
+            "codex/codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+            "let's update the defailt context",
+            PERSON,
+        ),
+        ("codex/agentsessions__codex-small.jsonl", "List the files", PERSON),
+        ("copilot/agentsessions__copilot-small.jsonl", "List the files", PERSON),
+        ("copilot/agentsessions__copilot-small.jsonl", "Listing the files.", ASSISTANT),
+    ],
+    ids=lambda v: v[:30] if isinstance(v, str) else None,
+)
+def test_who_said_what_in_the_real_sessions(name, needle, speaker):
+    assert _speaker_of(read_transcript(REAL / name), needle) == speaker
+
+
+def test_a_slash_commands_arguments_are_the_persons_words():
+    t = read_transcript(REAL / "claude" / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+    assert ("and continue with the reamining tasks", PERSON) in {
+        (x.text, x.speaker) for x in t.turns
+    }
+
+
+def test_codex_event_copies_do_not_double_the_dialogue():
+    t = read_transcript(REAL / "codex" / REAL_FILES[-2].name)
+    prompts = [x.text for x in t.said_by(PERSON)]
+    assert prompts == ["show tools", "let's update the defailt context compart to 90 in env var"]
+    assert t.version == "0.125.0" and t.cwd and t.cwd.endswith("codemie-code")
+
+
+def test_copilot_cli_session_is_read():
+    t = read_transcript(REAL / "copilot" / "agentsessions__copilot-small.jsonl")
+    assert t.harness == COPILOT and t.version == "1.0.77"
+    assert t.session_id == "copilot_stage0_small" and t.cwd == "/tmp/repo"
+    assert t.tool_calls[0].name == "shell" and t.tool_calls[0].input == {"command": "ls"}
+    first = t.tool_results[0]
+    assert first.call_id == "call-1" and first.content == "a.txt\nb.txt\n" and not first.is_error
+    assert any(r.is_error for r in t.tool_results), "a failed execution is an error"
+
+
+def test_subagent_and_compaction_files_name_their_parent():
+    parent = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
+    main = read_transcript(REAL / "claude" / f"spotter__{parent}.jsonl")
+    assert main.session_id == parent and not main.is_side_session
+    sub = read_transcript(REAL / "claude" / "spotter__ae4a77f8__subagents__agent-aac57f5.jsonl")
+    assert (sub.agent_kind, sub.parent_session_id) == (SUBAGENT, parent)
+    comp = read_transcript(
+        REAL / "claude" / "spotter__ae4a77f8__subagents__agent-acompact-946d2b.jsonl"
+    )
+    assert (comp.agent_kind, comp.parent_session_id) == (COMPACTION, parent)
+    # The compaction agent's answer is the model's own summary of the session.
+    assert [x.speaker for x in comp.turns] == [INJECTED, ASSISTANT]
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/h/.claude/projects/-w-app/abc/subagents/agent-a1b2.jsonl", ("abc", SUBAGENT)),
+        ("/h/.claude/projects/-w-app/abc/subagents/agent-acompact-9f.jsonl", ("abc", COMPACTION)),
+        ("/h/.claude/projects/-w-app/agent-a1b2.jsonl", (None, SUBAGENT)),
+        ("/h/.claude/projects/-w-app/abc.jsonl", None),
+        ("/h/.codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e.jsonl", None),
+        ("/h/notes/agent-notes/abc.jsonl", None),
+    ],
+)
+def test_side_session_paths(path, expected):
+    assert side_session(path) == expected
+
+
+def test_idle_sweep_never_queues_subagent_or_compaction_files(cli, tmp_path, monkeypatch):
+    from tests.conftest import git
+
+    kb = tmp_path / "kb"
+    git("init", "-q", "-b", "main", str(kb), cwd=tmp_path)
+    monkeypatch.setenv("REFLECT_GIT_KB", str(kb))
+    root = tmp_path / "projects" / "-work-spotter"
+    parent = "ae4a77f8-aedd-4bc1-888f-c94edc91af04"
+    side = root / parent / "subagents"
+    side.mkdir(parents=True)
+    src = REAL / "claude"
+    main = root / f"{parent}.jsonl"
+    main.write_bytes((src / f"spotter__{parent}.jsonl").read_bytes())
+    for name in ("agent-aac57f5", "agent-acompact-946d2b"):
+        data = (src / f"spotter__ae4a77f8__subagents__{name}.jsonl").read_bytes()
+        (side / f"{name}.jsonl").write_bytes(data)
+    quiet = time.time() - 1200
+    for path in (main, *side.iterdir()):
+        os.utime(path, (quiet, quiet))
+    monkeypatch.setenv("REFLECT_IDLE_PROJECTS_ROOT", str(tmp_path / "projects"))
+    out = cli("--json", "capture", "idle")
+    assert out.code == 0, out.err
+    assert [e["transcript_path"] for e in queue_entries(kb)] == [str(main)]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "# Context from my IDE setup:\n## Active file: src/pay.ts\n\n"
+            "## My request for Codex:\nnever retry a charge without an idempotency key\n"
+            "<image></image>",
+            [(INJECTED, None), (PERSON, "never retry a charge without an idempotency key")],
+        ),
+        (
+            "# Files mentioned by the user:\n## a.png: /tmp/a.png\n## My request for Codex:\nfix it",
+            [(INJECTED, None), (PERSON, "fix it")],
+        ),
+        (
+            "<ide_opened_file>The user opened src/a.py in the IDE.</ide_opened_file>",
+            [(INJECTED, None)],
+        ),
+        ("<user_action>\n  <context>User initiated a review task.</context>", [(INJECTED, None)]),
+        (
+            "use uv <system-reminder>Never skip the skill.</system-reminder>",
+            [(PERSON, "use uv ")],
+        ),
+        ("My request: use the Context from my IDE setup", [(PERSON, None)]),
+    ],
+    ids=["codex-ide", "codex-files", "claude-ide", "codex-review", "reminder", "plain"],
+)
+def test_wrapped_prompts_keep_only_the_persons_words(text, parts):
+    record = {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": text}],
+        },
+    }
+    t = parse_lines([json.dumps(record)])
+    got = [(x.speaker, x.text) for x in t.turns]
+    assert [g[0] for g in got] == [p[0] for p in parts]
+    for (_, got_text), (_, want) in zip(got, parts, strict=True):
+        assert want is None or got_text == want
+
+
+def test_a_prompt_queued_while_the_assistant_works_is_the_persons():
+    def attachment(**fields):
+        return json.dumps(
+            {"type": "attachment", "attachment": {"type": "queued_command", **fields}}
+        )
+
+    t = parse_lines(
+        [
+            attachment(prompt="stop, never touch the migrations", commandMode="prompt"),
+            attachment(prompt=[{"type": "text", "text": "use the staging db"}]),
+            attachment(prompt="ls -la", commandMode="bash"),
+            json.dumps(
+                {"type": "attachment", "attachment": {"type": "todo_reminder", "content": []}}
+            ),
+        ]
+    )
+    assert [(x.speaker, x.text) for x in t.turns] == [
+        (PERSON, "stop, never touch the migrations"),
+        (PERSON, "use the staging db"),
+    ]
+    assert t.records == 4 and t.skipped == 2 and t.bad_lines == 0
+
+
+def test_text_a_tool_produced_is_not_the_persons():
+    record = {
+        "type": "user",
+        "sourceToolUseID": "toolu_1",
+        "message": {"role": "user", "content": [{"type": "text", "text": "You must never do X"}]},
+    }
+    t = parse_lines([json.dumps(record)])
+    assert [x.speaker for x in t.turns] == [INJECTED]

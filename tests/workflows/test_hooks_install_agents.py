@@ -1,0 +1,186 @@
+"""`hooks install --agent claude|codex|copilot`: merge our commands, leave everything else alone.
+
+tests/workflows/test_installer_claude.py and tests/workflows/test_installer_codex_copilot.py check the written files
+against each harness's documented format and run the commands as the harness does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from reflectgit.workflows.installer import CLAUDE_EVENTS
+from tests.support.capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
+
+OTHER = {
+    "model": "opus",
+    "hooks": {
+        "PostToolUse": [
+            {"matcher": "Edit", "hooks": [{"type": "command", "command": "prettier --write"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+}
+
+
+def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
+    settings = Path(pinned_env) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(OTHER))
+    out = cli("--json", "hooks", "install", "--agent", "claude")
+    assert out.code == 0, out.err
+    assert out.json()["action"] == "installed"
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus"
+    assert set(CLAUDE_EVENTS) <= set(data["hooks"])
+    post = data["hooks"]["PostToolUse"]
+    assert post[0] == OTHER["hooks"]["PostToolUse"][0]
+    assert post[1]["matcher"] == "*"
+    assert post[1]["hooks"][0]["command"].endswith(
+        "-m reflectgit hook PostToolUse --harness claude"
+    )
+    # Installing again changes nothing and never duplicates.
+    before = settings.read_text()
+    assert cli("--json", "hooks", "install", "--agent", "claude").json()["action"] == "unchanged"
+    assert settings.read_text() == before
+    status = cli("--json", "hooks", "status", str(pinned_env)).json()
+    row = next(r for r in status["agents"] if r["agent"] == "claude" and r["scope"] == "user")
+    assert row["installed"] and "Stop" in row["events"]
+    out = cli("--json", "hooks", "install", "--agent", "claude", "--uninstall")
+    assert out.json()["action"] == "uninstalled"
+    assert json.loads(settings.read_text()) == OTHER
+
+
+def test_session_start_recalls_and_drains_in_the_background(cli, pinned_env, tmp_path):
+    import subprocess
+
+    out = cli("hooks", "install", "--agent", "claude")
+    assert out.code == 0, out.err
+    data = json.loads((Path(pinned_env) / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert any(c.endswith("-m reflectgit recall --format claude") for c in commands)
+    assert any(c.endswith("-m reflectgit drain --background --quiet") for c in commands)
+    # The harness runs the command line as written, in the project folder, with no KB yet:
+    # it must still answer with the JSON Claude Code expects (or nothing) and exit 0.
+    kb = tmp_path / "kb"
+    assert cli("init", str(kb)).code == 0
+    recall = next(c for c in commands if "recall" in c)
+    proc = subprocess.run(
+        recall,
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "REFLECT_GIT_KB": str(kb)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    cli("hooks", "install", "--agent", "claude", "--uninstall")
+    assert not (Path(pinned_env) / ".claude" / "settings.json").read_text().count("reflectgit")
+
+
+def test_claude_project_scope_writes_the_project_settings(cli, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    project = tmp_path / "proj"
+    project.mkdir()
+    out = cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project")
+    assert out.code == 0, out.err
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    assert "SubagentStop" in data["hooks"]
+    cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project", "--uninstall")
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_invalid_settings_are_refused_and_left_alone(cli, pinned_env):
+    settings = Path(pinned_env) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{ not json")
+    out = cli("hooks", "install", "--agent", "claude")
+    assert out.code == 1 and "not valid JSON" in out.err and "hint:" in out.err
+    assert settings.read_text() == "{ not json"
+
+
+def test_unknown_agent_is_a_usage_error(cli):
+    out = cli("hooks", "install", "--agent", "vim")
+    assert out.code == 2 and "unknown agent" in out.err
+
+
+def test_codex_install_replaces_an_old_notify_block_and_keeps_the_rest(cli, pinned_env):
+    config = Path(pinned_env) / ".codex" / "config.toml"
+    config.parent.mkdir()
+    mine = 'model = "o4"\n\n[profiles.fast]\nmodel = "mini"\n'
+    # What an older reflect-git wrote: a managed `notify` block before the tables.
+    config.write_text(
+        '# >>> reflect-git >>>\nnotify = ["/old/python", "-m", "reflectgit", "hook", '
+        '"codex-notify"]\n# <<< reflect-git <<<\n' + mine
+    )
+    out = cli("--json", "hooks", "install", "--agent", "codex")
+    assert out.code == 0, out.err
+    assert out.json()["settings"] == str(config.with_name("hooks.json"))
+    assert out.json()["cleaned"] == [str(config)]
+    assert config.read_text() == mine
+    data = json.loads(config.with_name("hooks.json").read_text())
+    assert "Stop" in data["hooks"] and "SessionStart" in data["hooks"]
+    cli("hooks", "install", "--agent", "codex", "--uninstall")
+    assert config.read_text() == mine and not config.with_name("hooks.json").exists()
+
+
+def test_codex_install_leaves_the_users_own_notify_program(cli, pinned_env):
+    config = Path(pinned_env) / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('notify = ["terminal-notifier"]\n')
+    out = cli("hooks", "install", "--agent", "codex")
+    assert out.code == 0, out.err
+    assert config.read_text() == 'notify = ["terminal-notifier"]\n'
+
+
+def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
+    from tests.conftest import DATA
+    from tests.support.capture import run_hook
+
+    thread = "a1374ada-3da2-56de-9e16-6ea50acf264a"
+    folder = Path(pinned_env) / ".codex" / "sessions" / "2026" / "11" / "02"
+    folder.mkdir(parents=True)
+    rollout = folder / f"rollout-2026-11-02T14-00-00-{thread}.jsonl"
+    rollout.write_bytes(
+        (DATA / "transcripts" / "codex" / "rollout-correction-0.jsonl").read_bytes()
+    )
+    payload = json.dumps({"type": "agent-turn-complete", "thread-id": thread, "cwd": "/w"})
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hook", "codex-notify", payload],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "REFLECT_GIT_HOOK_SYNC": "1"},  # the capture pass in the foreground
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    (entry,) = queue_entries(kb)
+    assert entry["harness"] == "codex" and entry["transcript_path"] == str(rollout)
+    assert run_hook("codex-notify", "{}").returncode == 0
+
+
+def test_idle_sweep_queues_quiet_sessions_only(cli, kb, transcripts, monkeypatch):
+    now = time.time()
+    quiet = transcripts / "02c8261b-740c-1a65-89be-4b4bd9ee50e2.jsonl"
+    fresh = transcripts / "d5f4b3b2-e4b0-6ce6-0741-c7a87ce42c82.jsonl"
+    old = transcripts / "091489cd-03b2-7030-e7f5-24f34dabb96d.jsonl"
+    for path in transcripts.iterdir():
+        os.utime(path, (now - 3 * 86400, now - 3 * 86400))
+    os.utime(quiet, (now - 1200, now - 1200))
+    os.utime(fresh, (now - 5, now - 5))
+    os.utime(old, (now - 2 * 86400, now - 2 * 86400))
+    monkeypatch.setenv("REFLECT_IDLE_PROJECTS_ROOT", str(transcripts))
+    out = cli("--json", "capture", "idle")
+    assert out.code == 0, out.err
+    assert [e["transcript_path"] for e in queue_entries(kb)] == [str(quiet)]
+    assert queue_entries(kb)[0]["trigger"] == "idle"
+    monkeypatch.setenv("REFLECT_IDLE_DISABLED", "1")
+    assert cli("--json", "capture", "idle").json()["disabled"] is True
