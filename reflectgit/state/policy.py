@@ -25,6 +25,7 @@ FOLDER = "policy"
 RULES_FILE = "rules.json"
 CACHE_FILE = "blobs.json"
 LOCK_FILE = "compile.lock"
+WAIT_FILE = "compile.wait"  # held by the one compile waiting for the running one to finish
 FORMAT = 1
 
 
@@ -93,7 +94,15 @@ def compile_lock(state_dir: Path, wait: bool) -> AbstractContextManager[bool]:
     yields True: that process can write nothing either."""
     import contextlib  # only a compile takes the lock
 
-    return contextlib.contextmanager(_compile_lock)(state_dir, wait)
+    return contextlib.contextmanager(_compile_lock)(state_dir, wait, LOCK_FILE)
+
+
+def wait_slot(state_dir: Path) -> AbstractContextManager[bool]:
+    """Hold the one place in line behind the running compile; yields False at once when another
+    process holds it (that one will compile what this one would: the KB as it is then)."""
+    import contextlib
+
+    return contextlib.contextmanager(_compile_lock)(state_dir, False, WAIT_FILE)
 
 
 def busy(state_dir: Path | str) -> bool:
@@ -113,13 +122,13 @@ def busy(state_dir: Path | str) -> bool:
     return False
 
 
-def _compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
+def _compile_lock(state_dir: Path, wait: bool, name: str) -> Iterator[bool]:
     import fcntl
 
     where = folder(state_dir)
     try:
         where.mkdir(parents=True, exist_ok=True)
-        fd = os.open(where / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(where / name, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:  # a read-only state directory: nothing can be written, so nothing races
         yield True
         return

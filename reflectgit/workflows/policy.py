@@ -99,8 +99,15 @@ def load(cfg: Config) -> RuleSet:
     return _compile(cfg, found.key, policy_files(cfg), found.doc, found.commit, found.stamp)
 
 
-def refresh(cfg: Config) -> RuleSet:
-    """Compile the rules for the KB's HEAD unless they are current (the background job)."""
+def refresh(cfg: Config) -> RuleSet | None:
+    """Compile the rules for the KB's HEAD unless they are current (the background job). Many
+    commits in a row start many of these: one compiles, one waits behind it, and the others
+    return None at once (the waiting one compiles the KB as it is when its turn comes)."""
+    with compiled.wait_slot(cfg.state_dir) as mine:
+        if not mine:
+            return None
+        with compiled.compile_lock(cfg.state_dir, wait=True):
+            pass  # the running compile has finished
     return load(cfg)
 
 
