@@ -4,7 +4,7 @@
 # hooks, and a permission dialog answered once (no note). Sourced by demo/run.sh.
 [ -d "$KB/.git" ] || { git init -q -b main "$KB"; git -C "$KB" commit -q --allow-empty -m "empty knowledge base"; }
 export REFLECT_STATE_DIR="$DEMO_ROOT/state-42"  # its queue entries stay out of the drain step
-payloads_replay() {  # FILE [--harness NAME] [EVENT...]: one `reflect-git hook` process per payload
+payloads_replay() {  # FILE [--harness NAME] [EVENT...]: one `reflect-git-hook` process per payload
   python - "$SHARED/data/real" "$@" <<'PY'
 import json, subprocess, sys
 real, name, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -14,7 +14,7 @@ events = json.load(open(f"{real}/hook-events/{name}"))
 for i, event in enumerate(events):
     word = names[i] if names else event["hook_event_name"]
     text = json.dumps(event).replace('"REAL/', f'"{real}/transcripts/')
-    proc = subprocess.run(["reflect-git", "hook", word, *harness], input=text, text=True,
+    proc = subprocess.run(["reflect-git-hook", word, *harness], input=text, text=True,
                           capture_output=True)
     out = proc.stdout.strip()
     print(f"  {word:<20} exit {proc.returncode}" + (f"  stdout: {out}" if out else ""))
@@ -40,6 +40,6 @@ grep -E 'permission' "$REFLECT_STATE_DIR/logs/hooks.log" | cut -d' ' -f2- | sed 
 
 step "payloads: Copilot's errorOccurred is a breadcrumb, not a note"
 printf '%s' '{"sessionId":"copilot_stage0_small","timestamp":1766093532000,"cwd":"/tmp/repo","error":{"message":"model call failed: 429","name":"RateLimitError"},"errorContext":"model_call","recoverable":true}' \
-  | reflect-git hook errorOccurred --harness copilot
+  | reflect-git-hook errorOccurred --harness copilot
 show cat "$REFLECT_STATE_DIR/logs/errors.jsonl"
 unset REFLECT_STATE_DIR

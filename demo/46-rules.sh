@@ -49,15 +49,15 @@ printf '%s\n' '{"pattern": "kubectl delete namespace:*", "decision": "deny", "co
 
   step "Rules: hook PreToolUse as each harness calls it (payload on stdin, reply on stdout, exit 0)"
   claude='{"session_id":"7f1c2a90","transcript_path":"/tmp/none.jsonl","cwd":"/home/dev/src/billing","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push -f origin main"},"tool_use_id":"toolu_01"}'
-  printf '$ echo %s | reflect-git hook PreToolUse\n' "'{...\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git push -f origin main\"}}'"
-  printf '%s' "$claude" | reflect-git hook PreToolUse
+  printf '$ echo %s | reflect-git-hook PreToolUse\n' "'{...\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git push -f origin main\"}}'"
+  printf '%s' "$claude" | reflect-git-hook PreToolUse
   codex='{"session_id":"019e1625","turn_id":"t1","cwd":"/Users/user/repo","hook_event_name":"PreToolUse","model":"gpt-5.5","permission_mode":"default","tool_name":"Bash","tool_use_id":"call_1","tool_input":{"command":"kubectl delete namespace prod"}}'
-  printf '$ echo %s | reflect-git hook PreToolUse --harness codex\n' "'{...\"command\":\"kubectl delete namespace prod\"}}'"
-  printf '%s' "$codex" | reflect-git hook PreToolUse --harness codex
+  printf '$ echo %s | reflect-git-hook PreToolUse --harness codex\n' "'{...\"command\":\"kubectl delete namespace prod\"}}'"
+  printf '%s' "$codex" | reflect-git-hook PreToolUse --harness codex
   copilot='{"sessionId":"copilot_stage0_small","timestamp":1766093527000,"cwd":"/tmp/repo","toolName":"bash","toolArgs":"{\"command\":\"git push --force\"}"}'
-  printf '$ echo %s | reflect-git hook preToolUse --harness copilot\n' "'{...\"toolName\":\"bash\",\"toolArgs\":\"{\\\"command\\\":\\\"git push --force\\\"}\"}'"
-  printf '%s' "$copilot" | reflect-git hook preToolUse --harness copilot
-  printf '$ echo %s | reflect-git hook PreToolUse   # a plain push: no output\n' "'{...\"command\":\"git push origin main\"}}'"
-  printf '%s' "${claude/git push -f origin main/git push origin main}" | reflect-git hook PreToolUse
-  printf '  exit %s, %s bytes on stdout\n' "$?" "$(printf '%s' "${claude/git push -f origin main/git push origin main}" | reflect-git hook PreToolUse | wc -c | tr -d ' ')"
+  printf '$ echo %s | reflect-git-hook preToolUse --harness copilot\n' "'{...\"toolName\":\"bash\",\"toolArgs\":\"{\\\"command\\\":\\\"git push --force\\\"}\"}'"
+  printf '%s' "$copilot" | reflect-git-hook preToolUse --harness copilot
+  printf '$ echo %s | reflect-git-hook PreToolUse   # a plain push: no output\n' "'{...\"command\":\"git push origin main\"}}'"
+  printf '%s' "${claude/git push -f origin main/git push origin main}" | reflect-git-hook PreToolUse
+  printf '  exit %s, %s bytes on stdout\n' "$?" "$(printf '%s' "${claude/git push -f origin main/git push origin main}" | reflect-git-hook PreToolUse | wc -c | tr -d ' ')"
 )

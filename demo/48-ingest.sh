@@ -40,8 +40,8 @@ stop["transcript_path"] = stop["transcript_path"].replace("REAL/", sys.argv[2])
 stop["cwd"] = sys.argv[3]
 print(json.dumps(stop))
 PY
-  printf '$ reflect-git hook Stop < stop.json   # the payload Claude Code sends\n'
-  reflect-git hook Stop <"$DEMO_ROOT/stop-48.json"
+  printf '$ reflect-git-hook Stop < stop.json   # the payload Claude Code sends\n'
+  reflect-git-hook Stop <"$DEMO_ROOT/stop-48.json"
   cd "$ingest_proj"
   show reflect-git recall --limit 2
 )

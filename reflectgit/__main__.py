@@ -1,10 +1,10 @@
-"""`python -m reflectgit` and the `reflect-git` console script."""
+"""`python -m reflectgit`: the command line, as the `reflect-git` console script runs it."""
 
 from __future__ import annotations
 
-from reflectgit.cli import main, script
+from reflectgit.cli import main
 
 __all__ = ["main"]
 
 if __name__ == "__main__":
-    script()  # sys.exit(main()), a fast add ending without the teardown (cli/fastpath.end_now)
+    raise SystemExit(main())

@@ -76,15 +76,6 @@ def environ() -> dict[str, str]:
     return dict(os.environ)
 
 
-# Set by the shell completion script typer installs: the request is click's to answer.
-COMPLETION_ENV = "_REFLECT_GIT_COMPLETE"
-
-
-def completion_requested() -> bool:
-    """True when the shell asks for completions (the CLI's fast paths then step aside)."""
-    return COMPLETION_ENV in os.environ
-
-
 # ============================================================================ declarations
 
 

@@ -522,20 +522,21 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
     cli = {m for m in _modules_after(code, tmp_path) if m.startswith("reflectgit.cli.")}
     assert cli == {
         "reflectgit.cli.app",
-        "reflectgit.cli.fastpath",
         "reflectgit.cli.kb",
         "reflectgit.cli.options",
         "reflectgit.cli.render",
-        "reflectgit.cli.root",
     }
 
 
-def test_the_fast_entries_import_no_framework(tmp_path: Path) -> None:
-    code = "import reflectgit.__main__, reflectgit.cli, reflectgit.cli.fastpath\n"
+def test_the_hook_entry_points_import_no_cli_framework(tmp_path: Path) -> None:
+    """``reflect-git-hook``, ``reflect-git-validate``, ``reflect-git-check`` and the git shims'
+    ``python -m reflectgit.hooks.capture`` are entry points of their own, without typer."""
+    code = (
+        "import reflectgit.hooks.agent, reflectgit.hooks.validate, reflectgit.hooks.check\n"
+        "import reflectgit.hooks.capture, reflectgit.cli\n"
+    )
     heavy = sorted(
-        m
-        for m in _modules_after(code, tmp_path)
-        if m.split(".")[0] in {"typer", "click", "rich", "dulwich", "git", *WEB_LIBRARIES}
+        m for m in _modules_after(code, tmp_path) if m.split(".")[0] in UI_LIBRARIES | WEB_LIBRARIES
     )
     assert heavy == []
 
@@ -554,33 +555,3 @@ def test_only_the_mcp_command_imports_the_sdk(tmp_path: Path, command: str) -> N
     sdk = sorted(m for m in loaded if m.split(".")[0] in MCP_LIBRARIES or "mcpserver" in m)
     assert sdk == []
     assert ("reflectgit.cli.mcp" in loaded) == (command == "mcp")
-
-
-# --------------------------------------------------------------------------- one set of options
-
-
-def _click_options(command: object) -> dict[str, tuple[str, bool]]:
-    out: dict[str, tuple[str, bool]] = {}
-    for param in getattr(command, "params", []):
-        if param.param_type_name == "option":  # typer may parse with its own copy of click
-            for flag in param.opts:
-                out[flag] = (str(param.name), not param.is_flag)
-    return out
-
-
-def test_the_peek_and_typer_read_the_same_options() -> None:
-    """The argv peek and the search fast path declare nothing typer does not declare the same way."""
-    import typer.main
-
-    from reflectgit.cli.app import build
-    from reflectgit.cli.options import GLOBAL_OPTIONS, SEARCH_LIMIT, SEARCH_OPTIONS
-
-    root = typer.main.get_command(build("search"))
-    typer_globals = _click_options(root)
-    for flag, (_field, takes_value) in GLOBAL_OPTIONS.items():
-        assert flag in typer_globals and typer_globals[flag][1] == takes_value, flag
-    search = root.commands["search"]  # type: ignore[attr-defined]
-    typer_search = _click_options(search)
-    assert {f: typer_search.get(f) for f in SEARCH_OPTIONS} == SEARCH_OPTIONS
-    limit = next(p for p in search.params if p.name == "limit")
-    assert limit.default == SEARCH_LIMIT

@@ -86,7 +86,7 @@ def test_pre_commit_is_an_extra_and_the_fast_moving_libraries_are_bounded(dist: 
     dulwich = requires["dulwich"].specifier
     assert Version("1.2.21") in dulwich and Version("2.0") not in dulwich
     typer = requires["typer"].specifier
-    assert Version("0.26.8") in typer and Version("0.27.0") not in typer
+    assert Version("0.16.0") in typer and Version("0.29.2") in typer  # no cap: typer's parser
 
 
 def _interpreters() -> list[Path]:
@@ -147,6 +147,40 @@ def test_the_wheel_installs_and_runs_without_pre_commit(
         check=False,
     )
     assert bad.returncode == 2 and "missing.md" in bad.stderr
+    # The command line with the newest typer the index has, its console script's exit codes.
+    cli = subprocess.run(
+        [str(venv / "bin" / "reflect-git"), "--kb", str(tmp_path), "validate", str(note)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    usage = subprocess.run(
+        [str(venv / "bin" / "reflect-git"), "--json", "no-such-command"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert usage.returncode == 2 and "No such command" in usage.stdout, usage.stderr
+    listed = subprocess.run(
+        [str(venv / "bin" / "reflect-git"), "--help"], capture_output=True, text=True, check=False
+    )
+    assert listed.returncode == 0 and "  rules " in listed.stdout, listed.stderr
+    # The agent hooks' entry point: no KB, no payload, still `{}` for SubagentStop and exit 0.
+    hook = subprocess.run(
+        [str(venv / "bin" / "reflect-git-hook"), "SubagentStop"],
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "HOME": str(tmp_path), "REFLECT_GIT_KB": str(tmp_path / "none")},
+    )
+    assert (hook.returncode, hook.stdout) == (0, "{}\n"), hook.stderr
+    with zipfile.ZipFile(dist.wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        scripts = archive.read(name).decode()
+    for script in ("reflect-git", "reflect-git-validate", "reflect-git-check", "reflect-git-hook"):
+        assert f"\n{script} = reflectgit." in scripts, script
 
 
 SECTIONS = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}

@@ -1,144 +1,169 @@
-"""The typer application: the global options, the command table, and ``run`` (errors -> exit codes).
+"""The typer application: the command registry, the global options, and ``run`` (errors -> exit codes).
 
-``run`` finds the command word (``fastpath.peek``, the one reading of the global options),
-imports only the module of that command group and mounts it on the root app; ``--help``, no
-command, or an unknown word mounts every group, so the help and the "no such command" error
-list them all. Workflows raise ``ReflectGitError``; ``run`` turns those into ``error:``/
-``hint:`` lines and exit codes (1 failed, 2 usage, 3 internal with a traceback in the state
-directory's log).
+Commands are registered by name (``COMMANDS``: word -> the module under ``reflectgit.cli`` that
+declares it, as pip's ``commands_dict``), and ``Commands``, the root click group, imports a
+module only when one of its words runs; ``--help`` lists every command, so it imports them all.
+The global options (``--kb``, ``--json``, ``-q``) are the root callback's; they may follow the
+command word too (``reflect-git list --json``), so every command takes them again, hidden from
+its help. Workflows raise ``ReflectGitError``; ``run`` turns those into ``error:``/``hint:``
+lines and exit codes (1 failed, 2 usage, 3 internal with a traceback in the state directory's
+log).
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import typer
+import typer.main
+from typer.core import TyperGroup
+
+from reflectgit import __version__
 from reflectgit.cli import render
-from reflectgit.cli.fastpath import peek
-from reflectgit.cli.options import GLOBAL_OPTIONS, HELP_OPTIONS
+from reflectgit.cli.options import Globals, globals_of
 from reflectgit.config import Config
 from reflectgit.errors import EXIT_INTERNAL, EXIT_USAGE, ReflectGitError, storage_error
 
-# The command registry, in the order `--help` lists the commands: the module (cli/<module>.py)
-# -> its command words -> each one's summary (the first paragraph of its docstring, as typer
-# shows it). `--help` is printed from this table alone (cli/usage.py), without importing typer
-# or a command module; tests/test_cli_registry.py checks it against the real commands. A new
-# command is one line: `"serve": {"serve": "Serve the KB in a browser."},`.
-GROUPS: dict[str, Mapping[str, str] | tuple[str, ...]] = {
-    "kb": {
-        "init": "Create (or adopt) a KB: layout, .gitignore, settings, pre-commit config, first commit.",
-        "add": "Validate and commit one note (from a file, stdin, or flags).",
-        "update": "Change fields or the body of a note; its id and file name stay, `updated` bumps.",
-        "confirm": "Count one more proof of a note from SOURCE (once per source).",
-        "archive": "Move a note and its sidecar to archived/.",
-        "restore": "Move an archived note and its sidecar back to documents/.",
-        "forget": "Move a note to .forgotten/ now, or sweep every note whose forget_after has passed.",
-        "supersede": "Record that NEW replaces OLD (superseded_by / supersedes), in one commit.",
-        "undo": "Revert the newest reflect-git commit on the current branch (and nothing else).",
-        "list": "List notes (live ones unless --all).",
-        "show": "Show one note, now or at a revision or date.",
-        "log": "reflect-git's history on the branch, from commit trailers.",
-        "import": "Bulk-import notes, skipping what is already there (and saying why).",
-        "export": "Write a deterministic tarball of the notes and sidecars.",
-        "status": "Notes by state and tier, queue, index freshness, hooks.",
-    },
-    "validate": {
-        "validate": "Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails.",
-        "check": "Whole-KB invariants: unique ids, sidecars match notes, no ranking fields, the layout.",
-    },
-    "team": {
-        "route": "high: commit on the team's main and push; medium: knowledge/<slug> + draft PR; low: queue.",
-        "team": "Keep a clone of the team KB.",
-        "review": "Review knowledge branches and their pull requests.",
-    },
-    "capture": {
-        "hook": "An agent hook: reads the event's JSON on stdin, never fails the caller.",
-        "hooks": "Install, remove and inspect the capture hooks (git post-commit, agent harnesses).",
-        "capture": "What the installed hooks run (you rarely call these yourself).",
-    },
-    "drain": {
-        "drain": "Turn queued transcripts into notes: one validated commit per transcript.",
-        "cost": "The drain's ledger: runs, entries charged, tokens, cost and notes, grouped.",
-        "queue": "The durable queue of transcripts waiting for the drain, and its dead letters.",
-    },
-    "search": {
-        "search": "Ranked notes: text relevance, then confidence and proof count; live ones unless --all.",
-        "recall": "What an agent should know at session start in this project.",
-        "reindex": "Bring the derived search index up to date (incremental unless --force).",
-    },
-    "mcp": {
-        "mcp": "Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout.",
-    },
-    "serve": {
-        "serve": "A local web UI for the KB, its history and team review (Ctrl-C stops it).",
-    },
-    "ingest": {
-        "ingest": "Turn CLAUDE.md, AGENTS.md, .cursorrules, Cursor and Copilot rules into notes.",
-    },
-    "errors": {
-        "errors": "What went wrong, by kind: drain poison, oversized inputs, quota deferrals, hook failures.",
-    },
-    "rules": {
-        "rules": "Enforced rules: what the PreToolUse hook blocks, asks or says.",
-    },
-}
-
-
-def summaries() -> dict[str, str]:
-    """Every command word -> its summary, in registry order ("" where a line gives none)."""
-    out: dict[str, str] = {}
-    for words in GROUPS.values():
-        if isinstance(words, Mapping):
-            out.update(words)
-        else:  # a bare tuple of words: still routed; `--help` then asks typer
-            out.update(dict.fromkeys(words, ""))
-    return out
-
-
-MODULE_OF = {word: module for module, words in GROUPS.items() for word in words}
-ROOT_HELP = "Keep a team's engineering knowledge in git."
 PROG = "reflect-git"
 
+# Every command word -> its module (reflectgit/cli/<module>.py, whose `commands` typer app
+# declares it), in the order `--help` lists them. A new command is one line here.
+COMMANDS: dict[str, str] = {
+    "init": "kb",
+    "add": "kb",
+    "update": "kb",
+    "confirm": "kb",
+    "archive": "kb",
+    "restore": "kb",
+    "forget": "kb",
+    "supersede": "kb",
+    "undo": "kb",
+    "list": "kb",
+    "show": "kb",
+    "log": "kb",
+    "import": "kb",
+    "export": "kb",
+    "status": "kb",
+    "validate": "validate",
+    "check": "validate",
+    "route": "team",
+    "team": "team",
+    "review": "team",
+    "hook": "capture",
+    "hooks": "capture",
+    "capture": "capture",
+    "drain": "drain",
+    "cost": "drain",
+    "queue": "drain",
+    "search": "search",
+    "recall": "search",
+    "reindex": "search",
+    "mcp": "mcp",
+    "serve": "serve",
+    "ingest": "ingest",
+    "errors": "errors",
+    "rules": "rules",
+}
 
-def build(word: str | None) -> Any:
-    """The root typer app with the group that ``word`` belongs to (every group when unknown)."""
-    import typer
+# The root callback's options that a command takes after its word as well.
+AFTER_THE_WORD = ("kb", "json", "quiet")
 
-    app = typer.Typer(
-        # `--install-completion` / `--show-completion` (bash, zsh, fish, PowerShell).
-        add_completion=True,
-        no_args_is_help=True,
-        help=ROOT_HELP,
-        context_settings={"help_option_names": list(HELP_OPTIONS)},
+
+def _version(value: bool) -> None:
+    if value:
+        render.echo(f"{PROG} {__version__}")
+        raise typer.Exit(0)
+
+
+def main_options(
+    ctx: typer.Context,
+    kb: str | None = typer.Option(None, "--kb", help="The knowledge base (a git repository)."),
+    json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Only errors."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Keep a team's engineering knowledge in git."""
+    g = globals_of(ctx)
+    g.kb, g.json, g.quiet = kb, json, quiet
+
+
+def _store(ctx: Any, param: Any, value: Any) -> Any:
+    """A global option written after the command word: into the root's ``Globals``."""
+    if value is not None and value is not False and param.name:
+        setattr(globals_of(ctx), param.name, value)
+    return value
+
+
+class Commands(TyperGroup):
+    """The root group: lists ``COMMANDS`` and imports a command's module when it is asked for."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self._loaded: dict[str, dict[str, Any]] = {}
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        if module not in self._loaded:
+            app = _typer_app()  # the module's commands, with the root's settings
+            app.add_typer(importlib.import_module(f"reflectgit.cli.{module}").commands)
+            group = typer.main.get_group(app)
+            globals_ = [p for p in self.params if p.name in AFTER_THE_WORD]
+            for command in group.commands.values():
+                _take_globals(command, globals_)
+            self._loaded[module] = dict(group.commands)
+        return self._loaded[module].get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in COMMANDS:
+            # An unknown word: every command is loaded, so typer can say "Did you mean ...?".
+            self.commands.update((word, self.get_command(ctx, word)) for word in COMMANDS)
+        return super().resolve_command(ctx, args)
+
+
+def _take_globals(command: Any, options: Sequence[Any]) -> None:
+    """Give ``command`` (and its subcommands) the root's global options, hidden from its help;
+    a flag the command declares itself (``queue list --json``) stays the command's."""
+    taken = {flag for param in command.params for flag in getattr(param, "opts", ())}
+    for option in options:
+        if taken.isdisjoint(option.opts):
+            twin = copy.copy(option)
+            twin.expose_value = False
+            twin.hidden = True
+            twin.callback = _store
+            command.params.append(twin)
+    for sub in getattr(command, "commands", {}).values():
+        _take_globals(sub, options)
+
+
+def _typer_app(add_completion: bool = False, **settings: Any) -> typer.Typer:
+    """A typer app as every one of ours is: plain help, errors left to ``run``."""
+    return typer.Typer(
+        context_settings={"help_option_names": ["-h", "--help"]},
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        add_completion=add_completion,
+        **settings,
     )
-    app.callback()(importlib.import_module("reflectgit.cli.root").main_options)
-    module = MODULE_OF.get(word or "")
-    names = [module] if module else list(GROUPS)
-    for name in names:
-        group: typer.Typer = importlib.import_module(f"reflectgit.cli.{name}").commands
-        app.registered_commands.extend(group.registered_commands)
-        app.registered_groups.extend(group.registered_groups)
-    return app
 
 
-def root_command(word: str | None) -> Any:
-    """The click command typer builds from ``build(word)``, its commands in registry order
-    (typer would list every plain command before every group)."""
-    import typer.main
-
-    command = typer.main.get_command(build(word))
-    order = {name: i for i, name in enumerate(MODULE_OF)}
-    listed = getattr(command, "commands", None)
-    if isinstance(listed, dict):
-        ranked = sorted(listed.items(), key=lambda item: order.get(item[0], len(order)))
-        listed.clear()
-        listed.update(ranked)
-    return command
+def root_command() -> Any:
+    """The click group typer builds for the root: the global options and the lazy commands."""
+    # `--install-completion` / `--show-completion` (bash, zsh, fish, PowerShell).
+    app = _typer_app(add_completion=True, cls=Commands, no_args_is_help=True)
+    app.callback()(main_options)
+    return typer.main.get_command(app)
 
 
 def _log_internal_error(
@@ -161,7 +186,9 @@ def _log_internal_error(
 
 
 def _click_exceptions() -> Any:
-    """The click that typer parses with: its own vendored copy in recent releases."""
+    """The usage errors of the click that typer parses with: its own copy in recent releases
+    (typer exports ``Exit`` and ``Abort``, but no base class of its usage errors), the click
+    package in older ones."""
     try:
         from typer._click import exceptions
     except ImportError:  # typer releases that use the click package
@@ -169,76 +196,11 @@ def _click_exceptions() -> Any:
     return exceptions
 
 
-def _takes_value(option: Any) -> bool:
-    return not (getattr(option, "is_flag", False) or getattr(option, "count", False))
-
-
-def _option_of(command: Any, flag: str) -> Any:
-    for param in getattr(command, "params", ()):
-        if flag in getattr(param, "opts", ()) or flag in getattr(param, "secondary_opts", ()):
-            return param
-    return None
-
-
-def hoist_globals(args: Sequence[str], root: Any) -> list[str]:
-    """``args`` with the global options that follow a command word moved in front of it.
-
-    click reads the root's options only before the first command word; users write
-    ``reflect-git list --json``. The walk follows the click commands, so an option's value is
-    never mistaken for a global (``--title --json`` stays a title); ``--`` ends the walk. A
-    command's own ``--json`` (queue, drain, cost) means the global one, so it moves too.
-    """
-    front: list[str] = []
-    rest: list[str] = []
-    command = root
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            rest.extend(args[i:])
-            break
-        name, eq, _ = arg.partition("=")
-        flag = name if eq and arg.startswith("--") else arg
-        spec = GLOBAL_OPTIONS.get(flag)
-        if spec is not None and command is not root:
-            if spec[1] and not eq:
-                if i + 1 >= len(args):
-                    rest.append(arg)  # the value is missing: click says so
-                    break
-                front += [arg, args[i + 1]]
-                i += 2
-            else:
-                front.append(arg)
-                i += 1
-            continue
-        rest.append(arg)
-        i += 1
-        if arg.startswith("-") and len(arg) > 1:
-            option = _option_of(command, flag)
-            if option is not None and _takes_value(option) and not eq and i < len(args):
-                rest.append(args[i])
-                i += 1
-            continue
-        sub = getattr(command, "commands", None)
-        if isinstance(sub, dict) and arg in sub:
-            command = sub[arg]
-        elif command is root:
-            command = None  # an unknown word: click reports it; --json still gets its document
-    return front + rest
-
-
-def _wants_json(args: Sequence[str]) -> bool:
-    """``--json`` among the options before the command word (where hoisting put them all)."""
-    i = 0
-    while i < len(args):
-        name, eq, _ = args[i].partition("=")
-        spec = GLOBAL_OPTIONS.get(name if eq else args[i])
-        if spec is None:
-            return False
-        if spec[0] == "json":
-            return True
-        i += 2 if spec[1] and not eq else 1
-    return False
+def _json_word(args: Sequence[str]) -> bool:
+    """``--json`` among the arguments (before any ``--``): a usage error stops click before it
+    reads every option, and the error document is still owed."""
+    end = args.index("--") if "--" in args else len(args)
+    return "--json" in args[:end]
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -250,35 +212,31 @@ def run(argv: Sequence[str] | None = None) -> int:
     clicks = _click_exceptions()
     args = list(sys.argv[1:] if argv is None else argv)
     render.begin()
-    seen = peek(args)
-    as_json = bool(seen and seen.options.json) or "--json" in args
+    g = Globals()
     try:
-        command = root_command(seen.word if seen else None)
-        args = hoist_globals(args, command)
-        as_json = _wants_json(args)
-        seen = peek(args) or seen  # every global option is in front now
-        result = command.main(args=args, prog_name=PROG, standalone_mode=False)
+        result = root_command().main(args=args, prog_name=PROG, standalone_mode=False, obj=g)
         return int(result) if isinstance(result, int) else 0
-    except clicks.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except clicks.NoArgsIsHelpError as exc:
+    except getattr(clicks, "NoArgsIsHelpError", ()) as exc:
         # a group without a subcommand: its help is what the user asked for, not a failure
         render.write_lines([exc.ctx.get_help()] if exc.ctx is not None else [])
         return 0
-    except clicks.Abort:
-        render.failure("aborted", None, 1, as_json)
+    except typer.Abort:
+        render.failure("aborted", None, 1, g.json)
         return 1
     except clicks.ClickException as exc:
+        as_json = g.json or _json_word(args)
         render.failure(exc.format_message(), render.USAGE_HINT, EXIT_USAGE, as_json)
         return EXIT_USAGE
     except (KeyboardInterrupt, Exception) as exc:  # ReflectGitError, a bug, a full disk
-        return failed(exc, args, as_json, seen.options.kb if seen else None)
+        return failed(exc, args, g.json, g.kb)
 
 
 def failed(exc: BaseException, args: Sequence[str], as_json: bool, kb: str | None) -> int:
-    """Say what went wrong and return the exit code, for ``run`` and for the fast paths that
-    run a command's body without typer: ``error:``/``hint:`` for a ``ReflectGitError`` or a
-    full, read-only or forbidden disk; else an internal error, its traceback logged."""
+    """Say what went wrong and return the exit code: ``error:``/``hint:`` for a
+    ``ReflectGitError`` or a full, read-only or forbidden disk; else an internal error, its
+    traceback logged."""
     if isinstance(exc, ReflectGitError):
         render.failure(exc.message, exc.hint, exc.exit_code, as_json)
         return exc.exit_code

@@ -1,8 +1,8 @@
-"""Capture commands: hooks install|status, capture commit|idle, hook EVENT.
+"""Capture commands: hooks install|status, capture commit|merge|idle, hook EVENT.
 
-``hook EVENT`` and ``capture commit`` normally never get here: ``fastpath`` sends them straight
-to ``reflectgit.hooks``. These typer commands are what ``--help`` shows and what runs when
-the peek steps aside.
+The installed hooks run their own entry points (``reflect-git-hook`` for an agent's events,
+``python -m reflectgit.hooks.capture`` in the git shims); ``hook`` and ``capture commit`` call
+the same functions, for hooks installed by earlier releases and for a user trying one.
 """
 
 from __future__ import annotations
@@ -245,8 +245,11 @@ def capture_idle(ctx: typer.Context) -> None:
     render.emit(ctx, doc, render.idle_swept(rows, root))
 
 
-@commands.command("hook", context_settings={"allow_extra_args": True})
+@commands.command(
+    "hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
 def hook(
+    ctx: typer.Context,
     event: str = typer.Argument(
         ..., help="The harness event (PostToolUse, Stop, postToolUse, ...)."
     ),
@@ -259,8 +262,9 @@ def hook(
         help="Who sends the event: claude, codex or copilot (default: read from the payload).",
     ),
 ) -> None:
-    """An agent hook: reads the event's JSON on stdin, never fails the caller."""
+    """An agent hook: reads the event's JSON on stdin, never fails the caller (as
+    `reflect-git-hook`, which the installer writes)."""
     from reflectgit.hooks.agent import main as hook_main
 
     extra = ["--harness", harness] if harness else []
-    hook_main([event, *extra] + ([payload] if payload else []))
+    hook_main([event, *extra] + ([payload] if payload else []), kb=globals_of(ctx).kb)

@@ -72,9 +72,34 @@ def add_cmd(
     ),
 ) -> None:
     """Validate and commit one note (from a file, stdin, or flags)."""
-    from reflectgit.cli.bodies import add_note  # the body the fast path runs too
-
-    add_note(ctx, file, entities, title, insight, category, confidence, tag, force, restore)
+    fields = {
+        "title": title,
+        "key_insight": insight,
+        "category": category,
+        "confidence": confidence,
+        "tags": list(tag),
+    }
+    if file is None and not title:
+        fail(
+            "give a note FILE, `-` for stdin, or --title with --insight",
+            hint="reflect-git add note.md  |  reflect-git add --title T --insight I "
+            "--category C --confidence high",
+            code=EXIT_USAGE,
+        )
+    data = read_input(file, "the note") if file is not None else None
+    side = read_input(entities, "the sidecar") if entities else None
+    with open_kb(ctx, writes_only=True) as kb:
+        result = kb.add(
+            data,
+            fields=fields,
+            sidecar=side,
+            force=force,
+            source_name="<flags>" if file is None else "<stdin>" if file == "-" else file,
+            sidecar_name=entities if entities and entities != "-" else "<entities>",
+            restore=restore,
+        )
+    doc = {"id": result.id, "path": result.path, "commit": result.commit}
+    render.emit(ctx, doc, render.added(result))
 
 
 @commands.command("update")

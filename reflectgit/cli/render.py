@@ -1,9 +1,8 @@
 """Every line the command line prints: JSON documents, text lines, progress bars, errors.
 
 Commands hand their result objects here; nothing else in the package writes to stdout or
-stderr for a person (the hooks print only the replies their harness expects). Imports neither
-typer nor a workflow, so the fast paths (``fastpath.py``) print through it too and print
-exactly what the typer CLI prints.
+stderr for a person (the hooks print only the replies their harness expects). Imports no
+workflow.
 """
 
 from __future__ import annotations

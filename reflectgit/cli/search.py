@@ -1,15 +1,14 @@
-"""Search commands: search, recall, reindex.
-
-The plain forms of ``search`` usually run in ``fastpath`` without typer; this command is the
-same search with every option, and prints through the same ``render.search_hits``.
-"""
+"""Search commands: search, recall, reindex."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import RECALL_LIMIT, SEARCH_LIMIT, globals_of
+from reflectgit.cli.options import fail, globals_of
+from reflectgit.errors import EXIT_USAGE
 
 commands = typer.Typer()
 
@@ -20,7 +19,7 @@ def search_cmd(
     query: list[str] = typer.Argument(  # noqa: B008 - typer declares options this way
         ..., help="Words to look for (any punctuation is fine)."
     ),
-    limit: int = typer.Option(SEARCH_LIMIT, "--limit", "-n", help="At most this many notes."),
+    limit: int = typer.Option(10, "--limit", "-n", help="At most this many notes."),
     include_all: bool = typer.Option(
         False, "--all", help="Also superseded, archived, forgotten and retired notes."
     ),
@@ -88,7 +87,7 @@ def recall_cmd(
     project: str | None = typer.Option(
         None, "--project", help="The project name (default: this repository's name)."
     ),
-    limit: int = typer.Option(RECALL_LIMIT, "--limit", "-n", help="At most this many notes."),
+    limit: int = typer.Option(5, "--limit", "-n", help="At most this many notes."),
     fmt: str = typer.Option(
         "text",
         "--format",
@@ -112,9 +111,86 @@ def recall_cmd(
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
-    from reflectgit.cli.bodies import recall_notes  # the body the fast path runs too
+    from pathlib import Path
 
-    recall_notes(ctx, project, limit, fmt, budget, everywhere, as_of, domain)
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
+    from reflectgit.workflows.recall import render as render_recall
+    from reflectgit.workflows.search.synonyms import SynonymTableError
+
+    if fmt not in FORMATS:
+        fail(
+            f"unknown format {fmt!r}",
+            hint="use --format text, claude, codex or copilot",
+            code=EXIT_USAGE,
+        )
+    g = globals_of(ctx)
+    cfg = g.config()
+    hook = fmt in HOOK_FORMATS
+    if hook and cfg.disabled:  # REFLECT_DISABLED=1: a SessionStart hook hands over nothing
+        if g.json:
+            render.write_json({"disabled": True, "notes": []})
+        return
+    size = cfg.recall_budget(budget)
+    expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
+
+    def related(text: str) -> list[str]:
+        from reflectgit.workflows.search.expand import Expansion, related_terms
+
+        try:
+            found = related_terms(
+                text, cfg.writer, cfg.state_dir, cfg.env, cfg.search.expand_timeout
+            )
+        except ReflectGitError as exc:  # no model command: recall never needs one
+            found = Expansion(error=exc.message)
+        expansions.append(found)
+        return found.terms
+
+    bar = render.ProgressBar.for_ctx(ctx, "indexing")
+
+    def run(synonyms_file: str | None) -> RecallResult:
+        return recall(
+            cfg.kb,
+            cfg.state_dir,
+            Path.cwd(),
+            project=project,
+            limit=limit,
+            budget=size,
+            env=cfg.env,
+            everywhere=everywhere,
+            as_of=as_of,
+            domain=domain,
+            progress=None if hook else bar,
+            related=related if cfg.search.recall_expand and not hook else None,
+            synonyms_file=synonyms_file,
+        )
+
+    try:
+        try:
+            result = run(cfg.search.synonyms)
+        except SynonymTableError as exc:
+            if not hook:
+                raise
+            # A broken synonyms.txt must not cost the session its notes: the shipped table.
+            render.echo(f"reflect-git recall: {exc.message} (the shipped table used)", err=True)
+            result = run(None)
+    except ReflectGitError as exc:
+        if not hook:
+            raise
+        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
+        render.echo(f"reflect-git recall: {exc.message}", err=True)
+        return
+    finally:
+        bar.close()
+    if hook and not g.json:
+        # The hook's JSON is the whole point of this format: print it even with --quiet.
+        render.echo(render_recall(result, fmt))
+        return
+    doc, text = result.to_json(), render_recall(result, fmt)
+    if expansions:
+        doc["expansion"] = expansions[0].to_json()
+        text = render.expansion_line(expansions[0]) + "\n" + text
+    render.emit(ctx, doc, text)
 
 
 @commands.command("reindex")

@@ -5,10 +5,19 @@ from __future__ import annotations
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.fastpath import report_format, validate_paths
-from reflectgit.cli.options import globals_of, kb_folder
+from reflectgit.cli.options import fail, globals_of, kb_folder
+from reflectgit.errors import EXIT_USAGE
 
 commands = typer.Typer()
+
+
+def report_format(ctx: typer.Context, fmt: str) -> str:
+    """The report format asked for (``--json`` means json); a usage error for an unknown one."""
+    from reflectgit.notes.report import FORMATS
+
+    if fmt not in FORMATS:
+        fail(f"unknown format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}", code=EXIT_USAGE)
+    return "json" if globals_of(ctx).json else fmt
 
 
 @commands.command("validate")
@@ -25,9 +34,23 @@ def validate_command(
     ),
 ) -> None:
     """Validate notes (*.md) and sidecars (*.entities.yaml); exit 1 if any file fails."""
-    code = validate_paths(ctx, paths or [], fmt, strict)
-    if code:
-        raise typer.Exit(code)
+    from reflectgit.config import ARCHIVED, DOCUMENTS
+    from reflectgit.notes import report
+    from reflectgit.workflows import validation
+
+    fmt = report_format(ctx, fmt)
+    if paths:
+        targets = validation.collect(list(paths))
+    else:
+        kb = kb_folder(ctx)
+        folders = [kb / name for name in (DOCUMENTS, ARCHIVED) if (kb / name).is_dir()]
+        targets = validation.collect(folders, base=kb)
+    run = validation.validate_targets(targets, strict=strict)
+    checked = len(run.checked)
+    lines = report.render(run.problems, fmt, checked, suite="reflect-git validate")
+    render.problems(ctx, lines, fmt, report.summary(run.problems, checked))
+    if not run.ok:
+        raise typer.Exit(1)
 
 
 @commands.command("check")

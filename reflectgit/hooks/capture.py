@@ -4,7 +4,7 @@ Records the commit in the state directory's ``commits.jsonl`` and returns 0 what
 errors leave a breadcrumb in the state directory's log. Every lock wait is bounded (about two
 seconds, ``hooks.agent.LOCK_WAIT``): a commit whose capture cannot get its lock in time is
 written to ``capture/deferred-commits.jsonl`` and recorded by the next capture that can. ``python -m reflectgit.hooks.capture
-commit [SHA [BRANCH]]`` is the shim's fast path (no CLI framework is imported).
+commit [SHA [BRANCH]]`` is what the shim runs (no CLI framework is imported).
 """
 
 from __future__ import annotations

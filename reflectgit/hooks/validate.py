@@ -2,10 +2,7 @@
 
 Imports only what validation needs (no typer, no rich, no git library), because pre-commit
 starts it on every commit. Exit 0 when every file is valid, 1 when any is not, 2 on bad usage.
-The arguments pre-commit passes (file names, ``--format F``, ``--strict``) are read by
-``plain_args`` without argparse (which imports ``gettext``, ``shutil`` and through it ``bz2``
-and ``lzma``: ~5 ms of every commit); anything else (``--help``, a typo, ``--``, a bad format)
-goes to the argparse parser, which answers and reports as always. A test checks both agree.
+argparse reads the arguments pre-commit passes (file names, ``--format F``, ``--strict``).
 """
 
 from __future__ import annotations
@@ -39,39 +36,11 @@ def parser() -> Any:
     return parser
 
 
-def plain_args(argv: Sequence[str]) -> dict[str, Any] | None:
-    """``{paths, fmt, strict}`` as ``parser()`` reads ``argv``, for plain forms: paths in one
-    run, ``--format F`` (a known format), ``--strict``; None for anything else."""
-    paths: list[str] = []
-    fmt, strict = "text", False
-    run_ended = False  # argparse takes the paths as one run: a path after an option between
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--strict":
-            strict = True
-        elif arg == "--format" and i + 1 < len(argv) and argv[i + 1] in FORMATS:
-            fmt = argv[i + 1]
-            i += 1
-        elif arg.startswith("-") or (paths and run_ended):
-            return None  # an option argparse explains, or a second run of paths it refuses
-        else:
-            paths.append(arg)
-            i += 1
-            continue
-        run_ended = bool(paths)
-        i += 1
-    return {"paths": paths, "fmt": fmt, "strict": strict}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Validate the given files and folders; print problems as ``path:line:col: field: message``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    given = plain_args(args)
-    if given is None:
-        given = vars(parser().parse_args(args))
-    fmt, strict = given["fmt"], given["strict"]
-    paths = given["paths"] or [p for p in ("documents", "archived") if os.path.isdir(p)]
+    given = parser().parse_args(argv)
+    fmt, strict = given.fmt, given.strict
+    paths = given.paths or [p for p in ("documents", "archived") if os.path.isdir(p)]
     try:
         targets = collect(paths)
     except ReflectGitError as exc:

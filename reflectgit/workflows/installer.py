@@ -226,8 +226,10 @@ def _exists(path: Path) -> str | None:
 # - Copilot CLI (``.github/hooks/*.json``, ``~/.copilot/hooks/*.json``, or the inline ``hooks``
 #   of ``.github/copilot/settings.local.json``) lists flat entries:
 #   {"version": 1, "hooks": {"event": [{"type": "command", "bash": "...", "timeoutSec": 30}]}}
-# Every entry of ours runs ``reflect-git ...`` or ``<python> -m reflectgit ...``: that is how we
-# find ours again, and nothing else in the file is ever touched.
+# Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -m reflectgit.hooks.agent EVENT``)
+# for the agent's events, and ``reflect-git ...`` (``<python> -m reflectgit ...``) at session
+# start: that is how we find ours again (and the ``reflect-git hook EVENT`` of earlier releases,
+# so an old install is upgraded or removed), and nothing else in the file is ever touched.
 #
 # A user-scope file is personal, so it names this interpreter by its absolute path (it works
 # whatever PATH the harness has). A project-scope file is committed and shared, so it gets the
@@ -239,6 +241,7 @@ AGENTS = ("claude", "codex", "copilot")
 SCOPES = ("user", "project")
 HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
+PORTABLE_HOOK = "reflect-git-hook"  # the agent hooks' own entry point (hooks/agent.py)
 CLAUDE_EVENTS = (
     "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
@@ -282,8 +285,8 @@ SESSION_START_ARGS = {
     "copilot": ("recall --format copilot", "drain --background --quiet"),
 }
 _OURS = re.compile(
-    r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? "
-    r"(?:hook |recall --format |drain --background)"
+    r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? (?:hook |recall --format |drain --background)"
+    r"|(?:-m reflectgit\.hooks\.agent|reflect-git-hook) "
 )
 # The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
 # the lifecycle hooks: removed on install and uninstall).
@@ -328,13 +331,24 @@ def machine_launcher(python: str) -> str:
 
 
 def portable_launcher(env: Mapping[str, str]) -> str | None:
-    """``reflect-git`` when the command is on PATH here (so a shared file works as written)."""
-    return PORTABLE if shutil.which(PORTABLE, path=env.get("PATH", "")) else None
+    """``reflect-git`` when it and ``reflect-git-hook`` are on PATH here (so a shared file works
+    as written)."""
+    path = env.get("PATH", "")
+    found = all(shutil.which(name, path=path) for name in (PORTABLE, PORTABLE_HOOK))
+    return PORTABLE if found else None
 
 
-def hook_command(launcher: str, event: str, harness: str = "claude") -> str:
+def hook_launcher(launcher: str, python: str) -> str:
+    """What starts the agent hook: ``reflect-git-hook`` where ``reflect-git`` is portable, else
+    this interpreter running the same entry point."""
+    if launcher == PORTABLE:
+        return PORTABLE_HOOK
+    return f"{shlex.quote(python)} -m reflectgit.hooks.agent"
+
+
+def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str:
     """The command line a harness runs for one event."""
-    return f"{launcher} hook {event} --harness {harness}"
+    return f"{hook_launcher} {event} --harness {harness}"
 
 
 def is_our_command(command: object) -> bool:
@@ -377,10 +391,11 @@ def settings_files(
     ]
 
 
-def _plan(agent: str, launcher: str) -> dict[str, list[str]]:
+def _plan(agent: str, launcher: str, python: str) -> dict[str, list[str]]:
     """event -> our command lines, in the order they are written."""
     events = {"claude": CLAUDE_EVENTS, "codex": CODEX_EVENTS, "copilot": COPILOT_EVENTS}[agent]
-    plan = {event: [hook_command(launcher, event, agent)] for event in events}
+    hooks = hook_launcher(launcher, python)
+    plan = {event: [hook_command(hooks, event, agent)] for event in events}
     plan[SESSION_START_EVENT[agent]] = [f"{launcher} {a}" for a in SESSION_START_ARGS[agent]]
     return plan
 
@@ -601,7 +616,7 @@ def install_agent_hooks(
     if uninstall:
         return _uninstall(agent, scope, files)
     target, launcher = _choose(agent, scope, files, python, env)
-    plan = _plan(agent, launcher)
+    plan = _plan(agent, launcher, python)
     portable = launcher == PORTABLE
     # Read (and so validate) every file before writing any.
     read = {f.path: _read_json(f.path) for f in files}

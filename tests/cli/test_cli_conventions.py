@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.cli import main
-from reflectgit.cli.fastpath import peek, try_fast
+from reflectgit.config import Config
 
 # (arguments after `--kb KB`, exit code). {tmp} is the test's folder; every one must fail.
 ERROR_CASES = [
@@ -167,36 +167,37 @@ def test_a_missing_value_after_the_subcommand_is_a_usage_error(cli, kb):
     assert_one_error_document(out, 2)
 
 
-def test_the_fast_path_reads_global_options_after_the_word(kb, capsys):
-    seen = peek(["search", "pool", "--json", "--kb", str(kb), "--limit", "3"])
-    assert seen is not None and seen.word == "search"
-    assert seen.options.json and seen.options.kb == str(kb)
-    assert seen.rest == ["pool", "--limit", "3"]
-    # A search option's value stays the option's.
-    assert peek(["search", "pool", "--tag", "--json"]).rest == ["pool", "--tag", "--json"]
+def test_global_options_after_the_word_leave_the_command_its_own(kb, capsys):
     assert main(["--kb", str(kb), "reindex"]) == 0  # both searches below find a fresh index
     capsys.readouterr()
-    code = try_fast(["search", "pool", "--json", "--kb", str(kb)])
-    fast = capsys.readouterr().out
-    assert code == 0 and json.loads(fast)["hits"][0]["id"] == note_id(kb)  # no typer involved
-    assert main(["--json", "--kb", str(kb), "search", "pool"]) == 0
-    assert capsys.readouterr().out == fast
+    assert main(["search", "pool", "--json", "--kb", str(kb), "--limit", "3"]) == 0
+    after = capsys.readouterr().out
+    assert json.loads(after)["hits"][0]["id"] == note_id(kb)
+    assert main(["--json", "--kb", str(kb), "search", "pool", "--limit", "3"]) == 0
+    assert capsys.readouterr().out == after
+    # A search option's value stays the option's: a tag named --json, no JSON document.
+    assert main(["--kb", str(kb), "search", "pool", "--tag", "--json"]) == 0
+    assert not capsys.readouterr().out.lstrip().startswith("{")
 
 
-def test_the_hook_fast_path_takes_kb_after_the_event(kb):
-    seen = peek(["hook", "Stop", "--harness", "codex", "--kb", str(kb)])
-    assert seen is not None and seen.options.kb == str(kb)
-    assert seen.rest == ["Stop", "--harness", "codex"]
+def test_the_hook_command_takes_kb_after_the_event(kb):
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit", "hook", "Stop", "--harness", "codex", "--kb", str(kb)],
+        input="not json",
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "REFLECT_GIT_KB"},
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    log = Config.resolve(str(kb)).state_dir / "logs" / "hooks.log"
+    assert "payload is not a JSON object" in log.read_text()  # the hook ran on this KB
 
 
 def test_double_dash_ends_the_options(cli, kb):
-    import typer
-
-    from reflectgit.cli.app import build, hoist_globals
-
-    command = typer.main.get_command(build("list"))
-    assert hoist_globals(["list", "--", "--json"], command) == ["list", "--", "--json"]
-    assert hoist_globals(["list", "-q", "--json"], command) == ["-q", "--json", "list"]
+    out = cli("--kb", str(kb), "list", "--", "--json")  # an argument, which list takes none of
+    assert out.code == 2 and out.out == "" and "--json" in out.err
+    assert cli("--kb", str(kb), "list", "-q", "--json").json()[0]["id"] == note_id(kb)
 
 
 # --------------------------------------------------------------------------- completion

@@ -228,10 +228,11 @@ def test_hook_entry_points_import_little(kb, transcripts):
     )
     probe = (
         "import sys, io\n"
-        "from reflectgit.__main__ import main\n"
+        "from reflectgit.hooks.agent import main as hook\n"
+        "from reflectgit.hooks.capture import main as capture\n"
         "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
-        "main(['hook', 'PostToolUse'])\n"
-        "main(['capture', 'commit'])\n"
+        "hook(['PostToolUse'])\n"
+        "capture(['commit'])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'typer', 'rich', 'click', 'dulwich', 'git', 'yaml', 'jsonschema'})\n"
         "print(heavy)\n"

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -36,19 +35,17 @@ def hook(hook_id: str) -> dict:
     return found
 
 
-def test_hooks_are_scripts_of_the_package():
-    """Plain ``#!python`` scripts (pip rewrites the line), not console scripts: see
-    docs/performance.md, "The hook processes, third pass"."""
+def test_hooks_are_console_scripts_of_their_own():
+    """Each pre-commit hook is a console script whose entry point is ``reflectgit.hooks``, not
+    the command line's parser."""
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    scripts = pyproject["tool"]["setuptools"]["script-files"]
-    assert "scripts" not in pyproject["project"]
+    scripts = pyproject["project"]["scripts"]
+    assert "script-files" not in pyproject["tool"].get("setuptools", {})
     assert [h["id"] for h in HOOKS] == ["reflect-git-validate", "reflect-git-check"]
     for entry in HOOKS:
         assert entry["language"] == "python"
-        assert f"scripts/{entry['entry']}" in scripts
-        text = (REPO_ROOT / "scripts" / entry["entry"]).read_text(encoding="utf-8")
-        assert text.startswith("#!python\n")
-        assert re.search(r"^from reflectgit\.hooks\.\w+ import main$", text, re.MULTILINE)
+        assert re.fullmatch(r"reflectgit\.hooks\.\w+:main", scripts[entry["entry"]])
+    assert scripts["reflect-git-hook"] == "reflectgit.hooks.agent:main"
     assert hook("reflect-git-check")["pass_filenames"] is False
     assert hook("reflect-git-validate").get("pass_filenames", True) is True
 
@@ -353,41 +350,3 @@ def test_outside_a_git_repository_the_check_hook_reads_the_folder(tmp_path):
     )
     code, out = _check(tmp_path)
     assert code == 1 and "documents/bad.md:4:1: recall_count: is a ranking field" in out
-
-
-# The hook reads the plain forms pre-commit passes without argparse; argparse decides the rest.
-HOOK_ARGVS = [
-    [],
-    ["a.md"],
-    ["a.md", "b.entities.yaml", "dir"],
-    ["--strict", "a.md"],
-    ["a.md", "--strict"],
-    ["--format", "junit", "a.md", "b.md"],
-    ["a.md", "b.md", "--format", "json", "--strict"],
-    ["--format", "text", "--format", "json", "a.md"],
-    ["a.md", "--strict", "b.md"],  # argparse refuses a second run of paths
-    ["--format", "xml", "a.md"],  # not a format
-    ["--format"],
-    ["--format=json", "a.md"],
-    ["--help"],
-    ["--str", "a.md"],  # argparse's prefix matching
-    ["--", "-a.md"],
-    ["-"],
-    ["-x"],
-]
-
-
-@pytest.mark.parametrize("argv", HOOK_ARGVS, ids=[" ".join(a) or "none" for a in HOOK_ARGVS])
-def test_the_hooks_plain_reading_agrees_with_argparse(argv: list[str]) -> None:
-    from reflectgit.hooks.validate import parser, plain_args
-
-    fast = plain_args(argv)
-    try:
-        full: dict[str, Any] | None = vars(parser().parse_args(argv))
-    except SystemExit:
-        full = None  # argparse printed usage or help and exits: the plain reading steps aside
-    if fast is not None:
-        assert fast == full
-    # every form pre-commit itself passes is read without argparse
-    if argv and all(not a.startswith("-") for a in argv):
-        assert fast is not None

@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from reflectgit.workflows.installer import CLAUDE_EVENTS
+from reflectgit.workflows.installer import CLAUDE_EVENTS, is_our_command
 from tests.support.capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
 
 OTHER = {
@@ -39,7 +39,7 @@ def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
     assert post[0] == OTHER["hooks"]["PostToolUse"][0]
     assert post[1]["matcher"] == "*"
     assert post[1]["hooks"][0]["command"].endswith(
-        "-m reflectgit hook PostToolUse --harness claude"
+        "-m reflectgit.hooks.agent PostToolUse --harness claude"
     )
     # Installing again changes nothing and never duplicates.
     before = settings.read_text()
@@ -95,6 +95,48 @@ def test_claude_project_scope_writes_the_project_settings(cli, tmp_path, monkeyp
     assert "SubagentStop" in data["hooks"]
     cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project", "--uninstall")
     assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_hooks_of_an_earlier_release_are_ours_to_upgrade_and_to_remove(cli, pinned_env):
+    """Earlier releases wrote `reflect-git hook EVENT` (and `<python> -m reflectgit hook`); an
+    install replaces them with `reflect-git-hook EVENT`, an uninstall removes either."""
+    settings = Path(pinned_env) / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    old = json.loads(json.dumps(OTHER))
+    old["hooks"]["Stop"].append(
+        {"hooks": [{"type": "command", "command": "reflect-git hook Stop --harness claude"}]}
+    )
+    old["hooks"]["PostToolUse"].append(
+        {
+            "matcher": "*",
+            "hooks": [{"type": "command", "command": "/old/python -m reflectgit hook PostToolUse"}],
+        }
+    )
+    settings.write_text(json.dumps(old))
+    assert cli("--json", "hooks", "install", "--agent", "claude").json()["action"] == "updated"
+    commands = [
+        h["command"] for groups in json.loads(settings.read_text())["hooks"].values()
+        for g in groups for h in g["hooks"]
+    ]  # fmt: skip
+    assert not [c for c in commands if " hook " in c or c.startswith("/old/")], commands
+    assert sum(c.endswith("-m reflectgit.hooks.agent Stop --harness claude") for c in commands) == 1
+    settings.write_text(json.dumps(old))  # an old install, removed as it is
+    assert cli("--json", "hooks", "install", "--agent", "claude", "--uninstall").code == 0
+    assert json.loads(settings.read_text()) == OTHER
+
+
+def test_our_commands_are_told_from_everyone_elses():
+    for ours in (
+        "reflect-git-hook PostToolUse --harness claude",
+        "'/opt/py 3/bin/python' -m reflectgit.hooks.agent Stop --harness codex",
+        "reflect-git hook Stop --harness claude",
+        "/usr/bin/python3 -m reflectgit hook Stop",
+        "reflect-git recall --format claude",
+        "/usr/bin/python3 -m reflectgit drain --background --quiet",
+    ):
+        assert is_our_command(ours), ours
+    for theirs in ("prettier --write", "reflect-git-hooks-of-mine Stop", "say reflect-git", None):
+        assert not is_our_command(theirs), theirs
 
 
 def test_invalid_settings_are_refused_and_left_alone(cli, pinned_env):

@@ -94,9 +94,9 @@ def test_project_scope_is_portable_and_session_start_prints_only_context(
     assert set(settings["hooks"]) == {*CLAUDE_EVENTS, "SessionStart"}
     for command in commands_of(settings):
         # Committed and shared: nothing of this machine in it.
-        assert command.startswith("reflect-git "), command
+        assert command.startswith(("reflect-git ", "reflect-git-hook ")), command
         assert sys.executable not in command and str(pinned_env) not in command
-    assert "reflect-git hook PostToolUse --harness claude" in commands_of(settings)
+    assert "reflect-git-hook PostToolUse --harness claude" in commands_of(settings)
 
     env = {**os.environ, "REFLECT_GIT_KB": str(kb)}
     recall, drain = session_start(settings)
@@ -108,6 +108,10 @@ def test_project_scope_is_portable_and_session_start_prints_only_context(
     proc = run_as_harness(drain, project, env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""  # Claude Code adds SessionStart stdout to the model's context
+    # The agent hook's own entry point, as installed, answers SubagentStop with its `{}`.
+    (subagent,) = [c for c in commands_of(settings) if " SubagentStop " in c]
+    proc = run_as_harness(subagent, project, env)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "{}\n", ""), proc.stderr
 
 
 def test_drain_background_says_nothing_on_stdout_but_tells_a_person_on_stderr(cli, kb):
@@ -155,7 +159,10 @@ def test_project_scope_without_reflect_git_on_path_keeps_machine_paths_local(
     assert shared.read_bytes() == before  # the shared file never gets this machine's path
     settings = json.loads(local.read_text())
     assert_valid(settings)
-    assert all(c.startswith(f"{sys.executable} -m reflectgit ") for c in commands_of(settings))
+    assert all(
+        c.startswith((f"{sys.executable} -m reflectgit ", f"{sys.executable} -m reflectgit.hooks."))
+        for c in commands_of(settings)
+    )
     # Once reflect-git is on PATH, a second install moves the hooks into the shared file.
     monkeypatch.setenv("PATH", f"{VENV_BIN}:{BARE_PATH}")
     out = cli("--json", "hooks", "install", str(project), "--agent", "claude", "--scope", "project")
@@ -231,6 +238,6 @@ def test_user_scope_names_this_interpreter_and_old_entries_are_replaced(cli, pin
     assert_valid(data)
     commands = commands_of(data)
     assert not [c for c in commands if c.startswith("/old/")]
-    assert f"{sys.executable} -m reflectgit hook Stop --harness claude" in commands
+    assert f"{sys.executable} -m reflectgit.hooks.agent Stop --harness claude" in commands
     assert f"{sys.executable} -m reflectgit drain --background --quiet" in session_start(data)
     assert len(data["hooks"]["Stop"]) == 1  # replaced, not duplicated

@@ -97,7 +97,7 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     assert set(data["hooks"]) == {*CODEX_EVENTS, "SessionStart", "PreToolUse"}
     assert data["hooks"]["Stop"][0] == theirs["hooks"]["Stop"][0]
     stop = data["hooks"]["Stop"][1]["hooks"][0]["command"]
-    assert stop == f"{sys.executable} -m reflectgit hook Stop --harness codex"
+    assert stop == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex"
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     assert starts == [
         f"{sys.executable} -m reflectgit recall --format codex",
@@ -154,7 +154,7 @@ def test_codex_project_scope_is_portable_or_refused(cli, tmp_path, monkeypatch):
     data = json.loads((project / ".codex" / "hooks.json").read_text())
     assert_valid("codex-hooks.schema.json", data)
     commands = [h["command"] for gs in data["hooks"].values() for g in gs for h in g["hooks"]]
-    assert all(c.startswith("reflect-git ") for c in commands)
+    assert all(c.startswith(("reflect-git ", "reflect-git-hook ")) for c in commands)
 
 
 # --------------------------------------------------------------------------- Copilot CLI
@@ -172,7 +172,7 @@ def test_copilot_user_hooks_file_is_ours_and_goes_on_uninstall(cli, pinned_env):
     (error,) = data["hooks"]["errorOccurred"]
     assert error == {
         "type": "command",
-        "bash": f"{sys.executable} -m reflectgit hook errorOccurred --harness copilot",
+        "bash": f"{sys.executable} -m reflectgit.hooks.agent errorOccurred --harness copilot",
         "timeoutSec": 30,
     }
     text = path.read_text()
@@ -226,7 +226,7 @@ def test_copilot_project_scope_shared_file_or_personal_settings(cli, tmp_path, m
     data = json.loads(shared.read_text())
     assert_valid("copilot-hooks.schema.json", data)
     entry = data["hooks"]["agentStop"][0]
-    assert entry["bash"] == entry["powershell"] == "reflect-git hook agentStop --harness copilot"
+    assert entry["bash"] == entry["powershell"] == "reflect-git-hook agentStop --harness copilot"
 
 
 def test_copilot_session_start_prints_additional_context(cli, pinned_env, kb_with_note, tmp_path):

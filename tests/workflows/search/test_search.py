@@ -392,46 +392,6 @@ def test_json_is_one_document(corpus_kb: Path, cli) -> None:
     assert doc["understood"][0]["text"] == "pool" and doc["understood"][0]["exact"] == ['"pool"']
 
 
-# --------------------------------------------------------------------------- the typer-free entry
-
-
-# The typer CLI itself, bypassing __main__'s fast entry.
-FULL_CLI = "import sys; from reflectgit.cli.app import run; sys.exit(run(sys.argv[1:]))"
-
-
-def test_fast_entry_prints_what_the_cli_prints(corpus_kb: Path) -> None:
-    env = {"REFLECT_GIT_KB": str(corpus_kb)}
-    for args in (
-        ("search", "redis", "pool"),
-        ("--json", "search", "burst", "--limit", "2", "--tag", "redis"),
-        ("search", "zebra", "--all", "--confidence", "high"),
-        ("-q", "search", "pool"),
-    ):
-        full = subprocess.run(
-            [sys.executable, "-c", FULL_CLI, *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **env},
-        )
-        fast = subprocess.run(
-            [sys.executable, "-m", "reflectgit", *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **env},
-        )
-        assert (fast.returncode, fast.stdout) == (full.returncode, full.stdout), args
-
-
-def test_fast_entry_leaves_everything_else_to_the_cli(tmp_path: Path) -> None:
-    from reflectgit.cli.fastpath import try_search
-
-    assert try_search(["search", "--help"]) is None
-    assert try_search(["search", "x", "--at", "HEAD"]) is None
-    assert try_search(["list"]) is None
-    assert try_search(["--kb", str(tmp_path / "missing"), "search", "x"]) is None
-    assert try_search(["search", "x", "--limit", "lots"]) is None
-
-
 def test_a_git_dir_inherited_from_a_hook_is_ignored(
     corpus_kb: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -107,7 +107,7 @@ def test_parse_terms_takes_the_first_array_of_strings() -> None:
 
 
 def test_no_hook_and_no_plain_search_path_imports_the_expansion() -> None:
-    paths = [*sorted((ROOT / "hooks").glob("*.py")), ROOT / "cli" / "fastpath.py"]
+    paths = [*sorted((ROOT / "hooks").glob("*.py"))]
     paths += [ROOT / "workflows" / "recall.py", ROOT / "workflows" / "search" / "index.py"]
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
