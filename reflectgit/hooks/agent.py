@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
 
 def session_of(payload: dict[str, Any]) -> str | None:
     """The session whose log the event goes to (Codex ``notify``: its thread), or None."""
-    from reflectgit.workflows.capture.commits import safe_session
+    from reflectgit.state.eventlog import safe_session
 
     for key in ("session_id", "sessionId", "thread-id", "thread_id"):
         value = payload.get(key)

@@ -46,6 +46,22 @@ STRING_CAP = 256 * 1024  # of any one string in a payload: the tail (what the te
 LINE_CAP = 8 * 1024 * 1024  # a longer line is not written (the hook's payload cap)
 
 
+# A session id is ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`` (checked by hand: every event checks
+# one; tests/workflows/capture/test_capture_ids.py holds it to the pattern). It names the log.
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SESSION_CHARS = _ALNUM | frozenset("._:-")
+
+
+def safe_session(value: object) -> str | None:
+    """A session id usable in a file name, or None."""
+    if not isinstance(value, str):
+        return None
+    body = value[:-1] if value.endswith("\n") else value  # ``$`` matches before a last newline
+    if 0 < len(body) <= 128 and body[0] in _ALNUM and _SESSION_CHARS.issuperset(body):
+        return value
+    return None
+
+
 def folder(state_dir: str | Path) -> str:
     return os.path.join(os.fspath(state_dir), FOLDER)
 

@@ -26,6 +26,7 @@ from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.state.eventlog import safe_session
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -46,10 +47,6 @@ STATE_TTL = 6 * 3600  # per-session test, loop and todo state
 # One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
-# A session id is ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`` (checked by hand: every event checks
-# one, and ``re`` costs an agent event ~5 ms; tests/test_capture_ids.py holds it to the pattern).
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_SESSION_CHARS = _ALNUM | frozenset("._:-")
 REVERTS = Pattern(r"This reverts commit ([0-9a-f]{7,40})")
 
 
@@ -60,16 +57,6 @@ def iso(ts: float) -> str:
 
 def _now(clock: Clock) -> dt.datetime:
     return from_epoch(clock())
-
-
-def safe_session(value: object) -> str | None:
-    """A session id usable in a file name, or None."""
-    if not isinstance(value, str):
-        return None
-    body = value[:-1] if value.endswith("\n") else value  # ``$`` matches before a last newline
-    if 0 < len(body) <= 128 and body[0] in _ALNUM and _SESSION_CHARS.issuperset(body):
-        return value
-    return None
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
