@@ -90,7 +90,10 @@ def bench_hook(tmp: Path, env: dict[str, str], runs: int) -> tuple[float, float]
         hook_times.append(
             timed(
                 lambda: run(
-                    [sys.executable, "-m", "reflectgit.hooks.agent", "PostToolUse"], tmp, env, payload
+                    [sys.executable, "-m", "reflectgit.hooks.agent", "PostToolUse"],
+                    tmp,
+                    env,
+                    payload,
                 )
             )
         )
