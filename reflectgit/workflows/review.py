@@ -228,12 +228,23 @@ def unreviewed_changes(
             out.append(Unreviewed(path, f"{verb} the sidecar of another note"))
         else:
             out.append(Unreviewed(path, f"{verb} {_outside_reason(path)}"))
-        text = store.read_blob(new).decode("utf-8", "replace")
+        text = _text(store, new)
+        if text is None:
+            out.append(Unreviewed(path, "is no file this clone holds (a submodule?)"))
+            continue
         out += [
             Unreviewed(path, f"holds {f.label} at line {f.line} (the value is not shown)")
             for f in secrets.scan(text)
         ]
     return out
+
+
+def _text(store: Any, blob: str) -> str | None:
+    """A blob's text, or None when the object is not here (a submodule's commit)."""
+    try:
+        return store.read_blob(blob).decode("utf-8", "replace")
+    except KeyError:
+        return None
 
 
 def _routed_note(
@@ -408,7 +419,10 @@ def _review(
     note: Note | None = None
     note_text = None
     if note_path:
-        raw = store.read_blob(blobs[note_path])
+        try:
+            raw = store.read_blob(blobs[note_path])
+        except KeyError:  # a submodule entry under a note's name
+            raw = b""
         note_text = secrets.mask(raw.decode("utf-8", "replace"))
         found = validate_note_bytes(raw, note_path)
         problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
@@ -454,7 +468,7 @@ def _unified_diff(store: Any, changes: list[tuple[str, str | None, str | None]])
     def lines(blob: str | None) -> list[str]:
         if blob is None:
             return []
-        return store.read_blob(blob).decode("utf-8", "replace").splitlines(keepends=True)
+        return (_text(store, blob) or "").splitlines(keepends=True)
 
     return "".join(
         "".join(

@@ -202,3 +202,22 @@ def test_the_note_under_review_is_the_one_the_route_made(
     [item] = review.list_branches(kb.config())
     assert item.note_path == f"documents/{routed.id}.md" and item.title == "Use WAL mode"
     assert [u.path for u in item.unreviewed] == ["documents/aaa-disable-tls.md"]
+
+
+def test_a_submodule_entry_is_listed_not_a_crash(
+    git_daemon: Any, kb_factory: Any, make_forge: Any, monkeypatch: Any, tmp_path: Path, cli: Any
+) -> None:
+    team, _forge, kb, routed = _routed(git_daemon, kb_factory, make_forge, monkeypatch)
+    branch = routed.branch or ""
+    work = tmp_path / "teammate"
+    git("clone", "-q", "-b", branch, team.url, str(work), cwd=tmp_path)
+    gitlink = "1" * 40  # a commit of another repository: no object here
+    git("update-index", "--add", "--cacheinfo", f"160000,{gitlink},vendor/tool", cwd=work)
+    git("commit", "-qm", "vendor", cwd=work)
+    git("push", "-q", "origin", f"HEAD:refs/heads/{branch}", cwd=work)
+    heads = team.heads()
+    shown = cli("--kb", str(kb.path), "review", "show", branch)
+    assert shown.code == 0 and "not reviewed: vendor/tool: adds outside documents/" in shown.out
+    refused = cli("--kb", str(kb.path), "review", "approve", branch)
+    assert refused.code == 1 and "vendor/tool" in refused.err
+    assert team.heads() == heads
