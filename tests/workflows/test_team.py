@@ -323,9 +323,14 @@ def test_a_plain_git_clone_is_guarded_by_its_first_write(
     before = cli("--kb", str(kb_path), "status")
     assert "guard:    none: a plain `git push` can publish unreviewed notes" in before.out
 
-    medium = _add(cli, kb_path, "Unreviewed idea", "medium")
+    added = cli(
+        "--kb", str(kb_path), "add", "--title", "Unreviewed idea", "--insight", "Idea.",
+        "--category", "debugging", "--confidence", "medium",
+    )  # fmt: skip
 
+    assert added.code == 0 and f"note: installed the pre-push guard ({hook})" in added.out
     assert "reflect-git pre-push" in hook.read_text()
+    medium = added.out.split()[1]
     status = cli("--kb", str(kb_path), "--json", "status").json()["publish"]
     assert status["guard"] is True and status["unreviewed"] == [f"documents/{medium}.md"]
     text = cli("--kb", str(kb_path), "status").out
