@@ -14,6 +14,7 @@ into ``refs/reflect-git/team/*`` (or ``refs/remotes/<name>/*`` for a named remot
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -280,6 +281,10 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
                 "`reflect-git team sync` again",
             ) from exc
         result.updated = True
+        if os.path.realpath(team.repo_path) == os.path.realpath(cfg.kb):
+            from reflectgit.workflows.background import recompile_rules
+
+            recompile_rules(cfg.kb, cfg.env, cfg.state_dir)
         return _fill_status(team, result)
     if result.ahead and result.behind:
         raise ConflictError(

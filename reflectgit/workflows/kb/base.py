@@ -397,6 +397,7 @@ class Base:
 
                 time.sleep(random.uniform(0, BACKOFF * attempt))
                 continue
+            self._changed()
             return Committed(edit.value, sha, attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -425,6 +426,15 @@ class Base:
             ) from None
         if result is not None:
             self.guard_installed = result.hook
+
+    def _changed(self) -> None:
+        """After a commit: the enforced rules are compiled again, in the background."""
+        if self.state_dir is None:
+            return
+        from reflectgit.workflows.background import recompile_rules
+
+        kb = self.store.path or self.store.git_dir
+        recompile_rules(kb, self.store.env, os.fspath(self.state_dir))
 
     def _refuse_foreign(self, snap: Snapshot) -> None:
         """Refuse to write into a repository that is not a KB (a mistyped ``--kb``).
