@@ -38,12 +38,16 @@ for event in events:
     print(f"  {name:<20} exit {proc.returncode}" + (f"  stdout: {out}" if out else ""))
 PY
 }
+# A Stop starts the capture pass in the background; here it runs in the foreground, so the
+# notes below are there when the next command looks.
+export REFLECT_GIT_HOOK_SYNC=1
 for events in test-fix correction permissions session-end malformed; do
   echo "hook-events/$events.json"
   capture_replay "$DATA/hook-events/$events.json"
 done
 echo "hook-events/not-json.txt"
 capture_replay "$DATA/hook-events/not-json.txt"
+unset REFLECT_GIT_HOOK_SYNC
 
 step "Capture: the notes they made, one commit each (Reflect-Source: capture:<event>)"
 show git -C "$KB" log --format='%h %s%n        %(trailers:key=Reflect-Source,valueonly,separator=%x2C)' -n 12

@@ -4,6 +4,8 @@
 # camelCase hooks, and a permission dialog answered once (no note). Sourced by demo/run.sh.
 [ -d "$KB/.git" ] || { git init -q -b main "$KB"; git -C "$KB" commit -q --allow-empty -m "empty knowledge base"; }
 export REFLECT_STATE_DIR="$DEMO_ROOT/state-42"  # its queue entries stay out of the drain step
+# The capture pass a Stop starts runs in the foreground here, so the log below is complete.
+export REFLECT_GIT_HOOK_SYNC=1
 payloads_replay() {  # FILE [--harness NAME] [EVENT...]: one `reflect-git-hook` process per payload
   python - "$DATA" "$@" <<'PY'
 import json, subprocess, sys
@@ -41,5 +43,8 @@ grep -E 'permission' "$REFLECT_STATE_DIR/logs/hooks.log" | cut -d' ' -f2- | sed 
 step "payloads: Copilot's errorOccurred is a breadcrumb, not a note"
 printf '%s' '{"sessionId":"copilot_stage0_small","timestamp":1766093532000,"cwd":"/tmp/repo","error":{"message":"model call failed: 429","name":"RateLimitError"},"errorContext":"model_call","recoverable":true}' \
   | reflect-git-hook errorOccurred --harness copilot
+# The hook only records the event; the capture pass at the session's end reads it.
+printf '%s' '{"sessionId":"copilot_stage0_small","timestamp":1766093533000,"cwd":"/tmp/repo","reason":"user_exit"}' \
+  | reflect-git-hook sessionEnd --harness copilot
 show cat "$REFLECT_STATE_DIR/logs/errors.jsonl"
-unset REFLECT_STATE_DIR
+unset REFLECT_STATE_DIR REFLECT_GIT_HOOK_SYNC

@@ -32,7 +32,7 @@ step "ingest: CLAUDE.md, AGENTS.md, .cursorrules, Cursor rules, Copilot instruct
 
 step "slots: REFLECT_SLOTS=1, a session's Stop, then the next SessionStart's recall"
 (
-  export HOME="$ingest_home" REFLECT_GIT_KB="$ingest_kb" REFLECT_SLOTS=1
+  export HOME="$ingest_home" REFLECT_GIT_KB="$ingest_kb" REFLECT_SLOTS=1 REFLECT_GIT_HOOK_SYNC=1
   python3 - "$DATA/hook-events/correction.json" "$DATA/transcripts/claude/correction-uv.jsonl" "$ingest_proj" >"$DEMO_ROOT/stop-48.json" <<'PY'
 import json, sys
 stop = [e for e in json.load(open(sys.argv[1])) if e.get("hook_event_name") == "Stop"][-1]
