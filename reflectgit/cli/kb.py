@@ -4,11 +4,16 @@ to ``render``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from reflectgit.cli import render
 from reflectgit.cli.options import fail, globals_of, open_kb, read_input
 from reflectgit.errors import EXIT_USAGE
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 commands = typer.Typer()
 
@@ -36,15 +41,18 @@ def init_command(
 
         if ci not in KINDS:
             fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
-    from reflectgit.config import environ, resolve_kb_path
+    from reflectgit.config import current_folder, environ, resolve_kb
     from reflectgit.workflows.kb.layout import InitOptions, init
 
     env = environ()
     # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
-    kb = resolve_kb_path(path or globals_of(ctx).kb, env)
+    kb = resolve_kb(path or globals_of(ctx).kb, env, current_folder()).path
     options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
     result = init(kb, options, env=env)
     lines = render.init_lines(result)
+    default = _first_default(env, kb)
+    if default is not None:
+        lines.append(default)
     if ci:
         from reflectgit.workflows.ci_templates import write_ci
 
@@ -54,6 +62,22 @@ def init_command(
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
     render.emit(ctx, result.to_dict(), lines)
+
+
+def _first_default(env: dict[str, str], kb: Path) -> str | None:
+    """``init`` makes its KB the user's default when none is set: the line saying so (or why it
+    could not), or None when a default was set already."""
+    from reflectgit.config import default_kb, set_default_kb
+    from reflectgit.errors import ConfigError
+
+    try:
+        if default_kb(env) is not None:
+            return None
+        return render.default_kb_set(kb, set_default_kb(env, kb))
+    except ConfigError as exc:
+        return f"  default KB not set: {exc.message}"
+    except OSError as exc:
+        return f"  default KB not set: {exc.strerror or exc}"
 
 
 @commands.command("add")
@@ -302,10 +326,13 @@ def export_cmd(
 @commands.command("status")
 def status_cmd(ctx: typer.Context) -> None:
     """Notes by state and tier, queue, index freshness, hooks."""
+    choice = globals_of(ctx).config().kb_choice
     with open_kb(ctx) as kb:
         st = kb.status()
     doc = {
         "kb": st.kb,
+        "kb_source": choice.source,
+        "kb_origin": choice.origin or None,
         "branch": st.branch,
         "head": st.head,
         "notes": st.notes,
@@ -321,4 +348,4 @@ def status_cmd(ctx: typer.Context) -> None:
         "pending": st.pending,
         "publish": st.publish,
     }
-    render.emit(ctx, doc, render.status_lines(st))
+    render.emit(ctx, doc, render.status_lines(st, choice))

@@ -231,11 +231,62 @@ def exported(result: Any) -> str:
     return f"exported {plural(result.notes, 'note')} to {result.file}"
 
 
-def status_lines(st: Any) -> list[str]:
+def kb_reason(choice: Any) -> str:
+    """Why a command uses its KB (``config.KbChoice``), as ``status`` says it."""
+    if choice.source == "flag":
+        return "from --kb"
+    if choice.source == "env":
+        return f"from {choice.origin}"
+    if choice.source == "cwd":
+        return f"the KB containing {choice.origin}"
+    if choice.source == "default":
+        return f"your default KB ({choice.origin})"
+    return "the fallback ~/.learnings"
+
+
+def no_kb_hint() -> str:
+    return (
+        "run `reflect-git init PATH` (the first KB becomes your default), run the command "
+        "inside a KB, or pass --kb PATH"
+    )
+
+
+def recall_show_hint(mcp: bool, command: str, kb: Any) -> str:
+    """What recall tells an agent to run for a whole note (``SHOW_HINT``'s place)."""
+    if mcp:
+        return "the `show` tool of the reflect-git MCP server prints a note in full"
+    import shlex
+
+    return f"`{command} --kb {shlex.quote(str(kb))} show ID` prints a note in full"
+
+
+def default_kb_set(kb: Any, config_file: Any) -> str:
+    """``init`` made its KB the default one."""
+    return f"  default KB: {kb} (set in {config_file}; `reflect-git config default-kb` shows it)"
+
+
+def no_kb_yet(kb: Any) -> str:
+    import shlex
+
+    return f"note: no knowledge base at {kb} yet: `reflect-git init {shlex.quote(str(kb))}`"
+
+
+def default_kb_lines(kb: Any, config_file: Any, action: str) -> list[str]:
+    """``config default-kb [PATH]``."""
+    if action == "unset":
+        return [f"default KB unset ({config_file}): outside a KB, commands use ~/.learnings"]
+    if kb is None:
+        return [f"no default KB set ({config_file}): outside a KB, commands use ~/.learnings"]
+    verb = {"set": "default KB set: ", "show": ""}[action]
+    return [f"{verb}{kb} ({config_file})"]
+
+
+def status_lines(st: Any, choice: Any = None) -> list[str]:
     n, t = st.notes, st.tiers
     return (
         [
             f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
+            *([f"why:      {kb_reason(choice)}"] if choice is not None else []),
             f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
             f"{n['review_queue']} in review-queue",
             f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
@@ -402,6 +453,42 @@ def agent_hooks(result: Any) -> list[str]:
     return lines
 
 
+def hooks_kb_named(choice: Any) -> list[str]:
+    """``hooks install``: the KB a personal file names."""
+    return [f"  kb: {choice.path} ({kb_reason(choice)}), named in every command (--kb)"]
+
+
+def hooks_kb_found(found: Any, chosen: Any) -> list[str]:
+    """``hooks install``: a shared file names no KB; which one your hooks will find."""
+    lines = [
+        f"  kb: {found.path} ({kb_reason(found)}): the file is shared, so it names no KB; "
+        "each user's hooks read the KB the project is in, else their default KB"
+    ]
+    if chosen.path != found.path:
+        lines.append(
+            f"  note: not {chosen.path} ({kb_reason(chosen)}): "
+            f"`reflect-git config default-kb {chosen.path}` makes it your default"
+        )
+    return lines
+
+
+def doubled_warning(twice: dict[str, Any], project: Any) -> str:
+    """A session in ``project`` runs our hooks twice (``installer.doubled``)."""
+    files = " and ".join(twice["settings"])
+    if twice["kind"] == "both-scopes":
+        agent = twice["agent"]
+        return (
+            f"warning: {agent} hooks are installed at user and project scope ({files}): "
+            f"{agent} sessions in {project} get recall twice and record every event twice; "
+            f"remove one (`reflect-git hooks install --agent {agent} --scope project --uninstall`)"
+        )
+    return (
+        f"warning: Copilot CLI also runs the Claude Code hooks of the project's "
+        f".claude/settings.json ({files}): Copilot sessions in {project} get recall twice and "
+        "record every event twice; install one of the two here"
+    )
+
+
 def mcp_registration(result: Any) -> list[str]:
     """``hooks install --agent ... --mcp``: where the MCP server entry went, and how it runs."""
     verb = {"absent": "not registered"}.get(result.action, result.action)
@@ -420,6 +507,7 @@ def mcp_status(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         if row["registered"]:
             lines.append(f"{row['agent']} ({row['scope']}) MCP: {row['command']} ({row['config']})")
+            lines.append(reads_kb_line(row))
         elif row["scope"] == "user":
             lines.append(f"{row['agent']} ({row['scope']}) MCP: not registered ({row['config']})")
     return lines
@@ -471,7 +559,24 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
         events = ", ".join(row["events"]) if row["events"] else "not installed"
         if row["installed"] or row["shared"] or row["scope"] == "user":
             lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+        if row["installed"]:
+            lines.append(reads_kb_line(row))
     return lines
+
+
+def reads_kb_line(row: dict[str, Any]) -> str:
+    """``hooks status``: the KB an installed integration reads, and whether it is there."""
+    if row.get("kb") is None:
+        return f"  reads: no KB ({row.get('kb_error', 'unknown')})"
+    how = {
+        "named": "named with --kb",
+        "cwd": "the KB the project is in",
+        "default": "your default KB",
+        "env": "from REFLECT_GIT_KB",
+        "fallback": "the fallback ~/.learnings",
+    }.get(row["kb_source"], row["kb_source"])
+    there = "" if row["kb_exists"] else ": no knowledge base there"
+    return f"  reads: {row['kb']} ({how}){there}"
 
 
 def idle_swept(rows: Sequence[dict[str, Any]], root: Any) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import fail, globals_of
+from reflectgit.cli.options import fail, globals_of, own_command
 from reflectgit.errors import EXIT_USAGE
 
 commands = typer.Typer()
@@ -109,12 +109,23 @@ def recall_cmd(
     domain: str | None = typer.Option(
         None, "--domain", "--domain-hint", help="Favour imported fleet notes of this domain."
     ),
+    mcp: bool = typer.Option(
+        False,
+        "--mcp",
+        help="The agent has the reflect-git MCP server: name its show tool, not a command line.",
+    ),
 ) -> None:
     """What an agent should know at session start in this project."""
     from pathlib import Path
 
     from reflectgit.errors import ReflectGitError
-    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
+    from reflectgit.workflows.recall import (
+        FORMATS,
+        HOOK_FORMATS,
+        SHOW_HINT,
+        RecallResult,
+        recall,
+    )
     from reflectgit.workflows.recall import render as render_recall
     from reflectgit.workflows.search.synonyms import SynonymTableError
 
@@ -132,6 +143,11 @@ def recall_cmd(
             render.write_json({"disabled": True, "notes": []})
         return
     size = cfg.recall_budget(budget)
+    # An agent is told how to print a note in full: a command line that runs here, with the KB
+    # named (its PATH and its folder may not find ours), or the MCP server's tool.
+    show_hint = SHOW_HINT
+    if hook or mcp:
+        show_hint = render.recall_show_hint(mcp, own_command(), cfg.kb)
     expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
 
     def related(text: str) -> list[str]:
@@ -163,6 +179,7 @@ def recall_cmd(
             progress=None if hook else bar,
             related=related if cfg.search.recall_expand and not hook else None,
             synonyms_file=synonyms_file,
+            show_hint=show_hint,
         )
 
     try:

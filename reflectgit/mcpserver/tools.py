@@ -192,6 +192,7 @@ class Tools:
             env=self.cfg.env,
             everywhere=args.get("everywhere", False),
             synonyms_file=self.cfg.search.synonyms,
+            show_hint="the `show` tool prints a note in full",
         )
         return Reply(result.to_json(), result.text())
 

@@ -205,6 +205,9 @@ class Recalled:
         }
 
 
+SHOW_HINT = "`reflect-git show ID` prints a note in full"
+
+
 @dataclass
 class RecallResult:
     """The notes for a session start, the project they were chosen for, and the rendered text."""
@@ -217,6 +220,8 @@ class RecallResult:
     # Ranked notes left out because they would not fit the budget whole (never cut in half).
     over_budget: list[str] = field(default_factory=list)
     slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
+    # How the reader prints a note in full: a command line it can run, or an MCP tool.
+    show_hint: str = SHOW_HINT
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left
@@ -240,7 +245,7 @@ class RecallResult:
         ]
         lines.extend(_entry(n) for n in self.notes)
         lines.append(self.economics())
-        footer = "(`reflect-git show ID` prints a note in full.)"
+        footer = f"({self.show_hint}.)"
         if sum(len(line) + 1 for line in lines) + len(footer) <= self.budget:
             lines.append(footer)
         return "\n".join(lines)
@@ -492,12 +497,14 @@ def recall(
     progress: Callable[[int, int], None] | None = None,
     related: Callable[[str], Sequence[str]] | None = None,
     synonyms_file: str | None = SYNONYMS_FILE,
+    show_hint: str = SHOW_HINT,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
     ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
-    ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search."""
+    ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search;
+    ``show_hint`` tells the reader how to print a note in full (the footer, when it fits)."""
     from reflectgit.workflows.search.documents import parse_when
 
     if limit < 1:
@@ -520,7 +527,7 @@ def recall(
             related=related,
             synonyms=synonyms,
         )
-    result = RecallResult(context, [], total, budget, everywhere)
+    result = RecallResult(context, [], total, budget, everywhere, show_hint=show_hint)
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too

@@ -22,6 +22,15 @@ def kb(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def home_kb(pinned_env: Path) -> Path:
+    """A KB where a command finds one when nothing names it: ``~/.learnings`` (an empty git
+    repository), so ``hooks install --agent`` has a KB to point the hooks at."""
+    path = pinned_env / ".learnings"
+    git("init", "-q", "-b", "main", str(path), cwd=pinned_env)
+    return path
+
+
 def head(repo: Path) -> str:
     return git("rev-parse", "HEAD", cwd=repo, check=False).strip()
 
