@@ -455,13 +455,13 @@ def agent_hooks(result: Any) -> list[str]:
 
 def hooks_kb_named(choice: Any) -> list[str]:
     """``hooks install``: the KB a personal file names."""
-    return [f"  kb: {choice.path} ({kb_reason(choice)}), named in every command (--kb)"]
+    return [f"  kb: {choice.path}, {kb_reason(choice)}; every command names it (--kb)"]
 
 
 def hooks_kb_found(found: Any, chosen: Any) -> list[str]:
     """``hooks install``: a shared file names no KB; which one your hooks will find."""
     lines = [
-        f"  kb: {found.path} ({kb_reason(found)}): the file is shared, so it names no KB; "
+        f"  kb: {found.path}, {kb_reason(found)}; the file is shared, so it names no KB: "
         "each user's hooks read the KB the project is in, else their default KB"
     ]
     if chosen.path != found.path:
