@@ -317,8 +317,9 @@ class GeneralSettings:
         kind="path",
         env=("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH"),  # KB_VARIABLES
         flag="--kb",
-        default_doc="`~/.learnings`",
-        help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it)",
+        default_doc="the KB around the current folder, else the default KB, else `~/.learnings`",
+        help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it); "
+        "see *Which knowledge base* above",
     )
     state_dir: Path | None = setting(
         None,

@@ -69,10 +69,11 @@ def hooks_install(
         _timers(ctx, (timer_kind or "").lower(), uninstall)
         return
     base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    # The KB first: without one nothing is asked, nothing is written.
+    kb, kb_lines = (None, []) if agent is None or uninstall else _hooks_kb(ctx, agent, scope, base)
     register = not uninstall and _mcp_wanted(ctx, agent and agent.lower(), scope.lower(), base, mcp)
     if agent is not None:
         home = g.config().home
-        kb, kb_lines = (None, []) if uninstall else _hooks_kb(ctx, agent, scope, base)
         result = installer.install_agent_hooks(
             agent.lower(),
             scope.lower(),

@@ -262,7 +262,7 @@ def recall_show_hint(mcp: bool, command: str, kb: Any) -> str:
 
 def default_kb_set(kb: Any, config_file: Any) -> str:
     """``init`` made its KB the default one."""
-    return f"  default KB: {kb} (set in {config_file}; `reflect-git config default-kb` shows it)"
+    return f"  default KB: {kb} (written to {config_file})"
 
 
 def no_kb_yet(kb: Any) -> str:
