@@ -555,6 +555,8 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
             lines.append(f"  core.hooksPath: {git_status['hooks_path']}")
         if git_status["installed"] and not git_status["python_ok"]:
             lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
+        if git_status["installed"] and "kb_source" in git_status:
+            lines.append(reads_kb_line(git_status))
     for row in agents:
         events = ", ".join(row["events"]) if row["events"] else "not installed"
         if row["installed"] or row["shared"] or row["scope"] == "user":

@@ -200,6 +200,9 @@ def git_hook_status(repo: Path, *, env: Mapping[str, str]) -> dict[str, Any]:
     if m:
         with_quotes = shlex.split(m.group(1))
         python = with_quotes[0] if with_quotes else None
+    pinned = re.search(r"^rg_kb=(.*)$", text, re.MULTILINE)
+    named = (shlex.split(pinned.group(1)) or [""])[0] if pinned else ""
+    reads = reads_kb(named or None, repo, env) if BEGIN in text else {}
     return {
         "repo": str(repo),
         "hooks_dir": str(folder),
@@ -211,6 +214,7 @@ def git_hook_status(repo: Path, *, env: Mapping[str, str]) -> dict[str, Any]:
         "python": python,
         "python_ok": bool(python and os.access(python, os.X_OK)),
         "other_hook": bool(text) and BEGIN not in text,
+        **reads,
     }
 
 

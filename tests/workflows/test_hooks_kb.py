@@ -166,6 +166,14 @@ def test_hooks_status_names_the_kb_each_integration_reads(cli, pinned_env, team_
         assert (row["kb"], row["kb_source"], row["kb_exists"]) == (str(team_kb), "named", True)
     text = cli("hooks", "status").out
     assert f"  reads: {team_kb} (named with --kb)" in text
+    # The post-commit shim of this repository: it finds the default KB when it runs.
+    assert cli("hooks", "install").code == 0
+    git_row = cli("--json", "hooks", "status").json()["git"]
+    assert (git_row["kb"], git_row["kb_source"], git_row["kb_exists"]) == (
+        str(team_kb),
+        "default",
+        True,
+    )
     # The KB goes away: status says so.
     os.rename(team_kb, team_kb.with_name("moved"))
     gone = cli("hooks", "status").out

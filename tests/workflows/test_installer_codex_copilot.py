@@ -102,7 +102,9 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     assert data["hooks"]["Stop"][0] == theirs["hooks"]["Stop"][0]
     stop = data["hooks"]["Stop"][1]["hooks"][0]
     pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
-    assert stop["command"] == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex{pin}"
+    assert (
+        stop["command"] == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex{pin}"
+    )
     assert "async" not in stop  # Codex skips async command hooks
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     assert starts == [

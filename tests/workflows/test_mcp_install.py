@@ -224,10 +224,10 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
     after = config.read_text(encoding="utf-8")
     data = tomllib.loads(after)
     # A personal entry names the KB it was made for: the default KB `init` (the fixture) set.
-    home_kb = str(kb)
+    named_kb = str(kb)
     assert data["mcp_servers"]["reflect-git"] == {
         "command": sys.executable,
-        "args": ["-m", "reflectgit", "--kb", home_kb, "mcp"],
+        "args": ["-m", "reflectgit", "--kb", named_kb, "mcp"],
     }
     before = tomllib.loads(CODEX_TOML)
     assert {k: v for k, v in data.items() if k != "mcp_servers"} == {
@@ -240,7 +240,7 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
         "\n",
         "[mcp_servers.reflect-git]\n",
         f'command = "{sys.executable}"\n',
-        f'args = ["-m", "reflectgit", "--kb", "{home_kb}", "mcp"]\n',
+        f'args = ["-m", "reflectgit", "--kb", "{named_kb}", "mcp"]\n',
     ]
     assert after.startswith(CODEX_TOML)  # every byte that was there, in place
     server = data["mcp_servers"]["reflect-git"]
@@ -255,7 +255,7 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
             "config": str(config),
             "registered": True,
             "command": sys.executable,
-            "kb": home_kb,
+            "kb": named_kb,
             "kb_source": "named",
             "kb_exists": True,
         }
@@ -292,10 +292,10 @@ def test_codex_an_older_table_of_ours_is_replaced_in_place(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["mcp"]["action"] == "updated"
     text = config.read_text(encoding="utf-8")
-    home_kb = pinned_env / ".learnings"
+    named_kb = pinned_env / ".learnings"
     assert text == (
         'model = "o3"\n\n[mcp_servers.reflect-git]\n'
-        f'command = "{sys.executable}"\nargs = ["-m", "reflectgit", "--kb", "{home_kb}", "mcp"]\n'
+        f'command = "{sys.executable}"\nargs = ["-m", "reflectgit", "--kb", "{named_kb}", "mcp"]\n'
         '\n# keep me\n[mcp_servers.other]\ncommand = "o"\n'
     )
     assert tomllib.loads(text)["mcp_servers"]["other"] == {"command": "o"}
