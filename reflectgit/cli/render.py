@@ -256,6 +256,15 @@ def status_lines(st: Any) -> list[str]:
     )
 
 
+def forge_lines(forge: Any) -> list[str]:
+    """Where the ``[forge]`` settings came from, and the committed ones that were ignored."""
+    return [forge.describe(), *(f"warning: {w}" for w in forge.ignored)]
+
+
+def forge_doc(forge: Any) -> dict[str, Any]:
+    return {"settings": forge.values, "sources": forge.sources, "ignored": forge.ignored}
+
+
 def publish_lines(pub: Any) -> list[str]:
     """``status`` in the clone layout: what `git push` would publish (route's part of render)."""
     if not pub:
