@@ -882,6 +882,7 @@ def load_settings(kb: Path | str) -> dict[str, Any]:
 # ``~/.config/reflect-git/config.toml``): never committed, never cloned.
 USER_CONFIG = ("reflect-git", "config.toml")
 
+
 def user_config_path(env: Mapping[str, str]) -> Path:
     """The user's own config file, from ``XDG_CONFIG_HOME`` (else ``$HOME/.config``)."""
     base = (env.get("XDG_CONFIG_HOME") or "").strip()

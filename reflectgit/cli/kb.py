@@ -51,8 +51,9 @@ def init_command(
         ci_paths = write_ci(kb, ci, env)
         result.written += [str(p.relative_to(kb)) for p in ci_paths]
         lines += render.init_ci_lines([str(p.relative_to(kb)) for p in ci_paths])
-    forge = Config(kb, kb, env, load_settings(kb)).forge()
-    lines += render.forge_lines(forge)
+    written = Config(kb, kb, env, load_settings(kb))
+    forge = written.forge()
+    lines += render.forge_lines(forge, team=bool(written.team.remote))
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
     render.emit(ctx, {**result.to_dict(), "forge": render.forge_doc(forge)}, lines)
@@ -306,7 +307,8 @@ def status_cmd(ctx: typer.Context) -> None:
     """Notes by state and tier, queue, index freshness, hooks."""
     with open_kb(ctx) as kb:
         st = kb.status()
-    forge = globals_of(ctx).config().forge()
+    cfg = globals_of(ctx).config()
+    forge = cfg.forge()
     doc = {
         "kb": st.kb,
         "branch": st.branch,
@@ -323,6 +325,8 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
         "forge": render.forge_doc(forge),
     }
-    render.emit(ctx, doc, render.status_lines(st) + render.forge_lines(forge))
+    lines = render.status_lines(st) + render.forge_lines(forge, team=bool(cfg.team.remote))
+    render.emit(ctx, doc, lines)

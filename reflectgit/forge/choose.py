@@ -191,7 +191,7 @@ def gitlab_auth(
     if chosen is not None and chosen not in GITLAB_AUTH:
         raise ConfigError(
             f"[forge] auth = {chosen!r} is not one of {', '.join(GITLAB_AUTH)}",
-            hint="fix .reflect-git.toml",
+            hint="fix [forge] in .reflect-git.toml or your reflect-git config.toml",
         )
     if chosen is None:
         chosen = "bearer" if login is not None else "private-token"
@@ -206,6 +206,6 @@ def _number(value: Any, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise ConfigError(
             f"[forge] max_wait = {value!r} is not a number of seconds >= 0",
-            hint="fix .reflect-git.toml",
+            hint="fix [forge] in .reflect-git.toml or your reflect-git config.toml",
         )
     return float(value)

@@ -56,7 +56,9 @@ def test_team_main_settings_cannot_send_an_aws_secret(
     assert any(
         "[forge] token_env in the team's .reflect-git.toml is ignored" in n for n in result.notes
     ), result.notes
-    assert any("[forge] api_url in the team's .reflect-git.toml is ignored" in n for n in result.notes)
+    assert any(
+        "[forge] api_url in the team's .reflect-git.toml is ignored" in n for n in result.notes
+    )
 
 
 def test_kb_settings_cannot_send_a_database_password(
