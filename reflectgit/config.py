@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as fields
 from functools import cached_property
@@ -747,6 +747,49 @@ class PolicySettings:
     )
 
 
+@dataclass(frozen=True)
+class ForgeAccessSettings:
+    """Where a forge token goes, and which: environment or your config file, never committed.
+
+    The environment, or ``[forge]`` in the user's own config file
+    (``$XDG_CONFIG_HOME/reflect-git/config.toml``); ``forge_settings`` ignores these keys in a
+    committed ``.reflect-git.toml``.
+    """
+
+    TITLE: ClassVar[str] = "Forge access"
+
+    provider: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_PROVIDER",
+        help="github, gitlab, gitea, forgejo, gh or none (default: guessed from the team "
+        "remote's host)",
+    )
+    api_url: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_API_URL",
+        help="the forge's API (default: from the team remote's host); https only, or http to "
+        "loopback",
+    )
+    host: str | None = setting(
+        None, kind="str", env="REFLECT_FORGE_HOST", help="the host `gh` is logged in to"
+    )
+    token_env: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_TOKEN_ENV",
+        help="one more variable to read the token from, before the forge's own",
+    )
+
+
+# The ``[forge]`` keys that choose where a credential is sent or which one: the forge kind, the
+# API's URL, the host ``gh`` logs in to, the variable the token is read from. Only the user's
+# own config file and environment may set them; a committed ``.reflect-git.toml`` (the KB's, or
+# the team main's, which any teammate can push to) may not.
+FORGE_TRUSTED = {f.name: f.metadata["spec"].env[0] for f in fields(ForgeAccessSettings)}
+
+
 SETTINGS_CLASSES: tuple[type, ...] = (
     GeneralSettings,
     CaptureSettings,
@@ -756,6 +799,7 @@ SETTINGS_CLASSES: tuple[type, ...] = (
     SearchSettings,
     TeamSettings,
     RoutingSettings,
+    ForgeAccessSettings,
     PolicySettings,
 )
 
@@ -815,27 +859,30 @@ def kb_containing(folder: Path) -> Path | None:
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
-    """``$XDG_CONFIG_HOME/reflect-git/config.toml`` (``~/.config/...`` when unset or relative,
-    as the XDG spec says)."""
+    """The user's own settings file, never committed, never cloned (the default KB, ``[forge]``):
+    ``$XDG_CONFIG_HOME/reflect-git/config.toml`` (``~/.config/...`` when unset or relative, as
+    the XDG spec says)."""
     xdg = (env.get("XDG_CONFIG_HOME") or "").strip()
     base = Path(xdg) if xdg and os.path.isabs(xdg) else home_of(env) / ".config"
     return base / USER_CONFIG_DIR / USER_CONFIG_FILE
 
 
 def _read_user_config(path: Path) -> tuple[dict[str, Any], str]:
+    """The user's config file as a table, and its text ({} and "" when there is none)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}, ""
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+            f"cannot read {path}: {exc.strerror or exc}",
             hint="fix or remove the file (`reflect-git config default-kb PATH` writes it)",
         ) from exc
     tomllib = _tomllib()
     try:
+        text = raw.decode("utf-8")
         return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
             f"{path} is not valid TOML: {exc}",
             hint="fix the file by hand, or remove it and run `reflect-git config default-kb PATH`",
@@ -984,6 +1031,66 @@ def load_settings(kb: Path | str) -> dict[str, Any]:
         ) from exc
 
 
+# ============================================================================ forge settings
+
+
+def _user_forge_table(env: Mapping[str, str]) -> tuple[dict[str, Any], Path]:
+    """``[forge]`` of the user's config file (``user_config_path``; {} when there is none)."""
+    path = user_config_path(env)
+    data, _ = _read_user_config(path)
+    table = data.get("forge")
+    return (dict(table) if isinstance(table, Mapping) else {}), path
+
+
+@dataclass(frozen=True)
+class ForgeSettings:
+    """The ``[forge]`` table a route or review uses, where each key came from, and the
+    committed values that were ignored (each named in a warning)."""
+
+    values: dict[str, Any]
+    sources: dict[str, str]
+    ignored: list[str]
+
+    def describe(self) -> str:
+        """One line: the forge settings and where each came from."""
+        if not self.values:
+            return "forge: from the team remote's host (no [forge] settings)"
+        return "forge: " + ", ".join(
+            f"{key} from {self.sources[key]}" for key in sorted(self.values)
+        )
+
+
+def forge_settings(
+    env: Mapping[str, str], committed: Sequence[tuple[str, Mapping[str, Any]]] = ()
+) -> ForgeSettings:
+    """``[forge]`` from the committed tables (``(where, table)``, lowest precedence first),
+    then the user's config file, then ``REFLECT_FORGE_*``; the keys of ``FORGE_TRUSTED`` only
+    from the last two."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    ignored: list[str] = []
+    for where, table in committed:
+        if not isinstance(table, Mapping):
+            continue
+        for key, value in table.items():
+            if key in FORGE_TRUSTED:
+                ignored.append(
+                    f"[forge] {key} in {where} is ignored: where a token is sent, and which, "
+                    f"is set only in {user_config_path(env)} or {FORGE_TRUSTED[key]}"
+                )
+                continue
+            values[key], sources[key] = value, where
+    table, path = _user_forge_table(env)
+    for key, value in table.items():
+        values[key], sources[key] = value, str(path)
+    given = load(ForgeAccessSettings, env)
+    for key, name in FORGE_TRUSTED.items():
+        value = getattr(given, key)
+        if value is not None:
+            values[key], sources[key] = value, name
+    return ForgeSettings(values, sources, ignored)
+
+
 # ============================================================================ Config
 
 
@@ -1105,6 +1212,17 @@ class Config:
     @cached_property
     def policy(self) -> PolicySettings:
         return self.load(PolicySettings)
+
+    def forge(self, team: Mapping[str, Any] | None = None) -> ForgeSettings:
+        """``[forge]``: the team main's table (``team``) under this KB's ``.reflect-git.toml``,
+        under the user's config file and environment (``forge_settings``)."""
+        committed: list[tuple[str, Mapping[str, Any]]] = []
+        if isinstance(team, Mapping):
+            committed.append((f"the team's {SETTINGS_FILE}", team))
+        mine = self.settings.get("forge")
+        if isinstance(mine, Mapping):
+            committed.append((f"{self.kb / SETTINGS_FILE}", mine))
+        return forge_settings(self.env, committed)
 
     def drain_settings(
         self,

@@ -41,7 +41,7 @@ def init_command(
 
         if ci not in KINDS:
             fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
-    from reflectgit.config import current_folder, environ, resolve_kb
+    from reflectgit.config import Config, current_folder, environ, load_settings, resolve_kb
     from reflectgit.workflows.kb.layout import InitOptions, init
 
     env = environ()
@@ -59,9 +59,12 @@ def init_command(
         ci_paths = write_ci(kb, ci, env)
         result.written += [str(p.relative_to(kb)) for p in ci_paths]
         lines += render.init_ci_lines([str(p.relative_to(kb)) for p in ci_paths])
+    written = Config(kb, kb, env, load_settings(kb))
+    forge = written.forge()
+    lines += render.forge_lines(forge, team=bool(written.team.remote))
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
-    render.emit(ctx, result.to_dict(), lines)
+    render.emit(ctx, {**result.to_dict(), "forge": render.forge_doc(forge)}, lines)
 
 
 def _first_default(env: dict[str, str], kb: Path) -> str | None:
@@ -335,6 +338,8 @@ def status_cmd(ctx: typer.Context) -> None:
     choice = globals_of(ctx).config().kb_choice
     with open_kb(ctx) as kb:
         st = kb.status()
+    cfg = globals_of(ctx).config()
+    forge = cfg.forge()
     doc = {
         "kb": st.kb,
         "kb_source": choice.source,
@@ -353,5 +358,8 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
+        "forge": render.forge_doc(forge),
     }
-    render.emit(ctx, doc, render.status_lines(st, choice))
+    lines = render.status_lines(st, choice) + render.forge_lines(forge, team=bool(cfg.team.remote))
+    render.emit(ctx, doc, lines)
