@@ -48,6 +48,17 @@ _MESSAGE_CONTROL = Pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # compiled on first
 _NAME_CONTROL = Pattern("[\x00-\x1f\x7f-\x9f]")
 # Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
 _HFS_IGNORED = Pattern("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+# Characters no one sees: Unicode's default-ignorable code points (zero-width space, joiners,
+# word joiner, soft hyphen, bidi marks and overrides, BOM, variation selectors, U+180E, the
+# Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags). A reader cannot tell ``a\u200bb`` from
+# ``ab``, nor see that an override turned ``pool\u202elmth.exe`` into "poolexe.html".
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff"
+)
+_INVISIBLE = Pattern(f"[{INVISIBLE}]")
+# Spaces other than the ASCII one (NBSP, the typographic spaces, the ideographic space, ...).
+_ODD_SPACE = Pattern("[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL"}
 
 
