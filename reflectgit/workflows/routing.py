@@ -64,7 +64,12 @@ class SourceNote:
 
     @property
     def title(self) -> str:
-        return self.note.title or self.id
+        """The title as the branch name, the commit subject, the pull request and the review
+        queue carry it: through the secret scanner, masked (a note holding a secret is refused
+        before it is routed; this keeps a title that slipped past out of names and requests)."""
+        from reflectgit.notes import secrets as scanner
+
+        return scanner.mask(self.note.title or self.id)
 
     @property
     def tier(self) -> str:
@@ -796,6 +801,9 @@ def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
 
 
 def pr_body(src: SourceNote, branch: str) -> str:
+    """The pull request's text, masked like the title (it leaves for the forge)."""
+    from reflectgit.notes import secrets as scanner
+
     insight = src.note.frontmatter.get("key_insight")
     lines = [f"Learning `{src.id}` routed by reflect-git with medium confidence."]
     if isinstance(insight, str) and insight.strip():
@@ -805,7 +813,7 @@ def pr_body(src: SourceNote, branch: str) -> str:
         f"Review with `reflect-git review show {branch}`; "
         f"approve with `reflect-git review approve {branch}`.",
     ]
-    return "\n".join(lines)
+    return scanner.mask("\n".join(lines))
 
 
 def _ensure_pr(
