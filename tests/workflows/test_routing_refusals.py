@@ -389,3 +389,17 @@ def test_a_routed_title_and_pull_request_body_are_masked() -> None:
     assert slugify(src.title) == "deploy-with-redacted"
     body = routing.pr_body(src, "knowledge/deploy-with-redacted")
     assert encoded not in body and secrets.REDACTED in body
+
+
+@pytest.mark.parametrize("tier", ["high", "medium"])
+def test_a_look_alike_of_a_team_id_is_not_routed_next_to_it(
+    tier: str, git_daemon: GitDaemon, kb_factory, cli
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"documents/poe.md": note_bytes("Poe", note_id="poe").decode()})
+    kb = kb_factory(team)
+    twin = kb.add("Twin", tier, note_id="\u0440\u043e\u0435")  # Cyrillic р о е
+    before = team.heads()
+    res = cli("--kb", str(kb.path), "route", twin)
+    assert res.code == 1 and "looks like the team's documents/poe.md" in res.err, res.err
+    assert team.heads() == before
