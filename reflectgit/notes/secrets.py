@@ -769,7 +769,9 @@ REVERSIBLE = frozenset(
     | {"npm", "pypi", "square"}
 )
 HOW = {
-    "escaped": "URL-, JSON- or hex-escaped",
+    "url": "URL-encoded",
+    "json": "written with \\u escapes",
+    "escaped": "written with \\x escapes",
     "hidden": "with invisible characters inside",
     "split": "split over lines",
     "base64": "base64-encoded",
@@ -1020,8 +1022,10 @@ def _how(text: str, start: int, end: int) -> str:
     """What made a plain-view finding invisible as written: the first of escapes, invisible
     characters and line breaks found in its original span."""
     part = text[start:end]
-    if _ESCAPES.search(part):
-        return "escaped"
+    escape = _ESCAPES.search(part)
+    if escape is not None:
+        first = escape.group()
+        return "url" if first[0] == "%" else "json" if first[1] == "u" else "escaped"
     if _HIDDEN.search(part):
         return "hidden"
     return "split"

@@ -159,12 +159,13 @@ ENCODED = [
         "Z2hw",
     ),
     ("hex", f"cfg {TOKEN.encode().hex()}", "hex:github", TOKEN.encode().hex()[8:]),
-    ("url-encoded", "t=" + "".join(f"%{b:02X}" for b in TOKEN.encode()), "escaped:github", "%52"),
-    ("url-encoded-part", f"?t={TOKEN.replace('_', '%5F')}", "escaped:github", TOKEN[4:]),
+    ("url-encoded", "t=" + "".join(f"%{b:02X}" for b in TOKEN.encode()), "url:github", "%52"),
+    ("hex-escaped", "".join(f"\\x{b:02x}" for b in TOKEN.encode()), "escaped:github", "\\x52"),
+    ("url-encoded-part", f"?t={TOKEN.replace('_', '%5F')}", "url:github", TOKEN[4:]),
     (
         "json-u-escape",
         json.dumps({"t": TOKEN}).replace("ghp_", "\\u0067\\u0068\\u0070\\u005f"),
-        "escaped:github",
+        "json:github",
         TOKEN[4:],
     ),
     (
