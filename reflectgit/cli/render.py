@@ -261,8 +261,15 @@ def publish_lines(pub: Any) -> list[str]:
     if not pub:
         return []
     where = f"{pub['remote']}/{pub['branch']}"
+    guard = (
+        f"guard:    pre-push guard installed: a push of {pub['branch']} to {pub['remote']} "
+        "refuses unreviewed notes"
+        if pub["guard"]
+        else "guard:    none: a plain `git push` can publish unreviewed notes "
+        "(`reflect-git team guard` installs it)"
+    )
     if not pub["notes"]:
-        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
+        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}", guard]
     out = [f"publish:  `git push` would change {plural(len(pub['notes']), 'note')} on {where}:"]
     for note in pub["notes"]:
         flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
@@ -273,7 +280,7 @@ def publish_lines(pub: Any) -> list[str]:
             if pub["guard"]
             else "  no pre-push guard: `reflect-git team guard` makes git refuse that push"
         )
-    return out
+    return [*out, guard]
 
 
 # --------------------------------------------------------------------------- validation
@@ -328,9 +335,15 @@ def review_item(item: Any, full: bool = False) -> list[str]:
         f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
         f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
         f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({plural(len(item.problems), 'problem')})"),
+        + ("valid" if item.valid else f"INVALID ({plural(len(item.all_problems), 'problem')})"),
     ]
     out += [f"  problem: {p}" for p in item.problems]
+    out += [f"  not reviewed: {u}" for u in item.unreviewed]
+    if item.unreviewed:
+        out.append(
+            f"  approve refuses these unless each path is accepted: "
+            f"--accept {' --accept '.join(sorted({u.path for u in item.unreviewed}))}"
+        )
     out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
     if full and item.note_text is not None:
         out += ["", item.note_text]
