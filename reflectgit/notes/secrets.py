@@ -806,6 +806,36 @@ class View(NamedTuple):
     text: str
     steps: tuple[_Step, ...]
 
+    def changed(self) -> list[int]:
+        """Where the view differs from the text: each rewrite's place, in view positions."""
+        out: list[int] = []
+        for index, step in enumerate(self.steps):
+            for view_start, _view_end, _source_start, _source_end in step.edits:
+                at = view_start
+                for later in self.steps[index + 1 :]:  # carried through the later rewrites
+                    for start, end, source_start, source_end in later.edits:
+                        if source_start >= at:
+                            break
+                        at += (end - start) - (source_end - source_start)
+                out.append(at)
+        return sorted(out)
+
+    def regions(self, reach: int = 2048) -> list[tuple[int, int]]:
+        """The stretches of the view around its changes, each cut at whitespace: only there can
+        a rule find what it did not find in the text as written."""
+        text, out = self.text, []
+        for at in self.changed():
+            lo, hi = max(0, at - reach), min(len(text), at + reach)
+            while lo > 0 and not text[lo - 1].isspace() and at - lo < 2 * reach:
+                lo -= 1
+            while hi < len(text) and not text[hi].isspace() and hi - at < 2 * reach:
+                hi += 1
+            if out and lo <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], hi))
+            else:
+                out.append((lo, hi))
+        return out
+
     def origin(self, start: int, end: int) -> tuple[int, int]:
         first, last = start, end - 1
         for step in reversed(self.steps):
@@ -1015,7 +1045,9 @@ ENCODED_RUNS = (
 
 @lru_cache(maxsize=1)
 def _reversed_triggers() -> tuple[str, ...]:
-    return tuple({t[::-1] for r in rules() if r.kind in REVERSIBLE for t in r.triggers})
+    """The reversible rules' triggers reversed, less those holding a shorter one."""
+    words = {t[::-1] for r in rules() if r.kind in REVERSIBLE for t in r.triggers}
+    return tuple(sorted(t for t in words if not any(o != t and o in t for o in words)))
 
 
 def _how(text: str, start: int, end: int) -> str:
@@ -1043,7 +1075,9 @@ def _spans(text: str, depth: int = 0) -> list[Span]:
     found = _rule_spans(text, low)
     seen: list[Span] = []
     if view is not None:
-        seen += _rule_spans(plain, plow)
+        for lo, hi in view.regions():
+            part = plain[lo:hi]
+            seen += [(a + lo, b + lo, k) for a, b, k in _rule_spans(part, plow[lo:hi])]
     if depth < 2:
         seen += _encoded_spans(plain, depth)
     if any(t in plow for t in _reversed_triggers()):
