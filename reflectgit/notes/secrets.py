@@ -823,7 +823,8 @@ class View(NamedTuple):
     def regions(self, reach: int = 2048) -> list[tuple[int, int]]:
         """The stretches of the view around its changes, each cut at whitespace: only there can
         a rule find what it did not find in the text as written."""
-        text, out = self.text, []
+        text = self.text
+        out: list[tuple[int, int]] = []
         for at in self.changed():
             lo, hi = max(0, at - reach), min(len(text), at + reach)
             while lo > 0 and not text[lo - 1].isspace() and at - lo < 2 * reach:
