@@ -227,6 +227,25 @@ def test_an_aws_key_pair_split_over_lines_is_masked_whole() -> None:
     )
 
 
+def test_hidden_secrets_far_into_a_long_text_are_found_where_each_one_is() -> None:
+    """The plain view is scanned around its changes only: changes of every kind, far apart,
+    each carried through the later rewrites to where it lands."""
+    filler = "the build is green and the cache is warm; " * 200
+    text = (
+        "see https://x.io/a%20b "
+        + filler
+        + f"zero {TOKEN[:10]}\u200b{TOKEN[10:]} width\n"
+        + filler
+        + f"split {TOKEN[:18]}\n{TOKEN[18:]}\n"
+        + filler
+        + f"escaped ?t={TOKEN.replace('_', '%5F')} end"
+    )
+    assert [f.kind for f in secrets.scan(text)] == ["hidden:github", "split:github", "url:github"]
+    masked = secrets.mask(text)
+    assert TOKEN[10:] not in masked and TOKEN[18:] not in masked and TOKEN[4:] not in masked
+    assert masked.count(REDACTED) == 3 and masked.count(filler) == 3
+
+
 def test_a_finding_says_how_the_secret_was_hidden() -> None:
     [finding] = secrets.scan(f"blob {_b64(TOKEN)}")
     assert finding.label == "a GitHub token, base64-encoded"
