@@ -121,7 +121,8 @@ def update_cmd(
             fail(f"{body_file} is not UTF-8 text", hint="re-save it as UTF-8")
     with open_kb(ctx) as kb:
         result = kb.update(note_id, assignments, body)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.updated(result))
+    doc = {"id": result.id, "commit": result.commit, "notes": list(result.notes)}
+    render.emit(ctx, doc, render.updated(result))
 
 
 @commands.command("confirm")

@@ -145,10 +145,12 @@ def added(result: Any) -> str:
     return f"{result.status} {result.id} ({result.path}) in {short(result.commit)}"
 
 
-def updated(result: Any) -> str:
+def updated(result: Any) -> list[str]:
     if result.commit:
-        return f"updated {result.id} in {short(result.commit)}"
-    return f"{result.id} unchanged (no commit)"
+        head = f"updated {result.id} in {short(result.commit)}"
+    else:
+        head = f"{result.id} unchanged (no commit)"
+    return [head, *(f"note: {n}" for n in result.notes)]
 
 
 def confirmed(result: Any, source: str) -> str:

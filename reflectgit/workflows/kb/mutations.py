@@ -73,6 +73,7 @@ class UpdateResult:
     id: str
     path: str
     commit: str | None
+    notes: tuple[str, ...] = ()  # what the update left alone, and why
 
 
 @dataclass(frozen=True)
@@ -453,11 +454,15 @@ class Mutations(Base):
             found = snap.get(ident, ("live",))
             note = parse_note(found.data, found.path)
             before = render_note(note)
+            stated = {k: note.frontmatter.get(k) for k in edit.BODY_FIELDS}
             for parts, value in parsed:
                 edit.assign(note.frontmatter, parts, value)
+            notes: list[str] = []
             if body is not None:
                 note.body = body
-            result = UpdateResult(found.id, found.path, None)
+            else:
+                notes = _restate_body(note, stated)
+            result = UpdateResult(found.id, found.path, None, tuple(notes))
             if render_note(note) == before:
                 return Edit(result)
             note.frontmatter["updated"] = now
@@ -468,7 +473,7 @@ class Mutations(Base):
             return Edit(result, [write(found.path, rewrite_note(found.data, note))], message)
 
         done = self.mutate(build)
-        return UpdateResult(done.value.id, done.value.path, done.commit)
+        return UpdateResult(done.value.id, done.value.path, done.commit, done.value.notes)
 
     def confirm(self, ident: str, source: str) -> ConfirmResult:
         """Count one more proof from ``source`` (``notes.edit.confirm``: the drain's confirm too);
@@ -704,6 +709,27 @@ class Mutations(Base):
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)
+
+
+def _restate_body(note: Note, stated: Mapping[str, Any]) -> list[str]:
+    """Keep the body in step with a changed field ``add`` also writes into the body (the key
+    insight): the paragraph stating the old value now states the new one, and only that
+    paragraph changes. A body that no longer states the old value (a person rewrote it) is
+    left as written; the returned note says so."""
+    notes = []
+    for key, old in stated.items():
+        new = note.frontmatter.get(key)
+        if not isinstance(old, str) or not isinstance(new, str) or old.strip() == new.strip():
+            continue
+        restated = edit.restate(note.body, old, new)
+        if restated is not None:
+            note.body = restated
+        elif note.body.strip():
+            notes.append(
+                f"the body does not state the old {key} as a paragraph of its own, so it is "
+                "left as written: edit it to match (--body-file) if it should change too"
+            )
+    return notes
 
 
 def _tier_of(data: bytes, path: str) -> str | None:
