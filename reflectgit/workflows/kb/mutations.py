@@ -431,13 +431,17 @@ class Mutations(Base):
         ident: str,
         assignments: Sequence[str] = (),
         body: str | None = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
     ) -> UpdateResult:
-        """Change fields (``KEY=VALUE``, YAML-typed) or the body; the id and file name stay."""
-        if not assignments and body is None:
+        """Change fields (``KEY=VALUE``, YAML-typed; or ``fields``, top-level keys with their
+        values as given) or the body; the id and file name stay."""
+        if not assignments and body is None and not fields:
             raise UsageError("nothing to change", hint="give --set KEY=VALUE or --body-file F")
+        given = [parse_assignment(text) for text in assignments]
+        given += [([key], value) for key, value in (fields or {}).items()]
         parsed: list[tuple[list[str], Any]] = []
-        for text in assignments:
-            parts, value = parse_assignment(text)
+        for parts, value in given:
             if parts[0] == "id":
                 raise UsageError("the id of a note never changes", hint="add a new note instead")
             if parts[0] in LINK_FIELDS:
