@@ -137,22 +137,12 @@ def init_next(kb: Any) -> str:
     return f"Next: `cd {kb} && pre-commit install` validates notes on every commit"
 
 
-
-
-
-
-
-
-
-
 def forgotten(result: Any) -> list[str]:
     if result.dry_run:
         return [f"would forget {i}" for i in result.forgotten] or ["nothing to forget"]
     if result.forgotten:
         return [f"forgot {', '.join(result.forgotten)} in {short(result.commit)}"]
     return ["nothing to forget"]
-
-
 
 
 def undone(result: Any) -> str:
@@ -166,8 +156,6 @@ def note_list(notes: Sequence[Any]) -> list[str]:
         for n in notes
     ]
     return lines or ["no notes"]
-
-
 
 
 def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
@@ -297,18 +285,12 @@ def routed(result: Any) -> list[str]:
     return list(result.lines())
 
 
-
-
-
-
 def guarded(result: Any) -> list[str]:
     """``team guard``."""
     out = [f"pre-push guard {result.action}: {result.hook}"]
     if result.chained:
         out.append(f"chained: {result.chained} (runs first)")
     return out
-
-
 
 
 def queue_changed(result: Any) -> list[str]:
@@ -527,8 +509,6 @@ def cost_table(doc: dict[str, Any], by: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- search
-
-
 
 
 def expansion_line(expansion: Any) -> str:

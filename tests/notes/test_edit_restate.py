@@ -17,7 +17,9 @@ def test_the_body_add_wrote_is_restated() -> None:
 
 def test_only_the_stating_paragraph_changes() -> None:
     body = f"## Why\n\nA person's intro.\n\n{OLD}\n\n- their list\n- kept\n"
-    assert restate(body, OLD, NEW) == f"## Why\n\nA person's intro.\n\n{NEW}\n\n- their list\n- kept\n"
+    assert (
+        restate(body, OLD, NEW) == f"## Why\n\nA person's intro.\n\n{NEW}\n\n- their list\n- kept\n"
+    )
 
 
 def test_a_paragraph_wrapped_over_lines_with_crlf_still_states_it() -> None:
