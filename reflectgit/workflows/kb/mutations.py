@@ -280,8 +280,10 @@ class Mutations(Base):
         source_name: str = "<stdin>",
         sidecar_name: str = "<entities>",
         restore: bool = False,
+        body: str | None = None,
     ) -> AddResult:
         """Validate and commit one note (from bytes, from fields, or bytes with field overrides).
+        A note from fields takes ``body`` as its body, else its key insight.
 
         A forgotten id is a tombstone: adding a note under it is refused unless ``restore``
         (then the forgotten copy goes in the same commit). Supersession links are made by
@@ -303,6 +305,8 @@ class Mutations(Base):
                 merged.extend(t for t in value if t not in merged)
                 value = merged
             base_note.frontmatter[key] = value
+        if data is None and body is not None and body.strip():
+            base_note.body = body if body.endswith("\n") else body + "\n"
         if (
             data is None
             and not base_note.body
