@@ -386,7 +386,7 @@ _ID = Param("id", "string", "The note's id (as search, recall and list show it).
 
 
 # The output schemas: each tool's structuredContent (the command's --json document).
-def _props(required: Sequence[str] = (), **props: Any) -> dict[str, Any]:
+def _props(required: Sequence[str] = (), /, **props: Any) -> dict[str, Any]:
     return {"properties": props, "required": list(required or props)}
 
 
