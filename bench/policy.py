@@ -1,16 +1,16 @@
-"""Enforced rules: what `reflect-git hook PreToolUse` costs every tool call of an agent.
+"""Enforced rules: what the PreToolUse hook (`reflect-git-hook PreToolUse`) costs every tool call of an agent.
 
-1. `reflect-git hook PreToolUse` as a whole process, the rules compiled and current, vs
+1. `reflect-git-hook PreToolUse` as a whole process, the rules compiled and current, vs
    `python -c pass` with the same interpreter (median of interleaved runs; goal: at most 2x).
    Measured for a call no rule matches (almost every call) and for one a rule denies, and with
    `REFLECT_POLICY=0` (the hook's start-up alone: what the rules add is the difference).
-2. The one-time cost after the KB changed: the hook recompiling the rules of a KB of N notes
+2. The one-time cost after the KB changed: the background job recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
 
-Both are measured in the editable dev venv that runs this script (``python -m reflectgit``) and
+Both are measured in the editable dev venv that runs this script (``python -m reflectgit.hooks.agent``) and
 the first in a normal install too: a wheel built from this checkout and installed byte-compiled
 by pip into its own venv (``bench/startup.py``'s ``release_install``), timed through its
-``reflect-git`` console script against that venv's own ``python -c pass``; that is what users
+``reflect-git-hook`` console script against that venv's own ``python -c pass``; that is what users
 run. ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
 
 Run: .venv/bin/python bench/policy.py [--runs N] [--notes N] [--release-venv DIR] [--no-release]
@@ -70,11 +70,11 @@ def timed(args: list[str], env: dict[str, str], stdin: str | None = None) -> tup
     return (time.perf_counter() - start) * 1000, proc.stdout
 
 
-DEV = [sys.executable, "-m", "reflectgit"]
+DEV = [sys.executable, "-m", "reflectgit.hooks.agent"]
 
 
 def hook(env: dict[str, str], stdin: str, cmd: list[str] = DEV) -> tuple[float, str]:
-    return timed([*cmd, "hook", "PreToolUse"], env, stdin)
+    return timed([*cmd, "PreToolUse"], env, stdin)
 
 
 def ratios(
@@ -146,18 +146,14 @@ def main() -> int:
         commit_rule(kb, env, "no-force-push")
         quiet, blocked = payload(tmp, "git status"), payload(tmp, "git push --force origin main")
 
-        cold, out = hook(env, quiet)  # compiles every note once
+        # The hooks compile nothing (a background process does); REFLECT_GIT_HOOK_SYNC=1 makes
+        # these two calls compile in the foreground, so the compile's own cost shows.
+        sync = env | {"REFLECT_GIT_HOOK_SYNC": "1"}
+        cold, out = hook(sync, quiet)  # compiles every note once
         assert out == "", out
         commit_rule(kb, env, "no-force-push-2")
-        warm, out = hook(env, quiet)  # one more commit: reads the one new blob
+        warm, out = hook(sync, quiet)  # one more commit: reads the one new blob
         assert out == "", out
-        # On a loaded machine a cold compile may need more calls than these (each reads at
-        # least 200 notes, then stops at policy.compile_budget): go on until it is complete.
-        rules = kb / ".git" / "reflect-git" / "policy" / "rules.json"
-        for _ in range(50):
-            if json.loads(rules.read_text(encoding="utf-8")).get("complete") is True:
-                break
-            hook(env, quiet)
         _, denied = hook(env, blocked)
         assert json.loads(denied)["hookSpecificOutput"]["permissionDecision"] == "deny", denied
 
@@ -171,7 +167,7 @@ def main() -> int:
             release_env = {
                 k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")
             }
-            script = [str(python.parent / "reflect-git")]
+            script = [str(python.parent / "reflect-git-hook")]
             ratios("release install", str(python), script, release_env, quiet, blocked, args.runs)
         print()
         print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")

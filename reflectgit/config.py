@@ -339,6 +339,14 @@ class GeneralSettings:
         env=INTERNAL_ENV,
         help="set by reflect-git on the processes it starts: our hooks stay out of our own work",
     )
+    hook_sync: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_GIT_HOOK_SYNC",
+        help="`1`: hooks do their background work in the foreground (tests, CI): the "
+        "post-commit shim waits for the capture, Stop/SessionEnd/PreCompact run the capture "
+        "pass, PreToolUse compiles stale rules before it answers",
+    )
 
 
 @dataclass(frozen=True)
@@ -384,12 +392,6 @@ class CaptureSettings:
         toml="capture.commits_max_bytes",
         minimum=0,
         help="`commits.jsonl` rotates to `commits.jsonl.1` past this",
-    )
-    hook_sync: bool = setting(
-        False,
-        kind="bool",
-        env="REFLECT_GIT_HOOK_SYNC",
-        help="`1`: the post-commit shim waits for the capture (read by the shell shim)",
     )
     idle_disabled: bool = setting(
         False,
@@ -742,15 +744,6 @@ class PolicySettings:
         help="one more JSONL policy file, read before `~/.reflect/policy-rules.jsonl` and "
         "`~/.reflect/permission-policy.jsonl` (the original tool's files)",
     )
-    compile_budget: float = setting(
-        1.0,
-        kind="float",
-        env="REFLECT_POLICY_COMPILE_BUDGET",
-        toml="policy.compile_budget",
-        minimum=0,
-        help="seconds a hook may spend recompiling the rules after the KB changed; past it the "
-        "hook answers without KB rules and the next call goes on where it stopped",
-    )
 
 
 SETTINGS_CLASSES: tuple[type, ...] = (
@@ -1006,6 +999,11 @@ class Config:
     def internal(self) -> bool:
         """Running inside a process reflect-git started: hooks must not capture it."""
         return self.general.internal
+
+    @property
+    def hook_sync(self) -> bool:
+        """``REFLECT_GIT_HOOK_SYNC=1``: the hooks' background work runs in the foreground."""
+        return self.general.hook_sync
 
     @property
     def disabled(self) -> bool:

@@ -24,10 +24,10 @@ from reflectgit.git.store import Store
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
 from tests.support.disk import remount, tmpfs
-from tests.support.kb import head
+from tests.support.kb import head, rg
 from tests.support.remote import git_daemon
 
-__all__ = ["git_daemon"]
+__all__ = ["git_daemon", "rg"]
 
 # --------------------------------------------------------------------------- helpers
 
@@ -58,14 +58,6 @@ def kb(tmp_path: Path, cli) -> Path:
     res = cli("init", str(path), "--no-pre-commit")
     assert res.code == 0, res
     return path
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
 
 
 def refused(rg, repo: Path, *args: str, says: str = "") -> str:

@@ -100,7 +100,13 @@ def add_cmd(
             restore=restore,
         )
     doc = {"id": result.id, "path": result.path, "commit": result.commit}
-    render.emit(ctx, doc, kblines.added(result))
+    lines = [kblines.added(result)]
+    if kb.guard_installed:  # the KB is a clone of the team KB: its first write guards it
+        lines.append(
+            f"note: installed the pre-push guard ({kb.guard_installed}): a push of main to the "
+            "team refuses notes below high confidence; `reflect-git route ID` sends them to review"
+        )
+    render.emit(ctx, doc, lines)
 
 
 @commands.command("update")

@@ -223,8 +223,15 @@ def publish_lines(pub: Any) -> list[str]:
     if not pub:
         return []
     where = f"{pub['remote']}/{pub['branch']}"
+    guard = (
+        f"guard:    pre-push guard installed: a push of {pub['branch']} to {pub['remote']} "
+        "refuses unreviewed notes"
+        if pub["guard"]
+        else "guard:    none: a plain `git push` can publish unreviewed notes "
+        "(`reflect-git team guard` installs it)"
+    )
     if not pub["notes"]:
-        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
+        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}", guard]
     out = [f"publish:  `git push` would change {plural(len(pub['notes']), 'note')} on {where}:"]
     for note in pub["notes"]:
         flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
@@ -235,7 +242,7 @@ def publish_lines(pub: Any) -> list[str]:
             if pub["guard"]
             else "  no pre-push guard: `reflect-git team guard` makes git refuse that push"
         )
-    return out
+    return [*out, guard]
 
 
 # --------------------------------------------------------------------------- validation

@@ -24,7 +24,7 @@ def list_cmd(ctx: typer.Context) -> None:
 
     cfg = globals_of(ctx).config()
     cfg.require_kb()
-    ruleset = load(cfg, budget=None)
+    ruleset = load(cfg)
     doc = {
         "tree": ruleset.tree,
         "rules": [{**r.to_json(), "effect": r.effect} for r in ruleset.rules],
@@ -68,7 +68,7 @@ def test_cmd(
     else:
         tool_input = {"command": what}
     where = os.path.abspath(cwd) if cwd else os.getcwd()
-    result = check(cfg, tool, tool_input, where, budget=None)
+    result = check(cfg, tool, tool_input, where)
     answer = None if result.decision.silent else reply(harness, False, event, result.decision)
     doc = {
         "tool": tool,

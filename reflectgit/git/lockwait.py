@@ -72,3 +72,9 @@ def acquire(fd: int, timeout: float | None, what: str, hint: str | None = None) 
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
+
+
+def take(fd: int, what: str) -> None:
+    """``flock(fd, LOCK_EX)``, waiting as long as the bound in force allows (no bound: as long
+    as it takes). What a lock in the state directory is taken with (``state/eventlog.py``)."""
+    acquire(fd, limit(None), what)

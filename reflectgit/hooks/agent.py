@@ -1,13 +1,21 @@
 """``reflect-git hook EVENT [--harness claude|codex|copilot] [PAYLOAD]``: the agent-harness hook.
 
-Reads the event's JSON on stdin (Codex ``notify`` passes it as the last argument instead).
-``--harness`` says who sent it (the installer writes it for Codex and Copilot); without it the
-harness is read from the payload's shape. Never fails the caller: every error is caught, logged
-in the state directory, and the exit code is 0; every lock wait is bounded (``LOCK_WAIT``), so
-a hook never waits long for a drain or another hook. Prints nothing on stdout except where the
-harness expects a reply: SubagentStop always gets ``{}``, on every path, errors included;
-PreToolUse and PermissionRequest get the enforced rules' decision (``hooks/policy.py``), if any.
-Imports only what the event needs: no typer, no rich, no dulwich unless a note is written.
+Does little, by design. Reads the event's JSON on stdin (Codex ``notify`` passes it as the last
+argument instead), appends it to the session's event log in the state directory
+(``state/eventlog.py``), answers what the harness reads, and exits:
+
+- PreToolUse and PermissionRequest get the enforced rules' decision from the rules compiled
+  already (``hooks/policy.py``); PreToolUse is not logged, it is answered;
+- SubagentStop always gets ``{}``, on every path, errors included;
+- Stop, SessionEnd and PreCompact (and Codex ``notify``) start the capture pass over the
+  session's events, detached (``REFLECT_GIT_HOOK_SYNC=1``: in the foreground); the pass runs
+  the detectors and writes the notes (``workflows/capture/sessionpass.py``).
+
+No note is committed inside a tool call. ``--harness`` says who sent the event (the installer
+writes it for Codex and Copilot); without it the harness is read from the payload's shape.
+Never fails the caller: every error is caught, logged in the state directory, and the exit code
+is 0; every lock wait is bounded (``LOCK_WAIT``). (SessionStart's recall is its own hook
+command, ``recall --format HARNESS``.)
 """
 
 from __future__ import annotations
@@ -16,11 +24,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
-from reflectgit.notes.harness import HARNESSES
+from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+    from reflectgit.config import Config
 
 MAX_PAYLOAD = 8 * 1024 * 1024
 LOCK_WAIT = 2.0  # seconds a hook waits for any lock before it gives up (and logs it)
@@ -29,6 +39,8 @@ QUIET_REPLY = {"SubagentStop": "{}", "subagentStop": "{}"}
 # The events enforced rules answer (hooks/policy.py); PreToolUse is answered by them alone.
 POLICY_EVENTS = ("PreToolUse", "preToolUse", "PermissionRequest", "permissionRequest")
 POLICY_ONLY = ("PreToolUse", "preToolUse")
+# The ends of a turn: the capture pass runs over the session's events (Codex `notify` is one).
+PASS_EVENTS = ("Stop", "SessionEnd", "PreCompact", "codex-notify")
 
 
 def read_payload(raw: bytes) -> dict[str, Any] | None:
@@ -66,7 +78,7 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
     """Run one hook event; always returns 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     event, harness, argument = parse_args(args)
-    cap = None
+    cfg = None
     reply: str | None = None
     try:
         from reflectgit.config import Config, environ
@@ -76,34 +88,79 @@ def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
         cfg = Config.resolve(kb, environ())
         if cfg.disabled or cfg.internal:
             return 0
+        from reflectgit.git.lockwait import bounded
+
         if event in POLICY_EVENTS:  # enforced rules; a PermissionRequest is captured as well
-            from reflectgit.git.lockwait import bounded
             from reflectgit.hooks.policy import answer
 
             with bounded(LOCK_WAIT):
                 reply = answer(cfg, event, raw, harness)
             if event in POLICY_ONLY:
                 return 0
-        from reflectgit.workflows.capture.commits import Capture
+        from reflectgit.workflows.capture.hooklog import HookLog
 
-        cap = Capture(cfg)
-        if not cap.usable:
+        cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
+        log = HookLog(cfg)
+        if not log.usable:
             return 0
         payload = read_payload(raw)
         if payload is None:
-            cap.log(event or "?", "skip", "payload is not a JSON object")
+            log.write(event or "?", "skip", "payload is not a JSON object")
             return 0
-        from reflectgit.git.lockwait import bounded
-        from reflectgit.workflows.capture.events import AgentEvents
+        import time
 
+        from reflectgit.git.lockwait import take
+        from reflectgit.state import eventlog
+
+        session = session_of(payload) or eventlog.UNSESSIONED
+        line = eventlog.record(time.time(), harness, event, payload)
         with bounded(LOCK_WAIT):
-            handled = AgentEvents(cap, harness=harness).handle(event, payload)
-            reply = handled if handled is not None else reply
+            eventlog.append(cfg.state_dir, session, line, take)
+        if event_name(event, payload) in PASS_EVENTS:
+            _capture_pass(cfg, session)
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
-        _breadcrumb(cap, event, exc)
+        _breadcrumb(cfg, event, exc)
     finally:
         _reply(reply if reply is not None else QUIET_REPLY.get(event))
     return 0
+
+
+def session_of(payload: dict[str, Any]) -> str | None:
+    """The session whose log the event goes to (Codex ``notify``: its thread), or None."""
+    from reflectgit.state.eventlog import safe_session
+
+    for key in ("session_id", "sessionId", "thread-id", "thread_id"):
+        value = payload.get(key)
+        if value not in (None, ""):
+            return safe_session(value)
+    return None
+
+
+def event_name(event: str, payload: dict[str, Any]) -> str:
+    """The event as the capture reads it (``hook_event_name`` for ``auto``; Copilot's names)."""
+    name = payload.get("hook_event_name")
+    if isinstance(name, str) and name and event in ("", "auto"):
+        event = name
+    return COPILOT_EVENTS.get(event, event)
+
+
+def _capture_pass(cfg: Config, session: str) -> None:
+    """The end of a turn: run the capture pass detached (in the foreground with
+    ``REFLECT_GIT_HOOK_SYNC=1``), unless one is running for the session already."""
+    if cfg.hook_sync:
+        from reflectgit.git.lockwait import bounded
+        from reflectgit.workflows.capture.sessionpass import run
+
+        with bounded(LOCK_WAIT):
+            run(cfg, session, wait=True)
+        return
+    from reflectgit.state import eventlog
+
+    if eventlog.busy(cfg.state_dir, session):
+        return  # the running pass looks again for new events before it exits
+    from reflectgit.workflows.background import PASS, start
+
+    start(cfg.kb, cfg.env, [PASS, session])
 
 
 def _stdin() -> bytes:
@@ -121,10 +178,12 @@ def _reply(text: str | None) -> None:
         pass
 
 
-def _breadcrumb(cap: Any, event: str, exc: BaseException) -> None:
+def _breadcrumb(cfg: Config | None, event: str, exc: BaseException) -> None:
     try:
-        if cap is not None:
-            cap.breadcrumb(event or "?", exc)
+        if cfg is not None:
+            from reflectgit.workflows.capture.commits import Capture
+
+            Capture(cfg).breadcrumb(event or "?", exc)
             return
         from reflectgit.hooks.capture import fallback_log
 

@@ -1,8 +1,11 @@
 """The enforced-rules answer of ``hook PreToolUse`` and ``hook PermissionRequest``.
 
-``answer`` reads the tool call from the payload, asks ``workflows/policy.check`` and returns
-the JSON the harness reads on stdout, or None (no output: the harness goes on as it would).
-Every failure is None too. What each harness gets (``reply``):
+``answer`` reads the tool call from the payload, asks ``workflows/policy.check`` about it with
+the rules compiled already, and returns the JSON the harness reads on stdout, or None (no
+output: the harness goes on as it would). Every failure is None too. The hook never compiles:
+when the compiled rules are older than the KB's HEAD (or the policy files), it starts the
+compile in the background and answers from the last complete compile meanwhile (before the
+first compile: from no rules). What each harness gets (``reply``):
 
 ============================  ==========================================================
 Claude Code, Copilot in       PreToolUse: ``hookSpecificOutput.permissionDecision`` deny or
@@ -74,9 +77,11 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     cwd = payload.get("cwd")
     from reflectgit.workflows.policy import check
 
-    result = check(
-        cfg, tool, tool_input, cwd if isinstance(cwd, str) else None, cfg.policy.compile_budget
-    )
+    # The rules compiled already answer; REFLECT_GIT_HOOK_SYNC=1 compiles first (tests, CI).
+    sync = cfg.hook_sync
+    result = check(cfg, tool, tool_input, cwd if isinstance(cwd, str) else None, compile=sync)
+    if not result.current:
+        _compile_later(cfg)
     decision = result.decision
     if decision.silent:
         return None
@@ -88,6 +93,17 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
     sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
     _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
     return jsonio.dumps(out, ensure_ascii=False) if out is not None else None
+
+
+def _compile_later(cfg: Config) -> None:
+    """Start the background compile, unless one is running already."""
+    from reflectgit.state import policy as compiled
+
+    if compiled.busy(cfg.state_dir):
+        return
+    from reflectgit.workflows.background import RULES, start
+
+    start(cfg.kb, cfg.env, [RULES])
 
 
 def reply(harness: str, camel: bool, event: str, decision: Decision) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.notes.dates import parse_instant
-from reflectgit.state.queue import fsync_dir
+from reflectgit.state.files import fsync_dir
 
 LEDGER_FILE = "drain-cost.jsonl"
 GROUPINGS = ("day", "transcript", "model", "outcome", "writer")

@@ -4,8 +4,8 @@
 size and mtime of each JSONL policy file); the PreToolUse hook reads only this small file and
 compares the key. ``blobs.json`` remembers, per note blob, the rules it carries (most carry
 none), so a recompile after a commit reads only the blobs it has not seen. Both are derived:
-deleting them costs one compile. ``compile.lock`` lets one process compile while the others
-answer from what they have.
+deleting them costs one compile. ``compile.lock`` lets one process compile (in the background,
+``workflows/background.py``) while the hooks answer from what they have.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ FOLDER = "policy"
 RULES_FILE = "rules.json"
 CACHE_FILE = "blobs.json"
 LOCK_FILE = "compile.lock"
+WAIT_FILE = "compile.wait"  # held by the one compile waiting for the running one to finish
 FORMAT = 1
 
 
@@ -81,7 +82,7 @@ def save_commit(
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
-    from reflectgit.state.queue import atomic_write
+    from reflectgit.state.files import atomic_write
 
     text = jsonio.dumps(data, sort_keys=True, separators=(",", ":"))
     atomic_write(path, text.encode("utf-8"))
@@ -93,16 +94,41 @@ def compile_lock(state_dir: Path, wait: bool) -> AbstractContextManager[bool]:
     yields True: that process can write nothing either."""
     import contextlib  # only a compile takes the lock
 
-    return contextlib.contextmanager(_compile_lock)(state_dir, wait)
+    return contextlib.contextmanager(_compile_lock)(state_dir, wait, LOCK_FILE)
 
 
-def _compile_lock(state_dir: Path, wait: bool) -> Iterator[bool]:
+def wait_slot(state_dir: Path) -> AbstractContextManager[bool]:
+    """Hold the one place in line behind the running compile; yields False at once when another
+    process holds it (that one will compile what this one would: the KB as it is then)."""
+    import contextlib
+
+    return contextlib.contextmanager(_compile_lock)(state_dir, False, WAIT_FILE)
+
+
+def busy(state_dir: Path | str) -> bool:
+    """Is a compile running now (another process holds the compile lock)?"""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(state_dir, FOLDER, LOCK_FILE), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _compile_lock(state_dir: Path, wait: bool, name: str) -> Iterator[bool]:
     import fcntl
 
     where = folder(state_dir)
     try:
         where.mkdir(parents=True, exist_ok=True)
-        fd = os.open(where / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(where / name, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:  # a read-only state directory: nothing can be written, so nothing races
         yield True
         return

@@ -592,7 +592,10 @@ def _supersede(web: Web, ident: str, form: dict[str, str]) -> tuple[str, Any]:
 def _approve(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
     from reflectgit.workflows import review
 
-    result = review.approve(web.cfg, _require(form, "branch", "a branch"))
+    accept = (form.get("accept") or "").splitlines()  # the paths the page listed, by name
+    result = review.approve(
+        web.cfg, _require(form, "branch", "a branch"), accept=accept, tip=form.get("tip") or None
+    )
     return f"approved {result.branch}", result.to_json()
 
 

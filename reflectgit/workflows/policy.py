@@ -13,16 +13,17 @@ a knowledge branch (it is not on HEAD): those rules are listed but never act. Ma
 decision are pure (``notes/policy.py``); this module only reads.
 
 The rules are compiled into the state directory (``state/policy.py``), keyed by HEAD's tree and
-the policy files' size and mtime. The hook reads the compiled file and two stats; only when the
-key changed does it recompile, within ``policy.compile_budget`` seconds (but at least 200 new
-notes a call, so a small KB is always compiled at once): the notes it did not reach are read by
-the next call (the per-blob cache keeps the progress), and their rules do not act meanwhile.
+the policy files' size and mtime, by ``refresh`` in a background process
+(``workflows/background.py``): the KB's mutation door starts it after a commit, ``team sync``
+after a fast-forward, and a hook that finds the compiled rules stale. The hooks never compile:
+they read the compiled file and a few stats (``check(..., compile=False)``), and until the
+compile finishes the last complete compile answers (none yet: no rules act). The per-blob cache
+makes a compile after a commit read only the notes it has not seen.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 MAX_FILE_BYTES = 1024 * 1024
-MIN_PER_CALL = 200  # new notes a compile reads whatever the budget: every call makes progress
 SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies are not notes
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
@@ -52,7 +52,7 @@ class RuleSet:
 
     rules: list[Rule]
     tree: str | None
-    complete: bool = True  # False: the budget ran out; some notes were not read yet
+    complete: bool = True  # False: nothing was compiled yet (or an older release's partial one)
     compiled: bool = False  # this call recompiled
     files: tuple[str, ...] = ()  # policy files read
     problems: tuple[str, ...] = ()  # lines of policy files that are no rule
@@ -89,9 +89,53 @@ def _head_tree(cfg: Config) -> str | None:
         return None
 
 
-def load(cfg: Config, budget: float | None) -> RuleSet:
-    """The rules in force: the compiled file when its key is current, else a recompile (within
-    ``budget`` seconds; None: no limit, and wait for another process's compile)."""
+def load(cfg: Config) -> RuleSet:
+    """The rules in force: the compiled file when its key is current, else a compile (after
+    waiting for another process's compile to finish). Never run inside a hook: the hooks read
+    ``compiled_rules`` and leave the compiling to a background ``refresh``."""
+    found = _lookup(cfg, read_tree=True)
+    if found.current and found.doc is not None:
+        return _from_doc(found.doc, found.key)
+    return _compile(cfg, found.key, policy_files(cfg), found.doc, found.commit, found.stamp)
+
+
+def refresh(cfg: Config) -> RuleSet | None:
+    """Compile the rules for the KB's HEAD unless they are current (the background job). Many
+    commits in a row start many of these: one compiles, one waits behind it, and the others
+    return None at once (the waiting one compiles the KB as it is when its turn comes)."""
+    with compiled.wait_slot(cfg.state_dir) as mine:
+        if not mine:
+            return None
+        with compiled.compile_lock(cfg.state_dir, wait=True):
+            pass  # the running compile has finished
+    return load(cfg)
+
+
+def compiled_rules(cfg: Config) -> tuple[RuleSet, bool]:
+    """The rules of the last complete compile, and whether they are current (HEAD and the
+    policy files unchanged since). Never compiles: nothing compiled yet is no rules, not
+    current."""
+    found = _lookup(cfg, read_tree=False)
+    if found.doc is None:
+        return RuleSet([], None, complete=False), False
+    return _from_doc(found.doc, found.key), found.current
+
+
+@dataclass(slots=True)
+class _Found:
+    """What ``_lookup`` found: the compiled document, HEAD's key, and whether they match."""
+
+    doc: dict[str, Any] | None
+    key: dict[str, Any]
+    current: bool
+    commit: str | None
+    stamp: list[object] | None
+
+
+def _lookup(cfg: Config, read_tree: bool) -> _Found:
+    """Is the compiled document current? Decided from HEAD's files when they are as they were
+    (the stamp), else from the commit HEAD names, else (``read_tree``) from HEAD's tree, which
+    may cost a git process: a hook leaves that last question to the compile it starts."""
     from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import head_stamp
 
@@ -102,28 +146,28 @@ def load(cfg: Config, budget: float | None) -> RuleSet:
     where = git_dir if git_dir.is_dir() else cfg.kb
     # Taken before the commit is read: a ref that moves in between leaves an older stamp.
     stamp = head_stamp(where)
-    if fresh and doc and stamp is not None and doc.get("stamp") == stamp:
-        # HEAD's files are as they were when the commit below was read: no need to read it
-        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
-        if doc.get("key") == key:
-            return _from_doc(doc, key)
+    known = doc.get("key") if doc else None
+    key = {"tree": known.get("tree") if isinstance(known, dict) else None, "files": fingerprint}
+    if fresh and doc and stamp is not None and doc.get("stamp") == stamp and known == key:
+        # HEAD's files are as they were when the commit was read: no need to read it
+        return _Found(doc, key, True, doc.get("commit"), stamp)
     from reflectgit.git.objects import head_commit
 
     commit = head_commit(where)
     # The commit HEAD names is read from the ref alone; its tree may cost a git process (a
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
-    if fresh and doc and commit and doc.get("commit") == commit:
-        key = {"tree": doc.get("key", {}).get("tree"), "files": fingerprint}
-        if doc.get("key") == key:
-            if stamp is not None:
-                compiled.save_commit(cfg.state_dir, doc, commit, stamp)
-            return _from_doc(doc, key)
+    if fresh and doc and commit and doc.get("commit") == commit and known == key:
+        if stamp is not None:
+            compiled.save_commit(cfg.state_dir, doc, commit, stamp)
+        return _Found(doc, key, True, commit, stamp)
+    if not read_tree:
+        return _Found(doc, key, False, commit, stamp)
     key = {"tree": _head_tree(cfg), "files": fingerprint}
-    if fresh and doc and doc.get("key") == key:
+    if fresh and doc and known == key:
         if commit:
             compiled.save_commit(cfg.state_dir, doc, commit, stamp)
-        return _from_doc(doc, key)
-    return _compile(cfg, key, policy_files(cfg), budget, doc, commit, stamp)
+        return _Found(doc, key, True, commit, stamp)
+    return _Found(doc, key, False, commit, stamp)
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
@@ -141,39 +185,36 @@ def _compile(
     cfg: Config,
     key: Mapping[str, Any],
     files: Sequence[Path],
-    budget: float | None,
     previous: Mapping[str, Any] | None,
     commit: str | None,
     stamp: list[object] | None = None,
 ) -> RuleSet:
-    deadline = None if budget is None else time.monotonic() + budget
-    with compiled.compile_lock(cfg.state_dir, wait=budget is None) as held:
-        if not held:  # another hook is compiling: answer from the previous compile meanwhile
+    with compiled.compile_lock(cfg.state_dir, wait=True) as held:
+        if not held:  # pragma: no cover - a waiting lock is always held
             if previous is not None:
                 return _from_doc(previous, key)
-            file_rules, read, problems = _file_rules(files)
-            return RuleSet(file_rules, key.get("tree"), False, False, tuple(read), tuple(problems))
+            return RuleSet([], key.get("tree"), False)
         doc = compiled.load_rules(cfg.state_dir)  # it may have finished while we waited
         if doc is not None and doc.get("key") == key and doc.get("complete") is True:
             return _from_doc(doc, key)
         file_rules, read, problems = _file_rules(files)
         cache = compiled.load_cache(cfg.state_dir)
-        note_rules, complete, cache = _note_rules(cfg, key.get("tree"), cache, deadline)
+        note_rules, cache = _note_rules(cfg, key.get("tree"), cache)
         rules = note_rules + file_rules
         document = {
             "key": dict(key),
             "commit": commit,
             "stamp": stamp if commit else None,  # what HEAD's files looked like for `commit`
-            "complete": complete,
+            "complete": True,
             "rules": [r.to_json() for r in rules],
             "files": read,
             "problems": problems,
         }
-        try:  # noqa: SIM105 - no contextlib on the hook path
+        try:  # noqa: SIM105
             compiled.save(cfg.state_dir, document, cache)
         except OSError:  # a read-only state directory: answer all the same
             pass
-        return RuleSet(rules, key.get("tree"), complete, True, tuple(read), tuple(problems))
+        return RuleSet(rules, key.get("tree"), True, True, tuple(read), tuple(problems))
 
 
 def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]]:
@@ -211,18 +252,15 @@ def _file_rules(files: Sequence[Path]) -> tuple[list[Rule], list[str], list[str]
 
 
 def _note_rules(
-    cfg: Config, tree: str | None, cache: Mapping[str, Any], deadline: float | None
-) -> tuple[list[Rule], bool, dict[str, Any]]:
-    """The rules of the notes on HEAD, the cache entries still in use, and whether every note
-    was read before the deadline."""
+    cfg: Config, tree: str | None, cache: Mapping[str, Any]
+) -> tuple[list[Rule], dict[str, Any]]:
+    """The rules of the notes on HEAD, and the cache entries still in use."""
     if tree is None:
-        return [], True, {}
+        return [], {}
     from reflectgit.git.store import Store
 
     kept: dict[str, Any] = {}
     rules: list[Rule] = []
-    complete = True
-    read = 0
     with Store.open(cfg.kb, cfg.env) as store:
         unreviewed = _queued(store, tree)
         for path, blob in sorted(store.list_tree(tree, DOCUMENTS).items()):
@@ -231,10 +269,6 @@ def _note_rules(
             slot = f"{path}:{blob}"
             found = cache.get(slot)
             if not isinstance(found, list):
-                read += 1
-                if read > MIN_PER_CALL and deadline is not None and time.monotonic() > deadline:
-                    complete = False
-                    continue
                 found = [r.to_json() for r in _rules_of(store.read_blob(blob), path)]
             kept[slot] = found
             reviewed = path not in unreviewed
@@ -242,7 +276,7 @@ def _note_rules(
                 if isinstance(data, dict):
                     rule = Rule.from_json(data)
                     rules.append(rule if reviewed else _unreviewed(rule))
-    return rules, complete, kept
+    return rules, kept
 
 
 def _unreviewed(rule: Rule) -> Rule:
@@ -298,6 +332,7 @@ class Check:
     decision: Decision
     ruleset: RuleSet
     project: str | None = None
+    current: bool = True  # the rules are HEAD's (False: an older compile answered)
 
 
 def check(
@@ -305,13 +340,18 @@ def check(
     tool: str,
     tool_input: Any,
     cwd: str | None = None,
-    budget: float | None = None,
+    *,
+    compile: bool = True,
 ) -> Check:
-    """What the rules in force say about one tool call (``budget``: see ``load``)."""
+    """What the rules in force say about one tool call. ``compile`` False (a hook): the rules
+    compiled last, whatever changed since; ``Check.current`` says whether they are HEAD's."""
     from reflectgit.notes.policy import call_from
 
     call = call_from(tool, tool_input, cwd, home=str(cfg.home))
-    ruleset = load(cfg, budget)
+    if compile:
+        ruleset, current = load(cfg), True
+    else:
+        ruleset, current = compiled_rules(cfg)
     matched = matching(ruleset.rules, call)
     project = None
     if any(r.project and (r.scope or "").lower() != "global" for r in matched) and cwd:
@@ -321,4 +361,4 @@ def check(
         project = project_name(cwd, cfg.env)
         if project:
             matched = [r for r in matched if served_in(project, r.scope, r.project)]
-    return Check(call, decide(matched), ruleset, project)
+    return Check(call, decide(matched), ruleset, project, current)

@@ -14,9 +14,15 @@ def review_item(item: Any, full: bool = False) -> list[str]:
         f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
         f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
         f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({plural(len(item.problems), 'problem')})"),
+        + ("valid" if item.valid else f"INVALID ({plural(len(item.all_problems), 'problem')})"),
     ]
     out += [f"  problem: {p}" for p in item.problems]
+    out += [f"  not reviewed: {u}" for u in item.unreviewed]
+    if item.unreviewed:
+        out.append(
+            f"  approve refuses these unless each path is accepted: "
+            f"--accept {' --accept '.join(sorted({u.path for u in item.unreviewed}))}"
+        )
     out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
     if full and item.note_text is not None:
         out += ["", item.note_text]

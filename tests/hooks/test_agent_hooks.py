@@ -26,6 +26,7 @@ from tests.support.capture import (
     state_dir,
     subjects,
     transcripts_fixture,  # noqa: F401  (the transcripts fixture)
+    wait_for,
 )
 
 
@@ -393,4 +394,6 @@ def test_global_kb_option_reaches_the_fast_hook_path(kb, transcripts, tmp_path, 
         text=True,
     )
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    # The Stop hook started the capture pass detached, with the KB it was given.
+    wait_for(lambda: bool(queue_entries(kb)), "the detached capture pass")
     assert [e["session_id"] for e in queue_entries(kb)] == ["s-kb"]

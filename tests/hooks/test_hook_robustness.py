@@ -14,9 +14,12 @@ from reflectgit.workflows.capture.commits import Capture
 from reflectgit.workflows.capture.events import AgentEvents
 from tests.conftest import git
 from tests.support.capture import (
+    SYNC,
+    event_log,
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,
+    run_pass,
     state_dir,
     subjects,
 )
@@ -25,11 +28,13 @@ HOOK_TIMEOUT = 60  # a liveness bound for a hung hook, far above what any hook t
 
 
 def hook(event: str, payload: dict, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The hook as a harness runs it; a Stop's capture pass runs in the foreground."""
     return subprocess.run(
         [sys.executable, "-m", "reflectgit", "hook", event, *extra],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
+        env={**os.environ, SYNC: "1"},
         timeout=HOOK_TIMEOUT,
     )
 
@@ -97,25 +102,34 @@ def _hold(path: Path) -> int:
     return fd
 
 
-def test_a_held_kb_lock_bounds_the_hook_and_nothing_is_half_written(kb):
+def test_a_held_kb_lock_bounds_the_pass_and_the_event_waits_for_the_next(kb):
+    sid = "s-lock"
+    base = {"session_id": sid, "cwd": "/w/app", "tool_name": "Bash"}
+    red = dict(base, tool_input={"command": "pytest -q"}, error="1 failed, 2 passed in 0.1s")
+    green = dict(
+        base,
+        tool_input={"command": "pytest -q"},
+        tool_response={"stdout": "3 passed in 0.1s", "stderr": ""},
+    )
     fd = _hold(kb / ".git" / "reflect-git.lock")
     try:
-        sid = "s-lock"
-        base = {"session_id": sid, "cwd": "/w/app", "tool_name": "Bash"}
-        red = dict(base, tool_input={"command": "pytest -q"}, error="1 failed, 2 passed in 0.1s")
-        green = dict(
-            base,
-            tool_input={"command": "pytest -q"},
-            tool_response={"stdout": "3 passed in 0.1s", "stderr": ""},
-        )
         assert hook("PostToolUseFailure", red).returncode == 0
-        proc = hook("PostToolUse", green)  # wants the KB lock for its note
+        proc = hook("PostToolUse", green)  # logged: it takes no KB lock
+        assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+        proc = hook("Stop", dict(base, hook_event_name="Stop"))  # the pass wants the KB lock
         assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     finally:
         os.close(fd)
     assert subjects(kb) == ["init"]
-    assert "LockError" in (state_dir(kb) / "logs" / "hooks.log").read_text()
+    assert (
+        "LockError" in (state_dir(kb) / "logs" / "hooks.log").read_text()
+        or "deferred" in (state_dir(kb) / "logs" / "hooks.log").read_text()
+    )
     git("fsck", "--strict", "--no-progress", cwd=kb)
+    # The green run's event was not passed by: the next pass writes its note.
+    assert [e["event"] for e in event_log(kb)[sid]][-2:] == ["PostToolUse", "Stop"]
+    run_pass(sid)
+    assert len(notes(kb)) == 1 and event_log(kb) == {}
 
 
 def test_a_held_commits_lock_defers_the_commit_capture(kb, tmp_path):

@@ -17,9 +17,11 @@ import pytest
 
 from tests.conftest import DATA, git
 from tests.support.capture import (
+    SYNC,
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,
+    run_pass,
     state_dir,
     subjects,
 )
@@ -141,6 +143,7 @@ def deliver(
         assert proc.returncode == 0, (word, proc.stderr)
         assert proc.stderr == "", (word, proc.stderr)
         procs.append(proc)
+    run_pass(env=env)  # the events no Stop passed: the end of the session, as the drain does
     return procs
 
 
@@ -149,6 +152,7 @@ def hook_env_fixture(kb: Path, tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     env = dict(os.environ, REFLECT_GIT_KB=str(kb), HOME=str(home), CODEX_HOME=str(home / ".codex"))
+    env[SYNC] = "1"  # a Stop's capture pass runs in the foreground
     # `~/.claude/projects/...` in doc-claude-stop-tilde-path.json: the real session, at home.
     tilde = json.loads((HOOK_EVENTS / "doc-claude-stop-tilde-path.json").read_text())[0]
     at_home = home / tilde["transcript_path"].removeprefix("~/")
@@ -238,6 +242,7 @@ def test_the_dialog_permission_writes_the_saved_rule_and_nothing_for_a_later_yes
             env=hook_env,
         )
         assert proc.returncode == 0 and proc.stderr == ""
+    run_pass(env=hook_env)
     ((path, text),) = notes(kb).items()
     assert path.startswith("documents/lrn-permission-")
     assert "confidence: high" in text and "scope: always" in text
@@ -262,6 +267,7 @@ def test_copilot_error_occurred_is_a_breadcrumb(kb, hook_env):
         env=hook_env,
     )
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    run_pass(env=hook_env)
     (row,) = [
         json.loads(x) for x in (state_dir(kb) / "logs" / "errors.jsonl").read_text().splitlines()
     ]

@@ -72,8 +72,10 @@ def event_name(payload: str) -> str:
 def run_hook(
     event: str, payload: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``reflect-git hook EVENT`` as the harness runs it: a real process, payload on stdin."""
+    """``reflect-git hook EVENT`` as the harness runs it: a real process, payload on stdin.
+    The capture pass a Stop starts runs in the foreground unless ``env`` sets ``SYNC`` to 0."""
     full = dict(os.environ)
+    full[SYNC] = "1"
     full.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "reflectgit", "hook", event],
@@ -85,15 +87,46 @@ def run_hook(
     )
 
 
-def replay(name: str, transcripts_dir: Path, env: dict[str, str] | None = None) -> list[Any]:
-    """Deliver every payload of a hook-events file in order; each hook must exit 0."""
+def replay(
+    name: str, transcripts_dir: Path, env: dict[str, str] | None = None, settle: bool = True
+) -> list[Any]:
+    """Deliver every payload of a hook-events file in order, each hook must exit 0; then
+    (``settle``) run the capture pass over the events a Stop did not pass (the notes land)."""
+    full = {SYNC: "1", **(env or {})}
     results = []
     for payload in load_events(name, transcripts_dir):
-        proc = run_hook(event_name(payload), payload, env)
+        proc = run_hook(event_name(payload), payload, full)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr == ""
         results.append(proc)
+    if settle:
+        run_pass(env=full)
     return results
+
+
+SYNC = "REFLECT_GIT_HOOK_SYNC"
+
+
+def run_pass(*args: str, env: dict[str, str] | None = None) -> None:
+    """The capture pass in the foreground: ``pass SESSION``, or every session with events."""
+    full = dict(os.environ)
+    full.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectgit.hooks.background", "pass", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def event_log(kb_path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The events waiting in the state directory's event logs, by session."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted((state_dir(kb_path) / "events").glob("*.jsonl")):
+        out[path.stem] = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return out
 
 
 def notes(kb_path: Path) -> dict[str, str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,16 @@ def kb(tmp_path: Path) -> Path:
     path = tmp_path / "kb"
     git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
     return path
+
+
+@pytest.fixture
+def rg(cli: Callable[..., Any], kb: Path) -> Callable[..., Any]:
+    """The CLI bound to the test's ``kb`` (this one, or the test module's own): ``rg("list")``."""
+
+    def invoke(*args: str) -> Any:
+        return cli("--kb", str(kb), *args)
+
+    return invoke
 
 
 def head(repo: Path) -> str:

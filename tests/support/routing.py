@@ -113,3 +113,25 @@ def team_on_forge(
         team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
     )
     return team, forge, kb
+
+
+def teammate_pushes(
+    team: BareRepo, branch: str, files: dict[str, str | None], tmp: Path, *, base: str = ""
+) -> str:
+    """A teammate's plain git: clone the team remote, commit ``files`` (None deletes) on
+    ``branch`` (on ``base`` when given), push. Returns the new tip."""
+    work = tmp / f"teammate-{abs(hash((branch, tuple(files))))}"
+    git("clone", "-q", team.url, str(work), cwd=tmp)
+    git("config", "user.name", "Mallory", cwd=work)
+    git("config", "user.email", "mallory@example.com", cwd=work)
+    git("checkout", "-q", "-B", branch, base or f"origin/{branch}", cwd=work)
+    for rel, text in files.items():
+        if text is None:
+            git("rm", "-q", rel, cwd=work)
+            continue
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+        git("add", rel, cwd=work)
+    git("commit", "-qm", "tidy up", cwd=work)
+    git("push", "-q", "--force", "origin", f"HEAD:refs/heads/{branch}", cwd=work)
+    return git("rev-parse", "HEAD", cwd=work).strip()

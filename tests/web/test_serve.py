@@ -401,6 +401,43 @@ def test_review_page_approves_and_rejects_against_a_real_remote(
     assert gone.status_code == 404 and gone.json()["hint"]
 
 
+def test_review_page_lists_what_a_teammate_added_and_approve_refuses_it(
+    git_daemon: Any, kb_factory: Any, make_forge: Any, monkeypatch: Any, tmp_path: Path
+) -> None:
+    from tests.support.routing import teammate_pushes
+
+    team, _forge, kb, _one, two = _review_setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    workflow = "on: [push]\njobs: {x: {runs-on: ubuntu-latest, steps: [{run: make}]}}\n"
+    tip = teammate_pushes(team, two.branch, {".github/workflows/ci.yml": workflow}, tmp_path)
+    heads = team.heads()
+    client, guard = _client(kb.path)
+    page = client.get("/review").text
+    assert "<code>.github/workflows/ci.yml</code>: adds a CI file" in page
+    assert "approve refuses these changes" in page and "approve, accepting the 1 listed" in page
+    refused = client.post(
+        "/api/review/approve",
+        headers={"X-CSRF-Token": guard.csrf},
+        json={"branch": two.branch, "tip": tip},
+    )
+    assert refused.status_code == 400, refused.text
+    assert ".github/workflows/ci.yml: adds a CI file" in refused.json()["error"]
+    assert team.heads() == heads
+    stale = client.post(
+        "/api/review/approve",
+        headers={"X-CSRF-Token": guard.csrf},
+        json={"branch": two.branch, "tip": two.commit, "accept": ".github/workflows/ci.yml"},
+    )
+    assert stale.status_code != 200 and "moved since it was reviewed" in stale.json()["error"]
+    res = client.post(
+        "/review/approve",
+        data={"csrf": guard.csrf, "branch": two.branch, "tip": tip,
+              "accept": ".github/workflows/ci.yml"},
+        follow_redirects=True,
+    )  # fmt: skip
+    assert f"approved {two.branch}" in res.text
+    assert team.heads()["main"] == tip
+
+
 def test_review_page_without_a_team_says_how_to_set_one(notes_kb: Path) -> None:
     client, _ = _client(notes_kb)
     page = client.get("/review")

@@ -112,6 +112,11 @@ def test_errors_from_real_drains_hooks_and_index_repairs(tmp_path: Path) -> None
     }
     hook = run_cli_proc("--kb", str(kb), "hook", "PostToolUse", input=json.dumps(payload))
     assert hook.returncode == 0 and hook.stdout == ""  # the harness never sees it
+    # the turn ends: the capture pass (in the foreground here) meets the error
+    stop = {**payload, "hook_event_name": "Stop"}
+    sync = {"REFLECT_GIT_HOOK_SYNC": "1"}
+    hook = run_cli_proc("--kb", str(kb), "hook", "Stop", input=json.dumps(stop), env=sync)
+    assert hook.returncode == 0 and hook.stdout == ""
 
     # A damaged search index: rebuilt from git, and counted.
     assert _cli(kb, "reindex").returncode == 0

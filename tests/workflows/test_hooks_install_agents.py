@@ -201,6 +201,7 @@ def test_codex_notify_queues_the_thread_rollout(kb, pinned_env):
         [sys.executable, "-m", "reflectgit", "hook", "codex-notify", payload],
         capture_output=True,
         text=True,
+        env={**os.environ, "REFLECT_GIT_HOOK_SYNC": "1"},  # the capture pass in the foreground
     )
     assert proc.returncode == 0 and proc.stdout == ""
     (entry,) = queue_entries(kb)

@@ -4,8 +4,9 @@ Three things happen here, all cheap and deterministic:
 
 - commit capture: one line per commit in ``<state>/commits.jsonl``; a revert demotes the
   learnings of the reverted commit's session in one commit;
-- notes: agent events that are unambiguous become validated notes, committed at once through
-  through the KB's mutation door (``Reflect-Source: capture:<event>``);
+- notes: agent events that are unambiguous become validated notes, committed through the KB's
+  mutation door (``Reflect-Source: capture:<event>``) by the capture pass over the session's
+  event log (``sessionpass.py``), never inside the agent's tool call;
 - queueing: transcripts that might hold a lesson go to the durable queue when the gate passes.
 
 Everything written (notes, commit messages, queue entries, logs) passes ``privacy.clean``
@@ -25,6 +26,7 @@ from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.state.eventlog import safe_session
 from reflectgit.workflows.capture.hooklog import LOG_DIR, HookLog
 
 if TYPE_CHECKING:  # the gate, git and datetime are imported where they are used
@@ -45,10 +47,6 @@ STATE_TTL = 6 * 3600  # per-session test, loop and todo state
 # One tier ladder and one tier table for every writer (notes/edit.py, notes/note.py).
 TIER_UP = {"low": "medium", "medium": "high", "high": "high"}
 TIER_DOWN = {"high": "medium", "medium": "low", "low": "low"}
-# A session id is ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`` (checked by hand: every event checks
-# one, and ``re`` costs an agent event ~5 ms; tests/test_capture_ids.py holds it to the pattern).
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_SESSION_CHARS = _ALNUM | frozenset("._:-")
 REVERTS = Pattern(r"This reverts commit ([0-9a-f]{7,40})")
 
 
@@ -59,16 +57,6 @@ def iso(ts: float) -> str:
 
 def _now(clock: Clock) -> dt.datetime:
     return from_epoch(clock())
-
-
-def safe_session(value: object) -> str | None:
-    """A session id usable in a file name, or None."""
-    if not isinstance(value, str):
-        return None
-    body = value[:-1] if value.endswith("\n") else value  # ``$`` matches before a last newline
-    if 0 < len(body) <= 128 and body[0] in _ALNUM and _SESSION_CHARS.issuperset(body):
-        return value
-    return None
 
 
 def session_from_settings(settings: CaptureSettings) -> str | None:
@@ -172,9 +160,12 @@ class Capture:
             pass
 
     def sweep(self, ttl: float = STATE_TTL) -> int:
-        """Remove per-session state older than ``ttl`` seconds; returns how many files went."""
-        removed = 0
+        """Remove per-session state older than ``ttl`` seconds, and the capture pass's locks of
+        sessions with no events left; returns how many files went."""
+        from reflectgit.state import eventlog
+
         cutoff = self.clock() - ttl
+        removed = eventlog.sweep(self.cfg.state_dir, cutoff)
         try:
             folders = [e.path for e in os.scandir(self.root) if e.is_dir()]
         except OSError:  # no state yet
@@ -265,9 +256,13 @@ class Capture:
                 def exists(candidate: str) -> bool:
                     return candidate in taken or snap.exists(f"{DOCUMENTS}/{candidate}.md")
 
-                note_id = new_id(
-                    clean(draft.slug) or title, body, exists, prefix=f"lrn-{draft.kind}-"
-                )
+                slug, prefix = clean(draft.slug) or title, f"lrn-{draft.kind}-"
+                if draft.session and _replayed(snap, new_id(slug, body, prefix=prefix), draft):
+                    # The same title and body from the same session: this capture, handled
+                    # again (a capture pass killed before it moved its cursor).
+                    done.append((index, new_id(slug, body, prefix=prefix), "known"))
+                    continue
+                note_id = new_id(slug, body, exists, prefix=prefix)
                 taken.add(note_id)
                 note = Note(self._frontmatter(draft, note_id, title, now), body)
                 check_note(note, f"{DOCUMENTS}/{note_id}.md")
@@ -296,7 +291,9 @@ class Capture:
             )
             return Edit(done, changes, msg)
 
-        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+        with KnowledgeBase.open(
+            self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir, source=source
+        ) as kb:
             twins = KbView(kb.store, self.state_dir).twins()
             result = kb.mutate(build)
         for index, note_id, how in result.value:
@@ -404,7 +401,9 @@ class Capture:
                 extra.insert(0, ("Reflect-Session", session))
             return Edit(ids, changes, messages.build(subject, op, ids, source=source, extra=extra))
 
-        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, source=source) as kb:
+        with KnowledgeBase.open(
+            self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir, source=source
+        ) as kb:
             done = kb.mutate(build)
         return Written(tuple(done.value), done.commit)
 
@@ -580,8 +579,13 @@ class Capture:
         max_age: float,
         limit: int,
     ) -> list[tuple[str, Queued]]:
-        """Queue transcripts quiet for ``threshold`` seconds but younger than ``max_age``."""
+        """Queue transcripts quiet for ``threshold`` seconds but younger than ``max_age``;
+        first, run the capture pass of the sessions whose events have been waiting as long (a
+        session that never stopped)."""
         from reflectgit.notes.transcripts import side_session  # the sweep's only (5 ms)
+        from reflectgit.workflows.capture.sessionpass import run_pending
+
+        run_pending(self.cfg, quiet=threshold, now=self.clock())
 
         now = self.clock()
         found: list[tuple[float, Path]] = []
@@ -671,6 +675,21 @@ def _tier_num(tier: str) -> float:
     from reflectgit.notes.note import TIER_NUM
 
     return TIER_NUM[tier]
+
+
+def _replayed(snap: Any, note_id: str, draft: NoteDraft) -> bool:
+    """Is the note ``note_id`` already on the branch, written in the draft's session?"""
+    from reflectgit.notes.note import parse_note
+
+    found = snap.find(note_id, ("live",), scan=False)
+    if found is None:
+        return False
+    try:
+        return bool(
+            parse_note(found.data, found.path).frontmatter.get("session_id") == draft.session
+        )
+    except Exception:
+        return False
 
 
 def _reverted(body: str) -> str | None:

@@ -1,5 +1,9 @@
 """Agent-harness events turned into captures: deterministic notes, watchers, queue entries.
 
+The capture pass (``sessionpass.py``) hands each event of a session's event log to
+``AgentEvents.handle`` in order, after the hooks that logged them have returned; ``Capture``'s
+clock is then the event's receive time, so every TTL below is measured between events.
+
 ``normalise`` first reads the payload the way its harness sends it (Claude Code, Codex, the
 Copilot CLI in camelCase or its VS Code form: field names, types, event names) into one shape.
 Then one function per event. State between events lives in the state directory, one JSON file
@@ -33,6 +37,7 @@ from reflectgit import jsonio
 from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES, detect_harness
 from reflectgit.notes.privacy import clean, clean_data
 from reflectgit.notes.words import plural
+from reflectgit.state.eventlog import STRING_CAP
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
@@ -47,7 +52,7 @@ STATE_TTL = 6 * 3600.0
 TTL = {"armed": WATCHER_TTL, "permission-armed": PERMISSION_TTL}  # every other kind: STATE_TTL
 PROMOTE_AFTER_FAILING_RUNS = 2
 EVIDENCE_CAP = 600
-OUTPUT_CAP = 256 * 1024  # of a tool's output, what the test-run parsers read (the tail)
+OUTPUT_CAP = STRING_CAP  # of a tool's output, what the test-run parsers read (the tail)
 EDIT_TOOLS = {
     "Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch",  # Claude Code, Codex
     "edit", "create", "str_replace_editor",  # Copilot CLI
@@ -540,14 +545,14 @@ class AgentEvents:
                 known["status"] = status
                 if status == "in_progress":
                     known["since"] = now
+        if drafts:  # the note before the state: a pass killed in between writes it again
+            written = self.cap.write_notes(self._scoped(drafts, payload))
+            self.cap.log("PostToolUse", "note:todo-done", ",".join(written.ids), session)
         self._save(
             "todo-state",
             session,
             {"items": items, "ids": ids, "files": files if not drafts else []},
         )
-        if drafts:
-            written = self.cap.write_notes(self._scoped(drafts, payload))
-            self.cap.log("PostToolUse", "note:todo-done", ",".join(written.ids), session)
 
     def _todo_draft(
         self,
@@ -642,18 +647,23 @@ class AgentEvents:
         if asked is None:
             return
         pending.remove(asked)
-        self._save("permission-armed", session, {"requests": pending})
         import re  # here, not at import: only a call a dialog asked about
 
         rejected = bool(failed) and re.search(_REJECTED, output.strip(), re.I) is not None
         decision = "deny" if rejected else "allow"
+        rule = (
+            None
+            if failed is None and not rejected
+            else self._persisted_rule(payload, asked, decision)
+        )
         if failed is None and not rejected:
-            return  # interrupted: no answer to read
-        rule = self._persisted_rule(payload, asked, decision)
-        if rule is None:
+            pass  # interrupted: no answer to read
+        elif rule is None:  # a one-off answer: the harness asks again next time
             self.cap.log("PostToolUse", f"permission:{decision}-once", tool, session)
-            return  # a one-off answer: the harness asks again next time, nothing to learn
-        self._permission_note(payload, session, asked, decision, rule)
+        else:
+            self._permission_note(payload, session, asked, decision, rule)
+        # After the note: a pass killed in between finds the request and writes it again.
+        self._save("permission-armed", session, {"requests": pending})
 
     def _persisted_rule(
         self, payload: Mapping[str, Any], asked: Mapping[str, Any], decision: str
@@ -761,8 +771,8 @@ class AgentEvents:
         match = correction_in(prompt)
         if match is None:
             return  # the watcher lingers until it expires
-        self.cap.drop("armed", session)
         self._correction_note(payload, session, armed, prompt, match)
+        self.cap.drop("armed", session)  # after the note: a pass killed between writes it again
 
     def _correction_note(
         self,

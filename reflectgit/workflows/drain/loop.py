@@ -311,6 +311,7 @@ class Drain:
         if not s.dry_run:
             self.queue.import_all_legacy(self.cfg.env.get("HOME"))
             report.warnings.extend(self.queue.notices)
+            self._capture_pass()
         if not self.queue.list():
             report.status, report.message = "empty", "the queue is empty"
             return report
@@ -322,6 +323,19 @@ class Drain:
                 self._store.close()
                 self._store = None
                 self._index = None
+
+    def _capture_pass(self) -> None:
+        """Sessions whose events no capture pass handled (they never stopped): handle them
+        now, so their notes land and their transcripts are queued before the queue is read."""
+        from reflectgit.workflows.capture.sessionpass import run_pending
+
+        try:
+            done = run_pending(self.cfg)
+        except Exception as exc:  # the capture's own trouble never stops a drain
+            self.log(f"capture pass: {type(exc).__name__}: {exc}")
+            return
+        if done:
+            self.log("capture pass: " + " ".join(f"{k}={v}" for k, v in sorted(done.items())))
 
     def _run_locked(self, report: Report) -> Report:
         s = self.s

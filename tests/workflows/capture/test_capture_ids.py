@@ -1,4 +1,4 @@
-"""workflows/capture/commits.safe_session: the session id check, by hand, is the pattern's."""
+"""state/eventlog.safe_session (capture/commits uses it): the session id check, by hand, is the pattern's."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from reflectgit.workflows.capture.commits import safe_session
+from reflectgit.state.eventlog import safe_session
 
 PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 

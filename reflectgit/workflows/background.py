@@ -1,0 +1,55 @@
+"""Work started detached from the process that asks for it: the capture pass, the rules compile.
+
+A hook, the KB's mutation door and ``team sync`` never do this work themselves (it would cost an
+agent's tool call or an ``add`` the time it takes); they start ``python -m
+reflectgit.hooks.background JOB`` in a session of its own, with nothing on its stdin, stdout or
+stderr, and return. The job takes its own lock, so starting one twice is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from subprocess import Popen
+
+ENTRY = "reflectgit.hooks.background"
+PASS = "pass"
+RULES = "rules"
+# Started children not yet reaped (a long-lived process, the MCP server say, reaps them here).
+_children: list[Popen[bytes]] = []
+
+
+def start(kb: str | os.PathLike[str], env: Mapping[str, str], job: Sequence[str]) -> int | None:
+    """Start ``job`` detached for the KB at ``kb``; its pid, or None when it could not start."""
+    import subprocess
+    import sys
+
+    _children[:] = [c for c in _children if c.poll() is None]
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", ENTRY, "--kb", os.fspath(kb), *job],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(env),
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return None
+    _children.append(proc)
+    return proc.pid
+
+
+def recompile_rules(
+    kb: str | os.PathLike[str], env: Mapping[str, str], state_dir: str | os.PathLike[str]
+) -> None:
+    """The KB changed: start the enforced rules' compile, when the hooks use them (a compiled
+    file exists; the first hook that asks starts the first compile)."""
+    from reflectgit.state import policy as compiled
+
+    if os.path.exists(os.path.join(state_dir, compiled.FOLDER, compiled.RULES_FILE)):
+        start(kb, env, [RULES])
