@@ -475,7 +475,7 @@ class Web:
                 if value != _form_value(key, shown.frontmatter.get(key))
             }
             # The body as it was shown is not a new body: then a new insight restates it.
-            if body is not None and body.strip() == shown.body.strip():
+            if body is not None and body.strip() == shown.body.replace("\r\n", "\n").strip():
                 body = None
             if not changed and body is None:
                 return f"{shown.id} unchanged", {"id": shown.id, "commit": None, "notes": []}
