@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as fields
 from functools import cached_property
@@ -746,6 +746,49 @@ class PolicySettings:
     )
 
 
+@dataclass(frozen=True)
+class ForgeAccessSettings:
+    """Where a forge token goes, and which: environment or your config file, never committed.
+
+    The environment, or ``[forge]`` in the user's own config file
+    (``$XDG_CONFIG_HOME/reflect-git/config.toml``); ``forge_settings`` ignores these keys in a
+    committed ``.reflect-git.toml``.
+    """
+
+    TITLE: ClassVar[str] = "Forge access"
+
+    provider: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_PROVIDER",
+        help="github, gitlab, gitea, forgejo, gh or none (default: guessed from the team "
+        "remote's host)",
+    )
+    api_url: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_API_URL",
+        help="the forge's API (default: from the team remote's host); https only, or http to "
+        "loopback",
+    )
+    host: str | None = setting(
+        None, kind="str", env="REFLECT_FORGE_HOST", help="the host `gh` is logged in to"
+    )
+    token_env: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_TOKEN_ENV",
+        help="one more variable to read the token from, before the forge's own",
+    )
+
+
+# The ``[forge]`` keys that choose where a credential is sent or which one: the forge kind, the
+# API's URL, the host ``gh`` logs in to, the variable the token is read from. Only the user's
+# own config file and environment may set them; a committed ``.reflect-git.toml`` (the KB's, or
+# the team main's, which any teammate can push to) may not.
+FORGE_TRUSTED = {f.name: f.metadata["spec"].env[0] for f in fields(ForgeAccessSettings)}
+
+
 SETTINGS_CLASSES: tuple[type, ...] = (
     GeneralSettings,
     CaptureSettings,
@@ -755,6 +798,7 @@ SETTINGS_CLASSES: tuple[type, ...] = (
     SearchSettings,
     TeamSettings,
     RoutingSettings,
+    ForgeAccessSettings,
     PolicySettings,
 )
 
@@ -830,6 +874,89 @@ def load_settings(kb: Path | str) -> dict[str, Any]:
             f"{path} is not valid TOML: {exc}",
             hint=f"fix the file by hand, or delete it and run `reflect-git init {kb}` again",
         ) from exc
+
+
+# ============================================================================ forge settings
+
+# The user's own settings file (``$XDG_CONFIG_HOME/reflect-git/config.toml``, else
+# ``~/.config/reflect-git/config.toml``): never committed, never cloned.
+USER_CONFIG = ("reflect-git", "config.toml")
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The user's own config file, from ``XDG_CONFIG_HOME`` (else ``$HOME/.config``)."""
+    base = (env.get("XDG_CONFIG_HOME") or "").strip()
+    root = Path(base) if base and os.path.isabs(base) else home_of(env) / ".config"
+    return root.joinpath(*USER_CONFIG)
+
+
+def _user_forge_table(env: Mapping[str, str]) -> tuple[dict[str, Any], Path]:
+    """``[forge]`` of the user's config file ({} when there is none)."""
+    path = user_config_path(env)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, path
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        table = tomllib.loads(raw.decode("utf-8")).get("forge")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}", hint="fix the file by hand") from exc
+    return (dict(table) if isinstance(table, Mapping) else {}), path
+
+
+@dataclass(frozen=True)
+class ForgeSettings:
+    """The ``[forge]`` table a route or review uses, where each key came from, and the
+    committed values that were ignored (each named in a warning)."""
+
+    values: dict[str, Any]
+    sources: dict[str, str]
+    ignored: list[str]
+
+    def describe(self) -> str:
+        """One line: the forge settings and where each came from."""
+        if not self.values:
+            return "forge: from the team remote's host (no [forge] settings)"
+        return "forge: " + ", ".join(
+            f"{key} from {self.sources[key]}" for key in sorted(self.values)
+        )
+
+
+def forge_settings(
+    env: Mapping[str, str], committed: Sequence[tuple[str, Mapping[str, Any]]] = ()
+) -> ForgeSettings:
+    """``[forge]`` from the committed tables (``(where, table)``, lowest precedence first),
+    then the user's config file, then ``REFLECT_FORGE_*``; the keys of ``FORGE_TRUSTED`` only
+    from the last two."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    ignored: list[str] = []
+    for where, table in committed:
+        if not isinstance(table, Mapping):
+            continue
+        for key, value in table.items():
+            if key in FORGE_TRUSTED:
+                ignored.append(
+                    f"[forge] {key} in {where} is ignored: where a token is sent, and which, "
+                    f"is set only in {user_config_path(env)} or {FORGE_TRUSTED[key]}"
+                )
+                continue
+            values[key], sources[key] = value, where
+    table, path = _user_forge_table(env)
+    for key, value in table.items():
+        values[key], sources[key] = value, str(path)
+    given = load(ForgeAccessSettings, env)
+    for key, name in FORGE_TRUSTED.items():
+        value = getattr(given, key)
+        if value is not None:
+            values[key], sources[key] = value, name
+    return ForgeSettings(values, sources, ignored)
 
 
 # ============================================================================ Config
@@ -946,6 +1073,17 @@ class Config:
     @cached_property
     def policy(self) -> PolicySettings:
         return self.load(PolicySettings)
+
+    def forge(self, team: Mapping[str, Any] | None = None) -> ForgeSettings:
+        """``[forge]``: the team main's table (``team``) under this KB's ``.reflect-git.toml``,
+        under the user's config file and environment (``forge_settings``)."""
+        committed: list[tuple[str, Mapping[str, Any]]] = []
+        if isinstance(team, Mapping):
+            committed.append((f"the team's {SETTINGS_FILE}", team))
+        mine = self.settings.get("forge")
+        if isinstance(mine, Mapping):
+            committed.append((f"{self.kb / SETTINGS_FILE}", mine))
+        return forge_settings(self.env, committed)
 
     def drain_settings(
         self,

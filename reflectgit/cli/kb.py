@@ -37,7 +37,7 @@ def init_command(
 
         if ci not in KINDS:
             fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
-    from reflectgit.config import environ, resolve_kb_path
+    from reflectgit.config import Config, environ, load_settings, resolve_kb_path
     from reflectgit.workflows.kb.layout import InitOptions, init
 
     env = environ()
@@ -52,9 +52,12 @@ def init_command(
         ci_paths = write_ci(kb, ci, env)
         result.written += [str(p.relative_to(kb)) for p in ci_paths]
         lines += render.init_ci_lines([str(p.relative_to(kb)) for p in ci_paths])
+    written = Config(kb, kb, env, load_settings(kb))
+    forge = written.forge()
+    lines += render.forge_lines(forge, team=bool(written.team.remote))
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
-    render.emit(ctx, result.to_dict(), lines)
+    render.emit(ctx, {**result.to_dict(), "forge": render.forge_doc(forge)}, lines)
 
 
 @commands.command("add")
@@ -312,6 +315,8 @@ def status_cmd(ctx: typer.Context) -> None:
     """Notes by state and tier, queue, index freshness, hooks."""
     with open_kb(ctx) as kb:
         st = kb.status()
+    cfg = globals_of(ctx).config()
+    forge = cfg.forge()
     doc = {
         "kb": st.kb,
         "branch": st.branch,
@@ -328,5 +333,8 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
+        "forge": render.forge_doc(forge),
     }
-    render.emit(ctx, doc, render.status_lines(st))
+    lines = render.status_lines(st) + render.forge_lines(forge, team=bool(cfg.team.remote))
+    render.emit(ctx, doc, lines)

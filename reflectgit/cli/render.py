@@ -214,8 +214,34 @@ def status_lines(st: Any) -> list[str]:
             f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
         ]
         + ([f"pending:  {st.pending}"] if st.pending else [])
+        + withheld_lines(st.withheld, n["live"])
         + publish_lines(st.publish)
     )
+
+
+def withheld_lines(withheld: Any, live: int) -> list[str]:
+    """``status``: the live notes recall and the MCP tools withhold from agents, and why."""
+    if withheld is None and live:
+        return ["withheld: not counted yet (no search index: `reflect-git reindex` builds it)"]
+    if not withheld:
+        return []
+    return [
+        f"withheld: {len(withheld)} note{'s' if len(withheld) != 1 else ''} never served to "
+        "agents (they fail validation or hold a secret)",
+        *(f"  {path}: {why}" for path, why in withheld),
+    ]
+
+
+def forge_lines(forge: Any, team: bool = True) -> list[str]:
+    """Where the ``[forge]`` settings came from, and the committed ones that were ignored
+    (nothing for a KB with no team and no forge settings)."""
+    if not (team or forge.values or forge.ignored):
+        return []
+    return [forge.describe(), *(f"warning: {w}" for w in forge.ignored)]
+
+
+def forge_doc(forge: Any) -> dict[str, Any]:
+    return {"settings": forge.values, "sources": forge.sources, "ignored": forge.ignored}
 
 
 def publish_lines(pub: Any) -> list[str]:

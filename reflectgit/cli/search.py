@@ -111,6 +111,7 @@ def recall_cmd(
     ),
 ) -> None:
     """What an agent should know at session start in this project."""
+    import contextlib
     from pathlib import Path
 
     from reflectgit.errors import ReflectGitError
@@ -182,6 +183,9 @@ def recall_cmd(
         return
     finally:
         bar.close()
+    for line in result.withheld_lines():  # the person hears of them; the agent never does
+        with contextlib.suppress(OSError):  # a hook's closed stderr never fails the session
+            render.echo(f"reflect-git recall: {line}" if line[0] != " " else line, err=True)
     if hook and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))

@@ -189,6 +189,7 @@ class Tools:
             confidence=args.get("confidence"),
             env=self.cfg.env,
             synonyms_file=self.cfg.search.synonyms,
+            served_only=True,  # an agent never gets a note that fails validation or holds a secret
         )
         return Reply(result_json(result), hit_lines(result, args.get("include_all", False)))
 
@@ -215,16 +216,30 @@ class Tools:
         return Reply(shown.to_json(), shown_lines(shown, raw))
 
     def note(self, ident: str, at: str | None = None) -> tuple[Any, str]:
-        """One note (``show``) and its file's text, as ``reflect-git show`` reads them."""
+        """One note (``show``) and its file's text, as ``reflect-git show`` reads them; a note
+        that fails validation or holds a secret is refused (``notes/withheld.py``)."""
+        from reflectgit.notes.withheld import reason_of_bytes
+
         with self.open_kb() as kb:
             shown = kb.show(ident, at)
             raw = kb.store.read(shown.path, shown.revision) or b""
+        if reason_of_bytes(shown.path, raw) is not None:
+            raise NoteError(
+                f"note {ident} is withheld from agents: it fails validation or holds a secret",
+                hint="a person can see why with `reflect-git check`",
+            )
         return shown, raw.decode("utf-8", "replace")
 
     def notes(self) -> list[Any]:
-        """The live notes (``reflect-git list``): what the resources list."""
+        """The live notes (``reflect-git list``) an agent may read: what the resources list."""
+        from reflectgit.workflows.search.index import open_fresh
+
+        cfg = self.cfg
+        index, _ = open_fresh(cfg.kb, cfg.state_dir, cfg.env)
+        with index:
+            withheld = {path for path, _why in index.withheld()}
         with self.open_kb() as kb:
-            return list(kb.list_notes())
+            return [n for n in kb.list_notes() if n.path not in withheld]
 
     def review_list(self, args: dict[str, Any]) -> Reply:
         from reflectgit.workflows import review, review_lines, review_queue
@@ -417,6 +432,7 @@ SEARCH_OUT = _props(
                 state=_STR,
                 path=_STR,
                 snippet=_STR,
+                withheld=_STR_OR_NULL,
                 score={"type": "number"},
                 why=_OBJ,
             ),

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config
+from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config, ForgeSettings
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages, names
 from reflectgit.notes.dates import format_timestamp, utc_now
@@ -771,8 +771,10 @@ def _unique_branch(slug: str, heads: Mapping[str, str]) -> str:
     return name
 
 
-def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
-    """``[forge]`` from the team KB's settings on main, overridden by the personal KB's."""
+def team_forge(cfg: Config, store: Any, base: str | None) -> ForgeSettings:
+    """``[forge]`` from the team KB's settings on main, under the personal KB's, under the
+    user's own config and environment; where a token goes is never taken from a committed file
+    (``config.forge_settings``)."""
     import sys
 
     if sys.version_info >= (3, 11):
@@ -780,19 +782,19 @@ def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
     else:  # pragma: no cover
         import tomli as tomllib
 
-    merged: dict[str, Any] = {}
+    table: Any = None
     raw = store.read(SETTINGS_FILE, rev=base) if base else None
     if raw:
         try:
             table = tomllib.loads(raw.decode("utf-8")).get("forge")
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             table = None
-        if isinstance(table, Mapping):
-            merged.update(table)
-    mine = cfg.settings.get("forge")
-    if isinstance(mine, Mapping):
-        merged.update(mine)
-    return merged
+    return cfg.forge(table if isinstance(table, Mapping) else None)
+
+
+def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
+    """The ``[forge]`` table ``team_forge`` settles on."""
+    return team_forge(cfg, store, base).values
 
 
 def pr_body(src: SourceNote, branch: str) -> str:
@@ -819,7 +821,9 @@ def _ensure_pr(
     assert result.branch
     url = remote.url()
     base = remote.tracked().get(team.branch)
-    settings = forge_settings(cfg, store, base)
+    chosen = team_forge(cfg, store, base)
+    result.notes.extend(chosen.ignored)
+    settings = chosen.values
     try:
         choice = choose_forge(url, settings, cfg.env)
     except ForgeError as exc:
