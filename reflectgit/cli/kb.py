@@ -11,6 +11,7 @@ import typer
 from reflectgit.cli import render
 from reflectgit.cli.options import fail, globals_of, open_kb, read_input
 from reflectgit.errors import EXIT_USAGE
+from reflectgit.workflows.kb import lines as kblines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -126,7 +127,7 @@ def add_cmd(
             restore=restore,
         )
     doc = {"id": result.id, "path": result.path, "commit": result.commit}
-    lines = [render.added(result)]
+    lines = [kblines.added(result)]
     if kb.guard_installed:  # the KB is a clone of the team KB: its first write guards it
         lines.append(
             f"note: installed the pre-push guard ({kb.guard_installed}): a push of main to the "
@@ -154,7 +155,8 @@ def update_cmd(
             fail(f"{body_file} is not UTF-8 text", hint="re-save it as UTF-8")
     with open_kb(ctx) as kb:
         result = kb.update(note_id, assignments, body)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.updated(result))
+    doc = {"id": result.id, "commit": result.commit, "notes": list(result.notes)}
+    render.emit(ctx, doc, kblines.updated(result))
 
 
 @commands.command("confirm")
@@ -167,7 +169,7 @@ def confirm_cmd(
     with open_kb(ctx) as kb:
         result = kb.confirm(note_id, source)
     doc = {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}
-    render.emit(ctx, doc, render.confirmed(result, source))
+    render.emit(ctx, doc, kblines.confirmed(result, source))
 
 
 @commands.command("archive")
@@ -175,7 +177,7 @@ def archive_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="
     """Move a note and its sidecar to archived/."""
     with open_kb(ctx) as kb:
         result = kb.archive(note_id)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.moved("archived", result))
+    render.emit(ctx, {"id": result.id, "commit": result.commit}, kblines.moved("archived", result))
 
 
 @commands.command("restore")
@@ -183,7 +185,7 @@ def restore_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="
     """Move an archived note and its sidecar back to documents/."""
     with open_kb(ctx) as kb:
         result = kb.restore(note_id)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.moved("restored", result))
+    render.emit(ctx, {"id": result.id, "commit": result.commit}, kblines.moved("restored", result))
 
 
 @commands.command("forget")
@@ -233,7 +235,7 @@ def supersede_cmd(
     with open_kb(ctx) as kb:
         result = kb.supersede(old, by)
     doc = {"old": result.old, "new": result.new, "commit": result.commit}
-    render.emit(ctx, doc, render.superseded(result))
+    render.emit(ctx, doc, kblines.superseded(result))
 
 
 @commands.command("undo")
@@ -271,7 +273,7 @@ def show_cmd(
     with open_kb(ctx) as kb:
         shown = kb.show(note_id, at)
         raw = kb.store.read(shown.path, shown.revision) or b""
-    render.emit(ctx, shown.to_json(), render.shown(shown, raw))
+    render.emit(ctx, shown.to_json(), kblines.shown(shown, raw))
 
 
 @commands.command("log")

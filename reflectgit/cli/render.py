@@ -2,7 +2,8 @@
 
 Commands hand their result objects here; nothing else in the package writes to stdout or
 stderr for a person (the hooks print only the replies their harness expects). Imports no
-workflow.
+workflow; the lines the MCP tools answer with too live below the interfaces
+(``workflows/kb/lines.py``, ``workflows/search/results.py``) and are imported from there.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from reflectgit.cli.options import globals_of
 from reflectgit.notes.words import plural
+from reflectgit.workflows.kb.lines import short
 
 if TYPE_CHECKING:
     from typing import Any
@@ -77,10 +79,6 @@ def error(message: str, hint: str | None = None) -> None:
         echo(f"hint: {hint}", err=True)
 
 
-def short(sha: str | None) -> str:
-    return sha[:12] if sha else "-"
-
-
 class ProgressBar:
     """A one-line stderr bar, drawn only on a terminal and at most ~20 times a second."""
 
@@ -139,43 +137,12 @@ def init_next(kb: Any) -> str:
     return f"Next: `cd {kb} && pre-commit install` validates notes on every commit"
 
 
-def added(result: Any) -> str:
-    if result.status == "unchanged":
-        return f"{result.id} is already in the KB, unchanged (no commit)"
-    return f"{result.status} {result.id} ({result.path}) in {short(result.commit)}"
-
-
-def updated(result: Any) -> str:
-    if result.commit:
-        return f"updated {result.id} in {short(result.commit)}"
-    return f"{result.id} unchanged (no commit)"
-
-
-def confirmed(result: Any, source: str) -> str:
-    if result.commit:
-        return f"confirmed {result.id}: proof_count {result.proof_count} in {short(result.commit)}"
-    return (
-        f"{result.id} already confirmed by {source} (proof_count {result.proof_count}; no commit)"
-    )
-
-
-def moved(verb: str, result: Any) -> str:
-    """``archived ID -> PATH in SHA`` / ``restored ...``."""
-    return f"{verb} {result.id} -> {result.path} in {short(result.commit)}"
-
-
 def forgotten(result: Any) -> list[str]:
     if result.dry_run:
         return [f"would forget {i}" for i in result.forgotten] or ["nothing to forget"]
     if result.forgotten:
         return [f"forgot {', '.join(result.forgotten)} in {short(result.commit)}"]
     return ["nothing to forget"]
-
-
-def superseded(result: Any) -> str:
-    if result.commit:
-        return f"{result.old} superseded by {result.new} in {short(result.commit)}"
-    return f"{result.old} is already superseded by {result.new} (no commit)"
 
 
 def undone(result: Any) -> str:
@@ -189,11 +156,6 @@ def note_list(notes: Sequence[Any]) -> list[str]:
         for n in notes
     ]
     return lines or ["no notes"]
-
-
-def shown(note: Any, raw: bytes) -> list[str]:
-    header = f"# {note.path} ({note.state}) at {short(note.revision)}"
-    return [header, raw.decode("utf-8", "replace").rstrip("\n")]
 
 
 def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
@@ -407,48 +369,12 @@ def routed(result: Any) -> list[str]:
     return list(result.lines())
 
 
-def review_item(item: Any, full: bool = False) -> list[str]:
-    out = [
-        f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
-        f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
-        f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({plural(len(item.all_problems), 'problem')})"),
-    ]
-    out += [f"  problem: {p}" for p in item.problems]
-    out += [f"  not reviewed: {u}" for u in item.unreviewed]
-    if item.unreviewed:
-        out.append(
-            f"  approve refuses these unless each path is accepted: "
-            f"--accept {' --accept '.join(sorted({u.path for u in item.unreviewed}))}"
-        )
-    out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
-    if full and item.note_text is not None:
-        out += ["", item.note_text]
-    return out
-
-
-def review_items(items: Sequence[Any]) -> list[str]:
-    return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
-
-
 def guarded(result: Any) -> list[str]:
     """``team guard``."""
     out = [f"pre-push guard {result.action}: {result.hook}"]
     if result.chained:
         out.append(f"chained: {result.chained} (runs first)")
     return out
-
-
-def queue_items(items: Sequence[Any]) -> list[str]:
-    """``review queue list`` (route's part of render)."""
-    out = []
-    for item in items:
-        where = item.source if item.present else f"{item.source} (missing)"
-        out.append(
-            f"{item.slug}: {item.title} [{(item.confidence or '?').upper()}] "
-            f"id {item.id or '?'}, {where}, queued {item.queued_at or '?'}"
-        )
-    return out or ["the review queue is empty"]
 
 
 def queue_changed(result: Any) -> list[str]:
@@ -723,21 +649,6 @@ def cost_table(doc: dict[str, Any], by: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- search
-
-
-def search_hits(result: Any, include_all: bool = False) -> list[str]:
-    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.withheld:
-            lines.append(f"    ! withheld from agents: {hit.withheld}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
-    return lines
 
 
 def expansion_line(expansion: Any) -> str:

@@ -41,7 +41,7 @@ def search_cmd(
 ) -> None:
     """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
     from reflectgit.workflows.search.index import search
-    from reflectgit.workflows.search.results import result_json
+    from reflectgit.workflows.search.results import hit_lines, result_json
 
     g = globals_of(ctx)
     cfg = g.config()
@@ -74,7 +74,7 @@ def search_cmd(
     finally:
         bar.close()
     doc = result_json(result)
-    lines = render.search_hits(result, include_all)
+    lines = hit_lines(result, include_all)
     if expansion is not None:
         doc["expansion"] = expansion.to_json()
         lines = [render.expansion_line(expansion), *lines]

@@ -125,7 +125,10 @@ def browse(
     query = query.strip()
     sort = sort or ("rank" if query else "title")
     if sort not in SORTS and not (sort == "rank" and query):
-        raise UsageError(f"sort {sort!r} is not one of {', '.join(SORTS)}")
+        raise UsageError(
+            f"sort {sort!r} is not one of {', '.join(SORTS)}",
+            hint="a leading - sorts the other way: sort=-updated is the newest first",
+        )
     page = max(1, page)
     per_page = min(max(1, per_page), MAX_PER_PAGE)
     where: list[str] = []

@@ -64,7 +64,12 @@ class SourceNote:
 
     @property
     def title(self) -> str:
-        return self.note.title or self.id
+        """The title as the branch name, the commit subject, the pull request and the review
+        queue carry it: through the secret scanner, masked (a note holding a secret is refused
+        before it is routed; this keeps a title that slipped past out of names and requests)."""
+        from reflectgit.notes import secrets as scanner
+
+        return scanner.mask(self.note.title or self.id)
 
     @property
     def tier(self) -> str:
@@ -459,6 +464,29 @@ def id_elsewhere(store: Any, src: SourceNote, rev: str | None) -> str | None:
     return None
 
 
+def look_alike_on(store: Any, src: SourceNote, rev: str | None) -> str | None:
+    """A note on ``rev`` whose id a person (or a case-insensitive checkout) would take for this
+    one: another file name with the same skeleton (``redis-pool`` for ``rеdis-pool``)."""
+    if rev is None:
+        return None
+    key = names.id_key(src.id)
+    for path in sorted(store.list_files(DOCUMENTS, rev=rev)):
+        stem = PurePosixPath(path).stem
+        one_note = path.endswith(".md") and path.count("/") == 1
+        if one_note and stem != src.id and names.id_key(stem) == key:
+            return str(path)
+    return None
+
+
+def _refuse_look_alike(src: SourceNote, other: str) -> None:
+    raise ConflictError(
+        f"the id {src.id!r} looks like the team's {other} (they differ only by case, Unicode "
+        "normalisation or look-alike characters); nothing was pushed",
+        hint=f"if it is the same learning, update {other}; otherwise give yours an id a "
+        "person can tell apart",
+    )
+
+
 def _refuse_twin(src: SourceNote, other: str) -> None:
     raise ConflictError(
         f"the id {src.id} is already used on the team's main by {other}; routing "
@@ -555,6 +583,9 @@ def _to_main(
         other = id_elsewhere(store, src, tip)
         if other is not None:
             _refuse_twin(src, other)
+        other = look_alike_on(store, src, tip)
+        if other is not None:
+            _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
             _refuse_conflict(result, src, conflict)
@@ -589,6 +620,9 @@ def _to_main(
         other = id_elsewhere(store, src, base)
         if other is not None:
             _refuse_twin(src, other)
+        other = look_alike_on(store, src, base)
+        if other is not None:
+            _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, base)
         if conflict is not None and not force:
             result.attempts.append(
@@ -640,6 +674,10 @@ def _to_branch(cfg: Config, team: Team, src: SourceNote, result: RouteResult) ->
         return _fail(result, src, exc)
     base = heads.get(team.branch)
     known = lambda sha: store.resolve(sha) is not None  # noqa: E731 - objects may be missing in a dry run
+    if base and known(base):
+        other = look_alike_on(store, src, base)
+        if other is not None:
+            _refuse_look_alike(src, other)
     if base and known(base) and _same_on(store, src, base):
         result.route = "main"
         result.branch = team.branch
@@ -798,6 +836,9 @@ def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
 
 
 def pr_body(src: SourceNote, branch: str) -> str:
+    """The pull request's text, masked like the title (it leaves for the forge)."""
+    from reflectgit.notes import secrets as scanner
+
     insight = src.note.frontmatter.get("key_insight")
     lines = [f"Learning `{src.id}` routed by reflect-git with medium confidence."]
     if isinstance(insight, str) and insight.strip():
@@ -807,7 +848,7 @@ def pr_body(src: SourceNote, branch: str) -> str:
         f"Review with `reflect-git review show {branch}`; "
         f"approve with `reflect-git review approve {branch}`.",
     ]
-    return "\n".join(lines)
+    return scanner.mask("\n".join(lines))
 
 
 def _ensure_pr(

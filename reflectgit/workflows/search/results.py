@@ -91,3 +91,19 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "understood": result.understood,
         "hits": [h.to_json() for h in result.hits],
     }
+
+
+def hit_lines(result: SearchResult, include_all: bool = False) -> list[str]:
+    """The text of ``search`` (the CLI's and the MCP tool's): one line per hit (id, tier,
+    title), its snippet indented below; the scores and the query's reading stay in the JSON."""
+    lines: list[str] = []
+    for hit in result.hits:
+        state = "" if hit.state == "live" else f" ({hit.state})"
+        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
+        if hit.withheld:
+            lines.append(f"    ! withheld from agents: {hit.withheld}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if not result.hits:
+        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
+    return lines
