@@ -136,7 +136,8 @@ def test_claude_user_scope_merges_into_claude_json_and_uninstall_restores_it(
     assert (pinned_env / ".claude" / "settings.json").exists()
     # The entry starts a working server.
     assert tools_of(entry["command"], entry["args"], project) == [
-        "search", "recall", "show", "add", "confirm", "review_list",
+        "search", "recall", "show", "add", "confirm", "update", "supersede", "archive",
+        "review_list",
     ]  # fmt: skip
 
     again = install(str(project), "--agent", "claude", "--mcp", kb=kb)
