@@ -249,7 +249,7 @@ def test_import_of_one_note_says_one_note(cli, kb, tmp_path):
 
 
 def test_review_item_with_one_problem_says_one_problem():
-    from reflectgit.cli import render
+    from reflectgit.workflows import review_lines as render
     from reflectgit.workflows.review import BranchReview, Unreviewed
 
     item = BranchReview(

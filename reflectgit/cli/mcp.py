@@ -16,7 +16,8 @@ commands = typer.Typer()
 
 @commands.command("mcp")
 def mcp_cmd(ctx: typer.Context) -> None:
-    """Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout."""
+    """Serve search, recall, show, add, confirm, update, supersede, archive and review_list
+    over MCP on stdin/stdout."""
     from reflectgit.installation import require
 
     require("mcp", "mcp")

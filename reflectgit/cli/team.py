@@ -9,6 +9,7 @@ import typer
 from reflectgit.cli import render
 from reflectgit.cli.options import globals_of
 from reflectgit.errors import ReflectGitError
+from reflectgit.workflows import review_lines
 
 commands = typer.Typer()
 team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True)
@@ -121,7 +122,7 @@ def review_list_command(
     from reflectgit.workflows import review
 
     items = review.list_branches(globals_of(ctx).config(), team_path)
-    render.emit(ctx, [item.to_json() for item in items], render.review_items(items))
+    render.emit(ctx, [item.to_json() for item in items], review_lines.review_items(items))
 
 
 @review_app.command("show")
@@ -134,7 +135,7 @@ def review_show_command(
     from reflectgit.workflows import review
 
     item = review.show(globals_of(ctx).config(), branch, team_path)
-    render.emit(ctx, item.to_json(full=True), render.review_item(item, full=True))
+    render.emit(ctx, item.to_json(full=True), review_lines.review_item(item, full=True))
 
 
 @review_app.command("approve")
@@ -190,7 +191,7 @@ def review_queue_list_command(ctx: typer.Context) -> None:
     from reflectgit.workflows import review_queue
 
     items = review_queue.list_queue(globals_of(ctx).config())
-    render.emit(ctx, [item.to_json() for item in items], render.queue_items(items))
+    render.emit(ctx, [item.to_json() for item in items], review_lines.queue_items(items))
 
 
 @queue_app.command("promote")

@@ -25,6 +25,15 @@ def kb(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def home_kb(pinned_env: Path) -> Path:
+    """A KB where a command finds one when nothing names it: ``~/.learnings`` (an empty git
+    repository), so ``hooks install --agent`` has a KB to point the hooks at."""
+    path = pinned_env / ".learnings"
+    git("init", "-q", "-b", "main", str(path), cwd=pinned_env)
+    return path
+
+
+@pytest.fixture
 def rg(cli: Callable[..., Any], kb: Path) -> Callable[..., Any]:
     """The CLI bound to the test's ``kb`` (this one, or the test module's own): ``rg("list")``."""
 

@@ -553,3 +553,36 @@ def test_history_follows_moves_and_plain_git_edits_and_skips_other_notes(
         f"chore(knowledge): confirm {other}",
     ]
     assert len(others) == 3
+
+
+def test_the_api_writes_and_edits_a_note_and_reads_the_activity(notes_kb: Path) -> None:
+    client, guard = _client(notes_kb)
+    fields = {"title": "Quote paths", "insight": "Unquoted paths break on spaces."}
+    refused = client.post("/api/notes/new", json=fields)  # no CSRF token
+    assert refused.status_code == 403
+    missing = client.post("/api/notes/new", headers={"X-CSRF-Token": guard.csrf}, json=fields)
+    assert missing.status_code == 400 and missing.json()["error"] == "a category is required"
+    added = client.post(
+        "/api/notes/new",
+        headers={"X-CSRF-Token": guard.csrf},
+        json=fields | {"category": "shell", "confidence": "low", "tags": "shell, bash"},
+    )
+    assert added.status_code == 200, added.text
+    ident = added.json()["result"]["id"]
+    assert added.json()["result"]["commit"] == head(notes_kb)
+    assert trailers(notes_kb, "Reflect-Source") == ["web"]
+    edited = client.post(
+        f"/api/notes/{ident}/edit",
+        headers={"X-CSRF-Token": guard.csrf},
+        json=fields
+        | {"insight": "Quote every expansion.", "body": "Unquoted paths break on spaces.\n"},
+    )
+    assert edited.status_code == 200, edited.text
+    text = git("show", f"HEAD:documents/{ident}.md", cwd=notes_kb)
+    assert "key_insight: Quote every expansion.\n" in text  # the other fields stay as they were
+    assert text.endswith("---\nQuote every expansion.\n") and "tags:\n- shell\n- bash\n" in text
+    assert "category: shell\n" in text and "confidence: low\n" in text
+    activity = client.get("/api/activity").json()
+    assert [e["op"] for e in activity["entries"][:2]] == ["update", "add"]
+    assert activity["entries"][0]["ids"] == [ident] and activity["entries"][0]["source"] == "web"
+    assert_clean(notes_kb)

@@ -192,7 +192,7 @@ def test_update_sets_yaml_typed_values_keeps_id_and_bumps_updated(rg, kb, tmp_pa
         str(body),
     )
     assert res.code == 0, res
-    assert res.json() == {"id": doc["id"], "commit": head(kb)}
+    assert res.json() == {"id": doc["id"], "commit": head(kb), "notes": []}
     fm = front(kb, doc["path"])
     assert fm["tags"] == ["a", "b"]
     assert fm["confidence_num"] == 0.55
