@@ -517,6 +517,13 @@ class Base:
 
     def _located(self, tree: str, ident: str, state: str, path: str, data: bytes) -> Located:
         side = sidecar_path_for(path)
+        for link in (p for p in (path, side) if self.store.is_link(tree, p)):
+            raise RefusedError(
+                f"{link} is a symbolic link committed in the repository, not a note; "
+                "reflect-git does not read, move or rewrite links",
+                hint=f"replace the link by the note itself (`git rm {link}`, then add the note "
+                "again with `reflect-git add`), or remove it",
+            )
         return Located(ident, state, path, data, side, self.store.read_at_tree(tree, side))
 
     def get(
