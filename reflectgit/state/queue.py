@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reflectgit.backoff import Backoff as Backoff  # the queue's retry pauses
 from reflectgit.config import Config
 from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
@@ -44,20 +45,6 @@ ID_LEN = 16
 
 Clock = Callable[[], float]
 Entries = list["Entry"]
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """``delay = initial * multiplier**(retries-1)``, capped, then scaled by +-jitter."""
-
-    initial: float = 60.0
-    multiplier: float = 2.0
-    max_delay: float = 3600.0
-    jitter: float = 0.2
-
-    def delay(self, retries: int, rng: random.Random) -> float:
-        base = min(self.initial * self.multiplier ** max(retries - 1, 0), self.max_delay)
-        return base * rng.uniform(1.0 - self.jitter, 1.0 + self.jitter)
 
 
 @dataclass
