@@ -4,7 +4,6 @@ Real git throughout: a ref lock held as ``git gc``/``pack-refs`` holds it, a fan
 ``git prune-packed`` removes at the worst moment, committed symlink "notes", a project whose
 ``CLAUDE.md`` links out of it.
 """
-# ruff: noqa: F811 - pytest fixtures are imported by name and requested as parameters
 
 from __future__ import annotations
 
@@ -73,9 +72,7 @@ def test_a_fanout_folder_removed_by_prune_packed_is_made_again(
             assert not where.exists(), "prune-packed left the empty folder"
 
     monkeypatch.setattr(os, "mkdir", mkdir_then_prune)
-    res = rg(
-        "--json", "add", "--title", "Prefill pools", "--insight", "i", "--confidence", "high"
-    )
+    res = rg("--json", "add", "--title", "Prefill pools", "--insight", "i", "--confidence", "high")
     monkeypatch.undo()
     assert raced, "no fan-out folder was made: the race did not happen"
     assert res.code == 0, res

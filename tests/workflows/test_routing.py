@@ -161,7 +161,9 @@ def test_four_clones_routing_three_notes_each_at_once_all_land(
     team = git_daemon.new_repo()
     team.seed({"README.md": "x\n"})
     kbs = [kb_factory(team) for _ in range(4)]
-    jobs = [(kb, kb.add(f"Clone {c} note {n}", "high")) for c, kb in enumerate(kbs) for n in range(3)]
+    jobs = [
+        (kb, kb.add(f"Clone {c} note {n}", "high")) for c, kb in enumerate(kbs) for n in range(3)
+    ]
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "reflectgit", "--kb", str(kb.path), "--json", "route", note_id],
