@@ -602,9 +602,9 @@ class Store(ObjectWriter, WriteLock):
                 hint="check out a branch (`git switch main`) and try again",
             )
         ref = b"refs/heads/" + target.encode("utf-8")
-        held = held_ref_lock(self.common_dir, ref)
-        if held is not None:  # git is moving the branch: refuse before writing anything
-            raise held
+        ref_locked = held_ref_lock(self.common_dir, ref)
+        if ref_locked is not None:  # git is moving the branch: refuse before writing anything
+            raise ref_locked
         old_tip = self.tip(target)
         base = old_tip if parent is _TIP else parent
         if base is not None and not isinstance(base, str):

@@ -399,13 +399,14 @@ class Base:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _changed(self) -> None:
-        """After a commit: the enforced rules are compiled again, in the background."""
-        if self.state_dir is None:
-            return
-        from reflectgit.workflows.background import recompile_rules
+        """After a commit, in the background: git's automatic housekeeping when it is due
+        (as ``git commit`` runs it), the enforced rules compiled again."""
+        from reflectgit.git import housekeeping
+        from reflectgit.workflows.background import after_commit
 
         kb = self.store.path or self.store.git_dir
-        recompile_rules(kb, self.store.env, os.fspath(self.state_dir))
+        state_dir = os.fspath(self.state_dir) if self.state_dir is not None else None
+        after_commit(kb, self.store.env, state_dir, housekeeping_due=housekeeping.due(self.store))
 
     def _refuse_foreign(self, snap: Snapshot) -> None:
         """Refuse to write into a repository that is not a KB (a mistyped ``--kb``).
