@@ -380,13 +380,6 @@ class Queue:
                     placed.append(current)
         return placed
 
-    def count(self) -> int:
-        """How many entries are pending (their files counted by name, none read)."""
-        try:
-            return sum(1 for n in os.listdir(self.dir) if n.endswith(".json"))
-        except FileNotFoundError:
-            return 0
-
     def empty(self) -> bool:
         """Is nothing pending? (The folder's names, no file read.)"""
         try:

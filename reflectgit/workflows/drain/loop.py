@@ -375,8 +375,7 @@ class Drain:
                 self.log(("WARNING " if ok == 0 else "") + report.message)
                 return report
             self.log(
-                f"start writer={s.writer} dry_run={s.dry_run} queued={self.queue.count()} "
-                f"charged_today={charged}/{s.daily_max}"
+                f"start writer={s.writer} dry_run={s.dry_run} charged_today={charged}/{s.daily_max}"
             )
             self._loop(report, charged)
             self.log(
