@@ -1,16 +1,16 @@
-"""Enforced rules: what `reflect-git hook PreToolUse` costs every tool call of an agent.
+"""Enforced rules: what the PreToolUse hook (`reflect-git-hook PreToolUse`) costs every tool call of an agent.
 
-1. `reflect-git hook PreToolUse` as a whole process, the rules compiled and current, vs
+1. `reflect-git-hook PreToolUse` as a whole process, the rules compiled and current, vs
    `python -c pass` with the same interpreter (median of interleaved runs; goal: at most 2x).
    Measured for a call no rule matches (almost every call) and for one a rule denies, and with
    `REFLECT_POLICY=0` (the hook's start-up alone: what the rules add is the difference).
-2. The one-time cost after the KB changed: the hook recompiling the rules of a KB of N notes
+2. The one-time cost after the KB changed: the background job recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
 
-Both are measured in the editable dev venv that runs this script (``python -m reflectgit``) and
+Both are measured in the editable dev venv that runs this script (``python -m reflectgit.hooks.agent``) and
 the first in a normal install too: a wheel built from this checkout and installed byte-compiled
 by pip into its own venv (``bench/startup.py``'s ``release_install``), timed through its
-``reflect-git`` console script against that venv's own ``python -c pass``; that is what users
+``reflect-git-hook`` console script against that venv's own ``python -c pass``; that is what users
 run. ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
 
 Run: .venv/bin/python bench/policy.py [--runs N] [--notes N] [--release-venv DIR] [--no-release]
@@ -70,11 +70,11 @@ def timed(args: list[str], env: dict[str, str], stdin: str | None = None) -> tup
     return (time.perf_counter() - start) * 1000, proc.stdout
 
 
-DEV = [sys.executable, "-m", "reflectgit"]
+DEV = [sys.executable, "-m", "reflectgit.hooks.agent"]
 
 
 def hook(env: dict[str, str], stdin: str, cmd: list[str] = DEV) -> tuple[float, str]:
-    return timed([*cmd, "hook", "PreToolUse"], env, stdin)
+    return timed([*cmd, "PreToolUse"], env, stdin)
 
 
 def ratios(
@@ -167,7 +167,7 @@ def main() -> int:
             release_env = {
                 k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")
             }
-            script = [str(python.parent / "reflect-git")]
+            script = [str(python.parent / "reflect-git-hook")]
             ratios("release install", str(python), script, release_env, quiet, blocked, args.runs)
         print()
         print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")

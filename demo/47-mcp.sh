@@ -38,7 +38,8 @@ async def main():
         print(f"-- server {init.server_info.name} {init.server_info.version}")
         print("-- tools:", ", ".join(t.name for t in (await s.list_tools()).tools))
         found = await s.call_tool("search", {"query": "pool timeout", "limit": 3})
-        print("-- search pool timeout:", [(h["id"], h["tier"]) for h in found.structured_content["hits"]])
+        say("search pool timeout (the text a model reads)", found)
+        print("-- its structured content:", [(h["id"], h["tier"]) for h in found.structured_content["hits"]])
         say("recall", await s.call_tool("recall", {"project": "payments-api", "everywhere": True}))
         added = await s.call_tool("add", {
             "title": "Quote paths in shell hooks",
@@ -50,6 +51,18 @@ async def main():
         print(f"   {doc['notes'][0]}")
         confirmed = await s.call_tool("confirm", {"id": doc["id"], "source": "session:demo"})
         print("-- confirm:", confirmed.structured_content)
+        say("update the insight, asking for high", await s.call_tool("update", {
+            "id": doc["id"], "confidence": "high",
+            "insight": "Unquoted paths break on spaces and globs; quote every expansion.",
+        }))
+        say("show it: the body follows the insight", await s.call_tool("show", {"id": doc["id"]}))
+        clock = next(h["id"] for h in (await s.call_tool("search", {"query": "clock"})).structured_content["hits"])
+        newer = await s.call_tool("add", {
+            "title": "Inject the clock in tests", "insight": "Pass a clock; never read the wall clock in tests.",
+            "category": "testing",
+        })
+        say("supersede", await s.call_tool("supersede", {"old": clock, "by": newer.structured_content["id"]}))
+        say("archive", await s.call_tool("archive", {"id": clock}))
         say("show no-such-note", await s.call_tool("show", {"id": "no-such-note"}))
         say("search with a bad limit", await s.call_tool("search", {"query": "pool", "limit": "five"}))
         listed = await s.list_resources()
@@ -69,7 +82,7 @@ PY
 
 step "MCP: an agent searches, recalls, adds (capped at medium) and reads notes over stdio"
 show python "$DEMO_ROOT/mcp-client.py" "$mcp_kb"
-show git -C "$mcp_kb" log -2 --format='%s%n    %(trailers:key=Reflect-Source,valueonly,separator=)'
+show git -C "$mcp_kb" log -6 --format='%s%n    %(trailers:key=Reflect-Source,valueonly,separator=)'
 
 step "MCP: register the server with Claude Code and Codex (other servers kept as they are)"
 cat >"$mcp_home/.claude.json" <<'JSON'

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field
 from dataclasses import fields as fields
 from functools import cached_property
@@ -315,10 +315,11 @@ class GeneralSettings:
     kb: Path | None = setting(
         None,
         kind="path",
-        env=("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH"),
+        env=("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH"),  # KB_VARIABLES
         flag="--kb",
-        default_doc="`~/.learnings`",
-        help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it)",
+        default_doc="the KB around the current folder, else the default KB, else `~/.learnings`",
+        help="the knowledge base (`GLOBAL_LEARNINGS_PATH` is the original tool's name for it); "
+        "see *Which knowledge base* above",
     )
     state_dir: Path | None = setting(
         None,
@@ -746,6 +747,49 @@ class PolicySettings:
     )
 
 
+@dataclass(frozen=True)
+class ForgeAccessSettings:
+    """Where a forge token goes, and which: environment or your config file, never committed.
+
+    The environment, or ``[forge]`` in the user's own config file
+    (``$XDG_CONFIG_HOME/reflect-git/config.toml``); ``forge_settings`` ignores these keys in a
+    committed ``.reflect-git.toml``.
+    """
+
+    TITLE: ClassVar[str] = "Forge access"
+
+    provider: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_PROVIDER",
+        help="github, gitlab, gitea, forgejo, gh or none (default: guessed from the team "
+        "remote's host)",
+    )
+    api_url: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_API_URL",
+        help="the forge's API (default: from the team remote's host); https only, or http to "
+        "loopback",
+    )
+    host: str | None = setting(
+        None, kind="str", env="REFLECT_FORGE_HOST", help="the host `gh` is logged in to"
+    )
+    token_env: str | None = setting(
+        None,
+        kind="str",
+        env="REFLECT_FORGE_TOKEN_ENV",
+        help="one more variable to read the token from, before the forge's own",
+    )
+
+
+# The ``[forge]`` keys that choose where a credential is sent or which one: the forge kind, the
+# API's URL, the host ``gh`` logs in to, the variable the token is read from. Only the user's
+# own config file and environment may set them; a committed ``.reflect-git.toml`` (the KB's, or
+# the team main's, which any teammate can push to) may not.
+FORGE_TRUSTED = {f.name: f.metadata["spec"].env[0] for f in fields(ForgeAccessSettings)}
+
+
 SETTINGS_CLASSES: tuple[type, ...] = (
     GeneralSettings,
     CaptureSettings,
@@ -755,19 +799,168 @@ SETTINGS_CLASSES: tuple[type, ...] = (
     SearchSettings,
     TeamSettings,
     RoutingSettings,
+    ForgeAccessSettings,
     PolicySettings,
 )
 
 
 # ============================================================================ paths
 
+# Where a command's KB comes from, highest first (as git finds a repository).
+KB_SOURCES = ("flag", "env", "cwd", "default", "fallback")
+USER_CONFIG_DIR = "reflect-git"
+USER_CONFIG_FILE = "config.toml"  # $XDG_CONFIG_HOME/reflect-git/config.toml
+DEFAULT_KB_KEY = "default_kb"
+KB_VARIABLES = ("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH")
 
-def resolve_kb_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path:
-    """``--kb`` else ``REFLECT_GIT_KB`` else ``GLOBAL_LEARNINGS_PATH`` else ``~/.learnings``."""
+
+@dataclass(frozen=True)
+class KbChoice:
+    """The KB a command uses and why: ``source`` is one of ``KB_SOURCES``; ``origin`` is the
+    variable (env), the folder looked from (cwd) or the user config file (default)."""
+
+    path: Path
+    source: str
+    origin: str = ""
+
+
+def resolve_kb(
+    explicit: str | os.PathLike[str] | None,
+    env: Mapping[str, str],
+    cwd: str | os.PathLike[str] | None,
+) -> KbChoice:
+    """``--kb`` > ``REFLECT_GIT_KB`` (``GLOBAL_LEARNINGS_PATH``) > the KB containing ``cwd`` >
+    the user's default KB (``config.toml``) > ``~/.learnings``. ``cwd`` None: not looked at."""
     if explicit:
-        return Path(explicit).expanduser().absolute()
+        return KbChoice(Path(explicit).expanduser().absolute(), "flag", "--kb")
     given = load(GeneralSettings, env).kb  # expanded as every path setting is
-    return (given or home_of(env) / DEFAULT_KB[2:]).absolute()
+    if given is not None:
+        name = next(n for n in KB_VARIABLES if (env.get(n) or "").strip())
+        return KbChoice(given.absolute(), "env", name)
+    if cwd is not None:
+        found = kb_containing(Path(cwd))
+        if found is not None:
+            return KbChoice(found, "cwd", str(Path(cwd).absolute()))
+    default = default_kb(env)
+    if default is not None:
+        return KbChoice(default, "default", str(user_config_path(env)))
+    return KbChoice((home_of(env) / DEFAULT_KB[2:]).absolute(), "fallback")
+
+
+def kb_containing(folder: Path) -> Path | None:
+    """The KB ``folder`` is in: the nearest repository above it (itself included), when its root
+    holds ``.reflect-git.toml`` (the file ``init`` writes). A plain code repository is not a KB,
+    and the walk stops there, as git stops at the first repository."""
+    here = folder.absolute()
+    for candidate in (here, *here.parents):
+        if git_dir_of(candidate).is_dir():
+            return candidate if os.path.isfile(candidate / SETTINGS_FILE) else None
+    return None
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The user's own settings file, never committed, never cloned (the default KB, ``[forge]``):
+    ``$XDG_CONFIG_HOME/reflect-git/config.toml`` (``~/.config/...`` when unset or relative, as
+    the XDG spec says)."""
+    xdg = (env.get("XDG_CONFIG_HOME") or "").strip()
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else home_of(env) / ".config"
+    return base / USER_CONFIG_DIR / USER_CONFIG_FILE
+
+
+def _read_user_config(path: Path) -> tuple[dict[str, Any], str]:
+    """The user's config file as a table, and its text ({} and "" when there is none)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, ""
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="fix or remove the file (`reflect-git config default-kb PATH` writes it)",
+        ) from exc
+    tomllib = _tomllib()
+    try:
+        text = raw.decode("utf-8")
+        return tomllib.loads(text), text
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            hint="fix the file by hand, or remove it and run `reflect-git config default-kb PATH`",
+        ) from exc
+
+
+def default_kb(env: Mapping[str, str]) -> Path | None:
+    """The user's default KB (``default_kb`` in ``config.toml``), or None when none is set."""
+    path = user_config_path(env)
+    data, _ = _read_user_config(path)
+    value = data.get(DEFAULT_KB_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{DEFAULT_KB_KEY} = {value!r} in {path} is not a path",
+            hint="run `reflect-git config default-kb PATH`",
+        )
+    return Path(os.path.expanduser(value.strip())).absolute()
+
+
+def set_default_kb(env: Mapping[str, str], kb: Path | None) -> Path:
+    """Write (``kb`` None: remove) ``default_kb`` in the user config; every other line stays.
+    Returns the file. Refuses a file it cannot read back as meant."""
+    import re
+
+    path = user_config_path(env)
+    data, text = _read_user_config(path)
+    line = re.compile(rf"^[ \t]*{DEFAULT_KB_KEY}[ \t]*=.*\n?", re.MULTILINE)
+    first_table = re.search(r"^[ \t]*\[", text, re.MULTILINE)
+    top, rest = (
+        (text[: first_table.start()], text[first_table.start() :]) if first_table else (text, "")
+    )
+    top = line.sub("", top).rstrip()
+    top = top + "\n" if top else ""
+    if kb is not None:
+        head = "" if text.strip() else "# reflect-git's settings for you (`reflect-git config`)\n"
+        top = head + top + f"{DEFAULT_KB_KEY} = {toml_string(str(kb))}\n"
+    new = top + ("\n" if top and rest else "") + rest
+    expected = {k: v for k, v in data.items() if k != DEFAULT_KB_KEY}
+    if kb is not None:
+        expected[DEFAULT_KB_KEY] = str(kb)
+    tomllib = _tomllib()
+    try:
+        readback = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        readback = None
+    if readback != expected:
+        raise ConfigError(
+            f"{path} holds {DEFAULT_KB_KEY} in a form this command does not rewrite",
+            hint=f"edit {path} by hand: {DEFAULT_KB_KEY} = {toml_string(str(kb or ''))}",
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(new, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = []
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def current_folder() -> Path | None:
+    """The process's current folder (None when it was deleted under us)."""
+    try:
+        return Path(os.getcwd())
+    except OSError:
+        return None
 
 
 def home_of(env: Mapping[str, str]) -> Path:
@@ -808,6 +1001,15 @@ def _usable_state_dir(path: Path) -> Path:
     return path
 
 
+def _tomllib() -> Any:
+    """The TOML parser, imported when a file is there to read."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
 def load_settings(kb: Path | str) -> dict[str, Any]:
     """The committed KB settings (``.reflect-git.toml``); an absent file means defaults."""
     path = os.path.join(kb, SETTINGS_FILE)
@@ -819,10 +1021,7 @@ def load_settings(kb: Path | str) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     # Only a KB with a settings file pays for the TOML parser (4 ms of every hook otherwise).
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+    tomllib = _tomllib()
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -830,6 +1029,66 @@ def load_settings(kb: Path | str) -> dict[str, Any]:
             f"{path} is not valid TOML: {exc}",
             hint=f"fix the file by hand, or delete it and run `reflect-git init {kb}` again",
         ) from exc
+
+
+# ============================================================================ forge settings
+
+
+def _user_forge_table(env: Mapping[str, str]) -> tuple[dict[str, Any], Path]:
+    """``[forge]`` of the user's config file (``user_config_path``; {} when there is none)."""
+    path = user_config_path(env)
+    data, _ = _read_user_config(path)
+    table = data.get("forge")
+    return (dict(table) if isinstance(table, Mapping) else {}), path
+
+
+@dataclass(frozen=True)
+class ForgeSettings:
+    """The ``[forge]`` table a route or review uses, where each key came from, and the
+    committed values that were ignored (each named in a warning)."""
+
+    values: dict[str, Any]
+    sources: dict[str, str]
+    ignored: list[str]
+
+    def describe(self) -> str:
+        """One line: the forge settings and where each came from."""
+        if not self.values:
+            return "forge: from the team remote's host (no [forge] settings)"
+        return "forge: " + ", ".join(
+            f"{key} from {self.sources[key]}" for key in sorted(self.values)
+        )
+
+
+def forge_settings(
+    env: Mapping[str, str], committed: Sequence[tuple[str, Mapping[str, Any]]] = ()
+) -> ForgeSettings:
+    """``[forge]`` from the committed tables (``(where, table)``, lowest precedence first),
+    then the user's config file, then ``REFLECT_FORGE_*``; the keys of ``FORGE_TRUSTED`` only
+    from the last two."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    ignored: list[str] = []
+    for where, table in committed:
+        if not isinstance(table, Mapping):
+            continue
+        for key, value in table.items():
+            if key in FORGE_TRUSTED:
+                ignored.append(
+                    f"[forge] {key} in {where} is ignored: where a token is sent, and which, "
+                    f"is set only in {user_config_path(env)} or {FORGE_TRUSTED[key]}"
+                )
+                continue
+            values[key], sources[key] = value, where
+    table, path = _user_forge_table(env)
+    for key, value in table.items():
+        values[key], sources[key] = value, str(path)
+    given = load(ForgeAccessSettings, env)
+    for key, name in FORGE_TRUSTED.items():
+        value = getattr(given, key)
+        if value is not None:
+            values[key], sources[key] = value, name
+    return ForgeSettings(values, sources, ignored)
 
 
 # ============================================================================ Config
@@ -849,6 +1108,7 @@ class Config:
     env: Mapping[str, str]
     settings: Mapping[str, Any]  # .reflect-git.toml as read
     warnings: list[str]  # lenient fallbacks
+    kb_choice: KbChoice  # why this KB (`status` says it)
 
     def __init__(
         self,
@@ -857,6 +1117,7 @@ class Config:
         env: Mapping[str, str] | None = None,
         settings: Mapping[str, Any] | None = None,
         warnings: list[str] | None = None,
+        kb_choice: KbChoice | None = None,
     ) -> None:
         own = self.__dict__
         own["kb"] = Path(kb)
@@ -864,6 +1125,7 @@ class Config:
         own["env"] = {} if env is None else env
         own["settings"] = {} if settings is None else settings
         own["warnings"] = [] if warnings is None else warnings
+        own["kb_choice"] = KbChoice(own["kb"], "flag") if kb_choice is None else kb_choice
 
     def _key(self) -> tuple[Any, ...]:
         return (self.kb, self.state_dir, self.env, self.settings)
@@ -892,14 +1154,18 @@ class Config:
         cls,
         kb: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> Config:
+        """The configuration of one run: the KB as ``resolve_kb`` finds it (looking from ``cwd``,
+        default the current folder: read here, once, for the whole run)."""
         env = environ() if env is None else dict(env)
-        kb_path = resolve_kb_path(kb, env)
+        choice = resolve_kb(kb, env, cwd if cwd is not None else current_folder())
         return cls(
-            kb=kb_path,
-            state_dir=resolve_state_dir(kb_path, env),
+            kb=choice.path,
+            state_dir=resolve_state_dir(choice.path, env),
             env=env,
-            settings=load_settings(kb_path),
+            settings=load_settings(choice.path),
+            kb_choice=choice,
         )
 
     # ------------------------------------------------------------------ settings
@@ -946,6 +1212,17 @@ class Config:
     @cached_property
     def policy(self) -> PolicySettings:
         return self.load(PolicySettings)
+
+    def forge(self, team: Mapping[str, Any] | None = None) -> ForgeSettings:
+        """``[forge]``: the team main's table (``team``) under this KB's ``.reflect-git.toml``,
+        under the user's config file and environment (``forge_settings``)."""
+        committed: list[tuple[str, Mapping[str, Any]]] = []
+        if isinstance(team, Mapping):
+            committed.append((f"the team's {SETTINGS_FILE}", team))
+        mine = self.settings.get("forge")
+        if isinstance(mine, Mapping):
+            committed.append((f"{self.kb / SETTINGS_FILE}", mine))
+        return forge_settings(self.env, committed)
 
     def drain_settings(
         self,

@@ -1,4 +1,10 @@
-"""JSON in and out: through orjson where it is installed, the standard ``json`` otherwise.
+"""JSON in and out: through orjson where it is installed and pays, the standard ``json`` otherwise.
+
+Loading orjson's compiled module costs a process more than ``json`` takes to read a few hundred
+KiB (bench/startup.py: about 10 ms, against 1.5 ms for ``json``), and most of our processes (a hook,
+``add``, ``search``) read a few small documents. So orjson is loaded once a process has read
+``ORJSON_AFTER`` bytes of JSON (a drain reading transcripts, an import, the MCP server), and
+writes only once it is loaded.
 
 ``loads`` reads with orjson and hands whatever orjson refuses (NaN and infinities, lone
 surrogates, another encoding than UTF-8, a broken document) to ``json``, so it reads what
@@ -17,21 +23,38 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-try:
-    import orjson
-except ImportError:  # an optional speed-up: json does everything without it
-    orjson = None  # type: ignore[assignment]
-
 COMPACT = (",", ":")
 _PLAIN = (str, int, bool, type(None))
+ORJSON_AFTER = 1 << 20  # bytes of JSON a process reads before orjson is worth loading
+
+orjson: Any = None  # the module, once loaded
+_read = 0  # bytes read so far without it
+_tried = False  # whether loading it was tried (it is an optional speed-up)
+
+
+def _load_orjson() -> Any:
+    global orjson, _tried
+    _tried = True
+    try:
+        import orjson as module
+    except ImportError:  # json does everything without it
+        return None
+    orjson = module
+    return module
 
 
 def loads(text: str | bytes | bytearray) -> Any:
     """``json.loads(text)``."""
-    if orjson is not None:
+    global _read
+    fast = orjson
+    if fast is None and not _tried:
+        _read += len(text)
+        if _read >= ORJSON_AFTER:
+            fast = _load_orjson()
+    if fast is not None:
         try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
+            return fast.loads(text)
+        except fast.JSONDecodeError:
             pass  # json reads what orjson refuses, or says why it cannot
     return json.loads(text)
 

@@ -525,11 +525,11 @@ def test_the_kb_and_state_dir_are_resolved_as_absolute_paths(
     env = {"HOME": str(tmp_path), **env}
     # The default KB is under the given $HOME; a `~` the process expands, as the shell would.
     where = {"home": tmp_path, "user": Path("~").expanduser(), "cwd": Path.cwd()}
-    found = config_module.resolve_kb_path(None, env)
+    found = config_module.resolve_kb(None, env, None).path
     assert found == Path(kb.format(**where))
     if state is not None:
         assert config_module.resolve_state_dir(found, env) == Path(state.format(**where))
-    explicit = config_module.resolve_kb_path("~/given//kb/", env)
+    explicit = config_module.resolve_kb("~/given//kb/", env, None).path
     assert explicit == where["user"] / "given" / "kb"
 
 

@@ -16,17 +16,9 @@ from hypothesis import strategies as st
 
 from reflectgit.notes.note import parse_note
 from tests.conftest import git
-from tests.support.kb import VALID, assert_clean, head, kb, ls
+from tests.support.kb import VALID, assert_clean, head, kb, ls, rg
 
-__all__ = ["kb"]
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
+__all__ = ["kb", "rg"]
 
 
 def add(rg, title: str, confidence: str = "high", *extra: str) -> str:

@@ -35,6 +35,8 @@ def jsonio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     else:
         monkeypatch.setitem(sys.modules, "orjson", None)  # import orjson raises ImportError
     module = importlib.reload(reflectgit.jsonio)
+    if request.param == "orjson":
+        module._load_orjson()  # as after ORJSON_AFTER bytes read
     assert (module.orjson is None) == (request.param == "json")
     yield module
     monkeypatch.undo()
@@ -120,3 +122,21 @@ def test_an_integer_past_64_bits_reads_as_a_float_with_orjson(jsonio: ModuleType
     """The one documented difference."""
     read = jsonio.loads("1" * 25)
     assert read == (int("1" * 25) if jsonio.orjson is None else float("1" * 25))
+
+
+def test_orjson_is_loaded_only_once_a_process_has_read_much_json(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("orjson")
+    module = importlib.reload(reflectgit.jsonio)
+    try:
+        monkeypatch.setattr(module, "ORJSON_AFTER", 1000)
+        for _ in range(10):
+            assert module.loads('{"a": [1, 2, 3]}') == {"a": [1, 2, 3]}
+        assert module.orjson is None  # 160 bytes: json alone
+        big = json.dumps({"k": "x" * 1000})
+        assert module.loads(big) == {"k": "x" * 1000}
+        assert module.orjson is not None
+        assert module.loads(b'{"b": 2}') == {"b": 2}
+    finally:
+        importlib.reload(reflectgit.jsonio)

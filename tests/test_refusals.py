@@ -24,10 +24,10 @@ from reflectgit.git.store import Store
 from reflectgit.notes import messages, names
 from tests.conftest import git, run_cli_proc
 from tests.support.disk import remount, tmpfs
-from tests.support.kb import head
+from tests.support.kb import head, rg
 from tests.support.remote import git_daemon
 
-__all__ = ["git_daemon"]
+__all__ = ["git_daemon", "rg"]
 
 # --------------------------------------------------------------------------- helpers
 
@@ -58,14 +58,6 @@ def kb(tmp_path: Path, cli) -> Path:
     res = cli("init", str(path), "--no-pre-commit")
     assert res.code == 0, res
     return path
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
 
 
 def refused(rg, repo: Path, *args: str, says: str = "") -> str:
@@ -424,6 +416,89 @@ def test_import_skips_ids_that_clash_by_case(rg, kb, tmp_path):
     assert "Foo-1" in reasons["foo-1.md"] and "Bar-2" in reasons["bar-2.md"]
     assert git("status", "--porcelain", cwd=kb) == ""
     assert_fsck_clean(kb)
+
+
+# --------------------------------------------------------------------------- look-alike ids
+# Ids a person cannot tell from ``redis-pool`` (issue 32): each is refused, with the character
+# named, and ``list`` still shows one "Redis pool" note.
+
+LOOK_ALIKES = {
+    "cyrillic-ie": "r\u0435dis-pool",
+    "hyphen-u2010": "redis\u2010pool",
+    "rtl-override": "redis-pool\u202elmth.exe",
+    "zero-width-space": "redis\u200b-pool",
+    "word-joiner": "redis-\u2060pool",
+    "bom": "\ufeffredis-pool",
+    "nbsp": "redis\u00a0pool",
+    "mongolian-vowel-separator": "redis-pool\u180e",
+    "hangul-filler": "redis-pool\u3164",
+    "greek-omicron": "redis-p\u03bfol",
+    "minus-sign": "redis\u2212pool",
+    "soft-hyphen": "redis\u00adpool",
+}
+
+
+@pytest.mark.parametrize("ident", list(LOOK_ALIKES.values()), ids=list(LOOK_ALIKES))
+def test_a_look_alike_id_is_refused(rg, kb, tmp_path, ident):
+    add_note(rg, tmp_path, id="redis-pool", title="Redis pool")
+    look_alike = note_file(tmp_path, "twin.md", id=ident, title="Redis pool")
+    odd = next(ch for ch in ident if not ch.isascii())
+    err = refused(rg, kb, "add", str(look_alike), says=f"U+{ord(odd):04X}")
+    assert "id:" in err
+    assert rg("validate", str(look_alike)).code == 1  # refused with no twin in the KB too
+    listed = rg("--json", "list").json()
+    assert [n["title"] for n in listed] == ["Redis pool"]
+
+
+def test_an_id_in_another_script_that_looks_like_an_existing_one_clashes(rg, kb, tmp_path):
+    add_note(rg, tmp_path, id="poe", title="Poe")
+    twin = note_file(tmp_path, "twin.md", id="\u0440\u043e\u0435", title="Twin")  # р о е
+    err = refused(rg, kb, "add", str(twin), says="clashes with the existing note 'poe'")
+    assert "look-alike" in err
+    src = tmp_path / "src"
+    src.mkdir()
+    note_file(src, "\u0440\u043e\u0435.md", title="Imported twin")
+    res = rg("--json", "import", str(src))
+    assert res.code == 0 and res.json()["imported"] == 0
+    assert "poe" in res.json()["skipped"][0]["reason"]
+
+
+@pytest.mark.parametrize(
+    "ident",
+    [
+        "redis-pool-2",
+        "Redis_Pool.v2",
+        "lrn-use-redis-redis-connection-pool-pool-with-redis-workflows-8be276",
+        "\u043f\u0443\u043b-\u0441\u043e\u0435\u0434\u0438\u043d\u0435\u043d\u0438\u0439",
+        "\u63a5\u7d9a\u30d7\u30fc\u30eb",
+        "caf\u00e9-notes",
+        "\u03c0\u03bf\u03bb\u03b7",  # Greek alone is one script
+    ],
+)
+def test_ordinary_and_non_latin_ids_are_accepted(rg, kb, tmp_path, ident):
+    add_note(rg, tmp_path, id="redis-pool", title="Redis pool")
+    assert add_note(rg, tmp_path, id=ident, title="Another")["id"] == ident
+    assert_fsck_clean(kb)
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("Redis\u200b pool\u202e", "redis-pool"),
+        ("\ufeffRedis\u00a0pool\u3164", "redis-pool"),
+        (
+            "\u041f\u0443\u043b Redis \u0441\u043e\u0435\u0434\u0438\u043d\u0435\u043d\u0438\u0439",
+            "redis",
+        ),
+        ("\u63a5\u7d9a\u30d7\u30fc\u30eb", "untitled"),
+        ("Caf\u00e9 d\u00e9j\u00e0 vu", "cafe-deja-vu"),
+    ],
+)
+def test_titles_slug_without_invisible_characters(rg, tmp_path, title, slug):
+    made = rg("--json", "add", "--title", title, "--insight", "i", "--confidence", "high")
+    assert made.code == 0, made
+    ident = made.json()["id"]
+    assert ident.rsplit("-", 1)[0] == slug and ident.isascii() and ident.isprintable()
 
 
 # --------------------------------------------------------------------------- deep YAML

@@ -21,9 +21,9 @@ from reflectgit.workflows.kb import KnowledgeBase
 from reflectgit.workflows.kb.base import check_note
 from tests.conftest import REPO_ROOT, git
 from tests.support.disk import tmpfs
-from tests.support.kb import INVALID, VALID, assert_clean, head, kb, ls
+from tests.support.kb import INVALID, VALID, assert_clean, head, kb, ls, rg
 
-__all__ = ["kb"]
+__all__ = ["kb", "rg"]
 
 WRITER = """
 import sys
@@ -212,11 +212,6 @@ def _add(rg, title: str) -> dict:
     res = rg("--json", "add", "--title", title, "--insight", "i", "--confidence", "high")
     assert res.code == 0, res
     return res.json()
-
-
-@pytest.fixture
-def rg(cli, kb):
-    return lambda *args: cli("--kb", str(kb), *args)
 
 
 @pytest.mark.parametrize("command", ["update", "archive", "forget", "confirm"])

@@ -248,25 +248,31 @@ def test_import_of_one_note_says_one_note(cli, kb, tmp_path):
 
 
 def test_review_item_with_one_problem_says_one_problem():
-    from types import SimpleNamespace
+    from reflectgit.workflows import review_lines as render
+    from reflectgit.workflows.review import BranchReview, Unreviewed
 
-    from reflectgit.cli import render
-
-    item = SimpleNamespace(
+    item = BranchReview(
         branch="knowledge/x",
+        tip="0" * 40,
+        note_path="documents/x.md",
+        id="x",
         title="X",
         tier="high",
-        id="x",
         age_days=1.0,
         pr_url=None,
+        pr_number=None,
         valid=False,
         problems=["documents/x.md:2:1: title: is required"],
         duplicates=[],
-        note_text=None,
     )
     assert "INVALID (1 problem)" in render.review_item(item)[1]
     item.problems = item.problems * 2
     assert "INVALID (2 problems)" in render.review_item(item)[1]
+    item.unreviewed = [Unreviewed(".reflect-git.toml", "changes the team's reflect-git settings")]
+    lines = render.review_item(item)
+    assert "INVALID (3 problems)" in lines[1]
+    assert "  not reviewed: .reflect-git.toml: changes the team's reflect-git settings" in lines
+    assert any("--accept .reflect-git.toml" in line for line in lines)
 
 
 def test_no_count_in_the_cli_says_s_in_brackets():

@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "import": "kb",
     "export": "kb",
     "status": "kb",
+    "config": "config",
     "validate": "validate",
     "check": "validate",
     "route": "team",

@@ -69,6 +69,8 @@ def hooks_install(
         _timers(ctx, (timer_kind or "").lower(), uninstall)
         return
     base = Path(os.path.expanduser(repo)).absolute() if repo else Path.cwd()
+    # The KB first: without one nothing is asked, nothing is written.
+    kb, kb_lines = (None, []) if agent is None or uninstall else _hooks_kb(ctx, agent, scope, base)
     register = not uninstall and _mcp_wanted(ctx, agent and agent.lower(), scope.lower(), base, mcp)
     if agent is not None:
         home = g.config().home
@@ -80,8 +82,10 @@ def hooks_install(
             project=base,
             env=env,
             uninstall=uninstall,
+            kb=kb,
+            mcp=register,
         )
-        doc, lines = result.to_dict(), render.agent_hooks(result)
+        doc, lines = result.to_dict(), render.agent_hooks(result) + kb_lines
         mcp_agent = agent.lower() in installer.MCP_AGENTS
         registered = (
             _mcp(ctx, agent.lower(), scope.lower(), base, uninstall)
@@ -91,6 +95,11 @@ def hooks_install(
         if registered is not None:
             doc["mcp"] = registered.to_dict()
             lines += render.mcp_registration(registered)
+        if not uninstall:
+            rows = installer.agent_hook_status(home=home, project=base, env=env)
+            doc["doubled"] = installer.doubled(rows)
+            for twice in doc["doubled"]:
+                render.note_line(ctx, render.doubled_warning(twice, base))
         render.emit(ctx, doc, lines)
         return
     pinned = str(g.config().kb) if g.kb else None
@@ -102,6 +111,50 @@ def hooks_install(
     ]
     doc = done[0].to_dict() | {"post_merge": done[1].to_dict()}
     render.emit(ctx, doc, [line for one in done for line in render.git_hook(one)])
+
+
+def _hooks_kb(ctx: typer.Context, agent: str, scope: str, base: Path) -> tuple[Path, list[str]]:
+    """The KB the agent hooks will read, and the lines saying which and why.
+
+    A personal file names the KB this command resolved (``--kb PATH`` in every command: it is
+    yours, like the Python path it names). A shared file names none: each user's hooks find
+    their KB from the project folder (the KB it is in, else their default KB); when you have no
+    default yet, the KB resolved here becomes it. No KB there: refused, with a hint."""
+    from reflectgit.config import resolve_kb, set_default_kb
+    from reflectgit.git.repo_info import is_repository
+    from reflectgit.workflows import installer
+
+    cfg = globals_of(ctx).config()
+    chosen = cfg.kb_choice
+    target = installer.hook_target(
+        agent.lower(),
+        scope.lower(),
+        python=sys.executable,
+        home=cfg.home,
+        project=base,
+        env=cfg.env,
+    )
+    if not target.shared:
+        if not is_repository(chosen.path):
+            raise NotFoundError(
+                f"no knowledge base at {cfg.kb} ({render.kb_reason(chosen)}): the hooks would "
+                "read nothing",
+                hint=render.no_kb_hint(),
+            )
+        return cfg.kb, render.hooks_kb_named(chosen)
+    found = resolve_kb(None, cfg.env, base)
+    lines = []
+    if found.source == "fallback" and is_repository(chosen.path) and chosen.path != found.path:
+        set_default_kb(cfg.env, chosen.path)
+        found = resolve_kb(None, cfg.env, base)
+        lines.append(render.default_kb_set(chosen.path, found.origin))
+    if not is_repository(found.path):
+        raise NotFoundError(
+            f"{target.path} is shared, so it names no KB, and yours there would be {found.path} "
+            f"({render.kb_reason(found)}), where there is no knowledge base",
+            hint=render.no_kb_hint(),
+        )
+    return found.path, render.hooks_kb_found(found, chosen) + lines
 
 
 def _mcp_wanted(
@@ -152,7 +205,7 @@ def _mcp(ctx: typer.Context, agent: str, scope: str, base: Path, uninstall: bool
         agent,
         scope,
         python=sys.executable,
-        kb=str(config.kb.absolute()) if g.kb else None,
+        kb=None if uninstall else str(config.kb),
         home=config.home,
         project=base,
         env=config.env,
@@ -198,7 +251,10 @@ def hooks_status(
     lines = render.hooks_status(base, git_status, agents)
     mcp = installer.mcp_status(home=home, project=base, env=env)
     lines += render.mcp_status(mcp)
-    render.emit(ctx, {"git": git_status, "agents": agents, "mcp": mcp}, lines)
+    twice = installer.doubled(agents)
+    lines += [render.doubled_warning(d, base) for d in twice]
+    doc = {"git": git_status, "agents": agents, "mcp": mcp, "doubled": twice}
+    render.emit(ctx, doc, lines)
 
 
 @capture_app.command("commit")

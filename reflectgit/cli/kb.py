@@ -4,11 +4,17 @@ to ``render``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from reflectgit.cli import render
 from reflectgit.cli.options import fail, globals_of, open_kb, read_input
 from reflectgit.errors import EXIT_USAGE
+from reflectgit.workflows.kb import lines as kblines
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 commands = typer.Typer()
 
@@ -36,24 +42,46 @@ def init_command(
 
         if ci not in KINDS:
             fail(f"unknown CI kind {ci!r}", hint=f"use one of: {', '.join(KINDS)}", code=EXIT_USAGE)
-    from reflectgit.config import environ, resolve_kb_path
+    from reflectgit.config import Config, current_folder, environ, load_settings, resolve_kb
     from reflectgit.workflows.kb.layout import InitOptions, init
 
     env = environ()
     # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
-    kb = resolve_kb_path(path or globals_of(ctx).kb, env)
+    kb = resolve_kb(path or globals_of(ctx).kb, env, current_folder()).path
     options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
     result = init(kb, options, env=env)
     lines = render.init_lines(result)
+    default = _first_default(env, kb)
+    if default is not None:
+        lines.append(default)
     if ci:
         from reflectgit.workflows.ci_templates import write_ci
 
         ci_paths = write_ci(kb, ci, env)
         result.written += [str(p.relative_to(kb)) for p in ci_paths]
         lines += render.init_ci_lines([str(p.relative_to(kb)) for p in ci_paths])
+    written = Config(kb, kb, env, load_settings(kb))
+    forge = written.forge()
+    lines += render.forge_lines(forge, team=bool(written.team.remote))
     if result.commit and options.pre_commit:
         lines.append(render.init_next(result.kb))
-    render.emit(ctx, result.to_dict(), lines)
+    render.emit(ctx, {**result.to_dict(), "forge": render.forge_doc(forge)}, lines)
+
+
+def _first_default(env: dict[str, str], kb: Path) -> str | None:
+    """``init`` makes its KB the user's default when none is set: the line saying so (or why it
+    could not), or None when a default was set already."""
+    from reflectgit.config import default_kb, set_default_kb
+    from reflectgit.errors import ConfigError
+
+    try:
+        if default_kb(env) is not None:
+            return None
+        return render.default_kb_set(kb, set_default_kb(env, kb))
+    except ConfigError as exc:
+        return f"  default KB not set: {exc.message}"
+    except OSError as exc:
+        return f"  default KB not set: {exc.strerror or exc}"
 
 
 @commands.command("add")
@@ -99,7 +127,13 @@ def add_cmd(
             restore=restore,
         )
     doc = {"id": result.id, "path": result.path, "commit": result.commit}
-    render.emit(ctx, doc, render.added(result))
+    lines = [kblines.added(result)]
+    if kb.guard_installed:  # the KB is a clone of the team KB: its first write guards it
+        lines.append(
+            f"note: installed the pre-push guard ({kb.guard_installed}): a push of main to the "
+            "team refuses notes below high confidence; `reflect-git route ID` sends them to review"
+        )
+    render.emit(ctx, doc, lines)
 
 
 @commands.command("update")
@@ -121,7 +155,8 @@ def update_cmd(
             fail(f"{body_file} is not UTF-8 text", hint="re-save it as UTF-8")
     with open_kb(ctx) as kb:
         result = kb.update(note_id, assignments, body)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.updated(result))
+    doc = {"id": result.id, "commit": result.commit, "notes": list(result.notes)}
+    render.emit(ctx, doc, kblines.updated(result))
 
 
 @commands.command("confirm")
@@ -134,7 +169,7 @@ def confirm_cmd(
     with open_kb(ctx) as kb:
         result = kb.confirm(note_id, source)
     doc = {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}
-    render.emit(ctx, doc, render.confirmed(result, source))
+    render.emit(ctx, doc, kblines.confirmed(result, source))
 
 
 @commands.command("archive")
@@ -142,7 +177,7 @@ def archive_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="
     """Move a note and its sidecar to archived/."""
     with open_kb(ctx) as kb:
         result = kb.archive(note_id)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.moved("archived", result))
+    render.emit(ctx, {"id": result.id, "commit": result.commit}, kblines.moved("archived", result))
 
 
 @commands.command("restore")
@@ -150,7 +185,7 @@ def restore_cmd(ctx: typer.Context, note_id: str = typer.Argument(..., metavar="
     """Move an archived note and its sidecar back to documents/."""
     with open_kb(ctx) as kb:
         result = kb.restore(note_id)
-    render.emit(ctx, {"id": result.id, "commit": result.commit}, render.moved("restored", result))
+    render.emit(ctx, {"id": result.id, "commit": result.commit}, kblines.moved("restored", result))
 
 
 @commands.command("forget")
@@ -200,7 +235,7 @@ def supersede_cmd(
     with open_kb(ctx) as kb:
         result = kb.supersede(old, by)
     doc = {"old": result.old, "new": result.new, "commit": result.commit}
-    render.emit(ctx, doc, render.superseded(result))
+    render.emit(ctx, doc, kblines.superseded(result))
 
 
 @commands.command("undo")
@@ -238,7 +273,7 @@ def show_cmd(
     with open_kb(ctx) as kb:
         shown = kb.show(note_id, at)
         raw = kb.store.read(shown.path, shown.revision) or b""
-    render.emit(ctx, shown.to_json(), render.shown(shown, raw))
+    render.emit(ctx, shown.to_json(), kblines.shown(shown, raw))
 
 
 @commands.command("log")
@@ -302,10 +337,15 @@ def export_cmd(
 @commands.command("status")
 def status_cmd(ctx: typer.Context) -> None:
     """Notes by state and tier, queue, index freshness, hooks."""
+    choice = globals_of(ctx).config().kb_choice
     with open_kb(ctx) as kb:
         st = kb.status()
+    cfg = globals_of(ctx).config()
+    forge = cfg.forge()
     doc = {
         "kb": st.kb,
+        "kb_source": choice.source,
+        "kb_origin": choice.origin or None,
         "branch": st.branch,
         "head": st.head,
         "notes": st.notes,
@@ -320,5 +360,8 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
+        "forge": render.forge_doc(forge),
     }
-    render.emit(ctx, doc, render.status_lines(st))
+    lines = render.status_lines(st, choice) + render.forge_lines(forge, team=bool(cfg.team.remote))
+    render.emit(ctx, doc, lines)

@@ -16,7 +16,8 @@ commands = typer.Typer()
 
 @commands.command("mcp")
 def mcp_cmd(ctx: typer.Context) -> None:
-    """Serve search, recall, show, add, confirm and review_list over MCP on stdin/stdout."""
+    """Serve search, recall, show, add, confirm, update, supersede, archive and review_list
+    over MCP on stdin/stdout."""
     from reflectgit.mcpserver.server import serve
 
     serve(globals_of(ctx).config(), Path.cwd())

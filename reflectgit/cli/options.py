@@ -35,6 +35,19 @@ class Globals:
         return self._config
 
 
+def own_command() -> str:
+    """How this reflect-git was started, as a command line another process can run as is: the
+    ``reflect-git`` script by its path, else this Python with ``-m reflectgit``."""
+    import os
+    import shlex
+
+    argv0 = sys.argv[0] if sys.argv else ""
+    name = os.path.splitext(os.path.basename(argv0))[0]
+    if name == "reflect-git" and os.path.isfile(argv0):
+        return shlex.quote(os.path.abspath(argv0))
+    return f"{shlex.quote(sys.executable)} -m reflectgit"
+
+
 def globals_of(ctx: Any) -> Globals:
     """The ``Globals`` on the root typer context (``app.run`` puts one there; made when not)."""
     root = ctx.find_root()
@@ -75,6 +88,7 @@ def open_kb(ctx: Any, writes_only: bool = False) -> Any:
     ``writes_only``, the ``Mutations`` it is made of (add ... undo), which spares a command
     that only writes the import of reading, status and transfer."""
     cfg = globals_of(ctx).config()
+    require_kb(cfg)
     if writes_only:
         from reflectgit.workflows.kb.mutations import Mutations
 
@@ -82,6 +96,19 @@ def open_kb(ctx: Any, writes_only: bool = False) -> Any:
     from reflectgit.workflows.kb import KnowledgeBase
 
     return KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir)
+
+
+def require_kb(cfg: Config) -> None:
+    """A clear error, saying why this KB was chosen, when there is no repository there."""
+    from reflectgit.git.repo_info import is_repository
+
+    if not is_repository(cfg.kb):
+        from reflectgit.cli import render
+
+        raise NotFoundError(
+            f"no knowledge base at {cfg.kb} ({render.kb_reason(cfg.kb_choice)})",
+            hint=render.no_kb_hint(),
+        )
 
 
 def kb_folder(ctx: Any) -> Path:

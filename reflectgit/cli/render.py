@@ -2,7 +2,8 @@
 
 Commands hand their result objects here; nothing else in the package writes to stdout or
 stderr for a person (the hooks print only the replies their harness expects). Imports no
-workflow.
+workflow; the lines the MCP tools answer with too live below the interfaces
+(``workflows/kb/lines.py``, ``workflows/search/results.py``) and are imported from there.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from reflectgit.cli.options import globals_of
 from reflectgit.notes.words import plural
+from reflectgit.workflows.kb.lines import short
 
 if TYPE_CHECKING:
     from typing import Any
@@ -77,10 +79,6 @@ def error(message: str, hint: str | None = None) -> None:
         echo(f"hint: {hint}", err=True)
 
 
-def short(sha: str | None) -> str:
-    return sha[:12] if sha else "-"
-
-
 class ProgressBar:
     """A one-line stderr bar, drawn only on a terminal and at most ~20 times a second."""
 
@@ -139,43 +137,12 @@ def init_next(kb: Any) -> str:
     return f"Next: `cd {kb} && pre-commit install` validates notes on every commit"
 
 
-def added(result: Any) -> str:
-    if result.status == "unchanged":
-        return f"{result.id} is already in the KB, unchanged (no commit)"
-    return f"{result.status} {result.id} ({result.path}) in {short(result.commit)}"
-
-
-def updated(result: Any) -> str:
-    if result.commit:
-        return f"updated {result.id} in {short(result.commit)}"
-    return f"{result.id} unchanged (no commit)"
-
-
-def confirmed(result: Any, source: str) -> str:
-    if result.commit:
-        return f"confirmed {result.id}: proof_count {result.proof_count} in {short(result.commit)}"
-    return (
-        f"{result.id} already confirmed by {source} (proof_count {result.proof_count}; no commit)"
-    )
-
-
-def moved(verb: str, result: Any) -> str:
-    """``archived ID -> PATH in SHA`` / ``restored ...``."""
-    return f"{verb} {result.id} -> {result.path} in {short(result.commit)}"
-
-
 def forgotten(result: Any) -> list[str]:
     if result.dry_run:
         return [f"would forget {i}" for i in result.forgotten] or ["nothing to forget"]
     if result.forgotten:
         return [f"forgot {', '.join(result.forgotten)} in {short(result.commit)}"]
     return ["nothing to forget"]
-
-
-def superseded(result: Any) -> str:
-    if result.commit:
-        return f"{result.old} superseded by {result.new} in {short(result.commit)}"
-    return f"{result.old} is already superseded by {result.new} (no commit)"
 
 
 def undone(result: Any) -> str:
@@ -189,11 +156,6 @@ def note_list(notes: Sequence[Any]) -> list[str]:
         for n in notes
     ]
     return lines or ["no notes"]
-
-
-def shown(note: Any, raw: bytes) -> list[str]:
-    header = f"# {note.path} ({note.state}) at {short(note.revision)}"
-    return [header, raw.decode("utf-8", "replace").rstrip("\n")]
 
 
 def log_lines(entries: Sequence[Any], ident: str | None = None) -> list[str]:
@@ -231,11 +193,62 @@ def exported(result: Any) -> str:
     return f"exported {plural(result.notes, 'note')} to {result.file}"
 
 
-def status_lines(st: Any) -> list[str]:
+def kb_reason(choice: Any) -> str:
+    """Why a command uses its KB (``config.KbChoice``), as ``status`` says it."""
+    if choice.source == "flag":
+        return "from --kb"
+    if choice.source == "env":
+        return f"from {choice.origin}"
+    if choice.source == "cwd":
+        return f"the KB containing {choice.origin}"
+    if choice.source == "default":
+        return f"your default KB ({choice.origin})"
+    return "the fallback ~/.learnings"
+
+
+def no_kb_hint() -> str:
+    return (
+        "run `reflect-git init PATH` (the first KB becomes your default), run the command "
+        "inside a KB, or pass --kb PATH"
+    )
+
+
+def recall_show_hint(mcp: bool, command: str, kb: Any) -> str:
+    """What recall tells an agent to run for a whole note (``SHOW_HINT``'s place)."""
+    if mcp:
+        return "the `show` tool of the reflect-git MCP server prints a note in full"
+    import shlex
+
+    return f"`{command} --kb {shlex.quote(str(kb))} show ID` prints a note in full"
+
+
+def default_kb_set(kb: Any, config_file: Any) -> str:
+    """``init`` made its KB the default one."""
+    return f"  default KB: {kb} (written to {config_file})"
+
+
+def no_kb_yet(kb: Any) -> str:
+    import shlex
+
+    return f"note: no knowledge base at {kb} yet: `reflect-git init {shlex.quote(str(kb))}`"
+
+
+def default_kb_lines(kb: Any, config_file: Any, action: str) -> list[str]:
+    """``config default-kb [PATH]``."""
+    if action == "unset":
+        return [f"default KB unset ({config_file}): outside a KB, commands use ~/.learnings"]
+    if kb is None:
+        return [f"no default KB set ({config_file}): outside a KB, commands use ~/.learnings"]
+    verb = {"set": "default KB set: ", "show": ""}[action]
+    return [f"{verb}{kb} ({config_file})"]
+
+
+def status_lines(st: Any, choice: Any = None) -> list[str]:
     n, t = st.notes, st.tiers
     return (
         [
             f"kb:       {st.kb} (branch {st.branch or 'detached'} at {short(st.head)})",
+            *([f"why:      {kb_reason(choice)}"] if choice is not None else []),
             f"notes:    {n['live']} live, {n['archived']} archived, {n['forgotten']} forgotten, "
             f"{n['review_queue']} in review-queue",
             f"tiers:    {t['high']} high, {t['medium']} medium, {t['low']} low"
@@ -252,8 +265,34 @@ def status_lines(st: Any) -> list[str]:
             f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
         ]
         + ([f"pending:  {st.pending}"] if st.pending else [])
+        + withheld_lines(st.withheld, n["live"])
         + publish_lines(st.publish)
     )
+
+
+def withheld_lines(withheld: Any, live: int) -> list[str]:
+    """``status``: the live notes recall and the MCP tools withhold from agents, and why."""
+    if withheld is None and live:
+        return ["withheld: not counted yet (no search index: `reflect-git reindex` builds it)"]
+    if not withheld:
+        return []
+    return [
+        f"withheld: {len(withheld)} note{'s' if len(withheld) != 1 else ''} never served to "
+        "agents (they fail validation or hold a secret)",
+        *(f"  {path}: {why}" for path, why in withheld),
+    ]
+
+
+def forge_lines(forge: Any, team: bool = True) -> list[str]:
+    """Where the ``[forge]`` settings came from, and the committed ones that were ignored
+    (nothing for a KB with no team and no forge settings)."""
+    if not (team or forge.values or forge.ignored):
+        return []
+    return [forge.describe(), *(f"warning: {w}" for w in forge.ignored)]
+
+
+def forge_doc(forge: Any) -> dict[str, Any]:
+    return {"settings": forge.values, "sources": forge.sources, "ignored": forge.ignored}
 
 
 def publish_lines(pub: Any) -> list[str]:
@@ -261,8 +300,15 @@ def publish_lines(pub: Any) -> list[str]:
     if not pub:
         return []
     where = f"{pub['remote']}/{pub['branch']}"
+    guard = (
+        f"guard:    pre-push guard installed: a push of {pub['branch']} to {pub['remote']} "
+        "refuses unreviewed notes"
+        if pub["guard"]
+        else "guard:    none: a plain `git push` can publish unreviewed notes "
+        "(`reflect-git team guard` installs it)"
+    )
     if not pub["notes"]:
-        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}"]
+        return [f"publish:  nothing: local {pub['branch']} adds no note to {where}", guard]
     out = [f"publish:  `git push` would change {plural(len(pub['notes']), 'note')} on {where}:"]
     for note in pub["notes"]:
         flag = "" if note["reviewed"] else "  <- unreviewed: route it for review"
@@ -273,7 +319,7 @@ def publish_lines(pub: Any) -> list[str]:
             if pub["guard"]
             else "  no pre-push guard: `reflect-git team guard` makes git refuse that push"
         )
-    return out
+    return [*out, guard]
 
 
 # --------------------------------------------------------------------------- validation
@@ -323,42 +369,12 @@ def routed(result: Any) -> list[str]:
     return list(result.lines())
 
 
-def review_item(item: Any, full: bool = False) -> list[str]:
-    out = [
-        f"{item.branch}: {item.title} [{(item.tier or '?').upper()}]",
-        f"  id {item.id or '?'}, {item.age_days:.1f} days old, "
-        f"PR {item.pr_url or '(none found)'}, "
-        + ("valid" if item.valid else f"INVALID ({plural(len(item.problems), 'problem')})"),
-    ]
-    out += [f"  problem: {p}" for p in item.problems]
-    out += [f"  near-duplicate: {d.id} ({d.title}): {d.why}" for d in item.duplicates]
-    if full and item.note_text is not None:
-        out += ["", item.note_text]
-    return out
-
-
-def review_items(items: Sequence[Any]) -> list[str]:
-    return [line for item in items for line in review_item(item)] or ["no open knowledge branches"]
-
-
 def guarded(result: Any) -> list[str]:
     """``team guard``."""
     out = [f"pre-push guard {result.action}: {result.hook}"]
     if result.chained:
         out.append(f"chained: {result.chained} (runs first)")
     return out
-
-
-def queue_items(items: Sequence[Any]) -> list[str]:
-    """``review queue list`` (route's part of render)."""
-    out = []
-    for item in items:
-        where = item.source if item.present else f"{item.source} (missing)"
-        out.append(
-            f"{item.slug}: {item.title} [{(item.confidence or '?').upper()}] "
-            f"id {item.id or '?'}, {where}, queued {item.queued_at or '?'}"
-        )
-    return out or ["the review queue is empty"]
 
 
 def queue_changed(result: Any) -> list[str]:
@@ -402,6 +418,42 @@ def agent_hooks(result: Any) -> list[str]:
     return lines
 
 
+def hooks_kb_named(choice: Any) -> list[str]:
+    """``hooks install``: the KB a personal file names."""
+    return [f"  kb: {choice.path}, {kb_reason(choice)}; every command names it (--kb)"]
+
+
+def hooks_kb_found(found: Any, chosen: Any) -> list[str]:
+    """``hooks install``: a shared file names no KB; which one your hooks will find."""
+    lines = [
+        f"  kb: {found.path}, {kb_reason(found)}; the file is shared, so it names no KB: "
+        "each user's hooks read the KB the project is in, else their default KB"
+    ]
+    if chosen.path != found.path:
+        lines.append(
+            f"  note: not {chosen.path} ({kb_reason(chosen)}): "
+            f"`reflect-git config default-kb {chosen.path}` makes it your default"
+        )
+    return lines
+
+
+def doubled_warning(twice: dict[str, Any], project: Any) -> str:
+    """A session in ``project`` runs our hooks twice (``installer.doubled``)."""
+    files = " and ".join(twice["settings"])
+    if twice["kind"] == "both-scopes":
+        agent = twice["agent"]
+        return (
+            f"warning: {agent} hooks are installed at user and project scope ({files}): "
+            f"{agent} sessions in {project} get recall twice and record every event twice; "
+            f"remove one (`reflect-git hooks install --agent {agent} --scope project --uninstall`)"
+        )
+    return (
+        f"warning: Copilot CLI also runs the Claude Code hooks of the project's "
+        f".claude/settings.json ({files}): Copilot sessions in {project} get recall twice and "
+        "record every event twice; install one of the two here"
+    )
+
+
 def mcp_registration(result: Any) -> list[str]:
     """``hooks install --agent ... --mcp``: where the MCP server entry went, and how it runs."""
     verb = {"absent": "not registered"}.get(result.action, result.action)
@@ -420,6 +472,7 @@ def mcp_status(rows: Sequence[dict[str, Any]]) -> list[str]:
     for row in rows:
         if row["registered"]:
             lines.append(f"{row['agent']} ({row['scope']}) MCP: {row['command']} ({row['config']})")
+            lines.append(reads_kb_line(row))
         elif row["scope"] == "user":
             lines.append(f"{row['agent']} ({row['scope']}) MCP: not registered ({row['config']})")
     return lines
@@ -467,11 +520,30 @@ def hooks_status(base: Any, git_status: dict[str, Any] | None, agents: Sequence[
             lines.append(f"  core.hooksPath: {git_status['hooks_path']}")
         if git_status["installed"] and not git_status["python_ok"]:
             lines.append(f"  warning: {git_status['python']} is gone; run `hooks install` again")
+        if git_status["installed"] and "kb_source" in git_status:
+            lines.append(reads_kb_line(git_status))
     for row in agents:
         events = ", ".join(row["events"]) if row["events"] else "not installed"
         if row["installed"] or row["shared"] or row["scope"] == "user":
             lines.append(f"{row['agent']} ({row['scope']}): {events} ({row['settings']})")
+        if row["installed"]:
+            lines.append(reads_kb_line(row))
     return lines
+
+
+def reads_kb_line(row: dict[str, Any]) -> str:
+    """``hooks status``: the KB an installed integration reads, and whether it is there."""
+    if row.get("kb") is None:
+        return f"  reads: no KB ({row.get('kb_error', 'unknown')})"
+    how = {
+        "named": "named with --kb",
+        "cwd": "the KB the project is in",
+        "default": "your default KB",
+        "env": "from REFLECT_GIT_KB",
+        "fallback": "the fallback ~/.learnings",
+    }.get(row["kb_source"], row["kb_source"])
+    there = "" if row["kb_exists"] else ": no knowledge base there"
+    return f"  reads: {row['kb']} ({how}){there}"
 
 
 def idle_swept(rows: Sequence[dict[str, Any]], root: Any) -> list[str]:
@@ -577,19 +649,6 @@ def cost_table(doc: dict[str, Any], by: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- search
-
-
-def search_hits(result: Any, include_all: bool = False) -> list[str]:
-    """The text of ``search``: one line per hit (id, tier, title), its snippet indented below."""
-    lines: list[str] = []
-    for hit in result.hits:
-        state = "" if hit.state == "live" else f" ({hit.state})"
-        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
-        if hit.snippet:
-            lines.append(f"    {hit.snippet}")
-    if not result.hits:
-        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
-    return lines
 
 
 def expansion_line(expansion: Any) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import fail, globals_of
+from reflectgit.cli.options import fail, globals_of, own_command
 from reflectgit.errors import EXIT_USAGE
 
 commands = typer.Typer()
@@ -41,7 +41,7 @@ def search_cmd(
 ) -> None:
     """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
     from reflectgit.workflows.search.index import search
-    from reflectgit.workflows.search.results import result_json
+    from reflectgit.workflows.search.results import hit_lines, result_json
 
     g = globals_of(ctx)
     cfg = g.config()
@@ -74,7 +74,7 @@ def search_cmd(
     finally:
         bar.close()
     doc = result_json(result)
-    lines = render.search_hits(result, include_all)
+    lines = hit_lines(result, include_all)
     if expansion is not None:
         doc["expansion"] = expansion.to_json()
         lines = [render.expansion_line(expansion), *lines]
@@ -109,12 +109,24 @@ def recall_cmd(
     domain: str | None = typer.Option(
         None, "--domain", "--domain-hint", help="Favour imported fleet notes of this domain."
     ),
+    mcp: bool = typer.Option(
+        False,
+        "--mcp",
+        help="The agent has the reflect-git MCP server: name its show tool, not a command line.",
+    ),
 ) -> None:
     """What an agent should know at session start in this project."""
+    import contextlib
     from pathlib import Path
 
     from reflectgit.errors import ReflectGitError
-    from reflectgit.workflows.recall import FORMATS, HOOK_FORMATS, RecallResult, recall
+    from reflectgit.workflows.recall import (
+        FORMATS,
+        HOOK_FORMATS,
+        SHOW_HINT,
+        RecallResult,
+        recall,
+    )
     from reflectgit.workflows.recall import render as render_recall
     from reflectgit.workflows.search.synonyms import SynonymTableError
 
@@ -132,6 +144,11 @@ def recall_cmd(
             render.write_json({"disabled": True, "notes": []})
         return
     size = cfg.recall_budget(budget)
+    # An agent is told how to print a note in full: a command line that runs here, with the KB
+    # named (its PATH and its folder may not find ours), or the MCP server's tool.
+    show_hint = SHOW_HINT
+    if hook or mcp:
+        show_hint = render.recall_show_hint(mcp, own_command(), cfg.kb)
     expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
 
     def related(text: str) -> list[str]:
@@ -163,6 +180,7 @@ def recall_cmd(
             progress=None if hook else bar,
             related=related if cfg.search.recall_expand and not hook else None,
             synonyms_file=synonyms_file,
+            show_hint=show_hint,
         )
 
     try:
@@ -182,6 +200,9 @@ def recall_cmd(
         return
     finally:
         bar.close()
+    for line in result.withheld_lines():  # the person hears of them; the agent never does
+        with contextlib.suppress(OSError):  # a hook's closed stderr never fails the session
+            render.echo(f"reflect-git recall: {line}" if line[0] != " " else line, err=True)
     if hook and not g.json:
         # The hook's JSON is the whole point of this format: print it even with --quiet.
         render.echo(render_recall(result, fmt))

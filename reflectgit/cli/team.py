@@ -9,6 +9,7 @@ import typer
 from reflectgit.cli import render
 from reflectgit.cli.options import globals_of
 from reflectgit.errors import ReflectGitError
+from reflectgit.workflows import review_lines
 
 commands = typer.Typer()
 team_app = typer.Typer(help="Keep a clone of the team KB.", no_args_is_help=True)
@@ -117,11 +118,11 @@ def review_list_command(
     ctx: typer.Context,
     team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
 ) -> None:
-    """Open knowledge branches: title, tier, age, PR, validation, near-duplicates on main."""
+    """Open knowledge branches: title, tier, age, PR, validation, unreviewed changes, near-duplicates."""
     from reflectgit.workflows import review
 
     items = review.list_branches(globals_of(ctx).config(), team_path)
-    render.emit(ctx, [item.to_json() for item in items], render.review_items(items))
+    render.emit(ctx, [item.to_json() for item in items], review_lines.review_items(items))
 
 
 @review_app.command("show")
@@ -130,23 +131,36 @@ def review_show_command(
     branch: str = typer.Argument(..., help="knowledge/<slug>"),
     team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
 ) -> None:
-    """One knowledge branch: its note, validation and near-duplicates."""
+    """One knowledge branch: its note, validation, unreviewed changes and near-duplicates."""
     from reflectgit.workflows import review
 
     item = review.show(globals_of(ctx).config(), branch, team_path)
-    render.emit(ctx, item.to_json(full=True), render.review_item(item, full=True))
+    render.emit(ctx, item.to_json(full=True), review_lines.review_item(item, full=True))
 
 
 @review_app.command("approve")
 def review_approve_command(
     ctx: typer.Context,
     branch: str = typer.Argument(..., help="knowledge/<slug>"),
+    accept: list[str] = typer.Option(  # noqa: B008
+        [],
+        "--accept",
+        metavar="PATH",
+        help="Merge this change beyond the note too (a path `review show` lists); repeatable.",
+    ),
+    tip: str | None = typer.Option(
+        None, "--tip", metavar="SHA", help="Refuse unless the branch is still at this commit."
+    ),
     team_path: str | None = typer.Option(None, "--team", help="A team clone to use."),
 ) -> None:
-    """Merge the branch into main keeping its commit, push, delete the branch."""
+    """Merge the branch into main keeping its commit, push, delete the branch.
+
+    Refuses a branch that changes more than its note (and sidecar) unless each listed path
+    is accepted with --accept.
+    """
     from reflectgit.workflows import review
 
-    result = review.approve(globals_of(ctx).config(), branch, team_path)
+    result = review.approve(globals_of(ctx).config(), branch, team_path, accept=accept, tip=tip)
     render.emit(ctx, result.to_json(), render.reviewed(result))
 
 
@@ -177,7 +191,7 @@ def review_queue_list_command(ctx: typer.Context) -> None:
     from reflectgit.workflows import review_queue
 
     items = review_queue.list_queue(globals_of(ctx).config())
-    render.emit(ctx, [item.to_json() for item in items], render.queue_items(items))
+    render.emit(ctx, [item.to_json() for item in items], review_lines.queue_items(items))
 
 
 @queue_app.command("promote")

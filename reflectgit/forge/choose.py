@@ -43,12 +43,16 @@ def choose_forge(
     settings: Mapping[str, Any],
     env: Mapping[str, str],
 ) -> ForgeChoice:
-    """Pick the forge for a team remote from ``[forge]`` settings, else from its host."""
+    """Pick the forge for a team remote from ``[forge]`` settings, else from its host.
+
+    ``settings`` are trusted as given (``config.forge_settings`` keeps a committed file from
+    choosing where a token goes); a token is sent only over https, or http to loopback.
+    """
     provider = settings.get("provider")
     if provider is not None and (not isinstance(provider, str) or provider not in PROVIDERS):
         raise ConfigError(
             f"[forge] provider = {provider!r} is not one of {', '.join(PROVIDERS)}",
-            hint="fix .reflect-git.toml",
+            hint="fix REFLECT_FORGE_PROVIDER or [forge] provider in your reflect-git config.toml",
         )
     if provider == "none":
         return ForgeChoice(None, "[forge] provider is none")
@@ -63,7 +67,7 @@ def choose_forge(
     if kind is None:
         return ForgeChoice(
             None,
-            f"cannot tell which forge {ref.host} runs; set [forge] provider in .reflect-git.toml",
+            f"cannot tell which forge {ref.host} runs; set REFLECT_FORGE_PROVIDER or [forge] provider in your reflect-git config.toml",
         )
     if not repo or "/" not in str(repo):
         return ForgeChoice(
@@ -80,6 +84,10 @@ def choose_forge(
             return ForgeChoice(None, f"gh is not installed or not logged in to {host}", kind)
         return ForgeChoice(GhCliForge(gh, repo, host, env, timeout), f"gh CLI ({host})", kind)
 
+    api_url = str(settings.get("api_url") or default_api_url(kind, ref))
+    refused = plain_http(api_url)
+    if refused:
+        return ForgeChoice(None, refused, kind)
     token = _token_from_env(kind, settings, env)
     source = "environment"
     login = None
@@ -94,7 +102,6 @@ def choose_forge(
     if token is None:
         names = " or ".join(TOKEN_VARIABLES[kind])
         return ForgeChoice(None, f"no {kind} token (set {names})", kind)
-    api_url = str(settings.get("api_url") or default_api_url(kind, ref))
     max_wait = _number(settings.get("max_wait"), DEFAULT_MAX_WAIT)
     if kind == "github":
         client = HttpClient(
@@ -127,6 +134,33 @@ def choose_forge(
     return ForgeChoice(GiteaForge(client, repo), f"Gitea API ({source})", kind)
 
 
+def plain_http(url: str) -> str | None:
+    """Why a token must not go to ``url``: anything but https, except http to this machine's
+    loopback (a test forge); None when it may."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "https":
+        return None
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "http" and _loopback(host):
+        return None
+    return (
+        f"refusing to send a token to {parts.scheme or 'a URL without a scheme'}://{host}: "
+        "tokens go only over https (set an https API URL with REFLECT_FORGE_API_URL or "
+        "[forge] api_url in your own config file)"
+    )
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _token_from_env(kind: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
     names = list(TOKEN_VARIABLES.get(kind, ()))
     extra = settings.get("token_env")
@@ -157,7 +191,7 @@ def gitlab_auth(
     if chosen is not None and chosen not in GITLAB_AUTH:
         raise ConfigError(
             f"[forge] auth = {chosen!r} is not one of {', '.join(GITLAB_AUTH)}",
-            hint="fix .reflect-git.toml",
+            hint="fix [forge] in .reflect-git.toml or your reflect-git config.toml",
         )
     if chosen is None:
         chosen = "bearer" if login is not None else "private-token"
@@ -172,6 +206,6 @@ def _number(value: Any, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise ConfigError(
             f"[forge] max_wait = {value!r} is not a number of seconds >= 0",
-            hint="fix .reflect-git.toml",
+            hint="fix [forge] in .reflect-git.toml or your reflect-git config.toml",
         )
     return float(value)

@@ -122,7 +122,7 @@ class HttpClient:
                 reason = getattr(exc, "reason", exc)
                 raise ForgeError(
                     f"cannot reach the {self.forge} API at {self.base_url}: {reason}",
-                    hint="check [forge] api_url in .reflect-git.toml and the network",
+                    hint="check REFLECT_FORGE_API_URL or [forge] api_url in your reflect-git config.toml and the network",
                 ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -139,7 +139,7 @@ class HttpClient:
         raise ForgeError(
             f"the {self.forge} API at {redact_url(url)} answered with {looks}, not JSON",
             hint="a single sign-on page or a proxy answered instead of the API: check [forge] "
-            "api_url in .reflect-git.toml (GitHub Enterprise ends in /api/v3, GitLab in /api/v4, "
+            "api_url in your reflect-git config.toml (GitHub Enterprise ends in /api/v3, GitLab in /api/v4, "
             "Gitea and Forgejo in /api/v1) and that the token is accepted without a browser login",
         )
 
@@ -269,7 +269,7 @@ def _status_hint(status: int, forge: str) -> str | None:
         where = f"set {names}, or " if names else ""
         return f"{where}give git a credential for the forge host; the token needs write access to pull requests"
     if status == 404:
-        return "check [forge] repo and api_url in .reflect-git.toml (and that the token can see the repository)"
+        return "check [forge] repo and api_url (api_url: REFLECT_FORGE_API_URL or your reflect-git config.toml) (and that the token can see the repository)"
     return None
 
 
@@ -282,7 +282,7 @@ def as_mapping(data: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise ForgeError(
             f"the forge answered {what} with {type(data).__name__}, not an object",
-            hint="check [forge] provider and api_url in .reflect-git.toml",
+            hint="check [forge] provider and api_url (REFLECT_FORGE_* or your reflect-git config.toml)",
         )
     return data
 
@@ -294,6 +294,6 @@ def as_list(data: Any, what: str) -> list[Mapping[str, Any]]:
     if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
         raise ForgeError(
             f"the forge answered {what} with something other than a list of objects",
-            hint="check [forge] provider and api_url in .reflect-git.toml",
+            hint="check [forge] provider and api_url (REFLECT_FORGE_* or your reflect-git config.toml)",
         )
     return data

@@ -123,6 +123,13 @@ class RepoConfig:
                             return True
         return False
 
+    def may_follow_a_remote(self) -> bool:
+        """Could a branch of this repository follow a remote (its config mentions one)?
+
+        False only when the repository's own config names no remote (a KB made by
+        ``git init``): then no branch tracks the team's, and nobody need ask git."""
+        return config_may_set([os.fspath(self.common_dir / "config")], b"remote")
+
     @property
     def fsync_policy(self) -> fsync.Policy:
         """What git's ``core.fsync`` / ``core.fsyncMethod`` say to flush (git's default unset)."""

@@ -431,6 +431,15 @@ def config_value(repo: Path, key: str, env: Env = None) -> str | None:
     return (_answer(repo, ["config", "--get", key], env, timeout=30) or "").strip() or None
 
 
+def set_config_value(repo: Path, key: str, value: str | None, env: Env = None) -> None:
+    """Set (or, with None, unset) one key in the repository's own git config."""
+    args = ["config", "--local", key, value] if value is not None else None
+    args = args or ["config", "--local", "--unset-all", key]
+    result = run(args, cwd=repo, env=env or {}, timeout=30)
+    if not result.ok and value is not None:
+        raise ReflectGitError(f"git config {key} failed: {result.err}")
+
+
 def hooks_dir(repo: Path, env: Env = None) -> Path:
     """The folder git runs hooks from (``core.hooksPath`` or the common git dir's ``hooks``)."""
     if not repo.is_dir():

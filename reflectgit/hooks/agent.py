@@ -1,4 +1,4 @@
-"""``reflect-git hook EVENT [--harness claude|codex|copilot] [PAYLOAD]``: the agent-harness hook.
+"""``reflect-git hook EVENT [--harness claude|codex|copilot] [--kb PATH] [PAYLOAD]``: the agent-harness hook.
 
 Does little, by design. Reads the event's JSON on stdin (Codex ``notify`` passes it as the last
 argument instead), appends it to the session's event log in the state directory
@@ -52,32 +52,36 @@ def read_payload(raw: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def parse_args(args: Sequence[str]) -> tuple[str, str | None, str | None]:
-    """(event, harness or None, payload argument or None) from the hook's arguments."""
+def parse_args(args: Sequence[str]) -> tuple[str, str | None, str | None, str | None]:
+    """(event, harness or None, payload argument or None, ``--kb`` or None) from the hook's
+    arguments (the installer names the KB in a personal settings file)."""
     positional: list[str] = []
-    harness: str | None = None
+    options: dict[str, str] = {}
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--harness" and i + 1 < len(args):
-            harness = args[i + 1]
-            i += 2
-            continue
-        if arg.startswith("--harness="):
-            harness = arg.partition("=")[2]
+        name, eq, value = arg.partition("=")
+        if name in ("--harness", "--kb"):
+            if eq:
+                options[name] = value
+            elif i + 1 < len(args):
+                options[name] = args[i + 1]
+                i += 1
         else:
             positional.append(arg)
         i += 1
+    harness = options.get("--harness")
     harness = harness.lower() if harness and harness.lower() in HARNESSES else None
     event = positional[0] if positional else ""
     payload = positional[-1] if len(positional) > 1 else None
-    return event, harness, payload
+    return event, harness, payload, options.get("--kb") or None
 
 
 def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
     """Run one hook event; always returns 0."""
     args = list(sys.argv[1:] if argv is None else argv)
-    event, harness, argument = parse_args(args)
+    event, harness, argument, named_kb = parse_args(args)
+    kb = kb or named_kb
     cfg = None
     reply: str | None = None
     try:

@@ -16,8 +16,8 @@ Always exits 0; an error leaves a breadcrumb in the hooks' log, as a hook's woul
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

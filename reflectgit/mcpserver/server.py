@@ -48,7 +48,8 @@ INSTRUCTIONS = (
     "prevents it) as notes in git. Before you debug or change something, `search` or `recall` "
     "what the team already knows; `show` reads one note. When you learn something worth "
     "keeping, `add` it (it is reviewed before it reaches the team); when a note helped, "
-    "`confirm` it."
+    "`confirm` it; when one is wrong, `update` it, `supersede` it by a newer note, or "
+    "`archive` it."
 )
 
 log = logging.getLogger("reflectgit.mcp")
@@ -101,11 +102,12 @@ class Served:
                     title=t.title,
                     description=t.description,
                     input_schema=t.input_schema(),
+                    output_schema=t.output_schema(),
                     annotations=types.ToolAnnotations(
                         title=t.title,
                         read_only_hint=t.read_only,
-                        destructive_hint=False,
-                        idempotent_hint=t.read_only or t.name == "confirm",
+                        destructive_hint=t.destructive,
+                        idempotent_hint=t.read_only or t.idempotent,
                         open_world_hint=False,
                     ),
                 )

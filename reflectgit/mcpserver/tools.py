@@ -2,14 +2,20 @@
 
 Every tool is a thin call into a workflow, the same one the command line calls: ``search`` is
 ``reflect-git search``, ``add`` is ``reflect-git add`` (validated in-process and committed
-through the KB's one mutation door), ``confirm`` is ``reflect-git confirm``. Nothing here knows
-the SDK: ``server.py`` turns a ``Reply`` into the protocol's result, and a ``ReflectGitError``
-(the message and hint the CLI prints as ``error:``/``hint:``) into a tool error.
+through the KB's one mutation door), ``update``, ``supersede``, ``archive`` and ``confirm``
+are their commands. Nothing here knows the SDK: ``server.py`` turns a ``Reply`` into the
+protocol's result, and a ``ReflectGitError`` (the message and hint the CLI prints as
+``error:``/``hint:``) into a tool error.
 
-``add`` is where an agent could hurt the team: a high note routes straight onto the team's
-``main``. So an agent's note is capped at medium (a knowledge branch and a draft pull request
-when it is routed) unless the call says ``user_requested_high: true``, which the tool's
-description reserves for a user who asked for it in so many words.
+A reply is what the command line would print (``text``: the lines a model reads, small) and
+the command's ``--json`` document (``document``: the tool's ``structuredContent``, described
+by its ``outputSchema``).
+
+``add`` and ``update`` are where an agent could hurt the team: a high note routes straight onto
+the team's ``main``. So an agent's note is capped at medium (a knowledge branch and a draft
+pull request when it is routed), and an update cannot raise a note above medium, unless the
+call says ``user_requested_high: true``, which the descriptions reserve for a user who asked
+for it in so many words.
 """
 
 from __future__ import annotations
@@ -57,14 +63,15 @@ class Param:
 
 @dataclass(frozen=True)
 class Reply:
-    """What a tool hands back: a JSON document, and the text a model reads."""
+    """What a tool hands back: the JSON document (structured content), and the text a model
+    reads (the command line's own lines)."""
 
     document: dict[str, Any]
-    text: str | None = None  # default: the document as JSON
+    lines: Sequence[str]
 
     @property
     def content(self) -> str:
-        return self.text if self.text is not None else json.dumps(self.document, indent=2)
+        return "\n".join(self.lines)
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,12 @@ class Tool:
     params: tuple[Param, ...]
     read_only: bool
     run: Callable[[Tools, dict[str, Any]], Reply] = field(repr=False)
+    output: dict[str, Any] = field(default_factory=dict, repr=False)  # the document's schema
+    destructive: bool = False  # changes or moves what is there (not only adds to it)
+    idempotent: bool = False
+
+    def output_schema(self) -> dict[str, Any]:
+        return {"type": "object", **self.output}
 
     def input_schema(self) -> dict[str, Any]:
         return {
@@ -164,7 +177,7 @@ class Tools:
 
     def search(self, args: dict[str, Any]) -> Reply:
         from reflectgit.workflows.search.index import search
-        from reflectgit.workflows.search.results import result_json
+        from reflectgit.workflows.search.results import hit_lines, result_json
 
         result = search(
             self.cfg.kb,
@@ -176,8 +189,9 @@ class Tools:
             confidence=args.get("confidence"),
             env=self.cfg.env,
             synonyms_file=self.cfg.search.synonyms,
+            served_only=True,  # an agent never gets a note that fails validation or holds a secret
         )
-        return Reply(result_json(result))
+        return Reply(result_json(result), hit_lines(result, args.get("include_all", False)))
 
     def recall(self, args: dict[str, Any]) -> Reply:
         from reflectgit.workflows.recall import recall
@@ -192,37 +206,56 @@ class Tools:
             env=self.cfg.env,
             everywhere=args.get("everywhere", False),
             synonyms_file=self.cfg.search.synonyms,
+            show_hint="the `show` tool prints a note in full",
         )
-        return Reply(result.to_json(), result.text())
+        return Reply(result.to_json(), [result.text()])
 
     def show(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.workflows.kb.lines import shown as shown_lines
+
         shown, raw = self.note(args["id"], args.get("at"))
-        return Reply(shown.to_json(), raw)
+        return Reply(shown.to_json(), shown_lines(shown, raw))
 
     def note(self, ident: str, at: str | None = None) -> tuple[Any, str]:
-        """One note (``show``) and its file's text, as ``reflect-git show`` reads them."""
+        """One note (``show``) and its file's text, as ``reflect-git show`` reads them; a note
+        that fails validation or holds a secret is refused (``notes/withheld.py``)."""
+        from reflectgit.notes.withheld import reason_of_bytes
+
         with self.open_kb() as kb:
             shown = kb.show(ident, at)
             raw = kb.store.read(shown.path, shown.revision) or b""
+        if reason_of_bytes(shown.path, raw) is not None:
+            raise NoteError(
+                f"note {ident} is withheld from agents: it fails validation or holds a secret",
+                hint="a person can see why with `reflect-git check`",
+            )
         return shown, raw.decode("utf-8", "replace")
 
     def notes(self) -> list[Any]:
-        """The live notes (``reflect-git list``): what the resources list."""
+        """The live notes (``reflect-git list``) an agent may read: what the resources list."""
+        from reflectgit.workflows.search.index import open_fresh
+
+        cfg = self.cfg
+        index, _ = open_fresh(cfg.kb, cfg.state_dir, cfg.env)
+        with index:
+            withheld = {path for path, _why in index.withheld()}
         with self.open_kb() as kb:
-            return list(kb.list_notes())
+            return [n for n in kb.list_notes() if n.path not in withheld]
 
     def review_list(self, args: dict[str, Any]) -> Reply:
-        from reflectgit.workflows import review, review_queue
+        from reflectgit.workflows import review, review_lines, review_queue
         from reflectgit.workflows.team import resolve_team
 
-        queue = [item.to_json() for item in review_queue.list_queue(self.cfg)]
-        doc: dict[str, Any] = {"queue": queue, "team": None, "branches": []}
+        items = review_queue.list_queue(self.cfg)
+        doc: dict[str, Any] = {"queue": [i.to_json() for i in items], "team": False, "branches": []}
+        lines = ["review queue:", *(f"  {line}" for line in review_lines.queue_items(items))]
         if args.get("team", True) and resolve_team(self.cfg) is not None:
+            branches = review.list_branches(self.cfg)
             doc["team"] = True
-            doc["branches"] = [b.to_json() for b in review.list_branches(self.cfg)]
-        else:
-            doc["team"] = False
-        return Reply(doc)
+            doc["branches"] = [b.to_json() for b in branches]
+            lines += ["knowledge branches:"]
+            lines += [f"  {line}" for line in review_lines.review_items(branches)]
+        return Reply(doc, lines)
 
     # ------------------------------------------------------------------ writing
 
@@ -243,7 +276,7 @@ class Tools:
             except NoteError:
                 asked = None  # kb.add says what is wrong with it, with the line
         asked = asked or CAPPED_TIER
-        capped = asked == "high" and not args.get("user_requested_high", False)
+        capped = _capped(asked, args)
         tier = CAPPED_TIER if capped else asked
         fields = {
             "title": args.get("title"),
@@ -272,10 +305,7 @@ class Tools:
             "notes": [],
         }
         if capped:
-            doc["notes"].append(
-                "confidence capped at medium: an agent's note is reviewed before it reaches "
-                "the team (pass user_requested_high only when the user asked for high)"
-            )
+            doc["notes"].append(CAPPED_NOTE)
         if args.get("route", False):
             from reflectgit.workflows import routing
 
@@ -285,17 +315,166 @@ class Tools:
                 doc["notes"].append(f"routing failed: {routed.error}")
         else:
             doc["notes"].append(f"not routed yet: `reflect-git route {result.id}` (or route: true)")
-        return Reply(doc)
+        from reflectgit.workflows.kb import lines
+
+        return Reply(doc, [lines.added(result), *(f"note: {n}" for n in doc["notes"])])
+
+    def update(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.notes.note import TIER_NUM
+        from reflectgit.workflows.kb import lines
+        from reflectgit.workflows.kb.mutations import parse_assignment
+
+        fields: dict[str, Any] = {
+            key: args[name]
+            for name, key in (
+                ("title", "title"),
+                ("insight", "key_insight"),
+                ("category", "category"),
+                ("tags", "tags"),
+                ("confidence", "confidence"),
+            )
+            if name in args
+        }
+        for text in args.get("set", []):
+            parts, _value = parse_assignment(text)
+            if parts[0] in ("confidence", "confidence_num"):
+                raise UsageError(
+                    f"update: set {parts[0]} through the `confidence` argument",
+                    hint="confidence: high, medium or low (high only when the user asked)",
+                )
+        capped = _capped(fields.get("confidence"), args)
+        if capped:
+            fields["confidence"] = CAPPED_TIER
+            fields["confidence_num"] = TIER_NUM[CAPPED_TIER]
+        elif fields.get("confidence") in TIER_NUM:
+            fields["confidence_num"] = TIER_NUM[fields["confidence"]]
+        with self.open_kb() as kb:
+            result = kb.update(args["id"], args.get("set", []), args.get("body"), fields=fields)
+        notes = [*([CAPPED_NOTE] if capped else []), *result.notes]
+        doc = {
+            "id": result.id,
+            "path": result.path,
+            "commit": result.commit,
+            "capped": capped,
+            "notes": notes,
+        }
+        return Reply(doc, [lines.updated(result)[0], *(f"note: {n}" for n in notes)])
+
+    def supersede(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.workflows.kb import lines
+
+        with self.open_kb() as kb:
+            result = kb.supersede(args["old"], args["by"])
+        doc = {"old": result.old, "new": result.new, "commit": result.commit}
+        return Reply(doc, [lines.superseded(result)])
+
+    def archive(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.workflows.kb import lines
+
+        with self.open_kb() as kb:
+            result = kb.archive(args["id"])
+        doc = {"id": result.id, "path": result.path, "commit": result.commit}
+        return Reply(doc, [lines.moved("archived", result)])
 
     def confirm(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.workflows.kb import lines
+
         with self.open_kb() as kb:
             result = kb.confirm(args["id"], args["source"])
-        return Reply({"id": result.id, "proof_count": result.proof_count, "commit": result.commit})
+        doc = {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}
+        return Reply(doc, [lines.confirmed(result, args["source"])])
+
+
+CAPPED_NOTE = (
+    "confidence capped at medium: an agent's note is reviewed before it reaches the team "
+    "(pass user_requested_high only when the user asked for high)"
+)
+
+
+def _capped(asked: str | None, args: dict[str, Any]) -> bool:
+    """An agent asks for high and the user did not: the tier it gets is medium."""
+    return asked == "high" and not args.get("user_requested_high", False)
 
 
 # --------------------------------------------------------------------------- the table
 
 _ID = Param("id", "string", "The note's id (as search, recall and list show it).", required=True)
+
+
+# The output schemas: each tool's structuredContent (the command's --json document).
+def _props(required: Sequence[str] = (), /, **props: Any) -> dict[str, Any]:
+    return {"properties": props, "required": list(required or props)}
+
+
+_STR = {"type": "string"}
+_STR_OR_NULL = {"type": ["string", "null"]}
+_INT = {"type": "integer"}
+_BOOL = {"type": "boolean"}
+_OBJ = {"type": "object"}
+_OBJ_OR_NULL = {"type": ["object", "null"]}
+_STRS = {"type": "array", "items": _STR}
+_OBJS = {"type": "array", "items": _OBJ}
+
+SEARCH_OUT = _props(
+    query=_STR,
+    tree=_STR_OR_NULL,
+    at=_STR_OR_NULL,
+    refreshed=_OBJ_OR_NULL,
+    understood=_OBJS,
+    hits={
+        "type": "array",
+        "items": {
+            "type": "object",
+            **_props(
+                ("id", "title", "tier", "state", "path"),
+                id=_STR,
+                title=_STR,
+                tier=_STR,
+                state=_STR,
+                path=_STR,
+                snippet=_STR,
+                withheld=_STR_OR_NULL,
+                score={"type": "number"},
+                why=_OBJ,
+            ),
+        },
+    },
+)
+RECALL_OUT = _props(
+    project=_STR,
+    branch=_STR_OR_NULL,
+    files=_STRS,
+    budget=_INT,
+    notes=_OBJS,
+    over_budget=_STRS,
+    discovery_tokens=_INT,
+    context=_STR,
+    **{"global": _BOOL},
+)
+SHOW_OUT = _props(
+    id=_STR,
+    path=_STR,
+    state=_STR,
+    revision=_STR,
+    frontmatter=_OBJ,
+    body=_STR,
+    sidecar=_OBJ_OR_NULL,
+)
+ADD_OUT = _props(
+    id=_STR,
+    path=_STR,
+    commit=_STR_OR_NULL,
+    status={"type": "string", "enum": ["added", "updated", "unchanged"]},
+    confidence=_STR,
+    capped=_BOOL,
+    routed=_OBJ_OR_NULL,
+    notes=_STRS,
+)
+UPDATE_OUT = _props(id=_STR, path=_STR, commit=_STR_OR_NULL, capped=_BOOL, notes=_STRS)
+SUPERSEDE_OUT = _props(old=_STR, new=_STR, commit=_STR_OR_NULL)
+ARCHIVE_OUT = _props(id=_STR, path=_STR, commit=_STR_OR_NULL)
+CONFIRM_OUT = _props(id=_STR, proof_count=_INT, commit=_STR_OR_NULL)
+REVIEW_OUT = _props(queue=_OBJS, team=_BOOL, branches=_OBJS)
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
@@ -318,6 +497,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         True,
         Tools.search,
+        output=SEARCH_OUT,
     ),
     Tool(
         "recall",
@@ -333,6 +513,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         True,
         Tools.recall,
+        output=RECALL_OUT,
     ),
     Tool(
         "show",
@@ -341,6 +522,7 @@ TOOLS: tuple[Tool, ...] = (
         (_ID, Param("at", "string", "A revision, or a date (YYYY-MM-DD).")),
         True,
         Tools.show,
+        output=SHOW_OUT,
     ),
     Tool(
         "add",
@@ -374,6 +556,7 @@ TOOLS: tuple[Tool, ...] = (
         ),
         False,
         Tools.add,
+        output=ADD_OUT,
     ),
     Tool(
         "confirm",
@@ -385,6 +568,65 @@ TOOLS: tuple[Tool, ...] = (
         ),
         False,
         Tools.confirm,
+        output=CONFIRM_OUT,
+        idempotent=True,
+    ),
+    Tool(
+        "update",
+        "Change a note",
+        "Change fields or the body of one note; its id stays. A new insight also replaces the "
+        "paragraph of the body that states the old one. Confidence is capped at medium as in "
+        "add: set user_requested_high only when the user explicitly asked for high.",
+        (
+            _ID,
+            Param("title", "string", "A new title."),
+            Param("insight", "string", "A new key insight (the body's paragraph follows it)."),
+            Param("category", "string", "A new category."),
+            Param("confidence", "string", "high, medium or low.", enum=TIERS),
+            Param("tags", "array", "The tags (replace the note's)."),
+            Param("body", "string", "A new body (markdown), replacing the old one."),
+            Param(
+                "set",
+                "array",
+                "Other fields as KEY=VALUE (YAML-typed; dotted keys reach into mappings).",
+            ),
+            Param(
+                "user_requested_high",
+                "boolean",
+                "True only when the user explicitly asked for high confidence.",
+            ),
+        ),
+        False,
+        Tools.update,
+        output=UPDATE_OUT,
+        destructive=True,
+        idempotent=True,
+    ),
+    Tool(
+        "supersede",
+        "Replace a note by a newer one",
+        "Record that a newer note replaces an older one (both notes name each other); the old "
+        "one leaves search and recall.",
+        (
+            Param("old", "string", "The id of the note being replaced.", True),
+            Param("by", "string", "The id of the note that replaces it (add it first).", True),
+        ),
+        False,
+        Tools.supersede,
+        output=SUPERSEDE_OUT,
+        destructive=True,
+        idempotent=True,
+    ),
+    Tool(
+        "archive",
+        "Archive a note",
+        "Move a note that no longer holds to archived/ (kept in git; `reflect-git restore` "
+        "brings it back).",
+        (_ID,),
+        False,
+        Tools.archive,
+        output=ARCHIVE_OUT,
+        destructive=True,
     ),
     Tool(
         "review_list",
@@ -394,6 +636,7 @@ TOOLS: tuple[Tool, ...] = (
         (Param("team", "boolean", "Also list the team's knowledge branches (default true)."),),
         True,
         Tools.review_list,
+        output=REVIEW_OUT,
     ),
 )
 TOOLS_BY_NAME: dict[str, Tool] = {t.name: t for t in TOOLS}

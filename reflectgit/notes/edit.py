@@ -200,3 +200,41 @@ def assign(front: dict[str, Any], parts: Sequence[str], value: Any) -> None:
 def moved_path(path: str, folder: str) -> str:
     """Where ``path`` lands when its note moves to ``folder`` (the file name stays)."""
     return f"{folder}/{path.rsplit('/', 1)[-1]}"
+
+
+# The fields ``add`` also writes into the body it makes (a note from flags: the insight is the
+# body). ``update`` keeps that paragraph in step with the field.
+BODY_FIELDS = ("key_insight",)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def restate(body: str, old: str, new: str) -> str | None:
+    """``body`` with the paragraph that states ``old`` now stating ``new``.
+
+    A paragraph is a run of lines between blank lines; it states ``old`` when it holds the
+    same words (line breaks and spacing aside). Only that paragraph changes: what a person
+    wrote around it stays byte for byte. None when no paragraph states ``old`` (the person
+    rewrote it: their words are kept as they are) or when nothing would change.
+    """
+    wanted = _words(old)
+    if not wanted or _words(new) == wanted:
+        return None
+    lines = body.splitlines(keepends=True)
+    start = 0
+    while start < len(lines):
+        if not lines[start].strip():
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        block = lines[start:end]
+        if _words("".join(block)) == wanted:
+            ending = block[-1][len(block[-1].rstrip("\r\n")) :]
+            replaced = new.strip() + ending
+            return "".join([*lines[:start], replaced, *lines[end:]])
+        start = end
+    return None

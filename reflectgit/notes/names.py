@@ -48,7 +48,23 @@ _MESSAGE_CONTROL = Pattern("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # compiled on first
 _NAME_CONTROL = Pattern("[\x00-\x1f\x7f-\x9f]")
 # Code points macOS's HFS+ ignores in names, so ".g\u200cit" is ".git" there (git fsck: hasDotgit).
 _HFS_IGNORED = Pattern("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+# Characters no one sees: Unicode's default-ignorable code points (zero-width space, joiners,
+# word joiner, soft hyphen, bidi marks and overrides, BOM, variation selectors, U+180E, the
+# Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags). A reader cannot tell ``a\u200bb`` from
+# ``ab``, nor see that an override turned ``pool\u202elmth.exe`` into "poolexe.html".
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff"
+)
+_INVISIBLE = Pattern(f"[{INVISIBLE}]")
+# Spaces other than the ASCII one (NBSP, the typographic spaces, the ideographic space, ...).
+_ODD_SPACE = Pattern("[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NAMES = {0x00: "NUL", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without the characters no one sees (``INVISIBLE``)."""
+    return text if text.isascii() else _INVISIBLE.sub("", text)
 
 
 def describe(ch: str) -> str:
@@ -142,22 +158,151 @@ def path_problem(path: str) -> str | None:
 
 
 def id_problem(ident: str) -> str | None:
-    """Why an id cannot name a note's files in every checkout, or None."""
+    """Why an id cannot name a note's files in every checkout, or cannot be told apart from
+    another by a person reading it, or None. See ``look_alike_problem``."""
     for suffix in SIDE_SUFFIXES:
         problem = name_problem(ident + suffix)
         if problem is not None:
             return f"cannot name the file {ident + suffix!r}: it {problem}"
+    return None if ident.isascii() else look_alike_problem(ident)
+
+
+# Letters of these scripts look like Latin ones (Cyrillic а е о р с у х, Greek ο ρ ν, ...): an
+# id that mixes Latin letters with them reads as a Latin id it is not (Unicode TS #39 refuses
+# such mixes from its "moderately restrictive" level up).
+_LATIN_LOOKING = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "LISU", "COPTIC")
+
+
+def look_alike_problem(ident: str) -> str | None:
+    """Why a person could take ``ident`` for another id, or None.
+
+    Refused in an id: a character no one sees (zero-width spaces and joiners, the word joiner,
+    bidi marks and overrides, BOM, soft hyphen, U+180E, the Hangul fillers, ...); a space other
+    than the ASCII one (NBSP, U+2007, U+3000, ...); any other non-ASCII character that is no
+    letter, mark or digit (U+2010 HYPHEN, U+2212 MINUS SIGN, a fullwidth stop: ids use ASCII
+    punctuation); Latin letters mixed with Cyrillic, Greek, Armenian, ... ones. Ids in one
+    non-Latin script are fine (``пул-соединений``); one whose skeleton is an existing id's is
+    refused where ids are given (``id_key``)."""
+    at = _first(_INVISIBLE, ident)
+    if at is not None:
+        return (
+            f"holds {describe(ident[at])} at character {at + 1}, which no one can see "
+            "(the id would look like another one)"
+        )
+    at = _first(_ODD_SPACE, ident)
+    if at is not None:
+        return f"holds {describe(ident[at])} at character {at + 1}, which looks like a space"
+    import unicodedata
+
+    latin = other = None
+    for index, ch in enumerate(ident):
+        if ch.isascii():
+            latin = latin or (ch if ch.isalpha() else None)
+            continue
+        category = unicodedata.category(ch)
+        if category[0] not in "LMN":
+            return (
+                f"holds {describe(ch)} at character {index + 1}; ids use ASCII punctuation "
+                "(- _ .), and this one looks like it"
+            )
+        name = unicodedata.name(ch, "")
+        if category[0] == "L" and name.startswith(_LATIN_LOOKING) and other is None:
+            other = (index, ch)
+        elif category[0] == "L" and name.startswith("LATIN"):
+            latin = latin or ch
+    if latin is not None and other is not None:
+        index, ch = other
+        return (
+            f"mixes Latin letters with {describe(ch)} at character {index + 1}, "
+            "which a reader takes for a Latin letter"
+        )
     return None
 
 
-def id_key(ident: str) -> str:
-    """The key two ids share when one file system could take them for one file: case-folded
-    under Unicode compatibility normalisation (``Foo-1`` ~ ``foo-1``, composed ~ decomposed)."""
+# Unicode TS #39 confusables, the part that matters for ids: letters of other scripts that look
+# like ASCII letters, and dashes, dots and underscores that look like ASCII ones, each mapped
+# to what it looks like (compatibility forms, fullwidth letters and ligatures are NFKC's work).
+_CONFUSABLES = str.maketrans(
+    {
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u02d7\u06d4\ufe58", "-"),
+        **dict.fromkeys("\u0701\u0702\u2024\ua4f8\u0660\u06f0", "."),
+        # Cyrillic
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "һ": "h",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "т": "t",
+        "ь": "b",
+        "г": "r",
+        "п": "n",
+        "ո": "n",
+        # Greek
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "γ": "y",
+        "ζ": "z",
+        "μ": "u",
+        # Armenian, Latin extensions, Cherokee and Lisu capitals as they fold
+        "օ": "o",
+        "ս": "u",
+        "հ": "h",
+        "զ": "q",
+        "ց": "g",
+        "ɑ": "a",
+        "ɡ": "g",
+        "ı": "i",
+        "ȷ": "j",
+        "ꭵ": "v",
+        "ꮃ": "w",
+        "ꓲ": "l",
+        "ꓳ": "o",
+    }
+)
+
+
+def skeleton(ident: str) -> str:
+    """What ``ident`` looks like (after case folding and NFKC): its look-alike characters
+    replaced by the ASCII ones they pass for. ASCII ids are their own (lowercase) skeleton."""
     if ident.isascii():
-        return ident.lower()  # the same key, without the Unicode tables
+        return ident.lower()
     import unicodedata
 
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", ident).casefold())
+    return _INVISIBLE.sub("", folded).translate(_CONFUSABLES)
+
+
+def id_key(ident: str) -> str:
+    """The key two ids share when one file system could take them for one file (case folding,
+    Unicode compatibility normalisation: ``Foo-1`` ~ ``foo-1``, ``é`` composed ~ decomposed)
+    or a person could take one for the other (``rеdis`` with a Cyrillic е ~ ``redis``)."""
+    return skeleton(ident)
 
 
 Finding = tuple[list[str | int], bool, str]  # (where, on the key, message)

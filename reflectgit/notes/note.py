@@ -435,8 +435,11 @@ def render_sidecar(sidecar: Sidecar) -> bytes:
 
 
 def slugify(title: str, max_len: int = SLUG_MAX) -> str:
-    """Lowercase ASCII letters and digits joined by single hyphens; ``untitled`` when empty."""
-    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    """Lowercase ASCII letters and digits joined by single hyphens; ``untitled`` when empty.
+    Characters no one sees (zero-width, bidi controls, BOM, fillers) are dropped first, and
+    NBSP and the other spaces separate words like a space."""
+    ascii_text = unicodedata.normalize("NFKD", names.strip_invisible(title))
+    ascii_text = ascii_text.encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(slug) > max_len:
         cut = slug[:max_len]

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from reflectgit.notes import names
 from reflectgit.notes.lazyre import Pattern
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Finding(NamedTuple):
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.kind, self.kind)
+        return label(self.kind)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Finding):
@@ -68,6 +69,13 @@ class Finding(NamedTuple):
 
     def __repr__(self) -> str:
         return f"Finding(kind={self.kind!r}, line={self.line!r}, column={self.column!r})"
+
+
+def label(kind: str) -> str:
+    """``a GitHub token``; ``a GitHub token, base64-encoded`` for ``base64:github``."""
+    how, _sep, inner = kind.rpartition(":")
+    text = LABELS.get(inner, inner)
+    return f"{text}, {HOW.get(how, how)}" if how else text
 
 
 class Rule(NamedTuple):
@@ -361,6 +369,39 @@ def _block(m: re.Match[str]) -> bool:
     return len(inner) >= 4 and not _FILLER.search(inner) and "<" not in inner
 
 
+# How a private key's DER encoding starts, in base64: a SEQUENCE (short, 1- or 2-byte length)
+# holding the INTEGER version 0 or 1 first (PKCS#1 RSA and DSA, PKCS#8, SEC1 EC keys); or an
+# OpenSSH key ("openssh-key-v1"). Public keys, certificates and requests start with a nested
+# SEQUENCE instead, so they never match.
+_KEY_BODY_START = (
+    r"MII[A-Za-z0-9+/]{2}[AQgw]IBA|MI[E-H][A-Za-z0-9+/]AgE[AB]|M[A-Za-z0-9+/]{2}CAQ[A-H]"
+    r"|b3BlbnNzaC1rZXktdjE"
+)
+
+
+def _key_body(m: re.Match[str]) -> bool:
+    """A base64 run that decodes to a private key's DER structure (or an OpenSSH key), long
+    enough to be one: the version INTEGER is followed by the modulus, an algorithm or the key."""
+    import base64
+    import binascii
+
+    run = re.sub(r"\\[rn]|\s", "", m.group("v")).rstrip("=")
+    if len(run) < 64:
+        return False
+    if run.startswith("b3BlbnNzaC1rZXktdjE"):
+        return True
+    try:
+        head = base64.b64decode(run[:24])
+    except (binascii.Error, ValueError):
+        return False
+    if head[0] != 0x30:
+        return False
+    at = 2 + (head[1] - 0x80 if head[1] > 0x80 else 0)  # past the SEQUENCE's length
+    if head[at : at + 2] != b"\x02\x01" or head[at + 2] not in (0, 1):
+        return False
+    return head[at + 3] in (0x02, 0x30, 0x04)  # INTEGER, SEQUENCE (PKCS#8), OCTET STRING (EC)
+
+
 # --------------------------------------------------------------------------- the table
 
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -424,6 +465,17 @@ def rules() -> tuple[Rule, ...]:
             c(r"PuTTY-User-Key-File-\d+:(?P<body>.*?)(?:Private-MAC:[^\n]*|\Z)", re.DOTALL),
             ("putty-user-key-file",),
             _block,
+            back=0,
+            ahead=16384,
+        ),
+        Rule(
+            "private-key",  # a PEM body without its BEGIN/END lines (DER or OpenSSH inside)
+            c(
+                r"(?<![A-Za-z0-9+/])(?P<v>[A-Za-z0-9+/]{16,}={0,2}"
+                r"(?:(?:\r?\n|\\(?:r\\)?n)[ \t]*[A-Za-z0-9+/]{4,}={0,2})*)"
+            ),
+            check=_key_body,
+            anchor=c(_KEY_BODY_START),
             back=0,
             ahead=16384,
         ),
@@ -667,6 +719,202 @@ def rules() -> tuple[Rule, ...]:
     )
 
 
+# --------------------------------------------------------------------------- seeing through
+# A secret is still a secret when it is written so that no rule sees it as it stands: escaped
+# (``ghp%5F...``, ``\u0067\u0068...``, ``\x67\x68...``), with characters no one sees inside it
+# (a zero-width space, a bidi override), split over lines (a token, an AWS key id or secret cut
+# in two), base64- or hex-encoded, or reversed. The scanner looks at the text as a reader or a
+# program would take it back:
+#
+# - the *plain view*: escapes decoded, invisible characters dropped, and a line break removed
+#   where a token run ends a line and the next line goes on with the rest of it (the whole
+#   line, or a word holding a digit), so a wrapped token is whole again while wrapped prose and
+#   a key name on the next line are not glued on;
+# - each base64 or hex run in the plain view that decodes to text is scanned as that text (two
+#   levels deep: base64 of a URL-encoded token is seen too); a run that decodes to bytes (an
+#   image, a hash, a commit id) is left alone, so hashes and blobs stay silent;
+# - the plain view reversed, for the rules whose tokens carry a fixed prefix (``ghp_``, ...).
+#
+# A finding in a view is mapped back to the characters of the text it came from, so ``mask``
+# replaces the whole encoded span. Its kind says how it was hidden (``base64:github``).
+
+_TOKEN_END = "A-Za-z0-9+/_-"
+# Escapes of printable ASCII: %XX (URLs), \uXXXX (JSON, any code point), \xXX (C, Python).
+_ESCAPES = Pattern(r"%[2-7][0-9A-Fa-f]|\\u[0-9A-Fa-f]{4}|\\x[2-7][0-9A-Fa-f]")
+# A line break inside a token: 4+ token characters before it; after it, the rest of the token:
+# a run of 4+ token characters that is the whole line, or that holds a digit and ends the word
+# (a key name on the next line, ``aws_secret_access_key = ...``, is never glued on).
+_REST = r"[A-Za-z0-9+/]{4}[A-Za-z0-9+/_-]*={0,2}"
+_AFTER = (
+    rf"(?={_REST}[\"'`,;)\]]*[ \t]*(?:\r?\n|\\(?:r\\)?n|$)"
+    rf"|(?=[A-Za-z+/_-]*[0-9]){_REST}(?=[\s\"'`,;)\].:]|\\[nr]|$))"
+)
+_SPLIT = Pattern(  # the break first: a pattern that starts with a literal is found fast
+    "|".join(
+        rf"{nl}(?<=[{_TOKEN_END}]{{4}}{nl}){_AFTER}" for nl in (r"\n", r"\r\n", r"\\n", r"\\r\\n")
+    )
+)
+_HIDDEN = Pattern(f"[{names.INVISIBLE}]")
+# Base64 of ASCII text, 4 characters a group: each group's first character encodes the top 6
+# bits of a printable byte ([I-Za-f]), its second the next byte's top bits, its third is even
+# or odd per the third byte. Four such groups (12 bytes) in a row: a run that may hide a token.
+# Ordinary words and paths almost never have that rhythm, so the prefilter stays cheap.
+_B64_GROUP = r"[I-Za-f][C-HS-Xi-nyz0-3][ABEFIJMNQRUVYZcdghklopstwx014589][A-Za-z0-9+/_-]"
+_BASE64 = rf"(?:{_B64_GROUP}){{4,}}"  # (a class first: found fast)
+# Hex of printable ASCII: every byte's first digit is 2 to 7; eight bytes in a row.
+_HEX = r"[2-7](?<![0-9A-Fa-f][2-7])[0-9A-Fa-f](?:[2-7][0-9A-Fa-f]){7,}"
+# Rules whose token starts with a fixed prefix: the ones a reversed text is scanned for.
+REVERSIBLE = frozenset(
+    {"anthropic", "openai", "github", "gitlab", "slack", "stripe", "sendgrid", "google"}
+    | {"npm", "pypi", "square"}
+)
+HOW = {
+    "url": "URL-encoded",
+    "json": "written with \\u escapes",
+    "escaped": "written with \\x escapes",
+    "hidden": "with invisible characters inside",
+    "split": "split over lines",
+    "base64": "base64-encoded",
+    "hex": "hex-encoded",
+    "reversed": "written backwards",
+}
+
+
+class _Step(NamedTuple):
+    """One rewrite: each replaced span as (view start, view end, source start, source end)."""
+
+    edits: list[tuple[int, int, int, int]]
+    keys: list[int]  # the view starts, for bisect
+
+    def back(self, at: int) -> tuple[int, int]:
+        """The first and last source character a view character came from."""
+        from bisect import bisect_right
+
+        k = bisect_right(self.keys, at) - 1
+        if k < 0:
+            return at, at
+        _view_start, view_end, source_start, source_end = self.edits[k]
+        if at < view_end:
+            return source_start, source_end - 1
+        at += source_end - view_end
+        return at, at
+
+
+class View(NamedTuple):
+    """A text as a reader takes it back, and the rewrites that made it (to map spans back)."""
+
+    text: str
+    steps: tuple[_Step, ...]
+
+    def changed(self) -> list[int]:
+        """Where the view differs from the text: each rewrite's place, in view positions."""
+        out: list[int] = []
+        for index, step in enumerate(self.steps):
+            for view_start, _view_end, _source_start, _source_end in step.edits:
+                at = view_start
+                for later in self.steps[index + 1 :]:  # carried through the later rewrites
+                    for start, end, source_start, source_end in later.edits:
+                        if source_start >= at:
+                            break
+                        at += (end - start) - (source_end - source_start)
+                out.append(at)
+        return sorted(out)
+
+    def regions(self, reach: int = 2048) -> list[tuple[int, int]]:
+        """The stretches of the view around its changes, each cut at whitespace: only there can
+        a rule find what it did not find in the text as written."""
+        text = self.text
+        out: list[tuple[int, int]] = []
+        for at in self.changed():
+            lo, hi = max(0, at - reach), min(len(text), at + reach)
+            while lo > 0 and not text[lo - 1].isspace() and at - lo < 2 * reach:
+                lo -= 1
+            while hi < len(text) and not text[hi].isspace() and hi - at < 2 * reach:
+                hi += 1
+            if out and lo <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], hi))
+            else:
+                out.append((lo, hi))
+        return out
+
+    def origin(self, start: int, end: int) -> tuple[int, int]:
+        first, last = start, end - 1
+        for step in reversed(self.steps):
+            first, last = step.back(first)[0], step.back(last)[1]
+        return first, last + 1
+
+
+def _rewrite(text: str, pattern: Pattern, repl: Callable[[str], str]) -> tuple[str, _Step]:
+    edits: list[tuple[int, int, int, int]] = []
+    shift = 0
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal shift
+        new = repl(m.group())
+        start, end = m.span()
+        edits.append((start + shift, start + shift + len(new), start, end))
+        shift += len(new) - (end - start)
+        return new
+
+    out = pattern.sub(one, text)
+    return out, _Step(edits, [e[0] for e in edits])
+
+
+def _unescape(escape: str) -> str:
+    if escape[0] == "%":
+        return chr(int(escape[1:], 16))
+    code = int(escape[2:], 16)
+    return "" if 0xD800 <= code <= 0xDFFF else chr(code)  # a lone surrogate is no text
+
+
+def _plain_text(text: str) -> str | None:
+    """``plain_view(text).text``, without keeping where each character came from."""
+    plain = text
+    if ("%" in text or "\\" in text) and _ESCAPES.search(text):
+        plain = _ESCAPES.sub(lambda m: _unescape(m.group()), plain)
+    plain = _HIDDEN.sub("", plain)
+    if "\n" in plain or "\\n" in plain:
+        plain = _SPLIT.sub("", plain)
+    return None if plain == text else plain
+
+
+def plain_view(text: str) -> View | None:
+    """``text`` with escapes decoded, invisible characters dropped and tokens split over lines
+    joined; None when it holds none of them (the text is its own plain view)."""
+    escaped = "%" in text or "\\" in text
+    if not (escaped and _ESCAPES.search(text)) and not (
+        _HIDDEN.search(text) or (("\n" in text or "\\n" in text) and _SPLIT.search(text))
+    ):
+        return None
+    view, steps = text, []
+    rewrites = [(_HIDDEN, _nothing), (_SPLIT, _nothing)]
+    for pattern, repl in [(_ESCAPES, _unescape), *rewrites] if escaped else rewrites:
+        if pattern.search(view) is not None:
+            view, step = _rewrite(view, pattern, repl)
+            steps.append(step)
+    return None if view == text else View(view, tuple(steps))
+
+
+def _nothing(_text: str) -> str:
+    return ""
+
+
+def _decoded(run: str, how: str) -> str | None:
+    """A base64 or hex run as the text it encodes, or None when it encodes no text."""
+    import base64
+    import binascii
+
+    try:
+        if how == "hex":
+            raw = bytes.fromhex(run)
+        else:
+            raw = base64.b64decode(run.replace("-", "+").replace("_", "/"), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return decoded if decoded.replace("\n", "").replace("\t", "").isprintable() else None
+
+
 # --------------------------------------------------------------------------- the prefilter
 
 
@@ -681,19 +929,27 @@ def lower(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _prefilter() -> tuple[tuple[str, ...], Pattern]:
-    """The table's triggers (less those holding a shorter one: where they occur, it does) and
-    its anchors as one pattern."""
+    """The table's triggers (and those of the reversible rules, reversed), less those holding
+    a shorter one (where they occur, it does); its anchors and the base64 and hex runs as one
+    pattern."""
     table = rules()
     words = {t for rule in table for t in rule.triggers}
+    words |= {t[::-1] for rule in table if rule.kind in REVERSIBLE for t in rule.triggers}
     triggers = tuple(sorted(t for t in words if not any(o != t and o in t for o in words)))
-    anchors = "|".join(f"(?:{r.anchor.pattern})" for r in table if r.anchor is not None)
-    return triggers, Pattern(anchors)
+    anchors = [f"(?:{r.anchor.pattern})" for r in table if r.anchor is not None]
+    return triggers, Pattern("|".join([*anchors, *(p.pattern for _how, p in ENCODED_RUNS)]))
 
 
 def could_hold_secret(text: str) -> bool:
     """False only when no rule could find anything in ``text``: none of the table's triggers
-    occurs in it and none of its anchors matches (a rule looks nowhere else)."""
-    return bool(text) and _has_window(text, lower(text))
+    occurs in it or in its plain view, and none of its anchors (nor a base64 or hex run)
+    matches (a rule looks nowhere else)."""
+    if not text:
+        return False
+    if _has_window(text, lower(text)):
+        return True
+    plain = _plain_text(text)
+    return plain is not None and _has_window(plain, lower(plain))
 
 
 def _has_window(text: str, low: str) -> bool:
@@ -711,29 +967,139 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _spans(text: str) -> list[tuple[int, int, str]]:
-    low = lower(text)
-    if not _has_window(text, low):
-        return []  # no rule has anywhere to look
-    found: list[tuple[int, int, str]] = []
+def _rule_spans(text: str, low: str, kinds: frozenset[str] | None = None) -> list[Span]:
+    """What the table finds in ``text`` as it stands (only the rules of ``kinds``, if given)."""
+    found: list[Span] = []
     for rule in rules():
+        if kinds is not None and rule.kind not in kinds:
+            continue
         if rule.finder is not None:
             found.extend((*_value_span(text, a, b), rule.kind) for a, b in rule.finder(text, low))
             continue
         for m in rule.matches(text, low):
             if rule.check is not None and not rule.check(m):
                 continue
-            names = [n for n in ("v", "w", "sig", "d", "m", "s") if n in rule.pattern.groupindex]
-            group: str | int = next((n for n in names if m.group(n) is not None), 0)
+            names_ = [n for n in ("v", "w", "sig", "d", "m", "s") if n in rule.pattern.groupindex]
+            group: str | int = next((n for n in names_ if m.group(n) is not None), 0)
             start, end = _value_span(text, *m.span(group))
             if start < end:
                 found.append((start, end, rule.kind))
+    return found
+
+
+def _encoded_spans(text: str, depth: int) -> list[Span]:
+    """Base64 and hex runs in ``text`` that decode to text holding a secret, whole.
+
+    A base64 run is decoded whole (text with line breaks in it: a key file, a config); when
+    that is no text, each stretch of aligned groups in it is (a token inside a binary blob).
+    The span found is the whole run, so ``mask`` leaves no piece of it.
+    """
+    found: list[Span] = []
+    for how, pattern in ENCODED_RUNS:
+        run_start, run_end, run_done = -1, -1, False
+        for m in pattern.finditer(text):
+            decoded: str | None = None
+            if how == "base64":
+                if m.start() >= run_end:  # a new run: decode it whole first
+                    whole = _B64_WHOLE.match(text, _run_start(text, m.start()))
+                    assert whole is not None
+                    run_start, run_end = whole.span()
+                    decoded = _decoded(_padded(whole.group()), how)
+                    run_done = decoded is not None
+                elif run_done:
+                    continue
+                decoded = decoded or _decoded(_padded(m.group()), how)
+                span = (run_start, run_end)
+            else:
+                decoded, span = _decoded(m.group(), how), m.span()
+            inner = _spans(decoded, depth + 1) if decoded else []
+            if inner and (not found or found[-1][:2] != span):
+                found.append((*span, f"{how}:{inner[0][2].split(':')[-1]}"))
+    return found
+
+
+def _padded(run: str) -> str:
+    run = run.rstrip("=")
+    return run + "=" * (-len(run) % 4)
+
+
+def _run_start(text: str, at: int) -> int:
+    while at > 0 and text[at - 1] in _B64_CHARS:
+        at -= 1
+    return at
+
+
+_B64_WHOLE = Pattern(r"[A-Za-z0-9+/_-]+={0,2}")
+_B64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+# The runs decoded and scanned as text: base64 (the aligned groups, then a last group of 2 or
+# 3 characters with its padding) and hex. Their patterns are part of the prefilter.
+ENCODED_RUNS = (
+    (
+        "base64",
+        Pattern(
+            rf"{_BASE64}(?:[I-Za-f][C-HS-Xi-nyz0-3](?:[ABEFIJMNQRUVYZcdghklopstwx014589]=?|==?)?)?"
+        ),
+    ),
+    ("hex", Pattern(_HEX)),
+)
+
+
+@lru_cache(maxsize=1)
+def _reversed_triggers() -> tuple[str, ...]:
+    """The reversible rules' triggers reversed, less those holding a shorter one."""
+    words = {t[::-1] for r in rules() if r.kind in REVERSIBLE for t in r.triggers}
+    return tuple(sorted(t for t in words if not any(o != t and o in t for o in words)))
+
+
+def _how(text: str, start: int, end: int) -> str:
+    """What made a plain-view finding invisible as written: the first of escapes, invisible
+    characters and line breaks found in its original span."""
+    part = text[start:end]
+    escape = _ESCAPES.search(part)
+    if escape is not None:
+        first = escape.group()
+        return "url" if first[0] == "%" else "json" if first[1] == "u" else "escaped"
+    if _HIDDEN.search(part):
+        return "hidden"
+    return "split"
+
+
+Span = tuple[int, int, str]
+
+
+def _spans(text: str, depth: int = 0) -> list[Span]:
+    low = lower(text)
+    view = plain_view(text)
+    plain, plow = (text, low) if view is None else (view.text, lower(view.text))
+    if not _has_window(text, low) and (view is None or not _has_window(plain, plow)):
+        return []  # no rule has anywhere to look
+    found = _rule_spans(text, low)
+    seen: list[Span] = []
+    if view is not None:
+        for lo, hi in view.regions():
+            part = plain[lo:hi]
+            seen += [(a + lo, b + lo, k) for a, b, k in _rule_spans(part, plow[lo:hi])]
+    if depth < 2:
+        seen += _encoded_spans(plain, depth)
+    if any(t in plow for t in _reversed_triggers()):
+        n, back = len(plain), plain[::-1]
+        found_back = _rule_spans(back, lower(back), REVERSIBLE)
+        seen += [(n - e, n - s, f"reversed:{k}") for s, e, k in found_back]
+    known = {(s, e) for s, e, _k in found}
+    for start, end, kind in seen:
+        if view is not None:
+            start, end = view.origin(start, end)
+            if ":" not in kind and (start, end) not in known:
+                kind = f"{_how(text, start, end)}:{kind}"
+        if (start, end) not in known:
+            found.append((start, end, kind))
     found.sort(key=lambda s: (s[0], -s[1]))
-    merged: list[tuple[int, int, str]] = []
+    merged: list[Span] = []
     for start, end, kind in found:
         if merged and start < merged[-1][1]:
             last = merged[-1]
-            merged[-1] = (last[0], max(last[1], end), last[2])
+            named = last[2] if ":" not in last[2] or ":" in kind else kind  # as written first
+            merged[-1] = (last[0], max(last[1], end), named)
         else:
             merged.append((start, end, kind))
     return merged
@@ -796,7 +1162,7 @@ class Located(NamedTuple):
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.kind, self.kind)
+        return label(self.kind)
 
 
 def _leaves(

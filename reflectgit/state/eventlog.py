@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from reflectgit.state.files import fsync_dir, write_all
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from contextlib import AbstractContextManager
@@ -116,12 +118,12 @@ def append(state_dir: str | Path, session: str, line: bytes, acquire: Acquire) -
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line  # a torn last line (a killed writer): ours starts anew
-            _write_all(fd, line)
+            write_all(fd, line)
             os.fsync(fd)
         finally:
             os.close(fd)
         if created:
-            _fsync_dir(where)
+            fsync_dir(where)
         return
 
 
@@ -132,20 +134,6 @@ def _same_file(fd: int, path: str) -> bool:
         return False
     mine = os.fstat(fd)
     return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def cursor(state_dir: str | Path, session: str) -> int:
@@ -162,7 +150,7 @@ def advance(state_dir: str | Path, session: str, offset: int) -> None:
     """Record that every event before ``offset`` is handled (atomically, fsynced)."""
     from pathlib import Path
 
-    from reflectgit.state.queue import atomic_write
+    from reflectgit.state.files import atomic_write
 
     atomic_write(Path(_cursor_path(state_dir, session)), f"{offset}\n".encode("ascii"))
 

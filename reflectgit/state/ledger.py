@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reflectgit.errors import UsageError
+from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.notes.dates import parse_instant
-from reflectgit.state.queue import fsync_dir
+from reflectgit.state.files import fsync_dir
 
 LEDGER_FILE = "drain-cost.jsonl"
 GROUPINGS = ("day", "transcript", "model", "outcome", "writer")
@@ -156,6 +156,7 @@ def terminal_transcripts(state_dir: Path) -> set[str]:
 
 
 _SINCE = re.compile(r"^\s*(\d+)\s*([dhw])\s*$")
+SPAN_UNITS = {"d": "days", "h": "hours", "w": "weeks"}
 
 
 def parse_since(text: str | None, now: dt.datetime) -> dt.datetime | None:
@@ -165,8 +166,14 @@ def parse_since(text: str | None, now: dt.datetime) -> dt.datetime | None:
     match = _SINCE.match(text)
     if match:
         n, unit = int(match.group(1)), match.group(2)
-        delta = {"d": dt.timedelta(days=n), "h": dt.timedelta(hours=n), "w": dt.timedelta(weeks=n)}
-        return now - delta[unit]
+        try:
+            return now - dt.timedelta(**{SPAN_UNITS[unit]: n})
+        except OverflowError:  # before the year 1, or beyond what a timedelta holds
+            # exit 1, not 2: the option is well-formed, its value is out of range
+            raise ReflectGitError(
+                f"--since {text.strip()!r} reaches back before the calendar starts",
+                hint="give a shorter span (for example --since 365d), a date, or --since all",
+            ) from None
     parsed = parse_instant(text)
     if parsed is None:
         raise UsageError(

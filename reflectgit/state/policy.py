@@ -82,7 +82,7 @@ def save_commit(
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
-    from reflectgit.state.queue import atomic_write
+    from reflectgit.state.files import atomic_write
 
     text = jsonio.dumps(data, sort_keys=True, separators=(",", ":"))
     atomic_write(path, text.encode("utf-8"))

@@ -47,6 +47,7 @@ from reflectgit.config import Config
 from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
 from reflectgit.state import leftovers
+from reflectgit.state.files import atomic_write, fsync_dir
 
 QUEUE_DIR = "queue"
 DEAD_DIR = "dead"
@@ -162,34 +163,6 @@ def transcript_of(path: Path) -> str | None:
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return found if isinstance(found, str) and found else None
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename durable: fsync the directory that holds it."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename over ``path``, fsync the folder."""
-    tmp = path.parent / f".tmp.{path.name}.{os.getpid()}.{random.getrandbits(32):08x}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError) and exc.filename is None:
-            exc.filename = str(path)  # a full disk says which file it refused
-        raise
-    fsync_dir(path.parent)
 
 
 class Queue:

@@ -25,7 +25,7 @@ def slots_path(state_dir: Path, project: str) -> Path:
 
 
 def save(state_dir: Path, project: str, doc: Mapping[str, Any]) -> Path:
-    from reflectgit.state.queue import atomic_write  # only a Stop that keeps slots needs it
+    from reflectgit.state.files import atomic_write  # only a Stop that keeps slots needs it
 
     path = slots_path(state_dir, project)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markdown_it import MarkdownIt
@@ -35,6 +35,7 @@ from reflectgit.web.security import COOKIE, CSRF_FIELD, CSRF_HEADER, Guard, bear
 TEMPLATES = Path(__file__).parent / "templates"
 PER_PAGE = 50
 HISTORY_CACHE = 256  # note histories kept, keyed by (HEAD, id)
+SOURCE = "web"  # the Reflect-Source trailer of the commits the UI makes
 
 
 @dataclass
@@ -177,7 +178,8 @@ class Web:
     def kb(self) -> Iterator[Any]:
         from reflectgit.workflows.kb import KnowledgeBase
 
-        with KnowledgeBase.open(self.cfg.kb, env=self.cfg.env, state_dir=self.cfg.state_dir) as kb:
+        cfg = self.cfg
+        with KnowledgeBase.open(cfg.kb, env=cfg.env, state_dir=cfg.state_dir, source=SOURCE) as kb:
             yield kb
 
     def history(self, kb: Any, ident: str) -> list[Any]:
@@ -256,8 +258,8 @@ class Web:
                 state=q.get("state") or "live",
                 project=q.get("project") or None,
                 sort=q.get("sort") or None,
-                page=_int(q.get("page"), 1),
-                per_page=_int(q.get("per_page"), PER_PAGE),
+                page=_int("page", q.get("page"), 1),
+                per_page=_int("per_page", q.get("per_page"), PER_PAGE),
             )
             return page.to_json() | {
                 "tags": page.tags,
@@ -356,6 +358,135 @@ class Web:
 
         return await self.read(request, "status.html", work, tab="status")
 
+    async def activity(self, request: Request) -> Response:
+        """The KB's history, newest first: every commit on the branch, reflect-git's read
+        from their trailers (what, which notes, where from), people's plain-git ones too."""
+        q = request.query_params
+        op = q.get("op") or None
+
+        def work() -> Any:
+            page = _int("page", q.get("page"), 1)
+            with self.kb() as kb:
+                entries = kb.log(limit=page * PER_PAGE + 1, op=op, everyone=op is None)
+            shown = entries[(page - 1) * PER_PAGE : page * PER_PAGE]
+            return {
+                "entries": [
+                    {
+                        "commit": e.commit,
+                        "date": e.date,
+                        "op": e.op,
+                        "ids": e.ids,
+                        "subject": e.subject,
+                        "author": e.author,
+                        "source": e.trailer("Reflect-Source"),
+                        "trailers": e.trailers,
+                    }
+                    for e in shown
+                ],
+                "page": page,
+                "more": len(entries) > page * PER_PAGE,
+                "op": op,
+            }
+
+        def link(**change: Any) -> str:
+            params = {k: v for k, v in q.items() if k != "token"} | change
+            return "/activity?" + urlencode({k: v for k, v in params.items() if v})
+
+        return await self.read(request, "activity.html", work, link=link, tab="activity")
+
+    async def editor(self, request: Request) -> Response:
+        """The form that writes a new note (``/notes/new``) or edits one (``/notes/ID/edit``)."""
+        ident = request.path_params.get("id")
+        if self.settings.read_only:
+            return _refusal(
+                False, 403, "this server is read-only", "restart it without --read-only"
+            )
+
+        def work() -> Any:
+            if ident is None:
+                return {"form": EMPTY_FORM, "ident": None}
+            with self.kb() as kb:
+                shown = kb.show(ident)
+            if shown.state != "live":
+                from reflectgit.errors import ConflictError
+
+                raise ConflictError(
+                    f"{shown.id} is {shown.state}: only a live note is edited",
+                    hint="restore it first" if shown.state == "archived" else None,
+                )
+            return {"form": _form_of(shown), "ident": shown.id}
+
+        return await self.read(request, "edit.html", work, tab="notes")
+
+    async def save(self, request: Request) -> Response:
+        """POST /notes/new and /notes/ID/edit: ``add`` or ``update`` through the KB's one
+        mutation door; a refusal shows the form again, as it was sent, with the error."""
+        api = request.url.path.startswith("/api/")
+        form = await _form(request)
+        sent = form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER)
+        if not self.settings.guard.csrf_ok(sent):
+            return _refusal(
+                api, 403, "missing or wrong CSRF token", "reload the page and try again"
+            )
+        ident = request.path_params.get("id")
+        try:
+            message, result = await run_in_threadpool(self._save, ident, form)
+        except ReflectGitError as exc:
+            if api:
+                return JSONResponse(
+                    {"error": exc.message, "hint": exc.hint}, status_code=_status_of(exc)
+                )
+            values = {k: form.get(k, "") for k in EMPTY_FORM}
+            return self.page(
+                request,
+                "edit.html",
+                code=_status_of(exc),
+                form=values,
+                ident=ident,
+                failure={"error": exc.message, "hint": exc.hint},
+                tab="notes",
+            )
+        if api:
+            return JSONResponse({"ok": True, "message": message, "result": _jsonable(result)})
+        target = f"/notes/{quote(result['id'], safe='')}"
+        return RedirectResponse(_with(target, {"done": message}), status_code=303)
+
+    def _save(self, ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
+        """The form's fields (those it sent: an API call may send only what changes) written
+        by ``add``, or by ``update`` for the ones that differ from the note as it is."""
+        fields = {
+            key: _form_value(key, form[name]) for name, key in FORM_FIELDS.items() if name in form
+        }
+        body = form.get("body")
+        if body is not None:
+            body = body.replace("\r\n", "\n")  # a textarea sends CRLF
+            if body.strip() and not body.endswith("\n"):
+                body += "\n"
+        if ident is None:
+            for name, what in REQUIRED_FOR_NEW:
+                _require(form, name, what)
+        with self.kb() as kb:
+            if ident is None:
+                added = kb.add(None, fields=fields, source_name="<form>", body=body)
+                if added.status == "unchanged":
+                    return f"{added.id} is already in the KB, unchanged", {"id": added.id}
+                return f"added {added.id}", {"id": added.id, "commit": added.commit}
+            shown = kb.show(ident)
+            changed = {
+                key: value
+                for key, value in fields.items()
+                if value != _form_value(key, shown.frontmatter.get(key))
+            }
+            # The body as it was shown is not a new body: then a new insight restates it.
+            if body is not None and body.strip() == shown.body.replace("\r\n", "\n").strip():
+                body = None
+            if not changed and body is None:
+                return f"{shown.id} unchanged", {"id": shown.id, "commit": None, "notes": []}
+            done = kb.update(shown.id, body=body, fields=changed)
+        message = f"updated {done.id}" if done.commit else f"{done.id} unchanged"
+        message += "".join(f"; {n}" for n in done.notes)
+        return message, {"id": done.id, "commit": done.commit, "notes": list(done.notes)}
+
     # ---------------------------------------------------------------- actions
 
     async def act(self, request: Request) -> Response:
@@ -403,6 +534,33 @@ def _require(form: dict[str, str], name: str, what: str) -> str:
     return value
 
 
+# The editor's fields: the form's names, and the note's fields they write.
+FORM_FIELDS = {
+    "title": "title",
+    "insight": "key_insight",
+    "category": "category",
+    "confidence": "confidence",
+    "tags": "tags",
+}
+EMPTY_FORM = {name: "" for name in FORM_FIELDS} | {"confidence": "medium", "body": ""}
+REQUIRED_FOR_NEW = (("title", "a title"), ("insight", "a key insight"), ("category", "a category"))
+
+
+def _form_value(key: str, value: Any) -> Any:
+    """A field as the editor sends it: tags a list (from ``a, b``), the rest stripped text."""
+    if key == "tags":
+        items = value.split(",") if isinstance(value, str) else value
+        return [str(t).strip() for t in items or [] if str(t).strip()]
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _form_of(shown: Any) -> dict[str, Any]:
+    """The editor's values for a note as it is."""
+    front = shown.frontmatter
+    values = {name: _form_value(key, front.get(key)) for name, key in FORM_FIELDS.items()}
+    return values | {"tags": ", ".join(values["tags"]), "body": shown.body}
+
+
 def _archive(web: Web, ident: str, form: dict[str, str]) -> tuple[str, Any]:
     with web.kb() as kb:
         result = kb.archive(ident)
@@ -440,7 +598,10 @@ def _supersede(web: Web, ident: str, form: dict[str, str]) -> tuple[str, Any]:
 def _approve(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
     from reflectgit.workflows import review
 
-    result = review.approve(web.cfg, _require(form, "branch", "a branch"))
+    accept = (form.get("accept") or "").splitlines()  # the paths the page listed, by name
+    result = review.approve(
+        web.cfg, _require(form, "branch", "a branch"), accept=accept, tip=form.get("tip") or None
+    )
     return f"approved {result.branch}", result.to_json()
 
 
@@ -450,6 +611,21 @@ def _reject(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, An
     branch = _require(form, "branch", "a branch")
     result = review.reject(web.cfg, branch, form.get("reason") or "")
     return f"rejected {result.branch}", result.to_json()
+
+
+def _promote(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
+    from reflectgit.workflows import review_queue
+
+    ident = _require(form, "id", "a note")
+    result = review_queue.promote(web.cfg, ident, form.get("to") or "medium", source=SOURCE)
+    return f"promoted {result.id} to {result.confidence}", result.to_json()
+
+
+def _drop(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
+    from reflectgit.workflows import review_queue
+
+    result = review_queue.drop(web.cfg, _require(form, "id", "a note"), source=SOURCE)
+    return f"dropped {result.pointer} from the review queue", result.to_json()
 
 
 def _retry(web: Web, _ident: str | None, form: dict[str, str]) -> tuple[str, Any]:
@@ -476,6 +652,8 @@ ACTIONS: dict[tuple[str, str], ActionFn] = {
     ("notes", "supersede"): _supersede,
     ("review", "approve"): _approve,
     ("review", "reject"): _reject,
+    ("review", "promote"): _promote,
+    ("review", "drop"): _drop,
     ("drain", "retry"): _retry,
     ("drain", "purge"): _purge,
 }
@@ -544,11 +722,24 @@ def _with(url: str, params: dict[str, str]) -> str:
     return f"{base}?{urlencode(params)}"
 
 
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
+MAX_QUERY_INT = 10**9  # a page (or page size) beyond this is no page at all
+
+
+def _int(name: str, value: str | None, default: int) -> int:
+    """A whole number from the query string; anything else is the caller's mistake (400)."""
+    from reflectgit.errors import UsageError
+
+    if value is None or not value.strip():
         return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise UsageError(f"{name} {value[:40]!r} is not a whole number", hint=f"{name}=2") from None
+    if not 0 < number <= MAX_QUERY_INT:
+        raise UsageError(
+            f"{name} {value[:40]!r} is out of range", hint=f"{name} is from 1 to {MAX_QUERY_INT}"
+        )
+    return number
 
 
 def _jsonable(value: Any) -> Any:
@@ -565,13 +756,18 @@ def create_app(settings: Settings) -> Starlette:
         Route("/", web.home, methods=["GET"]),
         Route("/api/csrf", web.csrf, methods=["GET"]),
         *get("/notes", web.notes),
+        Route("/notes/new", web.editor, methods=["GET"]),
         *get("/notes/{id:str}", web.note),
+        Route("/notes/{id:str}/edit", web.editor, methods=["GET"]),
         *get("/review", web.review_page),
         *get("/drain", web.drain_page),
         *get("/status", web.status_page),
+        *get("/activity", web.activity),
     ]
     for prefix in ("", "/api"):
         routes += [
+            Route(prefix + "/notes/new", web.save, methods=["POST"]),
+            Route(prefix + "/notes/{id:str}/edit", web.save, methods=["POST"]),
             Route(prefix + "/notes/{id:str}/{action:str}", web.act, methods=["POST"]),
             Route(prefix + "/{kind:str}/{action:str}", web.act, methods=["POST"]),
         ]

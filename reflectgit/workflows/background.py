@@ -10,8 +10,8 @@ stderr, and return. The job takes its own lock, so starting one twice is harmles
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from subprocess import Popen

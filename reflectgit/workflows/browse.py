@@ -58,6 +58,8 @@ class Row:
     proofs: int
     updated: str | None
     summary: str
+    # why agents are never served this note (notes/withheld.py); its secrets are masked here
+    withheld: str | None = None
 
 
 @dataclass
@@ -123,7 +125,10 @@ def browse(
     query = query.strip()
     sort = sort or ("rank" if query else "title")
     if sort not in SORTS and not (sort == "rank" and query):
-        raise UsageError(f"sort {sort!r} is not one of {', '.join(SORTS)}")
+        raise UsageError(
+            f"sort {sort!r} is not one of {', '.join(SORTS)}",
+            hint="a leading - sorts the other way: sort=-updated is the newest first",
+        )
     page = max(1, page)
     per_page = min(max(1, per_page), MAX_PER_PAGE)
     where: list[str] = []
@@ -174,7 +179,8 @@ def browse(
                 order = "m.key"
         total = conn.execute(f"SELECT count(*) FROM {source}{cond}", params).fetchone()[0]
         found = conn.execute(
-            f"SELECT {cols}, d.summary FROM {source}{cond} ORDER BY {order} LIMIT ? OFFSET ?",
+            f"SELECT {cols}, d.summary, d.withheld FROM {source}{cond}"
+            f" ORDER BY {order} LIMIT ? OFFSET ?",
             (*params, per_page, (page - 1) * per_page),
         ).fetchall()
         rows = [
@@ -189,6 +195,7 @@ def browse(
                 proofs=r[7],
                 updated=r[8],
                 summary=" ".join(r[9].split())[:200],
+                withheld=r[10],
             )
             for r in found
         ]

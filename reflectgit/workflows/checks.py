@@ -413,6 +413,22 @@ def no_secrets(tree: KbTree) -> Iterable[Problem]:
             )
 
 
+def live_notes_validate(tree: KbTree) -> Iterable[Problem]:
+    """Every live note validates: one that does not (a teammate's push, a hand edit) is never
+    served to an agent (``notes/withheld.py``), and is named here. Notes that do not parse at
+    all are ``unreadable``'s, ranking fields ``no_ranking_fields``', secrets ``no_secrets``'."""
+    from reflectgit.notes.schema import validate_note
+
+    for entry in tree.notes:
+        if entry.note is None or entry.path.split("/", 1)[0] != DOCUMENTS:
+            continue
+        for problem in validate_note(entry.note, entry.path):
+            if problem.severity == "error" and problem.field not in RANKING_FIELDS:
+                yield problem._replace(
+                    message=f"{problem.message} (withheld from agents until fixed)"
+                )
+
+
 TREE_CHECKS: tuple[Callable[[KbTree], Iterable[Problem]], ...] = (
     unreadable,
     unique_ids,
@@ -422,6 +438,7 @@ TREE_CHECKS: tuple[Callable[[KbTree], Iterable[Problem]], ...] = (
     supersession_links,
     supersession_cycles,
     forgotten_stay_forgotten,
+    live_notes_validate,
     no_secrets,
 )
 

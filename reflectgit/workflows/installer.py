@@ -200,6 +200,9 @@ def git_hook_status(repo: Path, *, env: Mapping[str, str]) -> dict[str, Any]:
     if m:
         with_quotes = shlex.split(m.group(1))
         python = with_quotes[0] if with_quotes else None
+    pinned = re.search(r"^rg_kb=(.*)$", text, re.MULTILINE)
+    named = (shlex.split(pinned.group(1)) or [""])[0] if pinned else ""
+    reads = reads_kb(named or None, repo, env) if BEGIN in text else {}
     return {
         "repo": str(repo),
         "hooks_dir": str(folder),
@@ -211,6 +214,7 @@ def git_hook_status(repo: Path, *, env: Mapping[str, str]) -> dict[str, Any]:
         "python": python,
         "python_ok": bool(python and os.access(python, os.X_OK)),
         "other_hook": bool(text) and BEGIN not in text,
+        **reads,
     }
 
 
@@ -255,6 +259,22 @@ CLAUDE_EVENTS = (
     "SubagentStop",
 )
 _TOOL_EVENTS = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
+# Claude Code runs these with `"async": true`: they only record, so the session never waits for
+# them. Never async: SessionStart (its stdout is the context), PreToolUse and PermissionRequest
+# (their answer is the decision), and SessionEnd (the session is ending: a background hook may be
+# stopped with it, and nobody waits at that point anyway). Codex skips async hooks and Copilot
+# CLI has none, so only Claude Code gets the field.
+CLAUDE_ASYNC_EVENTS = frozenset(
+    {
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "Notification",
+        "Stop",
+        "PreCompact",
+        "SubagentStop",
+    }
+)
 # Codex's lifecycle events (developers.openai.com/codex/hooks); Stop carries transcript_path.
 CODEX_EVENTS = (
     "UserPromptSubmit",
@@ -309,6 +329,7 @@ class AgentHookResult:
     command: str | None = None  # how the harness starts reflect-git
     cleaned: list[str] = field(default_factory=list)  # other files our old entries left
     notes: list[str] = field(default_factory=list)
+    kb: str | None = None  # the KB named in the hooks (--kb); None: they find it themselves
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -351,6 +372,25 @@ def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str
     return f"{hook_launcher} {event} --harness {harness}"
 
 
+def kb_option(kb: str | os.PathLike[str] | None) -> str:
+    """`` --kb PATH`` (shell-quoted) for a command that names its KB, else nothing."""
+    return f" --kb {shlex.quote(os.fspath(kb))}" if kb else ""
+
+
+def kb_of_command(command: str) -> str | None:
+    """The KB an installed command names with ``--kb``, or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for i, word in enumerate(words):
+        if word == "--kb" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("--kb="):
+            return word[len("--kb=") :]
+    return None
+
+
 def is_our_command(command: object) -> bool:
     return isinstance(command, str) and bool(_OURS.search(command))
 
@@ -391,12 +431,20 @@ def settings_files(
     ]
 
 
-def _plan(agent: str, launcher: str, python: str) -> dict[str, list[str]]:
-    """event -> our command lines, in the order they are written."""
+def _plan(
+    agent: str, launcher: str, python: str, kb: str | None = None, mcp: bool = False
+) -> dict[str, list[str]]:
+    """event -> our command lines, in the order they are written. ``kb``: the KB every command
+    names; ``mcp``: recall names the MCP server's ``show`` tool (else the command line)."""
     events = {"claude": CLAUDE_EVENTS, "codex": CODEX_EVENTS, "copilot": COPILOT_EVENTS}[agent]
     hooks = hook_launcher(launcher, python)
-    plan = {event: [hook_command(hooks, event, agent)] for event in events}
-    plan[SESSION_START_EVENT[agent]] = [f"{launcher} {a}" for a in SESSION_START_ARGS[agent]]
+    pin = kb_option(kb)
+    plan = {event: [hook_command(hooks, event, agent) + pin] for event in events}
+    recall, drain = SESSION_START_ARGS[agent]
+    plan[SESSION_START_EVENT[agent]] = [
+        f"{launcher} {recall}{' --mcp' if mcp else ''}{pin}",
+        f"{launcher} {drain}{pin}",
+    ]
     return plan
 
 
@@ -448,9 +496,13 @@ def merge_grouped(
     out = remove_grouped(settings)
     hooks = out.setdefault("hooks", {})
     for event, commands in plan.items():
-        group: dict[str, Any] = {
-            "hooks": [{"type": "command", "command": c, "timeout": HOOK_TIMEOUT} for c in commands]
-        }
+        entries: list[dict[str, Any]] = []
+        for command in commands:
+            entry: dict[str, Any] = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+            if matchers and event in CLAUDE_ASYNC_EVENTS:  # Claude Code's settings only
+                entry["async"] = True
+            entries.append(entry)
+        group: dict[str, Any] = {"hooks": entries}
         if matchers and event in _TOOL_EVENTS:
             group = {"matcher": "*", **group}
         hooks.setdefault(event, []).append(group)
@@ -499,11 +551,12 @@ def _remove(style: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return remove_grouped(data) if style == "grouped" else remove_flat(data)
 
 
-def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
+def _our_entries(style: str, data: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """event -> our entries in a hooks document (events without ours left out)."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
-        return []
-    found = []
+        return {}
+    found = {}
     for event, items in hooks.items():
         entries: list[Any] = []
         for item in items if isinstance(items, list) else []:
@@ -512,9 +565,14 @@ def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
                 entries.extend(inner if isinstance(inner, list) else [])
             else:
                 entries.append(item)
-        if any(_entry_is_ours(e) for e in entries):
-            found.append(event)
+        ours = [e for e in entries if _entry_is_ours(e)]
+        if ours:
+            found[event] = ours
     return found
+
+
+def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
+    return list(_our_entries(style, data))
 
 
 # ------------------------------------------------------------------ JSON files, kept as found
@@ -610,13 +668,20 @@ def install_agent_hooks(
     project: Path,
     env: Mapping[str, str],
     uninstall: bool = False,
+    kb: Path | None = None,
+    mcp: bool = False,
 ) -> AgentHookResult:
-    """Merge (or remove) our hook commands in the agent's settings; leave everything else."""
+    """Merge (or remove) our hook commands in the agent's settings; leave everything else.
+
+    ``kb`` is named in every command (``--kb PATH``) when the file is personal; a shared file
+    names no KB (each user's hooks find theirs: the KB around the project, else their default
+    KB). ``mcp``: the recall hint names the MCP server's ``show`` tool."""
     files = settings_files(agent, scope, home=home, project=project, env=env)
     if uninstall:
         return _uninstall(agent, scope, files)
     target, launcher = _choose(agent, scope, files, python, env)
-    plan = _plan(agent, launcher, python)
+    pinned = str(kb) if kb is not None and not target.shared else None
+    plan = _plan(agent, launcher, python, pinned, mcp)
     portable = launcher == PORTABLE
     # Read (and so validate) every file before writing any.
     read = {f.path: _read_json(f.path) for f in files}
@@ -647,7 +712,17 @@ def install_agent_hooks(
     else:
         _write_text(target.path, _dump_json(after, text))
         action = "updated" if had or cleaned else "installed"
-    return AgentHookResult(agent, scope, str(target.path), action, events, launcher, cleaned, notes)
+    return AgentHookResult(
+        agent, scope, str(target.path), action, events, launcher, cleaned, notes, pinned
+    )
+
+
+def hook_target(
+    agent: str, scope: str, *, python: str, home: Path, project: Path, env: Mapping[str, str]
+) -> SettingsFile:
+    """The file ``install_agent_hooks`` would write (shared or personal), before it does."""
+    files = settings_files(agent, scope, home=home, project=project, env=env)
+    return _choose(agent, scope, files, python, env)[0]
 
 
 def _choose(
@@ -703,7 +778,9 @@ def _uninstall(agent: str, scope: str, files: list[SettingsFile]) -> AgentHookRe
 
 
 def agent_hook_status(*, home: Path, project: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """For each agent, scope and settings file: the events we are hooked into."""
+    """For each agent, scope and settings file: the events we are hooked into, and the KB those
+    hooks read (the one their commands name, else the one they find from the project folder)
+    and whether it exists."""
     rows = []
     for agent in AGENTS:
         for scope in SCOPES:
@@ -712,18 +789,64 @@ def agent_hook_status(*, home: Path, project: Path, env: Mapping[str, str]) -> l
                     data, _ = _read_json(f.path)
                 except ConfigError:
                     data = {}
-                events = _our_events(f.style, data)
-                rows.append(
-                    {
-                        "agent": agent,
-                        "scope": scope,
-                        "settings": str(f.path),
-                        "shared": f.shared,
-                        "installed": bool(events),
-                        "events": events,
-                    }
-                )
+                entries = _our_entries(f.style, data)
+                row: dict[str, Any] = {
+                    "agent": agent,
+                    "scope": scope,
+                    "settings": str(f.path),
+                    "shared": f.shared,
+                    "installed": bool(entries),
+                    "events": list(entries),
+                }
+                if entries:
+                    first = next(iter(entries.values()))[0]
+                    command = first.get("command") or first.get("bash") or ""
+                    row.update(reads_kb(kb_of_command(command), project, env))
+                rows.append(row)
     return rows
+
+
+def reads_kb(named: str | None, project: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    """Which KB an installed command reads: the one it names, else the one it would find from
+    the project folder (``config.resolve_kb``); and whether a repository is there."""
+    from reflectgit.config import resolve_kb
+
+    try:
+        if named:
+            path, source = Path(named), "named"
+        else:
+            choice = resolve_kb(None, env, project)
+            path, source = choice.path, choice.source
+    except ConfigError as exc:
+        return {"kb": None, "kb_source": "error", "kb_exists": False, "kb_error": exc.message}
+    return {"kb": str(path), "kb_source": source, "kb_exists": repo_info.is_repository(path)}
+
+
+def doubled(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Where a session in the project runs our hooks twice (recall injected twice, every event
+    recorded twice): one agent installed at both scopes, or Copilot CLI installed while the
+    project's ``.claude/settings.json`` holds our Claude Code hooks (Copilot CLI runs those too)."""
+    found = []
+    installed = [r for r in rows if r["installed"]]
+    for agent in AGENTS:
+        mine = [r for r in installed if r["agent"] == agent]
+        if {r["scope"] for r in mine} == set(SCOPES):
+            found.append(
+                {"kind": "both-scopes", "agent": agent, "settings": [r["settings"] for r in mine]}
+            )
+    claude_shared = [
+        r for r in installed if r["agent"] == "claude" and r["scope"] == "project" and r["shared"]
+    ]
+    copilot = [r for r in installed if r["agent"] == "copilot"]
+    if claude_shared and copilot:
+        found.append(
+            {
+                "kind": "copilot-reads-claude",
+                "agent": "copilot",
+                "settings": [claude_shared[0]["settings"], *(r["settings"] for r in copilot)],
+            }
+        )
+    return found
 
 
 # --------------------------------------------------------------------------- the MCP server
@@ -871,8 +994,8 @@ def register_mcp(
         target, argv = targets[0], mcp_launch(None, None)
         if kb:
             notes.append(
-                f"{target.path} is shared, so it names no KB: the server uses REFLECT_GIT_KB "
-                "or ~/.learnings"
+                f"{target.path} is shared, so it names no KB: each user's server reads the KB "
+                "the project is in, else their default KB (`reflect-git config default-kb`)"
             )
     else:
         personal = [t for t in targets if not t.shared]
@@ -1111,13 +1234,16 @@ def mcp_status(*, home: Path, project: Path, env: Mapping[str, str]) -> list[dic
                 except ConfigError:
                     holder = None
                 entry = holder.get(MCP_NAME) if isinstance(holder, dict) else None
-                rows.append(
-                    {
-                        "agent": agent,
-                        "scope": scope,
-                        "config": str(target.path),
-                        "registered": isinstance(entry, dict),
-                        "command": entry.get("command") if isinstance(entry, dict) else None,
-                    }
-                )
+                row: dict[str, Any] = {
+                    "agent": agent,
+                    "scope": scope,
+                    "config": str(target.path),
+                    "registered": isinstance(entry, dict),
+                    "command": entry.get("command") if isinstance(entry, dict) else None,
+                }
+                if isinstance(entry, dict):
+                    args = entry.get("args")
+                    words = [str(a) for a in args] if isinstance(args, list) else []
+                    row.update(reads_kb(kb_of_command(shlex.join(words)), project, env))
+                rows.append(row)
     return rows

@@ -205,6 +205,9 @@ class Recalled:
         }
 
 
+SHOW_HINT = "`reflect-git show ID` prints a note in full"
+
+
 @dataclass
 class RecallResult:
     """The notes for a session start, the project they were chosen for, and the rendered text."""
@@ -217,6 +220,11 @@ class RecallResult:
     # Ranked notes left out because they would not fit the budget whole (never cut in half).
     over_budget: list[str] = field(default_factory=list)
     slots: list[str] = field(default_factory=list)  # the last session's (REFLECT_SLOTS=1)
+    # How the reader prints a note in full: a command line it can run, or an MCP tool.
+    show_hint: str = SHOW_HINT
+    # Live notes never served because they fail validation or hold a secret (path, why):
+    # named to the person (stderr), never to the agent.
+    withheld: list[tuple[str, str]] = field(default_factory=list)
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left
@@ -240,7 +248,7 @@ class RecallResult:
         ]
         lines.extend(_entry(n) for n in self.notes)
         lines.append(self.economics())
-        footer = "(`reflect-git show ID` prints a note in full.)"
+        footer = f"({self.show_hint}.)"
         if sum(len(line) + 1 for line in lines) + len(footer) <= self.budget:
             lines.append(footer)
         return "\n".join(lines)
@@ -280,8 +288,20 @@ class RecallResult:
             "notes": [n.to_json() for n in self.notes],
             "over_budget": self.over_budget,
             "discovery_tokens": sum(n.discovery_tokens for n in self.notes),
+            "withheld": len(self.withheld),
             "context": self.text(),
         }
+
+    def withheld_lines(self) -> list[str]:
+        """For the person (stderr): how many notes were withheld from the agent, and which."""
+        if not self.withheld:
+            return []
+        count = len(self.withheld)
+        head = (
+            f"{count} note{'s' if count != 1 else ''} withheld from the agent "
+            "(they fail validation or hold a secret; `reflect-git check` lists them):"
+        )
+        return [head, *(f"  {path}: {why}" for path, why in self.withheld)]
 
 
 def _entry(note: Recalled) -> str:
@@ -384,13 +404,14 @@ def rank(
             related=more,
             prefix_last=False,  # a project's words are whole words
             cut=TEXT_CUT,
+            served_only=True,
         )
         scores = text_scores(hits)
         best = max(scores.values(), default=0.0) or 1.0
         for rowid, value in scores.items():
             relevance[rowid] = relevance.get(rowid, 0.0) + share * value / best
     conn = index.conn
-    live = "state = 'live' AND hidden = 0"
+    live = "state = 'live' AND hidden = 0 AND withheld IS NULL"  # the index docs_live
     total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
     # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
     # Bounded, so a KB of 100,000 notes costs no more than a small one. The index docs_live
@@ -417,7 +438,7 @@ def rank(
     scoping = index.scoping([d["rowid"] for d in docs])
     scored: list[tuple[float, dict[str, Any], list[str]]] = []
     for doc in docs:
-        if doc["state"] != "live" or doc["hidden"]:
+        if doc["state"] != "live" or doc["hidden"] or doc["withheld"]:
             continue
         extra = scoping.get(doc["rowid"], {})
         doc["scoping"] = extra
@@ -492,12 +513,14 @@ def recall(
     progress: Callable[[int, int], None] | None = None,
     related: Callable[[str], Sequence[str]] | None = None,
     synonyms_file: str | None = SYNONYMS_FILE,
+    show_hint: str = SHOW_HINT,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
     ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
-    ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search."""
+    ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search;
+    ``show_hint`` tells the reader how to print a note in full (the footer, when it fits)."""
     from reflectgit.workflows.search.documents import parse_when
 
     if limit < 1:
@@ -520,7 +543,10 @@ def recall(
             related=related,
             synonyms=synonyms,
         )
-    result = RecallResult(context, [], total, budget, everywhere)
+        withheld = index.withheld()
+    result = RecallResult(
+        context, [], total, budget, everywhere, withheld=withheld, show_hint=show_hint
+    )
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too

@@ -4,6 +4,11 @@ Everything happens against the team remote: fetch, read the branch as objects, a
 result. Approve fast-forwards ``main`` to the branch tip when it can, else writes a merge commit
 whose second parent is the branch tip, so the forge sees the PR's commit on ``main`` and marks
 the PR merged. Reject closes the PR with the reason as a comment. Both delete the branch.
+
+What a reviewer reviews is the note the route made (and its sidecar). Anything else the branch
+changes against main (a deletion, a second note, a settings, hook or CI file, any other path, a
+secret in any file) is listed as *unreviewed*, and approve refuses until each such path is
+accepted by name.
 """
 
 from __future__ import annotations
@@ -16,10 +21,17 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from reflectgit.config import DOCUMENTS, Config
-from reflectgit.errors import ConflictError, ForgeError, NoteError, NotFoundError, RemoteError
+from reflectgit.errors import (
+    ConflictError,
+    ForgeError,
+    NoteError,
+    NotFoundError,
+    RefusedError,
+    RemoteError,
+)
 from reflectgit.notes import messages
 from reflectgit.notes.dates import utc_now
-from reflectgit.notes.note import Note, parse_note
+from reflectgit.notes.note import Note, parse_note, sidecar_path_for
 from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, require_team
 
 DUPLICATE_THRESHOLD = 0.5
@@ -126,6 +138,160 @@ def near_duplicates(
     return found[:MAX_DUPLICATES]
 
 
+# ============================================================================ what a review covers
+
+# Paths outside documents/ that steer code, settings or credentials, and what to call them.
+# A prefix ends with "/"; anything else is an exact path. Everything not named here is still
+# unreviewed ("outside documents/"): the table only makes the reason plain.
+_SENSITIVE: tuple[tuple[tuple[str, ...], str], ...] = (
+    ((".reflect-git.toml",), "the team's reflect-git settings"),
+    (
+        (".pre-commit-config.yaml", ".pre-commit-hooks.yaml", ".githooks/", ".husky/"),
+        "a git hook setting (runs commands on teammates' machines)",
+    ),
+    (
+        (
+            ".github/workflows/",
+            ".github/actions/",
+            ".gitlab-ci.yml",
+            ".gitlab/",
+            ".gitea/workflows/",
+            ".forgejo/workflows/",
+            ".woodpecker/",
+            ".woodpecker.yml",
+            ".circleci/",
+            ".travis.yml",
+            ".buildkite/",
+            "azure-pipelines.yml",
+            "bitbucket-pipelines.yml",
+            "Jenkinsfile",
+        ),
+        "a CI file (runs commands on the forge)",
+    ),
+    (
+        (".gitattributes", ".gitmodules", ".github/", ".gitlab/", ".gitea/"),
+        "a git or forge setting",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Unreviewed:
+    """A change on a knowledge branch beyond the note its route made: approve needs it accepted."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+
+def _is_note_path(path: str) -> bool:
+    return path.startswith(f"{DOCUMENTS}/") and path.endswith(".md") and path.count("/") == 1
+
+
+def _outside_reason(path: str) -> str:
+    for paths, what in _SENSITIVE:
+        if any(path.startswith(p) if p.endswith("/") else path == p for p in paths):
+            return what
+    return "outside documents/"
+
+
+def unreviewed_changes(
+    store: Any, changes: Iterable[tuple[str, str | None, str | None]], note_path: str | None
+) -> list[Unreviewed]:
+    """Every change of a branch that is not the reviewed note or its sidecar, and every secret.
+
+    ``changes`` are (path, old blob, new blob) against the merge base with main. The note and
+    its sidecar are what review shows and validates; a deletion, a second note, a sidecar of
+    another note, any other path, and a secret in any file (the note included) are listed.
+    """
+    from reflectgit.notes import secrets
+
+    mine = {note_path, sidecar_path_for(note_path)} if note_path else set()
+    out: list[Unreviewed] = []
+    for path, old, new in changes:
+        if new is None:
+            what = "a note" if _is_note_path(path) else "a file"
+            out.append(Unreviewed(path, f"deletes {what} that main holds"))
+            continue
+        verb = "changes" if old else "adds"
+        if path in mine:
+            pass
+        elif _is_note_path(path):
+            made = f" (its route made {note_path})" if note_path else ""
+            out.append(Unreviewed(path, f"{verb} a second note{made}"))
+        elif path.startswith(f"{DOCUMENTS}/") and path.endswith(".entities.yaml"):
+            out.append(Unreviewed(path, f"{verb} the sidecar of another note"))
+        else:
+            out.append(Unreviewed(path, f"{verb} {_outside_reason(path)}"))
+        text = _text(store, new)
+        if text is None:
+            out.append(Unreviewed(path, "is no file this clone holds (a submodule?)"))
+            continue
+        out += [
+            Unreviewed(path, f"holds {f.label} at line {f.line} (the value is not shown)")
+            for f in secrets.scan(text)
+        ]
+    return out
+
+
+def _text(store: Any, blob: str) -> str | None:
+    """A blob's text, or None when the object is not here (a submodule's commit)."""
+    try:
+        return store.read_blob(blob).decode("utf-8", "replace")
+    except KeyError:
+        return None
+
+
+def _routed_note(
+    store: Any, tip: str, base: str | None, changed_notes: list[str], limit: int = 1000
+) -> str | None:
+    """The note the branch's route made: the ``Reflect-Id`` of its oldest route commit (walking
+    first parents from the tip to where it left main), else the branch's only or first note."""
+    walked: list[str] = []
+    sha: str | None = tip
+    while sha and sha != base and len(walked) < limit:
+        info = store.commit_info(sha)
+        walked.append(info.message)
+        sha = info.parents[0] if info.parents else None
+    for message in reversed(walked):
+        parsed = messages.parse(message)
+        if parsed.op == "route" and parsed.ids:
+            path = f"{DOCUMENTS}/{parsed.ids[0]}.md"
+            if path in changed_notes:
+                return path
+    return changed_notes[0] if changed_notes else None
+
+
+def check_accepted(review: BranchReview, accept: Iterable[str]) -> None:
+    """Raise ``RefusedError`` unless every unreviewed path of ``review`` is in ``accept``, and
+    every accepted path is one the review lists (a typo or a stale list accepts nothing)."""
+    accepted = {a.strip().lstrip("/") for a in accept if a.strip()}
+    listed = {u.path for u in review.unreviewed}
+    stray = sorted(accepted - listed)
+    if stray:
+        raise RefusedError(
+            f"--accept {stray[0]}: {review.branch} lists no such change "
+            f"(it lists {', '.join(sorted(listed)) or 'nothing beyond its note'}); nothing was merged",
+            hint=f"see what the branch changes with `reflect-git review show {review.branch}`",
+        )
+    left = [u for u in review.unreviewed if u.path not in accepted]
+    if left:
+        lines = "".join(f"\n  {u}" for u in left)
+        flags = " ".join(f"--accept {p}" for p in sorted({u.path for u in left}))
+        raise RefusedError(
+            f"{review.branch} changes more than its note {review.note_path or '(none)'}; "
+            f"not merged, nothing pushed:{lines}",
+            hint=f"reject the branch, or fix it, or accept each change by name after reading it "
+            f"(`reflect-git review show {review.branch}`): "
+            f"`reflect-git review approve {review.branch} {flags}`",
+        )
+
+
 # ============================================================================ listing
 
 
@@ -148,6 +314,12 @@ class BranchReview:
     note_text: str | None = None
     files: list[str] = field(default_factory=list)
     diff: str = ""  # what the branch changed against main, as a unified diff
+    unreviewed: list[Unreviewed] = field(default_factory=list)  # approve needs each accepted
+
+    @property
+    def all_problems(self) -> list[str]:
+        """The note's validation problems, then every unreviewed change."""
+        return self.problems + [str(u) for u in self.unreviewed]
 
     def to_json(self, full: bool = False) -> dict[str, Any]:
         doc = {
@@ -160,7 +332,8 @@ class BranchReview:
             "age_days": round(self.age_days, 1),
             "pr_url": self.pr_url,
             "valid": self.valid,
-            "problems": self.problems,
+            "problems": self.all_problems,
+            "unreviewed": [u.to_json() for u in self.unreviewed],
             "duplicates": [d.to_json() for d in self.duplicates],
         }
         if full:
@@ -180,15 +353,6 @@ def _merge_base(store: Any, a: str, b: str) -> str | None:
     from reflectgit.git.history import merge_base
 
     return merge_base(store, a, b)
-
-
-def _branch_changes(
-    store: Any, main: str | None, tip: str
-) -> list[tuple[str, str | None, str | None]]:
-    """What the branch changed since it left main: (path, old blob, new blob)."""
-    base = _merge_base(store, main, tip) if main else None
-    old_tree = store.commit_info(base).tree if base else None
-    return store.diff_trees(old_tree, store.commit_info(tip).tree)
 
 
 def _main_notes(store: Any, main: str | None) -> list[tuple[str, Note]]:
@@ -240,35 +404,43 @@ def _review(
     find_pr: Callable[[str], Any],
     now: datetime,
 ) -> BranchReview:
+    from reflectgit.notes import secrets
     from reflectgit.notes.schema import validate_note_bytes, validate_sidecar_bytes
 
-    changes = [c for c in _branch_changes(store, main, tip) if c[2] is not None]
+    base = _merge_base(store, main, tip) if main else None
+    every = store.diff_trees(
+        store.commit_info(base).tree if base else None, store.commit_info(tip).tree
+    )
+    changes = [c for c in every if c[2] is not None]
     files = [c[0] for c in changes]
-    notes = [c for c in changes if c[0].endswith(".md") and c[0].startswith(f"{DOCUMENTS}/")]
+    blobs = {path: blob for path, _old, blob in changes}
+    note_path = _routed_note(store, tip, base, [p for p in files if _is_note_path(p)])
     problems: list[str] = []
     note: Note | None = None
-    note_path = note_text = None
-    if notes:
-        note_path, _old, blob = notes[0]
-        assert blob is not None
-        raw = store.read_blob(blob)
-        note_text = raw.decode("utf-8", "replace")
+    note_text = None
+    if note_path:
+        try:
+            raw = store.read_blob(blobs[note_path])
+        except KeyError:  # a submodule entry under a note's name
+            raw = b""
+        note_text = secrets.mask(raw.decode("utf-8", "replace"))
         found = validate_note_bytes(raw, note_path)
         problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
         try:
             note = parse_note(raw, note_path)
         except NoteError:
             note = None
-    for path, _old, blob in changes:
-        if path.endswith(".entities.yaml") and blob:
-            found = validate_sidecar_bytes(store.read_blob(blob), path)
-            problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
+    sidecar = sidecar_path_for(note_path) if note_path else ""
+    if sidecar in blobs:
+        found = validate_sidecar_bytes(store.read_blob(blobs[sidecar]), sidecar)
+        problems += [f"{p.file}:{p.line}:{p.column}: {p.field}: {p.message}" for p in found]
+    unreviewed = unreviewed_changes(store, every, note_path)
     note_id = (note.id or PurePosixPath(note_path).stem) if note and note_path else None
     others = [(p, n) for p, n in main_notes if p != note_path]
     dupes = near_duplicates(note, note_id or "", others) if note else []
     info = store.commit_info(tip)
     pr = find_pr(branch)
-    diff = _unified_diff(store, _branch_changes(store, main, tip))
+    diff = secrets.mask(_unified_diff(store, every))  # a secret is listed, never shown
     return BranchReview(
         branch=branch,
         tip=tip,
@@ -279,12 +451,13 @@ def _review(
         age_days=max(0.0, (now - info.commit_time).total_seconds() / 86400),
         pr_url=pr.url if pr else None,
         pr_number=pr.number if pr else None,
-        valid=not problems and note is not None,
+        valid=not problems and note is not None and not unreviewed,
         problems=problems if note_path else ["the branch adds no note under documents/"],
         duplicates=dupes,
         note_text=note_text,
         files=files,
         diff=diff,
+        unreviewed=unreviewed,
     )
 
 
@@ -295,7 +468,7 @@ def _unified_diff(store: Any, changes: list[tuple[str, str | None, str | None]])
     def lines(blob: str | None) -> list[str]:
         if blob is None:
             return []
-        return store.read_blob(blob).decode("utf-8", "replace").splitlines(keepends=True)
+        return (_text(store, blob) or "").splitlines(keepends=True)
 
     return "".join(
         "".join(
@@ -409,32 +582,60 @@ def _blob_id(data: bytes) -> str:
 
 
 def approve(
-    cfg: Config, branch: str, team_path: Any = None, *, max_attempts: int = 5
+    cfg: Config,
+    branch: str,
+    team_path: Any = None,
+    *,
+    accept: Iterable[str] = (),
+    tip: str | None = None,
+    max_attempts: int = 5,
 ) -> ReviewResult:
-    """Merge a knowledge branch into main keeping its commit, push, delete the branch."""
+    """Merge a knowledge branch into main keeping its commit, push, delete the branch.
+
+    Only the note its route made (and that note's sidecar) is merged unasked: every other
+    change the branch makes must be named in ``accept`` (paths), else ``RefusedError`` lists
+    them and nothing moves. ``tip``, when given, is the commit the reviewer saw: a branch that
+    has moved since is refused. The tip reviewed here is the one merged, even if main moves
+    and the push is retried.
+    """
     from reflectgit.git.scratch import commit_on
 
     team, remote, store, heads = _context(cfg, team_path)
     branch = _require_branch(branch, heads)
+    reviewed = heads[branch]
+    seen = tip.strip().lower() if tip is not None else None
+    if seen is not None and (len(seen) < 7 or not reviewed.startswith(seen)):
+        raise ConflictError(
+            f"{branch} moved since it was reviewed: its tip is {reviewed[:10]}, "
+            f"not {seen[:10]}; nothing was merged",
+            hint=f"review it again: `reflect-git review show {branch}`",
+        )
     result = ReviewResult(branch, "approve")
     review = _review(
-        store, branch, heads[branch], heads.get(team.branch), [], lambda _b: None, utc_now()
+        store, branch, reviewed, heads.get(team.branch), [], lambda _b: None, utc_now()
     )
-    if not review.valid:
+    if review.problems or review.note_path is None:
         raise NoteError(
             f"{branch} does not validate: {'; '.join(review.problems[:3])}",
             hint="fix the note on the branch (or reject it) before approving",
         )
+    check_accepted(review, accept)
     find_pr = _pr_finder(cfg, team, remote, store, heads.get(team.branch))
     pr = find_pr(branch)
     result.pr_url = pr.url if pr else None
     if pr is not None and find_pr.forge is not None and not find_pr.forge.detects_outside_merge:
-        return _approve_on_forge(team, remote, store, branch, heads[branch], pr, find_pr, result)
+        return _approve_on_forge(team, remote, store, branch, reviewed, pr, find_pr, result)
     for attempt in range(1, max_attempts + 1):
         if attempt > 1:
             heads = remote.fetch()
             branch = _require_branch(branch, heads)  # someone may have deleted it meanwhile
-        main, tip = heads.get(team.branch), heads[branch]
+            if heads[branch] != reviewed:
+                raise ConflictError(
+                    f"{branch} moved while it was being approved "
+                    f"({reviewed[:10]} -> {heads[branch][:10]}); nothing was merged",
+                    hint=f"review it again: `reflect-git review show {branch}`",
+                )
+        main, tip = heads.get(team.branch), reviewed
         base = _merge_base(store, main, tip) if main else None
         if main and base == tip:
             result.commit = main

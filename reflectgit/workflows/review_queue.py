@@ -134,8 +134,9 @@ def _pick(items: list[QueueItem], ident: str) -> QueueItem:
     )
 
 
-def promote(cfg: Config, ident: str, tier: str = "medium") -> QueueResult:
-    """Raise the note's confidence to ``tier`` and remove its pointer, in one commit."""
+def promote(cfg: Config, ident: str, tier: str = "medium", source: str = "cli") -> QueueResult:
+    """Raise the note's confidence to ``tier`` and remove its pointer, in one commit
+    (``source``: the commit's ``Reflect-Source``, the interface that asked)."""
     from reflectgit.git.change import delete, write
     from reflectgit.notes.dates import utc_now
     from reflectgit.workflows.kb import KnowledgeBase
@@ -167,14 +168,14 @@ def promote(cfg: Config, ident: str, tier: str = "medium") -> QueueResult:
             "review-queue",
             [item.id] if item.id else [],
             confidence=tier,
-            source="cli",
+            source=source,
             extra=[("Reflect-Promoted", item.path)],
         )
         result = QueueResult("promote", item.path, item.id, None, tier)
         changes = [write(item.source, render_note(note)), delete(item.path)]
         return Edit(result, changes, message)
 
-    with KnowledgeBase.open(cfg.kb, env=cfg.env, source="cli") as kb:
+    with KnowledgeBase.open(cfg.kb, env=cfg.env, source=source) as kb:
         done = kb.mutate(build)
     result = done.value
     result.commit = done.commit
@@ -186,7 +187,7 @@ def promote(cfg: Config, ident: str, tier: str = "medium") -> QueueResult:
     return result
 
 
-def drop(cfg: Config, ident: str) -> QueueResult:
+def drop(cfg: Config, ident: str, source: str = "cli") -> QueueResult:
     """Remove a pointer from the queue; the note itself stays as it is."""
     from reflectgit.git.change import delete
     from reflectgit.workflows.kb import KnowledgeBase
@@ -199,11 +200,11 @@ def drop(cfg: Config, ident: str) -> QueueResult:
             messages.chore_subject("review-queue", f"drop {item.slug}"),
             "review-queue",
             [item.id] if item.id else [],
-            source="cli",
+            source=source,
         )
         return Edit(QueueResult("drop", item.path, item.id, None), [delete(item.path)], message)
 
-    with KnowledgeBase.open(cfg.kb, env=cfg.env, source="cli") as kb:
+    with KnowledgeBase.open(cfg.kb, env=cfg.env, source=source) as kb:
         done = kb.mutate(build)
     result = done.value
     result.commit = done.commit

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from reflectgit.backoff import Backoff
-from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config
+from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config, ForgeSettings
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages, names
 from reflectgit.notes.dates import format_timestamp, utc_now
@@ -65,7 +65,12 @@ class SourceNote:
 
     @property
     def title(self) -> str:
-        return self.note.title or self.id
+        """The title as the branch name, the commit subject, the pull request and the review
+        queue carry it: through the secret scanner, masked (a note holding a secret is refused
+        before it is routed; this keeps a title that slipped past out of names and requests)."""
+        from reflectgit.notes import secrets as scanner
+
+        return scanner.mask(self.note.title or self.id)
 
     @property
     def tier(self) -> str:
@@ -465,6 +470,29 @@ def id_elsewhere(store: Any, src: SourceNote, rev: str | None) -> str | None:
     return None
 
 
+def look_alike_on(store: Any, src: SourceNote, rev: str | None) -> str | None:
+    """A note on ``rev`` whose id a person (or a case-insensitive checkout) would take for this
+    one: another file name with the same skeleton (``redis-pool`` for ``rеdis-pool``)."""
+    if rev is None:
+        return None
+    key = names.id_key(src.id)
+    for path in sorted(store.list_files(DOCUMENTS, rev=rev)):
+        stem = PurePosixPath(path).stem
+        one_note = path.endswith(".md") and path.count("/") == 1
+        if one_note and stem != src.id and names.id_key(stem) == key:
+            return str(path)
+    return None
+
+
+def _refuse_look_alike(src: SourceNote, other: str) -> None:
+    raise ConflictError(
+        f"the id {src.id!r} looks like the team's {other} (they differ only by case, Unicode "
+        "normalisation or look-alike characters); nothing was pushed",
+        hint=f"if it is the same learning, update {other}; otherwise give yours an id a "
+        "person can tell apart",
+    )
+
+
 def _refuse_twin(src: SourceNote, other: str) -> None:
     raise ConflictError(
         f"the id {src.id} is already used on the team's main by {other}; routing "
@@ -561,6 +589,9 @@ def _to_main(
         other = id_elsewhere(store, src, tip)
         if other is not None:
             _refuse_twin(src, other)
+        other = look_alike_on(store, src, tip)
+        if other is not None:
+            _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
             _refuse_conflict(result, src, conflict)
@@ -595,6 +626,9 @@ def _to_main(
         other = id_elsewhere(store, src, base)
         if other is not None:
             _refuse_twin(src, other)
+        other = look_alike_on(store, src, base)
+        if other is not None:
+            _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, base)
         if conflict is not None and not force:
             result.attempts.append(
@@ -648,6 +682,10 @@ def _to_branch(cfg: Config, team: Team, src: SourceNote, result: RouteResult) ->
         return _fail(result, src, exc)
     base = heads.get(team.branch)
     known = lambda sha: store.resolve(sha) is not None  # noqa: E731 - objects may be missing in a dry run
+    if base and known(base):
+        other = look_alike_on(store, src, base)
+        if other is not None:
+            _refuse_look_alike(src, other)
     if base and known(base) and _same_on(store, src, base):
         result.route = "main"
         result.branch = team.branch
@@ -779,8 +817,10 @@ def _unique_branch(slug: str, heads: Mapping[str, str]) -> str:
     return name
 
 
-def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
-    """``[forge]`` from the team KB's settings on main, overridden by the personal KB's."""
+def team_forge(cfg: Config, store: Any, base: str | None) -> ForgeSettings:
+    """``[forge]`` from the team KB's settings on main, under the personal KB's, under the
+    user's own config and environment; where a token goes is never taken from a committed file
+    (``config.forge_settings``)."""
     import sys
 
     if sys.version_info >= (3, 11):
@@ -788,22 +828,25 @@ def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
     else:  # pragma: no cover
         import tomli as tomllib
 
-    merged: dict[str, Any] = {}
+    table: Any = None
     raw = store.read(SETTINGS_FILE, rev=base) if base else None
     if raw:
         try:
             table = tomllib.loads(raw.decode("utf-8")).get("forge")
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             table = None
-        if isinstance(table, Mapping):
-            merged.update(table)
-    mine = cfg.settings.get("forge")
-    if isinstance(mine, Mapping):
-        merged.update(mine)
-    return merged
+    return cfg.forge(table if isinstance(table, Mapping) else None)
+
+
+def forge_settings(cfg: Config, store: Any, base: str | None) -> dict[str, Any]:
+    """The ``[forge]`` table ``team_forge`` settles on."""
+    return team_forge(cfg, store, base).values
 
 
 def pr_body(src: SourceNote, branch: str) -> str:
+    """The pull request's text, masked like the title (it leaves for the forge)."""
+    from reflectgit.notes import secrets as scanner
+
     insight = src.note.frontmatter.get("key_insight")
     lines = [f"Learning `{src.id}` routed by reflect-git with medium confidence."]
     if isinstance(insight, str) and insight.strip():
@@ -813,7 +856,7 @@ def pr_body(src: SourceNote, branch: str) -> str:
         f"Review with `reflect-git review show {branch}`; "
         f"approve with `reflect-git review approve {branch}`.",
     ]
-    return "\n".join(lines)
+    return scanner.mask("\n".join(lines))
 
 
 def _ensure_pr(
@@ -827,7 +870,9 @@ def _ensure_pr(
     assert result.branch
     url = remote.url()
     base = remote.tracked().get(team.branch)
-    settings = forge_settings(cfg, store, base)
+    chosen = team_forge(cfg, store, base)
+    result.notes.extend(chosen.ignored)
+    settings = chosen.values
     try:
         choice = choose_forge(url, settings, cfg.env)
     except ForgeError as exc:

@@ -332,6 +332,7 @@ ZERO_SHA = "0" * 40
 GUARD_HOOK = "pre-push"
 GUARD_MARK = "# >>> reflect-git pre-push >>>"
 CHAINED = ".reflect-git-chained"
+GUARD_SETTING = "reflect-git.guard"  # "false" in the KB's own git config: never auto-install
 
 
 @dataclass(frozen=True)
@@ -410,16 +411,39 @@ def changed_notes(store: Any, old: str | None, new: str) -> list[Published]:
 
 
 def clone_layout(cfg: Config) -> Team | None:
-    """The team, when the KB itself is a clone of it (its main follows the team's main)."""
+    """The team, when the KB itself is a clone of it (its main follows the team's main).
+
+    Either ``[team] remote`` names one of the KB's remotes (``origin``), or it is a URL and
+    the KB's team branch follows a remote with that URL (a plain ``git clone`` of the team
+    KB whose settings name the team by URL): the team is then reached through that remote.
+    """
     try:
         team = resolve_team(cfg)
     except (ConfigError, NotFoundError):
         return None
-    if team is None or not team.is_clone or is_url(team.remote_spec) is not False:
+    if team is None or team.repo_path.resolve() != cfg.kb.resolve():
         return None
-    if team.repo_path.resolve() != cfg.kb.resolve():
+    if is_url(team.remote_spec):
+        name = _upstream_of(cfg, team)
+        return Team(cfg.kb, name, team.branch, cfg.env) if name else None
+    return team if team.is_clone else None
+
+
+def _upstream_of(cfg: Config, team: Team) -> str | None:
+    """The remote the KB's team branch follows, when its URL is the team remote's URL."""
+    name = repo_info.config_value(cfg.kb, f"branch.{team.branch}.remote", cfg.env)
+    if not name or name == "." or is_url(name):
         return None
-    return team
+    url = repo_info.config_value(cfg.kb, f"remote.{name}.url", cfg.env)
+    return name if url and _same_repository(url, team.remote_spec) else None
+
+
+def _same_repository(a: str, b: str) -> bool:
+    def plain(url: str) -> str:
+        url = url.strip().rstrip("/")
+        return url[: -len(".git")] if url.endswith(".git") else url
+
+    return plain(a) == plain(b)
 
 
 def publication(cfg: Config) -> Publication | None:
@@ -499,6 +523,17 @@ def _guard_path(cfg: Config) -> Path:
     return hooks_dir(cfg.kb, cfg.env) / GUARD_HOOK
 
 
+def ensure_guard(cfg: Config) -> GuardResult | None:
+    """In the clone layout, install the pre-push guard unless it is there (or the person
+    removed it with ``team guard --uninstall``); the mutation door calls this before a KB's
+    first commit, so nothing it writes on the team's branch can be pushed unreviewed."""
+    if clone_layout(cfg) is None or guard_installed(cfg):
+        return None
+    if repo_info.config_value(cfg.kb, GUARD_SETTING, cfg.env) == "false":
+        return None
+    return guard(cfg)
+
+
 def guard_installed(cfg: Config) -> bool:
     try:
         return GUARD_MARK in _guard_path(cfg).read_text(encoding="utf-8", errors="replace")
@@ -517,6 +552,10 @@ def guard(cfg: Config, *, uninstall: bool = False) -> GuardResult:
     ours = hook.exists() and GUARD_MARK in hook.read_text(encoding="utf-8", errors="replace")
     kept = str(chained) if chained.exists() else None
     if uninstall:
+        # Remembered in the KB's own git config (which no teammate's push can change), so
+        # the next `add` does not put the guard back.
+        if repo_info.is_repository(cfg.kb):
+            repo_info.set_config_value(cfg.kb, GUARD_SETTING, "false", cfg.env)
         if not ours:
             return GuardResult(str(hook), "absent", kept)
         hook.unlink()
@@ -525,6 +564,7 @@ def guard(cfg: Config, *, uninstall: bool = False) -> GuardResult:
         return GuardResult(str(hook), "uninstalled", None)
     if not repo_info.is_repository(cfg.kb):
         raise NotFoundError(f"{cfg.kb} is not a git repository", hint="run `reflect-git init`")
+    repo_info.set_config_value(cfg.kb, GUARD_SETTING, None, cfg.env)
     text = GUARD_SHIM.format(mark=GUARD_MARK, chained=CHAINED, python=sh_quote(sys.executable))
     hook.parent.mkdir(parents=True, exist_ok=True)
     if ours:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.errors import ConflictError, NotFoundError, UsageError
-from reflectgit.state.queue import atomic_write
+from reflectgit.state.files import atomic_write
 
 KINDS = ("systemd", "launchd")
 INTERVAL = 600  # seconds between runs (the original tool's launchd templates: 600 s)

@@ -27,7 +27,17 @@ from tests.support.routing import kb_factory
 __all__ = ["git_daemon", "kb_factory"]
 
 T = TypeVar("T")
-TOOL_NAMES = ["search", "recall", "show", "add", "confirm", "review_list"]
+TOOL_NAMES = [
+    "search",
+    "recall",
+    "show",
+    "add",
+    "confirm",
+    "update",
+    "supersede",
+    "archive",
+    "review_list",
+]
 
 
 def drive(kb: Path, talk: Callable[[ClientSession], Awaitable[T]], cwd: Path | None = None) -> T:
@@ -92,7 +102,7 @@ def text_of(result: Any) -> str:
 # --------------------------------------------------------------------------- tools
 
 
-def test_the_server_lists_the_six_tools_with_their_schemas(filled: tuple[Path, str, str]) -> None:
+def test_the_server_lists_the_tools_with_their_schemas(filled: tuple[Path, str, str]) -> None:
     kb, _, _ = filled
 
     async def talk(s: ClientSession) -> Any:
@@ -123,14 +133,18 @@ def test_search_recall_and_show_read_the_real_kb(filled: tuple[Path, str, str]) 
     assert not search.is_error
     hits = [h["id"] for h in search.structured_content["hits"]]
     assert hits == [pool]  # the clock note does not mention pools
-    assert json.loads(text_of(search))["hits"][0]["id"] == pool  # the text is the same document
+    # the text is the command line's, not the JSON document (that is structured content)
+    cli_search = run_cli_proc("--kb", str(kb), "search", "pool timeout", "--limit", "5")
+    assert text_of(search) == cli_search.stdout.rstrip("\n")
     assert filtered.structured_content["hits"] == []  # the pool note is high, not medium
     assert not recall.is_error
     recalled = [n["id"] for n in recall.structured_content["notes"]]
     assert sorted(recalled) == sorted([pool, flaky])
     assert "Prefill connection pools at startup" in text_of(recall)
     assert not show.is_error
-    assert text_of(show) == git("show", f"HEAD:documents/{pool}.md", cwd=kb)
+    assert text_of(show) == run_cli_proc("--kb", str(kb), "show", pool).stdout.rstrip("\n")
+    raw = git("show", f"HEAD:documents/{pool}.md", cwd=kb)
+    assert text_of(show).split("\n", 1)[1] == raw.rstrip("\n")
     assert show.structured_content["frontmatter"]["confidence"] == "high"
 
 

@@ -16,9 +16,9 @@ from reflectgit.notes import edit
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import Note, parse_note, parse_sidecar, render_note
 from tests.conftest import git
-from tests.support.kb import COMPAT, VALID, assert_clean, kb
+from tests.support.kb import COMPAT, VALID, assert_clean, kb, rg
 
-__all__ = ["kb"]
+__all__ = ["kb", "rg"]
 
 BOM = b"\xef\xbb\xbf"
 
@@ -63,14 +63,6 @@ def _bytes(name: str) -> bytes:
     text = HAND[name]
     assert text is not None
     return text.encode()
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
 
 
 def commit_by_hand(kb: Path, name: str, data: bytes) -> str:

@@ -8,6 +8,7 @@ and everything detect-secrets flags in the corpus we flag too.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from pathlib import Path
@@ -117,12 +118,182 @@ def test_negative_table(text: str) -> None:
     assert secrets.scan(text) == []
 
 
+# --------------------------------------------------------------------------- seen through
+# The shapes that hid a secret from the scanner as it was (each fails on a scanner that only
+# reads the text as it stands): the secret is found, named by how it was hidden, and masked
+# with the whole encoded span. Generated values; they grant nothing.
+
+TOKEN = "ghp_" + "R8mQ2vLx7KpZ4nWc9TbY3hJf6DsA1gUe5oNi"
+KEY_ID = "AKIA" + "QX7M2KD9RT4BNW6P"
+SECRET_KEY = "k9Qm2Lx7Vp4Zr8Nc3Tb6Yh1Jf5Ds0GaUeWoXiKqE"
+PEM_BODY = (
+    "MHcCAQEEIMqa/ZB6i5QHMeZLeM4jxS0js4GBeTFIFN49F5H6rX7coAoGCCqGSM49\n"
+    "AwEHoUQDQgAE5c5fRNk7DsjMmevLRRyQEOHll5r+3BtyCaAwGQNeMIpptsCrenoO\n"
+    "PSne5GCiJUDS604MV0e9RdKtIE7GDdS0GA=="
+)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+ENCODED = [
+    ("split", f"push with {TOKEN[:18]}\n{TOKEN[18:]}\nthen tag", "split:github", TOKEN[18:]),
+    (
+        "split-mid-line",
+        f"push with {TOKEN[:18]}\n{TOKEN[18:]} then tag",
+        "split:github",
+        TOKEN[18:],
+    ),
+    ("base64", f"TOKEN_B64={_b64(TOKEN)}", "base64:github", _b64(TOKEN)[8:]),
+    (
+        "base64-text",
+        f"blob {_b64('export GITHUB_TOKEN=' + TOKEN)}",
+        "base64:github",
+        _b64(TOKEN)[-12:],
+    ),
+    (
+        "base64-url",
+        f"k={base64.urlsafe_b64encode(TOKEN.encode()).decode()}",
+        "base64:github",
+        "Z2hw",
+    ),
+    ("hex", f"cfg {TOKEN.encode().hex()}", "hex:github", TOKEN.encode().hex()[8:]),
+    ("url-encoded", "t=" + "".join(f"%{b:02X}" for b in TOKEN.encode()), "url:github", "%52"),
+    ("hex-escaped", "".join(f"\\x{b:02x}" for b in TOKEN.encode()), "escaped:github", "\\x52"),
+    ("url-encoded-part", f"?t={TOKEN.replace('_', '%5F')}", "url:github", TOKEN[4:]),
+    (
+        "json-u-escape",
+        json.dumps({"t": TOKEN}).replace("ghp_", "\\u0067\\u0068\\u0070\\u005f"),
+        "json:github",
+        TOKEN[4:],
+    ),
+    (
+        "zero-width-space",
+        f"use {TOKEN[:10]}\u200b{TOKEN[10:]} to push",
+        "hidden:github",
+        TOKEN[10:],
+    ),
+    ("word-joiner", f"use {TOKEN[:10]}\u2060{TOKEN[10:]} to push", "hidden:github", TOKEN[10:]),
+    ("reversed", f"echo {TOKEN[::-1]} | rev", "reversed:github", TOKEN[::-1][:20]),
+    (
+        "aws-key-id-split",
+        f"aws_access_key_id = {KEY_ID[:10]}\n{KEY_ID[10:]}\n",
+        "split:aws-key-id",
+        KEY_ID[10:],
+    ),
+    (
+        "aws-secret-split",
+        f"aws_secret_access_key = {SECRET_KEY[:22]}\n{SECRET_KEY[22:]}\n",
+        "assignment",
+        SECRET_KEY[22:],
+    ),
+    ("pem-body-without-armour", PEM_BODY, "private-key", PEM_BODY[-20:]),
+    (
+        "base64-of-a-pem-block",
+        "cert bundle " + _b64("-----BEGIN EC PRIVATE KEY-----\n" + PEM_BODY),
+        "base64:private-key",
+        "LS0t",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "hidden"), [e[1:] for e in ENCODED], ids=[e[0] for e in ENCODED]
+)
+def test_an_encoded_or_split_secret_is_seen_and_masked_whole(
+    text: str, kind: str, hidden: str
+) -> None:
+    found = secrets.scan(text)
+    assert [f.kind for f in found][:1] == [kind]
+    masked = secrets.mask(text)
+    assert hidden not in masked and REDACTED in masked
+    assert secrets.could_hold_secret(text)
+    assert secrets.mask(masked) == masked and secrets.scan(masked) == []
+
+
+def test_an_aws_key_pair_split_over_lines_is_masked_whole() -> None:
+    text = (
+        f"[default]\naws_access_key_id = {KEY_ID[:10]}\n{KEY_ID[10:]}\n"
+        f"aws_secret_access_key = {SECRET_KEY[:22]}\n{SECRET_KEY[22:]}\nregion = eu-west-1\n"
+    )
+    assert [(f.kind, f.line) for f in secrets.scan(text)] == [
+        ("split:aws-key-id", 2),
+        ("assignment", 4),
+    ]
+    assert secrets.mask(text) == (
+        f"[default]\naws_access_key_id = {REDACTED}\naws_secret_access_key = {REDACTED}\n"
+        "region = eu-west-1\n"
+    )
+
+
+def test_hidden_secrets_far_into_a_long_text_are_found_where_each_one_is() -> None:
+    """The plain view is scanned around its changes only: changes of every kind, far apart,
+    each carried through the later rewrites to where it lands."""
+    filler = "the build is green and the cache is warm; " * 200
+    text = (
+        "see https://x.io/a%20b "
+        + filler
+        + f"zero {TOKEN[:10]}\u200b{TOKEN[10:]} width\n"
+        + filler
+        + f"split {TOKEN[:18]}\n{TOKEN[18:]}\n"
+        + filler
+        + f"escaped ?t={TOKEN.replace('_', '%5F')} end"
+    )
+    assert [f.kind for f in secrets.scan(text)] == ["hidden:github", "split:github", "url:github"]
+    masked = secrets.mask(text)
+    assert TOKEN[10:] not in masked and TOKEN[18:] not in masked and TOKEN[4:] not in masked
+    assert masked.count(REDACTED) == 3 and masked.count(filler) == 3
+
+
+def test_a_finding_says_how_the_secret_was_hidden() -> None:
+    [finding] = secrets.scan(f"blob {_b64(TOKEN)}")
+    assert finding.label == "a GitHub token, base64-encoded"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aGVsbG8gd29ybGQgZnJvbSB0aGUgYnVpbGQgc2VydmVy",  # "hello world from the build server"
+        _b64("the token expires after one hour, then ask for a new one"),
+        _b64("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),  # an encoded placeholder
+        b"The quick brown fox".hex(),
+        "%3Cyour-token%3E and https://x.io/a%20b%2Fc",
+        "\\u003cyour-token\\u003e",
+        "use <redacted>\u200b here",
+        "sha1 " + "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",
+        "git log 3f786850e387550fdab836ed7e6dc881de23001b..9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "ZGF0YTppbWFnZS9wbmc7YmFzZTY0LGlWQk9SdzBLR2dv",  # base64 of a data: URL prefix
+        "tnemeganam-sruoy | rev",
+        "the long identifier\nVeryLongConfigurationName",
+        "- item one\n- item two\n- item 3",
+    ],
+)
+def test_what_decodes_to_no_secret_stays_silent(text: str) -> None:
+    assert secrets.scan(text) == []
+    assert secrets.mask(text) == text
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="no shared data folder")
+def test_the_shared_notes_hold_no_false_positive() -> None:
+    notes = [
+        path
+        for folder in ("compat", "notes/valid")
+        for path in sorted((DATA / folder).glob("*"))
+        if path.suffix in (".md", ".yaml")
+    ]
+    assert len(notes) > 30
+    flagged = [path.name for path in notes if secrets.scan(path.read_text("utf-8"))]
+    assert flagged == []
+
+
 # --------------------------------------------------------------------------- the prefilter
 # A rule looks only around its triggers and anchors, and ``could_hold_secret`` (which lets text
 # through unscanned) is built from them; so each rule's triggers must be in every text its
 # pattern matches.
 
 EXAMPLES = [e["text"] for e in POSITIVES] + [text for text, _kind in POSITIVE_TABLE]
+EXAMPLES += [text for _shape, text, _kind, _hidden in ENCODED]
 
 
 def _bare_matches(rule: secrets.Rule, text: str) -> set[tuple[int, int]]:
@@ -131,8 +302,20 @@ def _bare_matches(rule: secrets.Rule, text: str) -> set[tuple[int, int]]:
 
 
 def _some_rule_looks(text: str) -> bool:
-    low = secrets.lower(text)
-    return any(rule.windows(text, low) for rule in secrets.rules())
+    """A rule has a window in the text or its plain view, a reversible rule in either reversed,
+    or a base64 or hex run is there to decode."""
+    view = secrets.plain_view(text)
+    for seen in [text] if view is None else [text, view.text]:
+        low = secrets.lower(seen)
+        if any(rule.windows(seen, low) for rule in secrets.rules()):
+            return True
+        back = seen[::-1]
+        reversible = [r for r in secrets.rules() if r.kind in secrets.REVERSIBLE]
+        if any(rule.windows(back, secrets.lower(back)) for rule in reversible):
+            return True
+        if any(pattern.search(seen) for _how, pattern in secrets.ENCODED_RUNS):
+            return True
+    return False
 
 
 def test_every_rule_has_a_trigger_its_own_examples_hold() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,25 @@ def kb(tmp_path: Path) -> Path:
     path = tmp_path / "kb"
     git("init", "-q", "-b", "main", str(path), cwd=tmp_path)
     return path
+
+
+@pytest.fixture
+def home_kb(pinned_env: Path) -> Path:
+    """A KB where a command finds one when nothing names it: ``~/.learnings`` (an empty git
+    repository), so ``hooks install --agent`` has a KB to point the hooks at."""
+    path = pinned_env / ".learnings"
+    git("init", "-q", "-b", "main", str(path), cwd=pinned_env)
+    return path
+
+
+@pytest.fixture
+def rg(cli: Callable[..., Any], kb: Path) -> Callable[..., Any]:
+    """The CLI bound to the test's ``kb`` (this one, or the test module's own): ``rg("list")``."""
+
+    def invoke(*args: str) -> Any:
+        return cli("--kb", str(kb), *args)
+
+    return invoke
 
 
 def head(repo: Path) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reflectgit.config import Config
+from reflectgit.config import Config, user_config_path
 from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.notes.note import dump_yaml
@@ -65,12 +65,24 @@ class KB:
         return (self.path / rel).read_bytes()
 
 
+def user_config(text: str) -> Path:
+    """Write the user's own config file (where ``[forge]`` settings are read from)."""
+    path = user_config_path(os.environ)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 def make_kb(root: Path, team: BareRepo | None, forge_toml: str = "") -> KB:
+    """A KB naming ``team`` in its committed settings; ``forge_toml`` (a ``[forge]`` table)
+    goes to the user's own config file, the only place a forge's URL and token may come from."""
     path = root
     git("init", "-q", "-b", "main", str(path), cwd=root.parent)
     kb = KB(path)
     toml = f'[team]\nremote = "{team.url}"\n' if team else ""
-    kb.settings(toml + forge_toml + ("" if toml or forge_toml else "# none\n"))
+    kb.settings(toml or "# none\n")
+    if forge_toml:
+        user_config(forge_toml)
     return kb
 
 
@@ -113,3 +125,25 @@ def team_on_forge(
         team, f'[forge]\nprovider = "{kind}"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
     )
     return team, forge, kb
+
+
+def teammate_pushes(
+    team: BareRepo, branch: str, files: dict[str, str | None], tmp: Path, *, base: str = ""
+) -> str:
+    """A teammate's plain git: clone the team remote, commit ``files`` (None deletes) on
+    ``branch`` (on ``base`` when given), push. Returns the new tip."""
+    work = tmp / f"teammate-{abs(hash((branch, tuple(files))))}"
+    git("clone", "-q", team.url, str(work), cwd=tmp)
+    git("config", "user.name", "Mallory", cwd=work)
+    git("config", "user.email", "mallory@example.com", cwd=work)
+    git("checkout", "-q", "-B", branch, base or f"origin/{branch}", cwd=work)
+    for rel, text in files.items():
+        if text is None:
+            git("rm", "-q", rel, cwd=work)
+            continue
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+        git("add", rel, cwd=work)
+    git("commit", "-qm", "tidy up", cwd=work)
+    git("push", "-q", "--force", "origin", f"HEAD:refs/heads/{branch}", cwd=work)
+    return git("rev-parse", "HEAD", cwd=work).strip()

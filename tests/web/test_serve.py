@@ -401,6 +401,43 @@ def test_review_page_approves_and_rejects_against_a_real_remote(
     assert gone.status_code == 404 and gone.json()["hint"]
 
 
+def test_review_page_lists_what_a_teammate_added_and_approve_refuses_it(
+    git_daemon: Any, kb_factory: Any, make_forge: Any, monkeypatch: Any, tmp_path: Path
+) -> None:
+    from tests.support.routing import teammate_pushes
+
+    team, _forge, kb, _one, two = _review_setup(git_daemon, kb_factory, make_forge, monkeypatch)
+    workflow = "on: [push]\njobs: {x: {runs-on: ubuntu-latest, steps: [{run: make}]}}\n"
+    tip = teammate_pushes(team, two.branch, {".github/workflows/ci.yml": workflow}, tmp_path)
+    heads = team.heads()
+    client, guard = _client(kb.path)
+    page = client.get("/review").text
+    assert "<code>.github/workflows/ci.yml</code>: adds a CI file" in page
+    assert "approve refuses these changes" in page and "approve, accepting the 1 listed" in page
+    refused = client.post(
+        "/api/review/approve",
+        headers={"X-CSRF-Token": guard.csrf},
+        json={"branch": two.branch, "tip": tip},
+    )
+    assert refused.status_code == 400, refused.text
+    assert ".github/workflows/ci.yml: adds a CI file" in refused.json()["error"]
+    assert team.heads() == heads
+    stale = client.post(
+        "/api/review/approve",
+        headers={"X-CSRF-Token": guard.csrf},
+        json={"branch": two.branch, "tip": two.commit, "accept": ".github/workflows/ci.yml"},
+    )
+    assert stale.status_code != 200 and "moved since it was reviewed" in stale.json()["error"]
+    res = client.post(
+        "/review/approve",
+        data={"csrf": guard.csrf, "branch": two.branch, "tip": tip,
+              "accept": ".github/workflows/ci.yml"},
+        follow_redirects=True,
+    )  # fmt: skip
+    assert f"approved {two.branch}" in res.text
+    assert team.heads()["main"] == tip
+
+
 def test_review_page_without_a_team_says_how_to_set_one(notes_kb: Path) -> None:
     client, _ = _client(notes_kb)
     page = client.get("/review")
@@ -515,6 +552,39 @@ def test_history_follows_moves_and_plain_git_edits_and_skips_other_notes(
         f"chore(knowledge): confirm {other}",
     ]
     assert len(others) == 3
+
+
+def test_the_api_writes_and_edits_a_note_and_reads_the_activity(notes_kb: Path) -> None:
+    client, guard = _client(notes_kb)
+    fields = {"title": "Quote paths", "insight": "Unquoted paths break on spaces."}
+    refused = client.post("/api/notes/new", json=fields)  # no CSRF token
+    assert refused.status_code == 403
+    missing = client.post("/api/notes/new", headers={"X-CSRF-Token": guard.csrf}, json=fields)
+    assert missing.status_code == 400 and missing.json()["error"] == "a category is required"
+    added = client.post(
+        "/api/notes/new",
+        headers={"X-CSRF-Token": guard.csrf},
+        json=fields | {"category": "shell", "confidence": "low", "tags": "shell, bash"},
+    )
+    assert added.status_code == 200, added.text
+    ident = added.json()["result"]["id"]
+    assert added.json()["result"]["commit"] == head(notes_kb)
+    assert trailers(notes_kb, "Reflect-Source") == ["web"]
+    edited = client.post(
+        f"/api/notes/{ident}/edit",
+        headers={"X-CSRF-Token": guard.csrf},
+        json=fields
+        | {"insight": "Quote every expansion.", "body": "Unquoted paths break on spaces.\n"},
+    )
+    assert edited.status_code == 200, edited.text
+    text = git("show", f"HEAD:documents/{ident}.md", cwd=notes_kb)
+    assert "key_insight: Quote every expansion.\n" in text  # the other fields stay as they were
+    assert text.endswith("---\nQuote every expansion.\n") and "tags:\n- shell\n- bash\n" in text
+    assert "category: shell\n" in text and "confidence: low\n" in text
+    activity = client.get("/api/activity").json()
+    assert [e["op"] for e in activity["entries"][:2]] == ["update", "add"]
+    assert activity["entries"][0]["ids"] == [ident] and activity["entries"][0]["source"] == "web"
+    assert_clean(notes_kb)
 
 
 def _peak_rss_kib(pid: int) -> int:

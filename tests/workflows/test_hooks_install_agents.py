@@ -11,8 +11,14 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from reflectgit.workflows.installer import CLAUDE_EVENTS, is_our_command
 from tests.support.capture import kb_fixture, queue_entries, transcripts_fixture  # noqa: F401
+from tests.support.kb import home_kb  # noqa: F401
+
+# Every install here points its hooks at ~/.learnings: make it a KB.
+pytestmark = pytest.mark.usefixtures("home_kb")
 
 OTHER = {
     "model": "opus",
@@ -38,9 +44,11 @@ def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
     post = data["hooks"]["PostToolUse"]
     assert post[0] == OTHER["hooks"]["PostToolUse"][0]
     assert post[1]["matcher"] == "*"
+    # A personal file names the KB the install found (here the fallback ~/.learnings).
     assert post[1]["hooks"][0]["command"].endswith(
-        "-m reflectgit.hooks.agent PostToolUse --harness claude"
+        f"-m reflectgit.hooks.agent PostToolUse --harness claude --kb {pinned_env}/.learnings"
     )
+    assert post[1]["hooks"][0]["async"] is True  # capture only: Claude Code does not wait
     # Installing again changes nothing and never duplicates.
     before = settings.read_text()
     assert cli("--json", "hooks", "install", "--agent", "claude").json()["action"] == "unchanged"
@@ -59,22 +67,17 @@ def test_session_start_recalls_and_drains_in_the_background(cli, pinned_env, tmp
     out = cli("hooks", "install", "--agent", "claude")
     assert out.code == 0, out.err
     data = json.loads((Path(pinned_env) / ".claude" / "settings.json").read_text())
-    commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert any(c.endswith("-m reflectgit recall --format claude") for c in commands)
-    assert any(c.endswith("-m reflectgit drain --background --quiet") for c in commands)
-    # The harness runs the command line as written, in the project folder, with no KB yet:
-    # it must still answer with the JSON Claude Code expects (or nothing) and exit 0.
-    kb = tmp_path / "kb"
-    assert cli("init", str(kb)).code == 0
+    entries = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    commands = [h["command"] for h in entries]
+    pin = f" --kb {pinned_env}/.learnings"
+    assert any(c.endswith("-m reflectgit recall --format claude" + pin) for c in commands)
+    assert any(c.endswith("-m reflectgit drain --background --quiet" + pin) for c in commands)
+    assert not any("async" in h for h in entries)  # its stdout is the context: never async
+    # The harness runs the command line as written, in the project folder, with a KB that
+    # holds no commit yet: it must still answer with the JSON Claude Code expects, exit 0.
     recall = next(c for c in commands if "recall" in c)
     proc = subprocess.run(
-        recall,
-        shell=True,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "REFLECT_GIT_KB": str(kb)},
-        check=False,
+        recall, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
@@ -119,7 +122,8 @@ def test_hooks_of_an_earlier_release_are_ours_to_upgrade_and_to_remove(cli, pinn
         for g in groups for h in g["hooks"]
     ]  # fmt: skip
     assert not [c for c in commands if " hook " in c or c.startswith("/old/")], commands
-    assert sum(c.endswith("-m reflectgit.hooks.agent Stop --harness claude") for c in commands) == 1
+    stop = f"-m reflectgit.hooks.agent Stop --harness claude --kb {pinned_env}/.learnings"
+    assert sum(c.endswith(stop) for c in commands) == 1
     settings.write_text(json.dumps(old))  # an old install, removed as it is
     assert cli("--json", "hooks", "install", "--agent", "claude", "--uninstall").code == 0
     assert json.loads(settings.read_text()) == OTHER

@@ -20,6 +20,10 @@ import pytest
 from reflectgit.workflows.installer import CLAUDE_EVENTS
 from tests.conftest import TEST_DATA
 from tests.support.capture import kb_fixture  # noqa: F401
+from tests.support.kb import home_kb  # noqa: F401
+
+# Every install here points its hooks at ~/.learnings: make it a KB.
+pytestmark = pytest.mark.usefixtures("home_kb")
 
 SCHEMAS = TEST_DATA
 VENV_BIN = str(Path(sys.executable).parent)  # holds the `reflect-git` console script
@@ -238,6 +242,7 @@ def test_user_scope_names_this_interpreter_and_old_entries_are_replaced(cli, pin
     assert_valid(data)
     commands = commands_of(data)
     assert not [c for c in commands if c.startswith("/old/")]
-    assert f"{sys.executable} -m reflectgit.hooks.agent Stop --harness claude" in commands
-    assert f"{sys.executable} -m reflectgit drain --background --quiet" in session_start(data)
+    pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
+    assert f"{sys.executable} -m reflectgit.hooks.agent Stop --harness claude{pin}" in commands
+    assert f"{sys.executable} -m reflectgit drain --background --quiet{pin}" in session_start(data)
     assert len(data["hooks"]["Stop"]) == 1  # replaced, not duplicated

@@ -19,6 +19,10 @@ import pytest
 
 from reflectgit.workflows.installer import CODEX_EVENTS, COPILOT_EVENTS
 from tests.conftest import DATA, TEST_DATA
+from tests.support.kb import home_kb  # noqa: F401
+
+# Every install here points its hooks at ~/.learnings: make it a KB.
+pytestmark = pytest.mark.usefixtures("home_kb")
 
 SCHEMAS = TEST_DATA
 VENV_BIN = str(Path(sys.executable).parent)
@@ -96,12 +100,16 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     assert_valid("codex-hooks.schema.json", data)
     assert set(data["hooks"]) == {*CODEX_EVENTS, "SessionStart", "PreToolUse"}
     assert data["hooks"]["Stop"][0] == theirs["hooks"]["Stop"][0]
-    stop = data["hooks"]["Stop"][1]["hooks"][0]["command"]
-    assert stop == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex"
+    stop = data["hooks"]["Stop"][1]["hooks"][0]
+    pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
+    assert (
+        stop["command"] == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex{pin}"
+    )
+    assert "async" not in stop  # Codex skips async command hooks
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     assert starts == [
-        f"{sys.executable} -m reflectgit recall --format codex",
-        f"{sys.executable} -m reflectgit drain --background --quiet",
+        f"{sys.executable} -m reflectgit recall --format codex{pin}",
+        f"{sys.executable} -m reflectgit drain --background --quiet{pin}",
     ]
     text = hooks_json.read_text()
     assert cli("--json", "hooks", "install", "--agent", "codex").json()["action"] == "unchanged"
@@ -172,7 +180,8 @@ def test_copilot_user_hooks_file_is_ours_and_goes_on_uninstall(cli, pinned_env):
     (error,) = data["hooks"]["errorOccurred"]
     assert error == {
         "type": "command",
-        "bash": f"{sys.executable} -m reflectgit.hooks.agent errorOccurred --harness copilot",
+        "bash": f"{sys.executable} -m reflectgit.hooks.agent errorOccurred --harness copilot"
+        f" --kb {pinned_env}/.learnings",
         "timeoutSec": 30,
     }
     text = path.read_text()

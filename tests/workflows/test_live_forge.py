@@ -17,7 +17,7 @@ import pytest
 
 from reflectgit.workflows import review, routing
 from tests.conftest import git
-from tests.support.routing import KB
+from tests.support.routing import KB, user_config
 
 # Read at import: the autouse fixture clears REFLECT_* from the environment of every test.
 LIVE = {
@@ -49,7 +49,8 @@ def test_live_draft_pr_round_trip(
     forge = f'[forge]\nprovider = "{kind}"\nrepo = "{parts.path.strip("/").removesuffix(".git")}"\n'
     if api_url:
         forge += f'api_url = "{api_url}"\n'
-    kb.settings(f'[team]\nremote = "{push_url}"\n' + forge)
+    kb.settings(f'[team]\nremote = "{push_url}"\n')
+    user_config(forge)
     note_id = kb.add(f"Live check {secrets.token_hex(4)}", "medium")
 
     result = routing.route(kb.config(), note_id)

@@ -21,6 +21,10 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from tests.conftest import run_cli_proc
+from tests.support.kb import home_kb  # noqa: F401
+
+# Every install here points its hooks at ~/.learnings: make it a KB.
+pytestmark = pytest.mark.usefixtures("home_kb")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -132,7 +136,8 @@ def test_claude_user_scope_merges_into_claude_json_and_uninstall_restores_it(
     assert (pinned_env / ".claude" / "settings.json").exists()
     # The entry starts a working server.
     assert tools_of(entry["command"], entry["args"], project) == [
-        "search", "recall", "show", "add", "confirm", "review_list",
+        "search", "recall", "show", "add", "confirm", "update", "supersede", "archive",
+        "review_list",
     ]  # fmt: skip
 
     again = install(str(project), "--agent", "claude", "--mcp", kb=kb)
@@ -219,9 +224,11 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
     assert json.loads(done.stdout)["mcp"]["action"] == "registered"
     after = config.read_text(encoding="utf-8")
     data = tomllib.loads(after)
+    # A personal entry names the KB it was made for: the default KB `init` (the fixture) set.
+    named_kb = str(kb)
     assert data["mcp_servers"]["reflect-git"] == {
         "command": sys.executable,
-        "args": ["-m", "reflectgit", "mcp"],
+        "args": ["-m", "reflectgit", "--kb", named_kb, "mcp"],
     }
     before = tomllib.loads(CODEX_TOML)
     assert {k: v for k, v in data.items() if k != "mcp_servers"} == {
@@ -234,7 +241,7 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
         "\n",
         "[mcp_servers.reflect-git]\n",
         f'command = "{sys.executable}"\n',
-        'args = ["-m", "reflectgit", "mcp"]\n',
+        f'args = ["-m", "reflectgit", "--kb", "{named_kb}", "mcp"]\n',
     ]
     assert after.startswith(CODEX_TOML)  # every byte that was there, in place
     server = data["mcp_servers"]["reflect-git"]
@@ -249,6 +256,9 @@ def test_codex_user_scope_adds_one_table_round_trips_and_uninstalls_byte_for_byt
             "config": str(config),
             "registered": True,
             "command": sys.executable,
+            "kb": named_kb,
+            "kb_source": "named",
+            "kb_exists": True,
         }
     ]
     text = run_cli_proc("hooks", "status", str(project)).stdout
@@ -283,9 +293,10 @@ def test_codex_an_older_table_of_ours_is_replaced_in_place(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["mcp"]["action"] == "updated"
     text = config.read_text(encoding="utf-8")
+    named_kb = pinned_env / ".learnings"
     assert text == (
         'model = "o3"\n\n[mcp_servers.reflect-git]\n'
-        f'command = "{sys.executable}"\nargs = ["-m", "reflectgit", "mcp"]\n'
+        f'command = "{sys.executable}"\nargs = ["-m", "reflectgit", "--kb", "{named_kb}", "mcp"]\n'
         '\n# keep me\n[mcp_servers.other]\ncommand = "o"\n'
     )
     assert tomllib.loads(text)["mcp_servers"]["other"] == {"command": "o"}

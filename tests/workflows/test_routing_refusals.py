@@ -6,16 +6,23 @@ team is read back with plain git and checked with ``reflect-git validate``.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from reflectgit.notes import secrets
+from reflectgit.notes.note import parse_note, slugify
 from reflectgit.workflows import routing
 from tests.conftest import git
+from tests.support.forge_server import TOKEN, make_forge
 from tests.support.remote import BareRepo, GitDaemon, git_daemon
 from tests.support.routing import kb_factory, note_bytes
 
-__all__ = ["git_daemon", "kb_factory"]
+__all__ = ["git_daemon", "kb_factory", "make_forge"]
 
 
 def _write(path: Path, text: str) -> Path:
@@ -328,3 +335,71 @@ def test_an_id_a_hand_named_file_on_main_already_uses_is_refused_even_with_force
         NOTE.format(conf="high").replace("id: lrn-pool-prefill", "id: lrn-unrelated"),
     )
     assert routing.route(kb.config(), str(other)).pushed
+
+
+# --------------------------------------------------------------------------- encoded secrets
+# A medium note whose title carries an encoded token (pulled from a teammate, or written by
+# hand and committed without `add`): route refuses it, and nothing of the token reaches a
+# branch name on the team remote or a request to the (loopback) forge.
+
+_TOKEN = "ghp_" + "R8mQ2vLx7KpZ4nWc9TbY3hJf6DsA1gUe5oNi"
+_ENCODED_TITLES = {
+    "base64": base64.b64encode(_TOKEN.encode()).decode(),
+    "url-encoded": _TOKEN.replace("_", "%5F"),
+    "zero-width": _TOKEN[:8] + "\u200b" + _TOKEN[8:],
+    "reversed": _TOKEN[::-1],
+}
+
+
+@pytest.mark.parametrize("how", sorted(_ENCODED_TITLES))
+def test_an_encoded_secret_in_a_title_never_reaches_a_branch_name_or_the_forge(
+    how: str, git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch, cli
+) -> None:
+    encoded = _ENCODED_TITLES[how]
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "team kb\n"})
+    forge = make_forge("github", {"acme/team": team.path})
+    monkeypatch.setenv("GH_TOKEN", TOKEN)
+    kb = kb_factory(
+        team, f'[forge]\nprovider = "github"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+    )
+    note_id = kb.add(f"Deploy with {encoded}", "medium", note_id="lrn-deploy-token")
+
+    res = cli("--kb", str(kb.path), "route", note_id)
+
+    assert res.code == 1 and "GitHub token" in res.err, res.out + res.err
+    assert encoded not in res.out + res.err
+    assert list(team.heads()) == ["main"]  # no knowledge branch, named after it or not
+    slug_part = slugify(encoded)[:16]
+    assert all(slug_part not in name for name in team.heads())
+    sent = json.dumps(forge.requests)
+    assert encoded not in sent and slug_part not in sent.lower()
+
+
+def test_a_routed_title_and_pull_request_body_are_masked() -> None:
+    """What names and requests are built from goes through the scanner itself (belt and
+    braces: prepare refuses such a note before anything is built)."""
+    encoded = _ENCODED_TITLES["base64"]
+    data = note_bytes(f"Deploy with {encoded}", "medium", note_id="lrn-deploy-token")
+    data = data.replace(b"key_insight: Insight", f"key_insight: use {encoded}. Insight".encode())
+    src = routing.SourceNote(
+        data, parse_note(data, "n.md"), "n.md", "documents/lrn-deploy-token.md", None
+    )
+    assert encoded not in src.title and secrets.REDACTED in src.title
+    assert slugify(src.title) == "deploy-with-redacted"
+    body = routing.pr_body(src, "knowledge/deploy-with-redacted")
+    assert encoded not in body and secrets.REDACTED in body
+
+
+@pytest.mark.parametrize("tier", ["high", "medium"])
+def test_a_look_alike_of_a_team_id_is_not_routed_next_to_it(
+    tier: str, git_daemon: GitDaemon, kb_factory, cli
+) -> None:
+    team = git_daemon.new_repo()
+    team.seed({"documents/poe.md": note_bytes("Poe", note_id="poe").decode()})
+    kb = kb_factory(team)
+    twin = kb.add("Twin", tier, note_id="\u0440\u043e\u0435")  # Cyrillic р о е
+    before = team.heads()
+    res = cli("--kb", str(kb.path), "route", twin)
+    assert res.code == 1 and "looks like the team's documents/poe.md" in res.err, res.err
+    assert team.heads() == before

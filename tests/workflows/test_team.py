@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from reflectgit.workflows import routing
 from reflectgit.workflows.team import set_table
@@ -288,4 +291,78 @@ def test_a_kb_that_routes_by_url_has_nothing_to_publish(
     team = git_daemon.new_repo()
     kb = make_kb(tmp_path / "kb", team)
     kb.add("Medium but mine", "medium")
+    assert cli("--kb", str(kb.path), "--json", "status").json()["publish"] is None
+
+
+# ---------------------------------------------------------------------------- a plain git clone
+
+
+def _plain_clone(git_daemon: GitDaemon, tmp_path: Path, remote: str | None) -> tuple[Any, Path]:
+    """`git clone` of a team KB whose settings name the team by ``remote`` (None: its URL)."""
+    team = git_daemon.new_repo()
+    named = remote or team.url
+    team.seed(
+        {
+            ".reflect-git.toml": f'[team]\nremote = "{named}"\n',
+            "documents/lrn-shared.md": note_bytes("Shared", note_id="lrn-shared").decode(),
+        }
+    )
+    kb_path = tmp_path / "kb"
+    git("clone", "-q", team.url, str(kb_path), cwd=tmp_path)
+    return team, kb_path
+
+
+@pytest.mark.parametrize("remote", ["origin", None], ids=["by-name", "by-url"])
+def test_a_plain_git_clone_is_guarded_by_its_first_write(
+    git_daemon: GitDaemon, tmp_path: Path, cli, remote: str | None
+) -> None:
+    team, kb_path = _plain_clone(git_daemon, tmp_path, remote)
+    main = team.heads()["main"]
+    hook = kb_path / ".git/hooks/pre-push"
+    assert not hook.exists()
+    before = cli("--kb", str(kb_path), "status")
+    assert "guard:    none: a plain `git push` can publish unreviewed notes" in before.out
+
+    added = cli(
+        "--kb", str(kb_path), "add", "--title", "Unreviewed idea", "--insight", "Idea.",
+        "--category", "debugging", "--confidence", "medium",
+    )  # fmt: skip
+
+    assert added.code == 0 and f"note: installed the pre-push guard ({hook})" in added.out
+    assert "reflect-git pre-push" in hook.read_text()
+    medium = added.out.split()[1]
+    status = cli("--kb", str(kb_path), "--json", "status").json()["publish"]
+    assert status["guard"] is True and status["unreviewed"] == [f"documents/{medium}.md"]
+    text = cli("--kb", str(kb_path), "status").out
+    assert "guard:    pre-push guard installed: a push of main to origin refuses" in text
+    pushed = _push(kb_path, "origin", "main")
+    assert pushed.returncode != 0 and "reflect-git refused the push" in pushed.stderr
+    assert f"documents/{medium}.md ({medium}): added, medium confidence" in pushed.stderr
+    assert team.heads()["main"] == main  # nothing reached the team
+
+
+def test_guard_uninstall_is_remembered_and_other_kbs_get_no_guard(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    team, kb_path = _plain_clone(git_daemon, tmp_path, "origin")
+    _add(cli, kb_path, "First", "high")
+    removed = cli("--kb", str(kb_path), "--json", "team", "guard", "--uninstall")
+    assert removed.json()["action"] == "uninstalled"
+    _add(cli, kb_path, "Second", "medium")
+    assert not (kb_path / ".git/hooks/pre-push").exists()  # the person's choice holds
+    assert "guard:    none" in cli("--kb", str(kb_path), "status").out
+    again = cli("--kb", str(kb_path), "--json", "team", "guard")
+    assert again.json()["action"] == "installed"
+    assert git("config", "--get", "reflect-git.guard", cwd=kb_path, check=False) == ""
+
+    # A personal KB with a remote of its own (a backup) that routes to the team by URL:
+    # its main is not the team's, so no guard and nothing to publish.
+    from tests.support.routing import make_kb
+
+    backup = git_daemon.new_repo()
+    kb = make_kb(tmp_path / "personal", team)
+    git("remote", "add", "origin", backup.url, cwd=kb.path)
+    git("push", "-q", "-u", "origin", "main", cwd=kb.path)
+    _add(cli, kb.path, "Mine", "medium")
+    assert not (kb.path / ".git/hooks/pre-push").exists()
     assert cli("--kb", str(kb.path), "--json", "status").json()["publish"] is None

@@ -23,10 +23,11 @@ a hook did before the log existed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from reflectgit.git.lockwait import take
 from reflectgit.state import eventlog
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from reflectgit.config import Config
 

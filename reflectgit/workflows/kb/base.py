@@ -336,6 +336,8 @@ class Base:
         self._vetted: set[str] = set()  # blob ids of note/sidecar bytes that passed the schema
         self.adopting = False  # True for ``init`` only: it writes the layout a KB is known by
         self._recognised = False
+        self._clone_checked = False
+        self.guard_installed: str | None = None  # the pre-push hook this KB put in, if any
 
     @classmethod
     def open(
@@ -379,6 +381,7 @@ class Base:
                 raise ValueError("an edit with changes needs a commit message")
             self._validate(edit.changes, snap)
             _refuse_secret_message(edit.message)
+            self._guard_clone()
             expect = dict(snap.reads)
             for change in edit.changes:
                 expect.setdefault(change.path, snap.blob(change.path))
@@ -397,6 +400,32 @@ class Base:
             self._changed()
             return Committed(edit.value, sha, attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _guard_clone(self) -> None:
+        """Before the first commit: when this KB is a clone of the team KB (its branch follows
+        the team's), make sure the pre-push guard is installed, so a plain ``git push`` cannot
+        publish a note below high confidence that nobody reviewed (``team guard``).
+
+        A KB whose git config names no remote (``git init``) is answered from that one file.
+        """
+        if self._clone_checked:
+            return
+        self._clone_checked = True
+        if self.store.path is None or not self.store.may_follow_a_remote():
+            return
+        from reflectgit.config import Config
+        from reflectgit.workflows.team import GUARD_SETTING, ensure_guard
+
+        try:
+            result = ensure_guard(Config.resolve(self.store.path, self.store.env))
+        except OSError as exc:
+            raise RefusedError(
+                f"cannot install the pre-push guard this clone of the team KB needs: {exc}",
+                hint="run `reflect-git team guard` once the hooks folder is writable "
+                f"(or `git config {GUARD_SETTING} false` to go without); nothing was written",
+            ) from None
+        if result is not None:
+            self.guard_installed = result.hook
 
     def _changed(self) -> None:
         """After a commit, in the background: git's automatic housekeeping when it is due

@@ -1,7 +1,8 @@
-"""Ids that a case-insensitive or normalising checkout would take for one another.
+"""Ids that a case-insensitive or normalising checkout, or a person, would take for one another.
 
 ``Foo-1.md`` and ``foo-1.md`` are two files to git and one to macOS and Windows; so are ``é``
-composed and decomposed. A new id that shares ``names.id_key`` with an existing one (live,
+composed and decomposed; ``redis-pool`` and ``rеdis-pool`` (a Cyrillic е) are one to a reader.
+A new id that shares ``names.id_key`` (its confusable skeleton) with an existing one (live,
 archived or forgotten) is refused when given, and skipped over when generated.
 """
 
@@ -53,7 +54,8 @@ def refuse_clash(ident: str, existing: Known) -> None:
     if other is not None:
         raise RefusedError(
             f"the id {ident!r} clashes with the existing note {other!r}: they differ only by "
-            "case or Unicode normalisation, and a macOS or Windows checkout holds them as one file",
+            "case, Unicode normalisation or look-alike characters, so a macOS or Windows "
+            "checkout holds them as one file or a reader takes one for the other",
             hint=f"to change that note, use its id {other!r} (`reflect-git show {other}`); "
             "for a new note, choose another id (or remove `id:` to get one)",
         )
@@ -65,8 +67,8 @@ def clash_reason(ident: str, known: Known) -> str | None:
     other = clash(ident, known)
     if other is not None:
         return (
-            f"{ident}: clashes with the id {other} (they differ only by case or Unicode "
-            "normalisation; a macOS or Windows checkout holds them as one file)"
+            f"{ident}: clashes with the id {other} (they differ only by case, Unicode "
+            "normalisation or look-alike characters; a checkout or a reader takes them for one)"
         )
     raw = ident.encode("utf-8", "surrogateescape") + SUFFIX
     known.setdefault(_key(raw), raw)

@@ -73,6 +73,7 @@ class UpdateResult:
     id: str
     path: str
     commit: str | None
+    notes: tuple[str, ...] = ()  # what the update left alone, and why
 
 
 @dataclass(frozen=True)
@@ -279,8 +280,10 @@ class Mutations(Base):
         source_name: str = "<stdin>",
         sidecar_name: str = "<entities>",
         restore: bool = False,
+        body: str | None = None,
     ) -> AddResult:
         """Validate and commit one note (from bytes, from fields, or bytes with field overrides).
+        A note from fields takes ``body`` as its body, else its key insight.
 
         A forgotten id is a tombstone: adding a note under it is refused unless ``restore``
         (then the forgotten copy goes in the same commit). Supersession links are made by
@@ -302,6 +305,8 @@ class Mutations(Base):
                 merged.extend(t for t in value if t not in merged)
                 value = merged
             base_note.frontmatter[key] = value
+        if data is None and body is not None and body.strip():
+            base_note.body = body if body.endswith("\n") else body + "\n"
         if (
             data is None
             and not base_note.body
@@ -430,13 +435,17 @@ class Mutations(Base):
         ident: str,
         assignments: Sequence[str] = (),
         body: str | None = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
     ) -> UpdateResult:
-        """Change fields (``KEY=VALUE``, YAML-typed) or the body; the id and file name stay."""
-        if not assignments and body is None:
+        """Change fields (``KEY=VALUE``, YAML-typed; or ``fields``, top-level keys with their
+        values as given) or the body; the id and file name stay."""
+        if not assignments and body is None and not fields:
             raise UsageError("nothing to change", hint="give --set KEY=VALUE or --body-file F")
+        given = [parse_assignment(text) for text in assignments]
+        given += [([key], value) for key, value in (fields or {}).items()]
         parsed: list[tuple[list[str], Any]] = []
-        for text in assignments:
-            parts, value = parse_assignment(text)
+        for parts, value in given:
             if parts[0] == "id":
                 raise UsageError("the id of a note never changes", hint="add a new note instead")
             if parts[0] in LINK_FIELDS:
@@ -453,11 +462,15 @@ class Mutations(Base):
             found = snap.get(ident, ("live",))
             note = parse_note(found.data, found.path)
             before = render_note(note)
+            stated = {k: note.frontmatter.get(k) for k in edit.BODY_FIELDS}
             for parts, value in parsed:
                 edit.assign(note.frontmatter, parts, value)
+            notes: list[str] = []
             if body is not None:
                 note.body = body
-            result = UpdateResult(found.id, found.path, None)
+            else:
+                notes = _restate_body(note, stated)
+            result = UpdateResult(found.id, found.path, None, tuple(notes))
             if render_note(note) == before:
                 return Edit(result)
             note.frontmatter["updated"] = now
@@ -468,7 +481,7 @@ class Mutations(Base):
             return Edit(result, [write(found.path, rewrite_note(found.data, note))], message)
 
         done = self.mutate(build)
-        return UpdateResult(done.value.id, done.value.path, done.commit)
+        return UpdateResult(done.value.id, done.value.path, done.commit, done.value.notes)
 
     def confirm(self, ident: str, source: str) -> ConfirmResult:
         """Count one more proof from ``source`` (``notes.edit.confirm``: the drain's confirm too);
@@ -704,6 +717,27 @@ class Mutations(Base):
         tip, parsed = done.value
         assert done.commit is not None
         return UndoResult(tip, done.commit, parsed.subject, parsed.ids)
+
+
+def _restate_body(note: Note, stated: Mapping[str, Any]) -> list[str]:
+    """Keep the body in step with a changed field ``add`` also writes into the body (the key
+    insight): the paragraph stating the old value now states the new one, and only that
+    paragraph changes. A body that no longer states the old value (a person rewrote it) is
+    left as written; the returned note says so."""
+    notes = []
+    for key, old in stated.items():
+        new = note.frontmatter.get(key)
+        if not isinstance(old, str) or not isinstance(new, str) or old.strip() == new.strip():
+            continue
+        restated = edit.restate(note.body, old, new)
+        if restated is not None:
+            note.body = restated
+        elif note.body.strip():
+            notes.append(
+                f"the body does not state the old {key} as a paragraph of its own, so it is "
+                "left as written: edit it to match (--body-file) if it should change too"
+            )
+    return notes
 
 
 def _tier_of(data: bytes, path: str) -> str | None:

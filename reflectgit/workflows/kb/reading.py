@@ -63,10 +63,15 @@ class Revision:
 @dataclass(frozen=True)
 class LogEntry:
     commit: str
-    op: str | None
+    op: str | None  # None: a commit reflect-git did not make (``log(everyone=True)``)
     ids: list[str]
     subject: str
     date: str
+    author: str = ""
+    trailers: tuple[tuple[str, str], ...] = ()
+
+    def trailer(self, key: str) -> str | None:
+        return next((v for k, v in self.trailers if k == key), None)
 
 
 def json_value(value: Any) -> Any:
@@ -187,20 +192,38 @@ class Reading(Base):
             ),
         )
 
-    def log(self, ident: str | None = None, limit: int | None = None) -> list[LogEntry]:
-        """reflect-git's own commits on the branch, newest first, from their trailers."""
+    def log(
+        self,
+        ident: str | None = None,
+        limit: int | None = None,
+        *,
+        op: str | None = None,
+        everyone: bool = False,
+    ) -> list[LogEntry]:
+        """reflect-git's own commits on the branch, newest first, from their trailers; only
+        those of one operation with ``op``; with ``everyone`` (and no ``ident`` or ``op``) the
+        commits people made with plain git too (their ``op`` is None)."""
         out: list[LogEntry] = []
         if self.store.head() is None:
             return out
         for info in self.store.log():
-            if not messages.is_ours(info.message):
+            ours = messages.is_ours(info.message)
+            if not ours and not (everyone and ident is None and op is None):
                 continue
             parsed = messages.parse(info.message)
             if ident is not None and ident not in parsed.ids:
                 continue
+            if op is not None and parsed.op != op:
+                continue
             out.append(
                 LogEntry(
-                    info.sha, parsed.op, parsed.ids, parsed.subject, info.author_time.isoformat()
+                    info.sha,
+                    parsed.op if ours else None,
+                    parsed.ids if ours else [],
+                    parsed.subject,
+                    info.author_time.isoformat(),
+                    info.author,
+                    tuple(parsed.trailers) if ours else (),
                 )
             )
             if limit is not None and len(out) >= limit:

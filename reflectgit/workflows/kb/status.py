@@ -36,6 +36,9 @@ class StatusResult:
     corrupt_files: int = 0
     stale_files: int = 0
     errors: dict[str, int] | None = None  # the last 7 days, by kind (`reflect-git errors`)
+    # Live notes recall and the MCP tools never serve (they fail validation or hold a secret:
+    # notes/withheld.py), with why, as the search index found them; None without an index.
+    withheld: list[tuple[str, str]] | None = None
 
 
 class Status(Base):
@@ -68,6 +71,7 @@ class Status(Base):
             for state in ("live", "archived"):
                 tracked.extend(self.store.list_tree(tree, STATE_FOLDERS[state]))
         clean = not self.store.dirty_paths(tracked)
+        index = _index_freshness(self)
         return StatusResult(
             kb=str(self.store.path or self.store.git_dir),
             branch=self.store.current_branch(),
@@ -76,7 +80,7 @@ class Status(Base):
             tiers=tiers,
             queue_depth=depth,
             dead_letters=dead,
-            index=_index_freshness(self),
+            index=index,
             hooks=hooks,
             clean=clean,
             pending=self.store.pending(),
@@ -84,6 +88,7 @@ class Status(Base):
             corrupt_files=corrupt,
             stale_files=stale,
             errors=_error_counts(self.state_dir),
+            withheld=_withheld(self, index),
         )
 
 
@@ -179,6 +184,22 @@ def _index_freshness(kb: Base) -> str:
         except Exception:
             return "n/a"
     return "n/a"
+
+
+def _withheld(kb: Base, index: str) -> list[tuple[str, str]] | None:
+    """The live notes withheld from agents, from the search index (brought up to HEAD when it
+    is behind); None when there is no index yet (status does not build one)."""
+    if index not in ("fresh", "behind") or kb.state_dir is None or kb.store.path is None:
+        return None
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.search.index import open_fresh
+
+    try:
+        found, _ = open_fresh(kb.store.path, kb.state_dir, kb.store.env)
+        with found:
+            return found.withheld()
+    except (ReflectGitError, OSError):
+        return None
 
 
 def _hooks_installed(store: Store) -> dict[str, bool]:

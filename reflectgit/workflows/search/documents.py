@@ -15,6 +15,8 @@ from reflectgit.errors import NoteError, UsageError
 if TYPE_CHECKING:
     from typing import Any
 
+    from reflectgit.notes.note import Note, Sidecar
+
 LOCATIONS = {DOCUMENTS: "live", ARCHIVED: "archived", FORGOTTEN: "forgotten"}
 # Raw originals kept by the original tool's ingest are not notes.
 SKIPPED_PREFIXES = (f"{DOCUMENTS}/memories/",)
@@ -154,6 +156,9 @@ class Document:
     edges: list[tuple[str, str | None, str | None]]
     # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
     scoping: dict[str, Any] = field(default_factory=dict)
+    # Why recall, the MCP tools and the SessionStart hook never serve this note (it does not
+    # validate or holds a secret: ``notes.withheld``); None when they may. Decided here, once.
+    withheld: str | None = None
 
     @property
     def weight(self) -> float:
@@ -201,20 +206,27 @@ def _number(value: Any) -> float | None:
 
 def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> Document:
     """Build the searchable view of a note; an unreadable note is still searchable as text."""
+    from reflectgit.notes import withheld
     from reflectgit.notes.note import TIER_NUM, parse_note, parse_sidecar, tier_of
 
     stem = path.rsplit("/", 1)[-1][: -len(".md")]
+    note: Note | None = None
+    unreadable = None
     try:
         note = parse_note(note_bytes, path)
         front, body = note.frontmatter, note.body
-    except NoteError:
+    except NoteError as exc:
         front, body = {}, note_bytes.decode("utf-8", "replace")
+        unreadable = withheld.one_line(exc.message)
     sidecar: dict[str, Any] = {}
+    parsed_sidecar: Sidecar | None = None
     if sidecar_bytes is not None:
         try:
-            sidecar = parse_sidecar(sidecar_bytes, path).data
+            parsed_sidecar = parse_sidecar(sidecar_bytes, path)
+            sidecar = parsed_sidecar.data
         except NoteError:
             sidecar = {}  # an unreadable sidecar adds nothing
+    why = withheld.reason(path, note, unreadable, body, parsed_sidecar)
     note_id = next(
         (v for v in (front.get("id"), front.get("name")) if isinstance(v, str) and v.strip()),
         stem,
@@ -247,6 +259,16 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         ).replace("_", " ")
         start, end = edge_interval(edge, sidecar.get("extracted_at"))
         edges.append((words, start, end))
+    if why is not None:
+        # A withheld note's secret is never indexed, shown in a title, summary or snippet, or
+        # found by its value (masking text that holds none changes nothing).
+        from reflectgit.notes.secrets import mask
+
+        texts = {name: mask(text) for name, text in texts.items()}
+        title, body = texts["title"], texts["body"]
+        entities = [mask(e) for e in entities]
+        tags = [mask(t) for t in tags]
+        edges = [(mask(words), start, end) for words, start, end in edges]
     summary = next(
         (texts[k].strip() for k in ("key_insight", "rule", "fix", "problem") if texts[k].strip()),
         " ".join(body.split())[:300],
@@ -270,6 +292,7 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         texts=texts,
         edges=edges,
         scoping=scoping_of(front),
+        withheld=why,
     )
 
 

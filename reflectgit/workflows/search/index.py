@@ -267,8 +267,12 @@ def search(
     synonyms_file: str | None = SYNONYMS_FILE,
     related: Sequence[str] = (),
     progress: Callable[[int, int], None] | None = None,
+    served_only: bool = False,
 ) -> SearchResult:
     """Search the KB now (through the persistent index) or at a past revision or date.
+
+    ``served_only`` (what an agent asks, through the MCP tools) leaves out the notes withheld
+    from agents (``notes/withheld.py``); a person's search lists them, flagged and masked.
 
     ``synonyms_file`` (a path in the KB's work tree) extends the shipped synonym table;
     ``related`` terms (``search --expand``) join the query as synonyms of it;
@@ -296,6 +300,7 @@ def search(
         "explain": explain,
         "synonyms": kb_synonyms(kb, synonyms_file, state_dir),
         "related": related,
+        "served_only": served_only,
     }
     if at is not None:
         store = _open_store(kb, env)

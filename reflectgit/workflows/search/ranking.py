@@ -88,18 +88,23 @@ class Ranker(Storage):
         explain: bool = False,
         synonyms: Synonyms | None = None,
         related: Sequence[str] = (),
+        served_only: bool = False,
     ) -> SearchResult:
         """Ranked notes, best first: relevance (the sum over query.py's concepts of each one's
         best alternative's bm25), then confidence and proofs as a tie-breaker.
 
-        ``related`` terms (``search --expand``) count as synonyms of the whole query.
+        ``related`` terms (``search --expand``) count as synonyms of the whole query;
+        ``served_only`` leaves out the notes withheld from agents (``Hit.withheld`` flags them
+        otherwise, their secrets masked).
         """
         understood = self._understand(query, synonyms, related)
         match = understood.any_match()
         if match is None:
             raise UsageError(f"nothing to search for in {query!r}", hint="give at least one word")
         start, end = parse_when(as_of if as_of is not None else (now or _now()))
-        hits = self._ranked(understood, limit, include_all, tag, confidence, start, end)
+        hits = self._ranked(
+            understood, limit, include_all, tag, confidence, start, end, served_only=served_only
+        )
         self._decorate(hits, match, explain)
         concepts = [{"text": c.text, **c.alternatives} for c in understood.concepts]
         return SearchResult(query=query, hits=hits, tree=self.tree or None, understood=concepts)
@@ -119,6 +124,7 @@ class Ranker(Storage):
         cut: int = CANDIDATES,
         state: str | None = None,
         project: str | None = None,
+        served_only: bool = False,
     ) -> list[Hit]:
         """The notes ``search`` would give for ``query``, in its order, without snippets
         (``Hit.rowid`` says which row each is): the one text ranking that recall and the
@@ -132,7 +138,17 @@ class Ranker(Storage):
             return []
         start, end = parse_when(as_of if as_of is not None else (now or _now()))
         return self._ranked(
-            understood, limit, include_all, tag, confidence, start, end, cut, state, project
+            understood,
+            limit,
+            include_all,
+            tag,
+            confidence,
+            start,
+            end,
+            cut,
+            state,
+            project,
+            served_only=served_only,
         )
 
     def _understand(
@@ -201,6 +217,8 @@ class Ranker(Storage):
         cut: int = CANDIDATES,
         state: str | None = None,
         project: str | None = None,
+        *,
+        served_only: bool = False,
     ) -> list[Hit]:
         # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
         # each: a note's concept score is its best alternative's bm25 times the kind's weight
@@ -211,6 +229,8 @@ class Ranker(Storage):
         filters: list[Any] = []
         if not include_all:
             where.append("d.state = 'live' AND d.hidden = 0")
+        if served_only:
+            where.append("d.withheld IS NULL")
         if tag:
             where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
             filters.append(tag.strip().lower())
@@ -264,6 +284,7 @@ class Ranker(Storage):
             return []
         marks = ",".join("?" * len(best))
         cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
+        cols += ", d.withheld"
         rows: list[tuple[Any, ...]] = []
         ordered = list(best)
         for at in range(0, len(ordered), 500):  # SQLite caps the number of parameters
@@ -274,7 +295,7 @@ class Ranker(Storage):
             )
         hits = []
         for row in rows:
-            rowid, note_id, title, tier, state, path, conf, proofs, weight = row
+            rowid, note_id, title, tier, state, path, conf, proofs, weight, withheld = row
             relevance = sum(best[rowid])
             hit = Hit(
                 id=note_id,
@@ -289,6 +310,7 @@ class Ranker(Storage):
                 proof_weight=proof_weight(proofs),
                 edge_match=rowid in edged,
                 rowid=rowid,
+                withheld=withheld,
             )
             hits.append(hit)
         hits.sort(key=lambda h: (-h.score, h.id))
@@ -357,7 +379,7 @@ class Ranker(Storage):
             return {}
         marks = ",".join("?" * len(rowids))
         rows = self.conn.execute(
-            f"SELECT d.rowid, d.path, d.title, d.summary, f.blob FROM docs d"
+            f"SELECT d.rowid, d.path, d.title, d.summary, f.blob, d.withheld FROM docs d"
             f" LEFT JOIN files f ON f.path = d.path WHERE d.rowid IN ({marks})",
             list(rowids),
         ).fetchall()
@@ -368,10 +390,11 @@ class Ranker(Storage):
                 f"CREATE VIRTUAL TABLE s USING fts5({', '.join(FIELDS)}, tokenize='{TOKENIZER}')"
             )
             values = []
-            for rowid, path, title, summary, blob in rows:
+            for rowid, path, title, summary, blob, withheld in rows:
                 texts = dict.fromkeys(FIELDS, "")
-                texts["title"], texts["key_insight"] = title, summary
-                texts["body"] = _worktree_body(root, path, blob.hex() if blob else None)
+                texts["title"], texts["key_insight"] = title, summary  # masked when withheld
+                if withheld is None:  # a withheld note's file is never read again: its secret
+                    texts["body"] = _worktree_body(root, path, blob.hex() if blob else None)
                 values.append((rowid, *(texts[f] for f in FIELDS)))
             snip.executemany(  # one statement prepared, not one a note
                 f"INSERT INTO s (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",

@@ -44,6 +44,8 @@ class Hit:
     matched_fields: list[str] = field(default_factory=list)
     # the index's row: for snippets, recall and browse (not shown)
     rowid: int = field(default=0, compare=False, repr=False)
+    # why the note is withheld from agents (notes/withheld.py), None when it is not
+    withheld: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,7 @@ class Hit:
             "state": self.state,
             "path": self.path,
             "snippet": self.snippet,
+            "withheld": self.withheld,
             "score": round(self.score, 4),
             "why": {
                 "bm25": round(self.bm25, 4),
@@ -88,3 +91,19 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "understood": result.understood,
         "hits": [h.to_json() for h in result.hits],
     }
+
+
+def hit_lines(result: SearchResult, include_all: bool = False) -> list[str]:
+    """The text of ``search`` (the CLI's and the MCP tool's): one line per hit (id, tier,
+    title), its snippet indented below; the scores and the query's reading stay in the JSON."""
+    lines: list[str] = []
+    for hit in result.hits:
+        state = "" if hit.state == "live" else f" ({hit.state})"
+        lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
+        if hit.withheld:
+            lines.append(f"    ! withheld from agents: {hit.withheld}")
+        if hit.snippet:
+            lines.append(f"    {hit.snippet}")
+    if not result.hits:
+        lines.append(f"no notes match {result.query!r}" + ("" if include_all else " (try --all)"))
+    return lines

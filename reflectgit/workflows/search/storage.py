@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import pathlib
     from reflectgit.workflows.search.documents import Document
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -52,13 +52,17 @@ CREATE TABLE IF NOT EXISTS docs (
     entities TEXT NOT NULL,
     summary TEXT NOT NULL,
     updated TEXT,
+    withheld TEXT,
     hidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
--- recall's candidates (workflows/recall.py rank): the live notes by weight, their project and
--- scope, read from this narrow index instead of three scans of the whole table
+-- recall's candidates (workflows/recall.py rank): the live notes an agent may be served by
+-- weight, their project and scope, read from this narrow index instead of three scans of the
+-- whole table
 CREATE INDEX IF NOT EXISTS docs_live ON docs(weight DESC, project, scope, state, hidden)
-    WHERE state = 'live' AND hidden = 0;
+    WHERE state = 'live' AND hidden = 0 AND withheld IS NULL;
+-- the notes withheld from agents (notes/withheld.py), named by recall on stderr and by status
+CREATE INDEX IF NOT EXISTS docs_withheld ON docs(path) WHERE withheld IS NOT NULL;
 CREATE TABLE IF NOT EXISTS doc_tags (
     doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, doc)
 ) WITHOUT ROWID;
@@ -113,6 +117,7 @@ DOC_COLUMNS = (
     "entities",
     "summary",
     "updated",
+    "withheld",
 )
 
 
@@ -143,6 +148,7 @@ def _doc_row(doc: Document) -> tuple[Any, ...]:
         "\n".join(doc.entities),
         doc.summary,
         doc.updated,
+        doc.withheld,
     )
 
 
@@ -291,7 +297,7 @@ class Storage:
     def documents(self, rowids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Stored document rows (for recall), all or the given ones."""
         cols = "rowid, id, path, title, tier, confidence, proofs, weight, state, scope, project,"
-        cols += " tags, entities, summary, updated, hidden"
+        cols += " tags, entities, summary, updated, hidden, withheld"
         if rowids is None:
             cur = self.conn.execute(f"SELECT {cols} FROM docs")
             names = [c[0] for c in cur.description]
@@ -304,6 +310,17 @@ class Storage:
             names = [c[0] for c in cur.description]
             out.extend(dict(zip(names, row, strict=True)) for row in cur)
         return out
+
+    def withheld(self, live_only: bool = True) -> list[tuple[str, str]]:
+        """The notes withheld from agents (``notes/withheld.py``) and why, by path; only live
+        ones unless ``live_only`` is false."""
+        where = " AND state = 'live' AND hidden = 0" if live_only else ""
+        return [
+            (path, why)
+            for path, why in self.conn.execute(
+                f"SELECT path, withheld FROM docs WHERE withheld IS NOT NULL{where} ORDER BY path"
+            )
+        ]
 
     def scoping(self, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Recall's scoping fields (SCOPING_FIELDS) of the given notes that have any."""

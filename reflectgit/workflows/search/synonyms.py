@@ -116,7 +116,7 @@ def _keep(path: str, source: list[Any], table: Synonyms) -> None:
     import contextlib
     from pathlib import Path
 
-    from reflectgit.state.queue import atomic_write
+    from reflectgit.state.files import atomic_write
 
     buckets, idioms = table._lookup
     doc = {"source": source, "groups": table.groups, "buckets": buckets, "idioms": idioms}

@@ -461,6 +461,21 @@ def test_drain_and_cost_commands(cli, tmp_path: Path, repo: Path, monkeypatch) -
     assert r.code in (0, 1)
 
 
+@pytest.mark.parametrize("command", ["cost", "errors"])
+@pytest.mark.parametrize("since", ["99999999999d", "2000000d", "99999999999h", "999999999999w"])
+def test_a_since_out_of_range_is_refused_with_exit_1(repo: Path, command: str, since: str) -> None:
+    """A span reaching back before the year 1 was an OverflowError (exit 3); the value is the
+    user's to fix: exit 1, `error:` and `hint:`, nothing else on stdout."""
+    done = run_cli_proc("--kb", str(repo), command, "--since", since)
+    assert done.returncode == 1, done
+    assert done.stderr.splitlines() == [
+        f"error: --since {since!r} reaches back before the calendar starts",
+        "hint: give a shorter span (for example --since 365d), a date, or --since all",
+    ]
+    assert done.stdout == ""
+    assert run_cli_proc("--kb", str(repo), command, "--since", "36500d").returncode == 0
+
+
 def test_cost_report_groups_and_since(tmp_path: Path) -> None:
     rows = [
         {

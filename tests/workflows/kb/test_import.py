@@ -19,21 +19,13 @@ import pytest
 
 from reflectgit.notes.note import normalize_tier, parse_note, parse_sidecar
 from tests.conftest import git
-from tests.support.kb import COMPAT, assert_clean, kb, ls
+from tests.support.kb import COMPAT, assert_clean, kb, ls, rg
 
-__all__ = ["kb"]
+__all__ = ["kb", "rg"]
 
 HASHED = "3f9a1c0e5b7d4e2f"  # a fleet importer's content-addressed file name
 HOOK_MINI = "lrn-mini-1764580000-5f1e2d3c"
 HOOK_PERM = "lrn-perm-1764580100-5f1e2d3c"
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
 
 
 def _set_line(text: str, key: str, value: str) -> str:

@@ -65,6 +65,7 @@ def test_second_run_changes_nothing_and_says_so(cli, tmp_path):
         "created": False,
         "written": [],
         "left_untracked": [],
+        "forge": {"settings": {}, "sources": {}, "ignored": []},
     }
 
 

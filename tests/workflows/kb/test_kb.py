@@ -22,24 +22,17 @@ from tests.support.kb import (
     head,
     kb,
     ls,
+    rg,
     subject,
     trailers,
 )
 
-__all__ = ["kb"]  # the fixture, imported for pytest
+__all__ = ["kb", "rg"]  # the fixture, imported for pytest
 
 
 def front(repo: Path, path: str, rev: str = "HEAD") -> dict:
     text = git("show", f"{rev}:{path}", cwd=repo)
     return yaml.safe_load(text.split("---\n")[1])
-
-
-@pytest.fixture
-def rg(cli, kb):
-    def invoke(*args: str):
-        return cli("--kb", str(kb), *args)
-
-    return invoke
 
 
 def add_flags(rg, title="Pin the CI image", confidence="high", *extra: str):
@@ -195,7 +188,7 @@ def test_update_sets_yaml_typed_values_keeps_id_and_bumps_updated(rg, kb, tmp_pa
         str(body),
     )
     assert res.code == 0, res
-    assert res.json() == {"id": doc["id"], "commit": head(kb)}
+    assert res.json() == {"id": doc["id"], "commit": head(kb), "notes": []}
     fm = front(kb, doc["path"])
     assert fm["tags"] == ["a", "b"]
     assert fm["confidence_num"] == 0.55
