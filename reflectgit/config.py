@@ -716,7 +716,7 @@ class RoutingSettings:
     TITLE: ClassVar[str] = "Routing"
 
     max_attempts: int = setting(
-        5,
+        10,
         kind="int",
         toml="routing.max_attempts",
         minimum=1,

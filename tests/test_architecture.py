@@ -51,8 +51,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "errors",
         "jsonio",
+        "backoff",
         "__init__",
-    ),  # errors; JSON; the root
+    ),  # errors; JSON; retry pauses; the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 

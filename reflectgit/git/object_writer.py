@@ -14,7 +14,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from reflectgit.git import fsync
 from reflectgit.git.change import Change
@@ -29,6 +29,22 @@ if TYPE_CHECKING:
     from dulwich.repo import Repo
 
 PACK_MIN_OBJECTS = 32  # a commit writing more objects than this writes them as one pack
+
+
+FANOUT_RETRIES = 5  # times a fan-out folder may vanish under one object write
+
+
+def _create(tmp: Path) -> BinaryIO:
+    """Open a new temporary object file in its fan-out folder, making the folder. A folder
+    ``git prune-packed`` (or ``gc``) removes between our ``mkdir`` and ``open`` is made again,
+    as git's own object writer does."""
+    for _ in range(FANOUT_RETRIES):
+        tmp.parent.mkdir(exist_ok=True)
+        try:
+            return open(tmp, "wb")
+        except FileNotFoundError:
+            continue  # the folder went while empty: make it again
+    return open(tmp, "wb")  # still vanishing: the error says so
 
 
 class ObjectWriter(RepoConfig):
@@ -170,10 +186,9 @@ class ObjectWriter(RepoConfig):
         target = self._objects_dir / sha[:2] / sha[2:]
         if target.exists() or self._contains_packed(sha):
             return sha.encode("ascii")
-        target.parent.mkdir(exist_ok=True)
         tmp = target.parent / f"tmp_obj_{os.getpid()}_{sha[2:12]}"
         try:
-            with open(tmp, "wb") as fh:
+            with _create(tmp) as fh:
                 fh.write(zlib.compress(header + raw, 1))
                 fh.flush()
                 self.fsync_policy.flush(fh.fileno(), fsync.LOOSE_OBJECT)

@@ -8,7 +8,27 @@ import re
 import time
 from pathlib import Path
 
+from reflectgit.errors import LockError
 from reflectgit.git.objects import packed_refs
+
+
+class RefLockHeld(LockError):
+    """git (``gc``, ``pack-refs``, a push or a commit) holds ``<ref>.lock``."""
+
+
+def held_ref_lock(common_dir: Path, ref: bytes) -> RefLockHeld | None:
+    """The refusal for a branch whose ``<ref>.lock`` exists, else None (one ``stat``)."""
+    lock = common_dir / (os.fsdecode(ref) + ".lock")
+    return ref_lock_held(lock) if os.path.lexists(lock) else None
+
+
+def ref_lock_held(lock: Path) -> RefLockHeld:
+    return RefLockHeld(
+        f"{lock} exists: another git process (a commit, a push, `git gc` or `git pack-refs`) "
+        "is moving that branch; reflect-git wrote nothing",
+        hint=f"wait for that git command to finish and run the command again; if no git process "
+        f"is running, the lock is stale: remove it (`rm {lock}`) and run the command again",
+    )
 
 
 def set_ref(
@@ -35,10 +55,8 @@ def set_ref(
     lock = filename.with_name(filename.name + ".lock")
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError as exc:
-        from dulwich.file import FileLocked
-
-        raise FileLocked(os.fspath(filename), os.fspath(lock)) from exc
+    except FileExistsError:
+        raise ref_lock_held(lock) from None
     written = False
     try:
         current = _loose_ref(filename)

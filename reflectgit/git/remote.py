@@ -13,11 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reflectgit.backoff import Backoff
 from reflectgit.errors import RemoteError
 from reflectgit.git.run import git_env
 
 DEFAULT_TIMEOUT = 120.0
 TEAM_TRACKING_PREFIX = "refs/reflect-git/team/"
+FETCH_ATTEMPTS = 5  # fetches that lost a tracking ref to another fetch of the same repository
+FETCH_BACKOFF = Backoff(initial=0.05, multiplier=2.0, max_delay=1.0, jitter=1.0)
 
 _AUTH_MARKERS = (
     "authentication failed",
@@ -189,12 +192,19 @@ class TeamRemote:
     def fetch(self) -> dict[str, str]:
         """Fetch every branch of the remote; returns the remote's branches (name -> sha)."""
         prefix = self.tracking_prefix
-        code, _out, err = self._git(
-            ["fetch", "--prune", "--no-tags", "--quiet", self.remote, f"+refs/heads/*:{prefix}*"]
-        )
-        if code != 0:
-            raise self._failure("fetch from", err)
-        return self.tracked()
+        for attempt in range(1, FETCH_ATTEMPTS + 1):
+            code, _out, err = self._git(
+                ["fetch", "--prune", "--no-tags", "--quiet", self.remote,
+                 f"+refs/heads/*:{prefix}*"]
+            )  # fmt: skip
+            if code == 0:
+                return self.tracked()
+            if "cannot lock ref" not in err or attempt == FETCH_ATTEMPTS:
+                break
+            # Another fetch into this repository (a second route of the same KB) moved or
+            # holds a tracking ref meanwhile: its objects are here too; fetch again.
+            FETCH_BACKOFF.pause(attempt)
+        raise self._failure("fetch from", err)
 
     def fetch_objects(self, branch: str) -> None:
         """Fetch one branch's objects without moving any ref (a dry run reads, never records)."""

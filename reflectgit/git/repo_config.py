@@ -100,6 +100,29 @@ class RepoConfig:
             return True
         return config_may_set(self._config_paths(), *words)
 
+    def config_value(self, section: bytes, name: bytes) -> str | None:
+        """A setting from the repository's config or the user's global ones (the most
+        specific that sets it), None when none does; nothing is parsed unless a file so
+        much as mentions the section (a key is set only under its section's header)."""
+        if not self._configs_may_set(section):
+            return None
+        for cfg in self._configs():
+            with contextlib.suppress(KeyError, UnicodeDecodeError):
+                return cfg.get((section,), name).decode("utf-8")
+        return None
+
+    def maintenance_tasks_enabled(self) -> bool:
+        """Does a config file turn on a task of ``git maintenance`` (``maintenance.<task>.enabled``)?"""
+        if not self._configs_may_set(b"maintenance"):
+            return False
+        for cfg in self._configs():
+            for section in cfg.sections():
+                if len(section) == 2 and section[0].lower() == b"maintenance":
+                    with contextlib.suppress(KeyError):
+                        if cfg.get(section, b"enabled").lower() in (b"true", b"yes", b"on", b"1"):
+                            return True
+        return False
+
     def may_follow_a_remote(self) -> bool:
         """Could a branch of this repository follow a remote (its config mentions one)?
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from reflectgit.errors import RefusedError
 from reflectgit.git.repo_info import config_may_set, repository_dir
-from reflectgit.git.tree import GITLINK_MODE
+from reflectgit.git.tree import GITLINK_MODE, SYMLINK_MODE
 
 if TYPE_CHECKING:
     from dulwich.config import ConfigFile
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from reflectgit.git.store import Store
     from reflectgit.notes import messages
 
-SYMLINK_MODE = 0o120000
 SUPPORTED = {b"objectformat": (b"sha1",), b"refstorage": (b"files",)}
 
 

@@ -43,8 +43,8 @@ from reflectgit.git.commit_object import CommitInfo, commit_info
 from reflectgit.git.object_writer import ObjectWriter
 from reflectgit.git.objects import blob_id, read_object, read_ref
 from reflectgit.git.place import Place, locate
-from reflectgit.git.refs import set_ref
-from reflectgit.git.tree import DIR_MODE, FILE_MODE, GITLINK_MODE, RawTree
+from reflectgit.git.refs import held_ref_lock, ref_lock_held, set_ref
+from reflectgit.git.tree import DIR_MODE, FILE_MODE, GITLINK_MODE, SYMLINK_MODE, RawTree
 from reflectgit.git.worktree import EMPTY_TREE, Journal, Recovery, WorkTree, refuse_dirty
 from reflectgit.git.writelock import WriteLock
 
@@ -340,6 +340,11 @@ class Store(ObjectWriter, WriteLock):
             return None
         return self.read_blob(sha.decode("ascii"))
 
+    def is_link(self, tree: str | None, path: str) -> bool:
+        """Is ``path`` a symbolic link (mode 120000) in a root tree?"""
+        found = self._entry_at(tree.encode("ascii") if tree else None, path)
+        return found is not None and found[0] == SYMLINK_MODE
+
     def entry_id(self, tree: str, path: str) -> str | None:
         """The object id at ``path`` under a root tree (a blob or a folder), without reading it."""
         try:
@@ -446,7 +451,8 @@ class Store(ObjectWriter, WriteLock):
         return self._raw_tree(sha).raw if mode == DIR_MODE else b""
 
     def list_tree(self, tree: str, prefix: str = "") -> dict[str, str]:
-        """Every file under ``prefix`` of a root tree: path -> blob sha."""
+        """Every file under ``prefix`` of a root tree: path -> blob sha. Symbolic links and
+        submodules are not files: a link "note" is never read, listed or moved as one."""
         start = tree.encode("ascii")
         base = prefix.strip("/")
         if base:
@@ -468,7 +474,7 @@ class Store(ObjectWriter, WriteLock):
                 full = f"{where}/{name}" if where else name
                 if stat.S_ISDIR(entry.mode):
                     stack.append((full, entry.sha))
-                elif entry.mode != GITLINK_MODE:
+                elif entry.mode not in (GITLINK_MODE, SYMLINK_MODE):
                     out[full] = entry.sha.decode("ascii")
         return out
 
@@ -596,6 +602,9 @@ class Store(ObjectWriter, WriteLock):
                 hint="check out a branch (`git switch main`) and try again",
             )
         ref = b"refs/heads/" + target.encode("utf-8")
+        ref_locked = held_ref_lock(self.common_dir, ref)
+        if ref_locked is not None:  # git is moving the branch: refuse before writing anything
+            raise ref_locked
         old_tip = self.tip(target)
         base = old_tip if parent is _TIP else parent
         if base is not None and not isinstance(base, str):
@@ -685,7 +694,14 @@ class Store(ObjectWriter, WriteLock):
         committer = self._identity("COMMITTER")
         ok = set_ref(self.common_dir, ref, old, new, message, committer)
         if ok is None:  # a ref this writer leaves to dulwich (symbolic, under a packed name)
-            ok = self.repo.refs.set_if_equals(ref, old, new, message=message, committer=committer)
+            from dulwich.file import FileLocked
+
+            try:
+                ok = self.repo.refs.set_if_equals(
+                    ref, old, new, message=message, committer=committer
+                )
+            except FileLocked as exc:
+                raise ref_lock_held(Path(os.fsdecode(exc.lockfilename))) from None
         if not ok:
             raise ConflictError(
                 f"branch {target} moved while reflect-git was writing",

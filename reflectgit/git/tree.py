@@ -16,6 +16,7 @@ from dataclasses import dataclass
 DIR_MODE = 0o040000
 FILE_MODE = 0o100644
 GITLINK_MODE = 0o160000  # a submodule's commit
+SYMLINK_MODE = 0o120000  # a symbolic link: its blob holds the target
 
 
 @dataclass(frozen=True)

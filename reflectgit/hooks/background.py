@@ -4,7 +4,11 @@
 
 - ``pass SESSION``: the capture pass over that session's event log
   (``workflows/capture/sessionpass.py``); ``pass`` alone: every session with unhandled events;
-- ``rules``: compile the enforced rules for the KB's HEAD (``workflows/policy.refresh``).
+- ``rules``: compile the enforced rules for the KB's HEAD (``workflows/policy.refresh``);
+- ``housekeeping``: git's automatic maintenance of the KB's repository, as ``git commit``
+  runs it (``git/housekeeping.run``).
+
+``housekeeping rules`` runs both, one after the other (what follows a commit).
 
 Always exits 0; an error leaves a breadcrumb in the hooks' log, as a hook's would.
 """
@@ -42,10 +46,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sessionpass.run(cfg, args[1])
             else:
                 sessionpass.run_pending(cfg)
-        elif job == "rules":
-            from reflectgit.workflows.policy import refresh
+        else:
+            for word in args:
+                if word == "housekeeping":
+                    from reflectgit.workflows.background import housekeeping
 
-            refresh(cfg)
+                    housekeeping(cfg)
+                elif word == "rules":
+                    from reflectgit.workflows.policy import refresh
+
+                    refresh(cfg)
     except BaseException as exc:  # detached: nobody to tell but the log
         _breadcrumb(cfg, job, exc)
     return 0

@@ -18,15 +18,20 @@ KB's write lock), so the event loop keeps answering pings.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from reflectgit import __version__
 from reflectgit.config import Config
@@ -234,6 +239,64 @@ def build(cfg: Config, cwd: Path) -> Server[Any]:
     )
 
 
+class Lines:
+    """The client's messages for the SDK's stdio transport, one line each, read at most
+    ``LINE_LIMIT`` bytes at a time: a line with no newline in sight (a client gone wrong, or
+    800 MB sent on purpose) is refused with a JSON-RPC error and the connection is closed,
+    instead of being buffered whole."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.write: Any = None  # the SDK's outgoing stream, once the transport is up
+
+    def __aiter__(self) -> Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await anyio.to_thread.run_sync(self.raw.readline, LINE_LIMIT + 1)
+        if not line:
+            raise StopAsyncIteration
+        if len(line) > LINE_LIMIT:
+            log.warning("a request line passed %d bytes: refused, connection closed", LINE_LIMIT)
+            if self.write is not None:
+                await self.write.send(SessionMessage(TOO_LONG))
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+
+LINE_LIMIT = 8 * 1024 * 1024  # bytes of one JSON-RPC message (a note is a few kilobytes)
+TOO_LONG = types.JSONRPCError(
+    jsonrpc="2.0",
+    id=None,
+    error=types.ErrorData(
+        code=types.INVALID_REQUEST,
+        message=f"a request line is longer than {LINE_LIMIT} bytes: refused; the connection "
+        "is closed",
+    ),
+)
+
+
+@contextlib.contextmanager
+def claimed_stdin() -> Iterator[BinaryIO]:
+    """The client's end of stdin on a private descriptor, fd 0 pointed at the null device
+    while we serve (as the SDK does when it reads stdin itself), so a child process or a
+    library reading stdin never takes a byte of the protocol."""
+    try:
+        private = os.dup(0)
+    except OSError:
+        yield sys.stdin.buffer
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        with open(private, "rb", closefd=False) as raw:
+            yield raw
+    finally:
+        os.dup2(private, 0)
+        os.close(private)
+
+
 def serve(cfg: Config, cwd: Path) -> None:
     """Serve one client on stdin/stdout until it closes stdin."""
     if not logging.getLogger().handlers:
@@ -241,7 +304,10 @@ def serve(cfg: Config, cwd: Path) -> None:
     server = build(cfg, cwd)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        with claimed_stdin() as raw:
+            lines = Lines(raw)
+            async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+                lines.write = write
+                await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)

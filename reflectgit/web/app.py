@@ -130,6 +130,9 @@ class GuardMiddleware(BaseHTTPMiddleware):
                 return _refusal(
                     api, 403, "cross-site request refused", "use the page this server served"
                 )
+            if _declared_too_large(request):  # refused before a byte of it is read
+                too_large = BodyTooLarge()
+                return _refusal(api, 413, too_large.message, too_large.hint or "")
         response = await call_next(request)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"
@@ -489,7 +492,10 @@ class Web:
     async def act(self, request: Request) -> Response:
         """POST /notes/ID/ACTION, /review/ACTION, /drain/ACTION (and the same under /api/)."""
         api = request.url.path.startswith("/api/")
-        form = await _form(request)
+        try:
+            form = await _form(request)
+        except BodyTooLarge as exc:
+            return _refusal(api, 413, exc.message, exc.hint or "")
         kind = request.path_params.get("kind", "notes")
         action = request.path_params["action"]
         back = _back(request, form)
@@ -653,9 +659,42 @@ ACTIONS: dict[tuple[str, str], ActionFn] = {
 }
 
 
+BODY_LIMIT = 8 * 1024 * 1024  # bytes of one form or JSON body (a note is a few kilobytes)
+
+
+class BodyTooLarge(ReflectGitError):
+    """A request body past ``BODY_LIMIT``: refused (413) before it is buffered."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"the request body is larger than {BODY_LIMIT} bytes",
+            hint="the web UI's forms and the API take a few kilobytes; send less",
+        )
+
+
+def _declared_too_large(request: Request) -> bool:
+    declared = request.headers.get("content-length", "")
+    return declared.isdigit() and int(declared) > BODY_LIMIT
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, read at most ``BODY_LIMIT`` bytes far (a chunked body says no
+    length up front)."""
+    if _declared_too_large(request):
+        raise BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > BODY_LIMIT:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _form(request: Request) -> dict[str, str]:
     """A urlencoded form or a JSON object, as flat strings."""
-    body = await request.body()
+    body = await _body(request)
     kind = request.headers.get("content-type", "")
     if kind.startswith("application/json"):
         try:

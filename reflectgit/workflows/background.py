@@ -1,4 +1,5 @@
-"""Work started detached from the process that asks for it: the capture pass, the rules compile.
+"""Work started detached from the process that asks for it: the capture pass, the rules
+compile, git's housekeeping after a commit.
 
 A hook, the KB's mutation door and ``team sync`` never do this work themselves (it would cost an
 agent's tool call or an ``add`` the time it takes); they start ``python -m
@@ -15,9 +16,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from subprocess import Popen
 
+    from reflectgit.config import Config
+
 ENTRY = "reflectgit.hooks.background"
 PASS = "pass"
 RULES = "rules"
+HOUSEKEEPING = "housekeeping"
 # Started children not yet reaped (a long-lived process, the MCP server say, reaps them here).
 _children: list[Popen[bytes]] = []
 
@@ -44,12 +48,42 @@ def start(kb: str | os.PathLike[str], env: Mapping[str, str], job: Sequence[str]
     return proc.pid
 
 
+def after_commit(
+    kb: str | os.PathLike[str],
+    env: Mapping[str, str],
+    state_dir: str | os.PathLike[str] | None,
+    *,
+    housekeeping_due: bool,
+) -> None:
+    """The mutation door committed: start, in one detached process, git's automatic
+    housekeeping when it is due (as ``git commit`` runs it) and the enforced rules' compile
+    when the hooks use them."""
+    jobs = [HOUSEKEEPING] if housekeeping_due else []
+    if state_dir is not None and _rules_compiled(state_dir):
+        jobs.append(RULES)
+    if jobs:
+        start(kb, env, jobs)
+
+
+def housekeeping(cfg: Config) -> None:
+    """The ``housekeeping`` job: git's automatic maintenance of the KB's repository."""
+    from pathlib import Path
+
+    from reflectgit.git import housekeeping as git_housekeeping
+
+    git_housekeeping.run(Path(cfg.kb), cfg.env)
+
+
+def _rules_compiled(state_dir: str | os.PathLike[str]) -> bool:
+    from reflectgit.state import policy as compiled
+
+    return os.path.exists(os.path.join(state_dir, compiled.FOLDER, compiled.RULES_FILE))
+
+
 def recompile_rules(
     kb: str | os.PathLike[str], env: Mapping[str, str], state_dir: str | os.PathLike[str]
 ) -> None:
     """The KB changed: start the enforced rules' compile, when the hooks use them (a compiled
     file exists; the first hook that asks starts the first compile)."""
-    from reflectgit.state import policy as compiled
-
-    if os.path.exists(os.path.join(state_dir, compiled.FOLDER, compiled.RULES_FILE)):
+    if _rules_compiled(state_dir):
         start(kb, env, [RULES])

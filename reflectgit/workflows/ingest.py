@@ -146,11 +146,11 @@ def project_files(root: Path, home: Path, project: str | None = None) -> list[Fo
     out: list[Found] = []
     for rel, tool, kind in PROJECT_FILES:
         path = root / rel
-        if path.is_file():
+        if path.is_file() and _inside(path, root):
             out.append(Found(path, rel, tool, kind, project=project))
     for folder, pattern, tool, kind in PROJECT_GLOBS:
         for path in sorted((root / folder).glob(pattern)):
-            if path.is_file():
+            if path.is_file() and _inside(path, root):
                 shown = path.relative_to(root).as_posix()
                 out.append(Found(path, shown, tool, kind, project=project))
     memory = home / ".claude" / "projects" / memoryfiles.claude_project_slug(str(root))
@@ -159,6 +159,16 @@ def project_files(root: Path, home: Path, project: str | None = None) -> list[Fo
             shown = _shown(path, None, home)
             out.append(Found(path, shown, "claude-code", "md", project=project))
     return out
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Does ``path``, its links followed, stay inside the project at ``root``? A project's
+    ``CLAUDE.md`` linked to a file elsewhere (``~/.ssh/config``, another checkout) is not
+    the project's memory, and is not read."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        return False
 
 
 def user_files(home: Path) -> list[Found]:

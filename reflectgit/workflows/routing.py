@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from reflectgit.backoff import Backoff
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config, ForgeSettings
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, RemoteError
 from reflectgit.notes import messages, names
@@ -397,6 +398,11 @@ def route(
     return _to_branch(cfg, team, src, result)
 
 
+# A push that lost the race to the team's main waits before it fetches again: exponential,
+# capped, and jittered over the whole range, so clones that collided do not collide again.
+PUSH_BACKOFF = Backoff(initial=0.25, multiplier=2.0, max_delay=4.0, jitter=1.0)
+
+
 def retry_hint(src: SourceNote) -> str:
     return f"the note is safe in your KB ({src.source}); run `reflect-git route {src.id}` again"
 
@@ -659,6 +665,8 @@ def _to_main(
             result.error = f"the team remote refused the push to {team.branch}: {outcome.reason}"
             result.hint = retry_hint(src)
             return result
+        if number < attempts:
+            PUSH_BACKOFF.pause(number)
     result.error = f"the team's {team.branch} kept moving: push rejected {attempts} times in a row"
     result.hint = retry_hint(src)
     return result

@@ -90,9 +90,9 @@ def test_the_ref_swap_refuses_a_moved_branch_and_a_held_lock(repo):
     )  # not the old value
     assert store.tip("main") == tip and not (kb / ".git" / "refs/heads/main.lock").exists()
     (kb / ".git" / "refs" / "heads" / "main.lock").write_text("")  # git holds it
-    from dulwich.file import FileLocked
+    from reflectgit.git.refs import RefLockHeld
 
-    with pytest.raises(FileLocked):
+    with pytest.raises(RefLockHeld):
         set_ref(store.common_dir, ref, tip.encode(), other, b"m", b"A <a@b>")
     assert store.tip("main") == tip
     (kb / ".git" / "refs" / "heads" / "main.lock").unlink()

@@ -428,3 +428,41 @@ def test_stdout_carries_only_the_protocol(filled: tuple[Path, str, str]) -> None
     assert by_id[2]["result"]["structuredContent"]["hits"][0]["id"] == pool
     assert by_id[3]["result"]["isError"] is True
     assert by_id[4]["result"]["contents"][0]["uri"] == f"note://{pool}"
+
+
+def test_a_request_line_with_no_end_is_refused_not_buffered(tmp_path: Path) -> None:
+    """A client that sends bytes and never a newline (800 MB, say) gets a JSON-RPC error once
+    the line passes the limit, and the server closes the connection: it stops reading, so
+    the sender's pipe breaks long before it is done, and memory stays bounded."""
+    limit = 8 * 1024 * 1024  # the server's LINE_LIMIT
+    kb = make_kb(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reflectgit", "--kb", str(kb), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    sent = 0
+    chunk = b"x" * (1024 * 1024)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            while sent < 16 * limit:  # 128 MiB, never a newline
+                proc.stdin.write(chunk)
+                proc.stdin.flush()
+                sent += len(chunk)
+        except BrokenPipeError:
+            pass
+        reply = json.loads(proc.stdout.readline())
+        code = proc.wait()
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    assert sent < 2 * limit, "the server kept reading a line past the limit"
+    assert reply["jsonrpc"] == "2.0" and reply["id"] is None
+    assert reply["error"]["code"] == -32600
+    assert "longer than" in reply["error"]["message"]
+    assert code == 0

@@ -14,6 +14,7 @@ import pytest
 from reflectgit.errors import NotFoundError, UsageError
 from reflectgit.state.queue import (
     Backoff,
+    Entry,
     Queue,
     decode_entry,
     encode_entry,
@@ -308,3 +309,40 @@ def test_queue_commands_refuse_a_folder_that_is_not_a_kb(cli, tmp_path):
         assert result.code == 1, (args, result)
         assert "hint:" in result.err
     assert not target.exists()
+
+
+# --------------------------------------------------------------------------- the order file
+
+
+def test_the_order_skips_stale_lines_moves_its_head_and_compacts(
+    q: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflectgit.state import queue as queue_module
+
+    monkeypatch.setattr(queue_module, "COMPACT_MIN", 200)  # bytes, instead of a megabyte
+    ids = [q.add(f"/t/{i}.jsonl")[0].id for i in range(40)]
+    for ident in ids[:30]:
+        q.remove(ident)  # 30 stale lines at the front
+    q.bump_retry(ids[30], "fail_x")  # to the back, backing off: its old line goes stale
+    assert [e.id for e in q.ready(limit=3)] == ids[31:34]
+    lines = (q.dir / "order").read_bytes().splitlines()
+    assert lines[0].split()[1].decode() == ids[31], "the stale front was compacted away"
+    assert [line.split()[1].decode() for line in lines] == [*ids[31:], ids[30]]
+    assert [e.id for e in q.list()] == [*ids[31:], ids[30]]
+    assert [e.id for e in q.ready()] == ids[31:]  # the backed-off one waits
+    q.remove(ids[31])
+    assert [e.id for e in q.ready(limit=2)] == ids[32:34]  # from the head on
+
+
+def test_an_entry_no_line_names_is_ordered_when_the_walk_reaches_the_end(q: Queue) -> None:
+    first, _ = q.add("/t/first.jsonl")
+    # An entry as an older version wrote it: a file, no line in the order.
+    older = Entry(id=entry_id("/t/older.jsonl"), transcript_path="/t/older.jsonl", seq=1)
+    (q.dir / f"{older.id}.json").write_bytes(encode_entry(older))
+    assert [e.id for e in q.ready(limit=1)] == [first.id]  # not read: the limit came first
+    assert [e.id for e in q.ready()] == [first.id, older.id]  # found, given a place
+    assert [e.id for e in q.ready(limit=5)] == [first.id, older.id]
+    (q.dir / "order").unlink()  # lost: rebuilt from the entry files
+    assert [e.id for e in q.ready()] == [first.id, older.id]
+    again, created = q.add("/t/third.jsonl")
+    assert created and again.seq > max(e.seq for e in q.list() if e.id != again.id)

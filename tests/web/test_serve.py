@@ -586,3 +586,59 @@ def test_the_api_writes_and_edits_a_note_and_reads_the_activity(notes_kb: Path) 
     assert [e["op"] for e in activity["entries"][:2]] == ["update", "add"]
     assert activity["entries"][0]["ids"] == [ident] and activity["entries"][0]["source"] == "web"
     assert_clean(notes_kb)
+
+
+def _peak_rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def test_a_huge_post_is_refused_with_413_and_never_buffered(notes_kb: Path) -> None:
+    """An authenticated POST of 600 MB (declared), or of 64 MiB sent chunked with no length,
+    is answered 413 once it passes the limit; the server's memory does not grow with it."""
+    import http.client
+
+    proc, url = _start(notes_kb)
+    try:
+        port = int(url.split(":")[2].split("/")[0])
+        token = url.split("token=")[1]
+        ident = "lrn-pool-timeout-on-cold-start"
+        path = f"/api/notes/{ident}/archive"
+        headers = {"Authorization": f"token {token}", "Host": f"127.0.0.1:{port}"}
+        before = _peak_rss_kib(proc.pid)
+
+        declared = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        declared.putrequest("POST", path, skip_host=True)
+        for name, value in {**headers, "Content-Length": str(600 * 1024 * 1024)}.items():
+            declared.putheader(name, value)
+        declared.endheaders()
+        declared.send(b"x" * 1024 * 1024)
+        res = declared.getresponse()
+        assert res.status == 413, res.read()
+        assert "larger than" in json.loads(res.read())["error"]
+        declared.close()
+
+        chunked = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        chunked.putrequest("POST", path, skip_host=True)
+        for name, value in {**headers, "Transfer-Encoding": "chunked"}.items():
+            chunked.putheader(name, value)
+        chunked.endheaders()
+        chunk = b"x" * 1024 * 1024
+        try:
+            for _ in range(64):
+                chunked.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            chunked.send(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed: it stopped reading
+        res = chunked.getresponse()
+        assert res.status == 413, res.read()
+        chunked.close()
+        grown = _peak_rss_kib(proc.pid) - before
+        assert grown < 32 * 1024, f"the server's peak memory grew {grown} KiB"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert git("log", "-1", "--format=%s", cwd=notes_kb).strip() != ""
+    assert (notes_kb / "documents" / f"{ident}.md").exists()  # nothing was archived

@@ -152,6 +152,37 @@ def test_two_clones_routing_at_the_same_moment_both_land(git_daemon: GitDaemon, 
     assert team.git("rev-list", "--merges", "main").strip() == ""
 
 
+def test_four_clones_routing_three_notes_each_at_once_all_land(
+    git_daemon: GitDaemon, kb_factory
+) -> None:
+    """Twelve routes started together at one `git daemon` remote: each rejected push waits a
+    jittered, growing pause before it fetches again, so the racers spread out instead of
+    colliding in lockstep until their attempts run out."""
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "x\n"})
+    kbs = [kb_factory(team) for _ in range(4)]
+    jobs = [
+        (kb, kb.add(f"Clone {c} note {n}", "high")) for c, kb in enumerate(kbs) for n in range(3)
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "reflectgit", "--kb", str(kb.path), "--json", "route", note_id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for kb, note_id in jobs
+    ]
+    docs = [json.loads(proc.communicate(timeout=300)[0]) for proc in procs]
+    tries = [[a["result"].split(" ")[0] for a in d["attempts"]] for d in docs]
+    assert all(d["pushed"] for d in docs), [d.get("error") for d in docs if d.get("error")] + tries
+    assert all(p.returncode == 0 for p in procs)
+    assert {f"documents/{note_id}.md" for _, note_id in jobs} <= set(team.files("main"))
+    assert team.git("rev-list", "--count", "main").strip() == "13"  # linear, nothing lost
+    assert any(len(d["attempts"]) > 1 for d in docs), "no route had to retry: no race happened"
+    team.git("fsck", "--no-progress")
+
+
 def test_stale_main_is_fetched_reapplied_and_pushed(
     git_daemon: GitDaemon, kb_factory, monkeypatch
 ) -> None:

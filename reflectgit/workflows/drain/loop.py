@@ -312,7 +312,7 @@ class Drain:
             self.queue.import_all_legacy(self.cfg.env.get("HOME"))
             report.warnings.extend(self.queue.notices)
             self._capture_pass()
-        if not self.queue.list():
+        if self.queue.empty():  # names only: a run never reads the whole queue
             report.status, report.message = "empty", "the queue is empty"
             return report
         try:
@@ -375,8 +375,7 @@ class Drain:
                 self.log(("WARNING " if ok == 0 else "") + report.message)
                 return report
             self.log(
-                f"start writer={s.writer} dry_run={s.dry_run} queued={len(self.queue.list())} "
-                f"charged_today={charged}/{s.daily_max}"
+                f"start writer={s.writer} dry_run={s.dry_run} charged_today={charged}/{s.daily_max}"
             )
             self._loop(report, charged)
             self.log(
@@ -387,7 +386,7 @@ class Drain:
 
     def _loop(self, report: Report, charged: int) -> None:
         s = self.s
-        picks = self.queue.ready()[: s.max_per_run]
+        picks = self.queue.ready(limit=s.max_per_run)  # the front of the queue, read alone
         tick = self.progress or (lambda done, total: None)
         tick(0, len(picks))
         for done, entry in enumerate(picks, 1):

@@ -428,13 +428,14 @@ class Base:
             self.guard_installed = result.hook
 
     def _changed(self) -> None:
-        """After a commit: the enforced rules are compiled again, in the background."""
-        if self.state_dir is None:
-            return
-        from reflectgit.workflows.background import recompile_rules
+        """After a commit, in the background: git's automatic housekeeping when it is due
+        (as ``git commit`` runs it), the enforced rules compiled again."""
+        from reflectgit.git import housekeeping
+        from reflectgit.workflows.background import after_commit
 
         kb = self.store.path or self.store.git_dir
-        recompile_rules(kb, self.store.env, os.fspath(self.state_dir))
+        state_dir = os.fspath(self.state_dir) if self.state_dir is not None else None
+        after_commit(kb, self.store.env, state_dir, housekeeping_due=housekeeping.due(self.store))
 
     def _refuse_foreign(self, snap: Snapshot) -> None:
         """Refuse to write into a repository that is not a KB (a mistyped ``--kb``).
@@ -546,6 +547,13 @@ class Base:
 
     def _located(self, tree: str, ident: str, state: str, path: str, data: bytes) -> Located:
         side = sidecar_path_for(path)
+        for link in (p for p in (path, side) if self.store.is_link(tree, p)):
+            raise RefusedError(
+                f"{link} is a symbolic link committed in the repository, not a note; "
+                "reflect-git does not read, move or rewrite links",
+                hint=f"replace the link by the note itself (`git rm {link}`, then add the note "
+                "again with `reflect-git add`), or remove it",
+            )
         return Located(ident, state, path, data, side, self.store.read_at_tree(tree, side))
 
     def get(

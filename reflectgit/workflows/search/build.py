@@ -179,7 +179,7 @@ class Builder(Storage):
                     else:
                         changes = [(p, b, None) for p, b in self._files().items()]
                     with self._savepoint():
-                        changed = self._apply(store, changes)
+                        changed = self._apply(store, changes, target)
                 except _Rebuild:
                     # The indexed tree or an old blob is gone (history rewritten, then gc'd):
                     # what to take out cannot be known, so start over.
@@ -343,8 +343,17 @@ class Builder(Storage):
                 side = (blobs.get(sidecar) or store.read_blob(sidecar)) if sidecar else None
                 yield path, data, side
 
-    def _apply(self, store: Store, changes: Iterable[tuple[str, str | None, str | None]]) -> int:
-        changes = list(changes)
+    def _apply(
+        self,
+        store: Store,
+        changes: Iterable[tuple[str, str | None, str | None]],
+        tree: str | None = None,
+    ) -> int:
+        # A symbolic link is not a note (``Store.list_tree`` skips them too): not indexed.
+        changes = [
+            (path, old, None if new is not None and store.is_link(tree, path) else new)
+            for path, old, new in changes
+        ]
         affected: set[str] = {note_path_of(path) for path, _old, _new in changes}
         # The full-text table keeps no copy of the text, so a note's old words are read back
         # from git (the blobs the index was built from) to take them out.
