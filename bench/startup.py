@@ -200,7 +200,8 @@ def release_install(tmp: Path, keep: Path | None, name: str = "release") -> Inst
     subprocess.run(build, check=True, capture_output=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     wheel = next(dist.glob("reflect_git-*.whl"))
-    pip = [str(python), "-m", "pip", "install", "-q", "--compile", str(wheel)]
+    # with the MCP extra: the `mcp` row serves search from `reflect-git mcp`
+    pip = [str(python), "-m", "pip", "install", "-q", "--compile", f"{wheel}[mcp]"]
     subprocess.run(pip, check=True, capture_output=True)
     print(f"(built and installed {wheel.name} in {time.perf_counter() - started:.0f} s)")
     return Install(name, python)
