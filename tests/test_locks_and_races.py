@@ -50,6 +50,22 @@ def test_a_held_branch_lock_is_a_clean_refusal(rg, kb: Path, tmp_path: Path) -> 
     assert_fsck_clean(kb)
 
 
+def test_a_ref_lock_git_lets_go_of_soon_is_waited_for(rg, kb: Path, tmp_path: Path) -> None:
+    """The housekeeping an add starts (``git gc --auto``'s ``pack-refs``) holds the branch's
+    lock for a moment: the next add waits for it, as git waits ``core.filesRefLockTimeout``,
+    instead of refusing."""
+    add_note(rg, tmp_path)
+    lock = kb / ".git" / "refs" / "heads" / "main.lock"
+    lock.write_text("")
+    # A real git process lets go of the lock 0.3 s later.
+    subprocess.Popen(["sh", "-c", f"sleep 0.3 && rm -f '{lock}'"])
+    ident = add_note(rg, tmp_path, title="Waited for the lock")["id"]
+    assert not lock.exists()
+    assert git("ls-tree", "--name-only", "HEAD", f"documents/{ident}.md", cwd=kb).strip()
+    assert git("status", "--porcelain", cwd=kb) == ""
+    assert_fsck_clean(kb)
+
+
 # --------------------------------------------------------------------------- prune-packed
 
 

@@ -16,10 +16,29 @@ class RefLockHeld(LockError):
     """git (``gc``, ``pack-refs``, a push or a commit) holds ``<ref>.lock``."""
 
 
-def held_ref_lock(common_dir: Path, ref: bytes) -> RefLockHeld | None:
-    """The refusal for a branch whose ``<ref>.lock`` exists, else None (one ``stat``)."""
+# git waits ``core.filesRefLockTimeout`` (100 ms by default) for a ref lock another git holds.
+# We wait longer: the housekeeping a commit starts (``git maintenance run --auto``, ``git gc
+# --auto``: their ``pack-refs``) may hold the branch's lock just as the next command commits.
+REF_LOCK_WAIT = 2.0  # seconds
+
+
+def _gone(lock: Path, wait: float) -> bool:
+    """Wait up to ``wait`` seconds for ``lock`` to go (polling, backing off to 50 ms)."""
+    deadline = time.monotonic() + wait
+    pause = 0.001
+    while os.path.lexists(lock):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    return True
+
+
+def held_ref_lock(common_dir: Path, ref: bytes, wait: float = REF_LOCK_WAIT) -> RefLockHeld | None:
+    """The refusal for a branch whose ``<ref>.lock`` is still there after ``wait`` seconds,
+    else None (one ``stat`` when there is no lock)."""
     lock = common_dir / (os.fsdecode(ref) + ".lock")
-    return ref_lock_held(lock) if os.path.lexists(lock) else None
+    return None if _gone(lock, wait) else ref_lock_held(lock)
 
 
 def ref_lock_held(lock: Path) -> RefLockHeld:
@@ -53,10 +72,13 @@ def set_ref(
         return None
     filename.parent.mkdir(parents=True, exist_ok=True)
     lock = filename.with_name(filename.name + ".lock")
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        raise ref_lock_held(lock) from None
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileExistsError:
+            if not _gone(lock, REF_LOCK_WAIT):
+                raise ref_lock_held(lock) from None
     written = False
     try:
         current = _loose_ref(filename)
