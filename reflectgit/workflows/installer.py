@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reflectgit.config import toml_string
 from reflectgit.errors import ConfigError, ConflictError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.installation import REPOSITORY
@@ -1093,19 +1094,6 @@ def _dump_json_like(data: Mapping[str, Any], like: str) -> str:
 # ------------------------------------------------------------------ Codex's config.toml, as text
 
 _TABLE_HEADER = re.compile(r"^[ \t]*\[\[?(?P<name>[^\]\n]+?)\]\]?[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
-
-
-def toml_string(value: str) -> str:
-    """A TOML basic string (quotes, backslashes and control characters escaped)."""
-    out = []
-    for ch in value:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def _toml_key_parts(name: str) -> list[str]:
