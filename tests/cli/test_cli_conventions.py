@@ -215,9 +215,11 @@ def run_real(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
 
 
 def test_shell_completion_script_and_answers(pinned_env):
-    # As a user types it in bash (typer detects the shell it runs under).
+    # As a user types it in bash (typer detects the shell it runs under). `; exit $?` keeps
+    # bash as the parent: a lone command is exec'd in bash's place, and the shell detection
+    # then sees whatever ran bash (make's sh, pytest), which it may not support.
     proc = subprocess.run(
-        ["bash", "-c", f"{sys.executable} -m reflectgit --show-completion"],
+        ["bash", "-c", f"{sys.executable} -m reflectgit --show-completion; exit $?"],
         capture_output=True,
         text=True,
         timeout=60,
