@@ -173,8 +173,8 @@ def _parent_death_signal() -> Callable[[], None] | None:
 
     def arm() -> None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:  # the drain died between fork and prctl
-            os._exit(TIMEOUT_EXIT)
+        if os.getppid() != parent:  # the drain died between fork and prctl: die as the
+            os.kill(os.getpid(), signal.SIGKILL)  # death signal would have had it
 
     return arm
 
