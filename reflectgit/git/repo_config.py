@@ -42,6 +42,12 @@ class RepoConfig:
             email = email or cfg_email or self.env.get("GIT_AUTHOR_EMAIL") or FALLBACK_EMAIL
         return f"{name} <{email}>".encode()
 
+    def author(self) -> str:
+        """The name of the person this repository's commits are authored by (git's own order:
+        ``GIT_AUTHOR_NAME``, then ``user.name``), as a review names who reviewed."""
+        identity = self._identity("AUTHOR").decode("utf-8", "replace")
+        return identity.rsplit(" <", 1)[0].strip() or FALLBACK_NAME
+
     def _config_identity(self) -> tuple[str | None, str | None]:
         if self._cached_identity is not None:
             return self._cached_identity

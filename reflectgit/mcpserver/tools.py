@@ -20,6 +20,7 @@ for it in so many words.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -260,6 +261,7 @@ class Tools:
     # ------------------------------------------------------------------ writing
 
     def add(self, args: dict[str, Any]) -> Reply:
+        from reflectgit.notes import authorship
         from reflectgit.notes.note import TIER_NUM, parse_note
 
         text = args.get("note")
@@ -288,6 +290,15 @@ class Tools:
         if capped:
             # A whole note's own `confidence_num: 0.9` would contradict the capped tier.
             fields["confidence_num"] = TIER_NUM[CAPPED_TIER]
+        # An agent wrote it: a person reviews it before it reaches the team's main, whatever
+        # its tier (docs/routing.md). A whole note's own provenance is kept beside the mark.
+        own: Any = None
+        if data is not None:
+            with contextlib.suppress(NoteError):
+                own = parse_note(data, "<note>").frontmatter.get("provenance")
+        fields["provenance"] = authorship.mark_written(
+            {"provenance": own if isinstance(own, dict) else {}}, authorship.AGENT
+        )["provenance"]
         with self.open_kb() as kb:
             result = kb.add(
                 data,

@@ -124,6 +124,9 @@ PROVENANCE_KEY_ORDER = (
     "detected_at",
     "source_memory_ids",
     "proof_count",
+    "written_by",
+    "reviewed_by",
+    "reviewed_at",
 )
 EDGE_KEY_ORDER = ("source", "target", "type")
 SIDECAR_KEY_ORDER = ("document_id", "extracted_at", "entities", "relationships")

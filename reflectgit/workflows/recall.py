@@ -190,6 +190,7 @@ class Recalled:
     reasons: list[str]
     discovery_tokens: int = DEFAULT_TOKENS
     discovery_source: str = "estimated"
+    unreviewed: str | None = None  # the machine that wrote it, while no person reviewed it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -202,6 +203,7 @@ class Recalled:
             "reasons": self.reasons,
             "discovery_tokens": self.discovery_tokens,
             "discovery_source": self.discovery_source,
+            "unreviewed": self.unreviewed,
         }
 
 
@@ -305,7 +307,10 @@ class RecallResult:
 
 
 def _entry(note: Recalled) -> str:
-    return f"- [{note.tier}] {note.title} ({note.id})\n  {note.summary}"
+    from reflectgit.notes.authorship import label
+
+    marked = f" ({label(note.unreviewed)})" if note.unreviewed else ""
+    return f"- [{note.tier}] {note.title} ({note.id}){marked}\n  {note.summary}"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -565,7 +570,8 @@ def fit(
     for score, doc, reasons in scored:
         if len(result.notes) >= limit:
             break
-        tokens, source = discovery_cost(doc.get("scoping") or {})
+        scoping = doc.get("scoping") or {}
+        tokens, source = discovery_cost(scoping)
         note = Recalled(
             id=doc["id"],
             title=_shorten(doc["title"], 120),
@@ -576,6 +582,7 @@ def fit(
             reasons=reasons,
             discovery_tokens=tokens,
             discovery_source=source,
+            unreviewed=scoping.get("unreviewed"),
         )
         result.notes.append(note)
         if len(result.text()) > result.budget:

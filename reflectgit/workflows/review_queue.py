@@ -16,7 +16,7 @@ from typing import Any
 
 from reflectgit.config import REVIEW_QUEUE, Config
 from reflectgit.errors import NoteError, NotFoundError, UsageError
-from reflectgit.notes import messages
+from reflectgit.notes import authorship, messages
 from reflectgit.notes.note import load_yaml, normalize_tier, parse_note, render_note
 
 PROMOTE_TIERS = ("medium", "high")
@@ -163,13 +163,20 @@ def promote(cfg: Config, ident: str, tier: str = "medium", source: str = "cli") 
         if "confidence_num" in note.frontmatter:
             note.frontmatter.pop("confidence_num")  # the tier now speaks; an old number would not
         note.frontmatter["updated"] = now
+        extra = [("Reflect-Promoted", item.path)]
+        if source in authorship.PERSON_SOURCES:  # a person's promote reviews a machine's note
+            reviewer = snap.store.author()
+            reviewed = authorship.mark_reviewed(note, reviewer, now)
+            if reviewed is not None:
+                note = reviewed
+                extra.append(("Reflect-Reviewed-By", reviewer))
         message = messages.build(
             messages.chore_subject("review-queue", f"promote {item.id} to {tier}"),
             "review-queue",
             [item.id] if item.id else [],
             confidence=tier,
             source=source,
-            extra=[("Reflect-Promoted", item.path)],
+            extra=extra,
         )
         result = QueueResult("promote", item.path, item.id, None, tier)
         changes = [write(item.source, render_note(note)), delete(item.path)]

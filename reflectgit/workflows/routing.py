@@ -24,7 +24,7 @@ from typing import Any
 from reflectgit.backoff import Backoff
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE, Config, ForgeSettings
 from reflectgit.errors import ConflictError, NoteError, NotFoundError, RemoteError
-from reflectgit.notes import messages, names
+from reflectgit.notes import authorship, messages, names
 from reflectgit.notes.dates import format_timestamp, utc_now
 from reflectgit.notes.note import (
     Note,
@@ -313,6 +313,8 @@ class RouteResult:
     forced: bool = False
     pr_error: str | None = None  # the branch is pushed, but its pull request failed
     pr_hint: str | None = None
+    # The machine that wrote the note, when no person has reviewed it (it goes to review).
+    unreviewed: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -333,6 +335,7 @@ class RouteResult:
             "attempts": self.attempts,
             "notes": self.notes,
             "error": self.error,
+            "unreviewed": self.unreviewed,
         }
 
     def lines(self) -> list[str]:
@@ -389,11 +392,19 @@ def route(
             result.notes.append("no team KB configured: queued for review in the personal KB")
         return _to_queue(cfg, src, result, clock)
     attempts = max_attempts or cfg.routing.max_attempts
-    if tier == "high" and not review:
+    machine = authorship.unreviewed(src.note.frontmatter)
+    result.unreviewed = machine
+    if tier == "high" and not review and machine is None:
         result.route = "main"
         return _to_main(cfg, team, src, result, max(1, attempts), force=force)
     if review and tier == "high":
         result.notes.append("--review: sent to a knowledge branch for review instead of main")
+    elif tier == "high" and machine is not None:
+        result.notes.append(
+            f"written by {machine} and not reviewed by a person: sent to a knowledge branch "
+            f"for review instead of main (`reflect-git confirm {src.id} --source <where>` "
+            "reviews it; route it again afterwards)"
+        )
     result.route = "branch"
     return _to_branch(cfg, team, src, result)
 
@@ -848,7 +859,13 @@ def pr_body(src: SourceNote, branch: str) -> str:
     from reflectgit.notes import secrets as scanner
 
     insight = src.note.frontmatter.get("key_insight")
-    lines = [f"Learning `{src.id}` routed by reflect-git with medium confidence."]
+    machine = authorship.unreviewed(src.note.frontmatter)
+    lines = [f"Learning `{src.id}` routed by reflect-git with {src.tier} confidence."]
+    if machine is not None:
+        lines[0] += (
+            f" It was written by {machine}, not by a person: it reaches the team's main only "
+            "through this review."
+        )
     if isinstance(insight, str) and insight.strip():
         lines += ["", f"> {insight.strip()}"]
     lines += [

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 from reflectgit.config import DOCUMENTS, CaptureSettings, Config
+from reflectgit.notes import authorship
 from reflectgit.notes.dates import format_epoch, from_epoch
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.privacy import clean, clean_data
@@ -321,9 +322,10 @@ class Capture:
             "category": extra.pop("category", "process"),
             "source_episodes": [draft.session] if draft.session else [],
             "provenance": {
-                "source_tool": "reflect-git capture",
+                "source_tool": authorship.CAPTURE_TOOL,
                 "detected_at": now,
                 "proof_count": 1,
+                "written_by": authorship.CAPTURE,  # reviewed by a person before the team
             },
             "session_id": draft.session,
             "capture_event": draft.event,

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflectgit.notes import authorship
 from reflectgit.notes.dates import format_timestamp
 from reflectgit.notes.note import (
     ENTITY_TYPES,
@@ -271,6 +272,7 @@ def build_draft(raw: Mapping[str, Any], ctx: Context) -> Draft | str:
             "detected_at": now,
             "source_memory_ids": [ctx.source],
             "proof_count": 1,
+            "written_by": authorship.DRAIN,  # reviewed by a person before the team
         },
     }
     if ctx.discovery_tokens:

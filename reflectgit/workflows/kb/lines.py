@@ -27,7 +27,11 @@ def updated(result: Any) -> list[str]:
 
 def confirmed(result: Any, source: str) -> str:
     if result.commit:
-        return f"confirmed {result.id}: proof_count {result.proof_count} in {short(result.commit)}"
+        reviewed = getattr(result, "reviewed_by", None)
+        return (
+            f"confirmed {result.id}: proof_count {result.proof_count} in {short(result.commit)}"
+            + (f"; reviewed by {reviewed}: it may reach the team's main" if reviewed else "")
+        )
     return (
         f"{result.id} already confirmed by {source} (proof_count {result.proof_count}; no commit)"
     )

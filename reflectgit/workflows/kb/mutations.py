@@ -23,7 +23,7 @@ from reflectgit.errors import (
     UsageError,
 )
 from reflectgit.git.change import Change, delete, write
-from reflectgit.notes import edit, messages
+from reflectgit.notes import authorship, edit, messages
 from reflectgit.notes.dates import parse_instant
 from reflectgit.notes.inplace import rewrite_note
 from reflectgit.notes.note import (
@@ -81,6 +81,7 @@ class ConfirmResult:
     id: str
     proof_count: int
     commit: str | None
+    reviewed_by: str | None = None  # a person's confirm of a machine's note: its review
 
 
 @dataclass(frozen=True)
@@ -485,9 +486,16 @@ class Mutations(Base):
 
     def confirm(self, ident: str, source: str) -> ConfirmResult:
         """Count one more proof from ``source`` (``notes.edit.confirm``: the drain's confirm too);
-        a source already counted changes nothing."""
+        a source already counted changes nothing.
+
+        Through an interface a person drives (``authorship.PERSON_SOURCES``: the CLI, the web
+        UI), confirming a machine's note is also its review: ``provenance.reviewed_by`` (the
+        KB's git identity) and ``reviewed_at`` are stamped, so routing may send it to main.
+        """
         if not source.strip():
             raise UsageError("--source must not be empty", hint="for example --source pr-123")
+        person = self.source in authorship.PERSON_SOURCES
+        now = self.clock()
 
         def build(snap: Snapshot) -> Edit[ConfirmResult]:
             found = snap.get(ident, ("live",))
@@ -496,20 +504,32 @@ class Mutations(Base):
                 confirmed = edit.confirm(note, source)
             except UsageError as exc:
                 raise NoteError(f"{found.path}: {exc.message}", hint=exc.hint) from None
-            if confirmed is None:
+            reviewer = self.store.author() if person else None
+            reviewed = (
+                authorship.mark_reviewed(confirmed or note, reviewer, now) if reviewer else None
+            )
+            after = reviewed or confirmed
+            if after is None:
                 return Edit(ConfirmResult(found.id, edit.proof_count(note), None))
+            extra = [("Reflect-Proof", source.strip())]
+            if reviewed is not None and reviewer:
+                extra.append(("Reflect-Reviewed-By", reviewer))
             message = self.message(
                 messages.chore_subject("confirm", found.id),
                 "confirm",
                 [found.id],
-                confirmed.tier,
-                extra=[("Reflect-Proof", source.strip())],
+                after.tier,
+                extra=extra,
             )
-            value = ConfirmResult(found.id, edit.proof_count(confirmed), None)
-            return Edit(value, [write(found.path, rewrite_note(found.data, confirmed))], message)
+            value = ConfirmResult(
+                found.id, edit.proof_count(after), None, reviewer if reviewed else None
+            )
+            return Edit(value, [write(found.path, rewrite_note(found.data, after))], message)
 
         done = self.mutate(build)
-        return ConfirmResult(done.value.id, done.value.proof_count, done.commit)
+        return ConfirmResult(
+            done.value.id, done.value.proof_count, done.commit, done.value.reviewed_by
+        )
 
     # ------------------------------------------------------------------ moves
 

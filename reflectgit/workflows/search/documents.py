@@ -307,7 +307,8 @@ def _flag(value: Any) -> bool:
 
 def scoping_of(front: Mapping[str, Any]) -> dict[str, Any]:
     """Recall's scoping fields of a note's frontmatter: branch, authority, quarantine, domain,
-    discovery_tokens, provenance.source_path (or source_path), learning_type; unset ones left out."""
+    discovery_tokens, provenance.source_path (or source_path), learning_type, and the machine
+    that wrote it while no person has reviewed it (``notes.authorship``); unset ones left out."""
     provenance = front.get("provenance")
     prov: Mapping[str, Any] = provenance if isinstance(provenance, Mapping) else {}
     out: dict[str, Any] = {}
@@ -327,6 +328,11 @@ def scoping_of(front: Mapping[str, Any]) -> dict[str, Any]:
     tokens = _number(front.get("discovery_tokens"))
     if tokens is not None and tokens > 0:
         out["discovery_tokens"] = int(tokens)
+    from reflectgit.notes.authorship import unreviewed
+
+    machine = unreviewed(front)
+    if machine is not None:
+        out["unreviewed"] = machine
     return out
 
 

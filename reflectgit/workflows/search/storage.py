@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import pathlib
     from reflectgit.workflows.search.documents import Document
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -83,12 +83,14 @@ CREATE TABLE IF NOT EXISTS scoping (
     domain TEXT,
     discovery_tokens INTEGER,
     source_path TEXT,
-    learning_type TEXT
+    learning_type TEXT,
+    unreviewed TEXT
 );
 """
 # ``scoping`` holds, for recall, the few fields that say where and how far a note applies: the
 # branch it was learned on, an imported fleet note's authority, quarantine and domain, and what
-# its discovery cost (``discovery_tokens``, the transcript's path, the learning type). A row
+# its discovery cost (``discovery_tokens``, the transcript's path, the learning type), and the
+# machine that wrote it while no person has reviewed it (``unreviewed``). A row
 # exists only for a note that has one of them, so most notes cost nothing here.
 SCOPING_FIELDS = (
     "branch",
@@ -98,6 +100,7 @@ SCOPING_FIELDS = (
     "discovery_tokens",
     "source_path",
     "learning_type",
+    "unreviewed",
 )
 
 

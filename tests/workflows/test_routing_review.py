@@ -1,0 +1,235 @@
+"""No note a machine wrote reaches the team's main without a person (issue 34.1).
+
+A note capture, the drain or an agent wrote routes to a knowledge branch and its draft pull
+request whatever its tier, until a person reviews it: a CLI or web confirm, or a promote from
+the review queue (``provenance.reviewed_by``). The drain's, capture's and an agent's own
+confirmations count proofs, never review. A person's high note still goes straight to main.
+Real git, the loopback forge, real ``reflect-git`` processes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from reflectgit.notes import authorship
+from reflectgit.notes.note import Note, dump_yaml, parse_note
+from reflectgit.workflows import routing
+from reflectgit.workflows.kb import KnowledgeBase
+from tests.conftest import DATA, git, needs_shared, run_cli_proc
+from tests.support.capture import SYNC, run_hook, run_pass
+from tests.support.forge_server import TOKEN, make_forge
+from tests.support.remote import BareRepo, GitDaemon, git_daemon
+from tests.support.routing import KB, kb_factory, note_bytes
+
+__all__ = ["git_daemon", "kb_factory", "make_forge"]
+
+REAL = DATA / "real"
+NOW = dt.datetime(2026, 3, 5, 10, 0, tzinfo=dt.timezone.utc)
+
+
+def _github(forge) -> str:  # type: ignore[no-untyped-def]
+    return f'[forge]\nprovider = "github"\napi_url = "{forge.api_url}"\nrepo = "acme/team"\n'
+
+
+def _main_paths(team: BareRepo) -> set[str]:
+    """Every path any commit on the team's main ever touched."""
+    out = team.git("log", "main", "--name-only", "--format=")
+    return {line for line in out.splitlines() if line}
+
+
+@pytest.fixture
+def setup(git_daemon: GitDaemon, kb_factory, make_forge, monkeypatch):  # type: ignore[no-untyped-def]
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "team kb\n"})
+    forge = make_forge("github", {"acme/team": team.path})
+    monkeypatch.setenv("GH_TOKEN", TOKEN)
+    kb = kb_factory(team, _github(forge))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Ada Reviewer")  # who reviews: git's author
+    return team, forge, kb
+
+
+def machine_note(kb: KB, title: str, machine: str, tier: str = "high") -> str:
+    """Commit a note the way ``machine`` writes it (``provenance.written_by``)."""
+    data = note_bytes(title, tier)
+    note = parse_note(data)
+    front = authorship.mark_written(dict(note.frontmatter), machine)
+    text = "---\n" + dump_yaml(front) + "---\n" + note.body
+    path = kb.path / "documents" / f"{front['id']}.md"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    git("add", str(path), cwd=kb.path)
+    git("commit", "-qm", f"add {front['id']}", cwd=kb.path)
+    return str(front["id"])
+
+
+def cli(kb: KB, *args: str) -> dict:  # type: ignore[type-arg]
+    proc = run_cli_proc("--kb", str(kb.path), "--json", *args, env={"HOME": os.environ["HOME"]})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+# ------------------------------------------------------------------ the pure reading
+
+
+def test_who_wrote_a_note_is_read_from_its_own_fields() -> None:
+    said = {"provenance": {"written_by": "drain"}}
+    assert authorship.written_by(said) == "drain" and authorship.unreviewed(said) == "drain"
+    # Notes written before the mark: capture's tool name, the drain's episode and transcript.
+    assert authorship.written_by({"provenance": {"source_tool": "reflect-git capture"}}) == (
+        "capture"
+    )
+    legacy_drain = {"source_episodes": ["s1"], "provenance": {"source_path": "/t/s1.jsonl"}}
+    assert authorship.written_by(legacy_drain) == "drain"
+    reviewed = {"provenance": {"written_by": "capture", "reviewed_by": "Ada"}}
+    assert authorship.unreviewed(reviewed) is None
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        {},  # `reflect-git add` from flags
+        {"provenance": {"source_tool": "claude-md", "source_path": "CLAUDE.md"}},  # ingest
+        {"source_episodes": ["s1"]},  # an episode named by hand, no transcript
+        {"provenance": {"written_by": "someone"}},  # not a machine we know
+        {"provenance": "cli"},  # not a mapping
+    ],
+)
+def test_a_persons_note_is_not_a_machines(front: dict) -> None:  # type: ignore[type-arg]
+    assert authorship.written_by(front) is None and authorship.unreviewed(front) is None
+
+
+def test_marking_a_review_changes_only_a_machines_note() -> None:
+    machine = Note({"title": "t", "provenance": {"written_by": "capture", "proof_count": 1}})
+    done = authorship.mark_reviewed(machine, "Ada", NOW)
+    assert done is not None and done.frontmatter["provenance"]["reviewed_by"] == "Ada"
+    assert done.frontmatter["provenance"]["proof_count"] == 1
+    assert "reviewed_by" not in machine.frontmatter["provenance"]  # the input stays
+    assert authorship.mark_reviewed(done, "Ada", NOW) is None  # already reviewed by Ada
+    assert authorship.mark_reviewed(Note({"title": "mine"}), "Ada", NOW) is None
+    assert authorship.mark_reviewed(machine, "  ", NOW) is None
+
+
+# ------------------------------------------------------------------ routing
+
+
+def test_a_persons_high_note_still_goes_straight_to_main(setup, tmp_path: Path) -> None:
+    team, forge, kb = setup
+    note = tmp_path / "mine.md"
+    note.write_bytes(note_bytes("Prefill connection pools", "high"))
+    added = cli(kb, "add", str(note))
+    doc = cli(kb, "route", added["id"])
+    assert doc["route"] == "main" and doc["pushed"] and doc["unreviewed"] is None
+    assert f"documents/{added['id']}.md" in team.files("main")
+    assert forge.prs.get("acme/team", []) == []
+
+
+@pytest.mark.parametrize("machine", ["capture", "drain", "agent"])
+def test_a_machines_high_note_goes_to_review_not_main(setup, machine: str) -> None:
+    team, forge, kb = setup
+    note_id = machine_note(kb, f"Pin the {machine} worker pool", machine)
+    result = routing.route(kb.config(), note_id)
+    assert result.route == "branch" and result.pushed and result.unreviewed == machine
+    assert result.branch and result.branch.startswith("knowledge/")
+    assert f"documents/{note_id}.md" not in _main_paths(team)
+    [pr] = forge.prs["acme/team"]
+    assert pr.draft and pr.head == result.branch
+    assert f"written by {machine}, not by a person" in pr.body
+    assert any("not reviewed by a person" in n for n in result.notes)
+
+
+def test_a_persons_cli_confirm_reviews_it_and_then_it_may_reach_main(setup) -> None:
+    team, _forge, kb = setup
+    note_id = machine_note(kb, "Use the release script", "drain")
+    assert routing.route(kb.config(), note_id).route == "branch"
+    doc = cli(kb, "confirm", note_id, "--source", "pr-12")
+    assert doc["reviewed_by"] == "Ada Reviewer" and doc["proof_count"] == 2
+    prov = parse_note((kb.path / f"documents/{note_id}.md").read_bytes()).frontmatter["provenance"]
+    assert prov["reviewed_by"] == "Ada Reviewer" and prov["reviewed_at"]
+    trailer = git("log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)", cwd=kb.path)
+    assert trailer.strip() == "Ada Reviewer"
+    assert run_cli_proc("--kb", str(kb.path), "validate").returncode == 0
+    result = routing.route(kb.config(), note_id)
+    assert result.route == "main" and result.pushed and result.unreviewed is None
+    assert f"documents/{note_id}.md" in team.files("main")
+
+
+@pytest.mark.parametrize("source", ["drain", "capture", "mcp"])
+def test_a_machines_own_confirm_is_not_a_review(setup, source: str) -> None:
+    team, _forge, kb = setup
+    note_id = machine_note(kb, f"Warm the cache before {source} runs", "capture")
+    with KnowledgeBase.open(kb.path, source=source) as opened:
+        done = opened.confirm(note_id, f"{source}-session-2")
+    assert done.commit and done.proof_count == 2 and done.reviewed_by is None
+    result = routing.route(kb.config(), note_id)
+    assert result.route == "branch" and result.unreviewed == "capture"
+    assert f"documents/{note_id}.md" not in _main_paths(team)
+
+
+def test_a_person_confirming_their_own_note_stamps_no_review(setup) -> None:
+    _team, _forge, kb = setup
+    note_id = kb.add("Keep migrations reversible", "high")
+    doc = cli(kb, "confirm", note_id, "--source", "pr-3")
+    assert doc["reviewed_by"] is None
+    prov = parse_note((kb.path / f"documents/{note_id}.md").read_bytes()).frontmatter["provenance"]
+    assert "reviewed_by" not in prov
+
+
+def test_a_promote_from_the_review_queue_is_a_review(setup) -> None:
+    team, _forge, kb = setup
+    note_id = machine_note(kb, "Rotate the staging keys monthly", "capture", tier="low")
+    assert routing.route(kb.config(), note_id).route == "queue"
+    proc = run_cli_proc("--kb", str(kb.path), "review", "queue", "promote", note_id, "--to", "high")
+    assert proc.returncode == 0, proc.stderr
+    front = parse_note((kb.path / f"documents/{note_id}.md").read_bytes()).frontmatter
+    assert front["confidence"] == "high" and front["provenance"]["reviewed_by"] == "Ada Reviewer"
+    assert routing.route(kb.config(), note_id).route == "main"
+    assert f"documents/{note_id}.md" in team.files("main")
+
+
+# ------------------------------------------------------------------ a real capture note
+
+
+def _replay(name: str, env: dict[str, str]) -> None:
+    events = json.loads((REAL / "hook-events" / name).read_text())
+    for event in events:
+        text = json.dumps(event).replace('"TRANSCRIPTS/', f'"{REAL / "transcripts"}/')
+        proc = run_hook(event["hook_event_name"], text.replace('"REAL/', f'"{REAL}/'), env)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    run_pass(env=env)
+
+
+@needs_shared
+def test_a_replayed_red_green_capture_note_at_high_does_not_land_on_main(
+    setup, tmp_path: Path
+) -> None:
+    team, forge, kb = setup
+    env = {"REFLECT_GIT_KB": str(kb.path), SYNC: "1"}
+    _replay("doc-claude-pytest-red-green.json", env)
+    written = sorted((kb.path / "documents").glob("*.md"))
+    highs = [p for p in written if parse_note(p.read_bytes()).tier == "high"]
+    assert highs, [p.name for p in written]  # the red -> green run wrote a high note
+    for path in written:
+        front = parse_note(path.read_bytes()).frontmatter
+        assert authorship.unreviewed(front) == "capture"
+        result = routing.route(kb.config(), path.stem)
+        assert result.route in ("branch", "queue") and not result.error, result.to_json()
+        assert path.name not in {p.rsplit("/", 1)[-1] for p in _main_paths(team)}
+    assert len(forge.prs["acme/team"]) >= len(highs)
+
+    # The SessionStart context says what no person has read yet; a review takes the mark off.
+    project = tmp_path / "billing"
+    project.mkdir()
+    git("init", "-q", "-b", "main", str(project), cwd=tmp_path)
+    recall_env = {"REFLECT_GIT_KB": str(kb.path)}
+    context = run_cli_proc("recall", "--global", cwd=project, env=recall_env).stdout
+    note_id = highs[0].stem
+    assert f"({note_id}) (unreviewed, written by capture)" in context
+    cli(kb, "confirm", note_id, "--source", "pr-7")
+    context = run_cli_proc("recall", "--global", cwd=project, env=recall_env).stdout
+    assert f"({note_id})\n" in context and "unreviewed" not in context.split(note_id)[1][:40]
+    assert routing.route(kb.config(), note_id).route == "main"
