@@ -1,0 +1,372 @@
+"""Notes a teammate is glad to read (issue 34): precision and recall of capture and the drain,
+judged by hand on the shared real sessions.
+
+Everything is replayed from scratch: every hook-events file of ``../shared/data/real`` through
+real ``reflect-git hook`` processes into a fresh KB each (``REFLECT_GIT_HOOK_SYNC=1``, then the
+capture pass over what no Stop passed, as the drain does), and the heuristic drain over every
+real transcript into one more KB. Each note written is looked up in the judgement file
+(``bench/data/quality/judgements.json``) by its channel, its session and its normalised title:
+
+- precision = notes judged useful / notes written (an unjudged note counts as not useful, and
+  the number of unjudged notes is printed: a changed writer shows up there, never silently);
+- recall = lessons kept / lessons a careful reader finds in those sessions, where a lesson is
+  kept when a note judged useful, of the same channel and session, matches one of its term
+  groups (every term of the group in the note's title and body, case folded).
+
+``--unjudged`` prints the notes no judgement names yet, as entries ready to be judged.
+``--held-apart DIR`` adds sessions kept out of the shared corpus (same layout and judgement
+file format). Without ``../shared`` (``REFLECT_SHARED_DIR``) it says so and exits 0.
+
+Run: ``.venv/bin/python bench/quality.py``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SHARED = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve()
+REAL = SHARED / "data" / "real"
+JUDGEMENTS = ROOT / "bench" / "data" / "quality" / "judgements.json"
+CHANNELS = ("capture", "drain")
+
+
+@dataclass(frozen=True)
+class Written:
+    """One note a channel wrote, and where it came from."""
+
+    channel: str
+    session: str
+    title: str
+    text: str  # title, fields and body, for the lesson terms
+    tier: str
+    origin: str  # the hook-events file or transcript it came from
+
+    @property
+    def key(self) -> str:
+        return note_key(self.channel, self.session, self.title)
+
+
+def normalise(title: str) -> str:
+    """A title as judgements name it: case folded, spacing collapsed, the ellipsis a long
+    title is cut with dropped."""
+    return " ".join(title.replace("…", " ").casefold().split())
+
+
+def note_key(channel: str, session: str, title: str) -> str:
+    return f"{channel}|{session}|{normalise(title)}"
+
+
+# ------------------------------------------------------------------ replaying
+
+
+def _env(tmp: Path, kb: Path) -> dict[str, str]:
+    home = tmp / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "REFLECT_")) or k == "REFLECT_SHARED_DIR"
+    }
+    env.update(
+        HOME=str(home),
+        CODEX_HOME=str(home / ".codex"),
+        REFLECT_GIT_KB=str(kb),
+        REFLECT_GIT_HOOK_SYNC="1",
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="bench@example.invalid",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="bench@example.invalid",
+    )
+    return env
+
+
+def _new_kb(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    (path / "README.md").write_text("knowledge\n")
+    subprocess.run(["git", "-C", str(path), "add", "README.md"], check=True)
+    subprocess.run(
+        ["git", "-C", str(path), "-c", "user.name=bench", "-c", "user.email=b@x.invalid"]
+        + ["commit", "-qm", "init"],
+        check=True,
+    )
+    (path / "documents").mkdir()
+
+
+def _notes(kb: Path) -> list[tuple[dict[str, Any], str]]:
+    from reflectgit.notes.note import parse_note
+
+    out = []
+    for path in sorted((kb / "documents").glob("*.md")):
+        note = parse_note(path.read_bytes(), str(path))
+        out.append((note.frontmatter, path.read_text(encoding="utf-8")))
+    return out
+
+
+def _home_files(real: Path, env: Mapping[str, str], manifest: Mapping[str, Any]) -> None:
+    """What two files name outside the corpus: the tilde path's session at home, and the
+    Codex rollout that ``notify`` names only by its thread."""
+    home = Path(env["HOME"])
+    tilde = real / "hook-events" / "doc-claude-stop-tilde-path.json"
+    if tilde.is_file():
+        first = json.loads(tilde.read_text())[0]
+        at_home = home / first["transcript_path"].removeprefix("~/")
+        at_home.parent.mkdir(parents=True, exist_ok=True)
+        source = real / "transcripts/claude/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
+        if source.is_file():
+            shutil.copy(source, at_home)
+    rollout = manifest.get("codex-notify.json", {}).get("codex_rollout")
+    if rollout and (real / rollout).is_file():
+        day = home / ".codex" / "sessions" / "2026" / "05" / "11"
+        day.mkdir(parents=True, exist_ok=True)
+        shutil.copy(real / rollout, day / Path(rollout).name.removeprefix("codemie__"))
+
+
+def replay_capture(
+    real: Path, name: str, tmp: Path, sessions: Mapping[str, str]
+) -> list[Written]:
+    """Deliver one hook-events file as its manifest says, one process per event, into a
+    fresh KB; then the capture pass over what no Stop passed. The notes it wrote."""
+    manifest = json.loads((real / "hook-events" / "MANIFEST.json").read_text())
+    spec = manifest.get(name, {})
+    kb = tmp / f"capture-{Path(name).stem}"
+    _new_kb(kb)
+    env = _env(tmp / f"env-{Path(name).stem}", kb)
+    _home_files(real, env, manifest)
+    events = json.loads((real / "hook-events" / name).read_text())
+    names = spec.get("events") if isinstance(spec.get("events"), list) else None
+    harness = "codex" if name.startswith("codex") else "copilot" if name.startswith("copilot") else None
+    for i, event in enumerate(events):
+        text = json.dumps(event)
+        for prefix in ('"REAL/', '"TRANSCRIPTS/'):
+            text = text.replace(prefix, f'"{real / "transcripts"}/')
+        word = names[i] if names else spec.get("event") or event.get("hook_event_name")
+        argv = [sys.executable, "-m", "reflectgit", "hook", str(word)]
+        argv += ["--harness", harness] if harness else []
+        if spec.get("delivery") == "argv":
+            subprocess.run([*argv, text], capture_output=True, text=True, env=env, check=False)
+        else:
+            subprocess.run(argv, input=text, capture_output=True, text=True, env=env, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "reflectgit.hooks.background", "pass"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    session = sessions.get(f"hook-events/{name}", Path(name).stem)
+    return [_written("capture", session, front, text, name) for front, text in _notes(kb)]
+
+
+def replay_drain(real: Path, tmp: Path, sessions: Mapping[str, str]) -> list[Written]:
+    """The heuristic drain over every real transcript, into one fresh KB."""
+    from reflectgit.config import Config
+    from reflectgit.state.queue import Queue
+    from reflectgit.workflows.drain.loop import run_drain
+    from reflectgit.workflows.transcript_file import read_transcript
+
+    kb = tmp / "drain-kb"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(kb)], check=True)
+    env = {
+        "HOME": str(tmp),
+        "PATH": os.environ.get("PATH", ""),
+        "REFLECT_DRAIN_WRITER": "heuristic",
+        "REFLECT_DRAIN_DEBOUNCE_SEC": "0",
+        "REFLECT_DRAIN_MAX": "100",
+        "REFLECT_DRAIN_DAILY_MAX": "100",
+    }
+    cfg = Config.resolve(kb, env)
+    queue = Queue(cfg.state_dir)
+    files = sorted((real / "transcripts").rglob("*.jsonl"))
+    for path in files:
+        t = read_transcript(path)
+        queue.add(str(path), "stop", t.parent_session_id or t.session_id or path.stem)
+    run_drain(cfg)
+    out = []
+    for front, text in _notes(kb):
+        prov = front.get("provenance") or {}
+        source = Path(str(prov.get("source_path") or ""))
+        try:
+            rel = source.resolve().relative_to(real.resolve()).as_posix()
+        except ValueError:
+            rel = source.name
+        out.append(_written("drain", sessions.get(rel, rel), front, text, rel))
+    return out
+
+
+def _written(channel: str, session: str, front: Mapping[str, Any], text: str, origin: str) -> Written:
+    from reflectgit.notes.note import tier_of
+
+    title = str(front.get("title") or "")
+    return Written(channel, session, title, text, tier_of(front) or "medium", origin)
+
+
+# ------------------------------------------------------------------ judging
+
+
+@dataclass
+class Figures:
+    notes: int = 0
+    useful: int = 0
+    junk: int = 0
+    unjudged: int = 0
+    lessons: int = 0
+    kept: int = 0
+    kept_if_unjudged_useful: int = 0
+
+    def precision(self) -> str:
+        return _ratio(self.useful, self.notes)
+
+    def recall(self) -> str:
+        return _ratio(self.kept, self.lessons)
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a}/{b} = {a / b:.0%}" if b else f"{a}/{b} = -"
+
+
+def matches(lesson: Mapping[str, Any], text: str) -> bool:
+    """Does the note's text hold every term of one of the lesson's term groups?"""
+    folded = text.casefold()
+    return any(all(term.casefold() in folded for term in group) for group in lesson["match"])
+
+
+def sessions_of(judgements: Mapping[str, Any]) -> dict[str, str]:
+    """file (``hook-events/NAME`` or ``transcripts/...``) -> the session it belongs to."""
+    out = {}
+    for session, spec in judgements["sessions"].items():
+        for rel in spec.get("hook_events", []):
+            out[f"hook-events/{rel}"] = session
+        for rel in spec.get("transcripts", []):
+            out[f"transcripts/{rel}"] = session
+    return out
+
+
+def judge(
+    written: Iterable[Written], judgements: Mapping[str, Any], channel: str
+) -> tuple[Figures, list[Written], list[str]]:
+    """Figures for one channel, its unjudged notes, and the lessons it missed."""
+    verdicts = {
+        note_key(j["channel"], j["session"], j["title"]): j for j in judgements["notes"]
+    }
+    figures = Figures()
+    unjudged: list[Written] = []
+    notes = [w for w in written if w.channel == channel]
+    useful: dict[str, list[Written]] = {}
+    maybe: dict[str, list[Written]] = {}
+    for note in notes:
+        figures.notes += 1
+        verdict = verdicts.get(note.key, {}).get("verdict")
+        if verdict == "useful":
+            figures.useful += 1
+            useful.setdefault(note.session, []).append(note)
+        elif verdict == "junk":
+            figures.junk += 1
+        else:
+            figures.unjudged += 1
+            unjudged.append(note)
+            maybe.setdefault(note.session, []).append(note)
+    missed = []
+    for session, spec in judgements["sessions"].items():
+        if not spec.get("hook_events" if channel == "capture" else "transcripts"):
+            continue
+        for lesson in spec.get("lessons", []):
+            figures.lessons += 1
+            if any(matches(lesson, n.text) for n in useful.get(session, [])):
+                figures.kept += 1
+                figures.kept_if_unjudged_useful += 1
+                continue
+            if any(matches(lesson, n.text) for n in maybe.get(session, [])):
+                figures.kept_if_unjudged_useful += 1
+            missed.append(f"{session}: {lesson['lesson']}")
+    return figures, unjudged, missed
+
+
+# ------------------------------------------------------------------ the run
+
+
+def run(real: Path, judgements: Mapping[str, Any], tmp: Path) -> list[Written]:
+    sessions = sessions_of(judgements)
+    written: list[Written] = []
+    names = sorted(
+        p.name for p in (real / "hook-events").glob("*.json") if p.name != "MANIFEST.json"
+    )
+    for name in names:
+        written += replay_capture(real, name, tmp, sessions)
+    written += replay_drain(real, tmp, sessions)
+    return written
+
+
+def _size(path: Path, judgements: Mapping[str, Any]) -> str:
+    lessons = sum(len(s.get("lessons", [])) for s in judgements["sessions"].values())
+    return (
+        f"{path.name}: {len(judgements['sessions'])} sessions, {lessons} lessons, "
+        f"{len(judgements['notes'])} judged notes, {path.stat().st_size:,} bytes"
+    )
+
+
+def report(written: list[Written], judgements: Mapping[str, Any], path: Path, show: bool) -> None:
+    import subprocess as sp
+
+    commit = sp.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(f"notes judged by hand on the shared real sessions (commit {commit or '?'})")
+    print(f"judgement file {_size(path, judgements)}")
+    for channel in CHANNELS:
+        figures, unjudged, missed = judge(written, judgements, channel)
+        print(
+            f"{channel:>8}: notes {figures.notes} (useful {figures.useful}, junk {figures.junk}, "
+            f"unjudged {figures.unjudged}); precision {figures.precision()}; "
+            f"recall {figures.recall()} "
+            f"(at most {_ratio(figures.kept_if_unjudged_useful, figures.lessons)} if every "
+            "unjudged note were useful)"
+        )
+        for line in missed:
+            print(f"          missed  {line}")
+        if show:
+            for note in unjudged:
+                entry = {
+                    "channel": note.channel,
+                    "session": note.session,
+                    "title": note.title,
+                    "tier": note.tier,
+                    "verdict": "?",
+                    "reason": "",
+                    "origin": note.origin,
+                }
+                print("          unjudged " + json.dumps(entry, ensure_ascii=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--judgements", type=Path, default=JUDGEMENTS)
+    parser.add_argument("--unjudged", action="store_true", help="print the unjudged notes")
+    parser.add_argument("--held-apart", type=Path, help="a folder of sessions held apart")
+    args = parser.parse_args(argv)
+    real = args.held_apart or REAL
+    if not (real / "hook-events").is_dir() and not (real / "transcripts").is_dir():
+        print(f"skipped: no real sessions at {real} (set REFLECT_SHARED_DIR)")
+        return 0
+    judgements = json.loads(args.judgements.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        written = run(real, judgements, Path(tmp))
+    report(written, judgements, args.judgements, args.unjudged)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
