@@ -10,8 +10,10 @@ real transcript into one more KB. Each note written is looked up in the judgemen
 - precision = notes judged useful / notes written (an unjudged note counts as not useful, and
   the number of unjudged notes is printed: a changed writer shows up there, never silently);
 - recall = lessons kept / lessons a careful reader finds in those sessions, where a lesson is
-  kept when a note judged useful, of the same channel and session, matches one of its term
-  groups (every term of the group in the note's title and body, case folded).
+  kept when a note judged useful, of the same channel and session, keeps it (its judgement
+  names it). Each lesson has term groups (every term of a group in a note's text, case
+  folded): an unjudged note matching them is counted in the "at most" figure, and a judged
+  note whose terms miss a lesson its judge named is reported (the terms are too narrow).
 
 ``--unjudged`` prints the notes no judgement names yet, as entries ready to be judged.
 ``--held-apart DIR`` adds sessions kept out of the shared corpus (same layout and judgement
@@ -25,13 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +99,8 @@ def _new_kb(path: Path) -> None:
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     (path / "README.md").write_text("knowledge\n")
     subprocess.run(["git", "-C", str(path), "add", "README.md"], check=True)
-    subprocess.run(
-        ["git", "-C", str(path), "-c", "user.name=bench", "-c", "user.email=b@x.invalid"]
-        + ["commit", "-qm", "init"],
-        check=True,
-    )
+    who = ["-c", "user.name=bench", "-c", "user.email=b@x.invalid"]
+    subprocess.run(["git", "-C", str(path), *who, "commit", "-qm", "init"], check=True)
     (path / "documents").mkdir()
 
 
@@ -135,9 +133,7 @@ def _home_files(real: Path, env: Mapping[str, str], manifest: Mapping[str, Any])
         shutil.copy(real / rollout, day / Path(rollout).name.removeprefix("codemie__"))
 
 
-def replay_capture(
-    real: Path, name: str, tmp: Path, sessions: Mapping[str, str]
-) -> list[Written]:
+def replay_capture(real: Path, name: str, tmp: Path, sessions: Mapping[str, str]) -> list[Written]:
     """Deliver one hook-events file as its manifest says, one process per event, into a
     fresh KB; then the capture pass over what no Stop passed. The notes it wrote."""
     manifest = json.loads((real / "hook-events" / "MANIFEST.json").read_text())
@@ -148,7 +144,9 @@ def replay_capture(
     _home_files(real, env, manifest)
     events = json.loads((real / "hook-events" / name).read_text())
     names = spec.get("events") if isinstance(spec.get("events"), list) else None
-    harness = "codex" if name.startswith("codex") else "copilot" if name.startswith("copilot") else None
+    harness = (
+        "codex" if name.startswith("codex") else "copilot" if name.startswith("copilot") else None
+    )
     for i, event in enumerate(events):
         text = json.dumps(event)
         for prefix in ('"REAL/', '"TRANSCRIPTS/'):
@@ -207,7 +205,9 @@ def replay_drain(real: Path, tmp: Path, sessions: Mapping[str, str]) -> list[Wri
     return out
 
 
-def _written(channel: str, session: str, front: Mapping[str, Any], text: str, origin: str) -> Written:
+def _written(
+    channel: str, session: str, front: Mapping[str, Any], text: str, origin: str
+) -> Written:
     from reflectgit.notes.note import tier_of
 
     title = str(front.get("title") or "")
@@ -226,6 +226,9 @@ class Figures:
     lessons: int = 0
     kept: int = 0
     kept_if_unjudged_useful: int = 0
+    # Useful notes whose lesson terms miss a lesson their judge named (the terms are too
+    # narrow: a rewritten note holding that lesson would not be matched to it).
+    disagree: list[str] = field(default_factory=list)
 
     def precision(self) -> str:
         return _ratio(self.useful, self.notes)
@@ -255,24 +258,66 @@ def sessions_of(judgements: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def problems(judgements: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a judgement file: unknown sessions or lessons, a verdict that is
+    neither useful nor junk, no reason, two entries for one key, a useful note whose terms do
+    not hold the lessons its judge named (the terms would not count what the judge saw)."""
+    out: list[str] = []
+    sessions = judgements["sessions"]
+    seen: set[str] = set()
+    for session, spec in sessions.items():
+        ids = [lesson["id"] for lesson in spec.get("lessons", [])]
+        if len(ids) != len(set(ids)):
+            out.append(f"{session}: two lessons with one id")
+        for lesson in spec.get("lessons", []):
+            groups = lesson.get("match")
+            if not groups or not all(isinstance(g, list) and g for g in groups):
+                out.append(f"{session}/{lesson['id']}: no match terms")
+    for entry in judgements["notes"]:
+        key = note_key(entry["channel"], entry["session"], entry["title"])
+        if key in seen:
+            out.append(f"{key}: judged twice")
+        seen.add(key)
+        if entry["channel"] not in CHANNELS or entry["session"] not in sessions:
+            out.append(f"{key}: unknown channel or session")
+            continue
+        if entry.get("verdict") not in ("useful", "junk") or not entry.get("reason", "").strip():
+            out.append(f"{key}: a verdict needs useful or junk, and a reason")
+        known = {lesson["id"] for lesson in sessions[entry["session"]].get("lessons", [])}
+        for lesson_id in entry.get("lessons", []):
+            if lesson_id not in known:
+                out.append(f"{key}: names an unknown lesson {lesson_id}")
+            elif entry.get("verdict") != "useful":
+                out.append(f"{key}: a junk note keeps no lesson ({lesson_id})")
+    return out
+
+
 def judge(
     written: Iterable[Written], judgements: Mapping[str, Any], channel: str
 ) -> tuple[Figures, list[Written], list[str]]:
     """Figures for one channel, its unjudged notes, and the lessons it missed."""
-    verdicts = {
-        note_key(j["channel"], j["session"], j["title"]): j for j in judgements["notes"]
-    }
+    verdicts = {note_key(j["channel"], j["session"], j["title"]): j for j in judgements["notes"]}
     figures = Figures()
     unjudged: list[Written] = []
     notes = [w for w in written if w.channel == channel]
     useful: dict[str, list[Written]] = {}
     maybe: dict[str, list[Written]] = {}
+    lessons = {s: spec.get("lessons", []) for s, spec in judgements["sessions"].items()}
+    kept_by: dict[str, set[str]] = {}  # session -> the lessons its useful notes keep
     for note in notes:
         figures.notes += 1
-        verdict = verdicts.get(note.key, {}).get("verdict")
+        entry = verdicts.get(note.key, {})
+        verdict = entry.get("verdict")
         if verdict == "useful":
             figures.useful += 1
             useful.setdefault(note.session, []).append(note)
+            named = set(entry.get("lessons", []))
+            kept_by.setdefault(note.session, set()).update(named)
+            found = {x["id"] for x in lessons.get(note.session, []) if matches(x, note.text)}
+            if not named <= found:
+                figures.disagree.append(
+                    f"{note.key}: the judge named {sorted(named)}, the terms find {sorted(found)}"
+                )
         elif verdict == "junk":
             figures.junk += 1
         else:
@@ -285,7 +330,7 @@ def judge(
             continue
         for lesson in spec.get("lessons", []):
             figures.lessons += 1
-            if any(matches(lesson, n.text) for n in useful.get(session, [])):
+            if lesson["id"] in kept_by.get(session, set()):
                 figures.kept += 1
                 figures.kept_if_unjudged_useful += 1
                 continue
@@ -337,6 +382,8 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
         )
         for line in missed:
             print(f"          missed  {line}")
+        for line in figures.disagree:
+            print(f"          terms disagree  {line}")
         if show:
             for note in unjudged:
                 entry = {
@@ -362,6 +409,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: no real sessions at {real} (set REFLECT_SHARED_DIR)")
         return 0
     judgements = json.loads(args.judgements.read_text(encoding="utf-8"))
+    wrong = problems(judgements)
+    if wrong:
+        print("the judgement file is not well formed:", *wrong, sep="\n  ")
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         written = run(real, judgements, Path(tmp))
     report(written, judgements, args.judgements, args.unjudged)

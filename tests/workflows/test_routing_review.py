@@ -150,7 +150,9 @@ def test_a_persons_cli_confirm_reviews_it_and_then_it_may_reach_main(setup) -> N
     assert doc["reviewed_by"] == "Ada Reviewer" and doc["proof_count"] == 2
     prov = parse_note((kb.path / f"documents/{note_id}.md").read_bytes()).frontmatter["provenance"]
     assert prov["reviewed_by"] == "Ada Reviewer" and prov["reviewed_at"]
-    trailer = git("log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)", cwd=kb.path)
+    trailer = git(
+        "log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)", cwd=kb.path
+    )
     assert trailer.strip() == "Ada Reviewer"
     assert run_cli_proc("--kb", str(kb.path), "validate").returncode == 0
     result = routing.route(kb.config(), note_id)
