@@ -25,6 +25,7 @@ Run: ``.venv/bin/python bench/quality.py``
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -343,6 +344,25 @@ def judge(
 # ------------------------------------------------------------------ the run
 
 
+def unpacked(real: Path, into: Path) -> Path:
+    """``real`` itself, or, when it holds gzip-compressed sessions (the held-apart folder),
+    a copy of it with every ``*.gz`` decompressed."""
+    if not any(real.rglob("*.gz")):
+        return real
+    for path in sorted(real.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(real)
+        dest = into / (rel.with_suffix("") if path.suffix == ".gz" else rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as src, dest.open("wb") as out:
+                shutil.copyfileobj(src, out)
+        else:
+            shutil.copyfile(path, dest)
+    return into
+
+
 def run(real: Path, judgements: Mapping[str, Any], tmp: Path) -> list[Written]:
     sessions = sessions_of(judgements)
     written: list[Written] = []
@@ -351,7 +371,8 @@ def run(real: Path, judgements: Mapping[str, Any], tmp: Path) -> list[Written]:
     )
     for name in names:
         written += replay_capture(real, name, tmp, sessions)
-    written += replay_drain(real, tmp, sessions)
+    if (real / "transcripts").is_dir():
+        written += replay_drain(real, tmp, sessions)
     return written
 
 
@@ -369,8 +390,9 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
     commit = sp.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    print(f"notes judged by hand on the shared real sessions (commit {commit or '?'})")
-    print(f"judgement file {_size(path, judgements)}")
+    where = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
+    print(f"notes written at commit {commit or '?'}, judged by hand in {where}")
+    print(f"judgement file: {_size(path, judgements)}")
     for channel in CHANNELS:
         figures, unjudged, missed = judge(written, judgements, channel)
         print(
@@ -405,17 +427,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-apart", type=Path, help="a folder of sessions held apart")
     args = parser.parse_args(argv)
     real = args.held_apart or REAL
+    path = args.judgements
+    if args.held_apart and path == JUDGEMENTS:
+        path = args.held_apart / "judgements.json"
     if not (real / "hook-events").is_dir() and not (real / "transcripts").is_dir():
         print(f"skipped: no real sessions at {real} (set REFLECT_SHARED_DIR)")
         return 0
-    judgements = json.loads(args.judgements.read_text(encoding="utf-8"))
+    judgements = json.loads(path.read_text(encoding="utf-8"))
     wrong = problems(judgements)
     if wrong:
         print("the judgement file is not well formed:", *wrong, sep="\n  ")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        written = run(real, judgements, Path(tmp))
-    report(written, judgements, args.judgements, args.unjudged)
+        written = run(unpacked(real, Path(tmp) / "sessions"), judgements, Path(tmp))
+    report(written, judgements, path, args.unjudged)
     return 0
 
 

@@ -101,3 +101,19 @@ def test_every_real_session_file_belongs_to_a_judged_session(quality, judgements
     files -= {"hook-events/MANIFEST.json"}
     files |= {p.relative_to(real).as_posix() for p in (real / "transcripts").rglob("*.jsonl")}
     assert files == set(named)
+
+
+def test_the_held_apart_sessions_are_judged_and_recorded(quality, tmp_path: Path) -> None:
+    folder = quality.JUDGEMENTS.parent / "held-apart"
+    judgements = json.loads((folder / "judgements.json").read_text(encoding="utf-8"))
+    assert quality.problems(judgements) == []
+    packed = sorted(p.relative_to(folder / "transcripts").as_posix() for p in folder.rglob("*.gz"))
+    assert packed  # sessions the writers were not tuned on
+    sources = (folder / "SOURCES.md").read_text(encoding="utf-8")
+    assert all(f"transcripts/{name}" in sources for name in packed)
+    unpacked = quality.unpacked(folder, tmp_path / "sessions")
+    files = {
+        p.relative_to(unpacked).as_posix() for p in (unpacked / "transcripts").rglob("*.jsonl")
+    }
+    assert files == {f"transcripts/{name.removesuffix('.gz')}" for name in packed}
+    assert set(quality.sessions_of(judgements)) == files
