@@ -329,6 +329,38 @@ def test_a_capped_note_routed_to_the_team_goes_to_a_knowledge_branch_not_main(
     assert listed.structured_content["team"] is True
 
 
+def test_a_high_note_the_user_asked_for_is_still_the_agents_and_goes_to_review(
+    git_daemon: GitDaemon, kb_factory: Any, tmp_path: Path
+) -> None:
+    # user_requested_high keeps the tier, but the agent wrote the note: a person reviews it
+    # (a CLI or web confirm) before it reaches the team's main (issue 34).
+    team = git_daemon.new_repo()
+    team.seed({"README.md": "team KB\n"})
+    kb = kb_factory(team)
+    main_before = team.heads()["main"]
+
+    async def talk(s: ClientSession) -> Any:
+        return await s.call_tool(
+            "add",
+            {
+                "title": "Pin the runner image",
+                "insight": "The floating runner tag broke the build twice; pin its digest.",
+                "category": "ci",
+                "confidence": "high",
+                "user_requested_high": True,
+                "route": True,
+            },
+        )
+
+    added = drive(kb.path, talk)
+    assert not added.is_error, text_of(added)
+    routed = added.structured_content["routed"]
+    assert routed["route"] == "branch" and routed["unreviewed"] == "agent"
+    assert team.heads()["main"] == main_before
+    note = team.git("show", f"{routed['branch']}:documents/{routed['id']}.md")
+    assert "\nconfidence: high\n" in note and "written_by: agent" in note
+
+
 # --------------------------------------------------------------------------- resources
 
 

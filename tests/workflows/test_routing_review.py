@@ -160,6 +160,30 @@ def test_a_persons_cli_confirm_reviews_it_and_then_it_may_reach_main(setup) -> N
     assert f"documents/{note_id}.md" in team.files("main")
 
 
+def test_a_web_confirm_is_a_review(setup) -> None:
+    from starlette.testclient import TestClient
+
+    from reflectgit.config import Config
+    from reflectgit.web.app import Settings, create_app
+    from reflectgit.web.security import COOKIE, Guard
+
+    team, _forge, kb = setup
+    note_id = machine_note(kb, "Keep one pool per worker", "drain")
+    guard = Guard.for_server("token-1", "127.0.0.1", 8484)
+    app = create_app(Settings(Config.resolve(kb.path, dict(os.environ)), guard, False))
+    client = TestClient(app, base_url="http://127.0.0.1:8484")
+    client.cookies.set(COOKIE, "token-1")
+    res = client.post(
+        f"/api/notes/{note_id}/confirm",
+        headers={"X-CSRF-Token": guard.csrf},
+        json={"source": "pr-9"},
+    )
+    assert res.status_code == 200, res.text
+    assert res.json()["result"]["reviewed_by"] == "Ada Reviewer"
+    assert routing.route(kb.config(), note_id).route == "main"
+    assert f"documents/{note_id}.md" in team.files("main")
+
+
 @pytest.mark.parametrize("source", ["drain", "capture", "mcp"])
 def test_a_machines_own_confirm_is_not_a_review(setup, source: str) -> None:
     team, _forge, kb = setup
