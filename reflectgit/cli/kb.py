@@ -189,7 +189,8 @@ def confirm_cmd(
     with open_kb(ctx) as kb:
         result = kb.confirm(note_id, source)
     doc = {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}
-    doc["reviewed_by"] = result.reviewed_by
+    if result.reviewed_by:  # this confirm reviewed a machine's note (docs/team.md)
+        doc["reviewed_by"] = result.reviewed_by
     render.emit(ctx, doc, kblines.confirmed(result, source))
 
 

@@ -578,7 +578,8 @@ def _confirm(web: Web, ident: str, form: dict[str, str]) -> tuple[str, Any]:
     with web.kb() as kb:
         result = kb.confirm(ident, source)
     doc = {"id": result.id, "proof_count": result.proof_count, "commit": result.commit}
-    doc["reviewed_by"] = result.reviewed_by
+    if result.reviewed_by:  # this confirm reviewed a machine's note (docs/team.md)
+        doc["reviewed_by"] = result.reviewed_by
     return f"confirmed {result.id} ({result.proof_count} proofs)", doc
 
 

@@ -200,7 +200,7 @@ def test_a_person_confirming_their_own_note_stamps_no_review(setup) -> None:
     _team, _forge, kb = setup
     note_id = kb.add("Keep migrations reversible", "high")
     doc = cli(kb, "confirm", note_id, "--source", "pr-3")
-    assert doc["reviewed_by"] is None
+    assert doc == {"id": note_id, "proof_count": 2, "commit": doc["commit"]}  # the contract
     prov = parse_note((kb.path / f"documents/{note_id}.md").read_bytes()).frontmatter["provenance"]
     assert "reviewed_by" not in prov
 
