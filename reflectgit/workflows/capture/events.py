@@ -599,7 +599,7 @@ class AgentEvents:
         return NoteDraft(
             kind="test-fix",
             event="PostToolUse",
-            slug=f"{run.runner} {' '.join(sorted(tests)) or error}",
+            slug=f"{run.runner} {_test_names(sorted(tests)) or error}",
             title=_text(title, 110),
             confidence="high",
             body="\n".join(lines),
