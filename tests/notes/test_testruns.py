@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reflectgit.notes.testruns import (
@@ -13,6 +15,7 @@ from reflectgit.notes.testruns import (
     read_run,
     runner_of,
 )
+from tests.conftest import DATA, needs_shared
 
 PYTEST_RED_RAILS = (
     "=========================== short test summary info ============================\n"
@@ -363,3 +366,37 @@ def test_the_header_table_knows_each_runner_header():
         assert HEADERS.match(line), line
     for line in ("AssertionError: assert 1 == 2", "Cannot start a runtime", "expect(x).toBe(y)"):
         assert not HEADERS.match(line), line
+
+
+def _real_output(name: str, index: int) -> str:
+    for folder in (DATA / "real" / "hook-events", DATA / "hook-events"):
+        if (folder / name).exists():
+            event = json.loads((folder / name).read_text())[index]
+            response = event.get("tool_response") or {}
+            if isinstance(response, str):  # Codex: a header, then the output
+                return response
+            return event.get("error") or response.get("stdout", "")
+    raise AssertionError(name)
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "index", "runner", "error"),
+    [
+        # PostToolUseFailure.error: Claude Code's "Exit code 1", pytest's header, an E line.
+        (
+            "doc-claude-pytest-red-green.json",
+            2,
+            "pytest",
+            "AssertionError: assert Decimal('10.00') == Decimal('10.01')",
+        ),
+        ("test-fix.json", 1, "pytest", "Cannot start a runtime from within a runtime"),
+        # A real `mix test | tail -30`: 11 failures, the error lines cut off above the tail.
+        ("derived-spotter-ae4a77f8.json", 107, "mix", ""),
+        # A real vitest run in Codex's string output: the failing test's name, no error line.
+        ("codex-hooks.json", 3, "vitest", ""),
+    ],
+)
+def test_first_error_on_real_runs(name, index, runner, error):
+    output = _real_output(name, index)
+    assert first_error(output, runner) == error

@@ -1165,17 +1165,18 @@ def _relative(path: str, cwd: Any) -> str:
 
 
 def _rule_in(prompt: str) -> str | None:
-    """The sentence of a person's prompt that states a rule ("always ...", "never ...",
-    "use X instead"), as the drain's signal table reads a person's words; else None."""
+    """The sentences of a person's prompt that state a rule ("always ...", "never ...", "use X
+    instead"), as the drain's signal table reads a person's words, in their order; else None."""
     import re  # here, not at import: only a prompt while tests fail
 
     from reflectgit.notes.signals import classify
 
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt):
+    said = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt.strip()):
         hit = classify(sentence)
         if hit and hit[1] in RULE_KINDS:
-            return _text(sentence.strip(), 300)
-    return None
+            said.append(sentence.strip())
+    return _text(" ".join(said), 300) if said else None
 
 
 def _file_stem(path: str) -> str:

@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
-from reflectgit.workflows.capture.events import AgentEvents
+from reflectgit.workflows.capture.events import AgentEvents, _rule_in
+from tests.conftest import DATA, needs_shared
 from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
@@ -221,3 +224,54 @@ def test_a_todo_that_never_finished_records_nothing(kb):
     _todo(events, "pending")
     _todo(events, "in_progress")
     assert _record(kb) == [] and notes(kb) == {}
+
+
+REAL_HOOK_EVENTS = DATA / "real" / "hook-events"
+
+
+def _prompts(name: str) -> list[str]:
+    for folder in (REAL_HOOK_EVENTS, DATA / "hook-events"):
+        if (folder / name).exists():
+            events = json.loads((folder / name).read_text())
+            return [e["prompt"] for e in events if isinstance(e, dict) and e.get("prompt")]
+    raise AssertionError(name)
+
+
+@needs_shared
+def test_the_rules_people_state_in_real_prompts():
+    said = {
+        p: _rule_in(p)
+        for name in ("correction.json", "codex-hooks.json", "loop.json")
+        for p in _prompts(name)
+    }
+    assert said["No, don't use pip here. Use uv instead of pip, always."] == (
+        "No, don't use pip here. Use uv instead of pip, always."
+    )
+    assert said["Stop doing that, use ruff check instead of make lint."] == (
+        "Stop doing that, use ruff check instead of make lint."
+    )
+    assert said["let's update the default context compaction to 90 in env var"] is None
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "name",
+    [
+        "doc-claude-pytest-red-green.json",
+        "copilot-cli-camelcase.json",
+        "derived-codemie-9eda1058.json",
+        "derived-spotter-short.json",
+        "failure-then-unrelated-prompt.json",
+        "permissions.json",
+    ],
+)
+def test_real_requests_and_answers_state_no_rule(name):
+    asked = [p for p in _prompts(name) if not p.startswith("No, don't")]
+    assert asked and all(_rule_in(p) is None for p in asked), asked
+
+
+def test_rule_sentences_positive_and_negative():
+    assert _rule_in("Why? Never call round() on money.") == "Never call round() on money."
+    assert _rule_in("use Decimal instead") == "use Decimal instead"
+    for chatter in ("why does it fail?", "ok, go on", "run the tests", "what else?", ""):
+        assert _rule_in(chatter) is None, chatter
