@@ -393,6 +393,13 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
     where = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
     print(f"notes written at commit {commit or '?'}, judged by hand in {where}")
     print(f"judgement file: {_size(path, judgements)}")
+    keys = {note.key for note in written}
+    stale = [
+        j
+        for j in judgements["notes"]
+        if note_key(j["channel"], j["session"], j["title"]) not in keys
+    ]
+    print(f"judgements no note matches now (an older writer's notes): {len(stale)}")
     for channel in CHANNELS:
         figures, unjudged, missed = judge(written, judgements, channel)
         print(
