@@ -194,6 +194,9 @@ def test_a_machines_own_confirm_is_not_a_review(setup, source: str) -> None:
     result = routing.route(kb.config(), note_id)
     assert result.route == "branch" and result.unreviewed == "capture"
     assert f"documents/{note_id}.md" not in _main_paths(team)
+    # A person confirming the same source afterwards adds no proof, but it is the review.
+    doc = cli(kb, "confirm", note_id, "--source", f"{source}-session-2")
+    assert doc["proof_count"] == 2 and doc["reviewed_by"] == "Ada Reviewer" and doc["commit"]
 
 
 def test_a_person_confirming_their_own_note_stamps_no_review(setup) -> None:
