@@ -291,7 +291,7 @@ class Tools:
             # A whole note's own `confidence_num: 0.9` would contradict the capped tier.
             fields["confidence_num"] = TIER_NUM[CAPPED_TIER]
         # An agent wrote it: a person reviews it before it reaches the team's main, whatever
-        # its tier (docs/routing.md). A whole note's own provenance is kept beside the mark.
+        # its tier (docs/team.md). A whole note's own provenance is kept beside the mark.
         own: Any = None
         if data is not None:
             with contextlib.suppress(NoteError):
