@@ -109,6 +109,27 @@ def test_a_part_s_synonym_counts_no_more_than_the_part(tmp_path: Path) -> None:
     assert '"spawn"' in words.concepts[0].alternatives[query_module.PART_SYNONYM]
 
 
+def test_a_note_s_camel_case_names_are_indexed_by_their_parts(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "ipc": ("Preload bridge", "Expose ipcRenderer.invoke through contextBridge.", {}),
+            "flat": ("Lowercase", "The ipcrenderer module and the contextbridge call.", {}),
+            "title": ("Title Case Words", "Hello World from the Renderer.", {}),
+        },
+    )
+    # "renderer" is a part of ipcRenderer, as `git grep -i renderer` finds it inside the name.
+    assert ids(kb, "renderer bridge")[0] == "ipc"
+    assert ids(kb, "ipcRenderer")[0] == "ipc"  # the whole name still matches as typed
+    # Negative: a lowercase run has no parts to find, and a capitalised word is no code name.
+    assert "flat" not in ids(kb, "renderer bridge")
+    assert set(ids(kb, "renderer")) == {"ipc", "title"}
+    from reflectgit.workflows.search.documents import indexed_text
+
+    assert indexed_text("Call getHTTPServer now") == "Call getHTTPServer now\nget http server"
+    assert indexed_text("Hello World, snake_case and URLs") == "Hello World, snake_case and URLs"
+
+
 def test_a_code_like_word_with_no_known_part_finds_nothing(tmp_path: Path) -> None:
     kb = make_kb(tmp_path, {"n": ("Redis pool", "Pool drains.", {})})
     assert ids(kb, "flamingo-quokka.Narwhal") == []
