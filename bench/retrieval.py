@@ -12,6 +12,13 @@ note's id or file name without ``.md``; ``kind``: symptom, paraphrase or task), 
 holding that list under ``"queries"``. A folder holding no ``notes`` but corpora of that shape
 (``tune/``, ...) is given one of them at a time.
 
+The corpus nobody tuned on is ``bench/data/retrieval/unseen/`` (its README): 48 topic groups
+absent from every other set, a target and three close distractors each, queries written by
+someone who saw only the targets. Its ``tune`` half may be run as often as needed; its
+``sealed`` half is run once, at the end, on the commit whose figures docs/search.md records::
+
+    .venv/bin/python bench/retrieval.py --corpus bench/data/retrieval/unseen/tune
+
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
 distractors of ``bench/distractors.py`` (notes about the same tools saying something else).
 The queries (``bench/data/retrieval_queries.json``) were written from each note's meaning

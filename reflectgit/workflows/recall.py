@@ -466,13 +466,13 @@ def rank(
         if note_domain and (note_domain == hint or note_domain in term_set):
             affinity += DOMAIN_AFFINITY if note_domain == hint else DOMAIN_AFFINITY / 2
             reasons.append(f"domain {extra['domain']}")
+        # Tags and entities are fields of search's ranking: the text relevance below counts
+        # them (a bonus of their own on top counted them twice). They are named as reasons.
         tag_hits = sorted(_as_set(doc["tags"]) & term_set)
         if tag_hits:
-            affinity += 2 * len(tag_hits)
             reasons.append("tags " + ", ".join(tag_hits))
         entity_hits = sorted(_as_set(doc["entities"]) & term_set)
         if entity_hits:
-            affinity += len(entity_hits)
             reasons.append("entities " + ", ".join(entity_hits))
         # Text relevance is scaled to 0..10 so a note made for this project outranks a note
         # that merely shares many words with it.
