@@ -267,7 +267,8 @@ class Phases:
 
 def _in_process(tree: Path, kb: Path, state: Path) -> dict[str, float]:
     """One round of IN_PROCESS_QUERIES with ``tree``'s code, in a process of its own (the
-    index opened and one search made first): seconds per query."""
+    index opened and one search made first): CPU seconds per query (the wall clock of a
+    shared machine measures the other processes as much as the search)."""
     code = (
         "import json, sys, time\n"
         "from reflectgit.workflows.search.index import open_fresh\n"
@@ -275,7 +276,7 @@ def _in_process(tree: Path, kb: Path, state: Path) -> dict[str, float]:
         "index.search('warm up')\n"
         "out = {}\n"
         "for q in json.loads(sys.argv[3]):\n"
-        "    t0 = time.perf_counter(); index.search(q); out[q] = time.perf_counter() - t0\n"
+        "    c0 = time.process_time(); index.search(q); out[q] = time.process_time() - c0\n"
         "print(json.dumps(out))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(tree))
@@ -291,6 +292,32 @@ def _in_process(tree: Path, kb: Path, state: Path) -> dict[str, float]:
     )
     times: dict[str, float] = json.loads(proc.stdout)
     return times
+
+
+def in_process_only(base: Path, count: int, runs: int, other: str | None) -> None:
+    """Only the in-process search timing, on a KB kept by an earlier run (``--keep``)."""
+    kb = base / f"kb-{count}"
+    if not (kb / ".git").is_dir():
+        raise SystemExit(f"no KB at {kb}: run once with --keep {base} first")
+    print(f"\n## {count:,} notes (reused from --keep; load average {os.getloadavg()[0]:.1f})")
+    _time_in_process(kb, kb / ".git" / "reflect-git", runs, other)
+
+
+def _time_in_process(kb: Path, state: Path, runs: int, other: str | None) -> None:
+    trees = [("this tree", ROOT)] + ([("--against", Path(other))] if other else [])
+    rounds: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
+    for _ in range(runs):
+        for label, tree in trees:  # taking turns: the machine's load falls on both alike
+            rounds[label].append(_in_process(tree, kb, state / label.strip("-").replace(" ", "-")))
+    for label, tree in trees:
+        medians = {
+            q: statistics.median(r[q] for r in rounds[label]) * 1000 for q in IN_PROCESS_QUERIES
+        }
+        each = ", ".join(f"{q!r} {ms:.1f}" for q, ms in medians.items())
+        print(
+            f"search in process, {label} ({tree.name}): {sum(medians.values()):.1f} ms CPU for"
+            f" the {len(medians)} queries ({each} ms, medians of {runs})"
+        )
 
 
 def bench_size(base: Path, count: int, runs: int, other: str | None = None) -> None:
@@ -361,20 +388,7 @@ def bench_size(base: Path, count: int, runs: int, other: str | None = None) -> N
             f"through the typer CLI {typer_s * 1000:.0f} ms ({grep_s / typer_s:.1f}x)"
         )
 
-    trees = [("this tree", ROOT)] + ([("--against", Path(other))] if other else [])
-    rounds: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
-    for _ in range(runs):
-        for label, tree in trees:  # taking turns: the machine's load falls on both alike
-            rounds[label].append(_in_process(tree, kb, state / label.strip("-").replace(" ", "-")))
-    for label, tree in trees:
-        medians = {
-            q: statistics.median(r[q] for r in rounds[label]) * 1000 for q in IN_PROCESS_QUERIES
-        }
-        each = ", ".join(f"{q!r} {ms:.1f}" for q, ms in medians.items())
-        print(
-            f"search in process, {label} ({tree.name}): {sum(medians.values()):.1f} ms for the"
-            f" {len(medians)} queries ({each} ms, medians of {runs})"
-        )
+    _time_in_process(kb, state, runs, other)
 
     # Incremental refresh after one changed note, in-process (the store write is not timed).
     timings = []
@@ -431,7 +445,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--against", help="another commit's source tree: its in-process search timed alongside"
     )
+    parser.add_argument(
+        "--in-process-only",
+        action="store_true",
+        help="time only search in process, on the KBs an earlier run kept (--keep DIR)",
+    )
     args = parser.parse_args(argv)
+    if args.in_process_only:
+        if not args.keep:
+            parser.error("--in-process-only needs --keep DIR")
+        for size in (int(s) for s in args.sizes.split(",")):
+            in_process_only(Path(args.keep), size, args.runs, args.against)
+        return 0
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rg-bench-search-"))
     base.mkdir(parents=True, exist_ok=True)
     try:
