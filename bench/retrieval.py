@@ -9,8 +9,8 @@ Run: .venv/bin/python bench/retrieval.py [--split all|tune|held]
 target notes and their distractors, with any ``.entities.yaml`` sidecars beside them) and
 ``DIR/queries.json``, a list of ``{"query", "target", "kind"}`` (``target``: the expected
 note's id or file name without ``.md``; ``kind``: symptom, paraphrase or task), or an object
-holding that list under ``"queries"``. A folder holding no ``notes`` but corpora of that shape
-(``tune/``, ...) is given one of them at a time.
+holding that list under ``"queries"``. One corpus a run: a folder of halves (``unseen/``) is
+given one half at a time, so the sealed half is only ever run on purpose.
 
 The corpus nobody tuned on is ``bench/data/retrieval/unseen/`` (its README): 48 topic groups
 absent from every other set, a target and three close distractors each, queries written by
