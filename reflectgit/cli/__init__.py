@@ -19,6 +19,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run reflect-git with ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
     The ``reflect-git`` console script is ``sys.exit(main())``."""
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["merge-driver"]:
+        # git runs the merge driver once per file: git's own call skips the command parser
+        from reflectgit.cli.merge import is_git_call, run_driver
+
+        if is_git_call(args):
+            return run_driver(args)
     from reflectgit.cli.app import run
 
-    return run(argv)
+    return run(args)
