@@ -520,6 +520,16 @@ def git_hook(done: Any) -> list[str]:
     return lines
 
 
+def merge_registration(reg: Any) -> list[str]:
+    """The merge driver's line of ``hooks install``: set, unchanged or removed."""
+    if reg.action in ("set", "unchanged"):
+        what = "set" if reg.action == "set" else "already set"
+        return [f"merge driver {what} in {reg.repo}: git merges notes field by field"]
+    if reg.action == "removed":
+        return [f"merge driver removed from {reg.repo}: git merges notes line by line again"]
+    return []
+
+
 def timers(result: Any) -> list[str]:
     """``hooks install --timer``: what was written or removed, and the scheduler's next step."""
     lines = [f"{result.action}: {result.kind} timers for the drain and the idle sweep"]

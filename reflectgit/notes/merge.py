@@ -184,7 +184,7 @@ class _Merger:
             return
         old = _provenance(base)
         counted = old.get("proof_count")
-        unnamed = counted - len(_sources(old)) if _is_int(counted) else 0
+        unnamed = counted - len(_sources(old)) if isinstance(counted, int) else 0
         count = len(sources) + max(0, unnamed)
         for front in (out_ours, out_theirs):
             prov = front.get("provenance")

@@ -194,6 +194,14 @@ def unregister(repo: Path, env: Mapping[str, str]) -> Registration:
     return Registration(str(repo), command, "removed")
 
 
+def ensure(repo: Path, env: Mapping[str, str]) -> Registration:
+    """``register`` with this reflect-git's own interpreter (what a team clone, a sync and a
+    route make sure of, as ``team guard`` names the interpreter in its hook)."""
+    import sys
+
+    return register(repo, launcher_for(sys.executable), env)
+
+
 def registered(repo: Path, env: Mapping[str, str]) -> str | None:
     """The driver command ``repo``'s git config names, or None."""
     from reflectgit.git import repo_info
