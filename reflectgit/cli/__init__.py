@@ -24,10 +24,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["merge-driver"]:
         # git runs the merge driver once per file: git's own call skips the command parser
-        from reflectgit.cli.merge import is_git_call, run_driver
+        from reflectgit.hooks import merge
 
-        if is_git_call(args):
-            return run_driver(args)
+        if merge.is_git_call(args):
+            return merge.main(args)
     from reflectgit.cli.app import run
 
     return run(args)

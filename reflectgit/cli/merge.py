@@ -1,57 +1,21 @@
-"""``reflect-git merge-driver %O %A %B %L %P``: what git runs to merge a note or a sidecar.
+"""``reflect-git merge-driver``: git's merge driver for notes and sidecars, by hand.
 
-Git starts the driver once per file it merges, so ``main`` hands git's exact argument list to
-``run_driver`` without building the command parser (``run_driver`` imports no typer); the typer
-command below is the same, for ``--help``, ``--json`` and a person trying it by hand.
+Git's own calls never reach this module: ``cli.main`` hands them to ``hooks.merge`` before the
+command parser is built (the driver runs once per merged file). This is the same driver for
+``--help``, ``--json`` and a person trying it on three files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import typer
 
+from reflectgit.cli import render
 from reflectgit.cli.options import globals_of
 
 commands = typer.Typer()
 
-WORD = "merge-driver"
-GIT_ARGS = 5  # %O %A %B %L %P
 
-
-def is_git_call(args: Sequence[str]) -> bool:
-    """``merge-driver`` followed by exactly git's five placeholders' values (no options)."""
-    return (
-        len(args) == GIT_ARGS + 1
-        and args[0] == WORD
-        and args[4].isdigit()
-        and not any(a.startswith("-") for a in args[1:])
-    )
-
-
-def run_driver(args: Sequence[str], as_json: bool = False) -> int:
-    """Merge one file as git asked; 0 clean, 1 conflict (markers left in %A), 2 failure."""
-    from reflectgit.cli import render
-    from reflectgit.config import environ
-    from reflectgit.errors import ReflectGitError
-    from reflectgit.workflows.merging import drive
-
-    base, ours, theirs, size, path = args[-GIT_ARGS:]
-    try:
-        result = drive(Path(base), Path(ours), Path(theirs), int(size), path, environ())
-    except (ReflectGitError, OSError, ValueError) as exc:
-        # %A is left as it was (ours): git reports the file as conflicted, nothing is lost.
-        render.error(f"{WORD}: {path}: {exc}", "resolve the file by hand, then `git add` it")
-        return 2
-    if as_json:
-        render.write_json(result.to_dict())
-    for line in render.merge_driver_lines(result):
-        render.echo(line, err=True)
-    return 0 if result.clean else 1
-
-
-@commands.command(WORD)
+@commands.command("merge-driver")
 def merge_driver(
     ctx: typer.Context,
     base: str = typer.Argument(..., help="%O: the common ancestor's version (a file)."),
@@ -61,8 +25,13 @@ def merge_driver(
     path: str = typer.Argument("", help="%P: the path of the file being merged."),
 ) -> None:
     """Git's merge driver for notes and sidecars: field by field (`init` registers it)."""
-    code = run_driver(
-        [base, ours, theirs, str(marker_size), path or ours], as_json=globals_of(ctx).json
-    )
+    from reflectgit.hooks import merge
+
+    result = merge.run(base, ours, theirs, marker_size, path or ours)
+    if result is not None:
+        render.emit(ctx, result.to_dict(), None)
+        for line in merge.lines(result):
+            render.echo(line, err=True)
+    code = merge.exit_code(result)
     if code:
         raise typer.Exit(code)

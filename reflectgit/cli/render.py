@@ -865,23 +865,3 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
         out.append(f"{harness} {event} reply: nothing (no output)")
     return out
 
-
-def merge_driver_lines(result: Any) -> list[str]:
-    """What the merge driver says on stderr (git prints it under its own lines): nothing for
-    a clean merge, else where the conflict is."""
-    if result.clean:
-        return []
-    head = f"reflect-git merge-driver: {result.path}:"
-    if result.kind == "text":
-        return [f"{head} does not parse on one side; merged line by line, with conflicts"]
-    lines = []
-    fields = [c for c in result.conflicts if c != "body"]
-    if fields:
-        lines.append(
-            f"{head} both sides changed {', '.join(fields)}: conflict markers around "
-            f"{'that field' if len(fields) == 1 else 'those fields'}, the rest merged"
-        )
-    if "body" in result.conflicts:
-        lines.append(f"{head} both sides changed the same lines of the body")
-    lines += [f"{head} the merge does not validate: {p}" for p in result.problems]
-    return lines
