@@ -10,7 +10,6 @@ from __future__ import annotations
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import globals_of
 
 commands = typer.Typer()
 

@@ -864,4 +864,3 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
     else:
         out.append(f"{harness} {event} reply: nothing (no output)")
     return out
-

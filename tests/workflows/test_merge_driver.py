@@ -174,7 +174,12 @@ EDITS = {
         Edit("tag-add-b", "tags", False, _add("tags", "latency")),
         Edit("tag-remove", "tags", False, _remove("tags", "pooling")),
         Edit("symptom-add", "symptoms", False, _add("symptoms", "502 from the load balancer")),
-        Edit("symptom-remove", "symptoms", False, _remove("symptoms", "first request after deploy hangs")),  # fmt: skip
+        Edit(
+            "symptom-remove",
+            "symptoms",
+            False,
+            _remove("symptoms", "first request after deploy hangs"),
+        ),
         Edit("entity-add-a", "entities", False, _add("entities", "psycopg")),
         Edit("entity-add-b", "entities", False, _add("entities", "pgbouncer")),
         Edit("entity-remove", "entities", False, _remove("entities", "QueuePool")),
@@ -182,9 +187,21 @@ EDITS = {
         Edit("edge-add", "causal_relations", False, _add("causal_relations", EDGE)),
         Edit("confirm-a", "provenance.source_memory_ids", False, _confirm("pr-12")),
         Edit("confirm-b", "provenance.source_memory_ids", False, _confirm("pr-34")),
-        Edit("body-problem", "body:problem", True, _body("## Problem", "The first requests after a deploy time out.")),  # fmt: skip
-        Edit("body-problem-b", "body:problem", True, _body("## Problem", "Requests right after deploy time out.")),  # fmt: skip
-        Edit("body-context", "body:context", True, _body("## Context", "Seen on billing and search.")),  # fmt: skip
+        Edit(
+            "body-problem",
+            "body:problem",
+            True,
+            _body("## Problem", "The first requests after a deploy time out."),
+        ),
+        Edit(
+            "body-problem-b",
+            "body:problem",
+            True,
+            _body("## Problem", "Requests right after deploy time out."),
+        ),
+        Edit(
+            "body-context", "body:context", True, _body("## Context", "Seen on billing and search.")
+        ),
     ]
 }
 
@@ -197,7 +214,15 @@ def _pairs() -> list[tuple[str, str, bool]]:
     for i, name in enumerate(names):
         pairs.append((name, names[(i + 7) % len(names)]))  # another field (mostly)
     # both made the same change: one of each kind
-    for name in ("title-a", "num-a", "forget-a", "tool-a", "tag-add-a", "confirm-a", "body-context"):
+    for name in (
+        "title-a",
+        "num-a",
+        "forget-a",
+        "tool-a",
+        "tag-add-a",
+        "confirm-a",
+        "body-context",
+    ):
         pairs.append((name, name))
     same_field = [
         ("title-a", "title-b"),
@@ -421,5 +446,7 @@ def test_the_matrix_merges_field_by_field(team: dict[str, Path], mode: str) -> N
     assert lost == [], lost
     assert invalid == []
     assert wrong_conflicts == []
-    expected = {f"documents/{_note_id(i)}.md" for i, (a, b, _c) in enumerate(PAIRS) if _conflicting(a, b)}  # fmt: skip
+    expected = {
+        f"documents/{_note_id(i)}.md" for i, (a, b, _c) in enumerate(PAIRS) if _conflicting(a, b)
+    }
     assert unmerged == expected
