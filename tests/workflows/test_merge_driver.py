@@ -450,3 +450,49 @@ def test_the_matrix_merges_field_by_field(team: dict[str, Path], mode: str) -> N
         f"documents/{_note_id(i)}.md" for i, (a, b, _c) in enumerate(PAIRS) if _conflicting(a, b)
     }
     assert unmerged == expected
+
+
+# --------------------------------------------------------------------------- route
+
+
+def test_route_merges_a_teammates_change_to_the_note_in_a_clone_of_the_team(
+    tmp_path: Path, cli: Any
+) -> None:
+    """The KB is a clone of the team KB. A teammate changed the note's tags on the team's main
+    since; routing our change of its confidence merges the two (it used to refuse, as if the
+    teammate's older version were another note), and a change of the same field still refuses."""
+    origin = tmp_path / "team.git"
+    git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path)
+    seed = tmp_path / "seed"
+    assert cli("init", str(seed), "--no-pre-commit", "--team-remote", "origin").code == 0
+    (seed / "documents" / "pair-000.md").write_bytes(_base_bytes(0, False))
+    git("add", "-A", cwd=seed)
+    git("commit", "-qm", "base", cwd=seed)
+    git("push", "-q", str(origin), "main", cwd=seed)
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    for clone in (mine, theirs):
+        git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    note = "documents/pair-000.md"
+    path = theirs / note
+    path.write_bytes(_edited(0, "tag-add-b", "b", path.read_bytes()))
+    git("commit", "-qam", "teammate: a tag", cwd=theirs)
+    git("push", "-q", "origin", "main", cwd=theirs)
+    assert cli("--kb", str(mine), "update", "pair-000", "--set", "confidence=high").code == 0
+
+    res = cli("--kb", str(mine), "--json", "route", "pair-000")
+    assert res.code == 0, res
+    doc = res.json()
+    assert doc["pushed"] and any("field by field" in n for n in doc["notes"])
+    front = parse_note(git("show", f"main:{note}", cwd=origin).encode()).frontmatter
+    assert front["confidence"] == "high" and "latency" in front["tags"]
+
+    # the same field changed on both sides: refused as before, nothing pushed
+    git("pull", "-q", "--no-rebase", "--no-edit", cwd=theirs)
+    path.write_bytes(_edited(0, "title-b", "b", path.read_bytes()))
+    git("commit", "-qam", "teammate: a title", cwd=theirs)
+    git("push", "-q", "origin", "main", cwd=theirs)
+    tip = git("rev-parse", "main", cwd=origin)
+    assert cli("--kb", str(mine), "update", "pair-000", "--set", "title=Mine").code == 0
+    refused = cli("--kb", str(mine), "route", "pair-000")
+    assert refused.code == 1 and "refused to overwrite a teammate's note" in refused.err
+    assert git("rev-parse", "main", cwd=origin) == tip
