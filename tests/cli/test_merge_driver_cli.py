@@ -175,3 +175,23 @@ def test_team_clone_sets_the_driver(tmp_path: Path, cli: Any) -> None:
     res = cli("--kb", str(kb), "team", "clone", str(tmp_path / "team.git"), "--path", str(clone))
     assert res.code == 0, res
     assert _config(clone, "merge.reflect-git.driver") == _config(alice, "merge.reflect-git.driver")
+
+
+def test_the_pre_commit_check_hook_refuses_a_staged_note_with_markers(
+    tmp_path: Path, cli: Any, capsys: Any
+) -> None:
+    from reflectgit.hooks import check as check_hook
+
+    kb = tmp_path / "kb"
+    assert cli("init", str(kb), "--no-pre-commit").code == 0
+    note = (
+        "---\ntitle: t\ncreated: 2026-01-01\n<<<<<<< ours\nconfidence: low\n=======\n"
+        "confidence: high\n>>>>>>> theirs\n---\nbody\n"
+    )
+    (kb / "documents" / "n.md").write_text(note)
+    git("add", "documents/n.md", cwd=kb)
+    capsys.readouterr()
+    assert check_hook.main(["--kb", str(kb)]) == 1
+    out = capsys.readouterr().out
+    assert "documents/n.md:4:1: unresolved merge conflict (git's markers, lines 4 to 8)" in out
+    assert "invalid YAML" not in out  # the markers are the problem to name, once

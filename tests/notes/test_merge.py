@@ -208,3 +208,16 @@ def test_conflict_markers_are_found(text: str) -> None:
 )
 def test_text_that_only_looks_like_markers_is_not_a_conflict(text: str) -> None:
     assert conflicts(text) == []
+
+
+def test_a_sidecar_scalar_changed_on_both_sides_conflicts_there_alone() -> None:
+    base = b'document_id: x\nextracted_at: "2026-03-04"\nentities: []\n'
+    ours = base.replace(b"document_id: x", b"document_id: y")
+    theirs = base.replace(b"document_id: x", b"document_id: z").replace(b"03-04", b"03-09")
+    merged = merge_sidecar(base, ours, theirs)
+    assert merged.conflicts == ("document_id",)
+    text = merged.data.decode()
+    assert text.startswith(
+        "<<<<<<< ours\ndocument_id: y\n=======\ndocument_id: z\n>>>>>>> theirs\n"
+    )
+    assert 'extracted_at: "2026-03-09"' in text  # the later
