@@ -631,8 +631,16 @@ def _to_main(
             _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
-            _refuse_conflict(result, src, conflict)
-            return result
+            merged = merged_with_team(cfg, team, store, src, tip)
+            if merged is None:
+                _refuse_conflict(result, src, conflict)
+                return result
+            src, ancestor = merged
+            conflict = None
+            result.notes.append(
+                f"would merge the team's changes to {src.team_path} since {ancestor[:10]}, "
+                "field by field"
+            )
         if _same_on(store, src, tip):
             result.notes.append(f"already on the team's {team.branch}: nothing to push")
             return result

@@ -167,13 +167,16 @@ def test_hooks_install_sets_the_driver_and_uninstall_removes_it(
     assert _config(repo, "merge.reflect-git.driver") == ""
 
 
-def test_team_clone_sets_the_driver(tmp_path: Path, cli: Any) -> None:
+def test_team_clone_and_team_sync_set_the_driver(tmp_path: Path, cli: Any) -> None:
     alice, _bob, _ident = _team(tmp_path, cli)
     clone = tmp_path / "team-clone"
     kb = tmp_path / "personal"
     assert cli("init", str(kb), "--no-pre-commit").code == 0
     res = cli("--kb", str(kb), "team", "clone", str(tmp_path / "team.git"), "--path", str(clone))
     assert res.code == 0, res
+    assert _config(clone, "merge.reflect-git.driver") == _config(alice, "merge.reflect-git.driver")
+    git("config", "--remove-section", "merge.reflect-git", cwd=clone)
+    assert cli("--kb", str(kb), "team", "sync").code == 0
     assert _config(clone, "merge.reflect-git.driver") == _config(alice, "merge.reflect-git.driver")
 
 

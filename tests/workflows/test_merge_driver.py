@@ -479,6 +479,8 @@ def test_route_merges_a_teammates_change_to_the_note_in_a_clone_of_the_team(
     git("push", "-q", "origin", "main", cwd=theirs)
     assert cli("--kb", str(mine), "update", "pair-000", "--set", "confidence=high").code == 0
 
+    dry = cli("--kb", str(mine), "--json", "route", "pair-000", "--dry-run")
+    assert dry.code == 0 and any("would merge" in n for n in dry.json()["notes"]), dry
     res = cli("--kb", str(mine), "--json", "route", "pair-000")
     assert res.code == 0, res
     doc = res.json()
@@ -493,6 +495,8 @@ def test_route_merges_a_teammates_change_to_the_note_in_a_clone_of_the_team(
     git("push", "-q", "origin", "main", cwd=theirs)
     tip = git("rev-parse", "main", cwd=origin)
     assert cli("--kb", str(mine), "update", "pair-000", "--set", "title=Mine").code == 0
+    dry = cli("--kb", str(mine), "--json", "route", "pair-000", "--dry-run")
+    assert any(n.startswith("would refuse") for n in dry.json()["notes"]), dry
     refused = cli("--kb", str(mine), "route", "pair-000")
     assert refused.code == 1 and "refused to overwrite a teammate's note" in refused.err
     assert git("rev-parse", "main", cwd=origin) == tip
