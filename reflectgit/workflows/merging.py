@@ -87,7 +87,6 @@ def merge_bytes(
     from reflectgit.errors import NoteError
     from reflectgit.git.mergefile import merge_text
     from reflectgit.notes import merge
-    from reflectgit.notes.schema import validate_note_bytes, validate_sidecar_bytes
 
     def merge_body(old: str, one: str, two: str) -> tuple[str, bool]:
         text, count = merge_text(
@@ -101,7 +100,6 @@ def merge_bytes(
 
     sidecar = path.endswith(SIDECAR_SUFFIX)
     kind = "sidecar" if sidecar else "note"
-    validate = validate_sidecar_bytes if sidecar else validate_note_bytes
     try:
         if sidecar:
             merged = merge.merge_sidecar(base, ours, theirs, marker_size=marker_size, source=path)
@@ -114,8 +112,11 @@ def merge_bytes(
         data, count = merge_text(base or b"", ours, theirs, marker_size=marker_size, env=env)
         return DriverResult(path, "text", ["text"] if count else []), data
     result = DriverResult(path, kind, list(merged.conflicts))
-    if result.conflicts:
-        return result, merged.data
+    if result.conflicts or merged.data in (ours, theirs):
+        return result, merged.data  # (one side's own bytes are as valid as they were)
+    from reflectgit.notes.schema import validate_note_bytes, validate_sidecar_bytes
+
+    validate = validate_sidecar_bytes if sidecar else validate_note_bytes
     problems = _errors(validate(merged.data, path))
     if problems and not _errors(validate(ours, path)) and not _errors(validate(theirs, path)):
         # Both sides were valid and the merge is not: a conflict for a person to resolve.

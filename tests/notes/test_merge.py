@@ -221,3 +221,19 @@ def test_a_sidecar_scalar_changed_on_both_sides_conflicts_there_alone() -> None:
         "<<<<<<< ours\ndocument_id: y\n=======\ndocument_id: z\n>>>>>>> theirs\n"
     )
     assert 'extracted_at: "2026-03-09"' in text  # the later
+
+
+def test_a_merge_that_does_not_validate_while_both_sides_do_is_a_conflict() -> None:
+    from reflectgit.workflows.merging import merge_bytes
+
+    base = BASE.replace(b"---\n\n##", b'enforce:\n  deny: ["Bash(rm -rf:*)"]\n  ask: ["Edit(.env)"]\n---\n\n##')  # fmt: skip
+    ours = edit(base, ('  deny: ["Bash(rm -rf:*)"]\n', ""))
+    theirs = edit(base, ('  ask: ["Edit(.env)"]\n', ""))
+    result, data = merge_bytes(base, ours, theirs, "documents/pool-timeout-a1b2c3.md")
+    assert not result.clean and result.conflicts == []
+    assert result.problems and "enforce" in result.problems[0]
+    assert parse_note(data).frontmatter["enforce"] == {}  # both removals, as merged
+    fine, _ = merge_bytes(
+        base, ours, edit(base, ("confidence: medium", "confidence: high")), "x.md"
+    )
+    assert fine.clean
