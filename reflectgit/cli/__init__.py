@@ -22,12 +22,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["merge-driver"]:
-        # git runs the merge driver once per file: git's own call skips the command parser
-        from reflectgit.hooks import merge
-
-        if merge.is_git_call(args):
-            return merge.main(args)
     from reflectgit.cli.app import run
 
     return run(args)

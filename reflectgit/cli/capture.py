@@ -112,9 +112,7 @@ def hooks_install(
     from reflectgit.workflows import merging
 
     driver = (
-        merging.unregister(base, env)
-        if uninstall
-        else merging.register(base, merging.launcher_for(sys.executable), env)
+        merging.unregister(base, env) if uninstall else merging.register(base, sys.executable, env)
     )
     doc = done[0].to_dict() | {"post_merge": done[1].to_dict(), "merge_driver": driver.to_dict()}
     lines = [line for one in done for line in render.git_hook(one)]

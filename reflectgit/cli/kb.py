@@ -49,13 +49,11 @@ def init_command(
     env = environ()
     # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
     kb = resolve_kb(path or globals_of(ctx).kb, env, current_folder()).path
-    from reflectgit.workflows.merging import launcher_for
-
     options = InitOptions(
         team_remote=team_remote,
         pre_commit=not no_pre_commit,
         force=force,
-        launcher=launcher_for(sys.executable),
+        python=sys.executable,
     )
     result = init(kb, options, env=env)
     lines = render.init_lines(result)

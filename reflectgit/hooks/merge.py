@@ -1,8 +1,9 @@
-"""``reflect-git merge-driver %O %A %B %L %P``: what git runs to merge a note or a sidecar.
+"""The merge driver git runs for a note or a sidecar: ``PYTHON -m reflectgit.hooks.merge %O %A %B %L %P``.
 
-Git starts the driver once per file it merges, so the command line hands git's exact argument
-list here without building its parser (no typer, no rich: the driver's start-up is the merge's
-cost); ``reflect-git merge-driver --help`` is the command line's, which calls ``run`` too.
+Git starts the driver once per file it merges, so git's registration names this entry point of
+its own (as the agent hooks name ``reflectgit.hooks.agent``): no command-line parser is built,
+the driver's start-up is the merge's cost. ``reflect-git merge-driver`` is the same driver on
+the command line (``--help``, ``--json``, a person trying it on three files); it calls ``run``.
 Exit 0 for a clean merge, 1 for a conflict (git's markers left in %A), 2 when the driver could
 not merge at all (%A left as it was: git reports the file as conflicted, nothing is lost).
 """
@@ -19,16 +20,6 @@ if TYPE_CHECKING:
 
 WORD = "merge-driver"
 GIT_ARGS = 5  # %O %A %B %L %P
-
-
-def is_git_call(args: Sequence[str]) -> bool:
-    """``merge-driver`` followed by exactly git's five placeholders' values (no options)."""
-    return (
-        len(args) == GIT_ARGS + 1
-        and args[0] == WORD
-        and args[4].isdigit()
-        and not any(a.startswith("-") for a in args[1:])
-    )
 
 
 def run(base: str, ours: str, theirs: str, marker_size: int, path: str) -> DriverResult | None:
@@ -51,9 +42,16 @@ def exit_code(result: DriverResult | None) -> int:
     return 0 if result.clean else 1
 
 
-def main(args: Sequence[str]) -> int:
-    """git's call: ``merge-driver O A B L P``."""
-    base, ours, theirs, size, path = args[-GIT_ARGS:]
+def main(args: Sequence[str] | None = None) -> int:
+    """git's call: ``O A B L P`` (the values of git's five placeholders)."""
+    args = list(sys.argv[1:] if args is None else args)
+    if len(args) != GIT_ARGS or not args[3].isdigit():
+        say(f"error: {WORD}: expected git's five values %O %A %B %L %P, got {len(args)}")
+        say(
+            "hint: git runs this from merge.reflect-git.driver; by hand, use `reflect-git merge-driver`"
+        )
+        return 2
+    base, ours, theirs, size, path = args
     result = run(base, ours, theirs, int(size), path)
     if result is not None:
         for line in lines(result):
@@ -85,3 +83,7 @@ def lines(result: DriverResult) -> list[str]:
 def say(line: str) -> None:
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,7 +6,7 @@ the driver for notes and sidecars (``merge=reflect-git``) and the repository's g
 how to start it, by the absolute path of the interpreter reflect-git is installed in (as the git
 hooks do), so ``git pull``, ``git merge`` and ``git rebase`` use it whatever PATH git runs with.
 
-``drive`` is what git runs (``merge-driver %O %A %B %L %P``): it merges the three versions with
+``drive`` is what git runs (``reflectgit.hooks.merge %O %A %B %L %P``): it merges the three versions with
 ``notes.merge`` (the body, and a file that does not parse, with ``git merge-file``), validates
 the result, and writes it over ``%A``. A clean merge is exit 0; a conflict leaves git's markers
 around the conflicting field (or the body's lines) and is exit 1, as git's contract says.
@@ -14,7 +14,7 @@ around the conflicting field (or the body's lines) and is exit 1, as git's contr
 
 from __future__ import annotations
 
-import os
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 
 DRIVER = "reflect-git"
+ENTRY = "reflectgit.hooks.merge"  # the driver's own entry point, run with ``python -m``
 DRIVER_NAME = "reflect-git: notes and sidecars merged field by field"
 SIDECAR_SUFFIX = ".entities.yaml"
 ATTRIBUTES = ".gitattributes"
@@ -135,9 +136,10 @@ def _errors(problems: list[Any]) -> list[str]:
 # --------------------------------------------------------------------------- registration
 
 
-def driver_command(launcher: str) -> str:
-    """The command git runs for a merge: ``LAUNCHER merge-driver %O %A %B %L %P``."""
-    return f"{launcher} merge-driver %O %A %B %L %P"
+def driver_command(python: str) -> str:
+    """The command git runs for a merge: this interpreter by absolute path running the driver's
+    own entry point, ``PYTHON -m reflectgit.hooks.merge %O %A %B %L %P``."""
+    return f"{shlex.quote(python)} -m {ENTRY} %O %A %B %L %P"
 
 
 def gitattributes(old: bytes | None) -> bytes:
@@ -166,11 +168,11 @@ class Registration:
         return dict(self.__dict__)
 
 
-def register(repo: Path, launcher: str, env: Mapping[str, str]) -> Registration:
+def register(repo: Path, python: str, env: Mapping[str, str]) -> Registration:
     """Set ``merge.reflect-git.driver`` and ``.name`` in ``repo``'s own git config."""
     from reflectgit.git import repo_info
 
-    command = driver_command(launcher)
+    command = driver_command(python)
     key = f"merge.{DRIVER}"
     if (
         repo_info.config_value(repo, f"{key}.driver", env) == command
@@ -200,7 +202,7 @@ def ensure(repo: Path, env: Mapping[str, str]) -> Registration:
     route make sure of, as ``team guard`` names the interpreter in its hook)."""
     import sys
 
-    return register(repo, launcher_for(sys.executable), env)
+    return register(repo, sys.executable, env)
 
 
 def registered(repo: Path, env: Mapping[str, str]) -> str | None:
@@ -208,10 +210,3 @@ def registered(repo: Path, env: Mapping[str, str]) -> str | None:
     from reflectgit.git import repo_info
 
     return repo_info.config_value(repo, f"merge.{DRIVER}.driver", env)
-
-
-def launcher_for(python: str | os.PathLike[str]) -> str:
-    """How git starts this reflect-git: its interpreter by absolute path (as the hooks)."""
-    from reflectgit.workflows.installer import machine_launcher
-
-    return machine_launcher(os.fspath(python))

@@ -50,7 +50,9 @@ def test_two_updates_of_one_note_pull_cleanly_with_a_path_lacking_reflect_git(
     tmp_path: Path, cli: Any
 ) -> None:
     alice, bob, ident = _team(tmp_path, cli)
-    assert _config(bob, "merge.reflect-git.driver").endswith(" merge-driver %O %A %B %L %P")
+    assert _config(bob, "merge.reflect-git.driver").endswith(
+        " -m reflectgit.hooks.merge %O %A %B %L %P"
+    )
     assert cli("--kb", str(bob), "update", ident, "--set", "confidence=high").code == 0
     git("push", "-q", "origin", "main", cwd=bob)
     assert cli("--kb", str(alice), "update", ident, "--set", "tags=[postgres, pooling]").code == 0
@@ -160,7 +162,7 @@ def test_hooks_install_sets_the_driver_and_uninstall_removes_it(
     assert res.code == 0, res
     assert json.loads(res.out)["merge_driver"]["action"] == "set"
     command = _config(repo, "merge.reflect-git.driver")
-    assert command.split()[0].startswith("/") and " -m reflectgit merge-driver " in command
+    assert command.split()[0].startswith("/") and " -m reflectgit.hooks.merge " in command
     again = cli("hooks", "install", str(repo))
     assert "merge driver already set" in again.out
     assert cli("hooks", "install", str(repo), "--uninstall").code == 0

@@ -59,9 +59,9 @@ class InitOptions:
     team_remote: str | None = None
     pre_commit: bool = True
     force: bool = False
-    # How git starts reflect-git (``merging.launcher_for``): the merge driver is registered in
-    # the repository's git config with it. None: the git config is left alone.
-    launcher: str | None = None
+    # The interpreter git starts the merge driver with (by absolute path, as the hooks): the
+    # driver is registered in the repository's git config with it. None: the config is left alone.
+    python: str | None = None
 
 
 @dataclass
@@ -138,10 +138,10 @@ def init(path: Path, options: InitOptions, env: Mapping[str, str] | None = None)
             (root / folder).mkdir(exist_ok=True)
     written, left = done.value
     driver = None
-    if options.launcher is not None:
+    if options.python is not None:
         from reflectgit.workflows.merging import register
 
-        driver = register(root, options.launcher, env or {}).action
+        driver = register(root, options.python, env or {}).action
     return InitResult(
         kb=root,
         commit=done.commit,
