@@ -176,7 +176,7 @@ def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:
     scoping_rows: list[tuple[Any, ...]] = []
     for rowid, doc in docs:
         doc_rows.append((rowid, *_doc_row(doc)))
-        texts = doc.texts
+        texts = doc.indexed
         fts_rows.append((rowid, *[texts[f] for f in FIELDS]))
         tag_rows.extend((rowid, t) for t in dict.fromkeys(t.lower() for t in doc.tags))
         edge_rows.extend((rowid, words, start, end) for words, start, end in doc.edges)
