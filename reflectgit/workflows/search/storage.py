@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import pathlib
     from reflectgit.workflows.search.documents import Document
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"  # 11: scoping.unreviewed (issue 34)
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
