@@ -426,6 +426,52 @@ def classify(
     return None
 
 
+# The kinds of signal in which a person corrects the assistant or states the rule it broke.
+CORRECTION_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
+
+# A name as people write it: dotted, versioned or a path (python3.11, ./gradlew, setup.py,
+# `gradle build`); a period ends the phrase only when a space or the end follows it.
+_NAME = r"(?:`[^`\n]{1,80}`|(?:[^\s.,;!?`]|[.](?=[^\s.,;!?]))+)"
+_PHRASE = rf"{_NAME}(?:\s+{_NAME}){{0,5}}?"
+_TO_CLAUSE_END = r"[^,;!?\n]+?(?=[,;!?]|\.(?:\s|$)|$)"  # what follows, up to where the clause ends
+_WAY = re.compile(
+    rf"\binstead of\s+(?P<old1>{_PHRASE}),?\s+(?:use|try|run)\s+(?P<new1>{_TO_CLAUSE_END})"
+    rf"|\b(?:use|try|run)\s+(?P<new2>{_PHRASE})\s+instead(?:\s+of\s+(?P<old2>{_TO_CLAUSE_END}))?"
+    rf"(?=[\s.,;!?]|$)"
+    rf"|\buse\s+(?P<new3>{_PHRASE}),?\s+not\s+(?P<old3>{_NAME})(?=[\s.,;!?]|$)"
+    rf"|^\s*(?:no|nope)\s*[,.!:;-]?\s+use\s+(?P<new4>{_TO_CLAUSE_END})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A person's correction: its kind, and the way to go and the way refused when it names
+    them ("use python3.11 instead of python3.9": ``python3.11``, ``python3.9``)."""
+
+    kind: str
+    new: str = ""
+    old: str = ""
+
+
+def correction(line: str) -> Correction | None:
+    """The correction in a person's reply to the assistant, or None.
+
+    The detector's own reading (``classify``): reassurance ("No, don't worry, that's fine."),
+    questions ("What should have happened here?") and reactions are none; dotted names and
+    paths are names, never the end of a sentence.
+    """
+    hit = classify(line, PERSON, follows_assistant=True)
+    if hit is None or hit[1] not in CORRECTION_KINDS:
+        return None
+    m = _WAY.search(_NOT_SIGNALS.sub(" ", line))
+    if m is None:
+        return Correction(hit[1])
+    new = m.group("new1") or m.group("new2") or m.group("new3") or m.group("new4") or ""
+    old = m.group("old1") or m.group("old2") or m.group("old3") or ""
+    return Correction(hit[1], new.strip(" `'\""), old.strip(" `'\""))
+
+
 def _idle_reaction(text: str, match: re.Match[str]) -> bool:
     """A reaction that names nothing, or praise that turns to the next request."""
     if _PIVOT.search(text):

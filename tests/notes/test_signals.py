@@ -6,8 +6,10 @@ from reflectgit.notes.signals import (
     HIGH,
     LOW,
     MEDIUM,
+    Correction,
     categorize,
     classify,
+    correction,
     detect,
     dialogue_lines,
     scan,
@@ -315,3 +317,46 @@ def test_a_bare_no_refusing_a_thing_is_a_low_correction(line):
 @pytest.mark.parametrize("line", BENIGN_NO)
 def test_a_bare_no_that_reports_or_pleasantly_declines_is_none(line):
     assert classify(line, follows_assistant=True) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "use python3.11 instead of python3.9",
+            Correction("correction", "python3.11", "python3.9"),
+        ),
+        ("no, use ./gradlew", Correction("correction", "./gradlew")),
+        (
+            "instead of setup.py, use pyproject.toml",
+            Correction("correction", "pyproject.toml", "setup.py"),
+        ),
+        (
+            "Stop doing that, use ruff check instead of make lint.",
+            Correction("correction", "ruff check", "make lint"),
+        ),
+        (
+            "use `./gradlew build` instead of `gradle build`.",
+            Correction("correction", "./gradlew build", "gradle build"),
+        ),
+        ("use pnpm, not npm", Correction("correction", "pnpm", "npm")),
+        ("try uv instead", Correction("correction", "uv")),
+        ("don't edit setup.py.", Correction("prohibition")),
+    ],
+)
+def test_a_correction_names_the_way_to_go_dotted_names_and_all(line, found):
+    assert correction(line) == found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No, don't worry, that's fine.",
+        "What should have happened here?",
+        "Perfect, that worked!",
+        "ok, what next?",
+        "the build uses setup.py",
+    ],
+)
+def test_reassurance_questions_and_reactions_are_no_correction(line):
+    assert correction(line) is None

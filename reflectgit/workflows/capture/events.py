@@ -41,10 +41,10 @@ from reflectgit.state.eventlog import STRING_CAP
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
     from reflectgit.notes import testruns
+    from reflectgit.notes.signals import Correction
 
 WATCHER_TTL = 600.0
 PERMISSION_TTL = 1800.0  # a dialog may wait a while for its answer, not forever
@@ -70,22 +70,6 @@ QUEUE_TRIGGERS = {
     "SubagentStop": "subagent_stop",
 }
 
-# Pattern text only: `re` compiles (and caches) a pattern the first time a prompt needs it, so
-# the many events that never look at a prompt do not pay for compiling these.
-# "use X instead", "no, don't", "should have", "instead of X, use Y", and close relatives.
-_USE_INSTEAD = (
-    r"\binstead of\s+(?P<old1>[^,.;!?]+?),?\s+use\s+(?P<new1>[^.,;!?]+)"
-    r"|\buse\s+(?P<new2>[^.;!?]+?)\s+instead(?:\s+of\s+(?P<old2>[^.,;!?]+))?"
-)
-_CORRECTION = (
-    _USE_INSTEAD + r"|\bno,?\s+(?:don'?t|do not)\b"
-    r"|\bdon'?t\s+(?:use|do|run)\b"
-    r"|\bshould(?:n'?t| not)?\s+have\b"
-    r"|\bstop\s+(?:doing|using|running)\b"
-    r"|\bthat'?s\s+(?:wrong|not right|incorrect)\b"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Reply:
     """How a prompt answers a permission request."""
@@ -95,11 +79,11 @@ class Reply:
     confidence: str
 
 
-def correction_in(prompt: str) -> re.Match[str] | None:
-    """The correction phrase in a prompt (a "use X instead of Y" first), or None."""
-    import re  # here, not at import: most agent events run no detector
+def correction_in(prompt: str) -> Correction | None:
+    """The correction in a prompt (the detector's, ``notes.signals.correction``), or None."""
+    from reflectgit.notes.signals import correction  # here: most agent events run no detector
 
-    return re.search(_USE_INSTEAD, prompt, re.I) or re.search(_CORRECTION, prompt, re.I)
+    return correction(prompt)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -780,10 +764,9 @@ class AgentEvents:
         session: str,
         armed: Mapping[str, Any],
         prompt: str,
-        match: re.Match[str],
+        match: Correction,
     ) -> None:
-        new = (match.group("new1") or match.group("new2") or "").strip(" `'\"")
-        old = (match.group("old1") or match.group("old2") or "").strip(" `'\"")
+        new, old = match.new, match.old
         said = _text(prompt.strip(), 400)
         if new and old:
             title = f"Use {new} instead of {old}"
