@@ -312,6 +312,28 @@ def _prose(m: re.Match[str]) -> bool:
     return not _word_like(bare)
 
 
+# A value in prose runs to the next space: ``&`` and ``;`` are part of a password there.
+_PROSE_VALUE = (
+    r"""(?:"[^"\n]{1,400}"|'[^'\n]{1,400}'|`[^`\n]{1,400}`|[^\s"'`<>]{0,399}[^\s"'`<>.,;:!?)\]])"""
+)
+
+
+def _prose_direct(m: re.Match[str]) -> bool:
+    """A password written right after its word: 8 or more characters of at least three kinds
+    (upper, lower, digit, symbol), never a placeholder or a path (``sha-256`` and ``x86_64``
+    are too short or too plain; ``Tr0ub4dor&3`` is not)."""
+    value = _bare(m.group("v"))
+    if len(value) < 8 or is_placeholder(value):
+        return False
+    kinds = (
+        any(ch.isupper() for ch in value),
+        any(ch.islower() for ch in value),
+        any(ch.isdigit() for ch in value),
+        any(not ch.isalnum() for ch in value),
+    )
+    return sum(kinds) >= 3
+
+
 def _plain(m: re.Match[str]) -> bool:
     return not is_placeholder(m.group("v"))
 
@@ -709,11 +731,21 @@ def rules() -> tuple[Rule, ...]:
             "prose",
             c(
                 r"\b(?P<w>password|passphrase|passcode|passwd|pin(?:\s*code)?|otp|one-time code|"
-                r"security code|secret)\s+(?:is|was|=|:)\s+(?P<v>" + _VALUE + r")",
+                r"security code|secret)(?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.@-]+)?"
+                r"\s+(?:is|was|=|:)\s+(?P<v>" + _PROSE_VALUE + r")",
                 i,
             ),
             ("password", "passphrase", "passcode", "passwd", "pin", "otp", "code", "secret"),
             _prose,
+            ahead=600,
+        ),
+        # "the staging password Tr0ub4dor&3 did not work": the value right after the word, when
+        # it is shaped like a password and like no word, name, version or path
+        Rule(
+            "prose",
+            c(r"\b(?P<w>password|passphrase|passwd)\s+(?P<v>" + _PROSE_VALUE + r")", i),
+            ("password", "passphrase", "passwd"),
+            _prose_direct,
             ahead=600,
         ),
     )

@@ -397,6 +397,22 @@ def test_todo_note_lists_files_touched_and_duration(kb):
     assert "/w/src/client.py" in text and "Took about 5 min" in text
 
 
+def test_a_todo_holding_a_password_still_has_its_completion_recorded_masked(kb):
+    clock = FakeClock()
+    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=clock))
+
+    def todos(status):
+        item = {"content": "Rotate password=Hunter22x in staging", "status": status}
+        return {"session_id": "s-pw", "tool_name": "TodoWrite", "tool_input": {"todos": [item]}}
+
+    events.handle("PostToolUse", todos("in_progress"))
+    clock.now += 60
+    events.handle("PostToolUse", todos("completed"))
+    (text,) = notes(kb).values()
+    assert "Rotate password=***REDACTED*** in staging" in text
+    assert not leaked(all_objects(kb) + every_state_file(kb), "Hunter22x")
+
+
 def test_an_invalid_capture_is_never_committed(kb, monkeypatch):
     from reflectgit.workflows.capture.commits import NoteDraft
 

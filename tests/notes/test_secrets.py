@@ -80,6 +80,8 @@ POSITIVE_TABLE = [
     ("PGPASSWORD=letmein psql", "assignment"),
     ("AccountKey=" + "a1B2c3D4" * 11, "azure"),
     ("the wifi password is Tr0ub4dor&3", "prose"),
+    ("the staging password Tr0ub4dor&3 did not work", "prose"),
+    ("the password for staging is Tr0ub4dor&3.", "prose"),
 ]
 
 
@@ -101,6 +103,12 @@ def test_positive_table(text: str, kind: str) -> None:
         "sk_live_xxx and sk_live_XXXXXXXXXXXXXXXXXXXXXXXX",
         "PARTITION_KEY=tenant_id",
         "password reset flow",
+        "the password field is required",
+        "use password auth with sha-256 hashes",
+        "the password for staging is stored in vault",
+        "Password123 is a terrible password",
+        "the password must be 8+ chars",
+        "password policy: MinLength=12",
         "the password is stored in vault",
         "a PIN is 4 digits",
         "uuid 9f1c2d3e-4b5a-6978-8a9b-0c1d2e3f4a5b",
@@ -583,3 +591,19 @@ def test_privacy_names_the_scanners_mask_text():
     from reflectgit.notes import secrets
 
     assert REDACTED == secrets.REDACTED
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "the staging password Tr0ub4dor&3 did not work",
+            "the staging password ***REDACTED*** did not work",
+        ),
+        ("the wifi password is Tr0ub4dor&3", "the wifi password is ***REDACTED***"),
+        ("password is hunter2, then retry", "password is ***REDACTED***, then retry"),
+        ("the password field is required", "the password field is required"),
+    ],
+)
+def test_a_password_in_prose_is_masked_whole_and_prose_around_it_stays(text, masked):
+    assert secrets.mask(text) == masked

@@ -70,6 +70,7 @@ QUEUE_TRIGGERS = {
     "SubagentStop": "subagent_stop",
 }
 
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """How a prompt answers a permission request."""
@@ -517,7 +518,8 @@ class AgentEvents:
             return
         now = self.cap.clock()
         drafts = []
-        for content, status in changes:
+        for said, status in changes:
+            content = clean(said)  # the state is kept masked: look it up the same way
             known = items.get(content)
             if known is None:
                 items[content] = {"status": status, "since": now}
