@@ -331,7 +331,7 @@ _FILLER = frozenset(
 MIN_REACTION_WORDS = 2  # words that name something, besides the reaction itself
 
 # A question states no rule and corrects nothing ("What should have happened here?"); only its
-# exasperated forms are a signal ("...again?").
+# exasperated forms are a signal ("...again?"). LOW kinds (hunches, suggestions) may be asked.
 _QUESTION = re.compile(r"[^.!?\n]*\?+(?=\s|$)")
 _EXASPERATED = re.compile(r"\bagain\?|\bhow many times\b", re.IGNORECASE)
 
@@ -415,9 +415,12 @@ def classify(
         return None
     statement = _QUESTION.sub(" ", text)
     for tier, pattern in TIER_PATTERNS:
-        for m in pattern.finditer(statement):
+        # A hunch or a suggestion is often asked ("how about X?", "maybe because Y?"): LOW
+        # reads the whole line; rules, corrections and feedback only what is stated.
+        read = text if tier == LOW else statement
+        for m in pattern.finditer(read):
             kind = (m.lastgroup or "").replace("_", "-")
-            if kind and not (kind in REACTION_KINDS and _idle_reaction(statement, m)):
+            if kind and not (kind in REACTION_KINDS and _idle_reaction(read, m)):
                 return tier, kind
     if _EXASPERATED.search(text):
         return HIGH, "frustration"

@@ -86,7 +86,8 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
     "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")]),
     # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
     "derived-codemie-9eda1058.json": ([], []),
-    # Seven TodoWrite items went to completed, in this order.
+    # Seven TodoWrite items went to completed, in this order; after a failure the person said
+    # "don't produce code, design solution first": a correction (issue 34.3).
     "derived-codemie-196820da.json": (
         [
             "feat(knowledge): Done: Review current session tracking implement… [MED]",
@@ -94,6 +95,7 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
             "feat(knowledge): Done: Analyze session file timestamps to unders… [MED]",
             "feat(knowledge): Done: Design approach for session lifecycle tra… [MED]",
             "feat(knowledge): Done: Create implementation plan with correlati… [MED]",
+            "feat(knowledge): Don't produce code, design solution first [LOW]",
             "feat(knowledge): Done: Design solution approach for multi-sessio… [MED]",
             "feat(knowledge): Done: Create final implementation plan [MED]",
         ],

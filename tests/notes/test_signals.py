@@ -360,3 +360,9 @@ def test_a_correction_names_the_way_to_go_dotted_names_and_all(line, found):
 )
 def test_reassurance_questions_and_reactions_are_no_correction(line):
     assert correction(line) is None
+
+
+def test_a_hunch_may_be_asked_a_rule_may_not():
+    asked = "scrolling in xterm.js still does not work (maybe because the outer page catches it)?"
+    assert classify(asked) == (LOW, "suggestion")
+    assert classify("should we always pin numpy here?") is None

@@ -774,8 +774,14 @@ class AgentEvents:
             title = f"Use {new} instead of {old}"
         elif new:
             title = f"Use {new} instead"
-        else:
-            title = f"Correction after {armed.get('reason', 'a failure')}: {said.splitlines()[0]}"
+        else:  # the person's own words are the rule ("Don't produce code, design ... first")
+            words = said.splitlines()[0].strip()
+            words = (
+                words.split(",", 1)[1].strip()
+                if words.lower().startswith(("no,", "nope,"))
+                else words
+            )
+            title = words[:1].upper() + words[1:]
         title = _text(title, 110)
         tool = str(armed.get("tool") or "?")
         lines = [
