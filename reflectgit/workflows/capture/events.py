@@ -846,7 +846,7 @@ class AgentEvents:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
             return
-        self._rule_while_failing(session, prompt)
+        with_fix = self._rule_while_failing(session, prompt)
         armed = self._load("armed", session)
         if armed is None:
             return
@@ -857,17 +857,23 @@ class AgentEvents:
         match = correction_in(prompt)
         if match is None:
             return  # the watcher lingers until it expires
+        if with_fix:  # the rule goes with the test fix's note: one lesson, one note
+            self.cap.drop("armed", session)
+            self.cap.log("UserPromptSubmit", "correction:with-test-fix", "", session)
+            return
         self._correction_note(payload, session, armed, prompt, match)
         self.cap.drop("armed", session)  # after the note: a pass killed between writes it again
 
-    def _rule_while_failing(self, session: str, prompt: str) -> None:
-        """A rule the person states while tests fail goes with the fix (its note's rule)."""
+    def _rule_while_failing(self, session: str, prompt: str) -> bool:
+        """A rule the person states while tests fail goes with the fix (its note's rule);
+        True when this prompt's rule was kept for it."""
         state = self._load("test-state", session)
         if not state or not state.get("failing") or state.get("rule"):
-            return
+            return False
         rule = _rule_in(prompt)
         if rule:
             self._save("test-state", session, {**state, "rule": rule})
+        return bool(rule)
 
     def _correction_note(
         self,
