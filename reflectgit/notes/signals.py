@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
@@ -455,6 +455,17 @@ class Correction:
     kind: str
     new: str = ""
     old: str = ""
+    tier: str = field(default=HIGH, compare=False)
+    words: int = field(default=0, compare=False)  # words in the reply
+
+    @property
+    def lesson(self) -> bool:
+        """Whether it teaches something on its own: a rule (HIGH), or a plain rejection that
+        names the way to go or says why in a few words ("not like this" does not)."""
+        return self.tier != LOW or bool(self.new) or self.words >= MIN_LESSON_WORDS
+
+
+MIN_LESSON_WORDS = 6  # a plain rejection shorter than this says no more than "no"
 
 
 def correction(line: str) -> Correction | None:
@@ -467,12 +478,14 @@ def correction(line: str) -> Correction | None:
     hit = classify(line, PERSON, follows_assistant=True)
     if hit is None or hit[1] not in CORRECTION_KINDS:
         return None
+    tier, kind = hit
+    words = len(line.split())
     m = _WAY.search(_NOT_SIGNALS.sub(" ", line))
     if m is None:
-        return Correction(hit[1])
+        return Correction(kind, tier=tier, words=words)
     new = m.group("new1") or m.group("new2") or m.group("new3") or m.group("new4") or ""
     old = m.group("old1") or m.group("old2") or m.group("old3") or ""
-    return Correction(hit[1], new.strip(" `'\""), old.strip(" `'\""))
+    return Correction(kind, new.strip(" `'\""), old.strip(" `'\""), tier, words)
 
 
 def _idle_reaction(text: str, match: re.Match[str]) -> bool:

@@ -311,7 +311,13 @@ def test_a_correction_naming_dotted_names_and_paths_writes_its_note(kb, prompt, 
 
 
 @pytest.mark.parametrize(
-    "prompt", ["No, don't worry, that's fine.", "What should have happened here?", "perfect!"]
+    "prompt",
+    [
+        "No, don't worry, that's fine.",
+        "What should have happened here?",
+        "perfect!",
+        "not like this",
+    ],
 )
 def test_reassurance_and_questions_after_a_failure_write_nothing(kb, prompt):
     cap = Capture(Config.resolve(str(kb)), clock=FakeClock())

@@ -366,3 +366,10 @@ def test_a_hunch_may_be_asked_a_rule_may_not():
     asked = "scrolling in xterm.js still does not work (maybe because the outer page catches it)?"
     assert classify(asked) == (LOW, "suggestion")
     assert classify("should we always pin numpy here?") is None
+
+
+def test_a_plain_rejection_is_a_lesson_only_when_it_says_more_than_no():
+    assert correction("use python3.11 instead of python3.9").lesson
+    assert correction("that's wrong, the config lives in pyproject.toml").lesson
+    assert not correction("not like this").lesson
+    assert not correction("no with venv").lesson

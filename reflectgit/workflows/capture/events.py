@@ -855,8 +855,8 @@ class AgentEvents:
             self.cap.log("UserPromptSubmit", "watcher-expired", "", session)
             return
         match = correction_in(prompt)
-        if match is None:
-            return  # the watcher lingers until it expires
+        if match is None or not match.lesson:
+            return  # the watcher lingers until it expires ("not like this" teaches nothing)
         if with_fix:  # the rule goes with the test fix's note: one lesson, one note
             self.cap.drop("armed", session)
             self.cap.log("UserPromptSubmit", "correction:with-test-fix", "", session)
