@@ -756,11 +756,13 @@ _AFTER = (
     rf"(?={_REST}[\"'`,;)\]]*[ \t]*(?:\r?\n|\\(?:r\\)?n|$)"
     rf"|(?=[A-Za-z+/_-]*[0-9]){_REST}(?=[\s\"'`,;)\].:]|\\[nr]|$))"
 )
-_SPLIT = Pattern(  # the break first: a pattern that starts with a literal is found fast
-    "|".join(
-        rf"{nl}(?<=[{_TOKEN_END}]{{4}}{nl}){_AFTER}" for nl in (r"\n", r"\r\n", r"\\n", r"\\r\\n")
-    )
+# The break first (a pattern that starts with a literal is found fast), then what is after it,
+# written once (at most one kind of break starts at a place: the same matches as one
+# alternative per break, for a quarter of the compiling).
+_BREAK = "|".join(
+    rf"{nl}(?<=[{_TOKEN_END}]{{4}}{nl})" for nl in (r"\n", r"\r\n", r"\\n", r"\\r\\n")
 )
+_SPLIT = Pattern(rf"(?:{_BREAK}){_AFTER}")
 _HIDDEN = Pattern(f"[{names.INVISIBLE}]")
 # Base64 of ASCII text, 4 characters a group: each group's first character encodes the top 6
 # bits of a printable byte ([I-Za-f]), its second the next byte's top bits, its third is even
