@@ -55,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "route": "team",
     "team": "team",
     "review": "team",
+    "merge-driver": "merge",
     "hook": "capture",
     "hooks": "capture",
     "capture": "capture",
