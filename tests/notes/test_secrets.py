@@ -389,6 +389,33 @@ def test_the_prefilter_says_yes_exactly_where_a_rule_would_look() -> None:
     assert 0 < passed < 3000
 
 
+def test_what_the_scanner_skips_by_is_true_of_every_match() -> None:
+    """The scan's shortcuts: a rule is skipped in a text holding none of its ``needs``; the
+    anchor rules and the encoded runs where the table's joined anchors match nowhere; the
+    invisible characters are not looked for in ASCII text. Each rests on a fact checked here."""
+    import re
+
+    rng = random.Random(31)
+    texts = list(EXAMPLES)
+    for _ in range(300):  # pieces of examples glued to random text, as in a real payload
+        piece = rng.choice(EXAMPLES)
+        texts.append(piece[rng.randrange(len(piece) + 1) :] + " x=1 @ " + rng.choice(EXAMPLES))
+    needy = [rule for rule in secrets.rules() if rule.needs]
+    assert {rule.kind for rule in needy} >= {"url-credentials", "assignment"}
+    for text in texts:
+        for rule in needy:
+            if rule.finder is not None:  # an assignment: its separator precedes the value
+                for start, _end in rule.finder(text, secrets.lower(text)):
+                    assert any(n in text[:start] for n in rule.needs), (rule.kind, text)
+                continue
+            for m in rule.pattern.finditer(text):
+                assert any(n in m.group(0) for n in rule.needs), (rule.kind, m.group(0))
+    # the joined anchors match wherever one of them does: the same patterns, no flags of their own
+    assert all(r.anchor.flags == 0 for r in secrets.rules() if r.anchor is not None)
+    assert all(p.flags == 0 for _how, p in secrets.ENCODED_RUNS)
+    assert not any(re.search(f"[{secrets.names.INVISIBLE}]", chr(c)) for c in range(128))
+
+
 @needs_shared
 @pytest.mark.skipif(not DATA.is_dir(), reason="no shared data folder")
 def test_the_prefilter_lets_most_shared_lines_through_and_hides_no_finding() -> None:
