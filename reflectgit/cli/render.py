@@ -387,8 +387,21 @@ def team_cloned(result: Any) -> list[str]:
 
 
 def team_synced(result: Any) -> list[str]:
-    head = "fetched and fast-forwarded" if result.updated else "fetched"
-    return [f"team KB {head}", *team_status(result)]
+    merged = result.merged
+    if merged is None:
+        head = "fetched and fast-forwarded" if result.updated else "fetched"
+        return [f"team KB {head}", *team_status(result)]
+    out = [
+        f"team KB fetched and merged: {merged['files']} file(s) from the team's "
+        f"{result.branch} at {_tip(merged['from'])} (merge commit {_tip(merged['commit'])}, "
+        "not pushed)"
+    ]
+    out += [
+        f"  {n['path']}: yours changed {', '.join(n['ours']) or 'nothing'}; "
+        f"the team's changed {', '.join(n['theirs']) or 'nothing'}"
+        for n in merged["notes"]
+    ]
+    return [*out, *team_status(result)]
 
 
 def routed(result: Any) -> list[str]:
