@@ -386,6 +386,7 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "merge_driver": st.merge_driver,
         "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
         "forge": render.forge_doc(forge),
     }

@@ -291,9 +291,32 @@ def status_lines(st: Any, choice: Any = None) -> list[str]:
             f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
         ]
         + ([f"pending:  {st.pending}"] if st.pending else [])
+        + merge_driver_lines(st.merge_driver)
         + withheld_lines(st.withheld, n["live"])
         + publish_lines(st.publish)
     )
+
+
+def merge_driver_lines(driver: Any) -> list[str]:
+    """``status``: does git merge notes field by field in this repository?"""
+    if not driver:
+        return []
+    if driver["active"]:
+        line = (
+            "merge:    driver registered, .gitattributes names it: git merges notes field by field"
+        )
+        if not driver["current"]:
+            line += " (registered by another reflect-git install; `reflect-git hooks install` points it here)"
+        return [line]
+    gaps = []
+    if not driver["registered"]:
+        gaps.append("driver not registered in the repository's git config")
+    if not driver["attributes"]:
+        gaps.append(f".gitattributes lacks {len(driver['missing_attributes'])} of its lines")
+    return [
+        f"merge:    {'; '.join(gaps)}: git merges notes line by line "
+        "(`reflect-git init` in the KB sets both)"
+    ]
 
 
 def withheld_lines(withheld: Any, live: int) -> list[str]:
