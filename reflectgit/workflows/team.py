@@ -318,7 +318,7 @@ def merge_team(cfg: Config, team: Team, result: TeamStatus) -> None:
     remote = team.remote()
     target = result.remote_tip or ""
     message = messages.build(
-        messages.chore_subject("sync", f"merge the team's {team.branch}"),
+        messages.chore_subject("merge", f"the team's {team.branch}"),
         "sync",
         source="team-sync",
         body=f"Merge {remote.display()} {team.branch} at {target[:12]} into the clone's "
