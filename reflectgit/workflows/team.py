@@ -384,6 +384,9 @@ def _conflict_summary(conflicts: Mapping[str, Any]) -> str:
         if _is_note(path) and ours is not None and theirs is not None:
             driven, _data = merge_bytes(base, ours, theirs, path)
             fields = [*driven.conflicts, *(["invalid merge"] if driven.problems else [])]
+            if driven.clean:  # git merged it line by line: no .gitattributes line names us
+                fields = ["lines: .gitattributes does not name the merge driver; `reflect-git "
+                          "init` adds it"]  # fmt: skip
         elif ours is None or theirs is None:
             fields = ["deleted on one side"]
         parts.append(f"{path} ({', '.join(fields)})" if fields else path)

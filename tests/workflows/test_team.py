@@ -216,6 +216,26 @@ def test_sync_leaves_a_conflicting_clone_exactly_as_it_was(
     assert not (clone / ".git" / "MERGE_HEAD").exists()
 
 
+def test_sync_without_the_attributes_says_git_merged_lines(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    """The same different-field edits in a team KB whose .gitattributes does not name the
+    driver: git's line merge conflicts, sync aborts and says why."""
+    team = git_daemon.new_repo()
+    team.seed({NOTE: _shared(updated="2026-03-04T09:12:00Z")})
+    kb_path, clone = tmp_path / "kb", tmp_path / "clone"
+    assert cli("--kb", str(kb_path), "team", "clone", team.url, "--path", str(clone)).code == 0
+    (clone / NOTE).write_text(_shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"]))
+    git("commit", "-qam", "mine", cwd=clone)
+    team.seed({NOTE: _shared(updated="2026-03-06T10:00:00Z", confidence="medium")})
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert res.code == 1, res
+    assert "does not name the merge driver" in res.json()["error"]
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == before
+    assert git("status", "--porcelain", cwd=clone) == ""
+
+
 def test_sync_does_not_merge_over_uncommitted_edits(
     git_daemon: GitDaemon, tmp_path: Path, cli
 ) -> None:
