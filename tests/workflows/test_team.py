@@ -170,6 +170,13 @@ def test_sync_merges_a_diverged_clone_field_by_field(
     mine = _shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"])
     theirs = _shared(updated="2026-03-06T10:00:00Z", confidence="medium")
     team, kb_path, clone = _diverged(git_daemon, tmp_path, cli, mine, theirs)
+    hooks = clone / ".git" / "hooks"
+    (hooks / "commit-msg").write_text("#!/bin/sh\nexit 1\n")  # a hook that would refuse
+    (hooks / "post-merge").write_text(
+        f'#!/bin/sh\necho "$REFLECT_GIT_INTERNAL" > "{tmp_path}/seen"\n'
+    )
+    for hook in ("commit-msg", "post-merge"):
+        (hooks / hook).chmod(0o755)
     before = git("rev-parse", "HEAD", cwd=clone).strip()
     remote_tip = team.heads()["main"]
     res = cli("--kb", str(kb_path), "--json", "team", "sync")
@@ -189,6 +196,7 @@ def test_sync_merges_a_diverged_clone_field_by_field(
     assert front["tags"] == ["pool", "mine"] and front["confidence"] == "medium"
     assert str(front["updated"]).startswith("2026-03-06")
     assert git("status", "--porcelain", cwd=clone) == ""
+    assert (tmp_path / "seen").read_text() == "1\n"  # a hook git runs knows it is us
     assert team.heads()["main"] == remote_tip  # sync updates the clone; it never pushes
     text = cli("--kb", str(kb_path), "team", "sync")
     assert text.code == 0 and "fetched" in text.out  # nothing more to do
