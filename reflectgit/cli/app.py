@@ -69,6 +69,8 @@ COMMANDS: dict[str, str] = {
     "ingest": "ingest",
     "errors": "errors",
     "rules": "rules",
+    "stale": "code",
+    "pr-notes": "code",
 }
 
 # The root callback's options that a command takes after its word as well.

@@ -849,3 +849,25 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
     else:
         out.append(f"{harness} {event} reply: nothing (no output)")
     return out
+
+
+def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str]:
+    """``stale``: one block per stale note (id, label, each anchor and its commits)."""
+    out: list[str] = []
+    for note in report.stale:
+        out.append(f"{note.id}  {note.label}")
+        for a in note.anchors:
+            moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
+            out.append(f"    {a.anchor.label}{moved}: {a.reason}")
+            out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
+            if len(a.commits) > 5:
+                out.append(f"      ... and {len(a.commits) - 5} more")
+    for p in proposals or []:
+        out.append(f"proposed for review: {p.id} -> {p.where}")
+    summary = (
+        f"{plural(len(report.stale), 'stale note')} of {plural(report.checked, 'anchored note')} "
+        f"in {report.project} (HEAD {report.head[:10]})"
+    )
+    if report.unchecked:
+        summary += f"; {len(report.unchecked)} not checked (their commits are not in this clone)"
+    return [*out, summary]

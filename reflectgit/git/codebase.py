@@ -197,3 +197,22 @@ def tracked(repo: Path, rev: str, paths: Sequence[str], env: Env = None) -> set[
         repo, ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", rev, "--", *paths], env
     )
     return {p for p in out.split("\0") if p}
+
+
+def files_matching(repo: Path, rev: str, pattern: str, folder: str, env: Env = None) -> list[str]:
+    """The files under ``folder`` at ``rev`` with a line matching the (extended) ``pattern``:
+    ``git grep -l``, so a KB of 10,000 notes is searched by git, not read into Python."""
+    try:
+        result = run(
+            ["grep", "-l", "-I", "-E", "-e", pattern, rev, "--", folder],
+            cwd=repo,
+            env=env or {},
+            timeout=LOG_TIMEOUT,
+        )
+    except NotFoundError:
+        return []
+    if result.code not in (0, 1):  # 1: nothing matched
+        raise ReflectGitError(f"git grep failed in {repo}: {result.err}")
+    prefix = f"{rev}:"
+    out = result.stdout.decode("utf-8", "surrogateescape").splitlines()
+    return [line[len(prefix) :] if line.startswith(prefix) else line for line in out]

@@ -1,0 +1,57 @@
+"""Commands over a code repository: stale (notes the code moved away from), pr-notes (the
+notes relevant to a change)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from reflectgit.cli import render
+from reflectgit.cli.options import globals_of, require_kb
+
+commands = typer.Typer()
+
+
+def _repo(repo: str | None) -> Path:
+    import os
+
+    from reflectgit.config import current_folder
+
+    if repo:
+        return Path(os.path.expanduser(repo)).absolute()
+    here = current_folder()
+    return here if here is not None else Path(".")
+
+
+@commands.command("stale")
+def stale_cmd(
+    ctx: typer.Context,
+    repo: str | None = typer.Option(
+        None, "--repo", help="The code repository (default: the current folder's)."
+    ),
+    project: str | None = typer.Option(
+        None, "--project", help="The notes' project (default: the repository's folder name)."
+    ),
+    propose: bool = typer.Option(
+        False,
+        "--propose",
+        help="Send each stale note to review (a knowledge branch and draft PR, or the review "
+        "queue without a team): never deleted.",
+    ),
+) -> None:
+    """Notes whose anchored code was deleted, renamed or changed since they were written."""
+    from reflectgit.workflows.code.staleness import stale
+
+    cfg = globals_of(ctx).config()
+    require_kb(cfg)
+    report = stale(cfg.kb, _repo(repo), cfg.env, project)
+    doc = {"stale": [s.to_json() for s in report.stale]}
+    proposals = None
+    if propose and report.stale:
+        from reflectgit.workflows.code.proposals import propose_review
+
+        proposals = propose_review(cfg, report)
+        doc["proposed"] = [p.to_json() for p in proposals]
+    doc.update({k: v for k, v in report.to_json().items() if k != "stale"})
+    render.emit(ctx, doc, render.stale_lines(report, proposals))
