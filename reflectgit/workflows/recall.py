@@ -190,6 +190,7 @@ class Recalled:
     reasons: list[str]
     discovery_tokens: int = DEFAULT_TOKENS
     discovery_source: str = "estimated"
+    stale: str | None = None  # the code it names moved on (workflows/code/labels.py)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -202,6 +203,7 @@ class Recalled:
             "reasons": self.reasons,
             "discovery_tokens": self.discovery_tokens,
             "discovery_source": self.discovery_source,
+            "stale": self.stale,
         }
 
 
@@ -305,7 +307,8 @@ class RecallResult:
 
 
 def _entry(note: Recalled) -> str:
-    return f"- [{note.tier}] {note.title} ({note.id})\n  {note.summary}"
+    stale = f"\n  ! {note.stale}" if note.stale else ""
+    return f"- [{note.tier}] {note.title} ({note.id})\n  {note.summary}{stale}"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -550,14 +553,23 @@ def recall(
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too
-    result = fit(scored, result, limit)
+    labels: dict[str, str] = {}
+    if context.root is not None:  # a code repository: label the notes whose code moved on
+        from reflectgit.workflows.code.labels import stale_labels
+
+        shown = [(doc["id"], doc["path"]) for _, doc, _ in scored[: 3 * limit]]
+        labels = stale_labels(kb, state_dir, context.root, shown, env)
+    result = fit(scored, result, limit, labels)
     if record and result.notes:
         _record([n.id for n in result.notes], state_dir, now)
     return result
 
 
 def fit(
-    scored: Sequence[tuple[float, dict[str, Any], list[str]]], result: RecallResult, limit: int
+    scored: Sequence[tuple[float, dict[str, Any], list[str]]],
+    result: RecallResult,
+    limit: int,
+    labels: Mapping[str, str] | None = None,
 ) -> RecallResult:
     """Take the best notes, whole, while the rendered text fits the budget: a note that would
     not fit is left out (and named in ``over_budget``), never cut, and a smaller one after it
@@ -576,6 +588,7 @@ def fit(
             reasons=reasons,
             discovery_tokens=tokens,
             discovery_source=source,
+            stale=(labels or {}).get(doc["id"]),
         )
         result.notes.append(note)
         if len(result.text()) > result.budget:
