@@ -55,3 +55,27 @@ def stale_cmd(
         doc["proposed"] = [p.to_json() for p in proposals]
     doc.update({k: v for k, v in report.to_json().items() if k != "stale"})
     render.emit(ctx, doc, render.stale_lines(report, proposals))
+
+
+@commands.command("pr-notes")
+def pr_notes_cmd(
+    ctx: typer.Context,
+    repo: str | None = typer.Option(
+        None, "--repo", help="The code repository (default: the current folder's)."
+    ),
+    base: str = typer.Option(..., "--base", help="What the change is compared with (a branch)."),
+    head: str | None = typer.Option(None, "--head", help="The change's tip (default: HEAD)."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="At most this many notes."),
+    project: str | None = typer.Option(
+        None, "--project", help="The notes' project (default: the repository's folder name)."
+    ),
+) -> None:
+    """The notes relevant to a change, ranked, each with why; nothing when none is."""
+    from reflectgit.workflows.code.change_notes import pr_notes
+
+    cfg = globals_of(ctx).config()
+    require_kb(cfg)
+    result = pr_notes(
+        cfg.kb, cfg.state_dir, _repo(repo), base, head, env=cfg.env, limit=limit, project=project
+    )
+    render.emit(ctx, result.to_json(), render.pr_notes_lines(result))

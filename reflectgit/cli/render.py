@@ -871,3 +871,13 @@ def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str
     if report.unchecked:
         summary += f"; {len(report.unchecked)} not checked (their commits are not in this clone)"
     return [*out, summary]
+
+
+def pr_notes_lines(result: Any) -> list[str]:
+    """``pr-notes``: one line per note (id, title), its why below; nothing when none bears on
+    the change (a script or CI job reads an empty output as "nothing to say")."""
+    out: list[str] = []
+    for note in result.notes:
+        out.append(f"{note.id}  {note.title}")
+        out.append(f"    {note.why}")
+    return out

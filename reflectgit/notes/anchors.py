@@ -237,6 +237,22 @@ def symbol_block(text: str, symbol: str) -> str | None:
     return text[start:]
 
 
+_NAMED = Pattern(
+    rf"^[ \t]*{_MODIFIERS}(?:(?:{_WORDS})\s+[*&]?(?P<a>[A-Za-z_$][\w$]*)"
+    rf"|{_GO_METHOD}(?P<b>[A-Za-z_]\w*)|{_C_LIKE}(?P<c>[A-Za-z_]\w*)\s*\()"
+)
+
+
+def defined_name(line: str) -> str | None:
+    """The name a line defines with a definition word or a C-like signature (``def prefill(``,
+    ``class Pool``, ``func (r *R) Open(``, ``static int parse(``), else None. Assignments are
+    left out: a changed ``x = 1`` inside a function names no symbol."""
+    found = _NAMED.match(line)
+    if found is None:
+        return None
+    return found.group("a") or found.group("b") or found.group("c")
+
+
 def defines(text: str, symbol: str) -> bool:
     """Does ``text`` define ``symbol`` (by the language-agnostic rule above)?"""
     return symbol_block(text, symbol) is not None

@@ -117,3 +117,21 @@ def test_merged_keeps_one_per_path_and_symbol() -> None:
     old = [anchors.Anchor("a.py", None, "1" * 40), anchors.Anchor("a.py", "f", "1" * 40)]
     new = [anchors.Anchor("a.py", None, "2" * 40)]
     assert anchors.merged(old, new) == [anchors.Anchor("a.py", None, "2" * 40), old[1]]
+
+
+def test_a_diff_names_its_files_renames_and_the_symbols_its_hunks_touched() -> None:
+    from reflectgit.notes import diffs
+
+    patch = (
+        "diff --git a/src/pool.py b/src/pool.py\n"
+        "index 1..2 100644\n--- a/src/pool.py\n+++ b/src/pool.py\n"
+        "@@ -5 +5 @@ def prefill(pool, size):\n-    for _ in range(size):\n+    for _ in range(2):\n"
+        "@@ -20,0 +21,2 @@ class Pool:\n+def drain(pool):\n+    pass\n"
+        "diff --git a/old.py b/new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n"
+        "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-x = 1\n"
+    )
+    pool, moved, gone = diffs.parse(patch)
+    assert (pool.status, pool.symbols) == ("modified", {"prefill", "Pool", "drain"})
+    assert (moved.status, moved.old, moved.new) == ("renamed", "old.py", "new.py")
+    assert (gone.status, gone.symbols) == ("deleted", set())  # an assignment names no symbol

@@ -30,7 +30,7 @@ def anchored_notes(kb: Path, env: Env = None, project: str | None = None) -> lis
     """Every live note with anchors (of ``project`` when given), in path order."""
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
-    paths = codebase.files_matching(kb, "HEAD", r"^anchors:", DOCUMENTS, env)
+    paths = codebase.files_naming(kb, "HEAD", [r"^anchors:"], DOCUMENTS, env, fixed=False)
     paths = [p for p in paths if p.endswith(".md") and p.count("/") == 1]
     return read_anchored(kb, paths, env, project)
 
