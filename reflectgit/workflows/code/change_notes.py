@@ -74,6 +74,7 @@ class Change:
     head: str
     files: list[diffs.FileDiff]
     messages: list[str]
+    symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
 
     @property
     def paths(self) -> set[str]:
@@ -156,6 +157,28 @@ def pr_notes(
     return out
 
 
+def branch_change(root: Path, env: Env = None) -> Change | None:
+    """What the current branch changes against its upstream (or the remote's default branch,
+    or main): the files from their merge base to the work tree, names only; None when the
+    branch changes nothing. Recall at session start asks this, so no patch is read."""
+    head = codebase.resolve(root, "HEAD", env)
+    upstream = codebase.upstream(root, env)
+    if head is None:
+        return None
+    start = codebase.merge_base(root, upstream, head, env) if upstream else None
+    files: dict[str, diffs.FileDiff] = {}
+    if start is not None and start != head:
+        for c in codebase.changes(root, start, head, env):
+            files[c.new or c.old or ""] = diffs.FileDiff(c.old, c.new)
+    from reflectgit.git import repo_info
+
+    for path in repo_info.modified_files(root, env):  # uncommitted edits count too
+        files.setdefault(path, diffs.FileDiff(path, path))
+    if not files:
+        return None
+    return Change(start or head, head, list(files.values()), [], symbols_known=False)
+
+
 def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]:
     """Notes of ``project`` anchored to a file the change touched."""
     if codebase.resolve(kb, "HEAD", env) is None:
@@ -184,7 +207,7 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
                 why = f"anchored to {anchor.label}, which this change modifies"
                 if diff.status == "renamed":
                     why = f"anchored to {anchor.label}, which this change modifies and {what}"
-            elif anchor.symbol and diff.status == "modified":
+            elif anchor.symbol and diff.status == "modified" and change.symbols_known:
                 score = FILE_CHANGED_ELSEWHERE
                 why = f"anchored to {anchor.label}: {anchor.path} is modified (not {anchor.symbol})"
             else:
