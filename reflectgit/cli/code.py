@@ -69,13 +69,39 @@ def pr_notes_cmd(
     project: str | None = typer.Option(
         None, "--project", help="The notes' project (default: the repository's folder name)."
     ),
+    comment: int | None = typer.Option(
+        None,
+        "--comment",
+        metavar="NUMBER",
+        min=1,
+        help="Keep one comment with the list on this pull (merge) request: created, updated "
+        "on each push, deleted when nothing is relevant.",
+    ),
+    forge: str | None = typer.Option(
+        None, "--forge", help="github, gitlab, gitea or forgejo (default: from origin's host)."
+    ),
+    forge_repo: str | None = typer.Option(
+        None, "--forge-repo", metavar="OWNER/NAME", help="The repository on the forge."
+    ),
+    api_url: str | None = typer.Option(None, "--api-url", help="The forge's REST API URL."),
 ) -> None:
     """The notes relevant to a change, ranked, each with why; nothing when none is."""
     from reflectgit.workflows.code.change_notes import pr_notes
 
     cfg = globals_of(ctx).config()
     require_kb(cfg)
+    code = _repo(repo)
     result = pr_notes(
-        cfg.kb, cfg.state_dir, _repo(repo), base, head, env=cfg.env, limit=limit, project=project
+        cfg.kb, cfg.state_dir, code, base, head, env=cfg.env, limit=limit, project=project
     )
-    render.emit(ctx, result.to_json(), render.pr_notes_lines(result))
+    doc = result.to_json()
+    lines = render.pr_notes_lines(result)
+    if comment is not None:
+        from reflectgit.workflows.code.pr_comment import comment_forge, sync_comment
+
+        outcome = sync_comment(
+            comment_forge(code, cfg.env, forge, forge_repo, api_url), comment, result
+        )
+        doc["comment"] = outcome.to_json()
+        render.note_line(ctx, render.pr_comment_line(outcome))
+    render.emit(ctx, doc, lines)

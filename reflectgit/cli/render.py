@@ -881,3 +881,20 @@ def pr_notes_lines(result: Any) -> list[str]:
         out.append(f"{note.id}  {note.title}")
         out.append(f"    {note.why}")
     return out
+
+
+def pr_comment_line(outcome: Any) -> str:
+    """What ``pr-notes --comment`` did to the pull request's comment (stderr)."""
+    what = {
+        "created": "posted the reflect-git comment",
+        "updated": "updated the reflect-git comment",
+        "unchanged": "the reflect-git comment already says this",
+        "deleted": "no note bears on the change now: deleted the reflect-git comment",
+        "none": "no note bears on the change: no comment",
+    }[outcome.action]
+    extra = (
+        f" (and {outcome.duplicates_deleted} duplicate(s) deleted)"
+        if outcome.duplicates_deleted
+        else ""
+    )
+    return f"pull request {outcome.number}: {what}{extra}"
