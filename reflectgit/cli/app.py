@@ -71,6 +71,7 @@ COMMANDS: dict[str, str] = {
     "rules": "rules",
     "stale": "code",
     "pr-notes": "code",
+    "code-ci": "code",
 }
 
 # The root callback's options that a command takes after its word as well.

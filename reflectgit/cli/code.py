@@ -105,3 +105,22 @@ def pr_notes_cmd(
         doc["comment"] = outcome.to_json()
         render.note_line(ctx, render.pr_comment_line(outcome))
     render.emit(ctx, doc, lines)
+
+
+@commands.command("code-ci")
+def code_ci_cmd(
+    ctx: typer.Context,
+    kind: str = typer.Argument(..., metavar="github|gitlab|gitea"),
+    repo: str | None = typer.Option(
+        None, "--repo", help="The code repository (default: the current folder's)."
+    ),
+) -> None:
+    """Write the CI jobs that put the team's notes on pull requests and report stale notes."""
+    from reflectgit.git import codebase
+    from reflectgit.workflows.code.ci import write_code_ci
+
+    cfg = globals_of(ctx).config()
+    root = codebase.top(_repo(repo), cfg.env)
+    written = write_code_ci(root, kind)
+    doc = {"files": [str(p) for p in written]}
+    render.emit(ctx, doc, render.code_ci_lines(kind, written))

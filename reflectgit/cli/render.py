@@ -898,3 +898,14 @@ def pr_comment_line(outcome: Any) -> str:
         else ""
     )
     return f"pull request {outcome.number}: {what}{extra}"
+
+
+def code_ci_lines(kind: str, written: Sequence[Any]) -> list[str]:
+    """``code-ci``: the file written and what to set before committing it."""
+    out = [f"wrote {p}" for p in written]
+    if kind == "gitlab":
+        out.append("include it from .gitlab-ci.yml (include: - local: <that path>); set the CI/CD")
+        out.append("variables REFLECT_KB_URL and GITLAB_TOKEN (api scope), masked")
+    else:
+        out.append("set the secret REFLECT_KB_URL (the team KB's clone URL), then commit the file")
+    return out
