@@ -5,8 +5,9 @@ followed, and the symbols whose code the hunks touched) and ``git log`` (the com
 Notes are then found in two ways, in this order of rank:
 
 1. anchored: notes of the repository's project anchored to a changed file (found by one
-   ``git grep -F`` in the KB for the changed paths): a changed symbol first, then a changed
-   file, then a file that changed elsewhere than the anchored symbol;
+   ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
+   first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
+   than its symbol is not relevant (a module holds many symbols);
 2. mentioned: one search (the KB's own ranking) for the change's words; a hit is kept only when
    its text names what changed, by the rule ``MENTION_RULE`` below, so a change nothing in the
    KB bears on gets no notes at all (and no pull-request comment).
@@ -31,11 +32,12 @@ Env = Mapping[str, str] | None
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
-FILE_CHANGED_ELSEWHERE = 50.0
 # MENTION_RULE: a note that is not anchored is relevant when its text names at least
-# MENTION_MIN of the change's terms, weighing a changed symbol 2, a word of a changed path 1,
-# a word of a commit message 0.5; and at least one symbol or path word among them (commit
-# messages alone say too little).
+# MENTION_MIN of the change's terms, weighing a symbol 2 (a definition the change touched, or an
+# identifier its commit messages name: CamelCase, snake_case, ``name()``, ``@name``; matched as
+# the same identifier, case and all), a word of a changed file's name 1 (not of its folders:
+# they are shared by every file of a package), a word of a commit message 0.5; and at least
+# one symbol or file-name word among them (commit messages' words alone say too little).
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
 MENTION_MIN = 2.0
 SEARCH_HITS = 30  # search hits read to check the rule
@@ -63,6 +65,7 @@ _NOISE = frozenset({
     "second", "other", "every", "each", "new", "old", "version", "release",
 })  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+_IDENTIFIER = re.compile(r"@?[A-Za-z_][\w.]*(?:\(\))?")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -208,8 +211,7 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
                 if diff.status == "renamed":
                     why = f"anchored to {anchor.label}, which this change modifies and {what}"
             elif anchor.symbol and diff.status == "modified" and change.symbols_known:
-                score = FILE_CHANGED_ELSEWHERE
-                why = f"anchored to {anchor.label}: {anchor.path} is modified (not {anchor.symbol})"
+                continue  # a symbol anchor is about its symbol: the rest of the file is not
             else:
                 score, why = FILE_CHANGED, f"anchored to {anchor.label}, which this change {what}"
             if best is None or score > best[0]:
@@ -225,29 +227,46 @@ def _status(diff: diffs.FileDiff, path: str) -> str:
     return {"added": "adds", "deleted": "deletes"}.get(diff.status, "modifies")
 
 
-def terms(change: Change) -> dict[str, tuple[float, str]]:
-    """The change's words, lower-cased -> (weight, where it came from)."""
+def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
+    """The change's terms -> (weight, where it came from). Symbols keep their case (they are
+    matched as identifiers); words are lower-cased (matched as words)."""
     out: dict[str, tuple[float, str]] = {}
+    skip = {project.lower()}
 
-    def put(word: str, weight: float, where: str) -> None:
-        low = word.lower()
-        if len(low) < MIN_WORD or low in _NOISE or low.isdigit():
+    def put(term: str, weight: float, where: str) -> None:
+        low = term.lower()
+        if len(term) < MIN_WORD or low in _NOISE or low in skip or low.isdigit():
             return
-        if low not in out or out[low][0] < weight:
-            out[low] = (weight, where)
+        key = term if weight >= SYMBOL_WEIGHT else low
+        if key not in out or out[key][0] < weight:
+            out[key] = (weight, where)
 
     for symbol in sorted(change.symbols):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
-        for part in _parts(symbol):
-            put(part, PATH_WEIGHT, "changed symbol")
     for path in sorted(change.paths):
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-        for word in [*_parts(stem), *(w for d in path.split("/")[:-1] for w in _parts(d))]:
-            put(word, PATH_WEIGHT, "changed path")
+        for word in _parts(stem):
+            put(word, PATH_WEIGHT, "changed file")
     for message in change.messages:
+        for name in _IDENTIFIER.findall(message):
+            for part in name.strip("@()").split("."):
+                if _looks_like_code(part, name):
+                    put(part, SYMBOL_WEIGHT, "named in a commit message")
         for word in _WORD.findall(message):
             put(word, MESSAGE_WEIGHT, "commit message")
     return out
+
+
+def _looks_like_code(part: str, written: str) -> bool:
+    """Is a word of a commit message an identifier (``TTLCache``, ``lru_cache``, ``getsizeof()``,
+    ``@cached``), not prose?"""
+    return bool(part) and (
+        "_" in part.strip("_")
+        or any(c.isupper() for c in part[1:])
+        or written.endswith("()")
+        or written.startswith("@")
+        or part.startswith("__")
+    )
 
 
 def _parts(name: str) -> list[str]:
@@ -263,7 +282,7 @@ def mentioned(
     """Notes (of this project, or of none, or global) whose text names what changed."""
     from reflectgit.workflows.search.index import open_fresh
 
-    weights = terms(change)
+    weights = terms(change, project)
     if not weights:
         return []
     ranked = sorted(weights, key=lambda w: (-weights[w][0], w))[:MAX_QUERY_TERMS]
@@ -280,10 +299,12 @@ def mentioned(
         scope = (row.get("scope") or "").lower()
         if learned_in and learned_in != project.lower() and scope != "global":
             continue
-        said = _said(text)
-        if not said:
+        words, names = _said(text)
+        if not words:
             continue
-        named = [w for w in ranked if w in said]
+        named = [
+            t for t in ranked if (t in names if weights[t][0] >= SYMBOL_WEIGHT else t in words)
+        ]
         score = sum(weights[w][0] for w in named)
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
         if score < MENTION_MIN or not strong:
@@ -297,24 +318,24 @@ def mentioned(
 SAID_FIELDS = ("title", "key_insight", "problem", "root_cause", "fix", "rule", "symptoms", "tags")
 
 
-def _said(text: str | None) -> set[str]:
-    """The words (and identifiers, lower-cased) a note's own text says."""
+def _said(text: str | None) -> tuple[set[str], set[str]]:
+    """The words (lower-cased) and the identifiers (as written) a note's own text says."""
     if text is None:
-        return set()
+        return set(), set()
     from reflectgit.notes.note import parse_note
 
     try:
         note = parse_note(text)
     except Exception:
-        return set()
+        return set(), set()
     parts: list[object] = [note.body]
     for key in SAID_FIELDS:
         value = note.frontmatter.get(key)
         parts.extend(value if isinstance(value, list) else [value])
     said = " ".join(str(p) for p in parts if isinstance(p, str))
-    return {w.lower() for w in _WORD.findall(said)} | {
-        w.lower() for w in re.findall(r"[A-Za-z_]\w*", said)
-    }
+    names = set(re.findall(r"[A-Za-z_]\w*", said))
+    names |= {part for name in list(names) for part in name.split(".")}
+    return {w.lower() for w in _WORD.findall(said)}, names
 
 
 def comment_body(result: ChangeNotes, marker: str, limit: int | None = None) -> str:
