@@ -29,6 +29,8 @@ from reflectgit.workflows.code.notes import read_anchored
 
 Env = Mapping[str, str] | None
 
+# An anchor's path line as the note writer emits it (``- path: x`` under ``anchors:``).
+ANCHOR_LINE = r"^(- |  )path: "
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
@@ -187,9 +189,14 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
     by_path = {p: f for f in change.files for p in f.paths}
-    needles = [f"path: {p}" for p in sorted(by_path)]
-    paths = codebase.files_naming(kb, "HEAD", needles, DOCUMENTS, env)
-    notes = read_anchored(kb, [p for p in paths if p.count("/") == 1], env, project)
+    # Every anchor line of the KB in one git grep; the notes naming a changed path are read.
+    paths: list[str] = []
+    for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
+        value = line.split("path:", 1)[1].strip()
+        quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
+        if (quoted or value in by_path) and name.count("/") == 1 and name not in paths:
+            paths.append(name)
+    notes = read_anchored(kb, paths, env, project)
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str] | None = None

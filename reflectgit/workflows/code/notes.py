@@ -30,8 +30,8 @@ def anchored_notes(kb: Path, env: Env = None, project: str | None = None) -> lis
     """Every live note with anchors (of ``project`` when given), in path order."""
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
-    paths = codebase.files_naming(kb, "HEAD", [r"^anchors:"], DOCUMENTS, env, fixed=False)
-    paths = [p for p in paths if p.endswith(".md") and p.count("/") == 1]
+    found = codebase.matching_lines(kb, "HEAD", r"^anchors:", DOCUMENTS, env)
+    paths = [p for p, _ in found if p.endswith(".md") and p.count("/") == 1]
     return read_anchored(kb, paths, env, project)
 
 
@@ -40,16 +40,19 @@ def read_anchored(
 ) -> list[AnchoredNote]:
     """The anchored notes among ``paths`` (notes of the KB's HEAD)."""
     from reflectgit.notes.note import parse_note
+    from reflectgit.notes.schema import fast_frontmatter
 
     out: list[AnchoredNote] = []
     texts = codebase.texts(kb, [("HEAD", p) for p in paths], env)
     for path, text in zip(paths, texts, strict=True):
         if text is None:
             continue
-        try:
-            front = parse_note(text, path).frontmatter
-        except Exception:  # an invalid note is check's to report, not ours
-            continue
+        front = fast_frontmatter(text.encode("utf-8"))  # the validator's fast reading
+        if front is None:
+            try:
+                front = parse_note(text, path).frontmatter
+            except Exception:  # an invalid note is check's to report, not ours
+                continue
         anchors = anchors_of(front)
         learned_in = front.get("project") if isinstance(front.get("project"), str) else None
         if not anchors or (project is not None and learned_in != project):
