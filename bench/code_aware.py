@@ -88,15 +88,67 @@ def make_set_kb(root: Path, project: str, notes: list[dict[str, Any]]) -> Path:
     return kb
 
 
+def load_replay(folder: Path, work: Path) -> dict[str, Any]:
+    """A dataset in the replay layout (``history.bundle`` with branch ``replay``, ``notes/``,
+    ``judged.json``, ``prs.json``; see data/code_aware/README.md) as the harness's cases: one
+    note set (the notes as written, with their anchors), one check at ``replay_to``."""
+    judged = json.loads((folder / "judged.json").read_text())
+    prs = json.loads((folder / "prs.json").read_text())
+    return {
+        "project": folder.name,
+        "bundle": "history.bundle",
+        "branch": "replay",
+        "source": {"head": judged["replay_to"]},
+        "note_files": sorted((folder / "notes").glob("*.md")),
+        "stale_checks": [
+            {
+                "set": "notes",
+                "at": judged["replay_to"],
+                "judged": [
+                    {"id": n["id"], "stale": n["stale"], "why": f"{n['kind']}: {n['reason']}"}
+                    for n in judged["notes"]
+                ],
+            }
+        ],
+        "prs": [
+            {
+                "set": "notes",
+                "base": p["base"],
+                "head": p["head"],
+                "relevant": p["relevant"],
+                "why": p.get("subject") or p.get("why", ""),
+            }
+            for p in prs
+        ],
+    }
+
+
+def make_file_kb(root: Path, files: list[Path]) -> Path:
+    """A KB holding the dataset's notes as written."""
+    if rg("init", str(root), "-q").returncode != 0:
+        raise SystemExit(f"reflect-git init {root} failed")
+    for path in files:
+        (root / "documents" / path.name).write_bytes(path.read_bytes())
+    git("add", "documents", cwd=root)
+    git("commit", "-q", "-m", "notes", cwd=root)
+    return root
+
+
 def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
-    cases = json.loads((folder / "cases.json").read_text())
+    if (folder / "cases.json").is_file():
+        cases = json.loads((folder / "cases.json").read_text())
+    else:
+        cases = load_replay(folder, work)
     project = cases["project"]
     code = work / project  # the folder's name is the project's, as in any clone
-    git("clone", "-q", str(folder / cases["bundle"]), str(code), cwd=work)
+    branch = ["-b", cases["branch"]] if cases.get("branch") else []
+    git("clone", "-q", *branch, str(folder / cases["bundle"]), str(code), cwd=work)
     kbs = {
         name: make_set_kb(work / f"kb-{name}", project, notes)
-        for name, notes in cases["note_sets"].items()
+        for name, notes in cases.get("note_sets", {}).items()
     }
+    if cases.get("note_files"):
+        kbs["notes"] = make_file_kb(work / "kb-notes", cases["note_files"])
     tp = fn = fp = tn = 0
     misses: list[str] = []
     for check in cases["stale_checks"]:
@@ -121,9 +173,11 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
     precisions: list[float] = []
     quiet = empty = 0
     for pr in cases["prs"]:
+        base, head = pr.get("base") or f"{pr['commit']}^", pr.get("head") or pr["commit"]
+        pr["commit"] = head
         done = rg(
             "--kb", str(kbs[pr["set"]]), "--json", "pr-notes", "--repo", str(code),
-            "--base", f"{pr['commit']}^", "--head", pr["commit"],
+            "--base", base, "--head", head,
         )  # fmt: skip
         if done.returncode != 0:
             raise SystemExit(f"pr-notes failed: {done.stderr}")
@@ -233,9 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="no per-case details")
     args = parser.parse_args(argv)
-    folders = sorted(p for p in args.data.iterdir() if (p / "cases.json").is_file())
+    folders = sorted(
+        p
+        for p in args.data.iterdir()
+        if (p / "cases.json").is_file() or (p / "judged.json").is_file()
+    )
     if not folders:
-        raise SystemExit(f"no dataset (a folder with cases.json) under {args.data}")
+        raise SystemExit(f"no dataset (cases.json or judged.json) under {args.data}")
     with tempfile.TemporaryDirectory(prefix="code-aware-") as tmp:
         for folder in folders:
             work = Path(tmp) / folder.name

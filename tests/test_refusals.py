@@ -673,7 +673,11 @@ def test_captured_tool_output_with_colours_is_scrubbed_not_lost(tmp_path, monkey
             return [colour(v) for v in value]
         return value
 
-    for payload in load_events("test-fix.json", tmp_path):
+    payloads = load_events("test-fix.json", tmp_path)
+    # An edit between the red and the green run: the fix carries a lesson, so a note.
+    edit = dict(json.loads(payloads[1]), tool_name="Edit", tool_response={"filePath": "x"})
+    edit["tool_input"] = {"file_path": "/home/dev/src/tokio-service/src/runtime.rs"}
+    for payload in [*payloads[:2], json.dumps(edit), *payloads[2:]]:
         coloured = json.dumps(colour(json.loads(payload)))
         assert run_hook(event_name(coloured), coloured).returncode == 0
     found = notes(kb_path)

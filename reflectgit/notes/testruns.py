@@ -368,3 +368,68 @@ def failing_tests(output: str, limit: int = 10) -> list[str]:
             if len(names) >= limit:
                 return names
     return names
+
+
+# --------------------------------------------------------------------------- the error line
+
+# A line a runner prints around every run, failing or not: never the error a note quotes.
+HEADERS = Pattern(
+    r"^(?:=+ ?test session starts ?=+|platform \S+ -- Python|rootdir:|cachedir:|configfile:"
+    r"|testpaths:|plugins:|collect(?:ed|ing) \d+ items?|=+ (?:FAILURES|ERRORS) =+"
+    r"|=+ short test summary info =+|Exit code -?\d+$"  # pytest; Claude Code's error prefix
+    r"|(?:PASS|FAIL|RUNS) \S|Test Suites:|Tests:|Snapshots:|Time:|Ran all test suites"  # jest
+    r"|Test Files |Duration |Start at |RUN v\d|❯ |[✓×✕] "  # vitest
+    r"|=== (?:RUN|PAUSE|CONT|NAME)\b|--- (?:FAIL|PASS|SKIP):|FAIL\s*$|FAIL\s+\S+\s|ok\s+\S+\s"  # go
+    r"|running \d+ tests?|test \S+ \.\.\. |failures:|test result:|Compiling |Finished |Running "
+    r"|error: test failed|---- \S+ stdout ----"  # cargo
+    r"|Finished in \d|\d+ (?:doctests?|tests?), \d+ failures?|Randomized with seed"  # mix
+    r"|\d+ (?:passing|failing|pending)\b)"  # mocha
+)
+# The line that says what went wrong, per runner (the first match in the output wins), then
+# for every runner. Each group 1 is the text quoted.
+ERRORS: tuple[tuple[str, Pattern], ...] = (
+    ("pytest", Pattern(r"^E\s+(\S.*)$", re.MULTILINE)),
+    ("pytest", Pattern(r"^(?:FAILED|ERROR) \S+ - (\S.*)$", re.MULTILINE)),
+    # No E line (``--tb=no``, a crash): the first unindented line of the failures section.
+    (
+        "pytest",
+        Pattern(r"^=+ (?:FAILURES|ERRORS) =+$\n(?:(?:_{3,}.*|[ \t>].*|)\n)*([^\s>_=].*)$", re.M),
+    ),
+    ("jest", Pattern(r"^\s*(expect\(.+)$", re.MULTILINE)),
+    ("vitest", Pattern(r"^\s*(?:→|⎯+ FAIL) (\S.*)$", re.MULTILINE)),
+    ("go", Pattern(r"^\s+\S+_test\.go:\d+: (\S.*)$", re.MULTILINE)),
+    ("cargo", Pattern(r"^(assertion .* failed.*)$", re.MULTILINE)),
+    ("cargo", Pattern(r"^thread '.*' panicked at (\S.*)$", re.MULTILINE)),
+    ("nextest", Pattern(r"^(assertion .* failed.*)$", re.MULTILINE)),
+    ("mix", Pattern(r"^\s*(\*\* \(\S+\) \S.*)$", re.MULTILINE)),
+    ("mix", Pattern(r"^\s*(Assertion with \S+ failed.*)$", re.MULTILINE)),
+    ("node", Pattern(r"^\s*error: '?(\S.*?)'?$", re.MULTILINE)),
+    (
+        WRAPPER,
+        Pattern(
+            r"^\s*((?:[\w.]*(?:Error|Exception)(?: \[\w+\])?|panic|error(?:\[E\d+\])?): \S.*)$",
+            re.MULTILINE,
+        ),
+    ),
+)
+ERROR_CAP = 200
+
+
+def first_error(output: str, runner: str | None = None) -> str:
+    """The first line of a failing run's output that says what went wrong: the runner's own
+    error line, else any ``SomethingError: ...`` line; never a runner's header (``HEADERS``).
+    "" when the output holds none (a summary alone says nothing about the failure)."""
+    best: tuple[int, str] | None = None
+    for name, pattern in ERRORS:
+        if name not in (runner, WRAPPER):
+            continue
+        for m in pattern.finditer(output):
+            line = m.group(1).strip()
+            if not line or HEADERS.match(line):
+                continue
+            if name != WRAPPER:
+                return line[:ERROR_CAP]
+            if best is None or m.start() < best[0]:
+                best = (m.start(), line)
+            break
+    return best[1][:ERROR_CAP] if best else ""

@@ -35,6 +35,7 @@ from reflectgit.web.security import COOKIE, CSRF_FIELD, CSRF_HEADER, Guard, bear
 TEMPLATES = Path(__file__).parent / "templates"
 PER_PAGE = 50
 HISTORY_CACHE = 256  # note histories kept, keyed by (HEAD, id)
+SESSIONS_SHOWN = 100  # the newest sessions with an event record
 SOURCE = "web"  # the Reflect-Source trailer of the commits the UI makes
 
 
@@ -393,6 +394,7 @@ class Web:
                         "subject": e.subject,
                         "author": e.author,
                         "source": e.trailer("Reflect-Source"),
+                        "session": e.trailer("Reflect-Session"),
                         "trailers": e.trailers,
                     }
                     for e in shown
@@ -407,6 +409,51 @@ class Web:
             return "/activity?" + urlencode({k: v for k, v in params.items() if v})
 
         return await self.read(request, "activity.html", work, link=link, tab="activity")
+
+    async def sessions_page(self, request: Request) -> Response:
+        """The agent sessions capture kept events of, newest first."""
+
+        def work() -> Any:
+            from reflectgit.notes.dates import format_epoch
+            from reflectgit.state import sessionrecord
+
+            rows = []
+            for session, mtime in sessionrecord.sessions(self.cfg.state_dir)[:SESSIONS_SHOWN]:
+                events = sessionrecord.read(self.cfg.state_dir, session)
+                kinds: dict[str, int] = {}
+                for e in events:
+                    kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+                notes = [e["note"] for e in events if isinstance(e.get("note"), str)]
+                rows.append(
+                    {"id": session, "last": format_epoch(mtime), "kinds": kinds, "notes": notes}
+                )
+            return {"sessions": rows}
+
+        return await self.read(request, "sessions.html", work, tab="sessions")
+
+    async def session_page(self, request: Request) -> Response:
+        """One session's events: what capture kept as events, and the notes they gave."""
+        ident = request.path_params["id"]
+
+        def work() -> Any:
+            from reflectgit.notes.dates import format_epoch
+            from reflectgit.state import sessionrecord
+            from reflectgit.state.eventlog import safe_session
+
+            events = sessionrecord.read(self.cfg.state_dir, ident) if safe_session(ident) else []
+            if not events:
+                raise NotFoundError(
+                    f"no events recorded for session {ident!r}",
+                    hint="the sessions page lists the sessions capture kept events of",
+                )
+            shown = []
+            for e in events:
+                ts = e.get("ts")
+                when = format_epoch(float(ts)) if isinstance(ts, (int, float)) else ""
+                shown.append({**e, "when": when})
+            return {"session": ident, "events": shown}
+
+        return await self.read(request, "session.html", work, tab="sessions")
 
     async def editor(self, request: Request) -> Response:
         """The form that writes a new note (``/notes/new``) or edits one (``/notes/ID/edit``)."""
@@ -777,6 +824,8 @@ def create_app(settings: Settings) -> Starlette:
         *get("/drain", web.drain_page),
         *get("/status", web.status_page),
         *get("/activity", web.activity),
+        *get("/sessions", web.sessions_page),
+        *get("/sessions/{id:str}", web.session_page),
     ]
     for prefix in ("", "/api"):
         routes += [

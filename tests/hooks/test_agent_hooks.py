@@ -16,13 +16,16 @@ from tests.support.capture import (
     EVENTS,
     LEAKS,
     all_objects,
+    event_name,
     every_state_file,
     kb_fixture,  # noqa: F401  (the kb fixture)
     leaked,
+    load_events,
     notes,
     queue_entries,
     replay,
     run_hook,
+    session_events,
     state_dir,
     subjects,
     transcripts_fixture,  # noqa: F401  (the transcripts fixture)
@@ -39,23 +42,44 @@ def _fronts(kb_path):
 
 
 @needs_shared
-def test_test_fix_sequence_writes_one_high_note_and_queues_at_stop(kb, transcripts):
+def test_a_red_green_sequence_without_an_edit_is_an_event_and_queues_at_stop(kb, transcripts):
+    # pytest -q: 3 failed ("Cannot start a runtime from within a runtime"), then 44 passed with
+    # no file edited in between: nothing learned, so an event of the session, not a note.
     replay("test-fix.json", transcripts)
-    found = notes(kb)
-    assert len(found) == 1
-    ((path, text),) = found.items()
+    assert notes(kb) == {} and subjects(kb) == ["init"]
+    ((session, (failed, fixed)),) = session_events(kb).items()
+    assert session == "d5f4b3b2-e4b0-6ce6-0741-c7a87ce42c82"
+    assert failed["error"] == "Cannot start a runtime from within a runtime"
+    assert [t.split("::")[-1] for t in failed["tests"]] == [
+        "test_case_0",
+        "test_case_1",
+        "test_case_2",
+    ]
+    assert fixed["kind"] == "tests-fixed" and "note" not in fixed
+    entries = queue_entries(kb)
+    assert [e["trigger"] for e in entries] == ["stop"]
+    assert entries[0]["session_id"] == session
+    assert git("status", "--porcelain", cwd=kb) == ""
+
+
+@needs_shared
+def test_the_same_sequence_with_an_edit_between_writes_one_high_note(kb, transcripts):
+    payloads = load_events("test-fix.json", transcripts)
+    edit = dict(json.loads(payloads[1]), tool_name="Edit", tool_response={"filePath": "x"})
+    edit["tool_input"] = {"file_path": "/home/dev/src/tokio-service/src/runtime.rs"}
+    for payload in [*payloads[:2], json.dumps(edit), *payloads[2:]]:
+        proc = run_hook(event_name(payload), payload)
+        assert proc.returncode == 0 and proc.stderr == ""
+    ((path, text),) = notes(kb).items()
     assert path.startswith("documents/lrn-test-fix-")
     assert "confidence: high" in text
-    assert "3 failing tests fixed" in text
-    assert "Cannot start a runtime from within a runtime" in text
+    assert "title: Cannot start a runtime from within a runtime (fixed in src/runtime.rs)" in text
+    for header in ("rootdir:", "platform linux", "collected 44 items", "test session starts"):
+        assert header not in text
     log = git("log", "-1", "--format=%B", "main", cwd=kb)
     assert "Reflect-Source: capture:PostToolUse" in log
     assert "Reflect-Op: add" in log
-    entries = queue_entries(kb)
-    assert [e["trigger"] for e in entries] == ["stop"]
-    assert entries[0]["session_id"] == "d5f4b3b2-e4b0-6ce6-0741-c7a87ce42c82"
     git("fsck", "--no-progress", cwd=kb)
-    assert git("status", "--porcelain", cwd=kb) == ""
 
 
 @needs_shared
@@ -98,12 +122,14 @@ def test_prompts_after_permission_requests_are_not_answers(kb, transcripts):
 
 
 @needs_shared
-def test_todos_write_medium_notes_with_duration(kb, transcripts):
+def test_finished_todos_are_events_not_notes(kb, transcripts):
     replay("todos.json", transcripts)
-    texts = list(notes(kb).values())
-    assert len(texts) == 2
-    assert all("confidence: medium" in t and "duration_seconds:" in t for t in texts)
-    assert any("Add retry with backoff to client" in t for t in texts)
+    assert notes(kb) == {} and subjects(kb) == ["init"]
+    done = [e for events in session_events(kb).values() for e in events]
+    assert [e["kind"] for e in done] == ["todo-done", "todo-done"]
+    assert all(isinstance(e["seconds"], int) for e in done)
+    assert any(e["content"] == "Add retry with backoff to client" for e in done)
+    assert all(e["summary"].startswith("Done: ") for e in done)
 
 
 @needs_shared
@@ -304,8 +330,10 @@ def test_green_after_several_failing_runs_promotes_earlier_hook_notes(kb):
     red = {"stdout": "=== 2 failed, 3 passed in 0.1s ===", "stderr": ""}
     green = {"stdout": "=== 5 passed in 0.1s ===", "stderr": ""}
     run = {"session_id": sid, "tool_name": "Bash", "tool_input": {"command": "pytest"}}
+    red["stdout"] = "E   assert 1 == 2\n" + red["stdout"]
     events.handle("PostToolUse", dict(run, tool_response=red))
     events.handle("PostToolUse", dict(run, tool_response=red))
+    events.handle("PostToolUse", {**run, "tool_name": "Write", "tool_input": {"file_path": "a.py"}})
     events.handle("PostToolUse", dict(run, tool_response=green))
     fronts = _fronts(kb)
     correction = next(f for p, f in fronts.items() if "lrn-correction-" in p)
@@ -332,7 +360,7 @@ def test_auto_reflect_off_stops_precompact_only(kb, transcripts):
     assert [e["trigger"] for e in queue_entries(kb)] == ["session_end"]
 
 
-def test_todo_note_lists_files_touched_and_duration(kb):
+def test_a_finished_todo_records_its_files_and_duration_and_writes_no_note(kb):
     clock = FakeClock()
     events = AgentEvents(Capture(Config.resolve(str(kb)), clock=clock))
     sid = "s-todo"
@@ -351,9 +379,12 @@ def test_todo_note_lists_files_touched_and_duration(kb):
         {"session_id": sid, "tool_name": "Edit", "tool_input": {"file_path": "/w/src/client.py"}},
     )
     events.handle("PostToolUse", todos("completed"))
-    (text,) = notes(kb).values()
-    assert "confidence: medium" in text and "duration_seconds: 300" in text
-    assert "/w/src/client.py" in text and "Took about 5 min" in text
+    events.handle("PostToolUse", todos("completed"))  # still completed: nothing new
+    assert notes(kb) == {} and subjects(kb) == ["init"]
+    (done,) = session_events(kb)[sid]
+    assert done["kind"] == "todo-done" and done["content"] == "Wire the retry"
+    assert done["seconds"] == 300 and done["files"] == ["/w/src/client.py"]
+    assert done["summary"] == "Done: Wire the retry (about 5 min)"
 
 
 def test_an_invalid_capture_is_never_committed(kb, monkeypatch):

@@ -20,6 +20,7 @@ from tests.support.capture import (
     notes,
     queue_entries,
     run_pass,
+    session_events,
     state_dir,
     subjects,
 )
@@ -105,7 +106,12 @@ def _hold(path: Path) -> int:
 def test_a_held_kb_lock_bounds_the_pass_and_the_event_waits_for_the_next(kb):
     sid = "s-lock"
     base = {"session_id": sid, "cwd": "/w/app", "tool_name": "Bash"}
-    red = dict(base, tool_input={"command": "pytest -q"}, error="1 failed, 2 passed in 0.1s")
+    red = dict(
+        base,
+        tool_input={"command": "pytest -q"},
+        error="E   KeyError: 'total'\n1 failed, 2 passed in 0.1s",
+    )
+    edit = dict(base, tool_name="Edit", tool_input={"file_path": "/w/app/invoice.py"})
     green = dict(
         base,
         tool_input={"command": "pytest -q"},
@@ -114,6 +120,7 @@ def test_a_held_kb_lock_bounds_the_pass_and_the_event_waits_for_the_next(kb):
     fd = _hold(kb / ".git" / "reflect-git.lock")
     try:
         assert hook("PostToolUseFailure", red).returncode == 0
+        assert hook("PostToolUse", edit).returncode == 0
         proc = hook("PostToolUse", green)  # logged: it takes no KB lock
         assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
         proc = hook("Stop", dict(base, hook_event_name="Stop"))  # the pass wants the KB lock
@@ -215,6 +222,10 @@ def test_a_rejected_dialog_and_a_notification_write_nothing(kb):
     assert notes(kb) == {}
 
 
+def _file(path):
+    return {"tool_input": {"file_path": path}, "tool_response": {"filePath": path}}
+
+
 def test_green_of_a_narrower_target_or_another_runner_is_not_a_fix(kb):
     events = AgentEvents(Capture(Config.resolve(str(kb)), clock=FakeClock()))
     sid = "s-narrow"
@@ -222,7 +233,9 @@ def test_green_of_a_narrower_target_or_another_runner_is_not_a_fix(kb):
     def bash(command, **kw):
         return {"session_id": sid, "tool_name": "Bash", "tool_input": {"command": command}, **kw}
 
-    events.handle("PostToolUseFailure", bash("pytest -q", error="2 failed, 9 passed in 0.3s"))
+    failed = "E   ValueError: no total\n2 failed, 9 passed in 0.3s"
+    events.handle("PostToolUseFailure", bash("pytest -q", error=failed))
+    events.handle("PostToolUse", {"session_id": sid, "tool_name": "Write"} | _file("src/t.py"))
     ok = {"stdout": "4 passed in 0.1s", "stderr": ""}
     events.handle("PostToolUse", bash("pytest -q tests/test_other.py", tool_response=ok))
     jest = {"stdout": "", "stderr": "Test Suites: 1 passed, 1 total\nTests:  3 passed, 3 total"}
@@ -232,7 +245,7 @@ def test_green_of_a_narrower_target_or_another_runner_is_not_a_fix(kb):
     assert notes(kb) == {}
     events.handle("PostToolUse", bash("uv run pytest -q", tool_response=ok))
     (text,) = notes(kb).values()
-    assert "pytest: 2 failing tests fixed" in text
+    assert "title: 'ValueError: no total (fixed in src/t.py)'" in text
 
 
 def test_jest_green_on_stderr_arms_no_watcher(kb):
@@ -247,7 +260,7 @@ def test_jest_green_on_stderr_arms_no_watcher(kb):
     assert cap.load("armed", "s-j") is None
 
 
-def test_task_create_and_update_write_todo_notes(kb):
+def test_task_create_and_update_record_a_finished_task_as_an_event(kb):
     clock = FakeClock()
     events = AgentEvents(Capture(Config.resolve(str(kb)), clock=clock))
     sid = "s-task"
@@ -271,9 +284,7 @@ def test_task_create_and_update_write_todo_notes(kb):
             },
         )
         clock.now += 120
-    (text,) = notes(kb).values()
-    assert (
-        "title: 'Done: Wire the retry'" in text
-        or "title: 'Done: Wire the retry'" in text.replace('"', "'")
-    )
-    assert "confidence: medium" in text and "duration_seconds: 120" in text
+    assert notes(kb) == {}
+    (done,) = session_events(kb)[sid]
+    assert done["kind"] == "todo-done" and done["content"] == "Wire the retry"
+    assert done["seconds"] == 120

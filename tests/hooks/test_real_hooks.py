@@ -18,10 +18,12 @@ import pytest
 from tests.conftest import DATA, git, needs_shared, shared_json
 from tests.support.capture import (
     SYNC,
+    event_kinds,
     kb_fixture,  # noqa: F401  (the kb fixture)
     notes,
     queue_entries,
     run_pass,
+    session_events,
     state_dir,
     subjects,
 )
@@ -32,80 +34,65 @@ REAL = DATA / "real"
 HOOK_EVENTS = REAL / "hook-events"
 MANIFEST: dict[str, Any] = dict(shared_json("real", "hook-events", "MANIFEST.json"))
 
-# file -> (commit subjects of the notes it writes, oldest first; (trigger, harness) queued).
-EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]]]] = {
-    # pytest -q fails (PostToolUseFailure.error: 3 failed), an Edit, pytest -q passes.
+# file -> (commit subjects of the notes it writes, oldest first; (trigger, harness) queued;
+# the kinds of the events its sessions' event records keep, oldest first).
+FIXED = "tests-failed", "tests-fixed"
+EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]], list[str]]] = {
+    # pytest -q fails (PostToolUseFailure.error: 3 failed, the E line says why), an Edit of
+    # invoice.py, pytest -q passes: the one note that carries the lesson, titled by its error.
     "doc-claude-pytest-red-green.json": (
-        ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
+        ["feat(knowledge): AssertionError: assert Decimal('10.00') == Deci\u2026 [HIGH]"],
         [],  # its transcript (codemie 9eda1058) holds no signal: Stop queues nothing
+        [*FIXED],
     ),
-    # The same run piped through `| tail` (exits 0, PostToolUse both times).
-    "doc-claude-pytest-piped.json": (
-        ["feat(knowledge): pytest: 3 failing tests fixed in billing [HIGH]"],
-        [],
-    ),
+    # The same runs piped through `| tail` (exits 0, PostToolUse both times), but nothing was
+    # edited between them: green again with nothing learned is an event, not a note.
+    "doc-claude-pytest-piped.json": ([], [], [*FIXED]),
     # pip fails, then "No, don't use pip here. Use uv instead of pip, always.": a correction.
     "doc-claude-failure-then-correction.json": (
         ["feat(knowledge): Use uv instead of pip [LOW]"],
         [("stop", "claude")],
+        [],
     ),
     # The dialog allowed `rm -rf node_modules` once (no rule saved); the later "yes" answers
     # "Shall I reinstall?", not the dialog: no note.
-    "doc-claude-permission-dialog.json": ([], []),
-    "doc-claude-stop-tilde-path.json": ([], [("stop", "claude")]),
-    # git push fails; vitest 1 failed -> 16 passed (Codex's string tool_response, exit code in
-    # its header); then "Use the release script instead of git push".
+    "doc-claude-permission-dialog.json": ([], [], []),
+    "doc-claude-stop-tilde-path.json": ([], [("stop", "claude")], []),
+    # git push fails; vitest 1 failed -> 16 passed with no edit in between (Codex's string
+    # tool_response, exit code in its header): an event; then "Use the release script
+    # instead of git push".
     "codex-hooks.json": (
-        [
-            "feat(knowledge): vitest: 1 failing test fixed in repo [HIGH]",
-            "feat(knowledge): Use the release script instead of git push [LOW]",
-        ],
+        ["feat(knowledge): Use the release script instead of git push [LOW]"],
         [],  # the rollout: "show tools" and a request, no signal
+        [*FIXED],
     ),
-    "codex-notify.json": ([], []),
-    # Copilot CLI camelCase: postToolUseFailure (3 failed) -> postToolUse (44 passed), then the
-    # uv correction; agentStop queues its transcriptPath.
+    "codex-notify.json": ([], [], []),
+    # Copilot CLI camelCase: postToolUseFailure (3 failed) -> postToolUse (44 passed), no edit
+    # in between: an event; then the uv correction; agentStop queues its transcriptPath.
     "copilot-cli-camelcase.json": (
-        [
-            "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
-            "feat(knowledge): Use uv instead of pip [LOW]",
-        ],
+        ["feat(knowledge): Use uv instead of pip [LOW]"],
         [],  # its session only asked "List the files"
+        [*FIXED],
     ),
     # Its VS Code form: tool_result.result_type failure -> success; pip fails; the correction.
-    "copilot-cli-vscode.json": (
-        [
-            "feat(knowledge): pytest: 3 failing tests fixed in repo [HIGH]",
-            "feat(knowledge): Use uv instead of pip [LOW]",
-        ],
-        [],
-    ),
+    "copilot-cli-vscode.json": (["feat(knowledge): Use uv instead of pip [LOW]"], [], [*FIXED]),
     # Rebuilt from real sessions: no failing-then-passing test run, no correction after a
     # failure, no permission rule saved.
-    "derived-spotter-short.json": ([], [("session_end", "claude")]),
-    "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")]),
+    "derived-spotter-short.json": ([], [("session_end", "claude")], []),
+    "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")], []),
     # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
-    "derived-codemie-9eda1058.json": ([], []),
-    # Seven TodoWrite items went to completed, in this order.
-    "derived-codemie-196820da.json": (
-        [
-            "feat(knowledge): Done: Review current session tracking implement… [MED]",
-            "feat(knowledge): Done: Search ~/.claude folders for /clear comma… [MED]",
-            "feat(knowledge): Done: Analyze session file timestamps to unders… [MED]",
-            "feat(knowledge): Done: Design approach for session lifecycle tra… [MED]",
-            "feat(knowledge): Done: Create implementation plan with correlati… [MED]",
-            "feat(knowledge): Done: Design solution approach for multi-sessio… [MED]",
-            "feat(knowledge): Done: Create final implementation plan [MED]",
-        ],
-        [("stop", "claude")],
-    ),
-    # The real `mix test` run that went from 11 failures to 0; compaction and the subagent
-    # queue their transcripts.
+    "derived-codemie-9eda1058.json": ([], [], []),
+    # Seven TodoWrite items went to completed: seven events, no note.
+    "derived-codemie-196820da.json": ([], [("stop", "claude")], ["todo-done"] * 7),
+    # The real `mix test` run that went from 11 failures to 0 after edits; its output was cut
+    # by `| tail -30` above the error, so it names no error line: an event. Compaction and the
+    # subagent queue their transcripts.
     "derived-spotter-ae4a77f8.json": (
-        ["feat(knowledge): mix: 11 failing tests fixed in spotter-4te [HIGH]"],
+        [],
         # The subagent's file holds only the parent agent's task prompt (injected text) and
         # the subagent's answers: no person's words, no signal, not queued (issue 19).
         [("manual", "claude")],
+        [*FIXED],
     ),
 }
 
@@ -173,8 +160,9 @@ def hook_env_fixture(kb: Path, tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_real_hook_sequences_write_exactly_the_justified_notes(kb, hook_env, name):
     procs = deliver(name, hook_env)
-    want_notes, want_queue = EXPECTED[name]
+    want_notes, want_queue, want_events = EXPECTED[name]
     assert list(reversed(subjects(kb)[:-1])) == want_notes
+    assert event_kinds(kb) == want_events
     assert sorted((e["trigger"], e["harness"]) for e in queue_entries(kb)) == sorted(want_queue)
     for proc, event in zip(procs, json.loads((HOOK_EVENTS / name).read_text()), strict=True):
         if event.get("hook_event_name") == "SubagentStop":
@@ -191,8 +179,25 @@ def test_the_test_fix_note_from_postToolUseFailure_carries_the_failing_run(kb, h
     assert path.startswith("documents/lrn-test-fix-")
     assert "confidence: high" in text
     assert "tests/test_invoice.py::test_rounding" in text
-    assert "/home/dev/src/billing/billing/invoice.py" in text  # the Edit between the runs
-    assert "Decimal('10.00') == Decimal('10.01')" in text
+    assert "- `billing/invoice.py`" in text  # the Edit between the runs, from the project
+    assert "Decimal('10.00') == Decimal('10.01')" in text  # pytest's E line
+    for header in ("rootdir:", "platform linux", "collected 44 items", "test session starts"):
+        assert header not in text
+    ((_session, (failed, fixed)),) = session_events(kb).items()
+    assert failed["kind"] == "tests-failed" and failed["failures"] == 3
+    assert fixed["kind"] == "tests-fixed" and fixed["note"] == path.removeprefix(
+        "documents/"
+    ).removesuffix(".md")
+    assert fixed["files"] == ["billing/invoice.py"]
+
+
+def test_a_green_run_with_nothing_edited_is_an_event_saying_why(kb, hook_env):
+    deliver("doc-claude-pytest-piped.json", hook_env)
+    assert notes(kb) == {}
+    ((_session, (failed, fixed)),) = session_events(kb).items()
+    assert failed["error"] == "AssertionError: assert Decimal('10.00') == Decimal('10.01')"
+    assert "note" not in fixed
+    assert fixed["no_note"] == "no file was edited between the failing and the green run"
 
 
 def test_the_tilde_in_transcript_path_is_expanded(kb, hook_env):
@@ -218,6 +223,7 @@ def test_the_harness_is_read_from_the_payload_when_the_command_does_not_say(
         shutil.copy(lesson, root / rel)
     deliver(name, hook_env, harness_flag=False, root=root)
     assert subjects(kb)[:-1] == list(reversed(EXPECTED[name][0]))
+    assert event_kinds(kb) == EXPECTED[name][2]
     want = "codex" if name.startswith("codex") else "copilot"
     assert [e["harness"] for e in queue_entries(kb)] == [want]
 

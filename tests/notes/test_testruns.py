@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from reflectgit.notes.testruns import covers, failing_tests, failures_in, read_run, runner_of
+from reflectgit.notes.testruns import (
+    HEADERS,
+    covers,
+    failing_tests,
+    failures_in,
+    first_error,
+    read_run,
+    runner_of,
+)
+from tests.conftest import DATA, needs_shared
 
 PYTEST_RED_RAILS = (
     "=========================== short test summary info ============================\n"
@@ -233,3 +244,159 @@ def test_failing_test_names_are_collected():
     assert failing_tests(out) == ["tests/a.py::test_x", "tests/b.py::test_y", "TestZ"]
     assert failing_tests(NODE_TAP_RED) == ["bad"]
     assert failing_tests(PYTEST_GREEN_Q) == []
+
+
+# --------------------------------------------------------------------------- the error line
+
+PYTEST_HEADER = (
+    "============================= test session starts ==============================\n"
+    "platform linux -- Python 3.12.3, pytest-8.3.4, pluggy-1.5.0\n"
+    "rootdir: /home/dev/src/billing\n"
+    "configfile: pyproject.toml\n"
+    "plugins: anyio-4.4.0\n"
+    "collected 44 items\n\n"
+    "tests/test_invoice.py ..F.F..F\n\n"
+)
+PYTEST_LONG = (
+    PYTEST_HEADER
+    + "=================================== FAILURES ===================================\n"
+    "________________________________ test_rounding _________________________________\n\n"
+    "    def test_rounding():\n"
+    ">       assert total(Decimal('10.005')) == Decimal('10.01')\n"
+    "E       AssertionError: assert Decimal('10.00') == Decimal('10.01')\n\n"
+    "tests/test_invoice.py:12: AssertionError\n" + PYTEST_RED_RAILS
+)
+JEST_LONG = (
+    "FAIL src/sum.test.js\n  ✕ adds (3 ms)\n\n  ● adds\n\n"
+    "    expect(received).toBe(expected) // Object.is equality\n\n"
+    "    Expected: 3\n    Received: 4\n\n"
+    "Test Suites: 1 failed, 1 total\nTests:       1 failed, 2 passed, 3 total\n"
+)
+VITEST_LONG = (
+    " ❯ src/a.test.ts (2 tests | 1 failed) 12ms\n   × sets default\n"
+    "     → expected 'auto' to be 'manual' // Object.is equality\n\n"
+    " Test Files  1 failed (1)\n      Tests  1 failed | 1 passed (2)\n"
+)
+GO_LONG = (
+    "=== RUN   TestParse\n--- FAIL: TestParse (0.00s)\n"
+    '    parse_test.go:14: Parse("1h") = 0, want 3600\n'
+    "FAIL\nFAIL\texample.com/dur\t0.003s\n"
+)
+CARGO_LONG = (
+    "running 1 test\ntest tests::adds ... FAILED\n\nfailures:\n\n"
+    "---- tests::adds stdout ----\n"
+    "thread 'tests::adds' panicked at src/lib.rs:9:9:\n"
+    "assertion `left == right` failed\n  left: 4\n right: 3\n\n"
+    "test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
+)
+MIX_LONG = (
+    "  1) test post commit event (SpotterWeb.HooksControllerTest)\n"
+    "     test/spotter_web/controllers/hooks_controller_test.exs:98\n"
+    "     ** (FunctionClauseError) no function clause matching in OtelTraceHelpers.with_span/3\n"
+    "\nFinished in 1.9 seconds (0.4s async, 1.5s sync)\n14 doctests, 297 tests, 1 failure\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("runner", "output", "error"),
+    [
+        ("pytest", PYTEST_LONG, "AssertionError: assert Decimal('10.00') == Decimal('10.01')"),
+        ("pytest", PYTEST_RED_Q, "assert 1 == 2"),  # the FAILED line's reason (-q, no E lines)
+        ("pytest", "Exit code 1\n" + PYTEST_HEADER + PYTEST_RED_RAILS, "AssertionError"),
+        (
+            "pytest",  # no E line, no reason: the first line of the failures section
+            PYTEST_HEADER + "=== FAILURES ===\nCannot start a runtime from within a runtime\n",
+            "Cannot start a runtime from within a runtime",
+        ),
+        ("jest", JEST_LONG, "expect(received).toBe(expected) // Object.is equality"),
+        ("vitest", VITEST_LONG, "expected 'auto' to be 'manual' // Object.is equality"),
+        ("go", GO_LONG, 'Parse("1h") = 0, want 3600'),
+        ("cargo", CARGO_LONG, "assertion `left == right` failed"),
+        (
+            "mix",
+            MIX_LONG,
+            "** (FunctionClauseError) no function clause matching in OtelTraceHelpers.with_span/3",
+        ),
+        (
+            "mocha",
+            "  1) adds:\n     TypeError: sum is not a function\n",
+            "TypeError: sum is not a function",
+        ),
+    ],
+)
+def test_first_error_is_the_line_that_says_what_went_wrong(runner, output, error):
+    assert first_error(output, runner) == error
+
+
+@pytest.mark.parametrize(
+    ("runner", "output"),
+    [
+        # A runner's header and summary say nothing about the failure.
+        ("pytest", PYTEST_HEADER + "========================= 3 failed, 41 passed in 1.84s ===="),
+        ("jest", JEST_RED),
+        ("vitest", VITEST_RED),
+        ("go", "=== RUN   TestX\n--- FAIL: TestX (0.00s)\nFAIL\nFAIL\tpkg\t0.1s\n"),
+        (
+            "cargo",
+            "running 2 tests\ntest a ... FAILED\nfailures:\ntest result: FAILED. 1 passed; 1 failed",
+        ),
+        (
+            "mix",
+            "Finished in 1.9 seconds (0.4s async, 1.5s sync)\n14 doctests, 297 tests, 11 failures",
+        ),
+        ("pytest", ""),
+    ],
+)
+def test_a_runner_header_or_summary_is_never_the_error_line(runner, output):
+    assert first_error(output, runner) == ""
+
+
+def test_the_header_table_knows_each_runner_header():
+    for line in (
+        "rootdir: /home/dev/src/billing",
+        "platform linux -- Python 3.12.3, pytest-8.3.4, pluggy-1.5.0",
+        "collected 44 items",
+        "============================= test session starts ==============================",
+        "Test Suites: 1 failed, 1 total",
+        "=== RUN   TestParse",
+        "running 2 tests",
+        "test result: FAILED. 1 passed; 1 failed",
+        "Finished in 1.9 seconds (0.4s async, 1.5s sync)",
+    ):
+        assert HEADERS.match(line), line
+    for line in ("AssertionError: assert 1 == 2", "Cannot start a runtime", "expect(x).toBe(y)"):
+        assert not HEADERS.match(line), line
+
+
+def _real_output(name: str, index: int) -> str:
+    for folder in (DATA / "real" / "hook-events", DATA / "hook-events"):
+        if (folder / name).exists():
+            event = json.loads((folder / name).read_text())[index]
+            response = event.get("tool_response") or {}
+            if isinstance(response, str):  # Codex: a header, then the output
+                return response
+            return event.get("error") or response.get("stdout", "")
+    raise AssertionError(name)
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("name", "index", "runner", "error"),
+    [
+        # PostToolUseFailure.error: Claude Code's "Exit code 1", pytest's header, an E line.
+        (
+            "doc-claude-pytest-red-green.json",
+            2,
+            "pytest",
+            "AssertionError: assert Decimal('10.00') == Decimal('10.01')",
+        ),
+        ("test-fix.json", 1, "pytest", "Cannot start a runtime from within a runtime"),
+        # A real `mix test | tail -30`: 11 failures, the error lines cut off above the tail.
+        ("derived-spotter-ae4a77f8.json", 107, "mix", ""),
+        # A real vitest run in Codex's string output: the failing test's name, no error line.
+        ("codex-hooks.json", 3, "vitest", ""),
+    ],
+)
+def test_first_error_on_real_runs(name, index, runner, error):
+    output = _real_output(name, index)
+    assert first_error(output, runner) == error

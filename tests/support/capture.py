@@ -129,6 +129,19 @@ def event_log(kb_path: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def session_events(kb_path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The sessions' event records (what capture kept as events, not notes), by session."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted((state_dir(kb_path) / "sessions").glob("*/events.jsonl")):
+        out[path.parent.name] = [json.loads(x) for x in path.read_text().splitlines() if x]
+    return out
+
+
+def event_kinds(kb_path: Path) -> list[str]:
+    """The kinds of every session's recorded events, session by session, oldest first."""
+    return [e["kind"] for events in session_events(kb_path).values() for e in events]
+
+
 def notes(kb_path: Path) -> dict[str, str]:
     """Committed notes on main, by path, read with git."""
     names = git("ls-tree", "-r", "--name-only", "main", "--", "documents", cwd=kb_path).split()

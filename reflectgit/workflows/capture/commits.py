@@ -69,7 +69,7 @@ def session_from_settings(settings: CaptureSettings) -> str | None:
 class NoteDraft:
     """A note a hook wants to write, before it gets an id and is validated."""
 
-    kind: str  # test-fix, correction, todo-done, permission
+    kind: str  # test-fix, correction, permission
     event: str  # the hook event that produced it (for Reflect-Source)
     title: str
     confidence: str
@@ -162,10 +162,11 @@ class Capture:
     def sweep(self, ttl: float = STATE_TTL) -> int:
         """Remove per-session state older than ``ttl`` seconds, and the capture pass's locks of
         sessions with no events left; returns how many files went."""
-        from reflectgit.state import eventlog
+        from reflectgit.state import eventlog, sessionrecord
 
         cutoff = self.clock() - ttl
         removed = eventlog.sweep(self.cfg.state_dir, cutoff)
+        removed += sessionrecord.sweep(self.cfg.state_dir, self.clock() - sessionrecord.RETENTION)
         try:
             folders = [e.path for e in os.scandir(self.root) if e.is_dir()]
         except OSError:  # no state yet

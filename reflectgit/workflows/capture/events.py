@@ -9,14 +9,20 @@ Copilot CLI in camelCase or its VS Code form: field names, types, event names) i
 Then one function per event. State between events lives in the state directory, one JSON file
 per session and kind (``capture/armed``, ``permission-armed``, ``test-state``, ``loops``,
 ``todo-state``, ``sessions``); every kind has a TTL that is checked when the state is read.
-Notes are written only when the event is unambiguous:
+Events are not lessons: what happened in a session goes to its event record
+(``state/sessionrecord.py``: a todo finished, tests started failing, tests went green again),
+and notes are written only when the event is unambiguous and carries a lesson:
 
-- a test runner goes from N failures to 0, the same runner over the same or a wider target:
-  high (``test-fix``); a failing run is read from ``PostToolUseFailure.error``, a passing one
-  from a ``PostToolUse`` (success is the absence of failure: no exit-code field exists);
+- a test runner goes from N failures to 0, the same runner over the same or a wider target,
+  the failing output names its error (``testruns.first_error``, never a runner's header) and
+  files were edited between the two runs: high (``test-fix``), with the failing tests, the
+  error line, the files, and the rule the person stated while the tests failed; one note per
+  fix (the failing test set, per session). Without an error line or an edit it is an event.
+  A failing run is read from ``PostToolUseFailure.error``, a passing one from a
+  ``PostToolUse`` (success is the absence of failure: no exit-code field exists);
 - a failure, a loop or a test regression arms a watcher; a correcting next prompt writes a
   low note (``correction``); the watcher expires after 10 minutes;
-- a todo item completed (``TodoWrite``, ``TaskCreate``/``TaskUpdate``): medium (``todo-done``);
+- a todo item completed (``TodoWrite``, ``TaskCreate``/``TaskUpdate``): an event, no note;
 - a permission dialog answered with "don't ask again": high (``permission``), only when the
   rule the dialog offered is found in the settings file it names; a one-off answer, a prompt
   that happens to say "yes", and the ``permission_prompt`` Notification write nothing;
@@ -58,6 +64,8 @@ EDIT_TOOLS = {
     "edit", "create", "str_replace_editor",  # Copilot CLI
 }  # fmt: skip
 TODO_TOOLS = {"TodoWrite", "TaskCreate", "TaskUpdate", "update_todo"}
+# The kinds of a person's words (``notes/signals.py``) that state a rule a test fix carries.
+RULE_KINDS = ("correction", "prohibition", "requirement")
 ERRORS_FILE = "errors.jsonl"
 ERRORS_MAX_BYTES = 1_000_000
 # Claude Code's answer when the person rejects a tool call in the permission dialog.
@@ -312,10 +320,10 @@ class AgentEvents:
         output: str = payload.get("_output") or ""
         failed = payload.get("_failed")
         self._permission_outcome(payload, session, tool, tool_input, output, failed)
-        if tool in EDIT_TOOLS and isinstance(tool_input, Mapping):
-            self._touched(session, tool_input)
+        if tool in EDIT_TOOLS and failed is not True:  # a failed edit changed nothing
+            self._touched(payload, session, tool)
         if tool in TODO_TOOLS and isinstance(tool_input, Mapping):
-            self._todos(payload, session, tool, tool_input)
+            self._todos(session, tool, tool_input, payload.get("tool_response"))
         reasons: list[str] = []
         run = None
         command = _command(tool_input)
@@ -346,21 +354,37 @@ class AgentEvents:
         )
         self.cap.log("PostToolUse", f"armed:{reason}", tool, session)
 
-    def _touched(self, session: str, tool_input: Mapping[str, Any]) -> None:
-        path = (
-            tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
-        )
-        if not isinstance(path, str):
+    def _touched(self, payload: Mapping[str, Any], session: str, tool: str) -> None:
+        """Files an edit tool changed (``apply_patch``'s too), for what a fix changed."""
+        cwd = payload.get("cwd")
+        tool_input = payload.get("tool_input")
+        data = tool_input if isinstance(tool_input, Mapping) else {}
+        named = [data.get(k) for k in ("file_path", "notebook_path", "path", "filePath")]
+        paths = [p for p in named if isinstance(p, str) and p][:1]
+        if tool == "apply_patch":  # the files its patch names, read as the policy reads them
+            from reflectgit.notes.policy import call_from
+
+            paths += call_from(tool, tool_input, cwd).paths
+        paths = list(dict.fromkeys(_relative(p, cwd) for p in paths))
+        if not paths:
             return
         for kind in ("todo-state", "test-state"):
             state = self._load(kind, session)
             if state is None:
                 continue
             files = [f for f in state.get("files", []) if isinstance(f, str)]
-            if path not in files:
-                files.append(path)
+            files += [p for p in paths if p not in files]
             state["files"] = files[-50:]
             self._save(kind, session, state)
+
+    def _record(self, session: str, kind: str, key: str, summary: str, **fields: Any) -> None:
+        """One event in the session's event record (``state/sessionrecord.py``)."""
+        from reflectgit.state import sessionrecord
+
+        event = {"ts": self.cap.clock(), "kind": kind, "key": key, "summary": summary}
+        event.update({k: v for k, v in fields.items() if v not in (None, "", [])})
+        if sessionrecord.append(self.cap.state_dir, session, event):
+            self.cap.log("PostToolUse", f"event:{kind}", summary[:120], session)
 
     def _looping(self, session: str, tool: str, tool_input: Any) -> bool:
         state = self._load("loops", session) or {}
@@ -391,17 +415,20 @@ class AgentEvents:
         failing: dict[str, Any] = dict(state.get("failing") or {})
         green = [r for r in state.get("green", []) if isinstance(r, str)]
         files = [f for f in state.get("files", []) if isinstance(f, str)]
+        rule = state.get("rule") if isinstance(state.get("rule"), str) else None
         known = failing.get(run.runner)
         reasons: list[str] = []
         if run.failures > 0:
+            tests = testruns.failing_tests(output)
+            error = testruns.first_error(output, run.runner)
             if known is None:
                 if run.runner in green:
                     reasons.append("test-regression")
                 known = {
                     "first_failure": {
                         "failures": run.failures,
-                        "tests": testruns.failing_tests(output),
-                        "evidence": _evidence(output),
+                        "tests": tests,
+                        "error": error,
                         "command": _text(command, 200),
                         "ts": self.cap.clock(),
                     },
@@ -410,15 +437,36 @@ class AgentEvents:
                     "failing_runs": 0,
                 }
                 if not failing:
-                    files = []
+                    files, rule = [], None
+                self._record(
+                    session,
+                    "tests-failed",
+                    f"tests-failed:{run.runner}:{self.cap.clock()}",
+                    f"{run.runner}: {plural(run.failures, 'failing test')}"
+                    + (f": {error}" if error else ""),
+                    runner=run.runner,
+                    command=_text(command, 200),
+                    failures=run.failures,
+                    tests=tests,
+                    error=error,
+                )
             else:
                 known["target"] = _union(known.get("target"), run.target)
                 if list(run.filters) != known.get("filters"):
                     known["filters"] = []
+                first = known.setdefault("first_failure", {})
+                if not first.get("error") and error:  # a later run said what fails
+                    first["error"] = error
+                if not first.get("tests") and tests:
+                    first["tests"] = tests
             known["failing_runs"] = int(known.get("failing_runs", 0) or 0) + 1
             known["failures"] = run.failures
             failing[run.runner] = known
-            self._save("test-state", session, {"failing": failing, "green": green, "files": files})
+            self._save(
+                "test-state",
+                session,
+                {"failing": failing, "green": green, "files": files, "rule": rule},
+            )
             return reasons
         # Green: a fix only of what this runner failed, over the same or a wider target.
         if run.runner not in green:
@@ -433,75 +481,143 @@ class AgentEvents:
             )
             if testruns.covers(run, before):
                 failing.pop(run.runner)
-                self._write_test_fix(payload, session, run, command, {**known, "files": files})
+                self._tests_fixed(payload, session, run, command, known, files, rule)
                 runs = int(known.get("failing_runs", 0) or 0)
                 if runs >= PROMOTE_AFTER_FAILING_RUNS:
                     self._promote(session, runs)
-                files = [] if not failing else files
+                if not failing:
+                    files, rule = [], None
             else:
                 self.cap.log("PostToolUse", "green:narrower", run.runner, session)
-        self._save("test-state", session, {"failing": failing, "green": green, "files": files})
+        self._save(
+            "test-state",
+            session,
+            {"failing": failing, "green": green, "files": files, "rule": rule},
+        )
         return reasons
 
-    def _write_test_fix(
+    def _tests_fixed(
         self,
         payload: Mapping[str, Any],
         session: str,
         run: testruns.TestRun,
         command: str,
-        state: Mapping[str, Any],
+        known: Mapping[str, Any],
+        files: list[str],
+        rule: str | None,
     ) -> None:
-        first = state.get("first_failure") or {}
-        n = int(first.get("failures") or state.get("failures") or 0)
+        """Failing tests went green: a note when the session learned something (the error
+        line, the files edited in between), one note per fix; an event in any case."""
+        from reflectgit.state import sessionrecord
+
+        first = known.get("first_failure") or {}
+        n = int(first.get("failures") or known.get("failures") or 0)
         tests = [t for t in first.get("tests", []) if isinstance(t, str)]
-        files = [f for f in state.get("files", []) if isinstance(f, str)]
-        evidence = str(first.get("evidence") or "")
-        project = _project(payload)
-        where = f" in {project}" if project else ""
-        title = f"{run.runner}: {n} failing test{'s' if n != 1 else ''} fixed{where}"
-        symptom = _symptom(evidence) or f"{n} failing tests"
+        error = str(first.get("error") or "")
+        runs = int(known.get("failing_runs", 1) or 1)
+        fix = f"{run.runner}:{','.join(sorted(tests)) or error or n}"
+        summary = (
+            f"{run.runner}: {plural(n, 'failing test')} green again after "
+            f"{plural(runs, 'failing run')}"
+        )
+        note = None
+        if not files:
+            why = "no file was edited between the failing and the green run"
+        elif not error:
+            why = "the failing run's output holds no error line"
+        else:
+            earlier = [
+                e.get("note")
+                for e in sessionrecord.read(self.cap.state_dir, session)
+                if e.get("kind") == "tests-fixed" and e.get("fix") == fix and e.get("note")
+            ]
+            if earlier:
+                note, why = None, f"the same fix as {earlier[0]}"
+            else:
+                draft = self._test_fix_draft(payload, session, run, command, known, files, rule)
+                written = self.cap.write_notes(self._scoped([draft], payload))
+                self.cap.log("PostToolUse", "note:test-fix", ",".join(written.ids), session)
+                note, why = (written.ids[0] if written.ids else None), ""
+        self._record(
+            session,
+            "tests-fixed",
+            f"tests-fixed:{run.runner}:{first.get('ts')}",
+            summary + (f" (note {note})" if note else f" ({why}: no note)"),
+            runner=run.runner,
+            command=_text(command, 200),
+            failures=n,
+            tests=tests,
+            error=error,
+            files=files,
+            rule=rule,
+            fix=fix,
+            note=note,
+            no_note=why,
+        )
+
+    def _test_fix_draft(
+        self,
+        payload: Mapping[str, Any],
+        session: str,
+        run: testruns.TestRun,
+        command: str,
+        known: Mapping[str, Any],
+        files: list[str],
+        rule: str | None,
+    ) -> NoteDraft:
+        first = known.get("first_failure") or {}
+        n = int(first.get("failures") or known.get("failures") or 0)
+        tests = [t for t in first.get("tests", []) if isinstance(t, str)]
+        error = str(first.get("error") or "")
+        changed = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        failed = f"{plural(n, f'failing {run.runner} test')}"
+        where = _test_names(tests) or failed
+        title = rule or f"{error} (fixed in {changed})"
         lines = [
-            "## What happened",
+            "## What failed",
             "",
-            f"`{_text(command, 200)}` went from {plural(n, 'failure')} to 0 in one session "
-            f"after {plural(int(state.get('failing_runs', 1)), 'failing run')}.",
+            f"`{_text(first.get('command') or command, 200)}`: {failed}, first error:",
+            "",
+            "```",
+            error,
+            "```",
             "",
         ]
-        if evidence:
-            lines += ["## Evidence", "", "```", evidence, "```", ""]
         if tests:
             lines += ["## Failing tests", "", *[f"- `{t}`" for t in tests], ""]
-        if files:
-            lines += [
-                "## Files changed before the suite went green",
-                "",
-                *[f"- `{f}`" for f in files],
-                "",
-            ]
-        draft = NoteDraft(
+        lines += [
+            "## What changed before it went green",
+            "",
+            *[f"- `{f}`" for f in files],
+            "",
+            f"`{_text(command, 200)}` passed after "
+            f"{plural(int(known.get('failing_runs', 1) or 1), 'failing run')}.",
+            "",
+        ]
+        if rule:
+            lines += ["## The rule the session stated", "", f"> {rule}", ""]
+        return NoteDraft(
             kind="test-fix",
             event="PostToolUse",
-            slug=f"{run.runner} {project or ''}",
-            title=title,
+            slug=f"{run.runner} {_test_names(sorted(tests)) or error}",
+            title=_text(title, 110),
             confidence="high",
             body="\n".join(lines),
             session=session,
             fields={
                 "key_insight": (
-                    f"{run.runner} failed with '{symptom}' and went green again after changes to "
-                    + (", ".join(files[:5]) if files else "the code in the same session")
-                    + "."
+                    f"{where} failed with '{error}' and went green again after changes to "
+                    f"{changed}." + (f" {rule}" if rule else "")
                 ),
-                "symptoms": [symptom] if symptom else [],
-                "problem": f"{plural(n, f'failing {run.runner} test')}",
+                "rule": rule,
+                "symptoms": [error],
+                "problem": f"{failed}: {error}"[:300],
                 "category": "testing",
                 "tags": _tags(payload, run.runner),
                 "files_touched": files,
                 "validated": True,
             },
         )
-        written = self.cap.write_notes(self._scoped([draft], payload))
-        self.cap.log("PostToolUse", "note:test-fix", ",".join(written.ids), session)
 
     def _promote(self, session: str, failing_runs: int) -> None:
         ids = self.cap.session_notes(session)
@@ -518,9 +634,7 @@ class AgentEvents:
         )
         self.cap.log("PostToolUse", "promoted", ",".join(written.ids), session)
 
-    def _todos(
-        self, payload: Mapping[str, Any], session: str, tool: str, tool_input: Mapping[str, Any]
-    ) -> None:
+    def _todos(self, session: str, tool: str, tool_input: Mapping[str, Any], response: Any) -> None:
         """TodoWrite sends the whole list; TaskCreate adds one task, TaskUpdate changes one."""
         state = self._load("todo-state", session) or {}
         raw_items = state.get("items")
@@ -528,11 +642,11 @@ class AgentEvents:
         raw_ids = state.get("ids")
         ids: dict[str, str] = dict(raw_ids) if isinstance(raw_ids, dict) else {}
         files = [f for f in state.get("files", []) if isinstance(f, str)]
-        changes = _todo_changes(tool, tool_input, payload.get("tool_response"), items, ids)
+        changes = _todo_changes(tool, tool_input, response, items, ids)
         if changes is None:
             return
         now = self.cap.clock()
-        drafts = []
+        done = False
         for content, status in changes:
             known = items.get(content)
             if known is None:
@@ -540,48 +654,33 @@ class AgentEvents:
                 continue
             if status == "completed" and known.get("status") != "completed":
                 started = float(known.get("since") or now)
-                drafts.append(self._todo_draft(payload, session, content, now - started, files))
+                self._todo_done(session, content, started, now - started, files)
+                done = True
             if status != known.get("status"):
                 known["status"] = status
                 if status == "in_progress":
                     known["since"] = now
-        if drafts:  # the note before the state: a pass killed in between writes it again
-            written = self.cap.write_notes(self._scoped(drafts, payload))
-            self.cap.log("PostToolUse", "note:todo-done", ",".join(written.ids), session)
         self._save(
             "todo-state",
             session,
-            {"items": items, "ids": ids, "files": files if not drafts else []},
+            {"items": items, "ids": ids, "files": files if not done else []},
         )
 
-    def _todo_draft(
-        self,
-        payload: Mapping[str, Any],
-        session: str,
-        content: str,
-        seconds: float,
-        files: list[str],
-    ) -> NoteDraft:
+    def _todo_done(
+        self, session: str, content: str, started: float, seconds: float, files: list[str]
+    ) -> None:
+        """A finished todo is an event of the session, never a note: what was done is in
+        the record; a lesson it taught is the drain's to find."""
         minutes = max(0, round(seconds / 60))
         took = f"{minutes} min" if minutes else f"{max(0, int(seconds))} s"
-        lines = ["## Completed", "", f"- {content}", "", f"Took about {took}."]
-        if files:
-            lines += ["", "## Files touched", "", *[f"- `{f}`" for f in files]]
-        return NoteDraft(
-            kind="todo-done",
-            event="PostToolUse",
-            slug=content,
-            title=f"Done: {content}",
-            confidence="medium",
-            body="\n".join(lines) + "\n",
-            session=session,
-            fields={
-                "key_insight": f"Completed '{content}' in about {took}.",
-                "category": "process",
-                "tags": _tags(payload, "todo"),
-                "duration_seconds": int(seconds),
-                "files_touched": files,
-            },
+        self._record(
+            session,
+            "todo-done",
+            f"todo-done:{content}:{started}",
+            f"Done: {content} (about {took})",
+            content=content,
+            seconds=int(seconds),
+            files=files,
         )
 
     # ------------------------------------------------------------------ permissions
@@ -761,6 +860,7 @@ class AgentEvents:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
             return
+        self._rule_while_failing(session, prompt)
         armed = self._load("armed", session)
         if armed is None:
             return
@@ -773,6 +873,15 @@ class AgentEvents:
             return  # the watcher lingers until it expires
         self._correction_note(payload, session, armed, prompt, match)
         self.cap.drop("armed", session)  # after the note: a pass killed between writes it again
+
+    def _rule_while_failing(self, session: str, prompt: str) -> None:
+        """A rule the person states while tests fail goes with the fix (its note's rule)."""
+        state = self._load("test-state", session)
+        if not state or not state.get("failing") or state.get("rule"):
+            return
+        rule = _rule_in(prompt)
+        if rule:
+            self._save("test-state", session, {**state, "rule": rule})
 
     def _correction_note(
         self,
@@ -1055,40 +1164,35 @@ def _todo_changes(
     return None
 
 
-def _symptom(evidence: str) -> str:
-    """The first line of evidence that says what went wrong (not a banner or a test id)."""
-    import re  # here, not at import: most agent events run no detector
-
-    for line in evidence.splitlines():
-        text = line.strip()
-        if re.match(
-            r"^(?:=+|-+|FAILED\b|ERROR\b|PASSED\b)|short test summary|^\d+ (?:failed|passed)", text
-        ):
-            continue
-        if text:
-            return text[:200]
-    return ""
+def _test_names(tests: list[str]) -> str:
+    """ "test_rounding, test_tax and 1 more" (a test's own name, not its path)."""
+    names = [t.split("::")[-1].split(" - ")[0].strip() for t in tests]
+    shown = ", ".join(names[:2])
+    return shown + (f" and {len(names) - 2} more" if len(names) > 2 else "")
 
 
-def _evidence(output: str, lines: int = 12) -> str:
-    """The lines of test output that say what failed (not the whole log)."""
-    import re  # here, not at import: most agent events run no detector
+def _relative(path: str, cwd: Any) -> str:
+    """``path`` from the session's folder when it lies inside it, else as it is."""
+    if isinstance(cwd, str) and cwd.startswith("/"):
+        prefix = cwd.rstrip("/") + "/"
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return path
 
-    keep = [
-        line
-        for line in output.splitlines()
-        if line.strip()
-        and not set(line.strip()) <= set("=-_ ")
-        and not line.startswith("platform ")
-        and not re.match(r"^Exit code -?\d+$", line.strip())  # Claude Code's error prefix
-    ]
-    interesting = [
-        line
-        for line in keep
-        if re.search(r"FAIL|Error|error|assert|panicked|Exception|failed", line)
-        or not re.search(r"collected|session starts|passed in", line)
-    ]
-    return clean("\n".join(interesting[:lines]))[:EVIDENCE_CAP]
+
+def _rule_in(prompt: str) -> str | None:
+    """The sentences of a person's prompt that state a rule ("always ...", "never ...", "use X
+    instead"), as the drain's signal table reads a person's words, in their order; else None."""
+    import re  # here, not at import: only a prompt while tests fail
+
+    from reflectgit.notes.signals import classify
+
+    said = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt.strip()):
+        hit = classify(sentence)
+        if hit and hit[1] in RULE_KINDS:
+            said.append(sentence.strip())
+    return _text(" ".join(said), 300) if said else None
 
 
 def _file_stem(path: str) -> str:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
@@ -76,6 +77,8 @@ class Prepared:
     bounded: bool = False  # head/tail view instead of a slice
     related: list[Related] = field(default_factory=list)
     observations: list[Related] = field(default_factory=list)  # type: observation, this scope
+    # The session's event record (``state/sessionrecord.py``): context, never a lesson alone.
+    events: list[dict[str, Any]] = field(default_factory=list)
     input_bytes: int = 0
     dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
 
@@ -357,12 +360,31 @@ At most 12 CREATE actions. UPDATE confirms an existing learning this session sho
 DELETE retires one this session proves wrong. Only ids from the list below may be used.
 An empty list {"actions": []} is a fine answer when nothing durable was learned."""
 
+EVENTS_MARKER = "=== SESSION EVENTS (context, not lessons) ==="
+EVENTS_NOTE = (
+    "What happened in this session, as its hooks saw it: todos finished, tests that failed "
+    "and went green again. Do not CREATE a learning for an event alone; use them to tell a "
+    "confirmed root cause or fix from a guess."
+)
+EVENTS_MAX = 40  # the last ones of a long session
 REVISION_MARKER = "=== EXISTING LEARNINGS (belief revision) ==="
 OBSERVATIONS_MARKER = "=== CONSOLIDATED OBSERVATIONS (belief revision) ==="
 OBSERVATIONS_NOTE = (
     "Observations already consolidated for this project. UPDATE one this session shows "
     "again, DELETE one it proves wrong (these ids may be used too); do not CREATE it again."
 )
+
+
+def event_lines(prepared: Prepared) -> list[str]:
+    """The session's last events, one line each: ``- 15:53 tests-fixed: pytest: ...``."""
+    from reflectgit.notes.dates import format_epoch
+
+    out = []
+    for event in prepared.events[-EVENTS_MAX:]:
+        ts = event.get("ts")
+        when = format_epoch(float(ts))[11:16] + " " if isinstance(ts, (int, float)) else ""
+        out.append(f"- {when}{event.get('kind')}: {clean(str(event.get('summary') or ''))}")
+    return out
 
 
 def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
@@ -381,6 +403,8 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
     parts.append(ACTION_CONTRACT)
     label = "HEAD AND TAIL OF THE SESSION" if prepared.bounded else "SESSION EXCERPT"
     parts.append(f"=== {label} ===\n{prepared.text}")
+    if prepared.events:
+        parts.append(scrub_secrets("\n".join([EVENTS_MARKER, EVENTS_NOTE, *event_lines(prepared)])))
     if prepared.related and not prepared.bounded:
         lines = [REVISION_MARKER]
         for r in prepared.related:

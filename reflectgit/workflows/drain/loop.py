@@ -537,6 +537,8 @@ class Drain:
         )
         if not prepared.skip and not prepared.bounded:
             self._observations(entry, prepared)
+        if not prepared.skip:
+            self._session_events(entry, prepared)
         row = self._prepared_row(entry, prepared)
         read = self._mtimes.get(entry.id)
         row["transcript_bytes"] = read[0] if read else prepared.input_bytes
@@ -555,6 +557,16 @@ class Drain:
             cascade.Related(nid, title, said)
             for nid, title, said in self.index.observations(project)
         ]
+
+    def _session_events(self, entry: Entry, prepared: cascade.Prepared) -> None:
+        """The session's event record (todos done, tests red and green again), for the
+        writer as context: capture keeps these as events, never as notes."""
+        from reflectgit.state import sessionrecord
+        from reflectgit.state.eventlog import safe_session
+
+        session = safe_session(entry.session_id or Path(entry.transcript_path).stem)
+        if session is not None:
+            prepared.events = sessionrecord.read(self.state_dir, session)
 
     def _prepared_row(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
         if prepared.skip == "stale":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -25,8 +24,8 @@ from tests.support.capture import (
     queue_entries,
     run_hook,
     run_pass,
+    session_events,
     state_dir,
-    subjects,
     transcripts_fixture,  # noqa: F401  (the transcripts fixture)
     wait_for,
 )
@@ -59,7 +58,7 @@ def _correction() -> dict[str, Any]:
 
 
 @needs_shared
-def test_post_tool_use_only_appends_and_the_stop_hook_writes_the_note(kb, transcripts):
+def test_post_tool_use_only_appends_and_the_stop_hook_runs_the_detectors(kb, transcripts):
     payloads = load_events("test-fix.json", transcripts)
     before = git("log", "--format=%H", "--all", cwd=kb)
     for payload in payloads[:-1]:  # SessionStart and the red and green runs: no Stop yet
@@ -73,8 +72,9 @@ def test_post_tool_use_only_appends_and_the_stop_hook_writes_the_note(kb, transc
     assert logged[1]["payload"]["session_id"] == session
     proc = run_hook("Stop", payloads[-1])  # the end of the turn: the pass runs (in the foreground)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    (path,) = notes(kb)
-    assert path.startswith("documents/lrn-test-fix-")
+    # Red, then green with no edit between: the session's events, no note.
+    assert [e["kind"] for e in session_events(kb)[session]] == ["tests-failed", "tests-fixed"]
+    assert notes(kb) == {}
     assert [e["trigger"] for e in queue_entries(kb)] == ["stop"]
     assert event_log(kb) == {}  # every event handled: the log is retired
 
@@ -107,7 +107,7 @@ def test_ttls_are_measured_on_the_events_receive_times(kb):
     assert "created: 1970-01-24" in text  # the note is dated by its event, not by the pass
 
 
-def test_a_killed_pass_loses_no_event_and_writes_no_note_twice(kb):
+def test_a_killed_pass_loses_no_event_and_records_none_twice(kb):
     items = [f"Step {i:02d} of the migration" for i in range(24)]
 
     def todos(done: int) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def test_a_killed_pass_loses_no_event_and_writes_no_note_twice(kb):
             "tool_response": {},
         }
 
-    for done in range(len(items) + 1):  # each completion is one note, one commit
+    for done in range(len(items) + 1):  # each completion is one event of the session
         _append(kb, 3_000_000.0 + 60 * done, "PostToolUse", todos(done))
     cursor = state_dir(kb) / "events" / f"{SESSION}.cursor"
     proc = subprocess.Popen(
@@ -133,17 +133,20 @@ def test_a_killed_pass_loses_no_event_and_writes_no_note_twice(kb):
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(lambda: len(subjects(kb)) >= 3 or proc.poll() is not None, "the pass to start")
+        wait_for(lambda: len(_recorded(kb)) >= 3 or proc.poll() is not None, "the pass to start")
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     killed_at = int(cursor.read_text()) if cursor.exists() else None
     run_pass(SESSION)
-    found = notes(kb)
-    assert len(found) == len(items), (killed_at, sorted(found))
-    assert {re.search(r"Step \d\d of the migration", t)[0] for t in found.values()} == set(items)
-    assert event_log(kb) == {}
+    found = [e["content"] for e in _recorded(kb)]
+    assert found == items, killed_at  # each once, in order
+    assert notes(kb) == {} and event_log(kb) == {}
     git("fsck", "--no-progress", cwd=kb)
+
+
+def _recorded(kb: Path) -> list[dict[str, Any]]:
+    return session_events(kb).get(SESSION, [])
 
 
 def test_a_torn_line_is_passed_by_and_the_next_event_is_read(kb):

@@ -1,0 +1,77 @@
+"""The code-aware benchmark data (bench/data/code_aware): every note valid, and every staleness
+judgement and change set consistent with its notes and with the history in its bundle."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reflectgit.hooks.validate import main as validate
+from tests.conftest import REPO_ROOT, git
+
+DATA_DIR = REPO_ROOT / "bench" / "data" / "code_aware"
+PROJECTS = sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir())
+KINDS = {
+    True: {"deleted", "moved", "symbol-removed", "changed"},
+    False: {"untouched", "changed-elsewhere-in-file", "cosmetic", "renamed", "changed-unrelated"},
+}
+
+
+def front_matter(note: Path) -> dict[str, object]:
+    return yaml.safe_load(note.read_text(encoding="utf-8").split("---\n")[1])
+
+
+def test_three_projects_each_with_licence_source_and_bundle() -> None:
+    assert PROJECTS == ["cachetools", "godotenv", "path-to-regexp"]
+    for project in PROJECTS:
+        folder = DATA_DIR / project
+        for name in ("LICENSE", "SOURCE.md", "history.bundle", "judged.json", "prs.json"):
+            assert (folder / name).is_file(), f"{project}/{name}"
+        assert "MIT" in (folder / "LICENSE").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_notes_are_valid(project: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert validate(["--format", "json", str(DATA_DIR / project / "notes")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and report["checked"] >= 20
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_judgements_and_changes_agree_with_the_history(project: str, tmp_path: Path) -> None:
+    folder = DATA_DIR / project
+    repo = tmp_path / project
+    git(
+        "clone", "-q", "--branch", "replay", str(folder / "history.bundle"), str(repo), cwd=tmp_path
+    )
+    judged = json.loads((folder / "judged.json").read_text(encoding="utf-8"))
+    assert git("rev-parse", "HEAD", cwd=repo).strip() == judged["replay_to"]
+
+    notes = {p.stem: front_matter(p) for p in (folder / "notes").glob("*.md")}
+    assert [n["id"] for n in judged["notes"]] and {n["id"] for n in judged["notes"]} == set(notes)
+    anchor_commits = set()
+    for note_id, front in notes.items():
+        assert front["id"] == note_id and front["project"] == project
+        for anchor in front["anchors"]:  # type: ignore[attr-defined]
+            anchor_commits.add(anchor["commit"])
+            text = git("show", f"{anchor['commit']}:{anchor['path']}", cwd=repo)
+            if "symbol" in anchor:
+                assert re.search(rf"\b{re.escape(anchor['symbol'])}\b", text), (note_id, anchor)
+    for verdict in judged["notes"]:
+        assert verdict["kind"] in KINDS[verdict["stale"]], verdict
+        assert verdict["reason"].strip()
+    assert 0.3 <= sum(n["stale"] for n in judged["notes"]) / len(judged["notes"]) <= 0.6
+
+    changes = json.loads((folder / "prs.json").read_text(encoding="utf-8"))
+    assert len(changes) >= 8 and any(not c["relevant"] for c in changes)
+    for change in changes:
+        assert set(change["relevant"]) <= set(notes), change
+        assert change["why"].strip()
+        git("merge-base", "--is-ancestor", change["base"], change["head"], cwd=repo)
+        git("merge-base", "--is-ancestor", change["head"], judged["replay_to"], cwd=repo)
+        for commit in anchor_commits:
+            git("merge-base", "--is-ancestor", commit, change["base"], cwd=repo)
