@@ -215,7 +215,23 @@ def _definition(symbol: str) -> re.Pattern[str]:
 
 def symbol_block(text: str, symbol: str) -> str | None:
     """The text of ``symbol``'s first definition in ``text`` (its line to the next definition
-    indented no deeper), or None when ``text`` defines no such name."""
+    indented no deeper, less the comments, decorators and blank lines just before that one:
+    they belong to the definition they precede), or None when ``text`` defines no such name."""
+    block = _raw_block(text, symbol)
+    if block is None:
+        return None
+    lines = block.split("\n")
+    first, rest = lines[0], lines[1:]
+    while rest and _LEADING.match(rest[-1]):
+        rest.pop()
+    return "\n".join([first, *rest]) + "\n"
+
+
+# What stands before a definition and belongs to it: blank lines, comments, decorators.
+_LEADING = Pattern(r"^\s*(?:$|#|//|/\*|\*|--|;|@|\[\w)")
+
+
+def _raw_block(text: str, symbol: str) -> str | None:
     found = _definition(symbol).search(text)
     if found is None:
         return None

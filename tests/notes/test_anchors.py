@@ -58,9 +58,18 @@ def test_a_block_ends_at_the_next_definition_no_deeper() -> None:
         "def a():\n    x = 1\n    def inner():\n        pass\n    return x\n\ndef b():\n    pass\n"
     )
     assert anchors.symbol_block(text, "a") == (
-        "def a():\n    x = 1\n    def inner():\n        pass\n    return x\n\n"
+        "def a():\n    x = 1\n    def inner():\n        pass\n    return x\n"
     )
     assert anchors.symbol_block(text, "b") == "def b():\n    pass\n"
+
+
+def test_the_comments_and_decorators_before_the_next_definition_are_not_the_blocks() -> None:
+    go = 'const special = "$`"\n\n// Load reads the file.\n// It never overrides.\nfunc Load() {\n}\n'
+    assert anchors.symbol_block(go, "special") == 'const special = "$`"\n'
+    py = "def a():\n    return 1\n\n\n@cached\n# why\ndef b():\n    pass\n"
+    assert anchors.symbol_block(py, "a") == "def a():\n    return 1\n"
+    edited = py.replace("# why", "# why, said better")
+    assert anchors.same_code(anchors.symbol_block(py, "a"), anchors.symbol_block(edited, "a"))
 
 
 def test_same_code_ignores_whitespace_only() -> None:
