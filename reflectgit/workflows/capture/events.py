@@ -1086,16 +1086,11 @@ class AgentEvents:
 
     def _anchors(self, cwd: str, draft: NoteDraft) -> list[dict[str, str]]:
         """Anchors from the files the session edited and the commits it made (commit capture)."""
-        from reflectgit.workflows.code.anchoring import session_anchors
+        from reflectgit.workflows.code.anchoring import committed_files, session_anchors
 
         touched = draft.fields.get("files_touched")
         files = [f for f in touched if isinstance(f, str)] if isinstance(touched, list) else []
-        if draft.session:
-            for row in self.cap.commits():
-                if row.get("session") == draft.session and isinstance(row.get("repo"), str):
-                    names = row.get("files")
-                    if isinstance(names, list):
-                        files += [os.path.join(row["repo"], f) for f in names if isinstance(f, str)]
+        files += committed_files(self.cap.cfg, draft.session)
         return session_anchors(cwd, files, self.cap.cfg.env)
 
     def _harness(self, payload: Mapping[str, Any]) -> str:

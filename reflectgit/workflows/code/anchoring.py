@@ -84,3 +84,25 @@ def session_anchors(cwd: str | None, files: Iterable[str], env: Env = None) -> l
         return to_yaml([Anchor(p, None, head) for p in kept])
     except Exception:
         return []
+
+
+def committed_files(cfg: Any, session: str | None) -> list[str]:
+    """The files (absolute) of the commits commit capture recorded for ``session``."""
+    if not session:
+        return []
+    from reflectgit.workflows.capture.commits import Capture
+
+    try:
+        rows = Capture(cfg).commits()
+    except Exception:
+        return []
+    out: list[str] = []
+    for row in rows:
+        names = row.get("files")
+        if (
+            row.get("session") == session
+            and isinstance(row.get("repo"), str)
+            and isinstance(names, list)
+        ):
+            out += [os.path.join(row["repo"], f) for f in names if isinstance(f, str)]
+    return out

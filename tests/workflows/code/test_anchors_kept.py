@@ -144,3 +144,26 @@ def test_the_drain_anchors_its_notes_to_the_files_the_session_edited(tmp_path: P
     got = front(note)
     assert got["project"] == "billing-api"
     assert got["anchors"] == [{"path": "src/pool.py", "commit": code.head()}]
+
+
+def test_the_commits_a_session_made_are_anchors_too(tmp_path: Path) -> None:
+    import subprocess
+
+    from reflectgit.config import Config
+    from reflectgit.workflows.code.anchoring import committed_files
+
+    code = code_repo(tmp_path)
+    kb = tmp_path / "kb"
+    run_cli_proc("init", str(kb), "-q")
+    env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_GIT_HOOK_SYNC": "1"}
+    assert run_cli_proc("hooks", "install", str(code.path), env=env).returncode == 0
+    code.write("src/pool.py", POOL_PY + "\nLIMIT = 3\n")
+    agent = {**env, "CLAUDE_CODE_SESSION_ID": "s-commits"}  # what Claude Code exports
+    subprocess.run(["git", "commit", "-qm", "a limit"], cwd=code.path, env=agent, check=True)
+    cfg = Config.resolve(kb, env)
+    files = committed_files(cfg, "s-commits")
+    assert files == [str(code.path / "src" / "pool.py")]
+    assert committed_files(cfg, "another-session") == []
+    assert session_anchors(str(code.path), files, env) == [
+        {"path": "src/pool.py", "commit": code.head()}
+    ]
