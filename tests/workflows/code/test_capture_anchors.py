@@ -1,6 +1,6 @@
-"""Capture anchors its notes to the files the session edited: a finished todo's note names the
-files its Edit calls touched, at the repository's HEAD; files outside the repository are not
-anchors."""
+"""Capture anchors its notes to the files the session edited: a test-fix note names the files
+the Edit calls between the red and the green run touched, at the repository's HEAD; files
+outside the repository are not anchors."""
 
 from __future__ import annotations
 
@@ -16,6 +16,16 @@ from tests.support.coderepo import POOL_PY, CodeRepo
 
 __all__ = ["kb_fixture"]
 SESSION = "anch-0r5"
+RED = (
+    "============================= test session starts ==============================\n"
+    "collected 12 items\n\n"
+    "=================================== FAILURES ===================================\n"
+    "TimeoutError: the pool had no connection\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_pool.py::test_first_request\n"
+    "========================= 1 failed, 11 passed in 0.84s ========================="
+)
+GREEN = "============================== 12 passed in 0.80s =============================="
 
 
 def _append(kb: Path, ts: float, payload: dict[str, Any]) -> None:
@@ -23,20 +33,19 @@ def _append(kb: Path, ts: float, payload: dict[str, Any]) -> None:
     eventlog.append(state_dir(kb), SESSION, line, take)
 
 
-def test_a_finished_todo_is_anchored_to_the_files_its_session_edited(
+def test_a_test_fix_note_is_anchored_to_the_files_its_session_edited(
     kb: Path, tmp_path: Path
 ) -> None:
     code = CodeRepo(tmp_path / "billing-api")
     code.write("src/pool.py", POOL_PY).commit("pool")
-    todo = "Prefill the connection pool at startup"
 
-    def todos(status: str) -> dict[str, Any]:
+    def bash(stdout: str) -> dict[str, Any]:
         return {
             "hook_event_name": "PostToolUse",
             "cwd": str(code.path),
-            "tool_name": "TodoWrite",
-            "tool_input": {"todos": [{"content": todo, "status": status}]},
-            "tool_response": {},
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q"},
+            "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False},
         }
 
     def edit(path: str) -> dict[str, Any]:
@@ -45,13 +54,13 @@ def test_a_finished_todo_is_anchored_to_the_files_its_session_edited(
             "cwd": str(code.path),
             "tool_name": "Edit",
             "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"},
-            "tool_response": {},
+            "tool_response": {"filePath": path},
         }
 
-    _append(kb, 5_000_000.0, todos("in_progress"))
+    _append(kb, 5_000_000.0, bash(RED))
     _append(kb, 5_000_060.0, edit(str(code.path / "src" / "pool.py")))
     _append(kb, 5_000_090.0, edit("/etc/hosts"))  # not a file of the repository
-    _append(kb, 5_000_600.0, todos("completed"))
+    _append(kb, 5_000_120.0, bash(GREEN))
     run_pass(SESSION)
     (text,) = notes(kb).values()
     front = yaml.safe_load(text.split("---\n")[1])
