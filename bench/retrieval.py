@@ -3,6 +3,21 @@
 Run: .venv/bin/python bench/retrieval.py [--split all|tune|held]
      [--set both|first|second|third|every|fourth|blind|fifth|sixth|seventh] [--misses]
      [--keep DIR]
+     .venv/bin/python bench/retrieval.py --corpus DIR [--misses] [--keep DIR]
+
+``--corpus DIR`` runs a corpus of its own instead of the shared notes: ``DIR/notes/*.md`` (the
+target notes and their distractors, with any ``.entities.yaml`` sidecars beside them) and
+``DIR/queries.json``, a list of ``{"query", "target", "kind"}`` (``target``: the expected
+note's id or file name without ``.md``; ``kind``: symptom, paraphrase or task), or an object
+holding that list under ``"queries"``. One corpus a run: a folder of halves (``unseen/``) is
+given one half at a time, so the sealed half is only ever run on purpose.
+
+The corpus nobody tuned on is ``bench/data/retrieval/unseen/`` (its README): 48 topic groups
+absent from every other set, a target and three close distractors each, queries written by
+someone who saw only the targets. Its ``tune`` half may be run as often as needed; its
+``sealed`` half is run once, at the end, on the commit whose figures docs/search.md records::
+
+    .venv/bin/python bench/retrieval.py --corpus bench/data/retrieval/unseen/tune
 
 The KB holds the shared notes (``../shared/data/compat`` and ``notes/valid``) plus the close
 distractors of ``bench/distractors.py`` (notes about the same tools saying something else).
@@ -15,7 +30,8 @@ ranked by how many of the query's words they contain, then by matching lines) an
 bm25s library (plain BM25 over each note's whole text, English stop words), and prints MRR
 (reciprocal rank of the expected note, 0 past rank 100) and recall@1/3/10 per kind.
 
-Goal (issue 14): MRR >= 0.80 overall and >= 0.15 above bm25s on every kind. Weights were
+Goal (issue 33): MRR >= 0.80 overall, at least 0.03 above the better of bm25s and git grep
+overall, and below neither on any kind (issue 14's was 0.15 above bm25s on every kind). Weights were
 tuned on the ``tune`` half of the queries only; ``--split held`` reports the other half. The
 first set (99 queries, ``--set first``) is split half and half; the second (99 more, ``q100``
 on, ``--set second``) is all tune, written when the first set's tune half no longer told
@@ -69,7 +85,7 @@ QUERIES = ROOT / "bench" / "data" / "retrieval_queries.json"
 KINDS = ("symptom", "paraphrase", "task")
 DEPTH = 100  # ranks looked at; an expected note past this counts 0
 NOW = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
-GOAL_MRR, GOAL_MARGIN = 0.80, 0.15
+GOAL_MRR, GOAL_MARGIN = 0.80, 0.03  # issue 33: over the better of bm25s and git grep
 _STOP_TEXT = (
     "a an the and or but of to in on at by for with from is are was were be been do does did"
     " not no it its this that these those my our i we you how what which who why when where"
@@ -129,6 +145,41 @@ def corpus_files() -> list[tuple[str, bytes]]:
             if p.suffix in (".md", ".yaml"):
                 files.append((f"documents/{p.name}", p.read_bytes()))
     return files + distractors.notes()
+
+
+def corpus_dir_files(corpus: Path) -> list[tuple[str, bytes]]:
+    """A ``--corpus`` folder's notes (and sidecars) as KB files under documents/."""
+    folder = corpus / "notes"
+    if not folder.is_dir():
+        raise SystemExit(f"{corpus} has no notes/ folder (see --help)")
+    return [
+        (f"documents/{p.name}", p.read_bytes())
+        for p in sorted(folder.iterdir())
+        if p.suffix in (".md", ".yaml")
+    ]
+
+
+def corpus_dir_queries(corpus: Path, files: list[tuple[str, bytes]]) -> list[dict[str, str]]:
+    """A ``--corpus`` folder's queries, each with ``id``, ``note`` (the expected note's id as
+    reflect-git reads it), ``kind`` and ``query``. A target is a note's id or its file's stem."""
+    data = json.loads((corpus / "queries.json").read_text("utf-8"))
+    raw = data["queries"] if isinstance(data, dict) else data
+    ids = note_ids(files)
+    by_stem = {p.rsplit("/", 1)[-1][: -len(".md")]: i for p, i in ids.items()}
+    known = set(ids.values())
+    out = []
+    for n, q in enumerate(raw):
+        target = str(q.get("target", q.get("note", ""))).removesuffix(".md")
+        note = target if target in known else by_stem.get(target)
+        if note is None:
+            raise SystemExit(f"query {n} names {target!r}, which is not a note of {corpus}")
+        kind = q.get("kind", "task")
+        if kind not in KINDS:
+            raise SystemExit(f"query {n} has kind {kind!r}, not one of {', '.join(KINDS)}")
+        out.append(
+            {"id": str(q.get("id", f"c{n:03d}")), "note": note, "kind": kind, "query": q["query"]}
+        )
+    return out
 
 
 def note_ids(files: list[tuple[str, bytes]]) -> dict[str, str]:
@@ -285,40 +336,56 @@ def main(argv: list[str] | None = None) -> int:
         " eighth round's verdict), the sixth (99 tune ones) or the seventh (99 tune ones,"
         " two tasks and a symptom per note)",
     )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="a corpus of its own: DIR/notes/*.md and DIR/queries.json (see the docstring)",
+    )
+    parser.add_argument("--no-recall", action="store_true", help="leave recall out")
     parser.add_argument("--misses", action="store_true", help="list reflect-git's misses")
     parser.add_argument("--keep", type=Path, help="build the KB here and keep it")
     args = parser.parse_args(argv)
-    queries = load_queries(args.split, args.set)
-    files = corpus_files()
+    if args.corpus is not None:
+        files = corpus_dir_files(args.corpus)
+        queries = corpus_dir_queries(args.corpus, files)
+        described = f"corpus {args.corpus.name}"
+        distractor_count = None
+    else:
+        queries = load_queries(args.split, args.set)
+        files = corpus_files()
+        described = f"{args.split}, {args.set} sets"
+        distractor_count = len(distractors.notes())
     ids = note_ids(files)
-    from reflectgit.workflows.search.documents import document_from
+    if args.corpus is None:
+        from reflectgit.workflows.search.documents import document_from
 
-    notes = {}
-    for path, data in files:
-        if path.endswith(".md"):
-            doc = document_from(path, data, None)
-            notes[doc.id] = (doc.title, doc.texts["key_insight"])
-    bad = words_used(queries, notes)
-    if bad:
-        print("queries must not use their note's title words:\n  " + "\n  ".join(bad))
-        return 1
+        notes = {}
+        for path, data in files:
+            if path.endswith(".md"):
+                doc = document_from(path, data, None)
+                notes[doc.id] = (doc.title, doc.texts["key_insight"])
+        bad = words_used(queries, notes)
+        if bad:
+            print("queries must not use their note's title words:\n  " + "\n  ".join(bad))
+            return 1
     tmp = Path(tempfile.mkdtemp(prefix="rg-retrieval-"))
     kb = args.keep or tmp / "kb"
     try:
         make_kb(kb, files)
-        rankers: dict[str, Ranker] = {
-            "reflect-git": reflect_ranker(kb, tmp / "state"),
-            "recall": recall_ranker(kb, tmp / "state"),
-            "git grep": grep_ranker(kb, ids),
-        }
+        rankers: dict[str, Ranker] = {"reflect-git": reflect_ranker(kb, tmp / "state")}
+        if not args.no_recall:
+            rankers["recall"] = recall_ranker(kb, tmp / "state")
+        rankers["git grep"] = grep_ranker(kb, ids)
         bm = bm25s_ranker(files, ids)
         if bm is not None:
             rankers["bm25s"] = bm
-        print(
-            f"{len(ids)} notes ({len(ids) - len(distractors.notes())} real, "
-            f"{len(distractors.notes())} distractors), {len(queries)} queries ({args.split},"
-            f" {args.set} sets)"
-        )
+        if distractor_count is None:
+            print(f"{len(ids)} notes, {len(queries)} queries ({described})")
+        else:
+            print(
+                f"{len(ids)} notes ({len(ids) - distractor_count} real, "
+                f"{distractor_count} distractors), {len(queries)} queries ({described})"
+            )
         results = {name: measure(rank, queries) for name, rank in rankers.items()}
         print(f"{'':12} {'kind':11} {'n':>3} {'MRR':>6} {'R@1':>6} {'R@3':>6} {'R@10':>6}")
         for name, (table, _m) in results.items():
@@ -327,25 +394,39 @@ def main(argv: list[str] | None = None) -> int:
                     f"{name:12} {kind:11} {row['n']:>3} {row['mrr']:6.3f} {row['r@1']:6.3f}"
                     f" {row['r@3']:6.3f} {row['r@10']:6.3f}"
                 )
-        ours = results["reflect-git"][0]
-        verdict = [f"MRR {ours['all']['mrr']:.3f} (goal >= {GOAL_MRR})"]
-        ok = ours["all"]["mrr"] >= GOAL_MRR
-        if "bm25s" in results:
-            theirs = results["bm25s"][0]
-            for kind in (*KINDS, "all"):
-                if kind in ours:
-                    margin = ours[kind]["mrr"] - theirs[kind]["mrr"]
-                    ok = ok and margin >= GOAL_MARGIN
-                    verdict.append(f"{kind} {margin:+.3f} vs bm25s")
-        else:
-            verdict.append("bm25s not installed (pip install bm25s): no margin measured")
-        print("goal " + ("met" if ok else "NOT met") + ": " + ", ".join(verdict))
+        print(verdict(results))
         if args.misses:
             for q, r, top in results["reflect-git"][1]:
                 print(f"  {q['id']} {q['kind']:10} rank {r}: {q['query']!r} -> {top}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def verdict(results: dict[str, tuple[dict[str, dict], list]]) -> str:
+    """Issue 33's goal: MRR >= GOAL_MRR overall, at least GOAL_MARGIN above the better of
+    bm25s and git grep overall, and below neither on any kind."""
+    ours = results["reflect-git"][0]
+    said = [f"MRR {ours['all']['mrr']:.3f} (goal >= {GOAL_MRR})"]
+    ok = ours["all"]["mrr"] >= GOAL_MRR
+    baselines = [name for name in ("bm25s", "git grep") if name in results]
+    if "bm25s" not in results:
+        said.append("bm25s not installed (pip install bm25s)")
+    for kind in (*KINDS, "all"):
+        if kind not in ours:
+            continue
+        best = max(results[name][0][kind]["mrr"] for name in baselines)
+        margin = ours[kind]["mrr"] - best
+        ok = ok and margin >= (GOAL_MARGIN if kind == "all" else 0.0)
+        said.append(f"{kind} {margin:+.3f}")
+    return (
+        "goal "
+        + ("met" if ok else "NOT met")
+        + " (vs the better of "
+        + " and ".join(baselines)
+        + "): "
+        + ", ".join(said)
+    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,11 @@ checkout so `git grep` has a work tree), builds the index once, then times in on
 - an incremental refresh after one changed note, in-process (goal: < 20 ms), with where the
   time goes (tree diff, SQLite, commit, keeping the folder tree) and as a new process sees it
   (reopening the index first);
-- the index build time (goal: < 15 s at 100,000) and size (goal: at most 1 KB a note).
+- the index build time (goal: < 15 s at 100,000) and size (goal: at most 1 KB a note);
+- search in process (the index open, as an MCP server keeps it): the median of each of
+  IN_PROCESS_QUERIES over ``--runs`` rounds, and their sum. ``--against TREE`` (a checkout or
+  ``git archive`` of another commit) times that tree's code on the same KB in the same run,
+  the two taking turns, each with an index of its own (issue 33: no higher than before).
 
 Each figure is printed against its goal; the goals are set for 100,000 notes.
 """
@@ -28,6 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Not this folder: bench/queue.py would stand in for the standard library's queue, which the
+# index build's worker pool imports.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
 SEED = 20260301
@@ -36,6 +43,15 @@ GOAL_BYTES_PER_NOTE = 1024  # index bytes per note
 GOAL_REFRESH_MS = 20.0  # incremental refresh after one changed note, median
 GOAL_SIZE = 100_000  # the size the goals are set for
 RARE_WORD = "zanzibar"  # planted in about 0.05% of notes
+# Queries timed in process: one rare and one common word, tool names with common words, and a
+# long task in a person's words (many concepts; the costliest kind).
+IN_PROCESS_QUERIES = (
+    "zanzibar",
+    "timeout",
+    "redis timeout",
+    "postgres connection timeout retries",
+    "make the celery workers stop timing out when the redis broker restarts",
+)
 COMMON_WORD = "timeout"  # planted in about 5% of notes
 TECH = [
     "redis",
@@ -249,7 +265,62 @@ class Phases:
         return ", ".join(parts) + " ms, medians"
 
 
-def bench_size(base: Path, count: int, runs: int) -> None:
+def _in_process(tree: Path, kb: Path, state: Path) -> dict[str, float]:
+    """One round of IN_PROCESS_QUERIES with ``tree``'s code, in a process of its own (the
+    index opened and one search made first): CPU seconds per query (the wall clock of a
+    shared machine measures the other processes as much as the search)."""
+    code = (
+        "import json, sys, time\n"
+        "from reflectgit.workflows.search.index import open_fresh\n"
+        "index, _ = open_fresh(sys.argv[1], sys.argv[2])\n"
+        "index.search('warm up')\n"
+        "out = {}\n"
+        "for q in json.loads(sys.argv[3]):\n"
+        "    c0 = time.process_time(); index.search(q); out[q] = time.process_time() - c0\n"
+        "print(json.dumps(out))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    state.mkdir(parents=True, exist_ok=True)
+    import json
+
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(kb), str(state), json.dumps(IN_PROCESS_QUERIES)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    times: dict[str, float] = json.loads(proc.stdout)
+    return times
+
+
+def in_process_only(base: Path, count: int, runs: int, other: str | None) -> None:
+    """Only the in-process search timing, on a KB kept by an earlier run (``--keep``)."""
+    kb = base / f"kb-{count}"
+    if not (kb / ".git").is_dir():
+        raise SystemExit(f"no KB at {kb}: run once with --keep {base} first")
+    print(f"\n## {count:,} notes (reused from --keep; load average {os.getloadavg()[0]:.1f})")
+    _time_in_process(kb, kb / ".git" / "reflect-git", runs, other)
+
+
+def _time_in_process(kb: Path, state: Path, runs: int, other: str | None) -> None:
+    trees = [("this tree", ROOT)] + ([("--against", Path(other))] if other else [])
+    rounds: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
+    for _ in range(runs):
+        for label, tree in trees:  # taking turns: the machine's load falls on both alike
+            rounds[label].append(_in_process(tree, kb, state / label.strip("-").replace(" ", "-")))
+    for label, tree in trees:
+        medians = {
+            q: statistics.median(r[q] for r in rounds[label]) * 1000 for q in IN_PROCESS_QUERIES
+        }
+        each = ", ".join(f"{q!r} {ms:.1f}" for q, ms in medians.items())
+        print(
+            f"search in process, {label} ({tree.name}): {sum(medians.values()):.1f} ms CPU for"
+            f" the {len(medians)} queries ({each} ms, medians of {runs})"
+        )
+
+
+def bench_size(base: Path, count: int, runs: int, other: str | None = None) -> None:
     from reflectgit.git.change import write
     from reflectgit.git.store import Store
     from reflectgit.workflows.search.index import Index
@@ -317,6 +388,8 @@ def bench_size(base: Path, count: int, runs: int) -> None:
             f"through the typer CLI {typer_s * 1000:.0f} ms ({grep_s / typer_s:.1f}x)"
         )
 
+    _time_in_process(kb, state, runs, other)
+
     # Incremental refresh after one changed note, in-process (the store write is not timed).
     timings = []
     cpu_timings = []
@@ -369,12 +442,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep", help="generate into this folder and keep it (a later run reuses its KBs)"
     )
+    parser.add_argument(
+        "--against", help="another commit's source tree: its in-process search timed alongside"
+    )
+    parser.add_argument(
+        "--in-process-only",
+        action="store_true",
+        help="time only search in process, on the KBs an earlier run kept (--keep DIR)",
+    )
     args = parser.parse_args(argv)
+    if args.in_process_only:
+        if not args.keep:
+            parser.error("--in-process-only needs --keep DIR")
+        for size in (int(s) for s in args.sizes.split(",")):
+            in_process_only(Path(args.keep), size, args.runs, args.against)
+        return 0
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rg-bench-search-"))
     base.mkdir(parents=True, exist_ok=True)
     try:
         for size in (int(s) for s in args.sizes.split(",")):
-            bench_size(base, size, args.runs)
+            bench_size(base, size, args.runs, args.against)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

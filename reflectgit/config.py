@@ -5,9 +5,12 @@ This is the only module that reads ``os.environ``, and the only one that parses 
 ``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
 settings classes below from its caller.
 
-Each setting is one field of a settings dataclass declared with ``setting(...)``: its environment
+Each setting is one field of a settings class declared with ``setting(...)``: its environment
 variable(s), its ``.reflect-git.toml`` key where the KB may set it, its default, its kind and
-one line of meaning. ``docs/settings.md`` is generated from these declarations
+one line of meaning. The settings classes share ``Settings``, a tiny frozen base (the keyword
+and positional constructor, equality, hash and repr ``@dataclass(frozen=True)`` would give):
+every agent hook reads them, and ``dataclasses`` (with ``inspect``) and a generated
+``__init__`` per class cost a hook more than its whole work. ``docs/settings.md`` is generated from these declarations
 (``settings_markdown``) and a test keeps the page and the fields in step.
 
 Precedence, highest first: a command-line flag, the environment, ``.reflect-git.toml``, the
@@ -22,20 +25,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, field
-from dataclasses import fields as fields
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING
 
 from reflectgit.errors import ConfigError, NotFoundError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any, ClassVar, TypeVar
 
-    from _typeshed import DataclassInstance  # mypy's own stubs: never imported at run time
-
-T = TypeVar("T", bound="DataclassInstance")  # a settings class
+    T = TypeVar("T", bound="Settings")  # a settings class
 
 
 SETTINGS_FILE = ".reflect-git.toml"
@@ -79,17 +79,23 @@ def environ() -> dict[str, str]:
 # ============================================================================ declarations
 
 
-@dataclass(frozen=True)
 class Spec:
     """How one setting is read: where from, what it accepts, what it means."""
 
-    kind: str
-    help: str
-    env: tuple[str, ...] = ()  # first set variable wins
-    toml: str | None = None  # "section.key" in .reflect-git.toml
-    flag: str | None = None  # the command-line option that overrides it
-    minimum: float | None = None
-    default_doc: str | None = None  # the default as the docs show it, when not a literal
+    __slots__ = ("default_doc", "env", "flag", "help", "kind", "minimum", "toml")
+
+    def __init__(
+        self,
+        kind: str,
+        help: str,
+        env: tuple[str, ...] = (),  # first set variable wins
+        toml: str | None = None,  # "section.key" in .reflect-git.toml
+        flag: str | None = None,  # the command-line option that overrides it
+        minimum: float | None = None,
+        default_doc: str | None = None,  # the default as the docs show it, when not a literal
+    ) -> None:
+        self.kind, self.help, self.env, self.toml = kind, help, env, toml
+        self.flag, self.minimum, self.default_doc = flag, minimum, default_doc
 
     @property
     def section(self) -> str:
@@ -100,8 +106,32 @@ class Spec:
         return self.toml.split(".", 1)[1] if self.toml else ""
 
 
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()  # no default given; no value found
+
+
+class Field:
+    """One field of a ``Settings`` class: its name, its default (or the factory of one) and
+    its ``Spec``."""
+
+    __slots__ = ("default", "default_factory", "name", "spec")
+
+    def __init__(self, default: Any, default_factory: Callable[[], Any] | None, spec: Spec) -> None:
+        self.name = ""
+        self.default = default
+        self.default_factory = default_factory
+        self.spec = spec
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+
 def setting(
-    default: Any = MISSING,
+    default: Any = _UNSET,
     *,
     kind: str,
     help: str,
@@ -114,33 +144,87 @@ def setting(
 ) -> Any:
     """A ``Settings`` field carrying its ``Spec``."""
     assert kind in KINDS, kind
-    spec = Spec(
-        kind=kind,
-        help=help,
-        env=(env,) if isinstance(env, str) else tuple(env),
-        toml=toml,
-        flag=flag,
-        minimum=minimum,
-        default_doc=default_doc,
-    )
-    if default_factory is not None:
-        return field(default_factory=default_factory, metadata={"spec": spec})
-    return field(default=default, metadata={"spec": spec})
+    env = (env,) if isinstance(env, str) else tuple(env)
+    spec = Spec(kind, help, env, toml, flag, minimum, default_doc)
+    return Field(default, default_factory, spec)
 
 
-def spec_of(f: Any) -> Spec | None:
-    spec = f.metadata.get("spec")
-    return spec if isinstance(spec, Spec) else None
+class Settings:
+    """The settings classes' tiny frozen base: fields in declaration order, set by position or
+    keyword (a default, or a ``default_factory`` run per instance, for each one not given);
+    frozen, equal and hashed by class and values, shown as ``Name(field=value, ...)``. A
+    field's default stays readable on the class."""
+
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        own = tuple(v for v in vars(cls).values() if isinstance(v, Field))
+        for f in own:
+            if f.default_factory is None and f.default is not _UNSET:
+                setattr(cls, f.name, f.default)
+            else:
+                delattr(cls, f.name)
+        cls.FIELDS = (*cls.FIELDS, *own)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        name = type(self).__name__
+        fields_ = type(self).FIELDS
+        if len(args) > len(fields_):
+            raise TypeError(
+                f"{name}() takes {len(fields_)} positional arguments but {len(args)} were given"
+            )
+        values = {f.name: value for f, value in zip(fields_, args, strict=False)}
+        for key, value in kwargs.items():
+            if key in values:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            values[key] = value
+        unknown = set(values) - {f.name for f in fields_}
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument {min(unknown)!r}")
+        own = self.__dict__
+        for f in fields_:
+            if f.name in values:
+                own[f.name] = values[f.name]
+            elif f.default_factory is not None:
+                own[f.name] = f.default_factory()
+            elif f.default is not _UNSET:
+                own[f.name] = f.default
+            else:
+                raise TypeError(f"{name}() missing 1 required argument: {f.name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(self.__dict__[f.name] for f in self.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash((self.__class__, self._values()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={self.__dict__[f.name]!r}" for f in self.FIELDS)
+        return f"{type(self).__name__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: settings are frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: settings are frozen")
+
+
+def fields(cls: type[Settings] | Settings) -> tuple[Field, ...]:
+    """The fields of a settings class, in declaration order."""
+    return cls.FIELDS
+
+
+def spec_of(f: Field) -> Spec:
+    return f.spec
 
 
 # ============================================================================ parsing
-
-
-class _Unset:
-    pass
-
-
-_UNSET = _Unset()
 
 
 def _parse_text(spec: Spec, text: str, where: str) -> Any:
@@ -252,9 +336,7 @@ def load(
     lenient = bool(getattr(cls, "LENIENT", False))
     values: dict[str, Any] = {}
     for f in fields(cls):
-        spec = spec_of(f)
-        if spec is None:
-            continue
+        spec = f.spec
         given = flags.pop(f.name, None)
         if given is not None:
             values[f.name] = given
@@ -305,8 +387,7 @@ def _under_home(home: Path | None = None) -> dict[str, Path]:
     return {"idle_projects_root": home / ".claude" / "projects", "codex_home": home / ".codex"}
 
 
-@dataclass(frozen=True)
-class GeneralSettings:
+class GeneralSettings(Settings):
     """Where the KB and the state live; the switches every entry point obeys."""
 
     LENIENT: ClassVar[bool] = True  # read by every hook
@@ -350,8 +431,7 @@ class GeneralSettings:
     )
 
 
-@dataclass(frozen=True)
-class CaptureSettings:
+class CaptureSettings(Settings):
     """The capture hooks: commits, agent events, the idle sweep."""
 
     LENIENT: ClassVar[bool] = True  # hooks never fail their caller
@@ -441,8 +521,7 @@ class CaptureSettings:
     )
 
 
-@dataclass(frozen=True)
-class DrainSettings:
+class DrainSettings(Settings):
     """The drain's run and entry gates (the original drain's names and defaults)."""
 
     TITLE: ClassVar[str] = "Drain"
@@ -583,8 +662,7 @@ class DrainSettings:
     )
 
 
-@dataclass(frozen=True)
-class WriterSettings:
+class WriterSettings(Settings):
     """The extract writer's model command (machine settings: never from the committed file)."""
 
     TITLE: ClassVar[str] = "Drain writer"
@@ -611,8 +689,7 @@ class WriterSettings:
     )
 
 
-@dataclass(frozen=True)
-class QuotaSettings:
+class QuotaSettings(Settings):
     """The drain's quota gate, fed by what the writer reports."""
 
     TITLE: ClassVar[str] = "Quota gate"
@@ -650,8 +727,7 @@ class QuotaSettings:
     )
 
 
-@dataclass(frozen=True)
-class SearchSettings:
+class SearchSettings(Settings):
     """What `recall` hands an agent at session start."""
 
     TITLE: ClassVar[str] = "Search and recall"
@@ -691,8 +767,7 @@ class SearchSettings:
     )
 
 
-@dataclass(frozen=True)
-class TeamSettings:
+class TeamSettings(Settings):
     """The team KB (`reflect-git team clone URL` writes these)."""
 
     TITLE: ClassVar[str] = "Team"
@@ -709,8 +784,7 @@ class TeamSettings:
     )
 
 
-@dataclass(frozen=True)
-class RoutingSettings:
+class RoutingSettings(Settings):
     """The `route` command."""
 
     TITLE: ClassVar[str] = "Routing"
@@ -724,8 +798,7 @@ class RoutingSettings:
     )
 
 
-@dataclass(frozen=True)
-class PolicySettings:
+class PolicySettings(Settings):
     """Enforced rules: what `hook PreToolUse` and `hook PermissionRequest` read."""
 
     LENIENT: ClassVar[bool] = True  # read by the PreToolUse hook
@@ -747,8 +820,7 @@ class PolicySettings:
     )
 
 
-@dataclass(frozen=True)
-class ForgeAccessSettings:
+class ForgeAccessSettings(Settings):
     """Where a forge token goes, and which: environment or your config file, never committed.
 
     The environment, or ``[forge]`` in the user's own config file
@@ -787,10 +859,10 @@ class ForgeAccessSettings:
 # API's URL, the host ``gh`` logs in to, the variable the token is read from. Only the user's
 # own config file and environment may set them; a committed ``.reflect-git.toml`` (the KB's, or
 # the team main's, which any teammate can push to) may not.
-FORGE_TRUSTED = {f.name: f.metadata["spec"].env[0] for f in fields(ForgeAccessSettings)}
+FORGE_TRUSTED = {f.name: f.spec.env[0] for f in fields(ForgeAccessSettings)}
 
 
-SETTINGS_CLASSES: tuple[type, ...] = (
+SETTINGS_CLASSES: tuple[type[Settings], ...] = (
     GeneralSettings,
     CaptureSettings,
     DrainSettings,
@@ -814,14 +886,17 @@ DEFAULT_KB_KEY = "default_kb"
 KB_VARIABLES = ("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH")
 
 
-@dataclass(frozen=True)
 class KbChoice:
     """The KB a command uses and why: ``source`` is one of ``KB_SOURCES``; ``origin`` is the
     variable (env), the folder looked from (cwd) or the user config file (default)."""
 
-    path: Path
-    source: str
-    origin: str = ""
+    __slots__ = ("origin", "path", "source")
+
+    def __init__(self, path: Path, source: str, origin: str = "") -> None:
+        self.path, self.source, self.origin = path, source, origin
+
+    def __repr__(self) -> str:
+        return f"KbChoice(path={self.path!r}, source={self.source!r}, origin={self.origin!r})"
 
 
 def resolve_kb(
@@ -1042,14 +1117,14 @@ def _user_forge_table(env: Mapping[str, str]) -> tuple[dict[str, Any], Path]:
     return (dict(table) if isinstance(table, Mapping) else {}), path
 
 
-@dataclass(frozen=True)
 class ForgeSettings:
     """The ``[forge]`` table a route or review uses, where each key came from, and the
     committed values that were ignored (each named in a warning)."""
 
-    values: dict[str, Any]
-    sources: dict[str, str]
-    ignored: list[str]
+    __slots__ = ("ignored", "sources", "values")
+
+    def __init__(self, values: dict[str, Any], sources: dict[str, str], ignored: list[str]) -> None:
+        self.values, self.sources, self.ignored = values, sources, ignored
 
     def describe(self) -> str:
         """One line: the forge settings and where each came from."""
@@ -1301,7 +1376,7 @@ DOC_END = "<!-- settings:end -->"
 def _doc_default(f: Any, spec: Spec) -> str:
     if spec.default_doc is not None:
         return spec.default_doc
-    value = f.default if f.default is not MISSING else None
+    value = f.default if f.default is not _UNSET else None
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -1332,9 +1407,7 @@ def settings_markdown() -> str:
             "|---|---|---|---|---|---|",
         ]
         for f in fields(cls):
-            spec = spec_of(f)
-            if spec is None:
-                continue
+            spec = f.spec
             env = ", ".join(f"`{name}`" for name in spec.env) or "-"
             toml = f"`[{spec.section}] {spec.key}`" if spec.toml else "-"
             flag = f"`{spec.flag}`" if spec.flag else "-"

@@ -19,6 +19,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run reflect-git with ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
     The ``reflect-git`` console script is ``sys.exit(main())``."""
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
     from reflectgit.cli.app import run
 
-    return run(argv)
+    return run(args)

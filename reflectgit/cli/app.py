@@ -55,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "route": "team",
     "team": "team",
     "review": "team",
+    "merge-driver": "merge",
     "hook": "capture",
     "hooks": "capture",
     "capture": "capture",
@@ -110,24 +111,30 @@ class Commands(TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        self._loaded: dict[str, dict[str, Any]] = {}
+        self._loaded: dict[str, Any] = {}
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command of one word: its module imported, and only that word's command built
+        (typer reads each command's signature to build it: the module's other commands cost
+        a command that does not run them)."""
         module = COMMANDS.get(cmd_name)
         if module is None:
             return None
-        if module not in self._loaded:
-            app = _typer_app()  # the module's commands, with the root's settings
-            app.add_typer(importlib.import_module(f"reflectgit.cli.{module}").commands)
-            group = typer.main.get_group(app)
-            globals_ = [p for p in self.params if p.name in AFTER_THE_WORD]
-            for command in group.commands.values():
-                _take_globals(command, globals_)
-            self._loaded[module] = dict(group.commands)
-        return self._loaded[module].get(cmd_name)
+        if cmd_name not in self._loaded:
+            declared = importlib.import_module(f"reflectgit.cli.{module}").commands
+            app = _typer_app()  # this word's command or group, with the root's settings
+            app.registered_commands += [
+                c for c in declared.registered_commands if c.name == cmd_name
+            ]
+            app.registered_groups += [g for g in declared.registered_groups if g.name == cmd_name]
+            command = typer.main.get_group(app).commands.get(cmd_name)
+            if command is not None:
+                _take_globals(command, [p for p in self.params if p.name in AFTER_THE_WORD])
+            self._loaded[cmd_name] = command
+        return self._loaded[cmd_name]
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] not in COMMANDS:

@@ -109,8 +109,14 @@ def hooks_install(
         else installer.install_git_hook(base, python=sys.executable, kb=pinned, env=env, name=name)
         for name in installer.GIT_HOOKS
     ]
-    doc = done[0].to_dict() | {"post_merge": done[1].to_dict()}
-    render.emit(ctx, doc, [line for one in done for line in render.git_hook(one)])
+    from reflectgit.workflows import merging
+
+    driver = (
+        merging.unregister(base, env) if uninstall else merging.register(base, sys.executable, env)
+    )
+    doc = done[0].to_dict() | {"post_merge": done[1].to_dict(), "merge_driver": driver.to_dict()}
+    lines = [line for one in done for line in render.git_hook(one)]
+    render.emit(ctx, doc, lines + render.merge_registration(driver))
 
 
 def _hooks_kb(ctx: typer.Context, agent: str, scope: str, base: Path) -> tuple[Path, list[str]]:

@@ -135,8 +135,6 @@ def drain_cmd(
     json_out: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:
     """Turn queued transcripts into notes: one validated commit per transcript."""
-    from reflectgit.workflows.drain.loop import run_drain, spawn_background
-
     want_json(ctx, json_out)
     cfg = globals_of(ctx).config()
     if background:
@@ -153,12 +151,16 @@ def drain_cmd(
             args += ["--max", str(max_entries)]
         if writer:
             args += ["--writer", writer]
-        pid = spawn_background(cfg, args)
+        from reflectgit.workflows import background as detached  # none of the drain here
+
+        pid = detached.drain(cfg, args)
         if globals_of(ctx).json:
             render.write_json({"background": True, "pid": pid})
         else:
             render.note_line(ctx, f"drain started in the background (pid {pid})")
         return
+    from reflectgit.workflows.drain.loop import run_drain
+
     bar = render.ProgressBar.for_ctx(ctx, "draining")  # drawn on a terminal only
     try:
         report = run_drain(

@@ -4,6 +4,7 @@ to ``render``."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import typer
@@ -48,7 +49,12 @@ def init_command(
     env = environ()
     # Not Config.resolve: the folder may not exist yet, or hold no settings to read.
     kb = resolve_kb(path or globals_of(ctx).kb, env, current_folder()).path
-    options = InitOptions(team_remote=team_remote, pre_commit=not no_pre_commit, force=force)
+    options = InitOptions(
+        team_remote=team_remote,
+        pre_commit=not no_pre_commit,
+        force=force,
+        python=sys.executable,
+    )
     result = init(kb, options, env=env)
     lines = render.init_lines(result)
     default = _first_default(env, kb)

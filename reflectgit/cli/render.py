@@ -126,6 +126,11 @@ def init_lines(result: Any) -> list[str]:
         f"  left {p} alone: it exists but is not committed (commit it yourself)"
         for p in result.left_untracked
     ]
+    if getattr(result, "merge_driver", None) == "set":
+        lines.append(
+            "  git merges notes field by field here: merge driver set in the repository's "
+            "git config (merge.reflect-git)"
+        )
     return lines
 
 
@@ -513,6 +518,16 @@ def git_hook(done: Any) -> list[str]:
     if done.restored:
         lines.append(f"restored: the previous hook is back at {done.restored}")
     return lines
+
+
+def merge_registration(reg: Any) -> list[str]:
+    """The merge driver's line of ``hooks install``: set, unchanged or removed."""
+    if reg.action in ("set", "unchanged"):
+        what = "set" if reg.action == "set" else "already set"
+        return [f"merge driver {what} in {reg.repo}: git merges notes field by field"]
+    if reg.action == "removed":
+        return [f"merge driver removed from {reg.repo}: git merges notes line by line again"]
+    return []
 
 
 def timers(result: Any) -> list[str]:

@@ -343,3 +343,8 @@ def _restyle(new: yaml.Node, old: yaml.Node) -> None:
         and all(isinstance(item, yaml.ScalarNode) for item in new.value)
     ):
         new.flow_style = True
+        # ["a", "b"] stays quoted when every item was: the items are restyled like the first
+        styles = {item.style for item in old.value if isinstance(item, yaml.ScalarNode)}
+        if old.value and len(styles) == 1 and styles & {'"', "'"}:
+            for item in new.value:
+                _restyle(item, old.value[0])

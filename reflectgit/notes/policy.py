@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -122,8 +121,7 @@ class RuleError(ValueError):
 # --------------------------------------------------------------------------- patterns
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
+class Pattern(NamedTuple):
     """A parsed rule pattern: the tool (or tool glob), and how its specifier matches."""
 
     text: str
@@ -226,8 +224,7 @@ def tool_covers(rule_tool: str, tool: str) -> bool:
 # --------------------------------------------------------------------------- calls
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(NamedTuple):
     """The tool call a hook asks about, read from the normalised payload."""
 
     tool: str
@@ -340,8 +337,7 @@ def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- rules
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """One enforced rule and where it comes from."""
 
     action: str  # deny | ask
@@ -356,10 +352,10 @@ class Rule:
 
     def replace(self, **changes: Any) -> Rule:
         """A copy with ``changes``."""
-        return replace(self, **changes)
+        return self._replace(**changes)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rule:
@@ -551,8 +547,7 @@ def rule_from_line(data: Mapping[str, Any], source: str) -> Rule | None:
 # --------------------------------------------------------------------------- decisions
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """What the hook answers: deny, ask, or nothing, with context lines for the agent."""
 
     action: str | None  # deny | ask | None

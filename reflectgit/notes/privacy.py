@@ -35,6 +35,12 @@ PRIVATE_TAGS = (
     "local-command-stderr",
     "command-stdout",
     "command-stderr",
+    "local-command-caveat",
+    "user-prompt-submit-hook",  # what a UserPromptSubmit hook adds to the person's prompt
+    "session-start-hook",
+    "task-notification",
+    "bash-stdout",
+    "bash-stderr",
 )
 
 _TAGS: dict[str, re.Pattern[str]] = {}  # compiled on first use: most text has no ``<``

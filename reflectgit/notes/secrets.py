@@ -91,10 +91,13 @@ class Rule(NamedTuple):
     back: int = 4
     ahead: int = 1200
     finder: Callable[[str, str], Iterator[tuple[int, int]]] | None = None  # spans, its own way
+    needs: tuple[str, ...] = ()  # every match holds one of these: without any, nothing to look at
 
-    def windows(self, text: str, low: str) -> list[tuple[int, int]]:
+    def windows(self, text: str, low: str, anchored: bool = True) -> list[tuple[int, int]]:
+        """Where the pattern may match; ``anchored`` False: the table's anchors (``_prefilter``)
+        match nowhere in ``text``, so this rule's anchor is not searched (nor compiled)."""
         hits: list[int] = []
-        if self.anchor is not None:
+        if self.anchor is not None and anchored:
             hits.extend(m.start() for m in self.anchor.finditer(text))
         for trigger in self.triggers:
             at = low.find(trigger)
@@ -110,8 +113,8 @@ class Rule(NamedTuple):
                 merged.append((lo, hi))
         return merged
 
-    def matches(self, text: str, low: str) -> Iterator[re.Match[str]]:
-        for lo, hi in self.windows(text, low):
+    def matches(self, text: str, low: str, anchored: bool = True) -> Iterator[re.Match[str]]:
+        for lo, hi in self.windows(text, low, anchored):
             for m in self.pattern.finditer(text, lo, hi):
                 if m.end() == hi < len(text):  # cut by the window: match again, unbounded
                     again = self.pattern.match(text, m.start())
@@ -312,6 +315,28 @@ def _prose(m: re.Match[str]) -> bool:
     return not _word_like(bare)
 
 
+# A value in prose runs to the next space: ``&`` and ``;`` are part of a password there.
+_PROSE_VALUE = (
+    r"""(?:"[^"\n]{1,400}"|'[^'\n]{1,400}'|`[^`\n]{1,400}`|[^\s"'`<>]{0,399}[^\s"'`<>.,;:!?)\]])"""
+)
+
+
+def _prose_direct(m: re.Match[str]) -> bool:
+    """A password written right after its word: 8 or more characters of at least three kinds
+    (upper, lower, digit, symbol), never a placeholder or a path (``sha-256`` and ``x86_64``
+    are too short or too plain; ``Tr0ub4dor&3`` is not)."""
+    value = _bare(m.group("v"))
+    if len(value) < 8 or is_placeholder(value):
+        return False
+    kinds = (
+        any(ch.isupper() for ch in value),
+        any(ch.islower() for ch in value),
+        any(ch.isdigit() for ch in value),
+        any(not ch.isalnum() for ch in value),
+    )
+    return sum(kinds) >= 3
+
+
 def _plain(m: re.Match[str]) -> bool:
     return not is_placeholder(m.group("v"))
 
@@ -489,6 +514,7 @@ def rules() -> tuple[Rule, ...]:
             ("authorization",),
             _plain,
             back=8,
+            needs=(":", "="),
         ),
         Rule(
             "api-key-header",
@@ -499,6 +525,7 @@ def rules() -> tuple[Rule, ...]:
             ),
             ("x-", "api-key", "private-token"),
             _plain,
+            needs=(":", "="),
         ),
         Rule(
             "bearer",
@@ -609,6 +636,7 @@ def rules() -> tuple[Rule, ...]:
             ),
             ("accountkey", "sharedaccesskey", "sharedsecret", "sig="),
             back=2,
+            needs=("=",),
         ),
         Rule(
             "aws-key-id",
@@ -650,6 +678,7 @@ def rules() -> tuple[Rule, ...]:
             ("://",),
             _plain,
             back=32,
+            needs=("@",),
         ),
         Rule(
             "netrc",
@@ -704,16 +733,26 @@ def rules() -> tuple[Rule, ...]:
             back=2,
             ahead=600,
         ),
-        Rule("assignment", _ASSIGN_TAIL, _KEY_WORDS, finder=_assignments),
+        Rule("assignment", _ASSIGN_TAIL, _KEY_WORDS, finder=_assignments, needs=(":", "=")),
         Rule(
             "prose",
             c(
                 r"\b(?P<w>password|passphrase|passcode|passwd|pin(?:\s*code)?|otp|one-time code|"
-                r"security code|secret)\s+(?:is|was|=|:)\s+(?P<v>" + _VALUE + r")",
+                r"security code|secret)(?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.@-]+)?"
+                r"\s+(?:is|was|=|:)\s+(?P<v>" + _PROSE_VALUE + r")",
                 i,
             ),
             ("password", "passphrase", "passcode", "passwd", "pin", "otp", "code", "secret"),
             _prose,
+            ahead=600,
+        ),
+        # "the staging password Tr0ub4dor&3 did not work": the value right after the word, when
+        # it is shaped like a password and like no word, name, version or path
+        Rule(
+            "prose",
+            c(r"\b(?P<w>password|passphrase|passwd)\s+(?P<v>" + _PROSE_VALUE + r")", i),
+            ("password", "passphrase", "passwd"),
+            _prose_direct,
             ahead=600,
         ),
     )
@@ -749,11 +788,13 @@ _AFTER = (
     rf"(?={_REST}[\"'`,;)\]]*[ \t]*(?:\r?\n|\\(?:r\\)?n|$)"
     rf"|(?=[A-Za-z+/_-]*[0-9]){_REST}(?=[\s\"'`,;)\].:]|\\[nr]|$))"
 )
-_SPLIT = Pattern(  # the break first: a pattern that starts with a literal is found fast
-    "|".join(
-        rf"{nl}(?<=[{_TOKEN_END}]{{4}}{nl}){_AFTER}" for nl in (r"\n", r"\r\n", r"\\n", r"\\r\\n")
-    )
+# The break first (a pattern that starts with a literal is found fast), then what is after it,
+# written once (at most one kind of break starts at a place: the same matches as one
+# alternative per break, for a quarter of the compiling).
+_BREAK = "|".join(
+    rf"{nl}(?<=[{_TOKEN_END}]{{4}}{nl})" for nl in (r"\n", r"\r\n", r"\\n", r"\\r\\n")
 )
+_SPLIT = Pattern(rf"(?:{_BREAK}){_AFTER}")
 _HIDDEN = Pattern(f"[{names.INVISIBLE}]")
 # Base64 of ASCII text, 4 characters a group: each group's first character encodes the top 6
 # bits of a printable byte ([I-Za-f]), its second the next byte's top bits, its third is even
@@ -872,7 +913,8 @@ def _plain_text(text: str) -> str | None:
     plain = text
     if ("%" in text or "\\" in text) and _ESCAPES.search(text):
         plain = _ESCAPES.sub(lambda m: _unescape(m.group()), plain)
-    plain = _HIDDEN.sub("", plain)
+    if not plain.isascii():  # every invisible character is outside ASCII (names.INVISIBLE)
+        plain = _HIDDEN.sub("", plain)
     if "\n" in plain or "\\n" in plain:
         plain = _SPLIT.sub("", plain)
     return None if plain == text else plain
@@ -883,12 +925,15 @@ def plain_view(text: str) -> View | None:
     joined; None when it holds none of them (the text is its own plain view)."""
     escaped = "%" in text or "\\" in text
     if not (escaped and _ESCAPES.search(text)) and not (
-        _HIDDEN.search(text) or (("\n" in text or "\\n" in text) and _SPLIT.search(text))
+        (not text.isascii() and _HIDDEN.search(text))
+        or (("\n" in text or "\\n" in text) and _SPLIT.search(text))
     ):
         return None
     view, steps = text, []
     rewrites = [(_HIDDEN, _nothing), (_SPLIT, _nothing)]
     for pattern, repl in [(_ESCAPES, _unescape), *rewrites] if escaped else rewrites:
+        if pattern is _HIDDEN and view.isascii():
+            continue  # every invisible character is outside ASCII (names.INVISIBLE)
         if pattern.search(view) is not None:
             view, step = _rewrite(view, pattern, repl)
             steps.append(step)
@@ -953,8 +998,13 @@ def could_hold_secret(text: str) -> bool:
 
 
 def _has_window(text: str, low: str) -> bool:
-    triggers, anchors = _prefilter()
-    return any(t in low for t in triggers) or anchors.search(text) is not None
+    return any(t in low for t in _prefilter()[0]) or _anchored(text)
+
+
+def _anchored(text: str) -> bool:
+    """Does any of the table's anchors, or a base64 or hex run, match in ``text``? When none
+    does, no anchor rule and no encoded run is looked for (nor its pattern compiled)."""
+    return _prefilter()[1].search(text) is not None
 
 
 # --------------------------------------------------------------------------- scanning
@@ -967,16 +1017,24 @@ def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _rule_spans(text: str, low: str, kinds: frozenset[str] | None = None) -> list[Span]:
-    """What the table finds in ``text`` as it stands (only the rules of ``kinds``, if given)."""
+def _rule_spans(
+    text: str, low: str, kinds: frozenset[str] | None = None, anchored: bool | None = None
+) -> list[Span]:
+    """What the table finds in ``text`` as it stands (only the rules of ``kinds``, if given).
+    A rule whose literals (``needs``) the text lacks is skipped; ``anchored``: whether
+    ``_anchored(text)`` (None: found out here, when a rule has an anchor)."""
     found: list[Span] = []
     for rule in rules():
         if kinds is not None and rule.kind not in kinds:
             continue
+        if rule.needs and not any(n in text for n in rule.needs):
+            continue
         if rule.finder is not None:
             found.extend((*_value_span(text, a, b), rule.kind) for a, b in rule.finder(text, low))
             continue
-        for m in rule.matches(text, low):
+        if rule.anchor is not None and anchored is None:
+            anchored = _anchored(text)
+        for m in rule.matches(text, low, anchored is not False):
             if rule.check is not None and not rule.check(m):
                 continue
             names_ = [n for n in ("v", "w", "sig", "d", "m", "s") if n in rule.pattern.groupindex]
@@ -1075,11 +1133,12 @@ def _spans(text: str, depth: int = 0) -> list[Span]:
         return []  # no rule has anywhere to look
     found = _rule_spans(text, low)
     seen: list[Span] = []
+    anchored = _anchored(plain)  # none in the view: none in a part of it
     if view is not None:
         for lo, hi in view.regions():
-            part = plain[lo:hi]
-            seen += [(a + lo, b + lo, k) for a, b, k in _rule_spans(part, plow[lo:hi])]
-    if depth < 2:
+            part, at = plain[lo:hi], plow[lo:hi]
+            seen += [(a + lo, b + lo, k) for a, b, k in _rule_spans(part, at, None, anchored)]
+    if depth < 2 and anchored:  # an encoded run is one of the anchors
         seen += _encoded_spans(plain, depth)
     if any(t in plow for t in _reversed_triggers()):
         n, back = len(plain), plain[::-1]

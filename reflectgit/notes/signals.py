@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
@@ -31,8 +31,16 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
     HIGH: {
         "correction": (
             # "no, use X" / "no, don't X": a rejection that names the way to go
-            r"^\s*(?:no|nope)\s*[,.!:;-]?\s+(?:use|run|call|put|do|try|it'?s|we|you|that'?s not|"
+            r"^\s*(?:no|nope)\s*[,.!:;-]?\s+(?:use|run|call|put|do|try|that'?s not|"
             r"don'?t|dont|do not|never|always|instead|just)\b",
+            r"^\s*(?:no|nope)\s*[,.!:;-]\s*(?:it'?s|we|you)\b",
+            # "no python, use typescript", "no classes — use functions": a thing refused, then
+            # the way to go
+            r"^\s*(?:no|nope)\s+\S+?(?:\s+\S+?){0,3}?(?:\s*[,;:]|\s+[-–—])\s*(?:use|run|call|put|"
+            r"try|make|hit|keep|revert|move|switch to|go with|stick (?:to|with))\b",
+            # "use pnpm, not npm", "use 127.0.0.1 not localhost", "actually npm, not pnpm"
+            r"\buse\s+\S+(?:\s+\S+){0,3}?,?\s+not\s+(?!(?:only|just|sure|because|yet|now)\b)\S",
+            r"^\s*(?:actually|rather)\b,?\s+\S+(?:\s+\S+){0,2}?,\s+not\s+\S",
             # "use python3.11 instead of python3.9", "use ./gradlew instead of gradle"
             r"\buse\s+\S+(?:\s+\S+){0,3}\s+instead\b",
             # "instead of setup.py, use pyproject.toml"
@@ -41,7 +49,10 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\btry\s+\S+(?:\s+\S+){0,3}\s+instead\b",
             # "you should have run the linter" (a subject, and not a question)
             r"\b(?:you|we|i|it|that|this) should(?:n'?t| not)? have\b(?![^.?!\n]*\?)",
-            r"\bstop (?:doing|using|running|adding|calling|writing)\b",
+            # an imperative "stop <doing>" ("stop refactoring unrelated code", "you need to stop
+            # using print"), not a report ("the tests stop running when ...")
+            r"(?:^|[.!?;:,]\s*|\b(?:please|and|but|so|just|then|also|now|let'?s|to|you|we)\s+)"
+            r"stop\s+[a-z]+ing\b",
             r"\bactually,? (?:use|you should|it'?s|we)\b",
         ),
         "prohibition": (
@@ -51,10 +62,21 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bshouldn'?t\b",
             r"\bmust not\b",
             r"\bmustn'?t\b",
+            # "leave the existing code alone"
+            r"(?:^|[.!?;:,]\s*|\b(?:please|just|and|but|so)\s+)leave\s+(?:\S+\s+){1,4}?alone\b",
         ),
-        "requirement": (r"\balways\b", r"\bmust\b", r"\bhas to be\b", r"\bis required\b"),
+        "requirement": (
+            r"\balways\b",
+            r"\bmust\b",
+            r"\bhas to be\b",
+            r"\bis required\b",
+            # "you should use type hints" (a question is no rule: see ``_QUESTION``)
+            r"\b(?:you|we) should\s+(?:always\s+|never\s+)?(?:use|run|call|keep|"
+            r"put|add|avoid|prefer|write|check|pin|set)\b",
+        ),
         "frustration": (
             r"\bi (?:already |just )?(?:told|said|asked)(?: you)?\b",
+            r"\bi meant\b(?!\s+to\b)",
             r"\bhow many times\b",
             r"\bagain\?",
             r"\bkeep (?:making|breaking|ignoring)\b",
@@ -63,6 +85,10 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bthe rule is\b",
             r"\bfrom now on\b",
             r"\bremember (?:to|that)\b",
+            r"\bremember\s*:",
+            # "only change what I asked", "only make minimal changes"
+            r"(?:^|[.!?;:,]\s*|\b(?:please|just|and|but|so)\s+)only\s+(?:change|touch|edit|modify|"
+            r"make|fix)\b",
             r"\bonly (?:for|in|on|within) (?:this|the|that|our) \w+",
             r"\bas a rule\b",
         ),
@@ -99,6 +125,8 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bspot on\b",
             r"\blooks good\b",
             r"\blgtm\b",
+            r"\blove it\b",
+            r"\bnailed it\b",
         ),
         "positive-feedback": (
             r"\b(?:great|nice|good) (?:job|work|catch|call)\b",
@@ -109,6 +137,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bkeep (?:doing|using|it)\b",
             r"\bcontinue (?:like|with) (?:this|that)\b",
             r"\bdo (?:it|that) (?:the same|again)\b",
+            r"\b(?:in (?:the )?future|next time|going forward)\b",
         ),
         "time-investment": (
             r"\bspent (?:\d+|a few|several|many|hours|days|all)\b.{0,20}\b(?:hours?|days?|minutes?|weeks?|afternoon|morning)\b",
@@ -166,6 +195,13 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
 PLAIN_CORRECTION = "correction"
 _PLAIN_CORRECTIONS: tuple[str, ...] = (
     r"^\s*(?:no|nope)\s*(?:[,.!:;-]|$)",
+    # A bare "no <thing>" refuses it ("no semicolons in this codebase", "no with venv"), unless
+    # its first clause is a report ("no tests ran", "no dialog appeared", "no it works now") or
+    # a pleasantry ("no idea", "no need").
+    r"^\s*(?:no|nope)\s+(?!(?:idea|need|one|way|longer|more|matter|doubt|luck|clue|thanks?)\b)"
+    r"(?![^.,;!?\n]{0,40}?\b(?:\w+ed|ran|came|went|were|was|is|are|found|shows?|happened|works?|"
+    r"looks?|seems?|can|could|will|would|think)\b)\w",
+    r"\b(?:is|are|was) (?:wrong|incorrect)\b",
     r"\bbad idea\b",
     r"\bnot like (?:this|that)\b",
     r"\b(?:that'?s|this is|it'?s|that is|this was|that was) (?:wrong|incorrect|"
@@ -195,6 +231,113 @@ _NOT_SIGNALS = re.compile(
 _ACCEPTED = re.compile(
     r"\b(?:that'?s|it'?s|this is|that is) (?:fine|ok|okay|good|alright|great)\b", re.IGNORECASE
 )
+
+# Reactions: praise, a success noticed, a hunch or a suggestion. One counts only when the line
+# says what about ("Perfect, the retry helper is what I wanted"): a bare "Perfect!", "no, it
+# works now, thanks" or "maybe tabs?" names nothing to keep, and praise that turns to the next
+# task ("Perfect! Now let's add the column") is a request, not feedback.
+REACTION_KINDS = frozenset(
+    ["approval", "positive-feedback", "implicit-success", "tentative", "suggestion", "observation"]
+)
+_PIVOT = re.compile(
+    r"\b(?:now,?\s+(?:let'?s|we need to|we should|can you|could you|please)|"
+    r"let'?s\s+(?!(?:keep|stick|always|never|not)\b)\w+|can you|could you|would you)\b",
+    re.IGNORECASE,
+)
+_CONTENT_WORD = re.compile(r"[A-Za-z][\w.+#/'-]*")
+_FILLER = frozenset(
+    [
+        "the",
+        "and",
+        "but",
+        "for",
+        "you",
+        "your",
+        "that",
+        "that's",
+        "this",
+        "it's",
+        "its",
+        "what",
+        "was",
+        "were",
+        "are",
+        "now",
+        "thanks",
+        "thank",
+        "please",
+        "done",
+        "today",
+        "just",
+        "all",
+        "yes",
+        "yeah",
+        "yep",
+        "sure",
+        "okay",
+        "good",
+        "great",
+        "nice",
+        "cool",
+        "fine",
+        "work",
+        "works",
+        "worked",
+        "think",
+        "really",
+        "very",
+        "much",
+        "with",
+        "can",
+        "will",
+        "we're",
+        "i'm",
+        "you're",
+        "let",
+        "let's",
+        "here",
+        "there",
+        "then",
+        "also",
+        "one",
+        "too",
+        "want",
+        "wanted",
+        "exactly",
+        "right",
+        "perfect",
+        "looks",
+        "look",
+        "seems",
+        "like",
+        "some",
+        "any",
+        "out",
+        "got",
+        "get",
+        "did",
+        "does",
+        "not",
+        "no",
+        "nope",
+        "again",
+        "so",
+        "well",
+        "way",
+        "thing",
+        "things",
+    ]
+)
+MIN_REACTION_WORDS = 2  # words that name something, besides the reaction itself
+
+# A question states no rule and corrects nothing ("What should have happened here?"); only its
+# exasperated forms are a signal ("...again?"). LOW kinds (hunches, suggestions) may be asked.
+_QUESTION = re.compile(r"[^.!?\n]*\?+(?=\s|$)")
+_EXASPERATED = re.compile(r"\bagain\?|\bhow many times\b", re.IGNORECASE)
+
+# A slash command's text ("/loop use the artifact URL", "/reflect --dry-run") invokes a skill:
+# it is no feedback. A path ("/etc/hosts is wrong") is none of that.
+_SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:.-]*(?=\s|$)")
 
 # What the assistant's own lines may carry: a root cause or a fix it found, at most MEDIUM.
 ASSISTANT_KINDS = ("root-cause", "fix-confirmed", "breakthrough")
@@ -268,13 +411,90 @@ def classify(
             return MEDIUM, m.lastgroup.replace("_", "-")
         # A choice the assistant announces is worth a look by a model, never a rule.
         return (LOW, "decision") if _DECISION_RE.search(text) else None
+    if _SLASH_COMMAND.match(text):
+        return None
+    statement = _QUESTION.sub(" ", text)
     for tier, pattern in TIER_PATTERNS:
-        m = pattern.search(text)
-        if m and m.lastgroup:
-            return tier, m.lastgroup.replace("_", "-")
+        # A hunch or a suggestion is often asked ("how about X?", "maybe because Y?"): LOW
+        # reads the whole line; rules, corrections and feedback only what is stated.
+        read = text if tier == LOW else statement
+        for m in pattern.finditer(read):
+            kind = (m.lastgroup or "").replace("_", "-")
+            if kind and not (kind in REACTION_KINDS and _idle_reaction(read, m)):
+                return tier, kind
+    if _EXASPERATED.search(text):
+        return HIGH, "frustration"
     if follows_assistant and _PLAIN_RE.search(text) and not _ACCEPTED.search(text):
         return LOW, PLAIN_CORRECTION
     return None
+
+
+# The kinds of signal in which a person corrects the assistant or states the rule it broke.
+CORRECTION_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
+
+# A name as people write it: dotted, versioned or a path (python3.11, ./gradlew, setup.py,
+# `gradle build`); a period ends the phrase only when a space or the end follows it.
+_NAME = r"(?:`[^`\n]{1,80}`|(?:[^\s.,;!?`]|[.](?=[^\s.,;!?]))+)"
+_PHRASE = rf"{_NAME}(?:\s+{_NAME}){{0,5}}?"
+_TO_CLAUSE_END = r"[^,;!?\n]+?(?=[,;!?]|\.(?:\s|$)|$)"  # what follows, up to where the clause ends
+_WAY = re.compile(
+    rf"\binstead of\s+(?P<old1>{_PHRASE}),?\s+(?:use|try|run)\s+(?P<new1>{_TO_CLAUSE_END})"
+    rf"|\b(?:use|try|run)\s+(?P<new2>{_PHRASE})\s+instead(?:\s+of\s+(?P<old2>{_TO_CLAUSE_END}))?"
+    rf"(?=[\s.,;!?]|$)"
+    rf"|\buse\s+(?P<new3>{_PHRASE}),?\s+not\s+(?P<old3>{_NAME})(?=[\s.,;!?]|$)"
+    rf"|^\s*(?:no|nope)\s*[,.!:;-]?\s+use\s+(?P<new4>{_TO_CLAUSE_END})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A person's correction: its kind, and the way to go and the way refused when it names
+    them ("use python3.11 instead of python3.9": ``python3.11``, ``python3.9``)."""
+
+    kind: str
+    new: str = ""
+    old: str = ""
+    tier: str = field(default=HIGH, compare=False)
+    words: int = field(default=0, compare=False)  # words in the reply
+
+    @property
+    def lesson(self) -> bool:
+        """Whether it teaches something on its own: a rule (HIGH), or a plain rejection that
+        names the way to go or says why in a few words ("not like this" does not)."""
+        return self.tier != LOW or bool(self.new) or self.words >= MIN_LESSON_WORDS
+
+
+MIN_LESSON_WORDS = 6  # a plain rejection shorter than this says no more than "no"
+
+
+def correction(line: str) -> Correction | None:
+    """The correction in a person's reply to the assistant, or None.
+
+    The detector's own reading (``classify``): reassurance ("No, don't worry, that's fine."),
+    questions ("What should have happened here?") and reactions are none; dotted names and
+    paths are names, never the end of a sentence.
+    """
+    hit = classify(line, PERSON, follows_assistant=True)
+    if hit is None or hit[1] not in CORRECTION_KINDS:
+        return None
+    tier, kind = hit
+    words = len(line.split())
+    m = _WAY.search(_NOT_SIGNALS.sub(" ", line))
+    if m is None:
+        return Correction(kind, tier=tier, words=words)
+    new = m.group("new1") or m.group("new2") or m.group("new3") or m.group("new4") or ""
+    old = m.group("old1") or m.group("old2") or m.group("old3") or ""
+    return Correction(kind, new.strip(" `'\""), old.strip(" `'\""), tier, words)
+
+
+def _idle_reaction(text: str, match: re.Match[str]) -> bool:
+    """A reaction that names nothing, or praise that turns to the next request."""
+    if _PIVOT.search(text):
+        return True
+    rest = text[: match.start()] + " " + text[match.end() :]
+    named = [w for w in _CONTENT_WORD.findall(rest) if len(w) > 2 and w.lower() not in _FILLER]
+    return len(named) < MIN_REACTION_WORDS
 
 
 @dataclass(frozen=True)

@@ -473,16 +473,34 @@ def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
                 )
             )
         elif btype == "tool_result":
+            result = _flatten(block.get("content"))
             t.tool_results.append(
                 ToolResult(
                     _str(block.get("tool_use_id")) or "",
-                    _flatten(block.get("content"))[:RESULT_CAP],
+                    result[:RESULT_CAP],
                     block.get("is_error") is True,
                     index,
                 )
             )
+            said = _rejection_feedback(result) if block.get("is_error") is True else ""
+            if said and t.agent_kind is None:
+                _turn(t, "user", said, index, stamp, PERSON)
         # thinking, redacted_thinking, image, document, fallback ...: no dialogue
     return True
+
+
+# A tool call the person rejected in the permission dialog, with what they typed instead:
+# "The user doesn't want to proceed with this tool use. ... the user said:\n<their words>".
+_REJECTED_WITH_WORDS = re.compile(
+    r"\AThe user doesn'?t want to proceed\b.*?\bthe user said:[ \t]*\n?(.*)\Z",
+    re.DOTALL | re.IGNORECASE,
+)
+
+
+def _rejection_feedback(result: str) -> str:
+    """The person's words in a rejected tool call's result, or ``""``."""
+    m = _REJECTED_WITH_WORDS.match(result.strip())
+    return m.group(1).strip() if m else ""
 
 
 def _claude_text(

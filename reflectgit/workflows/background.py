@@ -1,10 +1,13 @@
 """Work started detached from the process that asks for it: the capture pass, the rules
-compile, git's housekeeping after a commit.
+compile, git's housekeeping after a commit, and the drain a SessionStart hook starts.
 
 A hook, the KB's mutation door and ``team sync`` never do this work themselves (it would cost an
 agent's tool call or an ``add`` the time it takes); they start ``python -m
 reflectgit.hooks.background JOB`` in a session of its own, with nothing on its stdin, stdout or
 stderr, and return. The job takes its own lock, so starting one twice is harmless.
+``drain --background`` starts ``reflect-git drain`` the same way (``drain``), its output going
+to the state directory's ``drain-background.log``; the command that starts it imports none of
+the drain.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from subprocess import Popen
+    from typing import IO
 
     from reflectgit.config import Config
 
@@ -28,22 +32,47 @@ _children: list[Popen[bytes]] = []
 
 def start(kb: str | os.PathLike[str], env: Mapping[str, str], job: Sequence[str]) -> int | None:
     """Start ``job`` detached for the KB at ``kb``; its pid, or None when it could not start."""
+    try:
+        return _detached([ENTRY, "--kb", os.fspath(kb), *job], env, None)
+    except OSError:
+        return None
+
+
+DRAIN_LOG = "drain-background.log"
+DRAIN_LOG_MAX = 1024 * 1024  # past this the log moves to drain-background.log.1
+
+
+def drain(cfg: Config, args: Sequence[str]) -> int:
+    """Start ``reflect-git drain ARGS`` detached; its pid at once. Its output goes to the state
+    directory's ``drain-background.log``; ``OSError`` when it cannot start."""
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    path = os.path.join(cfg.state_dir, DRAIN_LOG)
+    try:
+        if os.stat(path).st_size > DRAIN_LOG_MAX:
+            os.replace(path, path + ".1")
+    except OSError:
+        pass
+    with open(path, "ab") as log:  # the child has its own copy of the descriptor
+        return _detached(["reflectgit", "--kb", str(cfg.kb), "drain", *args], cfg.env, log)
+
+
+def _detached(module_args: Sequence[str], env: Mapping[str, str], log: IO[bytes] | None) -> int:
+    """``python -m MODULE ARGS`` in a session of its own, nothing on its stdin, its output to
+    ``log`` (None: nowhere); its pid."""
     import subprocess
     import sys
 
     _children[:] = [c for c in _children if c.poll() is None]
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", ENTRY, "--kb", os.fspath(kb), *job],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=dict(env),
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
-        return None
+    out = subprocess.DEVNULL if log is None else log
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *module_args],
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=out,
+        env=dict(env),
+        start_new_session=True,
+        close_fds=True,
+    )
     _children.append(proc)
     return proc.pid
 

@@ -6,7 +6,7 @@ those rows with SQL (filters, sort, one page), so the notes page answers in mill
 thousand notes instead of parsing every note's YAML.
 
 A text query is ranked by search's own ranking (``Index.ranked``: concepts, the synonym table,
-light-stem variants, salience, rank fusion, confidence and proofs as a tie weight), so the same
+light-stem variants, coverage, confidence and proofs as a tie weight), so the same
 words find the same notes in the same order in ``reflect-git search``, in the web UI and in
 recall. The listing holds search's best ``MAX_MATCHES`` notes; the filters and a column sort
 then work on that ranked set.

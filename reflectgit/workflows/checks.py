@@ -159,13 +159,45 @@ def _is_note_name(path: str) -> bool:
 
 
 def unreadable(tree: KbTree) -> Iterable[Problem]:
-    """Notes and sidecars that cannot be parsed at all (the other checks skip them)."""
-    for entry in tree.notes:
-        if entry.problem is not None:
+    """Notes and sidecars that cannot be parsed at all (the other checks skip them); one that
+    holds conflict markers is ``no_conflict_markers``' to name."""
+    entries: list[NoteEntry | SidecarEntry] = [*tree.notes, *tree.sidecars]
+    for entry in entries:
+        if entry.problem is not None and not _has_markers(tree, entry.path):
             yield entry.problem
-    for side in tree.sidecars:
-        if side.problem is not None:
-            yield side.problem
+
+
+def _has_markers(tree: KbTree, path: str) -> bool:
+    from reflectgit.notes.conflicts import conflicts
+
+    try:
+        return bool(conflicts(tree.files[path]().decode("utf-8", "replace")))
+    except OSError:
+        return False
+
+
+def no_conflict_markers(tree: KbTree) -> Iterable[Problem]:
+    """No note or sidecar holds git's conflict markers (a merge the merge driver did not do:
+    a forge's merge button, a clone without its git config), with the lines of each block."""
+    from reflectgit.notes.conflicts import conflicts
+
+    for folder in NOTE_FOLDERS:
+        for path in tree.in_folder(folder):
+            if path.count("/") != 1 or not path.endswith((NOTE_SUFFIX, SIDECAR_SUFFIX)):
+                continue
+            try:
+                text = tree.files[path]().decode("utf-8", "replace")
+            except OSError:
+                continue  # unreadable says so
+            for block in conflicts(text):
+                yield Problem(
+                    path,
+                    block.start,
+                    1,
+                    "",
+                    f"unresolved merge conflict (git's markers, lines {block.start} to "
+                    f"{block.end}): keep the right lines, delete the markers, commit again",
+                )
 
 
 def unique_ids(tree: KbTree) -> Iterable[Problem]:
@@ -431,6 +463,7 @@ def live_notes_validate(tree: KbTree) -> Iterable[Problem]:
 
 TREE_CHECKS: tuple[Callable[[KbTree], Iterable[Problem]], ...] = (
     unreadable,
+    no_conflict_markers,
     unique_ids,
     sidecars_match_notes,
     no_ranking_fields,

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
@@ -46,8 +45,7 @@ SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies a
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
 
-@dataclass(frozen=True, slots=True)
-class RuleSet:
+class RuleSet(NamedTuple):
     """The rules in force, and how they were obtained."""
 
     rules: list[Rule]
@@ -121,8 +119,7 @@ def compiled_rules(cfg: Config) -> tuple[RuleSet, bool]:
     return _from_doc(found.doc, found.key), found.current
 
 
-@dataclass(slots=True)
-class _Found:
+class _Found(NamedTuple):
     """What ``_lookup`` found: the compiled document, HEAD's key, and whether they match."""
 
     doc: dict[str, Any] | None
@@ -324,8 +321,7 @@ def _queued(store: Any, tree: str) -> set[str]:
 # --------------------------------------------------------------------------- checking
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """The answer for one call, and what it was decided from."""
 
     call: Call

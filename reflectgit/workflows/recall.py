@@ -358,8 +358,9 @@ def out_of_scope(
 
 
 def text_scores(hits: Sequence[Hit]) -> dict[int, float]:
-    """Each hit's text relevance (row -> value), in search's order: its bm25 sum, never more
-    than the hit ranked above it's, so a note search's fusion moved up keeps its place."""
+    """Each hit's text relevance (row -> value), in search's order: its relevance (bm25 sum
+    times coverage), never more than the hit ranked above it's, so search's order (in which
+    confidence breaks near ties) is kept."""
     out: dict[int, float] = {}
     ceiling = float("inf")
     for hit in hits:
@@ -397,7 +398,7 @@ def rank(
     touched = [t for t in terms if t not in said]
     added = list(related(" ".join(terms))) if related is not None and terms else []
     # The project's words are a query like any other: search's own ranking (its concepts,
-    # synonyms, stems, salience and fusion; sidecar edges valid at ``as_of``). The name's and
+    # synonyms, stems and coverage; sidecar edges valid at ``as_of``). The name's and
     # branch's words are one ranking, the touched files' another at TOUCHED_WEIGHT, each scaled
     # to its best: a file path's words never drown what the project says it is.
     relevance: dict[int, float] = {}
@@ -484,13 +485,13 @@ def rank(
         if note_domain and (note_domain == hint or note_domain in term_set):
             affinity += DOMAIN_AFFINITY if note_domain == hint else DOMAIN_AFFINITY / 2
             reasons.append(f"domain {extra['domain']}")
+        # Tags and entities are fields of search's ranking: the text relevance below counts
+        # them (a bonus of their own on top counted them twice). They are named as reasons.
         tag_hits = sorted(_as_set(doc["tags"]) & term_set)
         if tag_hits:
-            affinity += 2 * len(tag_hits)
             reasons.append("tags " + ", ".join(tag_hits))
         entity_hits = sorted(_as_set(doc["entities"]) & term_set)
         if entity_hits:
-            affinity += len(entity_hits)
             reasons.append("entities " + ", ".join(entity_hits))
         # Text relevance is scaled to 0..10 so a note made for this project outranks a note
         # that merely shares many words with it.

@@ -16,7 +16,7 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -510,6 +510,43 @@ def conflict_hint(src: SourceNote) -> str:
     )
 
 
+def merged_with_team(
+    cfg: Config, team: Team, store: Any, src: SourceNote, rev: str | None
+) -> tuple[SourceNote, str] | None:
+    """The note merged field by field with the team's version on ``rev`` (the merge driver's
+    merge), when the KB is a clone of the team KB and both versions come from one ancestor:
+    a teammate changed the note since this clone last had it. ``(merged note, ancestor
+    commit)``; None when there is no common ancestor or the two conflict (then ``route``
+    refuses as before)."""
+    from reflectgit.git.history import merge_base
+    from reflectgit.workflows.merging import merge_bytes
+    from reflectgit.workflows.team import clone_layout
+
+    if rev is None or Path(src.source).is_absolute() or clone_layout(cfg) is None:
+        return None
+    local = store.tip(team.branch)
+    ancestor = merge_base(store, local, rev) if local else None
+    if ancestor is None or ancestor == rev:
+        return None
+    old, theirs = store.read(src.team_path, rev=ancestor), store.read(src.team_path, rev=rev)
+    if old is None or theirs is None:
+        return None
+    result, data = merge_bytes(old, src.data, theirs, src.team_path, env=cfg.env)
+    if not result.clean:
+        return None
+    sidecar = src.sidecar
+    their_sidecar = store.read(src.sidecar_team_path, rev=rev)
+    if sidecar is not None and their_sidecar is not None and sidecar != their_sidecar:
+        old_sidecar = store.read(src.sidecar_team_path, rev=ancestor)
+        side, sidecar = merge_bytes(old_sidecar, sidecar, their_sidecar, src.sidecar_team_path)
+        if not side.clean:
+            return None
+    elif sidecar is None:
+        sidecar = their_sidecar
+    note = parse_note(data, src.team_path)
+    return replace(src, data=data, note=note, sidecar=sidecar), ancestor
+
+
 def _same_on(store: Any, src: SourceNote, rev: str | None) -> bool:
     """Is this exact note (and sidecar) already at ``rev``?"""
     if rev is None or store.read(src.team_path, rev=rev) != src.data:
@@ -594,8 +631,16 @@ def _to_main(
             _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
-            _refuse_conflict(result, src, conflict)
-            return result
+            merged = merged_with_team(cfg, team, store, src, tip)
+            if merged is None:
+                _refuse_conflict(result, src, conflict)
+                return result
+            src, ancestor = merged
+            conflict = None
+            result.notes.append(
+                f"would merge the team's changes to {src.team_path} since {ancestor[:10]}, "
+                "field by field"
+            )
         if _same_on(store, src, tip):
             result.notes.append(f"already on the team's {team.branch}: nothing to push")
             return result
@@ -630,6 +675,19 @@ def _to_main(
         if other is not None:
             _refuse_look_alike(src, other)
         conflict = conflict_on(store, src, base)
+        if conflict is not None and not force:
+            merged = merged_with_team(cfg, team, store, src, base)
+            if merged is not None:
+                src, ancestor = merged
+                result.notes.append(
+                    f"merged with the team's changes to {src.team_path} since {ancestor[:10]}, "
+                    "field by field"
+                )
+                conflict = None
+                if _same_on(store, src, base):
+                    result.commit = base
+                    result.notes.append(f"already on the team's {team.branch}: nothing to push")
+                    return result
         if conflict is not None and not force:
             result.attempts.append(
                 {"attempt": number, "base": base, "commit": None, "result": "refused (conflict)"}

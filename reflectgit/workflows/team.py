@@ -232,6 +232,10 @@ def clone(cfg: Config, url: str, path: str | Path | None = None) -> TeamStatus:
         )
     git_clone(url, target, cfg.env)
     status = TeamStatus(redact(url), str(target), DEFAULT_BRANCH, fetched=True)
+    from reflectgit.workflows.merging import ensure
+
+    ensure(target, cfg.env)
+    status.notes.append("git merges notes field by field in the clone (merge driver set)")
     if target == cfg.kb:
         status.notes.append("the KB is itself the team clone; its origin is the team remote")
         if resolve_team(Config.resolve(cfg.kb, cfg.env)) is None:
@@ -268,6 +272,10 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
         return result
     if not team.is_clone:
         return result
+    from reflectgit.workflows.merging import ensure
+
+    # The clone's own `git pull`, `git merge` and `git rebase` merge notes field by field.
+    ensure(team.repo_path, cfg.env)
     if result.behind and not result.ahead:
         remote = team.remote()
         try:
@@ -291,8 +299,8 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
             f"{team.branch} was not updated: local {team.branch} of {team.repo_path} and the "
             f"team's have diverged ({result.ahead} ahead, {result.behind} behind); "
             "sync only fast-forwards",
-            hint=f"run `git -C {team.repo_path} pull --rebase` to combine them, then "
-            "`reflect-git team sync`",
+            hint=f"run `git -C {team.repo_path} pull --rebase` to combine them (notes merge "
+            "field by field), then `reflect-git team sync`",
         )
     return result
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit.errors import UsageError
 from reflectgit.notes.problems import Problem
@@ -55,20 +54,18 @@ def validate_file(
 PARALLEL_MIN_FILES = 400
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A file to validate (its path as ``pathlib`` writes it) and the name to report it under."""
 
     path: str
     display: str
 
 
-@dataclass
-class ValidationRun:
+class ValidationRun(NamedTuple):
     """What was checked and what was wrong."""
 
-    checked: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    checked: list[str]
+    problems: list[Problem]
 
     @property
     def failed(self) -> list[str]:
@@ -157,13 +154,12 @@ def validate_targets(
     targets: Sequence[Target], strict: bool = False, workers: int | None = None
 ) -> ValidationRun:
     """Validate every target; spread large batches over ``workers`` processes (default: cores)."""
-    run = ValidationRun(checked=[t.display for t in targets])
     jobs = _workers(workers, len(targets))
     if jobs > 1:
-        run.problems = _validate_parallel(targets, strict, jobs)
+        problems = _validate_parallel(targets, strict, jobs)
     else:
-        run.problems = _validate_chunk(list(targets), strict)
-    return run
+        problems = _validate_chunk(list(targets), strict)
+    return ValidationRun([t.display for t in targets], problems)
 
 
 def _validate_chunk(targets: list[Target], strict: bool) -> list[Problem]:

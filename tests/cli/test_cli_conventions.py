@@ -351,3 +351,14 @@ def test_drain_draws_no_bar_when_piped(cli, kb, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "draining [" not in proc.stderr and "\r" not in proc.stderr + proc.stdout
     assert proc.stdout.startswith("drain: ran")
+
+
+def test_every_registered_word_builds_its_own_command_and_only_that() -> None:
+    """A word imports its module and builds the command of that name alone: a command
+    declared without its word as its name would be found by no word."""
+    from reflectgit.cli.app import COMMANDS, root_command
+
+    root = root_command()
+    for word in COMMANDS:
+        command = root.get_command(None, word)
+        assert command is not None and command.name == word, word

@@ -287,6 +287,53 @@ def test_correction_phrases():
     assert correction_in("you should have run the tests")
 
 
+@pytest.mark.parametrize(
+    ("prompt", "title"),
+    [
+        ("use python3.11 instead of python3.9", "Use python3.11 instead of python3.9"),
+        ("no, use ./gradlew", "Use ./gradlew instead"),
+        ("instead of setup.py, use pyproject.toml", "Use pyproject.toml instead of setup.py"),
+        ("try uv instead", "Use uv instead"),
+    ],
+)
+def test_a_correction_naming_dotted_names_and_paths_writes_its_note(kb, prompt, title):
+    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=FakeClock()))
+    fail = {
+        "session_id": "s-d",
+        "tool_name": "Bash",
+        "tool_input": {"command": "x"},
+        "error": "boom",
+    }
+    events.handle("PostToolUseFailure", fail)
+    events.handle("UserPromptSubmit", {"session_id": "s-d", "prompt": prompt})
+    [text] = notes(kb).values()
+    assert f"title: {title}" in text
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "No, don't worry, that's fine.",
+        "What should have happened here?",
+        "perfect!",
+        "not like this",
+    ],
+)
+def test_reassurance_and_questions_after_a_failure_write_nothing(kb, prompt):
+    cap = Capture(Config.resolve(str(kb)), clock=FakeClock())
+    events = AgentEvents(cap)
+    fail = {
+        "session_id": "s-q",
+        "tool_name": "Bash",
+        "tool_input": {"command": "x"},
+        "error": "boom",
+    }
+    events.handle("PostToolUseFailure", fail)
+    events.handle("UserPromptSubmit", {"session_id": "s-q", "prompt": prompt})
+    assert notes(kb) == {}
+    assert cap.load("armed", "s-q") is not None  # the watcher lingers for a real correction
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 1_800_000_000.0
@@ -385,6 +432,23 @@ def test_a_finished_todo_records_its_files_and_duration_and_writes_no_note(kb):
     assert done["kind"] == "todo-done" and done["content"] == "Wire the retry"
     assert done["seconds"] == 300 and done["files"] == ["/w/src/client.py"]
     assert done["summary"] == "Done: Wire the retry (about 5 min)"
+
+
+def test_a_todo_holding_a_password_still_has_its_completion_recorded_masked(kb):
+    clock = FakeClock()
+    events = AgentEvents(Capture(Config.resolve(str(kb)), clock=clock))
+
+    def todos(status):
+        item = {"content": "Rotate password=Hunter22x in staging", "status": status}
+        return {"session_id": "s-pw", "tool_name": "TodoWrite", "tool_input": {"todos": [item]}}
+
+    events.handle("PostToolUse", todos("in_progress"))
+    clock.now += 60
+    events.handle("PostToolUse", todos("completed"))
+    (done,) = session_events(kb)["s-pw"]
+    assert done["kind"] == "todo-done"
+    assert done["content"] == "Rotate password=***REDACTED*** in staging"
+    assert not leaked(all_objects(kb) + every_state_file(kb), "Hunter22x")
 
 
 def test_an_invalid_capture_is_never_committed(kb, monkeypatch):

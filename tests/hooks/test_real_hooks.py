@@ -82,8 +82,13 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]], list[str]]] = {
     "derived-spotter-tool_heavy.json": ([], [("session_end", "claude")], []),
     # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
     "derived-codemie-9eda1058.json": ([], [], []),
-    # Seven TodoWrite items went to completed: seven events, no note.
-    "derived-codemie-196820da.json": ([], [("stop", "claude")], ["todo-done"] * 7),
+    # Seven TodoWrite items went to completed: seven events, no note; after a failure the
+    # person said "don't produce code, design solution first": a correction (issue 34.3).
+    "derived-codemie-196820da.json": (
+        ["feat(knowledge): Don't produce code, design solution first [LOW]"],
+        [("stop", "claude")],
+        ["todo-done"] * 7,
+    ),
     # The real `mix test` run that went from 11 failures to 0 after edits; its output was cut
     # by `| tail -30` above the error, so it names no error line: an event. Compaction and the
     # subagent queue their transcripts.

@@ -227,3 +227,19 @@ def test_a_sidecar_edit_changes_only_its_lines():
     old, new = data.decode().splitlines(), out.decode().splitlines()
     assert [a for a, b in zip(old, new, strict=True) if a != b] == [old[0]]
     assert new[0] == "document_id: renamed"
+
+
+def test_a_quoted_flow_list_keeps_its_quotes_when_an_item_is_added() -> None:
+    from reflectgit.notes.inplace import rewrite_note
+    from reflectgit.notes.note import Note, parse_note
+
+    for old, new in (
+        ('tags: ["a", "b"]', 'tags: ["a", "b", "c"]'),
+        ("tags: ['a', 'b']", "tags: ['a', 'b', 'c']"),
+        ("tags: [a, b]", "tags: [a, b, c]"),
+        ('tags: ["a", b]', "tags: [a, b, c]"),  # mixed: the emitter's own style
+    ):
+        data = f"---\ntitle: t\n{old}\n---\nbody\n".encode()
+        note = parse_note(data)
+        edited = Note({**note.frontmatter, "tags": ["a", "b", "c"]}, note.body)
+        assert rewrite_note(data, edited) == f"---\ntitle: t\n{new}\n---\nbody\n".encode()

@@ -103,7 +103,17 @@ def test_clean_without_private_tags_still_catches_the_password_and_pin():
 
 
 @pytest.mark.parametrize(
-    "tag", ["reflect-private", "claude-mem-context", "system_instruction", "persisted-output"]
+    "tag",
+    [
+        "reflect-private",
+        "claude-mem-context",
+        "system_instruction",
+        "persisted-output",
+        "user-prompt-submit-hook",
+        "task-notification",
+        "local-command-caveat",
+        "bash-stdout",
+    ],
 )
 def test_wrapper_tags_of_other_tools_are_stripped(tag):
     text = f"keep <{tag} id='1'>injected stuff</{tag}> this"
@@ -127,7 +137,17 @@ def test_nested_spans_never_leak_the_outer_tail():
         "use </private> alone",
         "<system_instructions>not ours</system_instructions>",
         "generic List<Privates> type",
+        "the <user-prompt-submit> event and <user-prompt-submit-hooks> in docs",
+        "a <task-notifications> list",
     ],
 )
 def test_lookalike_tags_are_left_alone(text):
     assert strip_private(text) == text
+
+
+def test_a_prompt_hook_s_addition_is_cut_from_the_persons_words():
+    text = (
+        "use uv instead of pip <user-prompt-submit-hook>Reminder: the staging password is "
+        "Tr0ub4dor&3</user-prompt-submit-hook>"
+    )
+    assert strip_private(text) == f"use uv instead of pip {PRIVATE_MARKER}"

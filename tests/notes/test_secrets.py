@@ -80,6 +80,8 @@ POSITIVE_TABLE = [
     ("PGPASSWORD=letmein psql", "assignment"),
     ("AccountKey=" + "a1B2c3D4" * 11, "azure"),
     ("the wifi password is Tr0ub4dor&3", "prose"),
+    ("the staging password Tr0ub4dor&3 did not work", "prose"),
+    ("the password for staging is Tr0ub4dor&3.", "prose"),
 ]
 
 
@@ -101,6 +103,12 @@ def test_positive_table(text: str, kind: str) -> None:
         "sk_live_xxx and sk_live_XXXXXXXXXXXXXXXXXXXXXXXX",
         "PARTITION_KEY=tenant_id",
         "password reset flow",
+        "the password field is required",
+        "use password auth with sha-256 hashes",
+        "the password for staging is stored in vault",
+        "Password123 is a terrible password",
+        "the password must be 8+ chars",
+        "password policy: MinLength=12",
         "the password is stored in vault",
         "a PIN is 4 digits",
         "uuid 9f1c2d3e-4b5a-6978-8a9b-0c1d2e3f4a5b",
@@ -381,6 +389,33 @@ def test_the_prefilter_says_yes_exactly_where_a_rule_would_look() -> None:
     assert 0 < passed < 3000
 
 
+def test_what_the_scanner_skips_by_is_true_of_every_match() -> None:
+    """The scan's shortcuts: a rule is skipped in a text holding none of its ``needs``; the
+    anchor rules and the encoded runs where the table's joined anchors match nowhere; the
+    invisible characters are not looked for in ASCII text. Each rests on a fact checked here."""
+    import re
+
+    rng = random.Random(31)
+    texts = list(EXAMPLES)
+    for _ in range(300):  # pieces of examples glued to random text, as in a real payload
+        piece = rng.choice(EXAMPLES)
+        texts.append(piece[rng.randrange(len(piece) + 1) :] + " x=1 @ " + rng.choice(EXAMPLES))
+    needy = [rule for rule in secrets.rules() if rule.needs]
+    assert {rule.kind for rule in needy} >= {"url-credentials", "assignment"}
+    for text in texts:
+        for rule in needy:
+            if rule.finder is not None:  # an assignment: its separator precedes the value
+                for start, _end in rule.finder(text, secrets.lower(text)):
+                    assert any(n in text[:start] for n in rule.needs), (rule.kind, text)
+                continue
+            for m in rule.pattern.finditer(text):
+                assert any(n in m.group(0) for n in rule.needs), (rule.kind, m.group(0))
+    # the joined anchors match wherever one of them does: the same patterns, no flags of their own
+    assert all(r.anchor.flags == 0 for r in secrets.rules() if r.anchor is not None)
+    assert all(p.flags == 0 for _how, p in secrets.ENCODED_RUNS)
+    assert not any(re.search(f"[{secrets.names.INVISIBLE}]", chr(c)) for c in range(128))
+
+
 @needs_shared
 @pytest.mark.skipif(not DATA.is_dir(), reason="no shared data folder")
 def test_the_prefilter_lets_most_shared_lines_through_and_hides_no_finding() -> None:
@@ -583,3 +618,19 @@ def test_privacy_names_the_scanners_mask_text():
     from reflectgit.notes import secrets
 
     assert REDACTED == secrets.REDACTED
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "the staging password Tr0ub4dor&3 did not work",
+            "the staging password ***REDACTED*** did not work",
+        ),
+        ("the wifi password is Tr0ub4dor&3", "the wifi password is ***REDACTED***"),
+        ("password is hunter2, then retry", "password is ***REDACTED***, then retry"),
+        ("the password field is required", "the password field is required"),
+    ],
+)
+def test_a_password_in_prose_is_masked_whole_and_prose_around_it_stays(text, masked):
+    assert secrets.mask(text) == masked

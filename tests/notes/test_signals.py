@@ -6,8 +6,10 @@ from reflectgit.notes.signals import (
     HIGH,
     LOW,
     MEDIUM,
+    Correction,
     categorize,
     classify,
+    correction,
     detect,
     dialogue_lines,
     scan,
@@ -37,16 +39,16 @@ from tests.conftest import DATA, needs_shared
         ("Fixed by pinning numpy", HIGH, "fix-confirmed"),
         ("We decided to go with WAL", HIGH, "decision"),
         ("Turns out the lock is exclusive", HIGH, "breakthrough"),
-        ("Perfect.", MEDIUM, "approval"),
-        ("Great job on that", MEDIUM, "positive-feedback"),
+        ("Perfect, the retry helper is what I wanted", MEDIUM, "approval"),
+        ("Great job on the retry helper", MEDIUM, "positive-feedback"),
         ("Keep doing it this way", MEDIUM, "continuation"),
         ("I spent 3 hours on this", MEDIUM, "time-investment"),
         ("That flag is undocumented", MEDIUM, "docs-vs-reality"),
         ("Make sure to export the PATH", MEDIUM, "env-gotcha"),
         ("Maybe try the other flag", LOW, "suggestion"),
-        ("Interesting output", LOW, "observation"),
-        ("It seems like a race", LOW, "tentative"),
-        ("That worked", LOW, "implicit-success"),
+        ("Interesting, the retry runs twice", LOW, "observation"),
+        ("It seems like a race in the pool", LOW, "tentative"),
+        ("That worked once the cache was cleared", LOW, "implicit-success"),
         ("I discovered a flag for this", LOW, "tool-discovery"),
     ],
 )
@@ -242,3 +244,132 @@ def test_big_transcript_signals_near_the_end_are_found():
     # The assistant's "Turns out ..." is a cause at MEDIUM; its "Decided to go with" is LOW.
     assert ("breakthrough", ASSISTANT, MEDIUM) in found
     assert ("decision", ASSISTANT, LOW) in found
+
+
+# Issue 34: the shapes of a correction the original tool's own cases hold, each with negatives.
+STATED = [
+    ("no python, use typescript", HIGH, "correction"),
+    ("no classes — use functions", HIGH, "correction"),
+    ("use pnpm, not npm", HIGH, "correction"),
+    ("/etc/hosts is wrong, use 127.0.0.1 not localhost", HIGH, "correction"),
+    ("actually npm, not pnpm", HIGH, "correction"),
+    ("stop refactoring unrelated code", HIGH, "correction"),
+    ("Now let's stop refactoring unrelated code, please.", HIGH, "correction"),
+    ("leave the existing code alone", HIGH, "prohibition"),
+    ("only change what I asked you to change", HIGH, "explicit-rule"),
+    ("remember: keep answers short", HIGH, "explicit-rule"),
+    ("you should use type hints", HIGH, "requirement"),
+    ("I meant the other one", HIGH, "frustration"),
+    ("Why did you break it again?", HIGH, "frustration"),
+    ("love it, keep the tables compact like that in future reports", MEDIUM, "approval"),
+    ("Perfect, that's the GDU approach. Now I understand why it fails.", MEDIUM, "approval"),
+]
+NOT_STATED = [
+    "I use vim, not sure why",
+    "we use it not because it's fast",
+    "the tests stop running when the db is down",
+    "I'll leave you alone with the logs now",
+    "it only changes the header",
+    "do you remember what we did",
+    "should we use uv here?",
+    "What should have happened here?",
+    "I meant to say thanks",
+    "/loop use the artifact URL not the run URL",
+    "/reflect --dry-run perfect! check the queue",
+    "Perfect!",
+    "excellent",
+    "nailed it",
+    "Perfect! Now let's add the new column",
+    "Nailed it! Can you also update the README with the new flags?",
+    "no it works now thanks",
+    "no this looks good",
+    "no you can go ahead",
+    "no i think we're done for today",
+    "maybe tabs?",
+    "we need to add the column next",
+]
+
+
+@pytest.mark.parametrize(("line", "tier", "kind"), STATED, ids=[c[0][:40] for c in STATED])
+def test_the_ways_people_state_a_rule(line, tier, kind):
+    assert classify(line, follows_assistant=True) == (tier, kind)
+
+
+@pytest.mark.parametrize("line", NOT_STATED)
+def test_questions_reactions_slash_commands_and_reports_state_no_rule(line):
+    assert classify(line, follows_assistant=True) is None
+
+
+BARE_NO = [
+    "no semicolons in this codebase",
+    "no with venv",
+    "no you got that wrong",
+    "no bun use npm",
+]
+BENIGN_NO = ["no dialog appeared", "no results came back", "no changes were applied", "no idea"]
+
+
+@pytest.mark.parametrize("line", BARE_NO)
+def test_a_bare_no_refusing_a_thing_is_a_low_correction(line):
+    assert classify(line, follows_assistant=True) == (LOW, "correction")
+
+
+@pytest.mark.parametrize("line", BENIGN_NO)
+def test_a_bare_no_that_reports_or_pleasantly_declines_is_none(line):
+    assert classify(line, follows_assistant=True) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "use python3.11 instead of python3.9",
+            Correction("correction", "python3.11", "python3.9"),
+        ),
+        ("no, use ./gradlew", Correction("correction", "./gradlew")),
+        (
+            "instead of setup.py, use pyproject.toml",
+            Correction("correction", "pyproject.toml", "setup.py"),
+        ),
+        (
+            "Stop doing that, use ruff check instead of make lint.",
+            Correction("correction", "ruff check", "make lint"),
+        ),
+        (
+            "use `./gradlew build` instead of `gradle build`.",
+            Correction("correction", "./gradlew build", "gradle build"),
+        ),
+        ("use pnpm, not npm", Correction("correction", "pnpm", "npm")),
+        ("try uv instead", Correction("correction", "uv")),
+        ("don't edit setup.py.", Correction("prohibition")),
+    ],
+)
+def test_a_correction_names_the_way_to_go_dotted_names_and_all(line, found):
+    assert correction(line) == found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No, don't worry, that's fine.",
+        "What should have happened here?",
+        "Perfect, that worked!",
+        "ok, what next?",
+        "the build uses setup.py",
+    ],
+)
+def test_reassurance_questions_and_reactions_are_no_correction(line):
+    assert correction(line) is None
+
+
+def test_a_hunch_may_be_asked_a_rule_may_not():
+    asked = "scrolling in xterm.js still does not work (maybe because the outer page catches it)?"
+    assert classify(asked) == (LOW, "suggestion")
+    assert classify("should we always pin numpy here?") is None
+
+
+def test_a_plain_rejection_is_a_lesson_only_when_it_says_more_than_no():
+    assert correction("use python3.11 instead of python3.9").lesson
+    assert correction("that's wrong, the config lives in pyproject.toml").lesson
+    assert not correction("not like this").lesson
+    assert not correction("no with venv").lesson

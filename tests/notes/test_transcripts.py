@@ -378,3 +378,58 @@ def test_text_a_tool_produced_is_not_the_persons():
     }
     t = parse_lines([json.dumps(record)])
     assert [x.speaker for x in t.turns] == [INJECTED]
+
+
+def _rejected(content: str, *, is_error: bool = True, sidechain: bool = False) -> list[str]:
+    record = {
+        "type": "user",
+        "sessionId": "s",
+        "uuid": "u1",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "is_error": is_error,
+                    "content": content,
+                }
+            ],
+        },
+    }
+    if sidechain:
+        record.update(isSidechain=True, agentId="a1")
+    return [json.dumps(record)]
+
+
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it"
+    " was a file edit, the new_string was NOT written to the file). To tell you how to proceed,"
+    " the user said:\nDon't delete that file, archive it"
+)
+
+
+def test_what_a_person_types_when_rejecting_a_tool_call_is_theirs():
+    t = parse_lines(_rejected(REJECTED))
+    assert [(x.speaker, x.text) for x in t.turns] == [
+        (PERSON, "Don't delete that file, archive it")
+    ]
+    assert t.tool_results[0].is_error
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "sidechain"),
+    [
+        (
+            "The user doesn't want to proceed with this tool use. STOP what you are doing.",
+            True,
+            False,
+        ),
+        ("The user doesn't want to proceed\nthe user said:\n", True, False),
+        (REJECTED, False, False),  # not an error: a tool printed these words
+        (REJECTED, True, True),  # a subagent's rejection is answered by its parent, not a person
+        ("grep output: the user said:\nnever mind", True, False),
+    ],
+)
+def test_other_tool_results_carry_no_words_of_the_person(content, is_error, sidechain):
+    assert parse_lines(_rejected(content, is_error=is_error, sidechain=sidechain)).turns == []

@@ -122,6 +122,32 @@ def test_recall_follows_search_order_for_the_same_words(tmp_path: Path) -> None:
     assert ranked_ids(kb, words) == searched
 
 
+def test_a_tag_counts_as_text_once_not_again_as_a_bonus(tmp_path: Path) -> None:
+    kb = committed_notes(
+        tmp_path,
+        {
+            "tagged": note_text(
+                "tagged",
+                "Quokka cache keys",
+                "The cache keys expire; pool them.",
+                tags=["quokka", "pool", "burst"],
+            ),
+            "wide": note_text(
+                "wide", "Quokka pool waits", "The quokka pool waits on its burst limit."
+            ),
+        },
+    )
+    words = "quokka pool burst"
+    index, _ = open_fresh(kb, kb / ".git" / "reflect-git")
+    with index:
+        searched = [h.id for h in index.search(words).hits]
+    # Tags are a field of search's ranking: recall keeps search's order, where a bonus per
+    # tag that is a project word (three here) counted them again and put "tagged" first.
+    assert ranked_ids(kb, words) == searched
+    # Negative: the tags still count, as text: without "wide"'s words the tagged note leads.
+    assert ranked_ids(kb, "quokka cache")[0] == "tagged"
+
+
 def test_text_scores_never_rise_down_the_list() -> None:
     def hit(rowid: int, bm25: float) -> Hit:
         return Hit(f"n{rowid}", "t", "medium", "live", "p", "", bm25, bm25, 1.1, 1.0, rowid=rowid)

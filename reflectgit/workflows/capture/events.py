@@ -47,10 +47,10 @@ from reflectgit.state.eventlog import STRING_CAP
 from reflectgit.workflows.capture.commits import TIER_UP, Capture, NoteDraft, iso, safe_session
 
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
     from reflectgit.notes import testruns
+    from reflectgit.notes.signals import Correction
 
 WATCHER_TTL = 600.0
 PERMISSION_TTL = 1800.0  # a dialog may wait a while for its answer, not forever
@@ -78,21 +78,6 @@ QUEUE_TRIGGERS = {
     "SubagentStop": "subagent_stop",
 }
 
-# Pattern text only: `re` compiles (and caches) a pattern the first time a prompt needs it, so
-# the many events that never look at a prompt do not pay for compiling these.
-# "use X instead", "no, don't", "should have", "instead of X, use Y", and close relatives.
-_USE_INSTEAD = (
-    r"\binstead of\s+(?P<old1>[^,.;!?]+?),?\s+use\s+(?P<new1>[^.,;!?]+)"
-    r"|\buse\s+(?P<new2>[^.;!?]+?)\s+instead(?:\s+of\s+(?P<old2>[^.,;!?]+))?"
-)
-_CORRECTION = (
-    _USE_INSTEAD + r"|\bno,?\s+(?:don'?t|do not)\b"
-    r"|\bdon'?t\s+(?:use|do|run)\b"
-    r"|\bshould(?:n'?t| not)?\s+have\b"
-    r"|\bstop\s+(?:doing|using|running)\b"
-    r"|\bthat'?s\s+(?:wrong|not right|incorrect)\b"
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Reply:
@@ -103,11 +88,11 @@ class Reply:
     confidence: str
 
 
-def correction_in(prompt: str) -> re.Match[str] | None:
-    """The correction phrase in a prompt (a "use X instead of Y" first), or None."""
-    import re  # here, not at import: most agent events run no detector
+def correction_in(prompt: str) -> Correction | None:
+    """The correction in a prompt (the detector's, ``notes.signals.correction``), or None."""
+    from reflectgit.notes.signals import correction  # here: most agent events run no detector
 
-    return re.search(_USE_INSTEAD, prompt, re.I) or re.search(_CORRECTION, prompt, re.I)
+    return correction(prompt)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -647,7 +632,8 @@ class AgentEvents:
             return
         now = self.cap.clock()
         done = False
-        for content, status in changes:
+        for said, status in changes:
+            content = clean(said)  # the state is kept masked: look it up the same way
             known = items.get(content)
             if known is None:
                 items[content] = {"status": status, "since": now}
@@ -860,7 +846,7 @@ class AgentEvents:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
             return
-        self._rule_while_failing(session, prompt)
+        with_fix = self._rule_while_failing(session, prompt)
         armed = self._load("armed", session)
         if armed is None:
             return
@@ -869,19 +855,25 @@ class AgentEvents:
             self.cap.log("UserPromptSubmit", "watcher-expired", "", session)
             return
         match = correction_in(prompt)
-        if match is None:
-            return  # the watcher lingers until it expires
+        if match is None or not match.lesson:
+            return  # the watcher lingers until it expires ("not like this" teaches nothing)
+        if with_fix:  # the rule goes with the test fix's note: one lesson, one note
+            self.cap.drop("armed", session)
+            self.cap.log("UserPromptSubmit", "correction:with-test-fix", "", session)
+            return
         self._correction_note(payload, session, armed, prompt, match)
         self.cap.drop("armed", session)  # after the note: a pass killed between writes it again
 
-    def _rule_while_failing(self, session: str, prompt: str) -> None:
-        """A rule the person states while tests fail goes with the fix (its note's rule)."""
+    def _rule_while_failing(self, session: str, prompt: str) -> bool:
+        """A rule the person states while tests fail goes with the fix (its note's rule);
+        True when this prompt's rule was kept for it."""
         state = self._load("test-state", session)
         if not state or not state.get("failing") or state.get("rule"):
-            return
+            return False
         rule = _rule_in(prompt)
         if rule:
             self._save("test-state", session, {**state, "rule": rule})
+        return bool(rule)
 
     def _correction_note(
         self,
@@ -889,17 +881,22 @@ class AgentEvents:
         session: str,
         armed: Mapping[str, Any],
         prompt: str,
-        match: re.Match[str],
+        match: Correction,
     ) -> None:
-        new = (match.group("new1") or match.group("new2") or "").strip(" `'\"")
-        old = (match.group("old1") or match.group("old2") or "").strip(" `'\"")
+        new, old = match.new, match.old
         said = _text(prompt.strip(), 400)
         if new and old:
             title = f"Use {new} instead of {old}"
         elif new:
             title = f"Use {new} instead"
-        else:
-            title = f"Correction after {armed.get('reason', 'a failure')}: {said.splitlines()[0]}"
+        else:  # the person's own words are the rule ("Don't produce code, design ... first")
+            words = said.splitlines()[0].strip()
+            words = (
+                words.split(",", 1)[1].strip()
+                if words.lower().startswith(("no,", "nope,"))
+                else words
+            )
+            title = words[:1].upper() + words[1:]
         title = _text(title, 110)
         tool = str(armed.get("tool") or "?")
         lines = [
@@ -935,8 +932,6 @@ class AgentEvents:
         )
         written = self.cap.write_notes(self._scoped([draft], payload))
         self.cap.log("UserPromptSubmit", "note:correction", ",".join(written.ids), session)
-
-    # ------------------------------------------------------------------ queue producers
 
     # ------------------------------------------------------------------ queue producers
 

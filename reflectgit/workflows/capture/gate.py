@@ -24,15 +24,17 @@ DUP_QUEUED = "dup-already-queued"
 DUP_PROCESSED = "dup-already-processed"
 FAIL_OPEN = "fail-open"
 
-# Machine markers in the opening records of a session that is itself a reflect run.
+# Machine markers in the opening records of a session that is itself a reflect run: the
+# harness's command tags, the drain's own marker, or a record that *opens* with the command or
+# the drain's old instruction. Prose that mentions them ("I ran /reflect", a pasted README
+# line, "the reflect-git drain builds a prompt") is a session like any other.
 _REFLECT_MARKERS = re.compile(
     r"<command-name>\s*/?reflect(?::[\w-]+)?\s*</command-name>"
     r"|<command-message>\s*/?reflect\b"
-    r"|^\s*/reflect(?::[\w-]+)?\b"
-    r"|\bProcess the transcript at:"
-    r"|<reflect-git:drain>"
-    r"|\breflect-git drain\b.{0,40}\bprompt\b",
-    re.IGNORECASE | re.MULTILINE,
+    r"|\A\s*/reflect(?::[\w-]+)?(?=\s|$)"
+    r"|\A\s*Process the transcript at:"
+    r"|<reflect-git:drain>",
+    re.IGNORECASE,
 )
 
 DRAIN_MARKER = "<reflect-git:drain>"  # the drain puts this in its prompts, so its runs are skipped

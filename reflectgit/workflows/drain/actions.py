@@ -363,6 +363,30 @@ def validate_draft(draft: Draft) -> list[str]:
     return problems
 
 
+# Where a writer may put a CREATE's fields instead of beside its "action": the original tool's
+# contract nests them, {"action": "CREATE", "reason": ..., "learning": {"title": ...}}.
+NESTED_FIELDS = ("learning", "note")
+
+
+def unnest(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One action with its fields beside its ``action``, however the writer nested them.
+
+    ``{"action": "CREATE", "learning": {...}}`` and ``{"CREATE": {...}}`` read as the flat
+    shape; fields given at both levels keep the outer value.
+    """
+    if len(raw) == 1:
+        ((key, inner),) = raw.items()
+        kinds = ("CREATE", "UPDATE", "DELETE", "ADD")
+        if isinstance(key, str) and key.upper() in kinds and isinstance(inner, Mapping):
+            return {**inner, "action": key.upper()}
+    for key in NESTED_FIELDS:
+        inner = raw.get(key)
+        if isinstance(inner, Mapping):
+            outer = {k: v for k, v in raw.items() if k != key}
+            return {**inner, **outer}
+    return raw
+
+
 def plan_actions(
     actions: Iterable[Any],
     ctx: Context,
@@ -389,6 +413,7 @@ def plan_actions(
         if not isinstance(raw, Mapping):
             plan.drop(index, "?", "action is not an object")
             continue
+        raw = unnest(raw)
         kind = clean_text(raw.get("action") or raw.get("type") or raw.get("op"), 20).upper()
         if kind in ("CREATE", "ADD"):
             creates += 1
@@ -426,7 +451,9 @@ def plan_actions(
             plan.creates.append(draft)
             finder.add(draft.id, draft.title, rule)
         elif kind in ("UPDATE", "DELETE"):
-            target = raw.get("id") or raw.get("target") or raw.get("learning_id")
+            target = (
+                raw.get("id") or raw.get("target_id") or raw.get("target") or raw.get("learning_id")
+            )
             target_id = target if isinstance(target, str) else ""
             reason = clean_text(raw.get("reason"), 300) or (
                 "confirmed by a later session" if kind == "UPDATE" else "retired by the drain"

@@ -42,6 +42,7 @@ class Chunk:
     end: int  # exclusive
     text: str
     signals: tuple[Signal, ...]
+    records: tuple[int, ...] = ()  # the transcript record each line came from
 
     @property
     def hash(self) -> str:
@@ -137,7 +138,8 @@ def slice_lines(
     for lo, hi in windows:
         inside = tuple(s for s in signals if lo <= s.line_index < hi)
         text = "\n".join(_render(lines[i]) for i in range(lo, hi))
-        chunks.append(Chunk(lo, hi, text, inside))
+        records = tuple(lines[i].record for i in range(lo, hi))
+        chunks.append(Chunk(lo, hi, text, inside, records))
     total = sum(len(c.text) + len(GAP) for c in chunks)
     if total <= cap:
         return chunks
@@ -150,7 +152,8 @@ def slice_lines(
             kept.add(i)
             used += size
     if not kept and chunks:
-        # One giant chunk: keep its tail, where the signal usually is.
+        # One giant chunk: keep its tail, where the signal usually is (its lines no longer
+        # line up with their records, so it names none).
         last = chunks[order[0]]
         return [Chunk(last.start, last.end, last.text[-(cap - len(GAP)) :], last.signals)]
     return [chunks[i] for i in sorted(kept)]

@@ -18,10 +18,12 @@ answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from reflectgit.notes import testruns
 from reflectgit.notes.signals import HIGH, LOW, MEDIUM, Signal
+from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -46,7 +48,8 @@ _REASON = re.compile(r"\b(since|because|as|so|instead|rather than|use|need to|sh
 _CODE = re.compile(r"`([^`\n]{2,80})`")
 _TOLD = re.compile(r",?\s*\bi (?:already |just )?(?:told|said|asked)(?: you)?\b.*$", re.I)
 _LEAD = re.compile(
-    r"^(?:(?:no|nope|wrong approach|that'?s wrong|stop doing that|understood|the rule is|"
+    r"^(?:(?:no|nope|wrong approach|that'?s wrong|that'?s not (?:it|right|correct|what i \w+)|"
+    r"stop doing that|understood|the rule is|"
     r"right|ok(?:ay)?|great|good|also|and|so|more context|note|btw|fyi|"
     r"[^,.;:]{0,40}\b(?:is|looks|seems) (?:fine|good|ok(?:ay)?|great))"
     r"(?:\s*(?:[,.!:;-]|however|but)\s*)+)+",
@@ -137,7 +140,11 @@ def _trim(sentence: str) -> str:
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
     out = _LEAD.sub("", out).strip().rstrip(",")
+    out = _PLEASE.sub("", out)
     return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
+
+
+_PLEASE = re.compile(r"^please,?\s+(?=\w)", re.I)
 
 
 # "You must use X" -> "Use X": the rule, not who was told.
@@ -153,6 +160,42 @@ def _pick(text: str, pattern: re.Pattern[str]) -> str:
     found = [s for s in found if s]
     found.sort(key=_rank)
     return found[0] if found else _trim(text)
+
+
+def _whole_rule(text: str) -> str:
+    """The rule of a person's statement, kept with the sentence it belongs to.
+
+    The best rule sentence wins (``_rank``); one too short to stand alone ("Don't
+    overcomplicate.") is joined to the sentence next to it, which says what it is about
+    ("Check the existing implementation first; don't overcomplicate").
+    """
+    said = [(s, _trim(s)) for s in sentences(text)]
+    said = [(raw, cut) for raw, cut in said if cut]
+    found = [i for i, (raw, _cut) in enumerate(said) if _RULE_WORDS.search(raw)]
+    if not found:
+        return _trim(text)
+    best = min(found, key=lambda i: _rank(said[i][1]))
+    rule = said[best][1]
+    if len(rule.split()) >= MIN_WORDS or _NAMED.search(rule):
+        return rule
+    near = [i for i in (best - 1, best + 1) if 0 <= i < len(said)]
+    near = [i for i in near if not said[i][1].endswith("?") and len(said[i][1].split()) > 1]
+    if not near:
+        return rule
+    first, second = sorted((best, near[0]))
+    return _join(said[first][1], said[second][1])
+
+
+def _join(first: str, second: str) -> str:
+    """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
+    head = first.rstrip(" .;:!")
+    if second[:1].isupper() and (second[1:2].islower() or second[1:2] == "'"):
+        second = second[:1].lower() + second[1:]
+    return f"{head}; {second.rstrip(' .;:!')}"
+
+
+# A name as people write it: a code span, a dotted or versioned name, a path, a flag.
+_NAMED = re.compile(r"`[^`\n]+`|\S*[./@:]\w\S*|\b[a-z]+\d[\w.]*\b|(?<!\w)--?\w[\w-]*", re.I)
 
 
 def _rules(text: str) -> str:
@@ -245,8 +288,10 @@ def _action(
     category: str,
     cause: str = "",
     fix: str = "",
+    confirmed: str = "",
 ) -> dict[str, Any]:
     codes = [c for c in _CODE.findall(f"{title} {rule} {quote}") if "REDACTED" not in c]
+    body = _evidence(quote, who) + (f"\n\nConfirmed by {confirmed}." if confirmed else "")
     return {
         "action": "CREATE",
         "title": _title(title),
@@ -255,7 +300,7 @@ def _action(
         "root_cause": cause,
         "fix": fix,
         "problem": f"Right after the assistant said: “{before.strip()[:300]}”" if before else "",
-        "body": _evidence(quote, who),
+        "body": body,
         "confidence": confidence,
         "confidence_num": {MEDIUM: 0.6, LOW: 0.4}[confidence],
         "learning_type": learning_type,
@@ -265,8 +310,15 @@ def _action(
     }
 
 
-def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any]]:
-    """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed."""
+def chunk_actions(
+    chunk: Chunk, signals: Sequence[Signal], green: Callable[[int], bool] | None = None
+) -> list[dict[str, Any]]:
+    """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
+
+    ``green`` tells whether the tests went green around a transcript record (the last test
+    run between the person's turns around it passed): that, or the person's "yes, that fixed
+    it", confirms a root cause the assistant stated.
+    """
     lines = _lines(chunk)
 
     def at(sig: Signal) -> tuple[int, str, str]:
@@ -295,20 +347,50 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
                 return _trim(found[0])
         return ""
 
+    def confirmation(offset: int) -> str:
+        """Who confirmed what the assistant said at ``offset``: the person's next reply, or
+        a green test run; ``""`` when nobody did (or the person said no)."""
+        for role, said in lines[offset + 1 :]:
+            if role == "user":
+                reply = said.strip()
+                if _CONFIRMED.match(reply):
+                    return f"the person: “{reply[:200]}”"
+                if _DENIED.match(reply):
+                    return ""
+                break
+        if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
+            return "a green test run"
+        return ""
+
+    def said_after(offset: int) -> str:
+        """The assistant's words from ``offset`` to the person's next reply."""
+        out: list[str] = []
+        for role, said in lines[offset:]:
+            if role == "user":
+                break
+            out.append(said.strip())
+        return " ".join(out)
+
     out: list[dict[str, Any]] = []
     for sig in signals:
         offset, role, text = at(sig)
         person = sig.speaker == "person" and role in ("user", "")
         if person and sig.tier == HIGH and sig.kind in RULE_KINDS:
-            rule = _pick(text, _RULE_WORDS)
+            rule = _named_idea(_whole_rule(text), before(offset))
+            if rule is None:
+                continue  # "it's a bad idea" about something nobody named
             words = rule.split()
-            if len(words) < MIN_WORDS or (len(words) < 6 and not _IMPERATIVE.search(rule)):
+            named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
+            if not named and (
+                len(words) < MIN_WORDS or (len(words) < 6 and not _IMPERATIVE.search(rule))
+            ):
                 continue  # "only for this repo": a reply that scopes something, no rule
             vague = bool(_VAGUE.match(rule))
+            stated = _rules(text)
             out.append(
                 _action(
                     title=rule,
-                    rule=_rules(text) or rule,
+                    rule=stated if stated and rule.rstrip(".") in stated else _cap(rule) + ".",
                     quote=text,
                     before=before(offset),
                     who="person",
@@ -323,10 +405,13 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
             count = len(reply.split())
             if count < 6 or (count < 8 and not _REASON.search(reply)):
                 continue  # "no", "not like this": a rejection without a lesson in it
+            titled = _named_idea(reply, before(offset))
+            if titled is None:
+                continue  # "it's a bad idea, since ..." about something nobody named
             out.append(
                 _action(
-                    title=reply,
-                    rule=_cap(reply),
+                    title=titled,
+                    rule=_cap(titled),
                     quote=text,
                     before=before(offset),
                     who="person",
@@ -345,9 +430,145 @@ def chunk_actions(chunk: Chunk, signals: Sequence[Signal]) -> list[dict[str, Any
                 out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _cause_action(text, before(offset), sig)
+            how = confirmation(offset) if action is None and offset >= 0 else ""
+            if how:
+                action = _confirmed_cause(text, said_after(offset), how, before(offset), sig)
             if action:
                 out.append(action)
     return out
+
+
+_SEEN = re.compile(r"^(?:i see|ah|ok(?:ay)?|right|got it)\b[\s,.:;!–—-]*", re.I)
+_GUESS = re.compile(
+    r"\b(?:i|i'm|i've|i'll|my|me|we|we're|our|might|may|maybe|probably|perhaps|possibly|seems?|"
+    r"could|likely|too many)\b",
+    re.I,
+)
+_IDENTIFIER = re.compile(r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+|\b\w+\(\)")
+
+# The person's reply that confirms what the assistant found, and one that denies it.
+_CONFIRMED = re.compile(
+    r"^(?:(?:yes|yep|yeah|right|correct|exactly|perfect|great|nice|good catch|confirmed)\b"
+    r"|(?:that|it|this)(?:'s|\s+was)\s+it\b"
+    r"|(?:that|it|this)\s+(?:worked|works|fixed it|fixes it|did it|did the trick|solved it)\b"
+    r"|(?:it\s+)?works now\b|all green\b|tests? pass)",
+    re.I,
+)
+_DENIED = re.compile(r"^(?:no|nope|not|wrong|that'?s not|still)\b", re.I)
+# What the assistant did about it: "I changed the fixture to use tmp_path", "Fixed by ...".
+_DID = re.compile(
+    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?P<verb>changed|switched|replaced|moved|added|removed|pinned|"
+    r"set|updated|made|renamed|wrapped|bumped|reverted|raised|lowered|increased|closed|"
+    r"awaited|guarded)\s+(?P<rest>[^.;!?\n]+)",
+    re.I,
+)
+_LET_ME = re.compile(
+    r"\blet me (?P<verb>fix|change|make|rewrite|move|switch|update|replace|remove|add|wrap|pin)"
+    r"\s+(?P<rest>[^.;:!?\n]+)",
+    re.I,
+)
+_TO_USE = re.compile(r"^\S+(?:\s+\S+)?\s+to\s+(?P<how>(?:use|call|run|read|await)\b.+)$", re.I)
+
+
+def _what_was_done(text: str) -> str:
+    """The fix in the assistant's words, as an imperative ("Use tmp_path"), or ``""``."""
+    fixed = next((s for s in sentences(text) if _FIX.search(s)), "")
+    if fixed:
+        return _imperative(_trim(fixed)).rstrip(" .")
+    m = _DID.search(text) or _LET_ME.search(text)
+    if m is None:
+        return ""
+    rest = m.group("rest").strip()
+    to_use = _TO_USE.match(rest) if m.group("verb").lower() == "changed" else None
+    if to_use:
+        how = to_use.group("how")
+        return how[:1].upper() + how[1:]
+    verb = _base_verb(m.group("verb"))
+    return f"{verb[:1].upper()}{verb[1:]} {rest}"
+
+
+def _confirmed_cause(
+    text: str, after: str, how: str, before: str, sig: Signal
+) -> dict[str, Any] | None:
+    """A medium note from a root cause the assistant stated and the person or a green run
+    confirmed: "<cause>: <what fixed it>" ("The fixture reuses one tmp dir: use tmp_path")."""
+    plain = _MARKUP.sub("", text).replace("**", "")
+    cause = next((p for p in sentences(plain) if _CAUSE.search(p)), "")
+    if not cause:
+        return None
+    subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause))).rstrip(" .;:")
+    if len(subject.split()) < MIN_WORDS - 1 or _GUESS.search(subject):
+        return None  # a hunch, or the assistant's own doing ("I'm using X wrong")
+    if not (_NAMED.search(subject) or _IDENTIFIER.search(subject)):
+        return None  # "the function doesn't exist": a cause that names nothing
+    fix = _what_was_done(after or text)
+    if fix and twins(subject, fix):
+        fix = ""
+    title = f"{subject}: {fix[:1].lower() + fix[1:]}" if fix else subject
+    return _action(
+        title=title,
+        rule=(_cap(fix) + ".") if fix else "",
+        quote=text,
+        before=before,
+        who=sig.speaker,
+        confidence=MEDIUM,
+        learning_type="bug-fix",
+        category=sig.category,
+        cause=_cap(subject) + ".",
+        fix=(_cap(fix) + ".") if fix else "",
+        confirmed=how,
+    )
+
+
+# "It's (a) bad idea (to X)[, since Y | , do Z]": the note is titled by what to do instead,
+# naming the idea (from the reply, or from the plan the assistant had just announced).
+_BAD_IDEA = re.compile(
+    r"^(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:bad|terrible|poor|wrong)\s+"
+    r"(?:idea|approach|way|call)\b\s*(?:to\s+(?P<idea>[^,;.]+))?[,;.:]?\s*(?P<rest>.*)$",
+    re.I,
+)
+_PLAN = re.compile(
+    r"^(?:(?:ok(?:ay)?|sure|now),?\s+)?(?:i(?:'ll|\s+will|'m going to|\s+am going to|\s+plan to)|"
+    r"let me|we(?:'ll|\s+will)|i|we)\s+(?P<plan>\w+\b.*)$",
+    re.I,
+)
+_BECAUSE = re.compile(r"^(?:since|because|as|so)\s+", re.I)
+
+
+def _named_idea(reply: str, before: str) -> str | None:
+    """``reply`` itself, or for "it's a bad idea ..." what to do, naming the idea; None when
+    the idea has no name (no "to X", no plan the assistant announced)."""
+    m = _BAD_IDEA.match(reply.strip())
+    if m is None:
+        return reply
+    idea = (m.group("idea") or "").strip()
+    if not idea:
+        plan = _PLAN.match(sentences(before)[0]) if before.strip() else None
+        if plan is None:
+            return None
+        first, _, tail = plan.group("plan").partition(" ")
+        idea = f"{_base_verb(first)} {tail}".strip()
+    rest = m.group("rest").strip().rstrip(" .")
+    title = f"Don't {idea.rstrip(' .')}"
+    if not rest:
+        return title
+    if _BECAUSE.match(rest):
+        return f"{title}: {_BECAUSE.sub('', rest)}"
+    return f"{title}; {rest[:1].lower() + rest[1:]}"
+
+
+def _base_verb(word: str) -> str:
+    """``added`` -> ``add``, ``created`` -> ``create``, ``pinned`` -> ``pin``; a base form
+    stays (``send``), lowercased."""
+    low = word.lower()
+    if not low.endswith("ed") or len(low) < 5:
+        return low
+    stem = low[:-2]
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        return stem if stem[-1] in "sldfz" else stem[:-1]
+    if low.endswith(("ated", "eted")) or (low[-3] in "cgsvzru" and not low.endswith("ssed")):
+        return low[:-1]
+    return stem
 
 
 _SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
@@ -460,8 +681,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
     fix that restates it). Twins of notes already in the KB are the drain's check.
     """
     candidates: list[dict[str, Any]] = []
+    green = green_around(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals)
+        candidates += chunk_actions(chunk, chunk.signals, green)
     candidates.sort(key=lambda a: a["confidence"] != MEDIUM)  # stable: person's rules first
     kept: list[dict[str, Any]] = []
     for action in candidates:
@@ -469,3 +691,38 @@ def write(prepared: Prepared) -> dict[str, Any]:
         if not any(twins(text, f"{k['title']} {k['rule']}") for k in kept):
             kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
+
+
+def green_around(transcript: Transcript) -> Callable[[int], bool]:
+    """``green(record)``: did the tests go from red to green across that record? The last
+    test run before it (since the person last spoke) failed and the first one after it (before
+    the person speaks again) passed. A run is a test command the assistant ran and a summary
+    ``testruns`` can read."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: list[tuple[int, bool]] = []
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command else None
+        if run is not None:
+            runs.append((result.record, run.green))
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def green(record: int) -> bool:
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        before = [ok for at, ok in runs if start < at <= record]
+        after = [ok for at, ok in runs if at > record and (end is None or at < end)]
+        return bool(before) and not before[-1] and bool(after) and after[0]
+
+    return green
+
+
+def _command(tool_input: Any) -> str:
+    if isinstance(tool_input, Mapping):
+        cmd = tool_input.get("command") or tool_input.get("cmd")
+        if isinstance(cmd, list):
+            return " ".join(str(c) for c in cmd)
+        if isinstance(cmd, str):
+            return cmd
+    return ""

@@ -15,8 +15,6 @@ import errno
 import fcntl
 import importlib
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -1049,29 +1047,6 @@ def run_drain(
     drain = Drain(cfg, settings, clock=clock)
     drain.progress = progress
     return drain.run()
-
-
-def spawn_background(cfg: Config, args: Sequence[str]) -> int:
-    """Start ``reflect-git drain ARGS`` detached from this process; return its pid at once."""
-    cfg.state_dir.mkdir(parents=True, exist_ok=True)
-    path = cfg.state_dir / "drain-background.log"
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > 1024 * 1024:
-            path.replace(path.with_name(path.name + ".1"))
-    log = open(path, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "reflectgit", "--kb", str(cfg.kb), "drain", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            env=dict(cfg.env),
-            start_new_session=True,
-            close_fds=True,
-        )
-    finally:
-        log.close()
-    return proc.pid
 
 
 def cost_report(

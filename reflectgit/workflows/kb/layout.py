@@ -1,7 +1,7 @@
 """The KB layout on disk: create a knowledge base, or adopt an existing folder or repository.
 
-``init`` plans a few scaffold files (layout folders, ``.gitignore``, ``.reflect-git.toml``,
-``.pre-commit-config.yaml``), compares each with what the branch already holds, and commits
+``init`` plans a few scaffold files (layout folders, ``.gitignore``, ``.gitattributes`` naming
+the notes' merge driver, ``.reflect-git.toml``, ``.pre-commit-config.yaml``), compares each with what the branch already holds, and commits
 only the difference through the KB's mutation door (``base.Base.mutate``). A second run finds nothing to change and makes
 no commit. New scaffolds (a CI workflow, say) are one more entry in ``plan``.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from reflectgit.config import ARCHIVED, DOCUMENTS, REVIEW_QUEUE, SETTINGS_FILE
 from reflectgit.errors import ConflictError, ReflectGitError
 from reflectgit.notes.messages import build, chore_subject
+from reflectgit.workflows.merging import ATTRIBUTES, gitattributes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,6 +59,9 @@ class InitOptions:
     team_remote: str | None = None
     pre_commit: bool = True
     force: bool = False
+    # The interpreter git starts the merge driver with (by absolute path, as the hooks): the
+    # driver is registered in the repository's git config with it. None: the config is left alone.
+    python: str | None = None
 
 
 @dataclass
@@ -69,6 +73,7 @@ class InitResult:
     created: bool
     written: list[str] = field(default_factory=list)
     left_untracked: list[str] = field(default_factory=list)
+    merge_driver: str | None = None  # set | unchanged: the git config's merge driver
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -77,6 +82,7 @@ class InitResult:
             "created": self.created,
             "written": self.written,
             "left_untracked": self.left_untracked,
+            "merge_driver": self.merge_driver,
         }
 
 
@@ -131,12 +137,18 @@ def init(path: Path, options: InitOptions, env: Mapping[str, str] | None = None)
         for folder in LAYOUT_FOLDERS:
             (root / folder).mkdir(exist_ok=True)
     written, left = done.value
+    driver = None
+    if options.python is not None:
+        from reflectgit.workflows.merging import register
+
+        driver = register(root, options.python, env or {}).action
     return InitResult(
         kb=root,
         commit=done.commit,
         created=not was_kb,
         written=written,
         left_untracked=left,
+        merge_driver=driver,
     )
 
 
@@ -148,6 +160,7 @@ def plan(options: InitOptions, tracked: Mapping[str, str]) -> list[Scaffold]:
         if not any(p.startswith(folder + "/") and not p.endswith(KEEP_FILE) for p in tracked)
     ]
     scaffolds.append(Scaffold(GITIGNORE, _gitignore))
+    scaffolds.append(Scaffold(ATTRIBUTES, gitattributes))
     scaffolds.append(Scaffold(SETTINGS_FILE, lambda old: settings_file(old, options.team_remote)))
     if options.pre_commit:
         scaffolds.append(Scaffold(PRE_COMMIT_CONFIG, _pre_commit_config))

@@ -432,7 +432,7 @@ class Builder(Storage):
         self.conn.execute(
             f"INSERT INTO fts (fts, rowid, {', '.join(FIELDS)})"
             f" VALUES ('delete', ?{', ?' * len(FIELDS)})",
-            (doc, *(old.texts[f] for f in FIELDS)),
+            (doc, *(old.indexed[f] for f in FIELDS)),
         )
         return old
 

@@ -38,6 +38,32 @@ FIELDS = (
 )
 
 
+# --------------------------------------------------------------------------- code words
+
+# A camelCase or PascalCase word (ipcRenderer, CancellationException, HTTPServer): the full-text
+# table's tokenizer keeps it whole, so its parts are indexed too (``indexed_text``).
+_CAMEL = None
+
+
+def indexed_text(text: str) -> str:
+    """A field's text as the full-text table indexes it: the text, then the parts of each of
+    its camelCase words (``ipcRenderer``: ipc renderer; ``getHTTPServer``: get http server), so a
+    query word finds the word a code name is made of, as `git grep` finds it inside the name.
+    snake_case, dotted and dashed names need nothing: the tokenizer splits them already."""
+    global _CAMEL
+    if _CAMEL is None:
+        import re  # the index build parses YAML, which has imported it already
+
+        _CAMEL = re.compile(r"[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*")
+    words = _CAMEL.findall(text)
+    if not words:
+        return text
+    from reflectgit.workflows.search.tokens import camel_runs
+
+    parts = [p.lower() for w in dict.fromkeys(words) for p in camel_runs(w)]
+    return text + "\n" + " ".join(parts)
+
+
 # --------------------------------------------------------------------------- weights
 
 
@@ -154,6 +180,8 @@ class Document:
     updated: str | None
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
+    # The texts as the full-text table indexes them (``indexed_text``), field by field.
+    indexed: dict[str, str] = field(default_factory=dict)
     # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
     scoping: dict[str, Any] = field(default_factory=dict)
     # Why recall, the MCP tools and the SessionStart hook never serve this note (it does not
@@ -291,6 +319,7 @@ def document_from(path: str, note_bytes: bytes, sidecar_bytes: bytes | None) -> 
         updated=_iso(front.get("updated")) or _iso(front.get("created")),
         texts=texts,
         edges=edges,
+        indexed={name: indexed_text(text) for name, text in texts.items()},
         scoping=scoping_of(front),
         withheld=why,
     )

@@ -30,9 +30,8 @@ The synonym table is the packaged ``synonyms.txt`` plus the KB's own file (see i
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -106,10 +105,6 @@ _COMMON_TEXT = """
 """
 COMMON_WORDS = frozenset(_COMMON_TEXT.split()) - STOP_WORDS
 COMMON_WEIGHT = 0.5
-# A concept's salience: (its IDF / the query's highest) ** SALIENCE_POWER, on top of bm25's own
-# IDF, so that in a long query the rare words decide and the words found everywhere only add a
-# little (see ``salience``). Tuned on the tune half of bench/retrieval.py (0.25 to 1.0).
-SALIENCE_POWER = 0.6
 
 _VOWELS = set("aeiouy")
 
@@ -416,8 +411,6 @@ def phrase(tokens: Sequence[str]) -> str:
 
 
 Vocabulary = Callable[[str], list[str]]  # the index's words that share a light stem with one
-# The index's number of notes and how many of them hold each of the given tokens.
-Frequencies = Callable[[Sequence[str]], tuple[int, dict[str, int]]]
 
 
 def understand(
@@ -426,13 +419,11 @@ def understand(
     variants: Vocabulary | None = None,
     prefix_last: bool = True,
     extra: Iterable[str] = (),
-    frequencies: Frequencies | None = None,
 ) -> Query:
     """Read ``text`` as concepts (see the module's docstring).
 
     ``variants(token)`` gives the index's words with the token's light stem; ``extra`` terms
-    (a model's related terms, ``search --expand``) join as synonyms of the whole query;
-    ``frequencies`` (the index's document frequencies) weighs each concept by its salience.
+    (a model's related terms, ``search --expand``) join as synonyms of the whole query.
     """
     table = synonyms if synonyms is not None else shipped()
     words = [_unpossessive(w) for w in text.split() if tokens_of(w)]
@@ -498,9 +489,6 @@ def understand(
     if variants is not None:
         for concept in concepts:
             _add_synonym_forms(concept, variants)
-    if frequencies is not None and len(concepts) > 1:
-        for concept, factor in zip(concepts, salience(concepts, frequencies), strict=True):
-            concept.weight *= factor
     if extra:
         related = Concept("(related)")
         for fts in related_phrases(extra):
@@ -565,74 +553,6 @@ def _plurals(word: str) -> set[str]:
     if word.endswith("s"):
         forms.add(word[:-1])
     return forms - {word}
-
-
-def salience(concepts: Sequence[Concept], frequencies: Frequencies) -> list[float]:
-    """Each concept's weight for how rare the words the user typed are: (its IDF / the
-    highest of the query's) ** SALIENCE_POWER.
-
-    bm25 already weighs each concept by the IDF of what it matched; in a long query (a task
-    described in a person's words: "make our workflow jobs always run on the same release")
-    that is not enough: a note holding three words found in a tenth of the KB outranks the one
-    holding the one word found in two notes. The IDF is that of the concept's own words (its
-    ``exact`` alternatives, the best of them; a phrase's as the sum of its words', as if they
-    were independent), not of the synonym or variant a note matched, so a common word is not
-    made salient by a rare synonym; a word no note holds is as salient as can be (its synonyms
-    carry it). The IDF is bm25's: ln((N - n + 0.5) / (n + 0.5))."""
-    phrases = [
-        [tokens_of(fts.rstrip("*").strip('"')) for fts in c.alternatives.get(EXACT, [])]
-        for c in concepts
-    ]
-    wanted = sorted({t for ps in phrases for toks in ps for t in toks})
-    total, found = frequencies(wanted)
-    top = math.log((total + 0.5) / 0.5)
-
-    def idf(n: int) -> float:
-        return max(1e-6, math.log((total - n + 0.5) / (n + 0.5)))
-
-    idfs = [
-        max((min(top, sum(idf(found.get(t, 0)) for t in toks)) for toks in ps if toks), default=top)
-        for ps in phrases
-    ]
-    highest = max(idfs)
-    if highest <= 1e-6:  # an empty index, or every word in most notes: nothing to tell apart
-        return [1.0] * len(concepts)
-    return [(x / highest) ** SALIENCE_POWER for x in idfs]
-
-
-# Rank fusion (``fused_order``): a query of more than FUSION_MIN_CONCEPTS concepts is ranked by
-# reciprocal-rank fusion of the whole query's ranking (counting FUSION_WHOLE times) and its
-# salient half's, 1 / (FUSION_K + rank) each. The tune half of bench/retrieval.py cannot choose
-# them (K 1 to 3 and the whole x2 to x4 are all within one query there): these are the middle of
-# that grid, and docs/search.md (the sixth round) records every point with both blind verdicts.
-FUSION_MIN_CONCEPTS = 3
-FUSION_K = 2
-FUSION_WHOLE = 3.0
-
-
-def fused_order(
-    ranked: Sequence[int], scores: Mapping[int, Sequence[float]], weights: Sequence[float]
-) -> list[int]:
-    """``ranked`` (notes, best first by the whole query's relevance) reordered by reciprocal-rank
-    fusion with the ranking by the query's salient half alone: the concepts of the highest
-    weight (salience), half of them rounded up, summed the same way.
-
-    A task in a person's words ("make our workflow jobs always run on the same Ubuntu release")
-    mixes a few rare words that say which note is meant with everyday ones that many notes
-    share; a note strong on the everyday words can lead the sum by a little, and the salient
-    half's ranking, fused in at a third of the weight, lifts the note that matches the rare
-    words from just below it. Ranks, not scores, are fused, so a near tie is what moves: a note
-    far ahead on the whole query stays ahead. ``scores`` holds each note's score per concept
-    (``Index._ranked``); nothing more is read from the index."""
-    order = sorted(range(len(weights)), key=lambda i: (-weights[i], i))
-    half = order[: (len(order) + 1) // 2]
-    fused = {key: FUSION_WHOLE / (FUSION_K + n + 1) for n, key in enumerate(ranked)}
-    strength = {key: sum([scores[key][i] for i in half]) for key in ranked}
-    salient = [key for key in ranked if strength[key] > 0]  # scores are never negative
-    salient.sort(key=strength.__getitem__, reverse=True)  # stable: ties keep the whole's order
-    for n, key in enumerate(salient):
-        fused[key] += 1.0 / (FUSION_K + n + 1)
-    return sorted(ranked, key=fused.__getitem__, reverse=True)  # stable: ties keep the order
 
 
 def related_phrases(terms: Iterable[str]) -> list[str]:

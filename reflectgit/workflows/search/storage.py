@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import pathlib
     from reflectgit.workflows.search.documents import Document
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -173,7 +173,7 @@ def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:
     scoping_rows: list[tuple[Any, ...]] = []
     for rowid, doc in docs:
         doc_rows.append((rowid, *_doc_row(doc)))
-        texts = doc.texts
+        texts = doc.indexed
         fts_rows.append((rowid, *[texts[f] for f in FIELDS]))
         tag_rows.extend((rowid, t) for t in dict.fromkeys(t.lower() for t in doc.tags))
         edge_rows.extend((rowid, words, start, end) for words, start, end in doc.edges)

@@ -135,7 +135,13 @@ def test_chunks_already_reflected_on_are_skipped(tmp_path: Path, repo: Path) -> 
     lines = [
         {"type": "user", "message": {"role": "user", "content": "Rename the helper please."}},
         {"type": "assistant", "message": {"role": "assistant", "content": "Renamed it."}},
-        {"type": "user", "message": {"role": "user", "content": "Perfect, that's exactly it."}},
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": "Perfect, the renamed helper reads much better.",
+            },
+        },
     ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")

@@ -140,6 +140,53 @@ def test_plan_rules() -> None:
     assert any("unknown action" in r for r in reasons)
 
 
+def test_the_original_tools_nested_answer_shape_is_read() -> None:
+    """Its contract nests a CREATE's fields under "learning" and names UPDATE's "target_id"."""
+    answer = wr.find_actions(
+        json.dumps(
+            {
+                "actions": [
+                    {
+                        "action": "CREATE",
+                        "reason": "worth keeping",
+                        "learning": {
+                            "title": "Pin numpy below 2 for the legacy wheels",
+                            "rule": "Pin numpy<2 in requirements.txt",
+                            "root_cause": "numpy 2 dropped the C API the wheels use",
+                            "confidence_num": 0.7,
+                            "entities": ["numpy"],
+                        },
+                    },
+                    {"CREATE": {"title": "Use uv instead of pip", "rule": "Use uv"}},
+                    {"action": "UPDATE", "target_id": "lrn-listed-aaaaaa", "reason": "again"},
+                ]
+            }
+        )
+    )
+    assert answer is not None
+    plan = act.plan_actions(answer["actions"], CTX, revision_ids=["lrn-listed-aaaaaa"])
+    first, second = plan.creates
+    assert first.title == "Pin numpy below 2 for the legacy wheels"
+    assert first.note.frontmatter["root_cause"] == "numpy 2 dropped the C API the wheels use"
+    assert first.tier == "medium" and first.note.frontmatter["entities"] == ["numpy"]
+    assert second.title == "Use uv instead of pip"
+    assert plan.confirms == [("lrn-listed-aaaaaa", "again")]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"action": "CREATE", "learning": "not an object"},  # nothing nested: no title
+        {"action": "CREATE", "note": {"rule": "no title anywhere"}},
+        {"CREATE": "a string, not fields"},
+        {"MERGE": {"title": "an unknown action"}},
+    ],
+)
+def test_nested_shapes_without_a_note_in_them_are_dropped(raw) -> None:
+    plan = act.plan_actions([raw], CTX, revision_ids=[])
+    assert plan.creates == [] and len(plan.dropped) == 1
+
+
 def test_confirm_is_idempotent_per_source() -> None:
     from reflectgit.notes import edit
 

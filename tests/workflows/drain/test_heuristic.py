@@ -141,7 +141,10 @@ def test_a_plain_rejection_with_its_reason_is_a_low_correction(tmp_path):
         ],
     )
     assert action["confidence"] == "low" and action["learning_type"] == "correction"
-    assert action["title"].startswith("It's bad idea, since entire conversation")
+    assert action["title"] == (
+        "Don't send the whole transcript to the model on every Stop: entire conversation "
+        "will be processed every time"
+    )
     assert "I will send the whole transcript to the model" in action["problem"]
 
 
@@ -228,3 +231,165 @@ def test_a_long_plain_rejection_is_a_low_note_and_a_short_one_none(tmp_path):
         ("user", "it's not jsonl file"),
     ]
     assert _actions(tmp_path, short) == []
+
+
+# Issue 34.3: the lessons people state, titled by what to do; root causes once confirmed.
+
+
+def test_a_short_rule_keeps_the_sentence_it_belongs_to(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "add caching"),
+            ("assistant", "I wrote a new caching layer with an LRU, a TTL and a refresher."),
+            ("user", "Please check the existing implementation first. Don't overcomplicate."),
+        ],
+    )
+    assert action["title"] == "Check the existing implementation first; don't overcomplicate"
+    assert action["rule"] == "Check the existing implementation first; don't overcomplicate."
+
+
+def test_a_short_rule_alone_or_next_to_a_question_is_no_note(tmp_path):
+    turns = [
+        ("user", "add caching"),
+        ("assistant", "I wrote a new caching layer."),
+        ("user", "Why a new layer? Don't overcomplicate."),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_short_rule_that_names_a_thing_is_a_note(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "build it"),
+            ("assistant", "Running gradle build."),
+            ("user", "no, use ./gradlew"),
+        ],
+    )
+    assert action["title"] == "Use ./gradlew" and action["confidence"] == "medium"
+    vague = [("user", "build it"), ("assistant", "Running gradle build."), ("user", "no, use that")]
+    assert _actions(tmp_path, vague) == []
+
+
+def test_a_bad_idea_is_titled_by_what_to_do_naming_the_idea(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "add retries"),
+            ("assistant", "I'll add a retry decorator in a new module."),
+            ("user", "It's bad idea to add a new module for that, put it in http.py"),
+        ],
+    )
+    assert action["title"] == "Don't add a new module for that; put it in http.py"
+
+
+def test_a_bad_idea_nobody_named_is_no_note(tmp_path):
+    turns = [
+        ("user", "set up the cache"),
+        ("assistant", "Here is the design with Redis in front of the API."),
+        ("user", "it's a bad idea, since the box has no Redis and never will have it"),
+    ]
+    assert all(not a["title"].lower().startswith("it's") for a in _actions(tmp_path, turns))
+    assert _actions(tmp_path, turns) == []
+
+
+CAUSE = (
+    "The root cause is that the `tmp_dir` fixture is session-scoped, so the second test sees "
+    "stale files. I changed it to use tmp_path."
+)
+
+
+def test_a_root_cause_the_person_confirms_is_a_medium_note(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "why does the second test run fail?"),
+            ("assistant", CAUSE),
+            ("user", "yes, that fixed it, thanks"),
+        ],
+    )
+    assert action["title"] == (
+        "The `tmp_dir` fixture is session-scoped, so the second test sees stale files: use tmp_path"
+    )
+    assert action["confidence"] == "medium" and action["learning_type"] == "bug-fix"
+    assert action["root_cause"].startswith("The `tmp_dir` fixture is session-scoped")
+    assert action["fix"] == "Use tmp_path."
+    assert "Confirmed by the person" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "cause",
+    [
+        "The issue might be that the `tmp_dir` fixture is session-scoped.",  # a hunch
+        "The issue is that I'm calling `load_config()` twice in the test.",  # its own doing
+        "The issue is that the function doesn't exist with that name.",  # names nothing
+    ],
+)
+def test_a_confirmed_hunch_or_a_cause_that_names_nothing_is_no_note(tmp_path, cause):
+    turns = [("user", "why does it fail?"), ("assistant", cause), ("user", "yes, that fixed it")]
+    assert _actions(tmp_path, turns) == []
+
+
+def _run(call: str, output: str) -> list:
+    return [
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": call,
+                        "name": "Bash",
+                        "input": {"command": "pytest -q"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call, "content": output}],
+            },
+        },
+    ]
+
+
+RED = "=== 1 failed, 11 passed in 0.40s ==="
+GREEN = "12 passed in 0.40s"
+
+
+def _with_runs(before: str | None, after: str) -> list:
+    return [
+        ("user", "why does the second test run fail?"),
+        *(_run("t0", before) if before else []),
+        ("assistant", CAUSE),
+        *_run("t1", after),
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_root_cause_the_tests_confirm_red_to_green_is_a_medium_note(tmp_path):
+    [action] = _actions(tmp_path, _with_runs(RED, GREEN))
+    assert action["confidence"] == "medium" and action["fix"] == "Use tmp_path."
+    assert "Confirmed by a green test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        _with_runs(RED, RED),  # still red: nothing confirmed
+        _with_runs(None, GREEN),  # green, but never seen red: nothing was fixed
+        [("user", "why does it fail?"), ("assistant", CAUSE)],  # nobody confirmed it
+        [
+            ("user", "why does it fail?"),
+            ("assistant", CAUSE),
+            ("user", "no, that's not it, the files are fresh"),
+        ],
+    ],
+    ids=["red-run", "never-red", "unconfirmed", "denied"],
+)
+def test_a_root_cause_nobody_confirmed_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []

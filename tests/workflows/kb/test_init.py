@@ -13,6 +13,7 @@ from tests.conftest import git
 from tests.support.validation import VALID_NOTE
 
 SCAFFOLD = [
+    ".gitattributes",
     ".gitignore",
     ".pre-commit-config.yaml",
     ".reflect-git.toml",
@@ -66,6 +67,7 @@ def test_second_run_changes_nothing_and_says_so(cli, tmp_path):
         "created": False,
         "written": [],
         "left_untracked": [],
+        "merge_driver": "unchanged",
         "forge": {"settings": {}, "sources": {}, "ignored": []},
     }
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import reflectgit.workflows.search.query as query_module
+import reflectgit.workflows.search.ranking as ranking_module
 from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.workflows.search.index import search
@@ -22,8 +23,8 @@ from reflectgit.workflows.search.query import (
     PREFIX,
     SYNONYM,
     Synonyms,
-    fused_order,
     light_stem,
+    shipped,
     understand,
 )
 from tests.support.search import note_text
@@ -106,6 +107,27 @@ def test_a_part_s_synonym_counts_no_more_than_the_part(tmp_path: Path) -> None:
     words = understand("LaunchAgent", Synonyms.parse("launchd, launchagent\nlaunch, spawn"))
     assert '"spawn"' not in words.concepts[0].alternatives[SYNONYM]
     assert '"spawn"' in words.concepts[0].alternatives[query_module.PART_SYNONYM]
+
+
+def test_a_note_s_camel_case_names_are_indexed_by_their_parts(tmp_path: Path) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "ipc": ("Preload bridge", "Expose ipcRenderer.invoke through contextBridge.", {}),
+            "flat": ("Lowercase", "The ipcrenderer module and the contextbridge call.", {}),
+            "title": ("Title Case Words", "Hello World from the Renderer.", {}),
+        },
+    )
+    # "renderer" is a part of ipcRenderer, as `git grep -i renderer` finds it inside the name.
+    assert ids(kb, "renderer bridge")[0] == "ipc"
+    assert ids(kb, "ipcRenderer")[0] == "ipc"  # the whole name still matches as typed
+    # Negative: a lowercase run has no parts to find, and a capitalised word is no code name.
+    assert "flat" not in ids(kb, "renderer bridge")
+    assert set(ids(kb, "renderer")) == {"ipc", "title"}
+    from reflectgit.workflows.search.documents import indexed_text
+
+    assert indexed_text("Call getHTTPServer now") == "Call getHTTPServer now\nget http server"
+    assert indexed_text("Hello World, snake_case and URLs") == "Hello World, snake_case and URLs"
 
 
 def test_a_code_like_word_with_no_known_part_finds_nothing(tmp_path: Path) -> None:
@@ -233,9 +255,6 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
     # "log" alone is a part of the phrase: it counts, but below both real matches.
     assert found.index("log") > found.index("wal")
     assert ids(kb, "json web token") == ["jwt"]
-    # Another name of the same thing; "log" alone, a part of it, comes after both.
-    assert set(ids(kb, "transaction log")[:2]) == {"wal", "wal-long"}
-    assert ids(kb, "transaction log")[2:] == ["log"]
     assert ids(kb, "checkpoint") == ["wal"]  # no synonym: no expansion
     # --json says how the query was read.
     read = search(kb, kb / ".git" / "reflect-git", "WAL", now=NOW).understood
@@ -243,14 +262,17 @@ def test_shipped_synonyms_bridge_abbreviations_both_ways(tmp_path: Path) -> None
 
 
 def test_a_synonym_term_with_stop_words_is_found_from_a_query(tmp_path: Path) -> None:
-    # The shipped table has "connection pool, pool of connections, set of sockets": a query
-    # drops its stop words before it looks for terms, so the term's stop words must not count.
+    # A KB's table has "connection pool, pool of connections, set of sockets": a query drops
+    # its stop words before it looks for terms, so the term's stop words must not count.
     kb = make_kb(
         tmp_path,
         {
             "pool": ("Size the connection pool", "The connection pool was too small.", {}),
             "other": ("Sockets of the proxy", "Set the proxy buffer.", {}),
         },
+    )
+    (kb / "synonyms.txt").write_text(
+        "connection pool, pool of connections, set of sockets\n", encoding="utf-8"
     )
     assert ids(kb, "a set of sockets")[0] == "pool"
     assert ids(kb, "the pool of connections")[0] == "pool"
@@ -262,7 +284,7 @@ def test_a_synonym_term_with_stop_words_is_found_from_a_query(tmp_path: Path) ->
 
 
 def test_a_term_of_several_words_is_never_one_of_its_words(tmp_path: Path) -> None:
-    # The shipped table has "timeout, time out, ..." and "concurrent, ..., same time": without
+    # The shipped table has "timeout, time out, ...", a KB's "concurrent, same time": without
     # their stop words both terms are "time", which must not make every "time" a timeout.
     kb = make_kb(
         tmp_path,
@@ -272,6 +294,7 @@ def test_a_term_of_several_words_is_never_one_of_its_words(tmp_path: Path) -> No
             "deadline": ("Upstream timeout", "Requests hit the timeout.", {}),
         },
     )
+    (kb / "synonyms.txt").write_text("concurrent, same time\n", encoding="utf-8")
     found = ids(kb, "time")
     assert found[0] == "clock" and "writers" not in found  # ("time"* finds the timeout too)
     assert ids(kb, "at the same time")[0] == "writers"  # the term typed with its stop words
@@ -414,135 +437,87 @@ def test_confidence_breaks_ties_but_never_overturns_relevance(tmp_path: Path, pr
     assert ids(kb, "zephyr twin")[:2] == ["twin-high", "twin-low"]
 
 
-def test_the_shipped_table_reads_maintenance_agents_and_version_managers(tmp_path: Path) -> None:
-    # Fourth round's shipped groups: PostgreSQL's own name for VACUUM's chapter ("routine
-    # database maintenance"), Azure's word for a CI runner ("hosted agent"), and the family
-    # name of pyenv / nvm / rbenv / asdf. Each is checked against a note that shares a word of
-    # the phrase but means something else.
+def test_the_shipped_table_holds_abbreviations_error_codes_and_what_tools_are(
+    tmp_path: Path,
+) -> None:
+    # General knowledge only: an abbreviation, an error code's message, a tool and what it is.
+    # Each is checked against a note that shares a word of the phrase but means something else.
     kb = make_kb(
         tmp_path,
         {
-            "vacuum": ("Run vacuum analyze", "VACUUM (ANALYZE) reclaims dead rows.", {}),
-            "window": ("Maintenance window", "Announce the maintenance window a week ahead.", {}),
-            "runner": ("Pin the runner", "Name the exact runner release, not latest.", {}),
-            "agent": ("Agent tokens expire", "The hosting agent token expires hourly.", {}),
-            "pyenv": ("Shims first", "Put the pyenv shims before /usr/bin on PATH.", {}),
-            "manager": ("Manager sign-off", "A release needs the manager's sign-off.", {}),
+            "envvar": ("Quote it", "Export the env var before the build.", {}),
+            "variable": ("Shadowing", "A local variable shadows the loop one.", {}),
+            "enospc": ("Full runner", "The runner failed with ENOSPC while unpacking.", {}),
+            "device": ("USB device", "The device was left on the desk.", {}),
+            "celery": ("Worker acks", "Celery acknowledges late with acks_late.", {}),
+            "queue": ("Print queue", "The printer queue jammed.", {}),
         },
     )
-    assert ids(kb, "routine database maintenance")[0] == "vacuum"
-    assert ids(kb, "maintenance window")[0] == "window"  # the word alone means itself
-    assert ids(kb, "the hosted agent changed its OS")[0] == "runner"
-    assert ids(kb, "agent token")[0] == "agent"
-    assert ids(kb, "interpreter from the version manager")[0] == "pyenv"
-    assert ids(kb, "manager sign-off")[0] == "manager"
-    table = Synonyms.parse(
-        (Path(understand.__code__.co_filename).parent / "synonyms.txt").read_text("utf-8")
-    )
-    read = understand("hosted agent", table)
-    assert [c.text for c in read.concepts] == ["hosted agent"]
-    assert '"runner"' in read.concepts[0].alternatives[SYNONYM]
+    assert ids(kb, "environment variable")[0] == "envvar"
+    assert ids(kb, "variable")[0] == "variable"  # the word alone means itself
+    assert ids(kb, "no space left on device")[0] == "enospc"
+    assert ids(kb, "device")[0] == "device"
+    assert ids(kb, "task queue acknowledgement")[0] == "celery"
+    assert ids(kb, "queue jammed")[0] == "queue"
+    read = understand("task queue", shipped())
+    assert [c.text for c in read.concepts] == ["task queue"]
+    assert '"celery"' in read.concepts[0].alternatives[SYNONYM]
 
 
-# --------------------------------------------------------------------------- salience
+def test_the_shipped_table_holds_no_everyday_equivalences() -> None:
+    # Lines such as "worker, consumer" or "deploy, to production" pushed the notes that matched
+    # them over the note a query meant (docs/search.md): words a team uses its own way go in
+    # the KB's table.
+    for word in ("worker", "deploy", "hang", "slow", "leak", "job", "error", "stale", "spike"):
+        assert understand(word, shipped()).concepts[0].alternatives.get(SYNONYM) is None, word
 
 
-def _salience_kb(tmp_path: Path) -> Path:
-    """Five notes about deploys and services, one about the quokkaboard driver, 14 others."""
+# --------------------------------------------------------------------------- coverage
+
+
+def _coverage_kb(tmp_path: Path) -> Path:
+    """A note holding the rarest word of a query three times, one holding its other words."""
     notes: dict[str, tuple[str, str, dict[str, str]]] = {
-        f"svc-{i}": (f"Service note {i}", "Restart the service after a config deploy.", {})
-        for i in range(5)
+        f"pet-{i:02d}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(12)
     }
-    notes |= {f"pet-{i:02d}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(14)}
-    notes["quokka"] = ("Driver hangs", "The quokkaboard driver hangs until a restart.", {})
+    notes |= {
+        f"boot-{i}": ("Boot note", f"The firmware flash step {i} runs at boot.", {})
+        for i in range(4)
+    }
+    notes["deep"] = ("Board", "The quokkaboard resets; a quokkaboard reset; quokkaboard again.", {})
+    notes["wide"] = ("Driver", "The firmware flash stalls the driver at boot.", {})
     return make_kb(tmp_path, notes)
 
 
-def test_in_a_long_query_the_rare_word_decides(tmp_path: Path) -> None:
-    kb = _salience_kb(tmp_path)
-    # Each service note holds four of the words (in a quarter of the notes), the driver note
-    # the one rare word and restart: bm25's own IDF alone put the four everyday matches first.
-    assert ids(kb, "restart the service after a config deploy on the quokkaboard")[0] == "quokka"
-    # Negative: without the rare word the service notes come first, the driver note last.
-    got = ids(kb, "restart the service after a config deploy")
-    assert got[-1] == "quokka" and set(got[:5]) == {f"svc-{i}" for i in range(5)}
-
-
-def test_salience_keeps_the_common_words_as_a_tie_break(tmp_path: Path) -> None:
-    kb = make_kb(
-        tmp_path,
-        {
-            **{
-                f"svc-{i}": ("Service note", "Restart the service on deploy.", {}) for i in range(3)
-            },
-            **{f"pet-{i}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(6)},
-            "both": (
-                "Quokkaboard service",
-                "The quokkaboard service needs a restart on deploy.",
-                {},
-            ),
-            "rare": ("Quokkaboard", "The quokkaboard driver.", {}),
-        },
-    )
-    # Both hold the rare word; the one that also holds the common words ranks first.
-    assert ids(kb, "restart the quokkaboard service on deploy")[:2] == ["both", "rare"]
-
-
-def test_salience_weighs_concepts_by_the_idf_of_the_words_typed() -> None:
-    counts = {"redis": 2, "pool": 40, "exceptions": 30, "connectionerror": 3}
-
-    def frequencies(tokens: list[str] | tuple[str, ...]) -> tuple[int, dict[str, int]]:
-        return 100, {t: counts[t] for t in tokens if t in counts}
-
-    q = understand("pool redis wobbleplank", frequencies=frequencies)
-    weight = {c.text: c.weight for c in q.concepts}
-    # A word no note holds is as salient as can be; a rare one next; a word in 40% of the
-    # notes far below.
-    assert weight["wobbleplank"] == 1.0
-    assert weight["wobbleplank"] > weight["redis"] > weight["pool"]
-    # One concept alone is never reweighed; an everyday word keeps its half on top.
-    assert [c.weight for c in understand("pool", frequencies=frequencies).concepts] == [1.0]
-    # A phrase is as rare as its words together: the code-like word beats "pool" and redis.
-    q = understand("pool redis exceptions.ConnectionError", frequencies=frequencies)
-    weight = {c.text: c.weight for c in q.concepts}
-    assert weight["exceptions.ConnectionError"] == 1.0 > weight["redis"] > weight["pool"]
-
-
-# --------------------------------------------------------------------------- rank fusion
-
-
-def test_a_long_query_fuses_in_the_ranking_of_its_salient_half(
+def test_a_note_that_holds_more_of_the_query_ranks_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    notes = {f"pet-{i:02d}": ("Pet note", f"The cat sleeps {i} hours.", {}) for i in range(12)}
-    notes["hub"] = ("Several found", "Several were found; several more found later.", {})
-    notes["rare"] = ("Board", "The quokkaboard driver hangs until the board resets.", {})
-    notes["zorb"] = ("Zorblat", "The zorblat cache.", {})
-    kb = make_kb(tmp_path, notes)
-    # Four concepts: the salient half is quokkaboard and zorblat; the note holding the rare
-    # word moves above the one holding only the everyday words, which led the sum by a little.
-    assert ids(kb, "quokkaboard zorblat several found") == ["zorb", "rare", "hub"]
-    # Negative: a query of three concepts is not fused, and the sum decides.
-    assert ids(kb, "quokkaboard several found") == ["hub", "rare"]
-    # Negative: without the fusion the same query keeps the sum's order.
-    monkeypatch.setattr(query_module, "FUSION_MIN_CONCEPTS", 99)
-    assert ids(kb, "quokkaboard zorblat several found") == ["zorb", "hub", "rare"]
+    kb = _coverage_kb(tmp_path)
+    # "wide" holds three of the four words (each in five notes), "deep" only the rarest, three
+    # times over.
+    got = ids(kb, "quokkaboard firmware flash boot")
+    assert got.index("wide") < got.index("deep")
+    # Negative: without coverage bm25's sum puts the note with the one rare word first.
+    monkeypatch.setattr(ranking_module, "COVERAGE_POWER", 0.0)
+    assert ids(kb, "quokkaboard firmware flash boot")[0] == "deep"
 
 
-def test_fusion_moves_a_note_over_its_neighbour_never_far() -> None:
-    # Notes 1 to 4 by the whole query's ranking; the salient half is concepts 0 and 1.
-    weights = [1.0, 0.9, 0.2, 0.1]
-    scores = {
-        1: [0.0, 0.0, 5.0, 5.0],  # first on the whole query, nothing salient
-        2: [3.0, 0.0, 0.0, 0.0],  # second, and first on the salient half
-        3: [0.0, 2.0, 0.0, 0.0],  # third, second on the salient half
-        4: [0.0, 0.0, 1.0, 0.0],
-    }
-    assert fused_order([1, 2, 3, 4], scores, weights) == [2, 1, 3, 4]
-    # Negative: a note first on both stays first, and the order below it is the whole
-    # query's where the salient half agrees.
-    scores[1] = [4.0, 0.0, 5.0, 5.0]
-    assert fused_order([1, 2, 3, 4], scores, weights) == [1, 2, 3, 4]
+def test_coverage_never_flattens_notes_that_hold_the_same_words(tmp_path: Path) -> None:
+    kb = _coverage_kb(tmp_path)
+    # Negative: every boot note and "wide" hold both words; bm25 still orders them (the
+    # shorter "wide" first), and the ids only break the boot notes' exact ties.
+    assert ids(kb, "firmware flash")[:5] == ["wide", "boot-0", "boot-1", "boot-2", "boot-3"]
+    assert ids(kb, "quokkaboard")[0] == "deep"
+
+
+def test_coverage_counts_each_concept_by_its_weight_and_how_it_matched() -> None:
+    from reflectgit.workflows.search.ranking import coverage
+
+    assert coverage([1.0, 1.0], [1.0, 1.0]) == 1.0
+    assert coverage([1.0, 0.0], [1.0, 1.0]) == 0.5
+    assert coverage([0.0, 1.0], [1.0, 0.5]) == 0.5 / 1.5  # an everyday word counts half
+    assert coverage([0.3, 0.0], [1.0, 1.0]) == 0.15  # a part of a code-like word, 0.3
+    assert coverage([0.0], [0.0]) == 1.0  # nothing with any weight asked
 
 
 # --------------------------------------------------------------------------- phrases in other words

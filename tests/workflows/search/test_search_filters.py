@@ -15,7 +15,7 @@ def kb() -> Index:
     docs = [
         document_from(
             f"documents/a{i}.md",
-            note_text(f"a{i}", f"Retry retry retry {i}", "Retry.", project="alpha"),
+            note_text(f"a{i}", f"Retry {i}", "Retry once, then wait a while.", project="alpha"),
             None,
         )
         for i in range(10)
@@ -23,7 +23,7 @@ def kb() -> Index:
     docs += [
         document_from(
             f"documents/b{i}.md",
-            note_text(f"b{i}", f"Backoff {i}", "A retry once, then wait.", project="beta"),
+            note_text(f"b{i}", f"Retry retry {i}", "Retry, retry.", project="beta"),
             None,
         )
         for i in range(2)

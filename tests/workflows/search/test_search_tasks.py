@@ -1,9 +1,10 @@
 """Task queries: what someone is about to do, in their own words, against a note that names the
 tool. Orderings on small KBs (never scores), each with its negative example.
 
-A synonym finds the other forms of itself a note uses (spike: spikes), and the shipped table
-knows what common tools are (launchd is the Mac's scheduler, redis an in-memory cache, 5xx a
-server error) and how tasks are said ("logged in", "into production", "our rules").
+A synonym finds the other forms of itself a note uses (spike: spikes), the shipped table knows
+what common tools are (launchd is the macOS service manager, redis an in-memory cache, 5xx a
+server error), and a team says how its own tasks are said in its KB's table ("into
+production", "our rules").
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def ids(kb: Path, query: str) -> list[str]:
 
 
 def test_a_synonym_finds_the_forms_of_itself_a_note_uses(tmp_path: Path) -> None:
-    # The table's group is "spike, burst, surge": "surge" looks for "spike", and the note says
+    # The KB's group is "spike, burst, surge": "surge" looks for "spike", and the note says
     # "spikes". The light stemmer reads "spice" as a form of "spike" (its k-to-c rule, for
     # revoke / revocation): such a guess counts as a variant of the synonym, below the plural.
     kb = make_kb(
@@ -51,10 +52,11 @@ def test_a_synonym_finds_the_forms_of_itself_a_note_uses(tmp_path: Path) -> None
             "other": ("Unrelated", "The build cache lives in a volume."),
         },
     )
+    (kb / "synonyms.txt").write_text("spike, burst, surge\n", encoding="utf-8")
     assert ids(kb, "surge")[0] == "spikes"
     assert "other" not in ids(kb, "surge")
-    # A term of several words varies its last word: "terminal multiplexer" is tmux, and the
-    # note says "tmux sessions" where the table says "tmux session" / "terminal session".
+    # A term of several words varies its last word: the note says "terminal sessions" where
+    # the table says "terminal session".
     kb2 = make_kb(
         tmp_path / "two",
         {
@@ -62,6 +64,7 @@ def test_a_synonym_finds_the_forms_of_itself_a_note_uses(tmp_path: Path) -> None
             "term": ("Terminal colours", "The terminal shows 256 colours."),
         },
     )
+    (kb2 / "synonyms.txt").write_text("tmux session, terminal session, workspace\n", "utf-8")
     assert ids(kb2, "close a workspace")[0] == "tmux"
 
 
@@ -96,8 +99,8 @@ def test_the_shipped_table_knows_what_common_tools_are(tmp_path: Path) -> None:
             "cpu": ("Server CPU", "The database server CPU sat at 100% during the import."),
         },
     )
-    # The Mac's scheduler is launchd; nothing else here schedules anything.
-    assert ids(kb, "schedule a nightly script") == ["launchd"]
+    # The macOS service manager is launchd; nothing else here manages services.
+    assert ids(kb, "the macos service manager ignores PATH")[0] == "launchd"
     assert ids(kb, "brew upgrade")[0] == "brew"  # the word alone means itself
     # An in-memory cache is redis (or memcached), not any note about memory.
     assert ids(kb, "share sockets to the in-memory cache")[0] == "redis"
@@ -110,7 +113,7 @@ def test_the_shipped_table_knows_what_common_tools_are(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- task phrasings
 
 
-def test_how_tasks_are_said(tmp_path: Path) -> None:
+def test_a_team_says_how_its_tasks_are_said_in_its_own_table(tmp_path: Path) -> None:
     kb = make_kb(
         tmp_path,
         {
@@ -121,7 +124,15 @@ def test_how_tasks_are_said(tmp_path: Path) -> None:
             "lint": ("Ruff rules", "Select the ruff rules per folder."),
         },
     )
-    # Logged in is signed in (auth), not logging; "our rules" are the team's conventions.
+    # Without the team's table, "our rules" finds the ruff rules and "into production" the
+    # production database: everyday words the shipped table leaves alone.
+    assert ids(kb, "keep users logged in according to our rules")[0] == "lint"
+    assert ids(kb, "get my change into production")[0] == "prodb"
+    (kb / "synonyms.txt").write_text(
+        "convention, our rules, house rules\ndeploy, into production\n", encoding="utf-8"
+    )
+    # Logged in is signed in (auth, shipped), not logging; "our rules" are the team's
+    # conventions (its own table).
     got = ids(kb, "keep users logged in according to our rules")
     assert got[0] == "session"
     assert "logs" not in got

@@ -39,9 +39,7 @@ def a_kb(tmp_path: Path, text: str | None) -> tuple[Path, Path]:
 
 def test_the_shipped_table_is_its_file_parsed() -> None:
     assert (shipped().groups, shipped()._lookup) == parsed_fresh(TEXT)
-    assert ("wal", "write-ahead log", "write ahead log", "journal_mode", "transaction log") in (
-        shipped().groups
-    )
+    assert ("wal", "write-ahead log", "write ahead log") in shipped().groups
 
 
 @pytest.mark.parametrize(
