@@ -237,3 +237,15 @@ def test_a_merge_that_does_not_validate_while_both_sides_do_is_a_conflict() -> N
         base, ours, edit(base, ("confidence: medium", "confidence: high")), "x.md"
     )
     assert fine.clean
+
+
+def test_anchors_merge_as_a_set() -> None:
+    anchored = edit(BASE, ("tags:", "anchors:\n- {path: src/pool.py, commit: aaaaaaa}\ntags:"))
+    ours = edit(anchored, ("commit: aaaaaaa}", "commit: bbbbbbb}"))  # re-anchored at HEAD
+    theirs = edit(anchored, ("commit: aaaaaaa}", "commit: aaaaaaa}\n- {path: src/retry.py}"))
+    merged = merge_note(anchored, ours, theirs, no_body_merge)
+    assert merged.clean
+    assert parse_note(merged.data).frontmatter["anchors"] == [
+        {"path": "src/pool.py", "commit": "bbbbbbb"},
+        {"path": "src/retry.py"},
+    ]
