@@ -5,7 +5,7 @@ common ancestor, ours and theirs). The frontmatter is merged on its parsed value
 a time:
 
 - a field only one side changed takes that side's value (a removal included);
-- a list that is a set (``SET_FIELDS``: tags, symptoms, entities, source episodes, causal
+- a list that is a set (``SET_FIELDS``: tags, anchors, symptoms, entities, source episodes, causal
   relations, links, supersedes, the provenance's source ids, enforce patterns) keeps what either
   side added and drops what either side removed;
 - ``provenance.proof_count`` counts the distinct sources when both sides added different ones;
@@ -47,6 +47,7 @@ MISSING: Any = _Missing()
 SET_FIELDS: frozenset[Path] = frozenset(
     {
         ("tags",),
+        ("anchors",),
         ("symptoms",),
         ("entities",),
         ("source_episodes",),

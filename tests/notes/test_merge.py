@@ -256,3 +256,15 @@ def test_changed_fields_names_what_one_side_changed() -> None:
     assert changed_fields(BASE, b"no front matter") == ["file"]
     assert changed_fields(BASE, None) == ["file"]
     assert "title" in changed_fields(None, BASE)  # added: every field is new
+
+
+def test_anchors_merge_as_a_set() -> None:
+    anchored = edit(BASE, ("tags:", "anchors:\n- {path: src/pool.py, commit: aaaaaaa}\ntags:"))
+    ours = edit(anchored, ("commit: aaaaaaa}", "commit: bbbbbbb}"))  # re-anchored at HEAD
+    theirs = edit(anchored, ("commit: aaaaaaa}", "commit: aaaaaaa}\n- {path: src/retry.py}"))
+    merged = merge_note(anchored, ours, theirs, no_body_merge)
+    assert merged.clean
+    assert parse_note(merged.data).frontmatter["anchors"] == [
+        {"path": "src/pool.py", "commit": "bbbbbbb"},
+        {"path": "src/retry.py"},
+    ]
