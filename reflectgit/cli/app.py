@@ -70,6 +70,9 @@ COMMANDS: dict[str, str] = {
     "ingest": "ingest",
     "errors": "errors",
     "rules": "rules",
+    "stale": "code",
+    "pr-notes": "code",
+    "code-ci": "code",
 }
 
 # The root callback's options that a command takes after its word as well.

@@ -124,15 +124,30 @@ def add_cmd(
     restore: bool = typer.Option(
         False, "--restore", help="Bring back a forgotten id (its .forgotten/ copy is removed)."
     ),
+    anchor: list[str] = typer.Option(  # noqa: B008
+        [],
+        "--anchor",
+        metavar="PATH[:SYMBOL]",
+        help="The code the note is about (repeatable; run inside that repository: its name "
+        "becomes the note's project, its HEAD the anchor's commit).",
+    ),
 ) -> None:
     """Validate and commit one note (from a file, stdin, or flags)."""
-    fields = {
+    fields: dict[str, object] = {
         "title": title,
         "key_insight": insight,
         "category": category,
         "confidence": confidence,
         "tags": list(tag),
     }
+    if anchor:
+        from reflectgit.config import current_folder
+        from reflectgit.workflows.code.anchoring import anchor_fields
+
+        here = current_folder()
+        if here is None:
+            fail("the current folder is gone: --anchor needs the code repository", code=EXIT_USAGE)
+        fields.update(anchor_fields(anchor, here, globals_of(ctx).config().env))
     if file is None and not title:
         fail(
             "give a note FILE, `-` for stdin, or --title with --insight",
@@ -388,6 +403,7 @@ def status_cmd(ctx: typer.Context) -> None:
         "clean": st.clean,
         "pending": st.pending,
         "publish": st.publish,
+        "merge_driver": st.merge_driver,
         "withheld": [{"path": p, "why": w} for p, w in st.withheld or []],
         "forge": render.forge_doc(forge),
     }

@@ -291,9 +291,32 @@ def status_lines(st: Any, choice: Any = None) -> list[str]:
             f"work tree: {'clean' if st.clean else 'has uncommitted edits to notes'}",
         ]
         + ([f"pending:  {st.pending}"] if st.pending else [])
+        + merge_driver_lines(st.merge_driver)
         + withheld_lines(st.withheld, n["live"])
         + publish_lines(st.publish)
     )
+
+
+def merge_driver_lines(driver: Any) -> list[str]:
+    """``status``: does git merge notes field by field in this repository?"""
+    if not driver:
+        return []
+    if driver["active"]:
+        line = (
+            "merge:    driver registered, .gitattributes names it: git merges notes field by field"
+        )
+        if not driver["current"]:
+            line += " (registered by another reflect-git install; `reflect-git hooks install` points it here)"
+        return [line]
+    gaps = []
+    if not driver["registered"]:
+        gaps.append("driver not registered in the repository's git config")
+    if not driver["attributes"]:
+        gaps.append(f".gitattributes lacks {len(driver['missing_attributes'])} of its lines")
+    return [
+        f"merge:    {'; '.join(gaps)}: git merges notes line by line "
+        "(`reflect-git init` in the KB sets both)"
+    ]
 
 
 def withheld_lines(withheld: Any, live: int) -> list[str]:
@@ -387,8 +410,21 @@ def team_cloned(result: Any) -> list[str]:
 
 
 def team_synced(result: Any) -> list[str]:
-    head = "fetched and fast-forwarded" if result.updated else "fetched"
-    return [f"team KB {head}", *team_status(result)]
+    merged = result.merged
+    if merged is None:
+        head = "fetched and fast-forwarded" if result.updated else "fetched"
+        return [f"team KB {head}", *team_status(result)]
+    out = [
+        f"team KB fetched and merged: {merged['files']} file(s) from the team's "
+        f"{result.branch} at {_tip(merged['from'])} (merge commit {_tip(merged['commit'])}, "
+        "not pushed)"
+    ]
+    out += [
+        f"  {n['path']}: yours changed {', '.join(n['ours']) or 'nothing'}; "
+        f"the team's changed {', '.join(n['theirs']) or 'nothing'}"
+        for n in merged["notes"]
+    ]
+    return [*out, *team_status(result)]
 
 
 def routed(result: Any) -> list[str]:
@@ -863,4 +899,64 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
         out.append(f"{harness} {event} reply: {json.dumps(answer, ensure_ascii=False)}")
     else:
         out.append(f"{harness} {event} reply: nothing (no output)")
+    return out
+
+
+def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str]:
+    """``stale``: one block per stale note (id, label, each anchor and its commits)."""
+    out: list[str] = []
+    for note in report.stale:
+        out.append(f"{note.id}  {note.label}")
+        for a in note.anchors:
+            moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
+            out.append(f"    {a.anchor.label}{moved}: {a.reason}")
+            out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
+            if len(a.commits) > 5:
+                out.append(f"      ... and {len(a.commits) - 5} more")
+    for p in proposals or []:
+        out.append(f"proposed for review: {p.id} -> {p.where}")
+    summary = (
+        f"{plural(len(report.stale), 'stale note')} of {plural(report.checked, 'anchored note')} "
+        f"in {report.project} (HEAD {report.head[:10]})"
+    )
+    if report.unchecked:
+        summary += f"; {len(report.unchecked)} not checked (their commits are not in this clone)"
+    return [*out, summary]
+
+
+def pr_notes_lines(result: Any) -> list[str]:
+    """``pr-notes``: one line per note (id, title), its why below; nothing when none bears on
+    the change (a script or CI job reads an empty output as "nothing to say")."""
+    out: list[str] = []
+    for note in result.notes:
+        out.append(f"{note.id}  {note.title}")
+        out.append(f"    {note.why}")
+    return out
+
+
+def pr_comment_line(outcome: Any) -> str:
+    """What ``pr-notes --comment`` did to the pull request's comment (stderr)."""
+    what = {
+        "created": "posted the reflect-git comment",
+        "updated": "updated the reflect-git comment",
+        "unchanged": "the reflect-git comment already says this",
+        "deleted": "no note bears on the change now: deleted the reflect-git comment",
+        "none": "no note bears on the change: no comment",
+    }[outcome.action]
+    extra = (
+        f" (and {outcome.duplicates_deleted} duplicate(s) deleted)"
+        if outcome.duplicates_deleted
+        else ""
+    )
+    return f"pull request {outcome.number}: {what}{extra}"
+
+
+def code_ci_lines(kind: str, written: Sequence[Any]) -> list[str]:
+    """``code-ci``: the file written and what to set before committing it."""
+    out = [f"wrote {p}" for p in written]
+    if kind == "gitlab":
+        out.append("include it from .gitlab-ci.yml (include: - local: <that path>); set the CI/CD")
+        out.append("variables REFLECT_KB_URL and GITLAB_TOKEN (api scope), masked")
+    else:
+        out.append("set the secret REFLECT_KB_URL (the team KB's clone URL), then commit the file")
     return out

@@ -40,6 +40,7 @@ def search_cmd(
     ),
 ) -> None:
     """Ranked notes: text relevance, then confidence and proof count; live ones unless --all."""
+    from reflectgit.config import current_folder
     from reflectgit.workflows.search.index import search
     from reflectgit.workflows.search.results import hit_lines, result_json
 
@@ -70,6 +71,7 @@ def search_cmd(
             synonyms_file=cfg.search.synonyms,
             related=expansion.terms if expansion else (),
             progress=bar,
+            code=None if at else current_folder(),
         )
     finally:
         bar.close()

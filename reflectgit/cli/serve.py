@@ -18,6 +18,12 @@ def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
     read_only: bool = typer.Option(False, "--read-only", help="Browse only: no actions."),
     open_browser: bool = typer.Option(False, "--open", help="Open the UI in a browser."),
+    repo: str | None = typer.Option(
+        None,
+        "--repo",
+        help="A code repository: label notes whose anchored code moved on (default: the "
+        "current folder's repository).",
+    ),
 ) -> None:
     """A local web UI for the KB, its history and team review (Ctrl-C stops it)."""
     from reflectgit.installation import require
@@ -36,5 +42,11 @@ def serve_cmd(
 
             webbrowser.open(bound.url)
 
-    serve(cfg, bound, read_only=read_only, on_started=started)
+    import os
+    from pathlib import Path
+
+    from reflectgit.config import current_folder
+
+    code = Path(os.path.expanduser(repo)).absolute() if repo else current_folder()
+    serve(cfg, bound, read_only=read_only, on_started=started, code=code)
     render.write_lines(["reflect-git serve: stopped"])

@@ -66,6 +66,18 @@ class PullRequest:
 
 
 @dataclass(frozen=True)
+class Comment:
+    """A comment on a pull request (an issue comment; a merge request's note on GitLab)."""
+
+    id: int
+    body: str
+
+
+COMMENT_PAGES = 20  # comments read at most: 20 pages of 100
+PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
 class RepoRef:
     """Where a git remote lives: host (with port), repository path, web scheme."""
 
@@ -196,3 +208,27 @@ class Forge(ABC):
     @abstractmethod
     def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
         """Merge the PR on the forge (a merge commit); refused when the head is not ``head_sha``."""
+
+    # Comments (``pr-notes --comment``): the REST back ends have them; gh does not (yet).
+
+    def comments(self, number: int) -> list[Comment]:
+        """Every comment on PR ``number``, oldest first."""
+        raise self._no_comments()
+
+    def add_comment(self, number: int, body: str) -> Comment:
+        raise self._no_comments()
+
+    def edit_comment(self, number: int, comment: Comment, body: str) -> None:
+        raise self._no_comments()
+
+    def delete_comment(self, number: int, comment: Comment) -> None:
+        raise self._no_comments()
+
+    def _no_comments(self) -> Exception:
+        from reflectgit.errors import ForgeError
+
+        return ForgeError(
+            f"the {self.name} back end cannot comment on pull requests",
+            hint="give the forge's REST API a token (GH_TOKEN / GITHUB_TOKEN, GITLAB_TOKEN, "
+            "GITEA_TOKEN)",
+        )

@@ -26,6 +26,7 @@ class GiteaForge(GitHubForge):
     name = "gitea"
 
     detects_outside_merge = False
+    PAGE_PARAM = "limit"  # Gitea and Forgejo page with limit, not per_page
 
     def _pr(self, data: Any) -> PullRequest:
         pr = super()._pr(data)

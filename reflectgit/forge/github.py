@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
+from reflectgit.forge.base import (
+    COMMENT_PAGES,
+    DRAFT_PREFIX,
+    PAGE_SIZE,
+    Comment,
+    Forge,
+    PullRequest,
+)
 from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
 
 # ============================================================================ GitHub
@@ -82,3 +89,35 @@ class GitHubForge(Forge):
     def merge(self, pr: PullRequest, head_sha: str | None = None) -> None:
         payload = {"merge_method": "merge", **({"sha": head_sha} if head_sha else {})}
         self.client.request("PUT", f"/repos/{self.repo}/pulls/{pr.number}/merge", payload)
+
+    # A pull request's conversation is its issue's comments (GitHub and Gitea alike).
+    PAGE_PARAM = "per_page"
+
+    def comments(self, number: int) -> list[Comment]:
+        out: list[Comment] = []
+        for page in range(1, COMMENT_PAGES + 1):
+            resp = self.client.request(
+                "GET",
+                f"/repos/{self.repo}/issues/{number}/comments",
+                query={self.PAGE_PARAM: PAGE_SIZE, "page": page},
+            )
+            items = as_list(resp.data, "the comment listing")
+            out.extend(Comment(int(c["id"]), str(c.get("body") or "")) for c in items)
+            if len(items) < PAGE_SIZE:
+                break
+        return out
+
+    def add_comment(self, number: int, body: str) -> Comment:
+        resp = self.client.request(
+            "POST", f"/repos/{self.repo}/issues/{number}/comments", {"body": body}
+        )
+        data = as_mapping(resp.data, "a comment")
+        return Comment(int(data["id"]), str(data.get("body") or body))
+
+    def edit_comment(self, number: int, comment: Comment, body: str) -> None:
+        self.client.request(
+            "PATCH", f"/repos/{self.repo}/issues/comments/{comment.id}", {"body": body}
+        )
+
+    def delete_comment(self, number: int, comment: Comment) -> None:
+        self.client.request("DELETE", f"/repos/{self.repo}/issues/comments/{comment.id}")

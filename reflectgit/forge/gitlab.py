@@ -5,7 +5,14 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from reflectgit.forge.base import DRAFT_PREFIX, Forge, PullRequest
+from reflectgit.forge.base import (
+    COMMENT_PAGES,
+    DRAFT_PREFIX,
+    PAGE_SIZE,
+    Comment,
+    Forge,
+    PullRequest,
+)
 from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
 
 # ============================================================================ GitLab
@@ -82,4 +89,48 @@ class GitLabForge(Forge):
         payload = {"sha": head_sha} if head_sha else {}
         self.client.request(
             "PUT", f"/projects/{self.project}/merge_requests/{pr.number}/merge", payload
+        )
+
+    # A merge request's conversation is its notes; system notes ("added 1 commit") are GitLab's.
+
+    def comments(self, number: int) -> list[Comment]:
+        out: list[Comment] = []
+        for page in range(1, COMMENT_PAGES + 1):
+            resp = self.client.request(
+                "GET",
+                f"/projects/{self.project}/merge_requests/{number}/notes",
+                query={
+                    "per_page": PAGE_SIZE,
+                    "page": page,
+                    "sort": "asc",
+                    "order_by": "created_at",
+                },
+            )
+            items = as_list(resp.data, "the note listing")
+            out.extend(
+                Comment(int(n["id"]), str(n.get("body") or ""))
+                for n in items
+                if not n.get("system")
+            )
+            if len(items) < PAGE_SIZE:
+                break
+        return out
+
+    def add_comment(self, number: int, body: str) -> Comment:
+        resp = self.client.request(
+            "POST", f"/projects/{self.project}/merge_requests/{number}/notes", {"body": body}
+        )
+        data = as_mapping(resp.data, "a note")
+        return Comment(int(data["id"]), str(data.get("body") or body))
+
+    def edit_comment(self, number: int, comment: Comment, body: str) -> None:
+        self.client.request(
+            "PUT",
+            f"/projects/{self.project}/merge_requests/{number}/notes/{comment.id}",
+            {"body": body},
+        )
+
+    def delete_comment(self, number: int, comment: Comment) -> None:
+        self.client.request(
+            "DELETE", f"/projects/{self.project}/merge_requests/{number}/notes/{comment.id}"
         )

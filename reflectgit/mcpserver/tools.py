@@ -191,6 +191,7 @@ class Tools:
             env=self.cfg.env,
             synonyms_file=self.cfg.search.synonyms,
             served_only=True,  # an agent never gets a note that fails validation or holds a secret
+            code=self.cwd,  # the server's project: hits whose anchored code moved on are labelled
         )
         return Reply(result_json(result), hit_lines(result, args.get("include_all", False)))
 

@@ -5,7 +5,7 @@ common ancestor, ours and theirs). The frontmatter is merged on its parsed value
 a time:
 
 - a field only one side changed takes that side's value (a removal included);
-- a list that is a set (``SET_FIELDS``: tags, symptoms, entities, source episodes, causal
+- a list that is a set (``SET_FIELDS``: tags, anchors, symptoms, entities, source episodes, causal
   relations, links, supersedes, the provenance's source ids, enforce patterns) keeps what either
   side added and drops what either side removed;
 - ``provenance.proof_count`` counts the distinct sources when both sides added different ones;
@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reflectgit.errors import NoteError
 from reflectgit.notes.edit import LEGACY_SOURCES, SOURCES_FIELD
 from reflectgit.notes.inplace import rewrite_note, rewrite_sidecar
 from reflectgit.notes.note import Note, parse_note, parse_sidecar
@@ -46,6 +47,7 @@ MISSING: Any = _Missing()
 SET_FIELDS: frozenset[Path] = frozenset(
     {
         ("tags",),
+        ("anchors",),
         ("symptoms",),
         ("entities",),
         ("source_episodes",),
@@ -376,3 +378,22 @@ def _region(ours: list[bytes], theirs: list[bytes]) -> tuple[int, int, list[byte
     ):
         suffix += 1
     return prefix, len(ours) - suffix, theirs[prefix : len(theirs) - suffix]
+
+
+def changed_fields(base: bytes | None, side: bytes | None, source: str = "<note>") -> list[str]:
+    """The top-level fields (and ``body``) one side changed in a note since ``base``, for
+    saying what a merge combined; a side that does not parse, or is gone, is ``["file"]``."""
+    if side is None:
+        return ["file"]
+    try:
+        new = parse_note(side, source)
+        old = parse_note(base, source) if base else Note({}, "")
+    except NoteError:
+        return ["file"]
+    keys = list(new.frontmatter) + [k for k in old.frontmatter if k not in new.frontmatter]
+    out = [
+        k
+        for k in keys
+        if not same(old.frontmatter.get(k, MISSING), new.frontmatter.get(k, MISSING))
+    ]
+    return [*out, "body"] if old.body != new.body else out

@@ -129,6 +129,7 @@ PROVENANCE_KEY_ORDER = (
     "reviewed_at",
 )
 EDGE_KEY_ORDER = ("source", "target", "type")
+ANCHOR_KEY_ORDER = ("path", "symbol", "commit")
 SIDECAR_KEY_ORDER = ("document_id", "extracted_at", "entities", "relationships")
 ENTITY_KEY_ORDER = ("name", "type", "description")
 RELATIONSHIP_KEY_ORDER = (
@@ -357,6 +358,11 @@ def canonical_frontmatter(front: Mapping[str, Any]) -> dict[str, Any]:
         ordered["causal_relations"] = [
             _ordered(edge, EDGE_KEY_ORDER) if isinstance(edge, Mapping) else edge
             for edge in ordered["causal_relations"]
+        ]
+    if isinstance(ordered.get("anchors"), list):
+        ordered["anchors"] = [
+            _ordered(anchor, ANCHOR_KEY_ORDER) if isinstance(anchor, Mapping) else anchor
+            for anchor in ordered["anchors"]
         ]
     return ordered
 

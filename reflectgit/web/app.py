@@ -46,6 +46,7 @@ class Settings:
     cfg: Config
     guard: Guard
     read_only: bool = False
+    code: Path | None = None  # a code repository: notes whose anchored code moved on are labelled
 
 
 # --------------------------------------------------------------------------- rendering
@@ -197,6 +198,13 @@ class Web:
                 self._histories[key] = found
         return found
 
+    def stale_labels(self, notes: list[tuple[str, str]]) -> dict[str, str]:
+        """Labels for the notes whose anchored code moved on (``serve --repo``)."""
+        from reflectgit.workflows.code.labels import stale_labels
+
+        cfg = self.cfg
+        return stale_labels(cfg.kb, cfg.state_dir, self.settings.code, notes, cfg.env)
+
     def page(self, request: Request, name: str, code: int = 200, **context: Any) -> Response:
         template = self.env.get_template(name)
         html = template.render(
@@ -262,7 +270,11 @@ class Web:
                 page=_int("page", q.get("page"), 1),
                 per_page=_int("per_page", q.get("per_page"), PER_PAGE),
             )
-            return page.to_json() | {
+            found = page.to_json()
+            labels = self.stale_labels([(n["id"], n["path"]) for n in found["notes"]])
+            for n in found["notes"]:
+                n["stale"] = labels.get(n["id"])
+            return found | {
                 "tags": page.tags,
                 "projects": page.projects,
                 "max_matches": MAX_MATCHES,
@@ -288,11 +300,13 @@ class Web:
                 raw = kb.store.read(shown.path, shown.revision) or b""
                 history = self.history(kb, shown.id)
             note = parse_note(raw, shown.path)
+            stale = None if at else self.stale_labels([(shown.id, shown.path)]).get(shown.id)
             return {
                 "note": {
                     **shown.to_json(),
                     "proof_count": edit.proof_count(note),
                     "sources": edit.proof_sources(note),
+                    "stale": stale,
                 },
                 "history": [
                     {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from reflectgit.config import Config
 from reflectgit.errors import ReflectGitError
@@ -57,6 +58,7 @@ def serve(
     *,
     read_only: bool = False,
     on_started: Callable[[], None] | None = None,
+    code: Path | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM; returns once uvicorn has shut down."""
     import uvicorn
@@ -64,7 +66,7 @@ def serve(
     from reflectgit.web.app import Settings, create_app
 
     guard = Guard.for_server(bound.token, bound.host, bound.port)
-    app = create_app(Settings(cfg, guard, read_only))
+    app = create_app(Settings(cfg, guard, read_only, code))
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -142,11 +142,18 @@ def driver_command(python: str) -> str:
     return f"{shlex.quote(python)} -m {ENTRY} %O %A %B %L %P"
 
 
+def missing_attributes(data: bytes | None) -> list[str]:
+    """Our ``.gitattributes`` lines that ``data`` (the file, or None) does not hold."""
+    text = data.decode("utf-8", "replace") if data is not None else ""
+    present = {" ".join(line.split()) for line in text.splitlines()}
+    return [line for line in ATTRIBUTE_LINES if line not in present]
+
+
 def gitattributes(old: bytes | None) -> bytes:
     """``.gitattributes`` with our lines added once (the user's lines kept as written)."""
     text = old.decode("utf-8", "replace") if old is not None else ""
     present = {" ".join(line.split()) for line in text.splitlines()}
-    missing = [line for line in ATTRIBUTE_LINES if line not in present]
+    missing = missing_attributes(old)
     if not missing:
         return old if old is not None else b""
     header = [] if ATTRIBUTES_HEADER in present else [ATTRIBUTES_HEADER]
@@ -210,3 +217,20 @@ def registered(repo: Path, env: Mapping[str, str]) -> str | None:
     from reflectgit.git import repo_info
 
     return repo_info.config_value(repo, f"merge.{DRIVER}.driver", env)
+
+
+def state(command: str | None, attributes: bytes | None) -> dict[str, Any]:
+    """What ``status`` says of the driver: the command the repository's git config names
+    (None: not registered), whether it is this reflect-git's, and the ``.gitattributes`` lines
+    that name it for notes and sidecars (``missing``: ours that the file lacks)."""
+    import sys
+
+    missing = missing_attributes(attributes)
+    return {
+        "registered": command is not None,
+        "command": command,
+        "current": command == driver_command(sys.executable),
+        "attributes": not missing,
+        "missing_attributes": missing,
+        "active": command is not None and not missing,
+    }

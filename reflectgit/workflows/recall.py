@@ -48,6 +48,9 @@ TEXT_CUT = 100
 # What the touched files' words count against the project's name and branch (a judgement: no
 # benchmark has sessions' files; a branch names the work, a path only where it happens).
 TOUCHED_WEIGHT = 0.5
+# A note anchored to a file the current branch changes ranks above every other note of the
+# project (whose affinity is 15 for the project, 12 for its scope, at most 10 for text).
+BRANCH_ANCHOR_AFFINITY = 40.0
 FORMATS = ("text", "claude", "codex", "copilot")
 # The formats a SessionStart hook prints (JSON its harness reads as context).
 HOOK_FORMATS = ("claude", "codex", "copilot")
@@ -191,6 +194,7 @@ class Recalled:
     discovery_tokens: int = DEFAULT_TOKENS
     discovery_source: str = "estimated"
     unreviewed: str | None = None  # the machine that wrote it, while no person reviewed it
+    stale: str | None = None  # the code it names moved on (workflows/code/labels.py)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -204,6 +208,7 @@ class Recalled:
             "discovery_tokens": self.discovery_tokens,
             "discovery_source": self.discovery_source,
             "unreviewed": self.unreviewed,
+            "stale": self.stale,
         }
 
 
@@ -310,7 +315,8 @@ def _entry(note: Recalled) -> str:
     from reflectgit.notes.authorship import label
 
     marked = f" ({label(note.unreviewed)})" if note.unreviewed else ""
-    return f"- [{note.tier}] {note.title} ({note.id}){marked}\n  {note.summary}"
+    stale = f"\n  ! {note.stale}" if note.stale else ""
+    return f"- [{note.tier}] {note.title} ({note.id}){marked}\n  {note.summary}{stale}"
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -378,6 +384,7 @@ def rank(
     now: dt.datetime | None = None,
     related: Callable[[str], Sequence[str]] | None = None,
     synonyms: Synonyms | None = None,
+    anchored: Mapping[str, str] | None = None,
 ) -> tuple[list[tuple[float, dict[str, Any], list[str]]], int]:
     """Live notes scored for the project and branch, best first, and the number of live notes.
 
@@ -387,7 +394,9 @@ def rank(
     now), as in ``search --as-of``. ``related(query)`` (``[recall] expand``: the model's
     related terms, as ``search --expand``) adds terms the project's own words lack. The text
     relevance is search's ranking of the project's words (``text_scores``); confidence and
-    proofs enter as search's tie weight, so they break ties and never overturn the text."""
+    proofs enter as search's tie weight, so they break ties and never overturn the text.
+    ``anchored`` (note id -> why) names the notes anchored to files the current branch changes:
+    they are candidates whatever their words, and rank first among the project's notes."""
     terms = context.terms()
     name = context.name.lower()
     said = context.said()
@@ -437,6 +446,13 @@ def rank(
             f"SELECT rowid FROM docs WHERE {live} ORDER BY weight DESC, rowid LIMIT 50"
         )
     )
+    anchored = anchored or {}
+    if anchored:
+        ids = sorted(anchored)[:CANDIDATES]
+        marks = ",".join("?" * len(ids))
+        rowids.update(
+            r for (r,) in conn.execute(f"SELECT rowid FROM docs WHERE id IN ({marks})", ids)
+        )
     term_set = set(terms)
     hint = (domain or "").strip().lower()
     top = max(relevance.values(), default=0.0) or 1.0
@@ -459,6 +475,9 @@ def rank(
         if (doc["project"] or "").lower() == name:
             affinity += 15
             reasons.append(f"project {context.name}")
+        if doc["id"] in anchored:
+            affinity += BRANCH_ANCHOR_AFFINITY
+            reasons.append(anchored[doc["id"]])
         if extra.get("branch") and extra.get("branch") == context.branch:
             affinity += BRANCH_AFFINITY
             reasons.append(f"branch {context.branch}")
@@ -500,6 +519,26 @@ def rank(
         scored.append((score, doc, reasons))
     scored.sort(key=lambda item: (-item[0], item[1]["id"]))
     return scored, total
+
+
+def branch_anchored(
+    kb: Path, context: ProjectContext, env: Mapping[str, str] | None
+) -> dict[str, str]:
+    """Note id -> why, for the notes of this project anchored to files the current branch
+    changes (against its upstream); {} outside a code repository or when it changes nothing.
+    Never raises: a session start must not fail over it."""
+    if context.root is None:
+        return {}
+    from reflectgit.workflows.code.change_notes import anchored, branch_change
+
+    try:
+        change = branch_change(context.root, env)
+        if change is None:
+            return {}
+        found = anchored(kb, change, context.name, env)
+    except Exception:
+        return {}
+    return {r.id: r.why.replace("this change", "this branch") for r in found}
 
 
 def recall(
@@ -548,6 +587,7 @@ def recall(
             now=now,
             related=related,
             synonyms=synonyms,
+            anchored=branch_anchored(kb, context, env),
         )
         withheld = index.withheld()
     result = RecallResult(
@@ -556,14 +596,23 @@ def recall(
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too
-    result = fit(scored, result, limit)
+    labels: dict[str, str] = {}
+    if context.root is not None:  # a code repository: label the notes whose code moved on
+        from reflectgit.workflows.code.labels import stale_labels
+
+        shown = [(doc["id"], doc["path"]) for _, doc, _ in scored[: 3 * limit]]
+        labels = stale_labels(kb, state_dir, context.root, shown, env)
+    result = fit(scored, result, limit, labels)
     if record and result.notes:
         _record([n.id for n in result.notes], state_dir, now)
     return result
 
 
 def fit(
-    scored: Sequence[tuple[float, dict[str, Any], list[str]]], result: RecallResult, limit: int
+    scored: Sequence[tuple[float, dict[str, Any], list[str]]],
+    result: RecallResult,
+    limit: int,
+    labels: Mapping[str, str] | None = None,
 ) -> RecallResult:
     """Take the best notes, whole, while the rendered text fits the budget: a note that would
     not fit is left out (and named in ``over_budget``), never cut, and a smaller one after it
@@ -584,6 +633,7 @@ def fit(
             discovery_tokens=tokens,
             discovery_source=source,
             unreviewed=scoping.get("unreviewed"),
+            stale=(labels or {}).get(doc["id"]),
         )
         result.notes.append(note)
         if len(result.text()) > result.budget:

@@ -554,9 +554,15 @@ class ReviewResult:
         }
 
 
-def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
-    """The branch's changes replayed onto main; a path both sides changed differently conflicts."""
+def _merged_tree_changes(
+    store: Any, main: str, tip: str, notes: list[str] | None = None
+) -> list[Any]:
+    """The branch's changes replayed onto main. A note (or sidecar) main changed since the
+    branch was made is merged field by field with the branch's (the merge driver's merge,
+    ``notes`` says which); any other path both sides changed differently conflicts, as does a
+    field both changed."""
     from reflectgit.git.change import delete, write
+    from reflectgit.workflows.merging import SIDECAR_SUFFIX, merge_bytes
 
     base = _merge_base(store, main, tip)
     base_tree = store.commit_info(base).tree if base else None
@@ -565,13 +571,26 @@ def _merged_tree_changes(store: Any, main: str, tip: str) -> list[Any]:
     for path, old, new in store.diff_trees(base_tree, store.commit_info(tip).tree):
         raw = store.read_at_tree(main_tree, path)
         on_main = _blob_id(raw) if raw is not None else None
-        if on_main not in (old, new):
-            raise ConflictError(
-                f"{path} changed on main since the branch was made",
-                hint="route the note again (a new branch from the current main), "
-                "or merge the branch by hand",
+        if on_main in (old, new):
+            out.append(write(path, store.read_blob(new)) if new else delete(path))
+            continue
+        fields = "the file"
+        if raw is not None and new and (_is_note_path(path) or path.endswith(SIDECAR_SUFFIX)):
+            merged, data = merge_bytes(
+                store.read_blob(old) if old else None, raw, store.read_blob(new), path
             )
-        out.append(write(path, store.read_blob(new)) if new else delete(path))
+            if merged.clean:
+                out.append(write(path, data))
+                if notes is not None:
+                    notes.append(f"{path} changed on main since the branch was made: merged "
+                                 "field by field with the branch's change")  # fmt: skip
+                continue
+            fields = ", ".join([*merged.conflicts, *merged.problems]) or fields
+        raise ConflictError(
+            f"{path} changed on main since the branch was made, and both changed {fields}",
+            hint="route the note again (a new branch from the current main), "
+            "or merge the branch by hand",
+        )
     return out
 
 
@@ -642,6 +661,7 @@ def approve(
             result.notes.append("the branch is already on main")
             break
         result.fast_forward = main is None or base == main
+        merge_notes: list[str] = []
         if main is None or base == main:
             new = tip
         else:
@@ -655,7 +675,7 @@ def approve(
             )
             merged = commit_on(
                 store,
-                _merged_tree_changes(store, main, tip),
+                _merged_tree_changes(store, main, tip, merge_notes),
                 message,
                 main,
                 extra_parents=(tip,),
@@ -666,6 +686,7 @@ def approve(
         [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
         if outcome.ok:
             result.commit, result.pushed = new, True
+            result.notes += merge_notes
             store.set_any_ref(remote.tracking_prefix + team.branch, new)
             break
         if not outcome.stale:

@@ -523,12 +523,13 @@ def conflict_hint(src: SourceNote) -> str:
 
 def merged_with_team(
     cfg: Config, team: Team, store: Any, src: SourceNote, rev: str | None
-) -> tuple[SourceNote, str] | None:
+) -> tuple[SourceNote, str, bool] | None:
     """The note merged field by field with the team's version on ``rev`` (the merge driver's
     merge), when the KB is a clone of the team KB and both versions come from one ancestor:
-    a teammate changed the note since this clone last had it. ``(merged note, ancestor
-    commit)``; None when there is no common ancestor or the two conflict (then ``route``
-    refuses as before)."""
+    ours is an edit of the team's note, and a teammate may have changed it since this clone
+    last had it (a push that lost the race to one is retried through this too). ``(merged
+    note, ancestor commit, did the team change it)``; None when there is no common ancestor
+    or the two conflict (then ``route`` refuses as before)."""
     from reflectgit.git.history import merge_base
     from reflectgit.workflows.merging import merge_bytes
     from reflectgit.workflows.team import clone_layout
@@ -537,11 +538,15 @@ def merged_with_team(
         return None
     local = store.tip(team.branch)
     ancestor = merge_base(store, local, rev) if local else None
-    if ancestor is None or ancestor == rev:
+    if ancestor is None:
         return None
     old, theirs = store.read(src.team_path, rev=ancestor), store.read(src.team_path, rev=rev)
     if old is None or theirs is None:
         return None
+    if old == theirs and store.read(src.sidecar_team_path, rev=ancestor) == store.read(
+        src.sidecar_team_path, rev=rev
+    ):
+        return src, ancestor, False  # the team's is the version ours was edited from
     result, data = merge_bytes(old, src.data, theirs, src.team_path, env=cfg.env)
     if not result.clean:
         return None
@@ -555,7 +560,15 @@ def merged_with_team(
     elif sidecar is None:
         sidecar = their_sidecar
     note = parse_note(data, src.team_path)
-    return replace(src, data=data, note=note, sidecar=sidecar), ancestor
+    return replace(src, data=data, note=note, sidecar=sidecar), ancestor, True
+
+
+def merge_note_line(path: str, ancestor: str, changed: bool, *, dry_run: bool) -> str:
+    if not changed:
+        verb = "would update" if dry_run else "updates"
+        return f"{verb} the team's {path} as of {ancestor[:10]}, which it was edited from"
+    verb = "would merge" if dry_run else "merged with"
+    return f"{verb} the team's changes to {path} since {ancestor[:10]}, field by field"
 
 
 def _same_on(store: Any, src: SourceNote, rev: str | None) -> bool:
@@ -646,12 +659,9 @@ def _to_main(
             if merged is None:
                 _refuse_conflict(result, src, conflict)
                 return result
-            src, ancestor = merged
+            src, ancestor, changed = merged
             conflict = None
-            result.notes.append(
-                f"would merge the team's changes to {src.team_path} since {ancestor[:10]}, "
-                "field by field"
-            )
+            result.notes.append(merge_note_line(src.team_path, ancestor, changed, dry_run=True))
         if _same_on(store, src, tip):
             result.notes.append(f"already on the team's {team.branch}: nothing to push")
             return result
@@ -689,10 +699,9 @@ def _to_main(
         if conflict is not None and not force:
             merged = merged_with_team(cfg, team, store, src, base)
             if merged is not None:
-                src, ancestor = merged
+                src, ancestor, changed = merged
                 result.notes.append(
-                    f"merged with the team's changes to {src.team_path} since {ancestor[:10]}, "
-                    "field by field"
+                    merge_note_line(src.team_path, ancestor, changed, dry_run=False)
                 )
                 conflict = None
                 if _same_on(store, src, base):

@@ -14,6 +14,7 @@ into ``refs/reflect-git/team/*`` (or ``refs/remotes/<name>/*`` for a named remot
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -199,6 +200,7 @@ class TeamStatus:
     updated: bool = False
     commit: str | None = None
     notes: list[str] = field(default_factory=list)
+    merged: dict[str, Any] | None = None  # sync merged a diverged clone: what it combined
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -214,6 +216,7 @@ class TeamStatus:
             "updated": self.updated,
             "commit": self.commit,
             "notes": self.notes,
+            "merged": self.merged,
         }
 
 
@@ -264,7 +267,8 @@ def status(cfg: Config, team_path: str | Path | None = None, *, fetch: bool = Tr
 
 
 def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
-    """Fetch, then fast-forward the local branch of the team clone when it is safe."""
+    """Fetch, then bring the team clone's local branch up to the team's: a fast-forward, or
+    (diverged) the merge ``git pull --no-rebase`` makes, notes merged field by field."""
     team = require_team(cfg, team_path)
     result = status(cfg, team_path)
     if result.remote_tip is None:
@@ -295,14 +299,98 @@ def sync(cfg: Config, team_path: str | Path | None = None) -> TeamStatus:
             recompile_rules(cfg.kb, cfg.env, cfg.state_dir)
         return _fill_status(team, result)
     if result.ahead and result.behind:
-        raise ConflictError(
-            f"{team.branch} was not updated: local {team.branch} of {team.repo_path} and the "
-            f"team's have diverged ({result.ahead} ahead, {result.behind} behind); "
-            "sync only fast-forwards",
-            hint=f"run `git -C {team.repo_path} pull --rebase` to combine them (notes merge "
-            "field by field), then `reflect-git team sync`",
-        )
+        merge_team(cfg, team, result)
+        if os.path.realpath(team.repo_path) == os.path.realpath(cfg.kb):
+            from reflectgit.workflows.background import recompile_rules
+
+            recompile_rules(cfg.kb, cfg.env, cfg.state_dir)
+        return _fill_status(team, result)
     return result
+
+
+def merge_team(cfg: Config, team: Team, result: TeamStatus) -> None:
+    """Merge the fetched team branch into the clone's diverged one, as ``git pull --no-rebase``
+    would: git merges, through the merge driver (notes and sidecars field by field). A conflict
+    is aborted (nothing changed) and raised naming the notes and fields in conflict. The merge
+    is not pushed: sync updates the local clone."""
+    from reflectgit.git.pullmerge import merge_into_head
+
+    remote = team.remote()
+    target = result.remote_tip or ""
+    message = messages.build(
+        messages.chore_subject("merge", f"the team's {team.branch}"),
+        "sync",
+        source="team-sync",
+        body=f"Merge {remote.display()} {team.branch} at {target[:12]} into the clone's "
+        f"{team.branch}.",
+    ).render()
+    store = team.store()
+    with store.lock():  # no reflect-git write of this repository runs meanwhile
+        done = merge_into_head(team.repo_path, team.branch, target, message, cfg.env)
+    if not done.clean:
+        raise ConflictError(
+            f"{team.branch} was not updated: your {team.branch} and the team's "
+            f"({result.ahead} ahead, {result.behind} behind) conflict in "
+            f"{_conflict_summary(done.conflicts)}; the merge was aborted and nothing changed",
+            hint=f"resolve it by hand: `git -C {team.repo_path} pull --no-rebase` (notes merge "
+            "field by field: git's markers are only around the conflicting fields), edit them, "
+            "`git commit`, then `reflect-git team sync`",
+        )
+    both = sorted(set(done.ours) & set(done.theirs))
+    notes = []
+    for path in both:
+        if not _is_note(path):
+            continue
+        base = store.read(path, rev=done.base) if done.base else None
+        notes.append(
+            {
+                "path": path,
+                "ours": _fields(base, store.read(path, rev=done.head), path),
+                "theirs": _fields(base, store.read(path, rev=done.target), path),
+            }
+        )
+    result.updated = True
+    result.commit = done.commit
+    result.merged = {
+        "commit": done.commit,
+        "from": done.target,
+        "files": len(done.theirs),
+        "notes": notes,
+    }
+
+
+def _is_note(path: str) -> bool:
+    from reflectgit.workflows.merging import ATTRIBUTE_LINES
+
+    return any(fnmatch.fnmatchcase(path, line.split()[0]) for line in ATTRIBUTE_LINES)
+
+
+def _fields(base: bytes | None, side: bytes | None, path: str) -> list[str]:
+    from reflectgit.notes.merge import changed_fields
+    from reflectgit.workflows.merging import SIDECAR_SUFFIX
+
+    if path.endswith(SIDECAR_SUFFIX):
+        return ["sidecar"]
+    return changed_fields(base, side, path)
+
+
+def _conflict_summary(conflicts: Mapping[str, Any]) -> str:
+    """``documents/x.md (title, confidence), README.md`` — the driver's own merge of each."""
+    from reflectgit.workflows.merging import merge_bytes
+
+    parts = []
+    for path, (base, ours, theirs) in conflicts.items():
+        fields: list[str] = []
+        if _is_note(path) and ours is not None and theirs is not None:
+            driven, _data = merge_bytes(base, ours, theirs, path)
+            fields = [*driven.conflicts, *(["invalid merge"] if driven.problems else [])]
+            if driven.clean:  # git merged it line by line: no .gitattributes line names us
+                fields = ["lines: .gitattributes does not name the merge driver; `reflect-git "
+                          "init` adds it"]  # fmt: skip
+        elif ours is None or theirs is None:
+            fields = ["deleted on one side"]
+        parts.append(f"{path} ({', '.join(fields)})" if fields else path)
+    return ", ".join(parts)
 
 
 def _fill_status(team: Team, result: TeamStatus) -> TeamStatus:

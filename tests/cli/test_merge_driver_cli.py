@@ -200,3 +200,31 @@ def test_the_pre_commit_check_hook_refuses_a_staged_note_with_markers(
     out = capsys.readouterr().out
     assert "documents/n.md:4:1: unresolved merge conflict (git's markers, lines 4 to 8)" in out
     assert "invalid YAML" not in out  # the markers are the problem to name, once
+
+
+def test_status_says_whether_git_merges_notes_field_by_field(tmp_path: Path, cli: Any) -> None:
+    """A fresh clone has the team's .gitattributes but none of our git config: status says
+    the driver is not registered; after `init` it is; without the attributes it is not active."""
+    origin = tmp_path / "team.git"
+    git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path)
+    kb = tmp_path / "kb"
+    assert cli("init", str(kb), "--no-pre-commit").code == 0
+    git("push", "-q", str(origin), "main", cwd=kb)
+    done = cli("--kb", str(kb), "--json", "status").json()["merge_driver"]
+    assert done["registered"] and done["current"] and done["attributes"] and done["active"]
+    text = cli("--kb", str(kb), "status").out
+    assert "merge:    driver registered, .gitattributes names it" in text
+
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    fresh = cli("--kb", str(clone), "--json", "status").json()["merge_driver"]
+    assert not fresh["registered"] and fresh["attributes"] and not fresh["active"]
+    assert fresh["command"] is None and fresh["missing_attributes"] == []
+    text = cli("--kb", str(clone), "status").out
+    assert "driver not registered" in text and "line by line" in text
+
+    (kb / ".gitattributes").write_text("*.png binary\n")  # the lines gone (uncommitted)
+    gone = cli("--kb", str(kb), "--json", "status").json()["merge_driver"]
+    assert gone["registered"] and not gone["attributes"] and not gone["active"]
+    assert "documents/*.md merge=reflect-git" in gone["missing_attributes"]
+    assert ".gitattributes lacks" in cli("--kb", str(kb), "status").out

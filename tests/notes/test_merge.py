@@ -7,7 +7,13 @@ import pytest
 
 from reflectgit.errors import NoteError
 from reflectgit.notes.conflicts import conflicts
-from reflectgit.notes.merge import merge_fields, merge_note, merge_sidecar, set_merge
+from reflectgit.notes.merge import (
+    changed_fields,
+    merge_fields,
+    merge_note,
+    merge_sidecar,
+    set_merge,
+)
 from reflectgit.notes.note import parse_note, parse_sidecar
 
 BASE = b"""---
@@ -237,3 +243,28 @@ def test_a_merge_that_does_not_validate_while_both_sides_do_is_a_conflict() -> N
         base, ours, edit(base, ("confidence: medium", "confidence: high")), "x.md"
     )
     assert fine.clean
+
+
+def test_changed_fields_names_what_one_side_changed() -> None:
+    side = BASE.replace(b"confidence: medium", b"confidence: high").replace(
+        b"First requests time out.", b"Cold starts time out."
+    )
+    assert changed_fields(BASE, side) == ["confidence", "body"]
+    dropped = BASE.replace(b'rule: "Prefill pools."  # kept\n', b"")
+    assert changed_fields(BASE, dropped) == ["rule"]  # a removed field counts
+    assert changed_fields(BASE, BASE) == []  # negative: nothing changed
+    assert changed_fields(BASE, b"no front matter") == ["file"]
+    assert changed_fields(BASE, None) == ["file"]
+    assert "title" in changed_fields(None, BASE)  # added: every field is new
+
+
+def test_anchors_merge_as_a_set() -> None:
+    anchored = edit(BASE, ("tags:", "anchors:\n- {path: src/pool.py, commit: aaaaaaa}\ntags:"))
+    ours = edit(anchored, ("commit: aaaaaaa}", "commit: bbbbbbb}"))  # re-anchored at HEAD
+    theirs = edit(anchored, ("commit: aaaaaaa}", "commit: aaaaaaa}\n- {path: src/retry.py}"))
+    merged = merge_note(anchored, ours, theirs, no_body_merge)
+    assert merged.clean
+    assert parse_note(merged.data).frontmatter["anchors"] == [
+        {"path": "src/pool.py", "commit": "bbbbbbb"},
+        {"path": "src/retry.py"},
+    ]

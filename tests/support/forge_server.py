@@ -53,6 +53,30 @@ class FakePR:
     state: str = "open"  # open | closed
     comments: list[str] = field(default_factory=list)
     merged_by_api: bool = False
+    # The same comments with the ids the APIs give them (list, edit, delete by id).
+    thread: list[dict[str, Any]] = field(default_factory=list)
+
+    def comment(self, forge: FakeForge, body: str, system: bool = False) -> dict[str, Any]:
+        """A new comment, as POST makes it (GitLab's system notes are not comments)."""
+        forge.comment_ids += 1
+        made = {"id": forge.comment_ids, "body": body, "system": system}
+        self.thread.append(made)
+        if not system:
+            self.comments.append(body)
+        return made
+
+    def find_comment(self, comment_id: int) -> dict[str, Any] | None:
+        return next((c for c in self.thread if c["id"] == comment_id), None)
+
+    def edit_comment(self, found: dict[str, Any], body: str) -> None:
+        if not found["system"]:
+            self.comments[self.comments.index(found["body"])] = body
+        found["body"] = body
+
+    def drop_comment(self, found: dict[str, Any]) -> None:
+        self.thread.remove(found)
+        if not found["system"]:
+            self.comments.remove(found["body"])
 
 
 @dataclass
@@ -97,6 +121,7 @@ class FakeForge:
         self.headers_seen: list[dict[str, str]] = []
         self.scripted: list[Canned] = []
         self.served_at: list[float] = []  # time.time() of every request, for the wait tests
+        self.comment_ids = 1000  # comment ids are the forge's, unique across its pull requests
         self.lock = threading.Lock()
         self.server = _ForgeHTTPServer(self)
         self.thread = threading.Thread(
@@ -186,6 +211,11 @@ class FakeForge:
 
     # ------------------------------------------------------------------ queries for tests
 
+    def add_pr(self, repo: str, head: str, base: str, title: str = "A change") -> FakePR:
+        """A pull request someone opened (the branches must exist in the repository)."""
+        with self.lock:
+            return _new_pr(self, repo, title, head, base, "", False)
+
     def open_prs(self, repo: str) -> list[FakePR]:
         return [pr for pr in self.prs[repo] if self.state_of(repo, pr) == "open"]
 
@@ -211,6 +241,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_PUT(self) -> None:
         self._dispatch("PUT")
+
+    def do_DELETE(self) -> None:
+        self._dispatch("DELETE")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -266,7 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
         with forge.lock:
             handler = {"github": _github, "gitlab": _gitlab, "gitea": _gitea}[forge.kind]
             status, data = handler(forge, method, parts.path, query, payload or {})
-        self._send(status, data)
+        self._send(status, data, raw=b"" if status == 204 else None)
 
 
 Reply = tuple[int, Any]
@@ -316,6 +349,43 @@ def _new_pr(
     return pr
 
 
+# ---------------------------------------------------------------------------- comments
+
+
+def _comment_json(made: dict[str, Any]) -> dict[str, Any]:
+    return {"id": made["id"], "body": made["body"], "system": made["system"]}
+
+
+def _page(items: list[dict[str, Any]], query: dict[str, str], size: str, default: int) -> Any:
+    """One page of a listing, as the forge pages it (``page`` from 1, ``size`` per page)."""
+    page, per = int(query.get("page", 1)), int(query.get(size, default))
+    return [_comment_json(c) for c in items[(page - 1) * per : page * per]]
+
+
+def _comment_by_id(
+    forge: FakeForge,
+    repo: str,
+    comment_id: int,
+    method: str,
+    body: dict[str, Any],
+    edit: tuple[str, int],
+) -> Reply:
+    """``/issues/comments/{id}`` (GitHub, Gitea): edit or delete a comment by its id."""
+    for pr in forge.prs[repo]:
+        found = pr.find_comment(comment_id)
+        if found is None:
+            continue
+        if method == edit[0]:
+            pr.edit_comment(found, str(body.get("body", "")))
+            return edit[1], _comment_json(found)
+        if method == "DELETE":
+            pr.drop_comment(found)
+            return 204, None
+        if method == "GET":
+            return 200, _comment_json(found)
+    return 404, {"message": "Not Found"}
+
+
 # ---------------------------------------------------------------------------- GitHub
 
 
@@ -344,6 +414,8 @@ def _github(
     if repo not in forge.repos:
         return 404, {"message": "Not Found"}
     rest = seg[2:]
+    if rest[:2] == ["issues", "comments"] and len(rest) == 3 and rest[2].isdigit():
+        return _comment_by_id(forge, repo, int(rest[2]), method, body, ("PATCH", 200))
     if rest == ["pulls"] and method == "POST":
         head, base = str(body.get("head", "")), str(body.get("base", ""))
         missing = _check_branches(forge, repo, head, base)
@@ -388,8 +460,10 @@ def _github(
         if pr is None:
             return 404, {"message": "Not Found"}
         if rest[0] == "issues" and rest[2:] == ["comments"] and method == "POST":
-            pr.comments.append(str(body.get("body", "")))
-            return 201, {"body": body.get("body")}
+            made = pr.comment(forge, str(body.get("body", "")))
+            return 201, _comment_json(made)
+        if rest[0] == "issues" and rest[2:] == ["comments"] and method == "GET":
+            return 200, _page(pr.thread, query, "per_page", 30)
         if rest[0] == "pulls" and len(rest) == 2 and method == "GET":
             return 200, _github_json(forge, repo, pr)
         if rest[0] == "pulls" and len(rest) == 2 and method == "PATCH":
@@ -470,8 +544,21 @@ def _gitlab(
         if pr is None:
             return 404, {"message": "404 Not found"}
         if rest[1:] == ["notes"] and method == "POST":
-            pr.comments.append(str(body.get("body", "")))
-            return 201, {"body": body.get("body")}
+            made = pr.comment(forge, str(body.get("body", "")))
+            return 201, _comment_json(made)
+        if rest[1:] == ["notes"] and method == "GET":
+            notes = sorted(pr.thread, key=lambda c: c["id"], reverse=query.get("sort") != "asc")
+            return 200, _page(notes, query, "per_page", 20)  # newest first unless sort=asc
+        if len(rest) == 3 and rest[1] == "notes" and rest[2].isdigit():
+            found = pr.find_comment(int(rest[2]))
+            if found is None:
+                return 404, {"message": "404 Not found"}
+            if method == "PUT":
+                pr.edit_comment(found, str(body.get("body", "")))
+                return 200, _comment_json(found)
+            if method == "DELETE":
+                pr.drop_comment(found)
+                return 204, None
         if len(rest) == 1 and method == "GET":
             return 200, _gitlab_json(forge, repo, pr)
         if len(rest) == 1 and method == "PUT":
@@ -513,6 +600,8 @@ def _gitea(
     if repo not in forge.repos:
         return 404, {"message": "The target couldn't be found."}
     rest = seg[2:]
+    if rest[:2] == ["issues", "comments"] and len(rest) == 3 and rest[2].isdigit():
+        return _comment_by_id(forge, repo, int(rest[2]), method, body, ("PATCH", 200))
     if rest == ["pulls"] and method == "POST":
         head, base = str(body.get("head", "")), str(body.get("base", ""))
         if _check_branches(forge, repo, head, base):
@@ -537,8 +626,10 @@ def _gitea(
         if pr is None:
             return 404, {"message": "not found"}
         if rest[0] == "issues" and rest[2:] == ["comments"] and method == "POST":
-            pr.comments.append(str(body.get("body", "")))
-            return 201, {"body": body.get("body")}
+            made = pr.comment(forge, str(body.get("body", "")))
+            return 201, _comment_json(made)
+        if rest[0] == "issues" and rest[2:] == ["comments"] and method == "GET":
+            return 200, _page(pr.thread, query, "limit", 50)  # Gitea pages with limit
         if rest[0] == "pulls" and len(rest) == 2 and method == "GET":
             return 200, _gitea_json(forge, repo, pr)
         if rest[0] == "pulls" and len(rest) == 2 and method == "PATCH":

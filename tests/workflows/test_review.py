@@ -303,3 +303,40 @@ def test_gitea_refusing_the_merge_leaves_main_and_the_branch(
     assert "nothing was merged or pushed" in res.err
     assert team.heads() == heads  # main untouched, the branch (and its open PR) still there
     assert forge.state_of("acme/team", forge.prs["acme/team"][0]) == "open"
+
+
+def test_approve_merges_a_note_main_changed_since_field_by_field(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    """Main changed the note's tags after the branch changed its confidence: approve merges
+    the two as the merge driver would (both kept); a field both changed still refuses."""
+    from reflectgit.errors import ConflictError
+
+    team, _forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
+    path = "documents/lrn-shared.md"
+    team.seed({path: note_bytes("Shared", "high", note_id="lrn-shared").decode()})
+    kb.add("Shared", "medium", note_id="lrn-shared")  # the same note, now medium
+    routed = routing.route(kb.config(), "lrn-shared")
+    assert routed.branch, routed
+    team.seed(
+        {path: note_bytes("Shared", "high", note_id="lrn-shared", tags=["pool", "db"]).decode()}
+    )
+
+    result = review.approve(kb.config(), routed.branch)
+
+    assert result.pushed and not result.fast_forward
+    assert any("merged field by field" in n for n in result.notes), result.notes
+    front = parse_note(team.git("show", f"main:{path}").encode()).frontmatter
+    assert front["confidence"] == "medium" and front["tags"] == ["pool", "db"]
+
+    # a second branch changes the body; main changes the same body line: refused, named
+    kb.add("Shared", "medium", note_id="lrn-shared", body="Mine.\n")
+    again = routing.route(kb.config(), "lrn-shared")
+    assert again.branch, again
+    team.seed(
+        {path: note_bytes("Shared", "medium", note_id="lrn-shared", body="Theirs.\n").decode()}
+    )
+    main = team.heads()["main"]
+    with pytest.raises(ConflictError, match="both changed"):
+        review.approve(kb.config(), again.branch)
+    assert team.heads()["main"] == main and again.branch in team.heads()

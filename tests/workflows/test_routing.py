@@ -569,3 +569,74 @@ def test_a_forge_answering_html_after_the_push_is_a_clear_error_not_a_crash(
     assert again.code == 0, again
     assert again.json()["pushed"] is False and again.json()["pr_url"]
     assert len(forge.prs["acme/team-kb"]) == 1
+
+
+BARRIER = """#!/bin/sh
+# Hold each push until two have arrived (at most 30 s): both routes built on one tip.
+touch "$GIT_DIR/arrived.$$"
+n=0
+while [ "$(ls "$GIT_DIR" | grep -c '^arrived\\.')" -lt 2 ] && [ $n -lt 300 ]; do
+  sleep 0.1; n=$((n + 1))
+done
+exit 0
+"""
+
+
+def test_two_teammates_routing_different_fields_of_one_note_both_land(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    """Two clones of the team KB change different fields of one note and route at once. Both
+    pushes are held until both arrived (so both built on one tip); one is rejected, and its
+    retry fetches and merges the teammate's change field by field: no field lost."""
+    team = git_daemon.new_repo()
+    seed = tmp_path / "seed"
+    assert cli("init", str(seed), "--no-pre-commit", "--team-remote", "origin").code == 0
+    note = "documents/lrn-shared.md"
+    (seed / note).write_bytes(note_bytes("Shared", "high", note_id="lrn-shared"))
+    git("add", "-A", cwd=seed)
+    git("commit", "-qm", "base", cwd=seed)
+    git("push", "-q", team.url, "main", cwd=seed)
+    edits = {"a": "key_insight=Warm the pool first.", "b": "tags=[pool, latency]"}
+    clones = {}
+    for side, edit in edits.items():
+        clone = tmp_path / side
+        git("clone", "-q", team.url, str(clone), cwd=tmp_path)
+        assert cli("--kb", str(clone), "update", "lrn-shared", "--set", edit).code == 0
+        clones[side] = clone
+    hook = team.path / "hooks" / "pre-receive"
+    hook.write_text(BARRIER)
+    hook.chmod(0o755)
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "reflectgit",
+                "--kb",
+                str(clone),
+                "--json",
+                "route",
+                "lrn-shared",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for clone in clones.values()
+    ]
+    docs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+        docs.append(json.loads(out))
+    assert all(d["pushed"] for d in docs)
+    [retried] = [d for d in docs if len(d["attempts"]) > 1]  # the barrier made one race
+    [first] = [d for d in docs if len(d["attempts"]) == 1]
+    # the team's note was what it was edited from: an update, not a refusal to overwrite
+    assert any("which it was edited from" in n for n in first["notes"]), first
+    assert retried["attempts"][0]["result"].startswith("rejected")
+    assert any("field by field" in n for n in retried["notes"]), retried
+    front = load_yaml(team.git("show", f"main:{note}").split("---\n")[1])
+    assert front["key_insight"] == "Warm the pool first."
+    assert front["tags"] == ["pool", "latency"]
+    assert team.git("rev-list", "--count", "main").strip() == "4"  # base, a, b, linear

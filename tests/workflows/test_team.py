@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from reflectgit.workflows import routing
+from reflectgit.notes.note import parse_note
+from reflectgit.workflows import merging, routing
 from reflectgit.workflows.team import set_table
 from tests.conftest import git
 from tests.support.remote import GitDaemon, git_daemon
@@ -140,21 +141,123 @@ def test_route_with_team_option_uses_that_clone(git_daemon: GitDaemon, tmp_path:
     assert bad.code == 1 and "not a git repository" in bad.err
 
 
-def test_sync_never_merges_a_diverged_clone(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:
+ATTRIBUTES = "\n".join(merging.ATTRIBUTE_LINES) + "\n"  # what `init` writes in a team KB
+NOTE = "documents/lrn-shared.md"
+
+
+def _shared(*, updated: str, **kw: Any) -> str:
+    text = note_bytes(kw.pop("title", "Shared"), note_id="lrn-shared", **kw).decode()
+    return text.replace("created: ", f"updated: {updated}\ncreated: ", 1)
+
+
+def _diverged(git_daemon: GitDaemon, tmp_path: Path, cli, mine: str, theirs: str):  # type: ignore[no-untyped-def]
+    """A team clone and the team's main that both changed the shared note since the clone."""
     team = git_daemon.new_repo()
-    team.seed({"README.md": "x\n"})
+    team.seed({".gitattributes": ATTRIBUTES, NOTE: _shared(updated="2026-03-04T09:12:00Z")})
     kb_path, clone = tmp_path / "kb", tmp_path / "clone"
     assert cli("--kb", str(kb_path), "team", "clone", team.url, "--path", str(clone)).code == 0
-    (clone / "local.txt").write_text("mine\n")
-    git("add", "local.txt", cwd=clone)
-    git("commit", "-qm", "local", cwd=clone)
-    mine = git("rev-parse", "HEAD", cwd=clone).strip()
-    team.seed({"theirs.txt": "theirs\n"})
+    (clone / NOTE).write_text(mine)
+    git("commit", "-qam", "mine", cwd=clone)
+    team.seed({NOTE: theirs}, "a teammate's edit")
+    return team, kb_path, clone
+
+
+def test_sync_merges_a_diverged_clone_field_by_field(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    """My tags and a teammate's confidence, on adjacent lines, both bumping ``updated``: git's
+    line merge would conflict; sync merges through the driver, as `git pull --no-rebase`."""
+    mine = _shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"])
+    theirs = _shared(updated="2026-03-06T10:00:00Z", confidence="medium")
+    team, kb_path, clone = _diverged(git_daemon, tmp_path, cli, mine, theirs)
+    hooks = clone / ".git" / "hooks"
+    (hooks / "commit-msg").write_text("#!/bin/sh\nexit 1\n")  # a hook that would refuse
+    (hooks / "post-merge").write_text(
+        f'#!/bin/sh\necho "$REFLECT_GIT_INTERNAL" > "{tmp_path}/seen"\n'
+    )
+    for hook in ("commit-msg", "post-merge"):
+        (hooks / hook).chmod(0o755)
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    remote_tip = team.heads()["main"]
     res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert res.code == 0, res
     doc = res.json()
-    assert res.code == 1, res  # not updated is a failure a script can see
-    assert "diverged (1 ahead, 1 behind)" in doc["error"] and "pull --rebase" in doc["hint"]
-    assert git("rev-parse", "HEAD", cwd=clone).strip() == mine
+    assert doc["updated"] is True and doc["behind"] == 0 and doc["ahead"] == 2
+    merged = doc["merged"]
+    assert merged["from"] == remote_tip and merged["commit"] == doc["commit"]
+    [note] = merged["notes"]
+    assert note["path"] == NOTE and set(note["ours"]) == {"tags", "updated"}
+    assert set(note["theirs"]) == {"confidence", "updated"}
+    parents = git("rev-list", "--parents", "-n1", "HEAD", cwd=clone).split()
+    assert parents == [doc["commit"], before, remote_tip]  # a real merge commit
+    message = git("log", "-1", "--format=%B", cwd=clone)
+    assert "Reflect-Op: sync" in message and "Reflect-Git:" in message
+    front = parse_note((clone / NOTE).read_bytes()).frontmatter
+    assert front["tags"] == ["pool", "mine"] and front["confidence"] == "medium"
+    assert str(front["updated"]).startswith("2026-03-06")
+    assert git("status", "--porcelain", cwd=clone) == ""
+    assert (tmp_path / "seen").read_text() == "1\n"  # a hook git runs knows it is us
+    assert team.heads()["main"] == remote_tip  # sync updates the clone; it never pushes
+    text = cli("--kb", str(kb_path), "team", "sync")
+    assert text.code == 0 and "fetched" in text.out  # nothing more to do
+
+
+def test_sync_leaves_a_conflicting_clone_exactly_as_it_was(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    """Both changed the title: the merge is aborted, HEAD, index and work tree untouched, and
+    the error names the note and the field."""
+    mine = _shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"])
+    mine = mine.replace("title: Shared", "title: Mine")
+    theirs = _shared(updated="2026-03-06T10:00:00Z").replace("title: Shared", "title: Theirs")
+    assert "title: Mine" in mine and "title: Theirs" in theirs
+    _team, kb_path, clone = _diverged(git_daemon, tmp_path, cli, mine, theirs)
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert res.code == 1, res
+    doc = res.json()
+    assert f"{NOTE} (title)" in doc["error"] and "nothing changed" in doc["error"]
+    assert "pull --no-rebase" in doc["hint"]
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == before
+    assert git("status", "--porcelain", cwd=clone) == ""
+    assert (clone / NOTE).read_text() == mine
+    assert not (clone / ".git" / "MERGE_HEAD").exists()
+
+
+def test_sync_without_the_attributes_says_git_merged_lines(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    """The same different-field edits in a team KB whose .gitattributes does not name the
+    driver: git's line merge conflicts, sync aborts and says why."""
+    team = git_daemon.new_repo()
+    team.seed({NOTE: _shared(updated="2026-03-04T09:12:00Z")})
+    kb_path, clone = tmp_path / "kb", tmp_path / "clone"
+    assert cli("--kb", str(kb_path), "team", "clone", team.url, "--path", str(clone)).code == 0
+    (clone / NOTE).write_text(_shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"]))
+    git("commit", "-qam", "mine", cwd=clone)
+    team.seed({NOTE: _shared(updated="2026-03-06T10:00:00Z", confidence="medium")})
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert res.code == 1, res
+    assert "does not name the merge driver" in res.json()["error"]
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == before
+    assert git("status", "--porcelain", cwd=clone) == ""
+
+
+def test_sync_does_not_merge_over_uncommitted_edits(
+    git_daemon: GitDaemon, tmp_path: Path, cli
+) -> None:
+    mine = _shared(updated="2026-03-05T10:00:00Z", tags=["pool", "mine"])
+    theirs = _shared(updated="2026-03-06T10:00:00Z", confidence="medium")
+    _team, kb_path, clone = _diverged(git_daemon, tmp_path, cli, mine, theirs)
+    before = git("rev-parse", "HEAD", cwd=clone).strip()
+    edited = mine.replace("Body.", "Body, edited and not committed.")
+    (clone / NOTE).write_text(edited)
+    res = cli("--kb", str(kb_path), "--json", "team", "sync")
+    assert res.code == 1, res
+    assert "uncommitted changes" in res.json()["error"] and NOTE in res.json()["error"]
+    assert git("rev-parse", "HEAD", cwd=clone).strip() == before
+    assert (clone / NOTE).read_text() == edited
 
 
 def test_clone_defaults_next_to_the_kb(git_daemon: GitDaemon, tmp_path: Path, cli) -> None:

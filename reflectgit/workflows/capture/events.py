@@ -1075,7 +1075,18 @@ class AgentEvents:
         for draft in drafts:
             said = f"{draft.title}\n{draft.fields.get('rule') or ''}\n{draft.body}"
             draft.fields.update(scope_fields(project, said))
+            if isinstance(cwd, str) and "anchors" not in draft.fields:
+                draft.fields["anchors"] = self._anchors(cwd, draft)
         return drafts
+
+    def _anchors(self, cwd: str, draft: NoteDraft) -> list[dict[str, str]]:
+        """Anchors from the files the session edited and the commits it made (commit capture)."""
+        from reflectgit.workflows.code.anchoring import committed_files, session_anchors
+
+        touched = draft.fields.get("files_touched")
+        files = [f for f in touched if isinstance(f, str)] if isinstance(touched, list) else []
+        files += committed_files(self.cap.cfg, draft.session)
+        return session_anchors(cwd, files, self.cap.cfg.env)
 
     def _harness(self, payload: Mapping[str, Any]) -> str:
         harness = payload.get("harness")

@@ -108,6 +108,7 @@ class Context:
     discovery_tokens: int | None = None
     project: str | None = None  # where the session worked (``workflows.project``); issue 12.7
     writer: str = "extract"
+    anchors: tuple[dict[str, str], ...] = ()  # the files the session edited, at HEAD
 
     @property
     def source(self) -> str:
@@ -282,6 +283,8 @@ def build_draft(raw: Mapping[str, Any], ctx: Context) -> Draft | str:
     # The project it was learned in, scope: project; global only when the text says so.
     front.pop("scope", None)
     front.update(scope_fields(ctx.project, note_text(front, note.body)))
+    if ctx.anchors and ctx.project:
+        front["anchors"] = [dict(a) for a in ctx.anchors]
     relationships = [{**r, "description": ""} for r in relations]
     # Strict validation wants every edge endpoint to be a known entity.
     names = {e["name"] for e in entities}

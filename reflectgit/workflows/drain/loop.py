@@ -598,7 +598,21 @@ class Drain:
             project=project_name(entry.cwd, self.cfg.env) if entry.cwd else None,
             discovery_tokens=tokens or None,
             writer=self.s.writer,
+            anchors=self._anchors(entry, prepared),
         )
+
+    def _anchors(self, entry: Entry, prepared: cascade.Prepared) -> tuple[dict[str, str], ...]:
+        """Anchors for the session's notes: the files its edit tool calls named and the files
+        of the commits it made (commit capture), at HEAD."""
+        from reflectgit.notes.anchors import edited_paths
+        from reflectgit.workflows.code.anchoring import committed_files, session_anchors
+
+        transcript = prepared.transcript
+        if not entry.cwd or transcript is None:
+            return ()
+        files = edited_paths((call.name, call.input) for call in transcript.tool_calls)
+        files += committed_files(self.cfg, entry.session_id)
+        return tuple(session_anchors(entry.cwd, files, self.cfg.env))
 
     def _confirm_duplicate(self, entry: Entry, prepared: cascade.Prepared) -> dict[str, Any]:
         target = prepared.duplicate_of or ""

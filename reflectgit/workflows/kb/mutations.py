@@ -305,6 +305,11 @@ class Mutations(Base):
                 merged = list(existing) if isinstance(existing, list) else []
                 merged.extend(t for t in value if t not in merged)
                 value = merged
+            if key == "anchors":  # the file's anchors, then the ones --anchor adds
+                from reflectgit.notes import anchors
+
+                had = anchors.anchors_of(base_note.frontmatter)
+                value = anchors.to_yaml(anchors.merged(had, anchors.anchors_of({"anchors": value})))
             base_note.frontmatter[key] = value
         if data is None and body is not None and body.strip():
             base_note.body = body if body.endswith("\n") else body + "\n"

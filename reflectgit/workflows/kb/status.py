@@ -39,6 +39,8 @@ class StatusResult:
     # Live notes recall and the MCP tools never serve (they fail validation or hold a secret:
     # notes/withheld.py), with why, as the search index found them; None without an index.
     withheld: list[tuple[str, str]] | None = None
+    # The merge driver in the KB's repository (workflows/merging.py ``state``).
+    merge_driver: dict[str, Any] | None = None
 
 
 class Status(Base):
@@ -89,6 +91,7 @@ class Status(Base):
             stale_files=stale,
             errors=_error_counts(self.state_dir),
             withheld=_withheld(self, index),
+            merge_driver=_merge_driver(self.store, tree),
         )
 
 
@@ -200,6 +203,24 @@ def _withheld(kb: Base, index: str) -> list[tuple[str, str]] | None:
             return found.withheld()
     except (ReflectGitError, OSError):
         return None
+
+
+def _merge_driver(store: Store, tree: str | None) -> dict[str, Any]:
+    """Is the merge driver registered in the repository's own git config, and do the
+    ``.gitattributes`` git reads (the work tree's, else the commit's) name it?"""
+    from reflectgit.workflows.merging import ATTRIBUTES, DRIVER, state
+
+    try:
+        raw = store.repo.get_config().get((b"merge", DRIVER.encode()), b"driver")
+        command: str | None = raw.decode("utf-8", "replace")
+    except KeyError:
+        command = None
+    attributes: bytes | None = None
+    if store.path is not None and (store.path / ATTRIBUTES).is_file():
+        attributes = (store.path / ATTRIBUTES).read_bytes()
+    elif tree:
+        attributes = store.read_at_tree(tree, ATTRIBUTES)
+    return state(command, attributes)
 
 
 def _hooks_installed(store: Store) -> dict[str, bool]:

@@ -268,6 +268,7 @@ def search(
     related: Sequence[str] = (),
     progress: Callable[[int, int], None] | None = None,
     served_only: bool = False,
+    code: Path | None = None,
 ) -> SearchResult:
     """Search the KB now (through the persistent index) or at a past revision or date.
 
@@ -276,7 +277,8 @@ def search(
 
     ``synonyms_file`` (a path in the KB's work tree) extends the shipped synonym table;
     ``related`` terms (``search --expand``) join the query as synonyms of it;
-    ``progress(done, total)`` hears how far a (re)build of the index has got.
+    ``progress(done, total)`` hears how far a (re)build of the index has got;
+    ``code`` (a folder in a code repository) labels the hits whose anchored code moved on.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
@@ -318,4 +320,14 @@ def search(
     with index:
         result = index.search(query, **kwargs)
     result.refresh = refreshed
+    if code is not None and result.hits:
+        from pathlib import Path
+
+        from reflectgit.workflows.code.labels import stale_labels
+
+        labels = stale_labels(
+            Path(kb), Path(state_dir), code, [(h.id, h.path) for h in result.hits], env
+        )
+        for hit in result.hits:
+            hit.stale = labels.get(hit.id)
     return result

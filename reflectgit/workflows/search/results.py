@@ -46,6 +46,8 @@ class Hit:
     rowid: int = field(default=0, compare=False, repr=False)
     # why the note is withheld from agents (notes/withheld.py), None when it is not
     withheld: str | None = None
+    # the code it names moved on (workflows/code/labels.py), None when not (or not known)
+    stale: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ class Hit:
             "path": self.path,
             "snippet": self.snippet,
             "withheld": self.withheld,
+            "stale": self.stale,
             "score": round(self.score, 4),
             "why": {
                 "bm25": round(self.bm25, 4),
@@ -102,6 +105,8 @@ def hit_lines(result: SearchResult, include_all: bool = False) -> list[str]:
         lines.append(f"{hit.id}  [{hit.tier}]  {hit.title}{state}")
         if hit.withheld:
             lines.append(f"    ! withheld from agents: {hit.withheld}")
+        if hit.stale:
+            lines.append(f"    ! {hit.stale}")
         if hit.snippet:
             lines.append(f"    {hit.snippet}")
     if not result.hits:

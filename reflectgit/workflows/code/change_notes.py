@@ -1,0 +1,362 @@
+"""The notes relevant to a change (a pull request): ``reflect-git pr-notes``.
+
+What changed is read once from ``git diff -U0 -M <merge base> <head>`` (the files, renames
+followed, and the symbols whose code the hunks touched) and ``git log`` (the commit messages).
+Notes are then found in two ways, in this order of rank:
+
+1. anchored: notes of the repository's project anchored to a changed file (found by one
+   ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
+   first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
+   than its symbol is not relevant (a module holds many symbols);
+2. mentioned: one search (the KB's own ranking) for the change's words; a hit is kept only when
+   its text names what changed, by the rule ``MENTION_RULE`` below, so a change nothing in the
+   KB bears on gets no notes at all (and no pull-request comment).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.config import DOCUMENTS
+from reflectgit.errors import UsageError
+from reflectgit.git import codebase
+from reflectgit.notes import diffs
+from reflectgit.workflows.code.notes import read_anchored
+
+Env = Mapping[str, str] | None
+
+# An anchor's path line as the note writer emits it (``- path: x`` under ``anchors:``).
+ANCHOR_LINE = r"^(- |  )path: "
+# Scores: an anchor match always outranks a text match.
+SYMBOL_CHANGED = 100.0
+FILE_CHANGED = 80.0
+# MENTION_RULE: a note that is not anchored is relevant when its text names at least
+# MENTION_MIN of the change's terms, weighing a symbol 2 (a definition the change touched, or an
+# identifier its commit messages name: CamelCase, snake_case, ``name()``, ``@name``; matched as
+# the same identifier, case and all), a word of a changed file's name 1 (not of its folders:
+# they are shared by every file of a package), a word of a commit message 0.5; and at least
+# one symbol or file-name word among them (commit messages' words alone say too little).
+SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
+MENTION_MIN = 2.0
+SEARCH_HITS = 30  # search hits read to check the rule
+MAX_QUERY_TERMS = 40
+DEFAULT_LIMIT = 10
+MIN_WORD = 4
+# Words of paths and commit messages that say nothing about what a change is about.
+_NOISE = frozenset({
+    "src", "lib", "libs", "test", "tests", "spec", "specs", "main", "index", "init", "internal",
+    "pkg", "cmd", "app", "apps", "core", "common", "util", "utils", "helper", "helpers", "docs",
+    "doc", "readme", "changelog", "license", "makefile", "config", "configs", "json", "yaml",
+    "toml", "lock", "file", "files", "module", "modules", "package", "packages", "build", "dist",
+    "vendor", "scripts", "script", "tools", "tool", "types", "type", "impl", "base", "default",
+    "misc", "tmp", "temp", "data", "fixtures", "examples", "example", "python", "java", "ruby",
+    "rust", "golang", "javascript", "typescript", "add", "adds", "added", "adding", "update",
+    "updates", "updated", "updating", "change", "changes", "changed", "changing", "remove",
+    "removes", "removed", "removing", "delete", "deleted", "fix", "fixes", "fixed", "fixing",
+    "refactor", "refactors", "refactored", "cleanup", "clean", "move", "moved", "rename",
+    "renamed", "make", "makes", "made", "bump", "bumps", "merge", "merged", "pull", "request",
+    "branch", "from", "into", "with", "without", "when", "then", "that", "this", "these",
+    "those", "them", "they", "some", "more", "less", "also", "only", "just", "should", "would",
+    "could", "does", "done", "have", "been", "being", "after", "before", "code", "small",
+    "minor", "typo", "typos", "tweak", "tweaks", "wip", "testing", "use",
+    "uses", "used", "using", "support", "supports", "allow", "allows", "instead", "first",
+    "second", "other", "every", "each", "new", "old", "version", "release",
+})  # fmt: skip
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+_IDENTIFIER = re.compile(r"@?[A-Za-z_][\w.]*(?:\(\))?")
+_SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@dataclass
+class Change:
+    """What a change did: files (renames followed), changed symbols, commit messages."""
+
+    base: str
+    head: str
+    files: list[diffs.FileDiff]
+    messages: list[str]
+    symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
+
+    @property
+    def paths(self) -> set[str]:
+        return {p for f in self.files for p in f.paths}
+
+    @property
+    def symbols(self) -> set[str]:
+        return {s for f in self.files for s in f.symbols}
+
+
+@dataclass
+class Relevant:
+    id: str
+    title: str
+    why: str
+    score: float
+    kind: str  # "anchored" | "mentioned"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "why": self.why}
+
+
+@dataclass
+class ChangeNotes:
+    repo: str
+    project: str
+    base: str
+    head: str
+    files: int
+    notes: list[Relevant] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"notes": [n.to_json() for n in self.notes]}
+
+
+def read_change(repo: Path, base: str, head: str | None = None, env: Env = None) -> Change:
+    """The change from ``base``'s merge base with ``head`` (default HEAD) to ``head``, as a
+    pull request shows it."""
+    root = codebase.top(repo, env)
+    head_sha = codebase.resolve(root, head or "HEAD", env)
+    base_sha = codebase.resolve(root, base, env)
+    for given, sha in ((base, base_sha), (head or "HEAD", head_sha)):
+        if sha is None:
+            raise UsageError(
+                f"{given!r} names no commit in {root}",
+                hint="give --base (and --head) as a branch, tag or commit the repository has "
+                "(in CI, fetch the base branch first)",
+            )
+    assert base_sha is not None and head_sha is not None
+    start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
+    files = diffs.parse(codebase.patch(root, start, head_sha, env))
+    messages = codebase.messages(root, start, head_sha, env)
+    return Change(start, head_sha, files, messages)
+
+
+def pr_notes(
+    kb: Path,
+    state_dir: Path,
+    repo: Path,
+    base: str,
+    head: str | None = None,
+    *,
+    env: Env = None,
+    limit: int = DEFAULT_LIMIT,
+    project: str | None = None,
+) -> ChangeNotes:
+    """The notes relevant to the change ``base...head`` of ``repo``, ranked, each with why."""
+    root = codebase.top(repo, env)
+    name = project or root.name
+    change = read_change(root, base, head, env)
+    out = ChangeNotes(str(root), name, change.base, change.head, len(change.files))
+    if not change.files:
+        return out
+    found: dict[str, Relevant] = {}
+    for item in anchored(kb, change, name, env):
+        found[item.id] = item
+    for item in mentioned(kb, state_dir, change, name, env, exclude=set(found)):
+        found.setdefault(item.id, item)
+    out.notes = sorted(found.values(), key=lambda r: (-r.score, r.id))[:limit]
+    return out
+
+
+def branch_change(root: Path, env: Env = None) -> Change | None:
+    """What the current branch changes against its upstream (or the remote's default branch,
+    or main): the files from their merge base to the work tree, names only; None when the
+    branch changes nothing. Recall at session start asks this, so no patch is read."""
+    head = codebase.resolve(root, "HEAD", env)
+    upstream = codebase.upstream(root, env)
+    if head is None:
+        return None
+    start = codebase.merge_base(root, upstream, head, env) if upstream else None
+    files: dict[str, diffs.FileDiff] = {}
+    if start is not None and start != head:
+        for c in codebase.changes(root, start, head, env):
+            files[c.new or c.old or ""] = diffs.FileDiff(c.old, c.new)
+    from reflectgit.git import repo_info
+
+    for path in repo_info.modified_files(root, env):  # uncommitted edits count too
+        files.setdefault(path, diffs.FileDiff(path, path))
+    if not files:
+        return None
+    return Change(start or head, head, list(files.values()), [], symbols_known=False)
+
+
+def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]:
+    """Notes of ``project`` anchored to a file the change touched."""
+    if codebase.resolve(kb, "HEAD", env) is None:
+        return []
+    by_path = {p: f for f in change.files for p in f.paths}
+    # Every anchor line of the KB in one git grep; the notes naming a changed path are read.
+    paths: list[str] = []
+    for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
+        value = line.split("path:", 1)[1].strip()
+        quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
+        if (quoted or value in by_path) and name.count("/") == 1 and name not in paths:
+            paths.append(name)
+    notes = read_anchored(kb, paths, env, project)
+    out: list[Relevant] = []
+    for note in notes:
+        best: tuple[float, str] | None = None
+        for anchor in note.anchors:
+            diff = by_path.get(anchor.path)
+            if diff is None:
+                continue
+            what = _status(diff, anchor.path)
+            symbol = anchor.symbol
+            touched = symbol is not None and symbol.rsplit(".", 1)[-1] in diff.symbols
+            if diff.status == "deleted":
+                score, why = (
+                    SYMBOL_CHANGED,
+                    f"anchored to {anchor.label}, which this change deletes",
+                )
+            elif touched:
+                score = SYMBOL_CHANGED
+                why = f"anchored to {anchor.label}, which this change modifies"
+                if diff.status == "renamed":
+                    why = f"anchored to {anchor.label}, which this change modifies and {what}"
+            elif anchor.symbol and diff.status == "modified" and change.symbols_known:
+                continue  # a symbol anchor is about its symbol: the rest of the file is not
+            else:
+                score, why = FILE_CHANGED, f"anchored to {anchor.label}, which this change {what}"
+            if best is None or score > best[0]:
+                best = (score, why)
+        if best is not None:
+            out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
+    return out
+
+
+def _status(diff: diffs.FileDiff, path: str) -> str:
+    if diff.status == "renamed":
+        return f"renames to {diff.new}" if path == diff.old else f"renames from {diff.old}"
+    return {"added": "adds", "deleted": "deletes"}.get(diff.status, "modifies")
+
+
+def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
+    """The change's terms -> (weight, where it came from). Symbols keep their case (they are
+    matched as identifiers); words are lower-cased (matched as words)."""
+    out: dict[str, tuple[float, str]] = {}
+    skip = {project.lower()}
+
+    def put(term: str, weight: float, where: str) -> None:
+        low = term.lower()
+        if len(term) < MIN_WORD or low in _NOISE or low in skip or low.isdigit():
+            return
+        key = term if weight >= SYMBOL_WEIGHT else low
+        if key not in out or out[key][0] < weight:
+            out[key] = (weight, where)
+
+    for symbol in sorted(change.symbols):
+        put(symbol, SYMBOL_WEIGHT, "changed symbol")
+    for path in sorted(change.paths):
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        for word in _parts(stem):
+            put(word, PATH_WEIGHT, "changed file")
+    for message in change.messages:
+        for name in _IDENTIFIER.findall(message):
+            for part in name.strip("@()").split("."):
+                if _looks_like_code(part, name):
+                    put(part, SYMBOL_WEIGHT, "named in a commit message")
+        for word in _WORD.findall(message):
+            put(word, MESSAGE_WEIGHT, "commit message")
+    return out
+
+
+def _looks_like_code(part: str, written: str) -> bool:
+    """Is a word of a commit message an identifier (``TTLCache``, ``lru_cache``, ``getsizeof()``,
+    ``@cached``), not prose?"""
+    return bool(part) and (
+        "_" in part.strip("_")
+        or any(c.isupper() for c in part[1:])
+        or written.endswith("()")
+        or written.startswith("@")
+        or part.startswith("__")
+    )
+
+
+def _parts(name: str) -> list[str]:
+    words: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", name):
+        words.extend(w for w in _SPLIT_CAMEL.split(chunk) if w)
+    return [name, *words] if len(words) > 1 and name.isidentifier() else words
+
+
+def mentioned(
+    kb: Path, state_dir: Path, change: Change, project: str, env: Env, exclude: set[str]
+) -> list[Relevant]:
+    """Notes (of this project, or of none, or global) whose text names what changed."""
+    from reflectgit.workflows.search.index import open_fresh
+
+    weights = terms(change, project)
+    if not weights:
+        return []
+    ranked = sorted(weights, key=lambda w: (-weights[w][0], w))[:MAX_QUERY_TERMS]
+    index, _ = open_fresh(kb, state_dir, env)
+    with index:
+        hits = index.ranked(" ".join(ranked), limit=SEARCH_HITS, prefix_last=False)
+        rows = {d["id"]: d for d in index.documents([h.rowid for h in hits])}
+    candidates = [h for h in hits if h.id not in exclude and h.state == "live"]
+    texts = codebase.texts(kb, [("HEAD", h.path) for h in candidates], env)
+    out: list[Relevant] = []
+    for hit, text in zip(candidates, texts, strict=True):
+        row = rows.get(hit.id, {})
+        learned_in = (row.get("project") or "").lower()
+        scope = (row.get("scope") or "").lower()
+        if learned_in and learned_in != project.lower() and scope != "global":
+            continue
+        words, names = _said(text)
+        if not words:
+            continue
+        named = [
+            t for t in ranked if (t in names if weights[t][0] >= SYMBOL_WEIGHT else t in words)
+        ]
+        score = sum(weights[w][0] for w in named)
+        strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
+        if score < MENTION_MIN or not strong:
+            continue
+        why = "mentions " + ", ".join(f"{w} ({weights[w][1]})" for w in named[:4])
+        out.append(Relevant(hit.id, hit.title, why, score, "mentioned"))
+    return out
+
+
+# The fields whose words say what a note is about (not its keys, dates, ids or anchors).
+SAID_FIELDS = ("title", "key_insight", "problem", "root_cause", "fix", "rule", "symptoms", "tags")
+
+
+def _said(text: str | None) -> tuple[set[str], set[str]]:
+    """The words (lower-cased) and the identifiers (as written) a note's own text says."""
+    if text is None:
+        return set(), set()
+    from reflectgit.notes.note import parse_note
+
+    try:
+        note = parse_note(text)
+    except Exception:
+        return set(), set()
+    parts: list[object] = [note.body]
+    for key in SAID_FIELDS:
+        value = note.frontmatter.get(key)
+        parts.extend(value if isinstance(value, list) else [value])
+    said = " ".join(str(p) for p in parts if isinstance(p, str))
+    names = set(re.findall(r"[A-Za-z_]\w*", said))
+    names |= {part for name in list(names) for part in name.split(".")}
+    return {w.lower() for w in _WORD.findall(said)}, names
+
+
+def comment_body(result: ChangeNotes, marker: str, limit: int | None = None) -> str:
+    """The pull-request comment: the hidden marker that finds it again, a heading, one line
+    per note with its why."""
+    lines = [
+        marker,
+        f"**reflect-git**: {len(result.notes)} note{'s' if len(result.notes) != 1 else ''} "
+        "from the knowledge base bear on this change",
+        "",
+    ]
+    for note in result.notes[:limit]:
+        lines.append(f"- **{note.title}** (`{note.id}`): {note.why}")
+    return "\n".join(lines) + "\n"
+
+
+__all__: Sequence[str] = ("ChangeNotes", "Relevant", "comment_body", "pr_notes", "read_change")

@@ -1,0 +1,235 @@
+"""Which notes the code has moved away from: ``reflect-git stale``.
+
+For each anchor of a note learned in the repository (its ``project`` is the repository's
+name), git compares the anchor's commit with HEAD:
+
+- ``deleted``: the file is gone (``git diff -M`` finds no rename for it);
+- ``renamed``: the file moved (followed as ``git diff -M`` follows renames);
+- ``symbol-gone``: the file (at its new path, after a rename) no longer defines the symbol;
+- ``changed``: the anchored code differs (the symbol's block for a symbol anchor, else the
+  whole file), white space and blank lines aside; ``commits`` are the commits that changed it.
+
+An anchor whose file is untouched, or changed only elsewhere than its symbol, or only in white
+space, is not stale. An anchor whose commit the repository does not have (a shallow clone,
+another repository) cannot be judged and is counted as unchecked, never reported as stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflectgit.git import codebase
+from reflectgit.git.codebase import CommitInfo, FileChange
+from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
+from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
+
+Env = Mapping[str, str] | None
+# The order a note's reasons are reported in: the most certain first.
+REASONS = ("deleted", "symbol-gone", "renamed", "changed")
+
+
+@dataclass
+class StaleAnchor:
+    anchor: Anchor
+    reason: str
+    now: str | None  # the file's path at HEAD (None when deleted)
+    commits: list[CommitInfo]
+
+
+@dataclass
+class StaleNote:
+    id: str
+    title: str
+    path: str
+    tier: str | None
+    anchors: list[StaleAnchor]
+
+    @property
+    def reason(self) -> str:
+        return min((a.reason for a in self.anchors), key=REASONS.index)
+
+    @property
+    def commits(self) -> list[CommitInfo]:
+        seen: dict[str, CommitInfo] = {}
+        for a in self.anchors:
+            for c in a.commits:
+                seen.setdefault(c.sha, c)
+        return list(seen.values())
+
+    @property
+    def label(self) -> str:
+        first = next(a for a in self.anchors if a.reason == self.reason)
+        where = first.anchor.path if self.reason == "deleted" else first.now
+        return stale_label(self.reason, len(self.commits), where)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "reason": self.reason,
+            "commits": [c.sha for c in self.commits],
+            "title": self.title,
+            "label": self.label,
+            "anchors": [
+                {
+                    **a.anchor.to_yaml(),
+                    "reason": a.reason,
+                    "now": a.now,
+                    "commits": [{"sha": c.sha, "subject": c.subject} for c in a.commits],
+                }
+                for a in self.anchors
+            ],
+        }
+
+
+@dataclass
+class StaleReport:
+    repo: str
+    project: str
+    head: str
+    checked: int  # notes of the project with anchors
+    unchecked: list[str] = field(default_factory=list)  # ids whose anchor commits are unknown
+    stale: list[StaleNote] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "project": self.project,
+            "head": self.head,
+            "checked": self.checked,
+            "unchecked": self.unchecked,
+            "stale": [s.to_json() for s in self.stale],
+        }
+
+
+def stale(kb: Path, repo: Path, env: Env = None, project: str | None = None) -> StaleReport:
+    """The stale notes of ``repo``'s project in ``kb``."""
+    root = codebase.top(repo, env)
+    name = project or root.name
+    notes = anchored_notes(kb, env, project=name)
+    return judge(root, notes, env, name)
+
+
+def judge(
+    root: Path, notes: Sequence[AnchoredNote], env: Env = None, project: str | None = None
+) -> StaleReport:
+    """Judge ``notes``' anchors against ``root``'s HEAD (the notes are taken as given)."""
+    head = codebase.resolve(root, "HEAD", env)
+    report = StaleReport(str(root), project or root.name, head or "", len(notes))
+    if head is None:
+        return report
+    judge_ = _Judge(root, head, env)
+    for note in notes:
+        found: list[StaleAnchor] = []
+        unknown = False
+        for anchor in note.anchors:
+            verdict = judge_.anchor(anchor)
+            if verdict is _UNKNOWN:
+                unknown = True
+            elif isinstance(verdict, StaleAnchor):
+                found.append(verdict)
+        if found:
+            report.stale.append(StaleNote(note.id, note.title, note.path, note.tier, found))
+        elif unknown:
+            report.unchecked.append(note.id)
+    return report
+
+
+_UNKNOWN = object()
+
+
+class _Judge:
+    """One HEAD; each distinct anchor commit's diff is asked of git once."""
+
+    def __init__(self, root: Path, head: str, env: Env) -> None:
+        self.root, self.head, self.env = root, head, env
+        self._diffs: dict[str, dict[str, FileChange] | None] = {}
+
+    def _diff(self, commit: str) -> dict[str, FileChange] | None:
+        if commit not in self._diffs:
+            full = codebase.resolve(self.root, commit, self.env)
+            if full is None:
+                self._diffs[commit] = None
+            else:
+                changes = codebase.changes(self.root, full, self.head, self.env)
+                self._diffs[commit] = {c.old: c for c in changes if c.old is not None}
+        return self._diffs[commit]
+
+    def anchor(self, anchor: Anchor) -> object:
+        commit = anchor.commit
+        if commit is None:
+            # No commit to compare with: only a deletion or a vanished symbol can be seen.
+            return self._present_only(anchor)
+        diff = self._diff(commit)
+        if diff is None:
+            return _UNKNOWN
+        change = diff.get(anchor.path)
+        if change is None:
+            return None  # untouched since the note was written
+        if change.status == "D" or change.new is None:
+            commits = codebase.commits_touching(
+                self.root, commit, self.head, [anchor.path], self.env
+            )
+            return StaleAnchor(anchor, "deleted", None, commits[:1])
+        now = change.new
+        paths = [anchor.path, now]
+        old_text, new_text = codebase.texts(
+            self.root, [(commit, anchor.path), (self.head, now)], self.env
+        )
+        old_code = _code(old_text, anchor.symbol)
+        new_code = _code(new_text, anchor.symbol)
+        if anchor.symbol and new_text is not None and new_code is None:
+            commits = self._changing(commit, paths, anchor.symbol)
+            return StaleAnchor(anchor, "symbol-gone", now, commits)
+        if change.status == "R" and now != anchor.path:
+            commits = codebase.commits_touching(self.root, commit, self.head, paths, self.env)
+            renames = [c for c in commits if self._renames(c.sha, anchor.path, now)]
+            return StaleAnchor(anchor, "renamed", now, renames or commits[:1])
+        if same_code(old_code, new_code):
+            return None
+        return StaleAnchor(anchor, "changed", now, self._changing(commit, paths, anchor.symbol))
+
+    def _present_only(self, anchor: Anchor) -> object:
+        [text] = codebase.texts(self.root, [(self.head, anchor.path)], self.env)
+        if text is None:
+            return StaleAnchor(anchor, "deleted", None, [])
+        if anchor.symbol and symbol_block(text, anchor.symbol) is None:
+            return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
+        return None
+
+    def _renames(self, sha: str, old: str, new: str) -> bool:
+        return any(
+            c.status == "R" and c.old == old and c.new == new
+            for c in codebase.changes(self.root, f"{sha}^", sha, self.env)
+        )
+
+    def _changing(self, since: str, paths: list[str], symbol: str | None) -> list[CommitInfo]:
+        """The commits since ``since`` that changed the anchored code (newest first): of the
+        commits touching the file, those whose version of the code differs from the one
+        before them."""
+        commits = codebase.commits_touching(self.root, since, self.head, paths, self.env)
+        if not commits:
+            return []
+        # Each commit's version and its parent's, one cat-file for all of them.
+        wanted: list[tuple[str, str]] = []
+        for c in commits:
+            for p in dict.fromkeys(paths):
+                wanted += [(c.sha, p), (f"{c.sha}^", p)]
+        texts = codebase.texts(self.root, wanted, self.env)
+        out: list[CommitInfo] = []
+        step = 2 * len(dict.fromkeys(paths))
+        for i, c in enumerate(commits):
+            chunk = texts[i * step : (i + 1) * step]
+            after = next((t for t in chunk[0::2] if t is not None), None)
+            before = next((t for t in chunk[1::2] if t is not None), None)
+            if not same_code(_code(before, symbol), _code(after, symbol)):
+                out.append(c)
+        return out or commits
+
+
+def _code(text: str | None, symbol: str | None) -> str | None:
+    if text is None:
+        return None
+    return symbol_block(text, symbol) if symbol else text

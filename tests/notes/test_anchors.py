@@ -1,0 +1,146 @@
+"""Anchors (notes/anchors.py): the language-agnostic symbol rule, with negative examples,
+``PATH:SYMBOL`` specs, the files a session's edit tools named."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectgit.notes import anchors
+from reflectgit.notes.note import Note
+from reflectgit.notes.schema import validate_note
+
+
+def validate_frontmatter(front: dict[str, object]) -> list[object]:
+    return list(validate_note(Note(front, "Body.\n")))
+
+
+DEFINED = [
+    ("def prefill(pool):\n    return pool\n", "prefill"),
+    ("async def fetch(url):\n    pass\n", "fetch"),
+    ("class Pool:\n    pass\n", "Pool"),
+    ("export async function fetchUser(id) {\n}\n", "fetchUser"),
+    ("export const MAX_RETRIES = 3;\n", "MAX_RETRIES"),
+    ("func helper() {}\n", "helper"),
+    ("func (r *Repo) Open(path string) error {\n}\n", "Open"),
+    ("pub fn parse(input: &str) -> Result<()> {\n}\n", "parse"),
+    ("static int parse_args(int argc, char **argv) {\n", "parse_args"),
+    ("public static void Main(string[] args) {\n", "Main"),
+    ("TIMEOUT = 30\n", "TIMEOUT"),
+    ("retries: 3\n", "retries"),
+    ("interface Props {\n}\n", "Props"),
+    ("    def add(self, conn):\n        pass\n", "Pool.add"),
+]
+NOT_DEFINED = [
+    ("def other():\n    return prefill(1)\n", "prefill"),  # a call is no definition
+    ("    if prefill(pool):\n        pass\n", "prefill"),
+    ("    return prefill(pool)\n", "prefill"),
+    ("x = prefill(pool)\n", "prefill"),
+    ("# def prefill(pool) was removed\n", "prefill"),
+    ("def prefill_all(pool):\n    pass\n", "prefill"),  # a longer name
+    ("if (x == TIMEOUT) {\n", "TIMEOUT"),
+    ("await fetchUser(3)\n", "fetchUser"),
+    ("", "anything"),
+]
+
+
+@pytest.mark.parametrize(("text", "symbol"), DEFINED)
+def test_definitions_are_found(text: str, symbol: str) -> None:
+    assert anchors.defines(text, symbol)
+
+
+@pytest.mark.parametrize(("text", "symbol"), NOT_DEFINED)
+def test_uses_and_lookalikes_are_not_definitions(text: str, symbol: str) -> None:
+    assert not anchors.defines(text, symbol)
+
+
+def test_a_block_ends_at_the_next_definition_no_deeper() -> None:
+    text = (
+        "def a():\n    x = 1\n    def inner():\n        pass\n    return x\n\ndef b():\n    pass\n"
+    )
+    assert anchors.symbol_block(text, "a") == (
+        "def a():\n    x = 1\n    def inner():\n        pass\n    return x\n"
+    )
+    assert anchors.symbol_block(text, "b") == "def b():\n    pass\n"
+
+
+def test_the_comments_and_decorators_before_the_next_definition_are_not_the_blocks() -> None:
+    go = 'const special = "$`"\n\n// Load reads the file.\n// It never overrides.\nfunc Load() {\n}\n'
+    assert anchors.symbol_block(go, "special") == 'const special = "$`"\n'
+    py = "def a():\n    return 1\n\n\n@cached\n# why\ndef b():\n    pass\n"
+    assert anchors.symbol_block(py, "a") == "def a():\n    return 1\n"
+    edited = py.replace("# why", "# why, said better")
+    assert anchors.same_code(anchors.symbol_block(py, "a"), anchors.symbol_block(edited, "a"))
+
+
+def test_same_code_ignores_whitespace_only() -> None:
+    assert anchors.same_code("def a():\n  return 1\n", "def a():\n\n    return  1\n")
+    assert not anchors.same_code("def a():\n  return 1\n", "def a():\n  return 2\n")
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("src/pool.py", ("src/pool.py", None)),
+        ("src/pool.py:prefill", ("src/pool.py", "prefill")),
+        ("src/pool.py:Pool.add", ("src/pool.py", "Pool.add")),
+        ("a:b/c.py", ("a:b/c.py", None)),  # the part after the colon is a path, not a name
+    ],
+)
+def test_specs(spec: str, expected: tuple[str, str | None]) -> None:
+    assert anchors.parse_spec(spec) == expected
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../x.py", "a/../../x.py", ""])
+def test_paths_leaving_the_repository_are_refused(bad: str) -> None:
+    assert anchors.clean_path(bad) is None
+
+
+def test_edited_paths_from_edit_tools_and_patches_not_reads() -> None:
+    calls = [
+        ("Read", {"file_path": "/r/src/read_only.py"}),
+        ("Edit", {"file_path": "/r/src/a.py"}),
+        ("Bash", {"command": "sed -i s/x/y/ src/c.py"}),
+        ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/b.rs\n@@\n"}),
+        ("str_replace_based_edit_tool", {"command": "view", "path": "/r/src/viewed.py"}),
+        ("Write", {"file_path": "/r/src/a.py"}),
+    ]
+    assert anchors.edited_paths(calls) == ["/r/src/a.py", "src/b.rs"]
+
+
+def test_schema_takes_anchors_and_refuses_bad_ones() -> None:
+    base = {"title": "T", "created": "2026-03-04", "confidence": "high"}
+    good = {**base, "anchors": [{"path": "src/a.py", "symbol": "f", "commit": "a" * 40}]}
+    assert validate_frontmatter(good) == []
+    for bad in (
+        [{"path": "/abs.py"}],
+        [{"path": "../up.py"}],
+        [{"symbol": "f"}],
+        [{"path": "a.py", "commit": "not-a-sha"}],
+        [{"path": "a.py", "line": 3}],
+        "src/a.py",
+    ):
+        assert validate_frontmatter({**base, "anchors": bad}), bad
+
+
+def test_merged_keeps_one_per_path_and_symbol() -> None:
+    old = [anchors.Anchor("a.py", None, "1" * 40), anchors.Anchor("a.py", "f", "1" * 40)]
+    new = [anchors.Anchor("a.py", None, "2" * 40)]
+    assert anchors.merged(old, new) == [anchors.Anchor("a.py", None, "2" * 40), old[1]]
+
+
+def test_a_diff_names_its_files_renames_and_the_symbols_its_hunks_touched() -> None:
+    from reflectgit.notes import diffs
+
+    patch = (
+        "diff --git a/src/pool.py b/src/pool.py\n"
+        "index 1..2 100644\n--- a/src/pool.py\n+++ b/src/pool.py\n"
+        "@@ -5 +5 @@ def prefill(pool, size):\n-    for _ in range(size):\n+    for _ in range(2):\n"
+        "@@ -20,0 +21,2 @@ class Pool:\n+def drain(pool):\n+    pass\n"
+        "diff --git a/old.py b/new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n"
+        "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-x = 1\n"
+    )
+    pool, moved, gone = diffs.parse(patch)
+    assert (pool.status, pool.symbols) == ("modified", {"prefill", "Pool", "drain"})
+    assert (moved.status, moved.old, moved.new) == ("renamed", "old.py", "new.py")
+    assert (gone.status, gone.symbols) == ("deleted", set())  # an assignment names no symbol

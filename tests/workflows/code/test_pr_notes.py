@@ -1,0 +1,121 @@
+"""``reflect-git pr-notes`` on real branches: anchored notes first (a changed symbol, then a
+changed file), then notes whose text names what changed; a symbol anchor whose file changed
+elsewhere is not listed; nothing at all for a change nothing in the KB bears on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli_proc
+from tests.support.coderepo import POOL_PY, CodeRepo
+
+
+class World:
+    def __init__(self, tmp: Path) -> None:
+        self.code = CodeRepo(tmp / "billing-api")
+        self.code.write("src/pool.py", POOL_PY)
+        self.code.write("src/retry.py", "def backoff(n):\n    return 2 ** n\n")
+        self.code.write("README.md", "# billing\n")
+        self.code.commit("first")
+        self.kb = tmp / "kb"
+        assert run_cli_proc("init", str(self.kb), "-q").returncode == 0
+
+    def note(self, title: str, insight: str, *anchors: str, cwd: Path | None = None) -> str:
+        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight", insight,
+                "--category", "perf", "--confidence", "high"]  # fmt: skip
+        for anchor in anchors:
+            args += ["--anchor", anchor]
+        done = run_cli_proc(*args, cwd=cwd or self.code.path)
+        assert done.returncode == 0, done.stderr
+        return str(json.loads(done.stdout)["id"])
+
+    def pr(self, *extra: str) -> list[dict[str, Any]]:
+        done = run_cli_proc(
+            "--kb", str(self.kb), "--json", "pr-notes", "--repo", str(self.code.path),
+            "--base", "main", *extra,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return list(json.loads(done.stdout)["notes"])
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    w.symbol = w.note("Prefill before serving", "Cold pools time out", "src/pool.py:prefill")  # type: ignore[attr-defined]
+    w.file = w.note("Retry budget", "Backoff must cap", "src/retry.py")  # type: ignore[attr-defined]
+    w.elsewhere = w.note("Pool limit", "Ten is the ceiling", "src/pool.py:Pool")  # type: ignore[attr-defined]
+    w.mention = w.note(  # type: ignore[attr-defined]
+        "Call prefill once",
+        "prefill on every request exhausts the pool: call prefill once at startup",
+    )
+    w.unrelated = w.note("Log rotation", "Rotate logs daily with logrotate")  # type: ignore[attr-defined]
+    return w
+
+
+def test_anchored_symbol_then_file_then_mentions_each_with_why(world: Any) -> None:
+    world.code.branch("feature")
+    world.code.write("src/pool.py", POOL_PY.replace("range(size)", "range(size + 1)"))
+    world.code.write("src/retry.py", "def backoff(n):\n    return min(2 ** n, 60)\n")
+    world.code.commit("cap backoff and prefill one more")
+    notes = world.pr()
+    ids = [n["id"] for n in notes]
+    assert ids[:2] == [world.symbol, world.file]
+    assert world.mention in ids
+    # a symbol anchor is about its symbol: pool.py changed, Pool did not
+    assert world.elsewhere not in ids
+    assert world.unrelated not in ids
+    why = {n["id"]: n["why"] for n in notes}
+    assert why[world.symbol] == "anchored to src/pool.py:prefill, which this change modifies"
+    assert why[world.file] == "anchored to src/retry.py, which this change modifies"
+    assert why[world.mention].startswith("mentions prefill (changed symbol)")
+
+
+def test_a_change_nothing_bears_on_prints_nothing(world: Any) -> None:
+    world.code.branch("docs")
+    world.code.write("README.md", "# billing\n\nHow to deploy the dashboard.\n").commit("docs")
+    assert world.pr() == []
+    text = run_cli_proc("--kb", str(world.kb), "pr-notes", "--base", "main", cwd=world.code.path)
+    assert text.returncode == 0 and text.stdout == ""
+
+
+def test_a_renamed_and_a_deleted_anchor_are_relevant(world: Any) -> None:
+    world.code.branch("moves")
+    world.code.move("src/retry.py", "src/backoff.py").commit("move retry")
+    world.code.delete("src/pool.py").commit("drop the pool")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert (
+        why[world.file] == "anchored to src/retry.py, which this change renames to src/backoff.py"
+    )
+    assert why[world.symbol] == "anchored to src/pool.py:prefill, which this change deletes"
+
+
+def test_notes_of_another_project_are_left_out(world: Any, tmp_path: Path) -> None:
+    other = CodeRepo(tmp_path / "other")
+    other.write("src/pool.py", POOL_PY).commit("o")
+    theirs = world.note(
+        "Their prefill", "prefill the pool in other", "src/pool.py:prefill", cwd=other.path
+    )
+    world.code.branch("feature")
+    world.code.write("src/pool.py", POOL_PY.replace("range(size)", "range(size + 1)")).commit("x")
+    assert theirs not in [n["id"] for n in world.pr()]
+
+
+def test_head_and_merge_base_are_those_of_a_pull_request(world: Any) -> None:
+    world.code.branch("feature")
+    world.code.write("src/retry.py", "def backoff(n):\n    return 1\n").commit("retry")
+    from tests.conftest import git
+
+    git("checkout", "-q", "main", cwd=world.code.path)
+    # main moves on after the branch: its changes are not the pull request's
+    world.code.write("src/pool.py", POOL_PY.replace("range(size)", "range(2)")).commit("main moves")
+    ids = [n["id"] for n in world.pr("--head", "feature")]
+    assert ids == [world.file]
+
+
+def test_an_unknown_base_is_a_usage_error(world: Any) -> None:
+    done = run_cli_proc("--kb", str(world.kb), "pr-notes", "--base", "nope", cwd=world.code.path)
+    assert done.returncode == 2 and "'nope' names no commit" in done.stderr

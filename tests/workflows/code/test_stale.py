@@ -1,0 +1,199 @@
+"""``reflect-git stale`` against real git histories: deletions, renames (followed as git
+follows them), a vanished symbol, changed code; unchanged anchors, changes elsewhere in the
+file and white-space-only edits are not listed. ``--propose`` sends stale notes to review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import git, run_cli_proc
+from tests.support.coderepo import POOL_PY, CodeRepo
+from tests.support.forge_server import make_forge
+from tests.support.remote import git_daemon
+from tests.support.routing import kb_factory, team_on_forge
+
+__all__ = ["git_daemon", "kb_factory", "make_forge"]
+
+
+class World:
+    """A code repository and a KB whose notes are anchored to it (added with --anchor)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.code = CodeRepo(tmp / "billing-api")
+        self.code.write("src/pool.py", POOL_PY)
+        self.code.write("src/retry.py", "def backoff(n):\n    return 2 ** n\n")
+        self.code.write("README.md", "# billing\n")
+        self.code.commit("first")
+        self.kb = tmp / "kb"
+        assert run_cli_proc("init", str(self.kb), "-q").returncode == 0
+
+    def note(self, title: str, *anchors: str) -> str:
+        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight",
+                f"{title}: what we learned", "--category", "perf", "--confidence", "high"]  # fmt: skip
+        for anchor in anchors:
+            args += ["--anchor", anchor]
+        done = run_cli_proc(*args, cwd=self.code.path)
+        assert done.returncode == 0, done.stderr
+        return str(json.loads(done.stdout)["id"])
+
+    def stale(self, *extra: str) -> dict[str, Any]:
+        done = run_cli_proc(
+            "--kb", str(self.kb), "stale", "--repo", str(self.code.path), "--json", *extra
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    def listed(self) -> dict[str, dict[str, Any]]:
+        return {s["id"]: s for s in self.stale()["stale"]}
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def test_nothing_changed_lists_nothing(world: World) -> None:
+    world.note("Prefill the pool", "src/pool.py:prefill", "src/retry.py")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["checked"] == 1
+
+
+def test_a_deleted_file_is_stale_with_the_commit_that_deleted_it(world: World) -> None:
+    nid = world.note("Backoff doubles", "src/retry.py")
+    untouched = world.note("Pool prefill", "src/pool.py")
+    gone = world.code.delete("src/retry.py").commit("drop retries")
+    listed = world.listed()
+    assert set(listed) == {nid}
+    assert listed[nid]["reason"] == "deleted" and listed[nid]["commits"] == [gone]
+    assert untouched not in listed
+
+
+def test_a_renamed_file_is_followed_and_reported_with_its_new_path(world: World) -> None:
+    nid = world.note("Pool prefill", "src/pool.py")
+    world.code.write("src/other.py", "X = 1\n").commit("unrelated")
+    moved = world.code.move("src/pool.py", "lib/pool.py").commit("move the pool")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["reason"] == "renamed"
+    assert entry["commits"] == [moved]
+    assert entry["anchors"][0]["now"] == "lib/pool.py"
+
+
+def test_a_symbol_gone_is_stale_and_a_change_elsewhere_in_the_file_is_not(world: World) -> None:
+    prefill = world.note("Prefill the pool", "src/pool.py:prefill")
+    limit = world.note("Pool limit", "src/pool.py:Pool")
+    world.code.write(
+        "src/pool.py", POOL_PY.replace("def prefill(pool, size)", "def warm(pool, size)")
+    )
+    renamed = world.code.commit("rename prefill to warm")
+    listed = world.listed()
+    assert set(listed) == {prefill}
+    assert listed[prefill]["reason"] == "symbol-gone" and listed[prefill]["commits"] == [renamed]
+    assert limit not in listed
+
+
+def test_changed_code_counts_only_the_commits_that_changed_it(world: World) -> None:
+    nid = world.note("Prefill the pool", "src/pool.py:prefill")
+    first = world.code.write(
+        "src/pool.py", POOL_PY.replace("return pool\n", "return pool.ready()\n")
+    ).commit("ready")
+    world.code.write("src/pool.py", (world.code.path / "src/pool.py").read_text() + "\nLIMIT = 3\n")
+    world.code.commit("a limit elsewhere")  # touches the file, not the symbol
+    second = world.code.write("src/pool.py", (world.code.path / "src/pool.py").read_text().replace("range(size)", "range(size * 2)")).commit("double")  # fmt: skip
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["reason"] == "changed"
+    assert entry["commits"] == [second, first]
+    assert entry["label"] == "stale: the code it names changed in 2 commits since"
+
+
+def test_white_space_only_and_moves_within_the_diff_are_not_stale(world: World) -> None:
+    world.note("Prefill the pool", "src/pool.py:prefill")
+    world.note("Backoff", "src/retry.py")
+    world.code.write("src/pool.py", POOL_PY.replace("    return pool\n", "\n    return   pool\n"))
+    world.code.write("src/retry.py", "def backoff(n):\n\n    return 2 ** n\n")
+    world.code.commit("reformat")
+    assert world.stale()["stale"] == []
+
+
+def test_a_file_anchor_is_stale_when_the_file_changes(world: World) -> None:
+    nid = world.note("Readme", "README.md")
+    sha = world.code.write("README.md", "# billing\n\nNew section.\n").commit("docs")
+    assert world.listed()[nid]["commits"] == [sha]
+
+
+def test_notes_of_another_project_and_unknown_commits_are_not_judged(
+    world: World, tmp_path: Path
+) -> None:
+    other = CodeRepo(tmp_path / "other-repo")
+    other.write("src/pool.py", POOL_PY).commit("other")
+    args = ["--kb", str(world.kb), "add", "--title", "Elsewhere", "--insight", "i i i",
+            "--category", "c", "--confidence", "high", "--anchor", "src/pool.py"]  # fmt: skip
+    assert run_cli_proc(*args, cwd=other.path).returncode == 0
+    note = world.kb / "documents"
+    [path] = list(note.glob("elsewhere-*.md"))
+    # the same note, claimed for billing-api, anchored at a commit billing-api never had
+    text = path.read_text().replace("project: other-repo", "project: billing-api")
+    path.write_text(text)
+    git("commit", "-qam", "claim", cwd=world.kb)
+    world.code.delete("src/pool.py").commit("drop the pool")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["unchecked"] == [path.stem]
+
+
+def test_text_output_names_the_note_anchor_and_commit(world: World) -> None:
+    nid = world.note("Backoff doubles", "src/retry.py:backoff")
+    world.code.delete("src/retry.py").commit("drop retries")
+    done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{nid}  stale: the file it names (src/retry.py) was deleted"
+    assert lines[1] == "    src/retry.py:backoff: deleted"
+    assert lines[2].endswith(" drop retries")
+    assert lines[-1].startswith("1 stale note of 1 anchored note in billing-api")
+
+
+def test_not_a_repository_is_a_clear_error(world: World, tmp_path: Path) -> None:
+    done = run_cli_proc("--kb", str(world.kb), "stale", "--repo", str(tmp_path))
+    assert done.returncode == 1 and "is not a git repository" in done.stderr
+
+
+def test_propose_without_a_team_queues_once_and_deletes_nothing(world: World) -> None:
+    nid = world.note("Backoff doubles", "src/retry.py")
+    world.code.delete("src/retry.py").commit("drop retries")
+    first = world.stale("--propose")
+    again = world.stale("--propose")
+    [proposal] = first["proposed"]
+    assert proposal["route"] == "queue" and proposal["where"].startswith("review-queue/")
+    assert again["proposed"] == first["proposed"]
+    assert (world.kb / "documents" / f"{nid}.md").is_file()  # never deleted
+    queued = git("ls-tree", "--name-only", "HEAD", "review-queue/", cwd=world.kb).split()
+    assert [q for q in queued if q.endswith(".yaml")] == [proposal["where"]]
+
+
+def test_propose_with_a_team_opens_one_draft_pr_with_the_stale_flag(
+    tmp_path: Path, git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch)
+    code = CodeRepo(tmp_path / "billing-api")
+    code.write("src/retry.py", "def backoff(n):\n    return 2 ** n\n").commit("first")
+    args = ["--kb", str(kb.path), "--json", "add", "--title", "Backoff doubles", "--insight",
+            "it doubles", "--category", "perf", "--confidence", "high",
+            "--anchor", "src/retry.py:backoff"]  # fmt: skip
+    nid = json.loads(run_cli_proc(*args, cwd=code.path).stdout)["id"]
+    code.write("src/retry.py", "def jitter(n):\n    return n\n").commit("jitter instead")
+    stale = ["--kb", str(kb.path), "--json", "stale", "--repo", str(code.path), "--propose"]
+    [proposal] = json.loads(run_cli_proc(*stale).stdout)["proposed"]
+    assert proposal["route"] == "branch" and proposal["error"] is None
+    branch = proposal["where"].split()[0]
+    assert branch.startswith("knowledge/")
+    flagged = yaml.safe_load(team.git("show", f"{branch}:documents/{nid}.md").split("---\n")[1])
+    assert flagged["stale"]["reason"] == "symbol-gone"
+    assert flagged["stale"]["head"] == code.head()
+    assert f"documents/{nid}.md" not in team.files("main")  # main unchanged: review decides
+    assert len(forge.open_prs("acme/team")) == 1
+    json.loads(run_cli_proc(*stale).stdout)  # proposing again opens nothing new
+    assert len(forge.open_prs("acme/team")) == 1
