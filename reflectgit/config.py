@@ -49,6 +49,9 @@ INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
 DRAIN_MODEL_ENV = "REFLECT_DRAIN_MODEL"
 # What the CI jobs `init --ci` writes install; read by the CI job, never by reflect-git.
 CI_INSTALL_ENV = "REFLECT_GIT_PIP"
+# The secret the code repository's CI jobs (`code-ci`) clone the team KB from: a variable of
+# those jobs, never read by reflect-git itself.
+CI_KB_URL_ENV = "REFLECT_KB_URL"
 
 # KB layout (DESIGN.md section 1).
 DOCUMENTS = "documents"

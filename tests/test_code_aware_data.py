@@ -14,7 +14,8 @@ from reflectgit.hooks.validate import main as validate
 from tests.conftest import REPO_ROOT, git
 
 DATA_DIR = REPO_ROOT / "bench" / "data" / "code_aware"
-PROJECTS = sorted(p.name for p in DATA_DIR.iterdir() if p.is_dir())
+# The replay datasets (judged by reading the diffs); other folders hold datasets of their own form.
+PROJECTS = sorted(p.name for p in DATA_DIR.iterdir() if (p / "judged.json").is_file())
 KINDS = {
     True: {"deleted", "moved", "symbol-removed", "changed"},
     False: {"untouched", "changed-elsewhere-in-file", "cosmetic", "renamed", "changed-unrelated"},

@@ -463,9 +463,9 @@ def test_only_config_reads_the_environment() -> None:
     assert env_readers(Path(config_module.__file__).read_text()), "config.py is the one reader"
 
 
-# Named in the package but not settings of ours: a Python constant (the gate's reason) and the
-# variable of the CI job that ``init --ci`` writes.
-NOT_SETTINGS = {"REFLECT_ON_REFLECT", "REFLECT_GIT_PIP"}
+# Named in the package but not settings of ours: a Python constant (the gate's reason), the
+# variable of the CI job that ``init --ci`` writes and the secret of the jobs ``code-ci`` writes.
+NOT_SETTINGS = {"REFLECT_ON_REFLECT", "REFLECT_GIT_PIP", "REFLECT_KB_URL"}
 
 
 def test_every_variable_the_package_names_is_declared() -> None:

@@ -415,7 +415,7 @@ def team_synced(result: Any) -> list[str]:
         head = "fetched and fast-forwarded" if result.updated else "fetched"
         return [f"team KB {head}", *team_status(result)]
     out = [
-        f"team KB fetched and merged: {merged['files']} file(s) from the team's "
+        f"team KB fetched and merged: {plural(merged['files'], 'file')} from the team's "
         f"{result.branch} at {_tip(merged['from'])} (merge commit {_tip(merged['commit'])}, "
         "not pushed)"
     ]
@@ -944,7 +944,7 @@ def pr_comment_line(outcome: Any) -> str:
         "none": "no note bears on the change: no comment",
     }[outcome.action]
     extra = (
-        f" (and {outcome.duplicates_deleted} duplicate(s) deleted)"
+        f" (and {plural(outcome.duplicates_deleted, 'duplicate')} deleted)"
         if outcome.duplicates_deleted
         else ""
     )

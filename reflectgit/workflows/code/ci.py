@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reflectgit.config import CI_KB_URL_ENV
 from reflectgit.errors import ConflictError, UsageError
 from reflectgit.installation import Source, source
 from reflectgit.workflows.ci_templates import CHECKOUT, PIP_VARIABLE, PYTHON, SETUP_PYTHON
@@ -33,7 +34,7 @@ PATHS = {
     "gitlab": ".gitlab/reflect-git-notes.gitlab-ci.yml",
     "gitea": ".gitea/workflows/reflect-git-notes.yml",
 }
-KB_VARIABLE = "REFLECT_KB_URL"
+KB_VARIABLE = CI_KB_URL_ENV
 STALE_CRON = "17 6 * * 1"  # Mondays, 06:17 UTC
 
 
