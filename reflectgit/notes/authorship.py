@@ -30,6 +30,7 @@ PERSON_SOURCES = ("cli", "web")
 WRITTEN_BY = "written_by"
 REVIEWED_BY = "reviewed_by"
 REVIEWED_AT = "reviewed_at"
+REVIEWED_BY_TRAILER = "Reflect-Reviewed-By"  # the commit that stamps a review says who
 CAPTURE_TOOL = "reflect-git capture"  # capture's provenance.source_tool
 
 
