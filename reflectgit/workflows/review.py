@@ -5,6 +5,11 @@ result. Approve fast-forwards ``main`` to the branch tip when it can, else write
 whose second parent is the branch tip, so the forge sees the PR's commit on ``main`` and marks
 the PR merged. Reject closes the PR with the reason as a comment. Both delete the branch.
 
+Approving is a person's review: a note a machine wrote lands on main with
+``provenance.reviewed_by`` (the approver's git author name) and ``reviewed_at`` stamped, in the
+approve commit (then always a merge commit; on a forge that merges through its API, a commit
+on top of the reviewed tip, which the forge merges), with a ``Reflect-Reviewed-By`` trailer.
+
 What a reviewer reviews is the note the route made (and its sidecar). Anything else the branch
 changes against main (a deletion, a second note, a settings, hook or CI file, any other path, a
 secret in any file) is listed as *unreviewed*, and approve refuses until each such path is
@@ -538,9 +543,10 @@ class ReviewResult:
     fast_forward: bool = False
     notes: list[str] = field(default_factory=list)
     merged_by: str | None = None  # the forge, when its API made the merge
+    reviewed_by: str | None = None  # the approver, when the approval stamped a machine's note
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "merged_by": self.merged_by,
             "branch": self.branch,
             "action": self.action,
@@ -552,6 +558,16 @@ class ReviewResult:
             "fast_forward": self.fast_forward,
             "notes": self.notes,
         }
+        if self.reviewed_by:  # this approval reviewed a machine's note (docs/team.md)
+            doc["reviewed_by"] = self.reviewed_by
+        return doc
+
+
+def _reviewed_note(result: ReviewResult, review: BranchReview, reviewer: str) -> None:
+    result.reviewed_by = reviewer
+    result.notes.append(
+        f"reviewed by {reviewer}: {review.id} lands on main with provenance.reviewed_by"
+    )
 
 
 def _merged_tree_changes(
@@ -644,7 +660,8 @@ def approve(
     change the branch makes must be named in ``accept`` (paths), else ``RefusedError`` lists
     them and nothing moves. ``tip``, when given, is the commit the reviewer saw: a branch that
     has moved since is refused. The tip reviewed here is the one merged, even if main moves
-    and the push is retried.
+    and the push is retried. A machine's note is stamped reviewed by the approver
+    (``_review_stamp``): only its two review fields differ from what review showed.
     """
     from reflectgit.git.scratch import commit_on
 
@@ -680,6 +697,7 @@ def approve(
             reviewed = _push_review_commit(
                 remote, store, branch, reviewed, stamp, _approve_message(branch, review, reviewer)
             )
+            _reviewed_note(result, review, reviewer)
         return _approve_on_forge(team, remote, store, branch, reviewed, pr, find_pr, result)
     for attempt in range(1, max_attempts + 1):
         if attempt > 1:
@@ -719,6 +737,8 @@ def approve(
         if outcome.ok:
             result.commit, result.pushed = new, True
             result.notes += merge_notes
+            if stamp is not None:
+                _reviewed_note(result, review, reviewer)
             store.set_any_ref(remote.tracking_prefix + team.branch, new)
             break
         if not outcome.stale:

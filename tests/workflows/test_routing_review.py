@@ -293,6 +293,7 @@ def test_approving_a_machines_branch_is_a_review(setup, tmp_path: Path) -> None:
 
     # Not a fast-forward: the approve commit (second parent: the reviewed tip) stamps the note.
     assert doc["pushed"] and not doc["fast_forward"] and doc["deleted"]
+    assert doc["reviewed_by"] == "Ada Reviewer"
     assert team.git("log", "-1", "--format=%P", "main").split()[1] == routed.commit
     prov = _front_on_main(team, note_id)["provenance"]
     assert prov["written_by"] == "drain" and prov["reviewed_by"] == "Ada Reviewer"
@@ -352,6 +353,7 @@ def test_a_persons_note_approved_is_still_a_fast_forward(setup) -> None:
     routed = routing.route(kb.config(), note_id)
     doc = cli(kb, "review", "approve", routed.branch or "")
     assert doc["fast_forward"] and team.heads()["main"] == routed.commit
+    assert "reviewed_by" not in doc
     assert "reviewed_by" not in (_front_on_main(team, note_id).get("provenance") or {})
 
 
@@ -369,6 +371,7 @@ def test_gitea_approve_merges_the_review_commit_through_the_api(
     doc = cli(kb, "review", "approve", routed.branch or "")
 
     assert doc["merged_by"] == "gitea" and doc["pushed"] and doc["deleted"]
+    assert doc["reviewed_by"] == "Ada Reviewer"
     [call] = [c for c in forge.calls("POST") if c[1].endswith(f"/pulls/{pr.number}/merge")]
     review_commit = call[2]["head_commit_id"]  # the reviewed tip plus the review's commit
     assert team.git("log", "-1", "--format=%P", review_commit).split() == [routed.commit]
