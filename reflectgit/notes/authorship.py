@@ -1,10 +1,12 @@
 """Who wrote a note, a person or a machine, and whether a person has reviewed it. Pure.
 
 A note a machine wrote (capture's detectors, the drain's writers, an agent through the MCP
-tools) says so in ``provenance.written_by``; a person who confirms it (CLI or web ``confirm``)
-or promotes it from the review queue stamps ``provenance.reviewed_by`` (their git identity) and
-``provenance.reviewed_at``. Until then routing sends it to review whatever its tier, and recall
-marks it as unreviewed. The drain's and capture's own confirmations count proofs, never review.
+tools) says so in ``provenance.written_by``; a person who confirms it (CLI or web ``confirm``),
+promotes it from the review queue, or approves its knowledge branch (``review approve``)
+stamps ``provenance.reviewed_by`` (their git identity) and ``provenance.reviewed_at``. Until
+then routing sends it to review whatever its tier, and recall marks it as unreviewed. The
+drain's and capture's own confirmations count proofs, never review; nor does a merge by the
+forge's button, which leaves no person's name in the note (docs/team.md).
 
 Notes written before ``written_by`` existed are recognised by what their writers always put
 in them: capture's ``provenance.source_tool: reflect-git capture`` (or ``capture_event``), and
@@ -30,6 +32,7 @@ PERSON_SOURCES = ("cli", "web")
 WRITTEN_BY = "written_by"
 REVIEWED_BY = "reviewed_by"
 REVIEWED_AT = "reviewed_at"
+REVIEWED_BY_TRAILER = "Reflect-Reviewed-By"  # the commit that stamps a review says who
 CAPTURE_TOOL = "reflect-git capture"  # capture's provenance.source_tool
 
 

@@ -5,6 +5,11 @@ result. Approve fast-forwards ``main`` to the branch tip when it can, else write
 whose second parent is the branch tip, so the forge sees the PR's commit on ``main`` and marks
 the PR merged. Reject closes the PR with the reason as a comment. Both delete the branch.
 
+Approving is a person's review: a note a machine wrote lands on main with
+``provenance.reviewed_by`` (the approver's git author name) and ``reviewed_at`` stamped, in the
+approve commit (then always a merge commit; on a forge that merges through its API, a commit
+on top of the reviewed tip, which the forge merges), with a ``Reflect-Reviewed-By`` trailer.
+
 What a reviewer reviews is the note the route made (and its sidecar). Anything else the branch
 changes against main (a deletion, a second note, a settings, hook or CI file, any other path, a
 secret in any file) is listed as *unreviewed*, and approve refuses until each such path is
@@ -29,7 +34,7 @@ from reflectgit.errors import (
     RefusedError,
     RemoteError,
 )
-from reflectgit.notes import messages
+from reflectgit.notes import authorship, messages
 from reflectgit.notes.dates import utc_now
 from reflectgit.notes.note import Note, parse_note, sidecar_path_for
 from reflectgit.workflows.team import KNOWLEDGE_PREFIX, Team, require_team
@@ -538,9 +543,10 @@ class ReviewResult:
     fast_forward: bool = False
     notes: list[str] = field(default_factory=list)
     merged_by: str | None = None  # the forge, when its API made the merge
+    reviewed_by: str | None = None  # the approver, when the approval stamped a machine's note
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "merged_by": self.merged_by,
             "branch": self.branch,
             "action": self.action,
@@ -552,6 +558,16 @@ class ReviewResult:
             "fast_forward": self.fast_forward,
             "notes": self.notes,
         }
+        if self.reviewed_by:  # this approval reviewed a machine's note (docs/team.md)
+            doc["reviewed_by"] = self.reviewed_by
+        return doc
+
+
+def _reviewed_note(result: ReviewResult, review: BranchReview, reviewer: str) -> None:
+    result.reviewed_by = reviewer
+    result.notes.append(
+        f"reviewed by {reviewer}: {review.id} lands on main with provenance.reviewed_by"
+    )
 
 
 def _merged_tree_changes(
@@ -594,6 +610,35 @@ def _merged_tree_changes(
     return out
 
 
+def _review_stamp(
+    store: Any,
+    tip: str,
+    note_path: str | None,
+    changes: list[Any],
+    reviewer: str,
+    at: datetime,
+) -> Any:
+    """The reviewed note with ``provenance.reviewed_by``/``reviewed_at`` stamped, as a change
+    to commit with the merge; None when it needs no review (a person's note, or one this
+    reviewer reviewed already). Only those two fields change: the note is what review showed
+    (or main's field-by-field merge of it, when ``changes`` holds one)."""
+    from reflectgit.git.change import write
+    from reflectgit.notes.inplace import rewrite_note
+
+    if note_path is None:
+        return None
+    merged = [c.data for c in changes if c.path == note_path and c.data is not None]
+    data = merged[-1] if merged else store.read_at_tree(store.commit_info(tip).tree, note_path)
+    if data is None:
+        return None
+    try:
+        note = parse_note(data, note_path)
+    except NoteError:
+        return None
+    reviewed = authorship.mark_reviewed(note, reviewer, at)
+    return write(note_path, rewrite_note(data, reviewed)) if reviewed is not None else None
+
+
 def _blob_id(data: bytes) -> str:
     from reflectgit.git.objects import blob_id
 
@@ -615,7 +660,8 @@ def approve(
     change the branch makes must be named in ``accept`` (paths), else ``RefusedError`` lists
     them and nothing moves. ``tip``, when given, is the commit the reviewer saw: a branch that
     has moved since is refused. The tip reviewed here is the one merged, even if main moves
-    and the push is retried.
+    and the push is retried. A machine's note is stamped reviewed by the approver
+    (``_review_stamp``): only its two review fields differ from what review showed.
     """
     from reflectgit.git.scratch import commit_on
 
@@ -639,10 +685,19 @@ def approve(
             hint="fix the note on the branch (or reject it) before approving",
         )
     check_accepted(review, accept)
+    # Approving is a person's review: a machine's note lands on main stamped with the
+    # approver's git identity (authorship.mark_reviewed), as a CLI confirm stamps it.
+    reviewer, now = store.author(), utc_now()
     find_pr = _pr_finder(cfg, team, remote, store, heads.get(team.branch))
     pr = find_pr(branch)
     result.pr_url = pr.url if pr else None
     if pr is not None and find_pr.forge is not None and not find_pr.forge.detects_outside_merge:
+        stamp = _review_stamp(store, reviewed, review.note_path, [], reviewer, now)
+        if stamp is not None:  # the forge merges the branch: the review's commit goes on it
+            reviewed = _push_review_commit(
+                remote, store, branch, reviewed, stamp, _approve_message(branch, review, reviewer)
+            )
+            _reviewed_note(result, review, reviewer)
         return _approve_on_forge(team, remote, store, branch, reviewed, pr, find_pr, result)
     for attempt in range(1, max_attempts + 1):
         if attempt > 1:
@@ -660,33 +715,30 @@ def approve(
             result.commit = main
             result.notes.append("the branch is already on main")
             break
-        result.fast_forward = main is None or base == main
         merge_notes: list[str] = []
-        if main is None or base == main:
+        changes = _merged_tree_changes(store, main, tip, merge_notes) if main else []
+        stamp = _review_stamp(store, tip, review.note_path, changes, reviewer, now)
+        result.fast_forward = stamp is None and (main is None or base == main)
+        if result.fast_forward:
             new = tip
-        else:
-            subject = f"Merge {branch}: {review.title}"
-            message = messages.build(
-                messages.shorten(subject),
-                "approve",
-                [review.id] if review.id else [],
-                confidence=review.tier,
-                source="cli",
-            )
+        else:  # a merge commit: main moved, or the approval reviews a machine's note
+            message = _approve_message(branch, review, reviewer if stamp is not None else None)
             merged = commit_on(
                 store,
-                _merged_tree_changes(store, main, tip, merge_notes),
+                [*changes, *([stamp] if stamp is not None else [])],
                 message,
-                main,
-                extra_parents=(tip,),
+                main or tip,  # no main yet: the review's commit on top of the branch tip
+                extra_parents=(tip,) if main else (),
                 scratch=f"reflect-git/review/{branch}",
             )
-            assert merged is not None  # a merge commit (two parents) is never empty
+            assert merged is not None  # a merge commit, or a commit that stamps the note
             new = merged
         [outcome] = remote.push([f"{new}:refs/heads/{team.branch}"])
         if outcome.ok:
             result.commit, result.pushed = new, True
             result.notes += merge_notes
+            if stamp is not None:
+                _reviewed_note(result, review, reviewer)
             store.set_any_ref(remote.tracking_prefix + team.branch, new)
             break
         if not outcome.stale:
@@ -707,6 +759,39 @@ def approve(
     if pr is not None:
         result.notes.append(_pr_state_note(find_pr, pr))
     return result
+
+
+def _approve_message(branch: str, review: BranchReview, reviewer: str | None) -> Any:
+    """The approve commit's message; ``reviewer`` when it stamps a machine's note."""
+    extra = [(authorship.REVIEWED_BY_TRAILER, reviewer)] if reviewer else []
+    return messages.build(
+        messages.shorten(f"Merge {branch}: {review.title}"),
+        "approve",
+        [review.id] if review.id else [],
+        confidence=review.tier,
+        source="cli",
+        extra=extra,
+    )
+
+
+def _push_review_commit(
+    remote: Any, store: Any, branch: str, tip: str, stamp: Any, message: Any
+) -> str:
+    """Put the approve commit (the note stamped reviewed) on the branch, on top of the
+    reviewed ``tip``, for a forge that merges the branch itself; its new tip. A branch that
+    moved since is not overwritten (the push is not a fast-forward) and nothing is merged."""
+    from reflectgit.git.scratch import commit_on
+
+    new = commit_on(store, [stamp], message, tip, scratch=f"reflect-git/review/{branch}")
+    assert new is not None  # the stamp changes the note
+    [outcome] = remote.push([f"{new}:refs/heads/{branch}"])
+    if not outcome.ok:
+        raise ConflictError(
+            f"{branch} moved while it was being approved ({outcome.reason}); nothing was merged",
+            hint=f"review it again: `reflect-git review show {branch}`",
+        )
+    store.set_any_ref(remote.tracking_prefix + branch, new)
+    return new
 
 
 def _approve_on_forge(

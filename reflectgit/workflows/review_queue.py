@@ -169,7 +169,7 @@ def promote(cfg: Config, ident: str, tier: str = "medium", source: str = "cli") 
             reviewed = authorship.mark_reviewed(note, reviewer, now)
             if reviewed is not None:
                 note = reviewed
-                extra.append(("Reflect-Reviewed-By", reviewer))
+                extra.append((authorship.REVIEWED_BY_TRAILER, reviewer))
         message = messages.build(
             messages.chore_subject("review-queue", f"promote {item.id} to {tier}"),
             "review-queue",

@@ -262,3 +262,122 @@ def test_a_replayed_red_green_capture_note_at_high_does_not_land_on_main(
     context = run_cli_proc("recall", "--global", cwd=project, env=recall_env).stdout
     assert f"({note_id})\n" in context and "unreviewed" not in context.split(note_id)[1][:40]
     assert routing.route(kb.config(), note_id).route == "main"
+
+
+# ------------------------------------------------------------------ review approve is a review
+
+
+def _team_recall(team: BareRepo, tmp_path: Path, name: str) -> str:
+    """What the SessionStart context of a teammate who cloned the team's main says."""
+    clone = tmp_path / f"clone-{name}"
+    git("clone", "-q", team.url, str(clone), cwd=tmp_path)
+    project = tmp_path / f"project-{name}"
+    project.mkdir()
+    git("init", "-q", "-b", "main", str(project), cwd=tmp_path)
+    proc = run_cli_proc("recall", "--global", cwd=project, env={"REFLECT_GIT_KB": str(clone)})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _front_on_main(team: BareRepo, note_id: str) -> dict:  # type: ignore[type-arg]
+    return parse_note(team.git("show", f"main:documents/{note_id}.md").encode()).frontmatter
+
+
+def test_approving_a_machines_branch_is_a_review(setup, tmp_path: Path) -> None:
+    team, forge, kb = setup
+    note_id = machine_note(kb, "Pin the drain worker pool", "drain")
+    routed = routing.route(kb.config(), note_id)
+    assert routed.route == "branch" and routed.branch
+
+    doc = cli(kb, "review", "approve", routed.branch, "--tip", routed.commit[:10])
+
+    # Not a fast-forward: the approve commit (second parent: the reviewed tip) stamps the note.
+    assert doc["pushed"] and not doc["fast_forward"] and doc["deleted"]
+    assert doc["reviewed_by"] == "Ada Reviewer"
+    assert team.git("log", "-1", "--format=%P", "main").split()[1] == routed.commit
+    prov = _front_on_main(team, note_id)["provenance"]
+    assert prov["written_by"] == "drain" and prov["reviewed_by"] == "Ada Reviewer"
+    assert prov["reviewed_at"]
+    trailer = team.git("log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)")
+    assert trailer.strip() == "Ada Reviewer"
+    # What review showed, plus the review's two fields and nothing else.
+    diff = team.git("diff", "-U0", routed.commit, "main", "--", f"documents/{note_id}.md")
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+    assert len(changed) == 2 and all(ln.startswith("+  reviewed_") for ln in changed), changed
+    assert team.git("diff", "--name-only", routed.commit, "main").split() == [
+        f"documents/{note_id}.md"
+    ]
+    [pr] = forge.prs["acme/team"]
+    assert forge.state_of("acme/team", pr) == "merged"
+    context = _team_recall(team, tmp_path, "approved")
+    assert f"({note_id})\n" in context and "unreviewed" not in context
+
+
+def test_a_forge_button_merge_is_not_a_review(setup, tmp_path: Path) -> None:
+    team, forge, kb = setup
+    note_id = machine_note(kb, "Pin the capture worker pool", "capture")
+    routed = routing.route(kb.config(), note_id)
+    [pr] = forge.prs["acme/team"]
+    forge.merge("acme/team", pr)  # someone pressed the forge's merge button: no reflect-git
+    front = _front_on_main(team, note_id)
+    assert authorship.unreviewed(front) == "capture"
+    assert team.git("log", "-1", "--format=%P", "main").split()[1] == routed.commit
+    context = _team_recall(team, tmp_path, "button")
+    assert f"({note_id}) (unreviewed, written by capture)" in context
+
+
+def test_approve_with_accepted_changes_still_stamps_only_the_note(setup, tmp_path: Path) -> None:
+    from tests.support.routing import teammate_pushes
+
+    team, _forge, kb = setup
+    note_id = machine_note(kb, "Pin the agent worker pool", "agent")
+    routed = routing.route(kb.config(), note_id)
+    assert routed.branch
+    tip = teammate_pushes(team, routed.branch, {"tools/readme.txt": "hello\n"}, tmp_path)
+    refused = run_cli_proc("--kb", str(kb.path), "review", "approve", routed.branch)
+    assert refused.returncode == 1 and "tools/readme.txt" in refused.stderr
+    assert f"documents/{note_id}.md" not in team.files()
+
+    doc = cli(kb, "review", "approve", routed.branch, "--tip", tip, "--accept", "tools/readme.txt")
+    assert doc["pushed"] and not doc["fast_forward"]
+    assert team.git("show", "main:tools/readme.txt") == "hello\n"
+    assert _front_on_main(team, note_id)["provenance"]["reviewed_by"] == "Ada Reviewer"
+    assert sorted(team.git("diff", "--name-only", tip, "main").split()) == [
+        f"documents/{note_id}.md"
+    ]
+
+
+def test_a_persons_note_approved_is_still_a_fast_forward(setup) -> None:
+    team, _forge, kb = setup
+    note_id = kb.add("Prefer explicit pool sizes", "medium")
+    routed = routing.route(kb.config(), note_id)
+    doc = cli(kb, "review", "approve", routed.branch or "")
+    assert doc["fast_forward"] and team.heads()["main"] == routed.commit
+    assert "reviewed_by" not in doc
+    assert "reviewed_by" not in (_front_on_main(team, note_id).get("provenance") or {})
+
+
+def test_gitea_approve_merges_the_review_commit_through_the_api(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    from tests.support.routing import team_on_forge
+
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Ada Reviewer")
+    note_id = machine_note(kb, "Pin the gitea worker pool", "drain")
+    routed = routing.route(kb.config(), note_id)
+    [pr] = forge.prs["acme/team"]
+
+    doc = cli(kb, "review", "approve", routed.branch or "")
+
+    assert doc["merged_by"] == "gitea" and doc["pushed"] and doc["deleted"]
+    assert doc["reviewed_by"] == "Ada Reviewer"
+    [call] = [c for c in forge.calls("POST") if c[1].endswith(f"/pulls/{pr.number}/merge")]
+    review_commit = call[2]["head_commit_id"]  # the reviewed tip plus the review's commit
+    assert team.git("log", "-1", "--format=%P", review_commit).split() == [routed.commit]
+    assert forge.state_of("acme/team", pr) == "merged"
+    assert _front_on_main(team, note_id)["provenance"]["reviewed_by"] == "Ada Reviewer"
+    trailer = team.git(
+        "log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)", review_commit
+    )
+    assert trailer.strip() == "Ada Reviewer"

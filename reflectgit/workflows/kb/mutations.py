@@ -518,7 +518,7 @@ class Mutations(Base):
                 return Edit(ConfirmResult(found.id, edit.proof_count(note), None))
             extra = [("Reflect-Proof", source.strip())]
             if reviewed is not None and reviewer:
-                extra.append(("Reflect-Reviewed-By", reviewer))
+                extra.append((authorship.REVIEWED_BY_TRAILER, reviewer))
             message = self.message(
                 messages.chore_subject("confirm", found.id),
                 "confirm",
