@@ -600,7 +600,11 @@ def recall(
     if context.root is not None:  # a code repository: label the notes whose code moved on
         from reflectgit.workflows.code.labels import stale_labels
 
-        shown = [(doc["id"], doc["path"]) for _, doc, _ in scored[: 3 * limit]]
+        shown = [
+            (doc["id"], doc["path"])
+            for _, doc, _ in scored[: 3 * limit]
+            if (doc.get("scoping") or {}).get("code")  # only a note naming code can be stale
+        ]
         labels = stale_labels(kb, state_dir, context.root, shown, env)
     result = fit(scored, result, limit, labels)
     if record and result.notes:

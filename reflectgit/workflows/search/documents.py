@@ -362,6 +362,10 @@ def scoping_of(front: Mapping[str, Any]) -> dict[str, Any]:
     machine = unreviewed(front)
     if machine is not None:
         out["unreviewed"] = machine
+    if isinstance(front.get("stale"), Mapping):
+        out["code"] = "flagged"
+    elif isinstance(front.get("anchors"), list) and front["anchors"]:
+        out["code"] = "anchored"
     return out
 
 

@@ -319,14 +319,19 @@ def search(
     index, refreshed = open_fresh(kb, state_dir, env, progress)
     with index:
         result = index.search(query, **kwargs)
+        naming = index.naming_code([h.path for h in result.hits]) if code is not None else set()
     result.refresh = refreshed
-    if code is not None and result.hits:
+    if naming:
         from pathlib import Path
 
         from reflectgit.workflows.code.labels import stale_labels
 
         labels = stale_labels(
-            Path(kb), Path(state_dir), code, [(h.id, h.path) for h in result.hits], env
+            Path(kb),
+            Path(state_dir),
+            code,
+            [(h.id, h.path) for h in result.hits if h.path in naming],
+            env,
         )
         for hit in result.hits:
             hit.stale = labels.get(hit.id)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import pathlib
     from reflectgit.workflows.search.documents import Document
 
 INDEX_NAME = "search.sqlite3"
-SCHEMA_VERSION = "11"  # 11: scoping.unreviewed (issue 34)
+SCHEMA_VERSION = "12"  # 11: scoping.unreviewed (issue 34); 12: scoping.code (issue 35)
 # No Porter stemmer: it over-reaches (setting -> set) and misses pairs (revoke / revocation);
 # query.py's light stemmer expands a query word into the index's own words instead.
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -84,13 +84,15 @@ CREATE TABLE IF NOT EXISTS scoping (
     discovery_tokens INTEGER,
     source_path TEXT,
     learning_type TEXT,
-    unreviewed TEXT
+    unreviewed TEXT,
+    code TEXT
 );
 """
 # ``scoping`` holds, for recall, the few fields that say where and how far a note applies: the
 # branch it was learned on, an imported fleet note's authority, quarantine and domain, and what
 # its discovery cost (``discovery_tokens``, the transcript's path, the learning type), and the
-# machine that wrote it while no person has reviewed it (``unreviewed``). A row
+# machine that wrote it while no person has reviewed it (``unreviewed``), and whether it names
+# code (``code``: ``anchored`` or ``flagged``, so only those notes are read for a stale label). A row
 # exists only for a note that has one of them, so most notes cost nothing here.
 SCOPING_FIELDS = (
     "branch",
@@ -101,6 +103,7 @@ SCOPING_FIELDS = (
     "source_path",
     "learning_type",
     "unreviewed",
+    "code",
 )
 
 
@@ -324,6 +327,23 @@ class Storage:
                 f"SELECT path, withheld FROM docs WHERE withheld IS NOT NULL{where} ORDER BY path"
             )
         ]
+
+    def naming_code(self, paths: Sequence[str]) -> set[str]:
+        """Those of ``paths`` whose note names code (anchors, or a ``stale:`` flag): the only
+        notes a stale label can concern."""
+        out: set[str] = set()
+        for start in range(0, len(paths), 500):  # SQLite caps the number of parameters
+            chunk = list(paths[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            out.update(
+                path
+                for (path,) in self.conn.execute(
+                    "SELECT docs.path FROM scoping JOIN docs ON docs.rowid = scoping.doc"
+                    f" WHERE scoping.code IS NOT NULL AND docs.path IN ({marks})",
+                    chunk,
+                )
+            )
+        return out
 
     def scoping(self, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Recall's scoping fields (SCOPING_FIELDS) of the given notes that have any."""

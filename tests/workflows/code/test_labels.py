@@ -114,3 +114,23 @@ def test_a_note_flagged_stale_by_review_is_labelled_anywhere(tmp_path: Path) -> 
     done = run_cli_proc("--kb", str(kb), "search", "pool", "--json", cwd=tmp_path)
     hits = {h["id"]: h for h in json.loads(done.stdout)["hits"]}
     assert hits[stale]["stale"] == "stale: file deleted"
+
+
+def test_the_index_knows_which_notes_name_code(tmp_path: Path) -> None:
+    """Only a note with anchors (or a stale: flag) is read for a label: the index says which,
+    so a search among notes that name no code asks git nothing more."""
+    from reflectgit.workflows.search.index import open_fresh
+
+    _code, kb, stale, fresh = world(tmp_path)
+    plain = run_cli_proc(
+        "--kb", str(kb), "--json", "add", "--title", "Pool sizes", "--insight",
+        "Size the pool to the workers", "--category", "perf", "--confidence", "high",
+    )  # fmt: skip
+    plain_id = json.loads(plain.stdout)["id"]
+    cfg = Config.resolve(kb=kb)
+    index, _ = open_fresh(kb, cfg.state_dir, cfg.env, None)
+    with index:
+        paths = {h.id: h.path for h in index.search("pool", limit=10).hits}
+        naming = index.naming_code(list(paths.values()))
+    assert {paths[stale], paths[fresh]} <= naming
+    assert paths[plain_id] not in naming  # negative: a note without anchors
