@@ -587,7 +587,8 @@ def recall(
             now=now,
             related=related,
             synonyms=synonyms,
-            anchored=branch_anchored(kb, context, env),
+            # only a KB holding anchored notes asks the code repository what its branch changes
+            anchored=branch_anchored(kb, context, env) if index.any_anchored() else {},
         )
         withheld = index.withheld()
     result = RecallResult(

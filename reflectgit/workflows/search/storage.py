@@ -328,6 +328,11 @@ class Storage:
             )
         ]
 
+    def any_anchored(self) -> bool:
+        """Whether any note of the KB has anchors (else no branch can concern one)."""
+        row = self.conn.execute("SELECT 1 FROM scoping WHERE code IS NOT NULL LIMIT 1").fetchone()
+        return row is not None
+
     def naming_code(self, paths: Sequence[str]) -> set[str]:
         """Those of ``paths`` whose note names code (anchors, or a ``stale:`` flag): the only
         notes a stale label can concern."""

@@ -134,3 +134,20 @@ def test_the_index_knows_which_notes_name_code(tmp_path: Path) -> None:
         naming = index.naming_code(list(paths.values()))
     assert {paths[stale], paths[fresh]} <= naming
     assert paths[plain_id] not in naming  # negative: a note without anchors
+
+
+def test_only_a_kb_with_anchored_notes_asks_the_code_repository(tmp_path: Path) -> None:
+    from reflectgit.workflows.search.index import open_fresh
+
+    _code, kb, _stale, _fresh = world(tmp_path)
+    plain_kb = tmp_path / "plain"
+    run_cli_proc("init", str(plain_kb), "-q")
+    run_cli_proc(
+        "--kb", str(plain_kb), "add", "--title", "Pool sizes", "--insight",
+        "Size the pool to the workers", "--category", "perf", "--confidence", "high",
+    )  # fmt: skip
+    for where, expected in ((kb, True), (plain_kb, False)):
+        cfg = Config.resolve(kb=where)
+        index, _ = open_fresh(where, cfg.state_dir, cfg.env, None)
+        with index:
+            assert index.any_anchored() is expected
