@@ -160,33 +160,19 @@ def texts(repo: Path, wanted: Sequence[tuple[str, str]], env: Env = None) -> lis
     """The contents of ``(rev, path)`` pairs (None where missing or not text), one git process."""
     if not wanted:
         return []
+    from reflectgit.git.staged import read_blobs
+
     names = _blob_names(repo, wanted, env)
-    request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
     try:
-        result = run(
-            ["cat-file", "--batch"], cwd=repo, env=env or {}, input=request, timeout=LOG_TIMEOUT
-        )
+        blobs = read_blobs(repo, names, env or {}, timeout=LOG_TIMEOUT)
     except NotFoundError:
         raise NotFoundError(f"{repo} is not a directory") from None
-    data = result.stdout
     out: list[str | None] = []
-    pos = 0
-    for _ in wanted:
-        end = data.find(b"\n", pos)
-        if end < 0:
-            out.append(None)
-            continue
-        header = data[pos:end].split(b" ")
-        pos = end + 1
-        if len(header) != 3 or header[1] != b"blob":
-            if len(header) == 3:  # a tree or a commit: skip its body
-                pos += int(header[2]) + 1
-            out.append(None)
-            continue
-        size = int(header[2])
-        body = data[pos : pos + size]
-        pos += size + 1
-        out.append(None if b"\0" in body[:8000] else body.decode("utf-8", "replace"))
+    for name in names:
+        body = blobs.get(name)
+        out.append(
+            None if body is None or b"\0" in body[:8000] else body.decode("utf-8", "replace")
+        )
     return out
 
 

@@ -69,7 +69,11 @@ def merge_into_head(
     if base is not None:
         outcome.ours = _changed(repo, base, head, env)
         outcome.theirs = _changed(repo, base, target, env)
-    dirty = sorted(set(_dirty(repo, env)) & {*outcome.ours, *outcome.theirs})
+    from reflectgit.git.repo_info import git_dir
+    from reflectgit.git.worktree import WorkTree
+
+    # the house's dirty check, as `git status` sees the paths either side changed
+    dirty = WorkTree(git_dir(repo), repo, env).dirty({*outcome.ours, *outcome.theirs})
     if dirty:
         raise ConflictError(
             f"{branch} was not merged: uncommitted changes in {repo} at "
@@ -102,17 +106,6 @@ def _changed(repo: Path, old: str, new: str, env: Mapping[str, str]) -> list[str
     return [p for p in res.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
-def _dirty(repo: Path, env: Mapping[str, str]) -> list[str]:
-    """Paths with uncommitted changes (staged, unstaged, or untracked)."""
-    res = run(
-        ["status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all"],
-        cwd=repo,
-        env=env,
-        check=True,
-    )
-    return [e[3:] for e in res.stdout.decode("utf-8", "surrogateescape").split("\0") if e]
-
-
 def _unmerged(repo: Path, env: Mapping[str, str]) -> dict[str, Stages]:
     """The conflicting paths of a stopped merge with their base, ours and theirs versions."""
     res = run(["ls-files", "-u", "-z"], cwd=repo, env=env)
@@ -127,8 +120,8 @@ def _unmerged(repo: Path, env: Mapping[str, str]) -> dict[str, Stages]:
 
 
 def _read(repo: Path, shas: Sequence[str | None], env: Mapping[str, str]) -> Stages:
-    one, two, three = (
-        run(["cat-file", "blob", sha], cwd=repo, env=env, check=True).stdout if sha else None
-        for sha in shas
-    )
+    from reflectgit.git.staged import read_blobs
+
+    blobs = read_blobs(repo, [sha for sha in shas if sha], env)
+    one, two, three = (blobs[sha] if sha else None for sha in shas)
     return one, two, three

@@ -10,7 +10,7 @@ Two git processes at most (``ls-files`` and one ``cat-file --batch``); no dulwic
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reflectgit.git.run import run
@@ -53,29 +53,33 @@ def staged_blobs(root: Path, env: Mapping[str, str]) -> dict[str, str] | None:
     return blobs
 
 
-def read_blobs(root: Path, shas: list[str], env: Mapping[str, str]) -> dict[str, bytes]:
-    """The contents of ``shas``, read by one ``git cat-file --batch``."""
-    if not shas:
+def read_blobs(
+    root: Path, names: Sequence[str], env: Mapping[str, str], timeout: float = 60
+) -> dict[str, bytes]:
+    """The contents of the blobs ``names`` name (blob ids, or ``rev:path``), by name, read by
+    one ``git cat-file --batch``; a missing name, or one naming a tree or a commit, is left out."""
+    if not names:
         return {}
-    wanted = list(dict.fromkeys(shas))
+    wanted = list(dict.fromkeys(names))
     result = run(
         ["cat-file", "--batch"],
         cwd=root,
         env=env,
-        input="".join(f"{sha}\n" for sha in wanted).encode("ascii"),
-        timeout=60,
+        input="".join(f"{name}\n" for name in wanted).encode("utf-8", "surrogateescape"),
+        timeout=timeout,
         check=True,
     )
     out: dict[str, bytes] = {}
     data = result.stdout
     at = 0
-    for sha in wanted:
+    for name in wanted:
         end = data.index(b"\n", at)
         header = data[at:end].split(b" ")
         at = end + 1
-        if len(header) < 3 or header[1] == b"missing":
+        if len(header) < 3:  # "<name> missing" (or ambiguous): no body follows
             continue
         size = int(header[2])
-        out[sha] = data[at : at + size]
-        at += size + 1  # the blob, then the newline cat-file adds
+        if header[1] == b"blob":
+            out[name] = data[at : at + size]
+        at += size + 1  # the object, then the newline cat-file adds
     return out
