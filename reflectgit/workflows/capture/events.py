@@ -495,10 +495,7 @@ class AgentEvents:
         line, the files edited in between), one note per fix; an event in any case."""
         from reflectgit.state import sessionrecord
 
-        first = known.get("first_failure") or {}
-        n = int(first.get("failures") or known.get("failures") or 0)
-        tests = [t for t in first.get("tests", []) if isinstance(t, str)]
-        error = str(first.get("error") or "")
+        first, n, tests, error = _first_failure(known)
         runs = int(known.get("failing_runs", 1) or 1)
         fix = f"{run.runner}:{','.join(sorted(tests)) or error or n}"
         summary = (
@@ -550,10 +547,7 @@ class AgentEvents:
         files: list[str],
         rule: str | None,
     ) -> NoteDraft:
-        first = known.get("first_failure") or {}
-        n = int(first.get("failures") or known.get("failures") or 0)
-        tests = [t for t in first.get("tests", []) if isinstance(t, str)]
-        error = str(first.get("error") or "")
+        first, n, tests, error = _first_failure(known)
         changed = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         failed = f"{plural(n, f'failing {run.runner} test')}"
         where = _test_names(tests) or failed
@@ -1152,6 +1146,15 @@ def _todo_changes(
             return []
         return [(subject, status)]
     return None
+
+
+def _first_failure(known: Mapping[str, Any]) -> tuple[Mapping[str, Any], int, list[str], str]:
+    """The first failing run a test state recorded: the record, how many failed, the failing
+    tests' names and the first error line."""
+    first = known.get("first_failure") or {}
+    n = int(first.get("failures") or known.get("failures") or 0)
+    tests = [t for t in first.get("tests", []) if isinstance(t, str)]
+    return first, n, tests, str(first.get("error") or "")
 
 
 def _test_names(tests: list[str]) -> str:
