@@ -299,3 +299,22 @@ def stale_label(reason: str, commits: int, path: str | None = None) -> str:
     return (
         f"stale: the code it names changed in {commits} commit{'s' if commits != 1 else ''} since"
     )
+
+
+def members(block: str) -> dict[str, str]:
+    """The definitions inside a symbol's block (a class's methods), name -> their own block;
+    the first definition of a name wins."""
+    lines = block.split("\n")
+    if len(lines) < 2:
+        return {}
+    body = "\n".join(lines[1:])
+    top = len(lines[0]) - len(lines[0].lstrip())
+    out: dict[str, str] = {}
+    for line in lines[1:]:
+        name = defined_name(line)
+        if name is None or name in out or len(line) - len(line.lstrip()) <= top:
+            continue
+        inner = symbol_block(body, name)
+        if inner is not None:
+            out[name] = inner
+    return out

@@ -321,10 +321,6 @@ def mentioned(
     return out
 
 
-# The fields whose words say what a note is about (not its keys, dates, ids or anchors).
-SAID_FIELDS = ("title", "key_insight", "problem", "root_cause", "fix", "rule", "symptoms", "tags")
-
-
 def _said(text: str | None) -> tuple[set[str], set[str]]:
     """The words (lower-cased) and the identifiers (as written) a note's own text says."""
     if text is None:
@@ -335,14 +331,12 @@ def _said(text: str | None) -> tuple[set[str], set[str]]:
         note = parse_note(text)
     except Exception:
         return set(), set()
-    parts: list[object] = [note.body]
-    for key in SAID_FIELDS:
-        value = note.frontmatter.get(key)
-        parts.extend(value if isinstance(value, list) else [value])
-    said = " ".join(str(p) for p in parts if isinstance(p, str))
-    names = set(re.findall(r"[A-Za-z_]\w*", said))
+    from reflectgit.notes.codediff import SAID_FIELDS, said
+
+    text_said = said(note.frontmatter, note.body, (*SAID_FIELDS, "tags"))
+    names = set(re.findall(r"[A-Za-z_]\w*", text_said))
     names |= {part for name in list(names) for part in name.split(".")}
-    return {w.lower() for w in _WORD.findall(said)}, names
+    return {w.lower() for w in _WORD.findall(text_said)}, names
 
 
 def comment_body(result: ChangeNotes, marker: str, limit: int | None = None) -> str:
