@@ -181,7 +181,9 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
         )  # fmt: skip
         if done.returncode != 0:
             raise SystemExit(f"pr-notes failed: {done.stderr}")
-        shown = [n["id"] for n in json.loads(done.stdout)["notes"]][:3]
+        listed = json.loads(done.stdout)["notes"][:3]
+        shown = [n["id"] for n in listed]
+        why = {n["id"]: n["why"] for n in listed}
         relevant = set(pr["relevant"])
         if relevant:
             if shown:
@@ -189,14 +191,15 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
             else:
                 precisions.append(0.0)
                 misses.append(f"nothing shown for {pr['commit'][:8]} ({pr['why']})")
-            wrong = [i for i in shown if i not in relevant]
+            wrong = [f"{i} ({why[i]})" for i in shown if i not in relevant]
             if wrong:
                 misses.append(f"{pr['commit'][:8]} ({pr['why']}) also showed {wrong}")
         else:
             empty += 1
             quiet += not shown
             if shown:
-                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {shown}")
+                said = [f"{i} ({why[i]})" for i in shown]
+                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {said}")
     return {
         "dataset": folder.name,
         "stale_cases": tp + fn + fp + tn,

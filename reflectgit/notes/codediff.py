@@ -220,7 +220,11 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
     ``os`` of ``os.Environ``: a note naming ``os.Environ`` is not about every ``os.`` call)."""
     out: set[str] = set()
     for found in _QUALIFIED.compiled.finditer(text):
-        parts = found.group().split(".")
+        text_found = found.group()
+        if text_found[0].isdigit():
+            out.add(text_found)  # a number (``3.10``) is one name
+            continue
+        parts = text_found.split(".")
         for name in parts if qualifiers else parts[-1:]:
             if (len(name) > 1 or name.isdigit()) and name.lower() not in _KEYWORDS:
                 out.add(name)

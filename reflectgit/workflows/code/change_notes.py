@@ -19,13 +19,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import DOCUMENTS
 from reflectgit.errors import UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
-from reflectgit.workflows.code.notes import read_anchored
+from reflectgit.notes.anchors import Anchor
+from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
+
+if TYPE_CHECKING:
+    from reflectgit.notes.codediff import CodeChange
 
 Env = Mapping[str, str] | None
 
@@ -68,6 +72,7 @@ _NOISE = frozenset({
 })  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 _IDENTIFIER = re.compile(r"@?[A-Za-z_][\w.]*(?:\(\))?")
+_PLAIN = re.compile(r"[A-Z]?[a-z]+")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -80,6 +85,7 @@ class Change:
     files: list[diffs.FileDiff]
     messages: list[str]
     symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
+    root: str = "."  # the code repository's top
 
     @property
     def paths(self) -> set[str]:
@@ -132,7 +138,7 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
     files = diffs.parse(codebase.patch(root, start, head_sha, env))
     messages = codebase.messages(root, start, head_sha, env)
-    return Change(start, head_sha, files, messages)
+    return Change(start, head_sha, files, messages, root=str(root))
 
 
 def pr_notes(
@@ -181,7 +187,7 @@ def branch_change(root: Path, env: Env = None) -> Change | None:
         files.setdefault(path, diffs.FileDiff(path, path))
     if not files:
         return None
-    return Change(start or head, head, list(files.values()), [], symbols_known=False)
+    return Change(start or head, head, list(files.values()), [], False, str(root))
 
 
 def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]:
@@ -197,6 +203,7 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
         if (quoted or value in by_path) and name.count("/") == 1 and name not in paths:
             paths.append(name)
     notes = read_anchored(kb, paths, env, project)
+    verdicts = _verdicts(notes, change, by_path, env) if change.symbols_known else {}
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str] | None = None
@@ -205,26 +212,73 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
             if diff is None:
                 continue
             what = _status(diff, anchor.path)
-            symbol = anchor.symbol
-            touched = symbol is not None and symbol.rsplit(".", 1)[-1] in diff.symbols
+            verdict = verdicts.get((note.id, anchor))
             if diff.status == "deleted":
                 score, why = (
                     SYMBOL_CHANGED,
                     f"anchored to {anchor.label}, which this change deletes",
                 )
-            elif touched:
-                score = SYMBOL_CHANGED
-                why = f"anchored to {anchor.label}, which this change modifies"
-                if diff.status == "renamed":
-                    why = f"anchored to {anchor.label}, which this change modifies and {what}"
-            elif anchor.symbol and diff.status == "modified" and change.symbols_known:
-                continue  # a symbol anchor is about its symbol: the rest of the file is not
+            elif change.symbols_known and verdict is not None:
+                why = f"anchored to {anchor.label}, which this change {what}"
+                if verdict.stale:
+                    score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
+                elif diff.status == "renamed":
+                    score = FILE_CHANGED  # the anchor moves with it: the note names the old path
+                else:
+                    continue  # the code it names is the same, or changed in nothing it names
+                if verdict.names:
+                    why += f" ({', '.join(verdict.names[:3])})"
+            elif anchor.symbol and change.symbols_known and diff.status != "added":
+                continue  # the symbol is in neither version: nothing of it changed
             else:
                 score, why = FILE_CHANGED, f"anchored to {anchor.label}, which this change {what}"
             if best is None or score > best[0]:
                 best = (score, why)
         if best is not None:
             out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
+    return out
+
+
+def _verdicts(
+    notes: Sequence[AnchoredNote],
+    change: Change,
+    by_path: Mapping[str, diffs.FileDiff],
+    env: Env,
+) -> dict[tuple[str, Anchor], CodeChange]:
+    """For each anchor on a file the change modifies or renames: how the code it names
+    changed from the change's base to its head (``notes/codediff.py``, as ``stale`` judges
+    it), with both versions read in one ``git cat-file``. A symbol the change removes is a
+    change; one in neither version has no verdict."""
+    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.codediff import CodeChange, compare
+
+    wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
+    for note in notes:
+        for anchor in note.anchors:
+            diff = by_path.get(anchor.path)
+            if diff is not None and diff.old is not None and diff.new is not None:
+                wanted.append((note.id, anchor, diff))
+    pairs: list[tuple[str, str]] = []
+    for _, _, diff in wanted:
+        pairs += [(change.base, diff.old or ""), (change.head, diff.new or "")]
+    texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
+    said = {n.id: n.said for n in notes}
+    out: dict[tuple[str, Anchor], CodeChange] = {}
+    for i, (nid, anchor, diff) in enumerate(wanted):
+        old, new = texts[2 * i], texts[2 * i + 1]
+        if old is None or new is None:
+            continue
+        if anchor.symbol:
+            old_block, new_block = (
+                symbol_block(old, anchor.symbol),
+                symbol_block(new, anchor.symbol),
+            )
+            if old_block is None or new_block is None:
+                if old_block is not None:
+                    out[(nid, anchor)] = CodeChange("changed", (anchor.symbol,))
+                continue
+            old, new = old_block, new_block
+        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, anchor.symbol)
     return out
 
 
@@ -241,6 +295,10 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
     skip = {project.lower()}
 
     def put(term: str, weight: float, where: str) -> None:
+        if weight >= SYMBOL_WEIGHT and _PLAIN.fullmatch(term.strip("_")):
+            # ``path``, ``Write``, ``__init__``: a name that is also a word says no more than
+            # a word of a file name (prose says it too); it counts as one.
+            term, weight = term.strip("_"), PATH_WEIGHT
         low = term.lower()
         if len(term) < MIN_WORD or low in _NOISE or low in skip or low.isdigit():
             return
