@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from reflectgit.notes.anchors import defined_name
 
-
 # Files of prose: their lines and git's hunk headers name no definitions.
 PROSE = (".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm")
 
