@@ -41,7 +41,7 @@ _SLASH = frozenset({
 _SEMI = frozenset({"ini", "cfg", "el", "clj", "lisp", "scm", "asm", "s"})
 _DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
 # Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
-_KEYWORDS = frozenset({
+KEYWORDS = frozenset({
     "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
     "of", "to", "a", "an", "it", "be", "on", "at", "by", "as", "with", "from", "import",
     "def", "class", "func", "function", "const", "let", "var", "type", "new", "this", "self",
@@ -226,7 +226,7 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
             continue
         parts = text_found.split(".")
         for name in parts if qualifiers else parts[-1:]:
-            if (len(name) > 1 or name.isdigit()) and name.lower() not in _KEYWORDS:
+            if (len(name) > 1 or name.isdigit()) and name.lower() not in KEYWORDS:
                 out.add(name)
     return out
 

@@ -26,6 +26,7 @@ from reflectgit.errors import UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor
+from reflectgit.notes.codediff import KEYWORDS
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ FILE_CHANGED = 80.0
 # they are shared by every file of a package), a word of a commit message 0.5; and at least
 # one symbol or file-name word among them (commit messages' words alone say too little).
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
+# A changed file's name said whole (``setup.cfg``): weighs a word, is matched as a name (a
+# term with a dot is a file's name: words and symbols have none).
+FILE_WEIGHT = PATH_WEIGHT
 MENTION_MIN = 2.0
 SEARCH_HITS = 30  # search hits read to check the rule
 MAX_QUERY_TERMS = 40
@@ -73,6 +77,9 @@ _NOISE = frozenset({
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 _IDENTIFIER = re.compile(r"@?[A-Za-z_][\w.]*(?:\(\))?")
 _PLAIN = re.compile(r"[A-Z]?[a-z]+")
+# A file's name as a note writes it: ``setup.cfg``, ``.travis.yml``, ``src/index.ts``.
+_FILE_NAME = re.compile(r"\.?[\w-]+(?:\.[\w-]+)*\.[A-Za-z]\w*")
+_FILE_IN_TEXT = re.compile(r"[\w./-]*[\w-]\.[A-Za-z]\w*")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -160,9 +167,10 @@ def pr_notes(
     if not change.files:
         return out
     found: dict[str, Relevant] = {}
-    for item in anchored(kb, change, name, env):
+    judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
+    for item in anchored(kb, change, name, env, judged):
         found[item.id] = item
-    for item in mentioned(kb, state_dir, change, name, env, exclude=set(found)):
+    for item in mentioned(kb, state_dir, change, name, env, exclude=judged):
         found.setdefault(item.id, item)
     out.notes = sorted(found.values(), key=lambda r: (-r.score, r.id))[:limit]
     return out
@@ -190,8 +198,11 @@ def branch_change(root: Path, env: Env = None) -> Change | None:
     return Change(start or head, head, list(files.values()), [], False, str(root))
 
 
-def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]:
-    """Notes of ``project`` anchored to a file the change touched."""
+def anchored(
+    kb: Path, change: Change, project: str, env: Env, judged: set[str] | None = None
+) -> list[Relevant]:
+    """Notes of ``project`` anchored to a file the change touched (their ids are added to
+    ``judged``, relevant or not)."""
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
     by_path = {p: f for f in change.files for p in f.paths}
@@ -211,6 +222,8 @@ def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]
             diff = by_path.get(anchor.path)
             if diff is None:
                 continue
+            if judged is not None:
+                judged.add(note.id)
             what = _status(diff, anchor.path)
             verdict = verdicts.get((note.id, anchor))
             if diff.status == "deleted":
@@ -300,16 +313,19 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
             # a word of a file name (prose says it too); it counts as one.
             term, weight = term.strip("_"), PATH_WEIGHT
         low = term.lower()
-        if len(term) < MIN_WORD or low in _NOISE or low in skip or low.isdigit():
+        if len(term) < MIN_WORD or low in _NOISE or low in KEYWORDS or low in skip or low.isdigit():
             return
-        key = term if weight >= SYMBOL_WEIGHT else low
+        key = term if weight >= SYMBOL_WEIGHT or "." in term else low
         if key not in out or out[key][0] < weight:
             out[key] = (weight, where)
 
     for symbol in sorted(change.symbols):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
     for path in sorted(change.paths):
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        base = path.rsplit("/", 1)[-1]
+        if _FILE_NAME.fullmatch(base):  # ``setup.cfg`` in a note's text names this very file
+            put(base, FILE_WEIGHT, "changed file")
+        stem = base.split(".", 1)[0]
         for word in _parts(stem):
             put(word, PATH_WEIGHT, "changed file")
     for message in change.messages:
@@ -368,7 +384,9 @@ def mentioned(
         if not words:
             continue
         named = [
-            t for t in ranked if (t in names if weights[t][0] >= SYMBOL_WEIGHT else t in words)
+            t
+            for t in ranked
+            if (t in names if weights[t][0] >= SYMBOL_WEIGHT or "." in t else t in words)
         ]
         score = sum(weights[w][0] for w in named)
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
@@ -393,6 +411,8 @@ def _said(text: str | None) -> tuple[set[str], set[str]]:
 
     text_said = said(note.frontmatter, note.body, (*SAID_FIELDS, "tags"))
     names = set(re.findall(r"[A-Za-z_]\w*", text_said))
+    # the files it names, by their names (``.github/workflows/ci.yml`` names ``ci.yml``)
+    names |= {f.rsplit("/", 1)[-1] for f in _FILE_IN_TEXT.findall(text_said)}
     names |= {part for name in list(names) for part in name.split(".")}
     return {w.lower() for w in _WORD.findall(text_said)}, names
 

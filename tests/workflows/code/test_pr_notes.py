@@ -159,3 +159,35 @@ def test_a_prose_file_names_no_changed_symbol(world: Any) -> None:
     world.code.write("README.md", "# billing\n\nprefill(pool, size) warms the pool.\n")
     world.code.commit("readme")
     assert world.mention not in [n["id"] for n in world.pr()]
+
+
+def test_a_note_naming_a_changed_file_is_listed_and_one_naming_another_file_is_not(
+    world: Any,
+) -> None:
+    world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.9\n").commit("setup")
+    together = world.note(
+        "Versions live in two places",
+        "When CI drops a Python version, drop its classifier in setup.cfg too",
+    )
+    other = world.note("Pin tooling", "Versions of tox plugins are pinned in tox.ini setup")
+    world.code.branch("py310")
+    world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.10\n").commit("3.10 only")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert "setup.cfg (changed file)" in why[together]
+    assert other not in why  # a word of the file's name alone is not enough
+
+
+def test_a_note_anchored_to_the_changed_file_is_judged_by_its_anchor_not_its_text(
+    world: Any,
+) -> None:
+    world.code.write(".github/ci.yml", CI_YML).commit("ci")
+    # its text names the file, and its anchor is that file: the anchor decides
+    matrix = world.note(
+        "CI matrix",
+        "ci.yml tests Python 3.9 and 3.10; coverage uploads run for each",
+        ".github/ci.yml",
+    )
+    world.code.branch("bump")
+    world.code.write(".github/ci.yml", CI_YML.replace("codecov-action@v3", "codecov-action@v4"))
+    world.code.commit("coverage uploads: v4 in ci.yml")
+    assert matrix not in [n["id"] for n in world.pr()]
