@@ -245,9 +245,17 @@ def make_big_change(root: Path, files: int) -> Path:
     return repo
 
 
+def code_env() -> dict[str, str]:
+    """The environment of a timed command: the code of ``CODE`` first on the import path."""
+    env = bench_env()
+    if CODE is not None:
+        env["PYTHONPATH"] = str(CODE)
+    return env
+
+
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, capture_output=True, env=bench_env(), check=True)
+    subprocess.run(cmd, cwd=cwd, capture_output=True, env=code_env(), check=True)
     return time.perf_counter() - start
 
 
@@ -277,7 +285,7 @@ def run_cost(work: Path, files: int, notes: int, runs: int) -> dict[str, Any]:
         anchor_times.append(timed(stat, repo) + timed(search, repo))
         ours.append(timed(pr, repo))
     found = json.loads(
-        subprocess.run(pr, cwd=repo, capture_output=True, text=True, env=bench_env()).stdout
+        subprocess.run(pr, cwd=repo, capture_output=True, text=True, env=code_env()).stdout
     )
     a, o = statistics.median(anchor_times), statistics.median(ours)
     return {
@@ -339,9 +347,13 @@ def main(argv: list[str] | None = None) -> int:
                         print("  " + line)
         CODE = None
         if args.cost:
-            work = Path(tmp) / "cost"
-            work.mkdir()
-            print(json.dumps(run_cost(work, args.files, args.notes, args.runs)))
+            for label, code in runs:
+                CODE = code
+                work = Path(tmp) / label.replace(" ", "-") / "cost"
+                work.mkdir(parents=True)
+                cost = run_cost(work, args.files, args.notes, args.runs)
+                print(json.dumps({"code": label, **cost}))
+            CODE = None
     return 0
 
 

@@ -910,12 +910,11 @@ def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str
         out.append(f"{note.id}  {note.label}")
         out.extend(_anchor_lines(note))
     for note in report.changed:
-        count = plural(len(note.commits), "commit")
-        out.append(f"{note.id}  changed in {count} since, in nothing the note names")
+        out.append(f"{note.id}  {note.label}")
         out.extend(_anchor_lines(note))
     for note in report.moved:
         first = note.anchors[0]
-        out.append(f"{note.id}  moved: {first.anchor.path} is now {first.now} (code unchanged)")
+        out.append(f"{note.id}  {note.label} (its code unchanged)")
         out.append(
             f"    re-anchor: --anchor {first.now}"
             + (f":{first.anchor.symbol}" if first.anchor.symbol else "")

@@ -289,16 +289,18 @@ def _squeezed(text: str) -> str:
 
 
 def stale_label(reason: str, commits: int, path: str | None = None) -> str:
-    """The one-line label recall, search, MCP and the web UI put on a stale note."""
+    """The one-line label recall, search, MCP and the web UI put on a stale note (and
+    ``stale`` on the notes it lists below the stale ones: changed elsewhere, moved)."""
     if reason == "deleted":
         return f"stale: the file it names ({path}) was deleted" if path else "stale: file deleted"
     if reason == "symbol-gone":
         return "stale: the symbol it names is gone"
     if reason == "renamed":
-        return f"stale: the file it names was renamed to {path}" if path else "stale: renamed"
-    return (
-        f"stale: the code it names changed in {commits} commit{'s' if commits != 1 else ''} since"
-    )
+        return f"moved: the file it names is now {path}" if path else "moved: its file was renamed"
+    since = f"{commits} commit{'s' if commits != 1 else ''} since"
+    if reason == "changed-elsewhere":
+        return f"changed: the code it names changed in {since}, in nothing the note names"
+    return f"stale: the code it names changed in {since}"
 
 
 def members(block: str) -> dict[str, str]:

@@ -84,7 +84,7 @@ def test_a_renamed_file_is_moved_not_stale_and_names_its_new_path(world: World) 
     assert entry["commits"] == [moved]
     assert entry["anchors"][0]["now"] == "lib/pool.py"
     done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
-    assert f"{nid}  moved: src/pool.py is now lib/pool.py (code unchanged)" in done.stdout
+    assert f"{nid}  moved: the file it names is now lib/pool.py (its code unchanged)" in done.stdout
     assert "    re-anchor: --anchor lib/pool.py" in done.stdout
 
 
