@@ -34,8 +34,12 @@ if TYPE_CHECKING:
 
 Env = Mapping[str, str] | None
 
-# An anchor's path line as the note writer emits it (``- path: x`` under ``anchors:``).
-ANCHOR_LINE = r"^(- |  )path: "
+# An anchor's path and commit lines as the note writer emits them (``- path: x`` under
+# ``anchors:``, then ``  commit: sha``).
+ANCHOR_LINE = r"^(- |  )(path|commit): "
+# Anchors on paths the change does not touch are followed through the renames since their
+# commit (one ``git diff -M`` per commit), for at most this many distinct commits.
+RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
@@ -206,33 +210,59 @@ def anchored(
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
     by_path = {p: f for f in change.files for p in f.paths}
-    # Every anchor line of the KB in one git grep; the notes naming a changed path are read.
+    # Every anchor line of the KB in one git grep; the notes naming a changed path are read,
+    # and those naming a path that was renamed, since their commit, to a changed one.
     paths: list[str] = []
+    pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
+    last: dict[str, str] = {}
     for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
-        value = line.split("path:", 1)[1].strip()
+        if name.count("/") != 1:
+            continue
+        field, _, rest = line.strip().removeprefix("- ").partition(":")
+        value = rest.strip()
+        if field == "commit":
+            if name in last:
+                pending.setdefault(value, []).append((name, last.pop(name)))
+            continue
         quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
-        if (quoted or value in by_path) and name.count("/") == 1 and name not in paths:
-            paths.append(name)
+        if quoted or value in by_path:
+            if name not in paths:
+                paths.append(name)
+        else:
+            last[name] = value
+    # (recall at session start reads names only and follows no renames: it runs on a hook)
+    moved_to = (
+        _renamed_since(Path(change.root), change.base, pending, by_path, env)
+        if change.symbols_known
+        else {}
+    )
+    paths += [n for n in dict.fromkeys(n for n, _ in moved_to.values()) if n not in paths]
     notes = read_anchored(kb, paths, env, project)
-    verdicts = _verdicts(notes, change, by_path, env) if change.symbols_known else {}
+    located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]] = {}
+    for note in notes:
+        for anchor in note.anchors:
+            now = anchor.path
+            if now not in by_path:
+                now = moved_to.get((anchor.path, anchor.commit or ""), ("", ""))[1]
+            if now in by_path:
+                located[(note.id, anchor)] = (by_path[now], now)
+    verdicts = _verdicts(notes, change, located, env) if change.symbols_known else {}
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str] | None = None
         for anchor in note.anchors:
-            diff = by_path.get(anchor.path)
-            if diff is None:
+            if (note.id, anchor) not in located:
                 continue
+            diff, now = located[(note.id, anchor)]
             if judged is not None:
                 judged.add(note.id)
-            what = _status(diff, anchor.path)
+            what = _status(diff, now)
+            label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
             verdict = verdicts.get((note.id, anchor))
             if diff.status == "deleted":
-                score, why = (
-                    SYMBOL_CHANGED,
-                    f"anchored to {anchor.label}, which this change deletes",
-                )
+                score, why = SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
             elif change.symbols_known and verdict is not None:
-                why = f"anchored to {anchor.label}, which this change {what}"
+                why = f"anchored to {label}, which this change {what}"
                 if verdict.stale:
                     score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
                 elif diff.status == "renamed":
@@ -244,7 +274,7 @@ def anchored(
             elif anchor.symbol and change.symbols_known and diff.status != "added":
                 continue  # the symbol is in neither version: nothing of it changed
             else:
-                score, why = FILE_CHANGED, f"anchored to {anchor.label}, which this change {what}"
+                score, why = FILE_CHANGED, f"anchored to {label}, which this change {what}"
             if best is None or score > best[0]:
                 best = (score, why)
         if best is not None:
@@ -252,10 +282,38 @@ def anchored(
     return out
 
 
+def _renamed_since(
+    root: Path,
+    base: str,
+    pending: Mapping[str, list[tuple[str, str]]],
+    by_path: Mapping[str, diffs.FileDiff],
+    env: Env,
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """``(anchored path, commit) -> (note file, path at base)`` for the anchors whose file was
+    renamed between their commit and ``base`` to a file the change touches: the note's anchor
+    still names the old path (``stale`` lists it as moved), the change is to its code."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    busiest = sorted(pending, key=lambda c: -len(pending[c]))[:RENAME_COMMITS]
+    for commit in busiest:
+        full = codebase.resolve(root, commit, env)
+        if full is None:
+            continue
+        renames = {
+            c.old: c.new
+            for c in codebase.changes(root, full, base, env)
+            if c.status == "R" and c.old and c.new
+        }
+        for name, path in pending[commit]:
+            now = renames.get(path)
+            if now is not None and now in by_path:
+                out[(path, commit)] = (name, now)
+    return out
+
+
 def _verdicts(
     notes: Sequence[AnchoredNote],
     change: Change,
-    by_path: Mapping[str, diffs.FileDiff],
+    located: Mapping[tuple[str, Anchor], tuple[diffs.FileDiff, str]],
     env: Env,
 ) -> dict[tuple[str, Anchor], CodeChange]:
     """For each anchor on a file the change modifies or renames: how the code it names
@@ -268,7 +326,7 @@ def _verdicts(
     wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
     for note in notes:
         for anchor in note.anchors:
-            diff = by_path.get(anchor.path)
+            diff = located.get((note.id, anchor), (None, ""))[0]
             if diff is not None and diff.old is not None and diff.new is not None:
                 wanted.append((note.id, anchor, diff))
     pairs: list[tuple[str, str]] = []

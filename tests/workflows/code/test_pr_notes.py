@@ -191,3 +191,21 @@ def test_a_note_anchored_to_the_changed_file_is_judged_by_its_anchor_not_its_tex
     world.code.write(".github/ci.yml", CI_YML.replace("codecov-action@v3", "codecov-action@v4"))
     world.code.commit("coverage uploads: v4 in ci.yml")
     assert matrix not in [n["id"] for n in world.pr()]
+
+
+def test_an_anchor_whose_file_was_renamed_before_the_change_is_followed(world: Any) -> None:
+    world.code.move("src/retry.py", "src/backoff.py").commit("retry.py is backoff.py")
+    world.code.branch("cap")
+    world.code.write("src/backoff.py", "def backoff(n):\n    return min(2 ** n, 60)\n")
+    world.code.commit("cap the backoff")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert why[world.file] == (
+        "anchored to src/retry.py (now src/backoff.py), which this change modifies"
+    )
+    # a file of the same name elsewhere, never renamed from it, is not the anchored one
+    from tests.conftest import git
+
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("other")
+    world.code.write("lib/retry.py", "LIMIT = 3\n").commit("another retry.py")
+    assert world.file not in [n["id"] for n in world.pr()]
