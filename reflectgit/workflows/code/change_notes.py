@@ -270,7 +270,7 @@ def anchored(
                 else:
                     continue  # the code it names is the same, or changed in nothing it names
                 if verdict.names:
-                    why += f" ({', '.join(verdict.names[:3])})"
+                    why += f" (the note names {', '.join(verdict.names[:3])})"
             elif anchor.symbol and change.symbols_known and diff.status != "added":
                 continue  # the symbol is in neither version: nothing of it changed
             else:

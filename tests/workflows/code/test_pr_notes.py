@@ -151,7 +151,10 @@ def test_an_anchor_whose_code_changed_in_nothing_the_note_names_is_not_listed(
     world.code.write(".github/ci.yml", CI_YML.replace('"3.9", ', ""))
     world.code.commit("drop 3.9")
     why = {n["id"]: n["why"] for n in world.pr()}
-    assert why[matrix] == "anchored to .github/ci.yml, which this change modifies (3.10, 3.9)"
+    assert (
+        why[matrix]
+        == "anchored to .github/ci.yml, which this change modifies (the note names 3.10, 3.9)"
+    )
 
 
 def test_a_prose_file_names_no_changed_symbol(world: Any) -> None:
