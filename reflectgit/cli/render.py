@@ -915,10 +915,8 @@ def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str
     for note in report.moved:
         first = note.anchors[0]
         out.append(f"{note.id}  {note.label} (its code unchanged)")
-        out.append(
-            f"    re-anchor: --anchor {first.now}"
-            + (f":{first.anchor.symbol}" if first.anchor.symbol else "")
-        )
+        now = f"{first.now}:{first.anchor.symbol}" if first.anchor.symbol else first.now
+        out.append(f"    {first.anchor.label} -> {now} (stale --propose proposes the new anchor)")
     for p in proposals or []:
         out.append(f"proposed for review: {p.id} -> {p.where}")
     summary = (

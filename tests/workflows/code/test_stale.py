@@ -5,6 +5,7 @@ file and white-space-only edits are not listed. ``--propose`` sends stale notes 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,18 @@ def test_a_renamed_file_is_moved_not_stale_and_names_its_new_path(world: World) 
     assert entry["anchors"][0]["now"] == "lib/pool.py"
     done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
     assert f"{nid}  moved: the file it names is now lib/pool.py (its code unchanged)" in done.stdout
-    assert "    re-anchor: --anchor lib/pool.py" in done.stdout
+    assert "    src/pool.py -> lib/pool.py (stale --propose proposes the new anchor)" in done.stdout
+    # proposed with its anchor re-pointed at HEAD, not flagged stale; the note itself stays
+    [proposal] = world.stale("--propose")["proposed"]
+    assert proposal["id"] == nid and proposal["route"] == "queue"
+    from reflectgit.config import resolve_state_dir
+
+    [proposed] = (resolve_state_dir(world.kb, os.environ) / "stale-proposals").glob("*.md")
+    front = yaml.safe_load(proposed.read_text().split("---\n")[1])
+    assert front["anchors"] == [{"path": "lib/pool.py", "commit": moved}]
+    assert "stale" not in front
+    kept = (world.kb / "documents" / f"{nid}.md").read_text()
+    assert "path: src/pool.py" in kept
 
 
 def test_a_renamed_file_whose_code_changed_too_is_stale_at_its_new_path(world: World) -> None:
