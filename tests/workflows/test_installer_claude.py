@@ -243,6 +243,9 @@ def test_user_scope_names_this_interpreter_and_old_entries_are_replaced(cli, pin
     commands = commands_of(data)
     assert not [c for c in commands if c.startswith("/old/")]
     pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
-    assert f"{sys.executable} -m reflectgit.hooks.agent Stop --harness claude{pin}" in commands
+    assert (
+        f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness claude{pin}"
+        in commands
+    )
     assert f"{sys.executable} -m reflectgit drain --background --quiet{pin}" in session_start(data)
     assert len(data["hooks"]["Stop"]) == 1  # replaced, not duplicated
