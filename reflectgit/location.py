@@ -18,6 +18,9 @@ DISABLED_ENV = "REFLECT_DISABLED"
 # Set on every process reflect-git starts itself (git fetch and push, the drain's model call):
 # our own hooks see it and stay out, so reflect-git never captures its own work.
 INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
+POLICY_FILE_ENV = "REFLECT_POLICY_FILE"
+# The original tool's policy files, under the home folder: read after REFLECT_POLICY_FILE.
+ORIGINAL_POLICY_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 
 TRUE = frozenset({"1", "true", "yes", "on"})
 FALSE = frozenset({"0", "false", "no", "off"})
@@ -96,3 +99,15 @@ def switched_on(env: dict[str, str], name: str) -> bool | None:
     """A boolean switch of the environment: False when unset or blank, None when malformed."""
     text = (env.get(name) or "").strip()
     return boolean(text) if text else False
+
+
+def home(env: dict[str, str]) -> str:
+    """``$HOME`` of the given environment, else the user's home."""
+    return env.get("HOME") or os.path.expanduser("~")
+
+
+def policy_files(env: dict[str, str]) -> list[str]:
+    """The JSONL policy files, in the order they are read (absent ones included)."""
+    own = given(env.get(POLICY_FILE_ENV))
+    first = [own] if own is not None else []
+    return first + [os.path.join(home(env), name) for name in ORIGINAL_POLICY_FILES]

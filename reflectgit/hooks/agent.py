@@ -6,7 +6,9 @@ notification: ``RECORDED``) is appended as it came to the state directory's inbo
 is the cost of every tool call. Every other event is read whole by ``hooks/event.py``:
 
 - PreToolUse and PermissionRequest get the enforced rules' decision from the rules compiled
-  already (``hooks/policy.py``); PreToolUse is not logged, it is answered;
+  already (``hooks/policy.py``); PreToolUse is not logged, it is answered, and when the last
+  compile found no rules for this very HEAD (``state/rulestamp.py``), it is answered here,
+  with nothing, without reading the payload;
 - Stop, SessionEnd and PreCompact (and Codex ``notify``) are recorded and start the capture
   pass over the session's events, detached (``REFLECT_GIT_HOOK_SYNC=1``: in the foreground);
   the pass moves the inbox into the sessions' event logs and runs the detectors, which write
@@ -52,6 +54,10 @@ RECORDED = frozenset(
 )
 
 
+# The events the enforced rules answer and nobody records: asked before every tool call.
+ANSWERED = frozenset({"PreToolUse", "preToolUse"})
+
+
 def parse_args(args: list[str]) -> tuple[str, str | None, str | None, str | None]:
     """(event, harness as given, lower-cased, or None, payload argument or None, ``--kb`` or
     None) from the hook's arguments (the installer names the KB in a personal settings file)."""
@@ -81,10 +87,13 @@ def main(argv: list[str] | None = None, kb: str | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     event, harness, argument, named_kb = parse_args(args)
     kb = kb or named_kb
-    if event in RECORDED and argument is None:
+    if argument is None and event in RECORDED:
         where = recording_dir(kb, location.environ())
         if where is not None:
             return record(where, event, harness, kb)
+    if argument is None and event in ANSWERED and nothing_enforced(kb, location.environ()):
+        stdin()  # read what the harness writes, and answer nothing
+        return 0
     from reflectgit.hooks.event import handle
 
     return handle(event, harness, argument, kb)
@@ -109,6 +118,27 @@ def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
         return explicit
     state = location.state_dir(named[0], env)
     return state if os.path.isdir(os.path.dirname(state)) else ""
+
+
+def nothing_enforced(kb: str | None, env: dict[str, str]) -> bool:
+    """True when the answer is surely "nothing" (reflect-git is off here, or the last compile
+    found no rules for exactly this HEAD and these policy files: ``state/rulestamp.py``);
+    False when only the compiled rules can say."""
+    where = recording_dir(kb, env)
+    if where is None or where == "":
+        return where == ""
+    named = location.named_kb(kb, env)
+    if named is None:
+        return False
+    from reflectgit.git.headstamp import head_stamp
+    from reflectgit.state import rulestamp
+
+    git_dir = location.git_dir(named[0])
+    stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named[0])
+    if stamp is None:
+        return False
+    files = rulestamp.fingerprint(location.policy_files(env))
+    return rulestamp.holds(where, rulestamp.key(stamp, files))
 
 
 def record(where: str, event: str, harness: str | None, kb: str | None) -> int:

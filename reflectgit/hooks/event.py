@@ -61,19 +61,26 @@ def handle(event: str, harness: str | None, argument: str | None, kb: str | None
         from reflectgit.workflows.capture.hooklog import HookLog
 
         cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
-        if not HookLog(cfg).usable:
+        log = HookLog(cfg)
+        if not log.usable:
+            return 0
+        # An event that may end a turn is read now (which session's pass to start); the
+        # others are read by the pass, as the quick path's are.
+        ends_turn = COPILOT_EVENTS.get(event, event) in PASS_EVENTS or event in ("", "auto")
+        payload = read_payload(raw) if ends_turn else None
+        if ends_turn and payload is None:
+            log.write(event or "?", "skip", "payload is not a JSON object")
             return 0
         import time
 
         from reflectgit.state import inbox
 
-        inbox.append(str(cfg.state_dir), inbox.line(time.time(), harness, event, raw), LOCK_WAIT)
-        if COPILOT_EVENTS.get(event, event) in PASS_EVENTS or event in ("", "auto"):
-            payload = read_payload(raw)
-            if payload is not None and event_name(event, payload) in PASS_EVENTS:
-                from reflectgit.state import eventlog
+        line = inbox.line(time.time(), harness, event, raw)
+        inbox.append(str(cfg.state_dir), line, LOCK_WAIT)
+        if payload is not None and event_name(event, payload) in PASS_EVENTS:
+            from reflectgit.state import eventlog
 
-                _capture_pass(cfg, eventlog.session_of(payload) or eventlog.UNSESSIONED)
+            _capture_pass(cfg, eventlog.session_of(payload) or eventlog.UNSESSIONED)
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
         _breadcrumb(cfg, event, exc)
     finally:
