@@ -443,3 +443,43 @@ def test_rules_compile_in_the_background_and_the_last_compile_answers_meanwhile(
     wait_for(compiled_for_head, "the compile once the lock is free")
     out = hook("PreToolUse", claude_pre("docker system prune -a"), env=off)
     assert _decision(out) == "deny"
+
+
+def _age_refs(kb: Path) -> None:
+    """Make HEAD's files older than the stamp's racy window, so the stamp can vouch for them
+    (``git/headstamp.py``); a commit made a moment ago cannot."""
+    import time
+
+    old = time.time() - 60
+    git_dir = kb / ".git"
+    for path in [git_dir / "HEAD", git_dir / "packed-refs", *(git_dir / "refs").rglob("*")]:
+        if path.is_file():
+            os.utime(path, (old, old))
+
+
+def test_a_kb_without_rules_answers_from_the_quick_answer_until_anything_changes(kb, tmp_path):
+    none = state_dir(kb) / "policy" / "none"
+    _age_refs(kb)
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    assert none.is_file()  # the compile found no rules for this HEAD: the next calls ask nothing
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    # HEAD moves: the quick answer no longer holds, the rules are read (and compiled, SYNC).
+    write_note(
+        kb, "no-force-push", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
+    )
+    commit(kb, "a rule")
+    _age_refs(kb)
+    assert _decision(hook("PreToolUse", claude_pre("git push --force"))) == "deny"
+    assert not none.exists()  # a compile with rules removes it
+    git("rm", "-q", "documents/no-force-push.md", cwd=kb)
+    commit(kb, "no rule")
+    _age_refs(kb)
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    assert none.is_file()
+    # A policy file that appears (or changes) is part of what the quick answer vouches for.
+    extra = tmp_path / "team-policy.jsonl"
+    rule = {"rule": "Bash(git clean:*)", "decision": "deny", "confidence": "high"}
+    extra.write_text(json.dumps(rule) + "\n")
+    env = {"REFLECT_POLICY_FILE": str(extra)}
+    assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"), env=env)) == "deny"
+    assert not none.exists()
