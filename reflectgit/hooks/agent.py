@@ -7,8 +7,8 @@ is the cost of every tool call. Every other event is read whole by ``hooks/event
 
 - PreToolUse and PermissionRequest get the enforced rules' decision from the rules compiled
   already (``hooks/policy.py``); PreToolUse is not logged, it is answered, and when the last
-  compile found no rules for this very HEAD (``state/rulestamp.py``), it is answered here,
-  with nothing, without reading the payload;
+  compile vouches that no rule applies to the tools the call names, for this very HEAD
+  (``state/rulestamp.py``), it is answered here, with nothing, without parsing the payload;
 - Stop, SessionEnd and PreCompact (and Codex ``notify``) are recorded and start the capture
   pass over the session's events, detached (``REFLECT_GIT_HOOK_SYNC=1``: in the foreground);
   the pass moves the inbox into the sessions' event logs and runs the detectors, which write
@@ -91,9 +91,13 @@ def main(argv: list[str] | None = None, kb: str | None = None) -> int:
         where = recording_dir(kb, location.environ())
         if where is not None:
             return record(where, event, harness, kb)
-    if argument is None and event in ANSWERED and nothing_enforced(kb, location.environ()):
-        stdin()  # read what the harness writes, and answer nothing
-        return 0
+    if argument is None and event in ANSWERED:
+        raw = stdin()
+        if nothing_enforced(kb, location.environ(), raw):
+            return 0
+        from reflectgit.hooks.event import handle
+
+        return handle(event, harness, None, kb, raw)
     from reflectgit.hooks.event import handle
 
     return handle(event, harness, argument, kb)
@@ -120,10 +124,10 @@ def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
     return state if os.path.isdir(os.path.dirname(state)) else ""
 
 
-def nothing_enforced(kb: str | None, env: dict[str, str]) -> bool:
-    """True when the answer is surely "nothing" (reflect-git is off here, or the last compile
-    found no rules for exactly this HEAD and these policy files: ``state/rulestamp.py``);
-    False when only the compiled rules can say."""
+def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> bool:
+    """True when the answer to this call is surely "nothing": reflect-git is off here, or the
+    last compile vouches that no rule applies to any tool the payload names, for exactly this
+    HEAD and these policy files (``state/rulestamp.py``). False: only the rules can say."""
     where = recording_dir(kb, env)
     if where is None or where == "":
         return where == ""
@@ -138,7 +142,7 @@ def nothing_enforced(kb: str | None, env: dict[str, str]) -> bool:
     if stamp is None:
         return False
     files = rulestamp.fingerprint(location.policy_files(env))
-    return rulestamp.holds(where, rulestamp.key(stamp, files))
+    return rulestamp.quiet(where, rulestamp.key(stamp, files), payload)
 
 
 def record(where: str, event: str, harness: str | None, kb: str | None) -> int:

@@ -36,8 +36,15 @@ def read_payload(raw: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def handle(event: str, harness: str | None, argument: str | None, kb: str | None) -> int:
-    """Run one hook event with the whole configuration; always returns 0."""
+def handle(
+    event: str,
+    harness: str | None,
+    argument: str | None,
+    kb: str | None,
+    raw: bytes | None = None,
+) -> int:
+    """Run one hook event with the whole configuration; always returns 0. ``raw``: the
+    payload, when the quick path has read it already."""
     harness = harness if harness in HARNESSES else None
     cfg = None
     answer: str | None = None
@@ -45,7 +52,8 @@ def handle(event: str, harness: str | None, argument: str | None, kb: str | None
         from reflectgit.config import Config, environ
 
         # Codex `notify` passes its JSON as an argument; the others write it on stdin.
-        raw = argument.encode("utf-8") if argument is not None else stdin()
+        if raw is None:
+            raw = argument.encode("utf-8") if argument is not None else stdin()
         cfg = Config.resolve(kb, environ())
         if cfg.disabled or cfg.internal:
             return 0

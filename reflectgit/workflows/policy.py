@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit import location
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
-from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
+from reflectgit.notes.policy import (
+    Rule,
+    RuleError,
+    covered_tools,
+    decide,
+    matching,
+    parse_pattern,
+    rule_from_line,
+)
 from reflectgit.state import policy as compiled
 from reflectgit.state import rulestamp
 
@@ -161,14 +169,31 @@ def _remember(cfg: Config, doc: Mapping[str, Any], commit: str, stamp: list[obje
 
 
 def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
-    """``state/rulestamp.py``: "no rules" for the HEAD and policy files ``doc`` was compiled or
-    checked against, so the next hooks need not read it; removed when there are rules."""
+    """``state/rulestamp.py``: for the HEAD and policy files ``doc`` was compiled or checked
+    against, the tool names its rules can apply to, so that the next hooks need not read it
+    for a call of any other tool; removed when a rule may apply to any tool (a wildcard)."""
     stamp, key = doc.get("stamp"), doc.get("key")
-    empty = not doc.get("rules") and doc.get("complete") is True
-    if empty and isinstance(stamp, list) and isinstance(key, Mapping):
-        rulestamp.save(str(cfg.state_dir), rulestamp.key(stamp, list(key.get("files") or [])))
-    else:
+    if (
+        doc.get("complete") is not True
+        or not isinstance(stamp, list)
+        or not isinstance(key, Mapping)
+    ):
         rulestamp.save(str(cfg.state_dir), None)
+        return
+    tools: set[str] = set()
+    for rule in doc.get("rules") or []:
+        text = rule.get("pattern") if isinstance(rule, Mapping) else None
+        try:
+            pattern = parse_pattern(text if isinstance(text, str) else "")
+        except RuleError:
+            continue  # an unreadable pattern never matches
+        names = covered_tools(pattern.tool)
+        if names is None:
+            rulestamp.save(str(cfg.state_dir), None)
+            return
+        tools |= names
+    line = rulestamp.key(stamp, list(key.get("files") or []))
+    rulestamp.save(str(cfg.state_dir), line, sorted(tools))
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:

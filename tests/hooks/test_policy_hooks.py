@@ -457,12 +457,12 @@ def _age_refs(kb: Path) -> None:
             os.utime(path, (old, old))
 
 
-def test_a_kb_without_rules_answers_from_the_quick_answer_until_anything_changes(kb, tmp_path):
-    none = state_dir(kb) / "policy" / "none"
+def test_the_quick_answer_follows_head_the_policy_files_and_the_tools_ruled(kb, tmp_path):
+    quick = state_dir(kb) / "policy" / "quick"
+    read = {**claude_pre("x"), "tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}}
     _age_refs(kb)
     assert hook("PreToolUse", claude_pre("git push --force")) is None
-    assert none.is_file()  # the compile found no rules for this HEAD: the next calls ask nothing
-    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    assert quick.read_text().split("\n")[1:] == ["", ""]  # this HEAD: no rules at all
     # HEAD moves: the quick answer no longer holds, the rules are read (and compiled, SYNC).
     write_note(
         kb, "no-force-push", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
@@ -470,16 +470,27 @@ def test_a_kb_without_rules_answers_from_the_quick_answer_until_anything_changes
     commit(kb, "a rule")
     _age_refs(kb)
     assert _decision(hook("PreToolUse", claude_pre("git push --force"))) == "deny"
-    assert not none.exists()  # a compile with rules removes it
-    git("rm", "-q", "documents/no-force-push.md", cwd=kb)
+    ruled = quick.read_text().split("\n")[1].split("\t")
+    assert "Bash" in ruled and "shell" in ruled and "Read" not in ruled
+    assert hook("PreToolUse", read) is None  # a call of a tool no rule names
+    # Forged to say no tool is ruled, the quick answer is believed for this HEAD: the hook
+    # answers from it alone (the negative: the next commit makes it stale again).
+    first = quick.read_text().split("\n")[0]
+    quick.write_text(first + "\n\n")
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    write_note(kb, "no-mcp", "No MCP writes", "high", {"deny": ["mcp__*"]})
+    commit(kb, "a wildcard rule")
+    _age_refs(kb)
+    assert _decision(hook("PreToolUse", claude_pre("git push --force"))) == "deny"
+    assert not quick.exists()  # a rule for any tool: every call reads the rules
+    git("rm", "-q", "documents/no-mcp.md", "documents/no-force-push.md", cwd=kb)
     commit(kb, "no rule")
     _age_refs(kb)
     assert hook("PreToolUse", claude_pre("git push --force")) is None
-    assert none.is_file()
+    assert quick.is_file()
     # A policy file that appears (or changes) is part of what the quick answer vouches for.
     extra = tmp_path / "team-policy.jsonl"
     rule = {"rule": "Bash(git clean:*)", "decision": "deny", "confidence": "high"}
     extra.write_text(json.dumps(rule) + "\n")
     env = {"REFLECT_POLICY_FILE": str(extra)}
     assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"), env=env)) == "deny"
-    assert not none.exists()
