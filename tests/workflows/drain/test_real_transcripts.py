@@ -25,7 +25,7 @@ pytestmark = needs_shared
 
 REAL = DATA / "real" / "transcripts"
 JUNK_AT_MOST = 1
-KEPT_AT_LEAST = 7
+KEPT_AT_LEAST = 11
 _QUOTE = re.compile(r"Said by the (?:person|assistant): “(.+?)”", re.S)
 
 
