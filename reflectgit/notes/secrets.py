@@ -266,8 +266,8 @@ _STRONG += ("credentials", "credential", "contraseña", "contrasena", "apikey", 
 _STRONG += ("privatekey",)
 # "password" in the languages people write to agents in (Russian, German, Portuguese, Dutch,
 # Polish, Chinese, Japanese, Korean): ``пароль: hunter2`` is a password too.
-_FOREIGN = ("пароль", "passwort", "senha", "wachtwoord", "hasło", "haslo", "密码", "パスワード")
-_FOREIGN += ("비밀번호",)
+_FOREIGN: tuple[str, ...] = ("пароль", "passwort", "senha", "wachtwoord", "hasło", "haslo")
+_FOREIGN += ("密码", "パスワード", "비밀번호")
 _STRONG += _FOREIGN
 _EXACT = frozenset({"pass", "pwd", "pw", "pin", "otp", "pat"})
 _WEAK = ("key", "hmac", "sig", "signature", "auth", "dsn")

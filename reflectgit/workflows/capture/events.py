@@ -1182,7 +1182,8 @@ CHANGE_CAP = 80  # a replacement longer than this, or over lines, is not one cha
 def _replacements(data: Mapping[str, Any], path: str) -> list[dict[str, Any]]:
     """The text an edit replaced (Claude Code's Edit and MultiEdit, Copilot's str_replace):
     ``{"file", "old", "new"}`` each."""
-    edits = data.get("edits") if isinstance(data.get("edits"), list) else [data]
+    many = data.get("edits")
+    edits: list[Any] = many if isinstance(many, list) else [data]
     out = []
     for edit in edits:
         if not isinstance(edit, Mapping):
