@@ -42,6 +42,7 @@ EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the 
 COVERAGE_POWER = 1.0
 CANDIDATES = 500  # notes read per concept and kind of alternative, best bm25 first
 VOCABULARY_SCAN = 4000  # index words read to find a query word's variants
+EXTENSIONS = 20  # at most this many longer words a query word begins (query.EXTENSION_MIN)
 
 
 # --------------------------------------------------------------------------- queries
@@ -171,6 +172,7 @@ class Ranker(Storage):
             self.variants,
             prefix_last=prefix_last,
             extra=related,
+            extensions=self.extensions,
         )
 
     def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -208,6 +210,23 @@ class Ranker(Storage):
             (low, high, VOCABULARY_SCAN),
         )
         return [t for (t,) in rows if light_stem(t) == stem]
+
+    def extensions(self, token: str) -> list[str]:
+        """The index's longer words that begin with ``token`` and do not share its light stem
+        (cancel: cancellation, state: stateless; not cancels, a variant), the first
+        ``EXTENSIONS`` of them in the index's order: what `git grep` finds inside a longer word,
+        for query.py's prefix alternative. [] for a token no longer word begins."""
+        from reflectgit.workflows.search.query import light_stem
+
+        stem = light_stem(token)
+        high = token[:-1] + chr(ord(token[-1]) + 1)
+        self._words()
+        rows = self.conn.execute(
+            "SELECT term FROM temp.fts_words WHERE term > ? AND term < ? LIMIT ?",
+            (token, high, VOCABULARY_SCAN),
+        )
+        found = [t for (t,) in rows if t.isalpha() and light_stem(t) != stem]
+        return found[:EXTENSIONS]
 
     def _ranked(
         self,
