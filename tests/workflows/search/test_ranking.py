@@ -259,6 +259,24 @@ def test_a_whole_word_finds_the_longer_words_it_begins_below_its_own_forms(
     assert ids(kb, "cancel zebra") == ["cancel", "cancels"]
 
 
+def test_a_word_s_longer_words_are_found_when_its_stem_does_not_begin_it(tmp_path: Path) -> None:
+    from reflectgit.workflows.search.index import open_fresh
+
+    kb = make_kb(
+        tmp_path,
+        {
+            "flies": ("Fruit", "Flies and a flieswatter, a fly and a flyer.", {}),
+            "state": ("State", "A stateless state machine states its statement.", {}),
+        },
+    )
+    index, _ = open_fresh(kb, kb / ".git" / "reflect-git")
+    # "flies" has the stem "fly": the words its variants read do not all begin with "flies".
+    assert index.extensions("flies", {}) == ["flieswatter"]
+    # Its variants and the word itself are never among them.
+    assert index.extensions("state", {}) == ["stateless", "statement"]
+    assert index.extensions("statement", {}) == []
+
+
 # --------------------------------------------------------------------------- synonyms
 
 
