@@ -251,7 +251,8 @@ def _imperative(fix: str) -> str:
 
 def _verb(stem: str) -> str:
     """``configur`` -> ``Configure``; ``add`` -> ``Add``; ``pinn`` -> ``Pin``."""
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+    short = len(stem) == 3 and stem[0] in "aeiou"  # add, err, ebb: the double is the word's
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and not short:
         stem = stem[:-1]
     elif stem.endswith(("ur", "at", "iz", "us", "uc", "ov", "v", "rit", "bl")):
         stem += "e"

@@ -490,3 +490,16 @@ def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp
         *_run("t1", GREEN),
     ]
     assert _actions(tmp_path, opening) == []  # nothing said before it: no cause to name
+
+
+@pytest.mark.parametrize(
+    ("fix", "imperative"),
+    [
+        ("Fixed it by adding the missing index", "Add the missing index"),
+        ("Fixed by pinning the version", "Pin the version"),
+        ("Fixed by configuring propagators", "Configure propagators"),
+        ("Fixed by stopping the worker first", "Stop the worker first"),
+    ],
+)
+def test_a_fix_is_said_as_what_to_do_with_its_verb_whole(fix, imperative):
+    assert heuristic._imperative(fix) == imperative
