@@ -232,7 +232,7 @@ def _exists(path: Path) -> str | None:
 # - Copilot CLI (``.github/hooks/*.json``, ``~/.copilot/hooks/*.json``, or the inline ``hooks``
 #   of ``.github/copilot/settings.local.json``) lists flat entries:
 #   {"version": 1, "hooks": {"event": [{"type": "command", "bash": "...", "timeoutSec": 30}]}}
-# Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -m reflectgit.hooks.agent EVENT``)
+# Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -c HOOK_CODE EVENT``)
 # for the agent's events, and ``reflect-git ...`` (``<python> -m reflectgit ...``) at session
 # start: that is how we find ours again (and the ``reflect-git hook EVENT`` of earlier releases,
 # so an old install is upgraded or removed), and nothing else in the file is ever touched.
@@ -248,6 +248,9 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
 PORTABLE_HOOK = "reflect-git-hook"  # the agent hooks' own entry point (hooks/agent.py)
+# How a personal file starts that entry point with this interpreter: `-m` would import runpy
+# (3 ms of every tool call), and the console script's wrapper imports `re`.
+HOOK_CODE = "from reflectgit.hooks.agent import main; raise SystemExit(main())"
 CLAUDE_EVENTS = (
     "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
@@ -309,6 +312,7 @@ SESSION_START_ARGS = {
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? (?:hook |recall --format |drain --background)"
     r"|(?:-m reflectgit\.hooks\.agent|reflect-git-hook) "
+    r"|-c 'from reflectgit\.hooks\.agent import main"
 )
 # The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
 # the lifecycle hooks: removed on install and uninstall).
@@ -366,7 +370,7 @@ def hook_launcher(launcher: str, python: str) -> str:
     this interpreter running the same entry point."""
     if launcher == PORTABLE:
         return PORTABLE_HOOK
-    return f"{shlex.quote(python)} -m reflectgit.hooks.agent"
+    return f"{shlex.quote(python)} -c {shlex.quote(HOOK_CODE)}"
 
 
 def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str:

@@ -47,7 +47,7 @@ def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
     assert post[1]["matcher"] == "*"
     # A personal file names the KB the install found (here the fallback ~/.learnings).
     assert post[1]["hooks"][0]["command"].endswith(
-        f"-m reflectgit.hooks.agent PostToolUse --harness claude --kb {pinned_env}/.learnings"
+        f"-c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' PostToolUse --harness claude --kb {pinned_env}/.learnings"
     )
     assert post[1]["hooks"][0]["async"] is True  # capture only: Claude Code does not wait
     # Installing again changes nothing and never duplicates.
@@ -123,7 +123,7 @@ def test_hooks_of_an_earlier_release_are_ours_to_upgrade_and_to_remove(cli, pinn
         for g in groups for h in g["hooks"]
     ]  # fmt: skip
     assert not [c for c in commands if " hook " in c or c.startswith("/old/")], commands
-    stop = f"-m reflectgit.hooks.agent Stop --harness claude --kb {pinned_env}/.learnings"
+    stop = f"-c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness claude --kb {pinned_env}/.learnings"
     assert sum(c.endswith(stop) for c in commands) == 1
     settings.write_text(json.dumps(old))  # an old install, removed as it is
     assert cli("--json", "hooks", "install", "--agent", "claude", "--uninstall").code == 0
@@ -134,6 +134,7 @@ def test_our_commands_are_told_from_everyone_elses():
     for ours in (
         "reflect-git-hook PostToolUse --harness claude",
         "'/opt/py 3/bin/python' -m reflectgit.hooks.agent Stop --harness codex",
+        "'/opt/py 3/bin/python' -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness codex",
         "reflect-git hook Stop --harness claude",
         "/usr/bin/python3 -m reflectgit hook Stop",
         "reflect-git recall --format claude",

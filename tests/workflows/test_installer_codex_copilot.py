@@ -103,7 +103,8 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     stop = data["hooks"]["Stop"][1]["hooks"][0]
     pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
     assert (
-        stop["command"] == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex{pin}"
+        stop["command"]
+        == f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness codex{pin}"
     )
     assert "async" not in stop  # Codex skips async command hooks
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
@@ -181,7 +182,7 @@ def test_copilot_user_hooks_file_is_ours_and_goes_on_uninstall(cli, pinned_env):
     (error,) = data["hooks"]["errorOccurred"]
     assert error == {
         "type": "command",
-        "bash": f"{sys.executable} -m reflectgit.hooks.agent errorOccurred --harness copilot"
+        "bash": f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' errorOccurred --harness copilot"
         f" --kb {pinned_env}/.learnings",
         "timeoutSec": 30,
     }
