@@ -177,8 +177,9 @@ _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "c
 
 
 def _bound(toks: list[str]) -> set[str]:
-    """The names ``toks`` binds: after a definition word, before ``=`` or ``:=`` (and the
-    other names of ``a, b :=``)."""
+    """The names ``toks`` binds: after a definition word, the parameters in the brackets that
+    follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
+    ``:=`` (and the other names of ``a, b :=``)."""
     out: set[str] = set()
     for i, t in enumerate(toks):
         if not _is_name(t):
@@ -187,6 +188,31 @@ def _bound(toks: list[str]) -> set[str]:
         after = toks[i + 1] if i + 1 < len(toks) else ""
         if before in _BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
             out.add(t)
+        if t in _BINDERS:
+            out |= _parameters(toks, i + 1)
+    return out
+
+
+def _parameters(toks: list[str], at: int) -> set[str]:
+    """The names in the bracketed groups right after a definition word (at most two groups, the
+    name between them: a Go receiver, then the parameters), types included."""
+    out: set[str] = set()
+    groups, depth, i = 0, 0, at
+    while i < len(toks) and groups < 2:
+        t = toks[i]
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+            if depth == 0:
+                groups += 1
+                if i + 2 >= len(toks) or toks[i + 2] != "(":
+                    break  # no second group (``func (r R) Name(``) follows
+        elif depth == 0 and not _is_name(t):
+            break
+        elif depth > 0 and _is_name(t):
+            out.add(t)
+        i += 1
     return out
 
 

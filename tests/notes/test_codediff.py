@@ -63,6 +63,13 @@ def test_a_consistent_renaming_is_cosmetic_and_an_inconsistent_one_is_not() -> N
     )
     assert codediff.compare(go, go.replace("Marshal", "MarshalInts"), "w.go").kind == "changed"
     assert not codediff.renamed_only(["x", "=", "a", ";", "a"], ["y", "=", "a", ";", "x"])
+    # a parameter renamed throughout is a renaming; the function it calls is not one
+    get = "def get(self, key):\n    return fetch(self.d, key)\n"
+    assert codediff.compare(get, get.replace("key", "k"), "m.py").kind == "renamed"
+    assert codediff.compare(get, get.replace("fetch", "fetch_all"), "m.py").kind == "changed"
+    method = "func (r *Repo) Open(path string) error {\n\treturn r.open(path)\n}\n"
+    assert codediff.compare(method, method.replace("path", "p"), "r.go").kind == "renamed"
+    assert codediff.compare(method, method.replace("r.open", "r.create"), "r.go").kind == "changed"
 
 
 def test_a_change_in_a_member_the_note_does_not_name_is_elsewhere() -> None:
