@@ -31,6 +31,7 @@ LICENCES = {
     "cachetools": "MIT License",
     "godotenv": "MIT License",
     "inih": "New BSD license",
+    "log": "Permission is hereby granted, free of charge",
     "path-to-regexp": "MIT License",
 }
 
