@@ -46,8 +46,8 @@ DEFINITION_WORDS = (
     "enum",
     "interface",
     "trait",
-    "impl",
     "module",
+    "mod",
     "namespace",
     "macro",
     "defmacro",
@@ -61,8 +61,8 @@ DEFINITION_WORDS = (
 # Modifiers that may stand before a definition word or a C-like signature.
 _MODIFIERS = (
     r"(?:(?:export|default|public|private|protected|internal|static|final|abstract|async|"
-    r"pub(?:\([a-z]+\))?|unsafe|extern|inline|virtual|override|open|sealed|data|readonly|"
-    r"declare|local)\s+)*"
+    r'pub(?:\([^)]*\))?|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|override|open|sealed|'
+    r"data|readonly|declare|local|mut)\s+)*"
 )
 _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
 # Words a C-like "type name(" line starts with when it is a statement, not a definition.
@@ -73,12 +73,6 @@ _STATEMENTS = (
 )
 _C_LIKE = rf"{_STATEMENTS}[A-Za-z_][\w<>,\[\]*&: ]*[\s*&]"  # "static int ", "Map<K, V> "
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
-# Any definition line, whatever its name (used to end a symbol's block).
-_ANY_DEFINITION = Pattern(
-    rf"^(?P<indent>[ \t]*){_MODIFIERS}"
-    rf"(?:(?:{_WORDS})\s+[*&]?[A-Za-z_$][\w$]*|{_GO_METHOD}[A-Za-z_]\w*"
-    rf"|[A-Za-z_$][\w$]*\s*(?::=|=(?!=)|:\s*$)|{_C_LIKE}[A-Za-z_]\w*\s*\()"
-)
 # The edit tools whose input names the file they change (Claude Code, Copilot, Codex's patch).
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")
 _PATCH_FILE = Pattern(r"^\*\*\* (?:Update|Add) File: (.+?)\s*$", 8)  # re.M
@@ -121,14 +115,18 @@ def clean_path(path: str) -> str | None:
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """``PATH[:SYMBOL]`` -> (path, symbol). The last ``:`` splits, so ``C:`` style paths and
-    ``a:b.py`` files still work when the part after it is no name (contains ``/`` or ``.``
-    followed by a file suffix)."""
+    """``PATH[:SYMBOL]`` -> (path, symbol). The last lone ``:`` splits (``::`` belongs to the
+    symbol: ``src/ini.cpp:INIReader::Get``), so ``C:`` style paths and ``a:b/c.py`` files still
+    work when the part after it is no name (contains ``/``)."""
     text = spec.strip()
-    if ":" in text:
-        head, tail = text.rsplit(":", 1)
-        if head and tail and "/" not in tail and _NAME.fullmatch(tail):
+    at = len(text)
+    while (at := text.rfind(":", 0, at)) > 0:
+        if text[at - 1] == ":" or text[at + 1 : at + 2] == ":":
+            continue  # a ``::`` of the symbol
+        head, tail = text[:at], text[at + 1 :]
+        if tail and "/" not in tail and _NAME.fullmatch(tail):
             return head, tail
+        break
     return text, None
 
 
@@ -195,24 +193,117 @@ def edited_paths(tool_calls: Iterable[tuple[str, Any]]) -> list[str]:
 
 
 _ID = r"[A-Za-z_$][\w$]*"
-# The four ways a line defines a name, each compiled once (a pattern per symbol cost 2 to 4 ms
-# to compile: 100 anchored notes on a pull request spent 0.3 s there). A line defines the symbol
-# when one of them, tried in this order, names it.
-_DEFINITIONS = (
-    # def name, class Name, fn name, const NAME
-    Pattern(rf"^(?P<indent>[ \t]*){_MODIFIERS}(?:{_WORDS})\s+[*&]?(?P<name>{_ID})(?![\w$])"),
+_CID = r"[A-Za-z_]\w*"
+# C++: template arguments (one level of nesting), and the classes and namespaces an
+# out-of-class definition names before its own name (``INIReader::``, ``ns::Cache<K, V>::``).
+_TEMPLATE = r"(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?"
+_QUALIFIED = rf"(?:{_CID}{_TEMPLATE}::)*"
+_GENERICS = r"(?:\s*<[^{};]*?>)?"  # Rust: impl<T: Into<String>>
+# The ways a line defines a name, after its indent (and, for most, modifiers). A line defines
+# the symbol when one of them, tried in this order, names it. A block ends at the next
+# definition indented no deeper (``block``), with its logical line (``line``: a ``#define`` and
+# the lines its backslashes continue) or with the line holding its ``;`` (``statement``).
+
+
+@dataclass(frozen=True)
+class _Form:
+    ends: str  # how its block ends
+    pattern: str  # with a group ``name``
+    modified: bool = True  # modifiers may stand before it
+    named: bool = True  # ``defined_name`` reports it (not an assignment: ``x = 1``)
+    ender: str | None = None  # what of it ends other blocks, when not the same ("": nothing)
+
+
+_FORMS = (
+    # #define NAME 200, #  define NAME(x) (C preprocessor)
+    _Form("line", rf"#[ \t]*define[ \t]+(?P<name>{_CID})\b", modified=False),
+    # typedef int (*ini_handler)(void *user, ...);  any typedef line ends a block
+    _Form(
+        "statement",
+        rf"typedef\s[^;{{}}()]*\(\s*(?:{_CID}\s+)?[*^&]\s*(?P<name>{_CID})\s*\)",
+        modified=False,
+        ender=r"typedef\b",
+    ),
+    # typedef unsigned long size_type;  typedef struct node node_t;
+    _Form(
+        "statement",
+        rf"typedef\s[^;{{}}()]*[\s*&](?P<name>{_CID})\s*(?:\[[^\]]*\]\s*)*;",
+        modified=False,
+        ender="",
+    ),
+    # impl Pool, impl<T> Display for Wrapper<T> (Rust: the type, never the trait)
+    _Form(
+        "block",
+        rf"impl{_GENERICS}\s+(?:!?[\w:]+{_GENERICS}\s+for\s+)?[&*]?(?:{_CID}::)*(?P<name>{_CID})",
+    ),
+    # macro_rules! name
+    _Form("block", rf"macro_rules!\s*(?P<name>{_CID})"),
+    # def name, class Name, fn name, const NAME, let mut x, class Foo::Bar, def self.name
+    _Form(
+        "block",
+        rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|self\.)*(?P<name>{_ID})(?![\w$])",
+    ),
     # func (r *Repo) Name(
-    Pattern(rf"^(?P<indent>[ \t]*){_MODIFIERS}{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
-    # NAME = ..., name := ..., key: (YAML, TOML)
-    Pattern(rf"^(?P<indent>[ \t]*){_MODIFIERS}(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:))"),
-    # int name(, public void name( (C, Java, C#)
-    Pattern(rf"^(?P<indent>[ \t]*){_MODIFIERS}{_C_LIKE}(?P<name>{_ID})\s*\("),
+    _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
+    # NAME = ..., name := ..., key: (YAML, TOML); only a key that opens a mapping ends a block
+    _Form(
+        "block",
+        rf"(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:))",
+        named=False,
+        ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$)",
+    ),
+    # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++); as an
+    # ender, the typed variables below too
+    _Form(
+        "block",
+        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*\(",
+        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|;))",
+    ),
+    # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
+    _Form("block", rf"{_QUALIFIED}(?P<cls>{_CID}){_TEMPLATE}::~?(?P<name>(?P=cls))\s*\("),
+    # static const int MAX = 3;  private final Map<K, V> cache;  int Reader::count = 0;
+    _Form(
+        "block",
+        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*(?:\[[^\]]*\]\s*)*(?:=(?!=)|;)",
+        named=False,
+        ender="",
+    ),
 )
+_INDENT = r"^(?P<indent>[ \t]*)"
 
 
-def _definition(text: str, symbol: str) -> tuple[int, int, str] | None:
-    """Where ``text`` first defines ``symbol`` (``Class.method`` and ``mod::name`` name their
-    last part): the line's start and end, and its indent; None when it does not."""
+def _alternation(forms: Sequence[tuple[str, bool]]) -> Pattern:
+    """One pattern trying each ``(pattern, modified)`` after the indent (the modifiers once,
+    before those that take them), their groups numbered apart."""
+    plain: list[str] = []
+    modified: list[str] = []
+    for i, (form, after_modifiers) in enumerate(forms):
+        form = form.replace("(?P<name>", f"(?P<name{i}>").replace("(?P<cls>", f"(?P<cls{i}>")
+        (modified if after_modifiers else plain).append(form.replace("(?P=cls)", f"(?P=cls{i})"))
+    return Pattern(f"{_INDENT}(?:{'|'.join(plain)}|{_MODIFIERS}(?:{'|'.join(modified)}))")
+
+
+# Each compiled once (a pattern per symbol cost 2 to 4 ms to compile: 100 anchored notes on a
+# pull request spent 0.3 s there).
+_DEFINITIONS = tuple(
+    (f.ends, Pattern(_INDENT + (_MODIFIERS if f.modified else "") + f.pattern)) for f in _FORMS
+)
+# Any definition line, whatever its name (used to end a symbol's block).
+_ANY_DEFINITION = _alternation(
+    [(f.pattern if f.ender is None else f.ender, f.modified) for f in _FORMS if f.ender != ""]
+)
+_NAMED = _alternation([(f.pattern, f.modified) for f in _FORMS if f.named])
+# Does a line define anything at all (one match before trying each form on it)?
+_DEFINING = _alternation([(f.pattern, f.modified) for f in _FORMS])
+# The line that closes a ``typedef struct { ... } name;``: it names what the typedef defines.
+_TYPEDEF_END = Pattern(rf"^(?P<indent>[ \t]*)\}}\s*(?P<name>{_CID})\s*[,;\[]")
+
+
+def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
+    """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
+    ``mod::name`` name their last part): the definition's start, the end of its first line,
+    its indent and how its block ends (a ``_FORMS`` kind, or ``whole``: it ends with that
+    line); None when it does not."""
     name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
     if not name:
         return None
@@ -225,17 +316,42 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str] | None:
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
         line = text[start:end]
-        for way in _DEFINITIONS:
+        for ends, way in _DEFINITIONS if _DEFINING.match(line) else ():
             found = way.match(line)
             if found is not None and found.group("name") == name:
-                return start, end, found.group("indent")
+                return start, end, found.group("indent"), ends
+        found = _TYPEDEF_END.match(line)
+        if found is not None and found.group("name") == name:
+            opened = _typedef_start(text, start + line.index("}"))
+            if opened is not None:
+                return opened, end, "", "whole"
         pos = end + 1
+
+
+def _typedef_start(text: str, close: int) -> int | None:
+    """The start of the ``typedef`` whose body the ``}`` at ``close`` ends, or None when that
+    body's ``{`` opens no typedef (a plain ``struct {...} var;``, a block of code)."""
+    depth = 0
+    for at in range(close, -1, -1):
+        if text[at] == "}":
+            depth += 1
+        elif text[at] == "{":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return None
+    start = text.rfind("\n", 0, at) + 1
+    if not text[start:at].strip() and start > 0:  # the brace on a line of its own
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start if text[start:at].lstrip().startswith("typedef") else None
 
 
 def symbol_block(text: str, symbol: str) -> str | None:
     """The text of ``symbol``'s first definition in ``text`` (its line to the next definition
     indented no deeper, less the comments, decorators and blank lines just before that one:
-    they belong to the definition they precede), or None when ``text`` defines no such name."""
+    they belong to the definition they precede; a ``#define`` its logical line, a ``typedef``
+    its statement), or None when ``text`` defines no such name."""
     block = _raw_block(text, symbol)
     if block is None:
         return None
@@ -254,7 +370,9 @@ def _raw_block(text: str, symbol: str) -> str | None:
     found = _definition(text, symbol)
     if found is None:
         return None
-    start, end_of_line, indent = found
+    start, end_of_line, indent, ends = found
+    if ends != "block":
+        return text[start : _end_of(text, end_of_line, ends)]
     depth = len(indent.expandtabs())
     if end_of_line >= len(text):
         return text[start:]
@@ -271,20 +389,33 @@ def _raw_block(text: str, symbol: str) -> str | None:
     return text[start:]
 
 
-_NAMED = Pattern(
-    rf"^[ \t]*{_MODIFIERS}(?:(?:{_WORDS})\s+[*&]?(?P<a>[A-Za-z_$][\w$]*)"
-    rf"|{_GO_METHOD}(?P<b>[A-Za-z_]\w*)|{_C_LIKE}(?P<c>[A-Za-z_]\w*)\s*\()"
-)
+def _end_of(text: str, end: int, ends: str) -> int:
+    """Where a definition whose first line ends at ``end`` ends (after its line break): with
+    that line (``whole``), its logical line (``line``: a ``#define`` continued by
+    backslashes) or the line holding its ``;`` (``statement``)."""
+    while end < len(text):
+        line = text[text.rfind("\n", 0, end) + 1 : end]
+        if (
+            ends == "whole"
+            or (ends == "line" and not line.rstrip().endswith("\\"))
+            or (ends == "statement" and ";" in line)
+        ):
+            break
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return min(end + 1, len(text))
 
 
 def defined_name(line: str) -> str | None:
-    """The name a line defines with a definition word or a C-like signature (``def prefill(``,
-    ``class Pool``, ``func (r *R) Open(``, ``static int parse(``), else None. Assignments are
-    left out: a changed ``x = 1`` inside a function names no symbol."""
+    """The name a line defines with a definition word, a C-like signature, a ``#define`` or a
+    ``typedef`` (``def prefill(``, ``class Pool``, ``func (r *R) Open(``, ``static int
+    parse(``, ``long Reader::Get(``), else None. Assignments and typed variables are left out:
+    a changed ``x = 1`` or ``int x = 1;`` inside a function names no symbol."""
     found = _NAMED.match(line)
     if found is None:
         return None
-    return found.group("a") or found.group("b") or found.group("c")
+    # Each form's name group is the last group it closes (``cls`` comes before it).
+    return found.group(found.lastindex) if found.lastindex else None
 
 
 def defines(text: str, symbol: str) -> bool:

@@ -1,0 +1,169 @@
+"""The symbol rule (notes/anchors.py) on the forms of C, C++, Rust, Ruby and Java: each with
+what it must find and the look-alikes it must not take for a definition, and the block it
+gives the definition (a ``#define`` its logical line, a ``typedef`` its statement, an
+out-of-class C++ method its body)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectgit.notes import anchors
+
+INI_H = """#ifndef INI_MAX_LINE
+#define INI_MAX_LINE 200
+#endif
+
+/* Nonzero to allow a UTF-8 BOM */
+#ifndef INI_ALLOW_BOM
+#  define INI_ALLOW_BOM 1
+#endif
+
+#define INI_API(x) \\
+    extern x
+
+typedef int (*ini_handler)(void* user, const char* section,
+                           const char* name, const char* value);
+
+typedef struct {
+    const char* ptr;
+    size_t num_left;
+} ini_parse_string_ctx;
+
+int ini_parse(const char* filename, ini_handler handler, void* user);
+static int ini_errors = 0;
+"""
+
+INI_READER_CPP = """#include "INIReader.h"
+
+INIReader::INIReader(const string& filename)
+{
+    _error = ini_parse(filename.c_str(), ValueHandler, this);
+}
+
+long INIReader::GetInteger(const string& section, const string& name, long default_value) const
+{
+    string valstr = Get(section, name, "");
+    long n = strtol(valstr.c_str(), &end, 0);
+    return end > value ? n : default_value;
+}
+
+bool INIReader::GetBoolean(const string& section) const
+{
+    return false;
+}
+"""
+
+DEFINED = [
+    # C preprocessor and typedefs
+    ("#define INI_MAX_LINE 200\n", "INI_MAX_LINE"),
+    ("#  define INI_API(x) x\n", "INI_API"),
+    ("typedef int (*ini_handler)(void* user, const char* section);\n", "ini_handler"),
+    ("typedef struct {\n    int a;\n} ini_state;\n", "ini_state"),
+    ("typedef struct\n{\n    int a;\n} ini_state, *ini_state_p;\n", "ini_state"),
+    ("typedef struct node {\n    struct node* next;\n} node_t;\n", "node_t"),
+    ("typedef unsigned long size_type;\n", "size_type"),
+    ("typedef char line_t[200];\n", "line_t"),
+    ("static const int MAX_SECTION = 50;\n", "MAX_SECTION"),
+    ("extern int ini_errors;\n", "ini_errors"),
+    # C++ out-of-class definitions
+    ("long INIReader::GetInteger(const std::string& s) const\n{\n}\n", "GetInteger"),
+    ("long INIReader::GetInteger(const std::string& s) const\n{\n}\n", "INIReader::GetInteger"),
+    ("std::string INIReader::Get(const std::string& s) const\n{\n}\n", "INIReader.Get"),
+    ("void ns::Cache<K, V>::evict(int n) {\n}\n", "evict"),
+    ("INIReader::INIReader(const string& filename)\n{\n}\n", "INIReader"),
+    ("int INIReader::instances = 0;\n", "instances"),
+    # Rust
+    ("pub(crate) fn helper() {}\n", "helper"),
+    ("pub(in crate::config) fn helper() {}\n", "helper"),
+    ("impl<T> Display for Wrapper<T> {\n}\n", "Wrapper"),
+    ("impl<T: Into<String>> From<T> for Name {\n}\n", "Name"),
+    ("impl<T> Stack<T> {\n}\n", "Stack"),
+    ("macro_rules! hashmap {\n}\n", "hashmap"),
+    ('pub static GREETING: &str = "hi";\n', "GREETING"),
+    ("static mut COUNTER: u32 = 0;\n", "COUNTER"),
+    ('pub unsafe extern "C" fn callback(x: i32) {}\n', "callback"),
+    ("pub mod config {\n}\n", "config"),
+    # Ruby
+    ("  def self.build(attrs)\n  end\n", "build"),
+    ("class Admin::User < User\nend\n", "User"),
+    # Java
+    ("    private static final int MAX_RETRIES = 3;\n", "MAX_RETRIES"),
+    ("    private final Map<String, Integer> counts = new HashMap<>();\n", "counts"),
+    ("    public static <T> List<T> of(T... xs) {\n", "of"),
+]
+
+NOT_DEFINED = [
+    ("#undef INI_MAX\n#ifdef INI_MAX\n#if defined(INI_MAX)\n", "INI_MAX"),
+    ("// #define INI_MAX 1\n/* #define INI_MAX 1 */\n", "INI_MAX"),
+    ("#include <ini.h>\n", "ini"),
+    ("    rc = ini_handler(user, s);\n    h = (ini_handler)f;\n", "ini_handler"),
+    ("typedef struct ini_state ini_state_t;\n", "ini_state"),  # the alias, not the struct
+    ("    struct {\n        int a;\n    } state;\n", "state"),  # a variable, no typedef
+    ("    x = INIReader::GetInteger(a);\n    return INIReader::GetInteger(a);\n", "GetInteger"),
+    ("    INIReader::GetInteger(a);\n", "GetInteger"),  # a call, not a constructor
+    ("    return ini_errors;\n    if (x == ini_errors) {\n", "ini_errors"),
+    ("impl Display for Wrapper {\n}\n", "Display"),  # the trait is not defined here
+    ("    hashmap!(a => 1);\n", "hashmap"),
+    ("    let total = count + 1;\n", "count"),
+    ("    throw new IllegalStateException(msg);\n", "IllegalStateException"),
+]
+
+
+@pytest.mark.parametrize(("text", "symbol"), DEFINED)
+def test_language_forms_are_found(text: str, symbol: str) -> None:
+    assert anchors.defines(text, symbol)
+
+
+@pytest.mark.parametrize(("text", "symbol"), NOT_DEFINED)
+def test_uses_of_those_forms_are_not_definitions(text: str, symbol: str) -> None:
+    assert not anchors.defines(text, symbol)
+
+
+def test_a_define_is_its_logical_line_and_a_typedef_its_statement() -> None:
+    block = anchors.symbol_block
+    assert block(INI_H, "INI_MAX_LINE") == "#define INI_MAX_LINE 200\n"
+    assert block(INI_H, "INI_ALLOW_BOM") == "#  define INI_ALLOW_BOM 1\n"
+    assert block(INI_H, "INI_API") == "#define INI_API(x) \\\n    extern x\n"
+    assert block(INI_H, "ini_handler") == (
+        "typedef int (*ini_handler)(void* user, const char* section,\n"
+        "                           const char* name, const char* value);\n"
+    )
+    assert block(INI_H, "ini_parse_string_ctx") == (
+        "typedef struct {\n    const char* ptr;\n    size_t num_left;\n} ini_parse_string_ctx;\n"
+    )
+    assert block(INI_H, "ini_parse") == (
+        "int ini_parse(const char* filename, ini_handler handler, void* user);\n"
+    )
+
+
+def test_an_out_of_class_method_runs_to_the_next_one() -> None:
+    get = anchors.symbol_block(INI_READER_CPP, "INIReader::GetInteger")
+    assert get is not None
+    assert get.startswith("long INIReader::GetInteger(") and get.endswith("default_value;\n}\n")
+    assert "GetBoolean" not in get
+    ctor = anchors.symbol_block(INI_READER_CPP, "INIReader")
+    assert ctor is not None and ctor.startswith("INIReader::INIReader(") and "long" not in ctor
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("#define INI_MAX_LINE 200", "INI_MAX_LINE"),
+        ("long INIReader::GetInteger(const std::string& s) const", "GetInteger"),
+        ("INIReader::INIReader(const string& filename)", "INIReader"),
+        ("typedef int (*ini_handler)(void* user);", "ini_handler"),
+        ("impl<T> Display for Wrapper<T> {", "Wrapper"),
+        ("macro_rules! hashmap {", "hashmap"),
+        ("    int total = 0;", None),  # a typed variable names no symbol, as x = 1 does not
+        ("    INIReader::GetInteger(a);", None),
+    ],
+)
+def test_defined_name_of_a_line(line: str, name: str | None) -> None:
+    assert anchors.defined_name(line) == name
+
+
+def test_a_qualified_cpp_symbol_keeps_its_double_colons_in_a_spec() -> None:
+    spec = "src/INIReader.cpp:INIReader::GetInteger"
+    assert anchors.parse_spec(spec) == ("src/INIReader.cpp", "INIReader::GetInteger")
+    assert anchors.parse_spec("src/lib.rs:config::load") == ("src/lib.rs", "config::load")
+    assert anchors.parse_spec("src/a.cpp::x") == ("src/a.cpp::x", None)
