@@ -935,7 +935,8 @@ def _anchor_lines(note: Any) -> list[str]:
     for a in note.anchors:
         moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
         names = f" ({', '.join(a.names[:5])})" if a.names else ""
-        out.append(f"    {a.anchor.label}{moved}: {a.reason}{names}")
+        whole = " (the symbol was not found at the note's commit: the file compared)"
+        out.append(f"    {a.anchor.label}{moved}: {a.reason}{names}{whole if a.whole_file else ''}")
         out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
         if len(a.commits) > 5:
             out.append(f"      ... and {len(a.commits) - 5} more")

@@ -319,7 +319,8 @@ def _verdicts(
     """For each anchor on a file the change modifies or renames: how the code it names
     changed from the change's base to its head (``notes/codediff.py``, as ``stale`` judges
     it), with both versions read in one ``git cat-file``. A symbol the change removes is a
-    change; one in neither version has no verdict."""
+    change; one the change adds has no verdict; one in neither version (a form the symbol
+    rule does not read) is judged as its file, as ``stale`` judges it."""
     from reflectgit.notes.anchors import symbol_block
     from reflectgit.notes.codediff import CodeChange, compare
 
@@ -339,17 +340,18 @@ def _verdicts(
         old, new = texts[2 * i], texts[2 * i + 1]
         if old is None or new is None:
             continue
-        if anchor.symbol:
-            old_block, new_block = (
-                symbol_block(old, anchor.symbol),
-                symbol_block(new, anchor.symbol),
-            )
-            if old_block is None or new_block is None:
+        symbol = anchor.symbol
+        if symbol:
+            old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
+            if old_block is None and new_block is None:
+                symbol = None  # defined in neither version, as far as it is read: the file
+            elif old_block is None or new_block is None:
                 if old_block is not None:
-                    out[(nid, anchor)] = CodeChange("changed", (anchor.symbol,))
+                    out[(nid, anchor)] = CodeChange("changed", (symbol,))
                 continue
-            old, new = old_block, new_block
-        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, anchor.symbol)
+            else:
+                old, new = old_block, new_block
+        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, symbol)
     return out
 
 

@@ -4,7 +4,10 @@ For each anchor of a note learned in the repository (its ``project`` is the repo
 name), git compares the anchor's commit with HEAD:
 
 - ``deleted``: the file is gone (``git diff -M`` finds no rename for it);
-- ``symbol-gone``: the file (at its new path, after a rename) no longer defines the symbol;
+- ``symbol-gone``: the file (at its new path, after a rename) no longer defines the symbol
+  (it did at the anchor's commit: a symbol the file did not define then, as far as
+  ``notes/anchors.py`` reads it, cannot be said to be gone; that anchor is judged as its file,
+  and ``compared: file`` says so);
 - ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
   file) changed in what the note names (``notes/codediff.py``): ``commits`` are the commits
   that changed it.
@@ -50,6 +53,8 @@ class StaleAnchor:
     now: str | None  # the file's path at HEAD (None when deleted)
     commits: list[CommitInfo]
     names: tuple[str, ...] = ()  # what the change touched that the note names
+    # The symbol was not found in the file at the anchor's commit: the file was compared.
+    whole_file: bool = False
 
 
 @dataclass
@@ -91,6 +96,7 @@ class StaleNote:
                     "reason": a.reason,
                     "now": a.now,
                     **({"names": list(a.names)} if a.names else {}),
+                    **({"compared": "file"} if a.whole_file else {}),
                     "commits": [{"sha": c.sha, "subject": c.subject} for c in a.commits],
                 }
                 for a in self.anchors
@@ -202,26 +208,33 @@ class _Judge:
         old_text, new_text = codebase.texts(
             self.root, [(commit, anchor.path), (self.head, now)], self.env
         )
-        old_code = _code(old_text, anchor.symbol)
-        new_code = _code(new_text, anchor.symbol)
-        if anchor.symbol and new_text is not None and new_code is None:
-            commits = self._changing(commit, paths, anchor.symbol)
+        symbol = anchor.symbol
+        old_code = _code(old_text, symbol)
+        whole = symbol is not None and old_text is not None and old_code is None
+        if whole:
+            # The file did not define the symbol (as far as it can be read) when the note was
+            # written either: nothing says it is gone now. Judge the anchor as its file.
+            symbol, old_code = None, old_text
+        new_code = _code(new_text, symbol)
+        if symbol and new_text is not None and new_code is None:
+            commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
         verdict = (
-            compare(old_code, new_code, now, said or None, anchor.symbol)
+            compare(old_code, new_code, now, said or None, symbol)
             if old_code is not None and new_code is not None
             else None
         )
         if verdict is not None and verdict.kind in ("changed", "elsewhere"):
             reason = "changed" if verdict.stale else "changed-elsewhere"
-            commits = self._changing(commit, paths, anchor.symbol)
-            return StaleAnchor(anchor, reason, now, commits, verdict.names)
+            commits = self._changing(commit, paths, symbol)
+            return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
         if change.status == "R" and now != anchor.path:
             commits = codebase.commits_touching(self.root, commit, self.head, paths, self.env)
             renames = [c for c in commits if self._renames(c.sha, anchor.path, now)]
-            return StaleAnchor(anchor, "renamed", now, renames or commits[:1])
+            return StaleAnchor(anchor, "renamed", now, renames or commits[:1], whole_file=whole)
         if verdict is None and not same_code(old_code, new_code):
-            return StaleAnchor(anchor, "changed", now, self._changing(commit, paths, anchor.symbol))
+            commits = self._changing(commit, paths, symbol)
+            return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
         return None
 
     def _present_only(self, anchor: Anchor) -> object:

@@ -212,3 +212,30 @@ def test_an_anchor_whose_file_was_renamed_before_the_change_is_followed(world: A
     world.code.branch("other")
     world.code.write("lib/retry.py", "LIMIT = 3\n").commit("another retry.py")
     assert world.file not in [n["id"] for n in world.pr()]
+
+
+# The return type on a line of its own (GNU style): a form the symbol rule does not read.
+INI_C = """#define INI_MAX_LINE 200
+
+static int
+ini_parse(FILE* file)
+{
+    char line[INI_MAX_LINE];
+    return fgets(line, INI_MAX_LINE, file) != NULL;
+}
+"""
+
+
+def test_a_symbol_found_in_neither_version_is_judged_as_its_file(world: Any) -> None:
+    world.code.write("src/ini.c", INI_C).commit("ini")
+    nid = world.note("Short lines", "ini_parse reads at most INI_MAX_LINE bytes", "src/ini.c:ini_parse")  # fmt: skip
+    world.code.branch("version")
+    world.code.write("src/ini.c", INI_C + "\nint ini_version = 3;\n").commit("a version number")
+    assert nid not in [n["id"] for n in world.pr()]  # the file changed in nothing it names
+    world.code.branch("eighty")
+    world.code.write("src/ini.c", INI_C.replace("fgets(line, INI_MAX_LINE", "fgets(line, 80"))
+    world.code.commit("read 80 bytes")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert why[nid] == (
+        "anchored to src/ini.c:ini_parse, which this change modifies (the note names INI_MAX_LINE)"
+    )

@@ -215,6 +215,56 @@ def test_notes_of_another_project_and_unknown_commits_are_not_judged(
     assert doc["stale"] == [] and doc["unchecked"] == [path.stem]
 
 
+# A C file in the GNU style: the return type on a line of its own, a form the symbol rule does
+# not read (``ini_parse`` is called at column 0 in as many files as it is defined there).
+INI_C = """#define INI_MAX_LINE 200
+#define INI_ALLOW_BOM 1
+
+static int
+ini_parse(FILE* file)
+{
+    char line[INI_MAX_LINE];
+    return fgets(line, INI_MAX_LINE, file) != NULL;
+}
+"""
+
+
+def test_c_preprocessor_definitions_are_symbols_judged_by_their_own_line(world: World) -> None:
+    world.code.write("src/ini.c", INI_C).commit("ini")
+    nid = world.note("Lines longer than INI_MAX_LINE are cut", "src/ini.c:INI_MAX_LINE")
+    world.code.write("src/ini.c", INI_C.replace("INI_ALLOW_BOM 1", "INI_ALLOW_BOM 0")).commit("bom")
+    assert world.stale()["stale"] == []  # another #define changed: not this one
+    sha = world.code.write("src/ini.c", INI_C.replace("LINE 200", "LINE 512")).commit("longer")
+    [entry] = world.stale()["stale"]
+    assert (entry["id"], entry["reason"], entry["commits"]) == (nid, "changed", [sha])
+    assert "compared" not in entry["anchors"][0]
+
+
+def test_a_symbol_not_found_at_the_notes_own_commit_is_judged_as_its_file(world: World) -> None:
+    world.code.write("src/ini.c", INI_C).commit("ini")
+    nid = world.note("ini_parse reads at most INI_MAX_LINE bytes", "src/ini.c:ini_parse")
+    sha = world.code.write("src/ini.c", INI_C.replace("fgets(line, INI_MAX_LINE", "fgets(line, 80")).commit("80")  # fmt: skip
+    [entry] = world.stale()["stale"]
+    # not "symbol-gone": nothing says the symbol went, the file changed in what the note names
+    assert (entry["id"], entry["reason"], entry["commits"]) == (nid, "changed", [sha])
+    [anchor] = entry["anchors"]
+    assert anchor["symbol"] == "ini_parse" and anchor["compared"] == "file"
+    done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
+    assert "src/ini.c:ini_parse: changed (INI_MAX_LINE) (the symbol was not found" in done.stdout
+
+
+def test_a_symbol_not_found_at_its_commit_and_a_change_elsewhere_is_not_stale(
+    world: World,
+) -> None:
+    world.code.write("src/ini.c", INI_C).commit("ini")
+    nid = world.note("ini_parse reads at most INI_MAX_LINE bytes", "src/ini.c:ini_parse")
+    world.code.write("src/ini.c", INI_C + "\nint ini_version = 3;\n").commit("version")
+    doc = world.stale()
+    assert doc["stale"] == []
+    [changed] = doc["changed"]  # the file changed, in nothing the note names
+    assert changed["id"] == nid and changed["anchors"][0]["compared"] == "file"
+
+
 def test_text_output_names_the_note_anchor_and_commit(world: World) -> None:
     nid = world.note("Backoff doubles", "src/retry.py:backoff")
     world.code.delete("src/retry.py").commit("drop retries")
