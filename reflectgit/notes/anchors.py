@@ -16,9 +16,11 @@ The symbol check is language-agnostic on purpose: a symbol is *defined* in a fil
 declares it after one of the usual definition words (``def``, ``class``, ``function``, ``func``,
 ``fn``, ``const``, ``let``, ``var``, ``type``, ``struct``, ``enum``, ``interface``, ``trait``,
 ``module``, ``macro`` ...), or assigns it at the start of a line (``NAME =``, ``NAME :=``,
-``NAME:`` as YAML/TOML keys), or names it as a C-like function (``int name(``). Its *block* runs
-from that line to the next definition line indented no deeper (or the end of the file), so a
-change elsewhere in the file does not make a symbol's note stale.
+``NAME:`` as YAML/TOML keys), or names it as a C-like function (``int name(``, C++'s
+``long Class::name(``), a typed variable (``static const int NAME = 3;``), a ``#define`` or a
+``typedef`` (``_FORMS`` below). Its *block* runs from that line to the next definition line
+indented no deeper (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
+``;``), so a change elsewhere in the file does not make a symbol's note stale.
 """
 
 from __future__ import annotations
