@@ -248,6 +248,7 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
 PORTABLE_HOOK = "reflect-git-hook"  # the agent hooks' own entry point (hooks/agent.py)
+PORTABLE_SESSION = "reflect-git-session-start"  # SessionStart's (hooks/sessionstart.py)
 CLAUDE_EVENTS = (
     "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
@@ -299,16 +300,13 @@ COPILOT_EVENTS = (
     "errorOccurred",
 )
 SESSION_START_EVENT = {"claude": "SessionStart", "codex": "SessionStart", "copilot": "sessionStart"}
-# At session start: hand the agent what it should know (the only thing printed on stdout), and
-# drain queued transcripts in the background, silently. Both do nothing under REFLECT_DISABLED=1.
-SESSION_START_ARGS = {
-    "claude": ("recall --format claude", "drain --background --quiet"),
-    "codex": ("recall --format codex", "drain --background --quiet"),
-    "copilot": ("recall --format copilot", "drain --background --quiet"),
-}
+# At session start one command hands the agent what it should know (the only thing printed on
+# stdout) and starts the drain of queued transcripts in the background, silently. It does
+# nothing under REFLECT_DISABLED=1. Older installs wrote two commands, ``recall --format
+# HARNESS`` and ``drain --background``: they are ours too, replaced on install.
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? (?:hook |recall --format |drain --background)"
-    r"|(?:-m reflectgit\.hooks\.agent|reflect-git-hook) "
+    r"|(?:-m reflectgit\.hooks\.(?:agent|sessionstart)|reflect-git-(?:hook|session-start))(?: |$)"
 )
 # The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
 # the lifecycle hooks: removed on install and uninstall).
@@ -357,16 +355,19 @@ def portable_launcher(env: Mapping[str, str]) -> str | None:
     """``reflect-git`` when it and ``reflect-git-hook`` are on PATH here (so a shared file works
     as written)."""
     path = env.get("PATH", "")
-    found = all(shutil.which(name, path=path) for name in (PORTABLE, PORTABLE_HOOK))
+    found = all(
+        shutil.which(name, path=path) for name in (PORTABLE, PORTABLE_HOOK, PORTABLE_SESSION)
+    )
     return PORTABLE if found else None
 
 
-def hook_launcher(launcher: str, python: str) -> str:
-    """What starts the agent hook: ``reflect-git-hook`` where ``reflect-git`` is portable, else
-    this interpreter running the same entry point."""
+def hook_launcher(launcher: str, python: str, session_start: bool = False) -> str:
+    """What starts an agent hook (``session_start``: the SessionStart one): its script where
+    ``reflect-git`` is portable, else this interpreter running the same entry point."""
     if launcher == PORTABLE:
-        return PORTABLE_HOOK
-    return f"{shlex.quote(python)} -m reflectgit.hooks.agent"
+        return PORTABLE_SESSION if session_start else PORTABLE_HOOK
+    module = "sessionstart" if session_start else "agent"
+    return f"{shlex.quote(python)} -m reflectgit.hooks.{module}"
 
 
 def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str:
@@ -442,10 +443,9 @@ def _plan(
     hooks = hook_launcher(launcher, python)
     pin = kb_option(kb)
     plan = {event: [hook_command(hooks, event, agent) + pin] for event in events}
-    recall, drain = SESSION_START_ARGS[agent]
+    session = hook_launcher(launcher, python, session_start=True)
     plan[SESSION_START_EVENT[agent]] = [
-        f"{launcher} {recall}{' --mcp' if mcp else ''}{pin}",
-        f"{launcher} {drain}{pin}",
+        f"{session} --harness {agent}{' --mcp' if mcp else ''}{pin}"
     ]
     return plan
 
