@@ -600,14 +600,14 @@ def recall(
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too
     labels: dict[str, str] = {}
-    if context.root is not None:  # a code repository: label the notes whose code moved on
+    shown = [
+        (doc["id"], doc["path"])
+        for _, doc, _ in scored[: 3 * limit]
+        if (doc.get("scoping") or {}).get("code")  # only a note naming code can be stale
+    ]
+    if context.root is not None and shown:  # a code repository: label notes whose code moved
         from reflectgit.workflows.code.labels import stale_labels
 
-        shown = [
-            (doc["id"], doc["path"])
-            for _, doc, _ in scored[: 3 * limit]
-            if (doc.get("scoping") or {}).get("code")  # only a note naming code can be stale
-        ]
         labels = stale_labels(kb, state_dir, context.root, shown, env)
     result = fit(scored, result, limit, labels)
     if record and result.notes:
