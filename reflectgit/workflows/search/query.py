@@ -17,7 +17,9 @@ is a guess rather than what the user typed:
   other form as a variant of it ("flush": flushing);
 - ``part``: each part of a code-like word, and the halves of a camelCase name;
 - ``prefix``: the last word as a prefix, only when it has four or more letters (a query typed
-  halfway), ranked below the exact word;
+  halfway), ranked below the exact word; and any other word of five or more letters by the
+  index's longer words it begins that are not its variants (cancel: cancellation, state:
+  stateless), as `git grep` finds a word inside a longer one;
 - ``loose``: for a word no note holds and no synonym group names on its own, the groups of the
   table's longer terms it is a word of ("multiplexer": the group of "terminal multiplexer",
   tmux), ranked below a synonym: a word the KB never uses can only be found through them.
@@ -59,6 +61,9 @@ KIND_WEIGHTS = {
     PREFIX: 0.4,
 }
 PREFIX_MIN = 4  # a shorter last word as a prefix matches half the vocabulary ("Mac" -> machine)
+# A whole word (not the last) is looked for in the longer words it begins from this length on:
+# from four letters, tasks lost on the tune half ("data": database, "test": testing).
+EXTENSION_MIN = 5
 MAX_PHRASE = 4  # the longest synonym term, in words, looked for in a query
 LOOSE_TERMS = 2  # a word of more of the table's terms than this says too little
 
@@ -419,11 +424,13 @@ def understand(
     variants: Vocabulary | None = None,
     prefix_last: bool = True,
     extra: Iterable[str] = (),
+    extensions: Vocabulary | None = None,
 ) -> Query:
     """Read ``text`` as concepts (see the module's docstring).
 
-    ``variants(token)`` gives the index's words with the token's light stem; ``extra`` terms
-    (a model's related terms, ``search --expand``) join as synonyms of the whole query.
+    ``variants(token)`` gives the index's words with the token's light stem, ``extensions(token)``
+    its longer words that begin with the token and are not its variants; ``extra`` terms (a
+    model's related terms, ``search --expand``) join as synonyms of the whole query.
     """
     table = synonyms if synonyms is not None else shipped()
     words = [_unpossessive(w) for w in text.split() if tokens_of(w)]
@@ -478,7 +485,7 @@ def understand(
             continue
         word = content[i][0]
         last = i == len(content) - 1
-        concept = _concept(word, table, variants, prefix_last and last)
+        concept = _concept(word, table, variants, prefix_last and last, extensions)
         if all(t in COMMON_WORDS for t in tokens_of(word)):
             concept.weight = COMMON_WEIGHT
         if not last and word.isalpha() and content[i + 1][0].isalpha():
@@ -571,7 +578,13 @@ def _is_stop(word: str) -> bool:
     return all(t in STOP_WORDS for t in toks)
 
 
-def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix: bool) -> Concept:
+def _concept(
+    word: str,
+    table: Synonyms,
+    variants: Vocabulary | None,
+    as_prefix: bool,
+    extensions: Vocabulary | None = None,
+) -> Concept:
     toks = tokens_of(word)
     concept = Concept(word)
     concept.add(EXACT, phrase(toks))
@@ -596,6 +609,9 @@ def _concept(word: str, table: Synonyms, variants: Vocabulary | None, as_prefix:
                         concept.add(LOOSE, phrase(tokens_of(term)))
         if as_prefix and tok.isalpha() and len(tok) >= PREFIX_MIN:
             concept.add(PREFIX, phrase([tok]) + "*")
+        elif extensions is not None and tok.isalpha() and len(tok) >= EXTENSION_MIN:
+            for longer in extensions(tok):  # the prefix's words, named: no FTS5 prefix scan
+                concept.add(PREFIX, phrase([longer]))
         return concept
     parts: list[str] = []
     for raw in alnum_runs(word):

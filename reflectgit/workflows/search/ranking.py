@@ -42,6 +42,7 @@ EDGE_WEIGHT = 0.5  # an edge match counts half as much as the same words in the 
 COVERAGE_POWER = 1.0
 CANDIDATES = 500  # notes read per concept and kind of alternative, best bm25 first
 VOCABULARY_SCAN = 4000  # index words read to find a query word's variants
+EXTENSIONS = 20  # at most this many longer words a query word begins (query.EXTENSION_MIN)
 
 
 # --------------------------------------------------------------------------- queries
@@ -165,12 +166,15 @@ class Ranker(Storage):
     ) -> Query:
         from reflectgit.workflows.search.query import understand
 
+        scans: dict[str, list[str]] = {}  # a word's stretch of the index's words, read once
+
         return understand(
             query,
             synonyms,
-            self.variants,
+            lambda token: self.variants(token, scans),
             prefix_last=prefix_last,
             extra=related,
+            extensions=lambda token: self.extensions(token, scans),
         )
 
     def frequencies(self, tokens: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -194,20 +198,52 @@ class Ranker(Storage):
             )
             self._vocabulary = True
 
-    def variants(self, token: str) -> list[str]:
+    def variants(self, token: str, scans: dict[str, list[str]] | None = None) -> list[str]:
         """The index's words with the light stem of ``token`` (revoke: revoked, revocation),
-        ``token`` itself among them when a note holds it: [] says no note holds the word."""
+        ``token`` itself among them when a note holds it: [] says no note holds the word.
+        ``scans`` keeps the index's words read for a token, for ``extensions``."""
         from reflectgit.workflows.search.query import light_stem
 
         stem = light_stem(token)
-        low = stem[:-1] if len(stem) >= 4 else stem
+        return [t for t in self._stretch(stem, scans, token) if light_stem(t) == stem]
+
+    def extensions(self, token: str, scans: dict[str, list[str]] | None = None) -> list[str]:
+        """The index's longer words that begin with ``token`` and do not share its light stem
+        (cancel: cancellation, state: stateless; not cancels, a variant), the first
+        ``EXTENSIONS`` of them in the index's order: what `git grep` finds inside a longer word,
+        for query.py's prefix alternative. [] for a token no longer word begins. They are
+        among the words ``variants`` read for the token (``scans``), which are read again only
+        when they may not hold them all."""
+        from reflectgit.workflows.search.query import light_stem
+
+        stem = light_stem(token)
+        words = self._stretch(stem, scans, token)
+        if not token.startswith(_low(stem)) or len(words) >= VOCABULARY_SCAN:
+            words = self._stretch(token, None, token)
+        found = [
+            t
+            for t in words
+            if len(t) > len(token) and t.startswith(token) and t.isalpha() and light_stem(t) != stem
+        ]
+        return found[:EXTENSIONS]
+
+    def _stretch(self, stem: str, scans: dict[str, list[str]] | None, token: str) -> list[str]:
+        """The index's words that begin as ``stem`` does (all but its last letter, for a stem of
+        four letters or more: revoke's stem revoc finds revocation), at most VOCABULARY_SCAN;
+        kept in ``scans`` under ``token`` when given."""
+        if scans is not None and token in scans:
+            return scans[token]
+        low = _low(stem)
         high = low[:-1] + chr(ord(low[-1]) + 1)
         self._words()
         rows = self.conn.execute(
             "SELECT term FROM temp.fts_words WHERE term >= ? AND term < ? LIMIT ?",
             (low, high, VOCABULARY_SCAN),
         )
-        return [t for (t,) in rows if light_stem(t) == stem]
+        words = [t for (t,) in rows]
+        if scans is not None:
+            scans[token] = words
+        return words
 
     def _ranked(
         self,
@@ -413,6 +449,11 @@ class Ranker(Storage):
             return {}
         finally:
             snip.close()
+
+
+def _low(stem: str) -> str:
+    """Where a stem's stretch of the index's words starts (``Ranker._stretch``)."""
+    return stem[:-1] if len(stem) >= 4 else stem
 
 
 def coverage(matched: Sequence[float], weights: Sequence[float]) -> float:

@@ -1,7 +1,8 @@
 """Ranking: orderings on small KBs (never scores), each with its negative examples.
 
-Stop words, code-like words and their parts, the light stemmer, the last word as a prefix, the
-synonym table (shipped and the KB's own), and confidence as a tie-breaker only.
+Stop words, code-like words and their parts, the light stemmer, the last word as a prefix and a
+whole word inside the longer words it begins, the synonym table (shipped and the KB's own), and
+confidence as a tie-breaker only.
 """
 
 from __future__ import annotations
@@ -231,7 +232,49 @@ def test_only_a_last_word_of_four_letters_is_a_prefix_and_it_ranks_below_exact(
     assert ids(kb, "mach") == ["machine"]  # four: a query typed halfway
     assert ids(kb, "quasar") == ["quasar", "quasarium"]  # exact first, then the prefix
     assert ids(kb, "drift quas") == ["quasar", "quasarium"]  # ties on "drift": exact wins
-    assert ids(kb, "quasa machine") == ["machine"]  # not the last word: never a prefix
+    assert ids(kb, "quas machine") == ["machine"]  # four letters, not the last word: no prefix
+    # Five letters, any word: the longer words it begins (below, the whole word's rule).
+    assert ids(kb, "quasa machine")[0] == "machine"
+
+
+def test_a_whole_word_finds_the_longer_words_it_begins_below_its_own_forms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = make_kb(
+        tmp_path,
+        {
+            "cancellation": ("Swallowed cancellation", "A catch block swallows cancellation.", {}),
+            "cancels": ("Sibling jobs", "One failing child cancels its siblings.", {}),
+            "cancel": ("The button", "The cancel button does nothing.", {}),
+            "database": ("Nightly vacuum", "Vacuum the database nightly.", {}),
+        },
+    )
+    # "cancel" is not the last word: it finds "cancellation" as `git grep` would, below the
+    # word itself and below its variant "cancels" (same light stem).
+    assert ids(kb, "cancel zebra") == ["cancel", "cancels", "cancellation"]
+    # Negative: a word of four letters is never read inside a longer one ("data": database).
+    assert ids(kb, "data zebra") == []
+    # Negative: without the rule the longer word is not found at all.
+    monkeypatch.setattr(query_module, "EXTENSION_MIN", 99)
+    assert ids(kb, "cancel zebra") == ["cancel", "cancels"]
+
+
+def test_a_word_s_longer_words_are_found_when_its_stem_does_not_begin_it(tmp_path: Path) -> None:
+    from reflectgit.workflows.search.index import open_fresh
+
+    kb = make_kb(
+        tmp_path,
+        {
+            "flies": ("Fruit", "Flies and a flieswatter, a fly and a flyer.", {}),
+            "state": ("State", "A stateless state machine states its statement.", {}),
+        },
+    )
+    index, _ = open_fresh(kb, kb / ".git" / "reflect-git")
+    # "flies" has the stem "fly": the words its variants read do not all begin with "flies".
+    assert index.extensions("flies", {}) == ["flieswatter"]
+    # Its variants and the word itself are never among them.
+    assert index.extensions("state", {}) == ["stateless", "statement"]
+    assert index.extensions("statement", {}) == []
 
 
 # --------------------------------------------------------------------------- synonyms
