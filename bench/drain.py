@@ -7,8 +7,8 @@
    reworded twins among them, notes per transcript (issue 12).
 3. The real sessions (``../shared/data/real/transcripts``, issue 19): records read and
    rejected, signals by speaker (what injected text would have matched, ignored), and a
-   heuristic drain of them: notes made and how many the judgement list
-   (``tests/data/real_judgement.json``) calls useful.
+   heuristic drain of them: notes made and how many the judgement file
+   (``bench/data/quality/judgements.json``, read through ``bench/quality.py``) calls useful.
 4. Finding the JSON answer in a model's output after megabytes of ordinary code (issue 12):
    2.9 MB took 81 s before (quadratic); anchor: linear, at least 5 MB/s.
 
@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import quality  # noqa: E402
 from reflectgit.config import Config  # noqa: E402
 from reflectgit.notes.note import parse_note  # noqa: E402
 from reflectgit.notes.signals import classify, dialogue_lines, scan  # noqa: E402
@@ -42,7 +43,6 @@ from reflectgit.workflows.transcript_file import read_transcript  # noqa: E402
 SHARED = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve()
 TRANSCRIPTS = SHARED / "data" / "transcripts"
 REAL = SHARED / "data" / "real" / "transcripts"
-JUDGEMENT = ROOT / "tests" / "data" / "real_judgement.json"
 GOAL_MBPS = 20.0
 
 
@@ -177,11 +177,9 @@ def real_sessions(tmp: Path) -> None:
         queue.add(str(path), "stop", t.parent_session_id or t.session_id or path.stem)
     report = run_drain(cfg)
     made = _notes(kb)
-    judged = json.loads(JUDGEMENT.read_text())["notes"]
-    verdicts = [
-        next((j["verdict"] for j in judged if n["title"].startswith(j["title"][:60])), "unjudged")
-        for n in made
-    ]
+    judgements = quality.load()
+    written = quality.drained(kb, REAL.parent, quality.sessions_of(judgements))
+    figures, _unjudged, _missed = quality.judge(written, judgements, "drain")
     print(f"real sessions ({len(files)} files under {REAL.relative_to(SHARED)}):")
     print(
         f"  records read {records} (no dialogue, skipped: {skipped}), rejected {rejected} "
@@ -191,10 +189,9 @@ def real_sessions(tmp: Path) -> None:
         f"  signals by speaker: person {by_speaker[PERSON]}, assistant {by_speaker['assistant']}"
         f", injected 0 (would have been {by_speaker[INJECTED]}; ignored)"
     )
-    useful = verdicts.count("useful")
     print(
-        f"  heuristic drain: {len(report.rows)} entries, notes made {len(made)}, useful {useful}"
-        f", junk {verdicts.count('junk')}, unjudged {verdicts.count('unjudged')}, "
+        f"  heuristic drain: {len(report.rows)} entries, notes made {len(made)}, "
+        f"useful {figures.useful}, junk {figures.junk}, unjudged {figures.unjudged}, "
         f"twins {sum(_twins(made))}"
     )
 

@@ -3,7 +3,7 @@
 1. `git commit` with the post-commit capture hook installed vs the same repository without it
    (median of interleaved runs; goal: the hook adds at most 40 ms). The default hook captures in
    the background; the synchronous mode (REFLECT_GIT_HOOK_SYNC=1) is reported too.
-2. the PostToolUse hook (`python -m reflectgit.hooks.agent PostToolUse`) as a whole process vs `python -c pass` (goal: at most 3x).
+2. the PostToolUse hook (`python -c HOOK_CODE PostToolUse`, as the installer writes it) as a whole process vs `python -c pass` (goal: at most 3x).
 3. Signal scan throughput over big.jsonl: the enqueue gate reading the transcript and scanning
    its dialogue, in MB/s (goal: at least 20).
 
@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("REFLECT_SHARED_DIR", ROOT.parent / "shared")).resolve() / "data"
 sys.path.insert(0, str(ROOT))
+
+from reflectgit.workflows.installer import HOOK_CODE  # noqa: E402 - the command it installs
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -90,7 +92,7 @@ def bench_hook(tmp: Path, env: dict[str, str], runs: int) -> tuple[float, float]
         hook_times.append(
             timed(
                 lambda: run(
-                    [sys.executable, "-m", "reflectgit.hooks.agent", "PostToolUse"],
+                    [sys.executable, "-c", HOOK_CODE, "PostToolUse"],
                     tmp,
                     env,
                     payload,

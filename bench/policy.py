@@ -7,7 +7,7 @@
 2. The one-time cost after the KB changed: the background job recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
 
-Both are measured in the editable dev venv that runs this script (``python -m reflectgit.hooks.agent``) and
+Both are measured in the editable dev venv that runs this script (``python -c HOOK_CODE``, as the installer writes it) and
 the first in a normal install too: a wheel built from this checkout and installed byte-compiled
 by pip into its own venv (``bench/startup.py``'s ``release_install``), timed through its
 ``reflect-git-hook`` console script against that venv's own ``python -c pass``; that is what users
@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from reflectgit.workflows.installer import HOOK_CODE  # the command the installer writes
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -70,7 +72,7 @@ def timed(args: list[str], env: dict[str, str], stdin: str | None = None) -> tup
     return (time.perf_counter() - start) * 1000, proc.stdout
 
 
-DEV = [sys.executable, "-m", "reflectgit.hooks.agent"]
+DEV = [sys.executable, "-c", HOOK_CODE]
 
 
 def hook(env: dict[str, str], stdin: str, cmd: list[str] = DEV) -> tuple[float, str]:

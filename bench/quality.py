@@ -105,11 +105,16 @@ def _new_kb(path: Path) -> None:
     (path / "documents").mkdir()
 
 
+def load(path: Path = JUDGEMENTS) -> dict[str, Any]:
+    """The judgement file (the one reader of it: this bench, bench/drain.py and the tests)."""
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
 def _notes(kb: Path) -> list[tuple[dict[str, Any], str]]:
     from reflectgit.notes.note import parse_note
 
     out = []
-    for path in sorted((kb / "documents").glob("*.md")):
+    for path in sorted((kb / "documents").glob("*.md")) if (kb / "documents").is_dir() else []:
         note = parse_note(path.read_bytes(), str(path))
         out.append((note.frontmatter, path.read_text(encoding="utf-8")))
     return out
@@ -194,6 +199,13 @@ def replay_drain(real: Path, tmp: Path, sessions: Mapping[str, str]) -> list[Wri
         t = read_transcript(path)
         queue.add(str(path), "stop", t.parent_session_id or t.session_id or path.stem)
     run_drain(cfg)
+    return drained(kb, real, sessions)
+
+
+def drained(kb: Path, real: Path, sessions: Mapping[str, str]) -> list[Written]:
+    """The notes a drain wrote into ``kb`` from transcripts under ``real``, each with the
+    judged session its transcript belongs to (the drain's real-session test reads its KB
+    through this too)."""
     out = []
     for front, text in _notes(kb):
         prov = front.get("provenance") or {}
@@ -440,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (real / "hook-events").is_dir() and not (real / "transcripts").is_dir():
         print(f"skipped: no real sessions at {real} (set REFLECT_SHARED_DIR)")
         return 0
-    judgements = json.loads(path.read_text(encoding="utf-8"))
+    judgements = load(path)
     wrong = problems(judgements)
     if wrong:
         print("the judgement file is not well formed:", *wrong, sep="\n  ")

@@ -1,7 +1,8 @@
 """Where things are and how they are set: KB path, state directory, every setting.
 
 This is the only module that reads ``os.environ``, and the only one that parses a
-``REFLECT_*`` variable or a value of ``.reflect-git.toml``. Entry points call
+``REFLECT_*`` variable or a value of ``.reflect-git.toml`` (with ``location.py``, the part of it
+every agent hook reads before anything else: the KB named, the state directory, the switches). Entry points call
 ``Config.resolve`` (or ``environ``) once; everything else receives a ``Config`` or one of the
 settings classes below from its caller.
 
@@ -29,7 +30,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reflectgit import location
 from reflectgit.errors import ConfigError, NotFoundError
+from reflectgit.location import INTERNAL_ENV
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,12 +42,8 @@ if TYPE_CHECKING:
 
 
 SETTINGS_FILE = ".reflect-git.toml"
-STATE_SUBDIR = "reflect-git"
 DEFAULT_KB = "~/.learnings"
 
-# Set on every process reflect-git starts itself (git fetch and push, the drain's model call):
-# our own hooks see it and stay out, so reflect-git never captures its own work.
-INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
 # Passed to the drain's model command, so a custom command (REFLECT_DRAIN_CMD) knows the model.
 DRAIN_MODEL_ENV = "REFLECT_DRAIN_MODEL"
 # What the CI jobs `init --ci` writes install; read by the CI job, never by reflect-git.
@@ -59,8 +58,6 @@ ARCHIVED = "archived"
 FORGOTTEN = ".forgotten"
 REVIEW_QUEUE = "review-queue"
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
 
 # What each kind of setting accepts, for error messages and docs/settings.md.
 KINDS = {
@@ -74,9 +71,7 @@ KINDS = {
 }
 
 
-def environ() -> dict[str, str]:
-    """A snapshot of the process environment, for entry points to pass down."""
-    return dict(os.environ)
+environ = location.environ  # a snapshot of the process environment, for entry points to pass down
 
 
 # ============================================================================ declarations
@@ -246,10 +241,9 @@ def _parse_text(spec: Spec, text: str, where: str) -> Any:
         if not _finite(value):
             raise _bad(spec, where, text, "is not a finite number")
     elif spec.kind == "bool":
-        lowered = text.lower()
-        if lowered not in _TRUE | _FALSE:
+        value = location.boolean(text)
+        if value is None:
             raise _bad(spec, where, text, "is not a boolean")
-        value = lowered in _TRUE
     elif spec.kind == "path":
         value = Path(os.path.expanduser(text))
     elif spec.kind == "words":
@@ -408,14 +402,14 @@ class GeneralSettings(Settings):
     state_dir: Path | None = setting(
         None,
         kind="path",
-        env="REFLECT_STATE_DIR",
+        env=location.STATE_ENV,
         default_doc="`<kb>/.git/reflect-git`",
         help="the state directory: queue, ledger, index, logs (never committed)",
     )
     disabled: bool = setting(
         False,
         kind="bool",
-        env="REFLECT_DISABLED",
+        env=location.DISABLED_ENV,
         help="`1`: the drain, the idle sweep and the agent hooks do nothing",
     )
     internal: bool = setting(
@@ -886,7 +880,6 @@ KB_SOURCES = ("flag", "env", "cwd", "default", "fallback")
 USER_CONFIG_DIR = "reflect-git"
 USER_CONFIG_FILE = "config.toml"  # $XDG_CONFIG_HOME/reflect-git/config.toml
 DEFAULT_KB_KEY = "default_kb"
-KB_VARIABLES = ("REFLECT_GIT_KB", "GLOBAL_LEARNINGS_PATH")
 
 
 class KbChoice:
@@ -909,12 +902,10 @@ def resolve_kb(
 ) -> KbChoice:
     """``--kb`` > ``REFLECT_GIT_KB`` (``GLOBAL_LEARNINGS_PATH``) > the KB containing ``cwd`` >
     the user's default KB (``config.toml``) > ``~/.learnings``. ``cwd`` None: not looked at."""
-    if explicit:
-        return KbChoice(Path(explicit).expanduser().absolute(), "flag", "--kb")
-    given = load(GeneralSettings, env).kb  # expanded as every path setting is
-    if given is not None:
-        name = next(n for n in KB_VARIABLES if (env.get(n) or "").strip())
-        return KbChoice(given.absolute(), "env", name)
+    named = location.named_kb(os.fspath(explicit) if explicit else None, dict(env))
+    if named is not None:
+        path, source, origin = named
+        return KbChoice(Path(path), source, origin)
     if cwd is not None:
         found = kb_containing(Path(cwd))
         if found is not None:
@@ -1048,21 +1039,15 @@ def home_of(env: Mapping[str, str]) -> Path:
 
 def git_dir_of(work_tree: Path) -> Path:
     """The git directory of a work tree (follows a ``.git`` file as worktrees and submodules use)."""
-    dot_git = work_tree / ".git"
-    if dot_git.is_file():
-        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-        if text.startswith("gitdir:"):
-            target = Path(text[len("gitdir:") :].strip())
-            return target if target.is_absolute() else (work_tree / target).resolve()
-    return dot_git
+    return Path(location.git_dir(os.fspath(work_tree)))
 
 
 def resolve_state_dir(kb: Path, env: Mapping[str, str]) -> Path:
     """``REFLECT_STATE_DIR`` else ``<kb>/.git/reflect-git``: derived state is never committed."""
-    override = load(GeneralSettings, env).state_dir
+    override = location.state_override(dict(env))
     if override is not None:
-        return _usable_state_dir(override.absolute())
-    return git_dir_of(kb) / STATE_SUBDIR
+        return _usable_state_dir(Path(override))
+    return Path(location.state_dir(os.fspath(kb), dict(env)))
 
 
 def _usable_state_dir(path: Path) -> Path:

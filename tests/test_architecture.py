@@ -52,8 +52,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "errors",
         "jsonio",
         "backoff",
+        "location",
         "__init__",
-    ),  # errors; JSON; retry pauses; the root
+    ),  # errors; JSON; retry pauses; where the KB's state is (read by every hook); the root
 )
 RANK = {name: rank for rank, row in enumerate(LAYERS) for name in row}
 
@@ -120,10 +121,11 @@ SPAWNERS = {
 # Each exception names one function and one rule, and says why. The self-check below fails
 # when an exception is no longer needed, so the list can only shrink.
 EXCEPTIONS: dict[tuple[str, str, str], str] = {
-    ("config.py", "git_dir_of", "git-path"): (
+    ("location.py", "git_dir", "git-path"): (
         "the default state directory is <git dir>/reflect-git; finding the git directory of a "
-        "linked worktree or submodule means reading its .git file. config is below git (git "
-        "imports config), so this one lookup stays here and git/repo_info.py reuses it"
+        "linked worktree or submodule means reading its .git file. location is below git (git "
+        "imports config, which reads it), so this one lookup stays here and git/repo_info.py "
+        "reuses it"
     ),
 }
 

@@ -116,7 +116,8 @@ def session_start_command(agent: str, home: Path) -> str:
     else:
         commands = [h["command"] for group in entries for h in group["hooks"]]
     (command,) = commands
-    assert f" -m reflectgit.hooks.sessionstart --harness {agent} " in command
+    assert "from reflectgit.hooks.sessionstart import main" in command
+    assert f" --harness {agent} " in command
     return command
 
 

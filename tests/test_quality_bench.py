@@ -4,7 +4,6 @@ shows as unjudged instead of being matched silently, and the bench skips without
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bench import quality as bench_quality
 from tests.conftest import DATA, REPO_ROOT, needs_shared
 
 BENCH = REPO_ROOT / "bench" / "quality.py"
@@ -22,17 +22,12 @@ BENCH = REPO_ROOT / "bench" / "quality.py"
 
 @pytest.fixture(scope="module")
 def quality() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_quality", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_quality"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return bench_quality
 
 
 @pytest.fixture(scope="module")
 def judgements(quality: ModuleType) -> dict[str, Any]:
-    return json.loads(quality.JUDGEMENTS.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return quality.load()  # type: ignore[no-any-return]
 
 
 def test_the_judgement_file_is_well_formed(quality, judgements) -> None:

@@ -1,60 +1,66 @@
 """``reflect-git hook EVENT [--harness claude|codex|copilot] [--kb PATH] [PAYLOAD]``: the agent-harness hook.
 
-Does little, by design. Reads the event's JSON on stdin (Codex ``notify`` passes it as the last
-argument instead), appends it to the session's event log in the state directory
-(``state/eventlog.py``), answers what the harness reads, and exits:
+Does little, by design. An event the hook only records (a tool call's result, a prompt, a
+notification: ``RECORDED``) is appended as it came to the state directory's inbox
+(``state/inbox.py``) and the hook exits: nothing is parsed, nothing else is imported, and this
+is the cost of every tool call. Every other event is read whole by ``hooks/event.py``:
 
 - PreToolUse and PermissionRequest get the enforced rules' decision from the rules compiled
-  already (``hooks/policy.py``); PreToolUse is not logged, it is answered;
-- SubagentStop always gets ``{}``, on every path, errors included;
-- Stop, SessionEnd and PreCompact (and Codex ``notify``) start the capture pass over the
-  session's events, detached (``REFLECT_GIT_HOOK_SYNC=1``: in the foreground); the pass runs
-  the detectors and writes the notes (``workflows/capture/sessionpass.py``).
+  already (``hooks/policy.py``); PreToolUse is not logged, it is answered, and when the last
+  compile vouches that no rule applies to the tools the call names, for this very HEAD
+  (``state/rulestamp.py``), it is answered here, with nothing, without parsing the payload;
+- Stop, SessionEnd and PreCompact (and Codex ``notify``) are recorded and start the capture
+  pass over the session's events, detached (``REFLECT_GIT_HOOK_SYNC=1``: in the foreground);
+  the pass moves the inbox into the sessions' event logs and runs the detectors, which write
+  the notes (``workflows/capture/sessionpass.py``).
 
-No note is committed inside a tool call. ``--harness`` says who sent the event (the installer
-writes it for Codex and Copilot); without it the harness is read from the payload's shape.
-Never fails the caller: every error is caught, logged in the state directory, and the exit code
-is 0; every lock wait is bounded (``LOCK_WAIT``). (SessionStart's recall is its own hook
-command, ``recall --format HARNESS``.)
+SubagentStop always gets ``{}``, on every path, errors included. No note is committed inside a
+tool call. ``--harness`` says who sent the event (the installer writes it); without it the
+harness is read from the payload's shape. Never fails the caller: every error is caught,
+logged in the state directory, and the exit code is 0; every lock wait is bounded
+(``LOCK_WAIT``). (SessionStart's recall is its own hook command.) The installer runs this as
+``python -c 'from reflectgit.hooks.agent import main; ...'``: ``-m`` would import ``runpy``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING
 
-from reflectgit import jsonio
-from reflectgit.notes.harness import COPILOT_EVENTS, HARNESSES
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-
-    from reflectgit.config import Config
+from reflectgit import location
+from reflectgit.state import inbox
 
 MAX_PAYLOAD = 8 * 1024 * 1024
 LOCK_WAIT = 2.0  # seconds a hook waits for any lock before it gives up (and logs it)
 # The events whose harness reads a JSON reply on stdout, and the reply that changes nothing.
 QUIET_REPLY = {"SubagentStop": "{}", "subagentStop": "{}"}
-# The events enforced rules answer (hooks/policy.py); PreToolUse is answered by them alone.
-POLICY_EVENTS = ("PreToolUse", "preToolUse", "PermissionRequest", "permissionRequest")
-POLICY_ONLY = ("PreToolUse", "preToolUse")
-# The ends of a turn: the capture pass runs over the session's events (Codex `notify` is one).
-PASS_EVENTS = ("Stop", "SessionEnd", "PreCompact", "codex-notify")
+# The events a hook only records, by the names Claude Code, Codex and Copilot CLI give them.
+RECORDED = frozenset(
+    {
+        "PostToolUse",
+        "postToolUse",
+        "PostToolUseFailure",
+        "postToolUseFailure",
+        "UserPromptSubmit",
+        "userPromptSubmitted",
+        "Notification",
+        "notification",
+        "SubagentStart",
+        "subagentStart",
+        "SubagentStop",
+        "subagentStop",
+        "errorOccurred",
+    }
+)
 
 
-def read_payload(raw: bytes) -> dict[str, Any] | None:
-    """The payload object, or None when it is not a JSON object."""
-    try:
-        data = jsonio.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+# The events the enforced rules answer and nobody records: asked before every tool call.
+ANSWERED = frozenset({"PreToolUse", "preToolUse"})
 
 
-def parse_args(args: Sequence[str]) -> tuple[str, str | None, str | None, str | None]:
-    """(event, harness or None, payload argument or None, ``--kb`` or None) from the hook's
-    arguments (the installer names the KB in a personal settings file)."""
+def parse_args(args: list[str]) -> tuple[str, str | None, str | None, str | None]:
+    """(event, harness as given, lower-cased, or None, payload argument or None, ``--kb`` or
+    None) from the hook's arguments (the installer names the KB in a personal settings file)."""
     positional: list[str] = []
     options: dict[str, str] = {}
     i = 0
@@ -71,127 +77,104 @@ def parse_args(args: Sequence[str]) -> tuple[str, str | None, str | None, str | 
             positional.append(arg)
         i += 1
     harness = options.get("--harness")
-    harness = harness.lower() if harness and harness.lower() in HARNESSES else None
     event = positional[0] if positional else ""
     payload = positional[-1] if len(positional) > 1 else None
-    return event, harness, payload, options.get("--kb") or None
+    return event, harness.lower() if harness else None, payload, options.get("--kb") or None
 
 
-def main(argv: Sequence[str] | None = None, kb: str | None = None) -> int:
+def main(argv: list[str] | None = None, kb: str | None = None) -> int:
     """Run one hook event; always returns 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     event, harness, argument, named_kb = parse_args(args)
     kb = kb or named_kb
-    cfg = None
-    reply: str | None = None
+    if argument is None and event in RECORDED:
+        where = recording_dir(kb, location.environ())
+        if where is not None:
+            return record(where, event, harness, kb)
+    if argument is None and event in ANSWERED:
+        raw = stdin()
+        if nothing_enforced(kb, location.environ(), raw):
+            return 0
+        from reflectgit.hooks.event import handle
+
+        return handle(event, harness, None, kb, raw)
+    from reflectgit.hooks.event import handle
+
+    return handle(event, harness, argument, kb)
+
+
+def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
+    """Where a recorded event goes: the state directory, ``""`` when nothing is to be recorded
+    (reflect-git is switched off, this is our own process, or the KB has no git directory: we
+    never create a state directory by accident), or None when only the whole configuration can
+    say (the KB is found from the folder or the user's default; a switch is malformed)."""
+    disabled = location.switched_on(env, location.DISABLED_ENV)
+    internal = location.switched_on(env, location.INTERNAL_ENV)
+    if disabled is None or internal is None:
+        return None
+    if disabled or internal:
+        return ""
+    named = location.named_kb(kb, env)
+    if named is None:
+        return None
+    explicit = location.state_override(env)
+    if explicit is not None:
+        return explicit
+    state = location.state_dir(named[0], env)
+    return state if os.path.isdir(os.path.dirname(state)) else ""
+
+
+def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> bool:
+    """True when the answer to this call is surely "nothing": reflect-git is off here, or the
+    last compile vouches that no rule applies to any tool the payload names, for exactly this
+    HEAD and these policy files (``state/rulestamp.py``). False: only the rules can say."""
+    where = recording_dir(kb, env)
+    if where is None or where == "":
+        return where == ""
+    named = location.named_kb(kb, env)
+    if named is None:
+        return False
+    from reflectgit.git.headstamp import head_stamp
+    from reflectgit.state import rulestamp
+
+    git_dir = location.git_dir(named[0])
+    stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named[0])
+    if stamp is None:
+        return False
+    files = rulestamp.fingerprint(location.policy_files(env))
+    return rulestamp.quiet(where, rulestamp.key(stamp, files), payload)
+
+
+def record(where: str, event: str, harness: str | None, kb: str | None) -> int:
+    """Append the event to the inbox of ``where`` (``""``: drop it); always returns 0."""
     try:
-        from reflectgit.config import Config, environ
+        if where:
+            import time
 
-        # Codex `notify` passes its JSON as an argument; the others write it on stdin.
-        raw = argument.encode("utf-8") if argument is not None else _stdin()
-        cfg = Config.resolve(kb, environ())
-        if cfg.disabled or cfg.internal:
-            return 0
-        from reflectgit.git.lockwait import bounded
-
-        if event in POLICY_EVENTS:  # enforced rules; a PermissionRequest is captured as well
-            from reflectgit.hooks.policy import answer
-
-            with bounded(LOCK_WAIT):
-                reply = answer(cfg, event, raw, harness)
-            if event in POLICY_ONLY:
-                return 0
-        from reflectgit.workflows.capture.hooklog import HookLog
-
-        cfg.capture  # noqa: B018  (a malformed value falls back; the log says so at once)
-        log = HookLog(cfg)
-        if not log.usable:
-            return 0
-        payload = read_payload(raw)
-        if payload is None:
-            log.write(event or "?", "skip", "payload is not a JSON object")
-            return 0
-        import time
-
-        from reflectgit.git.lockwait import take
-        from reflectgit.state import eventlog
-
-        session = session_of(payload) or eventlog.UNSESSIONED
-        line = eventlog.record(time.time(), harness, event, payload)
-        with bounded(LOCK_WAIT):
-            eventlog.append(cfg.state_dir, session, line, take)
-        if event_name(event, payload) in PASS_EVENTS:
-            _capture_pass(cfg, session)
+            raw = stdin()
+            inbox.append(where, inbox.line(time.time(), harness, event, raw), LOCK_WAIT)
     except BaseException as exc:  # never fail the harness, not even on KeyboardInterrupt
-        _breadcrumb(cfg, event, exc)
+        from reflectgit.hooks.event import breadcrumb
+
+        breadcrumb(kb, event, exc)
     finally:
-        _reply(reply if reply is not None else QUIET_REPLY.get(event))
+        reply(QUIET_REPLY.get(event))
     return 0
 
 
-def session_of(payload: dict[str, Any]) -> str | None:
-    """The session whose log the event goes to (Codex ``notify``: its thread), or None."""
-    from reflectgit.state.eventlog import safe_session
-
-    for key in ("session_id", "sessionId", "thread-id", "thread_id"):
-        value = payload.get(key)
-        if value not in (None, ""):
-            return safe_session(value)
-    return None
-
-
-def event_name(event: str, payload: dict[str, Any]) -> str:
-    """The event as the capture reads it (``hook_event_name`` for ``auto``; Copilot's names)."""
-    name = payload.get("hook_event_name")
-    if isinstance(name, str) and name and event in ("", "auto"):
-        event = name
-    return COPILOT_EVENTS.get(event, event)
-
-
-def _capture_pass(cfg: Config, session: str) -> None:
-    """The end of a turn: run the capture pass detached (in the foreground with
-    ``REFLECT_GIT_HOOK_SYNC=1``), unless one is running for the session already."""
-    if cfg.hook_sync:
-        from reflectgit.git.lockwait import bounded
-        from reflectgit.workflows.capture.sessionpass import run
-
-        with bounded(LOCK_WAIT):
-            run(cfg, session, wait=True)
-        return
-    from reflectgit.state import eventlog
-
-    if eventlog.busy(cfg.state_dir, session):
-        return  # the running pass looks again for new events before it exits
-    from reflectgit.workflows.background import PASS, start
-
-    start(cfg.kb, cfg.env, [PASS, session])
-
-
-def _stdin() -> bytes:
+def stdin() -> bytes:
+    """The payload on stdin (empty past ``MAX_PAYLOAD``: cut JSON is no JSON)."""
     data = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
-    return data if len(data) <= MAX_PAYLOAD else b""  # cut JSON is no JSON
+    return data if len(data) <= MAX_PAYLOAD else b""
 
 
-def _reply(text: str | None) -> None:
+def reply(text: str | None) -> None:
+    """Print what the harness reads; never raises."""
     if text is None:
         return
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
-    except BaseException:
-        pass
-
-
-def _breadcrumb(cfg: Config | None, event: str, exc: BaseException) -> None:
-    try:
-        if cfg is not None:
-            from reflectgit.workflows.capture.commits import Capture
-
-            Capture(cfg).breadcrumb(event or "?", exc)
-            return
-        from reflectgit.hooks.capture import fallback_log
-
-        fallback_log(f"hook {event}: {type(exc).__name__}: {exc}")
     except BaseException:
         pass
 

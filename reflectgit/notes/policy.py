@@ -207,18 +207,27 @@ def _path_regex(spec: str) -> str:
     return anchor + "".join(out) + tail
 
 
-def tool_covers(rule_tool: str, tool: str) -> bool:
-    """Does a rule written for ``rule_tool`` apply to a call of ``tool``?"""
+def covered_tools(rule_tool: str) -> frozenset[str] | None:
+    """Every tool name a rule written for ``rule_tool`` applies to, or None for a wildcard
+    (``mcp__*``: a name not known in advance may match)."""
     family = FAMILIES.get(rule_tool)
     if family is not None:
-        return tool in family or tool == rule_tool
+        return family | {rule_tool}
     if rule_tool in SHELL_TOOLS:
-        return tool in SHELL_TOOLS
+        return SHELL_TOOLS
     if "*" in rule_tool:
-        import re
+        return None
+    return frozenset({rule_tool})
 
-        return re.fullmatch(".*".join(map(re.escape, rule_tool.split("*"))), tool) is not None
-    return rule_tool == tool
+
+def tool_covers(rule_tool: str, tool: str) -> bool:
+    """Does a rule written for ``rule_tool`` apply to a call of ``tool``?"""
+    names = covered_tools(rule_tool)
+    if names is not None:
+        return tool in names
+    import re
+
+    return re.fullmatch(".*".join(map(re.escape, rule_tool.split("*"))), tool) is not None
 
 
 # --------------------------------------------------------------------------- calls

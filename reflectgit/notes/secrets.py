@@ -264,6 +264,11 @@ def _token_like(value: str) -> bool:
 _STRONG: tuple[str, ...] = ("password", "passwd", "passphrase", "passcode", "secret", "token")
 _STRONG += ("credentials", "credential", "contraseña", "contrasena", "apikey", "authkey")
 _STRONG += ("privatekey",)
+# "password" in the languages people write to agents in (Russian, German, Portuguese, Dutch,
+# Polish, Chinese, Japanese, Korean): ``пароль: hunter2`` is a password too.
+_FOREIGN: tuple[str, ...] = ("пароль", "passwort", "senha", "wachtwoord", "hasło", "haslo")
+_FOREIGN += ("密码", "パスワード", "비밀번호")
+_STRONG += _FOREIGN
 _EXACT = frozenset({"pass", "pwd", "pw", "pin", "otp", "pat"})
 _WEAK = ("key", "hmac", "sig", "signature", "auth", "dsn")
 _CAMEL = Pattern(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -432,7 +437,7 @@ def _key_body(m: re.Match[str]) -> bool:
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _KEY_WORDS: tuple[str, ...] = ("pass", "pwd", "pw", "secret", "token", "key", "credential")
 _KEY_WORDS += ("pin", "otp", "pat")
-_KEY_WORDS += ("contrase", "hmac", "sig", "auth", "dsn")
+_KEY_WORDS += ("contrase", "hmac", "sig", "auth", "dsn", *_FOREIGN)
 # After a key: an optional closing quote or bracket, the assignment, the value.
 _ASSIGN_TAIL = Pattern(
     r"(?P<rest>[a-z0-9_.\-]{0,60})[\"'\]]{0,2}[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?P<v>" + _VALUE + r")"

@@ -54,6 +54,22 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"(?:^|[.!?;:,]\s*|\b(?:please|and|but|so|just|then|also|now|let'?s|to|you|we)\s+)"
             r"stop\s+[a-z]+ing\b",
             r"\bactually,? (?:use|you should|it'?s|we)\b",
+            # "no, ..." in other languages: "non, utilise ...", "нет, используй pnpm", "nein, ..."
+            r"^\s*(?:non|nein|нет|não|nee)\s*[,.!:;-]\s*(?!(?:спасибо|merci|danke|obrigado|"
+            r"bedankt)\b)\w",
+            # Chinese, Japanese and Korean: "not X but Y", "wrong", "stop it", "I said ..."
+            # (no \b: these scripts have no spaces between words)
+            r"じゃなくて|ではなくて|じゃない[、。!！]|違う[、。!！]|間違って(?!(?:い)?ない|ません)|"
+            r"やめて|って言ったのに",
+            r"^\s*不是[，,]|(?<!没)错了|不对[，,。!！]|^\s*아니[,，]|(?<!뿐만 )(?<!뿐 )아니라",
+            # "there is existing logic for scanning history": what to reuse, not rebuild
+            r"\b(?:there(?:'s| is| are)|we(?:'ve got| have| already have))\s+(?:already\s+)?"
+            r"(?:an?\s+|some\s+)?existing\s+(?:logic|code|implementation|function|helper|"
+            r"method|module|class|util\w*|tool|script|mechanism)s?"
+            r"(?=\s+(?:for|to|in|which|that (?:already )?(?:handles?|does|tracks?|reads?|scans?|"
+            r"creates?|finds?|builds?|parses?|checks?|covers?))\b|\s*(?:[.,;!]|$))",
+            # "we don't control claude code - it's a third-party tool": what is not ours to change
+            r"\bwe (?:don'?t|do not|can'?t|cannot) (?:control|own|modify|change)\s+(?!it\b)\w",
         ),
         "prohibition": (
             r"\bnever\b",
@@ -91,6 +107,13 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"make|fix)\b",
             r"\bonly (?:for|in|on|within) (?:this|the|that|our) \w+",
             r"\bas a rule\b",
+            # "answer in english please": the language every answer is in
+            r"\b(?:answer|respond|reply|write|talk|speak)(?: to me)? in (?:english|german|french|"
+            r"spanish|russian|japanese|chinese|korean|portuguese|italian|dutch|polish|ukrainian)\b",
+            # "keep in mind that the new file is in the same folder", "important not to commit
+            # until the final step" (not "important to me", not "an important feature")
+            r"\bkeep in mind\b",
+            r"\bimportant (?:not )?to\s+(?!(?:me|us|you|him|her|them|know)\b)\w",
         ),
         "root-cause": (
             r"\broot cause\b",
@@ -98,6 +121,9 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is)\b"
             r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S)",
             r"\bcaused by\b",
+            # "So X returns Y, not Z. That's the bug": the cause is what was just said
+            r"\bthat'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b"
+            r"(?!\s*\?)",
         ),
         "fix-confirmed": (
             r"\bfixed (?:by|it|with|that)\b",

@@ -76,6 +76,76 @@ def _cursor_path(state_dir: str | Path, session: str) -> str:
     return os.path.join(folder(state_dir), session + CURSOR_SUFFIX)
 
 
+def session_of(payload: Mapping[str, Any]) -> str | None:
+    """The session whose log an event goes to (Codex ``notify``: its thread), or None."""
+    for key in ("session_id", "sessionId", "thread-id", "thread_id"):
+        value = payload.get(key)
+        if value not in (None, ""):
+            return safe_session(value)
+    return None
+
+
+def ingest(state_dir: str | Path, acquire: Acquire) -> tuple[int, list[str]]:
+    """Move the hooks' inbox (``state/inbox.py``) into the sessions' logs, in the order the
+    events came, each line made by ``record``, and empty it: ``(events moved, why each line that
+    could not be moved was dropped)``. Under the inbox's lock, taken with ``acquire``; a crash
+    before the inbox is emptied moves its events again (at least once, as the pass reads)."""
+    from reflectgit.notes.harness import HARNESSES
+    from reflectgit.state import inbox
+
+    try:
+        fd = os.open(inbox.path(os.fspath(state_dir)), os.O_RDWR)
+    except FileNotFoundError:
+        return 0, []
+    try:
+        acquire(fd, "the agent hooks' event inbox")
+        data = _read_all(fd)
+        if not data:
+            return 0, []
+        batches: dict[str, list[bytes]] = {}
+        last: dict[str, float] = {}
+        dropped: list[str] = []
+        for raw in data.splitlines(keepends=True):
+            fields = inbox.fields(raw) if raw.endswith(b"\n") else None
+            if fields is None:
+                dropped.append("a torn line of the inbox")
+                continue
+            ts, harness, event, body = fields
+            try:
+                payload = json.loads(body)
+            except (ValueError, RecursionError):
+                payload = None
+            if not isinstance(payload, dict):
+                dropped.append(f"{event or '?'}: the payload is not a JSON object")
+                continue
+            who = harness.lower() if harness and harness.lower() in HARNESSES else None
+            line = record(ts, who, event, payload)
+            if len(line) > LINE_CAP:
+                dropped.append(f"{event}: an event of {len(line)} bytes is larger than {LINE_CAP}")
+                continue
+            session = session_of(payload) or UNSESSIONED
+            batches.setdefault(session, []).append(line)
+            last[session] = ts
+        for session, lines in batches.items():
+            append(state_dir, session, b"".join(lines), acquire)
+            # the log's time is its last event's, as when the hooks wrote it (the idle sweep's
+            # "quiet" reads it)
+            os.utime(log_path(state_dir, session), (last[session], last[session]))
+        os.ftruncate(fd, 0)
+        os.fsync(fd)
+        return sum(map(len, batches.values())), dropped
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
 def capped(value: Any) -> Any:
     """``value`` with every string longer than ``STRING_CAP`` cut to its tail."""
     if isinstance(value, str):
@@ -101,10 +171,8 @@ def record(ts: float, harness: str | None, event: str, payload: Mapping[str, Any
 
 
 def append(state_dir: str | Path, session: str, line: bytes, acquire: Acquire) -> None:
-    """Append one line to the session's log, durably, under the lock ``acquire`` takes
+    """Append whole lines to the session's log, durably, under the lock ``acquire`` takes
     (it raises when it waited too long); ``OSError`` on a full disk."""
-    if len(line) > LINE_CAP:
-        raise ValueError(f"an event of {len(line)} bytes is larger than {LINE_CAP}")
     where = folder(state_dir)
     path = log_path(state_dir, session)
     os.makedirs(where, exist_ok=True)

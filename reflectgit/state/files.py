@@ -2,14 +2,12 @@
 log, the compiled rules, the slots and the timers all write through these).
 
 Light on purpose (``os`` alone at import): the agent hooks append through ``write_all`` and
-``fsync_dir``.
+``fsync_dir`` inside every tool call.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from pathlib import Path
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -28,20 +26,24 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     """Temp file in the same folder, fsync, rename over ``path``, fsync the folder."""
-    tmp = path.parent / f".tmp.{path.name}.{os.getpid()}.{os.urandom(4).hex()}"
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".tmp.{name}.{os.getpid()}.{os.urandom(4).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        try:  # noqa: SIM105  (contextlib costs a hook its import)
+            os.unlink(tmp)
+        except OSError:
+            pass
         if isinstance(exc, OSError) and exc.filename is None:
-            exc.filename = str(path)  # a full disk says which file it refused
+            exc.filename = target  # a full disk says which file it refused
         raise
-    fsync_dir(path.parent)
+    fsync_dir(folder or ".")

@@ -232,10 +232,11 @@ def _exists(path: Path) -> str | None:
 # - Copilot CLI (``.github/hooks/*.json``, ``~/.copilot/hooks/*.json``, or the inline ``hooks``
 #   of ``.github/copilot/settings.local.json``) lists flat entries:
 #   {"version": 1, "hooks": {"event": [{"type": "command", "bash": "...", "timeoutSec": 30}]}}
-# Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -m reflectgit.hooks.agent EVENT``)
-# for the agent's events, and ``reflect-git ...`` (``<python> -m reflectgit ...``) at session
-# start: that is how we find ours again (and the ``reflect-git hook EVENT`` of earlier releases,
-# so an old install is upgraded or removed), and nothing else in the file is ever touched.
+# Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -c HOOK_CODE EVENT``)
+# for the agent's events, and ``reflect-git-session-start`` (``<python> -c SESSION_CODE``) at
+# session start: that is how we find ours again (and the ``reflect-git hook EVENT``, ``recall
+# --format`` and ``drain --background`` of earlier releases, so an old install is upgraded or
+# removed), and nothing else in the file is ever touched.
 #
 # A user-scope file is personal, so it names this interpreter by its absolute path (it works
 # whatever PATH the harness has). A project-scope file is committed and shared, so it gets the
@@ -249,6 +250,10 @@ HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
 PORTABLE_HOOK = "reflect-git-hook"  # the agent hooks' own entry point (hooks/agent.py)
 PORTABLE_SESSION = "reflect-git-session-start"  # SessionStart's (hooks/sessionstart.py)
+# How a personal file starts those entry points with this interpreter: `-m` would import runpy
+# (3 ms of every tool call), and the console script's wrapper imports `re`.
+HOOK_CODE = "from reflectgit.hooks.agent import main; raise SystemExit(main())"
+SESSION_CODE = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
 CLAUDE_EVENTS = (
     "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
@@ -307,6 +312,7 @@ SESSION_START_EVENT = {"claude": "SessionStart", "codex": "SessionStart", "copil
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? (?:hook |recall --format |drain --background)"
     r"|(?:-m reflectgit\.hooks\.(?:agent|sessionstart)|reflect-git-(?:hook|session-start))(?: |$)"
+    r"|-c 'from reflectgit\.hooks\.(?:agent|sessionstart) import main"
 )
 # The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
 # the lifecycle hooks: removed on install and uninstall).
@@ -366,8 +372,7 @@ def hook_launcher(launcher: str, python: str, session_start: bool = False) -> st
     ``reflect-git`` is portable, else this interpreter running the same entry point."""
     if launcher == PORTABLE:
         return PORTABLE_SESSION if session_start else PORTABLE_HOOK
-    module = "sessionstart" if session_start else "agent"
-    return f"{shlex.quote(python)} -m reflectgit.hooks.{module}"
+    return f"{shlex.quote(python)} -c {shlex.quote(SESSION_CODE if session_start else HOOK_CODE)}"
 
 
 def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str:

@@ -23,23 +23,31 @@ makes a compile after a commit read only the notes it has not seen.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from reflectgit import location
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
-from reflectgit.notes.policy import Rule, decide, matching, rule_from_line
+from reflectgit.notes.policy import (
+    Rule,
+    RuleError,
+    covered_tools,
+    decide,
+    matching,
+    parse_pattern,
+    rule_from_line,
+)
 from reflectgit.state import policy as compiled
+from reflectgit.state import rulestamp
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
     from typing import Any
 
     from reflectgit.config import Config
     from reflectgit.notes.policy import Call, Decision
 
-ORIGINAL_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 MAX_FILE_BYTES = 1024 * 1024
 SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies are not notes
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
@@ -58,23 +66,7 @@ class RuleSet(NamedTuple):
 
 def policy_files(cfg: Config) -> list[Path]:
     """The JSONL policy files, in the order they are read (absent ones included)."""
-    out = []
-    if cfg.policy.file is not None:
-        out.append(cfg.policy.file)
-    out.extend(cfg.home / name for name in ORIGINAL_FILES)
-    return out
-
-
-def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
-    out: list[list[Any]] = []
-    for path in map(os.fspath, files):
-        try:
-            st = os.stat(path)
-        except OSError:
-            out.append([path, None, None])
-            continue
-        out.append([path, st.st_mtime_ns, st.st_size])
-    return out
+    return [Path(p) for p in location.policy_files(dict(cfg.env))]
 
 
 def _head_tree(cfg: Config) -> str | None:
@@ -136,7 +128,7 @@ def _lookup(cfg: Config, read_tree: bool) -> _Found:
     from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import head_stamp
 
-    fingerprint = _fingerprint(policy_files(cfg))
+    fingerprint = rulestamp.fingerprint(location.policy_files(dict(cfg.env)))
     doc = compiled.load_rules(cfg.state_dir)
     fresh = doc is not None and doc.get("complete") is True
     git_dir = git_dir_of(cfg.kb)
@@ -155,16 +147,53 @@ def _lookup(cfg: Config, read_tree: bool) -> _Found:
     # packed commit), so the compiled file remembers the commit it last saw for its tree.
     if fresh and doc and commit and doc.get("commit") == commit and known == key:
         if stamp is not None:
-            compiled.save_commit(cfg.state_dir, doc, commit, stamp)
+            _remember(cfg, doc, commit, stamp)
         return _Found(doc, key, True, commit, stamp)
     if not read_tree:
         return _Found(doc, key, False, commit, stamp)
     key = {"tree": _head_tree(cfg), "files": fingerprint}
     if fresh and doc and known == key:
         if commit:
-            compiled.save_commit(cfg.state_dir, doc, commit, stamp)
+            _remember(cfg, doc, commit, stamp)
         return _Found(doc, key, True, commit, stamp)
     return _Found(doc, key, False, commit, stamp)
+
+
+def _remember(cfg: Config, doc: Mapping[str, Any], commit: str, stamp: list[object] | None) -> None:
+    """The compiled rules are current for ``commit`` as HEAD's files now stand: say so."""
+    compiled.save_commit(cfg.state_dir, doc, commit, stamp)
+    try:  # noqa: SIM105 - contextlib is not imported on the hook path
+        _quick_answer(cfg, {**doc, "stamp": stamp})
+    except OSError:
+        pass
+
+
+def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
+    """``state/rulestamp.py``: for the HEAD and policy files ``doc`` was compiled or checked
+    against, the tool names its rules can apply to, so that the next hooks need not read it
+    for a call of any other tool; removed when a rule may apply to any tool (a wildcard)."""
+    stamp, key = doc.get("stamp"), doc.get("key")
+    if (
+        doc.get("complete") is not True
+        or not isinstance(stamp, list)
+        or not isinstance(key, Mapping)
+    ):
+        rulestamp.save(str(cfg.state_dir), None)
+        return
+    tools: set[str] = set()
+    for rule in doc.get("rules") or []:
+        text = rule.get("pattern") if isinstance(rule, Mapping) else None
+        try:
+            pattern = parse_pattern(text if isinstance(text, str) else "")
+        except RuleError:
+            continue  # an unreadable pattern never matches
+        names = covered_tools(pattern.tool)
+        if names is None:
+            rulestamp.save(str(cfg.state_dir), None)
+            return
+        tools |= names
+    line = rulestamp.key(stamp, list(key.get("files") or []))
+    rulestamp.save(str(cfg.state_dir), line, sorted(tools))
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
@@ -207,8 +236,9 @@ def _compile(
             "files": read,
             "problems": problems,
         }
-        try:  # noqa: SIM105
+        try:
             compiled.save(cfg.state_dir, document, cache)
+            _quick_answer(cfg, document)
         except OSError:  # a read-only state directory: answer all the same
             pass
         return RuleSet(rules, key.get("tree"), True, True, tuple(read), tuple(problems))

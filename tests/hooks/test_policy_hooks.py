@@ -443,3 +443,54 @@ def test_rules_compile_in_the_background_and_the_last_compile_answers_meanwhile(
     wait_for(compiled_for_head, "the compile once the lock is free")
     out = hook("PreToolUse", claude_pre("docker system prune -a"), env=off)
     assert _decision(out) == "deny"
+
+
+def _age_refs(kb: Path) -> None:
+    """Make HEAD's files older than the stamp's racy window, so the stamp can vouch for them
+    (``git/headstamp.py``); a commit made a moment ago cannot."""
+    import time
+
+    old = time.time() - 60
+    git_dir = kb / ".git"
+    for path in [git_dir / "HEAD", git_dir / "packed-refs", *(git_dir / "refs").rglob("*")]:
+        if path.is_file():
+            os.utime(path, (old, old))
+
+
+def test_the_quick_answer_follows_head_the_policy_files_and_the_tools_ruled(kb, tmp_path):
+    quick = state_dir(kb) / "policy" / "quick"
+    read = {**claude_pre("x"), "tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}}
+    _age_refs(kb)
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    assert quick.read_text().split("\n")[1:] == ["", ""]  # this HEAD: no rules at all
+    # HEAD moves: the quick answer no longer holds, the rules are read (and compiled, SYNC).
+    write_note(
+        kb, "no-force-push", "Never force-push", "high", {"deny": ["Bash(git push --force:*)"]}
+    )
+    commit(kb, "a rule")
+    _age_refs(kb)
+    assert _decision(hook("PreToolUse", claude_pre("git push --force"))) == "deny"
+    ruled = quick.read_text().split("\n")[1].split("\t")
+    assert "Bash" in ruled and "shell" in ruled and "Read" not in ruled
+    assert hook("PreToolUse", read) is None  # a call of a tool no rule names
+    # Forged to say no tool is ruled, the quick answer is believed for this HEAD: the hook
+    # answers from it alone (the negative: the next commit makes it stale again).
+    first = quick.read_text().split("\n")[0]
+    quick.write_text(first + "\n\n")
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    write_note(kb, "no-mcp", "No MCP writes", "high", {"deny": ["mcp__*"]})
+    commit(kb, "a wildcard rule")
+    _age_refs(kb)
+    assert _decision(hook("PreToolUse", claude_pre("git push --force"))) == "deny"
+    assert not quick.exists()  # a rule for any tool: every call reads the rules
+    git("rm", "-q", "documents/no-mcp.md", "documents/no-force-push.md", cwd=kb)
+    commit(kb, "no rule")
+    _age_refs(kb)
+    assert hook("PreToolUse", claude_pre("git push --force")) is None
+    assert quick.is_file()
+    # A policy file that appears (or changes) is part of what the quick answer vouches for.
+    extra = tmp_path / "team-policy.jsonl"
+    rule = {"rule": "Bash(git clean:*)", "decision": "deny", "confidence": "high"}
+    extra.write_text(json.dumps(rule) + "\n")
+    env = {"REFLECT_POLICY_FILE": str(extra)}
+    assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"), env=env)) == "deny"

@@ -39,9 +39,10 @@ MANIFEST: dict[str, Any] = dict(shared_json("real", "hook-events", "MANIFEST.jso
 FIXED = "tests-failed", "tests-fixed"
 EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]], list[str]]] = {
     # pytest -q fails (PostToolUseFailure.error: 3 failed, the E line says why), an Edit of
-    # invoice.py, pytest -q passes: the one note that carries the lesson, titled by its error.
+    # invoice.py (round(x, 2) -> x.quantize(CENT)), pytest -q passes: the one note that carries
+    # the lesson, titled by the one replacement between the runs.
     "doc-claude-pytest-red-green.json": (
-        ["feat(knowledge): AssertionError: assert Decimal('10.00') == Deci\u2026 [HIGH]"],
+        ["feat(knowledge): Use `x.quantize(CENT)`, not `round(x, 2)`, in b\u2026 [HIGH]"],
         [],  # its transcript (codemie 9eda1058) holds no signal: Stop queues nothing
         [*FIXED],
     ),
@@ -83,9 +84,10 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]], list[str]]] = {
     # Its person only asked ("show tools", "what else?"): no signal, so Stop queues nothing.
     "derived-codemie-9eda1058.json": ([], [], []),
     # Seven TodoWrite items went to completed: seven events, no note; after a failure the
-    # person said "don't produce code, design solution first": a correction (issue 34.3).
+    # person's first correcting reply is "we don't control claude code process - it's 3rd
+    # party tool ...": a correction (issue 34.3); the watcher is spent on it.
     "derived-codemie-196820da.json": (
-        ["feat(knowledge): Don't produce code, design solution first [LOW]"],
+        ["feat(knowledge): We don't control claude code process - it's 3rd\u2026 [LOW]"],
         [("stop", "claude")],
         ["todo-done"] * 7,
     ),

@@ -82,6 +82,9 @@ POSITIVE_TABLE = [
     ("the wifi password is Tr0ub4dor&3", "prose"),
     ("the staging password Tr0ub4dor&3 did not work", "prose"),
     ("the password for staging is Tr0ub4dor&3.", "prose"),
+    ("пароль: hunter2", "assignment"),
+    ("DB_PASSWORT=Sommer2024", "assignment"),
+    ("密码: hunter2", "assignment"),
 ]
 
 
@@ -120,6 +123,8 @@ def test_positive_table(text: str, kind: str) -> None:
         "https://user@example.com/repo.git",
         "mysql -h db -P3306 -uroot billing",
         "pass --token\nThen run the tests",
+        "пароль: required",
+        "mein Passwort ist lang genug",
     ],
 )
 def test_negative_table(text: str) -> None:

@@ -129,6 +129,24 @@ def event_log(kb_path: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def inbox_events(kb_path: Path) -> list[dict[str, Any]]:
+    """The events the hooks recorded that no pass has moved yet (the inbox), in order, each
+    ``{"ts", "harness", "event", "payload"}`` with the payload parsed."""
+    from reflectgit.state import inbox
+
+    try:
+        data = (state_dir(kb_path) / inbox.FOLDER / inbox.NAME).read_bytes()
+    except FileNotFoundError:
+        return []
+    out = []
+    for raw in data.splitlines(keepends=True):
+        fields = inbox.fields(raw)
+        assert fields is not None, raw
+        ts, harness, event, payload = fields
+        out.append({"ts": ts, "harness": harness, "event": event, "payload": json.loads(payload)})
+    return out
+
+
 def session_events(kb_path: Path) -> dict[str, list[dict[str, Any]]]:
     """The sessions' event records (what capture kept as events, not notes), by session."""
     out: dict[str, list[dict[str, Any]]] = {}

@@ -47,7 +47,7 @@ def test_claude_user_install_merges_and_uninstall_restores(cli, pinned_env):
     assert post[1]["matcher"] == "*"
     # A personal file names the KB the install found (here the fallback ~/.learnings).
     assert post[1]["hooks"][0]["command"].endswith(
-        f"-m reflectgit.hooks.agent PostToolUse --harness claude --kb {pinned_env}/.learnings"
+        f"-c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' PostToolUse --harness claude --kb {pinned_env}/.learnings"
     )
     assert post[1]["hooks"][0]["async"] is True  # capture only: Claude Code does not wait
     # Installing again changes nothing and never duplicates.
@@ -72,7 +72,8 @@ def test_session_start_recalls_and_drains_in_the_background(cli, pinned_env, tmp
     commands = [h["command"] for h in entries]
     pin = f" --kb {pinned_env}/.learnings"
     (command,) = commands  # one process: the recall, then the drain started detached
-    assert command.endswith("-m reflectgit.hooks.sessionstart --harness claude" + pin)
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert command.endswith(f"-c '{start}' --harness claude" + pin)
     assert not any("async" in h for h in entries)  # its stdout is the context: never async
     # The harness runs the command line as written, in the project folder, with a KB that
     # holds no commit yet: it must still answer with the JSON Claude Code expects, exit 0.
@@ -122,7 +123,7 @@ def test_hooks_of_an_earlier_release_are_ours_to_upgrade_and_to_remove(cli, pinn
         for g in groups for h in g["hooks"]
     ]  # fmt: skip
     assert not [c for c in commands if " hook " in c or c.startswith("/old/")], commands
-    stop = f"-m reflectgit.hooks.agent Stop --harness claude --kb {pinned_env}/.learnings"
+    stop = f"-c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness claude --kb {pinned_env}/.learnings"
     assert sum(c.endswith(stop) for c in commands) == 1
     settings.write_text(json.dumps(old))  # an old install, removed as it is
     assert cli("--json", "hooks", "install", "--agent", "claude", "--uninstall").code == 0
@@ -133,12 +134,15 @@ def test_our_commands_are_told_from_everyone_elses():
     for ours in (
         "reflect-git-hook PostToolUse --harness claude",
         "'/opt/py 3/bin/python' -m reflectgit.hooks.agent Stop --harness codex",
+        "'/opt/py 3/bin/python' -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness codex",
         "reflect-git hook Stop --harness claude",
         "/usr/bin/python3 -m reflectgit hook Stop",
         "reflect-git recall --format claude",
         "/usr/bin/python3 -m reflectgit drain --background --quiet",
         "reflect-git-session-start --harness codex --mcp",
         "'/opt/py 3/bin/python' -m reflectgit.hooks.sessionstart --harness claude",
+        "/usr/bin/python3 -c 'from reflectgit.hooks.sessionstart import main; raise SystemExit(main())'"
+        " --harness claude",
     ):
         assert is_our_command(ours), ours
     for theirs in (

@@ -81,7 +81,9 @@ def test_the_hooks_read_the_kb_init_made_not_learnings(cli, pinned_env, team_kb,
     prompt = {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "cwd": str(app),
               "prompt": "hello", "transcript_path": str(app / "t.jsonl")}  # fmt: skip
     assert run_as_harness(stop, app, json.dumps(prompt)).returncode == 0
-    assert list((team_kb / ".git" / "reflect-git").rglob("*s1*")), "no event log in the KB"
+    # (appended to the inbox as sent: the capture pass reads it into the session's log)
+    spool = team_kb / ".git" / "reflect-git" / "events" / "inbox.spool"
+    assert '"session_id": "s1"' in spool.read_text(), "no event in the KB's inbox"
     assert not (pinned_env / ".learnings").exists()
 
 
@@ -104,7 +106,8 @@ def test_with_mcp_the_hint_names_the_mcp_tool(cli, pinned_env, team_kb, app):
     out = cli("hooks", "install", "--agent", "claude", "--mcp")
     assert out.code == 0, out.err
     recall = settings_of(pinned_env)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert " -m reflectgit.hooks.sessionstart --harness claude --mcp --kb " in recall
+    assert "from reflectgit.hooks.sessionstart import main" in recall
+    assert "raise SystemExit(main())' --harness claude --mcp --kb " in recall
     context = json.loads(run_as_harness(recall, app, "{}").stdout)["hookSpecificOutput"]
     assert context["additionalContext"].endswith(
         "(the `show` tool of the reflect-git MCP server prints a note in full.)"

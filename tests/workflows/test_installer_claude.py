@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from reflectgit.workflows.installer import CLAUDE_EVENTS
+from reflectgit.workflows.installer import CLAUDE_EVENTS, HOOK_CODE, SESSION_CODE
 from tests.conftest import TEST_DATA
 from tests.support.capture import kb_fixture  # noqa: F401
 from tests.support.kb import home_kb  # noqa: F401
@@ -184,10 +185,10 @@ def test_project_scope_without_reflect_git_on_path_keeps_machine_paths_local(
     assert shared.read_bytes() == before  # the shared file never gets this machine's path
     settings = json.loads(local.read_text())
     assert_valid(settings)
-    assert all(
-        c.startswith((f"{sys.executable} -m reflectgit ", f"{sys.executable} -m reflectgit.hooks."))
-        for c in commands_of(settings)
+    entries = tuple(
+        f"{sys.executable} -c {shlex.quote(code)} " for code in (HOOK_CODE, SESSION_CODE)
     )
+    assert all(c.startswith(entries) for c in commands_of(settings))
     # Once reflect-git is on PATH, a second install moves the hooks into the shared file.
     monkeypatch.setenv("PATH", f"{VENV_BIN}:{BARE_PATH}")
     out = cli("--json", "hooks", "install", str(project), "--agent", "claude", "--scope", "project")
@@ -264,7 +265,10 @@ def test_user_scope_names_this_interpreter_and_old_entries_are_replaced(cli, pin
     commands = commands_of(data)
     assert not [c for c in commands if c.startswith("/old/")]
     pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
-    assert f"{sys.executable} -m reflectgit.hooks.agent Stop --harness claude{pin}" in commands
-    start = f"{sys.executable} -m reflectgit.hooks.sessionstart --harness claude{pin}"
-    assert session_start(data) == [start]
+    assert (
+        f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness claude{pin}"
+        in commands
+    )
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert session_start(data) == [f"{sys.executable} -c '{start}' --harness claude{pin}"]
     assert len(data["hooks"]["Stop"]) == 1  # replaced, not duplicated

@@ -103,11 +103,13 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     stop = data["hooks"]["Stop"][1]["hooks"][0]
     pin = f" --kb {pinned_env}/.learnings"  # a personal file names the KB it was installed for
     assert (
-        stop["command"] == f"{sys.executable} -m reflectgit.hooks.agent Stop --harness codex{pin}"
+        stop["command"]
+        == f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness codex{pin}"
     )
     assert "async" not in stop  # Codex skips async command hooks
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert starts == [f"{sys.executable} -m reflectgit.hooks.sessionstart --harness codex{pin}"]
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert starts == [f"{sys.executable} -c '{start}' --harness codex{pin}"]
     text = hooks_json.read_text()
     assert cli("--json", "hooks", "install", "--agent", "codex").json()["action"] == "unchanged"
     assert hooks_json.read_text() == text
@@ -180,7 +182,7 @@ def test_copilot_user_hooks_file_is_ours_and_goes_on_uninstall(cli, pinned_env):
     (error,) = data["hooks"]["errorOccurred"]
     assert error == {
         "type": "command",
-        "bash": f"{sys.executable} -m reflectgit.hooks.agent errorOccurred --harness copilot"
+        "bash": f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' errorOccurred --harness copilot"
         f" --kb {pinned_env}/.learnings",
         "timeoutSec": 30,
     }
@@ -243,7 +245,8 @@ def test_copilot_session_start_prints_additional_context(cli, pinned_env, kb_wit
     assert cli("hooks", "install", "--agent", "copilot").code == 0
     data = json.loads((pinned_env / ".copilot" / "hooks" / "reflect-git.json").read_text())
     (command,) = [e["bash"] for e in data["hooks"]["sessionStart"]]
-    assert " -m reflectgit.hooks.sessionstart --harness copilot --kb " in command
+    assert " import main; raise SystemExit(main())' --harness copilot --kb " in command
+    assert "from reflectgit.hooks.sessionstart" in command
     events = json.loads((DATA / "real" / "hook-events" / "copilot-cli-camelcase.json").read_text())
     start = {**events[0], "cwd": str(tmp_path)}  # the real camelCase sessionStart payload
     state = tmp_path / "state"

@@ -360,6 +360,9 @@ class AgentEvents:
             files = [f for f in state.get("files", []) if isinstance(f, str)]
             files += [p for p in paths if p not in files]
             state["files"] = files[-50:]
+            if kind == "test-state":  # what the edit replaced, for what a fix changed
+                changes = [c for c in state.get("changes", []) if isinstance(c, dict)]
+                state["changes"] = (changes + _replacements(data, paths[0]))[-MAX_CHANGES:]
             self._save(kind, session, state)
 
     def _record(self, session: str, kind: str, key: str, summary: str, **fields: Any) -> None:
@@ -400,6 +403,7 @@ class AgentEvents:
         failing: dict[str, Any] = dict(state.get("failing") or {})
         green = [r for r in state.get("green", []) if isinstance(r, str)]
         files = [f for f in state.get("files", []) if isinstance(f, str)]
+        changes = [c for c in state.get("changes", []) if isinstance(c, dict)]
         rule = state.get("rule") if isinstance(state.get("rule"), str) else None
         known = failing.get(run.runner)
         reasons: list[str] = []
@@ -422,7 +426,7 @@ class AgentEvents:
                     "failing_runs": 0,
                 }
                 if not failing:
-                    files, rule = [], None
+                    files, changes, rule = [], [], None
                 self._record(
                     session,
                     "tests-failed",
@@ -450,7 +454,13 @@ class AgentEvents:
             self._save(
                 "test-state",
                 session,
-                {"failing": failing, "green": green, "files": files, "rule": rule},
+                {
+                    "failing": failing,
+                    "green": green,
+                    "files": files,
+                    "changes": changes,
+                    "rule": rule,
+                },
             )
             return reasons
         # Green: a fix only of what this runner failed, over the same or a wider target.
@@ -466,18 +476,18 @@ class AgentEvents:
             )
             if testruns.covers(run, before):
                 failing.pop(run.runner)
-                self._tests_fixed(payload, session, run, command, known, files, rule)
+                self._tests_fixed(payload, session, run, command, known, files, rule, changes)
                 runs = int(known.get("failing_runs", 0) or 0)
                 if runs >= PROMOTE_AFTER_FAILING_RUNS:
                     self._promote(session, runs)
                 if not failing:
-                    files, rule = [], None
+                    files, changes, rule = [], [], None
             else:
                 self.cap.log("PostToolUse", "green:narrower", run.runner, session)
         self._save(
             "test-state",
             session,
-            {"failing": failing, "green": green, "files": files, "rule": rule},
+            {"failing": failing, "green": green, "files": files, "changes": changes, "rule": rule},
         )
         return reasons
 
@@ -490,6 +500,7 @@ class AgentEvents:
         known: Mapping[str, Any],
         files: list[str],
         rule: str | None,
+        changes: list[dict[str, Any]] | None = None,
     ) -> None:
         """Failing tests went green: a note when the session learned something (the error
         line, the files edited in between), one note per fix; an event in any case."""
@@ -516,7 +527,9 @@ class AgentEvents:
             if earlier:
                 note, why = None, f"the same fix as {earlier[0]}"
             else:
-                draft = self._test_fix_draft(payload, session, run, command, known, files, rule)
+                draft = self._test_fix_draft(
+                    payload, session, run, command, known, files, rule, changes or []
+                )
                 written = self.cap.write_notes(self._scoped([draft], payload))
                 self.cap.log("PostToolUse", "note:test-fix", ",".join(written.ids), session)
                 note, why = (written.ids[0] if written.ids else None), ""
@@ -546,12 +559,16 @@ class AgentEvents:
         known: Mapping[str, Any],
         files: list[str],
         rule: str | None,
+        changes: list[dict[str, Any]],
     ) -> NoteDraft:
         first, n, tests, error = _first_failure(known)
         changed = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
         failed = f"{plural(n, f'failing {run.runner} test')}"
         where = _test_names(tests) or failed
-        title = rule or f"{error} (fixed in {changed})"
+        swap = _the_change(changes)
+        did = f"use `{swap['new']}`, not `{swap['old']}`, in {swap['file']}" if swap else ""
+        title = rule or (f"{did[:1].upper()}{did[1:]} ({error})" if did else "")
+        title = title or f"{error} (fixed in {changed})"
         lines = [
             "## What failed",
             "",
@@ -568,6 +585,7 @@ class AgentEvents:
             "## What changed before it went green",
             "",
             *[f"- `{f}`" for f in files],
+            *(["", f"`{swap['old']}` became `{swap['new']}` in `{swap['file']}`."] if swap else []),
             "",
             f"`{_text(command, 200)}` passed after "
             f"{plural(int(known.get('failing_runs', 1) or 1), 'failing run')}.",
@@ -586,7 +604,7 @@ class AgentEvents:
             fields={
                 "key_insight": (
                     f"{where} failed with '{error}' and went green again after changes to "
-                    f"{changed}." + (f" {rule}" if rule else "")
+                    f"{changed}" + (f": {did}." if did else ".") + (f" {rule}" if rule else "")
                 ),
                 "rule": rule,
                 "symptoms": [error],
@@ -1155,6 +1173,40 @@ def _first_failure(known: Mapping[str, Any]) -> tuple[Mapping[str, Any], int, li
     n = int(first.get("failures") or known.get("failures") or 0)
     tests = [t for t in first.get("tests", []) if isinstance(t, str)]
     return first, n, tests, str(first.get("error") or "")
+
+
+MAX_CHANGES = 5  # the replacements kept per test state (more: no one change is "the" fix)
+CHANGE_CAP = 80  # a replacement longer than this, or over lines, is not one change to name
+
+
+def _replacements(data: Mapping[str, Any], path: str) -> list[dict[str, Any]]:
+    """The text an edit replaced (Claude Code's Edit and MultiEdit, Copilot's str_replace):
+    ``{"file", "old", "new"}`` each."""
+    many = data.get("edits")
+    edits: list[Any] = many if isinstance(many, list) else [data]
+    out = []
+    for edit in edits:
+        if not isinstance(edit, Mapping):
+            continue
+        old = edit.get("old_string", edit.get("old_str"))
+        new = edit.get("new_string", edit.get("new_str"))
+        if isinstance(old, str) and isinstance(new, str):
+            out.append({"file": path, "old": old[: CHANGE_CAP + 1], "new": new[: CHANGE_CAP + 1]})
+    return out
+
+
+def _the_change(changes: list[dict[str, Any]]) -> dict[str, str] | None:
+    """The one small replacement between a failing and a green run (``round(x, 2)`` ->
+    ``x.quantize(CENT)``): a single edit, one line each side, both short; else None (several
+    edits, a rewrite or a deletion name no single fix)."""
+    if len(changes) != 1:
+        return None
+    change = changes[0]
+    old, new, path = (str(change.get(k) or "") for k in ("old", "new", "file"))
+    small = all(0 < len(x.strip()) <= CHANGE_CAP and "\n" not in x.strip() for x in (old, new))
+    if not small or "`" in old + new or not path:
+        return None
+    return {"file": path, "old": old.strip(), "new": new.strip()}
 
 
 def _test_names(tests: list[str]) -> str:

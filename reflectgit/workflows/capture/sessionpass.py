@@ -1,7 +1,8 @@
 """The capture pass: the detectors run over a session's event log, after the hooks returned.
 
-The agent hooks only append their events (``state/eventlog.py``). This pass reads a session's
-events from its cursor, in the order they came, and hands each to ``AgentEvents`` (test runs,
+The agent hooks only append their events to the inbox (``state/inbox.py``); the pass first moves
+the inbox into the sessions' event logs (``state/eventlog.py``), then reads a session's events
+from its cursor, in the order they came, and hands each to ``AgentEvents`` (test runs,
 loops, failures and corrections, permission answers, todos, slots, the queue producer), which
 writes notes through the KB's one mutation door as it always did. Its clock is each event's
 receive time, so every TTL (the 10-minute watcher, the permission dialog, the per-session
@@ -49,6 +50,7 @@ def run(cfg: Config, session: str, *, wait: bool = False) -> int:
     for another pass of the session to finish (else leave the events to it)."""
     handled = 0
     for _ in range(ROUNDS):
+        ingest(cfg)
         acquire = take if wait else None
         with eventlog.pass_lock(cfg.state_dir, session, acquire) as held:
             if not held:
@@ -57,15 +59,30 @@ def run(cfg: Config, session: str, *, wait: bool = False) -> int:
             handled += done
             if not finished:
                 return handled
+        ingest(cfg)
         if not eventlog.pending(cfg.state_dir, session):
             break
     return handled
+
+
+def ingest(cfg: Config) -> int:
+    """Move the hooks' inbox into the sessions' event logs (``eventlog.ingest``), logging each
+    line that could not be moved; returns how many events moved."""
+    moved, dropped = eventlog.ingest(cfg.state_dir, take)
+    if dropped:
+        from reflectgit.workflows.capture.hooklog import HookLog
+
+        log = HookLog(cfg)
+        for reason in dropped:
+            log.write("event-log", "skip", reason)
+    return moved
 
 
 def run_pending(cfg: Config, quiet: float = 0.0, now: float | None = None) -> dict[str, int]:
     """Run the pass for every session with unhandled events (``quiet``: only those whose
     log has had no event for that many seconds before ``now``); session -> events handled."""
     out: dict[str, int] = {}
+    ingest(cfg)
     for session in eventlog.sessions(cfg.state_dir, quiet, now):
         out[session] = run(cfg, session)
     return out

@@ -34,7 +34,10 @@ MAX_ACTIONS = 12  # the action contract's cap on CREATEs
 TWIN_OVERLAP = 0.7  # shared significant words over the smaller set: the same lesson
 _RULE_WORDS = re.compile(
     r"\b(always|never|must|instead|don'?t|dont|do not|should|use|only|from now on|"
-    r"the rule is|not acceptable)\b",
+    r"the rule is|not acceptable|keep in mind|important (?:not )?to|"
+    r"(?:there(?:'s| is| are)|we(?:'ve got| have| already have)) (?:already )?(?:an? |some )?"
+    r"existing|"
+    r"(?:can'?t|cannot) (?:control|own))\b",
     re.I,
 )
 _CAUSE = re.compile(
@@ -135,16 +138,34 @@ def _rank(sentence: str) -> int:
     return 3
 
 
+def _order(sentence: str) -> tuple[int, bool, bool]:
+    """How good a rule sentence is: its rank, then one that names a thing before one that
+    does not, and a vague one ("the issue must be ...") last."""
+    return _rank(sentence), bool(_VAGUE.match(sentence)), not _NAMED.search(sentence)
+
+
 def _trim(sentence: str) -> str:
-    """A sentence without the chatter before its rule ("great, but ...", "no, ...")."""
+    """A sentence without the chatter before its rule ("great, but ...", "no, ..."), said
+    as what to do ("there is existing logic for X" -> "Reuse the existing logic for X",
+    "important not to X" -> "Don't X")."""
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
     out = _LEAD.sub("", out).strip().rstrip(",")
     out = _PLEASE.sub("", out)
+    out = _EXISTING.sub("Reuse the existing ", out)
+    out = _IMPORTANT.sub(lambda m: "Don't " if m.group(1) else "", out)
     return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
 
 
 _PLEASE = re.compile(r"^please,?\s+(?=\w)", re.I)
+_EXISTING = re.compile(
+    r"^(?:there(?:'s| is| are)|we(?:'ve got| have| already have))\s+(?:already\s+)?"
+    r"(?:an?\s+|some\s+)?existing\s+",
+    re.I,
+)
+_IMPORTANT = re.compile(
+    r"^(?:(?:it'?s|it is)\s+)?(?:(?:very|really|extremely)\s+)?important\s+(not\s+)?to\s+", re.I
+)
 
 
 # "You must use X" -> "Use X": the rule, not who was told.
@@ -158,7 +179,7 @@ def _pick(text: str, pattern: re.Pattern[str]) -> str:
     """The sentence of ``text`` that best carries ``pattern``, trimmed of chatter."""
     found = [_trim(s) for s in sentences(text) if pattern.search(s)]
     found = [s for s in found if s]
-    found.sort(key=_rank)
+    found.sort(key=_order)
     return found[0] if found else _trim(text)
 
 
@@ -174,7 +195,7 @@ def _whole_rule(text: str) -> str:
     found = [i for i, (raw, _cut) in enumerate(said) if _RULE_WORDS.search(raw)]
     if not found:
         return _trim(text)
-    best = min(found, key=lambda i: _rank(said[i][1]))
+    best = min(found, key=lambda i: _order(said[i][1]))
     rule = said[best][1]
     if len(rule.split()) >= MIN_WORDS or _NAMED.search(rule):
         return rule
@@ -230,7 +251,8 @@ def _imperative(fix: str) -> str:
 
 def _verb(stem: str) -> str:
     """``configur`` -> ``Configure``; ``add`` -> ``Add``; ``pinn`` -> ``Pin``."""
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+    short = len(stem) == 3 and stem[0] in "aeiou"  # add, err, ebb: the double is the word's
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and not short:
         stem = stem[:-1]
     elif stem.endswith(("ur", "at", "iz", "us", "uc", "ov", "v", "rit", "bl")):
         stem += "e"
@@ -493,7 +515,12 @@ def _confirmed_cause(
     """A medium note from a root cause the assistant stated and the person or a green run
     confirmed: "<cause>: <what fixed it>" ("The fixture reuses one tmp dir: use tmp_path")."""
     plain = _MARKUP.sub("", text).replace("**", "")
-    cause = next((p for p in sentences(plain) if _CAUSE.search(p)), "")
+    said = sentences(plain)
+    cause = next((p for p in said if _CAUSE.search(p)), "")
+    if not cause:
+        # "So X returns Y, not Z. That's the bug - ...": the cause is the sentence before
+        at = next((i for i, p in enumerate(said) if _THATS_THE.match(p)), 0)
+        cause = _SO.sub("", said[at - 1]) if at > 0 else ""
     if not cause:
         return None
     subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause))).rstrip(" .;:")
@@ -518,6 +545,12 @@ def _confirmed_cause(
         fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
+
+
+_THATS_THE = re.compile(
+    r"^(?:and\s+)?that'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b", re.I
+)
+_SO = re.compile(r"^(?:so|and|now)\s+", re.I)
 
 
 # "It's (a) bad idea (to X)[, since Y | , do Z]": the note is titled by what to do instead,

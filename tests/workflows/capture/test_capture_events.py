@@ -65,9 +65,19 @@ def _pytest(events: AgentEvents, output: str) -> None:
         events.handle("PostToolUse", payload | {"tool_response": {"stdout": output}})
 
 
-def _edit(events: AgentEvents, path: str, *, failed: bool = False, tool: str = "Edit") -> None:
+REWRITE = ("def total(lines):\n    return sum(lines)", "def total(lines):\n    return fsum(lines)")
+
+
+def _edit(
+    events: AgentEvents,
+    path: str,
+    *,
+    failed: bool = False,
+    tool: str = "Edit",
+    change: tuple[str, str] = REWRITE,
+) -> None:
     payload = {"session_id": SID, "cwd": CWD, "tool_name": tool}
-    payload["tool_input"] = {"file_path": path, "old_string": "a", "new_string": "b"}
+    payload["tool_input"] = {"file_path": path, "old_string": change[0], "new_string": change[1]}
     if failed:
         events.handle("PostToolUseFailure", payload | {"error": "String to replace not found"})
     else:
@@ -97,6 +107,37 @@ def test_red_edit_green_writes_the_one_note_that_carries_the_lesson(kb):
     assert failed["kind"] == "tests-failed" and failed["failures"] == 2
     assert fixed["kind"] == "tests-fixed" and fixed["note"] in path
     assert fixed["files"] == ["billing/invoice.py"]
+
+
+def test_the_one_small_replacement_between_the_runs_is_the_fix_the_title_names(kb):
+    events = _events(kb)
+    _pytest(events, RED)
+    _edit(events, f"{CWD}/billing/invoice.py", change=("round(x, 2)", "x.quantize(CENT)"))
+    _pytest(events, GREEN)
+    ((_path, text),) = notes(kb).items()
+    assert (
+        "title: 'Use `x.quantize(CENT)`, not `round(x, 2)`, in billing/invoice.py (Assert" in text
+    )
+    assert "`round(x, 2)` became `x.quantize(CENT)` in `billing/invoice.py`." in text
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        [("round(x, 2)", "x.quantize(CENT)"), ("TAX = 0.2", "TAX = Decimal('0.2')")],  # two edits
+        [REWRITE],  # over lines: a rewrite, no single change to name
+        [("round(x, 2)", "")],  # a deletion
+    ],
+    ids=["two-edits", "rewrite", "deletion"],
+)
+def test_no_single_small_replacement_leaves_the_title_on_the_error(kb, changes):
+    events = _events(kb)
+    _pytest(events, RED)
+    for change in changes:
+        _edit(events, f"{CWD}/billing/invoice.py", change=change)
+    _pytest(events, GREEN)
+    ((_path, text),) = notes(kb).items()
+    assert "(fixed in billing/invoice.py)" in text and "became" not in text
 
 
 def test_green_with_nothing_edited_is_an_event_not_a_note(kb):

@@ -18,6 +18,7 @@ from tests.conftest import git, needs_shared
 from tests.support.capture import (
     SYNC,
     event_log,
+    inbox_events,
     kb_fixture,  # noqa: F401  (the kb fixture)
     load_events,
     notes,
@@ -66,17 +67,19 @@ def test_post_tool_use_only_appends_and_the_stop_hook_runs_the_detectors(kb, tra
         assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert git("log", "--format=%H", "--all", cwd=kb) == before  # nothing committed
     assert not (state_dir(kb) / "capture" / "test-state").exists()  # no detector ran
-    (session, logged), *_ = event_log(kb).items()
+    # Recorded as they came (the inbox), nothing parsed: no session's log yet.
+    logged = inbox_events(kb)
     assert [e["event"] for e in logged] == ["SessionStart", "PostToolUse", "PostToolUse"]
     assert all(isinstance(e["ts"], float) and e["harness"] is None for e in logged)
-    assert logged[1]["payload"]["session_id"] == session
+    assert event_log(kb) == {}
+    session = logged[1]["payload"]["session_id"]
     proc = run_hook("Stop", payloads[-1])  # the end of the turn: the pass runs (in the foreground)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     # Red, then green with no edit between: the session's events, no note.
     assert [e["kind"] for e in session_events(kb)[session]] == ["tests-failed", "tests-fixed"]
     assert notes(kb) == {}
     assert [e["trigger"] for e in queue_entries(kb)] == ["stop"]
-    assert event_log(kb) == {}  # every event handled: the log is retired
+    assert event_log(kb) == {} and inbox_events(kb) == []  # every event handled and retired
 
 
 @needs_shared
@@ -166,7 +169,10 @@ def test_a_torn_line_is_passed_by_and_the_next_event_is_read(kb):
 def test_the_idle_sweep_runs_the_pass_of_a_session_that_never_stopped(kb, transcripts, tmp_path):
     for payload in load_events("correction.json", transcripts)[:-1]:  # no Stop ever comes
         assert run_hook(json.loads(payload)["hook_event_name"], payload).returncode == 0
-    assert notes(kb) == {} and len(event_log(kb)) == 1
+    assert (
+        notes(kb) == {}
+        and len(inbox_events(kb)) == len(load_events("correction.json", transcripts)) - 1
+    )
     (tmp_path / "projects").mkdir()
     env = {
         "REFLECT_IDLE_THRESHOLD_SEC": "0",

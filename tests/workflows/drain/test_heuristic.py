@@ -393,3 +393,113 @@ def test_a_root_cause_the_tests_confirm_red_to_green_is_a_medium_note(tmp_path):
 )
 def test_a_root_cause_nobody_confirmed_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+# Issue 34.3, the kinds of lesson the shared real sessions showed missed: what to reuse, a
+# reminder, "important not to", what is not ours to change, an anaphoric root cause.
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        (
+            "great, but there is existing logic for scanning history",
+            "Reuse the existing logic for scanning history",
+        ),
+        (
+            "ok. important not to commit changes until the final step. go on",
+            "Don't commit changes until the final step",
+        ),
+        (
+            "we don't control the payment gateway - it's a vendor service we call",
+            "We don't control the payment gateway - it's a vendor service we call",
+        ),
+        (
+            "keep in mind that the cache is per process, not per host",
+            "Keep in mind that the cache is per process, not per host",
+        ),
+    ],
+)
+def test_a_persons_rule_of_these_kinds_is_a_medium_note(tmp_path, reply, title):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "plan the tracker"),
+            ("assistant", "Here is the plan: a new history scanner, then commits per step."),
+            ("user", reply),
+        ],
+    )
+    assert action["title"] == title and action["confidence"] == "medium"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "there is existing code that crashes when it starts",  # a report, not what to reuse
+        "we don't control it",  # names nothing
+        "it was important to me that it ran",  # no rule
+    ],
+)
+def test_the_same_words_without_a_rule_are_no_note(tmp_path, reply):
+    turns = [("user", "plan it"), ("assistant", "Here is the plan."), ("user", reply)]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_among_rule_sentences_one_naming_a_thing_beats_a_vague_one(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "handle /clear"),
+            ("assistant", "Option 1: ignore it."),
+            (
+                "user",
+                "the issue must be addressed, option 1 is not acceptable. hitting /clear "
+                "always creates the file in the same directory.",
+            ),
+        ],
+    )
+    assert action["title"] == "Hitting /clear always creates the file in the same directory"
+
+
+ANAPHORIC = (
+    "So `current_span_ctx()` returns the span context itself (not `{:ok, ctx}`). That's the "
+    "bug - the helper matched on a tuple. Let me fix `get_current_trace_id()`."
+)
+
+
+def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp_path):
+    turns = [
+        ("user", "why does the trace id test fail?"),
+        *_run("t0", RED),
+        ("assistant", ANAPHORIC),
+        *_run("t1", GREEN),
+        ("assistant", "Done."),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == (
+        "`current_span_ctx()` returns the span context itself (not `{:ok, ctx}`): "
+        "fix `get_current_trace_id()`"
+    )
+    assert action["confidence"] == "medium" and "Confirmed by a green test run" in action["body"]
+    unconfirmed = [("user", "why does it fail?"), ("assistant", ANAPHORIC)]
+    assert _actions(tmp_path, unconfirmed) == []
+    opening = [
+        ("user", "why?"),
+        *_run("t0", RED),
+        ("assistant", "That's the bug."),
+        *_run("t1", GREEN),
+    ]
+    assert _actions(tmp_path, opening) == []  # nothing said before it: no cause to name
+
+
+@pytest.mark.parametrize(
+    ("fix", "imperative"),
+    [
+        ("Fixed it by adding the missing index", "Add the missing index"),
+        ("Fixed by pinning the version", "Pin the version"),
+        ("Fixed by configuring propagators", "Configure propagators"),
+        ("Fixed by stopping the worker first", "Stop the worker first"),
+    ],
+)
+def test_a_fix_is_said_as_what_to_do_with_its_verb_whole(fix, imperative):
+    assert heuristic._imperative(fix) == imperative
