@@ -112,7 +112,10 @@ def test_project_scope_is_portable_and_session_start_prints_only_context(
     # Claude Code adds SessionStart stdout to the model's context: one JSON document, no more.
     context = json.loads(proc.stdout)
     assert context["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert "Prefill connection pools" in context["hookSpecificOutput"]["additionalContext"]
+    said = context["hookSpecificOutput"]["additionalContext"]
+    assert "Prefill connection pools" in said
+    # The show hint names the `reflect-git` beside the hook's script, with the KB it read.
+    assert f"(`{VENV_BIN}/reflect-git --kb {kb} show ID` prints a note in full.)" in said
     assert (state / "drain-background.log").is_file()  # the drain's output goes there
     # The agent hook's own entry point, as installed, answers SubagentStop with its `{}`.
     (subagent,) = [c for c in commands_of(settings) if " SubagentStop " in c]
