@@ -17,7 +17,9 @@ Cost (``--cost``): ``pr-notes`` on a change of 1,000 files against a KB of 10,00
 ``git diff --stat`` of that change plus one ``reflect-git search``, medians of ``--runs``
 (goal: at most 2x).
 
-Run: ``.venv/bin/python bench/code_aware.py [--data DIR] [--cost] [--runs N]``.
+Run: ``.venv/bin/python bench/code_aware.py [--data DIR] [--only NAME] [--against REV] [--cost]
+[--runs N]``. ``--against REV`` runs the code of another commit of this repository on the same
+data first (extracted with ``git archive``), so one run shows each dataset's before and after.
 """
 
 from __future__ import annotations
@@ -39,12 +41,15 @@ from kbgen import env as bench_env  # noqa: E402
 from kbgen import make_kb  # noqa: E402
 
 DATA = HERE / "data" / "code_aware"
+# The folder holding the ``reflectgit`` package to run (None: the installed one). ``python -m``
+# puts the working folder first on the import path, so the command runs there.
+CODE: Path | None = None
 
 
 def rg(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "reflectgit", *args],
-        cwd=cwd,
+        cwd=cwd or CODE,
         capture_output=True,
         text=True,
         env=bench_env(),
@@ -149,16 +154,20 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
     }
     if cases.get("note_files"):
         kbs["notes"] = make_file_kb(work / "kb-notes", cases["note_files"])
-    tp = fn = fp = tn = 0
+    tp = fn = fp = tn = caught = 0
     misses: list[str] = []
     for check in cases["stale_checks"]:
         git("checkout", "-q", "--detach", check["at"], cwd=code)
         done = rg("--kb", str(kbs[check["set"]]), "--json", "stale", "--repo", str(code))
         if done.returncode != 0:
             raise SystemExit(f"stale failed: {done.stderr}")
-        flagged = {s["id"] for s in json.loads(done.stdout)["stale"]}
+        doc = json.loads(done.stdout)
+        flagged = {s["id"] for s in doc["stale"]}
+        lower = {s["id"] for s in doc.get("changed", [])}  # listed below stale (newer code)
         for verdict in check["judged"]:
             said = verdict["id"] in flagged
+            if verdict["stale"] and (said or verdict["id"] in lower):
+                caught += 1
             if verdict["stale"] and said:
                 tp += 1
             elif verdict["stale"]:
@@ -181,7 +190,9 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
         )  # fmt: skip
         if done.returncode != 0:
             raise SystemExit(f"pr-notes failed: {done.stderr}")
-        shown = [n["id"] for n in json.loads(done.stdout)["notes"]][:3]
+        listed = json.loads(done.stdout)["notes"][:3]
+        shown = [n["id"] for n in listed]
+        why = {n["id"]: n["why"] for n in listed}
         relevant = set(pr["relevant"])
         if relevant:
             if shown:
@@ -189,19 +200,21 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
             else:
                 precisions.append(0.0)
                 misses.append(f"nothing shown for {pr['commit'][:8]} ({pr['why']})")
-            wrong = [i for i in shown if i not in relevant]
+            wrong = [f"{i} ({why[i]})" for i in shown if i not in relevant]
             if wrong:
                 misses.append(f"{pr['commit'][:8]} ({pr['why']}) also showed {wrong}")
         else:
             empty += 1
             quiet += not shown
             if shown:
-                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {shown}")
+                said = [f"{i} ({why[i]})" for i in shown]
+                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {said}")
     return {
         "dataset": folder.name,
         "stale_cases": tp + fn + fp + tn,
         "stale_recall": tp / (tp + fn) if tp + fn else None,
         "false_alarm_rate": fp / (fp + tn) if fp + tn else None,
+        "stale_or_changed_recall": caught / (tp + fn) if tp + fn else None,
         "prs": len(cases["prs"]),
         "top3_precision": statistics.mean(precisions) if precisions else None,
         "no_comment_rate": quiet / empty if empty else None,
@@ -232,9 +245,17 @@ def make_big_change(root: Path, files: int) -> Path:
     return repo
 
 
+def code_env() -> dict[str, str]:
+    """The environment of a timed command: the code of ``CODE`` first on the import path."""
+    env = bench_env()
+    if CODE is not None:
+        env["PYTHONPATH"] = str(CODE)
+    return env
+
+
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, capture_output=True, env=bench_env(), check=True)
+    subprocess.run(cmd, cwd=cwd, capture_output=True, env=code_env(), check=True)
     return time.perf_counter() - start
 
 
@@ -264,7 +285,7 @@ def run_cost(work: Path, files: int, notes: int, runs: int) -> dict[str, Any]:
         anchor_times.append(timed(stat, repo) + timed(search, repo))
         ours.append(timed(pr, repo))
     found = json.loads(
-        subprocess.run(pr, cwd=repo, capture_output=True, text=True, env=bench_env()).stdout
+        subprocess.run(pr, cwd=repo, capture_output=True, text=True, env=code_env()).stdout
     )
     a, o = statistics.median(anchor_times), statistics.median(ours)
     return {
@@ -286,28 +307,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="no per-case details")
+    parser.add_argument(
+        "--only", action="append", metavar="NAME", help="only this dataset (repeatable)"
+    )
+    parser.add_argument(
+        "--against", metavar="REV", help="also run this commit's code first (before/after)"
+    )
     args = parser.parse_args(argv)
     folders = sorted(
         p
         for p in args.data.iterdir()
-        if (p / "cases.json").is_file() or (p / "judged.json").is_file()
+        if ((p / "cases.json").is_file() or (p / "judged.json").is_file())
+        and (not args.only or p.name in args.only)
     )
     if not folders:
         raise SystemExit(f"no dataset (cases.json or judged.json) under {args.data}")
+    global CODE
     with tempfile.TemporaryDirectory(prefix="code-aware-") as tmp:
+        runs: list[tuple[str, Path | None]] = [("this tree", None)]
+        if args.against:
+            before = Path(tmp) / "before"
+            before.mkdir()
+            archive = subprocess.run(
+                ["git", "archive", args.against, "reflectgit"],
+                cwd=HERE.parent, capture_output=True, check=True,
+            )  # fmt: skip
+            subprocess.run(["tar", "-x", "-C", str(before)], input=archive.stdout, check=True)
+            runs.insert(0, (args.against, before))
         for folder in folders:
-            work = Path(tmp) / folder.name
-            work.mkdir()
-            result = run_dataset(folder, work)
-            details = result.pop("details")
-            print(json.dumps(result))
-            if not args.quiet:
-                for line in details:
-                    print("  " + line)
+            for label, code in runs:
+                CODE = code
+                work = Path(tmp) / label.replace(" ", "-") / folder.name
+                work.mkdir(parents=True)
+                result = run_dataset(folder, work)
+                details = result.pop("details")
+                print(json.dumps({"code": label, **result}))
+                if not args.quiet:
+                    for line in details:
+                        print("  " + line)
+        CODE = None
         if args.cost:
-            work = Path(tmp) / "cost"
-            work.mkdir()
-            print(json.dumps(run_cost(work, args.files, args.notes, args.runs)))
+            for label, code in runs:
+                CODE = code
+                work = Path(tmp) / label.replace(" ", "-") / "cost"
+                work.mkdir(parents=True)
+                cost = run_cost(work, args.files, args.notes, args.runs)
+                print(json.dumps({"code": label, **cost}))
+            CODE = None
     return 0
 
 

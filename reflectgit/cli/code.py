@@ -37,7 +37,7 @@ def stale_cmd(
         False,
         "--propose",
         help="Send each stale note to review (a knowledge branch and draft PR, or the review "
-        "queue without a team): never deleted.",
+        "queue without a team), and each moved one with its anchor re-pointed: never deleted.",
     ),
 ) -> None:
     """Notes whose anchored code was deleted, renamed or changed since they were written."""
@@ -48,7 +48,7 @@ def stale_cmd(
     report = stale(cfg.kb, _repo(repo), cfg.env, project)
     doc = {"stale": [s.to_json() for s in report.stale]}
     proposals = None
-    if propose and report.stale:
+    if propose and (report.stale or report.moved):
         from reflectgit.workflows.code.proposals import propose_review
 
         proposals = propose_review(cfg, report)

@@ -894,25 +894,43 @@ def rule_test(result: Any, harness: str, event: str, answer: Any) -> list[str]:
 
 
 def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str]:
-    """``stale``: one block per stale note (id, label, each anchor and its commits)."""
+    """``stale``: one block per stale note (id, label, each anchor and its commits), then the
+    notes whose code changed in nothing they name, then those whose file moved."""
     out: list[str] = []
     for note in report.stale:
         out.append(f"{note.id}  {note.label}")
-        for a in note.anchors:
-            moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
-            out.append(f"    {a.anchor.label}{moved}: {a.reason}")
-            out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
-            if len(a.commits) > 5:
-                out.append(f"      ... and {len(a.commits) - 5} more")
+        out.extend(_anchor_lines(note))
+    for note in report.changed:
+        out.append(f"{note.id}  {note.label}")
+        out.extend(_anchor_lines(note))
+    for note in report.moved:
+        first = note.anchors[0]
+        out.append(f"{note.id}  {note.label} (its code unchanged)")
+        now = f"{first.now}:{first.anchor.symbol}" if first.anchor.symbol else first.now
+        out.append(f"    {first.anchor.label} -> {now} (stale --propose proposes the new anchor)")
     for p in proposals or []:
         out.append(f"proposed for review: {p.id} -> {p.where}")
     summary = (
         f"{plural(len(report.stale), 'stale note')} of {plural(report.checked, 'anchored note')} "
         f"in {report.project} (HEAD {report.head[:10]})"
     )
+    if report.changed or report.moved:
+        summary += f"; {len(report.changed)} changed elsewhere, {len(report.moved)} moved"
     if report.unchecked:
         summary += f"; {len(report.unchecked)} not checked (their commits are not in this clone)"
     return [*out, summary]
+
+
+def _anchor_lines(note: Any) -> list[str]:
+    out: list[str] = []
+    for a in note.anchors:
+        moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
+        names = f" ({', '.join(a.names[:5])})" if a.names else ""
+        out.append(f"    {a.anchor.label}{moved}: {a.reason}{names}")
+        out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
+        if len(a.commits) > 5:
+            out.append(f"      ... and {len(a.commits) - 5} more")
+    return out
 
 
 def pr_notes_lines(result: Any) -> list[str]:

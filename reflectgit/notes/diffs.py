@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 from reflectgit.notes.anchors import defined_name
 
+# Files of prose: their lines and git's hunk headers name no definitions.
+PROSE = (".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm")
+
 
 @dataclass
 class FileDiff:
@@ -57,6 +60,7 @@ def parse(patch: str) -> list[FileDiff]:
             continue
         if current is None:
             continue
+        prose = (current.new or current.old or "").lower().endswith(PROSE)
         if line.startswith("rename from "):
             current.old = line[len("rename from ") :]
         elif line.startswith("rename to "):
@@ -69,6 +73,8 @@ def parse(patch: str) -> list[FileDiff]:
             current.old = None
         elif line.startswith("+++ ") and "/dev/null" in line:
             current.new = None
+        elif prose:
+            continue
         elif line.startswith("@@"):
             end = line.find("@@", 2)
             context = line[end + 2 :].strip() if end > 0 else ""

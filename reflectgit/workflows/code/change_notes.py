@@ -19,18 +19,27 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import DOCUMENTS
 from reflectgit.errors import UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
-from reflectgit.workflows.code.notes import read_anchored
+from reflectgit.notes.anchors import Anchor
+from reflectgit.notes.codediff import KEYWORDS
+from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
+
+if TYPE_CHECKING:
+    from reflectgit.notes.codediff import CodeChange
 
 Env = Mapping[str, str] | None
 
-# An anchor's path line as the note writer emits it (``- path: x`` under ``anchors:``).
-ANCHOR_LINE = r"^(- |  )path: "
+# An anchor's path and commit lines as the note writer emits them (``- path: x`` under
+# ``anchors:``, then ``  commit: sha``).
+ANCHOR_LINE = r"^(- |  )(path|commit): "
+# Anchors on paths the change does not touch are followed through the renames since their
+# commit (one ``git diff -M`` per commit), for at most this many distinct commits.
+RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
@@ -41,6 +50,9 @@ FILE_CHANGED = 80.0
 # they are shared by every file of a package), a word of a commit message 0.5; and at least
 # one symbol or file-name word among them (commit messages' words alone say too little).
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
+# A changed file's name said whole (``setup.cfg``): weighs a word, is matched as a name (a
+# term with a dot is a file's name: words and symbols have none).
+FILE_WEIGHT = PATH_WEIGHT
 MENTION_MIN = 2.0
 SEARCH_HITS = 30  # search hits read to check the rule
 MAX_QUERY_TERMS = 40
@@ -68,6 +80,10 @@ _NOISE = frozenset({
 })  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 _IDENTIFIER = re.compile(r"@?[A-Za-z_][\w.]*(?:\(\))?")
+_PLAIN = re.compile(r"[A-Z]?[a-z]+")
+# A file's name as a note writes it: ``setup.cfg``, ``.travis.yml``, ``src/index.ts``.
+_FILE_NAME = re.compile(r"\.?[\w-]+(?:\.[\w-]+)*\.[A-Za-z]\w*")
+_FILE_IN_TEXT = re.compile(r"[\w./-]*[\w-]\.[A-Za-z]\w*")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -80,6 +96,7 @@ class Change:
     files: list[diffs.FileDiff]
     messages: list[str]
     symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
+    root: str = "."  # the code repository's top
 
     @property
     def paths(self) -> set[str]:
@@ -132,7 +149,7 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
     files = diffs.parse(codebase.patch(root, start, head_sha, env))
     messages = codebase.messages(root, start, head_sha, env)
-    return Change(start, head_sha, files, messages)
+    return Change(start, head_sha, files, messages, root=str(root))
 
 
 def pr_notes(
@@ -154,9 +171,10 @@ def pr_notes(
     if not change.files:
         return out
     found: dict[str, Relevant] = {}
-    for item in anchored(kb, change, name, env):
+    judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
+    for item in anchored(kb, change, name, env, judged):
         found[item.id] = item
-    for item in mentioned(kb, state_dir, change, name, env, exclude=set(found)):
+    for item in mentioned(kb, state_dir, change, name, env, exclude=judged):
         found.setdefault(item.id, item)
     out.notes = sorted(found.values(), key=lambda r: (-r.score, r.id))[:limit]
     return out
@@ -181,50 +199,157 @@ def branch_change(root: Path, env: Env = None) -> Change | None:
         files.setdefault(path, diffs.FileDiff(path, path))
     if not files:
         return None
-    return Change(start or head, head, list(files.values()), [], symbols_known=False)
+    return Change(start or head, head, list(files.values()), [], False, str(root))
 
 
-def anchored(kb: Path, change: Change, project: str, env: Env) -> list[Relevant]:
-    """Notes of ``project`` anchored to a file the change touched."""
+def anchored(
+    kb: Path, change: Change, project: str, env: Env, judged: set[str] | None = None
+) -> list[Relevant]:
+    """Notes of ``project`` anchored to a file the change touched (their ids are added to
+    ``judged``, relevant or not)."""
     if codebase.resolve(kb, "HEAD", env) is None:
         return []
     by_path = {p: f for f in change.files for p in f.paths}
-    # Every anchor line of the KB in one git grep; the notes naming a changed path are read.
+    # Every anchor line of the KB in one git grep; the notes naming a changed path are read,
+    # and those naming a path that was renamed, since their commit, to a changed one.
     paths: list[str] = []
+    pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
+    last: dict[str, str] = {}
     for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
-        value = line.split("path:", 1)[1].strip()
+        if name.count("/") != 1:
+            continue
+        field, _, rest = line.strip().removeprefix("- ").partition(":")
+        value = rest.strip()
+        if field == "commit":
+            if name in last:
+                pending.setdefault(value, []).append((name, last.pop(name)))
+            continue
         quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
-        if (quoted or value in by_path) and name.count("/") == 1 and name not in paths:
-            paths.append(name)
+        if quoted or value in by_path:
+            if name not in paths:
+                paths.append(name)
+        else:
+            last[name] = value
+    # (recall at session start reads names only and follows no renames: it runs on a hook)
+    moved_to = (
+        _renamed_since(Path(change.root), change.base, pending, by_path, env)
+        if change.symbols_known
+        else {}
+    )
+    paths += [n for n in dict.fromkeys(n for n, _ in moved_to.values()) if n not in paths]
     notes = read_anchored(kb, paths, env, project)
+    located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]] = {}
+    for note in notes:
+        for anchor in note.anchors:
+            now = anchor.path
+            if now not in by_path:
+                now = moved_to.get((anchor.path, anchor.commit or ""), ("", ""))[1]
+            if now in by_path:
+                located[(note.id, anchor)] = (by_path[now], now)
+    verdicts = _verdicts(notes, change, located, env) if change.symbols_known else {}
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str] | None = None
         for anchor in note.anchors:
-            diff = by_path.get(anchor.path)
-            if diff is None:
+            if (note.id, anchor) not in located:
                 continue
-            what = _status(diff, anchor.path)
-            symbol = anchor.symbol
-            touched = symbol is not None and symbol.rsplit(".", 1)[-1] in diff.symbols
+            diff, now = located[(note.id, anchor)]
+            if judged is not None:
+                judged.add(note.id)
+            what = _status(diff, now)
+            label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
+            verdict = verdicts.get((note.id, anchor))
             if diff.status == "deleted":
-                score, why = (
-                    SYMBOL_CHANGED,
-                    f"anchored to {anchor.label}, which this change deletes",
-                )
-            elif touched:
-                score = SYMBOL_CHANGED
-                why = f"anchored to {anchor.label}, which this change modifies"
-                if diff.status == "renamed":
-                    why = f"anchored to {anchor.label}, which this change modifies and {what}"
-            elif anchor.symbol and diff.status == "modified" and change.symbols_known:
-                continue  # a symbol anchor is about its symbol: the rest of the file is not
+                score, why = SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
+            elif change.symbols_known and verdict is not None:
+                why = f"anchored to {label}, which this change {what}"
+                if verdict.stale:
+                    score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
+                elif diff.status == "renamed":
+                    score = FILE_CHANGED  # the anchor moves with it: the note names the old path
+                else:
+                    continue  # the code it names is the same, or changed in nothing it names
+                if verdict.names:
+                    why += f" (the note names {', '.join(verdict.names[:3])})"
+            elif anchor.symbol and change.symbols_known and diff.status != "added":
+                continue  # the symbol is in neither version: nothing of it changed
             else:
-                score, why = FILE_CHANGED, f"anchored to {anchor.label}, which this change {what}"
+                score, why = FILE_CHANGED, f"anchored to {label}, which this change {what}"
             if best is None or score > best[0]:
                 best = (score, why)
         if best is not None:
             out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
+    return out
+
+
+def _renamed_since(
+    root: Path,
+    base: str,
+    pending: Mapping[str, list[tuple[str, str]]],
+    by_path: Mapping[str, diffs.FileDiff],
+    env: Env,
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """``(anchored path, commit) -> (note file, path at base)`` for the anchors whose file was
+    renamed between their commit and ``base`` to a file the change touches: the note's anchor
+    still names the old path (``stale`` lists it as moved), the change is to its code."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    busiest = sorted(pending, key=lambda c: -len(pending[c]))[:RENAME_COMMITS]
+    for commit in busiest:
+        full = codebase.resolve(root, commit, env)
+        if full is None:
+            continue
+        renames = {
+            c.old: c.new
+            for c in codebase.changes(root, full, base, env)
+            if c.status == "R" and c.old and c.new
+        }
+        for name, path in pending[commit]:
+            now = renames.get(path)
+            if now is not None and now in by_path:
+                out[(path, commit)] = (name, now)
+    return out
+
+
+def _verdicts(
+    notes: Sequence[AnchoredNote],
+    change: Change,
+    located: Mapping[tuple[str, Anchor], tuple[diffs.FileDiff, str]],
+    env: Env,
+) -> dict[tuple[str, Anchor], CodeChange]:
+    """For each anchor on a file the change modifies or renames: how the code it names
+    changed from the change's base to its head (``notes/codediff.py``, as ``stale`` judges
+    it), with both versions read in one ``git cat-file``. A symbol the change removes is a
+    change; one in neither version has no verdict."""
+    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.codediff import CodeChange, compare
+
+    wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
+    for note in notes:
+        for anchor in note.anchors:
+            diff = located.get((note.id, anchor), (None, ""))[0]
+            if diff is not None and diff.old is not None and diff.new is not None:
+                wanted.append((note.id, anchor, diff))
+    pairs: list[tuple[str, str]] = []
+    for _, _, diff in wanted:
+        pairs += [(change.base, diff.old or ""), (change.head, diff.new or "")]
+    texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
+    said = {n.id: n.said for n in notes}
+    out: dict[tuple[str, Anchor], CodeChange] = {}
+    for i, (nid, anchor, diff) in enumerate(wanted):
+        old, new = texts[2 * i], texts[2 * i + 1]
+        if old is None or new is None:
+            continue
+        if anchor.symbol:
+            old_block, new_block = (
+                symbol_block(old, anchor.symbol),
+                symbol_block(new, anchor.symbol),
+            )
+            if old_block is None or new_block is None:
+                if old_block is not None:
+                    out[(nid, anchor)] = CodeChange("changed", (anchor.symbol,))
+                continue
+            old, new = old_block, new_block
+        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, anchor.symbol)
     return out
 
 
@@ -241,17 +366,24 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
     skip = {project.lower()}
 
     def put(term: str, weight: float, where: str) -> None:
+        if weight >= SYMBOL_WEIGHT and _PLAIN.fullmatch(term.strip("_")):
+            # ``path``, ``Write``, ``__init__``: a name that is also a word says no more than
+            # a word of a file name (prose says it too); it counts as one.
+            term, weight = term.strip("_"), PATH_WEIGHT
         low = term.lower()
-        if len(term) < MIN_WORD or low in _NOISE or low in skip or low.isdigit():
+        if len(term) < MIN_WORD or low in _NOISE or low in KEYWORDS or low in skip or low.isdigit():
             return
-        key = term if weight >= SYMBOL_WEIGHT else low
+        key = term if weight >= SYMBOL_WEIGHT or "." in term else low
         if key not in out or out[key][0] < weight:
             out[key] = (weight, where)
 
     for symbol in sorted(change.symbols):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
     for path in sorted(change.paths):
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        base = path.rsplit("/", 1)[-1]
+        if _FILE_NAME.fullmatch(base):  # ``setup.cfg`` in a note's text names this very file
+            put(base, FILE_WEIGHT, "changed file")
+        stem = base.split(".", 1)[0]
         for word in _parts(stem):
             put(word, PATH_WEIGHT, "changed file")
     for message in change.messages:
@@ -310,7 +442,9 @@ def mentioned(
         if not words:
             continue
         named = [
-            t for t in ranked if (t in names if weights[t][0] >= SYMBOL_WEIGHT else t in words)
+            t
+            for t in ranked
+            if (t in names if weights[t][0] >= SYMBOL_WEIGHT or "." in t else t in words)
         ]
         score = sum(weights[w][0] for w in named)
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
@@ -319,10 +453,6 @@ def mentioned(
         why = "mentions " + ", ".join(f"{w} ({weights[w][1]})" for w in named[:4])
         out.append(Relevant(hit.id, hit.title, why, score, "mentioned"))
     return out
-
-
-# The fields whose words say what a note is about (not its keys, dates, ids or anchors).
-SAID_FIELDS = ("title", "key_insight", "problem", "root_cause", "fix", "rule", "symptoms", "tags")
 
 
 def _said(text: str | None) -> tuple[set[str], set[str]]:
@@ -335,14 +465,14 @@ def _said(text: str | None) -> tuple[set[str], set[str]]:
         note = parse_note(text)
     except Exception:
         return set(), set()
-    parts: list[object] = [note.body]
-    for key in SAID_FIELDS:
-        value = note.frontmatter.get(key)
-        parts.extend(value if isinstance(value, list) else [value])
-    said = " ".join(str(p) for p in parts if isinstance(p, str))
-    names = set(re.findall(r"[A-Za-z_]\w*", said))
+    from reflectgit.notes.codediff import SAID_FIELDS, said
+
+    text_said = said(note.frontmatter, note.body, (*SAID_FIELDS, "tags"))
+    names = set(re.findall(r"[A-Za-z_]\w*", text_said))
+    # the files it names, by their names (``.github/workflows/ci.yml`` names ``ci.yml``)
+    names |= {f.rsplit("/", 1)[-1] for f in _FILE_IN_TEXT.findall(text_said)}
     names |= {part for name in list(names) for part in name.split(".")}
-    return {w.lower() for w in _WORD.findall(said)}, names
+    return {w.lower() for w in _WORD.findall(text_said)}, names
 
 
 def comment_body(result: ChangeNotes, marker: str, limit: int | None = None) -> str:

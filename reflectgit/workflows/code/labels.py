@@ -73,7 +73,13 @@ def _labels(
         anchors = anchors_of(front)
         if root is None or not anchors or front.get("project") != root.name:
             continue
-        candidates.append(AnchoredNote(nid, nid, path, root.name, tuple(anchors)))
+        from reflectgit.notes.codediff import said
+        from reflectgit.workflows.code.notes import body_of
+
+        text_said = said(front, body_of(text))
+        candidates.append(
+            AnchoredNote(nid, nid, path, root.name, tuple(anchors), None, front, text_said)
+        )
     if not candidates or root is None:
         return out
     head = codebase.resolve(root, "HEAD", env)
@@ -99,8 +105,14 @@ def _labels(
     return out
 
 
+# Bumped when the verdict's rule changes, so labels cached under the old rule are judged again.
+RULE = "2"
+
+
 def _key(note: AnchoredNote) -> str:
-    return "|".join(f"{a.path}:{a.symbol or ''}@{a.commit or ''}" for a in note.anchors)
+    return (
+        RULE + "|" + "|".join(f"{a.path}:{a.symbol or ''}@{a.commit or ''}" for a in note.anchors)
+    )
 
 
 def _load(state_dir: Path) -> dict[str, Any]:

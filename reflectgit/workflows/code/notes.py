@@ -24,6 +24,7 @@ class AnchoredNote:
     anchors: tuple[Anchor, ...]
     tier: str | None = None
     front: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    said: str = field(default="", compare=False, repr=False)  # what the note says (codediff)
 
 
 def anchored_notes(kb: Path, env: Env = None, project: str | None = None) -> list[AnchoredNote]:
@@ -39,6 +40,7 @@ def read_anchored(
     kb: Path, paths: list[str], env: Env = None, project: str | None = None
 ) -> list[AnchoredNote]:
     """The anchored notes among ``paths`` (notes of the KB's HEAD)."""
+    from reflectgit.notes.codediff import said
     from reflectgit.notes.note import parse_note
     from reflectgit.notes.schema import fast_frontmatter
 
@@ -61,5 +63,26 @@ def read_anchored(
         nid = given_id if isinstance(given_id, str) else Path(path).stem
         title = given_title if isinstance(given_title, str) else nid
         tier = front.get("confidence") if isinstance(front.get("confidence"), str) else None
-        out.append(AnchoredNote(nid, title, path, learned_in, tuple(anchors), tier, front))
+        out.append(
+            AnchoredNote(
+                nid,
+                title,
+                path,
+                learned_in,
+                tuple(anchors),
+                tier,
+                front,
+                said(front, body_of(text)),
+            )
+        )
     return out
+
+
+def body_of(text: str) -> str:
+    """A note's body (what follows its front matter); empty when it has none."""
+    from reflectgit.notes.frontmatter import split_frontmatter
+
+    try:
+        return split_frontmatter(text, "<note>")[1]
+    except Exception:
+        return ""

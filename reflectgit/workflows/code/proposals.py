@@ -1,5 +1,8 @@
 """Stale notes go to review, never away: ``stale --propose``.
 
+A note whose file was renamed with its code unchanged (``moved``) is proposed too, with its
+anchor re-pointed: the new path, at the HEAD that was checked (no ``stale:`` flag: it holds).
+
 Each stale note is routed for review with ``stale:`` added to its front matter (why, the commits,
 when it was found): with a team, on a ``knowledge/<slug>`` branch and a draft pull request (the
 routing of ``route --review``: a person approves the flag, edits the note on the branch, or
@@ -46,18 +49,36 @@ def stale_field(note: StaleNote, head: str) -> dict[str, Any]:
     return out
 
 
+def moved_anchors(front: dict[str, Any], note: StaleNote, head: str) -> list[dict[str, str]]:
+    """The note's anchors, those whose file moved re-pointed to the new path at ``head``."""
+    from reflectgit.notes.anchors import anchors_of
+
+    moved = {(a.anchor.path, a.anchor.symbol): a.now for a in note.anchors if a.now}
+    out: list[dict[str, str]] = []
+    for anchor in anchors_of(front):
+        now = moved.get((anchor.path, anchor.symbol))
+        item = anchor.to_yaml()
+        if now is not None and now != anchor.path:
+            item = {**item, "path": now, "commit": head}
+        out.append(item)
+    return out
+
+
 def propose_review(cfg: Config, report: StaleReport) -> list[Proposal]:
     from reflectgit.workflows import routing
 
     out: list[Proposal] = []
-    for note in report.stale:
+    for note in [*report.stale, *report.moved]:
         [data, side] = codebase.texts(
             cfg.kb, [("HEAD", note.path), ("HEAD", sidecar_path_for(note.path))], cfg.env
         )
         if data is None:
             continue
         parsed = parse_note(data, note.path)
-        parsed.frontmatter["stale"] = stale_field(note, report.head)
+        if note in report.moved:
+            parsed.frontmatter["anchors"] = moved_anchors(parsed.frontmatter, note, report.head)
+        else:
+            parsed.frontmatter["stale"] = stale_field(note, report.head)
         # A stable place (the state directory, never committed): proposing twice is one
         # proposal, and the review queue's pointer names a file that holds it.
         folder = cfg.state_dir / PROPOSALS

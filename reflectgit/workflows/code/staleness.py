@@ -4,14 +4,24 @@ For each anchor of a note learned in the repository (its ``project`` is the repo
 name), git compares the anchor's commit with HEAD:
 
 - ``deleted``: the file is gone (``git diff -M`` finds no rename for it);
-- ``renamed``: the file moved (followed as ``git diff -M`` follows renames);
 - ``symbol-gone``: the file (at its new path, after a rename) no longer defines the symbol;
-- ``changed``: the anchored code differs (the symbol's block for a symbol anchor, else the
-  whole file), white space and blank lines aside; ``commits`` are the commits that changed it.
+- ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
+  file) changed in what the note names (``notes/codediff.py``): ``commits`` are the commits
+  that changed it.
 
-An anchor whose file is untouched, or changed only elsewhere than its symbol, or only in white
-space, is not stale. An anchor whose commit the repository does not have (a shallow clone,
-another repository) cannot be judged and is counted as unchecked, never reported as stale.
+Those are stale. Two findings are reported at a lower level, not as stale:
+
+- ``changed-elsewhere`` (listed under ``changed``): the code changed, but in nothing the note's
+  text names (a method of the class other than those the note names; lines holding none of the
+  note's names): worth a look, not a verdict;
+- ``renamed`` (listed under ``moved``): the file moved (followed as ``git diff -M`` follows
+  renames) and the anchored code did not change: the note holds, its anchor should name the
+  new path (``now``).
+
+An anchor whose file is untouched, or changed only elsewhere than its symbol, or only in
+comments, white space or by a consistent renaming, is not listed. An anchor whose commit the
+repository does not have (a shallow clone, another repository) cannot be judged and is counted
+as unchecked, never reported as stale.
 """
 
 from __future__ import annotations
@@ -24,11 +34,13 @@ from typing import Any
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
+from reflectgit.notes.codediff import compare, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
 Env = Mapping[str, str] | None
 # The order a note's reasons are reported in: the most certain first.
-REASONS = ("deleted", "symbol-gone", "renamed", "changed")
+REASONS = ("deleted", "symbol-gone", "changed", "changed-elsewhere", "renamed")
+STALE = frozenset({"deleted", "symbol-gone", "changed"})
 
 
 @dataclass
@@ -37,6 +49,7 @@ class StaleAnchor:
     reason: str
     now: str | None  # the file's path at HEAD (None when deleted)
     commits: list[CommitInfo]
+    names: tuple[str, ...] = ()  # what the change touched that the note names
 
 
 @dataclass
@@ -77,6 +90,7 @@ class StaleNote:
                     **a.anchor.to_yaml(),
                     "reason": a.reason,
                     "now": a.now,
+                    **({"names": list(a.names)} if a.names else {}),
                     "commits": [{"sha": c.sha, "subject": c.subject} for c in a.commits],
                 }
                 for a in self.anchors
@@ -92,6 +106,8 @@ class StaleReport:
     checked: int  # notes of the project with anchors
     unchecked: list[str] = field(default_factory=list)  # ids whose anchor commits are unknown
     stale: list[StaleNote] = field(default_factory=list)
+    changed: list[StaleNote] = field(default_factory=list)  # changed in nothing they name
+    moved: list[StaleNote] = field(default_factory=list)  # their file renamed, code the same
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +117,8 @@ class StaleReport:
             "checked": self.checked,
             "unchecked": self.unchecked,
             "stale": [s.to_json() for s in self.stale],
+            "changed": [s.to_json() for s in self.changed],
+            "moved": [s.to_json() for s in self.moved],
         }
 
 
@@ -125,13 +143,19 @@ def judge(
         found: list[StaleAnchor] = []
         unknown = False
         for anchor in note.anchors:
-            verdict = judge_.anchor(anchor)
+            verdict = judge_.anchor(anchor, note.said)
             if verdict is _UNKNOWN:
                 unknown = True
             elif isinstance(verdict, StaleAnchor):
                 found.append(verdict)
         if found:
-            report.stale.append(StaleNote(note.id, note.title, note.path, note.tier, found))
+            entry = StaleNote(note.id, note.title, note.path, note.tier, found)
+            if entry.reason in STALE:
+                report.stale.append(entry)
+            elif entry.reason == "changed-elsewhere":
+                report.changed.append(entry)
+            else:
+                report.moved.append(entry)
         elif unknown:
             report.unchecked.append(note.id)
     return report
@@ -157,7 +181,7 @@ class _Judge:
                 self._diffs[commit] = {c.old: c for c in changes if c.old is not None}
         return self._diffs[commit]
 
-    def anchor(self, anchor: Anchor) -> object:
+    def anchor(self, anchor: Anchor, said: str = "") -> object:
         commit = anchor.commit
         if commit is None:
             # No commit to compare with: only a deletion or a vanished symbol can be seen.
@@ -183,13 +207,22 @@ class _Judge:
         if anchor.symbol and new_text is not None and new_code is None:
             commits = self._changing(commit, paths, anchor.symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
+        verdict = (
+            compare(old_code, new_code, now, said or None, anchor.symbol)
+            if old_code is not None and new_code is not None
+            else None
+        )
+        if verdict is not None and verdict.kind in ("changed", "elsewhere"):
+            reason = "changed" if verdict.stale else "changed-elsewhere"
+            commits = self._changing(commit, paths, anchor.symbol)
+            return StaleAnchor(anchor, reason, now, commits, verdict.names)
         if change.status == "R" and now != anchor.path:
             commits = codebase.commits_touching(self.root, commit, self.head, paths, self.env)
             renames = [c for c in commits if self._renames(c.sha, anchor.path, now)]
             return StaleAnchor(anchor, "renamed", now, renames or commits[:1])
-        if same_code(old_code, new_code):
-            return None
-        return StaleAnchor(anchor, "changed", now, self._changing(commit, paths, anchor.symbol))
+        if verdict is None and not same_code(old_code, new_code):
+            return StaleAnchor(anchor, "changed", now, self._changing(commit, paths, anchor.symbol))
+        return None
 
     def _present_only(self, anchor: Anchor) -> object:
         [text] = codebase.texts(self.root, [(self.head, anchor.path)], self.env)
@@ -224,9 +257,16 @@ class _Judge:
             chunk = texts[i * step : (i + 1) * step]
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
-            if not same_code(_code(before, symbol), _code(after, symbol)):
+            if not _same(_code(before, symbol), _code(after, symbol), paths[-1]):
                 out.append(c)
         return out or commits
+
+
+def _same(a: str | None, b: str | None, path: str) -> bool:
+    """The same code, comments and layout aside."""
+    if a is None or b is None:
+        return a is b
+    return tokens(a, path) == tokens(b, path)
 
 
 def _code(text: str | None, symbol: str | None) -> str | None:

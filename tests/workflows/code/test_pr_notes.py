@@ -71,7 +71,7 @@ def test_anchored_symbol_then_file_then_mentions_each_with_why(world: Any) -> No
     why = {n["id"]: n["why"] for n in notes}
     assert why[world.symbol] == "anchored to src/pool.py:prefill, which this change modifies"
     assert why[world.file] == "anchored to src/retry.py, which this change modifies"
-    assert why[world.mention].startswith("mentions prefill (changed symbol)")
+    assert "prefill (changed symbol)" in why[world.mention]
 
 
 def test_a_change_nothing_bears_on_prints_nothing(world: Any) -> None:
@@ -119,3 +119,96 @@ def test_head_and_merge_base_are_those_of_a_pull_request(world: Any) -> None:
 def test_an_unknown_base_is_a_usage_error(world: Any) -> None:
     done = run_cli_proc("--kb", str(world.kb), "pr-notes", "--base", "nope", cwd=world.code.path)
     assert done.returncode == 2 and "'nope' names no commit" in done.stderr
+
+
+CI_YML = """jobs:
+  test:
+    strategy:
+      matrix:
+        python: ["3.9", "3.10"]
+    steps:
+      - uses: actions/checkout@v3
+      - uses: codecov/codecov-action@v3
+"""
+
+
+def test_an_anchor_whose_code_changed_in_nothing_the_note_names_is_not_listed(
+    world: Any,
+) -> None:
+    world.code.write(".github/ci.yml", CI_YML).commit("ci")
+    matrix = world.note("CI matrix", "The CI tests Python 3.9 and 3.10 only", ".github/ci.yml")
+    world.code.branch("bump")
+    world.code.write(".github/ci.yml", CI_YML.replace("codecov-action@v3", "codecov-action@v4"))
+    world.code.write(
+        "src/pool.py",
+        POOL_PY.replace(
+            "def prefill(pool, size):", 'def prefill(pool, size):\n    """Fill the pool."""  # docs'
+        ),
+    )
+    world.code.commit("bump codecov, document prefill")
+    ids = [n["id"] for n in world.pr()]
+    assert matrix not in ids and world.symbol not in ids  # a docstring, an action's version
+    world.code.write(".github/ci.yml", CI_YML.replace('"3.9", ', ""))
+    world.code.commit("drop 3.9")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert (
+        why[matrix]
+        == "anchored to .github/ci.yml, which this change modifies (the note names 3.10, 3.9)"
+    )
+
+
+def test_a_prose_file_names_no_changed_symbol(world: Any) -> None:
+    world.code.branch("readme")
+    world.code.write("README.md", "# billing\n\nprefill(pool, size) warms the pool.\n")
+    world.code.commit("readme")
+    assert world.mention not in [n["id"] for n in world.pr()]
+
+
+def test_a_note_naming_a_changed_file_is_listed_and_one_naming_another_file_is_not(
+    world: Any,
+) -> None:
+    world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.9\n").commit("setup")
+    together = world.note(
+        "Versions live in two places",
+        "When CI drops a Python version, drop its classifier in setup.cfg too",
+    )
+    other = world.note("Pin tooling", "Versions of tox plugins are pinned in tox.ini setup")
+    world.code.branch("py310")
+    world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.10\n").commit("3.10 only")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert "setup.cfg (changed file)" in why[together]
+    assert other not in why  # a word of the file's name alone is not enough
+
+
+def test_a_note_anchored_to_the_changed_file_is_judged_by_its_anchor_not_its_text(
+    world: Any,
+) -> None:
+    world.code.write(".github/ci.yml", CI_YML).commit("ci")
+    # its text names the file, and its anchor is that file: the anchor decides
+    matrix = world.note(
+        "CI matrix",
+        "ci.yml tests Python 3.9 and 3.10; coverage uploads run for each",
+        ".github/ci.yml",
+    )
+    world.code.branch("bump")
+    world.code.write(".github/ci.yml", CI_YML.replace("codecov-action@v3", "codecov-action@v4"))
+    world.code.commit("coverage uploads: v4 in ci.yml")
+    assert matrix not in [n["id"] for n in world.pr()]
+
+
+def test_an_anchor_whose_file_was_renamed_before_the_change_is_followed(world: Any) -> None:
+    world.code.move("src/retry.py", "src/backoff.py").commit("retry.py is backoff.py")
+    world.code.branch("cap")
+    world.code.write("src/backoff.py", "def backoff(n):\n    return min(2 ** n, 60)\n")
+    world.code.commit("cap the backoff")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert why[world.file] == (
+        "anchored to src/retry.py (now src/backoff.py), which this change modifies"
+    )
+    # a file of the same name elsewhere, never renamed from it, is not the anchored one
+    from tests.conftest import git
+
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("other")
+    world.code.write("lib/retry.py", "LIMIT = 3\n").commit("another retry.py")
+    assert world.file not in [n["id"] for n in world.pr()]

@@ -5,6 +5,7 @@ file and white-space-only edits are not listed. ``--propose`` sends stale notes 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +74,84 @@ def test_a_deleted_file_is_stale_with_the_commit_that_deleted_it(world: World) -
     assert untouched not in listed
 
 
-def test_a_renamed_file_is_followed_and_reported_with_its_new_path(world: World) -> None:
+def test_a_renamed_file_is_moved_not_stale_and_names_its_new_path(world: World) -> None:
     nid = world.note("Pool prefill", "src/pool.py")
     world.code.write("src/other.py", "X = 1\n").commit("unrelated")
     moved = world.code.move("src/pool.py", "lib/pool.py").commit("move the pool")
-    [entry] = world.stale()["stale"]
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    [entry] = doc["moved"]
     assert entry["id"] == nid and entry["reason"] == "renamed"
     assert entry["commits"] == [moved]
     assert entry["anchors"][0]["now"] == "lib/pool.py"
+    done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
+    assert f"{nid}  moved: the file it names is now lib/pool.py (its code unchanged)" in done.stdout
+    assert "    src/pool.py -> lib/pool.py (stale --propose proposes the new anchor)" in done.stdout
+    # proposed with its anchor re-pointed at HEAD, not flagged stale; the note itself stays
+    [proposal] = world.stale("--propose")["proposed"]
+    assert proposal["id"] == nid and proposal["route"] == "queue"
+    from reflectgit.config import resolve_state_dir
+
+    [proposed] = (resolve_state_dir(world.kb, os.environ) / "stale-proposals").glob("*.md")
+    front = yaml.safe_load(proposed.read_text().split("---\n")[1])
+    assert front["anchors"] == [{"path": "lib/pool.py", "commit": moved}]
+    assert "stale" not in front
+    kept = (world.kb / "documents" / f"{nid}.md").read_text()
+    assert "path: src/pool.py" in kept
+
+
+def test_a_renamed_file_whose_code_changed_too_is_stale_at_its_new_path(world: World) -> None:
+    nid = world.note("Prefill the pool", "src/pool.py:prefill")
+    world.code.move("src/pool.py", "lib/pool.py").commit("move the pool")
+    text = (world.code.path / "lib/pool.py").read_text()
+    world.code.write("lib/pool.py", text.replace("return pool\n", "return None\n"))
+    world.code.commit("prefill returns nothing")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["reason"] == "changed"
+    assert entry["anchors"][0]["now"] == "lib/pool.py"
+
+
+def test_comments_and_a_consistent_renaming_are_not_listed(world: World) -> None:
+    world.note("Prefill the pool", "src/pool.py:prefill")
+    text = POOL_PY.replace(
+        "    for _ in range(size):", "    # one connection each\n    for _ in range(size):"
+    )
+    text = text.replace("def prefill(pool, size):", 'def prefill(pool, size):\n    """Fill it."""')
+    world.code.write("src/pool.py", text).commit("document prefill")
+    doc = world.stale()
+    assert doc["stale"] == doc["changed"] == doc["moved"] == []
+
+
+CONNS_PY = """class Conns:
+    def acquire(self):
+        return self.free.get()
+
+    def release(self, conn):
+        self.free.put(conn)
+"""
+
+
+def test_a_change_in_nothing_the_note_names_is_listed_as_changed_not_stale(world: World) -> None:
+    world.code.write("src/conns.py", CONNS_PY).commit("conns")
+    args = ["--kb", str(world.kb), "--json", "add", "--title", "Conns.acquire blocks",
+            "--insight", "`Conns.acquire` waits on `self.free` until a connection is back",
+            "--category", "perf", "--confidence", "high", "--anchor", "src/conns.py:Conns"]  # fmt: skip
+    nid = json.loads(run_cli_proc(*args, cwd=world.code.path).stdout)["id"]
+    world.code.write(
+        "src/conns.py", CONNS_PY.replace("self.free.put(conn)", "self.free.put_nowait(conn)")
+    )
+    sha = world.code.commit("release without blocking")
+    doc = world.stale()
+    assert doc["stale"] == []
+    [entry] = doc["changed"]
+    assert entry["id"] == nid and entry["reason"] == "changed-elsewhere"
+    assert entry["commits"] == [sha]
+    # the method it names changes: stale
+    conns = (world.code.path / "src/conns.py").read_text()
+    world.code.write("src/conns.py", conns.replace("self.free.get()", "self.free.get(timeout=1)"))
+    world.code.commit("acquire times out")
+    [stale] = world.stale()["stale"]
+    assert stale["id"] == nid and stale["reason"] == "changed"
 
 
 def test_a_symbol_gone_is_stale_and_a_change_elsewhere_in_the_file_is_not(world: World) -> None:

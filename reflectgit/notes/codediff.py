@@ -1,0 +1,307 @@
+"""What a change to a piece of anchored code did, read as tokens. Pure.
+
+``stale`` asks whether the code a note names changed in a way that could make the note wrong.
+The text differing is not enough: a reviewer would not call a note stale because
+
+- only comments, doc comments or docstrings changed, or white space and line breaks (the code's
+  tokens are the same once comments and docstring-only lines are dropped);
+- names were changed consistently and nothing else (a private helper ``__update`` renamed
+  ``__touch`` everywhere in the block: the token sequences match under one renaming);
+- the code changed only in parts the note does not speak about: when the anchored block holds
+  definitions of its own (a class's methods) and the note names some of them, only those are
+  compared (``focus``); else, no token the change added or removed is a name the note's text
+  says (``named``).
+
+The first two make a change ``cosmetic`` (not reported); the last makes it ``elsewhere``
+(reported at a lower level than stale: the code changed, in nothing the note names). The rules
+are language-agnostic: comments are recognised by the usual markers for the file's suffix, and
+a "name" is any identifier or number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reflectgit.notes.anchors import members
+from reflectgit.notes.lazyre import Pattern
+
+# Comment markers by file suffix (the part after the last dot, or the file name itself).
+_HASH = frozenset({
+    "py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yml", "yaml", "toml", "ini", "cfg",
+    "conf", "mk", "makefile", "dockerfile", "gitignore", "nim", "cmake", "tf", "ex", "exs",
+    "jl", "coffee", "ps1", "properties", "env", "txt", "in", "mod", "sum", "editorconfig",
+})  # fmt: skip
+_SLASH = frozenset({
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs",
+    "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "swift", "dart", "php", "groovy",
+    "gradle", "proto", "zig", "v", "sol", "css", "scss", "less", "json5", "jsonc",
+})  # fmt: skip
+_SEMI = frozenset({"ini", "cfg", "el", "clj", "lisp", "scm", "asm", "s"})
+_DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
+# Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
+KEYWORDS = frozenset({
+    "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
+    "of", "to", "a", "an", "it", "be", "on", "at", "by", "as", "with", "from", "import",
+    "def", "class", "func", "function", "const", "let", "var", "type", "new", "this", "self",
+    "true", "false", "none", "null", "nil", "undefined", "try", "catch", "except", "finally",
+    "raise", "throw", "throws", "pass", "break", "continue", "case", "switch", "default",
+    "public", "private", "static", "export", "async", "await", "yield", "lambda", "that",
+    "then", "when", "so", "no", "any", "all", "can", "its", "has", "are", "was", "were", "but",
+    "one", "each", "every", "use", "used", "uses", "only", "also", "which", "what", "into",
+})  # fmt: skip
+_TOKEN = Pattern(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+    r"|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|\d[\w.]*|[<>!=+\-*/%&|^~?:]+|\n|\S"
+)
+_NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
+# A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
+_QUALIFIED = Pattern(r"(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)*)")
+
+
+@dataclass(frozen=True)
+class CodeChange:
+    """How two versions of a block differ: ``kind`` is ``same`` (token for token, comments
+    and layout aside), ``renamed`` (names changed consistently, nothing else), ``elsewhere``
+    (changed, in nothing the note names) or ``changed``; ``names`` are the names the change
+    added or removed that the note says (for ``changed``)."""
+
+    kind: str
+    names: tuple[str, ...] = ()
+
+    @property
+    def stale(self) -> bool:
+        return self.kind == "changed"
+
+
+# The fields whose words say what a note states (not its keys, dates, ids, anchors or tags:
+# a tag names a topic, often the project's own name, not a part of the code).
+SAID_FIELDS = ("title", "key_insight", "problem", "root_cause", "fix", "rule", "symptoms")
+
+
+def said(front: Mapping[str, Any], body: str = "", fields: tuple[str, ...] = SAID_FIELDS) -> str:
+    """What a note says: its body and the ``fields`` that say what it is about."""
+    parts: list[object] = [body]
+    for key in fields:
+        value = front.get(key)
+        parts.extend(value if isinstance(value, list) else [value])
+    return " ".join(p for p in parts if isinstance(p, str))
+
+
+def suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
+
+
+def lines(text: str, path: str = "") -> list[list[str]]:
+    """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
+    left out (a string spanning lines counts on the line it starts)."""
+    ext = suffix(path)
+    hash_ok, slash_ok = ext in _HASH, ext in _SLASH
+    semi_ok, dash_ok = ext in _SEMI, ext in _DASH
+    docstrings = ext in ("py", "pyi")
+    out: list[list[str]] = []
+    line: list[str] = []
+
+    def end_line() -> None:
+        # A Python line that is a string and nothing else is a docstring: it documents.
+        if line and not (docstrings and len(line) == 1 and line[0][:1] in ("'", '"')):
+            out.append(list(line))
+        line.clear()
+
+    pos, size = 0, len(text)
+    finder = _TOKEN.compiled
+    while pos < size:
+        ch = text[pos]
+        two = text[pos : pos + 2]
+        if (
+            (hash_ok and ch == "#")
+            or (slash_ok and two == "//")
+            or (semi_ok and ch == ";" and not line)
+            or (dash_ok and two == "--")
+        ):
+            nl = text.find("\n", pos)
+            pos = size if nl < 0 else nl
+            continue
+        if slash_ok and two == "/*":
+            close = text.find("*/", pos + 2)
+            pos = size if close < 0 else close + 2
+            continue
+        found = finder.match(text, pos)
+        if found is None:  # white space
+            pos += 1
+            continue
+        token = found.group()
+        pos = found.end()
+        if token == "\n":
+            end_line()
+        else:
+            line.append(token)
+    end_line()
+    return out
+
+
+def tokens(text: str, path: str = "") -> list[str]:
+    """``text``'s tokens, comments, docstring-only lines and white space left out."""
+    return [t for line in lines(text, path) for t in line]
+
+
+def _is_name(token: str) -> bool:
+    return bool(_NAME.compiled.fullmatch(token)) and not token[:1].isdigit()
+
+
+def renamed_only(old: list[str], new: list[str]) -> bool:
+    """Do ``old`` and ``new`` differ only by a consistent renaming (one to one) of names the
+    block itself binds (a method it defines, a variable it assigns)? Calling another function
+    is no renaming: only a name the block owns can be renamed without changing what it does."""
+    if len(old) != len(new) or old == new:
+        return False
+    own = _bound(old)
+    forward: dict[str, str] = {}
+    backward: dict[str, str] = {}
+    kept: set[str] = set()
+    for a, b in zip(old, new, strict=True):
+        if a == b:
+            kept.add(a)
+            continue
+        if not (_is_name(a) and _is_name(b)) or a not in own:
+            return False
+        if forward.setdefault(a, b) != b or backward.setdefault(b, a) != a:
+            return False
+    # a name kept somewhere and renamed elsewhere, or a new name that was already there
+    return not (kept & set(forward)) and not (kept & set(backward))
+
+
+_BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
+
+
+def _bound(toks: list[str]) -> set[str]:
+    """The names ``toks`` binds: after a definition word, the parameters in the brackets that
+    follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
+    ``:=`` (and the other names of ``a, b :=``)."""
+    out: set[str] = set()
+    for i, t in enumerate(toks):
+        if not _is_name(t):
+            continue
+        before = toks[i - 1] if i else ""
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        if before in _BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
+            out.add(t)
+        if t in _BINDERS:
+            out |= _parameters(toks, i + 1)
+    return out
+
+
+def _parameters(toks: list[str], at: int) -> set[str]:
+    """The names in the bracketed groups right after a definition word (at most two groups, the
+    name between them: a Go receiver, then the parameters), types included."""
+    out: set[str] = set()
+    groups, depth, i = 0, 0, at
+    while i < len(toks) and groups < 2:
+        t = toks[i]
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+            if depth == 0:
+                groups += 1
+                if i + 2 >= len(toks) or toks[i + 2] != "(":
+                    break  # no second group (``func (r R) Name(``) follows
+        elif depth == 0 and not _is_name(t):
+            break
+        elif depth > 0 and _is_name(t):
+            out.add(t)
+        i += 1
+    return out
+
+
+def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
+    """The lines (as tokens) a change removed or added, comments and layout aside."""
+    from difflib import SequenceMatcher
+
+    a, b = lines(old, path), lines(new, path)
+    out: list[list[str]] = []
+    matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "equal":
+            out += a[i1:i2] + b[j1:j2]
+    return out
+
+
+def changed_tokens(old: list[str], new: list[str]) -> list[str]:
+    """The tokens a change removed from ``old`` or added to ``new`` (a token diff)."""
+    from difflib import SequenceMatcher
+
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op != "equal":
+            out += old[i1:i2] + new[j1:j2]
+    return out
+
+
+def names_in(text: str, qualifiers: bool = True) -> set[str]:
+    """The names ``text`` says: its identifiers and numbers, less the language's words and
+    one-letter identifiers. ``qualifiers=False`` leaves out what only qualifies a name (the
+    ``os`` of ``os.Environ``: a note naming ``os.Environ`` is not about every ``os.`` call)."""
+    out: set[str] = set()
+    for found in _QUALIFIED.compiled.finditer(text):
+        text_found = found.group()
+        if text_found[0].isdigit():
+            out.add(text_found)  # a number (``3.10``) is one name
+            continue
+        parts = text_found.split(".")
+        for name in parts if qualifiers else parts[-1:]:
+            if (len(name) > 1 or name.isdigit()) and name.lower() not in KEYWORDS:
+                out.add(name)
+    return out
+
+
+# Punctuation that changes what code computes (a comparison, arithmetic, a negation), unlike
+# brackets, separators and a plain assignment.
+_OPERATORS = frozenset("<>!+-*/%&|^~?")
+
+
+def compare(
+    old: str, new: str, path: str = "", said: str | None = None, symbol: str | None = None
+) -> CodeChange:
+    """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
+    whole file, at ``path``), for a note whose text is ``said`` (None: the code alone)."""
+    a, b = tokens(old, path), tokens(new, path)
+    if a == b:
+        return CodeChange("same")
+    if renamed_only(a, b):
+        return CodeChange("renamed")
+    named = names_in(said, qualifiers=False) if said else set()
+    own = symbol.rsplit(".", 1)[-1] if symbol else None
+    # A note that names nothing of its code (beyond the symbol itself) cannot say which part
+    # it is about: any change is judged a change.
+    if not (named - {own}) & set(a):
+        return CodeChange("changed")
+    parts = members(old)
+    focus = [m for m in parts if m in named and m != own]
+    if focus:
+        now = members(new)
+        moved = [m for m in focus if m not in now]
+        if moved:
+            return CodeChange("changed", tuple(moved))
+        inner = [compare(parts[m], now[m], path, said, m) for m in focus]
+        hit = sorted(
+            {n for c in inner if c.stale for n in c.names}
+            | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
+        )
+        return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
+    changed = changed_lines(old, new, path)
+    names = names_in("\n".join(_joined(line) for line in changed))
+    hit = sorted(names & named)
+    if hit:
+        return CodeChange("changed", tuple(hit))
+    touched = changed_tokens(a, b)
+    if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
+        return CodeChange("changed")  # an operator changed, with no name around: judge it so
+    return CodeChange("elsewhere")
+
+
+def _joined(line: list[str]) -> str:
+    """A line's tokens as text, a ``.`` between names kept tight (``os.Setenv``)."""
+    return " ".join(line).replace(" . ", ".")

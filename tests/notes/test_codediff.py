@@ -1,0 +1,115 @@
+"""What a change to anchored code did (notes/codediff.py): comments and layout aside, a
+consistent renaming, the members and the names a note speaks of; each rule with the change it
+must not excuse."""
+
+from __future__ import annotations
+
+from reflectgit.notes import codediff
+
+LRU = """class LRUCache(Cache):
+    def __getitem__(self, key):
+        value = Cache.__getitem__(self, key)
+        if key in self:
+            self.__update(key)
+        return value
+
+    def expire(self, time):
+        for item in self.__items:
+            del self[item.key]
+
+    def __update(self, key):
+        self.__order.move_to_end(key)
+"""
+NOTE = "`LRUCache.__getitem__` updates the order only when `key in self` after the lookup."
+
+
+def test_comments_docstrings_and_layout_are_no_change() -> None:
+    new = LRU.replace(
+        "        if key in self:", "        # only stored keys\n        if key  in self:"
+    )
+    new = new.replace(
+        "    def __update(self, key):\n",
+        '    def __update(self, key):\n        """Mark as used"""\n',
+    )
+    assert codediff.compare(LRU, new, "cache.py", NOTE, "LRUCache").kind == "same"
+    go = "func Load() error {\n\treturn nil\n}\n"
+    commented = (
+        "// Load loads.\n// See the README.\nfunc Load() error {\n\treturn nil /* ok */\n}\n"
+    )
+    assert codediff.compare(go, commented, "env.go").kind == "same"
+
+
+def test_a_comment_marker_inside_a_string_is_code() -> None:
+    old = 'URL = "https://example.com"\n'
+    new = 'URL = "https://example.org"\n'
+    assert codediff.compare(old, new, "conf.go").kind == "changed"
+    assert codediff.tokens('x = "a # b"  # note\n', "a.py") == ["x", "=", '"a # b"']
+
+
+def test_a_consistent_renaming_is_cosmetic_and_an_inconsistent_one_is_not() -> None:
+    renamed = LRU.replace("__update", "__touch")
+    assert codediff.compare(LRU, renamed, "cache.py", NOTE, "LRUCache").kind == "renamed"
+    # one of three uses renamed: two names for one thing, a real change
+    half = LRU.replace("self.__update(key)", "self.__touch(key)")
+    assert codediff.compare(LRU, half, "cache.py").kind == "changed"
+    assert not codediff.renamed_only(["a", "+", "b"], ["a", "-", "b"])
+    # a variable the block assigns may be renamed; a function it calls may not (another one)
+    go = "func Write() int {\n\tcontent, error := Marshal(m)\n\treturn error\n}\n"
+    assert (
+        codediff.compare(
+            go, go.replace("error :=", "err :=").replace("return error", "return err"), "w.go"
+        ).kind
+        == "renamed"
+    )
+    assert codediff.compare(go, go.replace("Marshal", "MarshalInts"), "w.go").kind == "changed"
+    assert not codediff.renamed_only(["x", "=", "a", ";", "a"], ["y", "=", "a", ";", "x"])
+    # a parameter renamed throughout is a renaming; the function it calls is not one
+    get = "def get(self, key):\n    return fetch(self.d, key)\n"
+    assert codediff.compare(get, get.replace("key", "k"), "m.py").kind == "renamed"
+    assert codediff.compare(get, get.replace("fetch", "fetch_all"), "m.py").kind == "changed"
+    method = "func (r *Repo) Open(path string) error {\n\treturn r.open(path)\n}\n"
+    assert codediff.compare(method, method.replace("path", "p"), "r.go").kind == "renamed"
+    assert codediff.compare(method, method.replace("r.open", "r.create"), "r.go").kind == "changed"
+
+
+def test_a_change_in_a_member_the_note_does_not_name_is_elsewhere() -> None:
+    new = LRU.replace("del self[item.key]", "yield item.key, self.pop(item.key)")
+    verdict = codediff.compare(LRU, new, "cache.py", NOTE, "LRUCache")
+    assert verdict.kind == "elsewhere" and not verdict.stale
+    # the member it names changed: stale, with what was touched
+    named = LRU.replace("        if key in self:\n", "        if True:\n")
+    verdict = codediff.compare(LRU, named, "cache.py", NOTE, "LRUCache")
+    assert verdict.stale and verdict.names == ("key",)
+
+
+def test_lines_without_a_name_the_note_says_are_elsewhere_and_with_one_changed() -> None:
+    old = "func Marshal(m map[string]string) string {\n\tlines := quoted(m)\n\tsort.Strings(lines)\n\treturn join(lines)\n}\n"
+    note = "`Marshal` calls `sort.Strings` on the entries before joining them."
+    unrelated = old.replace("lines := quoted(m)", "lines := quoted(m, true)")
+    assert codediff.compare(old, unrelated, "m.go", note, "Marshal").kind == "elsewhere"
+    unsorted = old.replace("\tsort.Strings(lines)\n", "")
+    verdict = codediff.compare(old, unsorted, "m.go", note, "Marshal")
+    assert verdict.stale and "Strings" in verdict.names
+
+
+def test_a_qualifier_alone_is_not_a_name_the_note_says() -> None:
+    old = "func loadFile() {\n\tcurrent := os.Environ()\n\tos.Setenv(k, v)\n}\n"
+    new = old.replace("\tos.Setenv(k, v)", "\t_ = os.Setenv(k, v)")
+    note = "`loadFile` reads `os.Environ()` once per file."
+    assert codediff.compare(old, new, "env.go", note, "loadFile").kind == "elsewhere"
+    environ = old.replace("os.Environ()", "os.Getenv(name)")
+    assert codediff.compare(old, environ, "env.go", note, "loadFile").stale
+
+
+def test_an_operator_change_is_a_change_whatever_the_note_says() -> None:
+    old = "def expired(item, now):\n    return item.expires < now\n"
+    new = old.replace("<", "<=")
+    note = "`expired` compares the expiry with `now` and the item's time"
+    assert codediff.compare(old, new, "ttl.py", note, "expired").stale
+
+
+def test_a_note_that_names_nothing_of_its_code_takes_any_change_as_a_change() -> None:
+    old = "def prefill(pool, size):\n    for _ in range(size):\n        pool.add(1)\n"
+    new = old.replace("range(size)", "range(size * 2)")
+    assert codediff.compare(old, new, "pool.py", "Prefill early: it pays", "prefill").stale
+    assert codediff.compare(old, new, "pool.py", None, "prefill").stale
