@@ -533,11 +533,12 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
 
 
 def test_the_hook_entry_points_import_no_cli_framework(tmp_path: Path) -> None:
-    """``reflect-git-hook``, ``reflect-git-validate``, ``reflect-git-check`` and the git shims'
-    ``python -m reflectgit.hooks.capture`` are entry points of their own, without typer."""
+    """``reflect-git-hook``, ``reflect-git-session-start``, ``reflect-git-validate``,
+    ``reflect-git-check`` and the git shims' ``python -m reflectgit.hooks.capture`` are entry
+    points of their own, without typer."""
     code = (
         "import reflectgit.hooks.agent, reflectgit.hooks.validate, reflectgit.hooks.check\n"
-        "import reflectgit.hooks.capture, reflectgit.cli\n"
+        "import reflectgit.hooks.capture, reflectgit.hooks.sessionstart, reflectgit.cli\n"
     )
     heavy = sorted(
         m for m in _modules_after(code, tmp_path) if m.split(".")[0] in UI_LIBRARIES | WEB_LIBRARIES

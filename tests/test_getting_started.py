@@ -107,7 +107,7 @@ def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Completed
 
 
 def session_start_command(agent: str, home: Path) -> str:
-    """The recall command the install wrote for SessionStart, read from the harness's file."""
+    """The command the install wrote for SessionStart, read from the harness's file."""
     name, event = HOOK_FILES[agent]
     data = json.loads((home / name).read_text())
     entries = data["hooks"][event]
@@ -115,8 +115,10 @@ def session_start_command(agent: str, home: Path) -> str:
         commands = [e["bash"] for e in entries]
     else:
         commands = [h["command"] for group in entries for h in group["hooks"]]
-    (recall,) = [c for c in commands if " recall --format " in c]
-    return recall
+    (command,) = commands
+    assert "from reflectgit.hooks.sessionstart import main" in command
+    assert f" --harness {agent} " in command
+    return command
 
 
 def start_payload(agent: str, project: Path) -> str:

@@ -179,6 +179,17 @@ def test_the_wheel_installs_and_runs_without_pre_commit(
         env={**os.environ, "HOME": str(tmp_path), "REFLECT_GIT_KB": str(tmp_path / "none")},
     )
     assert (hook.returncode, hook.stdout) == (0, "{}\n"), hook.stderr
+    # SessionStart's: no KB there, nothing for the agent, a line for the person, exit 0.
+    start = subprocess.run(
+        [str(venv / "bin" / "reflect-git-session-start"), "--harness", "claude"],
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "HOME": str(tmp_path), "REFLECT_GIT_KB": str(tmp_path / "none")},
+    )
+    assert (start.returncode, start.stdout) == (0, ""), start.stderr
+    assert start.stderr.startswith("reflect-git recall: "), start.stderr
     # Installed from a wheel file, reflect-git cannot name itself for others: init says what to
     # set, and writes placeholders that fail until someone does, never a made-up release.
     env = {**os.environ, "HOME": str(tmp_path)}
@@ -216,7 +227,13 @@ def test_the_wheel_installs_and_runs_without_pre_commit(
     with zipfile.ZipFile(dist.wheel) as archive:
         (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
         scripts = archive.read(name).decode()
-    for script in ("reflect-git", "reflect-git-validate", "reflect-git-check", "reflect-git-hook"):
+    for script in (
+        "reflect-git",
+        "reflect-git-validate",
+        "reflect-git-check",
+        "reflect-git-hook",
+        "reflect-git-session-start",
+    ):
         assert f"\n{script} = reflectgit." in scripts, script
 
 

@@ -35,19 +35,6 @@ class Globals:
         return self._config
 
 
-def own_command() -> str:
-    """How this reflect-git was started, as a command line another process can run as is: the
-    ``reflect-git`` script by its path, else this Python with ``-m reflectgit``."""
-    import os
-    import shlex
-
-    argv0 = sys.argv[0] if sys.argv else ""
-    name = os.path.splitext(os.path.basename(argv0))[0]
-    if name == "reflect-git" and os.path.isfile(argv0):
-        return shlex.quote(os.path.abspath(argv0))
-    return f"{shlex.quote(sys.executable)} -m reflectgit"
-
-
 def globals_of(ctx: Any) -> Globals:
     """The ``Globals`` on the root typer context (``app.run`` puts one there; made when not)."""
     root = ctx.find_root()

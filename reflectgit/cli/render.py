@@ -239,15 +239,6 @@ def no_kb_hint() -> str:
     )
 
 
-def recall_show_hint(mcp: bool, command: str, kb: Any) -> str:
-    """What recall tells an agent to run for a whole note (``SHOW_HINT``'s place)."""
-    if mcp:
-        return "the `show` tool of the reflect-git MCP server prints a note in full"
-    import shlex
-
-    return f"`{command} --kb {shlex.quote(str(kb))} show ID` prints a note in full"
-
-
 def default_kb_set(kb: Any, config_file: Any) -> str:
     """``init`` made its KB the default one."""
     return f"  default KB: {kb} (written to {config_file})"

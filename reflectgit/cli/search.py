@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from reflectgit.cli import render
-from reflectgit.cli.options import fail, globals_of, own_command
+from reflectgit.cli.options import fail, globals_of
 from reflectgit.errors import EXIT_USAGE
 
 commands = typer.Typer()
@@ -119,20 +119,12 @@ def recall_cmd(
 ) -> None:
     """What an agent should know at session start in this project."""
     import contextlib
+    import sys
     from pathlib import Path
 
-    from reflectgit.errors import ReflectGitError
-    from reflectgit.workflows.recall import (
-        FORMATS,
-        HOOK_FORMATS,
-        SHOW_HINT,
-        RecallResult,
-        recall,
-    )
-    from reflectgit.workflows.recall import render as render_recall
-    from reflectgit.workflows.search.synonyms import SynonymTableError
+    from reflectgit.workflows import recall as recalling
 
-    if fmt not in FORMATS:
+    if fmt not in recalling.FORMATS:
         fail(
             f"unknown format {fmt!r}",
             hint="use --format text, claude, codex or copilot",
@@ -140,20 +132,38 @@ def recall_cmd(
         )
     g = globals_of(ctx)
     cfg = g.config()
-    hook = fmt in HOOK_FORMATS
-    if hook and cfg.disabled:  # REFLECT_DISABLED=1: a SessionStart hook hands over nothing
-        if g.json:
-            render.write_json({"disabled": True, "notes": []})
+    options: dict[str, Any] = {
+        "project": project,
+        "limit": limit,
+        "budget": cfg.recall_budget(budget),
+        "everywhere": everywhere,
+        "as_of": as_of,
+        "domain": domain,
+    }
+    if fmt in recalling.HOOK_FORMATS:  # a SessionStart hook's (an older install's command)
+        if cfg.disabled:  # REFLECT_DISABLED=1: a SessionStart hook hands over nothing
+            if g.json:
+                render.write_json({"disabled": True, "notes": []})
+            return
+        # An agent is told how to print a note in full: a command line that runs here, with
+        # the KB named, or the MCP server's tool.
+        hint = recalling.show_hint(mcp, cfg.kb, sys.argv[0] if sys.argv else "", sys.executable)
+        said = recalling.session_recall(cfg, Path.cwd(), hint, **options)
+        for line in said.messages:
+            with contextlib.suppress(OSError):  # a hook's closed stderr never fails the session
+                render.echo(line, err=True)
+        if said.result is None:
+            return
+        if not g.json:  # the hook's JSON is the whole point of this format: even with --quiet
+            render.echo(recalling.render(said.result, fmt))
+            return
+        render.emit(ctx, said.result.to_json(), recalling.render(said.result, fmt))
         return
-    size = cfg.recall_budget(budget)
-    # An agent is told how to print a note in full: a command line that runs here, with the KB
-    # named (its PATH and its folder may not find ours), or the MCP server's tool.
-    show_hint = SHOW_HINT
-    if hook or mcp:
-        show_hint = render.recall_show_hint(mcp, own_command(), cfg.kb)
-    expansions: list[Any] = []  # what the model added ([recall] expand; never for a hook)
+    hint = recalling.show_hint(True, cfg.kb, "", "") if mcp else recalling.SHOW_HINT
+    expansions: list[Any] = []  # what the model added ([recall] expand)
 
     def related(text: str) -> list[str]:
+        from reflectgit.errors import ReflectGitError
         from reflectgit.workflows.search.expand import Expansion, related_terms
 
         try:
@@ -166,50 +176,23 @@ def recall_cmd(
         return found.terms
 
     bar = render.ProgressBar.for_ctx(ctx, "indexing")
-
-    def run(synonyms_file: str | None) -> RecallResult:
-        return recall(
+    try:
+        result = recalling.recall(
             cfg.kb,
             cfg.state_dir,
             Path.cwd(),
-            project=project,
-            limit=limit,
-            budget=size,
             env=cfg.env,
-            everywhere=everywhere,
-            as_of=as_of,
-            domain=domain,
-            progress=None if hook else bar,
-            related=related if cfg.search.recall_expand and not hook else None,
-            synonyms_file=synonyms_file,
-            show_hint=show_hint,
+            progress=bar,
+            related=related if cfg.search.recall_expand else None,
+            synonyms_file=cfg.search.synonyms,
+            show_hint=hint,
+            **options,
         )
-
-    try:
-        try:
-            result = run(cfg.search.synonyms)
-        except SynonymTableError as exc:
-            if not hook:
-                raise
-            # A broken synonyms.txt must not cost the session its notes: the shipped table.
-            render.echo(f"reflect-git recall: {exc.message} (the shipped table used)", err=True)
-            result = run(None)
-    except ReflectGitError as exc:
-        if not hook:
-            raise
-        # As a SessionStart hook, recall must never fail the session: say why on stderr only.
-        render.echo(f"reflect-git recall: {exc.message}", err=True)
-        return
     finally:
         bar.close()
     for line in result.withheld_lines():  # the person hears of them; the agent never does
-        with contextlib.suppress(OSError):  # a hook's closed stderr never fails the session
-            render.echo(f"reflect-git recall: {line}" if line[0] != " " else line, err=True)
-    if hook and not g.json:
-        # The hook's JSON is the whole point of this format: print it even with --quiet.
-        render.echo(render_recall(result, fmt))
-        return
-    doc, text = result.to_json(), render_recall(result, fmt)
+        render.echo(line, err=True)
+    doc, text = result.to_json(), recalling.render(result, fmt)
     if expansions:
         doc["expansion"] = expansions[0].to_json()
         text = render.expansion_line(expansions[0]) + "\n" + text

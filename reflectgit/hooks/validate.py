@@ -2,7 +2,8 @@
 
 Imports only what validation needs (no typer, no rich, no git library), because pre-commit
 starts it on every commit. Exit 0 when every file is valid, 1 when any is not, 2 on bad usage.
-argparse reads the arguments pre-commit passes (file names, ``--format F``, ``--strict``).
+argparse reads the options (``--format F``, ``--strict``, ``--help``); file names alone, which
+is what pre-commit passes, need no parser, so argparse (and what it loads) is not imported.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from reflectgit.workflows.validation import collect, validate_targets
 if TYPE_CHECKING:
     from typing import Any
 
+DEFAULT_FORMAT = "text"
+
 
 def parser() -> Any:
     """The hook's argparse parser: the one definition of its arguments."""
@@ -31,16 +34,20 @@ def parser() -> Any:
     parser.add_argument(
         "paths", nargs="*", help="notes, sidecars or folders (default: documents archived)"
     )
-    parser.add_argument("--format", choices=FORMATS, default="text", dest="fmt")
+    parser.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT, dest="fmt")
     parser.add_argument("--strict", action="store_true", help="also require sidecar provenance")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Validate the given files and folders; print problems as ``path:line:col: field: message``."""
-    given = parser().parse_args(argv)
-    fmt, strict = given.fmt, given.strict
-    paths = given.paths or [p for p in ("documents", "archived") if os.path.isdir(p)]
+    args = list(sys.argv[1:] if argv is None else argv)
+    if any(arg.startswith("-") for arg in args):
+        given = parser().parse_args(args)
+        paths, fmt, strict = given.paths, given.fmt, given.strict
+    else:  # file names only, as pre-commit passes them: nothing for argparse to do
+        paths, fmt, strict = args, DEFAULT_FORMAT, False
+    paths = paths or [p for p in ("documents", "archived") if os.path.isdir(p)]
     try:
         targets = collect(paths)
     except ReflectGitError as exc:

@@ -58,6 +58,10 @@ class Ranking:
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
+            # Soft state: a crash of the machine can at worst lose the last counts or damage the
+            # file, which recall then starts over. Waiting for the disk on every session start
+            # (a recall counts its notes) would cost more than the recall.
+            conn.execute("PRAGMA synchronous=OFF")
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute(_SCHEMA)
             yield conn

@@ -233,9 +233,10 @@ def _exists(path: Path) -> str | None:
 #   of ``.github/copilot/settings.local.json``) lists flat entries:
 #   {"version": 1, "hooks": {"event": [{"type": "command", "bash": "...", "timeoutSec": 30}]}}
 # Every entry of ours runs ``reflect-git-hook EVENT`` (``<python> -c HOOK_CODE EVENT``)
-# for the agent's events, and ``reflect-git ...`` (``<python> -m reflectgit ...``) at session
-# start: that is how we find ours again (and the ``reflect-git hook EVENT`` of earlier releases,
-# so an old install is upgraded or removed), and nothing else in the file is ever touched.
+# for the agent's events, and ``reflect-git-session-start`` (``<python> -c SESSION_CODE``) at
+# session start: that is how we find ours again (and the ``reflect-git hook EVENT``, ``recall
+# --format`` and ``drain --background`` of earlier releases, so an old install is upgraded or
+# removed), and nothing else in the file is ever touched.
 #
 # A user-scope file is personal, so it names this interpreter by its absolute path (it works
 # whatever PATH the harness has). A project-scope file is committed and shared, so it gets the
@@ -248,9 +249,11 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT = 30
 PORTABLE = "reflect-git"
 PORTABLE_HOOK = "reflect-git-hook"  # the agent hooks' own entry point (hooks/agent.py)
-# How a personal file starts that entry point with this interpreter: `-m` would import runpy
+PORTABLE_SESSION = "reflect-git-session-start"  # SessionStart's (hooks/sessionstart.py)
+# How a personal file starts those entry points with this interpreter: `-m` would import runpy
 # (3 ms of every tool call), and the console script's wrapper imports `re`.
 HOOK_CODE = "from reflectgit.hooks.agent import main; raise SystemExit(main())"
+SESSION_CODE = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
 CLAUDE_EVENTS = (
     "PreToolUse",  # enforced rules (docs/rules.md)
     "PostToolUse",
@@ -302,17 +305,14 @@ COPILOT_EVENTS = (
     "errorOccurred",
 )
 SESSION_START_EVENT = {"claude": "SessionStart", "codex": "SessionStart", "copilot": "sessionStart"}
-# At session start: hand the agent what it should know (the only thing printed on stdout), and
-# drain queued transcripts in the background, silently. Both do nothing under REFLECT_DISABLED=1.
-SESSION_START_ARGS = {
-    "claude": ("recall --format claude", "drain --background --quiet"),
-    "codex": ("recall --format codex", "drain --background --quiet"),
-    "copilot": ("recall --format copilot", "drain --background --quiet"),
-}
+# At session start one command hands the agent what it should know (the only thing printed on
+# stdout) and starts the drain of queued transcripts in the background, silently. It does
+# nothing under REFLECT_DISABLED=1. Older installs wrote two commands, ``recall --format
+# HARNESS`` and ``drain --background``: they are ours too, replaced on install.
 _OURS = re.compile(
     r"(?:-m reflectgit|reflect-git)(?:\.hooks\.agent)? (?:hook |recall --format |drain --background)"
-    r"|(?:-m reflectgit\.hooks\.agent|reflect-git-hook) "
-    r"|-c 'from reflectgit\.hooks\.agent import main"
+    r"|(?:-m reflectgit\.hooks\.(?:agent|sessionstart)|reflect-git-(?:hook|session-start))(?: |$)"
+    r"|-c 'from reflectgit\.hooks\.(?:agent|sessionstart) import main"
 )
 # The `notify` block older reflect-git releases wrote into Codex's config.toml (now replaced by
 # the lifecycle hooks: removed on install and uninstall).
@@ -361,16 +361,18 @@ def portable_launcher(env: Mapping[str, str]) -> str | None:
     """``reflect-git`` when it and ``reflect-git-hook`` are on PATH here (so a shared file works
     as written)."""
     path = env.get("PATH", "")
-    found = all(shutil.which(name, path=path) for name in (PORTABLE, PORTABLE_HOOK))
+    found = all(
+        shutil.which(name, path=path) for name in (PORTABLE, PORTABLE_HOOK, PORTABLE_SESSION)
+    )
     return PORTABLE if found else None
 
 
-def hook_launcher(launcher: str, python: str) -> str:
-    """What starts the agent hook: ``reflect-git-hook`` where ``reflect-git`` is portable, else
-    this interpreter running the same entry point."""
+def hook_launcher(launcher: str, python: str, session_start: bool = False) -> str:
+    """What starts an agent hook (``session_start``: the SessionStart one): its script where
+    ``reflect-git`` is portable, else this interpreter running the same entry point."""
     if launcher == PORTABLE:
-        return PORTABLE_HOOK
-    return f"{shlex.quote(python)} -c {shlex.quote(HOOK_CODE)}"
+        return PORTABLE_SESSION if session_start else PORTABLE_HOOK
+    return f"{shlex.quote(python)} -c {shlex.quote(SESSION_CODE if session_start else HOOK_CODE)}"
 
 
 def hook_command(hook_launcher: str, event: str, harness: str = "claude") -> str:
@@ -446,10 +448,9 @@ def _plan(
     hooks = hook_launcher(launcher, python)
     pin = kb_option(kb)
     plan = {event: [hook_command(hooks, event, agent) + pin] for event in events}
-    recall, drain = SESSION_START_ARGS[agent]
+    session = hook_launcher(launcher, python, session_start=True)
     plan[SESSION_START_EVENT[agent]] = [
-        f"{launcher} {recall}{' --mcp' if mcp else ''}{pin}",
-        f"{launcher} {drain}{pin}",
+        f"{session} --harness {agent}{' --mcp' if mcp else ''}{pin}"
     ]
     return plan
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from reflectgit.workflows.search.results import Hit
 from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
 if TYPE_CHECKING:
+    from reflectgit.config import Config
     from reflectgit.workflows.search.query import Synonyms
 
 DEFAULT_LIMIT = 5
@@ -305,7 +307,7 @@ class RecallResult:
             return []
         count = len(self.withheld)
         head = (
-            f"{count} note{'s' if count != 1 else ''} withheld from the agent "
+            f"reflect-git recall: {count} note{'s' if count != 1 else ''} withheld from the agent "
             "(they fail validation or hold a secret; `reflect-git check` lists them):"
         )
         return [head, *(f"  {path}: {why}" for path, why in self.withheld)]
@@ -598,14 +600,14 @@ def recall(
 
     result.slots = recall_lines(state_dir, context.name, now)  # inside the budget too
     labels: dict[str, str] = {}
-    if context.root is not None:  # a code repository: label the notes whose code moved on
+    shown = [
+        (doc["id"], doc["path"])
+        for _, doc, _ in scored[: 3 * limit]
+        if (doc.get("scoping") or {}).get("code")  # only a note naming code can be stale
+    ]
+    if context.root is not None and shown:  # a code repository: label notes whose code moved
         from reflectgit.workflows.code.labels import stale_labels
 
-        shown = [
-            (doc["id"], doc["path"])
-            for _, doc, _ in scored[: 3 * limit]
-            if (doc.get("scoping") or {}).get("code")  # only a note naming code can be stale
-        ]
         labels = stale_labels(kb, state_dir, context.root, shown, env)
     result = fit(scored, result, limit, labels)
     if record and result.notes:
@@ -663,6 +665,60 @@ def _record(ids: Sequence[str], state_dir: Path, now: dt.datetime | None) -> Non
             with contextlib.suppress(FileNotFoundError):
                 (state_dir / (DB_NAME + suffix)).unlink()
         Ranking(state_dir).record_recall(ids, when)
+
+
+def show_hint(mcp: bool, kb: str | os.PathLike[str], argv0: str, python: str) -> str:
+    """What a SessionStart recall tells the agent to run for a whole note (``SHOW_HINT``'s
+    place): the MCP server's ``show`` tool, or a command line that runs here with the KB named
+    (the agent's PATH and folder may not find ours). ``argv0`` and ``python`` say how this
+    process started: the ``reflect-git`` script beside a script of ours, else ``python -m
+    reflectgit``."""
+    if mcp:
+        return "the `show` tool of the reflect-git MCP server prints a note in full"
+    import shlex
+
+    folder, name = os.path.split(argv0)
+    stem, ext = os.path.splitext(name)
+    script = os.path.join(folder, "reflect-git" + ext)
+    if stem.startswith("reflect-git") and os.path.isfile(script):
+        command = shlex.quote(os.path.abspath(script))
+    else:
+        command = f"{shlex.quote(python)} -m reflectgit"
+    return f"`{command} --kb {shlex.quote(os.fspath(kb))} show ID` prints a note in full"
+
+
+@dataclass
+class SessionRecall:
+    """What a SessionStart hook hands over: the recall (None when there is none to print) and
+    the lines for the person, on stderr (never the agent's context)."""
+
+    result: RecallResult | None
+    messages: list[str] = field(default_factory=list)
+
+
+def session_recall(cfg: Config, cwd: Path, hint: str, **options: Any) -> SessionRecall:
+    """Recall for a SessionStart hook, which must never fail the session: a broken
+    ``synonyms.txt`` falls back to the shipped table, any other ``ReflectGitError`` becomes a
+    message and no recall. ``options``: ``recall``'s (``project``, ``limit``, ``budget`` ...)."""
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.search.synonyms import SynonymTableError
+
+    messages: list[str] = []
+    options.setdefault("budget", cfg.recall_budget())
+    options.update(env=cfg.env, show_hint=hint)
+    try:
+        try:
+            result = recall(
+                cfg.kb, cfg.state_dir, cwd, synonyms_file=cfg.search.synonyms, **options
+            )
+        except SynonymTableError as exc:
+            messages.append(f"reflect-git recall: {exc.message} (the shipped table used)")
+            result = recall(cfg.kb, cfg.state_dir, cwd, synonyms_file=None, **options)
+    except ReflectGitError as exc:
+        messages.append(f"reflect-git recall: {exc.message}")
+        return SessionRecall(None, messages)
+    messages.extend(result.withheld_lines())  # the person hears of them; the agent never does
+    return SessionRecall(result, messages)
 
 
 def render(result: RecallResult, fmt: str) -> str:

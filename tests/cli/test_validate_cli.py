@@ -198,6 +198,15 @@ def test_validate_hook_main(tmp_path, capsys, monkeypatch):
     assert validate_hook.main(["--format", "github", str(bad)]) == 1
     assert capsys.readouterr().out.startswith(f"::error file={bad},line=5,col=11::tags[1]:")
     assert validate_hook.main(["nope.md"]) == 2
+    assert "error: nope.md: no such file or folder" in capsys.readouterr().err
+    # File names alone (what pre-commit passes) read as the defaults' options spelled out do.
+    assert validate_hook.main(["--format", "text", str(good), str(bad)]) == 1
+    spelled = capsys.readouterr()
+    assert validate_hook.main([str(good), str(bad)]) == 1
+    assert capsys.readouterr() == spelled
+    with pytest.raises(SystemExit) as usage:  # an option it does not know: argparse's exit 2
+        validate_hook.main(["--bogus", str(good)])
+    assert usage.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
     monkeypatch.chdir(tmp_path)
     assert validate_hook.main([]) == 0  # no names: documents/ and archived/ of the cwd
 

@@ -71,14 +71,14 @@ def test_session_start_recalls_and_drains_in_the_background(cli, pinned_env, tmp
     entries = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     commands = [h["command"] for h in entries]
     pin = f" --kb {pinned_env}/.learnings"
-    assert any(c.endswith("-m reflectgit recall --format claude" + pin) for c in commands)
-    assert any(c.endswith("-m reflectgit drain --background --quiet" + pin) for c in commands)
+    (command,) = commands  # one process: the recall, then the drain started detached
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert command.endswith(f"-c '{start}' --harness claude" + pin)
     assert not any("async" in h for h in entries)  # its stdout is the context: never async
     # The harness runs the command line as written, in the project folder, with a KB that
     # holds no commit yet: it must still answer with the JSON Claude Code expects, exit 0.
-    recall = next(c for c in commands if "recall" in c)
     proc = subprocess.run(
-        recall, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False
+        command, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
@@ -139,9 +139,19 @@ def test_our_commands_are_told_from_everyone_elses():
         "/usr/bin/python3 -m reflectgit hook Stop",
         "reflect-git recall --format claude",
         "/usr/bin/python3 -m reflectgit drain --background --quiet",
+        "reflect-git-session-start --harness codex --mcp",
+        "'/opt/py 3/bin/python' -m reflectgit.hooks.sessionstart --harness claude",
+        "/usr/bin/python3 -c 'from reflectgit.hooks.sessionstart import main; raise SystemExit(main())'"
+        " --harness claude",
     ):
         assert is_our_command(ours), ours
-    for theirs in ("prettier --write", "reflect-git-hooks-of-mine Stop", "say reflect-git", None):
+    for theirs in (
+        "prettier --write",
+        "reflect-git-hooks-of-mine Stop",
+        "reflect-git-session-starter",
+        "say reflect-git",
+        None,
+    ):
         assert not is_our_command(theirs), theirs
 
 

@@ -105,7 +105,8 @@ def test_with_mcp_the_hint_names_the_mcp_tool(cli, pinned_env, team_kb, app):
     out = cli("hooks", "install", "--agent", "claude", "--mcp")
     assert out.code == 0, out.err
     recall = settings_of(pinned_env)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert " recall --format claude --mcp --kb " in recall
+    assert "from reflectgit.hooks.sessionstart import main" in recall
+    assert "raise SystemExit(main())' --harness claude --mcp --kb " in recall
     context = json.loads(run_as_harness(recall, app, "{}").stdout)["hookSpecificOutput"]
     assert context["additionalContext"].endswith(
         "(the `show` tool of the reflect-git MCP server prints a note in full.)"

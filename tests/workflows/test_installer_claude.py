@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from reflectgit.workflows.installer import CLAUDE_EVENTS, HOOK_CODE
+from reflectgit.workflows.installer import CLAUDE_EVENTS, HOOK_CODE, SESSION_CODE
 from tests.conftest import TEST_DATA
 from tests.support.capture import kb_fixture  # noqa: F401
 from tests.support.kb import home_kb  # noqa: F401
@@ -99,20 +99,24 @@ def test_project_scope_is_portable_and_session_start_prints_only_context(
     assert set(settings["hooks"]) == {*CLAUDE_EVENTS, "SessionStart"}
     for command in commands_of(settings):
         # Committed and shared: nothing of this machine in it.
-        assert command.startswith(("reflect-git ", "reflect-git-hook ")), command
+        assert command.startswith(("reflect-git-session-start ", "reflect-git-hook ")), command
         assert sys.executable not in command and str(pinned_env) not in command
     assert "reflect-git-hook PostToolUse --harness claude" in commands_of(settings)
 
-    env = {**os.environ, "REFLECT_GIT_KB": str(kb)}
-    recall, drain = session_start(settings)
-    proc = run_as_harness(recall, project, env)
+    state = project.parent / "state"
+    env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(state)}
+    (start,) = session_start(settings)  # one command: the recall, and the drain started
+    assert start == "reflect-git-session-start --harness claude"
+    proc = run_as_harness(start, project, env)
     assert proc.returncode == 0, proc.stderr
-    context = json.loads(proc.stdout)  # exactly one JSON document, nothing else
+    # Claude Code adds SessionStart stdout to the model's context: one JSON document, no more.
+    context = json.loads(proc.stdout)
     assert context["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert "Prefill connection pools" in context["hookSpecificOutput"]["additionalContext"]
-    proc = run_as_harness(drain, project, env)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == ""  # Claude Code adds SessionStart stdout to the model's context
+    said = context["hookSpecificOutput"]["additionalContext"]
+    assert "Prefill connection pools" in said
+    # The show hint names the `reflect-git` beside the hook's script, with the KB it read.
+    assert f"(`{VENV_BIN}/reflect-git --kb {kb} show ID` prints a note in full.)" in said
+    assert (state / "drain-background.log").is_file()  # the drain's output goes there
     # The agent hook's own entry point, as installed, answers SubagentStop with its `{}`.
     (subagent,) = [c for c in commands_of(settings) if " SubagentStop " in c]
     proc = run_as_harness(subagent, project, env)
@@ -136,14 +140,34 @@ def test_reflect_disabled_silences_every_session_start_command(
         cli("hooks", "install", str(project), "--agent", "claude", "--scope", "project").code == 0
     )
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_DISABLED": "1"}
-    for command in session_start(settings):
-        proc = run_as_harness(command, project, env)
+    state = project.parent / "state"
+    env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(state)}
+    older = ["reflect-git recall --format claude", "reflect-git drain --background --quiet"]
+    for command in [*session_start(settings), *older]:  # an older install's commands too
+        proc = run_as_harness(command, project, {**env, "REFLECT_DISABLED": "1"})
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == "", (command, proc.stdout)
+    assert not (state / "drain-background.log").exists()  # no drain started
     # Without the switch the same recall command does hand over the note.
-    env.pop("REFLECT_DISABLED")
     assert "Prefill" in run_as_harness(session_start(settings)[0], project, env).stdout
+    assert (state / "drain-background.log").is_file()
+
+
+def test_an_older_installs_session_start_commands_still_work(cli, pinned_env, project_kb):
+    """Older releases wrote two SessionStart commands, the recall and the drain started in the
+    background: as installed, they still hand over the notes and start the drain."""
+    project, kb = project_kb
+    state = project.parent / "state"
+    env = {**os.environ, "PATH": f"{VENV_BIN}:{BARE_PATH}", "REFLECT_STATE_DIR": str(state)}
+    pin = f" --kb {kb}"
+    proc = run_as_harness(f"reflect-git recall --format claude{pin}", project, env)
+    assert proc.returncode == 0, proc.stderr
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Prefill connection pools" in context
+    assert f"reflect-git --kb {kb} show ID" in context  # the show hint runs here as written
+    proc = run_as_harness(f"reflect-git drain --background --quiet{pin}", project, env)
+    assert (proc.returncode, proc.stdout) == (0, ""), proc.stderr
+    assert (state / "drain-background.log").is_file()
 
 
 def test_project_scope_without_reflect_git_on_path_keeps_machine_paths_local(
@@ -164,12 +188,10 @@ def test_project_scope_without_reflect_git_on_path_keeps_machine_paths_local(
     assert shared.read_bytes() == before  # the shared file never gets this machine's path
     settings = json.loads(local.read_text())
     assert_valid(settings)
-    assert all(
-        c.startswith(
-            (f"{sys.executable} -m reflectgit ", f"{sys.executable} -c {shlex.quote(HOOK_CODE)}")
-        )
-        for c in commands_of(settings)
+    entries = tuple(
+        f"{sys.executable} -c {shlex.quote(code)} " for code in (HOOK_CODE, SESSION_CODE)
     )
+    assert all(c.startswith(entries) for c in commands_of(settings))
     # Once reflect-git is on PATH, a second install moves the hooks into the shared file.
     monkeypatch.setenv("PATH", f"{VENV_BIN}:{BARE_PATH}")
     out = cli("--json", "hooks", "install", str(project), "--agent", "claude", "--scope", "project")
@@ -250,5 +272,6 @@ def test_user_scope_names_this_interpreter_and_old_entries_are_replaced(cli, pin
         f"{sys.executable} -c 'from reflectgit.hooks.agent import main; raise SystemExit(main())' Stop --harness claude{pin}"
         in commands
     )
-    assert f"{sys.executable} -m reflectgit drain --background --quiet{pin}" in session_start(data)
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert session_start(data) == [f"{sys.executable} -c '{start}' --harness claude{pin}"]
     assert len(data["hooks"]["Stop"]) == 1  # replaced, not duplicated

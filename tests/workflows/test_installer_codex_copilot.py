@@ -108,10 +108,8 @@ def test_codex_user_hooks_merge_and_uninstall_exactly(cli, pinned_env):
     )
     assert "async" not in stop  # Codex skips async command hooks
     starts = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert starts == [
-        f"{sys.executable} -m reflectgit recall --format codex{pin}",
-        f"{sys.executable} -m reflectgit drain --background --quiet{pin}",
-    ]
+    start = "from reflectgit.hooks.sessionstart import main; raise SystemExit(main())"
+    assert starts == [f"{sys.executable} -c '{start}' --harness codex{pin}"]
     text = hooks_json.read_text()
     assert cli("--json", "hooks", "install", "--agent", "codex").json()["action"] == "unchanged"
     assert hooks_json.read_text() == text
@@ -132,23 +130,24 @@ def test_codex_session_start_hands_over_context_as_codex_reads_it(
 ):
     assert cli("hooks", "install", "--agent", "codex").code == 0
     data = json.loads((pinned_env / ".codex" / "hooks.json").read_text())
-    recall, drain = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    (command,) = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
     # The real Codex SessionStart payload (shared data), in this test's folder.
     events = json.loads((DATA / "real" / "hook-events" / "codex-hooks.json").read_text())
     start = {**events[0], "cwd": str(tmp_path)}
     assert start["hook_event_name"] == "SessionStart"
-    env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note)}
-    proc = run_as_harness(recall, tmp_path, env, json.dumps(start))
+    state = tmp_path / "state"
+    env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note), "REFLECT_STATE_DIR": str(state)}
+    proc = run_as_harness(command, tmp_path, {**env, "REFLECT_DISABLED": "1"}, json.dumps(start))
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert not (state / "drain-background.log").exists()
+    proc = run_as_harness(command, tmp_path, env, json.dumps(start))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     # Codex's session-start output schema: only these keys, hookEventName fixed.
     assert set(out) == {"hookSpecificOutput"}
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "release script" in out["hookSpecificOutput"]["additionalContext"]
-    proc = run_as_harness(drain, tmp_path, env, json.dumps(start))
-    assert proc.returncode == 0 and proc.stdout == ""
-    proc = run_as_harness(recall, tmp_path, {**env, "REFLECT_DISABLED": "1"}, json.dumps(start))
-    assert proc.returncode == 0 and proc.stdout == ""
+    assert (state / "drain-background.log").is_file()  # and the drain started
 
 
 def test_codex_project_scope_is_portable_or_refused(cli, tmp_path, monkeypatch):
@@ -164,7 +163,8 @@ def test_codex_project_scope_is_portable_or_refused(cli, tmp_path, monkeypatch):
     data = json.loads((project / ".codex" / "hooks.json").read_text())
     assert_valid("codex-hooks.schema.json", data)
     commands = [h["command"] for gs in data["hooks"].values() for g in gs for h in g["hooks"]]
-    assert all(c.startswith(("reflect-git ", "reflect-git-hook ")) for c in commands)
+    assert all(c.startswith(("reflect-git-session-start ", "reflect-git-hook ")) for c in commands)
+    assert "reflect-git-session-start --harness codex" in commands
 
 
 # --------------------------------------------------------------------------- Copilot CLI
@@ -244,16 +244,18 @@ def test_copilot_project_scope_shared_file_or_personal_settings(cli, tmp_path, m
 def test_copilot_session_start_prints_additional_context(cli, pinned_env, kb_with_note, tmp_path):
     assert cli("hooks", "install", "--agent", "copilot").code == 0
     data = json.loads((pinned_env / ".copilot" / "hooks" / "reflect-git.json").read_text())
-    recall, drain = [e["bash"] for e in data["hooks"]["sessionStart"]]
+    (command,) = [e["bash"] for e in data["hooks"]["sessionStart"]]
+    assert " import main; raise SystemExit(main())' --harness copilot --kb " in command
+    assert "from reflectgit.hooks.sessionstart" in command
     events = json.loads((DATA / "real" / "hook-events" / "copilot-cli-camelcase.json").read_text())
     start = {**events[0], "cwd": str(tmp_path)}  # the real camelCase sessionStart payload
-    env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note)}
-    proc = run_as_harness(recall, tmp_path, env, json.dumps(start))
+    state = tmp_path / "state"
+    env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note), "REFLECT_STATE_DIR": str(state)}
+    proc = run_as_harness(command, tmp_path, env, json.dumps(start))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out) == {"additionalContext"} and "release script" in out["additionalContext"]
-    proc = run_as_harness(drain, tmp_path, env, json.dumps(start))
-    assert proc.returncode == 0 and proc.stdout == ""
+    assert (state / "drain-background.log").is_file()  # and the drain started
 
 
 def test_invalid_copilot_file_is_refused_and_left_alone(cli, pinned_env):

@@ -12,7 +12,7 @@ import pytest
 from reflectgit.git.change import write
 from reflectgit.git.store import Store
 from reflectgit.state.ranking import Ranking
-from reflectgit.workflows.recall import ProjectContext, project_context, recall
+from reflectgit.workflows.recall import ProjectContext, project_context, recall, show_hint
 from tests.conftest import git, needs_shared, run_cli_proc
 from tests.support.search import corpus_kb, note_text  # noqa: F401
 
@@ -175,3 +175,26 @@ def test_as_a_hook_a_missing_kb_never_fails_the_session(tmp_path: Path, project:
     assert "not a git repository" in proc.stderr
     text = run_cli_proc("recall", cwd=project, env={"REFLECT_GIT_KB": str(tmp_path / "none")})
     assert text.returncode == 1
+
+
+def test_the_show_hint_names_a_command_that_runs_here(tmp_path: Path) -> None:
+    """Started as a script of ours, the hint names the ``reflect-git`` beside it; started any
+    other way (``python -c``, ``-m``, a script with no ``reflect-git`` beside it), this Python."""
+    bin_dir = tmp_path / "my bin"
+    bin_dir.mkdir()
+    (bin_dir / "reflect-git-session-start").write_text("")
+    kb = tmp_path / "kb"
+    ours = str(bin_dir / "reflect-git-session-start")
+    assert show_hint(False, kb, ours, "/py/python") == (
+        f"`/py/python -m reflectgit --kb {kb} show ID` prints a note in full"  # none beside it
+    )
+    (bin_dir / "reflect-git").write_text("")
+    assert show_hint(False, kb, ours, "/py/python") == (
+        f"`'{bin_dir}/reflect-git' --kb {kb} show ID` prints a note in full"
+    )
+    assert show_hint(False, kb, "-c", "/py/python").startswith("`/py/python -m reflectgit --kb ")
+    other = str(bin_dir / "pytest")  # a script, but not ours
+    assert show_hint(False, kb, other, "/py/python").startswith("`/py/python -m reflectgit ")
+    assert show_hint(True, kb, ours, "/py/python") == (
+        "the `show` tool of the reflect-git MCP server prints a note in full"
+    )
