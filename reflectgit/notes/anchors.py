@@ -73,7 +73,9 @@ _STATEMENTS = (
     r"and|or|in|is|print|echo|assert|del|do|goto|typeof|sizeof|delete|using|import|from|with|"
     r"except|catch|lambda|match|go|defer|else)\b)"
 )
-_C_LIKE = rf"{_STATEMENTS}[A-Za-z_][\w<>,\[\]*&: ]*[\s*&]"  # "static int ", "Map<K, V> "
+_C_TYPE = r"[A-Za-z_][\w<>,\[\]*&: ]*[\s*&]"  # "static int ", "Map<K, V> "
+# A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
+_C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
 # The edit tools whose input names the file they change (Claude Code, Copilot, Codex's patch).
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")

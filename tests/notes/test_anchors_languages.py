@@ -65,6 +65,8 @@ DEFINED = [
     ("typedef char line_t[200];\n", "line_t"),
     ("static const int MAX_SECTION = 50;\n", "MAX_SECTION"),
     ("extern int ini_errors;\n", "ini_errors"),
+    ("CJSON_PUBLIC(char *) cJSON_Print(const cJSON *item)\n{\n}\n", "cJSON_Print"),
+    ("PyAPI_FUNC(int) Py_Main(int argc, wchar_t **argv);\n", "Py_Main"),
     # C++ out-of-class definitions
     ("long INIReader::GetInteger(const std::string& s) const\n{\n}\n", "GetInteger"),
     ("long INIReader::GetInteger(const std::string& s) const\n{\n}\n", "INIReader::GetInteger"),
@@ -101,6 +103,8 @@ NOT_DEFINED = [
     ("    struct {\n        int a;\n    } state;\n", "state"),  # a variable, no typedef
     ("    x = INIReader::GetInteger(a);\n    return INIReader::GetInteger(a);\n", "GetInteger"),
     ("    INIReader::GetInteger(a);\n", "GetInteger"),  # a call, not a constructor
+    ("    CHECK(ok) && cJSON_Print(item);\n", "cJSON_Print"),
+    ("    assert(x) or cJSON_Print(item)\n", "cJSON_Print"),
     ("    return ini_errors;\n    if (x == ini_errors) {\n", "ini_errors"),
     ("impl Display for Wrapper {\n}\n", "Display"),  # the trait is not defined here
     ("    hashmap!(a => 1);\n", "hashmap"),
