@@ -203,6 +203,9 @@ _CID = r"[A-Za-z_]\w*"
 _TEMPLATE = r"(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?"
 _QUALIFIED = rf"(?:{_CID}{_TEMPLATE}::)*"
 _GENERICS = r"(?:\s*<[^{};]*?>)?"  # Rust: impl<T: Into<String>>
+# A declaration's ``;`` ends its line (a comment aside): "... names a commit; the ..." in prose
+# declares nothing.
+_DECLARED = r";\s*(?:(?://|/\*|#).*)?$"
 # The ways a line defines a name, after its indent (and, for most, modifiers). A line defines
 # the symbol when one of them, tried in this order, names it. A block ends at the next
 # definition indented no deeper (``block``), with its logical line (``line``: a ``#define`` and
@@ -261,14 +264,14 @@ _FORMS = (
     _Form(
         "block",
         rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*\(",
-        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|;))",
+        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED}))",
     ),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
     _Form("block", rf"{_QUALIFIED}(?P<cls>{_CID}){_TEMPLATE}::~?(?P<name>(?P=cls))\s*\("),
     # static const int MAX = 3;  private final Map<K, V> cache;  int Reader::count = 0;
     _Form(
         "block",
-        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*(?:\[[^\]]*\]\s*)*(?:=(?!=)|;)",
+        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})",
         named=False,
         ender="",
     ),

@@ -65,6 +65,7 @@ DEFINED = [
     ("typedef char line_t[200];\n", "line_t"),
     ("static const int MAX_SECTION = 50;\n", "MAX_SECTION"),
     ("extern int ini_errors;\n", "ini_errors"),
+    ("static int ini_depth;  /* nesting */\n", "ini_depth"),
     ("CJSON_PUBLIC(char *) cJSON_Print(const cJSON *item)\n{\n}\n", "cJSON_Print"),
     ("PyAPI_FUNC(int) Py_Main(int argc, wchar_t **argv);\n", "Py_Main"),
     # C++ out-of-class definitions
@@ -109,6 +110,7 @@ NOT_DEFINED = [
     ("impl Display for Wrapper {\n}\n", "Display"),  # the trait is not defined here
     ("    hashmap!(a => 1);\n", "hashmap"),
     ("    let total = count + 1;\n", "count"),
+    ("branch always names a complete commit; the index holds it\n", "commit"),  # prose
     ("    throw new IllegalStateException(msg);\n", "IllegalStateException"),
 ]
 
