@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "jsonio",
         "backoff",
         "location",
+        "flock",
         "__init__",
     ),  # errors; JSON; retry pauses; where the KB's state is (read by every hook); the root
 )

@@ -8,12 +8,10 @@ Outside a hook nothing changes: ``limit(default)`` is the default.
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import time
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
+from reflectgit import flock
 from reflectgit.errors import LockError
 
 if TYPE_CHECKING:
@@ -53,25 +51,11 @@ def limit(default: float | None) -> float | None:
 
 def acquire(fd: int, timeout: float | None, what: str, hint: str | None = None) -> None:
     """``flock(fd, LOCK_EX)``, waiting at most ``timeout`` seconds (None: as long as it takes)."""
-    if timeout is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
-    deadline = time.monotonic() + timeout
-    delay = 0.002
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-        if time.monotonic() >= deadline:
-            raise LockError(
-                f"another reflect-git process has held {what} for over {timeout:g}s",
-                hint=hint or "it is released when that process finishes; nothing was changed",
-            )
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+    if not flock.hold(fd, timeout):
+        raise LockError(
+            f"another reflect-git process has held {what} for over {timeout:g}s",
+            hint=hint or "it is released when that process finishes; nothing was changed",
+        )
 
 
 def take(fd: int, what: str) -> None:

@@ -26,7 +26,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from reflectgit.state.files import fsync_dir, write_all
+from reflectgit.state.files import append_lines, fsync_dir
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -183,11 +183,7 @@ def append(state_dir: str | Path, session: str, line: bytes, acquire: Acquire) -
             acquire(fd, f"the event log of session {session}")
             if not _same_file(fd, path):  # retired while we waited: append to the new one
                 continue
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line  # a torn last line (a killed writer): ours starts anew
-            write_all(fd, line)
-            os.fsync(fd)
+            append_lines(fd, line)
         finally:
             os.close(fd)
         if created:

@@ -15,17 +15,16 @@ state directory (mode 0600), as the harness's own transcript holds them.
 
 An append takes the inbox's lock (waiting at most ``wait`` seconds, then ``TimeoutError``),
 writes the line with one ``write``, and fsyncs it (and a new inbox's folder), as the queue does.
-Only ``os``, ``fcntl`` and ``time`` are imported (and ``state/files``): this runs inside every
+Only ``os`` is imported (and ``flock``, ``state/files``): this runs inside every
 tool call.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
 
-from reflectgit.state.files import fsync_dir, write_all
+from reflectgit import flock
+from reflectgit.state.files import append_lines, fsync_dir
 
 FOLDER = "events"
 NAME = "inbox.spool"
@@ -68,21 +67,8 @@ def fields(raw: bytes) -> tuple[float, str | None, str, bytes] | None:
 def lock(fd: int, wait: float | None) -> None:
     """``flock(fd, LOCK_EX)``, waiting at most ``wait`` seconds (None: as long as it takes);
     ``TimeoutError`` past it."""
-    if wait is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
-    deadline = time.monotonic() + wait
-    delay = 0.002
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"another process has held the event inbox for over {wait:g}s")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+    if not flock.hold(fd, wait):
+        raise TimeoutError(f"another process has held the event inbox for over {wait:g}s")
 
 
 def append(state_dir: str, data: bytes, wait: float | None) -> None:
@@ -95,11 +81,7 @@ def append(state_dir: str, data: bytes, wait: float | None) -> None:
     fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         lock(fd, wait)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a torn last line (a killed writer): ours starts anew
-        write_all(fd, data)
-        os.fsync(fd)
+        append_lines(fd, data)
     finally:
         os.close(fd)
     if created:
