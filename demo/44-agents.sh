@@ -45,11 +45,10 @@ step "Agents: a SessionStart as Claude Code runs it (stdout is what the model re
 (
   cd "$agents_proj"
   export REFLECT_GIT_KB="$agents_kb"
-  recall_cmd=$(python -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["hooks"]["SessionStart"][-1]["hooks"][0]["command"])' .claude/settings.json)
-  drain_cmd=$(python -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["hooks"]["SessionStart"][-1]["hooks"][1]["command"])' .claude/settings.json)
-  printf '$ %s\n' "$recall_cmd"
+  start_cmd=$(python -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["hooks"]["SessionStart"][-1]["hooks"][0]["command"])' .claude/settings.json)
+  recall_cmd="$start_cmd"
+  printf '$ %s   # the recall, and the drain started detached\n' "$recall_cmd"
   sh -c "$recall_cmd" </dev/null | python -c 'import json,sys; d=json.load(sys.stdin)["hookSpecificOutput"]; print(d["hookEventName"] + ": " + d["additionalContext"].splitlines()[0])'
-  printf '$ %s   # stdout: %s bytes\n' "$drain_cmd" "$(sh -c "$drain_cmd" </dev/null 2>/dev/null | wc -c | tr -d ' ')"
   printf '$ REFLECT_DISABLED=1 %s   # stdout: %s bytes\n' "$recall_cmd" "$(REFLECT_DISABLED=1 sh -c "$recall_cmd" </dev/null | wc -c | tr -d ' ')"
 )
 

@@ -457,6 +457,7 @@ def _age_refs(kb: Path) -> None:
             os.utime(path, (old, old))
 
 
+@needs_shared
 def test_the_quick_answer_follows_head_the_policy_files_and_the_tools_ruled(kb, tmp_path):
     quick = state_dir(kb) / "policy" / "quick"
     read = {**claude_pre("x"), "tool_name": "Read", "tool_input": {"file_path": "/etc/hosts"}}
