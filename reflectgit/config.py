@@ -811,7 +811,7 @@ class PolicySettings(Settings):
     file: Path | None = setting(
         None,
         kind="path",
-        env="REFLECT_POLICY_FILE",
+        env=location.POLICY_FILE_ENV,  # read by location.policy_files (the hooks read it too)
         help="one more JSONL policy file, read before `~/.reflect/policy-rules.jsonl` and "
         "`~/.reflect/permission-policy.jsonl` (the original tool's files)",
     )
@@ -1034,7 +1034,7 @@ def current_folder() -> Path | None:
 
 def home_of(env: Mapping[str, str]) -> Path:
     """``$HOME`` of the given environment, else the user's home."""
-    return Path(env.get("HOME") or os.path.expanduser("~"))
+    return Path(location.home(dict(env)))
 
 
 def git_dir_of(work_tree: Path) -> Path:
@@ -1312,7 +1312,7 @@ class Config:
     @property
     def state_dir_explicit(self) -> bool:
         """The state directory was given (``REFLECT_STATE_DIR``), not derived from the KB."""
-        return self.general.state_dir is not None
+        return location.state_override(dict(self.env)) is not None
 
     def setting(self, section: str, key: str, default: Any = None) -> Any:
         """One raw value from ``.reflect-git.toml`` (``[section] key = ...``); prefer a settings class."""

@@ -91,23 +91,22 @@ def main(argv: list[str] | None = None, kb: str | None = None) -> int:
         where = recording_dir(kb, location.environ())
         if where is not None:
             return record(where, event, harness, kb)
+    raw = None
     if argument is None and event in ANSWERED:
         raw = stdin()
         if nothing_enforced(kb, location.environ(), raw):
             return 0
-        from reflectgit.hooks.event import handle
-
-        return handle(event, harness, None, kb, raw)
     from reflectgit.hooks.event import handle
 
-    return handle(event, harness, argument, kb)
+    return handle(event, harness, argument, kb, raw)
 
 
-def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
-    """Where a recorded event goes: the state directory, ``""`` when nothing is to be recorded
-    (reflect-git is switched off, this is our own process, or the KB has no git directory: we
-    never create a state directory by accident), or None when only the whole configuration can
-    say (the KB is found from the folder or the user's default; a switch is malformed)."""
+def _located(kb: str | None, env: dict[str, str]) -> tuple[str, str] | str | None:
+    """``(state directory, KB)`` when the KB is named (``--kb``, the environment); ``""`` when
+    nothing is to be recorded or answered (reflect-git is switched off, this is our own process,
+    or the KB has no git directory: we never create a state directory by accident); None when
+    only the whole configuration can say (the KB is found from the folder or the user's
+    default; a switch is malformed)."""
     disabled = location.switched_on(env, location.DISABLED_ENV)
     internal = location.switched_on(env, location.INTERNAL_ENV)
     if disabled is None or internal is None:
@@ -119,26 +118,31 @@ def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
         return None
     explicit = location.state_override(env)
     if explicit is not None:
-        return explicit
+        return explicit, named[0]
     state = location.state_dir(named[0], env)
-    return state if os.path.isdir(os.path.dirname(state)) else ""
+    return (state, named[0]) if os.path.isdir(os.path.dirname(state)) else ""
+
+
+def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
+    """Where a recorded event goes: the state directory, ``""`` when nothing is to be recorded,
+    or None when only the whole configuration can say (``_located``)."""
+    found = _located(kb, env)
+    return found[0] if isinstance(found, tuple) else found
 
 
 def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> bool:
     """True when the answer to this call is surely "nothing": reflect-git is off here, or the
     last compile vouches that no rule applies to any tool the payload names, for exactly this
     HEAD and these policy files (``state/rulestamp.py``). False: only the rules can say."""
-    where = recording_dir(kb, env)
-    if where is None or where == "":
-        return where == ""
-    named = location.named_kb(kb, env)
-    if named is None:
-        return False
+    found = _located(kb, env)
+    if not isinstance(found, tuple):
+        return found == ""
+    where, named = found
     from reflectgit.git.headstamp import head_stamp
     from reflectgit.state import rulestamp
 
-    git_dir = location.git_dir(named[0])
-    stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named[0])
+    git_dir = location.git_dir(named)
+    stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named)
     if stamp is None:
         return False
     files = rulestamp.fingerprint(location.policy_files(env))

@@ -1,20 +1,22 @@
-"""The agent hooks' event logs: one JSON-lines file per session, and how far the pass has read.
+"""The sessions' event logs: one JSON-lines file per session, and how far the pass has read.
 
 Layout under the state directory::
 
-    events/<session>.jsonl    one event a line, appended by the agent hooks
+    events/inbox.spool        every event as the hooks received it (``state/inbox.py``)
+    events/<session>.jsonl    one event a line, moved there from the inbox by ``ingest``
     events/<session>.cursor   the byte offset up to which the capture pass has handled events
     events/<session>.pass     the lock one capture pass of the session holds
 
-An agent hook appends its event and returns (``hooks/agent.py``); the capture pass
-(``workflows/capture/sessionpass.py``) reads the events after the cursor, in order, and moves
+An agent hook appends its event to the inbox and returns (``hooks/agent.py``); the capture pass
+(``workflows/capture/sessionpass.py``) moves the inbox here (``ingest``), then reads the events
+after the cursor, in order, and moves
 the cursor past each one only once it is handled, so a pass killed half-way loses no event (the
 next pass handles the last one again). A line is ``{"ts", "harness", "event", "payload"}``:
 the time the hook received the event (the detectors' clock), the harness the hook was told
 (``--harness``, or None), the event name as the harness gave it, and the payload with every
 string cut to its last ``STRING_CAP`` characters and passed through ``privacy.clean_data``.
 
-Appends take an exclusive lock on the log file, waiting at most the hook's bound; each line is
+Appends take an exclusive lock on the log file, waiting at most the caller's bound; lines are
 written with one ``write``, then fsynced (a new file's folder too), as the queue does. When the
 pass has handled every line, it retires the log (cursor first, then the log, under the same
 lock): a session's file holds only the events no pass has handled yet.

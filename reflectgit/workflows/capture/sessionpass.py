@@ -49,8 +49,8 @@ def run(cfg: Config, session: str, *, wait: bool = False) -> int:
     """Handle the session's unhandled events; returns how many were handled. ``wait``: wait
     for another pass of the session to finish (else leave the events to it)."""
     handled = 0
+    ingest(cfg)
     for _ in range(ROUNDS):
-        ingest(cfg)
         acquire = take if wait else None
         with eventlog.pass_lock(cfg.state_dir, session, acquire) as held:
             if not held:
