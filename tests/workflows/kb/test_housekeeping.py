@@ -62,11 +62,15 @@ def test_adds_leave_the_kb_packed_as_git_commit_would(cli, tmp_path: Path) -> No
     _adds(cli, kb)
     deadline = time.monotonic() + 90
     counts = _objects(kb)
-    while time.monotonic() < deadline and not (counts["in-pack"] and counts["count"] <= 8):
+    while time.monotonic() < deadline and not (
+        counts["in-pack"] and not (kb / ".git" / "gc.pid").exists() and counts["count"] < 50
+    ):
         time.sleep(0.2)  # the detached maintenance is still packing
         counts = _objects(kb)
-    assert counts["in-pack"] >= 4 * ADDS, counts  # every note, tree and commit packed
-    assert counts["count"] <= 8, counts  # the two seeds (unreachable, kept as git keeps them)
+    assert counts["in-pack"] >= 3 * ADDS, counts  # the adds' objects are packed
+    # What is still loose is what git itself leaves: its own `gc --auto` finds nothing to do.
+    git("gc", "--auto", "--quiet", cwd=kb)
+    assert _objects(kb) == counts
     assert git("rev-list", "--count", "HEAD", cwd=kb).strip() == str(ADDS + 1)
     assert git("status", "--porcelain", cwd=kb) == ""
     git("fsck", "--strict", cwd=kb)
