@@ -8,12 +8,13 @@ helpful_count, ignored_count, stale_count, last_recalled_at`` live here, in
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from reflectgit.notes.dates import format_timestamp, utc_now
 
@@ -32,8 +33,7 @@ CREATE TABLE IF NOT EXISTS counters (
 """
 
 
-@dataclass(frozen=True)
-class Counters:
+class Counters(NamedTuple):
     """The ranking state of one note (zeros for a note never seen)."""
 
     id: str
@@ -122,3 +122,15 @@ def record_recall(state_dir: Path, ids: Iterable[str], when: dt.datetime | None 
 def counters(state_dir: Path, ident: str) -> Counters:
     """Module-level shortcut: the counters of one note."""
     return Ranking(state_dir).counters(ident)
+
+
+def count_recall(state_dir: Path, ids: Iterable[str], when: dt.datetime | None = None) -> None:
+    """Count one recall of each note; the counters are soft state, so a file SQLite cannot
+    read starts over rather than failing a session start."""
+    try:
+        Ranking(state_dir).record_recall(ids, when)
+    except sqlite3.DatabaseError:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                (Path(state_dir) / (DB_NAME + suffix)).unlink()
+        Ranking(state_dir).record_recall(ids, when)

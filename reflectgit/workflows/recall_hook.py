@@ -1,0 +1,203 @@
+"""SessionStart's recall as the hook prints it: the answer kept for this project when everything
+it was computed from still holds, else computed (``workflows/recall``) and kept.
+
+A session start asks git about the project every time (its branch, changed and recent files:
+``workflows/project_context``) and reads the memory slots; the rest of the recall (the search
+index, the ranking) is what an answer kept in the state directory (``recall-answers.json``, one
+per project) saves. It is kept with a stamp taken *before* it was computed, so a change while it
+is computed leaves the stamp stale, never the answer:
+
+- the KB's HEAD (``git.headstamp``: a ref moved, a commit made), and no write interrupted;
+- the recall's code (the newest ``.py`` of ``workflows/`` and ``workflows/search/``);
+- the settings it read (the budget, the synonym file's name and that file's stat), the hint;
+- the project (name, branch, changed and recent files, its top folder) and the slots' lines.
+
+It is served only when the stamp taken now is equal, every transcript whose size it counted
+(``recall.discovery_cost``) has that size still, and now is before the first instant at which
+a note's relationship starts or stops holding. When the files cannot vouch (HEAD or the synonym
+file changed within ``headstamp.RACY`` seconds) nothing is served or kept; an answer that read
+the code repository (notes anchored to code: the branch's changes, stale labels) is never kept.
+A served answer counts in the ranking counters as a computed one does.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from reflectgit import jsonio
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from reflectgit.config import Config
+    from reflectgit.workflows.project_context import ProjectContext
+
+ANSWERS = "recall-answers.json"
+KEEP = 32  # projects whose answer is kept (the least recently computed goes first)
+FORMAT = 1
+
+
+def show_hint(mcp: bool, kb: str | os.PathLike[str], argv0: str, python: str) -> str:
+    """What a SessionStart recall tells the agent to run for a whole note (``SHOW_HINT``'s
+    place): the MCP server's ``show`` tool, or a command line that runs here with the KB named
+    (the agent's PATH and folder may not find ours). ``argv0`` and ``python`` say how this
+    process started: the ``reflect-git`` script beside a script of ours, else ``python -m
+    reflectgit``."""
+    if mcp:
+        return "the `show` tool of the reflect-git MCP server prints a note in full"
+    import shlex
+
+    folder, name = os.path.split(argv0)
+    stem, ext = os.path.splitext(name)
+    script = os.path.join(folder, "reflect-git" + ext)
+    if stem.startswith("reflect-git") and os.path.isfile(script):
+        command = shlex.quote(os.path.abspath(script))
+    else:
+        command = f"{shlex.quote(python)} -m reflectgit"
+    return f"`{command} --kb {shlex.quote(os.fspath(kb))} show ID` prints a note in full"
+
+
+def context_json(text: str, harness: str) -> str:
+    """The JSON a SessionStart hook prints for ``text``: Claude Code's and Codex's
+    ``hookSpecificOutput`` document, Copilot CLI's ``additionalContext`` (its hooks reference)."""
+    if harness == "copilot":
+        return jsonio.dumps({"additionalContext": text})
+    doc = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return jsonio.dumps(doc)
+
+
+def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str | None, list[str]]:
+    """What the SessionStart hook prints on stdout (None: nothing) and the lines for the person
+    (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``)."""
+    from reflectgit.workflows.capture.slots import recall_lines
+    from reflectgit.workflows.project_context import project_context
+
+    context = project_context(cwd, None, cfg.env)
+    slots = recall_lines(cfg.state_dir, context.name)
+    stamp = _stamp(cfg, context, hint, slots)
+    key = os.fspath(context.root or cwd)
+    path = os.path.join(cfg.state_dir, ANSWERS)
+    answers = _load(path)
+    kept = answers.get(key)
+    if stamp is not None and isinstance(kept, dict) and _holds(kept, stamp):
+        if kept["ids"]:
+            from reflectgit.state.ranking import count_recall
+
+            count_recall(cfg.state_dir, kept["ids"])
+        return context_json(kept["text"], harness), list(kept["messages"])
+    from reflectgit.workflows import recall
+
+    said = recall.session_recall(cfg, cwd, hint, context=context)
+    result = said.result
+    if result is None:
+        return None, said.messages
+    text = result.text()
+    if stamp is not None and not result.read_code and result.slots == slots:
+        answers.pop(key, None)
+        answers[key] = {
+            "stamp": stamp,
+            "text": text,
+            "ids": [n.id for n in result.notes],
+            "messages": said.messages,
+            "transcripts": result.transcripts,
+            "holds_until": result.holds_until,
+        }
+        _save(path, dict(list(answers.items())[-KEEP:]))
+    return context_json(text, harness), said.messages
+
+
+def _holds(kept: dict[str, Any], stamp: list[Any]) -> bool:
+    """Whether the answer ``kept`` is still the answer: the same stamp, the transcripts it
+    counted the same sizes, and no relationship has started or stopped holding since."""
+    if kept.get("stamp") != stamp or not isinstance(kept.get("text"), str):
+        return False
+    if not (isinstance(kept.get("ids"), list) and isinstance(kept.get("messages"), list)):
+        return False
+    until = kept.get("holds_until")
+    if until is not None and time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) >= until:
+        return False
+    for source, size in kept.get("transcripts") or ():
+        try:
+            now = os.stat(source).st_size
+        except (OSError, ValueError):
+            now = None
+        if now != size:
+            return False
+    return True
+
+
+def _stamp(cfg: Config, context: ProjectContext, hint: str, slots: list[str]) -> list[Any] | None:
+    """Everything a session start's recall is computed from but the transcripts and the time
+    (see the module's text), as JSON values; None when the files cannot vouch for it."""
+    from reflectgit.config import git_dir_of
+    from reflectgit.git.headstamp import RACY, head_stamp
+    from reflectgit.git.pending import JOURNAL_NAME, WRITER_NAME
+
+    git_dir = git_dir_of(cfg.kb)
+    head = head_stamp(git_dir)
+    if head is None or any(
+        os.path.exists(os.path.join(git_dir, name)) for name in (JOURNAL_NAME, WRITER_NAME)
+    ):
+        return None
+    synonyms = cfg.search.synonyms
+    table: list[int] | None = None
+    if synonyms:
+        try:
+            st = os.stat(os.path.join(cfg.kb, synonyms))
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except (OSError, ValueError):
+            return None
+        else:
+            if st.st_mtime_ns > time.time_ns() - int(RACY * 1e9):
+                return None  # changed just now: a second change could keep its stat
+            table = [st.st_ino, st.st_size, st.st_mtime_ns]
+    root = None if context.root is None else os.fspath(context.root)
+    return [
+        FORMAT,
+        _code_version(),
+        os.fspath(cfg.kb),
+        os.fspath(cfg.state_dir),
+        head,
+        cfg.recall_budget(),
+        synonyms,
+        table,
+        hint,
+        [context.name, context.branch, list(context.files), root],
+        slots,
+    ]
+
+
+def _code_version() -> int:
+    """The newest modification time of the recall's code (``workflows/`` and its ``search/``):
+    an upgrade or an edit of the code computes the answer again."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    newest = 0
+    for folder in (here, os.path.join(here, "search")):
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    return newest
+
+
+def _load(path: str) -> dict[str, Any]:
+    """The kept answers by project; {} when there are none or the file is unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            doc = jsonio.loads(fh.read())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _save(path: str, answers: dict[str, Any]) -> None:
+    """Write the kept answers atomically; a state directory that cannot take them keeps none."""
+    import contextlib
+
+    from reflectgit.state.files import atomic_write
+
+    with contextlib.suppress(OSError):
+        atomic_write(path, jsonio.dumps(answers, ensure_ascii=False).encode("utf-8"))
