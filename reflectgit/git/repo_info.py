@@ -10,7 +10,7 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from reflectgit.config import git_dir_of
@@ -439,16 +439,28 @@ def recent_files(root: Path, commits: int, env: Env = None) -> list[str]:
     return _recent_of(_answer(root, _recent(commits), env) or "")
 
 
-def worked_files(root: Path, commits: int, env: Env = None) -> tuple[list[str], list[str]]:
-    """``modified_files`` and ``recent_files`` at once: both gits run at the same time."""
-    from reflectgit.git.run import run_together
+def asking_worked_files(
+    root: Path, commits: int, env: Env = None
+) -> Callable[[], tuple[list[str], list[str]]]:
+    """``modified_files`` and ``recent_files``, both gits started now and at once; the call
+    returned waits for their answers (``run.start_together``: call it, also on the way out of
+    an error)."""
+    from reflectgit.git.run import start_together
 
     try:
-        status, log = run_together([_MODIFIED, _recent(commits)], cwd=root, env=env or {})
+        wait = start_together([_MODIFIED, _recent(commits)], cwd=root, env=env or {})
     except ReflectGitError:
-        return [], []
-    text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
-    return _modified_of(text[0]), _recent_of(text[1])
+        return lambda: ([], [])
+
+    def answers() -> tuple[list[str], list[str]]:
+        try:
+            status, log = wait()
+        except ReflectGitError:
+            return [], []
+        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
+        return _modified_of(text[0]), _recent_of(text[1])
+
+    return answers
 
 
 def config_value(repo: Path, key: str, env: Env = None) -> str | None:

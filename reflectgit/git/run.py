@@ -8,15 +8,15 @@ identity. It also sets ``REFLECT_GIT_INTERNAL=1`` so our own post-commit shim an
 never capture what reflect-git itself does.
 
 ``run`` is the only place in the package that starts ``git``; everything else asks it. It
-starts git with ``subprocess.run``; ``run_together`` starts several gits at once (questions
-that do not depend on each other, asked of one repository) and waits for them all.
+starts git with ``subprocess.run``; ``start_together`` starts several gits at once (questions
+that do not depend on each other) and waits for them when asked.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from reflectgit.config import INTERNAL_ENV
@@ -168,18 +168,27 @@ def run(
     return result
 
 
-def run_together(
+def start_together(
     commands: Sequence[Sequence[str]],
     *,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
-) -> list[Result]:
-    """Run each ``git ARGS`` of ``commands`` at the same time (nothing on their stdin), with
-    the environment policy above; their results in the same order. Raises as ``run`` does
-    (``timeout`` counts for each from when all have started); no git is left running."""
+) -> Callable[[], list[Result]]:
+    """Start each ``git ARGS`` of ``commands`` at once (nothing on their stdin), with the
+    environment policy above; the call returned waits for them and gives their results in
+    the same order (what the caller does in between runs alongside git). It raises as
+    ``run`` does (``timeout`` counts for each from when it waits); call it, also on the way
+    out of an error, so no git is left behind."""
     full_env = git_env(env if env is not None else {})
     procs: list[subprocess.Popen[bytes]] = []
+
+    def stop() -> None:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.kill()
+                proc.communicate()
+
     try:
         for args in commands:
             procs.append(
@@ -192,18 +201,24 @@ def run_together(
                     stderr=subprocess.PIPE,
                 )
             )
-        results = []
-        for args, proc in zip(commands, procs, strict=True):
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                raise _too_long(args, timeout) from None
-            results.append(Result(proc.returncode, out, err))
-        return results
     except (FileNotFoundError, NotADirectoryError) as exc:
+        stop()
         raise _not_started(exc, cwd) from exc
-    finally:
-        for proc in procs:
-            if proc.returncode is None:
-                proc.kill()
-                proc.communicate()
+    except BaseException:
+        stop()
+        raise
+
+    def wait() -> list[Result]:
+        try:
+            results = []
+            for args, proc in zip(commands, procs, strict=True):
+                try:
+                    out, err = proc.communicate(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    raise _too_long(args, timeout) from None
+                results.append(Result(proc.returncode, out, err))
+            return results
+        finally:
+            stop()
+
+    return wait

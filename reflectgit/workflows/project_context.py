@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from reflectgit.git import repo_info
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
 RECENT_COMMITS = 10
@@ -100,11 +100,26 @@ def project_context(
     cwd: Path, project: str | None = None, env: Mapping[str, str] | None = None
 ) -> ProjectContext:
     """Describe the project at ``cwd`` (the caller's working directory, passed in explicitly)."""
+    return describing(cwd, project, env)()
+
+
+def describing(
+    cwd: Path, project: str | None = None, env: Mapping[str, str] | None = None
+) -> Callable[[], ProjectContext]:
+    """``project_context`` with git's questions asked now and answered when the call returned
+    is made (what the caller does in between runs alongside git; make the call, also on the
+    way out of an error, so no git is left behind)."""
     root = repo_info.toplevel(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
-        return ProjectContext(name=name)
+        alone = ProjectContext(name=name)
+        return lambda: alone
     branch = repo_info.current_branch(root, env)
-    modified, recent = repo_info.worked_files(root, RECENT_COMMITS, env)
-    unique = list(dict.fromkeys(modified + recent))[:MAX_FILES]
-    return ProjectContext(name=name, branch=branch, files=unique, root=root)
+    files = repo_info.asking_worked_files(root, RECENT_COMMITS, env)
+
+    def described() -> ProjectContext:
+        modified, recent = files()
+        unique = list(dict.fromkeys(modified + recent))[:MAX_FILES]
+        return ProjectContext(name=name, branch=branch, files=unique, root=root)
+
+    return described

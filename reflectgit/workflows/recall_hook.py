@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from reflectgit.config import Config
-    from reflectgit.workflows.project_context import ProjectContext
 
 ANSWERS = "recall-answers.json"
 KEEP = 32  # projects whose answer is kept (the least recently computed goes first)
@@ -71,20 +70,26 @@ def context_json(text: str, harness: str) -> str:
 def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str | None, list[str]]:
     """What the SessionStart hook prints on stdout (None: nothing) and the lines for the person
     (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``)."""
-    from reflectgit.workflows.capture.slots import recall_lines
-    from reflectgit.workflows.project_context import project_context
+    from reflectgit.workflows.project_context import describing
 
-    context = project_context(cwd, None, cfg.env)
+    described = describing(cwd, None, cfg.env)  # git's questions about the project, started
+    try:  # alongside them: the rest of the stamp, the kept answers, what serving one needs
+        from reflectgit.state.ranking import count_recall
+        from reflectgit.workflows.capture.slots import recall_lines
+
+        settled = _settled(cfg, hint)
+        path = os.path.join(cfg.state_dir, ANSWERS)
+        answers = _load(path)
+    finally:
+        context = described()
     slots = recall_lines(cfg.state_dir, context.name)
-    stamp = _stamp(cfg, context, hint, slots)
+    root = None if context.root is None else os.fspath(context.root)
+    project = [context.name, context.branch, list(context.files), root]
+    stamp = None if settled is None else [*settled, project, slots]
     key = os.fspath(context.root or cwd)
-    path = os.path.join(cfg.state_dir, ANSWERS)
-    answers = _load(path)
     kept = answers.get(key)
     if stamp is not None and isinstance(kept, dict) and _holds(kept, stamp):
         if kept["ids"]:
-            from reflectgit.state.ranking import count_recall
-
             count_recall(cfg.state_dir, kept["ids"])
         return context_json(kept["text"], harness), list(kept["messages"])
     from reflectgit.workflows import recall
@@ -128,9 +133,9 @@ def _holds(kept: dict[str, Any], stamp: list[Any]) -> bool:
     return True
 
 
-def _stamp(cfg: Config, context: ProjectContext, hint: str, slots: list[str]) -> list[Any] | None:
-    """Everything a session start's recall is computed from but the transcripts and the time
-    (see the module's text), as JSON values; None when the files cannot vouch for it."""
+def _settled(cfg: Config, hint: str) -> list[Any] | None:
+    """The stamp's part that is not the project's (see the module's text), as JSON values;
+    None when the files cannot vouch for it."""
     from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import RACY, head_stamp
     from reflectgit.git.pending import JOURNAL_NAME, WRITER_NAME
@@ -154,7 +159,6 @@ def _stamp(cfg: Config, context: ProjectContext, hint: str, slots: list[str]) ->
             if st.st_mtime_ns > time.time_ns() - int(RACY * 1e9):
                 return None  # changed just now: a second change could keep its stat
             table = [st.st_ino, st.st_size, st.st_mtime_ns]
-    root = None if context.root is None else os.fspath(context.root)
     return [
         FORMAT,
         _code_version(),
@@ -165,8 +169,6 @@ def _stamp(cfg: Config, context: ProjectContext, hint: str, slots: list[str]) ->
         synonyms,
         table,
         hint,
-        [context.name, context.branch, list(context.files), root],
-        slots,
     ]
 
 
