@@ -17,11 +17,13 @@ It is served only when the stamp taken now is equal, every transcript whose size
 a note's relationship starts or stops holding. When the files cannot vouch (HEAD or the synonym
 file changed within ``headstamp.RACY`` seconds) nothing is served or kept; an answer that read
 the code repository (notes anchored to code: the branch's changes, stale labels) is never kept.
-A served answer counts in the ranking counters as a computed one does.
+A served answer counts in the ranking counters as a computed one does (appended to
+``state/recalled.py``'s file, which the counters' database folds in when next opened).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -74,7 +76,7 @@ def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str
 
     described = describing(cwd, None, cfg.env)  # git's questions about the project, started
     try:  # alongside them: the rest of the stamp, the kept answers, what serving one needs
-        from reflectgit.state.ranking import count_recall
+        from reflectgit.state import recalled
         from reflectgit.workflows.capture.slots import recall_lines
 
         settled = _settled(cfg, hint)
@@ -89,8 +91,9 @@ def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str
     key = os.fspath(context.root or cwd)
     kept = answers.get(key)
     if stamp is not None and isinstance(kept, dict) and _holds(kept, stamp):
-        if kept["ids"]:
-            count_recall(cfg.state_dir, kept["ids"])
+        if kept["ids"]:  # counted by the next process that opens the counters
+            with contextlib.suppress(OSError):  # soft state: never the session's failure
+                recalled.append(cfg.state_dir, time.time(), kept["ids"])
         return context_json(kept["text"], harness), list(kept["messages"])
     from reflectgit.workflows import recall
 
@@ -197,8 +200,6 @@ def _load(path: str) -> dict[str, Any]:
 
 def _save(path: str, answers: dict[str, Any]) -> None:
     """Write the kept answers atomically; a state directory that cannot take them keeps none."""
-    import contextlib
-
     from reflectgit.state.files import atomic_write
 
     with contextlib.suppress(OSError):
