@@ -417,16 +417,8 @@ def _branch_of(git_dir: Path) -> str | None:
 _MODIFIED = ("status", "--porcelain", "--untracked-files=no")
 
 
-def _recent(commits: int) -> list[str]:
-    return ["log", f"-n{commits}", "--name-only", "--format="]
-
-
 def _modified_of(out: str) -> list[str]:
     return [line[3:].strip() for line in out.splitlines() if len(line) > 3]
-
-
-def _recent_of(out: str) -> list[str]:
-    return [line.strip() for line in out.splitlines() if line.strip()]
 
 
 def modified_files(root: Path, env: Env = None) -> list[str]:
@@ -434,21 +426,17 @@ def modified_files(root: Path, env: Env = None) -> list[str]:
     return _modified_of(_answer(root, _MODIFIED, env) or "")
 
 
-def recent_files(root: Path, commits: int, env: Env = None) -> list[str]:
-    """The files the last ``commits`` commits touched, newest first (repeats kept)."""
-    return _recent_of(_answer(root, _recent(commits), env) or "")
-
-
 def asking_worked_files(
     root: Path, commits: int, env: Env = None
 ) -> Callable[[], tuple[list[str], list[str]]]:
-    """``modified_files`` and ``recent_files``, both gits started now and at once; the call
-    returned waits for their answers (``run.start_together``: call it, also on the way out of
-    an error)."""
+    """``modified_files``, and the files the last ``commits`` commits touched (newest first,
+    repeats kept): both gits started now and at once; the call returned waits for their
+    answers (``run.start_together``: call it, also on the way out of an error)."""
     from reflectgit.git.run import start_together
 
     try:
-        wait = start_together([_MODIFIED, _recent(commits)], cwd=root, env=env or {})
+        recent = ["log", f"-n{commits}", "--name-only", "--format="]
+        wait = start_together([_MODIFIED, recent], cwd=root, env=env or {})
     except ReflectGitError:
         return lambda: ([], [])
 
@@ -458,7 +446,9 @@ def asking_worked_files(
         except ReflectGitError:
             return [], []
         text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
-        return _modified_of(text[0]), _recent_of(text[1])
+        return _modified_of(text[0]), [
+            line.strip() for line in text[1].splitlines() if line.strip()
+        ]
 
     return answers
 

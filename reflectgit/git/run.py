@@ -186,8 +186,11 @@ def start_together(
     def stop() -> None:
         for proc in procs:
             if proc.returncode is None:
-                proc.kill()
-                proc.communicate()
+                proc.kill()  # and waited for, as subprocess.run does (a child of git's may
+                proc.wait()  # still hold its pipes: they are closed, not read)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
 
     try:
         for args in commands:
