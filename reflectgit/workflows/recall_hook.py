@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 from reflectgit import jsonio
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from reflectgit.config import Config
+    from reflectgit.workflows.project_context import ProjectContext
 
 ANSWERS = "recall-answers.json"
 KEEP = 32  # projects whose answer is kept (the least recently computed goes first)
@@ -69,12 +71,20 @@ def context_json(text: str, harness: str) -> str:
     return jsonio.dumps(doc)
 
 
-def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str | None, list[str]]:
+def session_output(
+    cfg: Config,
+    cwd: Path,
+    hint: str,
+    harness: str,
+    described: Callable[[], ProjectContext] | None = None,
+) -> tuple[str | None, list[str]]:
     """What the SessionStart hook prints on stdout (None: nothing) and the lines for the person
-    (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``)."""
-    from reflectgit.workflows.project_context import describing
+    (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``). ``described``:
+    ``project_context.describing(cwd)``, when the caller started git's questions already."""
+    if described is None:
+        from reflectgit.workflows.project_context import describing
 
-    described = describing(cwd, None, cfg.env)  # git's questions about the project, started
+        described = describing(cwd, None, cfg.env)  # git's questions about the project
     try:  # alongside them: the rest of the stamp, the kept answers, what serving one needs
         from reflectgit.state import recalled
         from reflectgit.workflows.capture.slots import recall_lines
