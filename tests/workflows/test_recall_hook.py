@@ -222,3 +222,19 @@ def test_an_answer_that_read_the_code_repository_is_never_kept(tmp_path):
     state = tmp_path / "state"
     assert "Backoff is capped" in context(hook(code.path, repo, state))
     assert not (state / ANSWERS).exists()  # the branch's changes were asked: nothing kept
+
+
+def test_what_the_last_session_left_computes_it_again(project, kb, tmp_path):
+    import datetime as dt
+
+    from reflectgit.notes.slots import Slots
+    from reflectgit.state import slots as slot_files
+
+    state = tmp_path / "state"
+    hook(project, kb, state)
+    mark(state)
+    left = Slots(pending_items=["TODO: finish the ferry timetable"]).to_json()
+    updated = dt.datetime.now(dt.timezone.utc).isoformat()
+    slot_files.save(state, "harbour", {"project": "harbour", "updated": updated, **left})
+    out = context(hook(project, kb, state))
+    assert MARK not in out and "TODO: finish the ferry timetable" in out
