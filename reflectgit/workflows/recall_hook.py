@@ -128,20 +128,25 @@ def session_output(
 
 def _holds(kept: dict[str, Any], stamp: list[Any]) -> bool:
     """Whether the answer ``kept`` is still the answer: the same stamp, the transcripts it
-    counted the same sizes, and no relationship has started or stopped holding since."""
+    counted the same sizes, and no relationship has started or stopped holding since. A kept
+    answer not in the shape this module writes never holds."""
     if kept.get("stamp") != stamp or not isinstance(kept.get("text"), str):
         return False
-    if not (isinstance(kept.get("ids"), list) and isinstance(kept.get("messages"), list)):
+    if not all(isinstance(kept.get(k), list) for k in ("ids", "messages", "transcripts")):
         return False
     until = kept.get("holds_until")
-    if until is not None and time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) >= until:
+    if until is not None and not (
+        isinstance(until, str) and time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) < until
+    ):
         return False
-    for source, size in kept.get("transcripts") or ():
+    for read in kept["transcripts"]:
+        if not (isinstance(read, list) and len(read) == 2 and isinstance(read[0], str)):
+            return False
         try:
-            now = os.stat(source).st_size
+            now = os.stat(read[0]).st_size
         except (OSError, ValueError):
             now = None
-        if now != size:
+        if now != read[1]:
             return False
     return True
 

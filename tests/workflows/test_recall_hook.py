@@ -238,3 +238,14 @@ def test_what_the_last_session_left_computes_it_again(project, kb, tmp_path):
     slot_files.save(state, "harbour", {"project": "harbour", "updated": updated, **left})
     out = context(hook(project, kb, state))
     assert MARK not in out and "TODO: finish the ferry timetable" in out
+
+
+def test_a_damaged_kept_answer_is_computed_again(project, kb, tmp_path):
+    state = tmp_path / "state"
+    first = hook(project, kb, state).stdout
+    for damage in ({"transcripts": [["x"]]}, {"holds_until": 5}, {"ids": "n0"}):
+        mark(state, **damage)
+        assert hook(project, kb, state).stdout == first  # and nothing on stderr
+    (state / ANSWERS).write_text("{not json")
+    assert hook(project, kb, state).stdout == first
+    assert len(kept(state)) == 1
