@@ -131,22 +131,38 @@ def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
 
 
 def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> bool:
-    """True when the answer to this call is surely "nothing": reflect-git is off here, or the
-    last compile vouches that no rule applies to any tool the payload names, for exactly this
-    HEAD and these policy files (``state/rulestamp.py``). False: only the rules can say."""
+    """True when the answer to this call is surely "nothing": reflect-git or its rules are
+    off here, or the last complete compile has no rule for any tool the payload names
+    (``state/rulestamp.py``). When that compile was made for exactly this HEAD and these
+    policy files, that is all; when the KB or a policy file changed since, it answers until
+    the compile now due finishes, and a compile is made sure to be under way
+    (``workflows/background.compile_rules``: once per change). False: only the rules can say."""
     found = _located(kb, env)
     if not isinstance(found, tuple):
         return found == ""
+    if location.boolean(env.get(location.POLICY_ENV) or "-") is False:
+        return True
     where, named = found
     from reflectgit.git.headstamp import head_stamp
     from reflectgit.state import rulestamp
 
+    quick = rulestamp.read(where)
+    if quick is None or not rulestamp.quiet(quick, payload):
+        return False
     git_dir = location.git_dir(named)
     stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named)
-    if stamp is None:
-        return False
     files = rulestamp.fingerprint(location.policy_files(env))
-    return rulestamp.quiet(where, rulestamp.key(stamp, files), payload)
+    if stamp is not None and rulestamp.vouches(quick, rulestamp.key(stamp, files)):
+        return True
+    # The KB or a policy file changed since (or a moment ago): the last complete compile
+    # answers, while it is the one ``rules.json`` holds. REFLECT_GIT_HOOK_SYNC compiles first.
+    if location.switched_on(env, location.HOOK_SYNC_ENV) is not False or not rulestamp.summarises(
+        where, quick
+    ):
+        return False
+    from reflectgit.workflows.background import compile_rules
+
+    return compile_rules(named, env, where)
 
 
 def record(where: str, event: str, harness: str | None, kb: str | None) -> int:

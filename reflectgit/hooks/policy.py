@@ -96,13 +96,17 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
 
 
 def _compile_later(cfg: Config) -> None:
-    """Start the background compile, unless one is running already."""
+    """Make sure the background compile is under way: asked once per change of the KB
+    (``workflows/background.compile_rules``); where that cannot be said, started unless one
+    is running already."""
+    from reflectgit.workflows.background import RULES, compile_rules, start
+
+    if compile_rules(cfg.kb, cfg.env, cfg.state_dir):
+        return
     from reflectgit.state import policy as compiled
 
     if compiled.busy(cfg.state_dir):
         return
-    from reflectgit.workflows.background import RULES, start
-
     start(cfg.kb, cfg.env, [RULES])
 
 

@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
+from reflectgit.state import rulestamp
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-FOLDER = "policy"
-RULES_FILE = "rules.json"
+FOLDER = rulestamp.FOLDER
+RULES_FILE = rulestamp.RULES_FILE
 CACHE_FILE = "blobs.json"
 LOCK_FILE = "compile.lock"
 WAIT_FILE = "compile.wait"  # held by the one compile waiting for the running one to finish
