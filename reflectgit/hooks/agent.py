@@ -136,7 +136,7 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
     (``state/rulestamp.py``). When that compile was made for exactly this HEAD and these
     policy files, that is all; when the KB or a policy file changed since, it answers until
     the compile now due finishes, and a compile is made sure to be under way
-    (``workflows/background.compile_rules``: once per change). False: only the rules can say."""
+    (``workflows/recompile.ask``: once per change). False: only the rules can say."""
     found = _located(kb, env)
     if not isinstance(found, tuple):
         return found == ""
@@ -160,9 +160,9 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
         where, quick
     ):
         return False
-    from reflectgit.workflows.background import compile_rules
+    from reflectgit.workflows import recompile
 
-    return compile_rules(named, env, where)
+    return recompile.ask(named, env, where)
 
 
 def record(where: str, event: str, harness: str | None, kb: str | None) -> int:

@@ -97,13 +97,14 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
 
 def _compile_later(cfg: Config) -> None:
     """Make sure the background compile is under way: asked once per change of the KB
-    (``workflows/background.compile_rules``); where that cannot be said, started unless one
+    (``workflows/recompile.ask``); where that cannot be said, started unless one
     is running already."""
-    from reflectgit.workflows.background import RULES, compile_rules, start
+    from reflectgit.workflows import recompile
 
-    if compile_rules(cfg.kb, cfg.env, cfg.state_dir):
+    if recompile.ask(cfg.kb, dict(cfg.env), cfg.state_dir):
         return
     from reflectgit.state import policy as compiled
+    from reflectgit.workflows.background import RULES, start
 
     if compiled.busy(cfg.state_dir):
         return

@@ -15,9 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from reflectgit import location
-from reflectgit.git.headstamp import head_stamp
-from reflectgit.state import rulestamp
+from reflectgit.workflows import recompile
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -93,9 +91,7 @@ def after_commit(
     when the hooks use them."""
     jobs = [HOUSEKEEPING] if housekeeping_due else []
     if state_dir is not None and _rules_compiled(state_dir):
-        line = rules_state(kb, env)
-        if line is not None:  # the hooks that find the rules stale need not start another
-            rulestamp.want(os.fspath(state_dir), line)
+        recompile.asked(kb, dict(env), state_dir)  # the hooks that find them stale start none
         jobs.append(RULES)
     if jobs:
         start(kb, env, jobs)
@@ -122,36 +118,5 @@ def recompile_rules(
     """The KB changed: start the enforced rules' compile, when the hooks use them (a compiled
     file exists; the first hook that asks starts the first compile)."""
     if _rules_compiled(state_dir):
-        line = rules_state(kb, env)
-        if line is not None:
-            rulestamp.want(os.fspath(state_dir), line)
+        recompile.asked(kb, dict(env), state_dir)
         start(kb, env, [RULES])
-
-
-def rules_state(kb: str | os.PathLike[str], env: Mapping[str, str]) -> str | None:
-    """The state HEAD's files and the policy files are in now (``state/rulestamp.key``, even
-    for files changed a moment ago), or None when the files cannot name it (a detached HEAD)."""
-    git_dir = location.git_dir(os.fspath(kb))
-    stamp = head_stamp(git_dir if os.path.isdir(git_dir) else kb, vouch=False)
-    if stamp is None:
-        return None
-    return rulestamp.key(stamp, rulestamp.fingerprint(location.policy_files(dict(env))))
-
-
-def compile_rules(
-    kb: str | os.PathLike[str], env: Mapping[str, str], state_dir: str | os.PathLike[str]
-) -> bool:
-    """A hook found the compiled rules stale: make sure a compile is under way for the KB as
-    it is now, starting one unless one was asked for this very state already (by the door
-    after its commit, by ``team sync``, or by an earlier hook: once per change, not once per
-    tool call). False when that cannot be said (HEAD's files name no state, nothing can be
-    written): the caller then starts one itself, or leaves it."""
-    line = rules_state(kb, env)
-    if line is None:
-        return False
-    where = os.fspath(state_dir)
-    if rulestamp.wanted(where, line):
-        return True
-    if not rulestamp.want(where, line):
-        return False
-    return start(kb, env, [RULES]) is not None
