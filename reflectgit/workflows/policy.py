@@ -229,9 +229,8 @@ def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
-    rules = [Rule.from_json(r) for r in doc.get("rules", []) if isinstance(r, dict)]
     return RuleSet(
-        rules=rules,
+        rules=compiled.rules_of(doc),
         tree=key.get("tree"),
         complete=bool(doc.get("complete")),
         files=tuple(str(f) for f in doc.get("files", [])),

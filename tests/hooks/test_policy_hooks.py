@@ -639,3 +639,36 @@ def test_a_torn_or_foreign_quick_answer_is_never_believed(kb):
         copy.write_bytes(rules.read_bytes())
         os.replace(copy, rules)
         assert _decision(hook("PreToolUse", claude_pre("git push --force"), env=OFF)) == "deny"
+
+
+@needs_shared
+def test_the_quick_reading_of_a_ruled_tool_agrees_with_the_whole_reading(rules_kb, kb, tmp_path):
+    billing, shop = tmp_path / "billing", tmp_path / "shop"
+    billing.mkdir()
+    shop.mkdir()
+    calls = [
+        claude_pre(command, cwd=str(where))
+        for where in (billing, shop)
+        for command in (
+            "git push --force origin main",  # deny
+            "git push origin main",  # a Bash call no rule matches
+            "terraform apply",  # ask
+            "npm publish",  # context
+            "make deploy",  # low: nothing
+            "docker system prune -a",  # unreviewed: nothing
+            "rm -rf dist",  # deny in billing only
+        )
+    ]
+    calls += [WRITE_ENV, tool_call("Edit", {"file_path": "/srv/.env.example"}), READ]
+    # HEAD's files a moment old: the quick answer cannot vouch, every call is read whole
+    whole = [hook("PreToolUse", call) for call in calls]
+    assert [_decision(out) for out in whole[:7]] == ["deny", None, "ask", None, None, None, "deny"]
+    assert whole[7:14] == [whole[0], None, whole[2], whole[3], None, None, None]
+    _age_refs(kb)
+    assert hook("PreToolUse", READ) is None  # the whole reading vouches for HEAD
+    quick = [hook("PreToolUse", call, env=OFF) for call in calls]
+    assert quick == whole
+    (kb / "README.md").write_text("changed\n")
+    commit(kb, "no rule changed")
+    with CompileHeld(state_dir(kb) / "policy"):  # and stale: the last compile answers alike
+        assert [hook("PreToolUse", call, env=OFF) for call in calls] == whole
