@@ -568,6 +568,45 @@ def test_a_new_rule_acts_once_the_compile_the_first_stale_hook_asked_for_finishe
         "the compile the first stale hook asked for",
     )
     assert hook("PreToolUse", READ, env=OFF) is None
+    # A compile this soon after the commit could not vouch for HEAD; in the background it
+    # waits that out and then does, so the quick answer holds again with no hook's help.
+    quick = folder / "quick"
+    wait_for(lambda: not quick.read_text().startswith("[None"), "the compile vouching for HEAD")
+    assert quick.read_text().split("\n")[1].split("\t").count("Write") == 1
+
+
+@needs_shared
+def test_an_add_asks_for_the_compile_itself_and_the_hooks_start_none(kb, tmp_path):
+    folder = vouched_compile(kb)
+    drafts = tmp_path / "drafts"
+    (drafts / "documents").mkdir(parents=True)
+    write_note(drafts, "no-env-edits", "Never edit env files", "high", {"deny": ["Edit(.env)"]})
+    with CompileHeld(folder):
+        added = run_cli_proc("add", str(drafts / "documents" / "no-env-edits.md"))
+        assert added.returncode == 0, added.stderr
+        first = asked(folder)
+        assert first is not None  # the door asked, and started the compile
+        assert hook("PreToolUse", WRITE_ENV, env=OFF) is None
+        assert asked(folder) == first  # the hook found it asked: it started nothing
+    wait_for(lambda: _decision(hook("PreToolUse", WRITE_ENV, env=OFF)) == "deny", "the compile")
+
+
+@needs_shared
+def test_a_compile_asked_long_ago_and_never_done_is_asked_again(kb):
+    import time
+
+    folder = vouched_compile(kb)
+    (kb / "README.md").write_text("changed\n")
+    commit(kb, "HEAD moves")
+    with CompileHeld(folder):
+        assert hook("PreToolUse", READ, env=OFF) is None
+        first = asked(folder)
+        assert first is not None
+        old = time.time() - 120
+        os.utime(folder / "wanted", (old, old))
+        assert hook("PreToolUse", READ, env=OFF) is None
+        again = asked(folder)
+        assert again is not None and again[0] == first[0] and again[1] > old * 1e9 + 60e9
 
 
 @needs_shared
