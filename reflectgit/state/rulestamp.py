@@ -138,11 +138,18 @@ def wanted(state_dir: str, line: str) -> bool:
 
 def want(state_dir: str, line: str) -> bool:
     """Say that a compile is asked for ``line``; False when it cannot be said (then the caller
-    must not start one: every call would). A torn file only asks once more."""
+    must not start one: every call would). Renamed into place, not synced: a reader sees the
+    old ask or the new, and one lost in a crash only asks once more."""
     path = os.path.join(state_dir, FOLDER, WANTED)
+    tmp = f"{path}.{os.getpid()}"
     try:
-        with open(path, "wb") as fh:
+        with open(tmp, "wb") as fh:
             fh.write(line.encode("utf-8"))
+        os.replace(tmp, path)
     except OSError:
+        try:  # noqa: SIM105 - contextlib is not imported on the hook path
+            os.unlink(tmp)
+        except OSError:
+            pass
         return False
     return True
