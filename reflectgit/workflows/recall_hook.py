@@ -19,6 +19,10 @@ file changed within ``headstamp.RACY`` seconds) nothing is served or kept; an an
 the code repository (notes anchored to code: the branch's changes, stale labels) is never kept.
 A served answer counts in the ranking counters as a computed one does (appended to
 ``state/recalled.py``'s file, which the counters' database folds in when next opened).
+
+A commit through the KB's door starts ``prepare`` detached (``background.after_commit``): the
+answers of the projects whose sessions started last are computed again for the new HEAD, so
+the session that follows a drain's notes is served too.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
 
 ANSWERS = "recall-answers.json"
 KEEP = 32  # projects whose answer is kept (the least recently computed goes first)
+PREPARE = 3  # projects whose answer a commit to the KB computes again, in the background
+ROUNDS = 10  # a preparing process's rounds at most, while HEAD keeps moving
 FORMAT = 1
 
 
@@ -85,7 +91,53 @@ def session_output(
         from reflectgit.workflows.project_context import describing
 
         described = describing(cwd, None, cfg.env)  # git's questions about the project
-    try:  # alongside them: the rest of the stamp, the kept answers, what serving one needs
+    text, messages = _answer(cfg, cwd, hint, described, serve=True)
+    return (None if text is None else context_json(text, harness)), messages
+
+
+def prepare(cfg: Config) -> None:
+    """The KB changed (``background.after_commit``): compute and keep again the answers of the
+    ``PREPARE`` projects whose sessions started last, so their next session start is served.
+    Counts no recall (no agent reads these). One process prepares at a time (the others
+    leave it to that one) and goes on while HEAD moves; each round waits first until HEAD's
+    files can vouch for a stamp (``headstamp.RACY`` seconds after a commit)."""
+    from pathlib import Path
+
+    from reflectgit import flock
+    from reflectgit.config import git_dir_of
+    from reflectgit.git.headstamp import RACY, head_stamp
+    from reflectgit.workflows.project_context import describing
+
+    os.makedirs(cfg.state_dir, exist_ok=True)
+    fd = os.open(os.path.join(cfg.state_dir, ANSWERS + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if not flock.hold(fd, 0):
+            return  # another process is preparing, and sees this commit's HEAD when it ends
+        done: Any = None
+        for _ in range(ROUNDS):
+            time.sleep(RACY + 0.1)
+            head = head_stamp(git_dir_of(cfg.kb))
+            if head is None:
+                continue  # HEAD moved again just now (or its files cannot vouch): wait more
+            if head == done:
+                return  # HEAD has not moved since the last round
+            done = head
+            answers = _load(os.path.join(cfg.state_dir, ANSWERS))
+            kept = [(key, e.get("hint")) for key, e in answers.items() if isinstance(e, dict)]
+            for key, hint in [(k, h) for k, h in kept if isinstance(h, str)][-PREPARE:]:
+                cwd = Path(key)
+                if cwd.is_dir():
+                    _answer(cfg, cwd, hint, describing(cwd, None, cfg.env), serve=False)
+    finally:
+        os.close(fd)
+
+
+def _answer(
+    cfg: Config, cwd: Path, hint: str, described: Callable[[], ProjectContext], serve: bool
+) -> tuple[str | None, list[str]]:
+    """The recall's text (None: none) and the lines for the person: the kept answer when
+    ``serve`` and it holds, else computed (and counted when ``serve``), and kept."""
+    try:  # alongside git's questions: the rest of the stamp, the kept answers, what serving needs
         from reflectgit.state import recalled
         from reflectgit.workflows.capture.slots import recall_lines
 
@@ -100,22 +152,24 @@ def session_output(
     stamp = None if settled is None else [*settled, project, slots]
     key = os.fspath(context.root or cwd)
     kept = answers.get(key)
-    if stamp is not None and isinstance(kept, dict) and _holds(kept, stamp):
+    if serve and stamp is not None and isinstance(kept, dict) and _holds(kept, stamp):
         if kept["ids"]:  # counted by the next process that opens the counters
             with contextlib.suppress(OSError):  # soft state: never the session's failure
                 recalled.append(cfg.state_dir, time.time(), kept["ids"])
-        return context_json(kept["text"], harness), list(kept["messages"])
+        return kept["text"], list(kept["messages"])
     from reflectgit.workflows import recall
 
-    said = recall.session_recall(cfg, cwd, hint, context=context)
+    said = recall.session_recall(cfg, cwd, hint, context=context, record=serve)
     result = said.result
     if result is None:
         return None, said.messages
     text = result.text()
     if stamp is not None and not result.read_code and result.slots == slots:
+        answers = _load(path)  # as it is now: another session may have kept one meanwhile
         answers.pop(key, None)
         answers[key] = {
             "stamp": stamp,
+            "hint": hint,
             "text": text,
             "ids": [n.id for n in result.notes],
             "messages": said.messages,
@@ -123,7 +177,7 @@ def session_output(
             "holds_until": result.holds_until,
         }
         _save(path, dict(list(answers.items())[-KEEP:]))
-    return context_json(text, harness), said.messages
+    return text, said.messages
 
 
 def _holds(kept: dict[str, Any], stamp: list[Any]) -> bool:

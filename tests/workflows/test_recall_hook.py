@@ -249,3 +249,27 @@ def test_a_damaged_kept_answer_is_computed_again(project, kb, tmp_path):
     (state / ANSWERS).write_text("{not json")
     assert hook(project, kb, state).stdout == first
     assert len(kept(state)) == 1
+
+
+def test_a_commit_through_the_door_prepares_the_next_answer(project, kb, tmp_path):
+    state = tmp_path / "state"
+    hook(project, kb, state)
+    before = next(iter(kept(state).values()))["stamp"]
+    add = ["--kb", str(kb), "add", "--title", "A first pool note", "--insight", "prefill",
+           "--confidence", "high"]  # fmt: skip
+    env = {**os.environ, "REFLECT_STATE_DIR": str(state)}
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "reflectgit", *add], env=env, capture_output=True, check=False
+        ).returncode
+        == 0
+    )
+    deadline = time.monotonic() + HOOK_TIMEOUT  # the detached job's liveness bound
+    while next(iter(kept(state).values()))["stamp"] == before:
+        assert time.monotonic() < deadline, "no answer was prepared"
+        time.sleep(0.2)
+    prepared = next(iter(kept(state).values()))
+    assert "A first pool note" in prepared["text"]
+    assert counters(state, "n0").recall_count == 1  # preparing counts no recall
+    mark(state)
+    assert context(hook(project, kb, state)).startswith(MARK)  # the next session: served
