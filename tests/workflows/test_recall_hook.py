@@ -258,12 +258,12 @@ def test_a_commit_through_the_door_prepares_the_next_answer(project, kb, tmp_pat
     add = ["--kb", str(kb), "add", "--title", "A first pool note", "--insight", "prefill",
            "--confidence", "high"]  # fmt: skip
     env = {**os.environ, "REFLECT_STATE_DIR": str(state)}
-    assert (
-        subprocess.run(
-            [sys.executable, "-m", "reflectgit", *add], env=env, capture_output=True, check=False
-        ).returncode
-        == 0
-    )
+    # The answers are prepared in the process a commit starts for its other jobs: the rules'
+    # compile, which the hooks use once compiled (never a process of its own per commit).
+    for args in (["--kb", str(kb), "rules", "list"], add):
+        cmd = [sys.executable, "-m", "reflectgit", *args]
+        done = subprocess.run(cmd, env=env, capture_output=True, check=False)
+        assert done.returncode == 0
     deadline = time.monotonic() + HOOK_TIMEOUT  # the detached job's liveness bound
     while next(iter(kept(state).values()))["stamp"] == before:
         assert time.monotonic() < deadline, "no answer was prepared"
