@@ -20,9 +20,10 @@ the code repository (notes anchored to code: the branch's changes, stale labels)
 A served answer counts in the ranking counters as a computed one does (appended to
 ``state/recalled.py``'s file, which the counters' database folds in when next opened).
 
-A commit through the KB's door starts ``prepare`` detached (``background.after_commit``): the
-answers of the projects whose sessions started last are computed again for the new HEAD, so
-the session that follows a drain's notes is served too.
+A commit through the KB's door runs ``prepare`` in the detached process it starts for its other
+jobs (``background.after_commit``: the rules' compile, once the hooks use it; never a process
+of its own, which would cost every ``add``): the answers of the projects whose sessions started
+last are computed again for the new HEAD, so the session after a drain's notes is served too.
 """
 
 from __future__ import annotations
