@@ -8,7 +8,7 @@ per project) saves. It is kept with a stamp taken *before* it was computed, so a
 is computed leaves the stamp stale, never the answer:
 
 - the KB's HEAD (``git.headstamp``: a ref moved, a commit made), and no write interrupted;
-- the recall's code (the newest ``.py`` of ``workflows/`` and ``workflows/search/``);
+- the recall's code (the newest ``.py`` of ``workflows/``, ``workflows/search/``, ``notes/``);
 - the settings it read (the budget, the synonym file's name and that file's stat), the hint;
 - the project (name, branch, changed and recent files, its top folder) and the slots' lines.
 
@@ -246,11 +246,11 @@ def _settled(cfg: Config, hint: str) -> list[Any] | None:
 
 
 def _code_version() -> int:
-    """The newest modification time of the recall's code (``workflows/`` and its ``search/``):
-    an upgrade or an edit of the code computes the answer again."""
+    """The newest modification time of the recall's code (``workflows/``, its ``search/``, and
+    ``notes/``): an upgrade or an edit of the code computes the answer again."""
     here = os.path.dirname(os.path.abspath(__file__))
     newest = 0
-    for folder in (here, os.path.join(here, "search")):
+    for folder in (here, os.path.join(here, "search"), os.path.join(here, "..", "notes")):
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.name.endswith(".py"):
