@@ -35,7 +35,7 @@ def validate_file(
             data = file.read()
     except OSError as exc:
         return [Problem(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}")]
-    if kind_of_path(path) == "sidecar":
+    if kind_of_path(os.fspath(path)) == "sidecar":
         if sidecar_is_valid(data, strict=strict):
             return []
         from reflectgit.notes.schema import validate_sidecar_bytes
