@@ -21,7 +21,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from reflectgit.notes import testruns
+from reflectgit.notes import testruns, verbs
+from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import HIGH, LOW, MEDIUM, Signal
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
@@ -240,23 +241,13 @@ def _imperative(fix: str) -> str:
         r"^.*?\b(?:it was )?fixed (?:it )?by switching to\s+", "Switch to ", out, flags=re.I
     )
     out = re.sub(
-        r"^.*?\b(?:it was )?fixed (?:it )?by (\w+?)ing\b",
-        lambda m: _verb(m.group(1)),
+        r"^.*?\b(?:it was )?fixed (?:it )?by (\w+?ing)\b",
+        lambda m: _cap(verbs.base(m.group(1))),
         out,
         flags=re.I,
     )
     out = re.sub(r"^all \d+ tests pass now\.?\s*", "", out, flags=re.I)
     return out
-
-
-def _verb(stem: str) -> str:
-    """``configur`` -> ``Configure``; ``add`` -> ``Add``; ``pinn`` -> ``Pin``."""
-    short = len(stem) == 3 and stem[0] in "aeiou"  # add, err, ebb: the double is the word's
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and not short:
-        stem = stem[:-1]
-    elif stem.endswith(("ur", "at", "iz", "us", "uc", "ov", "v", "rit", "bl")):
-        stem += "e"
-    return stem[:1].upper() + stem[1:]
 
 
 def _strip_role(text: str) -> tuple[str, str]:
@@ -505,7 +496,7 @@ def _what_was_done(text: str) -> str:
     if to_use:
         how = to_use.group("how")
         return how[:1].upper() + how[1:]
-    verb = _base_verb(m.group("verb"))
+    verb = verbs.base(m.group("verb"))
     return f"{verb[:1].upper()}{verb[1:]} {rest}"
 
 
@@ -529,6 +520,8 @@ def _confirmed_cause(
     if not (_NAMED.search(subject) or _IDENTIFIER.search(subject)):
         return None  # "the function doesn't exist": a cause that names nothing
     fix = _what_was_done(after or text)
+    if routine(plain, fix):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
         fix = ""
     title = f"{subject}: {fix[:1].lower() + fix[1:]}" if fix else subject
@@ -580,7 +573,7 @@ def _named_idea(reply: str, before: str) -> str | None:
         if plan is None:
             return None
         first, _, tail = plan.group("plan").partition(" ")
-        idea = f"{_base_verb(first)} {tail}".strip()
+        idea = f"{verbs.base(first)} {tail}".strip()
     rest = m.group("rest").strip().rstrip(" .")
     title = f"Don't {idea.rstrip(' .')}"
     if not rest:
@@ -588,20 +581,6 @@ def _named_idea(reply: str, before: str) -> str | None:
     if _BECAUSE.match(rest):
         return f"{title}: {_BECAUSE.sub('', rest)}"
     return f"{title}; {rest[:1].lower() + rest[1:]}"
-
-
-def _base_verb(word: str) -> str:
-    """``added`` -> ``add``, ``created`` -> ``create``, ``pinned`` -> ``pin``; a base form
-    stays (``send``), lowercased."""
-    low = word.lower()
-    if not low.endswith("ed") or len(low) < 5:
-        return low
-    stem = low[:-2]
-    if len(stem) > 2 and stem[-1] == stem[-2]:
-        return stem if stem[-1] in "sldfz" else stem[:-1]
-    if low.endswith(("ated", "eted")) or (low[-3] in "cgsvzru" and not low.endswith("ssed")):
-        return low[:-1]
-    return stem
 
 
 _SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
@@ -628,6 +607,8 @@ def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
     todo = _SHOULD.sub("", _trim(rule)).rstrip(" .")
     if len(subject.split()) < MIN_WORDS - 1 or len(todo.split()) < 2:
         return None
+    if routine(text, todo):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     return _action(
         title=f"{subject}: {todo[:1].lower() + todo[1:]}",
         rule=_cap(todo) + ".",
@@ -680,6 +661,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
     if not subject and not _CODE.search(fix):
         return None  # a fix with neither a subject nor a named thing teaches nothing
+    if routine(plain, fix):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     title = f"{subject}: {fix[:1].lower() + fix[1:]}" if subject else fix
     if cause and twins(cause, fix):
         cause = ""

@@ -503,3 +503,47 @@ def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp
 )
 def test_a_fix_is_said_as_what_to_do_with_its_verb_whole(fix, imperative):
     assert heuristic._imperative(fix) == imperative
+
+
+def test_a_summarys_routine_fixes_are_no_notes_its_root_causes_are(tmp_path):
+    """A compaction summary's "Errors and fixes" list: lint warnings, a module not written yet
+    and a reference the session's own rename left behind are dropped; a library's trap is
+    kept, titled by what to do."""
+    summary = "\n".join(
+        [
+            "4. Errors and fixes:",
+            "   - **Credo nesting depth (max 2, was 3)**: Fixed by extracting `list_dirs/1` helper.",
+            "   - **Compile errors for missing AnnotationRef**: Fixed by creating the module file.",
+            "   - **Unused import Web.Components**: Fixed by updating the template to use "
+            "`<.panel>`.",
+            "   - **Renderer.render/2 undefined**: Removed the alias after `load_transcript` was "
+            "renamed, but it was still referenced. Fixed by renaming `load_transcript` to "
+            "`load_data`.",
+            "   - **BadMapError in OTEL processor config**: The nested format was wrong. Fixed by "
+            "using flat `traces_exporter: :stdout` config per the README.",
+        ]
+    )
+    actions = _actions(tmp_path, [("user", "continue"), ("assistant", summary)])
+    assert [a["title"] for a in actions] == [
+        "BadMapError in OTEL processor config: use flat `traces_exporter: :stdout` config per "
+        "the README"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("done", "title"),
+    [
+        ("renaming `load_transcript` to `load_data`", "Rename `load_transcript` to `load_data`"),
+        ("adding `uuid` fields to the test JSONL", "Add `uuid` fields to the test JSONL"),
+        ("configuring `text_map_propagators` in config", "Configure `text_map_propagators`"),
+        ("pinning `lazy_html` to 0.1", "Pin `lazy_html` to 0.1"),
+        ("moving the `require` out of the quote block", "Move the `require` out of the quote"),
+        ("editing `config/test.exs` for the endpoint", "Edit `config/test.exs` for the endpoint"),
+    ],
+)
+def test_a_fix_said_with_ing_is_titled_by_its_verb(tmp_path, done, title):
+    said = f"- **Session sync retried forever**: Fixed by {done}."
+    [action] = _actions(tmp_path, [("user", "continue"), ("assistant", said)])
+    head, _, fix = action["title"].partition(": ")
+    assert head == "Session sync retried forever"
+    assert fix.split()[0] == title.split()[0].lower(), action["title"]
