@@ -480,6 +480,14 @@ _LET_ME = re.compile(
     r"\s+(?P<rest>[^.;:!?\n]+)",
     re.I,
 )
+# "I need to use shared sandbox mode": the fix, said before it is made (a "let me fix the
+# setup" after it names only what is fixed).
+_NEED_TO = re.compile(
+    r"\b(?:i|we) (?:need|have) to (?P<verb>use|add|set|call|pass|run|put|configure|enable|"
+    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark)"
+    r"\s+(?P<rest>[^.;:!?\n]+)",
+    re.I,
+)
 _TO_USE = re.compile(r"^\S+(?:\s+\S+)?\s+to\s+(?P<how>(?:use|call|run|read|await)\b.+)$", re.I)
 
 
@@ -488,7 +496,8 @@ def _what_was_done(text: str) -> str:
     fixed = next((s for s in sentences(text) if _FIX.search(s)), "")
     if fixed:
         return _imperative(_trim(fixed)).rstrip(" .")
-    m = _DID.search(text) or _LET_ME.search(text)
+    said = [x for x in (_NEED_TO.search(text), _LET_ME.search(text)) if x is not None]
+    m = _DID.search(text) or min(said, key=lambda x: x.start(), default=None)
     if m is None:
         return ""
     rest = m.group("rest").strip()
@@ -586,7 +595,9 @@ def _named_idea(reply: str, before: str) -> str | None:
 _SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
 _CAUSE_LEAD = re.compile(
     r"^(?:it\s+)?(?:turns? out|turned out|the root cause (?:was|is)|the (?:real |actual )?"
-    r"(?:problem|issue|bug|culprit) (?:was|is))(?:\s+that)?[,:]?\s+",
+    r"(?:problem|issue|bug|culprit) (?:was|is))"
+    # "the issue is clear — X": X is the cause
+    r"(?:\s+(?:now\s+)?(?:clear|simple|obvious)\s*[:—–-]+)?(?:\s+that)?[,:]?\s+",
     re.I,
 )
 

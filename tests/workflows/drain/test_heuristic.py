@@ -547,3 +547,39 @@ def test_a_fix_said_with_ing_is_titled_by_its_verb(tmp_path, done, title):
     head, _, fix = action["title"].partition(": ")
     assert head == "Session sync retried forever"
     assert fix.split()[0] == title.split()[0].lower(), action["title"]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "The issue is clear — the LiveView process can't access the `Repo` sandbox. "
+            "I need to use shared sandbox mode. Let me fix the test setup.",
+            "The LiveView process can't access the `Repo` sandbox: use shared sandbox mode",
+        ),
+        (
+            "The problem is simple: the `worker_pool` is started before the `Repo`. "
+            "Let me move the `worker_pool` after the `Repo` in the supervisor.",
+            "The `worker_pool` is started before the `Repo`: move the `worker_pool` after the "
+            "`Repo` in the supervisor",
+        ),
+    ],
+)
+def test_a_confirmed_cause_said_as_clear_is_titled_by_the_cause_and_the_fix_said(
+    tmp_path, said, title
+):
+    """ "The issue is clear — X": X is the cause; "I need to use Y" before "let me fix the
+    setup" is the fix (the first one said)."""
+    turns = [("user", "why does it fail?"), ("assistant", said), ("user", "yes, that fixed it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == title
+
+
+def test_the_issue_being_clear_is_no_cause_by_itself(tmp_path):
+    """ "The issue is clear now, thanks" names nothing: no note, confirmed or not."""
+    turns = [
+        ("user", "why does it fail?"),
+        ("assistant", "The issue is clear now. Let me fix the test setup."),
+        ("user", "yes, that fixed it"),
+    ]
+    assert _actions(tmp_path, turns) == []
