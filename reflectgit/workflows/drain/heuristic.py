@@ -23,7 +23,7 @@ from typing import Any
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.routine import routine
-from reflectgit.notes.signals import HIGH, LOW, MEDIUM, Signal
+from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, HIGH, LOW, MEDIUM, Signal
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
@@ -441,6 +441,13 @@ def chunk_actions(
             action = _fix_action(text, cause_near(offset), before(offset), sig)
             if action:
                 out.append(action)
+        elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
+            # a cause said plainly: a note only when a green run or the person confirms it
+            how = confirmation(offset)
+            if how:
+                action = _confirmed_cause(text, text, how, before(offset), sig)
+                if action:
+                    out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _cause_action(text, before(offset), sig)
             how = confirmation(offset) if action is None and offset >= 0 else ""
@@ -468,16 +475,19 @@ _CONFIRMED = re.compile(
     re.I,
 )
 _DENIED = re.compile(r"^(?:no|nope|not|wrong|that'?s not|still)\b", re.I)
+# What was said, to the end of its sentence (a `code span` whole: "use `:auto` mode").
+_SAID = r"(?:`[^`\n]*`|[^.;!?\n`])+"
+_SAID_TO_COLON = r"(?:`[^`\n]*`|[^.;:!?\n`])+"
 # What the assistant did about it: "I changed the fixture to use tmp_path", "Fixed by ...".
 _DID = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have)?\s+(?P<verb>changed|switched|replaced|moved|added|removed|pinned|"
     r"set|updated|made|renamed|wrapped|bumped|reverted|raised|lowered|increased|closed|"
-    r"awaited|guarded)\s+(?P<rest>[^.;!?\n]+)",
+    rf"awaited|guarded)\s+(?P<rest>{_SAID})",
     re.I,
 )
 _LET_ME = re.compile(
     r"\blet me (?P<verb>fix|change|make|rewrite|move|switch|update|replace|remove|add|wrap|pin)"
-    r"\s+(?P<rest>[^.;:!?\n]+)",
+    rf"\s+(?P<rest>{_SAID_TO_COLON})",
     re.I,
 )
 # "I need to use shared sandbox mode": the fix, said before it is made (a "let me fix the
@@ -485,9 +495,10 @@ _LET_ME = re.compile(
 _NEED_TO = re.compile(
     r"\b(?:i|we) (?:need|have) to (?P<verb>use|add|set|call|pass|run|put|configure|enable|"
     r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark)"
-    r"\s+(?P<rest>[^.;:!?\n]+)",
+    rf"\s+(?P<rest>{_SAID_TO_COLON})",
     re.I,
 )
+_PRONOUN = re.compile(r"(?:it|them|this|that|these|those|one)(?:\s+\w+)?", re.I)
 _TO_USE = re.compile(r"^\S+(?:\s+\S+)?\s+to\s+(?P<how>(?:use|call|run|read|await)\b.+)$", re.I)
 
 
@@ -505,6 +516,8 @@ def _what_was_done(text: str) -> str:
     if to_use:
         how = to_use.group("how")
         return how[:1].upper() + how[1:]
+    if _PRONOUN.fullmatch(rest):
+        return ""  # "let me add it": what is added is named elsewhere, the fix says nothing
     verb = verbs.base(m.group("verb"))
     return f"{verb[:1].upper()}{verb[1:]} {rest}"
 
@@ -517,6 +530,8 @@ def _confirmed_cause(
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
     cause = next((p for p in said if _CAUSE.search(p)), "")
+    if not cause and sig.kind == DIAGNOSIS:
+        cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
     if not cause:
         # "So X returns Y, not Z. That's the bug - ...": the cause is the sentence before
         at = next((i for i, p in enumerate(said) if _THATS_THE.match(p)), 0)

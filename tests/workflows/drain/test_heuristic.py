@@ -583,3 +583,53 @@ def test_the_issue_being_clear_is_no_cause_by_itself(tmp_path):
         ("user", "yes, that fixed it"),
     ]
     assert _actions(tmp_path, turns) == []
+
+
+def _diagnosed(said: str, before: str | None, after: str) -> list:
+    return [
+        ("user", "make the LiveView tests pass"),
+        *(_run("t0", before) if before else []),
+        ("assistant", said),
+        *_run("t1", after),
+        ("assistant", "Done."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "The LiveView runs in a separate process that can't access the test sandbox. "
+            "I need to use `Sandbox.mode(Repo, {:shared, self()})`.",
+            "The LiveView runs in a separate process that can't access the test sandbox: use "
+            "`Sandbox.mode(Repo, {:shared, self()})`",
+        ),
+        (
+            "The test config is missing `secret_key_base` for the Endpoint. I need to add it.",
+            "The test config is missing `secret_key_base` for the Endpoint",
+        ),
+        ("Need `lazy_html` as a test dependency.", "Need `lazy_html` as a test dependency"),
+    ],
+    ids=["cant-access", "missing", "need"],
+)
+def test_a_cause_said_plainly_that_the_tests_confirm_is_a_note(tmp_path, said, title):
+    """No cause word ("the issue is"), but a plain statement of what is missing or out of
+    reach, and the tests went red to green across it; "add it" names nothing, so no fix."""
+    [action] = _actions(tmp_path, _diagnosed(said, RED, GREEN))
+    assert action["title"] == title
+    assert "Confirmed by a green test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        _diagnosed("The test config is missing `secret_key_base`.", RED, RED),  # still red
+        _diagnosed("The test config is missing `secret_key_base`.", None, GREEN),  # never red
+        _diagnosed("I can't access the `priv/repo` folder from here.", RED, GREEN),  # its own
+        _diagnosed("Is the test config missing `secret_key_base`?", RED, GREEN),  # a question
+        _diagnosed("The endpoint isn't configured for the test env.", RED, GREEN),  # no name
+    ],
+    ids=["still-red", "never-red", "own-doing", "question", "names-nothing"],
+)
+def test_a_cause_said_plainly_and_unconfirmed_or_naming_nothing_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
