@@ -726,13 +726,28 @@ def write(prepared: Prepared) -> dict[str, Any]:
     green = green_around(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(chunk, chunk.signals, green)
-    candidates.sort(key=lambda a: a["confidence"] != MEDIUM)  # stable: person's rules first
+    # stable: person's rules first, then a cause with its fix before one without
+    candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
     for action in candidates:
         text = f"{action['title']} {action['rule']}"
-        if not any(twins(text, f"{k['title']} {k['rule']}") for k in kept):
+        if not any(twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept):
             kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
+
+
+def same_cause(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two causes the assistant found in one session that name the same code thing (a code
+    span of its words: "the test JSONL doesn't include `uuid` fields" and "the `uuid` field
+    is auto-generated") are one lesson told twice. A person's rules are never merged so."""
+    if a["learning_type"] != "bug-fix" or b["learning_type"] != "bug-fix":
+        return False
+    return bool(_cause_codes(a) & _cause_codes(b))
+
+
+def _cause_codes(action: Mapping[str, Any]) -> set[str]:
+    text = str(action.get("root_cause") or action["title"])
+    return {c.strip().lower() for c in _CODE.findall(text) if re.search(r"[a-z]{3}", c, re.I)}
 
 
 def green_around(transcript: Transcript) -> Callable[[int], bool]:

@@ -633,3 +633,53 @@ def test_a_cause_said_plainly_that_the_tests_confirm_is_a_note(tmp_path, said, t
 )
 def test_a_cause_said_plainly_and_unconfirmed_or_naming_nothing_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+def _two_causes(first: str, second: str) -> list:
+    return [
+        ("user", "why does the sync test fail?"),
+        ("assistant", first),
+        ("user", "yes, that's it"),
+        ("assistant", second),
+        ("user", "yes, that fixed it"),
+    ]
+
+
+def test_two_causes_naming_the_same_code_thing_are_one_note_the_one_with_a_fix(tmp_path):
+    actions = _actions(
+        tmp_path,
+        _two_causes(
+            "The issue is that the `uuid` field is auto-generated for every synced message.",
+            "The issue is that the test JSONL has no `uuid` fields. I changed the helper to "
+            "write stable uuids.",
+        ),
+    )
+    assert [a["title"] for a in actions] == [
+        "The test JSONL has no `uuid` fields: change the helper to write stable uuids"
+    ]
+
+
+def test_two_causes_naming_different_code_things_are_two_notes(tmp_path):
+    actions = _actions(
+        tmp_path,
+        _two_causes(
+            "The issue is that the test config is missing `secret_key_base` for the endpoint.",
+            "The issue is that `lazy_html` is not in the test dependencies. I added `lazy_html`"
+            " to the deps.",
+        ),
+    )
+    assert len(actions) == 2
+
+
+def test_a_persons_rules_naming_one_code_thing_are_never_merged_as_one_cause(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "set it up"),
+            ("assistant", "Installing with pip."),
+            ("user", "Always run `make lock` before committing the requirements."),
+            ("assistant", "Editing the lock by hand."),
+            ("user", "Never edit the lock file by hand, `make lock` writes it."),
+        ],
+    )
+    assert len(actions) == 2
