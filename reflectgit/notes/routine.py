@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import re
 
-# Linters and formatters by name, and the warnings they raise in their own words. A type
-# checker (mypy, Dialyzer, tsc) is none of them: what it finds can be a real bug.
+# A linter's or formatter's warning: the tool named with its warning ("Credo warning about
+# `length/1`", "ruff E501"), or the warning in the tool's own words. Naming a tool is not
+# enough ("black and isort fought over import wrapping: use ruff format" is a trap of the
+# setup, worth a note), and a type checker (mypy, Dialyzer, tsc) is none of them: what it
+# finds can be a real bug.
+_LINTER = (
+    r"(?:credo|ruff|flake8|pylint|pycodestyle|pyflakes|eslint|tslint|stylelint|prettier|"
+    r"rubocop|standardrb|golangci-lint|golint|clippy|ktlint|detekt|swiftlint|shellcheck|"
+    r"markdownlint|yamllint|hadolint|checkstyle|biome|phpcs)"
+)
 _LINT = re.compile(
-    r"\b(?:credo|ruff|flake8|pylint|pycodestyle|pyflakes|eslint|tslint|stylelint|prettier|"
-    r"rubocop|standardrb|golangci-lint|golint|gofmt|goimports|clippy|rustfmt|ktlint|detekt|"
-    r"swiftlint|shellcheck|markdownlint|yamllint|hadolint|checkstyle|spotless|biome|phpcs|"
-    r"(?:mix|dotnet|cargo|go) fmt|mix format|black --check|isort)\b"
+    rf"\b{_LINTER}\b[^.;:]{{0,20}}?\b(?:warn\w*|errors?|complain\w*|flag\w*|violations?|"
+    r"nesting|complexity|[A-Z]{1,3}\d{3,4})\b"
+    rf"|\b{_LINTER}:?\s+(?:[A-Z]{{1,3}}\d{{3,4}}|[a-z]+(?:[-/][a-z]+)+)\b"  # E501, no-unused-vars
     r"|\bunused (?:import|alias|variable|argument|parameter|require|function|local)s?\b"
     r"|\bline too long\b|\bnesting (?:depth|too deep)\b|\btoo deeply nested\b"
     r"|\b(?:cyclomatic|cognitive) complexity\b"

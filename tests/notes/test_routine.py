@@ -11,6 +11,7 @@ ROUTINE = [
     # a linter's or formatter's warning, by the tool's name or in its own words
     ("Credo nesting depth (max 2, was 3)", "Extract `list_subdirectories/1` helper", r.LINT),
     ("ruff E501 in cli.py", "Wrap the long line", r.LINT),
+    ("Credo warning about `length/1` in guard", "Match `[_ | _]` instead", r.LINT),
     ("eslint no-unused-vars in app.ts", "Remove the variable", r.LINT),
     ('Compiler "unused alias" in rescue blocks', "Use the full module path", r.LINT),
     ("Pre-commit format check failure", "Run `mix format` before re-committing", r.LINT),
@@ -52,6 +53,12 @@ LESSONS = [
     ("Dialyzer: the pattern can never match", "Match `span_ctx` itself, not `{:ok, ctx}`"),
     ("the date format differs on macOS", "Pass `--iso-8601` to date"),
     ("the test reused one tmp dir", "Use `tmp_path`"),
+    # a linter named, but the trap is the setup, not a warning it raised
+    (
+        "black and isort disagreed on import wrapping and fought in CI",
+        "Use `ruff format && ruff check --fix` instead of `black . && isort .`",
+    ),
+    ("ruff ignores the `per-file-ignores` of setup.cfg", "Move them to pyproject.toml"),
 ]
 
 
