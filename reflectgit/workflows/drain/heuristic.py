@@ -324,13 +324,18 @@ def _action(
 
 
 def chunk_actions(
-    chunk: Chunk, signals: Sequence[Signal], green: Callable[[int], bool] | None = None
+    chunk: Chunk,
+    signals: Sequence[Signal],
+    green: Callable[[int], bool] | None = None,
+    past: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
     ``green`` tells whether the tests went green around a transcript record (the last test
     run between the person's turns around it passed): that, or the person's "yes, that fixed
-    it", confirms a root cause the assistant stated.
+    it", confirms a root cause the assistant stated. ``past`` tells whether the next test run
+    got past the error the last one failed with, on the way to a green run: that confirms a
+    cause too (one of several the session fixed in turn).
     """
     lines = _lines(chunk)
 
@@ -373,6 +378,8 @@ def chunk_actions(
                 break
         if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
             return "a green test run"
+        if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
+            return "the next test run getting past the error, on the way to a green run"
         return ""
 
     def said_after(offset: int) -> str:
@@ -724,8 +731,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
     """
     candidates: list[dict[str, Any]] = []
     green = green_around(prepared.transcript) if prepared.transcript else None
+    past = past_the_error(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green)
+        candidates += chunk_actions(chunk, chunk.signals, green, past)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -773,6 +781,41 @@ def green_around(transcript: Transcript) -> Callable[[int], bool]:
         return bool(before) and not before[-1] and bool(after) and after[0]
 
     return green
+
+
+def past_the_error(transcript: Transcript) -> Callable[[int], bool]:
+    """``past(record)``: did the next test run get past the error the last one failed with?
+    Between the person's turns around the record: the last test run before it failed with an
+    error line, the first one after it failed with another error line (or passed), and a later
+    run passed. A failing test command counts even without a summary (it did not compile, it
+    crashed): its first error line is what it failed with."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: list[tuple[int, bool, str]] = []  # record, green, first error
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        runner = testruns.runner_of(command) if command else None
+        if runner is None:
+            continue
+        run = testruns.read_run(command, result.content)
+        if run is not None and run.green:
+            runs.append((result.record, True, ""))
+        elif (run is not None and not run.green) or result.is_error:
+            runs.append((result.record, False, testruns.first_error(result.content, runner)))
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def past(record: int) -> bool:
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        before = [x for x in runs if start < x[0] <= record]
+        after = [x for x in runs if x[0] > record and (end is None or x[0] < end)]
+        if not before or before[-1][1] or not before[-1][2] or not after:
+            return False
+        following, error = after[0], before[-1][2]
+        moved = following[1] or (bool(following[2]) and following[2] != error)
+        return moved and any(ok for _at, ok, _e in after)
+
+    return past
 
 
 def _command(tool_input: Any) -> str:

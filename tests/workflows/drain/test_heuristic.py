@@ -683,3 +683,42 @@ def test_a_persons_rules_naming_one_code_thing_are_never_merged_as_one_cause(tmp
         ],
     )
     assert len(actions) == 2
+
+
+RED_KEY = "E       KeyError: 'secret_key_base'\n=== 1 failed, 11 passed in 0.40s ==="
+RED_LAZY = (
+    "E       ModuleNotFoundError: No module named 'lazy_html'\n=== 1 failed, 11 passed in 0.4s ==="
+)
+MISSING_KEY = "The test config is missing `secret_key_base` for the endpoint."
+
+
+def _stepwise(*outputs: str) -> list:
+    """A cause stated after the first run; then the runs that follow it, in order."""
+    return [
+        ("user", "make the LiveView tests pass"),
+        *_run("t0", outputs[0]),
+        ("assistant", MISSING_KEY),
+        *[turn for i, out in enumerate(outputs[1:], 1) for turn in _run(f"t{i}", out)],
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_cause_the_next_run_gets_past_on_the_way_to_green_is_a_note(tmp_path):
+    """One of several causes fixed in turn: the next run fails with another error, a later
+    one passes."""
+    [action] = _actions(tmp_path, _stepwise(RED_KEY, RED_LAZY, GREEN))
+    assert action["title"] == "The test config is missing `secret_key_base` for the endpoint"
+    assert "getting past the error" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        (RED_KEY, RED_KEY, GREEN),  # the next run fails the same way: not past it
+        (RED_KEY, RED_LAZY, RED_LAZY),  # never green after it
+        (RED, RED_LAZY, GREEN),  # the run before it named no error to get past
+    ],
+    ids=["same-error", "never-green", "no-error-before"],
+)
+def test_a_cause_the_next_run_does_not_get_past_is_no_note(tmp_path, outputs):
+    assert _actions(tmp_path, _stepwise(*outputs)) == []
