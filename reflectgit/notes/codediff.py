@@ -9,8 +9,9 @@ The text differing is not enough: a reviewer would not call a note stale because
   ``__touch`` everywhere in the block: the token sequences match under one renaming);
 - the code changed only in parts the note does not speak about: when the anchored block holds
   definitions of its own (a class's methods) and the note names some of them, only those are
-  compared (``focus``); else, no token the change added or removed is a name the note's text
-  says (``named``).
+  compared (``focus``); else, no line the change added or removed holds a name the note's
+  text says (``named``); a line rewritten only by putting one name in place of another
+  (``Ordering::SeqCst`` to ``Ordering::Acquire``) touched those two names, not the rest of it.
 
 The first two make a change ``cosmetic`` (not reported); the last makes it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
@@ -217,15 +218,37 @@ def _parameters(toks: list[str], at: int) -> set[str]:
 
 
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
-    """The lines (as tokens) a change removed or added, comments and layout aside."""
+    """The lines (as tokens) a change removed or added, comments and layout aside; of lines
+    rewritten only by swapping names (an argument, ``SeqCst`` to ``Acquire``), the swapped
+    names alone: the other names on those lines were not touched."""
     from difflib import SequenceMatcher
 
     a, b = lines(old, path), lines(new, path)
     out: list[list[str]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "equal":
+        swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+        if swapped is not None:
+            out.append(swapped)
+        elif op != "equal":
             out += a[i1:i2] + b[j1:j2]
+    return out
+
+
+def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
+    """When lines were rewritten only by putting one name in place of another (``SeqCst``
+    by ``Acquire``, ``Replace`` by ``ReplaceAll``), token for token, the names swapped; else
+    None (the lines changed as a whole)."""
+    a = [t for line in old for t in line]
+    b = [t for line in new for t in line]
+    if len(a) != len(b):
+        return None
+    out: list[str] = []
+    for x, y in zip(a, b, strict=True):
+        if x != y:
+            if not (_is_name(x) and _is_name(y)):
+                return None
+            out += [x, y]
     return out
 
 
