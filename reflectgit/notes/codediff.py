@@ -10,8 +10,9 @@ The text differing is not enough: a reviewer would not call a note stale because
 - the code changed only in parts the note does not speak about: when the anchored block holds
   definitions of its own (a class's methods) and the note names some of them, only those are
   compared (``focus``); else, no line the change added or removed holds a name the note's
-  text says (``named``); a line rewritten only by putting one name in place of another
-  (``Ordering::SeqCst`` to ``Ordering::Acquire``) touched those two names, not the rest of it.
+  text says (``named``); a line rewritten only in its names (``Ordering::SeqCst`` to
+  ``Ordering::Acquire``, an export macro put before a declaration) touched those names, not
+  the rest of it.
 
 The first two make a change ``cosmetic`` (not reported); the last makes it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
@@ -219,8 +220,9 @@ def _parameters(toks: list[str], at: int) -> set[str]:
 
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     """The lines (as tokens) a change removed or added, comments and layout aside; of lines
-    rewritten only by swapping names (an argument, ``SeqCst`` to ``Acquire``), the swapped
-    names alone: the other names on those lines were not touched."""
+    rewritten only in their names (an argument swapped, ``SeqCst`` to ``Acquire``; a name
+    put before a declaration), those names alone: the others on those lines were not
+    touched."""
     from difflib import SequenceMatcher
 
     a, b = lines(old, path), lines(new, path)
@@ -236,20 +238,12 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
 
 
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
-    """When lines were rewritten only by putting one name in place of another (``SeqCst``
-    by ``Acquire``, ``Replace`` by ``ReplaceAll``), token for token, the names swapped; else
-    None (the lines changed as a whole)."""
-    a = [t for line in old for t in line]
-    b = [t for line in new for t in line]
-    if len(a) != len(b):
-        return None
-    out: list[str] = []
-    for x, y in zip(a, b, strict=True):
-        if x != y:
-            if not (_is_name(x) and _is_name(y)):
-                return None
-            out += [x, y]
-    return out
+    """When lines were rewritten only in their names (one name put in place of another,
+    ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``), no
+    operator, bracket or literal touched, the names that changed; else None (the lines
+    changed as a whole)."""
+    touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
+    return touched if touched and all(_is_name(t) for t in touched) else None
 
 
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:

@@ -58,6 +58,9 @@ SEARCH_HITS = 30  # search hits read to check the rule
 MAX_QUERY_TERMS = 40
 DEFAULT_LIMIT = 10
 MIN_WORD = 4
+# Changes of at most this many modified files are read whole to find the files changed only
+# in comments and layout (they bring no terms).
+COSMETIC_FILES = 200
 # Words of paths and commit messages that say nothing about what a change is about.
 _NOISE = frozenset({
     "src", "lib", "libs", "test", "tests", "spec", "specs", "main", "index", "init", "internal",
@@ -97,6 +100,8 @@ class Change:
     messages: list[str]
     symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
     root: str = "."  # the code repository's top
+    # files changed only in comments, docstrings or layout: they say nothing of the change
+    cosmetic: set[str] = field(default_factory=set)
 
     @property
     def paths(self) -> set[str]:
@@ -149,7 +154,35 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
     files = diffs.parse(codebase.patch(root, start, head_sha, env))
     messages = codebase.messages(root, start, head_sha, env)
-    return Change(start, head_sha, files, messages, root=str(root))
+    change = Change(start, head_sha, files, messages, root=str(root))
+    change.cosmetic = _cosmetic(change, env)
+    return change
+
+
+def _cosmetic(change: Change, env: Env) -> set[str]:
+    """The files the change modified only in comments, docstrings or layout (their tokens
+    are the same, ``notes/codediff.py``), both versions read in one ``git cat-file``; none
+    when the change modifies more than ``COSMETIC_FILES`` files (a change that large is not
+    a comment tweak, and reading it all would cost more than the rest)."""
+    from reflectgit.notes.codediff import tokens
+
+    modified = [f for f in change.files if f.old is not None and f.new is not None]
+    if not modified or len(modified) > COSMETIC_FILES:
+        return set()
+    pairs = [
+        (rev, path) for f in modified for rev, path in ((change.base, f.old), (change.head, f.new))
+    ]
+    texts = codebase.texts(Path(change.root), pairs, env)
+    out: set[str] = set()
+    for i, f in enumerate(modified):
+        old, new = texts[2 * i], texts[2 * i + 1]
+        if (
+            old is not None
+            and new is not None
+            and tokens(old, f.new or "") == tokens(new, f.new or "")
+        ):
+            out.update(f.paths)
+    return out
 
 
 def pr_notes(
@@ -336,6 +369,7 @@ def _verdicts(
     texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
     said = {n.id: n.said for n in notes}
     out: dict[tuple[str, Anchor], CodeChange] = {}
+    unread: list[tuple[str, Anchor, str, str, str]] = []  # symbols in neither version
     for i, (nid, anchor, diff) in enumerate(wanted):
         old, new = texts[2 * i], texts[2 * i + 1]
         if old is None or new is None:
@@ -344,7 +378,8 @@ def _verdicts(
         if symbol:
             old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
             if old_block is None and new_block is None:
-                symbol = None  # defined in neither version, as far as it is read: the file
+                unread.append((nid, anchor, old, new, diff.new or ""))
+                continue
             elif old_block is None or new_block is None:
                 if old_block is not None:
                     out[(nid, anchor)] = CodeChange("changed", (symbol,))
@@ -352,6 +387,16 @@ def _verdicts(
             else:
                 old, new = old_block, new_block
         out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, symbol)
+    # A symbol in neither version of the change: gone before it when the file defined it at
+    # the note's own commit (nothing of it changed here); else a form the symbol rule does not
+    # read, judged as its file (as ``stale`` judges it).
+    known = [(a.commit, a.path) for _, a, _, _, _ in unread if a.commit]
+    then = iter(codebase.texts(Path(change.root), known, env) if known else [])
+    for nid, anchor, old, new, path in unread:
+        at_commit = next(then) if anchor.commit else None
+        if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
+            continue
+        out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None)
     return out
 
 
@@ -379,9 +424,10 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
         if key not in out or out[key][0] < weight:
             out[key] = (weight, where)
 
-    for symbol in sorted(change.symbols):
+    files = [f for f in change.files if not set(f.paths) & change.cosmetic]
+    for symbol in sorted({s for f in files for s in f.symbols}):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
-    for path in sorted(change.paths):
+    for path in sorted({p for f in files for p in f.paths}):
         base = path.rsplit("/", 1)[-1]
         if _FILE_NAME.fullmatch(base):  # ``setup.cfg`` in a note's text names this very file
             put(base, FILE_WEIGHT, "changed file")

@@ -1,0 +1,73 @@
+"""``reflect-git pr-notes`` on the kinds of change that listed notes a reviewer did not need,
+against real git histories, each with the change that must still list them: a file changed
+only in its comments brings no terms, and a symbol removed before the change (the file
+defined it at the note's commit) is not judged as its whole file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.workflows.code.test_pr_notes import World
+
+PARSER_C = """/* parser -- reads the config; tested by hand */
+#include <stdio.h>
+
+int parse_config(FILE* file)
+{
+    return read_lines(file, 200);
+}
+
+int parse_args(int argc)
+{
+    return argc > 1;
+}
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    w.code.write("src/parser.c", PARSER_C).commit("parser")
+    return w
+
+
+def test_a_file_changed_only_in_comments_brings_no_terms(world: Any) -> None:
+    nid = world.note("The parser reads the config", "parser.c reads 200 lines of the config")
+    world.code.branch("comments")
+    world.code.write("src/parser.c", PARSER_C.replace("tested by hand", "tested by CI"))
+    world.code.commit("comment tweak")
+    assert world.pr() == []  # the file's name and the hunk's symbol say nothing: no comment
+    world.code.branch("code")
+    world.code.write("src/parser.c", PARSER_C.replace("read_lines(file, 200)", "read_all(file)"))
+    world.code.commit("read everything")
+    assert nid in [n["id"] for n in world.pr("--head", "code")]
+
+
+def test_a_symbol_gone_before_the_change_is_not_judged_as_its_file(world: Any) -> None:
+    nid = world.note(
+        "parse_args needs two arguments",
+        "parse_args is true for argc > 1",
+        "src/parser.c:parse_args",
+    )
+    gone = PARSER_C.split("int parse_args")[0]
+    world.code.write("src/parser.c", gone).commit("drop parse_args")  # on main, before the PR
+    world.code.branch("args")
+    world.code.write("src/parser.c", gone.replace("200", "argc > 1 ? 400 : 200"))
+    world.code.commit("longer reads")
+    # the file changed in a name the note states (argc), but parse_args was gone already
+    assert nid not in [n["id"] for n in world.pr()]
+
+
+def test_a_symbol_the_rule_cannot_read_is_still_judged_as_its_file(world: Any) -> None:
+    # parse_config's return type stands on the line before it: the finder never read it
+    gnu = PARSER_C.replace("int parse_config(FILE* file)", "int\nparse_config(FILE* file)")
+    world.code.write("src/parser.c", gnu).commit("GNU style")
+    nid = world.note(
+        "parse_config reads 200 lines", "parse_config stops after 200", "src/parser.c:parse_config"
+    )
+    world.code.branch("longer")
+    world.code.write("src/parser.c", gnu.replace("200", "400")).commit("400 lines")
+    assert nid in [n["id"] for n in world.pr()]
