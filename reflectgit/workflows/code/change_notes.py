@@ -169,9 +169,9 @@ def _cosmetic(change: Change, env: Env) -> set[str]:
     modified = [f for f in change.files if f.old is not None and f.new is not None]
     if not modified or len(modified) > COSMETIC_FILES:
         return set()
-    pairs = [
-        (rev, path) for f in modified for rev, path in ((change.base, f.old), (change.head, f.new))
-    ]
+    pairs: list[tuple[str, str]] = []
+    for f in modified:
+        pairs += [(change.base, f.old or ""), (change.head, f.new or "")]
     texts = codebase.texts(Path(change.root), pairs, env)
     out: set[str] = set()
     for i, f in enumerate(modified):
