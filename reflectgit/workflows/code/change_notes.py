@@ -43,6 +43,8 @@ RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
+# Within a tier, each identifier the change touched that the note states ranks it higher.
+IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
 # MENTION_RULE: a note that is not anchored is relevant when its text names at least
 # MENTION_MIN of the change's terms, weighing a symbol 2 (a definition the change touched, or an
 # identifier its commit messages name: CamelCase, snake_case, ``name()``, ``@name``; matched as
@@ -298,6 +300,7 @@ def anchored(
                 why = f"anchored to {label}, which this change {what}"
                 if verdict.stale:
                     score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
+                    score += _precision(verdict.names)
                 elif diff.status == "renamed":
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
                 else:
@@ -313,6 +316,15 @@ def anchored(
         if best is not None:
             out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
     return out
+
+
+def _precision(names: Sequence[str]) -> float:
+    """How precisely the change hit what a note states, for ranking notes of one tier: each
+    identifier it touched (``INI_MAX_LINE``, ``max_line``, ``_values``) adds a little; a plain
+    word (``line``, ``error``) or a number says where the code is less exactly. Never enough to
+    pass a tier (``IDENTIFIER_BONUS`` times at most ``MAX_BONUS``)."""
+    hits = [n for n in names if _looks_like_code(n, n)]
+    return IDENTIFIER_BONUS * min(len(hits), MAX_BONUS)
 
 
 def _renamed_since(

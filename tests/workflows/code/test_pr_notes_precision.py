@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import git
 from tests.workflows.code.test_pr_notes import World
 
 PARSER_C = """/* parser -- reads the config; tested by hand */
@@ -71,3 +72,39 @@ def test_a_symbol_the_rule_cannot_read_is_still_judged_as_its_file(world: Any) -
     world.code.branch("longer")
     world.code.write("src/parser.c", gnu.replace("200", "400")).commit("400 lines")
     assert nid in [n["id"] for n in world.pr()]
+
+
+LOOP_C = """int parse_stream(FILE* file)
+{
+    int lineno = 0;
+    while (read_line(line, MAX_LINE, file)) {
+        lineno++;
+        if (lineno == 1 && skip_bom(line))
+            continue;
+        handle(line);
+    }
+    return 0;
+}
+"""
+
+
+def test_notes_on_one_symbol_rank_by_the_identifiers_the_change_touched(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    # "a-" sorts first: without the identifier it would come first among equals
+    plain = world.note(
+        "a-lines", "parse_stream hands every line to handle", "src/loop.c:parse_stream"
+    )
+    exact = world.note(
+        "b-long", "parse_stream reads at most MAX_LINE bytes", "src/loop.c:parse_stream"
+    )
+    world.code.branch("longer")
+    world.code.write("src/loop.c", LOOP_C.replace("read_line(line, MAX_LINE, file)", "read_line(line, 2 * MAX_LINE, file)"))  # fmt: skip
+    world.code.commit("longer lines")
+    ids = [n["id"] for n in world.pr()]
+    assert ids == [exact, plain]  # both touched; MAX_LINE is where the code is, "line" is a word
+    # a change touching only plain words keeps the order of equals (by id)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("handle")
+    world.code.write("src/loop.c", LOOP_C.replace("handle(line);", "handle(line + 1);"))
+    world.code.commit("skip a byte")
+    assert [n["id"] for n in world.pr("--head", "handle")] == [plain]
