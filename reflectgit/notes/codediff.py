@@ -237,6 +237,25 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     return out
 
 
+def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
+    """When ``new`` differs from ``old`` only in comments, layout and names (every rewritten
+    line rewritten only in its names, no line added or removed), the names that changed (none:
+    the same code); else None."""
+    from difflib import SequenceMatcher
+
+    a, b = lines(old, path), lines(new, path)
+    out: set[str] = set()
+    matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+        if swapped is None:
+            return None
+        out.update(swapped)
+    return out
+
+
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     """When lines were rewritten only in their names (one name put in place of another,
     ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``), no

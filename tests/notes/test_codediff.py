@@ -126,3 +126,19 @@ def test_a_line_rewritten_only_in_its_names_touches_those_names() -> None:
     # a name the note states swapped for another: that name is touched
     renamed = header.replace("HasValue(std::string name)", "HasValue(std::string key)")
     assert codediff.compare(header, renamed, "r.h", note, "Reader").names == ("name",)
+
+
+def test_names_changed_only_when_nothing_but_names_changed() -> None:
+    code = "fn logger() {\n    if STATE.load(SeqCst) != DONE {\n        return NOP;\n    }\n}\n"
+    assert codediff.names_changed(code, code.replace("SeqCst", "Acquire"), "l.rs") == {
+        "SeqCst",
+        "Acquire",
+    }
+    assert codediff.names_changed(code, code.replace("{\n", "{ // c\n", 1), "l.rs") == set()
+    assert codediff.names_changed(code, code.replace("!=", "=="), "l.rs") is None
+    assert (
+        codediff.names_changed(
+            code, code.replace("return NOP;", "log();\n        return NOP;"), "l.rs"
+        )
+        is None
+    )

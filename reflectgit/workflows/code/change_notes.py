@@ -104,6 +104,9 @@ class Change:
     root: str = "."  # the code repository's top
     # files changed only in comments, docstrings or layout: they say nothing of the change
     cosmetic: set[str] = field(default_factory=set)
+    # (file, symbol) a hunk named whose code did not change but in other names (a macro put
+    # before its declaration) or in comments: not a symbol this change is about
+    unchanged: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def paths(self) -> set[str]:
@@ -157,34 +160,41 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     files = diffs.parse(codebase.patch(root, start, head_sha, env))
     messages = codebase.messages(root, start, head_sha, env)
     change = Change(start, head_sha, files, messages, root=str(root))
-    change.cosmetic = _cosmetic(change, env)
+    _read_cosmetic(change, env)
     return change
 
 
-def _cosmetic(change: Change, env: Env) -> set[str]:
-    """The files the change modified only in comments, docstrings or layout (their tokens
-    are the same, ``notes/codediff.py``), both versions read in one ``git cat-file``; none
-    when the change modifies more than ``COSMETIC_FILES`` files (a change that large is not
-    a comment tweak, and reading it all would cost more than the rest)."""
-    from reflectgit.notes.codediff import tokens
+def _read_cosmetic(change: Change, env: Env) -> None:
+    """Mark the files the change modified only in comments, docstrings or layout (their
+    tokens are the same, ``notes/codediff.py``), and the symbols its hunks named whose own code
+    changed only that way or only in other names (``INI_API`` put before a declaration,
+    ``SeqCst`` to ``Acquire``), both versions read in one ``git cat-file``; nothing when the
+    change modifies more than ``COSMETIC_FILES`` files (a change that large is not a comment
+    tweak, and reading it all would cost more than the rest)."""
+    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.codediff import names_changed, tokens
 
     modified = [f for f in change.files if f.old is not None and f.new is not None]
     if not modified or len(modified) > COSMETIC_FILES:
-        return set()
+        return
     pairs: list[tuple[str, str]] = []
     for f in modified:
         pairs += [(change.base, f.old or ""), (change.head, f.new or "")]
     texts = codebase.texts(Path(change.root), pairs, env)
-    out: set[str] = set()
     for i, f in enumerate(modified):
-        old, new = texts[2 * i], texts[2 * i + 1]
-        if (
-            old is not None
-            and new is not None
-            and tokens(old, f.new or "") == tokens(new, f.new or "")
-        ):
-            out.update(f.paths)
-    return out
+        old, new, path = texts[2 * i], texts[2 * i + 1], f.new or ""
+        if old is None or new is None:
+            continue
+        if tokens(old, path) == tokens(new, path):
+            change.cosmetic.update(f.paths)
+            continue
+        for symbol in f.symbols:
+            before, after = symbol_block(old, symbol), symbol_block(new, symbol)
+            if before is None or after is None:
+                continue
+            touched = names_changed(before, after, path)
+            if touched is not None and symbol not in touched:
+                change.unchanged.add((path, symbol))
 
 
 def pr_notes(
@@ -437,7 +447,8 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
             out[key] = (weight, where)
 
     files = [f for f in change.files if not set(f.paths) & change.cosmetic]
-    for symbol in sorted({s for f in files for s in f.symbols}):
+    said = {s for f in files for s in f.symbols if (f.new or "", s) not in change.unchanged}
+    for symbol in sorted(said):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
     for path in sorted({p for f in files for p in f.paths}):
         base = path.rsplit("/", 1)[-1]

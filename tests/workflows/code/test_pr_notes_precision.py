@@ -108,3 +108,18 @@ def test_notes_on_one_symbol_rank_by_the_identifiers_the_change_touched(world: A
     world.code.write("src/loop.c", LOOP_C.replace("handle(line);", "handle(line + 1);"))
     world.code.commit("skip a byte")
     assert [n["id"] for n in world.pr("--head", "handle")] == [plain]
+
+
+def test_a_symbol_changed_only_in_other_names_is_not_a_changed_symbol(world: Any) -> None:
+    nid = world.note("parse_config reads 200 lines", "parse_config stops after 200 lines")
+    world.code.branch("export")
+    exported = PARSER_C.replace("int parse_config(", "API int parse_config(")
+    world.code.write("src/parser.c", exported).commit("export the parser")
+    # the hunk names parse_config, but only API came before its declaration: nothing to say
+    assert world.pr() == []
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("body")
+    world.code.write("src/parser.c", PARSER_C.replace("read_lines(file, 200)", "read_lines(file)"))
+    world.code.commit("read them all")
+    why = {n["id"]: n["why"] for n in world.pr("--head", "body")}
+    assert "parse_config (changed symbol)" in why[nid]
