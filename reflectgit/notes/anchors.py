@@ -18,8 +18,10 @@ declares it after one of the usual definition words (``def``, ``class``, ``funct
 ``module``, ``macro`` ...), or assigns it at the start of a line (``NAME =``, ``NAME :=``,
 ``NAME:`` as YAML/TOML keys), or names it as a C-like function (``int name(``, C++'s
 ``long Class::name(``), a typed variable (``static const int NAME = 3;``), a ``#define`` or a
-``typedef`` (``_FORMS`` below). Its *block* runs from that line to the next definition line
-indented no deeper (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
+``typedef`` (``_FORMS`` below); a definition word or a signature anywhere in the file
+outranks a line that only looks like an assignment or a typed variable. Its *block* runs from
+that line to the next definition line indented no deeper and outside any ``{`` the block left
+open (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
 ``;``), so a change elsewhere in the file does not make a symbol's note stale.
 """
 

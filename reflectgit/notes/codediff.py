@@ -223,17 +223,12 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     rewritten only in their names (an argument swapped, ``SeqCst`` to ``Acquire``; a name
     put before a declaration), those names alone: the others on those lines were not
     touched."""
-    from difflib import SequenceMatcher
-
-    a, b = lines(old, path), lines(new, path)
     out: list[list[str]] = []
-    matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+    for gone, came, swapped in _rewrites(old, new, path):
         if swapped is not None:
             out.append(swapped)
-        elif op != "equal":
-            out += a[i1:i2] + b[j1:j2]
+        else:
+            out += gone + came
     return out
 
 
@@ -241,18 +236,28 @@ def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
     """When ``new`` differs from ``old`` only in comments, layout and names (every rewritten
     line rewritten only in its names, no line added or removed), the names that changed (none:
     the same code); else None."""
-    from difflib import SequenceMatcher
-
-    a, b = lines(old, path), lines(new, path)
     out: set[str] = set()
-    matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+    for _, _, swapped in _rewrites(old, new, path):
         if swapped is None:
             return None
         out.update(swapped)
+    return out
+
+
+def _rewrites(
+    old: str, new: str, path: str
+) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
+    """The line groups a change removed and added (as tokens, comments and layout aside), each
+    with the names it swapped when it rewrote lines only in their names (else None)."""
+    from difflib import SequenceMatcher
+
+    a, b = lines(old, path), lines(new, path)
+    out: list[tuple[list[list[str]], list[list[str]], list[str] | None]] = []
+    matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "equal":
+            swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+            out.append((a[i1:i2], b[j1:j2], swapped))
     return out
 
 

@@ -61,7 +61,7 @@ MAX_QUERY_TERMS = 40
 DEFAULT_LIMIT = 10
 MIN_WORD = 4
 # Changes of at most this many modified files are read whole to find the files changed only
-# in comments and layout (they bring no terms).
+# in comments and layout, and the symbols changed only in other names (they bring no terms).
 COSMETIC_FILES = 200
 # Words of paths and commit messages that say nothing about what a change is about.
 _NOISE = frozenset({
