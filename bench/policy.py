@@ -6,6 +6,11 @@
    `REFLECT_POLICY=0` (the hook's start-up alone: what the rules add is the difference).
 2. The one-time cost after the KB changed: the background job recompiling the rules of a KB of N notes
    (a cold compile, and the compile after one more commit, which reads only the new blob).
+3. The window: a deny rule committed, then the hook called again and again (each call a whole
+   process, as an agent's tool calls are) until it denies; the time from the commit's return to
+   the first deny. Until then the last complete compile answers. Measured for a rule added
+   through the door (`reflect-git add`, which starts the compile itself) and for one committed
+   with plain git (the first hook that finds the rules stale starts it).
 
 Both are measured in the editable dev venv that runs this script (``python -c HOOK_CODE``, as the installer writes it) and
 the first in a normal install too: a wheel built from this checkout and installed byte-compiled
@@ -13,7 +18,8 @@ by pip into its own venv (``bench/startup.py``'s ``release_install``), timed thr
 ``reflect-git-hook`` console script against that venv's own ``python -c pass``; that is what users
 run. ``--release-venv DIR`` keeps (or reuses) that venv; ``--no-release`` skips it.
 
-Run: .venv/bin/python bench/policy.py [--runs N] [--notes N] [--release-venv DIR] [--no-release]
+Run: .venv/bin/python bench/policy.py [--runs N] [--notes N] [--windows N] [--release-venv DIR]
+     [--no-release]
 """
 
 from __future__ import annotations
@@ -123,14 +129,39 @@ def commit_rule(kb: Path, env: dict[str, str], name: str) -> None:
     subprocess.run(["git", "commit", "-qm", name], cwd=kb, env=env, check=True)
 
 
+def window(kb: Path, tmp: Path, env: dict[str, str], name: str, door: bool) -> float:
+    """Milliseconds from a deny rule's commit to the first hook call that denies by it."""
+    note = RULE_NOTE.replace("no-force-push", name).replace("git push --force", f"make {name}")
+    if door:
+        draft = tmp / "drafts" / f"{name}.md"
+        draft.parent.mkdir(exist_ok=True)
+        draft.write_text(note)
+        add = [sys.executable, "-m", "reflectgit", "add", str(draft)]
+        subprocess.run(add, env=env, cwd=kb, check=True, capture_output=True)
+    else:
+        (kb / "documents" / f"{name}.md").write_text(note)
+        subprocess.run(["git", "add", "documents"], cwd=kb, env=env, check=True)
+        subprocess.run(["git", "commit", "-qm", name], cwd=kb, env=env, check=True)
+    start = time.perf_counter()
+    call = payload(tmp, f"make {name} now")
+    while time.perf_counter() - start < 120:
+        if hook(env, call)[1]:
+            return (time.perf_counter() - start) * 1000
+    raise SystemExit(f"the rule {name} was never enforced")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--notes", type=int, default=2000)
     parser.add_argument("--release-venv", type=Path, default=None)
     parser.add_argument("--no-release", action="store_true")
+    parser.add_argument("--windows", type=int, default=5, help="rules committed per window row")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="reflect-git-bench-") as name:
+    # Detached compiles may still write in the scratch folder as it goes.
+    with tempfile.TemporaryDirectory(
+        prefix="reflect-git-bench-", ignore_cleanup_errors=True
+    ) as name:
         tmp = Path(name)
         home = tmp / "home"
         home.mkdir()
@@ -174,6 +205,13 @@ def main() -> int:
         print()
         print(f"recompile after the KB changed, cold:    {cold:7.1f} ms (once)")
         print(f"recompile after one more commit:         {warm:7.1f} ms (once)")
+        for door in (True, False):
+            times = [window(kb, tmp, env, f"rule-{door}-{i}", door) for i in range(args.windows)]
+            how = "an add (the door)" if door else "a plain git commit"
+            print(
+                f"window, a deny rule by {how + ':':<20}{statistics.median(times):7.1f} ms "
+                f"(median of {args.windows}: from the commit to the first hook that denies)"
+            )
     return 0
 
 

@@ -5,6 +5,7 @@ loop (two warm-up rounds dropped), and prints the medians, the ratio and "met" o
 
   posttooluse         PostToolUse hook, real payload, 10,000 notes  <= 1.5x python -c pass
   pretooluse          PreToolUse hook, the same (rules compiled)    <= 1.5x python -c pass
+  pretooluse-ruled    PreToolUse of a Bash call no rule matches     <= 1.5x python -c pass
   sessionstart        SessionStart hooks (recall), 10,000 notes     <= 4x   python -c pass
   validate-hook       reflect-git-validate ONE.md (pre-commit)      <= 2.5x python -c pass
   pretooluse-changed  PreToolUse right after an `add` (hook timed)  <= 3x   python -c pass
@@ -60,7 +61,16 @@ from kbgen import env as git_env  # noqa: E402 - bench/ is not a package
 from kbgen import make_kb, note_bytes  # noqa: E402
 
 HOOK_ROWS = ("posttooluse", "pretooluse", "sessionstart")
-ROWS = (*HOOK_ROWS, "validate-hook", "pretooluse-changed", "add", "search", "mcp")
+ROWS = (
+    *HOOK_ROWS,
+    "pretooluse-ruled",
+    "validate-hook",
+    "pretooluse-changed",
+    "add",
+    "search",
+    "mcp",
+)
+RULED = "PreToolUse-ruled"  # the payload of the `pretooluse-ruled` row
 WORDS = ("zanzibar", "retries")  # bench/search.py plants the first in about 0.05% of notes
 WARMUP = 2
 RULE_NOTE = """---
@@ -252,13 +262,18 @@ def agent_session(tmp: Path) -> tuple[Path, dict[str, Path], str]:
         files[event] = tmp / f"{event}.json"
         fixed = {"hook_event_name": event, "cwd": str(project), "transcript_path": str(transcript)}
         files[event].write_text(json.dumps({**body, **fixed}))
+    # The same call made a shell command: a tool the KB's rule names, a command it does not match.
+    ruled = json.loads(files["PreToolUse"].read_text())
+    ruled.update(tool_name="Bash", tool_input={"command": "git status", "description": "Status"})
+    files[RULED] = tmp / "PreToolUse-ruled.json"
+    files[RULED].write_text(json.dumps(ruled))
     return project, files, source
 
 
 def build_kbs(where: Path, args: argparse.Namespace) -> dict[str, Path]:
     """The KBs the rows need, generated unless ``where`` (``--kb-dir``) has them."""
     rows, kbs = set(args.rows), {}
-    if rows & {*HOOK_ROWS, "pretooluse-changed", "add"}:
+    if rows & {*HOOK_ROWS, "pretooluse-ruled", "pretooluse-changed", "add"}:
         kbs["notes"] = where / f"kb-notes-{args.notes}"  # ours, with one enforced rule
     if "add" in rows:
         kbs["git"] = where / f"kb-git-{args.notes}"
@@ -305,7 +320,7 @@ def prepare(inst: Install, tmp: Path, kbs: dict[str, Path], project: Path, rows)
         if key in kbs:
             cmd = [inst.script("reflect-git"), "--kb", str(kb), "reindex"]
             subprocess.run(cmd, env=e, cwd=project, capture_output=True)
-    if not {*HOOK_ROWS, "pretooluse-changed"} & set(rows):
+    if not {*HOOK_ROWS, "pretooluse-ruled", "pretooluse-changed"} & set(rows):
         return
     cmd = [inst.script("reflect-git"), "--json", "hooks", "install", "--agent", "claude"]
     out = subprocess.run(
@@ -332,8 +347,9 @@ def bench(installs: Sequence[Install], tmp: Path, kbs, project: Path, payloads, 
     def passing(inst: Install, _run_no: int) -> float:
         return _run([str(inst.python), "-c", "pass"], tmp, inst.env)
 
-    def hook(event: str) -> Timer:
-        return lambda inst, _run_no: fire(inst.hooks[event], payloads[event], project, inst.env)
+    def hook(event: str, payload: str | None = None) -> Timer:
+        body = payloads[payload or event]
+        return lambda inst, _run_no: fire(inst.hooks[event], body, project, inst.env)
 
     def validate(inst: Install, _run_no: int) -> float:
         return _run([inst.script("reflect-git-validate"), str(one)], tmp, inst.env)
@@ -356,6 +372,11 @@ def bench(installs: Sequence[Install], tmp: Path, kbs, project: Path, payloads, 
     budgets = {  # row: (label, ours, goal against python -c pass)
         "posttooluse": (f"PostToolUse hook, {payload}, {notes}", hook("PostToolUse"), 1.5),
         "pretooluse": (f"PreToolUse hook, {payload}, {notes}", hook("PreToolUse"), 1.5),
+        "pretooluse-ruled": (
+            f"PreToolUse hook, a Bash call no rule matches, {notes}",
+            hook("PreToolUse", RULED),
+            1.5,
+        ),
         "sessionstart": (f"SessionStart hooks (recall), {notes}", hook("SessionStart"), 4),
         "validate-hook": ("reflect-git-validate ONE.md (pre-commit)", validate, 2.5),
         "pretooluse-changed": (f"PreToolUse, first call after an add, {notes}", changed, 3),
@@ -363,7 +384,7 @@ def bench(installs: Sequence[Install], tmp: Path, kbs, project: Path, payloads, 
     for row, (label, ours, goal) in budgets.items():
         if row not in rows:
             continue
-        if row == "pretooluse":  # the rules compiled and current, as after the first call
+        if row in ("pretooluse", "pretooluse-ruled"):  # compiled and current, as after a call
             for inst in installs:
                 cmd = [inst.script("reflect-git"), "--kb", str(inst.kb), "rules", "list"]
                 subprocess.run(cmd, cwd=project, env=inst.env, capture_output=True)

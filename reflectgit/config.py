@@ -421,7 +421,7 @@ class GeneralSettings(Settings):
     hook_sync: bool = setting(
         False,
         kind="bool",
-        env="REFLECT_GIT_HOOK_SYNC",
+        env=location.HOOK_SYNC_ENV,
         help="`1`: hooks do their background work in the foreground (tests, CI): the "
         "post-commit shim waits for the capture, Stop/SessionEnd/PreCompact run the capture "
         "pass, PreToolUse compiles stale rules before it answers",
@@ -804,7 +804,7 @@ class PolicySettings(Settings):
     enabled: bool = setting(
         True,
         kind="bool",
-        env="REFLECT_POLICY",
+        env=location.POLICY_ENV,  # the PreToolUse hook's quick path reads it too
         toml="policy.enabled",
         help="`0`: the PreToolUse and PermissionRequest hooks never block or add context",
     )

@@ -19,6 +19,8 @@ DISABLED_ENV = "REFLECT_DISABLED"
 # our own hooks see it and stay out, so reflect-git never captures its own work.
 INTERNAL_ENV = "REFLECT_GIT_INTERNAL"
 POLICY_FILE_ENV = "REFLECT_POLICY_FILE"
+POLICY_ENV = "REFLECT_POLICY"  # 0: the enforced rules never answer (read by the hooks too)
+HOOK_SYNC_ENV = "REFLECT_GIT_HOOK_SYNC"  # 1: the hooks' background work in the foreground
 # The original tool's policy files, under the home folder: read after REFLECT_POLICY_FILE.
 ORIGINAL_POLICY_FILES = (".reflect/policy-rules.jsonl", ".reflect/permission-policy.jsonl")
 

@@ -9,7 +9,8 @@ update changes the inode and the mtime. The hook compares the stamp it saved wit
 the one it takes now; when they differ, or when this cannot say (None: a detached or unusual
 HEAD, a symbolic ref to a symbolic ref, a per-worktree ref, a file changed within the last
 ``RACY`` seconds, where a coarse clock could hide a second change), it reads the commit as
-before.
+before. ``vouch=False`` takes the stamp of a file changed a moment ago all the same: it names
+the state HEAD's files are in (which compile was asked for), never vouches that two are one.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ RACY = 2.0  # seconds: a file changed more recently than this may change again u
 _PER_WORKTREE = ("refs/worktree/", "refs/bisect/", "refs/rewritten/")
 
 
-def _stat(path: str, recent: int) -> list[int] | None:
-    """[inode, size, mtime_ns]; [] when absent. ``ValueError`` when changed after ``recent``."""
+def _stat(path: str, recent: int | None) -> list[int] | None:
+    """[inode, size, mtime_ns]; [] when absent. ``ValueError`` when changed after ``recent``
+    (None: whenever it changed)."""
     try:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    if st.st_mtime_ns > recent:
+    if recent is not None and st.st_mtime_ns > recent:
         raise ValueError(f"{path} changed too recently")
     return [st.st_ino, st.st_size, st.st_mtime_ns]
 
@@ -37,9 +39,10 @@ def _read(path: str) -> str:
         return fh.read().strip()
 
 
-def head_stamp(git_dir: str | os.PathLike[str]) -> list[object] | None:
-    """The stamp of HEAD's commit in ``git_dir``, or None when the files alone cannot vouch."""
-    recent = time.time_ns() - int(RACY * 1e9)
+def head_stamp(git_dir: str | os.PathLike[str], vouch: bool = True) -> list[object] | None:
+    """The stamp of HEAD's commit in ``git_dir``, or None when the files alone cannot vouch
+    (``vouch=False``: files changed a moment ago are no reason)."""
+    recent = time.time_ns() - int(RACY * 1e9) if vouch else None
     try:
         head = os.path.join(git_dir, "HEAD")
         stamp: list[object] = [_stat(head, recent)]

@@ -131,22 +131,61 @@ def recording_dir(kb: str | None, env: dict[str, str]) -> str | None:
 
 
 def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> bool:
-    """True when the answer to this call is surely "nothing": reflect-git is off here, or the
-    last compile vouches that no rule applies to any tool the payload names, for exactly this
-    HEAD and these policy files (``state/rulestamp.py``). False: only the rules can say."""
+    """True when the answer to this call is surely "nothing": reflect-git or its rules are
+    off here, or the last complete compile has no rule for the call: for no tool the payload
+    names (``state/rulestamp.py``), or, for a tool some rule names, no rule that matches this
+    call (``hooks/policy.unmatched``). When that compile was made for exactly this HEAD and
+    these policy files, that is all; when the KB or a policy file changed since, it answers
+    until the compile now due finishes, and a compile is made sure to be under way
+    (``workflows/recompile.ask``: once per change). False: the whole reading decides."""
     found = _located(kb, env)
     if not isinstance(found, tuple):
         return found == ""
+    if location.boolean(env.get(location.POLICY_ENV) or "-") is False:
+        return True
     where, named = found
     from reflectgit.git.headstamp import head_stamp
     from reflectgit.state import rulestamp
 
+    quick = rulestamp.read(where)
+    if quick is None:
+        return False
     git_dir = location.git_dir(named)
     stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named)
-    if stamp is None:
-        return False
     files = rulestamp.fingerprint(location.policy_files(env))
-    return rulestamp.quiet(where, rulestamp.key(stamp, files), payload)
+    current = stamp is not None and rulestamp.vouches(quick, rulestamp.key(stamp, files))
+    if current and rulestamp.quiet(quick, payload):
+        return True
+    # The KB or a policy file changed since (or a moment ago): the last complete compile
+    # answers, while it is the one ``rules.json`` holds. REFLECT_GIT_HOOK_SYNC compiles first.
+    if not current and location.switched_on(env, location.HOOK_SYNC_ENV) is not False:
+        return False
+    if not rulestamp.summarises(where, quick):
+        return False
+    if not rulestamp.quiet(quick, payload) and not _unmatched(where, env, payload):
+        return False
+    if current:
+        return True
+    try:
+        from reflectgit.workflows import recompile
+
+        return recompile.ask(named, env, where)
+    except Exception:  # the whole reading answers, starts the compile itself, and logs why
+        return False
+
+
+def _unmatched(where: str, env: dict[str, str], payload: bytes) -> bool:
+    """``hooks/policy.unmatched``, where the home folder is spelled as the configuration
+    spells it (``pathlib``'s normal form, which this does not import); never raises."""
+    home = location.home(env)
+    if "//" in home or "/./" in home or home.endswith("/.") or home.startswith("./"):
+        return False
+    try:
+        from reflectgit.hooks.policy import unmatched
+
+        return unmatched(where, home.rstrip("/") or home, payload)
+    except Exception:  # the whole reading answers, and logs why
+        return False
 
 
 def record(where: str, event: str, harness: str | None, kb: str | None) -> int:

@@ -59,6 +59,33 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
         return None
     if not cfg.state_dir_explicit and not cfg.state_dir.parent.is_dir():
         return None  # no KB here: we never create its state directory by accident
+    asked = tool_call(raw)
+    if asked is None:
+        return None
+    payload, tool, tool_input, cwd = asked
+    from reflectgit.workflows.policy import check
+
+    # The rules compiled already answer; REFLECT_GIT_HOOK_SYNC=1 compiles first (tests, CI).
+    sync = cfg.hook_sync
+    result = check(cfg, tool, tool_input, cwd, compile=sync)
+    if not result.current:
+        _compile_later(cfg)
+    decision = result.decision
+    if decision.silent:
+        return None
+    from reflectgit.notes.harness import detect_harness
+
+    who = harness or detect_harness(event, payload)
+    camel = event[:1].islower() or any(k in payload for k in _CAMEL_KEYS)
+    out = reply(who, camel, kind, decision)
+    sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
+    _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
+    return jsonio.dumps(out, ensure_ascii=False) if out is not None else None
+
+
+def tool_call(raw: bytes) -> tuple[dict[str, Any], str, Any, str | None] | None:
+    """The call a payload asks about: (the payload, the tool, its input, the folder it runs
+    in); None when the payload names no tool call (then nothing is answered)."""
     try:
         payload = jsonio.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -75,34 +102,42 @@ def _answer(cfg: Config, event: str, raw: bytes, harness: str | None) -> str | N
         except ValueError:
             tool_input = {"command": tool_input}
     cwd = payload.get("cwd")
-    from reflectgit.workflows.policy import check
+    return payload, tool, tool_input, cwd if isinstance(cwd, str) else None
 
-    # The rules compiled already answer; REFLECT_GIT_HOOK_SYNC=1 compiles first (tests, CI).
-    sync = cfg.hook_sync
-    result = check(cfg, tool, tool_input, cwd if isinstance(cwd, str) else None, compile=sync)
-    if not result.current:
-        _compile_later(cfg)
-    decision = result.decision
-    if decision.silent:
-        return None
-    from reflectgit.notes.harness import detect_harness
 
-    who = harness or detect_harness(event, payload)
-    camel = event[:1].islower() or any(k in payload for k in _CAMEL_KEYS)
-    out = reply(who, camel, kind, decision)
-    sources = ",".join(dict.fromkeys(r.source for r in decision.matched))
-    _log(cfg, kind, f"policy:{decision.action or 'context'}", f"{tool} {sources}")
-    return jsonio.dumps(out, ensure_ascii=False) if out is not None else None
+def unmatched(state_dir: str, home: str, raw: bytes) -> bool:
+    """Is the answer surely "nothing" because no rule of the last complete compile (the
+    ``rules.json`` there now) matches this call? Read without the KB's configuration: the
+    PreToolUse hook's quick path asks this about a call of a tool some rule names, and leaves
+    a call a rule matches to ``answer`` (which says how, scoped to the project, and logs it).
+    False when it cannot say. ``home``: as ``Config.home`` spells it."""
+    asked = tool_call(raw)
+    if asked is None:
+        return True
+    from reflectgit.state import policy as compiled
+
+    doc = compiled.load_rules(state_dir)
+    if doc is None or doc.get("complete") is not True:
+        return False
+    from reflectgit.notes.policy import call_from, matching
+
+    _, tool, tool_input, cwd = asked
+    return not matching(compiled.rules_of(doc), call_from(tool, tool_input, cwd, home=home))
 
 
 def _compile_later(cfg: Config) -> None:
-    """Start the background compile, unless one is running already."""
+    """Make sure the background compile is under way: asked once per change of the KB
+    (``workflows/recompile.ask``); where that cannot be said, started unless one
+    is running already."""
+    from reflectgit.workflows import recompile
+
+    if recompile.ask(cfg.kb, dict(cfg.env), cfg.state_dir):
+        return
     from reflectgit.state import policy as compiled
+    from reflectgit.workflows.background import RULES, start
 
     if compiled.busy(cfg.state_dir):
         return
-    from reflectgit.workflows.background import RULES, start
-
     start(cfg.kb, cfg.env, [RULES])
 
 

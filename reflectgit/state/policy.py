@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
+from reflectgit.state import rulestamp
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-FOLDER = "policy"
-RULES_FILE = "rules.json"
+    from reflectgit.notes.policy import Rule
+
+FOLDER = rulestamp.FOLDER
+RULES_FILE = rulestamp.RULES_FILE
 CACHE_FILE = "blobs.json"
 LOCK_FILE = "compile.lock"
 WAIT_FILE = "compile.wait"  # held by the one compile waiting for the running one to finish
@@ -46,10 +49,17 @@ def _read_json(path: Path | str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
-def load_rules(state_dir: Path) -> dict[str, Any] | None:
+def load_rules(state_dir: Path | str) -> dict[str, Any] | None:
     """The compiled document (``key``, ``rules``, ``complete``), or None when absent or
     unreadable."""
-    return _read_json(state_dir / FOLDER / RULES_FILE)
+    return _read_json(os.path.join(state_dir, FOLDER, RULES_FILE))
+
+
+def rules_of(doc: Mapping[str, Any]) -> list[Rule]:
+    """The rules a compiled document holds."""
+    from reflectgit.notes.policy import Rule
+
+    return [Rule.from_json(r) for r in doc.get("rules", []) if isinstance(r, dict)]
 
 
 def load_cache(state_dir: Path) -> dict[str, Any]:

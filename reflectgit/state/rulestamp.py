@@ -1,28 +1,43 @@
-"""The enforced rules' quick answer, read with ``os`` alone: "for this HEAD and these policy
-files, no rule applies to a call of any tool but these".
+"""The enforced rules' quick answer, read with ``os`` alone: "the last complete compile, made
+for this HEAD and these policy files, has no rule for a call of any tool but these".
 
 The PreToolUse hook runs before every tool call, and most calls are of tools no rule names
 (a KB that enforces "never force-push" has nothing to say about a file read). So each compile
-(``workflows/policy.py``) also writes ``<state>/policy/quick``: on its first line the stamp of
-HEAD's files (``git/headstamp.py``) and the fingerprint of the policy files it read, as one
-``repr``; on its second, tab-separated, every tool name its rules can apply to
-(``notes/policy.covered_tools``; none when it found no rules). A hook that takes the same stamp
-and fingerprint, and finds none of those names as a JSON string in the payload, answers
-"nothing" without parsing the payload or reading the rules. Any difference (HEAD moved, a policy
-file changed, the call names a ruled tool) and the rules are read as before. A compile whose
-rules may apply to any tool (a wildcard tool) removes the file.
+(``workflows/policy.py``) also writes ``<state>/policy/quick``. Its first line: the stamp of
+HEAD's files (``git/headstamp.py``; None when the compile ran too soon after a change for the
+stamp to vouch) and the fingerprint of the policy files it read, as one ``repr``, then a tab
+and the identity (inode, size, mtime) of the ``rules.json`` it summarises; its second,
+tab-separated, every tool name those rules can apply to (``notes/policy.covered_tools``; none
+when there are no rules; ``*`` when a rule may apply to any tool, a wildcard).
 
-Harnesses write a tool name as itself in their JSON (never with ``\\u`` escapes), which is what
-the search for ``"NAME"`` relies on; a name that also appears elsewhere in the payload only
-sends the call to the full reading.
+A hook reads it without parsing the payload or reading the rules:
+
+- same stamp and fingerprint (``vouches``), and none of the tools as a JSON string in the
+  payload (``quiet``): the answer is "nothing";
+- HEAD or a policy file changed since (or changed a moment ago): the rules are being compiled
+  again in the background, and until that finishes the last complete compile answers. While
+  this file still summarises the ``rules.json`` beside it (``summarises``), it is that answer
+  for every tool it does not name; the hook makes sure a compile was asked for the state HEAD's
+  files are in now (``wanted``/``want``: once per change, not once per call) and returns.
+
+Anything else (a ruled tool, a wildcard, no compile yet, a file this cannot read) and the rules
+are read as before. Harnesses write a tool name as itself in their JSON (never with ``\\u``
+escapes), which is what the search for ``"NAME"`` relies on; a name that also appears
+elsewhere in the payload only sends the call to the full reading.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 FOLDER = "policy"
 NAME = "quick"
+RULES_FILE = "rules.json"  # the compiled rules (``state/policy.py``)
+WANTED = "wanted"  # the state of HEAD's files and the policy files a compile was last asked for
+WILDCARD = "*"  # in the tools: a rule may apply to any tool
+# A compile asked for this long ago and not running is taken for dead and asked again.
+RETRY = 30.0
 
 
 def fingerprint(files: list[str]) -> list[list[object]]:
@@ -38,16 +53,27 @@ def fingerprint(files: list[str]) -> list[list[object]]:
     return out
 
 
-def key(stamp: list[object], files: list[list[object]]) -> str:
-    """The line that says which HEAD and policy files a compile saw."""
+def key(stamp: list[object] | None, files: list[list[object]]) -> str:
+    """The line that says which HEAD and policy files a compile saw (``stamp`` None: a HEAD
+    the stamp could not vouch for, which no later stamp equals)."""
     return repr([stamp, files])
 
 
+def _identity(state_dir: str) -> str | None:
+    try:
+        st = os.stat(os.path.join(state_dir, FOLDER, RULES_FILE))
+    except OSError:
+        return None
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def save(state_dir: str, line: str | None, tools: list[str] | None = None) -> None:
-    """Write the quick answer for ``line`` and the ruled ``tools``, or remove it (None: the
-    compile cannot vouch for HEAD, or a rule may apply to any tool)."""
+    """Write the quick answer for ``line`` and the ruled ``tools`` (None: a rule may apply to
+    any tool), summarising the ``rules.json`` written just before; or remove it (``line``
+    None, or no ``rules.json``)."""
     path = os.path.join(state_dir, FOLDER, NAME)
-    if line is None:
+    identity = _identity(state_dir) if line is not None else None
+    if identity is None:
         try:  # noqa: SIM105 - contextlib is not imported on the hook path
             os.unlink(path)
         except FileNotFoundError:
@@ -55,19 +81,75 @@ def save(state_dir: str, line: str | None, tools: list[str] | None = None) -> No
         return
     from reflectgit.state.files import atomic_write
 
-    atomic_write(path, f"{line}\n{chr(9).join(tools or [])}\n".encode())
+    names = chr(9).join(tools) if tools is not None else WILDCARD
+    atomic_write(path, f"{line}\t{identity}\n{names}\n".encode())
 
 
-def quiet(state_dir: str, line: str, payload: bytes) -> bool:
-    """Is the answer surely "nothing": the quick answer is for exactly ``line``, and the
-    payload names none of its tools?"""
+# What ``read`` returns: (the compile's line, the rules.json it summarises, the ruled tools).
+Quick = tuple[bytes, bytes, list[bytes]]
+
+
+def read(state_dir: str) -> Quick | None:
+    """The quick answer, or None when absent or not whole."""
     try:
         with open(os.path.join(state_dir, FOLDER, NAME), "rb") as fh:
             data = fh.read()
     except OSError:
-        return False
+        return None
     first, _, rest = data.partition(b"\n")
-    if first != line.encode("utf-8") or not rest.endswith(b"\n"):
+    line, tab, identity = first.rpartition(b"\t")
+    if not tab or not line or not identity or not rest.endswith(b"\n") or b"\n" in rest[:-1]:
+        return None
+    return line, identity, [t for t in rest[:-1].split(b"\t") if t]
+
+
+def vouches(quick: Quick, line: str) -> bool:
+    """Was it written for exactly this HEAD and these policy files (``line``)?"""
+    return quick[0] == line.encode("utf-8")
+
+
+def summarises(state_dir: str, quick: Quick) -> bool:
+    """Is it the summary of the ``rules.json`` that is there now (the last complete compile)?"""
+    identity = _identity(state_dir)
+    return identity is not None and quick[1] == identity.encode("ascii")
+
+
+def quiet(quick: Quick, payload: bytes) -> bool:
+    """Is the answer surely "nothing": no wildcard rule, and the payload names none of the
+    tools ruled?"""
+    tools = quick[2]
+    if WILDCARD.encode() in tools:
         return False
-    tools = [t for t in rest[:-1].split(b"\t") if t]
     return not any(b'"' + tool + b'"' in payload for tool in tools)
+
+
+def wanted(state_dir: str, line: str) -> bool:
+    """Was a compile asked for ``line`` (the state HEAD's files and the policy files are in
+    now), less than ``RETRY`` seconds ago?"""
+    path = os.path.join(state_dir, FOLDER, WANTED)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        age = time.time() - os.stat(path).st_mtime
+    except OSError:
+        return False
+    return data == line.encode("utf-8") and -RETRY < age < RETRY
+
+
+def want(state_dir: str, line: str) -> bool:
+    """Say that a compile is asked for ``line``; False when it cannot be said (then the caller
+    must not start one: every call would). Renamed into place, not synced: a reader sees the
+    old ask or the new, and one lost in a crash only asks once more."""
+    path = os.path.join(state_dir, FOLDER, WANTED)
+    tmp = f"{path}.{os.getpid()}"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(line.encode("utf-8"))
+        os.replace(tmp, path)
+    except OSError:
+        try:  # noqa: SIM105 - contextlib is not imported on the hook path
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True

@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from reflectgit.workflows import recompile
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from subprocess import Popen
@@ -89,6 +91,7 @@ def after_commit(
     when the hooks use them."""
     jobs = [HOUSEKEEPING] if housekeeping_due else []
     if state_dir is not None and _rules_compiled(state_dir):
+        recompile.asked(kb, dict(env), state_dir)  # the hooks that find them stale start none
         jobs.append(RULES)
     if jobs:
         start(kb, env, jobs)
@@ -115,4 +118,5 @@ def recompile_rules(
     """The KB changed: start the enforced rules' compile, when the hooks use them (a compiled
     file exists; the first hook that asks starts the first compile)."""
     if _rules_compiled(state_dir):
+        recompile.asked(kb, dict(env), state_dir)
         start(kb, env, [RULES])

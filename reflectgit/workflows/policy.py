@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit import location
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
+from reflectgit.git.headstamp import RACY, head_stamp
 from reflectgit.notes.policy import (
     Rule,
     RuleError,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from reflectgit.notes.policy import Call, Decision
 
 MAX_FILE_BYTES = 1024 * 1024
+VOUCH_ROUNDS = 3  # a background compile waits out the stamp's racy window at most this often
 SKIPPED = (f"{DOCUMENTS}/memories/",)  # the original tool's raw ingest copies are not notes
 _HINTS = (b"enforce", b"permission")  # a note without these words carries no rule
 
@@ -98,7 +100,21 @@ def refresh(cfg: Config) -> RuleSet | None:
             return None
         with compiled.compile_lock(cfg.state_dir, wait=True):
             pass  # the running compile has finished
-    return load(cfg)
+    ruleset = load(cfg)
+    # Right after a commit HEAD's files are too new for their stamp to vouch for them
+    # (``git/headstamp.RACY``): the compile is the last complete one, but the hooks' quick
+    # answer cannot say it is HEAD's. Wait that out here, not in a hook, and say it then.
+    for _ in range(VOUCH_ROUNDS):
+        doc = compiled.load_rules(cfg.state_dir)
+        if doc is None or doc.get("complete") is not True or doc.get("stamp") is not None:
+            break
+        if head_stamp(_git_dir(cfg), vouch=False) is None:
+            break  # a detached HEAD, say: no stamp will ever vouch
+        import time
+
+        time.sleep(RACY)
+        ruleset = load(cfg)
+    return ruleset
 
 
 def compiled_rules(cfg: Config) -> tuple[RuleSet, bool]:
@@ -125,20 +141,17 @@ def _lookup(cfg: Config, read_tree: bool) -> _Found:
     """Is the compiled document current? Decided from HEAD's files when they are as they were
     (the stamp), else from the commit HEAD names, else (``read_tree``) from HEAD's tree, which
     may cost a git process: a hook leaves that last question to the compile it starts."""
-    from reflectgit.config import git_dir_of
-    from reflectgit.git.headstamp import head_stamp
-
     fingerprint = rulestamp.fingerprint(location.policy_files(dict(cfg.env)))
     doc = compiled.load_rules(cfg.state_dir)
     fresh = doc is not None and doc.get("complete") is True
-    git_dir = git_dir_of(cfg.kb)
-    where = git_dir if git_dir.is_dir() else cfg.kb
+    where = _git_dir(cfg)
     # Taken before the commit is read: a ref that moves in between leaves an older stamp.
     stamp = head_stamp(where)
     known = doc.get("key") if doc else None
     key = {"tree": known.get("tree") if isinstance(known, dict) else None, "files": fingerprint}
     if fresh and doc and stamp is not None and doc.get("stamp") == stamp and known == key:
         # HEAD's files are as they were when the commit was read: no need to read it
+        _mend_quick_answer(cfg, doc, rulestamp.key(stamp, fingerprint))
         return _Found(doc, key, True, doc.get("commit"), stamp)
     from reflectgit.git.objects import head_commit
 
@@ -159,6 +172,14 @@ def _lookup(cfg: Config, read_tree: bool) -> _Found:
     return _Found(doc, key, False, commit, stamp)
 
 
+def _git_dir(cfg: Config) -> Path:
+    """Where HEAD's files are: the KB's git directory (the KB itself when bare)."""
+    from reflectgit.config import git_dir_of
+
+    git_dir = git_dir_of(cfg.kb)
+    return git_dir if git_dir.is_dir() else Path(cfg.kb)
+
+
 def _remember(cfg: Config, doc: Mapping[str, Any], commit: str, stamp: list[object] | None) -> None:
     """The compiled rules are current for ``commit`` as HEAD's files now stand: say so."""
     compiled.save_commit(cfg.state_dir, doc, commit, stamp)
@@ -168,19 +189,30 @@ def _remember(cfg: Config, doc: Mapping[str, Any], commit: str, stamp: list[obje
         pass
 
 
+def _mend_quick_answer(cfg: Config, doc: Mapping[str, Any], line: str) -> None:
+    """The compiled rules are current: rewrite the quick answer when it does not say so (gone,
+    torn, or written by an older release), so that the next hooks take the quick path again."""
+    state = str(cfg.state_dir)
+    quick = rulestamp.read(state)
+    if quick is not None and rulestamp.vouches(quick, line) and rulestamp.summarises(state, quick):
+        return
+    try:  # noqa: SIM105 - contextlib is not imported on the hook path
+        _quick_answer(cfg, doc)
+    except OSError:
+        pass
+
+
 def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
     """``state/rulestamp.py``: for the HEAD and policy files ``doc`` was compiled or checked
-    against, the tool names its rules can apply to, so that the next hooks need not read it
-    for a call of any other tool; removed when a rule may apply to any tool (a wildcard)."""
+    against (a HEAD the stamp could not vouch for: for none, but it still summarises the last
+    complete compile), the tool names its rules can apply to, so that the next hooks need not
+    read them for a call of any other tool (a wildcard rule: for none)."""
     stamp, key = doc.get("stamp"), doc.get("key")
-    if (
-        doc.get("complete") is not True
-        or not isinstance(stamp, list)
-        or not isinstance(key, Mapping)
-    ):
+    if doc.get("complete") is not True or not isinstance(key, Mapping):
         rulestamp.save(str(cfg.state_dir), None)
         return
     tools: set[str] = set()
+    wildcard = False
     for rule in doc.get("rules") or []:
         text = rule.get("pattern") if isinstance(rule, Mapping) else None
         try:
@@ -189,17 +221,16 @@ def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
             continue  # an unreadable pattern never matches
         names = covered_tools(pattern.tool)
         if names is None:
-            rulestamp.save(str(cfg.state_dir), None)
-            return
+            wildcard = True
+            break
         tools |= names
-    line = rulestamp.key(stamp, list(key.get("files") or []))
-    rulestamp.save(str(cfg.state_dir), line, sorted(tools))
+    line = rulestamp.key(stamp if isinstance(stamp, list) else None, list(key.get("files") or []))
+    rulestamp.save(str(cfg.state_dir), line, None if wildcard else sorted(tools))
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:
-    rules = [Rule.from_json(r) for r in doc.get("rules", []) if isinstance(r, dict)]
     return RuleSet(
-        rules=rules,
+        rules=compiled.rules_of(doc),
         tree=key.get("tree"),
         complete=bool(doc.get("complete")),
         files=tuple(str(f) for f in doc.get("files", [])),

@@ -83,6 +83,19 @@ def test_it_does_not_vouch_where_the_files_could_mislead(repo: Path) -> None:
     assert head_stamp(str(repo / "nowhere")) is None
 
 
+def test_unvouched_it_names_a_fresh_change_and_still_refuses_a_detached_head(repo: Path) -> None:
+    gd = str(repo / ".git")
+    before = head_stamp(gd, vouch=False)
+    assert before is not None and before == head_stamp(gd)  # aged: both say the same
+    commit(repo, "fresh")
+    fresh = head_stamp(gd, vouch=False)
+    assert head_stamp(gd) is None and fresh not in (None, before)
+    age(repo / ".git")  # (which changes the mtimes the stamp holds)
+    assert head_stamp(gd) == head_stamp(gd, vouch=False) not in (None, fresh, before)
+    git("checkout", "-q", "--detach", cwd=repo)
+    assert head_stamp(gd, vouch=False) is None
+
+
 def test_a_linked_worktree_is_stamped_through_its_commondir(repo: Path, tmp_path: Path) -> None:
     linked = tmp_path / "linked"
     git("worktree", "add", "-q", "-b", "side", str(linked), cwd=repo)
