@@ -29,6 +29,7 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "cachetools": "MIT License",
+    "connection_pool": "Permission is hereby granted, free of charge",
     "godotenv": "MIT License",
     "inih": "New BSD license",
     "log": "Permission is hereby granted, free of charge",
