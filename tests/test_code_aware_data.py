@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "cachetools": "MIT License",
     "connection_pool": "Permission is hereby granted, free of charge",
+    "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
     "log": "Permission is hereby granted, free of charge",
