@@ -29,6 +29,8 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "cachetools": "MIT License",
+    "connection_pool": "Permission is hereby granted, free of charge",
+    "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
     "log": "Permission is hereby granted, free of charge",

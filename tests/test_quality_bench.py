@@ -98,8 +98,9 @@ def test_every_real_session_file_belongs_to_a_judged_session(quality, judgements
     assert files == set(named)
 
 
-def test_the_held_apart_sessions_are_judged_and_recorded(quality, tmp_path: Path) -> None:
-    folder = quality.JUDGEMENTS.parent / "held-apart"
+@pytest.mark.parametrize("held", ["held-apart", "held-apart-2"])
+def test_the_held_apart_sessions_are_judged_and_recorded(quality, tmp_path: Path, held) -> None:
+    folder = quality.JUDGEMENTS.parent / held
     judgements = json.loads((folder / "judgements.json").read_text(encoding="utf-8"))
     assert quality.problems(judgements) == []
     packed = sorted(p.relative_to(folder / "transcripts").as_posix() for p in folder.rglob("*.gz"))

@@ -346,6 +346,9 @@ def test_names_rules_positive_and_negative():
     assert "256 bytes" in (names.name_problem("a" * 256) or "")
     for bad in ("CON", "con.txt", "Com1.md", "lpt\u00b9", "CONIN$", "x.", "x ", "a\\b", "\x7f"):
         assert names.name_problem(bad) is not None, bad
+    # git's folder as macOS (HFS+ ignores some code points) or Windows (short names) reads it
+    for dotgit in (".git", ".GIT", "git~1", ".g\u200cit", "\ufeff.git", ".gi\u206ft"):
+        assert "git's own folder" in (names.name_problem(dotgit) or ""), dotgit
     for good in ("con-fig", "config", ".gitkeep", ".gitignore", "café", "a\u00a0b", "com"):
         assert names.name_problem(good) is None, good
 

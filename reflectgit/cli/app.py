@@ -10,8 +10,6 @@ lines and exit codes (1 failed, 2 usage, 3 internal with a traceback in the stat
 log).
 """
 
-from __future__ import annotations
-
 import copy
 import importlib
 import sys

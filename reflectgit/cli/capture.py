@@ -5,8 +5,6 @@ The installed hooks run their own entry points (``reflect-git-hook`` for an agen
 the same functions, for hooks installed by earlier releases and for a user trying one.
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Any

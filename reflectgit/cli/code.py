@@ -1,8 +1,6 @@
 """Commands over a code repository: stale (notes the code moved away from), pr-notes (the
 notes relevant to a change)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import typer

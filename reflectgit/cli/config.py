@@ -1,8 +1,6 @@
 """``reflect-git config default-kb [PATH]``: the user's own settings (``config.toml`` in
 ``$XDG_CONFIG_HOME/reflect-git``), today the default KB."""
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

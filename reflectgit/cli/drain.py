@@ -1,7 +1,5 @@
 """Queue and drain commands: queue add|list|failed|retry|purge, drain, cost."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 

@@ -1,7 +1,5 @@
 """``reflect-git errors [--since 7d]``: what went wrong, by kind, with the last message of each."""
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

@@ -1,7 +1,5 @@
 """``reflect-git ingest [PATH...]``: other tools' memory files into the KB, after approval."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 

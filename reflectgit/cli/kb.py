@@ -2,8 +2,6 @@
 undo, list, show, log, import, export, status. Parse, call the KnowledgeBase, hand the result
 to ``render``."""
 
-from __future__ import annotations
-
 import sys
 from typing import TYPE_CHECKING
 
@@ -78,7 +76,7 @@ def init_command(
     render.emit(ctx, doc | ({"to_set": to_set} if to_set else {}), lines)
 
 
-def _first_default(env: dict[str, str], kb: Path) -> str | None:
+def _first_default(env: dict[str, str], kb: "Path") -> str | None:
     """``init`` makes its KB the user's default when none is set: the line saying so (or why it
     could not), or None when a default was set already."""
     from reflectgit.config import default_kb, set_default_kb

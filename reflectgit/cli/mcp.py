@@ -3,8 +3,6 @@
 The SDK is imported inside the command, so every other command starts as fast as before.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import typer

@@ -5,8 +5,6 @@ command parser is built (the driver runs once per merged file). This is the same
 ``--help``, ``--json`` and a person trying it on three files.
 """
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

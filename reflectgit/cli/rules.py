@@ -1,8 +1,6 @@
 """Enforced rules: ``rules list`` (what is in force, and from where) and ``rules test`` (what
 ``hook PreToolUse`` would answer for a command or a path). See docs/rules.md."""
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

@@ -1,7 +1,5 @@
 """Search commands: search, recall, reindex."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import typer

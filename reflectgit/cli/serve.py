@@ -1,8 +1,6 @@
 """`reflect-git serve`: the local web UI. The web framework is imported only here, inside the
 command, so no other command pays for it."""
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

@@ -1,7 +1,5 @@
 """Team commands: team clone|sync|status, route, review list|show|approve|reject."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import typer

@@ -1,7 +1,5 @@
 """Validation commands: validate (notes and sidecars, by file) and check (whole-KB invariants)."""
 
-from __future__ import annotations
-
 import typer
 
 from reflectgit.cli import render

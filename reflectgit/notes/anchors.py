@@ -18,8 +18,10 @@ declares it after one of the usual definition words (``def``, ``class``, ``funct
 ``module``, ``macro`` ...), or assigns it at the start of a line (``NAME =``, ``NAME :=``,
 ``NAME:`` as YAML/TOML keys), or names it as a C-like function (``int name(``, C++'s
 ``long Class::name(``), a typed variable (``static const int NAME = 3;``), a ``#define`` or a
-``typedef`` (``_FORMS`` below). Its *block* runs from that line to the next definition line
-indented no deeper (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
+``typedef`` (``_FORMS`` below); a definition word or a signature anywhere in the file
+outranks a line that only looks like an assignment or a typed variable. Its *block* runs from
+that line to the next definition line indented no deeper and outside any ``{`` the block left
+open (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
 ``;``), so a change elsewhere in the file does not make a symbol's note stale.
 """
 
@@ -295,6 +297,10 @@ def _alternation(forms: Sequence[tuple[str, bool]]) -> Pattern:
 _DEFINITIONS = tuple(
     (f.ends, Pattern(_INDENT + (_MODIFIERS if f.modified else "") + f.pattern)) for f in _FORMS
 )
+# The forms that name what they define (definition words, signatures, ``#define``,
+# ``typedef``), and those a line only resembles (an assignment, a typed variable).
+_STRONG = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.named)
+_WEAK = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if not f.named)
 # Any definition line, whatever its name (used to end a symbol's block).
 _ANY_DEFINITION = _alternation(
     [(f.pattern if f.ender is None else f.ender, f.modified) for f in _FORMS if f.ender != ""]
@@ -314,25 +320,30 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
     name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
     if not name:
         return None
-    pos = 0
-    while True:
-        at = text.find(name, pos)
-        if at < 0:
-            return None
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end < 0 else end
-        line = text[start:end]
-        for ends, way in _DEFINITIONS if _DEFINING.match(line) else ():
-            found = way.match(line)
+    # A definition word or a signature anywhere in the file outranks a line that only looks
+    # like an assignment or a typed variable (``compile<P extends ParamData = ParamData>(``
+    # before ``export type ParamData =``): those are tried when nothing else defines the name.
+    for forms in (_STRONG, _WEAK):
+        pos = 0
+        while True:
+            at = text.find(name, pos)
+            if at < 0:
+                break
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            line = text[start:end]
+            for ends, way in forms if _DEFINING.match(line) else ():
+                found = way.match(line)
+                if found is not None and found.group("name") == name:
+                    return start, end, found.group("indent"), ends
+            found = _TYPEDEF_END.match(line) if forms is _STRONG else None
             if found is not None and found.group("name") == name:
-                return start, end, found.group("indent"), ends
-        found = _TYPEDEF_END.match(line)
-        if found is not None and found.group("name") == name:
-            opened = _typedef_start(text, start + line.index("}"))
-            if opened is not None:
-                return opened, end, "", "whole"
-        pos = end + 1
+                opened = _typedef_start(text, start + line.index("}"))
+                if opened is not None:
+                    return opened, end, "", "whole"
+            pos = end + 1
+    return None
 
 
 def _typedef_start(text: str, close: int) -> int | None:
@@ -388,12 +399,26 @@ def _raw_block(text: str, symbol: str) -> str | None:
         nxt = text.find("\n", pos)
         line = text[pos : nxt if nxt >= 0 else len(text)]
         other = _ANY_DEFINITION.match(line)
-        if other and len(other.group("indent").expandtabs()) <= depth:
+        if (
+            other
+            and len(other.group("indent").expandtabs()) <= depth
+            and not _open_braces(text[start:pos])
+        ):
             return text[start:pos]
         if nxt < 0:
             break
         pos = nxt + 1
     return text[start:]
+
+
+def _open_braces(code: str) -> bool:
+    """Does ``code`` leave a ``{`` open (strings and comments aside)? A definition line inside
+    a body still open (a ``#define`` in a C function, a nested helper) does not end the block
+    that opened it."""
+    from reflectgit.notes.codediff import tokens
+
+    toks = tokens(code, "x.c")
+    return toks.count("{") > toks.count("}")
 
 
 def _end_of(text: str, end: int, ends: str) -> int:

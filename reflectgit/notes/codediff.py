@@ -9,8 +9,10 @@ The text differing is not enough: a reviewer would not call a note stale because
   ``__touch`` everywhere in the block: the token sequences match under one renaming);
 - the code changed only in parts the note does not speak about: when the anchored block holds
   definitions of its own (a class's methods) and the note names some of them, only those are
-  compared (``focus``); else, no token the change added or removed is a name the note's text
-  says (``named``).
+  compared (``focus``); else, no line the change added or removed holds a name the note's
+  text says (``named``); a line rewritten only in its names (``Ordering::SeqCst`` to
+  ``Ordering::Acquire``, an export macro put before a declaration) touched those names, not
+  the rest of it.
 
 The first two make a change ``cosmetic`` (not reported); the last makes it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
@@ -217,16 +219,55 @@ def _parameters(toks: list[str], at: int) -> set[str]:
 
 
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
-    """The lines (as tokens) a change removed or added, comments and layout aside."""
+    """The lines (as tokens) a change removed or added, comments and layout aside; of lines
+    rewritten only in their names (an argument swapped, ``SeqCst`` to ``Acquire``; a name
+    put before a declaration), those names alone: the others on those lines were not
+    touched."""
+    out: list[list[str]] = []
+    for gone, came, swapped in _rewrites(old, new, path):
+        if swapped is not None:
+            out.append(swapped)
+        else:
+            out += gone + came
+    return out
+
+
+def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
+    """When ``new`` differs from ``old`` only in comments, layout and names (every rewritten
+    line rewritten only in its names, no line added or removed), the names that changed (none:
+    the same code); else None."""
+    out: set[str] = set()
+    for _, _, swapped in _rewrites(old, new, path):
+        if swapped is None:
+            return None
+        out.update(swapped)
+    return out
+
+
+def _rewrites(
+    old: str, new: str, path: str
+) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
+    """The line groups a change removed and added (as tokens, comments and layout aside), each
+    with the names it swapped when it rewrote lines only in their names (else None)."""
     from difflib import SequenceMatcher
 
     a, b = lines(old, path), lines(new, path)
-    out: list[list[str]] = []
+    out: list[tuple[list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "equal":
-            out += a[i1:i2] + b[j1:j2]
+            swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
+            out.append((a[i1:i2], b[j1:j2], swapped))
     return out
+
+
+def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
+    """When lines were rewritten only in their names (one name put in place of another,
+    ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``), no
+    operator, bracket or literal touched, the names that changed; else None (the lines
+    changed as a whole)."""
+    touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
+    return touched if touched and all(_is_name(t) for t in touched) else None
 
 
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:

@@ -136,7 +136,8 @@ def name_problem(name: str) -> str | None:
     base = name.split(".", 1)[0].rstrip(" ").casefold()
     if base in WINDOWS_DEVICES:
         return f"is a device name on Windows ({base.upper()}, with or without an extension)"
-    if _HFS_IGNORED.sub("", name).casefold() in (".git", "git~1"):
+    seen = name if name.isascii() else _HFS_IGNORED.sub("", name)  # all beyond ASCII
+    if seen.casefold() in (".git", "git~1"):
         return "is git's own folder name (as macOS or Windows would read it)"
     return None
 

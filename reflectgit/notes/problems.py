@@ -4,8 +4,8 @@ Its own module so the pre-commit hook's quick path, which imports neither PyYAML
 can report an unreadable file and render the report.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each field's
+# annotation from text (the pre-commit hook's only compile(), ~0.8 ms); builtins need none.
 from typing import Any, NamedTuple
 
 

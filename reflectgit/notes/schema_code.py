@@ -4,8 +4,10 @@
 (and ``exec``-ing it) cost about 20 ms of every ``validate`` and ``add``. So the source is
 generated here once, checked in as ``reflectgit/notes/validators.py``, and a test regenerates
 it and compares (the command to refresh it is in the generated module's docstring). The generated module
-needs nothing but ``re`` (its ``Decimal`` checks instances without importing ``decimal``): its exception class is its own, not fastjsonschema's,
-so importing it costs no compiler.
+needs nothing but ``notes/lazyre.py`` (its ``Decimal`` checks instances without importing
+``decimal``): its exception class is its own, not fastjsonschema's, so importing it costs no
+compiler, and each pattern of a schema is compiled when a value first meets it (a note without
+``anchors`` or ``enforce`` never compiles theirs).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ its function. Regenerate with:
     pathlib.Path("reflectgit/notes/validators.py").write_text(c.source())'
 """
 # fmt: off
-import re
 import sys
+
+from reflectgit.notes.lazyre import Pattern
 
 
 class _DecimalType(type):
@@ -67,6 +70,9 @@ _PREAMBLE = re.compile(
     re.MULTILINE,
 )
 
+# A pattern table's entry: ``'<pattern>': re.compile('<pattern>')``.
+_PATTERN = re.compile(r"^(    '(?:[^'\\]|\\.)*': )re\.compile\(", re.MULTILINE)
+
 
 def schema_source(schema: dict[str, Any], suffix: str) -> tuple[str, str]:
     """(the code of one schema's validator, its entry function's name)."""
@@ -79,7 +85,10 @@ def schema_source(schema: dict[str, Any], suffix: str) -> tuple[str, str]:
     entry = re.search(r"^def (\w+)\(", code, re.MULTILINE)
     assert entry is not None, "fastjsonschema's code defines its entry function first"
     body = _PREAMBLE.sub("", code).strip("\n")
-    # Each schema's code keeps its own pattern table, so two of them can share one module.
+    # Each schema's code keeps its own pattern table, so two of them can share one module; its
+    # patterns are compiled on first use (``lazyre.Pattern``), not when the module is imported.
+    assert body.count("re.compile(") == len(_PATTERN.findall(body)), "a pattern outside a table"
+    body = _PATTERN.sub(r"\1Pattern(", body)
     return body.replace("REGEX_PATTERNS", f"REGEX_PATTERNS_{suffix}"), entry.group(1)
 
 

@@ -365,6 +365,22 @@ _EXASPERATED = re.compile(r"\bagain\?|\bhow many times\b", re.IGNORECASE)
 # it is no feedback. A path ("/etc/hosts is wrong") is none of that.
 _SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:.-]*(?=\s|$)")
 
+# A cause the assistant states without a cause word: what is missing, not configured, not
+# reachable or not supported ("The test config is missing `secret_key_base`", "The LiveView
+# runs in a separate process that can't access the test sandbox", "Need `lazy_html` as a test
+# dependency"). Not "I can't find the file" (its own search) nor a question.
+DIAGNOSIS = "diagnosis"
+DIAGNOSIS_RE = re.compile(
+    r"^(?![^.]*\?\s*$)(?!\s*(?:i|i'm|let me|we|we're)\b)(?:.*?\b(?:is|are) missing\b"
+    r"|.*?\b(?:isn'?t|is not|aren'?t|are not|wasn'?t|was not) (?:configured|set up|defined|"
+    r"registered|loaded|installed|started|exported|supported|available)\b"
+    r"|.*?\b(?:can'?t|cannot|could not|couldn'?t) (?:access|reach|see|resolve|load|connect to)\b"
+    r"|\s*needs? `[^`]+`"
+    r"|.*?\bdoes(?:n'?t| not) (?:support|exist|include|accept|track)\b"
+    r"|.*?\b(?:which|that|it) (?:will|would) fail\b)",
+    re.IGNORECASE,
+)
+
 # What the assistant's own lines may carry: a root cause or a fix it found, at most MEDIUM.
 ASSISTANT_KINDS = ("root-cause", "fix-confirmed", "breakthrough")
 
@@ -436,7 +452,11 @@ def classify(
         if m and m.lastgroup:
             return MEDIUM, m.lastgroup.replace("_", "-")
         # A choice the assistant announces is worth a look by a model, never a rule.
-        return (LOW, "decision") if _DECISION_RE.search(text) else None
+        if _DECISION_RE.search(text):
+            return LOW, "decision"
+        # A cause stated plainly ("the test config is missing X"): a lesson only once a green
+        # run or the person confirms it (the writer's check).
+        return (LOW, DIAGNOSIS) if DIAGNOSIS_RE.search(text) else None
     if _SLASH_COMMAND.match(text):
         return None
     statement = _QUESTION.sub(" ", text)

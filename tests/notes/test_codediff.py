@@ -113,3 +113,32 @@ def test_a_note_that_names_nothing_of_its_code_takes_any_change_as_a_change() ->
     new = old.replace("range(size)", "range(size * 2)")
     assert codediff.compare(old, new, "pool.py", "Prefill early: it pays", "prefill").stale
     assert codediff.compare(old, new, "pool.py", None, "prefill").stale
+
+
+def test_a_line_rewritten_only_in_its_names_touches_those_names() -> None:
+    header = "class Reader {\npublic:\n    bool HasValue(std::string name) const;\n};\n"
+    note = "Reader.HasValue(name) is true only for a name with a value"
+    exported = header.replace("    bool HasValue", "    API bool HasValue")
+    assert codediff.compare(header, exported, "r.h", note, "Reader").kind == "elsewhere"
+    # a literal, an operator or a bracket changed on the line: the line counts as a whole
+    default = header.replace("std::string name)", 'std::string name = "")')
+    assert codediff.compare(header, default, "r.h", note, "Reader").kind == "changed"
+    # a name the note states swapped for another: that name is touched
+    renamed = header.replace("HasValue(std::string name)", "HasValue(std::string key)")
+    assert codediff.compare(header, renamed, "r.h", note, "Reader").names == ("name",)
+
+
+def test_names_changed_only_when_nothing_but_names_changed() -> None:
+    code = "fn logger() {\n    if STATE.load(SeqCst) != DONE {\n        return NOP;\n    }\n}\n"
+    assert codediff.names_changed(code, code.replace("SeqCst", "Acquire"), "l.rs") == {
+        "SeqCst",
+        "Acquire",
+    }
+    assert codediff.names_changed(code, code.replace("{\n", "{ // c\n", 1), "l.rs") == set()
+    assert codediff.names_changed(code, code.replace("!=", "=="), "l.rs") is None
+    assert (
+        codediff.names_changed(
+            code, code.replace("return NOP;", "log();\n        return NOP;"), "l.rs"
+        )
+        is None
+    )

@@ -66,6 +66,22 @@ def agrees(text: str) -> object:
     return mine
 
 
+REFUSED_CLASS = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff\ufffe\uffff]"
+
+
+@pytest.mark.parametrize("beyond_ascii", ["", "é"])
+def test_the_refused_characters_are_found_in_ascii_text_without_the_pattern(beyond_ascii):
+    """ASCII text is judged by ``isprintable``, other text by the pattern: both find exactly
+    the characters of the class the module documents, one at a time and among others."""
+    chars = [chr(c) for c in range(128)] + ["\x85", "\u2028", "\ud800", "\ufeff", "\uffff", "é"]
+    for ch in chars:
+        for text in (ch, f"a: b{ch}\nc: d{beyond_ascii}\n"):
+            expected = re.search(REFUSED_CLASS, text) is not None
+            assert plainyaml.refused(text) is expected, (text, expected)
+    assert plainyaml.refused("a: b\n\n") is False  # newlines are what YAML is made of
+    assert plainyaml.refused("a: b\tc\n") is True  # a tab is the reader's to refuse
+
+
 # --------------------------------------------------------------------------- the corpus
 
 

@@ -398,3 +398,23 @@ def test_a_plain_rejection_is_a_lesson_only_when_it_says_more_than_no():
     assert correction("that's wrong, the config lives in pyproject.toml").lesson
     assert not correction("not like this").lesson
     assert not correction("no with venv").lesson
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("The test config is missing `secret_key_base`.", (LOW, "diagnosis")),
+        ("The LiveView runs in a process that can't access the test sandbox.", (LOW, "diagnosis")),
+        ("Need `lazy_html` as a test dependency.", (LOW, "diagnosis")),
+        ("SQLite doesn't support ALTER COLUMN.", (LOW, "diagnosis")),
+        ("The endpoint isn't configured for the test env.", (LOW, "diagnosis")),
+        # its own doing, a question, a plan: no cause stated
+        ("I can't access the folder from here.", None),
+        ("Let me check what is missing.", None),
+        ("Is the config missing `secret_key_base`?", None),
+        ("Now add the tests for the new state behavior.", None),
+    ],
+)
+def test_the_assistant_stating_a_cause_plainly_is_a_low_diagnosis(line, expected):
+    assert classify(line, ASSISTANT) == expected
+    assert classify(line, PERSON) != (LOW, "diagnosis")

@@ -504,6 +504,7 @@ class AgentEvents:
     ) -> None:
         """Failing tests went green: a note when the session learned something (the error
         line, the files edited in between), one note per fix; an event in any case."""
+        from reflectgit.notes import routine
         from reflectgit.state import sessionrecord
 
         first, n, tests, error = _first_failure(known)
@@ -518,6 +519,10 @@ class AgentEvents:
             why = "no file was edited between the failing and the green run"
         elif not error:
             why = "the failing run's output holds no error line"
+        elif routine.expectation_only(error, files):
+            why = routine.EXPECTATION  # the test changed, not the code
+        elif routine.routine(error, ""):
+            why = routine.routine(error, "")  # a lint warning or a typo: the error names its fix
         else:
             earlier = [
                 e.get("note")

@@ -43,6 +43,8 @@ RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
+# Within a tier, each identifier the change touched that the note states ranks it higher.
+IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
 # MENTION_RULE: a note that is not anchored is relevant when its text names at least
 # MENTION_MIN of the change's terms, weighing a symbol 2 (a definition the change touched, or an
 # identifier its commit messages name: CamelCase, snake_case, ``name()``, ``@name``; matched as
@@ -58,6 +60,9 @@ SEARCH_HITS = 30  # search hits read to check the rule
 MAX_QUERY_TERMS = 40
 DEFAULT_LIMIT = 10
 MIN_WORD = 4
+# Changes of at most this many modified files are read whole to find the files changed only
+# in comments and layout, and the symbols changed only in other names (they bring no terms).
+COSMETIC_FILES = 200
 # Words of paths and commit messages that say nothing about what a change is about.
 _NOISE = frozenset({
     "src", "lib", "libs", "test", "tests", "spec", "specs", "main", "index", "init", "internal",
@@ -97,6 +102,11 @@ class Change:
     messages: list[str]
     symbols_known: bool = True  # False: names only were read (no patch), symbols unknown
     root: str = "."  # the code repository's top
+    # files changed only in comments, docstrings or layout: they say nothing of the change
+    cosmetic: set[str] = field(default_factory=set)
+    # (file, symbol) a hunk named whose code did not change but in other names (a macro put
+    # before its declaration) or in comments: not a symbol this change is about
+    unchanged: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def paths(self) -> set[str]:
@@ -149,7 +159,42 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
     files = diffs.parse(codebase.patch(root, start, head_sha, env))
     messages = codebase.messages(root, start, head_sha, env)
-    return Change(start, head_sha, files, messages, root=str(root))
+    change = Change(start, head_sha, files, messages, root=str(root))
+    _read_cosmetic(change, env)
+    return change
+
+
+def _read_cosmetic(change: Change, env: Env) -> None:
+    """Mark the files the change modified only in comments, docstrings or layout (their
+    tokens are the same, ``notes/codediff.py``), and the symbols its hunks named whose own code
+    changed only that way or only in other names (``INI_API`` put before a declaration,
+    ``SeqCst`` to ``Acquire``), both versions read in one ``git cat-file``; nothing when the
+    change modifies more than ``COSMETIC_FILES`` files (a change that large is not a comment
+    tweak, and reading it all would cost more than the rest)."""
+    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.codediff import names_changed, tokens
+
+    modified = [f for f in change.files if f.old is not None and f.new is not None]
+    if not modified or len(modified) > COSMETIC_FILES:
+        return
+    pairs: list[tuple[str, str]] = []
+    for f in modified:
+        pairs += [(change.base, f.old or ""), (change.head, f.new or "")]
+    texts = codebase.texts(Path(change.root), pairs, env)
+    for i, f in enumerate(modified):
+        old, new, path = texts[2 * i], texts[2 * i + 1], f.new or ""
+        if old is None or new is None:
+            continue
+        if tokens(old, path) == tokens(new, path):
+            change.cosmetic.update(f.paths)
+            continue
+        for symbol in f.symbols:
+            before, after = symbol_block(old, symbol), symbol_block(new, symbol)
+            if before is None or after is None:
+                continue
+            touched = names_changed(before, after, path)
+            if touched is not None and symbol not in touched:
+                change.unchanged.add((path, symbol))
 
 
 def pr_notes(
@@ -265,6 +310,7 @@ def anchored(
                 why = f"anchored to {label}, which this change {what}"
                 if verdict.stale:
                     score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
+                    score += _precision(verdict.names)
                 elif diff.status == "renamed":
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
                 else:
@@ -280,6 +326,15 @@ def anchored(
         if best is not None:
             out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
     return out
+
+
+def _precision(names: Sequence[str]) -> float:
+    """How precisely the change hit what a note states, for ranking notes of one tier: each
+    identifier it touched (``INI_MAX_LINE``, ``max_line``, ``_values``) adds a little; a plain
+    word (``line``, ``error``) or a number says where the code is less exactly. Never enough to
+    pass a tier (``IDENTIFIER_BONUS`` times at most ``MAX_BONUS``)."""
+    hits = [n for n in names if _looks_like_code(n, n)]
+    return IDENTIFIER_BONUS * min(len(hits), MAX_BONUS)
 
 
 def _renamed_since(
@@ -336,6 +391,7 @@ def _verdicts(
     texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
     said = {n.id: n.said for n in notes}
     out: dict[tuple[str, Anchor], CodeChange] = {}
+    unread: list[tuple[str, Anchor, str, str, str]] = []  # symbols in neither version
     for i, (nid, anchor, diff) in enumerate(wanted):
         old, new = texts[2 * i], texts[2 * i + 1]
         if old is None or new is None:
@@ -344,7 +400,8 @@ def _verdicts(
         if symbol:
             old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
             if old_block is None and new_block is None:
-                symbol = None  # defined in neither version, as far as it is read: the file
+                unread.append((nid, anchor, old, new, diff.new or ""))
+                continue
             elif old_block is None or new_block is None:
                 if old_block is not None:
                     out[(nid, anchor)] = CodeChange("changed", (symbol,))
@@ -352,6 +409,16 @@ def _verdicts(
             else:
                 old, new = old_block, new_block
         out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, symbol)
+    # A symbol in neither version of the change: gone before it when the file defined it at
+    # the note's own commit (nothing of it changed here); else a form the symbol rule does not
+    # read, judged as its file (as ``stale`` judges it).
+    known = [(a.commit, a.path) for _, a, _, _, _ in unread if a.commit]
+    then = iter(codebase.texts(Path(change.root), known, env) if known else [])
+    for nid, anchor, old, new, path in unread:
+        at_commit = next(then) if anchor.commit else None
+        if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
+            continue
+        out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None)
     return out
 
 
@@ -379,9 +446,11 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
         if key not in out or out[key][0] < weight:
             out[key] = (weight, where)
 
-    for symbol in sorted(change.symbols):
+    files = [f for f in change.files if not set(f.paths) & change.cosmetic]
+    said = {s for f in files for s in f.symbols if (f.new or "", s) not in change.unchanged}
+    for symbol in sorted(said):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
-    for path in sorted(change.paths):
+    for path in sorted({p for f in files for p in f.paths}):
         base = path.rsplit("/", 1)[-1]
         if _FILE_NAME.fullmatch(base):  # ``setup.cfg`` in a note's text names this very file
             put(base, FILE_WEIGHT, "changed file")

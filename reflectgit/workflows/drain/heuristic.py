@@ -21,8 +21,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from reflectgit.notes import testruns
-from reflectgit.notes.signals import HIGH, LOW, MEDIUM, Signal
+from reflectgit.notes import testruns, verbs
+from reflectgit.notes.routine import routine
+from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, HIGH, LOW, MEDIUM, Signal
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
@@ -240,23 +241,13 @@ def _imperative(fix: str) -> str:
         r"^.*?\b(?:it was )?fixed (?:it )?by switching to\s+", "Switch to ", out, flags=re.I
     )
     out = re.sub(
-        r"^.*?\b(?:it was )?fixed (?:it )?by (\w+?)ing\b",
-        lambda m: _verb(m.group(1)),
+        r"^.*?\b(?:it was )?fixed (?:it )?by (\w+?ing)\b",
+        lambda m: _cap(verbs.base(m.group(1))),
         out,
         flags=re.I,
     )
     out = re.sub(r"^all \d+ tests pass now\.?\s*", "", out, flags=re.I)
     return out
-
-
-def _verb(stem: str) -> str:
-    """``configur`` -> ``Configure``; ``add`` -> ``Add``; ``pinn`` -> ``Pin``."""
-    short = len(stem) == 3 and stem[0] in "aeiou"  # add, err, ebb: the double is the word's
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" and not short:
-        stem = stem[:-1]
-    elif stem.endswith(("ur", "at", "iz", "us", "uc", "ov", "v", "rit", "bl")):
-        stem += "e"
-    return stem[:1].upper() + stem[1:]
 
 
 def _strip_role(text: str) -> tuple[str, str]:
@@ -333,13 +324,18 @@ def _action(
 
 
 def chunk_actions(
-    chunk: Chunk, signals: Sequence[Signal], green: Callable[[int], bool] | None = None
+    chunk: Chunk,
+    signals: Sequence[Signal],
+    green: Callable[[int], bool] | None = None,
+    past: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
     ``green`` tells whether the tests went green around a transcript record (the last test
     run between the person's turns around it passed): that, or the person's "yes, that fixed
-    it", confirms a root cause the assistant stated.
+    it", confirms a root cause the assistant stated. ``past`` tells whether the next test run
+    got past the error the last one failed with, on the way to a green run: that confirms a
+    cause too (one of several the session fixed in turn).
     """
     lines = _lines(chunk)
 
@@ -382,6 +378,8 @@ def chunk_actions(
                 break
         if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
             return "a green test run"
+        if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
+            return "the next test run getting past the error, on the way to a green run"
         return ""
 
     def said_after(offset: int) -> str:
@@ -450,6 +448,13 @@ def chunk_actions(
             action = _fix_action(text, cause_near(offset), before(offset), sig)
             if action:
                 out.append(action)
+        elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
+            # a cause said plainly: a note only when a green run or the person confirms it
+            how = confirmation(offset)
+            if how:
+                action = _confirmed_cause(text, text, how, before(offset), sig)
+                if action:
+                    out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _cause_action(text, before(offset), sig)
             how = confirmation(offset) if action is None and offset >= 0 else ""
@@ -477,18 +482,30 @@ _CONFIRMED = re.compile(
     re.I,
 )
 _DENIED = re.compile(r"^(?:no|nope|not|wrong|that'?s not|still)\b", re.I)
+# What was said, to the end of its sentence (a `code span` whole: "use `:auto` mode").
+_SAID = r"(?:`[^`\n]*`|[^.;!?\n`])+"
+_SAID_TO_COLON = r"(?:`[^`\n]*`|[^.;:!?\n`])+"
 # What the assistant did about it: "I changed the fixture to use tmp_path", "Fixed by ...".
 _DID = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have)?\s+(?P<verb>changed|switched|replaced|moved|added|removed|pinned|"
     r"set|updated|made|renamed|wrapped|bumped|reverted|raised|lowered|increased|closed|"
-    r"awaited|guarded)\s+(?P<rest>[^.;!?\n]+)",
+    rf"awaited|guarded)\s+(?P<rest>{_SAID})",
     re.I,
 )
 _LET_ME = re.compile(
     r"\blet me (?P<verb>fix|change|make|rewrite|move|switch|update|replace|remove|add|wrap|pin)"
-    r"\s+(?P<rest>[^.;:!?\n]+)",
+    rf"\s+(?P<rest>{_SAID_TO_COLON})",
     re.I,
 )
+# "I need to use shared sandbox mode": the fix, said before it is made (a "let me fix the
+# setup" after it names only what is fixed).
+_NEED_TO = re.compile(
+    r"\b(?:i|we) (?:need|have) to (?P<verb>use|add|set|call|pass|run|put|configure|enable|"
+    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark)"
+    rf"\s+(?P<rest>{_SAID_TO_COLON})",
+    re.I,
+)
+_PRONOUN = re.compile(r"(?:it|them|this|that|these|those|one)(?:\s+\w+)?", re.I)
 _TO_USE = re.compile(r"^\S+(?:\s+\S+)?\s+to\s+(?P<how>(?:use|call|run|read|await)\b.+)$", re.I)
 
 
@@ -497,7 +514,8 @@ def _what_was_done(text: str) -> str:
     fixed = next((s for s in sentences(text) if _FIX.search(s)), "")
     if fixed:
         return _imperative(_trim(fixed)).rstrip(" .")
-    m = _DID.search(text) or _LET_ME.search(text)
+    said = [x for x in (_NEED_TO.search(text), _LET_ME.search(text)) if x is not None]
+    m = _DID.search(text) or min(said, key=lambda x: x.start(), default=None)
     if m is None:
         return ""
     rest = m.group("rest").strip()
@@ -505,7 +523,9 @@ def _what_was_done(text: str) -> str:
     if to_use:
         how = to_use.group("how")
         return how[:1].upper() + how[1:]
-    verb = _base_verb(m.group("verb"))
+    if _PRONOUN.fullmatch(rest):
+        return ""  # "let me add it": what is added is named elsewhere, the fix says nothing
+    verb = verbs.base(m.group("verb"))
     return f"{verb[:1].upper()}{verb[1:]} {rest}"
 
 
@@ -517,6 +537,8 @@ def _confirmed_cause(
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
     cause = next((p for p in said if _CAUSE.search(p)), "")
+    if not cause and sig.kind == DIAGNOSIS:
+        cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
     if not cause:
         # "So X returns Y, not Z. That's the bug - ...": the cause is the sentence before
         at = next((i for i, p in enumerate(said) if _THATS_THE.match(p)), 0)
@@ -529,6 +551,8 @@ def _confirmed_cause(
     if not (_NAMED.search(subject) or _IDENTIFIER.search(subject)):
         return None  # "the function doesn't exist": a cause that names nothing
     fix = _what_was_done(after or text)
+    if routine(plain, fix):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
         fix = ""
     title = f"{subject}: {fix[:1].lower() + fix[1:]}" if fix else subject
@@ -580,7 +604,7 @@ def _named_idea(reply: str, before: str) -> str | None:
         if plan is None:
             return None
         first, _, tail = plan.group("plan").partition(" ")
-        idea = f"{_base_verb(first)} {tail}".strip()
+        idea = f"{verbs.base(first)} {tail}".strip()
     rest = m.group("rest").strip().rstrip(" .")
     title = f"Don't {idea.rstrip(' .')}"
     if not rest:
@@ -590,24 +614,12 @@ def _named_idea(reply: str, before: str) -> str | None:
     return f"{title}; {rest[:1].lower() + rest[1:]}"
 
 
-def _base_verb(word: str) -> str:
-    """``added`` -> ``add``, ``created`` -> ``create``, ``pinned`` -> ``pin``; a base form
-    stays (``send``), lowercased."""
-    low = word.lower()
-    if not low.endswith("ed") or len(low) < 5:
-        return low
-    stem = low[:-2]
-    if len(stem) > 2 and stem[-1] == stem[-2]:
-        return stem if stem[-1] in "sldfz" else stem[:-1]
-    if low.endswith(("ated", "eted")) or (low[-3] in "cgsvzru" and not low.endswith("ssed")):
-        return low[:-1]
-    return stem
-
-
 _SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
 _CAUSE_LEAD = re.compile(
     r"^(?:it\s+)?(?:turns? out|turned out|the root cause (?:was|is)|the (?:real |actual )?"
-    r"(?:problem|issue|bug|culprit) (?:was|is))(?:\s+that)?[,:]?\s+",
+    r"(?:problem|issue|bug|culprit) (?:was|is))"
+    # "the issue is clear — X": X is the cause
+    r"(?:\s+(?:now\s+)?(?:clear|simple|obvious)\s*[:—–-]+)?(?:\s+that)?[,:]?\s+",
     re.I,
 )
 
@@ -628,6 +640,8 @@ def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
     todo = _SHOULD.sub("", _trim(rule)).rstrip(" .")
     if len(subject.split()) < MIN_WORDS - 1 or len(todo.split()) < 2:
         return None
+    if routine(text, todo):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     return _action(
         title=f"{subject}: {todo[:1].lower() + todo[1:]}",
         rule=_cap(todo) + ".",
@@ -680,6 +694,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
     if not subject and not _CODE.search(fix):
         return None  # a fix with neither a subject nor a named thing teaches nothing
+    if routine(plain, fix):
+        return None  # a lint warning, a typo, a missing definition: the error names its fix
     title = f"{subject}: {fix[:1].lower() + fix[1:]}" if subject else fix
     if cause and twins(cause, fix):
         cause = ""
@@ -715,15 +731,31 @@ def write(prepared: Prepared) -> dict[str, Any]:
     """
     candidates: list[dict[str, Any]] = []
     green = green_around(prepared.transcript) if prepared.transcript else None
+    past = past_the_error(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green)
-    candidates.sort(key=lambda a: a["confidence"] != MEDIUM)  # stable: person's rules first
+        candidates += chunk_actions(chunk, chunk.signals, green, past)
+    # stable: person's rules first, then a cause with its fix before one without
+    candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
     for action in candidates:
         text = f"{action['title']} {action['rule']}"
-        if not any(twins(text, f"{k['title']} {k['rule']}") for k in kept):
+        if not any(twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept):
             kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
+
+
+def same_cause(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two causes the assistant found in one session that name the same code thing (a code
+    span of its words: "the test JSONL doesn't include `uuid` fields" and "the `uuid` field
+    is auto-generated") are one lesson told twice. A person's rules are never merged so."""
+    if a["learning_type"] != "bug-fix" or b["learning_type"] != "bug-fix":
+        return False
+    return bool(_cause_codes(a) & _cause_codes(b))
+
+
+def _cause_codes(action: Mapping[str, Any]) -> set[str]:
+    text = str(action.get("root_cause") or action["title"])
+    return {c.strip().lower() for c in _CODE.findall(text) if re.search(r"[a-z]{3}", c, re.I)}
 
 
 def green_around(transcript: Transcript) -> Callable[[int], bool]:
@@ -749,6 +781,41 @@ def green_around(transcript: Transcript) -> Callable[[int], bool]:
         return bool(before) and not before[-1] and bool(after) and after[0]
 
     return green
+
+
+def past_the_error(transcript: Transcript) -> Callable[[int], bool]:
+    """``past(record)``: did the next test run get past the error the last one failed with?
+    Between the person's turns around the record: the last test run before it failed with an
+    error line, the first one after it failed with another error line (or passed), and a later
+    run passed. A failing test command counts even without a summary (it did not compile, it
+    crashed): its first error line is what it failed with."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: list[tuple[int, bool, str]] = []  # record, green, first error
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        runner = testruns.runner_of(command) if command else None
+        if runner is None:
+            continue
+        run = testruns.read_run(command, result.content)
+        if run is not None and run.green:
+            runs.append((result.record, True, ""))
+        elif (run is not None and not run.green) or result.is_error:
+            runs.append((result.record, False, testruns.first_error(result.content, runner)))
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def past(record: int) -> bool:
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        before = [x for x in runs if start < x[0] <= record]
+        after = [x for x in runs if x[0] > record and (end is None or x[0] < end)]
+        if not before or before[-1][1] or not before[-1][2] or not after:
+            return False
+        following, error = after[0], before[-1][2]
+        moved = following[1] or (bool(following[2]) and following[2] != error)
+        return moved and any(ok for _at, ok, _e in after)
+
+    return past
 
 
 def _command(tool_input: Any) -> str:

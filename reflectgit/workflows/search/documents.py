@@ -6,8 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit.config import ARCHIVED, DOCUMENTS, FORGOTTEN
 from reflectgit.errors import NoteError, UsageError
@@ -161,9 +160,8 @@ def edges_as_of(sidecar: Any, when: str | dt.date | dt.datetime) -> list[dict[st
 # --------------------------------------------------------------------------- documents
 
 
-@dataclass
-class Document:
-    """The searchable view of one note (and its sidecar)."""
+class Document(NamedTuple):
+    """The searchable view of one note (and its sidecar): made once, never changed."""
 
     path: str
     id: str
@@ -181,9 +179,9 @@ class Document:
     texts: dict[str, str]
     edges: list[tuple[str, str | None, str | None]]
     # The texts as the full-text table indexes them (``indexed_text``), field by field.
-    indexed: dict[str, str] = field(default_factory=dict)
+    indexed: dict[str, str]
     # Recall's scoping fields (SCOPING_FIELDS); only the ones a note sets.
-    scoping: dict[str, Any] = field(default_factory=dict)
+    scoping: dict[str, Any]
     # Why recall, the MCP tools and the SessionStart hook never serve this note (it does not
     # validate or holds a secret: ``notes.withheld``); None when they may. Decided here, once.
     withheld: str | None = None

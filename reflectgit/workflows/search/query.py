@@ -36,6 +36,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from reflectgit.workflows.search.tokens import alnum_runs, camel_runs, has_alnum
 
@@ -390,8 +391,7 @@ class Concept:
         ]
 
 
-@dataclass
-class Query:
+class Query(NamedTuple):
     """A user's query read as concepts."""
 
     text: str

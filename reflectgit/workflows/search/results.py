@@ -4,11 +4,10 @@ result, and the ``--json`` document of a search."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class RefreshResult:
+class RefreshResult(NamedTuple):
     """What a refresh did: the tree now indexed, notes re-read, and whether it rebuilt."""
 
     tree: str | None

@@ -316,3 +316,23 @@ def test_rule_sentences_positive_and_negative():
     assert _rule_in("use Decimal instead") == "use Decimal instead"
     for chatter in ("why does it fail?", "ok, go on", "run the tests", "what else?", ""):
         assert _rule_in(chatter) is None, chatter
+
+
+def test_an_assertion_made_green_by_editing_the_tests_only_is_an_event_not_a_note(kb):
+    """The test's expected value brought in line with the code: routine, no lesson."""
+    events = _events(kb)
+    _pytest(events, RED)
+    _edit(events, f"{CWD}/tests/test_invoice.py", change=("Decimal('10.01')", "Decimal('10.00')"))
+    _pytest(events, GREEN)
+    assert notes(kb) == {}
+    (_failed, fixed) = _record(kb)
+    assert fixed["no_note"] == "a test's expected value brought in line with the code"
+
+
+def test_an_assertion_made_green_by_editing_the_code_and_the_tests_is_a_note(kb):
+    events = _events(kb)
+    _pytest(events, RED)
+    _edit(events, f"{CWD}/tests/test_invoice.py", change=("Decimal('10.01')", "Decimal('10.00')"))
+    _edit(events, f"{CWD}/billing/invoice.py", change=("round(x, 2)", "x.quantize(CENT)"))
+    _pytest(events, GREEN)
+    assert len(notes(kb)) == 1

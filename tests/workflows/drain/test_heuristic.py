@@ -503,3 +503,222 @@ def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp
 )
 def test_a_fix_is_said_as_what_to_do_with_its_verb_whole(fix, imperative):
     assert heuristic._imperative(fix) == imperative
+
+
+def test_a_summarys_routine_fixes_are_no_notes_its_root_causes_are(tmp_path):
+    """A compaction summary's "Errors and fixes" list: lint warnings, a module not written yet
+    and a reference the session's own rename left behind are dropped; a library's trap is
+    kept, titled by what to do."""
+    summary = "\n".join(
+        [
+            "4. Errors and fixes:",
+            "   - **Credo nesting depth (max 2, was 3)**: Fixed by extracting `list_dirs/1` helper.",
+            "   - **Compile errors for missing AnnotationRef**: Fixed by creating the module file.",
+            "   - **Unused import Web.Components**: Fixed by updating the template to use "
+            "`<.panel>`.",
+            "   - **Renderer.render/2 undefined**: Removed the alias after `load_transcript` was "
+            "renamed, but it was still referenced. Fixed by renaming `load_transcript` to "
+            "`load_data`.",
+            "   - **BadMapError in OTEL processor config**: The nested format was wrong. Fixed by "
+            "using flat `traces_exporter: :stdout` config per the README.",
+        ]
+    )
+    actions = _actions(tmp_path, [("user", "continue"), ("assistant", summary)])
+    assert [a["title"] for a in actions] == [
+        "BadMapError in OTEL processor config: use flat `traces_exporter: :stdout` config per "
+        "the README"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("done", "title"),
+    [
+        ("renaming `load_transcript` to `load_data`", "Rename `load_transcript` to `load_data`"),
+        ("adding `uuid` fields to the test JSONL", "Add `uuid` fields to the test JSONL"),
+        ("configuring `text_map_propagators` in config", "Configure `text_map_propagators`"),
+        ("pinning `lazy_html` to 0.1", "Pin `lazy_html` to 0.1"),
+        ("moving the `require` out of the quote block", "Move the `require` out of the quote"),
+        ("editing `config/test.exs` for the endpoint", "Edit `config/test.exs` for the endpoint"),
+    ],
+)
+def test_a_fix_said_with_ing_is_titled_by_its_verb(tmp_path, done, title):
+    said = f"- **Session sync retried forever**: Fixed by {done}."
+    [action] = _actions(tmp_path, [("user", "continue"), ("assistant", said)])
+    head, _, fix = action["title"].partition(": ")
+    assert head == "Session sync retried forever"
+    assert fix.split()[0] == title.split()[0].lower(), action["title"]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "The issue is clear — the LiveView process can't access the `Repo` sandbox. "
+            "I need to use shared sandbox mode. Let me fix the test setup.",
+            "The LiveView process can't access the `Repo` sandbox: use shared sandbox mode",
+        ),
+        (
+            "The problem is simple: the `worker_pool` is started before the `Repo`. "
+            "Let me move the `worker_pool` after the `Repo` in the supervisor.",
+            "The `worker_pool` is started before the `Repo`: move the `worker_pool` after the "
+            "`Repo` in the supervisor",
+        ),
+    ],
+)
+def test_a_confirmed_cause_said_as_clear_is_titled_by_the_cause_and_the_fix_said(
+    tmp_path, said, title
+):
+    """ "The issue is clear — X": X is the cause; "I need to use Y" before "let me fix the
+    setup" is the fix (the first one said)."""
+    turns = [("user", "why does it fail?"), ("assistant", said), ("user", "yes, that fixed it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == title
+
+
+def test_the_issue_being_clear_is_no_cause_by_itself(tmp_path):
+    """ "The issue is clear now, thanks" names nothing: no note, confirmed or not."""
+    turns = [
+        ("user", "why does it fail?"),
+        ("assistant", "The issue is clear now. Let me fix the test setup."),
+        ("user", "yes, that fixed it"),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+def _diagnosed(said: str, before: str | None, after: str) -> list:
+    return [
+        ("user", "make the LiveView tests pass"),
+        *(_run("t0", before) if before else []),
+        ("assistant", said),
+        *_run("t1", after),
+        ("assistant", "Done."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "The LiveView runs in a separate process that can't access the test sandbox. "
+            "I need to use `Sandbox.mode(Repo, {:shared, self()})`.",
+            "The LiveView runs in a separate process that can't access the test sandbox: use "
+            "`Sandbox.mode(Repo, {:shared, self()})`",
+        ),
+        (
+            "The test config is missing `secret_key_base` for the Endpoint. I need to add it.",
+            "The test config is missing `secret_key_base` for the Endpoint",
+        ),
+        ("Need `lazy_html` as a test dependency.", "Need `lazy_html` as a test dependency"),
+    ],
+    ids=["cant-access", "missing", "need"],
+)
+def test_a_cause_said_plainly_that_the_tests_confirm_is_a_note(tmp_path, said, title):
+    """No cause word ("the issue is"), but a plain statement of what is missing or out of
+    reach, and the tests went red to green across it; "add it" names nothing, so no fix."""
+    [action] = _actions(tmp_path, _diagnosed(said, RED, GREEN))
+    assert action["title"] == title
+    assert "Confirmed by a green test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        _diagnosed("The test config is missing `secret_key_base`.", RED, RED),  # still red
+        _diagnosed("The test config is missing `secret_key_base`.", None, GREEN),  # never red
+        _diagnosed("I can't access the `priv/repo` folder from here.", RED, GREEN),  # its own
+        _diagnosed("Is the test config missing `secret_key_base`?", RED, GREEN),  # a question
+        _diagnosed("The endpoint isn't configured for the test env.", RED, GREEN),  # no name
+    ],
+    ids=["still-red", "never-red", "own-doing", "question", "names-nothing"],
+)
+def test_a_cause_said_plainly_and_unconfirmed_or_naming_nothing_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+def _two_causes(first: str, second: str) -> list:
+    return [
+        ("user", "why does the sync test fail?"),
+        ("assistant", first),
+        ("user", "yes, that's it"),
+        ("assistant", second),
+        ("user", "yes, that fixed it"),
+    ]
+
+
+def test_two_causes_naming_the_same_code_thing_are_one_note_the_one_with_a_fix(tmp_path):
+    actions = _actions(
+        tmp_path,
+        _two_causes(
+            "The issue is that the `uuid` field is auto-generated for every synced message.",
+            "The issue is that the test JSONL has no `uuid` fields. I changed the helper to "
+            "write stable uuids.",
+        ),
+    )
+    assert [a["title"] for a in actions] == [
+        "The test JSONL has no `uuid` fields: change the helper to write stable uuids"
+    ]
+
+
+def test_two_causes_naming_different_code_things_are_two_notes(tmp_path):
+    actions = _actions(
+        tmp_path,
+        _two_causes(
+            "The issue is that the test config is missing `secret_key_base` for the endpoint.",
+            "The issue is that `lazy_html` is not in the test dependencies. I added `lazy_html`"
+            " to the deps.",
+        ),
+    )
+    assert len(actions) == 2
+
+
+def test_a_persons_rules_naming_one_code_thing_are_never_merged_as_one_cause(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "set it up"),
+            ("assistant", "Installing with pip."),
+            ("user", "Always run `make lock` before committing the requirements."),
+            ("assistant", "Editing the lock by hand."),
+            ("user", "Never edit the lock file by hand, `make lock` writes it."),
+        ],
+    )
+    assert len(actions) == 2
+
+
+RED_KEY = "E       KeyError: 'secret_key_base'\n=== 1 failed, 11 passed in 0.40s ==="
+RED_LAZY = (
+    "E       ModuleNotFoundError: No module named 'lazy_html'\n=== 1 failed, 11 passed in 0.4s ==="
+)
+MISSING_KEY = "The test config is missing `secret_key_base` for the endpoint."
+
+
+def _stepwise(*outputs: str) -> list:
+    """A cause stated after the first run; then the runs that follow it, in order."""
+    return [
+        ("user", "make the LiveView tests pass"),
+        *_run("t0", outputs[0]),
+        ("assistant", MISSING_KEY),
+        *[turn for i, out in enumerate(outputs[1:], 1) for turn in _run(f"t{i}", out)],
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_cause_the_next_run_gets_past_on_the_way_to_green_is_a_note(tmp_path):
+    """One of several causes fixed in turn: the next run fails with another error, a later
+    one passes."""
+    [action] = _actions(tmp_path, _stepwise(RED_KEY, RED_LAZY, GREEN))
+    assert action["title"] == "The test config is missing `secret_key_base` for the endpoint"
+    assert "getting past the error" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        (RED_KEY, RED_KEY, GREEN),  # the next run fails the same way: not past it
+        (RED_KEY, RED_LAZY, RED_LAZY),  # never green after it
+        (RED, RED_LAZY, GREEN),  # the run before it named no error to get past
+    ],
+    ids=["same-error", "never-green", "no-error-before"],
+)
+def test_a_cause_the_next_run_does_not_get_past_is_no_note(tmp_path, outputs):
+    assert _actions(tmp_path, _stepwise(*outputs)) == []

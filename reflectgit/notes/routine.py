@@ -1,0 +1,110 @@
+"""Routine fixes: an error whose fix a teammate gets told anyway. Pure, regex only.
+
+A fix note is worth keeping when its cause is not obvious: a trap of a library, a rule of the
+codebase, a step the error does not name. A routine fix teaches nothing a teammate would not be
+told by the tool that raised it, the next time, in the same words:
+
+- a linter's, formatter's or compiler's style warning (an unused alias, a nesting depth, a
+  format check): the tool names the fix itself;
+- a typo;
+- a definition, module file or import the session had not written yet (the compiler's
+  "undefined" names what to add), and a reference left over by the session's own rename;
+- a test's expected value brought in line with the code (the test changed, not the code).
+
+``routine(problem, fix)`` says which of these a fix is (its reason, for the event record), or
+``""`` when it may carry a lesson. It reads the problem and the fix as the writer stated them,
+never a whole transcript.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A linter's or formatter's warning: the tool named with its warning ("Credo warning about
+# `length/1`", "ruff E501"), or the warning in the tool's own words. Naming a tool is not
+# enough ("black and isort fought over import wrapping: use ruff format" is a trap of the
+# setup, worth a note), and a type checker (mypy, Dialyzer, tsc) is none of them: what it
+# finds can be a real bug.
+_LINTER = (
+    r"(?:credo|ruff|flake8|pylint|pycodestyle|pyflakes|eslint|tslint|stylelint|prettier|"
+    r"rubocop|standardrb|golangci-lint|golint|clippy|ktlint|detekt|swiftlint|shellcheck|"
+    r"markdownlint|yamllint|hadolint|checkstyle|biome|phpcs)"
+)
+_LINT = re.compile(
+    rf"\b{_LINTER}\b[^.;:]{{0,20}}?\b(?:warn\w*|errors?|complain\w*|flag\w*|violations?|"
+    r"nesting|complexity|[A-Z]{1,3}\d{3,4})\b"
+    rf"|\b{_LINTER}:?\s+(?:[A-Z]{{1,3}}\d{{3,4}}|[a-z]+(?:[-/][a-z]+)+)\b"  # E501, no-unused-vars
+    r"|\bunused (?:import|alias|variable|argument|parameter|require|function|local)s?\b"
+    r"|\bline too long\b|\bnesting (?:depth|too deep)\b|\btoo deeply nested\b"
+    r"|\b(?:cyclomatic|cognitive) complexity\b"
+    r"|\btoo many (?:branches|arguments|statements|locals|lines|return statements)\b"
+    r"|\btrailing whitespace\b|\bmissing (?:docstring|final newline)\b"
+    r"|\bformat(?:ting)? check\b|\bnot (?:properly )?formatted\b|\bwould reformat\b"
+    r"|\b(?:import order|unsorted imports)\b",
+    re.IGNORECASE,
+)
+_TYPO = re.compile(r"\btypos?\b|\bmisspel\w*|\bspelling\b|\bmistyped\b", re.IGNORECASE)
+# A fix that only writes the missing piece: "create the module file", "add the function
+# definition", "add the missing import". A dependency or a setting is no such piece: which one
+# a framework needs is what a teammate would not guess.
+_WROTE_MISSING = re.compile(
+    r"^(?:add(?:ed|ing)?|creat(?:e|ed|ing)|defin(?:e|ed|ing)|writ(?:e|ing)|wrote|declar(?:e|ed|ing)|"
+    r"import(?:ed|ing)?)\b"
+    r"(?!.{0,60}\b(?:dependenc(?:y|ies)|deps|config\w*|settings?|env\w*|option|flag)\b)"
+    r".{0,60}?\b(?:(?:module|source|class) file|definition|stub|(?:missing )?imports?|"
+    r"(?:missing )?alias|(?:missing )?require)\b",
+    re.IGNORECASE,
+)
+# A reference the session's own change left behind: "... after it was renamed, but it was
+# still referenced".
+_LEFTOVER = re.compile(
+    r"\bstill (?:referenced|used|called|imported)\b"
+    r"|\bafter\b[^.;]{0,60}\b(?:was|were|been|got) (?:renamed|removed|moved|deleted)\b",
+    re.IGNORECASE,
+)
+# A test's expectation brought in line: "update the expected value", "fix the assertion".
+_EXPECTATION = re.compile(
+    r"^(?:updat|chang|fix|adjust|correct|bump)\w*\b.{0,40}?\b(?:expected (?:value|count|"
+    r"output|result|string|message)s?|assertions?|expectations?|snapshots?)\b",
+    re.IGNORECASE,
+)
+
+LINT = "a linter's or formatter's warning: the tool names its fix"
+TYPO = "a typo"
+MISSING = "a definition, file or import the session had not written yet"
+LEFTOVER = "a reference left over by the session's own change"
+EXPECTATION = "a test's expected value brought in line with the code"
+
+
+def routine(problem: str, fix: str) -> str:
+    """Why a fix is routine (one of the reasons above), or ``""`` when it may be a lesson."""
+    text = f"{problem} {fix}"
+    if _LINT.search(text):
+        return LINT
+    if _TYPO.search(text):
+        return TYPO
+    how = fix.strip().lstrip("-*• ").strip()
+    if _WROTE_MISSING.search(how):
+        return MISSING
+    if _LEFTOVER.search(problem):
+        return LEFTOVER
+    if _EXPECTATION.search(how):
+        return EXPECTATION
+    return ""
+
+
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]+$|_test\.\w+$|\.(?:test|spec)\.\w+$"
+    r"|_spec\.rb$|Tests?\.\w+$"
+)
+_ASSERTION = re.compile(
+    r"\bassert(?:ion)?\w*|\bexpected\b.{0,80}\b(?:got|received|but was)\b", re.IGNORECASE
+)
+
+
+def expectation_only(error: str, files: list[str]) -> bool:
+    """A red run whose error is an assertion, made green by editing test files only: the
+    test's expectation changed, the code did not."""
+    return (
+        bool(files) and all(_TEST_FILE.search(f) for f in files) and bool(_ASSERTION.search(error))
+    )

@@ -1,0 +1,125 @@
+"""``reflect-git pr-notes`` on the kinds of change that listed notes a reviewer did not need,
+against real git histories, each with the change that must still list them: a file changed
+only in its comments brings no terms, and a symbol removed before the change (the file
+defined it at the note's commit) is not judged as its whole file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git
+from tests.workflows.code.test_pr_notes import World
+
+PARSER_C = """/* parser -- reads the config; tested by hand */
+#include <stdio.h>
+
+int parse_config(FILE* file)
+{
+    return read_lines(file, 200);
+}
+
+int parse_args(int argc)
+{
+    return argc > 1;
+}
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    w.code.write("src/parser.c", PARSER_C).commit("parser")
+    return w
+
+
+def test_a_file_changed_only_in_comments_brings_no_terms(world: Any) -> None:
+    nid = world.note("The parser reads the config", "parser.c reads 200 lines of the config")
+    world.code.branch("comments")
+    world.code.write("src/parser.c", PARSER_C.replace("tested by hand", "tested by CI"))
+    world.code.commit("comment tweak")
+    assert world.pr() == []  # the file's name and the hunk's symbol say nothing: no comment
+    world.code.branch("code")
+    world.code.write("src/parser.c", PARSER_C.replace("read_lines(file, 200)", "read_all(file)"))
+    world.code.commit("read everything")
+    assert nid in [n["id"] for n in world.pr("--head", "code")]
+
+
+def test_a_symbol_gone_before_the_change_is_not_judged_as_its_file(world: Any) -> None:
+    nid = world.note(
+        "parse_args needs two arguments",
+        "parse_args is true for argc > 1",
+        "src/parser.c:parse_args",
+    )
+    gone = PARSER_C.split("int parse_args")[0]
+    world.code.write("src/parser.c", gone).commit("drop parse_args")  # on main, before the PR
+    world.code.branch("args")
+    world.code.write("src/parser.c", gone.replace("200", "argc > 1 ? 400 : 200"))
+    world.code.commit("longer reads")
+    # the file changed in a name the note states (argc), but parse_args was gone already
+    assert nid not in [n["id"] for n in world.pr()]
+
+
+def test_a_symbol_the_rule_cannot_read_is_still_judged_as_its_file(world: Any) -> None:
+    # parse_config's return type stands on the line before it: the finder never read it
+    gnu = PARSER_C.replace("int parse_config(FILE* file)", "int\nparse_config(FILE* file)")
+    world.code.write("src/parser.c", gnu).commit("GNU style")
+    nid = world.note(
+        "parse_config reads 200 lines", "parse_config stops after 200", "src/parser.c:parse_config"
+    )
+    world.code.branch("longer")
+    world.code.write("src/parser.c", gnu.replace("200", "400")).commit("400 lines")
+    assert nid in [n["id"] for n in world.pr()]
+
+
+LOOP_C = """int parse_stream(FILE* file)
+{
+    int lineno = 0;
+    while (read_line(line, MAX_LINE, file)) {
+        lineno++;
+        if (lineno == 1 && skip_bom(line))
+            continue;
+        handle(line);
+    }
+    return 0;
+}
+"""
+
+
+def test_notes_on_one_symbol_rank_by_the_identifiers_the_change_touched(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    # "a-" sorts first: without the identifier it would come first among equals
+    plain = world.note(
+        "a-lines", "parse_stream hands every line to handle", "src/loop.c:parse_stream"
+    )
+    exact = world.note(
+        "b-long", "parse_stream reads at most MAX_LINE bytes", "src/loop.c:parse_stream"
+    )
+    world.code.branch("longer")
+    world.code.write("src/loop.c", LOOP_C.replace("read_line(line, MAX_LINE, file)", "read_line(line, 2 * MAX_LINE, file)"))  # fmt: skip
+    world.code.commit("longer lines")
+    ids = [n["id"] for n in world.pr()]
+    assert ids == [exact, plain]  # both touched; MAX_LINE is where the code is, "line" is a word
+    # a change touching only plain words keeps the order of equals (by id)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("handle")
+    world.code.write("src/loop.c", LOOP_C.replace("handle(line);", "handle(line + 1);"))
+    world.code.commit("skip a byte")
+    assert [n["id"] for n in world.pr("--head", "handle")] == [plain]
+
+
+def test_a_symbol_changed_only_in_other_names_is_not_a_changed_symbol(world: Any) -> None:
+    nid = world.note("parse_config reads 200 lines", "parse_config stops after 200 lines")
+    world.code.branch("export")
+    exported = PARSER_C.replace("int parse_config(", "API int parse_config(")
+    world.code.write("src/parser.c", exported).commit("export the parser")
+    # the hunk names parse_config, but only API came before its declaration: nothing to say
+    assert world.pr() == []
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("body")
+    world.code.write("src/parser.c", PARSER_C.replace("read_lines(file, 200)", "read_lines(file)"))
+    world.code.commit("read them all")
+    why = {n["id"]: n["why"] for n in world.pr("--head", "body")}
+    assert "parse_config (changed symbol)" in why[nid]
