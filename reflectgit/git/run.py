@@ -12,8 +12,8 @@ starts git with ``subprocess.run``; ``start_together`` starts several gits at on
 that do not depend on each other) and waits for them when asked.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile each field of
+# ``Result`` from text (a hook's first compile(), about 0.8 ms).
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
