@@ -11,7 +11,6 @@ falls back to dulwich or git.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import struct
 import zlib
 from pathlib import Path
@@ -29,6 +28,8 @@ _MAX_CHAIN = 1000  # git's own pack.depth ceiling is 4095; deeper than this, ask
 
 def object_id(type_name: bytes, raw: bytes) -> str:
     """The sha git gives an object of ``type_name`` (b"blob", b"tree", ...) holding ``raw``."""
+    import hashlib  # where an object is hashed: reading refs and objects (a hook) needs none
+
     return hashlib.sha1(b"%s %d\x00" % (type_name, len(raw)) + raw).hexdigest()
 
 

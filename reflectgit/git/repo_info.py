@@ -10,7 +10,7 @@ Every git runs through ``run.run``, the one runner with the one environment poli
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from reflectgit.config import git_dir_of
@@ -414,16 +414,43 @@ def _branch_of(git_dir: Path) -> str | None:
     return short
 
 
-def modified_files(root: Path, env: Env = None) -> list[str]:
-    """Tracked files with uncommitted changes (``git status``, untracked files left out)."""
-    out = _answer(root, ["status", "--porcelain", "--untracked-files=no"], env) or ""
+_MODIFIED = ("status", "--porcelain", "--untracked-files=no")
+
+
+def _modified_of(out: str) -> list[str]:
     return [line[3:].strip() for line in out.splitlines() if len(line) > 3]
 
 
-def recent_files(root: Path, commits: int, env: Env = None) -> list[str]:
-    """The files the last ``commits`` commits touched, newest first (repeats kept)."""
-    out = _answer(root, ["log", f"-n{commits}", "--name-only", "--format="], env) or ""
-    return [line.strip() for line in out.splitlines() if line.strip()]
+def modified_files(root: Path, env: Env = None) -> list[str]:
+    """Tracked files with uncommitted changes (``git status``, untracked files left out)."""
+    return _modified_of(_answer(root, _MODIFIED, env) or "")
+
+
+def asking_worked_files(
+    root: Path, commits: int, env: Env = None
+) -> Callable[[], tuple[list[str], list[str]]]:
+    """``modified_files``, and the files the last ``commits`` commits touched (newest first,
+    repeats kept): both gits started now and at once; the call returned waits for their
+    answers (``run.start_together``: call it, also on the way out of an error)."""
+    from reflectgit.git.run import start_together
+
+    try:
+        recent = ["log", f"-n{commits}", "--name-only", "--format="]
+        wait = start_together([_MODIFIED, recent], cwd=root, env=env or {})
+    except ReflectGitError:
+        return lambda: ([], [])
+
+    def answers() -> tuple[list[str], list[str]]:
+        try:
+            status, log = wait()
+        except ReflectGitError:
+            return [], []
+        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
+        return _modified_of(text[0]), [
+            line.strip() for line in text[1].splitlines() if line.strip()
+        ]
+
+    return answers
 
 
 def config_value(repo: Path, key: str, env: Env = None) -> str | None:

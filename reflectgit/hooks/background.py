@@ -6,9 +6,11 @@
   (``workflows/capture/sessionpass.py``); ``pass`` alone: every session with unhandled events;
 - ``rules``: compile the enforced rules for the KB's HEAD (``workflows/policy.refresh``);
 - ``housekeeping``: git's automatic maintenance of the KB's repository, as ``git commit``
-  runs it (``git/housekeeping.run``).
+  runs it (``git/housekeeping.run``);
+- ``recall``: SessionStart's kept answers computed again for HEAD
+  (``workflows/recall_hook.prepare``).
 
-``housekeeping rules`` runs both, one after the other (what follows a commit).
+``housekeeping rules recall`` runs them one after the other (what follows a commit).
 
 Always exits 0; an error leaves a breadcrumb in the hooks' log, as a hook's would.
 """
@@ -56,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     from reflectgit.workflows.policy import refresh
 
                     refresh(cfg)
+                elif word == "recall":
+                    from reflectgit.workflows.recall_hook import prepare
+
+                    prepare(cfg)
     except BaseException as exc:  # detached: nobody to tell but the log
         _breadcrumb(cfg, job, exc)
     return 0

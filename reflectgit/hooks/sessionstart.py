@@ -2,7 +2,8 @@
 SessionStart hook.
 
 One process, no command-line framework: it prints the recall its harness reads as the agent's
-context (``workflows/recall.session_recall``, in the harness's JSON), then starts the drain of
+context (``workflows/recall_hook``: the answer kept for this project while everything it was
+computed from holds, else ``workflows/recall``'s, in the harness's JSON), then starts the drain of
 queued transcripts detached (``workflows/background.drain``) and exits. ``--mcp``: the recall
 names the MCP server's ``show`` tool. Does nothing under ``REFLECT_DISABLED=1``.
 
@@ -71,14 +72,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _recall(cfg: Config, harness: str, mcp: bool) -> None:
     from pathlib import Path
 
-    from reflectgit.workflows import recall
+    from reflectgit.workflows.project_context import describing
 
-    hint = recall.show_hint(mcp, cfg.kb, sys.argv[0] if sys.argv else "", sys.executable)
-    said = recall.session_recall(cfg, Path.cwd(), hint)
-    for line in said.messages:
+    cwd = Path.cwd()
+    described = describing(cwd, None, cfg.env)  # git's questions first: the rest runs alongside
+    from reflectgit.workflows import recall_hook
+
+    hint = recall_hook.show_hint(mcp, cfg.kb, sys.argv[0] if sys.argv else "", sys.executable)
+    out, messages = recall_hook.session_output(cfg, cwd, hint, harness, described)
+    for line in messages:
         _say(line)
-    if said.result is not None:
-        sys.stdout.write(recall.render(said.result, harness) + "\n")
+    if out is not None:
+        sys.stdout.write(out + "\n")
         sys.stdout.flush()
 
 

@@ -8,14 +8,17 @@ helpful_count, ignored_count, stale_count, last_recalled_at`` live here, in
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from reflectgit.notes.dates import format_timestamp, utc_now
+from reflectgit.state import recalled
 
 DB_NAME = "ranking.sqlite3"
 _SCHEMA = """
@@ -32,8 +35,7 @@ CREATE TABLE IF NOT EXISTS counters (
 """
 
 
-@dataclass(frozen=True)
-class Counters:
+class Counters(NamedTuple):
     """The ranking state of one note (zeros for a note never seen)."""
 
     id: str
@@ -50,7 +52,8 @@ class Ranking:
     """The counters database of one KB's state directory."""
 
     def __init__(self, state_dir: Path) -> None:
-        self.path = Path(state_dir) / DB_NAME
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / DB_NAME
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -64,9 +67,30 @@ class Ranking:
             conn.execute("PRAGMA synchronous=OFF")
             conn.execute("PRAGMA busy_timeout=30000")
             conn.execute(_SCHEMA)
+            self._count(conn, [])  # the recalls a session start appended (state/recalled.py)
             yield conn
         finally:
             conn.close()
+
+    def _count(self, conn: sqlite3.Connection, rows: list[tuple[str, str]]) -> None:
+        """Count one recall per (id, time) row, with every recall not yet counted."""
+        earlier: list[
+            tuple[str, str]
+        ] = []  # appended before this recall: counted first, so the latest time stays
+        for ts, ids in recalled.take(self.state_dir):
+            when = format_timestamp(dt.datetime.fromtimestamp(int(ts), dt.timezone.utc))
+            earlier.extend((i, when) for i in ids)
+        rows = earlier + rows
+        if not rows:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO counters (id, recall_count, last_recalled_at) VALUES (?, 1, ?) "
+            "ON CONFLICT(id) DO UPDATE SET recall_count = recall_count + 1, "
+            "last_recalled_at = excluded.last_recalled_at",
+            rows,
+        )
+        conn.execute("COMMIT")
 
     def record_recall(self, ids: Iterable[str], when: dt.datetime | None = None) -> None:
         """Count one recall of each note and stamp ``last_recalled_at``."""
@@ -75,14 +99,7 @@ class Ranking:
         if not rows:
             return
         with self._db() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(
-                "INSERT INTO counters (id, recall_count, last_recalled_at) VALUES (?, 1, ?) "
-                "ON CONFLICT(id) DO UPDATE SET recall_count = recall_count + 1, "
-                "last_recalled_at = excluded.last_recalled_at",
-                rows,
-            )
-            conn.execute("COMMIT")
+            self._count(conn, rows)
 
     def counters(self, ident: str) -> Counters:
         """The counters of one note; zeros when it has none (no file is created for a read)."""
@@ -91,7 +108,7 @@ class Ranking:
     def many(self, ids: Iterable[str]) -> dict[str, Counters]:
         """Counters for several notes at once (missing ones are left out)."""
         wanted = list(dict.fromkeys(ids))
-        if not wanted or not self.path.exists():
+        if not wanted or not (self.path.exists() or os.path.exists(recalled.path(self.state_dir))):
             return {}
         out: dict[str, Counters] = {}
         with self._db() as conn:
@@ -122,3 +139,15 @@ def record_recall(state_dir: Path, ids: Iterable[str], when: dt.datetime | None 
 def counters(state_dir: Path, ident: str) -> Counters:
     """Module-level shortcut: the counters of one note."""
     return Ranking(state_dir).counters(ident)
+
+
+def count_recall(state_dir: Path, ids: Iterable[str], when: dt.datetime | None = None) -> None:
+    """Count one recall of each note; the counters are soft state, so a file SQLite cannot
+    read starts over rather than failing a session start."""
+    try:
+        Ranking(state_dir).record_recall(ids, when)
+    except sqlite3.DatabaseError:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                (Path(state_dir) / (DB_NAME + suffix)).unlink()
+        Ranking(state_dir).record_recall(ids, when)

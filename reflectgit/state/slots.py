@@ -7,7 +7,6 @@ is no slots at all (soft state, never an error).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -19,6 +18,8 @@ SLOTS_DIR = "slots"
 
 def slots_path(state_dir: Path, project: str) -> Path:
     """One file per project; the name is safe whatever the project is called."""
+    import hashlib  # only where a slot is read or written (a session start mostly finds none)
+
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", project)[:60].lstrip(".") or "_"
     digest = hashlib.sha256(project.encode("utf-8")).hexdigest()[:8]
     return Path(state_dir) / SLOTS_DIR / f"{safe}-{digest}.json"
@@ -34,6 +35,9 @@ def save(state_dir: Path, project: str, doc: Mapping[str, Any]) -> Path:
 
 
 def load(state_dir: Path, project: str) -> dict[str, Any] | None:
+    """The slots the last session in ``project`` left; None when it left none."""
+    if not (Path(state_dir) / SLOTS_DIR).is_dir():
+        return None  # no session kept slots here (REFLECT_SLOTS)
     try:
         doc = json.loads(slots_path(state_dir, project).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -28,6 +28,7 @@ ENTRY = "reflectgit.hooks.background"
 PASS = "pass"
 RULES = "rules"
 HOUSEKEEPING = "housekeeping"
+RECALL = "recall"  # SessionStart's kept answers computed again (workflows/recall_hook.prepare)
 # Started children not yet reaped (a long-lived process, the MCP server say, reaps them here).
 _children: list[Popen[bytes]] = []
 
@@ -87,12 +88,18 @@ def after_commit(
     housekeeping_due: bool,
 ) -> None:
     """The mutation door committed: start, in one detached process, git's automatic
-    housekeeping when it is due (as ``git commit`` runs it) and the enforced rules' compile
-    when the hooks use them."""
+    housekeeping when it is due (as ``git commit`` runs it), the enforced rules' compile
+    when the hooks use them, and, in that process, SessionStart's answers when a session start
+    kept some."""
     jobs = [HOUSEKEEPING] if housekeeping_due else []
     if state_dir is not None and _rules_compiled(state_dir):
         recompile.asked(kb, dict(env), state_dir)  # the hooks that find them stale start none
         jobs.append(RULES)
+    if jobs and state_dir is not None:  # a process of its own for them would cost every add
+        from reflectgit.workflows.recall_hook import ANSWERS
+
+        if os.path.exists(os.path.join(state_dir, ANSWERS)):
+            jobs.append(RECALL)
     if jobs:
         start(kb, env, jobs)
 

@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
-import os
-import re
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.errors import UsageError
-from reflectgit.git import repo_info
-from reflectgit.workflows.search.documents import tie_weight
+from reflectgit.workflows.project_context import ProjectContext, project_context
+from reflectgit.workflows.recall_hook import context_json
+from reflectgit.workflows.recall_hook import show_hint as show_hint  # its callers ask here
+from reflectgit.workflows.search.documents import _utc, tie_weight
 from reflectgit.workflows.search.index import Index, open_fresh
 from reflectgit.workflows.search.results import Hit
 from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
@@ -40,12 +38,10 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 5
 DEFAULT_BUDGET = 4000  # characters of context; SessionStart context should stay small
-RECENT_COMMITS = 10
-MAX_TERMS = 40
 CANDIDATES = 500  # the notes scoped to this project that are weighed
 # The text matches recall weighs, and the notes each alternative of a project word reads
-# (search reads 500): a project is described by up to MAX_TERMS words, and a session start
-# shows five notes, within the hook's 100 ms.
+# (search reads 500): a project is described by up to 40 words (``project_context``), and a
+# session start shows five notes, within the hook's 100 ms.
 TEXT_CUT = 100
 # What the touched files' words count against the project's name and branch (a judgement: no
 # benchmark has sessions' files; a branch names the work, a path only where it happens).
@@ -56,97 +52,6 @@ BRANCH_ANCHOR_AFFINITY = 40.0
 FORMATS = ("text", "claude", "codex", "copilot")
 # The formats a SessionStart hook prints (JSON its harness reads as context).
 HOOK_FORMATS = ("claude", "codex", "copilot")
-
-# File kinds that say which tools a project uses, so notes tagged with the tool come back.
-_KIND_WORDS = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".go": "go",
-    ".rs": "rust",
-    ".rb": "ruby",
-    ".java": "java",
-    ".kt": "kotlin",
-    ".tf": "terraform",
-    ".sql": "sql",
-    ".sh": "bash",
-    ".zsh": "zsh",
-    "dockerfile": "docker",
-    "docker-compose.yml": "docker",
-    "package.json": "npm",
-    "pyproject.toml": "python",
-    "cargo.toml": "rust",
-    "go.mod": "go",
-    "makefile": "make",
-}
-_STOP = {
-    "the", "and", "for", "with", "src", "lib", "test", "tests", "main", "master", "index",
-    "init", "readme", "docs", "md", "txt", "json", "yaml", "yml", "toml", "feature", "fix",
-    "app", "bin", "utils", "util", "core", "common", "new", "old", "tmp",
-}  # fmt: skip
-
-
-@dataclass
-class ProjectContext:
-    """Where the agent works: repository name, branch and recently touched files."""
-
-    name: str
-    branch: str | None = None
-    files: list[str] = field(default_factory=list)
-    root: Path | None = None
-
-    def said(self) -> list[str]:
-        """The words of the project's name and branch: what the project says it is (with
-        ``--project``, what the caller said), ranked ahead of the files' words."""
-        return _words([self.name, self.branch or ""])
-
-    def terms(self) -> list[str]:
-        """Every word that describes the project, once, most telling first: the name's and
-        branch's, then the touched files' kinds (``*.py``: python) and their paths' words."""
-        kinds: list[str] = []
-        paths: list[str] = []
-        for path in self.files:
-            lower = path.lower()
-            base = lower.rsplit("/", 1)[-1]
-            for key, word in _KIND_WORDS.items():
-                if base == key or (key.startswith(".") and base.endswith(key)):
-                    kinds.append(word)
-            # The file's kind said above; its extension is no word of the project ("py").
-            dot = base.rfind(".")
-            paths.append(path[: len(path) - len(base) + dot] if dot > 0 else path)
-        return _words([self.name, self.branch or "", " ".join(kinds), *paths])[:MAX_TERMS]
-
-
-def _words(texts: Sequence[str]) -> list[str]:
-    """The words of ``texts`` in order, once each, without the short, numeric and path-noise
-    ones (``src``, ``tests``, ...)."""
-    seen: set[str] = set()
-    words = []
-    for text in texts:
-        for word in re.split(r"[^0-9A-Za-z]+", text.lower()):
-            if len(word) < 2 or word in _STOP or word.isdigit() or word in seen:
-                continue
-            seen.add(word)
-            words.append(word)
-    return words
-
-
-def project_context(
-    cwd: Path, project: str | None = None, env: Mapping[str, str] | None = None
-) -> ProjectContext:
-    """Describe the project at ``cwd`` (the caller's working directory, passed in explicitly)."""
-    root = repo_info.toplevel(cwd, env)
-    name = project or (root.name if root else cwd.name)
-    if root is None:
-        return ProjectContext(name=name)
-    branch = repo_info.current_branch(root, env)
-    files = repo_info.modified_files(root, env) + repo_info.recent_files(root, RECENT_COMMITS, env)
-    unique = list(dict.fromkeys(files))[:50]
-    return ProjectContext(name=name, branch=branch, files=unique, root=root)
-
 
 # --------------------------------------------------------------------------- economics
 
@@ -162,19 +67,25 @@ DEFAULT_TOKENS = 1500
 CHARS_PER_TOKEN = 4
 
 
-def discovery_cost(scoping: Mapping[str, Any]) -> tuple[int, str]:
+def discovery_cost(
+    scoping: Mapping[str, Any], read: list[tuple[str, int | None]] | None = None
+) -> tuple[int, str]:
     """Tokens a note took to discover and where the figure comes from: its
     ``discovery_tokens``, else its transcript's size / 4 (``provenance.source_path``, when the
-    file is still there), else the average for its ``learning_type``."""
+    file is still there), else the average for its ``learning_type``. ``read`` hears the
+    transcript asked and the size found (None: unreadable)."""
     tokens = scoping.get("discovery_tokens")
     if isinstance(tokens, int) and tokens > 0:
         return tokens, "measured"
     source = scoping.get("source_path")
     if isinstance(source, str) and source.strip():
+        size = None
         with contextlib.suppress(OSError, ValueError):
             size = Path(source).stat().st_size
-            if size > 0:
-                return max(1, size // CHARS_PER_TOKEN), "transcript"
+        if read is not None:
+            read.append((source, size))
+        if size:
+            return max(1, size // CHARS_PER_TOKEN), "transcript"
     kind = scoping.get("learning_type")
     return TYPE_TOKENS.get(str(kind or ""), DEFAULT_TOKENS), "estimated"
 
@@ -234,6 +145,13 @@ class RecallResult:
     # Live notes never served because they fail validation or hold a secret (path, why):
     # named to the person (stderr), never to the agent.
     withheld: list[tuple[str, str]] = field(default_factory=list)
+    # What the answer read besides the KB at HEAD, the project and the memory slots (a
+    # SessionStart keeps a prepared answer only while these hold, ``workflows/recall_hook``):
+    # the code repository (anchors, stale labels), the transcripts whose sizes it counted,
+    # and the first instant at which a relationship starts or stops holding.
+    read_code: bool = False
+    transcripts: list[tuple[str, int | None]] = field(default_factory=list)
+    holds_until: str | None = None
 
     def text(self) -> str:
         """The context an agent reads: the notes, then what the last session here left
@@ -274,18 +192,11 @@ class RecallResult:
 
     def claude(self) -> str:
         """The JSON a Claude Code SessionStart hook prints on stdout."""
-        return json.dumps(
-            {
-                "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
-                    "additionalContext": self.text(),
-                }
-            }
-        )
+        return context_json(self.text(), "claude")
 
     def copilot(self) -> str:
         """The JSON a Copilot CLI sessionStart hook prints on stdout (its hooks reference)."""
-        return json.dumps({"additionalContext": self.text()})
+        return context_json(self.text(), "copilot")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -561,13 +472,15 @@ def recall(
     related: Callable[[str], Sequence[str]] | None = None,
     synonyms_file: str | None = SYNONYMS_FILE,
     show_hint: str = SHOW_HINT,
+    context: ProjectContext | None = None,
 ) -> RecallResult:
     """The notes most relevant to the project and branch at ``cwd``, whole, within ``budget``
     characters; ``everywhere`` pools in notes of other projects and branches; ``as_of`` dates
     the sidecar edges that count (``search --as-of``); ``domain`` favours a fleet domain;
     ``related(query)`` gives a model's related terms for the project's words (see ``rank``);
     ``synonyms_file`` (a path in the KB) extends the shipped synonym table, as for search;
-    ``show_hint`` tells the reader how to print a note in full (the footer, when it fits)."""
+    ``show_hint`` tells the reader how to print a note in full (the footer, when it fits);
+    ``context``: the project at ``cwd`` when the caller has described it already."""
     from reflectgit.workflows.search.documents import parse_when
 
     if limit < 1:
@@ -576,10 +489,13 @@ def recall(
         raise UsageError("the recall budget must be at least 200 characters")
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
-    context = project_context(cwd, project, env)
+    moment = _utc(now or dt.datetime.now(dt.timezone.utc))  # before the edges are read
+    context = context or project_context(cwd, project, env)
     synonyms = kb_synonyms(kb, synonyms_file, state_dir)
     index, _ = open_fresh(kb, state_dir, env, progress)
     with index:
+        # only a KB holding anchored notes asks the code repository what its branch changes
+        read_code = context.root is not None and index.any_anchored()
         scored, total = rank(
             index,
             context,
@@ -589,12 +505,20 @@ def recall(
             now=now,
             related=related,
             synonyms=synonyms,
-            # only a KB holding anchored notes asks the code repository what its branch changes
-            anchored=branch_anchored(kb, context, env) if index.any_anchored() else {},
+            anchored=branch_anchored(kb, context, env) if read_code else {},
         )
         withheld = index.withheld()
+        holds_until = index.edges_change_after(moment) if as_of is None else None
     result = RecallResult(
-        context, [], total, budget, everywhere, withheld=withheld, show_hint=show_hint
+        context,
+        [],
+        total,
+        budget,
+        everywhere,
+        withheld=withheld,
+        show_hint=show_hint,
+        read_code=read_code,
+        holds_until=holds_until,
     )
     from reflectgit.workflows.capture.slots import recall_lines  # memory slots (issue 16)
 
@@ -609,6 +533,7 @@ def recall(
         from reflectgit.workflows.code.labels import stale_labels
 
         labels = stale_labels(kb, state_dir, context.root, shown, env)
+        result.read_code = True
     result = fit(scored, result, limit, labels)
     if record and result.notes:
         _record([n.id for n in result.notes], state_dir, now)
@@ -628,7 +553,7 @@ def fit(
         if len(result.notes) >= limit:
             break
         scoping = doc.get("scoping") or {}
-        tokens, source = discovery_cost(scoping)
+        tokens, source = discovery_cost(scoping, result.transcripts)
         note = Recalled(
             id=doc["id"],
             title=_shorten(doc["title"], 120),
@@ -653,38 +578,9 @@ def fit(
 
 def _record(ids: Sequence[str], state_dir: Path, now: dt.datetime | None) -> None:
     """Count the recall in the S9 ranking counters (the state directory, never the notes)."""
-    from reflectgit.state.ranking import DB_NAME, Ranking
+    from reflectgit.state.ranking import count_recall
 
-    when = now or dt.datetime.now(dt.timezone.utc)
-    try:
-        Ranking(state_dir).record_recall(ids, when)
-    except sqlite3.DatabaseError:
-        # Counters are soft state: an unreadable file starts over rather than failing a
-        # session start.
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                (state_dir / (DB_NAME + suffix)).unlink()
-        Ranking(state_dir).record_recall(ids, when)
-
-
-def show_hint(mcp: bool, kb: str | os.PathLike[str], argv0: str, python: str) -> str:
-    """What a SessionStart recall tells the agent to run for a whole note (``SHOW_HINT``'s
-    place): the MCP server's ``show`` tool, or a command line that runs here with the KB named
-    (the agent's PATH and folder may not find ours). ``argv0`` and ``python`` say how this
-    process started: the ``reflect-git`` script beside a script of ours, else ``python -m
-    reflectgit``."""
-    if mcp:
-        return "the `show` tool of the reflect-git MCP server prints a note in full"
-    import shlex
-
-    folder, name = os.path.split(argv0)
-    stem, ext = os.path.splitext(name)
-    script = os.path.join(folder, "reflect-git" + ext)
-    if stem.startswith("reflect-git") and os.path.isfile(script):
-        command = shlex.quote(os.path.abspath(script))
-    else:
-        command = f"{shlex.quote(python)} -m reflectgit"
-    return f"`{command} --kb {shlex.quote(os.fspath(kb))} show ID` prints a note in full"
+    count_recall(state_dir, ids, now)
 
 
 @dataclass

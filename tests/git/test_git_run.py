@@ -14,7 +14,7 @@ import pytest
 
 from reflectgit.errors import NotFoundError
 from reflectgit.git.objects import blob_id
-from reflectgit.git.run import GitFailed, run
+from reflectgit.git.run import GitFailed, run, start_together
 from tests.conftest import git
 
 
@@ -71,4 +71,23 @@ def test_a_missing_folder_or_git_is_a_clear_error(repo: Path, tmp_path: Path) ->
         run(["status"], cwd=tmp_path / "file", env=dict(os.environ))
     with pytest.raises(NotFoundError) as no_git:
         run(["status"], cwd=repo, env={"PATH": str(tmp_path / "empty")})
+    assert "git is not installed" in no_git.value.message
+
+
+def test_gits_started_together_answer_in_order(repo: Path, tmp_path: Path) -> None:
+    env = dict(os.environ)
+    wait = start_together(
+        [["rev-parse", "--abbrev-ref", "HEAD"], ["no-such-command"]], cwd=repo, env=env
+    )
+    branch, failed = wait()
+    assert branch.out == "main" and failed.code == 1 and "is not a git command" in failed.err
+    slow = start_together([["-c", "alias.wait=!sleep 30", "wait"]], cwd=repo, env=env, timeout=0.5)
+    with pytest.raises(GitFailed) as caught:
+        slow()
+    assert "took longer than" in caught.value.message
+    with pytest.raises(NotFoundError) as missing:
+        start_together([["status"]], cwd=tmp_path / "absent", env=env)
+    assert "is not a directory" in missing.value.message
+    with pytest.raises(NotFoundError) as no_git:
+        start_together([["status"]], cwd=repo, env={"PATH": str(tmp_path / "empty")})
     assert "git is not installed" in no_git.value.message

@@ -8,12 +8,14 @@ gives ``recall`` the lines to show; slots older than ``MAX_AGE_DAYS`` are not sh
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.state import slots as slot_files
+
+if TYPE_CHECKING:
+    import datetime as dt
 
 # The transcript parser and the queue's writer are imported when a session leaves slots, so a
 # recall with none costs one failed open (session start is measured, issue 17).
@@ -31,6 +33,8 @@ def _relative(files: list[str], root: str | None) -> list[str]:
 def remember(cap: Any, payload: Mapping[str, Any], session: str, transcript: str) -> str | None:
     """Fill the slots from the transcript at ``transcript``; returns the file written (None
     when the session left nothing to keep)."""
+    import datetime as dt
+
     from reflectgit.git import repo_info
     from reflectgit.notes import slots as slot_notes
     from reflectgit.notes.privacy import clean_data
@@ -63,6 +67,8 @@ def recall_lines(state_dir: Path, project: str, now: dt.datetime | None = None) 
     doc = slot_files.load(state_dir, project)
     if doc is None:
         return []
+    import datetime as dt  # a session start that finds no slot file never needs it
+
     from reflectgit.notes import slots as slot_notes
     from reflectgit.notes.dates import parse_instant
 

@@ -333,6 +333,17 @@ class Storage:
         row = self.conn.execute("SELECT 1 FROM scoping WHERE code IS NOT NULL LIMIT 1").fetchone()
         return row is not None
 
+    def edges_change_after(self, moment: str) -> str | None:
+        """The first instant after ``moment`` (naive-UTC ISO, as the edges hold theirs) at
+        which a relationship starts or stops holding; None when none ever will. Until then a
+        query dated now matches the same edges as at ``moment``."""
+        row = self.conn.execute(
+            "SELECT min(v) FROM (SELECT vstart AS v FROM edges WHERE vstart > ?"
+            " UNION ALL SELECT vend FROM edges WHERE vend >= ?)",
+            (moment, moment),
+        ).fetchone()
+        return row[0] if row else None
+
     def naming_code(self, paths: Sequence[str]) -> set[str]:
         """Those of ``paths`` whose note names code (anchors, or a ``stale:`` flag): the only
         notes a stale label can concern."""
