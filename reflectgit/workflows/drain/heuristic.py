@@ -328,6 +328,7 @@ def chunk_actions(
     signals: Sequence[Signal],
     green: Callable[[int], bool] | None = None,
     past: Callable[[int], bool] | None = None,
+    abandoned: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -399,6 +400,8 @@ def chunk_actions(
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
+            if declines(text, before(offset)):
+                continue  # "no don't set it" to "Want me to set X?": an offer declined
             words = rule.split()
             named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
             if not named and (
@@ -425,6 +428,8 @@ def chunk_actions(
             count = len(reply.split())
             if count < 6 or (count < 8 and not _REASON.search(reply)):
                 continue  # "no", "not like this": a rejection without a lesson in it
+            if _WISH.match(reply):
+                continue  # "no, I want to use my login": this person's wish for this task
             titled = _named_idea(reply, before(offset))
             if titled is None:
                 continue  # "it's a bad idea, since ..." about something nobody named
@@ -445,6 +450,8 @@ def chunk_actions(
             if action:
                 out.append(action)
         elif sig.kind in FIX_KINDS and sig.tier in (HIGH, MEDIUM):
+            if abandoned is not None and abandoned(sig.line_index):
+                continue  # a fix the person turned down for another one
             action = _fix_action(text, cause_near(offset), before(offset), sig)
             if action:
                 out.append(action)
@@ -667,7 +674,9 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
     if len(subject.split()) < MIN_WORDS:
         return None
     rest = " ".join(said[at + 1 :]).strip()
-    title = f"{subject}: {rest[:1].lower() + rest[1:]}" if rest else subject
+    if not rest:
+        return None  # "the issue is we are using X": a setting pointed at, no lesson said
+    title = f"{subject}: {rest[:1].lower() + rest[1:]}"
     return _action(
         title=title.rstrip(" ."),
         rule=_cap(rest or subject),
@@ -692,6 +701,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
         return None
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
+    if subject and fix.lower().startswith(subject.lower()):
+        subject = ""  # "Bottom line: the fix is ...": the subject is the fix's own lead
     if not subject and not _CODE.search(fix):
         return None  # a fix with neither a subject nor a named thing teaches nothing
     if routine(plain, fix):
@@ -713,6 +724,68 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     )
 
 
+# An offer the assistant makes ("Want me to also set `gc.auto 0`?", "Should I commit?") and a
+# reply that turns it down with nothing but a pronoun for what it refuses ("no don't set it,
+# let's see if it keeps happening"): the person's choice for now, not a rule.
+_OFFER = re.compile(
+    r"\b(?:want me to|shall i|should i|do you want|would you like|i can also|let me know if)\b"
+    r"[^?]*\?\s*$",
+    re.I,
+)
+_DECLINE = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\b\W*)?(?:(?:please|just)\s+)?(?:don'?t|dont|do not|never)\s+"
+    r"(?:\w+\s+){0,2}?(?:it|that|this|them|those)\b(?!\s+\w+(?:[./:`]\w|\w*\d))"
+    r"(?:\s+(?:yet|now|for now|right now|again))?\s*(?:[,.;!:-]|$)",
+    re.I,
+)
+# A person's own wish for the task at hand ("no, I want to use claude login because I have a
+# subscription"), after rejecting what was done: theirs, not the team's rule.
+_WISH = re.compile(
+    r"^(?:i|we)\s+(?:just\s+)?(?:want|wanted|'d like|would like|need|prefer)\b"
+    r"(?!\s+(?:you|it|this|that)\s+to\s+(?:always|never)\b)",
+    re.I,
+)
+
+
+def declines(reply: str, before: str) -> bool:
+    """A reply that turns down what the assistant just offered, naming nothing to keep."""
+    return bool(_OFFER.search(before.strip())) and bool(_DECLINE.match(_trim(reply) or reply))
+
+
+# The person turning a fix down for another ("is the fix not to make the local run match CI?",
+# "no, use X instead"): the assistant's last fix before it was abandoned.
+_REDIRECT = re.compile(
+    r"\b(?:is(?:n'?t)?|wouldn'?t|shouldn'?t) the (?:real |right |better |proper )?fix\b"
+    r"|\b(?:a|the) (?:better|proper|real|right|different|cleaner) (?:fix|way|approach|solution)\b"
+    r"|\b(?:fix|do) (?:it|this|that) (?:another|a different|properly)\b",
+    re.I,
+)
+
+
+def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
+    """``abandoned(line)``: is the assistant's fix at that dialogue line one the person later
+    turned down? Its next verdict from the person is a correction or a request for another fix
+    ("is the fix not to ...?"), before the assistant states another fix or the person accepts."""
+    from reflectgit.notes.signals import CORRECTION_KINDS, classify, dialogue_lines
+
+    dropped: set[int] = set()
+    last: int | None = None
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
+        hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
+        if line.speaker != PERSON:
+            if hit is not None and hit[1] in FIX_KINDS:
+                last = index
+            continue
+        if last is None:
+            continue
+        if _CONFIRMED.match(line.text.strip()):
+            last = None
+        elif _REDIRECT.search(line.text) or (hit is not None and hit[1] in CORRECTION_KINDS):
+            dropped.add(last)
+            last = None
+    return dropped.__contains__
+
+
 def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
     """The chunk's strongest lesson, or None when it holds none."""
     found = chunk_actions(chunk, signals)
@@ -732,8 +805,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
     candidates: list[dict[str, Any]] = []
     green = green_around(prepared.transcript) if prepared.transcript else None
     past = past_the_error(prepared.transcript) if prepared.transcript else None
+    abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green, past)
+        candidates += chunk_actions(chunk, chunk.signals, green, past, abandoned)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []

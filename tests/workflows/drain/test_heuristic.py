@@ -722,3 +722,98 @@ def test_a_cause_the_next_run_gets_past_on_the_way_to_green_is_a_note(tmp_path):
 )
 def test_a_cause_the_next_run_does_not_get_past_is_no_note(tmp_path, outputs):
     assert _actions(tmp_path, _stepwise(*outputs)) == []
+
+
+def test_an_offer_declined_is_no_rule(tmp_path):
+    offer = ("assistant", "Done. Want me to also set `gc.auto 0` on your repo now?")
+    assert (
+        _actions(
+            tmp_path,
+            [
+                ("user", "document it"),
+                offer,
+                ("user", "no don't set it, let's see if it keeps happening"),
+            ],
+        )
+        == []
+    )
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "document it"),
+            offer,
+            ("user", "no, don't set `gc.auto` on shared repos, it hides corruption"),
+        ],
+    )
+    assert action["title"].startswith("Don't set `gc.auto` on shared repos")
+
+
+def test_a_pronoun_rule_that_answers_no_offer_is_still_a_rule(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "clean up"),
+            ("assistant", "I reset the staging database to clear the rows."),
+            ("user", "never do that again, the staging data belongs to QA"),
+        ],
+    )
+    assert action["learning_type"] == "correction"
+
+
+def test_a_persons_wish_for_the_task_is_no_rule_a_stated_way_is(tmp_path):
+    done = ("assistant", "I added an API key gateway to docker-compose and a placeholder key.")
+    wish = ("user", "No, I want to use claude login because I have a subscription")
+    assert _actions(tmp_path, [("user", "set up the assistant"), done, wish]) == []
+    rule = ("user", "No, use claude login instead of an API key: the team has a subscription")
+    [action] = _actions(tmp_path, [("user", "set up the assistant"), done, rule])
+    assert "claude login" in action["title"]
+
+
+def test_a_setting_the_person_points_at_is_no_cause_a_cause_with_its_lesson_is(tmp_path):
+    said = ("assistant", "Open the MLflow UI and the Assistant connects to your local CLI.")
+    pointed = ("user", "The issue is we are using mlflow in a docker")
+    assert _actions(tmp_path, [("user", "set up the assistant"), said, pointed]) == []
+    lesson = (
+        "user",
+        "The issue is we are using mlflow in a docker. The Assistant needs a local server, "
+        "run it on the host.",
+    )
+    [action] = _actions(tmp_path, [("user", "set up the assistant"), said, lesson])
+    assert action["title"].startswith("We are using mlflow in a docker: the Assistant needs")
+
+
+def test_a_verdict_on_a_fix_is_no_note_and_a_fix_keeps_one_lead(tmp_path):
+    verdict = ("assistant", "**Bottom line**: The fix is sound. Shadow branches aren't affected.")
+    assert _actions(tmp_path, [("user", "review the change"), verdict]) == []
+    fix = (
+        "assistant",
+        "**Bottom line**: the fix is to use `git ls-files` instead of go-git's status.",
+    )
+    [action] = _actions(tmp_path, [("user", "review the change"), fix])
+    assert action["title"].lower().count("bottom line") == 1
+
+
+def test_a_fix_the_person_turns_down_for_another_is_no_note(tmp_path):
+    nolint = (
+        "assistant",
+        "The fix is to add `//nolint:staticcheck` comments since `t.Fatal` does terminate.",
+    )
+    redirect = ("user", "is the fix not to make the local run match CI?")
+    assert _actions(tmp_path, [("user", "why is lint failing?"), nolint, redirect]) == []
+    correction = ("user", "no, add a `return` after `t.Fatal()` instead of a nolint comment")
+    actions = _actions(tmp_path, [("user", "why is lint failing?"), nolint, correction])
+    assert [a["learning_type"] for a in actions] == ["correction"]
+
+
+def test_a_fix_the_person_accepts_or_leaves_alone_is_still_a_note(tmp_path):
+    fix = (
+        "assistant",
+        "The fix is to use `--diff-filter=A` in `GetCheckpointAuthor` instead of walking the tree.",
+    )
+    for turns in (
+        [("user", "why is the author wrong?"), fix],
+        [("user", "why is the author wrong?"), fix, ("user", "yes, that works")],
+        [("user", "why is the author wrong?"), fix, ("user", "thanks, now update the docs")],
+    ):
+        [action] = _actions(tmp_path, turns)
+        assert action["learning_type"] == "bug-fix"
