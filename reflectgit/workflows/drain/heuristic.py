@@ -329,6 +329,7 @@ def chunk_actions(
     green: Callable[[int], bool] | None = None,
     past: Callable[[int], bool] | None = None,
     abandoned: Callable[[int], bool] | None = None,
+    superseded: Callable[[int, str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -402,6 +403,8 @@ def chunk_actions(
                 continue  # "it's a bad idea" about something nobody named
             if declines(text, before(offset)):
                 continue  # "no don't set it" to "Want me to set X?": an offer declined
+            if superseded is not None and superseded(sig.line_index, rule):
+                continue  # a rule the person later challenged: written before its correction
             words = rule.split()
             named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
             if not named and (
@@ -786,6 +789,44 @@ def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
     return dropped.__contains__
 
 
+# The person challenging what was done on a rule's word ("but the fresh install runs every
+# migration, why would you repeat the table in the full schema?"): that rule is corrected.
+_CHALLENGE = re.compile(
+    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
+    r"|\b(?:isn'?t|wouldn'?t|shouldn'?t|doesn'?t) (?:it|that|this|the \w+) (?:be|already|just)\b",
+    re.I,
+)
+_NAME_OF = re.compile(r"`([^`\n]{3,80})`|\b([a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+_\w+)\b")
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
+    """``superseded(line, rule)``: does the person, after that dialogue line, challenge or
+    reject what was done on a rule naming the same code thing ("FullSchema" and "the full schema", folded)?
+    Then the rule was written before its correction (a pasted plan's bullet, say)."""
+    from reflectgit.notes.signals import PLAIN_CORRECTION, classify, dialogue_lines
+
+    later: list[tuple[int, str]] = []
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
+        if line.speaker != PERSON:
+            continue
+        hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
+        # a challenge, or a plain rejection ("that's wrong, ..."); a rule stated again on the
+        # same name ("never edit the lock by hand, `make lock` writes it") agrees with it
+        if _CHALLENGE.search(line.text) or hit == (LOW, PLAIN_CORRECTION):
+            later.append((index, _folded(line.text)))
+
+    def superseded(at: int, rule: str) -> bool:
+        names = {_folded(a or b) for a, b in _NAME_OF.findall(rule)}
+        names = {n for n in names if len(n) >= 6}
+        return any(i > at and n in said for i, said in later for n in names)
+
+    return superseded
+
+
 def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
     """The chunk's strongest lesson, or None when it holds none."""
     found = chunk_actions(chunk, signals)
@@ -806,8 +847,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
     green = green_around(prepared.transcript) if prepared.transcript else None
     past = past_the_error(prepared.transcript) if prepared.transcript else None
     abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
+    superseded = challenged_rules(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green, past, abandoned)
+        candidates += chunk_actions(chunk, chunk.signals, green, past, abandoned, superseded)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []

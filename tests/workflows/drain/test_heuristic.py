@@ -817,3 +817,40 @@ def test_a_fix_the_person_accepts_or_leaves_alone_is_still_a_note(tmp_path):
     ):
         [action] = _actions(tmp_path, turns)
         assert action["learning_type"] == "bug-fix"
+
+
+PLAN = (
+    "user",
+    "Implement the following plan:\n# Plan: schema protocol\n## Key content points\n"
+    "- FullSchema baseline must always reflect the complete current schema\n"
+    "- Every `@Entity()` MUST have a `CREATE TABLE` migration, synchronize cannot be relied upon",
+)
+
+
+def test_a_rule_the_person_later_challenges_on_its_name_is_no_note(tmp_path):
+    challenge = (
+        "user",
+        "but the fresh install will always run all the migrations, why would you repeat "
+        "creating the table in the full schema if the dedicated migration creates it?",
+    )
+    actions = _actions(
+        tmp_path,
+        [PLAN, ("assistant", "I added the table to FullSchema and to its migration."), challenge],
+    )
+    titles = [a["title"] for a in actions]
+    assert not any("FullSchema" in t for t in titles)
+    assert any("@Entity()" in t for t in titles), "the rule naming another thing stays"
+
+
+def test_a_rule_the_person_mentions_later_without_challenging_it_stays(tmp_path):
+    later = ("user", "great, the full schema looks right now. push it")
+    actions = _actions(tmp_path, [PLAN, ("assistant", "Done, FullSchema updated."), later])
+    assert any("FullSchema" in a["title"] for a in actions)
+
+
+def test_a_rule_the_person_later_rejects_plainly_on_its_name_is_no_note(tmp_path):
+    rejected = ("user", "that's wrong, FullSchema is a snapshot baseline and stays as it is")
+    actions = _actions(
+        tmp_path, [PLAN, ("assistant", "I added the table to FullSchema."), rejected]
+    )
+    assert not any(a["title"].startswith("FullSchema baseline must") for a in actions)
