@@ -500,3 +500,21 @@ def test_a_verdict_on_a_fix_names_no_fix(line):
 )
 def test_a_fix_said_is_a_fix(line):
     assert classify(line, ASSISTANT) == (MEDIUM, "fix-confirmed")
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "ok, I think we should change that to not be strict, we don't want to play catch up "
+            "and add new hook types constantly",
+            (HIGH, "prohibition"),
+        ),
+        ("we don't want any network calls in the unit tests", (HIGH, "prohibition")),
+        ("do we want to cache it?", None),
+        ("we don't want to wait for CI?", None),
+        ("I don't want to wait for the build", None),
+    ],
+)
+def test_a_design_the_team_does_not_want_is_a_rule_a_question_or_a_wish_is_not(line, found):
+    assert classify(line, follows_assistant=True) == found

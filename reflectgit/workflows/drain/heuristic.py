@@ -152,12 +152,14 @@ def _trim(sentence: str) -> str:
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
     out = _LEAD.sub("", out).strip().rstrip(",")
-    out = _PLEASE.sub("", out)
+    out = _PLEASE.sub("", _HEDGE.sub("", out))
     out = _EXISTING.sub("Reuse the existing ", out)
     out = _IMPORTANT.sub(lambda m: "Don't " if m.group(1) else "", out)
     return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
 
 
+# "I think we should ...": the rule, not the hedge before it.
+_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|feel)|imo|imho)(?: that)?,?\s+(?=\w)", re.I)
 _PLEASE = re.compile(r"^please,?\s+(?=\w)", re.I)
 _EXISTING = re.compile(
     r"^(?:there(?:'s| is| are)|we(?:'ve got| have| already have))\s+(?:already\s+)?"

@@ -854,3 +854,10 @@ def test_a_rule_the_person_later_rejects_plainly_on_its_name_is_no_note(tmp_path
         tmp_path, [PLAN, ("assistant", "I added the table to FullSchema."), rejected]
     )
     assert not any(a["title"].startswith("FullSchema baseline must") for a in actions)
+
+
+def test_a_hedged_design_rule_is_titled_without_its_hedge(tmp_path):
+    said = ("assistant", "Unknown hook types are dropped by the typed `ClaudeHooks` struct.")
+    rule = ("user", "I think we don't want to model the hooks strictly, keep unknown hook types")
+    [action] = _actions(tmp_path, [("user", "review the settings code"), said, rule])
+    assert action["title"].startswith("We don't want to model the hooks strictly")
