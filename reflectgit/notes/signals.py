@@ -409,6 +409,15 @@ DIAGNOSIS_RE = re.compile(
     re.IGNORECASE,
 )
 
+# The assistant granting a point the person made, at the start of its turn's line: "You're
+# right — ...", "Good point. ...", "Good catch - ...". Not "you're right to be skeptical".
+CONCESSION = "concession"
+CONCESSION_RE = re.compile(
+    r"^\W*(?:you(?:'re| are) (?:right|correct)|(?:good|fair|great|valid) (?:point|catch|call)|"
+    r"that'?s (?:a )?(?:fair|good|valid) point)(?!\s+(?:to|about|that)\b)\W",
+    re.IGNORECASE,
+)
+
 # What the assistant's own lines may carry: a root cause or a fix it found, at most MEDIUM.
 ASSISTANT_KINDS = ("root-cause", "fix-confirmed", "breakthrough")
 
@@ -482,6 +491,10 @@ def classify(
         # A choice the assistant announces is worth a look by a model, never a rule.
         if _DECISION_RE.search(text):
             return LOW, "decision"
+        # The assistant granting the person's point ("You're right — the migration always runs
+        # after FullSchema"): the person's challenge, confirmed (the writer checks it was one).
+        if CONCESSION_RE.match(text):
+            return LOW, CONCESSION
         # A cause stated plainly ("the test config is missing X"): a lesson only once a green
         # run or the person confirms it (the writer's check).
         return (LOW, DIAGNOSIS) if DIAGNOSIS_RE.search(text) else None

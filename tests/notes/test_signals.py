@@ -518,3 +518,19 @@ def test_a_fix_said_is_a_fix(line):
 )
 def test_a_design_the_team_does_not_want_is_a_rule_a_question_or_a_wish_is_not(line, found):
     assert classify(line, follows_assistant=True) == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("You're right — that's unnecessary duplication.", (LOW, "concession")),
+        ("Good point. If we fix ENT-242, GC pruning is harmless.", (LOW, "concession")),
+        ("**Good catch** - the subtests only read shared state.", (LOW, "concession")),
+        ("You're right to be skeptical. Looking at the evidence:", None),
+        ("If you're right about the cache, the test should pass.", None),
+        ("Good point about the cache; I kept it.", None),
+    ],
+)
+def test_the_assistant_granting_a_point_is_a_low_concession(line, found):
+    assert classify(line, ASSISTANT) == found
+    assert classify(line, PERSON) != (LOW, "concession")

@@ -23,7 +23,16 @@ from typing import Any
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.routine import routine
-from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, HIGH, LOW, MEDIUM, Signal
+from reflectgit.notes.signals import (
+    CONCESSION,
+    CONCESSION_RE,
+    DIAGNOSIS,
+    DIAGNOSIS_RE,
+    HIGH,
+    LOW,
+    MEDIUM,
+    Signal,
+)
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
@@ -304,6 +313,7 @@ def _action(
     cause: str = "",
     fix: str = "",
     confirmed: str = "",
+    asked: str = "",
 ) -> dict[str, Any]:
     codes = [c for c in _CODE.findall(f"{title} {rule} {quote}") if "REDACTED" not in c]
     body = _evidence(quote, who) + (f"\n\nConfirmed by {confirmed}." if confirmed else "")
@@ -314,7 +324,13 @@ def _action(
         "rule": rule,
         "root_cause": cause,
         "fix": fix,
-        "problem": f"Right after the assistant said: “{before.strip()[:300]}”" if before else "",
+        "problem": (
+            f"Right after the person asked: “{asked.strip()[:300]}”"
+            if asked
+            else f"Right after the assistant said: “{before.strip()[:300]}”"
+            if before
+            else ""
+        ),
         "body": body,
         "confidence": confidence,
         "confidence_num": {MEDIUM: 0.6, LOW: 0.4}[confidence],
@@ -458,6 +474,11 @@ def chunk_actions(
             if abandoned is not None and abandoned(sig.line_index):
                 continue  # a fix the person turned down for another one
             action = _fix_action(text, cause_near(offset), before(offset), sig)
+            if action:
+                out.append(action)
+        elif sig.kind == CONCESSION and sig.speaker != "person" and offset >= 0:
+            asked = _asked_before(lines, offset)
+            action = _conceded(text, asked, sig) if asked else None
             if action:
                 out.append(action)
         elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
@@ -827,6 +848,54 @@ def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
         return any(i > at and n in said for i, said in later for n in names)
 
     return superseded
+
+
+def _asked_before(lines: Sequence[tuple[str, str]], offset: int) -> str:
+    """The person's turn right before ``offset`` when it challenges what was done (a question
+    or a "but ..."), else ``""``: a concession answers a challenge, not a request."""
+    said: list[str] = []
+    for role, text in reversed(lines[: max(offset, 0)]):
+        if role == "user":
+            said.insert(0, text.strip())
+        elif said:
+            break
+        else:
+            return ""  # the concession does not open the assistant's turn
+    joined = " ".join(said)
+    return joined if joined and ("?" in joined or _CHALLENGE.search(joined)) else ""
+
+
+_NOT_LESSON = re.compile(
+    r"^(?:let me|let's|i'll|i will|i'm going to|here(?:'s| is| are)|now|looking|checking)\b", re.I
+)
+
+
+def _conceded(text: str, asked: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from the person's challenge the assistant granted, titled by what the
+    assistant then says is so, when that names a thing ("You're right — that's duplication.
+    The incremental migration already uses `CREATE TABLE IF NOT EXISTS` and always runs after
+    FullSchema."); a concession that only promises to look ("Good point. Let me check") is none."""
+    rest = CONCESSION_RE.sub("", _MARKUP.sub("", text), count=1).strip(" -—–:,.")
+    kept = [x for x in sentences(rest) if not _NOT_LESSON.match(x) and not x.endswith((":", "?"))]
+    for sentence in kept:
+        said = sentence.rstrip(" .;!")
+        if said.endswith((":", "?")) or _NOT_LESSON.match(said) or _GUESS.search(said):
+            continue
+        if len(said.split()) < MIN_WORDS or not (_NAMED.search(said) or _IDENTIFIER.search(said)):
+            continue
+        return _action(
+            title=said,
+            rule=_cap(" ".join(kept))[:400],
+            quote=text,
+            before="",
+            asked=asked,
+            who="assistant, granting the person's point",
+            confidence=LOW,
+            learning_type="correction",
+            category=sig.category,
+            confirmed="the assistant granting the person's challenge",
+        )
+    return None
 
 
 def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:

@@ -861,3 +861,56 @@ def test_a_hedged_design_rule_is_titled_without_its_hedge(tmp_path):
     rule = ("user", "I think we don't want to model the hooks strictly, keep unknown hook types")
     [action] = _actions(tmp_path, [("user", "review the settings code"), said, rule])
     assert action["title"].startswith("We don't want to model the hooks strictly")
+
+
+DONE_FULLSCHEMA = ("assistant", "I added the `device_approvals` table to FullSchema as table 10.")
+CHALLENGE = (
+    "user",
+    "but the fresh install will always run all the migrations, why would you repeat creating "
+    "the table in the full schema if the dedicated migration creates it?",
+)
+
+
+def test_a_challenge_the_assistant_grants_is_a_low_note_titled_by_what_it_grants(tmp_path):
+    granted = (
+        "assistant",
+        "You're right — that's unnecessary duplication. The incremental migration already uses "
+        "`CREATE TABLE IF NOT EXISTS` and will always run after FullSchema. Let me revert.",
+    )
+    [action] = _actions(tmp_path, [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, granted])
+    assert action["title"] == (
+        "The incremental migration already uses `CREATE TABLE IF NOT EXISTS` and will always run "
+        "after FullSchema"
+    )
+    assert action["confidence"] == "low"
+    assert action["problem"].startswith("Right after the person asked: “but the fresh install")
+    assert "Let me revert" not in action["rule"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a concession that only promises to look
+        [("user", "why is lint failing?"), CHALLENGE, ("assistant", "Good point. Let me check.")],
+        # "you're right to be skeptical": no point granted
+        [
+            ("user", "why is lint failing?"),
+            CHALLENGE,
+            ("assistant", "You're right to be skeptical. The `StageFiles` helper is dead code."),
+        ],
+        # granting a request, not a challenge
+        [
+            ("user", "rename `getUser` to `fetchUser` everywhere"),
+            ("assistant", "You're right. The `getUser` name is used in 12 files across the API."),
+        ],
+        # a hunch granted is still a hunch
+        [
+            ("user", "fix it"),
+            CHALLENGE,
+            ("assistant", "Good catch - the `FullSchema` table is probably duplicated there."),
+        ],
+    ],
+    ids=["let-me", "right-to", "request", "hunch"],
+)
+def test_a_concession_that_grants_nothing_named_or_answers_no_challenge_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
