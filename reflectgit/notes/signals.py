@@ -132,7 +132,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\broot cause\b(?!\s*(?:analy[sz]\w*|it|this|that|of this|and fix)\b)",
             # "the bug was X", "the problem was X", "the issue is that X"
             r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is)\b"
-            r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S)",
+            r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S|\s*:)",
             r"\bcaused by\b",
             # "So X returns Y, not Z. That's the bug": the cause is what was just said
             r"\bthat'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b"

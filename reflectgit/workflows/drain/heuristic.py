@@ -396,6 +396,10 @@ def chunk_actions(
                 if _DENIED.match(reply):
                     return ""
                 break
+        # the cause restated in the turn right after the person said the guess was it
+        asked = _asked_before(lines, offset, challenge=False)
+        if asked and _THAT_WAS_IT.match(asked) and "?" not in asked:
+            return f"the person, just before: “{asked[:200]}”"
         if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
             return "a green test run"
         if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
@@ -409,7 +413,7 @@ def chunk_actions(
             if role == "user":
                 break
             out.append(said.strip())
-        return " ".join(out)
+        return "\n".join(out)
 
     out: list[dict[str, Any]] = []
     for sig in signals:
@@ -570,6 +574,11 @@ def _confirmed_cause(
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
     cause = next((p for p in said if _CAUSE.search(p)), "")
+    if cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == "":
+        # "The actual issue was:" and the cause on the line after it
+        following = _following_line(text, after)
+        cause = f"{cause} {following}" if following else ""
+        text = f"{text} {following}"
     if not cause and sig.kind == DIAGNOSIS:
         cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
     if not cause:
@@ -602,6 +611,14 @@ def _confirmed_cause(
         fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
+
+
+def _following_line(line: str, after: str) -> str:
+    """The first sentence the assistant said after ``line`` (``after`` holds both)."""
+    rest = after.split(line.strip(), 1)[-1] if line.strip() in after else ""
+    following = next((x for x in rest.split("\n") if x.strip()), "")
+    following = _MARKUP.sub("", following.strip()).replace("**", "").strip()
+    return sentences(following)[0].rstrip(" .") if following else ""
 
 
 _THATS_THE = re.compile(
@@ -850,9 +867,10 @@ def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
     return superseded
 
 
-def _asked_before(lines: Sequence[tuple[str, str]], offset: int) -> str:
-    """The person's turn right before ``offset`` when it challenges what was done (a question
-    or a "but ..."), else ``""``: a concession answers a challenge, not a request."""
+def _asked_before(lines: Sequence[tuple[str, str]], offset: int, challenge: bool = True) -> str:
+    """The person's turn right before ``offset``, which opens the assistant's turn, when it
+    challenges what was done (a question or a "but ..."), else ``""``: a concession answers a
+    challenge, not a request. With ``challenge=False``, whatever that turn said."""
     said: list[str] = []
     for role, text in reversed(lines[: max(offset, 0)]):
         if role == "user":
@@ -862,7 +880,17 @@ def _asked_before(lines: Sequence[tuple[str, str]], offset: int) -> str:
         else:
             return ""  # the concession does not open the assistant's turn
     joined = " ".join(said)
+    if not challenge:
+        return joined
     return joined if joined and ("?" in joined or _CHALLENGE.search(joined)) else ""
+
+
+# The person saying the assistant's guess was the cause: "yes, that was it", "exactly".
+_THAT_WAS_IT = re.compile(
+    r"^(?:(?:yes|yep|yeah)\W+)?(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:it|the (?:issue|problem|cause|bug))|"
+    r"exactly|correct|you(?:'re|\s+are)\s+right)\b",
+    re.I,
+)
 
 
 _NOT_LESSON = re.compile(

@@ -914,3 +914,33 @@ def test_a_challenge_the_assistant_grants_is_a_low_note_titled_by_what_it_grants
 )
 def test_a_concession_that_grants_nothing_named_or_answers_no_challenge_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+GUESS = (
+    "assistant",
+    "The go-git fix was probably a misdiagnosis. The actual issue was the branch restriction.\n"
+    "Do you know if the other dev was on a feature branch or main?",
+)
+RESTATED = (
+    "assistant",
+    'So the "go-git caching bug fix" was a misdiagnosis. The actual issue was:\n'
+    "**Developer on `main` branch + `auto-commit` strategy = silent skip**\n"
+    "Do you want me to revert the go-git changes?",
+)
+
+
+def test_a_cause_restated_after_the_person_says_that_was_it_is_a_note(tmp_path):
+    turns = [("user", "why no auto-commit?"), GUESS, ("user", "yes, that was it"), RESTATED]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "Developer on `main` branch + `auto-commit` strategy = silent skip"
+    assert "yes, that was it" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "reply", ["yes", "ok, go on", "no, it was on a feature branch", "that was it? check again"]
+)
+def test_a_cause_restated_after_anything_else_is_no_note(tmp_path, reply):
+    assert (
+        _actions(tmp_path, [("user", "why no auto-commit?"), GUESS, ("user", reply), RESTATED])
+        == []
+    )
