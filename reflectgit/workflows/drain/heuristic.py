@@ -832,7 +832,7 @@ def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
 # The person challenging what was done on a rule's word ("but the fresh install runs every
 # migration, why would you repeat the table in the full schema?"): that rule is corrected.
 _CHALLENGE = re.compile(
-    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
+    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|^\W*i mean\b|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
     r"|\b(?:isn'?t|wouldn'?t|shouldn'?t|doesn'?t) (?:it|that|this|the \w+) (?:be|already|just)\b",
     re.I,
 )
@@ -898,18 +898,31 @@ _NOT_LESSON = re.compile(
 )
 
 
+_QUOTED = re.compile(r"[\"“']([^\"”'\n]{3,40})[\"”']")
+
+
+def _grants_what_was_raised(said: str, asked: str) -> bool:
+    """What the assistant grants names a thing, or speaks of what the person raised (two of
+    its words, or a word it quotes: '"checkpoints" is internal jargon')."""
+    if _NAMED.search(said) or _IDENTIFIER.search(said):
+        return True
+    if len(_words(said) & _words(asked)) >= 2:
+        return True
+    return any(q.lower() in asked.lower() for q in _QUOTED.findall(said))
+
+
 def _conceded(text: str, asked: str, sig: Signal) -> dict[str, Any] | None:
     """A low note from the person's challenge the assistant granted, titled by what the
     assistant then says is so, when that names a thing ("You're right — that's duplication.
     The incremental migration already uses `CREATE TABLE IF NOT EXISTS` and always runs after
     FullSchema."); a concession that only promises to look ("Good point. Let me check") is none."""
-    rest = CONCESSION_RE.sub("", _MARKUP.sub("", text), count=1).strip(" -—–:,.")
+    rest = CONCESSION_RE.sub("", _MARKUP.sub("", text), count=1).lstrip(" -—–:,.").rstrip()
     kept = [x for x in sentences(rest) if not _NOT_LESSON.match(x) and not x.endswith((":", "?"))]
     for sentence in kept:
         said = sentence.rstrip(" .;!")
         if said.endswith((":", "?")) or _NOT_LESSON.match(said) or _GUESS.search(said):
             continue
-        if len(said.split()) < MIN_WORDS or not (_NAMED.search(said) or _IDENTIFIER.search(said)):
+        if len(said.split()) < MIN_WORDS or not _grants_what_was_raised(said, asked):
             continue
         return _action(
             title=said,

@@ -944,3 +944,22 @@ def test_a_cause_restated_after_anything_else_is_no_note(tmp_path, reply):
         _actions(tmp_path, [("user", "why no auto-commit?"), GUESS, ("user", reply), RESTATED])
         == []
     )
+
+
+def test_a_granted_point_may_name_what_the_person_raised_instead_of_code(tmp_path):
+    guess = ("assistant", "The Stop hook failed reading the index, so the Stop hook corrupts it.")
+    said = ("user", "I mean, we _see_ it on the stop hook; it doesn't mean the stop hook caused it")
+    granted = (
+        "assistant",
+        "You're absolutely right. The stop hook is just the first thing that tried to use the "
+        "index and saw it was already broken.",
+    )
+    [action] = _actions(tmp_path, [("user", "why is the index broken?"), guess, said, granted])
+    assert action["title"].startswith("The stop hook is just the first thing")
+    jargon = ("user", "not sure if checkpoints is a meaningful word. alternatives?")
+    quoted = ("assistant", 'Good point - "checkpoints" is internal jargon. Some alternatives:')
+    [action] = _actions(tmp_path, [("user", "word the warning"), guess, jargon, quoted])
+    assert action["title"] == '"checkpoints" is internal jargon'
+    assert action["rule"] == '"checkpoints" is internal jargon.'
+    unrelated = ("assistant", "Good point - the build is green on every platform now.")
+    assert _actions(tmp_path, [("user", "word the warning"), guess, jargon, unrelated]) == []
