@@ -153,7 +153,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
         "breakthrough": (
             r"\bturn(?:s|ed) out\b",
             r"\bthe trick (?:is|was)\b",
-            r"\bfound (?:it|the (?:bug|problem|issue|cause))\b",
+            r"\bfound (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\b",
             r"\bfinally (?:works|working|fixed)\b",
         ),
     },

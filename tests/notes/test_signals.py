@@ -534,3 +534,8 @@ def test_a_design_the_team_does_not_want_is_a_rule_a_question_or_a_wish_is_not(l
 def test_the_assistant_granting_a_point_is_a_low_concession(line, found):
     assert classify(line, ASSISTANT) == found
     assert classify(line, PERSON) != (LOW, "concession")
+
+
+def test_the_actual_bug_found_is_a_breakthrough_a_file_found_is_not():
+    assert classify("**Found the actual bug!**", ASSISTANT) == (MEDIUM, "breakthrough")
+    assert classify("I found the actual file it reads.", ASSISTANT) is None

@@ -574,10 +574,13 @@ def _confirmed_cause(
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
     cause = next((p for p in said if _CAUSE.search(p)), "")
-    if cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == "":
-        # "The actual issue was:" and the cause on the line after it
+    announced = not cause and len(said) == 1 and _FOUND.match(said[0])
+    if announced or (
+        cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
+    ):
+        # "The actual issue was:" or "Found the actual bug!", and the cause on the next line
         following = _following_line(text, after)
-        cause = f"{cause} {following}" if following else ""
+        cause = (f"{cause} {following}" if cause else following) if following else ""
         text = f"{text} {following}"
     if not cause and sig.kind == DIAGNOSIS:
         cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
@@ -611,6 +614,12 @@ def _confirmed_cause(
         fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
+
+
+# "Found the actual bug!" alone on its line: the cause is what the assistant says next.
+_FOUND = re.compile(
+    r"^\W*(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\W*$", re.I
+)
 
 
 def _following_line(line: str, after: str) -> str:

@@ -963,3 +963,19 @@ def test_a_granted_point_may_name_what_the_person_raised_instead_of_code(tmp_pat
     assert action["rule"] == '"checkpoints" is internal jargon.'
     unrelated = ("assistant", "Good point - the build is green on every platform now.")
     assert _actions(tmp_path, [("user", "word the warning"), guess, jargon, unrelated]) == []
+
+
+FOUND = (
+    "assistant",
+    "**Found the actual bug!**\nThe hook uses `os.Getwd()`, the agent's working directory, "
+    "not the repository root.\nWant me to fix it?",
+)
+
+
+def test_a_bug_announced_then_said_on_the_next_line_is_the_cause_once_confirmed(tmp_path):
+    turns = [("user", "why are the api files not committed?"), FOUND, ("user", "yes, that was it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The hook uses `os.Getwd()`")
+    assert not action["title"].startswith("Found")
+    unconfirmed = [("user", "why are the api files not committed?"), FOUND, ("user", "not sure")]
+    assert _actions(tmp_path, unconfirmed) == []
