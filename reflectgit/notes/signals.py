@@ -413,7 +413,8 @@ DIAGNOSIS_RE = re.compile(
 # right — ...", "Good point. ...", "Good catch - ...". Not "you're right to be skeptical".
 CONCESSION = "concession"
 CONCESSION_RE = re.compile(
-    r"^\W*(?:you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)|(?:good|fair|great|valid) (?:point|catch|call)|"
+    r"^\W*(?:you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)|"
+    r"(?:good|fair|great|valid) (?:point|catch|call)|"
     r"that'?s (?:a )?(?:fair|good|valid) point)(?!\s+(?:to|about|that)\b)\W",
     re.IGNORECASE,
 )

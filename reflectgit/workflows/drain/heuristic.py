@@ -13,6 +13,12 @@ assistant had just done). Confidence is honest: a rule a person stated is ``medi
 rejection without a rule, a rule without a clear subject and whatever the assistant
 concluded on its own are ``low``. Nothing it writes is ``high``. Reworded twins within one
 answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
+
+What looks like a lesson and is none: a request to the assistant, an offer the person declines,
+their wish for the task at hand, a verdict on a fix, a fix the person turned down for another,
+a rule the person later challenged on its code name, a setting pointed at with nothing said
+after it. What is one though no rule word says so: a point of the person's the assistant grants
+("You're right — ..."), and a cause restated right after the person said the guess was it.
 """
 
 from __future__ import annotations
@@ -26,12 +32,16 @@ from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
     CONCESSION,
     CONCESSION_RE,
+    CORRECTION_KINDS,
     DIAGNOSIS,
     DIAGNOSIS_RE,
     HIGH,
     LOW,
     MEDIUM,
+    PLAIN_CORRECTION,
     Signal,
+    classify,
+    dialogue_lines,
 )
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
@@ -818,8 +828,6 @@ def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
     """``abandoned(line)``: is the assistant's fix at that dialogue line one the person later
     turned down? Its next verdict from the person is a correction or a request for another fix
     ("is the fix not to ...?"), before the assistant states another fix or the person accepts."""
-    from reflectgit.notes.signals import CORRECTION_KINDS, classify, dialogue_lines
-
     dropped: set[int] = set()
     last: int | None = None
     for index, line in enumerate(dialogue_lines(transcript.turns)):
@@ -841,7 +849,8 @@ def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
 # The person challenging what was done on a rule's word ("but the fresh install runs every
 # migration, why would you repeat the table in the full schema?"): that rule is corrected.
 _CHALLENGE = re.compile(
-    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|^\W*i mean\b|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
+    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|^\W*i mean\b"
+    r"|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
     r"|\b(?:isn'?t|wouldn'?t|shouldn'?t|doesn'?t) (?:it|that|this|the \w+) (?:be|already|just)\b",
     re.I,
 )
@@ -856,8 +865,6 @@ def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
     """``superseded(line, rule)``: does the person, after that dialogue line, challenge or
     reject what was done on a rule naming the same code thing ("FullSchema" and "the full schema", folded)?
     Then the rule was written before its correction (a pasted plan's bullet, say)."""
-    from reflectgit.notes.signals import PLAIN_CORRECTION, classify, dialogue_lines
-
     later: list[tuple[int, str]] = []
     for index, line in enumerate(dialogue_lines(transcript.turns)):
         if line.speaker != PERSON:
