@@ -85,7 +85,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bnever\b(?!\s+(?:been|(?![a-z]*(?:eed|embed|shred)\b)[a-z]{2,}ed)\b)",
             # an imperative "don't": at the start of a sentence or clause, not "I don't know"
             r"(?:^|[.!?;:,(]\s*|\b(?:please|and|but|so|just|then|also)\s+)(?:don'?t|dont|do not)\s+\w",
-            r"\bshouldn'?t\b",
+            r"\bshould(?:n'?t| not)\b",
             # a design the team keeps: "we don't want to play catch up with new hook types"
             r"\bwe (?:really )?(?:don'?t|do not) want (?:to|any|our|the|a|an)\b",
             r"\bmust not\b",

@@ -539,3 +539,19 @@ def test_the_assistant_granting_a_point_is_a_low_concession(line, found):
 def test_the_actual_bug_found_is_a_breakthrough_a_file_found_is_not():
     assert classify("**Found the actual bug!**", ASSISTANT) == (MEDIUM, "breakthrough")
     assert classify("I found the actual file it reads.", ASSISTANT) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "This should not be changed, only the `--local-dev` flag should install the wrapper",
+            (HIGH, "prohibition"),
+        ),
+        ("migrations should not run at boot", (HIGH, "prohibition")),
+        ("should this not be cached?", None),
+        ("I should not have said that", (HIGH, "correction")),
+    ],
+)
+def test_should_not_spelled_out_is_a_prohibition_as_shouldnt_is(line, found):
+    assert classify(line, follows_assistant=True) == found
