@@ -24,6 +24,14 @@ LOW = "low"
 TIERS = (HIGH, MEDIUM, LOW)
 TEXT_CAP = 400  # characters of the line kept in a Signal
 
+# What a verdict on a fix says of it ("the fix is sound", "the fix is correct regardless"): no
+# fix is named.
+_VERDICT = (
+    r"(?:sound|correct|right|good|fine|ok(?:ay)?|solid|safe|complete|minimal|working|in place|"
+    r"valid|clean|done|applied|ready|verified|reasonable|appropriate|straightforward|simple|"
+    r"wrong|incomplete|broken)"
+)
+
 # kind -> patterns. Kind names are the reference's, kebab-cased. Every pattern has positive and
 # negative examples in tests/test_signals.py. These are read in a person's words only (see
 # ``classify`` for the assistant's lines; injected text is never read).
@@ -72,10 +80,14 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bwe (?:don'?t|do not|can'?t|cannot) (?:control|own|modify|change)\s+(?!it\b)\w",
         ),
         "prohibition": (
-            r"\bnever\b",
+            # "never use X", not a report of what was never done ("incremented but never
+            # asserted", "it has never been called")
+            r"\bnever\b(?!\s+(?:been|(?![a-z]*(?:eed|embed|shred)\b)[a-z]{2,}ed)\b)",
             # an imperative "don't": at the start of a sentence or clause, not "I don't know"
             r"(?:^|[.!?;:,(]\s*|\b(?:please|and|but|so|just|then|also)\s+)(?:don'?t|dont|do not)\s+\w",
-            r"\bshouldn'?t\b",
+            r"\bshould(?:n'?t| not)\b",
+            # a design the team keeps: "we don't want to play catch up with new hook types"
+            r"\bwe (?:really )?(?:don'?t|do not) want (?:to|any|our|the|a|an)\b",
             r"\bmust not\b",
             r"\bmustn'?t\b",
             # "leave the existing code alone"
@@ -116,10 +128,11 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bimportant (?:not )?to\s+(?!(?:me|us|you|him|her|them|know)\b)\w",
         ),
         "root-cause": (
-            r"\broot cause\b",
+            # "the root cause is X", not a request for one ("root cause analysis and solve")
+            r"\broot cause\b(?!\s*(?:analy[sz]\w*|it|this|that|of this|and fix)\b)",
             # "the bug was X", "the problem was X", "the issue is that X"
             r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is)\b"
-            r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S)",
+            r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S|\s*:)",
             r"\bcaused by\b",
             # "So X returns Y, not Z. That's the bug": the cause is what was just said
             r"\bthat'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b"
@@ -128,7 +141,8 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
         "fix-confirmed": (
             r"\bfixed (?:by|it|with|that)\b",
             r"\bthat (?:fixed|fixes|solved|solves) (?:it|the)\b",
-            r"\bthe fix (?:is|was)\b",
+            # "the fix is to use X", not a verdict on it ("the fix is sound")
+            r"\bthe fix (?:is|was)\b(?!\s+(?:still\s+|now\s+)?(?:not\s+)?" + _VERDICT + r"\b)",
         ),
         "decision": (
             r"\bdecided (?:to|on|against)\b",
@@ -139,7 +153,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
         "breakthrough": (
             r"\bturn(?:s|ed) out\b",
             r"\bthe trick (?:is|was)\b",
-            r"\bfound (?:it|the (?:bug|problem|issue|cause))\b",
+            r"\bfound (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\b",
             r"\bfinally (?:works|working|fixed)\b",
         ),
     },
@@ -359,6 +373,20 @@ MIN_REACTION_WORDS = 2  # words that name something, besides the reaction itself
 # A question states no rule and corrects nothing ("What should have happened here?"); only its
 # exasperated forms are a signal ("...again?"). LOW kinds (hunches, suggestions) may be asked.
 _QUESTION = re.compile(r"[^.!?\n]*\?+(?=\s|$)")
+# A request to the assistant ("can you review the change in this branch, ... but don't change
+# the tree", "help me diagnose ...") asks for work: the words of the task are no rule, unless it
+# asks for one that lasts ("can you always run X before Y", "could you never push to main").
+_REQUEST = re.compile(
+    r"(?:^|(?<=[.!?;]\s))\s*(?:(?:ok(?:ay)?|so|and|also|now|hey|then|great|thanks),?\s+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|we)|help\s+me)\b[^.!?\n]*(?:[.!?]+|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_LASTING = re.compile(
+    r"\b(?:always|never|from now on|every time|each time|going forward|in (?:the )?future)\b", re.I
+)
+# A person's turn that asks the assistant to look into something reports a problem: "the issue
+# was that ..." there is the symptom, not a cause anyone found.
+_ASKS = re.compile(r"\?|\b(?:can|could|would) you\b|\bhelp me\b", re.IGNORECASE)
 _EXASPERATED = re.compile(r"\bagain\?|\bhow many times\b", re.IGNORECASE)
 
 # A slash command's text ("/loop use the artifact URL", "/reflect --dry-run") invokes a skill:
@@ -378,6 +406,16 @@ DIAGNOSIS_RE = re.compile(
     r"|\s*needs? `[^`]+`"
     r"|.*?\bdoes(?:n'?t| not) (?:support|exist|include|accept|track)\b"
     r"|.*?\b(?:which|that|it) (?:will|would) fail\b)",
+    re.IGNORECASE,
+)
+
+# The assistant granting a point the person made, at the start of its turn's line: "You're
+# right — ...", "Good point. ...", "Good catch - ...". Not "you're right to be skeptical".
+CONCESSION = "concession"
+CONCESSION_RE = re.compile(
+    r"^\W*(?:you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)|"
+    r"(?:good|fair|great|valid) (?:point|catch|call)|"
+    r"that'?s (?:a )?(?:fair|good|valid) point)(?!\s+(?:to|about|that)\b)\W",
     re.IGNORECASE,
 )
 
@@ -454,18 +492,25 @@ def classify(
         # A choice the assistant announces is worth a look by a model, never a rule.
         if _DECISION_RE.search(text):
             return LOW, "decision"
+        # The assistant granting the person's point ("You're right — the migration always runs
+        # after FullSchema"): the person's challenge, confirmed (the writer checks it was one).
+        if CONCESSION_RE.match(text):
+            return LOW, CONCESSION
         # A cause stated plainly ("the test config is missing X"): a lesson only once a green
         # run or the person confirms it (the writer's check).
         return (LOW, DIAGNOSIS) if DIAGNOSIS_RE.search(text) else None
     if _SLASH_COMMAND.match(text):
         return None
-    statement = _QUESTION.sub(" ", text)
+    statement = _REQUEST.sub(_unless_lasting, _QUESTION.sub(" ", text))
+    asks = bool(_ASKS.search(text))
     for tier, pattern in TIER_PATTERNS:
         # A hunch or a suggestion is often asked ("how about X?", "maybe because Y?"): LOW
         # reads the whole line; rules, corrections and feedback only what is stated.
         read = text if tier == LOW else statement
         for m in pattern.finditer(read):
             kind = (m.lastgroup or "").replace("_", "-")
+            if kind == "root-cause" and asks:
+                continue  # the problem the person asks about, not its cause
             if kind and not (kind in REACTION_KINDS and _idle_reaction(read, m)):
                 return tier, kind
     if _EXASPERATED.search(text):
@@ -473,6 +518,11 @@ def classify(
     if follows_assistant and _PLAIN_RE.search(text) and not _ACCEPTED.search(text):
         return LOW, PLAIN_CORRECTION
     return None
+
+
+def _unless_lasting(request: re.Match[str]) -> str:
+    """A request's words, cut out of what a line states unless it asks for a lasting rule."""
+    return request.group(0) if _LASTING.search(request.group(0)) else " "
 
 
 # The kinds of signal in which a person corrects the assistant or states the rule it broke.

@@ -418,3 +418,140 @@ def test_a_plain_rejection_is_a_lesson_only_when_it_says_more_than_no():
 def test_the_assistant_stating_a_cause_plainly_is_a_low_diagnosis(line, expected):
     assert classify(line, ASSISTANT) == expected
     assert classify(line, PERSON) != (LOW, "diagnosis")
+
+
+# A request or a question to the assistant asks for work; its words are no rule, unless it asks
+# for one that lasts.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "can you review the change in this branch, I'm mostly concerned about branches where we "
+        "use `git add` but don't change the local folder tree",
+        "Help me diagnose, root cause analysis and solve: INFO: Started server process [57596]",
+        "Can you diagnose, root cause analyze then plan a solution to these warnings and errors:",
+        "could you run the tests, but don't touch the fixtures",
+        "ok can you find the root cause of this and fix it",
+    ],
+)
+def test_a_request_to_the_assistant_states_no_rule(line):
+    assert classify(line, follows_assistant=True) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("please always run the linter before pushing", "requirement"),
+        ("can you always run `make lint` before you commit", "requirement"),
+        ("could you never push to main from now on", "prohibition"),
+        ("Please don't touch the lock file.", "prohibition"),
+        ("The root cause is a stale cache in the pool.", "root-cause"),
+        ("can you rerun it. Never push to `main` directly", "prohibition"),
+    ],
+)
+def test_a_request_that_asks_for_a_lasting_rule_or_a_rule_beside_it_is_one(line, kind):
+    assert classify(line, follows_assistant=True) == (HIGH, kind)
+
+
+def test_the_problem_a_person_asks_about_is_no_root_cause_a_stated_one_is():
+    asked = (
+        "taking a step back: the issue was that the other dev ran a prompt and no auto-commit "
+        "happened. can you double check if there is any issue in the code that would explain this?"
+    )
+    assert classify(asked, follows_assistant=True) is None
+    stated = "the issue was that the cache key ignored the locale; put the locale in the key"
+    assert classify(stated, follows_assistant=True) == (HIGH, "root-cause")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1. Unused variable stopHookCount at line 485 - incremented but never asserted",
+        "the retry helper has never been called",
+        "that branch was never merged",
+    ],
+)
+def test_never_reporting_what_was_not_done_is_no_prohibition(line):
+    assert classify(line, follows_assistant=True) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["never use print for logging", "we never need the cache here", "never embed secrets in code"],
+)
+def test_never_before_what_to_do_is_a_prohibition(line):
+    assert classify(line, follows_assistant=True) == (HIGH, "prohibition")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["**Bottom line**: The fix is sound.", "The fix is correct regardless.", "the fix is in place"],
+)
+def test_a_verdict_on_a_fix_names_no_fix(line):
+    assert classify(line, ASSISTANT) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The fix is to use `--diff-filter=A` instead of walking the tree.",
+        "The fix is still the same: replace `getStagedFiles` with a git CLI call.",
+        "The fix was simpler than it looked: pin `numpy<2`.",
+    ],
+)
+def test_a_fix_said_is_a_fix(line):
+    assert classify(line, ASSISTANT) == (MEDIUM, "fix-confirmed")
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "ok, I think we should change that to not be strict, we don't want to play catch up "
+            "and add new hook types constantly",
+            (HIGH, "prohibition"),
+        ),
+        ("we don't want any network calls in the unit tests", (HIGH, "prohibition")),
+        ("do we want to cache it?", None),
+        ("we don't want to wait for CI?", None),
+        ("I don't want to wait for the build", None),
+    ],
+)
+def test_a_design_the_team_does_not_want_is_a_rule_a_question_or_a_wish_is_not(line, found):
+    assert classify(line, follows_assistant=True) == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("You're right — that's unnecessary duplication.", (LOW, "concession")),
+        ("Good point. If we fix ENT-242, GC pruning is harmless.", (LOW, "concession")),
+        ("**Good catch** - the subtests only read shared state.", (LOW, "concession")),
+        ("You're right to be skeptical. Looking at the evidence:", None),
+        ("If you're right about the cache, the test should pass.", None),
+        ("Good point about the cache; I kept it.", None),
+    ],
+)
+def test_the_assistant_granting_a_point_is_a_low_concession(line, found):
+    assert classify(line, ASSISTANT) == found
+    assert classify(line, PERSON) != (LOW, "concession")
+
+
+def test_the_actual_bug_found_is_a_breakthrough_a_file_found_is_not():
+    assert classify("**Found the actual bug!**", ASSISTANT) == (MEDIUM, "breakthrough")
+    assert classify("I found the actual file it reads.", ASSISTANT) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (
+            "This should not be changed, only the `--local-dev` flag should install the wrapper",
+            (HIGH, "prohibition"),
+        ),
+        ("migrations should not run at boot", (HIGH, "prohibition")),
+        ("should this not be cached?", None),
+        ("I should not have said that", (HIGH, "correction")),
+    ],
+)
+def test_should_not_spelled_out_is_a_prohibition_as_shouldnt_is(line, found):
+    assert classify(line, follows_assistant=True) == found

@@ -13,6 +13,12 @@ assistant had just done). Confidence is honest: a rule a person stated is ``medi
 rejection without a rule, a rule without a clear subject and whatever the assistant
 concluded on its own are ``low``. Nothing it writes is ``high``. Reworded twins within one
 answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
+
+What looks like a lesson and is none: a request to the assistant, an offer the person declines,
+their wish for the task at hand, a verdict on a fix, a fix the person turned down for another,
+a rule the person later challenged on its code name, a setting pointed at with nothing said
+after it. What is one though no rule word says so: a point of the person's the assistant grants
+("You're right — ..."), and a cause restated right after the person said the guess was it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,20 @@ from typing import Any
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.routine import routine
-from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, HIGH, LOW, MEDIUM, Signal
+from reflectgit.notes.signals import (
+    CONCESSION,
+    CONCESSION_RE,
+    CORRECTION_KINDS,
+    DIAGNOSIS,
+    DIAGNOSIS_RE,
+    HIGH,
+    LOW,
+    MEDIUM,
+    PLAIN_CORRECTION,
+    Signal,
+    classify,
+    dialogue_lines,
+)
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
@@ -152,12 +171,14 @@ def _trim(sentence: str) -> str:
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
     out = _LEAD.sub("", out).strip().rstrip(",")
-    out = _PLEASE.sub("", out)
+    out = _PLEASE.sub("", _HEDGE.sub("", out))
     out = _EXISTING.sub("Reuse the existing ", out)
     out = _IMPORTANT.sub(lambda m: "Don't " if m.group(1) else "", out)
     return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
 
 
+# "I think we should ...": the rule, not the hedge before it.
+_HEDGE = re.compile(r"^(?:i (?:think|guess|believe|feel)|imo|imho)(?: that)?,?\s+(?=\w)", re.I)
 _PLEASE = re.compile(r"^please,?\s+(?=\w)", re.I)
 _EXISTING = re.compile(
     r"^(?:there(?:'s| is| are)|we(?:'ve got| have| already have))\s+(?:already\s+)?"
@@ -302,6 +323,7 @@ def _action(
     cause: str = "",
     fix: str = "",
     confirmed: str = "",
+    asked: str = "",
 ) -> dict[str, Any]:
     codes = [c for c in _CODE.findall(f"{title} {rule} {quote}") if "REDACTED" not in c]
     body = _evidence(quote, who) + (f"\n\nConfirmed by {confirmed}." if confirmed else "")
@@ -312,7 +334,13 @@ def _action(
         "rule": rule,
         "root_cause": cause,
         "fix": fix,
-        "problem": f"Right after the assistant said: “{before.strip()[:300]}”" if before else "",
+        "problem": (
+            f"Right after the person asked: “{asked.strip()[:300]}”"
+            if asked
+            else f"Right after the assistant said: “{before.strip()[:300]}”"
+            if before
+            else ""
+        ),
         "body": body,
         "confidence": confidence,
         "confidence_num": {MEDIUM: 0.6, LOW: 0.4}[confidence],
@@ -328,6 +356,8 @@ def chunk_actions(
     signals: Sequence[Signal],
     green: Callable[[int], bool] | None = None,
     past: Callable[[int], bool] | None = None,
+    abandoned: Callable[[int], bool] | None = None,
+    superseded: Callable[[int, str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -376,6 +406,10 @@ def chunk_actions(
                 if _DENIED.match(reply):
                     return ""
                 break
+        # the cause restated in the turn right after the person said the guess was it
+        asked = _asked_before(lines, offset, challenge=False)
+        if asked and _THAT_WAS_IT.match(asked) and "?" not in asked:
+            return f"the person, just before: “{asked[:200]}”"
         if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
             return "a green test run"
         if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
@@ -389,7 +423,7 @@ def chunk_actions(
             if role == "user":
                 break
             out.append(said.strip())
-        return " ".join(out)
+        return "\n".join(out)
 
     out: list[dict[str, Any]] = []
     for sig in signals:
@@ -399,6 +433,10 @@ def chunk_actions(
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
+            if declines(text, before(offset)):
+                continue  # "no don't set it" to "Want me to set X?": an offer declined
+            if superseded is not None and superseded(sig.line_index, rule):
+                continue  # a rule the person later challenged: written before its correction
             words = rule.split()
             named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
             if not named and (
@@ -425,6 +463,8 @@ def chunk_actions(
             count = len(reply.split())
             if count < 6 or (count < 8 and not _REASON.search(reply)):
                 continue  # "no", "not like this": a rejection without a lesson in it
+            if _WISH.match(reply):
+                continue  # "no, I want to use my login": this person's wish for this task
             titled = _named_idea(reply, before(offset))
             if titled is None:
                 continue  # "it's a bad idea, since ..." about something nobody named
@@ -445,7 +485,14 @@ def chunk_actions(
             if action:
                 out.append(action)
         elif sig.kind in FIX_KINDS and sig.tier in (HIGH, MEDIUM):
+            if abandoned is not None and abandoned(sig.line_index):
+                continue  # a fix the person turned down for another one
             action = _fix_action(text, cause_near(offset), before(offset), sig)
+            if action:
+                out.append(action)
+        elif sig.kind == CONCESSION and sig.speaker != "person" and offset >= 0:
+            asked = _asked_before(lines, offset)
+            action = _conceded(text, asked, sig) if asked else None
             if action:
                 out.append(action)
         elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
@@ -537,6 +584,14 @@ def _confirmed_cause(
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
     cause = next((p for p in said if _CAUSE.search(p)), "")
+    announced = not cause and len(said) == 1 and _FOUND.match(said[0])
+    if announced or (
+        cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
+    ):
+        # "The actual issue was:" or "Found the actual bug!", and the cause on the next line
+        following = _following_line(text, after)
+        cause = (f"{cause} {following}" if cause else following) if following else ""
+        text = f"{text} {following}"
     if not cause and sig.kind == DIAGNOSIS:
         cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
     if not cause:
@@ -569,6 +624,20 @@ def _confirmed_cause(
         fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
+
+
+# "Found the actual bug!" alone on its line: the cause is what the assistant says next.
+_FOUND = re.compile(
+    r"^\W*(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\W*$", re.I
+)
+
+
+def _following_line(line: str, after: str) -> str:
+    """The first sentence the assistant said after ``line`` (``after`` holds both)."""
+    rest = after.split(line.strip(), 1)[-1] if line.strip() in after else ""
+    following = next((x for x in rest.split("\n") if x.strip()), "")
+    following = _MARKUP.sub("", following.strip()).replace("**", "").strip()
+    return sentences(following)[0].rstrip(" .") if following else ""
 
 
 _THATS_THE = re.compile(
@@ -667,7 +736,9 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
     if len(subject.split()) < MIN_WORDS:
         return None
     rest = " ".join(said[at + 1 :]).strip()
-    title = f"{subject}: {rest[:1].lower() + rest[1:]}" if rest else subject
+    if not rest:
+        return None  # "the issue is we are using X": a setting pointed at, no lesson said
+    title = f"{subject}: {rest[:1].lower() + rest[1:]}"
     return _action(
         title=title.rstrip(" ."),
         rule=_cap(rest or subject),
@@ -692,6 +763,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
         return None
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
+    if subject and fix.lower().startswith(subject.lower()):
+        subject = ""  # "Bottom line: the fix is ...": the subject is the fix's own lead
     if not subject and not _CODE.search(fix):
         return None  # a fix with neither a subject nor a named thing teaches nothing
     if routine(plain, fix):
@@ -713,6 +786,175 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     )
 
 
+# An offer the assistant makes ("Want me to also set `gc.auto 0`?", "Should I commit?") and a
+# reply that turns it down with nothing but a pronoun for what it refuses ("no don't set it,
+# let's see if it keeps happening"): the person's choice for now, not a rule.
+_OFFER = re.compile(
+    r"\b(?:want me to|shall i|should i|do you want|would you like|i can also|let me know if)\b"
+    r"[^?]*\?\s*$",
+    re.I,
+)
+_DECLINE = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\b\W*)?(?:(?:please|just)\s+)?(?:don'?t|dont|do not|never)\s+"
+    r"(?:\w+\s+){0,2}?(?:it|that|this|them|those)\b(?!\s+\w+(?:[./:`]\w|\w*\d))"
+    r"(?:\s+(?:yet|now|for now|right now|again))?\s*(?:[,.;!:-]|$)",
+    re.I,
+)
+# A person's own wish for the task at hand ("no, I want to use claude login because I have a
+# subscription"), after rejecting what was done: theirs, not the team's rule.
+_WISH = re.compile(
+    r"^(?:i|we)\s+(?:just\s+)?(?:want|wanted|'d like|would like|need|prefer)\b"
+    r"(?!\s+(?:you|it|this|that)\s+to\s+(?:always|never)\b)",
+    re.I,
+)
+
+
+def declines(reply: str, before: str) -> bool:
+    """A reply that turns down what the assistant just offered, naming nothing to keep."""
+    return bool(_OFFER.search(before.strip())) and bool(_DECLINE.match(_trim(reply) or reply))
+
+
+# The person turning a fix down for another ("is the fix not to make the local run match CI?",
+# "no, use X instead"): the assistant's last fix before it was abandoned.
+_REDIRECT = re.compile(
+    r"\b(?:is(?:n'?t)?|wouldn'?t|shouldn'?t) the (?:real |right |better |proper )?fix\b"
+    r"|\b(?:a|the) (?:better|proper|real|right|different|cleaner) (?:fix|way|approach|solution)\b"
+    r"|\b(?:fix|do) (?:it|this|that) (?:another|a different|properly)\b",
+    re.I,
+)
+
+
+def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
+    """``abandoned(line)``: is the assistant's fix at that dialogue line one the person later
+    turned down? Its next verdict from the person is a correction or a request for another fix
+    ("is the fix not to ...?"), before the assistant states another fix or the person accepts."""
+    dropped: set[int] = set()
+    last: int | None = None
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
+        hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
+        if line.speaker != PERSON:
+            if hit is not None and hit[1] in FIX_KINDS:
+                last = index
+            continue
+        if last is None:
+            continue
+        if _CONFIRMED.match(line.text.strip()):
+            last = None
+        elif _REDIRECT.search(line.text) or (hit is not None and hit[1] in CORRECTION_KINDS):
+            dropped.add(last)
+            last = None
+    return dropped.__contains__
+
+
+# The person challenging what was done on a rule's word ("but the fresh install runs every
+# migration, why would you repeat the table in the full schema?"): that rule is corrected.
+_CHALLENGE = re.compile(
+    r"^\W*(?:but|no|nope|wait|actually)\b.*\?|^\W*i mean\b"
+    r"|\bwhy (?:would|do|did|are|were|should) (?:you|we)\b"
+    r"|\b(?:isn'?t|wouldn'?t|shouldn'?t|doesn'?t) (?:it|that|this|the \w+) (?:be|already|just)\b",
+    re.I,
+)
+_NAME_OF = re.compile(r"`([^`\n]{3,80})`|\b([a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+_\w+)\b")
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
+    """``superseded(line, rule)``: does the person, after that dialogue line, challenge or
+    reject what was done on a rule naming the same code thing ("FullSchema" and "the full schema", folded)?
+    Then the rule was written before its correction (a pasted plan's bullet, say)."""
+    later: list[tuple[int, str]] = []
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
+        if line.speaker != PERSON:
+            continue
+        hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
+        # a challenge, or a plain rejection ("that's wrong, ..."); a rule stated again on the
+        # same name ("never edit the lock by hand, `make lock` writes it") agrees with it
+        if _CHALLENGE.search(line.text) or hit == (LOW, PLAIN_CORRECTION):
+            later.append((index, _folded(line.text)))
+
+    def superseded(at: int, rule: str) -> bool:
+        names = {_folded(a or b) for a, b in _NAME_OF.findall(rule)}
+        names = {n for n in names if len(n) >= 6}
+        return any(i > at and n in said for i, said in later for n in names)
+
+    return superseded
+
+
+def _asked_before(lines: Sequence[tuple[str, str]], offset: int, challenge: bool = True) -> str:
+    """The person's turn right before ``offset``, which opens the assistant's turn, when it
+    challenges what was done (a question or a "but ..."), else ``""``: a concession answers a
+    challenge, not a request. With ``challenge=False``, whatever that turn said."""
+    said: list[str] = []
+    for role, text in reversed(lines[: max(offset, 0)]):
+        if role == "user":
+            said.insert(0, text.strip())
+        elif said:
+            break
+        else:
+            return ""  # the concession does not open the assistant's turn
+    joined = " ".join(said)
+    if not challenge:
+        return joined
+    return joined if joined and ("?" in joined or _CHALLENGE.search(joined)) else ""
+
+
+# The person saying the assistant's guess was the cause: "yes, that was it", "exactly".
+_THAT_WAS_IT = re.compile(
+    r"^(?:(?:yes|yep|yeah)\W+)?(?:(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:it|the (?:issue|problem|cause|bug))|"
+    r"exactly|correct|you(?:'re|\s+are)\s+right)\b",
+    re.I,
+)
+
+
+_NOT_LESSON = re.compile(
+    r"^(?:let me|let's|i'll|i will|i'm going to|here(?:'s| is| are)|now|looking|checking)\b", re.I
+)
+
+
+_QUOTED = re.compile(r"[\"“']([^\"”'\n]{3,40})[\"”']")
+
+
+def _grants_what_was_raised(said: str, asked: str) -> bool:
+    """What the assistant grants names a thing, or speaks of what the person raised (two of
+    its words, or a word it quotes: '"checkpoints" is internal jargon')."""
+    if _NAMED.search(said) or _IDENTIFIER.search(said):
+        return True
+    if len(_words(said) & _words(asked)) >= 2:
+        return True
+    return any(q.lower() in asked.lower() for q in _QUOTED.findall(said))
+
+
+def _conceded(text: str, asked: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from the person's challenge the assistant granted, titled by what the
+    assistant then says is so, when that names a thing ("You're right — that's duplication.
+    The incremental migration already uses `CREATE TABLE IF NOT EXISTS` and always runs after
+    FullSchema."); a concession that only promises to look ("Good point. Let me check") is none."""
+    rest = CONCESSION_RE.sub("", _MARKUP.sub("", text), count=1).lstrip(" -—–:,.").rstrip()
+    kept = [x for x in sentences(rest) if not _NOT_LESSON.match(x) and not x.endswith((":", "?"))]
+    for sentence in kept:
+        said = sentence.rstrip(" .;!")
+        if said.endswith((":", "?")) or _NOT_LESSON.match(said) or _GUESS.search(said):
+            continue
+        if len(said.split()) < MIN_WORDS or not _grants_what_was_raised(said, asked):
+            continue
+        return _action(
+            title=said,
+            rule=_cap(" ".join(kept))[:400],
+            quote=text,
+            before="",
+            asked=asked,
+            who="assistant, granting the person's point",
+            confidence=LOW,
+            learning_type="correction",
+            category=sig.category,
+            confirmed="the assistant granting the person's challenge",
+        )
+    return None
+
+
 def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
     """The chunk's strongest lesson, or None when it holds none."""
     found = chunk_actions(chunk, signals)
@@ -732,8 +974,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
     candidates: list[dict[str, Any]] = []
     green = green_around(prepared.transcript) if prepared.transcript else None
     past = past_the_error(prepared.transcript) if prepared.transcript else None
+    abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
+    superseded = challenged_rules(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green, past)
+        candidates += chunk_actions(chunk, chunk.signals, green, past, abandoned, superseded)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []

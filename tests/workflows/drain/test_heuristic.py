@@ -722,3 +722,260 @@ def test_a_cause_the_next_run_gets_past_on_the_way_to_green_is_a_note(tmp_path):
 )
 def test_a_cause_the_next_run_does_not_get_past_is_no_note(tmp_path, outputs):
     assert _actions(tmp_path, _stepwise(*outputs)) == []
+
+
+def test_an_offer_declined_is_no_rule(tmp_path):
+    offer = ("assistant", "Done. Want me to also set `gc.auto 0` on your repo now?")
+    assert (
+        _actions(
+            tmp_path,
+            [
+                ("user", "document it"),
+                offer,
+                ("user", "no don't set it, let's see if it keeps happening"),
+            ],
+        )
+        == []
+    )
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "document it"),
+            offer,
+            ("user", "no, don't set `gc.auto` on shared repos, it hides corruption"),
+        ],
+    )
+    assert action["title"].startswith("Don't set `gc.auto` on shared repos")
+
+
+def test_a_pronoun_rule_that_answers_no_offer_is_still_a_rule(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "clean up"),
+            ("assistant", "I reset the staging database to clear the rows."),
+            ("user", "never do that again, the staging data belongs to QA"),
+        ],
+    )
+    assert action["learning_type"] == "correction"
+
+
+def test_a_persons_wish_for_the_task_is_no_rule_a_stated_way_is(tmp_path):
+    done = ("assistant", "I added an API key gateway to docker-compose and a placeholder key.")
+    wish = ("user", "No, I want to use claude login because I have a subscription")
+    assert _actions(tmp_path, [("user", "set up the assistant"), done, wish]) == []
+    rule = ("user", "No, use claude login instead of an API key: the team has a subscription")
+    [action] = _actions(tmp_path, [("user", "set up the assistant"), done, rule])
+    assert "claude login" in action["title"]
+
+
+def test_a_setting_the_person_points_at_is_no_cause_a_cause_with_its_lesson_is(tmp_path):
+    said = ("assistant", "Open the MLflow UI and the Assistant connects to your local CLI.")
+    pointed = ("user", "The issue is we are using mlflow in a docker")
+    assert _actions(tmp_path, [("user", "set up the assistant"), said, pointed]) == []
+    lesson = (
+        "user",
+        "The issue is we are using mlflow in a docker. The Assistant needs a local server, "
+        "run it on the host.",
+    )
+    [action] = _actions(tmp_path, [("user", "set up the assistant"), said, lesson])
+    assert action["title"].startswith("We are using mlflow in a docker: the Assistant needs")
+
+
+def test_a_verdict_on_a_fix_is_no_note_and_a_fix_keeps_one_lead(tmp_path):
+    verdict = ("assistant", "**Bottom line**: The fix is sound. Shadow branches aren't affected.")
+    assert _actions(tmp_path, [("user", "review the change"), verdict]) == []
+    fix = (
+        "assistant",
+        "**Bottom line**: the fix is to use `git ls-files` instead of go-git's status.",
+    )
+    [action] = _actions(tmp_path, [("user", "review the change"), fix])
+    assert action["title"].lower().count("bottom line") == 1
+
+
+def test_a_fix_the_person_turns_down_for_another_is_no_note(tmp_path):
+    nolint = (
+        "assistant",
+        "The fix is to add `//nolint:staticcheck` comments since `t.Fatal` does terminate.",
+    )
+    redirect = ("user", "is the fix not to make the local run match CI?")
+    assert _actions(tmp_path, [("user", "why is lint failing?"), nolint, redirect]) == []
+    correction = ("user", "no, add a `return` after `t.Fatal()` instead of a nolint comment")
+    actions = _actions(tmp_path, [("user", "why is lint failing?"), nolint, correction])
+    assert [a["learning_type"] for a in actions] == ["correction"]
+
+
+def test_a_fix_the_person_accepts_or_leaves_alone_is_still_a_note(tmp_path):
+    fix = (
+        "assistant",
+        "The fix is to use `--diff-filter=A` in `GetCheckpointAuthor` instead of walking the tree.",
+    )
+    for turns in (
+        [("user", "why is the author wrong?"), fix],
+        [("user", "why is the author wrong?"), fix, ("user", "yes, that works")],
+        [("user", "why is the author wrong?"), fix, ("user", "thanks, now update the docs")],
+    ):
+        [action] = _actions(tmp_path, turns)
+        assert action["learning_type"] == "bug-fix"
+
+
+PLAN = (
+    "user",
+    "Implement the following plan:\n# Plan: schema protocol\n## Key content points\n"
+    "- FullSchema baseline must always reflect the complete current schema\n"
+    "- Every `@Entity()` MUST have a `CREATE TABLE` migration, synchronize cannot be relied upon",
+)
+
+
+def test_a_rule_the_person_later_challenges_on_its_name_is_no_note(tmp_path):
+    challenge = (
+        "user",
+        "but the fresh install will always run all the migrations, why would you repeat "
+        "creating the table in the full schema if the dedicated migration creates it?",
+    )
+    actions = _actions(
+        tmp_path,
+        [PLAN, ("assistant", "I added the table to FullSchema and to its migration."), challenge],
+    )
+    titles = [a["title"] for a in actions]
+    assert not any("FullSchema" in t for t in titles)
+    assert any("@Entity()" in t for t in titles), "the rule naming another thing stays"
+
+
+def test_a_rule_the_person_mentions_later_without_challenging_it_stays(tmp_path):
+    later = ("user", "great, the full schema looks right now. push it")
+    actions = _actions(tmp_path, [PLAN, ("assistant", "Done, FullSchema updated."), later])
+    assert any("FullSchema" in a["title"] for a in actions)
+
+
+def test_a_rule_the_person_later_rejects_plainly_on_its_name_is_no_note(tmp_path):
+    rejected = ("user", "that's wrong, FullSchema is a snapshot baseline and stays as it is")
+    actions = _actions(
+        tmp_path, [PLAN, ("assistant", "I added the table to FullSchema."), rejected]
+    )
+    assert not any(a["title"].startswith("FullSchema baseline must") for a in actions)
+
+
+def test_a_hedged_design_rule_is_titled_without_its_hedge(tmp_path):
+    said = ("assistant", "Unknown hook types are dropped by the typed `ClaudeHooks` struct.")
+    rule = ("user", "I think we don't want to model the hooks strictly, keep unknown hook types")
+    [action] = _actions(tmp_path, [("user", "review the settings code"), said, rule])
+    assert action["title"].startswith("We don't want to model the hooks strictly")
+
+
+DONE_FULLSCHEMA = ("assistant", "I added the `device_approvals` table to FullSchema as table 10.")
+CHALLENGE = (
+    "user",
+    "but the fresh install will always run all the migrations, why would you repeat creating "
+    "the table in the full schema if the dedicated migration creates it?",
+)
+
+
+def test_a_challenge_the_assistant_grants_is_a_low_note_titled_by_what_it_grants(tmp_path):
+    granted = (
+        "assistant",
+        "You're right — that's unnecessary duplication. The incremental migration already uses "
+        "`CREATE TABLE IF NOT EXISTS` and will always run after FullSchema. Let me revert.",
+    )
+    [action] = _actions(tmp_path, [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, granted])
+    assert action["title"] == (
+        "The incremental migration already uses `CREATE TABLE IF NOT EXISTS` and will always run "
+        "after FullSchema"
+    )
+    assert action["confidence"] == "low"
+    assert action["problem"].startswith("Right after the person asked: “but the fresh install")
+    assert "Let me revert" not in action["rule"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a concession that only promises to look
+        [("user", "why is lint failing?"), CHALLENGE, ("assistant", "Good point. Let me check.")],
+        # "you're right to be skeptical": no point granted
+        [
+            ("user", "why is lint failing?"),
+            CHALLENGE,
+            ("assistant", "You're right to be skeptical. The `StageFiles` helper is dead code."),
+        ],
+        # granting a request, not a challenge
+        [
+            ("user", "rename `getUser` to `fetchUser` everywhere"),
+            ("assistant", "You're right. The `getUser` name is used in 12 files across the API."),
+        ],
+        # a hunch granted is still a hunch
+        [
+            ("user", "fix it"),
+            CHALLENGE,
+            ("assistant", "Good catch - the `FullSchema` table is probably duplicated there."),
+        ],
+    ],
+    ids=["let-me", "right-to", "request", "hunch"],
+)
+def test_a_concession_that_grants_nothing_named_or_answers_no_challenge_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+GUESS = (
+    "assistant",
+    "The go-git fix was probably a misdiagnosis. The actual issue was the branch restriction.\n"
+    "Do you know if the other dev was on a feature branch or main?",
+)
+RESTATED = (
+    "assistant",
+    'So the "go-git caching bug fix" was a misdiagnosis. The actual issue was:\n'
+    "**Developer on `main` branch + `auto-commit` strategy = silent skip**\n"
+    "Do you want me to revert the go-git changes?",
+)
+
+
+def test_a_cause_restated_after_the_person_says_that_was_it_is_a_note(tmp_path):
+    turns = [("user", "why no auto-commit?"), GUESS, ("user", "yes, that was it"), RESTATED]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "Developer on `main` branch + `auto-commit` strategy = silent skip"
+    assert "yes, that was it" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "reply", ["yes", "ok, go on", "no, it was on a feature branch", "that was it? check again"]
+)
+def test_a_cause_restated_after_anything_else_is_no_note(tmp_path, reply):
+    assert (
+        _actions(tmp_path, [("user", "why no auto-commit?"), GUESS, ("user", reply), RESTATED])
+        == []
+    )
+
+
+def test_a_granted_point_may_name_what_the_person_raised_instead_of_code(tmp_path):
+    guess = ("assistant", "The Stop hook failed reading the index, so the Stop hook corrupts it.")
+    said = ("user", "I mean, we _see_ it on the stop hook; it doesn't mean the stop hook caused it")
+    granted = (
+        "assistant",
+        "You're absolutely right. The stop hook is just the first thing that tried to use the "
+        "index and saw it was already broken.",
+    )
+    [action] = _actions(tmp_path, [("user", "why is the index broken?"), guess, said, granted])
+    assert action["title"].startswith("The stop hook is just the first thing")
+    jargon = ("user", "not sure if checkpoints is a meaningful word. alternatives?")
+    quoted = ("assistant", 'Good point - "checkpoints" is internal jargon. Some alternatives:')
+    [action] = _actions(tmp_path, [("user", "word the warning"), guess, jargon, quoted])
+    assert action["title"] == '"checkpoints" is internal jargon'
+    assert action["rule"] == '"checkpoints" is internal jargon.'
+    unrelated = ("assistant", "Good point - the build is green on every platform now.")
+    assert _actions(tmp_path, [("user", "word the warning"), guess, jargon, unrelated]) == []
+
+
+FOUND = (
+    "assistant",
+    "**Found the actual bug!**\nThe hook uses `os.Getwd()`, the agent's working directory, "
+    "not the repository root.\nWant me to fix it?",
+)
+
+
+def test_a_bug_announced_then_said_on_the_next_line_is_the_cause_once_confirmed(tmp_path):
+    turns = [("user", "why are the api files not committed?"), FOUND, ("user", "yes, that was it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The hook uses `os.Getwd()`")
+    assert not action["title"].startswith("Found")
+    unconfirmed = [("user", "why are the api files not committed?"), FOUND, ("user", "not sure")]
+    assert _actions(tmp_path, unconfirmed) == []
