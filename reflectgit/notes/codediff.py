@@ -53,6 +53,8 @@ _QUOTES_ALIKE = frozenset({
 # Ruby writes a block ``do ... end`` or ``{ ... }``: read as the same tokens.
 _RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
 _BLOCK_WORDS = {"do": "{", "end": "}"}
+# Prose: its words (and quoted code) are what it says, its punctuation is not.
+_TEXT = frozenset({"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile"})
 # Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
 KEYWORDS = frozenset({
     "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
@@ -63,6 +65,9 @@ KEYWORDS = frozenset({
     "public", "private", "static", "export", "async", "await", "yield", "lambda", "that",
     "then", "when", "so", "no", "any", "all", "can", "its", "has", "are", "was", "were", "but",
     "one", "each", "every", "use", "used", "uses", "only", "also", "which", "what", "into",
+    "begin", "end", "ensure", "rescue", "unless", "elsif", "elseif", "until", "module",
+    "foreach", "instanceof", "namespace", "extends", "implements", "protected", "abstract",
+    "final", "interface", "package",
 })  # fmt: skip
 _TOKEN = Pattern(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
@@ -116,6 +121,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     semi_ok, dash_ok = ext in _SEMI, ext in _DASH
     docstrings = ext in ("py", "pyi")
     quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
+    prose = ext in _TEXT
     out: list[list[str]] = []
     line: list[str] = []
 
@@ -155,6 +161,8 @@ def lines(text: str, path: str = "") -> list[list[str]]:
             line.append('"' + token[1:-1] + '"')
         elif ruby and token in _BLOCK_WORDS:
             line.append(_BLOCK_WORDS[token])
+        elif prose and not (_NAME.compiled.fullmatch(token) or _is_string(token)):
+            continue  # punctuation of prose: a comma added is no change
         else:
             line.append(token)
     end_line()
@@ -301,12 +309,19 @@ def _line_rewrites(
 
 
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
-    """When lines were rewritten only in their names (one name put in place of another,
-    ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``), no
-    operator, bracket or literal touched, the names that changed; else None (the lines
-    changed as a whole)."""
+    """When lines were rewritten only in their names and strings (one name put in place of
+    another, ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``;
+    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``),
+    no operator, bracket or number touched, the names and strings that changed; else None
+    (the lines changed as a whole)."""
     touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
-    return touched if touched and all(_is_name(t) for t in touched) else None
+    if not touched or not all(_is_name(t) or t == ":" or _is_string(t) for t in touched):
+        return None
+    return [t for t in touched if t != ":"]
+
+
+def _is_string(token: str) -> bool:
+    return len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`"
 
 
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:

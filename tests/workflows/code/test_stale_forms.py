@@ -175,3 +175,45 @@ def test_a_change_to_another_paragraph_of_a_whole_file_is_not_stale(world: World
     world.code.write("README.md", warned).commit("notes")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid
+
+
+def test_a_string_swapped_touches_only_what_it_says(world: World) -> None:
+    world.code.write("lib/version.rb", 'class ConnectionPool\n  VERSION = "2.2.0"\nend\n')
+    world.code.commit("version")
+    reopens = world.note("version.rb reopens class ConnectionPool to set VERSION", "lib/version.rb")
+    pinned = world.note("VERSION is 2.2.0 in lib/version.rb", "lib/version.rb")
+    world.code.write("lib/version.rb", 'class ConnectionPool\n  VERSION = "3.0.2"\nend\n')
+    world.code.commit("bump")
+    doc = world.stale()
+    # the line holds VERSION, but only the string changed on it: the note that states it is stale
+    assert [e["id"] for e in doc["stale"]] == [pinned]
+    assert [e["id"] for e in doc["changed"]] == [reopens]
+
+
+def test_a_keyword_label_put_before_an_argument_touches_only_the_label(world: World) -> None:
+    test_rb = "def test_object_creation_fails\n  stack = TimedStack.new(2) { raise 'eek' }\nend\n"
+    world.code.write("test/test_stack.rb", test_rb).commit("test")
+    nid = world.note(
+        "test_object_creation_fails: a stack of 2 whose block raises",
+        "test/test_stack.rb:test_object_creation_fails",
+    )
+    world.code.write("test/test_stack.rb", test_rb.replace("new(2)", "new(size: 2)"))
+    world.code.commit("keyword form")
+    assert world.stale()["stale"] == []
+    world.code.write("test/test_stack.rb", test_rb.replace("new(2)", "new(size: 3)"))
+    world.code.commit("three")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_punctuation_of_prose_is_no_change(world: World) -> None:
+    world.code.write("README.md", README).commit("readme")
+    nid = world.note("The README says Timeout.timeout breaks pool connections", "README.md")
+    world.code.write("README.md", README.replace("uses the pool: it", "uses the pool; it"))
+    world.code.commit("punctuation")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    world.code.write(
+        "README.md", README.replace("it breaks connections", "it may break connections")
+    )
+    world.code.commit("softer")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
