@@ -379,8 +379,8 @@ def compare(
         # declaration without a body, an interface's method or a constant, is compared as any
         # code: it is all signature.)
         was = names_in(" ".join(t for line in la[:head_a] for t in line), qualifiers=False)
-        now = names_in(" ".join(t for line in lb[:head_b] for t in line), qualifiers=False)
-        lost = (was - now) & named - {own}
+        kept = names_in(" ".join(t for line in lb[:head_b] for t in line), qualifiers=False)
+        lost = (was - kept) & named - {own}
         la, lb = la[head_a:], lb[head_b:]
         if [t for x in la for t in x] == [t for x in lb for t in x]:
             return CodeChange("changed", tuple(sorted(lost))) if lost else CodeChange("elsewhere")
