@@ -34,6 +34,7 @@ _HASH = frozenset({
     "py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yml", "yaml", "toml", "ini", "cfg",
     "conf", "mk", "makefile", "dockerfile", "gitignore", "nim", "cmake", "tf", "ex", "exs",
     "jl", "coffee", "ps1", "properties", "env", "txt", "in", "mod", "sum", "editorconfig",
+    "rakefile", "gemfile", "gemspec", "rake", "ru",
 })  # fmt: skip
 _SLASH = frozenset({
     "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs",
@@ -42,6 +43,18 @@ _SLASH = frozenset({
 })  # fmt: skip
 _SEMI = frozenset({"ini", "cfg", "el", "clj", "lisp", "scm", "asm", "s"})
 _DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
+# Languages where a string may be written in single or double quotes, the same string when it
+# holds no escape or interpolation (``'x'`` and ``"x"``): a change of quote style is layout.
+_QUOTES_ALIKE = frozenset({
+    "py", "pyi", "rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "js", "jsx", "mjs",
+    "cjs", "ts", "tsx", "mts", "cts", "php", "lua", "sh", "bash", "zsh", "yml", "yaml",
+    "coffee", "dart", "r",
+})  # fmt: skip
+# Ruby writes a block ``do ... end`` or ``{ ... }``: read as the same tokens.
+_RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
+_BLOCK_WORDS = {"do": "{", "end": "}"}
+# Prose: its words (and quoted code) are what it says, its punctuation is not.
+_TEXT = frozenset({"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile"})
 # Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
 KEYWORDS = frozenset({
     "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
@@ -52,11 +65,15 @@ KEYWORDS = frozenset({
     "public", "private", "static", "export", "async", "await", "yield", "lambda", "that",
     "then", "when", "so", "no", "any", "all", "can", "its", "has", "are", "was", "were", "but",
     "one", "each", "every", "use", "used", "uses", "only", "also", "which", "what", "into",
+    "begin", "end", "ensure", "rescue", "unless", "elsif", "elseif", "until", "module",
+    "foreach", "instanceof", "namespace", "extends", "implements", "protected", "abstract",
+    "final", "interface", "package",
 })  # fmt: skip
 _TOKEN = Pattern(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
     r"|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|\d[\w.]*|[<>!=+\-*/%&|^~?:]+|\n|\S"
 )
+_BLANK = Pattern(r"\n[ \t]*\n")
 _NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
 # A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
 _QUALIFIED = Pattern(r"(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)*)")
@@ -103,6 +120,8 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     hash_ok, slash_ok = ext in _HASH, ext in _SLASH
     semi_ok, dash_ok = ext in _SEMI, ext in _DASH
     docstrings = ext in ("py", "pyi")
+    quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
+    prose = ext in _TEXT
     out: list[list[str]] = []
     line: list[str] = []
 
@@ -138,10 +157,29 @@ def lines(text: str, path: str = "") -> list[list[str]]:
         pos = found.end()
         if token == "\n":
             end_line()
+        elif quotes and token[:1] == "'" and _plain_string(token):
+            line.append('"' + token[1:-1] + '"')
+        elif ruby and token in _BLOCK_WORDS:
+            line.append(_BLOCK_WORDS[token])
+        elif prose and not (_NAME.compiled.fullmatch(token) or _is_string(token)):
+            continue  # punctuation of prose: a comma added is no change
         else:
             line.append(token)
     end_line()
     return out
+
+
+def _plain_string(token: str) -> bool:
+    """Is ``token`` a one-line string in single quotes that means the same in double quotes
+    (no escape, no quote inside, nothing a double-quoted string would interpolate)?"""
+    inner = token[1:-1]
+    return (
+        len(token) >= 2
+        and token[-1:] == "'"
+        and not token.startswith("'''")
+        and not any(c in inner for c in "\\\"$`'")
+        and "#{" not in inner
+    )
 
 
 def tokens(text: str, path: str = "") -> list[str]:
@@ -223,8 +261,12 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     rewritten only in their names (an argument swapped, ``SeqCst`` to ``Acquire``; a name
     put before a declaration), those names alone: the others on those lines were not
     touched."""
+    return _changed(lines(old, path), lines(new, path))
+
+
+def _changed(a: list[list[str]], b: list[list[str]]) -> list[list[str]]:
     out: list[list[str]] = []
-    for gone, came, swapped in _rewrites(old, new, path):
+    for gone, came, swapped in _line_rewrites(a, b):
         if swapped is not None:
             out.append(swapped)
         else:
@@ -249,9 +291,14 @@ def _rewrites(
 ) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
     """The line groups a change removed and added (as tokens, comments and layout aside), each
     with the names it swapped when it rewrote lines only in their names (else None)."""
+    return _line_rewrites(lines(old, path), lines(new, path))
+
+
+def _line_rewrites(
+    a: list[list[str]], b: list[list[str]]
+) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
     from difflib import SequenceMatcher
 
-    a, b = lines(old, path), lines(new, path)
     out: list[tuple[list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -262,12 +309,19 @@ def _rewrites(
 
 
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
-    """When lines were rewritten only in their names (one name put in place of another,
-    ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``), no
-    operator, bracket or literal touched, the names that changed; else None (the lines
-    changed as a whole)."""
+    """When lines were rewritten only in their names and strings (one name put in place of
+    another, ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``;
+    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``),
+    no operator, bracket or number touched, the names and strings that changed; else None
+    (the lines changed as a whole)."""
     touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
-    return touched if touched and all(_is_name(t) for t in touched) else None
+    if not touched or not all(_is_name(t) or t == ":" or _is_string(t) for t in touched):
+        return None
+    return [t for t in touched if t != ":"]
+
+
+def _is_string(token: str) -> bool:
+    return len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`"
 
 
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:
@@ -315,10 +369,29 @@ def compare(
         return CodeChange("renamed")
     named = names_in(said, qualifiers=False) if said else set()
     own = symbol.rsplit(".", 1)[-1] if symbol else None
+    la, lb = lines(old, path), lines(new, path)
+    head_a, head_b = _signature(la, own), _signature(lb, own)
+    lost: set[str] = set()
+    if head_a and head_b and _has_body(la[head_a:]) and _has_body(lb[head_b:]):
+        # The definition's own line(s), when a body follows them: what they gained (types,
+        # keyword arguments, a visibility word, a return type) annotates the same code; a name
+        # they lost that the note states (a parameter it talks about) is a change. (A
+        # declaration without a body, an interface's method or a constant, is compared as any
+        # code: it is all signature.)
+        was = names_in(" ".join(t for line in la[:head_a] for t in line), qualifiers=False)
+        kept = names_in(" ".join(t for line in lb[:head_b] for t in line), qualifiers=False)
+        lost = (was - kept) & named - {own}
+        la, lb = la[head_a:], lb[head_b:]
+        if [t for x in la for t in x] == [t for x in lb for t in x]:
+            return CodeChange("changed", tuple(sorted(lost))) if lost else CodeChange("elsewhere")
     # A note that names nothing of its code (beyond the symbol itself) cannot say which part
     # it is about: any change is judged a change.
     if not (named - {own}) & set(a):
         return CodeChange("changed")
+    if symbol is None and _prose_or_settings(path):
+        part = _paragraph_change(old, new, path, said or "", named)
+        if part is not None:
+            return part
     parts = members(old)
     focus = [m for m in parts if m in named and m != own]
     if focus:
@@ -332,15 +405,95 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = changed_lines(old, new, path)
+    changed = _changed(la, lb)
     names = names_in("\n".join(_joined(line) for line in changed))
-    hit = sorted(names & named)
+    hit = sorted(names & named | lost)
     if hit:
         return CodeChange("changed", tuple(hit))
-    touched = changed_tokens(a, b)
+    touched = changed_tokens([t for x in la for t in x], [t for x in lb for t in x])
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so
     return CodeChange("elsewhere")
+
+
+# Files of prose and settings, not code: read by paragraph when a note is on the whole file.
+_PROSE = frozenset({
+    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile", "json", "json5",
+    "yml", "yaml", "toml", "ini", "cfg", "conf", "properties", "xml", "gemspec", "lock",
+})  # fmt: skip
+
+
+def _prose_or_settings(path: str) -> bool:
+    """A README, changelog, manifest or build file (``README.md``, ``CHANGES``, ``tox.ini``,
+    ``composer.json``, ``Rakefile``, ``Makefile``): a known suffix, or none at all."""
+    name = path.rsplit("/", 1)[-1]
+    return suffix(path) in _PROSE or "." not in name.lstrip(".")
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p for p in _BLANK.compiled.split(text) if p.strip()]
+
+
+def _paragraph_change(
+    old: str, new: str, path: str, said: str, named: set[str]
+) -> CodeChange | None:
+    """For a note on a whole file: the change to the paragraphs (blocks between blank lines:
+    a README section, a changelog entry, a task of a Rakefile) that state the most of the
+    note's names (at least two, and more than half as many as the paragraph stating the most),
+    each compared with the paragraph of the new version most
+    like it; None when no paragraph stands out (one paragraph, or too few names)."""
+    before = _paragraphs(old)
+    if len(before) < 2:
+        return None
+    # (prose and configuration capitalise as they please: ``CPython``, ``cpython``)
+    said_lower = {n.lower() for n in named}
+    scores = [len({n.lower() for n in names_in(p, qualifiers=False)} & said_lower) for p in before]
+    least = max(2, max(scores) // 2 + 1)
+    if max(scores) < least:
+        return None
+    from difflib import SequenceMatcher
+
+    after = [tokens(p, path) for p in _paragraphs(new)]
+    if not after:
+        return None
+    hit: set[str] = set()
+    for paragraph, score in zip(before, scores, strict=True):
+        if score < least:
+            continue
+        mine = tokens(paragraph, path)
+        if mine in after:
+            continue
+        matcher = SequenceMatcher(None, [], mine, autojunk=False)
+        ratios = []
+        for other in after:
+            matcher.set_seq1(other)
+            ratios.append(matcher.ratio())
+        twin = _paragraphs(new)[ratios.index(max(ratios))]
+        verdict = compare(paragraph, twin, path, said)
+        if verdict.stale:
+            hit.update(verdict.names or ["*"])
+    if not hit:
+        return CodeChange("elsewhere")
+    return CodeChange("changed", tuple(sorted(hit - {"*"})))
+
+
+def _signature(block: list[list[str]], own: str | None) -> int:
+    """How many of ``block``'s first lines are the definition of ``own`` (its line, and the
+    lines its open parenthesis spans: ``def get(self, key)``, ``public function addRoute(``
+    ... ``): void {``); 0 when the block does not start with it."""
+    if not own or not block or own not in block[0]:
+        return 0
+    depth = 0
+    for i, line in enumerate(block):
+        depth += line.count("(") - line.count(")")
+        if depth <= 0:
+            return i + 1
+    return 0
+
+
+def _has_body(block: list[list[str]]) -> bool:
+    """Does ``block`` (what follows a definition's signature) hold more than closing brackets?"""
+    return any(t not in ("}", ")", "]", ";") for line in block for t in line)
 
 
 def _joined(line: list[str]) -> str:

@@ -142,3 +142,19 @@ def test_names_changed_only_when_nothing_but_names_changed() -> None:
         )
         is None
     )
+
+
+def test_ruby_and_php_language_words_name_nothing() -> None:
+    said = "checkin raises in a begin/ensure block; BadRouteException extends LogicException"
+    stated = "checkin takes conn from pop in a begin/ensure block"
+    assert codediff.names_in(said) == {
+        "checkin", "raises", "block", "BadRouteException", "LogicException",
+    }  # fmt: skip
+    body = "def checkin\n  conn = pop\nend\n"
+    wrapped = "def checkin\n  begin\n    conn = pop\n  ensure\n    log\n  end\nend\n"
+    # begin/ensure added around the line: the words of the language are no name the note states
+    assert codediff.compare(body, wrapped, "p.rb", stated, "checkin").kind == "elsewhere"
+    assert (
+        codediff.compare(body, wrapped, "p.rb", stated + " and logs", "checkin").kind == "elsewhere"
+    )
+    assert codediff.compare(body, wrapped, "p.rb", stated + " and log", "checkin").stale

@@ -432,7 +432,10 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
     """The change's terms -> (weight, where it came from). Symbols keep their case (they are
     matched as identifiers); words are lower-cased (matched as words)."""
     out: dict[str, tuple[float, str]] = {}
-    skip = {project.lower()}
+    # The project's own name and its words (``connection_pool``: ``connection``, ``pool``;
+    # ``FastRoute``: ``route``) are in every path of it and in its main class: they say
+    # nothing about what a change is about, nor does a name made of them only.
+    skip = {_squashed(w) for w in [project, *_parts(project)] if w}
 
     def put(term: str, weight: float, where: str) -> None:
         if weight >= SYMBOL_WEIGHT and _PLAIN.fullmatch(term.strip("_")):
@@ -440,7 +443,9 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
             # a word of a file name (prose says it too); it counts as one.
             term, weight = term.strip("_"), PATH_WEIGHT
         low = term.lower()
-        if len(term) < MIN_WORD or low in _NOISE or low in KEYWORDS or low in skip or low.isdigit():
+        if len(term) < MIN_WORD or low in _NOISE or low in KEYWORDS or low.isdigit():
+            return
+        if skip and all(_squashed(w) in skip for w in _parts(term) or [term]):
             return
         key = term if weight >= SYMBOL_WEIGHT or "." in term else low
         if key not in out or out[key][0] < weight:
@@ -477,6 +482,11 @@ def _looks_like_code(part: str, written: str) -> bool:
         or written.startswith("@")
         or part.startswith("__")
     )
+
+
+def _squashed(word: str) -> str:
+    """``word`` lower-cased, without separators (``Connection_Pool``: ``connectionpool``)."""
+    return re.sub(r"[^a-z0-9]", "", word.lower())
 
 
 def _parts(name: str) -> list[str]:

@@ -123,3 +123,18 @@ def test_a_symbol_changed_only_in_other_names_is_not_a_changed_symbol(world: Any
     world.code.commit("read them all")
     why = {n["id"]: n["why"] for n in world.pr("--head", "body")}
     assert "parse_config (changed symbol)" in why[nid]
+
+
+def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
+    # the repository is billing-api: "billing" is in its name, so in what every change is about
+    nid = world.note("The billing ledger is append-only", "Never rewrite a billing ledger row")
+    world.code.branch("feature")
+    world.code.write("src/billing_ledger.py", "def rows():\n    return []\n")
+    world.code.commit("ledger rows")
+    # "ledger" alone (a word of a changed file's name) is not enough, "billing" does not count
+    assert world.pr() == []
+    # a symbol of the change the note states is
+    world.code.write("src/billing_ledger.py", "def append_row():\n    return []\n")
+    world.code.commit("append_row")
+    world.note("Use append_row", "append_row is the only way to write the billing ledger")
+    assert [n["id"] for n in world.pr()] != [] and nid not in [n["id"] for n in world.pr()]

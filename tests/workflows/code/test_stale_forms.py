@@ -1,0 +1,219 @@
+"""``reflect-git stale`` on the kinds of change that flagged nearly every fresh note of Ruby
+and PHP histories, against real git histories, each with the change that must still be
+flagged: a signature that only gained types, keyword arguments or a visibility word (a
+parameter the note states, or the type a body-less declaration returns, still counts), a
+change of quote style or of Ruby's ``do ... end`` to braces, and a change to another
+paragraph of a whole file the note is anchored to (a README section, a changelog entry)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.workflows.code.test_stale import World
+
+COLLECTOR_PHP = """<?php
+namespace FastRoute;
+
+class RouteCollector
+{
+    public function addGroup($prefix, callable $callback)
+    {
+        $previousGroupPrefix = $this->currentGroupPrefix;
+        $this->currentGroupPrefix = $previousGroupPrefix . $prefix;
+        $callback($this);
+        $this->currentGroupPrefix = $previousGroupPrefix;
+    }
+
+    public function getData()
+    {
+        return $this->dataGenerator->getData();
+    }
+}
+"""
+
+DISPATCHER_PHP = """<?php
+namespace FastRoute;
+
+interface Dispatcher
+{
+    const NOT_FOUND = 0;
+
+    public function dispatch($httpMethod, $uri);
+}
+"""
+
+POOL_RB = """class ConnectionPool
+  def checkout(options = {})
+    if ::Thread.current[@key]
+      ::Thread.current[@key_count] += 1
+      ::Thread.current[@key]
+    else
+      ::Thread.current[@key] = @available.pop(options[:timeout] || @timeout)
+    end
+  end
+
+  def start_workers
+    @threads = 2.times.map do |i|
+      Thread.new do
+        puts 'worker', i
+      end
+    end
+  end
+end
+"""
+
+README = """# pool
+
+A generic connection pool for Ruby.
+
+## Usage
+
+Create a pool of Redis clients and check connections out with `with`.
+
+## Notes
+
+Don't ever use Timeout.timeout in code that uses the pool: it breaks connections.
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def test_a_signature_that_only_gained_types_is_not_stale(world: World) -> None:
+    world.code.write("src/RouteCollector.php", COLLECTOR_PHP).commit("collector")
+    nid = world.note(
+        "addGroup appends $prefix and restores currentGroupPrefix without try/finally",
+        "src/RouteCollector.php:addGroup",
+    )
+    typed = COLLECTOR_PHP.replace(
+        "public function addGroup($prefix, callable $callback)",
+        "public function addGroup(string $prefix, callable $callback): void",
+    )
+    world.code.write("src/RouteCollector.php", typed).commit("types")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    # the parameter the note states is gone: stale
+    dropped = typed.replace("string $prefix, callable", "callable").replace(" . $prefix", "")
+    world.code.write("src/RouteCollector.php", dropped).commit("no prefix")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and "$prefix" in entry["anchors"][0]["names"]
+
+
+def test_a_body_less_declaration_is_compared_as_any_code(world: World) -> None:
+    world.code.write("src/Dispatcher.php", DISPATCHER_PHP).commit("dispatcher")
+    nid = world.note(
+        "dispatch returns an array whose first element is NOT_FOUND or FOUND",
+        "src/Dispatcher.php:dispatch",
+    )
+    commented = DISPATCHER_PHP.replace(
+        "    public function", "    /** Dispatches. */\n    public function"
+    )
+    world.code.write("src/Dispatcher.php", commented).commit("doc comment")
+    assert world.stale()["stale"] == []
+    # an interface's method is all signature: what it returns changed, and it is stale
+    returns = commented.replace("$uri);", "$uri): Matched|NotMatched;")
+    world.code.write("src/Dispatcher.php", returns).commit("result objects")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_ruby_method_changed_only_in_its_keyword_arguments_is_not_stale(world: World) -> None:
+    world.code.write("lib/connection_pool.rb", POOL_RB).commit("pool")
+    nid = world.note(
+        "checkout is reentrant: Thread.current[@key] holds the connection, @key_count counts",
+        "lib/connection_pool.rb:checkout",
+    )
+    keywords = POOL_RB.replace("def checkout(options = {})", "def checkout(**)")
+    world.code.write("lib/connection_pool.rb", keywords).commit("keywords")
+    assert world.stale()["stale"] == []
+    # the branch the note states changed: stale
+    counted = keywords.replace("[@key_count] += 1", "[@key_count] += 2")
+    world.code.write("lib/connection_pool.rb", counted).commit("count twice")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and "key_count" in entry["anchors"][0]["names"]
+
+
+def test_quote_style_and_do_end_to_braces_are_no_change(world: World) -> None:
+    world.code.write("lib/connection_pool.rb", POOL_RB).commit("pool")
+    nid = world.note(
+        "start_workers starts two Thread workers that print worker",
+        "lib/connection_pool.rb:start_workers",
+    )
+    styled = POOL_RB.replace(
+        "    @threads = 2.times.map do |i|\n      Thread.new do\n        puts 'worker', i\n"
+        "      end\n    end\n",
+        '    @threads = 2.times.map { |i|\n      Thread.new { puts "worker", i }\n    }\n',
+    )
+    assert styled != POOL_RB
+    world.code.write("lib/connection_pool.rb", styled).commit("standardrb")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # what the string says changed: stale
+    world.code.write("lib/connection_pool.rb", styled.replace('"worker"', '"thread"'))
+    world.code.commit("rename the output")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_change_to_another_paragraph_of_a_whole_file_is_not_stale(world: World) -> None:
+    world.code.write("README.md", README).commit("readme")
+    nid = world.note(
+        "The README warns: never use Timeout.timeout with the pool, it breaks connections",
+        "README.md",
+    )
+    usage = README.replace(
+        "check connections out with `with`.",
+        "check connections out with `with`; the pool hands them back after the block.",
+    )
+    world.code.write("README.md", usage).commit("usage")
+    doc = world.stale()
+    # the usage section holds "connections" and "pool" too, but it is not what the note states
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    warned = usage.replace("it breaks connections", "it can leave connections half-read")
+    world.code.write("README.md", warned).commit("notes")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
+
+
+def test_a_string_swapped_touches_only_what_it_says(world: World) -> None:
+    world.code.write("lib/version.rb", 'class ConnectionPool\n  VERSION = "2.2.0"\nend\n')
+    world.code.commit("version")
+    reopens = world.note("version.rb reopens class ConnectionPool to set VERSION", "lib/version.rb")
+    pinned = world.note("VERSION is 2.2.0 in lib/version.rb", "lib/version.rb")
+    world.code.write("lib/version.rb", 'class ConnectionPool\n  VERSION = "3.0.2"\nend\n')
+    world.code.commit("bump")
+    doc = world.stale()
+    # the line holds VERSION, but only the string changed on it: the note that states it is stale
+    assert [e["id"] for e in doc["stale"]] == [pinned]
+    assert [e["id"] for e in doc["changed"]] == [reopens]
+
+
+def test_a_keyword_label_put_before_an_argument_touches_only_the_label(world: World) -> None:
+    test_rb = "def test_object_creation_fails\n  stack = TimedStack.new(2) { raise 'eek' }\nend\n"
+    world.code.write("test/test_stack.rb", test_rb).commit("test")
+    nid = world.note(
+        "test_object_creation_fails: a stack of 2 whose block raises",
+        "test/test_stack.rb:test_object_creation_fails",
+    )
+    world.code.write("test/test_stack.rb", test_rb.replace("new(2)", "new(size: 2)"))
+    world.code.commit("keyword form")
+    assert world.stale()["stale"] == []
+    world.code.write("test/test_stack.rb", test_rb.replace("new(2)", "new(size: 3)"))
+    world.code.commit("three")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_punctuation_of_prose_is_no_change(world: World) -> None:
+    world.code.write("README.md", README).commit("readme")
+    nid = world.note("The README says Timeout.timeout breaks pool connections", "README.md")
+    world.code.write("README.md", README.replace("uses the pool: it", "uses the pool; it"))
+    world.code.commit("punctuation")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    world.code.write(
+        "README.md", README.replace("it breaks connections", "it may break connections")
+    )
+    world.code.commit("softer")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
