@@ -367,6 +367,7 @@ def chunk_actions(
     verified: Callable[[int], bool] | None = None,
     reply_after: Callable[[int], str] | None = None,
     rest_of_turn: Callable[[int, str], str] | None = None,
+    acted_on: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -431,6 +432,8 @@ def chunk_actions(
             return "the next test run getting past the error, on the way to a green run"
         if verified is not None and record is not None and labelled_fix(offset):
             return "a passing test run after the session's edits" if verified(record) else ""
+        if acted_on is not None and record is not None and acted_on(record):
+            return "the assistant's edit right after it and the passing test run that followed"
         return ""
 
     def labelled_fix(offset: int) -> str:
@@ -588,7 +591,8 @@ _LET_ME = re.compile(
 # setup" after it names only what is fixed).
 _NEED_TO = re.compile(
     r"\b(?:i|we) (?:need|have) to (?P<verb>use|add|set|call|pass|run|put|configure|enable|"
-    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark)"
+    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark|"
+    r"rewrite|replace|remove|change)"
     rf"\s+(?P<rest>{_SAID_TO_COLON})",
     re.I,
 )
@@ -1044,9 +1048,19 @@ def write(prepared: Prepared) -> dict[str, Any]:
     verified = verified_edits(prepared.transcript) if prepared.transcript else None
     reply_after = next_reply(prepared.transcript) if prepared.transcript else None
     rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
+    acted = acted_on(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
-            chunk, chunk.signals, green, past, abandoned, superseded, verified, reply_after, rest
+            chunk,
+            chunk.signals,
+            green,
+            past,
+            abandoned,
+            superseded,
+            verified,
+            reply_after,
+            rest,
+            acted,
         )
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
@@ -1119,6 +1133,32 @@ def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
         return bool(edited) and bool(ran) and ran[-1][1] and ran[-1][0] > edited[-1]
 
     return verified
+
+
+def acted_on(transcript: Transcript) -> Callable[[int], bool]:
+    """``acted(record)``: did the assistant act on what it said at that record and pass? Before
+    the person speaks again, its next tool call is an edit, no test ran in between, and the
+    first test run after that edit passed (a cause caught by reading, fixed, then checked)."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: dict[int, tuple[int, bool]] = {}  # call record -> (result record, green)
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command and call else None
+        if call is not None and run is not None:
+            runs[call.record] = (result.record, run.green)
+    order = sorted(transcript.tool_calls, key=lambda c: c.record)
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def acted(record: int) -> bool:
+        end = min((r for r in persons if r > record), default=None)
+        later = [c for c in order if c.record > record and (end is None or c.record < end)]
+        if not later or later[0].name not in EDIT_TOOLS:
+            return False
+        tested = [runs[c.record] for c in later if c.record in runs]
+        return bool(tested) and tested[0][1]
+
+    return acted
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

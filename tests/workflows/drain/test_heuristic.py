@@ -1096,3 +1096,43 @@ def test_past_the_context_only_a_fix_named_as_one_is_kept(tmp_path):
     turns = [("user", "why are the api files not committed?"), chatter, ("user", "yeah, fix it")]
     [action] = _actions(tmp_path, turns)
     assert action["fix"] == "" and "progress" not in action["title"]
+
+
+READ_CAUSE = (
+    "assistant",
+    "The generated migration uses `ALTER TABLE ... MODIFY`, which SQLite does not support. "
+    "I need to rewrite it as a table copy.",
+)
+
+
+def test_a_cause_caught_by_reading_then_edited_and_passing_is_a_note(tmp_path):
+    turns = [("user", "add the column"), READ_CAUSE, *_edit("e1"), *_run("t1", GREEN)]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+    assert action["fix"] == "Rewrite it as a table copy."
+    assert "the assistant's edit right after it" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # the next run after the edit fails
+        [("user", "add the column"), READ_CAUSE, *_edit("e1"), *_run("t1", RED)],
+        # no test run after the edit
+        [("user", "add the column"), READ_CAUSE, *_edit("e1")],
+        # a test ran before anything was edited: not acted on first
+        [("user", "add the column"), READ_CAUSE, *_run("t0", GREEN), *_edit("e1")],
+        # the person spoke before the run
+        [("user", "add"), READ_CAUSE, *_edit("e1"), ("user", "wait"), *_run("t1", GREEN)],
+        # a failure the test written first expected: no lesson
+        [
+            ("user", "add the resource"),
+            ("assistant", "Expected — the `InvoiceLine` module doesn't exist yet. Let me add it."),
+            *_edit("e1"),
+            *_run("t1", GREEN),
+        ],
+    ],
+    ids=["red-after", "no-run", "run-first", "person-between", "expected-failure"],
+)
+def test_a_cause_not_acted_on_and_checked_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
