@@ -19,6 +19,9 @@ their wish for the task at hand, a verdict on a fix, a fix the person turned dow
 a rule the person later challenged on its code name, a setting pointed at with nothing said
 after it. What is one though no rule word says so: a point of the person's the assistant grants
 ("You're right — ..."), and a cause restated right after the person said the guess was it.
+What confirms a cause the assistant found, besides the person and a red-to-green run: its own
+account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
+edit right after it that the next test run passes (a trap caught by reading).
 """
 
 from __future__ import annotations
