@@ -233,6 +233,30 @@ def _whole_rule(text: str) -> str:
     return _join(said[first][1], said[second][1])
 
 
+# "keep in mind that X", "remember that X", "note that X": what follows is a fact the person
+# points out, not something to do ("remember to X" is an instruction, and stays one).
+_POINTED = re.compile(
+    r"^(?:please\s+)?(?:(?:keep|bear) in mind|remember|note)(?:\s+that)?[,:]?\s+(?!to\b)(?P<fact>\S.*)$",
+    re.I,
+)
+_NOT_THAT = re.compile(r"\w,?\s+not\s+(?:a\s+|an\s+|the\s+)?\w", re.I)
+
+
+def pointed_out(rule: str) -> bool:
+    """Is ``rule`` a fact the person points out for the task at hand, not a rule? Its lead
+    ("keep in mind that") is all that made it one, and the fact neither states a rule itself
+    (always, never, must, don't, use ...) nor names a thing out of the session (a code name,
+    a path, a flag): "keep in mind that new file will be at the same folder as old one"
+    speaks of this task's files. "Keep in mind that `make lock` rewrites the lock" names one;
+    "keep in mind that the cache is per process, not per host" corrects a belief."""
+    m = _POINTED.match(rule.strip())
+    if m is None:
+        return False
+    fact = m.group("fact")
+    ruled = _RULE_WORDS.search(fact) or _NOT_THAT.search(fact)  # "per process, not per host"
+    return not (ruled or _NAMED.search(fact) or _IDENTIFIER.search(fact))
+
+
 def _join(first: str, second: str) -> str:
     """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
     head = first.rstrip(" .;:!")
@@ -494,6 +518,8 @@ def chunk_actions(
                 continue  # "no don't set it" to "Want me to set X?": an offer declined
             if superseded is not None and superseded(sig.line_index, rule):
                 continue  # a rule the person later challenged: written before its correction
+            if pointed_out(rule):
+                continue  # "keep in mind that new file will be at the same folder": context
             words = rule.split()
             named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
             if not named and (

@@ -1207,3 +1207,62 @@ def test_the_person_confirms_the_fix_that_was_said_whatever_was_edited(tmp_path)
 )
 def test_fix_was_done_asks_every_named_thing_of_the_fix(fix, done, expected):
     assert heuristic.fix_was_done(fix, done) is expected
+
+
+# A fact the person points out ("keep in mind that ...") is a rule only when it states one or
+# names a thing out of the session.
+
+DESIGN_ASKED = (
+    "assistant",
+    "**Total: ~165 LOC** (much cleaner!) Does this match what you had in mind?",
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "great, but keep in mind that new file will be at the same folder as old one",
+        "ok, remember that the other one goes first",
+        "note that these run in the same tab",
+    ],
+)
+def test_a_fact_pointed_out_about_the_tasks_own_things_is_no_rule(tmp_path, reply):
+    turns = [("user", "design the session tracker"), DESIGN_ASKED, ("user", reply)]
+    assert [a["title"] for a in _actions(tmp_path, turns)] == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        (
+            "great, but keep in mind that `make lock` rewrites the lock file",
+            "Keep in mind that `make lock` rewrites the lock file",
+        ),
+        (
+            "keep in mind that you must never push to main directly",
+            "Keep in mind that you must never push to main directly",
+        ),
+        (
+            "remember that the session files live in ~/.claude/projects",
+            "Remember that the session files live in ~/.claude/projects",
+        ),
+    ],
+    ids=["names-a-command", "states-a-rule", "names-a-path"],
+)
+def test_a_fact_pointed_out_that_names_a_thing_or_states_a_rule_is_kept(tmp_path, reply, title):
+    turns = [("user", "design the session tracker"), DESIGN_ASKED, ("user", reply)]
+    assert [a["title"] for a in _actions(tmp_path, turns)] == [title]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("Keep in mind that new file will be at the same folder as old one", True),
+        ("Remember to run the migrations first", False),  # an instruction
+        ("Keep in mind that the `uuid` field is generated", False),
+        ("Keep in mind that the cache is per process, not per host", False),  # corrects a belief
+        ("Use pnpm in this repo", False),  # no lead at all
+    ],
+)
+def test_pointed_out(rule, expected):
+    assert heuristic.pointed_out(rule) is expected
