@@ -47,7 +47,7 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
+from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -70,6 +70,20 @@ _CAUSE = re.compile(
     re.I,
 )
 _FIX = re.compile(r"\b(fixed by|fixed it by|the fix|switched|solved by|fixed with)\b", re.I)
+# A fix said under a condition ("if it's empty, the fix is X", "otherwise the fix would be Y"):
+# a step of a checklist for what the person may find, not a fix that was made.
+_IF_CLAUSE = re.compile(
+    r"\b(?:if|when|unless|in case|otherwise|should (?:it|that|this|they))\b[^.;:()!?]*?,?\s*(?:then\s+)?$",
+    re.I,
+)
+
+
+def made_fix(sentence: str) -> bool:
+    """Does ``sentence`` name a fix that was made, not one under a condition?"""
+    m = _FIX.search(sentence)
+    return m is not None and not _IF_CLAUSE.search(sentence[: m.start()])
+
+
 _IMPERATIVE = re.compile(r"\b(always|never|must|use|instead|don'?t|dont|do not)\b", re.I)
 _REASON = re.compile(r"\b(since|because|as|so|instead|rather than|use|need to|should)\b", re.I)
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -257,6 +271,54 @@ def pointed_out(rule: str) -> bool:
     return not (ruled or _NAMED.search(fact) or _IDENTIFIER.search(fact))
 
 
+# A terse answer to the assistant's open questions ("big five, separate and don't couple" to
+# "all nine, or the big five?", "in `src/` or a separate `e2e/` module?", ...): each part is
+# read with the alternative of the question it picks, since only the question holds the rule.
+_TERSE_WORDS = 3
+_ALTERNATIVES = re.compile(r",?\s+\bor\b\s+", re.I)
+_PARTS = re.compile(r"\s*(?:,|;|\band\b)\s*", re.I)
+
+
+def _questions(before: str) -> list[tuple[str, list[str]]]:
+    """The assistant's either-or questions in its turn, each with its alternatives."""
+    out: list[tuple[str, list[str]]] = []
+    for piece in re.findall(r"[^?]+\?", before):
+        said = sentences(piece.strip().split("\n")[-1])
+        question = _MARKUP.sub("", said[-1] if said else piece).strip().rstrip("?").strip()
+        alternatives = [a.strip(" .,;") for a in _ALTERNATIVES.split(question) if a.strip(" .,;")]
+        if len(alternatives) >= 2:
+            out.append((question, alternatives))
+    return out
+
+
+def answered_questions(reply: str, before: str) -> tuple[str, str] | None:
+    """A terse answer read with the questions it answers: ``(title, rule)``, ``("", "")`` when
+    the reply is a terse answer to questions it cannot be matched to (nothing to write), and
+    None when the reply is no terse answer to the assistant's questions."""
+    head = re.split(r"[.!?/\n]", reply.strip(), maxsplit=1)[0]
+    parts = [p.strip() for p in _PARTS.split(head) if p.strip()]
+    questions = _questions(before)
+    if not parts or not questions or any(len(p.split()) > _TERSE_WORDS for p in parts):
+        return None
+    picked: list[tuple[str, str, str]] = []
+    for part in parts:
+        words = _words(part)
+        one = [
+            (question, alt)
+            for question, alts in questions
+            if words and sum(1 for a in alts if words <= _words(a)) == 1
+            for alt in alts
+            if words <= _words(alt)
+        ]
+        if not one:
+            return ("", "")  # a part no single alternative holds: its rule is unknown
+        question, alt = one[0]
+        picked.append((question, alt, part))
+    title = "; ".join(dict.fromkeys(alt for _q, alt, _p in picked))
+    rule = " ".join(f"Asked “{q}?”, the person answered “{p}”." for q, _a, p in picked)
+    return _cap(title), rule
+
+
 def _join(first: str, second: str) -> str:
     """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
     head = first.rstrip(" .;:!")
@@ -396,6 +458,7 @@ def chunk_actions(
     rest_of_turn: Callable[[int, str], str] | None = None,
     acted_on: Callable[[int], bool] | None = None,
     done_after: Callable[[int], str] | None = None,
+    turn_before: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -412,6 +475,8 @@ def chunk_actions(
     ``done_after`` is what the assistant's tool calls did after a record, to the person's next
     turn (the text it edited in, the commands it ran): a run confirms a cause's fix only when
     the fix's named things are in it, since the run checked what was done, not what was said.
+    ``turn_before`` is the assistant's whole turn before a record (its questions, which a
+    terse answer picks from, may be past the chunk's context).
     """
     lines = _lines(chunk)
 
@@ -511,6 +576,26 @@ def chunk_actions(
         offset, role, text = at(sig)
         person = sig.speaker == "person" and role in ("user", "")
         if person and sig.tier == HIGH and sig.kind in RULE_KINDS:
+            record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
+            asked = before(offset)
+            if turn_before is not None and record is not None:
+                asked = turn_before(record) or asked
+            answer = answered_questions(text, asked)
+            if answer is not None:
+                if answer[0]:
+                    out.append(
+                        _action(
+                            title=answer[0],
+                            rule=answer[1],
+                            quote=text,
+                            before=before(offset),
+                            who="person, answering the assistant's questions",
+                            confidence=MEDIUM,
+                            learning_type="correction",
+                            category=sig.category,
+                        )
+                    )
+                continue  # a terse answer: its rule is the question's, or there is none
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
@@ -650,7 +735,7 @@ def _what_was_done(text: str) -> str:
     """The fix in the assistant's words, as an imperative ("Use tmp_path"), or ``""``."""
     # a sentence never runs across lines ("... in `/api`:" then "The fix for X: ...")
     lines = [s for line in text.split("\n") for s in sentences(line)]
-    fixed = next((s for s in lines if _FIX.search(s)), "")
+    fixed = next((s for s in lines if made_fix(s)), "")
     if fixed:
         return _imperative(_trim(fixed)).rstrip(" .")
     said = [x for x in (_NEED_TO.search(text), _LET_ME.search(text)) if x is not None]
@@ -870,7 +955,7 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
 def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, Any] | None:
     """A low note from a confirmed fix: "<subject>: <fix>", or None without a subject."""
     plain = _MARKUP.sub("", text).replace("**", "").strip()
-    fix_sentence = next((s for s in sentences(plain) if _FIX.search(s)), "")
+    fix_sentence = next((s for s in sentences(plain) if made_fix(s)), "")
     if not fix_sentence:
         return None
     fix = _imperative(_trim(fix_sentence)).rstrip(" .")
@@ -1096,6 +1181,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
     acted = acted_on(prepared.transcript) if prepared.transcript else None
     done = done_after(prepared.transcript) if prepared.transcript else None
+    asked = turn_before(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1109,6 +1195,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             rest,
             acted,
             done,
+            asked,
         )
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
@@ -1262,6 +1349,22 @@ def _call_text(tool_input: Any) -> str:
     if isinstance(tool_input, list):
         return "\n".join(_call_text(v) for v in tool_input)
     return ""
+
+
+def turn_before(transcript: Transcript) -> Callable[[int], str]:
+    """``said(record)``: the assistant's whole turn before that record (from the person's turn
+    before it), past any chunk's context; ``""`` when the person spoke last."""
+    turns = [(t.record, t.speaker, t.text) for t in transcript.turns if t.speaker != INJECTED]
+
+    def said(record: int) -> str:
+        out: list[str] = []
+        for at, speaker, text in turns:
+            if at >= record:
+                break
+            out = [] if speaker == PERSON else [*out, text.strip()]
+        return "\n".join(out)
+
+    return said
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

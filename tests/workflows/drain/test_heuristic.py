@@ -1266,3 +1266,73 @@ def test_a_fact_pointed_out_that_names_a_thing_or_states_a_rule_is_kept(tmp_path
 )
 def test_pointed_out(rule, expected):
     assert heuristic.pointed_out(rule) is expected
+
+
+_OPEN_QUESTIONS = (
+    "Open questions before building:\n"
+    "- Scope: all nine shells, or the big five first?\n"
+    "- Should the harness live in `src/` (same module) or a separate `e2e/` module so its "
+    "deps don't touch the main go.mod?\n"
+    "- Wait for the replay to land, or start with env-driven segments (don't couple the two)?\n"
+    "Give me a go and your answers."
+)
+
+
+def test_a_terse_answer_is_read_with_the_questions_it_answers(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "big five, separate and don't couple."),
+        ],
+    )
+    assert action["title"].startswith("The big five first; a separate `e2e/` module")
+    assert "Asked “Should the harness live in `src/`" in action["rule"]
+    assert "the person answered “separate”" in action["rule"]
+
+
+def test_a_terse_answer_no_alternative_holds_writes_nothing(tmp_path):
+    # "don't mock" names no alternative of the questions: its rule is unknown, so nothing
+    assert not _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "big five, and don't mock."),
+        ],
+    )
+
+
+def test_a_full_rule_after_questions_is_not_a_terse_answer(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "never put test harness dependencies into the main go.mod file"),
+        ],
+    )
+    assert action["title"] == "Never put test harness dependencies into the main go.mod file"
+
+
+def test_a_fix_under_a_condition_is_not_a_fix(tmp_path):
+    # a step of a checklist for what the person may find is not a fix that was made
+    assert not heuristic.made_fix("If it's empty, the fix is moving the count out of it")
+    assert not heuristic.made_fix("Check `jobs`; if it's empty, the fix is moving the count out")
+    assert not heuristic.made_fix("Otherwise the fix would be pinning `zsh` to 5.8")
+    assert heuristic.made_fix("The fix is plain single quotes for yash")
+    assert heuristic.made_fix("Fixed by quoting the path when yash sources it")
+
+
+def test_a_checklist_step_with_a_conditional_fix_writes_no_fix_note(tmp_path):
+    checklist = (
+        "Manual checks for you:\n"
+        "1. `sleep 30 &` — the job count reaches the segment (if it's empty, the fix is "
+        "moving the `jobs` count out of the command substitution)"
+    )
+    actions = _actions(
+        tmp_path,
+        [("user", "add yash support"), ("assistant", checklist), ("user", "ok, checking")],
+    )
+    assert not [a for a in actions if "if it's empty" in a["title"].lower()]
