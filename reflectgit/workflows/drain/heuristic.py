@@ -32,6 +32,7 @@ from typing import Any
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.policy import EDIT_TOOLS
+from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
     CONCESSION,
@@ -1197,6 +1198,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
             done,
             asked,
         )
+    if prepared.transcript and prepared.chunks:
+        since = min((r for c in prepared.chunks for r in c.records), default=0)
+        candidates += challenges_acted_on(prepared.transcript, since)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1362,9 +1366,83 @@ def turn_before(transcript: Transcript) -> Callable[[int], str]:
             if at >= record:
                 break
             out = [] if speaker == PERSON else [*out, text.strip()]
-        return "\n".join(out)
+        return clean("\n".join(out))
 
     return said
+
+
+# The person asking why something was not done ("Why aren't we using table-driven tests for
+# these test cases?"): a rule in a question's form, when the assistant changes the code for it.
+_WHY_NOT = re.compile(
+    r"^\W*why (?:aren'?t|are not|don'?t|do not|didn'?t|did not|isn'?t|is not|wasn'?t) "
+    r"(?:we|you|it|this|that|they)\s+(?P<what>\w+ [^?]+?)\s*\?\s*$",
+    re.I,
+)
+
+
+def why_not_rule(said: str) -> str:
+    """``Why aren't we using X for Y?`` -> ``Use X for Y``; ``""`` for any other line."""
+    m = _WHY_NOT.match(said.strip())
+    if m is None:
+        return ""
+    first, _, rest = m.group("what").partition(" ")
+    rule = f"{verbs.base(first)} {rest}".strip()
+    return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
+
+
+def changed_and_passed(transcript: Transcript) -> Callable[[int], bool]:
+    """``changed(record)``: before the person speaks again after that record, the assistant
+    edited files, and the first test run after its first edit passed."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: dict[int, bool] = {}  # call record -> green
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command and call else None
+        if call is not None and run is not None:
+            runs[call.record] = run.green
+    order = sorted(transcript.tool_calls, key=lambda c: c.record)
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def changed(record: int) -> bool:
+        end = min((r for r in persons if r > record), default=None)
+        later = [c for c in order if c.record > record and (end is None or c.record < end)]
+        edit = next((i for i, c in enumerate(later) if c.name in EDIT_TOOLS), None)
+        if edit is None:
+            return False
+        tested = [runs[c.record] for c in later[edit:] if c.record in runs]
+        return bool(tested) and tested[0]
+
+    return changed
+
+
+def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from the person's "why aren't we X?" that the assistant answered by changing the
+    code, checked by a passing run (a question is only a rule once it was acted on), for the
+    person's turns at or after record ``since``."""
+    changed = changed_and_passed(transcript)
+    out: list[dict[str, Any]] = []
+    for turn in transcript.turns:
+        if turn.speaker != PERSON or turn.record < since:
+            continue
+        said = clean(turn.text).strip()
+        rule = why_not_rule(said) if "\n" not in said else ""
+        if rule and changed(turn.record):
+            out.append(
+                _action(
+                    title=rule,
+                    rule=rule + ".",
+                    quote=said,
+                    before="",
+                    asked=said,
+                    who="person, asking why it was not done",
+                    confidence=MEDIUM,
+                    learning_type="correction",
+                    category="general",
+                    confirmed="the assistant's edit for it and the passing test run that followed",
+                )
+            )
+    return out
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

@@ -1336,3 +1336,44 @@ def test_a_checklist_step_with_a_conditional_fix_writes_no_fix_note(tmp_path):
         [("user", "add yash support"), ("assistant", checklist), ("user", "ok, checking")],
     )
     assert not [a for a in actions if "if it's empty" in a["title"].lower()]
+
+
+def _why_not(then: list) -> list:
+    return [
+        ("user", "add tests for the palette templates, and never push to main directly"),
+        ("assistant", "Added four tests for the palette templates."),
+        ("user", "Why aren't we using table-driven tests for these palette cases?"),
+        ("assistant", "No good reason. Folding them into one table."),
+        *then,
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_why_not_the_assistant_acts_on_and_a_run_passes_is_a_rule(tmp_path):
+    actions = _actions(tmp_path, _why_not([*_edit("e1"), *_run("r1", GREEN)]))
+    [action] = [a for a in actions if "table-driven" in a["title"]]
+    assert action["title"] == "Use table-driven tests for these palette cases"
+    assert action["confidence"] == "medium"
+    assert "passing test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        [],  # answered in words only: a question, not a rule
+        [*_run("r1", GREEN)],  # a run with no edit: nothing was changed for it
+        [*_edit("e1"), *_run("r1", RED)],  # changed, but the run after it failed
+    ],
+)
+def test_a_why_not_not_acted_on_and_checked_is_no_rule(tmp_path, then):
+    actions = _actions(tmp_path, _why_not(then))
+    assert not [a for a in actions if "table-driven" in a["title"]]
+
+
+def test_why_not_rule_reads_only_the_why_not_form():
+    assert heuristic.why_not_rule("why don't we pin the zsh version in CI?") == (
+        "Pin the zsh version in CI"
+    )
+    assert heuristic.why_not_rule("why did you remove the lock file?") == ""
+    assert heuristic.why_not_rule("why aren't we done yet?") == ""  # too short to be a rule
+    assert heuristic.why_not_rule("Why aren't we using uv? It is faster.") == ""
