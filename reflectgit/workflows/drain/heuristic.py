@@ -457,7 +457,7 @@ def chunk_actions(
     verified: Callable[[int], bool] | None = None,
     reply_after: Callable[[int], str] | None = None,
     rest_of_turn: Callable[[int, str], str] | None = None,
-    acted_on: Callable[[int], bool] | None = None,
+    acted_on: Callable[[int], int | None] | None = None,
     done_after: Callable[[int], str] | None = None,
     turn_before: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -529,9 +529,21 @@ def chunk_actions(
             return "the next test run getting past the error, on the way to a green run"
         if verified is not None and record is not None and labelled_fix(offset):
             return "a passing test run after the session's edits" if verified(record) else ""
-        if acted_on is not None and record is not None and acted_on(record):
+        edit = acted_on(record) if acted_on is not None and record is not None else None
+        if edit is not None and record is not None and not restated(offset, record, edit):
             return "the assistant's edit right after it and the passing test run that followed"
         return ""
+
+    def restated(offset: int, record: int, edit: int) -> bool:
+        """Did the assistant state another cause after the line and before its edit? Then the
+        edit acted on that one ("The issue is X. Let me check" then "The issue is Y")."""
+        for other in signals:
+            at_ = other.line_index - chunk.start
+            if at_ <= offset or not (0 <= at_ < len(chunk.records)) or other.speaker == "person":
+                continue
+            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and record < chunk.records[at_] < edit:
+                return True
+        return False
 
     def labelled_fix(offset: int) -> str:
         """The fix the assistant labels on the line after its labelled cause ("**Root
@@ -776,8 +788,8 @@ def _confirmed_cause(
         # "So X returns Y, not Z. That's the bug - ...": the cause is the sentence before
         at = next((i for i, p in enumerate(said) if _THATS_THE.match(p)), 0)
         cause = _SO.sub("", said[at - 1]) if at > 0 else ""
-    if not cause:
-        return None
+    if not cause or cause.rstrip(" *_").endswith("?"):
+        return None  # no cause, or one asked as a question ("What if the issue is X?"): a guess
     subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause))).rstrip(" .;:")
     if len(subject.split()) < MIN_WORDS - 1 or _GUESS.search(subject):
         return None  # a hunch, or the assistant's own doing ("I'm using X wrong")
@@ -1274,28 +1286,30 @@ def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
     return verified
 
 
-def acted_on(transcript: Transcript) -> Callable[[int], bool]:
+def acted_on(transcript: Transcript) -> Callable[[int], int | None]:
     """``acted(record)``: did the assistant act on what it said at that record and pass? Before
-    the person speaks again, its next tool call is an edit, no test ran in between, and the
-    first test run after that edit passed (a cause caught by reading, fixed, then checked)."""
+    the person speaks again, it edited files (reading first is fine), no test ran before its
+    first edit, and the first test run after that edit passed (a cause caught by reading, or a
+    change the person asked for, made and then checked). The first edit's record, else None."""
     calls = {c.call_id: c for c in transcript.tool_calls}
-    runs: dict[int, tuple[int, bool]] = {}  # call record -> (result record, green)
+    runs: dict[int, bool] = {}  # call record -> green
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
         command = _command(call.input) if call is not None else ""
         run = testruns.read_run(command, result.content) if command and call else None
         if call is not None and run is not None:
-            runs[call.record] = (result.record, run.green)
+            runs[call.record] = run.green
     order = sorted(transcript.tool_calls, key=lambda c: c.record)
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
-    def acted(record: int) -> bool:
+    def acted(record: int) -> int | None:
         end = min((r for r in persons if r > record), default=None)
         later = [c for c in order if c.record > record and (end is None or c.record < end)]
-        if not later or later[0].name not in EDIT_TOOLS:
-            return False
-        tested = [runs[c.record] for c in later if c.record in runs]
-        return bool(tested) and tested[0][1]
+        edit = next((i for i, c in enumerate(later) if c.name in EDIT_TOOLS), None)
+        if edit is None or any(c.record in runs for c in later[:edit]):
+            return None
+        tested = [runs[c.record] for c in later[edit:] if c.record in runs]
+        return later[edit].record if tested and tested[0] else None
 
     return acted
 
@@ -1306,12 +1320,19 @@ _TOKEN = re.compile(r"[A-Za-z_]\w{2,}")
 def fix_was_done(fix: str, done: str) -> bool:
     """Did the session's tool calls touch every thing ``fix`` names in a code span (one of the
     span's names, a whole word, in what they did: "move `persist_with_outbox` from
-    `upload_protocol`" is an edit around both)? A fix naming nothing in code: ``True``."""
+    `upload_protocol`" is an edit around both)? A name is touched too when a file the calls
+    touched is named for it (`buildContextTree` and ``build-context-tree.ts``). A fix naming
+    nothing in code: ``True``."""
     words = set(_TOKEN.findall(done))
+    files = {_folded(m.group("stem")) for m in _FILE.finditer(done)}
     return all(
-        any(t in words for t in _TOKEN.findall(span)) or not _TOKEN.search(span)
+        any(t in words or _folded(t) in files for t in _TOKEN.findall(span))
+        or not _TOKEN.search(span)
         for span in _CODE.findall(fix)
     )
+
+
+_FILE = re.compile(r"(?:^|[\s/\\])(?P<stem>[A-Za-z_][\w-]{2,})\.[A-Za-z]{1,5}\b", re.M)
 
 
 def done_after(transcript: Transcript) -> Callable[[int], str]:
@@ -1390,44 +1411,18 @@ def why_not_rule(said: str) -> str:
     return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
 
 
-def changed_and_passed(transcript: Transcript) -> Callable[[int], bool]:
-    """``changed(record)``: before the person speaks again after that record, the assistant
-    edited files, and the first test run after its first edit passed."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
-    runs: dict[int, bool] = {}  # call record -> green
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        run = testruns.read_run(command, result.content) if command and call else None
-        if call is not None and run is not None:
-            runs[call.record] = run.green
-    order = sorted(transcript.tool_calls, key=lambda c: c.record)
-    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
-
-    def changed(record: int) -> bool:
-        end = min((r for r in persons if r > record), default=None)
-        later = [c for c in order if c.record > record and (end is None or c.record < end)]
-        edit = next((i for i, c in enumerate(later) if c.name in EDIT_TOOLS), None)
-        if edit is None:
-            return False
-        tested = [runs[c.record] for c in later[edit:] if c.record in runs]
-        return bool(tested) and tested[0]
-
-    return changed
-
-
 def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
     """Notes from the person's "why aren't we X?" that the assistant answered by changing the
     code, checked by a passing run (a question is only a rule once it was acted on), for the
     person's turns at or after record ``since``."""
-    changed = changed_and_passed(transcript)
+    changed = acted_on(transcript)
     out: list[dict[str, Any]] = []
     for turn in transcript.turns:
         if turn.speaker != PERSON or turn.record < since:
             continue
         said = clean(turn.text).strip()
         rule = why_not_rule(said) if "\n" not in said else ""
-        if rule and changed(turn.record):
+        if rule and changed(turn.record) is not None:
             out.append(
                 _action(
                     title=rule,

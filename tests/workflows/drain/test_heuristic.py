@@ -1377,3 +1377,49 @@ def test_why_not_rule_reads_only_the_why_not_form():
     assert heuristic.why_not_rule("why did you remove the lock file?") == ""
     assert heuristic.why_not_rule("why aren't we done yet?") == ""  # too short to be a rule
     assert heuristic.why_not_rule("Why aren't we using uv? It is faster.") == ""
+
+
+def _read(call: str) -> list:
+    [use, result] = _edit(call)
+    use["message"]["content"][0].update(name="Read", input={"file_path": "app/jobs.py"})
+    return [use, result]
+
+
+def test_a_cause_read_around_then_edited_and_passing_is_a_note(tmp_path):
+    # reading the code before the edit is still acting on the cause
+    turns = [("user", "add the column"), READ_CAUSE, *_read("r0"), *_edit("e1"), *_run("t1", GREEN)]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+
+
+def test_a_test_run_between_the_reading_and_the_edit_is_not_acting_on_it(tmp_path):
+    turns = [
+        ("user", "add the column"),
+        READ_CAUSE,
+        *_read("r0"),
+        *_run("t0", GREEN),
+        *_edit("e1"),
+        *_run("t1", GREEN),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_named_thing_is_touched_by_an_edit_of_the_file_named_for_it():
+    done = "frontend/src/lib/build-context-tree.ts\nconst seen = new Set<string>();"
+    assert heuristic.fix_was_done("Deduplicate in `buildContextTree` with a `Set`", done)
+    assert not heuristic.fix_was_done("Deduplicate in `buildTree` with a `Set`", done)
+    assert not heuristic.fix_was_done("Deduplicate in `contextTree`", done)  # part of a name
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("The issue is that the upload handler publishes `ProtocolUploaded` too early.", True),
+        ("What if the issue is that the upload handler publishes `ProtocolUploaded` early?", False),
+    ],
+    ids=["stated", "asked"],
+)
+def test_a_cause_asked_as_a_question_is_a_guess(tmp_path, said, kept):
+    turns = [("user", "the upload hangs"), ("assistant", said), *_edit("e1"), *_run("t1", GREEN)]
+    found = [a for a in _actions(tmp_path, turns) if "ProtocolUploaded" in a["title"]]
+    assert bool(found) == kept
