@@ -14,8 +14,8 @@ import contextlib
 import struct
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     import mmap  # imported where a pack is read (2 ms a process that reads none pays)
 
