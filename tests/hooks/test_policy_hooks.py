@@ -727,6 +727,7 @@ def test_the_quick_reading_of_a_ruled_tool_agrees_with_the_whole_reading(rules_k
 # shell call is answered from them and the parsed payload, without the rules or their parser.
 
 
+@needs_shared
 @pytest.mark.parametrize(
     ("rule", "command", "expected"),
     [(rule, c, True) for rule, yes, _ in COMMAND_CASES if "*" not in rule[:-3] for c in yes]
