@@ -306,6 +306,20 @@ def toplevel(cwd: Path, env: Env = None) -> Path | None:
     return found[0] if found else None
 
 
+def top_and_branch(cwd: Path, env: Env = None) -> tuple[Path | None, str | None]:
+    """``toplevel(cwd)`` and that top's ``current_branch``, from one reading of the files (a
+    session start asks both: the files, HEAD and the config are read and checked once); git
+    answers what they leave in doubt, as in each."""
+    try:
+        found = _discover(cwd, env or {})
+        if found is None:
+            return None, None
+        return found[0], _branch_of(found[1])
+    except _Unsure:
+        top = toplevel(cwd, env)
+        return top, current_branch(top, env) if top is not None else None
+
+
 def _discover(cwd: Path, env: Mapping[str, str]) -> tuple[Path, Path] | None:
     """(work tree top, git directory) of the repository git finds from ``cwd``; None when git
     finds none; ``_Unsure`` when only git can say."""

@@ -113,12 +113,11 @@ def describing(
     """``project_context`` with git's questions asked now and answered when the call returned
     is made (what the caller does in between runs alongside git; make the call, also on the
     way out of an error, so no git is left behind)."""
-    root = repo_info.toplevel(cwd, env)
+    root, branch = repo_info.top_and_branch(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
         alone = ProjectContext(name=name)
         return lambda: alone
-    branch = repo_info.current_branch(root, env)
     files = repo_info.asking_worked_files(root, RECENT_COMMITS, env)
 
     def described() -> ProjectContext:
