@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-TYPE_CHECKING = False  # ``typing`` costs a hook more than ``json`` does
+TYPE_CHECKING = False  # ``typing`` is not imported on the hooks' paths
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

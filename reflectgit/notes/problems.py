@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-# ``typing`` (for ``NamedTuple``) costs the pre-commit hook a tenth of its budget: the record is
-# ``collections.namedtuple``'s, its fields' types said to the type checker in the class body.
+# ``typing`` (for ``NamedTuple``) costs the pre-commit hook about 3 ms of CPU of its 20: the
+# record is ``collections.namedtuple``'s, its fields' types stated for the type checker in the
+# class body (mypy reads ``TYPE_CHECKING = False`` as ``typing.TYPE_CHECKING``).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
