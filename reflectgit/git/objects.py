@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:  # imported where an object is read (a process that reads refs only: none)
     import mmap
 

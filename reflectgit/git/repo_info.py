@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+# No `re` nor `git.objects` at import: a search against a fresh index asks only
+# ``has_git_dir``; the questions that need them import them.
+from typing import TYPE_CHECKING
+
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
 
-# No `re` nor `git.objects` at import: a search against a fresh index asks only
-# ``has_git_dir``; the questions that need them import them.
-TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

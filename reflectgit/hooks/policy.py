@@ -28,9 +28,10 @@ more to import than this whole hook may take.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from reflectgit import jsonio
 
-TYPE_CHECKING = False  # ``typing`` is not imported on the PreToolUse hook's path
 if TYPE_CHECKING:
     from typing import Any
 

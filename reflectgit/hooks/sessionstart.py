@@ -17,10 +17,10 @@ is 0. (Older installs run ``reflect-git recall --format HARNESS`` and ``reflect-
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from reflectgit.notes.harness import HARNESSES
 
-TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

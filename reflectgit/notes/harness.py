@@ -7,7 +7,8 @@ PreToolUse hook reads it before anything else.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any

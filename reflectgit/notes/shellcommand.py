@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # ``typing`` is not imported on the PreToolUse hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
