@@ -352,6 +352,47 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
     return out
 
 
+class _Stating:
+    """What of a piece of code a note states: the names its text says (``named``, less the
+    anchored symbol's own name: the anchor already says the note is about it, not which part),
+    and the strings it quotes. A string's words are a message, not names of the code: a string
+    counts as the name it holds (``"timeout"``, ``"2.2.0"``) or, when the note quotes it (its
+    text, or three words of it in a row: ``'Static route ... is shadowed by previously defined
+    variable route'``), as itself; else not at all (``'Cannot register two routes'`` states
+    nothing a note about routes says). Prose is read by its words, quoted or not."""
+
+    def __init__(self, named: set[str], said: str, path: str) -> None:
+        self.named = named
+        self.prose = suffix(path) in _TEXT
+        self.said = " ".join(said.split())
+        words = _WORD.compiled.findall(self.said.lower())
+        self.runs = {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+
+    def of(self, code: list[list[str]]) -> set[str]:
+        """The names and quoted strings of ``code`` (lines of tokens) the note states."""
+        out: set[str] = set()
+        for line in code:
+            plain: list[str] = []
+            for token in line:
+                if not _is_string(token) or self.prose:
+                    plain.append(token)
+                    continue
+                inner = " ".join(token.strip("'\"`").split())
+                if _NAME.compiled.fullmatch(inner):
+                    plain.append(inner)
+                elif self.quoted(inner):
+                    out.add(token)
+            out |= names_in(_joined(plain)) & self.named
+        return out
+
+    def quoted(self, inner: str) -> bool:
+        if len(inner) >= 2 and inner in self.said:
+            return True
+        words = _WORD.compiled.findall(inner.lower())
+        return any(tuple(words[i : i + 3]) in self.runs for i in range(len(words) - 2))
+
+
+_WORD = Pattern(r"[a-z0-9_]+")
 # Punctuation that changes what code computes (a comparison, arithmetic, a negation), unlike
 # brackets, separators and a plain assignment.
 _OPERATORS = frozenset("<>!+-*/%&|^~?")
@@ -384,9 +425,10 @@ def compare(
         la, lb = la[head_a:], lb[head_b:]
         if [t for x in la for t in x] == [t for x in lb for t in x]:
             return CodeChange("changed", tuple(sorted(lost))) if lost else CodeChange("elsewhere")
+    stating = _Stating(named - {own}, said or "", path)
     # A note that names nothing of its code (beyond the symbol itself) cannot say which part
     # it is about: any change is judged a change.
-    if not (named - {own}) & set(a):
+    if not stating.of(lines(old, path)):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named)
@@ -405,9 +447,7 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = _changed(la, lb)
-    names = names_in("\n".join(_joined(line) for line in changed))
-    hit = sorted(names & named | lost)
+    hit = sorted(stating.of(_changed(la, lb)) | lost)
     if hit:
         return CodeChange("changed", tuple(hit))
     touched = changed_tokens([t for x in la for t in x], [t for x in lb for t in x])
