@@ -266,12 +266,42 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
 
 def _changed(a: list[list[str]], b: list[list[str]]) -> list[list[str]]:
     out: list[list[str]] = []
-    for gone, came, swapped in _line_rewrites(a, b):
+    for at, gone, came, swapped in _line_ops(a, b):
         if swapped is not None:
             out.append(swapped)
-        else:
+        elif gone:
             out += gone + came
+        else:
+            near = a[max(0, at - _NEAR) : at + _NEAR]
+            out += [_added(line, near) for line in came]
     return out
+
+
+_NEAR = 3  # how many old lines either side of an insertion a line added may copy
+
+
+def _added(line: list[str], old: list[list[str]]) -> list[str]:
+    """What a line added beside the old code (no line removed there) touched: when it is a
+    variant of one of the old lines around it (``old``: another ``parse("x.ini")`` call after
+    the others, the ``append`` of a new branch copied from the line now in its ``else``, most
+    of its tokens the same), the tokens it does not share with that line; else all of it. (A
+    copy of a line from elsewhere in the block puts that code somewhere new: all of it.)"""
+    from difflib import SequenceMatcher
+
+    best, twin = 0.0, None
+    matcher = SequenceMatcher(None, [], line, autojunk=False)
+    for other in old:
+        matcher.set_seq1(other)
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, twin = ratio, other
+    if twin is None or best < _TWIN:
+        return line
+    return changed_tokens(twin, line)
+
+
+_TWIN = 0.75  # how much of a line a variant of it shares (difflib's ratio)
 
 
 def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
@@ -297,14 +327,21 @@ def _rewrites(
 def _line_rewrites(
     a: list[list[str]], b: list[list[str]]
 ) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
+    return [(gone, came, swapped) for _, gone, came, swapped in _line_ops(a, b)]
+
+
+def _line_ops(
+    a: list[list[str]], b: list[list[str]]
+) -> list[tuple[int, list[list[str]], list[list[str]], list[str] | None]]:
+    """``_line_rewrites``, each group with where it starts in ``a``."""
     from difflib import SequenceMatcher
 
-    out: list[tuple[list[list[str]], list[list[str]], list[str] | None]] = []
+    out: list[tuple[int, list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "equal":
             swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
-            out.append((a[i1:i2], b[j1:j2], swapped))
+            out.append((i1, a[i1:i2], b[j1:j2], swapped))
     return out
 
 
@@ -399,10 +436,16 @@ _OPERATORS = frozenset("<>!+-*/%&|^~?")
 
 
 def compare(
-    old: str, new: str, path: str = "", said: str | None = None, symbol: str | None = None
+    old: str,
+    new: str,
+    path: str = "",
+    said: str | None = None,
+    symbol: str | None = None,
+    title: str | None = None,
 ) -> CodeChange:
     """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
-    whole file, at ``path``), for a note whose text is ``said`` (None: the code alone)."""
+    whole file, at ``path``), for a note whose text is ``said`` (None: the code alone) and
+    whose title is ``title``."""
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
@@ -436,20 +479,29 @@ def compare(
             return part
     parts = members(old)
     focus = [m for m in parts if m in named and m != own]
+    # The members the title names are what the note is about; those its text names beside
+    # them are context ("``empty?`` is true when ..., because ``pop`` would create one").
+    headline = names_in(title or "", qualifiers=False)
+    focus = [m for m in focus if m in headline] or focus
     if focus:
         now = members(new)
         moved = [m for m in focus if m not in now]
         if moved:
             return CodeChange("changed", tuple(moved))
-        inner = [compare(parts[m], now[m], path, said, m) for m in focus]
+        inner = [compare(parts[m], now[m], path, said, m, title) for m in focus]
         hit = sorted(
             {n for c in inner if c.stale for n in c.names}
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    hit = sorted(stating.of(_changed(la, lb)) | lost)
+    changed = _changed(la, lb)
+    hit = stating.of(changed) | lost
     if hit:
-        return CodeChange("changed", tuple(hit))
+        # the symbol's own name on those lines says nothing of which part, but it is named:
+        # reported with the rest (pull requests rank by what the change touched)
+        if own and own in named and own in names_in("\n".join(map(_joined, changed))):
+            hit.add(own)
+        return CodeChange("changed", tuple(sorted(hit)))
     touched = changed_tokens([t for x in la for t in x], [t for x in lb for t in x])
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so

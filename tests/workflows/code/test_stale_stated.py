@@ -128,3 +128,112 @@ def test_the_anchored_symbols_own_name_is_not_a_part_it_states(world: World) -> 
     world.code.write("src/RouteCollector.php", upper).commit("upper case")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid and "httpMethod" in str(entry["anchors"][0]["names"])
+
+
+STACK_RB = """class TimedStack
+  def pop(timeout = 0.5)
+    return fetch_connection if connection_stored?
+    try_create
+  end
+
+  def empty?
+    (@created - @que.length) >= @max
+  end
+end
+"""
+
+
+def test_the_members_a_title_names_are_what_the_note_is_about(world: World) -> None:
+    world.code.write("lib/timed_stack.rb", STACK_RB).commit("stack")
+    nid = world.add(
+        "TimedStack#empty? means every allowed connection is checked out",
+        "empty? is true when created less que.length reaches max; a fresh stack is not"
+        " empty, because pop would create one",
+        "lib/timed_stack.rb",
+    )
+    # pop, which the text names in passing, changed: not what the title is about
+    world.code.write("lib/timed_stack.rb", STACK_RB.replace("0.5", "5")).commit("longer wait")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    world.code.write("lib/timed_stack.rb", STACK_RB.replace(">= @max", "> @max")).commit("off")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+MARSHAL_GO = """package godotenv
+
+func Marshal(envMap map[string]string) (string, error) {
+	lines := make([]string, 0, len(envMap))
+	for k, v := range envMap {
+		lines = append(lines, fmt.Sprintf(`%s="%s"`, k, doubleQuoteEscape(v)))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\\n"), nil
+}
+"""
+
+
+def test_a_line_added_as_a_variant_of_an_old_one_touches_what_differs(world: World) -> None:
+    world.code.write("godotenv.go", MARSHAL_GO).commit("marshal")
+    sorted_ = world.note(
+        "Marshal appends one line per key and sort.Strings the lines", "godotenv.go:Marshal"
+    )
+    quoted = world.note("Marshal quotes every value with doubleQuoteEscape", "godotenv.go:Marshal")
+    branch = MARSHAL_GO.replace(
+        '\t\tlines = append(lines, fmt.Sprintf(`%s="%s"`, k, doubleQuoteEscape(v)))\n',
+        "\t\tif isInt(v) {\n\t\t\tlines = append(lines, fmt.Sprintf(`%s=%s`, k, v))\n"
+        "\t\t} else {\n"
+        '\t\t\tlines = append(lines, fmt.Sprintf(`%s="%s"`, k, doubleQuoteEscape(v)))\n'
+        "\t\t}\n",
+    )
+    assert branch != MARSHAL_GO
+    world.code.write("godotenv.go", branch).commit("integers unquoted")
+    doc = world.stale()
+    # the new branch's append is the old one without doubleQuoteEscape: that note is stale;
+    # the one about appending and sorting the lines is not
+    assert [e["id"] for e in doc["stale"]] == [quoted]
+    assert [e["id"] for e in doc["changed"]] == [sorted_]
+    # a line added that is no variant of an old one counts whole
+    world.code.write(
+        "godotenv.go",
+        branch.replace("\tsort.Strings(lines)\n", "\tsort.Strings(lines)\n\tlines = lines[:1]\n"),
+    )
+    world.code.commit("first only")
+    assert {e["id"] for e in world.stale()["stale"]} == {quoted, sorted_}
+
+
+PARSE_C = """static int parse(FILE* file, ini_handler handler, void* user)
+{
+    while (reader(line, file) != NULL) {
+        if (*start == '[') {
+            strncpy0(section, start + 1, sizeof(section));
+            *prev_name = '\\0';
+        }
+        else if (*start) {
+            value = split(start);
+            name = rstrip(start);
+            if (!handler(user, section, name, value) && !error)
+                error = lineno;
+        }
+    }
+    return error;
+}
+"""
+
+
+def test_a_line_copied_from_far_away_puts_that_code_somewhere_new(world: World) -> None:
+    world.code.write("ini.c", PARSE_C).commit("parser")
+    nid = world.note(
+        "A section with no keys never reaches the handler: handler sees section only with a name",
+        "ini.c:parse",
+    )
+    # the handler call copied into the section branch, eight lines up: a new call there
+    called = PARSE_C.replace(
+        "            *prev_name = '\\0';\n",
+        "            *prev_name = '\\0';\n"
+        "            if (!handler(user, section, NULL, NULL) && !error)\n"
+        "                error = lineno;\n",
+    )
+    assert called != PARSE_C
+    world.code.write("ini.c", called).commit("call the handler on a new section")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and "section" in entry["anchors"][0]["names"]
