@@ -391,22 +391,26 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
 
 class _Stating:
     """What of a piece of code a note states: the names its text says (``named``, less the
-    anchored symbol's own name: the anchor already says the note is about it, not which part),
-    and the strings it quotes. A string's words are a message, not names of the code: a string
-    counts as the name it holds (``"timeout"``, ``"2.2.0"``) or, when the note quotes it (its
-    text, or three words of it in a row: ``'Static route ... is shadowed by previously defined
-    variable route'``), as itself; else not at all (``'Cannot register two routes'`` states
-    nothing a note about routes says). Prose is read by its words, quoted or not."""
+    anchored symbol's own name ``own``: the anchor already says the note is about it, not
+    which part), and the strings it quotes. A string's words are a message, not names of the
+    code: a string counts as the name it holds (``"timeout"``, ``"2.2.0"``), as itself when
+    the note quotes it (its text, or three words of it in a row: ``'Static route ... is
+    shadowed by previously defined variable route'``), as the symbol's own name when it says
+    it (``"MRUCache is deprecated"``: the code now speaks of the symbol); else not at all
+    (``'Cannot register two routes'`` states nothing a note about routes says). Prose is read
+    by its words, quoted or not."""
 
-    def __init__(self, named: set[str], said: str, path: str) -> None:
-        self.named = named
+    def __init__(self, named: set[str], said: str, path: str, own: str | None) -> None:
+        self.named, self.own = named, own
         self.prose = suffix(path) in _TEXT
         self.said = " ".join(said.split())
         words = _WORD.compiled.findall(self.said.lower())
         self.runs = {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
 
-    def of(self, code: list[list[str]]) -> set[str]:
-        """The names and quoted strings of ``code`` (lines of tokens) the note states."""
+    def of(self, code: list[list[str]], values: bool = True) -> set[str]:
+        """The names and quoted strings of ``code`` (lines of tokens) the note states
+        (``values=False``: not the strings that hold one name, ``"group"``: a word that is
+        also a value the code compares with does not say which part a note is about)."""
         out: set[str] = set()
         for line in code:
             plain: list[str] = []
@@ -416,9 +420,12 @@ class _Stating:
                     continue
                 inner = " ".join(token.strip("'\"`").split())
                 if _NAME.compiled.fullmatch(inner):
-                    plain.append(inner)
+                    if values:
+                        plain.append(inner)
                 elif self.quoted(inner):
                     out.add(token)
+                elif values and self.own and self.own in names_in(inner):
+                    out.add(self.own)
             out |= names_in(_joined(plain)) & self.named
         return out
 
@@ -468,10 +475,10 @@ def compare(
         la, lb = la[head_a:], lb[head_b:]
         if [t for x in la for t in x] == [t for x in lb for t in x]:
             return CodeChange("changed", tuple(sorted(lost))) if lost else CodeChange("elsewhere")
-    stating = _Stating(named - {own}, said or "", path)
+    stating = _Stating(named - {own}, said or "", path, own if own in named else None)
     # A note that names nothing of its code (beyond the symbol itself) cannot say which part
     # it is about: any change is judged a change.
-    if not stating.of(lines(old, path)):
+    if not stating.of(lines(old, path), values=False):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named)

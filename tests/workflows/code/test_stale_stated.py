@@ -237,3 +237,27 @@ def test_a_line_copied_from_far_away_puts_that_code_somewhere_new(world: World) 
     world.code.write("ini.c", called).commit("call the handler on a new section")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid and "section" in entry["anchors"][0]["names"]
+
+
+MRU_PY = '''class MRUCache(Cache):
+    """Most Recently Used (MRU) cache implementation."""
+
+    def __init__(self, maxsize, getsizeof=None):
+        Cache.__init__(self, maxsize, getsizeof)
+        self.__order = collections.OrderedDict()
+'''
+
+
+def test_a_message_that_speaks_of_the_symbol_itself_is_a_change_to_it(world: World) -> None:
+    world.code.write("src/cachetools/__init__.py", MRU_PY).commit("mru")
+    nid = world.note(
+        "MRUCache keeps a stable hit rate for cyclic scans larger than maxsize",
+        "src/cachetools/__init__.py:MRUCache",
+    )
+    deprecated = MRU_PY.replace(
+        "        Cache.__init__",
+        '        warn("MRUCache is deprecated", DeprecationWarning)\n        Cache.__init__',
+    )
+    world.code.write("src/cachetools/__init__.py", deprecated).commit("deprecate")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["anchors"][0]["names"] == ["MRUCache"]
