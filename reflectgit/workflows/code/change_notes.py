@@ -530,10 +530,6 @@ def mentioned(
             for t in ranked
             if (t in names if weights[t][0] >= SYMBOL_WEIGHT or "." in t else t in words)
         ]
-        # a file's name said whole and the words of that name are one piece of evidence
-        # (``Cargo.toml`` and ``cargo``): the whole name counts, its words not again
-        whole = {w.lower() for t in named if "." in t for w in _parts(t.split(".", 1)[0])}
-        named = [t for t in named if not (t in whole and weights[t][1] == "changed file")]
         score = sum(weights[w][0] for w in named)
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
         if score < MENTION_MIN or not strong:

@@ -138,22 +138,3 @@ def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
     world.code.commit("append_row")
     world.note("Use append_row", "append_row is the only way to write the billing ledger")
     assert [n["id"] for n in world.pr()] != [] and nid not in [n["id"] for n in world.pr()]
-
-
-def test_a_file_name_said_whole_and_its_words_count_once(world: Any) -> None:
-    world.code.write("Cargo.toml", '[package]\nname = "billing"\nversion = "0.1.0"\n')
-    world.code.commit("manifest")
-    nid = world.note(
-        "Integration tests need their own main",
-        "A test with harness = false in Cargo.toml runs its own main",
-    )
-    world.code.branch("bump")
-    world.code.write("Cargo.toml", '[package]\nname = "billing"\nversion = "0.2.0"\n')
-    world.code.commit("release 0.2.0")
-    # ``Cargo.toml`` said whole and the word ``cargo`` of its name: one file, one piece of
-    # evidence, not enough
-    assert world.pr() == []
-    # a second file of the change it names (its ``harness``) is a second piece: listed
-    world.code.write("src/harness.rs", "fn run() {}\n")
-    world.code.commit("a test harness")
-    assert nid in [n["id"] for n in world.pr()]
