@@ -8,7 +8,8 @@ told by the tool that raised it, the next time, in the same words:
   format check): the tool names the fix itself;
 - a typo;
 - a definition, module file or import the session had not written yet (the compiler's
-  "undefined" names what to add), and a reference left over by the session's own rename;
+  "undefined" names what to add, or a test written first says it "doesn't exist yet"), and a
+  reference left over by the session's own rename;
 - a test's expected value brought in line with the code (the test changed, not the code).
 
 ``routine(problem, fix)`` says which of these a fix is (its reason, for the event record), or
@@ -55,6 +56,14 @@ _WROTE_MISSING = re.compile(
     r"(?:missing )?alias|(?:missing )?require)\b",
     re.IGNORECASE,
 )
+# The same, said of the problem: what "doesn't exist yet" or is "not implemented yet" (a test
+# written first, failing as expected) is written next, not learned.
+_NOT_YET = re.compile(
+    r"\b(?:does(?:n'?t| not)|do(?:n'?t| not)) exist yet\b"
+    r"|\bnot (?:been )?(?:created|written|implemented|defined|added) yet\b"
+    r"|\bnot yet (?:created|written|implemented|defined|added)\b",
+    re.IGNORECASE,
+)
 # A reference the session's own change left behind: "... after it was renamed, but it was
 # still referenced".
 _LEFTOVER = re.compile(
@@ -84,7 +93,7 @@ def routine(problem: str, fix: str) -> str:
     if _TYPO.search(text):
         return TYPO
     how = fix.strip().lstrip("-*• ").strip()
-    if _WROTE_MISSING.search(how):
+    if _WROTE_MISSING.search(how) or _NOT_YET.search(problem):
         return MISSING
     if _LEFTOVER.search(problem):
         return LEFTOVER

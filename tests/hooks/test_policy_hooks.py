@@ -508,8 +508,14 @@ def tool_call(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     return {**claude_pre("x"), "tool_name": tool, "tool_input": tool_input}
 
 
-WRITE_ENV = tool_call("Write", {"file_path": "/home/dev/src/billing/.env", "content": "A=1\n"})
-READ = tool_call("Read", {"file_path": "/etc/hosts"})
+# Built from the shared corpus's real payload; without it the tests that use them skip.
+_HAVE = EVENTS.is_dir()
+WRITE_ENV = (
+    tool_call("Write", {"file_path": "/home/dev/src/billing/.env", "content": "A=1\n"})
+    if _HAVE
+    else {}
+)
+READ = tool_call("Read", {"file_path": "/etc/hosts"}) if _HAVE else {}
 
 
 def vouched_compile(kb: Path) -> Path:

@@ -25,6 +25,9 @@ ROUTINE = [
     ("undefined function `transcript_row_classes/3`", "Add the function definition", r.MISSING),
     ("Cannot accept [:state]", "Add the `attribute :state, :atom` definition", r.MISSING),
     ("NameError: name 'json' is not defined", "Add the missing import", r.MISSING),
+    # ... said of the problem, a test written first failing as expected
+    ("Expected: the `InvoiceLine` module doesn't exist yet", "Create it now", r.MISSING),
+    ("`parse_header/1` is not implemented yet", "Write it", r.MISSING),
     # a reference the session's own rename left behind
     (
         "Removed the alias after `load_transcript` was renamed, but it was still referenced",
@@ -49,6 +52,9 @@ LESSONS = [
     ("LiveView test: missing secret_key_base", "Add endpoint config to `config/test.exs`"),
     ("Test JSONL idempotency failure", "Add stable uuid fields to test JSONL"),
     ("LiveView process can't access the sandbox", "Use `Sandbox.mode(Repo, {:shared, self()})`"),
+    # something that does not exist, and not because the session has yet to write it
+    ("`:otel.set_propagator/1` doesn't exist in this version", "Use the application env"),
+    ("the `users.email` column does not exist on the replica", "Run the migration there too"),
     # a type checker's finding can be a real bug; the words "format" or "test" alone are none
     ("Dialyzer: the pattern can never match", "Match `span_ctx` itself, not `{:ok, ctx}`"),
     ("the date format differs on macOS", "Pass `--iso-8601` to date"),

@@ -19,6 +19,9 @@ their wish for the task at hand, a verdict on a fix, a fix the person turned dow
 a rule the person later challenged on its code name, a setting pointed at with nothing said
 after it. What is one though no rule word says so: a point of the person's the assistant grants
 ("You're right — ..."), and a cause restated right after the person said the guess was it.
+What confirms a cause the assistant found, besides the person and a red-to-green run: its own
+account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
+edit right after it that the next test run passes (a trap caught by reading).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reflectgit.notes import testruns, verbs
+from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
     CONCESSION,
@@ -43,7 +47,7 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import PERSON, Transcript
+from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -255,6 +259,9 @@ def _cap(text: str) -> str:
     return text
 
 
+_FIX_LABEL = re.compile(r"^(?:the\s+)?fix(?:\s+for\s+[^:]{1,40}?)?\s*:\s+(?=\S)", re.I)
+
+
 def _imperative(fix: str) -> str:
     """``Fixed by using X instead of Y`` -> ``Use X instead of Y``."""
     out = re.sub(r"^.*?\b(?:it was )?fixed (?:it )?by using\s+", "Use ", fix, flags=re.I)
@@ -268,7 +275,9 @@ def _imperative(fix: str) -> str:
         flags=re.I,
     )
     out = re.sub(r"^all \d+ tests pass now\.?\s*", "", out, flags=re.I)
-    return out
+    # "The fix for issue #2: X should ...": the fix, not its label
+    out = _FIX_LABEL.sub("", out)
+    return _cap(out)
 
 
 def _strip_role(text: str) -> tuple[str, str]:
@@ -358,6 +367,10 @@ def chunk_actions(
     past: Callable[[int], bool] | None = None,
     abandoned: Callable[[int], bool] | None = None,
     superseded: Callable[[int, str], bool] | None = None,
+    verified: Callable[[int], bool] | None = None,
+    reply_after: Callable[[int], str] | None = None,
+    rest_of_turn: Callable[[int, str], str] | None = None,
+    acted_on: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -365,7 +378,12 @@ def chunk_actions(
     run between the person's turns around it passed): that, or the person's "yes, that fixed
     it", confirms a root cause the assistant stated. ``past`` tells whether the next test run
     got past the error the last one failed with, on the way to a green run: that confirms a
-    cause too (one of several the session fixed in turn).
+    cause too (one of several the session fixed in turn). ``verified`` tells whether the
+    session's edits since the person last spoke were followed by a passing test run: that
+    confirms a cause the assistant labels in its account of the work, next to the fix it
+    labels ("Root cause: X" then "Fix: Y"). ``reply_after`` is the person's next turn after a
+    record, for a reply the chunk's context does not reach, and ``rest_of_turn`` what the
+    assistant said after a line, to the person's next turn (a fix named past the context).
     """
     lines = _lines(chunk)
 
@@ -398,14 +416,15 @@ def chunk_actions(
     def confirmation(offset: int) -> str:
         """Who confirmed what the assistant said at ``offset``: the person's next reply, or
         a green test run; ``""`` when nobody did (or the person said no)."""
-        for role, said in lines[offset + 1 :]:
-            if role == "user":
-                reply = said.strip()
-                if _CONFIRMED.match(reply):
-                    return f"the person: “{reply[:200]}”"
-                if _DENIED.match(reply):
-                    return ""
-                break
+        replies = [said.strip() for role, said in lines[offset + 1 :] if role == "user"]
+        record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
+        if not replies and reply_after is not None and record is not None:
+            replies = [reply_after(record).strip()]  # past the chunk's context
+        reply = next((r for r in replies if r), "")
+        if reply and _CONFIRMED.match(reply):
+            return f"the person: “{reply[:200]}”"
+        if reply and _DENIED.match(reply):
+            return ""
         # the cause restated in the turn right after the person said the guess was it
         asked = _asked_before(lines, offset, challenge=False)
         if asked and _THAT_WAS_IT.match(asked) and "?" not in asked:
@@ -414,15 +433,38 @@ def chunk_actions(
             return "a green test run"
         if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
             return "the next test run getting past the error, on the way to a green run"
+        if verified is not None and record is not None and labelled_fix(offset):
+            return "a passing test run after the session's edits" if verified(record) else ""
+        if acted_on is not None and record is not None and acted_on(record):
+            return "the assistant's edit right after it and the passing test run that followed"
+        return ""
+
+    def labelled_fix(offset: int) -> str:
+        """The fix the assistant labels on the line after its labelled cause ("**Root
+        cause:** X" then "**Fix:** Y", in one turn), else ``""``."""
+        if not (0 <= offset < len(lines)) or not _LABELLED_CAUSE.match(_plain(lines[offset][1])):
+            return ""
+        for role, said in lines[offset + 1 : offset + 3]:
+            if role != "assistant":
+                return ""
+            m = _LABELLED_FIX.match(_plain(said))
+            if m:
+                return m.group("fix")
         return ""
 
     def said_after(offset: int) -> str:
-        """The assistant's words from ``offset`` to the person's next reply."""
+        """The assistant's words from ``offset`` to the person's next reply (past the chunk's
+        context too, when the turn goes on beyond it)."""
         out: list[str] = []
         for role, said in lines[offset:]:
             if role == "user":
-                break
+                return "\n".join(out)
             out.append(said.strip())
+        if rest_of_turn is not None and out and 0 <= offset < len(chunk.records):
+            # only a fix the assistant names as one ("The fix for issue #2: ..."), not whatever
+            # else it went on to do
+            rest = rest_of_turn(chunk.records[offset], out[-1])
+            out += [x for x in rest.split("\n") if _FIX.search(x)][:1]
         return "\n".join(out)
 
     out: list[dict[str, Any]] = []
@@ -499,14 +541,18 @@ def chunk_actions(
             # a cause said plainly: a note only when a green run or the person confirms it
             how = confirmation(offset)
             if how:
-                action = _confirmed_cause(text, text, how, before(offset), sig)
+                action = _confirmed_cause(
+                    text, text, how, before(offset), sig, labelled_fix(offset)
+                )
                 if action:
                     out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _cause_action(text, before(offset), sig)
             how = confirmation(offset) if action is None and offset >= 0 else ""
             if how:
-                action = _confirmed_cause(text, said_after(offset), how, before(offset), sig)
+                action = _confirmed_cause(
+                    text, said_after(offset), how, before(offset), sig, labelled_fix(offset)
+                )
             if action:
                 out.append(action)
     return out
@@ -548,7 +594,8 @@ _LET_ME = re.compile(
 # setup" after it names only what is fixed).
 _NEED_TO = re.compile(
     r"\b(?:i|we) (?:need|have) to (?P<verb>use|add|set|call|pass|run|put|configure|enable|"
-    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark)"
+    r"disable|switch|pin|wrap|move|include|import|install|await|give|make|require|mark|"
+    r"rewrite|replace|remove|change)"
     rf"\s+(?P<rest>{_SAID_TO_COLON})",
     re.I,
 )
@@ -558,7 +605,9 @@ _TO_USE = re.compile(r"^\S+(?:\s+\S+)?\s+to\s+(?P<how>(?:use|call|run|read|await
 
 def _what_was_done(text: str) -> str:
     """The fix in the assistant's words, as an imperative ("Use tmp_path"), or ``""``."""
-    fixed = next((s for s in sentences(text) if _FIX.search(s)), "")
+    # a sentence never runs across lines ("... in `/api`:" then "The fix for X: ...")
+    lines = [s for line in text.split("\n") for s in sentences(line)]
+    fixed = next((s for s in lines if _FIX.search(s)), "")
     if fixed:
         return _imperative(_trim(fixed)).rstrip(" .")
     said = [x for x in (_NEED_TO.search(text), _LET_ME.search(text)) if x is not None]
@@ -577,7 +626,7 @@ def _what_was_done(text: str) -> str:
 
 
 def _confirmed_cause(
-    text: str, after: str, how: str, before: str, sig: Signal
+    text: str, after: str, how: str, before: str, sig: Signal, labelled: str = ""
 ) -> dict[str, Any] | None:
     """A medium note from a root cause the assistant stated and the person or a green run
     confirmed: "<cause>: <what fixed it>" ("The fixture reuses one tmp dir: use tmp_path")."""
@@ -605,7 +654,7 @@ def _confirmed_cause(
         return None  # a hunch, or the assistant's own doing ("I'm using X wrong")
     if not (_NAMED.search(subject) or _IDENTIFIER.search(subject)):
         return None  # "the function doesn't exist": a cause that names nothing
-    fix = _what_was_done(after or text)
+    fix = _done(labelled) if labelled else _what_was_done(after or text)
     if routine(plain, fix):
         return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
@@ -624,6 +673,29 @@ def _confirmed_cause(
         fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
+
+
+# The assistant's account of its work, a cause and its fix each under a label: "**Root
+# cause:** X" (or "The bug: X", "Bug 2: X") and, on the next line, "**Fix:** Y".
+_LABELLED_CAUSE = re.compile(
+    r"^(?:the\s+)?(?:(?:real|actual)\s+)?(?:root\s+cause|bug(?:\s+#?\d+)?|cause)\s*:\s*\S", re.I
+)
+_LABELLED_FIX = re.compile(r"^(?:the\s+)?fix(?:ed)?\s*:\s*(?P<fix>\S.*)$", re.I)
+_DONE = re.compile(r"^(?P<verb>[A-Z][a-z]+)\b(?P<rest>.*)$")
+
+
+def _plain(line: str) -> str:
+    return _MARKUP.sub("", line).replace("**", "").strip()
+
+
+def _done(fix: str) -> str:
+    """A fix as what to do: "Moved X to Y, which ..." -> "Move X to Y, which ..."."""
+    first = sentences(fix)[0].rstrip(" .") if fix.strip() else ""
+    m = _DONE.match(first)
+    if m is None:
+        return first
+    verb = verbs.base(m.group("verb").lower())  # "Moved" -> "move", "Gave" -> "give"
+    return f"{verb[:1].upper()}{verb[1:]}{m.group('rest')}"
 
 
 # "Found the actual bug!" alone on its line: the cause is what the assistant says next.
@@ -686,7 +758,7 @@ def _named_idea(reply: str, before: str) -> str | None:
 _SHOULD = re.compile(r"^(?:so\s+)?(?:they|you|we|it|one)\s+(?:should|must|need to)\s+", re.I)
 _CAUSE_LEAD = re.compile(
     r"^(?:it\s+)?(?:turns? out|turned out|the root cause (?:was|is)|the (?:real |actual )?"
-    r"(?:problem|issue|bug|culprit) (?:was|is))"
+    r"(?:problem|issue|bug|culprit) (?:was|is)|(?:the )?root cause\s*(?=:)|the bug\s*(?=:))"
     # "the issue is clear — X": X is the cause
     r"(?:\s+(?:now\s+)?(?:clear|simple|obvious)\s*[:—–-]+)?(?:\s+that)?[,:]?\s+",
     re.I,
@@ -976,8 +1048,23 @@ def write(prepared: Prepared) -> dict[str, Any]:
     past = past_the_error(prepared.transcript) if prepared.transcript else None
     abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
     superseded = challenged_rules(prepared.transcript) if prepared.transcript else None
+    verified = verified_edits(prepared.transcript) if prepared.transcript else None
+    reply_after = next_reply(prepared.transcript) if prepared.transcript else None
+    rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
+    acted = acted_on(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
-        candidates += chunk_actions(chunk, chunk.signals, green, past, abandoned, superseded)
+        candidates += chunk_actions(
+            chunk,
+            chunk.signals,
+            green,
+            past,
+            abandoned,
+            superseded,
+            verified,
+            reply_after,
+            rest,
+            acted,
+        )
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1025,6 +1112,86 @@ def green_around(transcript: Transcript) -> Callable[[int], bool]:
         return bool(before) and not before[-1] and bool(after) and after[0]
 
     return green
+
+
+def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
+    """``verified(record)``: were the session's edits since the person last spoke followed by a
+    passing test run? Between the person's turn before the record and the record, a file was
+    edited, and the last test run came after the last edit and passed."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    runs: list[tuple[int, bool]] = []
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command else None
+        if run is not None:
+            runs.append((result.record, run.green))
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def verified(record: int) -> bool:
+        start = max((r for r in persons if r <= record), default=-1)
+        edited = [at for at in edits if start < at <= record]
+        ran = [(at, ok) for at, ok in runs if start < at <= record]
+        return bool(edited) and bool(ran) and ran[-1][1] and ran[-1][0] > edited[-1]
+
+    return verified
+
+
+def acted_on(transcript: Transcript) -> Callable[[int], bool]:
+    """``acted(record)``: did the assistant act on what it said at that record and pass? Before
+    the person speaks again, its next tool call is an edit, no test ran in between, and the
+    first test run after that edit passed (a cause caught by reading, fixed, then checked)."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    runs: dict[int, tuple[int, bool]] = {}  # call record -> (result record, green)
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command and call else None
+        if call is not None and run is not None:
+            runs[call.record] = (result.record, run.green)
+    order = sorted(transcript.tool_calls, key=lambda c: c.record)
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def acted(record: int) -> bool:
+        end = min((r for r in persons if r > record), default=None)
+        later = [c for c in order if c.record > record and (end is None or c.record < end)]
+        if not later or later[0].name not in EDIT_TOOLS:
+            return False
+        tested = [runs[c.record] for c in later if c.record in runs]
+        return bool(tested) and tested[0][1]
+
+    return acted
+
+
+def next_reply(transcript: Transcript) -> Callable[[int], str]:
+    """``reply(record)``: the person's first turn after that record, or ``""``."""
+    persons = [(t.record, t.text) for t in transcript.turns if t.speaker == PERSON]
+
+    def reply(record: int) -> str:
+        return next((text for at, text in persons if at > record), "")
+
+    return reply
+
+
+def rest_of_turn(transcript: Transcript) -> Callable[[int, str], str]:
+    """``rest(record, line)``: what the assistant said after ``line`` (of the turn at
+    ``record``), to the person's next turn; ``""`` when the line is not found there."""
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+
+    def rest(record: int, line: str) -> str:
+        said: list[str] = []
+        for turn in turns:
+            if turn.record < record:
+                continue
+            if turn.speaker == PERSON:
+                break
+            said.append(turn.text)
+        joined = "\n".join(said)
+        at = joined.find(line.strip()) if line.strip() else -1
+        return joined[at + len(line.strip()) :].strip() if at >= 0 else ""
+
+    return rest
 
 
 def past_the_error(transcript: Transcript) -> Callable[[int], bool]:

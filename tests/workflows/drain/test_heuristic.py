@@ -979,3 +979,160 @@ def test_a_bug_announced_then_said_on_the_next_line_is_the_cause_once_confirmed(
     assert not action["title"].startswith("Found")
     unconfirmed = [("user", "why are the api files not committed?"), FOUND, ("user", "not sure")]
     assert _actions(tmp_path, unconfirmed) == []
+
+
+# Issue 34, recall: the kinds of lesson all three sets still missed (a cause and its fix in the
+# assistant's account of verified work; a confirmation or a fix past the chunk's context).
+
+
+def _edit(call: str) -> list:
+    return [
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": call,
+                        "name": "Edit",
+                        "input": {"file_path": "app/jobs.py", "old_string": "a", "new_string": "b"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call, "content": "ok"}],
+            },
+        },
+    ]
+
+
+ACCOUNT = (
+    "assistant",
+    "Both fixes verified.\n"
+    "**Root cause:** `enqueue_report` published the job before the upload committed, so the "
+    "worker read a row that did not exist yet.\n"
+    "**Fix:** Moved the `publish` call into `confirm_upload`, after the commit.",
+)
+
+
+def test_a_labelled_cause_and_fix_after_edits_and_a_passing_run_is_a_note(tmp_path):
+    turns = [("user", "uploads fail, why?"), *_edit("e1"), *_run("t1", GREEN), ACCOUNT]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("`enqueue_report` published the job before the upload")
+    assert action["fix"] == "Move the `publish` call into `confirm_upload`, after the commit."
+    assert "Confirmed by a passing test run after the session's edits" in action["body"]
+
+
+PROPOSED = (
+    "assistant",
+    "**Root cause:** `enqueue_report` published the job before the upload committed.\n"
+    "**Fix:** Move the `publish` call into `confirm_upload`. Want me to do it?",
+)
+UNLABELLED = (
+    "assistant",
+    "**Root cause:** `enqueue_report` published the job before the upload committed.\n"
+    "I moved things around and the suite passes.",
+)
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a proposal: nothing edited, nothing run
+        [("user", "uploads fail, why?"), PROPOSED],
+        # tests passed, but nothing was edited before them
+        [("user", "uploads fail, why?"), *_run("t1", GREEN), ACCOUNT],
+        # edited, but the last run after the edit is red
+        [("user", "uploads fail, why?"), *_edit("e1"), *_run("t1", RED), ACCOUNT],
+        # edited after the last run: the run tested something else
+        [("user", "uploads fail, why?"), *_run("t1", GREEN), *_edit("e1"), ACCOUNT],
+        # a labelled cause with no labelled fix next to it
+        [("user", "uploads fail, why?"), *_edit("e1"), *_run("t1", GREEN), UNLABELLED],
+    ],
+    ids=["proposal", "no-edit", "red-after-edit", "edit-after-run", "no-labelled-fix"],
+)
+def test_a_labelled_cause_without_verified_edits_or_a_labelled_fix_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+LONG_FIND = (
+    "assistant",
+    "**Found the actual bug!**\nThe hook uses `os.Getwd()`, the agent's working directory.\n"
+    "- file: api/src/github.ts\n- cwd: frontend\n- relative path: ../api/src/github.ts\n"
+    "- filtered out\n- never committed\n- silently\n"
+    "**The fix for issue #2**: `ToRelativePath` should compute paths from the repository root.\n"
+    "Should I implement it?",
+)
+
+
+def test_a_reply_past_the_chunks_context_confirms_and_a_labelled_fix_past_it_is_kept(tmp_path):
+    turns = [("user", "why are the api files not committed?"), LONG_FIND, ("user", "yeah, fix it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The hook uses `os.Getwd()`")
+    assert action["fix"] == ("`ToRelativePath` should compute paths from the repository root.")
+    assert "yeah, fix it" in action["body"]
+
+
+@pytest.mark.parametrize("reply", ["no, the hook runs from the root", "hmm, check the logs"])
+def test_a_reply_past_the_context_that_denies_or_does_not_confirm_is_no_note(tmp_path, reply):
+    turns = [("user", "why are the api files not committed?"), LONG_FIND, ("user", reply)]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_past_the_context_only_a_fix_named_as_one_is_kept(tmp_path):
+    chatter = (
+        LONG_FIND[0],
+        LONG_FIND[1].replace(
+            "**The fix for issue #2**: `ToRelativePath` should compute paths from the repository "
+            "root.",
+            "I made excellent progress on the epic today.",
+        ),
+    )
+    turns = [("user", "why are the api files not committed?"), chatter, ("user", "yeah, fix it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["fix"] == "" and "progress" not in action["title"]
+
+
+READ_CAUSE = (
+    "assistant",
+    "The generated migration uses `ALTER TABLE ... MODIFY`, which SQLite does not support. "
+    "I need to rewrite it as a table copy.",
+)
+
+
+def test_a_cause_caught_by_reading_then_edited_and_passing_is_a_note(tmp_path):
+    turns = [("user", "add the column"), READ_CAUSE, *_edit("e1"), *_run("t1", GREEN)]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+    assert action["fix"] == "Rewrite it as a table copy."
+    assert "the assistant's edit right after it" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # the next run after the edit fails
+        [("user", "add the column"), READ_CAUSE, *_edit("e1"), *_run("t1", RED)],
+        # no test run after the edit
+        [("user", "add the column"), READ_CAUSE, *_edit("e1")],
+        # a test ran before anything was edited: not acted on first
+        [("user", "add the column"), READ_CAUSE, *_run("t0", GREEN), *_edit("e1")],
+        # the person spoke before the run
+        [("user", "add"), READ_CAUSE, *_edit("e1"), ("user", "wait"), *_run("t1", GREEN)],
+        # a failure the test written first expected: no lesson
+        [
+            ("user", "add the resource"),
+            ("assistant", "Expected — the `InvoiceLine` module doesn't exist yet. Let me add it."),
+            *_edit("e1"),
+            *_run("t1", GREEN),
+        ],
+    ],
+    ids=["red-after", "no-run", "run-first", "person-between", "expected-failure"],
+)
+def test_a_cause_not_acted_on_and_checked_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
