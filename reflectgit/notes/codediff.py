@@ -502,13 +502,13 @@ def compare(
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
     changed = _changed(la, lb)
-    hit = stating.of(changed) | lost
-    if hit:
+    found = stating.of(changed) | lost
+    if found:
         # the symbol's own name on those lines says nothing of which part, but it is named:
         # reported with the rest (pull requests rank by what the change touched)
         if own and own in named and own in names_in("\n".join(map(_joined, changed))):
-            hit.add(own)
-        return CodeChange("changed", tuple(sorted(hit)))
+            found.add(own)
+        return CodeChange("changed", tuple(sorted(found)))
     touched = changed_tokens([t for x in la for t in x], [t for x in lb for t in x])
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so

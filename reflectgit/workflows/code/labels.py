@@ -77,7 +77,8 @@ def _labels(
         from reflectgit.workflows.code.notes import body_of
 
         text_said = said(front, body_of(text))
-        title = front.get("title") if isinstance(front.get("title"), str) else nid
+        given = front.get("title")
+        title = given if isinstance(given, str) else nid
         candidates.append(
             AnchoredNote(nid, title, path, root.name, tuple(anchors), None, front, text_said)
         )
