@@ -339,10 +339,16 @@ def _line_ops(
     out: list[tuple[int, list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "replace" and _flat(a[i1:i2]) == _flat(b[j1:j2]):
+            continue  # the same tokens on other lines (``["x"]`` spread over three): layout
         if op != "equal":
             swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
             out.append((i1, a[i1:i2], b[j1:j2], swapped))
     return out
+
+
+def _flat(block: list[list[str]]) -> list[str]:
+    return [t for line in block for t in line]
 
 
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
@@ -372,6 +378,14 @@ def changed_tokens(old: list[str], new: list[str]) -> list[str]:
     return out
 
 
+# The suffixes that make a dotted name a file's name (``composer.json``, ``functions.php``).
+_FILE_SUFFIXES = frozenset({
+    "py", "rb", "go", "rs", "js", "mjs", "cjs", "ts", "mts", "tsx", "jsx", "php", "java", "c",
+    "h", "cc", "cpp", "hpp", "cs", "kt", "swift", "sh", "json", "toml", "yml", "yaml", "ini",
+    "cfg", "md", "rst", "txt", "lock", "gemspec", "xml",
+})  # fmt: skip
+
+
 def names_in(text: str, qualifiers: bool = True) -> set[str]:
     """The names ``text`` says: its identifiers and numbers, less the language's words and
     one-letter identifiers. ``qualifiers=False`` leaves out what only qualifies a name (the
@@ -383,6 +397,8 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
             out.add(text_found)  # a number (``3.10``) is one name
             continue
         parts = text_found.split(".")
+        if not qualifiers and len(parts) > 1 and parts[-1] in _FILE_SUFFIXES:
+            parts = parts[:-1]  # a file's name (``functions.php``) names its stem, not ``php``
         for name in parts if qualifiers else parts[-1:]:
             if (len(name) > 1 or name.isdigit()) and name.lower() not in KEYWORDS:
                 out.add(name)

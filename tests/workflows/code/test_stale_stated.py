@@ -261,3 +261,36 @@ def test_a_message_that_speaks_of_the_symbol_itself_is_a_change_to_it(world: Wor
     world.code.write("src/cachetools/__init__.py", deprecated).commit("deprecate")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid and entry["anchors"][0]["names"] == ["MRUCache"]
+
+
+COMPOSER_JSON = """{
+  "name": "nikic/fast-route",
+  "autoload": {
+    "psr-4": {"FastRoute\\\\": "src/"},
+    "files": ["src/functions.php"]
+  },
+  "require": {"php": ">=5.4.0"}
+}
+"""
+
+
+def test_a_manifest_reflowed_and_bumped_elsewhere_is_not_what_its_note_states(
+    world: World,
+) -> None:
+    world.code.write("composer.json", COMPOSER_JSON).commit("composer")
+    nid = world.note(
+        "Composer loads src/functions.php through autoload.files, as PSR-4 cannot",
+        "composer.json",
+    )
+    # the list spread over three lines, PHP's version bumped and a package required: ``functions.php`` names a
+    # file, not the ``php`` key
+    reflowed = COMPOSER_JSON.replace(
+        '"files": ["src/functions.php"]', '"files": [\n      "src/functions.php"\n    ]'
+    ).replace('">=5.4.0"', '">=8.1.0", "psr/http-message": "^2.0"')
+    world.code.write("composer.json", reflowed).commit("php 8.1")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    world.code.write("composer.json", reflowed.replace("src/functions.php", "src/helpers.php"))
+    world.code.commit("helpers")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
