@@ -28,12 +28,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reflectgit import location
 from reflectgit.errors import ConfigError, NotFoundError
 from reflectgit.location import INTERNAL_ENV
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ClassVar, TypeVar

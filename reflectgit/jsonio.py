@@ -20,8 +20,11 @@ dicts with string keys whose text is ASCII or not asked to be, and ``json`` writ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # ``typing`` is not imported on the hooks' paths
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 COMPACT = (",", ":")
 _PLAIN = (str, int, bool, type(None))

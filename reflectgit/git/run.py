@@ -12,12 +12,12 @@ starts git with ``subprocess.run``; ``start_together`` starts several gits at on
 that do not depend on each other) and waits for them when asked.
 """
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each field of
-# ``Result`` from text (a hook's first compile(), about 0.8 ms).
+from __future__ import annotations
+
 import os
 import subprocess
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
 
 from reflectgit.config import INTERNAL_ENV
 from reflectgit.errors import NotFoundError, ReflectGitError
@@ -78,9 +78,12 @@ def git_env(env: Mapping[str, str], **extra: str) -> dict[str, str]:
     return out
 
 
-class Result(NamedTuple):
+# ``collections.namedtuple``'s record, its fields' types stated for the type checker: ``typing``
+# is not imported on the hooks' paths.
+class Result(namedtuple("Result", ["code", "stdout", "stderr"])):
     """What a git command returned."""
 
+    __slots__ = ()
     code: int
     stdout: bytes
     stderr: bytes

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from reflectgit.errors import ReflectGitError
 from reflectgit.notes.report import FORMATS, render, summary
 from reflectgit.workflows.validation import collect, validate_targets
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     from typing import Any
 

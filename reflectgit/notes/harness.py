@@ -7,8 +7,7 @@ PreToolUse hook reads it before anything else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any

@@ -10,8 +10,8 @@ A ``Pattern`` answers what ``re.Pattern`` answers; ``compiled`` is the ``re.Patt
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Iterator, Mapping

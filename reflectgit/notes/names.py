@@ -22,10 +22,9 @@ file system cannot create, two ids one case-insensitive file system sees as one 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reflectgit.notes.lazyre import Pattern
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     import re
     from collections.abc import Iterator

@@ -27,10 +27,9 @@ scalar this module does not recognise) is not for it to judge.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reflectgit.notes.lazyre import Pattern
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from reflectgit.errors import NoteError
 from reflectgit.notes import names, plainyaml
 from reflectgit.notes.frontmatter import decode_text, split_frontmatter
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path

@@ -8,10 +8,10 @@ entry point prints the same lines: ``path:line:col: field: message``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from reflectgit.notes.problems import Problem
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the pre-commit hook's path
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING
 
 from reflectgit.state.files import append_lines, fsync_dir
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from contextlib import AbstractContextManager

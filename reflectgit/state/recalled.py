@@ -12,11 +12,11 @@ at every session start.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from reflectgit import flock
 from reflectgit.state.files import write_all
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -13,10 +13,10 @@ the drain.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from reflectgit.workflows import recompile
 
+TYPE_CHECKING = False  # ``typing`` is not imported on the SessionStart hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from subprocess import Popen

@@ -5,12 +5,12 @@ Described from what the caller passes in (the working directory; never read impl
 two questions git answers here (changed files, recent commits' files) run at the same time.
 """
 
-# No ``from __future__ import annotations``: typing.NamedTuple would compile each field's
-# annotation from text (a session start's first compile(), about 0.8 ms).
+from __future__ import annotations
+
 import re
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from reflectgit.git import repo_info
 
@@ -50,13 +50,19 @@ _STOP = {
 }  # fmt: skip
 
 
-class ProjectContext(NamedTuple):
-    """Where the agent works: repository name, branch and recently touched files."""
+# ``collections.namedtuple``'s record, its fields' types stated for the type checker: ``typing``
+# is not imported on the SessionStart hook's path.
+class ProjectContext(
+    namedtuple("ProjectContext", ["name", "branch", "files", "root"], defaults=(None, (), None))
+):
+    """Where the agent works: repository name, branch (None: unknown) and recently touched
+    files (none: ``()``), the work tree's top (None: not in a repository)."""
 
+    __slots__ = ()
     name: str
-    branch: str | None = None
-    files: Sequence[str] = ()
-    root: Path | None = None
+    branch: str | None
+    files: Sequence[str]
+    root: Path | None
 
     def said(self) -> list[str]:
         """The words of the project's name and branch: what the project says it is (with
@@ -107,12 +113,11 @@ def describing(
     """``project_context`` with git's questions asked now and answered when the call returned
     is made (what the caller does in between runs alongside git; make the call, also on the
     way out of an error, so no git is left behind)."""
-    root = repo_info.toplevel(cwd, env)
+    root, branch = repo_info.top_and_branch(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
         alone = ProjectContext(name=name)
         return lambda: alone
-    branch = repo_info.current_branch(root, env)
     files = repo_info.asking_worked_files(root, RECENT_COMMITS, env)
 
     def described() -> ProjectContext:

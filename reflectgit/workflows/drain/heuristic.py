@@ -233,6 +233,30 @@ def _whole_rule(text: str) -> str:
     return _join(said[first][1], said[second][1])
 
 
+# "keep in mind that X", "remember that X", "note that X": what follows is a fact the person
+# points out, not something to do ("remember to X" is an instruction, and stays one).
+_POINTED = re.compile(
+    r"^(?:please\s+)?(?:(?:keep|bear) in mind|remember|note)(?:\s+that)?[,:]?\s+(?!to\b)(?P<fact>\S.*)$",
+    re.I,
+)
+_NOT_THAT = re.compile(r"\w,?\s+not\s+(?:a\s+|an\s+|the\s+)?\w", re.I)
+
+
+def pointed_out(rule: str) -> bool:
+    """Is ``rule`` a fact the person points out for the task at hand, not a rule? Its lead
+    ("keep in mind that") is all that made it one, and the fact neither states a rule itself
+    (always, never, must, don't, use ...) nor names a thing out of the session (a code name,
+    a path, a flag): "keep in mind that new file will be at the same folder as old one"
+    speaks of this task's files. "Keep in mind that `make lock` rewrites the lock" names one;
+    "keep in mind that the cache is per process, not per host" corrects a belief."""
+    m = _POINTED.match(rule.strip())
+    if m is None:
+        return False
+    fact = m.group("fact")
+    ruled = _RULE_WORDS.search(fact) or _NOT_THAT.search(fact)  # "per process, not per host"
+    return not (ruled or _NAMED.search(fact) or _IDENTIFIER.search(fact))
+
+
 def _join(first: str, second: str) -> str:
     """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
     head = first.rstrip(" .;:!")
@@ -371,6 +395,7 @@ def chunk_actions(
     reply_after: Callable[[int], str] | None = None,
     rest_of_turn: Callable[[int, str], str] | None = None,
     acted_on: Callable[[int], bool] | None = None,
+    done_after: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -384,6 +409,9 @@ def chunk_actions(
     labels ("Root cause: X" then "Fix: Y"). ``reply_after`` is the person's next turn after a
     record, for a reply the chunk's context does not reach, and ``rest_of_turn`` what the
     assistant said after a line, to the person's next turn (a fix named past the context).
+    ``done_after`` is what the assistant's tool calls did after a record, to the person's next
+    turn (the text it edited in, the commands it ran): a run confirms a cause's fix only when
+    the fix's named things are in it, since the run checked what was done, not what was said.
     """
     lines = _lines(chunk)
 
@@ -467,6 +495,17 @@ def chunk_actions(
             out += [x for x in rest.split("\n") if _FIX.search(x)][:1]
         return "\n".join(out)
 
+    def checked(action: Mapping[str, Any], how: str, offset: int) -> bool:
+        """A cause a run confirmed keeps its fix only when that fix was what the session did
+        before the run: every thing the fix names in a code span is in what the assistant's
+        tool calls did after it ("use `:auto` mode", then an edit that sets `{:shared,
+        self()}`: the run checked another fix). A person's word confirms what was said."""
+        if how.startswith(("the person", "a passing test run after")) or done_after is None:
+            return True  # a person's word, or an account of work a run had already checked
+        if not (0 <= offset < len(chunk.records)):
+            return True
+        return fix_was_done(str(action.get("fix") or ""), done_after(chunk.records[offset]))
+
     out: list[dict[str, Any]] = []
     for sig in signals:
         offset, role, text = at(sig)
@@ -479,6 +518,8 @@ def chunk_actions(
                 continue  # "no don't set it" to "Want me to set X?": an offer declined
             if superseded is not None and superseded(sig.line_index, rule):
                 continue  # a rule the person later challenged: written before its correction
+            if pointed_out(rule):
+                continue  # "keep in mind that new file will be at the same folder": context
             words = rule.split()
             named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
             if not named and (
@@ -544,7 +585,7 @@ def chunk_actions(
                 action = _confirmed_cause(
                     text, text, how, before(offset), sig, labelled_fix(offset)
                 )
-                if action:
+                if action and checked(action, how, offset):
                     out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
             action = _cause_action(text, before(offset), sig)
@@ -553,6 +594,8 @@ def chunk_actions(
                 action = _confirmed_cause(
                     text, said_after(offset), how, before(offset), sig, labelled_fix(offset)
                 )
+                if action and not checked(action, how, offset):
+                    action = None
             if action:
                 out.append(action)
     return out
@@ -1052,6 +1095,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     reply_after = next_reply(prepared.transcript) if prepared.transcript else None
     rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
     acted = acted_on(prepared.transcript) if prepared.transcript else None
+    done = done_after(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1064,6 +1108,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             reply_after,
             rest,
             acted,
+            done,
         )
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
@@ -1162,6 +1207,61 @@ def acted_on(transcript: Transcript) -> Callable[[int], bool]:
         return bool(tested) and tested[0][1]
 
     return acted
+
+
+_TOKEN = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+def fix_was_done(fix: str, done: str) -> bool:
+    """Did the session's tool calls touch every thing ``fix`` names in a code span (one of the
+    span's names, a whole word, in what they did: "move `persist_with_outbox` from
+    `upload_protocol`" is an edit around both)? A fix naming nothing in code: ``True``."""
+    words = set(_TOKEN.findall(done))
+    return all(
+        any(t in words for t in _TOKEN.findall(span)) or not _TOKEN.search(span)
+        for span in _CODE.findall(fix)
+    )
+
+
+def done_after(transcript: Transcript) -> Callable[[int], str]:
+    """``done(record)``: what the assistant's tool calls did after that record up to the first
+    passing test run (before the person speaks again), one per line: the text edited in and
+    out, the commands run. That run checked this work, not whatever the assistant said."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    passed: set[int] = set()  # call records of passing test runs
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        run = testruns.read_run(command, result.content) if command else None
+        if call is not None and run is not None and run.green:
+            passed.add(call.record)
+    order = sorted(transcript.tool_calls, key=lambda c: c.record)
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+
+    def done(record: int) -> str:
+        end = min((r for r in persons if r > record), default=None)
+        out: list[str] = []
+        for call in order:
+            if call.record <= record:
+                continue
+            if (end is not None and call.record > end) or call.record in passed:
+                break
+            out.append(_call_text(call.input))
+        return "\n".join(out)
+
+    return done
+
+
+def _call_text(tool_input: Any) -> str:
+    """Every string a tool call's input holds (a command, an edit's old and new text, a
+    patch)."""
+    if isinstance(tool_input, str):
+        return tool_input
+    if isinstance(tool_input, Mapping):
+        return "\n".join(_call_text(v) for v in tool_input.values())
+    if isinstance(tool_input, list):
+        return "\n".join(_call_text(v) for v in tool_input)
+    return ""
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

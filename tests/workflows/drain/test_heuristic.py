@@ -357,6 +357,38 @@ def _run(call: str, output: str) -> list:
     ]
 
 
+def _edit(call: str) -> list:
+    return [
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": call,
+                        "name": "Edit",
+                        "input": {"file_path": "app/jobs.py", "old_string": "a", "new_string": "b"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call, "content": "ok"}],
+            },
+        },
+    ]
+
+
+def _edit_to(call: str, new: str, old: str = "Sandbox.checkout(Repo)") -> list:
+    [use, result] = _edit(call)
+    use["message"]["content"][0]["input"].update(old_string=old, new_string=new)
+    return [use, result]
+
+
 RED = "=== 1 failed, 11 passed in 0.40s ==="
 GREEN = "12 passed in 0.40s"
 
@@ -472,6 +504,7 @@ def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp
         ("user", "why does the trace id test fail?"),
         *_run("t0", RED),
         ("assistant", ANAPHORIC),
+        *_edit_to("e1", "def get_current_trace_id do", old="def get_current_trace_id() do"),
         *_run("t1", GREEN),
         ("assistant", "Done."),
     ]
@@ -585,11 +618,13 @@ def test_the_issue_being_clear_is_no_cause_by_itself(tmp_path):
     assert _actions(tmp_path, turns) == []
 
 
-def _diagnosed(said: str, before: str | None, after: str) -> list:
+def _diagnosed(said: str, before: str | None, after: str, made: bool = True) -> list:
     return [
         ("user", "make the LiveView tests pass"),
         *(_run("t0", before) if before else []),
         ("assistant", said),
+        # the fix it names, made
+        *(_edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})") if made else []),
         *_run("t1", after),
         ("assistant", "Done."),
     ]
@@ -624,7 +659,8 @@ def test_a_cause_said_plainly_that_the_tests_confirm_is_a_note(tmp_path, said, t
     "turns",
     [
         _diagnosed("The test config is missing `secret_key_base`.", RED, RED),  # still red
-        _diagnosed("The test config is missing `secret_key_base`.", None, GREEN),  # never red
+        # never red, nothing edited
+        _diagnosed("The test config is missing `secret_key_base`.", None, GREEN, made=False),
         _diagnosed("I can't access the `priv/repo` folder from here.", RED, GREEN),  # its own
         _diagnosed("Is the test config missing `secret_key_base`?", RED, GREEN),  # a question
         _diagnosed("The endpoint isn't configured for the test env.", RED, GREEN),  # no name
@@ -985,32 +1021,6 @@ def test_a_bug_announced_then_said_on_the_next_line_is_the_cause_once_confirmed(
 # assistant's account of verified work; a confirmation or a fix past the chunk's context).
 
 
-def _edit(call: str) -> list:
-    return [
-        {
-            "type": "assistant",
-            "message": {
-                "role": "assistant",
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": call,
-                        "name": "Edit",
-                        "input": {"file_path": "app/jobs.py", "old_string": "a", "new_string": "b"},
-                    }
-                ],
-            },
-        },
-        {
-            "type": "user",
-            "message": {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": call, "content": "ok"}],
-            },
-        },
-    ]
-
-
 ACCOUNT = (
     "assistant",
     "Both fixes verified.\n"
@@ -1136,3 +1146,123 @@ def test_a_cause_caught_by_reading_then_edited_and_passing_is_a_note(tmp_path):
 )
 def test_a_cause_not_acted_on_and_checked_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+# Issue 34, generalisation: a run confirms the fix that was made, not the one that was said.
+
+
+SAID_FIX = (
+    "assistant",
+    "The LiveView runs in a separate process that can't access the test sandbox. "
+    "I need to use `:auto` mode.",
+)
+
+
+def test_a_run_confirms_a_cause_whose_named_fix_was_the_edit(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, :auto)")
+    turns = [("user", "add the live test"), *_run("t0", RED), SAID_FIX, *made, *_run("t1", GREEN)]
+    [action] = _actions(tmp_path, turns)
+    assert action["fix"] == "Use `:auto` mode."
+    assert "Confirmed by a green test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        # the edit made another fix than the one named: the run checked that one
+        _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})"),
+        # nothing edited at all between the cause and the passing run
+        [],
+    ],
+    ids=["another-fix", "nothing-edited"],
+)
+def test_a_run_does_not_confirm_a_cause_whose_named_fix_was_not_made(tmp_path, made):
+    turns = [("user", "add the live test"), *_run("t0", RED), SAID_FIX, *made, *_run("t1", GREEN)]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_the_named_fix_made_after_the_confirming_run_does_not_count(tmp_path):
+    later = _edit_to("e2", "Sandbox.mode(Repo, :auto)")
+    other = _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})")
+    turns = [("user", "add it"), *_run("t0", RED), SAID_FIX, *other, *_run("t1", GREEN), *later]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_the_person_confirms_the_fix_that_was_said_whatever_was_edited(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})")
+    turns = [("user", "add the live test"), SAID_FIX, *made, ("user", "yes, that was it")]
+    [action] = _actions(tmp_path, turns)
+    assert action["fix"] == "Use `:auto` mode." and "the person" in action["body"]
+
+
+@pytest.mark.parametrize(
+    ("fix", "done", "expected"),
+    [
+        ("Use `:auto` mode", "Sandbox.mode(Repo, :auto)", True),
+        ("Use `:auto` mode", "Sandbox.mode(Repo, {:shared, self()})\noverflow-x: automatic", False),
+        ("Move `publish` into `confirm_upload`", "def confirm_upload():\n    publish(x)", True),
+        ("Move `publish` into `confirm_upload`", "def confirm_upload():\n    pass", False),
+        ("Use shared sandbox mode", "anything at all", True),  # nothing named in code
+    ],
+)
+def test_fix_was_done_asks_every_named_thing_of_the_fix(fix, done, expected):
+    assert heuristic.fix_was_done(fix, done) is expected
+
+
+# A fact the person points out ("keep in mind that ...") is a rule only when it states one or
+# names a thing out of the session.
+
+DESIGN_ASKED = (
+    "assistant",
+    "**Total: ~165 LOC** (much cleaner!) Does this match what you had in mind?",
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "great, but keep in mind that new file will be at the same folder as old one",
+        "ok, remember that the other one goes first",
+        "note that these run in the same tab",
+    ],
+)
+def test_a_fact_pointed_out_about_the_tasks_own_things_is_no_rule(tmp_path, reply):
+    turns = [("user", "design the session tracker"), DESIGN_ASKED, ("user", reply)]
+    assert [a["title"] for a in _actions(tmp_path, turns)] == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        (
+            "great, but keep in mind that `make lock` rewrites the lock file",
+            "Keep in mind that `make lock` rewrites the lock file",
+        ),
+        (
+            "keep in mind that you must never push to main directly",
+            "Keep in mind that you must never push to main directly",
+        ),
+        (
+            "remember that the session files live in ~/.claude/projects",
+            "Remember that the session files live in ~/.claude/projects",
+        ),
+    ],
+    ids=["names-a-command", "states-a-rule", "names-a-path"],
+)
+def test_a_fact_pointed_out_that_names_a_thing_or_states_a_rule_is_kept(tmp_path, reply, title):
+    turns = [("user", "design the session tracker"), DESIGN_ASKED, ("user", reply)]
+    assert [a["title"] for a in _actions(tmp_path, turns)] == [title]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("Keep in mind that new file will be at the same folder as old one", True),
+        ("Remember to run the migrations first", False),  # an instruction
+        ("Keep in mind that the `uuid` field is generated", False),
+        ("Keep in mind that the cache is per process, not per host", False),  # corrects a belief
+        ("Use pnpm in this repo", False),  # no lead at all
+    ],
+)
+def test_pointed_out(rule, expected):
+    assert heuristic.pointed_out(rule) is expected
