@@ -36,6 +36,7 @@ LICENCES = {
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "path-to-regexp": "MIT License",
+    "Scrutor": "The MIT License",
 }
 
 
