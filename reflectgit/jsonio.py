@@ -20,8 +20,11 @@ dicts with string keys whose text is ASCII or not asked to be, and ``json`` writ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 COMPACT = (",", ":")
 _PLAIN = (str, int, bool, type(None))

@@ -11,13 +11,11 @@ falls back to dulwich or git.
 from __future__ import annotations
 
 import contextlib
-import struct
-import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import mmap  # imported where a pack is read (2 ms a process that reads none pays)
+if TYPE_CHECKING:  # imported where an object is read (a process that reads refs only: none)
+    import mmap
 
 TYPE_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 _OFS_DELTA, _REF_DELTA = 6, 7
@@ -40,6 +38,8 @@ def blob_id(data: bytes) -> str:
 
 def read_loose(objects_dir: Path, hexsha: str, type_name: bytes) -> bytes | None:
     """The body of a loose object of ``type_name``; None if absent, packed, damaged or another type."""
+    import zlib
+
     try:
         data = zlib.decompress((objects_dir / hexsha[:2] / hexsha[2:]).read_bytes())
     except (OSError, zlib.error):
@@ -166,6 +166,7 @@ def packed_offset(idx: Path, sha: bytes) -> int | None:
     """Where the object ``sha`` (20 bytes) starts in the pack of ``idx``; None when that pack
     does not hold it. ``ValueError`` for an index this reader does not know."""
     import mmap
+    import struct
 
     with open(idx, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data[:8] != _IDX_MAGIC:
@@ -197,6 +198,8 @@ def packed_offset(idx: Path, sha: bytes) -> int | None:
 def has_packed(objects_dir: Path, sha: bytes) -> bool | None:
     """Does a pack of this repository hold ``sha`` (20 bytes)? None when an index cannot be
     read (the caller asks dulwich)."""
+    import struct
+
     try:
         return any(packed_offset(idx, sha) is not None for idx in _indexes(objects_dir))
     except (OSError, ValueError, struct.error):
@@ -207,6 +210,8 @@ def read_packed(objects_dir: Path, sha: bytes) -> tuple[bytes, bytes] | None:
     """(type name, body) of a packed object (deltas resolved); None when no pack holds it or
     the pack cannot be read here."""
     import mmap
+    import struct
+    import zlib
 
     try:
         for idx in _indexes(objects_dir):
@@ -255,6 +260,8 @@ def _entry(objects_dir: Path, pack: mmap.mmap, offset: int, depth: int) -> tuple
 
 def _inflate(pack: mmap.mmap, pos: int, size: int) -> bytes:
     """The zlib stream at ``pos``, fed in chunks (never the rest of the pack at once)."""
+    import zlib
+
     stream = zlib.decompressobj()
     out = []
     view = memoryview(pack)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+
+# No `re` nor `git.objects` at import: a search against a fresh index asks only
+# ``has_git_dir``; the questions that need them import them.
 from typing import TYPE_CHECKING
 
 from reflectgit.config import git_dir_of
 from reflectgit.errors import NotFoundError, ReflectGitError
 
-# No `re` nor `git.objects` at import: a search against a fresh index asks only
-# ``has_git_dir``; the questions that need them import them.
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -304,6 +305,20 @@ def toplevel(cwd: Path, env: Env = None) -> Path | None:
 
         return Path(out) if out else None
     return found[0] if found else None
+
+
+def top_and_branch(cwd: Path, env: Env = None) -> tuple[Path | None, str | None]:
+    """``toplevel(cwd)`` and that top's ``current_branch``, from one reading of the files (a
+    session start asks both: the files, HEAD and the config are read and checked once); git
+    answers what they leave in doubt, as in each."""
+    try:
+        found = _discover(cwd, env or {})
+        if found is None:
+            return None, None
+        return found[0], _branch_of(found[1])
+    except _Unsure:
+        top = toplevel(cwd, env)
+        return top, current_branch(top, env) if top is not None else None
 
 
 def _discover(cwd: Path, env: Mapping[str, str]) -> tuple[Path, Path] | None:

@@ -162,7 +162,7 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
         return False
     if not rulestamp.summarises(where, quick):
         return False
-    if not rulestamp.quiet(quick, payload) and not _unmatched(where, env, payload):
+    if not rulestamp.quiet(quick, payload) and not _unmatched(where, env, payload, quick[3]):
         return False
     if current:
         return True
@@ -174,7 +174,7 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
         return False
 
 
-def _unmatched(where: str, env: dict[str, str], payload: bytes) -> bool:
+def _unmatched(where: str, env: dict[str, str], payload: bytes, commands: bytes | None) -> bool:
     """``hooks/policy.unmatched``, where the home folder is spelled as the configuration
     spells it (``pathlib``'s normal form, which this does not import); never raises."""
     home = location.home(env)
@@ -183,7 +183,7 @@ def _unmatched(where: str, env: dict[str, str], payload: bytes) -> bool:
     try:
         from reflectgit.hooks.policy import unmatched
 
-        return unmatched(where, home.rstrip("/") or home, payload)
+        return unmatched(where, home.rstrip("/") or home, payload, commands)
     except Exception:  # the whole reading answers, and logs why
         return False
 

@@ -105,15 +105,21 @@ def tool_call(raw: bytes) -> tuple[dict[str, Any], str, Any, str | None] | None:
     return payload, tool, tool_input, cwd if isinstance(cwd, str) else None
 
 
-def unmatched(state_dir: str, home: str, raw: bytes) -> bool:
+def unmatched(state_dir: str, home: str, raw: bytes, commands: bytes | None = None) -> bool:
     """Is the answer surely "nothing" because no rule of the last complete compile (the
     ``rules.json`` there now) matches this call? Read without the KB's configuration: the
     PreToolUse hook's quick path asks this about a call of a tool some rule names, and leaves
     a call a rule matches to ``answer`` (which says how, scoped to the project, and logs it).
-    False when it cannot say. ``home``: as ``Config.home`` spells it."""
+    False when it cannot say. ``home``: as ``Config.home`` spells it. ``commands``: that
+    compile's shell-tool rules, when all are command rules (``state/rulestamp.py``): a call of
+    a shell tool is answered from them, without reading the rules or importing their parser."""
     asked = tool_call(raw)
     if asked is None:
         return True
+    if commands is not None:
+        said = _no_command_rule_matches(commands, asked[1], asked[2])
+        if said is not None:
+            return said
     from reflectgit.state import policy as compiled
 
     doc = compiled.load_rules(state_dir)
@@ -123,6 +129,31 @@ def unmatched(state_dir: str, home: str, raw: bytes) -> bool:
 
     _, tool, tool_input, cwd = asked
     return not matching(compiled.rules_of(doc), call_from(tool, tool_input, cwd, home=home))
+
+
+def _no_command_rule_matches(commands: bytes, tool: str, tool_input: Any) -> bool | None:
+    """From the shell tools' command rules (``notes/policy.command_table``): does none match a
+    call of ``tool``? None when they do not say (not a shell tool, a table this cannot read)."""
+    table = jsonio.loads(commands.decode("utf-8"))
+    if not isinstance(table, dict) or tool not in (table.get("tools") or ()):
+        return None
+    from reflectgit.notes import shellcommand
+
+    rows = table.get("rules")
+    if not isinstance(rows, list):
+        return None
+    command = shellcommand.command_of(tool_input)
+    for row in rows:
+        if not isinstance(row, list) or len(row) != 2 or not isinstance(row[1], list):
+            return None
+        kind, words = row
+        if kind == "any":
+            return False
+        if kind not in shellcommand.KINDS or not all(isinstance(w, str) for w in words):
+            return None
+        if shellcommand.matches(kind, words, command):
+            return False
+    return True
 
 
 def _compile_later(cfg: Config) -> None:

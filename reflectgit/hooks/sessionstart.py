@@ -4,7 +4,8 @@ SessionStart hook.
 One process, no command-line framework: it prints the recall its harness reads as the agent's
 context (``workflows/recall_hook``: the answer kept for this project while everything it was
 computed from holds, else ``workflows/recall``'s, in the harness's JSON), then starts the drain of
-queued transcripts detached (``workflows/background.drain``) and exits. ``--mcp``: the recall
+queued transcripts detached (``workflows/background.drain``) when anything waits for one
+(``state/backlog.py``: a queued transcript, an unhandled event, a legacy queue) and exits. ``--mcp``: the recall
 names the MCP server's ``show`` tool. Does nothing under ``REFLECT_DISABLED=1``.
 
 Never fails the session: stdout holds the recall's JSON and nothing else, a problem is a line on
@@ -88,8 +89,13 @@ def _recall(cfg: Config, harness: str, mcp: bool) -> None:
 
 
 def _drain(cfg: Config) -> None:
-    """The drain of queued transcripts, detached: its output goes to the state directory's
-    ``drain-background.log``, never to the harness."""
+    """The drain of queued transcripts, detached, when there is anything for it to do
+    (``state/backlog.py``): its output goes to the state directory's ``drain-background.log``,
+    never to the harness."""
+    from reflectgit.state import backlog
+
+    if not backlog.waiting(cfg.state_dir, cfg.env.get("HOME")):
+        return
     from reflectgit.workflows.background import drain
 
     try:

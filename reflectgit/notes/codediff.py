@@ -266,12 +266,42 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
 
 def _changed(a: list[list[str]], b: list[list[str]]) -> list[list[str]]:
     out: list[list[str]] = []
-    for gone, came, swapped in _line_rewrites(a, b):
+    for at, gone, came, swapped in _line_ops(a, b):
         if swapped is not None:
             out.append(swapped)
-        else:
+        elif gone:
             out += gone + came
+        else:
+            near = a[max(0, at - _NEAR) : at + _NEAR]
+            out += [_added(line, near) for line in came]
     return out
+
+
+_NEAR = 3  # how many old lines either side of an insertion a line added may copy
+
+
+def _added(line: list[str], old: list[list[str]]) -> list[str]:
+    """What a line added beside the old code (no line removed there) touched: when it is a
+    variant of one of the old lines around it (``old``: another ``parse("x.ini")`` call after
+    the others, the ``append`` of a new branch copied from the line now in its ``else``, most
+    of its tokens the same), the tokens it does not share with that line; else all of it. (A
+    copy of a line from elsewhere in the block puts that code somewhere new: all of it.)"""
+    from difflib import SequenceMatcher
+
+    best, twin = 0.0, None
+    matcher = SequenceMatcher(None, [], line, autojunk=False)
+    for other in old:
+        matcher.set_seq1(other)
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, twin = ratio, other
+    if twin is None or best < _TWIN:
+        return line
+    return changed_tokens(twin, line)
+
+
+_TWIN = 0.75  # how much of a line a variant of it shares (difflib's ratio)
 
 
 def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
@@ -297,15 +327,28 @@ def _rewrites(
 def _line_rewrites(
     a: list[list[str]], b: list[list[str]]
 ) -> list[tuple[list[list[str]], list[list[str]], list[str] | None]]:
+    return [(gone, came, swapped) for _, gone, came, swapped in _line_ops(a, b)]
+
+
+def _line_ops(
+    a: list[list[str]], b: list[list[str]]
+) -> list[tuple[int, list[list[str]], list[list[str]], list[str] | None]]:
+    """``_line_rewrites``, each group with where it starts in ``a``."""
     from difflib import SequenceMatcher
 
-    out: list[tuple[list[list[str]], list[list[str]], list[str] | None]] = []
+    out: list[tuple[int, list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "replace" and _flat(a[i1:i2]) == _flat(b[j1:j2]):
+            continue  # the same tokens on other lines (``["x"]`` spread over three): layout
         if op != "equal":
             swapped = _swapped(a[i1:i2], b[j1:j2]) if op == "replace" else None
-            out.append((a[i1:i2], b[j1:j2], swapped))
+            out.append((i1, a[i1:i2], b[j1:j2], swapped))
     return out
+
+
+def _flat(block: list[list[str]]) -> list[str]:
+    return [t for line in block for t in line]
 
 
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
@@ -335,6 +378,14 @@ def changed_tokens(old: list[str], new: list[str]) -> list[str]:
     return out
 
 
+# The suffixes that make a dotted name a file's name (``composer.json``, ``functions.php``).
+_FILE_SUFFIXES = frozenset({
+    "py", "rb", "go", "rs", "js", "mjs", "cjs", "ts", "mts", "tsx", "jsx", "php", "java", "c",
+    "h", "cc", "cpp", "hpp", "cs", "kt", "swift", "sh", "json", "toml", "yml", "yaml", "ini",
+    "cfg", "md", "rst", "txt", "lock", "gemspec", "xml",
+})  # fmt: skip
+
+
 def names_in(text: str, qualifiers: bool = True) -> set[str]:
     """The names ``text`` says: its identifiers and numbers, less the language's words and
     one-letter identifiers. ``qualifiers=False`` leaves out what only qualifies a name (the
@@ -346,22 +397,78 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
             out.add(text_found)  # a number (``3.10``) is one name
             continue
         parts = text_found.split(".")
+        if not qualifiers and len(parts) > 1 and parts[-1] in _FILE_SUFFIXES:
+            parts = parts[:-1]  # a file's name (``functions.php``) names its stem, not ``php``
         for name in parts if qualifiers else parts[-1:]:
             if (len(name) > 1 or name.isdigit()) and name.lower() not in KEYWORDS:
                 out.add(name)
     return out
 
 
+class _Stating:
+    """What of a piece of code a note states: the names its text says (``named``, less the
+    anchored symbol's own name ``own``: the anchor already says the note is about it, not
+    which part), and the strings it quotes. A string's words are a message, not names of the
+    code: a string counts as the name it holds (``"timeout"``, ``"2.2.0"``), as itself when
+    the note quotes it (its text, or three words of it in a row: ``'Static route ... is
+    shadowed by previously defined variable route'``), as the symbol's own name when it says
+    it (``"MRUCache is deprecated"``: the code now speaks of the symbol); else not at all
+    (``'Cannot register two routes'`` states nothing a note about routes says). Prose is read
+    by its words, quoted or not."""
+
+    def __init__(self, named: set[str], said: str, path: str, own: str | None) -> None:
+        self.named, self.own = named, own
+        self.prose = suffix(path) in _TEXT
+        self.said = " ".join(said.split())
+        words = _WORD.compiled.findall(self.said.lower())
+        self.runs = {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+
+    def of(self, code: list[list[str]], values: bool = True) -> set[str]:
+        """The names and quoted strings of ``code`` (lines of tokens) the note states
+        (``values=False``: not the strings that hold one name, ``"group"``: a word that is
+        also a value the code compares with does not say which part a note is about)."""
+        out: set[str] = set()
+        for line in code:
+            plain: list[str] = []
+            for token in line:
+                if not _is_string(token) or self.prose:
+                    plain.append(token)
+                    continue
+                inner = " ".join(token.strip("'\"`").split())
+                if _NAME.compiled.fullmatch(inner):
+                    if values:
+                        plain.append(inner)
+                elif self.quoted(inner):
+                    out.add(token)
+                elif values and self.own and self.own in names_in(inner):
+                    out.add(self.own)
+            out |= names_in(_joined(plain)) & self.named
+        return out
+
+    def quoted(self, inner: str) -> bool:
+        if len(inner) >= 2 and inner in self.said:
+            return True
+        words = _WORD.compiled.findall(inner.lower())
+        return any(tuple(words[i : i + 3]) in self.runs for i in range(len(words) - 2))
+
+
+_WORD = Pattern(r"[a-z0-9_]+")
 # Punctuation that changes what code computes (a comparison, arithmetic, a negation), unlike
 # brackets, separators and a plain assignment.
 _OPERATORS = frozenset("<>!+-*/%&|^~?")
 
 
 def compare(
-    old: str, new: str, path: str = "", said: str | None = None, symbol: str | None = None
+    old: str,
+    new: str,
+    path: str = "",
+    said: str | None = None,
+    symbol: str | None = None,
+    title: str | None = None,
 ) -> CodeChange:
     """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
-    whole file, at ``path``), for a note whose text is ``said`` (None: the code alone)."""
+    whole file, at ``path``), for a note whose text is ``said`` (None: the code alone) and
+    whose title is ``title``."""
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
@@ -384,9 +491,10 @@ def compare(
         la, lb = la[head_a:], lb[head_b:]
         if [t for x in la for t in x] == [t for x in lb for t in x]:
             return CodeChange("changed", tuple(sorted(lost))) if lost else CodeChange("elsewhere")
+    stating = _Stating(named - {own}, said or "", path, own if own in named else None)
     # A note that names nothing of its code (beyond the symbol itself) cannot say which part
     # it is about: any change is judged a change.
-    if not (named - {own}) & set(a):
+    if not stating.of(lines(old, path), values=False):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named)
@@ -394,22 +502,29 @@ def compare(
             return part
     parts = members(old)
     focus = [m for m in parts if m in named and m != own]
+    # The members the title names are what the note is about; those its text names beside
+    # them are context ("``empty?`` is true when ..., because ``pop`` would create one").
+    headline = names_in(title or "", qualifiers=False)
+    focus = [m for m in focus if m in headline] or focus
     if focus:
         now = members(new)
         moved = [m for m in focus if m not in now]
         if moved:
             return CodeChange("changed", tuple(moved))
-        inner = [compare(parts[m], now[m], path, said, m) for m in focus]
+        inner = [compare(parts[m], now[m], path, said, m, title) for m in focus]
         hit = sorted(
             {n for c in inner if c.stale for n in c.names}
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
     changed = _changed(la, lb)
-    names = names_in("\n".join(_joined(line) for line in changed))
-    hit = sorted(names & named | lost)
-    if hit:
-        return CodeChange("changed", tuple(hit))
+    found = stating.of(changed) | lost
+    if found:
+        # the symbol's own name on those lines says nothing of which part, but it is named:
+        # reported with the rest (pull requests rank by what the change touched)
+        if own and own in named and own in names_in("\n".join(map(_joined, changed))):
+            found.add(own)
+        return CodeChange("changed", tuple(sorted(found)))
     touched = changed_tokens([t for x in la for t in x], [t for x in lb for t in x])
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so

@@ -36,6 +36,16 @@ import posixpath
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from reflectgit.notes import shellcommand
+from reflectgit.notes.shellcommand import (
+    IDENT,
+    IDENT_START,
+    KINDS,
+    command_of,
+    shell_words,
+    simple_commands,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
@@ -57,35 +67,17 @@ EDIT_TOOLS = frozenset(
 READ_TOOLS = frozenset({"Read", "view", "read"})
 FAMILIES = {"Bash": SHELL_TOOLS, "Edit": EDIT_TOOLS, "Write": EDIT_TOOLS, "Read": READ_TOOLS}
 PATH_TOOLS = ("Edit", "Write", "Read")
-WRAPPERS = frozenset({"sudo", "env", "command", "exec", "nohup", "time", "nice", "doas"})
-SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
-SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
-MAX_DEPTH = 3  # nested `bash -c` scripts read
-
 _PATCH_FILE = r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$"  # re.M
-# The hook runs on every tool call and imports neither `re` nor `shlex` (docs/performance.md,
-# "The hook processes, third pass"): a rule is split by hand (``_split_rule``, what the regex
+# A rule is split by hand (``_split_rule``, what the regex
 # ``^\s*(?P<tool>[A-Za-z_][A-Za-z0-9_.*-]*)\s*(?:\((?P<spec>.*)\))?\s*$`` with re.S reads),
-# and words without quotes, escapes or shell punctuation are split by ``str.split`` (what
-# ``shlex`` makes of them); anything else goes to ``shlex``.
-_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_IDENT = _IDENT_START | frozenset("0123456789")
-_TOOL_CHARS = _IDENT | frozenset(".*-")
-_SHLEX_WHITESPACE = frozenset(" \t\r\n")
-_QUOTING = frozenset("'\"\\")
-_PUNCTUATION = frozenset("();<>|&")  # shlex's punctuation_chars=True
-
-
-def _plain(text: str, special: frozenset[str]) -> bool:
-    """No character ``shlex`` treats specially (``special``, or whitespace it does not split
-    at): then its words are ``text.split()``."""
-    return not any(c in special or (c.isspace() and c not in _SHLEX_WHITESPACE) for c in text)
+# its command by ``notes/shellcommand.py``: neither imports `re` or `shlex` for plain words.
+_TOOL_CHARS = IDENT | frozenset(".*-")
 
 
 def _split_rule(text: str) -> tuple[str, str | None] | None:
     """(tool, specifier or None) of ``Tool`` or ``Tool(specifier)``; None when it is neither."""
     rest = text.lstrip()
-    if not rest or rest[0] not in _IDENT_START:
+    if not rest or rest[0] not in IDENT_START:
         return None
     end = 1
     while end < len(rest) and rest[end] in _TOOL_CHARS:
@@ -97,21 +89,6 @@ def _split_rule(text: str) -> tuple[str, str | None] | None:
     if rest[0] != "(" or len(rest) < 2 or rest[-1] != ")":
         return None
     return tool, rest[1:-1]
-
-
-def _shell_words(spec: str) -> list[str]:
-    """``shlex.split(spec)``."""
-    if _plain(spec, _QUOTING):
-        return spec.split()
-    import shlex
-
-    return shlex.split(spec)
-
-
-def _is_assignment(word: str) -> bool:
-    """``NAME=value`` (``^[A-Za-z_][A-Za-z0-9_]*=``)."""
-    name, eq, _ = word.partition("=")
-    return bool(eq) and bool(name) and name[0] in _IDENT_START and all(c in _IDENT for c in name)
 
 
 class RuleError(ValueError):
@@ -165,7 +142,7 @@ def parse_pattern(text: str) -> Pattern:
 
 def _words(spec: str) -> tuple[str, ...]:
     try:
-        words = tuple(_shell_words(spec))
+        words = tuple(shell_words(spec))
     except ValueError as exc:
         raise RuleError(f"{spec!r}: {exc}") from exc
     if not words:
@@ -220,6 +197,25 @@ def covered_tools(rule_tool: str) -> frozenset[str] | None:
     return frozenset({rule_tool})
 
 
+def command_table(patterns: Iterable[Pattern]) -> dict[str, Any] | None:
+    """The rules of the shell tools as the PreToolUse hook answers them without this module
+    (``state/rulestamp.py``): ``{"tools": [the shell tools], "rules": [[kind, [words]], ...]}``,
+    kind ``any`` (every call), ``exact`` or ``prefix`` (``notes/shellcommand.matches``). None
+    when some rule that may apply to a shell tool is no such rule (a glob, a wildcard tool),
+    and when no rule applies to one (no call of one gets past the tools ruled)."""
+    rows: list[list[Any]] = []
+    for pattern in patterns:
+        names = covered_tools(pattern.tool)
+        if names is None:
+            return None
+        if not names & SHELL_TOOLS:
+            continue
+        if pattern.kind != "any" and pattern.kind not in KINDS:
+            return None
+        rows.append([pattern.kind, list(pattern.words)])
+    return {"tools": sorted(SHELL_TOOLS), "rules": rows} if rows else None
+
+
 def tool_covers(rule_tool: str, tool: str) -> bool:
     """Does a rule written for ``rule_tool`` apply to a call of ``tool``?"""
     names = covered_tools(rule_tool)
@@ -246,14 +242,7 @@ class Call(NamedTuple):
 def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = "") -> Call:
     """The call as rules see it: the shell command, the files it writes or reads, its URL."""
     data = tool_input if isinstance(tool_input, Mapping) else {}
-    command = ""
-    raw = data.get("command", data.get("cmd"))
-    if isinstance(raw, list) and all(isinstance(w, str) for w in raw):
-        import shlex
-
-        command = shlex.join(raw)
-    elif isinstance(raw, str):
-        command = raw
+    command = command_of(data)
     paths: list[str] = []
     for key in ("file_path", "path", "notebook_path", "filePath"):
         value = data.get(key)
@@ -281,66 +270,6 @@ def _absolute(path: str, cwd: str, home: str) -> str:
     if path.startswith("~/") and home:
         path = home.rstrip("/") + path[1:]
     return posixpath.normpath(posixpath.join(cwd, path))
-
-
-def simple_commands(command: str, depth: int = 0) -> list[tuple[str, ...]]:
-    """The simple commands of a shell command line, each as its words from the command word on
-    (assignments and wrappers skipped, ``bash -c SCRIPT`` read as SCRIPT)."""
-    out: list[tuple[str, ...]] = []
-    for words in _segments(command):
-        words = _strip_wrappers(words)
-        if not words:
-            continue
-        if (
-            depth < MAX_DEPTH
-            and posixpath.basename(words[0]) in SHELLS
-            and len(words) >= 3
-            and words[1].startswith("-")
-            and "c" in words[1]
-        ):
-            out.extend(simple_commands(words[2], depth + 1))
-            continue
-        out.append(words)
-    return out
-
-
-def _segments(command: str) -> list[tuple[str, ...]]:
-    text = command.replace("\r\n", "\n").replace("\n", " ; ")
-    if _plain(text, _QUOTING | _PUNCTUATION):  # one simple command, split as shlex would
-        return [tuple(words)] if (words := text.split()) else []
-    import re
-    import shlex
-
-    try:
-        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        lexer.commenters = ""
-        tokens = list(lexer)
-    except ValueError:  # an unclosed quote: read it as plain words
-        tokens = re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", text)
-    segments: list[tuple[str, ...]] = []
-    current: list[str] = []
-    for token in tokens:
-        if token in SEPARATORS or (token and set(token) <= set(";|&()")):
-            if current:
-                segments.append(tuple(current))
-            current = []
-        else:
-            current.append(token)
-    if current:
-        segments.append(tuple(current))
-    return segments
-
-
-def _strip_wrappers(words: Sequence[str]) -> tuple[str, ...]:
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if _is_assignment(word) or word in WRAPPERS:
-            i += 1
-            continue
-        break
-    return tuple(words[i:])
 
 
 # --------------------------------------------------------------------------- rules
@@ -409,16 +338,11 @@ def matches(pattern: Pattern, call: Call) -> bool:
         host = _host(call.url)
         want = pattern.words[0]
         return bool(host) and (host == want or host.endswith("." + want))
+    if pattern.kind in KINDS:
+        return shellcommand.matches(pattern.kind, pattern.words, call.command)
     if not call.command:
         return False
-    for words in simple_commands(call.command):
-        if pattern.kind == "exact" and words == pattern.words:
-            return True
-        if pattern.kind == "prefix" and words[: len(pattern.words)] == pattern.words:
-            return True
-        if pattern.kind == "glob" and _fullmatch(pattern.regex, " ".join(words)):
-            return True
-    return False
+    return any(_fullmatch(pattern.regex, " ".join(w)) for w in simple_commands(call.command))
 
 
 def _fullmatch(regex: str, text: str) -> bool:

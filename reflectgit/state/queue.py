@@ -47,12 +47,11 @@ from reflectgit.config import Config
 from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
 from reflectgit.state import leftovers
+from reflectgit.state.backlog import LEGACY_FILE, QUEUE_DIR
 from reflectgit.state.files import atomic_write, fsync_dir
 
-QUEUE_DIR = "queue"
 DEAD_DIR = "dead"
 CORRUPT_DIR = "corrupt"
-LEGACY_FILE = "pending_reflections.jsonl"
 LEGACY_MARKER = "legacy-imported.state"
 FORMAT = 1
 ID_LEN = 16

@@ -20,6 +20,11 @@ A hook reads it without parsing the payload or reading the rules:
   for every tool it does not name; the hook makes sure a compile was asked for the state HEAD's
   files are in now (``wanted``/``want``: once per change, not once per call) and returns.
 
+When every rule of the shell tools is a command rule (a prefix, an exact command, the whole
+tool), a third line holds them as JSON (``notes/policy.command_table``): a call of a shell
+tool is answered from it and the payload, parsed as JSON, without the rules or their parser
+(``hooks/policy.unmatched``).
+
 Anything else (a ruled tool, a wildcard, no compile yet, a file this cannot read) and the rules
 are read as before. Harnesses write a tool name as itself in their JSON (never with ``\\u``
 escapes), which is what the search for ``"NAME"`` relies on; a name that also appears
@@ -67,10 +72,13 @@ def _identity(state_dir: str) -> str | None:
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def save(state_dir: str, line: str | None, tools: list[str] | None = None) -> None:
+def save(
+    state_dir: str, line: str | None, tools: list[str] | None = None, commands: str | None = None
+) -> None:
     """Write the quick answer for ``line`` and the ruled ``tools`` (None: a rule may apply to
-    any tool), summarising the ``rules.json`` written just before; or remove it (``line``
-    None, or no ``rules.json``)."""
+    any tool), and ``commands``, the shell tools' rules as one line of JSON when they are all
+    command rules (``notes/policy.command_table``), summarising the ``rules.json`` written just
+    before; or remove it (``line`` None, or no ``rules.json``)."""
     path = os.path.join(state_dir, FOLDER, NAME)
     identity = _identity(state_dir) if line is not None else None
     if identity is None:
@@ -82,11 +90,13 @@ def save(state_dir: str, line: str | None, tools: list[str] | None = None) -> No
     from reflectgit.state.files import atomic_write
 
     names = chr(9).join(tools) if tools is not None else WILDCARD
-    atomic_write(path, f"{line}\t{identity}\n{names}\n".encode())
+    table = f"{commands}\n" if commands is not None and "\n" not in commands else ""
+    atomic_write(path, f"{line}\t{identity}\n{names}\n{table}".encode())
 
 
-# What ``read`` returns: (the compile's line, the rules.json it summarises, the ruled tools).
-Quick = tuple[bytes, bytes, list[bytes]]
+# What ``read`` returns: (the compile's line, the rules.json it summarises, the ruled tools,
+# the shell tools' command rules as JSON or None).
+Quick = tuple[bytes, bytes, list[bytes], bytes | None]
 
 
 def read(state_dir: str) -> Quick | None:
@@ -98,9 +108,13 @@ def read(state_dir: str) -> Quick | None:
         return None
     first, _, rest = data.partition(b"\n")
     line, tab, identity = first.rpartition(b"\t")
-    if not tab or not line or not identity or not rest.endswith(b"\n") or b"\n" in rest[:-1]:
+    if not tab or not line or not identity or not rest.endswith(b"\n"):
         return None
-    return line, identity, [t for t in rest[:-1].split(b"\t") if t]
+    lines = rest[:-1].split(b"\n")
+    if len(lines) > 2 or (len(lines) == 2 and not lines[1]):
+        return None
+    tools = [t for t in lines[0].split(b"\t") if t]
+    return line, identity, tools, lines[1] if len(lines) == 2 else None
 
 
 def vouches(quick: Quick, line: str) -> bool:

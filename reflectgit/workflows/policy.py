@@ -27,12 +27,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from reflectgit import location
+from reflectgit import jsonio, location
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.git.headstamp import RACY, head_stamp
 from reflectgit.notes.policy import (
     Rule,
     RuleError,
+    command_table,
     covered_tools,
     decide,
     matching,
@@ -213,19 +214,23 @@ def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
         return
     tools: set[str] = set()
     wildcard = False
+    patterns = []
     for rule in doc.get("rules") or []:
         text = rule.get("pattern") if isinstance(rule, Mapping) else None
         try:
             pattern = parse_pattern(text if isinstance(text, str) else "")
         except RuleError:
             continue  # an unreadable pattern never matches
+        patterns.append(pattern)
         names = covered_tools(pattern.tool)
         if names is None:
             wildcard = True
             break
         tools |= names
+    table = None if wildcard else command_table(patterns)
+    commands = jsonio.dumps(table, separators=(",", ":")) if table is not None else None
     line = rulestamp.key(stamp if isinstance(stamp, list) else None, list(key.get("files") or []))
-    rulestamp.save(str(cfg.state_dir), line, None if wildcard else sorted(tools))
+    rulestamp.save(str(cfg.state_dir), line, None if wildcard else sorted(tools), commands)
 
 
 def _from_doc(doc: Mapping[str, Any], key: Mapping[str, Any]) -> RuleSet:

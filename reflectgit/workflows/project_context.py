@@ -51,7 +51,8 @@ _STOP = {
 
 
 class ProjectContext(NamedTuple):
-    """Where the agent works: repository name, branch and recently touched files."""
+    """Where the agent works: repository name, branch (None: unknown) and recently touched
+    files (none: ``()``), the work tree's top (None: not in a repository)."""
 
     name: str
     branch: str | None = None
@@ -107,12 +108,11 @@ def describing(
     """``project_context`` with git's questions asked now and answered when the call returned
     is made (what the caller does in between runs alongside git; make the call, also on the
     way out of an error, so no git is left behind)."""
-    root = repo_info.toplevel(cwd, env)
+    root, branch = repo_info.top_and_branch(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
         alone = ProjectContext(name=name)
         return lambda: alone
-    branch = repo_info.current_branch(root, env)
     files = repo_info.asking_worked_files(root, RECENT_COMMITS, env)
 
     def described() -> ProjectContext:

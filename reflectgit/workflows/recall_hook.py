@@ -31,13 +31,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reflectgit import jsonio
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+    from typing import Any
 
     from reflectgit.config import Config
     from reflectgit.workflows.project_context import ProjectContext

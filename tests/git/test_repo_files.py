@@ -44,6 +44,7 @@ def _agrees(cwd: Path, *, from_files: bool) -> tuple[Path | None, str | None]:
     assert top == _git_top(cwd)
     branch = repo_info.current_branch(top, env) if top else None
     assert branch == (_git_branch(cwd) if top else None)
+    assert repo_info.top_and_branch(cwd, env) == (top, branch)  # one reading, the same answers
     if from_files:
         found = repo_info._discover(cwd, env)  # raises _Unsure if it had to ask git
         assert (found[0] if found else None) == top

@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 
+from reflectgit.hooks.policy import unmatched
+from reflectgit.notes.policy import command_table, parse_pattern
 from tests.conftest import DATA, git, needs_shared, run_cli_proc
+from tests.notes.test_policy import COMMAND_CASES
 from tests.support.capture import (  # noqa: F401  (the kb fixture)
     SYNC,
     kb_fixture,
@@ -717,3 +720,78 @@ def test_the_quick_reading_of_a_ruled_tool_agrees_with_the_whole_reading(rules_k
     commit(kb, "no rule changed")
     with CompileHeld(state_dir(kb) / "policy"):  # and stale: the last compile answers alike
         assert [hook("PreToolUse", call, env=OFF) for call in calls] == whole
+
+
+# --------------------------------------------------------------------------- command rules
+# When every shell rule is a command rule, the compile writes them into the quick answer and a
+# shell call is answered from them and the parsed payload, without the rules or their parser.
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("rule", "command", "expected"),
+    [(rule, c, True) for rule, yes, _ in COMMAND_CASES if "*" not in rule[:-3] for c in yes]
+    + [(rule, c, False) for rule, _, no in COMMAND_CASES if "*" not in rule[:-3] for c in no],
+)
+def test_the_command_table_answers_as_the_rules_do(rule, command, expected, tmp_path):
+    table = command_table([parse_pattern(rule), parse_pattern("Edit(.env)")])
+    assert table is not None
+    commands = json.dumps(table).encode()
+    for payload in (claude_pre(command), copilot_camel_pre(command)):
+        raw = json.dumps(payload).encode()
+        # an empty state directory: without the table there are no rules to say "unmatched"
+        assert unmatched(str(tmp_path), "/home/dev", raw, commands) is not expected
+        assert unmatched(str(tmp_path), "/home/dev", raw, None) is False
+    read = json.dumps(tool_call("Read", {"file_path": "/etc/hosts"})).encode()
+    assert unmatched(str(tmp_path), "/home/dev", read, commands) is False  # not its tools
+
+
+@needs_shared
+def test_a_shell_call_is_answered_from_the_command_rules_of_the_last_compile(kb):
+    folder = vouched_compile(kb)
+    quick = folder / "quick"
+    lines = quick.read_text().split("\n")
+    assert json.loads(lines[2])["rules"] == [["prefix", ["git", "push", "--force"]]]
+    for command in (
+        "git push --force origin main",
+        "sudo git push --force",
+        "bash -c 'x; git push --force'",
+    ):
+        assert _decision(hook("PreToolUse", claude_pre(command), env=OFF)) == "deny", command
+        assert _decision(hook("PreToolUse", codex_pre(command), env=OFF)) == "deny", command
+    for command in ("git status", "git push origin main", "echo git push --force"):
+        assert hook("PreToolUse", claude_pre(command), env=OFF) is None
+    assert hook("PreToolUse", READ, env=OFF) is None  # a tool no rule names
+    # Forged to hold no rule, the table is what answers (the negative: a broken table, or one
+    # for other tools, and the rules are read whole again).
+    whole = quick.read_text()
+    quick.write_text("\n".join([*lines[:2], '{"tools":["Bash"],"rules":[]}', ""]))
+    assert hook("PreToolUse", claude_pre("git push --force"), env=OFF) is None
+    for broken in ('{"tools":["Bash"],"rules":[["glob",[]]]}', '{"tools":', '{"tools":["Read"]}'):
+        quick.write_text("\n".join([*lines[:2], broken, ""]))
+        assert _decision(hook("PreToolUse", claude_pre("git push --force"), env=OFF)) == "deny"
+    quick.write_text(whole)
+    # A rule with a pattern on a shell tool: no table, and the rules answer.
+    write_note(kb, "no-main", "Never touch main", "high", {"deny": ["Bash(git * main)"]})
+    commit(kb, "a glob rule")
+    assert _decision(hook("PreToolUse", claude_pre("git checkout main"))) == "deny"  # SYNC
+    _age_refs(kb)
+    assert hook("PreToolUse", READ) is None
+    assert quick.read_text().count("\n") == 2
+    assert _decision(hook("PreToolUse", claude_pre("git reset main"), env=OFF)) == "deny"
+    assert hook("PreToolUse", claude_pre("git status"), env=OFF) is None
+    # A stale compile: its table answers until the compile asked for finishes.
+    git("rm", "-q", "documents/no-main.md", cwd=kb)
+    write_note(kb, "no-clean", "Never git clean", "high", {"deny": ["Bash(git clean:*)"]})
+    commit(kb, "a command rule")
+    _age_refs(kb)
+    assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"))) == "deny"  # SYNC
+    assert hook("PreToolUse", READ) is None
+    assert json.loads(quick.read_text().split("\n")[2])["rules"][0] == ["prefix", ["git", "clean"]]
+    write_note(kb, "no-prune", "Never prune", "high", {"deny": ["Bash(docker system prune:*)"]})
+    commit(kb, "another command rule")
+    with CompileHeld(folder):
+        assert hook("PreToolUse", claude_pre("docker system prune -a"), env=OFF) is None
+        assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"), env=OFF)) == "deny"
+    prune = claude_pre("docker system prune -a")
+    wait_for(lambda: _decision(hook("PreToolUse", prune, env=OFF)) == "deny", "the new rule")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.hooks.sessionstart import parse_args
+from tests.support.capture import transcript_waits
 
 HOOK_TIMEOUT = 60  # a liveness bound, far above what the hook takes
 
@@ -61,6 +62,7 @@ def test_arguments(args: list[str], expected: tuple) -> None:
 
 def test_one_process_prints_the_recall_and_starts_the_drain(kb_with_note, tmp_path):
     state = tmp_path / "state"
+    transcript_waits(state)
     proc = session_start(tmp_path, state, "--harness", "copilot", "--kb", str(kb_with_note))
     assert (proc.returncode, proc.stderr) == (0, "")
     out = json.loads(proc.stdout)  # stdout holds the one document the harness reads
@@ -69,6 +71,17 @@ def test_one_process_prints_the_recall_and_starts_the_drain(kb_with_note, tmp_pa
     assert "Prefill connection pools at startup" in context
     assert f"-m reflectgit --kb {kb_with_note} show ID` prints a note in full" in context
     assert (state / "drain-background.log").is_file()  # the detached drain's output goes there
+
+
+def test_no_drain_starts_when_nothing_waits_for_one(kb_with_note, tmp_path):
+    state = tmp_path / "state"
+    proc = session_start(tmp_path, state, "--kb", str(kb_with_note))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "Prefill" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert not (state / "drain-background.log").exists()  # nothing queued, nothing unhandled
+    (state / "pending_reflections.jsonl").write_text("{}\n")  # the original tool's queue
+    assert session_start(tmp_path, state, "--kb", str(kb_with_note)).returncode == 0
+    assert (state / "drain-background.log").is_file()
 
 
 def test_with_mcp_the_hint_names_the_show_tool(kb_with_note, tmp_path):

@@ -9,6 +9,7 @@ from reflectgit.notes.policy import (
     Rule,
     RuleError,
     call_from,
+    command_table,
     decide,
     matches,
     matching,
@@ -201,3 +202,27 @@ def test_policy_file_lines():
 def test_matching_skips_unreadable_rules():
     rules = [rule("deny", "high", "bad", pattern="Bash("), rule("deny", "high", "ok")]
     assert [r.source for r in matching(rules, bash("ls"))] == ["ok"]
+
+
+def test_the_command_table_holds_the_shell_tools_command_rules_or_nothing():
+    def table(*rules: str):
+        return command_table([parse_pattern(r) for r in rules])
+
+    shell = ["Bash", "bash", "exec_command", "local_shell", "powershell", "shell"]
+    assert table("Bash(git push --force:*)", "Bash(rm -rf build)", "Bash", "Edit(.env)") == {
+        "tools": shell,
+        "rules": [
+            ["prefix", ["git", "push", "--force"]],
+            ["exact", ["rm", "-rf", "build"]],
+            ["any", []],
+        ],
+    }
+    assert table("bash(npm publish *)") == {
+        "tools": shell,
+        "rules": [["prefix", ["npm", "publish"]]],
+    }
+    # a glob on a shell tool, a rule for any tool, or no shell rule at all: no table
+    assert table("Bash(git push --force:*)", "Bash(git * main)") is None
+    assert table("Bash(git push --force:*)", "mcp__github__*") is None
+    assert table("Edit(.env)", "WebFetch(domain:example.com)") is None
+    assert table() is None

@@ -64,3 +64,18 @@ def test_a_compile_is_asked_once_per_state_and_again_when_overdue(tmp_path: Path
     os.utime(tmp_path / "policy" / "wanted", (old, old))
     assert not rulestamp.wanted(where, LINE)  # long overdue: asked again
     assert not rulestamp.want(str(tmp_path / "no-such-state"), LINE)
+
+
+def test_the_command_rules_line_is_read_when_whole(tmp_path: Path) -> None:
+    where = compiled(tmp_path, ["Bash"])
+    quick = rulestamp.read(where)
+    assert quick is not None and quick[3] is None  # none written: none read
+    table = '{"tools":["Bash"],"rules":[["prefix",["git","push"]]]}'
+    rulestamp.save(where, LINE, ["Bash"], table)
+    quick = rulestamp.read(where)
+    assert quick is not None and quick[2] == [b"Bash"] and quick[3] == table.encode()
+    path = tmp_path / "policy" / "quick"
+    whole = path.read_bytes()
+    for torn in (whole[:-1], whole + b"more\n", whole.replace(table.encode(), b"")):
+        path.write_bytes(torn)
+        assert rulestamp.read(where) is None, torn

@@ -216,3 +216,10 @@ def every_state_file(kb_path: Path) -> str:
         if path.is_file():
             out.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(out)
+
+
+def transcript_waits(state: Path) -> None:
+    """A transcript in the queue (a name only): a session start starts the drain only when
+    something waits for one (``state/backlog.py``)."""
+    (state / "queue").mkdir(parents=True, exist_ok=True)
+    (state / "queue" / "0123456789abcdef.json").write_text("{}")

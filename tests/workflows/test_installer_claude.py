@@ -20,7 +20,10 @@ import pytest
 
 from reflectgit.workflows.installer import CLAUDE_EVENTS, HOOK_CODE, SESSION_CODE
 from tests.conftest import TEST_DATA
-from tests.support.capture import kb_fixture  # noqa: F401
+from tests.support.capture import (
+    kb_fixture,  # noqa: F401
+    transcript_waits,
+)
 from tests.support.kb import home_kb  # noqa: F401
 
 # Every install here points its hooks at ~/.learnings: make it a KB.
@@ -106,6 +109,7 @@ def test_project_scope_is_portable_and_session_start_prints_only_context(
     state = project.parent / "state"
     env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(state)}
     (start,) = session_start(settings)  # one command: the recall, and the drain started
+    transcript_waits(state)
     assert start == "reflect-git-session-start --harness claude"
     proc = run_as_harness(start, project, env)
     assert proc.returncode == 0, proc.stderr
@@ -143,6 +147,7 @@ def test_reflect_disabled_silences_every_session_start_command(
     state = project.parent / "state"
     env = {**os.environ, "REFLECT_GIT_KB": str(kb), "REFLECT_STATE_DIR": str(state)}
     older = ["reflect-git recall --format claude", "reflect-git drain --background --quiet"]
+    transcript_waits(state)
     for command in [*session_start(settings), *older]:  # an older install's commands too
         proc = run_as_harness(command, project, {**env, "REFLECT_DISABLED": "1"})
         assert proc.returncode == 0, proc.stderr

@@ -19,6 +19,7 @@ import pytest
 
 from reflectgit.workflows.installer import CODEX_EVENTS, COPILOT_EVENTS
 from tests.conftest import DATA, TEST_DATA, needs_shared
+from tests.support.capture import transcript_waits
 from tests.support.kb import home_kb  # noqa: F401
 
 # Every install here points its hooks at ~/.learnings: make it a KB.
@@ -136,6 +137,7 @@ def test_codex_session_start_hands_over_context_as_codex_reads_it(
     start = {**events[0], "cwd": str(tmp_path)}
     assert start["hook_event_name"] == "SessionStart"
     state = tmp_path / "state"
+    transcript_waits(state)
     env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note), "REFLECT_STATE_DIR": str(state)}
     proc = run_as_harness(command, tmp_path, {**env, "REFLECT_DISABLED": "1"}, json.dumps(start))
     assert proc.returncode == 0 and proc.stdout == ""
@@ -250,6 +252,7 @@ def test_copilot_session_start_prints_additional_context(cli, pinned_env, kb_wit
     events = json.loads((DATA / "real" / "hook-events" / "copilot-cli-camelcase.json").read_text())
     start = {**events[0], "cwd": str(tmp_path)}  # the real camelCase sessionStart payload
     state = tmp_path / "state"
+    transcript_waits(state)
     env = {**os.environ, "REFLECT_GIT_KB": str(kb_with_note), "REFLECT_STATE_DIR": str(state)}
     proc = run_as_harness(command, tmp_path, env, json.dumps(start))
     assert proc.returncode == 0, proc.stderr

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reflectgit.state import slots as slot_files
 
 if TYPE_CHECKING:
     import datetime as dt
+    from typing import Any
 
 # The transcript parser and the queue's writer are imported when a session leaves slots, so a
 # recall with none costs one failed open (session start is measured, issue 17).

@@ -390,6 +390,7 @@ def _verdicts(
         pairs += [(change.base, diff.old or ""), (change.head, diff.new or "")]
     texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
     said = {n.id: n.said for n in notes}
+    titles = {n.id: n.title for n in notes}
     out: dict[tuple[str, Anchor], CodeChange] = {}
     unread: list[tuple[str, Anchor, str, str, str]] = []  # symbols in neither version
     for i, (nid, anchor, diff) in enumerate(wanted):
@@ -408,7 +409,9 @@ def _verdicts(
                 continue
             else:
                 old, new = old_block, new_block
-        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, symbol)
+        out[(nid, anchor)] = compare(
+            old, new, diff.new or "", said[nid] or None, symbol, titles[nid]
+        )
     # A symbol in neither version of the change: gone before it when the file defined it at
     # the note's own commit (nothing of it changed here); else a form the symbol rule does not
     # read, judged as its file (as ``stale`` judges it).
@@ -418,7 +421,7 @@ def _verdicts(
         at_commit = next(then) if anchor.commit else None
         if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
             continue
-        out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None)
+        out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None, titles[nid])
     return out
 
 

@@ -77,8 +77,10 @@ def _labels(
         from reflectgit.workflows.code.notes import body_of
 
         text_said = said(front, body_of(text))
+        given = front.get("title")
+        title = given if isinstance(given, str) else nid
         candidates.append(
-            AnchoredNote(nid, nid, path, root.name, tuple(anchors), None, front, text_said)
+            AnchoredNote(nid, title, path, root.name, tuple(anchors), None, front, text_said)
         )
     if not candidates or root is None:
         return out

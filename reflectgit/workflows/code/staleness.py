@@ -149,7 +149,7 @@ def judge(
         found: list[StaleAnchor] = []
         unknown = False
         for anchor in note.anchors:
-            verdict = judge_.anchor(anchor, note.said)
+            verdict = judge_.anchor(anchor, note.said, note.title)
             if verdict is _UNKNOWN:
                 unknown = True
             elif isinstance(verdict, StaleAnchor):
@@ -187,7 +187,7 @@ class _Judge:
                 self._diffs[commit] = {c.old: c for c in changes if c.old is not None}
         return self._diffs[commit]
 
-    def anchor(self, anchor: Anchor, said: str = "") -> object:
+    def anchor(self, anchor: Anchor, said: str = "", title: str | None = None) -> object:
         commit = anchor.commit
         if commit is None:
             # No commit to compare with: only a deletion or a vanished symbol can be seen.
@@ -220,7 +220,7 @@ class _Judge:
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
         verdict = (
-            compare(old_code, new_code, now, said or None, symbol)
+            compare(old_code, new_code, now, said or None, symbol, title)
             if old_code is not None and new_code is not None
             else None
         )

@@ -34,8 +34,12 @@ class World:
         assert run_cli_proc("init", str(self.kb), "-q").returncode == 0
 
     def note(self, title: str, *anchors: str) -> str:
-        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight",
-                f"{title}: what we learned", "--category", "perf", "--confidence", "high"]  # fmt: skip
+        return self.add(title, f"{title}: what we learned", *anchors)
+
+    def add(self, title: str, insight: str, *anchors: str) -> str:
+        """A note with its own insight (``note`` repeats the title)."""
+        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight", insight,
+                "--category", "perf", "--confidence", "high"]  # fmt: skip
         for anchor in anchors:
             args += ["--anchor", anchor]
         done = run_cli_proc(*args, cwd=self.code.path)
