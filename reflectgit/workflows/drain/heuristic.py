@@ -17,7 +17,9 @@ answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
 What looks like a lesson and is none: a request to the assistant, an offer the person declines,
 their wish for the task at hand, a verdict on a fix, a fix the person turned down for another,
 a rule the person later challenged on its code name, a setting pointed at with nothing said
-after it. What is one though no rule word says so: a point of the person's the assistant grants
+after it, a request asked as a question the assistant builds rather than adopts as a way of
+working, a turn disowning one action ("I didn't tell you to undo ..."), a report of a failed
+try with the command pasted. What is one though no rule word says so: a point of the person's the assistant grants
 ("You're right — ..."), and a cause restated right after the person said the guess was it.
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
