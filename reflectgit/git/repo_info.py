@@ -462,25 +462,30 @@ def modified_files(root: Path, env: Env = None) -> list[str]:
 
 
 def asking_worked_files(
-    root: Path, commits: int, env: Env = None
+    root: Path, commits: int, env: Env = None, recent: Sequence[str] | None = None
 ) -> Callable[[], tuple[list[str], list[str]]]:
     """``modified_files``, and the files the last ``commits`` commits touched (newest first,
     repeats kept): both gits started now and at once; the call returned waits for their
-    answers (``run.start_together``: call it, also on the way out of an error)."""
+    answers (``run.start_together``: call it, also on the way out of an error). ``recent``:
+    those files, known already (then only the first git runs)."""
     from reflectgit.git.run import start_together
 
     try:
-        recent = ["log", f"-n{commits}", "--name-only", "--format="]
-        wait = start_together([_MODIFIED, recent], cwd=root, env=env or {})
+        log = ["log", f"-n{commits}", "--name-only", "--format="]
+        wait = start_together(
+            [_MODIFIED] if recent is not None else [_MODIFIED, log], cwd=root, env=env or {}
+        )
     except ReflectGitError:
         return lambda: ([], [])
 
     def answers() -> tuple[list[str], list[str]]:
         try:
-            status, log = wait()
+            results = wait()
         except ReflectGitError:
             return [], []
-        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
+        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in results]
+        if recent is not None:
+            return _modified_of(text[0]), list(recent)
         return _modified_of(text[0]), [
             line.strip() for line in text[1].splitlines() if line.strip()
         ]
