@@ -33,8 +33,10 @@ LICENCES = {
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
+    "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "path-to-regexp": "MIT License",
+    "Scrutor": "The MIT License",
 }
 
 
