@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reflectgit.notes import testruns, verbs
-from reflectgit.notes.policy import EDIT_TOOLS
+from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
@@ -1542,7 +1542,11 @@ def adopted_as_rule(transcript: Transcript) -> Callable[[int], bool]:
     turns in its own words ("From now on I'll ...") or edits a file of standing instructions
     (CLAUDE.md, AGENTS.md, ...). Building what was asked is no adoption of a rule."""
     turns = [(t.record, t.speaker, t.text) for t in transcript.turns if t.speaker != INJECTED]
-    edits = [(c.record, _call_text(c.input)) for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    edits = [
+        (c.record, "\n".join(call_from(c.name, c.input).paths))
+        for c in transcript.tool_calls
+        if c.name in EDIT_TOOLS
+    ]
     persons = [r for r, who, _t in turns if who == PERSON]
 
     def adopted(record: int) -> bool:
@@ -1552,7 +1556,7 @@ def adopted_as_rule(transcript: Transcript) -> Callable[[int], bool]:
         ]
         edited = [x for r, x in edits if r > record and (end is None or r < end)]
         return any(_ADOPTS.search(t) for t in said) or any(
-            _INSTRUCTIONS.search(x.split("\n", 1)[0]) for x in edited
+            _INSTRUCTIONS.search(paths) for paths in edited
         )
 
     return adopted

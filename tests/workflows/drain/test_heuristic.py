@@ -1454,22 +1454,26 @@ def test_a_question_asking_for_a_feature_of_the_output_is_no_rule(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "adoption",
+    ("adoption", "kept"),
     [
-        [("assistant", "Understood. From now on I'll always run `ruff check` before I commit.")],
-        [("assistant", "Added to the instructions."), *_edit_file("e1", "repo/CLAUDE.md")],
+        ([("assistant", "Understood. From now on I'll always run `ruff check .` first.")], True),
+        ([("assistant", "Added to the instructions."), *_edit_file("e1", "repo/CLAUDE.md")], True),
+        ([("assistant", "Done, the hook runs it now."), *_edit_file("e1", "repo/hooks.py")], False),
+        ([("assistant", "Sure, running it now: `ruff check .` is clean.")], False),
     ],
-    ids=["commits-itself", "edits-the-instructions"],
+    ids=["commits-itself", "edits-the-instructions", "builds-it", "does-it-once"],
 )
-def test_a_question_asking_for_a_way_of_working_the_assistant_adopts_is_a_rule(tmp_path, adoption):
+def test_a_question_asking_for_a_way_of_working_the_assistant_adopts_is_a_rule(
+    tmp_path, adoption, kept
+):
     turns = [
         ("user", "fix the lint errors"),
         ("assistant", "Fixed, and committed."),
         ("user", "Can you always run `ruff check .` before you commit from now on?"),
         *adoption,
     ]
-    [action] = _actions(tmp_path, turns)
-    assert "ruff check" in action["title"]
+    found = [a for a in _actions(tmp_path, turns) if "ruff check" in a["title"]]
+    assert bool(found) == kept
 
 
 def test_asked_for_reads_only_a_request_in_a_questions_form():
