@@ -93,6 +93,11 @@ DEFINED = [
     ("    private static final int MAX_RETRIES = 3;\n", "MAX_RETRIES"),
     ("    private final Map<String, Integer> counts = new HashMap<>();\n", "counts"),
     ("    public static <T> List<T> of(T... xs) {\n", "of"),
+    # Kotlin: type parameters and a receiver type before the name
+    ("fun unwrap(): V {\n}\n", "unwrap"),
+    ("public inline infix fun <V, E, U> Result<V, E>.andThen(f: (V) -> U): U {\n}\n", "andThen"),
+    ("suspend fun <V> Result<V, Throwable>?.orNull(): V? = null\n", "orNull"),
+    ("private operator fun Point.plus(other: Point) = Point(x + other.x)\n", "plus"),
 ]
 
 NOT_DEFINED = [
@@ -112,6 +117,9 @@ NOT_DEFINED = [
     ("    let total = count + 1;\n", "count"),
     ("branch always names a complete commit; the index holds it\n", "commit"),  # prose
     ("    throw new IllegalStateException(msg);\n", "IllegalStateException"),
+    ("    return result.andThen(transform)\n", "andThen"),  # Kotlin calls, not definitions
+    ("    val fun_total = funOf(unwrap())\n", "unwrap"),
+    ("fun interface Mapper {\n}\n", "interface"),
 ]
 
 
@@ -140,6 +148,32 @@ def test_a_define_is_its_logical_line_and_a_typedef_its_statement() -> None:
     assert block(INI_H, "ini_parse") == (
         "int ini_parse(const char* filename, ini_handler handler, void* user);\n"
     )
+
+
+KOTLIN_MAP = """/**
+ * Maps this [Result<V, E>][Result] to [Result<U, E>][Result].
+ */
+public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {
+    return andThen { Ok(transform(it)) }
+}
+
+/**
+ * - Scala: [Either.flatMap](https://example.org/Either.html#flatMap)
+ */
+public inline infix fun <V, E, U> Result<V, E>.flatMap(transform: (V) -> Result<U, E>): Result<U, E> {
+    return andThen(transform)
+}
+"""
+
+
+def test_a_kotlin_function_runs_to_the_next_one_its_kdoc_left_to_that_one() -> None:
+    block = anchors.symbol_block(KOTLIN_MAP, "map")
+    assert block == (
+        "public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {\n"
+        "    return andThen { Ok(transform(it)) }\n}\n"
+    )
+    flat = anchors.symbol_block(KOTLIN_MAP, "flatMap")
+    assert flat is not None and flat.endswith("return andThen(transform)\n}\n")
 
 
 def test_an_out_of_class_method_runs_to_the_next_one() -> None:

@@ -217,3 +217,35 @@ def test_punctuation_of_prose_is_no_change(world: World) -> None:
     )
     world.code.commit("softer")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+MAP_KT = """package result
+
+/**
+ * Maps this [Result] with [transform].
+ */
+public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {
+    return andThen { Ok(transform(it)) }
+}
+
+public inline infix fun <V, E, U> Result<V, E>.flatMap(transform: (V) -> Result<U, E>): Result<U, E> {
+    return andThen(transform)
+}
+
+public fun <V, E> Result<V, E>.mapError(): Result<V, E> = this
+"""
+
+
+def test_a_kotlin_function_moved_within_its_file_is_compared_where_it_now_is(world: World) -> None:
+    world.code.write("src/Map.kt", MAP_KT).commit("map")
+    nid = world.note("flatMap just calls andThen(transform)", "src/Map.kt:flatMap")
+    flat = MAP_KT[MAP_KT.index("public inline infix fun <V, E, U> Result<V, E>.flatMap") :]
+    flat = flat[: flat.index("public fun")]
+    moved = MAP_KT.replace(flat, "") + "\n/**\n * See [andThen] and [Either.flatMap].\n */\n" + flat
+    world.code.write("src/Map.kt", moved).commit("move flatMap to the end, with a kdoc")
+    assert world.stale()["stale"] == []
+    # its body changed what the note states: stale
+    world.code.write("src/Map.kt", moved.replace("andThen(transform)", "mapBoth(transform)"))
+    world.code.commit("flatMap maps both")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
