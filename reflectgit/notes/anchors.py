@@ -267,7 +267,7 @@ _FORMS = (
     # ender, the typed variables below too
     _Form(
         "block",
-        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*\(",
+        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID}){_TEMPLATE}\s*\(",
         ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED}))",
     ),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
@@ -396,6 +396,9 @@ def _raw_block(text: str, symbol: str) -> str | None:
     depth = len(indent.expandtabs())
     if end_of_line >= len(text):
         return text[start:]
+    braced = _braced_end(text, start, end_of_line)
+    if braced is not None:
+        return text[start:braced]
     pos = end_of_line + 1
     while pos < len(text):
         nxt = text.find("\n", pos)
@@ -411,6 +414,34 @@ def _raw_block(text: str, symbol: str) -> str | None:
             break
         pos = nxt + 1
     return text[start:]
+
+
+def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
+    """Where a definition whose body is a ``{ ... }`` opened on its own line (or alone on the
+    next: ``void Run()`` then ``{``) ends: after the line that closes that brace. What follows
+    it (the next member, a generic method the other forms do not read, the closing braces of
+    its class and namespace) is not its code. None when the body is not so braced (Python,
+    an expression body, a brace first opened deeper in the body)."""
+    from reflectgit.notes.codediff import tokens
+
+    head = tokens(text[start:end_of_line], "x.c")
+    depth = head.count("{") - head.count("}")
+    pos = end_of_line + 1
+    if depth <= 0 or head[-1:] != ["{"]:
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        if depth != 0 or tokens(text[pos:nxt], "x.c") != ["{"]:
+            return None
+        depth, pos = 1, nxt + 1
+    while pos < len(text):
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        line = tokens(text[pos:nxt], "x.c")
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            return min(nxt + 1, len(text))
+        pos = nxt + 1
+    return None
 
 
 def _open_braces(code: str) -> bool:

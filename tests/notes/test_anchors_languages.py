@@ -98,6 +98,8 @@ DEFINED = [
     ("public inline infix fun <V, E, U> Result<V, E>.andThen(f: (V) -> U): U {\n}\n", "andThen"),
     ("suspend fun <V> Result<V, Throwable>?.orNull(): V? = null\n", "orNull"),
     ("private operator fun Point.plus(other: Point) = Point(x + other.x)\n", "plus"),
+    # C#: a generic method
+    ("    public static TEnum IsDefined<TEnum>(TEnum value) where TEnum : struct\n", "IsDefined"),
 ]
 
 NOT_DEFINED = [
@@ -174,6 +176,46 @@ def test_a_kotlin_function_runs_to_the_next_one_its_kdoc_left_to_that_one() -> N
     )
     flat = anchors.symbol_block(KOTLIN_MAP, "flatMap")
     assert flat is not None and flat.endswith("return andThen(transform)\n}\n")
+
+
+PRECONDITIONS_CS = """namespace Scrutor
+{
+    internal static class Preconditions
+    {
+        public static string NotEmpty(string value, [NotNull] string parameterName)
+        {
+            if (value.Length == 0)
+            {
+                throw new ArgumentException("String value cannot be null.", parameterName);
+            }
+
+            return value;
+        }
+
+        public static TEnum IsDefined<TEnum>(TEnum value, string parameterName)
+        {
+            return value;
+        }
+    }
+}
+"""
+
+
+def test_a_braced_body_ends_with_its_closing_brace() -> None:
+    block = anchors.symbol_block(PRECONDITIONS_CS, "NotEmpty")
+    assert block is not None
+    assert block.endswith("            return value;\n        }\n") and "IsDefined" not in block
+    # the class's block is its braces too; K&R style and an expression body as before
+    cls = anchors.symbol_block(PRECONDITIONS_CS, "Preconditions")
+    assert cls is not None and cls.rstrip().endswith("}\n    }")
+    assert anchors.symbol_block("int f() {\n  return 1;\n}\nint g() {}\n", "f") == (
+        "int f() {\n  return 1;\n}\n"
+    )
+    # a Python body is not braced: a dict literal in it does not end the block
+    py = "def f():\n    d = {\n        1: 2,\n    }\n    return d\n\n\ndef g():\n    pass\n"
+    assert (
+        anchors.symbol_block(py, "f") == "def f():\n    d = {\n        1: 2,\n    }\n    return d\n"
+    )
 
 
 def test_an_out_of_class_method_runs_to_the_next_one() -> None:

@@ -249,3 +249,45 @@ def test_a_kotlin_function_moved_within_its_file_is_compared_where_it_now_is(wor
     world.code.commit("flatMap maps both")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid
+
+
+PRECONDITIONS_CS = """namespace Scrutor
+{
+    internal static class Preconditions
+    {
+        public static string NotEmpty(string value, [NotNull] string parameterName)
+        {
+            if (value.Length == 0)
+            {
+                throw new ArgumentException("String value cannot be null.", parameterName);
+            }
+
+            return value;
+        }
+
+        public static TEnum IsDefined<TEnum>(TEnum value, [NotNull] string parameterName)
+        {
+            return value;
+        }
+    }
+}
+"""
+
+
+def test_a_file_scoped_namespace_and_an_annotation_dropped_are_not_stale(world: World) -> None:
+    world.code.write("src/Preconditions.cs", PRECONDITIONS_CS).commit("preconditions")
+    nid = world.note(
+        'NotEmpty throws ArgumentException("String value cannot be null.") for an empty value',
+        "src/Preconditions.cs:NotEmpty",
+    )
+    body = PRECONDITIONS_CS.split("{\n", 1)[1].rsplit("}\n", 1)[0]
+    scoped = "namespace Scrutor;\n\n" + "\n".join(
+        line[4:] for line in body.replace("[NotNull] ", "").split("\n")
+    )
+    world.code.write("src/Preconditions.cs", scoped).commit("file-scoped namespace, no NotNull")
+    assert world.stale()["stale"] == []
+    # the message the note states changed: stale
+    fixed = scoped.replace("cannot be null.", "cannot be empty.")
+    world.code.write("src/Preconditions.cs", fixed).commit("message")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
