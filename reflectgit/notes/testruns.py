@@ -73,6 +73,9 @@ _MIX = Pattern(
     r"^(?:\d+ (?:doctests?|propert(?:y|ies)), )*(\d+) tests?, (\d+) failures?\b", re.MULTILINE
 )
 _MIX_DOCTESTS = Pattern(r"^(\d+) doctests?, ", re.MULTILINE)
+# bun test: " 12 pass", " 1 fail", then "Ran 13 tests across 2 files. [40.00ms]"
+_BUN_RAN = Pattern(r"^Ran \d+ tests? across \d+ files?\.", re.MULTILINE)
+_BUN = Pattern(r"^\s*(\d+) (pass|fail)\s*$", re.MULTILINE)
 
 
 def _pytest(output: str) -> Counts | None:
@@ -159,6 +162,15 @@ def _node(output: str) -> Counts | None:
     return Counts(found.get("fail", 0) + found.get("cancelled", 0), found.get("pass", 0))
 
 
+def _bun(output: str) -> Counts | None:
+    if not _BUN_RAN.search(output):
+        return None
+    found = {word: int(n) for n, word in _BUN.findall(output)}  # the last summary wins
+    if not found:
+        return None
+    return Counts(found.get("fail", 0), found.get("pass", 0))
+
+
 def _mix(output: str) -> Counts | None:
     rows = _MIX.findall(output)
     if not rows:
@@ -180,6 +192,7 @@ SUMMARIES: tuple[tuple[str, Callable[[str], Counts | None]], ...] = (
     ("mocha", _mocha),
     ("node", _node),
     ("mix", _mix),
+    ("bun", _bun),
     ("go", _go),
 )
 _PARSERS = dict(SUMMARIES)

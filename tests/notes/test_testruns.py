@@ -77,6 +77,11 @@ MIX_RED = (
 MIX_GREEN = "Finished in 0.03 seconds (0.00s async, 0.03s sync)\n1 doctest, 11 tests, 0 failures"
 
 
+# bun test's summary (a real run's tail)
+BUN_GREEN = " 1274 pass\n 0 fail\n 2760 expect() calls\nRan 1274 tests across 56 files. [813.00ms]"
+BUN_RED = "(fail) rounds half up [0.20ms]\n\n 12 pass\n 1 fail\n 30 expect() calls\nRan 13 tests across 2 files. [40.00ms]"
+
+
 @pytest.mark.parametrize(
     ("command", "runner"),
     [
@@ -148,6 +153,8 @@ def test_runner_of(command, runner):
         ("node --test", NODE_SPEC_GREEN, ("node", 0, 2)),
         ("mix test", MIX_RED, ("mix", 2, 10)),
         ("mix test", MIX_GREEN, ("mix", 0, 12)),
+        ("bun run test 2>&1 | tail -30", BUN_GREEN, ("bun", 0, 1274)),
+        ("bun test", BUN_RED, ("bun", 1, 12)),
     ],
 )
 def test_read_run_counts(command, output, expected):
@@ -173,6 +180,8 @@ def test_read_run_counts(command, output, expected):
         ("cargo test", "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured"),
         ("go test ./...", "?   \texample.com/demo\t[no test files]"),
         ("mix test", "Finished in 0.0 seconds\n0 tests, 0 failures"),
+        ("bun test", " 3 pass\n 0 fail\n"),  # no "Ran N tests across" line: not bun's summary
+        ("bun run lint", BUN_GREEN),  # not a test command
         ("npm test", "ok"),  # a script that prints ok is not a test summary
         ("npm test", "> demo@1.0.0 test\n> echo ok\n\nok"),
         ("pytest", "Interrupted: 1 error during collection"),

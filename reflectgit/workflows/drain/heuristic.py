@@ -32,6 +32,7 @@ from typing import Any
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.policy import EDIT_TOOLS
+from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
     CONCESSION,
@@ -47,7 +48,7 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
+from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -70,6 +71,20 @@ _CAUSE = re.compile(
     re.I,
 )
 _FIX = re.compile(r"\b(fixed by|fixed it by|the fix|switched|solved by|fixed with)\b", re.I)
+# A fix said under a condition ("if it's empty, the fix is X", "otherwise the fix would be Y"):
+# a step of a checklist for what the person may find, not a fix that was made.
+_IF_CLAUSE = re.compile(
+    r"\b(?:if|when|unless|in case|otherwise|should (?:it|that|this|they))\b[^.;:()!?]*?,?\s*(?:then\s+)?$",
+    re.I,
+)
+
+
+def made_fix(sentence: str) -> bool:
+    """Does ``sentence`` name a fix that was made, not one under a condition?"""
+    m = _FIX.search(sentence)
+    return m is not None and not _IF_CLAUSE.search(sentence[: m.start()])
+
+
 _IMPERATIVE = re.compile(r"\b(always|never|must|use|instead|don'?t|dont|do not)\b", re.I)
 _REASON = re.compile(r"\b(since|because|as|so|instead|rather than|use|need to|should)\b", re.I)
 _CODE = re.compile(r"`([^`\n]{2,80})`")
@@ -257,6 +272,54 @@ def pointed_out(rule: str) -> bool:
     return not (ruled or _NAMED.search(fact) or _IDENTIFIER.search(fact))
 
 
+# A terse answer to the assistant's open questions ("big five, separate and don't couple" to
+# "all nine, or the big five?", "in `src/` or a separate `e2e/` module?", ...): each part is
+# read with the alternative of the question it picks, since only the question holds the rule.
+_TERSE_WORDS = 3
+_ALTERNATIVES = re.compile(r",?\s+\bor\b\s+", re.I)
+_PARTS = re.compile(r"\s*(?:,|;|\band\b)\s*", re.I)
+
+
+def _questions(before: str) -> list[tuple[str, list[str]]]:
+    """The assistant's either-or questions in its turn, each with its alternatives."""
+    out: list[tuple[str, list[str]]] = []
+    for piece in re.findall(r"[^?]+\?", before):
+        said = sentences(piece.strip().split("\n")[-1])
+        question = _MARKUP.sub("", said[-1] if said else piece).strip().rstrip("?").strip()
+        alternatives = [a.strip(" .,;") for a in _ALTERNATIVES.split(question) if a.strip(" .,;")]
+        if len(alternatives) >= 2:
+            out.append((question, alternatives))
+    return out
+
+
+def answered_questions(reply: str, before: str) -> tuple[str, str] | None:
+    """A terse answer read with the questions it answers: ``(title, rule)``, ``("", "")`` when
+    the reply is a terse answer to questions it cannot be matched to (nothing to write), and
+    None when the reply is no terse answer to the assistant's questions."""
+    head = re.split(r"[.!?/\n]", reply.strip(), maxsplit=1)[0]
+    parts = [p.strip() for p in _PARTS.split(head) if p.strip()]
+    questions = _questions(before)
+    if not parts or not questions or any(len(p.split()) > _TERSE_WORDS for p in parts):
+        return None
+    picked: list[tuple[str, str, str]] = []
+    for part in parts:
+        words = _words(part)
+        one = [
+            (question, alt)
+            for question, alts in questions
+            if words and sum(1 for a in alts if words <= _words(a)) == 1
+            for alt in alts
+            if words <= _words(alt)
+        ]
+        if not one:
+            return ("", "")  # a part no single alternative holds: its rule is unknown
+        question, alt = one[0]
+        picked.append((question, alt, part))
+    title = "; ".join(dict.fromkeys(alt for _q, alt, _p in picked))
+    rule = " ".join(f"Asked “{q}?”, the person answered “{p}”." for q, _a, p in picked)
+    return _cap(title), rule
+
+
 def _join(first: str, second: str) -> str:
     """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
     head = first.rstrip(" .;:!")
@@ -394,8 +457,9 @@ def chunk_actions(
     verified: Callable[[int], bool] | None = None,
     reply_after: Callable[[int], str] | None = None,
     rest_of_turn: Callable[[int, str], str] | None = None,
-    acted_on: Callable[[int], bool] | None = None,
+    acted_on: Callable[[int], int | None] | None = None,
     done_after: Callable[[int], str] | None = None,
+    turn_before: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -412,6 +476,8 @@ def chunk_actions(
     ``done_after`` is what the assistant's tool calls did after a record, to the person's next
     turn (the text it edited in, the commands it ran): a run confirms a cause's fix only when
     the fix's named things are in it, since the run checked what was done, not what was said.
+    ``turn_before`` is the assistant's whole turn before a record (its questions, which a
+    terse answer picks from, may be past the chunk's context).
     """
     lines = _lines(chunk)
 
@@ -463,9 +529,21 @@ def chunk_actions(
             return "the next test run getting past the error, on the way to a green run"
         if verified is not None and record is not None and labelled_fix(offset):
             return "a passing test run after the session's edits" if verified(record) else ""
-        if acted_on is not None and record is not None and acted_on(record):
+        edit = acted_on(record) if acted_on is not None and record is not None else None
+        if edit is not None and record is not None and not restated(offset, record, edit):
             return "the assistant's edit right after it and the passing test run that followed"
         return ""
+
+    def restated(offset: int, record: int, edit: int) -> bool:
+        """Did the assistant state another cause after the line and before its edit? Then the
+        edit acted on that one ("The issue is X. Let me check" then "The issue is Y")."""
+        for other in signals:
+            at_ = other.line_index - chunk.start
+            if at_ <= offset or not (0 <= at_ < len(chunk.records)) or other.speaker == "person":
+                continue
+            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and record < chunk.records[at_] < edit:
+                return True
+        return False
 
     def labelled_fix(offset: int) -> str:
         """The fix the assistant labels on the line after its labelled cause ("**Root
@@ -511,6 +589,26 @@ def chunk_actions(
         offset, role, text = at(sig)
         person = sig.speaker == "person" and role in ("user", "")
         if person and sig.tier == HIGH and sig.kind in RULE_KINDS:
+            record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
+            asked = before(offset)
+            if turn_before is not None and record is not None:
+                asked = turn_before(record) or asked
+            answer = answered_questions(text, asked)
+            if answer is not None:
+                if answer[0]:
+                    out.append(
+                        _action(
+                            title=answer[0],
+                            rule=answer[1],
+                            quote=text,
+                            before=before(offset),
+                            who="person, answering the assistant's questions",
+                            confidence=MEDIUM,
+                            learning_type="correction",
+                            category=sig.category,
+                        )
+                    )
+                continue  # a terse answer: its rule is the question's, or there is none
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
@@ -650,7 +748,7 @@ def _what_was_done(text: str) -> str:
     """The fix in the assistant's words, as an imperative ("Use tmp_path"), or ``""``."""
     # a sentence never runs across lines ("... in `/api`:" then "The fix for X: ...")
     lines = [s for line in text.split("\n") for s in sentences(line)]
-    fixed = next((s for s in lines if _FIX.search(s)), "")
+    fixed = next((s for s in lines if made_fix(s)), "")
     if fixed:
         return _imperative(_trim(fixed)).rstrip(" .")
     said = [x for x in (_NEED_TO.search(text), _LET_ME.search(text)) if x is not None]
@@ -690,8 +788,8 @@ def _confirmed_cause(
         # "So X returns Y, not Z. That's the bug - ...": the cause is the sentence before
         at = next((i for i, p in enumerate(said) if _THATS_THE.match(p)), 0)
         cause = _SO.sub("", said[at - 1]) if at > 0 else ""
-    if not cause:
-        return None
+    if not cause or cause.rstrip(" *_").endswith("?"):
+        return None  # no cause, or one asked as a question ("What if the issue is X?"): a guess
     subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause))).rstrip(" .;:")
     if len(subject.split()) < MIN_WORDS - 1 or _GUESS.search(subject):
         return None  # a hunch, or the assistant's own doing ("I'm using X wrong")
@@ -870,7 +968,7 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
 def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, Any] | None:
     """A low note from a confirmed fix: "<subject>: <fix>", or None without a subject."""
     plain = _MARKUP.sub("", text).replace("**", "").strip()
-    fix_sentence = next((s for s in sentences(plain) if _FIX.search(s)), "")
+    fix_sentence = next((s for s in sentences(plain) if made_fix(s)), "")
     if not fix_sentence:
         return None
     fix = _imperative(_trim(fix_sentence)).rstrip(" .")
@@ -1096,6 +1194,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
     acted = acted_on(prepared.transcript) if prepared.transcript else None
     done = done_after(prepared.transcript) if prepared.transcript else None
+    asked = turn_before(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1109,7 +1208,11 @@ def write(prepared: Prepared) -> dict[str, Any]:
             rest,
             acted,
             done,
+            asked,
         )
+    if prepared.transcript and prepared.chunks:
+        since = min((r for c in prepared.chunks for r in c.records), default=0)
+        candidates += challenges_acted_on(prepared.transcript, since)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1183,28 +1286,30 @@ def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
     return verified
 
 
-def acted_on(transcript: Transcript) -> Callable[[int], bool]:
+def acted_on(transcript: Transcript) -> Callable[[int], int | None]:
     """``acted(record)``: did the assistant act on what it said at that record and pass? Before
-    the person speaks again, its next tool call is an edit, no test ran in between, and the
-    first test run after that edit passed (a cause caught by reading, fixed, then checked)."""
+    the person speaks again, it edited files (reading first is fine), no test ran before its
+    first edit, and the first test run after that edit passed (a cause caught by reading, or a
+    change the person asked for, made and then checked). The first edit's record, else None."""
     calls = {c.call_id: c for c in transcript.tool_calls}
-    runs: dict[int, tuple[int, bool]] = {}  # call record -> (result record, green)
+    runs: dict[int, bool] = {}  # call record -> green
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
         command = _command(call.input) if call is not None else ""
         run = testruns.read_run(command, result.content) if command and call else None
         if call is not None and run is not None:
-            runs[call.record] = (result.record, run.green)
+            runs[call.record] = run.green
     order = sorted(transcript.tool_calls, key=lambda c: c.record)
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
-    def acted(record: int) -> bool:
+    def acted(record: int) -> int | None:
         end = min((r for r in persons if r > record), default=None)
         later = [c for c in order if c.record > record and (end is None or c.record < end)]
-        if not later or later[0].name not in EDIT_TOOLS:
-            return False
-        tested = [runs[c.record] for c in later if c.record in runs]
-        return bool(tested) and tested[0][1]
+        edit = next((i for i, c in enumerate(later) if c.name in EDIT_TOOLS), None)
+        if edit is None or any(c.record in runs for c in later[:edit]):
+            return None
+        tested = [runs[c.record] for c in later[edit:] if c.record in runs]
+        return later[edit].record if tested and tested[0] else None
 
     return acted
 
@@ -1215,12 +1320,19 @@ _TOKEN = re.compile(r"[A-Za-z_]\w{2,}")
 def fix_was_done(fix: str, done: str) -> bool:
     """Did the session's tool calls touch every thing ``fix`` names in a code span (one of the
     span's names, a whole word, in what they did: "move `persist_with_outbox` from
-    `upload_protocol`" is an edit around both)? A fix naming nothing in code: ``True``."""
+    `upload_protocol`" is an edit around both)? A name is touched too when a file the calls
+    touched is named for it (`buildContextTree` and ``build-context-tree.ts``). A fix naming
+    nothing in code: ``True``."""
     words = set(_TOKEN.findall(done))
+    files = {_folded(m.group("stem")) for m in _FILE.finditer(done)}
     return all(
-        any(t in words for t in _TOKEN.findall(span)) or not _TOKEN.search(span)
+        any(t in words or _folded(t) in files for t in _TOKEN.findall(span))
+        or not _TOKEN.search(span)
         for span in _CODE.findall(fix)
     )
+
+
+_FILE = re.compile(r"(?:^|[\s/\\])(?P<stem>[A-Za-z_][\w-]{2,})\.[A-Za-z]{1,5}\b", re.M)
 
 
 def done_after(transcript: Transcript) -> Callable[[int], str]:
@@ -1262,6 +1374,70 @@ def _call_text(tool_input: Any) -> str:
     if isinstance(tool_input, list):
         return "\n".join(_call_text(v) for v in tool_input)
     return ""
+
+
+def turn_before(transcript: Transcript) -> Callable[[int], str]:
+    """``said(record)``: the assistant's whole turn before that record (from the person's turn
+    before it), past any chunk's context; ``""`` when the person spoke last."""
+    turns = [(t.record, t.speaker, t.text) for t in transcript.turns if t.speaker != INJECTED]
+
+    def said(record: int) -> str:
+        out: list[str] = []
+        for at, speaker, text in turns:
+            if at >= record:
+                break
+            out = [] if speaker == PERSON else [*out, text.strip()]
+        return clean("\n".join(out))
+
+    return said
+
+
+# The person asking why something was not done ("Why aren't we using table-driven tests for
+# these test cases?"): a rule in a question's form, when the assistant changes the code for it.
+_WHY_NOT = re.compile(
+    r"^\W*why (?:aren'?t|are not|don'?t|do not|didn'?t|did not|isn'?t|is not|wasn'?t) "
+    r"(?:we|you|it|this|that|they)\s+(?P<what>\w+ [^?]+?)\s*\?\s*$",
+    re.I,
+)
+
+
+def why_not_rule(said: str) -> str:
+    """``Why aren't we using X for Y?`` -> ``Use X for Y``; ``""`` for any other line."""
+    m = _WHY_NOT.match(said.strip())
+    if m is None:
+        return ""
+    first, _, rest = m.group("what").partition(" ")
+    rule = f"{verbs.base(first)} {rest}".strip()
+    return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
+
+
+def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from the person's "why aren't we X?" that the assistant answered by changing the
+    code, checked by a passing run (a question is only a rule once it was acted on), for the
+    person's turns at or after record ``since``."""
+    changed = acted_on(transcript)
+    out: list[dict[str, Any]] = []
+    for turn in transcript.turns:
+        if turn.speaker != PERSON or turn.record < since:
+            continue
+        said = clean(turn.text).strip()
+        rule = why_not_rule(said) if "\n" not in said else ""
+        if rule and changed(turn.record) is not None:
+            out.append(
+                _action(
+                    title=rule,
+                    rule=rule + ".",
+                    quote=said,
+                    before="",
+                    asked=said,
+                    who="person, asking why it was not done",
+                    confidence=MEDIUM,
+                    learning_type="correction",
+                    category="general",
+                    confirmed="the assistant's edit for it and the passing test run that followed",
+                )
+            )
+    return out
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

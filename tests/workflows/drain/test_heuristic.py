@@ -1266,3 +1266,160 @@ def test_a_fact_pointed_out_that_names_a_thing_or_states_a_rule_is_kept(tmp_path
 )
 def test_pointed_out(rule, expected):
     assert heuristic.pointed_out(rule) is expected
+
+
+_OPEN_QUESTIONS = (
+    "Open questions before building:\n"
+    "- Scope: all nine shells, or the big five first?\n"
+    "- Should the harness live in `src/` (same module) or a separate `e2e/` module so its "
+    "deps don't touch the main go.mod?\n"
+    "- Wait for the replay to land, or start with env-driven segments (don't couple the two)?\n"
+    "Give me a go and your answers."
+)
+
+
+def test_a_terse_answer_is_read_with_the_questions_it_answers(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "big five, separate and don't couple."),
+        ],
+    )
+    assert action["title"].startswith("The big five first; a separate `e2e/` module")
+    assert "Asked “Should the harness live in `src/`" in action["rule"]
+    assert "the person answered “separate”" in action["rule"]
+
+
+def test_a_terse_answer_no_alternative_holds_writes_nothing(tmp_path):
+    # "don't mock" names no alternative of the questions: its rule is unknown, so nothing
+    assert not _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "big five, and don't mock."),
+        ],
+    )
+
+
+def test_a_full_rule_after_questions_is_not_a_terse_answer(tmp_path):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "what are the options for shell end-to-end tests?"),
+            ("assistant", _OPEN_QUESTIONS),
+            ("user", "never put test harness dependencies into the main go.mod file"),
+        ],
+    )
+    assert action["title"] == "Never put test harness dependencies into the main go.mod file"
+
+
+def test_a_fix_under_a_condition_is_not_a_fix(tmp_path):
+    # a step of a checklist for what the person may find is not a fix that was made
+    assert not heuristic.made_fix("If it's empty, the fix is moving the count out of it")
+    assert not heuristic.made_fix("Check `jobs`; if it's empty, the fix is moving the count out")
+    assert not heuristic.made_fix("Otherwise the fix would be pinning `zsh` to 5.8")
+    assert heuristic.made_fix("The fix is plain single quotes for yash")
+    assert heuristic.made_fix("Fixed by quoting the path when yash sources it")
+
+
+def test_a_checklist_step_with_a_conditional_fix_writes_no_fix_note(tmp_path):
+    checklist = (
+        "Manual checks for you:\n"
+        "1. `sleep 30 &` — the job count reaches the segment (if it's empty, the fix is "
+        "moving the `jobs` count out of the command substitution)"
+    )
+    actions = _actions(
+        tmp_path,
+        [("user", "add yash support"), ("assistant", checklist), ("user", "ok, checking")],
+    )
+    assert not [a for a in actions if "if it's empty" in a["title"].lower()]
+
+
+def _why_not(then: list) -> list:
+    return [
+        ("user", "add tests for the palette templates, and never push to main directly"),
+        ("assistant", "Added four tests for the palette templates."),
+        ("user", "Why aren't we using table-driven tests for these palette cases?"),
+        ("assistant", "No good reason. Folding them into one table."),
+        *then,
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_why_not_the_assistant_acts_on_and_a_run_passes_is_a_rule(tmp_path):
+    actions = _actions(tmp_path, _why_not([*_edit("e1"), *_run("r1", GREEN)]))
+    [action] = [a for a in actions if "table-driven" in a["title"]]
+    assert action["title"] == "Use table-driven tests for these palette cases"
+    assert action["confidence"] == "medium"
+    assert "passing test run" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        [],  # answered in words only: a question, not a rule
+        [*_run("r1", GREEN)],  # a run with no edit: nothing was changed for it
+        [*_edit("e1"), *_run("r1", RED)],  # changed, but the run after it failed
+    ],
+)
+def test_a_why_not_not_acted_on_and_checked_is_no_rule(tmp_path, then):
+    actions = _actions(tmp_path, _why_not(then))
+    assert not [a for a in actions if "table-driven" in a["title"]]
+
+
+def test_why_not_rule_reads_only_the_why_not_form():
+    assert heuristic.why_not_rule("why don't we pin the zsh version in CI?") == (
+        "Pin the zsh version in CI"
+    )
+    assert heuristic.why_not_rule("why did you remove the lock file?") == ""
+    assert heuristic.why_not_rule("why aren't we done yet?") == ""  # too short to be a rule
+    assert heuristic.why_not_rule("Why aren't we using uv? It is faster.") == ""
+
+
+def _read(call: str) -> list:
+    [use, result] = _edit(call)
+    use["message"]["content"][0].update(name="Read", input={"file_path": "app/jobs.py"})
+    return [use, result]
+
+
+def test_a_cause_read_around_then_edited_and_passing_is_a_note(tmp_path):
+    # reading the code before the edit is still acting on the cause
+    turns = [("user", "add the column"), READ_CAUSE, *_read("r0"), *_edit("e1"), *_run("t1", GREEN)]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+
+
+def test_a_test_run_between_the_reading_and_the_edit_is_not_acting_on_it(tmp_path):
+    turns = [
+        ("user", "add the column"),
+        READ_CAUSE,
+        *_read("r0"),
+        *_run("t0", GREEN),
+        *_edit("e1"),
+        *_run("t1", GREEN),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_named_thing_is_touched_by_an_edit_of_the_file_named_for_it():
+    done = "frontend/src/lib/build-context-tree.ts\nconst seen = new Set<string>();"
+    assert heuristic.fix_was_done("Deduplicate in `buildContextTree` with a `Set`", done)
+    assert not heuristic.fix_was_done("Deduplicate in `buildTree` with a `Set`", done)
+    assert not heuristic.fix_was_done("Deduplicate in `contextTree`", done)  # part of a name
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("The issue is that the upload handler publishes `ProtocolUploaded` too early.", True),
+        ("What if the issue is that the upload handler publishes `ProtocolUploaded` early?", False),
+    ],
+    ids=["stated", "asked"],
+)
+def test_a_cause_asked_as_a_question_is_a_guess(tmp_path, said, kept):
+    turns = [("user", "the upload hangs"), ("assistant", said), *_edit("e1"), *_run("t1", GREEN)]
+    found = [a for a in _actions(tmp_path, turns) if "ProtocolUploaded" in a["title"]]
+    assert bool(found) == kept
