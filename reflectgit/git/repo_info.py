@@ -282,11 +282,36 @@ class _Unsure(Exception):
 
 # What in a repository's config changes where its work tree is, or whether git reads it at all:
 # ``core.worktree``, ``core.bare`` set true, includes, extensions, a format version over 1.
-_ODD_CONFIG = (
-    r"^[ \t]*(worktree\b|bare[ \t]*(=[ \t]*(true|yes|on|1)[ \t]*)?$"
-    r"|repositoryformatversion[ \t]*=[ \t]*(?![ \t]|[01][ \t]*$))"
-    r"|\[[ \t]*(include|extensions)"
-)  # compiled when a repository is found (re caches it): a recall outside one never needs it
+_TRUE = ("true", "yes", "on", "1")
+
+
+def odd_config(config: str) -> bool:
+    """Does a repository's ``config`` text hold any of the above (a key in any section, a
+    section ``[include...`` or ``[extensions...``; ASCII letters in any case)? Over-cautious,
+    never under: then git is asked. Read line by line (a regular expression here cost every
+    session start its compile, about 1 ms)."""
+    text = config.lower()
+    start = text.find("[")
+    while start != -1:
+        if text[start + 1 :].lstrip(" \t").startswith(("include", "extensions")):
+            return True
+        start = text.find("[", start + 1)
+    for line in text.split("\n"):
+        line = line.lstrip(" \t")
+        if line.startswith("worktree"):
+            after = line[len("worktree") : len("worktree") + 1]
+            if not (after.isalnum() or after == "_"):
+                return True
+        elif line.startswith("bare"):
+            rest = line[len("bare") :].strip(" \t")
+            if not rest or (rest[0] == "=" and rest[1:].strip(" \t") in _TRUE):
+                return True
+        elif line.startswith("repositoryformatversion"):
+            rest = line[len("repositoryformatversion") :].lstrip(" \t")
+            value = rest[1:].lstrip(" \t")
+            if rest[:1] == "=" and not (value[:1] in ("0", "1") and not value[1:].strip(" \t")):
+                return True
+    return False
 
 
 def toplevel(cwd: Path, env: Env = None) -> Path | None:
@@ -369,8 +394,6 @@ def _gitfile_target(dot_git: Path) -> Path:
 def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
     """``git_dir`` when git would take it as it stands: a valid git directory (HEAD, objects,
     refs), owned by us (else ``safe.directory`` decides), no config that moves the work tree."""
-    import re
-
     from reflectgit.git.objects import common_dir
 
     common = common_dir(git_dir)
@@ -384,10 +407,7 @@ def _checked(top: Path, git_dir: Path, gitfile: Path | None) -> Path:
         raise _Unsure
     if not (head.startswith("ref: refs/") or len(head) == 40) or owners != {os.geteuid()}:
         raise _Unsure
-    if (
-        re.search(_ODD_CONFIG, config, re.IGNORECASE | re.MULTILINE)
-        or (git_dir / "config.worktree").exists()
-    ):
+    if odd_config(config) or (git_dir / "config.worktree").exists():
         raise _Unsure
     return git_dir
 
@@ -442,25 +462,30 @@ def modified_files(root: Path, env: Env = None) -> list[str]:
 
 
 def asking_worked_files(
-    root: Path, commits: int, env: Env = None
+    root: Path, commits: int, env: Env = None, recent: Sequence[str] | None = None
 ) -> Callable[[], tuple[list[str], list[str]]]:
     """``modified_files``, and the files the last ``commits`` commits touched (newest first,
     repeats kept): both gits started now and at once; the call returned waits for their
-    answers (``run.start_together``: call it, also on the way out of an error)."""
+    answers (``run.start_together``: call it, also on the way out of an error). ``recent``:
+    those files, known already (then only the first git runs)."""
     from reflectgit.git.run import start_together
 
     try:
-        recent = ["log", f"-n{commits}", "--name-only", "--format="]
-        wait = start_together([_MODIFIED, recent], cwd=root, env=env or {})
+        log = ["log", f"-n{commits}", "--name-only", "--format="]
+        wait = start_together(
+            [_MODIFIED] if recent is not None else [_MODIFIED, log], cwd=root, env=env or {}
+        )
     except ReflectGitError:
         return lambda: ([], [])
 
     def answers() -> tuple[list[str], list[str]]:
         try:
-            status, log = wait()
+            results = wait()
         except ReflectGitError:
             return [], []
-        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in (status, log)]
+        text = [r.stdout.decode("utf-8", "surrogateescape") if r.ok else "" for r in results]
+        if recent is not None:
+            return _modified_of(text[0]), list(recent)
         return _modified_of(text[0]), [
             line.strip() for line in text[1].splitlines() if line.strip()
         ]

@@ -134,7 +134,8 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
     """True when the answer to this call is surely "nothing": reflect-git or its rules are
     off here, or the last complete compile has no rule for the call: for no tool the payload
     names (``state/rulestamp.py``), or, for a tool some rule names, no rule that matches this
-    call (``hooks/policy.unmatched``). When that compile was made for exactly this HEAD and
+    call: no command rule whose words are all in the payload's bytes (``rulestamp.unworded``,
+    without parsing it), or none that matches it read as JSON (``hooks/policy.unmatched``). When that compile was made for exactly this HEAD and
     these policy files, that is all; when the KB or a policy file changed since, it answers
     until the compile now due finishes, and a compile is made sure to be under way
     (``workflows/recompile.ask``: once per change). False: the whole reading decides."""
@@ -154,7 +155,7 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
     stamp = head_stamp(git_dir if os.path.isdir(git_dir) else named)
     files = rulestamp.fingerprint(location.policy_files(env))
     current = stamp is not None and rulestamp.vouches(quick, rulestamp.key(stamp, files))
-    if current and rulestamp.quiet(quick, payload):
+    if current and (rulestamp.quiet(quick, payload) or rulestamp.unworded(quick, payload)):
         return True
     # The KB or a policy file changed since (or a moment ago): the last complete compile
     # answers, while it is the one ``rules.json`` holds. REFLECT_GIT_HOOK_SYNC compiles first.
@@ -162,7 +163,11 @@ def nothing_enforced(kb: str | None, env: dict[str, str], payload: bytes) -> boo
         return False
     if not rulestamp.summarises(where, quick):
         return False
-    if not rulestamp.quiet(quick, payload) and not _unmatched(where, env, payload, quick[3]):
+    if (
+        not rulestamp.quiet(quick, payload)
+        and not rulestamp.unworded(quick, payload)
+        and not _unmatched(where, env, payload, quick[3])
+    ):
         return False
     if current:
         return True

@@ -132,24 +132,21 @@ def unmatched(state_dir: str, home: str, raw: bytes, commands: bytes | None = No
 
 
 def _no_command_rule_matches(commands: bytes, tool: str, tool_input: Any) -> bool | None:
-    """From the shell tools' command rules (``notes/policy.command_table``): does none match a
-    call of ``tool``? None when they do not say (not a shell tool, a table this cannot read)."""
-    table = jsonio.loads(commands.decode("utf-8"))
-    if not isinstance(table, dict) or tool not in (table.get("tools") or ()):
+    """From the shell tools' command rules (``state/rulestamp.command_line``): does none match
+    a call of ``tool``? None when they do not say (not a shell tool, a line this cannot read)."""
+    from reflectgit.state.rulestamp import command_rules
+
+    table = command_rules(commands)
+    if table is None or tool.encode("utf-8") not in table[0]:
         return None
     from reflectgit.notes import shellcommand
 
-    rows = table.get("rules")
-    if not isinstance(rows, list):
-        return None
     command = shellcommand.command_of(tool_input)
-    for row in rows:
-        if not isinstance(row, list) or len(row) != 2 or not isinstance(row[1], list):
-            return None
-        kind, words = row
+    for rule in table[1]:
+        kind, *words = (field.decode("utf-8") for field in rule)
         if kind == "any":
             return False
-        if kind not in shellcommand.KINDS or not all(isinstance(w, str) for w in words):
+        if kind not in shellcommand.KINDS:
             return None
         if shellcommand.matches(kind, words, command):
             return False

@@ -73,14 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _recall(cfg: Config, harness: str, mcp: bool) -> None:
     from pathlib import Path
 
-    from reflectgit.workflows.project_context import describing
-
-    cwd = Path.cwd()
-    described = describing(cwd, None, cfg.env)  # git's questions first: the rest runs alongside
     from reflectgit.workflows import recall_hook
 
     hint = recall_hook.show_hint(mcp, cfg.kb, sys.argv[0] if sys.argv else "", sys.executable)
-    out, messages = recall_hook.session_output(cfg, cwd, hint, harness, described)
+    out, messages = recall_hook.session_output(cfg, Path.cwd(), hint, harness)
     for line in messages:
         _say(line)
     if out is not None:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from reflectgit import jsonio, location
+from reflectgit import location
 from reflectgit.config import DOCUMENTS, REVIEW_QUEUE
 from reflectgit.git.headstamp import RACY, head_stamp
 from reflectgit.notes.policy import (
@@ -228,7 +228,7 @@ def _quick_answer(cfg: Config, doc: Mapping[str, Any]) -> None:
             break
         tools |= names
     table = None if wildcard else command_table(patterns)
-    commands = jsonio.dumps(table, separators=(",", ":")) if table is not None else None
+    commands = None if table is None else rulestamp.command_line(table["tools"], table["rules"])
     line = rulestamp.key(stamp if isinstance(stamp, list) else None, list(key.get("files") or []))
     rulestamp.save(str(cfg.state_dir), line, None if wildcard else sorted(tools), commands)
 

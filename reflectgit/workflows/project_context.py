@@ -7,6 +7,7 @@ two questions git answers here (changed files, recent commits' files) run at the
 
 # No ``from __future__ import annotations``: typing.NamedTuple would compile each field's
 # annotation from text (a session start's first compile(), about 0.8 ms).
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -58,6 +59,9 @@ class ProjectContext(NamedTuple):
     branch: str | None = None
     files: Sequence[str] = ()
     root: Path | None = None
+    # The recent commits' files with the stamp of the project's HEAD and config they were
+    # read at (``recent_stamp``): what ``describing`` is given back to skip that git.
+    recent: tuple[list[object], list[str]] | None = None
 
     def said(self) -> list[str]:
         """The words of the project's name and branch: what the project says it is (with
@@ -103,21 +107,53 @@ def project_context(
 
 
 def describing(
-    cwd: Path, project: str | None = None, env: Mapping[str, str] | None = None
+    cwd: Path,
+    project: str | None = None,
+    env: Mapping[str, str] | None = None,
+    known: Mapping[str, object] | None = None,
 ) -> Callable[[], ProjectContext]:
     """``project_context`` with git's questions asked now and answered when the call returned
     is made (what the caller does in between runs alongside git; make the call, also on the
-    way out of an error, so no git is left behind)."""
+    way out of an error, so no git is left behind). ``known``: an earlier context's
+    ``recent`` by its top folder; when the project's HEAD and config have that stamp still,
+    the recent commits' files are taken from it and only the changed files are asked."""
     root, branch = repo_info.top_and_branch(cwd, env)
     name = project or (root.name if root else cwd.name)
     if root is None:
         alone = ProjectContext(name=name)
         return lambda: alone
-    files = repo_info.asking_worked_files(root, RECENT_COMMITS, env)
+    stamp = recent_stamp(root)
+    kept = (known or {}).get(str(root))
+    recent = None
+    if stamp is not None and isinstance(kept, list | tuple) and len(kept) == 2:
+        same = kept[0] == stamp and isinstance(kept[1], list)
+        recent = [f for f in kept[1] if isinstance(f, str)] if same else None
+    files = repo_info.asking_worked_files(root, RECENT_COMMITS, env, recent)
 
     def described() -> ProjectContext:
         modified, recent = files()
         unique = list(dict.fromkeys(modified + recent))[:MAX_FILES]
-        return ProjectContext(name=name, branch=branch, files=unique, root=root)
+        read = None if stamp is None else (stamp, recent)
+        return ProjectContext(name=name, branch=branch, files=unique, root=root, recent=read)
 
     return described
+
+
+def recent_stamp(root: Path) -> list[object] | None:
+    """What ``git log --name-only`` of the recent commits at ``root`` is read from, as far as
+    files say it: HEAD's commit (``git/headstamp``) and the stat of the repository's config.
+    None when they cannot vouch. (git's user-wide settings that change how it names files,
+    ``diff.renames`` or ``core.quotePath``, are not in it: a change there shows from the next
+    commit on.)"""
+    from reflectgit.config import git_dir_of
+    from reflectgit.git.headstamp import head_stamp
+
+    try:
+        git_dir = git_dir_of(root)
+        head = head_stamp(git_dir)
+        st = os.stat(os.path.join(git_dir, "config"))
+    except (OSError, ValueError):
+        return None
+    if head is None:
+        return None
+    return [head, st.st_ino, st.st_size, st.st_mtime_ns]

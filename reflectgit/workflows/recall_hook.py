@@ -36,12 +36,10 @@ from typing import TYPE_CHECKING
 from reflectgit import jsonio
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
     from reflectgit.config import Config
-    from reflectgit.workflows.project_context import ProjectContext
 
 ANSWERS = "recall-answers.json"
 KEEP = 32  # projects whose answer is kept (the least recently computed goes first)
@@ -79,21 +77,10 @@ def context_json(text: str, harness: str) -> str:
     return jsonio.dumps(doc)
 
 
-def session_output(
-    cfg: Config,
-    cwd: Path,
-    hint: str,
-    harness: str,
-    described: Callable[[], ProjectContext] | None = None,
-) -> tuple[str | None, list[str]]:
+def session_output(cfg: Config, cwd: Path, hint: str, harness: str) -> tuple[str | None, list[str]]:
     """What the SessionStart hook prints on stdout (None: nothing) and the lines for the person
-    (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``). ``described``:
-    ``project_context.describing(cwd)``, when the caller started git's questions already."""
-    if described is None:
-        from reflectgit.workflows.project_context import describing
-
-        described = describing(cwd, None, cfg.env)  # git's questions about the project
-    text, messages = _answer(cfg, cwd, hint, described, serve=True)
+    (stderr). Never raises a ``ReflectGitError`` (``recall.session_recall``)."""
+    text, messages = _answer(cfg, cwd, hint, serve=True)
     return (None if text is None else context_json(text, harness)), messages
 
 
@@ -108,7 +95,6 @@ def prepare(cfg: Config) -> None:
     from reflectgit import flock
     from reflectgit.config import git_dir_of
     from reflectgit.git.headstamp import RACY, head_stamp
-    from reflectgit.workflows.project_context import describing
 
     os.makedirs(cfg.state_dir, exist_ok=True)
     fd = os.open(os.path.join(cfg.state_dir, ANSWERS + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
@@ -129,23 +115,27 @@ def prepare(cfg: Config) -> None:
             for key, hint in [(k, h) for k, h in kept if isinstance(h, str)][-PREPARE:]:
                 cwd = Path(key)
                 if cwd.is_dir():
-                    _answer(cfg, cwd, hint, describing(cwd, None, cfg.env), serve=False)
+                    _answer(cfg, cwd, hint, serve=False)
     finally:
         os.close(fd)
 
 
-def _answer(
-    cfg: Config, cwd: Path, hint: str, described: Callable[[], ProjectContext], serve: bool
-) -> tuple[str | None, list[str]]:
+def _answer(cfg: Config, cwd: Path, hint: str, serve: bool) -> tuple[str | None, list[str]]:
     """The recall's text (None: none) and the lines for the person: the kept answer when
-    ``serve`` and it holds, else computed (and counted when ``serve``), and kept."""
-    try:  # alongside git's questions: the rest of the stamp, the kept answers, what serving needs
+    ``serve`` and it holds, else computed (and counted when ``serve``), and kept. git's
+    questions about the project are asked first (``project_context.describing``: the recent
+    commits' files only when the project's HEAD moved since the answer kept for it)."""
+    from reflectgit.workflows.project_context import describing
+
+    path = os.path.join(cfg.state_dir, ANSWERS)
+    answers = _load(path)
+    known = {k: e.get("recent") for k, e in answers.items() if isinstance(e, dict)}
+    described = describing(cwd, None, cfg.env, known)
+    try:  # alongside git's questions: the rest of the stamp, what serving needs
         from reflectgit.state import recalled
         from reflectgit.workflows.capture.slots import recall_lines
 
         settled = _settled(cfg, hint)
-        path = os.path.join(cfg.state_dir, ANSWERS)
-        answers = _load(path)
     finally:
         context = described()
     slots = recall_lines(cfg.state_dir, context.name)
@@ -177,6 +167,7 @@ def _answer(
             "messages": said.messages,
             "transcripts": result.transcripts,
             "holds_until": result.holds_until,
+            "recent": None if context.recent is None else list(context.recent),
         }
         _save(path, dict(list(answers.items())[-KEEP:]))
     return text, said.messages

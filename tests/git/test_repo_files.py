@@ -161,3 +161,36 @@ def test_config_may_set_is_false_only_when_no_file_names_the_key(tmp_path: Path)
     unreadable = tmp_path / "dir"
     unreadable.mkdir()  # reading a folder fails: it counts as a mention
     assert repo_info.config_may_set([unreadable], b"fsync")
+
+
+# What the config check stood for before it was read line by line: the same answers, or
+# more caution, on every line the cases below make.
+_ODD_CONFIG = (
+    r"^[ \t]*(worktree\b|bare[ \t]*(=[ \t]*(true|yes|on|1)[ \t]*)?$"
+    r"|repositoryformatversion[ \t]*=[ \t]*(?![ \t]|[01][ \t]*$))"
+    r"|\[[ \t]*(include|extensions)"
+)
+_CONFIG_LINES = [
+    "[core]", "\trepositoryformatversion = 0", "\trepositoryformatversion = 1",
+    "\trepositoryformatversion = 2", "repositoryformatversion=", "repositoryformatversion = 1 ",
+    "repositoryformatversion = 10", "repositoryformatversion = \t0", "repositoryformatversion",
+    "\tbare = false", "\tbare = true", "\tBare = Yes", "bare", "bare =", "bare = on  ",
+    "bare = 1", "bare = 0", "barefoot = true", "bare\r", "\tworktree = /x", "worktree=/x",
+    "worktrees = 1", "worktree_x = 1", "Worktree", "[include]", "[ includeIf \"gitdir:x\"]",
+    "[extensions]", "\t[EXTENSIONS]", "x = [include", "[remote \"origin\"]", "\tfilemode = true",
+    "", "#worktree = x", "  ; bare",
+]  # fmt: skip
+
+
+def test_the_config_check_agrees_with_the_expression_it_replaced() -> None:
+    import random
+    import re
+
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(3000):
+        text = "\n".join(rng.choice(_CONFIG_LINES) for _ in range(rng.randint(0, 5)))
+        want = re.search(_ODD_CONFIG, text, re.IGNORECASE | re.MULTILINE) is not None
+        assert repo_info.odd_config(text) == want, text
+        seen.add(want)
+    assert seen == {True, False}

@@ -16,6 +16,7 @@ import pytest
 
 from reflectgit.hooks.policy import unmatched
 from reflectgit.notes.policy import command_table, parse_pattern
+from reflectgit.state import rulestamp
 from tests.conftest import DATA, git, needs_shared, run_cli_proc
 from tests.notes.test_policy import COMMAND_CASES
 from tests.support.capture import (  # noqa: F401  (the kb fixture)
@@ -736,7 +737,9 @@ def test_the_quick_reading_of_a_ruled_tool_agrees_with_the_whole_reading(rules_k
 def test_the_command_table_answers_as_the_rules_do(rule, command, expected, tmp_path):
     table = command_table([parse_pattern(rule), parse_pattern("Edit(.env)")])
     assert table is not None
-    commands = json.dumps(table).encode()
+    line = rulestamp.command_line(table["tools"], table["rules"])
+    assert line is not None
+    commands = line.encode()
     for payload in (claude_pre(command), copilot_camel_pre(command)):
         raw = json.dumps(payload).encode()
         # an empty state directory: without the table there are no rules to say "unmatched"
@@ -751,7 +754,7 @@ def test_a_shell_call_is_answered_from_the_command_rules_of_the_last_compile(kb)
     folder = vouched_compile(kb)
     quick = folder / "quick"
     lines = quick.read_text().split("\n")
-    assert json.loads(lines[2])["rules"] == [["prefix", ["git", "push", "--force"]]]
+    assert lines[2].split("\t")[1:] == ["prefix\x1fgit\x1fpush\x1f--force"]
     for command in (
         "git push --force origin main",
         "sudo git push --force",
@@ -765,9 +768,9 @@ def test_a_shell_call_is_answered_from_the_command_rules_of_the_last_compile(kb)
     # Forged to hold no rule, the table is what answers (the negative: a broken table, or one
     # for other tools, and the rules are read whole again).
     whole = quick.read_text()
-    quick.write_text("\n".join([*lines[:2], '{"tools":["Bash"],"rules":[]}', ""]))
+    quick.write_text("\n".join([*lines[:2], "Bash\tprefix\x1fgit\x1fclean", ""]))
     assert hook("PreToolUse", claude_pre("git push --force"), env=OFF) is None
-    for broken in ('{"tools":["Bash"],"rules":[["glob",[]]]}', '{"tools":', '{"tools":["Read"]}'):
+    for broken in ("Bash\tglob", "Bash", "Read\tprefix\x1fgit\x1fclean"):
         quick.write_text("\n".join([*lines[:2], broken, ""]))
         assert _decision(hook("PreToolUse", claude_pre("git push --force"), env=OFF)) == "deny"
     quick.write_text(whole)
@@ -787,7 +790,7 @@ def test_a_shell_call_is_answered_from_the_command_rules_of_the_last_compile(kb)
     _age_refs(kb)
     assert _decision(hook("PreToolUse", claude_pre("git clean -fdx"))) == "deny"  # SYNC
     assert hook("PreToolUse", READ) is None
-    assert json.loads(quick.read_text().split("\n")[2])["rules"][0] == ["prefix", ["git", "clean"]]
+    assert quick.read_text().split("\n")[2].split("\t")[1] == "prefix\x1fgit\x1fclean"
     write_note(kb, "no-prune", "Never prune", "high", {"deny": ["Bash(docker system prune:*)"]})
     commit(kb, "another command rule")
     with CompileHeld(folder):

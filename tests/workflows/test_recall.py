@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -64,6 +65,36 @@ def test_project_context_reads_name_branch_and_touched_files(project: Path) -> N
     terms = ctx.terms()
     assert {"payments", "api", "celery", "prefetch", "python", "docker", "tasks"} <= set(terms)
     assert project_context(project, project="other").name == "other"
+
+
+def _age_git_files(root: Path) -> None:
+    """HEAD's files and the config a moment old, as a stamp needs them to vouch."""
+    old = 1_000_000_000
+    for path in (root / ".git").rglob("*"):
+        if path.is_file() and "objects" not in path.parts:
+            os.utime(path, (old, old))
+
+
+def test_the_recent_commits_files_are_asked_again_only_when_head_moved(project: Path) -> None:
+    from reflectgit.workflows.project_context import describing
+
+    _age_git_files(project)
+    first = describing(project)()
+    assert first.recent is not None and first.recent[1] == ["Dockerfile", "worker/tasks.py"]
+    planted = {str(project): [first.recent[0], ["planted.txt"]]}  # what git would not say
+    again = describing(project, None, None, planted)()
+    assert again.files == ["planted.txt"] and again.recent == (first.recent[0], ["planted.txt"])
+    (project / "notes.txt").write_text("x\n")
+    git("add", "notes.txt", cwd=project)
+    git("commit", "-qm", "two", cwd=project)
+    assert describing(project, None, None, planted)().files[0] == "notes.txt"  # HEAD moved
+    _age_git_files(project)
+    moved = describing(project, None, None, planted)()
+    assert moved.files == ["notes.txt", "Dockerfile", "worker/tasks.py"]
+    git("config", "core.abbrev", "12", cwd=project)  # the config changed: asked again too
+    _age_git_files(project)
+    stale = {str(project): [moved.recent[0], ["planted.txt"]]}
+    assert "planted.txt" not in describing(project, None, None, stale)().files
 
 
 def test_outside_a_repository_the_folder_name_is_the_project(tmp_path: Path) -> None:
