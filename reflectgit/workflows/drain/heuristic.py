@@ -17,7 +17,9 @@ answer ("Use X instead of Y" next to "Instead of Y, use X") are one note.
 What looks like a lesson and is none: a request to the assistant, an offer the person declines,
 their wish for the task at hand, a verdict on a fix, a fix the person turned down for another,
 a rule the person later challenged on its code name, a setting pointed at with nothing said
-after it. What is one though no rule word says so: a point of the person's the assistant grants
+after it, a request asked as a question the assistant builds rather than adopts as a way of
+working, a turn disowning one action ("I didn't tell you to undo ..."), a report of a failed
+try with the command pasted. What is one though no rule word says so: a point of the person's the assistant grants
 ("You're right — ..."), and a cause restated right after the person said the guess was it.
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
@@ -31,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reflectgit.notes import testruns, verbs
-from reflectgit.notes.policy import EDIT_TOOLS
+from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import (
@@ -460,6 +462,7 @@ def chunk_actions(
     acted_on: Callable[[int], int | None] | None = None,
     done_after: Callable[[int], str] | None = None,
     turn_before: Callable[[int], str] | None = None,
+    adopted: Callable[[int], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -477,7 +480,9 @@ def chunk_actions(
     turn (the text it edited in, the commands it ran): a run confirms a cause's fix only when
     the fix's named things are in it, since the run checked what was done, not what was said.
     ``turn_before`` is the assistant's whole turn before a record (its questions, which a
-    terse answer picks from, may be past the chunk's context).
+    terse answer picks from, may be past the chunk's context). ``adopted`` tells whether the
+    assistant took the person's turn at a record as a lasting way of working (a request asked
+    as a question is a rule only then).
     """
     lines = _lines(chunk)
 
@@ -609,9 +614,14 @@ def chunk_actions(
                         )
                     )
                 continue  # a terse answer: its rule is the question's, or there is none
+            if reports_a_try(text) or about_this_action(text):
+                continue  # "nope I don't see it. $ ln -s ...", "I didn't tell you to undo it"
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
+            record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
+            if asked_for(rule) and not (adopted and record is not None and adopted(record)):
+                continue  # "Can we have always a table ...?": a feature of this task's output
             if declines(text, before(offset)):
                 continue  # "no don't set it" to "Want me to set X?": an offer declined
             if superseded is not None and superseded(sig.line_index, rule):
@@ -640,6 +650,8 @@ def chunk_actions(
                 )
             )
         elif person and sig.tier == LOW and sig.kind == "correction":
+            if reports_a_try(text) or about_this_action(text):
+                continue  # a report of a failed try, or of one action of this turn
             reply = _trim(text)
             count = len(reply.split())
             if count < 6 or (count < 8 and not _REASON.search(reply)):
@@ -965,6 +977,45 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
     )
 
 
+# "X confirms it: <cause>": a lead pointing at the evidence, then the cause it confirms.
+_POINTER = re.compile(
+    r"^(?P<lead>[^:]{0,80}?)\s*\b(?:confirms?|confirmed|shows?|proves?|explains?)\s+"
+    r"(?:it|this|that)\s*:\s+"
+    r"(?P<cause>\S.+?)[.;]?$",
+    re.I,
+)
+# "so I'm adding X and then I'll rerun Y": the fix, as what the assistant is doing.
+_DOING = re.compile(
+    r"\bso (?:i['’]?m|i am|we['’]?re|we are)\s+(?P<verb>\w+ing)\s+(?P<rest>.+?)"
+    r"(?:,?\s+and then\b.*)?$",
+    re.I,
+)
+
+
+def confirmed_statement(text: str, fix_sentence: str) -> str:
+    """The cause a lead points to in the sentences before ``fix_sentence`` ("The installer
+    source confirms it: it ignores any `SKILL.md` without `name`" -> "It ignores any `SKILL.md`
+    without `name`"), when it names a thing; else ``""``."""
+    for sentence in sentences(text):
+        if sentence == fix_sentence:
+            return ""
+        m = _POINTER.match(sentence)
+        cause = m.group("cause").strip() if m else ""
+        if cause and (_NAMED.search(cause) or _IDENTIFIER.search(cause)):
+            # "it" is what the evidence came from ("The installer source confirms it: it ...")
+            what = _EVIDENCE_OF.sub("", m.group("lead").strip()) if m else ""
+            if what and re.match(r"it\b", cause, re.I):
+                cause = f"{what} {cause[2:].lstrip()}"
+            return _cap(cause)
+    return ""
+
+
+# The evidence a lead names, past the thing it is of ("the installer source", "the build log").
+_EVIDENCE_OF = re.compile(
+    r"(?:'s)?\s+(?:source(?: code)?|code|logs?|output|docs?|documentation|trace|error)$", re.I
+)
+
+
 def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, Any] | None:
     """A low note from a confirmed fix: "<subject>: <fix>", or None without a subject."""
     plain = _MARKUP.sub("", text).replace("**", "").strip()
@@ -972,8 +1023,27 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     if not fix_sentence:
         return None
     fix = _imperative(_trim(fix_sentence)).rstrip(" .")
+    doing = _DOING.search(fix)
+    if doing:  # "the fix is structural, so I'm adding X": the fix is what is being done
+        fix = _cap(f"{verbs.base(doing.group('verb'))} {doing.group('rest')}").rstrip(" .,")
     if len(fix.split()) < MIN_WORDS - 1:
         return None
+    stated = confirmed_statement(plain, fix_sentence)
+    if stated:
+        # "The installer source confirms it: it ignores X": the cause is the sentence the lead
+        # points to, not the narration around it
+        return _action(
+            title=f"{stated}: {fix[:1].lower() + fix[1:]}",
+            rule=_cap(fix) + ".",
+            quote=text,
+            before=before,
+            who=sig.speaker,
+            confidence=LOW,
+            learning_type="bug-fix",
+            category=sig.category,
+            cause=_cap(stated) + ".",
+            fix=_cap(fix) + ".",
+        )
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
     if subject and fix.lower().startswith(subject.lower()):
@@ -1195,6 +1265,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     acted = acted_on(prepared.transcript) if prepared.transcript else None
     done = done_after(prepared.transcript) if prepared.transcript else None
     asked = turn_before(prepared.transcript) if prepared.transcript else None
+    kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1209,6 +1280,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             acted,
             done,
             asked,
+            kept_as_rule,
         )
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
@@ -1438,6 +1510,94 @@ def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str
                 )
             )
     return out
+
+
+# A request asked as a question ("Can we have always a table with links ...?", "could you
+# always run X?"): a rule only when the assistant takes it as a lasting way of working.
+_ASKED_FOR = re.compile(r"^\W*(?:can|could|would|will)\s+(?:you|we)\b", re.I)
+# The assistant adopting a way of working: its own commitment for later turns ("From now on
+# I'll ...", "I'll always ...", "Going forward, I will ..."), not what the built thing does now.
+_ADOPTS = re.compile(
+    r"\b(?:from now on|going forward|in (?:the )?future|every time|each time)\b[^.!?\n]*?"
+    r"\b(?:i'?ll|i will|i'm going to|i am going to)\b"
+    r"|\b(?:i'?ll|i will)\s+(?:always|never|remember|keep|make sure)\b",
+    re.I,
+)
+# A file of standing instructions for the agent: editing it adopts a rule too.
+_INSTRUCTIONS = re.compile(
+    r"(?:^|[/\\\s])(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.cursorrules\b|\.windsurfrules\b|"
+    r"copilot-instructions\.md\b",
+    re.I,
+)
+
+
+def asked_for(rule: str) -> bool:
+    """Is ``rule`` a request asked as a question ("Can we have always a table ...?")?"""
+    return bool(_ASKED_FOR.match(rule)) and rule.rstrip().endswith("?")
+
+
+def adopted_as_rule(transcript: Transcript) -> Callable[[int], bool]:
+    """``adopted(record)``: did the assistant, before the person speaks again, take the
+    person's turn at that record as a lasting way of working? It commits itself for later
+    turns in its own words ("From now on I'll ...") or edits a file of standing instructions
+    (CLAUDE.md, AGENTS.md, ...). Building what was asked is no adoption of a rule."""
+    turns = [(t.record, t.speaker, t.text) for t in transcript.turns if t.speaker != INJECTED]
+    edits = [
+        (c.record, "\n".join(call_from(c.name, c.input).paths))
+        for c in transcript.tool_calls
+        if c.name in EDIT_TOOLS
+    ]
+    persons = [r for r, who, _t in turns if who == PERSON]
+
+    def adopted(record: int) -> bool:
+        end = min((r for r in persons if r > record), default=None)
+        said = [
+            t for r, who, t in turns if who == ASSISTANT and r > record and (end is None or r < end)
+        ]
+        edited = [x for r, x in edits if r > record and (end is None or r < end)]
+        return any(_ADOPTS.search(t) for t in said) or any(
+            _INSTRUCTIONS.search(paths) for paths in edited
+        )
+
+    return adopted
+
+
+# A pasted shell command ("~/Projects $ ln -s ..."): what the person tried, not a rule.
+_PASTED_PROMPT = re.compile(r"(?:^|\s)\$\s+[a-z][\w.-]*(?=\s|$)", re.M)
+# The person's own report in the first person ("I don't see it", "it doesn't work").
+_REPORTED = re.compile(
+    r"\b(?:i|it|that|this)\s+(?:don'?t|do not|can'?t|cannot|doesn'?t|does not|didn'?t|did not)\b",
+    re.I,
+)
+
+
+def reports_a_try(text: str) -> bool:
+    """Is ``text`` the person's report of a failed try with the command they ran ("Nope I don't
+    see it in cursor. ~/Projects $ ln -s ...")? It holds a pasted shell command, and the
+    person's words before it state no rule once their first-person report is set aside."""
+    m = _PASTED_PROMPT.search(text)
+    if m is None:
+        return False
+    words = _REPORTED.sub(" ", text[: m.start()])
+    return not _RULE_WORDS.search(words)
+
+
+# "I didn't tell you to undo your changes": the person disowns one action of this turn.
+_NOT_ASKED = re.compile(
+    r"^\W*(?:i|we)\s+(?:didn'?t|did not|never)\s+(?:tell|ask|want)(?:ed)?\s+you\s+to\b", re.I
+)
+
+
+def about_this_action(text: str) -> bool:
+    """Is ``text`` a correction of one action of the assistant, with no lesson ("I didn't tell
+    you to undo your changes. I told you that the two lines ... belonged to a different
+    skill.")? It opens by disowning what the assistant just did, and none of its sentences
+    states a rule (always, never, use, must, instead, don't ...)."""
+    said = sentences(text.strip())
+    if not said or not _NOT_ASKED.match(said[0]):
+        return False
+    rest = [_NOT_ASKED.sub(" ", s) for s in said]
+    return not any(_RULE_WORDS.search(s) for s in rest)
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

@@ -1423,3 +1423,157 @@ def test_a_cause_asked_as_a_question_is_a_guess(tmp_path, said, kept):
     turns = [("user", "the upload hangs"), ("assistant", said), *_edit("e1"), *_run("t1", GREEN)]
     found = [a for a in _actions(tmp_path, turns) if "ProtocolUploaded" in a["title"]]
     assert bool(found) == kept
+
+
+# Issue 34, the fourth held-apart set: the junk kinds that came back on sessions never seen,
+# each read from the session's structure. (A question is read as a rule at all only where a
+# dotted name breaks its question form: "... like assistant.safecast.org?")
+
+
+def _edit_file(call: str, path: str) -> list:
+    [use, result] = _edit(call)
+    use["message"]["content"][0]["input"].update(file_path=path)
+    return [use, result]
+
+
+FEATURE_ASK = (
+    "user",
+    "Much better. Can we have always a table with links to the sensors like assistant.safecast.org?",
+)
+
+
+def test_a_question_asking_for_a_feature_of_the_output_is_no_rule(tmp_path):
+    turns = [
+        ("user", "the answers are poor"),
+        ("assistant", "I widened the search radius to 50 km."),
+        FEATURE_ASK,
+        ("assistant", "Now every time `sensor_current` returns data, the result asks for links."),
+        *_edit("e1"),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    ("adoption", "kept"),
+    [
+        ([("assistant", "Understood. From now on I'll always run `ruff check .` first.")], True),
+        ([("assistant", "Added to the instructions."), *_edit_file("e1", "repo/CLAUDE.md")], True),
+        ([("assistant", "Done, the hook runs it now."), *_edit_file("e1", "repo/hooks.py")], False),
+        ([("assistant", "Sure, running it now: `ruff check .` is clean.")], False),
+    ],
+    ids=["commits-itself", "edits-the-instructions", "builds-it", "does-it-once"],
+)
+def test_a_question_asking_for_a_way_of_working_the_assistant_adopts_is_a_rule(
+    tmp_path, adoption, kept
+):
+    turns = [
+        ("user", "fix the lint errors"),
+        ("assistant", "Fixed, and committed."),
+        ("user", "Can you always run `ruff check .` before you commit from now on?"),
+        *adoption,
+    ]
+    found = [a for a in _actions(tmp_path, turns) if "ruff check" in a["title"]]
+    assert bool(found) == kept
+
+
+def test_asked_for_reads_only_a_request_in_a_questions_form():
+    assert heuristic.asked_for("Can we have always a table with links?")
+    assert heuristic.asked_for("could you always run the linter?")
+    assert not heuristic.asked_for("Always run the linter before committing")
+    assert not heuristic.asked_for("Can we have always a table with links.")  # not asked
+
+
+@pytest.mark.parametrize(
+    ("said", "about_it"),
+    [
+        (
+            "I didn't tell you to undo your changes. I told you that the two lines under the "
+            "### search section belonged to a different skill.",
+            True,
+        ),
+        ("I did not ask you to rename the module.", True),
+        ("I didn't ask you to push. Never push to main without asking.", False),  # a rule too
+        ("I told you to use pnpm, not npm.", False),  # no disowned action: the rule stands
+        ("Don't undo my changes.", False),
+    ],
+)
+def test_about_this_action_is_a_disowned_action_with_no_rule(said, about_it):
+    assert heuristic.about_this_action(said) == about_it
+
+
+def test_a_correction_of_one_action_writes_no_note(tmp_path):
+    turns = [
+        ("user", "move the two lines to the right section"),
+        ("assistant", "I reverted the edits to the search section."),
+        (
+            "user",
+            "I didn't tell you to undo your changes. I told you that the two lines under the "
+            "### search section belonged to a different skill.",
+        ),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "report"),
+    [
+        (
+            "nope I don't see it in cursor. ~/Projects $ ln -s ~/src/skills ~/.cursor/plugins/x",
+            True,
+        ),
+        ("it doesn't work:\n$ make deploy\nerror: no target", True),
+        ("no, never symlink it, copy it instead: $ cp -r plugins/entire ~/.cursor/plugins/", False),
+        (
+            "nope I don't see it in cursor, the symlink under plugins is not loaded",
+            False,
+        ),  # no paste
+        ("it costs $ 5 a month, use the free tier instead", False),  # a price, not a prompt
+    ],
+)
+def test_reports_a_try_is_a_pasted_command_with_no_rule(said, report):
+    assert heuristic.reports_a_try(said) == report
+
+
+def test_a_report_of_a_failed_try_writes_no_note(tmp_path):
+    turns = [
+        ("user", "how do I test the cursor plugin"),
+        ("assistant", "Symlink the plugin folder into ~/.cursor/plugins and restart Cursor."),
+        (
+            "user",
+            "nope I don't see it in cursor. ~/Projects  $ ln -s ~/src/entire-skills/plugins/entire "
+            "~/.cursor/plugins/entire\n~/Projects  $ ls ~/.cursor/plugins\nlocal",
+        ),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+POINTED = (
+    "assistant",
+    "The installer source confirms it: it ignores any `SKILL.md` whose frontmatter does not "
+    "include both `name` and `description`. That means the fix is structural rather than "
+    "behavioral, so I'm adding explicit skill names to the missing files and then I'll rerun "
+    "the exact installer repro.",
+)
+
+
+def test_a_cause_a_lead_points_to_is_the_title_and_root_cause(tmp_path):
+    turns = [("user", "lets fix the installer issue"), POINTED]
+    [action] = _actions(tmp_path, turns)
+    cause = (
+        "The installer ignores any `SKILL.md` whose frontmatter does not include both `name` "
+        "and `description`"
+    )
+    assert action["title"] == f"{cause}: add explicit skill names to the missing files"
+    assert action["root_cause"] == cause + "."
+    assert action["fix"] == "Add explicit skill names to the missing files."
+
+
+def test_confirmed_statement_needs_a_lead_and_a_named_thing():
+    fix = "So the fix is to add `name`."
+    assert heuristic.confirmed_statement(f"The log shows it: `uv` is missing. {fix}", fix) == (
+        "`uv` is missing"
+    )
+    # no lead pointing at evidence, a cause naming nothing, the lead after the fix
+    assert heuristic.confirmed_statement(f"It ignores `SKILL.md`. {fix}", fix) == ""
+    assert heuristic.confirmed_statement(f"The log shows it: it is slow. {fix}", fix) == ""
+    assert heuristic.confirmed_statement(f"{fix} The log shows it: `uv` is missing.", fix) == ""
