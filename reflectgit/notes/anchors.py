@@ -66,7 +66,7 @@ DEFINITION_WORDS = (
 _MODIFIERS = (
     r"(?:(?:export|default|public|private|protected|internal|static|final|abstract|async|"
     r'pub(?:\([^)]*\))?|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|override|open|sealed|'
-    r"data|readonly|declare|local|mut)\s+)*"
+    r"data|readonly|declare|local|mut|infix|operator|suspend|tailrec|actual|expect)\s+)*"
 )
 _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
 # Words a C-like "type name(" line starts with when it is a statement, not a definition.
@@ -254,6 +254,8 @@ _FORMS = (
     ),
     # func (r *Repo) Name(
     _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
+    # fun name(, fun <V, E> Result<V, E>.name( (Kotlin: type parameters, then a receiver type)
+    _Form("block", rf"fun\s+(?:{_TEMPLATE}\s*)(?:{_CID}{_TEMPLATE}\??\.)*(?P<name>{_ID})\s*\("),
     # NAME = ..., name := ..., key: (YAML, TOML); only a key that opens a mapping ends a block
     _Form(
         "block",
@@ -265,7 +267,7 @@ _FORMS = (
     # ender, the typed variables below too
     _Form(
         "block",
-        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID})\s*\(",
+        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID}){_TEMPLATE}\s*\(",
         ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED}))",
     ),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
@@ -394,6 +396,9 @@ def _raw_block(text: str, symbol: str) -> str | None:
     depth = len(indent.expandtabs())
     if end_of_line >= len(text):
         return text[start:]
+    braced = _braced_end(text, start, end_of_line)
+    if braced is not None:
+        return text[start:braced]
     pos = end_of_line + 1
     while pos < len(text):
         nxt = text.find("\n", pos)
@@ -409,6 +414,34 @@ def _raw_block(text: str, symbol: str) -> str | None:
             break
         pos = nxt + 1
     return text[start:]
+
+
+def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
+    """Where a definition whose body is a ``{ ... }`` opened on its own line (or alone on the
+    next: ``void Run()`` then ``{``) ends: after the line that closes that brace. What follows
+    it (the next member, a generic method the other forms do not read, the closing braces of
+    its class and namespace) is not its code. None when the body is not so braced (Python,
+    an expression body, a brace first opened deeper in the body)."""
+    from reflectgit.notes.codediff import tokens
+
+    head = tokens(text[start:end_of_line], "x.c")
+    depth = head.count("{") - head.count("}")
+    pos = end_of_line + 1
+    if depth <= 0 or head[-1:] != ["{"]:
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        if depth != 0 or tokens(text[pos:nxt], "x.c") != ["{"]:
+            return None
+        depth, pos = 1, nxt + 1
+    while pos < len(text):
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        line = tokens(text[pos:nxt], "x.c")
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            return min(nxt + 1, len(text))
+        pos = nxt + 1
+    return None
 
 
 def _open_braces(code: str) -> bool:

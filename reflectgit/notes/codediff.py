@@ -448,8 +448,29 @@ class _Stating:
     def quoted(self, inner: str) -> bool:
         if len(inner) >= 2 and inner in self.said:
             return True
+        return bool(self.runs_of(inner))
+
+    def runs_of(self, inner: str) -> frozenset[tuple[str, ...]]:
+        """The runs of three words of the note's text that the string ``inner`` holds."""
         words = _WORD.compiled.findall(inner.lower())
-        return any(tuple(words[i : i + 3]) in self.runs for i in range(len(words) - 2))
+        return frozenset(
+            run for i in range(len(words) - 2) if (run := tuple(words[i : i + 3])) in self.runs
+        )
+
+    def rewritten(self, found: set[str]) -> set[str]:
+        """Of the strings in ``found`` (a change's stated names and strings), those the note
+        quotes only in part, rewritten elsewhere than in that part: two or more holding the
+        same runs of the note's words (``"Could not find ... '{GetFriendlyName(t)}'."`` become
+        ``"... '{t.ToFriendlyName()}'."``, the note saying "could not find"): what the note
+        quotes of them stands."""
+        keyed: dict[frozenset[tuple[str, ...]], list[str]] = {}
+        for token in found:
+            inner = " ".join(token.strip("'\"`").split())
+            if _is_string(token) and inner not in self.said:
+                runs = self.runs_of(inner)
+                if runs:
+                    keyed.setdefault(runs, []).append(token)
+        return {t for same in keyed.values() if len(same) > 1 for t in same}
 
 
 _WORD = Pattern(r"[a-z0-9_]+")
@@ -519,6 +540,7 @@ def compare(
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
     changed = _changed(la, lb)
     found = stating.of(changed) | lost
+    found -= stating.rewritten(found)
     if found:
         # the symbol's own name on those lines says nothing of which part, but it is named:
         # reported with the rest (pull requests rank by what the change touched)

@@ -93,6 +93,13 @@ DEFINED = [
     ("    private static final int MAX_RETRIES = 3;\n", "MAX_RETRIES"),
     ("    private final Map<String, Integer> counts = new HashMap<>();\n", "counts"),
     ("    public static <T> List<T> of(T... xs) {\n", "of"),
+    # Kotlin: type parameters and a receiver type before the name
+    ("fun unwrap(): V {\n}\n", "unwrap"),
+    ("public inline infix fun <V, E, U> Result<V, E>.andThen(f: (V) -> U): U {\n}\n", "andThen"),
+    ("suspend fun <V> Result<V, Throwable>?.orNull(): V? = null\n", "orNull"),
+    ("private operator fun Point.plus(other: Point) = Point(x + other.x)\n", "plus"),
+    # C#: a generic method
+    ("    public static TEnum IsDefined<TEnum>(TEnum value) where TEnum : struct\n", "IsDefined"),
 ]
 
 NOT_DEFINED = [
@@ -112,6 +119,9 @@ NOT_DEFINED = [
     ("    let total = count + 1;\n", "count"),
     ("branch always names a complete commit; the index holds it\n", "commit"),  # prose
     ("    throw new IllegalStateException(msg);\n", "IllegalStateException"),
+    ("    return result.andThen(transform)\n", "andThen"),  # Kotlin calls, not definitions
+    ("    val fun_total = funOf(unwrap())\n", "unwrap"),
+    ("fun interface Mapper {\n}\n", "interface"),
 ]
 
 
@@ -139,6 +149,72 @@ def test_a_define_is_its_logical_line_and_a_typedef_its_statement() -> None:
     )
     assert block(INI_H, "ini_parse") == (
         "int ini_parse(const char* filename, ini_handler handler, void* user);\n"
+    )
+
+
+KOTLIN_MAP = """/**
+ * Maps this [Result<V, E>][Result] to [Result<U, E>][Result].
+ */
+public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {
+    return andThen { Ok(transform(it)) }
+}
+
+/**
+ * - Scala: [Either.flatMap](https://example.org/Either.html#flatMap)
+ */
+public inline infix fun <V, E, U> Result<V, E>.flatMap(transform: (V) -> Result<U, E>): Result<U, E> {
+    return andThen(transform)
+}
+"""
+
+
+def test_a_kotlin_function_runs_to_the_next_one_its_kdoc_left_to_that_one() -> None:
+    block = anchors.symbol_block(KOTLIN_MAP, "map")
+    assert block == (
+        "public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {\n"
+        "    return andThen { Ok(transform(it)) }\n}\n"
+    )
+    flat = anchors.symbol_block(KOTLIN_MAP, "flatMap")
+    assert flat is not None and flat.endswith("return andThen(transform)\n}\n")
+
+
+PRECONDITIONS_CS = """namespace Scrutor
+{
+    internal static class Preconditions
+    {
+        public static string NotEmpty(string value, [NotNull] string parameterName)
+        {
+            if (value.Length == 0)
+            {
+                throw new ArgumentException("String value cannot be null.", parameterName);
+            }
+
+            return value;
+        }
+
+        public static TEnum IsDefined<TEnum>(TEnum value, string parameterName)
+        {
+            return value;
+        }
+    }
+}
+"""
+
+
+def test_a_braced_body_ends_with_its_closing_brace() -> None:
+    block = anchors.symbol_block(PRECONDITIONS_CS, "NotEmpty")
+    assert block is not None
+    assert block.endswith("            return value;\n        }\n") and "IsDefined" not in block
+    # the class's block is its braces too; K&R style and an expression body as before
+    cls = anchors.symbol_block(PRECONDITIONS_CS, "Preconditions")
+    assert cls is not None and cls.rstrip().endswith("}\n    }")
+    assert anchors.symbol_block("int f() {\n  return 1;\n}\nint g() {}\n", "f") == (
+        "int f() {\n  return 1;\n}\n"
+    )
+    # a Python body is not braced: a dict literal in it does not end the block
+    py = "def f():\n    d = {\n        1: 2,\n    }\n    return d\n\n\ndef g():\n    pass\n"
+    assert (
+        anchors.symbol_block(py, "f") == "def f():\n    d = {\n        1: 2,\n    }\n    return d\n"
     )
 
 

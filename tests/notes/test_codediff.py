@@ -158,3 +158,28 @@ def test_ruby_and_php_language_words_name_nothing() -> None:
         codediff.compare(body, wrapped, "p.rb", stated + " and logs", "checkin").kind == "elsewhere"
     )
     assert codediff.compare(body, wrapped, "p.rb", stated + " and log", "checkin").stale
+
+
+def test_a_string_rewritten_outside_the_words_the_note_quotes_is_not_what_it_states() -> None:
+    old = (
+        "public class MissingType : InvalidOperationException\n{\n"
+        "    public MissingType(Type t)\n"
+        "        : base($\"Could not find any registered services for type '{Name(t)}'.\")\n"
+        "    {\n        ServiceType = t;\n    }\n}\n"
+    )
+    note = (
+        "MissingType derives from InvalidOperationException and exposes the ServiceType it "
+        "could not find any registered services for."
+    )
+    interpolated = old.replace("{Name(t)}", "{t.ToFriendlyName()}")
+    verdict = codediff.compare(old, interpolated, "Missing.cs", note, "MissingType")
+    assert verdict.kind == "elsewhere"
+    # the words it quotes changed: stated
+    reworded = old.replace("Could not find any", "Found no")
+    verdict = codediff.compare(old, reworded, "Missing.cs", note, "MissingType")
+    assert verdict.stale
+    # a string the note quotes whole is the value it states, whatever it keeps
+    whole = note.replace("could not find", "'Could not find any registered services for type'")
+    old_whole = old.replace("type '{Name(t)}'.", "type")
+    new_whole = old_whole.replace("for type", "for type now")
+    assert codediff.compare(old_whole, new_whole, "Missing.cs", whole, "MissingType").stale

@@ -217,3 +217,77 @@ def test_punctuation_of_prose_is_no_change(world: World) -> None:
     )
     world.code.commit("softer")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+MAP_KT = """package result
+
+/**
+ * Maps this [Result] with [transform].
+ */
+public inline infix fun <V, E, U> Result<V, E>.map(transform: (V) -> U): Result<U, E> {
+    return andThen { Ok(transform(it)) }
+}
+
+public inline infix fun <V, E, U> Result<V, E>.flatMap(transform: (V) -> Result<U, E>): Result<U, E> {
+    return andThen(transform)
+}
+
+public fun <V, E> Result<V, E>.mapError(): Result<V, E> = this
+"""
+
+
+def test_a_kotlin_function_moved_within_its_file_is_compared_where_it_now_is(world: World) -> None:
+    world.code.write("src/Map.kt", MAP_KT).commit("map")
+    nid = world.note("flatMap just calls andThen(transform)", "src/Map.kt:flatMap")
+    flat = MAP_KT[MAP_KT.index("public inline infix fun <V, E, U> Result<V, E>.flatMap") :]
+    flat = flat[: flat.index("public fun")]
+    moved = MAP_KT.replace(flat, "") + "\n/**\n * See [andThen] and [Either.flatMap].\n */\n" + flat
+    world.code.write("src/Map.kt", moved).commit("move flatMap to the end, with a kdoc")
+    assert world.stale()["stale"] == []
+    # its body changed what the note states: stale
+    world.code.write("src/Map.kt", moved.replace("andThen(transform)", "mapBoth(transform)"))
+    world.code.commit("flatMap maps both")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
+
+
+PRECONDITIONS_CS = """namespace Scrutor
+{
+    internal static class Preconditions
+    {
+        public static string NotEmpty(string value, [NotNull] string parameterName)
+        {
+            if (value.Length == 0)
+            {
+                throw new ArgumentException("String value cannot be null.", parameterName);
+            }
+
+            return value;
+        }
+
+        public static TEnum IsDefined<TEnum>(TEnum value, [NotNull] string parameterName)
+        {
+            return value;
+        }
+    }
+}
+"""
+
+
+def test_a_file_scoped_namespace_and_an_annotation_dropped_are_not_stale(world: World) -> None:
+    world.code.write("src/Preconditions.cs", PRECONDITIONS_CS).commit("preconditions")
+    nid = world.note(
+        'NotEmpty throws ArgumentException("String value cannot be null.") for an empty value',
+        "src/Preconditions.cs:NotEmpty",
+    )
+    body = PRECONDITIONS_CS.split("{\n", 1)[1].rsplit("}\n", 1)[0]
+    scoped = "namespace Scrutor;\n\n" + "\n".join(
+        line[4:] for line in body.replace("[NotNull] ", "").split("\n")
+    )
+    world.code.write("src/Preconditions.cs", scoped).commit("file-scoped namespace, no NotNull")
+    assert world.stale()["stale"] == []
+    # the message the note states changed: stale
+    fixed = scoped.replace("cannot be null.", "cannot be empty.")
+    world.code.write("src/Preconditions.cs", fixed).commit("message")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
