@@ -1285,6 +1285,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
         candidates += challenges_acted_on(prepared.transcript, since)
+        candidates += standing_instructions(prepared.transcript, since)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1509,6 +1510,86 @@ def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str
                     confirmed="the assistant's edit for it and the passing test run that followed",
                 )
             )
+    return out
+
+
+# A person's sentence about a way of working beyond this task: a lasting scope ("next time",
+# "from now on", "always", "by default", "default to", "instead of") or a correction of how the
+# assistant did what was asked ("That's not what I asked ... What I said was run X").
+_STANDING = re.compile(
+    r"\b(?:next time|from now on|going forward|in (?:the )?future|every time|each time|always|"
+    r"never(?!\s+mind)|by default|default(?:ing)? to|instead of)\b"
+    r"|\bnot what i (?:asked|said|meant)\b|\bwhat i (?:said|asked|meant) (?:was|is)\b",
+    re.I,
+)
+# The assistant's reply taking it on for later steps, not just this one: "I won't commit the
+# changes for you", "I'll use `git add ... && git commit ...` for future commit steps", "use
+# `grep -n -F` by default instead of assuming `rg`".
+_TAKEN_ON = re.compile(
+    r"\b(?:from now on|going forward|for (?:all )?(?:future|later)|in (?:the )?future|next time|"
+    r"by default)\b|\bi(?:'ll| will) (?:always|never)\b|\bi (?:won'?t|will not)\b",
+    re.I,
+)
+MAX_STANDING_CHARS = 600  # longer is a pasted plan or a brief, whose "always" is the task's
+# The person's own voice: a sentence addressed to the assistant or said of the team, not a
+# pasted notice ("To hide this notice in the future ...") or a review finding.
+_VOICE = re.compile(r"\b(?:you|your|we|we'll|we're|us|our|i|i'll|i'm|me|my|let me)\b", re.I)
+
+
+def _untold(sentence: str) -> str:
+    """A sentence minus its scolding ("..., I already told you last week"), unless the
+    scolding is the sentence ("What I said was run X")."""
+    kept = _TOLD.sub("", sentence).rstrip(" .!")
+    return kept if len(kept.split()) >= MIN_WORDS else sentence.rstrip(" .!")
+
+
+def standing_instructions(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from a person's instruction that outlives the task (a way of working said with a
+    lasting scope, or as a correction of how the assistant did it) which the assistant's reply,
+    before the person speaks again, takes on for later steps; for the person's turns at or after
+    record ``since``. A request for this task's output ("add a table", "commit and continue")
+    has no lasting scope; an instruction the assistant only carries out once is not taken on."""
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    out: list[dict[str, Any]] = []
+    for i, turn in enumerate(turns):
+        if turn.speaker != PERSON or turn.record < since:
+            continue
+        said = clean(turn.text).strip()
+        if not said or len(said) > MAX_STANDING_CHARS or said.endswith("?"):
+            continue  # a brief, a pasted plan, or a question (asked_for's business)
+        if reports_a_try(said) or about_this_action(said):
+            continue
+        standing = [
+            s
+            for s in sentences(said)
+            if _STANDING.search(s) and _VOICE.search(s) and not s.rstrip().endswith("?")
+        ]
+        if not standing or len(" ".join(standing).split()) < MIN_WORDS:
+            continue
+        reply = []
+        for later in turns[i + 1 :]:
+            if later.speaker == PERSON:
+                break
+            reply.append(later.text)
+        if not any(_TAKEN_ON.search(r) for r in reply):
+            continue
+        parts = [_untold(s) for s in standing]
+        rule = ". ".join(parts) + "."
+        title = next((s for s in parts if _CODE.search(s)), parts[0])
+        out.append(
+            _action(
+                title=title,
+                rule=rule,
+                quote=said,
+                before="",
+                asked=said,
+                who="person, giving a way of working beyond this task",
+                confidence=MEDIUM,
+                learning_type="correction",
+                category="general",
+                confirmed="the assistant's reply taking it on for later steps",
+            )
+        )
     return out
 
 

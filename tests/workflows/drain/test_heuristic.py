@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reflectgit.notes import transcripts
 from reflectgit.workflows.drain import cascade, heuristic
 
 
@@ -1577,3 +1578,93 @@ def test_confirmed_statement_needs_a_lead_and_a_named_thing():
     assert heuristic.confirmed_statement(f"It ignores `SKILL.md`. {fix}", fix) == ""
     assert heuristic.confirmed_statement(f"The log shows it: it is slow. {fix}", fix) == ""
     assert heuristic.confirmed_statement(f"{fix} The log shows it: `uv` is missing.", fix) == ""
+
+
+# Issue 34: a person's rule for the repository given as a plain instruction. Read from its
+# structure: a way of working said with a lasting scope (or as a correction of how the
+# assistant did it), and the assistant's reply taking it on for later steps.
+
+
+def _standing(tmp_path: Path, said: str, reply: str) -> list[dict]:
+    turns = [
+        ("user", "update the deploy docs"),
+        ("assistant", "Updated the deploy docs and committed them."),
+        ("user", said),
+        ("assistant", reply),
+    ]
+    transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
+    return heuristic.standing_instructions(transcript)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "title"),
+    [
+        (
+            "Next time you make changes to the code, let me commit.",
+            "Understood! I won't commit the changes for you.",
+            "Next time you make changes to the code, let me commit",
+        ),
+        (
+            "That's not what I asked you to do. What I said was run `git add ... && git commit "
+            "...` so I'll only have to approve it once.",
+            "Understood. I'll use `git add <paths> && git commit` for future commit steps.",
+            "What I said was run `git add ... && git commit ...` so I'll only have to approve "
+            "it once",
+        ),
+        (
+            "`rg` might not be on every machine. We should default to `grep` instead of `rg`.",
+            "I'll use portable `grep -n -F` by default instead of assuming `rg` exists.",
+            "We should default to `grep` instead of `rg`",
+        ),
+    ],
+    ids=["next-time", "what-i-said-was", "default-to"],
+)
+def test_an_instruction_beyond_the_task_the_assistant_takes_on_is_a_rule(
+    tmp_path, said, reply, title
+):
+    [action] = _standing(tmp_path, said, reply)
+    assert action["title"] == title
+    assert action["confidence"] == "medium"
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        # requests for this task's output: no lasting scope, whatever the reply says
+        ("commit and continue", "Committed. I won't push until you say so."),
+        ("Add a table with links to the sensors.", "Done; from now on the answer has a table."),
+        ("fix the test", "Fixed. I won't touch the fixtures."),
+        # a lasting scope the assistant carries out once, and does not take on
+        ("Use pnpm instead of npm here, it is always faster for me.", "Running `pnpm i` now."),
+        ("fix the test, it always fails for me on CI", "Fixed: the test waits for the server."),
+        # a question, a pasted notice, "never mind", a pasted plan
+        ("Should we dry-run by default?", "Yes, I'll make it dry-run by default from now on."),
+        ("To hide this notice in the future, set NO_NOTICE=1", "I won't show it again."),
+        ("never mind, add the column to the table", "Sure, I won't change the schema then."),
+        ("Plan: " + "we always keep the API stable. " * 25, "I'll follow it from now on."),
+    ],
+    ids=[
+        "commit-and-continue",
+        "add-a-table",
+        "fix-the-test",
+        "done-once",
+        "not-taken-on",
+        "a-question",
+        "a-pasted-notice",
+        "never-mind",
+        "a-pasted-plan",
+    ],
+)
+def test_a_request_for_this_task_or_an_instruction_not_taken_on_is_no_rule(tmp_path, said, reply):
+    assert _standing(tmp_path, said, reply) == []
+
+
+def test_an_instruction_taken_on_is_written_by_the_drain(tmp_path):
+    turns = [
+        ("user", "fix the lint errors"),
+        ("assistant", "Fixed, and committed."),
+        ("user", "Next time you make changes to the code, let me commit."),
+        ("assistant", "Understood! I won't commit the changes for you."),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert "Next time you make changes to the code, let me commit" in titles
