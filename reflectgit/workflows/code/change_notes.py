@@ -8,9 +8,11 @@ Notes are then found in two ways, in this order of rank:
    ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
    first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
    than its symbol is not relevant (a module holds many symbols);
-2. mentioned: one search (the KB's own ranking) for the change's words; a hit is kept only when
-   its text names what changed, by the rule ``MENTION_RULE`` below, so a change nothing in the
-   KB bears on gets no notes at all (and no pull-request comment).
+2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
+   evidence, a text match is weak beside it: listed after the anchored notes, text matches took
+   top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
+   kept only when its text names what changed, by the rule ``MENTION_RULE`` below, so a change
+   nothing in the KB bears on gets no notes at all (and no pull-request comment).
 """
 
 from __future__ import annotations
@@ -219,8 +221,8 @@ def pr_notes(
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
     for item in anchored(kb, change, name, env, judged):
         found[item.id] = item
-    for item in mentioned(kb, state_dir, change, name, env, exclude=judged):
-        found.setdefault(item.id, item)
+    if not found:  # a change that hits notes' anchors: text matches are weaker, not listed
+        found = {i.id: i for i in mentioned(kb, state_dir, change, name, env, exclude=judged)}
     out.notes = sorted(found.values(), key=lambda r: (-r.score, r.id))[:limit]
     return out
 

@@ -56,22 +56,44 @@ def world(tmp_path: Path) -> World:
     return w
 
 
-def test_anchored_symbol_then_file_then_mentions_each_with_why(world: Any) -> None:
+def test_anchored_symbol_then_file_each_with_why_and_no_text_match_beside_them(
+    world: Any,
+) -> None:
     world.code.branch("feature")
     world.code.write("src/pool.py", POOL_PY.replace("range(size)", "range(size + 1)"))
     world.code.write("src/retry.py", "def backoff(n):\n    return min(2 ** n, 60)\n")
     world.code.commit("cap backoff and prefill one more")
     notes = world.pr()
     ids = [n["id"] for n in notes]
-    assert ids[:2] == [world.symbol, world.file]
-    assert world.mention in ids
+    assert ids == [world.symbol, world.file]
+    # the mention note names prefill, which changed: beside anchored notes it is weak evidence
+    assert world.mention not in ids
     # a symbol anchor is about its symbol: pool.py changed, Pool did not
     assert world.elsewhere not in ids
     assert world.unrelated not in ids
     why = {n["id"]: n["why"] for n in notes}
     assert why[world.symbol] == "anchored to src/pool.py:prefill, which this change modifies"
     assert why[world.file] == "anchored to src/retry.py, which this change modifies"
-    assert "prefill (changed symbol)" in why[world.mention]
+
+
+def test_text_matches_are_listed_when_no_anchor_is_hit(world: Any) -> None:
+    world.code.branch("warm")
+    world.code.write("src/prefill_once.py", "def warm(pool):\n    return pool\n")
+    world.code.commit("warm the pool at startup")
+    notes = world.pr()
+    assert [n["id"] for n in notes] == [world.mention]
+    assert "prefill (changed file)" in notes[0]["why"]
+
+
+def test_a_note_anchored_to_an_unchanged_symbol_leaves_text_matches_listed(world: Any) -> None:
+    # pool.py changes, but not Pool: the note anchored to Pool is not relevant, so it does not
+    # silence the note whose text names the change
+    world.code.branch("elsewhere")
+    world.code.write("src/pool.py", POOL_PY + "\n\ndef prefill_once(pool):\n    return pool\n")
+    world.code.commit("prefill once")
+    ids = [n["id"] for n in world.pr()]
+    assert world.elsewhere not in ids
+    assert world.mention in ids
 
 
 def test_a_change_nothing_bears_on_prints_nothing(world: Any) -> None:
