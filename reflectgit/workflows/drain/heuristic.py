@@ -1441,8 +1441,9 @@ def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
     edits a file, and after that edit either (a) a command that failed since the person last
     spoke (an error result, or a red test run) is run again, the same command, and now
     succeeds with other output; or (b) the person's next turn reports that it works
-    (``reports_success``). A rerun that still fails, a success before the edit, or the
-    person's thanks with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
+    (``reports_success``; a report of what the edit did, so the fix is checked against it as
+    a run's is). A rerun that still fails, a success before the edit, or the person's thanks
+    with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
     calls = {c.call_id: c for c in transcript.tool_calls}
     ran: list[tuple[int, str, bool, str]] = []  # call record, command, failed, output
     for result in transcript.tool_results:
@@ -1475,7 +1476,8 @@ def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
         reply = next(t.text for t in turns if t.record == end)
         failed = "\n".join(t.text for t in turns if start <= t.record <= record)
         if reports_success(reply, failed):
-            return f"the person: “{clean(reply).strip()[:200]}”"
+            # the person reports what the edit did, not what was said: the fix is checked
+            return f"a success the person reported after the edit: “{clean(reply).strip()[:200]}”"
         return ""
 
     return how

@@ -1716,7 +1716,9 @@ def _reported(reply: str, edit_first: bool = True) -> list:
 def test_a_cause_the_person_reports_working_after_the_edit_is_a_note(tmp_path):
     [action] = _actions(tmp_path, _reported("OK. Deploy works now!!"))
     assert action["fix"] == "Rewrite it as a table copy."
-    assert "the person: “OK. Deploy works now!!”" in action["body"]
+    assert (
+        "a success the person reported after the edit: “OK. Deploy works now!!”" in action["body"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -1779,3 +1781,17 @@ def test_a_cause_not_confirmed_by_a_rerun_or_the_person_is_no_note(tmp_path, tur
 def test_reports_success_reads_a_short_report_about_what_failed(reply, expected):
     failed = "The deploy fails: the health check gets HTTP 503 after the restart."
     assert heuristic.reports_success(reply, failed) is expected
+
+
+LIVE_FAILS = ("user", "The live test fails with a sandbox ownership error.")
+
+
+def test_a_success_the_person_reports_confirms_the_fix_that_was_made(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, :auto)")
+    [action] = _actions(tmp_path, [LIVE_FAILS, SAID_FIX, *made, ("user", "live test works now")])
+    assert action["fix"] == "Use `:auto` mode."
+
+
+def test_a_success_the_person_reports_after_another_fix_confirms_nothing(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})")
+    assert _actions(tmp_path, [LIVE_FAILS, SAID_FIX, *made, ("user", "live test works now")]) == []
