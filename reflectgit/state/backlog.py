@@ -41,7 +41,12 @@ def waiting(state_dir: str | os.PathLike[str], home: str | None) -> bool:
         return True
     if eventlog.sessions(state):
         return True
-    legacy = [os.path.join(state, LEGACY_FILE)]
+    return any(os.path.exists(p) for p in legacy_paths(state, home))
+
+
+def legacy_paths(state_dir: str | os.PathLike[str], home: str | None) -> list[str]:
+    """Where the original tool kept its queue: the state directory, then ``~/.reflect``."""
+    out = [os.path.join(state_dir, LEGACY_FILE)]
     if home:
-        legacy.append(os.path.join(home, ".reflect", LEGACY_FILE))
-    return any(os.path.exists(p) for p in legacy)
+        out.append(os.path.join(home, ".reflect", LEGACY_FILE))
+    return out

@@ -17,14 +17,16 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def append_lines(fd: int, data: bytes) -> None:
-    """Append whole lines to the locked file ``fd`` (opened ``O_APPEND``), durably: in one
-    write, starting a new line when the last one is torn (a killed writer), then fsync."""
+def append_lines(fd: int, data: bytes, sync: bool = True) -> None:
+    """Append whole lines to the locked file ``fd`` (opened ``O_APPEND``): in one write,
+    starting a new line when the last one is torn (a killed writer), then fsync (unless not
+    ``sync``: soft state, which a crash may lose)."""
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         data = b"\n" + data  # a torn last line: ours starts anew
     write_all(fd, data)
-    os.fsync(fd)
+    if sync:
+        os.fsync(fd)
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:

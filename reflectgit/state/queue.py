@@ -47,7 +47,7 @@ from reflectgit.config import Config
 from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
 from reflectgit.state import leftovers
-from reflectgit.state.backlog import LEGACY_FILE, QUEUE_DIR
+from reflectgit.state.backlog import QUEUE_DIR, legacy_paths
 from reflectgit.state.files import atomic_write, fsync_dir
 
 DEAD_DIR = "dead"
@@ -630,10 +630,7 @@ class Queue:
 
     def legacy_candidates(self, home: str | None) -> builtins.list[Path]:
         """Where the original tool kept its queue: the state dir, then ``~/.reflect``."""
-        out = [self.state_dir / LEGACY_FILE]
-        if home:
-            out.append(Path(home) / ".reflect" / LEGACY_FILE)
-        return out
+        return [Path(p) for p in legacy_paths(self.state_dir, home)]
 
     def import_all_legacy(self, home: str | None) -> int:
         """Import every legacy queue file found (each only once)."""

@@ -15,7 +15,7 @@ import os
 from typing import TYPE_CHECKING
 
 from reflectgit import flock
-from reflectgit.state.files import write_all
+from reflectgit.state.files import append_lines
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -53,9 +53,7 @@ def append(state_dir: str | os.PathLike[str], ts: float, ids: Iterable[str]) -> 
     try:
         if not flock.hold(fd, WAIT):
             raise TimeoutError(f"another process has held {NAME} for over {WAIT:g}s")
-        size = os.fstat(fd).st_size
-        torn = size and os.pread(fd, 1, size - 1) != b"\n"
-        write_all(fd, (b"\n" if torn else b"") + line(ts, ids))
+        append_lines(fd, line(ts, ids), sync=False)
     finally:
         os.close(fd)
 
