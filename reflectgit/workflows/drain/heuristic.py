@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from reflectgit.notes import testruns, verbs
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
@@ -50,7 +50,7 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Transcript
+from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, ToolCall, Transcript
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -1260,18 +1260,20 @@ def write(prepared: Prepared) -> dict[str, Any]:
     fix that restates it). Twins of notes already in the KB are the drain's check.
     """
     candidates: list[dict[str, Any]] = []
-    green = green_around(prepared.transcript) if prepared.transcript else None
-    past = past_the_error(prepared.transcript) if prepared.transcript else None
+    transcript = prepared.transcript
+    ran = commands_run(transcript) if transcript else []
+    green = green_around(transcript, ran) if transcript else None
+    past = past_the_error(transcript, ran) if transcript else None
     abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
     superseded = challenged_rules(prepared.transcript) if prepared.transcript else None
-    verified = verified_edits(prepared.transcript) if prepared.transcript else None
+    verified = verified_edits(transcript, ran) if transcript else None
     reply_after = next_reply(prepared.transcript) if prepared.transcript else None
     rest = rest_of_turn(prepared.transcript) if prepared.transcript else None
-    acted = acted_on(prepared.transcript) if prepared.transcript else None
-    done = done_after(prepared.transcript) if prepared.transcript else None
+    acted = acted_on(transcript, ran) if transcript else None
+    done = done_after(transcript, ran) if transcript else None
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
-    otherwise = confirmed_otherwise(prepared.transcript) if prepared.transcript else None
+    otherwise = confirmed_otherwise(transcript, ran) if transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1317,19 +1319,41 @@ def _cause_codes(action: Mapping[str, Any]) -> set[str]:
     return {c.strip().lower() for c in _CODE.findall(text) if re.search(r"[a-z]{3}", c, re.I)}
 
 
-def green_around(transcript: Transcript) -> Callable[[int], bool]:
+class Ran(NamedTuple):
+    """A command the assistant ran: its call, the record of its result, its text, its output,
+    whether the tool reported an error, and the test run read from it (None: not a test run,
+    or nothing definite)."""
+
+    call: ToolCall
+    result: int
+    command: str
+    output: str
+    is_error: bool
+    run: testruns.TestRun | None
+
+
+def commands_run(transcript: Transcript) -> list[Ran]:
+    """Every command the assistant ran, with its result, in the order of the results (what the
+    checks below read: ``write`` reads them once for all)."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    out: list[Ran] = []
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input) if call is not None else ""
+        if call is None or not command.strip():
+            continue
+        run = testruns.read_run(command, result.content)
+        out.append(Ran(call, result.record, command, result.content, result.is_error, run))
+    return out
+
+
+def green_around(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Callable[[int], bool]:
     """``green(record)``: did the tests go from red to green across that record? The last
     test run before it (since the person last spoke) failed and the first one after it (before
     the person speaks again) passed. A run is a test command the assistant ran and a summary
     ``testruns`` can read."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
-    runs: list[tuple[int, bool]] = []
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        run = testruns.read_run(command, result.content) if command else None
-        if run is not None:
-            runs.append((result.record, run.green))
+    ran = commands_run(transcript) if ran is None else ran
+    runs = [(r.result, r.run.green) for r in ran if r.run is not None]
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
     def green(record: int) -> bool:
@@ -1342,19 +1366,15 @@ def green_around(transcript: Transcript) -> Callable[[int], bool]:
     return green
 
 
-def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
+def verified_edits(
+    transcript: Transcript, ran: Sequence[Ran] | None = None
+) -> Callable[[int], bool]:
     """``verified(record)``: were the session's edits since the person last spoke followed by a
     passing test run? Between the person's turn before the record and the record, a file was
     edited, and the last test run came after the last edit and passed."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
     edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
-    runs: list[tuple[int, bool]] = []
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        run = testruns.read_run(command, result.content) if command else None
-        if run is not None:
-            runs.append((result.record, run.green))
+    ran = commands_run(transcript) if ran is None else ran
+    runs = [(r.result, r.run.green) for r in ran if r.run is not None]
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
     def verified(record: int) -> bool:
@@ -1366,19 +1386,15 @@ def verified_edits(transcript: Transcript) -> Callable[[int], bool]:
     return verified
 
 
-def acted_on(transcript: Transcript) -> Callable[[int], int | None]:
+def acted_on(
+    transcript: Transcript, ran: Sequence[Ran] | None = None
+) -> Callable[[int], int | None]:
     """``acted(record)``: did the assistant act on what it said at that record and pass? Before
     the person speaks again, it edited files (reading first is fine), no test ran before its
     first edit, and the first test run after that edit passed (a cause caught by reading, or a
     change the person asked for, made and then checked). The first edit's record, else None."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
-    runs: dict[int, bool] = {}  # call record -> green
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        run = testruns.read_run(command, result.content) if command and call else None
-        if call is not None and run is not None:
-            runs[call.record] = run.green
+    ran = commands_run(transcript) if ran is None else ran
+    runs = {r.call.record: r.run.green for r in ran if r.run is not None}  # call record -> green
     order = sorted(transcript.tool_calls, key=lambda c: c.record)
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
@@ -1435,7 +1451,9 @@ def reports_success(reply: str, failed: str) -> bool:
     return all(w.lower()[:5] in known for w in subject)
 
 
-def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
+def confirmed_otherwise(
+    transcript: Transcript, ran: Sequence[Ran] | None = None
+) -> Callable[[int], str]:
     """``how(record)``: was the cause the assistant stated at that record acted on and then
     confirmed by something other than a test run? Before the person speaks again the assistant
     edits a file, and after that edit either (a) a command that failed since the person last
@@ -1444,16 +1462,12 @@ def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
     (``reports_success``; a report of what the edit did, so the fix is checked against it as
     a run's is). A rerun that still fails, a success before the edit, or the person's thanks
     with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
-    ran: list[tuple[int, str, bool, str]] = []  # call record, command, failed, output
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input).strip() if call is not None else ""
-        if call is None or not command:
-            continue
-        run = testruns.read_run(command, result.content)
-        failed = result.is_error or (run is not None and not run.green)
-        ran.append((call.record, command, failed, result.content.strip()))
+    ran = commands_run(transcript) if ran is None else ran
+    commands = [  # call record, command, failed, output
+        (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
+         r.output.strip())
+        for r in ran
+    ]  # fmt: skip
     edits = sorted(c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS)
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
@@ -1464,8 +1478,8 @@ def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
         edit = next((e for e in edits if e > record and (end is None or e < end)), None)
         if edit is None:
             return ""
-        failing = {cmd: out for at, cmd, bad, out in ran if start < at <= record and bad}
-        for at, cmd, bad, out in ran:
+        failing = {cmd: out for at, cmd, bad, out in commands if start < at <= record and bad}
+        for at, cmd, bad, out in commands:
             if at <= edit or (end is not None and at > end) or cmd not in failing:
                 continue
             if not bad and out != failing[cmd]:
@@ -1501,18 +1515,12 @@ def fix_was_done(fix: str, done: str) -> bool:
 _FILE = re.compile(r"(?:^|[\s/\\])(?P<stem>[A-Za-z_][\w-]{2,})\.[A-Za-z]{1,5}\b", re.M)
 
 
-def done_after(transcript: Transcript) -> Callable[[int], str]:
+def done_after(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Callable[[int], str]:
     """``done(record)``: what the assistant's tool calls did after that record up to the first
     passing test run (before the person speaks again), one per line: the text edited in and
     out, the commands run. That run checked this work, not whatever the assistant said."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
-    passed: set[int] = set()  # call records of passing test runs
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        run = testruns.read_run(command, result.content) if command else None
-        if call is not None and run is not None and run.green:
-            passed.add(call.record)
+    ran = commands_run(transcript) if ran is None else ran
+    passed = {r.call.record for r in ran if r.run is not None and r.run.green}  # test runs
     order = sorted(transcript.tool_calls, key=lambda c: c.record)
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
@@ -1804,25 +1812,23 @@ def rest_of_turn(transcript: Transcript) -> Callable[[int, str], str]:
     return rest
 
 
-def past_the_error(transcript: Transcript) -> Callable[[int], bool]:
+def past_the_error(
+    transcript: Transcript, ran: Sequence[Ran] | None = None
+) -> Callable[[int], bool]:
     """``past(record)``: did the next test run get past the error the last one failed with?
     Between the person's turns around the record: the last test run before it failed with an
     error line, the first one after it failed with another error line (or passed), and a later
     run passed. A failing test command counts even without a summary (it did not compile, it
     crashed): its first error line is what it failed with."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
     runs: list[tuple[int, bool, str]] = []  # record, green, first error
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        runner = testruns.runner_of(command) if command else None
+    for r in commands_run(transcript) if ran is None else ran:
+        runner = testruns.runner_of(r.command)
         if runner is None:
             continue
-        run = testruns.read_run(command, result.content)
-        if run is not None and run.green:
-            runs.append((result.record, True, ""))
-        elif (run is not None and not run.green) or result.is_error:
-            runs.append((result.record, False, testruns.first_error(result.content, runner)))
+        if r.run is not None and r.run.green:
+            runs.append((r.result, True, ""))
+        elif r.run is not None or r.is_error:
+            runs.append((r.result, False, testruns.first_error(r.output, runner)))
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
     def past(record: int) -> bool:
