@@ -74,9 +74,8 @@ class Ranking:
 
     def _count(self, conn: sqlite3.Connection, rows: list[tuple[str, str]]) -> None:
         """Count one recall per (id, time) row, with every recall not yet counted."""
-        earlier: list[
-            tuple[str, str]
-        ] = []  # appended before this recall: counted first, so the latest time stays
+        # Appended before this recall: counted first, so the latest time stays.
+        earlier: list[tuple[str, str]] = []
         for ts, ids in recalled.take(self.state_dir):
             when = format_timestamp(dt.datetime.fromtimestamp(int(ts), dt.timezone.utc))
             earlier.extend((i, when) for i in ids)

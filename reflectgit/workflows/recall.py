@@ -27,7 +27,7 @@ from reflectgit.errors import UsageError
 from reflectgit.workflows.project_context import ProjectContext, project_context
 from reflectgit.workflows.recall_hook import context_json
 from reflectgit.workflows.recall_hook import show_hint as show_hint  # its callers ask here
-from reflectgit.workflows.search.documents import _utc, tie_weight
+from reflectgit.workflows.search.documents import tie_weight, utc_text
 from reflectgit.workflows.search.index import Index, open_fresh
 from reflectgit.workflows.search.results import Hit
 from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
@@ -489,7 +489,7 @@ def recall(
         raise UsageError("the recall budget must be at least 200 characters")
     if as_of is not None:
         parse_when(as_of)  # a bad date is a usage error before any work
-    moment = _utc(now or dt.datetime.now(dt.timezone.utc))  # before the edges are read
+    moment = utc_text(now or dt.datetime.now(dt.timezone.utc))  # before the edges are read
     context = context or project_context(cwd, project, env)
     synonyms = kb_synonyms(kb, synonyms_file, state_dir)
     index, _ = open_fresh(kb, state_dir, env, progress)

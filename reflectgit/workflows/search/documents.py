@@ -93,7 +93,7 @@ def tie_weight(weight: float) -> float:
 def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
     """A date or timestamp as a UTC interval ``(start, end)`` of ISO strings (a day spans it)."""
     if isinstance(text, dt.datetime):
-        moment = _utc(text)
+        moment = utc_text(text)
         return moment, moment
     if isinstance(text, dt.date):
         day = text.isoformat()
@@ -116,7 +116,8 @@ def parse_when(text: str | dt.date | dt.datetime) -> tuple[str, str]:
     return moment_s, moment_s
 
 
-def _utc(value: dt.datetime) -> str:
+def utc_text(value: dt.datetime) -> str:
+    """``value`` as the index writes an instant: naive UTC, ISO, whole seconds."""
     if value.tzinfo is not None:
         value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
     return value.replace(microsecond=0).isoformat()
@@ -127,7 +128,7 @@ def _iso(value: object) -> str | None:
     from reflectgit.notes.dates import parse_instant  # the one parser (not needed by a search)
 
     moment = parse_instant(value)
-    return _utc(moment) if moment is not None else None
+    return utc_text(moment) if moment is not None else None
 
 
 def edge_interval(

@@ -28,7 +28,7 @@ from reflectgit.errors import NotFoundError, UsageError
 from reflectgit.git import repo_info
 from reflectgit.git.pending import recover_if_pending
 from reflectgit.workflows.search.build import Builder, head_tree
-from reflectgit.workflows.search.documents import _utc, parse_when
+from reflectgit.workflows.search.documents import parse_when, utc_text
 from reflectgit.workflows.search.ranking import Ranker, require_words
 from reflectgit.workflows.search.results import RefreshResult, SearchResult
 from reflectgit.workflows.search.storage import (
@@ -243,7 +243,7 @@ def resolve_at(store: Store, rev: str) -> str:
             )
         return sha
     for info in store.log():
-        if _utc(info.commit_time) <= when[1]:
+        if utc_text(info.commit_time) <= when[1]:
             return info.sha
     raise NotFoundError(
         f"no commit at or before {rev}", hint="`git log --reverse` shows the first commit's date"
