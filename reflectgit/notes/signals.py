@@ -381,9 +381,10 @@ _REQUEST = re.compile(
     r"(?:(?:can|could|would|will)\s+(?:you|we)|help\s+me)\b[^.!?\n]*(?:[.!?]+|$)",
     re.IGNORECASE | re.MULTILINE,
 )
-_LASTING = re.compile(
-    r"\b(?:always|never|from now on|every time|each time|going forward|in (?:the )?future)\b", re.I
-)
+# The words that give a way of working a time beyond the task at hand (the drain's writer
+# reads them too, in the person's instructions and the assistant's commitments).
+LASTING = r"from now on|every time|each time|going forward|in (?:the )?future"
+_LASTING = re.compile(rf"\b(?:always|never|{LASTING})\b", re.I)
 # A person's turn that asks the assistant to look into something reports a problem: "the issue
 # was that ..." there is the symptom, not a cause anyone found.
 _ASKS = re.compile(r"\?|\b(?:can|could|would) you\b|\bhelp me\b", re.IGNORECASE)

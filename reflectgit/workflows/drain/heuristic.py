@@ -43,6 +43,7 @@ from reflectgit.notes.signals import (
     DIAGNOSIS,
     DIAGNOSIS_RE,
     HIGH,
+    LASTING,
     LOW,
     MEDIUM,
     PLAIN_CORRECTION,
@@ -1618,7 +1619,7 @@ def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str
 # "from now on", "always", "by default", "default to", "instead of") or a correction of how the
 # assistant did what was asked ("That's not what I asked ... What I said was run X").
 _STANDING = re.compile(
-    r"\b(?:next time|from now on|going forward|in (?:the )?future|every time|each time|always|"
+    rf"\b(?:next time|{LASTING}|always|"
     r"never(?!\s+mind)|by default|default(?:ing)? to|instead of)\b"
     r"|\bnot what i (?:asked|said|meant)\b|\bwhat i (?:said|asked|meant) (?:was|is)\b",
     re.I,
@@ -1700,7 +1701,7 @@ _ASKED_FOR = re.compile(r"^\W*(?:can|could|would|will)\s+(?:you|we)\b", re.I)
 # The assistant adopting a way of working: its own commitment for later turns ("From now on
 # I'll ...", "I'll always ...", "Going forward, I will ..."), not what the built thing does now.
 _ADOPTS = re.compile(
-    r"\b(?:from now on|going forward|in (?:the )?future|every time|each time)\b[^.!?\n]*?"
+    rf"\b(?:{LASTING})\b[^.!?\n]*?"
     r"\b(?:i'?ll|i will|i'm going to|i am going to)\b"
     r"|\b(?:i'?ll|i will)\s+(?:always|never|remember|keep|make sure)\b",
     re.I,
