@@ -23,7 +23,9 @@ try with the command pasted. What is one though no rule word says so: a point of
 ("You're right — ..."), and a cause restated right after the person said the guess was it.
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
-edit right after it that the next test run passes (a trap caught by reading).
+edit right after it that the next test run passes (a trap caught by reading). A cause said in
+no phrasing the writer knows is read from the session's structure (``linked_causes``): the
+assistant's statement between a failure and the confirmed edit acting on it, naming both.
 """
 
 from __future__ import annotations
@@ -717,7 +719,7 @@ def chunk_actions(
     return out
 
 
-_SEEN = re.compile(r"^(?:i see|ah|ok(?:ay)?|right|got it)\b[\s,.:;!–—-]*", re.I)
+_SEEN = re.compile(r"^(?:i see|ah|ok(?:ay)?|right|got it|good|great)\b[\s,.:;!–—-]*", re.I)
 _GUESS = re.compile(
     r"\b(?:i|i'm|i've|i'll|my|me|we|we're|our|might|may|maybe|probably|perhaps|possibly|seems?|"
     r"could|likely|too many)\b",
@@ -1303,6 +1305,16 @@ def write(prepared: Prepared) -> dict[str, Any]:
         text = f"{action['title']} {action['rule']}"
         if not any(twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept):
             kept.append(action)
+    if transcript and prepared.chunks:
+        # a cause read from the session's structure comes after every other note: it never
+        # takes the place of one the writer read otherwise
+        since = min((r for c in prepared.chunks for r in c.records), default=0)
+        for action in linked_causes(transcript, ran, since, green, acted, otherwise, done):
+            text = f"{action['title']} {action['rule']}"
+            if not any(
+                twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
+            ):
+                kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
 
 
@@ -1496,6 +1508,232 @@ def confirmed_otherwise(
         return ""
 
     return how
+
+
+# What says something fails: in an error's output, the person's complaint, the assistant's
+# reading of a failure it was shown ("The health check is failing with HTTP 503").
+_FAILED = re.compile(
+    r"\b(?:fail\w*|errors?|exceptions?|crash\w*|broken|panic\w*|refused|denied|timed out|"
+    r"traceback|does(?:n'?t| not) (?:work|exist)|not (?:to )?work\w*|(?:is|are) wrong|"
+    # something that does not happen: "it's not updated in DB", "I don't see the button"
+    r"(?:is|are|was|were|'s)(?:n'?t| not) \w+ed|(?:do|does|did)(?:n'?t| not) (?:see|show|appear))\b",
+    re.I,
+)
+_URL = re.compile(r"\w+://\S+")
+COMPLAINT_WORDS = 60  # longer is a brief or a pasted plan, whose failure words are the task's
+# A sentence that states no fact: an intent or a plan ("Let me ...", "Now ..."), a list's item.
+_LISTED = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s")
+# "The linter wants ...": a linter's warning, which names its fix itself (``routine``).
+_LINTER_SAID = re.compile(r"\b(?:the|a|this) linter\b", re.I)
+_INTENT = re.compile(
+    r"^\W*(?:let me|let's|i'?ll|i will|i'?m going to|we'?ll|(?:i |we )?need to|now|next|first|then|"
+    r"looking|checking|here(?:'s| is| are))\b",
+    re.I,
+)
+# Words that link anything to anything: what a statement shares with the failure or the edit
+# only through them links nothing.
+_GENERIC = frozenset(
+    re.findall(
+        r"\w+",
+        "this that these those with from have been were there their which what when where while "
+        "about after before into only also just then than them they some more most same other "
+        "file files code line lines test tests error errors fail fails failed failing failure "
+        "issue problem value values function method change changes thing things because still "
+        "should would could does doesn need make made work works working true false none null "
+        "return returns string data type name names path paths default found",
+    )
+)
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _terms(text: str) -> set[str]:
+    """The words of ``text`` that can link it to something (stemmed, generic ones out)."""
+    out = set()
+    for word in re.findall(r"[A-Za-z_][\w.-]*\w|[A-Za-z_]\w+", text):
+        for part in {word, *re.split(r"[._-]", word)}:
+            if len(part) >= 4 and part.lower() not in _GENERIC:
+                out.add(_stem(part))
+    return out
+
+
+def linked_causes(
+    transcript: Transcript,
+    ran: Sequence[Ran],
+    since: int = 0,
+    green: Callable[[int], bool] | None = None,
+    acted: Callable[[int], int | None] | None = None,
+    otherwise: Callable[[int], str] | None = None,
+    done: Callable[[int], str] | None = None,
+) -> list[dict[str, Any]]:
+    """Causes read from the session's structure, not their phrasing ("the issue is"): between
+    a failure (an error result, a red test run, or the person's complaint that something
+    fails) and the edit that acts on it, the assistant's statement that links the two. It is
+    the assistant's last words before that edit; one sentence of it names a term of the
+    failure (of the error's output, the complaint, or the assistant's reading of a failure it
+    was shown) and a term of the edit (its file, its old or new text) that the session's own
+    earlier edits did not bring in; and a green run, the failing command succeeding again or
+    the person's report of success confirms the edit. An intent ("Let me ..."), a question, a
+    hedge ("might", "probably"), a plan's list item and a sentence whose subject is only the
+    session's ("That's the ...") state nothing; narration that names one side only links
+    nothing. For the assistant's turns at or after record ``since``."""
+    failing = [
+        (r.result, r.output) for r in ran if r.is_error or (r.run is not None and not r.run.green)
+    ]
+    seen = {at for at, _out in failing}
+    failing += [
+        (x.record, x.content)
+        for x in transcript.tool_results
+        if x.is_error and x.record not in seen
+    ]
+    edits = sorted(
+        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
+    )
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t.record for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.speaker != ASSISTANT or turn.record < since:
+            continue
+        record = turn.record
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        following = next(
+            (e for e in edits if e.record > record and (end is None or e.record < end)), None
+        )
+        if following is None or any(
+            t.speaker == ASSISTANT and record < t.record < following.record for t in turns
+        ):
+            continue  # the edit acts on what the assistant said last before it
+        how = (
+            "a green test run"
+            if green is not None and green(record)
+            else "the assistant's edit right after it and the passing test run that followed"
+            if acted is not None and acted(record) is not None
+            else otherwise(record)
+            if otherwise is not None
+            else ""
+        )
+        if not how:
+            continue
+        failed = [o for at, o in failing if start < at < record]
+        opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
+        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
+            failed.append(opening)  # the person's complaint (a URL's words are none of its terms)
+        failed += [  # the assistant's reading of a failure it was shown
+            s
+            for t in turns
+            if t.speaker == ASSISTANT and start < t.record < record
+            for s in sentences(clean(t.text))
+            if _FAILED.search(s)
+        ]
+        if not failed:
+            continue
+        own = _written([e for e in edits if e.record < following.record])
+        action = _linked(turn.text, failed, following, how, own)
+        if (
+            action is not None
+            and done is not None
+            and not fix_was_done(action["fix"], done(record))
+        ):
+            continue  # the confirmation checked another fix than the one said (``checked``)
+        if action is not None:
+            out.append(action)
+    return out
+
+
+def _linked(
+    said: str,
+    failed: Sequence[str],
+    edit: ToolCall,
+    how: str,
+    own: set[str],
+) -> dict[str, Any] | None:
+    """The note from the first sentence of ``said`` that states a fact naming a term of the
+    failure and one of the edit not in ``own`` (what the session's earlier edits brought in),
+    with the fix said after it, else None."""
+    of_failure = _terms("\n".join(failed))
+    of_edit = _terms(_call_text(edit.input))
+    plain = [
+        s
+        for line in clean(said).split("\n")
+        if not _LISTED.match(line)  # a plan's or a summary's item, not a statement
+        for s in sentences(_plain(line))
+    ]
+    for at, sentence in enumerate(plain):
+        if sentence.rstrip(" *_").endswith(("?", ":")) or _INTENT.match(sentence):
+            continue
+        if _GUESS.search(sentence):
+            continue  # a hedge ("might", "probably"), or the assistant's own doing
+        words = _terms(sentence)
+        if not (words & of_failure and words & of_edit):
+            continue
+        if not (words & of_edit) - own:
+            continue  # it names only what the session itself wrote: its own slip
+        subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", sentence))).rstrip(" .;:!")
+        if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
+            continue  # "That's the ...", "This is ...": its subject is only the session's
+        todo = _what_was_done("\n".join(plain[at + 1 :]))
+        if _INTENT.match(todo):
+            todo = ""  # "let me check X before picking the fix": a look, no fix
+        if routine(f"{sentence} {' '.join(failed)}", todo) or _LINTER_SAID.search(sentence):
+            return None  # a lint warning, a typo, a missing definition
+        if todo and twins(subject, todo):
+            todo = ""
+        return _action(
+            title=f"{subject}: {todo[:1].lower() + todo[1:]}" if todo else subject,
+            rule=(_cap(todo) + ".") if todo else "",
+            quote=said,
+            before="",
+            who="assistant",
+            confidence=MEDIUM,
+            learning_type="bug-fix",
+            category="general",
+            cause=_cap(subject) + ".",
+            fix=(_cap(todo) + ".") if todo else "",
+            confirmed=how,
+        )
+    return None
+
+
+_OLD_KEYS = ("old_string", "old_str")
+_NEW_KEYS = ("new_string", "new_str", "content", "file_text")
+
+
+def _written(calls: Sequence[ToolCall]) -> set[str]:
+    """The terms the session's edits brought in: in their new text and not their old (the
+    lines a patch adds and does not remove)."""
+    new: list[str] = []
+    old: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if key in _NEW_KEYS and isinstance(item, str):
+                    new.append(item)
+                elif key in _OLD_KEYS and isinstance(item, str):
+                    old.append(item)
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str) and value.lstrip().startswith("*** Begin Patch"):
+            for line in value.splitlines():
+                if line.startswith("+"):
+                    new.append(line[1:])
+                elif line.startswith("-"):
+                    old.append(line[1:])
+
+    for call in calls:
+        walk(call.input)
+    return _terms("\n".join(new)) - _terms("\n".join(old))
 
 
 def fix_was_done(fix: str, done: str) -> bool:

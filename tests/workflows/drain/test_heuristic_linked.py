@@ -1,0 +1,205 @@
+"""A cause read from the session's structure (issue 34.3): between a failure and the edit that
+acts on it, the assistant's statement naming something of both, confirmed by a green run, the
+failing command succeeding again or the person's report of success. Each case is a Claude Code
+transcript in tmp_path run through the real cascade; every shape has its negatives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reflectgit.workflows.drain import cascade, heuristic
+
+RED = "E   KeyError: 'tenant_id'\n=== 1 failed, 11 passed in 0.40s ==="
+GREEN = "12 passed in 0.40s"
+CAUSE = "The CSV export drops the `tenant_id` column when the header row is quoted."
+TITLE = "The CSV export drops the `tenant_id` column when the header row is quoted"
+
+
+# The drain's gate passes a session with a signal only: this one writes nothing by itself.
+PRELUDE = [("user", "tidy the importer"), ("assistant", "Done."), ("user", "no, that is wrong")]
+
+
+def _actions(tmp_path: Path, turns: list) -> list[dict]:
+    lines = []
+    for i, turn in enumerate([*PRELUDE, *turns]):
+        if isinstance(turn, dict):
+            record = turn
+        else:
+            role, text = turn
+            record = {"type": role, "message": {"role": role, "content": text}}
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    prepared = cascade.prepare(str(path))
+    return heuristic.write(prepared)["actions"] if prepared.skip is None else []
+
+
+def _call(call: str, name: str, tool_input: dict, output: str, error: bool = False) -> list:
+    result = {"type": "tool_result", "tool_use_id": call, "content": output}
+    if error:
+        result["is_error"] = True
+    return [
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call, "name": name, "input": tool_input}],
+            },
+        },
+        {"type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def _run(call: str, output: str, command: str = "pytest -q", error: bool = False) -> list:
+    return _call(call, "Bash", {"command": command}, output, error)
+
+
+def _edit(call: str, path: str, old: str, new: str) -> list:
+    edit = {"file_path": path, "old_string": old, "new_string": new}
+    return _call(call, "Edit", edit, "The file has been updated.")
+
+
+EXPORT_FIX = _edit("e1", "app/csv_export.py", "csv.reader(f)", "csv.reader(f, quotechar='\"')")
+
+
+def _tests(said: str, edit: list, after: str = GREEN, before: list | None = None) -> list:
+    return [
+        ("user", "the nightly import fails on the staging data"),
+        *(before or []),
+        *_run("t0", RED),
+        ("assistant", said),
+        *edit,
+        *_run("t1", after),
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_statement_linking_the_failure_to_the_edit_a_green_run_confirms_is_a_note(tmp_path):
+    """No cause word: the statement names the error's `tenant_id` and the edited export."""
+    said = CAUSE + " I need to pass `quotechar` to the reader."
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert action["title"] == TITLE + ": pass `quotechar` to the reader"
+    assert action["root_cause"] == TITLE + "."
+    assert action["fix"] == "Pass `quotechar` to the reader."
+    assert action["confidence"] == "medium" and action["learning_type"] == "bug-fix"
+    assert "Confirmed by a green test run" in action["body"]
+
+
+DEPLOY_CAUSE = (
+    "The health check runs too early - the deploy script only waits 3 seconds after restart."
+)
+
+
+def _deploy(rerun: str, rerun_error: bool = False, said: str = DEPLOY_CAUSE) -> list:
+    return [
+        ("user", "make deploy fails again"),
+        *_run("d0", "Health check failed (HTTP 503)", "make deploy", error=True),
+        ("assistant", said),
+        *_edit("e1", "scripts/deploy.sh", "sleep 3  # wait for the restart", "sleep 10"),
+        *_run("d1", rerun, "make deploy", error=rerun_error),
+        ("assistant", "Deployed."),
+    ]
+
+
+def test_a_statement_the_failing_command_confirms_when_run_again_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _deploy("Deployed: health check OK"))
+    assert action["title"] == (
+        "The health check runs too early - the deploy script only waits 3 seconds after restart"
+    )
+    assert "the failing command run again after the edit: `make deploy`" in action["body"]
+
+
+def test_the_persons_complaint_is_a_failure_the_statement_links(tmp_path):
+    turns = [
+        ("user", "The recalculated score is not updated after a reload"),
+        ("assistant", "Looking at the repository."),
+        *_call("r1", "Read", {"file_path": "src/db/evaluations.ts"}, "export function ..."),
+        (
+            "assistant",
+            "The reload reads the score from `result_json`, which the update never patches.",
+        ),
+        *_edit("e1", "src/db/evaluations.ts", "SET score = ?", "SET score = ?, result_json = ?"),
+        *_run("t1", GREEN),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == (
+        "The reload reads the score from `result_json`, which the update never patches"
+    )
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # narration between the failure and the edit that links nothing
+        _tests("The export module has two readers and one writer.", EXPORT_FIX),
+        # a hedge
+        _tests("The CSV export might drop the `tenant_id` column when quoted.", EXPORT_FIX),
+        # an intent, not a statement
+        _tests("Let me make the CSV export keep the `tenant_id` column.", EXPORT_FIX),
+        # a question
+        _tests("Does the CSV export drop the `tenant_id` column when quoted?", EXPORT_FIX),
+        # a plan's list item
+        _tests("Next steps:\n1. The CSV export drops the `tenant_id` column.", EXPORT_FIX),
+        # the subject is only the session's
+        _tests("That's the CSV export dropping the `tenant_id` column when quoted.", EXPORT_FIX),
+        # no confirmation: the run after the edit is still red
+        _tests(CAUSE, EXPORT_FIX, after=RED),
+        # linked to an unrelated edit
+        _tests(CAUSE, _edit("e1", "README.md", "## Install", "## Setup")),
+        # the statement names the failure but not the edit
+        _tests("The `tenant_id` column is gone from the rows.", EXPORT_FIX),
+        # it names only what the session itself wrote in an earlier edit: its own slip
+        _tests(
+            "The `quoted_reader` helper drops the `tenant_id` column.",
+            _edit("e1", "app/util.py", "def quoted_reader(f):", "def quoted_reader(f, q):"),
+            before=_edit("e0", "app/util.py", "", "def quoted_reader(f):"),
+        ),
+        # a linter's warning, which names its fix itself
+        _tests(
+            "The linter wants `tenant_id` sorted in the CSV export.",
+            _edit("e1", "app/csv_export.py", "tenant_id, name", "name, tenant_id"),
+        ),
+    ],
+    ids=[
+        "narration",
+        "hedge",
+        "intent",
+        "question",
+        "list-item",
+        "vague-subject",
+        "still-red",
+        "unrelated-edit",
+        "one-side-only",
+        "own-slip",
+        "linter",
+    ],
+)
+def test_a_statement_that_links_nothing_confirmed_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        _deploy("Health check failed (HTTP 503)", rerun_error=True),  # the rerun still fails
+        # the account after a run that still fails
+        [
+            *_deploy("Health check failed (HTTP 503)", rerun_error=True, said="Retrying."),
+            ("assistant", DEPLOY_CAUSE),
+        ],
+        # no failure before the statement: a change asked for, not a cause
+        [
+            ("user", "make deploy wait longer after the restart"),
+            ("assistant", DEPLOY_CAUSE),
+            *_edit("e1", "scripts/deploy.sh", "sleep 3  # wait for the restart", "sleep 10"),
+            *_run("d1", "Deployed: health check OK", "make deploy"),
+        ],
+    ],
+    ids=["rerun-fails", "account-of-a-red-run", "no-failure"],
+)
+def test_a_cause_nothing_confirmed_or_that_follows_no_failure_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
