@@ -1471,7 +1471,8 @@ def confirmed_otherwise(
     confirmed by something other than a test run? Before the person speaks again the assistant
     edits a file, and after that edit either (a) a command that failed since the person last
     spoke (an error result, or a red test run) is run again, the same command, and now
-    succeeds with other output; or (b) the person's next turn reports that it works
+    succeeds with other output; or (b) the person's next turn, or a later one before the
+    assistant edits anything else, reports that it works
     (``reports_success``; a report of what the edit did, so the fix is checked against it as
     a run's is). A rerun that still fails, a success before the edit, or the person's thanks
     with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
@@ -1500,11 +1501,21 @@ def confirmed_otherwise(
             break  # the first rerun after the edit decides
         if end is None:
             return ""
-        reply = next(t.text for t in turns if t.record == end)
         failed = "\n".join(t.text for t in turns if start <= t.record <= record)
-        if reports_success(reply, failed):
-            # the person reports what the edit did, not what was said: the fix is checked
-            return f"a success the person reported after the edit: “{clean(reply).strip()[:200]}”"
+        # the person's next turn, or a later one while nothing else was edited in between (a
+        # question about something else first: "Seems you did commit?", then "Deploy works now")
+        later = min((e for e in edits if e > end), default=None)
+        for turn in turns:
+            if turn.speaker != PERSON or turn.record < end:
+                continue
+            if later is not None and turn.record > later:
+                break  # the assistant changed something else since: the success is of that
+            if reports_success(turn.text, failed):
+                # the person reports what the edit did, not what was said: the fix is checked
+                said = clean(turn.text).strip()[:200]
+                return f"a success the person reported after the edit: “{said}”"
+            if _FAILED.search(turn.text) or re.search(r"\bstill\b", turn.text, re.I):
+                break  # it still fails: a later success is of something else
         return ""
 
     return how

@@ -203,3 +203,46 @@ def test_a_statement_that_links_nothing_confirmed_is_no_note(tmp_path, turns):
 )
 def test_a_cause_nothing_confirmed_or_that_follows_no_failure_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+def _reported(*between: list) -> list:
+    turns: list = [
+        ("user", "make deploy fails again"),
+        *_run("d0", "Health check failed (HTTP 503)", "make deploy", error=True),
+        ("assistant", DEPLOY_CAUSE),
+        *_edit("e1", "scripts/deploy.sh", "sleep 3  # wait for the restart", "sleep 10"),
+        ("assistant", "I raised the wait to 10 seconds."),
+    ]
+    for part in between:
+        turns += part
+    return [*turns, ("user", "OK. Deploy works now!!")]
+
+
+QUESTION = [("user", "Did you commit that?"), ("assistant", "No, nothing is committed.")]
+
+
+def test_the_persons_success_a_turn_later_confirms_when_nothing_else_was_edited(tmp_path):
+    """A question about something else first, then the report: the edit is still the last."""
+    [action] = _actions(tmp_path, _reported(QUESTION))
+    assert action["title"] == DEPLOY_CAUSE.rstrip(".")
+    assert (
+        "a success the person reported after the edit: “OK. Deploy works now!!”" in (action["body"])
+    )
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        # the assistant changed something else before the report
+        [
+            ("user", "Did you commit that?"),
+            ("assistant", "Not yet; I also bumped the timeout."),
+            *_edit("e2", "scripts/deploy.sh", "timeout 30", "timeout 60"),
+        ],
+        # the person said it still fails before the report
+        [("user", "the deploy still fails"), ("assistant", "Try again in a minute.")],
+    ],
+    ids=["another-edit", "still-fails"],
+)
+def test_a_later_success_after_another_edit_or_a_failure_confirms_nothing(tmp_path, between):
+    assert _actions(tmp_path, _reported(between)) == []
