@@ -246,3 +246,12 @@ def test_the_persons_success_a_turn_later_confirms_when_nothing_else_was_edited(
 )
 def test_a_later_success_after_another_edit_or_a_failure_confirms_nothing(tmp_path, between):
     assert _actions(tmp_path, _reported(between)) == []
+
+
+def test_a_cause_the_writer_reads_by_its_phrasing_is_one_note_not_two(tmp_path):
+    """The structural reading finds the same sentence; it never adds a twin nor takes the
+    place of the note read otherwise."""
+    said = "The root cause is that " + CAUSE[0].lower() + CAUSE[1:]
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert "tenant_id" in action["title"]
+    assert action["root_cause"].startswith("The CSV export drops")
