@@ -1609,8 +1609,14 @@ def linked_causes(
     edits = sorted(
         (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
     )
+    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
+    readings = {  # the assistant's reading of a failure it was shown, per turn
+        t.record: [x for x in sentences(clean(t.text)) if _FAILED.search(x)]
+        for t in turns
+        if t.speaker == ASSISTANT
+    }
     out: list[dict[str, Any]] = []
     for turn in turns:
         if turn.speaker != ASSISTANT or turn.record < since:
@@ -1640,17 +1646,10 @@ def linked_causes(
         opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
         if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
             failed.append(opening)  # the person's complaint (a URL's words are none of its terms)
-        failed += [  # the assistant's reading of a failure it was shown
-            s
-            for t in turns
-            if t.speaker == ASSISTANT and start < t.record < record
-            for s in sentences(clean(t.text))
-            if _FAILED.search(s)
-        ]
+        failed += [x for at, said in readings.items() if start < at < record for x in said]
         if not failed:
             continue
-        own = _written([e for e in edits if e.record < following.record])
-        action = _linked(turn.text, failed, following, how, own)
+        action = _linked(turn.text, failed, following, how, own[following.record])
         if (
             action is not None
             and done is not None
@@ -1720,9 +1719,22 @@ _OLD_KEYS = ("old_string", "old_str")
 _NEW_KEYS = ("new_string", "new_str", "content", "file_text")
 
 
-def _written(calls: Sequence[ToolCall]) -> set[str]:
-    """The terms the session's edits brought in: in their new text and not their old (the
-    lines a patch adds and does not remove)."""
+def _brought_in(edits: Sequence[ToolCall]) -> list[set[str]]:
+    """For each edit of ``edits`` (in order), the terms the edits before it brought in: in
+    their new text and not their old (the lines a patch adds and does not remove)."""
+    out: list[set[str]] = []
+    new: set[str] = set()
+    old: set[str] = set()
+    for call in edits:
+        out.append(new - old)
+        added, removed = _edited_text(call)
+        new |= _terms(added)
+        old |= _terms(removed)
+    return out
+
+
+def _edited_text(call: ToolCall) -> tuple[str, str]:
+    """An edit's new text and its old text."""
     new: list[str] = []
     old: list[str] = []
 
@@ -1745,9 +1757,8 @@ def _written(calls: Sequence[ToolCall]) -> set[str]:
                 elif line.startswith("-"):
                     old.append(line[1:])
 
-    for call in calls:
-        walk(call.input)
-    return _terms("\n".join(new)) - _terms("\n".join(old))
+    walk(call.input)
+    return "\n".join(new), "\n".join(old)
 
 
 def fix_was_done(fix: str, done: str) -> bool:
