@@ -1673,9 +1673,10 @@ def _linked(
     with the fix said after it, else None."""
     of_failure = _terms("\n".join(failed))
     of_edit = _terms(_call_text(edit.input))
+    said = clean(said)  # secrets and private spans masked, as in every note's evidence
     plain = [
         s
-        for line in clean(said).split("\n")
+        for line in said.split("\n")
         if not _LISTED.match(line)  # a plan's or a summary's item, not a statement
         for s in sentences(_plain(line))
     ]

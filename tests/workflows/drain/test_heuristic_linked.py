@@ -255,3 +255,9 @@ def test_a_cause_the_writer_reads_by_its_phrasing_is_one_note_not_two(tmp_path):
     [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
     assert "tenant_id" in action["title"]
     assert action["root_cause"].startswith("The CSV export drops")
+
+
+def test_a_secret_in_the_statement_never_reaches_the_note(tmp_path):
+    said = CAUSE + " The staging password Tr0ub4dor&3 did not work either."
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert "Tr0ub4dor&3" not in json.dumps(action)
