@@ -264,9 +264,13 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     return _changed(lines(old, path), lines(new, path))
 
 
-def _changed(a: list[list[str]], b: list[list[str]]) -> list[list[str]]:
+def _changed(
+    a: list[list[str]], b: list[list[str]], only: set[int] | None = None
+) -> list[list[str]]:
     out: list[list[str]] = []
     for at, gone, came, swapped in _line_ops(a, b):
+        if only is not None and not only & set(range(at - 1, at + len(gone) + 1)):
+            continue  # far from the code the note quotes
         if swapped is not None:
             out.append(swapped)
         elif gone:
@@ -420,11 +424,31 @@ def _flat(block: list[list[str]]) -> list[str]:
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     """When lines were rewritten only in their names and strings (one name put in place of
     another, ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``;
-    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``),
-    no operator, bracket or number touched, the names and strings that changed; else None
-    (the lines changed as a whole)."""
-    touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
-    if not touched or not all(_is_name(t) or t == ":" or _is_string(t) for t in touched):
+    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``;
+    a call put around a value or taken off it, ``str(path)`` into ``path``), no operator,
+    other bracket or number touched, the names and strings that changed; else None (the
+    lines changed as a whole)."""
+    from difflib import SequenceMatcher
+
+    a, b = _flat(old), _flat(new)
+    touched: list[str] = []
+    # a call put around a value or taken off it (``str(path)``, ``path``): the call's name,
+    # its ``(`` and its ``)``, on one side
+    brackets = {"a": [0, 0, 0], "b": [0, 0, 0]}  # ``(``, ``)``, names touched that call
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        for side, full, at, end in (("a", a, i1, i2), ("b", b, j1, j2)):
+            for k in range(at, end):
+                t = full[k]
+                if t in ("(", ")"):
+                    brackets[side][t == ")"] += 1
+                elif _is_name(t) or t == ":" or _is_string(t):
+                    touched.append(t)
+                    brackets[side][2] += full[k + 1 : k + 2] == ["("]
+                else:
+                    return None
+    if not touched or any(o != c or o > calls for o, c, calls in brackets.values()):
         return None
     return [t for t in touched if t != ":"]
 
@@ -608,7 +632,7 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = _changed(la, lb)
+    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path))
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
     if found and around is not None and own and _extracted(found, la, lb, b, around, own, path):
@@ -639,6 +663,30 @@ def _quotes_lost(said: str, old: list[str], new: list[str], path: str) -> set[st
         if len(names) >= 2 and _holds(old, quote) and not _holds(new, quote):
             out |= names
     return out
+
+
+def _quoted_lines(
+    said: str, old: list[list[str]], new: list[list[str]], path: str
+) -> set[int] | None:
+    """When the note quotes code of the block (two names or more) that both versions hold,
+    the old lines holding what it quotes of the block (any code beyond a lone name: ``#if
+    INI_ALLOW_REALLOC`` too) and the line either side: the part of a long block the note is
+    about (``lineno == 1`` in a parser of 300 lines); else None (the whole block)."""
+    flat_old, flat_new = _flat(old), _flat(new)
+    line_of = [i for i, line in enumerate(old) for _ in line]  # token -> its line
+    near: set[int] = set()
+    anchored = False
+    for found in _QUOTE.compiled.finditer(said):
+        quote = tokens(found.group(1), path)
+        n = len(quote)
+        names = names_in(found.group(1), qualifiers=False)
+        if n < 2 or not names:
+            continue  # a lone name says no place: it may be used anywhere
+        for i in range(len(flat_old) - n + 1):
+            if flat_old[i : i + n] == quote:
+                near.update(range(line_of[i] - 1, line_of[i + n - 1] + 2))
+                anchored = anchored or (len(names) >= 2 and _holds(flat_new, quote))
+    return near if anchored else None
 
 
 def _holds(code: list[str], part: list[str]) -> bool:

@@ -220,3 +220,98 @@ def test_a_returned_value_become_a_helpers_variable_is_a_change(world: World) ->
     # the stated call moved into a helper, which no longer returns it as is
     world.code.write("src/RouteCollector.php", HELPER_PHP).commit("named routes")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+PARSE_C = """static int ini_parse_stream(ini_reader reader, void* stream, ini_handler handler)
+{
+    char line[INI_MAX_LINE];
+    int lineno = 0;
+    int error = 0;
+    char* start;
+
+    while (reader(line, INI_MAX_LINE, stream) != NULL) {
+        lineno++;
+
+        start = line;
+#if INI_ALLOW_BOM
+        if (lineno == 1 && (unsigned char)start[0] == 0xEF) {
+            start += 3;
+        }
+#endif
+        start = lskip(rstrip(start));
+
+        if (*start == ';' || *start == '#') {
+            /* a comment */
+        }
+        else if (*start == '[') {
+            handler(user, section, NULL, NULL);
+        }
+        else if (*start) {
+            error = lineno;
+        }
+    }
+    return error;
+}
+"""
+
+
+def test_a_long_block_is_judged_around_the_code_its_note_quotes(world: World) -> None:
+    world.code.write("ini.c", PARSE_C).commit("parser")
+    nid = world.add(
+        "The BOM is skipped only on the first line",
+        "ini_parse_stream skips 0xEF only when `lineno == 1`, so a BOM later in the file "
+        "becomes part of a section name or an error line.",
+        "ini.c:ini_parse_stream",
+    )
+    # far from the quoted check, lines naming ``section``, ``error`` and ``lineno`` changed
+    elsewhere = PARSE_C.replace(
+        "            error = lineno;\n",
+        "            if (!error)\n                error = lineno;\n",
+    ).replace("handler(user, section, NULL, NULL);", "if (!handler(user, section, NULL, NULL))")
+    world.code.write("ini.c", elsewhere).commit("first error, handler result")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    # the quoted check's own line changed (the byte it compares): stale
+    world.code.write("ini.c", elsewhere.replace("== 0xEF", "== 0xBB")).commit("byte")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
+    # and without a quote, the same change far away is judged as before: stale
+    other = world.add(
+        "Errors keep the line number",
+        "ini_parse_stream returns the lineno of an error line.",
+        "ini.c:ini_parse_stream",
+    )
+    world.code.write("ini.c", elsewhere.replace("error = lineno;", "error = -1;")).commit("-1")
+    assert other in [e["id"] for e in world.stale()["stale"]]
+
+
+CONF_PY = """def get_version():
+    import configparser
+    import pathlib
+
+    cp = configparser.ConfigParser()
+    cp.read(str(pathlib.Path(__file__).parent.parent / "setup.cfg"))
+    return cp["metadata"]["version"]
+"""
+
+
+def test_a_call_taken_off_a_value_touched_that_call_alone(world: World) -> None:
+    world.code.write("docs/conf.py", CONF_PY).commit("conf")
+    nid = world.add(
+        "The docs read the version from setup.cfg",
+        "docs/conf.py get_version parses setup.cfg with ConfigParser: the version is written once.",
+        "docs/conf.py:get_version",
+    )
+    # ``str(...)`` taken off the path: the line still reads "setup.cfg"
+    unwrapped = CONF_PY.replace(
+        'str(pathlib.Path(__file__).parent.parent / "setup.cfg")',
+        ('pathlib.Path(__file__).parent.parent / "setup.cfg"'),
+    )
+    world.code.write("docs/conf.py", unwrapped).commit("no str()")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    # the file it reads is another: stale
+    world.code.write("docs/conf.py", unwrapped.replace('"setup.cfg"', '"pyproject.toml"'))
+    world.code.commit("pyproject")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["anchors"][0]["names"] == ['"setup.cfg"']
