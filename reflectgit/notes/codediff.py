@@ -295,6 +295,8 @@ def _restated(gone: list[list[str]], came: list[list[str]]) -> list[list[str]]:
     ``this.asErr()``: ``. asErr ( )``)."""
     from difflib import SequenceMatcher
 
+    if len(gone) * len(came) > _RESTATE_PAIRS:
+        return gone + came  # a rewrite that large is read as one
     out: list[list[str]] = []
     used: set[int] = set()
     for line in gone:
@@ -323,6 +325,7 @@ def _restated(gone: list[list[str]], came: list[list[str]]) -> list[list[str]]:
     return out + [c for j, c in enumerate(came) if j not in used]
 
 
+_RESTATE_PAIRS = 400  # the most line pairs of one rewrite tried for restatements
 _RESTATED = 0.5  # how much of a line its restatement keeps, the restated tokens counted
 
 
