@@ -268,7 +268,7 @@ _FORMS = (
     _Form(
         "block",
         rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID}){_TEMPLATE}\s*\(",
-        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED}))",
+        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
     ),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
     _Form("block", rf"{_QUALIFIED}(?P<cls>{_CID}){_TEMPLATE}::~?(?P<name>(?P=cls))\s*\("),
@@ -380,6 +380,22 @@ def symbol_block(text: str, symbol: str) -> str | None:
     while rest and _LEADING.match(rest[-1]):
         rest.pop()
     return "\n".join([first, *rest]) + "\n"
+
+
+def definitions(text: str, symbol: str) -> list[str]:
+    """The blocks of every definition of ``symbol`` in ``text``, in file order (overloads of
+    one name: ``Decorate<T>()`` and ``Decorate<T>(out bool)``)."""
+    out: list[str] = []
+    pos = 0
+    while pos < len(text):
+        rest = text[pos:]
+        found = _definition(rest, symbol)
+        block = symbol_block(rest, symbol) if found is not None else None
+        if found is None or block is None:
+            break
+        out.append(block)
+        pos += found[1] + 1
+    return out
 
 
 # What stands before a definition and belongs to it: blank lines, comments, decorators.

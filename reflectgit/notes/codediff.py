@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reflectgit.notes.anchors import members
+from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
 
 # Comment markers by file suffix (the part after the last dot, or the file name itself).
@@ -264,17 +264,90 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     return _changed(lines(old, path), lines(new, path))
 
 
-def _changed(a: list[list[str]], b: list[list[str]]) -> list[list[str]]:
+def _changed(
+    a: list[list[str]], b: list[list[str]], only: set[int] | None = None
+) -> list[list[str]]:
     out: list[list[str]] = []
     for at, gone, came, swapped in _line_ops(a, b):
+        if only is not None and not only & set(range(at - 1, at + len(gone) + 1)):
+            continue  # far from the code the note quotes
         if swapped is not None:
             out.append(swapped)
         elif gone:
-            out += gone + came
+            out += _restated(gone, came)
         else:
             near = a[max(0, at - _NEAR) : at + _NEAR]
             out += [_added(line, near) for line in came]
     return out
+
+
+# The words a branch that takes every other case is written with (``else ->``, ``default:``,
+# ``_ =>``), and what follows a branch's condition.
+_DEFAULT = frozenset({"else", "default", "_"})
+_ARROWS = frozenset({"->", "=>", ":"})
+
+
+def _restated(gone: list[list[str]], came: list[list[str]]) -> list[list[str]]:
+    """What lines rewritten as ``came`` in place of ``gone`` touched: all of them, but for a
+    line restated in another spelling of the same test (``is Ok ->`` into ``isOk ->``: the
+    same words joined) or whose branch became the one taking every other case (``is Err ->
+    null`` into ``else -> null``), the tokens it changed beside that (``this`` into
+    ``this.asErr()``: ``. asErr ( )``)."""
+    from difflib import SequenceMatcher
+
+    if len(gone) * len(came) > _RESTATE_PAIRS:
+        return gone + came  # a rewrite that large is read as one
+    out: list[list[str]] = []
+    used: set[int] = set()
+    for line in gone:
+        best, pick, rest = 0.0, -1, []
+        for j, other in enumerate(came):
+            if j in used:
+                continue
+            same, left, kinds = 0, [], 0
+            for op, i1, i2, j1, j2 in SequenceMatcher(None, line, other, False).get_opcodes():
+                was, now = line[i1:i2], other[j1:j2]
+                if op == "equal":
+                    same += 2 * len(was)
+                elif _respelled(was, now) or _defaulted(was, now, other[j2 : j2 + 1]):
+                    same += len(was) + len(now)
+                    kinds += 1
+                else:
+                    left += was + now
+            ratio = same / (len(line) + len(other))
+            if kinds and ratio > best:
+                best, pick, rest = ratio, j, left
+        if pick >= 0 and best >= _RESTATED:
+            used.add(pick)
+            out.append(rest)
+        else:
+            out.append(line)
+    return out + [c for j, c in enumerate(came) if j not in used]
+
+
+_RESTATE_PAIRS = 400  # the most line pairs of one rewrite tried for restatements
+_RESTATED = 0.5  # how much of a line its restatement keeps, the restated tokens counted
+
+
+def _respelled(was: list[str], now: list[str]) -> bool:
+    """The same words, joined or split (``is Ok`` and ``isOk``): names only."""
+    return (
+        len(was) != len(now)
+        and all(_is_name(t) for t in was + now)
+        and "".join(was).lower() == "".join(now).lower()
+    )
+
+
+def _defaulted(was: list[str], now: list[str], after: list[str]) -> bool:
+    """A branch's condition (names and words only) become the default branch's word."""
+    return (
+        len(now) == 1
+        and now[0] in _DEFAULT
+        and bool(after)
+        and after[0] in _ARROWS
+        and bool(was)
+        and all(_is_name(t) for t in was)
+    )
 
 
 _NEAR = 3  # how many old lines either side of an insertion a line added may copy
@@ -354,11 +427,31 @@ def _flat(block: list[list[str]]) -> list[str]:
 def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     """When lines were rewritten only in their names and strings (one name put in place of
     another, ``SeqCst`` by ``Acquire``; a name added or dropped, ``INI_API bool HasValue(``;
-    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``),
-    no operator, bracket or number touched, the names and strings that changed; else None
-    (the lines changed as a whole)."""
-    touched = changed_tokens([t for line in old for t in line], [t for line in new for t in line])
-    if not touched or not all(_is_name(t) or t == ":" or _is_string(t) for t in touched):
+    a version string bumped; a keyword label or a type put before a value, ``new(size: 2)``;
+    a call put around a value or taken off it, ``str(path)`` into ``path``), no operator,
+    other bracket or number touched, the names and strings that changed; else None (the
+    lines changed as a whole)."""
+    from difflib import SequenceMatcher
+
+    a, b = _flat(old), _flat(new)
+    touched: list[str] = []
+    # a call put around a value or taken off it (``str(path)``, ``path``): the call's name,
+    # its ``(`` and its ``)``, on one side
+    brackets = {"a": [0, 0, 0], "b": [0, 0, 0]}  # ``(``, ``)``, names touched that call
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        for side, full, at, end in (("a", a, i1, i2), ("b", b, j1, j2)):
+            for k in range(at, end):
+                t = full[k]
+                if t in ("(", ")"):
+                    brackets[side][t == ")"] += 1
+                elif _is_name(t) or t == ":" or _is_string(t):
+                    touched.append(t)
+                    brackets[side][2] += full[k + 1 : k + 2] == ["("]
+                else:
+                    return None
+    if not touched or any(o != c or o > calls for o, c, calls in brackets.values()):
         return None
     return [t for t in touched if t != ":"]
 
@@ -486,6 +579,7 @@ def compare(
     said: str | None = None,
     symbol: str | None = None,
     title: str | None = None,
+    around: str | None = None,
 ) -> CodeChange:
     """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
     whole file, at ``path``), for a note whose text is ``said`` (None: the code alone) and
@@ -497,6 +591,9 @@ def compare(
         return CodeChange("renamed")
     named = names_in(said, qualifiers=False) if said else set()
     own = symbol.rsplit(".", 1)[-1] if symbol else None
+    quoted = _quotes_lost(said or "", a, b, path)
+    if quoted:
+        return CodeChange("changed", tuple(sorted(quoted)))
     la, lb = lines(old, path), lines(new, path)
     head_a, head_b = _signature(la, own), _signature(lb, own)
     lost: set[str] = set()
@@ -538,9 +635,11 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = _changed(la, lb)
+    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path))
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
+    if found and around is not None and own and _extracted(found, la, lb, b, around, own, path):
+        return CodeChange("elsewhere")
     if found:
         # the symbol's own name on those lines says nothing of which part, but it is named:
         # reported with the rest (pull requests rank by what the change touched)
@@ -551,6 +650,51 @@ def compare(
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so
     return CodeChange("elsewhere")
+
+
+_QUOTE = Pattern(r"`([^`\n]+)`")
+
+
+def _quotes_lost(said: str, old: list[str], new: list[str], path: str) -> set[str]:
+    """The names of the code the note quotes (`` `Result<V, E>.and(result: Result<V, E>)` ``,
+    `` `Load(filenames...)` ``: two names or more) that the old block holds, token for
+    token, and the new one no longer does: what the note quotes is gone."""
+    out: set[str] = set()
+    for found in _QUOTE.compiled.finditer(said):
+        quote = tokens(found.group(1), path)
+        names = names_in(found.group(1), qualifiers=False)
+        if len(names) >= 2 and _holds(old, quote) and not _holds(new, quote):
+            out |= names
+    return out
+
+
+def _quoted_lines(
+    said: str, old: list[list[str]], new: list[list[str]], path: str
+) -> set[int] | None:
+    """When the note quotes code of the block (two names or more) that both versions hold,
+    the old lines holding what it quotes of the block (any code beyond a lone name: ``#if
+    INI_ALLOW_REALLOC`` too) and the line either side: the part of a long block the note is
+    about (``lineno == 1`` in a parser of 300 lines); else None (the whole block)."""
+    flat_old, flat_new = _flat(old), _flat(new)
+    line_of = [i for i, line in enumerate(old) for _ in line]  # token -> its line
+    near: set[int] = set()
+    anchored = False
+    for found in _QUOTE.compiled.finditer(said):
+        quote = tokens(found.group(1), path)
+        n = len(quote)
+        names = names_in(found.group(1), qualifiers=False)
+        if n < 2 or not names:
+            continue  # a lone name says no place: it may be used anywhere
+        for i in range(len(flat_old) - n + 1):
+            if flat_old[i : i + n] == quote:
+                near.update(range(line_of[i] - 1, line_of[i + n - 1] + 2))
+                anchored = anchored or (len(names) >= 2 and _holds(flat_new, quote))
+    return near if anchored else None
+
+
+def _holds(code: list[str], part: list[str]) -> bool:
+    n = len(part)
+    return n > 0 and any(code[i : i + n] == part for i in range(len(code) - n + 1))
 
 
 # Files of prose and settings, not code: read by paragraph when a note is on the whole file.
@@ -636,3 +780,73 @@ def _has_body(block: list[list[str]]) -> bool:
 def _joined(line: list[str]) -> str:
     """A line's tokens as text, a ``.`` between names kept tight (``os.Setenv``)."""
     return " ".join(line).replace(" . ", ".")
+
+
+def _calls(block: list[list[str]]) -> set[str]:
+    """The names ``block`` calls: a name before ``(``, or before a ``<`` that opens type
+    arguments closed just before a ``(`` (``Decorate<TService, TDecorator>(``)."""
+    out: set[str] = set()
+    for line in block:
+        for i, t in enumerate(line[:-1]):
+            if not _is_name(t):
+                continue
+            after = line[i + 1]
+            if after == "(":
+                out.add(t)
+            elif after == "<":
+                close = next((j for j in range(i + 2, len(line)) if line[j] in (">", ">(")), None)
+                if close is not None and (
+                    line[close] == ">(" or line[close + 1 : close + 2] == ["("]
+                ):
+                    out.add(t)
+    return out
+
+
+def _extracted(
+    found: set[str],
+    old: list[list[str]],
+    new: list[list[str]],
+    whole: list[str],
+    around: str,
+    own: str,
+    path: str,
+) -> bool:
+    """Did the change move what the note states into a function the new block now calls,
+    defined in the same file (a helper extracted, an overload the symbol delegates to)? Each
+    line the change removed that holds a name of ``found`` (what the change touched that the
+    note states) is in one of those functions, the same or a variant of it (most tokens the
+    same) differing in none of those names; the new block states no name the old one did
+    not."""
+    names = {f for f in found if not _is_string(f)} - {own}
+    if names - names_in(_joined(_flat(old))):
+        return False
+    callees = _calls(new) - (_calls(old) - {own})
+    code: list[list[str]] = []
+    for name in callees:
+        for block in definitions(around, name):
+            body = lines(block, path)
+            if _flat(body) != whole:  # the symbol's own definition (it calls itself)
+                code += body
+    if not code:
+        return False
+    gone = [line for _, lost, _, _ in _line_ops(old, new) for line in lost]
+    stated = [line for line in gone if found & (names_in(_joined(line)) | set(line))]
+    if not stated:
+        return False
+    from difflib import SequenceMatcher
+
+    for line in stated:
+        matcher = SequenceMatcher(None, [], line, autojunk=False)
+        best, twin = 0.0, None
+        for other in code:
+            matcher.set_seq1(other)
+            if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+                ratio = matcher.ratio()
+                if ratio > best:
+                    best, twin = ratio, other
+        if twin is None or best < _TWIN:
+            return False
+        touched = changed_tokens(twin, line)
+        if found & (names_in(" ".join(touched)) | set(touched)) or KEYWORDS & set(touched):
+            return False  # a name the note states, or a ``return`` become an assignment
+    return True

@@ -249,3 +249,47 @@ def test_a_qualified_cpp_symbol_keeps_its_double_colons_in_a_spec() -> None:
     assert anchors.parse_spec(spec) == ("src/INIReader.cpp", "INIReader::GetInteger")
     assert anchors.parse_spec("src/lib.rs:config::load") == ("src/lib.rs", "config::load")
     assert anchors.parse_spec("src/a.cpp::x") == ("src/a.cpp::x", None)
+
+
+DECORATION_CS = """public static class ServiceCollectionExtensions
+{
+    public static IServiceCollection Decorate<TService, TDecorator>(this IServiceCollection services)
+        where TDecorator : TService
+    {
+        return services.Decorate<TService, TDecorator>(out _);
+    }
+
+    /// <summary>Decorates, or does nothing.</summary>
+    public static bool TryDecorate<TService, TDecorator>(this IServiceCollection services)
+        where TDecorator : TService
+    {
+        return services.TryDecorate<TService, TDecorator>(out _);
+    }
+
+    public static IServiceCollection Decorate<TService, TDecorator>(this IServiceCollection services, out bool done)
+        where TDecorator : TService
+    {
+        done = true;
+        return services;
+    }
+}
+"""
+
+
+def test_a_generic_method_after_a_constraint_line_ends_the_one_before() -> None:
+    # a ``where`` line between the signature and its brace: the block runs to the next
+    # definition, and a generic one (``TryDecorate<TService, TDecorator>(``) is one
+    block = anchors.symbol_block(DECORATION_CS, "Decorate")
+    assert block is not None
+    assert "TryDecorate<TService, TDecorator>(this" not in block and "(out _);" in block
+    assert "public static class" not in (anchors.symbol_block(DECORATION_CS, "TryDecorate") or "")
+
+
+def test_every_definition_of_an_overloaded_name() -> None:
+    found = anchors.definitions(DECORATION_CS, "Decorate")
+    assert [b.splitlines()[0].strip()[-20:] for b in found] == [
+        "IServiceCollection services)"[-20:],
+        "ices, out bool done)",
+    ]
+    assert "done = true;" in found[1] and "done = true;" not in found[0]
+    assert anchors.definitions(DECORATION_CS, "Missing") == []

@@ -183,3 +183,29 @@ def test_a_string_rewritten_outside_the_words_the_note_quotes_is_not_what_it_sta
     old_whole = old.replace("type '{Name(t)}'.", "type")
     new_whole = old_whole.replace("for type", "for type now")
     assert codediff.compare(old_whole, new_whole, "Missing.cs", whole, "MissingType").stale
+
+
+def test_a_call_put_around_a_value_or_taken_off_it_touches_that_call() -> None:
+    before = 'cp.read(str(pathlib.Path(__file__).parent / "setup.cfg"))\n'
+    after = 'cp.read(pathlib.Path(__file__).parent / "setup.cfg")\n'
+    assert codediff.changed_lines(before, after, "conf.py") == [["str"]]
+    assert codediff.changed_lines("x = f(a)\n", "x = f(g(a))\n", "m.py") == [["g"]]
+    # not a call around a value: the whole lines
+    assert codediff.changed_lines("x = f(a)\n", "x = f(a)(b)\n", "m.py") == [
+        ["x", "=", "f", "(", "a", ")"],
+        ["x", "=", "f", "(", "a", ")", "(", "b", ")"],
+    ]
+    assert codediff.changed_lines("return when (this) {\n", "return when {\n", "R.kt") == [
+        ["return", "when", "(", "this", ")", "{"],
+        ["return", "when", "{"],
+    ]
+
+
+def test_a_test_respelled_or_become_the_default_branch_touches_what_is_beside_it() -> None:
+    before = "        is Ok -> value\n        is Err -> this\n"
+    after = "        isOk -> value\n        else -> this.asErr()\n"
+    assert codediff.changed_lines(before, after, "R.kt") == [[], [".", "asErr", "(", ")"]]
+    # another test in place of the old one touched ``Ok``
+    assert codediff.changed_lines("is Ok -> value\n", "isEmpty -> value\n", "R.kt") == [
+        ["is", "Ok", "isEmpty"]
+    ]
