@@ -138,3 +138,32 @@ def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
     world.code.commit("append_row")
     world.note("Use append_row", "append_row is the only way to write the billing ledger")
     assert [n["id"] for n in world.pr()] != [] and nid not in [n["id"] for n in world.pr()]
+
+
+def test_notes_on_the_same_code_are_told_apart_by_the_changes_description(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.note("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
+    other = world.note("Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args")
+    world.code.branch("bom")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;"))
+    world.code.write("src/parser.c", PARSER_C.replace("argc > 1", "argc > 2"))
+    world.code.commit("A BOM is skipped on any line, not only where lineno is 1")
+    ids = [n["id"] for n in world.pr()]
+    # both notes state the loop's words; the description says "skipped", "line", "lineno":
+    # of the two notes on parse_stream only that one is listed; parse_args stands on its own
+    assert bom in ids and bytes_ not in ids
+    assert other in ids
+
+
+def test_a_description_that_says_little_leaves_notes_on_the_same_code_alone(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.note("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
+    world.code.branch("tweak")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;"))
+    world.code.commit("Clear the tail")  # one word of one note: chance, not a description
+    ids = [n["id"] for n in world.pr()]
+    assert bom in ids and bytes_ in ids
