@@ -7,9 +7,10 @@ Notes are then found in two ways, in this order of rank:
 1. anchored: notes of the repository's project anchored to a changed file (found by one
    ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
    first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
-   than its symbol is not relevant (a module holds many symbols); of several notes anchored to
-   the same code, only those that state the most of the words the change's commit messages use
-   (``DESCRIBED_MIN``);
+   than its symbol is not relevant (a module holds many symbols); an anchor whose code changed
+   in nothing the note states, only when the note states the change's description (its commit
+   messages' words, ``DESCRIBED_MIN``), last; of several notes anchored to the same code, only
+   those that state the most of those words;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
@@ -47,6 +48,10 @@ RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
+# An anchor whose code the change touched in nothing the note states, when the note states
+# at least DESCRIBED_MIN words of the change's commit messages: what the author says the change
+# is about is what the note is about (a constructor added to the class a note calls file-only).
+DESCRIBED_CHANGED = 60.0
 # Within a tier, each identifier the change touched that the note states ranks it higher.
 IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
 # Notes anchored to the same code the change touched cannot be told apart by that code (five
@@ -308,6 +313,7 @@ def anchored(
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str, str] | None = None
+        states = sorted(_words(f"{note.title} {note.said}", project) & described)
         for anchor in note.anchors:
             if (note.id, anchor) not in located:
                 continue
@@ -326,6 +332,10 @@ def anchored(
                     score += _precision(verdict.names)
                 elif diff.status == "renamed":
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
+                elif verdict.kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
+                    score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
+                    said = ", ".join(states[:3])
+                    why += f" (not what the note states; it says {said}, as the commit messages do)"
                 else:
                     continue  # the code it names is the same, or changed in nothing it names
                 if verdict.names:
@@ -337,9 +347,8 @@ def anchored(
             if best is None or score > best[0]:
                 best = (score, why, f"{now}:{anchor.symbol or ''}")
         if best is not None:
-            states = len(_words(f"{note.title} {note.said}", project) & described)
             out.append(
-                Relevant(note.id, note.title, best[1], best[0], "anchored", best[2], states)
+                Relevant(note.id, note.title, best[1], best[0], "anchored", best[2], len(states))
             )
     return out
 
@@ -353,9 +362,14 @@ def _words(text: str, project: str) -> set[str]:
     for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
         for part in _parts(name) or [name]:
             low = part.lower()
-            if len(low) >= MIN_WORD and low not in _NOISE and low not in KEYWORDS:
-                if _squashed(low) not in skip:
-                    out.add(low)
+            short = len(low) < MIN_WORD
+            if (
+                not short
+                and low not in _NOISE
+                and low not in KEYWORDS
+                and _squashed(low) not in skip
+            ):
+                out.add(low)
     return out
 
 
@@ -365,9 +379,7 @@ def _best_described(found: list[Relevant]) -> list[Relevant]:
     most: dict[str, int] = {}
     for item in found:
         most[item.anchor] = max(most.get(item.anchor, 0), item.described)
-    return [
-        i for i in found if most[i.anchor] < DESCRIBED_MIN or i.described == most[i.anchor]
-    ]
+    return [i for i in found if most[i.anchor] < DESCRIBED_MIN or i.described == most[i.anchor]]
 
 
 def _precision(names: Sequence[str]) -> float:

@@ -144,10 +144,16 @@ def test_notes_on_the_same_code_are_told_apart_by_the_changes_description(world:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     anchor = "src/loop.c:parse_stream"
     bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
-    bytes_ = world.note("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
-    other = world.note("Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args")
+    bytes_ = world.note(
+        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
+    )
+    other = world.note(
+        "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
+    )
     world.code.branch("bom")
-    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;"))
+    world.code.write(
+        "src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;")
+    )
     world.code.write("src/parser.c", PARSER_C.replace("argc > 1", "argc > 2"))
     world.code.commit("A BOM is skipped on any line, not only where lineno is 1")
     ids = [n["id"] for n in world.pr()]
@@ -161,9 +167,39 @@ def test_a_description_that_says_little_leaves_notes_on_the_same_code_alone(worl
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     anchor = "src/loop.c:parse_stream"
     bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
-    bytes_ = world.note("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
+    bytes_ = world.note(
+        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
+    )
     world.code.branch("tweak")
-    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;"))
+    world.code.write(
+        "src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;")
+    )
     world.code.commit("Clear the tail")  # one word of one note: chance, not a description
     ids = [n["id"] for n in world.pr()]
     assert bom in ids and bytes_ in ids
+
+
+def test_code_changed_beside_what_a_note_states_is_listed_when_the_description_says_it(
+    world: Any,
+) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    nid = world.note(
+        "Long lines are cut", "parse_stream drops the tail of a line", "src/loop.c:parse_stream"
+    )
+    twice = LOOP_C.replace("lineno++;", "lineno += 2;")  # nothing the note states
+    world.code.branch("described")
+    world.code.write("src/loop.c", twice).commit("Keep the tail of long lines")
+    notes = world.pr()
+    assert [n["id"] for n in notes] == [nid]  # "tail", "long", "lines": what the note is about
+    assert "not what the note states; it says lines, long, tail" in notes[0]["why"]
+    # the same code, described in words the note does not state (or in one): not listed
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("counted")
+    world.code.write("src/loop.c", twice).commit("Count the lines twice")
+    assert world.pr("--head", "counted") == []
+    # the description does not bring back a note whose code did not change (a comment only)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("comment")
+    commented = LOOP_C.replace("lineno++;", "lineno++;  /* the tail of long lines */")
+    world.code.write("src/loop.c", commented).commit("Say where the tail of long lines goes")
+    assert world.pr("--head", "comment") == []
