@@ -7,9 +7,9 @@ Notes are then found in two ways, in this order of rank:
 1. anchored: notes of the repository's project anchored to a changed file (found by one
    ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
    first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
-   than its symbol is not relevant (a module holds many symbols); an anchor whose code changed
-   in nothing the note states, only when the note states the change's description (its commit
-   messages' words, ``DESCRIBED_MIN``), last; of several notes anchored to the same code, only
+   than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
+   changed in nothing the note states, only when the note states the change's description (its
+   commit messages' words, ``DESCRIBED_MIN``), last; of several notes anchored to the same code, only
    those that state the most of those words;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
@@ -48,9 +48,10 @@ RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
-# An anchor whose code the change touched in nothing the note states, when the note states
-# at least DESCRIBED_MIN words of the change's commit messages: what the author says the change
-# is about is what the note is about (a constructor added to the class a note calls file-only).
+# A symbol anchor whose code the change touched in nothing the note states, when the note
+# states at least DESCRIBED_MIN words of the change's commit messages: what the author says the
+# change is about is what the note is about (a constructor added to the class a note calls
+# file-only). Not a file anchor: a file holds many things, and the note may be about another.
 DESCRIBED_CHANGED = 60.0
 # Within a tier, each identifier the change touched that the note states ranks it higher.
 IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
@@ -332,7 +333,7 @@ def anchored(
                     score += _precision(verdict.names)
                 elif diff.status == "renamed":
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
-                elif verdict.kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
+                elif anchor.symbol and verdict.kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
                     score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
                     said = ", ".join(states[:3])
                     why += f" (not what the note states; it says {said}, as the commit messages do)"
