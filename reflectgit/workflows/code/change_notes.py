@@ -9,7 +9,7 @@ Notes are then found in two ways, in this order of rank:
    first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
    than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
    changed in nothing the note states, only when the note states the change's description (its
-   commit messages' words, ``DESCRIBED_MIN``), last; of several notes anchored to the same code, only
+   commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
    those that state the most of those words;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
@@ -139,7 +139,7 @@ class Relevant:
     title: str
     why: str
     score: float
-    kind: str  # "anchored" | "mentioned"
+    kind: str  # "anchored" | "described" (anchored, on the change's description) | "mentioned"
     anchor: str = ""  # anchored: the code it is anchored to, as the change names it
     described: int = 0  # anchored: how many words of the change's commit messages it states
 
@@ -235,7 +235,11 @@ def pr_notes(
         return out
     found: dict[str, Relevant] = {}
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
-    for item in _best_described(anchored(kb, change, name, env, judged)):
+    hits = anchored(kb, change, name, env, judged)
+    # a note listed on the change's description alone is weaker evidence than one whose stated
+    # code changed: beside such notes it took a top-3 place from nothing better (as text matches)
+    sure = [i for i in hits if i.kind == "anchored"]
+    for item in _best_described(sure or hits):
         found[item.id] = item
     if not found:  # a change that hits notes' anchors: text matches are weaker, not listed
         found = {i.id: i for i in mentioned(kb, state_dir, change, name, env, exclude=judged)}
@@ -348,9 +352,9 @@ def anchored(
             if best is None or score > best[0]:
                 best = (score, why, f"{now}:{anchor.symbol or ''}")
         if best is not None:
-            out.append(
-                Relevant(note.id, note.title, best[1], best[0], "anchored", best[2], len(states))
-            )
+            kind = "anchored" if best[0] >= FILE_CHANGED else "described"
+            item = Relevant(note.id, note.title, best[1], best[0], kind, best[2], len(states))
+            out.append(item)
     return out
 
 
