@@ -236,10 +236,13 @@ def pr_notes(
     found: dict[str, Relevant] = {}
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
     hits = anchored(kb, change, name, env, judged)
+    kept = _best_described(hits)
     # a note listed on the change's description alone is weaker evidence than one whose stated
-    # code changed: beside such notes it took a top-3 place from nothing better (as text matches)
-    sure = [i for i in hits if i.kind == "anchored"]
-    for item in _best_described(sure or hits):
+    # code changed: beside such notes it stays only where it outdid them on their own code
+    sure = {i.anchor for i in hits if i.kind == "anchored"}
+    if any(i.kind == "anchored" for i in kept):
+        kept = [i for i in kept if i.kind == "anchored" or i.anchor in sure]
+    for item in kept:
         found[item.id] = item
     if not found:  # a change that hits notes' anchors: text matches are weaker, not listed
         found = {i.id: i for i in mentioned(kb, state_dir, change, name, env, exclude=judged)}

@@ -203,3 +203,33 @@ def test_code_changed_beside_what_a_note_states_is_listed_when_the_description_s
     commented = LOOP_C.replace("lineno++;", "lineno++;  /* the tail of long lines */")
     world.code.write("src/loop.c", commented).commit("Say where the tail of long lines goes")
     assert world.pr("--head", "comment") == []
+
+
+def test_a_note_listed_on_the_description_gives_way_to_notes_whose_stated_code_changed(
+    world: Any,
+) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    tail = world.note("Long lines are cut", "parse_stream drops the tail of a line", anchor)
+    args = world.note(
+        "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
+    )
+    world.code.branch("both")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.write("src/parser.c", PARSER_C.replace("argc > 1", "argc > 2"))
+    world.code.commit("Keep the tail of long lines")
+    # parse_args changed in what its note states; the note on parse_stream has only the words
+    assert [n["id"] for n in world.pr()] == [args]
+    # on its own code it outdoes a note whose stated name changed but which says none of them
+    counter = world.note("The counter starts at zero", "parse_stream counts lineno from 0", anchor)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("loop-only")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.commit("Keep the tail of long lines")
+    assert [n["id"] for n in world.pr("--head", "loop-only")] == [tail]
+    # described in none of the notes' words, the note whose stated code changed is the one
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("plain")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.commit("Count by two")
+    assert [n["id"] for n in world.pr("--head", "plain")] == [counter]
