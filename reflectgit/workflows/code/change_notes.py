@@ -7,7 +7,10 @@ Notes are then found in two ways, in this order of rank:
 1. anchored: notes of the repository's project anchored to a changed file (found by one
    ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
    first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
-   than its symbol is not relevant (a module holds many symbols);
+   than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
+   changed in nothing the note states, only when the note states the change's description (its
+   commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
+   those that state the most of those words;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
@@ -45,8 +48,19 @@ RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
 FILE_CHANGED = 80.0
+# A symbol anchor whose code the change touched in nothing the note states, when the note
+# states at least DESCRIBED_MIN words of the change's commit messages: what the author says the
+# change is about is what the note is about (a constructor added to the class a note calls
+# file-only). Not a file anchor: a file holds many things, and the note may be about another.
+DESCRIBED_CHANGED = 60.0
 # Within a tier, each identifier the change touched that the note states ranks it higher.
 IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
+# Notes anchored to the same code the change touched cannot be told apart by that code (five
+# notes on one long parsing function, each stating its plain words): the change's own
+# description decides. Of such notes only those that state the most of its commit messages'
+# words are listed, once the best states at least DESCRIBED_MIN of them (one shared word is
+# chance). Notes anchored to other code are not compared: each stands on its own anchor.
+DESCRIBED_MIN = 2
 # MENTION_RULE: a note that is not anchored is relevant when its text names at least
 # MENTION_MIN of the change's terms, weighing a symbol 2 (a definition the change touched, or an
 # identifier its commit messages name: CamelCase, snake_case, ``name()``, ``@name``; matched as
@@ -125,7 +139,9 @@ class Relevant:
     title: str
     why: str
     score: float
-    kind: str  # "anchored" | "mentioned"
+    kind: str  # "anchored" | "described" (anchored, on the change's description) | "mentioned"
+    anchor: str = ""  # anchored: the code it is anchored to, as the change names it
+    described: int = 0  # anchored: how many words of the change's commit messages it states
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "why": self.why}
@@ -219,7 +235,14 @@ def pr_notes(
         return out
     found: dict[str, Relevant] = {}
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
-    for item in anchored(kb, change, name, env, judged):
+    hits = anchored(kb, change, name, env, judged)
+    kept = _best_described(hits)
+    # a note listed on the change's description alone is weaker evidence than one whose stated
+    # code changed: beside such notes it stays only where it outdid them on their own code
+    sure = {i.anchor for i in hits if i.kind == "anchored"}
+    if any(i.kind == "anchored" for i in kept):
+        kept = [i for i in kept if i.kind == "anchored" or i.anchor in sure]
+    for item in kept:
         found[item.id] = item
     if not found:  # a change that hits notes' anchors: text matches are weaker, not listed
         found = {i.id: i for i in mentioned(kb, state_dir, change, name, env, exclude=judged)}
@@ -294,9 +317,11 @@ def anchored(
             if now in by_path:
                 located[(note.id, anchor)] = (by_path[now], now)
     verdicts = _verdicts(notes, change, located, env) if change.symbols_known else {}
+    described = _words(" ".join(change.messages), project)
     out: list[Relevant] = []
     for note in notes:
-        best: tuple[float, str] | None = None
+        best: tuple[float, str, str] | None = None
+        states = sorted(_words(f"{note.title} {note.said}", project) & described)
         for anchor in note.anchors:
             if (note.id, anchor) not in located:
                 continue
@@ -315,6 +340,10 @@ def anchored(
                     score += _precision(verdict.names)
                 elif diff.status == "renamed":
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
+                elif anchor.symbol and verdict.kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
+                    score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
+                    said = ", ".join(states[:3])
+                    why += f" (not what the note states; it says {said}, as the commit messages do)"
                 else:
                     continue  # the code it names is the same, or changed in nothing it names
                 if verdict.names:
@@ -324,10 +353,41 @@ def anchored(
             else:
                 score, why = FILE_CHANGED, f"anchored to {label}, which this change {what}"
             if best is None or score > best[0]:
-                best = (score, why)
+                best = (score, why, f"{now}:{anchor.symbol or ''}")
         if best is not None:
-            out.append(Relevant(note.id, note.title, best[1], best[0], "anchored"))
+            kind = "anchored" if best[0] >= FILE_CHANGED else "described"
+            item = Relevant(note.id, note.title, best[1], best[0], kind, best[2], len(states))
+            out.append(item)
     return out
+
+
+def _words(text: str, project: str) -> set[str]:
+    """The words of ``text`` (identifiers split into theirs: ``set_max_level``, ``set``,
+    ``max``, ``level``), lower-cased; not the short ones, the noise of commit messages, the
+    language's words or the project's own name."""
+    skip = {_squashed(w) for w in [project, *_parts(project)] if w}
+    out: set[str] = set()
+    for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        for part in _parts(name) or [name]:
+            low = part.lower()
+            short = len(low) < MIN_WORD
+            if (
+                not short
+                and low not in _NOISE
+                and low not in KEYWORDS
+                and _squashed(low) not in skip
+            ):
+                out.add(low)
+    return out
+
+
+def _best_described(found: list[Relevant]) -> list[Relevant]:
+    """Of the notes anchored to the same code, those that state the most of the words of the
+    change's commit messages (``DESCRIBED_MIN``); every note alone on its code stays."""
+    most: dict[str, int] = {}
+    for item in found:
+        most[item.anchor] = max(most.get(item.anchor, 0), item.described)
+    return [i for i in found if most[i.anchor] < DESCRIBED_MIN or i.described == most[i.anchor]]
 
 
 def _precision(names: Sequence[str]) -> float:

@@ -138,3 +138,98 @@ def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
     world.code.commit("append_row")
     world.note("Use append_row", "append_row is the only way to write the billing ledger")
     assert [n["id"] for n in world.pr()] != [] and nid not in [n["id"] for n in world.pr()]
+
+
+def test_notes_on_the_same_code_are_told_apart_by_the_changes_description(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.note(
+        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
+    )
+    other = world.note(
+        "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
+    )
+    world.code.branch("bom")
+    world.code.write(
+        "src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;")
+    )
+    world.code.write("src/parser.c", PARSER_C.replace("argc > 1", "argc > 2"))
+    world.code.commit("A BOM is skipped on any line, not only where lineno is 1")
+    ids = [n["id"] for n in world.pr()]
+    # both notes state the loop's words; the description says "skipped", "line", "lineno":
+    # of the two notes on parse_stream only that one is listed; parse_args stands on its own
+    assert bom in ids and bytes_ not in ids
+    assert other in ids
+
+
+def test_a_description_that_says_little_leaves_notes_on_the_same_code_alone(world: Any) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.note(
+        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
+    )
+    world.code.branch("tweak")
+    world.code.write(
+        "src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;")
+    )
+    world.code.commit("Clear the tail")  # one word of one note: chance, not a description
+    ids = [n["id"] for n in world.pr()]
+    assert bom in ids and bytes_ in ids
+
+
+def test_code_changed_beside_what_a_note_states_is_listed_when_the_description_says_it(
+    world: Any,
+) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    nid = world.note(
+        "Long lines are cut", "parse_stream drops the tail of a line", "src/loop.c:parse_stream"
+    )
+    twice = LOOP_C.replace("lineno++;", "lineno += 2;")  # nothing the note states
+    world.code.branch("described")
+    world.code.write("src/loop.c", twice).commit("Keep the tail of long lines")
+    notes = world.pr()
+    assert [n["id"] for n in notes] == [nid]  # "tail", "long", "lines": what the note is about
+    assert "not what the note states; it says lines, long, tail" in notes[0]["why"]
+    # the same code, described in words the note does not state (or in one): not listed
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("counted")
+    world.code.write("src/loop.c", twice).commit("Count the lines twice")
+    assert world.pr("--head", "counted") == []
+    # the description does not bring back a note whose code did not change (a comment only)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("comment")
+    commented = LOOP_C.replace("lineno++;", "lineno++;  /* the tail of long lines */")
+    world.code.write("src/loop.c", commented).commit("Say where the tail of long lines goes")
+    assert world.pr("--head", "comment") == []
+
+
+def test_a_note_listed_on_the_description_gives_way_to_notes_whose_stated_code_changed(
+    world: Any,
+) -> None:
+    world.code.write("src/loop.c", LOOP_C).commit("loop")
+    anchor = "src/loop.c:parse_stream"
+    tail = world.note("Long lines are cut", "parse_stream drops the tail of a line", anchor)
+    args = world.note(
+        "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
+    )
+    world.code.branch("both")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.write("src/parser.c", PARSER_C.replace("argc > 1", "argc > 2"))
+    world.code.commit("Keep the tail of long lines")
+    # parse_args changed in what its note states; the note on parse_stream has only the words
+    assert [n["id"] for n in world.pr()] == [args]
+    # on its own code it outdoes a note whose stated name changed but which says none of them
+    counter = world.note("The counter starts at zero", "parse_stream counts lineno from 0", anchor)
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("loop-only")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.commit("Keep the tail of long lines")
+    assert [n["id"] for n in world.pr("--head", "loop-only")] == [tail]
+    # described in none of the notes' words, the note whose stated code changed is the one
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("plain")
+    world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
+    world.code.commit("Count by two")
+    assert [n["id"] for n in world.pr("--head", "plain")] == [counter]
