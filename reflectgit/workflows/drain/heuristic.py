@@ -463,6 +463,7 @@ def chunk_actions(
     done_after: Callable[[int], str] | None = None,
     turn_before: Callable[[int], str] | None = None,
     adopted: Callable[[int], bool] | None = None,
+    otherwise: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -482,7 +483,9 @@ def chunk_actions(
     ``turn_before`` is the assistant's whole turn before a record (its questions, which a
     terse answer picks from, may be past the chunk's context). ``adopted`` tells whether the
     assistant took the person's turn at a record as a lasting way of working (a request asked
-    as a question is a rule only then).
+    as a question is a rule only then). ``otherwise`` tells how a cause acted on was confirmed
+    by something other than a test run (the failing command run again, or the person's report
+    of success), ``""`` when it was not.
     """
     lines = _lines(chunk)
 
@@ -537,6 +540,8 @@ def chunk_actions(
         edit = acted_on(record) if acted_on is not None and record is not None else None
         if edit is not None and record is not None and not restated(offset, record, edit):
             return "the assistant's edit right after it and the passing test run that followed"
+        if otherwise is not None and record is not None:
+            return otherwise(record)
         return ""
 
     def restated(offset: int, record: int, edit: int) -> bool:
@@ -1266,6 +1271,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     done = done_after(prepared.transcript) if prepared.transcript else None
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
+    otherwise = confirmed_otherwise(prepared.transcript) if prepared.transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1281,6 +1287,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             done,
             asked,
             kept_as_rule,
+            otherwise,
         )
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
@@ -1388,6 +1395,92 @@ def acted_on(transcript: Transcript) -> Callable[[int], int | None]:
 
 
 _TOKEN = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+# The person's report that the thing works ("Deploy works now!!", "ok, all good now"), and
+# what makes a report a new complaint instead ("works now, but the tables are gone?").
+_SUCCESS = re.compile(
+    r"\b(?:works?|worked|working|good|fine|fixed|pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|"
+    r"successful(?:ly)?|resolved|solved)\b",
+    re.I,
+)
+_COMPLAINT = re.compile(
+    r"\?|n't\b|\b(?:but|still|not|no|never|however|though|again|except|errors?|fail\w*|"
+    r"broken|breaks?|wrong|issues?|problems?|missing|weird|strange)\b",
+    re.I,
+)
+_FILLER = re.compile(
+    r"\b(?:ok(?:ay)?|yes|yeah|yep|great|nice|thanks?|thank you|cool|perfect|awesome|it|that|"
+    r"this|everything|all|now|the|is|are|was|were|seems?|looks?|to|be|and|so|just|really|"
+    r"indeed|finally|very|also|nicely)\b",
+    re.I,
+)
+SUCCESS_WORDS = 12
+
+
+def reports_success(reply: str, failed: str) -> bool:
+    """Is the person's turn a short report that the thing which failed works now ("OK. Deploy
+    works now!!" after a failing deploy)? Short, a success word, no new complaint (a question,
+    a "but", a "still", an error), and any thing it names beyond that is in ``failed`` (what
+    the person and the assistant said about the failure): "the login page works now" after a
+    failing deploy is about something else."""
+    said = clean(reply).strip()
+    if not said or len(said.split()) > SUCCESS_WORDS or _COMPLAINT.search(said):
+        return False
+    m = _SUCCESS.search(said)
+    if m is None:
+        return False
+    subject = _TOKEN.findall(_FILLER.sub(" ", said[: m.start()]))
+    known = {w.lower()[:5] for w in _TOKEN.findall(failed)}
+    return all(w.lower()[:5] in known for w in subject)
+
+
+def confirmed_otherwise(transcript: Transcript) -> Callable[[int], str]:
+    """``how(record)``: was the cause the assistant stated at that record acted on and then
+    confirmed by something other than a test run? Before the person speaks again the assistant
+    edits a file, and after that edit either (a) a command that failed since the person last
+    spoke (an error result, or a red test run) is run again, the same command, and now
+    succeeds with other output; or (b) the person's next turn reports that it works
+    (``reports_success``; a report of what the edit did, so the fix is checked against it as
+    a run's is). A rerun that still fails, a success before the edit, or the person's thanks
+    with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
+    calls = {c.call_id: c for c in transcript.tool_calls}
+    ran: list[tuple[int, str, bool, str]] = []  # call record, command, failed, output
+    for result in transcript.tool_results:
+        call = calls.get(result.call_id)
+        command = _command(call.input).strip() if call is not None else ""
+        if call is None or not command:
+            continue
+        run = testruns.read_run(command, result.content)
+        failed = result.is_error or (run is not None and not run.green)
+        ran.append((call.record, command, failed, result.content.strip()))
+    edits = sorted(c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS)
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t.record for t in turns if t.speaker == PERSON]
+
+    def how(record: int) -> str:
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        edit = next((e for e in edits if e > record and (end is None or e < end)), None)
+        if edit is None:
+            return ""
+        failing = {cmd: out for at, cmd, bad, out in ran if start < at <= record and bad}
+        for at, cmd, bad, out in ran:
+            if at <= edit or (end is not None and at > end) or cmd not in failing:
+                continue
+            if not bad and out != failing[cmd]:
+                return f"the failing command run again after the edit: `{cmd[:120]}`"
+            break  # the first rerun after the edit decides
+        if end is None:
+            return ""
+        reply = next(t.text for t in turns if t.record == end)
+        failed = "\n".join(t.text for t in turns if start <= t.record <= record)
+        if reports_success(reply, failed):
+            # the person reports what the edit did, not what was said: the fix is checked
+            return f"a success the person reported after the edit: “{clean(reply).strip()[:200]}”"
+        return ""
+
+    return how
 
 
 def fix_was_done(fix: str, done: str) -> bool:

@@ -1668,3 +1668,130 @@ def test_an_instruction_taken_on_is_written_by_the_drain(tmp_path):
     ]
     titles = [a["title"] for a in _actions(tmp_path, turns)]
     assert "Next time you make changes to the code, let me commit" in titles
+
+
+# Issue 34: a cause acted on and confirmed by something other than a test run: the failing
+# command run again with another outcome, or the person's report that it works now.
+
+
+def _cmd(call: str, command: str, output: str, error: bool = False) -> list:
+    [use, result] = _run(call, output)
+    use["message"]["content"][0]["input"]["command"] = command
+    result["message"]["content"][0]["is_error"] = error
+    return [use, result]
+
+
+MIGRATE_FAILS = _cmd("m0", "make migrate", "Error: near MODIFY: syntax error", error=True)
+
+
+def _rerun(*after: list) -> list:
+    turns: list = [("user", "add the column"), *MIGRATE_FAILS, READ_CAUSE, *_edit("e1")]
+    for part in after:
+        turns += part
+    return turns
+
+
+def test_a_cause_whose_failing_command_passes_when_run_again_is_a_note(tmp_path):
+    turns = _rerun(_cmd("m1", "make migrate", "Applied 1 migration: 0042_add_column"))
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+    assert action["fix"] == "Rewrite it as a table copy."
+    assert "the failing command run again after the edit: `make migrate`" in action["body"]
+
+
+DEPLOY_FAILS = ("user", "The deploy fails: the health check gets HTTP 503 after the restart.")
+
+
+def _reported(reply: str, edit_first: bool = True) -> list:
+    edited = _edit("e1") if edit_first else []
+    return [
+        DEPLOY_FAILS,
+        READ_CAUSE,
+        *edited,
+        ("user", reply),
+        *([] if edit_first else _edit("e1")),
+    ]
+
+
+def test_a_cause_the_person_reports_working_after_the_edit_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _reported("OK. Deploy works now!!"))
+    assert action["fix"] == "Rewrite it as a table copy."
+    assert (
+        "a success the person reported after the edit: “OK. Deploy works now!!”" in action["body"]
+    )
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # the command run again still fails
+        _rerun(_cmd("m1", "make migrate", "Error: table copy failed", error=True)),
+        # another command passing after the edit is no rerun of the failing one
+        _rerun(_cmd("m1", "make lint", "All checks passed")),
+        # the command passed before the edit, and was not run again after it
+        [
+            ("user", "add the column"),
+            *MIGRATE_FAILS,
+            READ_CAUSE,
+            *_cmd("m1", "make migrate", "Applied 1 migration"),
+            *_edit("e1"),
+        ],
+        # "works now" about something else
+        _reported("The login page works now."),
+        # the person's thanks with a new complaint
+        _reported("Thanks, deploy works now. But the tables are gone?"),
+        _reported("Deploy works now, still slow though"),
+        # a success reported before the edit
+        _reported("Deploy works now.", edit_first=False),
+        # nothing edited at all
+        [DEPLOY_FAILS, READ_CAUSE, ("user", "Deploy works now.")],
+    ],
+    ids=[
+        "rerun-still-fails",
+        "another-command",
+        "success-before-edit",
+        "works-about-something-else",
+        "thanks-with-complaint",
+        "still",
+        "reported-before-edit",
+        "no-edit",
+    ],
+)
+def test_a_cause_not_confirmed_by_a_rerun_or_the_person_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("OK. Deploy works now!!", True),
+        ("works now", True),
+        ("Great, the health check passes now.", True),
+        ("The login page works now.", False),  # names a thing the failure did not
+        (
+            "Tables are good now. Bu seems Mistral still does not get the realtime data first?",
+            False,
+        ),
+        ("Deploy works now, but slowly", False),
+        ("Why does the deploy work now?", False),
+        ("Deploy is slow", False),  # no success word
+        ("Deploy works now. " + "Thanks a lot for all the help today, really " * 2, False),  # long
+    ],
+)
+def test_reports_success_reads_a_short_report_about_what_failed(reply, expected):
+    failed = "The deploy fails: the health check gets HTTP 503 after the restart."
+    assert heuristic.reports_success(reply, failed) is expected
+
+
+LIVE_FAILS = ("user", "The live test fails with a sandbox ownership error.")
+
+
+def test_a_success_the_person_reports_confirms_the_fix_that_was_made(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, :auto)")
+    [action] = _actions(tmp_path, [LIVE_FAILS, SAID_FIX, *made, ("user", "live test works now")])
+    assert action["fix"] == "Use `:auto` mode."
+
+
+def test_a_success_the_person_reports_after_another_fix_confirms_nothing(tmp_path):
+    made = _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})")
+    assert _actions(tmp_path, [LIVE_FAILS, SAID_FIX, *made, ("user", "live test works now")]) == []
