@@ -29,12 +29,14 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "cachetools": "MIT License",
+    "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
+    "p-queue": "MIT License",
     "path-to-regexp": "MIT License",
     "Scrutor": "The MIT License",
 }
