@@ -19,15 +19,18 @@ their wish for the task at hand, a verdict on a fix, a fix the person turned dow
 a rule the person later challenged on its code name, a setting pointed at with nothing said
 after it, a request asked as a question the assistant builds rather than adopts as a way of
 working, a turn disowning one action ("I didn't tell you to undo ..."), a report of a failed
-try with the command pasted. What is one though no rule word says so: a point of the person's the assistant grants
-("You're right — ..."), a cause restated right after the person said the guess was it, a
-convention for a kind of thing ("use table driven tests where possible") the assistant's work
-applies beyond one edit, and guidance the assistant saves to its memory as feedback.
+try with the command pasted, a verdict on a fix's size ("the fix is trivial"), a piece of a
+remark wrapped over lines or a rule word only inside what the person quotes. What is one
+though no rule word says so: a point of the person's the assistant grants ("You're right —
+..."), a cause restated right after the person said the guess was it, a convention for a kind
+of thing ("use table driven tests where possible") the assistant's work applies beyond one
+edit, and guidance the assistant saves to its memory as feedback.
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
 edit right after it that the next test run passes (a trap caught by reading). A cause said in
 no phrasing the writer knows is read from the session's structure (``linked_causes``): the
-assistant's statement between a failure and the confirmed edit acting on it, naming both.
+assistant's statement between a failure and the confirmed edit acting on it, naming both (not
+one that only restates what failed, nor one describing the change being made).
 """
 
 from __future__ import annotations
@@ -86,10 +89,21 @@ _IF_CLAUSE = re.compile(
 )
 
 
+# A verdict on a fix's size, not a fix: "the fix is trivial", "the fix is small and ..." (one
+# word after "is", then the sentence or clause ends; "the fix is simple: X" goes on to say it).
+_FIX_VERDICT = re.compile(
+    r"\bthe fix (?:is|was|would be|looks|seems)\s+[\w-]+\s*(?:$|[.!;,)—–]|\s(?:and|but|so|because)\b)",
+    re.I,
+)
+
+
 def made_fix(sentence: str) -> bool:
-    """Does ``sentence`` name a fix that was made, not one under a condition?"""
+    """Does ``sentence`` name a fix that was made, not one under a condition, nor a verdict
+    on one's size?"""
     m = _FIX.search(sentence)
-    return m is not None and not _IF_CLAUSE.search(sentence[: m.start()])
+    if m is None or _IF_CLAUSE.search(sentence[: m.start()]):
+        return False
+    return not _FIX_VERDICT.match(sentence, m.start())
 
 
 _IMPERATIVE = re.compile(r"\b(always|never|must|use|instead|don'?t|dont|do not)\b", re.I)
@@ -229,6 +243,34 @@ def _pick(text: str, pattern: re.Pattern[str]) -> str:
     found = [s for s in found if s]
     found.sort(key=_order)
     return found[0] if found else _trim(text)
+
+
+# Words the person quotes ("README.md:203 says \"CLIs almost never need code flow.\""): the
+# quoted source's words, not the person's.
+_QUOTATION = re.compile(r'"[^"\n]*"|“[^”\n]*”')
+_ENDS_SENTENCE = re.compile(r"[.!?:;]['\"”’)*_`]*$")
+
+
+def rules_only_quoted(text: str) -> bool:
+    """Are all of ``text``'s rule words inside what it quotes?"""
+    return bool(_RULE_WORDS.search(text)) and not _RULE_WORDS.search(_QUOTATION.sub(" ", text))
+
+
+def opens_mid_sentence(lines: Sequence[tuple[str, str]], offset: int) -> bool:
+    """Does the person's line at ``offset`` go on from a sentence the line before it (theirs
+    too) left open: a remark wrapped over lines, cut mid-argument ("headless/SSH ... is real),
+    but your colleague never wrote that argument down")? Its first word is lower case and the
+    line before ends without a sentence's end."""
+    if not (0 < offset < len(lines)) or lines[offset - 1][0] != "user":
+        return False
+    first = re.search(r"[A-Za-z]", lines[offset][1])
+    previous = lines[offset - 1][1].strip()
+    return (
+        first is not None
+        and first.group().islower()
+        and bool(previous)
+        and not _ENDS_SENTENCE.search(previous)
+    )
 
 
 def _whole_rule(text: str) -> str:
@@ -626,6 +668,8 @@ def chunk_actions(
                 continue  # a terse answer: its rule is the question's, or there is none
             if reports_a_try(text) or about_this_action(text):
                 continue  # "nope I don't see it. $ ln -s ...", "I didn't tell you to undo it"
+            if opens_mid_sentence(lines, offset) or rules_only_quoted(text):
+                continue  # a piece of a wrapped remark, or words the person quotes: no rule
             rule = _named_idea(_whole_rule(text), before(offset))
             if rule is None:
                 continue  # "it's a bad idea" about something nobody named
@@ -1670,7 +1714,9 @@ def _linked(
 ) -> dict[str, Any] | None:
     """The note from the first sentence of ``said`` that states a fact naming a term of the
     failure and one of the edit not in ``own`` (what the session's earlier edits brought in),
-    with the fix said after it, else None."""
+    with the fix said after it, else None. When that first sentence names nothing the failure
+    (or the assistant's reading of it) did not, it restates what failed (the failing units'
+    names, a cause already read), says nothing new of why, and the statement is no cause."""
     of_failure = _terms("\n".join(failed))
     of_edit = _terms(_call_text(edit.input))
     said = clean(said)  # secrets and private spans masked, as in every note's evidence
@@ -1690,6 +1736,10 @@ def _linked(
             continue
         if not (words & of_edit) - own:
             continue  # it names only what the session itself wrote: its own slip
+        if not words - of_failure:
+            return None  # every term of it is the failure's: it restates what failed, not why
+        if _OWN_CHANGE.match(sentence):
+            continue  # "The change is small but targeted: ...": the edit described, no cause
         subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", sentence))).rstrip(" .;:!")
         if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
             continue  # "That's the ...", "This is ...": its subject is only the session's
@@ -1714,6 +1764,15 @@ def _linked(
             confirmed=how,
         )
     return None
+
+
+# A sentence whose subject is the change the assistant is making, said as what it is or will
+# be ("The change is small but targeted: normalize ...", "This patch will ..."): what the edit
+# does, not what was wrong ("The change to X in v2 drops Y" is a cause, and stays one).
+_OWN_CHANGE = re.compile(
+    r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
+    re.I,
+)
 
 
 _OLD_KEYS = ("old_string", "old_str")

@@ -1927,3 +1927,73 @@ def test_a_success_the_person_reports_confirms_the_fix_that_was_made(tmp_path):
 def test_a_success_the_person_reports_after_another_fix_confirms_nothing(tmp_path):
     made = _edit_to("e1", "Sandbox.mode(Repo, {:shared, self()})")
     assert _actions(tmp_path, [LIVE_FAILS, SAID_FIX, *made, ("user", "live test works now")]) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "**Bottom line:** Legit in principle (`select` picks at random among ready cases), but "
+        "barely reachable here — and the fix is trivial.",
+        "**Bottom line: real mechanism, overstated severity.** I'd fix it anyway because the fix "
+        "is small and the current `first-wins` order is arbitrary about which result it keeps.",
+    ],
+)
+def test_a_verdict_on_a_fixs_size_is_no_fix(tmp_path, said):
+    """The assistant's assessment of a review finding: "the fix is trivial" names no fix."""
+    assert _actions(tmp_path, [("user", "is the bot's finding real?"), ("assistant", said)]) == []
+
+
+def test_a_fix_said_is_still_a_fix(tmp_path):
+    said = "**Result channel**: the fix is to read `resultCh` without blocking in both branches."
+    [action] = _actions(tmp_path, [("user", "is the bot's finding real?"), ("assistant", said)])
+    assert "read `resultCh` without blocking in both branches" in action["fix"]
+    # a size said before the fix itself
+    assert heuristic.made_fix("the fix is simple: read `resultCh` without blocking")
+    assert heuristic.made_fix("the fix is `select` with a default case")
+    assert not heuristic.made_fix("the fix is trivial.")
+    assert not heuristic.made_fix("I'd fix it anyway because the fix is small and cheap.")
+
+
+# A review remark the person hard-wrapped over lines: each line is read alone, and a line that
+# goes on from the one before it (or whose rule word is only in what it quotes) is no rule.
+WRAPPED = (
+    '- The stated reason is an unbacked assertion. README.md:203 says "CLIs almost never need '
+    "code flow.\" That's an opinion, not a documented analysis. It happens to be defensible (the\n"
+    "headless/SSH portability argument from before is real), but your colleague never wrote "
+    "that argument down."
+)
+
+
+def test_a_piece_of_a_wrapped_remark_or_a_quoted_never_is_no_rule(tmp_path):
+    turns = [
+        ("user", "review the README's auth section"),
+        ("assistant", "Here is the section with the device flow as the only flow."),
+        ("user", WRAPPED),
+    ]
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    "said, title",
+    [
+        # the line before ends its sentence: a new line, though it opens in lower case
+        (
+            "The stated reason is an unbacked assertion.\n"
+            "never state a reason in the README that nobody wrote down",
+            "Never state a reason in the README that nobody wrote down",
+        ),
+        # a rule word outside the quotes
+        (
+            'The README says "CLIs need code flow". Never state reasons nobody wrote down.',
+            "Never state reasons nobody wrote down",
+        ),
+    ],
+)
+def test_a_rule_on_its_own_line_or_beside_a_quote_is_still_a_rule(tmp_path, said, title):
+    turns = [
+        ("user", "review the README's auth section"),
+        ("assistant", "Here is the section with the device flow as the only flow."),
+        ("user", said),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == title

@@ -66,11 +66,13 @@ def _edit(call: str, path: str, old: str, new: str) -> list:
 EXPORT_FIX = _edit("e1", "app/csv_export.py", "csv.reader(f)", "csv.reader(f, quotechar='\"')")
 
 
-def _tests(said: str, edit: list, after: str = GREEN, before: list | None = None) -> list:
+def _tests(
+    said: str, edit: list, after: str = GREEN, before: list | None = None, red: str = RED
+) -> list:
     return [
         ("user", "the nightly import fails on the staging data"),
         *(before or []),
-        *_run("t0", RED),
+        *_run("t0", red),
         ("assistant", said),
         *edit,
         *_run("t1", after),
@@ -261,3 +263,30 @@ def test_a_secret_in_the_statement_never_reaches_the_note(tmp_path):
     said = CAUSE + " The staging password Tr0ub4dor&3 did not work either."
     [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
     assert "Tr0ub4dor&3" not in json.dumps(action)
+
+
+# What failed, as the run showed it: a statement naming only this says nothing of why.
+RED_NAMED = (
+    "FAILED tests/test_csv_export.py::test_tenant_column - KeyError: 'tenant_id'\n"
+    "=== 1 failed, 11 passed in 0.40s ==="
+)
+
+
+def test_a_statement_that_only_restates_what_failed_is_no_cause(tmp_path):
+    """The failing test's names, linked to the edited export only through them: no cause."""
+    said = "Failing: `tests/test_csv_export.py::test_tenant_column` with `KeyError` on `tenant_id`."
+    assert _actions(tmp_path, _tests(said, EXPORT_FIX, red=RED_NAMED)) == []
+    # the same red run, and a statement that says why: a cause
+    [action] = _actions(tmp_path, _tests(CAUSE, EXPORT_FIX, red=RED_NAMED))
+    assert action["root_cause"] == TITLE + "."
+
+
+def test_a_statement_of_the_change_being_made_is_no_cause(tmp_path):
+    said = "The change is small but targeted: pass `quotechar` to the CSV export reader for `tenant_id`."
+    assert _actions(tmp_path, _tests(said, EXPORT_FIX)) == []
+    # a change the statement blames (not the one being made) is a cause
+    said = (
+        "The change to the CSV export in v2 drops the `tenant_id` column when the header is quoted."
+    )
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert action["root_cause"] == said
