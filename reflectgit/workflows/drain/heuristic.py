@@ -259,16 +259,20 @@ def rules_only_quoted(text: str) -> bool:
 def opens_mid_sentence(lines: Sequence[tuple[str, str]], offset: int) -> bool:
     """Does the person's line at ``offset`` go on from a sentence the line before it (theirs
     too) left open: a remark wrapped over lines, cut mid-argument ("headless/SSH ... is real),
-    but your colleague never wrote that argument down")? Its first word is lower case and the
-    line before ends without a sentence's end."""
+    but your colleague never wrote that argument down")? Its first word is lower case, it
+    opens no list item, and the line before, whose writer ends sentences (it ends one before
+    its last), ends without a sentence's end. An unpunctuated note ("thanks" then "never push
+    to main") and a list ("- use `uv`" then "- never pin") are new lines."""
     if not (0 < offset < len(lines)) or lines[offset - 1][0] != "user":
         return False
-    first = re.search(r"[A-Za-z]", lines[offset][1])
+    line = lines[offset][1]
+    first = re.search(r"[A-Za-z]", line)
     previous = lines[offset - 1][1].strip()
     return (
         first is not None
         and first.group().islower()
-        and bool(previous)
+        and not _LISTED.match(line)
+        and len(sentences(previous)) >= 2
         and not _ENDS_SENTENCE.search(previous)
     )
 

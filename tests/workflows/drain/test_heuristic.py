@@ -1982,6 +1982,17 @@ def test_a_piece_of_a_wrapped_remark_or_a_quoted_never_is_no_rule(tmp_path):
             "never state a reason in the README that nobody wrote down",
             "Never state a reason in the README that nobody wrote down",
         ),
+        # an unpunctuated line before it: the person ends no sentences, so none was left open
+        (
+            "thanks for the review\nnever state a reason in the README that nobody wrote down",
+            "Never state a reason in the README that nobody wrote down",
+        ),
+        # a list's next item
+        (
+            "- The stated reason is an unbacked assertion. Nobody wrote it down\n"
+            "- never state a reason in the README that nobody wrote down",
+            "Never state a reason in the README that nobody wrote down",
+        ),
         # a rule word outside the quotes
         (
             'The README says "CLIs need code flow". Never state reasons nobody wrote down.',
