@@ -227,7 +227,9 @@ def _renamable(token: str) -> bool:
     return _is_name(token) and token.lstrip("#").lower() not in KEYWORDS
 
 
-def renaming(old: list[str], new: list[str], before: list[str], after: list[str]) -> dict[str, str]:
+def renaming(
+    old: list[str], new: list[str], before: list[list[str]], after: list[list[str]]
+) -> dict[str, str]:
     """The names ``old`` and ``new`` (two versions of a block) show renamed across their file
     (``before`` and ``after``, its two versions as tokens): where the two differ by one name
     put for another, each old name always by the same new one, gone from the new file, the new
@@ -249,11 +251,16 @@ def renaming(old: list[str], new: list[str], before: list[str], after: list[str]
                 if forward.setdefault(a, b) != b:
                     mixed.add(a)
                 seen[a, b] = seen.get((a, b), 0) + 1
-    was, now = set(before), set(after)
+    was, now = set(_flat(before)), set(_flat(after))
+    # only a name the file declares can be renamed (another function called, or another
+    # constant of a library's, is another thing)
+    owned_old, owned_new = _declared(before), _declared(after)
     pairs = {
         a: b
         for a, b in forward.items()
         if a not in mixed
+        and a in owned_old
+        and b in owned_new
         and a not in now
         and b not in was
         # every place of the block that held the old name holds the new one, and no other;
@@ -262,10 +269,38 @@ def renaming(old: list[str], new: list[str], before: list[str], after: list[str]
     }
     # a name made private (``next`` to ``#next``) needs no place to line up: its spelling says it
     for a in set(old) - now - set(pairs):
-        if _renamable(a) and a[:1] != "#" and f"#{a}" in now and f"#{a}" not in was:
-            pairs[a] = f"#{a}"
+        private = f"#{a}"
+        if _renamable(a) and a in owned_old and private in owned_new and private not in was:
+            pairs[a] = private
     targets = list(pairs.values())
     return {a: b for a, b in pairs.items() if targets.count(b) == 1}
+
+
+# Words that may stand before a declared name (``private readonly _queue: Queue;``).
+_MODIFIERS = frozenset({
+    "private", "public", "protected", "readonly", "static", "async", "get", "set", "override",
+    "abstract", "declare", "export", "default", "final", "internal", "open",
+})  # fmt: skip
+# What follows a declared name at the start of its line: a type, a value, a method's
+# parameters (when the line opens a body), the end of a bare field.
+_DECLARING = frozenset({":", "=", ";", "?", "!", "?:", "!:", "<"})
+
+
+def _declared(code: list[list[str]]) -> set[str]:
+    """The names ``code`` declares: those it binds (``let _count = 0``, ``def get``), and
+    fields and methods at the start of a line (``private _paused: boolean;``, ``#next():
+    void {``)."""
+    out = _bound(_flat(code))
+    for line in code:
+        i = 0
+        while i < len(line) - 1 and line[i] in _MODIFIERS:
+            i += 1
+        if i + 1 >= len(line) or not _is_name(line[i]):
+            continue
+        after = line[i + 1]
+        if after in _DECLARING or (after == "(" and line[-1] == "{"):
+            out.add(line[i])
+    return out
 
 
 _NAME_WORD = Pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -668,7 +703,7 @@ def compare(
         return CodeChange("renamed")
     named = names_in(said, qualifiers=False) if said else set()
     if before is not None and around is not None:
-        names = renaming(a, b, tokens(before, path), tokens(around, path))
+        names = renaming(a, b, lines(before, path), lines(around, path))
         if names:
             # (a name made private, ``next`` to ``#next``, is still the name the note says)
             stated = sorted(n for n, m in names.items() if n in named and m != f"#{n}")
