@@ -6,7 +6,9 @@ The text differing is not enough: a reviewer would not call a note stale because
 - only comments, doc comments or docstrings changed, or white space and line breaks (the code's
   tokens are the same once comments and docstring-only lines are dropped);
 - names were changed consistently and nothing else (a private helper ``__update`` renamed
-  ``__touch`` everywhere in the block: the token sequences match under one renaming);
+  ``__touch`` everywhere in the block: the token sequences match under one renaming), or
+  across the file (``_paused`` become ``#isPaused``: see ``renaming``), unless the note states
+  the old name;
 - the code changed only in parts the note does not speak about: when the anchored block holds
   definitions of its own (a class's methods) and the note names some of them, only those are
   compared (``focus``); else, no line the change added or removed holds a name the note's
@@ -316,9 +318,10 @@ def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
     """``text`` with each name of ``names`` written as its new name (whole names only)."""
     import re
 
-    for a, b in names.items():
-        text = re.sub(rf"(?<![\w$#]){re.escape(a)}(?![\w$])", lambda _, b=b: b, text)
-    return text
+    if not names:
+        return text
+    either = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w$#])(?:{either})(?![\w$])", lambda m: names[m.group()], text)
 
 
 _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
