@@ -6,7 +6,9 @@ The text differing is not enough: a reviewer would not call a note stale because
 - only comments, doc comments or docstrings changed, or white space and line breaks (the code's
   tokens are the same once comments and docstring-only lines are dropped);
 - names were changed consistently and nothing else (a private helper ``__update`` renamed
-  ``__touch`` everywhere in the block: the token sequences match under one renaming);
+  ``__touch`` everywhere in the block: the token sequences match under one renaming), or
+  across the file (``_paused`` become ``#isPaused``: see ``renaming``), unless the note states
+  the old name;
 - the code changed only in parts the note does not speak about: when the anchored block holds
   definitions of its own (a class's methods) and the note names some of them, only those are
   compared (``focus``); else, no line the change added or removed holds a name the note's
@@ -50,6 +52,9 @@ _QUOTES_ALIKE = frozenset({
     "cjs", "ts", "tsx", "mts", "cts", "php", "lua", "sh", "bash", "zsh", "yml", "yaml",
     "coffee", "dart", "r",
 })  # fmt: skip
+# ECMAScript's private names (``this.#queue``): ``#queue`` is one name, as ``_queue`` was.
+_PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
+_PRIVATE = Pattern(r"#[A-Za-z_$][\w$]*")
 # Ruby writes a block ``do ... end`` or ``{ ... }``: read as the same tokens.
 _RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
 _BLOCK_WORDS = {"do": "{", "end": "}"}
@@ -76,7 +81,8 @@ _TOKEN = Pattern(
 _BLANK = Pattern(r"\n[ \t]*\n")
 _NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
 # A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
-_QUALIFIED = Pattern(r"(?<![\w$.])(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)*)")
+# An ECMAScript private name (``this.#queue``) is its own name: ``#queue``, not ``queue``.
+_QUALIFIED = Pattern(r"(?<![\w$.])(?:#?[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)*)")
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     docstrings = ext in ("py", "pyi")
     quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
     prose = ext in _TEXT
+    private = ext in _PRIVATE_NAMES
     out: list[list[str]] = []
     line: list[str] = []
 
@@ -149,7 +156,9 @@ def lines(text: str, path: str = "") -> list[list[str]]:
             close = text.find("*/", pos + 2)
             pos = size if close < 0 else close + 2
             continue
-        found = finder.match(text, pos)
+        found = (private and ch == "#" and _PRIVATE.compiled.match(text, pos)) or finder.match(
+            text, pos
+        )
         if found is None:  # white space
             pos += 1
             continue
@@ -188,7 +197,9 @@ def tokens(text: str, path: str = "") -> list[str]:
 
 
 def _is_name(token: str) -> bool:
-    return bool(_NAME.compiled.fullmatch(token)) and not token[:1].isdigit()
+    """An identifier (an ECMAScript private name ``#queue`` too), not a number."""
+    name = token[1:] if token[:1] == "#" and len(token) > 1 else token
+    return bool(_NAME.compiled.fullmatch(name)) and not name[:1].isdigit()
 
 
 def renamed_only(old: list[str], new: list[str]) -> bool:
@@ -211,6 +222,106 @@ def renamed_only(old: list[str], new: list[str]) -> bool:
             return False
     # a name kept somewhere and renamed elsewhere, or a new name that was already there
     return not (kept & set(forward)) and not (kept & set(backward))
+
+
+def _renamable(token: str) -> bool:
+    """A name of the code (``_queue``, ``#queue``), not a word of the language."""
+    return _is_name(token) and token.lstrip("#").lower() not in KEYWORDS
+
+
+def renaming(
+    old: list[str], new: list[str], before: list[list[str]], after: list[list[str]]
+) -> dict[str, str]:
+    """The names ``old`` and ``new`` (two versions of a block) show renamed across their file
+    (``before`` and ``after``, its two versions as tokens): where the two differ by one name
+    put for another, each old name always by the same new one, gone from the new file, the new
+    one absent from the old file and given for no other name (``_paused`` to ``#isPaused``
+    everywhere). Where the block was also rewritten (some places of the name lie in lines
+    changed beyond it), the two names must share a word (``_pendingCount`` to ``#pending``):
+    a name put for another by chance in a rewrite shares none. A name kept anywhere, or
+    replaced by two names, is no renaming."""
+    from difflib import SequenceMatcher
+
+    forward: dict[str, str] = {}
+    mixed: set[str] = set()
+    seen: dict[tuple[str, str], int] = {}
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+            if a != b and _renamable(a) and _renamable(b):
+                if forward.setdefault(a, b) != b:
+                    mixed.add(a)
+                seen[a, b] = seen.get((a, b), 0) + 1
+    was, now = set(_flat(before)), set(_flat(after))
+    # only a name the file declares can be renamed (another function called, or another
+    # constant of a library's, is another thing)
+    owned_old, owned_new = _declared(before), _declared(after)
+    pairs = {
+        a: b
+        for a, b in forward.items()
+        if a not in mixed
+        and a in owned_old
+        and b in owned_new
+        and a not in now
+        and b not in was
+        # every place of the block that held the old name holds the new one, and no other;
+        # or, where rewritten code hides some places, the new name keeps a word of the old
+        and (old.count(a) == seen[a, b] == new.count(b) or _name_words(a) & _name_words(b))
+    }
+    # a name made private (``next`` to ``#next``) needs no place to line up: its spelling says it
+    for a in set(old) - now - set(pairs):
+        private = f"#{a}"
+        if _renamable(a) and a in owned_old and private in owned_new and private not in was:
+            pairs[a] = private
+    targets = list(pairs.values())
+    return {a: b for a, b in pairs.items() if targets.count(b) == 1}
+
+
+# Words that may stand before a declared name (``private readonly _queue: Queue;``).
+_MODIFIERS = frozenset({
+    "private", "public", "protected", "readonly", "static", "async", "get", "set", "override",
+    "abstract", "declare", "export", "default", "final", "internal", "open",
+})  # fmt: skip
+# What follows a declared name at the start of its line: a type, a value, a method's
+# parameters (when the line opens a body), the end of a bare field.
+_DECLARING = frozenset({":", "=", ";", "?", "!", "?:", "!:", "<"})
+
+
+def _declared(code: list[list[str]]) -> set[str]:
+    """The names ``code`` declares: those it binds (``let _count = 0``, ``def get``), and
+    fields and methods at the start of a line (``private _paused: boolean;``, ``#next():
+    void {``)."""
+    out = _bound(_flat(code))
+    for line in code:
+        i = 0
+        while i < len(line) - 1 and line[i] in _MODIFIERS:
+            i += 1
+        if i + 1 >= len(line) or not _is_name(line[i]):
+            continue
+        after = line[i + 1]
+        if after in _DECLARING or (after == "(" and line[-1] == "{"):
+            out.add(line[i])
+    return out
+
+
+_NAME_WORD = Pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _name_words(name: str) -> set[str]:
+    """The words a name is made of (``_pendingCount``: ``pending``, ``count``), lower-cased,
+    the short ones left out."""
+    return {w.lower() for w in _NAME_WORD.compiled.findall(name) if len(w) > 2}
+
+
+def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with each name of ``names`` written as its new name (whole names only)."""
+    import re
+
+    if not names:
+        return text
+    either = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w$#])(?:{either})(?![\w$])", lambda m: names[m.group()], text)
 
 
 _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
@@ -493,7 +604,8 @@ def names_in(text: str, qualifiers: bool = True) -> set[str]:
         if not qualifiers and len(parts) > 1 and parts[-1] in _FILE_SUFFIXES:
             parts = parts[:-1]  # a file's name (``functions.php``) names its stem, not ``php``
         for name in parts if qualifiers else parts[-1:]:
-            if (len(name) > 1 or name.isdigit()) and name.lower() not in KEYWORDS:
+            bare = name.lstrip("#")
+            if (len(bare) > 1 or bare.isdigit()) and bare.lower() not in KEYWORDS:
                 out.add(name)
     return out
 
@@ -580,16 +692,28 @@ def compare(
     symbol: str | None = None,
     title: str | None = None,
     around: str | None = None,
+    before: str | None = None,
 ) -> CodeChange:
     """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
     whole file, at ``path``), for a note whose text is ``said`` (None: the code alone) and
-    whose title is ``title``."""
+    whose title is ``title``. Given the whole file's two versions (``before`` and ``around``),
+    names renamed across the file are read as renamed (see ``renaming``): a change in nothing
+    else is ``renamed``, unless the note states an old name (the name it says is gone)."""
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
     if renamed_only(a, b):
         return CodeChange("renamed")
     named = names_in(said, qualifiers=False) if said else set()
+    if before is not None and around is not None:
+        names = renaming(a, b, lines(before, path), lines(around, path))
+        if names:
+            # (a name made private, ``next`` to ``#next``, is still the name the note says)
+            stated = sorted(n for n, m in names.items() if n in named and m != f"#{n}")
+            if stated:
+                return CodeChange("changed", tuple(stated))
+            rest = compare(_apply_renaming(old, names), new, path, said, symbol, title, around)
+            return CodeChange("renamed") if rest.kind == "same" else rest
     own = symbol.rsplit(".", 1)[-1] if symbol else None
     quoted = _quotes_lost(said or "", a, b, path)
     if quoted:
@@ -792,13 +916,13 @@ def _calls(block: list[list[str]]) -> set[str]:
                 continue
             after = line[i + 1]
             if after == "(":
-                out.add(t)
+                out.add(t.lstrip("#"))
             elif after == "<":
                 close = next((j for j in range(i + 2, len(line)) if line[j] in (">", ">(")), None)
                 if close is not None and (
                     line[close] == ">(" or line[close + 1 : close + 2] == ["("]
                 ):
-                    out.add(t)
+                    out.add(t.lstrip("#"))
     return out
 
 

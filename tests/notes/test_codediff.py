@@ -209,3 +209,63 @@ def test_a_test_respelled_or_become_the_default_branch_touches_what_is_beside_it
     assert codediff.changed_lines("is Ok -> value\n", "isEmpty -> value\n", "R.kt") == [
         ["is", "Ok", "isEmpty"]
     ]
+
+
+def test_renaming_finds_a_name_renamed_across_its_file_and_nothing_else() -> None:
+    def names(old: str, new: str, before: str | None = None, after: str | None = None) -> dict:
+        t, lines = codediff.tokens, codediff.lines
+        return codediff.renaming(
+            t(old, "q.ts"),
+            t(new, "q.ts"),
+            lines(before or old, "q.ts"),
+            lines(after or new, "q.ts"),
+        )
+
+    old = "private _queue: Q;\nf() {\n\tthis._paused = true;\n\treturn this._queue.size;\n}\n"
+    new = "#queue: Q;\nf() {\n\tthis.#isPaused = true;\n\treturn this.#queue.size;\n}\n"
+    assert names(old, new) == {"_paused": "#isPaused", "_queue": "#queue"}
+    assert codediff.tokens("this.#queue", "q.ts") == ["this", ".", "#queue"]
+    # the old name kept elsewhere in the file: two names, no renaming
+    assert names(old, new, after=new + "g() { this._paused = false; }\n") == {"_queue": "#queue"}
+    # the new name was in the file already: another field, no renaming
+    assert names(old, new, before=old + "#isPaused = false;\n") == {"_queue": "#queue"}
+    # one old name put as two new ones
+    two = "f() {\n\tthis.#a = this.#b;\n}\n"
+    assert names("f() {\n\tthis._x = this._x;\n}\n", two) == {}
+    # a name put for another by chance in a rewrite (other places of it changed beyond it,
+    # no word shared) is no renaming; a private twin (``next`` to ``#next``) needs no place
+    rewrite = "f() {\n\tlet a = empty;\n\tg(empty, 1);\n}\n"
+    chance = "f() {\n\tlet a = EventName;\n\tg();\n}\n"
+    declared = names(
+        rewrite, chance, "const empty = 1;\n" + rewrite, "type EventName = 1;\n" + chance
+    )
+    assert declared == {}
+    called = "f() {\n\tthis.next();\n}\n"
+    private = "f() {\n\tqueueMicrotask(() => this.#next());\n}\n"
+    defined = "next(): void {\n}\n"
+    assert names(called, private, called + defined, private + "#" + defined) == {"next": "#next"}
+    # a name the file does not declare (another method called: ``put`` to ``putNow``)
+    assert names("f() {\n\tthis.free.put(c);\n}\n", "f() {\n\tthis.free.putNow(c);\n}\n") == {}
+    # the language's words are not renamed
+    assert names("f() {\n\tlet a = 1;\n}\n", "f() {\n\tconst a = 1;\n}\n") == {}
+
+
+def test_a_renaming_applied_leaves_what_else_changed() -> None:
+    old = "export function next(step) {\n\t_count += step;\n\treturn _count;\n}\n"
+    head = "let _count = 0;\n"
+
+    def judge(new: str, note: str, files: bool = True) -> codediff.CodeChange:
+        around = (head + new).replace("_count", "total") if files else None
+        before = head + old if files else None
+        return codediff.compare(old, new, "c.ts", note, "next", "t", around, before)
+
+    renamed = old.replace("_count", "total")
+    note = "`next(step)` adds `step` to the total."
+    assert judge(renamed, note).kind == "renamed"
+    verdict = judge(renamed.replace("+= step", "+= step * 2"), note)
+    assert verdict.stale and "step" in verdict.names
+    # the note states the old name: the name it says is gone
+    verdict = judge(renamed, "`next(step)` adds `step` to `_count`.")
+    assert verdict.stale and verdict.names == ("_count",)
+    # without the file's two versions, no renaming is read
+    assert judge(renamed, note, files=False).kind != "renamed"

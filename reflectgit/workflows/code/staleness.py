@@ -220,7 +220,7 @@ class _Judge:
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
         verdict = (
-            compare(old_code, new_code, now, said or None, symbol, title, new_text)
+            compare(old_code, new_code, now, said or None, symbol, title, new_text, old_text)
             if old_code is not None and new_code is not None
             else None
         )
