@@ -24,7 +24,8 @@ remark wrapped over lines or a rule word only inside what the person quotes. Wha
 though no rule word says so: a point of the person's the assistant grants ("You're right —
 ..."), a cause restated right after the person said the guess was it, a convention for a kind
 of thing ("use table driven tests where possible") the assistant's work applies beyond one
-edit, and guidance the assistant saves to its memory as feedback.
+edit, and guidance the assistant writes down at the person's word (a memory of type feedback,
+or a rule written into an instruction file the person named: the written text is the rule).
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
 edit right after it that the next test run passes (a trap caught by reading). A cause said in
