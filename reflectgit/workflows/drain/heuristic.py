@@ -2196,10 +2196,22 @@ def _memory_feedback(call: ToolCall, said: str) -> dict[str, Any] | None:
     )
 
 
+# A request for the file itself ("create a CLAUDE.md for this repo", what /init asks): the file
+# is the task's output, written by the assistant, not guidance the person gave.
+_CREATES = (
+    r"\b(?:create|write|generate|draft|init(?:iali[sz]e)?|set\s+up|scaffold|make)\s+"
+    r"(?:(?:a|an|the|new|our|my|your|project)\s+){0,3}"
+)
+
+
 def _names_file(said: str, path: str) -> bool:
-    """Does the person's turn name the file (its name, any case: "the CLAUDE.md", "claude.md")?"""
-    name = re.split(r"[/\\]", path)[-1]
-    return bool(re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", said, re.I))
+    """Does the person's turn name the file (its name, any case: "the CLAUDE.md", "claude.md")
+    as where to put something, not as a file to create?"""
+    name = re.escape(re.split(r"[/\\]", path)[-1])
+    end = r"(?![\w-]|\.\w)"  # "CLAUDE.md." ends a sentence, "CLAUDE.md.bak" is another file
+    if not re.search(rf"(?<![\w.-]){name}{end}", said, re.I):
+        return False
+    return not re.search(rf"{_CREATES}{name}{end}", said, re.I)
 
 
 def written_prose(text: str) -> list[str]:

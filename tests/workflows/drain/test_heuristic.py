@@ -2070,6 +2070,11 @@ def test_a_rule_written_into_the_instruction_file_the_person_named_is_a_note(tmp
             ("user", "fix the flaky release test"),
             *_written("w1", "/repo/CLAUDE.md", RELEASING),
         ],
+        # a request for the file itself: the file is the task's output
+        [
+            ("user", "create a CLAUDE.md for this repo"),
+            *_written("w1", "/repo/CLAUDE.md", RELEASING),
+        ],
         # the person named the file, the assistant wrote another one
         [ASK_CLAUDE_MD, *_written("w1", "/repo/README.md", RELEASING)],
         # a file the person named that is no file of standing instructions
@@ -2086,7 +2091,7 @@ def test_a_rule_written_into_the_instruction_file_the_person_named_is_a_note(tmp
         # text already there (the edit's old text) is not what was written now
         [ASK_CLAUDE_MD, *_written("w1", "/repo/CLAUDE.md", RELEASING + "\nSee above.", RELEASING)],
     ],
-    ids=["describes", "unasked", "other-file", "readme", "later", "already-there"],
+    ids=["describes", "unasked", "create", "other-file", "readme", "later", "already-there"],
 )
 def test_no_rule_is_read_from_an_instruction_file_edit_the_person_did_not_ask_for(tmp_path, turns):
     assert _guidance(tmp_path, turns) == []
@@ -2122,3 +2127,20 @@ def test_a_memory_whose_type_is_nested_under_metadata_is_feedback_too(tmp_path):
         found.append([a["title"] for a in _guidance(tmp_path, [*turns, result])])
     # a name that is a file's slug gives way to the description as the title
     assert found == [["Vale lints agent instruction files only; never run it on website docs"], []]
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("can we add this to the README as well as the CLAUDE.md so we don't miss it?", True),
+        ("Can you add this to CLAUDE.md?", True),
+        ("note it in claude.md.", True),
+        ("write it into /repo/CLAUDE.md please", True),
+        ("create a CLAUDE.md for this repo", False),  # the file itself is the task
+        ("generate the project CLAUDE.md", False),
+        ("read the CLAUDE.md.bak", False),
+        ("add this to the notes", False),
+    ],
+)
+def test_the_person_names_the_instruction_file_as_where_to_put_it(said, named):
+    assert heuristic._names_file(said, "/repo/CLAUDE.md") is named
