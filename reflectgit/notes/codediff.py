@@ -470,22 +470,29 @@ def _added(line: list[str], old: list[list[str]]) -> list[str]:
     the others, the ``append`` of a new branch copied from the line now in its ``else``, most
     of its tokens the same), the tokens it does not share with that line; else all of it. (A
     copy of a line from elsewhere in the block puts that code somewhere new: all of it.)"""
-    from difflib import SequenceMatcher
-
-    best, twin = 0.0, None
-    matcher = SequenceMatcher(None, [], line, autojunk=False)
-    for other in old:
-        matcher.set_seq1(other)
-        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
-            ratio = matcher.ratio()
-            if ratio > best:
-                best, twin = ratio, other
-    if twin is None or best < _TWIN:
+    twin = _twin(line, old)
+    if twin is None:
         return line
     return changed_tokens(twin, line)
 
 
 _TWIN = 0.75  # how much of a line a variant of it shares (difflib's ratio)
+
+
+def _twin(line: list[str], others: list[list[str]]) -> list[str] | None:
+    """The line of ``others`` most like ``line`` (difflib's ratio), when it shares at least
+    ``_TWIN`` of it: the line ``line`` is a variant of; else None."""
+    from difflib import SequenceMatcher
+
+    best, twin = 0.0, None
+    matcher = SequenceMatcher(None, [], line, autojunk=False)
+    for other in others:
+        matcher.set_seq1(other)
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+            ratio = matcher.ratio()
+            if ratio > best:
+                best, twin = ratio, other
+    return twin if best >= _TWIN else None
 
 
 def names_changed(old: str, new: str, path: str = "") -> set[str] | None:
@@ -957,18 +964,9 @@ def _extracted(
     stated = [line for line in gone if found & (names_in(_joined(line)) | set(line))]
     if not stated:
         return False
-    from difflib import SequenceMatcher
-
     for line in stated:
-        matcher = SequenceMatcher(None, [], line, autojunk=False)
-        best, twin = 0.0, None
-        for other in code:
-            matcher.set_seq1(other)
-            if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
-                ratio = matcher.ratio()
-                if ratio > best:
-                    best, twin = ratio, other
-        if twin is None or best < _TWIN:
+        twin = _twin(line, code)
+        if twin is None:
             return False
         touched = changed_tokens(twin, line)
         if found & (names_in(" ".join(touched)) | set(touched)) or KEYWORDS & set(touched):
