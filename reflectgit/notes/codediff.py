@@ -176,6 +176,32 @@ def lines(text: str, path: str = "") -> list[list[str]]:
         else:
             line.append(token)
     end_line()
+    return _attributes(out) if ruby else out
+
+
+def _attributes(code: list[list[str]]) -> list[list[str]]:
+    """Ruby's ``attr_reader :a, :b`` is ``def a; @a; end`` and ``def b; @b; end``: each
+    reader written as a method that returns its instance variable, on one line or three,
+    reads as ``attr_reader :name``, and a list of them as one line per name."""
+    out: list[list[str]] = []
+    i = 0
+    while i < len(code):
+        line = code[i]
+        name = line[1] if len(line) >= 2 and line[0] == "def" and _is_name(line[1]) else None
+        if name and line == ["def", name, ";", "@", name, ";", "}"]:
+            out.append(["attr_reader", ":", name])
+        elif name and len(line) == 2 and code[i + 1 : i + 3] == [["@", name], ["}"]]:
+            out.append(["attr_reader", ":", name])
+            i += 2
+        elif line[:1] == ["attr_reader"] and len(line) > 4:
+            names = line[2::3]
+            if line[1:] == [t for n in names for t in (":", n, ",")][:-1]:
+                out.extend(["attr_reader", ":", n] for n in names)
+            else:
+                out.append(line)
+        else:
+            out.append(line)
+        i += 1
     return out
 
 
