@@ -1,6 +1,7 @@
 """A note on a whole file (a CI workflow, a test file, a manifest), against real git histories:
 a line a change added that repeats a line the file already holds, anywhere in it (a CI job
-copied from another, a test case written like the others), touched only what it does not
+copied from another, a test case written like the others, a key copied into another section
+of a manifest), touched only what it does not
 share with that line, for ``pr-notes`` and ``stale`` alike; each with the change that must
 still list the note (a new line that states its names, a stated value rewritten), and the
 symbol's block, where a line copied from further away still counts whole."""
@@ -158,3 +159,41 @@ def test_a_line_copied_from_further_away_in_a_symbol_still_counts_whole(tmp_path
     world.code.commit("pop twice")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid
+
+
+PACKAGE_JSON = """{
+  "name": "p-pool",
+  "version": "1.0.0",
+  "files": [
+    "dist/index.js",
+    "dist/index.d.ts"
+  ],
+  "scripts": {
+    "build": "tsc",
+    "test": "ava"
+  },
+  "devDependencies": {
+    "ava": "^2.0.0"
+  }
+}
+"""
+
+
+def test_a_key_copied_into_another_section_is_no_comment(world: Any) -> None:
+    world.code.write("package.json", PACKAGE_JSON).commit("package")
+    nid = world.note(
+        "The package publishes its build only",
+        'package.json "files" lists "dist/index.js" and "dist/index.d.ts"',
+        "package.json",
+    )
+    world.code.branch("deps")
+    ava = '  "ava": {\n    "files": [\n      "test/**"\n    ]\n  },\n  "devDependencies"'
+    settings = PACKAGE_JSON.replace('"^2.0.0"', '"^3.0.0"').replace('  "devDependencies"', ava)
+    world.code.write("package.json", settings).commit("upgrade dependencies")
+    # "files" again, for the test runner: the list the note is about did not change
+    assert world.pr() == []
+    world.code.branch("build")
+    world.code.write("package.json", PACKAGE_JSON.replace('"dist/index.js"', '"index.js"')).commit(
+        "build/"
+    )
+    assert [n["id"] for n in world.pr("--head", "build")] == [nid]
