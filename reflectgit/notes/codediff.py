@@ -24,6 +24,7 @@ a "name" is any identifier or number.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -856,19 +857,55 @@ def _prose_or_settings(path: str) -> bool:
     return suffix(path) in _PROSE or "." not in name.lstrip(".")
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p for p in _BLANK.compiled.split(text) if p.strip()]
+def _paragraphs(text: str, prose: bool = False) -> list[str]:
+    """``text``'s blocks between blank lines; in prose each item of a list too (a README's
+    notes are one list, each item a statement of its own)."""
+    out = [p for p in _BLANK.compiled.split(text) if p.strip()]
+    if prose:
+        out = [item for p in out for item in _ITEM.compiled.split(p) if item.strip()]
+    return out
+
+
+# Where a list item starts: a line opening with ``-``, ``*``, ``+`` or a number and ``.``.
+_ITEM = Pattern(r"\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])")
+# Prose files named without a suffix (``LICENSE``, ``COPYING``, ``CHANGES``), by how the name
+# starts.
+_PROSE_NAMES = (
+    "licen", "copying", "notice", "readme", "authors", "changes", "changelog", "history",
+    "contributing",
+)  # fmt: skip
+# Words that turn a statement round: counted as stated when the note says them.
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "cannot", "without"})
+
+
+def _is_prose(path: str) -> bool:
+    """A file of prose (``README.md``, ``LICENSE``, ``CHANGES``), not code or settings."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if suffix(path) in _TEXT:
+        return True
+    return "." not in name.lstrip(".") and name.startswith(_PROSE_NAMES)
+
+
+def _stated_words(text: str, stated: set[str]) -> Counter[str]:
+    """How often ``text`` says each word of ``stated`` (lower-cased words)."""
+    return Counter(w for w in _WORD.compiled.findall(text.lower()) if w in stated)
 
 
 def _paragraph_change(
     old: str, new: str, path: str, said: str, named: set[str]
 ) -> CodeChange | None:
     """For a note on a whole file: the change to the paragraphs (blocks between blank lines:
-    a README section, a changelog entry, a task of a Rakefile) that state the most of the
-    note's names (at least two, and more than half as many as the paragraph stating the most),
-    each compared with the paragraph of the new version most
-    like it; None when no paragraph stands out (one paragraph, or too few names)."""
-    before = _paragraphs(old)
+    a README section, a changelog entry, a task of a Rakefile; in prose, a list's items too)
+    that state the most of the note's names (at least two, and more than half as many as the
+    paragraph stating the most), each compared with the paragraph of the new version most
+    like it; None when no paragraph stands out (one paragraph, or too few names).
+
+    Prose is compared by its words, not its lines (a line of prose is where it was wrapped):
+    a paragraph changed for the note when it says a word the note states more or fewer times
+    (a negation the note says counts as stated); other words reworded around them (``Don't
+    ever use`` into ``Avoid``, a link become ``https``) are no change to what the note says."""
+    prose = _is_prose(path)
+    before = _paragraphs(old, prose)
     if len(before) < 2:
         return None
     # (prose and configuration capitalise as they please: ``CPython``, ``cpython``)
@@ -879,9 +916,11 @@ def _paragraph_change(
         return None
     from difflib import SequenceMatcher
 
-    after = [tokens(p, path) for p in _paragraphs(new)]
+    news = _paragraphs(new, prose)
+    after = [tokens(p, path) for p in news]
     if not after:
         return None
+    stated = said_lower | (_NEGATIONS & set(_WORD.compiled.findall(said.lower())))
     hit: set[str] = set()
     for paragraph, score in zip(before, scores, strict=True):
         if score < least:
@@ -894,7 +933,11 @@ def _paragraph_change(
         for other in after:
             matcher.set_seq1(other)
             ratios.append(matcher.ratio())
-        twin = _paragraphs(new)[ratios.index(max(ratios))]
+        twin = news[ratios.index(max(ratios))]
+        if prose:
+            was, now = _stated_words(paragraph, stated), _stated_words(twin, stated)
+            hit.update((was - now) + (now - was))
+            continue
         verdict = compare(paragraph, twin, path, said)
         if verdict.stale:
             hit.update(verdict.names or ["*"])

@@ -24,7 +24,8 @@ remark wrapped over lines or a rule word only inside what the person quotes. Wha
 though no rule word says so: a point of the person's the assistant grants ("You're right —
 ..."), a cause restated right after the person said the guess was it, a convention for a kind
 of thing ("use table driven tests where possible") the assistant's work applies beyond one
-edit, and guidance the assistant saves to its memory as feedback.
+edit, and guidance the assistant writes down at the person's word (a memory of type feedback,
+or a rule written into an instruction file the person named: the written text is the rule).
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
 edit right after it that the next test run passes (a trap caught by reading). A cause said in
@@ -1348,7 +1349,6 @@ def write(prepared: Prepared) -> dict[str, Any]:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
         candidates += challenges_acted_on(prepared.transcript, since)
         candidates += standing_instructions(prepared.transcript, since)
-        candidates += saved_feedback(prepared.transcript, since)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1357,9 +1357,17 @@ def write(prepared: Prepared) -> dict[str, Any]:
         if not any(twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept):
             kept.append(action)
     if transcript and prepared.chunks:
+        since = min((r for c in prepared.chunks for r in c.records), default=0)
+        # what the assistant wrote down at the person's word restates a lesson the session's
+        # other notes may hold already: one naming the same code as a kept note is told twice
+        for action in written_guidance(transcript, since):
+            text = f"{action['title']} {action['rule']}"
+            if not any(
+                twins(text, f"{k['title']} {k['rule']}") or _same_code(action, k) for k in kept
+            ):
+                kept.append(action)
         # a cause read from the session's structure comes after every other note: it never
         # takes the place of one the writer read otherwise
-        since = min((r for c in prepared.chunks for r in c.records), default=0)
         for action in linked_causes(transcript, ran, since, green, acted, otherwise, done):
             text = f"{action['title']} {action['rule']}"
             if not any(
@@ -1378,9 +1386,17 @@ def same_cause(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return bool(_cause_codes(a) & _cause_codes(b))
 
 
-def _cause_codes(action: Mapping[str, Any]) -> set[str]:
-    text = str(action.get("root_cause") or action["title"])
+def _same_code(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two notes name one code thing (a code span of their titles and rules)?"""
+    return bool(_codes(f"{a['title']} {a['rule']}") & _codes(f"{b['title']} {b['rule']}"))
+
+
+def _codes(text: str) -> set[str]:
     return {c.strip().lower() for c in _CODE.findall(text) if re.search(r"[a-z]{3}", c, re.I)}
+
+
+def _cause_codes(action: Mapping[str, Any]) -> set[str]:
+    return _codes(str(action.get("root_cause") or action["title"]))
 
 
 class Ran(NamedTuple):
@@ -2107,53 +2123,138 @@ def applied(transcript: Transcript) -> Callable[[int, str], bool]:
 
 
 # The frontmatter of a memory file (Claude Code's auto memory): its name, what it says, and
-# its type, where ``feedback`` is guidance the person gave on how to work.
+# its type, where ``feedback`` is guidance the person gave on how to work (a newer memory file
+# nests the type under ``metadata:``).
 _FRONT = re.compile(r"\A---\s*\n(?P<front>.*?)\n---\s*(?:\n|\Z)", re.S)
-_FIELD = re.compile(r"^(?P<key>name|description|type):\s*(?P<value>\S.*?)\s*$", re.M)
+_FIELD = re.compile(r"^[ \t]*(?P<key>name|description|type):\s*(?P<value>\S.*?)\s*$", re.M)
+# What written guidance tells an agent to do or not to do: a sentence of it with a rule word.
+_WRITTEN_RULE = re.compile(
+    r"\b(?:always|never|must(?:n'?t)?|don'?t|do not|only|instead of|should(?:n'?t)?)\b", re.I
+)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+WRITTEN_MAX = 1500  # the written text a note's body quotes
 
 
-def saved_feedback(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
-    """Notes from a person's turn the assistant saved, before the person speaks again, to its
-    memory as feedback (a memory file it writes whose frontmatter says ``type: feedback``):
-    the assistant wrote the person's guidance down as a rule for its later sessions ("the name
-    will cause issues with the other agent" -> "SKILL.md frontmatter must stay cross-agent
-    compatible"). The rule is the memory's name and description, the evidence the person's
-    words; for the person's turns at or after record ``since``. A memory of the project or of
-    the person (another type) is the assistant's own note, not a rule the person gave."""
+def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from what the assistant writes down, at the person's word, for its later
+    sessions: the written text is the rule. Two shapes, for the person's turns at or after
+    record ``since``, written before the person speaks again:
+
+    - a memory file whose frontmatter says ``type: feedback`` (the assistant saved the
+      person's guidance as a rule: "the name will cause issues with the other agent" ->
+      "SKILL.md frontmatter must stay cross-agent compatible"); the rule is the memory's name
+      and description. A memory of the project or of the person (another type) is the
+      assistant's own note, not a rule the person gave;
+    - a file of standing instructions (CLAUDE.md, AGENTS.md, ...) the person's turn names ("can
+      we add this to the CLAUDE.md so we don't miss this in future?"), whose added text states
+      a rule (always, never, must, only, don't ...): the title is its first such sentence, the
+      rule its prose (code blocks left out). An instruction file edited unasked, or text that
+      only describes (a command list, a layout), is no rule the person gave.
+    """
     persons = [t for t in transcript.turns if t.speaker == PERSON]
     out: list[dict[str, Any]] = []
     for i, turn in enumerate(persons):
         if turn.record < since:
             continue
         end = persons[i + 1].record if i + 1 < len(persons) else None
+        said = clean(turn.text).strip()
         for call in transcript.tool_calls:
             if call.record <= turn.record or (end is not None and call.record > end):
                 continue
             if call.name not in EDIT_TOOLS or not isinstance(call.input, Mapping):
                 continue
-            if not _MEMORY.search("\n".join(call_from(call.name, call.input).paths)):
-                continue
-            m = _FRONT.match(str(call.input.get("content") or ""))
-            front = {f["key"]: f["value"] for f in _FIELD.finditer(m.group("front"))} if m else {}
-            if front.get("type") != "feedback" or not front.get("name"):
-                continue
-            said = clean(turn.text).strip()
-            described = front.get("description", "").rstrip(" .")
-            out.append(
-                _action(
-                    title=front["name"],
-                    rule=_cap(described or front["name"]) + ".",
-                    quote=said,
-                    before="",
-                    asked=said,
-                    who="person, whose guidance the assistant saved to its memory",
-                    confidence=MEDIUM,
-                    learning_type="correction",
-                    category="general",
-                    confirmed="the assistant saving it to its memory as feedback",
-                )
-            )
+            paths = call_from(call.name, call.input).paths
+            if _MEMORY.search("\n".join(paths)):
+                action = _memory_feedback(call, said)
+            else:
+                named = [p for p in paths if _INSTRUCTIONS.search(p) and _names_file(said, p)]
+                action = _written_rule(call, said, named[0]) if named else None
+            if action is not None:
+                out.append(action)
     return out
+
+
+def _memory_feedback(call: ToolCall, said: str) -> dict[str, Any] | None:
+    m = _FRONT.match(str(call.input.get("content") or ""))
+    front = {f["key"]: f["value"] for f in _FIELD.finditer(m.group("front"))} if m else {}
+    if front.get("type") != "feedback" or not front.get("name"):
+        return None
+    described = front.get("description", "").rstrip(" .")
+    # a name that is a file's slug ("vale-scope-agent-docs-only") says less than the description
+    title = front["name"] if " " in front["name"] or not described else described
+    return _action(
+        title=title,
+        rule=_cap(described or front["name"]) + ".",
+        quote=said,
+        before="",
+        asked=said,
+        who="person, whose guidance the assistant saved to its memory",
+        confidence=MEDIUM,
+        learning_type="correction",
+        category="general",
+        confirmed="the assistant saving it to its memory as feedback",
+    )
+
+
+# A request for the file itself ("create a CLAUDE.md for this repo", what /init asks): the file
+# is the task's output, written by the assistant, not guidance the person gave.
+_CREATES = (
+    r"\b(?:create|write|generate|draft|init(?:iali[sz]e)?|set\s+up|scaffold|make)\s+"
+    r"(?:(?:a|an|the|new|our|my|your|project)\s+){0,3}"
+)
+
+
+def _names_file(said: str, path: str) -> bool:
+    """Does the person's turn name the file (its name, any case: "the CLAUDE.md", "claude.md")
+    as where to put something, not as a file to create?"""
+    name = re.escape(re.split(r"[/\\]", path)[-1])
+    end = r"(?![\w-]|\.\w)"  # "CLAUDE.md." ends a sentence, "CLAUDE.md.bak" is another file
+    if not re.search(rf"(?<![\w.-]){name}{end}", said, re.I):
+        return False
+    return not re.search(rf"{_CREATES}{name}{end}", said, re.I)
+
+
+def written_prose(text: str) -> list[str]:
+    """The sentences of written markdown: frontmatter, fenced code, headings and list or
+    emphasis markers left out, a paragraph's wrapped lines joined."""
+    text = _FENCE.sub("", _FRONT.sub("", text))
+    out: list[str] = []
+    for para in re.split(r"\n[ \t]*\n", text):
+        lines = [ln for ln in para.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        out += sentences(" ".join(_MARKUP.sub("", ln).replace("**", "").strip() for ln in lines))
+    return out
+
+
+def _written_rule(call: ToolCall, said: str, path: str) -> dict[str, Any] | None:
+    new, old = _edited_text(call)
+    gone = set(old.splitlines())
+    prose = written_prose("\n".join(ln for ln in new.splitlines() if ln not in gone))
+    # a sentence ending in a colon introduces what follows it (a code block, a list)
+    rules = [
+        s
+        for s in prose
+        if _WRITTEN_RULE.search(s) and len(s.split()) >= MIN_WORDS and not s.endswith(":")
+    ]
+    if not rules:
+        return None
+    name = re.split(r"[/\\]", path)[-1]
+    written = " ".join(prose)
+    if len(written) > WRITTEN_MAX:
+        written = written[: WRITTEN_MAX - 1].rstrip() + "…"
+    action = _action(
+        title=rules[0],
+        rule=_cap(" ".join(rules)),
+        quote=said,
+        before="",
+        asked=said,
+        who="person, who had the assistant write it into " + name,
+        confidence=MEDIUM,
+        learning_type="correction",
+        category="general",
+        confirmed=f"the assistant writing it into {name}",
+    )
+    action["body"] += f"\n\nWritten into {name}: “{written}”"
+    return action
 
 
 # A request asked as a question ("Can we have always a table with links ...?", "could you

@@ -2008,3 +2008,139 @@ def test_a_rule_on_its_own_line_or_beside_a_quote_is_still_a_rule(tmp_path, said
     ]
     [action] = _actions(tmp_path, turns)
     assert action["title"] == title
+
+
+# Issue 34: a rule the assistant writes into a file of standing instructions the person named.
+
+RELEASING = (
+    "## Unreleased\n\n"
+    "## Releasing\n\n"
+    "Every user-visible change **must** land with a `CHANGELOG.md` entry in the same PR.\n"
+    "Bullets under Unreleased describe what changed since the last tag.\n\n"
+    "You must tag a release like this:\n\n"
+    "```sh\ngit tag -a vX.Y.Z -m 'never mind this'\n```\n"
+)
+
+
+def _written(call: str, path: str, new: str, old: str = "") -> list:
+    [use, result] = _edit_file(call, path)
+    use["message"]["content"][0]["input"].update(old_string=old, new_string=new)
+    return [use, result]
+
+
+def _guidance(tmp_path: Path, turns: list) -> list[dict]:
+    transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
+    return heuristic.written_guidance(transcript)
+
+
+ASK_CLAUDE_MD = ("user", "We missed the changelog. Add this to the CLAUDE.md so we don't miss it.")
+
+
+def test_a_rule_written_into_the_instruction_file_the_person_named_is_a_note(tmp_path):
+    turns = [
+        ("user", "tag the release"),
+        ("assistant", "Tagging v0.3.4."),
+        ASK_CLAUDE_MD,
+        *_written("w1", "/repo/CLAUDE.md", "# Project notes\n\n" + RELEASING, "# Project notes\n"),
+        ("assistant", "Added a Releasing section to CLAUDE.md."),
+    ]
+    [action] = _guidance(tmp_path, turns)
+    title = "Every user-visible change must land with a `CHANGELOG.md` entry in the same PR"
+    assert action["title"] == title
+    # the one sentence with a rule word; one ending in a colon introduces the code left out
+    assert action["rule"] == title + "."
+    assert action["confidence"] == "medium"
+    # the body quotes the written prose: the tagging sentence too, the code block left out
+    assert "Written into CLAUDE.md: “Every user-visible change" in action["body"]
+    assert "since the last tag" in action["body"]
+    assert "git tag" not in action["body"]
+    assert "Add this to the CLAUDE.md" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a one-off request naming the file: what is written only describes, it states no rule
+        [
+            ("user", "document the new build target in CLAUDE.md"),
+            *_written("w1", "/repo/CLAUDE.md", "## Build\n\n`make build` builds the binary."),
+        ],
+        # the assistant edits the instruction file unasked
+        [
+            ("user", "fix the flaky release test"),
+            *_written("w1", "/repo/CLAUDE.md", RELEASING),
+        ],
+        # a request for the file itself: the file is the task's output
+        [
+            ("user", "create a CLAUDE.md for this repo"),
+            *_written("w1", "/repo/CLAUDE.md", RELEASING),
+        ],
+        # the person named the file, the assistant wrote another one
+        [ASK_CLAUDE_MD, *_written("w1", "/repo/README.md", RELEASING)],
+        # a file the person named that is no file of standing instructions
+        [
+            ("user", "add this to the README so we don't miss it"),
+            *_written("w1", "/repo/README.md", RELEASING),
+        ],
+        # written after the person spoke again, about something else
+        [
+            ASK_CLAUDE_MD,
+            ("user", "actually, not now"),
+            *_written("w1", "/repo/CLAUDE.md", RELEASING),
+        ],
+        # text already there (the edit's old text) is not what was written now
+        [ASK_CLAUDE_MD, *_written("w1", "/repo/CLAUDE.md", RELEASING + "\nSee above.", RELEASING)],
+    ],
+    ids=["describes", "unasked", "create", "other-file", "readme", "later", "already-there"],
+)
+def test_no_rule_is_read_from_an_instruction_file_edit_the_person_did_not_ask_for(tmp_path, turns):
+    assert _guidance(tmp_path, turns) == []
+
+
+def test_a_written_rule_that_restates_a_kept_note_by_its_code_is_not_a_second_note(tmp_path):
+    root = "Always resolve file lists against the checkout's top level: `os.Getwd()` breaks them."
+    turns = [
+        ("user", "no, don't use `os.Getwd()` for git paths, use the repo root instead"),
+        ("assistant", "Switching to the repo root."),
+        ("user", "Can you add this to CLAUDE.md?"),
+        *_written("w1", "/repo/CLAUDE.md", f"## Paths\n\n{root}\n"),
+        ("assistant", "Added."),
+    ]
+    assert [a["title"] for a in _guidance(tmp_path, turns)] == [root.rstrip(".")]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert len(titles) == 1 and "os.Getwd()" in titles[0] and titles[0] != root.rstrip(".")
+
+
+def test_a_memory_whose_type_is_nested_under_metadata_is_feedback_too(tmp_path):
+    content = (
+        "---\nname: vale-scope-agent-docs-only\ndescription: Vale lints agent instruction files "
+        "only; never run it on website docs\nmetadata:\n  type: feedback\n---\n\nWhy: asked.\n"
+    )
+    project = content.replace("type: feedback", "type: project")
+    found = []
+    for body in (content, project):
+        [use, result] = _edit_file("m1", MEMORY)
+        use["message"]["content"][0].update(
+            name="Write", input={"file_path": MEMORY, "content": body}
+        )
+        turns = [("user", "why are you still using vale?"), ("assistant", "Noting it."), use]
+        found.append([a["title"] for a in _guidance(tmp_path, [*turns, result])])
+    # a name that is a file's slug gives way to the description as the title
+    assert found == [["Vale lints agent instruction files only; never run it on website docs"], []]
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("can we add this to the README as well as the CLAUDE.md so we don't miss it?", True),
+        ("Can you add this to CLAUDE.md?", True),
+        ("note it in claude.md.", True),
+        ("write it into /repo/CLAUDE.md please", True),
+        ("create a CLAUDE.md for this repo", False),  # the file itself is the task
+        ("generate the project CLAUDE.md", False),
+        ("read the CLAUDE.md.bak", False),
+        ("add this to the notes", False),
+    ],
+)
+def test_the_person_names_the_instruction_file_as_where_to_put_it(said, named):
+    assert heuristic._names_file(said, "/repo/CLAUDE.md") is named
