@@ -25,7 +25,7 @@ a "name" is any identifier or number.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -403,8 +403,14 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
 
 
 def _changed(
-    a: list[list[str]], b: list[list[str]], only: set[int] | None = None
+    a: list[list[str]],
+    b: list[list[str]],
+    only: set[int] | None = None,
+    anywhere: Callable[[list[str]], bool] | None = None,
 ) -> list[list[str]]:
+    """What the change from ``a`` to ``b`` touched, line by line (``only``: the old lines near
+    what a note quotes). ``anywhere``: the added lines that may repeat a line from anywhere in
+    ``a`` (a whole file's, see ``compare``), not only from the lines around them."""
     out: list[list[str]] = []
     for at, gone, came, swapped in _line_ops(a, b):
         if only is not None and not only & set(range(at - 1, at + len(gone) + 1)):
@@ -415,7 +421,7 @@ def _changed(
             out += _restated(gone, came)
         else:
             near = a[max(0, at - _NEAR) : at + _NEAR]
-            out += [_added(line, near) for line in came]
+            out += [_added(line, a if anywhere and anywhere(line) else near) for line in came]
     return out
 
 
@@ -496,7 +502,8 @@ def _added(line: list[str], old: list[list[str]]) -> list[str]:
     variant of one of the old lines around it (``old``: another ``parse("x.ini")`` call after
     the others, the ``append`` of a new branch copied from the line now in its ``else``, most
     of its tokens the same), the tokens it does not share with that line; else all of it. (A
-    copy of a line from elsewhere in the block puts that code somewhere new: all of it.)"""
+    copy of a line from elsewhere in the block puts that code somewhere new: all of it; for a
+    note on a whole file ``old`` is the whole file, see ``compare``.)"""
     twin = _twin(line, old)
     if twin is None:
         return line
@@ -793,7 +800,14 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path))
+    # A note on a whole file: a line the change added that repeats a line the file already
+    # holds, anywhere in it (a test case written like the others, a CI step copied from
+    # another job, a key copied into another section), touched only what it does not share
+    # with that line: the file said those names already, it is no news of what the note
+    # states. (In a symbol's block a line copied from further away puts that code somewhere
+    # new, ``_NEAR``.) Only lines holding what the note states are looked up.
+    anywhere = None if symbol else (lambda line: bool(stating.of([line])))
+    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path), anywhere)
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
     if found and around is not None and own and _extracted(found, la, lb, b, around, own, path):
