@@ -2161,11 +2161,11 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
         for call in transcript.tool_calls:
             if call.record <= turn.record or (end is not None and call.record > end):
                 continue
-            if call.name not in EDIT_TOOLS or not isinstance(call.input, Mapping):
-                continue
+            if call.name not in EDIT_TOOLS or not isinstance(call.input, (Mapping, str)):
+                continue  # Codex's apply_patch: the patch itself is the input
             paths = call_from(call.name, call.input).paths
             if _MEMORY.search("\n".join(paths)):
-                action = _memory_feedback(call, said)
+                action = _memory_feedback(call, said) if isinstance(call.input, Mapping) else None
             else:
                 named = [p for p in paths if _INSTRUCTIONS.search(p) and _names_file(said, p)]
                 action = _written_rule(call, said, named[0]) if named else None
