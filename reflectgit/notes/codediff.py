@@ -24,7 +24,8 @@ a "name" is any identifier or number.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -376,8 +377,14 @@ def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
 
 
 def _changed(
-    a: list[list[str]], b: list[list[str]], only: set[int] | None = None
+    a: list[list[str]],
+    b: list[list[str]],
+    only: set[int] | None = None,
+    anywhere: Callable[[list[str]], bool] | None = None,
 ) -> list[list[str]]:
+    """What the change from ``a`` to ``b`` touched, line by line (``only``: the old lines near
+    what a note quotes). ``anywhere``: the added lines that may repeat a line from anywhere in
+    ``a`` (a whole file's, see ``compare``), not only from the lines around them."""
     out: list[list[str]] = []
     for at, gone, came, swapped in _line_ops(a, b):
         if only is not None and not only & set(range(at - 1, at + len(gone) + 1)):
@@ -388,7 +395,7 @@ def _changed(
             out += _restated(gone, came)
         else:
             near = a[max(0, at - _NEAR) : at + _NEAR]
-            out += [_added(line, near) for line in came]
+            out += [_added(line, a if anywhere and anywhere(line) else near) for line in came]
     return out
 
 
@@ -469,7 +476,8 @@ def _added(line: list[str], old: list[list[str]]) -> list[str]:
     variant of one of the old lines around it (``old``: another ``parse("x.ini")`` call after
     the others, the ``append`` of a new branch copied from the line now in its ``else``, most
     of its tokens the same), the tokens it does not share with that line; else all of it. (A
-    copy of a line from elsewhere in the block puts that code somewhere new: all of it.)"""
+    copy of a line from elsewhere in the block puts that code somewhere new: all of it; for a
+    note on a whole file ``old`` is the whole file, see ``compare``.)"""
     twin = _twin(line, old)
     if twin is None:
         return line
@@ -766,7 +774,14 @@ def compare(
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
         )
         return CodeChange("changed", tuple(hit)) if hit else CodeChange("elsewhere")
-    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path))
+    # A note on a whole file: a line the change added that repeats a line the file already
+    # holds, anywhere in it (a test case written like the others, a CI step copied from
+    # another job, a key copied into another section), touched only what it does not share
+    # with that line: the file said those names already, it is no news of what the note
+    # states. (In a symbol's block a line copied from further away puts that code somewhere
+    # new, ``_NEAR``.) Only lines holding what the note states are looked up.
+    anywhere = None if symbol else (lambda line: bool(stating.of([line])))
+    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path), anywhere)
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
     if found and around is not None and own and _extracted(found, la, lb, b, around, own, path):
@@ -842,19 +857,55 @@ def _prose_or_settings(path: str) -> bool:
     return suffix(path) in _PROSE or "." not in name.lstrip(".")
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p for p in _BLANK.compiled.split(text) if p.strip()]
+def _paragraphs(text: str, prose: bool = False) -> list[str]:
+    """``text``'s blocks between blank lines; in prose each item of a list too (a README's
+    notes are one list, each item a statement of its own)."""
+    out = [p for p in _BLANK.compiled.split(text) if p.strip()]
+    if prose:
+        out = [item for p in out for item in _ITEM.compiled.split(p) if item.strip()]
+    return out
+
+
+# Where a list item starts: a line opening with ``-``, ``*``, ``+`` or a number and ``.``.
+_ITEM = Pattern(r"\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])")
+# Prose files named without a suffix (``LICENSE``, ``COPYING``, ``CHANGES``), by how the name
+# starts.
+_PROSE_NAMES = (
+    "licen", "copying", "notice", "readme", "authors", "changes", "changelog", "history",
+    "contributing",
+)  # fmt: skip
+# Words that turn a statement round: counted as stated when the note says them.
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "cannot", "without"})
+
+
+def _is_prose(path: str) -> bool:
+    """A file of prose (``README.md``, ``LICENSE``, ``CHANGES``), not code or settings."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if suffix(path) in _TEXT:
+        return True
+    return "." not in name.lstrip(".") and name.startswith(_PROSE_NAMES)
+
+
+def _stated_words(text: str, stated: set[str]) -> Counter[str]:
+    """How often ``text`` says each word of ``stated`` (lower-cased words)."""
+    return Counter(w for w in _WORD.compiled.findall(text.lower()) if w in stated)
 
 
 def _paragraph_change(
     old: str, new: str, path: str, said: str, named: set[str]
 ) -> CodeChange | None:
     """For a note on a whole file: the change to the paragraphs (blocks between blank lines:
-    a README section, a changelog entry, a task of a Rakefile) that state the most of the
-    note's names (at least two, and more than half as many as the paragraph stating the most),
-    each compared with the paragraph of the new version most
-    like it; None when no paragraph stands out (one paragraph, or too few names)."""
-    before = _paragraphs(old)
+    a README section, a changelog entry, a task of a Rakefile; in prose, a list's items too)
+    that state the most of the note's names (at least two, and more than half as many as the
+    paragraph stating the most), each compared with the paragraph of the new version most
+    like it; None when no paragraph stands out (one paragraph, or too few names).
+
+    Prose is compared by its words, not its lines (a line of prose is where it was wrapped):
+    a paragraph changed for the note when it says a word the note states more or fewer times
+    (a negation the note says counts as stated); other words reworded around them (``Don't
+    ever use`` into ``Avoid``, a link become ``https``) are no change to what the note says."""
+    prose = _is_prose(path)
+    before = _paragraphs(old, prose)
     if len(before) < 2:
         return None
     # (prose and configuration capitalise as they please: ``CPython``, ``cpython``)
@@ -865,9 +916,11 @@ def _paragraph_change(
         return None
     from difflib import SequenceMatcher
 
-    after = [tokens(p, path) for p in _paragraphs(new)]
+    news = _paragraphs(new, prose)
+    after = [tokens(p, path) for p in news]
     if not after:
         return None
+    stated = said_lower | (_NEGATIONS & set(_WORD.compiled.findall(said.lower())))
     hit: set[str] = set()
     for paragraph, score in zip(before, scores, strict=True):
         if score < least:
@@ -880,7 +933,11 @@ def _paragraph_change(
         for other in after:
             matcher.set_seq1(other)
             ratios.append(matcher.ratio())
-        twin = _paragraphs(new)[ratios.index(max(ratios))]
+        twin = news[ratios.index(max(ratios))]
+        if prose:
+            was, now = _stated_words(paragraph, stated), _stated_words(twin, stated)
+            hit.update((was - now) + (now - was))
+            continue
         verdict = compare(paragraph, twin, path, said)
         if verdict.stale:
             hit.update(verdict.names or ["*"])

@@ -269,3 +269,27 @@ def test_a_renaming_applied_leaves_what_else_changed() -> None:
     assert verdict.stale and verdict.names == ("_count",)
     # without the file's two versions, no renaming is read
     assert judge(renamed, note, files=False).kind != "renamed"
+
+
+STEPS = """jobs:
+  msrv:
+    steps:
+      - name: Install toolchain
+        run: rustup default 1.31.0
+      - run: cargo build
+      - run: cargo clippy
+      - run: cargo fmt
+"""
+
+
+def test_a_whole_files_line_repeated_from_anywhere_in_it_touched_only_what_differs() -> None:
+    said = "The msrv job installs toolchain 1.31.0"
+    new = STEPS + "      - name: Install toolchain\n        run: rustup default stable\n"
+    # the file said "Install toolchain" already; the copy differs in stable alone
+    assert codediff.compare(STEPS, new, "ci.yml", said).kind == "elsewhere"
+    # a line that is no copy of any of the file's lines counts whole
+    new = STEPS + "      - run: echo toolchain ready\n"
+    assert codediff.compare(STEPS, new, "ci.yml", said).names == ("toolchain",)
+    # in a symbol's block a line copied from further away puts that code somewhere new
+    new = STEPS + "      - name: Install toolchain\n        run: rustup default stable\n"
+    assert codediff.compare(STEPS, new, "ci.yml", said, "jobs").names == ("toolchain",)

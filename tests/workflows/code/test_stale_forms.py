@@ -219,6 +219,93 @@ def test_punctuation_of_prose_is_no_change(world: World) -> None:
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
 
 
+NOTES_README = """# pool
+
+A generic connection pool for Ruby.
+
+## Notes
+
+- Connections are lazily created as needed.
+- There is no provision for repairing or checking the health of a connection;
+  connections should be self-repairing. This is true of the Dalli and Redis
+  clients.
+- WARNING: Don't ever use Timeout.timeout in your Ruby code or you will see
+  occasional silent corruption. The Timeout API cannot be used correctly, ever.
+  Use the socket timeouts of Net::HTTP, Redis, Dalli.
+"""
+
+
+def test_prose_reworded_around_the_words_a_note_states_is_no_change(world: World) -> None:
+    world.code.write("README.md", NOTES_README).commit("readme")
+    warning = world.add(
+        "Never wrap pool code in Timeout.timeout",
+        "The README warns against Timeout.timeout: use the socket timeouts of Net::HTTP, Redis,"
+        " Dalli.",
+        "README.md",
+    )
+    health = world.add(
+        "The pool does not check the health of a connection",
+        "As the README says, there is no provision for checking or repairing a connection;"
+        " use clients that reconnect (Redis, Dalli).",
+        "README.md",
+    )
+    softer = NOTES_README.replace("Don't ever use", "Avoid").replace(
+        "cannot be used correctly, ever", "is dangerous to use"
+    )
+    world.code.write("README.md", softer).commit("softer wording")
+    # the warning's item was reworded in words neither note states
+    doc = world.stale()
+    assert doc["stale"] == []
+    # the item the second note is about is removed: it is stale, the warning note is not
+    gone = softer.replace(softer[softer.index("- There is") : softer.index("- WARNING")], "")
+    world.code.write("README.md", gone).commit("drop the health note")
+    assert [e["id"] for e in world.stale()["stale"]] == [health]
+    # a word the warning note states taken out of its item: stale
+    world.code.write("README.md", gone.replace("Net::HTTP, Redis, Dalli", "your client"))
+    world.code.commit("no client names")
+    assert {e["id"] for e in world.stale()["stale"]} == {health, warning}
+
+
+LICENSE = """MIT License
+
+Copyright (c) Sindre Sorhus <sindresorhus@gmail.com> (sindresorhus.com)
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+"""
+
+
+def test_a_licence_link_become_https_is_no_change_its_holder_is(world: World) -> None:
+    world.code.write("license", LICENSE).commit("licence")
+    nid = world.add(
+        "p-queue is MIT licensed",
+        "p-queue is under the MIT licence (Sindre Sorhus): we may vendor it.",
+        "license",
+    )
+    https = LICENSE.replace("(sindresorhus.com)", "(https://sindresorhus.com)")
+    world.code.write("license", https).commit("meta tweaks")
+    doc = world.stale()
+    assert doc["stale"] == [] and [e["id"] for e in doc["changed"]] == [nid]
+    world.code.write("license", https.replace("Sindre Sorhus", "Jane Roe")).commit("new holder")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_negation_the_note_states_removed_from_prose_is_a_change(world: World) -> None:
+    readme = (
+        "# pool\n\nUsage first.\n\n## Threads\n\nThe pool is not fork-safe: reopen it after fork.\n"
+    )
+    world.code.write("README.md", readme).commit("readme")
+    nid = world.add(
+        "The pool is not fork-safe",
+        "The README says the pool is not fork-safe; reopen it after fork.",
+        "README.md",
+    )
+    world.code.write("README.md", readme.replace("is not fork-safe", "is fork-safe"))
+    world.code.commit("fork support")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
 MAP_KT = """package result
 
 /**
