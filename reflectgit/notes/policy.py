@@ -249,7 +249,9 @@ def call_from(tool: str, tool_input: Any, cwd: str | None = None, home: str = ""
         if isinstance(value, str) and value:
             paths.append(value)
     if tool == "apply_patch":
-        patch = data.get("input") or data.get("patch") or command
+        # Codex writes the patch itself as the call's input; a hook's payload wraps it
+        patch = tool_input if isinstance(tool_input, str) else None
+        patch = patch or data.get("input") or data.get("patch") or command
         if isinstance(patch, str):
             import re
 

@@ -208,6 +208,14 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bwhat if\b",
         ),
         "observation": (r"\binteresting\b", r"\bnoticed\b", r"\bi see\b"),
+        # How something should behave ("Prompt output should honor injected writers"), as a
+        # finding the person relays states it: worth a writer's look, never a rule by itself.
+        # Said of a thing, not of us ("we should look at the logs"), and not asked.
+        "expected": (
+            r"^[^?]*?\b(?!(?:we|you|i|it|this|that|what|how|why|when|where|which)\b)"
+            r"[a-z][\w-]*\s+(?:should|must)\s+(?:not\s+|never\s+|always\s+)?(?!be\b|have\b)"
+            r"[a-z]+[^?]*$",
+        ),
         "tentative": (
             r"\bseems? (?:like|to)\b",
             r"\bprobably\b",

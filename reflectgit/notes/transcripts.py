@@ -347,7 +347,7 @@ def _turn(t: Transcript, role: str, text: str, index: int, stamp: str | None, sp
 _INJECTED_START = re.compile(
     r"\A\s*(?:"
     r"<(?:local-command-caveat|local-command-stdout|local-command-stderr|command-name|"
-    r"command-message|command-args|system-reminder|user-prompt-submit-hook|bash-stdout|"
+    r"command-message|command-args|system[-_]reminder|user-prompt-submit-hook|bash-stdout|"
     r"bash-stderr|task-notification|environment_context|user_instructions|INSTRUCTIONS|"
     r"permissions instructions|collaboration_mode|turn_aborted|user_shell_command|skill|"
     r"subagent_notification|persisted-output|system_instruction|reflect-git:drain|"

@@ -110,6 +110,12 @@ OTHER_CASES = [
         {"command": "*** Begin Patch\n*** Update File: db/migrations/0002.sql\n@@\n-x\n+y\n"},
         True,
     ),
+    (  # Codex's own rollouts: the patch itself is the call's input
+        "Edit(migrations/**)",
+        "apply_patch",
+        "*** Begin Patch\n*** Update File: db/migrations/0002.sql\n@@\n-x\n+y\n",
+        True,
+    ),
     ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com/x"}, True),
     ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com.evil.io/"}, False),
     ("mcp__github__*", "mcp__github__create_issue", {}, True),

@@ -50,6 +50,7 @@ from tests.conftest import DATA, needs_shared
         ("It seems like a race in the pool", LOW, "tentative"),
         ("That worked once the cache was cleared", LOW, "implicit-success"),
         ("I discovered a flag for this", LOW, "tool-discovery"),
+        ("Spinner output should honor injected writers", LOW, "expected"),
     ],
 )
 def test_classify(line, tier, kind):
@@ -555,3 +556,8 @@ def test_the_actual_bug_found_is_a_breakthrough_a_file_found_is_not():
 )
 def test_should_not_spelled_out_is_a_prohibition_as_shouldnt_is(line, found):
     assert classify(line, follows_assistant=True) == found
+
+
+@pytest.mark.parametrize("line", ["it should be fine", "that should be it", "should I rerun it?"])
+def test_a_should_that_states_no_behaviour_is_no_signal(line):
+    assert classify(line) is None

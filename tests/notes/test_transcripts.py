@@ -433,3 +433,21 @@ def test_what_a_person_types_when_rejecting_a_tool_call_is_theirs():
 )
 def test_other_tool_results_carry_no_words_of_the_person(content, is_error, sidechain):
     assert parse_lines(_rejected(content, is_error=is_error, sidechain=sidechain)).turns == []
+
+
+def test_copilots_custom_instructions_sent_as_a_user_message_are_injected():
+    """Copilot CLI sends a repository's AGENTS.md as a ``user.message`` wrapped in
+    ``<system_reminder>`` (an underscore): the harness's text, not the person's turn."""
+    reminder = (
+        "\n<system_reminder>\nCustom instructions from cli/AGENTS.md. Apply these to any code "
+        "you write here:\n\nAlways run gofmt.\n</system_reminder>"
+    )
+    lines = [
+        json.dumps({"type": "user.message", "data": {"content": text}})
+        for text in ("fix the flaky windows tests", reminder)
+    ]
+    t = parse_lines(lines)
+    assert [(x.speaker, x.text.strip()[:9]) for x in t.turns] == [
+        (PERSON, "fix the f"),
+        (INJECTED, "<system_r"),
+    ]

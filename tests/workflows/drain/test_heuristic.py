@@ -2144,3 +2144,92 @@ def test_a_memory_whose_type_is_nested_under_metadata_is_feedback_too(tmp_path):
 )
 def test_the_person_names_the_instruction_file_as_where_to_put_it(said, named):
     assert heuristic._names_file(said, "/repo/CLAUDE.md") is named
+
+
+# Codex writes an instruction file with `apply_patch`: a custom tool call whose input is the
+# patch itself, answered by a JSON output (the shape of its real rollouts).
+
+
+def _codex_session(tmp_path: Path, said: str, patch: str) -> str:
+    def item(payload: dict) -> str:
+        return json.dumps({"timestamp": "2026-05-11T08:41:53.855Z", "type": "response_item",
+                           "payload": payload})  # fmt: skip
+
+    def message(role: str, text: str) -> str:
+        kind = "input_text" if role == "user" else "output_text"
+        return item({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    done = {"output": "Success. Updated the following files:\nM AGENTS.md\n",
+            "metadata": {"exit_code": 0, "duration_seconds": 0.1}}  # fmt: skip
+    lines = [
+        json.dumps({"timestamp": "2026-05-11T08:26:55Z", "type": "session_meta",
+                    "payload": {"id": "rollout-1", "cwd": "/repo", "cli_version": "0.125.0"}}),
+        message("user", "wire the release script"),
+        message("assistant", "Wired; the release runs `npm run release`."),
+        message("user", said),
+        item({"type": "custom_tool_call", "status": "completed", "call_id": "call_1",
+              "name": "apply_patch", "input": patch}),
+        item({"type": "custom_tool_call_output", "call_id": "call_1",
+              "output": json.dumps(done)}),
+        message("assistant", "Updated AGENTS.md."),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+ASK_AGENTS_MD = "CI went red on lint again. Put it in AGENTS.md so it doesn't happen next time."
+LINT_PATCH = (
+    "*** Begin Patch\n*** Update File: AGENTS.md\n@@ ## Testing\n"
+    " Run `npm test` for the unit tests.\n"
+    "-Lint is optional.\n"
+    "+Always run `npm run lint` before you commit. CI rejects lint errors.\n"
+    "+\n"
+    "+```sh\n+npm run lint -- --fix\n+```\n"
+    "*** End Patch\n"
+)
+
+
+def test_a_rule_codex_patches_into_agents_md_at_the_persons_word_is_a_note(tmp_path):
+    path = _codex_session(tmp_path, ASK_AGENTS_MD, LINT_PATCH)
+    transcript = transcripts.parse_lines(Path(path).read_text().splitlines())
+    [action] = heuristic.written_guidance(transcript)
+    # the patch's added lines are the written text: not its context line, nor the removed one
+    assert action["title"] == "Always run `npm run lint` before you commit"
+    assert action["rule"] == "Always run `npm run lint` before you commit."
+    assert "Written into AGENTS.md: “Always run `npm run lint`" in action["body"]
+    for left_out in ("npm test", "optional", "--fix"):
+        assert left_out not in action["body"]
+    assert "Put it in AGENTS.md" in action["body"]
+    # and the writer's answer for the session holds it
+    assert action["title"] in [
+        a["title"] for a in heuristic.write(cascade.prepare(path))["actions"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "patch"),
+    [
+        # the patch adds only a description of the project (a layout, a command list)
+        (
+            ASK_AGENTS_MD,
+            "*** Begin Patch\n*** Update File: AGENTS.md\n@@\n+## Layout\n+\n"
+            "+The CLI lives in `cmd/`, the library in `pkg/`.\n+`npm run lint` lints the code.\n"
+            "*** End Patch\n",
+        ),
+        # the rule sentence is only context of the patch: already there, not written now
+        (
+            ASK_AGENTS_MD,
+            "*** Begin Patch\n*** Update File: AGENTS.md\n@@\n"
+            " Always run `npm run lint` before you commit. CI rejects lint errors.\n"
+            "+See the README for the release steps.\n*** End Patch\n",
+        ),
+        # the person did not name the file: Codex patched it unasked
+        ("fix the lint errors", LINT_PATCH),
+    ],
+    ids=["describes", "context-only", "unasked"],
+)
+def test_no_rule_is_read_from_a_codex_patch_of_agents_md_that_writes_none(tmp_path, said, patch):
+    path = _codex_session(tmp_path, said, patch)
+    transcript = transcripts.parse_lines(Path(path).read_text().splitlines())
+    assert heuristic.written_guidance(transcript) == []
