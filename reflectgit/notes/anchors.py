@@ -212,6 +212,8 @@ _CID = r"[A-Za-z_]\w*"
 # out-of-class definition names before its own name (``INIReader::``, ``ns::Cache<K, V>::``).
 _TEMPLATE = r"(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?"
 _QUALIFIED = rf"(?:{_CID}{_TEMPLATE}::)*"
+# C#'s explicit interface implementation names its interface first: void ISelector.Populate(
+_IMPLEMENTS = rf"(?:{_CID}{_TEMPLATE}\.)*"
 _GENERICS = r"(?:\s*<[^{};]*?>)?"  # Rust: impl<T: Into<String>>
 # A declaration's ``;`` ends its line (a comment aside): "... names a commit; the ..." in prose
 # declares nothing.
@@ -275,12 +277,13 @@ _FORMS = (
         named=False,
         ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$)",
     ),
-    # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++); as an
+    # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++),
+    # void ISelector.Populate( (C#); as an
     # ender, the typed variables below too
     _Form(
         "block",
-        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID}){_TEMPLATE}\s*\(",
-        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
+        rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}(?P<name>{_ID}){_TEMPLATE}\s*\(",
+        ender=rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
     ),
     # constructor(options) {, start(): this {, #next(): void {, get size(): number {,
     # add<T>(fn: Task<T>): Promise<T>; (a class or object's method written without a definition

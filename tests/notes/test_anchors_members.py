@@ -145,3 +145,37 @@ def test_a_reader_method_and_attr_reader_read_as_the_same_code() -> None:
     ]
     # a method that returns something else is not the reader
     assert lines("  def size\n    @max\n  end\n", "lib/pool.rb") != reader
+
+
+SELECTOR_CS = """public class LifetimeSelector : ILifetimeSelector, ISelector
+{
+    public IImplementationTypeSelector WithLifetime(ServiceLifetime lifetime)
+    {
+        return this;
+    }
+
+    void ISelector.Populate(IServiceCollection services, RegistrationStrategy? strategy)
+    {
+        Lifetime ??= ServiceLifetime.Transient;
+    }
+}
+"""
+
+
+def test_a_csharp_explicit_interface_implementation_is_its_method() -> None:
+    assert anchors.symbol_block(SELECTOR_CS, "Populate") == (
+        "    void ISelector.Populate(IServiceCollection services, RegistrationStrategy? strategy)\n"
+        "    {\n        Lifetime ??= ServiceLifetime.Transient;\n    }\n"
+    )
+    # a call through a name is no definition, nor a statement that assigns one
+    for line in (
+        "        selector.Populate(services, strategy);",
+        "        var x = a.Populate(s);",
+    ):
+        assert anchors.defined_name(line) != "Populate", line
+    assert (
+        anchors.symbol_block(
+            SELECTOR_CS.replace("ISelector.Populate", "ISelector.Fill"), "Populate"
+        )
+        is None
+    )
