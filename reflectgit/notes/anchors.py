@@ -457,7 +457,15 @@ def _span(text: str, symbol: str) -> tuple[int, int, int] | None:
     """Where ``symbol``'s first definition starts and ends, and where the first line of the
     last definition it takes in ends. Overloads declared one after the other are one symbol: a
     declaration without a body (``add(fn: Task<T>): Promise<T>;``) runs on through the
-    definitions of the same name right after it, at its indent, to the one with the body."""
+    definitions of the same name right after it, at its indent, to the one with the body.
+    ``Class.member`` (``Class::member``) is the member defined in that class's block when the
+    file defines the class there, else the first definition of ``member``."""
+    owner, _, member = symbol.replace("::", ".").rpartition(".")
+    if owner and member:
+        outer = _span(text, owner)
+        inner = _span(text[outer[0] : outer[1]], member) if outer is not None else None
+        if outer is not None and inner is not None:
+            return outer[0] + inner[0], outer[0] + inner[1], outer[0] + inner[2]
     found = _definition(text, symbol)
     if found is None:
         return None

@@ -179,3 +179,31 @@ def test_a_csharp_explicit_interface_implementation_is_its_method() -> None:
         )
         is None
     )
+
+
+TWO_CLASSES_TS = """class Queue {
+\tconstructor() {
+\t\tthis.items = [];
+\t}
+}
+
+export default class PQueue {
+\tconstructor(options?: Options) {
+\t\tthis.queue = new Queue();
+\t}
+}
+"""
+
+
+def test_class_dot_constructor_is_that_classs_constructor() -> None:
+    assert anchors.symbol_block(TWO_CLASSES_TS, "PQueue.constructor") == (
+        "\tconstructor(options?: Options) {\n\t\tthis.queue = new Queue();\n\t}\n"
+    )
+    assert anchors.symbol_block(TWO_CLASSES_TS, "Queue.constructor") == (
+        "\tconstructor() {\n\t\tthis.items = [];\n\t}\n"
+    )
+    # an owner the file does not define: the first definition of the member
+    assert anchors.symbol_block(TWO_CLASSES_TS, "Other.constructor") == anchors.symbol_block(
+        TWO_CLASSES_TS, "constructor"
+    )
+    assert anchors.symbol_block(TWO_CLASSES_TS, "PQueue.start") is None
