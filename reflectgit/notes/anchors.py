@@ -233,6 +233,8 @@ class _Form:
     # A form a call can look like (``run(x) {`` of a trailing block): tried when no definition
     # word or signature anywhere in the file defines the name, before the look-alikes.
     bare: bool = False
+    # A method's signature (``int name(``, ``name(): T {``): overloads may mix these forms.
+    signature: bool = False
     ender: str | None = None  # what of it ends other blocks, when not the same ("": nothing)
     listed: bool = False  # the line defines every name of a list (``name`` is its first)
 
@@ -284,6 +286,7 @@ _FORMS = (
         "block",
         rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}(?P<name>{_ID}){_TEMPLATE}\s*\(",
         ender=rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
+        signature=True,
     ),
     # constructor(options) {, start(): this {, #next(): void {, get size(): number {,
     # add<T>(fn: Task<T>): Promise<T>; (a class or object's method written without a definition
@@ -294,7 +297,10 @@ _FORMS = (
         rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID}){_TEMPLATE}\s*\({_PARAMS}\)"
         rf"\s*(?:(?::[^{{}};=]*)?\{{\s*\}}?|:[^{{}};=]*;)\s*(?://.*)?$",
         bare=True,
+        signature=True,
     ),
+    # constructor( with its parameters on the lines after it (TypeScript's parameter properties)
+    _Form("block", r"(?P<name>constructor)\s*\(\s*$", bare=True, signature=True),
     # attr_reader :size, attr_accessor :name, :age (Ruby: each name listed is a method)
     _Form("line", rf"attr(?:_reader|_writer|_accessor)?\b\(?\s*[:\"'](?P<name>{_ID})", listed=True),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
@@ -334,6 +340,11 @@ _STRONG = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.named 
 _BARE = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.bare)
 _WEAK = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if not f.named)
 _ALL = (*_STRONG, *_BARE, *_WEAK)
+# How a definition is written, for overloads: a signature's forms are one way.
+_WAYS = {
+    id(d[1]): "signature" if f.signature else str(i)
+    for i, (d, f) in enumerate(zip(_DEFINITIONS, _FORMS, strict=True))
+}
 # The names a Ruby ``attr_reader :a, :b`` lists (a comment after them aside).
 _LISTED = Pattern(r"[:\"'](\w+)")
 # Any definition line, whatever its name (used to end a symbol's block).
@@ -450,38 +461,103 @@ _LEADING = Pattern(r"^\s*(?:$|#|//|/\*|\*|--|;|@|\[\w)")
 
 def _raw_block(text: str, symbol: str) -> str | None:
     span = _span(text, symbol)
-    return None if span is None else text[span[0] : span[1]]
+    if span is None:
+        return None
+    start, end, _, cuts = span
+    parts, at = [], start
+    for cut_from, cut_to in cuts:
+        parts.append(text[at:cut_from])
+        at = cut_to
+    return "".join([*parts, text[at:end]])
 
 
-def _span(text: str, symbol: str) -> tuple[int, int, int] | None:
+_Span = tuple[int, int, int, tuple[tuple[int, int], ...]]
+
+
+def _span(text: str, symbol: str) -> _Span | None:
     """Where ``symbol``'s first definition starts and ends, and where the first line of the
     last definition it takes in ends. Overloads declared one after the other are one symbol: a
     declaration without a body (``add(fn: Task<T>): Promise<T>;``) runs on through the
-    definitions of the same name right after it, at its indent, to the one with the body.
-    ``Class.member`` (``Class::member``) is the member defined in that class's block when the
+    definitions of the same name right after it, at its indent, to the one with the body; a
+    declaration that only repeats the signature of the definition right after it (the
+    implementation's own signature, written again to be callable) declares nothing more and is
+    left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
     file defines the class there, else the first definition of ``member``."""
     owner, _, member = symbol.replace("::", ".").rpartition(".")
     if owner and member:
         outer = _span(text, owner)
         inner = _span(text[outer[0] : outer[1]], member) if outer is not None else None
         if outer is not None and inner is not None:
-            return outer[0] + inner[0], outer[0] + inner[1], outer[0] + inner[2]
+            at = outer[0]
+            moved = tuple((at + a, at + b) for a, b in inner[3])
+            return at + inner[0], at + inner[1], at + inner[2], moved
     found = _definition(text, symbol)
     if found is None:
         return None
     start, end_of_line, indent, ends = found
-    end = _block_end(text, start, end_of_line, indent, ends)
     name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-    first = _defines_line(text[start:end_of_line], name, _ALL)
+    first = _way(text[start:end_of_line], name)
+    if ends == "block":  # overloads a weaker form defines just before it (``foo(): T;``)
+        start = _declared_before(text, start, name, first)
+        end_of_line = text.find("\n", start)
+        end_of_line = len(text) if end_of_line < 0 else end_of_line
+    end = _block_end(text, start, end_of_line, indent, ends)
+    cuts: list[tuple[int, int]] = []
+    piece = start
     while ends == "block" and end < len(text) and _bodiless(text[start:end]):
         stop = text.find("\n", end)
         stop = len(text) if stop < 0 else stop
         # the same name, written the same way (not a Rust ``impl`` after its ``struct``)
-        if _defines_line(text[end:stop], name, _ALL) != first:
+        if _way(text[end:stop], name) != first:
             break
-        end_of_line = stop
-        end = _block_end(text, end, stop, indent, ends)
-    return start, end, end_of_line
+        following = _block_end(text, end, stop, indent, ends)
+        if _repeats(text[piece:end], text[end:following]):
+            cuts.append((piece, end))
+        piece, end_of_line, end = end, stop, following
+    return start, end, end_of_line, tuple(cuts)
+
+
+def _declared_before(text: str, start: int, name: str, way: object) -> int:
+    """The start of the body-less declarations of ``name`` written ``way`` right before
+    ``start`` (comments between them aside), or ``start``."""
+    while start > 0:
+        scan, found = start - 1, None
+        for _ in range(_MAX_HEAD_LINES):
+            line_start = text.rfind("\n", 0, scan) + 1
+            line = text[line_start:scan]
+            if _way(line, name) == way:
+                found = line_start
+                break
+            if "{" in line or "}" in line or line_start == 0:
+                break
+            scan = line_start - 1
+        if found is None or not _bodiless(text[found:start]):
+            break
+        eol = text.find("\n", found)
+        way_of = _way(text[found:eol], name)
+        if way_of is None or _block_end(text, found, eol, way_of[0], way_of[1]) != start:
+            break
+        start = found
+    return start
+
+
+def _way(line: str, name: str) -> tuple[str, str, str] | None:
+    """How ``line`` defines ``name``: its indent, block kind and form (a signature's alike)."""
+    defined = _defines_line(line, name, _ALL)
+    return None if defined is None else (defined[0], defined[1], _WAYS[id(defined[2])])
+
+
+def _repeats(declaration: str, definition: str) -> bool:
+    """Is ``declaration`` (body-less) the signature ``definition`` opens its body with?"""
+    from reflectgit.notes.codediff import tokens
+
+    said, code = tokens(declaration, "x.c"), tokens(definition, "x.c")
+    depth = 0
+    for at, token in enumerate(code):
+        depth += (token == "(") - (token == ")")
+        if token == "{" and depth == 0:
+            return said[:-1] == code[:at]
+    return False
 
 
 def _bodiless(code: str) -> bool:

@@ -207,3 +207,28 @@ def test_class_dot_constructor_is_that_classs_constructor() -> None:
         TWO_CLASSES_TS, "constructor"
     )
     assert anchors.symbol_block(TWO_CLASSES_TS, "PQueue.start") is None
+
+
+def test_a_declaration_repeating_the_implementations_signature_declares_nothing_more() -> None:
+    impl = "\tasync addAll<T>(\n\t\tfunctions: Task<T>[],\n\t): Promise<T[]> {\n\t\treturn run(functions);\n\t}\n"
+    repeated = "\tasync addAll<T>(\n\t\tfunctions: Task<T>[],\n\t): Promise<T[]>;\n" + impl
+    assert anchors.symbol_block(f"class Q {{\n{repeated}}}\n", "addAll") == impl
+    # an overload that declares another signature stays part of the symbol (with or without
+    # the ``async`` of its implementation)
+    other = "\taddAll<T>(functions: Task<T>): Promise<T>;\n" + repeated
+    block = anchors.symbol_block(f"class Q {{\n{other}}}\n", "addAll")
+    assert block == "\taddAll<T>(functions: Task<T>): Promise<T>;\n" + impl
+    # C: a prototype right before its definition, and one that differs from it
+    c = "int parse(const char* s);\nint parse(const char* s) {\n    return 0;\n}\n"
+    assert anchors.symbol_block(c, "parse") == "int parse(const char* s) {\n    return 0;\n}\n"
+    c2 = c.replace("int parse(const char* s);", "int parse(const char* s, int n);")
+    assert anchors.symbol_block(c2, "parse") == c2
+
+
+def test_a_constructor_with_its_parameters_on_the_lines_after_it() -> None:
+    code = "class A {\n\tconstructor(\n\t\tprivate readonly http: Http,\n\t) {\n\t\tthis.x = 1;\n\t}\n\n\tget(): void {}\n}\n"
+    assert anchors.symbol_block(code, "constructor") == (
+        "\tconstructor(\n\t\tprivate readonly http: Http,\n\t) {\n\t\tthis.x = 1;\n\t}\n"
+    )
+    # a call over several lines defines nothing
+    assert anchors.defined_name("\texpect(") is None
