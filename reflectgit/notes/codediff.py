@@ -231,11 +231,12 @@ def _is_name(token: str) -> bool:
 
 def renamed_only(old: list[str], new: list[str]) -> bool:
     """Do ``old`` and ``new`` differ only by a consistent renaming (one to one) of names the
-    block itself binds (a method it defines, a variable it assigns)? Calling another function
-    is no renaming: only a name the block owns can be renamed without changing what it does."""
+    block itself binds (a method it defines, a variable it assigns)? Calling another function,
+    or writing another field (``this._paused`` become ``this.#isPaused`` in one method), is no
+    renaming: only a name the block owns can be renamed without changing what it does."""
     if len(old) != len(new) or old == new:
         return False
-    own = _bound(old)
+    own = _bound(old, members=False)
     forward: dict[str, str] = {}
     backward: dict[str, str] = {}
     kept: set[str] = set()
@@ -354,16 +355,19 @@ def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
 _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
 
 
-def _bound(toks: list[str]) -> set[str]:
+def _bound(toks: list[str], members: bool = True) -> set[str]:
     """The names ``toks`` binds: after a definition word, the parameters in the brackets that
     follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
-    ``:=`` (and the other names of ``a, b :=``)."""
+    ``:=`` (and the other names of ``a, b :=``). ``members=False`` leaves out a member
+    assigned (``this._paused = true``): the object's, which code elsewhere reads."""
     out: set[str] = set()
     for i, t in enumerate(toks):
         if not _is_name(t):
             continue
         before = toks[i - 1] if i else ""
         after = toks[i + 1] if i + 1 < len(toks) else ""
+        if not members and before in (".", "->") and not (i >= 3 and toks[i - 3] in _BINDERS):
+            continue  # (``def self.wrap`` still defines ``wrap``)
         if before in _BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
             out.add(t)
         if t in _BINDERS:

@@ -440,3 +440,31 @@ def test_a_ruby_reader_become_attr_reader_is_the_same_symbol(world: World) -> No
     )
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid and entry["reason"] == "symbol-gone"
+
+
+ADD_ALL_TS = """export default class PQueue {
+\tasync addAll<T>(
+\t\tfunctions: ReadonlyArray<Task<T>>,
+\t\toptions?: AddOptions,
+\t): Promise<T[]> {
+\t\treturn Promise.all(functions.map(function_ => this.add(function_, options)));
+\t}
+}
+"""
+
+
+def test_an_overload_repeating_the_implementation_is_no_change_and_another_is(
+    world: World,
+) -> None:
+    world.code.write("source/index.ts", ADD_ALL_TS).commit("queue")
+    nid = world.note(
+        "addAll is Promise.all over add with the same options", "source/index.ts:addAll"
+    )
+    head = "\tasync addAll<T>(\n\t\tfunctions: ReadonlyArray<Task<T>>,\n\t\toptions?: AddOptions,\n"
+    repeated = ADD_ALL_TS.replace(head, head + "\t): Promise<T[]>;\n" + head)
+    world.code.write("source/index.ts", repeated).commit("overload for callers")
+    assert world.stale()["stale"] == []
+    # an overload that takes something else is a change to what addAll accepts
+    other = repeated.replace("\t): Promise<T[]>;\n", "\t\tlimit: number,\n\t): Promise<T[]>;\n", 1)
+    world.code.write("source/index.ts", other).commit("limit")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
