@@ -35,8 +35,10 @@ LICENCES = {
     "inih": "New BSD license",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
+    "once_cell": "Permission is hereby granted, free of charge",
     "path-to-regexp": "MIT License",
     "Scrutor": "The MIT License",
+    "tomli": "MIT License",
 }
 
 
