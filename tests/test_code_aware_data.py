@@ -36,9 +36,11 @@ LICENCES = {
     "inih": "New BSD license",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
+    "once_cell": "Permission is hereby granted, free of charge",
     "p-queue": "MIT License",
     "path-to-regexp": "MIT License",
     "Scrutor": "The MIT License",
+    "tomli": "MIT License",
 }
 
 
