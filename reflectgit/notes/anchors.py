@@ -79,6 +79,14 @@ _C_TYPE = r"[A-Za-z_][\w<>,\[\]*&: ]*[\s*&]"  # "static int ", "Map<K, V> "
 # A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
 _C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
+# A parameter list closed on its line (two levels of parentheses inside: ``(a = f(g()))``).
+_PARAMS = r"[^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*"
+# The words a line that calls with a block after it starts with (``if (x) {``, ``catch (e) {``).
+_NOT_CALL = (
+    r"(?!(?:if|for|while|switch|catch|function|return|with|super|this|else|do|await|yield|"
+    r"typeof|new|throw|delete|void|case|foreach|using|lock|fixed|unless|until|elif|elseif|"
+    r"sizeof|when|match|loop|synchronized)\b)"
+)
 # The edit tools whose input names the file they change (Claude Code, Copilot, Codex's patch).
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")
 _PATCH_FILE = Pattern(r"^\*\*\* (?:Update|Add) File: (.+?)\s*$", 8)  # re.M
@@ -204,6 +212,8 @@ _CID = r"[A-Za-z_]\w*"
 # out-of-class definition names before its own name (``INIReader::``, ``ns::Cache<K, V>::``).
 _TEMPLATE = r"(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?"
 _QUALIFIED = rf"(?:{_CID}{_TEMPLATE}::)*"
+# C#'s explicit interface implementation names its interface first: void ISelector.Populate(
+_IMPLEMENTS = rf"(?:{_CID}{_TEMPLATE}\.)*"
 _GENERICS = r"(?:\s*<[^{};]*?>)?"  # Rust: impl<T: Into<String>>
 # A declaration's ``;`` ends its line (a comment aside): "... names a commit; the ..." in prose
 # declares nothing.
@@ -220,7 +230,13 @@ class _Form:
     pattern: str  # with a group ``name``
     modified: bool = True  # modifiers may stand before it
     named: bool = True  # ``defined_name`` reports it (not an assignment: ``x = 1``)
+    # A form a call can look like (``run(x) {`` of a trailing block): tried when no definition
+    # word or signature anywhere in the file defines the name, before the look-alikes.
+    bare: bool = False
+    # A method's signature (``int name(``, ``name(): T {``): overloads may mix these forms.
+    signature: bool = False
     ender: str | None = None  # what of it ends other blocks, when not the same ("": nothing)
+    listed: bool = False  # the line defines every name of a list (``name`` is its first)
 
 
 _FORMS = (
@@ -263,13 +279,30 @@ _FORMS = (
         named=False,
         ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$)",
     ),
-    # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++); as an
+    # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++),
+    # void ISelector.Populate( (C#); as an
     # ender, the typed variables below too
     _Form(
         "block",
-        rf"{_C_LIKE}{_QUALIFIED}(?P<name>{_ID}){_TEMPLATE}\s*\(",
-        ender=rf"{_C_LIKE}{_QUALIFIED}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
+        rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}(?P<name>{_ID}){_TEMPLATE}\s*\(",
+        ender=rf"{_C_LIKE}{_QUALIFIED}{_IMPLEMENTS}{_ID}(?:{_TEMPLATE}\s*\(|\s*(?:\(|(?:\[[^\]]*\]\s*)*(?:=(?!=)|{_DECLARED})))",
+        signature=True,
     ),
+    # constructor(options) {, start(): this {, #next(): void {, get size(): number {,
+    # add<T>(fn: Task<T>): Promise<T>; (a class or object's method written without a definition
+    # word or a return type before its name: JavaScript, TypeScript, a C++ or Swift constructor;
+    # a body-less signature only with the type it returns, which no call has)
+    _Form(
+        "block",
+        rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID}){_TEMPLATE}\s*\({_PARAMS}\)"
+        rf"\s*(?:(?::[^{{}};=]*)?\{{\s*\}}?|:[^{{}};=]*;)\s*(?://.*)?$",
+        bare=True,
+        signature=True,
+    ),
+    # constructor( with its parameters on the lines after it (TypeScript's parameter properties)
+    _Form("block", r"(?P<name>constructor)\s*\(\s*$", bare=True, signature=True),
+    # attr_reader :size, attr_accessor :name, :age (Ruby: each name listed is a method)
+    _Form("line", rf"attr(?:_reader|_writer|_accessor)?\b\(?\s*[:\"'](?P<name>{_ID})", listed=True),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
     _Form("block", rf"{_QUALIFIED}(?P<cls>{_CID}){_TEMPLATE}::~?(?P<name>(?P=cls))\s*\("),
     # static const int MAX = 3;  private final Map<K, V> cache;  int Reader::count = 0;
@@ -297,12 +330,23 @@ def _alternation(forms: Sequence[tuple[str, bool]]) -> Pattern:
 # Each compiled once (a pattern per symbol cost 2 to 4 ms to compile: 100 anchored notes on a
 # pull request spent 0.3 s there).
 _DEFINITIONS = tuple(
-    (f.ends, Pattern(_INDENT + (_MODIFIERS if f.modified else "") + f.pattern)) for f in _FORMS
+    (f.ends, Pattern(_INDENT + (_MODIFIERS if f.modified else "") + f.pattern), f.listed)
+    for f in _FORMS
 )
 # The forms that name what they define (definition words, signatures, ``#define``,
-# ``typedef``), and those a line only resembles (an assignment, a typed variable).
-_STRONG = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.named)
+# ``typedef``), a method written by its name alone, and those a line only resembles (an
+# assignment, a typed variable): tried in that order, each over the whole file.
+_STRONG = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.named and not f.bare)
+_BARE = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if f.bare)
 _WEAK = tuple(d for d, f in zip(_DEFINITIONS, _FORMS, strict=True) if not f.named)
+_ALL = (*_STRONG, *_BARE, *_WEAK)
+# How a definition is written, for overloads: a signature's forms are one way.
+_WAYS = {
+    id(d[1]): "signature" if f.signature else str(i)
+    for i, (d, f) in enumerate(zip(_DEFINITIONS, _FORMS, strict=True))
+}
+# The names a Ruby ``attr_reader :a, :b`` lists (a comment after them aside).
+_LISTED = Pattern(r"[:\"'](\w+)")
 # Any definition line, whatever its name (used to end a symbol's block).
 _ANY_DEFINITION = _alternation(
     [(f.pattern if f.ender is None else f.ender, f.modified) for f in _FORMS if f.ender != ""]
@@ -325,7 +369,7 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
     # A definition word or a signature anywhere in the file outranks a line that only looks
     # like an assignment or a typed variable (``compile<P extends ParamData = ParamData>(``
     # before ``export type ParamData =``): those are tried when nothing else defines the name.
-    for forms in (_STRONG, _WEAK):
+    for forms in (_STRONG, _BARE, _WEAK):
         pos = 0
         while True:
             at = text.find(name, pos)
@@ -335,16 +379,29 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
             line = text[start:end]
-            for ends, way in forms if _DEFINING.match(line) else ():
-                found = way.match(line)
-                if found is not None and found.group("name") == name:
-                    return start, end, found.group("indent"), ends
+            defined = _defines_line(line, name, forms)
+            if defined is not None:
+                return start, end, defined[0], defined[1]
             found = _TYPEDEF_END.match(line) if forms is _STRONG else None
             if found is not None and found.group("name") == name:
                 opened = _typedef_start(text, start + line.index("}"))
                 if opened is not None:
                     return opened, end, "", "whole"
             pos = end + 1
+    return None
+
+
+def _defines_line(
+    line: str, name: str, forms: Sequence[tuple[str, Pattern, bool]]
+) -> tuple[str, str, Pattern] | None:
+    """The indent, block kind and form of ``line`` when one of ``forms`` defines ``name``."""
+    for ends, way, listed in forms if _DEFINING.match(line) else ():
+        found = way.match(line)
+        if found is not None and (
+            found.group("name") == name
+            or (listed and name in _LISTED.findall(line.split("#", 1)[0]))
+        ):
+            return found.group("indent"), ends, way
     return None
 
 
@@ -389,12 +446,12 @@ def definitions(text: str, symbol: str) -> list[str]:
     pos = 0
     while pos < len(text):
         rest = text[pos:]
-        found = _definition(rest, symbol)
-        block = symbol_block(rest, symbol) if found is not None else None
-        if found is None or block is None:
+        span = _span(rest, symbol)
+        block = symbol_block(rest, symbol) if span is not None else None
+        if span is None or block is None:
             break
         out.append(block)
-        pos += found[1] + 1
+        pos += span[2] + 1
     return out
 
 
@@ -403,18 +460,125 @@ _LEADING = Pattern(r"^\s*(?:$|#|//|/\*|\*|--|;|@|\[\w)")
 
 
 def _raw_block(text: str, symbol: str) -> str | None:
+    span = _span(text, symbol)
+    if span is None:
+        return None
+    start, end, _, cuts = span
+    parts, at = [], start
+    for cut_from, cut_to in cuts:
+        parts.append(text[at:cut_from])
+        at = cut_to
+    return "".join([*parts, text[at:end]])
+
+
+_Span = tuple[int, int, int, tuple[tuple[int, int], ...]]
+
+
+def _span(text: str, symbol: str) -> _Span | None:
+    """Where ``symbol``'s first definition starts and ends, and where the first line of the
+    last definition it takes in ends. Overloads declared one after the other are one symbol: a
+    declaration without a body (``add(fn: Task<T>): Promise<T>;``) runs on through the
+    definitions of the same name right after it, at its indent, to the one with the body; a
+    declaration that only repeats the signature of the definition right after it (the
+    implementation's own signature, written again to be callable) declares nothing more and is
+    left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
+    file defines the class there, else the first definition of ``member``."""
+    owner, _, member = symbol.replace("::", ".").rpartition(".")
+    if owner and member:
+        outer = _span(text, owner)
+        inner = _span(text[outer[0] : outer[1]], member) if outer is not None else None
+        if outer is not None and inner is not None:
+            at = outer[0]
+            moved = tuple((at + a, at + b) for a, b in inner[3])
+            return at + inner[0], at + inner[1], at + inner[2], moved
     found = _definition(text, symbol)
     if found is None:
         return None
     start, end_of_line, indent, ends = found
+    name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    first = _way(text[start:end_of_line], name)
+    if ends == "block":  # overloads a weaker form defines just before it (``foo(): T;``)
+        start = _declared_before(text, start, name, first)
+        end_of_line = text.find("\n", start)
+        end_of_line = len(text) if end_of_line < 0 else end_of_line
+    end = _block_end(text, start, end_of_line, indent, ends)
+    cuts: list[tuple[int, int]] = []
+    piece = start
+    while ends == "block" and end < len(text) and _bodiless(text[start:end]):
+        stop = text.find("\n", end)
+        stop = len(text) if stop < 0 else stop
+        # the same name, written the same way (not a Rust ``impl`` after its ``struct``)
+        if _way(text[end:stop], name) != first:
+            break
+        following = _block_end(text, end, stop, indent, ends)
+        if _repeats(text[piece:end], text[end:following]):
+            cuts.append((piece, end))
+        piece, end_of_line, end = end, stop, following
+    return start, end, end_of_line, tuple(cuts)
+
+
+def _declared_before(text: str, start: int, name: str, way: object) -> int:
+    """The start of the body-less declarations of ``name`` written ``way`` right before
+    ``start`` (comments between them aside), or ``start``."""
+    while start > 0:
+        scan, found = start - 1, None
+        for _ in range(_MAX_HEAD_LINES):
+            line_start = text.rfind("\n", 0, scan) + 1
+            line = text[line_start:scan]
+            if _way(line, name) == way:
+                found = line_start
+                break
+            if "{" in line or "}" in line or line_start == 0:
+                break
+            scan = line_start - 1
+        if found is None or not _bodiless(text[found:start]):
+            break
+        eol = text.find("\n", found)
+        way_of = _way(text[found:eol], name)
+        if way_of is None or _block_end(text, found, eol, way_of[0], way_of[1]) != start:
+            break
+        start = found
+    return start
+
+
+def _way(line: str, name: str) -> tuple[str, str, str] | None:
+    """How ``line`` defines ``name``: its indent, block kind and form (a signature's alike)."""
+    defined = _defines_line(line, name, _ALL)
+    return None if defined is None else (defined[0], defined[1], _WAYS[id(defined[2])])
+
+
+def _repeats(declaration: str, definition: str) -> bool:
+    """Is ``declaration`` (body-less) the signature ``definition`` opens its body with?"""
+    from reflectgit.notes.codediff import tokens
+
+    said, code = tokens(declaration, "x.c"), tokens(definition, "x.c")
+    depth = 0
+    for at, token in enumerate(code):
+        depth += (token == "(") - (token == ")")
+        if token == "{" and depth == 0:
+            return said[:-1] == code[:at]
+    return False
+
+
+def _bodiless(code: str) -> bool:
+    """Is ``code`` a declaration without a body (it ends with its ``;``, no brace left open)?"""
+    from reflectgit.notes.codediff import tokens
+
+    toks = tokens(code, "x.c")
+    return toks[-1:] == [";"] and toks.count("{") == toks.count("}")
+
+
+def _block_end(text: str, start: int, end_of_line: int, indent: str, ends: str) -> int:
+    """Where the definition starting at ``start`` (its first line ending at ``end_of_line``)
+    ends."""
     if ends != "block":
-        return text[start : _end_of(text, end_of_line, ends)]
+        return _end_of(text, end_of_line, ends)
     depth = len(indent.expandtabs())
     if end_of_line >= len(text):
-        return text[start:]
+        return len(text)
     braced = _braced_end(text, start, end_of_line)
     if braced is not None:
-        return text[start:braced]
+        return braced
     pos = end_of_line + 1
     while pos < len(text):
         nxt = text.find("\n", pos)
@@ -425,11 +589,14 @@ def _raw_block(text: str, symbol: str) -> str | None:
             and len(other.group("indent").expandtabs()) <= depth
             and not _open_braces(text[start:pos])
         ):
-            return text[start:pos]
+            return pos
         if nxt < 0:
             break
         pos = nxt + 1
-    return text[start:]
+    return len(text)
+
+
+_MAX_HEAD_LINES = 40  # the lines a signature's parameters may run over
 
 
 def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
@@ -441,8 +608,17 @@ def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
     from reflectgit.notes.codediff import tokens
 
     head = tokens(text[start:end_of_line], "x.c")
-    depth = head.count("{") - head.count("}")
     pos = end_of_line + 1
+    # A signature whose parameters run over lines (``addAll(`` ... ``): Promise<T[]> {``):
+    # its head ends with the line that closes them.
+    for _ in range(_MAX_HEAD_LINES):
+        if head.count("(") <= head.count(")") or pos >= len(text):
+            break
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        head += tokens(text[pos:nxt], "x.c")
+        pos = nxt + 1
+    depth = head.count("{") - head.count("}")
     if depth <= 0 or head[-1:] != ["{"]:
         nxt = text.find("\n", pos)
         nxt = len(text) if nxt < 0 else nxt

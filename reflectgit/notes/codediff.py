@@ -176,6 +176,32 @@ def lines(text: str, path: str = "") -> list[list[str]]:
         else:
             line.append(token)
     end_line()
+    return _attributes(out) if ruby else out
+
+
+def _attributes(code: list[list[str]]) -> list[list[str]]:
+    """Ruby's ``attr_reader :a, :b`` is ``def a; @a; end`` and ``def b; @b; end``: each
+    reader written as a method that returns its instance variable, on one line or three,
+    reads as ``attr_reader :name``, and a list of them as one line per name."""
+    out: list[list[str]] = []
+    i = 0
+    while i < len(code):
+        line = code[i]
+        name = line[1] if len(line) >= 2 and line[0] == "def" and _is_name(line[1]) else None
+        if name and line == ["def", name, ";", "@", name, ";", "}"]:
+            out.append(["attr_reader", ":", name])
+        elif name and len(line) == 2 and code[i + 1 : i + 3] == [["@", name], ["}"]]:
+            out.append(["attr_reader", ":", name])
+            i += 2
+        elif line[:1] == ["attr_reader"] and len(line) > 4:
+            names = line[2::3]
+            if line[1:] == [t for n in names for t in (":", n, ",")][:-1]:
+                out.extend(["attr_reader", ":", n] for n in names)
+            else:
+                out.append(line)
+        else:
+            out.append(line)
+        i += 1
     return out
 
 
@@ -205,11 +231,12 @@ def _is_name(token: str) -> bool:
 
 def renamed_only(old: list[str], new: list[str]) -> bool:
     """Do ``old`` and ``new`` differ only by a consistent renaming (one to one) of names the
-    block itself binds (a method it defines, a variable it assigns)? Calling another function
-    is no renaming: only a name the block owns can be renamed without changing what it does."""
+    block itself binds (a method it defines, a variable it assigns)? Calling another function,
+    or writing another field (``this._paused`` become ``this.#isPaused`` in one method), is no
+    renaming: only a name the block owns can be renamed without changing what it does."""
     if len(old) != len(new) or old == new:
         return False
-    own = _bound(old)
+    own = _bound(old, members=False)
     forward: dict[str, str] = {}
     backward: dict[str, str] = {}
     kept: set[str] = set()
@@ -328,16 +355,19 @@ def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
 _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
 
 
-def _bound(toks: list[str]) -> set[str]:
+def _bound(toks: list[str], members: bool = True) -> set[str]:
     """The names ``toks`` binds: after a definition word, the parameters in the brackets that
     follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
-    ``:=`` (and the other names of ``a, b :=``)."""
+    ``:=`` (and the other names of ``a, b :=``). ``members=False`` leaves out a member
+    assigned (``this._paused = true``): the object's, which code elsewhere reads."""
     out: set[str] = set()
     for i, t in enumerate(toks):
         if not _is_name(t):
             continue
         before = toks[i - 1] if i else ""
         after = toks[i + 1] if i + 1 < len(toks) else ""
+        if not members and before in (".", "->") and not (i >= 3 and toks[i - 3] in _BINDERS):
+            continue  # (``def self.wrap`` still defines ``wrap``)
         if before in _BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
             out.add(t)
         if t in _BINDERS:

@@ -293,3 +293,12 @@ def test_a_whole_files_line_repeated_from_anywhere_in_it_touched_only_what_diffe
     # in a symbol's block a line copied from further away puts that code somewhere new
     new = STEPS + "      - name: Install toolchain\n        run: rustup default stable\n"
     assert codediff.compare(STEPS, new, "ci.yml", said, "jobs").names == ("toolchain",)
+
+
+def test_a_field_written_under_another_name_in_one_method_is_no_renaming() -> None:
+    t = codediff.tokens
+    old = "pause(): void {\n\tthis._paused = true;\n}\n"
+    assert not codediff.renamed_only(t(old, "q.ts"), t(old.replace("_paused", "#isPaused"), "q.ts"))
+    # a local the block binds is its own to rename
+    local = "f() {\n\tlet count = 1;\n\treturn count;\n}\n"
+    assert codediff.renamed_only(t(local, "q.ts"), t(local.replace("count", "total"), "q.ts"))

@@ -67,6 +67,12 @@ DESCRIBED_MIN = 2
 # the same identifier, case and all), a word of a changed file's name 1 (not of its folders:
 # they are shared by every file of a package), a word of a commit message 0.5; and at least
 # one symbol or file-name word among them (commit messages' words alone say too little).
+# SUBJECT_RULE: a note anchored to code says what it is about; it is relevant on its text only
+# when one of the change's names (a symbol, a file's name) is its subject: the symbol or the
+# file's name of one of its anchors, or a name its title states. A name its body mentions in
+# passing (``RouteCollector`` in a note on ``simpleDispatcher``, the test table a script
+# reads) is not; nor is a word of a file's name, which many notes say. A note without anchors
+# has no stated subject: its whole text is read.
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
 # A changed file's name said whole (``setup.cfg``): weighs a word, is matched as a name (a
 # term with a dot is a file's name: words and symbols have none).
@@ -584,41 +590,60 @@ def mentioned(
         scope = (row.get("scope") or "").lower()
         if learned_in and learned_in != project.lower() and scope != "global":
             continue
-        words, names = _said(text)
+        words, names, subject = _said(text)
         if not words:
             continue
-        named = [
-            t
-            for t in ranked
-            if (t in names if weights[t][0] >= SYMBOL_WEIGHT or "." in t else t in words)
-        ]
+        named = [t for t in ranked if (t in names if _is_name(t, weights) else t in words)]
         score = sum(weights[w][0] for w in named)
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
         if score < MENTION_MIN or not strong:
             continue
+        if subject is not None and not any(_is_name(t, weights) and t in subject for t in named):
+            continue  # SUBJECT_RULE: what it is anchored to is not what the change names
         why = "mentions " + ", ".join(f"{w} ({weights[w][1]})" for w in named[:4])
         out.append(Relevant(hit.id, hit.title, why, score, "mentioned"))
     return out
 
 
-def _said(text: str | None) -> tuple[set[str], set[str]]:
-    """The words (lower-cased) and the identifiers (as written) a note's own text says."""
+def _is_name(term: str, weights: Mapping[str, tuple[float, str]]) -> bool:
+    """Is a term of the change a name (a symbol, a file's name), matched as written?"""
+    return weights[term][0] >= SYMBOL_WEIGHT or "." in term
+
+
+def _said(text: str | None) -> tuple[set[str], set[str], set[str] | None]:
+    """The words (lower-cased) and the identifiers (as written) a note's own text says, and
+    its subject (``SUBJECT_RULE``): the names of its anchors and of its title; None for a
+    note without anchors."""
     if text is None:
-        return set(), set()
+        return set(), set(), None
     from reflectgit.notes.note import parse_note
 
     try:
         note = parse_note(text)
     except Exception:
-        return set(), set()
+        return set(), set(), None
+    from reflectgit.notes.anchors import anchors_of
     from reflectgit.notes.codediff import SAID_FIELDS, said
 
     text_said = said(note.frontmatter, note.body, (*SAID_FIELDS, "tags"))
-    names = set(re.findall(r"[A-Za-z_]\w*", text_said))
-    # the files it names, by their names (``.github/workflows/ci.yml`` names ``ci.yml``)
-    names |= {f.rsplit("/", 1)[-1] for f in _FILE_IN_TEXT.findall(text_said)}
-    names |= {part for name in list(names) for part in name.split(".")}
-    return {w.lower() for w in _WORD.findall(text_said)}, names
+    words = {w.lower() for w in _WORD.findall(text_said)}
+    anchors = anchors_of(note.frontmatter)
+    if not anchors:
+        return words, _names(text_said), None
+    subject = _names(str(note.frontmatter.get("title") or ""))
+    for anchor in anchors:
+        subject |= _names(anchor.path.rsplit("/", 1)[-1])
+        if anchor.symbol:
+            subject |= _names(anchor.symbol)
+    return words, _names(text_said), subject
+
+
+def _names(text: str) -> set[str]:
+    """The identifiers (as written) ``text`` says, and the files it names by their names
+    (``.github/workflows/ci.yml`` names ``ci.yml``), whole and by their dotted parts."""
+    names = set(re.findall(r"[A-Za-z_]\w*", text))
+    names |= {f.rsplit("/", 1)[-1] for f in _FILE_IN_TEXT.findall(text)}
+    return names | {part for name in list(names) for part in name.split(".")}
 
 
 def comment_body(result: ChangeNotes, marker: str, limit: int | None = None) -> str:

@@ -233,3 +233,47 @@ def test_a_note_listed_on_the_description_gives_way_to_notes_whose_stated_code_c
     world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
     world.code.commit("Count by two")
     assert [n["id"] for n in world.pr("--head", "plain")] == [counter]
+
+
+def test_a_note_anchored_to_code_is_listed_on_its_text_only_for_its_own_subject(
+    world: Any,
+) -> None:
+    # anchored elsewhere, naming the changed function in passing: not what it is about
+    passing = world.note(
+        "Arguments first", "parse_args runs before parse_config reads the file",
+        "src/parser.c:parse_args",
+    )  # fmt: skip
+    # anchored to a function of that name (the code moved to a new file), or naming it in its
+    # title: it is about what the change touched
+    own = world.note(
+        "Config is read once", "parse_config reads the file once", "src/parser.c:parse_config"
+    )
+    titled = world.note(
+        "parse_config failures are retried", "backoff doubles the wait", "src/retry.py:backoff"
+    )
+    # a note without anchors states no subject: its whole text is read
+    plain = world.note("Reading the config", "parse_config stops at 200 lines")
+    world.code.branch("moved")
+    world.code.write("src/config.c", "int parse_config(FILE* file)\n{\n    return 0;\n}\n")
+    world.code.commit("a new reader")
+    ids = [n["id"] for n in world.pr()]
+    assert passing not in ids
+    assert {own, titled, plain} <= set(ids)
+
+
+def test_a_word_of_a_changed_files_name_is_no_anchored_notes_subject(world: Any) -> None:
+    world.code.write("src/registration.py", "def register(x):\n    return x\n").commit("reg")
+    # the words of the new file's name, registration and scanning, are said by the note's text
+    # and title, but it is anchored to other code and names neither name
+    other = world.note(
+        "Registration scanning appends",
+        "Scanning the registration twice registers it twice",
+        "src/registration.py:register",
+    )
+    world.code.branch("scan")
+    world.code.write("src/scanning_registration.py", "def scan_all(x):\n    return x\n")
+    world.code.commit("scan everything")
+    assert other not in [n["id"] for n in world.pr()]
+    # without anchors, the same text is listed on those words (the rule is for anchored notes)
+    loose = world.note("Registration scanning appends", "Scanning the registration twice")
+    assert loose in [n["id"] for n in world.pr()]

@@ -378,3 +378,93 @@ def test_a_file_scoped_namespace_and_an_annotation_dropped_are_not_stale(world: 
     world.code.write("src/Preconditions.cs", fixed).commit("message")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid
+
+
+QUEUE_TS = """export default class PQueue {
+\tconstructor(options?: Options) {
+\t\tif (!(options.intervalCap >= 1)) {
+\t\t\tthrow new TypeError('Expected intervalCap to be a number from 1 and up');
+\t\t}
+\t}
+
+\tasync add<T>(function_: Task<T>, options?: AddOptions): Promise<T>;
+\tasync add<T>(function_: Task<T>, options: AddOptions = {}): Promise<T> {
+\t\treturn this.run(function_, options);
+\t}
+
+\tstart(): void {
+\t\tthis.paused = false;
+\t}
+}
+"""
+
+
+def test_a_typescript_constructor_and_overloads_are_read_as_their_own_code(world: World) -> None:
+    world.code.write("source/index.ts", QUEUE_TS).commit("queue")
+    ctor = world.note(
+        "The constructor throws a TypeError when intervalCap < 1", "source/index.ts:constructor"
+    )
+    add = world.note("add passes its options to run", "source/index.ts:add")
+    # a method added after them and a change to start: neither note's code changed
+    grown = QUEUE_TS.replace(
+        "\tstart(): void {\n\t\tthis.paused = false;",
+        "\tstart(): this {\n\t\tthis.paused = false;\n\t\treturn this;",
+    )
+    world.code.write("source/index.ts", grown).commit("chainable start")
+    assert world.stale()["stale"] == []
+    # an overload removed is a change to add; the constructor's check changed is a change to it
+    one = grown.replace(
+        "\tasync add<T>(function_: Task<T>, options?: AddOptions): Promise<T>;\n", ""
+    )
+    world.code.write("source/index.ts", one.replace(">= 1", ">= 0")).commit("one signature")
+    assert {e["id"] for e in world.stale()["stale"]} == {ctor, add}
+    # the method removed: its symbol is gone
+    gone = one.replace("add<T>(function_", "enqueue<T>(function_")
+    world.code.write("source/index.ts", gone).commit("renamed add")
+    listed = world.listed()
+    assert listed[add]["reason"] == "symbol-gone"
+
+
+def test_a_ruby_reader_become_attr_reader_is_the_same_symbol(world: World) -> None:
+    pool = "class ConnectionPool\n  def size\n    @size\n  end\n\n  def available\n    @available.length\n  end\nend\n"
+    world.code.write("lib/connection_pool.rb", pool).commit("pool")
+    nid = world.note(
+        "size returns the size: the pool was built with", "lib/connection_pool.rb:size"
+    )
+    attr = pool.replace("  def size\n    @size\n  end\n", "  attr_reader :size\n")
+    world.code.write("lib/connection_pool.rb", attr).commit("attr_reader")
+    assert world.stale()["stale"] == [] and world.stale()["changed"] == []
+    # the reader removed: the symbol is gone
+    world.code.write("lib/connection_pool.rb", attr.replace("  attr_reader :size\n", "")).commit(
+        "no size"
+    )
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["reason"] == "symbol-gone"
+
+
+ADD_ALL_TS = """export default class PQueue {
+\tasync addAll<T>(
+\t\tfunctions: ReadonlyArray<Task<T>>,
+\t\toptions?: AddOptions,
+\t): Promise<T[]> {
+\t\treturn Promise.all(functions.map(function_ => this.add(function_, options)));
+\t}
+}
+"""
+
+
+def test_an_overload_repeating_the_implementation_is_no_change_and_another_is(
+    world: World,
+) -> None:
+    world.code.write("source/index.ts", ADD_ALL_TS).commit("queue")
+    nid = world.note(
+        "addAll is Promise.all over add with the same options", "source/index.ts:addAll"
+    )
+    head = "\tasync addAll<T>(\n\t\tfunctions: ReadonlyArray<Task<T>>,\n\t\toptions?: AddOptions,\n"
+    repeated = ADD_ALL_TS.replace(head, head + "\t): Promise<T[]>;\n" + head)
+    world.code.write("source/index.ts", repeated).commit("overload for callers")
+    assert world.stale()["stale"] == []
+    # an overload that takes something else is a change to what addAll accepts
+    other = repeated.replace("\t): Promise<T[]>;\n", "\t\tlimit: number,\n\t): Promise<T[]>;\n", 1)
+    world.code.write("source/index.ts", other).commit("limit")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
