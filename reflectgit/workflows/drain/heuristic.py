@@ -122,7 +122,9 @@ _LEAD = re.compile(
     re.I,
 )
 _CLAUSE_LEAD = re.compile(r"^.{0,80}?,\s*(?:however|but)\s+", re.I)
-_VAGUE = re.compile(r"^(?:the issue|the problem|this|that|it|option \d+|the main idea)\b", re.I)
+_VAGUE = re.compile(
+    r"^(?:the issue|the problem|this|that|these|those|it|option \d+|the main idea)\b", re.I
+)
 _MARKUP = re.compile(r"^\s*(?:[-*>]+|\d+[.)])\s*|\*\*")
 _SUBJECT = re.compile(r"^(?P<subject>.{6,140}?)(?::\s+|\s+[-–—]\s+)(?P<rest>.+)$")
 _STOP = frozenset(
@@ -1378,7 +1380,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
                 kept.append(action)
         # a cause read from the session's structure comes after every other note: it never
         # takes the place of one the writer read otherwise
-        for action in linked_causes(transcript, ran, since, green, acted, otherwise, done):
+        for action in [
+            *linked_causes(transcript, ran, since, green, acted, otherwise, done),
+            *reported_causes(transcript, ran, since),
+        ]:
             text = f"{action['title']} {action['rule']}"
             if not any(
                 twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
@@ -1735,12 +1740,84 @@ def linked_causes(
     return out
 
 
+def reported_causes(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Causes the assistant reports after the fact: its closing words before the person speaks
+    again (the turn's last text), after, in that stretch, a failure (an error result or a red
+    test run), the edits that act on it, and a check after the last edit that passed (a green
+    test run, or the failing command run again and succeeding). One sentence of the report
+    names a term of the failure and a term of those edits that the session's earlier edits did
+    not bring in, read by the same sentence check as ``linked_causes``. A stretch whose last
+    run after the edits still fails, or with no failure before its edits, reports no cause.
+    For the assistant's turns at or after record ``since``."""
+    failing = [
+        (r.result, r.output) for r in ran if r.is_error or (r.run is not None and not r.run.green)
+    ]
+    seen = {at for at, _out in failing}
+    failing += [
+        (x.record, x.content)
+        for x in transcript.tool_results
+        if x.is_error and x.record not in seen
+    ]
+    failing.sort(key=lambda f: f[0])
+    edits = sorted(
+        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
+    )
+    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t.record for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.speaker != ASSISTANT or turn.record < since:
+            continue
+        record = turn.record
+        start = max((r for r in persons if r <= record), default=-1)
+        end = min((r for r in persons if r > record), default=None)
+        if any(
+            t.speaker == ASSISTANT and record < t.record and (end is None or t.record < end)
+            for t in turns
+        ):
+            continue  # not the closing words of the stretch
+        failed = [(at, o) for at, o in failing if start < at < record]
+        if not failed:
+            continue
+        made = [e for e in edits if failed[0][0] < e.record < record]
+        if not made:
+            continue
+        last = made[-1].record
+        after = [r for r in ran if last < r.call.record and r.result < record]
+        checks = [r.run for r in after if r.run is not None]
+        if checks:
+            if not checks[-1].green:
+                continue  # the last test run after the edits still fails
+            how = "a green test run after the edits"
+        else:
+            again = {r.command.strip() for r in ran if r.result in {at for at, _o in failed}}
+            reruns = [r for r in after if r.command.strip() in again]
+            if not reruns or reruns[-1].is_error:
+                continue  # the failing command was not run again, or still fails
+            how = "the failing command succeeding again after the edits"
+        action = _linked(
+            turn.text,
+            [o for _at, o in failed],
+            "\n".join(_call_text(e.input) for e in made),
+            how,
+            own[made[0].record],
+            said_as_cause=True,
+        )
+        if action is not None:
+            out.append(action)
+    return out
+
+
 def _linked(
     said: str,
     failed: Sequence[str],
-    edit: ToolCall,
+    edit: ToolCall | str,
     how: str,
     own: set[str],
+    said_as_cause: bool = False,
 ) -> dict[str, Any] | None:
     """The note from the first sentence of ``said`` that states a fact naming a term of the
     failure and one of the edit not in ``own`` (what the session's earlier edits brought in),
@@ -1748,7 +1825,7 @@ def _linked(
     (or the assistant's reading of it) did not, it restates what failed (the failing units'
     names, a cause already read), says nothing new of why, and the statement is no cause."""
     of_failure = _terms("\n".join(failed))
-    of_edit = _terms(_call_text(edit.input))
+    of_edit = _terms(edit if isinstance(edit, str) else _call_text(edit.input))
     said = clean(said)  # secrets and private spans masked, as in every note's evidence
     plain = [
         s
@@ -1761,6 +1838,8 @@ def _linked(
             continue
         if _GUESS.search(sentence):
             continue  # a hedge ("might", "probably"), or the assistant's own doing
+        if said_as_cause and not (_CAUSE.search(sentence) or _LABELLED_CAUSE.match(sentence)):
+            continue  # a report narrates what was done: only a sentence said as the cause is one
         words = _terms(sentence)
         if not (words & of_failure and words & of_edit):
             continue

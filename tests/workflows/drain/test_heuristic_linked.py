@@ -290,3 +290,50 @@ def test_a_statement_of_the_change_being_made_is_no_cause(tmp_path):
     )
     [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
     assert action["root_cause"] == said
+
+
+# A cause reported after the fact: the assistant looks, edits, the run goes green, and only its
+# closing words say why it failed.
+def _after_the_fact(report: str, after: str = GREEN, red: bool = True) -> list:
+    return [
+        ("user", "the nightly import fails on the staging data"),
+        *_run("t0", RED if red else GREEN),
+        ("assistant", "Let me look at the export."),
+        *EXPORT_FIX,
+        *_run("t1", after),
+        ("assistant", report),
+    ]
+
+
+REPORTED = "Done. The root cause: " + CAUSE[0].lower() + CAUSE[1:]
+
+
+def test_a_cause_reported_after_the_fix_and_the_green_run_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _after_the_fact(REPORTED))
+    assert action["title"] == TITLE and action["root_cause"] == TITLE + "."
+    assert "Confirmed by a green test run after the edits" in action["body"]
+
+
+@pytest.mark.parametrize(
+    ("report", "after", "red"),
+    [
+        (REPORTED, RED, True),  # the last run after the edit still fails
+        (REPORTED, GREEN, False),  # no failure before the edit: nothing to explain
+        # a report narrating what was done, not said as the cause
+        (
+            "Done. The CSV export now keeps the `tenant_id` column when the header row is quoted.",
+            GREEN,
+            True,
+        ),
+        # a pronoun subject is only the session's
+        (
+            "Done. These failed because the CSV export drops `tenant_id` for quoted headers.",
+            GREEN,
+            True,
+        ),
+    ],
+)
+def test_a_report_unconfirmed_with_no_failure_or_not_said_as_cause_is_no_note(
+    tmp_path, report, after, red
+):
+    assert _actions(tmp_path, _after_the_fact(report, after, red)) == []
