@@ -336,14 +336,14 @@ def test_a_commit_on_a_moved_checked_out_branch_is_its_own_error_type(tmp_path: 
 def test_the_search_index_meta_of_an_index_not_built_yet(tmp_path: Path) -> None:
     import sqlite3
 
-    from reflectgit.workflows.search.storage import _meta
+    from reflectgit.workflows.search.storage import meta_value
 
     conn = sqlite3.connect(tmp_path / "x.db")
-    assert _meta(conn, "version") is None  # no meta table yet
+    assert meta_value(conn, "version") is None  # no meta table yet
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     conn.execute("INSERT INTO meta VALUES ('version', '3')")
-    assert _meta(conn, "version") == "3"
-    assert _meta(conn, "other") is None
+    assert meta_value(conn, "version") == "3"
+    assert meta_value(conn, "other") is None
     conn.close()
 
 

@@ -4,7 +4,8 @@
 - events no capture pass has handled: the hooks' inbox holds a line (``state/inbox.py``), or a
   session's event log goes past its cursor (``state/eventlog.py``);
 - a queue file of the original tool (``pending_reflections.jsonl`` in the state directory or
-  ``~/.reflect``), which a drain imports.
+  ``~/.reflect``) that no drain has imported yet (a drain imports each file once, and records it
+  in ``queue/legacy-imported.state``; the file itself is left where it is).
 
 These are the drain's own gates (``workflows/drain/loop.Drain.run``): when none holds, a drain
 reports "the queue is empty" and writes nothing. The SessionStart hook starts one only when one
@@ -19,6 +20,7 @@ from reflectgit.state import eventlog, inbox
 
 QUEUE_DIR = "queue"
 LEGACY_FILE = "pending_reflections.jsonl"
+LEGACY_MARKER = "legacy-imported.state"
 
 
 def waiting(state_dir: str | os.PathLike[str], home: str | None) -> bool:
@@ -41,7 +43,28 @@ def waiting(state_dir: str | os.PathLike[str], home: str | None) -> bool:
         return True
     if eventlog.sessions(state):
         return True
-    return any(os.path.exists(p) for p in legacy_paths(state, home))
+    legacy = [p for p in legacy_paths(state, home) if os.path.exists(p)]
+    return bool(legacy) and not set(map(legacy_key, legacy)) <= imported_legacy(state)
+
+
+def imported_legacy(state_dir: str | os.PathLike[str]) -> set[str]:
+    """The legacy queue files a drain has imported (their ``legacy_key``), read from the
+    marker in the queue folder; none when it is missing or unreadable (the drain then decides)."""
+    from reflectgit import jsonio
+
+    try:
+        with open(os.path.join(state_dir, QUEUE_DIR, LEGACY_MARKER), "rb") as f:
+            loaded = jsonio.loads(f.read())
+    except (OSError, ValueError):
+        return set()
+    return set(loaded) if isinstance(loaded, dict) else set()
+
+
+def legacy_key(path: str | os.PathLike[str]) -> str:
+    """How the marker names a legacy queue file: its absolute path, as ``Path.absolute`` gives it."""
+    from pathlib import Path
+
+    return str(Path(path).absolute())
 
 
 def legacy_paths(state_dir: str | os.PathLike[str], home: str | None) -> list[str]:

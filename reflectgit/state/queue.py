@@ -47,12 +47,17 @@ from reflectgit.config import Config
 from reflectgit.errors import DeadLetterError, NotFoundError, ReflectGitError, UsageError
 from reflectgit.notes.dates import format_epoch
 from reflectgit.state import leftovers
-from reflectgit.state.backlog import QUEUE_DIR, legacy_paths
+from reflectgit.state.backlog import (
+    LEGACY_MARKER,
+    QUEUE_DIR,
+    imported_legacy,
+    legacy_key,
+    legacy_paths,
+)
 from reflectgit.state.files import atomic_write, fsync_dir
 
 DEAD_DIR = "dead"
 CORRUPT_DIR = "corrupt"
-LEGACY_MARKER = "legacy-imported.state"
 FORMAT = 1
 ID_LEN = 16
 ORDER_FILE = "order"
@@ -560,17 +565,9 @@ class Queue:
             data = path.read_bytes()
         except (FileNotFoundError, IsADirectoryError, PermissionError):
             return 0
-        key = str(path.absolute())
+        key = legacy_key(path)
         with self._locked():
-            marker_path = self.dir / LEGACY_MARKER
-            marker: dict[str, Any] = {}
-            if marker_path.exists():
-                try:
-                    loaded = json.loads(marker_path.read_text(encoding="utf-8"))
-                    marker = loaded if isinstance(loaded, dict) else {}
-                except (OSError, ValueError):
-                    marker = {}
-            if key in marker:
+            if key in imported_legacy(self.state_dir):
                 return 0
         added = 0
         skipped = 0

@@ -51,3 +51,37 @@ def test_a_legacy_queue_file_waits_in_the_state_directory_or_the_home_folder(
     assert not backlog.waiting(state, None)  # no home folder known: only the state directory's
     (state / backlog.LEGACY_FILE).write_text("{}\n")
     assert backlog.waiting(state, None)
+
+
+def test_a_legacy_queue_file_a_drain_imported_no_longer_waits(tmp_path: Path) -> None:
+    """The import keeps the original tool's file (it may still own it) and records it in the
+    queue's marker: that file starts no drain again, another one not imported yet does."""
+    from reflectgit.state.queue import Queue
+
+    home = tmp_path / "home"
+    (home / ".reflect").mkdir(parents=True)
+    state = tmp_path / "state"
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    record = json.dumps({"transcript_path": str(transcript), "session_id": "s-1"})
+    (home / ".reflect" / backlog.LEGACY_FILE).write_text(record + "\n")
+    queue = Queue(state)
+    assert backlog.waiting(state, str(home))
+    assert queue.import_all_legacy(str(home)) == 1
+    assert backlog.waiting(state, str(home))  # the imported entry itself waits in the queue
+    entry = queue.list()[0]
+    queue.remove(entry.id)
+    assert (home / ".reflect" / backlog.LEGACY_FILE).exists()  # left where it was
+    assert not backlog.waiting(state, str(home))  # imported: no drain for it again
+    assert queue.import_all_legacy(str(home)) == 0
+    (state / backlog.LEGACY_FILE).write_text(record + "\n")  # a second file, not imported yet
+    assert backlog.waiting(state, str(home))
+
+
+def test_an_unreadable_import_marker_leaves_the_legacy_file_waiting(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    (state / backlog.QUEUE_DIR).mkdir(parents=True)
+    (state / backlog.LEGACY_FILE).write_text("{}\n")
+    for marker in (b"{not json", b"[]", b"\xff\xfe"):
+        (state / backlog.QUEUE_DIR / backlog.LEGACY_MARKER).write_bytes(marker)
+        assert backlog.waiting(state, None)  # the drain reads it and decides

@@ -20,7 +20,9 @@ a rule the person later challenged on its code name, a setting pointed at with n
 after it, a request asked as a question the assistant builds rather than adopts as a way of
 working, a turn disowning one action ("I didn't tell you to undo ..."), a report of a failed
 try with the command pasted. What is one though no rule word says so: a point of the person's the assistant grants
-("You're right — ..."), and a cause restated right after the person said the guess was it.
+("You're right — ..."), a cause restated right after the person said the guess was it, a
+convention for a kind of thing ("use table driven tests where possible") the assistant's work
+applies beyond one edit, and guidance the assistant saves to its memory as feedback.
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
 account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
 edit right after it that the next test run passes (a trap caught by reading).
@@ -1296,6 +1298,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
         candidates += challenges_acted_on(prepared.transcript, since)
         candidates += standing_instructions(prepared.transcript, since)
+        candidates += saved_feedback(prepared.transcript, since)
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1646,38 +1649,45 @@ def _untold(sentence: str) -> str:
 
 
 def standing_instructions(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
-    """Notes from a person's instruction that outlives the task (a way of working said with a
-    lasting scope, or as a correction of how the assistant did it) which the assistant's reply,
-    before the person speaks again, takes on for later steps; for the person's turns at or after
-    record ``since``. A request for this task's output ("add a table", "commit and continue")
-    has no lasting scope; an instruction the assistant only carries out once is not taken on."""
+    """Notes from a person's instruction that outlives the task, for the person's turns at or
+    after record ``since``: a way of working said with a lasting scope (or as a correction of
+    how the assistant did it) which the assistant's reply, before the person speaks again,
+    takes on for later steps; or a convention for a kind of thing (``convention``) the
+    assistant's work then applies beyond one edit (``applied``). A turn is read part by part
+    (its lines, then their sentences): a question next to an instruction leaves the
+    instruction standing. A request for this task's output ("add a table", "commit and
+    continue") has no lasting scope; an instruction the assistant only carries out once is not
+    taken on."""
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    applies = applied(transcript)
     out: list[dict[str, Any]] = []
     for i, turn in enumerate(turns):
         if turn.speaker != PERSON or turn.record < since:
             continue
         said = clean(turn.text).strip()
-        if not said or len(said) > MAX_STANDING_CHARS or said.endswith("?"):
-            continue  # a brief, a pasted plan, or a question (asked_for's business)
+        if not said or len(said) > MAX_STANDING_CHARS:
+            continue  # a brief or a pasted plan, whose "always" is the task's
         if reports_a_try(said) or about_this_action(said):
             continue
-        standing = [
-            s
-            for s in sentences(said)
-            if _STANDING.search(s) and _VOICE.search(s) and not s.rstrip().endswith("?")
-        ]
-        if not standing or len(" ".join(standing).split()) < MIN_WORDS:
-            continue
+        parts = stated_parts(said)
+        standing = [s for s in parts if _STANDING.search(s) and _VOICE.search(s)]
         reply = []
         for later in turns[i + 1 :]:
             if later.speaker == PERSON:
                 break
             reply.append(later.text)
-        if not any(_TAKEN_ON.search(r) for r in reply):
-            continue
-        parts = [_untold(s) for s in standing]
-        rule = ". ".join(parts) + "."
-        title = next((s for s in parts if _CODE.search(s)), parts[0])
+        if len(" ".join(standing).split()) >= MIN_WORDS and any(_TAKEN_ON.search(r) for r in reply):
+            untold = [_untold(s) for s in standing]
+            title = next((s for s in untold if _CODE.search(s)), untold[0])
+            rule = ". ".join(untold) + "."
+            how = "the assistant's reply taking it on for later steps"
+        else:
+            kept = [(c, key) for c, key in map(convention, parts) if c]
+            done = next((c for c, key in kept if applies(turn.record, key)), "")
+            if not done:
+                continue
+            title, rule = _cap(done), _cap(done) + "."
+            how = "the assistant's work after it applying it beyond one edit"
         out.append(
             _action(
                 title=title,
@@ -1689,9 +1699,136 @@ def standing_instructions(transcript: Transcript, since: int = 0) -> list[dict[s
                 confidence=MEDIUM,
                 learning_type="correction",
                 category="general",
-                confirmed="the assistant's reply taking it on for later steps",
+                confirmed=how,
             )
         )
+    return out
+
+
+def stated_parts(said: str) -> list[str]:
+    """What a person's turn states, part by part: each line's sentences (a bullet's marker
+    left out), questions left out. "* Add a README into the e2e dir. * does it test the
+    output?" states the first part; the question beside it takes nothing away from it."""
+    parts = [s for line in said.splitlines() for s in sentences(_MARKUP.sub("", line).strip())]
+    return [s for s in parts if not s.rstrip().endswith("?")]
+
+
+# An instruction whose object is a kind of thing, not one artefact of this task: a way of
+# doing (use, prefer, avoid) a plural with no determiner ("use table driven tests where
+# possible", "avoid global variables"), or a place for a kind of file ("design documents go in
+# the /specs folder"). "Use the existing helper", "fix the tests", "add a table" name one
+# thing of this task; "use pnpm" names a tool (the lasting-scope and correction paths' case).
+_DETERMINER = r"(?:the|this|that|these|those|it|its|them|my|our|your|their|a|an|one|some|any)"
+_KIND = r"(?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*[^\W_siu]s"  # a plural noun phrase
+_CONVENTION = re.compile(
+    rf"(?:^|[,;:]\s*|\b(?:and|also|then|please)\s+)(?:always\s+)?"
+    rf"(?P<how>use|prefer|avoid|favou?r)\s+(?!{_DETERMINER}\b)(?P<kind>{_KIND})\b"
+    rf"|^(?P<place>(?!{_DETERMINER}\b){_KIND})\s+(?:should\s+)?(?:go|belong|live)\s+"
+    r"(?:in|into|under|inside)\s+\S",
+    re.I,
+)
+
+
+def convention(part: str) -> tuple[str, str]:
+    """``(instruction, key)`` when a stated part is a convention for a kind of thing: the
+    clause from its verb on ("use table driven tests where possible (also for ...)") and the
+    words that name the kind's way ("table driven"; the plural itself when it stands alone),
+    else ``("", "")``."""
+    m = _CONVENTION.search(part)
+    if m is None:
+        return "", ""
+    kind = (m.group("kind") or m.group("place")).split()
+    key = " ".join(kind[:-1]) if len(kind) > 1 else kind[0][:-1]
+    start = m.start("how") if m.group("how") else m.start("place")
+    return part[start:].strip().rstrip(" .;:!"), _folded_words(key)
+
+
+def _folded_words(text: str) -> str:
+    """Words as a search reads them: lower case, hyphens and underscores as spaces."""
+    return " ".join(re.sub(r"[-_]+", " ", text.lower()).split())
+
+
+# The tools that hand work to another agent: the instructions they carry are applied there.
+DELEGATE_TOOLS = frozenset({"Task", "Agent"})
+
+
+def applied(transcript: Transcript) -> Callable[[int, str], bool]:
+    """``applies(record, key)``: did the assistant's work after the person's turn at that
+    record, before the person speaks again, apply what ``key`` names beyond one edit? Two
+    edits carry it, or it is handed on in another agent's instructions (a delegated task) or
+    written into a file of standing instructions. One edit is a request carried out once."""
+    persons = [t.record for t in transcript.turns if t.speaker == PERSON]
+    calls = sorted(
+        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS or c.name in DELEGATE_TOOLS),
+        key=lambda c: c.record,
+    )
+
+    def applies(record: int, key: str) -> bool:
+        if not key:
+            return False
+        end = min((r for r in persons if r > record), default=None)
+        edits = 0
+        for call in calls:
+            if call.record <= record or (end is not None and call.record > end):
+                continue
+            if not re.search(rf"\b{re.escape(key)}", _folded_words(_call_text(call.input))):
+                continue
+            paths = "\n".join(call_from(call.name, call.input).paths)
+            if call.name in DELEGATE_TOOLS or _INSTRUCTIONS.search(paths):
+                return True
+            edits += 1
+        return edits >= 2
+
+    return applies
+
+
+# The frontmatter of a memory file (Claude Code's auto memory): its name, what it says, and
+# its type, where ``feedback`` is guidance the person gave on how to work.
+_FRONT = re.compile(r"\A---\s*\n(?P<front>.*?)\n---\s*(?:\n|\Z)", re.S)
+_FIELD = re.compile(r"^(?P<key>name|description|type):\s*(?P<value>\S.*?)\s*$", re.M)
+
+
+def saved_feedback(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from a person's turn the assistant saved, before the person speaks again, to its
+    memory as feedback (a memory file it writes whose frontmatter says ``type: feedback``):
+    the assistant wrote the person's guidance down as a rule for its later sessions ("the name
+    will cause issues with the other agent" -> "SKILL.md frontmatter must stay cross-agent
+    compatible"). The rule is the memory's name and description, the evidence the person's
+    words; for the person's turns at or after record ``since``. A memory of the project or of
+    the person (another type) is the assistant's own note, not a rule the person gave."""
+    persons = [t for t in transcript.turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for i, turn in enumerate(persons):
+        if turn.record < since:
+            continue
+        end = persons[i + 1].record if i + 1 < len(persons) else None
+        for call in transcript.tool_calls:
+            if call.record <= turn.record or (end is not None and call.record > end):
+                continue
+            if call.name not in EDIT_TOOLS or not isinstance(call.input, Mapping):
+                continue
+            if not _MEMORY.search("\n".join(call_from(call.name, call.input).paths)):
+                continue
+            m = _FRONT.match(str(call.input.get("content") or ""))
+            front = {f["key"]: f["value"] for f in _FIELD.finditer(m.group("front"))} if m else {}
+            if front.get("type") != "feedback" or not front.get("name"):
+                continue
+            said = clean(turn.text).strip()
+            described = front.get("description", "").rstrip(" .")
+            out.append(
+                _action(
+                    title=front["name"],
+                    rule=_cap(described or front["name"]) + ".",
+                    quote=said,
+                    before="",
+                    asked=said,
+                    who="person, whose guidance the assistant saved to its memory",
+                    confidence=MEDIUM,
+                    learning_type="correction",
+                    category="general",
+                    confirmed="the assistant saving it to its memory as feedback",
+                )
+            )
     return out
 
 
@@ -1706,10 +1843,12 @@ _ADOPTS = re.compile(
     r"|\b(?:i'?ll|i will)\s+(?:always|never|remember|keep|make sure)\b",
     re.I,
 )
-# A file of standing instructions for the agent: editing it adopts a rule too.
+# Claude Code's memory of a project: files the assistant writes for its later sessions.
+_MEMORY = re.compile(r"[/\\]\.claude[/\\]projects[/\\][^/\\\n]+[/\\]memory[/\\][^/\\\n]+\.md\b")
+# A file of standing instructions for the agent (its memory too): editing it adopts a rule.
 _INSTRUCTIONS = re.compile(
     r"(?:^|[/\\\s])(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.cursorrules\b|\.windsurfrules\b|"
-    r"copilot-instructions\.md\b",
+    r"copilot-instructions\.md\b|" + _MEMORY.pattern,
     re.I,
 )
 

@@ -21,13 +21,13 @@ from reflectgit.workflows.search.documents import (
 )
 from reflectgit.workflows.search.results import RefreshResult
 from reflectgit.workflows.search.storage import (
-    _INSERT_DOC,
-    _INSERT_FTS,
-    _INSERT_SCOPING,
+    INSERT_DOC,
+    INSERT_FTS,
+    INSERT_SCOPING,
     Storage,
-    _one,
-    _rows,
-    _scoping_row,
+    document_rows,
+    one_value,
+    scoping_row,
 )
 
 if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pathlib)
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the fresh-index query path must not import dulwich (nor pat
 
     from reflectgit.git.store import Store
     from reflectgit.git.treediff import TreeCache
-    from reflectgit.workflows.search.storage import _Rows
+    from reflectgit.workflows.search.storage import Rows
 
 # ``contextlib`` is imported when a transaction, a savepoint or a build's parser is first
 # entered: a search against a fresh index enters none (docs/performance.md, "search, sixth pass").
@@ -122,14 +122,16 @@ PARALLEL_BUILD_MIN = 2000  # below this, parsing in worker processes costs more 
 _Job = tuple[int, str, bytes, "bytes | None"]
 
 
-def _parse_batch(jobs: Sequence[_Job]) -> _Rows:
+def _parse_batch(jobs: Sequence[_Job]) -> Rows:
     """A build's batch of notes parsed into their rows (in a worker process: rows pickle
     smaller and faster than documents, and leave the writing process only SQLite to run)."""
-    return _rows((rowid, document_from(path, note, side)) for rowid, path, note, side in jobs)
+    return document_rows(
+        (rowid, document_from(path, note, side)) for rowid, path, note, side in jobs
+    )
 
 
 @_contextmanager
-def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterable[_Rows]]]:
+def _parser(count: int) -> Iterator[Callable[[Iterable[Sequence[_Job]]], Iterable[Rows]]]:
     """Turn batches of build jobs into their rows, in order. A big build parses in forked
     worker processes (YAML parsing is most of a build) while this one writes SQLite."""
     workers = min(os.cpu_count() or 1, 8)
@@ -297,7 +299,7 @@ class Builder(Storage):
         self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (BUILD_HASH,))
         # Rowids in path order from the first free one (1, the tables were just emptied), so the
         # workers can make every row and this process only runs SQLite.
-        first = int(_one(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
+        first = int(one_value(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
         with _parser(len(notes)) as parse:
             done = 0
             for rows in parse(self._build_batches(store, files, notes, first)):
@@ -390,7 +392,7 @@ class Builder(Storage):
             self.conn.executemany(sql + " WHERE id = ?", [(i,) for i in ids])
 
     def _blob(self, path: str) -> str | None:
-        value = _one(self.conn, "SELECT blob FROM files WHERE path = ?", path)
+        value = one_value(self.conn, "SELECT blob FROM files WHERE path = ?", path)
         return bytes(value).hex() if value is not None else None
 
     def _delete(
@@ -452,24 +454,24 @@ class Builder(Storage):
         per-statement overhead otherwise); callers hold a write transaction."""
         if not docs:
             return
-        first = int(_one(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
-        self._add_rows(_rows(enumerate(docs, start=first)))
+        first = int(one_value(self.conn, "SELECT coalesce(max(rowid), 0) FROM docs")) + 1
+        self._add_rows(document_rows(enumerate(docs, start=first)))
 
-    def _add_rows(self, rows: _Rows) -> None:
-        """Insert the rows ``_rows`` made, table by table."""
+    def _add_rows(self, rows: Rows) -> None:
+        """Insert the rows ``rows`` made, table by table."""
         doc_rows, fts_rows, tag_rows, edge_rows, scoping_rows = rows
-        self.conn.executemany(_INSERT_DOC, doc_rows)
-        self.conn.executemany(_INSERT_FTS, fts_rows)
+        self.conn.executemany(INSERT_DOC, doc_rows)
+        self.conn.executemany(INSERT_FTS, fts_rows)
         self.conn.executemany("INSERT INTO doc_tags VALUES (?, ?)", tag_rows)
         for rowid, words, start, end in edge_rows:
             edge = self.conn.execute(
                 "INSERT INTO edges (doc, vstart, vend) VALUES (?, ?, ?)", (rowid, start, end)
             ).lastrowid
             self.conn.execute("INSERT INTO edge_fts (rowid, text) VALUES (?, ?)", (edge, words))
-        self.conn.executemany(_INSERT_SCOPING, scoping_rows)
+        self.conn.executemany(INSERT_SCOPING, scoping_rows)
 
     def _add_scoping(self, rowid: int | None, scoping: Mapping[str, Any]) -> None:
         """Recall's scoping fields of one note, in their own table (only when it has any)."""
         if not scoping:
             return
-        self.conn.execute(_INSERT_SCOPING, _scoping_row(rowid, scoping))
+        self.conn.execute(INSERT_SCOPING, scoping_row(rowid, scoping))

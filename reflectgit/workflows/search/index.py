@@ -32,11 +32,11 @@ from reflectgit.workflows.search.documents import parse_when, utc_text
 from reflectgit.workflows.search.ranking import Ranker, require_words
 from reflectgit.workflows.search.results import RefreshResult, SearchResult
 from reflectgit.workflows.search.storage import (
-    _SCHEMA,
+    SCHEMA,
     SCHEMA_VERSION,
-    _meta,
-    _remove,
     index_file,
+    meta_value,
+    remove_files,
 )
 from reflectgit.workflows.search.synonyms import SYNONYMS_FILE, kb_synonyms
 
@@ -63,7 +63,7 @@ class Index(Builder, Ranker):
         try:
             return cls._connect(path)
         except sqlite3.DatabaseError as exc:
-            _remove(path)  # derived data: a damaged file is rebuilt from git
+            remove_files(path)  # derived data: a damaged file is rebuilt from git
             index = cls._connect(path)
             index.repaired = f"unreadable index rebuilt: {exc}"
             return index
@@ -72,7 +72,7 @@ class Index(Builder, Ranker):
     def memory(cls) -> Index:
         """A throwaway index (for searching the KB as it was at a past revision)."""
         conn = sqlite3.connect(":memory:", isolation_level=None)
-        conn.executescript(_SCHEMA)
+        conn.executescript(SCHEMA)
         return cls(conn, None)
 
     @classmethod
@@ -82,15 +82,15 @@ class Index(Builder, Ranker):
             conn.execute("PRAGMA journal_mode=WAL")
             # A crash can at worst damage derived data, which is rebuilt from git.
             conn.execute("PRAGMA synchronous=OFF")
-            version = _meta(conn, "schema")
+            version = meta_value(conn, "schema")
             if version not in (None, SCHEMA_VERSION):
                 conn.close()
-                _remove(path)
+                remove_files(path)
                 conn = sqlite3.connect(path, timeout=30, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=OFF")
             if version != SCHEMA_VERSION:
-                conn.executescript(_SCHEMA)
+                conn.executescript(SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError:
             conn.close()
@@ -129,8 +129,8 @@ def freshness(kb: Path | Store, state_dir: Path) -> str:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
-            tree = _meta(conn, "tree")
-            version = _meta(conn, "schema")
+            tree = meta_value(conn, "tree")
+            version = meta_value(conn, "schema")
         finally:
             conn.close()
     except sqlite3.DatabaseError:
@@ -189,7 +189,7 @@ def open_fresh(
             if attempt == 2:
                 raise
             _repaired(state_dir, path, f"damaged index rebuilt: {exc}")
-            _remove(path)
+            remove_files(path)
         except BaseException:
             index.close()
             raise
@@ -216,7 +216,7 @@ def reindex(
 ) -> RefreshResult:
     """Bring the index up to date (incrementally), or rebuild it from scratch with ``force``."""
     if force:
-        _remove(index_file(state_dir, kb))
+        remove_files(index_file(state_dir, kb))
     index, result = open_fresh(kb, state_dir, env, progress)
     with index:
         if result is None:

@@ -20,7 +20,13 @@ from reflectgit.workflows.search.documents import (
     tie_weight,
 )
 from reflectgit.workflows.search.results import Hit, SearchResult
-from reflectgit.workflows.search.storage import TOKENIZER, Storage, _fts_rows, _meta, _one
+from reflectgit.workflows.search.storage import (
+    TOKENIZER,
+    Storage,
+    fts_row_count,
+    meta_value,
+    one_value,
+)
 from reflectgit.workflows.search.tokens import closing_fence, has_alnum
 
 if TYPE_CHECKING:
@@ -188,7 +194,7 @@ class Ranker(Storage):
             n = row.fetchone()
             if n:
                 found[token] = n[0]
-        return _fts_rows(self.conn), found
+        return fts_row_count(self.conn), found
 
     def _words(self) -> None:
         """The temp fts5vocab table of the index's words, made on the first query."""
@@ -285,7 +291,7 @@ class Ranker(Storage):
             filters.append(project)
         cond = "".join(" AND " + w for w in where)
         weights = ", ".join(str(w) for w in WEIGHTS)
-        has_edges = _one(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
+        has_edges = one_value(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
         concepts = understood.concepts
         cut = max(cut, limit)
         best: dict[int, list[float]] = {}  # rowid -> score per concept
@@ -421,7 +427,7 @@ class Ranker(Storage):
             f" LEFT JOIN files f ON f.path = d.path WHERE d.rowid IN ({marks})",
             list(rowids),
         ).fetchall()
-        root = _meta(self.conn, "worktree")
+        root = meta_value(self.conn, "worktree")
         snip = sqlite3.connect(":memory:")
         try:
             snip.execute(

@@ -33,7 +33,7 @@ TOKENIZER = "unicode61 remove_diacritics 2"
 # because the notes' text is in git already; a copy would be half the index.
 FTS_STORAGE = ", content=''"
 
-_SCHEMA = f"""
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, blob BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS docs (
@@ -127,11 +127,11 @@ DOC_COLUMNS = (
 )
 
 
-_INSERT_DOC = (
+INSERT_DOC = (
     f"INSERT INTO docs (rowid, {', '.join(DOC_COLUMNS)}) VALUES (?{', ?' * len(DOC_COLUMNS)})"
 )
-_INSERT_FTS = f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})"
-_INSERT_SCOPING = (
+INSERT_FTS = f"INSERT INTO fts (rowid, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})"
+INSERT_SCOPING = (
     f"INSERT INTO scoping (doc, {', '.join(SCOPING_FIELDS)})"
     f" VALUES (?{', ?' * len(SCOPING_FIELDS)})"
 )
@@ -161,7 +161,7 @@ def _doc_row(doc: Document) -> tuple[Any, ...]:
 # The rows of some documents, by table: docs, fts, doc_tags, edges (rowid, words, start, end;
 # their own rowids are given on insert), scoping.
 if TYPE_CHECKING:  # an annotation only (no typing at run time)
-    _Rows = tuple[
+    Rows = tuple[
         list[tuple[Any, ...]],
         list[tuple[Any, ...]],
         list[tuple[int, str]],
@@ -170,7 +170,7 @@ if TYPE_CHECKING:  # an annotation only (no typing at run time)
     ]
 
 
-def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:
+def document_rows(docs: Iterable[tuple[int, Document]]) -> Rows:
     """The rows (rowid, document) pairs add to the index, table by table."""
     doc_rows: list[tuple[Any, ...]] = []
     fts_rows: list[tuple[Any, ...]] = []
@@ -184,15 +184,15 @@ def _rows(docs: Iterable[tuple[int, Document]]) -> _Rows:
         tag_rows.extend((rowid, t) for t in dict.fromkeys(t.lower() for t in doc.tags))
         edge_rows.extend((rowid, words, start, end) for words, start, end in doc.edges)
         if doc.scoping:
-            scoping_rows.append(_scoping_row(rowid, doc.scoping))
+            scoping_rows.append(scoping_row(rowid, doc.scoping))
     return doc_rows, fts_rows, tag_rows, edge_rows, scoping_rows
 
 
-def _scoping_row(rowid: int | None, scoping: Mapping[str, Any]) -> tuple[Any, ...]:
+def scoping_row(rowid: int | None, scoping: Mapping[str, Any]) -> tuple[Any, ...]:
     return (rowid, *(scoping.get(k, 0 if k == "quarantine" else None) for k in SCOPING_FIELDS))
 
 
-def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     except sqlite3.OperationalError as exc:
@@ -202,10 +202,10 @@ def _meta(conn: sqlite3.Connection, key: str) -> str | None:
     return row[0] if row else None
 
 
-def _fts_rows(conn: sqlite3.Connection) -> int:
+def fts_row_count(conn: sqlite3.Connection) -> int:
     """The number of rows of the full-text table, as FTS5 keeps it for bm25: the first
     varint of its averages record (row 1 of ``fts_data``); a count when that is missing."""
-    block = _one(conn, "SELECT block FROM fts_data WHERE id = 1")
+    block = one_value(conn, "SELECT block FROM fts_data WHERE id = 1")
     if isinstance(block, bytes) and block:
         value = 0
         for i, byte in enumerate(block[:9]):
@@ -214,15 +214,15 @@ def _fts_rows(conn: sqlite3.Connection) -> int:
             value = (value << 7) | (byte & 0x7F)
             if not byte & 0x80:
                 return value
-    return int(_one(conn, "SELECT count(*) FROM docs") or 0)
+    return int(one_value(conn, "SELECT count(*) FROM docs") or 0)
 
 
-def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
+def one_value(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
     row = conn.execute(sql, params).fetchone()
     return row[0] if row else None
 
 
-def _remove(path: str | os.PathLike[str]) -> None:
+def remove_files(path: str | os.PathLike[str]) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         try:
             os.unlink(os.fspath(path) + suffix)
@@ -276,7 +276,7 @@ class Storage:
     @property
     def tree(self) -> str | None:
         """The root tree this index was built from (``""`` for an empty repo, None if never)."""
-        return _meta(self.conn, "tree")
+        return meta_value(self.conn, "tree")
 
     def stamped(self, stamp: str) -> bool:
         """Was this index last found current with HEAD's files stamped ``stamp``, and has its
@@ -291,7 +291,7 @@ class Storage:
         if stamp is None or self.tree != tree:
             return
         value = f"{tree} {stamp}"
-        if _meta(self.conn, "head") != value:
+        if meta_value(self.conn, "head") != value:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (value,))
 
     def count(self, state: str | None = None) -> int:

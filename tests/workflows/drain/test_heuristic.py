@@ -1670,6 +1670,138 @@ def test_an_instruction_taken_on_is_written_by_the_drain(tmp_path):
     assert "Next time you make changes to the code, let me commit" in titles
 
 
+def test_an_instruction_beside_a_question_is_read_part_by_part(tmp_path):
+    said = "* Next time you make changes to the code, let me commit.\n* does it run on CI?"
+    [action] = _standing(tmp_path, said, "Understood! I won't commit the changes for you.")
+    assert action["title"] == "Next time you make changes to the code, let me commit"
+    assert heuristic.stated_parts(said) == [
+        "Next time you make changes to the code, let me commit."
+    ]
+
+
+# Issue 34: a person's convention for a kind of thing, said as a plain request, that the
+# assistant's work then applies beyond one edit.
+
+
+@pytest.mark.parametrize(
+    ("part", "convention"),
+    [
+        (
+            "add the two gaps as well, use table driven tests where possible",
+            ("use table driven tests where possible", "table driven"),
+        ),
+        (
+            "Avoid global variables in the handlers",
+            ("Avoid global variables in the handlers", "global"),
+        ),
+        ("prefer dataclasses", ("prefer dataclasses", "dataclasse")),
+        (
+            "Design documents go in the /specs folder",
+            ("Design documents go in the /specs folder", "design"),
+        ),
+        # one artefact of this task, a tool, a creation, a singular
+        ("use the existing helpers", ("", "")),
+        ("fix the tests", ("", "")),
+        ("add tests for the parser", ("", "")),
+        ("use pnpm", ("", "")),
+        ("use this class", ("", "")),
+        ("the tests go green now", ("", "")),
+    ],
+)
+def test_convention_is_a_way_of_doing_a_kind_of_thing(part, convention):
+    assert heuristic.convention(part) == convention
+
+
+def _delegate(call: str, prompt: str) -> list:
+    [use, result] = _edit(call)
+    use["message"]["content"][0].update(name="Agent", input={"prompt": prompt})
+    return [use, result]
+
+
+def _edit_text(call: str, path: str, new: str) -> list:
+    [use, result] = _edit_file(call, path)
+    use["message"]["content"][0]["input"]["new_string"] = new
+    return [use, result]
+
+
+CONVENTION = "add the missing case, use table driven tests where possible"
+TWO_TABLES = [
+    *_edit_text("e1", "e2e/smoke_test.go", "// table-driven: one row per shell"),
+    *_edit_text("e2", "e2e/features_test.go", "// table driven scenarios"),
+]
+
+
+@pytest.mark.parametrize(
+    ("said", "work", "kept"),
+    [
+        (CONVENTION, TWO_TABLES, True),
+        (CONVENTION, _delegate("a1", "Refactor the e2e tests to be table-driven."), True),
+        # carried out once, not applied, or applied by edits that do not carry it
+        (CONVENTION, _edit_text("e1", "e2e/smoke_test.go", "// table-driven"), False),
+        (CONVENTION, [("assistant", "I'd rather keep them as they are.")], False),
+        (CONVENTION, [*_edit_file("e1", "a.go"), *_edit_file("e2", "b.go")], False),
+        # a request for this task's output, and a question
+        ("fix the tests, they fail on CI", TWO_TABLES, False),
+        ("should we use table driven tests?", TWO_TABLES, False),
+    ],
+    ids=["two-edits", "delegated", "one-edit", "refused", "not-carried", "task", "question"],
+)
+def test_a_convention_applied_beyond_one_edit_is_a_rule(tmp_path, said, work, kept):
+    turns = [
+        ("user", "update the e2e suite"),
+        ("assistant", "Updated the e2e suite."),
+        ("user", said),
+        *work,
+        ("assistant", "Done."),
+    ]
+    transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
+    found = heuristic.standing_instructions(transcript)
+    assert [a["title"] for a in found] == (
+        ["Use table driven tests where possible"] if kept else []
+    )
+
+
+# Issue 34: a person's guidance the assistant saved to its memory as feedback.
+
+MEMORY = "/Users/me/.claude/projects/-Users-me-skills/memory/feedback_frontmatter.md"
+
+
+def _memory(kind: str, path: str = MEMORY) -> list:
+    content = (
+        "---\nname: SKILL.md frontmatter must stay cross-agent compatible\n"
+        "description: Shared SKILL.md files are read by every agent. Do not add a field one "
+        f"agent needs without checking the others.\ntype: {kind}\n---\n\nWhy: the person said so.\n"
+    )
+    [use, result] = _edit_file("m1", path)
+    use["message"]["content"][0].update(name="Write", input={"file_path": path, "content": content})
+    return [use, result]
+
+
+@pytest.mark.parametrize(
+    ("saved", "kept"),
+    [
+        (_memory("feedback"), True),
+        (_memory("project"), False),  # the assistant's own note of the project
+        (_memory("feedback", "docs/feedback_frontmatter.md"), False),  # not its memory
+        ([], False),
+    ],
+    ids=["feedback", "project", "not-memory", "not-saved"],
+)
+def test_guidance_the_assistant_saves_to_its_memory_as_feedback_is_a_rule(tmp_path, saved, kept):
+    turns = [
+        ("user", "add the name field to each SKILL.md"),
+        ("assistant", "Adding `name:` to the three skills."),
+        ("user", "the name will cause issues with the other agent"),
+        ("assistant", "Good catch. I'll save that constraint."),
+        *saved,
+    ]
+    found = [a for a in _actions(tmp_path, turns) if "cross-agent" in a["title"]]
+    assert bool(found) == kept
+    if kept:
+        assert found[0]["rule"].startswith("Shared SKILL.md files are read by every agent.")
+        assert "the name will cause issues with the other agent" in found[0]["body"]
+
+
 # Issue 34: a cause acted on and confirmed by something other than a test run: the failing
 # command run again with another outcome, or the person's report that it works now.
 
