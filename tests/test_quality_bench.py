@@ -99,7 +99,8 @@ def test_every_real_session_file_belongs_to_a_judged_session(quality, judgements
 
 
 @pytest.mark.parametrize(
-    "held", ["held-apart", "held-apart-2", "held-apart-3", "held-apart-4", "held-apart-5"]
+    "held",
+    ["held-apart", "held-apart-2", "held-apart-3", "held-apart-4", "held-apart-5", "held-apart-6"],
 )
 def test_the_held_apart_sessions_are_judged_and_recorded(quality, tmp_path: Path, held) -> None:
     folder = quality.JUDGEMENTS.parent / held
