@@ -759,6 +759,8 @@ def compare(
                 return CodeChange("changed", tuple(stated))
             rest = compare(_apply_renaming(old, names), new, path, said, symbol, title, around)
             return CodeChange("renamed") if rest.kind == "same" else rest
+    if reshaped_only(a, b, said):
+        return CodeChange("elsewhere")
     own = symbol.rsplit(".", 1)[-1] if symbol else None
     quoted = _quotes_lost(said or "", a, b, path)
     if quoted:
@@ -826,6 +828,26 @@ def compare(
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so
     return CodeChange("elsewhere")
+
+
+def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
+    """Did the change from the tokens ``a`` to ``b`` only reshape the code, for a note whose
+    text is ``said``: every token it added or removed a bracket, a separator or a name the
+    note does not say (a namespace made file-scoped: ``{`` become ``;``; a constant annotated
+    ``: Final``; a CI step's name shortened from ``Install Rust (rustup)``), and none a value
+    (a string, a number, ``None``), an operator, a word of the language (``return``, ``not``,
+    ``self``) or a name the note says? Such a change leaves what the note states as it was,
+    wherever the lines it touched stand."""
+    named = {n.lower() for n in names_in(said, qualifiers=False)} if said else set()
+    touched = changed_tokens(a, b)
+    for token in touched:
+        if _is_string(token) or token[:1].isdigit() or any(c in _OPERATORS for c in token):
+            return False
+        if _is_name(token) and (token in KEYWORDS or token.lstrip("#").lower() in named):
+            return False
+        if token in ("True", "False", "None"):
+            return False  # a value
+    return bool(touched)
 
 
 _QUOTE = Pattern(r"`([^`\n]+)`")
