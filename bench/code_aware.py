@@ -181,6 +181,7 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
     git("checkout", "-q", "--detach", cases["source"]["head"], cwd=code)
     precisions: list[float] = []
     quiet = empty = 0
+    found = wanted = 0  # relevant notes listed at any rank, of all relevant
     for pr in cases["prs"]:
         base, head = pr.get("base") or f"{pr['commit']}^", pr.get("head") or pr["commit"]
         pr["commit"] = head
@@ -190,6 +191,9 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
         )  # fmt: skip
         if done.returncode != 0:
             raise SystemExit(f"pr-notes failed: {done.stderr}")
+        every = [n["id"] for n in json.loads(done.stdout)["notes"]]
+        found += len(set(pr["relevant"]) & set(every))
+        wanted += len(set(pr["relevant"]))
         listed = json.loads(done.stdout)["notes"][:3]
         shown = [n["id"] for n in listed]
         why = {n["id"]: n["why"] for n in listed}
@@ -218,6 +222,7 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
         "prs": len(cases["prs"]),
         "top3_precision": statistics.mean(precisions) if precisions else None,
         "no_comment_rate": quiet / empty if empty else None,
+        "relevant_listed": f"{found}/{wanted}",
         "details": misses,
     }
 

@@ -832,22 +832,38 @@ def compare(
 
 def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
     """Did the change from the tokens ``a`` to ``b`` only reshape the code, for a note whose
-    text is ``said``: every token it added or removed a bracket, a separator or a name the
-    note does not say (a namespace made file-scoped: ``{`` become ``;``; a constant annotated
-    ``: Final``; a CI step's name shortened from ``Install Rust (rustup)``), and none a value
-    (a string, a number, ``None``), an operator, a word of the language (``return``, ``not``,
-    ``self``) or a name the note says? Such a change leaves what the note states as it was,
+    text is ``said``: it added or removed brackets, ``;`` and ``:`` (a namespace made
+    file-scoped: ``{`` become ``;``), and names the note does not say where no name stood
+    before (a constant annotated ``: Final``, a CI step's name shortened from ``Install Rust
+    (rustup)``); never a value (a string, a number, ``None``), an operator, a separator of
+    arguments or qualifiers (``,``, ``.``), a word of the language (``return``, ``not``,
+    ``self``), a name the note says, nor one name put in place of another (a call to
+    ``__touch`` where ``__update`` was)? Such a change leaves what the note states as it was,
     wherever the lines it touched stand."""
+    from difflib import SequenceMatcher
+
     named = {n.lower() for n in names_in(said, qualifiers=False)} if said else set()
-    touched = changed_tokens(a, b)
-    for token in touched:
-        if _is_string(token) or token[:1].isdigit() or any(c in _OPERATORS for c in token):
-            return False
-        if _is_name(token) and (token in KEYWORDS or token.lstrip("#").lower() in named):
-            return False
-        if token in ("True", "False", "None"):
-            return False  # a value
-    return bool(touched)
+    touched = False
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        touched = True
+        gone, came = a[i1:i2], b[j1:j2]
+        names = [t for t in gone + came if _is_name(t)]
+        if names and gone and came:
+            return False  # a name put in place of another
+        for token in names:
+            if token in KEYWORDS or token in _VALUES or token.lstrip("#").lower() in named:
+                return False
+        if any(not _is_name(t) and t not in _SHAPE for t in gone + came):
+            return False  # a value, an operator, a separator
+    return touched
+
+
+# What reshapes code without changing what it does: brackets, a statement's end, the colon
+# before an annotation; and the names that are values.
+_SHAPE = frozenset({"(", ")", "[", "]", "{", "}", ";", ":"})
+_VALUES = frozenset({"True", "False", "None"})
 
 
 _QUOTE = Pattern(r"`([^`\n]+)`")

@@ -302,3 +302,67 @@ def test_a_field_written_under_another_name_in_one_method_is_no_renaming() -> No
     # a local the block binds is its own to rename
     local = "f() {\n\tlet count = 1;\n\treturn count;\n}\n"
     assert codediff.renamed_only(t(local, "q.ts"), t(local.replace("count", "total"), "q.ts"))
+
+
+STRATEGY_CS = """using System;
+
+namespace Scrutor
+{
+    public abstract class RegistrationStrategy
+    {
+        public static readonly RegistrationStrategy Skip = new SkipStrategy();
+
+        public abstract void Apply(IServiceCollection services, int limit);
+    }
+}
+"""
+STRATEGY_SAID = "RegistrationStrategy offers Skip; none of them fails on a duplicate"
+
+
+def test_a_change_that_only_reshaped_the_code_is_changed_elsewhere() -> None:
+    # a namespace made file-scoped: ``{`` became ``;``, a ``}`` went, the class moved out
+    scoped = STRATEGY_CS.replace("namespace Scrutor\n{", "namespace Scrutor;").rstrip()[:-1]
+    scoped = "\n".join(line.removeprefix("    ") for line in scoped.split("\n"))
+    verdict = codediff.compare(STRATEGY_CS, scoped, "RegistrationStrategy.cs", STRATEGY_SAID)
+    assert verdict.kind == "elsewhere"
+    # a constant annotated, its value put in brackets
+    old, new = 'TIME = r"(\\d\\d):(\\d\\d)"\n', 'TIME: Final = (\n    r"(\\d\\d):(\\d\\d)"\n)\n'
+    said = "TIME requires seconds; both LOCALTIME and DATETIME are built on it"
+    assert codediff.compare(old, new, "re.py", said, "TIME").kind == "elsewhere"
+    # a CI step's name shortened by a word the note does not say
+    ci = "jobs:\n  test:\n    steps:\n    - name: Install Rust (rustup)\n      run: make\n"
+    said = "The test job installs Rust and runs make"
+    shorter = ci.replace(" (rustup)", "")
+    assert codediff.compare(ci, shorter, "ci.yml", said, "jobs").kind == "elsewhere"
+
+
+def test_a_reshaping_that_touches_a_value_an_operator_a_keyword_or_a_stated_name_is_not() -> None:
+    path = "RegistrationStrategy.cs"
+    for old, new in (
+        ("Skip = new SkipStrategy()", "Skip = (new SkipStrategy() ?? null)"),  # an operator
+        ("Skip = new SkipStrategy()", "Skip = (new SkipStrategy(1))"),  # a value
+        ("new SkipStrategy()", "new SkipStrategy(Skip)"),  # a name the note says
+    ):
+        new_text = STRATEGY_CS.replace(old, new)
+        assert new_text != STRATEGY_CS
+        verdict = codediff.compare(STRATEGY_CS, new_text, path, STRATEGY_SAID)
+        assert verdict.kind == "changed", (old, new)
+
+    def reshaped(old: str, new: str) -> bool:
+        t, said = codediff.tokens, "total is what compute returns"
+        return codediff.reshaped_only(t(old, "a.py"), t(new, "a.py"), said)
+
+    line = "total = compute(items)"
+    assert reshaped(line, "total: Sum = (compute(items))")  # an annotation, brackets
+    assert not reshaped(line, line + "  # same")  # nothing touched
+    for new in (
+        "total = compute(items, limit)",  # an argument
+        "total = cache.compute(items)",  # a qualifier
+        "total = compute(not items)",  # a word of the language
+        "total = compute(None)",  # a value
+        "total = compute(items)[0]",  # a number
+        "total = compute(-items)",  # an operator
+        "total = summed(items)",  # one name in place of another
+        "total: compute = (compute(items))",  # a name the note says
+    ):
+        assert not reshaped(line, new), new

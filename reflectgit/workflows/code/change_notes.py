@@ -477,7 +477,9 @@ def _verdicts(
                 continue
             else:
                 old, new = old_block, new_block
-        out[(nid, anchor)] = compare(old, new, diff.new or "", said[nid] or None, symbol, titles[nid])
+        out[(nid, anchor)] = compare(
+            old, new, diff.new or "", said[nid] or None, symbol, titles[nid]
+        )
     # A symbol in neither version of the change: gone before it when the file defined it at
     # the note's own commit (nothing of it changed here); else a form the symbol rule does not
     # read, judged as its file (as ``stale`` judges it).
@@ -489,7 +491,6 @@ def _verdicts(
             continue
         out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None, titles[nid])
     return out
-
 
 
 def _status(diff: diffs.FileDiff, path: str) -> str:
