@@ -277,3 +277,30 @@ def test_a_word_of_a_changed_files_name_is_no_anchored_notes_subject(world: Any)
     # without anchors, the same text is listed on those words (the rule is for anchored notes)
     loose = world.note("Registration scanning appends", "Scanning the registration twice")
     assert loose in [n["id"] for n in world.pr()]
+
+
+STRATEGY_CS = """using System;
+
+namespace Billing
+{
+    public abstract class RegistrationStrategy
+    {
+        public static readonly RegistrationStrategy Skip = new SkipStrategy(3);
+    }
+}
+"""
+
+
+def test_a_change_that_only_reshaped_the_anchored_code_gets_no_comment(world: Any) -> None:
+    world.code.write("src/Strategy.cs", STRATEGY_CS).commit("strategies")
+    nid = world.note(
+        "RegistrationStrategy offers Skip", "Skip never fails on a duplicate", "src/Strategy.cs"
+    )
+    world.code.branch("scoped")
+    scoped = STRATEGY_CS.replace("namespace Billing\n{", "namespace Billing;").rstrip()[:-1]
+    scoped = "\n".join(line.removeprefix("    ") for line in scoped.split("\n"))
+    world.code.write("src/Strategy.cs", scoped).commit("Switch to file-scoped namespaces")
+    assert world.pr("--head", "scoped") == []  # brackets only: nothing the note states
+    # the same reshaping with a value changed beside it is a change to what the note states
+    world.code.write("src/Strategy.cs", scoped.replace("(3)", "(4)")).commit("four")
+    assert [n["id"] for n in world.pr("--head", "scoped")] == [nid]
