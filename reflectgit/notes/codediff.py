@@ -738,12 +738,15 @@ def compare(
     title: str | None = None,
     around: str | None = None,
     before: str | None = None,
+    reshaping: bool = False,
 ) -> CodeChange:
     """How ``new`` differs from ``old`` (two versions of the block of ``symbol``, or of the
     whole file, at ``path``), for a note whose text is ``said`` (None: the code alone) and
     whose title is ``title``. Given the whole file's two versions (``before`` and ``around``),
     names renamed across the file are read as renamed (see ``renaming``): a change in nothing
-    else is ``renamed``, unless the note states an old name (the name it says is gone)."""
+    else is ``renamed``, unless the note states an old name (the name it says is gone).
+    ``reshaping``: a change that only reshaped the code (``reshaped_only``) is ``elsewhere``,
+    in the block and in each part of it compared (a member, a paragraph)."""
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
@@ -757,9 +760,11 @@ def compare(
             stated = sorted(n for n, m in names.items() if n in named and m != f"#{n}")
             if stated:
                 return CodeChange("changed", tuple(stated))
-            rest = compare(_apply_renaming(old, names), new, path, said, symbol, title, around)
+            rest = compare(
+                _apply_renaming(old, names), new, path, said, symbol, title, around, None, reshaping
+            )
             return CodeChange("renamed") if rest.kind == "same" else rest
-    if reshaped_only(a, b, said):
+    if reshaping and reshaped_only(a, b, said):
         return CodeChange("elsewhere")
     own = symbol.rsplit(".", 1)[-1] if symbol else None
     quoted = _quotes_lost(said or "", a, b, path)
@@ -786,7 +791,7 @@ def compare(
     if not stating.of(lines(old, path), values=False):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
-        part = _paragraph_change(old, new, path, said or "", named)
+        part = _paragraph_change(old, new, path, said or "", named, reshaping)
         if part is not None:
             return part
     parts = members(old)
@@ -800,7 +805,9 @@ def compare(
         moved = [m for m in focus if m not in now]
         if moved:
             return CodeChange("changed", tuple(moved))
-        inner = [compare(parts[m], now[m], path, said, m, title) for m in focus]
+        inner = [
+            compare(parts[m], now[m], path, said, m, title, reshaping=reshaping) for m in focus
+        ]
         hit = sorted(
             {n for c in inner if c.stale for n in c.names}
             | {m for m, c in zip(focus, inner, strict=True) if c.stale and not c.names}
@@ -960,7 +967,7 @@ def _stated_words(text: str, stated: set[str]) -> Counter[str]:
 
 
 def _paragraph_change(
-    old: str, new: str, path: str, said: str, named: set[str]
+    old: str, new: str, path: str, said: str, named: set[str], reshaping: bool = False
 ) -> CodeChange | None:
     """For a note on a whole file: the change to the paragraphs (blocks between blank lines:
     a README section, a changelog entry, a task of a Rakefile; in prose, a list's items too)
@@ -1006,7 +1013,7 @@ def _paragraph_change(
             was, now = _stated_words(paragraph, stated), _stated_words(twin, stated)
             hit.update((was - now) + (now - was))
             continue
-        verdict = compare(paragraph, twin, path, said)
+        verdict = compare(paragraph, twin, path, said, reshaping=reshaping)
         if verdict.stale:
             hit.update(verdict.names or ["*"])
     if not hit:

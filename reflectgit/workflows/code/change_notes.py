@@ -53,6 +53,14 @@ FILE_CHANGED = 80.0
 # change is about is what the note is about (a constructor added to the class a note calls
 # file-only). Not a file anchor: a file holds many things, and the note may be about another.
 DESCRIBED_CHANGED = 60.0
+# RESHAPED: an anchor hit counts only when the change touched what the note states. Of a
+# change ``stale`` would call a change to the anchored code, one that added or removed nothing
+# but brackets, ``;``, ``:`` and names the note does not say where none stood
+# (``codediff.reshaped_only``: a namespace made file-scoped, a constant annotated ``Final``, a
+# CI step's name shortened) is read as changed elsewhere (``compare(..., reshaping=True)``, in
+# the block and in each member or paragraph of it compared). Not in ``stale``: over a history of
+# many commits a block read without what stands before it (an attribute gating a function)
+# can change there while the block gains only a ``;``.
 # Within a tier, each identifier the change touched that the note states ranks it higher.
 IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
 # Notes anchored to the same code the change touched cannot be told apart by that code (five
@@ -478,7 +486,7 @@ def _verdicts(
             else:
                 old, new = old_block, new_block
         out[(nid, anchor)] = compare(
-            old, new, diff.new or "", said[nid] or None, symbol, titles[nid]
+            old, new, diff.new or "", said[nid] or None, symbol, titles[nid], reshaping=True
         )
     # A symbol in neither version of the change: gone before it when the file defined it at
     # the note's own commit (nothing of it changed here); else a form the symbol rule does not
@@ -489,7 +497,9 @@ def _verdicts(
         at_commit = next(then) if anchor.commit else None
         if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
             continue
-        out[(nid, anchor)] = compare(old, new, path, said[nid] or None, None, titles[nid])
+        out[(nid, anchor)] = compare(
+            old, new, path, said[nid] or None, None, titles[nid], reshaping=True
+        )
     return out
 
 
