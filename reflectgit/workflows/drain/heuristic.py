@@ -1849,6 +1849,8 @@ def _linked(
             return None  # every term of it is the failure's: it restates what failed, not why
         if _OWN_CHANGE.match(sentence):
             continue  # "The change is small but targeted: ...": the edit described, no cause
+        if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
+            continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
         subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", sentence))).rstrip(" .;:!")
         if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
             continue  # "That's the ...", "This is ...": its subject is only the session's
@@ -1882,6 +1884,38 @@ _OWN_CHANGE = re.compile(
     r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
     re.I,
 )
+
+
+# A run's result, said as what the run did: every clause's subject is a test or a run and its
+# verb the result ("The new regression passed, and the older “profile source” test exposed that
+# it lacked the override setup", "CI is green"). With the assistant's own next step after it
+# ("I'm updating that fixture", "Let me ...") it narrates the work, whatever the run's finding
+# names; a reason said with it ("failed because X", "failed: `X` was removed in v2") is a cause.
+_RUN = r"(?:tests?|regressions?|suites?|specs?|builds?|checks?|runs?|ci|jobs?|pipelines?)"
+_RESULT = (
+    r"(?:pass(?:ed|es)?|fail(?:ed|s)?|expos(?:ed|es)|reveal(?:ed|s)|show(?:ed|s)|caught|"
+    r"surfac(?:ed|es)|succeed(?:ed|s)|(?:is|are|was|were|went|goes|turned)\s+(?:green|red))"
+)
+_RUN_CLAUSE = re.compile(
+    rf"^(?:(?:and|but|while|then)\s+)?(?:[^\s,;:]+\s+){{0,6}}?{_RUN}\s+"
+    rf"(?:(?:now|also|still|then|both|all)\s+)?{_RESULT}\b",
+    re.I,
+)
+_CLAUSES = re.compile(r"\s*(?:[,;:–—]|\s-\s)\s*")
+_NEXT_STEP = re.compile(
+    r"^\W*(?:(?:so|now|next|then),?\s+)?(?:i['’]?m|i am|we['’]?re|we are|i['’]?ll|i will|"
+    r"we['’]?ll|we will|let me|let['’]s)\s+\w",
+    re.I,
+)
+
+
+def narrates_a_run(sentence: str, following: str) -> bool:
+    """Is ``sentence`` a report of what a run did (each clause a test or a run and its result,
+    no cause word) that ``following``, the assistant's own next step, goes on from?"""
+    if _CAUSE.search(sentence) or not _NEXT_STEP.match(following):
+        return False
+    clauses = [c for c in _CLAUSES.split(sentence.rstrip(" .!")) if c.strip()]
+    return bool(clauses) and all(_RUN_CLAUSE.match(c) for c in clauses)
 
 
 _OLD_KEYS = ("old_string", "old_str")

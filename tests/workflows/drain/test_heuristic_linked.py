@@ -337,3 +337,59 @@ def test_a_report_unconfirmed_with_no_failure_or_not_said_as_cause_is_no_note(
     tmp_path, report, after, red
 ):
     assert _actions(tmp_path, _after_the_fact(report, after, red)) == []
+
+
+# The assistant's progress report: what the runs did, then its own next step (a real Codex
+# session's shape: "The new regression passed, and the pre-existing ... test exposed that it was
+# missing the ... setup. I'm updating that test fixture ...").
+RUN_REPORT = (
+    "The new export test passed, and the older quoted-header test exposed that it was missing "
+    "the `tenant_id` column setup."
+)
+
+
+@pytest.mark.parametrize(
+    "next_step",
+    ["I’m updating that test fixture.", "Let me update the fixture.", "Now I'll fix the fixture."],
+)
+def test_a_runs_result_then_the_assistants_next_step_is_narration_not_a_cause(tmp_path, next_step):
+    assert _actions(tmp_path, _tests(f"{RUN_REPORT} {next_step}", EXPORT_FIX)) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # the same report with no next step after it: the finding stands as said
+        (RUN_REPORT + " The reader is fixed.", RUN_REPORT.rstrip(".")),
+        # a run's result with its reason, then the next step: a cause
+        (
+            "The export test failed because the CSV export drops the `tenant_id` column when "
+            "quoted. I'm passing `quotechar` to the reader.",
+            "The export test failed because the CSV export drops the `tenant_id` column when quoted",
+        ),
+        (
+            "The export test failed: the CSV export drops the `tenant_id` column when the header "
+            "row is quoted. I'm passing `quotechar` to the reader.",
+            "The export test failed: the CSV export drops the `tenant_id` column when the header "
+            "row is quoted",
+        ),
+        # a cause whose subject is the code, then the next step
+        (CAUSE + " I'll pass `quotechar` to the reader.", TITLE),
+    ],
+    ids=["no-next-step", "because", "colon-reason", "code-subject"],
+)
+def test_a_runs_result_with_its_reason_or_without_a_next_step_is_still_a_cause(
+    tmp_path, said, title
+):
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert action["title"].startswith(title)
+
+
+def test_narrates_a_run_needs_every_clause_a_run_and_no_reason():
+    step = "I'm updating the fixture."
+    assert heuristic.narrates_a_run("CI is green.", step)
+    assert heuristic.narrates_a_run("The suite passed, but the lint job failed.", step)
+    assert not heuristic.narrates_a_run("CI is green.", "The fixture is wrong.")
+    assert not heuristic.narrates_a_run("The build failed because `foo` moved.", step)
+    assert not heuristic.narrates_a_run("The build failed: `foo` was removed in v2.", step)
+    assert not heuristic.narrates_a_run("The parser drops the last row.", step)
