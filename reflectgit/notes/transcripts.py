@@ -542,7 +542,7 @@ def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | No
         for block in blocks:
             text = _flatten([block]) if not isinstance(block, str) else block
             if role == "assistant":
-                _turn(t, "assistant", text, index, stamp, ASSISTANT)
+                _turn(t, "assistant", _DIRECTIVE.sub("", text), index, stamp, ASSISTANT)
             else:
                 for speaker, part in _user_texts(text):
                     _turn(t, "user", part, index, stamp, speaker)
@@ -563,6 +563,15 @@ def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | No
         )
         return True
     return False  # reasoning, searches, snapshots, inter-agent messages ...: no dialogue
+
+
+# Codex Desktop's UI directives: a line the app's instructions have the assistant end its final
+# answer with once a git step or a tool succeeded (``::git-commit{cwd="/abs/path"}``,
+# ``::git-push{cwd=... branch=...}``, ``::git-create-pr{... url=... isDraft=true}``,
+# ``::code-comment{title=... body=...}``, ``::created-thread{threadId=...}``, ``::archive{...}``),
+# each alone on its line with single-line attributes. The app renders them as buttons: they are
+# the harness's, not words the assistant said to the person.
+_DIRECTIVE = re.compile(r'^[ \t]*::[a-z][a-z0-9-]*\{(?:"[^"\n]*"|[^"}\n])*\}[ \t]*(?:\n|\Z)', re.M)
 
 
 def _codex_output(output: Any) -> tuple[str, bool]:

@@ -480,3 +480,61 @@ def test_a_peer_sessions_message_is_the_harness_not_the_person(text, speaker):
     record = {"type": "user", "message": {"role": "user", "content": text}}
     t = parse_lines([json.dumps(record)])
     assert [x.speaker for x in t.turns] == [speaker]
+
+
+def _codex_answer(text: str) -> str:
+    return json.dumps(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text}],
+                "phase": "final_answer",
+            },
+        }
+    )
+
+
+# The tail of a real Codex Desktop final answer (jdx/mise), as the app's instructions ask for it.
+DIRECTIVES = (
+    '::git-create-branch{cwd="/Users/jdx/.codex/worktrees/f06c/mise" branch="agent/fix-dmg"}\n'
+    '::git-commit{cwd="/Users/jdx/.codex/worktrees/f06c/mise"}\n'
+    '::git-push{cwd="/Users/jdx/.codex/worktrees/f06c/mise" branch="agent/fix-dmg"}\n'
+    '::git-create-pr{cwd="/Users/jdx/.codex/worktrees/f06c/mise" branch="agent/fix-dmg" '
+    'url="https://github.com/jdx/mise/pull/10949" isDraft=true}'
+)
+
+
+def test_codex_desktops_ui_directives_are_not_the_assistants_words():
+    said = "Draft PR opened.\n\n- Preserves DMG symlinks.\n\n" + DIRECTIVES
+    t = parse_lines([_codex_answer(said)])
+    [turn] = t.turns
+    assert "::git-" not in turn.text
+    assert turn.text.strip() == "Draft PR opened.\n\n- Preserves DMG symlinks."
+    # a comment directive whose quoted body holds a brace, and one alone: no turn at all
+    comment = '::code-comment{title="[P2] Off-by-one" body="Use {n} not n+1." file="/a.ts" start=3}'
+    assert parse_lines([_codex_answer(comment)]).turns == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # mentioned inside a sentence: the assistant's words
+        'I emit `::git-push{cwd="/repo"}` only after the push succeeds.',
+        "The push step prints ::git-push{cwd=/repo} and then the URL.",
+        # a Rust path, a GitHub Actions workflow command: not the app's directive shape
+        "::std::collections::HashMap::new()",
+        "::set-output name=version::1.2.3",
+    ],
+    ids=["code-span", "in-prose", "rust-path", "actions-command"],
+)
+def test_text_that_only_looks_like_a_directive_stays(said):
+    [turn] = parse_lines([_codex_answer(said)]).turns
+    assert turn.text == said
+
+
+def test_claude_codes_assistant_text_is_not_read_for_codex_directives():
+    record = {"type": "assistant", "message": {"role": "assistant", "content": DIRECTIVES}}
+    [turn] = parse_lines([json.dumps(record)]).turns
+    assert turn.text == DIRECTIVES

@@ -82,6 +82,8 @@ class Prepared:
     events: list[dict[str, Any]] = field(default_factory=list)
     input_bytes: int = 0
     dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
+    # The transcript record of the first dialogue line no earlier drain read (0: all of it).
+    floor_record: int = 0
 
     @property
     def revision_ids(self) -> list[str]:
@@ -325,6 +327,7 @@ def prepare(
         signal_hash=digest,
         input_bytes=size,
         dialogue_lines=len(lines),
+        floor_record=lines[after_line].record if 0 < after_line < len(lines) else 0,
     )
     existing = known_hash(digest) if digest else None
     if existing:

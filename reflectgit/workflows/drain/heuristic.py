@@ -33,7 +33,10 @@ account of verified work ("Root cause: X" then "Fix: Y", after edits and a passi
 edit right after it that the next test run passes (a trap caught by reading). A cause said in
 no phrasing the writer knows is read from the session's structure (``linked_causes``): the
 assistant's statement between a failure and the confirmed edit acting on it, naming both (not
-one that only restates what failed, nor one describing the change being made).
+one that only restates what failed, nor one describing the change being made), and so is a
+fix made by a command rather than an edit (``command_fixes``: the failing command passes when
+run again after a command that changes state). A run's result followed by the assistant's next
+step ("The new test passed ...; I'm updating the fixture") is narration, not a cause.
 """
 
 from __future__ import annotations
@@ -1383,6 +1386,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in [
             *linked_causes(transcript, ran, since, green, acted, otherwise, done),
             *reported_causes(transcript, ran, since),
+            # a fix made by a command may come before the first signal: read from where this
+            # drain's reading starts (an earlier drain's part excepted)
+            *command_fixes(transcript, ran, prepared.floor_record),
         ]:
             text = f"{action['title']} {action['rule']}"
             if not any(
@@ -1811,6 +1817,126 @@ def reported_causes(
     return out
 
 
+# What a command changes: a word of one of its simple commands (``go install X``, ``npm ci``,
+# ``gofmt -w``, ``mise upgrade``, ``cargo update -p X``). A command with none of them reads.
+_CHANGES = frozenset(
+    [
+        "install",
+        "reinstall",
+        "upgrade",
+        "update",
+        "uninstall",
+        "add",
+        "remove",
+        "rebuild",
+        "tidy",
+        "sync",
+        "ci",
+        "-w",
+        "--write",
+        "--fix",
+        "fmt",
+        "format",
+        "clean",
+        "rm",
+        "mv",
+        "cp",
+        "mkdir",
+        "ln",
+        "chmod",
+        "chown",
+        "touch",
+        "pin",
+    ]
+)
+_REDIRECTIONS = frozenset({">", ">>", ">&", "&>", "<", "2>", "2>>", "|&"})
+
+
+def _core(command: str) -> tuple[str, ...]:
+    """What a command line runs, as its first simple command past any ``cd`` and without its
+    redirections: ``mise run check 2>&1 | tail -80`` is ``("mise", "run", "check")``."""
+    from reflectgit.notes.shellcommand import simple_commands
+
+    for words in simple_commands(command):
+        if not words or words[0] in ("cd", "pushd"):
+            continue
+        out: list[str] = []
+        for word in words:
+            if word in _REDIRECTIONS:
+                break
+            out.append(word)
+        if out and out[-1].isdigit() and len(out) < len(words):
+            out.pop()  # the descriptor before ``>&``
+        return tuple(out)
+    return ()
+
+
+def changing_command(command: str) -> str:
+    """The simple command of ``command`` that changes state (``go install ...`` of ``go install
+    ... 2>&1 | tail -5``), ``""`` for a command line that only reads."""
+    from reflectgit.notes.shellcommand import simple_commands
+
+    for words in simple_commands(command):
+        if (len(words) > 1 and any(w in _CHANGES for w in words[1:])) or words[:1] == ("rm",):
+            return " ".join(w for w in words if w not in _REDIRECTIONS and not w.isdigit())
+    return ""
+
+
+def _fails(ran: Ran) -> bool:
+    return (
+        ran.is_error
+        or (ran.run is not None and not ran.run.green)
+        or bool(ran.run is None and _FAILED.search(ran.output))
+    )
+
+
+def command_fixes(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Causes whose fix is a command or a setting, not a file edit: a command fails (an error
+    result, a red test run, or output saying it failed); the assistant states why, naming a
+    term of the failure and one of the command it then runs; that command changes state (an
+    install, an upgrade, a rebuild, ``-w``; not one that only reads); and the failing command,
+    run again before the person speaks and with no file edited since the failure, now
+    succeeds. The first rerun decides: one that still fails confirms nothing. For the
+    assistant's turns at or after record ``since``."""
+    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t.record for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for i, failed in enumerate(ran):
+        core = _core(failed.command)
+        if not core or not _fails(failed):
+            continue
+        end = min((r for r in persons if r > failed.result), default=None)
+        later = [r for r in ran[i + 1 :] if end is None or r.call.record < end]
+        rerun = next((r for r in later if _core(r.command) == core), None)
+        if rerun is None or _fails(rerun):
+            continue  # not run again, or still failing
+        if any(failed.result < e < rerun.call.record for e in edits):
+            continue  # a file was edited: the writer's other readings
+        between = [r for r in later if r.call.record < rerun.call.record]
+        changes = [(r, changing_command(r.command)) for r in between]
+        changes = [(r, c) for r, c in changes if c]
+        if not changes:
+            continue  # only reads in between: nothing was changed that the rerun checked
+        first = changes[0][0].call.record
+        said = [
+            t
+            for t in turns
+            if t.speaker == ASSISTANT and failed.result < t.record < first and t.record >= since
+        ]
+        if not said:
+            continue  # no cause stated
+        fix = changes[-1][1]
+        how = f"the failing command run again after `{fix[:120]}`: `{' '.join(core)[:120]}`"
+        changed = "\n".join(c for _r, c in changes)
+        action = _linked(said[-1].text, [failed.output], changed, how, set(), command=fix)
+        if action is not None:
+            out.append(action)
+    return out
+
+
 def _linked(
     said: str,
     failed: Sequence[str],
@@ -1818,12 +1944,14 @@ def _linked(
     how: str,
     own: set[str],
     said_as_cause: bool = False,
+    command: str = "",
 ) -> dict[str, Any] | None:
     """The note from the first sentence of ``said`` that states a fact naming a term of the
     failure and one of the edit not in ``own`` (what the session's earlier edits brought in),
-    with the fix said after it, else None. When that first sentence names nothing the failure
-    (or the assistant's reading of it) did not, it restates what failed (the failing units'
-    names, a cause already read), says nothing new of why, and the statement is no cause."""
+    with the fix said after it (else ``command``, the one that fixed it), else None. When that
+    first sentence names nothing the failure (or the assistant's reading of it) did not, it
+    restates what failed (the failing units' names, a cause already read), says nothing new of
+    why, and the statement is no cause."""
     of_failure = _terms("\n".join(failed))
     of_edit = _terms(edit if isinstance(edit, str) else _call_text(edit.input))
     said = clean(said)  # secrets and private spans masked, as in every note's evidence
@@ -1836,7 +1964,7 @@ def _linked(
     for at, sentence in enumerate(plain):
         if sentence.rstrip(" *_").endswith(("?", ":")) or _INTENT.match(sentence):
             continue
-        if _GUESS.search(sentence):
+        if _GUESS.search(_DISCLAIMER.sub("", sentence)):
             continue  # a hedge ("might", "probably"), or the assistant's own doing
         if said_as_cause and not (_CAUSE.search(sentence) or _LABELLED_CAUSE.match(sentence)):
             continue  # a report narrates what was done: only a sentence said as the cause is one
@@ -1849,7 +1977,10 @@ def _linked(
             return None  # every term of it is the failure's: it restates what failed, not why
         if _OWN_CHANGE.match(sentence):
             continue  # "The change is small but targeted: ...": the edit described, no cause
-        subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", sentence))).rstrip(" .;:!")
+        if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
+            continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
+        subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", _DISCLAIMER.sub("", sentence))))
+        subject = subject.rstrip(" .;:!")
         if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
             continue  # "That's the ...", "This is ...": its subject is only the session's
         todo = _what_was_done("\n".join(plain[at + 1 :]))
@@ -1859,6 +1990,8 @@ def _linked(
             return None  # a lint warning, a typo, a missing definition
         if todo and twins(subject, todo):
             todo = ""
+        if not todo and command:
+            todo = f"Run `{command[:160]}`"  # the command that fixed it, when no fix was said
         return _action(
             title=f"{subject}: {todo[:1].lower() + todo[1:]}" if todo else subject,
             rule=(_cap(todo) + ".") if todo else "",
@@ -1875,6 +2008,11 @@ def _linked(
     return None
 
 
+# A trailing aside that denies ("X fails due to Y — not introduced by my rebase"): the
+# assistant disowning the failure, neither a hedge nor its own doing.
+_DISCLAIMER = re.compile(r"(?:\s[—–-]+\s*|,\s*)not\b[^.;!?]*[.;!?]?$", re.I)
+
+
 # A sentence whose subject is the change the assistant is making, said as what it is or will
 # be ("The change is small but targeted: normalize ...", "This patch will ..."): what the edit
 # does, not what was wrong ("The change to X in v2 drops Y" is a cause, and stays one).
@@ -1882,6 +2020,38 @@ _OWN_CHANGE = re.compile(
     r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
     re.I,
 )
+
+
+# A run's result, said as what the run did: every clause's subject is a test or a run and its
+# verb the result ("The new regression passed, and the older “profile source” test exposed that
+# it lacked the override setup", "CI is green"). With the assistant's own next step after it
+# ("I'm updating that fixture", "Let me ...") it narrates the work, whatever the run's finding
+# names; a reason said with it ("failed because X", "failed: `X` was removed in v2") is a cause.
+_RUN = r"(?:tests?|regressions?|suites?|specs?|builds?|checks?|runs?|ci|jobs?|pipelines?)"
+_RESULT = (
+    r"(?:pass(?:ed|es)?|fail(?:ed|s)?|expos(?:ed|es)|reveal(?:ed|s)|show(?:ed|s)|caught|"
+    r"surfac(?:ed|es)|succeed(?:ed|s)|(?:is|are|was|were|went|goes|turned)\s+(?:green|red))"
+)
+_RUN_CLAUSE = re.compile(
+    rf"^(?:(?:and|but|while|then)\s+)?(?:[^\s,;:]+\s+){{0,6}}?{_RUN}\s+"
+    rf"(?:(?:now|also|still|then|both|all)\s+)?{_RESULT}\b",
+    re.I,
+)
+_CLAUSES = re.compile(r"\s*(?:[,;:–—]|\s-\s)\s*")
+_NEXT_STEP = re.compile(
+    r"^\W*(?:(?:so|now|next|then),?\s+)?(?:i['’]?m|i am|we['’]?re|we are|i['’]?ll|i will|"
+    r"we['’]?ll|we will|let me|let['’]s)\s+\w",
+    re.I,
+)
+
+
+def narrates_a_run(sentence: str, following: str) -> bool:
+    """Is ``sentence`` a report of what a run did (each clause a test or a run and its result,
+    no cause word) that ``following``, the assistant's own next step, goes on from?"""
+    if _CAUSE.search(sentence) or not _NEXT_STEP.match(following):
+        return False
+    clauses = [c for c in _CLAUSES.split(sentence.rstrip(" .!")) if c.strip()]
+    return bool(clauses) and all(_RUN_CLAUSE.match(c) for c in clauses)
 
 
 _OLD_KEYS = ("old_string", "old_str")

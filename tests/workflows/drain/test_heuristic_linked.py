@@ -337,3 +337,167 @@ def test_a_report_unconfirmed_with_no_failure_or_not_said_as_cause_is_no_note(
     tmp_path, report, after, red
 ):
     assert _actions(tmp_path, _after_the_fact(report, after, red)) == []
+
+
+# The assistant's progress report: what the runs did, then its own next step (a real Codex
+# session's shape: "The new regression passed, and the pre-existing ... test exposed that it was
+# missing the ... setup. I'm updating that test fixture ...").
+RUN_REPORT = (
+    "The new export test passed, and the older quoted-header test exposed that it was missing "
+    "the `tenant_id` column setup."
+)
+
+
+@pytest.mark.parametrize(
+    "next_step",
+    ["I’m updating that test fixture.", "Let me update the fixture.", "Now I'll fix the fixture."],
+)
+def test_a_runs_result_then_the_assistants_next_step_is_narration_not_a_cause(tmp_path, next_step):
+    assert _actions(tmp_path, _tests(f"{RUN_REPORT} {next_step}", EXPORT_FIX)) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # the same report with no next step after it: the finding stands as said
+        (RUN_REPORT + " The reader is fixed.", RUN_REPORT.rstrip(".")),
+        # a run's result with its reason, then the next step: a cause
+        (
+            "The export test failed because the CSV export drops the `tenant_id` column when "
+            "quoted. I'm passing `quotechar` to the reader.",
+            "The export test failed because the CSV export drops the `tenant_id` column when quoted",
+        ),
+        (
+            "The export test failed: the CSV export drops the `tenant_id` column when the header "
+            "row is quoted. I'm passing `quotechar` to the reader.",
+            "The export test failed: the CSV export drops the `tenant_id` column when the header "
+            "row is quoted",
+        ),
+        # a cause whose subject is the code, then the next step
+        (CAUSE + " I'll pass `quotechar` to the reader.", TITLE),
+    ],
+    ids=["no-next-step", "because", "colon-reason", "code-subject"],
+)
+def test_a_runs_result_with_its_reason_or_without_a_next_step_is_still_a_cause(
+    tmp_path, said, title
+):
+    [action] = _actions(tmp_path, _tests(said, EXPORT_FIX))
+    assert action["title"].startswith(title)
+
+
+def test_narrates_a_run_needs_every_clause_a_run_and_no_reason():
+    step = "I'm updating the fixture."
+    assert heuristic.narrates_a_run("CI is green.", step)
+    assert heuristic.narrates_a_run("The suite passed, but the lint job failed.", step)
+    assert not heuristic.narrates_a_run("CI is green.", "The fixture is wrong.")
+    assert not heuristic.narrates_a_run("The build failed because `foo` moved.", step)
+    assert not heuristic.narrates_a_run("The build failed: `foo` was removed in v2.", step)
+    assert not heuristic.narrates_a_run("The parser drops the last row.", step)
+
+
+# A cause whose fix is a command, not a file edit (a real Claude Code session's shape: the
+# check fails in govulncheck, the assistant says why, rebuilds it with the newer Go, and the
+# check passes when run again). The check's output says it failed; its exit code was piped away.
+CHECK_RED = (
+    "[lint:govulncheck] tokenmanager/seams.go:1:1: package requires newer Go version go1.26 "
+    "(application built with go1.25)\n[lint:govulncheck] ERROR task failed"
+)
+TOOLCHAIN = (
+    "govulncheck is failing because its binary was built with go1.25 and the module needs go1.26."
+)
+REBUILD = "go install golang.org/x/vuln/cmd/govulncheck@latest 2>&1 | tail -5"
+
+
+def _rebuilt(
+    said: str | None = TOOLCHAIN, change: str = REBUILD, rerun: str = "All checks passed."
+) -> list:
+    return [
+        ("user", "rebase on main and run the checks"),
+        *_run("c0", CHECK_RED, "mise run check 2>&1 | tail -40"),
+        *([("assistant", said)] if said else []),
+        *_run("c1", "go: downloading golang.org/x/vuln v1.3.0", change),
+        *_run("c2", rerun, "mise run check 2>&1 | tail -25"),
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_cause_fixed_by_a_command_the_rerun_confirms_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _rebuilt())
+    assert action["root_cause"] == (
+        "Govulncheck is failing because its binary was built with go1.25 and the module needs "
+        "go1.26."
+    )
+    assert action["fix"] == "Run `go install golang.org/x/vuln/cmd/govulncheck@latest`."
+    assert "the failing command run again after `go install" in action["body"]
+    assert "`mise run check`" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # only a read-only command between the failure and the rerun
+        _rebuilt(change="which govulncheck && govulncheck -version"),
+        # the rerun still fails
+        _rebuilt(rerun=CHECK_RED),
+        # no cause stated
+        _rebuilt(said=None),
+        # a statement naming nothing of the failure
+        _rebuilt(said="Rebuilding the toolchain pieces now."),
+        # a statement that hedges
+        _rebuilt(said=TOOLCHAIN.replace("is failing", "might be failing")),
+    ],
+    ids=["read-only", "still-fails", "never-stated", "names-nothing", "hedge"],
+)
+def test_a_command_fix_read_only_still_failing_or_never_explained_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_disclaimer_after_the_cause_is_neither_a_hedge_nor_in_the_title(tmp_path):
+    said = TOOLCHAIN.rstrip(".") + " — not introduced by my rebase."
+    [action] = _actions(tmp_path, _rebuilt(said=said))
+    assert "rebase" not in action["title"] and "rebase" not in action["root_cause"]
+    # the assistant's own doing, not disowned, is still no cause
+    assert _actions(tmp_path, _rebuilt(said=TOOLCHAIN.rstrip(".") + " since my rebase.")) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "changing"),
+    [
+        (REBUILD, "go install golang.org/x/vuln/cmd/govulncheck@latest"),
+        ("gofmt -w client_test.go && gofmt -l client_test.go", "gofmt -w client_test.go"),
+        ("cd web && npm ci", "npm ci"),
+        ("which govulncheck; govulncheck -version", ""),
+        ("git status && git log --oneline -5", ""),
+        ("cat go.mod | grep toolchain", ""),
+    ],
+)
+def test_a_changing_command_is_told_from_one_that_reads(command, changing):
+    assert heuristic.changing_command(command) == changing
+
+
+def _drained(tmp_path: Path, turns: list, after_line: int = 0) -> list[dict]:
+    lines = []
+    for i, turn in enumerate(turns):
+        record = (
+            turn
+            if isinstance(turn, dict)
+            else {
+                "type": turn[0],
+                "message": {"role": turn[0], "content": turn[1]},
+            }
+        )
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    prepared = cascade.prepare(str(path), after_line=after_line)
+    return heuristic.write(prepared)["actions"] if prepared.skip is None else []
+
+
+def test_a_command_fix_before_the_first_signal_is_read_unless_an_earlier_drain_read_it(tmp_path):
+    """The signal that lets the drain in comes after the fix; a later drain of the grown
+    session starts past what the earlier one read, and does not read the fix again."""
+    turns = [*_rebuilt(), ("user", "thanks"), ("assistant", "Pushed."), *PRELUDE]
+    [action] = _drained(tmp_path, turns)
+    assert action["fix"] == "Run `go install golang.org/x/vuln/cmd/govulncheck@latest`."
+    assert _drained(tmp_path, turns, after_line=5) == []
