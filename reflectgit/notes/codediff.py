@@ -764,8 +764,8 @@ def compare(
                 _apply_renaming(old, names), new, path, said, symbol, title, around, None, reshaping
             )
             return CodeChange("renamed") if rest.kind == "same" else rest
-    if reshaping and reshaped_only(a, b, said):
-        return CodeChange("elsewhere")
+    if reshaping and not _is_prose(path) and reshaped_only(a, b, said):
+        return CodeChange("elsewhere")  # in prose a word added or dropped is what it says
     own = symbol.rsplit(".", 1)[-1] if symbol else None
     quoted = _quotes_lost(said or "", a, b, path)
     if quoted:
@@ -846,7 +846,8 @@ def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
     arguments or qualifiers (``,``, ``.``), a word of the language (``return``, ``not``,
     ``self``), a name the note says, nor one name put in place of another (a call to
     ``__touch`` where ``__update`` was)? Such a change leaves what the note states as it was,
-    wherever the lines it touched stand."""
+    wherever the lines it touched stand. (Code and settings only: ``compare`` never asks it of
+    prose, where a word added is content.)"""
     from difflib import SequenceMatcher
 
     named = {n.lower() for n in names_in(said, qualifiers=False)} if said else set()
