@@ -99,6 +99,28 @@ def simple_commands(command: str, depth: int = 0) -> list[tuple[str, ...]]:
     return out
 
 
+# Redirection operators as the reader splits them (``2>&1`` is ``2``, ``>&``, ``1``).
+REDIRECTIONS = frozenset({">", ">>", ">|", ">&", "&>", "&>>", "<", "<<", "<<<", "<&", "<>"})
+
+
+def without_redirections(words: Sequence[str]) -> tuple[str, ...]:
+    """A simple command's words without its redirections: each operator with the descriptor
+    written before it and the target after it (``mise run check 2>&1`` is ``mise run check``;
+    ``make > build.log`` is ``make``)."""
+    out: list[str] = []
+    target = False
+    for word in words:
+        if target:
+            target = False
+        elif word in REDIRECTIONS:
+            if len(out) > 1 and out[-1].isdigit():
+                out.pop()  # the descriptor: ``2`` of ``2>&1``
+            target = True
+        else:
+            out.append(word)
+    return tuple(out)
+
+
 def _segments(command: str) -> list[tuple[str, ...]]:
     text = command.replace("\r\n", "\n").replace("\n", " ; ")
     if plain(text, QUOTING | _PUNCTUATION):  # one simple command, split as shlex would

@@ -232,3 +232,20 @@ def test_the_command_table_holds_the_shell_tools_command_rules_or_nothing():
     assert table("Bash(git push --force:*)", "mcp__github__*") is None
     assert table("Edit(.env)", "WebFetch(domain:example.com)") is None
     assert table() is None
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("mise run check 2>&1 | tail -80", [("mise", "run", "check"), ("tail", "-80")]),
+        ("make > build.log", [("make",)]),
+        ("go test ./... >> out.txt 2>&1", [("go", "test", "./...")]),
+        ("sort < names.txt", [("sort",)]),
+        ("echo 2 3", [("echo", "2", "3")]),  # digits that are arguments stay
+        ("gofmt -w a.go", [("gofmt", "-w", "a.go")]),
+    ],
+)
+def test_a_commands_redirections_are_not_its_words(command, words):
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
+
+    assert [without_redirections(w) for w in simple_commands(command)] == words

@@ -1849,36 +1849,27 @@ _CHANGES = frozenset(
         "pin",
     ]
 )
-_REDIRECTIONS = frozenset({">", ">>", ">&", "&>", "<", "2>", "2>>", "|&"})
 
 
 def _core(command: str) -> tuple[str, ...]:
     """What a command line runs, as its first simple command past any ``cd`` and without its
     redirections: ``mise run check 2>&1 | tail -80`` is ``("mise", "run", "check")``."""
-    from reflectgit.notes.shellcommand import simple_commands
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
 
     for words in simple_commands(command):
-        if not words or words[0] in ("cd", "pushd"):
-            continue
-        out: list[str] = []
-        for word in words:
-            if word in _REDIRECTIONS:
-                break
-            out.append(word)
-        if out and out[-1].isdigit() and len(out) < len(words):
-            out.pop()  # the descriptor before ``>&``
-        return tuple(out)
+        if words and words[0] not in ("cd", "pushd"):
+            return without_redirections(words)
     return ()
 
 
 def changing_command(command: str) -> str:
     """The simple command of ``command`` that changes state (``go install ...`` of ``go install
     ... 2>&1 | tail -5``), ``""`` for a command line that only reads."""
-    from reflectgit.notes.shellcommand import simple_commands
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
 
-    for words in simple_commands(command):
+    for words in map(without_redirections, simple_commands(command)):
         if (len(words) > 1 and any(w in _CHANGES for w in words[1:])) or words[:1] == ("rm",):
-            return " ".join(w for w in words if w not in _REDIRECTIONS and not w.isdigit())
+            return " ".join(words)
     return ""
 
 
