@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from reflectgit.backoff import Backoff
 from reflectgit.config import DOCUMENTS, Config
 from reflectgit.errors import (
     ConflictError,
@@ -820,9 +821,8 @@ def _approve_on_forge(
             f"says (a conflict, branch protection, merge settings), then run "
             f"`reflect-git review approve {branch}` again",
         ) from None
-    heads = remote.fetch()
-    main = heads.get(team.branch)
-    if main is None or _merge_base(store, main, tip) != tip:
+    heads, main = _fetch_merged(remote, store, team.branch, tip)
+    if main is None:
         raise RemoteError(
             f"the {forge.name} API said pull request #{pr.number} merged, but the team's "
             f"{team.branch} does not hold {tip[:10]}",
@@ -840,6 +840,28 @@ def _approve_on_forge(
         result.deleted = True  # the forge deleted it with the merge
     result.notes.append(_pr_state_note(find_pr, pr))
     return result
+
+
+# A forge's API may answer "merged" a moment before its git side serves the new main (a
+# replica, a mirror, a push of its own still landing): the main is fetched again a few times
+# before the merge is called missing.
+MERGED_FETCHES = 4
+MERGED_BACKOFF = Backoff(initial=0.25, multiplier=2.0, max_delay=2.0, jitter=0.5)
+
+
+def _fetch_merged(
+    remote: Any, store: Any, branch: str, tip: str
+) -> tuple[dict[str, str], str | None]:
+    """The remote's branches, and its ``branch`` once that holds ``tip`` (None when it still
+    does not after the last try)."""
+    for attempt in range(1, MERGED_FETCHES + 1):
+        heads = remote.fetch()
+        main = heads.get(branch)
+        if main is not None and _merge_base(store, main, tip) == tip:
+            return heads, main
+        if attempt < MERGED_FETCHES:
+            MERGED_BACKOFF.pause(attempt)
+    return heads, None
 
 
 def _pr_state_note(find_pr: PrLookup, pr: Any) -> str:

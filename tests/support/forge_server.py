@@ -115,6 +115,9 @@ class FakeForge:
         self.refuse_drafts = False
         self.autodetect_manual_merge = False  # Gitea's repository setting, off by default
         self.merge_refusal: tuple[int, str] | None = None  # branch protection, say
+        # The merge API answers at once and its git side moves the base this many seconds
+        # later (a replica or a mirror behind the API); None: the base never moves.
+        self.merge_lands_after: float | None = 0.0
         self.oauth_tokens: set[str] = set()  # GitLab: accepted only as Authorization: Bearer
         self.prs: dict[str, list[FakePR]] = {name: [] for name in repos}
         self.requests: list[tuple[str, str, Any]] = []
@@ -190,16 +193,30 @@ class FakeForge:
         self._git(repo, "update-ref", "-d", f"refs/heads/{branch}")
 
     def merge(self, repo: str, pr: FakePR) -> None:
-        """Merge the head into the base inside the bare repository (a merge commit)."""
+        """Merge the head into the base inside the bare repository (a merge commit); the PR
+        counts as merged at once, the base moves after ``merge_lands_after`` seconds."""
         base = self.branch_sha(repo, pr.base)
         head = self.branch_sha(repo, pr.head)
         assert base and head
-        tree = self._git(repo, "merge-tree", "--write-tree", base, head).stdout.split()[0]
-        sha = self._git(
+        tree = self._checked(repo, "merge-tree", "--write-tree", base, head).split()[0]
+        sha = self._checked(
             repo, "commit-tree", tree, "-p", base, "-p", head, "-m", f"Merge {pr.head}"
-        ).stdout.strip()
-        self._git(repo, "update-ref", f"refs/heads/{pr.base}", sha, base)
+        ).strip()
         pr.merged_by_api = True
+        if self.merge_lands_after is None:
+            return
+        land = ("update-ref", f"refs/heads/{pr.base}", sha, base)
+        if not self.merge_lands_after:
+            self._checked(repo, *land)
+            return
+        timer = threading.Timer(self.merge_lands_after, self._checked, (repo, *land))
+        timer.daemon = True
+        timer.start()
+
+    def _checked(self, repo: str, *args: str) -> str:
+        proc = self._git(repo, *args)
+        assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+        return proc.stdout
 
     def start(self) -> FakeForge:
         self.thread.start()

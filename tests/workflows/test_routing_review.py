@@ -381,3 +381,44 @@ def test_gitea_approve_merges_the_review_commit_through_the_api(
         "log", "-1", "--format=%(trailers:key=Reflect-Reviewed-By,valueonly)", review_commit
     )
     assert trailer.strip() == "Ada Reviewer"
+
+
+def test_gitea_approve_waits_for_a_merge_the_git_side_serves_late(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    """The API says merged a moment before the forge's git serves the new main: approve
+    fetches again instead of calling the merge missing."""
+    from tests.support.routing import team_on_forge
+
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    forge.merge_lands_after = 0.5
+    note_id = machine_note(kb, "Pin the gitea worker pool", "drain")
+    routed = routing.route(kb.config(), note_id)
+
+    doc = cli(kb, "review", "approve", routed.branch or "")
+
+    assert doc["merged_by"] == "gitea" and doc["pushed"]
+    assert team.git("merge-base", "--is-ancestor", routed.commit, "main") == ""
+    assert doc["commit"] == team.heads()["main"]
+
+
+def test_gitea_approve_says_so_when_the_merged_pr_never_reaches_main(
+    git_daemon, kb_factory, make_forge, monkeypatch
+) -> None:
+    from tests.support.routing import team_on_forge
+
+    team, forge, kb = team_on_forge(git_daemon, kb_factory, make_forge, monkeypatch, "gitea")
+    forge.merge_lands_after = None
+    note_id = machine_note(kb, "Pin the gitea worker pool", "drain")
+    routed = routing.route(kb.config(), note_id)
+    main_before = team.heads()["main"]
+
+    proc = run_cli_proc(
+        "--kb", str(kb.path), "review", "approve", routed.branch or "",
+        env={"HOME": os.environ["HOME"]},
+    )  # fmt: skip
+
+    assert proc.returncode == 1
+    assert "error: the gitea API said pull request" in proc.stderr
+    assert "does not hold" in proc.stderr and "hint:" in proc.stderr
+    assert team.heads()["main"] == main_before
