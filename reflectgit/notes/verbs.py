@@ -122,6 +122,15 @@ def base(word: str) -> str:
     return _restore(stem, past)
 
 
+def is_past(word: str) -> bool:
+    """Is ``word`` a verb's past form (``wrote``, ``removed``, ``copied``)? An -ed form whose
+    base differs from it, or an irregular past; ``need``, ``embed`` and ``speed`` are not."""
+    low = word.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low] != low
+    return low.endswith("ed") and not low.endswith("eed") and base(low) != low
+
+
 def _restore(stem: str, past: bool) -> str:
     if stem in _STEM_FIXES:
         return _STEM_FIXES[stem]

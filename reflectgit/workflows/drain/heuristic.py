@@ -18,7 +18,8 @@ What looks like a lesson and is none: a request to the assistant, an offer the p
 their wish for the task at hand, a verdict on a fix, a fix the person turned down for another,
 a rule the person later challenged on its code name, a setting pointed at with nothing said
 after it, a request asked as a question the assistant builds rather than adopts as a way of
-working, a turn disowning one action ("I didn't tell you to undo ..."), a report of a failed
+working, a turn recounting one act of this exchange ("I didn't tell you to undo ...", every
+verb in the past: ``notes/generality``), a remark pointing at a line, a report of a failed
 try with the command pasted, a verdict on a fix's size ("the fix is trivial"), a piece of a
 remark wrapped over lines or a rule word only inside what the person quotes. What is one
 though no rule word says so: a point of the person's the assistant grants ("You're right —
@@ -46,6 +47,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from reflectgit.notes import testruns, verbs
+from reflectgit.notes.generality import (
+    OWN_CHANGE,
+    about_this_turn,
+    own_account,
+    sums_up,
+    without_summary,
+)
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
@@ -461,6 +469,32 @@ def _evidence(quote: str, who: str) -> str:
     return f"Said by the {who}: “{quote.strip()[:400]}”"
 
 
+_SAID_BY = re.compile(r"^Said by the (?P<who>[^:“]+):")
+
+
+def said_by(action: Mapping[str, Any]) -> str:
+    """Who said the words a note came from ("person", "assistant", "person, relaying ..."),
+    as ``_evidence`` wrote it into the body."""
+    m = _SAID_BY.match(str(action.get("body") or ""))
+    return m.group("who") if m else ""
+
+
+def no_lesson(action: Mapping[str, Any]) -> str:
+    """Why a candidate note speaks of this turn rather than stating a lesson for later
+    (``notes/generality``), or ``""``. A person's rule must not be a remark on this turn's
+    output or a recount of this exchange; a cause the assistant found must not be its account
+    of its own work. Every path to a note passes here, so a kind of junk one reader lets by
+    is caught the same way as from the others."""
+    who = said_by(action)
+    if action["learning_type"] == "correction" and who.startswith("person"):
+        return about_this_turn(str(action["title"]))
+    if action["learning_type"] == "bug-fix" and who.startswith("assistant"):
+        cause = str(action.get("root_cause") or "")
+        # with no cause apart from its fix, the note is titled by the fix ("The fix is to X")
+        return own_account(cause or str(action["title"]), cause=bool(cause))
+    return ""
+
+
 def _tags(category: str, codes: Sequence[str]) -> list[str]:
     tags = [category.lower().replace(" ", "-")] if category != "Unknown" else []
     tags += [c.split()[0].strip("`'\"").lower() for c in codes[:3] if c.split()]
@@ -678,7 +712,7 @@ def chunk_actions(
                         )
                     )
                 continue  # a terse answer: its rule is the question's, or there is none
-            if reports_a_try(text) or about_this_action(text):
+            if reports_a_try(text):
                 continue  # "nope I don't see it. $ ln -s ...", "I didn't tell you to undo it"
             if opens_mid_sentence(lines, offset) or rules_only_quoted(text):
                 continue  # a piece of a wrapped remark, or words the person quotes: no rule
@@ -716,7 +750,7 @@ def chunk_actions(
                 )
             )
         elif person and sig.tier == LOW and sig.kind == "correction":
-            if reports_a_try(text) or about_this_action(text):
+            if reports_a_try(text):
                 continue  # a report of a failed try, or of one action of this turn
             reply = _trim(text)
             count = len(reply.split())
@@ -1088,7 +1122,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     fix_sentence = next((s for s in sentences(plain) if made_fix(s)), "")
     if not fix_sentence:
         return None
-    fix = _imperative(_trim(fix_sentence)).rstrip(" .")
+    # "Bottom line: the fix is to X": the fix, not the label summing it up
+    fix = _imperative(_trim(without_summary(fix_sentence))).rstrip(" .")
     doing = _DOING.search(fix)
     if doing:  # "the fix is structural, so I'm adding X": the fix is what is being done
         fix = _cap(f"{verbs.base(doing.group('verb'))} {doing.group('rest')}").rstrip(" .,")
@@ -1112,8 +1147,8 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
         )
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
-    if subject and fix.lower().startswith(subject.lower()):
-        subject = ""  # "Bottom line: the fix is ...": the subject is the fix's own lead
+    if subject and (fix.lower().startswith(subject.lower()) or sums_up(f"{subject}:")):
+        subject = ""  # "Bottom line: the fix is ...": a summary label is no subject
     if not subject and not _CODE.search(fix):
         return None  # a fix with neither a subject nor a named thing teaches nothing
     if routine(plain, fix):
@@ -1356,6 +1391,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
         candidates += challenges_acted_on(prepared.transcript, since)
         candidates += standing_instructions(prepared.transcript, since)
+    # a remark on this turn, or the assistant's account of its own work, is no lesson: dropped
+    # before twins are weighed, so it never stands in for a note that states the lesson
+    candidates = [a for a in candidates if not no_lesson(a)]
     # stable: person's rules first, then a cause with its fix before one without
     candidates.sort(key=lambda a: (a["confidence"] != MEDIUM, not a["fix"]))
     kept: list[dict[str, Any]] = []
@@ -1369,7 +1407,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
         # other notes may hold already: one naming the same code as a kept note is told twice
         for action in written_guidance(transcript, since):
             text = f"{action['title']} {action['rule']}"
-            if not any(
+            if not no_lesson(action) and not any(
                 twins(text, f"{k['title']} {k['rule']}") or _same_code(action, k) for k in kept
             ):
                 kept.append(action)
@@ -1377,7 +1415,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
         # otherwise, so a note already holding its lesson keeps its place
         for action in relayed_findings(transcript, ran, since):
             text = f"{action['title']} {action['rule']}"
-            if not any(
+            if not no_lesson(action) and not any(
                 twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
             ):
                 kept.append(action)
@@ -1391,7 +1429,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             *command_fixes(transcript, ran, prepared.floor_record),
         ]:
             text = f"{action['title']} {action['rule']}"
-            if not any(
+            if not no_lesson(action) and not any(
                 twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
             ):
                 kept.append(action)
@@ -1966,7 +2004,7 @@ def _linked(
             continue  # it names only what the session itself wrote: its own slip
         if not words - of_failure:
             return None  # every term of it is the failure's: it restates what failed, not why
-        if _OWN_CHANGE.match(sentence):
+        if OWN_CHANGE.match(sentence):
             continue  # "The change is small but targeted: ...": the edit described, no cause
         if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
             continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
@@ -2002,15 +2040,6 @@ def _linked(
 # A trailing aside that denies ("X fails due to Y — not introduced by my rebase"): the
 # assistant disowning the failure, neither a hedge nor its own doing.
 _DISCLAIMER = re.compile(r"(?:\s[—–-]+\s*|,\s*)not\b[^.;!?]*[.;!?]?$", re.I)
-
-
-# A sentence whose subject is the change the assistant is making, said as what it is or will
-# be ("The change is small but targeted: normalize ...", "This patch will ..."): what the edit
-# does, not what was wrong ("The change to X in v2 drops Y" is a cause, and stays one).
-_OWN_CHANGE = re.compile(
-    r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
-    re.I,
-)
 
 
 # A run's result, said as what the run did: every clause's subject is a test or a run and its
@@ -2257,7 +2286,7 @@ def standing_instructions(transcript: Transcript, since: int = 0) -> list[dict[s
         said = clean(turn.text).strip()
         if not said or len(said) > MAX_STANDING_CHARS:
             continue  # a brief or a pasted plan, whose "always" is the task's
-        if reports_a_try(said) or about_this_action(said):
+        if reports_a_try(said):
             continue
         parts = stated_parts(said)
         standing = [s for s in parts if _STANDING.search(s) and _VOICE.search(s)]
@@ -2507,9 +2536,9 @@ def _written_rule(call: ToolCall, said: str, path: str) -> dict[str, Any] | None
     return action
 
 
-# A request asked as a question ("Can we have always a table with links ...?", "could you
-# always run X?"): a rule only when the assistant takes it as a lasting way of working.
-_ASKED_FOR = re.compile(r"^\W*(?:can|could|would|will)\s+(?:you|we)\b", re.I)
+# A sentence asked as a question ("Can we have always a table with links ...?", "could you
+# always run X?", "Should the report list every sensor?"): it asks for something in this task;
+# a rule only when the assistant takes it as a lasting way of working.
 # The assistant adopting a way of working: its own commitment for later turns ("From now on
 # I'll ...", "I'll always ...", "Going forward, I will ..."), not what the built thing does now.
 _ADOPTS = re.compile(
@@ -2529,8 +2558,9 @@ _INSTRUCTIONS = re.compile(
 
 
 def asked_for(rule: str) -> bool:
-    """Is ``rule`` a request asked as a question ("Can we have always a table ...?")?"""
-    return bool(_ASKED_FOR.match(rule)) and rule.rstrip().endswith("?")
+    """Is ``rule`` asked as a question ("Can we have always a table ...?")? Whatever its
+    opening words, a question asks the assistant something in this task."""
+    return rule.rstrip(" *_\"'”’)").endswith("?")
 
 
 def adopted_as_rule(transcript: Transcript) -> Callable[[int], bool]:
@@ -2577,24 +2607,6 @@ def reports_a_try(text: str) -> bool:
         return False
     words = _REPORTED.sub(" ", text[: m.start()])
     return not _RULE_WORDS.search(words)
-
-
-# "I didn't tell you to undo your changes": the person disowns one action of this turn.
-_NOT_ASKED = re.compile(
-    r"^\W*(?:i|we)\s+(?:didn'?t|did not|never)\s+(?:tell|ask|want)(?:ed)?\s+you\s+to\b", re.I
-)
-
-
-def about_this_action(text: str) -> bool:
-    """Is ``text`` a correction of one action of the assistant, with no lesson ("I didn't tell
-    you to undo your changes. I told you that the two lines ... belonged to a different
-    skill.")? It opens by disowning what the assistant just did, and none of its sentences
-    states a rule (always, never, use, must, instead, don't ...)."""
-    said = sentences(text.strip())
-    if not said or not _NOT_ASKED.match(said[0]):
-        return False
-    rest = [_NOT_ASKED.sub(" ", s) for s in said]
-    return not any(_RULE_WORDS.search(s) for s in rest)
 
 
 def next_reply(transcript: Transcript) -> Callable[[int], str]:

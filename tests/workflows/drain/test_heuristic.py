@@ -827,7 +827,8 @@ def test_a_verdict_on_a_fix_is_no_note_and_a_fix_keeps_one_lead(tmp_path):
         "**Bottom line**: the fix is to use `git ls-files` instead of go-git's status.",
     )
     [action] = _actions(tmp_path, [("user", "review the change"), fix])
-    assert action["title"].lower().count("bottom line") == 1
+    # a summary label is no subject (notes/generality): the title is the fix alone
+    assert action["title"] == "The fix is to use `git ls-files` instead of go-git's status"
 
 
 def test_a_fix_the_person_turns_down_for_another_is_no_note(tmp_path):
@@ -1482,24 +1483,6 @@ def test_asked_for_reads_only_a_request_in_a_questions_form():
     assert heuristic.asked_for("could you always run the linter?")
     assert not heuristic.asked_for("Always run the linter before committing")
     assert not heuristic.asked_for("Can we have always a table with links.")  # not asked
-
-
-@pytest.mark.parametrize(
-    ("said", "about_it"),
-    [
-        (
-            "I didn't tell you to undo your changes. I told you that the two lines under the "
-            "### search section belonged to a different skill.",
-            True,
-        ),
-        ("I did not ask you to rename the module.", True),
-        ("I didn't ask you to push. Never push to main without asking.", False),  # a rule too
-        ("I told you to use pnpm, not npm.", False),  # no disowned action: the rule stands
-        ("Don't undo my changes.", False),
-    ],
-)
-def test_about_this_action_is_a_disowned_action_with_no_rule(said, about_it):
-    assert heuristic.about_this_action(said) == about_it
 
 
 def test_a_correction_of_one_action_writes_no_note(tmp_path):
@@ -2233,3 +2216,41 @@ def test_no_rule_is_read_from_a_codex_patch_of_agents_md_that_writes_none(tmp_pa
     path = _codex_session(tmp_path, said, patch)
     transcript = transcripts.parse_lines(Path(path).read_text().splitlines())
     assert heuristic.written_guidance(transcript) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("src/app.py:40 must never call the network", False),  # a line of this turn's output
+        ("The app module must never call the network", True),
+        ("I never asked you to delete the fixtures in this folder", False),  # a recount
+        ("Never delete fixtures you did not create", True),
+    ],
+)
+def test_a_remark_on_this_turn_is_no_rule_a_rule_for_later_is(tmp_path, said, kept):
+    turns = [
+        ("user", "tidy the test suite"),
+        ("assistant", "I removed the old fixtures and moved the network call into app.py."),
+        ("user", said),
+    ]
+    found = _actions(tmp_path, turns)
+    assert bool(found) == kept
+    assert all(heuristic.no_lesson(a) == "" for a in found)
+
+
+@pytest.mark.parametrize(
+    ("cause", "kept"),
+    [
+        ("The root cause: the loader reads the host's `~/.gitconfig` at init time.", True),
+        # what failed, listed under the cause's label: no why
+        ("The root cause: failing modules: `core`, `cli/run`, and `plugins/git`.", False),
+    ],
+)
+def test_the_assistants_account_of_its_work_is_no_cause(tmp_path, cause, kept):
+    turns = [
+        ("user", "the config tests fail on CI"),
+        ("assistant", cause),
+        ("user", "yes, that was it"),
+    ]
+    found = [a for a in _actions(tmp_path, turns) if a["learning_type"] == "bug-fix"]
+    assert bool(found) == kept

@@ -1,0 +1,218 @@
+"""Whether a sentence states a lesson for situations to come, or speaks of this turn. Pure.
+
+A note is read later, by someone who was not in the session, for a situation like the one it
+came from. So what it states must hold for a kind of situation, not for one artefact of the
+turn it was said in:
+
+- a person's rule is stated for later ("never open draft pull requests", "next time you edit
+  the schema, let me run the migration"); a remark on this turn is not. It points at a line of
+  this turn's output ("docs/setup.md:40 reads ...", "the loop at line 88 ..."), which moves
+  with the next edit; or it recounts what the assistant did in this exchange, every verb of it
+  in the past ("I never asked you to delete the fixtures", "your helper dropped the header"):
+  a report of one act, which names no rule though a rule may lie behind it.
+- a cause the assistant found names a mechanism: what the code, tool or setting does and what
+  goes wrong ("the loader reads the host's config at init time"). The assistant's account of
+  its own work is not one: its own doing or intent, in the first person ("so I'm moving the
+  check ...", "I'd keep it anyway"); a summary of its reasoning under a summary label
+  ("Overall: ...", "In short, ..."); what its change is ("The patch is small: ..."); or a list
+  of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`").
+
+Each reader returns why the sentence is no lesson, or ``""``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reflectgit.notes.verbs import is_past
+
+# Text that is not the speaker's own words: a code span, a quotation.
+_QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”")
+
+# A place in a file given by its line: "README.md:203", "src/app.py:12:4", "line 88", "lines
+# 3-5". A host's port ("http://example.com:8080", "git@host.io:22") is no line.
+_LINE = re.compile(
+    r"(?<![\w/:.@-])(?<!://)(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5}:\d+\b(?!\.\d)"
+    r"|\blines?\s+\d+\b",
+    re.I,
+)
+# The assistant addressed: the party of this exchange who did the work.
+_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+# A verb form that holds now or later: an auxiliary or modal of the present or future, an
+# imperative's "let", a contracted "is"/"are"/"will". Any of them makes the sentence one that
+# can state how things are or are to be done.
+_NOW = re.compile(
+    r"\b(?:is|are|am|isn'?t|aren'?t|do|does|don'?t|doesn'?t|must|mustn'?t|should|shouldn'?t|"
+    r"shall|will|won'?t|would|wouldn'?t|can|can'?t|cannot|could|couldn'?t|may|might|need|needs|"
+    r"let|let'?s|please|(?:have|has) to)\b"
+    r"|\b(?:it|that|this|there|what|here|who|which|you|we|they|i)['’](?:s|re|m|ll|d)\b",
+    re.I,
+)
+# An imperative: "never", "always" or "don't" and the verb ("Never delete fixtures you did not
+# create").
+_IMPERATIVE = re.compile(r"^\W*(?:never|always|don['’]?t|do not)\s+[a-z]", re.I)
+# A pronoun as the subject, then its verb ("you keep", "we run", "i never see"): a verb in the
+# present unless it is a past form; words that are no verb after a pronoun are left out.
+_SUBJECT_VERB = re.compile(
+    r"\b(?:you|i|we|they)\s+(?:(?:never|always|often|still|just|also|usually)\s+)?"
+    r"(?P<verb>[a-z]+(?:['’][a-z]+)?)\b",
+    re.I,
+)
+_NO_VERB = frozenset(
+    {
+        "to",
+        "that",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "for",
+        "with",
+        "in",
+        "on",
+        "at",
+        "of",
+        "from",
+        "about",
+        "if",
+        "when",
+        "so",
+        "not",
+        "too",
+        "as",
+        "all",
+        "both",
+        "yourself",
+    }
+)
+# The past of an auxiliary (did, was, had), besides a verb's own past form.
+_PAST_AUXILIARY = frozenset(
+    {"did", "didn't", "didnt", "was", "wasn't", "were", "weren't", "had", "hadn't"}
+)
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+# An instruction reported as given ("I told you to use pnpm", "what I asked was X"): its content
+# is a rule said before, which stands; one reported as not given ("I didn't ask you to X",
+# "I never said X") disowns an act.
+_INSTRUCTED = re.compile(r"\b(?:told|asked|said|instructed|requested|wanted)\b", re.I)
+_DISOWNED = re.compile(
+    r"\b(?:didn['’]?t|did not|never|not)\s+(?:\w+\s+)?(?:tell|told|ask|asked|say|said|instruct|"
+    r"request|want|wanted)\b",
+    re.I,
+)
+
+
+def _unquoted(text: str) -> str:
+    return _QUOTED.sub(" ", text)
+
+
+def points_at_a_line(sentence: str) -> bool:
+    """Does ``sentence`` point at a place in a file by its line number? A rule for later
+    names the thing, not where it sits in this turn's copy of the file."""
+    return bool(_LINE.search(sentence))
+
+
+def recounts_the_exchange(sentence: str) -> bool:
+    """Does ``sentence`` recount what was done or said in this exchange: it speaks of the
+    assistant (you, your) and every verb of it is in the past, none in the present or future
+    and no imperative ("I didn't ask you to rename it", "your script dropped the header")?
+    A rule addressed to the assistant says what to do ("next time you change X, let me
+    ...", "you should ..."), which takes the present or the future. An instruction reported
+    as given ("I told you to use pnpm") restates its rule, and is no recount."""
+    said = _unquoted(sentence)
+    if not _YOU.search(said) or _NOW.search(said) or _IMPERATIVE.match(said):
+        return False
+    if any(_present(m.group("verb")) for m in _SUBJECT_VERB.finditer(said)):
+        return False  # "you keep writing X": a habit, said in the present
+    if _INSTRUCTED.search(said) and not _DISOWNED.search(said):
+        return False  # "I told you to use pnpm, not npm": the instruction it reports stands
+    words = [w.replace("’", "'").lower() for w in _WORD.findall(said)]
+    return any(w in _PAST_AUXILIARY or is_past(w) for w in words)
+
+
+def _present(word: str) -> bool:
+    low = word.lower().replace("’", "'")
+    return low not in _NO_VERB and low not in _PAST_AUXILIARY and not is_past(low)
+
+
+def about_this_turn(rule: str) -> str:
+    """Why a person's ``rule`` is a remark on this turn rather than a rule for later, or
+    ``""`` when it is stated for later."""
+    if points_at_a_line(rule):
+        return "it points at a line of this turn's output"
+    if recounts_the_exchange(rule):
+        return "it recounts what was done in this exchange"
+    return ""
+
+
+# The assistant itself as the one acting or judging: I, me, my, let me ("I/O" and "i.e."
+# are not it). "We" is left out: engineers say "we call X before Y" of the code itself.
+# A word inside a hyphenated name ("oh-my-posh") is none of them.
+_FIRST_PERSON = re.compile(
+    r"(?<![\w-])(?:i(?![/.\w-])|i['’](?:m|d|ll|ve)|me|my|myself)(?![\w-])", re.I
+)
+# A label that sums up the assistant's reasoning, not one that names the cause ("Root cause:",
+# "The issue:"): what follows it is a verdict or a recap.
+_SUMMARY = re.compile(
+    r"^\W*(?:bottom line|in short|in summary|summary|to summari[sz]e|tl;?\s*dr|verdict|overall|"
+    r"conclusion|in conclusion|net effect|short version|long story short|takeaway|recap)\b"
+    r"\W*?\s*[:,—–-]",
+    re.I,
+)
+
+
+def sums_up(text: str) -> bool:
+    """Does ``text`` open with a label that sums up the assistant's reasoning ("Overall:",
+    "In short, ...")? Such a label is no subject for a note."""
+    return bool(_SUMMARY.match(_unquoted(text).replace("*", "")))
+
+
+def without_summary(text: str) -> str:
+    """``text`` without a summary label before it ("Overall: use X" -> "use X")."""
+    plain = text.replace("**", "")
+    m = _SUMMARY.match(plain)
+    return plain[m.end() :].strip() if m else text
+
+
+# The change the assistant is making as the sentence's subject, said as what it is or will be
+# ("The patch is small but ...", "This change will ..."): what the edit does, not what was
+# wrong ("The change to X in v2 drops Y" is a cause, and stays one).
+OWN_CHANGE = re.compile(
+    r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
+    re.I,
+)
+# A label, then what it labels.
+_LABELLED = re.compile(r"^(?P<label>[^:]{2,60}?):\s+(?P<rest>\S.*)$", re.S)
+_PARENTHESES = re.compile(r"\([^()]*\)?")
+_ITEMS = re.compile(r"\s*(?:,|;|\band\b|\bor\b)\s*", re.I)
+LIST_ITEMS = 3  # a list names at least this many things
+ITEM_WORDS = 3  # an item longer than this may hold a clause (a subject and what it does)
+
+
+def bare_list(cause: str) -> bool:
+    """Is ``cause`` a label and a list of names ("Failing suites: `a`, `b`, and `c`"), with no
+    clause among them saying what goes wrong? It says what failed, not why."""
+    m = _LABELLED.match(cause.strip().rstrip(" .…"))
+    if m is None:
+        return False
+    rest = _PARENTHESES.sub(" ", m.group("rest"))
+    items = [i for i in _ITEMS.split(rest.strip(" .…")) if i.strip()]
+    return len(items) >= LIST_ITEMS and all(len(i.split()) <= ITEM_WORDS for i in items)
+
+
+def own_account(text: str, *, cause: bool = True) -> str:
+    """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
+    or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from
+    its fix ("The fix is to use X", "Remove my stale handler"): a fix is the assistant's own
+    doing and may say so, so only a summary label or a bare list makes it no lesson."""
+    said = _unquoted(text)
+    if sums_up(said):
+        return "it sums up the assistant's reasoning"
+    if cause and _FIRST_PERSON.search(said):
+        return "it tells the assistant's own doing or intent"
+    if cause and OWN_CHANGE.match(said):
+        return "it says what the assistant's change is"
+    if bare_list(text):
+        return "it lists what failed without saying why"
+    return ""

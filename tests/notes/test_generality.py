@@ -1,0 +1,144 @@
+"""What states a lesson for later and what speaks of this turn (notes/generality): each check
+by sentence shape, with the shapes that must pass it."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectgit.notes.generality import (
+    about_this_turn,
+    bare_list,
+    own_account,
+    points_at_a_line,
+    recounts_the_exchange,
+    sums_up,
+    without_summary,
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "points"),
+    [
+        ("docs/setup.md:40 reads as a guess, not a measured figure", True),
+        ("The check in src/loader.py:118:5 swallows the error", True),
+        ("The retry loop at line 88 never backs off", True),
+        ("Lines 3 and 4 of the config repeat the default", True),
+        # a host's port, a version, a time: no line of a file
+        ("Serve the API on http://localhost.dev:8080 in every environment", False),
+        ("Pin the image to python:3.12 in every Dockerfile", False),
+        ("Never run migrations at 10:30 during office hours", False),
+        ("Keep each line of a commit subject under 72 characters", False),
+    ],
+)
+def test_a_rule_pointing_at_a_line_is_about_this_turns_output(said, points):
+    assert points_at_a_line(said) == points
+    assert bool(about_this_turn(said)) == points
+
+
+@pytest.mark.parametrize(
+    ("said", "recounts"),
+    [
+        ("I never asked you to delete the fixtures", True),
+        ("I did not ask you to rename the module.", True),
+        ("I didn't ask you to squash the commits", True),
+        ("I didn’t want you to reformat every file", True),
+        ("You removed the wrong fixture", True),
+        ("Your script dropped the header row", True),
+        ("Your reviewer never wrote that claim down", True),
+        # a rule for later, addressed to the assistant: present, future or imperative
+        ("Next time you edit the schema, let me run the migration", False),
+        ("You should ask before you delete fixtures", False),
+        ("Never delete fixtures you did not create", False),
+        ("Don't undo my changes.", False),
+        # an instruction reported as given restates its rule
+        ("I told you to use pnpm, not npm.", False),
+        ("What I asked for was one commit per fix", False),
+        # past, but not this exchange: nobody addressed
+        ("We decided to drop Python 3.8 last year", False),
+        ("The cache was rebuilt on every run", False),
+        # the past only inside what is quoted
+        ("You keep writing “I fixed it” before the tests ran", False),
+    ],
+)
+def test_a_rule_recounting_this_exchange_is_about_this_turn(said, recounts):
+    assert recounts_the_exchange(said) == recounts
+    assert bool(about_this_turn(said)) == recounts
+
+
+@pytest.mark.parametrize(
+    ("said", "summing"),
+    [
+        ("Overall: the race is real but rare", True),
+        ("**In short**, the retry hides the timeout", True),
+        ("TL;DR: keep the lock", True),
+        ("Verdict - worth merging", True),
+        ("Root cause: the loader reads the host config", False),
+        ("The issue: the pool is shared with request handlers", False),
+        ("Overall latency doubles when the pool is shared", False),  # a noun, not the label
+    ],
+)
+def test_a_summary_label_sums_up_the_assistants_reasoning(said, summing):
+    assert sums_up(said) == summing
+    assert bool(own_account(said)) == summing
+
+
+def test_without_summary_keeps_what_the_label_sums_up():
+    assert without_summary("**In short**: use the CLI for staging") == "use the CLI for staging"
+    assert without_summary("Use the CLI for staging") == "Use the CLI for staging"
+
+
+@pytest.mark.parametrize(
+    ("said", "own"),
+    [
+        ("The loader is fine, so I'm moving the check into setup", True),
+        ("I'd keep the buffered channel anyway", True),
+        ("That leaves my stub unused", True),
+        # the code's own actors: we, I/O, a name with "my" in it
+        ("We call flush before the header is written", False),
+        ("The I/O thread blocks on a full pipe", False),
+        ("oh-my-zsh rewrites PROMPT after the theme loads", False),
+        ("The loader reads the host config at init time", False),
+    ],
+)
+def test_a_cause_in_the_first_person_tells_the_assistants_own_doing(said, own):
+    assert bool(own_account(said)) == own
+
+
+def test_a_fix_may_be_said_in_the_first_person():
+    # a note titled by its fix alone: the fix is the assistant's own doing, and may say so
+    assert own_account("Remove my stale handler for the toggle event", cause=False) == ""
+    assert own_account("Remove my stale handler for the toggle event") != ""
+
+
+@pytest.mark.parametrize(
+    ("said", "own"),
+    [
+        ("The patch is small but it covers both paths", True),
+        ("This change will keep the old header", True),
+        ("My fixes are in the two adapters", True),
+        ("The change to the parser in v2 drops trailing commas", False),
+        ("The fixture changed the clock, so the token expired", False),
+    ],
+)
+def test_a_cause_that_says_what_the_change_is_is_no_mechanism(said, own):
+    assert bool(own_account(said)) == own
+    assert own_account(said, cause=False) == ""  # a fix may say what the change is
+
+
+@pytest.mark.parametrize(
+    ("said", "listed"),
+    [
+        ("Broken modules: `core`, `cli/run`, and `plugins/git`", True),
+        ("Failing suites: api, worker (timeouts), ui", True),
+        (
+            "Root cause: the pool is shared, the queue is unbounded, and the retry never stops",
+            False,
+        ),
+        ("The root cause: `quote` emits `$'...'`, which the old shell reads literally", False),
+        ("Missing: `name`, `description`", False),  # two names: too few to be a list
+        ("The suites `api`, `worker` and `ui` share one database", False),  # no label
+    ],
+)
+def test_a_list_of_what_failed_says_no_why(said, listed):
+    assert bare_list(said) == listed
+    assert bool(own_account(said)) == listed
