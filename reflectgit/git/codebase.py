@@ -1,7 +1,7 @@
 """Questions asked of a code repository (not a KB): what HEAD is, what changed between two
-commits (renames followed as ``git diff -M`` follows them), which commits touched a file, what
-a file held at a commit. ``stale``, ``pr-notes`` and recall ask here; every git runs through
-``run.run``.
+commits (renames followed as ``git diff -M`` follows them), where a file went commit by commit
+(``follow``), which commits touched a file, what a file held at a commit. ``stale``,
+``pr-notes`` and recall ask here; every git runs through ``run.run``.
 """
 
 from __future__ import annotations
@@ -79,6 +79,102 @@ def changes(repo: Path, since: str, until: str = "HEAD", env: Env = None) -> lis
     """What changed between two commits, renames found as git finds them (``-M``)."""
     out = _git(repo, ["diff", "--no-ext-diff", "--name-status", "-M", "-z", since, until], env)
     return _name_status(out)
+
+
+@dataclass(frozen=True)
+class Trail:
+    """Where a path of one commit is at a later one, followed commit by commit (``follow``)."""
+
+    path: str  # the path at the first commit
+    now: str | None  # the path at the last; None when the trail ends (the file was deleted)
+    renames: tuple[CommitInfo, ...] = ()  # the commits that renamed it, oldest first
+    names: tuple[str, ...] = ()  # every path it had, the first first, ``now`` last
+    ended: CommitInfo | None = None  # the commit that deleted it
+
+
+def follow(
+    repo: Path, since: str, until: str, paths: Iterable[str], env: Env = None
+) -> dict[str, Trail]:
+    """Where each of ``paths`` (files at ``since``) is at ``until``: followed through the
+    renames git finds commit by commit, as ``git log --follow`` does, forward. One ``git log``
+    over the range reads only the commits that deleted or renamed something.
+
+    A whole-range ``git diff -M`` misses a file moved and then heavily edited (the two ends are
+    less alike than git's rename threshold, though each commit was a rename); this does not.
+
+    - Merges: the first-parent line, each merge as its diff against its first parent, which is
+      the history a user sees on the branch (a rename made on a side branch is the merge's).
+    - A deletion git pairs with no addition ends the trail; a file added later under the same
+      name is another file. A copy (``C``) is not a rename: the original stays where it was.
+    - Every path moves by its commit's renames at once: two files renamed in one commit each go
+      their own way.
+    """
+    wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return {}
+    out = _git(
+        repo,
+        [
+            "log",
+            "--reverse",
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--no-show-signature",
+            "-M",
+            "--diff-filter=DR",
+            "--name-status",
+            "-z",
+            "--format=%x01%H%x1f%s",
+            f"{since}..{until}",
+        ],
+        env,
+    )
+    at: dict[str, list[str]] = {p: [p] for p in wanted}  # current path -> the paths there
+    renames: dict[str, list[CommitInfo]] = {p: [] for p in wanted}
+    names: dict[str, list[str]] = {p: [p] for p in wanted}
+    ended: dict[str, CommitInfo] = {}
+    for commit, entries in _log_name_status(out):
+        arrived: dict[str, list[str]] = {}
+        for c in entries:
+            if c.old is None or c.old not in at or c.status not in ("R", "D"):
+                continue
+            for p in at.pop(c.old):
+                if c.new is None:
+                    ended[p] = commit
+                    continue
+                renames[p].append(commit)
+                names[p].append(c.new)
+                arrived.setdefault(c.new, []).append(p)
+        for new, moved in arrived.items():  # after all of the commit's renames: at once
+            at.setdefault(new, []).extend(moved)
+        if not at:
+            break
+    now = {p: where for where, here in at.items() for p in here}
+    return {
+        p: Trail(p, now.get(p), tuple(renames[p]), tuple(names[p]), ended.get(p)) for p in wanted
+    }
+
+
+def _log_name_status(out: str) -> list[tuple[CommitInfo, list[FileChange]]]:
+    """The commits of ``git log --name-status -z --format=%x01%H%x1f%s`` with their changes
+    (git ends each header with a NUL, and the first change's status begins with a newline)."""
+    parts = out.split("\0")
+    result: list[tuple[CommitInfo, list[FileChange]]] = []
+    i = 0
+    while i < len(parts):
+        field = parts[i].lstrip("\n")
+        if field.startswith("\x01"):
+            sha, _, subject = field[1:].partition("\x1f")
+            result.append((CommitInfo(sha, subject), []))
+            i += 1
+            continue
+        if not field or not result:
+            i += 1
+            continue
+        width = 3 if field[:1] in ("R", "C") else 2
+        result[-1][1].extend(_name_status("\0".join([field, *parts[i + 1 : i + width]])))
+        i += width
+    return result
 
 
 def _name_status(out: str) -> list[FileChange]:

@@ -43,7 +43,8 @@ Env = Mapping[str, str] | None
 # ``anchors:``, then ``  commit: sha``).
 ANCHOR_LINE = r"^(- |  )(path|commit): "
 # Anchors on paths the change does not touch are followed through the renames since their
-# commit (one ``git diff -M`` per commit), for at most this many distinct commits.
+# commit (one ``git diff -M`` per commit, and one ``git log`` for the files that diff says were
+# deleted: ``codebase.follow``), for at most this many distinct commits.
 RENAME_COMMITS = 32
 # Scores: an anchor match always outranks a text match.
 SYMBOL_CHANGED = 100.0
@@ -429,14 +430,15 @@ def _renamed_since(
         full = codebase.resolve(root, commit, env)
         if full is None:
             continue
-        renames = {
-            c.old: c.new
-            for c in codebase.changes(root, full, base, env)
-            if c.status == "R" and c.old and c.new
-        }
+        diff = {c.old: c for c in codebase.changes(root, full, base, env) if c.old}
+        # Gone as the whole-range diff sees it: followed commit by commit, as ``stale`` does
+        # (a file moved and then rewritten is at its new path).
+        gone = [p for _, p in pending[commit] if p in diff and diff[p].status == "D"]
+        trails = codebase.follow(root, full, base, gone, env) if gone else {}
         for name, path in pending[commit]:
-            now = renames.get(path)
-            if now is not None and now in by_path:
+            change = diff.get(path)
+            now = trails[path].now if path in trails else change.new if change else None
+            if now is not None and now != path and now in by_path:
                 out[(path, commit)] = (name, now)
     return out
 

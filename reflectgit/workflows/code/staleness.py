@@ -3,7 +3,9 @@
 For each anchor of a note learned in the repository (its ``project`` is the repository's
 name), git compares the anchor's commit with HEAD:
 
-- ``deleted``: the file is gone (``git diff -M`` finds no rename for it);
+- ``deleted``: the file is gone: ``git diff -M`` finds no rename for it, and followed commit by
+  commit (``codebase.follow``, as ``git log --follow`` follows a file) its trail ends in a
+  deletion (a file moved and later rewritten is followed to its path at HEAD and judged there);
 - ``symbol-gone``: the file (at its new path, after a rename) no longer defines the symbol
   (it did at the anchor's commit: a symbol the file did not define then, as far as
   ``notes/anchors.py`` reads it, cannot be said to be gone; that anchor is judged as its file,
@@ -18,8 +20,8 @@ Those are stale. Two findings are reported at a lower level, not as stale:
   text names (a method of the class other than those the note names; lines holding none of the
   note's names): worth a look, not a verdict;
 - ``renamed`` (listed under ``moved``): the file moved (followed as ``git diff -M`` follows
-  renames) and the anchored code did not change: the note holds, its anchor should name the
-  new path (``now``).
+  renames, or commit by commit as above) and the anchored code did not change: the note holds,
+  its anchor should name the new path (``now``); ``commits`` are the commits that renamed it.
 
 An anchor whose file is untouched, or changed only elsewhere than its symbol, or only in
 comments, white space or by a consistent renaming, is not listed. An anchor whose commit the
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.git import codebase
-from reflectgit.git.codebase import CommitInfo, FileChange
+from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import compare, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
@@ -171,40 +173,65 @@ _UNKNOWN = object()
 
 
 class _Judge:
-    """One HEAD; each distinct anchor commit's diff is asked of git once."""
+    """One HEAD; each distinct anchor commit's diff is asked of git once, and the trails of
+    its deleted and renamed files (``codebase.follow``) once, when an anchor needs them."""
 
     def __init__(self, root: Path, head: str, env: Env) -> None:
         self.root, self.head, self.env = root, head, env
-        self._diffs: dict[str, dict[str, FileChange] | None] = {}
+        self._diffs: dict[str, tuple[str, dict[str, FileChange]] | None] = {}
+        self._trails: dict[str, dict[str, Trail]] = {}
 
-    def _diff(self, commit: str) -> dict[str, FileChange] | None:
+    def _diff(self, commit: str) -> tuple[str, dict[str, FileChange]] | None:
+        """The commit's full name and what changed since it, by old path."""
         if commit not in self._diffs:
             full = codebase.resolve(self.root, commit, self.env)
             if full is None:
                 self._diffs[commit] = None
             else:
                 changes = codebase.changes(self.root, full, self.head, self.env)
-                self._diffs[commit] = {c.old: c for c in changes if c.old is not None}
+                self._diffs[commit] = (full, {c.old: c for c in changes if c.old is not None})
         return self._diffs[commit]
+
+    def _trail(self, full: str, diff: Mapping[str, FileChange], path: str) -> Trail:
+        """Where ``path`` went from ``full`` to HEAD, commit by commit. Every file the diff
+        says was deleted or renamed is followed in the same ``git log``: the next anchor of
+        that commit asks nothing more."""
+        if full not in self._trails:
+            gone = [old for old, c in diff.items() if c.status in ("D", "R")]
+            self._trails[full] = codebase.follow(self.root, full, self.head, gone, self.env)
+        return self._trails[full][path]
 
     def anchor(self, anchor: Anchor, said: str = "", title: str | None = None) -> object:
         commit = anchor.commit
         if commit is None:
             # No commit to compare with: only a deletion or a vanished symbol can be seen.
             return self._present_only(anchor)
-        diff = self._diff(commit)
-        if diff is None:
+        known = self._diff(commit)
+        if known is None:
             return _UNKNOWN
+        full, diff = known
         change = diff.get(anchor.path)
         if change is None:
             return None  # untouched since the note was written
+        trail: Trail | None = None
         if change.status == "D" or change.new is None:
-            commits = codebase.commits_touching(
-                self.root, commit, self.head, [anchor.path], self.env
-            )
-            return StaleAnchor(anchor, "deleted", None, commits[:1])
-        now = change.new
-        paths = [anchor.path, now]
+            # Gone from HEAD as a whole-range diff sees it; followed commit by commit, a file
+            # moved and then rewritten is still found (each step was a rename git saw).
+            trail = self._trail(full, diff, anchor.path)
+            if trail.now is None:
+                commits = (
+                    [trail.ended]
+                    if trail.ended is not None
+                    else codebase.commits_touching(
+                        self.root, commit, self.head, [anchor.path], self.env
+                    )[:1]
+                )
+                return StaleAnchor(anchor, "deleted", None, commits)
+            now = trail.now
+            paths = list(trail.names)
+        else:
+            now = change.new
+            paths = [anchor.path, now]
         old_text, new_text = codebase.texts(
             self.root, [(commit, anchor.path), (self.head, now)], self.env
         )
@@ -228,14 +255,29 @@ class _Judge:
             reason = "changed" if verdict.stale else "changed-elsewhere"
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
-        if change.status == "R" and now != anchor.path:
-            commits = codebase.commits_touching(self.root, commit, self.head, paths, self.env)
-            renames = [c for c in commits if self._renames(c.sha, anchor.path, now)]
-            return StaleAnchor(anchor, "renamed", now, renames or commits[:1], whole_file=whole)
+        if now != anchor.path:
+            return StaleAnchor(
+                anchor,
+                "renamed",
+                now,
+                self._renaming(full, diff, anchor.path, now),
+                whole_file=whole,
+            )
         if verdict is None and not same_code(old_code, new_code):
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
         return None
+
+    def _renaming(
+        self, full: str, diff: Mapping[str, FileChange], path: str, now: str
+    ) -> list[CommitInfo]:
+        """The commits that renamed ``path`` on its way to ``now``, newest first; when the
+        trail and the whole-range diff disagree (a file deleted in one commit and added
+        again, alike enough, in another), the last commit that touched it."""
+        trail = self._trail(full, diff, path)
+        if trail.now == now and trail.renames:
+            return list(reversed(trail.renames))
+        return codebase.commits_touching(self.root, full, self.head, [path, now], self.env)[:1]
 
     def _present_only(self, anchor: Anchor) -> object:
         [text] = codebase.texts(self.root, [(self.head, anchor.path)], self.env)
@@ -244,12 +286,6 @@ class _Judge:
         if anchor.symbol and symbol_block(text, anchor.symbol) is None:
             return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
         return None
-
-    def _renames(self, sha: str, old: str, new: str) -> bool:
-        return any(
-            c.status == "R" and c.old == old and c.new == new
-            for c in codebase.changes(self.root, f"{sha}^", sha, self.env)
-        )
 
     def _changing(self, since: str, paths: list[str], symbol: str | None) -> list[CommitInfo]:
         """The commits since ``since`` that changed the anchored code (newest first): of the
