@@ -372,3 +372,54 @@ def test_a_reshaping_that_touches_a_value_an_operator_a_keyword_or_a_stated_name
         "total: compute = (compute(items))",  # a name the note says
     ):
         assert not reshaped(line, new), new
+
+
+CLI = """func main() {
+	var rawEnvFilenames string
+	flag.Parse()
+	envFilenames := strings.Split(rawEnvFilenames, ",")
+	err := godotenv.Exec(envFilenames, cmd, cmdArgs)
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+"""
+CLI_NOTE = (
+    "`godotenv -f .env.prod my-cmd` uses Exec, which uses Load: the shell wins over the file."
+)
+
+
+def test_a_statement_rewritten_around_what_a_note_states_still_counts_whole() -> None:
+    """The same logic written another way (issue 35) cannot be told from a change of what the
+    note states by the tokens around the names it states: each of these rewrites keeps the
+    stated names in place and changes only names, separators or brackets beside them (or an
+    operator or literal), and each changes what the note states. (Read as touching only the
+    tokens beside the stated names, the first lost three truly stale notes of the replayed
+    histories, godotenv's CLI, log's ``set_max_level``, cachetools' ``LRUCache``, and cleared
+    no false alarm.)"""
+    # an argument added to the call the note names: the CLI now overloads
+    new = CLI.replace("cmd, cmdArgs)", "cmd, cmdArgs, overload)")
+    verdict = codediff.compare(CLI, new, "cmd/godotenv/cmd.go", CLI_NOTE)
+    assert verdict.stale and "Exec" in verdict.names
+    # the arguments of the named call swapped: another call
+    new = CLI.replace("Exec(envFilenames, cmd, cmdArgs)", "Exec(cmd, envFilenames, cmdArgs)")
+    assert codediff.compare(CLI, new, "cmd/godotenv/cmd.go", CLI_NOTE).stale
+    # the statement rewritten with its comparison flipped
+    old = "enqueue(run, p) {\n\tif (this.size && this._queue[this.size - 1].priority >= p) {\n"
+    old += "\t\tthis._queue.push(run);\n\t}\n}\n"
+    note = "`enqueue` appends when the tail's priority is >= the new one."
+    new = old.replace(
+        "this.size && this._queue[this.size - 1].priority >= p", "this.tail().priority > p"
+    )
+    assert codediff.compare(old, new, "q.ts", note, "enqueue").stale
+    # the same statement under a new guard that holds a stated name
+    guarded = old.replace(
+        "\t\tthis._queue.push(run);\n", "\t\tif (p) {\n\t\t\tthis._queue.push(run);\n\t\t}\n"
+    )
+    assert codediff.compare(old, guarded, "q.ts", note, "enqueue").stale
+    # a comparison kept, only a message written another way: no change to what it states
+    check = "f(cap) {\n\tif (cap >= 1) {\n\t\tthrow new TypeError(`Expected ${cap}`);\n\t}\n}\n"
+    worded = check.replace("`Expected ${cap}`", "`Expected ${cap?.toString()}`")
+    said = "`f` throws TypeError unless cap >= 1"
+    assert codediff.compare(check, worded, "q.ts", said, "f").kind == "elsewhere"
+    assert codediff.compare(check, check.replace(">= 1", ">= 2"), "q.ts", said, "f").stale
