@@ -1424,6 +1424,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in [
             *linked_causes(transcript, ran, since, green, acted, otherwise, done),
             *reported_causes(transcript, ran, since),
+            *diagnosed_causes(transcript, ran, since),
             # a fix made by a command may come before the first signal: read from where this
             # drain's reading starts (an earlier drain's part excepted)
             *command_fixes(transcript, ran, prepared.floor_record),
@@ -1849,6 +1850,116 @@ def reported_causes(
             how,
             own[made[0].record],
             said_as_cause=True,
+        )
+        if action is not None:
+            out.append(action)
+    return out
+
+
+# The person's go-ahead for a fix the assistant diagnosed: their turn asks for the change to be
+# made ("ok make a pr to fix", "yep, add the minimal fix", "let's add a fix to prevent this",
+# "could we prevent this from failing again?"). A question asking only why, a denial, a new
+# failure ("still ..."), a turn-down ("don't want", "revert") or a standing rule ("never make
+# draft prs": a way of working, read as a rule elsewhere) is no go-ahead.
+_FIX_REQUEST = re.compile(
+    r"\b(?:fix|patch|prs?|pull request|go ahead|do it|do that|prevent|implement|apply|"
+    r"address|handle)\b",
+    re.I,
+)
+_NOT_GO_AHEAD = re.compile(
+    r"^\W*(?:no|nope|not|wrong|why|what|how|is|are|does|do you)\b|\b(?:still|never|always)\b|"
+    r"\b(?:don'?t|do not|doesn'?t|didn'?t) (?:want|work|think|agree|like)\b",
+    re.I,
+)
+
+
+def goes_ahead(reply: str) -> bool:
+    """Does the person's ``reply`` ask for the fix of what the assistant diagnosed to be made?
+    A request for the change (fix it, make a PR, prevent it), not a denial, a question of why,
+    a new failure or a turn-down."""
+    reply = clean(reply).strip()
+    return bool(
+        reply
+        and len(reply.split()) <= COMPLAINT_WORDS * 2
+        and _FIX_REQUEST.search(reply)
+        and not _NOT_GO_AHEAD.search(reply)
+        and not _TURNED_DOWN.search(reply)
+    )
+
+
+def diagnosed_causes(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Causes the assistant diagnosed and the person then had fixed. Many sessions find a
+    cause by investigation and report it before touching any code (an answer to "investigate
+    this", a reproduction, a reading of a failed job's log); the person reads the diagnosis and
+    asks for the fix ("ok make a pr to fix"); only the next stretch edits and checks it. Neither
+    stretch alone holds both the cause and its confirmation, so the linked readings above never
+    see it. Read from the structure: the assistant's closing words of a stretch in which it
+    edited nothing, after a failure in that stretch (an error result, a failing command, the
+    person's complaint, or the assistant's reading of a failure it was shown); the person's
+    next turn is a go-ahead (``goes_ahead``); before the person speaks again the assistant edits
+    files and the last test run after its last edit passes. One sentence of the diagnosis names
+    a term of the failure and one of those edits that the session's earlier edits did not bring
+    in (the sentence check of ``linked_causes``): the edits act on what was diagnosed. A
+    diagnosis the person questions, denies or turns down, a fix stretch whose last run fails or
+    runs no test, and a stretch that already edited (a fix, read by the readings above) make no
+    note. For the assistant's turns at or after record ``since``."""
+    failing = sorted(
+        [(r.result, r.output) for r in ran if _fails(r)]
+        + [(x.record, x.content) for x in transcript.tool_results if x.is_error],
+        key=lambda f: f[0],
+    )
+    edits = sorted(
+        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
+    )
+    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
+    runs = [(r.result, r.run.green) for r in ran if r.run is not None]
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.speaker != ASSISTANT or turn.record < since:
+            continue
+        record = turn.record
+        start = max((p.record for p in persons if p.record <= record), default=-1)
+        reply = next((p for p in persons if p.record > record), None)
+        if reply is None or any(
+            t.speaker == ASSISTANT and record < t.record < reply.record for t in turns
+        ):
+            continue  # not the closing words of the stretch, or nobody answered them
+        if any(start < e.record < reply.record for e in edits):
+            continue  # this stretch edited: a fix, not a diagnosis (the readings above)
+        if not goes_ahead(reply.text):
+            continue
+        end = next((p.record for p in persons if p.record > reply.record), None)
+        acting = [e for e in edits if e.record > reply.record and (end is None or e.record < end)]
+        if not acting:
+            continue
+        after = [ok for at, ok in runs if at > acting[-1].record and (end is None or at < end)]
+        if not after or not after[-1]:
+            continue  # no test run after the fix, or the last one fails
+        failed = [o for at, o in failing if start < at < record]
+        opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
+        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
+            failed.append(opening)  # the person's complaint
+        failed += [
+            x
+            for t in turns
+            if t.speaker == ASSISTANT and start < t.record < record
+            for x in sentences(clean(t.text))
+            if _FAILED.search(x)
+        ]
+        if not failed:
+            continue  # nothing failed: an answer or a design, not a cause
+        said = clean(reply.text).strip()[:120]
+        how = f"the person's go-ahead (“{said}”) and the passing test run after the fix"
+        action = _linked(
+            turn.text,
+            failed,
+            "\n".join(_call_text(e.input) for e in acting),
+            how,
+            own[acting[0].record],
         )
         if action is not None:
             out.append(action)

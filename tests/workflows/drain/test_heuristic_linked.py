@@ -501,3 +501,101 @@ def test_a_command_fix_before_the_first_signal_is_read_unless_an_earlier_drain_r
     [action] = _drained(tmp_path, turns)
     assert action["fix"] == "Run `go install golang.org/x/vuln/cmd/govulncheck@latest`."
     assert _drained(tmp_path, turns, after_line=5) == []
+
+
+# A cause diagnosed in one stretch and fixed in the next: the assistant investigates a failure
+# and reports why, editing nothing; the person asks for the fix; the assistant edits and runs
+# the tests. Neither stretch alone holds both the cause and its confirmation.
+DIAGNOSIS = (
+    "I reproduced it. The CSV export drops the `tenant_id` column when the header row is "
+    "quoted, because the reader is built without `quotechar`."
+)
+
+
+def _diagnosed(
+    go_ahead: str = "ok make a pr to fix",
+    said: str = DIAGNOSIS,
+    after: str = GREEN,
+    edit_first: bool = False,
+    red: str = RED,
+) -> list:
+    return [
+        ("user", "investigate the nightly import on the staging data"),
+        *_run("t0", red),
+        *(EXPORT_FIX if edit_first else []),
+        ("assistant", said),
+        ("user", go_ahead),
+        *(
+            _edit("e2", "app/csv_export.py", "delimiter=','", "delimiter=',', strict=True")
+            if edit_first
+            else EXPORT_FIX
+        ),
+        *_run("t1", after),
+        ("assistant", "Fixed and pushed."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "go_ahead",
+    [
+        "ok make a pr to fix",
+        "yep, add the minimal fix in one commit, then its test in another",
+        "could we prevent this from happening in the future?",
+    ],
+)
+def test_a_diagnosis_the_person_has_fixed_and_a_green_run_confirms_is_a_note(tmp_path, go_ahead):
+    [action] = _actions(tmp_path, _diagnosed(go_ahead))
+    assert action["title"].startswith(TITLE)
+    assert action["confidence"] == "medium" and action["learning_type"] == "bug-fix"
+    assert "the person's go-ahead" in action["body"]
+    assert "passing test run after the fix" in action["body"]
+
+
+@pytest.mark.parametrize(
+    ("go_ahead", "after", "edit_first", "red"),
+    [
+        ("why does it drop the column?", GREEN, False, RED),  # a question of why
+        ("no, that's not it", GREEN, False, RED),  # the diagnosis denied
+        ("fix it, but it still fails on the other file", GREEN, False, RED),  # a new failure
+        ("I don't want that fixed here, revert the reader", GREEN, False, RED),  # turned down
+        ("never make draft prs", GREEN, False, RED),  # a standing rule, not a go-ahead
+        ("ok make a pr to fix", RED, False, RED),  # the run after the fix still fails
+        ("ok make a pr to fix", GREEN, True, RED),  # the diagnosis's stretch already edited
+        ("ok make a pr to fix", GREEN, False, GREEN),  # nothing failed before the diagnosis
+    ],
+    ids=["why", "denied", "still", "turned-down", "never", "red-after", "edited", "no-failure"],
+)
+def test_a_diagnosis_not_gone_ahead_with_or_not_confirmed_is_no_note(
+    tmp_path, go_ahead, after, edit_first, red
+):
+    actions = _actions(tmp_path, _diagnosed(go_ahead, after=after, edit_first=edit_first, red=red))
+    assert not [a for a in actions if "go-ahead" in a["body"]]
+
+
+def test_a_diagnosis_the_fix_does_not_act_on_is_no_note(tmp_path):
+    """The edit after the go-ahead touches nothing the diagnosis named."""
+    turns = _diagnosed()
+    at = turns.index(EXPORT_FIX[0])
+    turns[at : at + 2] = _edit(
+        "e3", "docs/changelog.md", "## Unreleased", "## Unreleased\n- staging import"
+    )
+    assert not [a for a in _actions(tmp_path, turns) if "go-ahead" in a["body"]]
+
+
+@pytest.mark.parametrize(
+    ("reply", "ahead"),
+    [
+        ("ok make a pr to fix", True),
+        ("ok fix it in a new branch and reply to the discussion", True),
+        ("yeah, let's add a fix to prevent this earlier", True),
+        ("go ahead", True),
+        ("why does it do that?", False),
+        ("no, fix the other one", False),
+        ("it still fails", False),
+        ("never make draft prs", False),
+        ("ok i don't want that, remove it", False),
+        ("thanks", False),
+    ],
+)
+def test_goes_ahead_is_a_request_for_the_fix(reply, ahead):
+    assert heuristic.goes_ahead(reply) is ahead
