@@ -72,7 +72,14 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, ToolCall, Transcript
+from reflectgit.notes.transcripts import (
+    ASSISTANT,
+    INJECTED,
+    PERSON,
+    RUNNING,
+    ToolCall,
+    Transcript,
+)
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -1424,7 +1431,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in [
             *linked_causes(transcript, ran, since, green, acted, otherwise, done),
             *reported_causes(transcript, ran, since),
-            *diagnosed_causes(transcript, ran, since),
+            # a diagnosis, too, often comes before the first signal (an investigation the
+            # person asked for): read from where this drain's reading starts
+            *diagnosed_causes(transcript, ran, prepared.floor_record),
             # a fix made by a command may come before the first signal: read from where this
             # drain's reading starts (an earlier drain's part excepted)
             *command_fixes(transcript, ran, prepared.floor_record),
@@ -1477,14 +1486,40 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     checks below read: ``write`` reads them once for all)."""
     calls = {c.call_id: c for c in transcript.tool_calls}
     out: list[Ran] = []
+    # Codex's unified exec: a command still running when its call returned ("Process running
+    # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
+    # session. Its output, exit code and test run are read from them together, at the record
+    # where it ended, so a test run that took longer than the call's wait is read whole.
+    running: dict[str, Ran] = {}
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        if call is None or not command.strip():
+        if call is None:
             continue
-        run = testruns.read_run(command, result.content)
-        out.append(Ran(call, result.record, command, result.content, result.is_error, run))
+        session = _exec_session(call.input)
+        if session in running and not _command(call.input):
+            first = running.pop(session)
+            out.remove(first)  # read again with the rest of its output, where it ended
+            output = f"{first.output}\n{result.content}"
+            run = testruns.read_run(first.command, output)
+            ran = Ran(first.call, result.record, first.command, output, result.is_error, run)
+        else:
+            command = _command(call.input)
+            if not command.strip():
+                continue
+            run = testruns.read_run(command, result.content)
+            ran = Ran(call, result.record, command, result.content, result.is_error, run)
+        still = RUNNING.match(result.content)
+        if still is not None:
+            running[still.group(1)] = ran  # not ended yet: what it said so far, until it goes on
+        out.append(ran)
     return out
+
+
+def _exec_session(tool_input: Any) -> str:
+    """The exec session a call writes to (Codex's ``write_stdin``), ``""`` for none."""
+    if isinstance(tool_input, Mapping) and tool_input.get("session_id") is not None:
+        return str(tool_input["session_id"])
+    return ""
 
 
 def green_around(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Callable[[int], bool]:
@@ -1905,10 +1940,11 @@ def diagnosed_causes(
     diagnosis the person questions, denies or turns down, a fix stretch whose last run fails or
     runs no test, and a stretch that already edited (a fix, read by the readings above) make no
     note. For the assistant's turns at or after record ``since``."""
-    failing = sorted(
-        [(r.result, r.output) for r in ran if _fails(r)]
-        + [(x.record, x.content) for x in transcript.tool_results if x.is_error],
-        key=lambda f: f[0],
+    failing = sorted(  # as ``linked_causes`` reads them: an error result or a red run
+        {
+            **{x.record: x.content for x in transcript.tool_results if x.is_error},
+            **{r.result: r.output for r in ran if r.is_error or (r.run and not r.run.green)},
+        }.items()
     )
     edits = sorted(
         (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
@@ -2097,7 +2133,8 @@ def _linked(
     said = clean(said)  # secrets and private spans masked, as in every note's evidence
     plain = [
         s
-        for line in said.split("\n")
+        # a fenced block's lines are code or output shown, not statements
+        for line in _FENCE.sub("", said).split("\n")
         if not _LISTED.match(line)  # a plan's or a summary's item, not a statement
         for s in sentences(_plain(line))
     ]
@@ -2117,6 +2154,8 @@ def _linked(
             return None  # every term of it is the failure's: it restates what failed, not why
         if OWN_CHANGE.match(sentence):
             continue  # "The change is small but targeted: ...": the edit described, no cause
+        if _RELAYS.match(sentence):
+            continue  # "[Issue #12](...) is reporting a bug in X": where it was told, not why
         if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
             continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
         subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", _DISCLAIMER.sub("", sentence))))
@@ -2148,6 +2187,15 @@ def _linked(
     return None
 
 
+# A sentence whose subject is where a failure was told (a link, the issue, the report, the
+# log) and whose verb tells it ("[Discussion #579](...) is reporting a bug in X", "The issue
+# describes ..."): it relays what went wrong, it says nothing of why.
+_RELAYS = re.compile(
+    r"^\W*(?:\[[^\]\n]*\]\([^)\n]*\)|(?:the|this|that) (?:bug )?(?:report|reporter|issue|discussion|"
+    r"ticket|thread|comment|log)\b)[^.;:]{0,40}?\b(?:is reporting|reports|reported|describes|"
+    r"mentions|says)\b",
+    re.I,
+)
 # A trailing aside that denies ("X fails due to Y — not introduced by my rebase"): the
 # assistant disowning the failure, neither a hedge nor its own doing.
 _DISCLAIMER = re.compile(r"(?:\s[—–-]+\s*|,\s*)not\b[^.;!?]*[.;!?]?$", re.I)

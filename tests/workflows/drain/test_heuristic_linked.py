@@ -599,3 +599,58 @@ def test_a_diagnosis_the_fix_does_not_act_on_is_no_note(tmp_path):
 )
 def test_goes_ahead_is_a_request_for_the_fix(reply, ahead):
     assert heuristic.goes_ahead(reply) is ahead
+
+
+# Codex's unified exec: a test command still running when its call returns goes on in the
+# results of later ``write_stdin`` calls naming its session; read together, where it ended.
+def _codex_lines(*items: dict) -> list[str]:
+    return [json.dumps({"type": "response_item", "payload": item}) for item in items]
+
+
+def _codex_call(call: str, name: str, args: dict) -> dict:
+    return {"type": "function_call", "name": name, "call_id": call, "arguments": json.dumps(args)}
+
+
+def _codex_out(call: str, header: str, output: str) -> dict:
+    text = f"Chunk ID: 0a1b2c\nWall time: 1.0 seconds\n{header}\nOriginal token count: 9\nOutput:\n"
+    return {"type": "function_call_output", "call_id": call, "output": text + output}
+
+
+def _polled(ending: str, code: int) -> heuristic.Transcript:
+    from reflectgit.notes.transcripts import parse_lines
+
+    return parse_lines(
+        _codex_lines(
+            _codex_call("c1", "exec_command", {"cmd": "pytest -q"}),
+            _codex_out("c1", "Process running with session ID 92114", "collecting ...\n"),
+            _codex_call("c2", "write_stdin", {"session_id": 92114, "chars": ""}),
+            _codex_out("c2", f"Process exited with code {code}", ending),
+        )
+    )
+
+
+def test_a_codex_test_run_polled_to_its_end_is_read_whole_where_it_ended():
+    t = _polled("12 passed in 3.2s\n", 0)
+    [ran] = heuristic.commands_run(t)
+    assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
+    assert ran.run is not None and ran.run.green and not ran.is_error
+
+
+def test_a_codex_test_run_that_fails_after_polling_is_red_and_an_error():
+    [ran] = heuristic.commands_run(_polled("=== 1 failed, 11 passed in 3.2s ===\n", 1))
+    assert ran.run is not None and not ran.run.green and ran.is_error
+
+
+def test_a_poll_of_another_session_or_a_command_never_polled_stays_apart():
+    from reflectgit.notes.transcripts import parse_lines
+
+    t = parse_lines(
+        _codex_lines(
+            _codex_call("c1", "exec_command", {"cmd": "pytest -q"}),
+            _codex_out("c1", "Process running with session ID 1", "collecting ...\n"),
+            _codex_call("c2", "write_stdin", {"session_id": 2, "chars": ""}),
+            _codex_out("c2", "Process exited with code 0", "12 passed in 3.2s\n"),
+        )
+    )
+    [ran] = heuristic.commands_run(t)  # the poll of session 2 continues no command read here
+    assert ran.output.endswith("collecting ...\n") and ran.run is None
