@@ -654,3 +654,38 @@ def test_a_poll_of_another_session_or_a_command_never_polled_stays_apart():
     )
     [ran] = heuristic.commands_run(t)  # the poll of session 2 continues no command read here
     assert ran.output.endswith("collecting ...\n") and ran.run is None
+
+
+def test_a_diagnosis_is_read_past_where_the_failure_was_told_and_past_a_fenced_block(tmp_path):
+    """The first sentence names where it was reported, then a config is shown: neither is the
+    cause; the sentence after them is."""
+    said = (
+        "[Issue #12](https://example.org/issues/12) is reporting a bug in the `tenant_id` export.\n"
+        "```\ncsv.reader(f)  # tenant_id\n```\n" + DIAGNOSIS
+    )
+    [action] = _actions(tmp_path, _diagnosed(said=said))
+    assert action["title"].startswith(TITLE)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "[Issue #12](https://example.org/issues/12) is reporting a bug in the export",
+        "The issue describes the `tenant_id` column going missing",
+        "This log says the reader failed",
+    ],
+)
+def test_a_sentence_telling_where_a_failure_was_reported_relays_it(sentence):
+    assert heuristic._RELAYS.match(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The reader drops the `tenant_id` column",
+        "The issue was that the reader drops the column",  # a cause, said as one
+        "Reports with quoted headers lose the `tenant_id` column",
+    ],
+)
+def test_a_cause_is_no_relayed_report(sentence):
+    assert not heuristic._RELAYS.match(sentence)
