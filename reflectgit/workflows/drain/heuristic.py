@@ -37,7 +37,9 @@ assistant's statement between a failure and the confirmed edit acting on it, nam
 one that only restates what failed, nor one describing the change being made), and so is a
 fix made by a command rather than an edit (``command_fixes``: the failing command passes when
 run again after a command that changes state). A run's result followed by the assistant's next
-step ("The new test passed ...; I'm updating the fixture") is narration, not a cause.
+step ("The new test passed ...; I'm updating the fixture") is narration, not a cause. A
+cause diagnosed in a stretch that edited nothing is confirmed across the person's go-ahead
+("ok make a pr to fix") by the next stretch's edits and passing run (``diagnosed_causes``).
 """
 
 from __future__ import annotations
