@@ -182,6 +182,22 @@ OWN_CHANGE = re.compile(
     r"^\W*(?:the|this|my|our)\s+(?:change|fix|patch|edit|diff)(?:e?s)?\s+(?:is|are|will|would)\b",
     re.I,
 )
+# The assistant's work to come as the sentence's subject, with a verb in the future ("One test
+# will check the wrapper, and one existing test will be updated ...", "A second commit will
+# add ..."): a plan of what it is going to write, not what was wrong ("The build will fail
+# whenever X" has no piece of work for its subject, and "Tests will flake while X" no verb of
+# work: both stay causes).
+PLANNED_WORK = re.compile(
+    r"^\W*(?:(?:one|a|an|the|this|each|another|every)\s+)?"
+    r"(?:(?:new|second|first|existing|regression|unit|integration|focused|follow-up)\s+)*"
+    r"(?:tests?|checks?|commits?|prs?|pull requests?|changes?|fix(?:es)?|patch(?:es)?|edits?)\s+"
+    r"(?:will|would|is going to|are going to|shall)\s+(?:also\s+)?"
+    # what a piece of work does or has done to it: "will check", "will be updated"
+    r"(?:be\s+(?:updated|added|changed|removed|rewritten|extended|adjusted|written|moved|renamed)"
+    r"|check|cover|add|assert|verify|exercise|pin|lock in|guard|update|change|remove|keep|"
+    r"document|include|run)\b",
+    re.I,
+)
 # A label, then what it labels.
 _LABELLED = re.compile(r"^(?P<label>[^:]{2,60}?):\s+(?P<rest>\S.*)$", re.S)
 _PARENTHESES = re.compile(r"\([^()]*\)?")
@@ -213,6 +229,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it tells the assistant's own doing or intent"
     if cause and OWN_CHANGE.match(said):
         return "it says what the assistant's change is"
+    if cause and PLANNED_WORK.match(said):
+        return "it plans the assistant's work to come"
     if bare_list(text):
         return "it lists what failed without saying why"
     return ""

@@ -126,6 +126,24 @@ def test_a_cause_that_says_what_the_change_is_is_no_mechanism(said, own):
 
 
 @pytest.mark.parametrize(
+    ("said", "planned"),
+    [
+        ("One test will check the parser directly, and one older test will be updated", True),
+        ("A second commit will add the regression test", True),
+        ("The new integration tests would cover the retry path", True),
+        ("Each check is going to run before the upload", True),
+        ("The build will fail whenever the cache sits inside the module tree", False),
+        ("The retry test fails because the clock is frozen", False),
+        ("Tests will flake while the fixture shares one port", False),  # no verb of work
+        ("The tests will fail whenever the fixture shares one port", False),
+    ],
+)
+def test_a_cause_that_plans_the_assistants_work_is_no_mechanism(said, planned):
+    assert bool(own_account(said)) == planned
+    assert own_account(said, cause=False) == ""  # a fix may say what is to be done
+
+
+@pytest.mark.parametrize(
     ("said", "listed"),
     [
         ("Broken modules: `core`, `cli/run`, and `plugins/git`", True),

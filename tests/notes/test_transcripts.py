@@ -538,3 +538,41 @@ def test_claude_codes_assistant_text_is_not_read_for_codex_directives():
     record = {"type": "assistant", "message": {"role": "assistant", "content": DIRECTIVES}}
     [turn] = parse_lines([json.dumps(record)]).turns
     assert turn.text == DIRECTIVES
+
+
+# Codex's unified exec: a command's result is plain text under a header, its exit code in it.
+def _exec_result(call: str, header: str, output: str) -> str:
+    text = f"Chunk ID: 0a1b2c\nWall time: 0.4 seconds\n{header}\nOriginal token count: 9\nOutput:\n"
+    return json.dumps(
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": call, "output": text + output},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "output", "failed"),
+    [
+        ("Process exited with code 1", "FAILED tests/test_a.py::test_x", True),
+        ("Process exited with code 2", "rg: src/x.rs: No such file or directory", True),
+        ("Process exited with code 0", "3 passed in 0.1s", False),
+        ("Process running with session ID 4711", "", False),  # not ended yet
+    ],
+)
+def test_a_codex_exec_results_exit_code_is_read_from_its_header(header, output, failed):
+    [result] = parse_lines([_exec_result("c1", header, output)]).tool_results
+    assert result.is_error is failed
+
+
+def test_an_exit_code_line_inside_the_output_is_not_the_commands():
+    """Only the header's line counts: a log that prints one further down says nothing."""
+    text = "build log:\nProcess exited with code 1\n(of a child, retried)\n"
+    line = json.dumps(
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": text},
+        }
+    )
+    [result] = parse_lines([line]).tool_results
+    assert result.is_error is False

@@ -37,7 +37,9 @@ assistant's statement between a failure and the confirmed edit acting on it, nam
 one that only restates what failed, nor one describing the change being made), and so is a
 fix made by a command rather than an edit (``command_fixes``: the failing command passes when
 run again after a command that changes state). A run's result followed by the assistant's next
-step ("The new test passed ...; I'm updating the fixture") is narration, not a cause.
+step ("The new test passed ...; I'm updating the fixture") is narration, not a cause. A
+cause diagnosed in a stretch that edited nothing is confirmed across the person's go-ahead
+("ok make a pr to fix") by the next stretch's edits and passing run (``diagnosed_causes``).
 """
 
 from __future__ import annotations
@@ -72,7 +74,14 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
 )
-from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, ToolCall, Transcript
+from reflectgit.notes.transcripts import (
+    ASSISTANT,
+    INJECTED,
+    PERSON,
+    RUNNING,
+    ToolCall,
+    Transcript,
+)
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -1424,6 +1433,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in [
             *linked_causes(transcript, ran, since, green, acted, otherwise, done),
             *reported_causes(transcript, ran, since),
+            # a diagnosis, too, often comes before the first signal (an investigation the
+            # person asked for): read from where this drain's reading starts
+            *diagnosed_causes(transcript, ran, prepared.floor_record),
             # a fix made by a command may come before the first signal: read from where this
             # drain's reading starts (an earlier drain's part excepted)
             *command_fixes(transcript, ran, prepared.floor_record),
@@ -1476,14 +1488,40 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     checks below read: ``write`` reads them once for all)."""
     calls = {c.call_id: c for c in transcript.tool_calls}
     out: list[Ran] = []
+    # Codex's unified exec: a command still running when its call returned ("Process running
+    # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
+    # session. Its output, exit code and test run are read from them together, at the record
+    # where it ended, so a test run that took longer than the call's wait is read whole.
+    running: dict[str, Ran] = {}
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
-        command = _command(call.input) if call is not None else ""
-        if call is None or not command.strip():
+        if call is None:
             continue
-        run = testruns.read_run(command, result.content)
-        out.append(Ran(call, result.record, command, result.content, result.is_error, run))
+        session = _exec_session(call.input)
+        if session in running and not _command(call.input):
+            first = running.pop(session)
+            out.remove(first)  # read again with the rest of its output, where it ended
+            output = f"{first.output}\n{result.content}"
+            run = testruns.read_run(first.command, output)
+            ran = Ran(first.call, result.record, first.command, output, result.is_error, run)
+        else:
+            command = _command(call.input)
+            if not command.strip():
+                continue
+            run = testruns.read_run(command, result.content)
+            ran = Ran(call, result.record, command, result.content, result.is_error, run)
+        still = RUNNING.match(result.content)
+        if still is not None:
+            running[still.group(1)] = ran  # not ended yet: what it said so far, until it goes on
+        out.append(ran)
     return out
+
+
+def _exec_session(tool_input: Any) -> str:
+    """The exec session a call writes to (Codex's ``write_stdin``), ``""`` for none."""
+    if isinstance(tool_input, Mapping) and tool_input.get("session_id") is not None:
+        return str(tool_input["session_id"])
+    return ""
 
 
 def green_around(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Callable[[int], bool]:
@@ -1855,6 +1893,117 @@ def reported_causes(
     return out
 
 
+# The person's go-ahead for a fix the assistant diagnosed: their turn asks for the change to be
+# made ("ok make a pr to fix", "yep, add the minimal fix", "let's add a fix to prevent this",
+# "could we prevent this from failing again?"). A question asking only why, a denial, a new
+# failure ("still ..."), a turn-down ("don't want", "revert") or a standing rule ("never make
+# draft prs": a way of working, read as a rule elsewhere) is no go-ahead.
+_FIX_REQUEST = re.compile(
+    r"\b(?:fix|patch|prs?|pull request|go ahead|do it|do that|prevent|implement|apply|"
+    r"address|handle)\b",
+    re.I,
+)
+_NOT_GO_AHEAD = re.compile(
+    r"^\W*(?:no|nope|not|wrong|why|what|how|is|are|does|do you)\b|\b(?:still|never|always)\b|"
+    r"\b(?:don'?t|do not|doesn'?t|didn'?t) (?:want|work|think|agree|like)\b",
+    re.I,
+)
+
+
+def goes_ahead(reply: str) -> bool:
+    """Does the person's ``reply`` ask for the fix of what the assistant diagnosed to be made?
+    A request for the change (fix it, make a PR, prevent it), not a denial, a question of why,
+    a new failure or a turn-down."""
+    reply = clean(reply).strip()
+    return bool(
+        reply
+        and len(reply.split()) <= COMPLAINT_WORDS * 2
+        and _FIX_REQUEST.search(reply)
+        and not _NOT_GO_AHEAD.search(reply)
+        and not _TURNED_DOWN.search(reply)
+    )
+
+
+def diagnosed_causes(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Causes the assistant diagnosed and the person then had fixed. Many sessions find a
+    cause by investigation and report it before touching any code (an answer to "investigate
+    this", a reproduction, a reading of a failed job's log); the person reads the diagnosis and
+    asks for the fix ("ok make a pr to fix"); only the next stretch edits and checks it. Neither
+    stretch alone holds both the cause and its confirmation, so the linked readings above never
+    see it. Read from the structure: the assistant's closing words of a stretch in which it
+    edited nothing, after a failure in that stretch (an error result, a failing command, the
+    person's complaint, or the assistant's reading of a failure it was shown); the person's
+    next turn is a go-ahead (``goes_ahead``); before the person speaks again the assistant edits
+    files and the last test run after its last edit passes. One sentence of the diagnosis names
+    a term of the failure and one of those edits that the session's earlier edits did not bring
+    in (the sentence check of ``linked_causes``): the edits act on what was diagnosed. A
+    diagnosis the person questions, denies or turns down, a fix stretch whose last run fails or
+    runs no test, and a stretch that already edited (a fix, read by the readings above) make no
+    note. For the assistant's turns at or after record ``since``."""
+    failing = sorted(  # as ``linked_causes`` reads them: an error result or a red run
+        {
+            **{x.record: x.content for x in transcript.tool_results if x.is_error},
+            **{r.result: r.output for r in ran if r.is_error or (r.run and not r.run.green)},
+        }.items()
+    )
+    edits = sorted(
+        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
+    )
+    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
+    runs = [(r.result, r.run.green) for r in ran if r.run is not None]
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.speaker != ASSISTANT or turn.record < since:
+            continue
+        record = turn.record
+        start = max((p.record for p in persons if p.record <= record), default=-1)
+        reply = next((p for p in persons if p.record > record), None)
+        if reply is None or any(
+            t.speaker == ASSISTANT and record < t.record < reply.record for t in turns
+        ):
+            continue  # not the closing words of the stretch, or nobody answered them
+        if any(start < e.record < reply.record for e in edits):
+            continue  # this stretch edited: a fix, not a diagnosis (the readings above)
+        if not goes_ahead(reply.text):
+            continue
+        end = next((p.record for p in persons if p.record > reply.record), None)
+        acting = [e for e in edits if e.record > reply.record and (end is None or e.record < end)]
+        if not acting:
+            continue
+        after = [ok for at, ok in runs if at > acting[-1].record and (end is None or at < end)]
+        if not after or not after[-1]:
+            continue  # no test run after the fix, or the last one fails
+        failed = [o for at, o in failing if start < at < record]
+        opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
+        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
+            failed.append(opening)  # the person's complaint
+        failed += [
+            x
+            for t in turns
+            if t.speaker == ASSISTANT and start < t.record < record
+            for x in sentences(clean(t.text))
+            if _FAILED.search(x)
+        ]
+        if not failed:
+            continue  # nothing failed: an answer or a design, not a cause
+        said = clean(reply.text).strip()[:120]
+        how = f"the person's go-ahead (“{said}”) and the passing test run after the fix"
+        action = _linked(
+            turn.text,
+            failed,
+            "\n".join(_call_text(e.input) for e in acting),
+            how,
+            own[acting[0].record],
+        )
+        if action is not None:
+            out.append(action)
+    return out
+
+
 # What a command changes: a word of one of its simple commands (``go install X``, ``npm ci``,
 # ``gofmt -w``, ``mise upgrade``, ``cargo update -p X``). A command with none of them reads.
 _CHANGES = frozenset(
@@ -1986,7 +2135,8 @@ def _linked(
     said = clean(said)  # secrets and private spans masked, as in every note's evidence
     plain = [
         s
-        for line in said.split("\n")
+        # a fenced block's lines are code or output shown, not statements
+        for line in _FENCE.sub("", said).split("\n")
         if not _LISTED.match(line)  # a plan's or a summary's item, not a statement
         for s in sentences(_plain(line))
     ]
@@ -2006,6 +2156,8 @@ def _linked(
             return None  # every term of it is the failure's: it restates what failed, not why
         if OWN_CHANGE.match(sentence):
             continue  # "The change is small but targeted: ...": the edit described, no cause
+        if _RELAYS.match(sentence):
+            continue  # "[Issue #12](...) is reporting a bug in X": where it was told, not why
         if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
             continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
         subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", _DISCLAIMER.sub("", sentence))))
@@ -2037,6 +2189,15 @@ def _linked(
     return None
 
 
+# A sentence whose subject is where a failure was told (a link, the issue, the report, the
+# log) and whose verb tells it ("[Discussion #579](...) is reporting a bug in X", "The issue
+# describes ..."): it relays what went wrong, it says nothing of why.
+_RELAYS = re.compile(
+    r"^\W*(?:\[[^\]\n]*\]\([^)\n]*\)|(?:the|this|that) (?:bug )?(?:report|reporter|issue|discussion|"
+    r"ticket|thread|comment|log)\b)[^.;:]{0,40}?\b(?:is reporting|reports|reported|describes|"
+    r"mentions|says)\b",
+    re.I,
+)
 # A trailing aside that denies ("X fails due to Y — not introduced by my rebase"): the
 # assistant disowning the failure, neither a hedge nor its own doing.
 _DISCLAIMER = re.compile(r"(?:\s[—–-]+\s*|,\s*)not\b[^.;!?]*[.;!?]?$", re.I)

@@ -501,3 +501,191 @@ def test_a_command_fix_before_the_first_signal_is_read_unless_an_earlier_drain_r
     [action] = _drained(tmp_path, turns)
     assert action["fix"] == "Run `go install golang.org/x/vuln/cmd/govulncheck@latest`."
     assert _drained(tmp_path, turns, after_line=5) == []
+
+
+# A cause diagnosed in one stretch and fixed in the next: the assistant investigates a failure
+# and reports why, editing nothing; the person asks for the fix; the assistant edits and runs
+# the tests. Neither stretch alone holds both the cause and its confirmation.
+DIAGNOSIS = (
+    "I reproduced it. The CSV export drops the `tenant_id` column when the header row is "
+    "quoted, because the reader is built without `quotechar`."
+)
+
+
+def _diagnosed(
+    go_ahead: str = "ok make a pr to fix",
+    said: str = DIAGNOSIS,
+    after: str = GREEN,
+    edit_first: bool = False,
+    red: str = RED,
+) -> list:
+    return [
+        ("user", "investigate the nightly import on the staging data"),
+        *_run("t0", red),
+        *(EXPORT_FIX if edit_first else []),
+        ("assistant", said),
+        ("user", go_ahead),
+        *(
+            _edit("e2", "app/csv_export.py", "delimiter=','", "delimiter=',', strict=True")
+            if edit_first
+            else EXPORT_FIX
+        ),
+        *_run("t1", after),
+        ("assistant", "Fixed and pushed."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "go_ahead",
+    [
+        "ok make a pr to fix",
+        "yep, add the minimal fix in one commit, then its test in another",
+        "could we prevent this from happening in the future?",
+    ],
+)
+def test_a_diagnosis_the_person_has_fixed_and_a_green_run_confirms_is_a_note(tmp_path, go_ahead):
+    [action] = _actions(tmp_path, _diagnosed(go_ahead))
+    assert action["title"].startswith(TITLE)
+    assert action["confidence"] == "medium" and action["learning_type"] == "bug-fix"
+    assert "the person's go-ahead" in action["body"]
+    assert "passing test run after the fix" in action["body"]
+
+
+@pytest.mark.parametrize(
+    ("go_ahead", "after", "edit_first", "red"),
+    [
+        ("why does it drop the column?", GREEN, False, RED),  # a question of why
+        ("no, that's not it", GREEN, False, RED),  # the diagnosis denied
+        ("fix it, but it still fails on the other file", GREEN, False, RED),  # a new failure
+        ("I don't want that fixed here, revert the reader", GREEN, False, RED),  # turned down
+        ("never make draft prs", GREEN, False, RED),  # a standing rule, not a go-ahead
+        ("ok make a pr to fix", RED, False, RED),  # the run after the fix still fails
+        ("ok make a pr to fix", GREEN, True, RED),  # the diagnosis's stretch already edited
+        ("ok make a pr to fix", GREEN, False, GREEN),  # nothing failed before the diagnosis
+    ],
+    ids=["why", "denied", "still", "turned-down", "never", "red-after", "edited", "no-failure"],
+)
+def test_a_diagnosis_not_gone_ahead_with_or_not_confirmed_is_no_note(
+    tmp_path, go_ahead, after, edit_first, red
+):
+    actions = _actions(tmp_path, _diagnosed(go_ahead, after=after, edit_first=edit_first, red=red))
+    assert not [a for a in actions if "go-ahead" in a["body"]]
+
+
+def test_a_diagnosis_the_fix_does_not_act_on_is_no_note(tmp_path):
+    """The edit after the go-ahead touches nothing the diagnosis named."""
+    turns = _diagnosed()
+    at = turns.index(EXPORT_FIX[0])
+    turns[at : at + 2] = _edit(
+        "e3", "docs/changelog.md", "## Unreleased", "## Unreleased\n- staging import"
+    )
+    assert not [a for a in _actions(tmp_path, turns) if "go-ahead" in a["body"]]
+
+
+@pytest.mark.parametrize(
+    ("reply", "ahead"),
+    [
+        ("ok make a pr to fix", True),
+        ("ok fix it in a new branch and reply to the discussion", True),
+        ("yeah, let's add a fix to prevent this earlier", True),
+        ("go ahead", True),
+        ("why does it do that?", False),
+        ("no, fix the other one", False),
+        ("it still fails", False),
+        ("never make draft prs", False),
+        ("ok i don't want that, remove it", False),
+        ("thanks", False),
+    ],
+)
+def test_goes_ahead_is_a_request_for_the_fix(reply, ahead):
+    assert heuristic.goes_ahead(reply) is ahead
+
+
+# Codex's unified exec: a test command still running when its call returns goes on in the
+# results of later ``write_stdin`` calls naming its session; read together, where it ended.
+def _codex_lines(*items: dict) -> list[str]:
+    return [json.dumps({"type": "response_item", "payload": item}) for item in items]
+
+
+def _codex_call(call: str, name: str, args: dict) -> dict:
+    return {"type": "function_call", "name": name, "call_id": call, "arguments": json.dumps(args)}
+
+
+def _codex_out(call: str, header: str, output: str) -> dict:
+    text = f"Chunk ID: 0a1b2c\nWall time: 1.0 seconds\n{header}\nOriginal token count: 9\nOutput:\n"
+    return {"type": "function_call_output", "call_id": call, "output": text + output}
+
+
+def _polled(ending: str, code: int) -> heuristic.Transcript:
+    from reflectgit.notes.transcripts import parse_lines
+
+    return parse_lines(
+        _codex_lines(
+            _codex_call("c1", "exec_command", {"cmd": "pytest -q"}),
+            _codex_out("c1", "Process running with session ID 92114", "collecting ...\n"),
+            _codex_call("c2", "write_stdin", {"session_id": 92114, "chars": ""}),
+            _codex_out("c2", f"Process exited with code {code}", ending),
+        )
+    )
+
+
+def test_a_codex_test_run_polled_to_its_end_is_read_whole_where_it_ended():
+    t = _polled("12 passed in 3.2s\n", 0)
+    [ran] = heuristic.commands_run(t)
+    assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
+    assert ran.run is not None and ran.run.green and not ran.is_error
+
+
+def test_a_codex_test_run_that_fails_after_polling_is_red_and_an_error():
+    [ran] = heuristic.commands_run(_polled("=== 1 failed, 11 passed in 3.2s ===\n", 1))
+    assert ran.run is not None and not ran.run.green and ran.is_error
+
+
+def test_a_poll_of_another_session_or_a_command_never_polled_stays_apart():
+    from reflectgit.notes.transcripts import parse_lines
+
+    t = parse_lines(
+        _codex_lines(
+            _codex_call("c1", "exec_command", {"cmd": "pytest -q"}),
+            _codex_out("c1", "Process running with session ID 1", "collecting ...\n"),
+            _codex_call("c2", "write_stdin", {"session_id": 2, "chars": ""}),
+            _codex_out("c2", "Process exited with code 0", "12 passed in 3.2s\n"),
+        )
+    )
+    [ran] = heuristic.commands_run(t)  # the poll of session 2 continues no command read here
+    assert ran.output.endswith("collecting ...\n") and ran.run is None
+
+
+def test_a_diagnosis_is_read_past_where_the_failure_was_told_and_past_a_fenced_block(tmp_path):
+    """The first sentence names where it was reported, then a config is shown: neither is the
+    cause; the sentence after them is."""
+    said = (
+        "[Issue #12](https://example.org/issues/12) is reporting a bug in the `tenant_id` export.\n"
+        "```\ncsv.reader(f)  # tenant_id\n```\n" + DIAGNOSIS
+    )
+    [action] = _actions(tmp_path, _diagnosed(said=said))
+    assert action["title"].startswith(TITLE)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "[Issue #12](https://example.org/issues/12) is reporting a bug in the export",
+        "The issue describes the `tenant_id` column going missing",
+        "This log says the reader failed",
+    ],
+)
+def test_a_sentence_telling_where_a_failure_was_reported_relays_it(sentence):
+    assert heuristic._RELAYS.match(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The reader drops the `tenant_id` column",
+        "The issue was that the reader drops the column",  # a cause, said as one
+        "Reports with quoted headers lose the `tenant_id` column",
+    ],
+)
+def test_a_cause_is_no_relayed_report(sentence):
+    assert not heuristic._RELAYS.match(sentence)
