@@ -14,9 +14,15 @@ The text differing is not enough: a reviewer would not call a note stale because
   compared (``focus``); else, no line the change added or removed holds a name the note's
   text says (``named``); a line rewritten only in its names (``Ordering::SeqCst`` to
   ``Ordering::Acquire``, an export macro put before a declaration) touched those names, not
-  the rest of it.
+  the rest of it;
+- work moved into or out of another function of the file: lines the block lost that stand in
+  a function it now calls (a helper extracted, an overload it delegates to), or lines it
+  gained that stood in a function it called and no longer calls (a helper inlined), touched
+  only what differs from their line there, the function's own parameters and locals named
+  one for one after the block's (``_Callees``); what that function does beside them is what
+  the change touched.
 
-The first two make a change ``cosmetic`` (not reported); the last makes it ``elsewhere``
+The first two make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
 are language-agnostic: comments are recognised by the usual markers for the file's suffix, and
 a "name" is any identifier or number.
@@ -411,14 +417,28 @@ def _changed(
     b: list[list[str]],
     only: set[int] | None = None,
     anywhere: Callable[[list[str]], bool] | None = None,
+    callees: _Callees | None = None,
 ) -> list[list[str]]:
     """What the change from ``a`` to ``b`` touched, line by line (``only``: the old lines near
     what a note quotes). ``anywhere``: the added lines that may repeat a line from anywhere in
-    ``a`` (a whole file's, see ``compare``), not only from the lines around them."""
+    ``a`` (a whole file's, see ``compare``), not only from the lines around them. ``callees``:
+    the code of the functions the block began or stopped calling; a line that moved into or
+    out of one of them touched only what it does not share with its line there (see
+    ``_Callees``)."""
     out: list[list[str]] = []
+    renamed: list[tuple[str, str]] = []  # (a callee's own name, the block's name for it)
+    used: set[int] = set()  # the callees' lines a line of the block moved to or from
     for at, gone, came, swapped in _line_ops(a, b):
         if only is not None and not only & set(range(at - 1, at + len(gone) + 1)):
             continue  # far from the code the note quotes
+        if callees is not None:
+            gone, left = _moved(gone, callees.out, callees.own, renamed, used)
+            came, right = _moved(came, callees.into, callees.own, renamed, used)
+            out += [line for line in left + right if line]
+            if not gone and not came:
+                continue
+            if left or right:
+                swapped = _swapped(gone, came) if gone and came else None
         if swapped is not None:
             out.append(swapped)
         elif gone:
@@ -426,7 +446,9 @@ def _changed(
         else:
             near = a[max(0, at - _NEAR) : at + _NEAR]
             out += [_added(line, a if anywhere and anywhere(line) else near) for line in came]
-    return out
+    if callees is not None:
+        out += _left_behind(callees.out, used) + _left_behind(callees.into, used)
+    return out + _unrenamed(renamed)
 
 
 # The words a branch that takes every other case is written with (``else ->``, ``default:``,
@@ -760,17 +782,32 @@ def compare(
             stated = sorted(n for n, m in names.items() if n in named and m != f"#{n}")
             if stated:
                 return CodeChange("changed", tuple(stated))
+            # (the old file renamed too, for the code the block called: see ``_callees``; its
+            # names are then those of the new file, and no renaming is found twice)
             rest = compare(
-                _apply_renaming(old, names), new, path, said, symbol, title, around, None, reshaping
+                _apply_renaming(old, names),
+                new,
+                path,
+                said,
+                symbol,
+                title,
+                around,
+                _apply_renaming(before, names),
+                reshaping,
             )
             return CodeChange("renamed") if rest.kind == "same" else rest
     if reshaping and not _is_prose(path) and reshaped_only(a, b, said):
         return CodeChange("elsewhere")  # in prose a word added or dropped is what it says
     own = symbol.rsplit(".", 1)[-1] if symbol else None
-    quoted = _quotes_lost(said or "", a, b, path)
+    la, lb = lines(old, path), lines(new, path)
+    # Work moved into a function the block now calls, or in from one it no longer calls,
+    # stands where it went: the block does it still (see ``_Callees``).
+    callees = _callees(la, lb, before, around, path, own) if own else None
+    # (code the note quotes, moved into a function the block now calls, is not gone)
+    extracted = [line for body in callees.out for line in body] if callees else []
+    quoted = _quotes_lost(said or "", a, b + _flat(extracted), path)
     if quoted:
         return CodeChange("changed", tuple(sorted(quoted)))
-    la, lb = lines(old, path), lines(new, path)
     head_a, head_b = _signature(la, own), _signature(lb, own)
     lost: set[str] = set()
     if head_a and head_b and _has_body(la[head_a:]) and _has_body(lb[head_b:]):
@@ -788,7 +825,10 @@ def compare(
     stating = _Stating(named - {own}, said or "", path, own if own in named else None)
     # A note that names nothing of its code (beyond the symbol itself) cannot say which part
     # it is about: any change is judged a change.
-    if not stating.of(lines(old, path), values=False):
+    # (the code a block took in from a function it no longer calls was its code before too)
+    taken = [line for body in callees.into for line in body] if callees else []
+    inlined = [line for line in lb if taken and _twin(line, taken)]
+    if not stating.of(lines(old, path) + inlined, values=False):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
@@ -820,11 +860,9 @@ def compare(
     # states. (In a symbol's block a line copied from further away puts that code somewhere
     # new, ``_NEAR``.) Only lines holding what the note states are looked up.
     anywhere = None if symbol else (lambda line: bool(stating.of([line])))
-    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path), anywhere)
+    changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path), anywhere, callees)
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
-    if found and around is not None and own and _extracted(found, la, lb, b, around, own, path):
-        return CodeChange("elsewhere")
     if found:
         # the symbol's own name on those lines says nothing of which part, but it is named:
         # reported with the rest (pull requests rank by what the change touched)
@@ -1046,13 +1084,14 @@ def _joined(line: list[str]) -> str:
     return " ".join(line).replace(" . ", ".")
 
 
-def _calls(block: list[list[str]]) -> set[str]:
+def _calls(block: list[list[str]], own: str | None = None) -> set[str]:
     """The names ``block`` calls: a name before ``(``, or before a ``<`` that opens type
-    arguments closed just before a ``(`` (``Decorate<TService, TDecorator>(``)."""
+    arguments closed just before a ``(`` (``Decorate<TService, TDecorator>(``); not a name it
+    declares there (``_declaring``: a method of a class, an overload's signature of ``own``)."""
     out: set[str] = set()
     for line in block:
         for i, t in enumerate(line[:-1]):
-            if not _is_name(t):
+            if not _is_name(t) or _declaring(line[:i], t == own):
                 continue
             after = line[i + 1]
             if after == "(":
@@ -1066,42 +1105,160 @@ def _calls(block: list[list[str]]) -> set[str]:
     return out
 
 
-def _extracted(
-    found: set[str],
+def _declaring(before: list[str], own: bool) -> bool:
+    """Do the tokens ``before`` a name on its line make it a declaration, not a call: only
+    words, none of them one a call follows (``return``, ``await``, ``new``): a definition word
+    or modifiers (``def``, ``public static``), a type (``int``, ``ILifetimeSelector``). A
+    symbol's own name with nothing before it heads its definition too (a TypeScript method or
+    overload signature, ``addAll<T>(``): a call of itself is written after something
+    (``return``, ``this.``)."""
+    if not before:
+        return own
+    return all(
+        _is_name(t) and (t in _MODIFIERS or t in _BINDERS or t.lower() not in KEYWORDS)
+        for t in before
+    )
+
+
+@dataclass(frozen=True)
+class _Callees:
+    """Where code a block lost or gained may now stand, or have stood, in its own file: a
+    helper extracted (lines leave the block and stand in a function it now calls) or inlined
+    (lines come in from a function it called and no longer calls). ``out``: the bodies of the
+    functions of the new file the new block calls and the old one did not (an overload of the
+    symbol it now delegates to too); ``into``: those of the functions of the old file the old
+    block called and the new one does not; each body without its signature. ``own``: the
+    names those functions bind (parameters, locals), which a move may name after the
+    block's."""
+
+    out: list[list[list[str]]]
+    into: list[list[list[str]]]
+    own: frozenset[str]
+
+
+def _callees(
     old: list[list[str]],
     new: list[list[str]],
-    whole: list[str],
-    around: str,
-    own: str,
+    before: str | None,
+    around: str | None,
     path: str,
-) -> bool:
-    """Did the change move what the note states into a function the new block now calls,
-    defined in the same file (a helper extracted, an overload the symbol delegates to)? Each
-    line the change removed that holds a name of ``found`` (what the change touched that the
-    note states) is in one of those functions, the same or a variant of it (most tokens the
-    same) differing in none of those names; the new block states no name the old one did
-    not."""
-    names = {f for f in found if not _is_string(f)} - {own}
-    if names - names_in(_joined(_flat(old))):
-        return False
-    callees = _calls(new) - (_calls(old) - {own})
-    code: list[list[str]] = []
-    for name in callees:
-        for block in definitions(around, name):
-            body = lines(block, path)
-            if _flat(body) != whole:  # the symbol's own definition (it calls itself)
-                code += body
+    own: str,
+) -> _Callees | None:
+    """The code the lines of ``old`` (the block's old version) may have moved into, and those
+    of ``new`` come from (see ``_Callees``); None when there is none."""
+    old, new = old[_signature(old, own) :], new[_signature(new, own) :]
+    was, now = _calls(old, own), _calls(new, own)
+    bound: set[str] = set()
+
+    def bodies(text: str | None, names: set[str], block: list[list[str]]) -> list[list[list[str]]]:
+        code: list[list[list[str]]] = []
+        for name in sorted(names):
+            for definition in definitions(text or "", name):
+                body = lines(definition, path)
+                head = _signature(body, name)
+                if _holds(_flat(block), _flat(body[head:])):
+                    continue  # the block's own code (itself, a closure it defines)
+                signature = _flat(body[:head])
+                params = signature[signature.index(name) + 1 :] if name in signature else []
+                # its parameters, the names it binds, and its loop variables (``for each in``)
+                loops = {x[1] for x in body if x[:1] == ["for"] and len(x) > 1}
+                bound.update(_bound(_flat(body)) | {t for t in params + list(loops) if _is_name(t)})
+                code.append(body[head:])
+        return code
+
+    # (the symbol's own name: an overload it now delegates to, or one it delegated to)
+    out = bodies(around, now - (was - {own}), new) if around is not None else []
+    into = bodies(before, was - (now - {own}), old) if before is not None else []
+    if not out and not into:
+        return None
+    return _Callees(out, into, frozenset(bound))
+
+
+def _moved(
+    block: list[list[str]],
+    bodies: list[list[list[str]]],
+    own: frozenset[str],
+    renamed: list[tuple[str, str]],
+    used: set[int],
+) -> tuple[list[list[str]], list[list[str]]]:
+    """Of ``block`` (lines a change removed or added), those that stand in one of ``bodies``
+    (the functions the block began or stopped calling), the same or a variant of a line there
+    (``_twin``) that differs in no word of the language (a ``return`` become an assignment is
+    a change) and no operator (``>=`` become ``>``): the lines that did not move, and for
+    each that did, what it does not share with its line there (whose ``id`` goes in
+    ``used``). A name of the function's own (``own``, a parameter or local) in place of the
+    block's is put in ``renamed`` (``_unrenamed`` judges it)."""
+    from difflib import SequenceMatcher
+
+    code = [line for body in bodies for line in body]
     if not code:
-        return False
-    gone = [line for _, lost, _, _ in _line_ops(old, new) for line in lost]
-    stated = [line for line in gone if found & (names_in(_joined(line)) | set(line))]
-    if not stated:
-        return False
-    for line in stated:
-        twin = _twin(line, code)
+        return block, []
+    kept: list[list[str]] = []
+    moved: list[list[str]] = []
+    for line in block:
+        twin = _renamed_twin(line, code, own) or _twin(line, code)
         if twin is None:
-            return False
-        touched = changed_tokens(twin, line)
-        if found & (names_in(" ".join(touched)) | set(touched)) or KEYWORDS & set(touched):
-            return False  # a name the note states, or a ``return`` become an assignment
-    return True
+            kept.append(line)
+            continue
+        rest: list[str] = []
+        pairs: list[tuple[str, str]] = []
+        for op, i1, i2, j1, j2 in SequenceMatcher(None, twin, line, autojunk=False).get_opcodes():
+            theirs, ours = twin[i1:i2], line[j1:j2]
+            if op == "equal":
+                continue
+            if op == "replace" and len(theirs) == len(ours):
+                for x, y in zip(theirs, ours, strict=True):
+                    if x in own and _renamable(y):
+                        pairs.append((x, y))
+                    elif x != y:
+                        rest += [x, y]
+            else:
+                rest += theirs + ours
+        if KEYWORDS & set(rest) or any(_operator(t) for t in rest):
+            kept.append(line)  # changed on the way: judged as any line the block lost or gained
+        else:
+            renamed += pairs
+            moved.append(rest)
+            used.add(id(twin))
+    return kept, moved
+
+
+def _renamed_twin(line: list[str], code: list[list[str]], own: frozenset[str]) -> list[str] | None:
+    """The first line of ``code`` that is ``line`` but for names of the function's own
+    (``own``) where ``line`` has other names (``for each in wanted:`` for ``for name in
+    names:``): short lines so renamed share too little for ``_twin``."""
+    for other in code:
+        if len(other) == len(line) and all(
+            x == y or (x in own and _renamable(y)) for x, y in zip(other, line, strict=True)
+        ):
+            return other
+    return None
+
+
+def _left_behind(bodies: list[list[list[str]]], used: set[int]) -> list[list[str]]:
+    """The lines of the functions some of whose lines moved (``used``: those lines' ``id``)
+    that no line of the block matched: code the block now runs through a helper that it did
+    not run before, or ran through a helper and runs no more (an ``except`` clause the helper
+    had that did not come in with the rest). All of each is what the change touched."""
+    out: list[list[str]] = []
+    for body in bodies:
+        if any(id(line) in used for line in body):
+            out += [line for line in body if id(line) not in used]
+    return out
+
+
+def _operator(token: str) -> bool:
+    """A token that computes (``>=``, ``!``, ``+``), not a name, a string or a separator."""
+    return not (_is_name(token) or _is_string(token)) and any(c in _OPERATORS for c in token)
+
+
+def _unrenamed(renamed: list[tuple[str, str]]) -> list[list[str]]:
+    """Of the names of moved lines put for a function's own names (``(theirs, ours)``), those
+    not renamed one to one (a parameter called ``names`` in the helper where the block said
+    ``dependencyNames``, everywhere): each pair as what the move touched."""
+    theirs: dict[str, set[str]] = {}
+    ours: dict[str, set[str]] = {}
+    for x, y in renamed:
+        theirs.setdefault(x, set()).add(y)
+        ours.setdefault(y, set()).add(x)
+    return [[x, y] for x, y in dict.fromkeys(renamed) if len(theirs[x]) > 1 or len(ours[y]) > 1]

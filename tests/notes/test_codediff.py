@@ -423,3 +423,111 @@ def test_a_statement_rewritten_around_what_a_note_states_still_counts_whole() ->
     said = "`f` throws TypeError unless cap >= 1"
     assert codediff.compare(check, worded, "q.ts", said, "f").kind == "elsewhere"
     assert codediff.compare(check, check.replace(">= 1", ">= 2"), "q.ts", said, "f").stale
+
+
+# A loop that skips what fails to load, before and after a helper was extracted from it.
+LOADER = """def load_all(names):
+    loaded = [main]
+    for name in names:
+        try:
+            loaded.append(load(name))
+        except LoadError:
+            pass
+    return loaded
+"""
+EXTRACTED = """def load_each(wanted):
+    out = []
+    for each in wanted:
+        try:
+            out.append(load(each))
+        except LoadError:
+            pass
+    return out
+
+
+def load_all(names):
+    loaded = [main]
+    loaded += load_each(names)
+    return loaded
+"""
+SKIPS = "`load_all` skips a name whose `load` raises `LoadError`: nothing is logged."
+
+
+def moved(old_file: str, new_file: str, note: str = SKIPS) -> codediff.CodeChange:
+    """``load_all`` of two versions of its file, compared as ``stale`` does (with the files)."""
+    from reflectgit.notes.anchors import symbol_block
+
+    old, new = symbol_block(old_file, "load_all"), symbol_block(new_file, "load_all")
+    assert old is not None and new is not None
+    return codediff.compare(old, new, "load.py", note, "load_all", None, new_file, old_file)
+
+
+def test_lines_moved_into_a_helper_the_block_now_calls_are_no_change() -> None:
+    # the helper names its parameter and locals its own way, one for one: still the same lines
+    assert moved(LOADER, EXTRACTED).kind == "elsewhere"
+    # without the files the lines are gone from the block: what the note states changed
+    old, new = LOADER, EXTRACTED.split("\n\n\n")[1]
+    alone = codediff.compare(old, new, "load.py", SKIPS, "load_all")
+    assert alone.stale and {"LoadError", "load"} <= set(alone.names)
+
+
+def test_lines_moved_and_changed_on_the_way_are_a_change() -> None:
+    # the helper no longer skips LoadError: a stated name differs in the moved line
+    logged = EXTRACTED.replace(
+        "except LoadError:\n            pass", "except OSError:\n            pass"
+    )
+    assert moved(LOADER, logged) == codediff.CodeChange("changed", ("LoadError",))
+    # an operator changed on the way (``not`` is a word of the language: a keyword counts too)
+    guarded = LOADER.replace("loaded.append(load(name))", "loaded.append(load(name) or main)")
+    moved_guard = EXTRACTED.replace("out.append(load(each))", "out.append(load(each) and main)")
+    assert moved(guarded, moved_guard).stale
+    # a helper name standing for two names of the block is no renaming
+    twice = EXTRACTED.replace("out.append(load(each))", "out.append(load(wanted))")
+    assert moved(LOADER, twice).stale
+
+
+def test_lines_in_a_function_the_block_does_not_call_are_gone() -> None:
+    # the same loop, in a function of the file the block does not call: the block lost it
+    uncalled = EXTRACTED.replace("    loaded += load_each(names)\n", "    loaded += names\n")
+    assert moved(LOADER, uncalled).stale
+    # a function the block called before as well is not where its lost lines went
+    called = LOADER.replace("    return loaded\n", "    load_each(names)\n    return loaded\n")
+    helper = EXTRACTED.split("\n\n\n")[0] + "\n\n\n"
+    assert moved(helper + called, EXTRACTED).stale
+
+
+INLINED = """def load_all(names):
+    loaded = [main]
+    for name in names:
+        try:
+            loaded.append(load(name))
+        except LoadError:
+            pass
+    return loaded
+"""
+DELEGATING = """def load_each(loaded, names):
+    for name in names:
+        try:
+            loaded.append(load(name))
+        except LoadError:
+            pass
+
+
+def load_all(names):
+    loaded = [main]
+    load_each(loaded, names)
+    return loaded
+"""
+
+
+def test_lines_taken_in_from_a_helper_no_longer_called_are_no_change() -> None:
+    # the note names what the helper did; the block now does it itself, the helper is gone
+    assert moved(DELEGATING, INLINED).kind == "elsewhere"
+    # inlined with a change on the way: the stated exception is another
+    caught = INLINED.replace("except LoadError:", "except Exception:")
+    assert moved(DELEGATING, caught) == codediff.CodeChange("changed", ("LoadError",))
+
+
+def test_a_call_removed_with_nothing_taken_in_is_a_change() -> None:
+    dropped = DELEGATING.replace("    load_each(loaded, names)\n", "")
+    assert moved(DELEGATING, dropped).stale
