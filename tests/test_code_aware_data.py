@@ -40,6 +40,7 @@ LICENCES = {
     "p-queue": "MIT License",
     "path-to-regexp": "MIT License",
     "Scrutor": "The MIT License",
+    "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
 }
 
