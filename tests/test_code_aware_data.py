@@ -31,6 +31,7 @@ LICENCES = {
     "cachetools": "MIT License",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
+    "dotenv": "MIT License",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
@@ -40,6 +41,7 @@ LICENCES = {
     "p-queue": "MIT License",
     "path-to-regexp": "MIT License",
     "Scrutor": "The MIT License",
+    "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
 }
 
