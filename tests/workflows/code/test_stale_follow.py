@@ -5,6 +5,7 @@ another, is still ``deleted``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,16 @@ def world(tmp_path: Path) -> World:
 def whole_range_status(world: World, since: str, path: str) -> str:
     out = git("diff", "--name-status", "-M", since, "HEAD", cwd=world.code.path)
     return next(line.split("\t")[0] for line in out.splitlines() if path in line.split("\t")[1:2])
+
+
+def pr_notes(world: World) -> dict[str, str]:
+    """``pr-notes --base main`` on the code repository's branch: each listed note's why."""
+    done = run_cli_proc(
+        "--kb", str(world.kb), "--json", "pr-notes", "--repo", str(world.code.path),
+        "--base", "main",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return {n["id"]: n["why"] for n in json.loads(done.stdout)["notes"]}
 
 
 def test_a_file_moved_then_rewritten_elsewhere_than_its_symbol_is_moved(world: World) -> None:
@@ -135,15 +146,7 @@ def test_pr_notes_finds_a_note_on_a_file_moved_and_rewritten_before_the_change(
     world.code.branch("more")
     world.code.write("lib/pool.py", REWRITTEN.replace("range(size)", "range(size + 1)"))
     world.code.commit("prefill one more")
-    done = run_cli_proc(
-        "--kb", str(world.kb), "--json", "pr-notes", "--repo", str(world.code.path),
-        "--base", "main",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    import json
-
-    why = {n["id"]: n["why"] for n in json.loads(done.stdout)["notes"]}
-    assert why[nid] == (
+    assert pr_notes(world)[nid] == (
         "anchored to pool.py:prefill (now lib/pool.py), which this change modifies"
         " (the note names size)"
     )
@@ -158,11 +161,4 @@ def test_pr_notes_leaves_a_note_on_a_deleted_file_replaced_by_the_changed_one(
     world.code.branch("more")
     world.code.write("lib/pool.py", REWRITTEN.replace("range(size)", "range(size + 1)"))
     world.code.commit("prefill one more")
-    done = run_cli_proc(
-        "--kb", str(world.kb), "--json", "pr-notes", "--repo", str(world.code.path),
-        "--base", "main",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    import json
-
-    assert nid not in [n["id"] for n in json.loads(done.stdout)["notes"]]
+    assert nid not in pr_notes(world)
