@@ -42,6 +42,8 @@ RUNNING = "running"
 
 # Names that reach the tools object other than by a literal ``tools.<name>(...)`` call.
 _REACHES_TOOLS = frozenset({"tools", "globalThis", "eval", "Function"})
+# Words with which a statement may end the program early (``exit()`` is code mode's).
+_STOPS = frozenset({"exit", "throw", "return"})
 # A statement that opens a block ends with the block's closing brace, no semicolon needed.
 _BLOCK_OPENERS = frozenset(
     {"if", "else", "for", "while", "do", "try", "catch", "finally", "function", "async", "{"}
@@ -287,13 +289,18 @@ def read_program(source: str) -> Program | None:
     results: dict[str, int] = {}
     calls: list[Call] = []
     prints: list[int] | None = []
+    stops = False  # a statement before may end the program: the calls after it may not run
     try:
         for st in statements:
             texts = [t.text for t in st]
             declared = texts[0] in ("const", "let", "var") and len(st) > 3 and texts[2] == "="
+            calling = (declared and texts[3] == "await") or texts[0] == "await"
+            if stops and (calling or texts[:3] == ["text", "(", "await"]):
+                return None
             if declared and st[1].kind == "name" and texts[3] == "await":
                 calls.append(_call(st[3:], bound))
-                results[texts[1]] = len(calls) - 1
+                if texts[0] == "const":  # a result a later statement cannot rebind
+                    results[texts[1]] = len(calls) - 1
             elif texts[0] == "await":
                 calls.append(_call(st, bound))
             elif texts[:3] == ["text", "(", "await"] and texts[-1] == ")":
@@ -312,6 +319,7 @@ def read_program(source: str) -> Program | None:
                     prints.append(printed)
                 elif _prints(st):
                     prints = None  # output this reader cannot tell apart call by call
+                stops = stops or any(t.kind == "name" and t.text in _STOPS for t in st)
     except _Unreadable:
         return None
     if not calls:

@@ -17,6 +17,10 @@ summaries and the compaction agent's prompt, system reminders, hook output, a su
 prompt). Tool output stays in ``tool_results``. Subagent and compaction-agent files name their
 parent session (``parent_session_id``, ``agent_kind``).
 
+Codex's code mode, where the model makes its tool calls from one JavaScript ``exec`` program,
+is read as the same calls made directly when the program makes them literally
+(``notes/codemode.py`` reads the program; its output is attributed here).
+
 Reading stops once enough dialogue is in hand (``max_dialogue_chars``) or ``max_bytes`` have
 been read, so a huge transcript costs no more than the part that matters. Pure: lines in,
 ``Transcript`` out (``workflows/transcript_file.read_transcript`` reads the file).
@@ -654,11 +658,14 @@ def _script_output(word: str, cell: str, parts: list[str]) -> tuple[str, bool]:
     failed = word == codemode.FAILED
     for part in parts:
         text, code, session = codemode.result_text(part)
-        if code is not None:
-            text = f"Process exited with code {code}\nOutput:\n{text}"
-            failed = failed or code != 0
-        elif session:
-            text = f"Process running with session ID {session}\nOutput:\n{text}"
+        if code is not None or session:
+            state = (
+                f"exited with code {code}"
+                if code is not None
+                else f"running with session ID {session}"
+            )
+            text, exited_badly = _codex_output(f"Process {state}\nOutput:\n{text}")
+            failed = failed or exited_badly
         texts.append(text)
     content = "\n".join(texts)
     if word == codemode.RUNNING:

@@ -73,8 +73,17 @@ def test_a_patch_bound_to_a_const_is_the_patch_applied():
             "const CMD = 'go test ./...'; const r = await tools.exec_command({'cmd': CMD}); text(r.output);",
             {"cmd": "go test ./..."},
         ),
+        (
+            'const r = await tools.exec_command({cmd:"make"}); text(r.output); if (!r.output) exit();',
+            {"cmd": "make"},
+        ),
     ],
-    ids=["pragma-and-no-binding", "template-and-no-semicolon", "const-bound-argument"],
+    ids=[
+        "pragma-and-no-binding",
+        "template-and-no-semicolon",
+        "const-bound-argument",
+        "exit-after-the-call",
+    ],
 )
 def test_literal_arguments_of_every_form_are_read(program, expected):
     [call] = parse_lines(_exec("c1", program, "ok")).tool_calls
@@ -156,6 +165,7 @@ def test_several_calls_whose_output_is_not_told_apart_stand_without_results(prog
         'if (x) { await tools.exec_command({cmd:"cargo test"}); }',
         'const r = await tools.exec_command({cmd:"cargo test", ...extra}); text(r.output);',
         'const r = await tools.exec_command({cmd:"unterminated); text(r.output);',
+        'if (Date.now() > 0) exit(); const r = await tools.exec_command({cmd:"make"}); text(r);',
     ],
     ids=[
         "string",
@@ -170,6 +180,7 @@ def test_several_calls_whose_output_is_not_told_apart_stand_without_results(prog
         "branch",
         "spread",
         "broken",
+        "after-exit",
     ],
 )
 def test_a_program_not_read_literally_stays_one_exec_call(program):
