@@ -17,6 +17,10 @@ summaries and the compaction agent's prompt, system reminders, hook output, a su
 prompt). Tool output stays in ``tool_results``. Subagent and compaction-agent files name their
 parent session (``parent_session_id``, ``agent_kind``).
 
+Codex's code mode, where the model makes its tool calls from one JavaScript ``exec`` program,
+is read as the same calls made directly when the program makes them literally
+(``notes/codemode.py`` reads the program; its output is attributed here).
+
 Reading stops once enough dialogue is in hand (``max_dialogue_chars``) or ``max_bytes`` have
 been read, so a huge transcript costs no more than the part that matters. Pure: lines in,
 ``Transcript`` out (``workflows/transcript_file.read_transcript`` reads the file).
@@ -32,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflectgit.notes import codemode
 from reflectgit.notes.words import plural
 
 DIALOGUE_CAP = 600_000  # characters of dialogue the gate and the slicer ever look at
@@ -124,6 +129,10 @@ class Transcript:
     complete: bool = True  # False when a cap stopped the reading early
     error: str | None = None
     opening_texts: list[str] = field(default_factory=list)  # raw text of the first records
+    # Codex code mode, while reading: the programs read whose output is still to come (by the
+    # exec call's id), and the ``wait`` calls that resume a program's cell.
+    _programs: dict[str, codemode.Program] = field(default_factory=dict, repr=False)
+    _waits: set[str] = field(default_factory=set, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -548,19 +557,39 @@ def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | No
                     _turn(t, "user", part, index, stamp, speaker)
         return True
     if itype in ("function_call", "custom_tool_call", "local_shell_call"):
+        call_id = _str(item.get("call_id")) or ""
+        name = _str(item.get("name")) or "?"
         args: Any = item.get("arguments", item.get("input", item.get("action")))
+        if itype == "custom_tool_call" and name == codemode.EXEC and isinstance(args, str):
+            program = codemode.read_program(args)
+            if program is not None:
+                # Code mode: the program's calls read as the same calls made directly.
+                t._programs[call_id] = program
+                for n, call in enumerate(program.calls):
+                    t.tool_calls.append(ToolCall(f"{call_id}#{n}", call.name, call.input, index))
+                return True
         if isinstance(args, str):
             with contextlib.suppress(ValueError):
                 args = json.loads(args)
-        t.tool_calls.append(
-            ToolCall(_str(item.get("call_id")) or "", _str(item.get("name")) or "?", args, index)
-        )
+        if name == codemode.WAIT and isinstance(args, dict) and args.get("cell_id") is not None:
+            t._waits.add(call_id)
+        t.tool_calls.append(ToolCall(call_id, name, args, index))
         return True
     if itype in ("function_call_output", "custom_tool_call_output"):
+        call_id = _str(item.get("call_id")) or ""
+        program = t._programs.pop(call_id, None)
+        if program is not None:
+            _code_mode_results(t, call_id, program, item.get("output"), index)
+            return True
+        if call_id in t._waits:
+            t._waits.discard(call_id)
+            word, cell, parts = codemode.status(_parts(item.get("output")))
+            if word:
+                content, failed = _script_output(word, cell, parts)
+                t.tool_results.append(ToolResult(call_id, content[:RESULT_CAP], failed, index))
+                return True
         content, failed = _codex_output(item.get("output"))
-        t.tool_results.append(
-            ToolResult(_str(item.get("call_id")) or "", content[:RESULT_CAP], failed, index)
-        )
+        t.tool_results.append(ToolResult(call_id, content[:RESULT_CAP], failed, index))
         return True
     return False  # reasoning, searches, snapshots, inter-agent messages ...: no dialogue
 
@@ -586,6 +615,83 @@ _EXEC_EXIT = re.compile(r"\A(?:[A-Z][\w ]{0,30}: [^\n]*\n){0,3}Process exited wi
 RUNNING = re.compile(
     r"\A(?:[A-Z][\w ]{0,30}: [^\n]*\n){0,3}Process running with session ID (\d+)\n"
 )
+
+
+def _parts(output: Any) -> list[str]:
+    """The text parts of a tool output (a string, or a list of ``input_text`` parts)."""
+    if isinstance(output, list):
+        return [p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return [output] if isinstance(output, str) else []
+
+
+def _code_mode_results(
+    t: Transcript, call_id: str, program: codemode.Program, output: Any, index: int
+) -> None:
+    """The results of a code-mode program's calls, from the exec's output. A program of one
+    call printed what that call returned; in a program of several, each part is attributed to
+    the call it printed only when every part is told apart (each ``text(r...)`` of one call's
+    result, the program completed). Otherwise the calls stand without results: which call
+    printed what, or which one failed, is not known."""
+    word, cell, parts = codemode.status(_parts(output))
+    if not word:
+        content, failed = _codex_output(output)
+        t.tool_results.append(ToolResult(call_id, content[:RESULT_CAP], failed, index))
+        return
+    if len(program.calls) == 1:
+        content, failed = _script_output(word, cell, parts)
+        t.tool_results.append(ToolResult(f"{call_id}#0", content[:RESULT_CAP], failed, index))
+        return
+    if word != codemode.COMPLETED or program.prints is None or len(program.prints) != len(parts):
+        return
+    for n in sorted(set(program.prints)):
+        mine = [p for p, by in zip(parts, program.prints, strict=True) if by == n]
+        content, failed = _script_output(word, cell, mine)
+        t.tool_results.append(ToolResult(f"{call_id}#{n}", content[:RESULT_CAP], failed, index))
+
+
+def _script_output(word: str, cell: str, parts: list[str]) -> tuple[str, bool]:
+    """What a code-mode call returned, read as its direct result: the parts it printed (a
+    whole exec result printed as JSON reads as the unified exec's text, its exit code in the
+    header), failed when the program threw or the command exited non-zero. A program still
+    running keeps its status line, which the ``wait`` calls resuming its cell go on from."""
+    texts: list[str] = []
+    failed = word == codemode.FAILED
+    for part in parts:
+        text, code, session = codemode.result_text(part)
+        if code is not None or session:
+            state = (
+                f"exited with code {code}"
+                if code is not None
+                else f"running with session ID {session}"
+            )
+            text, exited_badly = _codex_output(f"Process {state}\nOutput:\n{text}")
+            failed = failed or exited_badly
+        texts.append(text)
+    content = "\n".join(texts)
+    if word == codemode.RUNNING:
+        content = f"Script running with cell ID {cell}\n{content}"
+    return content, failed
+
+
+def still_running(content: str) -> str:
+    """The run a result says is still going (``session N``: a unified exec command; ``cell
+    N``: a code-mode program), ``""`` when it ended."""
+    m = RUNNING.match(content)
+    if m is not None:
+        return f"session {m.group(1)}"
+    word, cell, _ = codemode.status([content])
+    return f"cell {cell}" if word == codemode.RUNNING else ""
+
+
+def goes_on(tool_input: Any) -> str:
+    """The run a call resumes (Codex's ``write_stdin`` names a session, code mode's ``wait``
+    a cell), ``""`` for none."""
+    if isinstance(tool_input, dict):
+        if tool_input.get("session_id") is not None:
+            return f"session {tool_input['session_id']}"
+        if tool_input.get("cell_id") is not None:
+            return f"cell {tool_input['cell_id']}"
+    return ""
 
 
 def _codex_output(output: Any) -> tuple[str, bool]:

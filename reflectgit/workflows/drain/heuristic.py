@@ -78,9 +78,10 @@ from reflectgit.notes.transcripts import (
     ASSISTANT,
     INJECTED,
     PERSON,
-    RUNNING,
     ToolCall,
     Transcript,
+    goes_on,
+    still_running,
 )
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
 
@@ -1490,14 +1491,16 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     out: list[Ran] = []
     # Codex's unified exec: a command still running when its call returned ("Process running
     # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
-    # session. Its output, exit code and test run are read from them together, at the record
-    # where it ended, so a test run that took longer than the call's wait is read whole.
+    # session; a code-mode program still running ("Script running with cell ID N") in the
+    # results of ``wait`` calls naming its cell. Its output, exit code and test run are read
+    # from them together, at the record where it ended, so a test run that took longer than
+    # the call's wait is read whole.
     running: dict[str, Ran] = {}
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
         if call is None:
             continue
-        session = _exec_session(call.input)
+        session = goes_on(call.input)
         if session in running and not _command(call.input):
             first = running.pop(session)
             out.remove(first)  # read again with the rest of its output, where it ended
@@ -1510,18 +1513,11 @@ def commands_run(transcript: Transcript) -> list[Ran]:
                 continue
             run = testruns.read_run(command, result.content)
             ran = Ran(call, result.record, command, result.content, result.is_error, run)
-        still = RUNNING.match(result.content)
-        if still is not None:
-            running[still.group(1)] = ran  # not ended yet: what it said so far, until it goes on
+        still = still_running(result.content)
+        if still:
+            running[still] = ran  # not ended yet: what it said so far, until it goes on
         out.append(ran)
     return out
-
-
-def _exec_session(tool_input: Any) -> str:
-    """The exec session a call writes to (Codex's ``write_stdin``), ``""`` for none."""
-    if isinstance(tool_input, Mapping) and tool_input.get("session_id") is not None:
-        return str(tool_input["session_id"])
-    return ""
 
 
 def green_around(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Callable[[int], bool]:
