@@ -198,6 +198,11 @@ PLANNED_WORK = re.compile(
     r"document|include|run)\b",
     re.I,
 )
+# A sentence that names its subject only by a possessive pronoun ("Its portable Ruby path must
+# be queried with X", "Their cache is keyed by Y"): the thing was named in the sentence before,
+# which the note does not carry, so the note names nothing a reader can look up. ("It turns out
+# X", "They fail when Y" are not this: only the possessive stands for a thing named elsewhere.)
+_POSSESSIVE_LEAD = re.compile(r"^\W*(?:its|their)\b[*_]*\s+\w", re.I)
 # A label, then what it labels.
 _LABELLED = re.compile(r"^(?P<label>[^:]{2,60}?):\s+(?P<rest>\S.*)$", re.S)
 _PARENTHESES = re.compile(r"\([^()]*\)?")
@@ -231,6 +236,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it says what the assistant's change is"
     if cause and PLANNED_WORK.match(said):
         return "it plans the assistant's work to come"
+    if cause and _POSSESSIVE_LEAD.match(said):
+        return "it names its subject only by a pronoun"
     if bare_list(text):
         return "it lists what failed without saying why"
     return ""

@@ -104,6 +104,26 @@ def test_a_cause_in_the_first_person_tells_the_assistants_own_doing(said, own):
     assert bool(own_account(said)) == own
 
 
+@pytest.mark.parametrize(
+    ("said", "names_nothing"),
+    [
+        ("Its portable path has to be asked of the tool itself", True),
+        ("Their cache is keyed by the URL alone", True),
+        ("**Its** default port clashes with the proxy", True),
+        # a pronoun that is the subject, or a name that opens with the letters
+        ("It turns out the loader reads the host config at init time", False),
+        ("They fail when the pool is empty", False),
+        ("Itsdangerous signs the cookie with the old key", False),
+        ("`its` is the name of the Go module's test helper package", False),
+        ("The tool's portable path has to be asked of the tool itself", False),
+    ],
+)
+def test_a_cause_naming_its_subject_by_a_possessive_alone_names_nothing(said, names_nothing):
+    assert bool(own_account(said)) == names_nothing
+    # a fix is said of what the note's title already names ("its" may be the code's own)
+    assert own_account(said, cause=False) == ""
+
+
 def test_a_fix_may_be_said_in_the_first_person():
     # a note titled by its fix alone: the fix is the assistant's own doing, and may say so
     assert own_account("Remove my stale handler for the toggle event", cause=False) == ""
