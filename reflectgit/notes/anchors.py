@@ -561,11 +561,24 @@ def _repeats(declaration: str, definition: str) -> bool:
 
 
 def _bodiless(code: str) -> bool:
-    """Is ``code`` a declaration without a body (it ends with its ``;``, no brace left open)?"""
+    """Is ``code`` a declaration without a body: it ends with its ``;`` (no brace left open),
+    or it is a signature alone, written where a line ends a statement (TypeScript without
+    semicolons: ``export function pick(a: string): string``; a Kotlin interface's ``fun f():
+    Int``; a Python ``@overload`` stub ``def f(a: int) -> int: ...``): its parameters closed, no
+    brace at all, and no line ending in ``:`` (a Python ``def`` whose indented body follows)."""
     from reflectgit.notes.codediff import tokens
 
     toks = tokens(code, "x.c")
-    return toks[-1:] == [";"] and toks.count("{") == toks.count("}")
+    if toks[-1:] == [";"] and toks.count("{") == toks.count("}"):
+        return True
+    lines = [line.rstrip() for line in code.split("\n") if line.strip()]
+    return (
+        "(" in toks
+        and toks.count("(") == toks.count(")")
+        and "{" not in toks
+        and "}" not in toks
+        and not any(line.endswith(":") for line in lines)
+    )
 
 
 def _block_end(text: str, start: int, end_of_line: int, indent: str, ends: str) -> int:

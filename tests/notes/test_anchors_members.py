@@ -232,3 +232,40 @@ def test_a_constructor_with_its_parameters_on_the_lines_after_it() -> None:
     )
     # a call over several lines defines nothing
     assert anchors.defined_name("\texpect(") is None
+
+
+def test_overload_signatures_without_semicolons_run_on_to_the_body() -> None:
+    # TypeScript written without semicolons: each overload signature ends with its line
+    ts = (
+        "export function pick(a: string): string\n"
+        "export function pick(a: number): number\n"
+        "export function pick(a: any): any {\n  return a\n}\n\n"
+        "export function other() {\n  return 1\n}\n"
+    )
+    block = anchors.symbol_block(ts, "pick")
+    assert block is not None and block.count("export function pick(") == 3
+    assert "return a" in block and "other" not in block
+    # Python's typing.overload stubs, then the implementation
+    py = (
+        "@overload\ndef f(a: int) -> int: ...\n@overload\ndef f(a: str) -> str: ...\n"
+        "def f(a):\n    return a\n\n\ndef g():\n    return 2\n"
+    )
+    block = anchors.symbol_block(py, "f")
+    assert block is not None and "return a" in block and "def g" not in block
+
+
+def test_a_definition_with_a_body_is_no_signature_alone() -> None:
+    # a Python getter and its setter: the getter's body ends it (its line ends with ":")
+    prop = (
+        "class A:\n    @property\n    def x(self):\n        return self._x\n\n"
+        "    @x.setter\n    def x(self, v):\n        self._x = v\n"
+    )
+    assert anchors.symbol_block(prop, "x") == "    def x(self):\n        return self._x\n"
+    # a signature alone followed by another name's definition stays alone
+    ts = "export function pick(a: string): string\nexport function other(): void {\n}\n"
+    assert anchors.symbol_block(ts, "pick") == "export function pick(a: string): string\n"
+    # a one-line TypeScript body is a body: braces
+    one = "export function pick(a: string): string { return a }\nexport function pick2() {}\n"
+    assert anchors.symbol_block(one, "pick") == (
+        "export function pick(a: string): string { return a }\n"
+    )

@@ -468,3 +468,34 @@ def test_an_overload_repeating_the_implementation_is_no_change_and_another_is(
     other = repeated.replace("\t): Promise<T[]>;\n", "\t\tlimit: number,\n\t): Promise<T[]>;\n", 1)
     world.code.write("source/index.ts", other).commit("limit")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+PICK_TS = """export function pick(key: string): string
+export function pick(key: number): number
+export function pick(key: any): any {
+  return cache.get(key) ?? key
+}
+
+export function other() {
+  return 1
+}
+"""
+
+
+def test_overloads_without_semicolons_are_judged_with_their_body(world: World) -> None:
+    """TypeScript without semicolons: the symbol is the overloads and the implementation, so
+    a change in the body the note states is seen (not only the first signature's line)."""
+    world.code.write("src/pick.ts", PICK_TS).commit("pick")
+    nid = world.note("pick falls back to the key when the cache has no entry", "src/pick.ts:pick")
+    world.code.write("src/pick.ts", PICK_TS.replace("?? key", "?? null")).commit("no fallback")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_change_to_another_function_after_unterminated_signatures_is_not_stale(
+    world: World,
+) -> None:
+    world.code.write("src/pick.ts", PICK_TS).commit("pick")
+    world.note("pick falls back to the key when the cache has no entry", "src/pick.ts:pick")
+    world.code.write("src/pick.ts", PICK_TS.replace("return 1", "return 2")).commit("other")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
