@@ -9,7 +9,10 @@ turn it was said in:
   this turn's output ("docs/setup.md:40 reads ...", "the loop at line 88 ..."), which moves
   with the next edit; or it recounts what the assistant did in this exchange, every verb of it
   in the past ("I never asked you to delete the fixtures", "your helper dropped the header"):
-  a report of one act, which names no rule though a rule may lie behind it.
+  a report of one act, which names no rule though a rule may lie behind it. A rule directs, and
+  names whom: a sentence that only reports where a thing is now ("the fixture lives at X and
+  the loader will never see it"), or whose every directive binds "it" or "they" with nothing
+  named before ("the only thing it shouldn't do is X"), directs no one.
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
