@@ -9,7 +9,10 @@ turn it was said in:
   this turn's output ("docs/setup.md:40 reads ...", "the loop at line 88 ..."), which moves
   with the next edit; or it recounts what the assistant did in this exchange, every verb of it
   in the past ("I never asked you to delete the fixtures", "your helper dropped the header"):
-  a report of one act, which names no rule though a rule may lie behind it.
+  a report of one act, which names no rule though a rule may lie behind it. A rule directs, and
+  names whom: a sentence that only reports where a thing is now ("the fixture lives at X and
+  the loader will never see it"), or whose every directive binds "it" or "they" with nothing
+  named before ("the only thing it shouldn't do is X"), directs no one.
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from reflectgit.notes.memoryfiles import is_imperative
 from reflectgit.notes.verbs import is_past
 
 # Text that is not the speaker's own words: a code span, a quotation.
@@ -136,6 +140,73 @@ def _present(word: str) -> bool:
     return low not in _NO_VERB and low not in _PAST_AUXILIARY and not is_past(low)
 
 
+# What makes a person's sentence a rule for later is that it directs: an obligation (should,
+# must, need to, have to, ought to, make sure, ensure), a request (please, let me, let's), what
+# "we" or "you" want, prefer or avoid, or do always or never (a team's habit said in the present
+# is its convention: "we always run the linter before commit" tells a newcomer what to do), or
+# a clause that opens with an imperative (``memoryfiles.is_imperative``: "Use X", "Never push",
+# "always edit that one"). "Never" or "always" that governs what something else does ("the
+# processor will never find it") directs no one.
+_DIRECTS = re.compile(
+    r"\b(?:should|shouldn['’]?t|must|mustn['’]?t|ought|need(?:s)?\s+to|needn['’]?t|"
+    r"(?:have|has)\s+to|make\s+sure|ensure|please|let\s+me|let['’]?s|"
+    r"(?:we|you)\s+(?:(?:always|never|usually|generally|don['’]?t|do\s+not)\s+)?"
+    r"(?:want|prefer|avoid)|(?:we|you)\s+(?:always|never)\s+[a-z]+)\b",
+    re.I,
+)
+# Where one clause ends and the next begins: a dash, a colon, a semicolon, a comma, "and",
+# "so", "but", "then".
+_CLAUSES = re.compile(
+    r"(?:\s+[-—–]+\s+|[—–;:,]\s*|\s+)(?:(?:and|so|but|then)\s+)+|\s+[-—–]+\s+|[—–;:,]\s*", re.I
+)
+# A directive that binds only "it" or "they", at the sentence's opening or after a cleft's
+# placeholder ("It shouldn't resolve anything", "The only thing it shouldn't do is X", "What
+# they must do is Y"): the party it binds was named in the turn before, which the note does not
+# carry, so out of its session it directs nothing a reader can find. ("It turns out X", "They
+# fail when Y" direct nothing and are not this; "This should not change, only the `--dev` flag
+# should ..." names the party of its other clause.)
+_UNNAMED_OBLIGED = re.compile(
+    r"^\W*(?:(?:the\s+)?(?:(?:only|one|main|first|last)\s+)?(?:thing|things|what|all)\s+)?"
+    r"(?:it|they)\s+(?:(?:really|also|still|just|never|always|definitely|probably)\s+)?"
+    r"(?:should|shouldn['’]?t|must|mustn['’]?t|ought|needs?\s+to|(?:have|has)\s+to)\b",
+    re.I,
+)
+# Where a thing is now ("X lives at Y", "the fixture sits in tests/", "it is stored under
+# ~/.cache"): this turn's state of the tree, like a line number, which the next move changes.
+# Where things are to go ("design documents go in /specs", "X belongs in Y") is a convention,
+# not this; nor is the same place with a directive ("the config lives in ~/.x — always edit
+# that one").
+_PLACED = re.compile(
+    r"\b(?:lives?|sits?|resides?|is\s+located|are\s+located|is\s+stored|are\s+stored|"
+    r"is\s+kept|are\s+kept|ended\s+up|ends\s+up)\s+(?:now\s+)?(?:at|in|under|inside)\s+\S",
+    re.I,
+)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip(" .*_") for c in _CLAUSES.split(sentence) if c.strip(" .*_")]
+
+
+def directs(sentence: str) -> bool:
+    """Does ``sentence`` direct: an obligation, a request, what we or you want or always do,
+    or a clause that opens with an imperative? Quoted text is not the speaker's own words."""
+    said = _unquoted(sentence)
+    return bool(_DIRECTS.search(said)) or any(is_imperative(c) for c in _clauses(said))
+
+
+def directs_no_one(rule: str) -> str:
+    """Why a person's ``rule`` neither directs nor names whom it directs, or ``""``: it only
+    reports where a thing is now, with no clause saying what to do about it; or every clause
+    that directs binds "it" or "they" with nothing named before (a fragment of its turn)."""
+    said = _unquoted(rule)
+    if _PLACED.search(rule) and not directs(rule):
+        return "it reports where a thing is now and directs nothing"
+    parts = _clauses(said)
+    if _UNNAMED_OBLIGED.match(said) and not any(directs(c) for c in parts[1:]):
+        return "what it directs binds only a pronoun the note does not name"
+    return ""
+
+
 def about_this_turn(rule: str) -> str:
     """Why a person's ``rule`` is a remark on this turn rather than a rule for later, or
     ``""`` when it is stated for later."""
@@ -143,7 +214,7 @@ def about_this_turn(rule: str) -> str:
         return "it points at a line of this turn's output"
     if recounts_the_exchange(rule):
         return "it recounts what was done in this exchange"
-    return ""
+    return directs_no_one(rule)
 
 
 # The assistant itself as the one acting or judging: I, me, my, let me ("I/O" and "i.e."

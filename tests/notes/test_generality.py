@@ -8,6 +8,8 @@ import pytest
 from reflectgit.notes.generality import (
     about_this_turn,
     bare_list,
+    directs,
+    directs_no_one,
     own_account,
     points_at_a_line,
     recounts_the_exchange,
@@ -63,6 +65,69 @@ def test_a_rule_pointing_at_a_line_is_about_this_turns_output(said, points):
 def test_a_rule_recounting_this_exchange_is_about_this_turn(said, recounts):
     assert recounts_the_exchange(said) == recounts
     assert bool(about_this_turn(said)) == recounts
+
+
+@pytest.mark.parametrize(
+    ("said", "directing"),
+    [
+        ("Never push to main", True),
+        ("Tests must not hit the network", True),
+        ("The config lives in ~/.x — always edit that one", True),
+        ("Use X, it never fails", True),
+        ("Please keep the changelog in order", True),
+        ("We prefer small commits over one big one", True),
+        ("Make sure the fixtures are rebuilt first", True),
+        # a team's habit in the present with always: its convention, said to a newcomer
+        ("We always run the linter before commit", True),
+        # never/always governing what something else does directs no one
+        ("The loader will never see the file", False),
+        ("The cache is always rebuilt on start", False),
+        ("It turns out the cache is stale", False),
+        # a directive only inside what is quoted is not the speaker's
+        ("The banner reads `never push to main`", False),
+    ],
+)
+def test_a_sentence_directs_by_obligation_request_habit_or_imperative(said, directing):
+    assert directs(said) == directing
+
+
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [
+        # where a thing is now, with nothing said to do about it
+        ("The fixture lives at `tests/data/a.json` and the loader will never see it", "where"),
+        ("The generated schema sits in build/out — nothing reads it", "where"),
+        ("The token is stored under ~/.cache/tool", "where"),
+        # a directive bound to a pronoun nothing before it names
+        ("It shouldn't resolve anything", "pronoun"),
+        ("The only thing they must do is send the header", "pronoun"),
+        ("What it needs to do is retry once", "pronoun"),
+        # rules: a directive clause, a convention of where things go, a named party
+        ("The config lives in ~/.x — always edit that one", ""),
+        ("The fixture lives in tests/data, so never write there from a test", ""),
+        ("Design documents go in the /specs folder", ""),
+        ("Never push to main", ""),
+        ("Tests must not hit the network", ""),
+        ("Use X, it never fails", ""),
+        ("We always run the linter before commit", ""),
+        ("It should not be changed; only the `--dev` flag should install the wrapper", ""),
+        ("The client must retry once it times out", ""),
+        # no directive and no place: a fact the person states stays (its kind is judged elsewhere)
+        ("The test folder is not deployed on the server", ""),
+        ("It turns out the cache is stale", ""),
+        ("They fail when the network is down", ""),
+    ],
+)
+def test_a_rule_that_directs_no_one_is_about_this_turn(said, reason):
+    why = directs_no_one(said)
+    assert (
+        "where a thing is" in why
+        if reason == "where"
+        else "pronoun" in why
+        if reason == "pronoun"
+        else why == ""
+    )
+    assert bool(about_this_turn(said)) == bool(reason)
 
 
 @pytest.mark.parametrize(

@@ -2225,6 +2225,15 @@ def test_no_rule_is_read_from_a_codex_patch_of_agents_md_that_writes_none(tmp_pa
         ("The app module must never call the network", True),
         ("I never asked you to delete the fixtures in this folder", False),  # a recount
         ("Never delete fixtures you did not create", True),
+        # where a thing is now, with nothing to do about it; then with a directive clause
+        (
+            "The fixture file lives at `tests/data/net.json` and the loader will never load it",
+            False,
+        ),
+        ("The fixture file lives at `tests/data/net.json`: never load it from app code", True),
+        # a directive bound only to a pronoun nothing names; then with its party named
+        ("The only thing it must never do is call the network from the fixtures", False),
+        ("The app module must never call the network from the fixtures", True),
     ],
 )
 def test_a_remark_on_this_turn_is_no_rule_a_rule_for_later_is(tmp_path, said, kept):
