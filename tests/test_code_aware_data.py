@@ -31,6 +31,7 @@ LICENCES = {
     "cachetools": "MIT License",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
+    "cookie": "(The MIT License)",
     "dotenv": "MIT License",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
