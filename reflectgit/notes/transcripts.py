@@ -727,6 +727,11 @@ def _copilot_event(
     if kind == "user.message":
         text = data.get("content")
         if isinstance(text, str):
+            if _str(data.get("source")):
+                # Sent by the harness, not typed: "system" (its reminders), "agent-<id>" (the
+                # brief the main agent wrote for a sub-agent it dispatched).
+                _turn(t, "user", text, index, stamp, INJECTED)
+                return True
             for speaker, part in _user_texts(text):
                 _turn(t, "user", part, index, stamp, speaker)
         return True

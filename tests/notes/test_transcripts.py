@@ -454,6 +454,22 @@ def test_copilots_custom_instructions_sent_as_a_user_message_are_injected():
 
 
 @pytest.mark.parametrize(
+    ("source", "speaker"),
+    [
+        (None, PERSON),  # typed by the person: no source
+        ("agent-e07fc822", INJECTED),  # the brief the main agent wrote for a sub-agent
+        ("system", INJECTED),  # the harness's own message
+        ("instruction-discovery", INJECTED),
+    ],
+)
+def test_a_copilot_user_message_with_a_source_was_sent_by_the_harness(source, speaker):
+    brief = "You are a reviewer. You never commit, never push. Always run the suite first."
+    data = {"content": brief, **({"source": source} if source else {})}
+    t = parse_lines([json.dumps({"type": "user.message", "data": data})])
+    assert [(x.speaker, x.text) for x in t.turns] == [(speaker, brief)]
+
+
+@pytest.mark.parametrize(
     ("text", "speaker"),
     [
         (
