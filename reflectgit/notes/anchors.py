@@ -54,6 +54,8 @@ DEFINITION_WORDS = (
     "mod",
     "namespace",
     "macro",
+    "defmodule",
+    "defprotocol",
     "defmacro",
     "defun",
     "sub",
@@ -263,10 +265,12 @@ _FORMS = (
     ),
     # macro_rules! name
     _Form("block", rf"macro_rules!\s*(?P<name>{_CID})"),
-    # def name, class Name, fn name, const NAME, let mut x, class Foo::Bar, def self.name
+    # def name, class Name, fn name, const NAME, let mut x, class Foo::Bar, def self.name,
+    # defmodule Jason.EncodeError (a dotted module name: ``Jason.EncodeError`` is the module
+    # ``EncodeError`` under ``Jason``, as ``Foo::Bar`` is), function M.name (Lua)
     _Form(
         "block",
-        rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|self\.)*(?P<name>{_ID})(?![\w$])",
+        rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|{_CID}\.|self\.)*(?P<name>{_ID})(?![\w$])",
     ),
     # func (r *Repo) Name(
     _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),

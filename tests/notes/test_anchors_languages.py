@@ -293,3 +293,36 @@ def test_every_definition_of_an_overloaded_name() -> None:
     ]
     assert "done = true;" in found[1] and "done = true;" not in found[0]
     assert anchors.definitions(DECORATION_CS, "Missing") == []
+
+
+ENCODE_EX = """defmodule Jason.EncodeError do
+  defexception [:message]
+
+  def new({:duplicate_key, key}) do
+    %__MODULE__{message: "duplicate key: #{key}"}
+  end
+end
+
+defmodule Jason.Encode do
+  def encode(value, opts) do
+    do_encode(value, opts)
+  end
+end
+"""
+
+
+def test_a_dotted_module_name_is_its_module() -> None:
+    # Elixir: ``Jason.EncodeError`` is the module the file defines as such, to the next module
+    block = anchors.symbol_block(ENCODE_EX, "Jason.EncodeError")
+    assert block is not None and "duplicate key" in block and "Jason.Encode do" not in block
+    assert "def encode" in (anchors.symbol_block(ENCODE_EX, "Jason.Encode") or "")
+    assert "def encode" in (anchors.symbol_block(ENCODE_EX, "encode") or "")
+    # Lua: a function defined on a module table
+    lua = "local M = {}\n\nfunction M.load(path)\n  return read(path)\nend\n\nreturn M\n"
+    assert "read(path)" in (anchors.symbol_block(lua, "load") or "")
+
+
+def test_the_first_part_of_a_dotted_name_is_not_defined_by_it() -> None:
+    # ``defmodule Jason.Encode`` defines Jason.Encode, not a module ``Jason``
+    assert anchors.symbol_block(ENCODE_EX, "Jason") is None
+    assert anchors.symbol_block(ENCODE_EX, "Jason.Decoder") is None
