@@ -649,10 +649,32 @@ def dialogue_lines(turns: Iterable[Turn], cap: int = DIALOGUE_CAP) -> Iterator[D
         text = turn.text[:budget]
         budget -= len(text)
         after = turn.speaker == PERSON and previous == ASSISTANT
+        if turn.speaker == PERSON:
+            text = own_words(text)
         for line in strip_private(text).splitlines():
             if line.strip():
                 yield DialogueLine(line, turn.role, number, turn.record, turn.speaker, after)
         previous = turn.speaker
+
+
+# A document pasted into a person's turn (a specification, a design, a plan, a log): long, and
+# laid out in markdown sections. What it says is the material the session works on, written for
+# another purpose, not what the person tells the assistant: only the words before it are theirs.
+DOCUMENT_CHARS = 3000
+DOCUMENT_HEADINGS = 3
+# a heading line, or one glued after the person's question or sentence ("... a branch? # Spec")
+_HEADING = re.compile(r"(?:^|(?<=[.?!:] ))#{1,6} \S", re.M)
+
+
+def own_words(text: str) -> str:
+    """``text`` of a person's turn without a document pasted into it (see DOCUMENT_CHARS):
+    the words before its first heading; the whole text when it is no such document."""
+    if len(text) < DOCUMENT_CHARS:
+        return text
+    headings = list(_HEADING.finditer(text))
+    if len(headings) < DOCUMENT_HEADINGS:
+        return text
+    return text[: headings[0].start()]
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

@@ -12,6 +12,7 @@ from reflectgit.notes.signals import (
     correction,
     detect,
     dialogue_lines,
+    own_words,
     scan,
 )
 from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Turn, parse_lines
@@ -180,6 +181,40 @@ def test_dialogue_lines_leave_injected_text_out_and_mark_replies():
     assert [(s.line_index, s.tier, s.kind, s.speaker) for s in found] == [
         (2, LOW, "correction", PERSON)
     ]
+
+
+def _document(sections: int, filler: int = 1200) -> str:
+    body = "Some prose about the system. " * (filler // 29)
+    return "".join(
+        f"## Part {n}\n\n- Never auto-fix without confirmation.\n{body}\n\n"
+        for n in range(sections)
+    )
+
+
+def test_a_document_pasted_into_a_turn_is_not_the_persons_words():
+    pasted = "did we ever do this in a branch? " + _document(4)
+    assert own_words(pasted) == "did we ever do this in a branch? "
+    turns = [Turn("assistant", "Here is the plan.", 0), Turn("user", pasted, 1)]
+    lines = list(dialogue_lines(turns))
+    assert [x.text for x in lines] == ["Here is the plan.", "did we ever do this in a branch? "]
+    assert detect(lines) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Steps\n\nNever push to main.\n## Why\n\nCI runs there.\n## Then\n\nopen a PR",  # short
+        "Never push to main. " + "It breaks the release train for everyone on the team. " * 80,
+        "Never push to main.\n" + _document(2),  # two sections: a long message, not a document
+    ],
+)
+def test_a_turn_that_is_no_pasted_document_is_read_whole(text):
+    assert own_words(text) == text
+    assert any(s.kind == "correction" or s.tier for s in scan_text(text))
+
+
+def scan_text(text: str):
+    return detect(dialogue_lines([Turn("user", text, 0)]))
 
 
 def test_plain_lines_have_no_signal():

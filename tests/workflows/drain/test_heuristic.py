@@ -2263,3 +2263,35 @@ def test_the_assistants_account_of_its_work_is_no_cause(tmp_path, cause, kept):
     ]
     found = [a for a in _actions(tmp_path, turns) if a["learning_type"] == "bug-fix"]
     assert bool(found) == kept
+
+
+def _pasted_spec(rule: str) -> str:
+    section = "The pipeline grades every skill and writes a report. " * 25
+    return "".join(f"## Stage {n}\n\n- {rule}\n\n{section}\n\n" for n in range(4))
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        # a specification pasted for the agent to build: its rules are the system's, not the team's
+        (
+            "can you build this? " + _pasted_spec("Never modify scripts; flag them for review."),
+            False,
+        ),
+        # the person's own words before the paste still count
+        (
+            "Never push to main, open a PR instead. Now build this:\n"
+            + _pasted_spec("Grade each skill from A to F."),
+            True,
+        ),
+    ],
+)
+def test_a_pasted_document_is_no_rule_of_the_persons(tmp_path, said, kept):
+    turns = [
+        ("user", "let's start the skill fixer"),
+        ("assistant", "Ready. What should it do?"),
+        ("user", said),
+    ]
+    found = [a for a in _actions(tmp_path, turns) if a["learning_type"] == "correction"]
+    assert bool(found) == kept
+    assert all("modify scripts" not in a["title"] for a in found)
