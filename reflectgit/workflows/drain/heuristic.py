@@ -80,6 +80,7 @@ from reflectgit.notes.transcripts import (
     PERSON,
     ToolCall,
     Transcript,
+    Turn,
     goes_on,
     still_running,
 )
@@ -1734,6 +1735,65 @@ def _terms(text: str) -> set[str]:
     return out
 
 
+class _Stretches(NamedTuple):
+    """What the structural cause readers (``linked_causes``, ``reported_causes``,
+    ``diagnosed_causes``) read of one transcript, gathered once: its failures, its edits, and
+    its dialogue split into stretches by the person's turns."""
+
+    failing: list[tuple[int, str]]  # (record, output) of error results and red runs, in order
+    edits: list[ToolCall]  # the edit calls, in order
+    own: dict[int, set[str]]  # per edit's record: the terms the session's earlier edits brought in
+    turns: list[Turn]  # the person's and the assistant's turns
+    persons: list[int]  # the records of the person's turns
+    readings: dict[int, list[str]]  # per assistant turn: its sentences reading a failure
+
+    @classmethod
+    def of(cls, transcript: Transcript, ran: Sequence[Ran]) -> _Stretches:
+        failing = {x.record: x.content for x in transcript.tool_results if x.is_error}
+        # a command the drain reads (a test run's summary) says it in its own words
+        failing.update(
+            (r.result, r.output)
+            for r in ran
+            if r.is_error or (r.run is not None and not r.run.green)
+        )
+        edits = sorted(
+            (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
+        )
+        turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+        return cls(
+            sorted(failing.items()),
+            edits,
+            dict(zip((e.record for e in edits), _brought_in(edits), strict=True)),
+            turns,
+            [t.record for t in turns if t.speaker == PERSON],
+            {
+                t.record: [x for x in sentences(clean(t.text)) if _FAILED.search(x)]
+                for t in turns
+                if t.speaker == ASSISTANT
+            },
+        )
+
+    def start(self, record: int) -> int:
+        """The record of the person's turn that opened the stretch holding ``record``."""
+        return max((r for r in self.persons if r <= record), default=-1)
+
+    def end(self, record: int) -> int | None:
+        """The record of the person's next turn after ``record`` (None: there is none)."""
+        return min((r for r in self.persons if r > record), default=None)
+
+    def failures(self, start: int, record: int) -> list[str]:
+        """What failed between ``start`` and ``record``: error results and red runs, the
+        person's complaint that opened the stretch, the assistant's readings of a failure it
+        was shown (a URL's words are none of a complaint's terms)."""
+        failed = [o for at, o in self.failing if start < at < record]
+        opening = clean(next((t.text for t in self.turns if t.record == start), ""))
+        opening = _URL.sub(" ", opening)
+        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
+            failed.append(opening)
+        failed += [x for at, said in self.readings.items() if start < at < record for x in said]
+        return failed
+
+
 def linked_causes(
     transcript: Transcript,
     ran: Sequence[Ran],
@@ -1754,38 +1814,18 @@ def linked_causes(
     hedge ("might", "probably"), a plan's list item and a sentence whose subject is only the
     session's ("That's the ...") state nothing; narration that names one side only links
     nothing. For the assistant's turns at or after record ``since``."""
-    failing = [
-        (r.result, r.output) for r in ran if r.is_error or (r.run is not None and not r.run.green)
-    ]
-    seen = {at for at, _out in failing}
-    failing += [
-        (x.record, x.content)
-        for x in transcript.tool_results
-        if x.is_error and x.record not in seen
-    ]
-    edits = sorted(
-        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
-    )
-    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
-    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
-    persons = [t.record for t in turns if t.speaker == PERSON]
-    readings = {  # the assistant's reading of a failure it was shown, per turn
-        t.record: [x for x in sentences(clean(t.text)) if _FAILED.search(x)]
-        for t in turns
-        if t.speaker == ASSISTANT
-    }
+    at = _Stretches.of(transcript, ran)
     out: list[dict[str, Any]] = []
-    for turn in turns:
+    for turn in at.turns:
         if turn.speaker != ASSISTANT or turn.record < since:
             continue
         record = turn.record
-        start = max((r for r in persons if r <= record), default=-1)
-        end = min((r for r in persons if r > record), default=None)
+        end = at.end(record)
         following = next(
-            (e for e in edits if e.record > record and (end is None or e.record < end)), None
+            (e for e in at.edits if e.record > record and (end is None or e.record < end)), None
         )
         if following is None or any(
-            t.speaker == ASSISTANT and record < t.record < following.record for t in turns
+            t.speaker == ASSISTANT and record < t.record < following.record for t in at.turns
         ):
             continue  # the edit acts on what the assistant said last before it
         how = (
@@ -1799,14 +1839,10 @@ def linked_causes(
         )
         if not how:
             continue
-        failed = [o for at, o in failing if start < at < record]
-        opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
-        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
-            failed.append(opening)  # the person's complaint (a URL's words are none of its terms)
-        failed += [x for at, said in readings.items() if start < at < record for x in said]
+        failed = at.failures(at.start(record), record)
         if not failed:
             continue
-        action = _linked(turn.text, failed, following, how, own[following.record])
+        action = _linked(turn.text, failed, following, how, at.own[following.record])
         if (
             action is not None
             and done is not None
@@ -1829,38 +1865,22 @@ def reported_causes(
     not bring in, read by the same sentence check as ``linked_causes``. A stretch whose last
     run after the edits still fails, or with no failure before its edits, reports no cause.
     For the assistant's turns at or after record ``since``."""
-    failing = [
-        (r.result, r.output) for r in ran if r.is_error or (r.run is not None and not r.run.green)
-    ]
-    seen = {at for at, _out in failing}
-    failing += [
-        (x.record, x.content)
-        for x in transcript.tool_results
-        if x.is_error and x.record not in seen
-    ]
-    failing.sort(key=lambda f: f[0])
-    edits = sorted(
-        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
-    )
-    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
-    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
-    persons = [t.record for t in turns if t.speaker == PERSON]
+    at = _Stretches.of(transcript, ran)
     out: list[dict[str, Any]] = []
-    for turn in turns:
+    for turn in at.turns:
         if turn.speaker != ASSISTANT or turn.record < since:
             continue
         record = turn.record
-        start = max((r for r in persons if r <= record), default=-1)
-        end = min((r for r in persons if r > record), default=None)
+        start, end = at.start(record), at.end(record)
         if any(
             t.speaker == ASSISTANT and record < t.record and (end is None or t.record < end)
-            for t in turns
+            for t in at.turns
         ):
             continue  # not the closing words of the stretch
-        failed = [(at, o) for at, o in failing if start < at < record]
+        failed = [(when, o) for when, o in at.failing if start < when < record]
         if not failed:
             continue
-        made = [e for e in edits if failed[0][0] < e.record < record]
+        made = [e for e in at.edits if failed[0][0] < e.record < record]
         if not made:
             continue
         last = made[-1].record
@@ -1871,17 +1891,17 @@ def reported_causes(
                 continue  # the last test run after the edits still fails
             how = "a green test run after the edits"
         else:
-            again = {r.command.strip() for r in ran if r.result in {at for at, _o in failed}}
+            again = {r.command.strip() for r in ran if r.result in {w for w, _o in failed}}
             reruns = [r for r in after if r.command.strip() in again]
             if not reruns or reruns[-1].is_error:
                 continue  # the failing command was not run again, or still fails
             how = "the failing command succeeding again after the edits"
         action = _linked(
             turn.text,
-            [o for _at, o in failed],
+            [o for _when, o in failed],
             "\n".join(_call_text(e.input) for e in made),
             how,
-            own[made[0].record],
+            at.own[made[0].record],
             said_as_cause=True,
         )
         if action is not None:
@@ -1938,52 +1958,35 @@ def diagnosed_causes(
     diagnosis the person questions, denies or turns down, a fix stretch whose last run fails or
     runs no test, and a stretch that already edited (a fix, read by the readings above) make no
     note. For the assistant's turns at or after record ``since``."""
-    failing = sorted(  # as ``linked_causes`` reads them: an error result or a red run
-        {
-            **{x.record: x.content for x in transcript.tool_results if x.is_error},
-            **{r.result: r.output for r in ran if r.is_error or (r.run and not r.run.green)},
-        }.items()
-    )
-    edits = sorted(
-        (c for c in transcript.tool_calls if c.name in EDIT_TOOLS), key=lambda c: c.record
-    )
-    own = dict(zip((e.record for e in edits), _brought_in(edits), strict=True))
+    at = _Stretches.of(transcript, ran)
     runs = [(r.result, r.run.green) for r in ran if r.run is not None]
-    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
-    persons = [t for t in turns if t.speaker == PERSON]
     out: list[dict[str, Any]] = []
-    for turn in turns:
+    for turn in at.turns:
         if turn.speaker != ASSISTANT or turn.record < since:
             continue
         record = turn.record
-        start = max((p.record for p in persons if p.record <= record), default=-1)
-        reply = next((p for p in persons if p.record > record), None)
+        start = at.start(record)
+        reply = next((t for t in at.turns if t.speaker == PERSON and t.record > record), None)
         if reply is None or any(
-            t.speaker == ASSISTANT and record < t.record < reply.record for t in turns
+            t.speaker == ASSISTANT and record < t.record < reply.record for t in at.turns
         ):
             continue  # not the closing words of the stretch, or nobody answered them
-        if any(start < e.record < reply.record for e in edits):
+        if any(start < e.record < reply.record for e in at.edits):
             continue  # this stretch edited: a fix, not a diagnosis (the readings above)
         if not goes_ahead(reply.text):
             continue
-        end = next((p.record for p in persons if p.record > reply.record), None)
-        acting = [e for e in edits if e.record > reply.record and (end is None or e.record < end)]
+        end = at.end(reply.record)
+        acting = [
+            e for e in at.edits if e.record > reply.record and (end is None or e.record < end)
+        ]
         if not acting:
             continue
-        after = [ok for at, ok in runs if at > acting[-1].record and (end is None or at < end)]
+        after = [
+            ok for when, ok in runs if when > acting[-1].record and (end is None or when < end)
+        ]
         if not after or not after[-1]:
             continue  # no test run after the fix, or the last one fails
-        failed = [o for at, o in failing if start < at < record]
-        opening = _URL.sub(" ", clean(next((t.text for t in turns if t.record == start), "")))
-        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
-            failed.append(opening)  # the person's complaint
-        failed += [
-            x
-            for t in turns
-            if t.speaker == ASSISTANT and start < t.record < record
-            for x in sentences(clean(t.text))
-            if _FAILED.search(x)
-        ]
+        failed = at.failures(start, record)
         if not failed:
             continue  # nothing failed: an answer or a design, not a cause
         said = clean(reply.text).strip()[:120]
@@ -1993,7 +1996,7 @@ def diagnosed_causes(
             failed,
             "\n".join(_call_text(e.input) for e in acting),
             how,
-            own[acting[0].record],
+            at.own[acting[0].record],
         )
         if action is not None:
             out.append(action)
