@@ -37,7 +37,6 @@ EXEC = "exec"  # the tool a program is the input of
 WAIT = "wait"  # the tool that resumes a program still running
 COMPLETED = "completed"
 FAILED = "failed"
-TERMINATED = "terminated"
 RUNNING = "running"
 
 # Names that reach the tools object other than by a literal ``tools.<name>(...)`` call.
