@@ -329,6 +329,13 @@ def _take_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
     if ("." in kind or kind == "abort") and isinstance(record.get("data"), dict):
         t.harness = COPILOT if t.harness == UNKNOWN else t.harness
         t.kinds[kind] += 1
+        if _str(record.get("agentId")):
+            # Copilot CLI writes a dispatched sub-agent's run into its parent's events, each
+            # event marked with the sub-agent's ``agentId``: its messages and tool calls are
+            # the sub-agent's work, which the session sees only as the result the dispatching
+            # tool returns (as Claude Code keeps a sub-agent in a file of its own). Its
+            # reports ("VERDICT: APPROVE") are not the assistant's words to the person.
+            return False
         return _copilot_event(t, kind, record["data"], index, _str(record.get("timestamp")))
     # A kind this reader has not met: harnesses add record kinds often; skip, never reject.
     t.kinds[f"unknown:{kind}"] += 1

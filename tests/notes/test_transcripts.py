@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import Any
 
 import pytest
 
@@ -467,6 +468,49 @@ def test_a_copilot_user_message_with_a_source_was_sent_by_the_harness(source, sp
     data = {"content": brief, **({"source": source} if source else {})}
     t = parse_lines([json.dumps({"type": "user.message", "data": data})])
     assert [(x.speaker, x.text) for x in t.turns] == [(speaker, brief)]
+
+
+def _copilot(kind: str, data: dict[str, Any], agent: str | None = None) -> str:
+    return json.dumps({"type": kind, "data": data, **({"agentId": agent} if agent else {})})
+
+
+def test_a_copilot_sub_agents_run_in_its_parents_events_is_not_the_sessions_dialogue():
+    """Copilot CLI writes a dispatched sub-agent's events into the parent's file, each with
+    the sub-agent's ``agentId``: its report and its tool calls are not the assistant's words
+    to the person nor the session's own calls; the main agent's, without one, are."""
+    lines = [
+        _copilot("user.message", {"content": "review car 46, then fix what it finds"}),
+        _copilot(
+            "assistant.message",
+            {
+                "content": "Dispatching a reviewer.",
+                "toolRequests": [{"toolCallId": "t1", "name": "task", "arguments": "{}"}],
+            },
+        ),
+        _copilot(
+            "assistant.message",
+            {
+                "content": "# Car 46 re-review: VERDICT: APPROVE, the fix cycle converged",
+                "toolRequests": [{"toolCallId": "s1", "name": "powershell", "arguments": "{}"}],
+            },
+            agent="review-car46",
+        ),
+        _copilot(
+            "tool.execution_complete",
+            {"toolCallId": "s1", "success": False, "result": {"content": "exit 1"}},
+            agent="review-car46",
+        ),
+        _copilot("tool.execution_complete", {"toolCallId": "t1", "result": {"content": "ok"}}),
+        _copilot("assistant.message", {"content": "The reviewer approved."}),
+    ]
+    t = parse_lines(lines)
+    assert [(x.speaker, x.text) for x in t.turns] == [
+        (PERSON, "review car 46, then fix what it finds"),
+        (ASSISTANT, "Dispatching a reviewer."),
+        (ASSISTANT, "The reviewer approved."),
+    ]
+    assert [c.call_id for c in t.tool_calls] == ["t1"]
+    assert [r.call_id for r in t.tool_results] == ["t1"]
 
 
 @pytest.mark.parametrize(
