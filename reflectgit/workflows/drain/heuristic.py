@@ -483,6 +483,18 @@ def _evidence(quote: str, who: str) -> str:
 _SAID_BY = re.compile(r"^Said by the (?P<who>[^:“]+):")
 
 
+_PERSONS_WORDS = re.compile(r"^Said by the person[^:“]*: “(?P<quote>.*?)”", re.S)
+
+
+def _same_turn(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two notes come from the same words of the person's (the turn their bodies quote)?"""
+    qa = _PERSONS_WORDS.match(str(a.get("body") or ""))
+    qb = _PERSONS_WORDS.match(str(b.get("body") or ""))
+    if qa is None or qb is None:
+        return False
+    return " ".join(qa["quote"].split()) == " ".join(qb["quote"].split())
+
+
 def said_by(action: Mapping[str, Any]) -> str:
     """Who said the words a note came from ("person", "assistant", "person, relaying ..."),
     as ``_evidence`` wrote it into the body."""
@@ -1418,7 +1430,15 @@ def write(prepared: Prepared) -> dict[str, Any]:
         # other notes may hold already: one naming the same code as a kept note is told twice
         for action in written_guidance(transcript, since):
             text = f"{action['title']} {action['rule']}"
-            if not no_lesson(action) and not any(
+            if no_lesson(action):
+                continue
+            # one turn of the person's, one note: the rule the assistant wrote down from it
+            # (its memory, an instruction file) says it better than the turn's raw sentence,
+            # and takes the place of the note read from the same words
+            same = [i for i, k in enumerate(kept) if _same_turn(action, k)]
+            if same:
+                kept[same[0]] = action
+            elif not any(
                 twins(text, f"{k['title']} {k['rule']}") or _same_code(action, k) for k in kept
             ):
                 kept.append(action)

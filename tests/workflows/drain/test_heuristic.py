@@ -1785,6 +1785,30 @@ def test_guidance_the_assistant_saves_to_its_memory_as_feedback_is_a_rule(tmp_pa
         assert "the name will cause issues with the other agent" in found[0]["body"]
 
 
+@pytest.mark.parametrize("same_turn", [True, False], ids=["same-turn", "another-turn"])
+def test_a_rule_the_assistant_saves_from_a_turn_replaces_the_note_read_from_its_words(
+    tmp_path, same_turn
+):
+    """One turn of the person's, one note: when the assistant writes the turn's guidance into
+    its memory, that rule takes the place of the note read from the turn's raw sentence; a
+    memory saved after another turn leaves the first turn's note as it was."""
+    rule = ("user", "Never add a field to SKILL.md that only one agent understands.")
+    later = [("assistant", "Understood."), ("user", "ok, carry on with the skills")]
+    turns = [
+        ("user", "add the name field to each SKILL.md"),
+        ("assistant", "Adding `name:` to the three skills."),
+        rule,
+        *([] if same_turn else later),
+        ("assistant", "Good catch. I'll save that constraint."),
+        *_memory("feedback"),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    saved = "SKILL.md frontmatter must stay cross-agent compatible"
+    raw = "Never add a field to SKILL.md that only one agent understands"
+    # (after another turn the memory's words are a twin of the kept note's: not told twice)
+    assert titles == ([saved] if same_turn else [raw])
+
+
 # Issue 34: a cause acted on and confirmed by something other than a test run: the failing
 # command run again with another outcome, or the person's report that it works now.
 
