@@ -32,6 +32,7 @@ LICENCES = {
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
     "cookie": "(The MIT License)",
+    "debug": "(The MIT License)",
     "dotenv": "MIT License",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
