@@ -36,6 +36,7 @@ LICENCES = {
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
     "inih": "New BSD license",
+    "inspect.lua": "Permission is hereby granted, free of charge",
     "jason": "Licensed under the Apache License, Version 2.0",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
