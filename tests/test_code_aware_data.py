@@ -43,6 +43,7 @@ LICENCES = {
     "once_cell": "Permission is hereby granted, free of charge",
     "p-queue": "MIT License",
     "path-to-regexp": "MIT License",
+    "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
