@@ -274,6 +274,24 @@ PLANNED_WORK = re.compile(
 # which the note does not carry, so the note names nothing a reader can look up. ("It turns out
 # X", "They fail when Y" are not this: only the possessive stands for a thing named elsewhere.)
 _POSSESSIVE_LEAD = re.compile(r"^\W*(?:its|their)\b[*_]*\s+\w", re.I)
+# A report of the assistant's own steps with the "I" left out, as status reports are written
+# ("Pulled latest `origin/main` and built `mise 2026.7.5`", "Updated the lockfile"): a verb in
+# the past opens it with its object (a determiner or a code span after it), and nothing in it
+# holds now. ("Caused by X", "Pinned versions break when Y", "Introduced in v2, the flag is
+# ignored": a participle before a preposition or a noun, or a sentence that goes on in the
+# present, can state a mechanism.)
+_STEP = re.compile(
+    r"^[\s*_]*(?P<verb>[A-Za-z]+)[*_]*\s+(?:`|(?:the|a|an|latest|all|both|every|each|this|these|"
+    r"those|our|its|their)\b)",
+    re.I,
+)
+
+
+def _steps_reported(text: str) -> bool:
+    m = _STEP.match(text)
+    return m is not None and is_past(m["verb"]) and not _NOW.search(_unquoted(text))
+
+
 # A label, then what it labels.
 _LABELLED = re.compile(r"^(?P<label>[^:]{2,60}?):\s+(?P<rest>\S.*)$", re.S)
 _PARENTHESES = re.compile(r"\([^()]*\)?")
@@ -309,6 +327,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it plans the assistant's work to come"
     if cause and _POSSESSIVE_LEAD.match(said):
         return "it names its subject only by a pronoun"
+    if cause and _steps_reported(text):  # (a code span before the verb is its subject)
+        return "it reports the assistant's own steps"
     if bare_list(text):
         return "it lists what failed without saying why"
     return ""

@@ -229,6 +229,28 @@ def test_a_cause_that_plans_the_assistants_work_is_no_mechanism(said, planned):
 
 
 @pytest.mark.parametrize(
+    ("said", "reported"),
+    [
+        ("Pulled latest `origin/main` at `c6b258868` and built `mise 2026.7.5-DEBUG`", True),
+        ("Restarted the daemon and collected the two failures", True),
+        ("**Updated** the lockfile and pushed the branch", True),
+        # a participle before a preposition, a sentence going on in the present, a subject
+        ("Caused by the retry loop reusing one connection", False),
+        ("Introduced in v2, the flag is ignored by the old parser", False),
+        ("Removed keys are still read from the cache until it expires", False),
+        ("The loader pulled the host's config at init time", False),
+        ("Pinned versions break when the registry drops a tag", False),
+        ("`enqueue_report` published the job before the upload committed", False),
+    ],
+)
+def test_a_cause_that_reports_the_assistants_steps_without_a_subject_is_no_mechanism(
+    said, reported
+):
+    assert bool(own_account(said)) == reported
+    assert own_account(said, cause=False) == ""  # a fix titled by what was done stays one
+
+
+@pytest.mark.parametrize(
     ("said", "listed"),
     [
         ("Broken modules: `core`, `cli/run`, and `plugins/git`", True),
