@@ -133,6 +133,9 @@ class Transcript:
     # exec call's id), and the ``wait`` calls that resume a program's cell.
     _programs: dict[str, codemode.Program] = field(default_factory=dict, repr=False)
     _waits: set[str] = field(default_factory=set, repr=False)
+    # Claude Code: prompts the person typed while the assistant worked, as queued (record,
+    # text, timestamp); those never delivered as a turn are read as turns at the end.
+    _queued: list[tuple[int, str, str | None]] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -167,7 +170,9 @@ def parse_lines(
     counted = 0
     binary = False
     non_empty = 0
+    last = 0
     for index, raw in enumerate(lines):
+        last = index
         t.bytes_read += len(raw)
         if isinstance(raw, bytes):
             if b"\x00" in raw:
@@ -203,6 +208,8 @@ def parse_lines(
             _trim_dialogue(t, max_dialogue_chars)
             t.complete = False
             break
+    if t.complete:
+        _claude_undelivered(t, last)
     if t.records == 0:
         if non_empty == 0 and not binary:
             t.error = "empty"
@@ -296,6 +303,8 @@ def _take_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
     if kind in CLAUDE_QUIET:
         _claude_envelope(t, record)
         t.kinds[kind] += 1
+        if kind == "queue-operation":
+            _claude_enqueued(t, record, index)
         return kind == "attachment" and _claude_queued_prompt(t, record, index)
     if kind == "session_meta":
         t.harness = CODEX
@@ -364,7 +373,7 @@ _INJECTED_START = re.compile(
     r"\A\s*(?:"
     r"<(?:local-command-caveat|local-command-stdout|local-command-stderr|command-name|"
     r"command-message|command-args|system[-_]reminder|user-prompt-submit-hook|bash-stdout|"
-    r"bash-stderr|task-notification|environment_context|user_instructions|INSTRUCTIONS|"
+    r"bash-stderr|bash-notification|task-notification|environment_context|user_instructions|INSTRUCTIONS|"
     r"permissions instructions|collaboration_mode|turn_aborted|user_shell_command|skill|"
     r"subagent_notification|persisted-output|system_instruction|reflect-git:drain|"
     r"ide_opened_file|ide_selection|ide_diagnostics|new-diagnostics|user_action|"
@@ -442,6 +451,55 @@ def _claude_queued_prompt(t: Transcript, record: dict[str, Any], index: int) -> 
     for speaker, part in _user_texts(prompt):
         _turn(t, "user", part, index, _str(record.get("timestamp")), speaker)
     return bool(prompt.strip())
+
+
+# A slash command typed into the queue ("/model", "/export"): the harness's command, which it
+# records wrapped in its command tags when it runs; no words of the person's.
+_SLASH_COMMAND = re.compile(r"\A\s*/[\w:.-]+\s*\Z")
+
+
+def _claude_enqueued(t: Transcript, record: dict[str, Any], index: int) -> None:
+    """A prompt the person typed while the assistant was busy (``queue-operation``
+    ``enqueue`` with its ``content``), kept until the end of the reading: Claude Code delivers
+    most of them later as a user record or a ``queued_command`` attachment, and some (taken in
+    mid-turn, or removed from the queue once shown to the model) only ever appear here. What
+    the harness queues itself (a task's notification, a skill's text) is its own text."""
+    content = record.get("content")
+    if record.get("operation") != "enqueue" or not isinstance(content, str):
+        return
+    if t.agent_kind is not None or _SLASH_COMMAND.match(content) or content.lstrip()[:1] in "{[":
+        return
+    for speaker, part in _user_texts(content):
+        if speaker == PERSON and part.strip():
+            t._queued.append((index, part, _str(record.get("timestamp"))))
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _claude_undelivered(t: Transcript, last: int) -> None:
+    """The queued prompts never delivered otherwise, read as the person's turns (a prompt
+    delivered as a user record or an attachment is read there, once). Each is placed where the
+    assistant's work it was typed during ends, just before the person's next delivered turn (or
+    at the end of the file): the assistant saw it while it worked, and the stretch of work the
+    person's last turn started (its edits, its test runs) is not cut in two by it."""
+    if not t._queued:
+        return
+    persons = [x for x in t.turns if x.speaker == PERSON]
+    said = [_folded(x.text) for x in persons]
+    added = False
+    for index, text, stamp in t._queued:
+        folded = _folded(text)
+        if any(folded in other for other in said):
+            continue
+        later = [x.record for x in persons if x.record > index]
+        place = min(later) - 1 if later else last
+        t.turns.append(Turn("user", text, place, stamp, PERSON))
+        said.append(folded)
+        added = True
+    if added:
+        t.turns.sort(key=lambda turn: turn.record)  # (stable: after a turn of the same record)
 
 
 def _claude_record(t: Transcript, record: dict[str, Any], index: int) -> bool:

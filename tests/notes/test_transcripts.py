@@ -371,6 +371,93 @@ def test_a_prompt_queued_while_the_assistant_works_is_the_persons():
     assert t.records == 4 and t.skipped == 2 and t.bad_lines == 0
 
 
+def _queue(operation: str, content: str | None = None) -> str:
+    record: dict[str, Any] = {"type": "queue-operation", "operation": operation}
+    return json.dumps({**record, **({"content": content} if content is not None else {})})
+
+
+def _said(role: str, text: str) -> str:
+    return json.dumps({"type": role, "message": {"role": role, "content": text}})
+
+
+def test_a_prompt_typed_while_the_assistant_worked_and_never_delivered_is_the_persons():
+    """Claude Code queues what the person types while the assistant works; some prompts are
+    shown to the model mid-turn and removed from the queue, and never appear as a user record:
+    the queue's ``enqueue`` is the only place their words are. They are read as the person's,
+    at the end of the work they were typed during (before the person's next turn)."""
+    t = parse_lines(
+        [
+            _said("user", "publish the skill to a new repo"),
+            _said("assistant", "Creating the repository."),
+            _queue("enqueue", "remember to resolve any merge issues on your own"),
+            _queue("remove"),
+            _said("assistant", "Pushed."),
+            _said("user", "thanks"),
+        ]
+    )
+    assert [(x.speaker, x.text) for x in t.turns] == [
+        (PERSON, "publish the skill to a new repo"),
+        (ASSISTANT, "Creating the repository."),
+        (ASSISTANT, "Pushed."),
+        (PERSON, "remember to resolve any merge issues on your own"),
+        (PERSON, "thanks"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lines", "persons"),
+    [
+        # delivered later as a user record: read there, once
+        (
+            [
+                _queue("enqueue", "use the staging db"),
+                _queue("dequeue"),
+                _said("user", "use the staging db"),
+            ],
+            ["use the staging db"],
+        ),
+        # delivered as a queued_command attachment: read there, once
+        (
+            [
+                _queue("enqueue", "never touch the migrations"),
+                _queue("remove"),
+                json.dumps(
+                    {
+                        "type": "attachment",
+                        "attachment": {
+                            "type": "queued_command",
+                            "prompt": "never touch the migrations",
+                        },
+                    }
+                ),
+            ],
+            ["never touch the migrations"],
+        ),
+        # what the harness queues: a task's notification, a background shell's, a slash command
+        ([_queue("enqueue", '{"task_id":"b94c367","description":"bun run test"}')], []),
+        (
+            [_queue("enqueue", "<task-notification>\n<task-id>a5</task-id>\n</task-notification>")],
+            [],
+        ),
+        (
+            [
+                _queue(
+                    "enqueue", "<bash-notification>\n<shell-id>bd</shell-id>\n</bash-notification>"
+                )
+            ],
+            [],
+        ),
+        ([_queue("enqueue", "/model")], []),
+        # another operation than enqueue carries no prompt of its own
+        ([_queue("remove", "use the staging db")], []),
+    ],
+    ids=["delivered", "attachment", "task-json", "task-tag", "bash-tag", "slash", "remove"],
+)
+def test_a_queued_prompt_is_read_once_and_only_when_the_person_typed_it(lines, persons):
+    t = parse_lines(lines)
+    assert [x.text for x in t.turns if x.speaker == PERSON] == persons
+
+
 def test_text_a_tool_produced_is_not_the_persons():
     record = {
         "type": "user",
