@@ -381,6 +381,14 @@ MIN_REACTION_WORDS = 2  # words that name something, besides the reaction itself
 # A question states no rule and corrects nothing ("What should have happened here?"); only its
 # exasperated forms are a signal ("...again?"). LOW kinds (hunches, suggestions) may be asked.
 _QUESTION = re.compile(r"[^.!?\n]*\?+(?=\s|$)")
+# A question asked without its mark: a sentence that opens with the verb before its subject
+# ("Is it implemented already I meant.", "do we run the suite on CI"). (A request, "can you
+# ...", is read by ``_REQUEST``; "Do not push", "Do run it" have no subject after the verb.)
+_UNMARKED_QUESTION = re.compile(
+    r"(?:^|(?<=[.!;]\s))\s*(?:is|are|was|were|am|do|does|did|have|has|had|should|shall)\s+"
+    r"(?:it|you|we|they|i|he|she|this|that|there|these|those)\b[^.!?\n]*[.!]*",
+    re.IGNORECASE | re.MULTILINE,
+)
 # A request to the assistant ("can you review the change in this branch, ... but don't change
 # the tree", "help me diagnose ...") asks for work: the words of the task are no rule, unless it
 # asks for one that lasts ("can you always run X before Y", "could you never push to main").
@@ -510,7 +518,8 @@ def classify(
         return (LOW, DIAGNOSIS) if DIAGNOSIS_RE.search(text) else None
     if _SLASH_COMMAND.match(text):
         return None
-    statement = _REQUEST.sub(_unless_lasting, _QUESTION.sub(" ", text))
+    asked = _UNMARKED_QUESTION.sub(" ", _QUESTION.sub(" ", text))
+    statement = _REQUEST.sub(_unless_lasting, asked)
     asks = bool(_ASKS.search(text))
     for tier, pattern in TIER_PATTERNS:
         # A hunch or a suggestion is often asked ("how about X?", "maybe because Y?"): LOW

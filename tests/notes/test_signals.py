@@ -429,6 +429,23 @@ def test_a_hunch_may_be_asked_a_rule_may_not():
     assert classify("should we always pin numpy here?") is None
 
 
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        # a question asked without its mark: the verb before its subject
+        ("Is it implemented already I meant.", False),
+        ("do we always run the migrations before the tests", False),
+        ("Should we never push to main. I wonder", False),
+        # statements and imperatives that open with the same words
+        ("It is never safe to push to main directly.", True),
+        ("Do not push to main directly.", True),
+        ("Is it ok? Never push to main directly.", True),
+    ],
+)
+def test_a_question_without_its_mark_states_no_rule(line, rule):
+    assert (classify(line) is not None) == rule
+
+
 def test_a_plain_rejection_is_a_lesson_only_when_it_says_more_than_no():
     assert correction("use python3.11 instead of python3.9").lesson
     assert correction("that's wrong, the config lives in pyproject.toml").lesson
