@@ -5,6 +5,9 @@ The text differing is not enough: a reviewer would not call a note stale because
 
 - only comments, doc comments or docstrings changed, or white space and line breaks (the code's
   tokens are the same once comments and docstring-only lines are dropped);
+- the code was only spelled another way (annotations added, a call through an alias of the
+  same function, ``super()``, a trailing comma): both versions are written one way first
+  (``notes/respell.py``);
 - names were changed consistently and nothing else (a private helper ``__update`` renamed
   ``__touch`` everywhere in the block: the token sequences match under one renaming), or
   across the file (``_paused`` become ``#isPaused``: see ``renaming``), unless the note states
@@ -22,7 +25,7 @@ The text differing is not enough: a reviewer would not call a note stale because
   one for one after the block's (``_Callees``); what that function does beside them is what
   the change touched.
 
-The first two make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
+The first three make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
 are language-agnostic: comments are recognised by the usual markers for the file's suffix, and
 a "name" is any identifier or number.

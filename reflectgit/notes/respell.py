@@ -20,6 +20,12 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
 - a separator before a closing bracket (``{ 1, 2, }``, a trailing comma in a call) is layout,
   except before ``)`` in Python and Rust, where ``(x,)`` is a tuple;
 - Go's ``interface{}`` and its alias ``any`` (Go 1.18);
+- a constant named from the outermost scope (Ruby's and C++'s ``::Rails``) and the same
+  name written plain: the name the note says, the scope it is looked up from made explicit
+  (most often because a name of the same spelling came into the enclosing namespace);
+- a block of one statement after ``if (...)``, ``for (...)``, ``while (...)`` or ``else``,
+  written with its braces in one version and without in the other (``if (x) return y;`` and
+  ``if (x) { return y; }``), in the languages where both mean the same;
 - a Python f-string made only of names and text (``f"{a.b}{c}-_="``) and the concatenation
   of the same parts (``a.b + c + "-_="``).
 """
@@ -43,6 +49,15 @@ _CLAUSES = frozenset({
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
 # Languages where a trailing ``,`` before ``)`` may make a tuple (``(x,)``).
 _TUPLES = frozenset({"py", "pyi", "rs"})
+# Languages where ``::Name`` names ``Name`` from the outermost scope (Ruby, C++).
+_ROOTED = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "cc", "cpp", "cxx",
+                     "hpp", "hh", "h"})  # fmt: skip
+# Languages where a braced block of one statement may be written without its braces.
+_BRACED = frozenset({"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs",
+                     "cjs", "ts", "tsx", "mts", "cts", "php", "dart", "groovy", "kt", "kts",
+                     "scala"})  # fmt: skip
+# Words that a braced block may follow (after their bracketed condition, or alone).
+_GUARDS = frozenset({"if", "for", "while"})
 # Words that may open a top-level binding before its name (``local``, ``const``).
 _DECLARE = frozenset({"local", "const", "let", "var"})
 
@@ -57,6 +72,12 @@ def respell(
     new = _one_spelling(new, ext, path, new if around is None else around)
     if ext in _PYTHON:
         old, new = _annotations(old, new, path)
+    if ext in _BRACED:
+        toks_old, toks_new = _toks(old, path), _toks(new, path)
+        old, new = (
+            _apply(old, _single_statement_braces(toks_old, toks_new)),
+            _apply(new, _single_statement_braces(toks_new, toks_old)),
+        )
     return old, new
 
 
@@ -70,6 +91,8 @@ def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
         text = _apply(text, _fstrings(_toks(text, path)))
     if ext == "go":
         text = _apply(text, _empty_interfaces(_toks(text, path)))
+    if ext in _ROOTED:
+        text = _apply(text, _root_scopes(_toks(text, path)))
     return _apply(text, _trailing_commas(_toks(text, path), ext))
 
 
@@ -409,3 +432,59 @@ def _empty_interfaces(toks: list[_Span]) -> list[_Edit]:
         for i in range(len(words) - 2)
         if words[i] == "interface" and words[i + 1] == "{" and words[i + 2] == "}"
     ]
+
+
+def _root_scopes(toks: list[_Span]) -> list[_Edit]:
+    """``::Name`` at the start of a name (not ``A::Name``) written ``Name``."""
+    words = [t for t, _, _ in toks]
+    return [
+        (toks[i][1], toks[i][2], "")
+        for i in range(len(words) - 1)
+        if words[i] == "::"
+        and _is_name(words[i + 1])
+        and not (i and (_is_name(words[i - 1]) or words[i - 1] in (")", "]", ">")))
+    ]
+
+
+def _single_statement_braces(toks: list[_Span], other: list[_Span]) -> list[_Edit]:
+    """The braces around a block of one statement on one line (``{ return y; }``) after the
+    condition of ``if``, ``for`` or ``while`` or after ``else`` left out, where the other
+    version (``other``) writes the same guard and statement without them (a block that only
+    one version has is new code, its braces and all)."""
+    words = [t for t, _, _ in toks]
+    theirs = [t for t, _, _ in other if t != "\n"]
+    out: list[_Edit] = []
+    for i, t in enumerate(words):
+        if t != "{" or i == 0:
+            continue
+        j = i - 1
+        while j > 0 and words[j] == "\n":
+            j -= 1
+        guarded, k = words[j] == "else", j
+        if words[j] == ")":
+            depth, k = 0, j
+            while k >= 0:
+                depth += (words[k] in _CLOSE) - (words[k] in _OPEN)
+                if depth == 0:
+                    break
+                k -= 1
+            k -= 1
+            guarded = k >= 0 and words[k] in _GUARDS
+        if not guarded:
+            continue
+        close = _close(toks, i)
+        body = [w for w in words[i + 1 : close] if w != "\n"]
+        inner = [at for at in range(i + 1, close) if words[at] != "\n"]
+        if (
+            words[close] != "}"
+            or not body
+            or any(w in ("{", "}") for w in body)
+            or ";" in body[:-1]
+            or "\n" in words[inner[0] : inner[-1] + 1]
+        ):
+            continue
+        unbraced = [w for w in words[k : j + 1] if w != "\n"] + body
+        if not any(theirs[m : m + len(unbraced)] == unbraced for m in range(len(theirs))):
+            continue
+        out += [(toks[i][1], toks[i][2], ""), (toks[close][1], toks[close][2], "")]
+    return out

@@ -159,3 +159,31 @@ def test_an_fstring_of_the_same_parts_is_the_concatenation() -> None:
     dropped = '_alphabet = f"{string.ascii_letters}-_=".encode("ascii")\n'
     assert codediff.compare(old, dropped, "enc.py", note, "_alphabet").stale
     assert codediff.compare('x = a + "-"\n', 'x = f"{a:>8}-"\n', "x.py").stale
+
+
+def test_a_constant_named_from_the_outermost_scope_is_the_same_constant() -> None:
+    old = 'def root\n  Rails.root || Pathname.new(ENV["RAILS_ROOT"] || Dir.pwd)\nend\n'
+    note = "`root` falls back from `Rails.root` to `RAILS_ROOT`, then `Dir.pwd`."
+    rooted = old.replace("Rails.root", "::Rails.root")
+    assert codediff.compare(old, rooted, "rails.rb", note, "root").kind == "same"
+    # another namespace's constant is another constant
+    other = old.replace("Rails.root", "Dotenv::Rails.root")
+    assert codediff.compare(old, other, "rails.rb", note, "root").stale
+
+
+def test_braces_around_one_statement_are_layout_around_two_they_are_not() -> None:
+    old = "function coerce(val) {\n  if (val instanceof Error) return val.stack || val.message;\n"
+    old += "  return val;\n}\n"
+    braced = "function coerce(val) {\n\tif (val instanceof Error) {\n"
+    braced += "\t\treturn val.stack || val.message;\n\t}\n\n\treturn val;\n}\n"
+    note = "`coerce` replaces an Error by `err.stack` or its `message`."
+    assert codediff.compare(old, braced, "debug.js", note, "coerce").kind == "same"
+    assert codediff.compare("else x = 1;\n", "else { x = 1; }\n", "a.c").kind == "same"
+    # braces that take in a second statement change what the condition guards
+    two = "if (x) a(); b();\n"
+    assert codediff.compare(two, "if (x) { a(); b(); }\n", "a.js").stale
+    # a guarded block only one version has is new code: its braces are kept
+    added = "if (x) {\n  a();\n}\n"
+    assert respell("", added, "a.js") == ("", added)
+    # a function's own braces, or an object literal's, are no guarded block
+    assert codediff.compare("f = () => { go(); };\n", "f = () => go();\n", "a.js").stale
