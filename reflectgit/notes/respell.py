@@ -32,7 +32,7 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
 
 from __future__ import annotations
 
-from reflectgit.notes.codediff import KEYWORDS, spans, suffix
+from reflectgit.notes.codediff import KEYWORDS, _bound, _is_name, spans, suffix
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
@@ -83,7 +83,7 @@ def respell(
 
 def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
     """The rules that read one version alone, each applied to the text the last one left."""
-    text = _apply(text, _aliased(_toks(text, path), _aliases(_toks(file, path), file), text))
+    text = _apply(text, _aliased(_toks(text, path), _aliases(_toks(file, path), file)))
     if ext == "lua":
         text = _apply(text, _string_methods(_toks(text, path)))
     if ext in _PYTHON:
@@ -110,10 +110,6 @@ def _apply(text: str, edits: list[_Edit]) -> str:
         out += [text[pos:start], replacement]
         pos = end
     return "".join(out) + text[pos:]
-
-
-def _is_name(token: str) -> bool:
-    return token[:1].isalpha() or token[:1] in "_$"
 
 
 def _close(toks: list[_Span], at: int) -> int:
@@ -173,14 +169,14 @@ def _lines(toks: list[_Span]) -> list[list[_Span]]:
     return [line for line in out if line]
 
 
-def _aliased(toks: list[_Span], aliases: dict[str, str], text: str) -> list[_Edit]:
-    """Each use of an alias in ``toks`` (not a member of something else, ``x.gsub``, nor the
-    alias's own binding) written as the name it stands for."""
+def _aliased(toks: list[_Span], aliases: dict[str, str]) -> list[_Edit]:
+    """Each use of an alias in ``toks`` (not a member of something else, ``x.gsub``) written as
+    the name it stands for; not where the block binds the name itself (a parameter, a local,
+    the alias's own binding): there it is the block's."""
     if not aliases:
         return []
     words = [t for t, _, _ in toks]
-    rebound = {t for i, t in enumerate(words[:-1]) if words[i + 1] in ("=", ":=")}
-    rebound |= {words[i + 1] for i, t in enumerate(words[:-1]) if t in _DECLARE or t == "local"}
+    rebound = _bound([t for t in words if t != "\n"])
     out: list[_Edit] = []
     for i, (t, start, end) in enumerate(toks):
         if t not in aliases or t in rebound:

@@ -90,6 +90,12 @@ def test_a_call_through_an_alias_the_file_binds_is_a_call_of_what_it_names() -> 
     verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
                                twice, ISKEY)  # fmt: skip
     assert verdict.stale
+    # a parameter of the same name is the function's own
+    own = ISKEY.replace("(k, length)", "(k, length, flr)")
+    verdict = codediff.compare(own, own.replace("math.floor(k)", "flr(k)"), "inspect.lua",
+                               ISKEY_NOTE, "isSequenceKey", None, "local flr = math.floor\n" + own,
+                               own)  # fmt: skip
+    assert verdict.stale
     # bound inside a function, not at the top level: no alias of the file
     nested = "local function f()\n  local flr = math.floor\nend\n" + new
     verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
