@@ -5,6 +5,9 @@ The text differing is not enough: a reviewer would not call a note stale because
 
 - only comments, doc comments or docstrings changed, or white space and line breaks (the code's
   tokens are the same once comments and docstring-only lines are dropped);
+- the code was only spelled another way (annotations added, a call through an alias of the
+  same function, ``super()``, a trailing comma): both versions are written one way first
+  (``notes/respell.py``);
 - names were changed consistently and nothing else (a private helper ``__update`` renamed
   ``__touch`` everywhere in the block: the token sequences match under one renaming), or
   across the file (``_paused`` become ``#isPaused``: see ``renaming``), unless the note states
@@ -22,7 +25,7 @@ The text differing is not enough: a reviewer would not call a note stale because
   one for one after the block's (``_Callees``); what that function does beside them is what
   the change touched.
 
-The first two make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
+The first three make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
 are language-agnostic: comments are recognised by the usual markers for the file's suffix, and
 a "name" is any identifier or number.
@@ -31,7 +34,7 @@ a "name" is any identifier or number.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,25 +129,14 @@ def suffix(path: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
 
 
-def lines(text: str, path: str = "") -> list[list[str]]:
-    """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
-    left out (a string spanning lines counts on the line it starts)."""
+def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
+    """``text``'s tokens as written, each with where it starts and ends, line ends (``"\\n"``)
+    included; comments and white space left out (by the usual markers for ``path``'s suffix)."""
     ext = suffix(path)
     hash_ok, slash_ok = ext in _HASH, ext in _SLASH
     semi_ok, dash_ok = ext in _SEMI, ext in _DASH
-    docstrings = ext in ("py", "pyi")
-    quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
-    prose = ext in _TEXT
     private = ext in _PRIVATE_NAMES
-    out: list[list[str]] = []
-    line: list[str] = []
-
-    def end_line() -> None:
-        # A Python line that is a string and nothing else is a docstring: it documents.
-        if line and not (docstrings and len(line) == 1 and line[0][:1] in ("'", '"')):
-            out.append(list(line))
-        line.clear()
-
+    at_start = True  # no token yet on this line (``;`` opens a comment only there)
     pos, size = 0, len(text)
     finder = _TOKEN.compiled
     while pos < size:
@@ -153,7 +145,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
         if (
             (hash_ok and ch == "#")
             or (slash_ok and two == "//")
-            or (semi_ok and ch == ";" and not line)
+            or (semi_ok and ch == ";" and at_start)
             or (dash_ok and two == "--")
         ):
             nl = text.find("\n", pos)
@@ -169,8 +161,28 @@ def lines(text: str, path: str = "") -> list[list[str]]:
         if found is None:  # white space
             pos += 1
             continue
-        token = found.group()
         pos = found.end()
+        at_start = found.group() == "\n"
+        yield found.group(), found.start(), pos
+
+
+def lines(text: str, path: str = "") -> list[list[str]]:
+    """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
+    left out (a string spanning lines counts on the line it starts)."""
+    ext = suffix(path)
+    docstrings = ext in ("py", "pyi")
+    quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
+    prose = ext in _TEXT
+    out: list[list[str]] = []
+    line: list[str] = []
+
+    def end_line() -> None:
+        # A Python line that is a string and nothing else is a docstring: it documents.
+        if line and not (docstrings and len(line) == 1 and line[0][:1] in ("'", '"')):
+            out.append(list(line))
+        line.clear()
+
+    for token, _, _ in spans(text, path):
         if token == "\n":
             end_line()
         elif quotes and token[:1] == "'" and _plain_string(token):
@@ -769,6 +781,14 @@ def compare(
     else is ``renamed``, unless the note states an old name (the name it says is gone).
     ``reshaping``: a change that only reshaped the code (``reshaped_only``) is ``elsewhere``,
     in the block and in each part of it compared (a member, a paragraph)."""
+    a, b = tokens(old, path), tokens(new, path)
+    if a == b:
+        return CodeChange("same")
+    from reflectgit.notes.respell import respell
+
+    # The same code spelled another way (annotations added, an alias called for the function
+    # it names, ``super()``): both versions written one way first (``respell``).
+    old, new = respell(old, new, path, before, around)
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")

@@ -1,0 +1,486 @@
+"""The same code spelled another way, written one way. Pure.
+
+A reviewer reading two versions of a block calls them the same code when one only respells the
+other. ``respell`` rewrites both versions of a block in one spelling before they are compared
+(``codediff.compare``), one rule per kind of respelling, each stated with its reason below:
+
+- Python type annotations added or dropped (``def f(x)`` and ``def f(x: str) -> bytes``,
+  ``x = 1`` and ``x: int = 1``): an annotation does not change what the code does. Only where
+  one version has none, or both the same: an annotation changed (``x: int`` become
+  ``x: str``) is a change of the type, and is kept for the comparison to see;
+- Python's zero-argument ``super()`` and what it abbreviates: ``super(Foo, self)``, and the
+  class's only base called by name with ``self`` (``Base.__init__(self, x)`` in
+  ``class Foo(Base)``), are the same call;
+- a name bound once in the file, at the top level, to a qualified name (``local gsub =
+  string.gsub``, ``flr = math.floor``, ``const floor = Math.floor``) reads as that name: a
+  call through the alias is a call of the function it names. An alias of another function is
+  read as that other function, so it stays a change;
+- Lua's string library called as a function or as a method of the string (``string.gsub(s,
+  ...)`` and ``s:gsub(...)``): the same function, the string its first argument;
+- a separator before a closing bracket (``{ 1, 2, }``, a trailing comma in a call) is layout,
+  except before ``)`` in Python and Rust, where ``(x,)`` is a tuple;
+- Go's ``interface{}`` and its alias ``any`` (Go 1.18);
+- a constant named from the outermost scope (Ruby's and C++'s ``::Rails``) and the same
+  name written plain: the name the note says, the scope it is looked up from made explicit
+  (most often because a name of the same spelling came into the enclosing namespace);
+- a block of one statement after ``if (...)``, ``for (...)``, ``while (...)`` or ``else``,
+  written with its braces in one version and without in the other (``if (x) return y;`` and
+  ``if (x) { return y; }``), in the languages where both mean the same;
+- a Python f-string made only of names and text (``f"{a.b}{c}-_="``) and the concatenation
+  of the same parts (``a.b + c + "-_="``).
+"""
+
+from __future__ import annotations
+
+from reflectgit.notes.codediff import KEYWORDS, _bound, _is_name, spans, suffix
+
+_Span = tuple[str, int, int]
+_Edit = tuple[int, int, str]  # (start, end, replacement) in a text
+# Where annotations stand: slot (a function's parameter or return, an assignment's target) ->
+# (start, end, the annotation's tokens joined).
+_Slots = dict[tuple[str, ...], tuple[int, int, str]]
+
+_PYTHON = frozenset({"py", "pyi"})
+# Python's words that a ``:`` follows at the start of a line (``else: x = 1`` annotates nothing).
+_CLAUSES = frozenset({
+    "else", "elif", "try", "except", "finally", "lambda", "case", "match", "with", "while",
+    "for", "if", "class", "def", "return", "async",
+})  # fmt: skip
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+# Languages where a trailing ``,`` before ``)`` may make a tuple (``(x,)``).
+_TUPLES = frozenset({"py", "pyi", "rs"})
+# Languages where ``::Name`` names ``Name`` from the outermost scope (Ruby, C++).
+_ROOTED = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "cc", "cpp", "cxx",
+                     "hpp", "hh", "h"})  # fmt: skip
+# Languages where a braced block of one statement may be written without its braces.
+_BRACED = frozenset({"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs",
+                     "cjs", "ts", "tsx", "mts", "cts", "php", "dart", "groovy", "kt", "kts",
+                     "scala"})  # fmt: skip
+# Words that a braced block may follow (after their bracketed condition, or alone).
+_GUARDS = frozenset({"if", "for", "while"})
+# Words that may open a top-level binding before its name (``local``, ``const``).
+_DECLARE = frozenset({"local", "const", "let", "var"})
+
+
+def respell(
+    old: str, new: str, path: str, before: str | None = None, around: str | None = None
+) -> tuple[str, str]:
+    """``old`` and ``new`` (two versions of a block at ``path``; ``before`` and ``around``: the
+    whole file's old and new versions, where aliases are bound) rewritten in one spelling."""
+    ext = suffix(path)
+    old = _one_spelling(old, ext, path, old if before is None else before)
+    new = _one_spelling(new, ext, path, new if around is None else around)
+    if ext in _PYTHON:
+        old, new = _annotations(old, new, path)
+    if ext in _BRACED:
+        toks_old, toks_new = _toks(old, path), _toks(new, path)
+        old, new = (
+            _apply(old, _single_statement_braces(toks_old, toks_new)),
+            _apply(new, _single_statement_braces(toks_new, toks_old)),
+        )
+    return old, new
+
+
+def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
+    """The rules that read one version alone, each applied to the text the last one left."""
+    text = _apply(text, _aliased(_toks(text, path), _aliases(_toks(file, path), file)))
+    if ext == "lua":
+        text = _apply(text, _string_methods(_toks(text, path)))
+    if ext in _PYTHON:
+        text = _apply(text, _super_calls(_toks(text, path)))
+        text = _apply(text, _fstrings(_toks(text, path)))
+    if ext == "go":
+        text = _apply(text, _empty_interfaces(_toks(text, path)))
+    if ext in _ROOTED:
+        text = _apply(text, _root_scopes(_toks(text, path)))
+    return _apply(text, _trailing_commas(_toks(text, path), ext))
+
+
+def _toks(text: str, path: str) -> list[_Span]:
+    return list(spans(text, path))
+
+
+def _apply(text: str, edits: list[_Edit]) -> str:
+    """``text`` with each edit made (edits that overlap an earlier one are left out)."""
+    out: list[str] = []
+    pos = 0
+    for start, end, replacement in sorted(edits):
+        if start < pos:
+            continue
+        out += [text[pos:start], replacement]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
+def _close(toks: list[_Span], at: int) -> int:
+    """The index of the bracket closing the one at ``at`` (or the last token)."""
+    depth = 0
+    for i in range(at, len(toks)):
+        t = toks[i][0]
+        depth += (t in _OPEN) - (t in _CLOSE)
+        if depth == 0:
+            return i
+    return len(toks) - 1
+
+
+# --------------------------------------------------------------------------- aliases
+
+
+def _aliases(toks: list[_Span], text: str) -> dict[str, str]:
+    """The names the file binds once, at the top level (from the line's first column), to a
+    qualified name and nothing else (``local gsub = string.gsub``): name -> qualified name. A
+    name bound anywhere else too (reassigned, a local of the same name) is no alias."""
+    found: dict[str, list[str]] = {}
+    bound: dict[str, int] = {}
+    for line in _lines(toks):
+        words = [t for t, _, _ in line]
+        for i, t in enumerate(words[:-1]):
+            if _is_name(t) and words[i + 1] in ("=", ":=") and (i == 0 or words[i - 1] != "."):
+                bound[t] = bound.get(t, 0) + 1
+        head = 1 if words[:1] and words[0] in _DECLARE else 0
+        rest = words[head:]
+        if rest[-1:] == [";"]:
+            rest = rest[:-1]
+        start = line[0][1] if line else 0
+        if (
+            len(rest) >= 5
+            and (start == 0 or text[start - 1] == "\n")
+            and _is_name(rest[0])
+            and rest[1] == "="
+            and len(rest[2:]) % 2 == 1
+            and all(_is_name(t) for t in rest[2::2])
+            and all(t == "." for t in rest[3::2])
+        ):
+            found.setdefault(rest[0], []).append("".join(rest[2:]))
+    return {
+        name: targets[0]
+        for name, targets in found.items()
+        if len(targets) == 1 and bound.get(name) == 1
+    }
+
+
+def _lines(toks: list[_Span]) -> list[list[_Span]]:
+    out: list[list[_Span]] = [[]]
+    for span in toks:
+        if span[0] == "\n":
+            out.append([])
+        else:
+            out[-1].append(span)
+    return [line for line in out if line]
+
+
+def _aliased(toks: list[_Span], aliases: dict[str, str]) -> list[_Edit]:
+    """Each use of an alias in ``toks`` (not a member of something else, ``x.gsub``) written as
+    the name it stands for; not where the block binds the name itself (a parameter, a local,
+    the alias's own binding): there it is the block's."""
+    if not aliases:
+        return []
+    words = [t for t, _, _ in toks]
+    rebound = _bound([t for t in words if t != "\n"])
+    out: list[_Edit] = []
+    for i, (t, start, end) in enumerate(toks):
+        if t not in aliases or t in rebound:
+            continue
+        if i and words[i - 1] in (".", ":", "->", "::") and words[i - 2 : i] != [".", "."]:
+            continue  # a member of something else (Lua's ``..`` joins strings: no member)
+        out.append((start, end, aliases[t]))
+    return out
+
+
+def _string_methods(toks: list[_Span]) -> list[_Edit]:
+    """Lua: ``string.f(s, ...)``, ``s`` a name, written as the method call ``s:f(...)``."""
+    words = [t for t, _, _ in toks]
+    out: list[_Edit] = []
+    for i in range(len(words) - 5):
+        if (
+            words[i] == "string"
+            and (i == 0 or words[i - 1] not in (".", ":") or words[i - 2 : i] == [".", "."])
+            and words[i + 1] == "."
+            and _is_name(words[i + 2])
+            and words[i + 3] == "("
+            and _is_name(words[i + 4])
+            and words[i + 5] in (",", ")")
+        ):
+            method, subject = words[i + 2], words[i + 4]
+            comma = words[i + 5] == "," and i + 6 < len(toks)
+            sep_end = toks[i + 6][1] if comma else toks[i + 5][1]
+            out.append((toks[i][1], sep_end, f"{subject}:{method}("))
+    return out
+
+
+# --------------------------------------------------------------------------- Python
+
+
+def _super_calls(toks: list[_Span]) -> list[_Edit]:
+    """``super(Foo, self)`` written ``super()``; in a class with one base, ``Base.m(self, ...)``
+    written ``super().m(...)``."""
+    words = [t for t, _, _ in toks]
+    out: list[_Edit] = []
+    base: str | None = None
+    for i, t in enumerate(words):
+        if t == "class" and i + 2 < len(words) and _is_name(words[i + 1]):
+            # ``class Foo(Base):``: one base named; anything else (none, several) no base
+            one = words[i + 2 : i + 6]
+            base = one[1] if one[:1] == ["("] and one[2:4] == [")", ":"] else None
+        if (
+            t == "super"
+            and words[i + 1 : i + 2] == ["("]
+            and _is_name(words[i + 2] if i + 2 < len(words) else "")
+            and words[i + 3 : i + 4] == [","]
+            and words[i + 4 : i + 6] in (["self", ")"], ["cls", ")"])
+        ):
+            out.append((toks[i + 1][1], toks[i + 5][2], "()"))
+        elif (
+            base is not None
+            and t == base
+            and (i == 0 or words[i - 1] != ".")
+            and words[i + 1 : i + 2] == ["."]
+            and i + 4 < len(words)
+            and _is_name(words[i + 2])
+            and words[i + 3] == "("
+            and words[i + 4] == "self"
+            and i + 5 < len(words)
+            and words[i + 5] in (",", ")")
+        ):
+            cut = toks[i + 6][1] if words[i + 5] == "," and i + 6 < len(toks) else toks[i + 5][1]
+            out.append((toks[i][1], cut, f"super().{words[i + 2]}("))
+    return out
+
+
+def _fstrings(toks: list[_Span]) -> list[_Edit]:
+    """An f-string of names and plain text only written as the concatenation of its parts (in
+    brackets when a method is called on it: ``f"{a}b".encode()``)."""
+    out: list[_Edit] = []
+    for i, (t, start, _) in enumerate(toks[:-1]):
+        nxt, _, end = toks[i + 1]
+        if t not in ("f", "F") or nxt[:1] not in ("'", '"') or toks[i + 1][1] != toks[i][2]:
+            continue
+        parts = _fstring_parts(nxt)
+        if parts is None or len(parts) < 2:
+            continue
+        joined = " + ".join(parts)
+        dotted = i + 2 < len(toks) and toks[i + 2][0] == "."
+        out.append((start, end, f"({joined})" if dotted else joined))
+    return out
+
+
+def _fstring_parts(token: str) -> list[str] | None:
+    """The parts of an f-string's body (``{a.b}`` as ``a.b``, text as a string in the same
+    quotes), or None when it holds anything else (a format spec, a call, an escape)."""
+    quote = token[0]
+    if token.startswith(quote * 3) or "\\" in token:
+        return None
+    body = token[1:-1]
+    parts: list[str] = []
+    pos = 0
+    while pos < len(body):
+        if body[pos] == "{":
+            close = body.find("}", pos)
+            expr = body[pos + 1 : close] if close > 0 else ""
+            names = expr.split(".")
+            if not expr or not all(n.isidentifier() for n in names):
+                return None
+            parts.append(expr)
+            pos = close + 1
+        else:
+            brace = body.find("{", pos)
+            text = body[pos:] if brace < 0 else body[pos:brace]
+            if "}" in text:
+                return None
+            parts.append(quote + text + quote)
+            pos = len(body) if brace < 0 else brace
+    return parts
+
+
+def _annotations(old: str, new: str, path: str) -> tuple[str, str]:
+    """Both versions without the annotations only one of them has, or both the same: of a
+    function's parameters and its return (keyed by the function's name, which of that name
+    it is and the parameter's name), and of an assignment (keyed by its target and which
+    one). An annotation both versions have and that differs is kept: the type changed."""
+    slots_old = _annotation_slots(_toks(old, path))
+    slots_new = _annotation_slots(_toks(new, path))
+
+    def edits(mine: _Slots, theirs: _Slots) -> list[_Edit]:
+        out: list[_Edit] = []
+        for key, (start, end, written) in mine.items():
+            other = theirs.get(key)
+            if other is None or other[2] == written:
+                out.append((start, end, ""))
+        return out
+
+    old_edits, new_edits = edits(slots_old, slots_new), edits(slots_new, slots_old)
+    return _apply(old, old_edits), _apply(new, new_edits)
+
+
+def _annotation_slots(toks: list[_Span]) -> _Slots:
+    """Where each annotation stands: slot -> (start, end, its tokens joined). A slot with no
+    annotation is absent."""
+    words = [t for t, _, _ in toks]
+    out: _Slots = {}
+    seen: dict[str, int] = {}
+    for i, t in enumerate(words):
+        if t == "def" and i + 2 < len(words) and _is_name(words[i + 1]) and words[i + 2] == "(":
+            name = words[i + 1]
+            nth = str(seen.setdefault("def " + name, 0))
+            seen["def " + name] += 1
+            close = _close(toks, i + 2)
+            for param, span in _parameter_annotations(toks, i + 3, close):
+                out["def", name, nth, param] = span
+            if close + 1 < len(words) and words[close + 1] == "->":
+                end = close + 2
+                depth = 0
+                while end < len(words) and not (depth == 0 and words[end] == ":"):
+                    depth += (words[end] in _OPEN) - (words[end] in _CLOSE)
+                    end += 1
+                if end > close + 2:
+                    out["return", name, nth] = _span(toks, close + 1, end)
+        elif (i == 0 or words[i - 1] == "\n") and _is_name(t) and t not in _CLAUSES:
+            j = i + 1
+            while j + 1 < len(words) and words[j] == "." and _is_name(words[j + 1]):
+                j += 2
+            if j >= len(words) or words[j] != ":":
+                continue
+            k, depth = j + 1, 0
+            while k < len(words) and not (depth == 0 and words[k] in ("=", "\n")):
+                depth += (words[k] in _OPEN) - (words[k] in _CLOSE)
+                k += 1
+            if k < len(words) and words[k] == "=" and k > j + 1:
+                target = "".join(words[i:j])
+                nth = str(seen.setdefault("set " + target, 0))
+                seen["set " + target] += 1
+                out["set", target, nth] = _span(toks, j, k)
+    return out
+
+
+def _parameter_annotations(
+    toks: list[_Span], start: int, close: int
+) -> list[tuple[str, tuple[int, int, str]]]:
+    """The annotated parameters between ``start`` and the closing bracket at ``close``."""
+    out: list[tuple[str, tuple[int, int, str]]] = []
+    depth, name, colon, valued = 0, "", -1, False
+    for i in range(start, close + 1):
+        t = toks[i][0]
+        if t == "\n":
+            continue
+        at_end = i == close or (depth == 0 and t == ",")
+        if at_end or (depth == 0 and t == "="):
+            if colon >= 0 and name:
+                out.append((name, _span(toks, colon, i)))
+            colon = -1
+            valued = not at_end  # (a default's own colons, ``lambda x: x``, annotate nothing)
+            if at_end:
+                name = ""
+            continue
+        if depth == 0 and not name and _is_name(t):
+            name = t
+        elif depth == 0 and t == ":" and name and not valued:
+            colon = i
+        depth += (t in _OPEN) - (t in _CLOSE)
+    return out
+
+
+def _span(toks: list[_Span], start: int, end: int) -> tuple[int, int, str]:
+    """Tokens ``start`` up to ``end`` (excluded) as where they stand and what they say."""
+    body = [t for t, _, _ in toks[start:end] if t != "\n"]
+    last = max(i for i in range(start, end) if toks[i][0] != "\n")
+    return toks[start][1], toks[last][2], " ".join(body)
+
+
+# --------------------------------------------------------------------------- any language
+
+
+def _trailing_commas(toks: list[_Span], ext: str) -> list[_Edit]:
+    """A ``,`` right before a closing bracket left out; in Python and Rust, before ``)`` only
+    where it makes no tuple: in a call's or a definition's brackets (after a name that is no
+    word of the language, or after a bracket), or after another ``,`` of the same brackets
+    (``(a, b,)`` is ``(a, b)``, ``(a,)`` is not ``(a)``)."""
+    words = [s[0] for s in toks]
+    out: list[_Edit] = []
+    for i, t in enumerate(words):
+        if t not in _OPEN:
+            continue
+        close = _close(toks, i)
+        if words[close] not in _CLOSE:
+            continue
+        last = close - 1
+        while last > i and words[last] == "\n":
+            last -= 1
+        if last <= i or words[last] != ",":
+            continue
+        if t == "(" and ext in _TUPLES:
+            before = words[i - 1] if i else ""
+            called = (_is_name(before) and before not in KEYWORDS) or before in (")", "]")
+            depth, commas = 0, 0
+            for w in words[i + 1 : last]:
+                depth += (w in _OPEN) - (w in _CLOSE)
+                commas += depth == 0 and w == ","
+            if not called and not commas:
+                continue
+        out.append((toks[last][1], toks[last][2], ""))
+    return out
+
+
+def _empty_interfaces(toks: list[_Span]) -> list[_Edit]:
+    """Go: ``interface{}`` written ``any``."""
+    words = [t for t, _, _ in toks]
+    return [
+        (toks[i][1], toks[i + 2][2], "any")
+        for i in range(len(words) - 2)
+        if words[i] == "interface" and words[i + 1] == "{" and words[i + 2] == "}"
+    ]
+
+
+def _root_scopes(toks: list[_Span]) -> list[_Edit]:
+    """``::Name`` at the start of a name (not ``A::Name``) written ``Name``."""
+    words = [t for t, _, _ in toks]
+    return [
+        (toks[i][1], toks[i][2], "")
+        for i in range(len(words) - 1)
+        if words[i] == "::"
+        and _is_name(words[i + 1])
+        and not (i and (_is_name(words[i - 1]) or words[i - 1] in (")", "]", ">")))
+    ]
+
+
+def _single_statement_braces(toks: list[_Span], other: list[_Span]) -> list[_Edit]:
+    """The braces around a block of one statement on one line (``{ return y; }``) after the
+    condition of ``if``, ``for`` or ``while`` or after ``else`` left out, where the other
+    version (``other``) writes the same guard and statement without them (a block that only
+    one version has is new code, its braces and all)."""
+    words = [t for t, _, _ in toks]
+    theirs = [t for t, _, _ in other if t != "\n"]
+    out: list[_Edit] = []
+    for i, t in enumerate(words):
+        if t != "{" or i == 0:
+            continue
+        j = i - 1
+        while j > 0 and words[j] == "\n":
+            j -= 1
+        guarded, k = words[j] == "else", j
+        if words[j] == ")":
+            depth, k = 0, j
+            while k >= 0:
+                depth += (words[k] in _CLOSE) - (words[k] in _OPEN)
+                if depth == 0:
+                    break
+                k -= 1
+            k -= 1
+            guarded = k >= 0 and words[k] in _GUARDS
+        if not guarded:
+            continue
+        close = _close(toks, i)
+        body = [w for w in words[i + 1 : close] if w != "\n"]
+        inner = [at for at in range(i + 1, close) if words[at] != "\n"]
+        if (
+            words[close] != "}"
+            or not body
+            or any(w in ("{", "}") for w in body)
+            or ";" in body[:-1]
+            or "\n" in words[inner[0] : inner[-1] + 1]
+        ):
+            continue
+        unbraced = [w for w in words[k : j + 1] if w != "\n"] + body
+        if not any(theirs[m : m + len(unbraced)] == unbraced for m in range(len(theirs))):
+            continue
+        out += [(toks[i][1], toks[i][2], ""), (toks[close][1], toks[close][2], "")]
+    return out

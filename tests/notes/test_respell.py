@@ -1,0 +1,195 @@
+"""The same code spelled another way (notes/respell.py, through codediff.compare): each kind
+of respelling read as no change, with the change of that kind that must still count."""
+
+from __future__ import annotations
+
+from reflectgit.notes import codediff
+from reflectgit.notes.respell import respell
+
+WANT_BYTES = """def want_bytes(s, encoding="utf-8", errors="strict"):
+    if isinstance(s, str):
+        s = s.encode(encoding, errors)
+    return s
+"""
+WANT_NOTE = "`want_bytes` encodes text with UTF-8 and `errors` strict; bytes pass through."
+
+
+def test_python_annotations_added_are_no_change_a_changed_type_is() -> None:
+    typed = """def want_bytes(
+    s: str | bytes, encoding: str = "utf-8", errors: str = "strict"
+) -> bytes:
+    if isinstance(s, str):
+        s = s.encode(encoding, errors)
+    return s
+"""
+    assert codediff.compare(WANT_BYTES, typed, "enc.py", WANT_NOTE, "want_bytes").kind == "same"
+    field = "class E(Exception):\n    def __init__(self, original_error=None):\n"
+    field += "        self.original_error = original_error\n"
+    annotated = field.replace("self.original_error =", "self.original_error: Exception | None =")
+    assert codediff.compare(field, annotated, "exc.py", "`original_error` is kept").kind == "same"
+    # a type both versions annotate, changed: the type the note speaks of changed
+    retyped = typed.replace(") -> bytes:", ") -> str:")
+    verdict = codediff.compare(typed, retyped, "enc.py", "`want_bytes` returns bytes", "want_bytes")
+    assert verdict.stale and "bytes" in verdict.names
+    # an annotation added beside a changed default: the default is a change
+    strict = typed.replace('errors: str = "strict"', 'errors: str = "replace"')
+    verdict = codediff.compare(WANT_BYTES, strict, "enc.py", WANT_NOTE, "want_bytes")
+    assert verdict.stale and "strict" in " ".join(verdict.names)
+
+
+def test_annotations_are_read_per_parameter_and_not_inside_a_default() -> None:
+    old = "def key(k, default=lambda x: x):\n    return default(k)\n"
+    new = "def key(k: str, default=lambda x: x):\n    return default(k)\n"
+    assert respell(old, new, "k.py") == (old, old)
+    # a clause's colon (``else: x = 1``) is no annotation: dropping ``x`` would change the code
+    branch = "def f(a):\n    if a: y = 1\n    else: x = 1\n"
+    other = "def f(a):\n    if a: y = 1\n    else: z = 1\n"
+    assert codediff.compare(branch, other, "f.py").kind != "same"
+
+
+def test_super_and_the_only_base_called_by_name_are_the_same_call() -> None:
+    old = (
+        "class BadPayload(BadData):\n    def __init__(self, message, original_error=None):\n"
+        "        BadData.__init__(self, message)\n        super(BadPayload, self).close()\n"
+    )
+    new = (
+        "class BadPayload(BadData):\n    def __init__(self, message, original_error=None):\n"
+        "        super().__init__(message)\n        super().close()\n"
+    )
+    note = "`BadPayload` derives from `BadData` and keeps `original_error`."
+    assert codediff.compare(old, new, "exc.py", note, "BadPayload").kind == "same"
+    # another class's method is another call
+    other = old.replace("BadData.__init__(self, message)", "BadSignature.__init__(self, message)")
+    not_signature = note + " It is no `BadSignature`."
+    assert codediff.compare(other, new, "exc.py", not_signature, "BadPayload").stale
+    # with two bases ``super()`` follows the MRO: not the first base by name
+    two = old.replace("(BadData):", "(BadData, Mixin):")
+    assert codediff.compare(two, new.replace("(BadData):", "(BadData, Mixin):"), "exc.py").stale
+
+
+ISKEY = """local function isSequenceKey(k, length)
+  return type(k) == 'number' and math.floor(k) == k and 1 <= k and k <= length
+end
+"""
+ISKEY_NOTE = "`isSequenceKey` checks `math.floor(k) == k`: float keys are not in the array part."
+
+
+def test_a_call_through_an_alias_the_file_binds_is_a_call_of_what_it_names() -> None:
+    new = ISKEY.replace("math.floor(k)", "flr(k)")
+    around = "local flr = math.floor\n\n" + new
+    verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
+                               around, ISKEY)  # fmt: skip
+    assert verdict.kind == "same"
+    # an alias of another function is that function: a change
+    ceil = "local flr = math.ceil\n\n" + new
+    verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
+                               ceil, ISKEY)  # fmt: skip
+    assert verdict.stale
+    # a name bound twice (reassigned) stands for no one function
+    twice = around + "flr = function(x) return x end\n"
+    verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
+                               twice, ISKEY)  # fmt: skip
+    assert verdict.stale
+    # a parameter of the same name is the function's own
+    own = ISKEY.replace("(k, length)", "(k, length, flr)")
+    verdict = codediff.compare(own, own.replace("math.floor(k)", "flr(k)"), "inspect.lua",
+                               ISKEY_NOTE, "isSequenceKey", None, "local flr = math.floor\n" + own,
+                               own)  # fmt: skip
+    assert verdict.stale
+    # bound inside a function, not at the top level: no alias of the file
+    nested = "local function f()\n  local flr = math.floor\nend\n" + new
+    verdict = codediff.compare(ISKEY, new, "inspect.lua", ISKEY_NOTE, "isSequenceKey", None,
+                               nested, ISKEY)  # fmt: skip
+    assert verdict.stale
+
+
+QUOTE = """local function smartQuote(str)
+  if str:match('"') and not str:match("'") then
+    return "'" .. str .. "'"
+  end
+  return '"' .. str:gsub('"', '\\\\"') .. '"'
+end
+"""
+QUOTE_NOTE = "`smartQuote` escapes `\"` with a `gsub` unless the string has no `'`."
+
+
+def test_lua_string_functions_called_as_methods_or_through_aliases_are_the_same() -> None:
+    new = (
+        QUOTE.replace("str:match('\"')", "match(str, '\"')")
+        .replace('str:match("\'")', 'match(str, "\'")')
+        .replace("str:gsub(", "gsub(str, ")
+    )
+    around = "local match = string.match\nlocal gsub = string.gsub\n" + new
+    verdict = codediff.compare(QUOTE, new, "i.lua", QUOTE_NOTE, "smartQuote", None, around, QUOTE)
+    assert verdict.kind == "same"
+    assert respell("x = string.gsub(s, 'a', 'b')\n", "", "i.lua")[0] == "x = s:gsub('a', 'b')\n"
+    # an alias of another string function is that function
+    find = around.replace("gsub = string.gsub", "gsub = string.find")
+    verdict = codediff.compare(QUOTE, new, "i.lua", QUOTE_NOTE, "smartQuote", None, find, QUOTE)
+    assert verdict.stale and verdict.names == ("gsub",)
+    # a method of another library (``table.concat``) is no string method
+    assert respell("x = table.concat(t, ',')\n", "", "i.lua")[0] == "x = table.concat(t, ',')\n"
+
+
+def test_a_trailing_separator_is_layout_but_a_one_element_tuple_is_not() -> None:
+    table = "local ranks = {\n  ['number'] = 1, ['string'] = 3\n}\n"
+    trailing = "local ranks = {\n   ['number'] = 1, ['string'] = 3,\n}\n"
+    assert codediff.compare(table, trailing, "i.lua").kind == "same"
+    call = "def f():\n    return g(a, b)\n"
+    assert (
+        codediff.compare(
+            call, "def f():\n    return g(\n        a,\n        b,\n    )\n", "f.py"
+        ).kind
+        == "same"
+    )
+    # ``(x,)`` is a tuple, ``(x)`` is x
+    assert codediff.compare("T = (x)\n", "T = (x,)\n", "t.py").stale
+    assert codediff.compare("T = [x]\n", "T = [x, y,]\n", "t.py").stale
+
+
+def test_go_empty_interface_is_any_a_method_set_is_not() -> None:
+    old = "func Unmarshal(p []byte, v interface{}) error {\n\treturn decode(p, v)\n}\n"
+    new = old.replace("interface{}", "any")
+    assert codediff.compare(old, new, "decode.go").kind == "same"
+    closer = old.replace("interface{}", "interface{ Close() error }")
+    assert codediff.compare(old, closer, "decode.go").stale
+
+
+def test_an_fstring_of_the_same_parts_is_the_concatenation() -> None:
+    old = '_alphabet = (string.ascii_letters + string.digits + "-_=").encode("ascii")\n'
+    new = '_alphabet = f"{string.ascii_letters}{string.digits}-_=".encode("ascii")\n'
+    note = "`_alphabet` is ASCII letters, digits and `-_=`."
+    assert codediff.compare(old, new, "enc.py", note, "_alphabet").kind == "same"
+    assert codediff.compare('x = a + "-"\n', 'x = f"{a}-"\n', "x.py").kind == "same"
+    # other parts, or a format spec (padding), are other text
+    dropped = '_alphabet = f"{string.ascii_letters}-_=".encode("ascii")\n'
+    assert codediff.compare(old, dropped, "enc.py", note, "_alphabet").stale
+    assert codediff.compare('x = a + "-"\n', 'x = f"{a:>8}-"\n', "x.py").stale
+
+
+def test_a_constant_named_from_the_outermost_scope_is_the_same_constant() -> None:
+    old = 'def root\n  Rails.root || Pathname.new(ENV["RAILS_ROOT"] || Dir.pwd)\nend\n'
+    note = "`root` falls back from `Rails.root` to `RAILS_ROOT`, then `Dir.pwd`."
+    rooted = old.replace("Rails.root", "::Rails.root")
+    assert codediff.compare(old, rooted, "rails.rb", note, "root").kind == "same"
+    # another namespace's constant is another constant
+    other = old.replace("Rails.root", "Dotenv::Rails.root")
+    assert codediff.compare(old, other, "rails.rb", note, "root").stale
+
+
+def test_braces_around_one_statement_are_layout_around_two_they_are_not() -> None:
+    old = "function coerce(val) {\n  if (val instanceof Error) return val.stack || val.message;\n"
+    old += "  return val;\n}\n"
+    braced = "function coerce(val) {\n\tif (val instanceof Error) {\n"
+    braced += "\t\treturn val.stack || val.message;\n\t}\n\n\treturn val;\n}\n"
+    note = "`coerce` replaces an Error by `err.stack` or its `message`."
+    assert codediff.compare(old, braced, "debug.js", note, "coerce").kind == "same"
+    assert codediff.compare("else x = 1;\n", "else { x = 1; }\n", "a.c").kind == "same"
+    # braces that take in a second statement change what the condition guards
+    two = "if (x) a(); b();\n"
+    assert codediff.compare(two, "if (x) { a(); b(); }\n", "a.js").stale
+    # a guarded block only one version has is new code: its braces are kept
+    added = "if (x) {\n  a();\n}\n"
+    assert respell("", added, "a.js") == ("", added)
+    # a function's own braces, or an object literal's, are no guarded block
+    assert codediff.compare("f = () => { go(); };\n", "f = () => go();\n", "a.js").stale
