@@ -205,7 +205,7 @@ def _attributes(code: list[list[str]]) -> list[list[str]]:
     i = 0
     while i < len(code):
         line = code[i]
-        name = line[1] if len(line) >= 2 and line[0] == "def" and _is_name(line[1]) else None
+        name = line[1] if len(line) >= 2 and line[0] == "def" and is_name(line[1]) else None
         if name and line == ["def", name, ";", "@", name, ";", "}"]:
             out.append(["attr_reader", ":", name])
         elif name and len(line) == 2 and code[i + 1 : i + 3] == [["@", name], ["}"]]:
@@ -241,7 +241,7 @@ def tokens(text: str, path: str = "") -> list[str]:
     return [t for line in lines(text, path) for t in line]
 
 
-def _is_name(token: str) -> bool:
+def is_name(token: str) -> bool:
     """An identifier (an ECMAScript private name ``#queue`` too), not a number."""
     name = token[1:] if token[:1] == "#" and len(token) > 1 else token
     return bool(_NAME.compiled.fullmatch(name)) and not name[:1].isdigit()
@@ -254,7 +254,7 @@ def renamed_only(old: list[str], new: list[str]) -> bool:
     renaming: only a name the block owns can be renamed without changing what it does."""
     if len(old) != len(new) or old == new:
         return False
-    own = _bound(old, members=False)
+    own = bound_names(old, members=False)
     forward: dict[str, str] = {}
     backward: dict[str, str] = {}
     kept: set[str] = set()
@@ -262,7 +262,7 @@ def renamed_only(old: list[str], new: list[str]) -> bool:
         if a == b:
             kept.add(a)
             continue
-        if not (_is_name(a) and _is_name(b)) or a not in own:
+        if not (is_name(a) and is_name(b)) or a not in own:
             return False
         if forward.setdefault(a, b) != b or backward.setdefault(b, a) != a:
             return False
@@ -272,7 +272,7 @@ def renamed_only(old: list[str], new: list[str]) -> bool:
 
 def _renamable(token: str) -> bool:
     """A name of the code (``_queue``, ``#queue``), not a word of the language."""
-    return _is_name(token) and token.lstrip("#").lower() not in KEYWORDS
+    return is_name(token) and token.lstrip("#").lower() not in KEYWORDS
 
 
 def renaming(
@@ -338,12 +338,12 @@ def _declared(code: list[list[str]]) -> set[str]:
     """The names ``code`` declares: those it binds (``let _count = 0``, ``def get``), and
     fields and methods at the start of a line (``private _paused: boolean;``, ``#next():
     void {``)."""
-    out = _bound(_flat(code))
+    out = bound_names(_flat(code))
     for line in code:
         i = 0
         while i < len(line) - 1 and line[i] in _MODIFIERS:
             i += 1
-        if i + 1 >= len(line) or not _is_name(line[i]):
+        if i + 1 >= len(line) or not is_name(line[i]):
             continue
         after = line[i + 1]
         if after in _DECLARING or (after == "(" and line[-1] == "{"):
@@ -373,14 +373,14 @@ def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
 _BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
 
 
-def _bound(toks: list[str], members: bool = True) -> set[str]:
+def bound_names(toks: list[str], members: bool = True) -> set[str]:
     """The names ``toks`` binds: after a definition word, the parameters in the brackets that
     follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
     ``:=`` (and the other names of ``a, b :=``). ``members=False`` leaves out a member
     assigned (``this._paused = true``): the object's, which code elsewhere reads."""
     out: set[str] = set()
     for i, t in enumerate(toks):
-        if not _is_name(t):
+        if not is_name(t):
             continue
         before = toks[i - 1] if i else ""
         after = toks[i + 1] if i + 1 < len(toks) else ""
@@ -408,9 +408,9 @@ def _parameters(toks: list[str], at: int) -> set[str]:
                 groups += 1
                 if i + 2 >= len(toks) or toks[i + 2] != "(":
                     break  # no second group (``func (r R) Name(``) follows
-        elif depth == 0 and not _is_name(t):
+        elif depth == 0 and not is_name(t):
             break
-        elif depth > 0 and _is_name(t):
+        elif depth > 0 and is_name(t):
             out.add(t)
         i += 1
     return out
@@ -515,7 +515,7 @@ def _respelled(was: list[str], now: list[str]) -> bool:
     """The same words, joined or split (``is Ok`` and ``isOk``): names only."""
     return (
         len(was) != len(now)
-        and all(_is_name(t) for t in was + now)
+        and all(is_name(t) for t in was + now)
         and "".join(was).lower() == "".join(now).lower()
     )
 
@@ -528,7 +528,7 @@ def _defaulted(was: list[str], now: list[str], after: list[str]) -> bool:
         and bool(after)
         and after[0] in _ARROWS
         and bool(was)
-        and all(_is_name(t) for t in was)
+        and all(is_name(t) for t in was)
     )
 
 
@@ -636,7 +636,7 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
                 t = full[k]
                 if t in ("(", ")"):
                     brackets[side][t == ")"] += 1
-                elif _is_name(t) or t == ":" or _is_string(t):
+                elif is_name(t) or t == ":" or _is_string(t):
                     touched.append(t)
                     brackets[side][2] += full[k + 1 : k + 2] == ["("]
                 else:
@@ -915,13 +915,13 @@ def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
             continue
         touched = True
         gone, came = a[i1:i2], b[j1:j2]
-        names = [t for t in gone + came if _is_name(t)]
+        names = [t for t in gone + came if is_name(t)]
         if names and gone and came:
             return False  # a name put in place of another
         for token in names:
             if token in KEYWORDS or token in _VALUES or token.lstrip("#").lower() in named:
                 return False
-        if any(not _is_name(t) and t not in _SHAPE for t in gone + came):
+        if any(not is_name(t) and t not in _SHAPE for t in gone + came):
             return False  # a value, an operator, a separator
     return touched
 
@@ -1111,7 +1111,7 @@ def _calls(block: list[list[str]], own: str | None = None) -> set[str]:
     out: set[str] = set()
     for line in block:
         for i, t in enumerate(line[:-1]):
-            if not _is_name(t) or _declaring(line[:i], t == own):
+            if not is_name(t) or _declaring(line[:i], t == own):
                 continue
             after = line[i + 1]
             if after == "(":
@@ -1135,7 +1135,7 @@ def _declaring(before: list[str], own: bool) -> bool:
     if not before:
         return own
     return all(
-        _is_name(t) and (t in _MODIFIERS or t in _BINDERS or t.lower() not in KEYWORDS)
+        is_name(t) and (t in _MODIFIERS or t in _BINDERS or t.lower() not in KEYWORDS)
         for t in before
     )
 
@@ -1182,7 +1182,9 @@ def _callees(
                 params = signature[signature.index(name) + 1 :] if name in signature else []
                 # its parameters, the names it binds, and its loop variables (``for each in``)
                 loops = {x[1] for x in body if x[:1] == ["for"] and len(x) > 1}
-                bound.update(_bound(_flat(body)) | {t for t in params + list(loops) if _is_name(t)})
+                bound.update(
+                    bound_names(_flat(body)) | {t for t in params + list(loops) if is_name(t)}
+                )
                 code.append(body[head:])
         return code
 
@@ -1269,7 +1271,7 @@ def _left_behind(bodies: list[list[list[str]]], used: set[int]) -> list[list[str
 
 def _operator(token: str) -> bool:
     """A token that computes (``>=``, ``!``, ``+``), not a name, a string or a separator."""
-    return not (_is_name(token) or _is_string(token)) and any(c in _OPERATORS for c in token)
+    return not (is_name(token) or _is_string(token)) and any(c in _OPERATORS for c in token)
 
 
 def _unrenamed(renamed: list[tuple[str, str]]) -> list[list[str]]:

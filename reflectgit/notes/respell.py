@@ -32,7 +32,7 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
 
 from __future__ import annotations
 
-from reflectgit.notes.codediff import KEYWORDS, _bound, _is_name, spans, suffix
+from reflectgit.notes.codediff import KEYWORDS, bound_names, is_name, spans, suffix
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
@@ -135,7 +135,7 @@ def _aliases(toks: list[_Span], text: str) -> dict[str, str]:
     for line in _lines(toks):
         words = [t for t, _, _ in line]
         for i, t in enumerate(words[:-1]):
-            if _is_name(t) and words[i + 1] in ("=", ":=") and (i == 0 or words[i - 1] != "."):
+            if is_name(t) and words[i + 1] in ("=", ":=") and (i == 0 or words[i - 1] != "."):
                 bound[t] = bound.get(t, 0) + 1
         head = 1 if words[:1] and words[0] in _DECLARE else 0
         rest = words[head:]
@@ -145,10 +145,10 @@ def _aliases(toks: list[_Span], text: str) -> dict[str, str]:
         if (
             len(rest) >= 5
             and (start == 0 or text[start - 1] == "\n")
-            and _is_name(rest[0])
+            and is_name(rest[0])
             and rest[1] == "="
             and len(rest[2:]) % 2 == 1
-            and all(_is_name(t) for t in rest[2::2])
+            and all(is_name(t) for t in rest[2::2])
             and all(t == "." for t in rest[3::2])
         ):
             found.setdefault(rest[0], []).append("".join(rest[2:]))
@@ -176,7 +176,7 @@ def _aliased(toks: list[_Span], aliases: dict[str, str]) -> list[_Edit]:
     if not aliases:
         return []
     words = [t for t, _, _ in toks]
-    rebound = _bound([t for t in words if t != "\n"])
+    rebound = bound_names([t for t in words if t != "\n"])
     out: list[_Edit] = []
     for i, (t, start, end) in enumerate(toks):
         if t not in aliases or t in rebound:
@@ -196,9 +196,9 @@ def _string_methods(toks: list[_Span]) -> list[_Edit]:
             words[i] == "string"
             and (i == 0 or words[i - 1] not in (".", ":") or words[i - 2 : i] == [".", "."])
             and words[i + 1] == "."
-            and _is_name(words[i + 2])
+            and is_name(words[i + 2])
             and words[i + 3] == "("
-            and _is_name(words[i + 4])
+            and is_name(words[i + 4])
             and words[i + 5] in (",", ")")
         ):
             method, subject = words[i + 2], words[i + 4]
@@ -218,14 +218,14 @@ def _super_calls(toks: list[_Span]) -> list[_Edit]:
     out: list[_Edit] = []
     base: str | None = None
     for i, t in enumerate(words):
-        if t == "class" and i + 2 < len(words) and _is_name(words[i + 1]):
+        if t == "class" and i + 2 < len(words) and is_name(words[i + 1]):
             # ``class Foo(Base):``: one base named; anything else (none, several) no base
             one = words[i + 2 : i + 6]
             base = one[1] if one[:1] == ["("] and one[2:4] == [")", ":"] else None
         if (
             t == "super"
             and words[i + 1 : i + 2] == ["("]
-            and _is_name(words[i + 2] if i + 2 < len(words) else "")
+            and is_name(words[i + 2] if i + 2 < len(words) else "")
             and words[i + 3 : i + 4] == [","]
             and words[i + 4 : i + 6] in (["self", ")"], ["cls", ")"])
         ):
@@ -236,7 +236,7 @@ def _super_calls(toks: list[_Span]) -> list[_Edit]:
             and (i == 0 or words[i - 1] != ".")
             and words[i + 1 : i + 2] == ["."]
             and i + 4 < len(words)
-            and _is_name(words[i + 2])
+            and is_name(words[i + 2])
             and words[i + 3] == "("
             and words[i + 4] == "self"
             and i + 5 < len(words)
@@ -319,7 +319,7 @@ def _annotation_slots(toks: list[_Span]) -> _Slots:
     out: _Slots = {}
     seen: dict[str, int] = {}
     for i, t in enumerate(words):
-        if t == "def" and i + 2 < len(words) and _is_name(words[i + 1]) and words[i + 2] == "(":
+        if t == "def" and i + 2 < len(words) and is_name(words[i + 1]) and words[i + 2] == "(":
             name = words[i + 1]
             nth = str(seen.setdefault("def " + name, 0))
             seen["def " + name] += 1
@@ -334,9 +334,9 @@ def _annotation_slots(toks: list[_Span]) -> _Slots:
                     end += 1
                 if end > close + 2:
                     out["return", name, nth] = _span(toks, close + 1, end)
-        elif (i == 0 or words[i - 1] == "\n") and _is_name(t) and t not in _CLAUSES:
+        elif (i == 0 or words[i - 1] == "\n") and is_name(t) and t not in _CLAUSES:
             j = i + 1
-            while j + 1 < len(words) and words[j] == "." and _is_name(words[j + 1]):
+            while j + 1 < len(words) and words[j] == "." and is_name(words[j + 1]):
                 j += 2
             if j >= len(words) or words[j] != ":":
                 continue
@@ -371,7 +371,7 @@ def _parameter_annotations(
             if at_end:
                 name = ""
             continue
-        if depth == 0 and not name and _is_name(t):
+        if depth == 0 and not name and is_name(t):
             name = t
         elif depth == 0 and t == ":" and name and not valued:
             colon = i
@@ -409,7 +409,7 @@ def _trailing_commas(toks: list[_Span], ext: str) -> list[_Edit]:
             continue
         if t == "(" and ext in _TUPLES:
             before = words[i - 1] if i else ""
-            called = (_is_name(before) and before not in KEYWORDS) or before in (")", "]")
+            called = (is_name(before) and before not in KEYWORDS) or before in (")", "]")
             depth, commas = 0, 0
             for w in words[i + 1 : last]:
                 depth += (w in _OPEN) - (w in _CLOSE)
@@ -437,8 +437,8 @@ def _root_scopes(toks: list[_Span]) -> list[_Edit]:
         (toks[i][1], toks[i][2], "")
         for i in range(len(words) - 1)
         if words[i] == "::"
-        and _is_name(words[i + 1])
-        and not (i and (_is_name(words[i - 1]) or words[i - 1] in (")", "]", ">")))
+        and is_name(words[i + 1])
+        and not (i and (is_name(words[i - 1]) or words[i - 1] in (")", "]", ">")))
     ]
 
 
