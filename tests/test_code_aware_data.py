@@ -48,6 +48,7 @@ LICENCES = {
     "path-to-regexp": "MIT License",
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
+    "scopt": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
 }
