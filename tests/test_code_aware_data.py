@@ -28,6 +28,7 @@ def front_matter(note: Path) -> dict[str, object]:
 
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
+    "args": "Redistribution and use in source and binary forms",
     "cachetools": "MIT License",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
@@ -47,6 +48,7 @@ LICENCES = {
     "path-to-regexp": "MIT License",
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
+    "scopt": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
 }
