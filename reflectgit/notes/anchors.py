@@ -68,7 +68,8 @@ DEFINITION_WORDS = (
 _MODIFIERS = (
     r"(?:(?:export|default|public|private|protected|internal|static|final|abstract|async|"
     r'pub(?:\([^)]*\))?|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|override|open|sealed|'
-    r"data|readonly|declare|local|mut|infix|operator|suspend|tailrec|actual|expect)\s+)*"
+    r"data|readonly|declare|local|mut|infix|operator|suspend|tailrec|actual|expect|implicit|"
+    r"lazy)\s+)*"
 )
 _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
 # Words a C-like "type name(" line starts with when it is a statement, not a definition.
@@ -274,6 +275,9 @@ _FORMS = (
     ),
     # func (r *Repo) Name(
     _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
+    # bool get hidden {, String get name => _name;, set name(String value) { (Dart's accessors:
+    # a return type, if any, before ``get``; JavaScript's ``get size() {`` is the bare form)
+    _Form("block", rf"(?:{_C_TYPE})?(?:get|set)\s+(?P<name>{_ID})\s*(?:\{{|=>|\()"),
     # fun name(, fun <V, E> Result<V, E>.name( (Kotlin: type parameters, then a receiver type)
     _Form("block", rf"fun\s+(?:{_TEMPLATE}\s*)(?:{_CID}{_TEMPLATE}\??\.)*(?P<name>{_ID})\s*\("),
     # NAME = ..., name := ..., key: (YAML, TOML); only a key that opens a mapping ends a block

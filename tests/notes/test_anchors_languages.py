@@ -100,6 +100,13 @@ DEFINED = [
     ("private operator fun Point.plus(other: Point) = Point(x + other.x)\n", "plus"),
     # C#: a generic method
     ("    public static TEnum IsDefined<TEnum>(TEnum value) where TEnum : struct\n", "IsDefined"),
+    # Scala: implicit and lazy values
+    ("  implicit val durationRead: Read[Duration] = reads { Duration(_) }\n", "durationRead"),
+    ("  private lazy val table = build()\n", "table"),
+    # Dart: getters and setters
+    ("  bool get hidden {\n    return true;\n  }\n", "hidden"),
+    ("  Map<String, Command> get commands => _commands;\n", "commands"),
+    ("  set usageLineLength(int value) {\n  }\n", "usageLineLength"),
 ]
 
 NOT_DEFINED = [
@@ -122,6 +129,10 @@ NOT_DEFINED = [
     ("    return result.andThen(transform)\n", "andThen"),  # Kotlin calls, not definitions
     ("    val fun_total = funOf(unwrap())\n", "unwrap"),
     ("fun interface Mapper {\n}\n", "interface"),
+    # reading through a getter, calling a map's get, a Scala implicit parameter
+    ("    if (command.hidden) return;\n    final x = cache.get(hidden);\n", "hidden"),
+    ("    return map.get key {\n", "key"),
+    ("  def run(implicit ev: Read[Duration]): Unit = ()\n", "ev"),
 ]
 
 
