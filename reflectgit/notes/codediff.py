@@ -62,6 +62,11 @@ _QUOTES_ALIKE = frozenset({
     "cjs", "ts", "tsx", "mts", "cts", "php", "lua", "sh", "bash", "zsh", "yml", "yaml",
     "coffee", "dart", "r",
 })  # fmt: skip
+# Of those, the languages whose two quotes read a string alike, escapes and interpolation
+# included (Python, JavaScript and TypeScript, Dart, Lua): ``'$name\\n'`` is ``"$name\\n"``.
+_QUOTES_SAME = frozenset({
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "dart", "lua",
+})  # fmt: skip
 # ECMAScript's private names (``this.#queue``): ``#queue`` is one name, as ``_queue`` was.
 _PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
 _PRIVATE = Pattern(r"#[A-Za-z_$][\w$]*")
@@ -185,7 +190,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     for token, _, _ in spans(text, path):
         if token == "\n":
             end_line()
-        elif quotes and token[:1] == "'" and _plain_string(token):
+        elif quotes and token[:1] == "'" and _plain_string(token, ext in _QUOTES_SAME):
             line.append('"' + token[1:-1] + '"')
         elif ruby and token in _BLOCK_WORDS:
             line.append(_BLOCK_WORDS[token])
@@ -223,16 +228,18 @@ def _attributes(code: list[list[str]]) -> list[list[str]]:
     return out
 
 
-def _plain_string(token: str) -> bool:
+def _plain_string(token: str, same: bool = False) -> bool:
     """Is ``token`` a one-line string in single quotes that means the same in double quotes
-    (no escape, no quote inside, nothing a double-quoted string would interpolate)?"""
+    (no quote inside; and, unless the language reads both quotes ``same``, no escape and
+    nothing a double-quoted string would interpolate)?"""
     inner = token[1:-1]
+    kept = "\"'`" if same else "\\\"$`'"
     return (
         len(token) >= 2
         and token[-1:] == "'"
         and not token.startswith("'''")
-        and not any(c in inner for c in "\\\"$`'")
-        and "#{" not in inner
+        and not any(c in inner for c in kept)
+        and (same or "#{" not in inner)
     )
 
 

@@ -4,6 +4,8 @@ must not excuse."""
 
 from __future__ import annotations
 
+import pytest
+
 from reflectgit.notes import codediff
 
 LRU = """class LRUCache(Cache):
@@ -37,6 +39,29 @@ def test_comments_docstrings_and_layout_are_no_change() -> None:
         "// Load loads.\n// See the README.\nfunc Load() error {\n\treturn nil /* ok */\n}\n"
     )
     assert codediff.compare(go, commented, "env.go").kind == "same"
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "same"),
+    [
+        # both quotes read a string alike, escapes and interpolation included
+        (
+            "lib/usage.dart",
+            "print('$message\\n\\n$usage');",
+            'print("$message\\n\\n$usage");',
+            True,
+        ),
+        ("src/a.py", "x = 'a\\tb'", 'x = "a\\tb"', True),
+        ("src/a.ts", "throw new Error('bad\\n');", 'throw new Error("bad\\n");', True),
+        # a quote inside, or a language whose single quotes neither escape nor interpolate
+        ("src/a.py", "x = 'say \"hi\"'", "x = \"say 'hi'\"", False),
+        ("lib/a.rb", "puts '#{name}'", 'puts "#{name}"', False),
+        ("src/a.php", "echo '$name\\n';", 'echo "$name\\n";', False),
+        ("run.sh", "echo '$HOME'", 'echo "$HOME"', False),
+    ],
+)
+def test_a_strings_quotes_are_layout_where_both_read_it_alike(path, old, new, same) -> None:
+    assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
 
 
 def test_a_comment_marker_inside_a_string_is_code() -> None:
