@@ -183,6 +183,38 @@ _PLACED = re.compile(
 )
 
 
+# A directive whose only object points at a thing of this turn ("Delete the dir, don't
+# archive", "Revert that one", "Move it"): a demonstrative or "the" before a word that names
+# no kind of thing in particular, or a pronoun alone. The thing was shown in the turn, which
+# the note does not carry. ("Never force-push", "Always rebase" have no object; "Delete the
+# finished OpenSpec folder" names which.)
+_DEICTIC_OBJECT = re.compile(
+    r"^(?:(?:never|always|just|please|do|don['’]?t|do\s+not)\s+)*[a-z]+(?:-[a-z]+)?\s+"
+    r"(?:(?:the|this|that|these|those)\s+(?:dir|directory|folder|file|files|thing|things|one|"
+    r"ones|stuff|bit|part|line|lines)|it|them|this|that|these|those)$",
+    re.I,
+)
+# What may stand alone as a clause of such a directive: an imperative with no object ("don't
+# archive"), a word of assent.
+_BARE_IMPERATIVE = re.compile(
+    r"^(?:(?:never|always|just|please|do|don['’]?t|do\s+not)\s+)*[a-z]+(?:-[a-z]+)?$", re.I
+)
+
+
+def _points_only(said: str) -> bool:
+    """Is every clause of ``said`` an imperative, at least one of them with an object that only
+    points at a thing of this turn, none naming anything else?"""
+    parts = _clauses(said)
+    if not parts or not all(
+        is_imperative(c) or c.lower().startswith(("don", "do not")) for c in parts
+    ):
+        return False
+    pointing = [c for c in parts if _DEICTIC_OBJECT.match(c)]
+    return bool(pointing) and all(
+        _DEICTIC_OBJECT.match(c) or _BARE_IMPERATIVE.match(c) for c in parts
+    )
+
+
 def _clauses(sentence: str) -> list[str]:
     return [c.strip(" .*_") for c in _CLAUSES.split(sentence) if c.strip(" .*_")]
 
@@ -204,6 +236,8 @@ def directs_no_one(rule: str) -> str:
     parts = _clauses(said)
     if _UNNAMED_OBLIGED.match(said) and not any(directs(c) for c in parts[1:]):
         return "what it directs binds only a pronoun the note does not name"
+    if _points_only(said):
+        return "what it directs points at a thing of this turn without naming it"
     return ""
 
 

@@ -229,6 +229,24 @@ def test_a_cause_that_plans_the_assistants_work_is_no_mechanism(said, planned):
 
 
 @pytest.mark.parametrize(
+    ("rule", "points"),
+    [
+        ("Delete the dir, don't archive", True),
+        ("Don't archive, delete the folder", True),
+        ("Do not delete it", True),
+        # no object, or an object that names which
+        ("Never force-push", False),
+        ("Always rebase before merging", False),
+        ("Delete the finished OpenSpec change folder, don't archive it", False),
+        ("Never edit the lockfile", False),
+        ("never push to main", False),
+    ],
+)
+def test_a_rule_whose_object_only_points_at_a_thing_of_this_turn_names_nothing(rule, points):
+    assert bool(directs_no_one(rule)) == points
+
+
+@pytest.mark.parametrize(
     ("said", "reported"),
     [
         ("Pulled latest `origin/main` at `c6b258868` and built `mise 2026.7.5-DEBUG`", True),
