@@ -67,6 +67,8 @@ _QUOTES_ALIKE = frozenset({
 _QUOTES_SAME = frozenset({
     "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "dart", "lua",
 })  # fmt: skip
+# Data written as JSON: its keys are strings.
+_JSON = frozenset({"json", "json5", "jsonc"})
 # ECMAScript's private names (``this.#queue``): ``#queue`` is one name, as ``_queue`` was.
 _PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
 _PRIVATE = Pattern(r"#[A-Za-z_$][\w$]*")
@@ -855,7 +857,8 @@ def compare(
     # (the code a block took in from a function it no longer calls was its code before too)
     taken = [line for body in callees.into for line in body] if callees else []
     inlined = [line for line in lb if taken and _twin(line, taken)]
-    if not stating.of(lines(old, path) + inlined, values=False):
+    # (in a JSON document every key is a string: there its strings are the names it holds)
+    if not stating.of(lines(old, path) + inlined, values=suffix(path) in _JSON):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named, reshaping)

@@ -64,6 +64,33 @@ def test_a_strings_quotes_are_layout_where_both_read_it_alike(path, old, new, sa
     assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
 
 
+PACKAGE = """{
+  "name": "debug",
+  "main": "./src/index.js",
+  "dependencies": {
+    "ms": "2.0.0"
+  },
+  "devDependencies": {
+    "mocha": "^5.2.0"
+  }
+}
+"""
+
+
+def test_a_json_documents_keys_are_the_names_a_note_states() -> None:
+    """In JSON every key is a string: a note about `dependencies` and `ms` names them, so a key
+    added elsewhere is no change to it, while its own entry changed is (in code, a string that
+    holds one word does not say which part a note is about)."""
+    said = "`dependencies` lists `ms` alone: nothing else is installed with the package."
+    engines = PACKAGE.replace('  "main"', '  "engines": {\n    "node": ">=6.0"\n  },\n  "main"')
+    assert codediff.compare(PACKAGE, engines, "package.json", said).kind == "elsewhere"
+    added = PACKAGE.replace('"ms": "2.0.0"', '"ms": "2.0.0",\n    "supports-color": "^5"')
+    assert codediff.compare(PACKAGE, added, "package.json", said).stale
+    # the same text as code: a string holding one name is a value, not the part it names
+    code = "const deps = {'dependencies': {'ms': '2.0.0'}}\n"
+    assert codediff.compare(code, code.replace("2.0.0", "2.1.3"), "deps.js", said).stale
+
+
 def test_a_comment_marker_inside_a_string_is_code() -> None:
     old = 'URL = "https://example.com"\n'
     new = 'URL = "https://example.org"\n'
