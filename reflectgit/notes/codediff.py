@@ -55,6 +55,12 @@ _SLASH = frozenset({
 })  # fmt: skip
 _SEMI = frozenset({"ini", "cfg", "el", "clj", "lisp", "scm", "asm", "s"})
 _DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
+# Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal) and ``{- ... -}``
+# (Haskell, Elm), by the file's suffix.
+_NESTED = {
+    **dict.fromkeys(("ml", "mli", "mll", "mly", "sml", "pas"), ("(*", "*)")),
+    **dict.fromkeys(("hs", "lhs", "elm"), ("{-", "-}")),
+}
 # Languages where a string may be written in single or double quotes, the same string when it
 # holds no escape or interpolation (``'x'`` and ``"x"``): a change of quote style is layout.
 _QUOTES_ALIKE = frozenset({
@@ -136,6 +142,23 @@ def suffix(path: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
 
 
+def _nested_end(text: str, pos: int, marks: tuple[str, str]) -> int:
+    """Where the block comment opening at ``pos`` ends, the comments inside it counted (an
+    unclosed one runs to the end of the text)."""
+    opening, closing = marks
+    depth, size = 0, len(text)
+    while pos < size:
+        if text.startswith(opening, pos):
+            depth, pos = depth + 1, pos + 2
+        elif text.startswith(closing, pos):
+            depth, pos = depth - 1, pos + 2
+            if depth == 0:
+                return pos
+        else:
+            pos += 1
+    return size
+
+
 def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     """``text``'s tokens as written, each with where it starts and ends, line ends (``"\\n"``)
     included; comments and white space left out (by the usual markers for ``path``'s suffix)."""
@@ -143,6 +166,7 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     hash_ok, slash_ok = ext in _HASH, ext in _SLASH
     semi_ok, dash_ok = ext in _SEMI, ext in _DASH
     private = ext in _PRIVATE_NAMES
+    nested = _NESTED.get(ext)
     at_start = True  # no token yet on this line (``;`` opens a comment only there)
     pos, size = 0, len(text)
     finder = _TOKEN.compiled
@@ -161,6 +185,9 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
         if slash_ok and two == "/*":
             close = text.find("*/", pos + 2)
             pos = size if close < 0 else close + 2
+            continue
+        if nested is not None and two == nested[0]:
+            pos = _nested_end(text, pos, nested)
             continue
         found = (private and ch == "#" and _PRIVATE.compiled.match(text, pos)) or finder.match(
             text, pos

@@ -91,6 +91,27 @@ def test_a_json_documents_keys_are_the_names_a_note_states() -> None:
     assert codediff.compare(code, code.replace("2.0.0", "2.1.3"), "deps.js", said).stale
 
 
+@pytest.mark.parametrize(
+    ("path", "old", "new", "same"),
+    [
+        # OCaml's (* *) and Haskell's {- -} comments, nested ones too, are no change
+        (
+            "src/fmt.ml",
+            "(* Copyright (c) 2016 Daniel *)\nlet pp = ()\n",
+            "(* Copyright (c) 2016 The fmt programmers (* ISC *) *)\nlet pp = ()\n",
+            True,
+        ),
+        ("src/Lib.hs", "{- old -}\nf x = x\n", "{- new {- nested -} -}\nf x = x\n", True),
+        # code changed beside them, a multiplication, a marker inside a string: code
+        ("src/fmt.ml", "(* c *)\nlet pp = ()\n", "(* c *)\nlet pp = 1\n", False),
+        ("src/fmt.ml", "let y = (a * b)\n", "let y = (a * c)\n", False),
+        ("src/fmt.ml", 'let s = "(* a *)"\n', 'let s = "(* b *)"\n', False),
+    ],
+)
+def test_nested_block_comments_are_no_change(path, old, new, same) -> None:
+    assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
+
+
 def test_a_comment_marker_inside_a_string_is_code() -> None:
     old = 'URL = "https://example.com"\n'
     new = 'URL = "https://example.org"\n'
