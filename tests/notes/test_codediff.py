@@ -58,9 +58,22 @@ def test_comments_docstrings_and_layout_are_no_change() -> None:
         ("lib/a.rb", "puts '#{name}'", 'puts "#{name}"', False),
         ("src/a.php", "echo '$name\\n';", 'echo "$name\\n";', False),
         ("run.sh", "echo '$HOME'", 'echo "$HOME"', False),
+        # OCaml's (* *) and Haskell's {- -} comments, nested ones too, are no change
+        (
+            "src/fmt.ml",
+            "(* Copyright (c) 2016 Daniel *)\nlet pp = ()\n",
+            "(* Copyright (c) 2016 The fmt programmers (* ISC *) *)\nlet pp = ()\n",
+            True,
+        ),
+        ("src/Lib.hs", "{- old -}\nf x = x\n", "{- new {- nested -} -}\nf x = x\n", True),
+        # code changed beside them, a multiplication, a marker inside a string: code
+        ("src/fmt.ml", "(* c *)\nlet pp = ()\n", "(* c *)\nlet pp = 1\n", False),
+        ("src/fmt.ml", "let y = (a * b)\n", "let y = (a * c)\n", False),
+        ("src/fmt.ml", 'let s = "(* a *)"\n', 'let s = "(* b *)"\n', False),
     ],
 )
-def test_a_strings_quotes_are_layout_where_both_read_it_alike(path, old, new, same) -> None:
+def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:
+    """Quote styles where both quotes read a string alike; block comments, nested ones too."""
     assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
 
 
@@ -89,27 +102,6 @@ def test_a_json_documents_keys_are_the_names_a_note_states() -> None:
     # the same text as code: a string holding one name is a value, not the part it names
     code = "const deps = {'dependencies': {'ms': '2.0.0'}}\n"
     assert codediff.compare(code, code.replace("2.0.0", "2.1.3"), "deps.js", said).stale
-
-
-@pytest.mark.parametrize(
-    ("path", "old", "new", "same"),
-    [
-        # OCaml's (* *) and Haskell's {- -} comments, nested ones too, are no change
-        (
-            "src/fmt.ml",
-            "(* Copyright (c) 2016 Daniel *)\nlet pp = ()\n",
-            "(* Copyright (c) 2016 The fmt programmers (* ISC *) *)\nlet pp = ()\n",
-            True,
-        ),
-        ("src/Lib.hs", "{- old -}\nf x = x\n", "{- new {- nested -} -}\nf x = x\n", True),
-        # code changed beside them, a multiplication, a marker inside a string: code
-        ("src/fmt.ml", "(* c *)\nlet pp = ()\n", "(* c *)\nlet pp = 1\n", False),
-        ("src/fmt.ml", "let y = (a * b)\n", "let y = (a * c)\n", False),
-        ("src/fmt.ml", 'let s = "(* a *)"\n', 'let s = "(* b *)"\n', False),
-    ],
-)
-def test_nested_block_comments_are_no_change(path, old, new, same) -> None:
-    assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
 
 
 def test_a_comment_marker_inside_a_string_is_code() -> None:
