@@ -188,26 +188,24 @@ _PLACED = re.compile(
 # no kind of thing in particular, or a pronoun alone. The thing was shown in the turn, which
 # the note does not carry. ("Never force-push", "Always rebase" have no object; "Delete the
 # finished OpenSpec folder" names which.)
+# An imperative's verb, after the words that may stand before it ("never", "just", "don't").
+_VERB_LED = r"^(?:(?:never|always|just|please|do|don['’]?t|do\s+not)\s+)*[a-z]+(?:-[a-z]+)?"
 _DEICTIC_OBJECT = re.compile(
-    r"^(?:(?:never|always|just|please|do|don['’]?t|do\s+not)\s+)*[a-z]+(?:-[a-z]+)?\s+"
+    _VERB_LED + r"\s+"
     r"(?:(?:the|this|that|these|those)\s+(?:dir|directory|folder|file|files|thing|things|one|"
     r"ones|stuff|bit|part|line|lines)|it|them|this|that|these|those)$",
     re.I,
 )
 # What may stand alone as a clause of such a directive: an imperative with no object ("don't
 # archive"), a word of assent.
-_BARE_IMPERATIVE = re.compile(
-    r"^(?:(?:never|always|just|please|do|don['’]?t|do\s+not)\s+)*[a-z]+(?:-[a-z]+)?$", re.I
-)
+_BARE_IMPERATIVE = re.compile(_VERB_LED + "$", re.I)
 
 
 def _points_only(said: str) -> bool:
     """Is every clause of ``said`` an imperative, at least one of them with an object that only
     points at a thing of this turn, none naming anything else?"""
     parts = _clauses(said)
-    if not parts or not all(
-        is_imperative(c) or c.lower().startswith(("don", "do not")) for c in parts
-    ):
+    if not parts or not all(is_imperative(c) for c in parts):
         return False
     pointing = [c for c in parts if _DEICTIC_OBJECT.match(c)]
     return bool(pointing) and all(

@@ -480,17 +480,19 @@ def _evidence(quote: str, who: str) -> str:
     return f"Said by the {who}: “{quote.strip()[:400]}”"
 
 
-_SAID_BY = re.compile(r"^Said by the (?P<who>[^:“]+):")
-
-
-_PERSONS_WORDS = re.compile(r"^Said by the person[^:“]*: “(?P<quote>.*?)”", re.S)
+# The words a note came from, as ``_evidence`` wrote them at the head of its body.
+_EVIDENCE = re.compile(r"^Said by the (?P<who>[^:“]+): “(?P<quote>.*?)”", re.S)
 
 
 def _same_turn(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Do two notes come from the same words of the person's (the turn their bodies quote)?"""
-    qa = _PERSONS_WORDS.match(str(a.get("body") or ""))
-    qb = _PERSONS_WORDS.match(str(b.get("body") or ""))
-    if qa is None or qb is None:
+    qa = _EVIDENCE.match(str(a.get("body") or ""))
+    qb = _EVIDENCE.match(str(b.get("body") or ""))
+    if (
+        qa is None
+        or qb is None
+        or not (qa["who"].startswith("person") and qb["who"].startswith("person"))
+    ):
         return False
     return " ".join(qa["quote"].split()) == " ".join(qb["quote"].split())
 
@@ -498,7 +500,7 @@ def _same_turn(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 def said_by(action: Mapping[str, Any]) -> str:
     """Who said the words a note came from ("person", "assistant", "person, relaying ..."),
     as ``_evidence`` wrote it into the body."""
-    m = _SAID_BY.match(str(action.get("body") or ""))
+    m = _EVIDENCE.match(str(action.get("body") or ""))
     return m.group("who") if m else ""
 
 
