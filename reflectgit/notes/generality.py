@@ -12,13 +12,17 @@ turn it was said in:
   a report of one act, which names no rule though a rule may lie behind it. A rule directs, and
   names whom: a sentence that only reports where a thing is now ("the fixture lives at X and
   the loader will never see it"), or whose every directive binds "it" or "they" with nothing
-  named before ("the only thing it shouldn't do is X"), directs no one.
+  named before ("the only thing it shouldn't do is X"), directs no one; nor does the
+  person's own wish for the task at hand ("i want low friction for people who install it").
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
   check ...", "I'd keep it anyway"); a summary of its reasoning under a summary label
   ("Overall: ...", "In short, ..."); what its change is ("The patch is small: ..."); or a list
-  of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`").
+  of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`"). Nor is how the
+  work stands: where a thing lives now that the edit moved it ("X now lives in Y"), a run that
+  has not finished ("the check suite is still running"), what a numbered change does ("PR #12
+  fixes X").
 
 Each reader returns why the sentence is no lesson, or ``""``.
 """
@@ -28,6 +32,7 @@ from __future__ import annotations
 import re
 
 from reflectgit.notes.memoryfiles import is_imperative
+from reflectgit.notes.signals import LASTING
 from reflectgit.notes.verbs import is_past
 
 # Text that is not the speaker's own words: a code span, a quotation.
@@ -178,7 +183,9 @@ _UNNAMED_OBLIGED = re.compile(
 # that one").
 _PLACED = re.compile(
     r"\b(?:lives?|sits?|resides?|is\s+located|are\s+located|is\s+stored|are\s+stored|"
-    r"is\s+kept|are\s+kept|ended\s+up|ends\s+up)\s+(?:now\s+)?(?:at|in|under|inside)\s+\S",
+    r"is\s+kept|are\s+kept|ended\s+up|ends\s+up)\s+"
+    # "now lives solely in Y": how much of it is there says where it is all the same
+    r"(?:(?:now|solely|only|entirely|exclusively|just)\s+)*(?:at|in|under|inside)\s+\S",
     re.I,
 )
 
@@ -224,10 +231,32 @@ def directs(sentence: str) -> bool:
     return bool(_DIRECTS.search(said)) or any(is_imperative(c) for c in _clauses(said))
 
 
+# The person's own wish, in the first person singular ("i want low friction for people who
+# install it", "I'd like the report to list every sensor"): what one person wants from the
+# task at hand. A rule for a team is said as what anyone is to do (an obligation, an
+# imperative) or as what "we" or "you" want (``_DIRECTS``); the note's reader is neither the
+# person nor in this task. A wish said for every time ("I want the tests always run with
+# -race", "from now on I'd like ...") is a standing preference, and is not this.
+_WISH = re.compile(
+    r"\bi\s+(?:(?:really|just|also|only)\s+)?"
+    r"(?:want(?:ed)?|would\s+like|wish)\b|\bi['’]d\s+like\b",
+    re.I,
+)
+_STANDING = re.compile(rf"\b(?:always|never|{LASTING})\b", re.I)
+
+
+def wished_only(rule: str) -> bool:
+    """Is the person's own wish ("I want ...") all that ``rule`` directs, with nothing said
+    for every time?"""
+    said = _unquoted(rule)
+    return bool(_WISH.search(said)) and not directs(said) and not _STANDING.search(said)
+
+
 def directs_no_one(rule: str) -> str:
     """Why a person's ``rule`` neither directs nor names whom it directs, or ``""``: it only
     reports where a thing is now, with no clause saying what to do about it; or every clause
-    that directs binds "it" or "they" with nothing named before (a fragment of its turn)."""
+    that directs binds "it" or "they" with nothing named before (a fragment of its turn); or
+    all it says is what the person wants from this task ("I want ...")."""
     said = _unquoted(rule)
     if _PLACED.search(rule) and not directs(rule):
         return "it reports where a thing is now and directs nothing"
@@ -236,6 +265,8 @@ def directs_no_one(rule: str) -> str:
         return "what it directs binds only a pronoun the note does not name"
     if _points_only(said):
         return "what it directs points at a thing of this turn without naming it"
+    if wished_only(said):
+        return "it says what the person wants from this task, not what anyone is to do"
     return ""
 
 
@@ -343,6 +374,69 @@ def bare_list(cause: str) -> bool:
     return len(items) >= LIST_ITEMS and all(len(i.split()) <= ITEM_WORDS for i in items)
 
 
+# A clause that says why or what follows from it: a reason, a consequence, a condition.
+_WHY = re.compile(
+    r"\b(?:because|since|so|which|causing|causes?|caused|means|therefore|hence|when|whenever|"
+    r"unless|until|if)\b",
+    re.I,
+)
+# What goes wrong: a failure word, a negation.
+_GOES_WRONG = re.compile(
+    r"\b(?:fail\w*|break\w*|broke|broken|error\w*|crash\w*|reject\w*|refus\w*|never|not|no|"
+    r"cannot)\b|n['’]t\b",
+    re.I,
+)
+
+
+def placed_now(cause: str) -> bool:
+    """Does ``cause`` only report where a thing is now ("App selection now lives solely in the
+    token request", "the fixture sits in tests/data"), with no reason and nothing going wrong
+    said with it? That is this turn's state of the tree, what the assistant's edit left, and
+    the next edit moves it; a cause says what goes wrong and why ("The config is stored in
+    ~/.x, so the container never sees it" stays one). The same reading as a person's rule that
+    only reports where a thing is (``directs_no_one``)."""
+    said = _unquoted(cause)  # (the place itself may be a code span)
+    return bool(_PLACED.search(cause)) and not _WHY.search(said) and not _GOES_WRONG.search(said)
+
+
+# A run that has not finished, as the sentence's subject and verb ("The check suite is still
+# running", "CI jobs are pending", "the build is in progress"): how the work stands at this
+# moment. A run still going has found nothing yet, so there is no cause in it to keep. ("The
+# health check is running too quickly" says how the check behaves, and is not this.)
+_UNFINISHED_RUN = re.compile(
+    r"^\W*(?:(?:the|a|an|this|that|our|its|every|all|some|several)\s+)?(?:[\w/.-]+\s+){0,3}?"
+    r"(?:runs?|jobs?|checks?|suites?|ci|pipelines?|builds?|workflows?|tests?|actions?)\s+"
+    r"(?:is|are)\s+(?:still\s+(?:running|pending|queued|in\s+progress|going)|pending|queued|"
+    r"in\s+progress)\b",
+    re.I,
+)
+
+
+def unfinished_run(cause: str) -> bool:
+    """Does ``cause`` report a run that has not finished yet, with no reason said with it?"""
+    said = _unquoted(cause)
+    return bool(_UNFINISHED_RUN.match(said)) and not _WHY.search(said)
+
+
+# A change named by its number, its link or its hash as the sentence's subject, and a verb of
+# what it does ("PR [#10949](...) fixes DMG extraction ...", "Commit 1a2b3c4 adds the retry"):
+# a summary of a piece of work, which says what was changed and not what went wrong or why.
+# ("PR #12 broke the build because X" has a verb of what went wrong, and is not this.)
+_CHANGE_SUMMARY = re.compile(
+    r"^\W*(?:(?:pr|pull\s+request|mr|merge\s+request|commit|patch|change)\s+)?"
+    r"(?:\[[^\]\n]*\]\([^)\n]*\)|#\d+|`?[0-9a-f]{7,40}`?(?=\s))\s+"
+    r"(?:(?:also|only|just)\s+)?(?:fix(?:es|ed)?|address(?:es|ed)?|resolv(?:es|ed)|clos(?:es|ed)|"
+    r"implement(?:s|ed)|add(?:s|ed)|updat(?:es|ed)|bump(?:s|ed)?)\b",
+    re.I,
+)
+
+
+def sums_up_a_change(cause: str) -> bool:
+    """Does ``cause`` open with a change named by its number, link or hash and say what that
+    change does?"""
+    return bool(_CHANGE_SUMMARY.match(cause.replace("**", "")))
+
+
 def own_account(text: str, *, cause: bool = True) -> str:
     """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
     or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from
@@ -361,6 +455,12 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it names its subject only by a pronoun"
     if cause and _steps_reported(text):  # (a code span before the verb is its subject)
         return "it reports the assistant's own steps"
+    if cause and placed_now(text):
+        return "it reports where a thing is now, not what goes wrong"
+    if cause and unfinished_run(text):
+        return "it reports a run that has not finished"
+    if cause and sums_up_a_change(text):
+        return "it says what a change does, not what went wrong"
     if bare_list(text):
         return "it lists what failed without saying why"
     return ""

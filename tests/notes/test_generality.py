@@ -285,3 +285,75 @@ def test_a_cause_that_reports_the_assistants_steps_without_a_subject_is_no_mecha
 def test_a_list_of_what_failed_says_no_why(said, listed):
     assert bare_list(said) == listed
     assert bool(own_account(said)) == listed
+
+
+@pytest.mark.parametrize(
+    ("said", "placed"),
+    [
+        ("App selection now lives solely in the normalized token request", True),
+        ("The retry helper lives in `net/retry.py`", True),
+        ("The parsed rules are stored under ~/.cache/tool", True),
+        # where a thing is, with what goes wrong or why: a cause
+        ("The config is stored in ~/.x, so the container never sees it", False),
+        ("The fixture sits in tests/data, which the loader does not scan", False),
+        ("The cache lives in /tmp and is wiped when the runner restarts", False),
+        ("The loader reads the host config at init time", False),
+    ],
+)
+def test_a_cause_that_reports_where_a_thing_is_now_is_no_mechanism(said, placed):
+    assert bool(own_account(said)) == placed
+    assert ("where a thing is now" in own_account(said)) == placed
+    assert own_account(said, cause=False) == ""  # a fix may say where a thing is to go
+
+
+@pytest.mark.parametrize(
+    ("said", "running"),
+    [
+        ("The check suite is still running rather than failing: completed jobs are green", True),
+        ("CI jobs are pending on the Windows runners", True),
+        ("The nightly build is in progress", True),
+        # how a run behaves, or a run still going with a reason: a cause
+        ("The health check is running too quickly: it waits only 3 seconds", False),
+        ("The deploy job is still running when the next one starts, so they race", False),
+        ("The build fails because the cache is stale", False),
+    ],
+)
+def test_a_cause_that_reports_a_run_not_finished_is_no_mechanism(said, running):
+    assert ("not finished" in own_account(said)) == running
+
+
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        ("PR [#10949](https://github.com/jdx/mise/pull/10949) fixes DMG extraction", True),
+        ("PR #12 adds the retry to the uploader", True),
+        ("Commit 1a2b3c4d also resolves the flaky port test", True),
+        ("[#88](https://example.com/pull/88) bumps the base image", True),
+        # a numbered change that broke something, or no number: not a summary of one
+        ("PR #12 broke the uploader because it drops the header", False),
+        ("The change to the parser in v2 drops trailing commas", False),
+        ("Version 1.2.3 fixes nothing for ARM builds", False),
+    ],
+)
+def test_a_cause_that_says_what_a_numbered_change_does_is_no_mechanism(said, summary):
+    assert ("what a change does" in own_account(said)) == summary
+
+
+@pytest.mark.parametrize(
+    ("said", "wish"),
+    [
+        ("What i meant was when i finally release this, i want low friction for updates", True),
+        ("I'd like the report to list every sensor", True),
+        ("I would like a table with the links", True),
+        # a rule said as what anyone is to do, a team's will, or for every time
+        ("I want the tests always run with -race", False),
+        ("From now on I'd like a changelog entry in every PR", False),
+        ("We want the CLI to stay dependency-free", False),
+        ("I want it simple, so use the standard library only", False),
+        ("You should use pnpm, I want one lockfile", False),
+        ("I don't want mocks in the integration tests", False),
+    ],
+)
+def test_a_persons_own_wish_for_the_task_directs_no_one(said, wish):
+    assert ("wants from this task" in directs_no_one(said)) == wish
+    assert bool(about_this_turn(said)) == wish
