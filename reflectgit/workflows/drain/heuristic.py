@@ -504,12 +504,23 @@ def said_by(action: Mapping[str, Any]) -> str:
     return m.group("who") if m else ""
 
 
+def announces_only(fix: str) -> bool:
+    """Does ``fix`` end where it announces what follows ("The fix involves:", "Two changes
+    fix it:")? A sentence that ends in a colon leads in to a list or a block that the writer
+    read no further into, so the note's fix, and its how-to-apply, is the lead-in alone: a
+    reader is told that there is a fix, not what it is. (A fix that goes on after its colon,
+    "The fix: pin the version", says it.)"""
+    return fix.rstrip(" .*_").endswith(":")
+
+
 def no_lesson(action: Mapping[str, Any]) -> str:
     """Why a candidate note speaks of this turn rather than stating a lesson for later
     (``notes/generality``), or ``""``. A person's rule must not be a remark on this turn's
     output or a recount of this exchange; a cause the assistant found must not be its account
     of its own work. Every path to a note passes here, so a kind of junk one reader lets by
     is caught the same way as from the others."""
+    if announces_only(str(action.get("fix") or "")):
+        return "its fix only announces what follows, which the note does not carry"
     who = said_by(action)
     if action["learning_type"] == "correction" and who.startswith("person"):
         return about_this_turn(str(action["title"]))
@@ -2613,12 +2624,16 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
       only describes (a command list, a layout), is no rule the person gave.
     """
     persons = [t for t in transcript.turns if t.speaker == PERSON]
+    before = turn_before(transcript)
     out: list[dict[str, Any]] = []
     for i, turn in enumerate(persons):
         if turn.record < since:
             continue
         end = persons[i + 1].record if i + 1 < len(persons) else None
         said = clean(turn.text).strip()
+        # a turn with no term of its own ("yes", "ok, do that") grants what the assistant put
+        # to the person just before: that is what the person's word was about
+        about = said if _terms(said) else before(turn.record)
         for call in transcript.tool_calls:
             if call.record <= turn.record or (end is not None and call.record > end):
                 continue
@@ -2626,7 +2641,9 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
                 continue  # Codex's apply_patch: the patch itself is the input
             paths = call_from(call.name, call.input).paths
             if _MEMORY.search("\n".join(paths)):
-                action = _memory_feedback(call, said) if isinstance(call.input, Mapping) else None
+                action = (
+                    _memory_feedback(call, said, about) if isinstance(call.input, Mapping) else None
+                )
             else:
                 named = [p for p in paths if _INSTRUCTIONS.search(p) and _names_file(said, p)]
                 action = _written_rule(call, said, named[0]) if named else None
@@ -2635,12 +2652,26 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
     return out
 
 
-def _memory_feedback(call: ToolCall, said: str) -> dict[str, Any] | None:
+def said_of(saved: str, said: str) -> bool:
+    """Is what the assistant saved as the person's guidance (a memory's name and description)
+    about what the person's turn before it says: one term shared, at least? The assistant also
+    saves, after any turn, what it gathered elsewhere (an earlier session, its own reading):
+    such a memory is not the person's word at that turn, and the turn it would quote as its
+    evidence does not bear it out ("do we need a framework like playwright?" under "the owner
+    runs unannounced drills"). A saved rule restates the turn in its own words, but names
+    what it is about as the turn did ("the name will cause issues with the other agent" ->
+    "SKILL.md frontmatter must stay cross-agent compatible")."""
+    return bool(_terms(saved) & _terms(said))
+
+
+def _memory_feedback(call: ToolCall, said: str, about: str) -> dict[str, Any] | None:
     m = _FRONT.match(str(call.input.get("content") or ""))
     front = {f["key"]: f["value"] for f in _FIELD.finditer(m.group("front"))} if m else {}
     if front.get("type") != "feedback" or not front.get("name"):
         return None
     described = front.get("description", "").rstrip(" .")
+    if not said_of(f"{front['name']} {described}", about):
+        return None
     # a name that is a file's slug ("vale-scope-agent-docs-only") says less than the description
     title = front["name"] if " " in front["name"] or not described else described
     return _action(
