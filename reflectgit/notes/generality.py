@@ -423,8 +423,10 @@ def unfinished_run(cause: str) -> bool:
 # a summary of a piece of work, which says what was changed and not what went wrong or why.
 # ("PR #12 broke the build because X" has a verb of what went wrong, and is not this.)
 _CHANGE_SUMMARY = re.compile(
-    r"^\W*(?:(?:pr|pull\s+request|mr|merge\s+request|commit|patch|change)\s+)?"
-    r"(?:\[[^\]\n]*\]\([^)\n]*\)|#\d+|`?[0-9a-f]{7,40}`?(?=\s))\s+"
+    r"^\W*(?:(?:(?:pr|pull\s+request|mr|merge\s+request|commit|patch|change)\s+)?"
+    r"(?:\[[^\]\n]*\]\([^)\n]*\)|#\d+)"
+    # a hash is a change's name only after its kind ("commit 1a2b3c4"): alone, it may be a word
+    r"|(?:commit|patch|change)\s+`?[0-9a-f]{7,40}`?(?=\s))\s+"
     r"(?:(?:also|only|just)\s+)?(?:fix(?:es|ed)?|address(?:es|ed)?|resolv(?:es|ed)|clos(?:es|ed)|"
     r"implement(?:s|ed)|add(?:s|ed)|updat(?:es|ed)|bump(?:s|ed)?)\b",
     re.I,

@@ -357,3 +357,8 @@ def test_a_cause_that_says_what_a_numbered_change_does_is_no_mechanism(said, sum
 def test_a_persons_own_wish_for_the_task_directs_no_one(said, wish):
     assert ("wants from this task" in directs_no_one(said)) == wish
     assert bool(about_this_turn(said)) == wish
+
+
+def test_a_hash_names_a_change_only_after_its_kind():
+    assert own_account("Commit 1a2b3c4 adds the retry to the uploader")
+    assert own_account("Defaced adds nothing to the uploader") == ""  # a word of hex letters
