@@ -2188,13 +2188,14 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
     """Causes whose fix is running the failing command differently: a constraint of where it
     runs (the agent's sandbox, the shell's toolchain, a remote the tool cannot read) that the
     assistant finds and works around. A command fails; the assistant states why, naming a term
-    of the failure and one of what it then changes (the words it adds or puts in place, or
-    the justification it gives for leaving the sandbox); and the same command, run again before
-    the person speaks with those words or outside the sandbox, nothing edited and nothing
-    changed by a command in between, now succeeds. The change is the lesson: where the same
-    command runs into the same constraint again, it says how to run it. The first rerun
-    decides: one unchanged is a retry (``command_fixes``' reading), one that still fails
-    confirms nothing. For the assistant's turns at or after record ``since``."""
+    of the failure and one of what it then changes (the option it adds: ``run_differently``,
+    or the justification it gives for leaving the sandbox); and the same command, run again
+    before the person speaks with that option or outside the sandbox, nothing edited and
+    nothing changed by a command in between, now succeeds. The change is the lesson: where the
+    same command runs into the same constraint again, it says how to run it. The first rerun
+    decides: one unchanged is a retry (``command_fixes``' reading), one that still fails or
+    runs less (``narrower``) confirms nothing. For the assistant's turns at or after record
+    ``since``."""
     from reflectgit.notes.shellcommand import simple_commands, without_redirections
 
     edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
