@@ -85,6 +85,7 @@ from reflectgit.notes.transcripts import (
     ToolCall,
     Transcript,
     Turn,
+    exited_badly,
     goes_on,
     still_running,
 )
@@ -1502,8 +1503,8 @@ def _cause_codes(action: Mapping[str, Any]) -> set[str]:
 
 class Ran(NamedTuple):
     """A command the assistant ran: its call, the record of its result, its text, its output,
-    whether the tool reported an error, and the test run read from it (None: not a test run,
-    or nothing definite)."""
+    whether the tool reported an error, the test run read from it (None: not a test run,
+    or nothing definite), and whether it ended where the transcript last reads it."""
 
     call: ToolCall
     result: int
@@ -1511,6 +1512,7 @@ class Ran(NamedTuple):
     output: str
     is_error: bool
     run: testruns.TestRun | None
+    ended: bool = True  # False: still running where the transcript stops reading it
 
 
 def commands_run(transcript: Transcript) -> list[Ran]:
@@ -1521,7 +1523,8 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     # Codex's unified exec: a command still running when its call returned ("Process running
     # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
     # session; a code-mode program still running ("Script running with cell ID N") in the
-    # results of ``wait`` calls naming its cell. Its output, exit code and test run are read
+    # results of ``wait`` calls naming its cell; Claude Code's background command ("Command
+    # running in background with ID: X") in those of ``TaskOutput``/``BashOutput`` naming it. Its output, exit code and test run are read
     # from them together, at the record where it ended, so a test run that took longer than
     # the call's wait is read whole.
     running: dict[str, Ran] = {}
@@ -1535,7 +1538,8 @@ def commands_run(transcript: Transcript) -> list[Ran]:
             out.remove(first)  # read again with the rest of its output, where it ended
             output = f"{first.output}\n{result.content}"
             run = testruns.read_run(first.command, output)
-            ran = Ran(first.call, result.record, first.command, output, result.is_error, run)
+            failed = result.is_error or exited_badly(result.content)
+            ran = Ran(first.call, result.record, first.command, output, failed, run)
         else:
             command = _command(call.input)
             if not command.strip():
@@ -1544,7 +1548,8 @@ def commands_run(transcript: Transcript) -> list[Ran]:
             ran = Ran(call, result.record, command, result.content, result.is_error, run)
         still = still_running(result.content)
         if still:
-            running[still] = ran  # not ended yet: what it said so far, until it goes on
+            ran = ran._replace(ended=False)  # what it said so far, until it goes on
+            running[still] = ran
         out.append(ran)
     return out
 
@@ -2225,6 +2230,8 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
                 continue  # another command: look further
             if (not added and not escaped) or _fails(rerun) or narrower(failed.run, rerun.run):
                 break  # run again unchanged, still failing, or on less: no workaround confirmed
+            if not rerun.ended:
+                break  # still running where the transcript stops reading it: no result yet
             between = [r for r in later if r.call.record < rerun.call.record]
             if any(failed.result < e < rerun.call.record for e in edits) or any(
                 changing_command(r.command) for r in between

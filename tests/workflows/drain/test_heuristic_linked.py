@@ -874,3 +874,69 @@ def test_a_codex_command_escalated_out_of_the_sandbox_is_read_with_its_justifica
 )
 def test_the_cause_part_leaves_out_a_disclaimer_and_the_next_step(sentence, cause):
     assert heuristic.cause_part(sentence) == cause
+
+
+# Claude Code's background command: the Bash call returns only a task id; its output, status
+# and exit code come in the results of later ``TaskOutput`` calls naming it, read together where
+# it ended, as Codex's polled commands are.
+def _task(call: str, task: str, status: str, ending: str) -> list:
+    content = (
+        f"<retrieval_status>{'timeout' if status == 'running' else 'success'}</retrieval_status>"
+        f"\n\n<task_id>{task}</task_id>\n\n<task_type>local_bash</task_type>\n\n"
+        f"<status>{status}</status>\n\n{ending}"
+    )
+    return _call(call, "TaskOutput", {"task_id": task, "block": True}, content)
+
+
+def _in_background(*polls: list) -> heuristic.Transcript:
+    from reflectgit.notes.transcripts import parse_lines
+
+    launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
+    turns = [*_call("b0", "Bash", {"command": "pytest -q", "run_in_background": True}, launched)]
+    for poll in polls:
+        turns += poll
+    lines = []
+    for i, record in enumerate(turns):
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    return parse_lines(lines)
+
+
+def test_a_background_test_run_is_read_whole_where_it_ended():
+    t = _in_background(
+        _task("p1", "b7f3a1", "running", "<output>\ncollecting ...\n</output>"),
+        _task(
+            "p2", "b7f3a1", "completed", "<exit_code>0</exit_code>\n\n<output>\n12 passed in 3.2s\n"
+        ),
+    )
+    [ran] = heuristic.commands_run(t)
+    assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
+    assert ran.run is not None and ran.run.green and not ran.is_error and ran.ended
+
+
+def test_a_background_run_that_exits_non_zero_failed():
+    ending = "<exit_code>1</exit_code>\n\n<output>\n=== 1 failed, 11 passed in 3.2s ===\n"
+    [ran] = heuristic.commands_run(_in_background(_task("p1", "b7f3a1", "completed", ending)))
+    assert ran.is_error and ran.run is not None and not ran.run.green
+
+
+def test_a_background_run_never_read_to_its_end_has_not_ended():
+    [ran] = heuristic.commands_run(
+        _in_background(_task("p1", "b7f3a1", "running", "<output>\ncollecting ...\n</output>"))
+    )
+    assert not ran.ended and ran.run is None
+    # a poll of another task continues nothing read here
+    [ran] = heuristic.commands_run(
+        _in_background(_task("p1", "c0ffee1", "completed", "<exit_code>0</exit_code>\n"))
+    )
+    assert not ran.ended and "12 passed" not in ran.output
+
+
+def test_a_rerun_left_running_in_the_background_confirms_no_workaround(tmp_path):
+    launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
+    again = {
+        "command": "pytest -q tests/integration",
+        "dangerouslyDisableSandbox": True,
+        "run_in_background": True,
+    }
+    assert _actions(tmp_path, _sandboxed(rerun=again, after=launched)) == []
