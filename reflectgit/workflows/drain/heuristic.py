@@ -1524,9 +1524,9 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
     # session; a code-mode program still running ("Script running with cell ID N") in the
     # results of ``wait`` calls naming its cell; Claude Code's background command ("Command
-    # running in background with ID: X") in those of ``TaskOutput``/``BashOutput`` naming it. Its output, exit code and test run are read
-    # from them together, at the record where it ended, so a test run that took longer than
-    # the call's wait is read whole.
+    # running in background with ID: X") in those of ``TaskOutput``/``BashOutput`` naming it.
+    # Its output, exit code and test run are read from them together, at the record where it
+    # ended, so a test run that took longer than the call's wait is read whole.
     running: dict[str, Ran] = {}
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
