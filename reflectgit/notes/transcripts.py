@@ -738,25 +738,52 @@ def _script_output(word: str, cell: str, parts: list[str]) -> tuple[str, bool]:
     return content, failed
 
 
+# Claude Code's background command: a Bash call run in the background (or moved there when it
+# ran long) returns only its task id; its output, status and exit code come in the results of
+# later ``TaskOutput`` (``task_id``) or ``BashOutput`` (``bash_id``) calls naming it, tagged
+# (``<status>running</status>`` until it ends, then ``completed`` with ``<exit_code>N``).
+BACKGROUND = re.compile(r"\ACommand running in background with ID: (\w+)")
+_TASK_RUNNING = re.compile(
+    r"\A<retrieval_status>\w+</retrieval_status>\s*<task_id>(\w+)</task_id>\s*"
+    r"(?:<task_type>\w+</task_type>\s*)?<status>running</status>"
+)
+_TASK_EXIT = re.compile(r"<status>\w+</status>\s*<exit_code>(-?\d+)</exit_code>")
+
+
 def still_running(content: str) -> str:
     """The run a result says is still going (``session N``: a unified exec command; ``cell
-    N``: a code-mode program), ``""`` when it ended."""
+    N``: a code-mode program; ``task N``: Claude Code's background command), ``""`` when it
+    ended."""
     m = RUNNING.match(content)
     if m is not None:
         return f"session {m.group(1)}"
+    m = BACKGROUND.match(content) or _TASK_RUNNING.match(content)
+    if m is not None:
+        return f"task {m.group(1)}"
     word, cell, _ = codemode.status([content])
     return f"cell {cell}" if word == codemode.RUNNING else ""
 
 
 def goes_on(tool_input: Any) -> str:
     """The run a call resumes (Codex's ``write_stdin`` names a session, code mode's ``wait``
-    a cell), ``""`` for none."""
+    a cell, Claude Code's ``TaskOutput`` and ``BashOutput`` a background task), ``""`` for
+    none."""
     if isinstance(tool_input, dict):
         if tool_input.get("session_id") is not None:
             return f"session {tool_input['session_id']}"
         if tool_input.get("cell_id") is not None:
             return f"cell {tool_input['cell_id']}"
+        for key in ("task_id", "bash_id"):
+            if isinstance(tool_input.get(key), str):
+                return f"task {tool_input[key]}"
     return ""
+
+
+def exited_badly(content: str) -> bool:
+    """Does a background task's result say it ended with a non-zero exit code? (Its tool
+    result is no error: the call that read it succeeded.)"""
+    m = _TASK_EXIT.search(content[:400])
+    return m is not None and int(m.group(1)) != 0
 
 
 def _codex_output(output: Any) -> tuple[str, bool]:

@@ -36,10 +36,14 @@ no phrasing the writer knows is read from the session's structure (``linked_caus
 assistant's statement between a failure and the confirmed edit acting on it, naming both (not
 one that only restates what failed, nor one describing the change being made), and so is a
 fix made by a command rather than an edit (``command_fixes``: the failing command passes when
-run again after a command that changes state). A run's result followed by the assistant's next
-step ("The new test passed ...; I'm updating the fixture") is narration, not a cause. A
-cause diagnosed in a stretch that edited nothing is confirmed across the person's go-ahead
-("ok make a pr to fix") by the next stretch's edits and passing run (``diagnosed_causes``).
+run again after a command that changes state), and so is one worked around by running the
+failing command differently (``rerun_fixes``: the same command run again outside the agent's
+sandbox or with an option added passes, and the assistant's statement between names what
+failed and what the change is about: a constraint of where it runs, and how to run it there).
+A run's result followed by the assistant's next step ("The new test passed ...; I'm updating
+the fixture") is narration, not a cause. A cause diagnosed in a stretch that edited nothing is
+confirmed across the person's go-ahead ("ok make a pr to fix") by the next stretch's edits
+and passing run (``diagnosed_causes``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ from reflectgit.notes.transcripts import (
     ToolCall,
     Transcript,
     Turn,
+    exited_badly,
     goes_on,
     still_running,
 )
@@ -1474,6 +1479,8 @@ def write(prepared: Prepared) -> dict[str, Any]:
             # a fix made by a command may come before the first signal: read from where this
             # drain's reading starts (an earlier drain's part excepted)
             *command_fixes(transcript, ran, prepared.floor_record),
+            # and so may a command run again differently (outside the sandbox, with a flag)
+            *rerun_fixes(transcript, ran, prepared.floor_record),
         ]:
             text = f"{action['title']} {action['rule']}"
             if not no_lesson(action) and not any(
@@ -1507,8 +1514,8 @@ def _cause_codes(action: Mapping[str, Any]) -> set[str]:
 
 class Ran(NamedTuple):
     """A command the assistant ran: its call, the record of its result, its text, its output,
-    whether the tool reported an error, and the test run read from it (None: not a test run,
-    or nothing definite)."""
+    whether the tool reported an error, the test run read from it (None: not a test run,
+    or nothing definite), and whether it ended where the transcript last reads it."""
 
     call: ToolCall
     result: int
@@ -1516,6 +1523,7 @@ class Ran(NamedTuple):
     output: str
     is_error: bool
     run: testruns.TestRun | None
+    ended: bool = True  # False: still running where the transcript stops reading it
 
 
 def commands_run(transcript: Transcript) -> list[Ran]:
@@ -1526,9 +1534,10 @@ def commands_run(transcript: Transcript) -> list[Ran]:
     # Codex's unified exec: a command still running when its call returned ("Process running
     # with session ID N") goes on in the results of later ``write_stdin`` calls naming that
     # session; a code-mode program still running ("Script running with cell ID N") in the
-    # results of ``wait`` calls naming its cell. Its output, exit code and test run are read
-    # from them together, at the record where it ended, so a test run that took longer than
-    # the call's wait is read whole.
+    # results of ``wait`` calls naming its cell; Claude Code's background command ("Command
+    # running in background with ID: X") in those of ``TaskOutput``/``BashOutput`` naming it.
+    # Its output, exit code and test run are read from them together, at the record where it
+    # ended, so a test run that took longer than the call's wait is read whole.
     running: dict[str, Ran] = {}
     for result in transcript.tool_results:
         call = calls.get(result.call_id)
@@ -1540,7 +1549,8 @@ def commands_run(transcript: Transcript) -> list[Ran]:
             out.remove(first)  # read again with the rest of its output, where it ended
             output = f"{first.output}\n{result.content}"
             run = testruns.read_run(first.command, output)
-            ran = Ran(first.call, result.record, first.command, output, result.is_error, run)
+            failed = result.is_error or exited_badly(result.content)
+            ran = Ran(first.call, result.record, first.command, output, failed, run)
         else:
             command = _command(call.input)
             if not command.strip():
@@ -1549,7 +1559,8 @@ def commands_run(transcript: Transcript) -> list[Ran]:
             ran = Ran(call, result.record, command, result.content, result.is_error, run)
         still = still_running(result.content)
         if still:
-            running[still] = ran  # not ended yet: what it said so far, until it goes on
+            ran = ran._replace(ended=False)  # what it said so far, until it goes on
+            running[still] = ran
         out.append(ran)
     return out
 
@@ -2147,6 +2158,130 @@ def command_fixes(
     return out
 
 
+# Running a command outside the agent's sandbox is a field of the call, not a word of the
+# command: Codex's ``sandbox_permissions: "require_escalated"`` (asked of the person, with the
+# assistant's ``justification``) and Claude Code's ``dangerouslyDisableSandbox: true``.
+OUTSIDE_SANDBOX = "outside the sandbox"
+
+
+def outside_sandbox(tool_input: Any) -> bool:
+    """Does the call run its command outside the agent's sandbox?"""
+    if not isinstance(tool_input, Mapping):
+        return False
+    return (
+        tool_input.get("sandbox_permissions") == "require_escalated"
+        or tool_input.get("dangerouslyDisableSandbox") is True
+    )
+
+
+def run_differently(failed: Sequence[str], again: Sequence[str]) -> tuple[str, ...]:
+    """The words ``again`` adds to ``failed`` (both a simple command's words) to run it another
+    way: every word of ``failed`` kept, and among the words added an option (``-x``,
+    ``--repo o/r``, rustup's ``+1.96.0``) that says how it runs (``cargo +1.96.0 test`` of
+    ``cargo test``; ``gh issue view 5 --repo o/r`` of ``gh issue view 5``). ``()`` when it is
+    another command, the same one unchanged, one that drops a word (it runs on something else:
+    another file, another remote, a narrower test selection) or one that only adds operands
+    (it reads more, it does not run differently)."""
+    if len(failed) < 2 or len(again) <= len(failed) or failed[0] != again[0]:
+        return ()
+    if any(w not in again for w in failed):
+        return ()
+    added = tuple(w for w in again if w not in failed)
+    return added if any(w[:1] in "-+" and len(w) > 1 for w in added) else ()
+
+
+def narrower(first: testruns.TestRun | None, then: testruns.TestRun | None) -> bool:
+    """Did test run ``then`` run less than ``first``: a name filter ``first`` had not, or
+    fewer tests than ``first`` counted? A green narrower run says nothing of what failed."""
+    if first is None or then is None:
+        return False
+    return bool(set(then.filters) - set(first.filters)) or (
+        then.passed + then.failures < first.passed + first.failures
+    )
+
+
+def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> list[dict[str, Any]]:
+    """Causes whose fix is running the failing command differently: a constraint of where it
+    runs (the agent's sandbox, the shell's toolchain, a remote the tool cannot read) that the
+    assistant finds and works around. A command fails; the assistant states why, naming a term
+    of the failure and one of what it then changes (the option it adds: ``run_differently``,
+    or the justification it gives for leaving the sandbox); and the same command, run again
+    before the person speaks with that option or outside the sandbox, nothing edited and
+    nothing changed by a command in between, now succeeds. The change is the lesson: where the
+    same command runs into the same constraint again, it says how to run it. The first rerun
+    decides: one unchanged is a retry (``command_fixes``' reading), one that still fails or
+    runs less (``narrower``) confirms nothing. For the assistant's turns at or after record
+    ``since``."""
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
+
+    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    persons = [t.record for t in turns if t.speaker == PERSON]
+    out: list[dict[str, Any]] = []
+    for i, failed in enumerate(ran):
+        core = _core(failed.command)
+        if len(core) < 2 or not _fails(failed):
+            continue
+        end = min((r for r in persons if r > failed.result), default=None)
+        later = [
+            r
+            for r in ran[i + 1 :]
+            if r.call.record > failed.result and (end is None or r.call.record < end)
+        ]
+        for rerun in later:
+            words = [without_redirections(w) for w in simple_commands(rerun.command)]
+            escaped = outside_sandbox(rerun.call.input) and not outside_sandbox(failed.call.input)
+            again = next((w for w in words if w == core), None)
+            added: tuple[str, ...] = ()
+            if again is None:
+                again, added = next(
+                    ((w, d) for w in words if (d := run_differently(core, w))), (None, ())
+                )
+            if again is None:
+                continue  # another command: look further
+            if (not added and not escaped) or _fails(rerun) or narrower(failed.run, rerun.run):
+                break  # run again unchanged, still failing, or on less: no workaround confirmed
+            if not rerun.ended:
+                break  # still running where the transcript stops reading it: no result yet
+            between = [r for r in later if r.call.record < rerun.call.record]
+            if any(failed.result < e < rerun.call.record for e in edits) or any(
+                changing_command(r.command) for r in between
+            ):
+                break  # a file edited or a state changed: the writer's other readings
+            said = [
+                t
+                for t in turns
+                if t.speaker == ASSISTANT
+                and failed.result < t.record < rerun.call.record
+                and t.record >= since
+            ]
+            if said:
+                out += _worked_around(said[-1].text, failed, rerun, again, added, escaped)
+            break
+    return out
+
+
+def _worked_around(
+    said: str,
+    failed: Ran,
+    rerun: Ran,
+    again: Sequence[str],
+    added: Sequence[str],
+    escaped: bool,
+) -> list[dict[str, Any]]:
+    """The note of ``rerun_fixes`` from the assistant's statement ``said``: linked to the
+    failure and to the change (the added words, the justification for leaving the sandbox)."""
+    justification = rerun.call.input.get("justification", "") if escaped else ""
+    change = " ".join([*added, OUTSIDE_SANDBOX if escaped else "", str(justification)])
+    command = " ".join(again)
+    where = f" {OUTSIDE_SANDBOX}" if escaped else ""
+    changed = f"with `{' '.join(added)[:120]}`" if added else ""
+    how = f"the failing command run again {' and '.join(filter(None, [changed, where.strip()]))}"
+    how = f"{how}: `{command[:120]}`"
+    action = _linked(said, [failed.output], change, how, set(), command=command, where=where)
+    return [action] if action is not None else []
+
+
 def _linked(
     said: str,
     failed: Sequence[str],
@@ -2155,10 +2290,12 @@ def _linked(
     own: set[str],
     said_as_cause: bool = False,
     command: str = "",
+    where: str = "",
 ) -> dict[str, Any] | None:
     """The note from the first sentence of ``said`` that states a fact naming a term of the
     failure and one of the edit not in ``own`` (what the session's earlier edits brought in),
-    with the fix said after it (else ``command``, the one that fixed it), else None. When that
+    with the fix said after it (else ``command``, the one that fixed it, run ``where`` it did),
+    else None. When that
     first sentence names nothing the failure (or the assistant's reading of it) did not, it
     restates what failed (the failing units' names, a cause already read), says nothing new of
     why, and the statement is no cause."""
@@ -2175,7 +2312,7 @@ def _linked(
     for at, sentence in enumerate(plain):
         if sentence.rstrip(" *_").endswith(("?", ":")) or _INTENT.match(sentence):
             continue
-        if _GUESS.search(_DISCLAIMER.sub("", sentence)):
+        if _GUESS.search(cause_part(sentence)):
             continue  # a hedge ("might", "probably"), or the assistant's own doing
         if said_as_cause and not (_CAUSE.search(sentence) or _LABELLED_CAUSE.match(sentence)):
             continue  # a report narrates what was done: only a sentence said as the cause is one
@@ -2192,7 +2329,7 @@ def _linked(
             continue  # "[Issue #12](...) is reporting a bug in X": where it was told, not why
         if narrates_a_run(sentence, plain[at + 1] if at + 1 < len(plain) else ""):
             continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
-        subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", _DISCLAIMER.sub("", sentence))))
+        subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause_part(sentence))))
         subject = subject.rstrip(" .;:!")
         if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
             continue  # "That's the ...", "This is ...": its subject is only the session's
@@ -2204,7 +2341,8 @@ def _linked(
         if todo and twins(subject, todo):
             todo = ""
         if not todo and command:
-            todo = f"Run `{command[:160]}`"  # the command that fixed it, when no fix was said
+            # the command that fixed it, when no fix was said (and where it ran: ``where``)
+            todo = f"Run `{command[:160]}`{where}"
         return _action(
             title=f"{subject}: {todo[:1].lower() + todo[1:]}" if todo else subject,
             rule=(_cap(todo) + ".") if todo else "",
@@ -2233,6 +2371,19 @@ _RELAYS = re.compile(
 # A trailing aside that denies ("X fails due to Y — not introduced by my rebase"): the
 # assistant disowning the failure, neither a hedge nor its own doing.
 _DISCLAIMER = re.compile(r"(?:\s[—–-]+\s*|,\s*)not\b[^.;!?]*[.;!?]?$", re.I)
+# A trailing clause of the assistant's own next step ("The sandbox blocks binding the dev
+# server to loopback, so I'm rerunning that command with escalation"): what it does about the
+# cause, said after it; the clause before it is the statement (the step is the fix's to say).
+_THEN_I = re.compile(
+    r"(?:,\s*|\s[—–-]+\s*|;\s*)(?:so|and|then)\s+(?:i['’]?m|i am|i['’]?ll|i will|let me|we['’]?ll|"
+    r"we will)\b[^.;!?]*[.;!?]?$",
+    re.I,
+)
+
+
+def cause_part(sentence: str) -> str:
+    """``sentence`` without a trailing disclaimer or the assistant's next step after it."""
+    return _THEN_I.sub("", _DISCLAIMER.sub("", sentence))
 
 
 # A run's result, said as what the run did: every clause's subject is a test or a run and its

@@ -689,3 +689,254 @@ def test_a_sentence_telling_where_a_failure_was_reported_relays_it(sentence):
 )
 def test_a_cause_is_no_relayed_report(sentence):
     assert not heuristic._RELAYS.match(sentence)
+
+
+# A constraint of where a command runs (the agent's sandbox, a missing option the environment
+# needs): the command fails, the assistant states why, and the same command run again outside
+# the sandbox or with an option added passes, nothing edited or installed in between.
+PORT_RED = (
+    "E   PermissionError: [Errno 1] Operation not permitted: bind 127.0.0.1:5432\n"
+    "=== 3 failed in 0.40s ==="
+)
+PORT_CAUSE = "The integration tests bind a local port, which the sandbox does not allow."
+
+
+def _sandboxed(
+    said: str | None = PORT_CAUSE,
+    rerun: dict | None = None,
+    after: str = "3 passed in 0.40s",
+    between: list | None = None,
+) -> list:
+    again = {"command": "pytest -q tests/integration", "dangerouslyDisableSandbox": True}
+    return [
+        ("user", "run the integration tests"),
+        *_run("s0", PORT_RED, "pytest -q tests/integration", error=True),
+        *([("assistant", said)] if said else []),
+        *(between or []),
+        *_call("s1", "Bash", rerun or again, after),
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_cause_worked_around_outside_the_sandbox_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _sandboxed())
+    assert action["root_cause"] == (
+        "The integration tests bind a local port, which the sandbox does not allow."
+    )
+    assert action["fix"] == "Run `pytest -q tests/integration` outside the sandbox."
+    assert "the failing command run again outside the sandbox" in action["body"]
+
+
+GH_RED = "none of the git remotes configured for this repository point to a known GitHub host"
+GH_CAUSE = "The `origin` remote is a proxy URL, so `gh` finds no GitHub host and needs `--repo`."
+
+
+def _optioned(rerun: str = "gh pr view 12 --repo acme/widgets", said: str = GH_CAUSE) -> list:
+    return [
+        ("user", "look at the open PR"),
+        *_run("g0", GH_RED, "gh pr view 12", error=True),
+        ("assistant", said),
+        *_run("g1", "title: Fix the flaky upload\nstate: OPEN", rerun),
+        ("assistant", "Done."),
+    ]
+
+
+def test_a_cause_worked_around_with_an_option_added_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _optioned())
+    assert action["title"].startswith("The `origin` remote is a proxy URL")
+    assert action["fix"] == "Run `gh pr view 12 --repo acme/widgets`."
+    assert (
+        "run again with `--repo acme/widgets`: `gh pr view 12 --repo acme/widgets`"
+        in (action["body"])
+    )
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # run again unchanged: a retry, not a workaround
+        _sandboxed(rerun={"command": "pytest -q tests/integration"}),
+        # still failing outside the sandbox
+        _sandboxed(after=PORT_RED),
+        # a narrower run: a name filter the failing run had not
+        _sandboxed(
+            rerun={"command": "pytest -q tests/integration -k upload"}, after="1 passed in 0.1s"
+        ),
+        # nothing said of why
+        _sandboxed(said=None),
+        # a statement naming nothing of the change
+        _sandboxed(said="The integration tests failed with a permission error on the bind."),
+        # something installed in between: the command fix's reading, not this one's
+        _sandboxed(between=_run("s9", "added 1 package", "npm install portfinder")),
+        # only an operand added: it reads more, it runs no differently
+        _optioned(rerun="gh pr view 12 13"),
+        # a word dropped: another target
+        _optioned(rerun="gh pr view --repo acme/widgets"),
+    ],
+    ids=[
+        "unchanged",
+        "still-fails",
+        "narrower",
+        "never-stated",
+        "names-nothing",
+        "installed",
+        "operand",
+        "dropped",
+    ],
+)
+def test_a_rerun_unchanged_failing_narrower_or_unexplained_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_file_edited_before_the_rerun_leaves_it_to_the_edits_reading(tmp_path):
+    edit = _edit("e1", "tests/conftest.py", "port=5432", "port=0")
+    actions = _actions(tmp_path, _sandboxed(between=edit))
+    assert not any("outside the sandbox" in a["body"] for a in actions)
+
+
+@pytest.mark.parametrize(
+    ("failed", "again", "added"),
+    [
+        ("cargo test", "cargo +1.96.0 test", ("+1.96.0",)),
+        ("gh pr view 12", "gh pr view 12 --repo acme/widgets", ("--repo", "acme/widgets")),
+        ("make deploy", "make -j1 deploy", ("-j1",)),
+        ("gh pr view 12", "gh pr view 12", ()),  # unchanged
+        ("gh pr view 12", "gh pr view 12 13", ()),  # an operand only
+        ("git push origin main", "git push -u https://h/o/r.git main", ()),  # a word dropped
+        ("cargo test", "npm test --silent", ()),  # another program
+        ("pytest", "pytest -x", ()),  # one word: no command run again, only a program
+    ],
+)
+def test_run_differently_is_the_same_command_with_an_option_added(failed, again, added):
+    assert heuristic.run_differently(failed.split(), again.split()) == added
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "outside"),
+    [
+        ({"cmd": "cargo test", "sandbox_permissions": "require_escalated"}, True),
+        ({"command": "npm test", "dangerouslyDisableSandbox": True}, True),
+        ({"cmd": "cargo test", "sandbox_permissions": "use_default"}, False),
+        ({"command": "npm test", "dangerouslyDisableSandbox": "yes"}, False),
+        ({"command": "npm test"}, False),
+        ("npm test", False),
+    ],
+)
+def test_outside_sandbox_reads_the_calls_own_field(tool_input, outside):
+    assert heuristic.outside_sandbox(tool_input) is outside
+
+
+BIND_RED = "error: mock server could not bind local port 127.0.0.1:0: Operation not permitted"
+
+
+def test_a_codex_command_escalated_out_of_the_sandbox_is_read_with_its_justification():
+    from reflectgit.notes.transcripts import parse_lines
+
+    said = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {
+                "type": "output_text",
+                "text": "The mock servers cannot bind local ports inside the sandbox, so I'm "
+                "rerunning the suite with escalation.",
+            }
+        ],
+    }
+    escalated = {
+        "cmd": "cargo test",
+        "sandbox_permissions": "require_escalated",
+        "justification": "Allow the tests to bind local mock-server ports?",
+    }
+    t = parse_lines(
+        _codex_lines(
+            _codex_call("c1", "exec_command", {"cmd": "cargo test"}),
+            _codex_out("c1", "Process exited with code 101", BIND_RED),
+            said,
+            _codex_call("c2", "exec_command", escalated),
+            _codex_out("c2", "Process exited with code 0", "test result: ok. 9 passed; 0 failed"),
+        )
+    )
+    [action] = heuristic.rerun_fixes(t, heuristic.commands_run(t))
+    # the assistant's next step after the cause is no part of it
+    assert action["root_cause"] == "The mock servers cannot bind local ports inside the sandbox."
+    assert action["fix"] == "Run `cargo test` outside the sandbox."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cause"),
+    [
+        ("X blocks Y, so I'm rerunning it with Z.", "X blocks Y"),
+        ("X blocks Y — and I'll pin it.", "X blocks Y"),
+        ("X fails because Y, not my change.", "X fails because Y"),
+        ("X blocks Y, so Z breaks.", "X blocks Y, so Z breaks."),  # a consequence, no step
+    ],
+)
+def test_the_cause_part_leaves_out_a_disclaimer_and_the_next_step(sentence, cause):
+    assert heuristic.cause_part(sentence) == cause
+
+
+# Claude Code's background command: the Bash call returns only a task id; its output, status
+# and exit code come in the results of later ``TaskOutput`` calls naming it, read together where
+# it ended, as Codex's polled commands are.
+def _task(call: str, task: str, status: str, ending: str) -> list:
+    content = (
+        f"<retrieval_status>{'timeout' if status == 'running' else 'success'}</retrieval_status>"
+        f"\n\n<task_id>{task}</task_id>\n\n<task_type>local_bash</task_type>\n\n"
+        f"<status>{status}</status>\n\n{ending}"
+    )
+    return _call(call, "TaskOutput", {"task_id": task, "block": True}, content)
+
+
+def _in_background(*polls: list) -> heuristic.Transcript:
+    from reflectgit.notes.transcripts import parse_lines
+
+    launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
+    turns = [*_call("b0", "Bash", {"command": "pytest -q", "run_in_background": True}, launched)]
+    for poll in polls:
+        turns += poll
+    lines = []
+    for i, record in enumerate(turns):
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    return parse_lines(lines)
+
+
+def test_a_background_test_run_is_read_whole_where_it_ended():
+    t = _in_background(
+        _task("p1", "b7f3a1", "running", "<output>\ncollecting ...\n</output>"),
+        _task(
+            "p2", "b7f3a1", "completed", "<exit_code>0</exit_code>\n\n<output>\n12 passed in 3.2s\n"
+        ),
+    )
+    [ran] = heuristic.commands_run(t)
+    assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
+    assert ran.run is not None and ran.run.green and not ran.is_error and ran.ended
+
+
+def test_a_background_run_that_exits_non_zero_failed():
+    ending = "<exit_code>1</exit_code>\n\n<output>\n=== 1 failed, 11 passed in 3.2s ===\n"
+    [ran] = heuristic.commands_run(_in_background(_task("p1", "b7f3a1", "completed", ending)))
+    assert ran.is_error and ran.run is not None and not ran.run.green
+
+
+def test_a_background_run_never_read_to_its_end_has_not_ended():
+    [ran] = heuristic.commands_run(
+        _in_background(_task("p1", "b7f3a1", "running", "<output>\ncollecting ...\n</output>"))
+    )
+    assert not ran.ended and ran.run is None
+    # a poll of another task continues nothing read here
+    [ran] = heuristic.commands_run(
+        _in_background(_task("p1", "c0ffee1", "completed", "<exit_code>0</exit_code>\n"))
+    )
+    assert not ran.ended and "12 passed" not in ran.output
+
+
+def test_a_rerun_left_running_in_the_background_confirms_no_workaround(tmp_path):
+    launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
+    again = {
+        "command": "pytest -q tests/integration",
+        "dangerouslyDisableSandbox": True,
+        "run_in_background": True,
+    }
+    assert _actions(tmp_path, _sandboxed(rerun=again, after=launched)) == []
