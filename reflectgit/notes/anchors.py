@@ -78,7 +78,9 @@ _STATEMENTS = (
     r"and|or|in|is|print|echo|assert|del|do|goto|typeof|sizeof|delete|using|import|from|with|"
     r"except|catch|lambda|match|go|defer|else)\b)"
 )
-_C_TYPE = r"[A-Za-z_][\w<>,\[\]*&: ]*[\s*&]"  # "static int ", "Map<K, V> "
+# "static int ", "Map<K, V> ", and a nullable type (Dart, C#: "Option? ", "List<int>? "), its
+# ``?`` right after the type (not ``cond ? f(x)``, a conditional)
+_C_TYPE = r"[A-Za-z_][\w<>,\[\]*&: ]*(?:(?<=[\w>\]])\?)?[\s*&]"
 # A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
 _C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(

@@ -27,10 +27,19 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
   written with its braces in one version and without in the other (``if (x) return y;`` and
   ``if (x) { return y; }``), in the languages where both mean the same;
 - a Python f-string made only of names and text (``f"{a.b}{c}-_="``) and the concatenation
-  of the same parts (``a.b + c + "-_="``).
+  of the same parts (``a.b + c + "-_="``);
+- a method called infix in Scala and Kotlin (``a max b``, ``keyName(k) valueName (v)``,
+  ``makeDef(...) required ()``) and the same call written with a dot (``a.max(b)``,
+  ``keyName(k).valueName(v)``): the language reads the first as the second;
+- casts that only tell the type checker (TypeScript's non-null ``x!`` and ``x as T``,
+  Python's ``typing.cast(T, x)``) and the value they wrap: both are erased before the code
+  runs. Only where one version's casts are among the other's (casts added or dropped): a
+  cast to another type (``as Foo`` become ``as Bar``) is kept for the comparison to see.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from reflectgit.notes.codediff import KEYWORDS, bound_names, is_name, spans, suffix
 
@@ -60,6 +69,30 @@ _BRACED = frozenset({"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "j
 _GUARDS = frozenset({"if", "for", "while"})
 # Words that may open a top-level binding before its name (``local``, ``const``).
 _DECLARE = frozenset({"local", "const", "let", "var"})
+# Languages where ``a name b`` calls the method ``name`` of ``a`` with ``b`` (Scala; Kotlin's
+# ``infix`` functions), and their words that stand between two expressions or names without
+# being a method (``x match {``, ``class A extends B``, ``x in xs``, ``val x by lazy``).
+_INFIX = frozenset({"scala", "sc", "kt", "kts"})
+# Languages whose casts are erased before the code runs (TypeScript's ``x!``, ``x as T``;
+# Python's ``typing.cast``), unlike Kotlin's ``!!`` or Dart's ``as``, which throw.
+_TS = frozenset({"ts", "tsx", "mts", "cts"})
+# TypeScript's words after which ``!`` negates what follows (``return !x``) and that ``as``
+# follows without casting (``import { a as b }``, ``export * as ns``).
+_TS_WORDS = frozenset({
+    "return", "typeof", "void", "await", "yield", "case", "in", "of", "throw", "new", "delete",
+    "else", "do", "instanceof", "keyof",
+})  # fmt: skip
+_NOT_METHODS = frozenset({
+    "abstract", "case", "catch", "class", "def", "do", "else", "extends", "final", "finally",
+    "for", "forSome", "if", "implicit", "import", "lazy", "match", "new", "object", "override",
+    "package", "private", "protected", "return", "sealed", "throw", "trait", "try", "type",
+    "val", "var", "while", "with", "yield", "given", "using", "then", "enum", "export", "end",
+    "derives", "extension", "as", "is", "in", "by", "where", "fun", "when", "interface",
+    "typealias", "constructor", "init", "companion", "data", "inline", "suspend", "operator",
+    "infix", "internal", "public", "open", "out", "get", "set", "const", "vararg", "noinline",
+    "crossinline", "reified", "annotation", "inner", "value", "actual", "expect", "tailrec",
+    "super", "this", "null", "true", "false",
+})  # fmt: skip
 
 
 def respell(
@@ -72,6 +105,8 @@ def respell(
     new = _one_spelling(new, ext, path, new if around is None else around)
     if ext in _PYTHON:
         old, new = _annotations(old, new, path)
+    if ext in _TS or ext in _PYTHON:
+        old, new = _erased_casts(old, new, path)
     if ext in _BRACED:
         toks_old, toks_new = _toks(old, path), _toks(new, path)
         old, new = (
@@ -93,6 +128,8 @@ def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
         text = _apply(text, _empty_interfaces(_toks(text, path)))
     if ext in _ROOTED:
         text = _apply(text, _root_scopes(_toks(text, path)))
+    if ext in _INFIX:
+        text = _apply(text, _infix_calls(_toks(text, path)))
     return _apply(text, _trailing_commas(_toks(text, path), ext))
 
 
@@ -483,4 +520,155 @@ def _single_statement_braces(toks: list[_Span], other: list[_Span]) -> list[_Edi
         if not any(theirs[m : m + len(unbraced)] == unbraced for m in range(len(theirs))):
             continue
         out += [(toks[i][1], toks[i][2], ""), (toks[close][1], toks[close][2], "")]
+    return out
+
+
+def _infix_calls(toks: list[_Span]) -> list[_Edit]:
+    """Scala and Kotlin: a method called infix, ``a name (b)`` or ``a name b``, written
+    ``a.name(b)``. Only where both operands stand on the method's line and each is plainly
+    one: on the left a name, a literal or a closing bracket, on the right a bracketed argument
+    list or one name or literal that nothing continues (``a name b.c`` is left as written:
+    its argument is not one token)."""
+    words = [t for t, _, _ in toks]
+    out: list[_Edit] = []
+    for i in range(1, len(words) - 1):
+        name, left, right = words[i], words[i - 1], words[i + 1]
+        if not is_name(name) or name in _NOT_METHODS or name[0].isdigit():
+            continue
+        if not (_operand(left) or left in (")", "]")) or left in _NOT_METHODS:
+            continue
+        if left == ")" and _opener(words, i - 1) in _NOT_METHODS:
+            continue  # ``if (x) name(y)``: a condition, then a statement
+        if right == "(":
+            out.append((toks[i][1], toks[i][2], "." + name))
+        elif (
+            _operand(right)
+            and right not in _NOT_METHODS
+            and (i + 2 == len(words) or words[i + 2] not in (".", "(", "[", "{"))
+        ):
+            out += [
+                (toks[i][1], toks[i][2], "." + name),
+                (toks[i + 1][1], toks[i + 1][2], f"({right})"),
+            ]
+    return out
+
+
+def _operand(token: str) -> bool:
+    """A name, a number or a string: one token that is a whole expression."""
+    return is_name(token) or token[:1].isdigit() or (token[:1] in "\"'" and len(token) > 1)
+
+
+def _opener(words: list[str], close: int) -> str:
+    """The word before the bracket that the one at ``close`` closes ("" when none)."""
+    depth = 0
+    for k in range(close, -1, -1):
+        depth += (words[k] in _CLOSE) - (words[k] in _OPEN)
+        if depth == 0:
+            return words[k - 1] if k else ""
+    return ""
+
+
+# --------------------------------------------------------------------------- casts
+
+
+def _erased_casts(old: str, new: str, path: str) -> tuple[str, str]:
+    """Both versions without their casts, when one version's casts (by the type they name)
+    are among the other's: casts were added or dropped, none changed its type."""
+    found_old, found_new = _casts(_toks(old, path), path), _casts(_toks(new, path), path)
+    if not found_old and not found_new:
+        return old, new
+    kinds_old = Counter(kind for _, kind in found_old)
+    kinds_new = Counter(kind for _, kind in found_new)
+    if not (kinds_old <= kinds_new or kinds_new <= kinds_old):
+        return old, new
+    return _apply(old, [e for e, _ in found_old]), _apply(new, [e for e, _ in found_new])
+
+
+def _casts(toks: list[_Span], path: str) -> list[tuple[_Edit, str]]:
+    """The erased casts of ``toks``: each as the edit that leaves its value alone, and the
+    type it names (``!`` for a non-null assertion)."""
+    words = [t for t, _, _ in toks]
+    out: list[tuple[_Edit, str]] = []
+    if suffix(path) in _PYTHON:
+        for i in range(len(words) - 1):
+            if words[i] != "cast" or words[i + 1] != "(":
+                continue
+            start = i
+            if i >= 2 and words[i - 1] == "." and words[i - 2] in ("t", "typing"):
+                start = i - 2
+            elif i and words[i - 1] == ".":
+                continue  # another object's ``cast``
+            close = _close(toks, i + 1)
+            comma = _top_comma(words, i + 1, close)
+            if comma is None or comma + 1 >= close:
+                continue
+            kind = "cast " + " ".join(words[i + 2 : comma])
+            out.append(
+                ((toks[start][1], toks[close][2], f" {_text_of(toks, comma + 1, close)} "), kind)
+            )
+        return out
+    statement_as = _import_exports(words)
+    for i in range(1, len(words)):
+        before = words[i - 1]
+        after_value = (is_name(before) and before not in _TS_WORDS) or before in (")", "]")
+        if words[i] == "!" and after_value:
+            out.append(((toks[i][1], toks[i][2], ""), "!"))
+        elif words[i] == "as" and after_value and i not in statement_as:
+            end = _type_end(words, i + 1)
+            if end > i + 1:
+                kind = "as " + " ".join(words[i + 1 : end])
+                out.append(((toks[i][1], toks[end - 1][2], ""), kind))
+    return out
+
+
+def _text_of(toks: list[_Span], start: int, end: int) -> str:
+    """The tokens from ``start`` up to ``end`` (not included), joined by spaces."""
+    return " ".join(t for t, _, _ in toks[start:end] if t != "\n")
+
+
+def _top_comma(words: list[str], open_at: int, close: int) -> int | None:
+    """The first ``,`` directly inside the bracket at ``open_at``."""
+    depth = 0
+    for k in range(open_at, close):
+        depth += (words[k] in _OPEN) - (words[k] in _CLOSE)
+        if depth == 1 and words[k] == ",":
+            return k
+    return None
+
+
+def _type_end(words: list[str], at: int) -> int:
+    """Where a TypeScript type written from ``at`` ends: a name with its qualifiers, its
+    type arguments (``Readonly<T>``) and array brackets (``T[]``), or ``const``."""
+    k = at
+    if k >= len(words) or not is_name(words[k]):
+        return at
+    k += 1
+    while k + 1 < len(words) and words[k] == "." and is_name(words[k + 1]):
+        k += 2
+    if k < len(words) and words[k] == "<":
+        depth = 0
+        for j in range(k, len(words)):
+            depth += words[j].count("<") - words[j].count(">")
+            if depth <= 0:
+                k = j + 1
+                break
+            if words[j] in (";", "{", "}", "\n"):
+                return at
+    while k + 1 < len(words) and words[k] == "[" and words[k + 1] == "]":
+        k += 2
+    return k
+
+
+def _import_exports(words: list[str]) -> set[int]:
+    """The ``as`` of import and export statements (``import { a as b }``, ``export * as ns``):
+    they name, they do not cast."""
+    out: set[int] = set()
+    inside = False
+    for k, w in enumerate(words):
+        if w in ("import", "export") and (k == 0 or words[k - 1] in ("\n", ";")):
+            inside = w == "import" or (k + 1 < len(words) and words[k + 1] in ("{", "*"))
+        elif inside and (w == ";" or (w[:1] in "\"'`" and k and words[k - 1] == "from")):
+            inside = False
+        elif inside and w == "as":
+            out.add(k)
     return out

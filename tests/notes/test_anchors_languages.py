@@ -107,6 +107,9 @@ DEFINED = [
     ("  bool get hidden {\n    return true;\n  }\n", "hidden"),
     ("  Map<String, Command> get commands => _commands;\n", "commands"),
     ("  set usageLineLength(int value) {\n  }\n", "usageLineLength"),
+    # Dart and C#: a nullable return type
+    ("  Option? findByAbbreviation(String abbr) {\n    return null;\n  }\n", "findByAbbreviation"),
+    ("    public List<string>? Names(int n)\n    {\n    }\n", "Names"),
 ]
 
 NOT_DEFINED = [
@@ -133,6 +136,9 @@ NOT_DEFINED = [
     ("    if (command.hidden) return;\n    final x = cache.get(hidden);\n", "hidden"),
     ("    return map.get key {\n", "key"),
     ("  def run(implicit ev: Read[Duration]): Unit = ()\n", "ev"),
+    # a conditional's ``?`` is no nullable type
+    ("    var y = cond ? pick(a) : b;\n", "pick"),
+    ("    cond ? pick(a) : b;\n", "pick"),
 ]
 
 

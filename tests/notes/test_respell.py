@@ -193,3 +193,55 @@ def test_braces_around_one_statement_are_layout_around_two_they_are_not() -> Non
     assert respell("", added, "a.js") == ("", added)
     # a function's own braces, or an object literal's, are no guarded block
     assert codediff.compare("f = () => { go(); };\n", "f = () => go();\n", "a.js").stale
+
+
+def test_a_method_called_infix_is_the_same_call_written_with_a_dot() -> None:
+    old = "  def keyValueName(k: String, v: String): OptionDef[A, C] =\n"
+    old += "    keyName(k) valueName (v)\n"
+    dotted = old.replace("keyName(k) valueName (v)", "keyName(k).valueName(v)")
+    note = "`keyValueName(k, v)` is `keyName(k)` then `valueName(v)`."
+    assert codediff.compare(old, dotted, "Def.scala", note, "keyValueName").kind == "same"
+    arg = "  def arg(name: String): Def = makeDef(Arg, name) required ()\n"
+    assert codediff.compare(arg, arg.replace(" required ()", ".required()"), "P.scala").kind == (
+        "same"
+    )
+    assert codediff.compare("val m = a max b\n", "val m = a.max(b)\n", "M.kt").kind == "same"
+    # another method, or another argument, is another call
+    other = old.replace("keyName(k) valueName (v)", "keyName(k).unbounded(v)")
+    assert codediff.compare(old, other, "Def.scala", note, "keyValueName").stale
+    assert codediff.compare("val m = a max b\n", "val m = a.max(c)\n", "M.scala").stale
+    # an argument that goes on (``b.c``) is not one token: left as written
+    assert respell("a max b.c\n", "a.max(b.c)\n", "M.scala")[0] == "a max b.c\n"
+    # a condition and the statement it guards, language words between two names: no call
+    assert respell("if (x) foo(y)\n", "", "M.scala")[0] == "if (x) foo(y)\n"
+    assert respell("x match {\n", "", "M.scala")[0] == "x match {\n"
+    assert respell("class A extends B with C\n", "", "M.scala")[0] == "class A extends B with C\n"
+    # other languages read ``a name b`` otherwise
+    assert respell("a max b\n", "", "m.py")[0] == "a max b\n"
+
+
+def test_erased_casts_added_or_dropped_are_no_change_a_cast_retyped_is() -> None:
+    old = "\t\tif (comparator(array[it], value) <= 0) {\n\t\t\tfirst = ++it;\n\t\t}\n"
+    asserted = old.replace("array[it],", "array[it]!,")
+    note = "`lowerBound` advances while `comparator(array[it], value) <= 0`."
+    assert codediff.compare(old, asserted, "lower-bound.ts", note).kind == "same"
+    cast = "const q = new queueClass();\n"
+    assert codediff.compare(cast, "const q = new queueClass() as Q<T>[];\n", "a.ts").kind == (
+        "same"
+    )
+    raised = "    for s in signers:\n        pass\n    raise last_exception\n"
+    typed = raised.replace("raise last_exception", "raise t.cast(BadSignature, last_exception)")
+    assert codediff.compare(raised, typed, "ser.py", "`loads` raises the last error").kind == (
+        "same"
+    )
+    # a cast to another type both versions write is a change of the type
+    assert codediff.compare("x = y as Foo;\n", "x = y as Bar;\n", "a.ts").stale
+    # a negation is no assertion; a value that changed inside a cast is a change
+    assert codediff.compare("return !x;\n", "return x;\n", "a.ts").stale
+    assert codediff.compare("raise e\n", "raise t.cast(E, other)\n", "x.py").stale
+    # an import's ``as`` renames: it is kept
+    imported = 'import { a as b } from "x";\n'
+    assert respell(imported, 'import { a } from "x";\n', "a.ts")[0] == imported
+    # Kotlin's ``!!`` and Dart's ``as`` throw: not erased
+    assert codediff.compare("val v = x\n", "val v = x!!\n", "a.kt").stale
+    assert codediff.compare("var v = x;\n", "var v = x as Foo;\n", "a.dart").stale
