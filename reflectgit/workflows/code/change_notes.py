@@ -91,6 +91,16 @@ DESCRIBED_MIN = 2
 # ``parser.go``). Files are compared by name, not path: an anchor names the path at its commit,
 # and the file may have moved since (``tomli/_parser.py``, now ``src/tomli/_parser.py``). A
 # symbol only a commit message names has no file: its anchor's is not checked.
+# MESSAGE_SUBJECT: a name only the change's commit messages say (its code touched no symbol of
+# that name) is a note's subject as the symbol of one of its anchors (``selectColor``: the
+# message says the change is to that very code), but as a name of its title only when the
+# change's code touched one of the note's anchored symbols too (``load`` in ``browser.js``, the
+# file since moved, and ``localStorage`` in the message and the title). Alone, a title's name in
+# a message says what the change is near, not what it changed: a title names what the note is
+# about at large (``fix OnceCell::wait with features=parking_lot`` beside the note on the
+# ``parking_lot`` feature; ``Raise TypeError not AttributeError`` in ``loads`` beside the note
+# on ``load``'s ``AttributeError``).
+NAMED_IN_MESSAGE = "named in a commit message"
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
 # A changed file's name said whole (``setup.cfg``): weighs a word, is matched as a name (a
 # term with a dot is a file's name: words and symbols have none).
@@ -621,7 +631,7 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
         for name in _IDENTIFIER.findall(message):
             for part in name.strip("@()").split("."):
                 if _looks_like_code(part, name):
-                    put(part, SYMBOL_WEIGHT, "named in a commit message")
+                    put(part, SYMBOL_WEIGHT, NAMED_IN_MESSAGE)
         for word in _WORD.findall(message):
             put(word, MESSAGE_WEIGHT, "commit message")
     return out
@@ -690,7 +700,14 @@ def mentioned(
         elsewhere: list[Place] = []  # SAME_FILE: the anchors to look for at the base
         if subject is not None:
             its = [t for t in named if _is_name(t, weights)]
-            if not any(_is_subject(t, subject, defined, touched) for t in its):
+            # MESSAGE_SUBJECT: the change touched an anchored symbol of the note, in a file
+            # of its anchor's name: the message's names that its title says are its subject
+            near = any(
+                {p.rsplit("/", 1)[-1] for p, _ in where} & touched.get(name, set())
+                for name, where in defined.items()
+            )
+            spoken = {t for t in its if weights[t][1] == NAMED_IN_MESSAGE and not near}
+            if not any(_is_subject(t, subject, defined, touched, t in spoken) for t in its):
                 elsewhere = [(p, c, t) for t in its for p, c in defined.get(t, ())]
                 if not elsewhere:
                     continue  # SUBJECT_RULE: what it is anchored to is not what the change names
@@ -736,11 +753,14 @@ def _is_subject(
     subject: set[str],
     defined: Mapping[str, set[tuple[str, str]]],
     touched: Mapping[str, set[str]],
+    spoken: bool = False,
 ) -> bool:
     """Is ``name``, a name of the change, a note's subject (``SUBJECT_RULE``): a name of its
     title or of its anchors' files, or its anchors' symbol in a file of the name of one the
-    change touched that symbol in (``SAME_FILE``; any, for a name the change did not touch)?"""
-    if name in subject:
+    change touched that symbol in (``SAME_FILE``; any, for a name the change did not touch)?
+    A name only the commit messages say (``spoken``) only as its anchors' symbol
+    (``MESSAGE_SUBJECT``)."""
+    if name in subject and not spoken:
         return True
     files = {p.rsplit("/", 1)[-1] for p, _ in defined.get(name, ())}
     return bool(files) and (name not in touched or bool(files & touched[name]))

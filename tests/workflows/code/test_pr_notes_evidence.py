@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import git
 from tests.workflows.code.test_pr_notes import World
 
 BACKOFF_PY = """def backoff(n):
@@ -35,9 +36,9 @@ def test_a_0_or_a_1_written_in_the_anchored_code_is_no_news_of_it(world: Any) ->
         "backoff waits 2 ** n seconds, at most 60; a negative n counts as 0",
         "src/backoff.py:backoff",
     )
-    world.code.branch("ints")
-    world.code.write("src/backoff.py", BACKOFF_PY.replace("max(n, 0)", "max(int(n), 0)"))
-    world.code.commit("accept strings")
+    world.code.branch("clamp")
+    world.code.write("src/backoff.py", BACKOFF_PY.replace("max(n, 0)", "n if n > 0 else 0"))
+    world.code.commit("clamp without a call")
     # the changed line holds a 0 the note states, and nothing else it states
     assert nid not in ids(world.pr())
     world.code.branch("cap")
@@ -114,3 +115,54 @@ def test_a_symbol_is_a_notes_subject_only_in_a_file_of_its_anchors_name(world: A
     # lib/browser.js defines it no more: src/browser.js's is where it is now
     assert why[on_browser].startswith("mentions useColors (changed symbol)")
     assert on_node not in why  # node.js's useColors is another definition
+
+
+def test_a_name_only_a_commit_message_says_is_the_subject_of_its_anchor_not_a_title(
+    world: Any,
+) -> None:
+    world.code.write("src/warm.py", "def warm_pool(pool):\n    pool.fill()\n").commit("warm")
+    titled = world.note(
+        "The warm_pool setting prefills at startup",
+        "warm_pool in the settings makes the server prefill before serving",
+        "src/retry.py:backoff",
+    )
+    anchored = world.note(
+        "Warming fills the pool first",
+        "warm_pool fills every slot before the first request",
+        "src/warm.py:warm_pool",
+    )
+    world.code.branch("worker")
+    world.code.write("src/worker.py", "def run(jobs):\n    return [j() for j in jobs]\n")
+    world.code.commit("Run jobs once warm_pool is done")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    # the message names the anchored symbol: the change says it is about that code
+    assert why[anchored].startswith("mentions warm_pool (named in a commit message)")
+    # the title's setting of that name is what the note is about at large, not this change
+    assert titled not in why
+
+
+def test_a_titles_name_in_a_commit_message_counts_when_the_code_touched_an_anchored_symbol(
+    world: Any,
+) -> None:
+    world.code.write("lib/store.js", "function load() {\n  return window.storage;\n}\n")
+    world.code.commit("store")
+    nid = world.note(
+        "Namespaces come from localStorage_debug only",
+        "load reads localStorage_debug and nothing else",
+        "lib/store.js:load",
+    )
+    # rewritten in src/: not a rename git follows, the anchor stays behind
+    world.code.delete("lib/store.js")
+    world.code.write("src/store.js", "function load() {\n  return globalThis.storage;\n}\n")
+    world.code.write("src/other.js", "function save() {\n  return 1;\n}\n")
+    world.code.commit("rewrite the store")
+    world.code.branch("near")
+    world.code.write("src/other.js", "function save() {\n  return 2;\n}\n")
+    world.code.commit("Read localStorage_debug later")
+    assert world.pr() == []  # the message names the title's name; the code touched another
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("fallback")
+    world.code.write("src/store.js", "function load() {\n  return globalThis.storage || {};\n}\n")
+    world.code.commit("Fall back when localStorage_debug is missing")
+    why = {n["id"]: n["why"] for n in world.pr("--head", "fallback")}
+    assert why[nid].startswith("mentions localStorage_debug (named in a commit message)")
