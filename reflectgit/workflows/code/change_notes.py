@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from reflectgit.notes.codediff import CodeChange
 
 Env = Mapping[str, str] | None
+Place = tuple[str, str, str]  # an anchor's path, commit and symbol
 
 # An anchor's path and commit lines as the note writer emits them (``- path: x`` under
 # ``anchors:``, then ``  commit: sha``).
@@ -82,11 +83,46 @@ DESCRIBED_MIN = 2
 # passing (``RouteCollector`` in a note on ``simpleDispatcher``, the test table a script
 # reads) is not; nor is a word of a file's name, which many notes say. A note without anchors
 # has no stated subject: its whole text is read.
+# SAME_FILE: a symbol is an anchor's subject together with its file. A note anchored to
+# ``useColors`` in ``node.js`` is not about the ``useColors`` a change touched in ``browser.js``
+# (two definitions of one name, one per platform), as long as ``node.js`` defines it still at
+# the change's base; a symbol its anchored file no longer defines has moved, and where the
+# change touched it is where it is now (``expandVariables``, moved from ``godotenv.go`` into
+# ``parser.go``). Files are compared by name, not path: an anchor names the path at its commit,
+# and the file may have moved since (``tomli/_parser.py``, now ``src/tomli/_parser.py``). A
+# symbol only a commit message names has no file: its anchor's is not checked.
+# MESSAGE_SUBJECT: a name only the change's commit messages say (its code touched no symbol of
+# that name) is a note's subject as the symbol of one of its anchors (``selectColor``: the
+# message says the change is to that very code), but as a name of its title only when the
+# change's code touched one of the note's anchored symbols too (``load`` in ``browser.js``, the
+# file since moved, and ``localStorage`` in the message and the title). Alone, a title's name in
+# a message says what the change is near, not what it changed: a title names what the note is
+# about at large (``fix OnceCell::wait with features=parking_lot`` beside the note on the
+# ``parking_lot`` feature; ``Raise TypeError not AttributeError`` in ``loads`` beside the note
+# on ``load``'s ``AttributeError``).
+NAMED_IN_MESSAGE = "named in a commit message"
 SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
 # A changed file's name said whole (``setup.cfg``): weighs a word, is matched as a name (a
 # term with a dot is a file's name: words and symbols have none).
 FILE_WEIGHT = PATH_WEIGHT
 MENTION_MIN = 2.0
+# INCIDENTAL: the numbers 0 and 1 stand in most code (a first index, an empty or single count,
+# a flag, a byte of a wider literal: ``0x7F`` is read as 0): a note that states one is not named
+# by a change that writes one somewhere in its code (``'\\0'`` put in a sigil, a ``- 1`` added to
+# a length). A change whose touched names the note states are only these is read as changed in
+# nothing the note names; beside another name they count as usual.
+INCIDENTAL = frozenset({"0", "1"})
+# RESPELLED: a prose file (``diffs.PROSE``) whose change is only words respelled one for one, a
+# typo fixed (``benchmakrs`` to ``benchmarks``: two letters side by side swapped, or nearly
+# all letters in the same order, as long as each other but for one letter), says what it said: the note that
+# paraphrases the sentence is not news to its reviewer. Not in code, where a name respelled
+# once is another name; nor for a word added, dropped or replaced by another word.
+RESPELLED_MIN = 5
+RESPELLED_RATIO = 0.85
+_PROSE_WORD = re.compile(r"\w+|[^\w\s]")
+# RENAMED_ONLY: a symbol anchor whose file the change renames, its code unchanged, is not
+# listed: the code the note names is the same, and its anchor's path is ``stale``'s to report
+# (as moved). A file anchor stays listed: the note names the path the change renames.
 SEARCH_HITS = 30  # search hits read to check the rule
 MAX_QUERY_TERMS = 40
 DEFAULT_LIMIT = 10
@@ -350,18 +386,21 @@ def anchored(
                 score, why = SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
             elif change.symbols_known and verdict is not None:
                 why = f"anchored to {label}, which this change {what}"
-                if verdict.stale:
+                kind = verdict.kind
+                if verdict.stale and verdict.names and set(verdict.names) <= INCIDENTAL:
+                    kind = "elsewhere"  # INCIDENTAL: a 0 or a 1 is no news of the note's code
+                if kind == "changed":
                     score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
                     score += _precision(verdict.names)
-                elif diff.status == "renamed":
+                elif diff.status == "renamed" and not anchor.symbol:
                     score = FILE_CHANGED  # the anchor moves with it: the note names the old path
-                elif anchor.symbol and verdict.kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
+                elif anchor.symbol and kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
                     score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
                     said = ", ".join(states[:3])
                     why += f" (not what the note states; it says {said}, as the commit messages do)"
                 else:
                     continue  # the code it names is the same, or changed in nothing it names
-                if verdict.names:
+                if verdict.names and kind == "changed":
                     why += f" (the note names {', '.join(verdict.names[:3])})"
             elif anchor.symbol and change.symbols_known and diff.status != "added":
                 continue  # the symbol is in neither version: nothing of it changed
@@ -475,6 +514,7 @@ def _verdicts(
         old, new = texts[2 * i], texts[2 * i + 1]
         if old is None or new is None:
             continue
+        old, new = _as_reviewed(old, new, diff.new or "")
         symbol = anchor.symbol
         if symbol:
             old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
@@ -503,6 +543,48 @@ def _verdicts(
             old, new, path, said[nid] or None, None, titles[nid], reshaping=True
         )
     return out
+
+
+def _as_reviewed(old: str, new: str, path: str) -> tuple[str, str]:
+    """The two versions of an anchored file as a reviewer reads them for what they say: a
+    prose file changed only in its spelling (``RESPELLED``) as unchanged."""
+    if path.lower().endswith(diffs.PROSE) and _respelled_only(old, new):
+        return new, new
+    return old, new
+
+
+def _respelled_only(old: str, new: str) -> bool:
+    """Did ``old`` become ``new`` only by words respelled one for one (``RESPELLED``)?"""
+    from difflib import SequenceMatcher
+
+    a, b = _PROSE_WORD.findall(old), _PROSE_WORD.findall(new)
+    changed = False
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if op != "replace" or i2 - i1 != j2 - j1:
+            return False  # a word added or dropped says something else
+        for was, now in zip(a[i1:i2], b[j1:j2], strict=True):
+            if not _misspelling(was, now):
+                return False
+        changed = True
+    return changed
+
+
+def _misspelling(was: str, now: str) -> bool:
+    """Is ``now`` ``was`` respelled (``RESPELLED``): letters both, as long as each other but for
+    one, and two letters side by side swapped or nearly all in the same order?"""
+    from difflib import SequenceMatcher
+
+    if not (was.isalpha() and now.isalpha()) or min(len(was), len(now)) < RESPELLED_MIN:
+        return False
+    if abs(len(was) - len(now)) > 1:
+        return False
+    was, now = was.lower(), now.lower()
+    apart = [i for i, (x, y) in enumerate(zip(was, now, strict=False)) if x != y]
+    if len(was) == len(now) and len(apart) == 2 and apart[1] == apart[0] + 1:
+        return was[apart[0]] == now[apart[1]] and was[apart[1]] == now[apart[0]]  # swapped
+    return SequenceMatcher(None, was, now).ratio() >= RESPELLED_RATIO
 
 
 def _status(diff: diffs.FileDiff, path: str) -> str:
@@ -549,7 +631,7 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
         for name in _IDENTIFIER.findall(message):
             for part in name.strip("@()").split("."):
                 if _looks_like_code(part, name):
-                    put(part, SYMBOL_WEIGHT, "named in a commit message")
+                    put(part, SYMBOL_WEIGHT, NAMED_IN_MESSAGE)
         for word in _WORD.findall(message):
             put(word, MESSAGE_WEIGHT, "commit message")
     return out
@@ -593,6 +675,11 @@ def mentioned(
     with index:
         hits = index.ranked(" ".join(ranked), limit=SEARCH_HITS, prefix_last=False)
         rows = {d["id"]: d for d in index.documents([h.rowid for h in hits])}
+    moved: dict[str, list[Place]] = {}  # SAME_FILE, to check: note id -> its anchors
+    touched: dict[str, set[str]] = {}  # a changed symbol -> the names of its changed files
+    for f in change.files:
+        for symbol in f.symbols:
+            touched.setdefault(symbol, set()).update(p.rsplit("/", 1)[-1] for p in f.paths)
     candidates = [h for h in hits if h.id not in exclude and h.state == "live"]
     texts = codebase.texts(kb, [("HEAD", h.path) for h in candidates], env)
     out: list[Relevant] = []
@@ -602,7 +689,7 @@ def mentioned(
         scope = (row.get("scope") or "").lower()
         if learned_in and learned_in != project.lower() and scope != "global":
             continue
-        words, names, subject = _said(text)
+        words, names, subject, defined = _said(text)
         if not words:
             continue
         named = [t for t in ranked if (t in names if _is_name(t, weights) else t in words)]
@@ -610,11 +697,73 @@ def mentioned(
         strong = [w for w in named if weights[w][0] >= PATH_WEIGHT]
         if score < MENTION_MIN or not strong:
             continue
-        if subject is not None and not any(_is_name(t, weights) and t in subject for t in named):
-            continue  # SUBJECT_RULE: what it is anchored to is not what the change names
+        elsewhere: list[Place] = []  # SAME_FILE: the anchors to look for at the base
+        if subject is not None:
+            its = [t for t in named if _is_name(t, weights)]
+            # MESSAGE_SUBJECT: the change touched an anchored symbol of the note, in a file
+            # of its anchor's name: the message's names that its title says are its subject
+            near = any(
+                {p.rsplit("/", 1)[-1] for p, _ in where} & touched.get(name, set())
+                for name, where in defined.items()
+            )
+            spoken = {t for t in its if weights[t][1] == NAMED_IN_MESSAGE and not near}
+            if not any(_is_subject(t, subject, defined, touched, t in spoken) for t in its):
+                elsewhere = [(p, c, t) for t in its for p, c in defined.get(t, ())]
+                if not elsewhere:
+                    continue  # SUBJECT_RULE: what it is anchored to is not what the change names
         why = "mentions " + ", ".join(f"{w} ({weights[w][1]})" for w in named[:4])
         out.append(Relevant(hit.id, hit.title, why, score, "mentioned"))
+        if elsewhere:
+            moved[hit.id] = elsewhere
+    if moved:  # SAME_FILE: kept when one of its anchored files defines its symbol no more
+        still = _still_defined(change, [a for places in moved.values() for a in places], env)
+        out = [r for r in out if r.id not in moved or not set(moved[r.id]) <= still]
     return out
+
+
+def _still_defined(change: Change, places: Sequence[Place], env: Env) -> set[Place]:
+    """Those of ``places`` (an anchor's path, commit and symbol) whose file, followed from the
+    anchor's commit through its renames (``codebase.follow``), defines the symbol still at the
+    change's base."""
+    from reflectgit.notes.anchors import symbol_block
+
+    root = Path(change.root)
+    wanted = list(dict.fromkeys(places))
+    now: dict[Place, str] = {}
+    for commit in dict.fromkeys(c for _, c, _ in wanted):
+        full = codebase.resolve(root, commit, env) if commit else None
+        paths = [p for p, c, _ in wanted if c == commit]
+        trails = codebase.follow(root, full, change.base, paths, env) if full else {}
+        for place in (w for w in wanted if w[1] == commit):
+            trail = trails.get(place[0])
+            where = trail.now if trail is not None else place[0]
+            if where is not None:
+                now[place] = where
+    found = list(now)
+    texts = codebase.texts(root, [(change.base, now[p]) for p in found], env) if found else []
+    return {
+        place
+        for place, text in zip(found, texts, strict=True)
+        if text is not None and symbol_block(text, place[2]) is not None
+    }
+
+
+def _is_subject(
+    name: str,
+    subject: set[str],
+    defined: Mapping[str, set[tuple[str, str]]],
+    touched: Mapping[str, set[str]],
+    spoken: bool = False,
+) -> bool:
+    """Is ``name``, a name of the change, a note's subject (``SUBJECT_RULE``): a name of its
+    title or of its anchors' files, or its anchors' symbol in a file of the name of one the
+    change touched that symbol in (``SAME_FILE``; any, for a name the change did not touch)?
+    A name only the commit messages say (``spoken``) only as its anchors' symbol
+    (``MESSAGE_SUBJECT``)."""
+    if name in subject and not spoken:
+        return True
+    files = {p.rsplit("/", 1)[-1] for p, _ in defined.get(name, ())}
+    return bool(files) and (name not in touched or bool(files & touched[name]))
 
 
 def _is_name(term: str, weights: Mapping[str, tuple[float, str]]) -> bool:
@@ -622,18 +771,21 @@ def _is_name(term: str, weights: Mapping[str, tuple[float, str]]) -> bool:
     return weights[term][0] >= SYMBOL_WEIGHT or "." in term
 
 
-def _said(text: str | None) -> tuple[set[str], set[str], set[str] | None]:
-    """The words (lower-cased) and the identifiers (as written) a note's own text says, and
-    its subject (``SUBJECT_RULE``): the names of its anchors and of its title; None for a
-    note without anchors."""
+def _said(
+    text: str | None,
+) -> tuple[set[str], set[str], set[str] | None, dict[str, set[tuple[str, str]]]]:
+    """The words (lower-cased) and the identifiers (as written) a note's own text says, its
+    subject (``SUBJECT_RULE``): the names of its anchors' files and of its title (None for a
+    note without anchors), and the names of its anchors' symbols, each with the paths (and
+    commits) it is anchored in (``SAME_FILE``)."""
     if text is None:
-        return set(), set(), None
+        return set(), set(), None, {}
     from reflectgit.notes.note import parse_note
 
     try:
         note = parse_note(text)
     except Exception:
-        return set(), set(), None
+        return set(), set(), None, {}
     from reflectgit.notes.anchors import anchors_of
     from reflectgit.notes.codediff import SAID_FIELDS, said
 
@@ -641,13 +793,14 @@ def _said(text: str | None) -> tuple[set[str], set[str], set[str] | None]:
     words = {w.lower() for w in _WORD.findall(text_said)}
     anchors = anchors_of(note.frontmatter)
     if not anchors:
-        return words, _names(text_said), None
+        return words, _names(text_said), None, {}
     subject = _names(str(note.frontmatter.get("title") or ""))
+    defined: dict[str, set[tuple[str, str]]] = {}
     for anchor in anchors:
         subject |= _names(anchor.path.rsplit("/", 1)[-1])
-        if anchor.symbol:
-            subject |= _names(anchor.symbol)
-    return words, _names(text_said), subject
+        for name in _names(anchor.symbol or ""):
+            defined.setdefault(name, set()).add((anchor.path, anchor.commit or ""))
+    return words, _names(text_said), subject, defined
 
 
 def _names(text: str) -> set[str]:

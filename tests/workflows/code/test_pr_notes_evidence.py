@@ -1,0 +1,168 @@
+"""``reflect-git pr-notes`` weighs evidence as a reviewer would, against real git histories:
+each kind of change that put a note on a list it did not belong on (a 0 or a 1 written in the
+anchored code, a file moved with the symbol's code unchanged, a typo fixed in prose, a
+symbol of the same name in another file), each with the change of the same
+shape that must still list the note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git
+from tests.workflows.code.test_pr_notes import World
+
+BACKOFF_PY = """def backoff(n):
+    n = max(n, 0)
+    return min(2 ** n, 60)
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def ids(notes: list[dict[str, Any]]) -> list[str]:
+    return [n["id"] for n in notes]
+
+
+def test_a_0_or_a_1_written_in_the_anchored_code_is_no_news_of_it(world: Any) -> None:
+    world.code.write("src/backoff.py", BACKOFF_PY).commit("backoff")
+    nid = world.note(
+        "Backoff is capped at 60 seconds",
+        "backoff waits 2 ** n seconds, at most 60; a negative n counts as 0",
+        "src/backoff.py:backoff",
+    )
+    world.code.branch("clamp")
+    world.code.write("src/backoff.py", BACKOFF_PY.replace("max(n, 0)", "n if n > 0 else 0"))
+    world.code.commit("clamp without a call")
+    # the changed line holds a 0 the note states, and nothing else it states
+    assert nid not in ids(world.pr())
+    world.code.branch("cap")
+    world.code.write("src/backoff.py", BACKOFF_PY.replace("60", "120")).commit("wait longer")
+    why = {n["id"]: n["why"] for n in world.pr("--head", "cap")}
+    assert why[nid].endswith("(the note names 2, 60)")  # 60 is news of it; 2 stands beside
+
+
+def test_a_symbol_whose_file_only_moved_is_not_listed_but_a_file_anchor_is(world: Any) -> None:
+    on_symbol = world.note("Backoff doubles", "backoff returns 2 ** n", "src/retry.py:backoff")
+    on_file = world.note("Retry module", "the retry module holds the backoff", "src/retry.py")
+    world.code.branch("moves")
+    world.code.move("src/retry.py", "src/backoff.py").commit("move retry")
+    listed = ids(world.pr())
+    assert on_file in listed  # the note names the path the change renames
+    assert on_symbol not in listed  # its code is the same; `stale` reports the anchor moved
+    world.code.branch("moves-and-caps")
+    world.code.write("src/backoff.py", "def backoff(n):\n    return min(2 ** n, 60)\n")
+    world.code.commit("cap")
+    assert on_symbol in ids(world.pr("--head", "moves-and-caps"))
+
+
+README = """# billing
+
+Licence: Apache-2.0. Some benchmakrs come from the Poison library under CC0.
+"""
+
+
+def test_a_typo_fixed_in_prose_says_what_it_said(world: Any) -> None:
+    world.code.write("README.md", README).commit("readme")
+    nid = world.note(
+        "README: benchmark data came from Poison under CC0",
+        "The README says some benchmarks come from Poison under CC0",
+        "README.md",
+    )
+    world.code.branch("typo")
+    world.code.write("README.md", README.replace("benchmakrs", "benchmarks")).commit("typo")
+    assert world.pr() == []
+    world.code.branch("relicensed")
+    world.code.write("README.md", README.replace("benchmakrs", "benchmarks").replace("CC0", "MIT"))
+    world.code.commit("the benchmarks are MIT now")
+    assert nid in ids(world.pr("--head", "relicensed"))
+
+
+NODE_JS = """function useColors() {
+  return process.stderr.isTTY;
+}
+"""
+BROWSER_JS = """function useColors() {
+  return typeof window !== 'undefined';
+}
+"""
+
+
+def test_a_symbol_is_a_notes_subject_only_in_a_file_of_its_anchors_name(world: Any) -> None:
+    world.code.write("src/node.js", NODE_JS).write("lib/browser.js", BROWSER_JS).commit("both")
+    on_node = world.note(
+        "Node colours need a TTY", "useColors is true when stderr is a TTY", "src/node.js:useColors"
+    )
+    on_browser = world.note(
+        "Browser colours need a window",
+        "useColors is true when there is a window",
+        "lib/browser.js:useColors",
+    )
+    # the browser build is rewritten in src/: not a rename git follows, the anchor stays behind
+    world.code.delete("lib/browser.js")
+    world.code.write("src/browser.js", BROWSER_JS.replace("typeof window", "typeof document"))
+    world.code.commit("rewrite the browser build")
+    world.code.branch("firefox")
+    firefox = BROWSER_JS.replace("undefined';", "undefined' && !!navigator;")
+    world.code.write("src/browser.js", firefox.replace("typeof window", "typeof document"))
+    world.code.commit("colours in firefox")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    # lib/browser.js defines it no more: src/browser.js's is where it is now
+    assert why[on_browser].startswith("mentions useColors (changed symbol)")
+    assert on_node not in why  # node.js's useColors is another definition
+
+
+def test_a_name_only_a_commit_message_says_is_the_subject_of_its_anchor_not_a_title(
+    world: Any,
+) -> None:
+    world.code.write("src/warm.py", "def warm_pool(pool):\n    pool.fill()\n").commit("warm")
+    titled = world.note(
+        "The warm_pool setting prefills at startup",
+        "warm_pool in the settings makes the server prefill before serving",
+        "src/retry.py:backoff",
+    )
+    anchored = world.note(
+        "Warming fills the pool first",
+        "warm_pool fills every slot before the first request",
+        "src/warm.py:warm_pool",
+    )
+    world.code.branch("worker")
+    world.code.write("src/worker.py", "def run(jobs):\n    return [j() for j in jobs]\n")
+    world.code.commit("Run jobs once warm_pool is done")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    # the message names the anchored symbol: the change says it is about that code
+    assert why[anchored].startswith("mentions warm_pool (named in a commit message)")
+    # the title's setting of that name is what the note is about at large, not this change
+    assert titled not in why
+
+
+def test_a_titles_name_in_a_commit_message_counts_when_the_code_touched_an_anchored_symbol(
+    world: Any,
+) -> None:
+    world.code.write("lib/store.js", "function load() {\n  return window.storage;\n}\n")
+    world.code.commit("store")
+    nid = world.note(
+        "Namespaces come from localStorage_debug only",
+        "load reads localStorage_debug and nothing else",
+        "lib/store.js:load",
+    )
+    # rewritten in src/: not a rename git follows, the anchor stays behind
+    world.code.delete("lib/store.js")
+    world.code.write("src/store.js", "function load() {\n  return globalThis.storage;\n}\n")
+    world.code.write("src/other.js", "function save() {\n  return 1;\n}\n")
+    world.code.commit("rewrite the store")
+    world.code.branch("near")
+    world.code.write("src/other.js", "function save() {\n  return 2;\n}\n")
+    world.code.commit("Read localStorage_debug later")
+    assert world.pr() == []  # the message names the title's name; the code touched another
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("fallback")
+    world.code.write("src/store.js", "function load() {\n  return globalThis.storage || {};\n}\n")
+    world.code.commit("Fall back when localStorage_debug is missing")
+    why = {n["id"]: n["why"] for n in world.pr("--head", "fallback")}
+    assert why[nid].startswith("mentions localStorage_debug (named in a commit message)")
