@@ -791,7 +791,9 @@ def chunk_actions(
             out.append(
                 _action(
                     title=rule,
-                    rule=stated if stated and rule.rstrip(".") in stated else _cap(rule) + ".",
+                    rule=stated
+                    if stated and rule.rstrip(".") in stated
+                    else _cap(rule.rstrip(".")) + ".",
                     quote=text,
                     before=before(offset),
                     who="person",

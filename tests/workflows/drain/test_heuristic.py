@@ -2350,6 +2350,7 @@ def test_a_modal_directive_is_a_persons_rule(tmp_path, reply, title):
     )
     assert action["title"] == title and action["confidence"] == "medium"
     assert action["learning_type"] == "correction"
+    assert action["rule"] == title + ".", "one period, whether or not the person ended with one"
 
 
 @pytest.mark.parametrize(
