@@ -101,6 +101,16 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             # "you should use type hints" (a question is no rule: see ``_QUESTION``)
             r"\b(?:you|we) should\s+(?:always\s+|never\s+)?(?:use|run|call|keep|"
             r"put|add|avoid|prefer|write|check|pin|set)\b",
+            # "need to" as a directive, its subject opening the clause: the person tells the
+            # assistant how to work ("you'll need to be in a worktree so we don't collide"),
+            # or states a standard for every thing of a kind ("every new file needs to have a
+            # comment citing the ticket"). Not "we need to ...", most often this task's next
+            # step ("we need to fix this bug"); not a hypothesis ("if you need to", "you
+            # might need to", "you'd need to"), a hedge ("I think you need to"), a negation
+            # ("you don't need to", "no need to"), nor a report on one thing ("these files
+            # need to be formatted").
+            r"(?:^|[.!;:]\s+|\b(?:so|and|but|then|also)\s+)(?:you(?:'ll|ll|\s+will)?"
+            r"|(?:every|each|all|any)\s[^.?!;:\n]{1,80}?)\s+needs?\s+to\s+\w",
         ),
         "frustration": (
             r"\bi (?:already |just )?(?:told|said|asked)(?: you)?\b",

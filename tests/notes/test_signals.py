@@ -613,3 +613,38 @@ def test_should_not_spelled_out_is_a_prohibition_as_shouldnt_is(line, found):
 @pytest.mark.parametrize("line", ["it should be fine", "that should be it", "should I rerun it?"])
 def test_a_should_that_states_no_behaviour_is_no_signal(line):
     assert classify(line) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "you'll need to run the migrations in a transaction",
+        "youll need to be on the vpn so the staging calls go through",
+        "ok. You need to sign every commit",
+        "Convention: every new module needs to have a docstring naming its owner.",
+        "each handler needs to log its request id",
+        "all fixtures need to clean up their temp folders",
+    ],
+)
+def test_need_to_said_to_the_assistant_or_of_every_thing_is_a_requirement(line):
+    assert classify(line, follows_assistant=True) == (HIGH, "requirement")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "we need to fix the login bug",  # this task's next step
+        "okay we need to commit both files first",
+        "if you need to restart the server, do it",  # a hypothesis
+        "you might need to restart it",
+        "you'd need to check your profile on the website",
+        "I need to be on main for the release",  # the speaker's own errand
+        "you don't need to publish it",  # a negation
+        "These .go files need to be formatted:",  # a report on one thing (pasted output)
+        "do we need to run read-tree first?",  # a question
+        "does every test need to clean up?",
+        "can you check whether all jobs need to run?",  # a request
+    ],
+)
+def test_need_to_as_a_step_a_hypothesis_or_a_question_is_no_requirement(line):
+    assert classify(line, follows_assistant=True) != (HIGH, "requirement")

@@ -136,7 +136,12 @@ def made_fix(sentence: str) -> bool:
     return not _FIX_VERDICT.match(sentence, m.start())
 
 
-_IMPERATIVE = re.compile(r"\b(always|never|must|use|instead|don'?t|dont|do not)\b", re.I)
+# The words that make a short line a directive. A modal states one as plainly as an imperative
+# does: "We should not inline prompts" forbids as "don't inline prompts" does, and "you need
+# to pin it" requires as "must" does (the detector reads both as a rule: notes/signals.py).
+_IMPERATIVE = re.compile(
+    r"\b(always|never|must|use|instead|don'?t|dont|do not|should(?:n'?t| not)|needs? to)\b", re.I
+)
 _REASON = re.compile(r"\b(since|because|as|so|instead|rather than|use|need to|should)\b", re.I)
 _CODE = re.compile(r"`([^`\n]{2,80})`")
 _TOLD = re.compile(r",?\s*\bi (?:already |just )?(?:told|said|asked)(?: you)?\b.*$", re.I)
@@ -243,12 +248,18 @@ def _trim(sentence: str) -> str:
     out = _TOLD.sub("", _MARKUP.sub("", sentence)).strip()
     out = _CLAUSE_LEAD.sub("", out) if _RULE_WORDS.search(_CLAUSE_LEAD.sub("", out)) else out
     out = _LEAD.sub("", out).strip().rstrip(",")
+    label = _LABEL_LEAD.match(out)
+    if label and not _IMPERATIVE.search(label.group(0)) and _IMPERATIVE.search(out[label.end() :]):
+        out = out[label.end() :]
     out = _PLEASE.sub("", _HEDGE.sub("", out))
     out = _EXISTING.sub("Reuse the existing ", out)
     out = _IMPORTANT.sub(lambda m: "Don't " if m.group(1) else "", out)
     return _YOU_MUST.sub(lambda m: m.group(1).capitalize(), out)
 
 
+# The words before a rule that label it or lead up to it ("oh man, almost forgot this: Code
+# standard: every new file needs to ..."): cut when the rule is after them, not in them.
+_LABEL_LEAD = re.compile(r"^(?:[^:`\n]{1,60}:\s+)+(?=\S)")
 # "I think we should ...": the rule, not the hedge before it.
 _HEDGE = re.compile(r"^(?:i (?:think|guess|believe|feel)|imo|imho)(?: that)?,?\s+(?=\w)", re.I)
 _PLEASE = re.compile(r"^please,?\s+(?=\w)", re.I)
@@ -780,7 +791,9 @@ def chunk_actions(
             out.append(
                 _action(
                     title=rule,
-                    rule=stated if stated and rule.rstrip(".") in stated else _cap(rule) + ".",
+                    rule=stated
+                    if stated and rule.rstrip(".") in stated
+                    else _cap(rule.rstrip(".")) + ".",
                     quote=text,
                     before=before(offset),
                     who="person",

@@ -2319,3 +2319,53 @@ def test_a_pasted_document_is_no_rule_of_the_persons(tmp_path, said, kept):
     found = [a for a in _actions(tmp_path, turns) if a["learning_type"] == "correction"]
     assert bool(found) == kept
     assert all("modify scripts" not in a["title"] for a in found)
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        # a modal prohibition is a directive however short ("should not" as "don't")
+        ("We should not hardcode timeouts", "We should not hardcode timeouts"),
+        # a standard stated of every thing of a kind, the words that lead up to it left out
+        (
+            "oh, before I forget: Code standard: every new module needs to have a docstring "
+            "naming its owner.",
+            "Every new module needs to have a docstring naming its owner",
+        ),
+        # what the assistant needs to do, with its reason
+        (
+            "youll need to be on the vpn so the staging calls go through",
+            "Youll need to be on the vpn so the staging calls go through",
+        ),
+    ],
+)
+def test_a_modal_directive_is_a_persons_rule(tmp_path, reply, title):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "add the exporter module"),
+            ("assistant", "Added exporter.py with the CSV writer."),
+            ("user", reply),
+        ],
+    )
+    assert action["title"] == title and action["confidence"] == "medium"
+    assert action["learning_type"] == "correction"
+    assert action["rule"] == title + ".", "one period, whether or not the person ended with one"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "we need to fix the login bug next",  # this task's next step
+        "if you need to restart the server, do it",  # a hypothesis
+        "do we need to add a docstring to every module?",  # a question
+        "No, don't worry, that's fine.",  # reassurance
+    ],
+)
+def test_need_to_as_a_step_a_hypothesis_a_question_or_reassurance_is_no_note(tmp_path, reply):
+    turns = [
+        ("user", "add the exporter module"),
+        ("assistant", "Added exporter.py with the CSV writer."),
+        ("user", reply),
+    ]
+    assert _actions(tmp_path, turns) == []
