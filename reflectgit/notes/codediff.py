@@ -888,6 +888,11 @@ def compare(
     if not stating.of(lines(old, path) + inlined, values=suffix(path) in _JSON):
         return CodeChange("changed")
     if symbol is None and _prose_or_settings(path):
+        # (the section first: a paragraph of another section stating the note's common words
+        # is not what the note is about)
+        part = _section_change(old, new, path, said or "", named, title, reshaping)
+        if part is not None:
+            return part
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
         if part is not None:
             return part
@@ -1115,6 +1120,146 @@ def _paragraph_change(
     if not hit:
         return CodeChange("elsewhere")
     return CodeChange("changed", tuple(sorted(hit - {"*"})))
+
+
+# Where a section of a file starts, by the file's kind: a markdown heading (outside fenced
+# code, where ``# comment`` is code), a TOML or INI table (``[tool.black]``,
+# ``[bumpversion:file:setup.py]``), a YAML key at the top level (``jobs:``, ``script:``). Not
+# a JSON document's top-level members: read so, the members of ``package.json`` a note names
+# in passing (``scripts`` beside ``files``) made pr-notes miss the notes on the manifest as a
+# whole (an earlier attempt, reverted).
+_MARKDOWN = frozenset({"md", "markdown"})
+_TABLES = frozenset({"toml", "ini", "cfg"})
+_YAML = frozenset({"yml", "yaml"})
+_HEADING = Pattern(r"#{1,6}[ \t]")
+_FENCE = Pattern(r"[ \t]*(?:```|~~~)")
+_TABLE = Pattern(r"[ \t]*\[")
+_UNDERLINE = Pattern(r"(?:=+|-+)[ \t]*")
+_TOP_KEY = Pattern(r"""[A-Za-z_"'][^:#\n]*:(?:[ \t]|$)""")
+_SECTION_TWIN = 0.5  # how much of a section (difflib's ratio) its new version, retitled, keeps
+
+
+def sections(text: str, path: str) -> list[str]:
+    """``text``'s sections, by its file's kind (a markdown heading's, up to the next heading;
+    a TOML or INI table's; a YAML top-level key's subtree), with what stands before the first
+    (a README's badges, a manifest's top keys) as a section of its own; ``[text]`` for a file
+    of another kind."""
+    kind = suffix(path)
+    if kind in _MARKDOWN:
+        starts = _HEADING.compiled.match
+    elif kind in _TABLES:
+        starts = _TABLE.compiled.match
+    elif kind in _YAML:
+        starts = _TOP_KEY.compiled.match
+    else:
+        return [text]
+    out: list[str] = []
+    current: list[str] = []
+    fenced = False
+    rows = text.splitlines(keepends=True)
+    for i, line in enumerate(rows):
+        if kind in _MARKDOWN and _FENCE.compiled.match(line):
+            fenced = not fenced
+        elif not fenced and current and (starts(line) or _setext(kind, line, rows[i + 1 :])):
+            out.append("".join(current))
+            current = []
+        current.append(line)
+    if current:
+        out.append("".join(current))
+    return out
+
+
+def _under_headings(parts: list[str], path: str) -> list[str]:
+    """Markdown ``sections`` each read under the headings above it: an answer under ``##
+    FAQ`` is part of the FAQ (a note on it says "the FAQ" as the heading does), and the
+    ``## FAQ`` line alone is not a part the note is about rather than its answer."""
+    if suffix(path) not in _MARKDOWN:
+        return parts
+    out: list[str] = []
+    above: list[tuple[int, str]] = []  # the open headings, by level
+    for part in parts:
+        head, _, rest = part.partition("\n")
+        level = len(head) - len(head.lstrip("#"))
+        if not level and _UNDERLINE.compiled.fullmatch(rest.split("\n", 1)[0].rstrip("\r")):
+            level = 1 if rest.lstrip().startswith("=") else 2
+        if level:
+            above = [(lv, h) for lv, h in above if lv < level]
+        out.append("".join(h + "\n" for _, h in above) + part)
+        if level:
+            above.append((level, head))
+    return out
+
+
+def _setext(kind: str, line: str, rest: list[str]) -> bool:
+    """Does ``line`` open a markdown heading underlined on the next line (``Notes`` then
+    ``-----``; after a blank line, ``---`` alone is a rule)?"""
+    return (
+        kind in _MARKDOWN
+        and bool(line.strip())
+        and bool(rest)
+        and bool(_UNDERLINE.compiled.fullmatch(rest[0].rstrip("\r\n")))
+    )
+
+
+def _section_change(
+    old: str,
+    new: str,
+    path: str,
+    said: str,
+    named: set[str],
+    title: str | None,
+    reshaping: bool = False,
+) -> CodeChange | None:
+    """For a note on a whole README, changelog or settings file: the change to the section
+    the note is about (``sections``), compared with its new version as the file would be;
+    None (the file read whole) when no section is the note's.
+
+    A reviewer reads a note on a README's FAQ answer against that answer: a new section
+    elsewhere that happens to say the project's name is no news of it. The note's section is
+    the one stating the most of the note's names, and more of the names no other section says
+    than the other sections together (a README says ``tomli`` everywhere; only its FAQ answer
+    says ``dump`` and ``read``, only its benchmarks ``out``): when two sections state as many,
+    or the names it states are said elsewhere too, or other sections hold as many of the
+    note's own names (a release config whose note names the files of two of its tables), the
+    note does not tell which part it is about. Its new version is the section of the same first line (its
+    heading, its key), else the most like it (a heading reworded); none alike enough (the
+    section removed), the file is read whole."""
+    before = sections(old, path)
+    if len(before) < 2:
+        return None
+    # (prose and configuration capitalise as they please: ``Tomli``, ``tomli``)
+    said_lower = {n.lower() for n in named}
+    held = [
+        {n.lower() for n in names_in(s, qualifiers=False)} & said_lower
+        for s in _under_headings(before, path)
+    ]
+    counts = Counter(n for h in held for n in h)
+    most = max(len(h) for h in held)
+    top = [i for i, h in enumerate(held) if len(h) == most]
+    own = [sum(counts[n] == 1 for n in h) for h in held]
+    if len(top) != 1 or own[top[0]] <= sum(own) - own[top[0]]:
+        return None
+    mine = before[top[0]]
+    after = sections(new, path)
+    head = mine.split("\n", 1)[0].strip()
+    same = [s for s in after if s.split("\n", 1)[0].strip() == head]
+    if len(same) == 1:
+        twin = same[0]
+    else:
+        from difflib import SequenceMatcher
+
+        matcher = SequenceMatcher(None, [], tokens(mine, path), autojunk=False)
+        ratios = []
+        for other in after:
+            matcher.set_seq1(tokens(other, path))
+            ratios.append(matcher.ratio())
+        if max(ratios) < _SECTION_TWIN:
+            return None
+        twin = after[ratios.index(max(ratios))]
+    if tokens(mine, path) == tokens(twin, path):
+        return CodeChange("elsewhere")
+    verdict = compare(mine, twin, path, said, title=title, reshaping=reshaping)
+    return CodeChange("elsewhere") if verdict.kind in ("same", "renamed") else verdict
 
 
 def _signature(block: list[list[str]], own: str | None) -> int:
