@@ -85,12 +85,11 @@ _MODIFIERS = (
     r"\s+|@[A-Za-z_][\w.]*(?:\([^()]*\))?[ \t]+)*"
 )
 _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
-# Words a C-like "type name(" line starts with when it is a statement, not a definition
-# (Zig's and Swift's ``try help(w, opt);``, Swift's ``guard ok(x) else``, Ruby's ``unless``).
+# Words a C-like "type name(" line starts with when it is a statement, not a definition.
 _STATEMENTS = (
     r"(?!(?:return|if|elif|else|while|for|foreach|switch|case|await|yield|throw|raise|new|not|"
     r"and|or|in|is|print|echo|assert|del|do|goto|typeof|sizeof|delete|using|import|from|with|"
-    r"except|catch|lambda|match|go|defer|else|try|errdefer|guard|unless|until)\b)"
+    r"except|catch|lambda|match|go|defer|else)\b)"
 )
 # "static int ", "Map<K, V> ", and a nullable type (Dart, C#: "Option? ", "List<int>? ",
 # "Future<T?> "), its ``?`` right after the type, or after a type argument, before the ``>``

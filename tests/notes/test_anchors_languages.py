@@ -177,10 +177,6 @@ NOT_DEFINED = [
     # Lua: calling a method is no definition of it
     ("  self:getId(v)\n  local id = Inspector:getId(t)\n", "getId"),
     ("  puts(buf, 'function Inspector:getId(v)')\n", "getId"),  # a string holding the words
-    # a statement that calls (Zig's and Swift's ``try``, Swift's ``guard``, Ruby's ``unless``)
-    ("    try help(&writer.interface, Id, params, opt);\n", "help"),
-    ("    guard check(x) else { return }\n", "check"),
-    ("  unless valid(x) then\n", "valid"),
     # Scala: a ``case`` of a match defines nothing, nor a scope written as an index
     ("    case Some(x) if valid(x) => run(x)\n", "valid"),
     ("    case Help => renderUsage(mode)\n", "Help"),
