@@ -63,13 +63,26 @@ DEFINITION_WORDS = (
     "record",
     "object",
     "alias",
+    # Swift's protocols, extensions and actors, Dart's mixins, Kotlin's and Swift's type aliases
+    "protocol",
+    "extension",
+    "actor",
+    "mixin",
+    "typealias",
 )
-# Modifiers that may stand before a definition word or a C-like signature.
+# Modifiers that may stand before a definition word or a C-like signature. Scala qualifies an
+# access modifier with its scope (``private[scopt] def``, ``protected[this] val``); Swift's
+# ``fileprivate``, ``mutating``, ``convenience`` ...; Kotlin's ``value class``, ``inner
+# class``, ``companion object``; Scala's ``case class``/``case object`` (only before those: a
+# ``case`` of a match defines nothing); an attribute or annotation on the definition's own
+# line (``@objc func``, ``@discardableResult public func``, ``@Override public void``).
 _MODIFIERS = (
-    r"(?:(?:export|default|public|private|protected|internal|static|final|abstract|async|"
-    r'pub(?:\([^)]*\))?|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|override|open|sealed|'
+    r"(?:(?:export|default|public|(?:private|protected)(?:\[[\w.]*\])?|internal|static|final|"
+    r'abstract|async|pub(?:\([^)]*\))?|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|override|open|sealed|'
     r"data|readonly|declare|local|mut|infix|operator|suspend|tailrec|actual|expect|implicit|"
-    r"lazy)\s+)*"
+    r"lazy|fileprivate|mutating|nonmutating|convenience|required|dynamic|indirect|nonisolated|"
+    r"value|inner|companion|annotation|external|lateinit|case(?=\s+(?:class|object)\b))"
+    r"\s+|@[A-Za-z_][\w.]*(?:\([^()]*\))?[ \t]+)*"
 )
 _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
 # Words a C-like "type name(" line starts with when it is a statement, not a definition.
@@ -78,9 +91,10 @@ _STATEMENTS = (
     r"and|or|in|is|print|echo|assert|del|do|goto|typeof|sizeof|delete|using|import|from|with|"
     r"except|catch|lambda|match|go|defer|else)\b)"
 )
-# "static int ", "Map<K, V> ", and a nullable type (Dart, C#: "Option? ", "List<int>? "), its
-# ``?`` right after the type (not ``cond ? f(x)``, a conditional)
-_C_TYPE = r"[A-Za-z_][\w<>,\[\]*&: ]*(?:(?<=[\w>\]])\?)?[\s*&]"
+# "static int ", "Map<K, V> ", and a nullable type (Dart, C#: "Option? ", "List<int>? ",
+# "Future<T?> "), its ``?`` right after the type, or after a type argument, before the ``>``
+# or ``,`` that ends it (not ``cond ? f(x)``, a conditional)
+_C_TYPE = r"[A-Za-z_](?:[\w<>,\[\]*&: ]|(?<=\w)\?(?=[>,]))*(?:(?<=[\w>\]])\?)?[\s*&]"
 # A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
 _C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
@@ -270,10 +284,12 @@ _FORMS = (
     _Form("block", rf"macro_rules!\s*(?P<name>{_CID})"),
     # def name, class Name, fn name, const NAME, let mut x, class Foo::Bar, def self.name,
     # defmodule Jason.EncodeError (a dotted module name: ``Jason.EncodeError`` is the module
-    # ``EncodeError`` under ``Jason``, as ``Foo::Bar`` is), function M.name (Lua)
+    # ``EncodeError`` under ``Jason``, as ``Foo::Bar`` is), function M.name (Lua), function
+    # Inspector:getId (a Lua method: ``:`` gives it ``self``)
     _Form(
         "block",
-        rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|{_CID}\.|self\.)*(?P<name>{_ID})(?![\w$])",
+        rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|{_CID}\.|{_CID}:(?!:)|self\.)*"
+        rf"(?P<name>{_ID})(?![\w$])",
     ),
     # func (r *Repo) Name(
     _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
@@ -311,6 +327,9 @@ _FORMS = (
     ),
     # constructor( with its parameters on the lines after it (TypeScript's parameter properties)
     _Form("block", r"(?P<name>constructor)\s*\(\s*$", bare=True, signature=True),
+    # alias_method :overload, :overwrite, define_method(:name) (Ruby: the method named first
+    # is defined here; the one it aliases is only used)
+    _Form("line", rf"(?:alias_method|define_method)\b\(?\s*[:\"'](?P<name>{_ID})"),
     # attr_reader :size, attr_accessor :name, :age (Ruby: each name listed is a method)
     _Form("line", rf"attr(?:_reader|_writer|_accessor)?\b\(?\s*[:\"'](?P<name>{_ID})", listed=True),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)

@@ -97,15 +97,22 @@ KEYWORDS = frozenset({
     "foreach", "instanceof", "namespace", "extends", "implements", "protected", "abstract",
     "final", "interface", "package",
 })  # fmt: skip
+# A number literal is one value, whatever its base, separators, exponent or suffix (``0x7F``,
+# ``0b1010``, ``10_000``, ``1e9``, ``1.5e-3``, ``3.14f``): never a ``0`` then a name. A hex
+# literal takes no exponent sign (``0x1E-1`` is a subtraction).
+_NUMBER = r"0[xX][\w.]*|\d[\w.]*(?:(?<=[0-9.][eE])[+-]\d\w*)?"
 _TOKEN = Pattern(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
-    r"|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|\d[\w.]*|[<>!=+\-*/%&|^~?:]+|\n|\S"
+    r"|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|" + _NUMBER + r"|[<>!=+\-*/%&|^~?:]+|\n|\S"
 )
 _BLANK = Pattern(r"\n[ \t]*\n")
 _NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
 # A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
 # An ECMAScript private name (``this.#queue``) is its own name: ``#queue``, not ``queue``.
-_QUALIFIED = Pattern(r"(?<![\w$.])(?:#?[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)*|\d+(?:\.\d+)*)")
+_QUALIFIED = Pattern(
+    r"(?<![\w$.])(?:#?[A-Za-z_$][\w$]*(?:\.#?[A-Za-z_$][\w$]*)*|0[xX]\w*|"
+    r"\d\w*(?:\.\d\w*)*(?:(?<=[0-9.][eE])[+-]\d\w*)?)"
+)
 
 
 @dataclass(frozen=True)

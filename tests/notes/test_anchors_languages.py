@@ -110,6 +110,39 @@ DEFINED = [
     # Dart and C#: a nullable return type
     ("  Option? findByAbbreviation(String abbr) {\n    return null;\n  }\n", "findByAbbreviation"),
     ("    public List<string>? Names(int n)\n    {\n    }\n", "Names"),
+    # Dart: a nullable type argument in the return type
+    ("  Future<T?> runCommand(ArgResults topLevelResults) async {\n  }\n", "runCommand"),
+    ("  Map<String, int?> counts(List<int?> xs) {\n  }\n", "counts"),
+    ("mixin Logging on Base {\n}\n", "Logging"),
+    # Lua: a method on a table (``:`` passes ``self``)
+    ("function Inspector:getId(v)\n  return 1\nend\n", "getId"),
+    # Scala: access modifiers qualified by their scope, case classes and objects
+    (
+        "  private[scopt] def renderUsage[C](\n      mode: RenderingMode): String = {\n",
+        "renderUsage",
+    ),
+    ("private[scopt] object ORunner {\n}\n", "ORunner"),
+    ("  protected[this] val cache = Map.empty[String, Int]\n", "cache"),
+    ("final case class Config(verbose: Boolean = false)\n", "Config"),
+    ("  case object Help extends Mode\n", "Help"),
+    # Swift: protocols, extensions, actors, type aliases, its modifiers and attributes
+    ("public protocol ModeCode {\n    var value: [UInt8] { get }\n}\n", "ModeCode"),
+    ("extension String {\n    var bold: String { return self }\n}\n", "String"),
+    ("public actor Store {\n}\n", "Store"),
+    ("public typealias RGB = (UInt8, UInt8, UInt8)\n", "RGB"),
+    ("    fileprivate func isConsoleStyle() -> Bool {\n    }\n", "isConsoleStyle"),
+    ("    mutating func reset() {\n    }\n", "reset"),
+    ("    @objc func didTap(_ sender: Any) {\n    }\n", "didTap"),
+    ("    @discardableResult public func apply() -> Int {\n    }\n", "apply"),
+    ("    @available(iOS 13, *) public convenience init(code: String) {\n", "init"),
+    # Kotlin: value, inner and companion classes; Java: an annotation on the signature's line
+    ("public value class Result<out V, out E> internal constructor(\n", "Result"),
+    ("    companion object Factory {\n    }\n", "Factory"),
+    ("    inner class Node(val next: Node?)\n", "Node"),
+    ("    @Override public String toString() {\n    }\n", "toString"),
+    # Ruby: a method defined by aliasing another, or by define_method
+    ("  alias_method :overload, :overwrite\n", "overload"),
+    ("  define_method(:reset) do\n    @x = 0\n  end\n", "reset"),
 ]
 
 NOT_DEFINED = [
@@ -139,6 +172,23 @@ NOT_DEFINED = [
     # a conditional's ``?`` is no nullable type
     ("    var y = cond ? pick(a) : b;\n", "pick"),
     ("    cond ? pick(a) : b;\n", "pick"),
+    ("    final x = cond ? runCommand(a) : null;\n", "runCommand"),
+    ("    return runCommand(parse(args));\n", "runCommand"),
+    # Lua: calling a method is no definition of it
+    ("  self:getId(v)\n  local id = Inspector:getId(t)\n", "getId"),
+    ("  puts(buf, 'function Inspector:getId(v)')\n", "getId"),  # a string holding the words
+    # Scala: a ``case`` of a match defines nothing, nor a scope written as an index
+    ("    case Some(x) if valid(x) => run(x)\n", "valid"),
+    ("    case Help => renderUsage(mode)\n", "Help"),
+    ("    private[scopt] val x = renderUsage(mode)\n", "renderUsage"),
+    # Swift: a string holding the words, a value of a protocol's type
+    ('    let s = "public protocol ModeCode"\n', "ModeCode"),
+    # Ruby: the method an alias copies is not defined by it
+    ("  alias_method :overload, :overwrite\n", "overwrite"),
+    ("  send(:alias_method, name, :overload)\n", "overload"),
+    # an attribute names no definition, and a decorator's call is not its function's name
+    ("@app.route('/x')\ndef index():\n    pass\n", "route"),
+    ("    @objc(didTap:)\n", "didTap"),
 ]
 
 
@@ -343,3 +393,28 @@ def test_the_first_part_of_a_dotted_name_is_not_defined_by_it() -> None:
     # ``defmodule Jason.Encode`` defines Jason.Encode, not a module ``Jason``
     assert anchors.symbol_block(ENCODE_EX, "Jason") is None
     assert anchors.symbol_block(ENCODE_EX, "Jason.Decoder") is None
+
+
+INSPECT_LUA = """local Inspector = {}
+
+function Inspector:getId(v)
+  local id = self.ids[v]
+  return id
+end
+
+function Inspector:putValue(v)
+  self:puts(self:getId(v))
+end
+"""
+
+
+def test_a_lua_method_is_its_function_to_its_end() -> None:
+    block = anchors.symbol_block(INSPECT_LUA, "getId")
+    assert block is not None and "self.ids[v]" in block and "putValue" not in block
+    assert "self:puts" in (anchors.symbol_block(INSPECT_LUA, "putValue") or "")
+
+
+def test_a_ruby_alias_is_its_line() -> None:
+    code = "module Dotenv\n  alias_method :overload, :overwrite\n  def overwrite(*f)\n  end\nend\n"
+    assert anchors.symbol_block(code, "overload") == "  alias_method :overload, :overwrite\n"
+    assert "def overwrite" in (anchors.symbol_block(code, "overwrite") or "")

@@ -588,3 +588,32 @@ def test_lines_taken_in_from_a_helper_no_longer_called_are_no_change() -> None:
 def test_a_call_removed_with_nothing_taken_in_is_a_change() -> None:
     dropped = DELEGATING.replace("    load_each(loaded, names)\n", "")
     assert moved(DELEGATING, dropped).stale
+
+
+@pytest.mark.parametrize(
+    "literal", ["0x7F", "0b1010", "0o17", "10_000", "1e9", "1.5e-3", "2E+5", "3.14f", "0xFFu"]
+)
+def test_a_number_literal_is_one_value_token_and_one_name(literal: str) -> None:
+    assert codediff.tokens(f"x = {literal};", "x.c") == ["x", "=", literal, ";"]
+    assert codediff.names_in(f"mask is {literal} here") == {"mask", "here", literal}
+
+
+def test_a_hex_literal_takes_no_exponent_sign() -> None:
+    # ``0x1E-1`` is a subtraction: E is a hex digit, not an exponent
+    assert codediff.tokens("x = 0x1E-1", "x.c") == ["x", "=", "0x1E", "-", "1"]
+    assert codediff.names_in("0x1E-1") == {"0x1E", "1"}
+
+
+def test_a_changed_literal_touches_that_literal_not_its_first_digit() -> None:
+    old = "def low(byte):\n    flag = byte & 0x80\n    keep = byte & 0x7F\n    return keep\n"
+    new = old.replace("0x7F", "0x3F")
+    # the note states 0x80, not the mask that changed: both are no "0"
+    assert codediff.compare(old, new, "p.py", "low reads the flag bit, 0x80", "low").kind == (
+        "elsewhere"
+    )
+    assert codediff.compare(old, new, "p.py", "low keeps seven bits, 0x7F", "low").stale
+    old = "def wait(t):\n    limit = 1e9\n    sleep(1.5e-3)\n"
+    new = old.replace("1.5e-3", "2.5e-3")
+    # an exponent's digits are the literal's, not a "3" the note states
+    assert not codediff.compare(old, new, "p.py", "wait sleeps 3 ms under limit", "wait").stale
+    assert codediff.compare(old, new, "p.py", "wait sleeps 1.5e-3 s under limit", "wait").stale

@@ -107,7 +107,7 @@ SYMBOL_WEIGHT, PATH_WEIGHT, MESSAGE_WEIGHT = 2.0, 1.0, 0.5
 FILE_WEIGHT = PATH_WEIGHT
 MENTION_MIN = 2.0
 # INCIDENTAL: the numbers 0 and 1 stand in most code (a first index, an empty or single count,
-# a flag, a byte of a wider literal: ``0x7F`` is read as 0): a note that states one is not named
+# a flag): a note that states one is not named
 # by a change that writes one somewhere in its code (``'\\0'`` put in a sigil, a ``- 1`` added to
 # a length). A change whose touched names the note states are only these is read as changed in
 # nothing the note names; beside another name they count as usual.
