@@ -41,6 +41,7 @@ LICENCES = {
     "itsdangerous": "Redistribution and use in source and binary forms",
     "inspect.lua": "Permission is hereby granted, free of charge",
     "jason": "Licensed under the Apache License, Version 2.0",
+    "jsx": "Permission is hereby granted, free of charge",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "once_cell": "Permission is hereby granted, free of charge",
@@ -53,6 +54,7 @@ LICENCES = {
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
+    "withr": "Permission is hereby granted, free of charge",
 }
 
 
