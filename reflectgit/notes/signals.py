@@ -708,11 +708,13 @@ PAGE_LABELS = 2
 # person's rule. Only a line that starts with it, its first link a plain phrase: a person
 # quoting an error in their own sentence ("when you see `X failed: ...`, run Y", "if the build
 # fails with X failed: ...") keeps their line: a condition, a quote mark or a comma before the
-# first colon is the person's sentence around the message.
+# first colon is the person's sentence around the message. "error" and "fatal" head a message
+# only as its first word (as git and compilers print them): "On error: retry once: ..." is the
+# person's.
 _ERROR_LINE = re.compile(
     r"^\s*(?![Ww]hen(?:ever)? |[Ii]f |[Oo]nce |[Aa]fter |[Bb]efore )(?:"
     r"(?:(?:[Ff]ailed to|[Cc]ould not|[Cc]annot|[Uu]nable to) [^:\n`'\",]+"
-    r"|[^:\n`'\",]*\b(?:failed|error|fatal)"
+    r"|[^:\n`'\",]*\bfailed"
     r"|[Ee]rror|[Ff]atal)"
     r": [^:\n]+: "
     r"|[A-Z]\w*(?:Error|Exception): "

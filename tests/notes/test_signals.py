@@ -262,6 +262,8 @@ def test_what_a_person_pastes_is_not_their_words(text, own):
         # a rule that quotes an error in the person's own sentence
         "when you see `Build failed: lockfile: out of date`, never push; run uv lock",
         "if you get Build failed: lockfile: out of date, never push and run uv lock",
+        # "error" in the person's own words before a colon, not heading the line
+        "On deploy error: roll back first: never hotfix on the box.",
         # a rule that starts "Must", and one word in capitals of the person's own
         "Must end every commit message with the ticket id, never push without it.",
         "NOTE\nNever push to main.",
