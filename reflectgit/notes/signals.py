@@ -685,15 +685,59 @@ DOCUMENT_HEADINGS = 3
 _HEADING = re.compile(r"(?:^|(?<=[.?!:] ))#{1,6} \S", re.M)
 
 
+# A document pasted right after the person's own words, whatever its length: its title glued on
+# the line of their sentence ("can we ...? # Skill: Implement X", "yes. also # Implement Y") and
+# its sections below. A person writing their own markdown starts a heading on its own line; a
+# title in mid-line is where their typing ended and the paste began. The title must start a
+# word (a capital letter), and a section heading must follow at a line start, so neither a
+# shell comment ("make test  # all") nor "issue # 5" is read as one.
+_GLUED_TITLE = re.compile(r"(?<=\S )# (?=[A-Z])")
+_SECTION = re.compile(r"^#{2,6} \S", re.M)
+
+# Text copied from a rendered page or form: its field labels and captions, set in capitals by
+# the page's style, come out as bare upper-case words on lines of their own ("WELL_KNOWN_URI",
+# "ERROR"). Nobody types two such lines to say what they mean; from the first of them on, the
+# turn is the page (its help texts and validation messages), not the person.
+_LABEL = re.compile(r"^[A-Z][A-Z0-9_]{2,}$", re.M)
+PAGE_LABELS = 2
+
+# A program's error message pasted as a line of its own: a chain of failures, each quoting the
+# one under it ("Failed to fetch X: X validation failed: Field 'y' must be an object",
+# "error: could not lock ref: File exists"), or an exception named by its class
+# ("ValueError: ..."). What it says ("must be an object") is the program's complaint, never the
+# person's rule. Only a line that starts with it, its first link a plain phrase: a person
+# quoting an error in their own sentence ("when you see `X failed: ...`, run Y", "if the build
+# fails with X failed: ...") keeps their line: a condition, a quote mark or a comma before the
+# first colon is the person's sentence around the message. "error" and "fatal" head a message
+# only as its first word (as git and compilers print them): "On error: retry once: ..." is the
+# person's.
+_ERROR_LINE = re.compile(
+    r"^\s*(?![Ww]hen(?:ever)? |[Ii]f |[Oo]nce |[Aa]fter |[Bb]efore )(?:"
+    r"(?:(?:[Ff]ailed to|[Cc]ould not|[Cc]annot|[Uu]nable to) [^:\n`'\",]+"
+    r"|[^:\n`'\",]*\bfailed"
+    r"|[Ee]rror|[Ff]atal)"
+    r": [^:\n]+: "
+    r"|[A-Z]\w*(?:Error|Exception): "
+    r").*$\n?",
+    re.M,
+)
+
+
 def own_words(text: str) -> str:
-    """``text`` of a person's turn without a document pasted into it (see DOCUMENT_CHARS):
-    the words before its first heading; the whole text when it is no such document."""
-    if len(text) < DOCUMENT_CHARS:
-        return text
+    """``text`` of a person's turn without what they pasted into it: a document (see
+    DOCUMENT_CHARS and _GLUED_TITLE) or a copied page (_LABEL) and the words after it, and a
+    program's error lines (_ERROR_LINE). The whole text when nothing in it is pasted."""
+    ends = [len(text)]
     headings = list(_HEADING.finditer(text))
-    if len(headings) < DOCUMENT_HEADINGS:
-        return text
-    return text[: headings[0].start()]
+    if len(text) >= DOCUMENT_CHARS and len(headings) >= DOCUMENT_HEADINGS:
+        ends.append(headings[0].start())
+    title = _GLUED_TITLE.search(text)
+    if title is not None and _SECTION.search(text, title.end()):
+        ends.append(title.start())
+    labels = list(_LABEL.finditer(text))
+    if len(labels) >= PAGE_LABELS:
+        ends.append(labels[0].start())
+    return _ERROR_LINE.sub("", text[: min(ends)])
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

@@ -217,6 +217,70 @@ def scan_text(text: str):
     return detect(dialogue_lines([Turn("user", text, 0)]))
 
 
+_SKILL = (
+    "# Skill: Implement Token Refresh\n\n## What This Skill Does\n\nHelps a service rotate"
+    " tokens.\n\n## Notes\n\n- Do not retry a refresh more than once.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        # a short document pasted after the person's question: its title glued to their line
+        ("can we say that no auth is needed? " + _SKILL, "can we say that no auth is needed? "),
+        ("yes. also " + _SKILL, "yes. also "),
+        # a copied form: its labels in capitals on lines of their own, then its messages
+        (
+            "the registry says:\nREGISTER_AGENT\nSubmit your URI.\nAGENT_URI\nhttps://x.test/a"
+            "\nMust end with /agent.json\nERROR\nNever mind the cache.",
+            "the registry says:\n",
+        ),
+        # a program's error chain, or an exception named by its class, pasted on a line of its own
+        (
+            "Failed to load config: Config validation failed: Field 'port' must be a number.\n"
+            "what does this mean?",
+            "what does this mean?",
+        ),
+        ("it says\nerror: could not lock ref: File exists", "it says\n"),
+        ("ValueError: port must never be negative\nhow come?", "how come?"),
+    ],
+)
+def test_what_a_person_pastes_is_not_their_words(text, own):
+    assert own_words(text) == own
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the person's own short markdown list of rules
+        "## Rules\n- Never push to main.\n- Always run ruff first.",
+        # one heading of their own, on its own line, and sections: their structured message
+        "Never push to main.\n# Why\n## CI\nit runs there",
+        # a heading-like mark in mid-line that no section follows, or that starts no title
+        "Never push to main # seriously",
+        "never push while make test  # all\n## Why\nCI runs there",
+        # a rule that quotes an error in the person's own sentence
+        "when you see `Build failed: lockfile: out of date`, never push; run uv lock",
+        "if you get Build failed: lockfile: out of date, never push and run uv lock",
+        # "error" in the person's own words before a colon, not heading the line
+        "On deploy error: roll back first: never hotfix on the box.",
+        # a rule that starts "Must", and one word in capitals of the person's own
+        "Must end every commit message with the ticket id, never push without it.",
+        "NOTE\nNever push to main.",
+    ],
+)
+def test_a_persons_own_structured_words_are_read_whole(text):
+    assert own_words(text) == text
+    assert scan_text(text)  # its rule is read as the person's
+
+
+def test_a_pasted_error_is_no_signal_but_the_persons_line_is():
+    pasted = "Failed to fetch card: Card validation failed: Field 'caps' must be an object."
+    assert scan_text(pasted) == []
+    [signal] = scan_text(pasted + "\nno, never publish a card without caps")
+    assert signal.text == "no, never publish a card without caps"
+
+
 def test_plain_lines_have_no_signal():
     for line in (
         "What files are in this directory?",

@@ -2322,6 +2322,46 @@ def test_a_pasted_document_is_no_rule_of_the_persons(tmp_path, said, kept):
 
 
 @pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # a short skill document pasted after the person's question: no rule of theirs
+        (
+            "can we say that no auth is needed? # Skill: Implement Auth\n\n## Requirements\n\n"
+            "- Serve `/auth.md` from the root.\n\n## Notes\n\n"
+            "Do not probe `POST /agent/auth` during passive scans.",
+            None,
+        ),
+        # a copied registry form and the validator's messages on it
+        (
+            "the registry says:\nREGISTER_AGENT\nAGENT_URI\nhttps://x.test/agent.json\n"
+            "Must end with /.well-known/agent.json\nERROR\n"
+            "Failed to fetch agent card: Agent card validation failed: "
+            "Field 'capabilities' must be an object.",
+            None,
+        ),
+        # the person's own rule that quotes the error is still theirs
+        (
+            "when you see `Agent card validation failed: Field 'capabilities': ...`, "
+            "never publish the card by hand; regenerate it with make card",
+            "never publish the card by hand",
+        ),
+    ],
+)
+def test_what_the_person_pastes_is_no_rule_of_theirs(tmp_path, said, title):
+    turns = [
+        ("user", "publish the agent card"),
+        ("assistant", "Published it at /.well-known/agent.json."),
+        ("user", said),
+    ]
+    found = [a["title"] for a in _actions(tmp_path, turns) if a["learning_type"] == "correction"]
+    if title is None:
+        assert found == []
+    else:
+        [kept] = found
+        assert title in kept
+
+
+@pytest.mark.parametrize(
     ("reply", "title"),
     [
         # a modal prohibition is a directive however short ("should not" as "don't")
