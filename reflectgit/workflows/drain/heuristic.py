@@ -2124,6 +2124,15 @@ def _fails(ran: Ran) -> bool:
     )
 
 
+def _records(transcript: Transcript) -> tuple[list[int], list[Turn], list[int]]:
+    """What the readers of a failed command and its rerun look up in ``transcript``: the
+    records of its file edits, its dialogue turns (the person's and the assistant's), and the
+    records of the person's turns (where the assistant's stretch of work ends)."""
+    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
+    return edits, turns, [t.record for t in turns if t.speaker == PERSON]
+
+
 def command_fixes(
     transcript: Transcript, ran: Sequence[Ran], since: int = 0
 ) -> list[dict[str, Any]]:
@@ -2134,9 +2143,7 @@ def command_fixes(
     run again before the person speaks and with no file edited since the failure, now
     succeeds. The first rerun decides: one that still fails confirms nothing. For the
     assistant's turns at or after record ``since``."""
-    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
-    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
-    persons = [t.record for t in turns if t.speaker == PERSON]
+    edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
         core = _core(failed.command)
@@ -2227,9 +2234,7 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
     ``since``."""
     from reflectgit.notes.shellcommand import simple_commands, without_redirections
 
-    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
-    turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
-    persons = [t.record for t in turns if t.speaker == PERSON]
+    edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
         core = _core(failed.command)
