@@ -150,14 +150,16 @@ def clean_path(path: str) -> str | None:
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """``PATH[:SYMBOL]`` -> (path, symbol). The last lone ``:`` splits (``::`` belongs to the
     symbol: ``src/ini.cpp:INIReader::Get``), so ``C:`` style paths and ``a:b/c.py`` files still
-    work when the part after it is no name (contains ``/``)."""
+    work when the part after it is no name (contains ``/``, but for an Erlang arity:
+    ``src/jsx.erl:prettify/1``)."""
     text = spec.strip()
     at = len(text)
     while (at := text.rfind(":", 0, at)) > 0:
         if text[at - 1] == ":" or text[at + 1 : at + 2] == ":":
             continue  # a ``::`` of the symbol
         head, tail = text[:at], text[at + 1 :]
-        if tail and "/" not in tail and _NAME.fullmatch(tail):
+        name = _ARITY.sub("", tail)  # ``prettify/1``: an Erlang function and its arity
+        if name and "/" not in name and _NAME.fullmatch(name):
             return head, tail
         break
     return text, None
