@@ -150,14 +150,16 @@ def clean_path(path: str) -> str | None:
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """``PATH[:SYMBOL]`` -> (path, symbol). The last lone ``:`` splits (``::`` belongs to the
     symbol: ``src/ini.cpp:INIReader::Get``), so ``C:`` style paths and ``a:b/c.py`` files still
-    work when the part after it is no name (contains ``/``)."""
+    work when the part after it is no name (contains ``/``, but for an Erlang arity:
+    ``src/jsx.erl:prettify/1``)."""
     text = spec.strip()
     at = len(text)
     while (at := text.rfind(":", 0, at)) > 0:
         if text[at - 1] == ":" or text[at + 1 : at + 2] == ":":
             continue  # a ``::`` of the symbol
         head, tail = text[:at], text[at + 1 :]
-        if tail and "/" not in tail and _NAME.fullmatch(tail):
+        name = _ARITY.sub("", tail)  # ``prettify/1``: an Erlang function and its arity
+        if name and "/" not in name and _NAME.fullmatch(name):
             return head, tail
         break
     return text, None
@@ -226,6 +228,12 @@ def edited_paths(tool_calls: Iterable[tuple[str, Any]]) -> list[str]:
 
 
 _ID = r"[A-Za-z_$][\w$]*"
+_R_ID = r"[A-Za-z.][\w.]*"  # an R name: ``with_options``, ``.onLoad``, ``format.Date``
+_ERL_ATOM = r"[a-z][\w@]*"  # an Erlang atom unquoted: a function's, a type's or a record's name
+# An Erlang function's arity after its name in an anchor (``prettify/1``): the name is the
+# function; all its arities' clauses are its block (a note on ``decode/1`` is a note on
+# ``decode``, whose arities call each other).
+_ARITY = Pattern(r"/\d+$")
 _CID = r"[A-Za-z_]\w*"
 # C++: template arguments (one level of nesting), and the classes and namespaces an
 # out-of-class definition names before its own name (``INIReader::``, ``ns::Cache<K, V>::``).
@@ -298,12 +306,13 @@ _FORMS = (
     _Form("block", rf"(?:{_C_TYPE})?(?:get|set)\s+(?P<name>{_ID})\s*(?:\{{|=>|\()"),
     # fun name(, fun <V, E> Result<V, E>.name( (Kotlin: type parameters, then a receiver type)
     _Form("block", rf"fun\s+(?:{_TEMPLATE}\s*)(?:{_CID}{_TEMPLATE}\??\.)*(?P<name>{_ID})\s*\("),
-    # NAME = ..., name := ..., key: (YAML, TOML); only a key that opens a mapping ends a block
+    # NAME = ..., name := ..., key: (YAML, TOML), name <- ... (R's assignment arrows ``<-``
+    # and ``<<-``: R's ``x <- 1`` is its ``X = 1``); only a key that opens a mapping ends a block
     _Form(
         "block",
-        rf"(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:))",
+        rf"(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:)|<<?-)",
         named=False,
-        ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$)",
+        ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$|<<?-)",
     ),
     # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++),
     # void ISelector.Populate( (C#); as an
@@ -334,6 +343,44 @@ _FORMS = (
     _Form("line", rf"attr(?:_reader|_writer|_accessor)?\b\(?\s*[:\"'](?P<name>{_ID})", listed=True),
     # INIReader::INIReader(, INIReader::~INIReader( (C++ constructors and destructors)
     _Form("block", rf"{_QUALIFIED}(?P<cls>{_CID}){_TEMPLATE}::~?(?P<name>(?P=cls))\s*\("),
+    # name <- function(x) {, name = function(, name <<- function(, `name<-` <- function( (R: a
+    # function is a value assigned to its name, a replacement function's name ``name<-``
+    # quoted in backticks; its block is its braces). A call taking a function,
+    # ``f(function(x) x)``, or ``x <- lapply(y, function(z) z)`` assigns no function to a name.
+    _Form(
+        "block",
+        rf"[`'\"]?(?P<name>{_R_ID}(?:<-)?)[`'\"]?\s*(?:<<?-|=)\s*function\s*\(",
+        modified=False,
+    ),
+    # -spec name(...) -> ...  -callback name(...) (Erlang: the contract of the function whose
+    # clauses follow it; its block runs on through them, see ``_clauses_end``)
+    _Form(
+        "clauses",
+        rf"-(?:spec|callback)\s+(?:{_ERL_ATOM}:)?(?P<name>{_ERL_ATOM})\s*\(",
+        modified=False,
+    ),
+    # name(Args) -> ...;  name(Args) when Guard -> ... (an Erlang function clause, at the start
+    # of its line: the clauses of a body are indented; a head may run over lines, ending its
+    # first with ``,`` and its parentheses open). A case arm (``{ok, X} ->``, ``X ->``) starts
+    # with no lower-case name and ``(``. A call at a line's start can look like one: tried when
+    # nothing else defines the name.
+    _Form(
+        "clauses",
+        rf"(?<![ \t])(?P<name>{_ERL_ATOM})\((?=(?:{_PARAMS})\)\s*(?:when\b.*)?->"
+        rf"|[^()]*(?:\([^()]*\)[^()]*)*,\s*(?:%.*)?$)",
+        modified=False,
+        bare=True,
+    ),
+    # -record(name, {...}).  -define(NAME, ...).  -define(is_hex(X), ...).  -type name() :: ...
+    # -opaque name() :: ... (Erlang attributes: each runs to the ``.`` that ends it). Types,
+    # records and macros have names of their own, apart from functions' (``decoder()`` the type,
+    # ``decoder/3`` the function): the function of a name, which notes anchor, comes first.
+    _Form(
+        "attribute",
+        r"-(?:(?:record|define)\s*\(\s*|(?:type|opaque)\s+)(?P<name>[A-Za-z_][\w@]*)",
+        modified=False,
+        named=False,
+    ),
     # static const int MAX = 3;  private final Map<K, V> cache;  int Reader::count = 0;
     _Form(
         "block",
@@ -387,12 +434,20 @@ _DEFINING = _alternation([(f.pattern, f.modified) for f in _FORMS])
 _TYPEDEF_END = Pattern(rf"^(?P<indent>[ \t]*)\}}\s*(?P<name>{_CID})\s*[,;\[]")
 
 
+def _last_name(symbol: str) -> str:
+    """The name ``symbol`` ends with: ``Class.method``, ``Class::method`` and ``mod::name``
+    name their last part, ``name/2`` (an Erlang arity) its name."""
+    owner, dot, last = _ARITY.sub("", symbol).rpartition(".")
+    # an R name may start with its dot (``.onLoad``, ``.cache``): no owner before it
+    return (last if owner else f"{dot}{last}").rsplit("::", 1)[-1]
+
+
 def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
     """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
     ``mod::name`` name their last part): the definition's start, the end of its first line,
     its indent and how its block ends (a ``_FORMS`` kind, or ``whole``: it ends with that
     line); None when it does not."""
-    name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    name = _last_name(symbol)
     if not name:
         return None
     # A definition word or a signature anywhere in the file outranks a line that only looks
@@ -463,7 +518,10 @@ def symbol_block(text: str, symbol: str) -> str | None:
         return None
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
-    while rest and _LEADING.match(rest[-1]):
+    way = _way(first, _last_name(symbol))
+    # An Erlang definition ends exactly with its ``.``: its last line (``[Key|List].``) is code.
+    exact = way is not None and way[1] in _DOT_ENDED
+    while rest and _LEADING.match(rest[-1]) and not (exact and rest[-1].strip()):
         rest.pop()
     return "\n".join([first, *rest]) + "\n"
 
@@ -524,7 +582,7 @@ def _span(text: str, symbol: str) -> _Span | None:
     if found is None:
         return None
     start, end_of_line, indent, ends = found
-    name = symbol.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    name = _last_name(symbol)
     first = _way(text[start:end_of_line], name)
     if ends == "block":  # overloads a weaker form defines just before it (``foo(): T;``)
         start = _declared_before(text, start, name, first)
@@ -613,6 +671,8 @@ def _bodiless(code: str) -> bool:
 def _block_end(text: str, start: int, end_of_line: int, indent: str, ends: str) -> int:
     """Where the definition starting at ``start`` (its first line ending at ``end_of_line``)
     ends."""
+    if ends in _DOT_ENDED:
+        return _clauses_end(text, start, end_of_line, ends)
     if ends != "block":
         return _end_of(text, end_of_line, ends)
     depth = len(indent.expandtabs())
@@ -686,6 +746,55 @@ def _open_braces(code: str) -> bool:
 
     toks = tokens(code, "x.c")
     return toks.count("{") > toks.count("}")
+
+
+_DOT_ENDED = ("clauses", "attribute")  # the kinds of block an Erlang ``.`` ends
+# What of an Erlang line is code: strings, quoted atoms and character literals (``$%``, ``$.``)
+# left out, then its ``%`` comment.
+_ERL_LITERALS = Pattern(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|\$\\?.')
+
+
+def _erlang_code(line: str) -> str:
+    return _ERL_LITERALS.sub("_", line).split("%", 1)[0].rstrip()
+
+
+def _clauses_end(text: str, start: int, end_of_line: int, ends: str) -> int:
+    """Where an Erlang definition (its first line ending at ``end_of_line``) ends: after the
+    line whose code ends with the ``.`` that closes it, or, when the next code after that ``.``
+    defines the same name the same way (the function's next arity, its next ``-spec``, a
+    ``-define`` of another arity), the ``.`` that closes that one, and so on. A function's
+    clauses are separated by ``;``: its block is all of them, with the ``-spec`` before them."""
+    first = text[start:end_of_line]
+    name = next(
+        (
+            found.group("name")
+            for kind, way, _ in _ALL
+            if kind == ends and (found := way.match(first)) is not None
+        ),
+        None,
+    )
+    pos, end = start, len(text)
+    while pos < len(text):
+        nxt = text.find("\n", pos)
+        nxt = len(text) if nxt < 0 else nxt
+        if not _erlang_code(text[pos:nxt]).endswith("."):
+            pos = nxt + 1
+            continue
+        end = min(nxt + 1, len(text))
+        # the next line holding code (blank lines and comments aside)
+        after = end
+        while after < len(text):
+            stop = text.find("\n", after)
+            stop = len(text) if stop < 0 else stop
+            if _erlang_code(text[after:stop]).strip():
+                break
+            after = stop + 1
+        line = text[after : text.find("\n", after) if "\n" in text[after:] else len(text)]
+        defined = _defines_line(line, name, _ALL) if name and after < len(text) else None
+        if defined is None or defined[1] != ends:
+            return end
+        pos = after
+    return end
 
 
 def _end_of(text: str, end: int, ends: str) -> int:

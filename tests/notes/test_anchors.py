@@ -84,6 +84,8 @@ def test_same_code_ignores_whitespace_only() -> None:
         ("src/pool.py:prefill", ("src/pool.py", "prefill")),
         ("src/pool.py:Pool.add", ("src/pool.py", "Pool.add")),
         ("a:b/c.py", ("a:b/c.py", None)),  # the part after the colon is a path, not a name
+        ("src/jsx.erl:prettify/1", ("src/jsx.erl", "prettify/1")),  # an Erlang arity
+        ("a:b/1/2", ("a:b/1/2", None)),  # a path whose last part is a number
     ],
 )
 def test_specs(spec: str, expected: tuple[str, str | None]) -> None:

@@ -418,3 +418,126 @@ def test_a_ruby_alias_is_its_line() -> None:
     code = "module Dotenv\n  alias_method :overload, :overwrite\n  def overwrite(*f)\n  end\nend\n"
     assert anchors.symbol_block(code, "overload") == "  alias_method :overload, :overwrite\n"
     assert "def overwrite" in (anchors.symbol_block(code, "overwrite") or "")
+
+
+JSX_ERL = """-module(jsx).
+-export([decode/1, decode/2, prettify/1, insert/2]).
+
+-record(config, {strict = false :: boolean(), indent = 0}).
+-define(is_space(S), S =:= 16#20; S =:= 16#09).
+-type decoder() :: fun((binary()) -> any()).
+
+-spec decode(Source::binary()) -> any().
+-spec decode(Source::binary(), Config::list()) -> any().
+
+decode(Source) -> decode(Source, []).
+% the decoder's own config
+decode(Source, Config) -> jsx_to_term:to_term(Source, Config).
+
+
+-spec prettify(Source::binary()) -> binary().
+
+prettify(Source) -> format(Source, [space, {indent, 2}]).
+
+insert(Key, {object, Map}) ->
+    case maps:is_key(Key, Map) of
+        true -> error(badarg);
+        false -> {object, maps:put(Key, 1, Map)}
+    end;
+insert(Key, {array, List}) when is_list(List) ->
+    "a string ending with a dot.",
+    [Key|List].
+
+decoder(Handler, State,
+        Config) ->
+    jsx_decoder:decoder(Handler, State, Config).
+
+format(Source, Config) -> prettify(Source) ++ Config.
+"""
+
+
+def test_an_erlang_function_is_all_its_clauses_and_its_specs() -> None:
+    block = anchors.symbol_block(JSX_ERL, "decode")
+    assert block is not None and block.startswith("-spec decode(Source::binary())")
+    assert "jsx_to_term:to_term" in block and "prettify" not in block
+    # the clauses of a multi-clause function, through a ``.`` inside a string of a clause
+    insert = anchors.symbol_block(JSX_ERL, "insert")
+    assert insert is not None and insert.startswith("insert(Key, {object")
+    assert "[Key|List]." in insert and "decoder" not in insert
+    # a head that runs over lines
+    assert "jsx_decoder:decoder" in (anchors.symbol_block(JSX_ERL, "decoder") or "")
+
+
+def test_an_erlang_arity_in_an_anchor_names_the_function() -> None:
+    assert anchors.symbol_block(JSX_ERL, "prettify/1") == anchors.symbol_block(JSX_ERL, "prettify")
+    assert "format(Source, [space" in (anchors.symbol_block(JSX_ERL, "prettify/1") or "")
+
+
+def test_erlang_attributes_define_their_names_to_their_dot() -> None:
+    assert anchors.symbol_block(JSX_ERL, "config") == (
+        "-record(config, {strict = false :: boolean(), indent = 0}).\n"
+    )
+    assert anchors.symbol_block(JSX_ERL, "is_space") == (
+        "-define(is_space(S), S =:= 16#20; S =:= 16#09).\n"
+    )
+    # a type yields to the function of its name (they are apart in Erlang); alone, it is found
+    assert "jsx_decoder" in (anchors.symbol_block(JSX_ERL, "decoder") or "")
+    only_type = "-type token() :: start_object\n    | end_object.\n\nf() -> ok.\n"
+    assert anchors.symbol_block(only_type, "token") == (
+        "-type token() :: start_object\n    | end_object.\n"
+    )
+
+
+def test_erlang_calls_and_case_arms_define_nothing() -> None:
+    # ``prettify(Source)`` is called in ``format``'s body, ``maps:put`` in a case arm
+    code = "f(X) ->\n    prettify(X),\n    maps:put(X, 1, #{}).\n"
+    assert anchors.symbol_block(code, "prettify") is None
+    assert anchors.symbol_block(code, "put") is None
+    assert anchors.symbol_block(JSX_ERL, "true") is None
+    assert anchors.symbol_block(JSX_ERL, "error") is None
+    # a line-start call not followed by ``->`` is no clause
+    assert anchors.symbol_block("main(X).\n", "main") is None
+
+
+WITHR_R = """#' Set options
+local_options <- function(.new = list(), ...,
+                          .local_envir = parent.frame()) {
+  old <- set_options(.new)
+  defer(reset_options(old), envir = .local_envir)
+  invisible(old)
+}
+
+reset_options = function(old_options) {
+  options(old_options)
+}
+
+`local_path<-` <- function(x, value) {
+  Sys.setenv(PATH = value)
+  x
+}
+
+.cache <<- function(x) x
+default_seed <- 42L
+handlers <- lapply(hooks, function(h) h)
+Map(function(x) x, 1:3)
+"""
+
+
+def test_an_r_function_is_its_assignment_and_its_braces() -> None:
+    block = anchors.symbol_block(WITHR_R, "local_options")
+    assert block is not None and "invisible(old)\n}" in block and "reset_options =" not in block
+    assert "options(old_options)" in (anchors.symbol_block(WITHR_R, "reset_options") or "")
+    replacement = anchors.symbol_block(WITHR_R, "local_path<-")
+    assert replacement is not None and "Sys.setenv" in replacement and ".cache" not in replacement
+    assert anchors.symbol_block(WITHR_R, ".cache") == ".cache <<- function(x) x\n"
+
+
+def test_r_values_and_calls_taking_functions_are_not_functions() -> None:
+    # ``x <- 1`` is an assignment at the line's start, read as other languages' ``X = 1``
+    assert anchors.symbol_block(WITHR_R, "default_seed") == "default_seed <- 42L\n"
+    assert anchors.defined_name("default_seed <- 42L") is None
+    assert anchors.defined_name("local_options <- function(x) {") == "local_options"
+    # a function passed to a call defines no name
+    assert anchors.defined_name("handlers <- lapply(hooks, function(h) h)") is None
+    assert anchors.defined_name("Map(function(x) x, 1:3)") is None
+    assert anchors.symbol_block(WITHR_R, "Map") is None
