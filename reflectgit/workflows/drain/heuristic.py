@@ -2154,6 +2154,8 @@ def command_fixes(
         rerun = next((r for r in later if _core(r.command) == core), None)
         if rerun is None or _fails(rerun):
             continue  # not run again, or still failing
+        if not rerun.ended:
+            continue  # still running where the transcript stops reading it: no result yet
         if any(failed.result < e < rerun.call.record for e in edits):
             continue  # a file was edited: the writer's other readings
         between = [r for r in later if r.call.record < rerun.call.record]

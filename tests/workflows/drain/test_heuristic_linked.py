@@ -452,6 +452,22 @@ def test_a_command_fix_read_only_still_failing_or_never_explained_is_no_note(tmp
     assert _actions(tmp_path, turns) == []
 
 
+def test_a_command_fix_whose_rerun_is_left_running_in_the_background_is_no_note(tmp_path):
+    """A rerun launched in the background says nothing of how it ends until it is read to its
+    end: one still running where the transcript stops reading it confirms no fix
+    (``Ran.ended``), as for ``rerun_fixes``."""
+    launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
+    again = {"command": "mise run check 2>&1 | tail -25", "run_in_background": True}
+    turns = _rebuilt()
+    turns[-3:-1] = _call("c2", "Bash", again, launched)  # the rerun, in the background
+    assert _actions(tmp_path, turns) == []
+    # read to its end, green, the same rerun confirms the fix
+    done = "<exit_code>0</exit_code>\n\n<output>\nAll checks passed.\n"
+    turns[-1:-1] = _task("p1", "b7f3a1", "completed", done)
+    [action] = _actions(tmp_path, turns)
+    assert action["fix"] == "Run `go install golang.org/x/vuln/cmd/govulncheck@latest`."
+
+
 def test_a_disclaimer_after_the_cause_is_neither_a_hedge_nor_in_the_title(tmp_path):
     said = TOOLCHAIN.rstrip(".") + " — not introduced by my rebase."
     [action] = _actions(tmp_path, _rebuilt(said=said))
