@@ -758,6 +758,12 @@ def _erlang_code(line: str) -> str:
     return _ERL_LITERALS.sub("_", line).split("%", 1)[0].rstrip()
 
 
+def _line_end(text: str, pos: int) -> int:
+    """Where the line holding ``pos`` ends: its newline, or the end of ``text``."""
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
 def _clauses_end(text: str, start: int, end_of_line: int, ends: str) -> int:
     """Where an Erlang definition (its first line ending at ``end_of_line``) ends: after the
     line whose code ends with the ``.`` that closes it, or, when the next code after that ``.``
@@ -775,21 +781,16 @@ def _clauses_end(text: str, start: int, end_of_line: int, ends: str) -> int:
     )
     pos, end = start, len(text)
     while pos < len(text):
-        nxt = text.find("\n", pos)
-        nxt = len(text) if nxt < 0 else nxt
+        nxt = _line_end(text, pos)
         if not _erlang_code(text[pos:nxt]).endswith("."):
             pos = nxt + 1
             continue
         end = min(nxt + 1, len(text))
         # the next line holding code (blank lines and comments aside)
         after = end
-        while after < len(text):
-            stop = text.find("\n", after)
-            stop = len(text) if stop < 0 else stop
-            if _erlang_code(text[after:stop]).strip():
-                break
-            after = stop + 1
-        line = text[after : text.find("\n", after) if "\n" in text[after:] else len(text)]
+        while after < len(text) and not _erlang_code(text[after : _line_end(text, after)]).strip():
+            after = _line_end(text, after) + 1
+        line = text[after : _line_end(text, after)]
         defined = _defines_line(line, name, _ALL) if name and after < len(text) else None
         if defined is None or defined[1] != ends:
             return end

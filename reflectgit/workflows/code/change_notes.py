@@ -20,6 +20,7 @@ Notes are then found in two ways, in this order of rank:
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -621,7 +622,7 @@ def terms(change: Change, project: str = "") -> dict[str, tuple[float, str]]:
     for symbol in sorted(said):
         put(symbol, SYMBOL_WEIGHT, "changed symbol")
     for path in sorted({p for f in files for p in f.paths}):
-        base = path.rsplit("/", 1)[-1]
+        base = posixpath.basename(path)
         if _FILE_NAME.fullmatch(base):  # ``setup.cfg`` in a note's text names this very file
             put(base, FILE_WEIGHT, "changed file")
         stem = base.split(".", 1)[0]
@@ -679,7 +680,7 @@ def mentioned(
     touched: dict[str, set[str]] = {}  # a changed symbol -> the names of its changed files
     for f in change.files:
         for symbol in f.symbols:
-            touched.setdefault(symbol, set()).update(p.rsplit("/", 1)[-1] for p in f.paths)
+            touched.setdefault(symbol, set()).update(posixpath.basename(p) for p in f.paths)
     candidates = [h for h in hits if h.id not in exclude and h.state == "live"]
     texts = codebase.texts(kb, [("HEAD", h.path) for h in candidates], env)
     out: list[Relevant] = []
@@ -703,7 +704,7 @@ def mentioned(
             # MESSAGE_SUBJECT: the change touched an anchored symbol of the note, in a file
             # of its anchor's name: the message's names that its title says are its subject
             near = any(
-                {p.rsplit("/", 1)[-1] for p, _ in where} & touched.get(name, set())
+                {posixpath.basename(p) for p, _ in where} & touched.get(name, set())
                 for name, where in defined.items()
             )
             spoken = {t for t in its if weights[t][1] == NAMED_IN_MESSAGE and not near}
@@ -762,7 +763,7 @@ def _is_subject(
     (``MESSAGE_SUBJECT``)."""
     if name in subject and not spoken:
         return True
-    files = {p.rsplit("/", 1)[-1] for p, _ in defined.get(name, ())}
+    files = {posixpath.basename(p) for p, _ in defined.get(name, ())}
     return bool(files) and (name not in touched or bool(files & touched[name]))
 
 
@@ -797,7 +798,7 @@ def _said(
     subject = _names(str(note.frontmatter.get("title") or ""))
     defined: dict[str, set[tuple[str, str]]] = {}
     for anchor in anchors:
-        subject |= _names(anchor.path.rsplit("/", 1)[-1])
+        subject |= _names(posixpath.basename(anchor.path))
         for name in _names(anchor.symbol or ""):
             defined.setdefault(name, set()).add((anchor.path, anchor.commit or ""))
     return words, _names(text_said), subject, defined
@@ -807,7 +808,7 @@ def _names(text: str) -> set[str]:
     """The identifiers (as written) ``text`` says, and the files it names by their names
     (``.github/workflows/ci.yml`` names ``ci.yml``), whole and by their dotted parts."""
     names = set(re.findall(r"[A-Za-z_]\w*", text))
-    names |= {f.rsplit("/", 1)[-1] for f in _FILE_IN_TEXT.findall(text)}
+    names |= {posixpath.basename(f) for f in _FILE_IN_TEXT.findall(text)}
     return names | {part for name in list(names) for part in name.split(".")}
 
 

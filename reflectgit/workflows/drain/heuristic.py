@@ -2152,10 +2152,8 @@ def command_fixes(
         end = min((r for r in persons if r > failed.result), default=None)
         later = [r for r in ran[i + 1 :] if end is None or r.call.record < end]
         rerun = next((r for r in later if _core(r.command) == core), None)
-        if rerun is None or _fails(rerun):
-            continue  # not run again, or still failing
-        if not rerun.ended:
-            continue  # still running where the transcript stops reading it: no result yet
+        if rerun is None or _fails(rerun) or not rerun.ended:
+            continue  # not run again, still failing, or still running where the reading stops
         if any(failed.result < e < rerun.call.record for e in edits):
             continue  # a file was edited: the writer's other readings
         between = [r for r in later if r.call.record < rerun.call.record]
