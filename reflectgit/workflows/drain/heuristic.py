@@ -1494,6 +1494,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
             *command_fixes(transcript, ran, prepared.floor_record),
             # and so may a command run again differently (outside the sandbox, with a flag)
             *rerun_fixes(transcript, ran, prepared.floor_record),
+            # and so may a limit of the environment worked around by another command
+            *replaced_commands(transcript, ran, prepared.floor_record),
+            # or one the person says how to get past
+            *told_workarounds(transcript, ran, prepared.floor_record),
         ]:
             text = f"{action['title']} {action['rule']}"
             if not no_lesson(action) and not any(
@@ -2298,6 +2302,175 @@ def _worked_around(
     how = f"{how}: `{command[:120]}`"
     action = _linked(said, [failed.output], change, how, set(), command=command, where=where)
     return [action] if action is not None else []
+
+
+def _targets(words: Sequence[str]) -> set[str]:
+    """What a simple command runs on: its words past the program that are no option and no
+    plain word (a subcommand, a remote's name): a path, a branch, a number, a task
+    (``test/a.bats`` and ``test:bats`` of ``mise run test:bats -- test/a.bats``, the branch
+    ``fix-1`` of ``git push -u origin fix-1``)."""
+    return {w for w in words[1:] if not w.startswith("-") and not w.isalpha()}
+
+
+def replaced_commands(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Limits of the environment worked around by another command: a command fails and its
+    output says the place it ran refused it (``limits.refusal``: a tool missing, an operation
+    denied, a port taken, a remote's refusal), not that the code is wrong; the assistant states
+    why, naming a term of the failure and one of the command it then runs in its place; and
+    that other command, run on the same thing (a target of the failed one: ``_targets``) before
+    the person speaks, with nothing edited and nothing changed by a command in between, passes.
+    The other command is the lesson: where the first one runs into the same limit again, it
+    says what to run instead (``rerun_fixes`` reads the same command run again differently,
+    ``command_fixes`` a state changed so that the same command passes).
+
+    The first run on the same thing decides: one that fails too confirms nothing (the limit
+    was not worked around), and so does the failed command passing on a plain rerun (a flaky
+    failure, not a limit) or run again with an option added (``rerun_fixes``' reading). For the
+    assistant's turns at or after record ``since``."""
+    from reflectgit.notes.limits import refusal
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
+
+    edits, turns, persons = _records(transcript)
+    out: list[dict[str, Any]] = []
+    for i, failed in enumerate(ran):
+        core = _core(failed.command)
+        targets = _targets(core)
+        if not targets or not _fails(failed) or not refusal(failed.output):
+            continue
+        end = min((r for r in persons if r > failed.result), default=None)
+        # run in its place: after the assistant has read the failure and said something of
+        # it, not a command sent with the failed one (a twin push to another branch)
+        read = min(
+            (t.record for t in turns if t.speaker == ASSISTANT and t.record > failed.result),
+            default=None,
+        )
+        later = [
+            r
+            for r in ran[i + 1 :]
+            if read is not None and r.call.record > read and (end is None or r.call.record < end)
+        ]
+        for other in later:
+            if any(failed.result < e < other.call.record for e in edits) or changing_command(
+                other.command
+            ):
+                break  # a file edited or a state changed: the writer's other readings
+            words = [without_redirections(w) for w in simple_commands(other.command)]
+            if any(w == core or run_differently(core, w) for w in words):
+                break  # the same command again: a retry (flaky when it passes) or rerun_fixes'
+            instead = next((w for w in words if _targets(w) & targets), None)
+            if instead is None:
+                continue  # a look around (``which``, ``ls``): not run on the same thing
+            if not _exited_well(other) or narrower(failed.run, other.run):
+                break  # the other command fails too, has no result yet, or runs less
+            said = [
+                t
+                for t in turns
+                if t.speaker == ASSISTANT
+                and failed.result < t.record < other.call.record
+                and t.record >= since
+            ]
+            if said:
+                command = " ".join(instead)
+                how = f"another command run in its place, which passed: `{command[:120]}`"
+                added = " ".join(w for w in instead if w not in core)
+                where = f" instead of `{' '.join(core)[:120]}`"
+                action = _linked(
+                    said[-1].text, [failed.output], added, how, set(), command=command, where=where
+                )
+                if action is not None:
+                    out.append(action)
+            break
+    return out
+
+
+def _exited_well(ran: Ran) -> bool:
+    """Did a command that worked around a limit pass? Its exit decides (and its test run's
+    result), not its words: a passing run prints the names of its tests ("fails with a missing
+    secret") and a fetched CI log its failed steps. One still running has not passed."""
+    return ran.ended and not ran.is_error and (ran.run is None or ran.run.green)
+
+
+TOLD_WORDS = 30  # longer is a brief for the next task, not a word on how to run one tool
+
+
+def told_workarounds(
+    transcript: Transcript, ran: Sequence[Ran], since: int = 0
+) -> list[dict[str, Any]]:
+    """Limits of the environment the person tells the assistant how to get past: a command
+    fails and its output says the place it ran refused it (``limits.refusal``); the person's
+    next turn is short and names the command's program ("gh should work here, run it
+    escalated"); and in the assistant's work that follows (before the person speaks again) the
+    same command, on the same thing, run outside the sandbox or with an option added, passes.
+    The person's words are the rule, the passing run its confirmation: the assistant had not
+    found the way itself (it fell back to another tool, or stopped), so no statement of its own
+    is read. A turn that names the program but is followed by no such run (the person's remark
+    left unacted on, or the run failing again) confirms nothing. For the person's turns at or
+    after record ``since``."""
+    from reflectgit.notes.limits import refusal
+    from reflectgit.notes.shellcommand import simple_commands, without_redirections
+
+    _edits, turns, persons = _records(transcript)
+    out: list[dict[str, Any]] = []
+    told_at: set[int] = set()
+    for failed in ran:
+        core = _core(failed.command)
+        if len(core) < 2 or not _fails(failed) or not refusal(failed.output):
+            continue
+        turn = next((t for t in turns if t.speaker == PERSON and t.record > failed.result), None)
+        if turn is None or turn.record < since or turn.record in told_at:
+            continue
+        said = clean(turn.text).strip()
+        if len(said.split()) > TOLD_WORDS or core[0] not in re.findall(r"[\w.-]+", said):
+            continue  # a long brief, or a turn that does not name the failed program
+        end = min((r for r in persons if r > turn.record), default=None)
+        after = [
+            r for r in ran if r.call.record > turn.record and (end is None or r.call.record < end)
+        ]
+        if any(
+            changing_command(r.command) for r in ran if failed.result < r.call.record < turn.record
+        ):
+            continue  # a state changed before the person spoke (an install): not the limit's way
+        for again in after:
+            words = [without_redirections(w) for w in simple_commands(again.command)]
+            same = next(
+                (
+                    w
+                    for w in words
+                    if w[:1] == core[:1] and (w == core or _targets(w) & _targets(core))
+                ),
+                None,
+            )
+            if changing_command(again.command):
+                break  # a state changed (an install): command_fixes' reading, not the limit's way
+            if same is None:
+                continue  # another command (``gh auth status``): look further
+            escaped = outside_sandbox(again.call.input) and not outside_sandbox(failed.call.input)
+            added = run_differently(core, same)
+            if not _exited_well(again) or not (escaped or added):
+                break  # still failing, no result, or run no differently: nothing confirmed
+            told_at.add(turn.record)
+            how = OUTSIDE_SANDBOX if escaped else f"with `{' '.join(added)}`"
+            tool = f"`{core[0]}`"
+            out.append(
+                _action(
+                    title=f"Run {tool} {how} here: {_trim(said)}",
+                    rule=f"Run {tool} {how} here.",
+                    quote=said,
+                    before="",
+                    who="person",
+                    confidence=MEDIUM,
+                    learning_type="correction",
+                    category="general",
+                    cause=f"{tool} fails where it ran before: {refusal(failed.output)}.",
+                    fix=f"Run `{' '.join(same)[:160]}` {how}.",
+                    confirmed=f"the command run {how} after the person said so, which passed: "
+                    f"`{' '.join(same)[:120]}`",
+                )
+            )
+            break
+    return out
 
 
 def _linked(
