@@ -40,6 +40,10 @@ run again after a command that changes state), and so is one worked around by ru
 failing command differently (``rerun_fixes``: the same command run again outside the agent's
 sandbox or with an option added passes, and the assistant's statement between names what
 failed and what the change is about: a constraint of where it runs, and how to run it there).
+A failure the place it ran refused (a tool missing, an operation denied: ``notes/limits``) is
+confirmed another way too: by another command run in its place on the same thing, which passes
+(``replaced_commands``), or by the person's word on how to get past it and the command run so
+(``told_workarounds``).
 A run's result followed by the assistant's next step ("The new test passed ...; I'm updating
 the fixture") is narration, not a cause. A cause diagnosed in a stretch that edited nothing is
 confirmed across the person's go-ahead ("ok make a pr to fix") by the next stretch's edits
@@ -2463,7 +2467,8 @@ def told_workarounds(
                     confidence=MEDIUM,
                     learning_type="correction",
                     category="general",
-                    cause=f"{tool} fails where it ran before: {refusal(failed.output)}.",
+                    cause=f"{tool} failed {'inside the sandbox' if escaped else 'without it'} "
+                    f"(“{refusal(failed.output)}”).",
                     fix=f"Run `{' '.join(same)[:160]}` {how}.",
                     confirmed=f"the command run {how} after the person said so, which passed: "
                     f"`{' '.join(same)[:120]}`",

@@ -146,6 +146,7 @@ def test_the_persons_way_past_a_limit_the_next_run_confirms_is_a_note(tmp_path):
         "Run `gh` outside the sandbox here: gh works here, run it outside the sandbox"
     )
     assert action["rule"] == "Run `gh` outside the sandbox here."
+    assert action["root_cause"] == "`gh` failed inside the sandbox (“error connecting to”)."
     assert action["confidence"] == "medium"
     assert "the command run outside the sandbox after the person said so" in action["body"]
     assert not heuristic.no_lesson(action)
