@@ -1490,6 +1490,8 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in [
             *linked_causes(transcript, ran, since, green, acted, otherwise, done),
             *reported_causes(transcript, ran, since),
+            # a cause stated, checked over turns of its own, then fixed and confirmed
+            *checked_causes(transcript, ran, since, otherwise, done),
             # a diagnosis, too, often comes before the first signal (an investigation the
             # person asked for): read from where this drain's reading starts
             *diagnosed_causes(transcript, ran, prepared.floor_record),
@@ -1974,6 +1976,109 @@ def reported_causes(
     return out
 
 
+# A cause the assistant takes back ("Actually, that's not it", "the config was a red herring",
+# "scratch that"): what it said before is no longer its finding.
+_WITHDRAWN = re.compile(
+    r"\b(?:actually|(?:that|this|it)(?:'s| is|was)n?'?t (?:it|the (?:cause|issue|problem|culprit))|"
+    r"(?:is|was) not (?:it|the (?:cause|issue|problem|culprit))|ruled? out|red herring|"
+    r"scratch that|on second thought|false alarm|i was wrong)\b",
+    re.I,
+)
+
+
+def replaced(later: Sequence[str]) -> bool:
+    """Do the assistant's turns ``later`` than a cause take it back ("actually, that's not
+    it") or state a cause of their own (the later cause is the finding)?"""
+    return any(_WITHDRAWN.search(t) or _CAUSE.search(t) for t in later)
+
+
+def last_first(said: Sequence[str]) -> list[tuple[str, bool]]:
+    """The assistant's turns between a failure and its fix that may state its cause, in the
+    order to read them, each with whether only a sentence said as a cause counts: the last
+    turn first, read as the last words before the fix always were (any statement linking the
+    failure to the fix); then, the last first, each earlier turn that says a cause ("because",
+    "the issue is", "root cause"), as long as no turn after it takes it back or states a cause
+    of its own (``replaced``). A cause is often stated, then checked in turns of the
+    assistant's own (a listing, a file read) before the fix; those turns' words ("Let me
+    verify", "I'll remove the old one") are no statement of it."""
+    out = [(said[-1], False)] if said else []
+    for at in range(len(said) - 2, -1, -1):
+        if replaced(said[at + 1 :]):
+            break
+        if _CAUSE.search(said[at]):
+            out.append((said[at], True))
+    return out
+
+
+def checked_causes(
+    transcript: Transcript,
+    ran: Sequence[Ran],
+    since: int = 0,
+    otherwise: Callable[[int], str] | None = None,
+    done: Callable[[int], str] | None = None,
+) -> list[dict[str, Any]]:
+    """Causes the assistant states, checks and only later fixes. A cause found across several
+    turns rarely sits right before its fix: after a failure the assistant states it ("X fails
+    because Y"), then checks it in turns of its own (a file read, a command that reproduces it,
+    a question to the person) and edits only after those; ``linked_causes`` reads the last
+    words before the edit only, and those are a step of the check ("Reading the config:").
+    Read from the structure: after a failure in the stretch (an error result, a red run, the
+    person's complaint, the assistant's reading of a failure), an assistant turn says a cause
+    (a cause word: "because", "root cause", "turns out", "the issue is"; the sentence check of
+    ``linked_causes``, naming a term of the failure and one of the edit the session's earlier
+    edits did not bring in); one or more turns of the assistant's follow before the first edit,
+    none of which takes it back ("actually, that's not it", "a red herring") or says a cause of
+    its own (the later cause is the finding, read by the readings above); and the edit is
+    confirmed: the last test run before it failed and the first after it passed, or the failing
+    command succeeds when run again after it, or the person reports it works (``otherwise``).
+    A green run with no red run before the edit, a cause never acted on and one whose said fix
+    the edit did not make (``done``) are none. For the assistant's turns at or after ``since``."""
+    at = _Stretches.of(transcript, ran)
+    runs = [(r.result, r.run.green) for r in ran if r.run is not None]
+    out: list[dict[str, Any]] = []
+    for turn in at.turns:
+        if turn.speaker != ASSISTANT or turn.record < since or not _CAUSE.search(turn.text):
+            continue
+        record = turn.record
+        start, end = at.start(record), at.end(record)
+        edit = next(
+            (e for e in at.edits if e.record > record and (end is None or e.record < end)), None
+        )
+        if edit is None:
+            continue
+        between = [
+            t.text for t in at.turns if t.speaker == ASSISTANT and record < t.record < edit.record
+        ]
+        if not between:
+            continue  # the last words before the edit: ``linked_causes``' reading
+        if replaced(between):
+            continue  # taken back, or a later cause is the finding
+        before = [ok for when, ok in runs if start < when < edit.record]
+        after = [ok for when, ok in runs if when > edit.record and (end is None or when < end)]
+        how = (
+            "a green test run after the fix, the run before it red"
+            if before and not before[-1] and after and after[0]
+            else otherwise(record)
+            if otherwise is not None
+            else ""
+        )
+        if not how:
+            continue
+        failed = at.failures(start, record)
+        if not failed:
+            continue  # nothing failed: an answer or a design, not a cause
+        action = _linked(turn.text, failed, edit, how, at.own[edit.record], said_as_cause=True)
+        if (
+            action is not None
+            and done is not None
+            and not fix_was_done(action["fix"], done(record))
+        ):
+            continue  # the confirmation checked another fix than the one said
+        if action is not None:
+            out.append(action)
+    return out
+
+
 # The person's go-ahead for a fix the assistant diagnosed: their turn asks for the change to be
 # made ("ok make a pr to fix", "yep, add the minimal fix", "let's add a fix to prevent this",
 # "could we prevent this from failing again?"). A question asking only why, a denial, a new
@@ -2180,9 +2285,11 @@ def command_fixes(
         fix = changes[-1][1]
         how = f"the failing command run again after `{fix[:120]}`: `{' '.join(core)[:120]}`"
         changed = "\n".join(c for _r, c in changes)
-        action = _linked(said[-1].text, [failed.output], changed, how, set(), command=fix)
-        if action is not None:
-            out.append(action)
+        for text, as_cause in last_first([t.text for t in said]):
+            action = _linked(text, [failed.output], changed, how, set(), as_cause, command=fix)
+            if action is not None:
+                out.append(action)
+                break
     return out
 
 
@@ -2281,8 +2388,11 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
                 and failed.result < t.record < rerun.call.record
                 and t.record >= since
             ]
-            if said:
-                out += _worked_around(said[-1].text, failed, rerun, again, added, escaped)
+            for text, as_cause in last_first([t.text for t in said]):
+                found = _worked_around(text, failed, rerun, again, added, escaped, as_cause)
+                if found:
+                    out += found
+                    break
             break
     return out
 
@@ -2294,9 +2404,11 @@ def _worked_around(
     again: Sequence[str],
     added: Sequence[str],
     escaped: bool,
+    said_as_cause: bool = False,
 ) -> list[dict[str, Any]]:
     """The note of ``rerun_fixes`` from the assistant's statement ``said``: linked to the
-    failure and to the change (the added words, the justification for leaving the sandbox)."""
+    failure and to the change (the added words, the justification for leaving the sandbox);
+    with ``said_as_cause``, only a sentence said as the cause is read (``last_first``)."""
     justification = rerun.call.input.get("justification", "") if escaped else ""
     change = " ".join([*added, OUTSIDE_SANDBOX if escaped else "", str(justification)])
     command = " ".join(again)
@@ -2304,7 +2416,9 @@ def _worked_around(
     changed = f"with `{' '.join(added)[:120]}`" if added else ""
     how = f"the failing command run again {' and '.join(filter(None, [changed, where.strip()]))}"
     how = f"{how}: `{command[:120]}`"
-    action = _linked(said, [failed.output], change, how, set(), command=command, where=where)
+    action = _linked(
+        said, [failed.output], change, how, set(), said_as_cause, command=command, where=where
+    )
     return [action] if action is not None else []
 
 
