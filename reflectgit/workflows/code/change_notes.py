@@ -10,7 +10,8 @@ Notes are then found in two ways, in this order of rank:
    than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
    changed in nothing the note states, only when the note states the change's description (its
    commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
-   those that state the most of those words;
+   those that state the most of those words; a file anchor whose file changed only on plain
+   words the note states (``WORDS_ONLY``), only when no note on stronger evidence is listed;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
