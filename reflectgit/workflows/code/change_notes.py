@@ -10,7 +10,8 @@ Notes are then found in two ways, in this order of rank:
    than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
    changed in nothing the note states, only when the note states the change's description (its
    commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
-   those that state the most of those words;
+   those that state the most of those words; a file anchor whose file changed only on plain
+   words the note states (``WORDS_ONLY``), only when no note on stronger evidence is listed;
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
@@ -56,6 +57,18 @@ FILE_CHANGED = 80.0
 # change is about is what the note is about (a constructor added to the class a note calls
 # file-only). Not a file anchor: a file holds many things, and the note may be about another.
 DESCRIBED_CHANGED = 60.0
+# WORDS_ONLY: a file anchor (a whole file) whose change holds, of what the note states
+# (``codediff.compare``'s reading), only plain words (``dev``, ``browser``, ``inspect``:
+# lower-case letters, no identifier's shape, no number, no quoted string) is weaker evidence
+# than a change to an identifier or a string it states: a note on a whole file says the
+# words of many of its lines (a settings file's ``browser`` key and ``"browser"`` engine, a
+# spec's ``inspect`` on every line), and a changed line holding one says little of which part
+# the change is to. Listed only when no note on stronger evidence is (the tier of
+# DESCRIBED_CHANGED). Not a symbol anchor: its block is the note's own code, a word changed in
+# it is news of what the note names. Not a prose file (``diffs.PROSE``): prose says what it
+# says in words, they are its content. Not a file the change renames: the note names its
+# path, which the change moves (as RENAMED_ONLY keeps a file anchor listed).
+WORDS_CHANGED = 70.0
 # RESHAPED: an anchor hit counts only when the change touched what the note states. Of a
 # change ``stale`` would call a change to the anchored code, one that added or removed nothing
 # but brackets, ``;``, ``:`` and names the note does not say where none stood
@@ -191,7 +204,9 @@ class Relevant:
     title: str
     why: str
     score: float
-    kind: str  # "anchored" | "described" (anchored, on the change's description) | "mentioned"
+    # "anchored" | "described" (anchored, on the change's description) | "worded" (anchored, a
+    # whole file changed on plain words the note states: WORDS_ONLY) | "mentioned"
+    kind: str
     anchor: str = ""  # anchored: the code it is anchored to, as the change names it
     described: int = 0  # anchored: how many words of the change's commit messages it states
 
@@ -293,7 +308,11 @@ def pr_notes(
     # code changed: beside such notes it stays only where it outdid them on their own code
     sure = {i.anchor for i in hits if i.kind == "anchored"}
     if any(i.kind == "anchored" for i in kept):
-        kept = [i for i in kept if i.kind == "anchored" or i.anchor in sure]
+        # (WORDS_ONLY: a whole file's change to plain words the note states is weaker than
+        # any anchor hit on what a note names, whatever its code)
+        kept = [
+            i for i in kept if i.kind == "anchored" or (i.kind == "described" and i.anchor in sure)
+        ]
     for item in kept:
         found[item.id] = item
     if not found:  # a change that hits notes' anchors: text matches are weaker, not listed
@@ -390,7 +409,9 @@ def anchored(
                 kind = verdict.kind
                 if verdict.stale and verdict.names and set(verdict.names) <= INCIDENTAL:
                     kind = "elsewhere"  # INCIDENTAL: a 0 or a 1 is no news of the note's code
-                if kind == "changed":
+                if kind == "changed" and _words_only(anchor, verdict.names, diff, now):
+                    score = WORDS_CHANGED + _precision(verdict.names)  # WORDS_ONLY
+                elif kind == "changed":
                     score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
                     score += _precision(verdict.names)
                 elif diff.status == "renamed" and not anchor.symbol:
@@ -411,9 +432,20 @@ def anchored(
                 best = (score, why, f"{now}:{anchor.symbol or ''}")
         if best is not None:
             kind = "anchored" if best[0] >= FILE_CHANGED else "described"
+            kind = "worded" if WORDS_CHANGED <= best[0] < FILE_CHANGED else kind
             item = Relevant(note.id, note.title, best[1], best[0], kind, best[2], len(states))
             out.append(item)
     return out
+
+
+def _words_only(anchor: Anchor, names: Sequence[str], diff: diffs.FileDiff, path: str) -> bool:
+    """Is a file anchor's change, to a file that is not prose and that it does not rename, to
+    nothing the note states but plain words (``WORDS_ONLY``)?"""
+    if anchor.symbol or not names or path.lower().endswith(diffs.PROSE):
+        return False
+    if diff.status == "renamed":
+        return False  # the note names the path the change renames (RENAMED_ONLY)
+    return all(n.isalpha() and n.islower() for n in names)
 
 
 def _words(text: str, project: str) -> set[str]:

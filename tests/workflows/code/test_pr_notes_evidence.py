@@ -166,3 +166,97 @@ def test_a_titles_name_in_a_commit_message_counts_when_the_code_touched_an_ancho
     world.code.commit("Fall back when localStorage_debug is missing")
     why = {n["id"]: n["why"] for n in world.pr("--head", "fallback")}
     assert why[nid].startswith("mentions localStorage_debug (named in a commit message)")
+
+
+PACKAGE_JSON = """{
+  "name": "billing",
+  "main": "./node.js",
+  "browser": "./browser.js",
+  "keywords": ["billing"]
+}
+"""
+PACKAGE_NOTE = (
+    "package.json points main and browser at the root files",
+    "`main` is `./node.js` and `browser` is `./browser.js`: moving a source file means "
+    "editing both",
+    "package.json",
+)
+# prefill's note: the change below also passes a timeout in prefill, on what the note states
+PREFILL = ("Prefill opens every connection", "prefill calls open_connection size times")
+
+
+def _words_world(world: Any) -> tuple[str, str]:
+    world.code.write("package.json", PACKAGE_JSON).commit("package")
+    return world.note(*PACKAGE_NOTE), world.note(*PREFILL, "src/pool.py:prefill")
+
+
+def _prefill_changed(world: Any) -> None:
+    pool = (world.code.path / "src/pool.py").read_text()
+    world.code.write("src/pool.py", pool.replace("open_connection()", "open_connection(5)"))
+
+
+def test_a_whole_files_change_to_plain_words_it_states_is_weaker_than_a_named_change(
+    world: Any,
+) -> None:
+    on_file, on_prefill = _words_world(world)
+    world.code.branch("keywords")
+    # the new keyword holds "browser", a plain word the note states; nothing else it states
+    world.code.write("package.json", PACKAGE_JSON.replace('["billing"]', '["billing", "browser"]'))
+    _prefill_changed(world)
+    world.code.commit("keywords, and a timeout when prefilling")
+    assert ids(world.pr()) == [on_prefill]  # WORDS_ONLY: beside a change to what a note names
+    # alone, the word is all the evidence there is: the note is listed, and says why
+    git("checkout", "-q", "main", cwd=world.code.path)
+    world.code.branch("keywords-only")
+    world.code.write("package.json", PACKAGE_JSON.replace('["billing"]', '["billing", "browser"]'))
+    world.code.commit("keywords")
+    notes = world.pr("--head", "keywords-only")
+    assert ids(notes) == [on_file]
+    assert notes[0]["why"] == (
+        "anchored to package.json, which this change modifies (the note names browser)"
+    )
+
+
+def test_a_whole_files_change_to_a_string_it_quotes_is_named_evidence(world: Any) -> None:
+    on_file, on_prefill = _words_world(world)
+    world.code.branch("dist")
+    # the browser entry moves: "./browser.js", which the note quotes, is gone
+    world.code.write("package.json", PACKAGE_JSON.replace("./browser.js", "./dist/browser.js"))
+    _prefill_changed(world)
+    world.code.commit("browser build in dist, and a timeout when prefilling")
+    assert set(ids(world.pr())) == {on_file, on_prefill}
+
+
+README_MD = """# billing
+
+Run it in the browser or under node.
+"""
+
+
+def test_a_prose_files_words_are_what_it_says(world: Any) -> None:
+    world.code.write("README.md", README_MD).commit("readme")
+    on_readme = world.note(
+        "The README says it runs in the browser",
+        "the README says billing runs in the browser",
+        "README.md",
+    )
+    on_prefill = world.note(*PREFILL, "src/pool.py:prefill")
+    world.code.branch("no-browser")
+    world.code.write("README.md", README_MD.replace("in the browser or ", ""))
+    _prefill_changed(world)
+    world.code.commit("not in the browser any more, and a timeout when prefilling")
+    # a plain word, but in prose: the sentence that said it is what changed
+    assert set(ids(world.pr())) == {on_readme, on_prefill}
+
+
+def test_a_whole_file_renamed_and_changed_on_plain_words_is_still_listed(world: Any) -> None:
+    on_file, on_prefill = _words_world(world)
+    world.code.branch("moved")
+    world.code.move("package.json", "web/package.json")
+    world.code.write(
+        "web/package.json", PACKAGE_JSON.replace('["billing"]', '["billing", "browser"]')
+    )
+    _prefill_changed(world)
+    world.code.commit("package in web/, and a timeout when prefilling")
+    # the note names the path the change moves: the rename is news of it, whatever the words
+    assert set(ids(world.pr())) == {on_file, on_prefill}
