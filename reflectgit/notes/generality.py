@@ -494,11 +494,19 @@ _CAUSE_ANNOUNCED = re.compile(
 )
 
 
+# A demonstrative after a clause points back at it: "GC prunes loose objects the index needs
+# — this is the bug" names the clause before as the cause, and states it.
+_POINTS_BACK = re.compile(r"^\W*(?:this|that|it|these|those|them)\b", re.I)
+
+
 def announces_a_cause(cause: str) -> bool:
     """Does the last clause of ``cause`` only say that there is a cause ("most of it is one
-    root cause", "found the culprit"), not what it is?"""
+    root cause", "found the culprit"), not what it is? A demonstrative subject after another
+    clause ("X — this is the bug") points back at that clause, which states the cause."""
     parts = _clauses(_unquoted(cause).replace("*", ""))
-    return bool(parts) and bool(_CAUSE_ANNOUNCED.match(parts[-1]))
+    if not parts or not _CAUSE_ANNOUNCED.match(parts[-1]):
+        return False
+    return len(parts) == 1 or not _POINTS_BACK.match(parts[-1])
 
 
 # A statement most of whose words are a quotation ('Re-reading the spec, it has an explicit

@@ -404,6 +404,9 @@ def test_a_directive_on_how_to_reason_naming_nothing_directs_no_one(said, reason
         ("It is the root cause of the timeout", False),
         ("This is a bug in the parser's escape handling", False),
         ("There are two issues: the cache is per process and the key has no tenant", False),
+        # a demonstrative after a clause points back at it: that clause is the cause
+        ("**GC prunes loose objects the worktree index depends on** — this is the bug.", False),
+        ("`overflow-x-hidden` on the root div blocks scrolling — that was the culprit", False),
     ],
 )
 def test_a_cause_that_only_says_there_is_one_is_no_mechanism(said, announces):
