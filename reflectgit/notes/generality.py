@@ -13,7 +13,8 @@ turn it was said in:
   names whom: a sentence that only reports where a thing is now ("the fixture lives at X and
   the loader will never see it"), or whose every directive binds "it" or "they" with nothing
   named before ("the only thing it shouldn't do is X"), directs no one; nor does the
-  person's own wish for the task at hand ("i want low friction for people who install it").
+  person's own wish for the task at hand ("i want low friction for people who install it"),
+  nor a directive on how to reason that names nothing ("do not make assumptions").
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
@@ -22,7 +23,8 @@ turn it was said in:
   of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`"). Nor is how the
   work stands: where a thing lives now that the edit moved it ("X now lives in Y"), a run that
   has not finished ("the check suite is still running"), what a numbered change does ("PR #12
-  fixes X").
+  fixes X"). Nor is a cause that only says there is one ("most of it is one root cause").
+- a statement that is mostly a quotation is its source's words, not the session's finding.
 
 Each reader returns why the sentence is no lesson, or ``""``.
 """
