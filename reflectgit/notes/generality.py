@@ -264,12 +264,16 @@ def wished_only(rule: str) -> bool:
 # schema first" says what to do instead (a clause of its own); "Never force-push" is an act.
 _REASONING = re.compile(
     r"^(?:(?:please|just|and|also|so)\s+)*(?:"
+    # a belief taken without checking: its object, if any, is what is believed
     r"(?:do\s+not|don['’]?t|never|stop|no)\s+"
-    r"(?:(?:make|making)\s+(?:any\s+)?assumptions?|assum\w*|guess\w*|speculat\w*|presum\w*|"
-    r"hallucinat\w*|overthink\w*|overcomplicat\w*|over-?engineer\w*|rush\w*)"
+    r"(?:(?:make|making)\s+(?:any\s+)?assumptions?|assum\w*|guess\w*|speculat\w*|presum\w*)"
+    r"(?P<rest>(?:\s+\S+)*)"
+    # a manner of working, alone: with an object it is an act ("don't rush releases")
+    r"|(?:do\s+not|don['’]?t|never|stop)\s+"
+    r"(?:hallucinat\w*|overthink\w*|overcomplicat\w*|over-?engineer\w*|rush\w*)"
+    r"(?:\s+(?:it|things|this|that))?"
     r"|(?:be|stay)\s+(?:(?:more|very|extra)\s+)?"
-    r"(?:careful|thorough|precise|rigorous|diligent|mindful))"
-    r"(?P<rest>(?:\s+\S+)*)$",
+    r"(?:careful|thorough|precise|rigorous|diligent|mindful))$",
     re.I,
 )
 _PLAIN_WORD = re.compile(r"[a-z]+")  # lower case, no digit, no mark: names nothing
@@ -283,7 +287,7 @@ def reasoning_only(rule: str) -> bool:
         return False
     for part in parts:
         m = _REASONING.match(part)
-        rest = m.group("rest").split() if m else []
+        rest = (m.group("rest") or "").split() if m else []
         if m is None or len(rest) > 2 or not all(_PLAIN_WORD.fullmatch(w) for w in rest):
             return False
     return True

@@ -375,6 +375,10 @@ def test_a_hash_names_a_change_only_after_its_kind():
         ("Don't guess", True),
         ("Please be careful", True),
         ("Don't guess, be thorough", True),
+        ("Stop overthinking", True),
+        # a manner of working with an object is an act on the project
+        ("Don't rush releases", False),
+        ("Never overcomplicate the public API", False),
         # a thing named, a belief said, what to do instead, an act on the project
         ("Never assume `tz` is set", False),
         ("Never assume UTC", False),
