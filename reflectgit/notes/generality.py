@@ -13,7 +13,8 @@ turn it was said in:
   names whom: a sentence that only reports where a thing is now ("the fixture lives at X and
   the loader will never see it"), or whose every directive binds "it" or "they" with nothing
   named before ("the only thing it shouldn't do is X"), directs no one; nor does the
-  person's own wish for the task at hand ("i want low friction for people who install it").
+  person's own wish for the task at hand ("i want low friction for people who install it"),
+  nor a directive on how to reason that names nothing ("do not make assumptions").
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
@@ -22,7 +23,8 @@ turn it was said in:
   of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`"). Nor is how the
   work stands: where a thing lives now that the edit moved it ("X now lives in Y"), a run that
   has not finished ("the check suite is still running"), what a numbered change does ("PR #12
-  fixes X").
+  fixes X"). Nor is a cause that only says there is one ("most of it is one root cause").
+- a statement that is mostly a quotation is its source's words, not the session's finding.
 
 Each reader returns why the sentence is no lesson, or ``""``.
 """
@@ -252,6 +254,45 @@ def wished_only(rule: str) -> bool:
     return bool(_WISH.search(said)) and not directs(said) and not _STANDING.search(said)
 
 
+# A directive on how the assistant is to reason, naming nothing ("Do not make assumptions",
+# "Do not assume any details", "Don't guess", "Be careful"): advice to one assistant for the
+# task at hand, and true of every task, so out of its session it names no act on the project's
+# code, tools or process that a teammate could do differently (the lesson behind it, when
+# there is one, is what to decide from instead, which such a clause leaves out). Only a clause
+# whose object is at most two plain words counts: "Don't assume the cache is per host"
+# corrects a belief and says which; "Never assume UTC" names a thing; "Do not guess, read the
+# schema first" says what to do instead (a clause of its own); "Never force-push" is an act.
+_REASONING = re.compile(
+    r"^(?:(?:please|just|and|also|so)\s+)*(?:"
+    # a belief taken without checking: its object, if any, is what is believed
+    r"(?:do\s+not|don['’]?t|never|stop|no)\s+"
+    r"(?:(?:make|making)\s+(?:any\s+)?assumptions?|assum\w*|guess\w*|speculat\w*|presum\w*)"
+    r"(?P<rest>(?:\s+\S+)*)"
+    # a manner of working, alone: with an object it is an act ("don't rush releases")
+    r"|(?:do\s+not|don['’]?t|never|stop)\s+"
+    r"(?:hallucinat\w*|overthink\w*|overcomplicat\w*|over-?engineer\w*|rush\w*)"
+    r"(?:\s+(?:it|things|this|that))?"
+    r"|(?:be|stay)\s+(?:(?:more|very|extra)\s+)?"
+    r"(?:careful|thorough|precise|rigorous|diligent|mindful))$",
+    re.I,
+)
+_PLAIN_WORD = re.compile(r"[a-z]+")  # lower case, no digit, no mark: names nothing
+
+
+def reasoning_only(rule: str) -> bool:
+    """Is every clause of ``rule`` a directive on how to reason (assume, guess, be careful),
+    its object, if any, two plain words at most (no code, path, name or number)?"""
+    parts = _clauses(rule)
+    if not parts:
+        return False
+    for part in parts:
+        m = _REASONING.match(part)
+        rest = (m.group("rest") or "").split() if m else []
+        if m is None or len(rest) > 2 or not all(_PLAIN_WORD.fullmatch(w) for w in rest):
+            return False
+    return True
+
+
 def directs_no_one(rule: str) -> str:
     """Why a person's ``rule`` neither directs nor names whom it directs, or ``""``: it only
     reports where a thing is now, with no clause saying what to do about it; or every clause
@@ -267,6 +308,8 @@ def directs_no_one(rule: str) -> str:
         return "what it directs points at a thing of this turn without naming it"
     if wished_only(said):
         return "it says what the person wants from this task, not what anyone is to do"
+    if reasoning_only(rule):
+        return "it directs how to reason and names nothing a teammate could act on"
     return ""
 
 
@@ -439,6 +482,56 @@ def sums_up_a_change(cause: str) -> bool:
     return bool(_CHANGE_SUMMARY.match(cause.replace("**", "")))
 
 
+# A cause that says there is one without saying what it is: its last clause has a pronoun or
+# a share of "it" for subject and a cause for complement ("## prowl.world: 47/100 — most of it
+# is one root cause", "That's the real issue", "Found the culprit"). What the cause is follows
+# in lines the note does not carry, as a fix that ends in its colon announces its list. ("The
+# stale cache is the root cause" names its cause as the subject; "That's the bug" after a
+# sentence is read by the writer as naming that sentence, and never reaches here alone.)
+_CAUSE_ANNOUNCED = re.compile(
+    r"^\W*(?:(?:(?:most|all|much|some|part|half)\s+of\s+)?(?:it|this|that|them|these|those)"
+    r"|here|there)(?:['’]s|\s+(?:is|was|are|were|has|had|comes?\s+down\s+to))\s+"
+    r"(?:(?:just|really|all|only)\s+)?(?:(?:the|a|one|two|three|an|its|our)\s+)?"
+    r"(?:(?:real|actual|underlying|main|single|same|root|whole|primary)\s+)*"
+    r"(?:cause|culprit|issue|problem|bug)s?\W*$"
+    r"|^\W*(?:i\s+)?found\s+(?:the|a|one|it|two|three)\s+"
+    r"(?:(?:real|actual|underlying|main|root)\s+)*(?:cause|culprit|issue|problem|bug)s?\W*$",
+    re.I,
+)
+
+
+# A demonstrative after a clause points back at it: "GC prunes loose objects the index needs
+# — this is the bug" names the clause before as the cause, and states it.
+_POINTS_BACK = re.compile(r"^\W*(?:this|that|it|these|those|them)\b", re.I)
+
+
+def announces_a_cause(cause: str) -> bool:
+    """Does the last clause of ``cause`` only say that there is a cause ("most of it is one
+    root cause", "found the culprit"), not what it is? A demonstrative subject after another
+    clause ("X — this is the bug") points back at that clause, which states the cause."""
+    parts = _clauses(_unquoted(cause).replace("*", ""))
+    if not parts or not _CAUSE_ANNOUNCED.match(parts[-1]):
+        return False
+    return len(parts) == 1 or not _POINTS_BACK.match(parts[-1])
+
+
+# A statement most of whose words are a quotation ('Re-reading the spec, it has an explicit
+# path: *"If OAuth metadata is not available, keep `/auth.md` self-contained: identify ..."*'):
+# the words are its source's (a document the person pasted, a page, a specification), not a
+# finding of the session, and whether they hold is what the source says: the session may
+# find the opposite. A quoted name or term ('"checkpoints" is internal jargon', 'apple will
+# ask for "permission"') is a few words of the speaker's own sentence; a code span is a name,
+# not a quotation.
+_QUOTATION = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
+_QUOTED_AT_LEAST = 6  # words: below it, a quotation is a term or a name in the sentence
+
+
+def quotes_its_point(text: str) -> bool:
+    """Are most of the words of ``text`` inside quotation marks (six words or more)?"""
+    quoted = sum(len(_WORD.findall(q)) for q in _QUOTATION.findall(text))
+    return quoted >= _QUOTED_AT_LEAST and 2 * quoted > len(_WORD.findall(text))
+
+
 def own_account(text: str, *, cause: bool = True) -> str:
     """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
     or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from
@@ -463,6 +556,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it reports a run that has not finished"
     if cause and sums_up_a_change(text):
         return "it says what a change does, not what went wrong"
+    if cause and announces_a_cause(text):
+        return "it says there is a cause without saying what it is"
     if bare_list(text):
         return "it lists what failed without saying why"
     return ""

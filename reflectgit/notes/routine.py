@@ -10,7 +10,9 @@ told by the tool that raised it, the next time, in the same words:
 - a definition, module file or import the session had not written yet (the compiler's
   "undefined" names what to add, or a test written first says it "doesn't exist yet"), and a
   reference left over by the session's own rename;
-- a test's expected value brought in line with the code (the test changed, not the code).
+- a test's expected value brought in line with the code (the test changed, not the code), or
+  the code brought in line with what a test expects, the cause saying nothing but what the
+  test expects (the test states what the code is to do: doing it is the task).
 
 ``routine(problem, fix)`` says which of these a fix is (its reason, for the event record), or
 ``""`` when it may carry a lesson. It reads the problem and the fix as the writer stated them,
@@ -78,11 +80,32 @@ _EXPECTATION = re.compile(
     re.IGNORECASE,
 )
 
+# The code brought in line with a test: the cause says only what a test expects ("The test
+# expects "## Original Reviewer Output" heading"), and the fix makes the code match ("update
+# the template to match"). Where the test is written first, it states what the code is to
+# do, and making the code do it is the task itself, not a trap of the codebase. A cause that
+# says why the two differ ("the test expects UTC but the serializer emits local time", "...
+# because the fixture is shared") is a finding, and is not this; nor is a fix that says what
+# to change to ("switch the serializer to UTC").
+_TEST_EXPECTS = re.compile(
+    r"\b(?:tests?|specs?|assertions?)\s+(?:now\s+|still\s+)?(?:expects?|asserts?|wants?|"
+    r"checks?\s+for|looks?\s+for)\b"
+    # (in the same sentence: the failure's output read after it is not the cause's words)
+    r"(?![^.;!?\n]*\b(?:but|because|since|while|whereas|although|though|instead|so|yet)\b)",
+    re.IGNORECASE,
+)
+_TO_MATCH = re.compile(
+    r"\bto match(?:\s+(?:it|that|this|them|the tests?|the specs?|the expectations?|"
+    r"what (?:it|the tests?) expects?))?\W*$",
+    re.IGNORECASE,
+)
+
 LINT = "a linter's or formatter's warning: the tool names its fix"
 TYPO = "a typo"
 MISSING = "a definition, file or import the session had not written yet"
 LEFTOVER = "a reference left over by the session's own change"
 EXPECTATION = "a test's expected value brought in line with the code"
+MATCHED = "the code brought in line with what a test expects"
 
 
 def routine(problem: str, fix: str) -> str:
@@ -99,6 +122,8 @@ def routine(problem: str, fix: str) -> str:
         return LEFTOVER
     if _EXPECTATION.search(how):
         return EXPECTATION
+    if _TEST_EXPECTS.search(problem) and _TO_MATCH.search(how):
+        return MATCHED
     return ""
 
 

@@ -7,11 +7,14 @@ import pytest
 
 from reflectgit.notes.generality import (
     about_this_turn,
+    announces_a_cause,
     bare_list,
     directs,
     directs_no_one,
     own_account,
     points_at_a_line,
+    quotes_its_point,
+    reasoning_only,
     recounts_the_exchange,
     sums_up,
     without_summary,
@@ -362,3 +365,75 @@ def test_a_persons_own_wish_for_the_task_directs_no_one(said, wish):
 def test_a_hash_names_a_change_only_after_its_kind():
     assert own_account("Commit 1a2b3c4 adds the retry to the uploader")
     assert own_account("Defaced adds nothing to the uploader") == ""  # a word of hex letters
+
+
+@pytest.mark.parametrize(
+    ("said", "reasoning"),
+    [
+        ("Do not make assumptions", True),
+        ("do not assume any details.", True),
+        ("Don't guess", True),
+        ("Please be careful", True),
+        ("Don't guess, be thorough", True),
+        ("Stop overthinking", True),
+        # a manner of working with an object is an act on the project
+        ("Don't rush releases", False),
+        ("Never overcomplicate the public API", False),
+        # a thing named, a belief said, what to do instead, an act on the project
+        ("Never assume `tz` is set", False),
+        ("Never assume UTC", False),
+        ("Don't assume the cache is per host", False),
+        ("Do not guess, read the schema first", False),
+        ("Never force-push", False),
+        ("Never make draft prs", False),
+        ("Check the existing implementation first; don't overcomplicate", False),
+    ],
+)
+def test_a_directive_on_how_to_reason_naming_nothing_directs_no_one(said, reasoning):
+    assert reasoning_only(said) == reasoning
+    assert ("how to reason" in directs_no_one(said)) == reasoning
+    assert ("how to reason" in about_this_turn(said)) == reasoning
+
+
+@pytest.mark.parametrize(
+    ("said", "announces"),
+    [
+        ("## prowl.world: 47/100 — most of it is one root cause.", True),
+        ("That's the real issue", True),
+        ("Found the culprit!", True),
+        ("I found the bug.", True),
+        ("All of it comes down to one bug", True),
+        # the cause named as the subject, or said after the announcement
+        ("The stale cache is the root cause", False),
+        ("It is the root cause of the timeout", False),
+        ("This is a bug in the parser's escape handling", False),
+        ("There are two issues: the cache is per process and the key has no tenant", False),
+        # a demonstrative after a clause points back at it: that clause is the cause
+        ("**GC prunes loose objects the worktree index depends on** — this is the bug.", False),
+        ("`overflow-x-hidden` on the root div blocks scrolling — that was the culprit", False),
+    ],
+)
+def test_a_cause_that_only_says_there_is_one_is_no_mechanism(said, announces):
+    assert announces_a_cause(said) == announces
+    # (said in the first person, or as a step reported, another check names it first)
+    assert bool(own_account(said)) == announces
+
+
+@pytest.mark.parametrize(
+    ("said", "quoted"),
+    [
+        (
+            'Re-reading the spec, it has a path: *"If OAuth metadata is not available, keep '
+            '`/auth.md` self-contained and list the supported methods."*',
+            True,
+        ),
+        ("The README says “never run the migrations by hand on a replica”", True),
+        # a quoted term or name in the speaker's own sentence; a code span is a name
+        ('"checkpoints" is internal jargon', False),
+        ('Apple will ask the user for "permission" before sending mail', False),
+        ("Set `retry_on_timeout: true and max_retries: 3 in the worker config` there", False),
+        ('The spec says "keep it short", so the title is cut at 72 characters', False),
+    ],
+)
+def test_a_statement_that_is_mostly_a_quotation_quotes_its_point(said, quoted):
+    assert quotes_its_point(said) == quoted

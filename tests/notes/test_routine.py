@@ -37,6 +37,13 @@ ROUTINE = [
     # a test's expectation brought in line
     ("test_total failed: 3 != 4", "Update the expected count in the test", r.EXPECTATION),
     ("snapshot mismatch in Header.test.tsx", "Update the snapshots", r.EXPECTATION),
+    # the code brought in line with what a test expects, and nothing said of why they differ
+    (
+        'The test expects "## Original Reviewer Output" heading.',
+        "Update the template to match",
+        r.MATCHED,
+    ),
+    ("The spec now expects a 404 for a missing id", "Change the handler to match it", r.MATCHED),
 ]
 
 LESSONS = [
@@ -65,6 +72,9 @@ LESSONS = [
         "Use `ruff format && ruff check --fix` instead of `black . && isort .`",
     ),
     ("ruff ignores the `per-file-ignores` of setup.cfg", "Move them to pyproject.toml"),
+    # a test's expectation with why the code differs, or a fix that says what to change to
+    ("The test expects UTC but the serializer emits local time", "Update the serializer to match"),
+    ("The test expects a `## Summary` heading", "Switch the template to level-two headings"),
 ]
 
 

@@ -61,6 +61,7 @@ from reflectgit.notes.generality import (
     OWN_CHANGE,
     about_this_turn,
     own_account,
+    quotes_its_point,
     sums_up,
     without_summary,
 )
@@ -533,6 +534,27 @@ def announces_only(fix: str) -> bool:
     return fix.rstrip(" .*_").endswith(":")
 
 
+# An option alone, as a fix names it: `--resource`, `-w`.
+_OPTION = re.compile(r"^`?--?\w[\w-]*(?:=\S*)?`?$")
+
+
+def options_only(action: Mapping[str, Any]) -> bool:
+    """Is every thing a fix note names an option, with no command, file or other name beside
+    it ("Remove the `--resource` flag")? An option means something only to the command it is
+    given to: out of its session such a note does not say what to change, and the same option
+    may be right for another command (`--resource` is `juju deploy`'s, not `charmcraft
+    pack`'s). A note naming the command as well ("Use `./gradlew build --configuration-cache`",
+    "pass `--frozen` to `uv sync`") is not this, nor one whose option is a word of its prose
+    beside the command ("... corrupted the go test -json stream"); a note naming nothing is
+    left to the others."""
+    if action["learning_type"] != "bug-fix":
+        return False
+    said = " ".join(str(action.get(k) or "") for k in ("title", "root_cause", "fix"))
+    spans = _CODE.findall(said)  # what the note quotes as code: an option, if that is all
+    named = _NAMED.findall(said)  # and nothing else named in its prose (a path, a name)
+    return bool(spans) and all(_OPTION.match(n) for n in [*spans, *named])
+
+
 def no_lesson(action: Mapping[str, Any]) -> str:
     """Why a candidate note speaks of this turn rather than stating a lesson for later
     (``notes/generality``), or ``""``. A person's rule must not be a remark on this turn's
@@ -541,7 +563,11 @@ def no_lesson(action: Mapping[str, Any]) -> str:
     is caught the same way as from the others."""
     if announces_only(str(action.get("fix") or "")):
         return "its fix only announces what follows, which the note does not carry"
+    if options_only(action):
+        return "it names an option without the command it is given to"
     who = said_by(action)
+    if who.startswith("assistant") and quotes_its_point(str(action["title"])):
+        return "its point is a quotation: the source's words, not the session's finding"
     if action["learning_type"] == "correction" and who.startswith("person"):
         return about_this_turn(str(action["title"]))
     if action["learning_type"] == "bug-fix" and who.startswith("assistant"):
@@ -2229,6 +2255,24 @@ def changing_command(command: str) -> str:
     return ""
 
 
+# The verbs that install what a project already declares when no package is named: `npm ci`,
+# `pnpm install --frozen-lockfile`, `uv sync`, `bundle install`.
+_RESTORES = frozenset(["install", "ci", "sync"])
+
+
+def installs_declared(command: str) -> bool:
+    """Does ``command`` (a simple command, as ``changing_command`` gives it) install only what
+    the project declares: an install, ``ci`` or ``sync`` followed by options alone, no package
+    named? That brings a checkout to the state its lockfile says, a step every fresh or stale
+    checkout needs and the tool's own message names ("node_modules is out of date, run pnpm
+    install"): nothing a teammate learns. Naming what to install is not this (``go install
+    golang.org/x/vuln/cmd/govulncheck@latest``, ``mix deps.get lazy_html``, ``pip install -r
+    requirements-dev.txt``: which one, or which file, is the lesson)."""
+    words = command.split()
+    at = next((i for i, w in enumerate(words) if i > 0 and w in _RESTORES), None)
+    return at is not None and all(w.startswith("-") for w in words[at + 1 :])
+
+
 def _fails(ran: Ran) -> bool:
     return (
         ran.is_error
@@ -2283,6 +2327,8 @@ def command_fixes(
         if not said:
             continue  # no cause stated
         fix = changes[-1][1]
+        if all(installs_declared(c) for _r, c in changes):
+            continue  # the checkout's declared dependencies installed: a routine step
         how = f"the failing command run again after `{fix[:120]}`: `{' '.join(core)[:120]}`"
         changed = "\n".join(c for _r, c in changes)
         for text, as_cause in last_first([t.text for t in said]):

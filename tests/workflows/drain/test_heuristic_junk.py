@@ -1,0 +1,175 @@
+"""No note from what holds no lesson out of its session (issue 34, precision): a person's
+directive on how to reason that names nothing; a cause that only says there is one; the
+assistant's point that is a quotation of its source; a fix naming an option without its
+command; the checkout's declared dependencies installed; the code brought in line with what a
+test expects. Each case is a Claude Code transcript in tmp_path run through the real cascade
+and ``heuristic.write``, with the same shape stating a lesson as its negative."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectgit.workflows.drain import heuristic
+from tests.workflows.drain.test_heuristic import CHALLENGE, DONE_FULLSCHEMA, GREEN, RED, _actions
+from tests.workflows.drain.test_heuristic import _diagnosed as _tests_across
+from tests.workflows.drain.test_heuristic_linked import _actions as _linked_actions
+from tests.workflows.drain.test_heuristic_linked import _edit, _run, _tests
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("do not make assumptions", False),
+        ("Explore the options thoroughly. Do not assume any details", False),
+        ("don't guess, be careful", False),
+        # what to decide from instead, a belief corrected with its thing, an act on the project
+        ("Do not guess: read the schema in `db/schema.sql` before writing a migration", True),
+        ("Never assume the cache is per host, it is per process", True),
+        ("Never force-push to main", True),
+    ],
+    ids=["assumptions", "after-request", "guess-careful", "instead", "belief", "act"],
+)
+def test_a_directive_on_how_to_reason_that_names_nothing_is_no_rule(tmp_path, reply, kept):
+    done = ("assistant", "I picked the text module: it looked like the simpler option.")
+    actions = _actions(tmp_path, [("user", "pick a module"), done, ("user", reply)])
+    assert len(actions) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("## LiveView suite: 3 failing — most of it is one root cause.", False),
+        ("The root cause is that the LiveView process can't access the test sandbox.", True),
+    ],
+    ids=["heading", "stated"],
+)
+def test_a_cause_that_only_says_there_is_one_is_no_note(tmp_path, said, kept):
+    """Tests red to green across the statement either way: what the cause is must be said."""
+    actions = _actions(tmp_path, _tests_across(said, RED, GREEN))
+    assert len(actions) == (1 if kept else 0)
+
+
+def test_the_assistants_point_that_is_a_quotation_is_no_note(tmp_path):
+    """A point the assistant grants by quoting its source (a document the person pasted) is
+    the source's words; the same point in the assistant's own words is kept (low)."""
+    quoted = (
+        "assistant",
+        "Good catch — I was too broad earlier. Re-reading the spec, `FullSchema` has an explicit "
+        'path: *"If the dedicated migration creates the table, the full schema must not create '
+        'it again."*',
+    )
+    turns = [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, quoted]
+    assert _actions(tmp_path, turns) == []
+    own = (
+        "assistant",
+        "Good catch — `FullSchema` must not create the table again when the dedicated migration "
+        'creates it: the "full schema" only lists what no migration makes.',
+    )
+    [action] = _actions(tmp_path, [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, own])
+    assert action["title"].startswith("`FullSchema` must not create the table again")
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "The pack step failed. This is the issue I just fixed by removing the `--resource` flag",
+            False,
+        ),
+        (
+            "The pack step failed. This is the issue I just fixed by removing the `--resource` "
+            "flag from `charmcraft pack`",
+            True,
+        ),
+    ],
+    ids=["option-alone", "with-command"],
+)
+def test_a_fix_naming_an_option_without_its_command_is_no_note(tmp_path, said, kept):
+    turns = [("user", "why does the integration job fail?"), ("assistant", said)]
+    assert len(_actions(tmp_path, turns)) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "options"),
+    [
+        ("Remove the `--resource` flag", True),
+        ("Pass `-w`, not `--write=false`", True),
+        ("Use `./gradlew build --configuration-cache`", False),
+        ("Pass `--frozen` to `uv sync`", False),
+        ("Drop --resource from charm/pack.sh", False),  # a path named in prose
+        ("Spinner output corrupted the go test -json stream", False),  # no code span
+    ],
+)
+def test_options_only_reads_a_fix_whose_every_name_is_an_option(said, options):
+    action = {"learning_type": "bug-fix", "title": said, "root_cause": "", "fix": said}
+    assert heuristic.options_only(action) == options
+    assert not heuristic.options_only({**action, "learning_type": "correction"})
+
+
+STALE = (
+    "ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  Command failed\n"
+    " WARN  Local package.json exists, but node_modules missing or out of date with the lockfile"
+)
+SAID = "The `node_modules` is out of sync with the lockfile, so pnpm refuses to run scripts."
+
+
+@pytest.mark.parametrize(
+    ("change", "kept"),
+    [
+        ("corepack pnpm install --frozen-lockfile", False),
+        ("pnpm install", False),
+        # a package named: which one is the lesson
+        ("corepack pnpm add -D typescript@5.6.3", True),
+    ],
+    ids=["install-lockfile", "install", "add-named"],
+)
+def test_the_checkouts_declared_dependencies_installed_is_no_fix(tmp_path, change, kept):
+    turns = [
+        ("user", "run the typecheck"),
+        *_run("c0", STALE, "corepack pnpm run typecheck", error=True),
+        ("assistant", SAID),
+        *_run("c1", "Done in 2.1s", change),
+        *_run("c2", "Done in 4.2s", "corepack pnpm run typecheck"),
+        ("assistant", "Done."),
+    ]
+    assert len(_linked_actions(tmp_path, turns)) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("command", "declared"),
+    [
+        ("corepack pnpm install --frozen-lockfile", True),
+        ("npm ci", True),
+        ("uv sync", True),
+        ("bundle install --jobs 4", False),  # an option's value reads as an operand: kept
+        ("go install golang.org/x/vuln/cmd/govulncheck@latest", False),
+        ("pip install -r requirements-dev.txt", False),
+        ("npm install lodash", False),
+        ("cargo update", False),
+    ],
+)
+def test_installs_declared_reads_an_install_that_names_nothing(command, declared):
+    assert heuristic.installs_declared(command) == declared
+
+
+HEADING_RED = "E   AssertionError: assert has_heading(report, 'Summary')\n=== 1 failed, 11 passed in 0.40s ==="
+TEMPLATE_FIX = _edit("e1", "templates/report.md", "# Summary", "## Summary")
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("The test expects a `## Summary` heading. Let me update the template to match.", False),
+        (
+            "The test expects a `## Summary` heading, but the report template renders the summary "
+            "as a level-one heading. Let me update the template to match.",
+            True,
+        ),
+    ],
+    ids=["expects-only", "and-why"],
+)
+def test_code_brought_in_line_with_what_a_test_expects_is_no_note(tmp_path, said, kept):
+    """The tests go red to green across an edit of the template either way: a lesson only
+    when the cause says why the code and the test differ."""
+    actions = _linked_actions(tmp_path, _tests(said, TEMPLATE_FIX, red=HEADING_RED))
+    assert len(actions) == (1 if kept else 0)
