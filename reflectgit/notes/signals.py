@@ -11,11 +11,13 @@ assistant's a root cause or a fix at MEDIUM at most.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reflectgit.notes.privacy import strip_private
+from reflectgit.notes.recoveries import recovered
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
 
 HIGH = "high"
@@ -740,9 +742,39 @@ def own_words(text: str) -> str:
     return _ERROR_LINE.sub("", text[: min(ends)])
 
 
+# A session whose dialogue holds no signal may still hold a lesson in its tool calls: a command
+# the environment refused, then run another way; a failing command passing once an install ran
+# (``notes/recoveries.py`` says which). The drain's structural readers find those lessons, but
+# only in sessions the gate lets through, so such a session is read too: one LOW signal per
+# recovery, at the first line of dialogue after the failure (the words that read it, which the
+# slice then carries). Looked for only when the dialogue has no signal: a session with one is
+# read anyway, and the common case pays nothing more.
+RECOVERY = "recovery"
+
+
+def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+    """A LOW ``recovery`` signal for each failed command a later one got past."""
+    records = [line.record for line in lines]
+    out: list[Signal] = []
+    for found in recovered(transcript):
+        at = bisect.bisect_right(records, found.result)
+        if at == len(lines):
+            continue  # no dialogue after the failure within what was read
+        text = f"`{found.failed}` failed, then `{found.passed}` passed"
+        out.append(Signal(at, LOW, RECOVERY, "Tools", text[:TEXT_CAP], lines[at].speaker))
+    return out
+
+
+def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+    """The signals of a transcript whose dialogue is ``lines``: those of its dialogue, else its
+    recoveries. The enqueue gate and the drain's cascade both ask this."""
+    return detect(lines) or recoveries(transcript, lines)
+
+
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:
-    """Signals in a transcript's dialogue (tool calls, results and injected text never read)."""
-    return detect(dialogue_lines(transcript.turns, cap))
+    """Signals in a transcript (its dialogue's; else its recoveries, read from its tool calls;
+    tool output and injected text are never read for words)."""
+    return signals_in(transcript, list(dialogue_lines(transcript.turns, cap)))
 
 
 def strongest(signals: Iterable[Signal]) -> str | None:

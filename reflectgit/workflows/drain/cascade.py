@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.notes.privacy import clean, scrub_secrets
-from reflectgit.notes.signals import HIGH, DialogueLine, Signal, detect, dialogue_lines
+from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
 from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
 from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
 from reflectgit.workflows.transcript_file import read_transcript
@@ -307,7 +307,7 @@ def prepare(
     if is_reflect_run(t):
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
     lines = list(_dialogue(t.turns, dialogue_cap))
-    signals = detect(lines)
+    signals = signals_in(t, lines)  # the gate's own reading: the dialogue's, else recoveries
     if not signals:
         return Prepared(skip="no-signal", transcript=t, input_bytes=size, dialogue_lines=len(lines))
     if after_line:

@@ -56,7 +56,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from reflectgit.notes import testruns, verbs
+from reflectgit.notes import recoveries, testruns, verbs
 from reflectgit.notes.generality import (
     OWN_CHANGE,
     about_this_turn,
@@ -2343,16 +2343,7 @@ def command_fixes(
 # command: Codex's ``sandbox_permissions: "require_escalated"`` (asked of the person, with the
 # assistant's ``justification``) and Claude Code's ``dangerouslyDisableSandbox: true``.
 OUTSIDE_SANDBOX = "outside the sandbox"
-
-
-def outside_sandbox(tool_input: Any) -> bool:
-    """Does the call run its command outside the agent's sandbox?"""
-    if not isinstance(tool_input, Mapping):
-        return False
-    return (
-        tool_input.get("sandbox_permissions") == "require_escalated"
-        or tool_input.get("dangerouslyDisableSandbox") is True
-    )
+outside_sandbox = recoveries.outside_sandbox  # the gate reads it too: one reading, in notes
 
 
 def run_differently(failed: Sequence[str], again: Sequence[str]) -> tuple[str, ...]:

@@ -1,0 +1,209 @@
+"""Recoveries (issue 34): a session whose lesson is in its tool calls (a failed command, then a
+passing one that runs the same thing) opens the enqueue gate and the drain's cascade, through
+the one reading both use (``signals.signals_in``). Claude Code transcripts written to tmp_path,
+read by the real gate and the real cascade; every rule has its negatives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reflectgit.notes.recoveries import recovered
+from reflectgit.notes.signals import LOW, RECOVERY, scan
+from reflectgit.notes.transcripts import parse_lines
+from reflectgit.workflows.capture.gate import HAS_SIGNAL, NO_SIGNAL, evaluate
+from reflectgit.workflows.drain import cascade
+from tests.workflows.drain.test_heuristic_linked import _call, _edit, _run
+
+PORT = "thread 'serve' panicked: Address already in use (os error 98)\nerror: test failed"
+PUSHED = "To github.com:o/r.git\n * [new branch]      docs/retro -> docs/retro"
+PROTECTED = "remote: error: GH006: Protected branch update failed for refs/heads/main."
+RED = "E   AssertionError: 2 != 3\n=== 1 failed in 0.10s ==="
+GREEN = "3 passed in 0.10s"
+# dialogue with no signal words: the gate closed on such sessions before
+ASK = ("user", "run the server tests")
+READ = ("assistant", "The sandbox blocks binding a port. Running it outside.")
+
+
+def _escalated(call: str, output: str, command: str) -> list:
+    return _call(call, "Bash", {"command": command, "dangerouslyDisableSandbox": True}, output)
+
+
+def _write(tmp_path: Path, turns: list) -> Path:
+    lines = []
+    for i, turn in enumerate(turns):
+        if isinstance(turn, dict):
+            record = turn
+        else:
+            role, text = turn
+            record = {"type": role, "message": {"role": role, "content": text}}
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _opens(tmp_path: Path, turns: list) -> bool:
+    """The gate's verdict, checked against the cascade's: one reading, one answer."""
+    path = _write(tmp_path, turns)
+    verdict = evaluate(path)
+    prepared = cascade.prepare(str(path))
+    assert verdict.enqueue == (prepared.skip != "no-signal")
+    assert verdict.reason in (HAS_SIGNAL, NO_SIGNAL)
+    return verdict.enqueue
+
+
+POSITIVE = {
+    # the sandbox refused a port; the same command run outside it passes
+    "escalated": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        READ,
+        *_escalated("c1", "test result: ok. 12 passed", "cargo test"),
+        ("assistant", "All 12 pass."),
+    ],
+    # a protected branch refused the push; the same program's push to a branch passes
+    "another branch": [
+        ("user", "push the retro"),
+        *_run("p0", PROTECTED, "git push origin main", error=True),
+        ("assistant", "Main takes pull requests only. Pushing a branch."),
+        *_run("p1", PUSHED, "git checkout -b docs/retro && git push -u origin docs/retro"),
+    ],
+    # a failing build passes once an install ran, run again unchanged
+    "after an install": [
+        ("user", "build it"),
+        *_run("b0", "error: linker `cc` not found", "cargo build", error=True),
+        ("assistant", "Installing gcc first."),
+        *_run("b1", "installed gcc", "apt-get install -y gcc"),
+        *_run("b2", "Finished dev [unoptimized] target(s)", "cargo build"),
+    ],
+    # outside the sandbox right away: the escalation is asked with its reason, no turn needed
+    "escalated at once": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        *_escalated("c1", "test result: ok. 12 passed", "cargo test"),
+        ("assistant", "All 12 pass."),
+    ],
+    # an option added: the same words and more
+    "option added": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        READ,
+        *_run("c1", "test result: ok. 12 passed", "cargo test -- --test-threads=1"),
+    ],
+}
+
+
+@pytest.mark.parametrize("turns", POSITIVE.values(), ids=POSITIVE.keys())
+def test_a_failure_got_past_opens_the_gate_and_the_cascade(tmp_path, turns):
+    assert _opens(tmp_path, turns)
+    path = _write(tmp_path, turns)
+    [signal] = scan(parse_lines(path.read_text().splitlines()))
+    assert (signal.tier, signal.kind) == (LOW, RECOVERY)
+    # at the line of dialogue that read the failure: the slice carries those words
+    prepared = cascade.prepare(str(path))
+    assert prepared.skip is None and prepared.chunks
+    assert "failed, then" in signal.text
+
+
+def _background(code: int) -> list:
+    """``cargo test -- --test-threads=1`` run in the background, ending with exit ``code``."""
+    status = f"<status>completed</status>\n<exit_code>{code}</exit_code>"
+    return [
+        *_run("c1", "Command running in background with ID: b7", "cargo test -- --test-threads=1"),
+        ("assistant", "Waiting for it."),
+        *_call("c2", "TaskOutput", {"task_id": "b7"}, status),
+        ("assistant", "Finished."),
+    ]
+
+
+AFTER_PORT = [ASK, *_run("c0", PORT, "cargo test", error=True), READ]
+
+
+def test_a_command_still_running_is_read_where_it_ends(tmp_path):
+    assert _opens(tmp_path, [*AFTER_PORT, *_background(0)])
+    assert not _opens(tmp_path, [*AFTER_PORT, *_background(101)])
+
+
+NEGATIVE = {
+    # only passing commands: nothing failed
+    "all pass": [ASK, *_run("c0", GREEN), ("assistant", "Fine."), *_run("c1", GREEN, "ruff .")],
+    # a failure never followed by a pass
+    "never passes": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        READ,
+        *_escalated("c1", PORT, "cargo test")[:-1],
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "c1", "content": PORT, "is_error": True}
+                ],
+            },
+        },
+    ],
+    # a test the assistant wrote to fail first, then the code that makes it pass: an edit
+    "red then edit then green": [
+        ("user", "add the sum"),
+        *_run("t0", RED, "pytest -q", error=True),
+        ("assistant", "Red as expected. Now the code."),
+        *_edit("e1", "app/sum.py", "return 0", "return a + b"),
+        *_run("t1", GREEN, "pytest -q"),
+    ],
+    # the same command again at once, unchanged: a retry of a flaky failure
+    "bare retry": [
+        ASK,
+        *_run("c0", RED, "pytest -q", error=True),
+        ("assistant", "Once more."),
+        *_run("c1", GREEN, "pytest -q"),
+    ],
+    # the failure and the pass sent in the same batch: nobody read the failure
+    "no words between": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        *_run("c1", "test result: ok. 12 passed", "cargo test -- --test-threads=1"),
+        ("assistant", "Done."),
+    ],
+    # a code failure (no refusal), then another command on the same file
+    "code failure, other command": [
+        ASK,
+        *_run("c0", RED, "pytest tests/test_sum.py", error=True),
+        ("assistant", "Let me look at it."),
+        *_run("c1", "def test_sum(): ...", "cat tests/test_sum.py"),
+    ],
+    # the pass comes after the person has spoken twice: another task
+    "person moved on": [
+        ASK,
+        *_run("c0", PORT, "cargo test", error=True),
+        READ,
+        ("user", "leave it"),
+        ("assistant", "Left."),
+        ("user", "now the docs"),
+        *_escalated("c1", "test result: ok. 12 passed", "cargo test"),
+    ],
+    # a passing command whose output says "error": the tool's verdict decides, not words
+    "error word in a pass": [
+        ASK,
+        *_run("g0", "src/a.py: raise ValueError('error: bad')", "grep -rn error src"),
+        ("assistant", "Two places."),
+        *_run("g1", "src/a.py", "grep -rln error src"),
+    ],
+}
+
+
+@pytest.mark.parametrize("turns", NEGATIVE.values(), ids=NEGATIVE.keys())
+def test_nothing_got_past_keeps_the_gate_closed(tmp_path, turns):
+    assert not _opens(tmp_path, turns)
+    assert recovered(parse_lines(_write(tmp_path, turns).read_text().splitlines())) == []
+
+
+def test_a_session_with_dialogue_signals_keeps_them_alone(tmp_path):
+    """Recoveries are looked for only when the dialogue has no signal (it is read anyway)."""
+    turns = [("user", "no, use pnpm instead of npm"), *POSITIVE["escalated"]]
+    found = scan(parse_lines(_write(tmp_path, turns).read_text().splitlines()))
+    assert found and all(s.kind != RECOVERY for s in found)
