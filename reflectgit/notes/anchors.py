@@ -547,29 +547,11 @@ def _typedef_start(text: str, close: int) -> int | None:
     return start if text[start:at].lstrip().startswith("typedef") else None
 
 
-def symbol_block(text: str, symbol: str, *, like: str | None = None) -> str | None:
-    """The text of ``symbol``'s definition in ``text`` (its line to the next definition
+def symbol_block(text: str, symbol: str) -> str | None:
+    """The text of ``symbol``'s first definition in ``text`` (its line to the next definition
     indented no deeper, less the comments, decorators and blank lines just before that one:
     they belong to the definition they precede; a ``#define`` its logical line, a ``typedef``
-    its statement), or None when ``text`` defines no such name.
-
-    A file may define one name more than once (Rust's method ``fn wait(&self)`` in an ``impl``
-    and the free ``fn wait(queue, ...)`` it calls; overloads); the first is the symbol's. An
-    anchor means the code its note was written about: given that block as it was (``like``),
-    the first definition written the same way at the same indent is its continuation (a
-    method added above the free function the note is on does not take its place; of
-    overloads, written alike, the first still), else the first."""
-    if like is None or _own_name(text, symbol) != _ARITY.sub("", symbol):
-        return _first_block(text, symbol)  # (``Class.method`` names which one already)
-    found = definitions(text, symbol)
-    name = _own_name(text, symbol)
-    way = _way(like.split("\n", 1)[0], name)
-    same = [block for block in found if _way(block.split("\n", 1)[0], name) == way]
-    return (same or found)[0] if found else None
-
-
-def _first_block(text: str, symbol: str) -> str | None:
-    """``symbol``'s first definition in ``text`` (see ``symbol_block``)."""
+    its statement), or None when ``text`` defines no such name."""
     block = _raw_block(text, symbol)
     if block is None:
         return None
@@ -591,7 +573,7 @@ def definitions(text: str, symbol: str) -> list[str]:
     while pos < len(text):
         rest = text[pos:]
         span = _span(rest, symbol)
-        block = _first_block(rest, symbol) if span is not None else None
+        block = symbol_block(rest, symbol) if span is not None else None
         if span is None or block is None:
             break
         out.append(block)

@@ -242,10 +242,9 @@ class _Judge:
             # The file did not define the symbol (as far as it can be read) when the note was
             # written either: nothing says it is gone now. Judge the anchor as its file.
             symbol, old_code = None, old_text
-        # (of two definitions of the name, the one that continues the anchored code)
-        new_code = _code(new_text, symbol, like=old_code if symbol else None)
+        new_code = _code(new_text, symbol)
         if symbol and new_text is not None and new_code is None:
-            commits = self._changing(commit, paths, symbol, old_code)
+            commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
         verdict = (
             compare(old_code, new_code, now, said or None, symbol, title, new_text, old_text)
@@ -254,7 +253,7 @@ class _Judge:
         )
         if verdict is not None and verdict.kind in ("changed", "elsewhere"):
             reason = "changed" if verdict.stale else "changed-elsewhere"
-            commits = self._changing(commit, paths, symbol, old_code)
+            commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
         if now != anchor.path:
             return StaleAnchor(
@@ -265,7 +264,7 @@ class _Judge:
                 whole_file=whole,
             )
         if verdict is None and not same_code(old_code, new_code):
-            commits = self._changing(commit, paths, symbol, old_code)
+            commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
         return None
 
@@ -288,13 +287,10 @@ class _Judge:
             return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
         return None
 
-    def _changing(
-        self, since: str, paths: list[str], symbol: str | None, anchored: str | None = None
-    ) -> list[CommitInfo]:
+    def _changing(self, since: str, paths: list[str], symbol: str | None) -> list[CommitInfo]:
         """The commits since ``since`` that changed the anchored code (newest first): of the
         commits touching the file, those whose version of the code differs from the one
-        before them (of two definitions of the name, each time the one most like the
-        ``anchored`` block)."""
+        before them."""
         commits = codebase.commits_touching(self.root, since, self.head, paths, self.env)
         if not commits:
             return []
@@ -310,8 +306,7 @@ class _Judge:
             chunk = texts[i * step : (i + 1) * step]
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
-            was, now = _code(before, symbol, like=anchored), _code(after, symbol, like=anchored)
-            if not _same(was, now, paths[-1]):
+            if not _same(_code(before, symbol), _code(after, symbol), paths[-1]):
                 out.append(c)
         return out or commits
 
@@ -323,7 +318,7 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
     return tokens(a, path) == tokens(b, path)
 
 
-def _code(text: str | None, symbol: str | None, like: str | None = None) -> str | None:
+def _code(text: str | None, symbol: str | None) -> str | None:
     if text is None:
         return None
-    return symbol_block(text, symbol, like=like) if symbol else text
+    return symbol_block(text, symbol) if symbol else text

@@ -1,7 +1,6 @@
 """``reflect-git stale`` on definitions the symbol finder read wrong before, against real git
-histories: a name a file defines twice (a Rust method added above the free function of the
-same name the note is on), an Erlang function whose ``-spec`` alone changed, and an R S3
-method (a name holding a dot); each with the change that must still be flagged."""
+histories: an Erlang function whose ``-spec`` alone changed, and an R S3 method (a name
+holding a dot); each with the change that must still be flagged."""
 
 from __future__ import annotations
 
@@ -10,29 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.workflows.code.test_stale import World
-
-IMP_STD_RS = """use std::sync::atomic::AtomicUsize;
-
-fn wait(state_and_queue: &AtomicUsize, mut current_state: usize) {
-    loop {
-        let node = Waiter { signaled: false };
-        state_and_queue.compare_and_swap(current_state, me, Ordering::Release);
-        while !node.signaled {
-            thread::park();
-        }
-    }
-}
-"""
-
-METHOD = """impl<T> OnceCell<T> {
-    pub(crate) fn wait(&self) {
-        if !self.is_initialized() {
-            wait(&self.state_and_queue, self.state_and_queue.load(Ordering::Acquire));
-        }
-    }
-}
-
-"""
 
 JSX_ERL = """-module(jsx).
 
@@ -60,27 +36,6 @@ print.Date <- function(x, ...) {
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     return World(tmp_path)
-
-
-def test_a_method_added_above_the_function_a_note_is_on_does_not_take_its_place(
-    world: World,
-) -> None:
-    world.code.write("src/imp_std.rs", IMP_STD_RS).commit("wait")
-    nid = world.add(
-        "wait parks until signaled",
-        "wait pushes a Waiter node with compare_and_swap, then parks until signaled",
-        "src/imp_std.rs:wait",
-    )
-    # a method of the same name, first in the file: the free function is unchanged
-    with_method = IMP_STD_RS.replace("\nfn wait(", "\n" + METHOD + "fn wait(", 1)
-    world.code.write("src/imp_std.rs", with_method).commit("OnceCell::wait")
-    doc = world.stale()
-    assert doc["stale"] == [] and doc["changed"] == []
-    # the free function rewritten on the words the note states: stale
-    rewritten = with_method.replace("compare_and_swap(current_state, me, ", "compare_exchange(")
-    world.code.write("src/imp_std.rs", rewritten).commit("compare_exchange")
-    [entry] = world.stale()["stale"]
-    assert entry["id"] == nid and "compare_and_swap" in entry["anchors"][0]["names"]
 
 
 def test_an_erlang_spec_changed_alone_is_not_stale(world: World) -> None:
