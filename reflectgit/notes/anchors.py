@@ -89,12 +89,17 @@ _WORDS = "|".join(sorted(DEFINITION_WORDS, key=len, reverse=True))
 _STATEMENTS = (
     r"(?!(?:return|if|elif|else|while|for|foreach|switch|case|await|yield|throw|raise|new|not|"
     r"and|or|in|is|print|echo|assert|del|do|goto|typeof|sizeof|delete|using|import|from|with|"
-    r"except|catch|lambda|match|go|defer|else)\b)"
+    r"except|catch|lambda|match|go|defer|else|"
+    # Erlang's word operators and block words: ``orelse encode(float, ...)`` continues an
+    # expression in a body, it declares no function returning an ``orelse``
+    r"orelse|andalso|of|begin|end|div|rem|band|bor|bxor|bsl|bsr|bnot|xor)\b)"
 )
 # "static int ", "Map<K, V> ", and a nullable type (Dart, C#: "Option? ", "List<int>? ",
 # "Future<T?> "), its ``?`` right after the type, or after a type argument, before the ``>``
-# or ``,`` that ends it (not ``cond ? f(x)``, a conditional)
-_C_TYPE = r"[A-Za-z_](?:[\w<>,\[\]*&: ]|(?<=\w)\?(?=[>,]))*(?:(?<=[\w>\]])\?)?[\s*&]"
+# or ``,`` that ends it (not ``cond ? f(x)``, a conditional). A ``:`` only as C++'s ``::``
+# (``std::string name(``): a single one ends a name before its type or value, a field or key
+# whose value is a call (Zig's ``args: Arguments(Id, ...),``, ``key: f(x)``) defines no ``f``
+_C_TYPE = r"[A-Za-z_](?:[\w<>,\[\]*& ]|::|(?<=\w)\?(?=[>,]))*(?:(?<=[\w>\]])\?)?[\s*&]"
 # A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
 _C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
@@ -307,12 +312,15 @@ _FORMS = (
     # fun name(, fun <V, E> Result<V, E>.name( (Kotlin: type parameters, then a receiver type)
     _Form("block", rf"fun\s+(?:{_TEMPLATE}\s*)(?:{_CID}{_TEMPLATE}\??\.)*(?P<name>{_ID})\s*\("),
     # NAME = ..., name := ..., key: (YAML, TOML), name <- ... (R's assignment arrows ``<-``
-    # and ``<<-``: R's ``x <- 1`` is its ``X = 1``); only a key that opens a mapping ends a block
+    # and ``<<-``: R's ``x <- 1`` is its ``X = 1``); only a key that opens a mapping, or a name
+    # given a type and a value (Rust's ``static NAME: &str = ...``, Python's ``x: int = 3``, a
+    # Zig field ``name: Type = ...``), ends a block: a key set to a value inside a literal
+    # (``timeout: this.timeout,``) defines nothing another block's code ends at
     _Form(
         "block",
         rf"(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:)|<<?-)",
         named=False,
-        ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$|<<?-)",
+        ender=rf"{_ID}\s*(?::=|=(?!=)|:\s*$|:(?!:)[^=;{{}}]*[^=!<>]=(?![=>])|<<?-)",
     ),
     # int name(, public void name( (C, Java, C#), long INIReader::GetInteger( (C++),
     # void ISelector.Populate( (C#); as an
@@ -326,10 +334,13 @@ _FORMS = (
     # constructor(options) {, start(): this {, #next(): void {, get size(): number {,
     # add<T>(fn: Task<T>): Promise<T>; (a class or object's method written without a definition
     # word or a return type before its name: JavaScript, TypeScript, a C++ or Swift constructor;
-    # a body-less signature only with the type it returns, which no call has)
+    # a body-less signature only with the type it returns, which no call has; Swift's failable
+    # initialisers ``init?(`` and ``init!(``: the mark is of ``init`` alone, a call's ``f!(x)``
+    # or ``f?(x)`` is no definition)
     _Form(
         "block",
-        rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID}){_TEMPLATE}\s*\({_PARAMS}\)"
+        rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID})(?:(?<=\binit)[?!])?{_TEMPLATE}"
+        rf"\s*\({_PARAMS}\)"
         rf"\s*(?:(?::[^{{}};=]*)?\{{\s*\}}?|:[^{{}};=]*;)\s*(?://.*)?$",
         bare=True,
         signature=True,
@@ -442,12 +453,24 @@ def _last_name(symbol: str) -> str:
     return (last if owner else f"{dot}{last}").rsplit("::", 1)[-1]
 
 
-def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
+def _own_name(text: str, symbol: str) -> str:
+    """The name ``symbol`` stands for in ``text``: itself when ``text`` defines the dotted name
+    whole (an R name: ``format.Date <- function(`` defines ``format.Date``, an S3 method, not a
+    member ``Date`` of ``format``), else its last part (``_last_name``)."""
+    whole = _ARITY.sub("", symbol)
+    if "." in whole.lstrip(".") and "::" not in whole and _definition(text, whole, whole):
+        return whole
+    return _last_name(symbol)
+
+
+def _definition(
+    text: str, symbol: str, name: str | None = None
+) -> tuple[int, int, str, str] | None:
     """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
-    ``mod::name`` name their last part): the definition's start, the end of its first line,
-    its indent and how its block ends (a ``_FORMS`` kind, or ``whole``: it ends with that
-    line); None when it does not."""
-    name = _last_name(symbol)
+    ``mod::name`` name their last part, or ``name`` when given): the definition's start, the
+    end of its first line, its indent and how its block ends (a ``_FORMS`` kind, or ``whole``:
+    it ends with that line); None when it does not."""
+    name = name or _last_name(symbol)
     if not name:
         return None
     # A definition word or a signature anywhere in the file outranks a line that only looks
@@ -462,7 +485,7 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
             start = text.rfind("\n", 0, at) + 1
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
-            line = text[start:end]
+            line = _head(text, start, end)
             defined = _defines_line(line, name, forms)
             if defined is not None:
                 return start, end, defined[0], defined[1]
@@ -473,6 +496,22 @@ def _definition(text: str, symbol: str) -> tuple[int, int, str, str] | None:
                     return opened, end, "", "whole"
             pos = end + 1
     return None
+
+
+# A line that opens with Erlang's ``when``: the guard of the clause head on the line before.
+_GUARD_LINE = Pattern(r"^[ \t]+when\b")
+
+
+def _head(text: str, start: int, end: int) -> str:
+    """The line of ``text`` from ``start`` to ``end``, with the next line joined on when that
+    one opens with ``when`` (an Erlang head whose guard starts on the line after it:
+    ``foo(X)`` then ``    when is_integer(X) ->`` is the head ``foo(X) when ... ->``)."""
+    line = text[start:end]
+    if end < len(text):
+        after = text[end + 1 : _line_end(text, end + 1)]
+        if _GUARD_LINE.match(after):
+            return f"{line} {after.strip()}"
+    return line
 
 
 def _defines_line(
@@ -518,7 +557,7 @@ def symbol_block(text: str, symbol: str) -> str | None:
         return None
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
-    way = _way(first, _last_name(symbol))
+    way = _way(first, _own_name(text, symbol))
     # An Erlang definition ends exactly with its ``.``: its last line (``[Key|List].``) is code.
     exact = way is not None and way[1] in _DOT_ENDED
     while rest and _LEADING.match(rest[-1]) and not (exact and rest[-1].strip()):
@@ -570,19 +609,19 @@ def _span(text: str, symbol: str) -> _Span | None:
     implementation's own signature, written again to be callable) declares nothing more and is
     left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
     file defines the class there, else the first definition of ``member``."""
+    name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")
-    if owner and member:
+    if owner and member and name == _last_name(symbol):
         outer = _span(text, owner)
         inner = _span(text[outer[0] : outer[1]], member) if outer is not None else None
         if outer is not None and inner is not None:
             at = outer[0]
             moved = tuple((at + a, at + b) for a, b in inner[3])
             return at + inner[0], at + inner[1], at + inner[2], moved
-    found = _definition(text, symbol)
+    found = _definition(text, symbol, name)
     if found is None:
         return None
     start, end_of_line, indent, ends = found
-    name = _last_name(symbol)
     first = _way(text[start:end_of_line], name)
     if ends == "block":  # overloads a weaker form defines just before it (``foo(): T;``)
         start = _declared_before(text, start, name, first)
@@ -770,7 +809,7 @@ def _clauses_end(text: str, start: int, end_of_line: int, ends: str) -> int:
     defines the same name the same way (the function's next arity, its next ``-spec``, a
     ``-define`` of another arity), the ``.`` that closes that one, and so on. A function's
     clauses are separated by ``;``: its block is all of them, with the ``-spec`` before them."""
-    first = text[start:end_of_line]
+    first = _head(text, start, end_of_line)
     name = next(
         (
             found.group("name")
@@ -790,7 +829,7 @@ def _clauses_end(text: str, start: int, end_of_line: int, ends: str) -> int:
         after = end
         while after < len(text) and not _erlang_code(text[after : _line_end(text, after)]).strip():
             after = _line_end(text, after) + 1
-        line = text[after : _line_end(text, after)]
+        line = _head(text, after, _line_end(text, after))
         defined = _defines_line(line, name, _ALL) if name and after < len(text) else None
         if defined is None or defined[1] != ends:
             return end

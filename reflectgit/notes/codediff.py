@@ -871,6 +871,8 @@ def compare(
     quoted = _quotes_lost(said or "", a, b + _flat(extracted), path)
     if quoted:
         return CodeChange("changed", tuple(sorted(quoted)))
+    if own and _contract_only(la, lb, own):
+        return CodeChange("elsewhere")
     head_a, head_b = _signature(la, own), _signature(lb, own)
     lost: set[str] = set()
     if head_a and head_b and _has_body(la[head_a:]) and _has_body(lb[head_b:]):
@@ -1136,6 +1138,41 @@ def _signature(block: list[list[str]], own: str | None) -> int:
         if depth <= 0:
             return i + 1
     return 0
+
+
+def _contract_only(old: list[list[str]], new: list[list[str]], own: str) -> bool:
+    """Did only the type signatures written apart from ``own``'s code change (``_separate``),
+    its clauses the same code? An Erlang ``-spec`` or ``-callback`` (as a Haskell ``name ::``
+    line or an OCaml ``val``, were those read) gives types to the clauses that follow it and
+    runs nothing: every parameter it names is named again by the clause heads, which are
+    compared as code. A note's lesson is about what the code does, so types restated,
+    narrowed or moved beside another arity change nothing it states (a note quoting the spec
+    is judged before this, ``_quotes_lost``). A TypeScript overload is not one of these: it
+    adds or takes away a way to call the function (what it accepts), and is compared as code."""
+    name = own.split("/", 1)[0]  # an Erlang arity in the anchor names the function
+    said_old, code_old = _separate(old, name)
+    said_new, code_new = _separate(new, name)
+    return said_old != said_new and _has_body(code_old) and _flat(code_old) == _flat(code_new)
+
+
+def _separate(block: list[list[str]], own: str) -> tuple[list[list[str]], list[list[str]]]:
+    """``block``'s type signatures of ``own`` written apart (each Erlang ``-spec`` or
+    ``-callback`` of it, to the line ending with its ``.``, wherever it stands) and the rest."""
+    said: list[list[str]] = []
+    code: list[list[str]] = []
+    at = 0
+    while at < len(block):
+        line = block[at]
+        if line[:2] in (["-", "spec"], ["-", "callback"]) and own in line[2:4]:
+            stop = at
+            while stop < len(block) - 1 and block[stop][-1:] != ["."]:
+                stop += 1
+            said += block[at : stop + 1]
+            at = stop + 1
+        else:
+            code.append(line)
+            at += 1
+    return said, code
 
 
 def _has_body(block: list[list[str]]) -> bool:

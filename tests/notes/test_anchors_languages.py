@@ -143,6 +143,17 @@ DEFINED = [
     # Ruby: a method defined by aliasing another, or by define_method
     ("  alias_method :overload, :overwrite\n", "overload"),
     ("  define_method(:reset) do\n    @x = 0\n  end\n", "reset"),
+    # Swift: failable initialisers
+    ("    init?(rawValue: UInt8) {\n    }\n", "init"),
+    ("    public convenience init!(code: String) {\n    }\n", "init"),
+    # R: an S3 method, its name holding a dot
+    ("format.Date <- function(x, ...) {\n  x\n}\n", "format.Date"),
+    ("print.myclass = function(x) {\n}\n", "print.myclass"),
+    # Erlang: a clause whose guard starts on the line after its head
+    ("foo(X)\n    when is_integer(X) ->\n    X + 1.\n", "foo"),
+    # Zig: the function a field's type is built by; Rust: a static with its type
+    ("fn Arguments(\n    comptime Id: type,\n) type {\n}\n", "Arguments"),
+    ('static LOG_LEVEL_NAMES: [&str; 6] = ["OFF", "ERROR"];\n', "LOG_LEVEL_NAMES"),
 ]
 
 NOT_DEFINED = [
@@ -189,6 +200,21 @@ NOT_DEFINED = [
     # an attribute names no definition, and a decorator's call is not its function's name
     ("@app.route('/x')\ndef index():\n    pass\n", "route"),
     ("    @objc(didTap:)\n", "didTap"),
+    # Swift: a call marked ``!`` or ``?`` is no initialiser; a comment holding the words
+    ("    value!(x) {\n    }\n", "value"),
+    ("    // init?(rawValue: UInt8) {\n", "init"),
+    # R: calling an S3 method, a comment and a string holding its definition's words
+    ("x <- format.Date(y)\nformat.Date(y)\n", "format.Date"),
+    ("# format.Date <- function(x) {\n", "format.Date"),
+    ('msg <- "format.Date <- function(x)"\n', "format.Date"),
+    # Erlang: an indented call then a ``when`` line (a case arm's guard); an operator word
+    # before a call in a body
+    ("f(X) ->\n    case X of\n        g(Y)\n            when Y -> 1\n    end.\n", "g"),
+    ('    orelse encode(float, 0.0001, #config{}) =:= ["1.0e-4"])},\n', "encode"),
+    ("    andalso is_json(X, [])\n", "is_json"),
+    # a field or key set by a call defines the field, not the function it calls
+    ("        args: Arguments(Id, params, value_parsers, .slice),\n", "Arguments"),
+    ("    const opts = {timeout: compute(5)};\n    timeout: compute(5),\n", "compute"),
 ]
 
 
@@ -541,3 +567,66 @@ def test_r_values_and_calls_taking_functions_are_not_functions() -> None:
     assert anchors.defined_name("handlers <- lapply(hooks, function(h) h)") is None
     assert anchors.defined_name("Map(function(x) x, 1:3)") is None
     assert anchors.symbol_block(WITHR_R, "Map") is None
+
+
+def test_an_erlang_guard_on_the_next_line_is_the_head_of_its_clauses() -> None:
+    code = (
+        "foo(X)\n    when is_integer(X) ->\n    X + 1;\nfoo(X)\n    when is_list(X) ->\n"
+        "    length(X).\n\nfoo(X, Y)\n    when X > Y ->\n    X.\n\nbar() -> ok.\n"
+    )
+    block = anchors.symbol_block(code, "foo")
+    # both clauses, and the next arity written right after them, not ``bar``
+    assert block is not None and "length(X)." in block and "X > Y" in block
+    assert "bar" not in block
+
+
+def test_an_erlang_operator_word_before_a_call_is_no_signature() -> None:
+    code = (
+        "encode(float, Float, _Config) ->\n    float_to_binary(Float).\n\n"
+        "-ifdef(TEST).\nencode_test_() ->\n    [?_assert(true\n"
+        '        orelse encode(float, 0.0001, #config{}) =:= ["1.0e-4"])].\n'
+    )
+    block = anchors.symbol_block(code, "encode")
+    assert block is not None and block.startswith("encode(float, Float, _Config) ->")
+
+
+def test_an_s3_method_is_its_whole_dotted_name() -> None:
+    code = (
+        "format.Date <- function(x, ...) {\n  x\n}\n\nprint.Date <- function(x) {\n"
+        "  cat(format(x))\n}\n"
+    )
+    assert (
+        anchors.symbol_block(code, "format.Date") == "format.Date <- function(x, ...) {\n  x\n}\n"
+    )
+    assert "cat(format(x))" in (anchors.symbol_block(code, "print.Date") or "")
+    # ``Date`` alone is defined by neither; a Lua ``M.helper`` still names ``helper``
+    assert anchors.symbol_block(code, "Date") is None
+    lua = "local M = {}\nfunction M.helper(x)\n  return x\nend\n"
+    assert "return x" in (anchors.symbol_block(lua, "M.helper") or "")
+
+
+def test_a_single_colon_is_no_part_of_a_c_type() -> None:
+    zig = (
+        "pub fn parse(comptime Id: type) !Result(Id) {\n    return .{\n"
+        "        args: Arguments(Id, params, value_parsers, .slice),\n    };\n}\n\n"
+        "fn Arguments(\n    comptime Id: type,\n) type {\n    return struct {};\n}\n"
+    )
+    block = anchors.symbol_block(zig, "Arguments")
+    assert block is not None and block.startswith("fn Arguments(")
+    # C++'s ``::`` still is: a qualified return type
+    assert anchors.defines("std::string Reader::Get(int a) {\n}\n", "Get")
+
+
+def test_a_static_with_its_type_and_value_ends_the_block_before_it() -> None:
+    rust = (
+        'static LOG_LEVEL_NAMES: [&str; 6] = ["OFF", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"];\n'
+        "\n"
+        'static SET_LOGGER_ERROR: &str = "attempted to set a logger after the logging system \\\n'
+        '                                 was already initialized";\n'
+    )
+    block = anchors.symbol_block(rust, "LOG_LEVEL_NAMES")
+    assert block is not None and "SET_LOGGER_ERROR" not in block
+    assert "already initialized" in (anchors.symbol_block(rust, "SET_LOGGER_ERROR") or "")
+    # a key set to a value inside a literal ends nothing
+    ts = "function start() {\n  run({\n  timeout: this.timeout,\n  });\n  return 1;\n}\n"
+    assert "return 1" in (anchors.symbol_block(ts, "start") or "")

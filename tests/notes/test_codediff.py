@@ -617,3 +617,50 @@ def test_a_changed_literal_touches_that_literal_not_its_first_digit() -> None:
     # an exponent's digits are the literal's, not a "3" the note states
     assert not codediff.compare(old, new, "p.py", "wait sleeps 3 ms under limit", "wait").stale
     assert codediff.compare(old, new, "p.py", "wait sleeps 1.5e-3 s under limit", "wait").stale
+
+
+DECODE_ERL = """-spec decode(Source::json_text()) -> json_term() | {incomplete, decoder()}.
+-spec decode(Source::json_text(), Config::jsx_to_term:config()) -> json_term().
+
+decode(Source) -> decode(Source, []).
+decode(Source, Config) -> jsx_to_term:to_term(Source, Config).
+"""
+DECODE_SAID = "decode/2 only calls jsx_to_term:to_term(Source, Config): options are read there"
+
+
+def test_an_erlang_spec_changed_alone_is_a_change_elsewhere() -> None:
+    # the second spec's types changed and it moved beside its arity: the clauses are the same
+    moved = DECODE_ERL.replace(
+        "-spec decode(Source::json_text(), Config::jsx_to_term:config()) -> json_term().\n", ""
+    ).replace(
+        "decode(Source, Config) ->",
+        "-spec decode(Source::json_text(), Config::jsx_config:options()) -> json_term().\n"
+        "decode(Source, Config) ->",
+    )
+    change = codediff.compare(DECODE_ERL, moved, "src/jsx.erl", DECODE_SAID, "decode/2")
+    assert change.kind == "elsewhere" and not change.stale
+    # a clause changed with it, on the note's words: stale
+    body = moved.replace("jsx_to_term:to_term(Source, Config)", "jsx_decoder:run(Source)")
+    assert codediff.compare(DECODE_ERL, body, "src/jsx.erl", DECODE_SAID, "decode/2").stale
+
+
+def test_a_clause_ending_with_a_semicolon_is_code_not_a_spec() -> None:
+    old = "-spec f(atom()) -> integer().\nf(a) -> 1;\nf(b) -> 2.\n"
+    new = old.replace("f(a) -> 1;", "f(a) -> 3;")
+    assert codediff.compare(old, new, "src/f.erl", "f gives 1 for a", "f").stale
+    # a spec of another function in the block's text is not this one's
+    other = "-spec g(atom()) -> ok.\nf(a) -> 1.\n"
+    assert codediff.compare(
+        other, other.replace("-> 1.", "-> 2."), "src/f.erl", "f gives 1", "f"
+    ).stale
+
+
+def test_a_typescript_overload_is_compared_as_code() -> None:
+    # not a contract apart: an overload that no longer takes the limit the note states is a
+    # change to what ``add`` accepts
+    old = (
+        "add(fn: Task<T>, limit: number): Promise<T>;\n"
+        "add(fn: Task<T>, o?: Opts): Promise<T> {\n  return run(fn, o);\n}\n"
+    )
+    new = old.replace(", limit: number)", ")")
+    assert codediff.compare(old, new, "src/q.ts", "add passes its limit to run", "add").stale
