@@ -618,7 +618,8 @@ def _keys_changed(old: str, new: str, path: str, said: str) -> list[str]:
     """The keys of a settings file (not prose, not code) whose values changed from ``old`` to
     ``new`` and that the note, whose text is ``said``, names (``SETTING``): a changed line's
     own key (``cron:``, ``"main":``, ``<parent>``), or for a line without one (a list item, a
-    value's continuation) the key of the nearest line above it indented less."""
+    value's continuation) the key of the nearest line above it indented less; a key removed
+    counts, a key the change adds does not (the note was not written about it)."""
     from difflib import SequenceMatcher
 
     from reflectgit.notes.codediff import (
@@ -640,12 +641,17 @@ def _keys_changed(old: str, new: str, path: str, said: str) -> list[str]:
     ops = [o for o in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if o[0] != "equal"]
     if _renamed_values(a, b, ops, new):
         return []
-    for _, i1, i2, j1, j2 in ops:
-        for text, lo, hi in ((a, i1, i2), (b, j1, j2)):
-            for at in range(lo, hi):
-                key = _key_of(text, at)
-                if key in named:
-                    keys.add(key)
+    gone = {i for _, i1, i2, _, _ in ops for i in range(i1, i2)}
+    came = {j for _, _, _, j1, j2 in ops for j in range(j1, j2)}
+    was = [_key_of(a, i) for i in sorted(gone)]
+    replaced = {key for key, at in was if at in gone}  # keys on the lines the change removed
+    keys.update(key for key, _ in was)  # a key removed, or its value changed
+    for key, at in (_key_of(b, j) for j in sorted(came)):
+        # (a key the change adds, with what it holds, is a new key however named: ``files``
+        # added under ``ava`` is not the ``files`` a note on package.json names)
+        if at not in came or key in replaced:
+            keys.add(key)
+    keys &= named
     return sorted(keys)
 
 
@@ -670,12 +676,12 @@ def _renamed_values(
     return bool(renamed) and not said_now & set(renamed)
 
 
-def _key_of(text: Sequence[str], at: int) -> str | None:
-    """The key line ``at`` of a settings file sets: its own, or that of the nearest line above
-    indented less (None: a blank line, or none above)."""
+def _key_of(text: Sequence[str], at: int) -> tuple[str, int]:
+    """The key line ``at`` of a settings file sets, and the line that says it: its own, or
+    that of the nearest line above indented less (``""``: a blank line, or none above)."""
     line = text[at]
     if not line.strip():
-        return None
+        return "", -1
     depth = len(line) - len(line.lstrip())
     if line.lstrip().startswith("- ") and not _SETTING_KEY.match(line):
         depth += 1  # (YAML writes a list's items at its key's own indentation)
@@ -688,10 +694,10 @@ def _key_of(text: Sequence[str], at: int) -> str | None:
             continue
         found = _SETTING_KEY.match(candidate)
         if found:
-            return found.group(1) or found.group(2)
+            return found.group(1) or found.group(2), above
         if above != at:
-            return None  # the line it stands under sets no key
-    return None
+            return "", -1  # the line it stands under sets no key
+    return "", -1
 
 
 def _header(text: str, block: str, path: str) -> list[str]:

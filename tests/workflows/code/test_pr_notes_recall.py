@@ -133,3 +133,8 @@ def test_a_settings_change_to_keys_the_note_does_not_name_lists_nothing(world: A
     world.code.write(".github/workflows/ci.yml", CI_YML.replace("build-wheels", "wheels"))
     world.code.commit("Shorter job name")
     assert world.pr("--head", "renamed") == []
+    # a job added with its own needs: a new key however named, not the one the note names
+    fresh(world, "added")
+    docs = "  docs:\n    needs:\n    - build-wheels\n    runs-on: ubuntu-latest\n"
+    world.code.write(".github/workflows/ci.yml", CI_YML + docs).commit("Build the docs")
+    assert world.pr("--head", "added") == []
