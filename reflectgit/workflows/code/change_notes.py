@@ -12,6 +12,8 @@ Notes are then found in two ways, in this order of rank:
    commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
    those that state the most of those words; a file anchor whose file changed only on plain
    words the note states (``WORDS_ONLY``), only when no note on stronger evidence is listed;
+   a symbol's attributes and decorators are its code (``HEADER``), and a settings file's
+   change to the value of a key a note names is a change to what it states (``SETTING``);
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
