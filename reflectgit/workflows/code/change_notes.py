@@ -12,6 +12,8 @@ Notes are then found in two ways, in this order of rank:
    commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
    those that state the most of those words; a file anchor whose file changed only on plain
    words the note states (``WORDS_ONLY``), only when no note on stronger evidence is listed;
+   a symbol's attributes and decorators are its code (``HEADER``), and a settings file's
+   change to the value of a key a note names is a change to what it states (``SETTING``);
 2. mentioned, only when no note is anchored to what the change touched (an anchor is specific
    evidence, a text match is weak beside it: listed after the anchored notes, text matches took
    top-3 places from them): one search (the KB's own ranking) for the change's words; a hit is
@@ -134,6 +136,26 @@ INCIDENTAL = frozenset({"0", "1"})
 RESPELLED_MIN = 5
 RESPELLED_RATIO = 0.85
 _PROSE_WORD = re.compile(r"\w+|[^\w\s]")
+# HEADER: a symbol's block starts at its definition's line; the attributes, annotations and
+# decorators just above it (``#[cfg(atomic_cas)]`` gating a Rust function, ``@Deprecated(...)``
+# on a Kotlin one, ``[Obsolete]``, ``@functools.cache``) are its code too: they decide where it
+# exists and how it is called. A change to them, its block unchanged, is read as a change to
+# the symbol in nothing the note states (``elsewhere``), so the note is listed only by the
+# rule of DESCRIBED_CHANGED (its commit messages say what the note states). Comments above it
+# are not code (a doc comment reworded is no change, as inside the block); the code before
+# the definition (the previous one's ``}``, an assignment) is not its header.
+_HEADER_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|@|\[\w)")
+# SETTING: a note anchored to a whole settings or manifest file (``DESCRIPTION``, ``opam``, a CI
+# workflow, ``pom.xml``) says what one of its keys holds (``Depends: R (>= 3.2)``, the
+# ``cron`` that runs CI daily); the values it quotes go stale while its key stays. A change to
+# the value of a key the note names (on the key's own line, or on a line under it: a list
+# item, a continuation) is a change to what the note states, named by that key (a plain word
+# such as ``cron`` stays in the tier of WORDS_ONLY). Not a change that only reshaped the file
+# (RESHAPED), nor prose, whose paragraphs have no keys, nor code, whose names are its own.
+_SETTING_KEY = re.compile(
+    r"""^\s*(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*[:=]|^\s*<([A-Za-z][\w.-]*)"""
+)
+_SETTING_WORD = re.compile(r"[\w.-]+")
 # RENAMED_ONLY: a symbol anchor whose file the change renames, its code unchanged, is not
 # listed: the code the note names is the same, and its anchor's path is ``stale``'s to report
 # (as moved). A file anchor stays listed: the note names the path the change renames.
@@ -543,12 +565,14 @@ def _verdicts(
     titles = {n.id: n.title for n in notes}
     out: dict[tuple[str, Anchor], CodeChange] = {}
     unread: list[tuple[str, Anchor, str, str, str]] = []  # symbols in neither version
+    wanted_texts: dict[tuple[str, Anchor], tuple[str, str, str]] = {}  # file anchors' versions
     for i, (nid, anchor, diff) in enumerate(wanted):
         old, new = texts[2 * i], texts[2 * i + 1]
         if old is None or new is None:
             continue
         old, new = _as_reviewed(old, new, diff.new or "")
-        symbol = anchor.symbol
+        symbol, path = anchor.symbol, diff.new or ""
+        heads: tuple[list[str], list[str]] = ([], [])
         if symbol:
             old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
             if old_block is None and new_block is None:
@@ -559,10 +583,24 @@ def _verdicts(
                     out[(nid, anchor)] = CodeChange("changed", (symbol,))
                 continue
             else:
+                heads = _header(old, old_block, path), _header(new, new_block, path)
                 old, new = old_block, new_block
-        out[(nid, anchor)] = compare(
+        verdict = compare(
             old, new, diff.new or "", said[nid] or None, symbol, titles[nid], reshaping=True
         )
+        if not symbol:
+            wanted_texts[(nid, anchor)] = (old, new, path)
+        if symbol and verdict.kind == "same" and heads[0] != heads[1]:
+            verdict = CodeChange("elsewhere")  # HEADER: its attributes changed, not its code
+        out[(nid, anchor)] = verdict
+    # SETTING: a settings file's change to the value of a key the note names
+    for (nid, anchor), verdict in list(out.items()):
+        if anchor.symbol or verdict.kind != "elsewhere" or (nid, anchor) not in wanted_texts:
+            continue
+        old, new, path = wanted_texts[(nid, anchor)]
+        keys = _keys_changed(old, new, path, said[nid] or "")
+        if keys:
+            out[(nid, anchor)] = CodeChange("changed", tuple(keys))
     # A symbol in neither version of the change: gone before it when the file defined it at
     # the note's own commit (nothing of it changed here); else a form the symbol rule does not
     # read, judged as its file (as ``stale`` judges it).
@@ -576,6 +614,116 @@ def _verdicts(
             old, new, path, said[nid] or None, None, titles[nid], reshaping=True
         )
     return out
+
+
+def _keys_changed(old: str, new: str, path: str, said: str) -> list[str]:
+    """The keys of a settings file (not prose, not code) whose values changed from ``old`` to
+    ``new`` and that the note, whose text is ``said``, names (``SETTING``): a changed line's
+    own key (``cron:``, ``"main":``, ``<parent>``), or for a line without one (a list item, a
+    value's continuation) the key of the nearest line above it indented less; a key removed
+    counts, a key the change adds does not (the note was not written about it)."""
+    from difflib import SequenceMatcher
+
+    from reflectgit.notes.codediff import (
+        _prose_or_settings,  # codediff's one reading of a settings file
+        names_in,
+        reshaped_only,
+        tokens,
+    )
+
+    if not _prose_or_settings(path) or path.lower().endswith(diffs.PROSE):
+        return []
+    if reshaped_only(tokens(old, path), tokens(new, path), said):
+        return []  # RESHAPED: a value respelled is not a value changed
+    named = names_in(said, qualifiers=False)
+    if not named:
+        return []
+    a, b = old.split("\n"), new.split("\n")
+    keys: set[str] = set()
+    ops = [o for o in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if o[0] != "equal"]
+    if _renamed_values(a, b, ops, new):
+        return []
+    gone = {i for _, i1, i2, _, _ in ops for i in range(i1, i2)}
+    came = {j for _, _, _, j1, j2 in ops for j in range(j1, j2)}
+    was = [_key_of(a, i) for i in sorted(gone)]
+    replaced = {key for key, at in was if at in gone}  # keys on the lines the change removed
+    keys.update(key for key, _ in was)  # a key removed, or its value changed
+    for key, at in (_key_of(b, j) for j in sorted(came)):
+        # (a key the change adds, with what it holds, is a new key however named: ``files``
+        # added under ``ava`` is not the ``files`` a note on package.json names)
+        if at not in came or key in replaced:
+            keys.add(key)
+    keys &= named
+    return sorted(keys)
+
+
+def _renamed_values(
+    a: Sequence[str], b: Sequence[str], ops: Sequence[tuple[str, int, int, int, int]], new: str
+) -> bool:
+    """Did a settings file change only by names renamed one for one, each on every line that
+    said it (a CI job renamed where it is defined and where another job needs it: ``SETTING``
+    reads no key's value changed)? A number replaced is a value changed, not a rename."""
+    renamed: dict[str, str] = {}
+    for op, i1, i2, j1, j2 in ops:
+        if op != "replace" or i2 - i1 != j2 - j1:
+            return False
+        for was, now in zip(a[i1:i2], b[j1:j2], strict=True):
+            x, y = _SETTING_WORD.findall(was), _SETTING_WORD.findall(now)
+            apart = [(p, q) for p, q in zip(x, y, strict=False) if p != q]
+            if len(x) != len(y) or len(apart) != 1 or not apart[0][0][:1].isalpha():
+                return False
+            if renamed.setdefault(apart[0][0], apart[0][1]) != apart[0][1]:
+                return False
+    said_now = set(_SETTING_WORD.findall(new))
+    return bool(renamed) and not said_now & set(renamed)
+
+
+def _key_of(text: Sequence[str], at: int) -> tuple[str, int]:
+    """The key line ``at`` of a settings file sets, and the line that says it: its own, or
+    that of the nearest line above indented less (``""``: a blank line, or none above)."""
+    line = text[at]
+    if not line.strip():
+        return "", -1
+    depth = len(line) - len(line.lstrip())
+    if line.lstrip().startswith("- ") and not _SETTING_KEY.match(line):
+        depth += 1  # (YAML writes a list's items at its key's own indentation)
+    for above in range(at, -1, -1):
+        candidate = text[above]
+        if not candidate.strip():
+            continue
+        indent = len(candidate) - len(candidate.lstrip())
+        if above != at and indent >= depth:
+            continue
+        found = _SETTING_KEY.match(candidate)
+        if found:
+            return found.group(1) or found.group(2), above
+        if above != at:
+            return "", -1  # the line it stands under sets no key
+    return "", -1
+
+
+def _header(text: str, block: str, path: str) -> list[str]:
+    """The code tokens of what stands just above ``block`` in ``text`` and belongs to its
+    definition (``HEADER``): the attributes, annotations and decorators (with the lines of
+    their arguments) and comments up to the first blank line or the end of the code before
+    it; comments drop out of the tokens."""
+    from reflectgit.notes.codediff import tokens
+
+    at = text.find(block)
+    if at <= 0 or text[at - 1] != "\n":
+        return []
+    above: list[str] = []
+    unclosed = 0  # brackets an annotation's argument lines close, read upwards
+    for line in reversed(text[: at - 1].split("\n")):
+        bare = line.strip()
+        if not bare:
+            break
+        opened = bare.count("(") + bare.count("[") - bare.count(")") - bare.count("]")
+        if not _HEADER_LINE.match(line) and unclosed <= 0 and opened >= 0:
+            break  # the code before the definition (``x = 1``, a ``}``)
+        above.append(line)
+        unclosed -= opened
+    return tokens("\n".join(reversed(above)), path)
 
 
 def _as_reviewed(old: str, new: str, path: str) -> tuple[str, str]:
