@@ -50,6 +50,7 @@ LICENCES = {
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
+    "tenacity": "Apache License",
     "fmt": "Permission to use, copy, modify, and/or distribute",
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
