@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "cachetools": "MIT License",
+    "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
     "cookie": "(The MIT License)",
