@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "cachetools": "MIT License",
+    "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
     "cookie": "(The MIT License)",
@@ -50,6 +51,7 @@ LICENCES = {
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
+    "tenacity": "Apache License",
     "fmt": "Permission to use, copy, modify, and/or distribute",
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
