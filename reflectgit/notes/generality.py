@@ -313,6 +313,10 @@ _PERSON_ACTED = re.compile(
 # it ("when i press r it marks the item but the pane goes back"); without it, "when I ask for
 # a review, list the findings" may be a rule whose verb the imperative reader does not know.
 _CONTRARY = re.compile(r"\b(?:but|still|again|instead|anyway)\b", re.I)
+# A request put as a question ("can we add this to the README so we don't miss it?", "could
+# you show me how ..."): it asks for something to be done, which the reader of a symptom
+# report has no part in; whether it holds a rule is the other readers' to say.
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:we|you)\b", re.I)
 _PERSON_SAW = re.compile(
     r"\bi\s+(?:(?:still|only|now|just|don['’]?t|do\s+not|can['’]?t|cannot|keep)\s+)*"
     r"(?:see|saw|seeing|get|got|getting|notice|noticed)\b"
@@ -325,6 +329,8 @@ def reports_a_symptom(rule: str) -> bool:
     """Does ``rule`` report what the person did and saw ("when i press r ...", "I don't see
     it"), directing nothing?"""
     said = _unquoted(rule)
+    if _REQUEST.search(said):
+        return False  # "I see we missed X - can we add it to the README?": a request
     acted = bool(_PERSON_ACTED.search(said) and _CONTRARY.search(said))
     return (acted or bool(_PERSON_SAW.search(said))) and not directs(said)
 

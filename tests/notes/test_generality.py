@@ -456,6 +456,7 @@ def test_a_statement_that_is_mostly_a_quotation_quotes_its_point(said, quoted):
         ("Hitting /clear always creates the file in the same directory", False),
         ("When I ask for a review, list the findings by severity", False),
         ("If I push to main, you should rerun the release job", False),
+        ("I see we missed the changelog again - can we add a check to the release notes", False),
     ],
 )
 def test_a_persons_report_of_what_they_did_and_saw_is_a_symptom(said, symptom):
