@@ -14,7 +14,11 @@ turn it was said in:
   the loader will never see it"), or whose every directive binds "it" or "they" with nothing
   named before ("the only thing it shouldn't do is X"), directs no one; nor does the
   person's own wish for the task at hand ("i want low friction for people who install it"),
-  nor a directive on how to reason that names nothing ("do not make assumptions").
+  nor a directive on how to reason that names nothing ("do not make assumptions"). Nor is a
+  report of what the person did and saw (a symptom: "when i press r ... the pane always goes
+  back to the first item"), a step of the task at hand ("first, let's see if ..."), the
+  specification of this task's piece of work ("we should have an intro that ..."), or a
+  statement whose subject is a bare pointer ("that is already marked as ...").
 - a cause the assistant found names a mechanism: what the code, tool or setting does and what
   goes wrong ("the loader reads the host's config at init time"). The assistant's account of
   its own work is not one: its own doing or intent, in the first person ("so I'm moving the
@@ -293,6 +297,119 @@ def reasoning_only(rule: str) -> bool:
     return True
 
 
+# What the person did in this app and what they saw, in the first person singular ("when i
+# press r it marks the item but the pane always goes back to the first one", "I don't see it
+# in cursor", "it keeps showing me the old value"): a bug report, the symptom this session is
+# to fix. It states what happens on one screen, not what anyone is to do; the lesson, if there
+# is one, is the cause the session finds later. (A fact said of a tool in the third person,
+# "hitting /clear always creates the file in the same directory", is no report of the
+# person's own screen, and is not this; nor is "when I ask for X, do Y", which directs.)
+_PERSON_ACTED = re.compile(
+    r"\b(?:when|whenever|if|after|once|every\s+time)\s+i\s+"
+    r"(?:(?:just|then|first|try\s+to|tried\s+to)\s+)?[a-z]+",
+    re.I,
+)
+# What happened against what was expected: a condition on the person is a report only with
+# it ("when i press r it marks the item but the pane goes back"); without it, "when I ask for
+# a review, list the findings" may be a rule whose verb the imperative reader does not know.
+_CONTRARY = re.compile(r"\b(?:but|still|again|instead|anyway)\b", re.I)
+# A request put as a question ("can we add this to the README so we don't miss it?", "could
+# you show me how ..."): it asks for something to be done, which the reader of a symptom
+# report has no part in; whether it holds a rule is the other readers' to say.
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:we|you)\b", re.I)
+_PERSON_SAW = re.compile(
+    r"\bi\s+(?:(?:still|only|now|just|don['’]?t|do\s+not|can['’]?t|cannot|keep)\s+)*"
+    r"(?:see|saw|seeing|get|got|getting|notice|noticed)\b"
+    r"|\b(?:shows?|showing|showed|gives?|giving|gave)\s+me\b",
+    re.I,
+)
+
+
+def reports_a_symptom(rule: str) -> bool:
+    """Does ``rule`` report what the person did and saw ("when i press r ...", "I don't see
+    it"), directing nothing?"""
+    said = _unquoted(rule)
+    if _REQUEST.search(said):
+        return False  # "I see we missed X - can we add it to the README?": a request
+    acted = bool(_PERSON_ACTED.search(said) and _CONTRARY.search(said))
+    return (acted or bool(_PERSON_SAW.search(said))) and not directs(said)
+
+
+# A step of the task at hand, led by its place in the plan and proposed for now ("first,
+# let's see if ...", "then we'll order them by severity", "now let's design the write-up"):
+# the order of this session's work, which ends with it. A rule holds for later whatever is
+# done first; a reason given with the step ("... because we should handle these differently")
+# is why this step comes first, and says how no more than the step does. ("Next time you
+# change X, let me ..." is said for later, and is not this.)
+_STEP_OF_TASK = re.compile(
+    r"^\W*(?:first(?:ly)?|first\s+of\s+all|to\s+(?:start|begin)(?:\s+with)?|then|next|now|"
+    r"after\s+that|afterwards|finally)\s*,?\s*"
+    r"(?:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+are\s+going\s+to|i['’]ll|i\s+will)\b",
+    re.I,
+)
+
+
+def a_step_of_this_task(rule: str) -> bool:
+    """Does ``rule`` open with a step of the task at hand ("first, let's ..."), with nothing
+    said for every time?"""
+    said = _unquoted(rule)
+    return bool(_STEP_OF_TASK.match(said)) and not _STANDING.search(said)
+
+
+# What this session's deliverable is to have, as an obligation on us or you to have a thing
+# not yet made ("we should have an intro that explains ...", "you should include a table of
+# the sensors", "there should be a summary at the top"): the specification of one piece of
+# work, an indefinite thing that exists in this task only. A rule for later says what every
+# such thing has ("Every entity must have a migration") or what is to be done each time, and
+# a quantifier or a word of lasting keeps it.
+_DELIVERABLE = re.compile(
+    r"\b(?:(?:we|you)\s+(?:should|must|need\s+to|ought\s+to|will|['’]ll)|"
+    r"(?:we|you)['’]ll)\s+(?:(?:also|still|just|first|then)\s+)?"
+    r"(?:have|include|contain|get)\s+(?:an?|one|some)\b"
+    r"|\bthere\s+(?:should|must|needs\s+to)\s+be\s+(?:an?|one|some)\b",
+    re.I,
+)
+_EVERY = re.compile(r"\b(?:every|each|any|all)\b", re.I)
+
+
+def specifies_the_deliverable(rule: str) -> bool:
+    """Does ``rule`` say what this task's piece of work is to have ("we should have an intro
+    ..."), for no kind of thing and for no time beyond this one?"""
+    said = _unquoted(rule)
+    return bool(_DELIVERABLE.search(said)) and not (_EVERY.search(said) or _STANDING.search(said))
+
+
+# A modal with "have" and a participle ("must have been missed", "should have asked"): a
+# guess or a regret about what already happened, not an obligation for later.
+_MODAL_PERFECT = re.compile(
+    r"\b(?:must|should|could|would|might|may)(?:n['’]?t)?\s+(?:not\s+)?have\s+(?:been\s+)?\w+",
+    re.I,
+)
+# A sentence whose subject is a bare pointer ("That is already marked as a false positive",
+# "It was reported before"): the thing was named in the words before, which the note does not
+# carry, so out of its session it says something of nothing a reader can find, as a cause
+# led by "Its" does (``own_account``). A belief corrected ("it's not a jsonl file, it is
+# the plain text log") says what the thing is instead, and is kept. One that directs ("This should not be changed, only
+# the `--dev` flag should ...") is a rule all the same, and is not this.
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_POINTER_SUBJECT = re.compile(
+    r"^\W*(?:that|this|it)(?:['’]s|\s+(?:is|was|has\s+been|had\s+been))\b"
+    # "it's not a jsonl file, it is the plain text log": a belief corrected, whose right
+    # half says what the thing is, and is not this
+    r"(?!\s+(?:not|never)\b|n['’]t\b)",
+    re.I,
+)
+
+
+def names_by_pointer(rule: str) -> bool:
+    """Does ``rule`` have a bare pointer ("that", "this", "it") for subject and direct
+    nothing, a guess about what happened ("must have been missed") aside?"""
+    if _CODE_SPAN.search(rule):
+        return False  # "That's the `$'...'` quoting": the span names what the pointer means
+    said = _unquoted(rule)
+    return bool(_POINTER_SUBJECT.match(said)) and not directs(_MODAL_PERFECT.sub(" ", said))
+
+
 def directs_no_one(rule: str) -> str:
     """Why a person's ``rule`` neither directs nor names whom it directs, or ``""``: it only
     reports where a thing is now, with no clause saying what to do about it; or every clause
@@ -310,6 +427,14 @@ def directs_no_one(rule: str) -> str:
         return "it says what the person wants from this task, not what anyone is to do"
     if reasoning_only(rule):
         return "it directs how to reason and names nothing a teammate could act on"
+    if reports_a_symptom(rule):
+        return "it reports what the person did and saw, a symptom, not what to do"
+    if a_step_of_this_task(rule):
+        return "it is a step of the task at hand, not a rule for later"
+    if specifies_the_deliverable(rule):
+        return "it specifies this task's piece of work, not what to do each time"
+    if names_by_pointer(rule):
+        return "its subject is a pointer to words the note does not carry"
     return ""
 
 

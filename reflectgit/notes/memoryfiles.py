@@ -54,6 +54,12 @@ _CODE_ONLY = re.compile(r"^`[^`]*`\.?$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 
 
+def is_heading(line: str) -> bool:
+    """Is ``line`` a markdown heading ("## Findings")? A heading is a document's structure,
+    the label of a section, not a statement of its own."""
+    return bool(_HEADING.match(line))
+
+
 @dataclass(frozen=True)
 class Rule:
     """One rule from a memory file: where it is and what it says."""

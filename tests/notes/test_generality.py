@@ -6,19 +6,24 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.notes.generality import (
+    a_step_of_this_task,
     about_this_turn,
     announces_a_cause,
     bare_list,
     directs,
     directs_no_one,
+    names_by_pointer,
     own_account,
     points_at_a_line,
     quotes_its_point,
     reasoning_only,
     recounts_the_exchange,
+    reports_a_symptom,
+    specifies_the_deliverable,
     sums_up,
     without_summary,
 )
+from reflectgit.notes.memoryfiles import is_heading
 
 
 @pytest.mark.parametrize(
@@ -437,3 +442,91 @@ def test_a_cause_that_only_says_there_is_one_is_no_mechanism(said, announces):
 )
 def test_a_statement_that_is_mostly_a_quotation_quotes_its_point(said, quoted):
     assert quotes_its_point(said) == quoted
+
+
+@pytest.mark.parametrize(
+    ("said", "symptom"),
+    [
+        ("when i click save the dialog closes but the list always shows me the old name", True),
+        ("If I reload the page I still see the spinner", True),
+        ("when i run the suite it passes but the report is empty again", True),
+        ("Nope I don't see it in the sidebar", True),
+        ("it keeps showing me yesterday's totals after the sync", True),
+        # a fact of a tool in the third person; a condition on the person that directs
+        ("Hitting /clear always creates the file in the same directory", False),
+        ("When I ask for a review, list the findings by severity", False),
+        ("If I push to main, you should rerun the release job", False),
+        ("I see we missed the changelog again - can we add a check to the release notes", False),
+    ],
+)
+def test_a_persons_report_of_what_they_did_and_saw_is_a_symptom(said, symptom):
+    assert reports_a_symptom(said) == symptom
+    assert bool(about_this_turn(said)) == symptom
+
+
+@pytest.mark.parametrize(
+    ("said", "step"),
+    [
+        ("First, let's check which endpoints are public, because those need a review", True),
+        ("then we'll sort the results by date", True),
+        ("Now let's design the migration together", True),
+        ("To start with, I'll read the config loader", True),
+        # said for later: a standing word, or no step of a plan
+        ("First, let's always run the linter before a commit", False),
+        ("Next time you change the schema, let me run the migration", False),
+        ("Let's keep migrations idempotent with IF NOT EXISTS", False),
+    ],
+)
+def test_a_step_of_the_task_at_hand_is_no_rule(said, step):
+    assert a_step_of_this_task(said) == step
+    assert bool(about_this_turn(said)) == step
+
+
+@pytest.mark.parametrize(
+    ("said", "spec"),
+    [
+        ("we should have an intro that explains where the data came from", True),
+        ("You should include a table of the sensors with their locations", True),
+        ("There should be a summary at the top of the report", True),
+        # what every such thing has, a standing rule, an act with no thing to have
+        ("We should have a regression test for every bug we fix", False),
+        ("From now on you should include a changelog entry with the change", False),
+        ("Every `@Entity()` must have a `CREATE TABLE` migration", False),
+        ("We should not inline prompts", False),
+    ],
+)
+def test_the_specification_of_this_tasks_work_is_no_rule(said, spec):
+    assert specifies_the_deliverable(said) == spec
+    assert bool(about_this_turn(said)) == spec
+
+
+@pytest.mark.parametrize(
+    ("said", "pointer"),
+    [
+        ("That is already listed as a known issue in the runbook but must have been missed", True),
+        ("this was reported upstream last week", True),
+        ("It's wrong again", True),
+        # a pointer that directs, a pointer with the thing named in a span, a named subject
+        ("This should not be changed, only the `--dev` flag should install the wrapper", False),
+        ("That's the `$'...'` quoting: use plain single quotes", False),
+        ("Modern ops always sets relation.app", False),
+        ("it's not a jsonl file, it is the plain text log the CLI writes on exit", False),
+    ],
+)
+def test_a_statement_about_a_bare_pointer_names_nothing(said, pointer):
+    assert names_by_pointer(said) == pointer
+    assert bool(about_this_turn(said)) == pointer
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("## Phase 3 Audit: Findings", True),
+        ("# Release checklist", True),
+        ("### Root Cause 1: the clock is read at import time", True),
+        ("#42 broke the build", False),
+        ("The `#` in the URL starts its fragment", False),
+    ],
+)
+def test_a_markdown_heading_is_structure(line, heading):
+    assert is_heading(line) == heading

@@ -65,6 +65,7 @@ from reflectgit.notes.generality import (
     sums_up,
     without_summary,
 )
+from reflectgit.notes.memoryfiles import is_heading
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
@@ -565,6 +566,11 @@ def no_lesson(action: Mapping[str, Any]) -> str:
         return "its fix only announces what follows, which the note does not carry"
     if options_only(action):
         return "it names an option without the command it is given to"
+    # A markdown heading ("## Phase 10 Audit: Findings", "## X: 47/100 — most of it is one
+    # root cause") is a document's structure, the label of a section whose statements follow
+    # in lines the note does not carry: never a statement, whoever wrote it.
+    if is_heading(str(action["title"])):
+        return "its title is a heading of a document, not a statement"
     who = said_by(action)
     if who.startswith("assistant") and quotes_its_point(str(action["title"])):
         return "its point is a quotation: the source's words, not the session's finding"

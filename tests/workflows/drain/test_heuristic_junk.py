@@ -173,3 +173,59 @@ def test_code_brought_in_line_with_what_a_test_expects_is_no_note(tmp_path, said
     when the cause says why the code and the test differ."""
     actions = _linked_actions(tmp_path, _tests(said, TEMPLATE_FIX, red=HEADING_RED))
     assert len(actions) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        (
+            "when i press d it deletes the row and the table correctly moves to the next one but "
+            "the detail pane always goes back to showing me the first row",
+            False,
+        ),
+        (
+            "First, let's split the failures into flaky and real ones, since we must handle "
+            "those differently",
+            False,
+        ),
+        ("we should have an intro that explains how the numbers were measured", False),
+        (
+            "that is already listed as a known failure in the runbook but must have been missed",
+            False,
+        ),
+        # the same shapes stating a rule for later
+        ("the detail pane must always follow the selected row, never reset it on reload", True),
+        ("Flaky tests must be quarantined, never retried in the same run", True),
+    ],
+    ids=["symptom", "step", "spec", "pointer", "rule", "rule-2"],
+)
+def test_a_persons_symptom_step_spec_or_pointer_is_no_rule(tmp_path, reply, kept):
+    """The person's bug report, a step of the task, the specification of this session's work
+    and a statement about a bare pointer speak of this task; a rule for later is kept."""
+    done = ("assistant", "I reworked the table view: the rows now reload after every change.")
+    actions = _actions(tmp_path, [("user", "fix the table view"), done, ("user", reply)])
+    assert len(actions) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("title", "who", "kind", "dropped"),
+    [
+        ("## Sandbox Audit: Findings", "assistant", "bug-fix", True),
+        ("## Context you must read first", "person", "correction", True),
+        ("The LiveView process can't access the test sandbox", "assistant", "bug-fix", False),
+        ("Never force-push to main", "person", "correction", False),
+    ],
+    ids=["assistant-heading", "person-heading", "stated", "rule"],
+)
+def test_a_heading_is_no_note_whoever_wrote_it(title, who, kind, dropped):
+    """The writer's gate (``no_lesson``, which every path to a note passes): a markdown
+    heading labels the section after it, and is no statement; the same note titled by a
+    statement passes. (The held-apart-13 heading reached it through the person's go-ahead.)"""
+    action = {
+        "title": title,
+        "root_cause": title if kind == "bug-fix" else "",
+        "fix": "",
+        "learning_type": kind,
+        "body": f"Said by the {who}: “{title}”",
+    }
+    assert bool(heuristic.no_lesson(action)) == dropped
