@@ -90,6 +90,15 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bshould(?:n'?t| not)\b",
             # a design the team keeps: "we don't want to play catch up with new hook types"
             r"\bwe (?:really )?(?:don'?t|do not) want (?:to|any|our|the|a|an)\b",
+            # the same refusal in the person's own voice, of what the assistant would do or of a
+            # named thing: "i don't want you to push", "i don't want to open issues or prs
+            # directly or have you do it", "ok i don't want `cargo update`, remove that from
+            # release-plz". Inside a longer request it is the part that outlives the task (over
+            # the fourteen tune sets' person sentences, both that say it are standing rules).
+            # Not the person's wish about their own time ("I don't want to wait for the build")
+            # nor a question (left out before the tiers are read).
+            r"\bi (?:really )?(?:don'?t|dont|do not) want (?:(?:you|claude|anyone) to\s+\w|`"
+            r"|to\s[^.?!\n]*\b(?:have|let|get) you\b)",
             r"\bmust not\b",
             r"\bmustn'?t\b",
             # "leave the existing code alone"

@@ -640,6 +640,31 @@ def test_a_design_the_team_does_not_want_is_a_rule_a_question_or_a_wish_is_not(l
 @pytest.mark.parametrize(
     ("line", "found"),
     [
+        (
+            "i don't want to open issues or prs directly or have you do it. let's design a "
+            "write-up we can provide to each team.",
+            (HIGH, "prohibition"),
+        ),
+        (
+            "ok i don't want `cargo update`, remove that from release-plz in a new pr",
+            (HIGH, "prohibition"),
+        ),
+        ("I don't want you to push to main.", (HIGH, "prohibition")),
+        ("I don't want to wait for the build", None),
+        ("I don't want it.", None),
+        ("i don't want you to push?", None),
+        ("I don't want to lose my progress, so take your time.", None),
+    ],
+)
+def test_the_persons_refusal_of_what_the_assistant_does_is_a_rule_their_own_wish_is_not(
+    line, found
+):
+    assert classify(line, follows_assistant=True) == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
         ("You're right — that's unnecessary duplication.", (LOW, "concession")),
         ("Good point. If we fix ENT-242, GC pruning is harmless.", (LOW, "concession")),
         ("**Good catch** - the subtests only read shared state.", (LOW, "concession")),

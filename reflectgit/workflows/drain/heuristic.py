@@ -230,15 +230,32 @@ def sentences(text: str) -> list[str]:
     return [x for x in out if x]
 
 
+# A refusal: an imperative "don't" at the start of a sentence or clause ("do not create any
+# pr ...", "..., don't commit"), or "i/we don't want" an action ("i don't want to open issues
+# ..."); not "I don't know" or "I don't think".
+_REFUSAL = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so|please|just)\s+)(?:don'?t|dont|do not)\s+\w"
+    r"|\b(?:i|we) (?:really )?(?:don'?t|dont|do not) want\b",
+    re.I,
+)
+
+
 def _rank(sentence: str) -> int:
-    """Lower is a better rule: positive imperatives beat alternatives beat bare negations."""
+    """Lower is a better rule: positive imperatives beat alternatives beat a refusal beats
+    the rest (what should be made, what only holds, ...)."""
     if re.search(r"\b(always|must|from now on|the rule is|never)\b", sentence, re.I):
         return 0
     if re.search(r"\binstead\b", sentence, re.I):
         return 1
     if re.search(r"^(?:please\s+)?use\b", _LEAD.sub("", sentence), re.I):
         return 2
-    return 3
+    # A refusal of an action ("do not create any pr or issue without my explicit approval", "i
+    # don't want to open issues or prs directly") beats a sentence that only says what should
+    # be made: inside a longer request "we should have an intro that ..." or "first, let's
+    # see ..., because we should ..." is this task's work, and the refusal is what outlives it.
+    if _REFUSAL.search(sentence):
+        return 3
+    return 4
 
 
 def _order(sentence: str) -> tuple[int, bool, bool]:

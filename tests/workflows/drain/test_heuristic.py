@@ -494,6 +494,64 @@ def test_among_rule_sentences_one_naming_a_thing_beats_a_vague_one(tmp_path):
     assert action["title"] == "Hitting /clear always creates the file in the same directory"
 
 
+@pytest.mark.parametrize(
+    ("request_", "title"),
+    [
+        (
+            "first, let's see if any of the findings would be security issues, because we "
+            "should handle those differently. help me work through things one at a time. do "
+            "not create any pr or issue without my explicit approval.",
+            "Do not create any pr or issue without my explicit approval",
+        ),
+        (
+            "i don't want to open issues or prs directly or have you do it. let's design a "
+            "write-up we can provide to each team. we should have an intro that explains how "
+            "these came to be, linking to the acme/charming-notes repo.",
+            "I don't want to open issues or prs directly or have you do it",
+        ),
+    ],
+)
+def test_inside_a_long_request_the_refusal_is_the_rule_not_the_tasks_work(
+    tmp_path, request_, title
+):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "review the findings"),
+            ("assistant", "I found 40 findings across 12 repositories."),
+            ("user", request_),
+        ],
+    )
+    assert [a["title"] for a in actions] == [title]
+    assert all(not heuristic.no_lesson(a) for a in actions)
+
+
+def test_a_request_without_a_refusal_keeps_its_named_sentence(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "review the findings"),
+            ("assistant", "I found 40 findings across 12 repositories."),
+            (
+                "user",
+                "let's design a write-up we can provide to each team. we should have an intro "
+                "that explains how these came to be, linking to the acme/charming-notes repo.",
+            ),
+        ],
+    )
+    assert not any(a["title"].lower().startswith(("let's", "don't", "do not")) for a in actions)
+
+
+def test_a_refusal_outranks_a_should_and_an_i_dont_know_does_not():
+    assert heuristic._rank("do not create any pr without my approval.") < heuristic._rank(
+        "we should have an intro linking to acme/notes."
+    )
+    assert heuristic._rank("I don't know why, we should use a queue here.") == heuristic._rank(
+        "we should have an intro linking to acme/notes."
+    )
+    assert heuristic._rank("never push to main") < heuristic._rank("don't push to main")
+
+
 ANAPHORIC = (
     "So `current_span_ctx()` returns the span context itself (not `{:ok, ctx}`). That's the "
     "bug - the helper matched on a tuple. Let me fix `get_current_trace_id()`."
