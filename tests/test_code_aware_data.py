@@ -95,7 +95,10 @@ def test_judgements_and_changes_agree_with_the_history(project: str, tmp_path: P
             anchor_commits.add(anchor["commit"])
             text = git("show", f"{anchor['commit']}:{anchor['path']}", cwd=repo)
             if "symbol" in anchor:
-                assert re.search(rf"\b{re.escape(anchor['symbol'])}\b", text), (note_id, anchor)
+                # the whole name, which may start or end with no word character (Lisp's
+                # ``parse*``, ``*use-bigdecimals?*``: ``\b`` cannot match around those)
+                whole = rf"(?<![\w$]){re.escape(anchor['symbol'])}(?![\w$])"
+                assert re.search(whole, text), (note_id, anchor)
     for verdict in judged["notes"]:
         assert verdict["kind"] in KINDS[verdict["stale"]], verdict
         assert verdict["reason"].strip()

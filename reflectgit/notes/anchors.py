@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reflectgit.notes import lisp
 from reflectgit.notes.lazyre import Pattern
 
 # Words that introduce a definition in the languages a team is likely to write.
@@ -115,7 +116,8 @@ _NOT_CALL = (
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")
 _PATCH_FILE = Pattern(r"^\*\*\* (?:Update|Add) File: (.+?)\s*$", 8)  # re.M
 _ABBREV = Pattern(r"^[0-9a-f]{7,64}$")
-_NAME = Pattern(r"[\w$.:-]+")
+# A name, Lisp's included: ``parse*``, ``*use-bigdecimals?*``, ``valid?``, ``set!``, ``->Foo``
+_NAME = Pattern(r"[\w$.:*?!<>-]+")
 MAX_ANCHORS = 20  # a session that edited 200 files anchors the first 20 it touched
 
 
@@ -555,6 +557,8 @@ def symbol_block(text: str, symbol: str) -> str | None:
     block = _raw_block(text, symbol)
     if block is None:
         return None
+    if lisp.definitions(text, symbol):  # a balanced form: its last line closes it
+        return block if block.endswith("\n") else block + "\n"
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
     way = _way(first, _own_name(text, symbol))
@@ -608,7 +612,12 @@ def _span(text: str, symbol: str) -> _Span | None:
     declaration that only repeats the signature of the definition right after it (the
     implementation's own signature, written again to be callable) declares nothing more and is
     left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
-    file defines the class there, else the first definition of ``member``."""
+    file defines the class there, else the first definition of ``member``. A Lisp form that
+    defines ``symbol`` (``(defn symbol``, see ``lisp``) is its balanced form."""
+    forms = lisp.definitions(text, symbol)
+    if forms:
+        start, end_of_line, end = forms[0]
+        return start, end, end_of_line, ()
     name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")
     if owner and member and name == _last_name(symbol):

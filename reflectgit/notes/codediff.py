@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reflectgit.notes import lisp
 from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
 
@@ -53,7 +54,7 @@ _SLASH = frozenset({
     "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "swift", "dart", "php", "groovy",
     "gradle", "proto", "zig", "v", "sol", "css", "scss", "less", "json5", "jsonc",
 })  # fmt: skip
-_SEMI = frozenset({"ini", "cfg", "el", "clj", "lisp", "scm", "asm", "s"})
+_SEMI = frozenset({"ini", "cfg", "asm", "s"})  # Lisp: see ``lisp.SUFFIXES``
 _DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
 # Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal) and ``{- ... -}``
 # (Haskell, Elm), by the file's suffix.
@@ -174,6 +175,11 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     semi_ok, dash_ok = ext in _SEMI, ext in _DASH
     private = ext in _PRIVATE_NAMES
     nested = _NESTED.get(ext)
+    # Lisp: ``;`` comments anywhere, ``#_`` and ``(comment ...)`` forms are comments (as ``#``
+    # is in Python; blanked in place, see ``lisp.code``), and ``'`` quotes a form, no string
+    quoting = ext in lisp.SUFFIXES
+    if quoting:
+        text, semi_ok = lisp.code(text, literals=False), False
     at_start = True  # no token yet on this line (``;`` opens a comment only there)
     pos, size = 0, len(text)
     finder = _TOKEN.compiled
@@ -195,6 +201,10 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
             continue
         if nested is not None and two == nested[0]:
             pos = _nested_end(text, pos, nested)
+            continue
+        if quoting and ch == "'":
+            pos, at_start = pos + 1, False
+            yield ch, pos - 1, pos
             continue
         found = (private and ch == "#" and _PRIVATE.compiled.match(text, pos)) or finder.match(
             text, pos

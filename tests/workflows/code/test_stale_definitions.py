@@ -1,6 +1,7 @@
 """``reflect-git stale`` on definitions the symbol finder read wrong before, against real git
 histories: an Erlang function whose ``-spec`` alone changed, and an R S3 method (a name
-holding a dot); each with the change that must still be flagged."""
+holding a dot), a Clojure function (a balanced form); each with the change that must still be
+flagged."""
 
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ FORMAT_R = """format.Date <- function(x, ...) {
 print.Date <- function(x, ...) {
   print(format(x))
 }
+"""
+
+GENERATE_CLJ = """(ns cheshire.generate)
+
+(defn add-encoder
+  "Adds an encoder for a class."
+  [cls encoder]
+  (.put encoders cls encoder))
+
+(defn remove-encoder [cls]
+  (.remove encoders cls))
 """
 
 
@@ -73,4 +85,25 @@ def test_an_r_s3_method_is_its_own_code(world: World) -> None:
     world.code.write("R/format.R", FORMAT_R.replace("  names(xx) <- names(x)\n", "")).commit(
         "no names"
     )
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_clojure_function_is_its_own_form(world: World) -> None:
+    world.code.write("src/cheshire/generate.clj", GENERATE_CLJ).commit("generate")
+    nid = world.add(
+        "add-encoder puts into encoders",
+        "add-encoder calls `(.put encoders cls encoder)`: a second encoder for a class wins",
+        "src/cheshire/generate.clj:add-encoder",
+    )
+    # remove-encoder changed, and a comment was added to add-encoder: its code did not change
+    other = GENERATE_CLJ.replace("(.remove encoders cls)", "(.remove encoders cls) nil").replace(
+        "  [cls encoder]\n", "  [cls encoder] ; one per class\n"
+    )
+    world.code.write("src/cheshire/generate.clj", other).commit("remove")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # add-encoder no longer puts into encoders: stale
+    world.code.write(
+        "src/cheshire/generate.clj", other.replace("(.put encoders", "(.putIfAbsent encoders")
+    ).commit("put once")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
