@@ -34,7 +34,20 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
 - casts that only tell the type checker (TypeScript's non-null ``x!`` and ``x as T``,
   Python's ``typing.cast(T, x)``) and the value they wrap: both are erased before the code
   runs. Only where one version's casts are among the other's (casts added or dropped): a
-  cast to another type (``as Foo`` become ``as Bar``) is kept for the comparison to see.
+  cast to another type (``as Foo`` become ``as Bar``) is kept for the comparison to see;
+- Python: an argument stored on the object as given in one version and through a conversion
+  call in the other (``self.start = start`` and ``self.start = _utils.to_seconds(start)``):
+  a constructor that now accepts more forms of a value (a ``timedelta`` for seconds, a string
+  for a number) and normalises it on the way in; what the object does with the stored value is
+  unchanged. Only that exact pair: the attribute named as the parameter, the call's one
+  argument that parameter, the other version storing it bare. Any other wrapping (``return
+  abs(x)``, ``max(0, x)``) is kept for the comparison to see;
+- Python: a guard that only fails on ``None`` (``if x is None: raise E(...)`` on two lines, or
+  ``assert x is not None``), in one version and not the other: the code without it failed on
+  that ``None`` too, a line later (an ``AttributeError``, a ``TypeError``); the guard names
+  the failure (most often for a type checker) and changes nothing of what the code does with
+  a value. A guard that tests anything else (``if x < 0: raise``), or returns instead of
+  raising, is kept for the comparison to see.
 """
 
 from __future__ import annotations
@@ -105,6 +118,8 @@ def respell(
     new = _one_spelling(new, ext, path, new if around is None else around)
     if ext in _PYTHON:
         old, new = _annotations(old, new, path)
+        old, new = _stored_conversions(old, new, path)
+        old, new = _none_guards(old, new, path)
     if ext in _TS or ext in _PYTHON:
         old, new = _erased_casts(old, new, path)
     if ext in _BRACED:
@@ -347,6 +362,68 @@ def _annotations(old: str, new: str, path: str) -> tuple[str, str]:
 
     old_edits, new_edits = edits(slots_old, slots_new), edits(slots_new, slots_old)
     return _apply(old, old_edits), _apply(new, new_edits)
+
+
+def _none_guards(old: str, new: str, path: str) -> tuple[str, str]:
+    """Both versions without the ``None`` guards only one of them holds."""
+
+    def guards(toks: list[_Span]) -> dict[tuple[str, ...], tuple[int, int]]:
+        found: dict[tuple[str, ...], tuple[int, int]] = {}
+        lines = _lines(toks)
+        for i, line in enumerate(lines):
+            words = [t for t, _, _ in line]
+            if words[:1] == ["assert"] and words[-3:] == ["is", "not", "None"]:
+                found[tuple(words)] = (line[0][1], line[-1][2])
+            elif (
+                words[:1] == ["if"]
+                and words[-3:] == ["is", "None", ":"]
+                and len(words) > 4
+                and i + 1 < len(lines)
+                and lines[i + 1][0][0] == "raise"
+            ):
+                after = [t for t, _, _ in lines[i + 1]]
+                found[tuple(words + after)] = (line[0][1], lines[i + 1][-1][2])
+        return found
+
+    in_old, in_new = guards(_toks(old, path)), guards(_toks(new, path))
+    return (
+        _apply(old, [(a, b, "") for key, (a, b) in in_old.items() if key not in in_new]),
+        _apply(new, [(a, b, "") for key, (a, b) in in_new.items() if key not in in_old]),
+    )
+
+
+def _stored_conversions(old: str, new: str, path: str) -> tuple[str, str]:
+    """Both versions with ``self.x = f(x)`` written ``self.x = x`` where the other version
+    stores ``x`` bare (``f`` a name or a dotted name)."""
+
+    def stores(toks: list[_Span]) -> tuple[set[str], dict[str, tuple[int, int, str]]]:
+        bare: set[str] = set()
+        wrapped: dict[str, tuple[int, int, str]] = {}
+        for line in _lines(toks):
+            words = [t for t, _, _ in line]
+            if len(words) < 5 or words[:2] != ["self", "."] or words[3] != "=":
+                continue
+            if not is_name(words[2]):
+                continue
+            name, value = words[2], words[4:]
+            if value == [name]:
+                bare.add(name)
+            elif (
+                len(value) >= 4
+                and value[-3:] == ["(", name, ")"]
+                and all(is_name(t) for t in value[:-3:2])
+                and all(t == "." for t in value[1:-3:2])
+                and len(value[:-3]) % 2 == 1
+            ):
+                wrapped[name] = (line[4][1], line[-1][2], name)
+        return bare, wrapped
+
+    bare_old, wrapped_old = stores(_toks(old, path))
+    bare_new, wrapped_new = stores(_toks(new, path))
+    return (
+        _apply(old, [e for n, e in wrapped_old.items() if n in bare_new]),
+        _apply(new, [e for n, e in wrapped_new.items() if n in bare_old]),
+    )
 
 
 def _annotation_slots(toks: list[_Span]) -> _Slots:

@@ -245,3 +245,30 @@ def test_erased_casts_added_or_dropped_are_no_change_a_cast_retyped_is() -> None
     # Kotlin's ``!!`` and Dart's ``as`` throw: not erased
     assert codediff.compare("val v = x\n", "val v = x!!\n", "a.kt").stale
     assert codediff.compare("var v = x;\n", "var v = x as Foo;\n", "a.dart").stale
+
+
+def test_an_argument_stored_through_a_conversion_is_the_argument_stored() -> None:
+    plain = "class W:\n    def __init__(self, start, step):\n        self.start = start\n"
+    plain += "        self.step = step\n"
+    converted = plain.replace("= start", "= _utils.to_seconds(start)")
+    old, new = respell(plain, converted, "w.py")
+    assert codediff.tokens(old, "w.py") == codediff.tokens(new, "w.py")
+    # another value stored (the conversion of another name, a second argument): kept
+    for other in ("= _utils.to_seconds(step)", "= to_seconds(start, 60)", "= -start"):
+        old, new = respell(plain, plain.replace("= start", other), "w.py")
+        assert codediff.tokens(old, "w.py") != codediff.tokens(new, "w.py")
+
+
+def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> None:
+    body = "def f(state):\n    return state.elapsed >= 5\n"
+    guard = "    if state.elapsed is None:\n        raise RuntimeError('no attempt yet')\n"
+    guarded = body.replace("    return", guard + "    return")
+    old, new = respell(body, guarded, "s.py")
+    assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py")
+    asserted = body.replace("    return", "    assert state.elapsed is not None\n    return")
+    old, new = respell(body, asserted, "s.py")
+    assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py")
+    # a guard on a value, or one that returns instead of raising, changes what f does
+    for other in (guard.replace("is None", "< 0"), guard.replace("raise", "return False  #")):
+        old, new = respell(body, body.replace("    return", other + "    return"), "s.py")
+        assert codediff.tokens(old, "s.py") != codediff.tokens(new, "s.py")

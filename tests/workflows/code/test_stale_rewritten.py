@@ -1,0 +1,95 @@
+"""``reflect-git stale`` against a real git history, on a body rewritten around a lesson that
+holds (issue 35, notes/respell.py): an argument now converted on the way in, a guard added that
+only fails on ``None``, are no change to what a note states; the same history with a real
+change (a clamp removed, a comparison changed, a guard on something else) is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.workflows.code.test_stale import World
+
+WAIT_PY = """class wait_incrementing(wait_base):
+    def __init__(self, start=0, increment=100, max=MAX_WAIT):
+        self.start = start
+        self.increment = increment
+        self.max = max
+
+    def __call__(self, retry_state):
+        result = self.start + (self.increment * (retry_state.attempt_number - 1))
+        return max(0, min(result, self.max))
+"""
+
+STOP_PY = """class stop_after_delay(stop_base):
+    def __init__(self, max_delay):
+        self.max_delay = max_delay
+
+    def __call__(self, retry_state):
+        return retry_state.seconds_since_start >= self.max_delay
+"""
+
+CLAMP = (
+    "`wait_incrementing` returns `start + increment * (attempt_number - 1)` clamped with "
+    "`max(0, min(result, max))`: a negative `increment` stops at 0."
+)
+DELAY = "`stop_after_delay` stops once `seconds_since_start >= max_delay`, so it overshoots."
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def _rewritten() -> tuple[str, str]:
+    wait = (
+        WAIT_PY.replace("self.start = start", "self.start = _utils.to_seconds(start)")
+        .replace("self.increment = increment", "self.increment = _utils.to_seconds(increment)")
+        .replace("self.max = max", "self.max = _utils.to_seconds(max)")
+    )
+    stop = STOP_PY.replace(
+        "        return retry_state",
+        "        if retry_state.seconds_since_start is None:\n"
+        '            raise RuntimeError("called before the first attempt")\n'
+        "        return retry_state",
+    ).replace("self.max_delay = max_delay", "self.max_delay = to_seconds(max_delay)")
+    return wait, stop
+
+
+def test_arguments_converted_and_none_guard_added_are_not_stale(world: World) -> None:
+    world.code.write("src/wait.py", WAIT_PY).write("src/stop.py", STOP_PY).commit("code")
+    world.add("wait_incrementing is clamped", CLAMP, "src/wait.py:wait_incrementing")
+    world.add("stop_after_delay overshoots", DELAY, "src/stop.py:stop_after_delay")
+    wait, stop = _rewritten()
+    world.code.write("src/wait.py", wait).write("src/stop.py", stop).commit("timedeltas")
+    doc = world.stale()
+    assert doc["stale"] == []
+
+
+def test_clamp_removed_comparison_changed_still_stale(world: World) -> None:
+    world.code.write("src/wait.py", WAIT_PY).write("src/stop.py", STOP_PY).commit("code")
+    clamp = world.add("wait_incrementing is clamped", CLAMP, "src/wait.py:wait_incrementing")
+    delay = world.add("stop_after_delay overshoots", DELAY, "src/stop.py:stop_after_delay")
+    wait, stop = _rewritten()
+    wait = wait.replace("return max(0, min(result, self.max))", "return result")
+    stop = stop.replace(">= self.max_delay", "> self.max_delay")
+    world.code.write("src/wait.py", wait).write("src/stop.py", stop).commit("change")
+    assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([clamp, delay])
+
+
+def test_stored_through_another_expression_or_guard_on_a_value_still_stale(world: World) -> None:
+    world.code.write("src/wait.py", WAIT_PY).write("src/stop.py", STOP_PY).commit("code")
+    clamp = world.add("wait_incrementing is clamped", CLAMP, "src/wait.py:wait_incrementing")
+    delay = world.add("stop_after_delay overshoots", DELAY, "src/stop.py:stop_after_delay")
+    # (a conversion with a second argument is no bare conversion; a guard on a value, not on
+    # None, changes which values the code accepts)
+    wait = WAIT_PY.replace("self.max = max", "self.max = min(max, 60)")
+    stop = STOP_PY.replace(
+        "        return retry_state",
+        "        if retry_state.seconds_since_start < 0:\n"
+        '            raise RuntimeError("clock went back")\n'
+        "        return retry_state",
+    )
+    world.code.write("src/wait.py", wait).write("src/stop.py", stop).commit("change")
+    assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([clamp, delay])
