@@ -30,18 +30,17 @@ narrow enough that an ordinary session does not open the gate for nothing:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from reflectgit.notes.commandruns import commands_run
 from reflectgit.notes.limits import refusal
 from reflectgit.notes.policy import EDIT_TOOLS
-from reflectgit.notes.shellcommand import command_of, simple_commands, without_redirections
+from reflectgit.notes.shellcommand import simple_commands, without_redirections
 from reflectgit.notes.transcripts import (
     ASSISTANT,
     PERSON,
     Transcript,
     exited_badly,
-    goes_on,
-    still_running,
 )
 
 PERSON_TURNS = 2  # the pass comes before the person's second turn after the failure
@@ -81,41 +80,17 @@ def outside_sandbox(tool_input: object) -> bool:
 
 
 def _runs(transcript: Transcript) -> list[_Run]:
-    """The shell commands the assistant ran, in the order of their results. A command still
-    running when its call returned (Codex's unified exec session, Claude Code's background
-    task) ends in the result of a later call naming it (``goes_on``): it is read there."""
-    calls = {c.call_id: c for c in transcript.tool_calls}
+    """The shell commands the assistant ran, in the order of their results, as this module
+    weighs them: ``commandruns``' one reading (a command still running when its call returned
+    is read where it ended), with whether it failed, was refused, or ran outside the sandbox."""
     out: list[_Run] = []
-    running: dict[str, _Run] = {}
-    for result in transcript.tool_results:
-        call = calls.get(result.call_id)
-        if call is None:
-            continue
-        command = command_of(call.input)
-        failed = result.is_error or exited_badly(result.content)
-        refused = failed and bool(refusal(result.content))
-        session = goes_on(call.input)
-        if session in running and not command.strip():
-            first = running.pop(session)
-            out.remove(first)  # read again where it ended
-            run = replace(first, result=result.record, failed=failed, refused=refused, ended=True)
-        elif command.strip():
-            run = _Run(
-                call.record,
-                result.record,
-                command,
-                failed,
-                refused,
-                True,
-                outside_sandbox(call.input),
-            )
-        else:
-            continue
-        still = still_running(result.content)
-        if still:
-            run = replace(run, ended=False)
-            running[still] = run
-        out.append(run)
+    for ran in commands_run(transcript):
+        failed = ran.is_error or exited_badly(ran.output)
+        refused = failed and bool(refusal(ran.output))
+        escaped = outside_sandbox(ran.call.input)
+        out.append(
+            _Run(ran.call.record, ran.result, ran.command, failed, refused, ran.ended, escaped)
+        )
     return out
 
 
