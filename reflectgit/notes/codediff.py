@@ -906,7 +906,7 @@ def compare(
     # (in a JSON document every key is a string: there its strings are the names it holds)
     if not stating.of(lines(old, path) + inlined, values=suffix(path) in _JSON):
         return CodeChange("changed")
-    if symbol is None and _prose_or_settings(path):
+    if symbol is None and prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
         if part is not None:
             return part
@@ -1040,7 +1040,7 @@ _PROSE = frozenset({
 })  # fmt: skip
 
 
-def _prose_or_settings(path: str) -> bool:
+def prose_or_settings(path: str) -> bool:
     """A README, changelog, manifest or build file (``README.md``, ``CHANGES``, ``tox.ini``,
     ``composer.json``, ``Rakefile``, ``Makefile``): a known suffix, or none at all."""
     name = path.rsplit("/", 1)[-1]

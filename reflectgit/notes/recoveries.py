@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reflectgit.notes import shellcommand
 from reflectgit.notes.commandruns import commands_run
 from reflectgit.notes.limits import refusal
 from reflectgit.notes.policy import EDIT_TOOLS
@@ -94,12 +95,6 @@ def _runs(transcript: Transcript) -> list[_Run]:
     return out
 
 
-def _targets(words: tuple[str, ...]) -> set[str]:
-    """What a simple command runs on: words past the program that are no option and no plain
-    word (``src/a.py``, ``fix-1``, ``8080``), the same reading as the drain's."""
-    return {w for w in words[1:] if not w.startswith("-") and not w.isalpha()}
-
-
 def _gets_past(failed: _Run, words: tuple[str, ...], again: tuple[str, ...], retried: bool) -> bool:
     """Does the passing simple command ``again`` run what the failed ``words`` ran? The same
     command (options may be added), unless it is a bare retry right after the failure; or,
@@ -113,7 +108,9 @@ def _gets_past(failed: _Run, words: tuple[str, ...], again: tuple[str, ...], ret
     if not failed.refused:
         return False
     subcommand = len(words) > 1 and words[1].isalpha()
-    return bool(_targets(again) & _targets(words)) or (subcommand and again[:2] == words[:2])
+    return bool(shellcommand.targets(again) & shellcommand.targets(words)) or (
+        subcommand and again[:2] == words[:2]
+    )
 
 
 def recovered(transcript: Transcript) -> list[Recovery]:
@@ -132,14 +129,11 @@ def recovered(transcript: Transcript) -> list[Recovery]:
             parsed[command] = [without_redirections(w) for w in simple_commands(command)]
         return parsed[command]
 
-    def core(command: str) -> tuple[str, ...]:
-        return next((w for w in commands(command) if w and w[0] not in ("cd", "pushd")), ())
-
     out: list[Recovery] = []
     for i, failed in enumerate(runs):
         if not failed.failed:
             continue
-        words = core(failed.command)
+        words = shellcommand.core(failed.command)
         if not words:
             continue
         after = [p for p in persons if p > failed.result][:PERSON_TURNS]

@@ -121,6 +121,24 @@ def without_redirections(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def core(command: str) -> tuple[str, ...]:
+    """What a command line runs: its first simple command past any ``cd``/``pushd``, without
+    its redirections (``cd app && mise run check 2>&1 | tail -80`` is ``("mise", "run",
+    "check")``); ``()`` when it runs nothing else."""
+    for words in simple_commands(command):
+        if words and words[0] not in ("cd", "pushd"):
+            return without_redirections(words)
+    return ()
+
+
+def targets(words: Sequence[str]) -> set[str]:
+    """What a simple command runs on: its words past the program that are no option and no
+    plain word (a subcommand, a remote's name): a path, a branch, a number, a task
+    (``test/a.bats`` and ``test:bats`` of ``mise run test:bats -- test/a.bats``, the branch
+    ``fix-1`` of ``git push -u origin fix-1``, the port ``8080``)."""
+    return {w for w in words[1:] if not w.startswith("-") and not w.isalpha()}
+
+
 def _segments(command: str) -> list[tuple[str, ...]]:
     text = command.replace("\r\n", "\n").replace("\n", " ; ")
     if plain(text, QUOTING | _PUNCTUATION):  # one simple command, split as shlex would

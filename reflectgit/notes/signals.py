@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reflectgit.notes.privacy import strip_private
-from reflectgit.notes.recoveries import recovered
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
 
 HIGH = "high"
@@ -763,6 +762,10 @@ RECOVERY = "recovery"
 
 def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """A LOW ``recovery`` signal for each failed command a later one got past."""
+    # imported here: only a session whose dialogue has no signal reads its tool calls, so the
+    # gate's common path (and every other reader of signals) does not load the command readers
+    from reflectgit.notes.recoveries import recovered
+
     records = [line.record for line in lines]
     out: list[Signal] = []
     for found in recovered(transcript):

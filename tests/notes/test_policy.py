@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reflectgit.notes import shellcommand
 from reflectgit.notes.policy import (
     Call,
     Rule,
@@ -249,3 +250,31 @@ def test_a_commands_redirections_are_not_its_words(command, words):
     from reflectgit.notes.shellcommand import simple_commands, without_redirections
 
     assert [without_redirections(w) for w in simple_commands(command)] == words
+
+
+@pytest.mark.parametrize(
+    ("command", "core"),
+    [
+        ("cd app && mise run check 2>&1 | tail -80", ("mise", "run", "check")),
+        ("pushd web; npm test", ("npm", "test")),
+        ("make > build.log", ("make",)),
+        ("cd app", ()),
+    ],
+)
+def test_a_command_lines_core_is_its_first_command_past_cd(command: str, core: tuple) -> None:
+    assert shellcommand.core(command) == core
+
+
+@pytest.mark.parametrize(
+    ("words", "targets"),
+    [
+        (("git", "push", "-u", "origin", "fix-1"), {"fix-1"}),
+        (("mise", "run", "test:bats", "--", "test/a.bats"), {"test:bats", "test/a.bats"}),
+        (("gh", "run", "view", "--log"), set()),  # a subcommand and an option: nothing run on
+        (("serve", "8080"), {"8080"}),
+    ],
+)
+def test_a_commands_targets_are_its_words_that_are_no_option_nor_plain_word(
+    words: tuple, targets: set
+) -> None:
+    assert shellcommand.targets(words) == targets

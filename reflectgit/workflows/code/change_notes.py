@@ -35,7 +35,7 @@ from reflectgit.errors import UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor
-from reflectgit.notes.codediff import KEYWORDS
+from reflectgit.notes.codediff import KEYWORDS, names_in, prose_or_settings, reshaped_only, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -279,7 +279,7 @@ def _read_cosmetic(change: Change, env: Env) -> None:
     change modifies more than ``COSMETIC_FILES`` files (a change that large is not a comment
     tweak, and reading it all would cost more than the rest)."""
     from reflectgit.notes.anchors import symbol_block
-    from reflectgit.notes.codediff import names_changed, tokens
+    from reflectgit.notes.codediff import names_changed
 
     modified = [f for f in change.files if f.old is not None and f.new is not None]
     if not modified or len(modified) > COSMETIC_FILES:
@@ -624,14 +624,7 @@ def _keys_changed(old: str, new: str, path: str, said: str) -> list[str]:
     counts, a key the change adds does not (the note was not written about it)."""
     from difflib import SequenceMatcher
 
-    from reflectgit.notes.codediff import (
-        _prose_or_settings,  # codediff's one reading of a settings file
-        names_in,
-        reshaped_only,
-        tokens,
-    )
-
-    if not _prose_or_settings(path) or path.lower().endswith(diffs.PROSE):
+    if not prose_or_settings(path) or path.lower().endswith(diffs.PROSE):
         return []
     if reshaped_only(tokens(old, path), tokens(new, path), said):
         return []  # RESHAPED: a value respelled is not a value changed
@@ -707,8 +700,6 @@ def _header(text: str, block: str, path: str) -> list[str]:
     definition (``HEADER``): the attributes, annotations and decorators (with the lines of
     their arguments) and comments up to the first blank line or the end of the code before
     it; comments drop out of the tokens."""
-    from reflectgit.notes.codediff import tokens
-
     at = text.find(block)
     if at <= 0 or text[at - 1] != "\n":
         return []

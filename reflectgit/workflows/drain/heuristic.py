@@ -56,7 +56,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from reflectgit.notes import recoveries, testruns, verbs
+from reflectgit.notes import recoveries, shellcommand, testruns, verbs
 from reflectgit.notes.commandruns import Ran, commands_run
 from reflectgit.notes.generality import (
     OWN_CHANGE,
@@ -66,10 +66,12 @@ from reflectgit.notes.generality import (
     sums_up,
     without_summary,
 )
+from reflectgit.notes.limits import refusal
 from reflectgit.notes.memoryfiles import is_heading
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.routine import routine
+from reflectgit.notes.shellcommand import simple_commands, without_redirections
 from reflectgit.notes.signals import (
     CONCESSION,
     CONCESSION_RE,
@@ -2201,22 +2203,9 @@ _CHANGES = frozenset(
 )
 
 
-def _core(command: str) -> tuple[str, ...]:
-    """What a command line runs, as its first simple command past any ``cd`` and without its
-    redirections: ``mise run check 2>&1 | tail -80`` is ``("mise", "run", "check")``."""
-    from reflectgit.notes.shellcommand import simple_commands, without_redirections
-
-    for words in simple_commands(command):
-        if words and words[0] not in ("cd", "pushd"):
-            return without_redirections(words)
-    return ()
-
-
 def changing_command(command: str) -> str:
     """The simple command of ``command`` that changes state (``go install ...`` of ``go install
     ... 2>&1 | tail -5``), ``""`` for a command line that only reads."""
-    from reflectgit.notes.shellcommand import simple_commands, without_redirections
-
     for words in map(without_redirections, simple_commands(command)):
         if (len(words) > 1 and any(w in _CHANGES for w in words[1:])) or words[:1] == ("rm",):
             return " ".join(words)
@@ -2271,12 +2260,12 @@ def command_fixes(
     edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
-        core = _core(failed.command)
+        core = shellcommand.core(failed.command)
         if not core or not _fails(failed):
             continue
         end = min((r for r in persons if r > failed.result), default=None)
         later = [r for r in ran[i + 1 :] if end is None or r.call.record < end]
-        rerun = next((r for r in later if _core(r.command) == core), None)
+        rerun = next((r for r in later if shellcommand.core(r.command) == core), None)
         if rerun is None or _fails(rerun) or not rerun.ended:
             continue  # not run again, still failing, or still running where the reading stops
         if any(failed.result < e < rerun.call.record for e in edits):
@@ -2352,12 +2341,10 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
     decides: one unchanged is a retry (``command_fixes``' reading), one that still fails or
     runs less (``narrower``) confirms nothing. For the assistant's turns at or after record
     ``since``."""
-    from reflectgit.notes.shellcommand import simple_commands, without_redirections
-
     edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
-        core = _core(failed.command)
+        core = shellcommand.core(failed.command)
         if len(core) < 2 or not _fails(failed):
             continue
         end = min((r for r in persons if r > failed.result), default=None)
@@ -2427,14 +2414,6 @@ def _worked_around(
     return [action] if action is not None else []
 
 
-def _targets(words: Sequence[str]) -> set[str]:
-    """What a simple command runs on: its words past the program that are no option and no
-    plain word (a subcommand, a remote's name): a path, a branch, a number, a task
-    (``test/a.bats`` and ``test:bats`` of ``mise run test:bats -- test/a.bats``, the branch
-    ``fix-1`` of ``git push -u origin fix-1``)."""
-    return {w for w in words[1:] if not w.startswith("-") and not w.isalpha()}
-
-
 def replaced_commands(
     transcript: Transcript, ran: Sequence[Ran], since: int = 0
 ) -> list[dict[str, Any]]:
@@ -2452,14 +2431,11 @@ def replaced_commands(
     was not worked around), and so does the failed command passing on a plain rerun (a flaky
     failure, not a limit) or run again with an option added (``rerun_fixes``' reading). For the
     assistant's turns at or after record ``since``."""
-    from reflectgit.notes.limits import refusal
-    from reflectgit.notes.shellcommand import simple_commands, without_redirections
-
     edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
-        core = _core(failed.command)
-        targets = _targets(core)
+        core = shellcommand.core(failed.command)
+        targets = shellcommand.targets(core)
         if not targets or not _fails(failed) or not refusal(failed.output):
             continue
         end = min((r for r in persons if r > failed.result), default=None)
@@ -2482,7 +2458,7 @@ def replaced_commands(
             words = [without_redirections(w) for w in simple_commands(other.command)]
             if any(w == core or run_differently(core, w) for w in words):
                 break  # the same command again: a retry (flaky when it passes) or rerun_fixes'
-            instead = next((w for w in words if _targets(w) & targets), None)
+            instead = next((w for w in words if shellcommand.targets(w) & targets), None)
             if instead is None:
                 continue  # a look around (``which``, ``ls``): not run on the same thing
             if not _exited_well(other) or narrower(failed.run, other.run):
@@ -2531,14 +2507,11 @@ def told_workarounds(
     is read. A turn that names the program but is followed by no such run (the person's remark
     left unacted on, or the run failing again) confirms nothing. For the person's turns at or
     after record ``since``."""
-    from reflectgit.notes.limits import refusal
-    from reflectgit.notes.shellcommand import simple_commands, without_redirections
-
     _edits, turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     told_at: set[int] = set()
     for failed in ran:
-        core = _core(failed.command)
+        core = shellcommand.core(failed.command)
         if len(core) < 2 or not _fails(failed) or not refusal(failed.output):
             continue
         turn = next((t for t in turns if t.speaker == PERSON and t.record > failed.result), None)
@@ -2561,7 +2534,8 @@ def told_workarounds(
                 (
                     w
                     for w in words
-                    if w[:1] == core[:1] and (w == core or _targets(w) & _targets(core))
+                    if w[:1] == core[:1]
+                    and (w == core or shellcommand.targets(w) & shellcommand.targets(core))
                 ),
                 None,
             )
