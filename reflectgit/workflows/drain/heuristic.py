@@ -96,6 +96,7 @@ from reflectgit.notes.transcripts import (
     Turn,
 )
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
+from reflectgit.workflows.kb.twins import same_act
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
 CAUSE_KINDS = ("root-cause", "breakthrough")
@@ -1506,7 +1507,12 @@ def write(prepared: Prepared) -> dict[str, Any]:
     kept: list[dict[str, Any]] = []
     for action in candidates:
         text = f"{action['title']} {action['rule']}"
-        if not any(twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept):
+        if not any(
+            twins(text, f"{k['title']} {k['rule']}")
+            or same_cause(action, k)
+            or told_again(action, k)
+            for k in kept
+        ):
             kept.append(action)
     if transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
@@ -1523,7 +1529,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
             if same:
                 kept[same[0]] = action
             elif not any(
-                twins(text, f"{k['title']} {k['rule']}") or _same_code(action, k) for k in kept
+                twins(text, f"{k['title']} {k['rule']}")
+                or _same_code(action, k)
+                or told_again(action, k)
+                for k in kept
             ):
                 kept.append(action)
         # a finding the person relayed, acted on and confirmed: after what the writer read
@@ -1531,7 +1540,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
         for action in relayed_findings(transcript, ran, since):
             text = f"{action['title']} {action['rule']}"
             if not no_lesson(action) and not any(
-                twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
+                twins(text, f"{k['title']} {k['rule']}")
+                or same_cause(action, k)
+                or told_again(action, k)
+                for k in kept
             ):
                 kept.append(action)
         # a cause read from the session's structure comes after every other note: it never
@@ -1556,7 +1568,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
         ]:
             text = f"{action['title']} {action['rule']}"
             if not no_lesson(action) and not any(
-                twins(text, f"{k['title']} {k['rule']}") or same_cause(action, k) for k in kept
+                twins(text, f"{k['title']} {k['rule']}")
+                or same_cause(action, k)
+                or told_again(action, k)
+                for k in kept
             ):
                 kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
@@ -1569,6 +1584,18 @@ def same_cause(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     if a["learning_type"] != "bug-fix" or b["learning_type"] != "bug-fix":
         return False
     return bool(_cause_codes(a) & _cause_codes(b))
+
+
+def told_again(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two rules the person gave in one session that tell the same act (``kb.twins.same_act``:
+    the same verb, negated on both or neither, done to the same things) are one rule said
+    again in other words ("do not create any pr or issue without my approval", later "do
+    not open issues or prs or commit"), though they share too few words for ``twins``. Only
+    the person's rules: a cause or a fix the assistant found, or a finding the person relays,
+    is one lesson by what it names (``same_cause``), not by its verb."""
+    return all(
+        said_by(n).startswith("person") and n["learning_type"] != "bug-fix" for n in (a, b)
+    ) and same_act(str(a["title"]), str(b["title"]))
 
 
 def _same_code(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

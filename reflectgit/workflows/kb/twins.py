@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from reflectgit.notes import verbs
+
 THRESHOLD = 0.85
 MIN_CONTENT = 2  # a rule of fewer content words ("r", "fix it") says too little to match
 _QUOTES = re.compile(r"[`*_\"“”‘’]+|(?<!\w)'|'(?!\w)")
@@ -198,3 +200,131 @@ class TwinFinder:
                 if score == 1.0:
                     break
         return best
+
+
+# ------------------------------------------------------------------ one act, told again
+#
+# A person who states a rule again later in a session words it afresh ("do not create any
+# pr or issue without my approval", then "I don't want to open issues or prs directly",
+# then "do not open an issues or prs or commit"): few words in common, one rule. What stays
+# is the act: the verb the rule tells to do (or not), and what it is done to. Two rules of
+# one session are one rule when
+#
+# - both are negated or neither ("never push to main" is not "push to main"; a negation after
+#   the verb counts: "there is no need to X");
+# - the verb is the same, in its base form ("pushing" is "push"), or the same act spelled
+#   otherwise: on a forge or a tracker, an issue, a pull request or a ticket is opened,
+#   created, filed, raised or submitted, one act (only for those things: "open the config"
+#   is not "create the config");
+# - what they name as the act's object (up to the rule's condition: "without", "unless",
+#   "because", ...) is the same, singular and plural alike ("prs" is "pr", "pull requests"
+#   is "pr"), or two things or more one names are all among what the other names ("do not
+#   open issues or prs or commit" says "don't create a pr or an issue" again). One thing
+#   inside more is not enough: "don't change the test" is not "don't change the test's
+#   name", nor "never push to main" "never push to release or main".
+#
+# "never push to main" and "never merge to main" share every word but the verb: two rules.
+# A rule that names no verb at its head ("no force pushes", a noun phrase) or no object
+# ("don't commit") has no act to compare: only the words decide for it.
+
+# Contractions written out, so "don't" negates as "do not" does and "let's" leads as "let us".
+_CONTRACTIONS = (
+    (re.compile(r"\b(can|won|don|doesn|didn|isn|shouldn|mustn)'?t\b"), r"\1 not"),
+    (re.compile(r"\blet's\b"), "let us"),
+    (re.compile(r"'(?:ll|d)\b"), " will"),
+)
+# The words before a rule's verb: who (not) does it, and how strongly it is asked.
+_LEAD = frozenset(
+    {
+        "i", "we", "you", "please", "just", "always", "ever", "never", "not", "to", "do",
+        "does", "don", "doesn", "didn", "can", "won", "will", "would", "should", "shouldn",
+        "must", "mustn", "shall", "need", "want", "let's", "lets", "let", "us", "ok", "okay",
+        "so", "and", "also", "again", "really",
+    }
+)  # fmt: skip
+_NEGATING = frozenset({"not", "never"})
+# Where a rule's object ends and its condition or reason begins.
+_CONDITION = frozenset(
+    {
+        "without", "unless", "until", "because", "if", "when", "whenever", "before", "after",
+        "since", "while", "except", "but", "so", "otherwise", "once",
+    }
+)  # fmt: skip
+# Words of an object that name nothing: determiners, pronouns, prepositions, conjunctions;
+# at a rule's head they are no verb ("there is ...", "what ...": a statement or a question).
+_FUNCTION = frozenset(
+    {
+        "a", "an", "the", "any", "all", "some", "every", "each", "no", "this", "that", "these",
+        "those", "my", "your", "our", "their", "its", "it", "them", "me", "you", "us", "or",
+        "and", "nor", "to", "of", "in", "on", "into", "onto", "at", "for", "from", "with", "by",
+        "as", "up", "out", "instead", "other", "another", "new", "more", "yourself", "myself",
+        "ourselves", "is", "are", "be", "been", "there", "here", "what", "which", "who", "how",
+        "why", "where",
+    }
+)  # fmt: skip
+# Things one files on a forge or a tracker, and the verbs that file them.
+_FILED = frozenset({"issue", "pr", "mr", "ticket", "bug"})
+_FILING = frozenset({"open", "create", "file", "raise", "submit", "make"})
+_LONG_NAMES = (
+    (re.compile(r"\bpull[- ]requests?\b"), "pr"),
+    (re.compile(r"\bmerge[- ]requests?\b"), "mr"),
+)
+
+
+@dataclass(frozen=True)
+class Act:
+    """What a rule tells to do (or not): its verb, base form, and the things it is done to."""
+
+    verb: str
+    objects: frozenset[str]
+    negated: bool
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us")) and len(word) >= 3:
+        return word[:-1]
+    return word
+
+
+def act(text: str) -> Act | None:
+    """The act a rule's first sentence tells, or None when it opens on no verb or names no
+    object."""
+    first = re.split(r"(?<=[^\s.])[.;!?](?:\s|$)", text.strip(), maxsplit=1)[0].lower()
+    for pattern, short in (*_CONTRACTIONS, *_LONG_NAMES):
+        first = pattern.sub(short, first)
+    words = list(normalise(first))
+    at = 0
+    while at < len(words) and words[at] in _LEAD:
+        at += 1
+    if at == len(words) or not words[at].isalpha() or words[at] in _FUNCTION:
+        return None
+    negated = any(w in _NEGATING for w in words[:at])
+    verb = verbs.base(words[at])
+    objects: set[str] = set()
+    for word in words[at + 1 :]:
+        if word in _CONDITION:
+            break
+        # a negation after the verb negates the act too ("there is no need to X")
+        negated = negated or word in _NEGATING or word == "no"
+        if word not in _FUNCTION and word not in _NEGATING and (len(word) > 1 or word.isdigit()):
+            objects.add(_singular(word))
+    if not objects:
+        return None
+    if verb in _FILING and objects & _FILED:
+        verb = "open"
+    return Act(verb, frozenset(objects), negated)
+
+
+def same_act(a: str, b: str) -> bool:
+    """Do two rules of one session tell the same act (see above)?"""
+    first, second = act(a), act(b)
+    if first is None or second is None:
+        return False
+    if first.verb != second.verb or first.negated != second.negated:
+        return False
+    fewer, more = sorted((first.objects, second.objects), key=len)
+    return fewer == more or (len(fewer) >= 2 and fewer <= more)

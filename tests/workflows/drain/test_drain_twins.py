@@ -10,7 +10,7 @@ import pytest
 
 from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.loop import run_drain
-from reflectgit.workflows.kb.twins import TwinFinder, normalise, same_rule
+from reflectgit.workflows.kb.twins import Act, TwinFinder, act, normalise, same_act, same_rule
 from tests.conftest import DATA, git, needs_shared
 from tests.support.capture import (  # noqa: F401  (kb fixture)
     EVENTS,
@@ -218,3 +218,64 @@ def test_a_capture_in_another_session_confirms_the_drain_note(kb: Path, tmp_path
     note = parse_note((kb / "documents" / f"{nid}.md").read_bytes())
     assert note.frontmatter["provenance"]["source_memory_ids"][-1] == SESSION
     assert "Reflect-Op: confirm" in git("log", "-1", "--format=%B", cwd=kb)
+
+
+# One rule said again later in a session, in other words: the same act (verb, negation,
+# objects), though too few words are shared for ``same_rule``.
+ONE_ACT = [
+    (
+        "Do not create any pr or issue without my explicit approval",
+        "I don't want to open issues or prs directly or have you do it",
+    ),
+    (
+        "Do not create any pr or issue without my explicit approval",
+        "Do not open an issues or prs or commit",
+    ),
+    ("Never file a ticket or a pull request yourself", "Don't raise PRs or tickets, I'll do it"),
+    ("Never push to main", "You must not push to main because CI deploys it"),
+    ("Don't run the migrations on staging", "never run migrations on staging, please"),
+]
+TWO_ACTS = [
+    ("Never push to main", "Never merge to main"),  # every word shared but the verb
+    ("Never push to main", "Push to main"),  # negated on one only
+    (
+        "Don't open the config file",
+        "Don't create the config file",
+    ),  # open is filing only for issues
+    ("Never push to main", "Never push to release or main"),  # one thing among more
+    ("Don't change the test", "Don't change the test name"),
+    ("Use pnpm instead of npm", "Use pnpm instead of yarn"),
+    ("Use uv for installs", "Use uv for running scripts"),
+    ("No force pushes to main", "No force pushes"),  # no verb at its head: words decide
+    ("Don't commit", "Never commit"),  # no object: words decide
+    (
+        "We are to track the session once /clear is found",
+        "We are not to track the session once /clear is found",
+    ),
+    (
+        "There is a need to track the existing session",
+        "There is no need to track the existing session",
+    ),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), ONE_ACT)
+def test_a_rule_said_again_is_the_same_act(a: str, b: str) -> None:
+    assert same_act(a, b) and same_act(b, a)
+    assert not same_rule(a, b), "the words alone do not see them as one"
+
+
+@pytest.mark.parametrize(("a", "b"), TWO_ACTS)
+def test_different_acts_are_two_rules(a: str, b: str) -> None:
+    assert not same_act(a, b) and not same_act(b, a)
+
+
+def test_an_act_is_its_verb_its_objects_and_its_negation() -> None:
+    assert act("I don't want you to open pull requests without asking") == Act(
+        "open", frozenset({"pr"}), True
+    )
+    assert act("Pushing branches to the fork is fine") == Act(
+        "push", frozenset({"branch", "fork", "fine"}), False
+    )
+    assert act("let's not squash the commits") == Act("squash", frozenset({"commit"}), True)
+    assert act("No force pushes") is None and act("don't commit") is None

@@ -94,6 +94,45 @@ def test_different_rules_are_two_notes(tmp_path):
     assert len(actions) == 2
 
 
+def test_a_rule_said_again_in_other_words_is_one_note(tmp_path):
+    # the same act (not to open a pr or an issue) said three times, sharing few words
+    actions = _actions(
+        tmp_path,
+        [
+            (
+                "user",
+                "review the findings one at a time. do not create any pr or issue without my explicit approval.",
+            ),
+            ("assistant", "Shall I group the findings into issues per repository?"),
+            (
+                "user",
+                "i don't want to open issues or prs directly or have you do it. draft a write-up per team.",
+            ),
+            ("assistant", "Here is the write-up template."),
+            (
+                "user",
+                "great. now a branch per security finding with the fix. do not open an issues or prs or commit.",
+            ),
+        ],
+    )
+    titles = [a["title"] for a in actions]
+    assert titles == ["Do not create any pr or issue without my explicit approval"], titles
+
+
+def test_two_rules_sharing_all_words_but_the_verb_are_two_notes(tmp_path):
+    actions = _actions(
+        tmp_path,
+        [
+            ("user", "ship the fix"),
+            ("assistant", "Pushing the fix to main."),
+            ("user", "Never push to main."),
+            ("assistant", "Opened a branch; merging it to main now."),
+            ("user", "Never merge to main."),
+        ],
+    )
+    assert sorted(a["title"] for a in actions) == ["Never merge to main", "Never push to main"]
+
+
 @pytest.mark.parametrize(
     "turns",
     [
