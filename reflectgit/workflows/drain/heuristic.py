@@ -112,8 +112,11 @@ _RULE_WORDS = re.compile(
     r"(?:can'?t|cannot) (?:control|own))\b",
     re.I,
 )
+# "X is blocked by Y" says what stops X, as "caused by" does ("verification is blocked by the
+# local Rust toolchain: ...").
 _CAUSE = re.compile(
-    r"\b(root cause|caused by|turns? out|turned out|because|the (?:real |actual )?"
+    r"\b(root cause|caused by|(?:is|are|was|were) blocked by|turns? out|turned out|because|"
+    r"the (?:real |actual )?"
     r"(?:problem|issue|bug|culprit) (?:was|is))\b",
     re.I,
 )
@@ -1815,9 +1818,16 @@ def _stem(word: str) -> str:
     return word
 
 
+# A version of three parts or more, not inside a longer word or number (``1.96.0``; not the
+# ``2.0`` of a decimal, not an address ``10.0.0.1`` cut short).
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
+
+
 def _terms(text: str) -> set[str]:
-    """The words of ``text`` that can link it to something (stemmed, generic ones out)."""
-    out = set()
+    """The words of ``text`` that can link it to something (stemmed, generic ones out), and
+    the versions it names (``1.93.0`` of "rustc 1.93.0", ``6.7.1`` of ``kdl@6.7.1``): a
+    version names one thing as a name does."""
+    out = set(_VERSION.findall(text))
     for word in re.findall(r"[A-Za-z_][\w.-]*\w|[A-Za-z_]\w+", text):
         for part in {word, *re.split(r"[._-]", word)}:
             if len(part) >= 4 and part.lower() not in _GENERIC:
@@ -2430,6 +2440,12 @@ def _worked_around(
     with ``said_as_cause``, only a sentence said as the cause is read (``last_first``)."""
     justification = rerun.call.input.get("justification", "") if escaped else ""
     change = " ".join([*added, OUTSIDE_SANDBOX if escaped else "", str(justification)])
+    if refusal(failed.output) and any(_VERSION.search(w) for w in added):
+        # another version of the tool selected (rustup's ``+1.96.0``) after the place refused
+        # the one it had ("rustc 1.93.0 is not supported ...: kdl@6.7.1 requires rustc 1.95"):
+        # the change replaces the versions the refusal names, so a statement naming them
+        # ("kdl@6.7.1 requires rustc 1.95, while this shell has rustc 1.93.0") says why
+        change += " " + " ".join(_VERSION.findall(failed.output))
     command = " ".join(again)
     where = f" {OUTSIDE_SANDBOX}" if escaped else ""
     changed = f"with `{' '.join(added)[:120]}`" if added else ""
@@ -2647,6 +2663,11 @@ def _linked(
             continue  # "The new test passed, and the old one exposed ...; I'm updating ..."
         subject = _CAUSE_LEAD.sub("", _trim(_SEEN.sub("", cause_part(sentence))))
         subject = subject.rstrip(" .;:!")
+        conceded = _CLAUSE_LEAD.sub("", subject)
+        if conceded != subject and _CAUSE.search(conceded):
+            # "Cargo can now reach crates.io, but verification is blocked by X": the clause
+            # before "but" grants what works now; the cause is said after it
+            subject = _cap(conceded)
         if len(subject.split()) < MIN_WORDS - 1 or _VAGUE.match(subject):
             continue  # "That's the ...", "This is ...": its subject is only the session's
         todo = _what_was_done("\n".join(plain[at + 1 :]))

@@ -178,3 +178,82 @@ def test_the_persons_way_past_a_limit_the_next_run_confirms_is_a_note(tmp_path):
 )
 def test_the_persons_word_not_confirmed_by_a_run_past_the_limit_is_no_note(tmp_path, turns):
     assert _limit_notes(_actions(tmp_path, turns)) == []
+
+
+# Another version of the tool selected (rustup's ``+1.96.0``) after the place refused the one it
+# had: the statement naming the refused versions says why, though it names nothing the rerun
+# adds; said in an earlier turn, it is read when said as a cause ("is blocked by").
+TOO_OLD = (
+    "error: rustc 1.93.0 is not supported by the following package:\n"
+    "  kdl@6.7.1 requires rustc 1.95\n"
+    "Either upgrade rustc or select compatible dependency versions"
+)
+BLOCKED = (
+    "Verification is blocked by the local Rust toolchain: `kdl@6.7.1` requires `rustc 1.95`, "
+    "while this shell has `rustc 1.93.0`."
+)
+BUILT = "Finished `test` profile [unoptimized + debuginfo] target(s) in 40.74s"
+
+
+def _toolchain(
+    said: str = BLOCKED,
+    failure: str = TOO_OLD,
+    then: str | None = "A newer toolchain is installed; I'll run the tests with it.",
+) -> list:
+    return [
+        ("user", "check that the tests build"),
+        *_run("c0", failure, "cargo test --no-run", error=True),
+        ("assistant", said),
+        *_run(
+            "c1",
+            "stable-aarch64-apple-darwin\n1.96.0-aarch64-apple-darwin",
+            "rustup toolchain list",
+        ),
+        *([("assistant", then)] if then else []),
+        *_run("c2", BUILT, "cargo +1.96.0 test --no-run"),
+        ("assistant", "Done."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "then", ["A newer toolchain is installed; I'll run the tests with it.", None]
+)
+def test_another_version_selected_after_a_refusal_of_the_version_is_a_note(tmp_path, then):
+    # what the clause before "but" grants is no part of the cause
+    said = f"Cargo can now reach crates.io, but {BLOCKED[0].lower()}{BLOCKED[1:]}"
+    actions = _actions(tmp_path, _toolchain(said=said, then=then))
+    [action] = [a for a in actions if "+1.96.0" in a["body"]]
+    assert action["root_cause"] == BLOCKED
+    assert action["fix"] == "Run `cargo +1.96.0 test --no-run`."
+    assert "run again with `+1.96.0`" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # the failure is the code's, not the place refusing a version: no version link
+        _toolchain(
+            failure="error[E0308]: mismatched types in kdl@6.7.1 (expected 1.93.0 layout)",
+            said="The build is blocked by a type error in `kdl@6.7.1`: it expects the 1.93.0 layout.",
+        ),
+        # the statement names none of the refused versions
+        _toolchain(said="Verification is blocked by the local Rust toolchain."),
+        # named in an earlier turn but not said as a cause, and the last turn links nothing
+        _toolchain(said="`kdl@6.7.1` requires `rustc 1.95`, while this shell has `rustc 1.93.0`."),
+    ],
+    ids=["code-failure", "no-version", "not-a-cause"],
+)
+def test_a_version_selected_without_a_statement_of_the_refused_version_is_no_note(tmp_path, turns):
+    assert not [a for a in _actions(tmp_path, turns) if "+1.96.0" in a["body"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "versions"),
+    [
+        ("kdl@6.7.1 requires rustc 1.95, this shell has rustc 1.93.0", {"6.7.1", "1.93.0"}),
+        ("cargo +1.96.0 test", {"1.96.0"}),
+        ("listening on 10.0.0.1 after 2.5 s", set()),  # an address, a decimal: no version
+    ],
+)
+def test_a_version_is_a_term_that_links(text, versions):
+    assert {t for t in heuristic._terms(text) if t[:1].isdigit()} == versions
