@@ -1818,8 +1818,8 @@ def _stem(word: str) -> str:
     return word
 
 
-# A version of three parts or more, not inside a longer word or number (``1.96.0``; not the
-# ``2.0`` of a decimal, not an address ``10.0.0.1`` cut short).
+# A version of three parts, not inside a longer word or number (``1.96.0``, the ``6.7.1`` of
+# ``kdl@6.7.1``; not the ``2.5`` of a decimal, not an address ``10.0.0.1``).
 _VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
 
 
@@ -2373,7 +2373,9 @@ def rerun_fixes(transcript: Transcript, ran: Sequence[Ran], since: int = 0) -> l
     of the failure and one of what it then changes (the option it adds: ``run_differently``,
     or the justification it gives for leaving the sandbox); and the same command, run again
     before the person speaks with that option or outside the sandbox, nothing edited and
-    nothing changed by a command in between, now succeeds. The change is the lesson: where the
+    nothing changed by a command in between, now succeeds (a version selected, ``+1.96.0``,
+    after the place refused the one it had, changes the versions the refusal names: a statement
+    naming them says why). The change is the lesson: where the
     same command runs into the same constraint again, it says how to run it. The first rerun
     decides: one unchanged is a retry (``command_fixes``' reading), one that still fails or
     runs less (``narrower``) confirms nothing. For the assistant's turns at or after record
