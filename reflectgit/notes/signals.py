@@ -157,6 +157,11 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             # "So X returns Y, not Z. That's the bug": the cause is what was just said
             r"\bthat'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b"
             r"(?!\s*\?)",
+            # a report's section per cause, its heading the cause ("### Bug 2: Missing `exec`
+            # import in load-test.js", "### Root Cause 1 (Primary): X is hardcoded"): not a
+            # heading that only labels what follows ("## Root Cause Analysis")
+            r"^\s*#{1,6}\s*(?:the\s+)?(?:root\s+cause|bug|issue|problem)(?:\s+#?\d+)?"
+            r"(?:\s*\([^)\n]{1,20}\))?\s*:\s*\S",
         ),
         "fix-confirmed": (
             r"\bfixed (?:by|it|with|that)\b",

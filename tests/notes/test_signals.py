@@ -145,6 +145,13 @@ def test_a_rejection_that_states_a_rule_is_high():
         ("I'll go with WAL mode.", (LOW, "decision")),
         ("So `f()` returns the context itself. That's the bug.", (MEDIUM, "root-cause")),
         ("Is that the bug? Let me check.", None),
+        # a report's section per cause, the cause in its heading (issue 34, recall)
+        ("### Bug 2 (HIGH): Missing `exec` import in load-test.js", (MEDIUM, "root-cause")),
+        ("### Root Cause 1: `startDate` is hardcoded to today (Primary)", (MEDIUM, "root-cause")),
+        # a heading that only labels what follows, or one that is no cause
+        ("## Root Cause Analysis Complete", None),
+        ("### Why the user sees Day 1 on Day 2", None),
+        ("### INCONSISTENCY 1: the docs say the container has no network", None),
     ],
 )
 def test_the_assistant_carries_causes_and_fixes_at_medium_only(line, expected):

@@ -757,10 +757,36 @@ def chunk_actions(
                 return True
         return False
 
+    def section(offset: int) -> list[str]:
+        """The assistant's lines after the one at ``offset`` to the person's next turn, past
+        the chunk's context too (a report's section may be longer than the context)."""
+        out = [lines[offset][1]]
+        for role, said in lines[offset + 1 :]:
+            if role == "user":
+                return out[1:]
+            out.append(said)
+        if rest_of_turn is not None and 0 <= offset < len(chunk.records):
+            out += rest_of_turn(chunk.records[offset], out[-1]).split("\n")
+        return out[1:]
+
+    def under_headed_cause(offset: int) -> bool:
+        """Is the line at ``offset`` in a section a cause heads ("### Bug 2: Missing
+        `exec` import"), the assistant's lines back to that heading?"""
+        for role, said in reversed(lines[:offset]):
+            if role != "assistant":
+                return False
+            if _SECTION_END.match(said):
+                return bool(headed_cause(said))
+        return False
+
     def labelled_fix(offset: int) -> str:
         """The fix the assistant labels on the line after its labelled cause ("**Root
         cause:** X" then "**Fix:** Y", in one turn), else ``""``."""
-        if not (0 <= offset < len(lines)) or not _LABELLED_CAUSE.match(_plain(lines[offset][1])):
+        if not (0 <= offset < len(lines)):
+            return ""
+        if headed_cause(lines[offset][1]):
+            return section_fix(section(offset))
+        if not _LABELLED_CAUSE.match(_plain(lines[offset][1])):
             return ""
         for role, said in lines[offset + 1 : offset + 3]:
             if role != "assistant":
@@ -900,6 +926,8 @@ def chunk_actions(
             if action:
                 out.append(action)
         elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
+            if under_headed_cause(offset):
+                continue  # a line of a cause's section: its heading states the cause
             # a cause said plainly: a note only when a green run or the person confirms it
             how = confirmation(offset)
             if how:
@@ -909,6 +937,8 @@ def chunk_actions(
                 if action and checked(action, how, offset):
                     out.append(action)
         elif sig.kind in CAUSE_KINDS and sig.tier in (HIGH, MEDIUM):
+            if offset >= 0 and headed_cause(text) and labels_its_cause(section(offset)):
+                continue  # the section's "**Root cause**:" line states it, with its fix
             action = _cause_action(text, before(offset), sig)
             how = confirmation(offset) if action is None and offset >= 0 else ""
             if how:
@@ -935,7 +965,12 @@ _CONFIRMED = re.compile(
     r"^(?:(?:yes|yep|yeah|right|correct|exactly|perfect|great|nice|good catch|confirmed)\b"
     r"|(?:that|it|this)(?:'s|\s+was)\s+it\b"
     r"|(?:that|it|this)\s+(?:worked|works|fixed it|fixes it|did it|did the trick|solved it)\b"
-    r"|(?:it\s+)?works now\b|all green\b|tests? pass)",
+    r"|(?:it\s+)?works now\b|all green\b|tests? pass"
+    # the person asking for the fix of what was found ("fix all the bugs", "go ahead and fix
+    # them"): the findings accepted as they were stated, not a new task ("Fix the linting
+    # issues:" and a pasted log names its own problem)
+    r"|(?:(?:ok(?:ay)?|so|then|please|go ahead and)\W+)*fix (?:all |both )?(?:of )?"
+    r"(?:them|it|those|these|the (?:bugs?|issues?|findings?|problems?))\b(?!\s*:))",
     re.I,
 )
 _DENIED = re.compile(r"^(?:no|nope|not|wrong|that'?s not|still)\b", re.I)
@@ -996,7 +1031,8 @@ def _confirmed_cause(
     confirmed: "<cause>: <what fixed it>" ("The fixture reuses one tmp dir: use tmp_path")."""
     plain = _MARKUP.sub("", text).replace("**", "")
     said = sentences(plain)
-    cause = next((p for p in said if _CAUSE.search(p)), "")
+    headed = headed_cause(text)
+    cause = headed or next((p for p in said if _CAUSE.search(p)), "")
     announced = not cause and len(said) == 1 and _FOUND.match(said[0])
     if announced or (
         cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
@@ -1018,7 +1054,12 @@ def _confirmed_cause(
         return None  # a hunch, or the assistant's own doing ("I'm using X wrong")
     if not (_NAMED.search(subject) or _IDENTIFIER.search(subject)):
         return None  # "the function doesn't exist": a cause that names nothing
-    fix = _done(labelled) if labelled else _what_was_done(after or text)
+    if headed and _OPTIONS.match(labelled):
+        return None  # a choice between fixes still open: the lesson is the one chosen later
+    if headed:
+        fix = _done(labelled) if labelled else ""  # its section's fix, or none
+    else:
+        fix = _done(labelled) if labelled else _what_was_done(after or text)
     if routine(plain, fix):
         return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
@@ -1045,6 +1086,55 @@ _LABELLED_CAUSE = re.compile(
     r"^(?:the\s+)?(?:(?:real|actual)\s+)?(?:root\s+cause|bug(?:\s+#?\d+)?|cause)\s*:\s*\S", re.I
 )
 _LABELLED_FIX = re.compile(r"^(?:the\s+)?fix(?:ed)?\s*:\s*(?P<fix>\S.*)$", re.I)
+# A report that gives each cause a section of its own, the cause in its heading ("### Bug 2
+# (HIGH): Missing `exec` import in load-test.js", "### Root Cause 1: `sobrietyStartDate` is
+# hardcoded to today (Primary)"), the section's lines its evidence and its "**Fix**:". The
+# heading's label and a rank in brackets are no part of the cause.
+_HEADED_CAUSE = re.compile(
+    r"^\s*#{1,6}\s*(?:the\s+)?(?:root\s+cause|bug|issue|problem)(?:\s+#?\d+)?"
+    r"(?:\s*\([^)\n]{1,20}\))?\s*:\s*(?P<cause>\S.*?)(?:\s*\([^)\n]{1,20}\))?\s*$",
+    re.I,
+)
+_SECTION_END = re.compile(r"^\s*(?:#{1,6}\s|-{3,}\s*$)")
+# A fix offered as options ("Either (a) document it, or (b) make it conditional"): a decision
+# the person has still to make, not a fix.
+_OPTIONS = re.compile(r"^\W*(?:either\b|\(?a\)\s.*\(?b\)\s)", re.I)
+
+
+def headed_cause(line: str) -> str:
+    """The cause a report's section heading states, its label and rank left out, or ``""``."""
+    m = _HEADED_CAUSE.match(line.replace("**", ""))
+    return m.group("cause").strip() if m else ""
+
+
+def labels_its_cause(following: Sequence[str]) -> bool:
+    """Does a headed cause's section state the cause again under a label ("**Root cause**:
+    X")? Then that line is the note, and the heading only names the section."""
+    for line in following:
+        if _SECTION_END.match(line):
+            return False
+        if _LABELLED_CAUSE.match(_plain(line)):
+            return True
+    return False
+
+
+def section_fix(following: Sequence[str]) -> str:
+    """The fix a headed cause's section gives, read from the lines after the heading to the
+    next heading or rule: its labelled fix ("**Fix**: Add the import"), else a fix it says
+    ("The fix is to call X"); ``""`` when it has none, or only a lead-in to a list ("The fix
+    involves:"). A fix the turn names elsewhere may be another section's: never borrowed."""
+    section: list[str] = []
+    for line in following:
+        if _SECTION_END.match(line):
+            break
+        m = _LABELLED_FIX.match(_plain(line))
+        if m:
+            return m.group("fix")
+        section.append(line)
+    fix = _what_was_done("\n".join(section))
+    return "" if announces_only(fix) else fix
+
+
 _DONE = re.compile(r"^(?P<verb>[A-Z][a-z]+)\b(?P<rest>.*)$")
 
 

@@ -1,0 +1,180 @@
+"""Why the heuristic drain misses each lesson of the judged sets (issue 34, recall).
+
+Every transcript of the shared sessions and of each ``--held-apart`` folder is run through the
+cascade and the heuristic writer in-process (as the drain does, one transcript at a time into
+nothing), and each lesson no useful note keeps is put in one of four kinds, by the lines its
+judgement's ``where`` names (0-based transcript lines, or dialogue turns for the shared set):
+
+- (a) ``never a signal``: no line there is read as a rule, correction or cause;
+- (b) ``a signal, dropped``: a signal there, and ``no_lesson`` dropped its note (``no_lesson``),
+  a twin or the cap did (``twin``), or its reader wrote nothing (``reader <tier/kind/who>``:
+  unconfirmed, a shape no reader takes, a check inside the reader);
+- (c) ``a note, not useful``: a note read from there was judged junk, or keeps another lesson;
+- (d) ``the gate skipped it``: every transcript of the session was skipped.
+
+A cause's confirmation (a green run, the person's word) is the judge's (``said_by``), read by
+hand. The lesson's own figure is the ``kept`` column, the same as ``bench/quality.py``'s
+recall when the notes are judged.
+
+Run: ``.venv/bin/python bench/recall_misses.py [--held-apart DIR ...] [--list]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.quality import JUDGEMENTS, REAL, load, normalise, unpacked  # noqa: E402
+from reflectgit.workflows.drain import heuristic  # noqa: E402
+from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
+
+_SPAN = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
+SPAN_MAX = 400  # a wider span is a typo in the judgement, read as its first line
+SLACK = 1  # lines either side of the one the judgement names
+
+
+def where(lesson: Mapping[str, Any]) -> tuple[str, set[int]]:
+    """``("turn" | "record", numbers)`` the judgement's ``where`` names, with a line's slack."""
+    text = str(lesson.get("where") or "")
+    unit = "turn" if re.match(r"\s*turns?\b", text) else "record"
+    out: set[int] = set()
+    for a, b in _SPAN.findall(text):
+        lo, hi = int(a), int(b or a)
+        hi = lo if hi - lo > SPAN_MAX else hi
+        out.update(range(lo - SLACK, hi + SLACK + 1))
+    return unit, out
+
+
+class _Seen:
+    """Every candidate note the writer weighs, with ``no_lesson``'s answer."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Mapping[str, Any], str]] = []
+        self._real = heuristic.no_lesson
+
+    def __call__(self, action: Mapping[str, Any]) -> str:
+        why = self._real(action)
+        self.calls.append((action, why))
+        return why
+
+
+def _transcripts(real: Path, session: Mapping[str, Any]) -> list[Path]:
+    out = []
+    for rel in session.get("transcripts", []):
+        path = real / "transcripts" / rel
+        out.append(path.with_suffix("") if not path.exists() and path.suffix == ".gz" else path)
+    return out
+
+
+def classify(real: Path, judgements: Mapping[str, Any], seen: _Seen) -> list[dict[str, Any]]:
+    """One row per lesson of the sessions with transcripts: kept, or why not."""
+    verdicts = {
+        (n["session"], normalise(n["title"])): n
+        for n in judgements["notes"]
+        if n["channel"] == "drain"
+    }
+
+    def verdict(session: str, title: str) -> Mapping[str, Any] | None:
+        t = normalise(title)
+        for (s, judged), entry in verdicts.items():
+            if s == session and (judged == t or (len(judged) > 30 and t.startswith(judged))):
+                return entry
+        return None
+
+    rows = []
+    for sid, session in judgements["sessions"].items():
+        if not session.get("transcripts"):
+            continue
+        runs = []
+        for path in _transcripts(real, session):
+            seen.calls.clear()
+            prepared = prepare(str(path))
+            lines = (
+                list(_dialogue(prepared.transcript.turns, DRAIN_DIALOGUE_CAP))
+                if prepared.transcript
+                else []
+            )
+            signals = [(lines[s.line_index], s) for s in prepared.signals]
+            notes = [] if prepared.skip else heuristic.write(prepared)["actions"]
+            runs.append((prepared.skip, signals, notes, list(seen.calls)))
+        judged = [(n, verdict(sid, n["title"])) for _s, _g, notes, _c in runs for n in notes]
+        kept = {
+            lesson
+            for _n, v in judged
+            if v and v["verdict"] == "useful"
+            for lesson in v.get("lessons", [])
+        }
+        for lesson in session.get("lessons", []):
+            why = "kept" if lesson["id"] in kept else _why(lesson, runs, judged)
+            rows.append({"session": sid, "lesson": lesson, "why": why})
+    return rows
+
+
+_ORDER = ("c ", "b no_lesson", "b twin", "b reader")
+
+
+def _why(lesson: Mapping[str, Any], runs: Sequence[Any], judged: Sequence[Any]) -> str:
+    if all(skip for skip, *_ in runs):
+        return "d the gate skipped it"
+    unit, at = where(lesson)
+    found = []
+    for skip, signals, notes, calls in runs:
+        if skip:
+            continue
+        for line, sig in signals:
+            if (line.turn if unit == "turn" else line.record) not in at:
+                continue
+            key = sig.text[:40]
+            written = [n for n in notes if key in n.get("body", "")]
+            weighed = [why for action, why in calls if key in action.get("body", "")]
+            if written:
+                v = next((v for n, v in judged if n is written[0]), None)
+                found.append(f"c a note, judged {v['verdict'] if v else 'not yet'}")
+            elif any(weighed):
+                found.append("b no_lesson")
+            elif weighed:
+                found.append("b twin or cap")
+            else:
+                found.append(f"b reader ({sig.tier}/{sig.kind}/{sig.speaker})")
+    if not found:
+        return "a never a signal"
+    return min(found, key=lambda w: next(i for i, o in enumerate(_ORDER) if w.startswith(o)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--held-apart", type=Path, action="append", default=[])
+    parser.add_argument("--list", action="store_true", help="one line per lesson missed")
+    args = parser.parse_args(argv)
+    seen = _Seen()
+    heuristic.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
+    sets = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
+    sets += [(Path(h), Path(h) / "judgements.json") for h in args.held_apart]
+    totals: Counter[tuple[str, str]] = Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (real, judged) in enumerate(sets):
+            rows = classify(unpacked(real, Path(tmp) / str(n)), load(judged), seen)
+            for row in rows:
+                kind = row["lesson"].get("kind", "?")
+                totals[(row["why"].split(" (")[0], kind)] += 1
+                if args.list and row["why"] != "kept":
+                    print(
+                        f"{real.name}/{row['session']}/{row['lesson']['id']} [{kind}]: {row['why']}"
+                    )
+    for (why, kind), count in sorted(totals.items()):
+        print(f"{count:4d}  {why:<24} {kind}")
+    print(f"{sum(totals.values()):4d}  lessons")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
