@@ -439,12 +439,60 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
                 print("          unjudged " + json.dumps(entry, ensure_ascii=False))
 
 
+def sets() -> list[tuple[Path, Path]]:
+    """Every judged set this checkout holds, as (sessions, judgement file): the shared real
+    sessions (when ``../shared`` is there) and each ``bench/data/quality/held-apart*`` folder."""
+    out = [(REAL, JUDGEMENTS)] if (REAL / "transcripts").is_dir() else []
+    held = sorted(
+        JUDGEMENTS.parent.glob("held-apart*"),
+        key=lambda p: int(p.name.rpartition("-")[2]) if p.name[-1].isdigit() else 1,
+    )
+    return out + [(folder, folder / "judgements.json") for folder in held if folder.is_dir()]
+
+
+def pooled() -> int:
+    """Each judged set's figures on a line, and their sums: the tune figures the docs quote."""
+    totals = {channel: Figures() for channel in CHANNELS}
+    for real, path in sets():
+        judgements = load(path)
+        wrong = problems(judgements)
+        if wrong:
+            print(f"{path}: the judgement file is not well formed:", *wrong, sep="\n  ")
+            return 1
+        with tempfile.TemporaryDirectory() as tmp:
+            written = run(unpacked(real, Path(tmp) / "sessions"), judgements, Path(tmp))
+        name = "shared" if path == JUDGEMENTS else real.name
+        for channel in CHANNELS:
+            figures, _, _ = judge(written, judgements, channel)
+            total = totals[channel]
+            for attribute in ("notes", "useful", "junk", "unjudged", "lessons", "kept"):
+                setattr(total, attribute, getattr(total, attribute) + getattr(figures, attribute))
+            if figures.notes or figures.lessons:
+                print(
+                    f"{name:>14} {channel:>8}: precision {figures.precision()}; "
+                    f"recall {figures.recall()}; unjudged {figures.unjudged}"
+                )
+    for channel, total in totals.items():
+        print(
+            f"{'pooled':>14} {channel:>8}: precision {total.precision()}; "
+            f"recall {total.recall()}; unjudged {total.unjudged}"
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judgements", type=Path, default=JUDGEMENTS)
     parser.add_argument("--unjudged", action="store_true", help="print the unjudged notes")
     parser.add_argument("--held-apart", type=Path, help="a folder of sessions held apart")
+    parser.add_argument(
+        "--pooled",
+        action="store_true",
+        help="every judged set (shared, then each bench/data/quality/held-apart*) and the sums",
+    )
     args = parser.parse_args(argv)
+    if args.pooled:
+        return pooled()
     real = args.held_apart or REAL
     path = args.judgements
     if args.held_apart and path == JUDGEMENTS:

@@ -116,3 +116,14 @@ def test_the_held_apart_sessions_are_judged_and_recorded(quality, tmp_path: Path
     }
     assert files == {f"transcripts/{name.removesuffix('.gz')}" for name in packed}
     assert set(quality.sessions_of(judgements)) == files
+
+
+def test_pooled_reads_every_held_apart_set_in_number_order(quality) -> None:
+    held = [real.name for real, path in quality.sets() if path != quality.JUDGEMENTS]
+    on_disk = {p.name for p in quality.JUDGEMENTS.parent.glob("held-apart*") if p.is_dir()}
+    assert set(held) == on_disk
+    numbers = [1 if name == "held-apart" else int(name.rpartition("-")[2]) for name in held]
+    assert numbers == sorted(numbers)
+    # the shared sessions come first when the checkout has them, and never without them
+    has_shared = (quality.REAL / "transcripts").is_dir()
+    assert (quality.sets()[0][1] == quality.JUDGEMENTS) is has_shared

@@ -96,7 +96,7 @@ from reflectgit.notes.transcripts import (
     Turn,
 )
 from reflectgit.workflows.drain.cascade import Chunk, Prepared
-from reflectgit.workflows.kb.twins import same_act
+from reflectgit.workflows.kb.twins import same_act, stem
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
 CAUSE_KINDS = ("root-cause", "breakthrough")
@@ -1900,14 +1900,6 @@ _GENERIC = frozenset(
 )
 
 
-def _stem(word: str) -> str:
-    word = word.lower()
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 # A version of three parts, not inside a longer word or number (``1.96.0``, the ``6.7.1`` of
 # ``kdl@6.7.1``; not the ``2.5`` of a decimal, not an address ``10.0.0.1``).
 _VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
@@ -1921,7 +1913,7 @@ def _terms(text: str) -> set[str]:
     for word in re.findall(r"[A-Za-z_][\w.-]*\w|[A-Za-z_]\w+", text):
         for part in {word, *re.split(r"[._-]", word)}:
             if len(part) >= 4 and part.lower() not in _GENERIC:
-                out.add(_stem(part))
+                out.add(stem(part))
     return out
 
 

@@ -113,7 +113,9 @@ _MINOR = frozenset(
 )
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """A rough stem, enough to pair a rule's words told again (``pushes``, ``pushed``, ``push``)."""
+    word = word.lower()
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
@@ -121,7 +123,7 @@ def _stem(word: str) -> str:
 
 
 def _content(words: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words if w not in _MINOR and len(w) >= 2)
+    return frozenset(stem(w) for w in words if w not in _MINOR and len(w) >= 2)
 
 
 def similarity(a: tuple[str, ...], b: tuple[str, ...]) -> float:
