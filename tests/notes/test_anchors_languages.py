@@ -154,6 +154,15 @@ DEFINED = [
     # Zig: the function a field's type is built by; Rust: a static with its type
     ("fn Arguments(\n    comptime Id: type,\n) type {\n}\n", "Arguments"),
     ('static LOG_LEVEL_NAMES: [&str; 6] = ["OFF", "ERROR"];\n', "LOG_LEVEL_NAMES"),
+    # Ruby: a predicate's ``?`` and a mutator's ``!`` belong to the method's name
+    ("  def valid?\n    errors.empty?\n  end\n", "valid?"),
+    ("  def save!(opts = {})\n    persist\n  end\n", "save!"),
+    ("  def self.exists?(id) = find(id)\n", "exists?"),
+    # TypeScript: optional members of an interface or class, and a typed member
+    ("export interface Options {\n  timeout?: number;\n}\n", "timeout"),
+    ("class Queue {\n  private readonly carryover?: boolean;\n}\n", "carryover"),
+    ("interface Hooks {\n  onIdle?(): Promise<void>;\n}\n", "onIdle"),
+    ("interface Hooks {\n  name: string;\n}\n", "name"),
 ]
 
 NOT_DEFINED = [
@@ -215,6 +224,17 @@ NOT_DEFINED = [
     # a field or key set by a call defines the field, not the function it calls
     ("        args: Arguments(Id, params, value_parsers, .slice),\n", "Arguments"),
     ("    const opts = {timeout: compute(5)};\n    timeout: compute(5),\n", "compute"),
+    # Ruby: calling a predicate, a comment and a string holding its definition's words; the
+    # method ``valid?`` does not define ``valid``, nor ``valid`` the predicate
+    ("  return unless user.valid?\n  x = valid? ? 1 : 2\n", "valid?"),
+    ("  # def valid?\n  s = 'def valid?'\n", "valid?"),
+    ("  def valid?\n    true\n  end\n", "valid"),
+    ("  def valid\n    true\n  end\n", "valid?"),
+    ("  save! if dirty\n  record.save!(validate: false)\n", "save!"),
+    # TypeScript: a conditional, an optional call and an optional parameter are no members
+    ("const t = cond ? timeout : 3;\n", "timeout"),
+    ("  queue.onIdle?.();\n  await this.onIdle?.();\n", "onIdle"),
+    ("  // timeout?: number;\n  const s = 'timeout?: number;';\n", "timeout"),
 ]
 
 
@@ -376,6 +396,18 @@ def test_a_generic_method_after_a_constraint_line_ends_the_one_before() -> None:
     assert block is not None
     assert "TryDecorate<TService, TDecorator>(this" not in block and "(out _);" in block
     assert "public static class" not in (anchors.symbol_block(DECORATION_CS, "TryDecorate") or "")
+
+
+def test_a_typescript_member_is_its_line_and_a_ruby_predicate_its_method() -> None:
+    options = (
+        "export interface Options {\n  timeout?: number;\n  onIdle?(): Promise<void>;\n"
+        "  throwOnTimeout?: boolean;\n}\n"
+    )
+    assert anchors.symbol_block(options, "timeout") == "  timeout?: number;\n"
+    assert anchors.symbol_block(options, "onIdle") == "  onIdle?(): Promise<void>;\n"
+    user = "class User\n  def valid\n    1\n  end\n\n  def valid?\n    2\n  end\nend\n"
+    assert anchors.symbol_block(user, "valid?") == "  def valid?\n    2\n  end\nend\n"
+    assert anchors.symbol_block(user, "valid") == "  def valid\n    1\n  end\n"
 
 
 def test_every_definition_of_an_overloaded_name() -> None:

@@ -38,7 +38,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
+from reflectgit.notes.anchors import Anchor, anchored_code, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import compare, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
@@ -321,4 +321,5 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
 def _code(text: str | None, symbol: str | None) -> str | None:
     if text is None:
         return None
-    return symbol_block(text, symbol) if symbol else text
+    # every definition the anchor means (``anchors.anchored_blocks``), as ``pr-notes``
+    return anchored_code(text, symbol) if symbol else text
