@@ -120,7 +120,7 @@ def code(text: str, literals: bool = True) -> str:
 # theirs elsewhere (after the value, after the parameters), where it cannot be told from a
 # value or a body that returns a string: those are left as code.
 _DOCUMENTED = Pattern(
-    r"^[ \t]*\((?:defn-?|defmacro|defmulti|def|defprotocol)\s+" + _META + NAME,
+    r"^[ \t]*\((?P<word>defn-?|defmacro|defmulti|def|defprotocol)\s+" + _META + NAME,
     8,  # re.M
 )
 
@@ -135,6 +135,12 @@ def _docstrings(masked: str, text: str) -> list[tuple[int, int]]:
         at = found.end()
         while at < len(text) and text[at].isspace():
             at += 1
+        if masked[at : at + 1] == "[" and found.group("word") in ("defn", "defn-", "defmacro"):
+            # a docstring written after the parameters (``(defn f [x] "doc" body)``, a common
+            # slip): a string evaluated and dropped before the body, it runs nothing either
+            at = form_end(masked, at)
+            while at < len(text) and text[at].isspace():
+                at += 1
         if text[at : at + 1] != '"':
             continue
         end = at + 1
