@@ -645,10 +645,23 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
     return blocks
 
 
-def anchored_code(text: str, symbol: str) -> str | None:
-    """``anchored_blocks`` as one text (None when ``text`` defines no ``symbol``)."""
-    blocks = anchored_blocks(text, symbol)
-    return "".join(blocks) if blocks else None
+def anchored_pair(old: str | None, new: str | None, symbol: str) -> tuple[list[str], list[str]]:
+    """The blocks of ``symbol`` to compare in two versions of a file: every definition the
+    anchor means (``anchored_blocks``) when both versions hold as many, else the first of each
+    (``symbol_block``). A definition the change added or removed is not one the note was
+    written about: an overload added is new code no note states, and a body that now calls it
+    is work moved into another function, which the comparison reads as such from the first."""
+    before = anchored_blocks(old, symbol) if old is not None else []
+    after = anchored_blocks(new, symbol) if new is not None else []
+    if len(before) != len(after):
+        return before[:1], after[:1]
+    return before, after
+
+
+def anchored_code(old: str | None, new: str | None, symbol: str) -> tuple[str | None, str | None]:
+    """``anchored_pair`` as two texts (None for a version that does not define ``symbol``)."""
+    before, after = anchored_pair(old, new, symbol)
+    return ("".join(before) or None), ("".join(after) or None)
 
 
 # The word a definition line opens with, after its modifiers (``def``, ``fun``, ``class``).
@@ -973,6 +986,13 @@ def defined_name(line: str) -> str | None:
     ``typedef`` (``def prefill(``, ``class Pool``, ``func (r *R) Open(``, ``static int
     parse(``, ``long Reader::Get(``), else None. Assignments and typed variables are left out:
     a changed ``x = 1`` or ``int x = 1;`` inside a function names no symbol."""
+    name = _full_name(line)
+    # Ruby's ``valid?`` as a text says it: a sentence, a hunk header's reader read the word
+    # ``valid`` (``codediff.names_in``); the symbol finder takes the mark (``members``)
+    return name.rstrip("?!") if name else None
+
+
+def _full_name(line: str) -> str | None:
     found = _NAMED.match(line)
     if found is None:
         return None
@@ -1015,8 +1035,8 @@ def stale_label(reason: str, commits: int, path: str | None = None) -> str:
 
 
 def members(block: str) -> dict[str, str]:
-    """The definitions inside a symbol's block (a class's methods), name -> their own block;
-    the first definition of a name wins."""
+    """The definitions inside a symbol's block (a class's methods), name (as ``defined_name``
+    gives it) -> their own block; the first definition of a name wins."""
     lines = block.split("\n")
     if len(lines) < 2:
         return {}
@@ -1024,10 +1044,11 @@ def members(block: str) -> dict[str, str]:
     top = len(lines[0]) - len(lines[0].lstrip())
     out: dict[str, str] = {}
     for line in lines[1:]:
+        full = _full_name(line)
         name = defined_name(line)
-        if name is None or name in out or len(line) - len(line.lstrip()) <= top:
+        if full is None or name is None or name in out or len(line) - len(line.lstrip()) <= top:
             continue
-        inner = symbol_block(body, name)
+        inner = symbol_block(body, full)
         if inner is not None:
             out[name] = inner
     return out

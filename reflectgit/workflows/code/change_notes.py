@@ -296,7 +296,7 @@ def _read_cosmetic(change: Change, env: Env) -> None:
             change.cosmetic.update(f.paths)
             continue
         for symbol in f.symbols:
-            before, after = anchored_code(old, symbol), anchored_code(new, symbol)
+            before, after = anchored_code(old, new, symbol)
             if before is None or after is None:
                 continue
             touched = names_changed(before, after, path)
@@ -548,7 +548,7 @@ def _verdicts(
     it), with both versions read in one ``git cat-file``. A symbol the change removes is a
     change; one the change adds has no verdict; one in neither version (a form the symbol
     rule does not read) is judged as its file, as ``stale`` judges it."""
-    from reflectgit.notes.anchors import anchored_blocks, symbol_block
+    from reflectgit.notes.anchors import anchored_pair, symbol_block
     from reflectgit.notes.codediff import CodeChange, compare
 
     wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
@@ -574,8 +574,8 @@ def _verdicts(
         symbol, path = anchor.symbol, diff.new or ""
         heads: tuple[list[str], list[str]] = ([], [])
         if symbol:
-            # every definition the anchor means (``anchors.anchored_blocks``), as ``stale``
-            old_blocks, new_blocks = anchored_blocks(old, symbol), anchored_blocks(new, symbol)
+            # every definition the anchor means (``anchors.anchored_pair``), as ``stale``
+            old_blocks, new_blocks = anchored_pair(old, new, symbol)
             if not old_blocks and not new_blocks:
                 unread.append((nid, anchor, old, new, diff.new or ""))
                 continue
