@@ -4,12 +4,14 @@ code-aware histories, at the anchor's commit and at the history's end (``replay_
 For every symbol anchor of ``bench/data/code_aware/<history>/notes/*.md``, one line: the
 history, the note, ``path:symbol``, then ``at=`` and ``end=``, each ``MISS`` (the file is there,
 the symbol is not found in it), ``nofile`` (no such file at that commit) or the found block's
-length and first line, and the judged kind. A ``MISS`` at the anchor's commit is a form the
+length and first line (with ``+N`` when the anchor means N more definitions of its name:
+overloads, see ``anchors.anchored_blocks``), and the judged kind. A ``MISS`` at the anchor's commit is a form the
 finder does not read (``stale`` then judges the note by its whole file); a ``MISS`` at the end
 of a note not judged ``symbol-removed`` is one read as gone.
 
-Run: ``.venv/bin/python bench/anchor_symbols.py [--misses] [HISTORY ...]`` (``--misses``: only
-the anchors with a ``MISS``). Each history's bundle is cloned once into a temporary folder.
+Run: ``.venv/bin/python bench/anchor_symbols.py [--misses] [--several] [HISTORY ...]``
+(``--misses``: only the anchors with a ``MISS``; ``--several``: only those meaning more than one
+definition somewhere). Each history's bundle is cloned once into a temporary folder.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reflectgit.notes.anchors import anchors_of, symbol_block
+from reflectgit.notes.anchors import anchored_blocks, anchors_of, symbol_block
 from reflectgit.notes.note import parse_note
 
 DATA = Path(__file__).resolve().parent / "data" / "code_aware"
@@ -44,13 +46,15 @@ def _reading(text: str | None, symbol: str) -> str:
     if block is None:
         return "MISS"
     lines = block.splitlines()
-    return f"{len(lines)}L|{lines[0].strip()[:70]}"
+    more = len(anchored_blocks(text, symbol)) - 1
+    return f"{len(lines)}L{f'+{more}' if more else ''}|{lines[0].strip()[:70]}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("histories", nargs="*", help="history folders (default: all)")
     parser.add_argument("--misses", action="store_true", help="only anchors with a MISS")
+    parser.add_argument("--several", action="store_true", help="only anchors on overloads")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as work:
         for folder in sorted(DATA.iterdir()):
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                     at = _reading(_show(repo, anchor.commit, anchor.path), anchor.symbol)
                     end = _reading(_show(repo, judged["replay_to"], anchor.path), anchor.symbol)
                     if args.misses and "MISS" not in (at, end):
+                        continue
+                    if args.several and "L+" not in at + end:
                         continue
                     print(
                         f"{folder.name:16} {note_file.stem:40} {anchor.label}  at={at} end={end}"

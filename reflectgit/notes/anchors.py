@@ -104,6 +104,9 @@ _C_TYPE = r"[A-Za-z_](?:[\w<>,\[\]*& ]|::|(?<=\w)\?(?=[>,]))*(?:(?<=[\w>\]])\?)?
 # A C return type, or an export macro that wraps it: CJSON_PUBLIC(char *) , PyAPI_FUNC(int)
 _C_LIKE = rf"{_STATEMENTS}(?:[A-Z]\w*\([^()]*\)\s+(?:{_C_TYPE})?|{_C_TYPE})"
 _GO_METHOD = r"func\s*\([^)]*\)\s*"  # func (r *Repo) Name(
+# A TypeScript optional method (``name?(x: T): R;``): its ``?`` before parameters closed on
+# the line and the type it returns, which no call has (a call's ``f?.(x)`` has its ``.``).
+_OPTIONAL = r"\?(?=\s*\([^()]*\)\s*:)"
 # A parameter list closed on its line (two levels of parentheses inside: ``(a = f(g()))``).
 _PARAMS = r"[^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*"
 # The words a line that calls with a block after it starts with (``if (x) {``, ``catch (e) {``).
@@ -300,11 +303,14 @@ _FORMS = (
     # def name, class Name, fn name, const NAME, let mut x, class Foo::Bar, def self.name,
     # defmodule Jason.EncodeError (a dotted module name: ``Jason.EncodeError`` is the module
     # ``EncodeError`` under ``Jason``, as ``Foo::Bar`` is), function M.name (Lua), function
-    # Inspector:getId (a Lua method: ``:`` gives it ``self``)
+    # Inspector:getId (a Lua method: ``:`` gives it ``self``), def valid? / def save! (Ruby: a
+    # predicate's ``?`` and a mutator's ``!`` are part of its name, ``valid?`` is not ``valid``;
+    # the mark must end the name, before its parameters or the line's end, so ``x != y`` and a
+    # conditional's ``?`` give no name one)
     _Form(
         "block",
         rf"(?:{_WORDS})\s+(?:mut\s+)?[*&]?(?:{_CID}::|{_CID}\.|{_CID}:(?!:)|self\.)*"
-        rf"(?P<name>{_ID})(?![\w$])",
+        rf"(?P<name>{_ID}(?:(?<=[\w])[?!](?=[\s(;]|$))?)(?![\w$])",
     ),
     # func (r *Repo) Name(
     _Form("block", rf"{_GO_METHOD}(?P<name>{_ID})\s*[(\[]"),
@@ -318,6 +324,15 @@ _FORMS = (
     # given a type and a value (Rust's ``static NAME: &str = ...``, Python's ``x: int = 3``, a
     # Zig field ``name: Type = ...``), ends a block: a key set to a value inside a literal
     # (``timeout: this.timeout,``) defines nothing another block's code ends at
+    # timeout?: number;  readonly name: string;  (a member of a TypeScript interface or class
+    # given a type and no value, optional when its name is marked ``?``: that line, its ``;``
+    # ending it; written apart, ``x ? y : z`` is a conditional)
+    _Form(
+        "statement",
+        rf"(?P<name>{_ID})\??:(?!:)[^=;{{}}]*[^=;{{}}\s,]\s*;\s*(?://.*)?$",
+        named=False,
+        ender="",
+    ),
     _Form(
         "block",
         rf"(?P<name>{_ID})\s*(?::=|=(?!=)|:(?!:)|<<?-)",
@@ -341,7 +356,7 @@ _FORMS = (
     # or ``f?(x)`` is no definition)
     _Form(
         "block",
-        rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID})(?:(?<=\binit)[?!])?{_TEMPLATE}"
+        rf"{_NOT_CALL}(?:[gs]et\s+|\*\s*)?#?(?P<name>{_ID})(?:(?<=\binit)[?!]|{_OPTIONAL})?{_TEMPLATE}"
         rf"\s*\({_PARAMS}\)"
         rf"\s*(?:(?::[^{{}};=]*)?\{{\s*\}}?|:[^{{}};=]*;)\s*(?://.*)?$",
         bare=True,
@@ -567,6 +582,109 @@ def symbol_block(text: str, symbol: str) -> str | None:
     while rest and _LEADING.match(rest[-1]) and not (exact and rest[-1].strip()):
         rest.pop()
     return "\n".join([first, *rest]) + "\n"
+
+
+def anchored_blocks(text: str, symbol: str) -> list[str]:
+    """The code an anchor on ``symbol`` means in ``text``, block by block, in file order: its
+    first definition (``symbol_block``) and every later definition of the same name written
+    the same way at the same indent in the same scope (no definition indented less between
+    them): the overloads of one name, a plain function and the extension function of that
+    name it delegates to (Kotlin's ``getAll(vararg ...)`` and ``Iterable<...>.getAll()``), a
+    property's getter and setter, the variants of a function an ``#ifdef`` chooses between, a
+    multimethod's methods. An anchor names a name, and nothing in it picks one of several
+    definitions; what one of them does the name does (overloads delegate to each other), so a
+    change to any of them is a change to the code the note is on. A definition of the name at
+    another depth (a method of that name in a class, a nested helper) or written another way
+    (a Rust ``impl`` after its ``struct``) is another thing, and ``Class.member`` names one
+    definition itself. ``stale`` and ``pr-notes`` both compare these blocks; empty when
+    ``text`` defines no such name."""
+    first = symbol_block(text, symbol)
+    if first is None:
+        return []
+    if "::" in symbol or "." in _ARITY.sub("", symbol).lstrip("."):
+        return [first]  # ``Class.member``: the one the owner defines
+    forms = lisp.definitions(text, symbol)
+    if forms:  # read over the whole text: a form's strings may hold any line
+        depth = _depth(text[forms[0][0] : forms[0][1]])
+        return [
+            text[start:end] if text[start:end].endswith("\n") else text[start:end] + "\n"
+            for start, end_of_line, end in forms
+            if _depth(text[start:end_of_line]) == depth
+        ]
+    name = _own_name(text, symbol)
+    span = _span(text, symbol)
+    if span is None:
+        return [first]
+    head = text[span[0] : _line_end(text, span[0])]
+    way, depth, word = _way(head, name), _depth(head), _WORD.match(head)
+    # each search starts after the block before it: an Erlang function's clauses, read as one
+    # block, are not each another definition of it
+    blocks, pos, scope = [first], span[1], span[1]
+    while pos < len(text):
+        rest = text[pos:]
+        found = _span(rest, symbol)
+        if found is None:
+            break
+        line = rest[found[0] : _line_end(rest, found[0])]
+        # the same form and, but for signatures (whose first word is a return type), the same
+        # definition word: a Scala ``object`` beside its ``class`` is its companion, another thing
+        if (
+            _way(line, name) == way
+            and _depth(line) == depth
+            and ((way is not None and way[2] == "signature") or _same_word(_WORD.match(line), word))
+        ):
+            if _leaves_scope(text[scope : pos + found[0]], depth):
+                break
+            block = symbol_block(rest, symbol)
+            if block is not None:
+                blocks.append(block)
+            scope = pos + found[1]
+            pos += max(found[1], found[2] + 1)
+        else:
+            pos += found[2] + 1
+    return blocks
+
+
+def anchored_pair(old: str | None, new: str | None, symbol: str) -> tuple[list[str], list[str]]:
+    """The blocks of ``symbol`` to compare in two versions of a file: every definition the
+    anchor means (``anchored_blocks``) when both versions hold as many, else the first of each
+    (``symbol_block``). A definition the change added or removed is not one the note was
+    written about: an overload added is new code no note states, and a body that now calls it
+    is work moved into another function, which the comparison reads as such from the first."""
+    before = anchored_blocks(old, symbol) if old is not None else []
+    after = anchored_blocks(new, symbol) if new is not None else []
+    if len(before) != len(after):
+        return before[:1], after[:1]
+    return before, after
+
+
+def anchored_code(old: str | None, new: str | None, symbol: str) -> tuple[str | None, str | None]:
+    """``anchored_pair`` as two texts (None for a version that does not define ``symbol``)."""
+    before, after = anchored_pair(old, new, symbol)
+    return ("".join(before) or None), ("".join(after) or None)
+
+
+# The word a definition line opens with, after its modifiers (``def``, ``fun``, ``class``).
+_WORD = Pattern(rf"^[ \t]*{_MODIFIERS}(?P<word>[\w-]+)")
+
+
+def _same_word(a: Any, b: Any) -> bool:
+    return (a is None) == (b is None) and (a is None or a.group("word") == b.group("word"))
+
+
+def _depth(line: str) -> int:
+    wide = line.expandtabs()
+    return len(wide) - len(wide.lstrip(" "))
+
+
+def _leaves_scope(code: str, depth: int) -> bool:
+    """Does ``code`` (between two definitions indented ``depth``) hold a definition indented
+    less: the end of the class or module the first was defined in?"""
+    return depth > 0 and any(
+        (found := _ANY_DEFINITION.match(line)) is not None
+        and len(found.group("indent").expandtabs()) < depth
+        for line in code.split("\n")
+    )
 
 
 def definitions(text: str, symbol: str) -> list[str]:
@@ -868,6 +986,13 @@ def defined_name(line: str) -> str | None:
     ``typedef`` (``def prefill(``, ``class Pool``, ``func (r *R) Open(``, ``static int
     parse(``, ``long Reader::Get(``), else None. Assignments and typed variables are left out:
     a changed ``x = 1`` or ``int x = 1;`` inside a function names no symbol."""
+    name = _full_name(line)
+    # Ruby's ``valid?`` as a text says it: a sentence, a hunk header's reader read the word
+    # ``valid`` (``codediff.names_in``); the symbol finder takes the mark (``members``)
+    return name.rstrip("?!") if name else None
+
+
+def _full_name(line: str) -> str | None:
     found = _NAMED.match(line)
     if found is None:
         return None
@@ -910,8 +1035,8 @@ def stale_label(reason: str, commits: int, path: str | None = None) -> str:
 
 
 def members(block: str) -> dict[str, str]:
-    """The definitions inside a symbol's block (a class's methods), name -> their own block;
-    the first definition of a name wins."""
+    """The definitions inside a symbol's block (a class's methods), name (as ``defined_name``
+    gives it) -> their own block; the first definition of a name wins."""
     lines = block.split("\n")
     if len(lines) < 2:
         return {}
@@ -919,10 +1044,11 @@ def members(block: str) -> dict[str, str]:
     top = len(lines[0]) - len(lines[0].lstrip())
     out: dict[str, str] = {}
     for line in lines[1:]:
+        full = _full_name(line)
         name = defined_name(line)
-        if name is None or name in out or len(line) - len(line.lstrip()) <= top:
+        if full is None or name is None or name in out or len(line) - len(line.lstrip()) <= top:
             continue
-        inner = symbol_block(body, name)
+        inner = symbol_block(body, full)
         if inner is not None:
             out[name] = inner
     return out

@@ -109,7 +109,49 @@ def code(text: str, literals: bool = True) -> str:
                     end += 1
         blank(start, end)
         pos = max(end, start + 1)
+    if not literals:
+        for start, end in _docstrings(masked, text):
+            blank(start, end)
     return "".join(full if literals else kept)
+
+
+# Clojure's definitions that take a docstring right after the name: ``(defn name "doc" [x]
+# ...)``, ``(def name "doc" value)``. Common Lisp's ``defvar`` and Emacs Lisp's ``defun`` put
+# theirs elsewhere (after the value, after the parameters), where it cannot be told from a
+# value or a body that returns a string: those are left as code.
+_DOCUMENTED = Pattern(
+    r"^[ \t]*\((?P<word>defn-?|defmacro|defmulti|def|defprotocol)\s+" + _META + NAME,
+    8,  # re.M
+)
+
+
+def _docstrings(masked: str, text: str) -> list[tuple[int, int]]:
+    """Where the docstrings of ``text``'s Clojure definitions are (``masked``: ``code``'s
+    text): the string right after a definition's name when another form follows it in the
+    definition (``(def name "text")`` is a value, no docstring). A docstring documents, as a
+    comment does: a change to it alone changes no code."""
+    out: list[tuple[int, int]] = []
+    for found in _DOCUMENTED.compiled.finditer(masked):
+        at = found.end()
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if masked[at : at + 1] == "[" and found.group("word") in ("defn", "defn-", "defmacro"):
+            # a docstring written after the parameters (``(defn f [x] "doc" body)``, a common
+            # slip): a string evaluated and dropped before the body, it runs nothing either
+            at = form_end(masked, at)
+            while at < len(text) and text[at].isspace():
+                at += 1
+        if text[at : at + 1] != '"':
+            continue
+        end = at + 1
+        while end < len(text) and text[end] != '"':
+            end += 2 if text[end] == "\\" else 1
+        after = end + 1
+        while after < len(masked) and masked[after].isspace():
+            after += 1
+        if after < len(masked) and masked[after] not in _CLOSE:
+            out.append((at, after))
+    return out
 
 
 def form_end(masked: str, start: int) -> int:

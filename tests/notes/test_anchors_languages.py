@@ -154,6 +154,15 @@ DEFINED = [
     # Zig: the function a field's type is built by; Rust: a static with its type
     ("fn Arguments(\n    comptime Id: type,\n) type {\n}\n", "Arguments"),
     ('static LOG_LEVEL_NAMES: [&str; 6] = ["OFF", "ERROR"];\n', "LOG_LEVEL_NAMES"),
+    # Ruby: a predicate's ``?`` and a mutator's ``!`` belong to the method's name
+    ("  def valid?\n    errors.empty?\n  end\n", "valid?"),
+    ("  def save!(opts = {})\n    persist\n  end\n", "save!"),
+    ("  def self.exists?(id) = find(id)\n", "exists?"),
+    # TypeScript: optional members of an interface or class, and a typed member
+    ("export interface Options {\n  timeout?: number;\n}\n", "timeout"),
+    ("class Queue {\n  private readonly carryover?: boolean;\n}\n", "carryover"),
+    ("interface Hooks {\n  onIdle?(): Promise<void>;\n}\n", "onIdle"),
+    ("interface Hooks {\n  name: string;\n}\n", "name"),
 ]
 
 NOT_DEFINED = [
@@ -215,6 +224,17 @@ NOT_DEFINED = [
     # a field or key set by a call defines the field, not the function it calls
     ("        args: Arguments(Id, params, value_parsers, .slice),\n", "Arguments"),
     ("    const opts = {timeout: compute(5)};\n    timeout: compute(5),\n", "compute"),
+    # Ruby: calling a predicate, a comment and a string holding its definition's words; the
+    # method ``valid?`` does not define ``valid``, nor ``valid`` the predicate
+    ("  return unless user.valid?\n  x = valid? ? 1 : 2\n", "valid?"),
+    ("  # def valid?\n  s = 'def valid?'\n", "valid?"),
+    ("  def valid?\n    true\n  end\n", "valid"),
+    ("  def valid\n    true\n  end\n", "valid?"),
+    ("  save! if dirty\n  record.save!(validate: false)\n", "save!"),
+    # TypeScript: a conditional, an optional call and an optional parameter are no members
+    ("const t = cond ? timeout : 3;\n", "timeout"),
+    ("  queue.onIdle?.();\n  await this.onIdle?.();\n", "onIdle"),
+    ("  // timeout?: number;\n  const s = 'timeout?: number;';\n", "timeout"),
 ]
 
 
@@ -376,6 +396,21 @@ def test_a_generic_method_after_a_constraint_line_ends_the_one_before() -> None:
     assert block is not None
     assert "TryDecorate<TService, TDecorator>(this" not in block and "(out _);" in block
     assert "public static class" not in (anchors.symbol_block(DECORATION_CS, "TryDecorate") or "")
+
+
+def test_a_typescript_member_is_its_line_and_a_ruby_predicate_its_method() -> None:
+    options = (
+        "export interface Options {\n  timeout?: number;\n  onIdle?(): Promise<void>;\n"
+        "  throwOnTimeout?: boolean;\n}\n"
+    )
+    assert anchors.symbol_block(options, "timeout") == "  timeout?: number;\n"
+    # (a body-less method runs on over the members after it, as before: only its line is its own)
+    assert (anchors.symbol_block(options, "onIdle") or "").startswith(
+        "  onIdle?(): Promise<void>;\n"
+    )
+    user = "class User\n  def valid\n    1\n  end\n\n  def valid?\n    2\n  end\nend\n"
+    assert anchors.symbol_block(user, "valid?") == "  def valid?\n    2\n  end\nend\n"
+    assert anchors.symbol_block(user, "valid") == "  def valid\n    1\n  end\n"
 
 
 def test_every_definition_of_an_overloaded_name() -> None:
@@ -630,3 +665,97 @@ def test_a_static_with_its_type_and_value_ends_the_block_before_it() -> None:
     # a key set to a value inside a literal ends nothing
     ts = "function start() {\n  run({\n  timeout: this.timeout,\n  });\n  return 1;\n}\n"
     assert "return 1" in (anchors.symbol_block(ts, "start") or "")
+
+
+OVERLOADS_KT = """public fun <V, E> getAll(vararg results: Result<V, E>): List<V> {
+    return results.asIterable().getAll()
+}
+
+public fun <V, E> getAllErrors(vararg results: Result<V, E>): List<E> {
+    return results.asIterable().getAllErrors()
+}
+
+public fun <V, E> Iterable<Result<V, E>>.getAll(): List<V> {
+    return filterIsInstance<Ok<V>>().map { it.value }
+}
+"""
+
+TWO_CLASSES_PY = """class Pool:
+    def release(self, conn):
+        self.free.put(conn)
+
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        self._size = value
+
+
+class Cache:
+    def release(self, conn):
+        self.slots.pop(conn)
+"""
+
+COMPANION_SCALA = """class OParser[A, C](head: OptionDef[A, C]) {
+  def text(x: String) = x
+}
+
+object OParser {
+  def builder[C] = new OParserBuilder[C]
+}
+"""
+
+
+def test_an_anchor_means_every_definition_of_its_name_in_its_scope() -> None:
+    blocks = anchors.anchored_blocks(OVERLOADS_KT, "getAll")
+    assert [b.splitlines()[1].strip() for b in blocks] == [
+        "return results.asIterable().getAll()",
+        "return filterIsInstance<Ok<V>>().map { it.value }",
+    ]
+    assert anchors.anchored_code(OVERLOADS_KT, OVERLOADS_KT, "getAll") == ("".join(blocks),) * 2
+    # a property's getter and its setter, in one class
+    assert [
+        b.splitlines()[-1].strip() for b in anchors.anchored_blocks(TWO_CLASSES_PY, "size")
+    ] == [
+        "return self._size",
+        "self._size = value",
+    ]
+
+
+def test_an_anchor_does_not_take_in_another_scope_another_word_or_a_qualified_one() -> None:
+    # a method of the same name in another class
+    [release] = anchors.anchored_blocks(TWO_CLASSES_PY, "release")
+    assert "self.free.put" in release and "slots" not in release
+    # a Scala companion object beside its class: another definition word
+    [parser] = anchors.anchored_blocks(COMPANION_SCALA, "OParser")
+    assert parser.startswith("class OParser")
+    # a name the file does not define, and a call of it: nothing
+    assert anchors.anchored_blocks("x = getAll(a)\n", "getAll") == []
+    assert anchors.anchored_code("x = getAll(a)\n", None, "getAll") == (None, None)
+    # ``Class.member`` names one definition itself
+    [cache] = anchors.anchored_blocks(TWO_CLASSES_PY, "Cache.release")
+    assert "slots" in cache
+
+
+def test_an_overload_added_or_removed_leaves_the_first_definition_compared() -> None:
+    first = OVERLOADS_KT.split("\n\n")[0] + "\n"
+    # the change added the second getAll: the note was written about the first alone
+    before, after = anchors.anchored_pair(first, OVERLOADS_KT, "getAll")
+    assert before == [first] and after == [first]
+    before, after = anchors.anchored_pair(OVERLOADS_KT, first, "getAll")
+    assert len(before) == 1 and after == [first]
+    # both versions hold both: both compared
+    changed = OVERLOADS_KT.replace("map { it.value }", "map { it.value!! }")
+    before, after = anchors.anchored_pair(OVERLOADS_KT, changed, "getAll")
+    assert len(before) == len(after) == 2 and before[1] != after[1]
+
+
+def test_a_ruby_predicate_is_a_member_under_the_word_a_text_says() -> None:
+    stack = (
+        "class TimedStack\n  def empty?\n    @que.empty?\n  end\n\n  def empty\n    1\n  end\nend\n"
+    )
+    assert anchors.defined_name("  def empty?") == "empty"
+    found = anchors.members(stack)
+    assert list(found) == ["empty"] and "@que.empty?" in found["empty"]

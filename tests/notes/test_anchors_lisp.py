@@ -172,3 +172,29 @@ def test_lisp_comments_are_no_code_for_the_comparison() -> None:
     assert tokens("(defn f [x] (inc x))\n", "f.clj") != tokens("(defn f [x] (dec x))\n", "f.clj")
     # the same text in a language whose ``;`` ends a statement is code
     assert tokens("f(); // x\n", "f.js") == ["f", "(", ")", ";"]
+
+
+def test_a_clojure_docstring_is_no_code_a_value_and_a_body_string_are() -> None:
+    doc = '(defn remove-encoder\n  "Remove an encoder."\n  [cls]\n  (.remove encoders cls))\n'
+    reworded = doc.replace("Remove an encoder.", 'Removes the \\"encoder\\" for (cls).')
+    assert tokens(doc, "g.clj") == tokens(reworded, "g.clj")
+    # after metadata, and on a def with a value after it
+    meta = '(def ^:private limit "the most" 10)\n'
+    assert tokens(meta, "g.clj") == tokens(meta.replace("the most", "at most"), "g.clj")
+    # a def's only string is its value; a string in the body is code; so is one in a comment's
+    # place that is no docstring (after the parameters)
+    value = '(def greeting "hello")\n'
+    assert tokens(value, "g.clj") != tokens(value.replace("hello", "hi"), "g.clj")
+    body = '(defn greet [x]\n  (str "hello " x))\n'
+    assert tokens(body, "g.clj") != tokens(body.replace("hello", "hi"), "g.clj")
+    # not Clojure's: Common Lisp's defvar value string is code
+    cl = '(defvar *greeting* "hello" "The greeting.")\n'
+    assert tokens(cl, "g.lisp") != tokens(cl.replace("hello", "hi"), "g.lisp")
+
+
+def test_a_docstring_after_the_parameters_is_no_code_a_returned_string_is() -> None:
+    misplaced = '(defn remove-encoder [cls]\n  "Remove an encoder."\n  (.remove encoders cls))\n'
+    placed = '(defn remove-encoder\n  "Remove an encoder."\n  [cls]\n  (.remove encoders cls))\n'
+    assert tokens(misplaced, "g.clj") == tokens(placed, "g.clj")
+    returned = '(defn greeting [x]\n  "hello")\n'
+    assert tokens(returned, "g.clj") != tokens(returned.replace("hello", "hi"), "g.clj")

@@ -278,7 +278,7 @@ def _read_cosmetic(change: Change, env: Env) -> None:
     ``SeqCst`` to ``Acquire``), both versions read in one ``git cat-file``; nothing when the
     change modifies more than ``COSMETIC_FILES`` files (a change that large is not a comment
     tweak, and reading it all would cost more than the rest)."""
-    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.anchors import anchored_code
     from reflectgit.notes.codediff import names_changed
 
     modified = [f for f in change.files if f.old is not None and f.new is not None]
@@ -296,7 +296,7 @@ def _read_cosmetic(change: Change, env: Env) -> None:
             change.cosmetic.update(f.paths)
             continue
         for symbol in f.symbols:
-            before, after = symbol_block(old, symbol), symbol_block(new, symbol)
+            before, after = anchored_code(old, new, symbol)
             if before is None or after is None:
                 continue
             touched = names_changed(before, after, path)
@@ -548,7 +548,7 @@ def _verdicts(
     it), with both versions read in one ``git cat-file``. A symbol the change removes is a
     change; one the change adds has no verdict; one in neither version (a form the symbol
     rule does not read) is judged as its file, as ``stale`` judges it."""
-    from reflectgit.notes.anchors import symbol_block
+    from reflectgit.notes.anchors import anchored_pair, symbol_block
     from reflectgit.notes.codediff import CodeChange, compare
 
     wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
@@ -574,17 +574,21 @@ def _verdicts(
         symbol, path = anchor.symbol, diff.new or ""
         heads: tuple[list[str], list[str]] = ([], [])
         if symbol:
-            old_block, new_block = symbol_block(old, symbol), symbol_block(new, symbol)
-            if old_block is None and new_block is None:
+            # every definition the anchor means (``anchors.anchored_pair``), as ``stale``
+            old_blocks, new_blocks = anchored_pair(old, new, symbol)
+            if not old_blocks and not new_blocks:
                 unread.append((nid, anchor, old, new, diff.new or ""))
                 continue
-            elif old_block is None or new_block is None:
-                if old_block is not None:
+            elif not old_blocks or not new_blocks:
+                if old_blocks:
                     out[(nid, anchor)] = CodeChange("changed", (symbol,))
                 continue
             else:
-                heads = _header(old, old_block, path), _header(new, new_block, path)
-                old, new = old_block, new_block
+                heads = (
+                    [t for b in old_blocks for t in _header(old, b, path)],
+                    [t for b in new_blocks for t in _header(new, b, path)],
+                )
+                old, new = "".join(old_blocks), "".join(new_blocks)
         verdict = compare(
             old, new, diff.new or "", said[nid] or None, symbol, titles[nid], reshaping=True
         )

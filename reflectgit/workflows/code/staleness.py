@@ -38,7 +38,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
+from reflectgit.notes.anchors import Anchor, anchored_code, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import compare, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
@@ -236,13 +236,12 @@ class _Judge:
             self.root, [(commit, anchor.path), (self.head, now)], self.env
         )
         symbol = anchor.symbol
-        old_code = _code(old_text, symbol)
+        old_code, new_code = _code(old_text, new_text, symbol)
         whole = symbol is not None and old_text is not None and old_code is None
         if whole:
             # The file did not define the symbol (as far as it can be read) when the note was
             # written either: nothing says it is gone now. Judge the anchor as its file.
-            symbol, old_code = None, old_text
-        new_code = _code(new_text, symbol)
+            symbol, old_code, new_code = None, old_text, new_text
         if symbol and new_text is not None and new_code is None:
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
@@ -306,7 +305,7 @@ class _Judge:
             chunk = texts[i * step : (i + 1) * step]
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
-            if not _same(_code(before, symbol), _code(after, symbol), paths[-1]):
+            if not _same(*_code(before, after, symbol), paths[-1]):
                 out.append(c)
         return out or commits
 
@@ -318,7 +317,7 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
     return tokens(a, path) == tokens(b, path)
 
 
-def _code(text: str | None, symbol: str | None) -> str | None:
-    if text is None:
-        return None
-    return symbol_block(text, symbol) if symbol else text
+def _code(old: str | None, new: str | None, symbol: str | None) -> tuple[str | None, str | None]:
+    """The code of ``symbol`` (the whole text without one) in two versions of its file: every
+    definition the anchor means (``anchors.anchored_pair``), as ``pr-notes`` compares them."""
+    return anchored_code(old, new, symbol) if symbol else (old, new)

@@ -261,3 +261,33 @@ def test_a_symbol_found_in_neither_version_is_judged_as_its_file(world: Any) -> 
     assert why[nid] == (
         "anchored to src/ini.c:ini_parse, which this change modifies (the note names INI_MAX_LINE)"
     )
+
+
+ITERABLE_KT = """package result
+
+public fun <V, E> getAll(vararg results: Result<V, E>): List<V> {
+    return results.asIterable().getAll()
+}
+
+public fun <V, E> Iterable<Result<V, E>>.getAll(): List<V> {
+    return filterIsInstance<Ok<V>>().map { it.value }
+}
+"""
+
+
+def test_a_change_to_the_second_overload_of_an_anchored_name_lists_its_note(world: Any) -> None:
+    world.code.write("src/Iterable.kt", ITERABLE_KT).commit("iterable")
+    nid = world.note(
+        "getAll drops the errors",
+        "getAll returns the values of the Oks with filterIsInstance and drops every Err",
+        "src/Iterable.kt:getAll",
+    )
+    world.code.branch("filter")
+    world.code.write(
+        "src/Iterable.kt",
+        ITERABLE_KT.replace(
+            "return filterIsInstance<Ok<V>>().map { it.value }", "return filterValues()"
+        ),
+    )
+    world.code.commit("getAll is filterValues")
+    assert nid in [n["id"] for n in world.pr()]

@@ -107,3 +107,100 @@ def test_a_clojure_function_is_its_own_form(world: World) -> None:
         "src/cheshire/generate.clj", other.replace("(.put encoders", "(.putIfAbsent encoders")
     ).commit("put once")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+ITERABLE_KT = """package result
+
+public fun <V, E> getAll(vararg results: Result<V, E>): List<V> {
+    return results.asIterable().getAll()
+}
+
+public fun <V, E> Iterable<Result<V, E>>.getAll(): List<V> {
+    return filterIsInstance<Ok<V>>().map { it.value }
+}
+
+public fun <V, E> getAllErrors(vararg results: Result<V, E>): List<E> {
+    return results.asIterable().getAllErrors()
+}
+"""
+
+POOL_CLASSES_PY = """class Pool:
+    def release(self, conn):
+        self.free.put(conn)
+
+
+class Cache:
+    def release(self, conn):
+        self.slots.pop(conn)
+"""
+
+
+def test_an_anchor_means_every_overload_of_its_name(world: World) -> None:
+    world.code.write("src/Iterable.kt", ITERABLE_KT).commit("iterable")
+    nid = world.add(
+        "getAll drops the errors",
+        "getAll returns the values of the Oks (filterIsInstance) and silently drops every Err",
+        "src/Iterable.kt:getAll",
+    )
+    # getAllErrors, another name, changed: no overload of getAll did
+    other = ITERABLE_KT.replace(
+        "return results.asIterable().getAllErrors()", "return results.toList().getAllErrors()"
+    )
+    world.code.write("src/Iterable.kt", other).commit("errors")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # the second definition of getAll (the extension the first delegates to) changed: stale
+    world.code.write(
+        "src/Iterable.kt",
+        other.replace("return filterIsInstance<Ok<V>>().map { it.value }", "return filterValues()"),
+    ).commit("filterValues")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid
+
+
+def test_a_method_of_the_same_name_in_another_class_is_not_the_anchored_one(world: World) -> None:
+    world.code.write("src/classes.py", POOL_CLASSES_PY).commit("classes")
+    nid = world.add(
+        "release puts back on free",
+        "release puts the connection back with self.free.put",
+        "src/classes.py:release",
+    )
+    # Cache.release, another class's method, changed: not the anchored one
+    world.code.write(
+        "src/classes.py", POOL_CLASSES_PY.replace("self.slots.pop(conn)", "self.slots.remove(conn)")
+    ).commit("cache")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    world.code.write(
+        "src/classes.py",
+        POOL_CLASSES_PY.replace("self.free.put(conn)", "self.free.put_nowait(conn)"),
+    ).commit("pool")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_clojure_docstring_changed_alone_is_no_code_change(world: World) -> None:
+    world.code.write("src/cheshire/generate.clj", GENERATE_CLJ).commit("generate")
+    world.add(
+        "add-encoder puts into encoders",
+        "add-encoder calls `(.put encoders cls encoder)`: a second encoder for a class wins",
+        "src/cheshire/generate.clj:add-encoder",
+    )
+    documented = GENERATE_CLJ.replace(
+        '"Adds an encoder for a class."', '"Adds an encoder for a class: the encoders are put."'
+    )
+    world.code.write("src/cheshire/generate.clj", documented).commit("doc")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+
+
+def test_a_ruby_predicate_is_its_own_method(world: World) -> None:
+    user = (
+        "class User\n  def valid?\n    errors.empty?\n  end\n\n  def valid\n    true\n  end\nend\n"
+    )
+    world.code.write("lib/user.rb", user).commit("user")
+    nid = world.add("valid? is errors.empty?", "valid? asks errors.empty?", "lib/user.rb:valid?")
+    world.code.write("lib/user.rb", user.replace("    true\n", "    false\n")).commit("valid")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    world.code.write("lib/user.rb", user.replace("errors.empty?", "errors.none?")).commit("none")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
