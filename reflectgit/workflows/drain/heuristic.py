@@ -921,8 +921,14 @@ def chunk_actions(
             if action:
                 out.append(action)
         elif sig.kind == CONCESSION and sig.speaker != "person" and offset >= 0:
-            asked = _asked_before(lines, offset)
-            action = _conceded(text, asked, sig) if asked else None
+            asked = _asked_before(lines, offset, in_turn=True)
+            following = [said for role, said in lines[offset + 1 : offset + 2] if role != "user"]
+            action = (
+                cited_rule(text, following[0] if following else "", asked, sig)
+                or _conceded(text, asked, sig)
+                if asked
+                else None
+            )
             if action:
                 out.append(action)
         elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
@@ -954,7 +960,7 @@ def chunk_actions(
 
 _SEEN = re.compile(r"^(?:i see|ah|ok(?:ay)?|right|got it|good|great)\b[\s,.:;!–—-]*", re.I)
 _GUESS = re.compile(
-    r"\b(?:i|i'm|i've|i'll|my|me|we|we're|our|might|may|maybe|probably|perhaps|possibly|seems?|"
+    r"\b(?:i|i'm|i've|i'll|my|mine|me|we|we're|our|ours|might|may|maybe|probably|perhaps|possibly|seems?|"
     r"could|likely|too many)\b",
     re.I,
 )
@@ -1468,22 +1474,39 @@ def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
     return superseded
 
 
-def _asked_before(lines: Sequence[tuple[str, str]], offset: int, challenge: bool = True) -> str:
+# The person holding the assistant to what it left undone ("you didnt lint before you pushed",
+# "you forgot the changeset"): a challenge too, though it asks nothing. Only a concession reads
+# it: a rule stated earlier is not withdrawn by being held to later (``challenged_rules``).
+_REPROACH = re.compile(r"\byou (?:didn'?t|did not|forgot|never|skipped)\b", re.I)
+
+
+def _asked_before(
+    lines: Sequence[tuple[str, str]],
+    offset: int,
+    challenge: bool = True,
+    in_turn: bool = False,
+) -> str:
     """The person's turn right before ``offset``, which opens the assistant's turn, when it
-    challenges what was done (a question or a "but ..."), else ``""``: a concession answers a
-    challenge, not a request. With ``challenge=False``, whatever that turn said."""
+    challenges what was done (a question, a "but ...", a reproach), else ``""``: a concession
+    answers a challenge, not a request. With ``challenge=False``, whatever that turn said.
+
+    With ``in_turn``, the line may come later in the assistant's turn ("Fair challenge. Let me
+    look at it in context." then "You're right — it's noise. ..."): the assistant grants the
+    person's point after it looked, and has nobody else to grant it to. Only the turn's first
+    concession answers the person; a later one grants something the turn met on the way."""
     said: list[str] = []
     for role, text in reversed(lines[: max(offset, 0)]):
         if role == "user":
             said.insert(0, text.strip())
         elif said:
             break
-        else:
+        elif not in_turn or CONCESSION_RE.match(text):
             return ""  # the concession does not open the assistant's turn
     joined = " ".join(said)
     if not challenge:
         return joined
-    return joined if joined and ("?" in joined or _CHALLENGE.search(joined)) else ""
+    challenged = "?" in joined or _CHALLENGE.search(joined) or _REPROACH.search(joined)
+    return joined if joined and challenged else ""
 
 
 # The person saying the assistant's guess was the cause: "yes, that was it", "exactly".
@@ -1538,6 +1561,41 @@ def _conceded(text: str, asked: str, sig: Signal) -> dict[str, Any] | None:
             confirmed="the assistant granting the person's challenge",
         )
     return None
+
+
+# The assistant citing the project's file of standing instructions when the person held it to
+# it ("You're right — CLAUDE.md says \"ALWAYS run `make format` before commit\"", "You're
+# right, the CLAUDE.md says:" and the rule quoted on the next line): the file's words are the
+# rule the assistant broke, a standing rule of the project by where they are written.
+_CITES = re.compile(r"(?P<file>\S+)\s+(?:says|states|requires)\b\s*:?\s*(?P<said>.*)$", re.I)
+_CITED = re.compile(r'^["“](?P<rule>[^"”\n]+)["”]|^>\s*(?P<block>\S.*)$')
+
+
+def cited_rule(text: str, following: str, asked: str, sig: Signal) -> dict[str, Any] | None:
+    """A note of the rule the assistant's concession quotes from an instruction file (on its
+    line, else on the next line as a quotation), or None: a file it names without quoting,
+    or any other source ("the docs say"), is no rule of the project's."""
+    rest = CONCESSION_RE.sub("", _MARKUP.sub("", text), count=1).lstrip(" -—–:,.").rstrip()
+    m = _CITES.search(rest)
+    name = m.group("file").strip("`*_") if m else ""
+    if m is None or not _INSTRUCTIONS.search(" " + name):
+        return None
+    quoted = _CITED.match(m.group("said").strip() or following.strip())
+    rule = (quoted.group("rule") or quoted.group("block")).strip() if quoted else ""
+    if len(rule.split()) < MIN_WORDS:
+        return None
+    return _action(
+        title=rule.rstrip(" ."),
+        rule=_cap(rule.rstrip(" .")) + ".",
+        quote=rule,
+        before="",
+        asked=asked,
+        who=f"project's {name}, which the person held the assistant to",
+        confidence=MEDIUM,
+        learning_type="correction",
+        category=sig.category,
+        confirmed="the assistant granting it had not followed it",
+    )
 
 
 def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:

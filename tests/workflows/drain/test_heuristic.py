@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.notes import transcripts
+from reflectgit.notes.signals import Signal
 from reflectgit.workflows.drain import cascade, heuristic
 
 
@@ -1049,6 +1050,109 @@ def test_a_challenge_the_assistant_grants_is_a_low_note_titled_by_what_it_grants
 )
 def test_a_concession_that_grants_nothing_named_or_answers_no_challenge_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+GRANTED = (
+    "assistant",
+    "You're right — that's unnecessary duplication. The incremental migration already uses "
+    "`CREATE TABLE IF NOT EXISTS` and will always run after FullSchema.",
+)
+
+
+def test_a_concession_after_the_assistant_looked_still_answers_the_challenge(tmp_path):
+    looked = ("assistant", "Fair question. Let me look at the migration in context.")
+    turns = [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, looked, GRANTED]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("The incremental migration already uses")
+    assert action["problem"].startswith("Right after the person asked: “but the fresh install")
+
+
+def test_only_the_first_concession_of_a_turn_answers_the_persons_challenge(tmp_path):
+    # the turn granted the person's point already ("Good point. Let me check."); a later
+    # concession grants something else the turn met on the way (a reviewer, a tool's finding)
+    first = ("assistant", "Good point. Let me check.")
+    turns = [("user", "fix the gap"), DONE_FULLSCHEMA, CHALLENGE, first, GRANTED]
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_concession_is_titled_past_the_assistants_own_doing(tmp_path):
+    # "mine" is the assistant's own, as "my" is: what it did, not what holds later
+    challenge = ("user", "Why the comment in `.gitignore`? Delete it if it tells a reader nothing.")
+    granted = (
+        "assistant",
+        "You're right — it's noise. The sibling entries carry no comments, and mine explains "
+        "what `CLAUDE.md` is, not the ignore rule. A reader of `.gitignore` only needs to know "
+        "the path is un-ignored.",
+    )
+    turns = [
+        ("user", "track the symlink"),
+        ("assistant", "Added `!CLAUDE.md`."),
+        challenge,
+        granted,
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "A reader of `.gitignore` only needs to know the path is un-ignored"
+
+
+PUSHED = [("user", "push the exporter fix"), ("assistant", "Pushed to `main`.")]
+
+
+@pytest.mark.parametrize(
+    ("reproach", "conceded"),
+    [
+        (
+            "you didnt lint before you pushed, where in the skill did that fail",
+            [
+                'You\'re right — CLAUDE.md says "ALWAYS run `make format` before commit". '
+                "Let me check now."
+            ],
+        ),
+        (
+            "doesnt your CLAUDE.md say to format before pushing? why didnt you?",
+            [
+                "You're right, the CLAUDE.md says:\n"
+                "> ALWAYS run `make format` before commit.\n"
+                "Let me run it now."
+            ],
+        ),
+    ],
+    ids=["quoted-on-its-line", "quoted-on-the-next-line"],
+)
+def test_an_instruction_file_the_assistant_quotes_when_held_to_it_is_the_rule(
+    tmp_path, reproach, conceded
+):
+    turns = [*PUSHED, ("user", reproach), *[("assistant", c) for c in conceded]]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "ALWAYS run `make format` before commit"
+    assert action["confidence"] == "medium"
+    assert heuristic.said_by(action).startswith("project's CLAUDE.md")
+    assert heuristic.no_lesson(action) == ""
+
+
+@pytest.mark.parametrize(
+    "conceded",
+    [
+        # another source than the project's instructions: the docs' words are not its rule
+        'You\'re right — the upstream docs say "ALWAYS run the formatter before commit".',
+        # the file named, nothing quoted from it
+        "You're right, CLAUDE.md says so.",
+    ],
+    ids=["not-an-instruction-file", "nothing-quoted"],
+)
+def test_a_concession_citing_no_instruction_files_words_is_no_rule_of_the_project(conceded):
+    sig = Signal(0, "low", "concession", "workflow", conceded, speaker="assistant")
+    assert heuristic.cited_rule(conceded, "", "you didnt lint before you pushed", sig) is None
+
+
+def test_a_reproach_is_a_challenge_for_a_concession_but_no_rule_withdrawn(tmp_path):
+    # "you didnt run `make lint`" holds the assistant to the rule: it does not challenge it
+    turns = [
+        ("user", "always run `make lint` before you push anything to the remote"),
+        ("assistant", "Understood. Pushed to `main`."),
+        ("user", "you didnt run `make lint` before you pushed"),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert any(t.startswith("Always run `make lint` before you push") for t in titles)
 
 
 GUESS = (
