@@ -117,7 +117,7 @@ _NOT_CALL = (
 )
 # The edit tools whose input names the file they change (Claude Code, Copilot, Codex's patch).
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")
-_PATCH_FILE = Pattern(r"^\*\*\* (?:Update|Add) File: (.+?)\s*$", 8)  # re.M
+_PATCH_FILE = Pattern(r"(?m)^\*\*\* (?:Update|Add) File: (.+?)\s*$")
 _ABBREV = Pattern(r"^[0-9a-f]{7,64}$")
 # A name, Lisp's included: ``parse*``, ``*use-bigdecimals?*``, ``valid?``, ``set!``, ``->Foo``
 _NAME = Pattern(r"[\w$.:*?!<>-]+")

@@ -34,11 +34,8 @@ NAME = r"[^\s()\[\]{}\"';`,@^~\\]+"
 # Metadata before the name: ``^String``, ``^:dynamic``, ``^{:doc "..."}`` (its strings masked).
 _META = r"(?:\^(?:\{[^{}]*\}|[^\s()\[\]{}]+)\s+)*"
 # ``(defn name``, ``(define (name args)``, ``(defmethod name dispatch``: the ``(`` first on its line.
-_DEFINITION = Pattern(
-    rf"^[ \t]*\((?:{_WORDS})(?=\s)\s+{_META}(?:\(\s*)?(?P<name>{NAME})",
-    8,  # re.M
-)
-_DEFINITION_LINE = Pattern(r"^[ \t]*\(def", 8)  # re.M
+_DEFINITION = Pattern(rf"(?m)^[ \t]*\((?:{_WORDS})(?=\s)\s+{_META}(?:\(\s*)?(?P<name>{NAME})")
+_DEFINITION_LINE = Pattern(r"(?m)^[ \t]*\(def")
 # Forms the reader or the language leaves out: ``#_ form``, ``#; form``, ``(comment ...)``.
 _DROPPED = Pattern(r"#[_;]|\(comment(?=[\s)])")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -120,8 +117,7 @@ def code(text: str, literals: bool = True) -> str:
 # theirs elsewhere (after the value, after the parameters), where it cannot be told from a
 # value or a body that returns a string: those are left as code.
 _DOCUMENTED = Pattern(
-    r"^[ \t]*\((?P<word>defn-?|defmacro|defmulti|def|defprotocol)\s+" + _META + NAME,
-    8,  # re.M
+    r"(?m)^[ \t]*\((?P<word>defn-?|defmacro|defmulti|def|defprotocol)\s+" + _META + NAME
 )
 
 
