@@ -939,6 +939,7 @@ def compare(
     changed = _changed(la, lb, _quoted_lines(said or "", la, lb, path), anywhere, callees)
     found = stating.of(changed) | lost
     found -= stating.rewritten(found)
+    found -= _standing(found, la, lb)
     if found:
         # the symbol's own name on those lines says nothing of which part, but it is named:
         # reported with the rest (pull requests rank by what the change touched)
@@ -949,6 +950,16 @@ def compare(
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so
     return CodeChange("elsewhere")
+
+
+def _standing(found: set[str], old: list[list[str]], new: list[list[str]]) -> set[str]:
+    """Of the strings in ``found`` (a change's stated names and strings), those the new code
+    holds as often as the old: the lines around a stated string changed (``s =
+    s.replace("\\r\\n", "\\n")`` become ``src = __s.replace("\\r\\n", "\\n")``,
+    ``p.panicf(msg, s)`` become ``p.panicItemf(it, msg, s)``), the string did not. What else
+    those lines changed still counts by the names the note states on them."""
+    flat_old, flat_new = _flat(old), _flat(new)
+    return {t for t in found if _is_string(t) and flat_old.count(t) == flat_new.count(t)}
 
 
 def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:

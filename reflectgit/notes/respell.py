@@ -41,7 +41,13 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
   for a number) and normalises it on the way in; what the object does with the stored value is
   unchanged. Only that exact pair: the attribute named as the parameter, the call's one
   argument that parameter, the other version storing it bare. Any other wrapping (``return
-  abs(x)``, ``max(0, x)``) is kept for the comparison to see;
+  abs(x)``, ``max(0, x)``) is kept for the comparison to see. The same for a collection
+  converted element by element (``self.stops = tuple(_compat.accept(s) for s in stops)``
+  and ``self.stops = stops``, a compat layer removed): each element normalised on the way
+  in, all of them kept, in order. Only a comprehension with no filter, over the parameter,
+  whose element is the one argument of a (dotted) name's call, bare or in ``tuple(...)``,
+  ``list(...)`` or ``[...]``; a filter (``if``), ``sorted``, ``set`` change which elements
+  are stored or their order, and are kept;
 - Python: a guard that only fails on ``None`` (``if x is None: raise E(...)`` on two lines, or
   ``assert x is not None``), in one version and not the other: the code without it failed on
   that ``None`` too, a line later (an ``AttributeError``, a ``TypeError``); the guard names
@@ -221,6 +227,20 @@ def _lines(toks: list[_Span]) -> list[list[_Span]]:
     return [line for line in out if line]
 
 
+def _statements(toks: list[_Span]) -> list[list[_Span]]:
+    """Like ``_lines``, but a line ending inside brackets goes on with the next one: a
+    statement written over several lines (``x = tuple(f(s)\n for s in xs)``) is one."""
+    out: list[list[_Span]] = [[]]
+    depth = 0
+    for span in toks:
+        if span[0] == "\n" and depth <= 0:
+            out.append([])
+        elif span[0] != "\n":
+            depth += (span[0] in _OPEN) - (span[0] in _CLOSE)
+            out[-1].append(span)
+    return [line for line in out if line]
+
+
 def _aliased(toks: list[_Span], aliases: dict[str, str]) -> list[_Edit]:
     """Each use of an alias in ``toks`` (not a member of something else, ``x.gsub``) written as
     the name it stands for; not where the block binds the name itself (a parameter, a local,
@@ -393,13 +413,14 @@ def _none_guards(old: str, new: str, path: str) -> tuple[str, str]:
 
 
 def _stored_conversions(old: str, new: str, path: str) -> tuple[str, str]:
-    """Both versions with ``self.x = f(x)`` written ``self.x = x`` where the other version
-    stores ``x`` bare (``f`` a name or a dotted name)."""
+    """Both versions with ``self.x = f(x)``, or each element of ``x`` converted (see
+    ``_each_converted``), written ``self.x = x`` where the other version stores ``x`` bare
+    (``f`` a name or a dotted name)."""
 
     def stores(toks: list[_Span]) -> tuple[set[str], dict[str, tuple[int, int, str]]]:
         bare: set[str] = set()
         wrapped: dict[str, tuple[int, int, str]] = {}
-        for line in _lines(toks):
+        for line in _statements(toks):
             words = [t for t, _, _ in line]
             if len(words) < 5 or words[:2] != ["self", "."] or words[3] != "=":
                 continue
@@ -408,13 +429,7 @@ def _stored_conversions(old: str, new: str, path: str) -> tuple[str, str]:
             name, value = words[2], words[4:]
             if value == [name]:
                 bare.add(name)
-            elif (
-                len(value) >= 4
-                and value[-3:] == ["(", name, ")"]
-                and all(is_name(t) for t in value[:-3:2])
-                and all(t == "." for t in value[1:-3:2])
-                and len(value[:-3]) % 2 == 1
-            ):
+            elif _converted(value, name) or _each_converted(value, name):
                 wrapped[name] = (line[4][1], line[-1][2], name)
         return bare, wrapped
 
@@ -424,6 +439,34 @@ def _stored_conversions(old: str, new: str, path: str) -> tuple[str, str]:
         _apply(old, [e for n, e in wrapped_old.items() if n in bare_new]),
         _apply(new, [e for n, e in wrapped_new.items() if n in bare_old]),
     )
+
+
+def _converted(value: list[str], name: str) -> bool:
+    """``value`` is ``f(name)``, ``f`` a name or a dotted name (``_utils.to_seconds``)."""
+    head = value[:-3]
+    return (
+        len(head) % 2 == 1
+        and value[-3:] == ["(", name, ")"]
+        and all(is_name(t) for t in head[::2])
+        and all(t == "." for t in head[1::2])
+    )
+
+
+def _each_converted(value: list[str], name: str) -> bool:
+    """``value`` converts each element of ``name`` and keeps them all, in order: ``[f(e) for
+    e in name]``, or ``tuple(...)``/``list(...)`` of ``f(e) for e in name`` (``f`` as in
+    ``_converted``). Not a filter (``if``), nor ``sorted``, ``set`` or any other container:
+    those change which elements are stored, or their order."""
+    if value[:2] in (["tuple", "("], ["list", "("]) and value[-1:] == [")"]:
+        inner = value[2:-1]
+    elif value[:1] == ["["] and value[-1:] == ["]"]:
+        inner = value[1:-1]
+    else:
+        return False
+    if len(inner) < 8 or inner[-4] != "for" or inner[-2:] != ["in", name]:
+        return False  # ``f ( e ) for e in name``: a comprehension over the stored argument
+    element = inner[-3]
+    return is_name(element) and element != name and _converted(inner[:-4], element)
 
 
 def _annotation_slots(toks: list[_Span]) -> _Slots:

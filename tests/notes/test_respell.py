@@ -259,6 +259,29 @@ def test_an_argument_stored_through_a_conversion_is_the_argument_stored() -> Non
         assert codediff.tokens(old, "w.py") != codediff.tokens(new, "w.py")
 
 
+def test_each_element_stored_through_a_conversion_is_the_argument_stored() -> None:
+    bare = "class S:\n    def __init__(self, *stops):\n        self.stops = stops\n"
+    for each in (
+        "tuple(_compat.accept_state(stop)\n                           for stop in stops)",
+        "[accept_state(stop) for stop in stops]",
+        "list(accept_state(stop) for stop in stops)",
+    ):
+        old, new = respell(bare.replace("= stops", "= " + each), bare, "s.py")
+        assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py"), each
+    # elements filtered, reordered or made unique, another call's shape, another argument
+    # converted: what is stored changed, kept for the comparison to see
+    for other in (
+        "tuple(accept_state(stop) for stop in stops if stop)",
+        "sorted(accept_state(stop) for stop in stops)",
+        "set(accept_state(stop) for stop in stops)",
+        "tuple(stop.accept() for stop in stops)",
+        "[accept_state(stop, 1) for stop in stops]",
+        "[accept_state(stop) for stop in others]",
+    ):
+        old, new = respell(bare.replace("= stops", "= " + other), bare, "s.py")
+        assert codediff.tokens(old, "s.py") != codediff.tokens(new, "s.py"), other
+
+
 def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> None:
     body = "def f(state):\n    return state.elapsed >= 5\n"
     guard = "    if state.elapsed is None:\n        raise RuntimeError('no attempt yet')\n"

@@ -93,3 +93,66 @@ def test_stored_through_another_expression_or_guard_on_a_value_still_stale(world
     )
     world.code.write("src/wait.py", wait).write("src/stop.py", stop).commit("change")
     assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([clamp, delay])
+
+
+STOP_ANY_PY = """class stop_any(stop_base):
+    def __init__(self, *stops):
+        self.stops = tuple(_compat.stop_func_accept_retry_state(stop_func)
+                           for stop_func in stops)
+
+    @_compat.stop_dunder_call_accept_old_params
+    def __call__(self, retry_state):
+        return any(x(retry_state) for x in self.stops)
+"""
+ANY = "`stop_any(*stops)` stops as soon as one of `stops` says so: `any` short-circuits."
+
+
+def test_a_conversion_of_each_element_removed_is_not_stale_a_filter_added_is(
+    world: World,
+) -> None:
+    world.code.write("src/stop.py", STOP_ANY_PY).commit("code")
+    note = world.add("stop_any short-circuits", ANY, "src/stop.py:stop_any")
+    # the compat layer removed: the stops are stored as given, the call unchanged
+    plain = STOP_ANY_PY.replace(
+        "tuple(_compat.stop_func_accept_retry_state(stop_func)\n"
+        "                           for stop_func in stops)",
+        "stops",
+    ).replace("    @_compat.stop_dunder_call_accept_old_params\n", "")
+    world.code.write("src/stop.py", plain).commit("no compat")
+    assert world.stale()["stale"] == []
+    # the stops filtered on the way in: which stops are asked changed
+    filtered = plain.replace("= stops", "= tuple(s for s in stops if s is not None)")
+    world.code.write("src/stop.py", filtered).commit("filter")
+    assert [e["id"] for e in world.stale()["stale"]] == [note]
+
+
+LEX_PY = """def escape(self, s):
+    if not valid(s):
+        self.panic("Escaped character '\\\\u%s' is not valid UTF-8." % s)
+    return chr(int(s, 16))
+"""
+UTF8 = "A `\\u` escape of no valid character raises 'Escaped character ... is not valid UTF-8.'"
+
+
+def test_a_stated_string_standing_in_a_rewritten_line_is_not_stale_one_changed_is(
+    world: World,
+) -> None:
+    world.code.write("src/lex.py", LEX_PY).commit("code")
+    note = world.add("Invalid escapes raise", UTF8, "src/lex.py:escape")
+    # the error now raised through another helper, with the same message
+    helper = LEX_PY.replace("self.panic(", "self.panic_item(item, ")
+    world.code.write("src/lex.py", helper).commit("items")
+    doc = world.stale()
+    assert doc["stale"] == []
+    assert [e["id"] for e in doc["changed"]] == [note]
+    # the message now raised a second time, on another condition: the string stands twice
+    twice = helper.replace(
+        "    return",
+        "    if s[0] == 'd':\n        self.panic_item(item, \"Escaped character "
+        "'\\\\u%s' is not valid UTF-8.\" % s)\n    return",
+    )
+    world.code.write("src/lex.py", twice).commit("surrogates")
+    assert [e["id"] for e in world.stale()["stale"]] == [note]
+    # the stated message itself changed
+    world.code.write("src/lex.py", helper.replace("valid UTF-8", "a character")).commit("msg")
+    assert [e["id"] for e in world.stale()["stale"]] == [note]
