@@ -1040,6 +1040,21 @@ def _confirmed_cause(
     headed = headed_cause(text)
     cause = headed or next((p for p in said if _CAUSE.search(p)), "")
     announced = not cause and len(said) == 1 and _FOUND.match(said[0])
+    # "Perfect! I found the issue - X": an exclamation before the announcement says nothing
+    opening = said[1:] if len(said) > 1 and _EXCLAIMED.match(said[0]) else said
+    lead = _FOUND_LEAD.match(opening[0]) if opening and not cause and not announced else None
+    if lead is not None:
+        # "Found it! The symlink is broken - it points to X", "Found it: `X` registers a
+        # default at init time": the announcement, then on the same line the cause it
+        # announces. Only a statement: not an intent ("Let me ..."), a pointer to what
+        # follows ("Look at `X`:", "Line 62 is the smoking gun:") nor a question.
+        stated = opening[0][lead.end() :].strip() or (opening[1] if len(opening) > 1 else "")
+        if not (
+            _INTENT.match(stated)
+            or _POINTER.match(stated)
+            or stated.rstrip(" *_").endswith(("?", ":"))
+        ):
+            cause = stated
     if announced or (
         cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
     ):
@@ -1162,6 +1177,16 @@ def _done(fix: str) -> str:
 _FOUND = re.compile(
     r"^\W*(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\W*$", re.I
 )
+# The same announcement opening a line that goes on with the cause ("Found it! X", "Perfect!
+# I found the issue. X", "Found it: X", "Found the bug - X"): what follows it is the cause.
+_EXCLAIMED = re.compile(r"^\W*(?:perfect|great|excellent|ah|aha|ok(?:ay)?)\W*$", re.I)
+_FOUND_LEAD = re.compile(
+    r"^\W*(?:(?:perfect|great|ah|ok(?:ay)?)\W+)?(?:i\s+)?found (?:it|the (?:real |"
+    r"actual )?(?:bug|problem|issue|cause))(?:\s*[:—–]\s*|\s+-\s+|\W*$)",
+    re.I,
+)
+# A sentence that points at what the reader should look at, not a statement of the cause.
+_POINTER = re.compile(r"^\W*(?:look|see|check|note|here)\b", re.I)
 
 
 def _following_line(line: str, after: str) -> str:
@@ -1629,6 +1654,8 @@ def write(prepared: Prepared) -> dict[str, Any]:
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
     otherwise = confirmed_otherwise(transcript, ran) if transcript else None
+    # a cause stated in words is confirmed by the person keeping the edit, too
+    stated = confirmed_otherwise(transcript, ran, shipped=True) if transcript else None
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,
@@ -1644,7 +1671,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             done,
             asked,
             kept_as_rule,
-            otherwise,
+            stated,
         )
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
@@ -1866,8 +1893,31 @@ def reports_success(reply: str, failed: str) -> bool:
     return all(w.lower()[:5] in known for w in subject)
 
 
+# The person's turn that keeps the work as it is, its first words a request to record or ship
+# it: "commit", "commit and push", "commit the changes", "make a pr", "open a PR", "push it",
+# "ship it", "merge it". A request that presumes the fix held, said after seeing it, as "that
+# worked" is; a complaint in it (``_COMPLAINT``: "commit, but the tables are gone?") or a long
+# brief (a new task that opens with "commit") keeps nothing.
+_SHIP = re.compile(
+    r"^(?:(?:ok(?:ay)?|good|great|nice|cool|perfect|thanks?|alright|now|please|go ahead and)"
+    r"\W+)*(?:commit|push|ship|merge|make an? (?:pr|pull request)|open an? (?:pr|pull request)|"
+    r"create an? (?:pr|pull request)|raise an? (?:pr|pull request))\b",
+    re.I,
+)
+SHIP_WORDS = 12
+
+
+def ships(reply: str) -> bool:
+    """Is the person's turn a short request to commit, push or open a PR of the work as it
+    is ("commit and push", "ok make a pr"), with no complaint in it?"""
+    said = clean(reply).strip()
+    return (
+        bool(_SHIP.match(said)) and len(said.split()) <= SHIP_WORDS and not _COMPLAINT.search(said)
+    )
+
+
 def confirmed_otherwise(
-    transcript: Transcript, ran: Sequence[Ran] | None = None
+    transcript: Transcript, ran: Sequence[Ran] | None = None, shipped: bool = False
 ) -> Callable[[int], str]:
     """``how(record)``: was the cause the assistant stated at that record acted on and then
     confirmed by something other than a test run? Before the person speaks again the assistant
@@ -1877,7 +1927,12 @@ def confirmed_otherwise(
     assistant edits anything else, reports that it works
     (``reports_success``; a report of what the edit did, so the fix is checked against it as
     a run's is). A rerun that still fails, a success before the edit, or the person's thanks
-    with a new complaint confirm nothing. ``""`` when nothing confirmed it."""
+    with a new complaint confirm nothing. ``shipped``: (c) the person's next turn asking to keep
+    the edit as it is (``ships``: "commit the changes", "make a pr") confirms it too, for a
+    cause the assistant stated in words; the readers of a cause from the session's structure
+    leave it out, since what they read after such a turn is mostly an account of the work
+    ("Both feedback items are fixed and pushed", "Server is live": four of four over the tune
+    sets). ``""`` when nothing confirmed it."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
@@ -1916,6 +1971,11 @@ def confirmed_otherwise(
                 # the person reports what the edit did, not what was said: the fix is checked
                 said = clean(turn.text).strip()[:200]
                 return f"a success the person reported after the edit: “{said}”"
+            if shipped and turn.record == end and ships(turn.text):
+                # the person's next word keeps the edit ("commit and push"): a request that
+                # presumes the fix held, of what was done, so the fix is checked as a run's is
+                said = clean(turn.text).strip()[:200]
+                return f"a request of the person's to keep the edit, next: “{said}”"
             if _FAILED.search(turn.text) or re.search(r"\bstill\b", turn.text, re.I):
                 break  # it still fails: a later success is of something else
         return ""

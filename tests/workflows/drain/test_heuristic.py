@@ -2610,3 +2610,132 @@ def test_need_to_as_a_step_a_hypothesis_a_question_or_reassurance_is_no_note(tmp
         ("user", reply),
     ]
     assert _actions(tmp_path, turns) == []
+
+
+# Issue 34: the person keeping the edit ("commit the changes", "ok make a pr") confirms a cause
+# the assistant stated in words, as "that worked" does; and a cause announced on its line
+# ("Found it! X", "I found the issue - X", "Found it: X") is what follows the announcement.
+
+
+def test_a_cause_the_person_keeps_the_edit_of_is_a_note(tmp_path):
+    [action] = _actions(tmp_path, _reported("commit the changes"))
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+    assert action["fix"] == "Rewrite it as a table copy."
+    assert (
+        "a request of the person's to keep the edit, next: “commit the changes”" in action["body"]
+    )
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # asked before anything was edited: a go-ahead, not a fix that held
+        _reported("commit the changes", edit_first=False),
+        # nothing edited at all
+        [DEPLOY_FAILS, READ_CAUSE, ("user", "ok make a pr")],
+        # a complaint with it
+        _reported("commit, but the health check still fails?"),
+        # a new task that opens with a commit
+        _reported(
+            "commit this and then add a retry to the deploy script, a health check on the "
+            "worker, and a dashboard for the queue"
+        ),
+        # the person's next turn is something else; a later "commit" keeps later work
+        [*_reported("why MODIFY?"), ("assistant", "SQLite has no MODIFY."), ("user", "commit")],
+    ],
+    ids=["before-edit", "no-edit", "complaint", "long-brief", "not-the-next-turn"],
+)
+def test_a_request_to_keep_work_that_confirms_nothing_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("commit the changes", True),
+        ("commit and push", True),
+        ("ok make a pr", True),
+        ("Great, open a PR", True),
+        ("push it", True),
+        ("that worked. commit, push, and open a pr", False),  # a success report: its own reading
+        ("commit, but the tables are gone?", False),
+        ("don't commit yet", False),
+        ("can you commit?", False),
+        ("the commit message is wrong", False),
+        ("commit " + "and then write the docs for every module " * 2, False),  # long: a brief
+    ],
+)
+def test_ships_reads_a_short_request_to_keep_the_work(reply, expected):
+    assert heuristic.ships(reply) is expected
+
+
+def test_only_a_cause_stated_in_words_is_confirmed_by_the_person_keeping_the_edit(tmp_path):
+    prepared = cascade.prepare(_session(tmp_path, _reported("commit the changes")))
+    transcript = prepared.transcript
+    assert transcript is not None
+    said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
+    # the structural readers' confirmation leaves the request out; the stated cause's reads it
+    assert heuristic.confirmed_otherwise(transcript)(said) == ""
+    assert heuristic.confirmed_otherwise(transcript, shipped=True)(said).startswith(
+        "a request of the person's to keep the edit"
+    )
+
+
+SYMLINK = (
+    "Found it! The venv's `python3` symlink points to `/root/parts/app/install/usr/bin/python3`, "
+    "a build-time path. Let me check the rockcraft.yaml to fix this:"
+)
+
+
+def _found(said: str, reply: str = "commit the changes") -> list:
+    return [
+        ("user", "The service fails to start in the container."),
+        ("assistant", said),
+        *_edit_to("e1", "PYTHONPATH=/opt/lib python3 -m app", old="/opt/venv/bin/python3 -m app"),
+        (
+            "assistant",
+            "I switched the service to the system `python3` with the dependencies on `PYTHONPATH`.",
+        ),
+        ("user", reply),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "cause"),
+    [
+        (
+            SYMLINK,
+            "The venv's `python3` symlink points to `/root/parts/app/install/usr/bin/python3`",
+        ),
+        (
+            "Perfect! I found the issue - the venv's `python3` symlink points to a build-time path.",
+            "The venv's `python3` symlink points to a build-time path",
+        ),
+        (
+            "Found it: the venv's `python3` symlink points to a build-time path.",
+            "The venv's `python3` symlink points to a build-time path",
+        ),
+    ],
+    ids=["found-it-then-cause", "found-the-issue-dash", "found-it-colon"],
+)
+def test_a_cause_announced_on_its_line_and_confirmed_is_what_follows(tmp_path, said, cause):
+    [action] = _actions(tmp_path, _found(said))
+    assert action["title"].startswith(cause)
+    assert action["learning_type"] == "bug-fix"
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a pointer to what follows, not the cause
+        _found("Found it! Look at `ToRelativePath`:"),
+        _found("Found it. Line 62 of `hooks.go` is the smoking gun:"),
+        # an intent after the announcement
+        _found("Found it! Let me check the `rockcraft.yaml` to fix this."),
+        # announced and stated, but nobody confirmed it (the person turns to something else)
+        _found(SYMLINK, reply="what about the README?"),
+    ],
+    ids=["pointer", "lead-in", "intent", "unconfirmed"],
+)
+def test_an_announcement_without_a_confirmed_cause_after_it_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
