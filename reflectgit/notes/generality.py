@@ -356,6 +356,26 @@ def a_step_of_this_task(rule: str) -> bool:
     return bool(_STEP_OF_TASK.match(said)) and not _STANDING.search(said)
 
 
+# The title of a piece of this task's work, as a conventional commit names it ("`refactor(cli):
+# use one default_output_dir`", "feat: add the export button") or as a numbered step of a plan
+# ("Step 3: move the resolver", "### 3. Move the resolver"): one change of the task at hand,
+# which is done when it is committed. A rule says what to do each time; what this commit does
+# is what the person asked for now. ("Use `fix:` for bug fixes" directs how to title every
+# commit and opens with no type of its own.)
+_COMMIT_TYPES = r"feat|fix|refactor|chore|docs|test|tests|perf|build|ci|style|revert"
+_WORK_TITLE = re.compile(
+    rf"^\W*(?:(?:{_COMMIT_TYPES})(?:\([^()\n]*\))?!?:\s"
+    r"|step\s+\d+\s*[:.)]\s|\d{1,2}[.)]\s+\S)",
+    re.I,
+)
+
+
+def titles_this_tasks_work(rule: str) -> bool:
+    """Is ``rule`` a conventional-commit title ("refactor(cli): ...") or a numbered step of a
+    plan ("Step 3: ...", "3. ..."), markdown marks aside?"""
+    return bool(_WORK_TITLE.match(rule.replace("`", "").replace("*", "").lstrip("# ")))
+
+
 # What this session's deliverable is to have, as an obligation on us or you to have a thing
 # not yet made ("we should have an intro that explains ...", "you should include a table of
 # the sensors", "there should be a summary at the top"): the specification of one piece of
@@ -431,6 +451,8 @@ def directs_no_one(rule: str) -> str:
         return "it reports what the person did and saw, a symptom, not what to do"
     if a_step_of_this_task(rule):
         return "it is a step of the task at hand, not a rule for later"
+    if titles_this_tasks_work(rule):
+        return "it titles a piece of this task's work (a commit, a plan's step), not a rule"
     if specifies_the_deliverable(rule):
         return "it specifies this task's piece of work, not what to do each time"
     if names_by_pointer(rule):
@@ -586,6 +608,38 @@ def unfinished_run(cause: str) -> bool:
     return bool(_UNFINISHED_RUN.match(said)) and not _WHY.search(said)
 
 
+# A count of what is left or what is done, as the sentence's subject ("3 remaining failures
+# are in the integration tests", "The 10 CI failures are now fixed", "All 12 tests pass now",
+# "2 errors left"): how the work stands at this moment, a progress report said on the way to
+# the next step. A count names how many, not what goes wrong or why; a count with a reason
+# said with it ("2 tests fail because the fixture is stale") states a cause, and is not this.
+_COUNTED = (
+    r"^\W*(?:(?:the|all|only|just|still|now)\s+)*(?:\d+|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|both|all)\s+(?P<left>(?:remaining|more|other|last|outstanding)\s+)?"
+    r"(?:[\w*`/.-]+\s+){0,2}?"
+    r"(?:fail(?:ures?|ing\s+tests?)|errors?|tests?|issues?|warnings?|violations?|problems?|"
+    r"bugs?|checks?|jobs?)\b[*_]*(?P<rest>.*)$"
+)
+_STATUS_COUNT = re.compile(_COUNTED, re.I | re.S)
+# what a count of failures is said to be now: fixed, passing, left
+_STANDS = re.compile(
+    r"^\W*(?:(?:are|is|were|have\s+been|has\s+been)\s+)?(?:(?:now|all|also)\s+)*"
+    r"(?:fixed|resolved|passing|pass(?:es)?|green|gone|left|remain(?:s|ing)?|to\s+go)\b",
+    re.I,
+)
+
+
+def counts_a_status(cause: str) -> bool:
+    """Does ``cause`` only count what remains or what is fixed ("3 remaining failures are in
+    the integration tests", "the 10 CI failures are now fixed"), with no reason said?"""
+    said = _unquoted(cause).replace("*", "")
+    m = _STATUS_COUNT.match(said)
+    # what goes wrong said after the count ("... are in the e2e tests: the sandbox is shared")
+    if m is None or _WHY.search(said) or _GOES_WRONG.search(m["rest"]):
+        return False
+    return bool(m["left"] or _STANDS.match(m["rest"]))
+
+
 # A change named by its number, its link or its hash as the sentence's subject, and a verb of
 # what it does ("PR [#10949](...) fixes DMG extraction ...", "Commit 1a2b3c4 adds the retry"):
 # a summary of a piece of work, which says what was changed and not what went wrong or why.
@@ -679,6 +733,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it reports where a thing is now, not what goes wrong"
     if cause and unfinished_run(text):
         return "it reports a run that has not finished"
+    if cause and counts_a_status(text):
+        return "it counts what remains or what is fixed, a status, not a cause"
     if cause and sums_up_a_change(text):
         return "it says what a change does, not what went wrong"
     if cause and announces_a_cause(text):

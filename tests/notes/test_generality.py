@@ -10,6 +10,7 @@ from reflectgit.notes.generality import (
     about_this_turn,
     announces_a_cause,
     bare_list,
+    counts_a_status,
     directs,
     directs_no_one,
     names_by_pointer,
@@ -21,6 +22,7 @@ from reflectgit.notes.generality import (
     reports_a_symptom,
     specifies_the_deliverable,
     sums_up,
+    titles_this_tasks_work,
     without_summary,
 )
 from reflectgit.notes.memoryfiles import is_heading
@@ -530,3 +532,41 @@ def test_a_statement_about_a_bare_pointer_names_nothing(said, pointer):
 )
 def test_a_markdown_heading_is_structure(line, heading):
     assert is_heading(line) == heading
+
+
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [
+        ("3 remaining failures are in the *integration* tests.", True),
+        ("The 10 CI failures are now fixed.", True),
+        ("All 12 tests pass now", True),
+        ("2 errors left in `parser.py`", True),
+        # a count with what goes wrong and why, or a cause with no count at all
+        ("2 tests fail because the fixture is read before the database starts", False),
+        ("3 tests fail when the cache is cold", False),
+        ("3 remaining failures are in the e2e tests: the sandbox can't be shared", False),
+        ("The integration tests share one database, so the third run sees stale rows", False),
+    ],
+)
+def test_a_count_of_what_remains_or_is_fixed_is_a_status(said, status):
+    assert counts_a_status(said) == status
+    assert bool(own_account(said)) == status
+
+
+@pytest.mark.parametrize(
+    ("said", "work"),
+    [
+        ("`refactor(cli): use consolidated default_output_dir, stop defaulting to cwd`", True),
+        ("feat: add the export button to the report page", True),
+        ("fix(parser)!: reject empty keys", True),
+        ("Step 3: move the resolver into output.py", True),
+        ("### 3. Move the resolver into output.py", True),
+        # how to title every commit, a rule that names a number, a rule with a colon
+        ("Use `fix:` for bug fixes and `feat:` for features in every commit title", False),
+        ("Never run more than 2 test workers on CI", False),
+        ("Note: never upload to PyPI by hand", False),
+    ],
+)
+def test_a_commit_title_or_a_plans_step_is_this_tasks_work(said, work):
+    assert titles_this_tasks_work(said) == work
+    assert bool(about_this_turn(said)) == work

@@ -626,6 +626,9 @@ def _action(
     asked: str = "",
 ) -> dict[str, Any]:
     codes = [c for c in _CODE.findall(f"{title} {rule} {quote}") if "REDACTED" not in c]
+    # A markdown heading ("## Root Cause") labels the section after it: it is never a field's
+    # value, whatever line of a report a reader took it from.
+    cause, fix = ("" if is_heading(x) else x for x in (cause, fix))
     body = _evidence(quote, who) + (f"\n\nConfirmed by {confirmed}." if confirmed else "")
     return {
         "action": "CREATE",
@@ -3417,9 +3420,17 @@ def _written_rule(call: ToolCall, said: str, path: str) -> dict[str, Any] | None
         for s in prose
         if _WRITTEN_RULE.search(s) and len(s.split()) >= MIN_WORDS and not s.endswith(":")
     ]
-    if not rules:
-        return None
     name = re.split(r"[/\\]", path)[-1]
+    # What the assistant writes into the file is the person's rule only when the person asked
+    # for that rule: when the turn names what it is about (a term of its own, the file's name
+    # aside), the sentence the note is titled by must name it too (one term shared, as a saved
+    # memory must, ``said_of``). A request to bring the file in line with another source
+    # ("make sure your CLAUDE.md is consistent with ../punt-kit/") has the assistant copy that
+    # source's lines, which are not the person's words. A turn with no term of its own ("can
+    # you add this to CLAUDE.md?") points back at what was said before, and is not this.
+    asked = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", " ", said, flags=re.I)
+    if not rules or (_terms(asked) and not said_of(rules[0], asked)):
+        return None
     written = " ".join(prose)
     if len(written) > WRITTEN_MAX:
         written = written[: WRITTEN_MAX - 1].rstrip() + "…"

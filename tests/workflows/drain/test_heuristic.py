@@ -2305,6 +2305,36 @@ def test_no_rule_is_read_from_an_instruction_file_edit_the_person_did_not_ask_fo
     assert _guidance(tmp_path, turns) == []
 
 
+@pytest.mark.parametrize(
+    ("asked", "kept"),
+    [
+        # the file brought in line with another source: the assistant copies its lines
+        ("make sure your CLAUDE.md is consistent workflow wise with ../punt-kit/", False),
+        # the person names the rule's matter
+        ("We missed the changelog. Add this to the CLAUDE.md so we don't miss it.", True),
+        # "this" with nothing of its own points back at what was said before
+        ("Can you add this to CLAUDE.md?", True),
+    ],
+    ids=["other-source", "names-it", "points-back"],
+)
+def test_a_written_rule_is_the_persons_only_when_the_person_asked_for_it(tmp_path, asked, kept):
+    """Held-apart-14: "All must pass with zero violations", copied into CLAUDE.md from another
+    project's file at a request to make the file consistent with it, is no rule the person
+    gave; through ``write()``, the person's earlier rule a signal so the session is read."""
+    turns = [
+        ("user", "tag the release"),
+        ("assistant", "Tagged v0.3.4 and pushed it with --force."),
+        ("user", "Never force-push to main, ever"),
+        ("assistant", "Understood."),
+        ("user", asked),
+        *_written("w1", "/repo/CLAUDE.md", "# Project notes\n\n" + RELEASING, "# Project notes\n"),
+        ("assistant", "Updated CLAUDE.md."),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert any("force-push" in t for t in titles)
+    assert any("`CHANGELOG.md` entry" in t for t in titles) == kept
+
+
 def test_a_written_rule_that_restates_a_kept_note_by_its_code_is_not_a_second_note(tmp_path):
     root = "Always resolve file lists against the checkout's top level: `os.Getwd()` breaks them."
     turns = [

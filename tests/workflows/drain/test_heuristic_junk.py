@@ -229,3 +229,68 @@ def test_a_heading_is_no_note_whoever_wrote_it(title, who, kind, dropped):
         "body": f"Said by the {who}: “{title}”",
     }
     assert bool(heuristic.no_lesson(action)) == dropped
+
+
+@pytest.mark.parametrize(
+    ("cause", "dropped"),
+    [
+        ("3 remaining failures are in the *integration* tests.", True),
+        ("The 10 CI failures are now fixed.", True),
+        ("3 remaining failures are in the e2e tests: the sandbox can't be shared", False),
+        ("The LiveView process can't access the test sandbox", False),
+    ],
+    ids=["remaining", "fixed", "with-cause", "cause"],
+)
+def test_a_count_of_what_remains_is_no_cause(cause, dropped):
+    """The writer's gate (``no_lesson``, which every path to a note passes): a progress report
+    ("3 remaining failures are in ...", held-apart-14, read by a structural cause reader)
+    counts how the work stands and names no cause; what goes wrong said with it passes."""
+    action = {
+        "title": cause,
+        "root_cause": cause,
+        "fix": "",
+        "learning_type": "bug-fix",
+        "body": f"Said by the assistant: “{cause}”",
+    }
+    assert bool(heuristic.no_lesson(action)) == dropped
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("### 3. `refactor(cli): use one default_output_dir, stop defaulting to cwd`", False),
+        # the same matter said as a rule for later
+        ("Never default the output directory to the current directory", True),
+    ],
+    ids=["plan-step", "rule"],
+)
+def test_a_commit_title_of_the_persons_plan_is_no_rule(tmp_path, reply, kept):
+    """A conventional-commit title or a numbered step of the person's plan names one change
+    of this task (held-apart-14); a rule for later is kept."""
+    done = ("assistant", "I reworked the table view: the rows now reload after every change.")
+    actions = _actions(tmp_path, [("user", "fix the table view"), done, ("user", reply)])
+    assert len(actions) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("cause", "kept"),
+    [("## Root Cause", ""), ("Keycloak puts role claims only in the ID token", "Keycloak")],
+    ids=["heading", "sentence"],
+)
+def test_a_heading_is_never_a_fields_value(cause, kept):
+    """A report's section heading a reader took for the cause ("## Root Cause", held-apart-14)
+    labels what follows; the note keeps its other fields and no heading as a value."""
+    action = heuristic._action(
+        title="The fix is to extract role claims from `idToken.Claims()` instead",
+        rule="",
+        quote="The fix is to extract role claims from `idToken.Claims()` instead.",
+        before="",
+        who="assistant",
+        confidence=heuristic.LOW,
+        learning_type="bug-fix",
+        category="general",
+        cause=cause,
+        fix="## Fix" if not kept else "Read them from `idToken.Claims()`.",
+    )
+    assert action["root_cause"].startswith(kept) and not action["root_cause"].startswith("#")
+    assert bool(action["fix"]) == bool(kept)
