@@ -364,7 +364,9 @@ def a_step_of_this_task(rule: str) -> bool:
 # commit and opens with no type of its own.)
 _COMMIT_TYPES = r"feat|fix|refactor|chore|docs|test|tests|perf|build|ci|style|revert"
 _WORK_TITLE = re.compile(
-    rf"^\W*(?:(?:{_COMMIT_TYPES})(?:\([^()\n]*\))?!?:\s"
+    # a commit's type is written in lower case: "Fix: check dmesg for the syscall" and
+    # "FIX: ..." are a label before a fix, which may be a lesson, not a commit's title
+    rf"^\W*(?:(?-i:{_COMMIT_TYPES})(?:\([^()\n]*\))?!?:\s"
     r"|step\s+\d+\s*[:.)]\s|\d{1,2}[.)]\s+\S)",
     re.I,
 )

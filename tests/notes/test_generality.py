@@ -567,6 +567,7 @@ def test_a_count_of_what_remains_or_is_fixed_is_a_status(said, status):
         ("Use `fix:` for bug fixes and `feat:` for features in every commit title", False),
         ("Never run more than 2 test workers on CI", False),
         ("Note: never upload to PyPI by hand", False),
+        ("Fix: check `dmesg | grep seccomp` for the blocked syscall, add it to the profile", False),
     ],
 )
 def test_a_commit_title_or_a_plans_step_is_this_tasks_work(said, work):
