@@ -27,7 +27,10 @@ turn it was said in:
   of what failed with no clause saying why ("Broken modules: `a`, `b` and `c`"). Nor is how the
   work stands: where a thing lives now that the edit moved it ("X now lives in Y"), a run that
   has not finished ("the check suite is still running"), what a numbered change does ("PR #12
-  fixes X"). Nor is a cause that only says there is one ("most of it is one root cause").
+  fixes X"), a count of what remains or is fixed ("3 remaining failures are in the
+  integration tests"). Nor is a cause that only says there is one ("most of it is one root
+  cause"). Nor is a person's line that titles a piece of this task's work (a commit title
+  "refactor(cli): ...", a plan's "Step 3: ...") a rule.
 - a statement that is mostly a quotation is its source's words, not the session's finding.
 
 Each reader returns why the sentence is no lesson, or ``""``.
