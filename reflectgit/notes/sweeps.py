@@ -37,6 +37,7 @@ PLACES = 3
 # language's own tokens would hide inside a regex or string literal.
 _TOKEN = re.compile(r"\w+|\S")
 _QUOTED = re.compile(r"`([^`]+)`")
+_PLAIN = re.compile(r"[a-z]+")
 
 
 def _tokens(text: str) -> list[str]:
@@ -87,8 +88,12 @@ def swept_only(old: str, new: str, swept: frozenset[Edit], said: str = "") -> bo
     found = edits(old, new)
     if not found or not found <= swept:
         return False
-    named = names_in(said, qualifiers=False)
     quoted = [_tokens(q) for q in _QUOTED.findall(said)]
+    # A plain lowercase word (``path``, ``copy``) the note says in its prose is a word of the
+    # prose (a note on Path::Tiny says "path" throughout), not the helper a sweep renamed: it
+    # states that name only quoted as code. A name written as code (``_path``, ``parseId``,
+    # ``MAX``) states it anywhere.
+    named = {n for n in names_in(said, qualifiers=False) if not _PLAIN.fullmatch(n)}
     for gone, came in found:
         for part in (gone, came):
             if not part:

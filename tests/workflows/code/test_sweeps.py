@@ -117,3 +117,40 @@ def test_pr_notes_counts_a_sweep_of_what_the_note_states(tmp_path: Path) -> None
     world.code.branch("sweep")
     world.code.write("src/parse.py", swept(PARSE_PY)).commit("match the end of string only")
     assert nid in ids(world.pr())
+
+
+HELPERS_PY = """def load(name):
+    return read_path(name)
+
+
+def helper():
+    return 1
+
+
+def save(name, data):
+    return write(read_path(name), data)
+
+
+def other():
+    return 2
+
+
+def remove(name):
+    return unlink(read_path(name))
+"""
+
+
+def test_a_helper_renamed_everywhere_counts_only_for_a_note_naming_it_as_code(
+    tmp_path: Path,
+) -> None:
+    world = StaleWorld(tmp_path)
+    world.code.write("src/files.py", HELPERS_PY).commit("files")
+    prose = world.add("load reads the whole file", "load reads the named path whole, once",
+                      "src/files.py:load")  # fmt: skip
+    code = world.add("load goes through read_path", "load calls read_path, which expands ~",
+                     "src/files.py:load")  # fmt: skip
+    world.code.write("src/files.py", HELPERS_PY.replace("read_path(", "resolved_path("))
+    world.code.commit("rename read_path to resolved_path")
+    found = flagged(world)
+    # "path" in prose is no name of the code; read_path is the helper the sweep renamed
+    assert prose not in found and code in found
