@@ -8,7 +8,8 @@ block respelled does (``notes/respell.py``). ``stale`` reads such a change as a 
 ``pr-notes`` counts it as no evidence for a note.
 
 What counts as a sweep (``sweeps``): an edit, read as the tokens replaced (``old`` -> ``new``,
-either side possibly empty), made in at least ``PLACES`` separate hunks of the one change.
+either side possibly empty), made in at least ``PLACES`` separate hunks of the one change, and
+in at least half of its hunks (``SHARE``: the change is mostly that edit).
 Hunks are places the author edited apart from each other (code left unchanged between them,
 most often in different definitions or files): one definition with three lines edited alike
 is one place, a real change to that code. A block is swept only (``swept_only``) when every
@@ -33,6 +34,12 @@ Edit = tuple[tuple[str, ...], tuple[str, ...]]
 # on either should see; by three the edit is a policy applied wherever it fits (the judged
 # sweeps of Path-Tiny and node-semver made theirs in 9 to 40 places).
 PLACES = 3
+# ... and in at least one hunk in SHARE of the change: a sweep is what a mechanical commit
+# does (b90723d made its ``$`` to ``\\z`` edit in 15 of its 15 hunks, fe8583b its ``path`` to
+# ``_path`` in 28 of 34). A large rewrite makes small edits alike by chance (Rainbow's b2bb769:
+# ``UInt8`` to ``[UInt8]`` beside 70 hunks of new code, a ``]`` added in 9 of them; a helper
+# renamed in 13): those are part of the rewrite, which is read as any change is.
+SHARE = 2
 # Words and single marks: a sweep's fragment is often a mark (``$`` to ``\z``), which a
 # language's own tokens would hide inside a regex or string literal.
 _TOKEN = re.compile(r"\w+|\S")
@@ -59,11 +66,13 @@ def sweeps(patch: str) -> frozenset[Edit]:
     """The sweeps of a change: the edits its ``patch`` (``git diff -U0``) makes in at least
     ``PLACES`` hunks."""
     places: dict[Edit, int] = defaultdict(int)
+    seen: list[int] = []  # the hunks
     gone: list[str] = []
     came: list[str] = []
 
     def close() -> None:
         if gone or came:
+            seen.append(len(gone) + len(came))
             for edit in edits("\n".join(gone), "\n".join(came)):
                 places[edit] += 1
         gone.clear()
@@ -77,7 +86,8 @@ def sweeps(patch: str) -> frozenset[Edit]:
         elif line.startswith("+") and not line.startswith("+++"):
             came.append(line[1:])
     close()
-    return frozenset(e for e, n in places.items() if n >= PLACES)
+    hunks = len(seen)
+    return frozenset(e for e, n in places.items() if n >= PLACES and n * SHARE >= hunks)
 
 
 def swept_only(old: str, new: str, swept: frozenset[Edit], said: str = "") -> bool:
