@@ -87,7 +87,19 @@ def sweeps(patch: str) -> frozenset[Edit]:
             came.append(line[1:])
     close()
     hunks = len(seen)
-    return frozenset(e for e, n in places.items() if n >= PLACES and n * SHARE >= hunks)
+    return frozenset(
+        e for e, n in places.items() if n >= PLACES and n * SHARE >= hunks and _worded(e)
+    )
+
+
+def _worded(edit: Edit) -> bool:
+    """MARKS: an edit of marks alone (``+`` to ``*``, ``<`` to ``<=``, a ``]`` added) changes
+    what the code computes, not how it is spelled: made everywhere, it is a fix every note on
+    that code should see, never a sweep. An edit with a word in it (``$`` to ``\\z``, ``path``
+    to ``_path``, ``'use strict'`` added) can be one. A lone ``_`` is a placeholder, not a word
+    (Rust's ``<'_>`` added to every impl by a lint changes the types the impls are for: log's
+    61bdfc0)."""
+    return any(c.isalnum() for part in edit for t in part for c in t)
 
 
 def swept_only(old: str, new: str, swept: frozenset[Edit], said: str = "") -> bool:

@@ -154,3 +154,12 @@ def test_a_helper_renamed_everywhere_counts_only_for_a_note_naming_it_as_code(
     found = flagged(world)
     # "path" in prose is no name of the code; read_path is the helper the sweep renamed
     assert prose not in found and code in found
+
+
+def test_an_operator_changed_everywhere_is_no_sweep(tmp_path: Path) -> None:
+    world = StaleWorld(tmp_path)
+    world.code.write("src/parse.py", PARSE_PY).commit("parsers")
+    nid = world.note(ID_NOTE, "src/parse.py:parse_id")
+    # every pattern's + become *: what each matches changed (an empty string now matches)
+    world.code.write("src/parse.py", PARSE_PY.replace(']+$"', ']*$"')).commit("allow empty")
+    assert nid in flagged(world)
