@@ -1010,7 +1010,7 @@ def _quotes_lost(said: str, old: list[str], new: list[str], path: str) -> set[st
     for found in _QUOTE.compiled.finditer(said):
         quote = tokens(found.group(1), path)
         names = names_in(found.group(1), qualifiers=False)
-        if len(names) >= 2 and _holds(old, quote) and not _holds(new, quote):
+        if len(names) >= 2 and holds(old, quote) and not holds(new, quote):
             out |= names
     return out
 
@@ -1035,11 +1035,11 @@ def _quoted_lines(
         for i in range(len(flat_old) - n + 1):
             if flat_old[i : i + n] == quote:
                 near.update(range(line_of[i] - 1, line_of[i + n - 1] + 2))
-                anchored = anchored or (len(names) >= 2 and _holds(flat_new, quote))
+                anchored = anchored or (len(names) >= 2 and holds(flat_new, quote))
     return near if anchored else None
 
 
-def _holds(code: list[str], part: list[str]) -> bool:
+def holds(code: list[str], part: list[str]) -> bool:
     n = len(part)
     return n > 0 and any(code[i : i + n] == part for i in range(len(code) - n + 1))
 
@@ -1278,7 +1278,7 @@ def _callees(
             for definition in definitions(text or "", name):
                 body = lines(definition, path)
                 head = _signature(body, name)
-                if _holds(_flat(block), _flat(body[head:])):
+                if holds(_flat(block), _flat(body[head:])):
                     continue  # the block's own code (itself, a closure it defines)
                 signature = _flat(body[:head])
                 params = signature[signature.index(name) + 1 :] if name in signature else []

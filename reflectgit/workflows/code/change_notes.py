@@ -36,6 +36,7 @@ from reflectgit.git import codebase
 from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor
 from reflectgit.notes.codediff import KEYWORDS, names_in, prose_or_settings, reshaped_only, tokens
+from reflectgit.notes.sweeps import sweeps, swept_only
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -136,6 +137,11 @@ INCIDENTAL = frozenset({"0", "1"})
 RESPELLED_MIN = 5
 RESPELLED_RATIO = 0.85
 _PROSE_WORD = re.compile(r"\w+|[^\w\s]")
+# SWEPT: a block whose change is only an edit the change made alike in many places (a sweep:
+# every regex's ``$`` become ``\\z``, ``'use strict'`` added to every file; see
+# ``notes/sweeps.py`` for when an edit is one) is no news of any one note's lesson: the change
+# decided it for the whole code base. Read as the same code, unless the note states what the
+# sweep replaced or wrote.
 # HEADER: a symbol's block starts at its definition's line; the attributes, annotations and
 # decorators just above it (``#[cfg(atomic_cas)]`` gating a Rust function, ``@Deprecated(...)``
 # on a Kotlin one, ``[Obsolete]``, ``@functools.cache``) are its code too: they decide where it
@@ -210,6 +216,8 @@ class Change:
     # (file, symbol) a hunk named whose code did not change but in other names (a macro put
     # before its declaration) or in comments: not a symbol this change is about
     unchanged: set[tuple[str, str]] = field(default_factory=set)
+    # the edits the change made alike in many places (``notes/sweeps.py``): SWEPT
+    sweeps: frozenset[tuple[tuple[str, ...], tuple[str, ...]]] = frozenset()
 
     @property
     def paths(self) -> set[str]:
@@ -264,9 +272,10 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
             )
     assert base_sha is not None and head_sha is not None
     start = codebase.merge_base(root, base_sha, head_sha, env) or base_sha
-    files = diffs.parse(codebase.patch(root, start, head_sha, env))
+    patch = codebase.patch(root, start, head_sha, env)
+    files = diffs.parse(patch)
     messages = codebase.messages(root, start, head_sha, env)
-    change = Change(start, head_sha, files, messages, root=str(root))
+    change = Change(start, head_sha, files, messages, root=str(root), sweeps=sweeps(patch))
     _read_cosmetic(change, env)
     return change
 
@@ -598,6 +607,10 @@ def _verdicts(
             wanted_texts[(nid, anchor)] = (old, new, path)
         if symbol and verdict.kind == "same" and heads[0] != heads[1]:
             verdict = CodeChange("elsewhere")  # HEADER: its attributes changed, not its code
+        elif verdict.kind != "same" and swept_only(
+            old, new, change.sweeps, f"{titles[nid] or ''} {said[nid] or ''}"
+        ):
+            verdict = CodeChange("same")  # SWEPT
         out[(nid, anchor)] = verdict
     # SETTING: a settings file's change to the value of a key the note names
     for (nid, anchor), verdict in list(out.items()):
@@ -616,9 +629,12 @@ def _verdicts(
         at_commit = next(then) if anchor.commit else None
         if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
             continue
-        out[(nid, anchor)] = compare(
-            old, new, path, said[nid] or None, None, titles[nid], reshaping=True
-        )
+        verdict = compare(old, new, path, said[nid] or None, None, titles[nid], reshaping=True)
+        if verdict.kind != "same" and swept_only(
+            old, new, change.sweeps, f"{titles[nid] or ''} {said[nid] or ''}"
+        ):
+            verdict = CodeChange("same")  # SWEPT
+        out[(nid, anchor)] = verdict
     return out
 
 

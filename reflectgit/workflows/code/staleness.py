@@ -39,13 +39,18 @@ from typing import Any
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import compare, tokens
+from reflectgit.notes.codediff import CodeChange, compare, tokens
+from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
 Env = Mapping[str, str] | None
 # The order a note's reasons are reported in: the most certain first.
 REASONS = ("deleted", "symbol-gone", "changed", "changed-elsewhere", "renamed")
 STALE = frozenset({"deleted", "symbol-gone", "changed"})
+# SWEPT: the most commits changing an anchored block whose diffs are read for sweeps; a block
+# changed by more commits than this is judged as before (the cost stays one diff per commit
+# for the few commits that touched a note's code).
+SWEEP_COMMITS = 8
 
 
 @dataclass
@@ -180,6 +185,7 @@ class _Judge:
         self.root, self.head, self.env = root, head, env
         self._diffs: dict[str, tuple[str, dict[str, FileChange]] | None] = {}
         self._trails: dict[str, dict[str, Trail]] = {}
+        self._sweeps: dict[str, frozenset[Edit]] = {}  # SWEPT: each commit's sweeps
 
     def _diff(self, commit: str) -> tuple[str, dict[str, FileChange]] | None:
         """The commit's full name and what changed since it, by old path."""
@@ -250,9 +256,20 @@ class _Judge:
             if old_code is not None and new_code is not None
             else None
         )
-        if verdict is not None and verdict.kind in ("changed", "elsewhere"):
-            reason = "changed" if verdict.stale else "changed-elsewhere"
+        changed = verdict is not None and verdict.kind in ("changed", "elsewhere")
+        commits = []
+        if changed or (verdict is None and not same_code(old_code, new_code)):
             commits = self._changing(commit, paths, symbol)
+        swept = (
+            changed
+            and old_code is not None
+            and new_code is not None
+            and self._swept(commits, old_code, new_code, f"{title or ''} {said}")
+        )
+        if swept:
+            verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
+        if changed and verdict is not None:
+            reason = "changed" if verdict.stale else "changed-elsewhere"
             return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
         if now != anchor.path:
             return StaleAnchor(
@@ -263,9 +280,26 @@ class _Judge:
                 whole_file=whole,
             )
         if verdict is None and not same_code(old_code, new_code):
-            commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
         return None
+
+    def _swept(self, commits: list[CommitInfo], old: str, new: str, said: str) -> bool:
+        """SWEPT: whether the anchored code changed only by edits that the commits changing it
+        each made alike in many places (``notes/sweeps.py``), and the note states none of them:
+        a commit that makes one edit everywhere (every regex's ``$`` become ``\\z``, a helper
+        renamed across the code) decided it for the whole code base, and the lesson of a note
+        on one block of it holds. Each commit's diff is read once (``git diff -U0``), only for
+        anchors whose code changed, and for at most ``SWEEP_COMMITS`` commits: a block changed
+        by more is not read as swept."""
+        if not commits or len(commits) > SWEEP_COMMITS:
+            return False
+        found: set[Edit] = set()
+        for c in commits:
+            if c.sha not in self._sweeps:
+                patch = codebase.patch(self.root, f"{c.sha}^", c.sha, self.env)
+                self._sweeps[c.sha] = sweeps(patch)
+            found |= self._sweeps[c.sha]
+        return swept_only(old, new, frozenset(found), said)
 
     def _renaming(
         self, full: str, diff: Mapping[str, FileChange], path: str, now: str
