@@ -66,13 +66,14 @@ def sweeps(patch: str) -> frozenset[Edit]:
     """The sweeps of a change: the edits its ``patch`` (``git diff -U0``) makes in at least
     ``PLACES`` hunks."""
     places: dict[Edit, int] = defaultdict(int)
-    seen: list[int] = []  # the hunks
+    hunks = 0
     gone: list[str] = []
     came: list[str] = []
 
     def close() -> None:
+        nonlocal hunks
         if gone or came:
-            seen.append(len(gone) + len(came))
+            hunks += 1
             for edit in edits("\n".join(gone), "\n".join(came)):
                 places[edit] += 1
         gone.clear()
@@ -86,7 +87,6 @@ def sweeps(patch: str) -> frozenset[Edit]:
         elif line.startswith("+") and not line.startswith("+++"):
             came.append(line[1:])
     close()
-    hunks = len(seen)
     return frozenset(
         e for e, n in places.items() if n >= PLACES and n * SHARE >= hunks and _worded(e)
     )
