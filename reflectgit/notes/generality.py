@@ -29,7 +29,9 @@ turn it was said in:
   has not finished ("the check suite is still running"), what a numbered change does ("PR #12
   fixes X"), a count of what remains or is fixed ("3 remaining failures are in the
   integration tests"). Nor is a cause that only says there is one ("most of it is one root
-  cause"). Nor is a person's line that titles a piece of this task's work (a commit title
+  cause"). Nor is a history of the session, every clause an event in the past with no reason
+  or fault ("Someone hardened X meanwhile", "the fix cycle converged"), whoever tells it. Nor
+  is a person's line that titles a piece of this task's work (a commit title
   "refactor(cli): ...", a plan's "Step 3: ...") a rule.
 - a statement that is mostly a quotation is its source's words, not the session's finding.
 
@@ -723,6 +725,58 @@ def quotes_its_point(text: str) -> bool:
     """Are most of the words of ``text`` inside quotation marks (six words or more)?"""
     quoted = sum(len(_WORD.findall(q)) for q in _QUOTATION.findall(text))
     return quoted >= _QUOTED_AT_LEAST and 2 * quoted > len(_WORD.findall(text))
+
+
+# What names a fault as a noun or an adjective ("the bug was in the plan", "the wrong path",
+# "a missing flag", "X instead of Y", "added without a default"): what goes wrong, said
+# without a failure verb.
+_FAULT = re.compile(
+    r"\b(?:bugs?|buggy|mistakes?|mistaken|wrong\w*|faults?|faulty|flaw(?:s|ed)?|defects?|"
+    r"incorrect(?:ly)?|invalid|missing|without|instead|typos?)\b",
+    re.I,
+)
+# A participle before its noun is an adjective, not an event: "Unused import X", "undefined
+# function Y" name a warning's subject; a word led by "un" is read so.
+_ADJECTIVE_PAST = re.compile(r"^un[a-z]+ed$")
+# "was" and "were" state what a thing was (a state, which may be a mechanism: "the index was
+# stale"), not what happened.
+_STATE_PAST = frozenset({"was", "wasn't", "were", "weren't"})
+EVENT_SUBJECT_WORDS = 4  # at most this many words before a clause's verb: its subject
+
+
+def _clause_event(clause: str) -> bool | None:
+    """Is ``clause`` an event in the past (True), a clause with no verb the reader can see
+    (None: a label, a fragment), or anything else (False)? An event's first verb is a past
+    form within its subject's reach ("Someone hardened X", "The other dev checked out the
+    repo"); a past form deeper in is a participle after a verb the reader cannot tell ("The
+    loader reads the config cached at startup"), so the clause is read as no event; so is a
+    clause led by "was" or "were" (a state) or by an imperative (what to do)."""
+    if is_imperative(clause):
+        return False  # "derive the expected value": what to do, its participle an adjective
+    words = [w.replace("’", "'").lower() for w in _WORD.findall(clause)]
+    for i, word in enumerate(words):
+        if word in _STATE_PAST:
+            return False  # "the bug was in the plan", "the fix was switching to X": a state
+        if word in _PAST_AUXILIARY or (is_past(word) and not _ADJECTIVE_PAST.match(word)):
+            return i <= EVENT_SUBJECT_WORDS
+    return None
+
+
+def narrates_events(cause: str) -> bool:
+    """Does ``cause`` only narrate what happened in the session: every clause with a verb an
+    event in the past ("Someone hardened `_wanted` meanwhile", "the fix cycle converged", "The
+    other dev checked out this repo, did run a prompt"), nothing said to hold now, no reason
+    and no fault? A cause names a mechanism, what the code, tool or setting does and what goes
+    wrong; a history of this session's acts and runs is how the work went, whoever tells it.
+    It is the tense of the sentence that says so, not its words: a past with a reason or a
+    fault ("The processor used the default pool, which FastAPI shares", "the plan wrote the
+    wrong path", "the upload published the event, but the file wasn't there") states what went
+    wrong, and a sentence in the present ("X is hardcoded", "X uses || instead of &&") is no history."""
+    said = _PARENTHESES.sub(" ", _unquoted(cause))
+    if _NOW.search(said) or _WHY.search(said) or _GOES_WRONG.search(said) or _FAULT.search(said):
+        return False
+    events = [_clause_event(c) for c in _clauses(said)]
+    return any(events) and all(e is not False for e in events)
 
 
 def own_account(text: str, *, cause: bool = True) -> str:

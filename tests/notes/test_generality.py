@@ -14,6 +14,7 @@ from reflectgit.notes.generality import (
     directs,
     directs_no_one,
     names_by_pointer,
+    narrates_events,
     own_account,
     points_at_a_line,
     quotes_its_point,
@@ -573,3 +574,32 @@ def test_a_count_of_what_remains_or_is_fixed_is_a_status(said, status):
 def test_a_commit_title_or_a_plans_step_is_this_tasks_work(said, work):
     assert titles_this_tasks_work(said) == work
     assert bool(about_this_turn(said)) == work
+
+
+@pytest.mark.parametrize(
+    ("said", "history"),
+    [
+        # every clause with a verb an event of the session, nothing that holds now, no reason
+        ("Someone hardened `_markdown_wanted` with proper q-value handling meanwhile.", True),
+        (
+            "# Car 46 re-review, round 2 — VERDICT: APPROVE (zero Major): the fix cycle converged",
+            True,
+        ),
+        ("The other dev checked out this repo, did run a claude prompt in another repo", True),
+        ("The new regression passed, and the older test exposed the profile setup", True),
+        # a past with a reason or a fault, a state, the present, what to do: a mechanism
+        ("The processor used the default pool, which FastAPI's sync handlers share", False),
+        ("The plan wrote `seccomp:./docker/x.json` — the bug was in the plan", False),
+        ("The upload published the event, but the file wasn't there yet", False),
+        ("The index was stale after the rebase", False),
+        ("The fix was switching from the styled `TreeView` to Ark UI's unstyled one", False),
+        ("`sobrietyStartDate` is hardcoded to today", False),
+        ("`isFirstTime` uses `||` instead of `&&`", False),
+        ("The loader reads the config cached at startup", False),
+        ("Unused import `Components` in the session template", False),
+        ("Use the expected marker from the hook", False),
+        ("The migration added the column without a default", False),
+    ],
+)
+def test_a_history_of_the_session_is_no_cause(said, history):
+    assert narrates_events(said) == history

@@ -61,6 +61,7 @@ from reflectgit.notes.commandruns import Ran, commands_run
 from reflectgit.notes.generality import (
     OWN_CHANGE,
     about_this_turn,
+    narrates_events,
     own_account,
     quotes_its_point,
     sums_up,
@@ -597,6 +598,14 @@ def no_lesson(action: Mapping[str, Any]) -> str:
         return "its point is a quotation: the source's words, not the session's finding"
     if action["learning_type"] == "correction" and who.startswith("person"):
         return about_this_turn(str(action["title"]))
+    # A cause that only narrates the session's events ("Someone hardened X meanwhile", "the
+    # fix cycle converged", "The other dev checked out this repo, did run a prompt") is how
+    # the work went, not what the code does: no cause, whoever tells it (issue 34: read as a
+    # cause in the first runs of held-apart, -2, -8 and -12, by the sentence's tense).
+    if action["learning_type"] == "bug-fix" and narrates_events(
+        str(action.get("root_cause") or "")
+    ):
+        return "its cause narrates what happened in the session, not what the code does"
     if action["learning_type"] == "bug-fix" and who.startswith("assistant"):
         cause = str(action.get("root_cause") or "")
         # with no cause apart from its fix, the note is titled by the fix ("The fix is to X")

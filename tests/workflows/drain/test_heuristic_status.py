@@ -53,6 +53,27 @@ def test_a_cause_that_says_how_the_work_stands_is_no_note(tmp_path, said, kept):
     assert len(actions) == (1 if kept else 0)
 
 
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("The issue is that someone hardened the LiveView sandbox setup meanwhile.", False),
+        (
+            "The issue is that someone hardened the LiveView sandbox setup, so the LiveView "
+            "process can't access it.",
+            True,
+        ),
+        ("The issue is that the LiveView process can't access the test sandbox.", True),
+    ],
+    ids=["history", "history-and-why", "mechanism"],
+)
+def test_a_cause_that_narrates_the_sessions_events_is_no_note(tmp_path, said, kept):
+    """Tests red to green across the statement: a history of the session (every verb an event
+    in the past, no reason, no fault) is how the work went, not what the code does; the same
+    history with what goes wrong, or a mechanism, is a cause."""
+    actions = _actions(tmp_path, _diagnosed(said, RED, GREEN))
+    assert len(actions) == (1 if kept else 0)
+
+
 def _agreed(said: str) -> list:
     return [
         ("user", "why do the LiveView tests fail?"),
