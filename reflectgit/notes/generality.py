@@ -741,25 +741,85 @@ _ADJECTIVE_PAST = re.compile(r"^un[a-z]+ed$")
 # "was" and "were" state what a thing was (a state, which may be a mechanism: "the index was
 # stale"), not what happened.
 _STATE_PAST = frozenset({"was", "wasn't", "were", "weren't"})
+# "has" and "have" say what a thing has now, or what has been done and holds ("X has a
+# limited pool", "the flag has been removed"): not a past event alone.
+_HOLDS = frozenset({"has", "have", "hasn't", "haven't"})
+# After an article, a determiner or a preposition a participle is an adjective of the noun
+# that follows ("a limited number", "the expected value", "per matched block"), not a verb.
+_BEFORE_ADJECTIVE = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "each",
+        "every",
+        "any",
+        "no",
+        "some",
+        "its",
+        "their",
+        "our",
+        "your",
+        "his",
+        "her",
+        "per",
+        "of",
+        "with",
+        "for",
+        "in",
+        "on",
+        "by",
+        "from",
+        "to",
+        "into",
+        "as",
+        "and",
+        "or",
+    }
+)
+# A release named by its number ("0.8.x", "v2", "1.63.0").
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x))+\b|\bv\d+\b", re.I)
 EVENT_SUBJECT_WORDS = 4  # at most this many words before a clause's verb: its subject
 
 
 def _clause_event(clause: str) -> bool | None:
-    """Is ``clause`` an event in the past (True), a clause with no verb the reader can see
-    (None: a label, a fragment), or anything else (False)? An event's first verb is a past
-    form within its subject's reach ("Someone hardened X", "The other dev checked out the
-    repo"); a past form deeper in is a participle after a verb the reader cannot tell ("The
-    loader reads the config cached at startup"), so the clause is read as no event; so is a
-    clause led by "was" or "were" (a state) or by an imperative (what to do)."""
-    if is_imperative(clause):
+    """Is ``clause`` an event of the session in the past (True), a clause with no verb the
+    reader can see (None: a label, a fragment), or anything else (False)? An event's first
+    verb is a past form within its subject's reach ("Someone hardened X", "The other dev
+    checked out the repo"); a past form deeper in is a participle after a verb the reader
+    cannot tell ("The loader reads the config cached at startup"), so the clause is read as no
+    event; so is a clause led by "was" or "were" (a state) or by an imperative (what to do).
+    An event whose subject names a code thing or a release ("`ReadCommitted`'s signature
+    changed", "punt-tts 0.8 introduced `VoiceNotFoundError`") is the history of the code the
+    session met, which can be a cause, not the session's own."""
+    said = _unquoted(clause)
+    if is_imperative(said):
         return False  # "derive the expected value": what to do, its participle an adjective
-    words = [w.replace("’", "'").lower() for w in _WORD.findall(clause)]
-    for i, word in enumerate(words):
-        if word in _STATE_PAST:
-            return False  # "the bug was in the plan", "the fix was switching to X": a state
+    words = list(_WORD.finditer(said))
+    for i, m in enumerate(words):
+        word = m.group().replace("’", "'").lower()
+        if word in _STATE_PAST or word in _HOLDS:
+            return False  # "the bug was in the plan", "X has a limited pool": a state
+        if i and words[i - 1].group().lower() in _BEFORE_ADJECTIVE:
+            continue  # "a limited number", "per matched block": a participle before its noun
         if word in _PAST_AUXILIARY or (is_past(word) and not _ADJECTIVE_PAST.match(word)):
+            subject = clause[: _subject_end(clause, m.group())]
+            if _CODE_SPAN.search(subject) or _VERSION.search(subject):
+                return False
             return i <= EVENT_SUBJECT_WORDS
     return None
+
+
+def _subject_end(clause: str, verb: str) -> int:
+    """Where ``verb`` first stands in ``clause`` outside a code span (its end if nowhere)."""
+    for m in re.finditer(rf"\b{re.escape(verb)}\b", clause):
+        if not any(s.start() < m.start() < s.end() for s in _CODE_SPAN.finditer(clause)):
+            return m.start()
+    return len(clause)
 
 
 def narrates_events(cause: str) -> bool:
@@ -770,10 +830,14 @@ def narrates_events(cause: str) -> bool:
     wrong; a history of this session's acts and runs is how the work went, whoever tells it.
     It is the tense of the sentence that says so, not its words: a past with a reason or a
     fault ("The processor used the default pool, which FastAPI shares", "the plan wrote the
-    wrong path", "the upload published the event, but the file wasn't there") states what went
-    wrong, and a sentence in the present ("X is hardcoded", "X uses || instead of &&") is no history."""
-    said = _PARENTHESES.sub(" ", _unquoted(cause))
-    if _NOW.search(said) or _WHY.search(said) or _GOES_WRONG.search(said) or _FAULT.search(said):
+    wrong path", "the upload published the event, but the file wasn't there") states what
+    went wrong, and a sentence in the present ("X is hardcoded", "X uses || instead of &&")
+    is no history."""
+    said = _PARENTHESES.sub(" ", cause)
+    plain = _unquoted(said)
+    if _NOW.search(plain) or _WHY.search(plain) or _GOES_WRONG.search(plain):
+        return False
+    if _FAULT.search(plain):
         return False
     events = [_clause_event(c) for c in _clauses(said)]
     return any(events) and all(e is not False for e in events)

@@ -599,6 +599,10 @@ def test_a_commit_title_or_a_plans_step_is_this_tasks_work(said, work):
         ("Unused import `Components` in the session template", False),
         ("Use the expected marker from the hook", False),
         ("The migration added the column without a default", False),
+        # the history of the code the session met: a release, a code thing as the subject
+        ("punt-tts 0.8.x introduced `VoiceNotFoundError` and switched to `.stream()`", False),
+        ("`ReadCommitted`'s signature changed from one result type to another", False),
+        ("The default `ThreadPoolExecutor` has a limited number of workers", False),
     ],
 )
 def test_a_history_of_the_session_is_no_cause(said, history):
