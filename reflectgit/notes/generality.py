@@ -29,8 +29,10 @@ turn it was said in:
   has not finished ("the check suite is still running"), what a numbered change does ("PR #12
   fixes X"), a count of what remains or is fixed ("3 remaining failures are in the
   integration tests"). Nor is a cause that only says there is one ("most of it is one root
-  cause"). Nor is a history of the session, every clause an event in the past with no reason
-  or fault ("Someone hardened X meanwhile", "the fix cycle converged"), whoever tells it. Nor
+  cause"). Nor is a history of the session, every clause an act of its people in the past
+  with no reason or fault ("Someone hardened X meanwhile", "Pulled main and rebuilt"),
+  whoever tells it; a tool or the code acting in the past ("npm install rewrote the
+  lockfile") is a mechanism. Nor
   is a person's line that titles a piece of this task's work (a commit title
   "refactor(cli): ...", a plan's "Step 3: ...") a rule.
 - a statement that is mostly a quotation is its source's words, not the session's finding.
@@ -781,60 +783,91 @@ _BEFORE_ADJECTIVE = frozenset(
         "or",
     }
 )
-# A release named by its number ("0.8.x", "v2", "1.63.0").
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.(?:\d+|x))+\b|\bv\d+\b", re.I)
+# Who acts in a session: its people and its agents, as a subject's head word ("someone",
+# "the other dev", "the reviewer", "the subagent"). What else acts (a tool, a command, the
+# code) acts by what it is, which is a mechanism, even told in the past.
+_AGENTS = frozenset(
+    {
+        "i",
+        "we",
+        "you",
+        "they",
+        "he",
+        "she",
+        "someone",
+        "somebody",
+        "nobody",
+        "everyone",
+        "everybody",
+        "user",
+        "users",
+        "person",
+        "people",
+        "dev",
+        "devs",
+        "developer",
+        "developers",
+        "colleague",
+        "colleagues",
+        "team",
+        "teammate",
+        "teammates",
+        "reviewer",
+        "reviewers",
+        "maintainer",
+        "maintainers",
+        "owner",
+        "author",
+        "agent",
+        "agents",
+        "subagent",
+        "assistant",
+        "claude",
+        "codex",
+        "copilot",
+    }
+)
 EVENT_SUBJECT_WORDS = 4  # at most this many words before a clause's verb: its subject
 
 
 def _clause_event(clause: str) -> bool | None:
-    """Is ``clause`` an event of the session in the past (True), a clause with no verb the
-    reader can see (None: a label, a fragment), or anything else (False)? An event's first
-    verb is a past form within its subject's reach ("Someone hardened X", "The other dev
-    checked out the repo"); a past form deeper in is a participle after a verb the reader
-    cannot tell ("The loader reads the config cached at startup"), so the clause is read as no
-    event; so is a clause led by "was" or "were" (a state) or by an imperative (what to do).
-    An event whose subject names a code thing or a release ("`ReadCommitted`'s signature
-    changed", "punt-tts 0.8 introduced `VoiceNotFoundError`") is the history of the code the
-    session met, which can be a cause, not the session's own."""
+    """Is ``clause`` an act of the session's people in the past (True), a clause with no verb
+    the reader can see (None: a label, a fragment), or anything else (False)? Its first verb
+    is a past form with no subject (the narrator's "I" left out: "Pulled latest main and
+    built") or with a person or an agent for subject ("Someone hardened X", "The other dev
+    checked out the repo"). A tool, a command or the code as the subject ("npm install
+    rewrote the lockfile", "punt-tts 0.8 introduced X") tells what it does, a mechanism; a
+    past form deeper in than a subject reaches is a participle after a verb the reader cannot
+    tell ("The loader reads the config cached at startup"); a clause led by "was", "were",
+    "has" or "have" states what a thing is, and one led by an imperative what to do."""
     said = _unquoted(clause)
     if is_imperative(said):
         return False  # "derive the expected value": what to do, its participle an adjective
-    words = list(_WORD.finditer(said))
-    for i, m in enumerate(words):
-        word = m.group().replace("’", "'").lower()
+    words = [w.replace("’", "'").lower() for w in _WORD.findall(said)]
+    for i, word in enumerate(words):
         if word in _STATE_PAST or word in _HOLDS:
             return False  # "the bug was in the plan", "X has a limited pool": a state
-        if i and words[i - 1].group().lower() in _BEFORE_ADJECTIVE:
+        if i and words[i - 1] in _BEFORE_ADJECTIVE:
             continue  # "a limited number", "per matched block": a participle before its noun
         if word in _PAST_AUXILIARY or (is_past(word) and not _ADJECTIVE_PAST.match(word)):
-            subject = clause[: _subject_end(clause, m.group())]
-            if _CODE_SPAN.search(subject) or _VERSION.search(subject):
-                return False
-            return i <= EVENT_SUBJECT_WORDS
+            return i == 0 or (i <= EVENT_SUBJECT_WORDS and words[i - 1] in _AGENTS)
     return None
-
-
-def _subject_end(clause: str, verb: str) -> int:
-    """Where ``verb`` first stands in ``clause`` outside a code span (its end if nowhere)."""
-    for m in re.finditer(rf"\b{re.escape(verb)}\b", clause):
-        if not any(s.start() < m.start() < s.end() for s in _CODE_SPAN.finditer(clause)):
-            return m.start()
-    return len(clause)
 
 
 def narrates_events(cause: str) -> bool:
     """Does ``cause`` only narrate what happened in the session: every clause with a verb an
-    event in the past ("Someone hardened `_wanted` meanwhile", "the fix cycle converged", "The
-    other dev checked out this repo, did run a prompt"), nothing said to hold now, no reason
-    and no fault? A cause names a mechanism, what the code, tool or setting does and what goes
-    wrong; a history of this session's acts and runs is how the work went, whoever tells it.
+    act of its people in the past ("Someone hardened `_wanted` meanwhile", "The other dev
+    checked out this repo, did run a prompt", "Pulled latest main and built it"), nothing
+    said to hold now, no reason and no fault? A cause names a mechanism, what the code, tool
+    or setting does and what goes wrong; a history of what this session's people did is how
+    the work went, whoever tells it.
     It is the tense of the sentence that says so, not its words: a past with a reason or a
     fault ("The processor used the default pool, which FastAPI shares", "the plan wrote the
     wrong path", "the upload published the event, but the file wasn't there") states what
     went wrong, and a sentence in the present ("X is hardcoded", "X uses || instead of &&")
     is no history."""
     said = _PARENTHESES.sub(" ", cause)
-    plain = _unquoted(said)
+    plain = _unquoted(said)  # (a code span may hold any word)
     if _NOW.search(plain) or _WHY.search(plain) or _GOES_WRONG.search(plain):
         return False
     if _FAULT.search(plain):

@@ -598,10 +598,10 @@ def no_lesson(action: Mapping[str, Any]) -> str:
         return "its point is a quotation: the source's words, not the session's finding"
     if action["learning_type"] == "correction" and who.startswith("person"):
         return about_this_turn(str(action["title"]))
-    # A cause that only narrates the session's events ("Someone hardened X meanwhile", "the
-    # fix cycle converged", "The other dev checked out this repo, did run a prompt") is how
-    # the work went, not what the code does: no cause, whoever tells it (issue 34: read as a
-    # cause in the first runs of held-apart, -2, -8 and -12, by the sentence's tense).
+    # A cause that only narrates what the session's people did ("Someone hardened X
+    # meanwhile", "Pulled latest main and built it") is how the work went, not what the code
+    # does: no cause, whoever tells it (issue 34: the assistant's account of the work read as
+    # a cause, in the first runs of ten sets; this reads its history form by tense and actor).
     if action["learning_type"] == "bug-fix" and narrates_events(
         str(action.get("root_cause") or "")
     ):
