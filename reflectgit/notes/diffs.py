@@ -1,5 +1,12 @@
-"""What a unified diff (``git diff -U0 -M``) changed: files, and the symbols whose code it
-touched. Pure.
+"""What a unified diff (``git diff -U0 -M``) changed: files, their hunks, and the symbols whose
+code it touched. Pure. The one reader of a unified diff in reflect-git.
+
+A file's part of the diff is its header (``diff --git``, ``rename from``, ``new file mode``,
+``--- a/x``, ``+++ b/x``, ``Binary files ... differ``), then its hunks, each an ``@@`` line
+and the lines it removed (``-``) and added (``+``). Header lines are read only before the
+file's first ``@@``: inside a hunk every ``-`` or ``+`` line is content, as git reads it (the
+hunk's counts say how many lines follow), so a removed Lua, SQL or Haskell comment (``-- x``,
+written ``--- x``) or an added ``++i;`` (``+++i;``) is a line of code, not a file header.
 
 A symbol counts as changed when a hunk lies inside it (git names the enclosing definition in
 the hunk header, ``@@ -10,2 +10,3 @@ def prefill(pool):``) or when a removed or added line
@@ -17,10 +24,19 @@ PROSE = (".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm")
 
 
 @dataclass
+class Hunk:
+    """One ``@@`` hunk: the lines it removed and the lines it added, without their ``-``/``+``."""
+
+    gone: list[str] = field(default_factory=list)
+    came: list[str] = field(default_factory=list)
+
+
+@dataclass
 class FileDiff:
     old: str | None  # None: added
     new: str | None  # None: deleted
     symbols: set[str] = field(default_factory=set)
+    hunks: list[Hunk] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -46,12 +62,18 @@ def _path(raw: str) -> str | None:
 
 
 def parse(patch: str) -> list[FileDiff]:
-    """The files of ``patch`` in order, each with the symbols its hunks touched."""
+    """The files of ``patch`` in order, each with its hunks and the symbols they touched."""
     files: list[FileDiff] = []
     current: FileDiff | None = None
-    for line in patch.splitlines():
+    hunk: Hunk | None = None  # None: in the current file's header, before its first ``@@``
+    prose = False
+    # Lines end at ``\n`` only, as git writes them: ``str.splitlines`` would also cut a line
+    # of code at a form feed, a ``\x1c``..``\x1e`` or a U+2028 inside a string literal. A
+    # ``\r`` before the ``\n`` is the file's own line end (CRLF), not its content.
+    for line in patch.split("\n"):
+        line = line.removesuffix("\r")
         if line.startswith("diff --git "):
-            current = FileDiff(None, None)
+            current, hunk = FileDiff(None, None), None
             files.append(current)
             rest = line[len("diff --git ") :]
             half = rest.find(" b/")
@@ -60,8 +82,24 @@ def parse(patch: str) -> list[FileDiff]:
             continue
         if current is None:
             continue
-        prose = (current.new or current.old or "").lower().endswith(PROSE)
-        if line.startswith("rename from "):
+        if line.startswith("@@"):
+            hunk = Hunk()
+            current.hunks.append(hunk)
+            # the header has named the file by now; prose names no definitions (``PROSE``)
+            prose = (current.new or current.old or "").lower().endswith(PROSE)
+            end = line.find("@@", 2)
+            context = line[end + 2 :].strip() if end > 0 else ""
+            name = defined_name(context) if context and not prose else None
+            if name:
+                current.symbols.add(name)
+        elif hunk is not None:  # a hunk's lines; ``\ No newline at end of file`` is none
+            if line[:1] not in ("+", "-"):
+                continue
+            (hunk.came if line[0] == "+" else hunk.gone).append(line[1:])
+            name = None if prose else defined_name(line[1:])
+            if name:
+                current.symbols.add(name)
+        elif line.startswith("rename from "):
             current.old = line[len("rename from ") :]
         elif line.startswith("rename to "):
             current.new = line[len("rename to ") :]
@@ -73,16 +111,4 @@ def parse(patch: str) -> list[FileDiff]:
             current.old = None
         elif line.startswith("+++ ") and "/dev/null" in line:
             current.new = None
-        elif prose:
-            continue
-        elif line.startswith("@@"):
-            end = line.find("@@", 2)
-            context = line[end + 2 :].strip() if end > 0 else ""
-            name = defined_name(context) if context else None
-            if name:
-                current.symbols.add(name)
-        elif line[:1] in ("+", "-") and not line.startswith(("+++", "---")):
-            name = defined_name(line[1:])
-            if name:
-                current.symbols.add(name)
     return files

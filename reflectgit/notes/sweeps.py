@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from reflectgit.notes.codediff import holds, names_in
+from reflectgit.notes.diffs import FileDiff
 
 Edit = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -62,31 +64,18 @@ def edits(old: str, new: str) -> set[Edit]:
     }
 
 
-def sweeps(patch: str) -> frozenset[Edit]:
-    """The sweeps of a change: the edits its ``patch`` (``git diff -U0``) makes in at least
-    ``PLACES`` hunks."""
+def sweeps(files: Iterable[FileDiff]) -> frozenset[Edit]:
+    """The sweeps of a change: the edits its diff (``git diff -U0``, its ``files`` as
+    ``notes/diffs.py`` reads them) makes in at least ``PLACES`` hunks."""
     places: dict[Edit, int] = defaultdict(int)
     hunks = 0
-    gone: list[str] = []
-    came: list[str] = []
-
-    def close() -> None:
-        nonlocal hunks
-        if gone or came:
+    for f in files:
+        for hunk in f.hunks:
+            if not hunk.gone and not hunk.came:
+                continue
             hunks += 1
-            for edit in edits("\n".join(gone), "\n".join(came)):
+            for edit in edits("\n".join(hunk.gone), "\n".join(hunk.came)):
                 places[edit] += 1
-        gone.clear()
-        came.clear()
-
-    for line in patch.splitlines():
-        if line.startswith(("@@", "diff --git ")):
-            close()
-        elif line.startswith("-") and not line.startswith("---"):
-            gone.append(line[1:])
-        elif line.startswith("+") and not line.startswith("+++"):
-            came.append(line[1:])
-    close()
     return frozenset(
         e for e, n in places.items() if n >= PLACES and n * SHARE >= hunks and _worded(e)
     )

@@ -275,7 +275,7 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     patch = codebase.patch(root, start, head_sha, env)
     files = diffs.parse(patch)
     messages = codebase.messages(root, start, head_sha, env)
-    change = Change(start, head_sha, files, messages, root=str(root), sweeps=sweeps(patch))
+    change = Change(start, head_sha, files, messages, root=str(root), sweeps=sweeps(files))
     _read_cosmetic(change, env)
     return change
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
+from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import CodeChange, compare, tokens
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
@@ -297,7 +298,7 @@ class _Judge:
         for c in commits:
             if c.sha not in self._sweeps:
                 patch = codebase.patch(self.root, f"{c.sha}^", c.sha, self.env)
-                self._sweeps[c.sha] = sweeps(patch)
+                self._sweeps[c.sha] = sweeps(diffs.parse(patch))
             found |= self._sweeps[c.sha]
         return swept_only(old, new, frozenset(found), said)
 
