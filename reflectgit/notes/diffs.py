@@ -15,6 +15,7 @@ defines it (``notes/anchors.py``'s language-agnostic definition rule).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from reflectgit.notes.anchors import defined_name
@@ -51,13 +52,25 @@ class FileDiff:
         return list(dict.fromkeys(p for p in (self.old, self.new) if p))
 
 
+# ``diff --git a/x b/x``: each path as git writes it, quoted (``"a/caf\\303\\251.py"``) or not.
+_PAIR = re.compile(r'(?P<old>"(?:[^"\\]|\\.)*"|a/.*?) (?P<new>"(?:[^"\\]|\\.)*"|b/.*)$')
+
+
+def _unquoted(text: str) -> str:
+    """A path as git wrote it, without its C-style quoting: git quotes a path holding a
+    double quote, a backslash, a control character or (``core.quotePath``, on by default) a
+    byte above 0x7f, as ``"caf\\303\\251.py"``."""
+    if text.startswith('"') and text.endswith('"'):
+        text = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+        text = text.encode("latin-1", "replace").decode("utf-8", "replace")
+    return text
+
+
 def _path(raw: str) -> str | None:
     text = raw.strip()
     if text == "/dev/null":
         return None
-    if text.startswith('"') and text.endswith('"'):
-        text = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-        text = text.encode("latin-1", "replace").decode("utf-8", "replace")
+    text = _unquoted(text)
     return text[2:] if text[:2] in ("a/", "b/") else text
 
 
@@ -75,10 +88,9 @@ def parse(patch: str) -> list[FileDiff]:
         if line.startswith("diff --git "):
             current, hunk = FileDiff(None, None), None
             files.append(current)
-            rest = line[len("diff --git ") :]
-            half = rest.find(" b/")
-            if half > 0:  # until ---/+++ or rename lines say otherwise
-                current.old, current.new = _path(rest[:half]), _path(rest[half + 1 :])
+            pair = _PAIR.match(line, len("diff --git "))
+            if pair:  # until ---/+++ or rename lines say otherwise
+                current.old, current.new = _path(pair["old"]), _path(pair["new"])
             continue
         if current is None:
             continue
@@ -100,9 +112,9 @@ def parse(patch: str) -> list[FileDiff]:
             if name:
                 current.symbols.add(name)
         elif line.startswith("rename from "):
-            current.old = line[len("rename from ") :]
+            current.old = _unquoted(line[len("rename from ") :])
         elif line.startswith("rename to "):
-            current.new = line[len("rename to ") :]
+            current.new = _unquoted(line[len("rename to ") :])
         elif line.startswith("new file mode"):
             current.old = None
         elif line.startswith("deleted file mode"):

@@ -133,3 +133,23 @@ def test_a_sweep_of_dash_dash_comments_is_read_from_both_sides(repo: Path) -> No
     commit(repo, {"m.lua": body}, "m")
     patch = commit(repo, {"m.lua": body.replace("nil", "false")}, "false, not nil")
     assert sweeps(diffs.parse(patch)) == {(("nil",), ("false",))}
+
+
+def test_quoted_paths_are_read_unquoted(repo: Path) -> None:
+    # git quotes a path with a byte above 0x7f (core.quotePath, on by default) in the
+    # ``diff --git`` line and in ``rename from``/``rename to``; a plain path is not quoted
+    commit(repo, {"café.py": "def brew():\n" + "    cup = 1\n" * 20, "plain.py": "x = 1\n"},
+           "start")  # fmt: skip
+    patch = commit(repo, {"café.py": "def brew():\n" + "    cup = 1\n" * 19 + "    cup = 2\n",
+                          "plain.py": "x = 2\n"}, "edit")  # fmt: skip
+    assert '"a/caf' in patch  # the quoting this test is about
+    assert {p: f.status for p, f in by_path(patch).items()} == {
+        "café.py": "modified",
+        "plain.py": "modified",
+    }
+    git("mv", "café.py", "thé.py", cwd=repo)
+    git("commit", "-q", "-m", "rename", cwd=repo)
+    renamed = codebase.patch(repo, "HEAD^", "HEAD")
+    assert "rename from " in renamed
+    (moved,) = diffs.parse(renamed)
+    assert (moved.status, moved.old, moved.new) == ("renamed", "café.py", "thé.py")
