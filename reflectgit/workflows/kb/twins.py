@@ -11,6 +11,7 @@ words, normalised:
   never the twin of "use pnpm instead of yarn";
 - the words in order (``difflib`` ratio) at ``THRESHOLD`` or more, so "use uv instead of pip"
   is never the twin of "use pip instead of uv";
+- contractions read as their two words ("don't" is "do not");
 - never across a negation ("never X" is not "always X") or different numbers ("30 s" is not
   "60 s"), however close the rest is.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from reflectgit.notes import verbs
@@ -31,7 +32,8 @@ from reflectgit.notes import verbs
 THRESHOLD = 0.85
 MIN_CONTENT = 2  # a rule of fewer content words ("r", "fix it") says too little to match
 _QUOTES = re.compile(r"[`*_\"“”‘’]+|(?<!\w)'|'(?!\w)")
-_TOKEN = re.compile(r"[\w./+#:@-]+")
+# a word, its apostrophe inside it ("team's" is one word, not "team" and "s")
+_TOKEN = re.compile(r"[\w./+#:@-]+(?:'[\w./+#:@-]+)*")
 _ARTICLES = frozenset({"a", "an", "the", "please", "just", "always"})
 _NEGATIONS = frozenset(
     {"never", "not", "no", "don't", "dont", "avoid", "without", "cannot", "can't", "won't"}
@@ -46,7 +48,12 @@ _RATHER = re.compile(rf"^\s*(?P<verb>{_VERBS})\s+(?P<new>.+?)\s+rather than\s+(?
 
 def normalise(text: str) -> tuple[str, ...]:
     """The words of a rule, in a canonical order and spelling."""
-    lowered = _QUOTES.sub(" ", text.lower())
+    # a typographic apostrophe is an apostrophe ("don’t"); as a closing quote it is one too
+    lowered = _QUOTES.sub(" ", text.lower().replace("’", "'"))
+    # a contraction is its two words ("don't push" is "do not push"), so a negation is read
+    # whoever spelled it, and the word splitter below does not cut "don't" into "don" and "t"
+    for pattern, long in _CONTRACTIONS:
+        lowered = pattern.sub(long, lowered)
     lowered = " ".join(lowered.split()).rstrip(".!;: ")
     for pattern in (_INSTEAD_FIRST, _NOT_AFTER, _RATHER):
         m = pattern.match(lowered)
@@ -230,8 +237,15 @@ class TwinFinder:
 # ("don't commit") has no act to compare: only the words decide for it.
 
 # Contractions written out, so "don't" negates as "do not" does and "let's" leads as "let us".
-_CONTRACTIONS = (
-    (re.compile(r"\b(can|won|don|doesn|didn|isn|shouldn|mustn)'?t\b"), r"\1 not"),
+_NOT_CONTRACTED = {
+    "can": "can", "won": "will", "don": "do", "doesn": "does", "didn": "did", "isn": "is",
+    "shouldn": "should", "mustn": "must",
+}  # fmt: skip
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(rf"\b({'|'.join(_NOT_CONTRACTED)})'?t\b"),
+        lambda m: f"{_NOT_CONTRACTED[m[1]]} not",
+    ),
     (re.compile(r"\blet's\b"), "let us"),
     (re.compile(r"'(?:ll|d)\b"), " will"),
 )
@@ -296,7 +310,7 @@ def act(text: str) -> Act | None:
     """The act a rule's first sentence tells, or None when it opens on no verb or names no
     object."""
     first = re.split(r"(?<=[^\s.])[.;!?](?:\s|$)", text.strip(), maxsplit=1)[0].lower()
-    for pattern, short in (*_CONTRACTIONS, *_LONG_NAMES):
+    for pattern, short in _LONG_NAMES:  # contractions: ``normalise``
         first = pattern.sub(short, first)
     words = list(normalise(first))
     at = 0

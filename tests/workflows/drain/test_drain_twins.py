@@ -34,6 +34,9 @@ TWINS = [
     ("Always run the tests with -x before pushing", "Run the tests with -x before pushing."),
     ("Use python3.11 instead of python3.9", "use `python3.11` instead of `python3.9`"),
     ("Prefer httpx over requests in the async code", "Prefer httpx over requests in async code"),
+    # a contraction is its two words, with a plain or a typographic apostrophe
+    ("Don't force-push to the release branch", "Do not force-push to the release branch"),
+    ("Don’t commit the generated lockfile", "Do not commit the generated lockfile"),
 ]
 NOT_TWINS = [
     ("Use uv instead of pip", "Use pip instead of uv"),  # the same words, the other way round
@@ -43,6 +46,8 @@ NOT_TWINS = [
         "Always run the database migrations by hand on the production cluster",
     ),
     ("Do not cache the auth token between requests", "Cache the auth token between requests"),
+    ("Don't cache the auth token between requests", "Cache the auth token between requests"),
+    ("Don’t commit the generated lockfile", "Commit the generated lockfile"),
     ("Go with exponential backoff capped at 30 s", "Go with exponential backoff capped at 60 s"),
     ("Pin the Postgres image to 16.4", "Pin the Redis image to 16.4"),
     ("r", "r"),  # says too little to be the same rule
@@ -58,6 +63,12 @@ def test_reworded_rules_are_twins(a: str, b: str) -> None:
 @pytest.mark.parametrize(("a", "b"), NOT_TWINS)
 def test_different_rules_are_not_twins(a: str, b: str) -> None:
     assert not same_rule(a, b) and not same_rule(b, a)
+
+
+def test_normalise_keeps_a_contraction_one_negation() -> None:
+    assert normalise("Don't push to main") == ("do", "not", "push", "to", "main")
+    assert normalise("Won’t use npm") == ("will", "not", "use", "npm")
+    assert normalise("Use the team's runner") == ("use", "team's", "runner")  # no contraction
 
 
 def test_normalise_reads_instead_of_first_as_use_first() -> None:
