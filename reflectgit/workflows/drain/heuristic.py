@@ -30,8 +30,9 @@ or a rule written into an instruction file the person named: the written text is
 and a finding the person relays (a reviewer's, a bot's, a failed job's) that the assistant's
 edits act on and a passing run or the person's go-ahead confirms (``relayed_findings``).
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
-account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
-edit right after it that the next test run passes (a trap caught by reading). A cause said in
+account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), an
+edit right after it that the next test run passes (a trap caught by reading), or, for a cause
+stated in the account that closes the edits, the person's next turn keeping them ("pushed"). A cause said in
 no phrasing the writer knows is read from the session's structure (``linked_causes``): the
 assistant's statement between a failure and the confirmed edit acting on it, naming both (not
 one that only restates what failed, nor one describing the change being made), and so is a
