@@ -30,8 +30,9 @@ or a rule written into an instruction file the person named: the written text is
 and a finding the person relays (a reviewer's, a bot's, a failed job's) that the assistant's
 edits act on and a passing run or the person's go-ahead confirms (``relayed_findings``).
 What confirms a cause the assistant found, besides the person and a red-to-green run: its own
-account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), or an
-edit right after it that the next test run passes (a trap caught by reading). A cause said in
+account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run), an
+edit right after it that the next test run passes (a trap caught by reading), or, for a cause
+stated in the account that closes the edits, the person's next turn keeping them ("pushed"). A cause said in
 no phrasing the writer knows is read from the session's structure (``linked_causes``): the
 assistant's statement between a failure and the confirmed edit acting on it, naming both (not
 one that only restates what failed, nor one describing the change being made), and so is a
@@ -729,9 +730,10 @@ def chunk_actions(
                 return _trim(found[0])
         return ""
 
-    def confirmation(offset: int) -> str:
+    def confirmation(offset: int, closing: bool = True) -> str:
         """Who confirmed what the assistant said at ``offset``: the person's next reply, or
-        a green test run; ``""`` when nobody did (or the person said no)."""
+        a green test run; ``""`` when nobody did (or the person said no). ``closing``: may
+        the person keeping the edits an account closes confirm it (``CLOSING``)?"""
         replies = [said.strip() for role, said in lines[offset + 1 :] if role == "user"]
         record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
         if not replies and reply_after is not None and record is not None:
@@ -755,7 +757,8 @@ def chunk_actions(
         if edit is not None and record is not None and not restated(offset, record, edit):
             return "the assistant's edit right after it and the passing test run that followed"
         if otherwise is not None and record is not None:
-            return otherwise(record)
+            how = otherwise(record)
+            return "" if how.startswith(CLOSING) and not closing else how
         return ""
 
     def restated(offset: int, record: int, edit: int) -> bool:
@@ -832,6 +835,12 @@ def chunk_actions(
             return True  # a person's word, or an account of work a run had already checked
         if not (0 <= offset < len(chunk.records)):
             return True
+        if how.startswith(CLOSING):
+            # the edits came before the account: what the stretch did from the person's turn
+            # (or the chunk's first line) on is what the person kept
+            spoke = [i for i in range(offset) if lines[i][0] == "user"]
+            since = chunk.records[spoke[-1]] if spoke else chunk.records[0] - 1
+            return fix_was_done(str(action.get("fix") or ""), done_after(since))
         return fix_was_done(str(action.get("fix") or ""), done_after(chunk.records[offset]))
 
     out: list[dict[str, Any]] = []
@@ -946,8 +955,11 @@ def chunk_actions(
         elif sig.kind == DIAGNOSIS and sig.speaker != "person" and offset >= 0:
             if under_headed_cause(offset):
                 continue  # a line of a cause's section: its heading states the cause
-            # a cause said plainly: a note only when a green run or the person confirms it
-            how = confirmation(offset)
+            # a cause said plainly: a note only when a green run or the person confirms it.
+            # Not the person keeping the edits of an account it is a line of: an account says
+            # what was done, its caveats and next steps ("If the field doesn't exist, ..."), and
+            # only a line that names itself the cause states what the edits acted on
+            how = confirmation(offset, closing=False)
             if how:
                 action = _confirmed_cause(
                     text, text, how, before(offset), sig, labelled_fix(offset)
@@ -1909,11 +1921,14 @@ def reports_success(reply: str, failed: str) -> bool:
 # it: "commit", "commit and push", "commit the changes", "make a pr", "open a PR", "push it",
 # "ship it", "merge it". A request that presumes the fix held, said after seeing it, as "that
 # worked" is; a complaint in it (``_COMPLAINT``: "commit, but the tables are gone?") or a long
-# brief (a new task that opens with "commit") keeps nothing.
+# brief (a new task that opens with "commit") keeps nothing. The person's report of having
+# kept it themselves ("pushed", "I committed and pushed!!", "merged it") keeps it as well.
 _SHIP = re.compile(
     r"^(?:(?:ok(?:ay)?|good|great|nice|cool|perfect|thanks?|alright|now|please|go ahead and)"
     r"\W+)*(?:commit|push|ship|merge|make an? (?:pr|pull request)|open an? (?:pr|pull request)|"
-    r"create an? (?:pr|pull request)|raise an? (?:pr|pull request))\b",
+    r"create an? (?:pr|pull request)|raise an? (?:pr|pull request)|"
+    r"(?:i(?:\s+have|'ve)?\s+|(?:it'?s|it\s+is|(?:has\s+)?been)\s+)?"
+    r"(?:commit+ed|pushed|merged|shipped))\b",
     re.I,
 )
 SHIP_WORDS = 12
@@ -1921,7 +1936,8 @@ SHIP_WORDS = 12
 
 def ships(reply: str) -> bool:
     """Is the person's turn a short request to commit, push or open a PR of the work as it
-    is ("commit and push", "ok make a pr"), with no complaint in it?"""
+    is ("commit and push", "ok make a pr"), or a report of having done so ("pushed"), with no
+    complaint in it?"""
     said = clean(reply).strip()
     return (
         bool(_SHIP.match(said)) and len(said.split()) <= SHIP_WORDS and not _COMPLAINT.search(said)
@@ -1944,7 +1960,10 @@ def confirmed_otherwise(
     cause the assistant stated in words; the readers of a cause from the session's structure
     leave it out, since what they read after such a turn is mostly an account of the work
     ("Both feedback items are fixed and pushed", "Server is live": four of four over the tune
-    sets). ``""`` when nothing confirmed it."""
+    sets). (d) With ``shipped``, a cause stated after the edits it accounts for (the stretch
+    since the person spoke edited before it and nothing after it) is confirmed by the person's
+    next turn keeping them (``ships``), the fix checked against those edits (``CLOSING``).
+    ``""`` when nothing confirmed it."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
@@ -1960,7 +1979,11 @@ def confirmed_otherwise(
         end = min((r for r in persons if r > record), default=None)
         edit = next((e for e in edits if e > record and (end is None or e < end)), None)
         if edit is None:
-            return ""
+            # (d) the cause stated in the closing account of a stretch that edited: the
+            # assistant edits first and says what it found after ("Found the issue: X. ## Fix
+            # applied ..."), nothing edited after it before the person speaks. Its edits came
+            # before it; only the person's next turn keeping them confirms it, as (c) does
+            return closes_edits(record, start, end) if shipped else ""
         failing = {cmd: out for at, cmd, bad, out in commands if start < at <= record and bad}
         for at, cmd, bad, out in commands:
             if at <= edit or (end is not None and at > end) or cmd not in failing:
@@ -1992,7 +2015,20 @@ def confirmed_otherwise(
                 break  # it still fails: a later success is of something else
         return ""
 
+    def closes_edits(record: int, start: int, end: int | None) -> str:
+        if end is None or not any(start < e < record for e in edits):
+            return ""  # nothing edited before it since the person spoke: a diagnosis alone
+        said = next((t.text for t in turns if t.record == end), "")
+        if ships(said):
+            return f"{CLOSING}: “{clean(said).strip()[:200]}”"
+        return ""
+
     return how
+
+
+# A confirmation of a cause stated after the edits it accounts for (``confirmed_otherwise``'s
+# (d)): the fix is checked against the stretch's edits before it, not what came after.
+CLOSING = "the edits this account closes, kept by the person's next turn"
 
 
 # What says something fails: in an error's output, the person's complaint, the assistant's

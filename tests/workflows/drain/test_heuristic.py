@@ -2769,3 +2769,97 @@ def test_a_cause_announced_on_its_line_and_confirmed_is_what_follows(tmp_path, s
 )
 def test_an_announcement_without_a_confirmed_cause_after_it_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []
+
+
+# Issue 34 (recall): a cause the assistant states in the account that closes a stretch of
+# edits ("Found the issue. X" after the edit, nothing edited after it) is confirmed by the
+# person's next turn keeping those edits ("commit and push", "pushed"), the fix checked
+# against the edits before it; a diagnosis line of the account (a caveat, a next step) is not.
+
+CLOSING_CAUSE = (
+    "Perfect! I found the issue. The generated migration uses `ALTER TABLE ... MODIFY`, which "
+    "SQLite does not support. I changed the migration to a table copy."
+)
+
+
+def _closing(said: str, reply: str, edit_first: bool = True) -> list:
+    edited = _edit_to("e1", "CREATE TABLE new_jobs AS SELECT * FROM jobs", old="MODIFY")
+    return [
+        DEPLOY_FAILS,
+        *(edited if edit_first else []),
+        ("assistant", said),
+        ("user", reply),
+    ]
+
+
+@pytest.mark.parametrize("reply", ["pushed", "commit and push", "I committed and pushed!!"])
+def test_a_cause_stated_after_its_edits_and_kept_by_the_person_is_a_note(tmp_path, reply):
+    [action] = _actions(tmp_path, _closing(CLOSING_CAUSE, reply))
+    assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
+    assert action["fix"] == "Change the migration to a table copy."
+    assert f"{heuristic.CLOSING}: “{reply}”" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # nothing edited before it: a diagnosis, and the person's go-ahead keeps no fix
+        _closing(CLOSING_CAUSE, "commit and push", edit_first=False),
+        # the person's next turn is something else
+        _closing(CLOSING_CAUSE, "why MODIFY?"),
+        # a complaint with it
+        _closing(CLOSING_CAUSE, "pushed, but the health check still fails"),
+        # a caveat of the account, not a line that names itself the cause
+        _closing(
+            "Alternative: if the `jobs_archive` table doesn't exist, the copy won't error.",
+            "pushed",
+        ),
+        # the fix the account names is not what the edits did
+        _closing(
+            "Found the issue. The generated migration uses `ALTER TABLE ... MODIFY`, which "
+            "SQLite does not support. I changed `schema_version` to 3.",
+            "pushed",
+        ),
+    ],
+    ids=["no-edit-before", "not-kept", "complaint", "caveat", "another-fix"],
+)
+def test_a_closing_account_the_person_does_not_keep_is_no_note(tmp_path, turns):
+    assert _actions(tmp_path, turns) == []
+
+
+def test_only_a_cause_stated_in_words_is_confirmed_by_keeping_the_edits_it_closes(tmp_path):
+    prepared = cascade.prepare(_session(tmp_path, _closing(CLOSING_CAUSE, "pushed")))
+    transcript = prepared.transcript
+    assert transcript is not None
+    said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
+    assert heuristic.confirmed_otherwise(transcript)(said) == ""
+    assert heuristic.confirmed_otherwise(transcript, shipped=True)(said).startswith(
+        heuristic.CLOSING
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("pushed", True),
+        ("I committed and pushed!!", True),
+        ("merged it", True),
+        ("ok, I've pushed", True),
+        ("pushed?", False),
+        ("I pushed the wrong branch", False),
+        ("pushed, but CI still fails", False),
+        ("I pushed " + "the docs and then rewrote every module " * 2, False),
+        ("the pushed commit has no tests", False),
+    ],
+)
+def test_ships_reads_the_persons_report_of_having_kept_the_work(reply, expected):
+    assert heuristic.ships(reply) is expected
+
+
+def test_the_fix_a_closing_account_names_is_checked_against_the_edits_before_it(tmp_path):
+    said = (
+        "Found the issue. The generated migration uses `ALTER TABLE ... MODIFY`, which SQLite "
+        "does not support. I replaced it with `CREATE TABLE new_jobs`."
+    )
+    [action] = _actions(tmp_path, _closing(said, "pushed"))
+    assert action["fix"] == "Replace it with `CREATE TABLE new_jobs`."
