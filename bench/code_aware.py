@@ -211,8 +211,8 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
             empty += 1
             quiet += not shown
             if shown:
-                said = [f"{i} ({why[i]})" for i in shown]
-                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {said}")
+                listed = [f"{i} ({why[i]})" for i in shown]
+                misses.append(f"{pr['commit'][:8]} ({pr['why']}) showed {listed}")
     return {
         "dataset": folder.name,
         "stale_cases": tp + fn + fp + tn,
