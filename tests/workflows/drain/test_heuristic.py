@@ -2771,6 +2771,97 @@ def test_an_announcement_without_a_confirmed_cause_after_it_is_no_note(tmp_path,
     assert _actions(tmp_path, turns) == []
 
 
+# Issue 34 (recall): a cause announced on a line of its own ("### Root cause", "Confirmed the
+# root cause.", "The problem is twofold:") is the sentence, the only list item, or the short
+# parts of one cause after the announcement, in the same turn; what follows that is no cause
+# (a plan, several findings, a question) makes no note.
+
+VENV = "The venv's `python3` symlink points to a build-time path."
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "### Root cause",
+        "## Root Cause Analysis",
+        "**Findings:**",
+        "Found it!",
+        "Confirmed the root cause.",
+        "The problem is twofold:",
+        "The issue is the combination of:",
+        "I found both root causes.",
+    ],
+)
+def test_announces_reads_a_line_that_only_announces_a_cause(sentence):
+    assert heuristic.announces(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "### Root cause: the venv's symlink",
+        "Found it: the venv's `python3` symlink points to a build-time path.",
+        "The problem is the venv's symlink.",
+        "### Symptom 1: the job notice on first prompt",
+        "Root cause confirmed for the cache, not for the queue.",
+        "Let me find the root cause.",
+    ],
+)
+def test_announces_leaves_a_line_with_a_clause_of_its_own(sentence):
+    assert not heuristic.announces(sentence)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        f"### Root cause\n{VENV}",
+        f"Confirmed the root cause. {VENV}",
+        f"### Root cause\n- {VENV}",
+    ],
+    ids=["heading", "confirmed-then-cause", "heading-one-item"],
+)
+def test_a_cause_after_its_announcement_and_confirmed_is_a_note(tmp_path, said):
+    [action] = _actions(tmp_path, _found(said))
+    assert action["title"].startswith("The venv's `python3` symlink points to a build-time path")
+    assert action["learning_type"] == "bug-fix"
+
+
+def test_a_cause_announced_in_parts_is_its_parts_joined(tmp_path):
+    said = (
+        "The issue is the combination of:\n"
+        "1. **`fix: true`** in `.golangci.yaml` - auto-fixes issues\n"
+        "2. **`nolintlint`** linter - strips nolint directives it finds unused"
+    )
+    [action] = _actions(tmp_path, _found(said))
+    assert action["title"].startswith(
+        "`fix: true` in `.golangci.yaml` - auto-fixes issues; `nolintlint` linter - strips"
+    )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a heading, then a plan: what the assistant will do, not the cause
+        "### Root cause\nCheck `rockcraft.yaml` for the venv path first.",
+        "### Root cause\n1. Read the service logs.\n2. Compare `rockcraft.yaml` with the image.",
+        # several unrelated findings: none of them is the cause announced
+        "**Findings:**\n"
+        "1. The README still names the old `make deploy` target in its setup section.\n"
+        f"2. {VENV}\n"
+        "3. The `ci.yml` workflow runs the linters twice on every push to the main branch.",
+        # announced, then a question
+        "Found it! Is `PYTHONPATH` set in the container?",
+        # a lead-in to a list, not the cause
+        "### Root cause\nThe service currently:\n- runs the venv's `python3`",
+        # announced, then nothing in the same turn
+        "Confirmed the root cause.",
+    ],
+    ids=["plan", "plan-list", "findings", "question", "lead-in", "nothing-after"],
+)
+def test_an_announcement_followed_by_no_cause_is_no_note(tmp_path, said):
+    assert _actions(tmp_path, _found(said)) == []
+
+
 # Issue 34 (recall): a cause the assistant states in the account that closes a stretch of
 # edits ("Found the issue. X" after the edit, nothing edited after it) is confirmed by the
 # person's next turn keeping those edits ("commit and push", "pushed"), the fix checked
