@@ -53,7 +53,6 @@ and passing run (``diagnosed_causes``).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -1064,13 +1063,7 @@ def _confirmed_cause(
     said = sentences(plain)
     headed = headed_cause(text)
     cause = headed or next((p for p in said if _CAUSE.search(p)), "")
-    # "Confirmed the root cause. X", "### Root cause" then X: the announcement names nothing,
-    # the cause is the sentence after it (on its line, else the next line); a cause stated
-    # before it on the line stays the cause
-    at = -1 if headed else next((i for i, p in enumerate(said) if announces(p)), -1)
-    announced = at >= 0 and (not cause or cause == said[at])
-    if announced:
-        cause, text = _announced_cause(said, at, text, after)
+    announced = not cause and len(said) == 1 and _FOUND.match(said[0])
     # "Perfect! I found the issue - X": an exclamation before the announcement says nothing
     opening = said[1:] if len(said) > 1 and _EXCLAIMED.match(said[0]) else said
     lead = _FOUND_LEAD.match(opening[0]) if opening and not cause and not announced else None
@@ -1086,11 +1079,10 @@ def _confirmed_cause(
             or stated.rstrip(" *_").endswith(("?", ":"))
         ):
             cause = stated
-    if not announced and (
+    if announced or (
         cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
     ):
-        # "Looking closer, the actual issue was:": an announcement that ends a sentence opened
-        # by something else, and the cause on the next line
+        # "The actual issue was:" or "Found the actual bug!", and the cause on the next line
         following = _following_line(text, after)
         cause = (f"{cause} {following}" if cause else following) if following else ""
         text = f"{text} {following}"
@@ -1206,78 +1198,9 @@ def _done(fix: str) -> str:
 
 
 # "Found the actual bug!" alone on its line: the cause is what the assistant says next.
-# An announcement: a heading or a short line whose words only say that a cause follows ("###
-# Root cause", "## Root Cause Analysis", "Findings:", "Found it!", "Confirmed the root cause.",
-# "The problem is twofold:", "The issue is the combination of:"), no clause of its own. The
-# assistant states the cause in what follows it; read alone it names nothing, and it is refused
-# as a cause that names nothing while the cause it announces goes unread.
-_ANNOUNCEMENT = re.compile(
-    r"^\W*(?:#{1,6}\s*)?(?:"
-    r"(?:i(?:'ve|\s+have)?\s+)?(?:found|confirmed|identified|pinned down)\s+(?:it|(?:both\s+)?"
-    r"(?:the\s+)?(?:real\s+|actual\s+)?(?:root[\s-]+cause|bug|problem|issue|cause|culprit)s?)"
-    r"|(?:the\s+)?(?:real\s+|actual\s+|confirmed\s+)?"
-    r"(?:root[\s-]+cause(?:\s+analysis)?|bug|problem|issue|cause|culprit|findings?)"
-    r"(?:\s+(?:is|was|are|were)(?:\s+(?:now\s+)?(?:clear|exact|confirmed|simple|twofold|"
-    r"threefold|as follows|the combination of))?)?"
-    r")\W*$",
-    re.I,
+_FOUND = re.compile(
+    r"^\W*(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\W*$", re.I
 )
-
-
-def announces(sentence: str) -> bool:
-    """Is the sentence an announcement of a cause that follows, with no clause of its own?"""
-    return bool(_ANNOUNCEMENT.match(_MARKUP.sub("", sentence).replace("**", "").strip()))
-
-
-# A step of a plan, said as an order ("Check `rockcraft.yaml` for the path", "Read the logs"):
-# what the assistant will do next, not the cause it announced.
-_STEP = re.compile(
-    r"^(?:check|read|run|add|verify|inspect|investigate|fix|update|change|use|try|confirm|"
-    r"remove|set|install|open|find|trace|compare|test|reproduce|rewrite|replace|move|search|"
-    r"review|look)\s",
-    re.I,
-)
-# An announcement of one cause in parts ("The problem is twofold:", "The issue is the
-# combination of:"): its list's items, each a short clause, are that cause's parts.
-_IN_PARTS = re.compile(r"\b(?:twofold|threefold|the combination of|both)\W*$", re.I)
-PART_WORDS = 14  # a longer item is a finding of its own, with its evidence
-
-
-def _announced_cause(said: Sequence[str], at: int, text: str, after: str) -> tuple[str, str]:
-    """The cause the announcement ``said[at]`` announces, and the quote with it: the sentence
-    after it on its line, else the assistant's next line in the same turn (``after``): its
-    first sentence, or a list's only item, or the items of a cause announced in parts, joined.
-    ``""`` for a list of several findings or steps, and for what states no cause: an intent
-    ("Let me ..."), a step of a plan, a pointer ("Look at `X`:"), a lead-in to a list ("hk
-    currently:") or a question ("Found it! Is `PYTHONPATH` set?")."""
-    if at + 1 < len(said):
-        following = said[at + 1]
-    else:
-        rest = after.split(text.strip(), 1)[-1] if text.strip() in after else ""
-        lines = [x.strip() for x in rest.split("\n") if x.strip()]
-        items = list(itertools.takewhile(lambda x: bool(_LISTED.match(x)), lines))
-        parts = [_MARKUP.sub("", x).replace("**", "").strip().rstrip(" .;") for x in items]
-        if not items:
-            following = _following_line(text, after)
-        elif len(parts) == 1:
-            following = sentences(parts[0])[0] if parts[0] else ""
-        elif _IN_PARTS.search(said[at]) and all(len(p.split()) <= PART_WORDS for p in parts):
-            following = "; ".join(parts)
-        else:
-            following = ""  # several findings, or a plan's steps: none of them is the cause
-        text = f"{text} {following}" if following else text
-    following = following.strip().rstrip(" .")
-    if (
-        not following
-        or _INTENT.match(following)
-        or _STEP.match(following)
-        or _POINTER.match(following)
-        or following.rstrip(" *_").endswith(("?", ":"))
-    ):
-        return "", text
-    return following, text
-
-
 # The same announcement opening a line that goes on with the cause ("Found it! X", "Perfect!
 # I found the issue. X", "Found it: X", "Found the bug - X"): what follows it is the cause.
 _EXCLAIMED = re.compile(r"^\W*(?:perfect|great|excellent|ah|aha|ok(?:ay)?)\W*$", re.I)
