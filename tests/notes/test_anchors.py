@@ -153,11 +153,12 @@ def test_a_block_ends_where_its_definition_does() -> None:
     js = "function id(x) { return x }\nid.cache = new Map();\nfunction other() {\n  return 1;\n}\n"
     symbol_block = anchors.symbol_block
     assert symbol_block(js, "id") == "function id(x) { return x }\n"
-    # a typed constant with its value ends at its ``;``, not at the next definition
-    rs = (
-        "pub const MAX: u8 = INNER;\nconst_assert!(INNER > 0);\n\n#[cfg(x)]\nconst INNER: u8 = 3;\n"
-    )
-    assert symbol_block(rs, "MAX") == "pub const MAX: u8 = INNER;\n"
+    # a prototype ends at its ``;``, not at the next definition
+    c = "int parse(const char *s);\nDEPRECATED(parse)\n\nstatic int count = 0;\n"
+    assert symbol_block(c, "parse") == "int parse(const char *s);\n"
+    # a variable given a value runs on to the next definition: the code after it uses it
+    dart = "  var option = find(name);\n  check(option);\n  var other = 1;\n"
+    assert symbol_block(dart, "option") == "  var option = find(name);\n  check(option);\n"
     # a body that opens on the line and goes on is still its braces
     ts = "class Q {\n  size(): number {\n    return this.n;\n  }\n  clear(): void {}\n}\n"
     assert symbol_block(ts, "size") == "  size(): number {\n    return this.n;\n  }\n"
