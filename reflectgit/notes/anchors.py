@@ -504,7 +504,7 @@ def _definition(
             end = len(text) if end < 0 else end
             line = _head(text, start, end)
             defined = _defines_line(line, name, forms)
-            if defined is not None:
+            if defined is not None and not _in_pod(text, start):
                 return start, end, defined[0], defined[1]
             found = _TYPEDEF_END.match(line) if forms is _STRONG else None
             if found is not None and found.group("name") == name:
@@ -581,6 +581,17 @@ def symbol_block(text: str, symbol: str) -> str | None:
     exact = way is not None and way[1] in _DOT_ENDED
     while rest and _LEADING.match(rest[-1]) and not (exact and rest[-1].strip()):
         rest.pop()
+    # A Perl POD section (``=head2 name`` ... ``=cut``) before the next definition documents
+    # that one, as a comment before it does: it is left out with the lines before it.
+    if rest and (rest[-1].startswith("=cut") or any(_POD_COMMAND.match(x) for x in rest)):
+        ends = rest[:-1] if rest[-1].startswith("=cut") else rest
+        closed = [i for i, line in enumerate(ends) if line.startswith("=cut")]
+        opened = [i for i, line in enumerate(rest) if _POD_COMMAND.match(line)]
+        after = [i for i in opened if i > (closed[-1] if closed else -1)]
+        if after:
+            del rest[after[0] :]
+            while rest and _LEADING.match(rest[-1]):
+                rest.pop()
     return "\n".join([first, *rest]) + "\n"
 
 
@@ -703,6 +714,26 @@ def definitions(text: str, symbol: str) -> list[str]:
     return out
 
 
+# A POD command paragraph: Perl's documentation, from it to ``=cut``, is no code.
+_POD_COMMAND = Pattern(r"^=[a-zA-Z]")
+# The lines that open and close a documentation section at a line's start: Perl's POD
+# (``=head2`` ... ``=cut``), Ruby's ``=begin`` ... ``=end`` (POD's own ``=end html`` names
+# a format and stays inside).
+_DOC_SECTION = Pattern(r"(?m)^=(?:(?P<close>cut\b|end[ \t]*$)|[a-zA-Z])")
+
+
+def _in_pod(text: str, pos: int) -> bool:
+    """Is the line at ``pos`` inside a documentation section (Perl's POD, Ruby's
+    ``=begin``)? Its prose may read as code (``If possible, move() will ...`` as a C-like
+    signature of ``move``); the sub it documents is defined after its ``=cut``."""
+    if "\n=" not in text and not text.startswith("="):
+        return False
+    inside = False
+    for found in _DOC_SECTION.finditer(text, 0, pos):
+        inside = found.group("close") is None
+    return inside
+
+
 # What stands before a definition and belongs to it: blank lines, comments, decorators.
 _LEADING = Pattern(r"^\s*(?:$|#|//|/\*|\*|--|;|@|\[\w)")
 
@@ -788,7 +819,9 @@ def _declared_before(text: str, start: int, name: str, way: object) -> int:
             break
         eol = text.find("\n", found)
         way_of = _way(text[found:eol], name)
-        if way_of is None or _block_end(text, found, eol, way_of[0], way_of[1]) != start:
+        # it ends at its ``;``: only comments and blank lines may stand between
+        ended = _block_end(text, found, eol, way_of[0], way_of[1]) if way_of else start + 1
+        if ended > start or not all(_LEADING.match(x) for x in text[ended:start].splitlines()):
             break
         start = found
     return start
@@ -847,17 +880,23 @@ def _block_end(text: str, start: int, end_of_line: int, indent: str, ends: str) 
     braced = _braced_end(text, start, end_of_line)
     if braced is not None:
         return braced
+    # Braces the block opens and the rest of the file never closes were counted wrong (a
+    # language's own syntax read with C's markers: Perl's ``s/x\z//`` is no ``//`` comment):
+    # the indent alone then ends the block, not the end of the file (read only when a brace
+    # is open: tokenising the rest of the file for every block costs).
+    miscounted: bool | None = None
     pos = end_of_line + 1
     while pos < len(text):
         nxt = text.find("\n", pos)
         line = text[pos : nxt if nxt >= 0 else len(text)]
         other = _ANY_DEFINITION.match(line)
-        if (
-            other
-            and len(other.group("indent").expandtabs()) <= depth
-            and not _open_braces(text[start:pos])
-        ):
-            return pos
+        if other and len(other.group("indent").expandtabs()) <= depth and not _in_pod(text, pos):
+            if not _open_braces(text[start:pos]):
+                return pos
+            if miscounted is None:
+                miscounted = _open_braces(text[start:])
+            if miscounted:
+                return pos
         if nxt < 0:
             break
         pos = nxt + 1
@@ -886,7 +925,27 @@ def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
         nxt = len(text) if nxt < 0 else nxt
         head += tokens(text[pos:nxt], "x.c")
         pos = nxt + 1
+    # A declaration without a body (``name(): T;`` in an interface, a prototype, a signature
+    # over several lines) ends at its ``;``: the next line is another member's, whatever form
+    # it takes (a property, a getter the forms do not read), and a change to it is none to
+    # this one. Not a variable given a value (``var option = f();``, ``const X = g();``): a
+    # local's block, to the next definition, is the code after it that uses it, and
+    # ``members`` reads it so (the stale judge finds a note's words there: args' recall fell
+    # 1.0 -> 0.88 when it ended at its ``;``, tune figures).
+    if (
+        "{" not in head
+        and head[-1:] == [";"]
+        and "(" in head
+        and head.count("(") <= head.count(")")
+        and "=" not in _outside_parentheses(head)
+    ):
+        return min(pos, len(text))
     depth = head.count("{") - head.count("}")
+    # A body opened and closed on the definition's own line(s) (``sub name { $_[0]->[0] }``,
+    # ``get size() { return this.#size; }``) ends with it: what follows (the doc of the next
+    # definition, the next member) is not its code.
+    if depth == 0 and "{" in head and head[-1:] == ["}"]:
+        return min(pos, len(text))
     if depth <= 0 or head[-1:] != ["{"]:
         nxt = text.find("\n", pos)
         nxt = len(text) if nxt < 0 else nxt
@@ -902,6 +961,16 @@ def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
             return min(nxt + 1, len(text))
         pos = nxt + 1
     return None
+
+
+def _outside_parentheses(toks: list[str]) -> list[str]:
+    """The tokens of ``toks`` outside any parentheses (a default value ``(a = 1)`` aside)."""
+    out, depth = [], 0
+    for token in toks:
+        depth += (token == "(") - (token == ")")
+        if depth == 0 and token not in "()":
+            out.append(token)
+    return out
 
 
 def _open_braces(code: str) -> bool:

@@ -146,3 +146,33 @@ def test_a_diff_names_its_files_renames_and_the_symbols_its_hunks_touched() -> N
     assert (pool.status, pool.symbols) == ("modified", {"prefill", "Pool", "drain"})
     assert (moved.status, moved.old, moved.new) == ("renamed", "old.py", "new.py")
     assert (gone.status, gone.symbols) == ("deleted", set())  # an assignment names no symbol
+
+
+def test_a_block_ends_where_its_definition_does() -> None:
+    # a body opened and closed on its line, then more code: the line alone
+    js = "function id(x) { return x }\nid.cache = new Map();\nfunction other() {\n  return 1;\n}\n"
+    symbol_block = anchors.symbol_block
+    assert symbol_block(js, "id") == "function id(x) { return x }\n"
+    # a prototype ends at its ``;``, not at the next definition
+    c = "int parse(const char *s);\nDEPRECATED(parse)\n\nstatic int count = 0;\n"
+    assert symbol_block(c, "parse") == "int parse(const char *s);\n"
+    # a variable given a value runs on to the next definition: the code after it uses it
+    dart = "  var option = find(name);\n  check(option);\n  var other = 1;\n"
+    assert symbol_block(dart, "option") == "  var option = find(name);\n  check(option);\n"
+    # a body that opens on the line and goes on is still its braces
+    ts = "class Q {\n  size(): number {\n    return this.n;\n  }\n  clear(): void {}\n}\n"
+    assert symbol_block(ts, "size") == "  size(): number {\n    return this.n;\n  }\n"
+
+
+def test_documentation_sections_define_nothing() -> None:
+    symbol_block = anchors.symbol_block
+    rb = "=begin\nIf possible, run(x) will do it. Otherwise, it\n=end\ndef run(x)\n  x\nend\n"
+    assert symbol_block(rb, "run") == "def run(x)\n  x\nend\n"
+    # POD's ``=end html`` closes a format inside the section, not the section; ``==`` no line
+    pm = (
+        "=head1 run\n\n=begin html\n<b>x</b>\n=end html\n\n"
+        "If possible, run(x) will do it. Otherwise, it\n\n=cut\n\nsub run {\n  1;\n}\n"
+    )
+    assert symbol_block(pm, "run") == "sub run {\n  1;\n}\n"
+    code = "x = 1\n==\nIf possible, run(x) will do it. Otherwise, it\nsub run {\n  1;\n}\n"
+    assert symbol_block(code, "run").startswith("If possible")  # type: ignore[union-attr]
