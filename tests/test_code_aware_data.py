@@ -38,6 +38,7 @@ LICENCES = {
     "dotenv": "MIT License",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
+    "humanize": "Permission is hereby granted, free of charge",
     "inih": "New BSD license",
     "itsdangerous": "Redistribution and use in source and binary forms",
     "inspect.lua": "Permission is hereby granted, free of charge",
