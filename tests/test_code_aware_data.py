@@ -49,6 +49,7 @@ LICENCES = {
     "node-semver": "The ISC License",
     "once_cell": "Permission is hereby granted, free of charge",
     "p-queue": "MIT License",
+    "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
     "Path-Tiny": "Apache License",
     "Rainbow": "The MIT License (MIT)",
