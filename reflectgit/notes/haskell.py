@@ -19,6 +19,7 @@ literals are no code: a name in them defines nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reflectgit.notes.lazyre import Pattern
 
@@ -51,6 +52,9 @@ _TOKEN = Pattern(rf"`[^`\n]*`|[A-Za-z_][\w'.]*|{_SYMBOLS}+|\S")
 _RESERVED = frozenset({"=", "|", "@", "~", "\\", "->", "<-", "=>", "::", "..", "!"})
 
 
+# A file's definitions are looked up several times (its block, its span, each anchor on it):
+# its masking is computed once.
+@lru_cache(maxsize=16)
 def code(text: str) -> str:
     """``text`` with its comments, strings and character literals blanked (spaces, line
     breaks kept, so every position stays)."""
