@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reflectgit.notes import lisp
+from reflectgit.notes import haskell, lisp
 from reflectgit.notes.lazyre import Pattern
 
 # Words that introduce a definition in the languages a team is likely to write.
@@ -564,6 +564,14 @@ def _typedef_start(text: str, close: int) -> int | None:
     return start if text[start:at].lstrip().startswith("typedef") else None
 
 
+def _forms(text: str, symbol: str) -> list[tuple[int, int, int]]:
+    """The definitions of ``symbol`` in ``text`` when it is a language whose definitions the
+    line forms do not read (each its start, the end of its first line and its end): a Lisp's
+    balanced forms (``lisp``), a Haskell declaration group (``haskell``: a signature and its
+    equations, whose names and operators no definition word introduces)."""
+    return lisp.definitions(text, symbol) or haskell.definitions(text, symbol)
+
+
 def symbol_block(text: str, symbol: str) -> str | None:
     """The text of ``symbol``'s first definition in ``text`` (its line to the next definition
     indented no deeper, less the comments, decorators and blank lines just before that one:
@@ -572,7 +580,7 @@ def symbol_block(text: str, symbol: str) -> str | None:
     block = _raw_block(text, symbol)
     if block is None:
         return None
-    if lisp.definitions(text, symbol):  # a balanced form: its last line closes it
+    if _forms(text, symbol):  # a balanced form or a declaration group: its last line closes it
         return block if block.endswith("\n") else block + "\n"
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
@@ -614,7 +622,7 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
         return []
     if "::" in symbol or "." in _ARITY.sub("", symbol).lstrip("."):
         return [first]  # ``Class.member``: the one the owner defines
-    forms = lisp.definitions(text, symbol)
+    forms = _forms(text, symbol)
     if forms:  # read over the whole text: a form's strings may hold any line
         depth = _depth(text[forms[0][0] : forms[0][1]])
         return [
@@ -763,10 +771,12 @@ def _span(text: str, symbol: str) -> _Span | None:
     left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
     file defines the class there, else the first definition of ``member``. A Lisp form that
     defines ``symbol`` (``(defn symbol``, see ``lisp``) is its balanced form."""
-    forms = lisp.definitions(text, symbol)
+    forms = _forms(text, symbol)
     if forms:
         start, end_of_line, end = forms[0]
         return start, end, end_of_line, ()
+    if haskell.reads(text):
+        return None  # Haskell defines at its top level only: an indented line is a local's
     name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")
     if owner and member and name == _last_name(symbol):

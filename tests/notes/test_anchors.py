@@ -176,3 +176,144 @@ def test_documentation_sections_define_nothing() -> None:
     assert symbol_block(pm, "run") == "sub run {\n  1;\n}\n"
     code = "x = 1\n==\nIf possible, run(x) will do it. Otherwise, it\nsub run {\n  1;\n}\n"
     assert symbol_block(code, "run").startswith("If possible")  # type: ignore[union-attr]
+
+
+INCLUDE_HS = """module Path.Include where
+
+import qualified System.FilePath as FilePath
+
+-- | Append two paths. Not @parent (Path a)@: a name in a comment defines nothing.
+infixr 5 </>
+(</>) :: Path b Dir -> Path Rel t -> Path b t
+(</>) (Path a) (Path b) = Path (a ++ b)
+
+-- | The parent directory.
+parent :: Path b t
+       -> Path b Dir
+parent (Path "") = Path ""
+parent (Path fp) | FilePath.isDrive fp = Path fp
+parent (Path fp) =
+    Path (FilePath.takeDirectory fp)
+  where
+    parent = "a local of the same name, indented"
+
+{-# INLINE filename #-}
+filename :: Path b File -> Path Rel File
+filename p = let s = "parent x = 1" in Path (FilePath.takeFileName (toFilePath (parent p)))
+
+(Path a) <.> (Path b) = Path (a ++ "." ++ b)
+
+isPrefixOf, isSuffixOf :: Path b Dir -> Path b t -> Bool
+isPrefixOf p l = p `elem` inits l
+isSuffixOf p l = p `elem` tails l
+
+p `joins` q = p </> q
+
+data PathException
+  = InvalidAbsDir FilePath
+  | InvalidRelDir FilePath
+  deriving (Show, Eq)
+
+class Monad m => MonadPath m where
+  normalize :: Path b t -> m (Path b t)
+  normalize = return
+
+instance Show (Path b t) where
+  show (Path p) = show p
+
+newtype Wrapped = Wrapped { unwrap :: Int }
+"""
+
+
+@pytest.mark.parametrize(
+    ("symbol", "block"),
+    [
+        # an operator's signature, then its prefix equation; the fixity before it defines nothing
+        (
+            "</>",
+            "(</>) :: Path b Dir -> Path Rel t -> Path b t\n(</>) (Path a) (Path b) = Path (a ++ b)\n",
+        ),
+        # a signature over two lines, equations with guards, a where clause: up to the pragma
+        # and the signature of the next definition
+        (
+            "parent",
+            'parent :: Path b t\n       -> Path b Dir\nparent (Path "") = Path ""\n'
+            "parent (Path fp) | FilePath.isDrive fp = Path fp\nparent (Path fp) =\n"
+            "    Path (FilePath.takeDirectory fp)\n  where\n"
+            '    parent = "a local of the same name, indented"\n',
+        ),
+        # an operator defined infix, with no signature
+        ("<.>", '(Path a) <.> (Path b) = Path (a ++ "." ++ b)\n'),
+        # a function defined infix in backticks
+        ("joins", "p `joins` q = p </> q\n"),
+        # a type, a class, a newtype: blocks of their own
+        (
+            "PathException",
+            "data PathException\n  = InvalidAbsDir FilePath\n  | InvalidRelDir FilePath\n"
+            "  deriving (Show, Eq)\n",
+        ),
+        (
+            "MonadPath",
+            "class Monad m => MonadPath m where\n  normalize :: Path b t -> m (Path b t)\n"
+            "  normalize = return\n",
+        ),
+        ("Wrapped", "newtype Wrapped = Wrapped { unwrap :: Int }\n"),
+    ],
+)
+def test_haskell_declarations_are_blocks(symbol: str, block: str) -> None:
+    assert anchors.symbol_block(INCLUDE_HS, symbol) == block
+
+
+def test_a_haskell_signature_of_several_names_and_their_equations() -> None:
+    # ``isPrefixOf, isSuffixOf ::`` declares both; each name's equations follow
+    assert anchors.anchored_blocks(INCLUDE_HS, "isPrefixOf") == [
+        "isPrefixOf, isSuffixOf :: Path b Dir -> Path b t -> Bool\n"
+        "isPrefixOf p l = p `elem` inits l\n"
+    ]
+    assert anchors.anchored_blocks(INCLUDE_HS, "isSuffixOf") == [
+        "isPrefixOf, isSuffixOf :: Path b Dir -> Path b t -> Bool\n",
+        "isSuffixOf p l = p `elem` tails l\n",
+    ]
+
+
+@pytest.mark.parametrize(
+    "symbol",
+    [
+        "normalize",  # a method's signature and default inside a class body
+        "show",  # an instance's method
+        "unwrap",  # a record field
+        "inits",  # used in another equation's body
+        "takeFileName",  # a qualified use
+        "module",  # a keyword
+    ],
+)
+def test_haskell_uses_and_locals_are_not_definitions(symbol: str) -> None:
+    assert anchors.symbol_block(INCLUDE_HS, symbol) is None
+
+
+def test_haskell_names_in_comments_and_strings_define_nothing() -> None:
+    # ``parent`` is in a haddock comment, a string and a where clause before and after its
+    # definition: its block is its own signature and equations, and it is found once
+    blocks = anchors.anchored_blocks(INCLUDE_HS, "parent")
+    assert len(blocks) == 1 and blocks[0].startswith("parent :: Path b t\n")
+    # a file defining the name only in a comment, a string or indented defines nothing
+    text = (
+        "module M where\n\n-- parent x = 1\n{- parent y = 2 -}\n"
+        'f :: Int\nf = length "\\nparent z = 3"\n  where parent = 4\n'
+    )
+    assert anchors.symbol_block(text, "parent") is None
+    assert anchors.symbol_block(text, "f") == (
+        'f :: Int\nf = length "\\nparent z = 3"\n  where parent = 4\n'
+    )
+
+
+def test_other_languages_are_not_read_as_haskell() -> None:
+    # no signature and no module header: a Python assignment is no Haskell equation
+    py = "def parent(p):\n    return p\n\nparent_of = parent\n"
+    assert anchors.symbol_block(py, "parent") == "def parent(p):\n    return p\n"
+    # Ruby's ``module Foo`` is no Haskell module header (no export list, no ``where``)
+    rb = "module Paths\n  def parent(p)\n    p\n  end\nend\n"
+    assert anchors.symbol_block(rb, "parent").startswith("  def parent(p)\n")  # type: ignore[union-attr]
+    # ``--`` followed by a symbol is an operator, not a comment (``-->``)
+    text = "module M where\nx --> y = y\n(-->) :: a -> b -> b\n"
+    assert anchors.symbol_block(text, "-->") == "x --> y = y\n(-->) :: a -> b -> b\n"

@@ -219,3 +219,38 @@ def test_a_ruby_predicate_is_its_own_method(world: World) -> None:
     assert doc["stale"] == [] and doc["changed"] == []
     world.code.write("lib/user.rb", user.replace("errors.empty?", "errors.none?")).commit("none")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+INCLUDE_HS = """module Path.Include (filename, parent) where
+
+import qualified System.FilePath as FilePath
+
+-- | The file name of a path.
+filename :: Path b File -> Path Rel File
+filename (Path l) =
+  Path (FilePath.takeFileName l)
+
+-- | The parent directory.
+parent :: Path b t -> Path b Dir
+parent (Path fp) = Path (FilePath.takeDirectory fp)
+"""
+
+
+def test_a_haskell_function_is_its_signature_and_equations(world: World) -> None:
+    world.code.write("src/Path/Include.hs", INCLUDE_HS).commit("include")
+    nid = world.add(
+        "filename takes the file name",
+        "filename calls `FilePath.takeFileName`: a trailing separator gives an empty name",
+        "src/Path/Include.hs:filename",
+    )
+    # parent changed and filename's haddock was reworded: filename's code did not change
+    other = INCLUDE_HS.replace("FilePath.takeDirectory fp", "FilePath.takeDirectory (strip fp)")
+    other = other.replace("-- | The file name of a path.", "-- | The last part of a path.")
+    world.code.write("src/Path/Include.hs", other).commit("parent strips")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # filename no longer calls takeFileName: stale
+    world.code.write(
+        "src/Path/Include.hs", other.replace("FilePath.takeFileName l", "last (splitPath l)")
+    ).commit("filename by splitPath")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
