@@ -139,7 +139,9 @@ def make_file_kb(root: Path, files: list[Path]) -> Path:
     return root
 
 
-def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
+def prepare(folder: Path, work: Path) -> tuple[dict[str, Any], Path, dict[str, Path]]:
+    """A dataset's cases, its history cloned into ``work`` and a KB for each of its note sets:
+    what every reader of the datasets (this bench, stale_kinds, pr_kinds) starts from."""
     if (folder / "cases.json").is_file():
         cases = json.loads((folder / "cases.json").read_text())
     else:
@@ -154,6 +156,11 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
     }
     if cases.get("note_files"):
         kbs["notes"] = make_file_kb(work / "kb-notes", cases["note_files"])
+    return cases, code, kbs
+
+
+def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
+    cases, code, kbs = prepare(folder, work)
     tp = fn = fp = tn = caught = 0
     misses: list[str] = []
     for check in cases["stale_checks"]:

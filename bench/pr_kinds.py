@@ -104,20 +104,8 @@ def worded_sides(code: Path, base: str, head: str, item: change_notes.Relevant) 
 
 def history(folder: Path, work: Path) -> list[dict[str, Any]]:
     """Each judged change of ``folder`` and every note pr-notes lists on it."""
-    if (folder / "cases.json").is_file():
-        cases = json.loads((folder / "cases.json").read_text())
-    else:
-        cases = code_aware.load_replay(folder, work)
+    cases, code, kbs = code_aware.prepare(folder, work)
     project = cases["project"]
-    code = work / project
-    branch = ["-b", cases["branch"]] if cases.get("branch") else []
-    code_aware.git("clone", "-q", *branch, str(folder / cases["bundle"]), str(code), cwd=work)
-    kbs = {
-        name: code_aware.make_set_kb(work / f"kb-{name}", project, notes)
-        for name, notes in cases.get("note_sets", {}).items()
-    }
-    if cases.get("note_files"):
-        kbs["notes"] = code_aware.make_file_kb(work / "kb-notes", cases["note_files"])
     code_aware.git("checkout", "-q", "--detach", cases["source"]["head"], cwd=code)
     judged = (
         json.loads((folder / "prs.json").read_text()) if (folder / "prs.json").is_file() else []

@@ -56,20 +56,8 @@ def _spy(*args: Any, **kw: Any) -> codediff.CodeChange:
 
 def judged_notes(folder: Path, work: Path) -> list[dict[str, Any]]:
     """Each judged note of ``folder``: its verdict, the judge's, and each stale anchor's kind."""
-    if (folder / "cases.json").is_file():
-        cases = code_aware.json.loads((folder / "cases.json").read_text())
-    else:
-        cases = code_aware.load_replay(folder, work)
+    cases, code, kbs = code_aware.prepare(folder, work)
     project = cases["project"]
-    code = work / project
-    branch = ["-b", cases["branch"]] if cases.get("branch") else []
-    code_aware.git("clone", "-q", *branch, str(folder / cases["bundle"]), str(code), cwd=work)
-    kbs = {
-        name: code_aware.make_set_kb(work / f"kb-{name}", project, notes)
-        for name, notes in cases.get("note_sets", {}).items()
-    }
-    if cases.get("note_files"):
-        kbs["notes"] = code_aware.make_file_kb(work / "kb-notes", cases["note_files"])
     out = []
     for check in cases["stale_checks"]:
         code_aware.git("checkout", "-q", "--detach", check["at"], cwd=code)
