@@ -108,6 +108,8 @@ _TOKEN = Pattern(
 )
 _BLANK = Pattern(r"\n[ \t]*\n")
 _NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
+_CODE_SPAN = Pattern(r"`([^`\n]+)`")
+_PLAIN_WORD = Pattern(r"[a-z]+")
 # A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
 # An ECMAScript private name (``this.#queue``) is its own name: ``#queue``, not ``queue``.
 _QUALIFIED = Pattern(
@@ -722,6 +724,16 @@ _FILE_SUFFIXES = frozenset({
 })  # fmt: skip
 
 
+def code_names(said: str) -> set[str]:
+    """The names a note's text ``said`` states as names of code: each name in a code span
+    (```path```), and any name that is not a plain lowercase word (``_path``, ``parseId``,
+    ``MAX``, ``IS_WINDOWS``) wherever it stands. A plain lowercase word of the prose ("path",
+    "error") is a word of the prose, not the helper or the local of that name."""
+    spans = " ".join(_CODE_SPAN.compiled.findall(said))
+    plain = {n for n in names_in(said, qualifiers=False) if not _PLAIN_WORD.compiled.fullmatch(n)}
+    return plain | names_in(spans, qualifiers=False)
+
+
 def names_in(text: str, qualifiers: bool = True) -> set[str]:
     """The names ``text`` says: its identifiers and numbers, less the language's words and
     one-letter identifiers. ``qualifiers=False`` leaves out what only qualifies a name (the
@@ -845,9 +857,13 @@ def compare(
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
-    if renamed_only(a, b):
-        return CodeChange("renamed")
     named = names_in(said, qualifiers=False) if said else set()
+    if renamed_only(a, b):
+        # a name the note states as a name, renamed, is a name the note says that is gone (as
+        # for a renaming across the file below); a plain word of its prose ("returns the
+        # error") is not the local ``error`` renamed ``err``
+        stated = sorted({x for x, y in zip(a, b, strict=True) if x != y} & code_names(said or ""))
+        return CodeChange("changed", tuple(stated)) if stated else CodeChange("renamed")
     if before is not None and around is not None:
         names = renaming(a, b, lines(before, path), lines(around, path))
         if names:

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
-from reflectgit.notes.codediff import holds, names_in
+from reflectgit.notes.codediff import code_names, holds
 from reflectgit.notes.diffs import FileDiff
 
 Edit = tuple[tuple[str, ...], tuple[str, ...]]
@@ -46,7 +46,6 @@ SHARE = 2
 # language's own tokens would hide inside a regex or string literal.
 _TOKEN = re.compile(r"\w+|\S")
 _QUOTED = re.compile(r"`([^`]+)`")
-_PLAIN = re.compile(r"[a-z]+")
 
 
 def _tokens(text: str) -> list[str]:
@@ -104,7 +103,7 @@ def swept_only(old: str, new: str, swept: frozenset[Edit], said: str = "") -> bo
     # prose (a note on Path::Tiny says "path" throughout), not the helper a sweep renamed: it
     # states that name only quoted as code. A name written as code (``_path``, ``parseId``,
     # ``MAX``) states it anywhere.
-    named = {n for n in names_in(said, qualifiers=False) if not _PLAIN.fullmatch(n)}
+    named = code_names(said)
     for gone, came in found:
         for part in (gone, came):
             if not part:

@@ -137,6 +137,29 @@ def test_a_consistent_renaming_is_cosmetic_and_an_inconsistent_one_is_not() -> N
     assert codediff.compare(method, method.replace("r.open", "r.create"), "r.go").kind == "changed"
 
 
+def test_a_renaming_of_a_name_the_note_states_is_a_change() -> None:
+    # Haskell guards read as bindings (``| IS_WINDOWS = ...``): the block's names renamed
+    # consistently, and the note states the old one, which is gone from the code
+    old = (
+        "normalizeFilePath :: FilePath -> FilePath\nnormalizeFilePath\n"
+        "  | IS_WINDOWS = normalizeWindowsSeps . normalise\n"
+        "  | otherwise  = normalizeLeadingSeps . normalise\n"
+    )
+    new = old.replace("IS_WINDOWS", "isWindows")
+    said = "`normalizeFilePath` picks the Windows separators when the `IS_WINDOWS` macro is True."
+    change = codediff.compare(old, new, "src/Path.hs", said, "normalizeFilePath")
+    assert (change.kind, change.names) == ("changed", ("IS_WINDOWS",))
+    # the same renaming, the note stating neither name: a renaming, no change to the lesson
+    other = "`normalizeFilePath` normalises first, then fixes the separators."
+    assert codediff.compare(old, new, "src/Path.hs", other, "normalizeFilePath").kind == "renamed"
+    # a local the note does not name, renamed: still a renaming
+    go = "func Write() int {\n\tcontent, error := Marshal(m)\n\treturn error\n}\n"
+    renamed = go.replace("error :=", "err :=").replace("return error", "return err")
+    assert codediff.compare(go, renamed, "w.go", "`Write` returns `Marshal`'s error.").kind == (
+        "renamed"
+    )
+
+
 def test_a_change_in_a_member_the_note_does_not_name_is_elsewhere() -> None:
     new = LRU.replace("del self[item.key]", "yield item.key, self.pop(item.key)")
     verdict = codediff.compare(LRU, new, "cache.py", NOTE, "LRUCache")
