@@ -724,12 +724,17 @@ _FILE_SUFFIXES = frozenset({
 })  # fmt: skip
 
 
+def code_spans(said: str) -> list[str]:
+    """What a note's text ``said`` writes as code: the inside of each of its code spans."""
+    return _CODE_SPAN.compiled.findall(said)
+
+
 def code_names(said: str) -> set[str]:
     """The names a note's text ``said`` states as names of code: each name in a code span
     (```path```), and any name that is not a plain lowercase word (``_path``, ``parseId``,
     ``MAX``, ``IS_WINDOWS``) wherever it stands. A plain lowercase word of the prose ("path",
     "error") is a word of the prose, not the helper or the local of that name."""
-    spans = " ".join(_CODE_SPAN.compiled.findall(said))
+    spans = " ".join(code_spans(said))
     plain = {n for n in names_in(said, qualifiers=False) if not _PLAIN_WORD.compiled.fullmatch(n)}
     return plain | names_in(spans, qualifiers=False)
 

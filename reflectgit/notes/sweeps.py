@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
-from reflectgit.notes.codediff import code_names, holds
+from reflectgit.notes.codediff import code_names, code_spans, holds
 from reflectgit.notes.diffs import FileDiff
 
 Edit = tuple[tuple[str, ...], tuple[str, ...]]
@@ -45,7 +45,6 @@ SHARE = 2
 # Words and single marks: a sweep's fragment is often a mark (``$`` to ``\z``), which a
 # language's own tokens would hide inside a regex or string literal.
 _TOKEN = re.compile(r"\w+|\S")
-_QUOTED = re.compile(r"`([^`]+)`")
 
 
 def _tokens(text: str) -> list[str]:
@@ -98,11 +97,9 @@ def swept_only(old: str, new: str, swept: frozenset[Edit], said: str = "") -> bo
     found = edits(old, new)
     if not found or not found <= swept:
         return False
-    quoted = [_tokens(q) for q in _QUOTED.findall(said)]
-    # A plain lowercase word (``path``, ``copy``) the note says in its prose is a word of the
-    # prose (a note on Path::Tiny says "path" throughout), not the helper a sweep renamed: it
-    # states that name only quoted as code. A name written as code (``_path``, ``parseId``,
-    # ``MAX``) states it anywhere.
+    # the names the note states as code (a note on Path::Tiny says "path" throughout its prose,
+    # not the helper a sweep renamed: ``code_names``), and the marks it quotes (``$``)
+    quoted = [_tokens(q) for q in code_spans(said)]
     named = code_names(said)
     for gone, came in found:
         for part in (gone, came):

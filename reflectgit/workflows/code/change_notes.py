@@ -607,10 +607,8 @@ def _verdicts(
             wanted_texts[(nid, anchor)] = (old, new, path)
         if symbol and verdict.kind == "same" and heads[0] != heads[1]:
             verdict = CodeChange("elsewhere")  # HEADER: its attributes changed, not its code
-        elif verdict.kind != "same" and swept_only(
-            old, new, change.sweeps, f"{titles[nid] or ''} {said[nid] or ''}"
-        ):
-            verdict = CodeChange("same")  # SWEPT
+        else:
+            verdict = _unswept(verdict, old, new, change, f"{titles[nid] or ''} {said[nid] or ''}")
         out[(nid, anchor)] = verdict
     # SETTING: a settings file's change to the value of a key the note names
     for (nid, anchor), verdict in list(out.items()):
@@ -630,12 +628,20 @@ def _verdicts(
         if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
             continue
         verdict = compare(old, new, path, said[nid] or None, None, titles[nid], reshaping=True)
-        if verdict.kind != "same" and swept_only(
-            old, new, change.sweeps, f"{titles[nid] or ''} {said[nid] or ''}"
-        ):
-            verdict = CodeChange("same")  # SWEPT
-        out[(nid, anchor)] = verdict
+        out[(nid, anchor)] = _unswept(
+            verdict, old, new, change, f"{titles[nid] or ''} {said[nid] or ''}"
+        )
     return out
+
+
+def _unswept(verdict: CodeChange, old: str, new: str, change: Change, said: str) -> CodeChange:
+    """SWEPT: ``verdict`` on a block whose change is only the change's sweeps, which the note
+    (its title and text ``said``) does not state, read as the same code."""
+    from reflectgit.notes.codediff import CodeChange
+
+    if verdict.kind != "same" and swept_only(old, new, change.sweeps, said):
+        return CodeChange("same")
+    return verdict
 
 
 def _keys_changed(old: str, new: str, path: str, said: str) -> list[str]:
