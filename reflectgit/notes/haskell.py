@@ -159,6 +159,7 @@ def _equation_name(line: str) -> str | None:
     return first
 
 
+@lru_cache(maxsize=16)  # asked at every lookup of an anchor in the file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Haskell: has it a top-level type signature or a module header? (Another
     language's top-level line seldom opens with a name and `` :: ``.)"""
