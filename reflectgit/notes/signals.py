@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from reflectgit.notes.memoryfiles import IMPERATIVES
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
 
@@ -32,6 +33,42 @@ _VERDICT = (
     r"valid|clean|done|applied|ready|verified|reasonable|appropriate|straightforward|simple|"
     r"wrong|incomplete|broken)"
 )
+
+# A directive that draws its own limit (issue 34, recall): a clause led by an imperative (a verb
+# of ``memoryfiles.IMPERATIVES``, the one list of what opens a rule) or by "we should", that
+# says what it stops at or what it refuses, "only", "X instead of Y", "rather than", "other
+# than", "but not", "X, not Y", "without", "out of": "Add a README into the e2e dir instead of
+# in the global README", "Do a proper explanation only of the things you know, not anything
+# you cannot verify", "Do not use it with any repositories other than X", "We should only run
+# entire explain on unique commits". A plain request ("add a README", "make the file shorter")
+# names this task's next step; the limit is the part that outlives it, what the assistant is
+# not to cross, the way "use X, not Y" refuses Y (the corrections above, for "use" alone). Not
+# a question (cut before the tiers read a line), not "let's ...", which proposes this task's
+# next step together ("Let's pause, ... without any wrapper script"), not a quoted or pasted
+# line (">"), not a verb whose subject follows it ("do you only ..."). The clause opens a
+# sentence, or follows a comma and "but", "so", "and", "then" ("Not sure it's obvious, but we
+# should only run X on unique commits").
+_LEADS = r"(?:(?:ok(?:ay)?|yes|yep|so|also|and|then|now|please|just|but),?\s+)*"
+_DIRECTIVE_VERB = "|".join(
+    sorted((v for v in IMPERATIVES if v.isalpha() and v not in ("must", "should")), key=len)[::-1]
+)
+_IN_CLAUSE = r"(?:[^.!?;\n]|[.](?=\S))"  # a clause's text; a dot inside a name does not end it
+BOUNDED_DIRECTIVE = (
+    rf"(?:^|(?<=[.!;])\s+|(?<=,)\s+(?=(?:but|so|and|then|also)\s))[\s*_-]*{_LEADS}"
+    rf"(?:we\s+should\s+|(?:{_DIRECTIVE_VERB})\s+(?!(?:you|it|we|they|i|there)\b)(?=\w))"
+    rf"{_IN_CLAUSE}*?(?:\bonly\b|\binstead\s+of\b|\brather\s+than\b|\bother\s+than\b|"
+    rf"\bout\s+of\b|\bbut\s+not\b|,\s*not\s+\w|\bwithout\b)"
+)
+
+_BOUNDED_RE = re.compile(BOUNDED_DIRECTIVE, re.IGNORECASE | re.MULTILINE)
+
+
+def draws_a_limit(sentence: str) -> bool:
+    """Is ``sentence`` a directive that says what it stops at or refuses ("Add a README into
+    the e2e dir instead of in the global README")? (``BOUNDED_DIRECTIVE``; questions are the
+    caller's to leave out.)"""
+    return bool(_BOUNDED_RE.search(sentence))
+
 
 # kind -> patterns. Kind names are the reference's, kebab-cased. Every pattern has positive and
 # negative examples in tests/test_signals.py. These are read in a person's words only (see
@@ -146,6 +183,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             # until the final step" (not "important to me", not "an important feature")
             r"\bkeep in mind\b",
             r"\bimportant (?:not )?to\s+(?!(?:me|us|you|him|her|them|know)\b)\w",
+            BOUNDED_DIRECTIVE,
         ),
         "root-cause": (
             # "the root cause is X", not a request for one ("root cause analysis and solve")

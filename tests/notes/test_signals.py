@@ -12,6 +12,7 @@ from reflectgit.notes.signals import (
     correction,
     detect,
     dialogue_lines,
+    draws_a_limit,
     own_words,
     scan,
 )
@@ -744,3 +745,49 @@ def test_need_to_said_to_the_assistant_or_of_every_thing_is_a_requirement(line):
 )
 def test_need_to_as_a_step_a_hypothesis_or_a_question_is_no_requirement(line):
     assert classify(line, follows_assistant=True) != (HIGH, "requirement")
+
+
+# A directive that draws its own limit (issue 34, recall): an imperative or "we should", with
+# what it stops at or refuses. The negatives are the person's words for this task that the
+# junk notes of ten sets were made of: a request, a question, a decline, a report, a spec of
+# the deliverable, a joint next step, a pasted line.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "* Add a README into the e2e dir with the detailed information instead of in the global README.",
+        "Okay, you can comment on the issue for me. Do a proper explanation only of the things "
+        "you know, not anything you cannot actually verify.",
+        "I authenticated gh for you. **Do not use it with any repositories other than acme/api**",
+        "Not sure it's obvious, but we should only run entire explain on unique commits.",
+        "Make the AGENTS.md extremely concise since we only want the instruction and no explanation.",
+        "ok, also commit the script but not the generated files.",
+        "Write the migration rather than relying on synchronize.",
+        "Keep the firewall, without the yolo mode.",
+    ],
+)
+def test_a_directive_that_draws_its_limit_is_a_rule(line):
+    assert draws_a_limit(line)
+    assert classify(line, follows_assistant=True) == (HIGH, "explicit-rule")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Add a README to the e2e dir.",  # a request: this task's next step, no limit
+        "can you add a README to the e2e dir instead of the global README?",  # asked
+        "should we only run the e2e suite on linux?",  # a question
+        "do you only run it on linux?",  # the verb's subject follows it: a question
+        "no thanks, only that one for now",  # a decline
+        "the e2e tests only fail on windows, not on linux",  # a report
+        "It only logs the score but it's not updated in DB",  # a report
+        "the README should only cover the e2e suite, not the unit tests",  # the deliverable
+        "let's only fix the first finding for now, not the others",  # a joint next step
+        "Let's pause, we can just change it without any wrapper script",
+        "> Validate recorded digests instead of checking metadata presence.",  # pasted
+        "Make it shorter, without the intro.",  # its object only points at this turn's thing
+        "I'd like to commit the script but not the generated files.",  # a wish
+    ],
+)
+def test_the_persons_words_for_this_task_draw_no_limit(line):
+    assert not draws_a_limit(line)
+    assert classify(line, follows_assistant=True) != (HIGH, "explicit-rule")

@@ -88,6 +88,7 @@ from reflectgit.notes.signals import (
     Signal,
     classify,
     dialogue_lines,
+    draws_a_limit,
 )
 from reflectgit.notes.transcripts import (
     ASSISTANT,
@@ -261,6 +262,12 @@ def _rank(sentence: str) -> int:
     # see ..., because we should ..." is this task's work, and the refusal is what outlives it.
     if _REFUSAL.search(sentence):
         return 3
+    # A directive that says what it stops at ("Do a proper explanation only of the things you
+    # know, not anything you cannot verify") is a rule the way a refusal is, and beats a
+    # sentence of the same turn that only mentions a limit ("I agree with only doing the
+    # actual fix"), which is no directive.
+    if draws_a_limit(sentence):
+        return 3
     return 4
 
 
@@ -358,7 +365,9 @@ def _whole_rule(text: str) -> str:
     """
     said = [(s, _trim(s)) for s in sentences(text)]
     said = [(raw, cut) for raw, cut in said if cut]
-    found = [i for i, (raw, _cut) in enumerate(said) if _RULE_WORDS.search(raw)]
+    found = [
+        i for i, (raw, _cut) in enumerate(said) if _RULE_WORDS.search(raw) or draws_a_limit(raw)
+    ]
     if not found:
         return _trim(text)
     best = min(found, key=lambda i: _order(said[i][1]))

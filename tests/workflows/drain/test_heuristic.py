@@ -2863,3 +2863,80 @@ def test_the_fix_a_closing_account_names_is_checked_against_the_edits_before_it(
     )
     [action] = _actions(tmp_path, _closing(said, "pushed"))
     assert action["fix"] == "Replace it with `CREATE TABLE new_jobs`."
+
+
+def test_a_directive_that_draws_its_limit_is_the_rule_of_its_turn(tmp_path):
+    # The person's turn asks for this task's work and, in one sentence, says what the work is
+    # to stop at: that sentence is the rule, not the sentence of the turn that only mentions a
+    # limit ("I agree with only doing ..."), which directs nothing.
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "look into the prompt glitch"),
+            ("assistant", "The job notice comes from the shell's job control, not from us."),
+            (
+                "user",
+                "Okay, you can comment on the issue for me. I agree with only doing the actual "
+                "fix for the job that gets printed. Do a proper explanation only of the things "
+                "you know, not anything you cannot actually verify, like which settings exist.",
+            ),
+        ],
+    )
+    assert action["title"] == (
+        "Do a proper explanation only of the things you know, not anything you cannot actually "
+        "verify, like which settings exist"
+    )
+    assert action["confidence"] == "medium" and not heuristic.no_lesson(action)
+    assert "comment on the issue" in action["body"], "the evidence: the person's whole turn"
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        (
+            "* Add a README into the e2e dir with the detailed information instead of in the "
+            "global README.",
+            "Add a README into the e2e dir with the detailed information instead of in the "
+            "global README",
+        ),
+        (
+            "I authenticated gh for you. **Do not use gh with any repositories other than "
+            "acme/sungather**",
+            "Do not use gh with any repositories other than acme/sungather",
+        ),
+        (
+            "Not sure it's obvious, but we should de-duplicate the hashes first. We should only "
+            "run `entire explain` on unique commits.",
+            "We should only run `entire explain` on unique commits",
+        ),
+    ],
+)
+def test_a_directive_with_its_limit_is_a_medium_note(tmp_path, reply, title):
+    [action] = _actions(
+        tmp_path,
+        [
+            ("user", "set up the e2e suite"),
+            ("assistant", "The e2e suite runs every shell; I documented it in the README."),
+            ("user", reply),
+        ],
+    )
+    assert action["title"] == title and action["confidence"] == "medium"
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        # a request, asked
+        ("I documented it.", "can you add a README to the e2e dir instead of the global one?"),
+        ("I documented it.", "should we only run the e2e suite on linux?"),  # a question
+        ("Should I update the global README too?", "no, only the e2e one"),  # a decline
+        ("I documented it.", "the e2e tests only fail on windows, not on linux"),  # a report
+        # the specification of this task's deliverable
+        ("I documented it.", "the README should only cover the e2e suite, not the unit tests"),
+        ("I documented it.", "let's only fix the first finding for now, not the others"),
+        ("I documented it.", "Add the detail to a README in the e2e dir."),  # no limit
+    ],
+)
+def test_the_persons_words_for_this_task_with_a_limit_word_are_no_note(tmp_path, asked, reply):
+    turns = [("user", "set up the e2e suite"), ("assistant", asked), ("user", reply)]
+    assert _actions(tmp_path, turns) == []
