@@ -665,6 +665,34 @@ def _action(
     }
 
 
+def _bug_fix(
+    cause: str,
+    fix: str,
+    *,
+    quote: str,
+    before: str,
+    who: str,
+    confidence: str,
+    category: str,
+    confirmed: str = "",
+) -> dict[str, Any]:
+    """A bug-fix note of a cause and its fix (``""`` when none was said): titled "cause: fix",
+    its rule the fix."""
+    return _action(
+        title=f"{cause}: {fix[:1].lower() + fix[1:]}" if fix else cause,
+        rule=(_cap(fix) + ".") if fix else "",
+        quote=quote,
+        before=before,
+        who=who,
+        confidence=confidence,
+        learning_type="bug-fix",
+        category=category,
+        cause=_cap(cause) + ".",
+        fix=(_cap(fix) + ".") if fix else "",
+        confirmed=confirmed,
+    )
+
+
 def chunk_actions(
     chunk: Chunk,
     signals: Sequence[Signal],
@@ -1122,18 +1150,14 @@ def _confirmed_cause(
         return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
         fix = ""
-    title = f"{subject}: {fix[:1].lower() + fix[1:]}" if fix else subject
-    return _action(
-        title=title,
-        rule=(_cap(fix) + ".") if fix else "",
+    return _bug_fix(
+        subject,
+        fix,
         quote=text,
         before=before,
         who=sig.speaker,
         confidence=MEDIUM,
-        learning_type="bug-fix",
         category=sig.category,
-        cause=_cap(subject) + ".",
-        fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
 
@@ -1305,17 +1329,14 @@ def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
         return None
     if routine(text, todo):
         return None  # a lint warning, a typo, a missing definition: the error names its fix
-    return _action(
-        title=f"{subject}: {todo[:1].lower() + todo[1:]}",
-        rule=_cap(todo) + ".",
+    return _bug_fix(
+        subject,
+        todo,
         quote=text,
         before=before,
         who=sig.speaker,
         confidence=LOW,
-        learning_type="bug-fix",
         category=sig.category,
-        cause=_cap(subject) + ".",
-        fix=_cap(todo) + ".",
     )
 
 
@@ -1402,17 +1423,14 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     if stated:
         # "The installer source confirms it: it ignores X": the cause is the sentence the lead
         # points to, not the narration around it
-        return _action(
-            title=f"{stated}: {fix[:1].lower() + fix[1:]}",
-            rule=_cap(fix) + ".",
+        return _bug_fix(
+            stated,
+            fix,
             quote=text,
             before=before,
             who=sig.speaker,
             confidence=LOW,
-            learning_type="bug-fix",
             category=sig.category,
-            cause=_cap(stated) + ".",
-            fix=_cap(fix) + ".",
         )
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
@@ -2970,17 +2988,14 @@ def _linked(
         if not todo and command:
             # the command that fixed it, when no fix was said (and where it ran: ``where``)
             todo = f"Run `{command[:160]}`{where}"
-        return _action(
-            title=f"{subject}: {todo[:1].lower() + todo[1:]}" if todo else subject,
-            rule=(_cap(todo) + ".") if todo else "",
+        return _bug_fix(
+            subject,
+            todo,
             quote=said,
             before="",
             who="assistant",
             confidence=MEDIUM,
-            learning_type="bug-fix",
             category="general",
-            cause=_cap(subject) + ".",
-            fix=(_cap(todo) + ".") if todo else "",
             confirmed=how,
         )
     return None
