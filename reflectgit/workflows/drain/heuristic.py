@@ -1768,16 +1768,21 @@ def write(prepared: Prepared) -> dict[str, Any]:
                 for k in kept
             ):
                 kept.append(action)
-        # a finding the person relayed, acted on and confirmed: after what the writer read
-        # otherwise, so a note already holding its lesson keeps its place
-        for action in relayed_findings(transcript, ran, since):
+
+        def new_lesson(action: Mapping[str, Any]) -> bool:
+            """Does the note hold a lesson, and one no note kept so far holds?"""
             text = f"{action['title']} {action['rule']}"
-            if not no_lesson(action) and not any(
+            return not no_lesson(action) and not any(
                 twins(text, f"{k['title']} {k['rule']}")
                 or same_cause(action, k)
                 or told_again(action, k)
                 for k in kept
-            ):
+            )
+
+        # a finding the person relayed, acted on and confirmed: after what the writer read
+        # otherwise, so a note already holding its lesson keeps its place
+        for action in relayed_findings(transcript, ran, since):
+            if new_lesson(action):
                 kept.append(action)
         # a cause read from the session's structure comes after every other note: it never
         # takes the place of one the writer read otherwise
@@ -1799,13 +1804,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             # or one the person says how to get past
             *told_workarounds(transcript, ran, prepared.floor_record),
         ]:
-            text = f"{action['title']} {action['rule']}"
-            if not no_lesson(action) and not any(
-                twins(text, f"{k['title']} {k['rule']}")
-                or same_cause(action, k)
-                or told_again(action, k)
-                for k in kept
-            ):
+            if new_lesson(action):
                 kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
 
