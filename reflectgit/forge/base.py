@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,6 +175,11 @@ def manual_pr_url(
     if kind in {"gitea", "forgejo"}:
         return f"{ref.web}/compare/{base}...{head}"
     return None
+
+
+def from_head(prs: Iterable[PullRequest], head: str, base: str) -> PullRequest | None:
+    """The first of a listing's ``prs`` from ``head`` into ``base`` (a filter may hold others)."""
+    return next((pr for pr in prs if pr.head == head and pr.base == base), None)
 
 
 # ============================================================================ interface

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from reflectgit.forge.base import DRAFT_PREFIX, PullRequest
+from reflectgit.forge.base import DRAFT_PREFIX, PullRequest, from_head
 from reflectgit.forge.github import GitHubForge
-from reflectgit.forge.http import as_list
+from reflectgit.forge.http import listed
 
 # ============================================================================ Gitea / Forgejo
 
@@ -36,20 +36,11 @@ class GiteaForge(GitHubForge):
 
     def find_open(self, head: str, base: str) -> PullRequest | None:
         # Gitea's list endpoint has no head filter: walk the open ones (few, in practice).
-        for page in range(1, 21):
-            resp = self.client.request(
-                "GET",
-                f"/repos/{self.repo}/pulls",
-                query={"state": "open", "page": page, "limit": 50},
-            )
-            items = as_list(resp.data, "the pull request listing")
-            for item in items:
-                pr = self._pr(item)
-                if pr.head == head and pr.base == base:
-                    return pr
-            if len(items) < 50:
-                break
-        return None
+        path = f"/repos/{self.repo}/pulls"
+        listing = listed(
+            self.client, path, "the pull request listing", {"state": "open"}, ("limit", 50)
+        )
+        return from_head(map(self._pr, listing), head, base)
 
     def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
         payload = {"head": head, "base": base, "title": DRAFT_PREFIX["gitea"] + title, "body": body}

@@ -6,14 +6,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from reflectgit.forge.base import (
-    COMMENT_PAGES,
     DRAFT_PREFIX,
     PAGE_SIZE,
     Comment,
     Forge,
     PullRequest,
+    from_head,
 )
-from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
+from reflectgit.forge.http import (
+    ForgeHTTPError,
+    HttpClient,
+    as_list,
+    as_mapping,
+    is_duplicate,
+    listed,
+    posted,
+)
 
 # ============================================================================ GitHub
 
@@ -48,11 +56,7 @@ class GitHubForge(Forge):
             f"/repos/{self.repo}/pulls",
             query={"state": "open", "head": f"{self.owner}:{head}", "base": base},
         )
-        for item in as_list(resp.data, "the pull request listing"):
-            pr = self._pr(item)
-            if pr.head == head and pr.base == base:
-                return pr
-        return None
+        return from_head(map(self._pr, as_list(resp.data, "the pull request listing")), head, base)
 
     def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
         payload = {"title": title, "head": head, "base": base, "body": body, "draft": True}
@@ -67,14 +71,14 @@ class GitHubForge(Forge):
 
     def _create(self, payload: Mapping[str, Any]) -> PullRequest:
         """POST a pull request; when one is already open for head and base, that one."""
-        try:
-            return self._pr(self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data)
-        except ForgeHTTPError as exc:
-            if is_duplicate(exc):
-                existing = self.find_open(str(payload["head"]), str(payload["base"]))
-                if existing:
-                    return existing
-            raise
+        return posted(
+            lambda: self._pr(
+                self.client.request("POST", f"/repos/{self.repo}/pulls", payload).data
+            ),
+            self,
+            str(payload["head"]),
+            str(payload["base"]),
+        )
 
     def get(self, number: int) -> PullRequest:
         return self._pr(self.client.request("GET", f"/repos/{self.repo}/pulls/{number}").data)
@@ -94,18 +98,9 @@ class GitHubForge(Forge):
     PAGE_PARAM = "per_page"
 
     def comments(self, number: int) -> list[Comment]:
-        out: list[Comment] = []
-        for page in range(1, COMMENT_PAGES + 1):
-            resp = self.client.request(
-                "GET",
-                f"/repos/{self.repo}/issues/{number}/comments",
-                query={self.PAGE_PARAM: PAGE_SIZE, "page": page},
-            )
-            items = as_list(resp.data, "the comment listing")
-            out.extend(Comment(int(c["id"]), str(c.get("body") or "")) for c in items)
-            if len(items) < PAGE_SIZE:
-                break
-        return out
+        path = f"/repos/{self.repo}/issues/{number}/comments"
+        items = listed(self.client, path, "the comment listing", size=(self.PAGE_PARAM, PAGE_SIZE))
+        return [Comment(int(c["id"]), str(c.get("body") or "")) for c in items]
 
     def add_comment(self, number: int, body: str) -> Comment:
         resp = self.client.request(

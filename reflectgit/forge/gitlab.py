@@ -5,15 +5,14 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from reflectgit.forge.base import (
-    COMMENT_PAGES,
-    DRAFT_PREFIX,
-    PAGE_SIZE,
-    Comment,
-    Forge,
-    PullRequest,
+from reflectgit.forge.base import DRAFT_PREFIX, Comment, Forge, PullRequest, from_head
+from reflectgit.forge.http import (
+    HttpClient,
+    as_list,
+    as_mapping,
+    listed,
+    posted,
 )
-from reflectgit.forge.http import ForgeHTTPError, HttpClient, as_list, as_mapping, is_duplicate
 
 # ============================================================================ GitLab
 
@@ -48,11 +47,7 @@ class GitLabForge(Forge):
             f"/projects/{self.project}/merge_requests",
             query={"state": "opened", "source_branch": head, "target_branch": base},
         )
-        for item in as_list(resp.data, "the pull request listing"):
-            mr = self._mr(item)
-            if mr.head == head and mr.base == base:
-                return mr
-        return None
+        return from_head(map(self._mr, as_list(resp.data, "the pull request listing")), head, base)
 
     def open_draft(self, head: str, base: str, title: str, body: str) -> PullRequest:
         payload = {
@@ -62,17 +57,10 @@ class GitLabForge(Forge):
             "description": body,
             "remove_source_branch": True,
         }
-        try:
-            data = self.client.request(
-                "POST", f"/projects/{self.project}/merge_requests", payload
-            ).data
-        except ForgeHTTPError as exc:
-            if is_duplicate(exc):
-                existing = self.find_open(head, base)
-                if existing:
-                    return existing
-            raise
-        return self._mr(data)
+        path = f"/projects/{self.project}/merge_requests"
+        return posted(
+            lambda: self._mr(self.client.request("POST", path, payload).data), self, head, base
+        )
 
     def get(self, number: int) -> PullRequest:
         return self._mr(
@@ -94,27 +82,12 @@ class GitLabForge(Forge):
     # A merge request's conversation is its notes; system notes ("added 1 commit") are GitLab's.
 
     def comments(self, number: int) -> list[Comment]:
-        out: list[Comment] = []
-        for page in range(1, COMMENT_PAGES + 1):
-            resp = self.client.request(
-                "GET",
-                f"/projects/{self.project}/merge_requests/{number}/notes",
-                query={
-                    "per_page": PAGE_SIZE,
-                    "page": page,
-                    "sort": "asc",
-                    "order_by": "created_at",
-                },
-            )
-            items = as_list(resp.data, "the note listing")
-            out.extend(
-                Comment(int(n["id"]), str(n.get("body") or ""))
-                for n in items
-                if not n.get("system")
-            )
-            if len(items) < PAGE_SIZE:
-                break
-        return out
+        path = f"/projects/{self.project}/merge_requests/{number}/notes"
+        order = {"sort": "asc", "order_by": "created_at"}
+        items = listed(self.client, path, "the note listing", order)
+        return [
+            Comment(int(n["id"]), str(n.get("body") or "")) for n in items if not n.get("system")
+        ]
 
     def add_comment(self, number: int, body: str) -> Comment:
         resp = self.client.request(

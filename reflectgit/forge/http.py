@@ -22,13 +22,20 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from reflectgit import __version__
 from reflectgit.errors import ForgeError
-from reflectgit.forge.base import DEFAULT_TIMEOUT, TOKEN_VARIABLES
+from reflectgit.forge.base import (
+    COMMENT_PAGES,
+    DEFAULT_TIMEOUT,
+    PAGE_SIZE,
+    TOKEN_VARIABLES,
+    Forge,
+    PullRequest,
+)
 
 DEFAULT_MAX_WAIT = 60.0
 MAX_RETRIES = 3
@@ -277,6 +284,19 @@ def is_duplicate(exc: ForgeHTTPError) -> bool:
     return exc.status in {409, 422} and "already exist" in exc.detail.lower()
 
 
+def posted(post: Callable[[], PullRequest], forge: Forge, head: str, base: str) -> PullRequest:
+    """The pull request ``post()`` opens; when the forge answers that one is already open from
+    ``head`` into ``base``, that one."""
+    try:
+        return post()
+    except ForgeHTTPError as exc:
+        if is_duplicate(exc):
+            existing = forge.find_open(head, base)
+            if existing:
+                return existing
+        raise
+
+
 def as_mapping(data: Any, what: str) -> Mapping[str, Any]:
     """A JSON object where the forge must answer one (a pull request, say)."""
     if not isinstance(data, Mapping):
@@ -297,3 +317,22 @@ def as_list(data: Any, what: str) -> list[Mapping[str, Any]]:
             hint="check [forge] provider and api_url (REFLECT_FORGE_* or your reflect-git config.toml)",
         )
     return data
+
+
+def listed(
+    client: HttpClient,
+    path: str,
+    what: str,
+    query: Mapping[str, Any] | None = None,
+    size: tuple[str, int] = ("per_page", PAGE_SIZE),
+    pages: int = COMMENT_PAGES,
+) -> Iterator[Mapping[str, Any]]:
+    """The items of a paged listing (``GET path``), page after page until one comes back
+    short, ``pages`` at the most; ``size``: the forge's name for a page's size, and that size."""
+    name, per_page = size
+    for page in range(1, pages + 1):
+        resp = client.request("GET", path, query={name: per_page, "page": page, **(query or {})})
+        items = as_list(resp.data, what)
+        yield from items
+        if len(items) < per_page:
+            return

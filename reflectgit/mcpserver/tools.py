@@ -413,6 +413,14 @@ def _capped(asked: str | None, args: dict[str, Any]) -> bool:
 _ID = Param("id", "string", "The note's id (as search, recall and list show it).", required=True)
 
 
+# add's and update's: the one way past the medium cap on an agent's note
+_USER_REQUESTED_HIGH = Param(
+    "user_requested_high",
+    "boolean",
+    "True only when the user explicitly asked for high confidence.",
+)
+
+
 # The output schemas: each tool's structuredContent (the command's --json document).
 def _props(required: Sequence[str] = (), /, **props: Any) -> dict[str, Any]:
     return {"properties": props, "required": list(required or props)}
@@ -554,11 +562,7 @@ TOOLS: tuple[Tool, ...] = (
                 "string",
                 "A whole note instead: markdown with YAML frontmatter (fields above override).",
             ),
-            Param(
-                "user_requested_high",
-                "boolean",
-                "True only when the user explicitly asked for high confidence.",
-            ),
+            _USER_REQUESTED_HIGH,
             Param(
                 "route",
                 "boolean",
@@ -602,11 +606,7 @@ TOOLS: tuple[Tool, ...] = (
                 "array",
                 "Other fields as KEY=VALUE (YAML-typed; dotted keys reach into mappings).",
             ),
-            Param(
-                "user_requested_high",
-                "boolean",
-                "True only when the user explicitly asked for high confidence.",
-            ),
+            _USER_REQUESTED_HIGH,
         ),
         False,
         Tools.update,

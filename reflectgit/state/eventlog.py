@@ -309,7 +309,7 @@ def pass_lock(
 
 
 def _pass_lock(state_dir: str | Path, session: str, acquire: Acquire | None) -> Iterator[bool]:
-    import fcntl
+    from reflectgit import flock
 
     os.makedirs(folder(state_dir), exist_ok=True)
     path = os.path.join(folder(state_dir), session + PASS_SUFFIX)
@@ -317,12 +317,9 @@ def _pass_lock(state_dir: str | Path, session: str, acquire: Acquire | None) -> 
     try:
         if acquire is not None:
             acquire(fd, f"the capture pass of session {session}")
-        else:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
+        elif not flock.hold(fd, 0):
+            yield False
+            return
         yield True
     finally:
         os.close(fd)

@@ -117,23 +117,20 @@ def wait_slot(state_dir: Path) -> AbstractContextManager[bool]:
 
 def busy(state_dir: Path | str) -> bool:
     """Is a compile running now (another process holds the compile lock)?"""
-    import fcntl
+    from reflectgit import flock
 
     try:
         fd = os.open(os.path.join(state_dir, FOLDER, LOCK_FILE), os.O_RDWR)
     except OSError:
         return False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
+        return not flock.hold(fd, 0)
     finally:
         os.close(fd)
-    return False
 
 
 def _compile_lock(state_dir: Path, wait: bool, name: str) -> Iterator[bool]:
-    import fcntl
+    from reflectgit import flock
 
     where = folder(state_dir)
     try:
@@ -143,9 +140,7 @@ def _compile_lock(state_dir: Path, wait: bool, name: str) -> Iterator[bool]:
         yield True
         return
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not flock.hold(fd, None if wait else 0):
             yield False
             return
         yield True

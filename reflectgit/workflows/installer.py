@@ -16,7 +16,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -466,34 +466,49 @@ def _entry_is_ours(entry: object) -> bool:
     return any(is_our_command(entry.get(k)) for k in ("command", "bash", "powershell"))
 
 
-def remove_grouped(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Settings without our hook commands; groups and events we emptied are dropped."""
+def _pruned(settings: Mapping[str, Any], prune: Callable[[list[Any]], list[Any]]) -> dict[str, Any]:
+    """Settings with each event's list of hooks ``prune``d; the events that leaves empty, and
+    ``hooks`` when none is left, dropped."""
     out = _copy(settings)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
     for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
+        if not isinstance(hooks[event], list):
             continue
-        kept_groups = []
-        for group in groups:
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                kept_groups.append(group)
-                continue
-            entries = group["hooks"]
-            kept = [e for e in entries if not _entry_is_ours(e)]
-            if kept or not entries:
-                if len(kept) != len(entries):
-                    group = {**group, "hooks": kept}
-                kept_groups.append(group)
-        if kept_groups:
-            hooks[event] = kept_groups
+        kept = prune(hooks[event])
+        if kept:
+            hooks[event] = kept
         else:
             del hooks[event]
     if not hooks:
         del out["hooks"]
     return out
+
+
+def _not_ours(entries: list[Any]) -> list[Any]:
+    return [e for e in entries if not _entry_is_ours(e)]
+
+
+def _groups_not_ours(groups: list[Any]) -> list[Any]:
+    """Matcher groups without our entries; a group we emptied is dropped."""
+    kept_groups = []
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            kept_groups.append(group)
+            continue
+        entries = group["hooks"]
+        kept = _not_ours(entries)
+        if kept or not entries:
+            if len(kept) != len(entries):
+                group = {**group, "hooks": kept}
+            kept_groups.append(group)
+    return kept_groups
+
+
+def remove_grouped(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Settings without our hook commands; groups and events we emptied are dropped."""
+    return _pruned(settings, _groups_not_ours)
 
 
 def merge_grouped(
@@ -518,22 +533,7 @@ def merge_grouped(
 
 def remove_flat(settings: Mapping[str, Any]) -> dict[str, Any]:
     """A Copilot hooks document without our entries; events we emptied are dropped."""
-    out = _copy(settings)
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        entries = hooks[event]
-        if not isinstance(entries, list):
-            continue
-        kept = [e for e in entries if not _entry_is_ours(e)]
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del out["hooks"]
-    return out
+    return _pruned(settings, _not_ours)
 
 
 def merge_flat(
@@ -585,14 +585,21 @@ def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
 # ------------------------------------------------------------------ JSON files, kept as found
 
 
-def _read_json(path: Path) -> tuple[dict[str, Any], str]:
-    """The object in a settings file and its text (``{}`` and ``""`` when there is none)."""
+def _text(path: Path) -> str | None:
+    """A settings file's text, None when there is no such file (one unreadable is an error)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}, ""
+        return None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any], str]:
+    """The object in a settings file and its text (``{}`` and ``""`` when there is none)."""
+    text = _text(path)
+    if text is None:
+        return {}, ""
     if not text.strip():
         return {}, text
     try:
@@ -1130,12 +1137,9 @@ def _our_table_span(text: str) -> tuple[int, int] | None:
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = _text(path)
+    if text is None:
         return {}, ""
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:

@@ -513,6 +513,16 @@ def _refuse_twin(src: SourceNote, other: str) -> None:
     )
 
 
+def _refuse_taken(store: Any, src: SourceNote, tip: str | None) -> None:
+    """Refuse a note whose id the team's ``tip`` gives another note, or a look-alike id."""
+    other = id_elsewhere(store, src, tip)
+    if other is not None:
+        _refuse_twin(src, other)
+    other = look_alike_on(store, src, tip)
+    if other is not None:
+        _refuse_look_alike(src, other)
+
+
 def conflict_hint(src: SourceNote) -> str:
     return (
         f"compare the two, then route yours for review (`reflect-git route {src.id} --review`: "
@@ -647,12 +657,7 @@ def _to_main(
                 remote.fetch_objects(team.branch)  # objects only: no ref moves in a dry run
         except RemoteError as exc:
             return _fail(result, src, exc)
-        other = id_elsewhere(store, src, tip)
-        if other is not None:
-            _refuse_twin(src, other)
-        other = look_alike_on(store, src, tip)
-        if other is not None:
-            _refuse_look_alike(src, other)
+        _refuse_taken(store, src, tip)
         conflict = conflict_on(store, src, tip)
         if conflict is not None and not force:
             merged = merged_with_team(cfg, team, store, src, tip)
@@ -689,12 +694,7 @@ def _to_main(
             )
             drop_pointers(cfg, src, result)
             return result
-        other = id_elsewhere(store, src, base)
-        if other is not None:
-            _refuse_twin(src, other)
-        other = look_alike_on(store, src, base)
-        if other is not None:
-            _refuse_look_alike(src, other)
+        _refuse_taken(store, src, base)
         conflict = conflict_on(store, src, base)
         if conflict is not None and not force:
             merged = merged_with_team(cfg, team, store, src, base)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.errors import ConfigError, ForgeError
-from reflectgit.forge.base import manual_pr_url, parse_remote_url
+from reflectgit.forge.base import PAGE_SIZE, manual_pr_url, parse_remote_url
 from reflectgit.forge.choose import choose_forge
 from reflectgit.forge.gh import GhCliForge
 from reflectgit.forge.gitea import GiteaForge
@@ -73,6 +73,24 @@ def test_draft_pr_lifecycle(git_daemon, make_forge, kind, token_var, cls, title)
     assert forge.prs[REPO][0].comments == ["duplicate of an existing note"]
     assert api.get(pr.number).state == "closed"
     assert api.find_open("knowledge/pool", "main") is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "token_var"),
+    [("github", "GH_TOKEN"), ("gitlab", "GITLAB_TOKEN"), ("gitea", "GITEA_TOKEN")],
+)
+def test_comments_are_read_page_after_page_oldest_first(git_daemon, make_forge, kind, token_var):
+    repo = _repo_with_branch(git_daemon)
+    forge = make_forge(kind, {REPO: repo.path})
+    api = _choose(kind, forge, token_var).forge
+    pr = api.open_draft("knowledge/pool", "main", "Pool timeout", "body")
+    assert api.comments(pr.number) == []
+    said = [f"comment {i}" for i in range(PAGE_SIZE + 3)]  # one page and a short one
+    for body in said:
+        api.add_comment(pr.number, body)
+    assert [c.body for c in api.comments(pr.number)] == said
+    # the open PR is found again among a listing's pages too (Gitea walks them)
+    assert api.find_open("knowledge/pool", "main") == api.get(pr.number)
 
 
 @pytest.mark.parametrize(("kind", "token_var"), [("github", "GH_TOKEN"), ("gitea", "GITEA_TOKEN")])

@@ -402,3 +402,16 @@ def test_on_a_terminal_install_asks_and_does_what_the_answer_says(
     path = pinned_env / ".claude.json"
     servers: dict[str, Any] = json.loads(path.read_text())["mcpServers"] if path.exists() else {}
     assert ("reflect-git" in servers) is registered
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude"])
+def test_a_settings_file_that_cannot_be_read_is_an_error_and_nothing_is_written(
+    pinned_env: Path, tmp_path: Path, agent: str
+) -> None:
+    # a directory where the file should be: read_text fails with other than "no such file"
+    config = pinned_env / (".codex/config.toml" if agent == "codex" else ".claude.json")
+    config.mkdir(parents=True)
+    done = install(str(tmp_path), "--agent", agent, "--mcp")
+    assert done.returncode == 1
+    assert f"error: cannot read {config}" in done.stderr
+    assert config.is_dir() and not any(config.iterdir())

@@ -53,6 +53,7 @@ and passing run (``diagnosed_causes``).
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -673,6 +674,34 @@ def _action(
     }
 
 
+def _bug_fix(
+    cause: str,
+    fix: str,
+    *,
+    quote: str,
+    before: str,
+    who: str,
+    confidence: str,
+    category: str,
+    confirmed: str = "",
+) -> dict[str, Any]:
+    """A bug-fix note of a cause and its fix (``""`` when none was said): titled "cause: fix",
+    its rule the fix."""
+    return _action(
+        title=f"{cause}: {fix[:1].lower() + fix[1:]}" if fix else cause,
+        rule=(_cap(fix) + ".") if fix else "",
+        quote=quote,
+        before=before,
+        who=who,
+        confidence=confidence,
+        learning_type="bug-fix",
+        category=category,
+        cause=_cap(cause) + ".",
+        fix=(_cap(fix) + ".") if fix else "",
+        confirmed=confirmed,
+    )
+
+
 def chunk_actions(
     chunk: Chunk,
     signals: Sequence[Signal],
@@ -687,7 +716,7 @@ def chunk_actions(
     done_after: Callable[[int], str] | None = None,
     turn_before: Callable[[int], str] | None = None,
     adopted: Callable[[int], bool] | None = None,
-    otherwise: Callable[[int], str] | None = None,
+    otherwise: Callable[[int], Confirmation | None] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -739,36 +768,48 @@ def chunk_actions(
                 return _trim(found[0])
         return ""
 
-    def confirmation(offset: int, closing: bool = True) -> str:
+    def confirmation(offset: int, closing: bool = True) -> Confirmation | None:
         """Who confirmed what the assistant said at ``offset``: the person's next reply, or
-        a green test run; ``""`` when nobody did (or the person said no). ``closing``: may
-        the person keeping the edits an account closes confirm it (``CLOSING``)?"""
+        a green test run; None when nobody did (or the person said no). ``closing``: may the
+        person keeping the edits an account closes confirm it (``Confirmed.CLOSING``)?"""
         replies = [said.strip() for role, said in lines[offset + 1 :] if role == "user"]
         record = chunk.records[offset] if 0 <= offset < len(chunk.records) else None
         if not replies and reply_after is not None and record is not None:
             replies = [reply_after(record).strip()]  # past the chunk's context
         reply = next((r for r in replies if r), "")
         if reply and _CONFIRMED.match(reply):
-            return f"the person: “{reply[:200]}”"
+            return Confirmation(Confirmed.WORD, f"the person: “{reply[:200]}”")
         if reply and _DENIED.match(reply):
-            return ""
+            return None
         # the cause restated in the turn right after the person said the guess was it
         asked = _asked_before(lines, offset, challenge=False)
         if asked and _THAT_WAS_IT.match(asked) and "?" not in asked:
-            return f"the person, just before: “{asked[:200]}”"
+            return Confirmation(Confirmed.WORD, f"the person, just before: “{asked[:200]}”")
         if green is not None and 0 <= offset < len(chunk.records) and green(chunk.records[offset]):
-            return "a green test run"
+            return Confirmation(Confirmed.AFTER, "a green test run")
         if past is not None and 0 <= offset < len(chunk.records) and past(chunk.records[offset]):
-            return "the next test run getting past the error, on the way to a green run"
+            return Confirmation(
+                Confirmed.AFTER,
+                "the next test run getting past the error, on the way to a green run",
+            )
         if verified is not None and record is not None and labelled_fix(offset):
-            return "a passing test run after the session's edits" if verified(record) else ""
+            return (
+                Confirmation(Confirmed.ACCOUNT, "a passing test run after the session's edits")
+                if verified(record)
+                else None
+            )
         edit = acted_on(record) if acted_on is not None and record is not None else None
         if edit is not None and record is not None and not restated(offset, record, edit):
-            return "the assistant's edit right after it and the passing test run that followed"
+            return Confirmation(
+                Confirmed.AFTER,
+                "the assistant's edit right after it and the passing test run that followed",
+            )
         if otherwise is not None and record is not None:
             how = otherwise(record)
-            return "" if how.startswith(CLOSING) and not closing else how
-        return ""
+            return (
+                None if how is not None and how.kind is Confirmed.CLOSING and not closing else how
+            )
+        return None
 
     def restated(offset: int, record: int, edit: int) -> bool:
         """Did the assistant state another cause after the line and before its edit? Then the
@@ -835,16 +876,16 @@ def chunk_actions(
             out += [x for x in rest.split("\n") if _FIX.search(x)][:1]
         return "\n".join(out)
 
-    def checked(action: Mapping[str, Any], how: str, offset: int) -> bool:
+    def checked(action: Mapping[str, Any], how: Confirmation, offset: int) -> bool:
         """A cause a run confirmed keeps its fix only when that fix was what the session did
         before the run: every thing the fix names in a code span is in what the assistant's
         tool calls did after it ("use `:auto` mode", then an edit that sets `{:shared,
         self()}`: the run checked another fix). A person's word confirms what was said."""
-        if how.startswith(("the person", "a passing test run after")) or done_after is None:
+        if how.kind in (Confirmed.WORD, Confirmed.ACCOUNT) or done_after is None:
             return True  # a person's word, or an account of work a run had already checked
         if not (0 <= offset < len(chunk.records)):
             return True
-        if how.startswith(CLOSING):
+        if how.kind is Confirmed.CLOSING:
             # the edits came before the account: what the stretch did from the person's turn
             # (or the chunk's first line) on is what the person kept
             spoke = [i for i in range(offset) if lines[i][0] == "user"]
@@ -971,7 +1012,7 @@ def chunk_actions(
             how = confirmation(offset, closing=False)
             if how:
                 action = _confirmed_cause(
-                    text, text, how, before(offset), sig, labelled_fix(offset)
+                    text, text, how.text, before(offset), sig, labelled_fix(offset)
                 )
                 if action and checked(action, how, offset):
                     out.append(action)
@@ -979,10 +1020,10 @@ def chunk_actions(
             if offset >= 0 and headed_cause(text) and labels_its_cause(section(offset)):
                 continue  # the section's "**Root cause**:" line states it, with its fix
             action = _cause_action(text, before(offset), sig)
-            how = confirmation(offset) if action is None and offset >= 0 else ""
+            how = confirmation(offset) if action is None and offset >= 0 else None
             if how:
                 action = _confirmed_cause(
-                    text, said_after(offset), how, before(offset), sig, labelled_fix(offset)
+                    text, said_after(offset), how.text, before(offset), sig, labelled_fix(offset)
                 )
                 if action and not checked(action, how, offset):
                     action = None
@@ -1118,18 +1159,14 @@ def _confirmed_cause(
         return None  # a lint warning, a typo, a missing definition: the error names its fix
     if fix and twins(subject, fix):
         fix = ""
-    title = f"{subject}: {fix[:1].lower() + fix[1:]}" if fix else subject
-    return _action(
-        title=title,
-        rule=(_cap(fix) + ".") if fix else "",
+    return _bug_fix(
+        subject,
+        fix,
         quote=text,
         before=before,
         who=sig.speaker,
         confidence=MEDIUM,
-        learning_type="bug-fix",
         category=sig.category,
-        cause=_cap(subject) + ".",
-        fix=(_cap(fix) + ".") if fix else "",
         confirmed=how,
     )
 
@@ -1301,17 +1338,14 @@ def _cause_action(text: str, before: str, sig: Signal) -> dict[str, Any] | None:
         return None
     if routine(text, todo):
         return None  # a lint warning, a typo, a missing definition: the error names its fix
-    return _action(
-        title=f"{subject}: {todo[:1].lower() + todo[1:]}",
-        rule=_cap(todo) + ".",
+    return _bug_fix(
+        subject,
+        todo,
         quote=text,
         before=before,
         who=sig.speaker,
         confidence=LOW,
-        learning_type="bug-fix",
         category=sig.category,
-        cause=_cap(subject) + ".",
-        fix=_cap(todo) + ".",
     )
 
 
@@ -1398,17 +1432,14 @@ def _fix_action(text: str, cause: str, before: str, sig: Signal) -> dict[str, An
     if stated:
         # "The installer source confirms it: it ignores X": the cause is the sentence the lead
         # points to, not the narration around it
-        return _action(
-            title=f"{stated}: {fix[:1].lower() + fix[1:]}",
-            rule=_cap(fix) + ".",
+        return _bug_fix(
+            stated,
+            fix,
             quote=text,
             before=before,
             who=sig.speaker,
             confidence=LOW,
-            learning_type="bug-fix",
             category=sig.category,
-            cause=_cap(stated) + ".",
-            fix=_cap(fix) + ".",
         )
     m = _SUBJECT.match(plain)
     subject = m.group("subject").strip() if m and not _FIX.search(m.group("subject")) else ""
@@ -1746,16 +1777,21 @@ def write(prepared: Prepared) -> dict[str, Any]:
                 for k in kept
             ):
                 kept.append(action)
-        # a finding the person relayed, acted on and confirmed: after what the writer read
-        # otherwise, so a note already holding its lesson keeps its place
-        for action in relayed_findings(transcript, ran, since):
+
+        def new_lesson(action: Mapping[str, Any]) -> bool:
+            """Does the note hold a lesson, and one no note kept so far holds?"""
             text = f"{action['title']} {action['rule']}"
-            if not no_lesson(action) and not any(
+            return not no_lesson(action) and not any(
                 twins(text, f"{k['title']} {k['rule']}")
                 or same_cause(action, k)
                 or told_again(action, k)
                 for k in kept
-            ):
+            )
+
+        # a finding the person relayed, acted on and confirmed: after what the writer read
+        # otherwise, so a note already holding its lesson keeps its place
+        for action in relayed_findings(transcript, ran, since):
+            if new_lesson(action):
                 kept.append(action)
         # a cause read from the session's structure comes after every other note: it never
         # takes the place of one the writer read otherwise
@@ -1777,13 +1813,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             # or one the person says how to get past
             *told_workarounds(transcript, ran, prepared.floor_record),
         ]:
-            text = f"{action['title']} {action['rule']}"
-            if not no_lesson(action) and not any(
-                twins(text, f"{k['title']} {k['rule']}")
-                or same_cause(action, k)
-                or told_again(action, k)
-                for k in kept
-            ):
+            if new_lesson(action):
                 kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
 
@@ -1955,7 +1985,7 @@ def ships(reply: str) -> bool:
 
 def confirmed_otherwise(
     transcript: Transcript, ran: Sequence[Ran] | None = None, shipped: bool = False
-) -> Callable[[int], str]:
+) -> Callable[[int], Confirmation | None]:
     """``how(record)``: was the cause the assistant stated at that record acted on and then
     confirmed by something other than a test run? Before the person speaks again the assistant
     edits a file, and after that edit either (a) a command that failed since the person last
@@ -1971,8 +2001,8 @@ def confirmed_otherwise(
     ("Both feedback items are fixed and pushed", "Server is live": four of four over the tune
     sets). (d) With ``shipped``, a cause stated after the edits it accounts for (the stretch
     since the person spoke edited before it and nothing after it) is confirmed by the person's
-    next turn keeping them (``ships``), the fix checked against those edits (``CLOSING``).
-    ``""`` when nothing confirmed it."""
+    next turn keeping them (``ships``), the fix checked against those edits
+    (``Confirmed.CLOSING``). None when nothing confirmed it."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
@@ -1983,7 +2013,7 @@ def confirmed_otherwise(
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
 
-    def how(record: int) -> str:
+    def how(record: int) -> Confirmation | None:
         start = max((r for r in persons if r <= record), default=-1)
         end = min((r for r in persons if r > record), default=None)
         edit = next((e for e in edits if e > record and (end is None or e < end)), None)
@@ -1992,16 +2022,17 @@ def confirmed_otherwise(
             # assistant edits first and says what it found after ("Found the issue: X. ## Fix
             # applied ..."), nothing edited after it before the person speaks. Its edits came
             # before it; only the person's next turn keeping them confirms it, as (c) does
-            return closes_edits(record, start, end) if shipped else ""
+            return closes_edits(record, start, end) if shipped else None
         failing = {cmd: out for at, cmd, bad, out in commands if start < at <= record and bad}
         for at, cmd, bad, out in commands:
             if at <= edit or (end is not None and at > end) or cmd not in failing:
                 continue
             if not bad and out != failing[cmd]:
-                return f"the failing command run again after the edit: `{cmd[:120]}`"
+                said = f"the failing command run again after the edit: `{cmd[:120]}`"
+                return Confirmation(Confirmed.AFTER, said)
             break  # the first rerun after the edit decides
         if end is None:
-            return ""
+            return None
         failed = "\n".join(t.text for t in turns if start <= t.record <= record)
         # the person's next turn, or a later one while nothing else was edited in between (a
         # question about something else first: "Seems you did commit?", then "Deploy works now")
@@ -2014,30 +2045,56 @@ def confirmed_otherwise(
             if reports_success(turn.text, failed):
                 # the person reports what the edit did, not what was said: the fix is checked
                 said = clean(turn.text).strip()[:200]
-                return f"a success the person reported after the edit: “{said}”"
+                return Confirmation(
+                    Confirmed.AFTER, f"a success the person reported after the edit: “{said}”"
+                )
             if shipped and turn.record == end and ships(turn.text):
                 # the person's next word keeps the edit ("commit and push"): a request that
                 # presumes the fix held, of what was done, so the fix is checked as a run's is
                 said = clean(turn.text).strip()[:200]
-                return f"a request of the person's to keep the edit, next: “{said}”"
+                return Confirmation(
+                    Confirmed.AFTER, f"a request of the person's to keep the edit, next: “{said}”"
+                )
             if _FAILED.search(turn.text) or re.search(r"\bstill\b", turn.text, re.I):
                 break  # it still fails: a later success is of something else
-        return ""
+        return None
 
-    def closes_edits(record: int, start: int, end: int | None) -> str:
+    def closes_edits(record: int, start: int, end: int | None) -> Confirmation | None:
         if end is None or not any(start < e < record for e in edits):
-            return ""  # nothing edited before it since the person spoke: a diagnosis alone
+            return None  # nothing edited before it since the person spoke: a diagnosis alone
         said = next((t.text for t in turns if t.record == end), "")
         if ships(said):
-            return f"{CLOSING}: “{clean(said).strip()[:200]}”"
-        return ""
+            return Confirmation(Confirmed.CLOSING, f"{CLOSING}: “{clean(said).strip()[:200]}”")
+        return None
 
     return how
 
 
-# A confirmation of a cause stated after the edits it accounts for (``confirmed_otherwise``'s
-# (d)): the fix is checked against the stretch's edits before it, not what came after.
+# The words of a confirmation of a cause stated after the edits it accounts for
+# (``confirmed_otherwise``'s (d), ``Confirmed.CLOSING``).
 CLOSING = "the edits this account closes, kept by the person's next turn"
+
+
+class Confirmed(enum.Enum):
+    """How a cause was confirmed, as it tells what its fix is checked against (``checked`` in
+    ``chunk_actions``): the code weighs this, never the words a note gives it."""
+
+    WORD = "the person's word on what was said: the fix said is the fix confirmed"
+    ACCOUNT = "a passing run after the edits an account of the work reports: checked already"
+    AFTER = "something after the statement (a run, a rerun, the person's report of the edit)"
+    CLOSING = "the person keeping the edits an account closes: checked against those edits"
+
+
+class Confirmation(NamedTuple):
+    """A cause's confirmation: its kind, and its words for the note ("Confirmed by ...")."""
+
+    kind: Confirmed
+    text: str
+
+
+def _told(how: Confirmation | None) -> str:
+    """A confirmation's words, ``""`` for none (the readers that take a confirmation's words)."""
+    return how.text if how is not None else ""
 
 
 # What says something fails: in an error's output, the person's complaint, the assistant's
@@ -2157,7 +2214,7 @@ def linked_causes(
     since: int = 0,
     green: Callable[[int], bool] | None = None,
     acted: Callable[[int], int | None] | None = None,
-    otherwise: Callable[[int], str] | None = None,
+    otherwise: Callable[[int], Confirmation | None] | None = None,
     done: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """Causes read from the session's structure, not their phrasing ("the issue is"): between
@@ -2190,7 +2247,7 @@ def linked_causes(
             if green is not None and green(record)
             else "the assistant's edit right after it and the passing test run that followed"
             if acted is not None and acted(record) is not None
-            else otherwise(record)
+            else _told(otherwise(record))
             if otherwise is not None
             else ""
         )
@@ -2304,7 +2361,7 @@ def checked_causes(
     transcript: Transcript,
     ran: Sequence[Ran],
     since: int = 0,
-    otherwise: Callable[[int], str] | None = None,
+    otherwise: Callable[[int], Confirmation | None] | None = None,
     done: Callable[[int], str] | None = None,
 ) -> list[dict[str, Any]]:
     """Causes the assistant states, checks and only later fixes. A cause found across several
@@ -2348,7 +2405,7 @@ def checked_causes(
         how = (
             "a green test run after the fix, the run before it red"
             if before and not before[-1] and after and after[0]
-            else otherwise(record)
+            else _told(otherwise(record))
             if otherwise is not None
             else ""
         )
@@ -2939,17 +2996,14 @@ def _linked(
         if not todo and command:
             # the command that fixed it, when no fix was said (and where it ran: ``where``)
             todo = f"Run `{command[:160]}`{where}"
-        return _action(
-            title=f"{subject}: {todo[:1].lower() + todo[1:]}" if todo else subject,
-            rule=(_cap(todo) + ".") if todo else "",
+        return _bug_fix(
+            subject,
+            todo,
             quote=said,
             before="",
             who="assistant",
             confidence=MEDIUM,
-            learning_type="bug-fix",
             category="general",
-            cause=_cap(subject) + ".",
-            fix=(_cap(todo) + ".") if todo else "",
             confirmed=how,
         )
     return None

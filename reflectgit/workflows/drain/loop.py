@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import errno
 import fcntl
 import importlib
 import os
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from reflectgit import flock
 from reflectgit.config import (
     ARCHIVED,
     DOCUMENTS,
@@ -172,11 +172,7 @@ def drain_lock(state_dir: Path) -> Iterator[bool]:
     state_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(state_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
+        if not flock.hold(fd, 0):
             yield False
             return
         os.ftruncate(fd, 0)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from reflectgit.notes import verbs
+from reflectgit.workflows.search.query import singular
 
 THRESHOLD = 0.85
 MIN_CONTENT = 2  # a rule of fewer content words ("r", "fix it") says too little to match
@@ -121,7 +122,13 @@ _MINOR = frozenset(
 
 
 def stem(word: str) -> str:
-    """A rough stem, enough to pair a rule's words told again (``pushes``, ``pushed``, ``push``)."""
+    """A rough stem, enough to pair a rule's words told again (``pushes``, ``pushed``, ``push``).
+
+    Not ``search.query.light_stem``, which pairs a query's words with a note's: this one cuts
+    every ``-ing`` (``waiting`` is ``wait``), which two rules told in other words need and which
+    search leaves alone (``setting`` is no ``set``); one stemmer for both lowered the drain's
+    pooled figures (tune figures). An act's objects are paired by ``singular``, the plural step
+    the two share."""
     word = word.lower()
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -289,21 +296,12 @@ _LONG_NAMES = (
 
 @dataclass(frozen=True)
 class Act:
-    """What a rule tells to do (or not): its verb, base form, and the things it is done to."""
+    """What a rule tells to do (or not): its verb, base form, and the things it is done to
+    (each a word's ``singular``, so "the commits" and "a commit" are one thing)."""
 
     verb: str
     objects: frozenset[str]
     negated: bool
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us")) and len(word) >= 3:
-        return word[:-1]
-    return word
 
 
 def act(text: str) -> Act | None:
@@ -327,7 +325,7 @@ def act(text: str) -> Act | None:
         # a negation after the verb negates the act too ("there is no need to X")
         negated = negated or word in _NEGATING or word == "no"
         if word not in _FUNCTION and word not in _NEGATING and (len(word) > 1 or word.isdigit()):
-            objects.add(_singular(word))
+            objects.add(singular(word))
     if not objects:
         return None
     if verb in _FILING and objects & _FILED:

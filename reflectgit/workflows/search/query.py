@@ -136,19 +136,15 @@ def light_stem(word: str) -> str:
     Unlike Porter it leaves ``setting``, ``running`` and ``writing`` alone (their short stems
     collide with unrelated words), and it pairs what Porter misses: revoke / revocation (k and
     c), panic / panicked, read / readers. Both sides of a comparison go through it, so a stem
-    need not be a word.
+    need not be a word. Not ``kb.twins.stem``, the twin finder's, which cuts every ``-ing`` as
+    rules told again in other words need; the two share ``singular``.
     """
     w = word.lower()
     if len(w) >= 2 and w[-1] == "s" and w[:-1].isdigit():
         return w[:-1]  # a number's plural: 504s, 1990s
     if len(w) <= 3 or not w.isalpha():
         return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
+    w = singular(w)  # sizes -> size, whose e goes below
     for suffix, keep in _SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= keep:
             w = w[: -len(suffix)]
@@ -180,6 +176,19 @@ def light_stem(word: str) -> str:
     if w.endswith("k") and len(w) > 3 and w[-2] in _VOWELS:
         w = w[:-1] + "c"
     return w
+
+
+def singular(word: str) -> str:
+    """A lower-case plural's singular, roughly (``entries`` -> ``entry``, ``fixes`` -> ``fix``,
+    ``prs`` -> ``pr``; ``class``, ``status`` and ``redis`` stay): ``light_stem``'s first step,
+    and what the twin finder pairs an act's objects by (``kb.twins.act``)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) >= 3:
+        return word[:-1]
+    return word
 
 
 # (suffix, the shortest stem it may leave), tried in order; the first that fits is taken.

@@ -2705,10 +2705,10 @@ def test_only_a_cause_stated_in_words_is_confirmed_by_the_person_keeping_the_edi
     assert transcript is not None
     said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
     # the structural readers' confirmation leaves the request out; the stated cause's reads it
-    assert heuristic.confirmed_otherwise(transcript)(said) == ""
-    assert heuristic.confirmed_otherwise(transcript, shipped=True)(said).startswith(
-        "a request of the person's to keep the edit"
-    )
+    assert heuristic.confirmed_otherwise(transcript)(said) is None
+    how = heuristic.confirmed_otherwise(transcript, shipped=True)(said)
+    assert how is not None and how.kind is heuristic.Confirmed.AFTER
+    assert how.text.startswith("a request of the person's to keep the edit")
 
 
 SYMLINK = (
@@ -2832,10 +2832,10 @@ def test_only_a_cause_stated_in_words_is_confirmed_by_keeping_the_edits_it_close
     transcript = prepared.transcript
     assert transcript is not None
     said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
-    assert heuristic.confirmed_otherwise(transcript)(said) == ""
-    assert heuristic.confirmed_otherwise(transcript, shipped=True)(said).startswith(
-        heuristic.CLOSING
-    )
+    assert heuristic.confirmed_otherwise(transcript)(said) is None
+    how = heuristic.confirmed_otherwise(transcript, shipped=True)(said)
+    assert how is not None and how.kind is heuristic.Confirmed.CLOSING
+    assert how.text.startswith(heuristic.CLOSING)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from reflectgit.workflows.search.query import (
     Synonyms,
     light_stem,
     shipped,
+    singular,
     understand,
 )
 from tests.support.search import note_text
@@ -150,6 +151,16 @@ def test_the_light_stemmer_pairs_what_porter_misses_and_leaves_short_stems_alone
     for a, b in [("docker", "docs"), ("lock", "location")]:
         assert light_stem(a) != light_stem(b), (a, b)
     assert light_stem("locked") == light_stem("lock")
+
+
+def test_singular_pairs_a_plural_with_its_word_and_leaves_singulars_ending_in_s_alone() -> None:
+    # light_stem's first step, and the twin finder's pairing of an act's objects
+    plurals = [("entries", "entry"), ("fixes", "fix"), ("branches", "branch"), ("prs", "pr")]
+    plurals += [("classes", "class"), ("commits", "commit")]
+    for plural, word in plurals:
+        assert singular(plural) == word, plural
+    for word in ["class", "status", "redis", "is", "fix", "entry"]:
+        assert singular(word) == word
 
 
 def test_a_doubled_letter_before_ing_or_er_goes_when_four_letters_are_left() -> None:
