@@ -592,7 +592,10 @@ def _text(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="make it a readable file (or move it away), then run install again",
+        ) from None
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any], str]:

@@ -414,4 +414,5 @@ def test_a_settings_file_that_cannot_be_read_is_an_error_and_nothing_is_written(
     done = install(str(tmp_path), "--agent", agent, "--mcp")
     assert done.returncode == 1
     assert f"error: cannot read {config}" in done.stderr
+    assert "hint: make it a readable file" in done.stderr
     assert config.is_dir() and not any(config.iterdir())
