@@ -58,8 +58,11 @@ from reflectgit.workflows.code import staleness  # noqa: E402
 SIGNALS = ("changed", "added", "tested", "untested")
 REWRITTEN = ("lost", "more-or-fewer", "kept")
 # Two more conventions seen in the histories, beside ``routine``'s: Perl's ``t/*.t`` and one
-# test script named ``test.js`` / ``spec.lua`` (debug's ``test.js``, ``test.node.js``).
-_MORE_TESTS = re.compile(r"(?:^|/)t/.+\.t$|(?:^|/)(?:tests?|specs?)(?:\.\w+)?\.\w+$")
+# test script named ``test.js`` / ``spec.lua`` (debug's ``test.js``, ``test.node.js``); a
+# script's suffix only, as a CI workflow ``.github/workflows/test.yml`` is no test.
+_MORE_TESTS = re.compile(
+    r"(?:^|/)t/.+\.t$|(?:^|/)(?:tests?|specs?)(?:\.\w+)?\.(?:[cm]?js|ts|lua|rb|py|pl|php)$"
+)
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 
