@@ -55,7 +55,9 @@ def _spy(*args: Any, **kw: Any) -> codediff.CodeChange:
 
 
 def judged_notes(folder: Path, work: Path) -> list[dict[str, Any]]:
-    """Each judged note of ``folder``: its verdict, the judge's, and each stale anchor's kind."""
+    """Each judged note of ``folder``: its verdict, the judge's, and each stale anchor's kind
+    (``flagged``: each stale anchor's kind and finding, with the note, the clone and the
+    commit it was judged at, for a reader of what else changed in that range)."""
     cases, code, kbs = code_aware.prepare(folder, work)
     project = cases["project"]
     out = []
@@ -66,7 +68,7 @@ def judged_notes(folder: Path, work: Path) -> list[dict[str, Any]]:
         for note in anchored_notes(kbs[check["set"]], project=project):
             if note.id not in verdicts:
                 continue
-            kinds, listed = [], None
+            kinds, listed, flagged = [], None, []
             for anchor in note.anchors:
                 _AT[0] = (folder.name, check["at"], note.id, anchor.path, anchor.symbol)
                 found = judge.anchor(anchor, note.said, note.title)
@@ -74,12 +76,14 @@ def judged_notes(folder: Path, work: Path) -> list[dict[str, Any]]:
                     continue
                 if found.reason in staleness.STALE:
                     kinds.append(kind(found, _SEEN.get(_AT[0])))
+                    flagged.append((kinds[-1], found))
                     listed = "stale"
                 elif found.reason == "changed-elsewhere" and listed is None:
                     listed = "changed"
             out.append({
                 "history": folder.name, "id": note.id, "listed": listed, "kinds": kinds,
                 "stale": verdicts[note.id]["stale"], "why": verdicts[note.id]["why"],
+                "flagged": flagged, "note": note, "code": code, "at": check["at"],
             })  # fmt: skip
     return out
 

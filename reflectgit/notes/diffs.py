@@ -30,6 +30,9 @@ class Hunk:
 
     gone: list[str] = field(default_factory=list)
     came: list[str] = field(default_factory=list)
+    # What git wrote after the ``@@``: the line its funcname rules found above the hunk (the
+    # enclosing definition, ``def test_prefill(pool):``), or "".
+    context: str = ""
 
 
 @dataclass
@@ -95,12 +98,12 @@ def parse(patch: str) -> list[FileDiff]:
         if current is None:
             continue
         if line.startswith("@@"):
-            hunk = Hunk()
-            current.hunks.append(hunk)
             # the header has named the file by now; prose names no definitions (``PROSE``)
             prose = (current.new or current.old or "").lower().endswith(PROSE)
             end = line.find("@@", 2)
             context = line[end + 2 :].strip() if end > 0 else ""
+            hunk = Hunk(context=context)
+            current.hunks.append(hunk)
             name = defined_name(context) if context and not prose else None
             if name:
                 current.symbols.add(name)

@@ -153,3 +153,20 @@ def test_quoted_paths_are_read_unquoted(repo: Path) -> None:
     assert "rename from " in renamed
     (moved,) = diffs.parse(renamed)
     assert (moved.status, moved.old, moved.new) == ("renamed", "café.py", "thé.py")
+
+
+def test_a_hunk_keeps_the_definition_git_names_above_it(repo: Path) -> None:
+    tests = "def test_prefill():\n    pool = make()\n    assert pool.size == 2\n"
+    commit(repo, {"test_pool.py": tests}, "test")
+    patch = commit(repo, {"test_pool.py": tests.replace("== 2", "== 3")}, "expect 3")
+    (f,) = diffs.parse(patch)
+    assert [(h.gone, h.came, h.context) for h in f.hunks] == [
+        (["    assert pool.size == 2"], ["    assert pool.size == 3"], "def test_prefill():")
+    ]
+
+
+def test_a_hunk_with_no_definition_above_it_has_no_context(repo: Path) -> None:
+    commit(repo, {"notes.txt": "one\ntwo\n"}, "notes")
+    patch = commit(repo, {"notes.txt": "zero\none\ntwo\n"}, "zero first")
+    (f,) = diffs.parse(patch)
+    assert [(h.gone, h.came, h.context) for h in f.hunks] == [([], ["zero"], "")]
