@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "cachetools": "MIT License",
+    "cast": "The MIT License (MIT)",
     "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
@@ -48,6 +49,7 @@ LICENCES = {
     "log": "Permission is hereby granted, free of charge",
     "node-semver": "The ISC License",
     "once_cell": "Permission is hereby granted, free of charge",
+    "OrderedCollections.jl": "Permission is hereby granted, free of charge",
     "p-queue": "MIT License",
     "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
