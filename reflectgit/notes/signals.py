@@ -492,6 +492,9 @@ DIAGNOSIS_RE = re.compile(
 # The assistant granting a point the person made, at the start of its turn's line: "You're
 # right — ...", "Good point. ...", "Good catch - ...". Not "you're right to be skeptical".
 CONCESSION = "concession"
+# A LOW hunch of the person's about a way ("maybe we should ...", "how about ..."): a rule only
+# once the assistant grants it (the writer's check).
+SUGGESTION = "suggestion"
 CONCESSION_RE = re.compile(
     r"^\W*(?:you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)|"
     r"(?:good|fair|great|valid) (?:point|catch|call)|"

@@ -86,6 +86,7 @@ from reflectgit.notes.signals import (
     LOW,
     MEDIUM,
     PLAIN_CORRECTION,
+    SUGGESTION,
     Signal,
     classify,
     dialogue_lines,
@@ -981,6 +982,23 @@ def chunk_actions(
                     category=sig.category,
                 )
             )
+        elif person and sig.tier == LOW and sig.kind == SUGGESTION and offset >= 0:
+            # a suggestion is a hunch about this task until the assistant grants it: read only
+            # when the assistant's reply opens by granting it ("Good point — ...") and says no
+            # point of its own (which the concession's reader writes instead). The grant is its
+            # confirmation, as a green run is a stated cause's: the way the person proposed is
+            # the one the work then took, and the person's words say it
+            granted = [x for role, x in lines[offset + 1 : offset + 2] if role != "user"]
+            following = [x for role, x in lines[offset + 2 : offset + 3] if role != "user"]
+            if granted and CONCESSION_RE.match(granted[0]):
+                grant = granted[0]
+                if not (
+                    cited_rule(grant, following[0] if following else "", text, sig)
+                    or _conceded(grant, text, sig)
+                ):
+                    action = granted_suggestion(text, grant, sig)
+                    if action:
+                        out.append(action)
         elif person and sig.tier == HIGH and sig.kind == "root-cause":
             action = _persons_cause(text, before(offset), sig)
             if action:
@@ -1648,6 +1666,39 @@ def _conceded(text: str, asked: str, sig: Signal) -> dict[str, Any] | None:
             learning_type="correction",
             category=sig.category,
             confirmed="the assistant granting the person's challenge",
+        )
+    return None
+
+
+def granted_suggestion(text: str, grant: str, sig: Signal) -> dict[str, Any] | None:
+    """A low note from the person's suggestion the assistant's reply opens by granting ("Maybe
+    we should make the search area of villages much bigger?" then "Good point — the current
+    guidance says 5-10 km"), when the grant states no point of its own: the point granted is
+    the person's. Titled by the first sentence of the turn that proposes or asks.
+
+    Only a proposal in a suggestion's words ("maybe we should ...", "how about ...",
+    "consider ...") says a way: a question without them ("Is there any need to redact
+    anything?") asks the assistant something, and a grant ("You're right.") answers it
+    without saying which way was kept, as a rule asked as a question is none (``asked_for``)."""
+    for sentence in sentences(_MARKUP.sub("", text)):
+        said = sentence.strip()
+        found = classify(said)
+        suggests = found is not None and found[1] == SUGGESTION
+        if not suggests and not asked_for(said):
+            continue  # context before the proposal ("Seems the model puts X in Y.")
+        if not suggests or len(said.split()) < 2 * MIN_WORDS or _VAGUE.match(said):
+            return None  # a question, or "maybe tabs?": no way said, or one naming nothing
+        return _action(
+            title=said,
+            rule=_cap(said.rstrip(" ?.")) + ".",
+            quote=text,
+            before="",
+            asked=text,
+            who="person, a suggestion the assistant granted",
+            confidence=LOW,
+            learning_type="correction",
+            category=sig.category,
+            confirmed=f"the assistant granting it: “{grant.strip()[:200]}”",
         )
     return None
 
