@@ -75,13 +75,13 @@ _TYPED = (
 )
 # A text is read as Julia when it holds what only Julia writes: a ``where`` clause after a
 # signature (``) where {T}``, ``) where T<:Real``; Rust's and Swift's ``where T:`` are not), a
-# declared type (``mutable struct``, ``abstract type``, ``primitive type``), a ``#=`` block
-# comment opening a line, or a method (long- or short-form) whose parameters are typed with
-# ``::`` (``f(x::Int)``, ``f(::Type{T})``; C++'s and Ruby's ``A::B`` open no parameter).
+# declared type (``mutable struct``, ``abstract type``, ``primitive type``), or a method (long-
+# or short-form) whose parameters are typed with ``::`` (``f(x::Int)``, ``f(::Type{T})``; C++'s
+# and Ruby's ``A::B`` open no parameter). Not a ``#=``: the banner comments of Python, shell
+# and Perl (``#=====``) open with it.
 _JULIA = Pattern(
     r"(?m)\)[ \t]*where[ \t]*(?:\{|[A-Z]\w*[ \t]*(?:<:|=|$))"
     r"|^[ \t]*(?:mutable[ \t]+struct|abstract[ \t]+type|primitive[ \t]+type)[ \t]+[A-Z]"
-    r"|^[ \t]*#="
     rf"|^[ \t]*function[ \t]+[\w.!]+(?:\{{[^{{}}\n]*\}})?{_TYPED}"
     rf"|^[ \t]*[\w.!]+(?:\{{[^{{}}\n]*\}})?{_TYPED}[^\n]*?(?<![=!<>])=(?![=>])"
 )
@@ -91,7 +91,7 @@ _CHAR = Pattern(r"'(?:\\(?:'|[^'\n]{1,9})|[^'\\\n])'")
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in any file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Julia: does it hold what only Julia writes (``_JULIA``)?"""
-    return ("::" in text or "where" in text or "#=" in text or "type" in text) and (
+    return ("::" in text or "where" in text or "type" in text) and (
         _JULIA.compiled.search(text) is not None
     )
 

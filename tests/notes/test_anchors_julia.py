@@ -223,6 +223,9 @@ def test_other_languages_are_not_read_as_julia() -> None:
     assert not julia.reads("fn f<T>(x: T) -> T\nwhere T: Clone {\n    x\n}\n")
     assert not julia.reads('    assert!(sync::OnceCell::from("a") == sync::OnceCell::from("a"));\n')
     assert not julia.reads("int Reader::Get(std::string section, Name::Kind kind) {\n}\n")
+    # a Python banner comment is no Julia block comment
+    py = "#===== helpers =====\ndef run(x: int) -> int:\n    return x\n"
+    assert not julia.reads(py) and anchors.symbol_block(py, "run") == py[py.index("def") :]
     # what only Julia writes
     assert julia.reads("_tablesz(x::Integer) = x < 16 ? 16 : x\n")
     assert julia.reads("function f(x)\n    x\nend\nabstract type A end\n")
