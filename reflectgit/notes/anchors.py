@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reflectgit.notes import haskell, lisp
+from reflectgit.notes import haskell, julia, lisp
 from reflectgit.notes.lazyre import Pattern
 
 # Words that introduce a definition in the languages a team is likely to write.
@@ -568,8 +568,14 @@ def _forms(text: str, symbol: str) -> list[tuple[int, int, int]]:
     """The definitions of ``symbol`` in ``text`` when it is a language whose definitions the
     line forms do not read (each its start, the end of its first line and its end): a Lisp's
     balanced forms (``lisp``), a Haskell declaration group (``haskell``: a signature and its
-    equations, whose names and operators no definition word introduces)."""
-    return lisp.definitions(text, symbol) or haskell.definitions(text, symbol)
+    equations, whose names and operators no definition word introduces), a Julia definition
+    (``julia``: a body runs to the ``end`` that closes it, not to the next definition, and a
+    short-form method ``name(args) = expr`` has no definition word)."""
+    return (
+        lisp.definitions(text, symbol)
+        or haskell.definitions(text, symbol)
+        or julia.definitions(text, symbol)
+    )
 
 
 def symbol_block(text: str, symbol: str) -> str | None:
@@ -775,8 +781,10 @@ def _span(text: str, symbol: str) -> _Span | None:
     if forms:
         start, end_of_line, end = forms[0]
         return start, end, end_of_line, ()
-    if haskell.reads(text):
-        return None  # Haskell defines at its top level only: an indented line is a local's
+    if haskell.reads(text) or julia.reads(text):
+        # Haskell defines at its top level only: an indented line is a local's; Julia's
+        # definitions are all read by ``julia``: a line the others read in it is no definition
+        return None
     name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")
     if owner and member and name == _last_name(symbol):

@@ -56,11 +56,13 @@ _SLASH = frozenset({
 })  # fmt: skip
 _SEMI = frozenset({"ini", "cfg", "asm", "s"})  # Lisp: see ``lisp.SUFFIXES``
 _DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
-# Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal) and ``{- ... -}``
-# (Haskell, Elm), by the file's suffix.
+# Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal), ``{- ... -}``
+# (Haskell, Elm) and ``#= ... =#`` (Julia: read before its ``#`` line comment), by the file's
+# suffix.
 _NESTED = {
     **dict.fromkeys(("ml", "mli", "mll", "mly", "sml", "pas"), ("(*", "*)")),
     **dict.fromkeys(("hs", "lhs", "elm"), ("{-", "-}")),
+    "jl": ("#=", "=#"),
 }
 # Languages where a string may be written in single or double quotes, the same string when it
 # holds no escape or interpolation (``'x'`` and ``"x"``): a change of quote style is layout.
@@ -188,6 +190,9 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     while pos < size:
         ch = text[pos]
         two = text[pos : pos + 2]
+        if nested is not None and two == nested[0]:
+            pos = _nested_end(text, pos, nested)
+            continue
         if (
             (hash_ok and ch == "#")
             or (slash_ok and two == "//")
@@ -200,9 +205,6 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
         if slash_ok and two == "/*":
             close = text.find("*/", pos + 2)
             pos = size if close < 0 else close + 2
-            continue
-        if nested is not None and two == nested[0]:
-            pos = _nested_end(text, pos, nested)
             continue
         if quoting and ch == "'":
             pos, at_start = pos + 1, False

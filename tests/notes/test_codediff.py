@@ -66,10 +66,18 @@ def test_comments_docstrings_and_layout_are_no_change() -> None:
             True,
         ),
         ("src/Lib.hs", "{- old -}\nf x = x\n", "{- new {- nested -} -}\nf x = x\n", True),
+        # Julia's #= =# over several lines (its code after the first line is no code either)
+        (
+            "src/dict.jl",
+            "#= old\nx = 1 =#\nf(x) = x\n",
+            "#= new #= nested =#\ny = 2 =#\nf(x) = x\n",
+            True,
+        ),
         # code changed beside them, a multiplication, a marker inside a string: code
         ("src/fmt.ml", "(* c *)\nlet pp = ()\n", "(* c *)\nlet pp = 1\n", False),
         ("src/fmt.ml", "let y = (a * b)\n", "let y = (a * c)\n", False),
         ("src/fmt.ml", 'let s = "(* a *)"\n', 'let s = "(* b *)"\n', False),
+        ("src/dict.jl", "#= c =#\nf(x) = x\n", "#= c =#\nf(x) = x + 1\n", False),
     ],
 )
 def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:

@@ -254,3 +254,57 @@ def test_a_haskell_function_is_its_signature_and_equations(world: World) -> None
         "src/Path/Include.hs", other.replace("FilePath.takeFileName l", "last (splitPath l)")
     ).commit("filename by splitPath")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+ORDERED_JL = '''# get the index where a key is stored, or -1 if not present
+function ht_keyindex(h::OrderedDict{K,V}, key, direct) where {K,V}
+    slots = h.slots
+    index = hashindex(key, length(slots))
+    while true
+        si = slots[index]
+        si == 0 && break
+        index = (index & (length(slots) - 1)) + 1
+    end
+    return -1
+end
+
+"""
+    isordered(::Type)
+
+`true` if the container type has a defined order.
+"""
+isordered(::Type{T}) where {T<:AbstractDict} = false
+isordered(::Type{T}) where {T<:OrderedDict} = true
+
+length(d::OrderedDict) = length(d.keys) - d.ndel
+'''
+
+
+def test_a_julia_function_is_its_body_to_its_end(world: World) -> None:
+    world.code.write("src/ordered_dict.jl", ORDERED_JL).commit("ordered dict")
+    keyindex = world.add(
+        "ht_keyindex probes linearly",
+        "ht_keyindex walks the slots one by one until an empty slot (si == 0) stops it",
+        "src/ordered_dict.jl:ht_keyindex",
+    )
+    ordered = world.add(
+        "isordered is a trait",
+        "isordered is false for any AbstractDict and true for OrderedDict",
+        "src/ordered_dict.jl:isordered",
+    )
+    # length and isordered's docstring changed: neither note's code did
+    other = ORDERED_JL.replace("- d.ndel", "- d.deleted").replace("defined order", "known order")
+    world.code.write("src/ordered_dict.jl", other).commit("length")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # ht_keyindex's body, lines below its first: stale (the block is no longer its first line)
+    world.code.write(
+        "src/ordered_dict.jl", other.replace("si == 0 && break", "si == 0 && return -1")
+    ).commit("return early")
+    assert [e["id"] for e in world.stale()["stale"]] == [keyindex]
+    # isordered (a short form, no definition word) changed what the note names: stale too
+    final = other.replace("si == 0 && break", "si == 0 && return -1")
+    world.code.write(
+        "src/ordered_dict.jl", final.replace("{T<:AbstractDict} = false", "{T<:Any} = false")
+    ).commit("any type")
+    assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([keyindex, ordered])
