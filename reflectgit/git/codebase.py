@@ -6,12 +6,12 @@ commits (renames followed as ``git diff -M`` follows them), where a file went co
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.run import run
+from reflectgit.git.run import run, start_together
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -341,21 +341,35 @@ def matching_lines(
     """``(file, line)`` for every line under ``folder`` at ``rev`` matching the extended
     ``pattern``: one ``git grep``, which reads a KB of 10,000 notes faster than any list of
     fixed strings would (1,000 ``-F`` needles cost git a second there)."""
+    return start_matching_lines(repo, rev, pattern, folder, env)()
+
+
+def start_matching_lines(
+    repo: Path, rev: str, pattern: str, folder: str, env: Env = None
+) -> Callable[[], list[tuple[str, str]]]:
+    """``matching_lines`` started now (``run.start_together``): the call returned waits for
+    git's answer, so what the caller does in between runs alongside it. Call it, also on the
+    way out of an error, so no git is left behind."""
     try:
-        result = run(
-            ["grep", "-I", "-E", "-e", pattern, rev, "--", folder],
+        wait = start_together(
+            [["grep", "-I", "-E", "-e", pattern, rev, "--", folder]],
             cwd=repo,
             env=env or {},
             timeout=LOG_TIMEOUT,
         )
     except NotFoundError:
-        return []
-    if result.code not in (0, 1):
-        raise ReflectGitError(f"git grep failed in {repo}: {result.err}")
-    prefix = f"{rev}:"
-    out: list[tuple[str, str]] = []
-    for raw in result.stdout.decode("utf-8", "surrogateescape").splitlines():
-        line = raw[len(prefix) :] if raw.startswith(prefix) else raw
-        name, _, text = line.partition(":")
-        out.append((name, text))
-    return out
+        return list
+
+    def answer() -> list[tuple[str, str]]:
+        (result,) = wait()
+        if result.code not in (0, 1):
+            raise ReflectGitError(f"git grep failed in {repo}: {result.err}")
+        prefix = f"{rev}:"
+        out: list[tuple[str, str]] = []
+        for raw in result.stdout.decode("utf-8", "surrogateescape").splitlines():
+            line = raw[len(prefix) :] if raw.startswith(prefix) else raw
+            name, _, text = line.partition(":")
+            out.append((name, text))
+        return out
+
+    return answer

@@ -23,16 +23,17 @@ Notes are then found in two ways, in this order of rank:
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import DOCUMENTS
-from reflectgit.errors import UsageError
+from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor
@@ -349,15 +350,29 @@ def pr_notes(
     project: str | None = None,
 ) -> ChangeNotes:
     """The notes relevant to the change ``base...head`` of ``repo``, ranked, each with why."""
-    change = read_change(repo, base, head, env)  # (finds the work tree's top: once)
+    # The KB's anchor lines (one git grep of every note) are read while the change is: two
+    # repositories, neither answer waits on the other.
+    anchor_lines = (
+        codebase.start_matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env)
+        if codebase.resolve(kb, "HEAD", env) is not None
+        else list  # a KB without a commit has no anchor line
+    )
+    try:
+        change = read_change(repo, base, head, env)  # (finds the work tree's top: once)
+    except BaseException:
+        with contextlib.suppress(ReflectGitError):
+            anchor_lines()  # waited for: no git left behind
+        raise
     root = Path(change.root)
     name = project or root.name
     out = ChangeNotes(str(root), name, change.base, change.head, len(change.files))
     if not change.files:
+        with contextlib.suppress(ReflectGitError):
+            anchor_lines()  # (nothing changed: no note is asked of it)
         return out
     found: dict[str, Relevant] = {}
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
-    hits = anchored(kb, change, name, env, judged)
+    hits = anchored(kb, change, name, env, judged, anchor_lines)
     kept = _best_described(hits)
     # a note listed on the change's description alone is weaker evidence than one whose stated
     # code changed: beside such notes it stays only where it outdid them on their own code
@@ -399,19 +414,27 @@ def branch_change(root: Path, env: Env = None) -> Change | None:
 
 
 def anchored(
-    kb: Path, change: Change, project: str, env: Env, judged: set[str] | None = None
+    kb: Path,
+    change: Change,
+    project: str,
+    env: Env,
+    judged: set[str] | None = None,
+    anchor_lines: Callable[[], list[tuple[str, str]]] | None = None,
 ) -> list[Relevant]:
     """Notes of ``project`` anchored to a file the change touched (their ids are added to
-    ``judged``, relevant or not)."""
-    if codebase.resolve(kb, "HEAD", env) is None:
-        return []
+    ``judged``, relevant or not). ``anchor_lines``: the KB's ``ANCHOR_LINE`` lines, already
+    asked of git (``codebase.start_matching_lines``); else they are read here."""
+    if anchor_lines is None:
+        if codebase.resolve(kb, "HEAD", env) is None:
+            return []
+        anchor_lines = codebase.start_matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env)
     by_path = {p: f for f in change.files for p in f.paths}
     # Every anchor line of the KB in one git grep; the notes naming a changed path are read,
     # and those naming a path that was renamed, since their commit, to a changed one.
     paths: list[str] = []
     pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
     last: dict[str, str] = {}
-    for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
+    for name, line in anchor_lines():
         if name.count("/") != 1:
             continue
         field, _, rest = line.strip().removeprefix("- ").partition(":")
