@@ -6,12 +6,12 @@ commits (renames followed as ``git diff -M`` follows them), where a file went co
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reflectgit.errors import NotFoundError, ReflectGitError
-from reflectgit.git.run import run
+from reflectgit.git.run import run, start_together
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -252,13 +252,20 @@ def upstream(repo: Path, env: Env = None) -> str | None:
     return None
 
 
-def texts(repo: Path, wanted: Sequence[tuple[str, str]], env: Env = None) -> list[str | None]:
-    """The contents of ``(rev, path)`` pairs (None where missing or not text), one git process."""
+def texts(
+    repo: Path,
+    wanted: Sequence[tuple[str, str]],
+    env: Env = None,
+    known: Mapping[tuple[str, str], str] | None = None,
+) -> list[str | None]:
+    """The contents of ``(rev, path)`` pairs (None where missing or not text), one git process;
+    ``known`` gives the blob ids of pairs already known (a diff's ``--full-index`` lines), read
+    by id with no lookup of their paths."""
     if not wanted:
         return []
     from reflectgit.git.staged import read_blobs
 
-    names = _blob_names(repo, wanted, env)
+    names = _blob_names(repo, wanted, env, known or {})
     try:
         blobs = read_blobs(repo, names, env or {}, timeout=LOG_TIMEOUT)
     except NotFoundError:
@@ -277,13 +284,19 @@ def texts(repo: Path, wanted: Sequence[tuple[str, str]], env: Env = None) -> lis
 LS_TREE_FROM = 8
 
 
-def _blob_names(repo: Path, wanted: Sequence[tuple[str, str]], env: Env) -> list[str]:
-    """What to ask ``cat-file --batch`` for each ``(rev, path)``: the blob id when a batch of
-    paths of one rev was looked up at once, else ``rev:path``."""
+def _blob_names(
+    repo: Path,
+    wanted: Sequence[tuple[str, str]],
+    env: Env,
+    known: Mapping[tuple[str, str], str],
+) -> list[str]:
+    """What to ask ``cat-file --batch`` for each ``(rev, path)``: the blob id when it is
+    ``known`` or a batch of paths of one rev was looked up at once, else ``rev:path``."""
     by_rev: dict[str, list[str]] = {}
     for rev, path in wanted:
-        by_rev.setdefault(rev, []).append(path)
-    ids: dict[tuple[str, str], str] = {}
+        if (rev, path) not in known:
+            by_rev.setdefault(rev, []).append(path)
+    ids: dict[tuple[str, str], str] = dict(known)
     for rev, paths in by_rev.items():
         if len(paths) < LS_TREE_FROM:
             continue
@@ -315,13 +328,11 @@ def tracked(repo: Path, rev: str, paths: Sequence[str], env: Env = None) -> set[
 
 
 def patch(repo: Path, base: str, head: str, env: Env = None) -> str:
-    """``git diff -U0 -M base head``: the changed files (renames found) and, in each hunk's
-    header, the definition git sees around it (its funcname rules)."""
-    return _git(
-        repo,
-        ["diff", "--no-ext-diff", "--no-color", "--no-textconv", "-U0", "-M", base, head],
-        env,
-    )
+    """``git diff -U0 -M base head``: the changed files (renames found), their blob ids whole
+    (``--full-index``: each version is read by id, not looked up by path again) and, in each
+    hunk's header, the definition git sees around it (its funcname rules)."""
+    options = ["--no-ext-diff", "--no-color", "--no-textconv", "--full-index", "-U0", "-M"]
+    return _git(repo, ["diff", *options, base, head], env)
 
 
 def matching_lines(
@@ -330,21 +341,35 @@ def matching_lines(
     """``(file, line)`` for every line under ``folder`` at ``rev`` matching the extended
     ``pattern``: one ``git grep``, which reads a KB of 10,000 notes faster than any list of
     fixed strings would (1,000 ``-F`` needles cost git a second there)."""
+    return start_matching_lines(repo, rev, pattern, folder, env)()
+
+
+def start_matching_lines(
+    repo: Path, rev: str, pattern: str, folder: str, env: Env = None
+) -> Callable[[], list[tuple[str, str]]]:
+    """``matching_lines`` started now (``run.start_together``): the call returned waits for
+    git's answer, so what the caller does in between runs alongside it. Call it, also on the
+    way out of an error, so no git is left behind."""
     try:
-        result = run(
-            ["grep", "-I", "-E", "-e", pattern, rev, "--", folder],
+        wait = start_together(
+            [["grep", "-I", "-E", "-e", pattern, rev, "--", folder]],
             cwd=repo,
             env=env or {},
             timeout=LOG_TIMEOUT,
         )
     except NotFoundError:
-        return []
-    if result.code not in (0, 1):
-        raise ReflectGitError(f"git grep failed in {repo}: {result.err}")
-    prefix = f"{rev}:"
-    out: list[tuple[str, str]] = []
-    for raw in result.stdout.decode("utf-8", "surrogateescape").splitlines():
-        line = raw[len(prefix) :] if raw.startswith(prefix) else raw
-        name, _, text = line.partition(":")
-        out.append((name, text))
-    return out
+        return list
+
+    def answer() -> list[tuple[str, str]]:
+        (result,) = wait()
+        if result.code not in (0, 1):
+            raise ReflectGitError(f"git grep failed in {repo}: {result.err}")
+        prefix = f"{rev}:"
+        out: list[tuple[str, str]] = []
+        for raw in result.stdout.decode("utf-8", "surrogateescape").splitlines():
+            line = raw[len(prefix) :] if raw.startswith(prefix) else raw
+            name, _, text = line.partition(":")
+            out.append((name, text))
+        return out
+
+    return answer

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from reflectgit.notes.anchors import defined_name
 
@@ -39,8 +40,12 @@ class Hunk:
 class FileDiff:
     old: str | None  # None: added
     new: str | None  # None: deleted
-    symbols: set[str] = field(default_factory=set)
     hunks: list[Hunk] = field(default_factory=list)
+    # The old and new versions' blob ids, when the diff names them whole (``git diff
+    # --full-index``'s ``index`` line): what to read them by, with no lookup of their paths.
+    # None for a side the file does not have, and for both when the line gives no ids (a
+    # rename or mode change alone) or short ones.
+    blobs: tuple[str | None, str | None] = (None, None)
 
     @property
     def status(self) -> str:
@@ -53,6 +58,21 @@ class FileDiff:
     @property
     def paths(self) -> list[str]:
         return list(dict.fromkeys(p for p in (self.old, self.new) if p))
+
+    @cached_property
+    def symbols(self) -> set[str]:
+        """The symbols whose code the hunks touched: the definition git names above each hunk
+        and any a removed or added line defines; none in prose (``PROSE``). Read when first
+        asked: a change's notes may be found by their anchors alone, not its symbols."""
+        if (self.new or self.old or "").lower().endswith(PROSE):
+            return set()
+        out: set[str] = set()
+        for hunk in self.hunks:
+            for line in ([hunk.context] if hunk.context else []) + hunk.gone + hunk.came:
+                name = defined_name(line)
+                if name:
+                    out.add(name)
+        return out
 
 
 # ``diff --git a/x b/x``: each path as git writes it, quoted (``"a/caf\\303\\251.py"``) or not.
@@ -77,12 +97,25 @@ def _path(raw: str) -> str | None:
     return text[2:] if text[:2] in ("a/", "b/") else text
 
 
+# A whole object id (SHA-1 or SHA-256), as ``--full-index`` writes it.
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _blob_ids(text: str) -> tuple[str | None, str | None]:
+    """``<old>..<new>[ <mode>]`` -> the two blob ids (None for an all-zero one: that side is
+    absent); ``(None, None)`` unless both are whole ids."""
+    old, _, rest = text.partition("..")
+    new = rest.split(" ", 1)[0]
+    if not (_OBJECT_ID.fullmatch(old) and _OBJECT_ID.fullmatch(new)):
+        return None, None
+    return (None if not old.strip("0") else old), (None if not new.strip("0") else new)
+
+
 def parse(patch: str) -> list[FileDiff]:
     """The files of ``patch`` in order, each with its hunks and the symbols they touched."""
     files: list[FileDiff] = []
     current: FileDiff | None = None
     hunk: Hunk | None = None  # None: in the current file's header, before its first ``@@``
-    prose = False
     # Lines end at ``\n`` only, as git writes them: ``str.splitlines`` would also cut a line
     # of code at a form feed, a ``\x1c``..``\x1e`` or a U+2028 inside a string literal. A
     # ``\r`` before the ``\n`` is the file's own line end (CRLF), not its content.
@@ -98,22 +131,15 @@ def parse(patch: str) -> list[FileDiff]:
         if current is None:
             continue
         if line.startswith("@@"):
-            # the header has named the file by now; prose names no definitions (``PROSE``)
-            prose = (current.new or current.old or "").lower().endswith(PROSE)
             end = line.find("@@", 2)
-            context = line[end + 2 :].strip() if end > 0 else ""
-            hunk = Hunk(context=context)
+            hunk = Hunk(context=line[end + 2 :].strip() if end > 0 else "")
             current.hunks.append(hunk)
-            name = defined_name(context) if context and not prose else None
-            if name:
-                current.symbols.add(name)
         elif hunk is not None:  # a hunk's lines; ``\ No newline at end of file`` is none
             if line[:1] not in ("+", "-"):
                 continue
             (hunk.came if line[0] == "+" else hunk.gone).append(line[1:])
-            name = None if prose else defined_name(line[1:])
-            if name:
-                current.symbols.add(name)
+        elif line.startswith("index "):
+            current.blobs = _blob_ids(line[len("index ") :])
         elif line.startswith("rename from "):
             current.old = _unquoted(line[len("rename from ") :])
         elif line.startswith("rename to "):

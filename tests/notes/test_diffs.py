@@ -170,3 +170,32 @@ def test_a_hunk_with_no_definition_above_it_has_no_context(repo: Path) -> None:
     patch = commit(repo, {"notes.txt": "zero\none\ntwo\n"}, "zero first")
     (f,) = diffs.parse(patch)
     assert [(h.gone, h.came, h.context) for h in f.hunks] == [([], ["zero"], "")]
+
+
+def blob(repo: Path, rev: str, path: str) -> str:
+    return git("rev-parse", f"{rev}:{path}", cwd=repo).strip()
+
+
+def test_each_version_carries_its_blob_id_whole(repo: Path) -> None:
+    # ``codebase.patch`` asks for ``--full-index``: each side is read by the id git names
+    commit(repo, {"keep.py": "def a():\n    return 1\n", "gone.py": "x = 1\n"}, "start")
+    patch = commit(
+        repo, {"keep.py": "def a():\n    return 2\n", "gone.py": None, "new.py": "y = 1\n"}, "edit"
+    )
+    files = by_path(patch)
+    assert files["keep.py"].blobs == (blob(repo, "HEAD^", "keep.py"), blob(repo, "HEAD", "keep.py"))
+    assert files["gone.py"].blobs == (blob(repo, "HEAD^", "gone.py"), None)  # no new side
+    assert files["new.py"].blobs == (None, blob(repo, "HEAD", "new.py"))  # no old side
+
+
+def test_no_blob_ids_without_a_whole_index_line(repo: Path) -> None:
+    commit(repo, {"old_name.py": "def moved():\n" + "    y = 2\n" * 20}, "start")
+    git("mv", "old_name.py", "new_name.py", cwd=repo)
+    git("commit", "-q", "-m", "rename only", cwd=repo)
+    (moved,) = diffs.parse(codebase.patch(repo, "HEAD^", "HEAD"))
+    assert moved.status == "renamed" and moved.blobs == (None, None)  # a pure rename: no line
+    commit(repo, {"new_name.py": "def moved():\n" + "    y = 3\n" * 20}, "edit")
+    short = git("diff", "-U0", "HEAD^", "HEAD", cwd=repo)  # abbreviated ids, as git's default
+    assert "\nindex " in short
+    (edited,) = diffs.parse(short)
+    assert edited.status == "modified" and edited.blobs == (None, None)

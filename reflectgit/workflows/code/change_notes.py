@@ -23,20 +23,23 @@ Notes are then found in two ways, in this order of rank:
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflectgit.config import DOCUMENTS
-from reflectgit.errors import UsageError
+from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs
 from reflectgit.notes.anchors import Anchor
 from reflectgit.notes.codediff import KEYWORDS, names_in, prose_or_settings, reshaped_only, tokens
-from reflectgit.notes.sweeps import sweeps, swept_only
+from reflectgit.notes.sweeps import sweeps as find_sweeps
+from reflectgit.notes.sweeps import swept_only
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -216,8 +219,12 @@ class Change:
     # (file, symbol) a hunk named whose code did not change but in other names (a macro put
     # before its declaration) or in comments: not a symbol this change is about
     unchanged: set[tuple[str, str]] = field(default_factory=set)
-    # the edits the change made alike in many places (``notes/sweeps.py``): SWEPT
-    sweeps: frozenset[tuple[tuple[str, ...], tuple[str, ...]]] = frozenset()
+
+    @cached_property
+    def sweeps(self) -> frozenset[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """The edits the change made alike in many places (``notes/sweeps.py``): SWEPT. Read
+        from all its hunks when a verdict first asks, not before: most changes never do."""
+        return find_sweeps(self.files)
 
     @property
     def paths(self) -> set[str]:
@@ -275,7 +282,7 @@ def read_change(repo: Path, base: str, head: str | None = None, env: Env = None)
     patch = codebase.patch(root, start, head_sha, env)
     files = diffs.parse(patch)
     messages = codebase.messages(root, start, head_sha, env)
-    change = Change(start, head_sha, files, messages, root=str(root), sweeps=sweeps(files))
+    change = Change(start, head_sha, files, messages, root=str(root))
     _read_cosmetic(change, env)
     return change
 
@@ -293,12 +300,8 @@ def _read_cosmetic(change: Change, env: Env) -> None:
     modified = [f for f in change.files if f.old is not None and f.new is not None]
     if not modified or len(modified) > COSMETIC_FILES:
         return
-    pairs: list[tuple[str, str]] = []
-    for f in modified:
-        pairs += [(change.base, f.old or ""), (change.head, f.new or "")]
-    texts = codebase.texts(Path(change.root), pairs, env)
-    for i, f in enumerate(modified):
-        old, new, path = texts[2 * i], texts[2 * i + 1], f.new or ""
+    for f, (old, new) in zip(modified, _versions(change, modified, env), strict=True):
+        path = f.new or ""
         if old is None or new is None:
             continue
         if tokens(old, path) == tokens(new, path):
@@ -313,6 +316,28 @@ def _read_cosmetic(change: Change, env: Env) -> None:
                 change.unchanged.add((path, symbol))
 
 
+def _versions(
+    change: Change, files: Sequence[diffs.FileDiff], env: Env
+) -> list[tuple[str | None, str | None]]:
+    """The text of each of ``files`` (modified or renamed) at the change's base and at its head,
+    in one ``git cat-file``: each version read once however many anchors name it, by the blob
+    id the diff gave (no lookup of its path) where it gave one."""
+    known: dict[tuple[str, str], str] = {}
+    wanted: list[tuple[str, str]] = []
+    for f in files:
+        for rev, path, blob in ((change.base, f.old, f.blobs[0]), (change.head, f.new, f.blobs[1])):
+            if path is None:
+                continue
+            wanted.append((rev, path))
+            if blob is not None:
+                known[(rev, path)] = blob
+    unique = list(dict.fromkeys(wanted))
+    read = dict(zip(unique, codebase.texts(Path(change.root), unique, env, known), strict=True))
+    return [
+        (read.get((change.base, f.old or "")), read.get((change.head, f.new or ""))) for f in files
+    ]
+
+
 def pr_notes(
     kb: Path,
     state_dir: Path,
@@ -325,15 +350,29 @@ def pr_notes(
     project: str | None = None,
 ) -> ChangeNotes:
     """The notes relevant to the change ``base...head`` of ``repo``, ranked, each with why."""
-    root = codebase.top(repo, env)
+    # The KB's anchor lines (one git grep of every note) are read while the change is: two
+    # repositories, neither answer waits on the other.
+    anchor_lines = (
+        codebase.start_matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env)
+        if codebase.resolve(kb, "HEAD", env) is not None
+        else list  # a KB without a commit has no anchor line
+    )
+    try:
+        change = read_change(repo, base, head, env)  # (finds the work tree's top: once)
+    except BaseException:
+        with contextlib.suppress(ReflectGitError):
+            anchor_lines()  # waited for: no git left behind
+        raise
+    root = Path(change.root)
     name = project or root.name
-    change = read_change(root, base, head, env)
     out = ChangeNotes(str(root), name, change.base, change.head, len(change.files))
     if not change.files:
+        with contextlib.suppress(ReflectGitError):
+            anchor_lines()  # (nothing changed: no note is asked of it)
         return out
     found: dict[str, Relevant] = {}
     judged: set[str] = set()  # anchored to a changed file: the anchor decides, not the text
-    hits = anchored(kb, change, name, env, judged)
+    hits = anchored(kb, change, name, env, judged, anchor_lines)
     kept = _best_described(hits)
     # a note listed on the change's description alone is weaker evidence than one whose stated
     # code changed: beside such notes it stays only where it outdid them on their own code
@@ -375,19 +414,27 @@ def branch_change(root: Path, env: Env = None) -> Change | None:
 
 
 def anchored(
-    kb: Path, change: Change, project: str, env: Env, judged: set[str] | None = None
+    kb: Path,
+    change: Change,
+    project: str,
+    env: Env,
+    judged: set[str] | None = None,
+    anchor_lines: Callable[[], list[tuple[str, str]]] | None = None,
 ) -> list[Relevant]:
     """Notes of ``project`` anchored to a file the change touched (their ids are added to
-    ``judged``, relevant or not)."""
-    if codebase.resolve(kb, "HEAD", env) is None:
-        return []
+    ``judged``, relevant or not). ``anchor_lines``: the KB's ``ANCHOR_LINE`` lines, already
+    asked of git (``codebase.start_matching_lines``); else they are read here."""
+    if anchor_lines is None:
+        if codebase.resolve(kb, "HEAD", env) is None:
+            return []
+        anchor_lines = codebase.start_matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env)
     by_path = {p: f for f in change.files for p in f.paths}
     # Every anchor line of the KB in one git grep; the notes naming a changed path are read,
     # and those naming a path that was renamed, since their commit, to a changed one.
     paths: list[str] = []
     pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
     last: dict[str, str] = {}
-    for name, line in codebase.matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env):
+    for name, line in anchor_lines():
         if name.count("/") != 1:
             continue
         field, _, rest = line.strip().removeprefix("- ").partition(":")
@@ -566,22 +613,19 @@ def _verdicts(
             diff = located.get((note.id, anchor), (None, ""))[0]
             if diff is not None and diff.old is not None and diff.new is not None:
                 wanted.append((note.id, anchor, diff))
-    pairs: list[tuple[str, str]] = []
-    for _, _, diff in wanted:
-        pairs += [(change.base, diff.old or ""), (change.head, diff.new or "")]
-    texts = codebase.texts(Path(change.root), pairs, env) if pairs else []
+    versions = _versions(change, [diff for _, _, diff in wanted], env) if wanted else []
     said = {n.id: n.said for n in notes}
     titles = {n.id: n.title for n in notes}
     out: dict[tuple[str, Anchor], CodeChange] = {}
     unread: list[tuple[str, Anchor, str, str, str]] = []  # symbols in neither version
     wanted_texts: dict[tuple[str, Anchor], tuple[str, str, str]] = {}  # file anchors' versions
-    for i, (nid, anchor, diff) in enumerate(wanted):
-        old, new = texts[2 * i], texts[2 * i + 1]
+    for (nid, anchor, diff), (old, new) in zip(wanted, versions, strict=True):
         if old is None or new is None:
             continue
         old, new = _as_reviewed(old, new, diff.new or "")
         symbol, path = anchor.symbol, diff.new or ""
-        heads: tuple[list[str], list[str]] = ([], [])
+        # HEADER: the two versions and blocks, their headers read only for a block found the same
+        whole: tuple[str, str, list[str], list[str]] | None = None
         if symbol:
             # every definition the anchor means (``anchors.anchored_pair``): a change to any
             # overload of the name is one a reviewer of the note should see (``stale`` keeps
@@ -595,17 +639,14 @@ def _verdicts(
                     out[(nid, anchor)] = CodeChange("changed", (symbol,))
                 continue
             else:
-                heads = (
-                    [t for b in old_blocks for t in _header(old, b, path)],
-                    [t for b in new_blocks for t in _header(new, b, path)],
-                )
+                whole = (old, new, old_blocks, new_blocks)
                 old, new = "".join(old_blocks), "".join(new_blocks)
         verdict = compare(
             old, new, diff.new or "", said[nid] or None, symbol, titles[nid], reshaping=True
         )
         if not symbol:
             wanted_texts[(nid, anchor)] = (old, new, path)
-        if symbol and verdict.kind == "same" and heads[0] != heads[1]:
+        if verdict.kind == "same" and whole is not None and _headers_differ(*whole, path):
             verdict = CodeChange("elsewhere")  # HEADER: its attributes changed, not its code
         else:
             verdict = _unswept(verdict, old, new, change, f"{titles[nid] or ''} {said[nid] or ''}")
@@ -721,6 +762,14 @@ def _key_of(text: Sequence[str], at: int) -> tuple[str, int]:
         if above != at:
             return "", -1  # the line it stands under sets no key
     return "", -1
+
+
+def _headers_differ(
+    old: str, new: str, old_blocks: Sequence[str], new_blocks: Sequence[str], path: str
+) -> bool:
+    """Do the code tokens above a symbol's blocks (``HEADER``) differ between the versions?"""
+    before = [t for b in old_blocks for t in _header(old, b, path)]
+    return before != [t for b in new_blocks for t in _header(new, b, path)]
 
 
 def _header(text: str, block: str, path: str) -> list[str]:
