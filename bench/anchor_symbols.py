@@ -59,14 +59,14 @@ def _show(repo: Path, commit: str, path: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _reading(text: str | None, symbol: str) -> str:
+def _reading(text: str | None, symbol: str, path: str) -> str:
     if text is None:
         return "nofile"
-    block = symbol_block(text, symbol)
+    block = symbol_block(text, symbol, path)
     if block is None:
         return "MISS"
     lines = block.splitlines()
-    more = len(anchored_blocks(text, symbol)) - 1
+    more = len(anchored_blocks(text, symbol, path)) - 1
     return f"{len(lines)}L{f'+{more}' if more else ''}|{lines[0].strip()[:70]}"
 
 
@@ -78,7 +78,7 @@ def overrun(text: str, symbol: str, path: str) -> str | None:
     """How ``symbol``'s block in ``text`` runs on past its definition (``holds``: the start of
     another definition (of another name) indented no deeper, outside the braces the block left open, read with
     ``path``'s own comment markers; its own overloads, clauses and arities are the symbol; ``doc``: it ends in a POD section), or None."""
-    block = symbol_block(text, symbol)
+    block = symbol_block(text, symbol, path)
     if block is None:
         return None
     lines = block.rstrip("\n").split("\n")
@@ -116,8 +116,8 @@ def overrun(text: str, symbol: str, path: str) -> str | None:
     return None
 
 
-def _form(text: str, symbol: str) -> str:
-    block = symbol_block(text, symbol) or ""
+def _form(text: str, symbol: str, path: str) -> str:
+    block = symbol_block(text, symbol, path) or ""
     head = block.split("\n", 1)[0]
     way = _way(head, _own_name(text, symbol))
     if way is not None and way[2] == "signature":
@@ -161,21 +161,30 @@ def main(argv: list[str] | None = None) -> int:
                                 None if text is None else overrun(text, anchor.symbol, anchor.path)
                             )
                             checked += (
-                                text is not None and symbol_block(text, anchor.symbol) is not None
+                                text is not None
+                                and symbol_block(text, anchor.symbol, anchor.path) is not None
                             )
                             if text is None or how is None:
                                 continue
-                            kind = (suffix(anchor.path), _form(text, anchor.symbol), how)
+                            kind = (
+                                suffix(anchor.path),
+                                _form(text, anchor.symbol, anchor.path),
+                                how,
+                            )
                             table[kind] += 1
-                            block = symbol_block(text, anchor.symbol) or ""
+                            block = symbol_block(text, anchor.symbol, anchor.path) or ""
                             print(
                                 f"{folder.name:16} {note_file.stem:40} {anchor.label}"
                                 f" @{when[:8]} {how} {len(block.splitlines())}L"
                                 f" |{block.split(chr(10), 1)[0].strip()[:60]}"
                             )
                         continue
-                    at = _reading(_show(repo, anchor.commit, anchor.path), anchor.symbol)
-                    end = _reading(_show(repo, judged["replay_to"], anchor.path), anchor.symbol)
+                    at = _reading(
+                        _show(repo, anchor.commit, anchor.path), anchor.symbol, anchor.path
+                    )
+                    end = _reading(
+                        _show(repo, judged["replay_to"], anchor.path), anchor.symbol, anchor.path
+                    )
                     if args.misses and "MISS" not in (at, end):
                         continue
                     if args.several and "L+" not in at + end:

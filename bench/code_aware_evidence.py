@@ -94,8 +94,8 @@ def run(folder: Path, work: Path) -> list[tuple[str, bool, int, int, bool, int]]
                 continue  # untouched, or deleted (another reading)
             before = git("show", f"{since}:{path}", cwd=repo)
             after = git("show", f"{head}:{change.new}", cwd=repo)
-            old = symbol_block(before, symbol) if symbol else before
-            new = symbol_block(after, symbol) if symbol else after
+            old = symbol_block(before, symbol, change.new) if symbol else before
+            new = symbol_block(after, symbol, change.new) if symbol else after
             if old is None:  # judged as its file, as ``stale`` does
                 symbol, old, new = None, before, after
             if new is None:

@@ -23,13 +23,21 @@ outranks a line that only looks like an assignment or a typed variable. Its *blo
 that line to the next definition line indented no deeper and outside any ``{`` the block left
 open (or the end of the file; a ``#define`` its logical line, a ``typedef`` to its
 ``;``), so a change elsewhere in the file does not make a symbol's note stale.
+
+The Lisps, Haskell and Julia, whose definitions those lines do not read, have readers of
+their own (``lisp``, ``haskell``, ``julia``), chosen by the file's suffix (``.clj``, ``.hs``,
+``.jl``): by its content only when the caller gives no path or the suffix is one no table
+knows (``_readers``).
 """
 
 from __future__ import annotations
 
 import posixpath
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from reflectgit.notes import haskell, julia, lisp
@@ -564,29 +572,58 @@ def _typedef_start(text: str, close: int) -> int | None:
     return start if text[start:at].lstrip().startswith("typedef") else None
 
 
-def _forms(text: str, symbol: str) -> list[tuple[int, int, int]]:
-    """The definitions of ``symbol`` in ``text`` when it is a language whose definitions the
-    line forms do not read (each its start, the end of its first line and its end): a Lisp's
-    balanced forms (``lisp``), a Haskell declaration group (``haskell``: a signature and its
-    equations, whose names and operators no definition word introduces), a Julia definition
-    (``julia``: a body runs to the ``end`` that closes it, not to the next definition, and a
-    short-form method ``name(args) = expr`` has no definition word)."""
-    return (
-        lisp.definitions(text, symbol)
-        or haskell.definitions(text, symbol)
-        or julia.definitions(text, symbol)
-    )
+# The languages whose definitions the line forms do not read, by the file's suffix (what
+# editors, linters and git attributes tell a file's language by): a Lisp's balanced forms
+# (``lisp``), a Haskell declaration group (``haskell``: a signature and its equations, whose
+# names and operators no definition word introduces), a Julia definition (``julia``: a body
+# runs to the ``end`` that closes it, not to the next definition, and a short-form method
+# ``name(args) = expr`` has no definition word).
+_READERS: dict[str, ModuleType] = {
+    **dict.fromkeys(lisp.SUFFIXES, lisp),
+    **dict.fromkeys(("hs", "lhs"), haskell),
+    "jl": julia,
+}
 
 
-def symbol_block(text: str, symbol: str) -> str | None:
+def _readers(text: str, path: str | None) -> tuple[ModuleType, ...]:
+    """The readers (``_READERS``) of ``text``, the file at ``path``: the one its suffix names,
+    none when its suffix names another language (``codediff.known``: a Rust test that reads
+    like Julia is Rust). Only without a path, or with a suffix no table knows (``.hsc``, a
+    script named without one), is its language read from its content: a Lisp when a form of
+    it defines the symbol, Haskell by a top-level signature or module header
+    (``haskell.reads``), Julia by what only Julia writes (``julia.reads``)."""
+    from reflectgit.notes.codediff import known, suffix
+
+    if path:
+        reader = _READERS.get(suffix(path))
+        if reader is not None:
+            return (reader,)
+        if known(path):
+            return ()
+    return (lisp, *(reader for reader in (haskell, julia) if reader.reads(text)))
+
+
+def _forms(text: str, symbol: str, path: str | None) -> list[tuple[int, int, int]]:
+    """The definitions of ``symbol`` in ``text`` (the file at ``path``) when it is a language
+    whose definitions the line forms do not read (``_readers``), each its start, the end of its
+    first line and its end."""
+    for reader in _readers(text, path):
+        found: list[tuple[int, int, int]] = reader.definitions(text, symbol)
+        if found:
+            return found
+    return []
+
+
+def symbol_block(text: str, symbol: str, path: str | None = None) -> str | None:
     """The text of ``symbol``'s first definition in ``text`` (its line to the next definition
     indented no deeper, less the comments, decorators and blank lines just before that one:
     they belong to the definition they precede; a ``#define`` its logical line, a ``typedef``
-    its statement), or None when ``text`` defines no such name."""
-    block = _raw_block(text, symbol)
+    its statement), or None when ``text`` defines no such name. ``path``, the file's, tells
+    its language (``_readers``); without it the text's content does."""
+    block = _raw_block(text, symbol, path)
     if block is None:
         return None
-    if _forms(text, symbol):  # a balanced form or a declaration group: its last line closes it
+    if _forms(text, symbol, path):  # a balanced form, a declaration group: its last line ends it
         return block if block.endswith("\n") else block + "\n"
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
@@ -597,10 +634,10 @@ def symbol_block(text: str, symbol: str) -> str | None:
         rest.pop()
     # A Perl POD section (``=head2 name`` ... ``=cut``) before the next definition documents
     # that one, as a comment before it does: it is left out with the lines before it.
-    if rest and (rest[-1].startswith("=cut") or any(_POD_COMMAND.match(x) for x in rest)):
+    if rest and (rest[-1].startswith("=cut") or any(_DOC_SECTION.match(x) for x in rest)):
         ends = rest[:-1] if rest[-1].startswith("=cut") else rest
         closed = [i for i, line in enumerate(ends) if line.startswith("=cut")]
-        opened = [i for i, line in enumerate(rest) if _POD_COMMAND.match(line)]
+        opened = [i for i, line in enumerate(rest) if _DOC_SECTION.match(line)]
         after = [i for i in opened if i > (closed[-1] if closed else -1)]
         if after:
             del rest[after[0] :]
@@ -609,7 +646,7 @@ def symbol_block(text: str, symbol: str) -> str | None:
     return "\n".join([first, *rest]) + "\n"
 
 
-def anchored_blocks(text: str, symbol: str) -> list[str]:
+def anchored_blocks(text: str, symbol: str, path: str | None = None) -> list[str]:
     """The code an anchor on ``symbol`` means in ``text``, block by block, in file order: its
     first definition (``symbol_block``) and every later definition of the same name written
     the same way at the same indent in the same scope (no definition indented less between
@@ -622,13 +659,13 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
     another depth (a method of that name in a class, a nested helper) or written another way
     (a Rust ``impl`` after its ``struct``) is another thing, and ``Class.member`` names one
     definition itself. ``stale`` and ``pr-notes`` both compare these blocks; empty when
-    ``text`` defines no such name."""
-    first = symbol_block(text, symbol)
+    ``text`` defines no such name. ``path`` as for ``symbol_block``."""
+    first = symbol_block(text, symbol, path)
     if first is None:
         return []
     if "::" in symbol or "." in _ARITY.sub("", symbol).lstrip("."):
         return [first]  # ``Class.member``: the one the owner defines
-    forms = _forms(text, symbol)
+    forms = _forms(text, symbol, path)
     if forms:  # read over the whole text: a form's strings may hold any line
         depth = _depth(text[forms[0][0] : forms[0][1]])
         return [
@@ -637,7 +674,7 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
             if _depth(text[start:end_of_line]) == depth
         ]
     name = _own_name(text, symbol)
-    span = _span(text, symbol)
+    span = _span(text, symbol, path)
     if span is None:
         return [first]
     head = text[span[0] : _line_end(text, span[0])]
@@ -647,7 +684,7 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
     blocks, pos, scope = [first], span[1], span[1]
     while pos < len(text):
         rest = text[pos:]
-        found = _span(rest, symbol)
+        found = _span(rest, symbol, path)
         if found is None:
             break
         line = rest[found[0] : _line_end(rest, found[0])]
@@ -660,7 +697,7 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
         ):
             if _leaves_scope(text[scope : pos + found[0]], depth):
                 break
-            block = symbol_block(rest, symbol)
+            block = symbol_block(rest, symbol, path)
             if block is not None:
                 blocks.append(block)
             scope = pos + found[1]
@@ -670,22 +707,27 @@ def anchored_blocks(text: str, symbol: str) -> list[str]:
     return blocks
 
 
-def anchored_pair(old: str | None, new: str | None, symbol: str) -> tuple[list[str], list[str]]:
+def anchored_pair(
+    old: str | None, new: str | None, symbol: str, path: str | None = None
+) -> tuple[list[str], list[str]]:
     """The blocks of ``symbol`` to compare in two versions of a file: every definition the
     anchor means (``anchored_blocks``) when both versions hold as many, else the first of each
     (``symbol_block``). A definition the change added or removed is not one the note was
     written about: an overload added is new code no note states, and a body that now calls it
-    is work moved into another function, which the comparison reads as such from the first."""
-    before = anchored_blocks(old, symbol) if old is not None else []
-    after = anchored_blocks(new, symbol) if new is not None else []
+    is work moved into another function, which the comparison reads as such from the first.
+    ``path``: the file's (its new path when the change renamed it), as for ``symbol_block``."""
+    before = anchored_blocks(old, symbol, path) if old is not None else []
+    after = anchored_blocks(new, symbol, path) if new is not None else []
     if len(before) != len(after):
         return before[:1], after[:1]
     return before, after
 
 
-def anchored_code(old: str | None, new: str | None, symbol: str) -> tuple[str | None, str | None]:
+def anchored_code(
+    old: str | None, new: str | None, symbol: str, path: str | None = None
+) -> tuple[str | None, str | None]:
     """``anchored_pair`` as two texts (None for a version that does not define ``symbol``)."""
-    before, after = anchored_pair(old, new, symbol)
+    before, after = anchored_pair(old, new, symbol, path)
     return ("".join(before) or None), ("".join(after) or None)
 
 
@@ -712,15 +754,16 @@ def _leaves_scope(code: str, depth: int) -> bool:
     )
 
 
-def definitions(text: str, symbol: str) -> list[str]:
+def definitions(text: str, symbol: str, path: str | None = None) -> list[str]:
     """The blocks of every definition of ``symbol`` in ``text``, in file order (overloads of
-    one name: ``Decorate<T>()`` and ``Decorate<T>(out bool)``)."""
+    one name: ``Decorate<T>()`` and ``Decorate<T>(out bool)``). ``path`` as for
+    ``symbol_block``."""
     out: list[str] = []
     pos = 0
     while pos < len(text):
         rest = text[pos:]
-        span = _span(rest, symbol)
-        block = symbol_block(rest, symbol) if span is not None else None
+        span = _span(rest, symbol, path)
+        block = symbol_block(rest, symbol, path) if span is not None else None
         if span is None or block is None:
             break
         out.append(block)
@@ -728,11 +771,9 @@ def definitions(text: str, symbol: str) -> list[str]:
     return out
 
 
-# A POD command paragraph: Perl's documentation, from it to ``=cut``, is no code.
-_POD_COMMAND = Pattern(r"^=[a-zA-Z]")
-# The lines that open and close a documentation section at a line's start: Perl's POD
-# (``=head2`` ... ``=cut``), Ruby's ``=begin`` ... ``=end`` (POD's own ``=end html`` names
-# a format and stays inside).
+# A documentation command at a line's start (Perl's POD, from a command paragraph to
+# ``=cut``, and Ruby's ``=begin`` ... ``=end`` are no code): ``close`` when it ends a section
+# (POD's own ``=end html`` names a format and stays inside).
 _DOC_SECTION = Pattern(r"(?m)^=(?:(?P<close>cut\b|end[ \t]*$)|[a-zA-Z])")
 
 
@@ -742,18 +783,27 @@ def _in_pod(text: str, pos: int) -> bool:
     signature of ``move``); the sub it documents is defined after its ``=cut``."""
     if "\n=" not in text and not text.startswith("="):
         return False
-    inside = False
-    for found in _DOC_SECTION.finditer(text, 0, pos):
-        inside = found.group("close") is None
-    return inside
+    starts, opens = _doc_commands(text)
+    before = bisect_left(starts, pos)  # the commands on the lines before ``pos``'s
+    return before > 0 and opens[before - 1]
+
+
+# Asked for each definition line of a file (its own and those ending blocks): the file's
+# commands are read once, as ``haskell.code`` is.
+@lru_cache(maxsize=16)
+def _doc_commands(text: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """Where each documentation command of ``text`` starts, and whether it opens a section
+    (or closes one)."""
+    found = list(_DOC_SECTION.finditer(text))
+    return tuple(f.start() for f in found), tuple(f.group("close") is None for f in found)
 
 
 # What stands before a definition and belongs to it: blank lines, comments, decorators.
 _LEADING = Pattern(r"^\s*(?:$|#|//|/\*|\*|--|;|@|\[\w)")
 
 
-def _raw_block(text: str, symbol: str) -> str | None:
-    span = _span(text, symbol)
+def _raw_block(text: str, symbol: str, path: str | None) -> str | None:
+    span = _span(text, symbol, path)
     if span is None:
         return None
     start, end, _, cuts = span
@@ -767,7 +817,7 @@ def _raw_block(text: str, symbol: str) -> str | None:
 _Span = tuple[int, int, int, tuple[tuple[int, int], ...]]
 
 
-def _span(text: str, symbol: str) -> _Span | None:
+def _span(text: str, symbol: str, path: str | None) -> _Span | None:
     """Where ``symbol``'s first definition starts and ends, and where the first line of the
     last definition it takes in ends. Overloads declared one after the other are one symbol: a
     declaration without a body (``add(fn: Task<T>): Promise<T>;``) runs on through the
@@ -776,20 +826,21 @@ def _span(text: str, symbol: str) -> _Span | None:
     implementation's own signature, written again to be callable) declares nothing more and is
     left out (the last item: the stretches left out). ``Class.member`` (``Class::member``) is the member defined in that class's block when the
     file defines the class there, else the first definition of ``member``. A Lisp form that
-    defines ``symbol`` (``(defn symbol``, see ``lisp``) is its balanced form."""
-    forms = _forms(text, symbol)
+    defines ``symbol`` (``(defn symbol``, see ``lisp``) is its balanced form. ``path`` as for
+    ``symbol_block``."""
+    forms = _forms(text, symbol, path)
     if forms:
         start, end_of_line, end = forms[0]
         return start, end, end_of_line, ()
-    if haskell.reads(text) or julia.reads(text):
+    if any(reader in (haskell, julia) for reader in _readers(text, path)):
         # Haskell defines at its top level only: an indented line is a local's; Julia's
         # definitions are all read by ``julia``: a line the others read in it is no definition
         return None
     name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")
     if owner and member and name == _last_name(symbol):
-        outer = _span(text, owner)
-        inner = _span(text[outer[0] : outer[1]], member) if outer is not None else None
+        outer = _span(text, owner, path)
+        inner = _span(text[outer[0] : outer[1]], member, path) if outer is not None else None
         if outer is not None and inner is not None:
             at = outer[0]
             moved = tuple((at + a, at + b) for a, b in inner[3])
@@ -1087,9 +1138,9 @@ def _full_name(line: str) -> str | None:
     return found.group(found.lastindex) if found.lastindex else None
 
 
-def defines(text: str, symbol: str) -> bool:
-    """Does ``text`` define ``symbol`` (by the language-agnostic rule above)?"""
-    return symbol_block(text, symbol) is not None
+def defines(text: str, symbol: str, path: str | None = None) -> bool:
+    """Does ``text`` (the file at ``path``) define ``symbol`` (by the rule above)?"""
+    return symbol_block(text, symbol, path) is not None
 
 
 def same_code(a: str | None, b: str | None) -> bool:
@@ -1121,9 +1172,10 @@ def stale_label(reason: str, commits: int, path: str | None = None) -> str:
     return f"stale: the code it names changed in {since}"
 
 
-def members(block: str) -> dict[str, str]:
-    """The definitions inside a symbol's block (a class's methods), name (as ``defined_name``
-    gives it) -> their own block; the first definition of a name wins."""
+def members(block: str, path: str | None = None) -> dict[str, str]:
+    """The definitions inside a symbol's block (a class's methods) of the file at ``path``,
+    name (as ``defined_name`` gives it) -> their own block; the first definition of a name
+    wins."""
     lines = block.split("\n")
     if len(lines) < 2:
         return {}
@@ -1135,7 +1187,7 @@ def members(block: str) -> dict[str, str]:
         name = defined_name(line)
         if full is None or name is None or name in out or len(line) - len(line.lstrip()) <= top:
             continue
-        inner = symbol_block(body, full)
+        inner = symbol_block(body, full, path)
         if inner is not None:
             out[name] = inner
     return out

@@ -154,6 +154,22 @@ def suffix(path: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
 
 
+# Every suffix the tables above name: the languages and formats this module reads by it.
+_KNOWN = (
+    frozenset(
+        _HASH | _SLASH | _SEMI | _DASH | _NESTED.keys() | _QUOTES_ALIKE | _JSON | _RUBY | _TEXT
+    )
+    | lisp.SUFFIXES
+)
+
+
+def known(path: str) -> bool:
+    """Does ``path``'s suffix tell its language or format (a table above names it)? A file
+    without one (a script, ``bin/run``) or with another (``.hsc``, a template) is told by its
+    content (``anchors._readers``)."""
+    return suffix(path) in _KNOWN
+
+
 def _nested_end(text: str, pos: int, marks: tuple[str, str]) -> int:
     """Where the block comment opening at ``pos`` ends, the comments inside it counted (an
     unclosed one runs to the end of the text)."""
@@ -933,14 +949,14 @@ def compare(
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
         if part is not None:
             return part
-    parts = members(old)
+    parts = members(old, path)
     focus = [m for m in parts if m in named and m != own]
     # The members the title names are what the note is about; those its text names beside
     # them are context ("``empty?`` is true when ..., because ``pop`` would create one").
     headline = names_in(title or "", qualifiers=False)
     focus = [m for m in focus if m in headline] or focus
     if focus:
-        now = members(new)
+        now = members(new, path)
         moved = [m for m in focus if m not in now]
         if moved:
             return CodeChange("changed", tuple(moved))
@@ -1298,7 +1314,7 @@ def _callees(
     def bodies(text: str | None, names: set[str], block: list[list[str]]) -> list[list[list[str]]]:
         code: list[list[list[str]]] = []
         for name in sorted(names):
-            for definition in definitions(text or "", name):
+            for definition in definitions(text or "", name, path):
                 body = lines(definition, path)
                 head = _signature(body, name)
                 if holds(_flat(block), _flat(body[head:])):

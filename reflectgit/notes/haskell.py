@@ -41,7 +41,8 @@ _TYPE = Pattern(
 _OTHER = Pattern(
     r"^(?:module|import|infix[lr]?|instance|deriving|default|foreign|pattern|type\s+role)\b|^\$\("
 )
-# A text is read as Haskell when it has a top-level signature or a module header (its export
+# A text its path does not tell the language of (``anchors._readers``) is read as Haskell
+# when it has a top-level signature or a module header (its export
 # list or its ``where`` after the name: Ruby's ``module Foo`` has neither).
 _HASKELL = Pattern(
     rf"(?m)^(?:module\s+[A-Z][\w.']*\s*(?:\(|where\b)|{_NAMES}(?:\s*,\s*{_NAMES})*\s*::\s)"
@@ -162,16 +163,18 @@ def _equation_name(line: str) -> str | None:
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in the file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Haskell: has it a top-level type signature or a module header? (Another
-    language's top-level line seldom opens with a name and `` :: ``.)"""
+    language's top-level line seldom opens with a name and `` :: ``.) Asked only of a text
+    whose path does not tell its language (``anchors._readers``)."""
     return ("::" in text or "module" in text) and _HASKELL.compiled.search(text) is not None
 
 
 def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
-    """Each top-level declaration group of ``text`` that defines ``name``, in file order: the
-    start of its first line, the end of that line and the end of its last line of code (after
-    its line break)."""
-    if name not in text or not reads(text):
-        return []  # no Haskell signature or module header: the text is not read
+    """Each top-level declaration group of ``text`` (read as Haskell: its path or ``reads``
+    says so, see ``anchors._readers``) that defines ``name``, in file order: the start of its
+    first line, the end of that line and the end of its last line of code (after its line
+    break)."""
+    if name not in text:
+        return []
     masked = code(text)
     out: list[tuple[int, int, int]] = []
     start: int | None = None

@@ -73,7 +73,8 @@ _TYPED = (
     r"\((?:[^\n]*?,)?[ \t]*(?:[a-z_]\w*)?::[ \t]*[A-Z][\w.]*(?:\{[^\n]*?\})?(?:\.\.\.)?"
     r"[ \t]*[,)=;]"
 )
-# A text is read as Julia when it holds what only Julia writes: a ``where`` clause after a
+# A text its path does not tell the language of (``anchors._readers``) is read as Julia when
+# it holds what only Julia writes: a ``where`` clause after a
 # signature (``) where {T}``, ``) where T<:Real``; Rust's and Swift's ``where T:`` are not), a
 # declared type (``mutable struct``, ``abstract type``, ``primitive type``), or a method (long-
 # or short-form) whose parameters are typed with ``::`` (``f(x::Int)``, ``f(::Type{T})``; C++'s
@@ -90,7 +91,8 @@ _CHAR = Pattern(r"'(?:\\(?:'|[^'\n]{1,9})|[^'\\\n])'")
 
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in any file, as ``code`` is
 def reads(text: str) -> bool:
-    """Is ``text`` Julia: does it hold what only Julia writes (``_JULIA``)?"""
+    """Is ``text`` Julia: does it hold what only Julia writes (``_JULIA``)? Asked only of a
+    text whose path does not tell its language (``anchors._readers``)."""
     return ("::" in text or "where" in text or "type" in text) and (
         _JULIA.compiled.search(text) is not None
     )
@@ -270,10 +272,11 @@ def _short_form(line: str) -> tuple[str, str, int] | None:
 
 def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
     """Each definition of ``name`` (or of ``Module.name`` when ``name`` is so qualified) in
-    ``text``, in file order: the start of its first line, the end of that line and the end of
-    its last line (after its line break)."""
+    ``text`` (read as Julia: its path or ``reads`` says so, see ``anchors._readers``), in file
+    order: the start of its first line, the end of that line and the end of its last line
+    (after its line break)."""
     last = name.rpartition(".")[2]
-    if not last or last not in text or not reads(text):
+    if not last or last not in text:
         return []
     masked = code(text)
     openers = _openers(text)

@@ -169,7 +169,7 @@ def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
     """Each form of ``text`` that defines ``name``, in file order: the start of its line, the
     end of its first line and the end of the line its form closes on (after its line break)."""
     if name not in text or not _DEFINITION_LINE.compiled.search(text):
-        return []  # no Lisp definition: the text is not read (most files are no Lisp)
+        return []  # no Lisp definition line: nothing to read (most files are no Lisp)
     masked = code(text)
     out: list[tuple[int, int, int]] = []
     for found in _DEFINITION.compiled.finditer(masked):

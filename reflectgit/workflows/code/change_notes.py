@@ -308,7 +308,7 @@ def _read_cosmetic(change: Change, env: Env) -> None:
             change.cosmetic.update(f.paths)
             continue
         for symbol in f.symbols:
-            before, after = anchored_code(old, new, symbol)
+            before, after = anchored_code(old, new, symbol, path)
             if before is None or after is None:
                 continue
             touched = names_changed(before, after, path)
@@ -630,7 +630,7 @@ def _verdicts(
             # every definition the anchor means (``anchors.anchored_pair``): a change to any
             # overload of the name is one a reviewer of the note should see (``stale`` keeps
             # to the first, see ``staleness._code``)
-            old_blocks, new_blocks = anchored_pair(old, new, symbol)
+            old_blocks, new_blocks = anchored_pair(old, new, symbol, path)
             if not old_blocks and not new_blocks:
                 unread.append((nid, anchor, old, new, diff.new or ""))
                 continue
@@ -666,7 +666,10 @@ def _verdicts(
     then = iter(codebase.texts(Path(change.root), known, env) if known else [])
     for nid, anchor, old, new, path in unread:
         at_commit = next(then) if anchor.commit else None
-        if at_commit is not None and symbol_block(at_commit, anchor.symbol or "") is not None:
+        if (
+            at_commit is not None
+            and symbol_block(at_commit, anchor.symbol or "", anchor.path) is not None
+        ):
             continue
         verdict = compare(old, new, path, said[nid] or None, None, titles[nid], reshaping=True)
         out[(nid, anchor)] = _unswept(
@@ -993,7 +996,7 @@ def _still_defined(change: Change, places: Sequence[Place], env: Env) -> set[Pla
     return {
         place
         for place, text in zip(found, texts, strict=True)
-        if text is not None and symbol_block(text, place[2]) is not None
+        if text is not None and symbol_block(text, place[2], now[place]) is not None
     }
 
 

@@ -243,7 +243,7 @@ class _Judge:
             self.root, [(commit, anchor.path), (self.head, now)], self.env
         )
         symbol = anchor.symbol
-        old_code, new_code = _code(old_text, new_text, symbol)
+        old_code, new_code = _code(old_text, new_text, symbol, now)
         whole = symbol is not None and old_text is not None and old_code is None
         if whole:
             # The file did not define the symbol (as far as it can be read) when the note was
@@ -317,7 +317,7 @@ class _Judge:
         [text] = codebase.texts(self.root, [(self.head, anchor.path)], self.env)
         if text is None:
             return StaleAnchor(anchor, "deleted", None, [])
-        if anchor.symbol and symbol_block(text, anchor.symbol) is None:
+        if anchor.symbol and symbol_block(text, anchor.symbol, anchor.path) is None:
             return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
         return None
 
@@ -340,7 +340,7 @@ class _Judge:
             chunk = texts[i * step : (i + 1) * step]
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
-            if not _same(*_code(before, after, symbol), paths[-1]):
+            if not _same(*_code(before, after, symbol, paths[-1]), paths[-1]):
                 out.append(c)
         return out or commits
 
@@ -352,8 +352,11 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
     return tokens(a, path) == tokens(b, path)
 
 
-def _code(old: str | None, new: str | None, symbol: str | None) -> tuple[str | None, str | None]:
-    """The code of ``symbol`` (the whole text without one) in two versions of its file: its
+def _code(
+    old: str | None, new: str | None, symbol: str | None, path: str
+) -> tuple[str | None, str | None]:
+    """The code of ``symbol`` (the whole text without one) in two versions of its file (at
+    ``path``, its newest name: it tells the file's language, ``anchors.symbol_block``): its
     first definition (``symbol_block``). ``pr-notes`` reads every definition of the name
     (``anchors.anchored_pair``), as a change to any overload is one a reviewer of the note
     should see; a stale flag asks a person to review the note, and over the thirty judged
@@ -362,6 +365,6 @@ def _code(old: str | None, new: str | None, symbol: str | None) -> tuple[str | N
     if not symbol:
         return old, new
     return (
-        symbol_block(old, symbol) if old is not None else None,
-        symbol_block(new, symbol) if new is not None else None,
+        symbol_block(old, symbol, path) if old is not None else None,
+        symbol_block(new, symbol, path) if new is not None else None,
     )
