@@ -308,3 +308,62 @@ def test_a_julia_function_is_its_body_to_its_end(world: World) -> None:
         "src/ordered_dict.jl", final.replace("{T<:AbstractDict} = false", "{T<:Any} = false")
     ).commit("any type")
     assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([keyindex, ordered])
+
+
+# A Rust file holding a Haskell program in a raw string, and Julia with nothing only Julia
+# writes: the file's suffix tells the language (``anchors._readers``), not its content.
+LIB_RS = """const SOURCE: &str = r#"
+main :: IO ()
+main = print 1
+"#;
+
+fn parse(src: &str) -> usize {
+    src.len()
+}
+"""
+
+RUN_JL = """function run(x)
+    if x > 0
+        return x
+    end
+    x
+end
+
+helper(y) = y + 1
+"""
+
+
+def test_a_rust_file_holding_haskell_is_read_as_rust(world: World) -> None:
+    world.code.write("src/lib.rs", LIB_RS).commit("lib")
+    nid = world.add(
+        "parse counts bytes",
+        "parse returns `src.len()`: the byte length, not the characters",
+        "src/lib.rs:parse",
+    )
+    # the Haskell program in the string changed: parse's code did not
+    other = LIB_RS.replace("print 1", "print 2")
+    world.code.write("src/lib.rs", other).commit("source")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # parse no longer returns the byte length: stale
+    world.code.write("src/lib.rs", other.replace("src.len()", "src.chars().count()")).commit(
+        "chars"
+    )
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_julia_file_is_read_as_julia_without_a_mark(world: World) -> None:
+    world.code.write("src/Run.jl", RUN_JL).commit("run")
+    nid = world.add(
+        "run keeps a positive x",
+        "run returns x when `x > 0`, and x again otherwise",
+        "src/Run.jl:run",
+    )
+    # helper, after run's ``end``, changed: run's code did not
+    other = RUN_JL.replace("y + 1", "y + 2")
+    world.code.write("src/Run.jl", other).commit("helper")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc["changed"] == []
+    # run's test changed: stale
+    world.code.write("src/Run.jl", other.replace("x > 0", "x >= 0")).commit("zero")
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
