@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli_proc
+from tests.notes.test_anchors_by_path import LIB_RS, RUN_JL
 from tests.workflows.code.test_stale import World
 
 JSX_ERL = """-module(jsx).
@@ -310,30 +311,8 @@ def test_a_julia_function_is_its_body_to_its_end(world: World) -> None:
     assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([keyindex, ordered])
 
 
-# A Rust file holding a Haskell program in a raw string, and Julia with nothing only Julia
-# writes: the file's suffix tells the language (``anchors._readers``), not its content.
-LIB_RS = """const SOURCE: &str = r#"
-main :: IO ()
-main = print 1
-"#;
-
-fn parse(src: &str) -> usize {
-    src.len()
-}
-"""
-
-RUN_JL = """function run(x)
-    if x > 0
-        return x
-    end
-    x
-end
-
-helper(y) = y + 1
-"""
-
-
 def test_a_rust_file_holding_haskell_is_read_as_rust(world: World) -> None:
+    """The file's suffix tells its language (``anchors._readers``), not its content."""
     world.code.write("src/lib.rs", LIB_RS).commit("lib")
     nid = world.add(
         "parse counts bytes",
