@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reflectgit.notes import lisp
+from reflectgit.notes import lisp, masking
 from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
 
@@ -170,23 +170,6 @@ def known(path: str) -> bool:
     return suffix(path) in _KNOWN
 
 
-def _nested_end(text: str, pos: int, marks: tuple[str, str]) -> int:
-    """Where the block comment opening at ``pos`` ends, the comments inside it counted (an
-    unclosed one runs to the end of the text)."""
-    opening, closing = marks
-    depth, size = 0, len(text)
-    while pos < size:
-        if text.startswith(opening, pos):
-            depth, pos = depth + 1, pos + 2
-        elif text.startswith(closing, pos):
-            depth, pos = depth - 1, pos + 2
-            if depth == 0:
-                return pos
-        else:
-            pos += 1
-    return size
-
-
 def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     """``text``'s tokens as written, each with where it starts and ends, line ends (``"\\n"``)
     included; comments and white space left out (by the usual markers for ``path``'s suffix)."""
@@ -207,7 +190,7 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
         ch = text[pos]
         two = text[pos : pos + 2]
         if nested is not None and two == nested[0]:
-            pos = _nested_end(text, pos, nested)
+            pos = masking.nested_end(text, pos, nested)
             continue
         if (
             (hash_ok and ch == "#")

@@ -33,6 +33,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from functools import lru_cache
 
+from reflectgit.notes import masking
 from reflectgit.notes.lazyre import Pattern
 
 # The words that open a block an ``end`` closes (``type`` only after ``abstract`` or
@@ -142,21 +143,12 @@ def code(text: str) -> str:
     pos, size = 0, len(text)
 
     def blank(start: int, end: int) -> None:
-        for i in range(start, min(end, size)):
-            if text[i] != "\n":
-                out[i] = " "
+        masking.blank(out, text, start, end)
 
     while pos < size:
         ch = text[pos]
         if text.startswith("#=", pos):  # a block comment; they nest
-            end, depth = pos + 2, 1
-            while end < size and depth:
-                if text.startswith("#=", end):
-                    depth, end = depth + 1, end + 2
-                elif text.startswith("=#", end):
-                    depth, end = depth - 1, end + 2
-                else:
-                    end += 1
+            end = masking.nested_end(text, pos, ("#=", "=#"))
             blank(pos, end)
             pos = end
         elif ch == "#":

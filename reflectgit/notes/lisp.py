@@ -11,6 +11,7 @@ Emacs Lisp's ``?\\(``) aside. A form commented out (``#_``, Scheme's ``#;``, Clo
 
 from __future__ import annotations
 
+from reflectgit.notes import masking
 from reflectgit.notes.lazyre import Pattern
 
 # File suffixes of the Lisp family: their ``;`` comments start anywhere, ``'`` quotes a form.
@@ -76,14 +77,7 @@ def code(text: str, literals: bool = True) -> str:
             blank(pos, end, literal=True)
             pos = end
         elif text.startswith("#|", pos):
-            end, depth = pos + 2, 1
-            while end < size and depth:
-                if text.startswith("#|", end):
-                    depth, end = depth + 1, end + 2
-                elif text.startswith("|#", end):
-                    depth, end = depth - 1, end + 2
-                else:
-                    end += 1
+            end = masking.nested_end(text, pos, ("#|", "|#"))
             blank(pos, end)
             pos = end
         else:
