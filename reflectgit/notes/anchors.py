@@ -832,9 +832,9 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
     if forms:
         start, end_of_line, end = forms[0]
         return start, end, end_of_line, ()
-    if any(reader in (haskell, julia) for reader in _readers(text, path)):
-        # Haskell defines at its top level only: an indented line is a local's; Julia's
-        # definitions are all read by ``julia``: a line the others read in it is no definition
+    if any(reader.ALONE for reader in _readers(text, path)):
+        # a language whose reader reads every definition (``ALONE``): a line the forms below
+        # would read in it is no definition
         return None
     name = _own_name(text, symbol)
     owner, _, member = symbol.replace("::", ".").rpartition(".")

@@ -152,6 +152,11 @@ def _equation_name(line: str) -> str | None:
     return first
 
 
+# Every definition is read here (``anchors``): Haskell defines at its top level only, and an
+# indented line the other languages' forms would read is a local's.
+ALONE = True
+
+
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in the file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Haskell: has it a top-level type signature or a module header? (Another

@@ -90,6 +90,11 @@ _JULIA = Pattern(
 _CHAR = Pattern(r"'(?:\\(?:'|[^'\n]{1,9})|[^'\\\n])'")
 
 
+# Every definition is read here (``anchors``): a line the other languages' forms would read in
+# Julia (a local function, a call) is no definition.
+ALONE = True
+
+
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in any file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Julia: does it hold what only Julia writes (``_JULIA``)? Asked only of a

@@ -159,6 +159,11 @@ def form_end(masked: str, start: int) -> int:
     return len(masked)
 
 
+# Not every definition is read here (``anchors``): a file of a Lisp whose definition no
+# ``(def`` form makes is read by the line forms too.
+ALONE = False
+
+
 def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
     """Each form of ``text`` that defines ``name``, in file order: the start of its line, the
     end of its first line and the end of the line its form closes on (after its line break)."""
