@@ -36,7 +36,7 @@ from reflectgit.notes.signals import classify, dialogue_lines, scan  # noqa: E40
 from reflectgit.notes.transcripts import INJECTED, PERSON, SPEAKERS  # noqa: E402
 from reflectgit.state.queue import Queue  # noqa: E402
 from reflectgit.workflows.drain import cascade  # noqa: E402
-from reflectgit.workflows.drain.heuristic import twins  # noqa: E402
+from reflectgit.workflows.drain.heuristic.note import twins  # noqa: E402
 from reflectgit.workflows.drain.loop import run_drain  # noqa: E402
 from reflectgit.workflows.transcript_file import read_transcript  # noqa: E402
 

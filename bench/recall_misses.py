@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.quality import JUDGEMENTS, REAL, load, normalise, unpacked  # noqa: E402
-from reflectgit.workflows.drain import heuristic  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
+from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
 
 _SPAN = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
 SPAN_MAX = 400  # a wider span is a typo in the judgement, read as its first line
@@ -59,7 +59,7 @@ class _Seen:
 
     def __init__(self) -> None:
         self.calls: list[tuple[Mapping[str, Any], str]] = []
-        self._real = heuristic.no_lesson
+        self._real = answer.no_lesson
 
     def __call__(self, action: Mapping[str, Any]) -> str:
         why = self._real(action)
@@ -104,7 +104,7 @@ def classify(real: Path, judgements: Mapping[str, Any], seen: _Seen) -> list[dic
                 else []
             )
             signals = [(lines[s.line_index], s) for s in prepared.signals]
-            notes = [] if prepared.skip else heuristic.write(prepared)["actions"]
+            notes = [] if prepared.skip else answer.write(prepared)["actions"]
             runs.append((prepared.skip, signals, notes, list(seen.calls)))
         judged = [(n, verdict(sid, n["title"])) for _s, _g, notes, _c in runs for n in notes]
         kept = {
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="one line per lesson missed")
     args = parser.parse_args(argv)
     seen = _Seen()
-    heuristic.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
+    answer.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
     sets = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
     sets += [(Path(h), Path(h) / "judgements.json") for h in args.held_apart]
     totals: Counter[tuple[str, str]] = Counter()

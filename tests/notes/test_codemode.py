@@ -8,8 +8,8 @@ import json
 import pytest
 
 from reflectgit.notes.codemode import read_program
+from reflectgit.notes.commandruns import Ran, commands_run
 from reflectgit.notes.transcripts import Transcript, parse_lines
-from reflectgit.workflows.drain import heuristic
 
 
 def _item(payload: dict) -> str:
@@ -201,9 +201,9 @@ def test_an_exec_of_another_harness_is_not_read_as_a_program():
     assert (call.name, call.input) == ("exec", args)
 
 
-def _commands(lines: list[str]) -> list[heuristic.Ran]:
+def _commands(lines: list[str]) -> list[Ran]:
     t: Transcript = parse_lines(lines)
-    return heuristic.commands_run(t)
+    return commands_run(t)
 
 
 def test_a_cell_still_running_is_read_whole_where_its_wait_ended():

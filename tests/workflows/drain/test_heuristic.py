@@ -12,6 +12,16 @@ import pytest
 from reflectgit.notes import transcripts
 from reflectgit.notes.signals import Signal
 from reflectgit.workflows.drain import cascade, heuristic
+from reflectgit.workflows.drain.heuristic import (
+    causes,
+    confirmation,
+    conventions,
+    note,
+    rules,
+    session,
+    wording,
+    written,
+)
 
 
 def _session(tmp_path: Path, turns: list[tuple[str, str] | dict]) -> str:
@@ -234,12 +244,12 @@ def test_injected_text_is_never_a_note(tmp_path):
 
 
 def test_twins_helper_has_negative_cases():
-    assert heuristic.twins(
+    assert note.twins(
         "Use `./gradlew build` instead of `gradle build`",
         "Instead of `gradle build`, use `./gradlew build`",
     )
-    assert not heuristic.twins("Use `npm ci` in CI", "Never push to `main` directly")
-    assert not heuristic.twins("Pin numpy below 2", "Pin pandas below 3 for the reports job")
+    assert not note.twins("Use `npm ci` in CI", "Never push to `main` directly")
+    assert not note.twins("Pin numpy below 2", "Pin pandas below 3 for the reports job")
 
 
 def test_the_title_is_the_rule_not_who_was_told(tmp_path):
@@ -563,7 +573,7 @@ def test_inside_a_long_request_the_refusal_is_the_rule_not_the_tasks_work(
         ],
     )
     assert [a["title"] for a in actions] == [title]
-    assert all(not heuristic.no_lesson(a) for a in actions)
+    assert all(not note.no_lesson(a) for a in actions)
 
 
 def test_a_request_without_a_refusal_keeps_its_named_sentence(tmp_path):
@@ -583,13 +593,13 @@ def test_a_request_without_a_refusal_keeps_its_named_sentence(tmp_path):
 
 
 def test_a_refusal_outranks_a_should_and_an_i_dont_know_does_not():
-    assert heuristic._rank("do not create any pr without my approval.") < heuristic._rank(
+    assert wording._rank("do not create any pr without my approval.") < wording._rank(
         "we should have an intro linking to acme/notes."
     )
-    assert heuristic._rank("I don't know why, we should use a queue here.") == heuristic._rank(
+    assert wording._rank("I don't know why, we should use a queue here.") == wording._rank(
         "we should have an intro linking to acme/notes."
     )
-    assert heuristic._rank("never push to main") < heuristic._rank("don't push to main")
+    assert wording._rank("never push to main") < wording._rank("don't push to main")
 
 
 ANAPHORIC = (
@@ -634,7 +644,7 @@ def test_an_anaphoric_root_cause_the_tests_confirm_is_the_sentence_before_it(tmp
     ],
 )
 def test_a_fix_is_said_as_what_to_do_with_its_verb_whole(fix, imperative):
-    assert heuristic._imperative(fix) == imperative
+    assert wording._imperative(fix) == imperative
 
 
 def test_a_summarys_routine_fixes_are_no_notes_its_root_causes_are(tmp_path):
@@ -1125,8 +1135,8 @@ def test_an_instruction_file_the_assistant_quotes_when_held_to_it_is_the_rule(
     [action] = _actions(tmp_path, turns)
     assert action["title"] == "ALWAYS run `make format` before commit"
     assert action["confidence"] == "medium"
-    assert heuristic.said_by(action).startswith("project's CLAUDE.md")
-    assert heuristic.no_lesson(action) == ""
+    assert note.said_by(action).startswith("project's CLAUDE.md")
+    assert note.no_lesson(action) == ""
 
 
 @pytest.mark.parametrize(
@@ -1141,7 +1151,7 @@ def test_an_instruction_file_the_assistant_quotes_when_held_to_it_is_the_rule(
 )
 def test_a_concession_citing_no_instruction_files_words_is_no_rule_of_the_project(conceded):
     sig = Signal(0, "low", "concession", "workflow", conceded, speaker="assistant")
-    assert heuristic.cited_rule(conceded, "", "you didnt lint before you pushed", sig) is None
+    assert rules.cited_rule(conceded, "", "you didnt lint before you pushed", sig) is None
 
 
 def test_a_reproach_is_a_challenge_for_a_concession_but_no_rule_withdrawn(tmp_path):
@@ -1409,7 +1419,7 @@ def test_the_person_confirms_the_fix_that_was_said_whatever_was_edited(tmp_path)
     ],
 )
 def test_fix_was_done_asks_every_named_thing_of_the_fix(fix, done, expected):
-    assert heuristic.fix_was_done(fix, done) is expected
+    assert session.fix_was_done(fix, done) is expected
 
 
 # A fact the person points out ("keep in mind that ...") is a rule only when it states one or
@@ -1468,7 +1478,7 @@ def test_a_fact_pointed_out_that_names_a_thing_or_states_a_rule_is_kept(tmp_path
     ],
 )
 def test_pointed_out(rule, expected):
-    assert heuristic.pointed_out(rule) is expected
+    assert rules.pointed_out(rule) is expected
 
 
 _OPEN_QUESTIONS = (
@@ -1521,11 +1531,11 @@ def test_a_full_rule_after_questions_is_not_a_terse_answer(tmp_path):
 
 def test_a_fix_under_a_condition_is_not_a_fix(tmp_path):
     # a step of a checklist for what the person may find is not a fix that was made
-    assert not heuristic.made_fix("If it's empty, the fix is moving the count out of it")
-    assert not heuristic.made_fix("Check `jobs`; if it's empty, the fix is moving the count out")
-    assert not heuristic.made_fix("Otherwise the fix would be pinning `zsh` to 5.8")
-    assert heuristic.made_fix("The fix is plain single quotes for yash")
-    assert heuristic.made_fix("Fixed by quoting the path when yash sources it")
+    assert not causes.made_fix("If it's empty, the fix is moving the count out of it")
+    assert not causes.made_fix("Check `jobs`; if it's empty, the fix is moving the count out")
+    assert not causes.made_fix("Otherwise the fix would be pinning `zsh` to 5.8")
+    assert causes.made_fix("The fix is plain single quotes for yash")
+    assert causes.made_fix("Fixed by quoting the path when yash sources it")
 
 
 def test_a_checklist_step_with_a_conditional_fix_writes_no_fix_note(tmp_path):
@@ -1574,12 +1584,12 @@ def test_a_why_not_not_acted_on_and_checked_is_no_rule(tmp_path, then):
 
 
 def test_why_not_rule_reads_only_the_why_not_form():
-    assert heuristic.why_not_rule("why don't we pin the zsh version in CI?") == (
+    assert rules.why_not_rule("why don't we pin the zsh version in CI?") == (
         "Pin the zsh version in CI"
     )
-    assert heuristic.why_not_rule("why did you remove the lock file?") == ""
-    assert heuristic.why_not_rule("why aren't we done yet?") == ""  # too short to be a rule
-    assert heuristic.why_not_rule("Why aren't we using uv? It is faster.") == ""
+    assert rules.why_not_rule("why did you remove the lock file?") == ""
+    assert rules.why_not_rule("why aren't we done yet?") == ""  # too short to be a rule
+    assert rules.why_not_rule("Why aren't we using uv? It is faster.") == ""
 
 
 def _read(call: str) -> list:
@@ -1609,9 +1619,9 @@ def test_a_test_run_between_the_reading_and_the_edit_is_not_acting_on_it(tmp_pat
 
 def test_a_named_thing_is_touched_by_an_edit_of_the_file_named_for_it():
     done = "frontend/src/lib/build-context-tree.ts\nconst seen = new Set<string>();"
-    assert heuristic.fix_was_done("Deduplicate in `buildContextTree` with a `Set`", done)
-    assert not heuristic.fix_was_done("Deduplicate in `buildTree` with a `Set`", done)
-    assert not heuristic.fix_was_done("Deduplicate in `contextTree`", done)  # part of a name
+    assert session.fix_was_done("Deduplicate in `buildContextTree` with a `Set`", done)
+    assert not session.fix_was_done("Deduplicate in `buildTree` with a `Set`", done)
+    assert not session.fix_was_done("Deduplicate in `contextTree`", done)  # part of a name
 
 
 @pytest.mark.parametrize(
@@ -1680,10 +1690,10 @@ def test_a_question_asking_for_a_way_of_working_the_assistant_adopts_is_a_rule(
 
 
 def test_asked_for_reads_only_a_request_in_a_questions_form():
-    assert heuristic.asked_for("Can we have always a table with links?")
-    assert heuristic.asked_for("could you always run the linter?")
-    assert not heuristic.asked_for("Always run the linter before committing")
-    assert not heuristic.asked_for("Can we have always a table with links.")  # not asked
+    assert written.asked_for("Can we have always a table with links?")
+    assert written.asked_for("could you always run the linter?")
+    assert not written.asked_for("Always run the linter before committing")
+    assert not written.asked_for("Can we have always a table with links.")  # not asked
 
 
 def test_a_correction_of_one_action_writes_no_note(tmp_path):
@@ -1716,7 +1726,7 @@ def test_a_correction_of_one_action_writes_no_note(tmp_path):
     ],
 )
 def test_reports_a_try_is_a_pasted_command_with_no_rule(said, report):
-    assert heuristic.reports_a_try(said) == report
+    assert rules.reports_a_try(said) == report
 
 
 def test_a_report_of_a_failed_try_writes_no_note(tmp_path):
@@ -1755,13 +1765,13 @@ def test_a_cause_a_lead_points_to_is_the_title_and_root_cause(tmp_path):
 
 def test_confirmed_statement_needs_a_lead_and_a_named_thing():
     fix = "So the fix is to add `name`."
-    assert heuristic.confirmed_statement(f"The log shows it: `uv` is missing. {fix}", fix) == (
+    assert causes.confirmed_statement(f"The log shows it: `uv` is missing. {fix}", fix) == (
         "`uv` is missing"
     )
     # no lead pointing at evidence, a cause naming nothing, the lead after the fix
-    assert heuristic.confirmed_statement(f"It ignores `SKILL.md`. {fix}", fix) == ""
-    assert heuristic.confirmed_statement(f"The log shows it: it is slow. {fix}", fix) == ""
-    assert heuristic.confirmed_statement(f"{fix} The log shows it: `uv` is missing.", fix) == ""
+    assert causes.confirmed_statement(f"It ignores `SKILL.md`. {fix}", fix) == ""
+    assert causes.confirmed_statement(f"The log shows it: it is slow. {fix}", fix) == ""
+    assert causes.confirmed_statement(f"{fix} The log shows it: `uv` is missing.", fix) == ""
 
 
 # Issue 34: a person's rule for the repository given as a plain instruction. Read from its
@@ -1777,7 +1787,7 @@ def _standing(tmp_path: Path, said: str, reply: str) -> list[dict]:
         ("assistant", reply),
     ]
     transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
-    return heuristic.standing_instructions(transcript)
+    return conventions.standing_instructions(transcript)
 
 
 @pytest.mark.parametrize(
@@ -1858,7 +1868,7 @@ def test_an_instruction_beside_a_question_is_read_part_by_part(tmp_path):
     said = "* Next time you make changes to the code, let me commit.\n* does it run on CI?"
     [action] = _standing(tmp_path, said, "Understood! I won't commit the changes for you.")
     assert action["title"] == "Next time you make changes to the code, let me commit"
-    assert heuristic.stated_parts(said) == [
+    assert conventions.stated_parts(said) == [
         "Next time you make changes to the code, let me commit."
     ]
 
@@ -1893,7 +1903,7 @@ def test_an_instruction_beside_a_question_is_read_part_by_part(tmp_path):
     ],
 )
 def test_convention_is_a_way_of_doing_a_kind_of_thing(part, convention):
-    assert heuristic.convention(part) == convention
+    assert conventions.convention(part) == convention
 
 
 def _delegate(call: str, prompt: str) -> list:
@@ -1939,7 +1949,7 @@ def test_a_convention_applied_beyond_one_edit_is_a_rule(tmp_path, said, work, ke
         ("assistant", "Done."),
     ]
     transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
-    found = heuristic.standing_instructions(transcript)
+    found = conventions.standing_instructions(transcript)
     assert [a["title"] for a in found] == (
         ["Use table driven tests where possible"] if kept else []
     )
@@ -2120,7 +2130,7 @@ def test_a_cause_not_confirmed_by_a_rerun_or_the_person_is_no_note(tmp_path, tur
 )
 def test_reports_success_reads_a_short_report_about_what_failed(reply, expected):
     failed = "The deploy fails: the health check gets HTTP 503 after the restart."
-    assert heuristic.reports_success(reply, failed) is expected
+    assert confirmation.reports_success(reply, failed) is expected
 
 
 LIVE_FAILS = ("user", "The live test fails with a sandbox ownership error.")
@@ -2156,10 +2166,10 @@ def test_a_fix_said_is_still_a_fix(tmp_path):
     [action] = _actions(tmp_path, [("user", "is the bot's finding real?"), ("assistant", said)])
     assert "read `resultCh` without blocking in both branches" in action["fix"]
     # a size said before the fix itself
-    assert heuristic.made_fix("the fix is simple: read `resultCh` without blocking")
-    assert heuristic.made_fix("the fix is `select` with a default case")
-    assert not heuristic.made_fix("the fix is trivial.")
-    assert not heuristic.made_fix("I'd fix it anyway because the fix is small and cheap.")
+    assert causes.made_fix("the fix is simple: read `resultCh` without blocking")
+    assert causes.made_fix("the fix is `select` with a default case")
+    assert not causes.made_fix("the fix is trivial.")
+    assert not causes.made_fix("I'd fix it anyway because the fix is small and cheap.")
 
 
 # A review remark the person hard-wrapped over lines: each line is read alone, and a line that
@@ -2238,7 +2248,7 @@ def _written(call: str, path: str, new: str, old: str = "") -> list:
 
 def _guidance(tmp_path: Path, turns: list) -> list[dict]:
     transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
-    return heuristic.written_guidance(transcript)
+    return written.written_guidance(transcript)
 
 
 ASK_CLAUDE_MD = ("user", "We missed the changelog. Add this to the CLAUDE.md so we don't miss it.")
@@ -2381,7 +2391,7 @@ def test_a_memory_whose_type_is_nested_under_metadata_is_feedback_too(tmp_path):
     ],
 )
 def test_the_person_names_the_instruction_file_as_where_to_put_it(said, named):
-    assert heuristic._names_file(said, "/repo/CLAUDE.md") is named
+    assert written._names_file(said, "/repo/CLAUDE.md") is named
 
 
 # Codex writes an instruction file with `apply_patch`: a custom tool call whose input is the
@@ -2431,7 +2441,7 @@ LINT_PATCH = (
 def test_a_rule_codex_patches_into_agents_md_at_the_persons_word_is_a_note(tmp_path):
     path = _codex_session(tmp_path, ASK_AGENTS_MD, LINT_PATCH)
     transcript = transcripts.parse_lines(Path(path).read_text().splitlines())
-    [action] = heuristic.written_guidance(transcript)
+    [action] = written.written_guidance(transcript)
     # the patch's added lines are the written text: not its context line, nor the removed one
     assert action["title"] == "Always run `npm run lint` before you commit"
     assert action["rule"] == "Always run `npm run lint` before you commit."
@@ -2470,7 +2480,7 @@ def test_a_rule_codex_patches_into_agents_md_at_the_persons_word_is_a_note(tmp_p
 def test_no_rule_is_read_from_a_codex_patch_of_agents_md_that_writes_none(tmp_path, said, patch):
     path = _codex_session(tmp_path, said, patch)
     transcript = transcripts.parse_lines(Path(path).read_text().splitlines())
-    assert heuristic.written_guidance(transcript) == []
+    assert written.written_guidance(transcript) == []
 
 
 @pytest.mark.parametrize(
@@ -2499,7 +2509,7 @@ def test_a_remark_on_this_turn_is_no_rule_a_rule_for_later_is(tmp_path, said, ke
     ]
     found = _actions(tmp_path, turns)
     assert bool(found) == kept
-    assert all(heuristic.no_lesson(a) == "" for a in found)
+    assert all(note.no_lesson(a) == "" for a in found)
 
 
 @pytest.mark.parametrize(
@@ -2696,7 +2706,7 @@ def test_a_request_to_keep_work_that_confirms_nothing_is_no_note(tmp_path, turns
     ],
 )
 def test_ships_reads_a_short_request_to_keep_the_work(reply, expected):
-    assert heuristic.ships(reply) is expected
+    assert confirmation.ships(reply) is expected
 
 
 def test_only_a_cause_stated_in_words_is_confirmed_by_the_person_keeping_the_edit(tmp_path):
@@ -2705,9 +2715,9 @@ def test_only_a_cause_stated_in_words_is_confirmed_by_the_person_keeping_the_edi
     assert transcript is not None
     said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
     # the structural readers' confirmation leaves the request out; the stated cause's reads it
-    assert heuristic.confirmed_otherwise(transcript)(said) is None
-    how = heuristic.confirmed_otherwise(transcript, shipped=True)(said)
-    assert how is not None and how.kind is heuristic.Confirmed.AFTER
+    assert confirmation.confirmed_otherwise(transcript)(said) is None
+    how = confirmation.confirmed_otherwise(transcript, shipped=True)(said)
+    assert how is not None and how.kind is confirmation.Confirmed.AFTER
     assert how.text.startswith("a request of the person's to keep the edit")
 
 
@@ -2797,7 +2807,7 @@ def test_a_cause_stated_after_its_edits_and_kept_by_the_person_is_a_note(tmp_pat
     [action] = _actions(tmp_path, _closing(CLOSING_CAUSE, reply))
     assert action["title"].startswith("The generated migration uses `ALTER TABLE ... MODIFY`")
     assert action["fix"] == "Change the migration to a table copy."
-    assert f"{heuristic.CLOSING}: “{reply}”" in action["body"]
+    assert f"{confirmation.CLOSING}: “{reply}”" in action["body"]
 
 
 @pytest.mark.parametrize(
@@ -2832,10 +2842,10 @@ def test_only_a_cause_stated_in_words_is_confirmed_by_keeping_the_edits_it_close
     transcript = prepared.transcript
     assert transcript is not None
     said = next(t.record for t in transcript.turns if "MODIFY" in t.text)
-    assert heuristic.confirmed_otherwise(transcript)(said) is None
-    how = heuristic.confirmed_otherwise(transcript, shipped=True)(said)
-    assert how is not None and how.kind is heuristic.Confirmed.CLOSING
-    assert how.text.startswith(heuristic.CLOSING)
+    assert confirmation.confirmed_otherwise(transcript)(said) is None
+    how = confirmation.confirmed_otherwise(transcript, shipped=True)(said)
+    assert how is not None and how.kind is confirmation.Confirmed.CLOSING
+    assert how.text.startswith(confirmation.CLOSING)
 
 
 @pytest.mark.parametrize(
@@ -2853,7 +2863,7 @@ def test_only_a_cause_stated_in_words_is_confirmed_by_keeping_the_edits_it_close
     ],
 )
 def test_ships_reads_the_persons_report_of_having_kept_the_work(reply, expected):
-    assert heuristic.ships(reply) is expected
+    assert confirmation.ships(reply) is expected
 
 
 def test_the_fix_a_closing_account_names_is_checked_against_the_edits_before_it(tmp_path):
@@ -2886,7 +2896,7 @@ def test_a_directive_that_draws_its_limit_is_the_rule_of_its_turn(tmp_path):
         "Do a proper explanation only of the things you know, not anything you cannot actually "
         "verify, like which settings exist"
     )
-    assert action["confidence"] == "medium" and not heuristic.no_lesson(action)
+    assert action["confidence"] == "medium" and not note.no_lesson(action)
     assert "comment on the issue" in action["body"], "the evidence: the person's whole turn"
 
 

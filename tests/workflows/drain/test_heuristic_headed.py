@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.workflows.drain import heuristic
+from reflectgit.workflows.drain.heuristic import causes, wording
 from tests.workflows.drain.test_heuristic import _actions
 
 REPORT = (
@@ -103,14 +103,14 @@ def test_a_diagnosis_inside_a_headed_section_is_not_a_note_of_its_own(tmp_path):
     ],
 )
 def test_headed_cause(line, cause):
-    assert heuristic.headed_cause(line) == cause
+    assert causes.headed_cause(line) == cause
 
 
 def test_a_sections_fix_is_read_to_the_next_heading_only():
     section = ["**File**: `a.py`", "```", "x = 1", "```", "**Fix**: Set `x` to 2."]
-    assert heuristic.section_fix(section) == "Set `x` to 2."
-    assert heuristic.section_fix(["The cause.", "---", "**Fix**: Another section's fix."]) == ""
-    assert heuristic.section_fix(["The cause.", "### Bug 2: next", "**Fix**: its fix."]) == ""
+    assert causes.section_fix(section) == "Set `x` to 2."
+    assert causes.section_fix(["The cause.", "---", "**Fix**: Another section's fix."]) == ""
+    assert causes.section_fix(["The cause.", "### Bug 2: next", "**Fix**: its fix."]) == ""
 
 
 @pytest.mark.parametrize(
@@ -123,4 +123,4 @@ def test_a_sections_fix_is_read_to_the_next_heading_only():
     ],
 )
 def test_asking_for_the_fix_of_what_was_found_confirms_it(reply, confirms):
-    assert bool(heuristic._CONFIRMED.match(reply)) is confirms
+    assert bool(wording._CONFIRMED.match(reply)) is confirms

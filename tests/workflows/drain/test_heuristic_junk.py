@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.workflows.drain import heuristic
+from reflectgit.notes.signals import LOW
+from reflectgit.workflows.drain.heuristic import commands, note
 from tests.workflows.drain.test_heuristic import CHALLENGE, DONE_FULLSCHEMA, GREEN, RED, _actions
 from tests.workflows.drain.test_heuristic import _diagnosed as _tests_across
 from tests.workflows.drain.test_heuristic_linked import _actions as _linked_actions
@@ -102,8 +103,8 @@ def test_a_fix_naming_an_option_without_its_command_is_no_note(tmp_path, said, k
 )
 def test_options_only_reads_a_fix_whose_every_name_is_an_option(said, options):
     action = {"learning_type": "bug-fix", "title": said, "root_cause": "", "fix": said}
-    assert heuristic.options_only(action) == options
-    assert not heuristic.options_only({**action, "learning_type": "correction"})
+    assert note.options_only(action) == options
+    assert not note.options_only({**action, "learning_type": "correction"})
 
 
 STALE = (
@@ -149,7 +150,7 @@ def test_the_checkouts_declared_dependencies_installed_is_no_fix(tmp_path, chang
     ],
 )
 def test_installs_declared_reads_an_install_that_names_nothing(command, declared):
-    assert heuristic.installs_declared(command) == declared
+    assert commands.installs_declared(command) == declared
 
 
 HEADING_RED = "E   AssertionError: assert has_heading(report, 'Summary')\n=== 1 failed, 11 passed in 0.40s ==="
@@ -228,7 +229,7 @@ def test_a_heading_is_no_note_whoever_wrote_it(title, who, kind, dropped):
         "learning_type": kind,
         "body": f"Said by the {who}: “{title}”",
     }
-    assert bool(heuristic.no_lesson(action)) == dropped
+    assert bool(note.no_lesson(action)) == dropped
 
 
 @pytest.mark.parametrize(
@@ -252,7 +253,7 @@ def test_a_count_of_what_remains_is_no_cause(cause, dropped):
         "learning_type": "bug-fix",
         "body": f"Said by the assistant: “{cause}”",
     }
-    assert bool(heuristic.no_lesson(action)) == dropped
+    assert bool(note.no_lesson(action)) == dropped
 
 
 @pytest.mark.parametrize(
@@ -280,13 +281,13 @@ def test_a_commit_title_of_the_persons_plan_is_no_rule(tmp_path, reply, kept):
 def test_a_heading_is_never_a_fields_value(cause, kept):
     """A report's section heading a reader took for the cause ("## Root Cause", held-apart-14)
     labels what follows; the note keeps its other fields and no heading as a value."""
-    action = heuristic._action(
+    action = note._action(
         title="The fix is to extract role claims from `idToken.Claims()` instead",
         rule="",
         quote="The fix is to extract role claims from `idToken.Claims()` instead.",
         before="",
         who="assistant",
-        confidence=heuristic.LOW,
+        confidence=LOW,
         learning_type="bug-fix",
         category="general",
         cause=cause,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.workflows.drain import heuristic
+from reflectgit.workflows.drain.heuristic import note, wording
 from tests.workflows.drain.test_heuristic_linked import _actions, _call, _edit, _run
 
 MISSING = "make: playwright: command not found\nmake: *** [test-e2e] Error 127"
@@ -53,7 +53,7 @@ def test_a_limit_worked_around_by_another_command_on_the_same_thing_is_a_note(tm
     )
     assert action["fix"] == f"Run `{INSTEAD}` instead of `{FAILED}`."
     assert f"another command run in its place, which passed: `{INSTEAD}`" in action["body"]
-    assert not heuristic.no_lesson(action)
+    assert not note.no_lesson(action)
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_the_persons_way_past_a_limit_the_next_run_confirms_is_a_note(tmp_path):
     assert action["root_cause"] == "`gh` failed inside the sandbox (“error connecting to”)."
     assert action["confidence"] == "medium"
     assert "the command run outside the sandbox after the person said so" in action["body"]
-    assert not heuristic.no_lesson(action)
+    assert not note.no_lesson(action)
 
 
 @pytest.mark.parametrize(
@@ -256,4 +256,4 @@ def test_a_version_selected_without_a_statement_of_the_refused_version_is_no_not
     ],
 )
 def test_a_version_is_a_term_that_links(text, versions):
-    assert {t for t in heuristic._terms(text) if t[:1].isdigit()} == versions
+    assert {t for t in wording._terms(text) if t[:1].isdigit()} == versions

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from reflectgit.notes.commandruns import commands_run
+from reflectgit.notes.transcripts import Transcript
 from reflectgit.workflows.drain import cascade, heuristic
+from reflectgit.workflows.drain.heuristic import commands, confirmation, linked
 
 RED = "E   KeyError: 'tenant_id'\n=== 1 failed, 11 passed in 0.40s ==="
 GREEN = "12 passed in 0.40s"
@@ -387,12 +390,12 @@ def test_a_runs_result_with_its_reason_or_without_a_next_step_is_still_a_cause(
 
 def test_narrates_a_run_needs_every_clause_a_run_and_no_reason():
     step = "I'm updating the fixture."
-    assert heuristic.narrates_a_run("CI is green.", step)
-    assert heuristic.narrates_a_run("The suite passed, but the lint job failed.", step)
-    assert not heuristic.narrates_a_run("CI is green.", "The fixture is wrong.")
-    assert not heuristic.narrates_a_run("The build failed because `foo` moved.", step)
-    assert not heuristic.narrates_a_run("The build failed: `foo` was removed in v2.", step)
-    assert not heuristic.narrates_a_run("The parser drops the last row.", step)
+    assert linked.narrates_a_run("CI is green.", step)
+    assert linked.narrates_a_run("The suite passed, but the lint job failed.", step)
+    assert not linked.narrates_a_run("CI is green.", "The fixture is wrong.")
+    assert not linked.narrates_a_run("The build failed because `foo` moved.", step)
+    assert not linked.narrates_a_run("The build failed: `foo` was removed in v2.", step)
+    assert not linked.narrates_a_run("The parser drops the last row.", step)
 
 
 # A cause whose fix is a command, not a file edit (a real Claude Code session's shape: the
@@ -488,7 +491,7 @@ def test_a_disclaimer_after_the_cause_is_neither_a_hedge_nor_in_the_title(tmp_pa
     ],
 )
 def test_a_changing_command_is_told_from_one_that_reads(command, changing):
-    assert heuristic.changing_command(command) == changing
+    assert commands.changing_command(command) == changing
 
 
 def _drained(tmp_path: Path, turns: list, after_line: int = 0) -> list[dict]:
@@ -614,7 +617,7 @@ def test_a_diagnosis_the_fix_does_not_act_on_is_no_note(tmp_path):
     ],
 )
 def test_goes_ahead_is_a_request_for_the_fix(reply, ahead):
-    assert heuristic.goes_ahead(reply) is ahead
+    assert confirmation.goes_ahead(reply) is ahead
 
 
 # Codex's unified exec: a test command still running when its call returns goes on in the
@@ -632,7 +635,7 @@ def _codex_out(call: str, header: str, output: str) -> dict:
     return {"type": "function_call_output", "call_id": call, "output": text + output}
 
 
-def _polled(ending: str, code: int) -> heuristic.Transcript:
+def _polled(ending: str, code: int) -> Transcript:
     from reflectgit.notes.transcripts import parse_lines
 
     return parse_lines(
@@ -647,13 +650,13 @@ def _polled(ending: str, code: int) -> heuristic.Transcript:
 
 def test_a_codex_test_run_polled_to_its_end_is_read_whole_where_it_ended():
     t = _polled("12 passed in 3.2s\n", 0)
-    [ran] = heuristic.commands_run(t)
+    [ran] = commands_run(t)
     assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
     assert ran.run is not None and ran.run.green and not ran.is_error
 
 
 def test_a_codex_test_run_that_fails_after_polling_is_red_and_an_error():
-    [ran] = heuristic.commands_run(_polled("=== 1 failed, 11 passed in 3.2s ===\n", 1))
+    [ran] = commands_run(_polled("=== 1 failed, 11 passed in 3.2s ===\n", 1))
     assert ran.run is not None and not ran.run.green and ran.is_error
 
 
@@ -668,7 +671,7 @@ def test_a_poll_of_another_session_or_a_command_never_polled_stays_apart():
             _codex_out("c2", "Process exited with code 0", "12 passed in 3.2s\n"),
         )
     )
-    [ran] = heuristic.commands_run(t)  # the poll of session 2 continues no command read here
+    [ran] = commands_run(t)  # the poll of session 2 continues no command read here
     assert ran.output.endswith("collecting ...\n") and ran.run is None
 
 
@@ -692,7 +695,7 @@ def test_a_diagnosis_is_read_past_where_the_failure_was_told_and_past_a_fenced_b
     ],
 )
 def test_a_sentence_telling_where_a_failure_was_reported_relays_it(sentence):
-    assert heuristic._RELAYS.match(sentence)
+    assert linked._RELAYS.match(sentence)
 
 
 @pytest.mark.parametrize(
@@ -704,7 +707,7 @@ def test_a_sentence_telling_where_a_failure_was_reported_relays_it(sentence):
     ],
 )
 def test_a_cause_is_no_relayed_report(sentence):
-    assert not heuristic._RELAYS.match(sentence)
+    assert not linked._RELAYS.match(sentence)
 
 
 # A constraint of where a command runs (the agent's sandbox, a missing option the environment
@@ -824,7 +827,7 @@ def test_a_file_edited_before_the_rerun_leaves_it_to_the_edits_reading(tmp_path)
     ],
 )
 def test_run_differently_is_the_same_command_with_an_option_added(failed, again, added):
-    assert heuristic.run_differently(failed.split(), again.split()) == added
+    assert commands.run_differently(failed.split(), again.split()) == added
 
 
 @pytest.mark.parametrize(
@@ -839,7 +842,7 @@ def test_run_differently_is_the_same_command_with_an_option_added(failed, again,
     ],
 )
 def test_outside_sandbox_reads_the_calls_own_field(tool_input, outside):
-    assert heuristic.outside_sandbox(tool_input) is outside
+    assert commands.outside_sandbox(tool_input) is outside
 
 
 BIND_RED = "error: mock server could not bind local port 127.0.0.1:0: Operation not permitted"
@@ -873,7 +876,7 @@ def test_a_codex_command_escalated_out_of_the_sandbox_is_read_with_its_justifica
             _codex_out("c2", "Process exited with code 0", "test result: ok. 9 passed; 0 failed"),
         )
     )
-    [action] = heuristic.rerun_fixes(t, heuristic.commands_run(t))
+    [action] = commands.rerun_fixes(t, commands_run(t))
     # the assistant's next step after the cause is no part of it
     assert action["root_cause"] == "The mock servers cannot bind local ports inside the sandbox."
     assert action["fix"] == "Run `cargo test` outside the sandbox."
@@ -889,7 +892,7 @@ def test_a_codex_command_escalated_out_of_the_sandbox_is_read_with_its_justifica
     ],
 )
 def test_the_cause_part_leaves_out_a_disclaimer_and_the_next_step(sentence, cause):
-    assert heuristic.cause_part(sentence) == cause
+    assert linked.cause_part(sentence) == cause
 
 
 # Claude Code's background command: the Bash call returns only a task id; its output, status
@@ -904,7 +907,7 @@ def _task(call: str, task: str, status: str, ending: str) -> list:
     return _call(call, "TaskOutput", {"task_id": task, "block": True}, content)
 
 
-def _in_background(*polls: list) -> heuristic.Transcript:
+def _in_background(*polls: list) -> Transcript:
     from reflectgit.notes.transcripts import parse_lines
 
     launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
@@ -925,24 +928,24 @@ def test_a_background_test_run_is_read_whole_where_it_ended():
             "p2", "b7f3a1", "completed", "<exit_code>0</exit_code>\n\n<output>\n12 passed in 3.2s\n"
         ),
     )
-    [ran] = heuristic.commands_run(t)
+    [ran] = commands_run(t)
     assert ran.command == "pytest -q" and ran.result == t.tool_results[-1].record
     assert ran.run is not None and ran.run.green and not ran.is_error and ran.ended
 
 
 def test_a_background_run_that_exits_non_zero_failed():
     ending = "<exit_code>1</exit_code>\n\n<output>\n=== 1 failed, 11 passed in 3.2s ===\n"
-    [ran] = heuristic.commands_run(_in_background(_task("p1", "b7f3a1", "completed", ending)))
+    [ran] = commands_run(_in_background(_task("p1", "b7f3a1", "completed", ending)))
     assert ran.is_error and ran.run is not None and not ran.run.green
 
 
 def test_a_background_run_never_read_to_its_end_has_not_ended():
-    [ran] = heuristic.commands_run(
+    [ran] = commands_run(
         _in_background(_task("p1", "b7f3a1", "running", "<output>\ncollecting ...\n</output>"))
     )
     assert not ran.ended and ran.run is None
     # a poll of another task continues nothing read here
-    [ran] = heuristic.commands_run(
+    [ran] = commands_run(
         _in_background(_task("p1", "c0ffee1", "completed", "<exit_code>0</exit_code>\n"))
     )
     assert not ran.ended and "12 passed" not in ran.output

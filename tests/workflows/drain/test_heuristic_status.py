@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.workflows.drain import heuristic
+from reflectgit.workflows.drain.heuristic import note
 from tests.workflows.drain.test_heuristic import (
     GREEN,
     MEMORY,
@@ -113,7 +113,7 @@ def test_a_fix_that_only_announces_what_follows_is_no_fix(tmp_path):
     ],
 )
 def test_announces_only_reads_a_fix_that_ends_in_its_colon(fix, announces):
-    assert heuristic.announces_only(fix) == announces
+    assert note.announces_only(fix) == announces
 
 
 def _saved(name: str, description: str) -> list:

@@ -10,6 +10,7 @@ import pytest
 
 from reflectgit.notes.signals import LOW, SUGGESTION, Signal
 from reflectgit.workflows.drain import cascade, heuristic
+from reflectgit.workflows.drain.heuristic import rules
 
 
 def _session(tmp_path: Path, turns: list[tuple[str, str]]) -> str:
@@ -49,7 +50,7 @@ GRANT = "Good point — the current guidance says 5-10 km, which is too small."
     ids=["maybe-we-should", "how-about", "perhaps"],
 )
 def test_a_proposal_in_a_suggestions_words_is_titled_by_its_sentence(said):
-    action = heuristic.granted_suggestion(said, GRANT, SIG)
+    action = rules.granted_suggestion(said, GRANT, SIG)
     assert action is not None
     assert action["title"].split()[0] in ("Maybe", "How", "Perhaps")
     assert action["confidence"] == "low"
@@ -71,7 +72,7 @@ def test_a_proposal_in_a_suggestions_words_is_titled_by_its_sentence(said):
     ids=["question", "hunch", "request", "report", "question-first"],
 )
 def test_a_question_a_hunch_a_request_or_a_report_is_no_suggestion(said):
-    assert heuristic.granted_suggestion(said, GRANT, SIG) is None
+    assert rules.granted_suggestion(said, GRANT, SIG) is None
 
 
 SUGGESTED = (
