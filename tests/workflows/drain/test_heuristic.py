@@ -2769,13 +2769,14 @@ def test_a_cause_announced_on_its_line_and_confirmed_is_what_follows(tmp_path, s
     [
         # a pointer to what follows, not the cause
         _found("Found it! Look at `ToRelativePath`:"),
+        _found("Found it! See `start.sh` in the image, it runs the service."),
         _found("Found it. Line 62 of `hooks.go` is the smoking gun:"),
         # an intent after the announcement
         _found("Found it! Let me check the `rockcraft.yaml` to fix this."),
         # announced and stated, but nobody confirmed it (the person turns to something else)
         _found(SYMLINK, reply="what about the README?"),
     ],
-    ids=["pointer", "lead-in", "intent", "unconfirmed"],
+    ids=["pointer", "pointer-see", "lead-in", "intent", "unconfirmed"],
 )
 def test_an_announcement_without_a_confirmed_cause_after_it_is_no_note(tmp_path, turns):
     assert _actions(tmp_path, turns) == []

@@ -151,7 +151,7 @@ def _confirmed_cause(
         stated = opening[0][lead.end() :].strip() or (opening[1] if len(opening) > 1 else "")
         if not (
             _INTENT.match(stated)
-            or _POINTER.match(stated)
+            or _LOOK_AT.match(stated)
             or stated.rstrip(" *_").endswith(("?", ":"))
         ):
             cause = stated
@@ -285,7 +285,7 @@ _FOUND_LEAD = re.compile(
 )
 
 # A sentence that points at what the reader should look at, not a statement of the cause.
-_POINTER = re.compile(r"^\W*(?:look|see|check|note|here)\b", re.I)
+_LOOK_AT = re.compile(r"^\W*(?:look|see|check|note|here)\b", re.I)
 
 
 def _following_line(line: str, after: str) -> str:
@@ -401,7 +401,7 @@ def _persons_cause(text: str, before: str, sig: Signal) -> dict[str, Any] | None
 
 
 # "X confirms it: <cause>": a lead pointing at the evidence, then the cause it confirms.
-_POINTER = re.compile(
+_CONFIRMS_IT = re.compile(
     r"^(?P<lead>[^:]{0,80}?)\s*\b(?:confirms?|confirmed|shows?|proves?|explains?)\s+"
     r"(?:it|this|that)\s*:\s+"
     r"(?P<cause>\S.+?)[.;]?$",
@@ -423,7 +423,7 @@ def confirmed_statement(text: str, fix_sentence: str) -> str:
     for sentence in sentences(text):
         if sentence == fix_sentence:
             return ""
-        m = _POINTER.match(sentence)
+        m = _CONFIRMS_IT.match(sentence)
         cause = m.group("cause").strip() if m else ""
         if cause and (_NAMED.search(cause) or _IDENTIFIER.search(cause)):
             # "it" is what the evidence came from ("The installer source confirms it: it ...")

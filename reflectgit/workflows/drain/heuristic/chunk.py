@@ -426,11 +426,5 @@ def chunk_actions(
 _DENIED = re.compile(r"^(?:no|nope|not|wrong|that'?s not|still)\b", re.I)
 
 
-def chunk_action(chunk: Chunk, signals: Sequence[Signal]) -> dict[str, Any] | None:
-    """The chunk's strongest lesson, or None when it holds none."""
-    found = chunk_actions(chunk, signals)
-    return found[0] if found else None
-
-
 def _lines(chunk: Chunk) -> list[tuple[str, str]]:
     return [_strip_role(line) for line in chunk.text.split("\n")]

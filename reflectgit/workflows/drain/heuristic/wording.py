@@ -206,14 +206,6 @@ _YOU_MUST = re.compile(
 )
 
 
-def _pick(text: str, pattern: re.Pattern[str]) -> str:
-    """The sentence of ``text`` that best carries ``pattern``, trimmed of chatter."""
-    found = [_trim(s) for s in sentences(text) if pattern.search(s)]
-    found = [s for s in found if s]
-    found.sort(key=_order)
-    return found[0] if found else _trim(text)
-
-
 def _join(first: str, second: str) -> str:
     """``Check X.`` + ``Don't Y.`` -> ``Check X; don't Y``."""
     head = first.rstrip(" .;:!")
