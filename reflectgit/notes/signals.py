@@ -60,6 +60,19 @@ BOUNDED_DIRECTIVE = (
     rf"\bout\s+of\b|\bbut\s+not\b|,\s*not\s+\w|\bwithout\b)"
 )
 
+# A bug the assistant names as the one it found (issue 34, recall): "that was a real bug.",
+# "There's a small bug in the `getInitials` function.", "Copilot flagged the same real issue:
+# ...", "A real retry uncovered a second cleanup issue from the earlier failures: ...". The
+# qualifier (real, small, subtle, latent, ...) picks out one particular bug, where "the issue"
+# or "this problem" names the topic of the work; what it is follows on the same line, after a
+# colon or a dash, or in the next sentence (the writer's reading). Not a list's label ("The
+# second issue:"), not "the same issue" again, not a question ("Is this a real bug?").
+NAMED_BUG = (
+    r"\b(?:a|the)\s+(?:(?:same|second|third|other|separate)\s+)?"
+    r"(?:small|real|subtle|genuine|latent|underlying|cleanup|product)\s+"
+    r"(?:(?:cleanup|product)\s+)?(?:bug|issue|problem)\b"
+    r"(?:\s+(?:in|with|here|from)\b[^:.?!\n\u2013\u2014]{0,80})?(?=\s*(?:[:.!\u2013\u2014]|$))"
+)
 _BOUNDED_RE = re.compile(BOUNDED_DIRECTIVE, re.IGNORECASE | re.MULTILINE)
 
 
@@ -192,6 +205,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bthe (?:real |actual )?(?:problem|issue|bug|culprit) (?:was|is)\b"
             r"(?!\s+(?:not|now|still|fixed|solved|resolved|gone|here|there)\b)(?=\s+\S|\s*:)",
             r"\bcaused by\b",
+            NAMED_BUG,
             # "So X returns Y, not Z. That's the bug": the cause is what was just said
             r"\bthat'?s (?:the|our) (?:real |actual )?(?:bug|problem|issue|cause|culprit)\b"
             r"(?!\s*\?)",

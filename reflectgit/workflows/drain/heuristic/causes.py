@@ -17,7 +17,7 @@ from typing import Any
 from reflectgit.notes import verbs
 from reflectgit.notes.generality import sums_up, without_summary
 from reflectgit.notes.routine import routine
-from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, LOW, MEDIUM, Signal
+from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, LOW, MEDIUM, NAMED_BUG, Signal
 from reflectgit.workflows.drain.heuristic.note import _action, _bug_fix, announces_only, twins
 from reflectgit.workflows.drain.heuristic.wording import (
     _CAUSE_LEAD,
@@ -162,6 +162,10 @@ def _confirmed_cause(
         following = _following_line(text, after)
         cause = (f"{cause} {following}" if cause else following) if following else ""
         text = f"{text} {following}"
+    if not cause:
+        # "There's a small bug in `getInitials`. When the string is empty, ...": a bug named
+        # as the one found, and what it is after the name
+        cause = named_bug_cause(said)
     if not cause and sig.kind == DIAGNOSIS:
         cause = next((p for p in said if DIAGNOSIS_RE.match(p)), "")
     if not cause:
@@ -286,6 +290,32 @@ _FOUND_LEAD = re.compile(
 
 # A sentence that points at what the reader should look at, not a statement of the cause.
 _LOOK_AT = re.compile(r"^\W*(?:look|see|check|note|here)\b", re.I)
+
+
+_NAMED_BUG = re.compile(NAMED_BUG, re.I | re.M)
+
+
+def named_bug_cause(said: Sequence[str]) -> str:
+    """The cause stated after a bug the assistant names as the one it found
+    (``signals.NAMED_BUG``), or ``""``: what follows the name after a colon or a dash ("flagged
+    the same real issue: the mock target is the source module"), else the next sentence
+    ("There's a small bug in `getInitials`. When the string is empty, `split()` returns
+    ..."). The qualified name says one particular bug was found; the statement says what it
+    is. Not an intent ("Let me check ...") nor a question: those announce a search, not what
+    it found."""
+    for i, sentence in enumerate(said):
+        named = _NAMED_BUG.search(sentence)
+        if named is None:
+            continue
+        rest = sentence[named.end() :].strip()
+        if rest[:1] in (":", "\u2014", "\u2013"):
+            cause = rest[1:].strip()
+        else:
+            cause = said[i + 1].strip() if i + 1 < len(said) else ""
+        if _INTENT.match(cause) or cause.rstrip(" *_").endswith("?"):
+            return ""
+        return cause
+    return ""
 
 
 def _following_line(line: str, after: str) -> str:
