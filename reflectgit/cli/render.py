@@ -755,10 +755,6 @@ def internal_error(exc: BaseException, log: Any, as_json: bool = False) -> None:
         write_json({"error": message, "hint": hint, "exit_code": 3})
 
 
-def usage_error(message: str) -> None:
-    error(message, USAGE_HINT)
-
-
 # --------------------------------------------------------------------------- serve
 
 

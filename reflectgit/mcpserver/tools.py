@@ -652,7 +652,3 @@ TOOLS: tuple[Tool, ...] = (
     ),
 )
 TOOLS_BY_NAME: dict[str, Tool] = {t.name: t for t in TOOLS}
-
-
-def tool_names() -> Sequence[str]:
-    return [t.name for t in TOOLS]

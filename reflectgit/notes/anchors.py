@@ -126,7 +126,6 @@ _NOT_CALL = (
 # The edit tools whose input names the file they change (Claude Code, Copilot, Codex's patch).
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_based_edit_tool")
 _PATCH_FILE = Pattern(r"(?m)^\*\*\* (?:Update|Add) File: (.+?)\s*$")
-_ABBREV = Pattern(r"^[0-9a-f]{7,64}$")
 # A name, Lisp's included: ``parse*``, ``*use-bigdecimals?*``, ``valid?``, ``set!``, ``->Foo``
 _NAME = Pattern(r"[\w$.:*?!<>-]+")
 MAX_ANCHORS = 20  # a session that edited 200 files anchors the first 20 it touched
@@ -211,10 +210,6 @@ def merged(existing: Iterable[Anchor], added: Iterable[Anchor]) -> list[Anchor]:
 
 def to_yaml(anchors: Sequence[Anchor]) -> list[dict[str, str]]:
     return [a.to_yaml() for a in anchors]
-
-
-def is_commit(value: str) -> bool:
-    return bool(_ABBREV.match(value))
 
 
 def edited_paths(tool_calls: Iterable[tuple[str, Any]]) -> list[str]:

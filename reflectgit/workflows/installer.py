@@ -578,10 +578,6 @@ def _our_entries(style: str, data: Mapping[str, Any]) -> dict[str, list[dict[str
     return found
 
 
-def _our_events(style: str, data: Mapping[str, Any]) -> list[str]:
-    return list(_our_entries(style, data))
-
-
 # ------------------------------------------------------------------ JSON files, kept as found
 
 
