@@ -62,15 +62,15 @@ BOUNDED_DIRECTIVE = (
 
 # A bug the assistant names as the one it found (issue 34, recall): "that was a real bug.",
 # "There's a small bug in the `getInitials` function.", "Copilot flagged the same real issue:
-# ...", "A real retry uncovered a second cleanup issue from the earlier failures: ...". The
-# qualifier (real, small, subtle, latent, ...) picks out one particular bug, where "the issue"
+# ...", "There is also a real product issue here: ...". The qualifier (real, small, subtle,
+# latent, ...; one word may stand between it and "bug") picks out one particular bug, where "the issue"
 # or "this problem" names the topic of the work; what it is follows on the same line, after a
 # colon or a dash, or in the next sentence (the writer's reading). Not a list's label ("The
 # second issue:"), not "the same issue" again, not a question ("Is this a real bug?").
 NAMED_BUG = (
     r"\b(?:a|the)\s+(?:(?:same|second|third|other|separate)\s+)?"
-    r"(?:small|real|subtle|genuine|latent|underlying|cleanup|product)\s+"
-    r"(?:(?:cleanup|product)\s+)?(?:bug|issue|problem)\b"
+    r"(?:small|real|subtle|genuine|latent|underlying)\s+"
+    r"(?:[\w-]+\s+)?(?:bug|issue|problem)\b"
     r"(?:\s+(?:in|with|here|from)\b[^:.?!\n\u2013\u2014]{0,80})?(?=\s*(?:[:.!\u2013\u2014]|$))"
 )
 _BOUNDED_RE = re.compile(BOUNDED_DIRECTIVE, re.IGNORECASE | re.MULTILINE)

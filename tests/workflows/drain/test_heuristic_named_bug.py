@@ -22,12 +22,10 @@ from tests.workflows.drain.test_heuristic import _actions
         "There's a small bug in the `getInitials` function. When the string is empty, "
         "`split()` returns one empty string.",
         "Copilot and Cursor Bugbot both flagged the same real issue: the mock target is wrong.",
-        "A real retry uncovered a second cleanup issue from the earlier failures: `un_dmg` "
-        "returned before detaching.",
         "There is also a real product issue here: `sync` fetches before it checks the target.",
         "Now I see the real issue. The tests call `validate_anyhow()`, which was renamed.",
     ],
-    ids=["real-bug", "small-bug-in", "same-real-issue", "second-cleanup", "here", "announced"],
+    ids=["real-bug", "small-bug-in", "same-real-issue", "here", "announced"],
 )
 def test_a_bug_named_as_the_one_found_is_a_root_cause_signal(line):
     assert classify(line, ASSISTANT) == (MEDIUM, "root-cause")
