@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import stale_kinds  # noqa: E402
 
-from reflectgit.notes import codediff, respell  # noqa: E402
+from reflectgit.notes import codediff, languages, respell  # noqa: E402
 from reflectgit.workflows.code import staleness  # noqa: E402
 
 _MSG = re.compile(r"^(\s*)msg = (.+)\n\1raise (\w[\w.]*)\(msg\)", re.M)
@@ -58,7 +58,7 @@ def readings(args: tuple[Any, ...]) -> dict[str, bool | None]:
     tried)."""
     old, new, path, said = args[0], args[1], args[2], args[3]
     out: dict[str, bool | None] = {}
-    if codediff.suffix(path) in ("py", "pyi"):
+    if languages.suffix(path) in ("py", "pyi"):
         a, b = _slots(old, path), _slots(new, path)
         if set(a) != set(b):
             out["annotation added/dropped"] = None

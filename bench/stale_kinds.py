@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,30 +162,49 @@ def figures(notes: list[dict[str, Any]], cleared: Callable[[str], bool]) -> dict
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str, listed: str, argv: list[str] | None) -> argparse.Namespace:
+    """The readers' options: ``--data`` (the histories' folder), ``--only NAME`` and ``--list``
+    (``listed``: what it prints)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--data", type=Path, default=code_aware.DATA)
     parser.add_argument("--only", action="append", metavar="NAME")
-    parser.add_argument("--list", action="store_true", help="each false alarm with its kind")
-    args = parser.parse_args(argv)
+    parser.add_argument("--list", action="store_true", help=listed)
+    return parser.parse_args(argv)
+
+
+def histories(data: Path, only: list[str] | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Each history under ``data`` (of those ``only`` names, when given), its name and its
+    judged notes (``judged_notes``), one at a time: its clone stays while the caller reads them."""
     staleness.compare = _spy  # type: ignore[assignment]
-    notes: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="stale-kinds-") as tmp:
-        for folder in sorted(p for p in args.data.iterdir() if p.is_dir()):
-            if args.only and folder.name not in args.only:
+        for folder in sorted(p for p in data.iterdir() if p.is_dir()):
+            if only and folder.name not in only:
                 continue
             work = Path(tmp) / folder.name
             work.mkdir()
-            notes += judged_notes(folder, work)
+            yield folder.name, judged_notes(folder, work)
+
+
+def flagged_kind(note: dict[str, Any]) -> str:
+    """The kinds of a flagged note's stale anchors, as one row of the tables."""
+    return " + ".join(sorted({k.split("+")[0] for k in note["kinds"]}))
+
+
+def count(row: list[Any], note: dict[str, Any]) -> None:
+    """Count ``note`` in ``row`` (truly stale, their histories, false alarms, theirs)."""
+    at = 0 if note["stale"] else 2
+    row[at] += 1
+    row[at + 1].add(note["history"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(__doc__, "each false alarm with its kind", argv)
+    notes = [n for _, found in histories(args.data, args.only) for n in found]
     by_kind: dict[str, list[Any]] = defaultdict(lambda: [0, set(), 0, set()])
     for n in notes:
         if n["listed"] != "stale":
             continue
-        k = " + ".join(sorted({k.split("+")[0] for k in n["kinds"]}))
-        row = by_kind[k]
-        at = 0 if n["stale"] else 2
-        row[at] += 1
-        row[at + 1].add(n["history"])
+        count(by_kind[flagged_kind(n)], n)
         if args.list and not n["stale"]:
             print(f"  false alarm {n['history']} {n['id']} [{', '.join(n['kinds'])}]: {n['why']}")
     print("| kind | truly stale (histories) | false alarms (histories) |")

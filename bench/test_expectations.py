@@ -34,11 +34,9 @@ Run: ``.venv/bin/python bench/test_expectations.py [--only NAME] [--list]``.
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -245,35 +243,21 @@ RULES = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=code_aware.DATA)
-    parser.add_argument("--only", action="append", metavar="NAME")
-    parser.add_argument("--list", action="store_true", help="each flagged note with its signal")
-    args = parser.parse_args(argv)
-    staleness.compare = stale_kinds._spy  # type: ignore[assignment]
+    args = stale_kinds.arguments(__doc__, "each flagged note with its signal", argv)
     notes: list[dict[str, Any]] = []
     tests: dict[Path, Tests] = {}
-    with tempfile.TemporaryDirectory(prefix="test-expectations-") as tmp:
-        for folder in sorted(p for p in args.data.iterdir() if p.is_dir()):
-            if args.only and folder.name not in args.only:
-                continue
-            work = Path(tmp) / folder.name
-            work.mkdir()
-            found = stale_kinds.judged_notes(folder, work)
-            read(found, tests)
-            notes += found
-            print(f"read {folder.name}", file=sys.stderr, flush=True)
+    for name, found in stale_kinds.histories(args.data, args.only):
+        read(found, tests)  # while the history's clone is there
+        notes += found
+        print(f"read {name}", file=sys.stderr, flush=True)
     for reading in READINGS:
         table: dict[tuple[str, str], list[Any]] = defaultdict(lambda: [0, set(), 0, set()])
         for n in notes:
             if n["listed"] != "stale":
                 continue
-            k = " + ".join(sorted({k.split("+")[0] for k in n["kinds"]}))
+            k = stale_kinds.flagged_kind(n)
             for key in ((k, n["signal"][reading]), ("all", n["signal"][reading])):
-                row = table[key]
-                at = 0 if n["stale"] else 2
-                row[at] += 1
-                row[at + 1].add(n["history"])
+                stale_kinds.count(table[key], n)
             if args.list and reading == "symbol / stem, +context":
                 print(
                     f"  {'stale' if n['stale'] else 'FALSE'} {n['history']} {n['id']} "

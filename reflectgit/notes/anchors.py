@@ -27,7 +27,7 @@ open (or the end of the file; a ``#define`` its logical line, a ``typedef`` to i
 The Lisps, Haskell and Julia, whose definitions those lines do not read, have readers of
 their own (``lisp``, ``haskell``, ``julia``), chosen by the file's suffix (``.clj``, ``.hs``,
 ``.jl``): by its content only when the caller gives no path or the suffix is one no table
-knows (``_readers``).
+knows (``languages.readers``).
 """
 
 from __future__ import annotations
@@ -37,10 +37,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
-from reflectgit.notes import haskell, julia, lisp
+from reflectgit.notes import languages
 from reflectgit.notes.lazyre import Pattern
 
 # Words that introduce a definition in the languages a team is likely to write.
@@ -567,42 +566,11 @@ def _typedef_start(text: str, close: int) -> int | None:
     return start if text[start:at].lstrip().startswith("typedef") else None
 
 
-# The languages whose definitions the line forms do not read, by the file's suffix (what
-# editors, linters and git attributes tell a file's language by): a Lisp's balanced forms
-# (``lisp``), a Haskell declaration group (``haskell``: a signature and its equations, whose
-# names and operators no definition word introduces), a Julia definition (``julia``: a body
-# runs to the ``end`` that closes it, not to the next definition, and a short-form method
-# ``name(args) = expr`` has no definition word).
-_READERS: dict[str, ModuleType] = {
-    **dict.fromkeys(lisp.SUFFIXES, lisp),
-    **dict.fromkeys(("hs", "lhs"), haskell),
-    "jl": julia,
-}
-
-
-def _readers(text: str, path: str | None) -> tuple[ModuleType, ...]:
-    """The readers (``_READERS``) of ``text``, the file at ``path``: the one its suffix names,
-    none when its suffix names another language (``codediff.known``: a Rust test that reads
-    like Julia is Rust). Only without a path, or with a suffix no table knows (``.hsc``, a
-    script named without one), is its language read from its content: a Lisp when a form of
-    it defines the symbol, Haskell by a top-level signature or module header
-    (``haskell.reads``), Julia by what only Julia writes (``julia.reads``)."""
-    from reflectgit.notes.codediff import known, suffix
-
-    if path:
-        reader = _READERS.get(suffix(path))
-        if reader is not None:
-            return (reader,)
-        if known(path):
-            return ()
-    return (lisp, *(reader for reader in (haskell, julia) if reader.reads(text)))
-
-
 def _forms(text: str, symbol: str, path: str | None) -> list[tuple[int, int, int]]:
     """The definitions of ``symbol`` in ``text`` (the file at ``path``) when it is a language
-    whose definitions the line forms do not read (``_readers``), each its start, the end of its
-    first line and its end."""
-    for reader in _readers(text, path):
+    whose definitions the line forms do not read (``languages.readers``), each its start, the
+    end of its first line and its end."""
+    for reader in languages.readers(text, path):
         found: list[tuple[int, int, int]] = reader.definitions(text, symbol)
         if found:
             return found
@@ -614,7 +582,7 @@ def symbol_block(text: str, symbol: str, path: str | None = None) -> str | None:
     indented no deeper, less the comments, decorators and blank lines just before that one:
     they belong to the definition they precede; a ``#define`` its logical line, a ``typedef``
     its statement), or None when ``text`` defines no such name. ``path``, the file's, tells
-    its language (``_readers``); without it the text's content does."""
+    its language (``languages.readers``); without it the text's content does."""
     block = _raw_block(text, symbol, path)
     if block is None:
         return None
@@ -827,7 +795,7 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
     if forms:
         start, end_of_line, end = forms[0]
         return start, end, end_of_line, ()
-    if any(reader.ALONE for reader in _readers(text, path)):
+    if any(reader.ALONE for reader in languages.readers(text, path)):
         # a language whose reader reads every definition (``ALONE``): a line the forms below
         # would read in it is no definition
         return None

@@ -27,8 +27,8 @@ The text differing is not enough: a reviewer would not call a note stale because
 
 The first three make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
-are language-agnostic: comments are recognised by the usual markers for the file's suffix, and
-a "name" is any identifier or number.
+are language-agnostic: comments are recognised by the usual markers for the file's suffix
+(``languages``), and a "name" is any identifier or number.
 """
 
 from __future__ import annotations
@@ -38,54 +38,16 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reflectgit.notes import lisp, masking
+from reflectgit.notes import languages, lisp, masking
 from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
 
-# Comment markers by file suffix (the part after the last dot, or the file name itself).
-_HASH = frozenset({
-    "py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yml", "yaml", "toml", "ini", "cfg",
-    "conf", "mk", "makefile", "dockerfile", "gitignore", "nim", "cmake", "tf", "ex", "exs",
-    "jl", "coffee", "ps1", "properties", "env", "txt", "in", "mod", "sum", "editorconfig",
-    "rakefile", "gemfile", "gemspec", "rake", "ru",
-})  # fmt: skip
-_SLASH = frozenset({
-    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs",
-    "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "swift", "dart", "php", "groovy",
-    "gradle", "proto", "zig", "v", "sol", "css", "scss", "less", "json5", "jsonc",
-})  # fmt: skip
-_SEMI = frozenset({"ini", "cfg", "asm", "s"})  # Lisp: see ``lisp.SUFFIXES``
-_DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
-# Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal), ``{- ... -}``
-# (Haskell, Elm) and ``#= ... =#`` (Julia: read before its ``#`` line comment), by the file's
-# suffix.
-_NESTED = {
-    **dict.fromkeys(("ml", "mli", "mll", "mly", "sml", "pas"), ("(*", "*)")),
-    **dict.fromkeys(("hs", "lhs", "elm"), ("{-", "-}")),
-    "jl": ("#=", "=#"),
-}
-# Languages where a string may be written in single or double quotes, the same string when it
-# holds no escape or interpolation (``'x'`` and ``"x"``): a change of quote style is layout.
-_QUOTES_ALIKE = frozenset({
-    "py", "pyi", "rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "js", "jsx", "mjs",
-    "cjs", "ts", "tsx", "mts", "cts", "php", "lua", "sh", "bash", "zsh", "yml", "yaml",
-    "coffee", "dart", "r",
-})  # fmt: skip
-# Of those, the languages whose two quotes read a string alike, escapes and interpolation
-# included (Python, JavaScript and TypeScript, Dart, Lua): ``'$name\\n'`` is ``"$name\\n"``.
-_QUOTES_SAME = frozenset({
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "dart", "lua",
-})  # fmt: skip
-# Data written as JSON: its keys are strings.
-_JSON = frozenset({"json", "json5", "jsonc"})
-# ECMAScript's private names (``this.#queue``): ``#queue`` is one name, as ``_queue`` was.
-_PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
+# What a file's suffix tells of its text (its comments, its strings, its names) is
+# ``languages.of``'s.
+# An ECMAScript private name (``this.#queue``, ``languages.Language.private_names``).
 _PRIVATE = Pattern(r"#[A-Za-z_$][\w$]*")
 # Ruby writes a block ``do ... end`` or ``{ ... }``: read as the same tokens.
-_RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
 _BLOCK_WORDS = {"do": "{", "end": "}"}
-# Prose: its words (and quoted code) are what it says, its punctuation is not.
-_TEXT = frozenset({"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile"})
 # Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
 KEYWORDS = frozenset({
     "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
@@ -149,38 +111,17 @@ def said(front: Mapping[str, Any], body: str = "", fields: tuple[str, ...] = SAI
     return " ".join(p for p in parts if isinstance(p, str))
 
 
-def suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1].lower()
-    return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
-
-
-# Every suffix the tables above name: the languages and formats this module reads by it.
-_KNOWN = (
-    frozenset(
-        _HASH | _SLASH | _SEMI | _DASH | _NESTED.keys() | _QUOTES_ALIKE | _JSON | _RUBY | _TEXT
-    )
-    | lisp.SUFFIXES
-)
-
-
-def known(path: str) -> bool:
-    """Does ``path``'s suffix tell its language or format (a table above names it)? A file
-    without one (a script, ``bin/run``) or with another (``.hsc``, a template) is told by its
-    content (``anchors._readers``)."""
-    return suffix(path) in _KNOWN
-
-
 def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
     """``text``'s tokens as written, each with where it starts and ends, line ends (``"\\n"``)
     included; comments and white space left out (by the usual markers for ``path``'s suffix)."""
-    ext = suffix(path)
-    hash_ok, slash_ok = ext in _HASH, ext in _SLASH
-    semi_ok, dash_ok = ext in _SEMI, ext in _DASH
-    private = ext in _PRIVATE_NAMES
-    nested = _NESTED.get(ext)
+    language = languages.of(path)
+    hash_ok, slash_ok = language.hash_comments, language.slash_comments
+    semi_ok, dash_ok = language.semicolon_comments, language.dash_comments
+    private = language.private_names
+    nested = language.nested_comments
     # Lisp: ``;`` comments anywhere, ``#_`` and ``(comment ...)`` forms are comments (as ``#``
     # is in Python; blanked in place, see ``lisp.code``), and ``'`` quotes a form, no string
-    quoting = ext in lisp.SUFFIXES
+    quoting = language.lisp
     if quoting:
         text, semi_ok = lisp.code(text, literals=False), False
     at_start = True  # no token yet on this line (``;`` opens a comment only there)
@@ -223,10 +164,9 @@ def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
 def lines(text: str, path: str = "") -> list[list[str]]:
     """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
     left out (a string spanning lines counts on the line it starts)."""
-    ext = suffix(path)
-    docstrings = ext in ("py", "pyi")
-    quotes, ruby = ext in _QUOTES_ALIKE, ext in _RUBY
-    prose = ext in _TEXT
+    language = languages.of(path)
+    docstrings = languages.suffix(path) in ("py", "pyi")
+    quotes, ruby, prose = language.quotes_alike, language.ruby, language.prose
     out: list[list[str]] = []
     line: list[str] = []
 
@@ -239,7 +179,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     for token, _, _ in spans(text, path):
         if token == "\n":
             end_line()
-        elif quotes and token[:1] == "'" and _plain_string(token, ext in _QUOTES_SAME):
+        elif quotes and token[:1] == "'" and _plain_string(token, language.quotes_same):
             line.append('"' + token[1:-1] + '"')
         elif ruby and token in _BLOCK_WORDS:
             line.append(_BLOCK_WORDS[token])
@@ -773,7 +713,7 @@ class _Stating:
 
     def __init__(self, named: set[str], said: str, path: str, own: str | None) -> None:
         self.named, self.own = named, own
-        self.prose = suffix(path) in _TEXT
+        self.prose = languages.of(path).prose
         self.said = " ".join(said.split())
         words = _WORD.compiled.findall(self.said.lower())
         self.runs = {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
@@ -926,7 +866,7 @@ def compare(
     taken = [line for body in callees.into for line in body] if callees else []
     inlined = [line for line in lb if taken and _twin(line, taken)]
     # (in a JSON document every key is a string: there its strings are the names it holds)
-    if not stating.of(lines(old, path) + inlined, values=suffix(path) in _JSON):
+    if not stating.of(lines(old, path) + inlined, values=languages.of(path).json):
         return CodeChange("changed")
     if symbol is None and prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
@@ -1077,7 +1017,7 @@ def prose_or_settings(path: str) -> bool:
     """A README, changelog, manifest or build file (``README.md``, ``CHANGES``, ``tox.ini``,
     ``composer.json``, ``Rakefile``, ``Makefile``): a known suffix, or none at all."""
     name = path.rsplit("/", 1)[-1]
-    return suffix(path) in _PROSE or "." not in name.lstrip(".")
+    return languages.suffix(path) in _PROSE or "." not in name.lstrip(".")
 
 
 def _paragraphs(text: str, prose: bool = False) -> list[str]:
@@ -1104,7 +1044,7 @@ _NEGATIONS = frozenset({"not", "no", "never", "nor", "cannot", "without"})
 def _is_prose(path: str) -> bool:
     """A file of prose (``README.md``, ``LICENSE``, ``CHANGES``), not code or settings."""
     name = path.rsplit("/", 1)[-1].lower()
-    if suffix(path) in _TEXT:
+    if languages.of(path).prose:
         return True
     return "." not in name.lstrip(".") and name.startswith(_PROSE_NAMES)
 

@@ -42,7 +42,7 @@ _TYPE = Pattern(
 _OTHER = Pattern(
     r"^(?:module|import|infix[lr]?|instance|deriving|default|foreign|pattern|type\s+role)\b|^\$\("
 )
-# A text its path does not tell the language of (``anchors._readers``) is read as Haskell
+# A text its path does not tell the language of (``languages.readers``) is read as Haskell
 # when it has a top-level signature or a module header (its export
 # list or its ``where`` after the name: Ruby's ``module Foo`` has neither).
 _HASKELL = Pattern(
@@ -161,13 +161,13 @@ ALONE = True
 def reads(text: str) -> bool:
     """Is ``text`` Haskell: has it a top-level type signature or a module header? (Another
     language's top-level line seldom opens with a name and `` :: ``.) Asked only of a text
-    whose path does not tell its language (``anchors._readers``)."""
+    whose path does not tell its language (``languages.readers``)."""
     return ("::" in text or "module" in text) and _HASKELL.compiled.search(text) is not None
 
 
 def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
     """Each top-level declaration group of ``text`` (read as Haskell: its path or ``reads``
-    says so, see ``anchors._readers``) that defines ``name``, in file order: the start of its
+    says so, see ``languages.readers``) that defines ``name``, in file order: the start of its
     first line, the end of that line and the end of its last line of code (after its line
     break)."""
     if name not in text:

@@ -74,7 +74,7 @@ _TYPED = (
     r"\((?:[^\n]*?,)?[ \t]*(?:[a-z_]\w*)?::[ \t]*[A-Z][\w.]*(?:\{[^\n]*?\})?(?:\.\.\.)?"
     r"[ \t]*[,)=;]"
 )
-# A text its path does not tell the language of (``anchors._readers``) is read as Julia when
+# A text its path does not tell the language of (``languages.readers``) is read as Julia when
 # it holds what only Julia writes: a ``where`` clause after a
 # signature (``) where {T}``, ``) where T<:Real``; Rust's and Swift's ``where T:`` are not), a
 # declared type (``mutable struct``, ``abstract type``, ``primitive type``), or a method (long-
@@ -98,7 +98,7 @@ ALONE = True
 @lru_cache(maxsize=16)  # asked at every lookup of an anchor in any file, as ``code`` is
 def reads(text: str) -> bool:
     """Is ``text`` Julia: does it hold what only Julia writes (``_JULIA``)? Asked only of a
-    text whose path does not tell its language (``anchors._readers``)."""
+    text whose path does not tell its language (``languages.readers``)."""
     return ("::" in text or "where" in text or "type" in text) and (
         _JULIA.compiled.search(text) is not None
     )
@@ -269,7 +269,7 @@ def _short_form(line: str) -> tuple[str, str, int] | None:
 
 def definitions(text: str, name: str) -> list[tuple[int, int, int]]:
     """Each definition of ``name`` (or of ``Module.name`` when ``name`` is so qualified) in
-    ``text`` (read as Julia: its path or ``reads`` says so, see ``anchors._readers``), in file
+    ``text`` (read as Julia: its path or ``reads`` says so, see ``languages.readers``), in file
     order: the start of its first line, the end of that line and the end of its last line
     (after its line break)."""
     last = name.rpartition(".")[2]

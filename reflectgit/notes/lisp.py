@@ -14,11 +14,6 @@ from __future__ import annotations
 from reflectgit.notes import masking
 from reflectgit.notes.lazyre import Pattern
 
-# File suffixes of the Lisp family: their ``;`` comments start anywhere, ``'`` quotes a form.
-SUFFIXES = frozenset({
-    "clj", "cljs", "cljc", "edn", "bb", "el", "lisp", "lsp", "cl", "asd", "scm", "ss", "sld",
-    "rkt", "fnl", "hy",
-})  # fmt: skip
 # The words that define a name as the form's second element: Clojure's (a test is a var too:
 # ``deftest``, test.check's ``defspec``), Common Lisp's and Emacs Lisp's, Scheme's and Racket's.
 DEFINITION_WORDS = (

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.memoryfiles import IMPERATIVES
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
@@ -73,7 +74,11 @@ NAMED_BUG = (
     r"(?:[\w-]+\s+)?(?:bug|issue|problem)\b"
     r"(?:\s+(?:in|with|here|from)\b[^:.?!\n\u2013\u2014]{0,80})?(?=\s*(?:[:.!\u2013\u2014]|$))"
 )
-_BOUNDED_RE = re.compile(BOUNDED_DIRECTIVE, re.IGNORECASE | re.MULTILINE)
+# The tier (``_PATTERNS``, HIGH, ``rule``) compiles it at import as one of its alternatives;
+# a search of the tier cannot say whether this one matched (at a position the first alternative
+# that matches wins), so ``draws_a_limit`` asks it alone, compiled when first asked: a process
+# that never asks (a hook) compiles it once, in the tier.
+_BOUNDED_RE = Pattern(BOUNDED_DIRECTIVE, re.IGNORECASE | re.MULTILINE)
 
 
 def draws_a_limit(sentence: str) -> bool:

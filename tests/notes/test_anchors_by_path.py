@@ -1,4 +1,4 @@
-"""The symbol finder is told a file's language by its path (``anchors._readers``): Haskell,
+"""The symbol finder is told a file's language by its path (``languages.readers``): Haskell,
 Julia and the Lisps by their suffixes, another language's suffix reads as none of them
 whatever its content, and only a text without a path, or with a suffix no table knows, is
 read by its content."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes import anchors, codediff
+from reflectgit.notes import anchors
 
 # A Rust file holding a Haskell program in a raw string: its lines read as Haskell's
 # top-level signature and equation.
@@ -93,8 +93,3 @@ def test_a_lisp_is_told_by_its_suffix() -> None:
     assert anchors.symbol_block(INSTALL_SH, "greet", "install.sh") == (
         'greet() {\n  echo "$1"\n}\n'
     )
-
-
-def test_a_known_suffix_tells_the_language() -> None:
-    assert codediff.known("src/lib.rs") and codediff.known("Main.hs") and codediff.known("Makefile")
-    assert not codediff.known("cbits/Foo.hsc") and not codediff.known("bin/run")

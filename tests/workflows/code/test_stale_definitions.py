@@ -312,7 +312,7 @@ def test_a_julia_function_is_its_body_to_its_end(world: World) -> None:
 
 
 def test_a_rust_file_holding_haskell_is_read_as_rust(world: World) -> None:
-    """The file's suffix tells its language (``anchors._readers``), not its content."""
+    """The file's suffix tells its language (``languages.readers``), not its content."""
     world.code.write("src/lib.rs", LIB_RS).commit("lib")
     nid = world.add(
         "parse counts bytes",

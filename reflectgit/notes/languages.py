@@ -1,0 +1,161 @@
+"""A file's language, told by its path's suffix. Pure.
+
+What editors, linters and git attributes tell a file's language by: the part of its name after
+the last dot (``src/pool.py``: ``py``), or the name itself when it has none (``Makefile``,
+``.gitignore``). For a path, ``of`` says what the comparison (``codediff``) reads of its text
+by it: its comment markers, whether a string may be written in either quote, whether it is
+prose, JSON or Ruby; and which definition reader reads it, for a language whose definitions the
+line forms of ``anchors`` do not read (``readers``): a Lisp's balanced forms (``lisp``), a
+Haskell declaration group (``haskell``: a signature and its equations, whose names and
+operators no definition word introduces), a Julia definition (``julia``: a body runs to the
+``end`` that closes it, not to the next definition, and a short-form method ``name(args) =
+expr`` has no definition word).
+
+A path whose suffix no table here names (a script named without one, ``bin/run``; ``.hsc``, a
+template) is ``known`` to be none of them: only then, or without a path, is the language read
+from the text's content (``readers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
+
+from reflectgit.notes import haskell, julia, lisp
+
+# Comment markers by file suffix: ``#`` to the line's end.
+_HASH = frozenset({
+    "py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yml", "yaml", "toml", "ini", "cfg",
+    "conf", "mk", "makefile", "dockerfile", "gitignore", "nim", "cmake", "tf", "ex", "exs",
+    "jl", "coffee", "ps1", "properties", "env", "txt", "in", "mod", "sum", "editorconfig",
+    "rakefile", "gemfile", "gemspec", "rake", "ru",
+})  # fmt: skip
+# ``//`` to the line's end, and ``/* ... */``.
+_SLASH = frozenset({
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "kt", "kts", "scala", "go", "rs",
+    "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "swift", "dart", "php", "groovy",
+    "gradle", "proto", "zig", "v", "sol", "css", "scss", "less", "json5", "jsonc",
+})  # fmt: skip
+# ``;`` opening a line (a Lisp's, anywhere: ``_LISP``).
+_SEMI = frozenset({"ini", "cfg", "asm", "s"})
+# ``--`` to the line's end.
+_DASH = frozenset({"sql", "lua", "hs", "elm", "ada"})
+# Block comments that nest: ``(* ... *)`` (OCaml, Standard ML, Pascal), ``{- ... -}``
+# (Haskell, Elm) and ``#= ... =#`` (Julia: read before its ``#`` line comment).
+_NESTED = {
+    **dict.fromkeys(("ml", "mli", "mll", "mly", "sml", "pas"), ("(*", "*)")),
+    **dict.fromkeys(("hs", "lhs", "elm"), ("{-", "-}")),
+    "jl": ("#=", "=#"),
+}
+# The Lisp family: their ``;`` comments start anywhere, ``'`` quotes a form (``lisp.code``).
+_LISP = frozenset({
+    "clj", "cljs", "cljc", "edn", "bb", "el", "lisp", "lsp", "cl", "asd", "scm", "ss", "sld",
+    "rkt", "fnl", "hy",
+})  # fmt: skip
+# Languages where a string may be written in single or double quotes, the same string when it
+# holds no escape or interpolation (``'x'`` and ``"x"``): a change of quote style is layout.
+_QUOTES_ALIKE = frozenset({
+    "py", "pyi", "rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "js", "jsx", "mjs",
+    "cjs", "ts", "tsx", "mts", "cts", "php", "lua", "sh", "bash", "zsh", "yml", "yaml",
+    "coffee", "dart", "r",
+})  # fmt: skip
+# Of those, the languages whose two quotes read a string alike, escapes and interpolation
+# included (Python, JavaScript and TypeScript, Dart, Lua): ``'$name\\n'`` is ``"$name\\n"``.
+_QUOTES_SAME = frozenset({
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "dart", "lua",
+})  # fmt: skip
+# Data written as JSON: its keys are strings.
+_JSON = frozenset({"json", "json5", "jsonc"})
+# ECMAScript's private names (``this.#queue``): ``#queue`` is one name, as ``_queue`` was.
+_PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
+# Ruby writes a block ``do ... end`` or ``{ ... }``, and reads attributes by ``attr_reader``.
+_RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
+# Prose: its words (and quoted code) are what it says, its punctuation is not.
+_TEXT = frozenset({"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile"})
+# The definition readers (see the module's text), by suffix.
+_READERS: dict[str, ModuleType] = {
+    **dict.fromkeys(_LISP, lisp),
+    **dict.fromkeys(("hs", "lhs"), haskell),
+    "jl": julia,
+}
+# Every suffix the tables above name: the languages and formats read by it.
+_KNOWN = frozenset(
+    _HASH | _SLASH | _SEMI | _DASH | _NESTED.keys() | _QUOTES_ALIKE | _JSON | _RUBY | _TEXT | _LISP
+)
+
+
+@dataclass(frozen=True)
+class Language:
+    """What a file's suffix tells of its text (``of``): where its comments are, how its
+    strings and names are written, and which reader reads its definitions (None: the line
+    forms of ``anchors``)."""
+
+    hash_comments: bool  # ``#`` to the line's end
+    slash_comments: bool  # ``//`` to the line's end, ``/* ... */``
+    semicolon_comments: bool  # ``;`` opening a line
+    dash_comments: bool  # ``--`` to the line's end
+    nested_comments: tuple[str, str] | None  # a block comment that nests: its open and close
+    lisp: bool  # a Lisp: ``lisp.code`` reads its comments, ``'`` quotes a form
+    quotes_alike: bool  # ``'x'`` is ``"x"`` when it holds no escape or interpolation
+    quotes_same: bool  # ``'x'`` is ``"x"``, escapes and interpolation included
+    json: bool
+    private_names: bool  # ``#queue`` is one name
+    ruby: bool
+    prose: bool
+    reader: ModuleType | None
+
+
+def suffix(path: str) -> str:
+    """``path``'s suffix, lower-cased: the part of its name after the last dot, or the name
+    itself when it has none (a leading dot aside: ``.gitignore`` is ``gitignore``)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
+
+
+def known(path: str) -> bool:
+    """Does ``path``'s suffix tell its language or format (a table above names it)? A file
+    without one (a script, ``bin/run``) or with another (``.hsc``, a template) is told by its
+    content (``readers``)."""
+    return suffix(path) in _KNOWN
+
+
+def of(path: str) -> Language:
+    """The language of the file at ``path``, by its suffix (an unknown one reads as a text
+    without comments, strings of its own or a reader)."""
+    return _by_suffix(suffix(path))
+
+
+@lru_cache(maxsize=256)
+def _by_suffix(ext: str) -> Language:
+    return Language(
+        hash_comments=ext in _HASH,
+        slash_comments=ext in _SLASH,
+        semicolon_comments=ext in _SEMI,
+        dash_comments=ext in _DASH,
+        nested_comments=_NESTED.get(ext),
+        lisp=ext in _LISP,
+        quotes_alike=ext in _QUOTES_ALIKE,
+        quotes_same=ext in _QUOTES_SAME,
+        json=ext in _JSON,
+        private_names=ext in _PRIVATE_NAMES,
+        ruby=ext in _RUBY,
+        prose=ext in _TEXT,
+        reader=_READERS.get(ext),
+    )
+
+
+def readers(text: str, path: str | None) -> tuple[ModuleType, ...]:
+    """The definition readers of ``text``, the file at ``path``: the one its suffix names,
+    none when its suffix names another language (``known``: a Rust test that reads like Julia
+    is Rust). Only without a path, or with a suffix no table knows (``.hsc``, a script named
+    without one), is its language read from its content: a Lisp when a form of it defines the
+    symbol, Haskell by a top-level signature or module header (``haskell.reads``), Julia by
+    what only Julia writes (``julia.reads``)."""
+    if path:
+        reader = of(path).reader
+        if reader is not None:
+            return (reader,)
+        if known(path):
+            return ()
+    return (lisp, *(reader for reader in (haskell, julia) if reader.reads(text)))

@@ -1,0 +1,68 @@
+"""A file's language by its path's suffix (``languages``): the comparison's markers and the
+definition reader, one table; the content tells only a path no table knows."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectgit.notes import codediff, haskell, julia, languages, lisp
+from tests.notes.test_anchors_by_path import INSTALL_SH, LIB_RS, RUN_JL
+
+
+def test_the_suffix_is_after_the_last_dot_or_the_name_itself() -> None:
+    assert languages.suffix("src/Pool.PY") == "py"
+    assert languages.suffix("src/dict.jl.tmpl") == "tmpl"
+    assert languages.suffix("Makefile") == "makefile"
+    assert languages.suffix("a.b/.gitignore") == "gitignore"
+
+
+@pytest.mark.parametrize(
+    ("path", "reader"),
+    [("src/Main.hs", haskell), ("app/Lib.lhs", haskell), ("src/Run.jl", julia),
+     ("core.clj", lisp), ("init.el", lisp), ("src/lib.rs", None), ("pool.py", None)],
+)  # fmt: skip
+def test_a_known_suffix_names_its_reader_whatever_the_content(path: str, reader: object) -> None:
+    assert languages.known(path)
+    assert languages.of(path).reader is reader
+    # a Rust file holding Haskell in a string, a script holding Scheme, Julia without a mark:
+    # the suffix decides, not the text
+    for text in (LIB_RS, INSTALL_SH, RUN_JL):
+        assert languages.readers(text, path) == (() if reader is None else (reader,))
+
+
+def test_a_known_suffix_tells_the_comment_markers() -> None:
+    haskell_file, julia_file = languages.of("Main.hs"), languages.of("src/Run.jl")
+    assert haskell_file.dash_comments and haskell_file.nested_comments == ("{-", "-}")
+    assert julia_file.hash_comments and julia_file.nested_comments == ("#=", "=#")
+    assert not julia_file.dash_comments and not haskell_file.hash_comments
+    assert languages.of("lib.rs").slash_comments and languages.of("core.clj").lisp
+    # the comparison reads by them: ``--`` is a comment in Haskell, an operator in Python
+    assert codediff.tokens("x = y -- z\n", "Main.hs") == ["x", "=", "y"]
+    assert codediff.tokens("x = y -- z\n", "a.py") == ["x", "=", "y", "--", "z"]
+
+
+@pytest.mark.parametrize("path", ["cbits/Foo.hsc", "src/dict.jl.tmpl"])
+def test_an_unknown_suffix_falls_back_to_the_content(path: str) -> None:
+    assert not languages.known(path)
+    assert languages.of(path).reader is None
+    # a top-level signature reads as Haskell, a typed parameter as Julia; a Lisp is always
+    # tried (a form of it must define the symbol)
+    assert languages.readers(LIB_RS, path) == (lisp, haskell)
+    assert languages.readers(RUN_JL.replace("run(x)", "run(x::Int)"), path) == (lisp, julia)
+    assert languages.readers(RUN_JL, path) == (lisp,)
+
+
+@pytest.mark.parametrize("path", ["bin/run", "scripts/deploy", None, ""])
+def test_a_path_without_a_suffix_is_read_by_its_content(path: str | None) -> None:
+    if path:
+        assert not languages.known(path)
+        assert languages.of(path) == languages.of("x.unknown")
+    assert languages.readers(LIB_RS, path) == (lisp, haskell)
+    assert languages.readers(INSTALL_SH, path) == (lisp,)
+
+
+def test_a_name_without_a_suffix_can_be_known() -> None:
+    # build files are named, not suffixed: their name is the table's key
+    assert languages.known("Makefile") and languages.of("Makefile").hash_comments
+    assert languages.known("ruby/Gemfile") and languages.of("ruby/Gemfile").ruby
+    assert languages.readers(LIB_RS, "Makefile") == ()
