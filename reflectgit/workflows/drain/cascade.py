@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from reflectgit.notes.language import UNREAD_LANGUAGE, unread_language
+from reflectgit.notes.language import UNREAD_LANGUAGE, english_words, unread_language
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
 from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
@@ -306,8 +306,13 @@ def prepare(
         # which reads English only, skips it under the reason that says so.
         if open_unread:
             return _whole(file, size, max_input_chars, dialogue_cap, after_line)
+        hits, words = english_words(lines)
         return Prepared(
-            skip=UNREAD_LANGUAGE, transcript=t, input_bytes=size, dialogue_lines=len(lines)
+            skip=UNREAD_LANGUAGE,
+            detail=f"{hits} of the person's {words} words are English function words",
+            transcript=t,
+            input_bytes=size,
+            dialogue_lines=len(lines),
         )
     if not signals:
         return Prepared(skip="no-signal", transcript=t, input_bytes=size, dialogue_lines=len(lines))

@@ -90,6 +90,7 @@ def test_the_heuristic_writer_skips_an_unread_session_and_says_why(
     enqueue(cfg, path)
     [row] = run_drain(cfg, clock=Clock()).rows
     assert row["outcome"] == "skip_unread-language" and row["entries"] == 0
+    assert row["detail"] == "1 of the person's 77 words are English function words"
     assert row["notes"] == [] and row["dialogue_lines"] > 0
     assert git("log", "--all", "--oneline", cwd=repo, check=False) == "", "nothing written"
     # handled as a no-signal entry is: dropped from the queue, a terminal row in the ledger,
