@@ -120,3 +120,18 @@ def create_action(title: str, **fields: Any) -> dict[str, Any]:
     }
     action.update(fields)
     return action
+
+
+QUALITY = Path(__file__).resolve().parents[2] / "bench" / "data" / "quality"
+
+
+def copy_quality_transcript(tmp: Path, rel: str) -> Path:
+    """A tune set's gzip-compressed session (``held-apart-15/transcripts/claude/x.jsonl.gz``),
+    decompressed into ``tmp/transcripts`` as the harness would have written it."""
+    import gzip
+
+    src = QUALITY / rel
+    dst = tmp / "transcripts" / src.name.removesuffix(".gz")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_bytes(gzip.decompress(src.read_bytes()))
+    return dst

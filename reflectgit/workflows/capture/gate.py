@@ -3,7 +3,10 @@
 Skips reflect-on-reflect sessions, sessions with no signal in their dialogue, transcripts
 already queued and transcripts already processed. It fails open: when the transcript (or the
 queue, or the ledger) cannot be read it says enqueue, because a lost lesson costs more than one
-wasted model call and the drain's caps bound that cost.
+wasted model call and the drain's caps bound that cost. A session with no signal whose person
+writes a language the signal readers cannot read (``notes/language.py``) is not read either, so
+it is queued too (``unread-language``): the drain gives it to a model writer, and the heuristic
+writer skips it under that reason.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from reflectgit.notes.signals import scan, strongest
+from reflectgit.notes.language import UNREAD_LANGUAGE, unread_language
+from reflectgit.notes.signals import dialogue_lines, signals_in, strongest
 from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript
 from reflectgit.workflows.transcript_file import read_transcript
 
@@ -91,9 +95,13 @@ def evaluate(
     if is_reflect_run(transcript):
         return Verdict(False, REFLECT_ON_REFLECT)
     try:
-        found = scan(transcript, cap)
+        lines = list(dialogue_lines(transcript.turns, cap))
+        found = signals_in(transcript, lines)
+        unread = not found and unread_language(lines)
     except Exception as exc:
         return Verdict(True, FAIL_OPEN, f"scan failed: {type(exc).__name__}")
+    if unread:  # no signal, but in words the readers cannot read: no evidence of nothing
+        return Verdict(True, UNREAD_LANGUAGE)
     if not found:
         return Verdict(False, NO_SIGNAL, "; ".join(p for p in (problem, problem2) if p))
     return Verdict(True, HAS_SIGNAL, found[0].kind, len(found), strongest(found))

@@ -1,11 +1,12 @@
 """The drain's $0 front end: shrink a transcript to what a writer needs, or skip it.
 
-Per entry, before any model spend: the gate (reflect-on-reflect, no-signal, unreadable), the
-content hash of the signal set (a hash we already hold confirms that learning instead), the
-slice (dialogue lines around each signal with ``CONTEXT`` lines either side, overlaps merged,
-``SLICE_CAP`` characters at most), delta retain (chunks already reflected on are dropped),
-privacy filters, and the belief-revision block of related existing learnings. Without a slice
-(cascade off) an oversized transcript gets a head-quarter / tail-three-quarters view.
+Per entry, before any model spend: the gate (reflect-on-reflect, no-signal, unread-language,
+unreadable), the content hash of the signal set (a hash we already hold confirms that learning
+instead), the slice (dialogue lines around each signal with ``CONTEXT`` lines either side,
+overlaps merged, ``SLICE_CAP`` characters at most), delta retain (chunks already reflected on
+are dropped), privacy filters, and the belief-revision block of related existing learnings.
+Without a slice (cascade off, or, for a model writer, a session with no signal in a language
+the readers cannot read) an oversized transcript gets a head-quarter / tail-three-quarters view.
 Reading only: recording chunk hashes is the drain's job, after a success.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from reflectgit.notes.language import UNREAD_LANGUAGE, english_words, unread_language
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
 from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
@@ -272,8 +274,13 @@ def prepare(
     slice_cap: int = SLICE_CAP,
     dialogue_cap: int = DRAIN_DIALOGUE_CAP,
     after_line: int = 0,
+    open_unread: bool = False,
 ) -> Prepared:
     """Run the cascade on one transcript (never raises for what the file contains).
+
+    A session with no signal whose person writes a language the signal readers cannot read
+    (``language.unread_language``) skips as ``unread-language``, or, with ``open_unread`` (a
+    model writer), is given whole as with ``cascade`` off.
 
     ``after_line`` is how many dialogue lines an earlier drain of this transcript already
     read: only signals past it are sliced, their context clipped there too, so a session that
@@ -285,22 +292,7 @@ def prepare(
     except OSError:
         return Prepared(skip="stale", detail="transcript missing on disk")
     if not cascade:
-        if size > max_input_chars and after_line == 0:
-            text = bounded_view(file, max_input_chars)
-            return Prepared(text=text, bounded=True, input_bytes=size)
-        t = read_transcript(
-            file, max_dialogue_chars=dialogue_cap if after_line else max_input_chars
-        )
-        if t.error:
-            return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
-        every = list(_dialogue(t.turns, dialogue_cap if after_line else max_input_chars))
-        fresh_lines = every[after_line:]
-        if after_line and len(every) <= after_line:
-            return Prepared(
-                skip="nothing-new", transcript=t, input_bytes=size, dialogue_lines=len(every)
-            )
-        text = clean("\n".join(_render(x) for x in fresh_lines))[-max_input_chars:]
-        return Prepared(transcript=t, text=text, input_bytes=size, dialogue_lines=len(every))
+        return _whole(file, size, max_input_chars, dialogue_cap, after_line)
     t = read_transcript(file, max_dialogue_chars=dialogue_cap)
     if t.error:
         return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t, input_bytes=size)
@@ -308,6 +300,20 @@ def prepare(
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
     lines = list(_dialogue(t.turns, dialogue_cap))
     signals = signals_in(t, lines)  # the gate's own reading: the dialogue's, else recoveries
+    if not signals and unread_language(lines):
+        # No signal read in words the readers cannot read is no evidence of nothing to learn:
+        # a model writer is given the session as with the cascade off; the heuristic writer,
+        # which reads English only, skips it under the reason that says so.
+        if open_unread:
+            return _whole(file, size, max_input_chars, dialogue_cap, after_line)
+        hits, words = english_words(lines)
+        return Prepared(
+            skip=UNREAD_LANGUAGE,
+            detail=f"{hits} of the person's {words} words are English function words",
+            transcript=t,
+            input_bytes=size,
+            dialogue_lines=len(lines),
+        )
     if not signals:
         return Prepared(skip="no-signal", transcript=t, input_bytes=size, dialogue_lines=len(lines))
     if after_line:
@@ -344,6 +350,28 @@ def prepare(
     prepared.text = clean(GAP.join(c.text for c in fresh))
     prepared.related = related_learnings(signals, candidates())
     return prepared
+
+
+def _whole(
+    file: Path, size: int, max_input_chars: int, dialogue_cap: int, after_line: int
+) -> Prepared:
+    """The writer's input without a slice (the cascade off, or a session in a language the
+    readers cannot read): the dialogue up to ``max_input_chars``, an oversized transcript as
+    its head/tail view, a drained one that grew as its new lines."""
+    if size > max_input_chars and after_line == 0:
+        text = bounded_view(file, max_input_chars)
+        return Prepared(text=text, bounded=True, input_bytes=size)
+    t = read_transcript(file, max_dialogue_chars=dialogue_cap if after_line else max_input_chars)
+    if t.error:
+        return Prepared(skip=_error_code(t.error), detail=t.error, transcript=t)
+    every = list(_dialogue(t.turns, dialogue_cap if after_line else max_input_chars))
+    fresh_lines = every[after_line:]
+    if after_line and len(every) <= after_line:
+        return Prepared(
+            skip="nothing-new", transcript=t, input_bytes=size, dialogue_lines=len(every)
+        )
+    text = clean("\n".join(_render(x) for x in fresh_lines))[-max_input_chars:]
+    return Prepared(transcript=t, text=text, input_bytes=size, dialogue_lines=len(every))
 
 
 def _error_code(error: str) -> str:

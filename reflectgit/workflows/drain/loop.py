@@ -528,6 +528,9 @@ class Drain:
             known_hash=self.index.by_signal_hash,
             candidates=self.index.candidates,
             after_line=after,
+            # A session in a language the readers cannot read: a model reads it (the gate has
+            # no evidence it holds nothing), the heuristic writer reads English only.
+            open_unread=s.writer != "heuristic",
         )
         if not prepared.skip and not prepared.bounded:
             self._observations(entry, prepared)
