@@ -4,7 +4,7 @@ Skips reflect-on-reflect sessions, sessions with no signal in their dialogue, tr
 already queued and transcripts already processed. It fails open: when the transcript (or the
 queue, or the ledger) cannot be read it says enqueue, because a lost lesson costs more than one
 wasted model call and the drain's caps bound that cost. A session with no signal whose person
-writes a language the signal readers cannot read (``notes/language.py``) is not read either, so
+writes a language the signal readers cannot read (``notes/english.py``) is not read either, so
 it is queued too (``unread-language``): the drain gives it to a model writer, and the heuristic
 writer skips it under that reason.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from reflectgit.notes.language import UNREAD_LANGUAGE, unread_language
+from reflectgit.notes.english import UNREAD_LANGUAGE, unread_language
 from reflectgit.notes.signals import dialogue_lines, signals_in, strongest
 from reflectgit.notes.transcripts import DIALOGUE_CAP, Transcript
 from reflectgit.workflows.transcript_file import read_transcript

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from reflectgit.notes.language import UNREAD_LANGUAGE, english_words, unread_language
+from reflectgit.notes.english import UNREAD_LANGUAGE, english_words, unread_language
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
 from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
@@ -279,7 +279,7 @@ def prepare(
     """Run the cascade on one transcript (never raises for what the file contains).
 
     A session with no signal whose person writes a language the signal readers cannot read
-    (``language.unread_language``) skips as ``unread-language``, or, with ``open_unread`` (a
+    (``english.unread_language``) skips as ``unread-language``, or, with ``open_unread`` (a
     model writer), is given whole as with ``cascade`` off.
 
     ``after_line`` is how many dialogue lines an earlier drain of this transcript already

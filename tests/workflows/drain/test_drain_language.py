@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reflectgit.notes.language import UNREAD_LANGUAGE
+from reflectgit.notes.english import UNREAD_LANGUAGE
 from reflectgit.state import ledger
 from reflectgit.state.queue import Queue
 from reflectgit.workflows.capture.commits import drained_as_is

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.notes.language import FUNCTION_WORDS, english_words, unread_language
+from reflectgit.notes.english import FUNCTION_WORDS, english_words, unread_language
 from reflectgit.notes.signals import DialogueLine, dialogue_lines
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, parse_lines
 from tests.conftest import DATA, needs_shared
