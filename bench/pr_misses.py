@@ -132,11 +132,17 @@ def _reason(
             return "anchored to another file; the change edits that file's tests"
         return "anchored to a file the change does not touch"
     # judged: anchored to a changed file, no evidence
-    located = {
-        (nid, a): (by_path[a.path], a.path) for a in note.anchors if a.path in by_path
-    }  # (renames followed by pr-notes are read as not located here: see "renamed")
-    if not located:
-        return "anchored to a file the change renamed since the anchor's commit, code unchanged"
+    # located as pr-notes locates it: the path as written, or where renames since took it
+    pending: dict[str, list[tuple[str, str]]] = {}
+    for a in note.anchors:
+        if a.path not in by_path and a.commit:
+            pending.setdefault(a.commit, []).append((note.path, a.path))
+    moved = cn._renamed_since(Path(change.root), change.base, pending, by_path, env)
+    located = {}
+    for a in note.anchors:
+        now = a.path if a.path in by_path else moved.get((a.path, a.commit or ""), "")
+        if now in by_path:
+            located[(nid, a)] = (by_path[now], now)
     verdicts = cn._verdicts([note], change, located, env)
     seen = []
     for (_, anchor), (diff, _) in located.items():
