@@ -456,7 +456,11 @@ def anchored(
         else {}
     )
     # (every note anchored to a renamed file at that commit: many notes name one file)
-    followed = [n for c, named in pending.items() for n, p in named if (p, c) in moved_to]
+    followed = (
+        [n for c, named in pending.items() for n, p in named if (p, c) in moved_to]
+        if moved_to
+        else []
+    )
     paths += [n for n in dict.fromkeys(followed) if n not in paths]
     notes = read_anchored(kb, paths, env, project)
     located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]] = {}
