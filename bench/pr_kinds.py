@@ -102,8 +102,19 @@ def worded_sides(code: Path, base: str, head: str, item: change_notes.Relevant) 
     return [bool(names & gone), bool(names & came)]
 
 
-def history(folder: Path, work: Path) -> list[dict[str, Any]]:
-    """Each judged change of ``folder`` and every note pr-notes lists on it."""
+def folders(data: Path, only: list[str] | None) -> list[Path]:
+    """The histories under ``data`` (those named in ``only``, when given), by name."""
+    return sorted(
+        p
+        for p in data.iterdir()
+        if ((p / "prs.json").is_file() or (p / "cases.json").is_file())
+        and (not only or p.name in only)
+    )
+
+
+def history(folder: Path, work: Path, extra: Any = None) -> list[dict[str, Any]]:
+    """Each judged change of ``folder`` and every note pr-notes lists on it; ``extra(kb, code,
+    base, head, project, record)``, when given, is stored as the record's ``misses``."""
     cases, code, kbs = code_aware.prepare(folder, work)
     project = cases["project"]
     code_aware.git("checkout", "-q", "--detach", cases["source"]["head"], cwd=code)
@@ -129,6 +140,8 @@ def history(folder: Path, work: Path) -> list[dict[str, Any]]:
                 for i, n in enumerate(found.notes)
             ],
         })  # fmt: skip
+        if extra is not None:
+            out[-1]["misses"] = extra(kbs[pr["set"]], code, base, head, project, out[-1])
     return out
 
 
@@ -188,13 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="pr-kinds-") as tmp:
-        for folder in sorted(
-            p
-            for p in args.data.iterdir()
-            if (p / "prs.json").is_file() or (p / "cases.json").is_file()
-        ):
-            if args.only and folder.name not in args.only:
-                continue
+        for folder in folders(args.data, args.only):
             work = Path(tmp) / folder.name
             work.mkdir()
             prs += history(folder, work)

@@ -455,14 +455,20 @@ def anchored(
         if change.symbols_known
         else {}
     )
-    paths += [n for n in dict.fromkeys(n for n, _ in moved_to.values()) if n not in paths]
+    # (every note anchored to a renamed file at that commit: many notes name one file)
+    followed = (
+        [n for c, named in pending.items() for n, p in named if (p, c) in moved_to]
+        if moved_to
+        else []
+    )
+    paths += [n for n in dict.fromkeys(followed) if n not in paths]
     notes = read_anchored(kb, paths, env, project)
     located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]] = {}
     for note in notes:
         for anchor in note.anchors:
             now = anchor.path
             if now not in by_path:
-                now = moved_to.get((anchor.path, anchor.commit or ""), ("", ""))[1]
+                now = moved_to.get((anchor.path, anchor.commit or ""), "")
             if now in by_path:
                 located[(note.id, anchor)] = (by_path[now], now)
     verdicts = _verdicts(notes, change, located, env) if change.symbols_known else {}
@@ -570,11 +576,12 @@ def _renamed_since(
     pending: Mapping[str, list[tuple[str, str]]],
     by_path: Mapping[str, diffs.FileDiff],
     env: Env,
-) -> dict[tuple[str, str], tuple[str, str]]:
-    """``(anchored path, commit) -> (note file, path at base)`` for the anchors whose file was
-    renamed between their commit and ``base`` to a file the change touches: the note's anchor
-    still names the old path (``stale`` lists it as moved), the change is to its code."""
-    out: dict[tuple[str, str], tuple[str, str]] = {}
+) -> dict[tuple[str, str], str]:
+    """``(anchored path, commit) -> path at base`` for the anchors whose file was renamed
+    between their commit and ``base`` to a file the change touches: the note's anchor still
+    names the old path (``stale`` lists it as moved), the change is to its code. Keyed by the
+    anchor, not the note: every note anchored to that path at that commit is followed."""
+    out: dict[tuple[str, str], str] = {}
     busiest = sorted(pending, key=lambda c: -len(pending[c]))[:RENAME_COMMITS]
     for commit in busiest:
         full = codebase.resolve(root, commit, env)
@@ -585,11 +592,11 @@ def _renamed_since(
         # (a file moved and then rewritten is at its new path).
         gone = [p for _, p in pending[commit] if p in diff and diff[p].status == "D"]
         trails = codebase.follow(root, full, base, gone, env) if gone else {}
-        for name, path in pending[commit]:
+        for _, path in pending[commit]:
             change = diff.get(path)
             now = trails[path].now if path in trails else change.new if change else None
             if now is not None and now != path and now in by_path:
-                out[(path, commit)] = (name, now)
+                out[(path, commit)] = now
     return out
 
 

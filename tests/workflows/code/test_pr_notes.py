@@ -236,6 +236,40 @@ def test_an_anchor_whose_file_was_renamed_before_the_change_is_followed(world: A
     assert world.file not in [n["id"] for n in world.pr()]
 
 
+RETRY_PY = """import random
+
+
+def backoff(n):
+    return 2 ** n
+
+
+def jitter(wait):
+    return wait + random.random()
+
+
+def attempts():
+    return 5
+"""
+
+
+def test_every_note_anchored_to_a_renamed_file_at_one_commit_is_followed(world: Any) -> None:
+    world.code.write("src/retry.py", RETRY_PY).commit("retry with jitter")
+    # three notes anchored to one file at one commit, which is renamed before the change
+    waits = world.note("Backoff doubles", "backoff waits 2 ** n seconds", "src/retry.py:backoff")
+    jitter = world.note(
+        "Jitter is random", "jitter adds random.random() to the wait", "src/retry.py:jitter"
+    )
+    tries = world.note("Five tries", "attempts allows 5 tries", "src/retry.py:attempts")
+    world.code.move("src/retry.py", "src/backoff.py").commit("retry.py is backoff.py")
+    world.code.branch("slower")
+    slower = RETRY_PY.replace("2 ** n", "3 ** n").replace("random.random()", "random.uniform(0, 1)")
+    world.code.write("src/backoff.py", slower).commit("wait longer, spread evenly")
+    why = {n["id"]: n["why"] for n in world.pr()}
+    assert why[waits].startswith("anchored to src/retry.py:backoff (now src/backoff.py)")
+    assert why[jitter].startswith("anchored to src/retry.py:jitter (now src/backoff.py)")
+    assert tries not in why  # followed too, and judged: its code is the same
+
+
 # The return type on a line of its own (GNU style): a form the symbol rule does not read.
 INI_C = """#define INI_MAX_LINE 200
 
