@@ -269,7 +269,7 @@ class Ranker(Storage):
         """The notes the filters let through, scored for the query's concepts (the best
         ``limit``, best first): each concept scored (``_concept_scores``), then each note read
         and weighed (``_hits``)."""
-        cond, filters = _filters(include_all, served_only, tag, confidence, state, project)
+        cond, filters = filter_conditions(include_all, served_only, tag, confidence, state, project)
         concepts = understood.concepts
         scored = self._concept_scores(concepts, cond, filters, max(cut, limit), start, end)
         if not scored.best:
@@ -469,7 +469,7 @@ class _Scored(NamedTuple):
     edged: set[int]
 
 
-def _filters(
+def filter_conditions(
     include_all: bool,
     served_only: bool,
     tag: str | None,
@@ -478,7 +478,9 @@ def _filters(
     project: str | None,
 ) -> tuple[str, list[Any]]:
     """The search filters as SQL conditions on ``docs d`` (each led by " AND ") and their
-    parameters."""
+    parameters: live and not hidden unless ``include_all``, not withheld when ``served_only``,
+    then the tag, tier (``confidence``), state and project asked for. The web UI's listing
+    (``workflows/browse.py``) filters its rows with the same conditions."""
     where = []
     filters: list[Any] = []
     if not include_all:
