@@ -23,7 +23,7 @@ from reflectgit.config import Config
 from reflectgit.errors import UsageError
 from reflectgit.notes.note import normalize_tier
 from reflectgit.workflows.search.index import open_fresh
-from reflectgit.workflows.search.ranking import CANDIDATES, require_words
+from reflectgit.workflows.search.ranking import CANDIDATES, filter_conditions, require_words
 from reflectgit.workflows.search.synonyms import kb_synonyms
 
 SORTS = {
@@ -131,26 +131,13 @@ def browse(
         )
     page = max(1, page)
     per_page = min(max(1, per_page), MAX_PER_PAGE)
-    where: list[str] = []
-    params: list[Any] = []
-    if state == "live":
-        where.append("d.state = 'live' AND d.hidden = 0")
-    elif state != "all":
-        where.append("d.state = ?")
-        params.append(state)
-    if wanted_tier:
-        where.append("d.tier = ?")
-        params.append(wanted_tier)
-    if tag:
-        where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
-        params.append(tag.strip().lower())
-    if project:
-        where.append("d.project = ?")
-        params.append(project)
+    include_all = state != "live"  # "all", or one state: hidden notes too
+    only = None if state in ("live", "all") else state
+    conditions, params = filter_conditions(include_all, False, tag, wanted_tier, only, project)
     order = SORTS.get(sort, "")
     if query:
         require_words(query)
-    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    cond = f" WHERE 1{conditions}"
     cols = "d.id, d.title, d.tier, d.state, d.path, d.project, d.tags, d.proofs, d.updated"
     synonyms = kb_synonyms(cfg.kb, cfg.search.synonyms, cfg.state_dir) if query else None
     index, refreshed = open_fresh(Path(cfg.kb), cfg.state_dir, cfg.env)
@@ -165,11 +152,11 @@ def browse(
             hits = index.ranked(
                 query,
                 limit=MAX_MATCHES,
-                include_all=state != "live",
+                include_all=include_all,
                 tag=tag,
                 confidence=wanted_tier,
                 synonyms=synonyms,
-                state=None if state in ("live", "all") else state,
+                state=only,
                 project=project,
             )
             capped = len(hits) >= MAX_MATCHES
@@ -183,22 +170,7 @@ def browse(
             f" ORDER BY {order} LIMIT ? OFFSET ?",
             (*params, per_page, (page - 1) * per_page),
         ).fetchall()
-        rows = [
-            Row(
-                id=r[0],
-                title=r[1],
-                tier=r[2],
-                state=r[3],
-                path=r[4],
-                project=r[5],
-                tags=[t for t in r[6].split("\n") if t],
-                proofs=r[7],
-                updated=r[8],
-                summary=" ".join(r[9].split())[:200],
-                withheld=r[10],
-            )
-            for r in found
-        ]
+        rows = [_row(r) for r in found]
         tags = [t for (t,) in conn.execute("SELECT DISTINCT tag FROM doc_tags ORDER BY tag")]
         projects = [
             p
@@ -220,4 +192,21 @@ def browse(
         projects,
         refreshed.changed if refreshed is not None else None,
         capped,
+    )
+
+
+def _row(r: Any) -> Row:
+    """One row of the listing's query (the index's columns, then summary and withheld)."""
+    return Row(
+        id=r[0],
+        title=r[1],
+        tier=r[2],
+        state=r[3],
+        path=r[4],
+        project=r[5],
+        tags=[t for t in r[6].split("\n") if t],
+        proofs=r[7],
+        updated=r[8],
+        summary=" ".join(r[9].split())[:200],
+        withheld=r[10],
     )

@@ -311,14 +311,50 @@ def rank(
     ``anchored`` (note id -> why) names the notes anchored to files the current branch changes:
     they are candidates whatever their words, and rank first among the project's notes."""
     terms = context.terms()
-    name = context.name.lower()
+    relevance = _relevance(index, context, terms, as_of, now, related, synonyms)
+    live = "state = 'live' AND hidden = 0 AND withheld IS NULL"  # the index docs_live
+    total = int(index.conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
+    anchored = anchored or {}
+    rowids = _candidates(index, live, context.name.lower(), relevance, anchored)
+    term_set = set(terms)
+    hint = (domain or "").strip().lower()
+    top = max(relevance.values(), default=0.0) or 1.0
+    docs = index.documents(sorted(rowids))
+    scoping = index.scoping([d["rowid"] for d in docs])
+    scored: list[tuple[float, dict[str, Any], list[str]]] = []
+    for doc in docs:
+        if doc["state"] != "live" or doc["hidden"] or doc["withheld"]:
+            continue
+        extra = scoping.get(doc["rowid"], {})
+        doc["scoping"] = extra
+        # Text relevance is scaled to 0..10 so a note made for this project outranks a note
+        # that merely shares many words with it.
+        text = 10.0 * relevance.get(doc["rowid"], 0.0) / top
+        weighed = _weighed(doc, extra, context, everywhere, anchored, term_set, hint, text)
+        if weighed is not None:
+            scored.append((weighed[0], doc, weighed[1]))
+    scored.sort(key=lambda item: (-item[0], item[1]["id"]))
+    return scored, total
+
+
+def _relevance(
+    index: Index,
+    context: ProjectContext,
+    terms: Sequence[str],
+    as_of: str | dt.date | dt.datetime | None,
+    now: dt.datetime | None,
+    related: Callable[[str], Sequence[str]] | None,
+    synonyms: Synonyms | None,
+) -> dict[int, float]:
+    """Each note's text relevance to the project (rowid -> score), ``rank``'s first step.
+
+    The project's words are a query like any other: search's own ranking (its concepts,
+    synonyms, stems and coverage; sidecar edges valid at ``as_of``). The name's and branch's
+    words are one ranking, the touched files' another at TOUCHED_WEIGHT, each scaled to its
+    best: a file path's words never drown what the project says it is."""
     said = context.said()
     touched = [t for t in terms if t not in said]
     added = list(related(" ".join(terms))) if related is not None and terms else []
-    # The project's words are a query like any other: search's own ranking (its concepts,
-    # synonyms, stems and coverage; sidecar edges valid at ``as_of``). The name's and
-    # branch's words are one ranking, the touched files' another at TOUCHED_WEIGHT, each scaled
-    # to its best: a file path's words never drown what the project says it is.
     relevance: dict[int, float] = {}
     for words, share, more in ((said, 1.0, added), (touched, TOUCHED_WEIGHT, [])):
         if not words:
@@ -338,12 +374,23 @@ def rank(
         best = max(scores.values(), default=0.0) or 1.0
         for rowid, value in scores.items():
             relevance[rowid] = relevance.get(rowid, 0.0) + share * value / best
+    return relevance
+
+
+def _candidates(
+    index: Index,
+    live: str,
+    name: str,
+    relevance: Mapping[int, float],
+    anchored: Mapping[str, str],
+) -> set[int]:
+    """The rowids ``rank`` weighs: text matches, notes scoped to this project, the strongest
+    notes overall and the notes anchored to the branch's files.
+
+    Bounded, so a KB of 100,000 notes costs no more than a small one. The index docs_live
+    (``live`` is its condition) answers the first three (equal weights in rowid order, as the
+    table scans gave them)."""
     conn = index.conn
-    live = "state = 'live' AND hidden = 0 AND withheld IS NULL"  # the index docs_live
-    total = int(conn.execute(f"SELECT count(*) FROM docs WHERE {live}").fetchone()[0])
-    # Candidates: text matches, notes scoped to this project, and the strongest notes overall.
-    # Bounded, so a KB of 100,000 notes costs no more than a small one. The index docs_live
-    # answers all three (equal weights in rowid order, as the table scans gave them).
     rowids = set(relevance)
     rowids.update(
         r
@@ -359,79 +406,80 @@ def rank(
             f"SELECT rowid FROM docs WHERE {live} ORDER BY weight DESC, rowid LIMIT 50"
         )
     )
-    anchored = anchored or {}
     if anchored:
         ids = sorted(anchored)[:CANDIDATES]
         marks = ",".join("?" * len(ids))
         rowids.update(
             r for (r,) in conn.execute(f"SELECT rowid FROM docs WHERE id IN ({marks})", ids)
         )
-    term_set = set(terms)
-    hint = (domain or "").strip().lower()
-    top = max(relevance.values(), default=0.0) or 1.0
-    docs = index.documents(sorted(rowids))
-    scoping = index.scoping([d["rowid"] for d in docs])
-    scored: list[tuple[float, dict[str, Any], list[str]]] = []
-    for doc in docs:
-        if doc["state"] != "live" or doc["hidden"] or doc["withheld"]:
-            continue
-        extra = scoping.get(doc["rowid"], {})
-        doc["scoping"] = extra
-        authority = extra.get("authority")
-        if extra.get("quarantine") and authority not in PROMOTED:
-            continue  # an imported fleet note held back until someone promotes it
-        outside = out_of_scope(context, doc["scope"], doc["project"], extra.get("branch"))
-        if outside and not everywhere:
-            continue
-        reasons: list[str] = []
-        affinity = 0.0
-        if (doc["project"] or "").lower() == name:
-            affinity += 15
-            reasons.append(f"project {context.name}")
-        if doc["id"] in anchored:
-            affinity += BRANCH_ANCHOR_AFFINITY
-            reasons.append(anchored[doc["id"]])
-        if extra.get("branch") and extra.get("branch") == context.branch:
-            affinity += BRANCH_AFFINITY
-            reasons.append(f"branch {context.branch}")
-        if _scope_matches(doc["scope"], name):
-            affinity += 12
-            reasons.append(f"scope {doc['scope']}")
-        elif (doc["scope"] or "").lower() == "global":
-            reasons.append("scope global")
-        note_domain = str(extra.get("domain") or "").lower()
-        if note_domain and (note_domain == hint or note_domain in term_set):
-            affinity += DOMAIN_AFFINITY if note_domain == hint else DOMAIN_AFFINITY / 2
-            reasons.append(f"domain {extra['domain']}")
-        # Tags and entities are fields of search's ranking: the text relevance below counts
-        # them (a bonus of their own on top counted them twice). They are named as reasons.
-        tag_hits = sorted(_as_set(doc["tags"]) & term_set)
-        if tag_hits:
-            reasons.append("tags " + ", ".join(tag_hits))
-        entity_hits = sorted(_as_set(doc["entities"]) & term_set)
-        if entity_hits:
-            reasons.append("entities " + ", ".join(entity_hits))
-        # Text relevance is scaled to 0..10 so a note made for this project outranks a note
-        # that merely shares many words with it.
-        text = 10.0 * relevance.get(doc["rowid"], 0.0) / top
-        if text:
-            reasons.append(f"text match {text:.2f}")
-        if not reasons:
-            reasons.append("strong note (confidence and proofs)")
-        # A pooled note earns no affinity: it is here for its text, below this project's notes.
-        score = (text + (0.0 if outside else affinity) + 0.5) * tie_weight(doc["weight"])
-        if authority in AUTHORITY and authority != "advisory":
-            score *= AUTHORITY[authority]
-            reasons.append(f"authority {authority}")
-        if SPECULATIVE in _as_set(doc["tags"]):
-            score *= SPECULATIVE_WEIGHT
-            reasons.append("speculative (ranked down)")
-        if outside:
-            score *= POOLED_WEIGHT
-            reasons.append(outside + " (--global)")
-        scored.append((score, doc, reasons))
-    scored.sort(key=lambda item: (-item[0], item[1]["id"]))
-    return scored, total
+    return rowids
+
+
+def _weighed(
+    doc: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    context: ProjectContext,
+    everywhere: bool,
+    anchored: Mapping[str, str],
+    terms: set[str],
+    hint: str,
+    text: float,
+) -> tuple[float, list[str]] | None:
+    """One live note's score for the project and the reasons for it; None when it is not
+    served (quarantined, or outside the project's scope without ``everywhere``). ``extra``
+    is its scoping fields, ``terms`` the project's words, ``hint`` the domain asked for and
+    ``text`` its text relevance (0..10)."""
+    name = context.name.lower()
+    authority = extra.get("authority")
+    if extra.get("quarantine") and authority not in PROMOTED:
+        return None  # an imported fleet note held back until someone promotes it
+    outside = out_of_scope(context, doc["scope"], doc["project"], extra.get("branch"))
+    if outside and not everywhere:
+        return None
+    reasons: list[str] = []
+    affinity = 0.0
+    if (doc["project"] or "").lower() == name:
+        affinity += 15
+        reasons.append(f"project {context.name}")
+    if doc["id"] in anchored:
+        affinity += BRANCH_ANCHOR_AFFINITY
+        reasons.append(anchored[doc["id"]])
+    if extra.get("branch") and extra.get("branch") == context.branch:
+        affinity += BRANCH_AFFINITY
+        reasons.append(f"branch {context.branch}")
+    if _scope_matches(doc["scope"], name):
+        affinity += 12
+        reasons.append(f"scope {doc['scope']}")
+    elif (doc["scope"] or "").lower() == "global":
+        reasons.append("scope global")
+    note_domain = str(extra.get("domain") or "").lower()
+    if note_domain and (note_domain == hint or note_domain in terms):
+        affinity += DOMAIN_AFFINITY if note_domain == hint else DOMAIN_AFFINITY / 2
+        reasons.append(f"domain {extra['domain']}")
+    # Tags and entities are fields of search's ranking: the text relevance counts them (a
+    # bonus of their own on top counted them twice). They are named as reasons.
+    tag_hits = sorted(_as_set(doc["tags"]) & terms)
+    if tag_hits:
+        reasons.append("tags " + ", ".join(tag_hits))
+    entity_hits = sorted(_as_set(doc["entities"]) & terms)
+    if entity_hits:
+        reasons.append("entities " + ", ".join(entity_hits))
+    if text:
+        reasons.append(f"text match {text:.2f}")
+    if not reasons:
+        reasons.append("strong note (confidence and proofs)")
+    # A pooled note earns no affinity: it is here for its text, below this project's notes.
+    score = (text + (0.0 if outside else affinity) + 0.5) * tie_weight(doc["weight"])
+    if authority in AUTHORITY and authority != "advisory":
+        score *= AUTHORITY[authority]
+        reasons.append(f"authority {authority}")
+    if SPECULATIVE in _as_set(doc["tags"]):
+        score *= SPECULATIVE_WEIGHT
+        reasons.append("speculative (ranked down)")
+    if outside:
+        score *= POOLED_WEIGHT
+        reasons.append(outside + " (--global)")
+    return score, reasons
 
 
 def branch_anchored(

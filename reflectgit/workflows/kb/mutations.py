@@ -266,6 +266,85 @@ def _refuse_cycle(snap: Snapshot, old: str, new: str, new_note: Note) -> None:
 # --------------------------------------------------------------------------- the mutations
 
 
+def _given_note(
+    data: bytes | None, fields: Mapping[str, Any] | None, body: str | None, source_name: str
+) -> Note:
+    """The note ``add`` is given: the bytes (else an empty learning), each field given
+    overriding its own (``confidence`` read as a tier; ``tags`` and ``anchors`` added to the
+    file's), and, for a note from fields, ``body`` as its body, else its key insight."""
+    base_note = _parse(data, source_name) if data is not None else Note({"type": "learning"})
+    for key, value in (fields or {}).items():
+        if value is None or value == [] or value == "":
+            continue
+        if key == "confidence":
+            value = _tier(value, "--confidence")
+        if key == "tags":
+            existing = base_note.frontmatter.get("tags")
+            merged = list(existing) if isinstance(existing, list) else []
+            merged.extend(t for t in value if t not in merged)
+            value = merged
+        if key == "anchors":  # the file's anchors, then the ones --anchor adds
+            from reflectgit.notes import anchors
+
+            had = anchors.anchors_of(base_note.frontmatter)
+            value = anchors.to_yaml(anchors.merged(had, anchors.anchors_of({"anchors": value})))
+        base_note.frontmatter[key] = value
+    if data is None and body is not None and body.strip():
+        base_note.body = body if body.endswith("\n") else body + "\n"
+    if (
+        data is None
+        and not base_note.body
+        and isinstance(base_note.frontmatter.get("key_insight"), str)
+    ):
+        base_note.body = base_note.frontmatter["key_insight"].strip() + "\n"
+    return base_note
+
+
+def _identity(
+    snap: Snapshot, note: Note, defaulted_created: bool
+) -> tuple[str, Located | None, Located | None]:
+    """The id ``add`` gives the note, the live or archived note under it (the same note, added
+    again) and the tombstone under it (the same note, forgotten): the note's own id (refused
+    when it clashes with another's), else a new id from its title and body, passing over ids
+    other notes hold."""
+    existing: Located | None = None
+    known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
+    tomb: Located | None = None
+    if note.id is not None:
+        ident = note.id
+        existing = snap.find(ident, ("live", "archived"), scan=False)
+        if existing is None:
+            tomb = snap.find(ident, ("forgotten",), scan=False)
+            if tomb is None:
+                refuse_clash(ident, known)
+        return ident, existing, tomb
+
+    def taken(candidate: str) -> bool:
+        nonlocal existing, tomb
+        if clash(candidate, known):
+            return True
+        found = snap.find(candidate, ("live", "archived"), scan=False)
+        if found is None:
+            gone = snap.find(candidate, ("forgotten",), scan=False)
+            if gone is not None:
+                # The same note forgotten: a tombstone. Another note: a new id.
+                if _same_note(gone.data, note, candidate, defaulted_created):
+                    tomb = gone
+                    return False
+                return True
+            return any(
+                snap.exists(f"{STATE_FOLDERS[s]}/{candidate}{NOTE_SUFFIX}")
+                for s in ("live", "archived", "forgotten")
+            )
+        if _same_note(found.data, note, candidate, defaulted_created):
+            existing = found
+            return False
+        return True
+
+    ident = new_id(note.title, note.body, taken)
+    return ident, existing, tomb
+
+
 class Mutations(Base):
     """add ... undo, each one commit through the door."""
 
@@ -294,31 +373,7 @@ class Mutations(Base):
             raise UsageError(
                 "nothing to add", hint="give a FILE, `-` for stdin, or --title and --insight"
             )
-        base_note = _parse(data, source_name) if data is not None else Note({"type": "learning"})
-        for key, value in (fields or {}).items():
-            if value is None or value == [] or value == "":
-                continue
-            if key == "confidence":
-                value = _tier(value, "--confidence")
-            if key == "tags":
-                existing = base_note.frontmatter.get("tags")
-                merged = list(existing) if isinstance(existing, list) else []
-                merged.extend(t for t in value if t not in merged)
-                value = merged
-            if key == "anchors":  # the file's anchors, then the ones --anchor adds
-                from reflectgit.notes import anchors
-
-                had = anchors.anchors_of(base_note.frontmatter)
-                value = anchors.to_yaml(anchors.merged(had, anchors.anchors_of({"anchors": value})))
-            base_note.frontmatter[key] = value
-        if data is None and body is not None and body.strip():
-            base_note.body = body if body.endswith("\n") else body + "\n"
-        if (
-            data is None
-            and not base_note.body
-            and isinstance(base_note.frontmatter.get("key_insight"), str)
-        ):
-            base_note.body = base_note.frontmatter["key_insight"].strip() + "\n"
+        base_note = _given_note(data, fields, body, source_name)
         defaulted_created = "created" not in base_note.frontmatter
         if defaulted_created:
             base_note.frontmatter["created"] = self.clock()
@@ -335,41 +390,7 @@ class Mutations(Base):
 
         def build(snap: Snapshot) -> Edit[AddResult]:
             note = Note(dict(base_note.frontmatter), base_note.body)
-            existing: Located | None = None
-            known = existing_ids(snap.store, snap.tree)  # by case- and Unicode-folded key
-            tomb: Located | None = None
-            if note.id is not None:
-                ident = note.id
-                existing = snap.find(ident, ("live", "archived"), scan=False)
-                if existing is None:
-                    tomb = snap.find(ident, ("forgotten",), scan=False)
-                    if tomb is None:
-                        refuse_clash(ident, known)
-            else:
-
-                def taken(candidate: str) -> bool:
-                    nonlocal existing, tomb
-                    if clash(candidate, known):
-                        return True
-                    found = snap.find(candidate, ("live", "archived"), scan=False)
-                    if found is None:
-                        gone = snap.find(candidate, ("forgotten",), scan=False)
-                        if gone is not None:
-                            # The same note forgotten: a tombstone. Another note: a new id.
-                            if _same_note(gone.data, note, candidate, defaulted_created):
-                                tomb = gone
-                                return False
-                            return True
-                        return any(
-                            snap.exists(f"{STATE_FOLDERS[s]}/{candidate}{NOTE_SUFFIX}")
-                            for s in ("live", "archived", "forgotten")
-                        )
-                    if _same_note(found.data, note, candidate, defaulted_created):
-                        existing = found
-                        return False
-                    return True
-
-                ident = new_id(note.title, note.body, taken)
+            ident, existing, tomb = _identity(snap, note, defaulted_created)
             note.frontmatter["id"] = ident
             if existing is not None:
                 return self._add_over(existing, note, side_data, defaulted_created, force, now)

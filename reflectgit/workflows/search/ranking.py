@@ -8,7 +8,7 @@ import datetime as dt
 import os
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reflectgit.errors import UsageError
 from reflectgit.git.objects import blob_id
@@ -266,37 +266,37 @@ class Ranker(Storage):
         *,
         served_only: bool = False,
     ) -> list[Hit]:
-        # One bm25 query per concept and kind of alternative (a few each), best CANDIDATES of
-        # each: a note's concept score is its best alternative's bm25 times the kind's weight
-        # (plus half for an edge valid at the date); relevance is the sum over concepts, so a
-        # concept counts once however many of its synonyms a note holds, times the note's
-        # coverage of the query (``coverage``).
-        where = []
-        filters: list[Any] = []
-        if not include_all:
-            where.append("d.state = 'live' AND d.hidden = 0")
-        if served_only:
-            where.append("d.withheld IS NULL")
-        if tag:
-            where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
-            filters.append(tag.strip().lower())
-        if confidence:
-            where.append("d.tier = ?")
-            filters.append(confidence)
-        if state:
-            where.append("d.state = ?")
-            filters.append(state)
-        if project:
-            where.append("d.project = ?")
-            filters.append(project)
-        cond = "".join(" AND " + w for w in where)
+        """The notes the filters let through, scored for the query's concepts (the best
+        ``limit``, best first): each concept scored (``_concept_scores``), then each note read
+        and weighed (``_hits``)."""
+        cond, filters = filter_conditions(include_all, served_only, tag, confidence, state, project)
+        concepts = understood.concepts
+        scored = self._concept_scores(concepts, cond, filters, max(cut, limit), start, end)
+        if not scored.best:
+            return []
+        hits = self._hits(scored, concepts)
+        hits.sort(key=lambda h: (-h.score, h.id))
+        return hits[:limit]
+
+    def _concept_scores(
+        self,
+        concepts: Sequence[Concept],
+        cond: str,
+        filters: Sequence[Any],
+        cut: int,
+        start: str,
+        end: str,
+    ) -> _Scored:
+        """Each note's score per concept, and the best kind of alternative it matched.
+
+        One bm25 query per concept and kind of alternative (a few each), best ``cut`` of each:
+        a note's concept score is its best alternative's bm25 times the kind's weight (plus
+        half for an edge valid between ``start`` and ``end``); relevance is the sum over
+        concepts (``_hits``), so a concept counts once however many of its synonyms a note
+        holds, times the note's coverage of the query (``coverage``)."""
         weights = ", ".join(str(w) for w in WEIGHTS)
         has_edges = one_value(self.conn, "SELECT 1 FROM edges LIMIT 1") is not None
-        concepts = understood.concepts
-        cut = max(cut, limit)
-        best: dict[int, list[float]] = {}  # rowid -> score per concept
-        matched: dict[int, list[float]] = {}  # rowid -> the best kind weight matched per concept
-        edged: set[int] = set()
+        scored = _Scored({}, {}, set())
         nil = self._nil(concepts, cut)
         for i, concept in enumerate(concepts):
             for _kind, kind_weight, match in concept.matches():
@@ -323,19 +323,21 @@ class Ranker(Storage):
                         (match, end, start, *filters, cut),
                     ):
                         found[rowid] = found.get(rowid, 0.0) - b * EDGE_WEIGHT
-                        edged.add(rowid)
+                        scored.edged.add(rowid)
                 for rowid, rel in found.items():
-                    scores = best.setdefault(rowid, [0.0] * len(concepts))
+                    scores = scored.best.setdefault(rowid, [0.0] * len(concepts))
                     scores[i] = max(scores[i], rel * kind_weight * concept.weight)
-                    held = matched.setdefault(rowid, [0.0] * len(concepts))
+                    held = scored.matched.setdefault(rowid, [0.0] * len(concepts))
                     held[i] = max(held[i], kind_weight)
-        if not best:
-            return []
-        marks = ",".join("?" * len(best))
+        return scored
+
+    def _hits(self, scored: _Scored, concepts: Sequence[Concept]) -> list[Hit]:
+        """The scored notes read from the index, each a Hit: its relevance (the sum of its
+        concept scores times its coverage of the query) times its tie weight."""
         cols = "d.rowid, d.id, d.title, d.tier, d.state, d.path, d.confidence, d.proofs, d.weight"
         cols += ", d.withheld"
         rows: list[tuple[Any, ...]] = []
-        ordered = list(best)
+        ordered = list(scored.best)
         for at in range(0, len(ordered), 500):  # SQLite caps the number of parameters
             chunk = ordered[at : at + 500]
             marks = ",".join("?" * len(chunk))
@@ -346,7 +348,9 @@ class Ranker(Storage):
         hits = []
         for row in rows:
             rowid, note_id, title, tier, state, path, conf, proofs, weight, withheld = row
-            relevance = sum(best[rowid]) * coverage(matched[rowid], shares) ** COVERAGE_POWER
+            relevance = (
+                sum(scored.best[rowid]) * coverage(scored.matched[rowid], shares) ** COVERAGE_POWER
+            )
             hit = Hit(
                 id=note_id,
                 title=title,
@@ -358,13 +362,12 @@ class Ranker(Storage):
                 bm25=relevance,
                 confidence_weight=confidence_weight(conf),
                 proof_weight=proof_weight(proofs),
-                edge_match=rowid in edged,
+                edge_match=rowid in scored.edged,
                 rowid=rowid,
                 withheld=withheld,
             )
             hits.append(hit)
-        hits.sort(key=lambda h: (-h.score, h.id))
-        return hits[:limit]
+        return hits
 
     def _nil(self, concepts: Sequence[Concept], cut: int) -> set[str]:
         """The alternatives not worth an FTS5 query: single words found in at least half the
@@ -455,6 +458,48 @@ class Ranker(Storage):
             return {}
         finally:
             snip.close()
+
+
+class _Scored(NamedTuple):
+    """What ``Ranker._concept_scores`` found: rowid -> score per concept, rowid -> the best
+    kind weight matched per concept, and the rowids an edge matched."""
+
+    best: dict[int, list[float]]
+    matched: dict[int, list[float]]
+    edged: set[int]
+
+
+def filter_conditions(
+    include_all: bool,
+    served_only: bool,
+    tag: str | None,
+    confidence: str | None,
+    state: str | None,
+    project: str | None,
+) -> tuple[str, list[Any]]:
+    """The search filters as SQL conditions on ``docs d`` (each led by " AND ") and their
+    parameters: live and not hidden unless ``include_all``, not withheld when ``served_only``,
+    then the tag, tier (``confidence``), state and project asked for. The web UI's listing
+    (``workflows/browse.py``) filters its rows with the same conditions."""
+    where = []
+    filters: list[Any] = []
+    if not include_all:
+        where.append("d.state = 'live' AND d.hidden = 0")
+    if served_only:
+        where.append("d.withheld IS NULL")
+    if tag:
+        where.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
+        filters.append(tag.strip().lower())
+    if confidence:
+        where.append("d.tier = ?")
+        filters.append(confidence)
+    if state:
+        where.append("d.state = ?")
+        filters.append(state)
+    if project:
+        where.append("d.project = ?")
+        filters.append(project)
+    return "".join(" AND " + w for w in where), filters
 
 
 def _low(stem: str) -> str:
