@@ -29,8 +29,10 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
+    "bats-core": "Permission is hereby granted, free of charge",
     "cachetools": "MIT License",
     "cast": "The MIT License (MIT)",
+    "chalk": "MIT License",
     "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
     "connection_pool": "Permission is hereby granted, free of charge",
