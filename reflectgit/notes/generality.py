@@ -876,6 +876,48 @@ def narrates_events(cause: str) -> bool:
     return any(events) and all(e is not False for e in events)
 
 
+# The last words of a sentence that point at what comes after it: a colon that ends it, "the
+# following front matter block", "as follows", "below", a bare "these" or "those" ("Every
+# document must begin with the following front matter block:", "The design must satisfy
+# these", "The fix involves:"). The sentence leads in to a list, a block or a table that the
+# writer read no further into, so a note made of it carries the lead-in and not what it leads
+# to: a reader is told that there is a rule, a fix or a cause, not what it is (issue 34: a
+# sentence that announces a block and leaves it out, in the first runs of held-apart-8, -11
+# and -17). A sentence that goes on after its colon ("The fix: pin the version") says it, and
+# "these" before a noun ("these test cases") names a thing, not what follows.
+_LEADS_IN = re.compile(
+    r"(?:\bthe\s+following(?:\s+[\w-]+){0,3}|\bas\s+follows|\bbelow|\b(?:these|those)"
+    r"|:)[\s.*_]*$",
+    re.I,
+)
+
+
+def announces_what_follows(sentence: str) -> bool:
+    """Does ``sentence`` end where it leads in to what follows it (a colon, "the following
+    block", "as follows", "below", a bare "these"), so that what it announces is not in it?"""
+    return bool(_LEADS_IN.search(_unquoted(sentence).rstrip(" …")))
+
+
+# A state said to hold "still" ("The old commit `ffe9ab78` still has the problematic test
+# data", "the check suite is still running", "the branch still points at the old tip"): the
+# word measures the state against the work so far, what has not changed yet, so the sentence
+# is a report of where this session's work stands, said on the way to the next step. A cause
+# says why the state holds or what goes wrong because of it ("Windows still held the file
+# open, so the removal failed" keeps its reason and its failure, and is not this), and the next
+# edit makes a bare status false (issue 34: a status report of the session read as a cause, in
+# the first runs of held-apart-6, -14 and -15).
+_STILL = re.compile(r"\bstill\b", re.I)
+
+
+def still_stands(cause: str) -> bool:
+    """Does ``cause`` only report a state that "still" holds, with no reason, no failure and no
+    fault said with it?"""
+    said = _unquoted(cause).replace("*", "")
+    if not _STILL.search(said):
+        return False
+    return not (_WHY.search(said) or _GOES_WRONG.search(said) or _FAULT.search(said))
+
+
 def own_account(text: str, *, cause: bool = True) -> str:
     """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
     or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from
@@ -900,6 +942,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it reports a run that has not finished"
     if cause and counts_a_status(text):
         return "it counts what remains or what is fixed, a status, not a cause"
+    if cause and still_stands(text):
+        return "it reports a state that still holds, a status, not a cause"
     if cause and sums_up_a_change(text):
         return "it says what a change does, not what went wrong"
     if cause and announces_a_cause(text):
