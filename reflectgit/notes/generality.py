@@ -898,26 +898,6 @@ def announces_what_follows(sentence: str) -> bool:
     return bool(_LEADS_IN.search(_unquoted(sentence).rstrip(" …")))
 
 
-# A state said to hold "still" ("The old commit `ffe9ab78` still has the problematic test
-# data", "the check suite is still running", "the branch still points at the old tip"): the
-# word measures the state against the work so far, what has not changed yet, so the sentence
-# is a report of where this session's work stands, said on the way to the next step. A cause
-# says why the state holds or what goes wrong because of it ("Windows still held the file
-# open, so the removal failed" keeps its reason and its failure, and is not this), and the next
-# edit makes a bare status false (issue 34: a status report of the session read as a cause, in
-# the first runs of held-apart-6, -14 and -15).
-_STILL = re.compile(r"\bstill\b", re.I)
-
-
-def still_stands(cause: str) -> bool:
-    """Does ``cause`` only report a state that "still" holds, with no reason, no failure and no
-    fault said with it?"""
-    said = _unquoted(cause).replace("*", "")
-    if not _STILL.search(said):
-        return False
-    return not (_WHY.search(said) or _GOES_WRONG.search(said) or _FAULT.search(said))
-
-
 def own_account(text: str, *, cause: bool = True) -> str:
     """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
     or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from
@@ -942,8 +922,6 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it reports a run that has not finished"
     if cause and counts_a_status(text):
         return "it counts what remains or what is fixed, a status, not a cause"
-    if cause and still_stands(text):
-        return "it reports a state that still holds, a status, not a cause"
     if cause and sums_up_a_change(text):
         return "it says what a change does, not what went wrong"
     if cause and announces_a_cause(text):

@@ -23,7 +23,6 @@ from reflectgit.notes.generality import (
     recounts_the_exchange,
     reports_a_symptom,
     specifies_the_deliverable,
-    still_stands,
     sums_up,
     titles_this_tasks_work,
     without_summary,
@@ -636,24 +635,3 @@ def test_a_history_of_the_session_is_no_cause(said, history):
 )
 def test_a_sentence_that_leads_in_to_what_follows(sentence, announces):
     assert announces_what_follows(sentence) == announces
-
-
-@pytest.mark.parametrize(
-    ("cause", "status"),
-    [
-        ("The old commit `ffe9ab78` still has the problematic test data.", True),
-        ("The branch still points at the old tip", True),
-        ("The check suite is **still** pending", True),
-        # useful causes: "still" with a reason, a failure or a fault said with it
-        (
-            "Test_CLI_Extension_ForceInstall failed while replacing the extension because "
-            "Windows still held the executable open",
-            False,
-        ),
-        ("Old clients still send the v1 header, which the server rejects", False),
-        ("The LiveView process can't access the SQL sandbox from the test process", False),
-        ("The test config is missing `secret_key_base`", False),
-    ],
-)
-def test_a_state_that_still_holds_is_a_status(cause, status):
-    assert still_stands(cause) == status

@@ -43,15 +43,6 @@ SANDBOX = "`Sandbox.mode(Repo, {:shared, self()})`"
         ),
         (f"Root cause: PR #12 fixes the LiveView sandbox with {SANDBOX}.", False),
         (f"Root cause: PR #12 broke the LiveView sandbox with {SANDBOX}.", True),
-        (
-            "The issue is that the old commit `ffe9ab78` still has the LiveView sandbox setup.",
-            False,
-        ),
-        (
-            "The issue is that the LiveView process still holds the old sandbox, so it can't "
-            "access the test's connection.",
-            True,
-        ),
     ],
     ids=[
         "placed-now",
@@ -60,15 +51,11 @@ SANDBOX = "`Sandbox.mode(Repo, {:shared, self()})`"
         "run-going-and-why",
         "pr-fixes",
         "pr-broke",
-        "still-has",
-        "still-and-why",
     ],
 )
 def test_a_cause_that_says_how_the_work_stands_is_no_note(tmp_path, said, kept):
     """Tests red to green across the statement: a cause when it says what goes wrong and why;
-    where a thing lives now, a run still going, a state that still holds (held-apart-15's
-    "The old commit `ffe9ab78` still has the problematic test data") or what a numbered change
-    does is none."""
+    where a thing lives now, a run still going or what a numbered change does is none."""
     actions = _actions(tmp_path, _diagnosed(said, RED, GREEN))
     assert len(actions) == (1 if kept else 0)
 
