@@ -60,8 +60,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from reflectgit.notes.codediff import KEYWORDS, bound_names, is_name, spans
 from reflectgit.notes.languages import suffix
+from reflectgit.notes.tokens import KEYWORDS, bound_names, is_name, spans
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text

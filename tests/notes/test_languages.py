@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes import codediff, haskell, julia, languages, lisp
+from reflectgit.notes import haskell, julia, languages, lisp
+from reflectgit.notes.tokens import tokens
 from tests.notes.test_anchors_by_path import INSTALL_SH, LIB_RS, RUN_JL
 
 
@@ -36,9 +37,9 @@ def test_a_known_suffix_tells_the_comment_markers() -> None:
     assert julia_file.hash_comments and julia_file.nested_comments == ("#=", "=#")
     assert not julia_file.dash_comments and not haskell_file.hash_comments
     assert languages.of("lib.rs").slash_comments and languages.of("core.clj").lisp
-    # the comparison reads by them: ``--`` is a comment in Haskell, an operator in Python
-    assert codediff.tokens("x = y -- z\n", "Main.hs") == ["x", "=", "y"]
-    assert codediff.tokens("x = y -- z\n", "a.py") == ["x", "=", "y", "--", "z"]
+    # the tokens are read by them: ``--`` is a comment in Haskell, an operator in Python
+    assert tokens("x = y -- z\n", "Main.hs") == ["x", "=", "y"]
+    assert tokens("x = y -- z\n", "a.py") == ["x", "=", "y", "--", "z"]
 
 
 @pytest.mark.parametrize("path", ["cbits/Foo.hsc", "src/dict.jl.tmpl"])
