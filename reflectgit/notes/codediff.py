@@ -457,6 +457,9 @@ def changed_tokens(old: list[str], new: list[str]) -> list[str]:
 
 
 # The suffixes that make a dotted name a file's name (``composer.json``, ``functions.php``).
+# Not a fact of a language (``languages``) but of how a note's prose writes file names: the
+# suffixes a note names files by, seen in notes, not every suffix a language owns (``os.sum``,
+# ``self.env`` are names, not files).
 _FILE_SUFFIXES = frozenset({
     "py", "rb", "go", "rs", "js", "mjs", "cjs", "ts", "mts", "tsx", "jsx", "php", "java", "c",
     "h", "cc", "cpp", "hpp", "cs", "kt", "swift", "sh", "json", "toml", "yml", "yaml", "ini",
@@ -805,18 +808,12 @@ def holds(code: list[str], part: list[str]) -> bool:
     return n > 0 and any(code[i : i + n] == part for i in range(len(code) - n + 1))
 
 
-# Files of prose and settings, not code: read by paragraph when a note is on the whole file.
-_PROSE = frozenset({
-    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile", "json", "json5",
-    "yml", "yaml", "toml", "ini", "cfg", "conf", "properties", "xml", "gemspec", "lock",
-})  # fmt: skip
-
-
 def prose_or_settings(path: str) -> bool:
     """A README, changelog, manifest or build file (``README.md``, ``CHANGES``, ``tox.ini``,
     ``composer.json``, ``Rakefile``, ``Makefile``): a known suffix, or none at all."""
     name = path.rsplit("/", 1)[-1]
-    return languages.suffix(path) in _PROSE or "." not in name.lstrip(".")
+    language = languages.of(path)
+    return language.prose or language.settings or "." not in name.lstrip(".")
 
 
 def _paragraphs(text: str, prose: bool = False) -> list[str]:

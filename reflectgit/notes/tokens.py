@@ -103,7 +103,7 @@ def lines(text: str, path: str = "") -> list[list[str]]:
     """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
     left out (a string spanning lines counts on the line it starts)."""
     language = languages.of(path)
-    docstrings = languages.suffix(path) in ("py", "pyi")
+    docstrings = language.python
     quotes, ruby, prose = language.quotes_alike, language.ruby, language.prose
     out: list[list[str]] = []
     line: list[str] = []
