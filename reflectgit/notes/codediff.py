@@ -33,14 +33,17 @@ markers for the file's suffix, ``languages``), and a "name" is any identifier or
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 from reflectgit.notes import languages
 from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
+from reflectgit.notes.respell import respell
 from reflectgit.notes.tokens import (
     BINDERS,
     KEYWORDS,
@@ -131,8 +134,6 @@ def renaming(
     changed beyond it), the two names must share a word (``_pendingCount`` to ``#pending``):
     a name put for another by chance in a rewrite shares none. A name kept anywhere, or
     replaced by two names, is no renaming."""
-    from difflib import SequenceMatcher
-
     forward: dict[str, str] = {}
     mixed: set[str] = set()
     seen: dict[tuple[str, str], int] = {}
@@ -207,8 +208,6 @@ def _name_words(name: str) -> set[str]:
 
 def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
     """``text`` with each name of ``names`` written as its new name (whole names only)."""
-    import re
-
     if not names:
         return text
     either = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
@@ -274,8 +273,6 @@ def _restated(gone: list[list[str]], came: list[list[str]]) -> list[list[str]]:
     same words joined) or whose branch became the one taking every other case (``is Err ->
     null`` into ``else -> null``), the tokens it changed beside that (``this`` into
     ``this.asErr()``: ``. asErr ( )``)."""
-    from difflib import SequenceMatcher
-
     if len(gone) * len(came) > _RESTATE_PAIRS:
         return gone + came  # a rewrite that large is read as one
     out: list[list[str]] = []
@@ -353,8 +350,6 @@ _TWIN = 0.75  # how much of a line a variant of it shares (difflib's ratio)
 def _twin(line: list[str], others: list[list[str]]) -> list[str] | None:
     """The line of ``others`` most like ``line`` (difflib's ratio), when it shares at least
     ``_TWIN`` of it: the line ``line`` is a variant of; else None."""
-    from difflib import SequenceMatcher
-
     best, twin = 0.0, None
     matcher = SequenceMatcher(None, [], line, autojunk=False)
     for other in others:
@@ -396,8 +391,6 @@ def _line_ops(
     a: list[list[str]], b: list[list[str]]
 ) -> list[tuple[int, list[list[str]], list[list[str]], list[str] | None]]:
     """``_line_rewrites``, each group with where it starts in ``a``."""
-    from difflib import SequenceMatcher
-
     out: list[tuple[int, list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -420,8 +413,6 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     a call put around a value or taken off it, ``str(path)`` into ``path``), no operator,
     other bracket or number touched, the names and strings that changed; else None (the
     lines changed as a whole)."""
-    from difflib import SequenceMatcher
-
     a, b = _flat(old), _flat(new)
     touched: list[str] = []
     # a call put around a value or taken off it (``str(path)``, ``path``): the call's name,
@@ -447,8 +438,6 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
 
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:
     """The tokens a change removed from ``old`` or added to ``new`` (a token diff)."""
-    from difflib import SequenceMatcher
-
     out: list[str] = []
     for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if op != "equal":
@@ -597,8 +586,6 @@ def compare(
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
-    from reflectgit.notes.respell import respell
-
     # The same code spelled another way (annotations added, an alias called for the function
     # it names, ``super()``): both versions written one way first (``respell``).
     old, new = respell(old, new, path, before, around)
@@ -737,8 +724,6 @@ def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
     ``__touch`` where ``__update`` was)? Such a change leaves what the note states as it was,
     wherever the lines it touched stand. (Code and settings only: ``compare`` never asks it of
     prose, where a word added is content.)"""
-    from difflib import SequenceMatcher
-
     named = {n.lower() for n in names_in(said, qualifiers=False)} if said else set()
     touched = False
     for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
@@ -873,8 +858,6 @@ def _paragraph_change(
     least = max(2, max(scores) // 2 + 1)
     if max(scores) < least:
         return None
-    from difflib import SequenceMatcher
-
     news = _paragraphs(new, prose)
     after = [tokens(p, path) for p in news]
     if not after:
@@ -1070,8 +1053,6 @@ def _moved(
     each that did, what it does not share with its line there (whose ``id`` goes in
     ``used``). A name of the function's own (``own``, a parameter or local) in place of the
     block's is put in ``renamed`` (``_unrenamed`` judges it)."""
-    from difflib import SequenceMatcher
-
     code = [line for body in bodies for line in body]
     if not code:
         return block, []
