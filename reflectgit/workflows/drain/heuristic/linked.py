@@ -163,15 +163,16 @@ def linked_causes(
         if not failed:
             continue
         action = _linked(turn.text, failed, following, how, at.own[following.record])
-        if (
-            action is not None
-            and done is not None
-            and not fix_was_done(action["fix"], done(record))
-        ):
-            continue  # the confirmation checked another fix than the one said (``checked``)
-        if action is not None:
+        if action is not None and _checked(action, done, record):
             out.append(action)
     return out
+
+
+def _checked(action: dict[str, Any], done: Callable[[int], str] | None, record: int) -> bool:
+    """Is ``action``'s fix the one the confirmation at ``record`` checked? (With no ``done``,
+    there is no fix to check it against.) A confirmation that checked another fix than the one
+    said confirms nothing of it (``checked``)."""
+    return done is None or fix_was_done(action["fix"], done(record))
 
 
 def reported_causes(
@@ -321,13 +322,7 @@ def checked_causes(
         if not failed:
             continue  # nothing failed: an answer or a design, not a cause
         action = _linked(turn.text, failed, edit, how, at.own[edit.record], said_as_cause=True)
-        if (
-            action is not None
-            and done is not None
-            and not fix_was_done(action["fix"], done(record))
-        ):
-            continue  # the confirmation checked another fix than the one said
-        if action is not None:
+        if action is not None and _checked(action, done, record):
             out.append(action)
     return out
 
