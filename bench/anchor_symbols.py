@@ -43,9 +43,9 @@ from reflectgit.notes.anchors import (
     anchors_of,
     symbol_block,
 )
-from reflectgit.notes.codediff import tokens
 from reflectgit.notes.languages import suffix
 from reflectgit.notes.note import parse_note
+from reflectgit.notes.tokens import tokens
 
 DATA = Path(__file__).resolve().parent / "data" / "code_aware"
 

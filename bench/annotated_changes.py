@@ -58,7 +58,7 @@ def readings(args: tuple[Any, ...]) -> dict[str, bool | None]:
     tried)."""
     old, new, path, said = args[0], args[1], args[2], args[3]
     out: dict[str, bool | None] = {}
-    if languages.suffix(path) in ("py", "pyi"):
+    if languages.of(path).python:
         a, b = _slots(old, path), _slots(new, path)
         if set(a) != set(b):
             out["annotation added/dropped"] = None

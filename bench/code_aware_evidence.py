@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 from kbgen import env as bench_env  # noqa: E402
 
 from reflectgit.git import codebase  # noqa: E402
-from reflectgit.notes import codediff  # noqa: E402
+from reflectgit.notes import codediff, tokens  # noqa: E402
 from reflectgit.notes.anchors import symbol_block  # noqa: E402
 
 DATA = HERE / "data" / "code_aware"
@@ -56,15 +56,15 @@ def evidence(
     old: str, new: str, path: str, said: str, symbol: str | None, before: str, after: str
 ) -> tuple[int, int, bool, int]:
     """(evidence lines, surviving, in order, new stating lines) for one anchor."""
-    t = codediff.tokens
-    names = codediff.renaming(t(old, path), t(new, path), codediff.lines(before, path),
-                              codediff.lines(after, path))  # fmt: skip
+    t = tokens.tokens
+    names = codediff.renaming(t(old, path), t(new, path), tokens.lines(before, path),
+                              tokens.lines(after, path))  # fmt: skip
     if names:
         old = codediff._apply_renaming(old, names)
     named = codediff.names_in(said, qualifiers=False)
     own = symbol.rsplit(".", 1)[-1] if symbol else None
     stating = codediff._Stating(named - {own}, said, path, own if own in named else None)
-    a, b = codediff.lines(old, path), codediff.lines(new, path)
+    a, b = tokens.lines(old, path), tokens.lines(new, path)
     lines_b = [" ".join(line) for line in b]
     stated = [" ".join(line) for line in a if stating.of([line])]
     kept = [line for line in stated if line in lines_b]

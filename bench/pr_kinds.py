@@ -81,12 +81,12 @@ def evidence(item: change_notes.Relevant) -> str:
 def worded_sides(code: Path, base: str, head: str, item: change_notes.Relevant) -> list[bool]:
     """For a note listed on a whole file's plain words (WORDS_ONLY): whether a word the why
     names is in the tokens the change removed or replaced, and in those it added (the file's
-    two versions, ``codediff.tokens``, one ``difflib`` pass; a token's words are its letter and
+    two versions, ``tokens.tokens``, one ``difflib`` pass; a token's words are its letter and
     digit runs, so ``2.4.1-dev`` holds ``dev``)."""
     from difflib import SequenceMatcher
 
     from reflectgit.git import codebase
-    from reflectgit.notes.codediff import tokens
+    from reflectgit.notes.tokens import tokens
 
     path = item.anchor.partition(":")[0]
     names = set(item.why.rpartition("(the note names ")[2].rstrip(")").split(", "))

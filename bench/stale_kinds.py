@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import code_aware  # noqa: E402
 
-from reflectgit.notes import codediff  # noqa: E402
+from reflectgit.notes import codediff, tokens  # noqa: E402
 from reflectgit.notes.respell import respell  # noqa: E402
 from reflectgit.workflows.code import staleness  # noqa: E402
 from reflectgit.workflows.code.notes import anchored_notes  # noqa: E402
@@ -113,13 +113,13 @@ def stated_kind(
 
     def statement(line: list[str]) -> str:
         words = [t for t in line if t not in "(){}"]
-        if words and words[0] in codediff.KEYWORDS:
+        if words and words[0] in tokens.KEYWORDS:
             return words[0]
         return "=" if "=" in line else "expression"
 
     def terms(code: str) -> Counter[tuple[str, str]]:
         found: Counter[tuple[str, str]] = Counter()
-        for line in codediff.lines(code, path):
+        for line in tokens.lines(code, path):
             for term in stating.of([line]):
                 found[term, statement(line)] += 1
         return found

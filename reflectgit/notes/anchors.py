@@ -41,6 +41,7 @@ from typing import Any
 
 from reflectgit.notes import languages
 from reflectgit.notes.lazyre import Pattern
+from reflectgit.notes.tokens import tokens
 
 # Words that introduce a definition in the languages a team is likely to write.
 DEFINITION_WORDS = (
@@ -867,8 +868,6 @@ def _way(line: str, name: str) -> tuple[str, str, str] | None:
 
 def _repeats(declaration: str, definition: str) -> bool:
     """Is ``declaration`` (body-less) the signature ``definition`` opens its body with?"""
-    from reflectgit.notes.codediff import tokens
-
     said, code = tokens(declaration, "x.c"), tokens(definition, "x.c")
     depth = 0
     for at, token in enumerate(code):
@@ -884,8 +883,6 @@ def _bodiless(code: str) -> bool:
     semicolons: ``export function pick(a: string): string``; a Kotlin interface's ``fun f():
     Int``; a Python ``@overload`` stub ``def f(a: int) -> int: ...``): its parameters closed, no
     brace at all, and no line ending in ``:`` (a Python ``def`` whose indented body follows)."""
-    from reflectgit.notes.codediff import tokens
-
     toks = tokens(code, "x.c")
     if toks[-1:] == [";"] and toks.count("{") == toks.count("}"):
         return True
@@ -944,8 +941,6 @@ def _braced_end(text: str, start: int, end_of_line: int) -> int | None:
     it (the next member, a generic method the other forms do not read, the closing braces of
     its class and namespace) is not its code. None when the body is not so braced (Python,
     an expression body, a brace first opened deeper in the body)."""
-    from reflectgit.notes.codediff import tokens
-
     head = tokens(text[start:end_of_line], "x.c")
     pos = end_of_line + 1
     # A signature whose parameters run over lines (``addAll(`` ... ``): Promise<T[]> {``):
@@ -1009,8 +1004,6 @@ def _open_braces(code: str) -> bool:
     """Does ``code`` leave a ``{`` open (strings and comments aside)? A definition line inside
     a body still open (a ``#define`` in a C function, a nested helper) does not end the block
     that opened it."""
-    from reflectgit.notes.codediff import tokens
-
     toks = tokens(code, "x.c")
     return toks.count("{") > toks.count("}")
 

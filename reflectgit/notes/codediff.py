@@ -27,51 +27,35 @@ The text differing is not enough: a reviewer would not call a note stale because
 
 The first three make a change ``cosmetic`` (not reported); the last two make it ``elsewhere``
 (reported at a lower level than stale: the code changed, in nothing the note names). The rules
-are language-agnostic: comments are recognised by the usual markers for the file's suffix
-(``languages``), and a "name" is any identifier or number.
+are language-agnostic: the code is read as tokens (``tokens``: comments recognised by the usual
+markers for the file's suffix, ``languages``), and a "name" is any identifier or number.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
-from reflectgit.notes import languages, lisp, masking
+from reflectgit.notes import languages
 from reflectgit.notes.anchors import definitions, members
 from reflectgit.notes.lazyre import Pattern
-
-# What a file's suffix tells of its text (its comments, its strings, its names) is
-# ``languages.of``'s.
-# An ECMAScript private name (``this.#queue``, ``languages.Language.private_names``).
-_PRIVATE = Pattern(r"#[A-Za-z_$][\w$]*")
-# Ruby writes a block ``do ... end`` or ``{ ... }``: read as the same tokens.
-_BLOCK_WORDS = {"do": "{", "end": "}"}
-# Words that are the language's, not the code's: a note saying "if" or "return" names nothing.
-KEYWORDS = frozenset({
-    "if", "else", "elif", "for", "while", "do", "return", "in", "not", "and", "or", "is", "the",
-    "of", "to", "a", "an", "it", "be", "on", "at", "by", "as", "with", "from", "import",
-    "def", "class", "func", "function", "const", "let", "var", "type", "new", "this", "self",
-    "true", "false", "none", "null", "nil", "undefined", "try", "catch", "except", "finally",
-    "raise", "throw", "throws", "pass", "break", "continue", "case", "switch", "default",
-    "public", "private", "static", "export", "async", "await", "yield", "lambda", "that",
-    "then", "when", "so", "no", "any", "all", "can", "its", "has", "are", "was", "were", "but",
-    "one", "each", "every", "use", "used", "uses", "only", "also", "which", "what", "into",
-    "begin", "end", "ensure", "rescue", "unless", "elsif", "elseif", "until", "module",
-    "foreach", "instanceof", "namespace", "extends", "implements", "protected", "abstract",
-    "final", "interface", "package",
-})  # fmt: skip
-# A number literal is one value, whatever its base, separators, exponent or suffix (``0x7F``,
-# ``0b1010``, ``10_000``, ``1e9``, ``1.5e-3``, ``3.14f``): never a ``0`` then a name. A hex
-# literal takes no exponent sign (``0x1E-1`` is a subtraction).
-_NUMBER = r"0[xX][\w.]*|\d[\w.]*(?:(?<=[0-9.][eE])[+-]\d\w*)?"
-_TOKEN = Pattern(
-    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
-    r"|`(?:\\.|[^`\\])*`|[A-Za-z_$][\w$]*|" + _NUMBER + r"|[<>!=+\-*/%&|^~?:]+|\n|\S"
+from reflectgit.notes.respell import respell
+from reflectgit.notes.tokens import (
+    BINDERS,
+    KEYWORDS,
+    bound_names,
+    is_name,
+    is_name_or_number,
+    is_string,
+    lines,
+    tokens,
 )
+
 _BLANK = Pattern(r"\n[ \t]*\n")
-_NAME = Pattern(r"[A-Za-z_$][\w$]*|\d[\w.]*")
 _CODE_SPAN = Pattern(r"`([^`\n]+)`")
 _PLAIN_WORD = Pattern(r"[a-z]+")
 # A name with its qualifiers (``os.Setenv``, ``self.__touch``), or a number (``3.8``).
@@ -109,138 +93,6 @@ def said(front: Mapping[str, Any], body: str = "", fields: tuple[str, ...] = SAI
         value = front.get(key)
         parts.extend(value if isinstance(value, list) else [value])
     return " ".join(p for p in parts if isinstance(p, str))
-
-
-def spans(text: str, path: str = "") -> Iterator[tuple[str, int, int]]:
-    """``text``'s tokens as written, each with where it starts and ends, line ends (``"\\n"``)
-    included; comments and white space left out (by the usual markers for ``path``'s suffix)."""
-    language = languages.of(path)
-    hash_ok, slash_ok = language.hash_comments, language.slash_comments
-    semi_ok, dash_ok = language.semicolon_comments, language.dash_comments
-    private = language.private_names
-    nested = language.nested_comments
-    # Lisp: ``;`` comments anywhere, ``#_`` and ``(comment ...)`` forms are comments (as ``#``
-    # is in Python; blanked in place, see ``lisp.code``), and ``'`` quotes a form, no string
-    quoting = language.lisp
-    if quoting:
-        text, semi_ok = lisp.code(text, literals=False), False
-    at_start = True  # no token yet on this line (``;`` opens a comment only there)
-    pos, size = 0, len(text)
-    finder = _TOKEN.compiled
-    while pos < size:
-        ch = text[pos]
-        two = text[pos : pos + 2]
-        if nested is not None and two == nested[0]:
-            pos = masking.nested_end(text, pos, nested)
-            continue
-        if (
-            (hash_ok and ch == "#")
-            or (slash_ok and two == "//")
-            or (semi_ok and ch == ";" and at_start)
-            or (dash_ok and two == "--")
-        ):
-            nl = text.find("\n", pos)
-            pos = size if nl < 0 else nl
-            continue
-        if slash_ok and two == "/*":
-            close = text.find("*/", pos + 2)
-            pos = size if close < 0 else close + 2
-            continue
-        if quoting and ch == "'":
-            pos, at_start = pos + 1, False
-            yield ch, pos - 1, pos
-            continue
-        found = (private and ch == "#" and _PRIVATE.compiled.match(text, pos)) or finder.match(
-            text, pos
-        )
-        if found is None:  # white space
-            pos += 1
-            continue
-        pos = found.end()
-        at_start = found.group() == "\n"
-        yield found.group(), found.start(), pos
-
-
-def lines(text: str, path: str = "") -> list[list[str]]:
-    """``text``'s lines as tokens, comments, docstring-only lines, blank lines and white space
-    left out (a string spanning lines counts on the line it starts)."""
-    language = languages.of(path)
-    docstrings = languages.suffix(path) in ("py", "pyi")
-    quotes, ruby, prose = language.quotes_alike, language.ruby, language.prose
-    out: list[list[str]] = []
-    line: list[str] = []
-
-    def end_line() -> None:
-        # A Python line that is a string and nothing else is a docstring: it documents.
-        if line and not (docstrings and len(line) == 1 and line[0][:1] in ("'", '"')):
-            out.append(list(line))
-        line.clear()
-
-    for token, _, _ in spans(text, path):
-        if token == "\n":
-            end_line()
-        elif quotes and token[:1] == "'" and _plain_string(token, language.quotes_same):
-            line.append('"' + token[1:-1] + '"')
-        elif ruby and token in _BLOCK_WORDS:
-            line.append(_BLOCK_WORDS[token])
-        elif prose and not (_NAME.compiled.fullmatch(token) or _is_string(token)):
-            continue  # punctuation of prose: a comma added is no change
-        else:
-            line.append(token)
-    end_line()
-    return _attributes(out) if ruby else out
-
-
-def _attributes(code: list[list[str]]) -> list[list[str]]:
-    """Ruby's ``attr_reader :a, :b`` is ``def a; @a; end`` and ``def b; @b; end``: each
-    reader written as a method that returns its instance variable, on one line or three,
-    reads as ``attr_reader :name``, and a list of them as one line per name."""
-    out: list[list[str]] = []
-    i = 0
-    while i < len(code):
-        line = code[i]
-        name = line[1] if len(line) >= 2 and line[0] == "def" and is_name(line[1]) else None
-        if name and line == ["def", name, ";", "@", name, ";", "}"]:
-            out.append(["attr_reader", ":", name])
-        elif name and len(line) == 2 and code[i + 1 : i + 3] == [["@", name], ["}"]]:
-            out.append(["attr_reader", ":", name])
-            i += 2
-        elif line[:1] == ["attr_reader"] and len(line) > 4:
-            names = line[2::3]
-            if line[1:] == [t for n in names for t in (":", n, ",")][:-1]:
-                out.extend(["attr_reader", ":", n] for n in names)
-            else:
-                out.append(line)
-        else:
-            out.append(line)
-        i += 1
-    return out
-
-
-def _plain_string(token: str, same: bool = False) -> bool:
-    """Is ``token`` a one-line string in single quotes that means the same in double quotes
-    (no quote inside; and, unless the language reads both quotes ``same``, no escape and
-    nothing a double-quoted string would interpolate)?"""
-    inner = token[1:-1]
-    kept = "\"'`" if same else "\\\"$`'"
-    return (
-        len(token) >= 2
-        and token[-1:] == "'"
-        and not token.startswith("'''")
-        and not any(c in inner for c in kept)
-        and (same or "#{" not in inner)
-    )
-
-
-def tokens(text: str, path: str = "") -> list[str]:
-    """``text``'s tokens, comments, docstring-only lines and white space left out."""
-    return [t for line in lines(text, path) for t in line]
-
-
-def is_name(token: str) -> bool:
-    """An identifier (an ECMAScript private name ``#queue`` too), not a number."""
-    name = token[1:] if token[:1] == "#" and len(token) > 1 else token
-    return bool(_NAME.compiled.fullmatch(name)) and not name[:1].isdigit()
 
 
 def renamed_only(old: list[str], new: list[str]) -> bool:
@@ -282,8 +134,6 @@ def renaming(
     changed beyond it), the two names must share a word (``_pendingCount`` to ``#pending``):
     a name put for another by chance in a rewrite shares none. A name kept anywhere, or
     replaced by two names, is no renaming."""
-    from difflib import SequenceMatcher
-
     forward: dict[str, str] = {}
     mixed: set[str] = set()
     seen: dict[tuple[str, str], int] = {}
@@ -358,58 +208,10 @@ def _name_words(name: str) -> set[str]:
 
 def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
     """``text`` with each name of ``names`` written as its new name (whole names only)."""
-    import re
-
     if not names:
         return text
     either = "|".join(re.escape(a) for a in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?<![\w$#])(?:{either})(?![\w$])", lambda m: names[m.group()], text)
-
-
-_BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
-
-
-def bound_names(toks: list[str], members: bool = True) -> set[str]:
-    """The names ``toks`` binds: after a definition word, the parameters in the brackets that
-    follow it (``def get(self, key)``, ``func (r *Repo) Open(path string)``), before ``=`` or
-    ``:=`` (and the other names of ``a, b :=``). ``members=False`` leaves out a member
-    assigned (``this._paused = true``): the object's, which code elsewhere reads."""
-    out: set[str] = set()
-    for i, t in enumerate(toks):
-        if not is_name(t):
-            continue
-        before = toks[i - 1] if i else ""
-        after = toks[i + 1] if i + 1 < len(toks) else ""
-        if not members and before in (".", "->") and not (i >= 3 and toks[i - 3] in _BINDERS):
-            continue  # (``def self.wrap`` still defines ``wrap``)
-        if before in _BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
-            out.add(t)
-        if t in _BINDERS:
-            out |= _parameters(toks, i + 1)
-    return out
-
-
-def _parameters(toks: list[str], at: int) -> set[str]:
-    """The names in the bracketed groups right after a definition word (at most two groups, the
-    name between them: a Go receiver, then the parameters), types included."""
-    out: set[str] = set()
-    groups, depth, i = 0, 0, at
-    while i < len(toks) and groups < 2:
-        t = toks[i]
-        if t == "(":
-            depth += 1
-        elif t == ")":
-            depth -= 1
-            if depth == 0:
-                groups += 1
-                if i + 2 >= len(toks) or toks[i + 2] != "(":
-                    break  # no second group (``func (r R) Name(``) follows
-        elif depth == 0 and not is_name(t):
-            break
-        elif depth > 0 and is_name(t):
-            out.add(t)
-        i += 1
-    return out
 
 
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
@@ -471,8 +273,6 @@ def _restated(gone: list[list[str]], came: list[list[str]]) -> list[list[str]]:
     same words joined) or whose branch became the one taking every other case (``is Err ->
     null`` into ``else -> null``), the tokens it changed beside that (``this`` into
     ``this.asErr()``: ``. asErr ( )``)."""
-    from difflib import SequenceMatcher
-
     if len(gone) * len(came) > _RESTATE_PAIRS:
         return gone + came  # a rewrite that large is read as one
     out: list[list[str]] = []
@@ -550,8 +350,6 @@ _TWIN = 0.75  # how much of a line a variant of it shares (difflib's ratio)
 def _twin(line: list[str], others: list[list[str]]) -> list[str] | None:
     """The line of ``others`` most like ``line`` (difflib's ratio), when it shares at least
     ``_TWIN`` of it: the line ``line`` is a variant of; else None."""
-    from difflib import SequenceMatcher
-
     best, twin = 0.0, None
     matcher = SequenceMatcher(None, [], line, autojunk=False)
     for other in others:
@@ -593,8 +391,6 @@ def _line_ops(
     a: list[list[str]], b: list[list[str]]
 ) -> list[tuple[int, list[list[str]], list[list[str]], list[str] | None]]:
     """``_line_rewrites``, each group with where it starts in ``a``."""
-    from difflib import SequenceMatcher
-
     out: list[tuple[int, list[list[str]], list[list[str]], list[str] | None]] = []
     matcher = SequenceMatcher(None, [" ".join(x) for x in a], [" ".join(x) for x in b], False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -617,8 +413,6 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     a call put around a value or taken off it, ``str(path)`` into ``path``), no operator,
     other bracket or number touched, the names and strings that changed; else None (the
     lines changed as a whole)."""
-    from difflib import SequenceMatcher
-
     a, b = _flat(old), _flat(new)
     touched: list[str] = []
     # a call put around a value or taken off it (``str(path)``, ``path``): the call's name,
@@ -632,7 +426,7 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
                 t = full[k]
                 if t in ("(", ")"):
                     brackets[side][t == ")"] += 1
-                elif is_name(t) or t == ":" or _is_string(t):
+                elif is_name(t) or t == ":" or is_string(t):
                     touched.append(t)
                     brackets[side][2] += full[k + 1 : k + 2] == ["("]
                 else:
@@ -642,14 +436,8 @@ def _swapped(old: list[list[str]], new: list[list[str]]) -> list[str] | None:
     return [t for t in touched if t != ":"]
 
 
-def _is_string(token: str) -> bool:
-    return len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`"
-
-
 def changed_tokens(old: list[str], new: list[str]) -> list[str]:
     """The tokens a change removed from ``old`` or added to ``new`` (a token diff)."""
-    from difflib import SequenceMatcher
-
     out: list[str] = []
     for op, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if op != "equal":
@@ -658,6 +446,9 @@ def changed_tokens(old: list[str], new: list[str]) -> list[str]:
 
 
 # The suffixes that make a dotted name a file's name (``composer.json``, ``functions.php``).
+# Not a fact of a language (``languages``) but of how a note's prose writes file names: the
+# suffixes a note names files by, seen in notes, not every suffix a language owns (``os.sum``,
+# ``self.env`` are names, not files).
 _FILE_SUFFIXES = frozenset({
     "py", "rb", "go", "rs", "js", "mjs", "cjs", "ts", "mts", "tsx", "jsx", "php", "java", "c",
     "h", "cc", "cpp", "hpp", "cs", "kt", "swift", "sh", "json", "toml", "yml", "yaml", "ini",
@@ -726,11 +517,11 @@ class _Stating:
         for line in code:
             plain: list[str] = []
             for token in line:
-                if not _is_string(token) or self.prose:
+                if not is_string(token) or self.prose:
                     plain.append(token)
                     continue
                 inner = " ".join(token.strip("'\"`").split())
-                if _NAME.compiled.fullmatch(inner):
+                if is_name_or_number(inner):
                     if values:
                         plain.append(inner)
                 elif self.quoted(inner):
@@ -761,7 +552,7 @@ class _Stating:
         keyed: dict[frozenset[tuple[str, ...]], list[str]] = {}
         for token in found:
             inner = " ".join(token.strip("'\"`").split())
-            if _is_string(token) and inner not in self.said:
+            if is_string(token) and inner not in self.said:
                 runs = self.runs_of(inner)
                 if runs:
                     keyed.setdefault(runs, []).append(token)
@@ -795,8 +586,6 @@ def compare(
     a, b = tokens(old, path), tokens(new, path)
     if a == b:
         return CodeChange("same")
-    from reflectgit.notes.respell import respell
-
     # The same code spelled another way (annotations added, an alias called for the function
     # it names, ``super()``): both versions written one way first (``respell``).
     old, new = respell(old, new, path, before, around)
@@ -921,7 +710,7 @@ def _standing(found: set[str], old: list[list[str]], new: list[list[str]]) -> se
     ``p.panicf(msg, s)`` become ``p.panicItemf(it, msg, s)``), the string did not. What else
     those lines changed still counts by the names the note states on them."""
     flat_old, flat_new = _flat(old), _flat(new)
-    return {t for t in found if _is_string(t) and flat_old.count(t) == flat_new.count(t)}
+    return {t for t in found if is_string(t) and flat_old.count(t) == flat_new.count(t)}
 
 
 def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
@@ -935,8 +724,6 @@ def reshaped_only(a: list[str], b: list[str], said: str | None = None) -> bool:
     ``__touch`` where ``__update`` was)? Such a change leaves what the note states as it was,
     wherever the lines it touched stand. (Code and settings only: ``compare`` never asks it of
     prose, where a word added is content.)"""
-    from difflib import SequenceMatcher
-
     named = {n.lower() for n in names_in(said, qualifiers=False)} if said else set()
     touched = False
     for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
@@ -1006,18 +793,12 @@ def holds(code: list[str], part: list[str]) -> bool:
     return n > 0 and any(code[i : i + n] == part for i in range(len(code) - n + 1))
 
 
-# Files of prose and settings, not code: read by paragraph when a note is on the whole file.
-_PROSE = frozenset({
-    "md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile", "json", "json5",
-    "yml", "yaml", "toml", "ini", "cfg", "conf", "properties", "xml", "gemspec", "lock",
-})  # fmt: skip
-
-
 def prose_or_settings(path: str) -> bool:
     """A README, changelog, manifest or build file (``README.md``, ``CHANGES``, ``tox.ini``,
     ``composer.json``, ``Rakefile``, ``Makefile``): a known suffix, or none at all."""
     name = path.rsplit("/", 1)[-1]
-    return languages.suffix(path) in _PROSE or "." not in name.lstrip(".")
+    language = languages.of(path)
+    return language.prose or language.settings or "." not in name.lstrip(".")
 
 
 def _paragraphs(text: str, prose: bool = False) -> list[str]:
@@ -1077,8 +858,6 @@ def _paragraph_change(
     least = max(2, max(scores) // 2 + 1)
     if max(scores) < least:
         return None
-    from difflib import SequenceMatcher
-
     news = _paragraphs(new, prose)
     after = [tokens(p, path) for p in news]
     if not after:
@@ -1199,7 +978,7 @@ def _declaring(before: list[str], own: bool) -> bool:
     if not before:
         return own
     return all(
-        is_name(t) and (t in _MODIFIERS or t in _BINDERS or t.lower() not in KEYWORDS)
+        is_name(t) and (t in _MODIFIERS or t in BINDERS or t.lower() not in KEYWORDS)
         for t in before
     )
 
@@ -1274,8 +1053,6 @@ def _moved(
     each that did, what it does not share with its line there (whose ``id`` goes in
     ``used``). A name of the function's own (``own``, a parameter or local) in place of the
     block's is put in ``renamed`` (``_unrenamed`` judges it)."""
-    from difflib import SequenceMatcher
-
     code = [line for body in bodies for line in body]
     if not code:
         return block, []
@@ -1335,7 +1112,7 @@ def _left_behind(bodies: list[list[list[str]]], used: set[int]) -> list[list[str
 
 def _operator(token: str) -> bool:
     """A token that computes (``>=``, ``!``, ``+``), not a name, a string or a separator."""
-    return not (is_name(token) or _is_string(token)) and any(c in _OPERATORS for c in token)
+    return not (is_name(token) or is_string(token)) and any(c in _OPERATORS for c in token)
 
 
 def _unrenamed(renamed: list[tuple[str, str]]) -> list[list[str]]:

@@ -2,9 +2,10 @@
 
 What editors, linters and git attributes tell a file's language by: the part of its name after
 the last dot (``src/pool.py``: ``py``), or the name itself when it has none (``Makefile``,
-``.gitignore``). For a path, ``of`` says what the comparison (``codediff``) reads of its text
-by it: its comment markers, whether a string may be written in either quote, whether it is
-prose, JSON or Ruby; and which definition reader reads it, for a language whose definitions the
+``.gitignore``). For a path, ``of`` says what the tokens (``tokens``), the respellings
+(``respell``) and the comparison (``codediff``) read of its text by it: its comment markers,
+whether a string may be written in either quote, whether it is prose, settings, JSON, Ruby,
+Python or TypeScript, whether a braced block may lose its braces; and which definition reader reads it, for a language whose definitions the
 line forms of ``anchors`` do not read (``readers``): a Lisp's balanced forms (``lisp``), a
 Haskell declaration group (``haskell``: a signature and its equations, whose names and
 operators no definition word introduces), a Julia definition (``julia``: a body runs to the
@@ -80,6 +81,22 @@ _PRIVATE_NAMES = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"
 _RUBY = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru"})
 # Prose: its words (and quoted code) are what it says, its punctuation is not.
 _TEXT = frozenset({"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "textile"})
+# Settings, manifests and lock files: data, not code (read by paragraph, as prose is, when a
+# note is on the whole file).
+_SETTINGS = frozenset({
+    "json", "json5", "yml", "yaml", "toml", "ini", "cfg", "conf", "properties", "xml", "gemspec",
+    "lock",
+})  # fmt: skip
+# Python: a string alone on a line is a docstring; annotations, ``super()``, f-strings and
+# ``typing.cast`` are its own ways of spelling the same code (``respell``).
+_PYTHON = frozenset({"py", "pyi"})
+# TypeScript: its casts (``x!``, ``x as T``) are erased before the code runs.
+_TYPESCRIPT = frozenset({"ts", "tsx", "mts", "cts"})
+# Languages where a braced block of one statement may be written without its braces.
+_OPTIONAL_BRACES = frozenset({
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs", "cjs", "ts",
+    "tsx", "mts", "cts", "php", "dart", "groovy", "kt", "kts", "scala",
+})  # fmt: skip
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -104,7 +121,9 @@ _INTERPRETERS = {
 }
 # An interpreter's name without its version (``python3.12``: ``python``).
 _VERSIONED = Pattern(r"([a-z]+?)[\d.]*")
-# Every suffix the tables above name: the languages and formats read by it.
+# Every suffix the tables above name: the languages and formats read by it. (``_SETTINGS``
+# adds ``xml`` and ``lock``, which are left out: known, their content would no longer be read
+# for definitions, a change of behaviour this table was not made for.)
 _KNOWN = frozenset(
     _HASH | _SLASH | _SEMI | _DASH | _NESTED.keys() | _QUOTES_ALIKE | _JSON | _RUBY | _TEXT | _LISP
 )
@@ -128,6 +147,10 @@ class Language:
     private_names: bool  # ``#queue`` is one name
     ruby: bool
     prose: bool
+    settings: bool  # a settings, manifest or lock file: data, not code
+    python: bool  # a string alone on a line is a docstring
+    typescript: bool  # casts are erased
+    optional_braces: bool  # a braced block of one statement may lose its braces
     reader: ModuleType | None
 
 
@@ -192,6 +215,10 @@ def _by_suffix(ext: str) -> Language:
         private_names=ext in _PRIVATE_NAMES,
         ruby=ext in _RUBY,
         prose=ext in _TEXT,
+        settings=ext in _SETTINGS,
+        python=ext in _PYTHON,
+        typescript=ext in _TYPESCRIPT,
+        optional_braces=ext in _OPTIONAL_BRACES,
         reader=_READERS.get(ext),
     )
 

@@ -60,8 +60,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from reflectgit.notes.codediff import KEYWORDS, bound_names, is_name, spans
-from reflectgit.notes.languages import suffix
+from reflectgit.notes import languages
+from reflectgit.notes.tokens import KEYWORDS, bound_names, is_name, spans
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
@@ -69,7 +69,6 @@ _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
 # (start, end, the annotation's tokens joined).
 _Slots = dict[tuple[str, ...], tuple[int, int, str]]
 
-_PYTHON = frozenset({"py", "pyi"})
 # Python's words that a ``:`` follows at the start of a line (``else: x = 1`` annotates nothing).
 _CLAUSES = frozenset({
     "else", "elif", "try", "except", "finally", "lambda", "case", "match", "with", "while",
@@ -81,10 +80,6 @@ _TUPLES = frozenset({"py", "pyi", "rs"})
 # Languages where ``::Name`` names ``Name`` from the outermost scope (Ruby, C++).
 _ROOTED = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "cc", "cpp", "cxx",
                      "hpp", "hh", "h"})  # fmt: skip
-# Languages where a braced block of one statement may be written without its braces.
-_BRACED = frozenset({"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs",
-                     "cjs", "ts", "tsx", "mts", "cts", "php", "dart", "groovy", "kt", "kts",
-                     "scala"})  # fmt: skip
 # Words that a braced block may follow (after their bracketed condition, or alone).
 _GUARDS = frozenset({"if", "for", "while"})
 # Words that may open a top-level binding before its name (``local``, ``const``).
@@ -93,9 +88,6 @@ _DECLARE = frozenset({"local", "const", "let", "var"})
 # ``infix`` functions), and their words that stand between two expressions or names without
 # being a method (``x match {``, ``class A extends B``, ``x in xs``, ``val x by lazy``).
 _INFIX = frozenset({"scala", "sc", "kt", "kts"})
-# Languages whose casts are erased before the code runs (TypeScript's ``x!``, ``x as T``;
-# Python's ``typing.cast``), unlike Kotlin's ``!!`` or Dart's ``as``, which throw.
-_TS = frozenset({"ts", "tsx", "mts", "cts"})
 # TypeScript's words after which ``!`` negates what follows (``return !x``) and that ``as``
 # follows without casting (``import { a as b }``, ``export * as ns``).
 _TS_WORDS = frozenset({
@@ -120,16 +112,18 @@ def respell(
 ) -> tuple[str, str]:
     """``old`` and ``new`` (two versions of a block at ``path``; ``before`` and ``around``: the
     whole file's old and new versions, where aliases are bound) rewritten in one spelling."""
-    ext = suffix(path)
+    ext, language = languages.suffix(path), languages.of(path)
     old = _one_spelling(old, ext, path, old if before is None else before)
     new = _one_spelling(new, ext, path, new if around is None else around)
-    if ext in _PYTHON:
+    if language.python:
         old, new = _annotations(old, new, path)
         old, new = _stored_conversions(old, new, path)
         old, new = _none_guards(old, new, path)
-    if ext in _TS or ext in _PYTHON:
+    # casts erased before the code runs (TypeScript's ``x!``, ``x as T``; Python's
+    # ``typing.cast``), unlike Kotlin's ``!!`` or Dart's ``as``, which throw
+    if language.typescript or language.python:
         old, new = _erased_casts(old, new, path)
-    if ext in _BRACED:
+    if language.optional_braces:
         toks_old, toks_new = _toks(old, path), _toks(new, path)
         old, new = (
             _apply(old, _single_statement_braces(toks_old, toks_new)),
@@ -143,7 +137,7 @@ def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
     text = _apply(text, _aliased(_toks(text, path), _aliases(_toks(file, path), file)))
     if ext == "lua":
         text = _apply(text, _string_methods(_toks(text, path)))
-    if ext in _PYTHON:
+    if languages.of(path).python:
         text = _apply(text, _super_calls(_toks(text, path)))
         text = _apply(text, _fstrings(_toks(text, path)))
     if ext == "go":
@@ -710,7 +704,7 @@ def _casts(toks: list[_Span], path: str) -> list[tuple[_Edit, str]]:
     type it names (``!`` for a non-null assertion)."""
     words = [t for t, _, _ in toks]
     out: list[tuple[_Edit, str]] = []
-    if suffix(path) in _PYTHON:
+    if languages.of(path).python:
         for i in range(len(words) - 1):
             if words[i] != "cast" or words[i + 1] != "(":
                 continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.notes import anchors, lisp
-from reflectgit.notes.codediff import tokens
+from reflectgit.notes.tokens import tokens
 
 GENERATE_CLJ = """(ns cheshire.generate)
 

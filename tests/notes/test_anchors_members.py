@@ -6,7 +6,7 @@ method's overload signatures read with its body as one symbol, a Ruby attribute 
 from __future__ import annotations
 
 from reflectgit.notes import anchors
-from reflectgit.notes.codediff import lines
+from reflectgit.notes.tokens import lines
 
 QUEUE_TS = """export default class PQueue extends EventEmitter {
 \t#queue: Queue;

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.notes import codediff
+from reflectgit.notes.tokens import lines, tokens
 
 LRU = """class LRUCache(Cache):
     def __getitem__(self, key):
@@ -41,50 +42,6 @@ def test_comments_docstrings_and_layout_are_no_change() -> None:
     assert codediff.compare(go, commented, "env.go").kind == "same"
 
 
-@pytest.mark.parametrize(
-    ("path", "old", "new", "same"),
-    [
-        # both quotes read a string alike, escapes and interpolation included
-        (
-            "lib/usage.dart",
-            "print('$message\\n\\n$usage');",
-            'print("$message\\n\\n$usage");',
-            True,
-        ),
-        ("src/a.py", "x = 'a\\tb'", 'x = "a\\tb"', True),
-        ("src/a.ts", "throw new Error('bad\\n');", 'throw new Error("bad\\n");', True),
-        # a quote inside, or a language whose single quotes neither escape nor interpolate
-        ("src/a.py", "x = 'say \"hi\"'", "x = \"say 'hi'\"", False),
-        ("lib/a.rb", "puts '#{name}'", 'puts "#{name}"', False),
-        ("src/a.php", "echo '$name\\n';", 'echo "$name\\n";', False),
-        ("run.sh", "echo '$HOME'", 'echo "$HOME"', False),
-        # OCaml's (* *) and Haskell's {- -} comments, nested ones too, are no change
-        (
-            "src/fmt.ml",
-            "(* Copyright (c) 2016 Daniel *)\nlet pp = ()\n",
-            "(* Copyright (c) 2016 The fmt programmers (* ISC *) *)\nlet pp = ()\n",
-            True,
-        ),
-        ("src/Lib.hs", "{- old -}\nf x = x\n", "{- new {- nested -} -}\nf x = x\n", True),
-        # Julia's #= =# over several lines (its code after the first line is no code either)
-        (
-            "src/dict.jl",
-            "#= old\nx = 1 =#\nf(x) = x\n",
-            "#= new #= nested =#\ny = 2 =#\nf(x) = x\n",
-            True,
-        ),
-        # code changed beside them, a multiplication, a marker inside a string: code
-        ("src/fmt.ml", "(* c *)\nlet pp = ()\n", "(* c *)\nlet pp = 1\n", False),
-        ("src/fmt.ml", "let y = (a * b)\n", "let y = (a * c)\n", False),
-        ("src/fmt.ml", 'let s = "(* a *)"\n', 'let s = "(* b *)"\n', False),
-        ("src/dict.jl", "#= c =#\nf(x) = x\n", "#= c =#\nf(x) = x + 1\n", False),
-    ],
-)
-def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:
-    """Quote styles where both quotes read a string alike; block comments, nested ones too."""
-    assert (codediff.tokens(old, path) == codediff.tokens(new, path)) == same
-
-
 PACKAGE = """{
   "name": "debug",
   "main": "./src/index.js",
@@ -116,7 +73,7 @@ def test_a_comment_marker_inside_a_string_is_code() -> None:
     old = 'URL = "https://example.com"\n'
     new = 'URL = "https://example.org"\n'
     assert codediff.compare(old, new, "conf.go").kind == "changed"
-    assert codediff.tokens('x = "a # b"  # note\n', "a.py") == ["x", "=", '"a # b"']
+    assert tokens('x = "a # b"  # note\n', "a.py") == ["x", "=", '"a # b"']
 
 
 def test_a_consistent_renaming_is_cosmetic_and_an_inconsistent_one_is_not() -> None:
@@ -309,7 +266,7 @@ def test_a_test_respelled_or_become_the_default_branch_touches_what_is_beside_it
 
 def test_renaming_finds_a_name_renamed_across_its_file_and_nothing_else() -> None:
     def names(old: str, new: str, before: str | None = None, after: str | None = None) -> dict:
-        t, lines = codediff.tokens, codediff.lines
+        t = tokens
         return codediff.renaming(
             t(old, "q.ts"),
             t(new, "q.ts"),
@@ -320,7 +277,7 @@ def test_renaming_finds_a_name_renamed_across_its_file_and_nothing_else() -> Non
     old = "private _queue: Q;\nf() {\n\tthis._paused = true;\n\treturn this._queue.size;\n}\n"
     new = "#queue: Q;\nf() {\n\tthis.#isPaused = true;\n\treturn this.#queue.size;\n}\n"
     assert names(old, new) == {"_paused": "#isPaused", "_queue": "#queue"}
-    assert codediff.tokens("this.#queue", "q.ts") == ["this", ".", "#queue"]
+    assert tokens("this.#queue", "q.ts") == ["this", ".", "#queue"]
     # the old name kept elsewhere in the file: two names, no renaming
     assert names(old, new, after=new + "g() { this._paused = false; }\n") == {"_queue": "#queue"}
     # the new name was in the file already: another field, no renaming
@@ -392,7 +349,7 @@ def test_a_whole_files_line_repeated_from_anywhere_in_it_touched_only_what_diffe
 
 
 def test_a_field_written_under_another_name_in_one_method_is_no_renaming() -> None:
-    t = codediff.tokens
+    t = tokens
     old = "pause(): void {\n\tthis._paused = true;\n}\n"
     assert not codediff.renamed_only(t(old, "q.ts"), t(old.replace("_paused", "#isPaused"), "q.ts"))
     # a local the block binds is its own to rename
@@ -451,7 +408,7 @@ def test_a_reshaping_that_touches_a_value_an_operator_a_keyword_or_a_stated_name
         assert verdict.kind == "changed", (old, new)
 
     def reshaped(old: str, new: str) -> bool:
-        t, said = codediff.tokens, "total is what compute returns"
+        t, said = tokens, "total is what compute returns"
         return codediff.reshaped_only(t(old, "a.py"), t(new, "a.py"), said)
 
     line = "total = compute(items)"
@@ -625,13 +582,13 @@ def test_a_call_removed_with_nothing_taken_in_is_a_change() -> None:
     "literal", ["0x7F", "0b1010", "0o17", "10_000", "1e9", "1.5e-3", "2E+5", "3.14f", "0xFFu"]
 )
 def test_a_number_literal_is_one_value_token_and_one_name(literal: str) -> None:
-    assert codediff.tokens(f"x = {literal};", "x.c") == ["x", "=", literal, ";"]
+    assert tokens(f"x = {literal};", "x.c") == ["x", "=", literal, ";"]
     assert codediff.names_in(f"mask is {literal} here") == {"mask", "here", literal}
 
 
 def test_a_hex_literal_takes_no_exponent_sign() -> None:
     # ``0x1E-1`` is a subtraction: E is a hex digit, not an exponent
-    assert codediff.tokens("x = 0x1E-1", "x.c") == ["x", "=", "0x1E", "-", "1"]
+    assert tokens("x = 0x1E-1", "x.c") == ["x", "=", "0x1E", "-", "1"]
     assert codediff.names_in("0x1E-1") == {"0x1E", "1"}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.notes import codediff, haskell, julia, languages, lisp
+from reflectgit.notes.tokens import tokens
 from tests.notes.test_anchors_by_path import INSTALL_SH, LIB_RS, RUN_JL
 
 
@@ -36,9 +37,33 @@ def test_a_known_suffix_tells_the_comment_markers() -> None:
     assert julia_file.hash_comments and julia_file.nested_comments == ("#=", "=#")
     assert not julia_file.dash_comments and not haskell_file.hash_comments
     assert languages.of("lib.rs").slash_comments and languages.of("core.clj").lisp
-    # the comparison reads by them: ``--`` is a comment in Haskell, an operator in Python
-    assert codediff.tokens("x = y -- z\n", "Main.hs") == ["x", "=", "y"]
-    assert codediff.tokens("x = y -- z\n", "a.py") == ["x", "=", "y", "--", "z"]
+    # the tokens are read by them: ``--`` is a comment in Haskell, an operator in Python
+    assert tokens("x = y -- z\n", "Main.hs") == ["x", "=", "y"]
+    assert tokens("x = y -- z\n", "a.py") == ["x", "=", "y", "--", "z"]
+
+
+def test_a_suffix_tells_python_typescript_optional_braces_and_settings() -> None:
+    """What the tokens and the respellings read of a language beside its comments: Python (its
+    docstrings), TypeScript (its erased casts), a braced block that may lose its braces, a
+    settings file (read by paragraph); each false for a language it does not name."""
+    python, stub, ts, java = (languages.of(p) for p in ("a.py", "a.pyi", "a.tsx", "A.java"))
+    assert python.python and stub.python and not ts.python and not java.python
+    assert ts.typescript and not python.typescript and not languages.of("a.js").typescript
+    assert java.optional_braces and ts.optional_braces and not python.optional_braces
+    assert not languages.of("main.go").optional_braces  # Go's braces are never optional
+    assert languages.of("pyproject.toml").settings and languages.of("Cargo.lock").settings
+    assert not python.settings and not languages.of("README.md").settings
+    # a string alone on a line documents in Python only
+    assert tokens('def f():\n    "doc"\n    return 1\n', "a.py") == [
+        "def",
+        "f",
+        "(",
+        ")",
+        ":",
+        "return",
+        "1",
+    ]
+    assert '"doc"' in tokens('function f() {\n    "doc"\n    return 1\n}\n', "a.js")
 
 
 @pytest.mark.parametrize("path", ["cbits/Foo.hsc", "src/dict.jl.tmpl"])
@@ -92,8 +117,8 @@ def test_a_shebang_tells_nothing_of_a_named_file_an_unknown_interpreter_or_a_blo
 
 def test_a_shell_scripts_comments_are_comments_by_its_shebang() -> None:
     text = "#!/bin/sh\nrun() {\n  make  # the build\n}\n"
-    assert "build" in codediff.tokens(text, "bin/run")
-    assert "build" not in codediff.tokens(text, languages.read_as("bin/run", text))
+    assert "build" in tokens(text, "bin/run")
+    assert "build" not in tokens(text, languages.read_as("bin/run", text))
     # not a settings file read by paragraph: a script is code
     assert codediff.prose_or_settings("bin/run")
     assert not codediff.prose_or_settings(languages.read_as("bin/run", text))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from reflectgit.notes import codediff
 from reflectgit.notes.respell import respell
+from reflectgit.notes.tokens import tokens
 
 WANT_BYTES = """def want_bytes(s, encoding="utf-8", errors="strict"):
     if isinstance(s, str):
@@ -252,11 +253,11 @@ def test_an_argument_stored_through_a_conversion_is_the_argument_stored() -> Non
     plain += "        self.step = step\n"
     converted = plain.replace("= start", "= _utils.to_seconds(start)")
     old, new = respell(plain, converted, "w.py")
-    assert codediff.tokens(old, "w.py") == codediff.tokens(new, "w.py")
+    assert tokens(old, "w.py") == tokens(new, "w.py")
     # another value stored (the conversion of another name, a second argument): kept
     for other in ("= _utils.to_seconds(step)", "= to_seconds(start, 60)", "= -start"):
         old, new = respell(plain, plain.replace("= start", other), "w.py")
-        assert codediff.tokens(old, "w.py") != codediff.tokens(new, "w.py")
+        assert tokens(old, "w.py") != tokens(new, "w.py")
 
 
 def test_each_element_stored_through_a_conversion_is_the_argument_stored() -> None:
@@ -267,7 +268,7 @@ def test_each_element_stored_through_a_conversion_is_the_argument_stored() -> No
         "list(accept_state(stop) for stop in stops)",
     ):
         old, new = respell(bare.replace("= stops", "= " + each), bare, "s.py")
-        assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py"), each
+        assert tokens(old, "s.py") == tokens(new, "s.py"), each
     # elements filtered, reordered or made unique, another call's shape, another argument
     # converted: what is stored changed, kept for the comparison to see
     for other in (
@@ -279,7 +280,7 @@ def test_each_element_stored_through_a_conversion_is_the_argument_stored() -> No
         "[accept_state(stop) for stop in others]",
     ):
         old, new = respell(bare.replace("= stops", "= " + other), bare, "s.py")
-        assert codediff.tokens(old, "s.py") != codediff.tokens(new, "s.py"), other
+        assert tokens(old, "s.py") != tokens(new, "s.py"), other
 
 
 def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> None:
@@ -287,11 +288,11 @@ def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> No
     guard = "    if state.elapsed is None:\n        raise RuntimeError('no attempt yet')\n"
     guarded = body.replace("    return", guard + "    return")
     old, new = respell(body, guarded, "s.py")
-    assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py")
+    assert tokens(old, "s.py") == tokens(new, "s.py")
     asserted = body.replace("    return", "    assert state.elapsed is not None\n    return")
     old, new = respell(body, asserted, "s.py")
-    assert codediff.tokens(old, "s.py") == codediff.tokens(new, "s.py")
+    assert tokens(old, "s.py") == tokens(new, "s.py")
     # a guard on a value, or one that returns instead of raising, changes what f does
     for other in (guard.replace("is None", "< 0"), guard.replace("raise", "return False  #")):
         old, new = respell(body, body.replace("    return", other + "    return"), "s.py")
-        assert codediff.tokens(old, "s.py") != codediff.tokens(new, "s.py")
+        assert tokens(old, "s.py") != tokens(new, "s.py")

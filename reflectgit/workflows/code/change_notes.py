@@ -37,9 +37,10 @@ from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs, languages
 from reflectgit.notes.anchors import Anchor
-from reflectgit.notes.codediff import KEYWORDS, names_in, prose_or_settings, reshaped_only, tokens
+from reflectgit.notes.codediff import names_in, prose_or_settings, reshaped_only
 from reflectgit.notes.sweeps import sweeps as find_sweeps
 from reflectgit.notes.sweeps import swept_only
+from reflectgit.notes.tokens import KEYWORDS, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:

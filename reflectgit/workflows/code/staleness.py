@@ -40,8 +40,9 @@ from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import diffs, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import CodeChange, compare, tokens
+from reflectgit.notes.codediff import CodeChange, compare
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
+from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
 Env = Mapping[str, str] | None
