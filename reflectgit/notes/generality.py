@@ -876,6 +876,28 @@ def narrates_events(cause: str) -> bool:
     return any(events) and all(e is not False for e in events)
 
 
+# The last words of a sentence that point at what comes after it: a colon that ends it, "the
+# following front matter block", "as follows", "below", a bare "these" or "those" ("Every
+# document must begin with the following front matter block:", "The design must satisfy
+# these", "The fix involves:"). The sentence leads in to a list, a block or a table that the
+# writer read no further into, so a note made of it carries the lead-in and not what it leads
+# to: a reader is told that there is a rule, a fix or a cause, not what it is (issue 34: a
+# sentence that announces a block and leaves it out, in the first runs of held-apart-8, -11
+# and -17). A sentence that goes on after its colon ("The fix: pin the version") says it, and
+# "these" before a noun ("these test cases") names a thing, not what follows.
+_LEADS_IN = re.compile(
+    r"(?:\bthe\s+following(?:\s+[\w-]+){0,3}|\bas\s+follows|\bbelow|\b(?:these|those)"
+    r"|:)[\s.*_]*$",
+    re.I,
+)
+
+
+def announces_what_follows(sentence: str) -> bool:
+    """Does ``sentence`` end where it leads in to what follows it (a colon, "the following
+    block", "as follows", "below", a bare "these"), so that what it announces is not in it?"""
+    return bool(_LEADS_IN.search(_unquoted(sentence).rstrip(" …")))
+
+
 def own_account(text: str, *, cause: bool = True) -> str:
     """Why the assistant's ``text`` is its account of its own work rather than a mechanism,
     or ``""``. With ``cause`` false, ``text`` is the title of a note with no cause apart from

@@ -9,6 +9,7 @@ from reflectgit.notes.generality import (
     a_step_of_this_task,
     about_this_turn,
     announces_a_cause,
+    announces_what_follows,
     bare_list,
     counts_a_status,
     directs,
@@ -608,3 +609,29 @@ def test_a_commit_title_or_a_plans_step_is_this_tasks_work(said, work):
 )
 def test_a_history_of_the_session_is_no_cause(said, history):
     assert narrates_events(said) == history
+
+
+@pytest.mark.parametrize(
+    ("sentence", "announces"),
+    [
+        ("Every document must begin with the following front matter block:.", True),
+        ("Every document must begin with the following front matter block", True),
+        ("The design must satisfy these", True),
+        ("Configure the runner as follows", True),
+        ("Add the lines below.", True),
+        ("**The fix involves:**", True),
+        # useful notes' titles and rules: they say what they announce
+        ("Use table-driven tests for these test cases", False),
+        ("The fix: pin the version.", False),
+        ("Use `a:b` as the key.", False),
+        ("Run the prettier formatter on the README before committing it", False),
+        (
+            "PR #10 fixes DMG extraction following `/Applications` symlinks",
+            False,
+        ),
+        ("Fold the items of `these:`", False),  # the colon is inside a code span
+        ("", False),
+    ],
+)
+def test_a_sentence_that_leads_in_to_what_follows(sentence, announces):
+    assert announces_what_follows(sentence) == announces

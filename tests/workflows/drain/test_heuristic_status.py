@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.workflows.drain.heuristic import note
+from reflectgit.notes.generality import announces_what_follows
 from tests.workflows.drain.test_heuristic import (
     GREEN,
     MEMORY,
@@ -44,7 +44,14 @@ SANDBOX = "`Sandbox.mode(Repo, {:shared, self()})`"
         (f"Root cause: PR #12 fixes the LiveView sandbox with {SANDBOX}.", False),
         (f"Root cause: PR #12 broke the LiveView sandbox with {SANDBOX}.", True),
     ],
-    ids=["placed-now", "placed-and-why", "run-going", "run-going-and-why", "pr-fixes", "pr-broke"],
+    ids=[
+        "placed-now",
+        "placed-and-why",
+        "run-going",
+        "run-going-and-why",
+        "pr-fixes",
+        "pr-broke",
+    ],
 )
 def test_a_cause_that_says_how_the_work_stands_is_no_note(tmp_path, said, kept):
     """Tests red to green across the statement: a cause when it says what goes wrong and why;
@@ -112,8 +119,8 @@ def test_a_fix_that_only_announces_what_follows_is_no_fix(tmp_path):
         ("", False),
     ],
 )
-def test_announces_only_reads_a_fix_that_ends_in_its_colon(fix, announces):
-    assert note.announces_only(fix) == announces
+def test_announces_what_follows_reads_a_fix_that_ends_in_its_colon(fix, announces):
+    assert announces_what_follows(fix) == announces
 
 
 def _saved(name: str, description: str) -> list:
@@ -183,4 +190,30 @@ def test_a_memory_the_persons_turn_does_not_bear_out_is_no_rule(tmp_path, turns,
 def test_a_persons_own_wish_for_the_task_is_no_rule(tmp_path, reply, kept):
     done = ("assistant", "I wrote `wfc-update` as a script that re-clones the repository.")
     actions = _actions(tmp_path, [("user", "add an update command"), done, ("user", reply)])
+    assert len(actions) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        # held-apart-17: the person's attached CLAUDE.md, its YAML block after the colon
+        ("Every document must begin with the following front matter block:", False),
+        ("Every new module must implement the interface as follows", False),
+        ("The design must satisfy these", False),
+        # the same shapes that go on to say the rule (held-apart-17's useful note, -3's)
+        (
+            "All Markdown files under `docs/` must include YAML front matter as defined in "
+            "`docs/common-template.md`",
+            True,
+        ),
+        ("Use table-driven tests for these parser cases, never copy-pasted test functions", True),
+    ],
+    ids=["following-block", "as-follows", "bare-these", "front-matter-rule", "these-cases"],
+)
+def test_a_rule_that_only_announces_what_follows_is_no_note(tmp_path, reply, kept):
+    """Through ``write()``: a person's sentence that leads in to a block or a list the note
+    does not carry (it ends in its colon, "the following X", "as follows", a bare "these") is
+    the lead-in, not the rule; a rule that says what it asks is kept."""
+    done = ("assistant", "I added the new docs page and its module.")
+    actions = _actions(tmp_path, [("user", "add the docs page"), done, ("user", reply)])
     assert len(actions) == (1 if kept else 0)

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from reflectgit.notes import verbs
-from reflectgit.notes.generality import sums_up, without_summary
+from reflectgit.notes.generality import announces_what_follows, sums_up, without_summary
 from reflectgit.notes.routine import routine
 from reflectgit.notes.signals import DIAGNOSIS, DIAGNOSIS_RE, LOW, MEDIUM, NAMED_BUG, Signal
-from reflectgit.workflows.drain.heuristic.note import _action, _bug_fix, announces_only, twins
+from reflectgit.workflows.drain.heuristic.note import _action, _bug_fix, twins
 from reflectgit.workflows.drain.heuristic.wording import (
     _CAUSE_LEAD,
     _CODE,
@@ -257,7 +257,7 @@ def section_fix(following: Sequence[str]) -> str:
             return m.group("fix")
         section.append(line)
     fix = _what_was_done("\n".join(section))
-    return "" if announces_only(fix) else fix
+    return "" if announces_what_follows(fix) else fix
 
 
 _DONE = re.compile(r"^(?P<verb>[A-Z][a-z]+)\b(?P<rest>.*)$")

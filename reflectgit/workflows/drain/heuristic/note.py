@@ -20,6 +20,7 @@ from typing import Any
 
 from reflectgit.notes.generality import (
     about_this_turn,
+    announces_what_follows,
     narrates_events,
     own_account,
     quotes_its_point,
@@ -84,15 +85,6 @@ def said_by(action: Mapping[str, Any]) -> str:
     return m.group("who") if m else ""
 
 
-def announces_only(fix: str) -> bool:
-    """Does ``fix`` end where it announces what follows ("The fix involves:", "Two changes
-    fix it:")? A sentence that ends in a colon leads in to a list or a block that the writer
-    read no further into, so the note's fix, and its how-to-apply, is the lead-in alone: a
-    reader is told that there is a fix, not what it is. (A fix that goes on after its colon,
-    "The fix: pin the version", says it.)"""
-    return fix.rstrip(" .*_").endswith(":")
-
-
 # An option alone, as a fix names it: `--resource`, `-w`.
 _OPTION = re.compile(r"^`?--?\w[\w-]*(?:=\S*)?`?$")
 
@@ -120,8 +112,12 @@ def no_lesson(action: Mapping[str, Any]) -> str:
     output or a recount of this exchange; a cause the assistant found must not be its account
     of its own work. Every path to a note passes here, so a kind of junk one reader lets by
     is caught the same way as from the others."""
-    if announces_only(str(action.get("fix") or "")):
-        return "its fix only announces what follows, which the note does not carry"
+    # Every statement of the note, not its fix alone: a person's rule or a title that leads in
+    # to a block ("... must begin with the following front matter block:") is the lead-in
+    # without what it announces, whoever said it (``announces_what_follows``).
+    for field in ("title", "rule", "root_cause", "fix"):
+        if announces_what_follows(str(action.get(field) or "")):
+            return f"its {field.replace('_', ' ')} only announces what follows, which the note does not carry"
     if options_only(action):
         return "it names an option without the command it is given to"
     # A markdown heading ("## Phase 10 Audit: Findings", "## X: 47/100 — most of it is one
