@@ -12,8 +12,14 @@ operators no definition word introduces), a Julia definition (``julia``: a body 
 ``end`` that closes it, not to the next definition, and a short-form method ``name(args) =
 expr`` has no definition word).
 
-A path whose suffix no table here names (a script named without one, ``bin/run``; ``.hsc``, a
-template) is ``known`` to be none of them: only then, or without a path, is the language read
+A script named without a suffix (``bin/run``, ``libexec/tool``, a git hook) is told by its first
+line, a shebang (``#!/usr/bin/env bash``): it is code in the language its interpreter names,
+read as a file of that language's suffix is (``read_as``: ``bin/run`` is read as
+``bin/run.bash``). A file without a suffix and without a shebang (``Makefile``, ``LICENSE``)
+is told by its name, as before.
+
+A path whose suffix no table here names (a script named without one whose shebang names no
+interpreter here, ``bin/run``; ``.hsc``, a template) is ``known`` to be none of them: only then, or without a path, is the language read
 from the text's content (``readers``).
 """
 
@@ -24,6 +30,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from reflectgit.notes import haskell, julia, lisp
+from reflectgit.notes.lazyre import Pattern
 
 # Comment markers by file suffix: ``#`` to the line's end.
 _HASH = frozenset({
@@ -96,6 +103,24 @@ _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(("hs", "lhs"), haskell),
     "jl": julia,
 }
+# A script's interpreter, as its shebang names it, by the suffix whose files are read as it is:
+# the shells, Python, Perl, Ruby, the JavaScript runtimes, Lua, R, Julia, PHP. (An interpreter
+# no line names reads the script as today: by its name.)
+_INTERPRETERS = {
+    **dict.fromkeys(("sh", "dash", "ash", "ksh", "mksh"), "sh"),
+    "bash": "bash",
+    "zsh": "zsh",
+    **dict.fromkeys(("python", "pypy"), "py"),
+    "perl": "pl",
+    "ruby": "rb",
+    **dict.fromkeys(("node", "nodejs", "deno", "bun"), "js"),
+    "lua": "lua",
+    "rscript": "r",
+    "julia": "jl",
+    "php": "php",
+}
+# An interpreter's name without its version (``python3.12``: ``python``).
+_VERSIONED = Pattern(r"([a-z]+?)[\d.]*")
 # Every suffix the tables above name: the languages and formats read by it. (``_SETTINGS``
 # adds ``xml`` and ``lock``, which are left out: known, their content would no longer be read
 # for definitions, a change of behaviour this table was not made for.)
@@ -134,6 +159,32 @@ def suffix(path: str) -> str:
     itself when it has none (a leading dot aside: ``.gitignore`` is ``gitignore``)."""
     name = path.rsplit("/", 1)[-1].lower()
     return name.rsplit(".", 1)[-1] if "." in name.lstrip(".") else name.lstrip(".")
+
+
+def read_as(path: str, text: str | None) -> str:
+    """The path the file at ``path``, whose text is ``text``, is read by: ``path`` itself, but
+    for a script without a suffix whose first line is a shebang naming an interpreter
+    ``_INTERPRETERS`` knows, ``path`` with that language's suffix (``bin/run`` holding
+    ``#!/usr/bin/env bash`` is read as ``bin/run.bash``). Only the whole file's text tells:
+    a block of it has no shebang; without a text (None) the path alone tells."""
+    name = path.rsplit("/", 1)[-1]
+    if not text or not text.startswith("#!") or "." in name.lstrip("."):
+        return path
+    ext = _interpreted(text[2:].split("\n", 1)[0])
+    return f"{path}.{ext}" if ext else path
+
+
+def _interpreted(shebang: str) -> str | None:
+    """The suffix of the language a shebang's command line (after ``#!``) runs: its program,
+    or for ``env`` the first word after its options and variables (``/usr/bin/env -S python3
+    -u``: ``python3``), by its name less a version (``python3.12``)."""
+    words = [w.strip("'\"") for w in shebang.split()]  # (``env -S "python3 -u"``)
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return None
+    found = _VERSIONED.compiled.fullmatch(words[0].rsplit("/", 1)[-1].lower())
+    return _INTERPRETERS.get(found.group(1)) if found else None
 
 
 def known(path: str) -> bool:
@@ -180,6 +231,7 @@ def readers(text: str, path: str | None) -> tuple[ModuleType, ...]:
     symbol, Haskell by a top-level signature or module header (``haskell.reads``), Julia by
     what only Julia writes (``julia.reads``)."""
     if path:
+        path = read_as(path, text)
         reader = of(path).reader
         if reader is not None:
             return (reader,)

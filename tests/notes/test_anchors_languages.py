@@ -759,3 +759,52 @@ def test_a_ruby_predicate_is_a_member_under_the_word_a_text_says() -> None:
     assert anchors.defined_name("  def empty?") == "empty"
     found = anchors.members(stack)
     assert list(found) == ["empty"] and "@que.empty?" in found["empty"]
+
+
+# A Bash script named without a suffix, as bats-core's ``libexec/bats-core/bats-exec-test``:
+# its functions written ``name() {`` and ``function name {`` / ``function name() {``.
+BATS_EXEC_TEST = """#!/usr/bin/env bash
+set -e
+
+bats_teardown_trap() {
+  trap - ERR EXIT
+  local status=0
+  teardown >>"$BATS_OUT" 2>&1 || status="$?"
+}
+
+function skip {
+  BATS_TEST_SKIPPED="${1:-1}"
+  BATS_TEST_COMPLETED=1
+  exit 0
+}
+
+function bats_preprocess_source() {
+  BATS_TEST_SOURCE="${BATS_TMPNAME}.src"
+  bats-preprocess "$BATS_TEST_FILENAME" >"$BATS_TEST_SOURCE"
+}
+
+run() {
+  local origFlags="$-"
+  set +eET
+  output="$("$@" 2>&1)"
+  status="$?"
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("symbol", "first", "last"),
+    [("bats_teardown_trap", "bats_teardown_trap() {", 'status="$?"'),
+     ("skip", "function skip {", "exit 0"),
+     ("bats_preprocess_source", "function bats_preprocess_source() {", '"$BATS_TEST_SOURCE"'),
+     ("run", "run() {", 'status="$?"')],
+)  # fmt: skip
+def test_a_shell_scripts_functions_are_its_symbols(symbol: str, first: str, last: str) -> None:
+    for path in ("libexec/bats-core/bats-exec-test", "lib/test_functions.bash"):
+        block = anchors.symbol_block(BATS_EXEC_TEST, symbol, path)
+        assert block is not None
+        lines = block.strip().split("\n")
+        assert lines[0] == first and lines[-2].strip().endswith(last) and lines[-1] == "}"
+    # a command called by the name defines nothing
+    assert anchors.symbol_block(BATS_EXEC_TEST, "teardown", "bin/bats") is None
+    assert anchors.symbol_block(BATS_EXEC_TEST, "bats-preprocess", "bin/bats") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes import haskell, julia, languages, lisp
+from reflectgit.notes import codediff, haskell, julia, languages, lisp
 from reflectgit.notes.tokens import tokens
 from tests.notes.test_anchors_by_path import INSTALL_SH, LIB_RS, RUN_JL
 
@@ -91,3 +91,39 @@ def test_a_name_without_a_suffix_can_be_known() -> None:
     assert languages.known("Makefile") and languages.of("Makefile").hash_comments
     assert languages.known("ruby/Gemfile") and languages.of("ruby/Gemfile").ruby
     assert languages.readers(LIB_RS, "Makefile") == ()
+
+
+@pytest.mark.parametrize(
+    ("first", "read"),
+    [("#!/usr/bin/env bash", "bin/run.bash"), ("#!/bin/sh -e", "bin/run.sh"),
+     ("#! /bin/zsh", "bin/run.zsh"), ("#!/usr/bin/env -S python3 -u", "bin/run.py"),
+     ('#!/usr/bin/env -S "python3 -u"', "bin/run.py"), ("#!/usr/bin/python3.12", "bin/run.py"),
+     ("#!/usr/bin/env LC_ALL=C perl -w", "bin/run.pl"), ("#!/usr/bin/ruby", "bin/run.rb"),
+     ("#!/usr/bin/env node", "bin/run.js"), ("#!/usr/bin/env Rscript", "bin/run.r")],
+)  # fmt: skip
+def test_a_script_without_a_suffix_is_read_in_its_shebangs_language(first: str, read: str) -> None:
+    assert languages.read_as("bin/run", f"{first}\necho hi\n") == read
+
+
+def test_a_shebang_tells_nothing_of_a_named_file_an_unknown_interpreter_or_a_block() -> None:
+    # a suffix tells the language itself; an interpreter no table names, no shebang (a
+    # Makefile, a LICENSE) or no text at all (a block of the file, a path alone): the name
+    assert languages.read_as("tool.py", "#!/usr/bin/env bash\n") == "tool.py"
+    assert languages.read_as("test/run", "#!/usr/bin/env bats\n") == "test/run"
+    assert languages.read_as("Makefile", "all:\n\tmake -C src\n") == "Makefile"
+    assert languages.read_as("bin/run", "run() {\n  :\n}\n") == "bin/run"
+    assert languages.read_as("bin/run", None) == "bin/run"
+
+
+def test_a_shell_scripts_comments_are_comments_by_its_shebang() -> None:
+    text = "#!/bin/sh\nrun() {\n  make  # the build\n}\n"
+    assert "build" in tokens(text, "bin/run")
+    assert "build" not in tokens(text, languages.read_as("bin/run", text))
+    # not a settings file read by paragraph: a script is code
+    assert codediff.prose_or_settings("bin/run")
+    assert not codediff.prose_or_settings(languages.read_as("bin/run", text))
+
+
+def test_a_script_in_a_language_with_a_reader_is_read_by_it() -> None:
+    script = "#!/usr/bin/env julia\nfunction area(r)\n    pi * r^2\nend\n"
+    assert languages.readers(script, "bin/area") == (julia,)

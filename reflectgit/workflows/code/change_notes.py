@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.config import DOCUMENTS
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
-from reflectgit.notes import diffs
+from reflectgit.notes import diffs, languages
 from reflectgit.notes.anchors import Anchor
 from reflectgit.notes.codediff import names_in, prose_or_settings, reshaped_only
 from reflectgit.notes.sweeps import sweeps as find_sweeps
@@ -302,17 +302,18 @@ def _read_cosmetic(change: Change, env: Env) -> None:
     if not modified or len(modified) > COSMETIC_FILES:
         return
     for f, (old, new) in zip(modified, _versions(change, modified, env), strict=True):
-        path = f.new or ""
         if old is None or new is None:
             continue
-        if tokens(old, path) == tokens(new, path):
+        path = f.new or ""
+        read = languages.read_as(path, new)  # a script: in its shebang's language
+        if tokens(old, read) == tokens(new, read):
             change.cosmetic.update(f.paths)
             continue
         for symbol in f.symbols:
-            before, after = anchored_code(old, new, symbol, path)
+            before, after = anchored_code(old, new, symbol, read)
             if before is None or after is None:
                 continue
-            touched = names_changed(before, after, path)
+            touched = names_changed(before, after, read)
             if touched is not None and symbol not in touched:
                 change.unchanged.add((path, symbol))
 
@@ -631,7 +632,8 @@ def _verdicts(
         if old is None or new is None:
             continue
         old, new = _as_reviewed(old, new, diff.new or "")
-        symbol, path = anchor.symbol, diff.new or ""
+        # (a script without a suffix is read in its shebang's language, ``languages.read_as``)
+        symbol, path = anchor.symbol, languages.read_as(diff.new or "", new)
         # HEADER: the two versions and blocks, their headers read only for a block found the same
         whole: tuple[str, str, list[str], list[str]] | None = None
         if symbol:
@@ -640,7 +642,7 @@ def _verdicts(
             # to the first, see ``staleness._code``)
             old_blocks, new_blocks = anchored_pair(old, new, symbol, path)
             if not old_blocks and not new_blocks:
-                unread.append((nid, anchor, old, new, diff.new or ""))
+                unread.append((nid, anchor, old, new, path))
                 continue
             elif not old_blocks or not new_blocks:
                 if old_blocks:
@@ -649,9 +651,7 @@ def _verdicts(
             else:
                 whole = (old, new, old_blocks, new_blocks)
                 old, new = "".join(old_blocks), "".join(new_blocks)
-        verdict = compare(
-            old, new, diff.new or "", said[nid] or None, symbol, titles[nid], reshaping=True
-        )
+        verdict = compare(old, new, path, said[nid] or None, symbol, titles[nid], reshaping=True)
         if not symbol:
             wanted_texts[(nid, anchor)] = (old, new, path)
         if verdict.kind == "same" and whole is not None and _headers_differ(*whole, path):
@@ -676,7 +676,10 @@ def _verdicts(
         at_commit = next(then) if anchor.commit else None
         if (
             at_commit is not None
-            and symbol_block(at_commit, anchor.symbol or "", anchor.path) is not None
+            and symbol_block(
+                at_commit, anchor.symbol or "", languages.read_as(anchor.path, at_commit)
+            )
+            is not None
         ):
             continue
         verdict = compare(old, new, path, said[nid] or None, None, titles[nid], reshaping=True)
@@ -1004,7 +1007,8 @@ def _still_defined(change: Change, places: Sequence[Place], env: Env) -> set[Pla
     return {
         place
         for place, text in zip(found, texts, strict=True)
-        if text is not None and symbol_block(text, place[2], now[place]) is not None
+        if text is not None
+        and symbol_block(text, place[2], languages.read_as(now[place], text)) is not None
     }
 
 

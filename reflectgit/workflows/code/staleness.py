@@ -38,7 +38,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes import diffs
+from reflectgit.notes import diffs, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import CodeChange, compare
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
@@ -244,7 +244,9 @@ class _Judge:
             self.root, [(commit, anchor.path), (self.head, now)], self.env
         )
         symbol = anchor.symbol
-        old_code, new_code = _code(old_text, new_text, symbol, now)
+        # (a script without a suffix is read in its shebang's language, ``languages.read_as``)
+        read = languages.read_as(now, new_text if new_text is not None else old_text)
+        old_code, new_code = _code(old_text, new_text, symbol, read)
         whole = symbol is not None and old_text is not None and old_code is None
         if whole:
             # The file did not define the symbol (as far as it can be read) when the note was
@@ -254,7 +256,7 @@ class _Judge:
             commits = self._changing(commit, paths, symbol)
             return StaleAnchor(anchor, "symbol-gone", now, commits)
         verdict = (
-            compare(old_code, new_code, now, said or None, symbol, title, new_text, old_text)
+            compare(old_code, new_code, read, said or None, symbol, title, new_text, old_text)
             if old_code is not None and new_code is not None
             else None
         )
@@ -318,7 +320,8 @@ class _Judge:
         [text] = codebase.texts(self.root, [(self.head, anchor.path)], self.env)
         if text is None:
             return StaleAnchor(anchor, "deleted", None, [])
-        if anchor.symbol and symbol_block(text, anchor.symbol, anchor.path) is None:
+        read = languages.read_as(anchor.path, text)
+        if anchor.symbol and symbol_block(text, anchor.symbol, read) is None:
             return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
         return None
 
@@ -341,7 +344,8 @@ class _Judge:
             chunk = texts[i * step : (i + 1) * step]
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
-            if not _same(*_code(before, after, symbol, paths[-1]), paths[-1]):
+            read = languages.read_as(paths[-1], after if after is not None else before)
+            if not _same(*_code(before, after, symbol, read), read):
                 out.append(c)
         return out or commits
 
