@@ -19,7 +19,7 @@ from tests.conftest import DATA, needs_shared
 from tests.support.drain import QUALITY
 
 # The tune sets (never a sealed one: each folder is named).
-TUNE_SETS = ["held-apart", *(f"held-apart-{n}" for n in range(2, 17))]
+TUNE_SETS = ["held-apart", *(f"held-apart-{n}" for n in range(2, 18))]
 OTHER_LANGUAGE = [
     "held-apart-6/transcripts/claude/entirecontext__d29c2adb-9a9e-45ac-b435-bce63d920d59",  # ko
     "held-apart-6/transcripts/claude/entirecontext__da81b1d5-eb50-45b5-b9c2-a57df460d77b",  # ko
@@ -29,7 +29,10 @@ OTHER_LANGUAGE = [
     "held-apart-15/transcripts/claude/tij__7bdbcc35-891f-40ee-bd64-b461804c0fe4",  # ja
     "held-apart-16/transcripts/claude/safo__23e9a61f-32b3-435e-8c67-55c2e1e2f0ff",  # pt
     "held-apart-16/transcripts/claude/safo__92023f7e-249a-4df3-be41-54dff58da4b9",  # pt
+    "held-apart-17/transcripts/claude/agentstuff__ffe99a00-e184-46ca-8ed8-894a06d98a6f",  # ko
 ]
+# Neither: a Korean person attaching English files (CLAUDE.md), read as English (4.6 %).
+MIXED = ["held-apart-17/transcripts/claude/agentstuff__4b1079c4-dd15-4f74-a6bb-6bfca810f7d0"]
 
 
 def _lines(path: Path) -> list[DialogueLine]:
@@ -39,7 +42,7 @@ def _lines(path: Path) -> list[DialogueLine]:
 
 
 def _english_sessions() -> list[Path]:
-    foreign = {QUALITY / f"{rel}.jsonl.gz" for rel in OTHER_LANGUAGE}
+    foreign = {QUALITY / f"{rel}.jsonl.gz" for rel in OTHER_LANGUAGE + MIXED}
     found = [p for s in TUNE_SETS for p in sorted((QUALITY / s).rglob("*.jsonl.gz"))]
     shared = sorted((DATA / "real" / "transcripts").rglob("*.jsonl"))
     shared += sorted((DATA / "transcripts").rglob("*.jsonl"))
@@ -98,6 +101,18 @@ def test_a_person_writing_portuguese_is_unread_though_its_words_are_ascii() -> N
     )
     assert unread_language(lines)
     assert not {"a", "do", "no", "as"} & FUNCTION_WORDS
+
+
+def test_a_lone_i_is_no_english_word() -> None:
+    # Italian's article, and a Turkish suffix after an apostrophe ("API'yi", "dosya'i")
+    lines = _said(
+        (PERSON, "controlla i log e i test prima di fare il commit, per favore"),
+        (PERSON, "README'i güncelle, sonra API'yi ve dosya'i kontrol et lütfen"),
+    )
+    assert unread_language(lines)
+    assert "i" not in FUNCTION_WORDS
+    # an English person's "I" is one word among many that are counted
+    assert not unread_language(_said((PERSON, "I think the hook is wrong, I want it fixed")))
 
 
 def test_only_the_persons_words_count_and_their_commands_and_code_do_not() -> None:

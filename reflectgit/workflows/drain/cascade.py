@@ -304,12 +304,16 @@ def prepare(
         # No signal read in words the readers cannot read is no evidence of nothing to learn:
         # a model writer is given the session as with the cascade off; the heuristic writer,
         # which reads English only, skips it under the reason that says so.
-        if open_unread:
-            return _whole(file, size, max_input_chars, dialogue_cap, after_line)
         hits, words = english_words(lines)
+        why = f"{hits} of the person's {words} words are English function words"
+        if open_unread:
+            whole = _whole(file, size, max_input_chars, dialogue_cap, after_line)
+            if not whole.skip:  # the ledger's row says why the session was read whole
+                whole.detail = f"read whole, no signal: {why}"
+            return whole
         return Prepared(
             skip=UNREAD_LANGUAGE,
-            detail=f"{hits} of the person's {words} words are English function words",
+            detail=why,
             transcript=t,
             input_bytes=size,
             dialogue_lines=len(lines),

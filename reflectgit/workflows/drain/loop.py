@@ -852,6 +852,7 @@ class Drain:
             commit=commit,
             routed=routed,
             **acct,
+            detail=prepared.detail,
         )
 
     def _commit(

@@ -44,6 +44,8 @@ def test_cascade_skips_an_unread_session_or_opens_it_for_a_model(tmp_path: Path)
     assert opened.skip is None and opened.bounded, "as the cascade off gives it: head and tail"
     assert opened.text == whole.text and 0 < len(opened.text) <= 60_000 + 100
     assert not opened.signals and opened.signal_hash is None
+    # why it was read whole travels with it (the ledger's row); the cascade off says nothing
+    assert opened.detail == f"read whole, no signal: {skipped.detail}" and whole.detail == ""
 
 
 @needs_shared
@@ -76,6 +78,9 @@ def test_the_model_writer_drains_an_unread_session(tmp_path: Path, repo: Path) -
     enqueue(cfg, copy_quality_transcript(tmp_path, PORTUGUESE))
     [row] = run_drain(cfg, clock=Clock()).rows
     assert row["outcome"] == "ok" and row["entries"] == 1 and len(row["notes"]) == 1
+    assert row["detail"] == (
+        "read whole, no signal: 1 of the person's 77 words are English function words"
+    )
     assert calls(stub) == 1
     prompt = prompt_of(stub)
     assert SAID in prompt and len(prompt) < 60_000 + 5_000, "the same caps as cascade off"
