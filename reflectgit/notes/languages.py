@@ -5,7 +5,9 @@ the last dot (``src/pool.py``: ``py``), or the name itself when it has none (``M
 ``.gitignore``). For a path, ``of`` says what the tokens (``tokens``), the respellings
 (``respell``) and the comparison (``codediff``) read of its text by it: its comment markers,
 whether a string may be written in either quote, whether it is prose, settings, JSON, Ruby,
-Python or TypeScript, whether a braced block may lose its braces; and which definition reader reads it, for a language whose definitions the
+Python, TypeScript, Lua or Go, whether a braced block may lose its braces, a ``,`` before ``)``
+may make a tuple, ``::Name`` names the outermost scope's ``Name``, ``a name b`` calls a method;
+and which definition reader reads it, for a language whose definitions the
 line forms of ``anchors`` do not read (``readers``): a Lisp's balanced forms (``lisp``), a
 Haskell declaration group (``haskell``: a signature and its equations, whose names and
 operators no definition word introduces), a Julia definition (``julia``: a body runs to the
@@ -97,6 +99,19 @@ _OPTIONAL_BRACES = frozenset({
     "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs", "cjs", "ts",
     "tsx", "mts", "cts", "php", "dart", "groovy", "kt", "kts", "scala",
 })  # fmt: skip
+# Languages where a ``,`` before ``)`` may make a tuple (``(x,)`` is not ``(x)``): Python, Rust.
+_TUPLES = frozenset({"py", "pyi", "rs"})
+# Languages where ``::Name`` names ``Name`` from the outermost scope: Ruby, C++ (and its
+# headers, ``.h`` among them).
+_ROOTED_NAMES = _RUBY | frozenset({"cc", "cpp", "cxx", "hpp", "hh", "h"})
+# Languages where ``a name b`` calls the method ``name`` of ``a`` with ``b``: Scala, Kotlin (its
+# ``infix`` functions).
+_INFIX_CALLS = frozenset({"scala", "sc", "kt", "kts"})
+# Lua: its string library's functions are the string's methods (``string.gsub(s, ...)`` is
+# ``s:gsub(...)``).
+_LUA = frozenset({"lua"})
+# Go: ``any`` is ``interface{}``.
+_GO = frozenset({"go"})
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -122,8 +137,9 @@ _INTERPRETERS = {
 # An interpreter's name without its version (``python3.12``: ``python``).
 _VERSIONED = Pattern(r"([a-z]+?)[\d.]*")
 # Every suffix the tables above name: the languages and formats read by it. (``_SETTINGS``
-# adds ``xml`` and ``lock``, which are left out: known, their content would no longer be read
-# for definitions, a change of behaviour this table was not made for.)
+# adds ``xml`` and ``lock``, and ``_INFIX_CALLS`` Scala's ``sc``, which are left out: known,
+# their content would no longer be read for definitions, a change of behaviour this table was
+# not made for.)
 _KNOWN = frozenset(
     _HASH | _SLASH | _SEMI | _DASH | _NESTED.keys() | _QUOTES_ALIKE | _JSON | _RUBY | _TEXT | _LISP
 )
@@ -151,6 +167,11 @@ class Language:
     python: bool  # a string alone on a line is a docstring
     typescript: bool  # casts are erased
     optional_braces: bool  # a braced block of one statement may lose its braces
+    tuples: bool  # ``(x,)`` is a tuple, not ``(x)``
+    rooted_names: bool  # ``::Name`` is ``Name`` looked up from the outermost scope
+    infix_calls: bool  # ``a name b`` is ``a.name(b)``
+    lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
+    go: bool  # ``any`` is ``interface{}``
     reader: ModuleType | None
 
 
@@ -219,6 +240,11 @@ def _by_suffix(ext: str) -> Language:
         python=ext in _PYTHON,
         typescript=ext in _TYPESCRIPT,
         optional_braces=ext in _OPTIONAL_BRACES,
+        tuples=ext in _TUPLES,
+        rooted_names=ext in _ROOTED_NAMES,
+        infix_calls=ext in _INFIX_CALLS,
+        lua=ext in _LUA,
+        go=ext in _GO,
         reader=_READERS.get(ext),
     )
 

@@ -75,19 +75,13 @@ _CLAUSES = frozenset({
     "for", "if", "class", "def", "return", "async",
 })  # fmt: skip
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
-# Languages where a trailing ``,`` before ``)`` may make a tuple (``(x,)``).
-_TUPLES = frozenset({"py", "pyi", "rs"})
-# Languages where ``::Name`` names ``Name`` from the outermost scope (Ruby, C++).
-_ROOTED = frozenset({"rb", "rake", "rakefile", "gemfile", "gemspec", "ru", "cc", "cpp", "cxx",
-                     "hpp", "hh", "h"})  # fmt: skip
 # Words that a braced block may follow (after their bracketed condition, or alone).
 _GUARDS = frozenset({"if", "for", "while"})
 # Words that may open a top-level binding before its name (``local``, ``const``).
 _DECLARE = frozenset({"local", "const", "let", "var"})
-# Languages where ``a name b`` calls the method ``name`` of ``a`` with ``b`` (Scala; Kotlin's
-# ``infix`` functions), and their words that stand between two expressions or names without
-# being a method (``x match {``, ``class A extends B``, ``x in xs``, ``val x by lazy``).
-_INFIX = frozenset({"scala", "sc", "kt", "kts"})
+# The words of the languages where ``a name b`` calls a method (``languages``: ``infix_calls``)
+# that stand between two expressions or names without being a method (``x match {``, ``class A
+# extends B``, ``x in xs``, ``val x by lazy``).
 # TypeScript's words after which ``!`` negates what follows (``return !x``) and that ``as``
 # follows without casting (``import { a as b }``, ``export * as ns``).
 _TS_WORDS = frozenset({
@@ -112,9 +106,9 @@ def respell(
 ) -> tuple[str, str]:
     """``old`` and ``new`` (two versions of a block at ``path``; ``before`` and ``around``: the
     whole file's old and new versions, where aliases are bound) rewritten in one spelling."""
-    ext, language = languages.suffix(path), languages.of(path)
-    old = _one_spelling(old, ext, path, old if before is None else before)
-    new = _one_spelling(new, ext, path, new if around is None else around)
+    language = languages.of(path)
+    old = _one_spelling(old, path, old if before is None else before)
+    new = _one_spelling(new, path, new if around is None else around)
     if language.python:
         old, new = _annotations(old, new, path)
         old, new = _stored_conversions(old, new, path)
@@ -132,21 +126,22 @@ def respell(
     return old, new
 
 
-def _one_spelling(text: str, ext: str, path: str, file: str) -> str:
+def _one_spelling(text: str, path: str, file: str) -> str:
     """The rules that read one version alone, each applied to the text the last one left."""
+    language = languages.of(path)
     text = _apply(text, _aliased(_toks(text, path), _aliases(_toks(file, path), file)))
-    if ext == "lua":
+    if language.lua:
         text = _apply(text, _string_methods(_toks(text, path)))
-    if languages.of(path).python:
+    if language.python:
         text = _apply(text, _super_calls(_toks(text, path)))
         text = _apply(text, _fstrings(_toks(text, path)))
-    if ext == "go":
+    if language.go:
         text = _apply(text, _empty_interfaces(_toks(text, path)))
-    if ext in _ROOTED:
+    if language.rooted_names:
         text = _apply(text, _root_scopes(_toks(text, path)))
-    if ext in _INFIX:
+    if language.infix_calls:
         text = _apply(text, _infix_calls(_toks(text, path)))
-    return _apply(text, _trailing_commas(_toks(text, path), ext))
+    return _apply(text, _trailing_commas(_toks(text, path), language.tuples))
 
 
 def _toks(text: str, path: str) -> list[_Span]:
@@ -541,7 +536,7 @@ def _span(toks: list[_Span], start: int, end: int) -> tuple[int, int, str]:
 # --------------------------------------------------------------------------- any language
 
 
-def _trailing_commas(toks: list[_Span], ext: str) -> list[_Edit]:
+def _trailing_commas(toks: list[_Span], tuples: bool) -> list[_Edit]:
     """A ``,`` right before a closing bracket left out; in Python and Rust, before ``)`` only
     where it makes no tuple: in a call's or a definition's brackets (after a name that is no
     word of the language, or after a bracket), or after another ``,`` of the same brackets
@@ -559,7 +554,7 @@ def _trailing_commas(toks: list[_Span], ext: str) -> list[_Edit]:
             last -= 1
         if last <= i or words[last] != ",":
             continue
-        if t == "(" and ext in _TUPLES:
+        if t == "(" and tuples:
             before = words[i - 1] if i else ""
             called = (is_name(before) and before not in KEYWORDS) or before in (")", "]")
             depth, commas = 0, 0

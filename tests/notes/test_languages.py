@@ -66,6 +66,28 @@ def test_a_suffix_tells_python_typescript_optional_braces_and_settings() -> None
     assert '"doc"' in tokens('function f() {\n    "doc"\n    return 1\n}\n', "a.js")
 
 
+@pytest.mark.parametrize(
+    ("field", "named", "other"),
+    [
+        # ``(x,)`` a tuple: Python and Rust; JavaScript's ``f(x,)`` is ``f(x)``
+        ("tuples", ("a.py", "a.pyi", "src/lib.rs"), "a.js"),
+        # ``::Name`` from the outermost scope: Ruby and C++; Rust's ``::std`` is a crate path
+        ("rooted_names", ("a.rb", "Rakefile", "a.gemspec", "a.cpp", "a.hpp", "a.h"), "a.rs"),
+        # ``a max b`` a method call: Scala and Kotlin; Java has no infix calls
+        ("infix_calls", ("A.scala", "a.sc", "A.kt", "build.gradle.kts"), "A.java"),
+        ("lua", ("init.lua",), "a.py"),
+        ("go", ("main.go",), "a.rs"),
+    ],
+)
+def test_a_suffix_tells_what_respell_reads_of_a_language(
+    field: str, named: tuple[str, ...], other: str
+) -> None:
+    """Each respelling of one language's own (``respell``) is read from the suffixes its field
+    names, and not from another language's."""
+    assert all(getattr(languages.of(path), field) for path in named)
+    assert not getattr(languages.of(other), field)
+
+
 @pytest.mark.parametrize("path", ["cbits/Foo.hsc", "src/dict.jl.tmpl"])
 def test_an_unknown_suffix_falls_back_to_the_content(path: str) -> None:
     assert not languages.known(path)
