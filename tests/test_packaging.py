@@ -254,6 +254,11 @@ def test_the_changelog_keeps_a_changelog() -> None:
     assert releases == sorted(releases, reverse=True)
     for section in re.findall(r"^### (.+)$", text, re.MULTILINE):
         assert section in SECTIONS, section
+    # each release (and Unreleased) holds each kind of change once, a merge's second
+    # "### Fixed" folded into the first
+    for block in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
+        sections = re.findall(r"^### (.+)$", block, re.MULTILINE)
+        assert len(sections) == len(set(sections)), block.splitlines()[0]
     links = dict(re.findall(r"^\[([^\]]+)\]: (\S+)$", text, re.MULTILINE))
     assert links["Unreleased"].endswith(f"/compare/v{reflectgit.__version__}...HEAD")
     for version, _date in releases:
