@@ -77,5 +77,9 @@ def english_words(lines: Sequence[DialogueLine]) -> tuple[int, int]:
 def unread_language(lines: Sequence[DialogueLine]) -> bool:
     """Does the person write in a language the signal readers cannot read? False when they
     said too little to tell."""
-    hits, total = english_words(lines)
+    return unread(*english_words(lines))
+
+
+def unread(hits: int, total: int) -> bool:
+    """``unread_language`` of a count ``english_words`` already made."""
     return total >= MIN_WORDS and hits < MIN_SHARE * total

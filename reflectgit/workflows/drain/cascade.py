@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from reflectgit.notes.english import UNREAD_LANGUAGE, english_words, unread_language
+from reflectgit.notes.english import UNREAD_LANGUAGE, english_words, unread
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
 from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
@@ -300,11 +300,11 @@ def prepare(
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
     lines = list(_dialogue(t.turns, dialogue_cap))
     signals = signals_in(t, lines)  # the gate's own reading: the dialogue's, else recoveries
-    if not signals and unread_language(lines):
+    hits, words = english_words(lines) if not signals else (0, 0)
+    if not signals and unread(hits, words):
         # No signal read in words the readers cannot read is no evidence of nothing to learn:
         # a model writer is given the session as with the cascade off; the heuristic writer,
         # which reads English only, skips it under the reason that says so.
-        hits, words = english_words(lines)
         why = f"{hits} of the person's {words} words are English function words"
         if open_unread:
             whole = _whole(file, size, max_input_chars, dialogue_cap, after_line)
