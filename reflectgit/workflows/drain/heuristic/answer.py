@@ -43,6 +43,7 @@ from reflectgit.workflows.drain.heuristic.rules import (
     abandoned_fixes,
     challenged_rules,
     challenges_acted_on,
+    proposals_granted,
 )
 from reflectgit.workflows.drain.heuristic.session import (
     acted_on,
@@ -102,6 +103,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)
         candidates += challenges_acted_on(prepared.transcript, since)
+        candidates += proposals_granted(prepared.transcript, since)
         candidates += standing_instructions(prepared.transcript, since)
     # a remark on this turn, or the assistant's account of its own work, is no lesson: dropped
     # before twins are weighed, so it never stands in for a note that states the lesson

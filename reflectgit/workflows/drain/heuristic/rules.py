@@ -497,6 +497,76 @@ def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str
     return out
 
 
+# The person proposing a way as a yes/no question that names the way it replaces ("could we
+# instead just run cargo package on all of the crates instead of the tag checking?", "Are you
+# looking in the workload container, not the charm container?"): the question says which way
+# to go and which not, so the assistant granting it ("Yeah, that's a simpler direction", "Ah,
+# excellent point!") keeps the way the question names. Not a question that asks for options
+# ("What are the options ..., not the Go side?"), nor one that reports ("Still reporting CPS
+# instead of CPM?"), nor one proposing no refused way ("maybe use github mcp instead?").
+_PROPOSED = re.compile(
+    r"^\W*(?:(?:so|but|and|also|then|ok(?:ay)?),?\s+)*"
+    r"(?:(?:could|can|should|shouldn'?t|would|wouldn'?t)\s+(?:we|you)|are\s+(?:we|you))\s+"
+    r"(?:(?:instead|just|also|rather|please)\s+)*(?:try\s+to\s+)?"
+    r"(?P<what>[a-z]+\s[^?]+?)\s*\?\s*$",
+    re.I,
+)
+
+_CONTRAST = re.compile(
+    r"\binstead\s+of\b|\brather\s+than\b|,\s*not\s+(?:the\s+|a\s+|an\s+)?\w", re.I
+)
+
+# The assistant's reply opening with assent: a concession ("You're right", "Good point"), or a
+# "yes" or a point praised ("Yeah, that's a simpler direction.", "Ah, excellent point!").
+_ASSENT = re.compile(
+    r"^\W*(?:(?:ah|oh),?\s+)?(?:yes|yeah|yep|sure|"
+    r"(?:good|great|excellent|fair|valid)\s+(?:point|catch|call|idea))\b(?![^.!]*\bbut\b)",
+    re.I,
+)
+
+
+def proposed_rule(said: str) -> str:
+    """``could we instead just run X instead of Y?`` -> ``Run X instead of Y``; ``""`` for a
+    question that proposes no way against another."""
+    m = _PROPOSED.match(said.strip())
+    if m is None or not _CONTRAST.search(m.group("what")):
+        return ""
+    first, _, rest = m.group("what").partition(" ")
+    rule = f"{verbs.base(first)} {rest}".strip()
+    return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
+
+
+def proposals_granted(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
+    """Notes from the person's one-line questions proposing a way against another
+    (``proposed_rule``) that the assistant's next line grants, for the person's turns at or
+    after record ``since``. Low: a grant in words, not a check."""
+    lines = list(dialogue_lines(transcript.turns))
+    out: list[dict[str, Any]] = []
+    for index, line in enumerate(lines[:-1]):
+        reply = lines[index + 1]
+        if line.speaker != PERSON or line.record < since or reply.speaker == PERSON:
+            continue
+        said = clean(line.text).strip()
+        rule = proposed_rule(said)
+        if not rule or not _ASSENT.match(_MARKUP.sub("", reply.text)):
+            continue
+        out.append(
+            _action(
+                title=rule,
+                rule=rule + ".",
+                quote=said,
+                before="",
+                asked=said,
+                who="person, a way proposed as a question the assistant granted",
+                confidence=LOW,
+                learning_type="correction",
+                category="general",
+                confirmed=f"the assistant granting it: “{reply.text.strip()[:200]}”",
+            )
+        )
+    return out
+
+
 # A pasted shell command ("~/Projects $ ln -s ..."): what the person tried, not a rule.
 _PASTED_PROMPT = re.compile(r"(?:^|\s)\$\s+[a-z][\w.-]*(?=\s|$)", re.M)
 
