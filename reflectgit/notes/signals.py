@@ -61,6 +61,31 @@ BOUNDED_DIRECTIVE = (
     rf"\bout\s+of\b|\bbut\s+not\b|,\s*not\s+\w|\bwithout\b)"
 )
 
+# A request that says how the work lands in the repository (issue 34, recall): the commit
+# message's convention, the commits it is split into, the pull request it goes through ("Commit
+# these changes with conventional commit message", "add the minimal fix in one commit, then
+# test it in another commit", "Raise clean pull requests for each change, using conventional
+# commit titles", "follow the workflow to get our changes merged, via PR"). The change is this
+# task's; how it is committed or merged is the repository's way for every change, the part that
+# outlives the request, as a limit does (``BOUNDED_DIRECTIVE``). Not a plain "commit and push"
+# (no way said), not a report of what was pushed ("I published via `bun release:manual`"), and
+# not a question (cut before the tiers read a line).
+LANDS_BY = (
+    r"(?:\b(?:commit|push|merge|raise|open|create|squash|add|land)\b"
+    r"|\bget\s[^.?!;\n]{0,40}?\bmerged\b)[^.?!;\n]{0,60}?"
+    r"\b(?:(?:with|using|in)\s+(?:a\s+|the\s+)?conventional[\s-]commits?\b"
+    r"|in\s+(?:one|a single|its own|a separate|separate|another)\s+commits?\b"
+    r"|(?:via|through)\s+(?:a\s+|the\s+)?(?:prs?|pull\s+requests?)\b)"
+)
+_LANDS_BY_RE = Pattern(LANDS_BY, re.IGNORECASE | re.MULTILINE)
+
+
+def says_how_it_lands(sentence: str) -> bool:
+    """Does ``sentence`` say how the work is committed or merged ("Commit these changes with
+    conventional commit message")? (``LANDS_BY``; questions are the caller's to leave out.)"""
+    return bool(_LANDS_BY_RE.search(sentence))
+
+
 # A bug the assistant names as the one it found (issue 34, recall): "that was a real bug.",
 # "There's a small bug in the `getInitials` function.", "Copilot flagged the same real issue:
 # ...", "There is also a real product issue here: ...". The qualifier (real, small, subtle,
@@ -202,6 +227,7 @@ _PATTERNS: dict[str, dict[str, tuple[str, ...]]] = {
             r"\bkeep in mind\b",
             r"\bimportant (?:not )?to\s+(?!(?:me|us|you|him|her|them|know)\b)\w",
             BOUNDED_DIRECTIVE,
+            LANDS_BY,
         ),
         "root-cause": (
             # "the root cause is X", not a request for one ("root cause analysis and solve")

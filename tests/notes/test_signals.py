@@ -14,6 +14,7 @@ from reflectgit.notes.signals import (
     dialogue_lines,
     draws_a_limit,
     own_words,
+    says_how_it_lands,
     scan,
 )
 from reflectgit.notes.transcripts import ASSISTANT, INJECTED, PERSON, Turn, parse_lines
@@ -790,4 +791,40 @@ def test_a_directive_that_draws_its_limit_is_a_rule(line):
 )
 def test_the_persons_words_for_this_task_draw_no_limit(line):
     assert not draws_a_limit(line)
+    assert classify(line, follows_assistant=True) != (HIGH, "explicit-rule")
+
+
+# A request that says how the work lands (issue 34, recall): the commit message's convention,
+# the commits the work is split into, the pull request it goes through. Tune sets with the
+# shape: held-apart-5, -8, -9, -14. The negatives are the junk's requests to commit or publish
+# that say no way, a report of how something was published, and a question.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Commit these changes with conventional commit message",
+        "yep, add the minimal fix in one commit, then test it in another commit.",
+        "Raise clean pull requests for each change, using conventional commit titles.",
+        "OK, now follow the workflow to get our changes merged, via PR, copilot fb etc.",
+        "Squash the fixups in a single commit before you push.",
+    ],
+)
+def test_a_request_that_says_how_the_work_lands_is_a_rule(line):
+    assert says_how_it_lands(line)
+    assert classify(line, follows_assistant=True) == (HIGH, "explicit-rule")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Commit and push, then do the agent-tools doctor.",  # a request saying no way
+        "commit these changes",
+        "i tried to publish via `bun release:manual` but got this error:",  # a report
+        "The fix was committed in a separate commit last week.",  # a report
+        "was this merged via the PR?",  # a question
+        "can you commit it with a conventional commit message?",  # asked
+        "Open the pull request page and copy the link.",  # no way of landing said
+    ],
+)
+def test_a_request_to_commit_that_says_no_way_of_landing_is_no_rule(line):
+    assert not says_how_it_lands(line) or "?" in line
     assert classify(line, follows_assistant=True) != (HIGH, "explicit-rule")

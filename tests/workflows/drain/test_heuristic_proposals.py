@@ -24,19 +24,10 @@ GRANT = (
 )
 
 
-def _transcript(tmp_path: Path, question: str, reply: str) -> Path:
-    turns = [
-        ("user", "Deploy the sungather charm and find out why the service does not start."),
-        (
-            "assistant",
-            "The pod is running, but the service does not start: `sungather.py` is missing "
-            "from `/app` in the rock we built.",
-        ),
-        ("user", question),
-        ("assistant", reply),
-        ("assistant", "The files are there in the workload container."),
-    ]
-    path = tmp_path / "sungather.jsonl"
+def drained(tmp_path: Path, repo: Path, turns: list[tuple[str, str]]) -> dict[str, dict]:
+    """The notes the real drain writes into the KB ``repo`` from a Claude Code transcript of
+    ``turns``, by title."""
+    path = tmp_path / "session.jsonl"
     path.write_text(
         "".join(
             json.dumps(
@@ -51,19 +42,32 @@ def _transcript(tmp_path: Path, question: str, reply: str) -> Path:
             for i, (role, text) in enumerate(turns)
         )
     )
-    return path
+    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
+    enqueue(cfg, path)
+    run_drain(cfg, clock=Clock())
+    out = {}
+    for doc in sorted((repo / "documents").glob("*.md")):
+        note = parse_note(doc.read_bytes(), str(doc))
+        out[str(note.frontmatter["title"])] = note.frontmatter
+    return out
 
 
 def _drained(tmp_path: Path, repo: Path, question: str, reply: str) -> dict[str, dict]:
-    """The notes the real drain writes into the KB ``repo`` from the transcript."""
-    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
-    enqueue(cfg, _transcript(tmp_path, question, reply))
-    run_drain(cfg, clock=Clock())
-    out = {}
-    for path in sorted((repo / "documents").glob("*.md")):
-        note = parse_note(path.read_bytes(), str(path))
-        out[str(note.frontmatter["title"])] = note.frontmatter
-    return out
+    return drained(
+        tmp_path,
+        repo,
+        [
+            ("user", "Deploy the sungather charm and find out why the service does not start."),
+            (
+                "assistant",
+                "The pod is running, but the service does not start: `sungather.py` is missing "
+                "from `/app` in the rock we built.",
+            ),
+            ("user", question),
+            ("assistant", reply),
+            ("assistant", "The files are there in the workload container."),
+        ],
+    )
 
 
 def test_a_way_proposed_against_another_and_granted_is_a_low_note(tmp_path, repo):

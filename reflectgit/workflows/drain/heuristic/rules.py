@@ -31,6 +31,7 @@ from reflectgit.notes.signals import (
     classify,
     dialogue_lines,
     draws_a_limit,
+    says_how_it_lands,
 )
 from reflectgit.notes.transcripts import PERSON, Transcript
 from reflectgit.workflows.drain.heuristic.note import _action
@@ -99,7 +100,9 @@ def _whole_rule(text: str) -> str:
     said = [(s, _trim(s)) for s in sentences(text)]
     said = [(raw, cut) for raw, cut in said if cut]
     found = [
-        i for i, (raw, _cut) in enumerate(said) if _RULE_WORDS.search(raw) or draws_a_limit(raw)
+        i
+        for i, (raw, _cut) in enumerate(said)
+        if _RULE_WORDS.search(raw) or draws_a_limit(raw) or says_how_it_lands(raw)
     ]
     if not found:
         return _trim(text)

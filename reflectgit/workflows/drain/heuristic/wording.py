@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from reflectgit.notes import verbs
-from reflectgit.notes.signals import draws_a_limit
+from reflectgit.notes.signals import draws_a_limit, says_how_it_lands
 from reflectgit.workflows.kb.twins import stem
 
 RULE_KINDS = ("correction", "prohibition", "requirement", "explicit-rule", "frustration")
@@ -154,6 +154,10 @@ def _rank(sentence: str) -> int:
     # sentence of the same turn that only mentions a limit ("I agree with only doing the
     # actual fix"), which is no directive.
     if draws_a_limit(sentence):
+        return 3
+    # So is a request's way of landing the work ("Commit these changes with conventional
+    # commit message"): how every change is committed or merged, not this one's content.
+    if says_how_it_lands(sentence):
         return 3
     return 4
 
