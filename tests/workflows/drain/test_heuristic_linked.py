@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.notes.commandruns import commands_run
+from reflectgit.notes.signals import says_how_it_lands
 from reflectgit.notes.transcripts import Transcript
 from reflectgit.workflows.drain import cascade, heuristic
 from reflectgit.workflows.drain.heuristic import commands, confirmation, linked
@@ -563,7 +564,10 @@ def _diagnosed(
     ],
 )
 def test_a_diagnosis_the_person_has_fixed_and_a_green_run_confirms_is_a_note(tmp_path, go_ahead):
-    [action] = _actions(tmp_path, _diagnosed(go_ahead))
+    actions = _actions(tmp_path, _diagnosed(go_ahead))
+    [action] = [a for a in actions if a["learning_type"] == "bug-fix"]
+    # a go-ahead that says how the work lands is a rule of its own besides (signals.LANDS_BY)
+    assert len(actions) == 1 + says_how_it_lands(go_ahead)
     assert action["title"].startswith(TITLE)
     assert action["confidence"] == "medium" and action["learning_type"] == "bug-fix"
     assert "the person's go-ahead" in action["body"]
