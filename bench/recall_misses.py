@@ -16,7 +16,13 @@ A cause's confirmation (a green run, the person's word) is the judge's (``said_b
 hand. The lesson's own figure is the ``kept`` column, the same as ``bench/quality.py``'s
 recall when the notes are judged.
 
-Run: ``.venv/bin/python bench/recall_misses.py [--held-apart DIR ...] [--list]``
+``--confirmation`` splits (b) ``reader`` for the causes: the writer is run again with every
+cause taken as confirmed (``_Reading.confirmation`` answering yes), and a lesson whose signal
+then gives a note is ``reader, unconfirmed`` (the cause is read; what confirmed it is not
+seen), else ``reader, not read`` (no reader takes its shape). Whether that note would be the
+right one is for the ``--list`` lines and the session to say.
+
+Run: ``.venv/bin/python bench/recall_misses.py [--held-apart DIR ...] [--list] [--confirmation]``
 """
 
 from __future__ import annotations
@@ -35,7 +41,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.quality import JUDGEMENTS, REAL, load, normalise, unpacked  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
-from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
+from reflectgit.workflows.drain.heuristic import answer, chunk  # noqa: E402
+from reflectgit.workflows.drain.heuristic.confirmation import (  # noqa: E402
+    Confirmation,
+    Confirmed,
+)
 
 _SPAN = re.compile(r"(\d+)(?:\s*[-–]\s*(\d+))?")
 SPAN_MAX = 400  # a wider span is a typo in the judgement, read as its first line
@@ -150,10 +160,31 @@ def _why(lesson: Mapping[str, Any], runs: Sequence[Any], judged: Sequence[Any]) 
     return min(found, key=lambda w: next(i for i, o in enumerate(_ORDER) if w.startswith(o)))
 
 
+def _every_cause_confirmed(_reading: Any, _offset: int, closing: bool = True) -> Confirmation:
+    return Confirmation(Confirmed.WORD, "taken as confirmed (bench/recall_misses.py)")
+
+
+def unconfirmed(real: Path, judgements: Mapping[str, Any], seen: _Seen) -> set[tuple[str, str]]:
+    """(session, lesson id) of the causes a reader writes nothing for that give a note when
+    every cause is taken as confirmed: read, their confirmation not seen."""
+    real_confirmation = chunk._Reading.confirmation
+    chunk._Reading.confirmation = _every_cause_confirmed  # type: ignore[method-assign,assignment]
+    try:
+        rows = classify(real, judgements, seen)
+    finally:
+        chunk._Reading.confirmation = real_confirmation  # type: ignore[method-assign]
+    return {(r["session"], r["lesson"]["id"]) for r in rows if r["why"].startswith("c ")}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
     parser.add_argument("--list", action="store_true", help="one line per lesson missed")
+    parser.add_argument(
+        "--confirmation",
+        action="store_true",
+        help="split the causes a reader writes nothing for: read but unconfirmed, or not read",
+    )
     args = parser.parse_args(argv)
     seen = _Seen()
     answer.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
@@ -162,9 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     totals: Counter[tuple[str, str]] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for n, (real, judged) in enumerate(sets):
-            rows = classify(unpacked(real, Path(tmp) / str(n)), load(judged), seen)
+            folder = unpacked(real, Path(tmp) / str(n))
+            rows = classify(folder, load(judged), seen)
+            read = unconfirmed(folder, load(judged), seen) if args.confirmation else set()
             for row in rows:
                 kind = row["lesson"].get("kind", "?")
+                if args.confirmation and kind != "rule" and row["why"].startswith("b reader"):
+                    key = (row["session"], row["lesson"]["id"])
+                    split = "unconfirmed" if key in read else "not read"
+                    row["why"] = f"b reader, {split} {row['why'][len('b reader') :].strip()}"
                 totals[(row["why"].split(" (")[0], kind)] += 1
                 if args.list and row["why"] != "kept":
                     print(

@@ -1,0 +1,93 @@
+"""bench/recall_misses.py --confirmation (issue 34, recall): a missed cause is read but
+unconfirmed when the writer, taking every cause as confirmed, writes its note; one no reader
+takes is not read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import recall_misses
+from reflectgit.workflows.drain.heuristic import answer, chunk
+
+SESSION = "causes-1"
+
+
+def _line(role: str, text: str, n: int) -> str:
+    return json.dumps(
+        {
+            "type": role,
+            "message": {"role": role, "content": text},
+            "sessionId": SESSION,
+            "cwd": "/home/dev/src/billing",
+            "uuid": f"u{n}",
+            "timestamp": f"2026-11-18T06:00:{n:02d}.000Z",
+        }
+    )
+
+
+DIALOGUE = (
+    ("user", "The invoice export crashes on empty carts, can you look at it?"),
+    (
+        "assistant",
+        "The root cause is that `export_invoice` divides by `cart.item_count` without checking "
+        "for zero. I changed `export_invoice` to return an empty invoice when the count is 0.",
+    ),
+    ("user", "And the PDF footer, is the company address in it?"),
+    ("assistant", "The root cause is that it was broken before."),
+    ("user", "Now the footer: it should hold the company address."),
+)
+
+
+def _set(tmp_path: Path) -> tuple[Path, dict]:
+    real = tmp_path / "set"
+    path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(DIALOGUE)) + "\n")
+    lesson = {"kind": "root-cause", "said_by": "assistant, nobody confirmed it", "match": [["x"]]}
+    judgements = {
+        "sessions": {
+            SESSION: {
+                "transcripts": [f"claude/{SESSION}.jsonl"],
+                "lessons": [
+                    dict(lesson, id="zero-item-count", lesson="zero count", where="lines 1"),
+                    dict(lesson, id="it-was-broken", lesson="nothing named", where="lines 3"),
+                ],
+            }
+        },
+        "notes": [],
+    }
+    return real, judgements
+
+
+def test_a_cause_read_but_unconfirmed_is_told_from_one_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real, judgements = _set(tmp_path)
+    seen = recall_misses._Seen()
+    monkeypatch.setattr(answer, "no_lesson", seen)
+    rows = {r["lesson"]["id"]: r["why"] for r in recall_misses.classify(real, judgements, seen)}
+    # both causes are signals no reader writes a note for: nobody confirmed either
+    assert rows["zero-item-count"].startswith("b reader")
+    assert rows["it-was-broken"].startswith("b reader")
+    original = chunk._Reading.confirmation
+    read = recall_misses.unconfirmed(real, judgements, seen)
+    # taken as confirmed, the cause naming `export_invoice` gives its note; the one naming
+    # nothing ("it was broken") still gives none: not read
+    assert read == {(SESSION, "zero-item-count")}
+    assert chunk._Reading.confirmation is original  # the writer is left as it was
+
+
+def test_the_bench_prints_the_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real, judgements = _set(tmp_path)
+    (real / "judgements.json").write_text(json.dumps(judgements))
+    monkeypatch.setattr(recall_misses, "REAL", tmp_path / "no-shared-sessions")
+    monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after
+    assert recall_misses.main(["--held-apart", str(real), "--confirmation", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert f"set/{SESSION}/zero-item-count [root-cause]: b reader, unconfirmed" in out
+    assert f"set/{SESSION}/it-was-broken [root-cause]: b reader, not read" in out
