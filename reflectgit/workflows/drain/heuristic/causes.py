@@ -273,18 +273,18 @@ def _done(fix: str) -> str:
     return f"{verb[:1].upper()}{verb[1:]}{m.group('rest')}"
 
 
+# The announcement of a cause found: "found it", "I found the actual bug".
+_FOUND_WORDS = r"(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))"
+
 # "Found the actual bug!" alone on its line: the cause is what the assistant says next.
-_FOUND = re.compile(
-    r"^\W*(?:i\s+)?found (?:it|the (?:real |actual )?(?:bug|problem|issue|cause))\W*$", re.I
-)
+_FOUND = re.compile(rf"^\W*{_FOUND_WORDS}\W*$", re.I)
 
 # The same announcement opening a line that goes on with the cause ("Found it! X", "Perfect!
 # I found the issue. X", "Found it: X", "Found the bug - X"): what follows it is the cause.
 _EXCLAIMED = re.compile(r"^\W*(?:perfect|great|excellent|ah|aha|ok(?:ay)?)\W*$", re.I)
 
 _FOUND_LEAD = re.compile(
-    r"^\W*(?:(?:perfect|great|ah|ok(?:ay)?)\W+)?(?:i\s+)?found (?:it|the (?:real |"
-    r"actual )?(?:bug|problem|issue|cause))(?:\s*[:—–]\s*|\s+-\s+|\W*$)",
+    rf"^\W*(?:(?:perfect|great|ah|ok(?:ay)?)\W+)?{_FOUND_WORDS}(?:\s*[:—–]\s*|\s+-\s+|\W*$)",
     re.I,
 )
 
