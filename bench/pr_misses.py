@@ -35,7 +35,7 @@ import code_aware  # noqa: E402
 import pr_kinds  # noqa: E402
 
 from reflectgit.notes import diffs  # noqa: E402
-from reflectgit.notes.routine import _TEST_FILE  # noqa: E402  (a test file's path)
+from reflectgit.notes.routine import is_test_file  # noqa: E402
 from reflectgit.workflows.code import change_notes as cn  # noqa: E402
 from reflectgit.workflows.code.notes import anchored_notes  # noqa: E402
 
@@ -127,7 +127,7 @@ def _reason(
         if any(a.symbol and a.symbol in symbols for a in note.anchors):
             return "anchored to another file; the change touches a symbol of its name elsewhere"
         stems = {posixpath.basename(a.path).split(".")[0].lower() for a in note.anchors}
-        tests = [p for p in change.paths if _TEST_FILE.search(p)]
+        tests = [p for p in change.paths if is_test_file(p)]
         if any(stem and stem in posixpath.basename(t).lower() for t in tests for stem in stems):
             return "anchored to another file; the change edits that file's tests"
         return "anchored to a file the change does not touch"

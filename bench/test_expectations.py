@@ -4,7 +4,7 @@ signal from outside the anchored block").
 For every note ``stale`` lists as stale in the code_aware histories (``stale_kinds``' reading,
 one process, this tree's code), each anchor that made it stale is read against the project's
 own tests over the note's range (the anchor's commit to the commit the note is judged at): the
-test files (``routine._TEST_FILE``: under ``test/``, ``tests/``, ``spec/``, ``__tests__/``,
+test files (``routine.is_test_file``: under ``test/``, ``tests/``, ``spec/``, ``__tests__/``,
 ``test_*``, ``*_test.*``, ``*.test.*``, ``*.spec.*``, ``*_spec.rb``, ``*Test.*``; and here
 Perl's ``t/*.t`` and a lone ``test.js``) of every commit in the range (one ``git log -p -U0``
 per clone and end commit, read by ``notes/diffs.py``), and the lines of their hunks that
@@ -50,7 +50,7 @@ import stale_kinds  # noqa: E402
 
 from reflectgit.git import codebase  # noqa: E402
 from reflectgit.notes import codediff, diffs  # noqa: E402
-from reflectgit.notes.routine import _TEST_FILE  # noqa: E402
+from reflectgit.notes.routine import is_test_file  # noqa: E402
 from reflectgit.workflows.code import staleness  # noqa: E402
 
 SIGNALS = ("changed", "added", "tested", "untested")
@@ -66,7 +66,7 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def is_test(path: str) -> bool:
-    return bool(_TEST_FILE.search(path) or _MORE_TESTS.search(path))
+    return bool(is_test_file(path) or _MORE_TESTS.search(path))
 
 
 def words(text: str) -> list[str]:

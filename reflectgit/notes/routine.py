@@ -131,6 +131,14 @@ _TEST_FILE = re.compile(
     r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]+$|_test\.\w+$|\.(?:test|spec)\.\w+$"
     r"|_spec\.rb$|Tests?\.\w+$"
 )
+
+
+def is_test_file(path: str) -> bool:
+    """Is this repository path a test file by its name (under ``tests/``, ``spec/``,
+    ``__tests__/``; ``test_x.py``, ``x_test.go``, ``x.test.ts``, ``x_spec.rb``, ``XTest.java``)?"""
+    return bool(_TEST_FILE.search(path))
+
+
 _ASSERTION = re.compile(
     r"\bassert(?:ion)?\w*|\bexpected\b.{0,80}\b(?:got|received|but was)\b", re.IGNORECASE
 )
@@ -139,6 +147,4 @@ _ASSERTION = re.compile(
 def expectation_only(error: str, files: list[str]) -> bool:
     """A red run whose error is an assertion, made green by editing test files only: the
     test's expectation changed, the code did not."""
-    return (
-        bool(files) and all(_TEST_FILE.search(f) for f in files) and bool(_ASSERTION.search(error))
-    )
+    return bool(files) and all(is_test_file(f) for f in files) and bool(_ASSERTION.search(error))
