@@ -531,6 +531,8 @@ def _definition(
 
 # A shell function's variable of its own: ``local x=0``, ``local -r x=0``.
 _SHELL_LOCAL = Pattern(r"^[ \t]*local\s")
+# A line that ends with an empty parameter list: ``setup()``, ``setup ( )``.
+_EMPTY_PARAMETERS = Pattern(r"\(\s*\)\s*$")
 # A line that opens with Erlang's ``when``: the guard of the clause head on the line before.
 _GUARD_LINE = Pattern(r"^[ \t]+when\b")
 
@@ -539,12 +541,12 @@ def _head(text: str, start: int, end: int) -> str:
     """The line of ``text`` from ``start`` to ``end``, with the next line joined on when that
     one opens with ``when`` (an Erlang head whose guard starts on the line after it:
     ``foo(X)`` then ``    when is_integer(X) ->`` is the head ``foo(X) when ... ->``), or
-    when it is a ``{`` alone after a line ending with ``)`` (a body opened on the next line:
-    a shell's ``setup()`` then ``{`` is the head ``setup() {``)."""
+    when it is a ``{`` alone after a line ending with an empty ``()`` (a shell function whose
+    body opens on the next line: ``setup()`` then ``{`` is the head ``setup() {``)."""
     line = text[start:end]
     if end < len(text):
         after = text[end + 1 : _line_end(text, end + 1)]
-        if after.strip() == "{" and line.rstrip().endswith(")"):
+        if after.strip() == "{" and _EMPTY_PARAMETERS.search(line):
             return f"{line} {{"
         if _GUARD_LINE.match(after):
             return f"{line} {after.strip()}"
