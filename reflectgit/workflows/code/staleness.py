@@ -11,8 +11,9 @@ name), git compares the anchor's commit with HEAD:
   ``notes/anchors.py`` reads it, cannot be said to be gone; that anchor is judged as its file,
   and ``compared: file`` says so);
 - ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
-  file) changed in what the note names (``notes/codediff.py``): ``commits`` are the commits
-  that changed it.
+  file) changed in what the note names (``notes/codediff.py``), or changed at all in a file
+  git pairs as a rename it scored under ``REWRITTEN_RENAME`` alike in the commit that made it
+  (a file rewritten under a new name): ``commits`` are the commits that changed it.
 
 Those are stale. Two findings are reported at a lower level, not as stale:
 
