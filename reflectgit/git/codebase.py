@@ -27,6 +27,7 @@ class FileChange:
     status: str
     old: str | None  # None when added
     new: str | None  # None when deleted
+    similarity: int | None = None  # a rename's or copy's score, percent alike (``R053``: 53)
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,9 @@ class Trail:
     renames: tuple[CommitInfo, ...] = ()  # the commits that renamed it, oldest first
     names: tuple[str, ...] = ()  # every path it had, the first first, ``now`` last
     ended: CommitInfo | None = None  # the commit that deleted it
+    # the least alike of its renames, as git scored each in the commit that made it (percent);
+    # None when it was not renamed
+    similarity: int | None = None
 
 
 def follow(
@@ -132,6 +136,7 @@ def follow(
     at: dict[str, list[str]] = {p: [p] for p in wanted}  # current path -> the paths there
     renames: dict[str, list[CommitInfo]] = {p: [] for p in wanted}
     names: dict[str, list[str]] = {p: [p] for p in wanted}
+    alike: dict[str, int] = {}
     ended: dict[str, CommitInfo] = {}
     for commit, entries in _log_name_status(out):
         arrived: dict[str, list[str]] = {}
@@ -144,6 +149,8 @@ def follow(
                     continue
                 renames[p].append(commit)
                 names[p].append(c.new)
+                if c.similarity is not None:
+                    alike[p] = min(alike.get(p, 100), c.similarity)
                 arrived.setdefault(c.new, []).append(p)
         for new, moved in arrived.items():  # after all of the commit's renames: at once
             at.setdefault(new, []).extend(moved)
@@ -151,7 +158,8 @@ def follow(
             break
     now = {p: where for where, here in at.items() for p in here}
     return {
-        p: Trail(p, now.get(p), tuple(renames[p]), tuple(names[p]), ended.get(p)) for p in wanted
+        p: Trail(p, now.get(p), tuple(renames[p]), tuple(names[p]), ended.get(p), alike.get(p))
+        for p in wanted
     }
 
 
@@ -184,7 +192,9 @@ def _name_status(out: str) -> list[FileChange]:
     while i < len(parts) and parts[i]:
         status = parts[i][:1]
         if status in ("R", "C"):
-            result.append(FileChange(status, parts[i + 1], parts[i + 2]))
+            score = parts[i][1:]
+            alike = int(score) if score.isdigit() else None
+            result.append(FileChange(status, parts[i + 1], parts[i + 2], alike))
             i += 3
             continue
         path = parts[i + 1]

@@ -365,6 +365,14 @@ _FORMS = (
         bare=True,
         signature=True,
     ),
+    # greet() { echo "hi $1"; } (a shell function whose body is on its line: its last command
+    # ends with ``;`` or ``&`` before the ``}``; a call has no body after it)
+    _Form(
+        "block",
+        rf"{_NOT_CALL}(?P<name>{_ID})\s*\(\s*\)\s*\{{\s.*[;&]\s*\}}\s*(?:#.*)?$",
+        bare=True,
+        signature=True,
+    ),
     # constructor( with its parameters on the lines after it (TypeScript's parameter properties)
     _Form("block", r"(?P<name>constructor)\s*\(\s*$", bare=True, signature=True),
     # alias_method :overload, :overwrite, define_method(:name) (Ruby: the method named first
@@ -484,12 +492,13 @@ def _own_name(text: str, symbol: str) -> str:
 
 
 def _definition(
-    text: str, symbol: str, name: str | None = None
+    text: str, symbol: str, name: str | None = None, shell: bool = False
 ) -> tuple[int, int, str, str] | None:
     """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
     ``mod::name`` name their last part, or ``name`` when given): the definition's start, the
     end of its first line, its indent and how its block ends (a ``_FORMS`` kind, or ``whole``:
-    it ends with that line); None when it does not."""
+    it ends with that line); None when it does not. In a shell script (``shell``) a ``local
+    x=0`` defines nothing: it gives the function it is in a variable of its own."""
     name = name or _last_name(symbol)
     if not name:
         return None
@@ -507,6 +516,8 @@ def _definition(
             end = len(text) if end < 0 else end
             line = _head(text, start, end)
             defined = _defines_line(line, name, forms)
+            if defined is not None and shell and _SHELL_LOCAL.match(line):
+                defined = None
             if defined is not None and not _in_pod(text, start):
                 return start, end, defined[0], defined[1]
             found = _TYPEDEF_END.match(line) if forms is _STRONG else None
@@ -518,6 +529,10 @@ def _definition(
     return None
 
 
+# A shell function's variable of its own: ``local x=0``, ``local -r x=0``.
+_SHELL_LOCAL = Pattern(r"^[ \t]*local\s")
+# A line that ends with an empty parameter list: ``setup()``, ``setup ( )``.
+_EMPTY_PARAMETERS = Pattern(r"\(\s*\)\s*$")
 # A line that opens with Erlang's ``when``: the guard of the clause head on the line before.
 _GUARD_LINE = Pattern(r"^[ \t]+when\b")
 
@@ -525,10 +540,14 @@ _GUARD_LINE = Pattern(r"^[ \t]+when\b")
 def _head(text: str, start: int, end: int) -> str:
     """The line of ``text`` from ``start`` to ``end``, with the next line joined on when that
     one opens with ``when`` (an Erlang head whose guard starts on the line after it:
-    ``foo(X)`` then ``    when is_integer(X) ->`` is the head ``foo(X) when ... ->``)."""
+    ``foo(X)`` then ``    when is_integer(X) ->`` is the head ``foo(X) when ... ->``), or
+    when it is a ``{`` alone after a line ending with an empty ``()`` (a shell function whose
+    body opens on the next line: ``setup()`` then ``{`` is the head ``setup() {``)."""
     line = text[start:end]
     if end < len(text):
         after = text[end + 1 : _line_end(text, end + 1)]
+        if after.strip() == "{" and _EMPTY_PARAMETERS.search(line):
+            return f"{line} {{"
         if _GUARD_LINE.match(after):
             return f"{line} {after.strip()}"
     return line
@@ -591,7 +610,7 @@ def symbol_block(text: str, symbol: str, path: str | None = None) -> str | None:
         return block if block.endswith("\n") else block + "\n"
     lines = block.split("\n")
     first, rest = lines[0], lines[1:]
-    way = _way(first, _own_name(text, symbol))
+    way = _way(_head(block, 0, len(first)), _own_name(text, symbol))
     # An Erlang definition ends exactly with its ``.``: its last line (``[Key|List].``) is code.
     exact = way is not None and way[1] in _DOT_ENDED
     while rest and _LEADING.match(rest[-1]) and not (exact and rest[-1].strip()):
@@ -641,7 +660,7 @@ def anchored_blocks(text: str, symbol: str, path: str | None = None) -> list[str
     span = _span(text, symbol, path)
     if span is None:
         return [first]
-    head = text[span[0] : _line_end(text, span[0])]
+    head = _head(text, span[0], _line_end(text, span[0]))
     way, depth, word = _way(head, name), _depth(head), _WORD.match(head)
     # each search starts after the block before it: an Erlang function's clauses, read as one
     # block, are not each another definition of it
@@ -651,7 +670,7 @@ def anchored_blocks(text: str, symbol: str, path: str | None = None) -> list[str
         found = _span(rest, symbol, path)
         if found is None:
             break
-        line = rest[found[0] : _line_end(rest, found[0])]
+        line = _head(rest, found[0], _line_end(rest, found[0]))
         # the same form and, but for signatures (whose first word is a return type), the same
         # definition word: a Scala ``object`` beside its ``class`` is its companion, another thing
         if (
@@ -809,11 +828,12 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
             at = outer[0]
             moved = tuple((at + a, at + b) for a, b in inner[3])
             return at + inner[0], at + inner[1], at + inner[2], moved
-    found = _definition(text, symbol, name)
+    shell = bool(path) and languages.of(languages.read_as(path or "", text)).shell
+    found = _definition(text, symbol, name, shell)
     if found is None:
         return None
     start, end_of_line, indent, ends = found
-    first = _way(text[start:end_of_line], name)
+    first = _way(_head(text, start, end_of_line), name)
     if ends == "block":  # overloads a weaker form defines just before it (``foo(): T;``)
         start = _declared_before(text, start, name, first)
         end_of_line = text.find("\n", start)
@@ -825,7 +845,7 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
         stop = text.find("\n", end)
         stop = len(text) if stop < 0 else stop
         # the same name, written the same way (not a Rust ``impl`` after its ``struct``)
-        if _way(text[end:stop], name) != first:
+        if _way(_head(text, end, stop), name) != first:
             break
         following = _block_end(text, end, stop, indent, ends)
         if _repeats(text[piece:end], text[end:following]):

@@ -112,6 +112,8 @@ _INFIX_CALLS = frozenset({"scala", "sc", "kt", "kts"})
 _LUA = frozenset({"lua"})
 # Go: ``any`` is ``interface{}``.
 _GO = frozenset({"go"})
+# The shells: ``local x=0`` gives a function a variable of its own, no definition of ``x``.
+_SHELL = frozenset({"sh", "bash", "zsh"})
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -172,6 +174,7 @@ class Language:
     infix_calls: bool  # ``a name b`` is ``a.name(b)``
     lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
     go: bool  # ``any`` is ``interface{}``
+    shell: bool  # ``local x=0`` is a function's own variable
     reader: ModuleType | None
 
 
@@ -245,6 +248,7 @@ def _by_suffix(ext: str) -> Language:
         infix_calls=ext in _INFIX_CALLS,
         lua=ext in _LUA,
         go=ext in _GO,
+        shell=ext in _SHELL,
         reader=_READERS.get(ext),
     )
 

@@ -11,8 +11,9 @@ name), git compares the anchor's commit with HEAD:
   ``notes/anchors.py`` reads it, cannot be said to be gone; that anchor is judged as its file,
   and ``compared: file`` says so);
 - ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
-  file) changed in what the note names (``notes/codediff.py``): ``commits`` are the commits
-  that changed it.
+  file) changed in what the note names (``notes/codediff.py``), or changed at all in a file
+  git pairs as a rename it scored under ``REWRITTEN_RENAME`` alike in the commit that made it
+  (a file rewritten under a new name): ``commits`` are the commits that changed it.
 
 Those are stale. Two findings are reported at a lower level, not as stale:
 
@@ -53,6 +54,11 @@ STALE = frozenset({"deleted", "symbol-gone", "changed"})
 # changed by more commits than this is judged as before (the cost stays one diff per commit
 # for the few commits that touched a note's code).
 SWEEP_COMMITS = 8
+# REWRITTEN: a rename git scores less alike than this (percent, in the commit that made it) is a
+# file rewritten under another name (bats-core's ``bats-format-tap-stream`` paired at 53 % with
+# the new ``bats-format-pretty``): code of it that changed is stale, whatever the note names.
+# On the tune histories every anchored rename scored 68 % or less or 97 % or more.
+REWRITTEN_RENAME = 75
 
 
 @dataclass
@@ -273,7 +279,10 @@ class _Judge:
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
         if changed and verdict is not None:
-            reason = "changed" if verdict.stale else "changed-elsewhere"
+            stale = verdict.stale or (
+                now != anchor.path and self._rewritten(full, diff, anchor.path)
+            )
+            reason = "changed" if stale else "changed-elsewhere"
             return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
         if now != anchor.path:
             return StaleAnchor(
@@ -304,6 +313,12 @@ class _Judge:
                 self._sweeps[c.sha] = sweeps(diffs.parse(patch))
             found |= self._sweeps[c.sha]
         return swept_only(old, new, frozenset(found), said)
+
+    def _rewritten(self, full: str, diff: Mapping[str, FileChange], path: str) -> bool:
+        """REWRITTEN: was ``path`` renamed on its way to HEAD by a rename git scored less alike
+        than ``REWRITTEN_RENAME`` (a file rewritten under a new name, not moved)?"""
+        similarity = self._trail(full, diff, path).similarity
+        return similarity is not None and similarity < REWRITTEN_RENAME
 
     def _renaming(
         self, full: str, diff: Mapping[str, FileChange], path: str, now: str
