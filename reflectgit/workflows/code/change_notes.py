@@ -40,7 +40,7 @@ from reflectgit.notes.anchors import Anchor
 from reflectgit.notes.codediff import names_in, prose_or_settings, reshaped_only
 from reflectgit.notes.sweeps import sweeps as find_sweeps
 from reflectgit.notes.sweeps import swept_only
-from reflectgit.notes.tokens import KEYWORDS, tokens
+from reflectgit.notes.tokens import KEYWORDS, is_name_or_number, is_string, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -173,13 +173,14 @@ _SETTING_WORD = re.compile(r"[\w.-]+")
 # touched a symbol of that name (a definition its hunks name) is where the note's code is now,
 # and the anchor is judged there, as SAME_FILE reads a text match. Only for a name the change
 # touched (the note's file is not searched for it), only where the block of that name at the
-# change's base holds most of the anchored block's code at the note's commit (``KEPT``: a
+# change's base holds most of the anchored block's names at the note's commit (``KEPT``: a
 # test's ``let debug`` is not the ``debug`` function), and not where a note is anchored to that
 # code as it is now (that note reads it; the one anchored to where it was is often the older
 # note it replaced). A note so followed from a file the change does not touch may still be
 # found by its text when its code there shows nothing it states.
-# Moved code keeps most of itself: at least this share of the distinct tokens of the anchored
-# block at the note's commit stand in the block of that name where the change touched it.
+# Moved code keeps most of itself: more than this share of the distinct names, numbers and
+# strings of the anchored block at the note's commit (not the language's words, not its own
+# name) stand in the block of that name where the change touched it.
 KEPT = 0.5
 # RENAMED_ONLY: a symbol anchor whose file the change renames, its code unchanged, is not
 # listed: the code the note names is the same, and its anchor's path is ``stale``'s to report
@@ -624,10 +625,10 @@ def _moved(
 
 
 def _kept(block: str, anchor: Anchor, text: str | None, path: str) -> bool:
-    """MOVED: does ``text`` (a file at the change's base) define the anchor's symbol with at
-    least half the distinct tokens of ``block`` (its code at the note's commit)? Code that moved
-    kept most of itself; another definition of the name (a test's ``let debug`` for the
-    ``debug`` function) holds little of it."""
+    """MOVED: does ``text`` (a file at the change's base) define the anchor's symbol with more
+    than half the names, numbers and strings of ``block`` (its code at the note's commit)?
+    Code that moved kept most of itself; another definition of the name (a test's ``let
+    debug`` for the ``debug`` function) holds little of it."""
     from reflectgit.notes.anchors import symbol_block
 
     if text is None:
@@ -636,9 +637,18 @@ def _kept(block: str, anchor: Anchor, text: str | None, path: str) -> bool:
     now = symbol_block(text, anchor.symbol or "", read)
     if now is None:
         return False
-    was = set(tokens(block, languages.read_as(anchor.path, block)))
-    share = len(was & set(tokens(now, read))) / max(len(was), 1)
-    return share >= KEPT
+    was = _own_names(block, anchor, languages.read_as(anchor.path, block))
+    return bool(was) and len(was & _own_names(now, anchor, read)) > KEPT * len(was)
+
+
+def _own_names(block: str, anchor: Anchor, path: str) -> set[str]:
+    """The names, numbers and strings a block's code holds, but the language's words and the
+    anchored symbol's own name: what two blocks of one name share when they are one code."""
+    return {
+        t
+        for t in tokens(block, path)
+        if (is_name_or_number(t) or is_string(t)) and t not in KEYWORDS and t != anchor.symbol
+    }
 
 
 def _words_only(anchor: Anchor, names: Sequence[str], diff: diffs.FileDiff, path: str) -> bool:
