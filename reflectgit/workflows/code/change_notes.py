@@ -596,11 +596,8 @@ def _moved(
     for key in keys:
         anchor = key[1]
         text = then.get((anchor.commit or "", anchor.path))
-        block = (
-            symbol_block(text, anchor.symbol or "", languages.read_as(anchor.path, text))
-            if text
-            else None
-        )
+        read = languages.read_as(anchor.path, text) if text else anchor.path  # (a shebang)
+        block = symbol_block(text, anchor.symbol or "", read) if text else None
         if block is None:
             continue  # (not defined at the note's commit: the anchor never named it there)
         was = located.get(key, (None, ""))[1]
@@ -609,7 +606,7 @@ def _moved(
             for f in touched.get(anchor.symbol or "", [])
             if f.new != was
             and (f.new, anchor.symbol) not in anchored_now
-            and _kept(block, anchor, base.get(f.new), f.new or "")
+            and _kept(block, read, anchor, base.get(f.new), f.new or "")
         ]
         for i, f in enumerate(places):
             if i == len(tries):
@@ -624,9 +621,10 @@ def _moved(
     return out
 
 
-def _kept(block: str, anchor: Anchor, text: str | None, path: str) -> bool:
+def _kept(block: str, was_read: str, anchor: Anchor, text: str | None, path: str) -> bool:
     """MOVED: does ``text`` (a file at the change's base) define the anchor's symbol with more
-    than half the names, numbers and strings of ``block`` (its code at the note's commit)?
+    than half the names, numbers and strings of ``block`` (its code at the note's commit, read
+    as a file of the path ``was_read``)?
     Code that moved kept most of itself; another definition of the name (a test's ``let
     debug`` for the ``debug`` function) holds little of it."""
     from reflectgit.notes.anchors import symbol_block
@@ -637,7 +635,7 @@ def _kept(block: str, anchor: Anchor, text: str | None, path: str) -> bool:
     now = symbol_block(text, anchor.symbol or "", read)
     if now is None:
         return False
-    was = _own_names(block, anchor, languages.read_as(anchor.path, block))
+    was = _own_names(block, anchor, was_read)
     return bool(was) and len(was & _own_names(now, anchor, read)) > KEPT * len(was)
 
 
