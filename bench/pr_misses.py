@@ -168,6 +168,8 @@ def _reason(
             seen.append("the whole file changed in nothing the note states")
         else:
             seen.append(f"changed on {', '.join(verdict.names)} (0/1 only)")
+    if not seen:  # judged where the change touched a symbol of its name (MOVED)
+        return "its symbol moved to another file, judged where the change touched it: no evidence"
     return seen[0]
 
 

@@ -40,7 +40,7 @@ from reflectgit.notes.anchors import Anchor
 from reflectgit.notes.codediff import names_in, prose_or_settings, reshaped_only
 from reflectgit.notes.sweeps import sweeps as find_sweeps
 from reflectgit.notes.sweeps import swept_only
-from reflectgit.notes.tokens import KEYWORDS, tokens
+from reflectgit.notes.tokens import KEYWORDS, is_name_or_number, is_string, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
 
 if TYPE_CHECKING:
@@ -49,9 +49,9 @@ if TYPE_CHECKING:
 Env = Mapping[str, str] | None
 Place = tuple[str, str, str]  # an anchor's path, commit and symbol
 
-# An anchor's path and commit lines as the note writer emits them (``- path: x`` under
-# ``anchors:``, then ``  commit: sha``).
-ANCHOR_LINE = r"^(- |  )(path|commit): "
+# An anchor's path, symbol and commit lines as the note writer emits them (``- path: x`` under
+# ``anchors:``, then ``  symbol: name`` and ``  commit: sha``).
+ANCHOR_LINE = r"^(- |  )(path|symbol|commit): "
 # Anchors on paths the change does not touch are followed through the renames since their
 # commit (one ``git diff -M`` per commit, and one ``git log`` for the files that diff says were
 # deleted: ``codebase.follow``), for at most this many distinct commits.
@@ -166,6 +166,22 @@ _SETTING_KEY = re.compile(
     r"""^\s*(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*[:=]|^\s*<([A-Za-z][\w.-]*)"""
 )
 _SETTING_WORD = re.compile(r"[\w.-]+")
+# MOVED: a symbol anchor whose file, followed from the anchor's commit through its renames,
+# defines the symbol no more at the change's base (or is gone) names code that moved to another
+# file git does not pair with it (``skip`` and ``run`` from ``bats-exec-test`` into
+# ``test_functions.bash``, ``indirect`` from ``caste.go`` into ``indirect.go``): where the change
+# touched a symbol of that name (a definition its hunks name) is where the note's code is now,
+# and the anchor is judged there, as SAME_FILE reads a text match. Only for a name the change
+# touched (the note's file is not searched for it), only where the block of that name at the
+# change's base holds most of the anchored block's names at the note's commit (``KEPT``: a
+# test's ``let debug`` is not the ``debug`` function), and not where a note is anchored to that
+# code as it is now (that note reads it; the one anchored to where it was is often the older
+# note it replaced). A note so followed from a file the change does not touch may still be
+# found by its text when its code there shows nothing it states.
+# Moved code keeps most of itself: more than this share of the distinct names, numbers and
+# strings of the anchored block at the note's commit (not the language's words, not its own
+# name) stand in the block of that name where the change touched it.
+KEPT = 0.5
 # RENAMED_ONLY: a symbol anchor whose file the change renames, its code unchanged, is not
 # listed: the code the note names is the same, and its anchor's path is ``stale``'s to report
 # (as moved). A file anchor stays listed: the note names the path the change renames.
@@ -436,11 +452,17 @@ def anchored(
     paths: list[str] = []
     pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
     last: dict[str, str] = {}
+    elsewhere: dict[str, set[str]] = {}  # MOVED: symbol -> note files anchoring it elsewhere
     for name, line in anchor_lines():
         if name.count("/") != 1:
             continue
         field, _, rest = line.strip().removeprefix("- ").partition(":")
         value = rest.strip()
+        if field == "symbol":
+            if name in last:  # (a symbol anchor on a path the change does not touch)
+                symbol = value[1:-1] if value[:1] in ("'", '"') else value  # (``'indirect'``)
+                elsewhere.setdefault(symbol, set()).add(name)
+            continue
         if field == "commit":
             if name in last:
                 pending.setdefault(value, []).append((name, last.pop(name)))
@@ -464,8 +486,12 @@ def anchored(
         else []
     )
     paths += [n for n in dict.fromkeys(followed) if n not in paths]
+    # MOVED: the notes anchoring, on a file the change does not touch, a symbol it touched
+    touched = _touched(change) if elsewhere and change.symbols_known else {}
+    paths += sorted({n for s in touched for n in elsewhere.get(s, ())} - set(paths))
     notes = read_anchored(kb, paths, env, project)
     located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]] = {}
+    away: set[tuple[str, Anchor]] = set()  # MOVED, to check: symbol anchors on untouched files
     for note in notes:
         for anchor in note.anchors:
             now = anchor.path
@@ -473,7 +499,16 @@ def anchored(
                 now = moved_to.get((anchor.path, anchor.commit or ""), "")
             if now in by_path:
                 located[(note.id, anchor)] = (by_path[now], now)
-    verdicts = _verdicts(notes, change, located, env) if change.symbols_known else {}
+            elif anchor.symbol in touched:
+                away.add((note.id, anchor))
+    gone: set[tuple[str, Anchor]] = set()  # symbols their changed file defined at their commit
+    verdicts = _verdicts(notes, change, located, env, gone) if change.symbols_known else {}
+    if away:  # MOVED: kept when its file, followed, defines the symbol no more at the base
+        places = {key: (key[1].path, key[1].commit or "", key[1].symbol or "") for key in away}
+        still = _still_defined(change, list(places.values()), env)
+        gone.update(key for key, place in places.items() if place not in still)
+    if gone and change.symbols_known:
+        verdicts.update(_moved(notes, change, gone, located, env))
     described = _words(" ".join(change.messages), project)
     out: list[Relevant] = []
     for note in notes:
@@ -483,8 +518,8 @@ def anchored(
             if (note.id, anchor) not in located:
                 continue
             diff, now = located[(note.id, anchor)]
-            if judged is not None:
-                judged.add(note.id)
+            if judged is not None and (note.id, anchor) not in away:
+                judged.add(note.id)  # (MOVED from an untouched file: its text may still match)
             what = _status(diff, now)
             label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
             verdict = verdicts.get((note.id, anchor))
@@ -522,6 +557,96 @@ def anchored(
             item = Relevant(note.id, note.title, best[1], best[0], kind, best[2], len(states))
             out.append(item)
     return out
+
+
+def _touched(change: Change) -> dict[str, list[diffs.FileDiff]]:
+    """The symbols the change touched (``FileDiff.symbols``), each with the files it modified
+    or renamed that touched it there (MOVED: where a moved symbol is now)."""
+    out: dict[str, list[diffs.FileDiff]] = {}
+    for f in change.files:
+        if f.old is not None and f.new is not None:
+            for symbol in f.symbols:
+                out.setdefault(symbol, []).append(f)
+    return out
+
+
+def _moved(
+    notes: Sequence[AnchoredNote],
+    change: Change,
+    gone: set[tuple[str, Anchor]],
+    located: dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]],
+    env: Env,
+) -> dict[tuple[str, Anchor], CodeChange]:
+    """MOVED: the verdicts on the symbol anchors of ``gone`` (their file defines their symbol
+    no more) judged in the files where the change touched a symbol of their name, each now
+    ``located`` there (of several such files, the first where it changed, else the first)."""
+    from reflectgit.notes.anchors import symbol_block
+
+    touched = _touched(change)
+    keys = sorted(gone, key=lambda k: (k[0], k[1].label))
+    # code a note is anchored to where it is now: that note reads it, not one anchored to
+    # where it was (an older note, often the one it replaced)
+    anchored_now = {(now, k[1].symbol) for k, (_, now) in located.items() if k not in gone}
+    # the anchored code as the note's commit had it, and each candidate file at the base
+    was_at = [(k[1].commit or "", k[1].path) for k in keys]
+    then = dict(zip(was_at, codebase.texts(Path(change.root), was_at, env), strict=True))
+    files = list({id(f): f for k in keys for f in touched.get(k[1].symbol or "", [])}.values())
+    base = {f.new: old for f, (old, _) in zip(files, _versions(change, files, env), strict=True)}
+    tries: list[dict[tuple[str, Anchor], tuple[diffs.FileDiff, str]]] = []
+    for key in keys:
+        anchor = key[1]
+        text = then.get((anchor.commit or "", anchor.path))
+        read = languages.read_as(anchor.path, text) if text else anchor.path  # (a shebang)
+        block = symbol_block(text, anchor.symbol or "", read) if text else None
+        if block is None:
+            continue  # (not defined at the note's commit: the anchor never named it there)
+        was = located.get(key, (None, ""))[1]
+        places = [
+            f
+            for f in touched.get(anchor.symbol or "", [])
+            if f.new != was
+            and (f.new, anchor.symbol) not in anchored_now
+            and _kept(block, read, anchor, base.get(f.new), f.new or "")
+        ]
+        for i, f in enumerate(places):
+            if i == len(tries):
+                tries.append({})
+            tries[i][key] = (f, f.new or "")
+    out: dict[tuple[str, Anchor], CodeChange] = {}
+    for attempt in tries:
+        for key, verdict in _verdicts(notes, change, attempt, env).items():
+            if key not in out or (out[key].kind != "changed" and verdict.kind == "changed"):
+                out[key] = verdict
+                located[key] = attempt[key]
+    return out
+
+
+def _kept(block: str, was_read: str, anchor: Anchor, text: str | None, path: str) -> bool:
+    """MOVED: does ``text`` (a file at the change's base) define the anchor's symbol with more
+    than half the names, numbers and strings of ``block`` (its code at the note's commit, read
+    as a file of the path ``was_read``)?
+    Code that moved kept most of itself; another definition of the name (a test's ``let
+    debug`` for the ``debug`` function) holds little of it."""
+    from reflectgit.notes.anchors import symbol_block
+
+    if text is None:
+        return False
+    read = languages.read_as(path, text)
+    now = symbol_block(text, anchor.symbol or "", read)
+    if now is None:
+        return False
+    was = _own_names(block, anchor, was_read)
+    return bool(was) and len(was & _own_names(now, anchor, read)) > KEPT * len(was)
+
+
+def _own_names(block: str, anchor: Anchor, path: str) -> set[str]:
+    """The names, numbers and strings a block's code holds, but the language's words and the
+    anchored symbol's own name: what two blocks of one name share when they are one code."""
+    return {
+        t
+        for t in tokens(block, path)
+        if (is_name_or_number(t) or is_string(t)) and t not in KEYWORDS and t != anchor.symbol
+    }
 
 
 def _words_only(anchor: Anchor, names: Sequence[str], diff: diffs.FileDiff, path: str) -> bool:
@@ -607,12 +732,14 @@ def _verdicts(
     change: Change,
     located: Mapping[tuple[str, Anchor], tuple[diffs.FileDiff, str]],
     env: Env,
+    gone: set[tuple[str, Anchor]] | None = None,
 ) -> dict[tuple[str, Anchor], CodeChange]:
     """For each anchor on a file the change modifies or renames: how the code it names
     changed from the change's base to its head (``notes/codediff.py``, as ``stale`` judges
     it), with both versions read in one ``git cat-file``. A symbol the change removes is a
     change; one the change adds has no verdict; one in neither version (a form the symbol
-    rule does not read) is judged as its file, as ``stale`` judges it."""
+    rule does not read) is judged as its file, as ``stale`` judges it, unless the file
+    defined it at the anchor's commit: then it has no verdict, and is added to ``gone``."""
     from reflectgit.notes.anchors import anchored_pair, symbol_block
     from reflectgit.notes.codediff import CodeChange, compare
 
@@ -681,6 +808,8 @@ def _verdicts(
             )
             is not None
         ):
+            if gone is not None:
+                gone.add((nid, anchor))  # (MOVED: it may be where the change touched it)
             continue
         verdict = compare(old, new, path, said[nid] or None, None, titles[nid], reshaping=True)
         out[(nid, anchor)] = _unswept(

@@ -103,13 +103,15 @@ def test_a_symbol_is_a_notes_subject_only_in_a_file_of_its_anchors_name(world: A
         "useColors is true when there is a window",
         "lib/browser.js:useColors",
     )
-    # the browser build is rewritten in src/: not a rename git follows, the anchor stays behind
+    # the browser build is rewritten in src/: not a rename git follows, the anchor stays behind,
+    # and none of its code is left to read it as moved there (MOVED)
+    rewritten = "function useColors() {\n  return navigator.userAgent.includes('Chrome');\n}\n"
     world.code.delete("lib/browser.js")
-    world.code.write("src/browser.js", BROWSER_JS.replace("typeof window", "typeof document"))
+    world.code.write("src/browser.js", rewritten)
     world.code.commit("rewrite the browser build")
     world.code.branch("firefox")
-    firefox = BROWSER_JS.replace("undefined';", "undefined' && !!navigator;")
-    world.code.write("src/browser.js", firefox.replace("typeof window", "typeof document"))
+    firefox = rewritten.replace("'Chrome')", "'Chrome') || !!navigator.mozGetUserMedia")
+    world.code.write("src/browser.js", firefox)
     world.code.commit("colours in firefox")
     why = {n["id"]: n["why"] for n in world.pr()}
     # lib/browser.js defines it no more: src/browser.js's is where it is now
