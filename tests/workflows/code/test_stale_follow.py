@@ -152,13 +152,21 @@ def test_pr_notes_finds_a_note_on_a_file_moved_and_rewritten_before_the_change(
     )
 
 
-def test_pr_notes_leaves_a_note_on_a_deleted_file_replaced_by_the_changed_one(
+def test_pr_notes_follows_a_deleted_files_code_into_the_file_that_took_it(
     world: World,
 ) -> None:
+    # The file is deleted and its ``prefill`` added, as it was, to another file a commit later:
+    # ``stale`` says the anchor's file is deleted (the anchor names a path that is gone), and
+    # ``pr-notes`` judges the note where its code is now (MOVED: the code kept most of itself).
     nid = world.add("Prefill size", "prefill adds size connections", "pool.py:prefill")
     world.code.delete("pool.py").commit("no pool")
     world.code.write("lib/pool.py", REWRITTEN).commit("another pool")
+    [entry] = world.stale()["stale"]
+    assert entry["id"] == nid and entry["reason"] == "deleted"
     world.code.branch("more")
     world.code.write("lib/pool.py", REWRITTEN.replace("range(size)", "range(size + 1)"))
     world.code.commit("prefill one more")
-    assert nid not in pr_notes(world)
+    assert pr_notes(world)[nid] == (
+        "anchored to pool.py:prefill (now lib/pool.py), which this change modifies"
+        " (the note names size)"
+    )
