@@ -155,11 +155,7 @@ def _confirmed_cause(
             or stated.rstrip(" *_").endswith(("?", ":"))
         ):
             cause = stated
-    if announces_cause(plain):
-        # "### Root cause" or "The problem is twofold:", and the cause on the line under it
-        cause = _following_line(text, after)
-        text = f"{text} {cause}"
-    elif announced or (
+    if announced or (
         cause.endswith(":") and _CAUSE_LEAD.sub("", _CAUSE.split(cause)[-1]).strip(" :") == ""
     ):
         # "The actual issue was:" or "Found the actual bug!", and the cause on the next line
@@ -228,33 +224,6 @@ _SECTION_END = re.compile(r"^\s*(?:#{1,6}\s|-{3,}\s*$)")
 # A fix offered as options ("Either (a) document it, or (b) make it conditional"): a decision
 # the person has still to make, not a fix.
 _OPTIONS = re.compile(r"^\W*(?:either\b|\(?a\)\s.*\(?b\)\s)", re.I)
-
-
-# A cause announced, not stated: a heading that is only the word ("### Root cause", "## The
-# Real Issue"), or a lead that ends its line with a colon and names nothing ("The problem is
-# twofold:", "The issue is the combination of:", "root cause is now exact. Findings:"). The
-# cause is the line under it, the first of its list.
-_BARE_HEADING = re.compile(
-    r"^\s*#{1,6}\s*(?:the\s+)?(?:(?:real|actual)\s+)?(?:root\s+cause|issue|problem|bug)\s*:?\s*$",
-    re.I,
-)
-
-
-def announces_cause(line: str) -> bool:
-    """Does ``line`` announce a cause that the lines under it state?"""
-    if _BARE_HEADING.match(line.replace("**", "")):
-        return True
-    text = line.strip()
-    if not text.endswith(":") or "\n" in text:
-        return False
-    said = sentences(text)
-    m = _CAUSE.search(text)
-    if m is None or _INTENT.match(text) or _GUESS.search(text[: m.start()]):
-        return False  # "Let me find the root cause:", "I think the problem is:": no cause found
-    if not said or _CAUSE.search(said[-1]) is None and len(said[-1].split()) > 2:
-        return False
-    rest = text[m.end() :]
-    return not (_NAMED.search(rest) or _IDENTIFIER.search(rest)) and len(rest.split()) <= 6
 
 
 def headed_cause(line: str) -> str:
