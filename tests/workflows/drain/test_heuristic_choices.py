@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from reflectgit.notes.note import parse_note
+from reflectgit.notes.transcripts import Transcript, parse_lines
+from reflectgit.workflows.drain.heuristic.choices import chosen_ways
 from reflectgit.workflows.drain.loop import run_drain
 from tests.support.drain import Clock, enqueue, make_config
 
@@ -126,3 +128,37 @@ def test_a_pick_that_is_no_way_writes_nothing(tmp_path, repo, question, options,
     notes = drained(tmp_path, repo, question, options, answer)
     assert not [t for t in notes if "not" in t and any(o["label"] in t for o in options)]
     assert TITLE not in notes
+
+
+def _copilot(question: str, choices: list[str], answer: str) -> Transcript:
+    """A Copilot CLI events file: the assistant's ``ask_user`` request and its result."""
+    events = [
+        {"type": "session.start", "data": {"sessionId": "c-1", "producer": "copilot-agent"}},
+        {
+            "type": "assistant.message",
+            "data": {
+                "content": "",
+                "toolRequests": [
+                    {
+                        "toolCallId": "t1",
+                        "name": "ask_user",
+                        "arguments": {"question": question, "choices": choices},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "tool.execution_complete",
+            "data": {"toolCallId": "t1", "success": True, "result": {"content": answer}},
+        },
+    ]
+    return parse_lines([json.dumps(e) for e in events])
+
+
+def test_a_copilot_pick_is_read_as_the_same_choice():
+    question = "The cached hook blocks every dispatch. How should we unblock it?"
+    choices = ["Restart the CLI now (Recommended)", "Hide the entire binary"]
+    notes = chosen_ways(_copilot(question, choices, "User selected: Hide the entire binary"))
+    assert [n["title"] for n in notes] == ["Hide the entire binary, not Restart the CLI now"]
+    # the person's own words in place of a choice are none
+    assert not chosen_ways(_copilot(question, choices, "User responded: restart later"))

@@ -1,8 +1,8 @@
 """The person's choice among the ways a question tool offered: a decision, with what it was
 chosen over. Pure.
 
-Agents ask through a tool (Claude Code's ``AskUserQuestion``, Copilot CLI's ``ask_user``) and the person's pick comes back as the tool's result, never as a
-typed turn, so the readers of the person's lines never see it. A pick is a lesson only when
+Agents ask through a tool (Claude Code's ``AskUserQuestion``, Copilot CLI's ``ask_user``) and
+the person's pick comes back as the tool's result, never as a typed turn, so the readers of the person's lines never see it. A pick is a lesson only when
 the question asks *how* something is to be done ("How should we handle this?", "What should
 exceeding the warning budget do?") after saying what stands in the way ("AppArmor ... breaks
 `docker compose up` on macOS") and the person picked one of the ways offered: a value
