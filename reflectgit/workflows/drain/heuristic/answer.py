@@ -15,6 +15,7 @@ from typing import Any
 from reflectgit.notes.commandruns import commands_run
 from reflectgit.notes.signals import MEDIUM
 from reflectgit.workflows.drain.cascade import Prepared
+from reflectgit.workflows.drain.heuristic.choices import chosen_ways
 from reflectgit.workflows.drain.heuristic.chunk import chunk_actions
 from reflectgit.workflows.drain.heuristic.commands import (
     command_fixes,
@@ -105,6 +106,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
         candidates += challenges_acted_on(prepared.transcript, since)
         candidates += proposals_granted(prepared.transcript, since)
         candidates += standing_instructions(prepared.transcript, since)
+        candidates += chosen_ways(prepared.transcript, since)
     # a remark on this turn, or the assistant's account of its own work, is no lesson: dropped
     # before twins are weighed, so it never stands in for a note that states the lesson
     candidates = [a for a in candidates if not no_lesson(a)]
