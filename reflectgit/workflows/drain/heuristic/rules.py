@@ -464,9 +464,13 @@ _WHY_NOT = re.compile(
 def why_not_rule(said: str) -> str:
     """``Why aren't we using X for Y?`` -> ``Use X for Y``; ``""`` for any other line."""
     m = _WHY_NOT.match(said.strip())
-    if m is None:
-        return ""
-    first, _, rest = m.group("what").partition(" ")
+    return _as_rule(m.group("what")) if m is not None else ""
+
+
+def _as_rule(what: str) -> str:
+    """What a question asks for, as the rule it states: its first verb in the base form
+    (``using X for Y`` -> ``Use X for Y``), or ``""`` when that is under ``MIN_WORDS``."""
+    first, _, rest = what.partition(" ")
     rule = f"{verbs.base(first)} {rest}".strip()
     return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
 
@@ -534,9 +538,7 @@ def proposed_rule(said: str) -> str:
     m = _PROPOSED.match(said.strip())
     if m is None or not _CONTRAST.search(m.group("what")):
         return ""
-    first, _, rest = m.group("what").partition(" ")
-    rule = f"{verbs.base(first)} {rest}".strip()
-    return _cap(rule) if len(rule.split()) >= MIN_WORDS else ""
+    return _as_rule(m.group("what"))
 
 
 def proposals_granted(transcript: Transcript, since: int = 0) -> list[dict[str, Any]]:
