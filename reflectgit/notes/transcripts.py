@@ -384,7 +384,9 @@ _INJECTED_START = re.compile(
     r"|This session is being continued from a previous conversation"
     r"|Your task is to create a detailed summary of the conversation so far"
     r"|Base directory for this skill:"
-    r"|# AGENTS\.md instructions for"
+    # Codex puts the AGENTS.md files above the first prompt, under a heading of its own line
+    # ("# AGENTS.md instructions for /repo", or without "for" in 0.157 from the IDE extension)
+    r"|# AGENTS\.md instructions(?:[ \t]+for\b[^\n]*)?[ \t]*(?:\n|\Z)"
     r"|\[Request interrupted by user"
     r"|Stop hook feedback:"
     r"|# Context from my IDE setup:|# Files mentioned by the user:"

@@ -329,8 +329,29 @@ def test_idle_sweep_never_queues_subagent_or_compaction_files(cli, tmp_path, mon
             [(PERSON, "use uv ")],
         ),
         ("My request: use the Context from my IDE setup", [(PERSON, None)]),
+        (
+            "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nUse pnpm.\n</INSTRUCTIONS>",
+            [(INJECTED, None)],
+        ),
+        (
+            # Codex 0.157 from the IDE extension: the heading has no "for"
+            "# AGENTS.md instructions\n\n<INSTRUCTIONS>\n# graphify\nWhen the user types "
+            "`/graphify`, invoke the Skill tool.\n</INSTRUCTIONS>",
+            [(INJECTED, None)],
+        ),
+        ("# AGENTS.md instructions are stale: rewrite them", [(PERSON, None)]),
     ],
-    ids=["codex-ide", "codex-files", "claude-ide", "codex-review", "reminder", "plain"],
+    ids=[
+        "codex-ide",
+        "codex-files",
+        "claude-ide",
+        "codex-review",
+        "reminder",
+        "plain",
+        "agents-md-for",
+        "agents-md",
+        "agents-md-persons",
+    ],
 )
 def test_wrapped_prompts_keep_only_the_persons_words(text, parts):
     record = {
