@@ -132,7 +132,11 @@ class Transcript:
     # Codex code mode, while reading: the programs read whose output is still to come (by the
     # exec call's id), and the ``wait`` calls that resume a program's cell.
     _programs: dict[str, codemode.Program] = field(default_factory=dict, repr=False)
-    _waits: set[str] = field(default_factory=set, repr=False)
+    _waits: dict[str, str] = field(default_factory=dict, repr=False)  # call id -> cell
+    # Codex 0.157: the exit codes its ``item_completed`` events give the commands a program ran
+    # (by the command's text), and the command of a one-call program still running (by cell).
+    _exits: dict[str, int] = field(default_factory=dict, repr=False)
+    _cells: dict[str, str] = field(default_factory=dict, repr=False)
     # Claude Code: prompts the person typed while the assistant worked, as queued (record,
     # text, timestamp); those never delivered as a turn are read as turns at the end.
     _queued: list[tuple[int, str, str | None]] = field(default_factory=list, repr=False)
@@ -328,6 +332,8 @@ def _take_record(t: Transcript, record: dict[str, Any], index: int) -> bool:
         return False
     if kind in CODEX_QUIET:
         t.kinds[kind] += 1
+        if kind == "event_msg":
+            _codex_exit(t, record.get("payload"))
         return False
     if kind in ("message", "function_call", "function_call_output"):
         # Older Codex rollouts store response items at the top level.
@@ -639,7 +645,7 @@ def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | No
             with contextlib.suppress(ValueError):
                 args = json.loads(args)
         if name == codemode.WAIT and isinstance(args, dict) and args.get("cell_id") is not None:
-            t._waits.add(call_id)
+            t._waits[call_id] = str(args["cell_id"])
         t.tool_calls.append(ToolCall(call_id, name, args, index))
         return True
     if itype in ("function_call_output", "custom_tool_call_output"):
@@ -649,10 +655,12 @@ def _codex_item(t: Transcript, item: dict[str, Any], index: int, stamp: str | No
             _code_mode_results(t, call_id, program, item.get("output"), index)
             return True
         if call_id in t._waits:
-            t._waits.discard(call_id)
+            waited = t._waits.pop(call_id)
             word, cell, parts = codemode.status(_parts(item.get("output")))
             if word:
                 content, failed = _script_output(word, cell, parts)
+                if word != codemode.RUNNING:
+                    failed = failed or _exited(t, t._cells.pop(waited, ""))
                 t.tool_results.append(ToolResult(call_id, content[:RESULT_CAP], failed, index))
                 return True
         content, failed = _codex_output(item.get("output"))
@@ -684,6 +692,37 @@ RUNNING = re.compile(
 )
 
 
+def _command(tool_input: Any) -> str:
+    """The shell text a unified exec call runs (``exec_command``'s ``cmd``), ``""`` for none."""
+    cmd = tool_input.get("cmd") if isinstance(tool_input, dict) else None
+    return cmd if isinstance(cmd, str) else ""
+
+
+def _codex_exit(t: Transcript, payload: Any) -> None:
+    """Codex 0.157 (the app server, the VS Code extension) records each command a code-mode
+    program ran as an ``item_completed`` event (``CommandExecution``: ``command`` is the shell
+    and the text it runs, ``exit_code``). A program that prints only ``r.output`` leaves the
+    exit code out of its result; this event is the tool's own verdict on the command, kept
+    until the result of the program that ran it is read."""
+    if not isinstance(payload, dict) or payload.get("type") != "item_completed":
+        return
+    item = payload.get("item")
+    if not isinstance(item, dict):
+        return
+    command, code = item.get("command"), item.get("exit_code")
+    if item.get("type") != "CommandExecution" or not isinstance(code, int):
+        return
+    text = command[-1] if isinstance(command, list) and command else command
+    if isinstance(text, str) and text:
+        t._exits[text] = code
+
+
+def _exited(t: Transcript, command: str) -> bool:
+    """Did an ``item_completed`` event say ``command`` exited non-zero? (Read once.)"""
+    code = t._exits.pop(command, None) if command else None
+    return code is not None and code != 0
+
+
 def _parts(output: Any) -> list[str]:
     """The text parts of a tool output (a string, or a list of ``input_text`` parts)."""
     if isinstance(output, list):
@@ -706,6 +745,10 @@ def _code_mode_results(
         return
     if len(program.calls) == 1:
         content, failed = _script_output(word, cell, parts)
+        command = _command(program.calls[0].input)
+        if word == codemode.RUNNING and command:
+            t._cells[cell] = command  # its exit code comes with the wait that ends it
+        failed = failed or _exited(t, command)
         t.tool_results.append(ToolResult(f"{call_id}#0", content[:RESULT_CAP], failed, index))
         return
     if word != codemode.COMPLETED or program.prints is None or len(program.prints) != len(parts):

@@ -207,3 +207,168 @@ def test_a_session_with_dialogue_signals_keeps_them_alone(tmp_path):
     turns = [("user", "no, use pnpm instead of npm"), *POSITIVE["escalated"]]
     found = scan(parse_lines(_write(tmp_path, turns).read_text().splitlines()))
     assert found and all(s.kind != RECOVERY for s in found)
+
+
+# ---------------------------------------------------------------- Codex 0.157 code mode
+
+# Codex 0.157 (the VS Code extension) runs commands from a code-mode program that prints only
+# ``r.output``: the exit code is not in the program's result, only in the ``item_completed``
+# event (``CommandExecution``) it writes before it (held-apart-18's trustintern-01a0e1ff).
+COMMIT = 'git add -- test.md; git commit -m "Update test greeting"'
+LOCKED = "fatal: Unable to create '/repo/.git/index.lock': Permission denied\n"
+COMMITTED = "[main 548a40c] Update test greeting\n 1 file changed\n"
+SAID = "Git's metadata directory is protected by the sandbox, so I'm requesting permission."
+
+
+def _item(payload: dict) -> dict:
+    return {"timestamp": "2026-09-27T08:35:00Z", "type": "response_item", "payload": payload}
+
+
+def _codex_text(role: str, text: str) -> dict:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return _item({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+
+def _program(call: str, command: str, *, escalated: bool = False) -> dict:
+    args = {"cmd": command, "workdir": "/repo", "yield_time_ms": 30000}
+    if escalated:
+        args |= {"sandbox_permissions": "require_escalated", "justification": "Allow git?"}
+    source = f"const r = await tools.exec_command({json.dumps(args)});\ntext(r.output);\n"
+    return _item({"type": "custom_tool_call", "call_id": call, "name": "exec", "input": source})
+
+
+def _completed(command: str, code: int) -> dict:
+    item = {
+        "type": "CommandExecution",
+        "command": ["/bin/bash", "-lc", command],
+        "status": "completed" if code == 0 else "failed",
+        "exit_code": code,
+    }
+    return {"type": "event_msg", "payload": {"type": "item_completed", "item": item}}
+
+
+def _printed(call: str, output: str, *, kind: str = "custom_tool_call_output") -> dict:
+    parts = ["Script completed\nWall time 2.0 seconds\nOutput:\n", output]
+    return _item(
+        {
+            "type": kind,
+            "call_id": call,
+            "output": [{"type": "input_text", "text": p} for p in parts],
+        }
+    )
+
+
+def _codex_run(call: str, command: str, code: int, output: str, *, escalated=False) -> list:
+    return [
+        _program(call, command, escalated=escalated),
+        _completed(command, code),
+        _printed(call, output),
+    ]
+
+
+def _escalated_through_wait(call: str, command: str, code: int, output: str) -> list:
+    """An escalated program still running when its call returned, ended by a ``wait``."""
+    running = "Script running with cell ID 5\nWall time 31.0 seconds\nOutput:\n"
+    wait = {
+        "type": "function_call",
+        "call_id": f"{call}w",
+        "name": "wait",
+        "arguments": json.dumps({"cell_id": "5", "yield_time_ms": 30000}),
+    }
+    return [
+        _program(call, command, escalated=True),
+        _item({"type": "custom_tool_call_output", "call_id": call, "output": running}),
+        _item(wait),
+        _completed(command, code),
+        _printed(f"{call}w", output, kind="function_call_output"),
+    ]
+
+
+def _codex(tmp_path: Path, records: list) -> Path:
+    meta = {
+        "type": "session_meta",
+        "payload": {"id": "s-1", "cwd": "/repo", "cli_version": "0.157.1"},
+    }
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [meta, *records]))
+    return path
+
+
+ASKED = _codex_text("user", "modify test.md to say Hello World! and commit it")
+CODEX_POSITIVE = {
+    "escalated rerun": [
+        ASKED,
+        *_codex_run("c0", COMMIT, 1, LOCKED),
+        _codex_text("assistant", SAID),
+        *_codex_run("c1", COMMIT, 0, COMMITTED, escalated=True),
+    ],
+    "escalated rerun ended by a wait": [
+        ASKED,
+        *_codex_run("c0", COMMIT, 1, LOCKED),
+        _codex_text("assistant", SAID),
+        *_escalated_through_wait("c1", COMMIT, 0, COMMITTED),
+    ],
+}
+
+
+@pytest.mark.parametrize("records", CODEX_POSITIVE.values(), ids=CODEX_POSITIVE.keys())
+def test_a_codex_command_failed_by_its_exit_event_then_run_outside_opens_the_gate(
+    tmp_path, records
+):
+    path = _codex(tmp_path, records)
+    transcript = parse_lines(path.read_text().splitlines())
+    assert transcript.tool_results[0].is_error
+    [found] = recovered(transcript)
+    assert (found.failed, found.passed) == (COMMIT, COMMIT)
+    verdict = evaluate(path)
+    assert (verdict.reason, verdict.detail) == (HAS_SIGNAL, RECOVERY)
+    assert cascade.prepare(str(path)).skip is None
+
+
+CODEX_NEGATIVE = {
+    # the same command run again unchanged in the same sandbox passes: a flake, a retry
+    "a flake": [
+        ASKED,
+        *_codex_run("c0", COMMIT, 1, LOCKED),
+        _codex_text("assistant", "That looks like a stale lock; trying again."),
+        *_codex_run("c1", COMMIT, 0, COMMITTED),
+    ],
+    # it failed and nothing got past it
+    "nothing after": [
+        ASKED,
+        *_codex_run("c0", COMMIT, 1, LOCKED),
+        _codex_text("assistant", SAID),
+    ],
+    # the event says it exited 0: the words in the output are no failure
+    "exited 0": [
+        ASKED,
+        *_codex_run("c0", COMMIT, 0, "warning: " + LOCKED),
+        _codex_text("assistant", SAID),
+        *_codex_run("c1", COMMIT, 0, COMMITTED, escalated=True),
+    ],
+    # the exit event of another command says nothing of this one
+    "another command's exit": [
+        ASKED,
+        _completed("git status --short", 1),
+        _program("c0", COMMIT),
+        _printed("c0", LOCKED),
+        _codex_text("assistant", SAID),
+        *_codex_run("c1", COMMIT, 0, COMMITTED, escalated=True),
+    ],
+}
+
+
+@pytest.mark.parametrize("records", CODEX_NEGATIVE.values(), ids=CODEX_NEGATIVE.keys())
+def test_a_codex_failure_nothing_got_past_keeps_the_gate_closed(tmp_path, records):
+    path = _codex(tmp_path, records)
+    assert recovered(parse_lines(path.read_text().splitlines())) == []
+    assert evaluate(path).reason == NO_SIGNAL
+
+
+def test_a_codex_program_ended_by_a_wait_reads_its_exit_event(tmp_path):
+    """The exit code of a program's command that ran on past its call comes with the ``wait``
+    that ends it: non-zero fails that result, zero does not."""
+    for code, failed in ((1, True), (0, False)):
+        records = [ASKED, *_escalated_through_wait("c1", COMMIT, code, LOCKED)]
+        transcript = parse_lines(_codex(tmp_path, records).read_text().splitlines())
+        assert [r.is_error for r in transcript.tool_results] == [False, failed]
