@@ -850,6 +850,11 @@ def _codex_output(output: Any) -> tuple[str, bool]:
 
 # ---------------------------------------------------------------- Copilot CLI
 
+# Copilot CLI's shell tools (``bash``, ``powershell``) end a command's result with a line of
+# their own, "<shellId: N completed with exit code K>", and call the tool a success whatever K
+# is: the exit code is the tool's verdict on the command, as Codex's header is.
+_SHELL_EXIT = re.compile(r"<shellId: [^>\n]+ completed with exit code (-?\d+)>\s*\Z")
+
 
 def _copilot_event(
     t: Transcript, kind: str, data: dict[str, Any], index: int, stamp: str | None
@@ -891,14 +896,11 @@ def _copilot_event(
         return True
     if kind == "tool.execution_complete":
         result = data.get("result")
-        content = result.get("content") if isinstance(result, dict) else result
+        text = _flatten(result.get("content") if isinstance(result, dict) else result)
+        code = _SHELL_EXIT.search(text[-200:])
+        failed = data.get("success") is False or (code is not None and int(code.group(1)) != 0)
         t.tool_results.append(
-            ToolResult(
-                _str(data.get("toolCallId")) or "",
-                _flatten(content)[:RESULT_CAP],
-                data.get("success") is False,
-                index,
-            )
+            ToolResult(_str(data.get("toolCallId")) or "", text[:RESULT_CAP], failed, index)
         )
         return True
     # session.*, system.*, hook.*, subagent.*, assistant.turn_*, assistant.reasoning,

@@ -372,3 +372,43 @@ def test_a_codex_program_ended_by_a_wait_reads_its_exit_event(tmp_path):
         records = [ASKED, *_escalated_through_wait("c1", COMMIT, code, LOCKED)]
         transcript = parse_lines(_codex(tmp_path, records).read_text().splitlines())
         assert [r.is_error for r in transcript.tool_results] == [False, failed]
+
+
+# ---------------------------------------------------------------- Copilot CLI's shell tools
+
+
+def _copilot(call: str, command: str, output: str) -> list:
+    request = {"toolCallId": call, "name": "powershell", "arguments": {"command": command}}
+    done = {"toolCallId": call, "success": True, "result": {"content": output}}
+    return [
+        {"type": "assistant.message", "data": {"content": "", "toolRequests": [request]}},
+        {"type": "tool.execution_complete", "data": done},
+    ]
+
+
+def _copilot_transcript(records: list):
+    start = {"type": "session.start", "data": {"sessionId": "s-1", "copilotVersion": "1.0.34"}}
+    asked = {"type": "user.message", "data": {"content": "open the issue"}}
+    said = {"type": "assistant.message", "data": {"content": "The label does not exist here."}}
+    lines = [start, asked, *records[:2], said, *records[2:]]
+    return parse_lines([json.dumps(r) for r in lines])
+
+
+def test_a_copilot_shell_result_fails_by_its_exit_code_line():
+    """Copilot CLI calls the shell tool a success whatever the command's exit code: the line
+    it ends the result with is the verdict (held-apart-8's starcar-e07fc822, a `gh issue
+    create` whose label did not exist, then run without it)."""
+    create = 'gh issue create --title "Port" --label harness'
+    failed = "could not add label: 'harness' not found\n<shellId: 28 completed with exit code 1>"
+    passed = "https://github.com/o/r/issues/47\n<shellId: 29 completed with exit code 0>"
+    transcript = _copilot_transcript(
+        [*_copilot("t0", create, failed), *_copilot("t1", f"{create} --repo o/r", passed)]
+    )
+    assert [r.is_error for r in transcript.tool_results] == [True, False]
+    assert [found.result for found in recovered(transcript)] == [3]
+
+
+def test_a_copilot_exit_code_line_inside_the_output_says_nothing():
+    quoted = "<shellId: 2 completed with exit code 1>\nlog above, quoted\n"
+    transcript = _copilot_transcript([*_copilot("t0", "cat notes.md", quoted)])
+    assert [r.is_error for r in transcript.tool_results] == [False]
