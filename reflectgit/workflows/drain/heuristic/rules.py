@@ -488,17 +488,12 @@ def challenges_acted_on(transcript: Transcript, since: int = 0) -> list[dict[str
         rule = why_not_rule(said) if "\n" not in said else ""
         if rule and changed(turn.record) is not None:
             out.append(
-                _action(
-                    title=rule,
-                    rule=rule + ".",
-                    quote=said,
-                    before="",
-                    asked=said,
-                    who="person, asking why it was not done",
-                    confidence=MEDIUM,
-                    learning_type="correction",
-                    category="general",
-                    confirmed="the assistant's edit for it and the passing test run that followed",
+                _asked_rule(
+                    rule,
+                    said,
+                    "person, asking why it was not done",
+                    MEDIUM,
+                    "the assistant's edit for it and the passing test run that followed",
                 )
             )
     return out
@@ -556,17 +551,12 @@ def proposals_granted(transcript: Transcript, since: int = 0) -> list[dict[str, 
         if not rule or not _ASSENT.match(_MARKUP.sub("", reply.text)):
             continue
         out.append(
-            _action(
-                title=rule,
-                rule=rule + ".",
-                quote=said,
-                before="",
-                asked=said,
-                who="person, a way proposed as a question the assistant granted",
-                confidence=LOW,
-                learning_type="correction",
-                category="general",
-                confirmed=f"the assistant granting it: “{reply.text.strip()[:200]}”",
+            _asked_rule(
+                rule,
+                said,
+                "person, a way proposed as a question the assistant granted",
+                LOW,
+                f"the assistant granting it: “{reply.text.strip()[:200]}”",
             )
         )
     return out
@@ -591,3 +581,20 @@ def reports_a_try(text: str) -> bool:
         return False
     words = _REPORTED.sub(" ", text[: m.start()])
     return not _RULE_WORDS.search(words)
+
+
+def _asked_rule(rule: str, said: str, who: str, confidence: str, confirmed: str) -> dict[str, Any]:
+    """The action for a rule the person stated as a question (``said``), and what made it one
+    (``confirmed``): a correction of the way the work went."""
+    return _action(
+        title=rule,
+        rule=rule + ".",
+        quote=said,
+        before="",
+        asked=said,
+        who=who,
+        confidence=confidence,
+        learning_type="correction",
+        category="general",
+        confirmed=confirmed,
+    )
