@@ -447,32 +447,7 @@ def anchored(
             return []
         anchor_lines = codebase.start_matching_lines(kb, "HEAD", ANCHOR_LINE, DOCUMENTS, env)
     by_path = {p: f for f in change.files for p in f.paths}
-    # Every anchor line of the KB in one git grep; the notes naming a changed path are read,
-    # and those naming a path that was renamed, since their commit, to a changed one.
-    paths: list[str] = []
-    pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
-    last: dict[str, str] = {}
-    elsewhere: dict[str, set[str]] = {}  # MOVED: symbol -> note files anchoring it elsewhere
-    for name, line in anchor_lines():
-        if name.count("/") != 1:
-            continue
-        field, _, rest = line.strip().removeprefix("- ").partition(":")
-        value = rest.strip()
-        if field == "symbol":
-            if name in last:  # (a symbol anchor on a path the change does not touch)
-                symbol = value[1:-1] if value[:1] in ("'", '"') else value  # (``'indirect'``)
-                elsewhere.setdefault(symbol, set()).add(name)
-            continue
-        if field == "commit":
-            if name in last:
-                pending.setdefault(value, []).append((name, last.pop(name)))
-            continue
-        quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
-        if quoted or value in by_path:
-            if name not in paths:
-                paths.append(name)
-        else:
-            last[name] = value
+    paths, pending, elsewhere = _anchor_index(anchor_lines(), by_path)
     # (recall at session start reads names only and follows no renames: it runs on a hook)
     moved_to = (
         _renamed_since(Path(change.root), change.base, pending, by_path, env)
@@ -520,35 +495,10 @@ def anchored(
             diff, now = located[(note.id, anchor)]
             if judged is not None and (note.id, anchor) not in away:
                 judged.add(note.id)  # (MOVED from an untouched file: its text may still match)
-            what = _status(diff, now)
-            label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
-            verdict = verdicts.get((note.id, anchor))
-            if diff.status == "deleted":
-                score, why = SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
-            elif change.symbols_known and verdict is not None:
-                why = f"anchored to {label}, which this change {what}"
-                kind = verdict.kind
-                if verdict.stale and verdict.names and set(verdict.names) <= INCIDENTAL:
-                    kind = "elsewhere"  # INCIDENTAL: a 0 or a 1 is no news of the note's code
-                if kind == "changed" and _words_only(anchor, verdict.names, diff, now):
-                    score = WORDS_CHANGED + _precision(verdict.names)  # WORDS_ONLY
-                elif kind == "changed":
-                    score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
-                    score += _precision(verdict.names)
-                elif diff.status == "renamed" and not anchor.symbol:
-                    score = FILE_CHANGED  # the anchor moves with it: the note names the old path
-                elif anchor.symbol and kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
-                    score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
-                    said = ", ".join(states[:3])
-                    why += f" (not what the note states; it says {said}, as the commit messages do)"
-                else:
-                    continue  # the code it names is the same, or changed in nothing it names
-                if verdict.names and kind == "changed":
-                    why += f" (the note names {', '.join(verdict.names[:3])})"
-            elif anchor.symbol and change.symbols_known and diff.status != "added":
-                continue  # the symbol is in neither version: nothing of it changed
-            else:
-                score, why = FILE_CHANGED, f"anchored to {label}, which this change {what}"
+            scored = _scored(anchor, diff, now, verdicts.get((note.id, anchor)), change, states)
+            if scored is None:
+                continue
+            score, why = scored
             if best is None or score > best[0]:
                 best = (score, why, f"{now}:{anchor.symbol or ''}")
         if best is not None:
@@ -557,6 +507,83 @@ def anchored(
             item = Relevant(note.id, note.title, best[1], best[0], kind, best[2], len(states))
             out.append(item)
     return out
+
+
+def _anchor_index(
+    lines: list[tuple[str, str]], by_path: Mapping[str, diffs.FileDiff]
+) -> tuple[list[str], dict[str, list[tuple[str, str]]], dict[str, set[str]]]:
+    """The KB's anchor lines (every one, from one git grep) read for a change whose files are
+    ``by_path``: the note files naming a changed path (they are read); for each anchor commit,
+    the (note file, path) pairs naming another path (read if that path was renamed, since the
+    commit, to a changed one); and for each symbol anchored on such a path, the note files
+    anchoring it (MOVED: read if the change touched a symbol of that name)."""
+    paths: list[str] = []
+    pending: dict[str, list[tuple[str, str]]] = {}  # commit -> (note file, anchored path)
+    last: dict[str, str] = {}
+    elsewhere: dict[str, set[str]] = {}  # MOVED: symbol -> note files anchoring it elsewhere
+    for name, line in lines:
+        if name.count("/") != 1:
+            continue
+        field, _, rest = line.strip().removeprefix("- ").partition(":")
+        value = rest.strip()
+        if field == "symbol":
+            if name in last:  # (a symbol anchor on a path the change does not touch)
+                symbol = value[1:-1] if value[:1] in ("'", '"') else value  # (``'indirect'``)
+                elsewhere.setdefault(symbol, set()).add(name)
+            continue
+        if field == "commit":
+            if name in last:
+                pending.setdefault(value, []).append((name, last.pop(name)))
+            continue
+        quoted = value[:1] in ("'", '"')  # an odd path the emitter quoted: the parse decides
+        if quoted or value in by_path:
+            if name not in paths:
+                paths.append(name)
+        else:
+            last[name] = value
+    return paths, pending, elsewhere
+
+
+def _scored(
+    anchor: Anchor,
+    diff: diffs.FileDiff,
+    now: str,
+    verdict: CodeChange | None,
+    change: Change,
+    states: Sequence[str],
+) -> tuple[float, str] | None:
+    """How relevant one anchor located on the change's file ``diff`` (at path ``now``) makes
+    its note, and why; None when the code it names is the same, or changed in nothing it names.
+    ``verdict``: how that code changed (``_verdicts``); ``states``: the words the note and the
+    change's commit messages share."""
+    what = _status(diff, now)
+    label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
+    if diff.status == "deleted":
+        return SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
+    if change.symbols_known and verdict is not None:
+        why = f"anchored to {label}, which this change {what}"
+        kind = verdict.kind
+        if verdict.stale and verdict.names and set(verdict.names) <= INCIDENTAL:
+            kind = "elsewhere"  # INCIDENTAL: a 0 or a 1 is no news of the note's code
+        if kind == "changed" and _words_only(anchor, verdict.names, diff, now):
+            score = WORDS_CHANGED + _precision(verdict.names)  # WORDS_ONLY
+        elif kind == "changed":
+            score = SYMBOL_CHANGED if anchor.symbol else FILE_CHANGED
+            score += _precision(verdict.names)
+        elif diff.status == "renamed" and not anchor.symbol:
+            score = FILE_CHANGED  # the anchor moves with it: the note names the old path
+        elif anchor.symbol and kind == "elsewhere" and len(states) >= DESCRIBED_MIN:
+            score = DESCRIBED_CHANGED + IDENTIFIER_BONUS * min(len(states), MAX_BONUS)
+            said = ", ".join(states[:3])
+            why += f" (not what the note states; it says {said}, as the commit messages do)"
+        else:
+            return None  # the code it names is the same, or changed in nothing it names
+        if verdict.names and kind == "changed":
+            why += f" (the note names {', '.join(verdict.names[:3])})"
+        return score, why
+    if anchor.symbol and change.symbols_known and diff.status != "added":
+        return None  # the symbol is in neither version: nothing of it changed
+    return FILE_CHANGED, f"anchored to {label}, which this change {what}"
 
 
 def _touched(change: Change) -> dict[str, list[diffs.FileDiff]]:
