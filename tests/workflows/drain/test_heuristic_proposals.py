@@ -126,3 +126,20 @@ def test_a_question_of_that_grammar_not_granted_or_proposing_no_way_is_no_note(
 )
 def test_proposed_rule_reads_only_a_way_weighed_against_another(said, rule):
     assert rules.proposed_rule(said) == rule
+
+
+@pytest.mark.parametrize(
+    ("reply", "grants"),
+    [
+        (GRANT, True),
+        ("Yeah, that's a simpler direction.", True),
+        # a concession as the shared reading has it (``signals.CONCESSION_RE``)
+        ("You're right — the workload container is where the files are.", True),
+        ("Good catch. I was in the charm container.", True),
+        ("Yes, but the rock's files are copied into the charm container at start-up.", False),
+        ("You're right to ask, but I checked both.", False),
+        ("Let me list the rock's files first.", False),
+    ],
+)
+def test_a_grant_is_a_concession_or_a_yes_not_one_with_a_but(reply, grants):
+    assert rules._grants(reply) is grants

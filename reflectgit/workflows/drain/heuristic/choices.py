@@ -2,18 +2,18 @@
 chosen over. Pure.
 
 Agents ask through a tool (Claude Code's ``AskUserQuestion``, Copilot CLI's ``ask_user``) and
-the person's pick comes back as the tool's result, never as a typed turn, so the readers of the person's lines never see it. A pick is a lesson only when
-the question asks *how* something is to be done ("How should we handle this?", "What should
-exceeding the warning budget do?") after saying what stands in the way ("AppArmor ... breaks
-`docker compose up` on macOS") and the person picked one of the ways offered: a value
-asked for ("Which visibility?"), a go-ahead ("Yes", "Proceed"), words of their own in place
-of an option and a question left unanswered are none. Low: a choice in words, not a checked
+the person's pick comes back as the tool's result, never as a typed turn, so the readers of
+the person's lines never see it. A pick is a lesson only when the question asks *how*
+something is to be done ("How should we handle this?", "What should exceeding the warning
+budget do?") after saying what stands in the way ("AppArmor ... breaks `docker compose up` on
+macOS") and the person picked one of the ways offered: a value asked for ("Which
+visibility?"), a go-ahead ("Yes", "Proceed"), words of their own in place of an option and a
+question left unanswered are none. Low: a choice in words, not a checked
 result.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -61,11 +61,8 @@ class Choice:
 
 
 def _input(value: Any) -> Mapping[str, Any]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {}
+    """A tool call's input as the transcript reader left it: an object (the reader already
+    parsed the JSON text Codex and Copilot send), else nothing to read."""
     return value if isinstance(value, Mapping) else {}
 
 

@@ -518,13 +518,20 @@ _CONTRAST = re.compile(
     r"\binstead\s+of\b|\brather\s+than\b|,\s*not\s+(?:the\s+|a\s+|an\s+)?\w", re.I
 )
 
-# The assistant's reply opening with assent: a concession ("You're right", "Good point"), or a
-# "yes" or a point praised ("Yeah, that's a simpler direction.", "Ah, excellent point!").
+# The assistant's reply opening with assent: a concession (``CONCESSION_RE``: "You're right",
+# "Good point"), or a "yes" or an idea praised ("Yeah, that's a simpler direction.", "Ah,
+# excellent point!"); not one qualified by a "but" in its first sentence.
 _ASSENT = re.compile(
-    r"^\W*(?:(?:ah|oh),?\s+)?(?:yes|yeah|yep|sure|"
-    r"(?:good|great|excellent|fair|valid)\s+(?:point|catch|call|idea))\b(?![^.!]*\bbut\b)",
+    r"^\W*(?:(?:ah|oh),?\s+)?(?:yes|yeah|yep|sure|(?:excellent|good|great)\s+(?:point|idea))\b",
     re.I,
 )
+_QUALIFIED = re.compile(r"^[^.!]*\bbut\b", re.I)
+
+
+def _grants(reply: str) -> bool:
+    """Does the assistant's ``reply`` open by granting what the person proposed?"""
+    text = _MARKUP.sub("", reply)
+    return bool(CONCESSION_RE.match(text) or _ASSENT.match(text)) and not _QUALIFIED.match(text)
 
 
 def proposed_rule(said: str) -> str:
@@ -548,7 +555,7 @@ def proposals_granted(transcript: Transcript, since: int = 0) -> list[dict[str, 
             continue
         said = clean(line.text).strip()
         rule = proposed_rule(said)
-        if not rule or not _ASSENT.match(_MARKUP.sub("", reply.text)):
+        if not rule or not _grants(reply.text):
             continue
         out.append(
             _asked_rule(
