@@ -808,7 +808,11 @@ def test_a_cause_worked_around_with_an_option_added_is_a_note(tmp_path):
     ],
 )
 def test_a_rerun_unchanged_failing_narrower_or_unexplained_is_no_note(tmp_path, turns):
-    assert _actions(tmp_path, turns) == []
+    # the sandbox's refusal passing outside it is a note in the tool's words (``traps``)
+    # however little the assistant said: no note in the assistant's words here
+    assert [
+        a for a in _actions(tmp_path, turns) if not a["body"].startswith("Said by the tool")
+    ] == []
 
 
 def test_a_file_edited_before_the_rerun_leaves_it_to_the_edits_reading(tmp_path):

@@ -56,6 +56,7 @@ from reflectgit.workflows.drain.heuristic.session import (
     turn_before,
     verified_edits,
 )
+from reflectgit.workflows.drain.heuristic.traps import escalated_reruns, told_already
 from reflectgit.workflows.drain.heuristic.written import adopted_as_rule, written_guidance
 
 MAX_ACTIONS = 12  # the action contract's cap on CREATEs
@@ -180,5 +181,10 @@ def write(prepared: Prepared) -> dict[str, Any]:
             *told_workarounds(transcript, ran, prepared.floor_record),
         ]:
             if new_lesson(action):
+                kept.append(action)
+        # a trap only the tool results tell (the sandbox refused a command, the same command
+        # passed outside it), unless a note above tells the same workaround in words
+        for action in escalated_reruns(transcript, ran, prepared.floor_record):
+            if new_lesson(action) and not told_already(action, kept):
                 kept.append(action)
     return {"actions": kept[:MAX_ACTIONS]}
