@@ -4,7 +4,8 @@ Pure.
 Its own account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run),
 an edit right after it that the next test run passes (a trap caught by reading), or, for a cause
 stated in the account that closes the edits, the person's next turn keeping them ("pushed", a
-short report that the thing works now). A cause diagnosed in a stretch that edited nothing is
+short report that the thing works now), or for a cause stated in the account that closes
+edits a passing test run checked, that run. A cause diagnosed in a stretch that edited nothing is
 confirmed across the person's go-ahead ("ok make a pr to fix": ``goes_ahead``). A confirmation
 carries its kind and its words for the note.
 """
@@ -111,7 +112,10 @@ def confirmed_otherwise(
     sets). (d) With ``shipped``, a cause stated after the edits it accounts for (the stretch
     since the person spoke edited before it and nothing after it) is confirmed by the person's
     next turn keeping them (``ships``), the fix checked against those edits
-    (``Confirmed.CLOSING``). None when nothing confirmed it."""
+    (``Confirmed.CLOSING``). (e) A cause stated after the edits of the stretch, nothing edited
+    after it, the stretch's last test run after its last edit and passing, is confirmed by that
+    run (``Confirmed.VERIFIED``: the reader checks that the cause names what the edits
+    changed). None when nothing confirmed it."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
