@@ -2951,3 +2951,77 @@ def test_a_directive_with_its_limit_is_a_medium_note(tmp_path, reply, title):
 def test_the_persons_words_for_this_task_with_a_limit_word_are_no_note(tmp_path, asked, reply):
     turns = [("user", "set up the e2e suite"), ("assistant", asked), ("user", reply)]
     assert _actions(tmp_path, turns) == []
+
+
+# Issue 34 (recall): a cause stated in the account that closes edits a passing test run
+# checked ("All green. ... **Root cause**: X", nothing edited after it before the person
+# speaks) is confirmed by that run, when it names something those edits changed; a cause
+# the person then refutes, one no passing run after the last edit checked, a line of the
+# account's list (what was run, what was skipped) and one naming nothing edited are not.
+# Real snippets: held-apart-14's langlearn session (the account), held-apart-6's fnox (the
+# list line).
+
+PUNT_CI = ("user", "CI is red on main since yesterday, can you fix it?")
+
+PUNT_ACCOUNT = (
+    "All green. Let me summarize what was done:\n\n## Summary\n\n"
+    "### CI Fix (punt-tts 0.8.x compatibility)\n\n"
+    "**Root cause**: `uv.lock` pinned `punt-tts==0.1.0` but CI resolved to `0.8.0`. punt-tts "
+    "0.8.x introduced `VoiceNotFoundError` (replaces `ValueError`) and switched ElevenLabs "
+    "from `.convert()` to `.stream()`.\n\n"
+    "**Files changed**:\n- `tests/conftest.py` — mock `.stream` instead of `.convert`"
+)
+
+PUNT_EDIT = "with pytest.raises(VoiceNotFoundError):\n    provider.resolve_voice('nope')"
+
+
+def _account(
+    said: str, runs: list[str], edit_after_runs: bool = False, reply: str = "", new: str = PUNT_EDIT
+) -> list:
+    edited = _edit_to("e1", new, old="with pytest.raises(ValueError, match='Unknown voice'):")
+    ran = [turn for i, out in enumerate(runs) for turn in _run(f"t{i}", out)]
+    return [
+        PUNT_CI,
+        *(ran + edited if edit_after_runs else edited + ran),
+        ("assistant", said),
+        *([("user", reply)] if reply else []),
+    ]
+
+
+def test_a_cause_in_the_account_that_closes_checked_edits_is_a_medium_note(tmp_path):
+    [action] = _actions(tmp_path, _account(PUNT_ACCOUNT, [RED, GREEN]))
+    assert action["title"].startswith(
+        "`uv.lock` pinned `punt-tts==0.1.0` but CI resolved to `0.8.0`"
+    )
+    assert action["confidence"] == "medium"
+    assert f"Confirmed by {confirmation.VERIFIED}." in action["body"]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a cause guessed, then refuted by the person's next turn
+        _account(PUNT_ACCOUNT, [GREEN], reply="no, that's not it: CI still fails the same way"),
+        # stated, but no run after the last edit checked it (nor a red one)
+        _account(PUNT_ACCOUNT, [GREEN], edit_after_runs=True),
+        _account(PUNT_ACCOUNT, [GREEN, RED]),
+        # a summary line: an item of the account's list of what was run
+        _account(
+            "All green. Verification:\n- `cargo test` passed\n- Direct bats runner executed, "
+            "but password-store cases skipped because `pass` is not installed locally",
+            [GREEN],
+            new='PASSWORD_STORE_DIR="$(resolve_path "$dir")" pass show "$key"',
+        ),
+        # a cause that names nothing the edits changed: about other work
+        _account(
+            "All green. **Root cause**: the `ruby_version` pin in `.tool-versions` was stale.",
+            [GREEN],
+        ),
+    ],
+    ids=["refuted", "edited-after-the-run", "red-last", "summary-line", "names-nothing-edited"],
+)
+def test_an_account_cause_refuted_unchecked_or_listed_is_no_note(tmp_path, turns):
+    # the person's refusal is a note of its own ("CI still fails the same way"): the account's
+    # line is none
+    said = [a for a in _actions(tmp_path, turns) if a["body"].startswith("Said by the assistant")]
+    assert said == []

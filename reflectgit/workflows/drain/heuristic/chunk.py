@@ -57,10 +57,11 @@ from reflectgit.workflows.drain.heuristic.rules import (
     reports_a_try,
     rules_only_quoted,
 )
-from reflectgit.workflows.drain.heuristic.session import fix_was_done
+from reflectgit.workflows.drain.heuristic.session import fix_was_done, names_done
 from reflectgit.workflows.drain.heuristic.wording import (
     _CONFIRMED,
     _IMPERATIVE,
+    _LISTED,
     _NAMED,
     _VAGUE,
     CAUSE_KINDS,
@@ -84,7 +85,7 @@ def chunk_actions(
     past: Callable[[int], bool] | None = None,
     abandoned: Callable[[int], bool] | None = None,
     superseded: Callable[[int, str], bool] | None = None,
-    verified: Callable[[int], bool] | None = None,
+    verified: Callable[[int], str] | None = None,
     reply_after: Callable[[int], str] | None = None,
     rest_of_turn: Callable[[int, str], str] | None = None,
     acted_on: Callable[[int], int | None] | None = None,
@@ -158,7 +159,7 @@ class _Reading:
     past: Callable[[int], bool] | None
     abandoned: Callable[[int], bool] | None
     superseded: Callable[[int, str], bool] | None
-    verified: Callable[[int], bool] | None
+    verified: Callable[[int], str] | None
     reply_after: Callable[[int], str] | None
     rest_of_turn: Callable[[int, str], str] | None
     acted_on: Callable[[int], int | None] | None
@@ -327,6 +328,17 @@ class _Reading:
         if record is None:
             return True
         fix = str(action.get("fix") or "")
+        if how.kind is Confirmed.VERIFIED:
+            # the run checked the edits before the account: the cause must name what they
+            # changed, and be no item of the account's list ("- Direct bats runner executed,
+            # but password-store cases skipped because `pass` is not installed": a line of
+            # the report of what was run, not the cause found)
+            line = self.lines[offset][1]
+            return (
+                self.verified is not None
+                and not _LISTED.match(line)
+                and names_done(line, self.verified(record))
+            )
         if how.kind is Confirmed.CLOSING:
             # the edits came before the account: what the stretch did from the person's turn
             # (or the chunk's first line) on is what the person kept

@@ -4,7 +4,8 @@ Pure.
 Its own account of verified work ("Root cause: X" then "Fix: Y", after edits and a passing run),
 an edit right after it that the next test run passes (a trap caught by reading), or, for a cause
 stated in the account that closes the edits, the person's next turn keeping them ("pushed", a
-short report that the thing works now). A cause diagnosed in a stretch that edited nothing is
+short report that the thing works now), or for a cause stated in the account that closes
+edits a passing test run checked, that run. A cause diagnosed in a stretch that edited nothing is
 confirmed across the person's go-ahead ("ok make a pr to fix": ``goes_ahead``). A confirmation
 carries its kind and its words for the note.
 """
@@ -20,6 +21,7 @@ from reflectgit.notes.commandruns import Ran, commands_run
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
+from reflectgit.workflows.drain.heuristic.session import verified_edits
 from reflectgit.workflows.drain.heuristic.wording import _TOKEN
 
 # The person's report that the thing works ("Deploy works now!!", "ok, all good now"), and
@@ -110,7 +112,10 @@ def confirmed_otherwise(
     sets). (d) With ``shipped``, a cause stated after the edits it accounts for (the stretch
     since the person spoke edited before it and nothing after it) is confirmed by the person's
     next turn keeping them (``ships``), the fix checked against those edits
-    (``Confirmed.CLOSING``). None when nothing confirmed it."""
+    (``Confirmed.CLOSING``). (e) A cause stated after the edits of the stretch, nothing edited
+    after it, the stretch's last test run after its last edit and passing, is confirmed by that
+    run (``Confirmed.VERIFIED``: the reader checks that the cause names what the edits
+    changed). None when nothing confirmed it."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
@@ -120,11 +125,18 @@ def confirmed_otherwise(
     edits = sorted(c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS)
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
+    verified = verified_edits(transcript, ran)
 
     def how(record: int) -> Confirmation | None:
         start = max((r for r in persons if r <= record), default=-1)
         end = min((r for r in persons if r > record), default=None)
         edit = next((e for e in edits if e > record and (end is None or e < end)), None)
+        if edit is None and verified(record):
+            # (e) the cause stated in the account that closes the edits a passing test run
+            # checked ("All green. ... **Root cause**: X"): nothing edited after it before the
+            # person speaks, the last run after the last edit passed. The cause must name what
+            # those edits changed (``Confirmed.VERIFIED``, checked by the reader)
+            return Confirmation(Confirmed.VERIFIED, VERIFIED)
         if edit is None:
             # (d) the cause stated in the closing account of a stretch that edited: the
             # assistant edits first and says what it found after ("Found the issue: X. ## Fix
@@ -182,6 +194,10 @@ def confirmed_otherwise(
 # (``confirmed_otherwise``'s (d), ``Confirmed.CLOSING``).
 CLOSING = "the edits this account closes, kept by the person's next turn"
 
+# The words of a confirmation of a cause stated in the account that closes edits a passing
+# test run checked (``confirmed_otherwise``'s (e), ``Confirmed.VERIFIED``).
+VERIFIED = "the passing test run after the edits this account closes"
+
 
 class Confirmed(enum.Enum):
     """How a cause was confirmed, as it tells what its fix is checked against (``checked`` in
@@ -191,6 +207,7 @@ class Confirmed(enum.Enum):
     ACCOUNT = "a passing run after the edits an account of the work reports: checked already"
     AFTER = "something after the statement (a run, a rerun, the person's report of the edit)"
     CLOSING = "the person keeping the edits an account closes: checked against those edits"
+    VERIFIED = "a passing test run after the edits an account closes: the cause names them"
 
 
 class Confirmation(NamedTuple):

@@ -41,20 +41,23 @@ def green_around(transcript: Transcript, ran: Sequence[Ran] | None = None) -> Ca
 
 def verified_edits(
     transcript: Transcript, ran: Sequence[Ran] | None = None
-) -> Callable[[int], bool]:
+) -> Callable[[int], str]:
     """``verified(record)``: were the session's edits since the person last spoke followed by a
     passing test run? Between the person's turn before the record and the record, a file was
-    edited, and the last test run came after the last edit and passed."""
-    edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]
+    edited, and the last test run came after the last edit and passed. What those edits wrote
+    and replaced (every string of their input, the file's path too), else ``""``."""
+    edits = [c for c in transcript.tool_calls if c.name in EDIT_TOOLS]
     ran = commands_run(transcript) if ran is None else ran
     runs = [(r.result, r.run.green) for r in ran if r.run is not None]
     persons = [t.record for t in transcript.turns if t.speaker == PERSON]
 
-    def verified(record: int) -> bool:
+    def verified(record: int) -> str:
         start = max((r for r in persons if r <= record), default=-1)
-        edited = [at for at in edits if start < at <= record]
+        edited = [c for c in edits if start < c.record <= record]
         ran = [(at, ok) for at, ok in runs if start < at <= record]
-        return bool(edited) and bool(ran) and ran[-1][1] and ran[-1][0] > edited[-1]
+        if edited and ran and ran[-1][1] and ran[-1][0] > edited[-1].record:
+            return "\n".join(_call_text(c.input) for c in edited) or "\n"
+        return ""
 
     return verified
 
@@ -136,13 +139,24 @@ def fix_was_done(fix: str, done: str) -> bool:
     `upload_protocol`" is an edit around both)? A name is touched too when a file the calls
     touched is named for it (`buildContextTree` and ``build-context-tree.ts``). A fix naming
     nothing in code: ``True``."""
+    touched = _touched(done)
+    return all(touched(span) or not _TOKEN.search(span) for span in _CODE.findall(fix))
+
+
+def names_done(said: str, done: str) -> bool:
+    """Does ``said`` name in a code span something the session's tool calls touched (as
+    ``fix_was_done`` reads a name)? A cause whose named things are none of what was edited is
+    about other work; one naming nothing in code: ``False``."""
+    touched = _touched(done)
+    return any(touched(span) for span in _CODE.findall(said) if _TOKEN.search(span))
+
+
+def _touched(done: str) -> Callable[[str], bool]:
+    """``touched(span)``: is one of a code span's names, a whole word, in ``done``, or a file
+    ``done`` touched named for it?"""
     words = set(_TOKEN.findall(done))
     files = {_folded(m.group("stem")) for m in _FILE.finditer(done)}
-    return all(
-        any(t in words or _folded(t) in files for t in _TOKEN.findall(span))
-        or not _TOKEN.search(span)
-        for span in _CODE.findall(fix)
-    )
+    return lambda span: any(t in words or _folded(t) in files for t in _TOKEN.findall(span))
 
 
 _FILE = re.compile(r"(?:^|[\s/\\])(?P<stem>[A-Za-z_][\w-]{2,})\.[A-Za-z]{1,5}\b", re.M)
