@@ -1128,11 +1128,11 @@ def _unrenamed(renamed: list[tuple[str, str]]) -> list[list[str]]:
 
 
 # What a note says always holds of its code, with no way around it: "always escaped", "every
-# cell", "cannot give parse another argument list", "there is no option to ...", "whatever the
-# options", "regardless of".
+# cell", "cannot give parse another argument list", "there is no option to ...", "regardless
+# of".
 _UNCONDITIONAL = Pattern(
     r"\b(?:always|every|never|cannot|can(?:'|’)t|can not|no way|no option|nothing else|"
-    r"whatever|regardless|unconditionally)\b",
+    r"regardless|unconditionally)\b",
     re.I,
 )
 
@@ -1140,8 +1140,7 @@ _UNCONDITIONAL = Pattern(
 def option_gained(old: str, new: str, path: str, said: str, symbol: str) -> list[str]:
     """The parameters ``symbol``'s definition gained from ``old`` to ``new`` (two versions of
     its block, at ``path``) that its new body reads, when the note's text ``said`` states an
-    unconditional behaviour of it ("always escaped", "cannot be given another list",
-    "whatever the options"): an option that can end what the note says always happens
+    unconditional behaviour of it ("always escaped", "cannot be given another list"): an option that can end what the note says always happens
     (tabulate's ``unsafe`` beside "every cell is escaped", zig-clap's ``arguments`` beside
     "parse cannot be given another argument list"), in lines that name nothing it states. A
     parameter is gained when the old block holds no such name and no parameter of the old

@@ -1,6 +1,6 @@
 """``reflect-git stale`` against a real git history, on an option gained (issue 35,
 ``codediff.option_gained``): a definition that gained a parameter its body reads ends what a
-note says always happens ("every cell is escaped", "whatever the options"), in lines that name
+note says always happens ("every cell is escaped", "in every case"), in lines that name
 nothing the note states; the same change beside a note that states no unconditional behaviour,
 a parameter the body never reads or only passes on, or one renamed in its place, is not
 stale."""
@@ -72,7 +72,7 @@ COUNTED_GO = MATCH_GO.replace("string {\n", "string {\n\td.calls++\n", 1)
 ALWAYS = "`render_row` passes every cell through `escape`: there is no way to emit markup as it is."
 EACH = "`render_row` passes each cell through `escape` before the row is joined."
 FOLD = "`match` always compares with `strings.EqualFold`: no way to match case-sensitively."
-WHATEVER = "`hyphen` calls `trim` on the range whatever the options: a prerelease fails."
+WHATEVER = "`hyphen` calls `trim` on the range in every case: a prerelease fails."
 
 
 @pytest.fixture
