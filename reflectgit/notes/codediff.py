@@ -1125,3 +1125,96 @@ def _unrenamed(renamed: list[tuple[str, str]]) -> list[list[str]]:
         theirs.setdefault(x, set()).add(y)
         ours.setdefault(y, set()).add(x)
     return [[x, y] for x, y in dict.fromkeys(renamed) if len(theirs[x]) > 1 or len(ours[y]) > 1]
+
+
+# What a note says always holds of its code, with no way around it: "always escaped", "every
+# cell", "cannot give parse another argument list", "there is no option to ...", "regardless
+# of".
+_UNCONDITIONAL = Pattern(
+    r"\b(?:always|every|never|cannot|can(?:'|’)t|can not|no way|no option|nothing else|"
+    r"regardless|unconditionally)\b",
+    re.I,
+)
+
+
+def option_gained(old: str, new: str, path: str, said: str, symbol: str) -> list[str]:
+    """The parameters ``symbol``'s definition gained from ``old`` to ``new`` (two versions of
+    its block, at ``path``) that its new body reads, when the note's text ``said`` states an
+    unconditional behaviour of it ("always escaped", "cannot be given another list"): an option that can end what the note says always happens
+    (tabulate's ``unsafe`` beside "every cell is escaped", zig-clap's ``arguments`` beside
+    "parse cannot be given another argument list"), in lines that name nothing it states. A
+    parameter is gained when the old block holds no such name and no parameter of the old
+    signature stood where it stands and is gone (``s`` renamed ``__s``); a type the signature
+    gained (``-> TypeGuard[str]``) is no parameter. ``[]`` when nothing was gained or the note
+    states no such behaviour."""
+    if not _UNCONDITIONAL.compiled.search(said):
+        return []
+    own = symbol.rsplit(".", 1)[-1]
+    la, lb = lines(old, path), lines(new, path)
+    head_a, head_b = _signature(la, own), _signature(lb, own)
+    if not head_a or not head_b or not _has_body(lb[head_b:]):
+        return []
+    was, now = _parameters(_flat(la[:head_a]), own), _parameters(_flat(lb[:head_b]), own)
+    # (a one-letter name, a Go receiver ``d``, is a token of the old block, not among its names)
+    old_names = set(_flat(la)) | names_in(" ".join(_flat(la)))
+    body = _flat(lb[head_b:])
+    gained = [
+        name
+        for at, name in enumerate(now)
+        if name not in old_names
+        and _decides(name, body)
+        and not (at < len(was) and was[at] not in now)  # a parameter renamed in its place
+    ]
+    return sorted(gained)
+
+
+def _decides(name: str, body: list[str]) -> bool:
+    """Does ``body`` (a definition's tokens after its signature) read the parameter ``name``
+    other than by passing it on as it is (``helper(x, name)``, ``name=name``, ``aliases:
+    aliases``: the keyword before it is no reading either): tested (``if unsafe:``), called
+    on (``arguments.iterateAllocator``), or written into a string (``${incPr ? '-0' : ''}``)?
+    A parameter only passed on is threaded through to code the note does not anchor (on the
+    tune histories, an argument passed on was a false alarm more often than news)."""
+    for at, token in enumerate(body):
+        if is_string(token) and name in names_in(token.strip("'\"`")):
+            return True
+        if token != name:
+            continue
+        before = body[at - 1] if at else ""
+        after = body[at + 1] if at + 1 < len(body) else ""
+        # (an opening parenthesis after a word of the language, ``if (incPr)``, is a test)
+        called = before != "(" or (at > 1 and _callee(body[at - 2]))
+        passed = called and before in ("(", ",", ":", "=") and after in (")", ",")
+        label = called and before in ("(", ",") and after in (":", "=")  # its keyword
+        if not passed and not label:
+            return True
+    return False
+
+
+# Tokens a parameter's name stands between: after an opening or a separator (``(unsafe``,
+# ``, rowalign``), or before a default, a type or the list's end (``incPr =>``, ``arguments:``).
+_BEFORE_PARAMETER = frozenset({"(", ",", "{", "*", "**", "...", "&"})
+_AFTER_PARAMETER = frozenset({",", ")", "=", ":", "=>", "?", "}"})
+_BEFORE_TYPE = frozenset({":", "->", "[", "<", "|", ".", "?", "::"})
+
+
+def _parameters(signature: list[str], own: str) -> list[str]:
+    """The names of ``signature``'s (a definition's tokens) parameters, in order: names that
+    stand where a parameter's name does, not where a type does (after ``:``, ``->``, ``[``)."""
+    out: list[str] = []
+    for at, token in enumerate(signature):
+        if token == own or not is_name(token) or token.lower() in KEYWORDS or token in out:
+            continue
+        before = signature[at - 1] if at else ""
+        after = signature[at + 1] if at + 1 < len(signature) else ""
+        if before in _BEFORE_TYPE:
+            continue
+        if before in _BEFORE_PARAMETER or after in _AFTER_PARAMETER:
+            out.append(token)
+    return out
+
+
+def _callee(token: str) -> bool:
+    """Can ``token``, before an opening parenthesis, be what is called: a name, not a word
+    of the language such as ``if`` or ``while``?"""
+    return is_name(token) and token.lower() not in KEYWORDS

@@ -11,7 +11,9 @@ name), git compares the anchor's commit with HEAD:
   ``notes/anchors.py`` reads it, cannot be said to be gone; that anchor is judged as its file,
   and ``compared: file`` says so);
 - ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
-  file) changed in what the note names (``notes/codediff.py``), or changed at all in a file
+  file) changed in what the note names (``notes/codediff.py``), or gained a parameter its body
+  reads beside a note that says what always happens (``codediff.option_gained``: an option can
+  end it, in lines naming nothing the note states), or changed at all in a file
   git pairs as a rename it scored under ``REWRITTEN_RENAME`` alike in the commit that made it
   (a file rewritten under a new name): ``commits`` are the commits that changed it.
 
@@ -41,7 +43,7 @@ from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import diffs, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import CodeChange, compare
+from reflectgit.notes.codediff import CodeChange, compare, option_gained
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
@@ -278,6 +280,8 @@ class _Judge:
         )
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
+        if changed and verdict is not None and not verdict.stale:
+            verdict = _unconditional(verdict, old_code, new_code, read, said, title, symbol)
         if changed and verdict is not None:
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
@@ -363,6 +367,25 @@ class _Judge:
             if not _same(*_code(before, after, symbol, read), read):
                 out.append(c)
         return out or commits
+
+
+def _unconditional(
+    verdict: CodeChange,
+    old: str | None,
+    new: str | None,
+    path: str,
+    said: str,
+    title: str | None,
+    symbol: str | None,
+) -> CodeChange:
+    """A change elsewhere than the note names is stale when the anchored definition gained a
+    parameter its body reads and the note states an unconditional behaviour of it
+    (``codediff.option_gained``: "every cell is escaped" beside a new ``unsafe``): the option
+    can end what the note says always happens, in lines that name nothing the note states."""
+    if old is None or new is None or not symbol:
+        return verdict
+    gained = option_gained(old, new, path, f"{title or ''} {said}", symbol)
+    return CodeChange("changed", tuple(gained)) if gained else verdict
 
 
 def _same(a: str | None, b: str | None, path: str) -> bool:
