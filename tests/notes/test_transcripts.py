@@ -650,6 +650,31 @@ def test_a_peer_sessions_message_is_the_harness_not_the_person(text, speaker):
     assert [x.speaker for x in t.turns] == [speaker]
 
 
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        (
+            "<ci-monitor-event>Nomos-N4s/nomos PR #329 has 1 new review comment:\n"
+            "- qodo-code-review[bot]: \n<h3>Qodo is busy working</h3>\n\nPlease address the "
+            "feedback and push a fix. Then, for each inline comment you addressed (those with a "
+            "comment_id), post a one-line reply on the thread via `gh api` saying what you "
+            "changed (or why you didn't).</ci-monitor-event>",
+            INJECTED,
+        ),
+        ("the ci-monitor-event said CI failed: always rebase before pushing", PERSON),
+        ("<ci-monitor> is not a tag Claude Code sends; never force-push", PERSON),
+    ],
+    ids=["ci-monitor-event", "person-mentions", "other-tag"],
+)
+def test_a_ci_monitor_event_is_the_harness_not_the_person(text, speaker):
+    """Claude Code's CI monitor delivers a pull request's checks and review comments as a user
+    record wrapped in ``<ci-monitor-event>``, with its own request to address them (the real
+    held-apart-10 session): the harness's words, not a rule the person stated."""
+    record = {"type": "user", "message": {"role": "user", "content": text}}
+    t = parse_lines([json.dumps(record)])
+    assert [x.speaker for x in t.turns] == [speaker]
+
+
 def _codex_answer(text: str) -> str:
     return json.dumps(
         {
