@@ -70,14 +70,14 @@ def miss_reasons(
     judged: set[str] = set()
     hits = {h.id: h for h in cn.anchored(kb, change, project, env, judged)}
     by_path = {p: f for f in change.files for p in f.paths}
-    described = cn.words(" ".join(change.messages), project)
+    described = cn._words(" ".join(change.messages), project)
     merge = _is_merge(code, head)
     branch = _branch_files(code, head) if merge else set()
     files = sorted(change.paths)
     out = []
     for nid in wanted:
         note = notes.get(nid)
-        states = sorted(cn.words(f"{note.title} {note.said}", project) & described) if note else []
+        states = sorted(cn._words(f"{note.title} {note.said}", project) & described) if note else []
         anchors = [a.label for a in note.anchors] if note else []
         kinds = sorted({pr_kinds.file_kind(a.path) for a in note.anchors}) if note else ["none"]
         reason = _reason(nid, note, listed, ranks, hits, judged, change, by_path, states, env)

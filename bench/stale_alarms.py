@@ -21,7 +21,7 @@ grounded in what the note states:
   lowercase word outside its code spans, ``codediff.code_names``), no name it writes as code
   and no string it quotes;
 - ``messages state nothing``: an anchor whose code changed (not one deleted or whose symbol
-  is gone), and no word of the note (title and text, ``change_notes.words``:
+  is gone), and no word of the note (title and text, ``change_notes._words``:
   four letters or more, not the commit messages' noise, not the language's words, not the
   project's name) is a word of the messages (subject and body) of the commits that changed the
   anchored code, the anchor's own symbol and path words aside;
@@ -51,7 +51,7 @@ import stale_kinds  # noqa: E402
 from reflectgit.notes.codediff import code_names  # noqa: E402
 from reflectgit.notes.tokens import is_string  # noqa: E402
 from reflectgit.workflows.code import staleness  # noqa: E402
-from reflectgit.workflows.code.change_notes import words as _words  # noqa: E402
+from reflectgit.workflows.code.change_notes import _words  # noqa: E402
 from reflectgit.workflows.search.query import light_stem  # noqa: E402
 
 # What ``stale_kinds.kind`` calls a symbol's block changed on lines holding what the note states.

@@ -237,13 +237,6 @@ def messages(repo: Path, base: str, head: str, env: Env = None) -> list[str]:
     return [m.strip() for m in out.split("\0") if m.strip()]
 
 
-def messages_of(repo: Path, shas: Sequence[str], env: Env = None) -> str:
-    """The messages (subject and body) of the commits ``shas``, one after the other."""
-    if not shas:
-        return ""
-    return _git(repo, ["log", "--no-walk=unsorted", "--format=%B", *shas], env)
-
-
 def merge_base(repo: Path, a: str, b: str, env: Env = None) -> str | None:
     try:
         result = run(["merge-base", a, b], cwd=repo, env=env or {})

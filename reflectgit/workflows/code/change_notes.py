@@ -484,11 +484,11 @@ def anchored(
         gone.update(key for key, place in places.items() if place not in still)
     if gone and change.symbols_known:
         verdicts.update(_moved(notes, change, gone, located, env))
-    described = words(" ".join(change.messages), project)
+    described = _words(" ".join(change.messages), project)
     out: list[Relevant] = []
     for note in notes:
         best: tuple[float, str, str] | None = None
-        states = sorted(words(f"{note.title} {note.said}", project) & described)
+        states = sorted(_words(f"{note.title} {note.said}", project) & described)
         for anchor in note.anchors:
             if (note.id, anchor) not in located:
                 continue
@@ -686,7 +686,7 @@ def _words_only(anchor: Anchor, names: Sequence[str], diff: diffs.FileDiff, path
     return all(n.isalpha() and n.islower() for n in names)
 
 
-def words(text: str, project: str) -> set[str]:
+def _words(text: str, project: str) -> set[str]:
     """The words of ``text`` (identifiers split into theirs: ``set_max_level``, ``set``,
     ``max``, ``level``), lower-cased; not the short ones, the noise of commit messages, the
     language's words or the project's own name."""

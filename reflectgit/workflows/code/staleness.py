@@ -19,9 +19,7 @@ Those are stale. Two findings are reported at a lower level, not as stale:
 
 - ``changed-elsewhere`` (listed under ``changed``): the code changed, but in nothing the note's
   text names (a method of the class other than those the note names; lines holding none of the
-  note's names), or only in passing (a symbol's block changed on words the note writes as
-  prose, by commits whose messages and new names say no word of the note: ``passing``): worth
-  a look, not a verdict;
+  note's names): worth a look, not a verdict;
 - ``renamed`` (listed under ``moved``): the file moved (followed as ``git diff -M`` follows
   renames, or commit by commit as above) and the anchored code did not change: the note holds,
   its anchor should name the new path (``now``); ``commits`` are the commits that renamed it.
@@ -46,7 +44,6 @@ from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_bloc
 from reflectgit.notes.codediff import CodeChange, compare
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
-from reflectgit.workflows.code import passing
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
 Env = Mapping[str, str] | None
@@ -162,7 +159,7 @@ def judge(
     report = StaleReport(str(root), project or root.name, head or "", len(notes))
     if head is None:
         return report
-    judge_ = _Judge(root, head, env, report.project)
+    judge_ = _Judge(root, head, env)
     for note in notes:
         found: list[StaleAnchor] = []
         unknown = False
@@ -192,8 +189,8 @@ class _Judge:
     """One HEAD; each distinct anchor commit's diff is asked of git once, and the trails of
     its deleted and renamed files (``codebase.follow``) once, when an anchor needs them."""
 
-    def __init__(self, root: Path, head: str, env: Env, project: str = "") -> None:
-        self.root, self.head, self.env, self.project = root, head, env, project
+    def __init__(self, root: Path, head: str, env: Env) -> None:
+        self.root, self.head, self.env = root, head, env
         self._diffs: dict[str, tuple[str, dict[str, FileChange]] | None] = {}
         self._trails: dict[str, dict[str, Trail]] = {}
         self._sweeps: dict[str, frozenset[Edit]] = {}  # SWEPT: each commit's sweeps
@@ -282,20 +279,7 @@ class _Judge:
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
         if changed and verdict is not None:
-            aside = (
-                verdict.stale
-                and symbol is not None
-                and passing.prose_only(verdict.names, f"{title or ''} {said}")
-                and self._in_passing(
-                    anchor,
-                    commits,
-                    f"{title or ''} {said}",
-                    read,
-                    (old_code, new_code),
-                    (old_text, new_text),
-                )
-            )
-            stale = (verdict.stale and not aside) or (
+            stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
             reason = "changed" if stale else "changed-elsewhere"
@@ -311,24 +295,6 @@ class _Judge:
         if verdict is None and not same_code(old_code, new_code):
             return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
         return None
-
-    def _in_passing(
-        self, anchor: Anchor, commits: list[CommitInfo], said: str, path: str,
-        code: tuple[str | None, str | None], files: tuple[str | None, str | None],
-    ) -> bool:  # fmt: skip
-        """PASSING: whether a symbol's block, changed only on words the note writes as prose,
-        changed in passing (``passing``): no name the change brought into its ``code`` (old and
-        new, in the ``files``) and no word of the messages of the commits that made it is a
-        word of the note (``said``: its title and text). The messages are asked of git (one
-        ``git log``) only when no new name is one."""
-        (old, new), (before, around) = code, files
-        if old is None or new is None:
-            return False
-        words = passing.stated(said, f"{anchor.symbol} {anchor.path}", self.project)
-        if not passing.brings_none(words, old, new, path, self.project, before, around):
-            return False
-        told = codebase.messages_of(self.root, [c.sha for c in commits], self.env)
-        return passing.says_none(words, told, self.project)
 
     def _swept(self, commits: list[CommitInfo], old: str, new: str, said: str) -> bool:
         """SWEPT: whether the anchored code changed only by edits that the commits changing it

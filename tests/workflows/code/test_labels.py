@@ -34,7 +34,7 @@ def world(tmp_path: Path) -> tuple[CodeRepo, Path, str, str]:
                 "high", "--anchor", anchor]  # fmt: skip
         ids.append(json.loads(run_cli_proc(*args, cwd=code.path).stdout)["id"])
     code.write("src/pool.py", POOL_PY.replace("return pool\n", "return pool.ready()\n"))
-    code.commit("the pool must be ready")  # (a message saying nothing of the note: in passing)
+    code.commit("ready")
     return code, kb, ids[0], ids[1]
 
 
