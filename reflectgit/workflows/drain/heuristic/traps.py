@@ -36,11 +36,17 @@ from reflectgit.notes.shellcommand import simple_commands, without_redirections
 from reflectgit.notes.signals import LOW
 from reflectgit.notes.testruns import first_error
 from reflectgit.notes.transcripts import Transcript, exited_badly
-from reflectgit.workflows.drain.heuristic.commands import _records, changing_command, narrower
+from reflectgit.workflows.drain.heuristic.commands import (
+    OUTSIDE_SANDBOX as OUTSIDE,
+)
+from reflectgit.workflows.drain.heuristic.commands import (
+    _records,
+    changing_command,
+    narrower,
+)
 from reflectgit.workflows.drain.heuristic.confirmation import _FAILED
 from reflectgit.workflows.drain.heuristic.note import _action
 
-OUTSIDE = "outside the sandbox"
 COMMAND_CAP = 120
 ERROR_CAP = 200
 CONFIRMED = "the same command run again outside the sandbox, which passed"
