@@ -623,11 +623,14 @@ def unfinished_run(cause: str) -> bool:
 # the next step. A count names how many, not what goes wrong or why; a count with a reason
 # said with it ("2 tests fail because the fixture is stale") states a cause, and is not this.
 _COUNTED = (
-    r"^\W*(?:(?:the|all|only|just|still|now)\s+)*(?:\d+|one|two|three|four|five|six|seven|"
+    r"^\W*(?:(?:the|all|only|just|still|now)\s+)*"
+    # a share of a run counts its checks itself ("10 of 12 pass now", "17/17 passing")
+    r"(?:(?P<share>\d+\s*(?:/|of|out\s+of)\s*\d+)\s+|"
+    r"(?:\d+|one|two|three|four|five|six|seven|"
     r"eight|nine|ten|both|all)\s+(?P<left>(?:remaining|more|other|last|outstanding)\s+)?"
     r"(?:[\w*`/.-]+\s+){0,2}?"
     r"(?:fail(?:ures?|ing\s+tests?)|errors?|tests?|issues?|warnings?|violations?|problems?|"
-    r"bugs?|checks?|jobs?)\b[*_]*(?P<rest>.*)$"
+    r"bugs?|checks?|jobs?)\b[*_]*)(?P<rest>.*)$"
 )
 _STATUS_COUNT = re.compile(_COUNTED, re.I | re.S)
 # what a count of failures is said to be now: fixed, passing, left
@@ -656,6 +659,19 @@ def counts_a_status(cause: str) -> bool:
     if _COUNT_LEADS_ON.search(m["rest"]):
         return False
     return bool(m["left"] or _STANDS.match(m["rest"]))
+
+
+def reports_a_check(cause: str) -> bool:
+    """Does ``cause`` end in the verdict of a check it ran ("A depth-1 clone where `5c66bc7`
+    doesn't exist — all 17 tests pass", "`ty` isn't available, but all 463 tests pass"), no
+    clause of it saying why? Its last clause counts what passes (``counts_a_status``), and the
+    clauses before it say what the check ran on: a report that the fix was verified, whose
+    cause, if the turn gave one, was said elsewhere. A count that opens the sentence is
+    ``counts_a_status``'s; "the tests fail because the fixture reads the DB before it starts"
+    says why, and is a cause."""
+    said = _unquoted(cause).replace("*", "")
+    parts = _clauses(said)
+    return len(parts) > 1 and not _WHY.search(said) and counts_a_status(parts[-1])
 
 
 # A change named by its number, its link or its hash as the sentence's subject, and a verb of
@@ -922,6 +938,8 @@ def own_account(text: str, *, cause: bool = True) -> str:
         return "it reports a run that has not finished"
     if cause and counts_a_status(text):
         return "it counts what remains or what is fixed, a status, not a cause"
+    if cause and reports_a_check(text):
+        return "it reports the verdict of a check, not why the thing went wrong"
     if cause and sums_up_a_change(text):
         return "it says what a change does, not what went wrong"
     if cause and announces_a_cause(text):

@@ -21,6 +21,7 @@ from reflectgit.notes.generality import (
     quotes_its_point,
     reasoning_only,
     recounts_the_exchange,
+    reports_a_check,
     reports_a_symptom,
     specifies_the_deliverable,
     sums_up,
@@ -550,11 +551,44 @@ def test_a_markdown_heading_is_structure(line, heading):
         ("Both remaining failures are GPG-signing related.", False),
         ("All renderer tests pass, but the LiveView tests need the Endpoint configured", False),
         ("The integration tests share one database, so the third run sees stale rows", False),
+        # a share of a run counts its checks itself (held-apart: "10 of 12 pass now")
+        ("10 of 12 pass now", True),
+        ("17/17 passing", True),
+        ("2 of 3 fail when the cache is cold", False),
+        ("Both pass the token through unchanged", False),  # no share: what both do
     ],
 )
 def test_a_count_of_what_remains_or_is_fixed_is_a_status(said, status):
     assert counts_a_status(said) == status
     assert bool(own_account(said)) == status
+
+
+@pytest.mark.parametrize(
+    ("said", "check"),
+    [
+        # held-apart-10 (nomos, read once CI monitor events are the harness's): the verdict of
+        # the check that reproduced CI's condition, taken as the cause found
+        ("A depth-1 clone where `5c66bc7` genuinely doesn't exist — all 17 tests pass.", True),
+        # held-apart-10 (wakil): a caveat, then the verdict
+        ("`ty` isn't available in this environment, but ruff is clean and all 463 tests pass.", True),
+        # held-apart-12, -13, held-apart: a report of what was pushed or run, then the verdict
+        ("Pushed to **[PR #5](https://example.invalid/pull/5)** — 170 tests pass.", True),
+        ("Background task completed successfully — all 15 SessionLive tests pass.", True),
+        ("The fixture is rebuilt per test, and 17/17 passing", True),
+        ("⚠️ **Tests**: 8/15 passing", True),  # held-apart-8: a label, then the verdict
+        # a cause that names a check, with why; a verdict that leads on; a count that fails
+        ("The tests fail because the fixture reads the DB before it starts", False),
+        ("CI's depth-1 clone lacks `5c66bc7`, so `commit_is_ancestor` returns `None`", False),
+        ("The test passed (vitest reports `1 passed`), but the agent reported `success: false` "
+         "because it couldn't find the context", False),
+        ("The cache is cold on CI — 2 tests fail", False),
+        ("All renderer tests pass, but the LiveView tests need the Endpoint configured", False),
+        ("`ruff` isn't on PATH directly — needs `uv run`", False),
+    ],
+)  # fmt: skip
+def test_a_cause_that_ends_in_a_checks_verdict_reports_the_check(said, check):
+    assert reports_a_check(said) == check
+    assert bool(own_account(said)) == check
 
 
 @pytest.mark.parametrize(

@@ -780,6 +780,31 @@ def test_a_cause_said_plainly_and_unconfirmed_or_naming_nothing_is_no_note(tmp_p
     assert _actions(tmp_path, turns) == []
 
 
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # held-apart-10 (nomos): the verdict of the check that reproduced CI's condition, its
+        # cause said in the turn before; a verification report is no cause
+        (
+            "**Reproduced CI's exact condition and confirmed the fix.** A depth-1 clone where "
+            "`5c66bc7` genuinely doesn't exist — all 17 tests pass.",
+            None,
+        ),
+        # the same verdict after a cause that says why: the cause
+        (
+            "CI's depth-1 clone doesn't include `5c66bc7`, so `commit_is_ancestor` returns "
+            "`None` — all 17 tests pass.",
+            "CI's depth-1 clone doesn't include `5c66bc7`, so `commit_is_ancestor` returns "
+            "`None` — all 17 tests pass",
+        ),
+    ],
+    ids=["verdict", "cause-then-verdict"],
+)
+def test_a_diagnosis_that_ends_in_a_checks_verdict_is_no_cause(tmp_path, said, title):
+    titles = [a["title"] for a in _actions(tmp_path, _diagnosed(said, RED, GREEN))]
+    assert titles == ([title] if title else [])
+
+
 def _two_causes(first: str, second: str) -> list:
     return [
         ("user", "why does the sync test fail?"),
