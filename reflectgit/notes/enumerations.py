@@ -47,7 +47,24 @@ def gained(old: str, new: str, path: str, said: str) -> list[str]:
     """The members an enumeration of ``old`` the note's text ``said`` states two or more of
     gained in ``new`` (two versions of a block at ``path``): the tokens of each member new to
     the block, in the order they stand; ``[]`` when none did."""
-    before, after = lines(old, path), lines(new, path)
+    before = lines(old, path)
+    seen = {t for line in before for t in line}
+    found: list[str] = []
+    news = list(enumerations(lines(new, path)))
+    for was, stated in enumerated(before, said):
+        for now in news:
+            held = {t for m in now.members for t in m}
+            if now.shape != was.shape or not stated <= held:
+                continue
+            for member in now.members:
+                if not seen.intersection(member):
+                    found += member
+    return list(dict.fromkeys(found))
+
+
+def enumerated(code: list[list[str]], said: str) -> list[tuple[Enumeration, set[str]]]:
+    """The enumerations of ``code`` (lines of tokens) the note's text ``said`` states two or
+    more members of, each with the tokens of them it states."""
     names, words = code_names(said), _span_words(said)
 
     def states(token: str) -> bool:
@@ -56,21 +73,11 @@ def gained(old: str, new: str, path: str, said: str) -> list[str]:
             return inner in names or inner in words or inner.replace("\\\\", "\\") in words
         return token in names
 
-    seen = {t for line in before for t in line}
-    found: list[str] = []
-    news = list(enumerations(after))
-    for was in enumerations(before):
-        stated = {t for m in was.members for t in m if states(t)}
-        if sum(any(states(t) for t in m) for m in was.members) < 2:
-            continue
-        for now in news:
-            held = {t for m in now.members for t in m}
-            if now.shape != was.shape or not stated <= held:
-                continue
-            for member in now.members:
-                if not seen.intersection(member):
-                    found += [t for t in member if t not in found]
-    return found
+    out: list[tuple[Enumeration, set[str]]] = []
+    for found in enumerations(code):
+        if sum(any(states(t) for t in m) for m in found.members) >= 2:
+            out.append((found, {t for m in found.members for t in m if states(t)}))
+    return out
 
 
 def enumerations(code: list[list[str]]) -> Iterator[Enumeration]:
