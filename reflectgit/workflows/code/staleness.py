@@ -13,7 +13,9 @@ name), git compares the anchor's commit with HEAD:
 - ``changed``: the anchored code (the symbol's block for a symbol anchor, else the whole
   file) changed in what the note names (``notes/codediff.py``), or gained a parameter its body
   reads beside a note that says what always happens (``codediff.option_gained``: an option can
-  end it, in lines naming nothing the note states), or changed at all in a file
+  end it, in lines naming nothing the note states), or gained a member of a list or table
+  the note enumerates (``enumerations.gained``: what it says is all there is has one more),
+  or changed at all in a file
   git pairs as a rename it scored under ``REWRITTEN_RENAME`` alike in the commit that made it
   (a file rewritten under a new name): ``commits`` are the commits that changed it.
 
@@ -41,7 +43,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes import diffs, languages
+from reflectgit.notes import diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import CodeChange, compare, option_gained
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
@@ -282,6 +284,8 @@ class _Judge:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
         if changed and verdict is not None and not verdict.stale:
             verdict = _unconditional(verdict, old_code, new_code, read, said, title, symbol)
+        if changed and verdict is not None and not verdict.stale:
+            verdict = _list_gained(verdict, old_code, new_code, read, said, title)
         if changed and verdict is not None:
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
@@ -386,6 +390,20 @@ def _unconditional(
         return verdict
     gained = option_gained(old, new, path, f"{title or ''} {said}", symbol)
     return CodeChange("changed", tuple(gained)) if gained else verdict
+
+
+def _list_gained(
+    verdict: CodeChange, old: str | None, new: str | None, path: str, said: str, title: str | None
+) -> CodeChange:
+    """A change elsewhere than the note names is stale when a list or table of the anchored
+    code that the note enumerates (states two or more members of) gained a member
+    (``enumerations.gained``: a third hook signature beside "the Type or the Kind signature,
+    nothing else", ``\\e`` beside "maps ``\\b \\t ...`` and nothing else"): what the note
+    says is all there is has one more, in lines that name nothing it states."""
+    if old is None or new is None:
+        return verdict
+    found = enumerations.gained(old, new, path, f"{title or ''} {said}")
+    return CodeChange("changed", tuple(found)) if found else verdict
 
 
 def _same(a: str | None, b: str | None, path: str) -> bool:
