@@ -41,7 +41,7 @@ from typing import Any
 
 from reflectgit.notes import languages
 from reflectgit.notes.lazyre import Pattern
-from reflectgit.notes.tokens import tokens
+from reflectgit.notes.tokens import spans, tokens
 
 # Words that introduce a definition in the languages a team is likely to write.
 DEFINITION_WORDS = (
@@ -492,13 +492,16 @@ def _own_name(text: str, symbol: str) -> str:
 
 
 def _definition(
-    text: str, symbol: str, name: str | None = None, shell: bool = False
+    text: str, symbol: str, name: str | None = None, shell: bool = False, path: str | None = None
 ) -> tuple[int, int, str, str] | None:
     """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
     ``mod::name`` name their last part, or ``name`` when given): the definition's start, the
     end of its first line, its indent and how its block ends (a ``_FORMS`` kind, or ``whole``:
     it ends with that line); None when it does not. In a shell script (``shell``) a ``local
-    x=0`` defines nothing: it gives the function it is in a variable of its own."""
+    x=0`` defines nothing: it gives the function it is in a variable of its own. A line inside a
+    triple-quoted string that spans lines (a docstring's prose, ``By default, decimal suffixes (kB, MB) are
+    used.``, reads as a C-like signature of ``suffixes``) defines nothing either; ``path``, the
+    file's, tells how its strings are written."""
     name = name or _last_name(symbol)
     if not name:
         return None
@@ -518,7 +521,11 @@ def _definition(
             defined = _defines_line(line, name, forms)
             if defined is not None and shell and _SHELL_LOCAL.match(line):
                 defined = None
-            if defined is not None and not _in_pod(text, start):
+            if (
+                defined is not None
+                and not _in_pod(text, start)
+                and not _in_long_string(text, start, path or "")
+            ):
                 return start, end, defined[0], defined[1]
             found = _TYPEDEF_END.match(line) if forms is _STRONG else None
             if found is not None and found.group("name") == name:
@@ -771,6 +778,28 @@ def _in_pod(text: str, pos: int) -> bool:
     return before > 0 and opens[before - 1]
 
 
+_TRIPLE = ('"""', "'''")
+
+
+def _in_long_string(text: str, pos: int, path: str) -> bool:
+    """Is the line starting at ``pos`` inside a triple-quoted string that spans lines (a
+    Python docstring; Kotlin's, Scala's, Swift's, Julia's raw text)? Its words are text, not
+    code."""
+    if '"""' not in text and "'''" not in text:
+        return False
+    opened, closed = _long_strings(text, path)
+    before = bisect_left(opened, pos)  # the long strings opened before ``pos``
+    return before > 0 and closed[before - 1] > pos
+
+
+# Asked for each definition line of a file, as ``_doc_commands`` is: read once.
+@lru_cache(maxsize=16)
+def _long_strings(text: str, path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where each triple-quoted string of ``text`` that spans lines starts and ends."""
+    found = [(a, b) for token, a, b in spans(text, path) if token[:3] in _TRIPLE and "\n" in token]
+    return tuple(a for a, _ in found), tuple(b for _, b in found)
+
+
 # Asked for each definition line of a file (its own and those ending blocks): the file's
 # commands are read once, as ``haskell.code`` is.
 @lru_cache(maxsize=16)
@@ -829,7 +858,7 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
             moved = tuple((at + a, at + b) for a, b in inner[3])
             return at + inner[0], at + inner[1], at + inner[2], moved
     shell = bool(path) and languages.of(languages.read_as(path or "", text)).shell
-    found = _definition(text, symbol, name, shell)
+    found = _definition(text, symbol, name, shell, path)
     if found is None:
         return None
     start, end_of_line, indent, ends = found

@@ -178,6 +178,33 @@ def test_documentation_sections_define_nothing() -> None:
     assert symbol_block(code, "run").startswith("If possible")  # type: ignore[union-attr]
 
 
+def test_a_docstrings_prose_defines_nothing() -> None:
+    # humanize's filesize.py: a docstring line reads as a C-like signature of ``suffixes``
+    # ("decimal suffixes (kB, MB)"), which outranks the assignment; inside a triple-quoted
+    # string it is text, and the assignment is the definition
+    py = (
+        '"""Bits and bytes related humanization."""\n\n'
+        'suffixes = {\n    "decimal": ("kB", "MB", "YB"),\n}\n\n\n'
+        "def naturalsize(value):\n"
+        '    """Format a number of bytes.\n\n'
+        "    By default, decimal suffixes (kB, MB) are used.\n"
+        '    """\n'
+        "    return suffixes\n"
+    )
+    symbol_block = anchors.symbol_block
+    assert symbol_block(py, "suffixes", "src/humanize/filesize.py") == (
+        'suffixes = {\n    "decimal": ("kB", "MB", "YB"),\n}\n'
+    )
+    # a definition after a docstring, or a string opened on the definition's line, still is one
+    after = 'def f():\n    """Doc\n    lines."""\n\n\ndef g(x):\n    return x\n'
+    assert symbol_block(after, "g", "m.py") == "def g(x):\n    return x\n"
+    opened = 'HELP = """\nusage: tool [-h]\n"""\n'
+    assert symbol_block(opened, "HELP", "m.py") == opened
+    # a name that only a multi-line string "defines" is defined nowhere
+    only = 'NOTE = """\nint parse(const char *s) is the C signature\n"""\n'
+    assert symbol_block(only, "parse", "m.py") is None
+
+
 INCLUDE_HS = """module Path.Include where
 
 import qualified System.FilePath as FilePath
