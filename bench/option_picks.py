@@ -10,8 +10,9 @@ turns that pick or answer items of the list of the assistant's turn just before,
 are in, and those at a lesson the heuristic drain misses (the lesson's ``where``, as
 ``bench/recall_misses.py`` reads it). A turn at a missed lesson is what a reading could gain;
 every other turn is a note it could write that keeps no lesson (a pick that only steers the
-task), to be read with its session before anything is built (docs/drain.md, "a pick among the
-assistant's options").
+task), to be read with its session before anything is built (docs/drain.md, "the person's typed
+pick among the assistant's numbered options"). A numbered list of the person's own (a pasted
+review, a list of requests) after the assistant's has the same shape and is counted too.
 
 Run: ``.venv/bin/python bench/option_picks.py [--held-apart DIR ...] [--list]``
 """
