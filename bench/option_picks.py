@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.quality import JUDGEMENTS, REAL, load, unpacked  # noqa: E402
+from bench.quality import JUDGEMENTS, load, named_sets, unpacked  # noqa: E402
 from bench.recall_misses import _Seen, _transcripts, classify, where  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
 from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
     parser.add_argument("--list", action="store_true", help="one line per pick")
     args = parser.parse_args(argv)
-    sets = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
-    sets += [(Path(h), Path(h) / "judgements.json") for h in args.held_apart]
+    sets = named_sets(args.held_apart)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, (real, judged) in enumerate(sets):

@@ -439,6 +439,13 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
                 print("          unjudged " + json.dumps(entry, ensure_ascii=False))
 
 
+def named_sets(held_apart: Iterable[Path]) -> list[tuple[Path, Path]]:
+    """The judged sets a measuring script is given, as (sessions, judgement file): the shared
+    real sessions (when ``../shared`` is there), then each held-apart folder named."""
+    out = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
+    return out + [(Path(h), Path(h) / "judgements.json") for h in held_apart]
+
+
 def sets() -> list[tuple[Path, Path]]:
     """Every judged set this checkout holds, as (sessions, judgement file): the shared real
     sessions (when ``../shared`` is there) and each ``bench/data/quality/held-apart*`` folder."""

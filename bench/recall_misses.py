@@ -39,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.quality import JUDGEMENTS, REAL, load, normalise, unpacked  # noqa: E402
+from bench.quality import load, named_sets, normalise, unpacked  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
 from reflectgit.workflows.drain.heuristic import answer, chunk  # noqa: E402
 from reflectgit.workflows.drain.heuristic.confirmation import (  # noqa: E402
@@ -188,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seen = _Seen()
     answer.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
-    sets = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
-    sets += [(Path(h), Path(h) / "judgements.json") for h in args.held_apart]
+    sets = named_sets(args.held_apart)
     totals: Counter[tuple[str, str]] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for n, (real, judged) in enumerate(sets):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import recall_misses
+from bench import quality, recall_misses
 from reflectgit.workflows.drain.heuristic import answer, chunk
 
 SESSION = "causes-1"
@@ -85,7 +85,7 @@ def test_the_bench_prints_the_split(
 ) -> None:
     real, judgements = _set(tmp_path)
     (real / "judgements.json").write_text(json.dumps(judgements))
-    monkeypatch.setattr(recall_misses, "REAL", tmp_path / "no-shared-sessions")
+    monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
     monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after
     assert recall_misses.main(["--held-apart", str(real), "--confirmation", "--list"]) == 0
     out = capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import rule_shapes
+from bench import quality, rule_shapes
 from reflectgit.workflows.drain.heuristic import answer
 
 SESSION = "shapes-1"
@@ -140,7 +140,7 @@ def test_the_bench_finds_the_request_said_again_at_the_missed_rule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     real = _set(tmp_path)
-    monkeypatch.setattr(rule_shapes, "REAL", tmp_path / "no-shared-sessions")
+    monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
     monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # restored after the run
     assert rule_shapes.main(["--held-apart", str(real), "--list"]) == 0
     out = capsys.readouterr().out
