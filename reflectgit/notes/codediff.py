@@ -1140,8 +1140,8 @@ _UNCONDITIONAL = Pattern(
 def option_gained(old: str, new: str, path: str, said: str, symbol: str) -> list[str]:
     """The parameters ``symbol``'s definition gained from ``old`` to ``new`` (two versions of
     its block, at ``path``) that its new body reads, when the note's text ``said`` states an
-    unconditional behaviour of it ("always escaped", "cannot be given another list"): an option that can end what the note says always happens
-    (tabulate's ``unsafe`` beside "every cell is escaped", zig-clap's ``arguments`` beside
+    unconditional behaviour of it ("always escaped", "cannot be given another list"): an
+    option that can end what the note says always happens (tabulate's ``unsafe`` beside "every cell is escaped", zig-clap's ``arguments`` beside
     "parse cannot be given another argument list"), in lines that name nothing it states. A
     parameter is gained when the old block holds no such name and no parameter of the old
     signature stood where it stands and is gone (``s`` renamed ``__s``); a type the signature

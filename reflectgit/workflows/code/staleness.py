@@ -274,18 +274,17 @@ class _Judge:
         commits = []
         if changed or (verdict is None and not same_code(old_code, new_code)):
             commits = self._changing(commit, paths, symbol)
+        text = f"{title or ''} {said}"
         swept = (
             changed
             and old_code is not None
             and new_code is not None
-            and self._swept(commits, old_code, new_code, f"{title or ''} {said}")
+            and self._swept(commits, old_code, new_code, text)
         )
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
         if changed and verdict is not None and not verdict.stale:
-            verdict = _unconditional(verdict, old_code, new_code, read, said, title, symbol)
-        if changed and verdict is not None and not verdict.stale:
-            verdict = _list_gained(verdict, old_code, new_code, read, said, title)
+            verdict = _ended(verdict, old_code, new_code, read, text, symbol)
         if changed and verdict is not None:
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
@@ -373,36 +372,20 @@ class _Judge:
         return out or commits
 
 
-def _unconditional(
-    verdict: CodeChange,
-    old: str | None,
-    new: str | None,
-    path: str,
-    said: str,
-    title: str | None,
-    symbol: str | None,
+def _ended(
+    verdict: CodeChange, old: str | None, new: str | None, path: str, text: str, symbol: str | None
 ) -> CodeChange:
-    """A change elsewhere than the note names is stale when the anchored definition gained a
-    parameter its body reads and the note states an unconditional behaviour of it
-    (``codediff.option_gained``: "every cell is escaped" beside a new ``unsafe``): the option
-    can end what the note says always happens, in lines that name nothing the note states."""
-    if old is None or new is None or not symbol:
-        return verdict
-    gained = option_gained(old, new, path, f"{title or ''} {said}", symbol)
-    return CodeChange("changed", tuple(gained)) if gained else verdict
-
-
-def _list_gained(
-    verdict: CodeChange, old: str | None, new: str | None, path: str, said: str, title: str | None
-) -> CodeChange:
-    """A change elsewhere than the note names is stale when a list or table of the anchored
-    code that the note enumerates (states two or more members of) gained a member
+    """A change elsewhere than the note (``text``, its title and body) names is stale when it
+    can end what the note says holds always or of all there is, in lines that name nothing it
+    states: the anchored definition gained a parameter its body reads beside a note that
+    states an unconditional behaviour (``codediff.option_gained``: "every cell is escaped"
+    beside a new ``unsafe``), or a list or table the note enumerates gained a member
     (``enumerations.gained``: a third hook signature beside "the Type or the Kind signature,
-    nothing else", ``\\e`` beside "maps ``\\b \\t ...`` and nothing else"): what the note
-    says is all there is has one more, in lines that name nothing it states."""
+    nothing else", ``\\e`` beside "maps ``\\b \\t ...`` and nothing else")."""
     if old is None or new is None:
         return verdict
-    found = enumerations.gained(old, new, path, f"{title or ''} {said}")
+    found = option_gained(old, new, path, text, symbol) if symbol else []
+    found = found or enumerations.gained(old, new, path, text)
     return CodeChange("changed", tuple(found)) if found else verdict
 
 
