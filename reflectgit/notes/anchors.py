@@ -492,19 +492,20 @@ def _own_name(text: str, symbol: str) -> str:
 
 
 def _definition(
-    text: str, symbol: str, name: str | None = None, shell: bool = False, path: str | None = None
+    text: str, symbol: str, name: str | None = None, path: str | None = None
 ) -> tuple[int, int, str, str] | None:
     """Where ``text`` first defines ``symbol`` (``Class.method``, ``Class::method`` and
     ``mod::name`` name their last part, or ``name`` when given): the definition's start, the
     end of its first line, its indent and how its block ends (a ``_FORMS`` kind, or ``whole``:
-    it ends with that line); None when it does not. In a shell script (``shell``) a ``local
-    x=0`` defines nothing: it gives the function it is in a variable of its own. A line inside a
-    triple-quoted string that spans lines (a docstring's prose, ``By default, decimal suffixes (kB, MB) are
-    used.``, reads as a C-like signature of ``suffixes``) defines nothing either; ``path``, the
-    file's, tells how its strings are written."""
+    it ends with that line); None when it does not. ``path``, the file's, tells its language
+    (``languages.read_as``): in a shell script a ``local x=0`` defines nothing (it gives the
+    function it is in a variable of its own). A line inside a triple-quoted string that spans
+    lines defines nothing either (a docstring's ``By default, decimal suffixes (kB, MB) are
+    used.`` reads as a C-like signature of ``suffixes``)."""
     name = name or _last_name(symbol)
     if not name:
         return None
+    shell = bool(path) and languages.of(languages.read_as(path or "", text)).shell
     # A definition word or a signature anywhere in the file outranks a line that only looks
     # like an assignment or a typed variable (``compile<P extends ParamData = ParamData>(``
     # before ``export type ParamData =``): those are tried when nothing else defines the name.
@@ -857,8 +858,7 @@ def _span(text: str, symbol: str, path: str | None) -> _Span | None:
             at = outer[0]
             moved = tuple((at + a, at + b) for a, b in inner[3])
             return at + inner[0], at + inner[1], at + inner[2], moved
-    shell = bool(path) and languages.of(languages.read_as(path or "", text)).shell
-    found = _definition(text, symbol, name, shell, path)
+    found = _definition(text, symbol, name, path)
     if found is None:
         return None
     start, end_of_line, indent, ends = found
