@@ -30,21 +30,25 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reflectgit.config import DOCUMENTS
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs, languages
-from reflectgit.notes.anchors import Anchor
-from reflectgit.notes.codediff import names_in, prose_or_settings, reshaped_only
+from reflectgit.notes.anchors import Anchor, anchored_code, anchored_pair, symbol_block
+from reflectgit.notes.codediff import (
+    CodeChange,
+    compare,
+    names_changed,
+    names_in,
+    prose_or_settings,
+    reshaped_only,
+)
 from reflectgit.notes.sweeps import sweeps as find_sweeps
 from reflectgit.notes.sweeps import swept_only
 from reflectgit.notes.tokens import KEYWORDS, is_name_or_number, is_string, tokens
 from reflectgit.workflows.code.notes import AnchoredNote, read_anchored
-
-if TYPE_CHECKING:
-    from reflectgit.notes.codediff import CodeChange
 
 Env = Mapping[str, str] | None
 Place = tuple[str, str, str]  # an anchor's path, commit and symbol
@@ -311,8 +315,6 @@ def _read_cosmetic(change: Change, env: Env) -> None:
     ``SeqCst`` to ``Acquire``), both versions read in one ``git cat-file``; nothing when the
     change modifies more than ``COSMETIC_FILES`` files (a change that large is not a comment
     tweak, and reading it all would cost more than the rest)."""
-    from reflectgit.notes.anchors import anchored_code
-    from reflectgit.notes.codediff import names_changed
 
     modified = [f for f in change.files if f.old is not None and f.new is not None]
     if not modified or len(modified) > COSMETIC_FILES:
@@ -607,7 +609,6 @@ def _moved(
     """MOVED: the verdicts on the symbol anchors of ``gone`` (their file defines their symbol
     no more) judged in the files where the change touched a symbol of their name, each now
     ``located`` there (of several such files, the first where it changed, else the first)."""
-    from reflectgit.notes.anchors import symbol_block
 
     touched = _touched(change)
     keys = sorted(gone, key=lambda k: (k[0], k[1].label))
@@ -654,7 +655,6 @@ def _kept(block: str, was_read: str, anchor: Anchor, text: str | None, path: str
     as a file of the path ``was_read``)?
     Code that moved kept most of itself; another definition of the name (a test's ``let
     debug`` for the ``debug`` function) holds little of it."""
-    from reflectgit.notes.anchors import symbol_block
 
     if text is None:
         return False
@@ -767,8 +767,6 @@ def _verdicts(
     change; one the change adds has no verdict; one in neither version (a form the symbol
     rule does not read) is judged as its file, as ``stale`` judges it, unless the file
     defined it at the anchor's commit: then it has no verdict, and is added to ``gone``."""
-    from reflectgit.notes.anchors import anchored_pair, symbol_block
-    from reflectgit.notes.codediff import CodeChange, compare
 
     wanted: list[tuple[str, Anchor, diffs.FileDiff]] = []
     for note in notes:
@@ -848,7 +846,6 @@ def _verdicts(
 def _unswept(verdict: CodeChange, old: str, new: str, change: Change, said: str) -> CodeChange:
     """SWEPT: ``verdict`` on a block whose change is only the change's sweeps, which the note
     (its title and text ``said``) does not state, read as the same code."""
-    from reflectgit.notes.codediff import CodeChange
 
     if verdict.kind != "same" and swept_only(old, new, change.sweeps, said):
         return CodeChange("same")
@@ -1144,7 +1141,6 @@ def _still_defined(change: Change, places: Sequence[Place], env: Env) -> set[Pla
     """Those of ``places`` (an anchor's path, commit and symbol) whose file, followed from the
     anchor's commit through its renames (``codebase.follow``), defines the symbol still at the
     change's base."""
-    from reflectgit.notes.anchors import symbol_block
 
     root = Path(change.root)
     wanted = list(dict.fromkeys(places))
