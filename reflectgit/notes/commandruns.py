@@ -8,23 +8,17 @@ session, a code-mode cell, Claude Code's background task), with its output joine
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from reflectgit.notes import testruns
-from reflectgit.notes.transcripts import ToolCall, Transcript, exited_badly, goes_on, still_running
-
-
-def command_text(tool_input: Any) -> str:
-    """The command a tool call runs, as the drain's readers quote it (a list of words joined
-    by spaces); ``""`` when it runs none."""
-    if isinstance(tool_input, Mapping):
-        cmd = tool_input.get("command") or tool_input.get("cmd")
-        if isinstance(cmd, list):
-            return " ".join(str(c) for c in cmd)
-        if isinstance(cmd, str):
-            return cmd
-    return ""
+from reflectgit.notes.transcripts import (
+    ToolCall,
+    Transcript,
+    command_text,
+    exited_badly,
+    goes_on,
+    still_running,
+)
 
 
 class Ran(NamedTuple):

@@ -32,7 +32,7 @@ import contextlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -695,10 +695,16 @@ RUNNING = re.compile(
 )
 
 
-def _command(tool_input: Any) -> str:
-    """The shell text a unified exec call runs (``exec_command``'s ``cmd``), ``""`` for none."""
-    cmd = tool_input.get("cmd") if isinstance(tool_input, dict) else None
-    return cmd if isinstance(cmd, str) else ""
+def command_text(tool_input: Any) -> str:
+    """The command a tool call runs, as the drain's readers quote it (a list of words joined
+    by spaces); ``""`` when it runs none."""
+    if isinstance(tool_input, Mapping):
+        cmd = tool_input.get("command") or tool_input.get("cmd")
+        if isinstance(cmd, list):
+            return " ".join(str(c) for c in cmd)
+        if isinstance(cmd, str):
+            return cmd
+    return ""
 
 
 def _codex_exit(t: Transcript, payload: Any) -> None:
@@ -748,7 +754,7 @@ def _code_mode_results(
         return
     if len(program.calls) == 1:
         content, failed = _script_output(word, cell, parts)
-        command = _command(program.calls[0].input)
+        command = command_text(program.calls[0].input)
         if word == codemode.RUNNING and command:
             t._cells[cell] = command  # its exit code comes with the wait that ends it
         failed = failed or _exited(t, command)
