@@ -82,9 +82,13 @@ def write(prepared: Prepared) -> dict[str, Any]:
     done = done_after(transcript, ran) if transcript else None
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
-    otherwise = confirmed_otherwise(transcript, ran) if transcript else None
+    otherwise = confirmed_otherwise(transcript, ran, verified=verified) if transcript else None
     # a cause stated in words is confirmed by the person keeping the edit, too
-    stated = confirmed_otherwise(transcript, ran, shipped=True) if transcript else None
+    stated = (
+        confirmed_otherwise(transcript, ran, shipped=True, verified=verified)
+        if transcript
+        else None
+    )
     for chunk in prepared.chunks:
         candidates += chunk_actions(
             chunk,

@@ -94,7 +94,10 @@ def ships(reply: str) -> bool:
 
 
 def confirmed_otherwise(
-    transcript: Transcript, ran: Sequence[Ran] | None = None, shipped: bool = False
+    transcript: Transcript,
+    ran: Sequence[Ran] | None = None,
+    shipped: bool = False,
+    verified: Callable[[int], str] | None = None,
 ) -> Callable[[int], Confirmation | None]:
     """``how(record)``: was the cause the assistant stated at that record acted on and then
     confirmed by something other than a test run? Before the person speaks again the assistant
@@ -115,7 +118,8 @@ def confirmed_otherwise(
     (``Confirmed.CLOSING``). (e) A cause stated after the edits of the stretch, nothing edited
     after it, the stretch's last test run after its last edit and passing, is confirmed by that
     run (``Confirmed.VERIFIED``: the reader checks that the cause names what the edits
-    changed). None when nothing confirmed it."""
+    changed). None when nothing confirmed it. ``verified``: the transcript's
+    ``session.verified_edits``, when the caller has read it already."""
     ran = commands_run(transcript) if ran is None else ran
     commands = [  # call record, command, failed, output
         (r.call.record, r.command.strip(), r.is_error or (r.run is not None and not r.run.green),
@@ -125,7 +129,7 @@ def confirmed_otherwise(
     edits = sorted(c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS)
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
-    verified = verified_edits(transcript, ran)
+    verified = verified_edits(transcript, ran) if verified is None else verified
 
     def how(record: int) -> Confirmation | None:
         start = max((r for r in persons if r <= record), default=-1)

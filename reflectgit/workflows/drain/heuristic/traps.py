@@ -37,9 +37,7 @@ from reflectgit.notes.signals import LOW
 from reflectgit.notes.testruns import first_error
 from reflectgit.notes.transcripts import Transcript, exited_badly
 from reflectgit.workflows.drain.heuristic.commands import (
-    OUTSIDE_SANDBOX as OUTSIDE,
-)
-from reflectgit.workflows.drain.heuristic.commands import (
+    OUTSIDE_SANDBOX,
     _records,
     changing_command,
     narrower,
@@ -152,8 +150,8 @@ def _note(failed: Ran, shared: Sequence[tuple[str, ...]]) -> dict[str, Any]:
     fails = "they fail" if len(shared) > 1 else "it fails"
     rerun = " ".join(shared[0])[:COMMAND_CAP]
     return _action(
-        title=f"Run {programs} {OUTSIDE} here; in the sandbox {fails} with “{error}”",
-        rule=f"Run {programs} {OUTSIDE} here.",
+        title=f"Run {programs} {OUTSIDE_SANDBOX} here; in the sandbox {fails} with “{error}”",
+        rule=f"Run {programs} {OUTSIDE_SANDBOX} here.",
         quote=error,
         before="",
         who="tool",
@@ -161,7 +159,7 @@ def _note(failed: Ran, shared: Sequence[tuple[str, ...]]) -> dict[str, Any]:
         learning_type="correction",
         category="general",
         cause=f"In the sandbox `{rerun}` fails with “{error}”.",
-        fix=f"Run `{rerun}` {OUTSIDE}.",
+        fix=f"Run `{rerun}` {OUTSIDE_SANDBOX}.",
         confirmed=f"{CONFIRMED}: `{rerun}`",
     )
 
@@ -169,5 +167,5 @@ def _note(failed: Ran, shared: Sequence[tuple[str, ...]]) -> dict[str, Any]:
 def told_already(action: Mapping[str, Any], kept: Sequence[Mapping[str, Any]]) -> bool:
     """Does a kept note already hold the workaround ``action`` tells (a ``rerun_fixes`` note,
     in the assistant's words, confirmed by the same command run outside the sandbox)?"""
-    command = str(action["fix"]).removeprefix("Run ").removesuffix(f" {OUTSIDE}.")
+    command = str(action["fix"]).removeprefix("Run ").removesuffix(f" {OUTSIDE_SANDBOX}.")
     return any(command in f"{k.get('fix', '')} {k.get('body', '')}" for k in kept)
