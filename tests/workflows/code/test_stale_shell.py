@@ -48,28 +48,38 @@ def _ids(entries: list[dict[str, object]]) -> list[str]:
     return [str(e["id"]) for e in entries]
 
 
-def test_a_one_line_function_is_its_own_code(world: World) -> None:
+@pytest.mark.parametrize(
+    ("title", "insight", "symbol", "old", "new"),
+    [
+        # a one-line function: its own line changed what the note states
+        (
+            "log goes to stderr",
+            "log writes to stderr (>&2), prefixed tool:",
+            "log",
+            " >&2; }",
+            "; }",
+        ),
+        # a function whose brace opens on the next line
+        (
+            "setup makes build/",
+            "setup creates the build folder with mkdir -p",
+            "setup",
+            "mkdir -p build",
+            "mkdir -p out",
+        ),
+    ],
+    ids=["one-line", "brace-on-next-line"],
+)
+def test_a_shell_function_is_its_own_code(
+    world: World, title: str, insight: str, symbol: str, old: str, new: str
+) -> None:
     world.code.write("bin/tool.sh", TOOL).commit("tool")
-    nid = world.add(
-        "log goes to stderr", "log writes to stderr (>&2), prefixed tool:", "bin/tool.sh:log"
-    )
+    nid = world.add(title, insight, f"bin/tool.sh:{symbol}")
+    # another function changed: nothing of this one
     world.code.write("bin/tool.sh", TOOL.replace("make all", "make release")).commit("release")
     doc = world.stale()
     assert nid not in _ids(doc["stale"]) and nid not in _ids(doc["changed"])
-    # its own line changed what the note states: stale
-    world.code.write("bin/tool.sh", TOOL.replace(" >&2; }", "; }")).commit("stdout")
-    assert _ids(world.stale()["stale"]) == [nid]
-
-
-def test_a_function_whose_brace_opens_on_the_next_line_is_its_own_code(world: World) -> None:
-    world.code.write("bin/tool.sh", TOOL).commit("tool")
-    nid = world.add(
-        "setup makes build/", "setup creates the build folder with mkdir -p", "bin/tool.sh:setup"
-    )
-    world.code.write("bin/tool.sh", TOOL.replace("make all", "make release")).commit("release")
-    doc = world.stale()
-    assert nid not in _ids(doc["stale"]) and nid not in _ids(doc["changed"])
-    world.code.write("bin/tool.sh", TOOL.replace("mkdir -p build", "mkdir -p out")).commit("out")
+    world.code.write("bin/tool.sh", TOOL.replace(old, new)).commit("changed")
     assert _ids(world.stale()["stale"]) == [nid]
 
 
