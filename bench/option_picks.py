@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -32,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.quality import JUDGEMENTS, load, named_sets, unpacked  # noqa: E402
+from bench.quality import measured_sets  # noqa: E402
 from bench.recall_misses import _Seen, _transcripts, classify, where  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
 from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
@@ -154,12 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
     parser.add_argument("--list", action="store_true", help="one line per pick")
     args = parser.parse_args(argv)
-    sets = named_sets(args.held_apart)
-    rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n, (real, judged) in enumerate(sets):
-            name = "shared" if judged == JUDGEMENTS else real.name
-            rows += measure(unpacked(real, Path(tmp) / str(n)), load(judged), name)
+    rows: list[dict[str, Any]] = measured_sets(args.held_apart, measure)
     if args.list:
         for r in rows:
             mark = "MISSED " + ",".join(a["id"] for a in r["at"]) if r["at"] else "-"

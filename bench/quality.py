@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -444,6 +444,19 @@ def named_sets(held_apart: Iterable[Path]) -> list[tuple[Path, Path]]:
     real sessions (when ``../shared`` is there), then each held-apart folder named."""
     out = [(REAL, JUDGEMENTS)] if REAL.is_dir() else []
     return out + [(Path(h), Path(h) / "judgements.json") for h in held_apart]
+
+
+def measured_sets(
+    held_apart: Iterable[Path], measure: Callable[[Path, Mapping[str, Any], str], list[Any]]
+) -> list[Any]:
+    """``measure(sessions folder, judgements, set name)`` over every set ``named_sets`` gives,
+    each unpacked into a folder of its own: the rows of all of them, in order."""
+    rows: list[Any] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (real, judged) in enumerate(named_sets(held_apart)):
+            name = "shared" if judged == JUDGEMENTS else real.name
+            rows += measure(unpacked(real, Path(tmp) / str(n)), load(judged), name)
+    return rows
 
 
 def sets() -> list[tuple[Path, Path]]:
