@@ -6,7 +6,8 @@ nothing), and each lesson no useful note keeps is put in one of four kinds, by t
 judgement's ``where`` names (0-based transcript lines, or dialogue turns for the shared set):
 
 - (a) ``never a signal``: no line there is read as a rule, correction or cause;
-- (b) ``a signal, dropped``: a signal there, and ``no_lesson`` dropped its note (``no_lesson``),
+- (b) ``a signal, dropped``: a signal there, and ``no_lesson`` dropped its note (``no_lesson``,
+  with the check that dropped it),
   a twin or the cap did (``twin``), or its reader wrote nothing (``reader <tier/kind/who>``:
   unconfirmed, a shape no reader takes, a check inside the reader);
 - (c) ``a note, not useful``: a note read from there was judged junk, or keeps another lesson;
@@ -22,7 +23,13 @@ then gives a note is ``reader, unconfirmed`` (the cause is read; what confirmed 
 seen), else ``reader, not read`` (no reader takes its shape). Whether that note would be the
 right one is for the ``--list`` lines and the session to say.
 
-Run: ``.venv/bin/python bench/recall_misses.py [--held-apart DIR ...] [--list] [--confirmation]``
+``--dropped`` lists every note ``no_lesson`` drops in the sets, each once, with the check that
+dropped it, its verdict when a judge has read it (an older run wrote it, or a run with the check
+loosened) and the missed lessons it sits at; then, per check, its notes, sets, verdicts and
+lessons: what loosening that check would write.
+
+Run: ``.venv/bin/python bench/recall_misses.py [--held-apart DIR ...] [--list] [--confirmation]
+[--dropped]``
 """
 
 from __future__ import annotations
@@ -65,15 +72,20 @@ def where(lesson: Mapping[str, Any]) -> tuple[str, set[int]]:
 
 
 class _Seen:
-    """Every candidate note the writer weighs, with ``no_lesson``'s answer."""
+    """Every candidate note the writer weighs, with ``no_lesson``'s answer; and every note it
+    dropped, with the session it came from (``dropped``, kept across transcripts)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Mapping[str, Any], str]] = []
+        self.session = ""
+        self.dropped: list[tuple[str, Mapping[str, Any], str]] = []
         self._real = answer.no_lesson
 
     def __call__(self, action: Mapping[str, Any]) -> str:
         why = self._real(action)
         self.calls.append((action, why))
+        if why:
+            self.dropped.append((self.session, action, why))
         return why
 
 
@@ -85,25 +97,60 @@ def _transcripts(real: Path, session: Mapping[str, Any]) -> list[Path]:
     return out
 
 
+def judged_as(judgements: Mapping[str, Any], session: str, title: str) -> Mapping[str, Any] | None:
+    """The judgement of the drain note of ``session`` titled ``title`` (a judged title cut for
+    display matches the note it begins), or None."""
+    t = normalise(title)
+    for n in judgements["notes"]:
+        judged = normalise(n["title"])
+        if (
+            n["channel"] == "drain"
+            and n["session"] == session
+            and (judged == t or (len(judged) > 30 and t.startswith(judged)))
+        ):
+            return n
+    return None
+
+
+def dropped(
+    name: str, judgements: Mapping[str, Any], seen: _Seen, rows: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """One row per note ``no_lesson`` dropped in one set (each once, however often the writer
+    weighed it): the check that dropped it, its title, its verdict if a judge read it (an older
+    run wrote it, or a run with the check loosened), and the missed lessons whose signal it is
+    (``classify``'s rows)."""
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for sid, action, why in seen.dropped:
+        key = (sid, str(action["title"]), why)
+        if key in out:
+            continue
+        v = judged_as(judgements, sid, str(action["title"]))
+        out[key] = {
+            "set": name,
+            "session": sid,
+            "check": why,
+            "title": str(action["title"]),
+            "verdict": v["verdict"] if v else "unjudged",
+            "lessons": [
+                r["lesson"]["id"]
+                for r in rows
+                if r["session"] == sid and r["why"] == f"b no_lesson ({why})"
+            ],
+        }
+    return list(out.values())
+
+
 def classify(real: Path, judgements: Mapping[str, Any], seen: _Seen) -> list[dict[str, Any]]:
     """One row per lesson of the sessions with transcripts: kept, or why not."""
-    verdicts = {
-        (n["session"], normalise(n["title"])): n
-        for n in judgements["notes"]
-        if n["channel"] == "drain"
-    }
 
     def verdict(session: str, title: str) -> Mapping[str, Any] | None:
-        t = normalise(title)
-        for (s, judged), entry in verdicts.items():
-            if s == session and (judged == t or (len(judged) > 30 and t.startswith(judged))):
-                return entry
-        return None
+        return judged_as(judgements, session, title)
 
     rows = []
     for sid, session in judgements["sessions"].items():
         if not session.get("transcripts"):
             continue
+        seen.session = sid
         runs = []
         for path in _transcripts(real, session):
             seen.calls.clear()
@@ -150,7 +197,7 @@ def _why(lesson: Mapping[str, Any], runs: Sequence[Any], judged: Sequence[Any]) 
                 v = next((v for n, v in judged if n is written[0]), None)
                 found.append(f"c a note, judged {v['verdict'] if v else 'not yet'}")
             elif any(weighed):
-                found.append("b no_lesson")
+                found.append(f"b no_lesson ({next(why for why in weighed if why)})")
             elif weighed:
                 found.append("b twin or cap")
             else:
@@ -181,6 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
     parser.add_argument("--list", action="store_true", help="one line per lesson missed")
     parser.add_argument(
+        "--dropped",
+        action="store_true",
+        help="every note no_lesson drops, by the check that drops it, with its verdict",
+    )
+    parser.add_argument(
         "--confirmation",
         action="store_true",
         help="split the causes a reader writes nothing for: read but unconfirmed, or not read",
@@ -190,10 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     answer.no_lesson = seen  # type: ignore[assignment]  # the writer's own check, watched
     sets = named_sets(args.held_apart)
     totals: Counter[tuple[str, str]] = Counter()
+    drops: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, (real, judged) in enumerate(sets):
             folder = unpacked(real, Path(tmp) / str(n))
+            seen.dropped.clear()
             rows = classify(folder, load(judged), seen)
+            drops += dropped(real.name, load(judged), seen, rows)
             read = unconfirmed(folder, load(judged), seen) if args.confirmation else set()
             for row in rows:
                 kind = row["lesson"].get("kind", "?")
@@ -209,7 +264,26 @@ def main(argv: list[str] | None = None) -> int:
     for (why, kind), count in sorted(totals.items()):
         print(f"{count:4d}  {why:<24} {kind}")
     print(f"{sum(totals.values()):4d}  lessons")
+    if args.dropped:
+        _print_dropped(drops)
     return 0
+
+
+def _print_dropped(drops: Sequence[Mapping[str, Any]]) -> None:
+    """Each note ``no_lesson`` dropped, then per check: notes, sets, verdicts, missed lessons."""
+    print("notes no_lesson drops (set/session [verdict] check: title; missed lessons there)")
+    for d in drops:
+        at = f"; at {', '.join(d['lessons'])}" if d["lessons"] else ""
+        print(f"  {d['set']}/{d['session']} [{d['verdict']}] {d['check']}: {d['title'][:90]}{at}")
+    print("notes  sets  junk  useful  unjudged  lessons  check")
+    for check in sorted({d["check"] for d in drops}):
+        mine = [d for d in drops if d["check"] == check]
+        verdicts = Counter(d["verdict"] for d in mine)
+        print(
+            f"{len(mine):5d} {len({d['set'] for d in mine}):5d} {verdicts['junk']:5d}"
+            f" {verdicts['useful']:7d} {verdicts['unjudged']:9d}"
+            f" {sum(len(d['lessons']) for d in mine):8d}  {check}"
+        )
 
 
 if __name__ == "__main__":

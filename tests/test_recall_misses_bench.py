@@ -91,3 +91,57 @@ def test_the_bench_prints_the_split(
     out = capsys.readouterr().out
     assert f"set/{SESSION}/zero-item-count [root-cause]: b reader, unconfirmed" in out
     assert f"set/{SESSION}/it-was-broken [root-cause]: b reader, not read" in out
+
+
+RULES = (
+    ("user", "The deploy script fails on the staging host, please look into it."),
+    ("assistant", "I checked the script: it reads the host list from `deploy/hosts.yml`."),
+    ("user", "Do not make assumptions."),
+    (
+        "assistant",
+        "Understood. The staging entry in `deploy/hosts.yml` has no port, so I will ask.",
+    ),
+    ("user", "Never push to `main` directly, always open a pull request."),
+    ("assistant", "Understood, I will open a pull request for the fix."),
+)
+
+
+def test_the_bench_lists_each_note_no_lesson_drops_by_its_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "rules"
+    path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(RULES)) + "\n")
+    lesson = {"kind": "rule", "said_by": "the person", "match": [["assumption"]]}
+    judgements = {
+        "sessions": {
+            SESSION: {
+                "transcripts": [f"claude/{SESSION}.jsonl"],
+                "lessons": [dict(lesson, id="no-assumptions", lesson="evidence", where="lines 2")],
+            }
+        },
+        "notes": [
+            {
+                "channel": "drain",
+                "session": SESSION,
+                "title": "Do not make assumptions",
+                "verdict": "junk",
+                "lessons": [],
+                "reason": "names nothing a teammate could act on",
+            }
+        ],
+    }
+    (real / "judgements.json").write_text(json.dumps(judgements))
+    monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
+    monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after
+    assert recall_misses.main(["--held-apart", str(real), "--dropped", "--list"]) == 0
+    out = capsys.readouterr().out
+    check = "it directs how to reason and names nothing a teammate could act on"
+    # the lesson's line names the check that dropped its note
+    assert f"rules/{SESSION}/no-assumptions [rule]: b no_lesson ({check})" in out
+    # the dropped note, with its verdict and the missed lesson it sits at, and the check's sum
+    assert f"rules/{SESSION} [junk] {check}: Do not make assumptions; at no-assumptions" in out
+    assert f"    1     1     1       0         0        1  {check}" in out
+    # the rule the writer keeps is no drop
+    assert "pull request" not in out.split("notes no_lesson drops")[1]
