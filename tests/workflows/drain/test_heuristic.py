@@ -3050,3 +3050,49 @@ def test_an_account_cause_refuted_unchecked_or_listed_is_no_note(tmp_path, turns
     # line is none
     said = [a for a in _actions(tmp_path, turns) if a["body"].startswith("Said by the assistant")]
     assert said == []
+
+
+# Issue 34 (precision): a cause the assistant finds after the run that checked the stretch's
+# edits is a new finding, not the account of that work: "Confirmed a real pre-existing bug:
+# ... Let me find it." then "Found it: `open()` appends ...", both after the green run, the
+# run confirms neither. Real snippet: held-apart-12's technocore session (lines 1262-1296),
+# where the run checked the footer-link edits and the placeholder bug was found after it.
+
+HUMANS_ASK = ("user", "links at the bottom of the human page are not working, can you fix them?")
+
+HUMANS_EDIT = (
+    "function render(messages) {\n  // same-origin paths are real anchors\n"
+    "  footer.appendChild(anchor('/llms.txt'));\n}\nfunction open(room) { log.textContent = ''; }"
+)
+
+FOUND_IT = (
+    'Found it: `open()` appends the "No messages yet." placeholder, and `render()` appends '
+    "rows without ever removing it."
+)
+
+
+def _found_after_the_run(*said: str) -> list:
+    return [
+        HUMANS_ASK,
+        *_edit_to("e1", HUMANS_EDIT, old="<code>/llms.txt</code>"),
+        *_run("t0", GREEN),
+        *[("assistant", s) for s in said],
+    ]
+
+
+def test_a_cause_found_after_the_checked_run_is_no_account_of_the_work(tmp_path):
+    turns = _found_after_the_run(
+        'Page renders. I notice a possible bug: "No messages yet." is showing above a message.',
+        "Confirmed a real pre-existing bug: the `.empty` placeholder stays while a message is "
+        "displayed. Let me find it.",
+        FOUND_IT,
+    )
+    said = [a for a in _actions(tmp_path, turns) if "open()" in a["title"]]
+    assert said == []
+
+
+def test_the_same_cause_as_the_first_after_the_checked_run_is_its_account(tmp_path):
+    # the control: the cause stated first after the run, in the account of the checked edits
+    [action] = _actions(tmp_path, _found_after_the_run(FOUND_IT))
+    assert action["title"].startswith("`open()` appends the")
+    assert f"Confirmed by {confirmation.VERIFIED}." in action["body"]

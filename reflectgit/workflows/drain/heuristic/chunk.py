@@ -317,6 +317,22 @@ class _Reading:
                 return True
         return False
 
+    def found_since(self, offset: int, record: int, since: int) -> bool:
+        """Did the assistant state another cause or diagnosis after the record ``since`` (the
+        run that checked the stretch's edits) and in a turn before the line's? Then the line is
+        what that went on to find after the check ("Confirmed a real pre-existing bug: ...
+        Let me find it." then "Found it: `open()` appends ..."): a new finding, which the run
+        before it did not check. The account that closes checked work states its cause in
+        one turn."""
+        records = self.chunk.records
+        for other in self.signals:
+            at_ = other.line_index - self.chunk.start
+            if at_ == offset or not (0 <= at_ < len(records)) or other.speaker == "person":
+                continue
+            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and since < records[at_] < record:
+                return True
+        return False
+
     def checked(self, action: Mapping[str, Any], how: Confirmation, offset: int) -> bool:
         """A cause a run confirmed keeps its fix only when that fix was what the session did
         before the run: every thing the fix names in a code span is in what the assistant's
@@ -330,14 +346,16 @@ class _Reading:
         fix = str(action.get("fix") or "")
         if how.kind is Confirmed.VERIFIED:
             # the run checked the edits before the account: the cause must name what they
-            # changed, and be no item of the account's list ("- Direct bats runner executed,
+            # changed, be no item of the account's list ("- Direct bats runner executed,
             # but password-store cases skipped because `pass` is not installed": a line of
-            # the report of what was run, not the cause found)
+            # the report of what was run, not the cause found), and be no new finding made
+            # after the run (``found_since``)
             line = self.lines[offset][1]
             return (
                 self.verified is not None
                 and not _LISTED.match(line)
                 and names_done(line, self.verified(record))
+                and not self.found_since(offset, record, how.since)
             )
         if how.kind is Confirmed.CLOSING:
             # the edits came before the account: what the stretch did from the person's turn

@@ -127,6 +127,7 @@ def confirmed_otherwise(
         for r in ran
     ]  # fmt: skip
     edits = sorted(c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS)
+    runs = [r.result for r in ran if r.run is not None]  # test runs' result records
     turns = [t for t in transcript.turns if t.speaker in (PERSON, ASSISTANT)]
     persons = [t.record for t in turns if t.speaker == PERSON]
     verified = verified_edits(transcript, ran) if verified is None else verified
@@ -139,8 +140,10 @@ def confirmed_otherwise(
             # (e) the cause stated in the account that closes the edits a passing test run
             # checked ("All green. ... **Root cause**: X"): nothing edited after it before the
             # person speaks, the last run after the last edit passed. The cause must name what
-            # those edits changed (``Confirmed.VERIFIED``, checked by the reader)
-            return Confirmation(Confirmed.VERIFIED, VERIFIED)
+            # those edits changed, and be the first the assistant states after that run
+            # (``Confirmed.VERIFIED``, checked by the reader, which knows the signals)
+            run = max(at for at in runs if start < at <= record)
+            return Confirmation(Confirmed.VERIFIED, VERIFIED, since=run)
         if edit is None:
             # (d) the cause stated in the closing account of a stretch that edited: the
             # assistant edits first and says what it found after ("Found the issue: X. ## Fix
@@ -215,10 +218,12 @@ class Confirmed(enum.Enum):
 
 
 class Confirmation(NamedTuple):
-    """A cause's confirmation: its kind, and its words for the note ("Confirmed by ...")."""
+    """A cause's confirmation: its kind, its words for the note ("Confirmed by ..."), and for
+    a run before the cause that checked it (``Confirmed.VERIFIED``), that run's record."""
 
     kind: Confirmed
     text: str
+    since: int = -1
 
 
 def _told(how: Confirmation | None) -> str:
