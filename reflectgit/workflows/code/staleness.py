@@ -45,7 +45,7 @@ from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import CodeChange, compare, option_gained
+from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
@@ -100,7 +100,8 @@ class StaleNote:
     def label(self) -> str:
         first = next(a for a in self.anchors if a.reason == self.reason)
         where = first.anchor.path if self.reason == "deleted" else first.now
-        return stale_label(self.reason, len(self.commits), where)
+        words = sorted({w for a in self.anchors if a.reason == self.reason for w in a.names})
+        return stale_label(self.reason, len(self.commits), where, words)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -289,8 +290,16 @@ class _Judge:
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
-            reason = "changed" if stale else "changed-elsewhere"
-            return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
+            if stale:
+                return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole)
+            # (the words of the note the changed lines hold: its label says "in nothing the
+            # note names" only when there are none)
+            shared = verdict.names or (
+                words_touched(old_code, new_code, read, text)
+                if old_code is not None and new_code is not None
+                else ()
+            )
+            return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole)
         if now != anchor.path:
             return StaleAnchor(
                 anchor,
