@@ -21,9 +21,10 @@ name), git compares the anchor's commit with HEAD:
 
 Those are stale. Two findings are reported at a lower level, not as stale:
 
-- ``changed-elsewhere`` (listed under ``changed``): the code changed, but in nothing the note's
-  text names (a method of the class other than those the note names; lines holding none of the
-  note's names): worth a look, not a verdict;
+- ``changed-elsewhere`` (listed under ``changed``): the code changed, but not in what the note
+  states (a method of the class other than those the note names; lines holding none of the
+  note's names): worth a look, not a verdict; its ``names`` are the words of the note that the
+  lines the change removed or added hold (``codediff.words_touched``), which its label names;
 - ``renamed`` (listed under ``moved``): the file moved (followed as ``git diff -M`` follows
   renames, or commit by commit as above) and the anchored code did not change: the note holds,
   its anchor should name the new path (``now``); ``commits`` are the commits that renamed it.
