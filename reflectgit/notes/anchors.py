@@ -1162,9 +1162,14 @@ def _squeezed(text: str) -> str:
 # --------------------------------------------------------------------------- labels
 
 
-def stale_label(reason: str, commits: int, path: str | None = None) -> str:
+def stale_label(
+    reason: str, commits: int, path: str | None = None, words: Sequence[str] = ()
+) -> str:
     """The one-line label recall, search, MCP and the web UI put on a stale note (and
-    ``stale`` on the notes it lists below the stale ones: changed elsewhere, moved)."""
+    ``stale`` on the notes it lists below the stale ones: changed elsewhere, moved).
+    ``words``: for a change elsewhere, the words of the note the changed lines hold (its
+    anchors' ``names``): the label says "in nothing the note names" only when there are
+    none."""
     if reason == "deleted":
         return f"stale: the file it names ({path}) was deleted" if path else "stale: file deleted"
     if reason == "symbol-gone":
@@ -1172,6 +1177,12 @@ def stale_label(reason: str, commits: int, path: str | None = None) -> str:
     if reason == "renamed":
         return f"moved: the file it names is now {path}" if path else "moved: its file was renamed"
     since = f"{commits} commit{'s' if commits != 1 else ''} since"
+    if reason == "changed-elsewhere" and words:
+        shown = ", ".join(words[:3]) + (", ..." if len(words) > 3 else "")
+        return (
+            f"changed: the code it names changed in {since}, on lines holding words of the"
+            f" note ({shown})"
+        )
     if reason == "changed-elsewhere":
         return f"changed: the code it names changed in {since}, in nothing the note names"
     return f"stale: the code it names changed in {since}"

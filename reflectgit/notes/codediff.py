@@ -214,6 +214,15 @@ def _apply_renaming(text: str, names: Mapping[str, str]) -> str:
     return re.sub(rf"(?<![\w$#])(?:{either})(?![\w$])", lambda m: names[m.group()], text)
 
 
+def words_touched(old: str, new: str, path: str, said: str) -> tuple[str, ...]:
+    """The words of a note (``said``, its title and text) that the lines a change from ``old``
+    to ``new`` removed or added hold, as ``names_in`` reads them (comments and layout aside):
+    what a change judged elsewhere than the note states shares with it (``stale_label``)."""
+    touched = [line for gone, came, _ in _rewrites(old, new, path) for line in gone + came]
+    found = names_in(" ".join(_joined(line) for line in touched))
+    return tuple(sorted(found & names_in(said, qualifiers=False)))
+
+
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
     """The lines (as tokens) a change removed or added, comments and layout aside; of lines
     rewritten only in their names (an argument swapped, ``SeqCst`` to ``Acquire``; a name

@@ -21,9 +21,10 @@ name), git compares the anchor's commit with HEAD:
 
 Those are stale. Two findings are reported at a lower level, not as stale:
 
-- ``changed-elsewhere`` (listed under ``changed``): the code changed, but in nothing the note's
-  text names (a method of the class other than those the note names; lines holding none of the
-  note's names): worth a look, not a verdict;
+- ``changed-elsewhere`` (listed under ``changed``): the code changed, but not in what the note
+  states (a method of the class other than those the note names; lines holding none of the
+  note's names): worth a look, not a verdict; its ``names`` are the words of the note that the
+  lines the change removed or added hold (``codediff.words_touched``), which its label names;
 - ``renamed`` (listed under ``moved``): the file moved (followed as ``git diff -M`` follows
   renames, or commit by commit as above) and the anchored code did not change: the note holds,
   its anchor should name the new path (``now``); ``commits`` are the commits that renamed it.
@@ -45,7 +46,7 @@ from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import CodeChange, compare, option_gained
+from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
@@ -100,7 +101,8 @@ class StaleNote:
     def label(self) -> str:
         first = next(a for a in self.anchors if a.reason == self.reason)
         where = first.anchor.path if self.reason == "deleted" else first.now
-        return stale_label(self.reason, len(self.commits), where)
+        words = sorted({w for a in self.anchors if a.reason == self.reason for w in a.names})
+        return stale_label(self.reason, len(self.commits), where, words)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -289,8 +291,16 @@ class _Judge:
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
-            reason = "changed" if stale else "changed-elsewhere"
-            return StaleAnchor(anchor, reason, now, commits, verdict.names, whole)
+            if stale:
+                return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole)
+            # (the words of the note the changed lines hold: its label says "in nothing the
+            # note names" only when there are none)
+            shared = verdict.names or (
+                words_touched(old_code, new_code, read, text)
+                if old_code is not None and new_code is not None
+                else ()
+            )
+            return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole)
         if now != anchor.path:
             return StaleAnchor(
                 anchor,

@@ -322,3 +322,31 @@ def test_propose_with_a_team_opens_one_draft_pr_with_the_stale_flag(
     assert len(forge.open_prs("acme/team")) == 1
     json.loads(run_cli_proc(*stale).stdout)  # proposing again opens nothing new
     assert len(forge.open_prs("acme/team")) == 1
+
+
+def test_the_changed_elsewhere_label_says_which_words_of_the_note_the_change_touched(
+    world: World,
+) -> None:
+    nid = world.add(
+        "Pool.add keeps every conn", "`Pool.add` appends each conn to items.", "src/pool.py:Pool"
+    )
+    pool = (world.code.path / "src/pool.py").read_text()
+    # another method, on lines holding a word of the note (``conn``): not what it states
+    world.code.write(
+        "src/pool.py", pool + "\n    def drop(self, conn):\n        conn.close()\n"
+    ).commit("drop")
+    [changed] = world.stale()["changed"]
+    assert changed["id"] == nid and changed["anchors"][0]["names"] == ["conn"]
+    assert changed["label"] == (
+        "changed: the code it names changed in 1 commit since, on lines holding words of the"
+        " note (conn)"
+    )
+    done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
+    assert "    src/pool.py:Pool: changed-elsewhere (conn)" in done.stdout
+    # a line holding no word of the note: "in nothing the note names", and no names listed
+    world.code.write("src/pool.py", pool.replace("limit = 10", "limit = 20")).commit("limit")
+    [changed] = world.stale()["changed"]
+    assert "names" not in changed["anchors"][0]
+    assert changed["label"] == (
+        "changed: the code it names changed in 2 commits since, in nothing the note names"
+    )
