@@ -54,6 +54,23 @@ _CODE_ONLY = re.compile(r"^`[^`]*`\.?$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 
 
+# GitHub Copilot CLI's memory tool (``subject``, ``fact``, ``citations``, ``reason``), and the
+# citation that says the fact is the person's own word, not something read in the code.
+STORE_MEMORY = "store_memory"
+_CITES_PERSON = re.compile(r"\A\s*User input\b", re.I)
+
+
+def fact_from_person(tool: str, arguments: object) -> str:
+    """The fact a Copilot ``store_memory`` call saved citing the person's own input ("User
+    input: ..."), else "": what the assistant kept for its later sessions at the person's
+    word. A fact it cites from a file or a command's output is its own finding."""
+    if tool != STORE_MEMORY or not isinstance(arguments, dict):
+        return ""
+    if not _CITES_PERSON.match(str(arguments.get("citations") or "")):
+        return ""
+    return str(arguments.get("fact") or "").strip()
+
+
 def is_heading(line: str) -> bool:
     """Is ``line`` a markdown heading ("## Findings")? A heading is a document's structure,
     the label of a section, not a statement of its own."""

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from reflectgit.notes.lazyre import Pattern
-from reflectgit.notes.memoryfiles import IMPERATIVES
+from reflectgit.notes.memoryfiles import IMPERATIVES, fact_from_person
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
 
@@ -868,10 +868,34 @@ def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Si
     return out
 
 
+SAVED = "saved"
+
+
+def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+    """A LOW ``saved`` signal at the person's line before each fact the assistant saved to its
+    memory citing the person's own input (``memoryfiles.fact_from_person``): the assistant
+    took those words as guidance for its later sessions, whatever words they were said in
+    ("remove all co-author by copilot shit, got it?")."""
+    out: list[Signal] = []
+    records = [line.record for line in lines]
+    for call in transcript.tool_calls:
+        fact = fact_from_person(call.name, call.input)
+        at = bisect.bisect_left(records, call.record) - 1
+        while at >= 0 and lines[at].speaker != PERSON:
+            at -= 1
+        if fact and at >= 0:
+            out.append(Signal(at, LOW, SAVED, categorize(fact), fact[:TEXT_CAP], PERSON))
+    return out
+
+
 def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
-    """The signals of a transcript whose dialogue is ``lines``: those of its dialogue, else its
-    recoveries. The enqueue gate and the drain's cascade both ask this."""
-    return detect(lines) or recoveries(transcript, lines)
+    """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
+    guidance it saved, else its recoveries. The enqueue gate and the drain's cascade both ask
+    this."""
+    found = detect(lines)
+    taken = {s.line_index for s in found}
+    found += [s for s in saved(transcript, lines) if s.line_index not in taken]
+    return sorted(found, key=lambda s: s.line_index) or recoveries(transcript, lines)
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

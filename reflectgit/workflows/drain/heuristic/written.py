@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from reflectgit.notes.memoryfiles import fact_from_person
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.signals import LASTING, MEDIUM
@@ -51,7 +52,11 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
       person's guidance as a rule: "the name will cause issues with the other agent" ->
       "SKILL.md frontmatter must stay cross-agent compatible"); the rule is the memory's name
       and description. A memory of the project or of the person (another type) is the
-      assistant's own note, not a rule the person gave;
+      assistant's own note, not a rule the person gave. GitHub Copilot CLI saves the same
+      way through its ``store_memory`` tool (``subject``, ``fact``, ``citations``): a fact
+      whose citation is the person's input ("User input: ...") and that states a rule
+      (always, never, must, don't ...) is that guidance; a fact it cites from the code, or
+      one that only describes ("the shop is no longer credit constrained"), is not;
     - a file of standing instructions (CLAUDE.md, AGENTS.md, ...) the person's turn names ("can
       we add this to the CLAUDE.md so we don't miss this in future?"), whose added text states
       a rule (always, never, must, only, don't ...): the title is its first such sentence, the
@@ -71,6 +76,12 @@ def written_guidance(transcript: Transcript, since: int = 0) -> list[dict[str, A
         about = said if _terms(said) else before(turn.record)
         for call in transcript.tool_calls:
             if call.record <= turn.record or (end is not None and call.record > end):
+                continue
+            fact = fact_from_person(call.name, call.input)
+            if fact:
+                action = _stored_fact(fact, str(call.input.get("subject") or ""), said, about)
+                if action is not None:
+                    out.append(action)
                 continue
             if call.name not in EDIT_TOOLS or not isinstance(call.input, (Mapping, str)):
                 continue  # Codex's apply_patch: the patch itself is the input
@@ -120,6 +131,24 @@ def _memory_feedback(call: ToolCall, said: str, about: str) -> dict[str, Any] | 
         learning_type="correction",
         category="general",
         confirmed="the assistant saving it to its memory as feedback",
+    )
+
+
+def _stored_fact(fact: str, subject: str, said: str, about: str) -> dict[str, Any] | None:
+    rule = next((s for s in sentences(fact) if _WRITTEN_RULE.search(s)), "")
+    if len(rule.split()) < MIN_WORDS or not said_of(f"{subject} {fact}", about):
+        return None
+    return _action(
+        title=rule.rstrip(" ."),
+        rule=_cap(fact),
+        quote=said,
+        before="",
+        asked=said,
+        who="person, whose guidance the assistant saved to its memory",
+        confidence=MEDIUM,
+        learning_type="correction",
+        category="general",
+        confirmed="the assistant saving it to its memory, citing the person's words",
     )
 
 
