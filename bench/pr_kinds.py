@@ -14,8 +14,9 @@ wrong ones among the three shown first on changes with relevant notes (``top-3 m
 relevant notes listed, each with the number of histories; then the figures per history (top-3
 precision, no-comment rate, relevant listed).
 
-Run: ``.venv/bin/python bench/pr_kinds.py [--only NAME] [--list]`` (``--list``: every wrong
-listing with its kind, why, and the judge's reason).
+Run: ``.venv/bin/python bench/pr_kinds.py [--only NAME] [--list] [--top]`` (``--list``: every
+wrong listing with its kind, why, and the judge's reason; ``--top``: every change's first three,
+each judged, and the changes by why their first three miss).
 """
 
 from __future__ import annotations
@@ -198,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="NAME")
     parser.add_argument("--list", action="store_true", help="every wrong listing, with why")
     parser.add_argument("--json", type=Path, help="also write every listing to this file")
+    parser.add_argument(
+        "--top", action="store_true", help="every change's first three, judged, and why missed"
+    )
     args = parser.parse_args(argv)
     prs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="pr-kinds-") as tmp:
@@ -266,9 +270,47 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: wrong listings removed {len(removed)} in {len(set(removed))} histories "
               f"{sorted(set(removed))}, relevant notes lost {lost}, mean top-3 {mean:.3f}, "
               f"better in {len(better)} {better}, worse in {len(worse)} {worse}")  # fmt: skip
+    if args.top:
+        print_top(prs)
     if args.json:
         args.json.write_text(json.dumps(prs, indent=1))
     return 0
+
+
+def top_miss(relevant: set[str], listed: list[dict[str, Any]]) -> str:
+    """Why a change with relevant notes has a wrong note, or none, among its first three: what
+    a ranking could mend (a relevant note listed below the third) and what it could not."""
+    top = listed[:3]
+    wrong = [n for n in top if n["id"] not in relevant]
+    if not listed:
+        return "nothing listed"
+    if not wrong:
+        return "every note of the first three relevant"
+    if any(n["id"] in relevant for n in listed[3:]):
+        return "a relevant note listed below the third (a ranking can mend it)"
+    if not any(n["id"] in relevant for n in listed):
+        return "wrong notes only, the relevant ones not listed"
+    return "wrong notes beside the relevant ones, none relevant below the third"
+
+
+def print_top(prs: list[dict[str, Any]]) -> None:
+    """Every change's first three notes, each judged (``+`` relevant, ``-`` not), and the count
+    of changes with relevant notes by ``top_miss``."""
+    count: dict[str, list[Any]] = defaultdict(lambda: [0, set()])
+    for pr in prs:
+        relevant = set(pr["relevant"])
+        print(f"{pr['history']} {pr['head']} ({len(relevant)} relevant) {pr['subject'][:70]}")
+        for n in pr["listed"][:3]:
+            mark = "+" if n["id"] in relevant else "-"
+            print(f"   {mark} {n['score']:.0f} [{n['kind']}] {n['id']}")
+        if relevant:
+            row = count[top_miss(relevant, pr["listed"])]
+            row[0] += 1
+            row[1].add(pr["history"])
+    print("| first three of a change with relevant notes | changes | histories |")
+    print("|---|---|---|")
+    for why, (n, where) in sorted(count.items(), key=lambda r: -r[1][0]):
+        print(f"| {why} | {n} | {len(where)} |")
 
 
 if __name__ == "__main__":

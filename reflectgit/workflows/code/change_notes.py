@@ -5,8 +5,8 @@ followed, and the symbols whose code the hunks touched) and ``git log`` (the com
 Notes are then found in two ways, in this order of rank:
 
 1. anchored: notes of the repository's project anchored to a changed file (found by one
-   ``git grep -F`` in the KB for the changed paths): a changed symbol (or the deleted file)
-   first, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
+   ``git grep -F`` in the KB for the changed paths): the deleted file first (``DELETED``),
+   then a changed symbol, then a changed, renamed or added file; a symbol anchor whose file changed elsewhere
    than its symbol is not relevant (a module holds many symbols); a symbol anchor whose code
    changed in nothing the note states, only when the note states the change's description (its
    commit messages' words, ``DESCRIBED_MIN``), only when no other anchored note is listed; of several notes anchored to the same code, only
@@ -90,6 +90,11 @@ WORDS_CHANGED = 70.0
 # can change there while the block gains only a ``;``.
 # Within a tier, each identifier the change touched that the note states ranks it higher.
 IDENTIFIER_BONUS, MAX_BONUS = 1.0, 5
+# DELETED: a note whose anchored file the change deletes ranks above every note whose code the
+# change modified: all it names is gone, so it is news whatever it says, while a modified
+# block may still hold what the note states (a plain word of it on a changed line). Tied with
+# them at SYMBOL_CHANGED, the id decided (``rb-extract-modes`` above ``rb-xcodecolors-file``).
+DELETED = SYMBOL_CHANGED + IDENTIFIER_BONUS * MAX_BONUS + 1
 # Notes anchored to the same code the change touched cannot be told apart by that code (five
 # notes on one long parsing function, each stating its plain words): the change's own
 # description decides. Of such notes only those that state the most of its commit messages'
@@ -561,7 +566,7 @@ def _scored(
     what = _status(diff, now)
     label = anchor.label if now == anchor.path else f"{anchor.label} (now {now})"
     if diff.status == "deleted":
-        return SYMBOL_CHANGED, f"anchored to {label}, which this change deletes"
+        return DELETED, f"anchored to {label}, which this change deletes"
     if change.symbols_known and verdict is not None:
         why = f"anchored to {label}, which this change {what}"
         kind = verdict.kind

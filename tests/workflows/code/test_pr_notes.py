@@ -115,6 +115,31 @@ def test_a_renamed_and_a_deleted_anchor_are_relevant(world: Any) -> None:
     assert why[world.symbol] == "anchored to src/pool.py:prefill, which this change deletes"
 
 
+def test_a_note_whose_anchored_file_the_change_deletes_ranks_first(world: Any) -> None:
+    world.code.write("src/zones.py", "def zone():\n    return 'eu'\n").commit("zones")
+    # (its id sorts after the others: ranked by id among equals, it would come last)
+    gone = world.note("Zones default to eu", "zone() returns eu", "src/zones.py")
+    calls = world.note(
+        "Prefill calls open_connection", "prefill calls open_connection size times",
+        "src/pool.py:prefill",
+    )  # fmt: skip
+    world.code.branch("drop-zones")
+    world.code.write("src/pool.py", POOL_PY.replace("range(size)", "range(size + 1)"))
+    world.code.delete("src/zones.py")
+    world.code.move("src/retry.py", "src/backoff.py")
+    world.code.commit("one more connection, no zones, retry is backoff")
+    notes = world.pr()
+    ids = [n["id"] for n in notes]
+    # everything the zones note names is gone: it comes before the notes on modified code
+    assert (
+        ids[0] == gone and notes[0]["why"] == "anchored to src/zones.py, which this change deletes"
+    )
+    assert set(ids[1:3]) == {world.symbol, calls}
+    # a renamed file is not a deleted one: its note keeps the rank of a changed file, last
+    assert ids[3:] == [world.file]
+    assert "renames to src/backoff.py" in notes[3]["why"]
+
+
 def test_notes_of_another_project_are_left_out(world: Any, tmp_path: Path) -> None:
     other = CodeRepo(tmp_path / "other")
     other.write("src/pool.py", POOL_PY).commit("o")
