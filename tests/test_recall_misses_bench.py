@@ -41,25 +41,23 @@ DIALOGUE = (
 )
 
 
-def _set(tmp_path: Path) -> tuple[Path, dict]:
-    real = tmp_path / "set"
+def _judged_set(real: Path, dialogue: tuple, lessons: list, notes: list) -> dict:
+    """A judged set of one Claude Code session (``dialogue``) in ``real``: its judgements."""
     path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
     path.parent.mkdir(parents=True)
-    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(DIALOGUE)) + "\n")
+    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(dialogue)) + "\n")
+    transcripts = [f"claude/{SESSION}.jsonl"]
+    return {"sessions": {SESSION: {"transcripts": transcripts, "lessons": lessons}}, "notes": notes}
+
+
+def _set(tmp_path: Path) -> tuple[Path, dict]:
+    real = tmp_path / "set"
     lesson = {"kind": "root-cause", "said_by": "assistant, nobody confirmed it", "match": [["x"]]}
-    judgements = {
-        "sessions": {
-            SESSION: {
-                "transcripts": [f"claude/{SESSION}.jsonl"],
-                "lessons": [
-                    dict(lesson, id="zero-item-count", lesson="zero count", where="lines 1"),
-                    dict(lesson, id="it-was-broken", lesson="nothing named", where="lines 3"),
-                ],
-            }
-        },
-        "notes": [],
-    }
-    return real, judgements
+    lessons = [
+        dict(lesson, id="zero-item-count", lesson="zero count", where="lines 1"),
+        dict(lesson, id="it-was-broken", lesson="nothing named", where="lines 3"),
+    ]
+    return real, _judged_set(real, DIALOGUE, lessons, [])
 
 
 def test_a_cause_read_but_unconfirmed_is_told_from_one_not_read(
@@ -110,28 +108,17 @@ def test_the_bench_lists_each_note_no_lesson_drops_by_its_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     real = tmp_path / "rules"
-    path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(RULES)) + "\n")
     lesson = {"kind": "rule", "said_by": "the person", "match": [["assumption"]]}
-    judgements = {
-        "sessions": {
-            SESSION: {
-                "transcripts": [f"claude/{SESSION}.jsonl"],
-                "lessons": [dict(lesson, id="no-assumptions", lesson="evidence", where="lines 2")],
-            }
-        },
-        "notes": [
-            {
-                "channel": "drain",
-                "session": SESSION,
-                "title": "Do not make assumptions",
-                "verdict": "junk",
-                "lessons": [],
-                "reason": "names nothing a teammate could act on",
-            }
-        ],
+    junk = {
+        "channel": "drain",
+        "session": SESSION,
+        "title": "Do not make assumptions",
+        "verdict": "junk",
+        "lessons": [],
+        "reason": "names nothing a teammate could act on",
     }
+    lessons = [dict(lesson, id="no-assumptions", lesson="evidence", where="lines 2")]
+    judgements = _judged_set(real, RULES, lessons, [junk])
     (real / "judgements.json").write_text(json.dumps(judgements))
     monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
     monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import Config
+from reflectgit.notes.note import parse_note
 from reflectgit.state.queue import Queue
+from reflectgit.workflows.drain.loop import run_drain
 from tests.conftest import DATA, shared_json
 
 TRANSCRIPTS = DATA / "transcripts"
@@ -90,6 +92,19 @@ def enqueue(cfg: Config, path: Path, trigger: str = "stop", clock: Clock | None 
     q = Queue(cfg.state_dir, clock=clock or Clock())
     entry, _ = q.add(str(path), trigger, path.stem)
     return entry.id
+
+
+def drained_notes(repo: Path, path: Path) -> dict[str, dict[str, Any]]:
+    """Drain the one transcript ``path`` with the heuristic writer into the KB ``repo`` (the
+    real drain, a fixed clock): the front matter of every note there, by title."""
+    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
+    enqueue(cfg, path)
+    run_drain(cfg, clock=Clock())
+    out: dict[str, dict[str, Any]] = {}
+    for doc in sorted((repo / "documents").glob("*.md")):
+        note = parse_note(doc.read_bytes(), str(doc))
+        out[str(note.frontmatter["title"])] = dict(note.frontmatter)
+    return out
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.notes.note import parse_note
 from reflectgit.notes.transcripts import Transcript, parse_lines
 from reflectgit.workflows.drain.heuristic.choices import chosen_ways
-from reflectgit.workflows.drain.loop import run_drain
-from tests.support.drain import Clock, enqueue, make_config
+from tests.support.drain import drained_notes
 
 APPARMOR = (
     "AppArmor in docker-compose.yml breaks `docker compose up` on macOS (no AppArmor kernel). "
@@ -77,14 +75,7 @@ def drained(tmp_path: Path, repo: Path, question: str, options: list, answer: st
     ]
     path = tmp_path / "session.jsonl"
     path.write_text("".join(_record(k, c, i) for i, (k, c) in enumerate(records)))
-    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
-    enqueue(cfg, path)
-    run_drain(cfg, clock=Clock())
-    out = {}
-    for doc in sorted((repo / "documents").glob("*.md")):
-        note = parse_note(doc.read_bytes(), str(doc))
-        out[str(note.frontmatter["title"])] = note.frontmatter
-    return out
+    return drained_notes(repo, path)
 
 
 TITLE = "AppArmor fix: Compose override file, not Comment + document or Remove entirely"

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reflectgit.notes.note import parse_note
 from reflectgit.workflows.drain.heuristic import rules
-from reflectgit.workflows.drain.loop import run_drain
-from tests.support.drain import Clock, enqueue, make_config
+from tests.support.drain import drained_notes
 
 ASKED = "Are you looking in the workload container, not the charm container?"
 GRANT = (
@@ -42,14 +40,7 @@ def drained(tmp_path: Path, repo: Path, turns: list[tuple[str, str]]) -> dict[st
             for i, (role, text) in enumerate(turns)
         )
     )
-    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
-    enqueue(cfg, path)
-    run_drain(cfg, clock=Clock())
-    out = {}
-    for doc in sorted((repo / "documents").glob("*.md")):
-        note = parse_note(doc.read_bytes(), str(doc))
-        out[str(note.frontmatter["title"])] = note.frontmatter
-    return out
+    return drained_notes(repo, path)
 
 
 def _drained(tmp_path: Path, repo: Path, question: str, reply: str) -> dict[str, dict]:

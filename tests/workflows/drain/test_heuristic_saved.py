@@ -15,11 +15,9 @@ import json
 from pathlib import Path
 
 from reflectgit.notes.memoryfiles import fact_from_person
-from reflectgit.notes.note import parse_note
 from reflectgit.notes.signals import SAVED, scan
 from reflectgit.notes.transcripts import parse_lines
-from reflectgit.workflows.drain.loop import run_drain
-from tests.support.drain import Clock, enqueue, make_config
+from tests.support.drain import drained_notes
 
 SAID = "remove all co-author by copilot shit, got it?"
 RULE = "Do not include Co-authored-by: Copilot trailers in git commit messages."
@@ -58,14 +56,7 @@ def drained(tmp_path: Path, repo: Path, lines: list[str]) -> dict:
     """The notes the real drain writes into ``repo`` from the Copilot events ``lines``."""
     path = tmp_path / "events.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    cfg = make_config(repo, REFLECT_DRAIN_WRITER="heuristic")
-    enqueue(cfg, path)
-    run_drain(cfg, clock=Clock())
-    out = {}
-    for doc in sorted((repo / "documents").glob("*.md")):
-        note = parse_note(doc.read_bytes(), str(doc))
-        out[str(note.frontmatter["title"])] = note.frontmatter
-    return out
+    return drained_notes(repo, path)
 
 
 def test_a_fact_saved_citing_the_person_is_their_rule(tmp_path, repo):

@@ -23,6 +23,7 @@ from reflectgit.notes.signals import (
     SUGGESTION,
     Signal,
 )
+from reflectgit.notes.transcripts import PERSON
 from reflectgit.workflows.drain.cascade import Chunk
 from reflectgit.workflows.drain.heuristic.causes import (
     _CAUSE,
@@ -311,7 +312,7 @@ class _Reading:
         records = self.chunk.records
         for other in self.signals:
             at_ = other.line_index - self.chunk.start
-            if at_ <= offset or not (0 <= at_ < len(records)) or other.speaker == "person":
+            if at_ <= offset or not (0 <= at_ < len(records)) or other.speaker == PERSON:
                 continue
             if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and record < records[at_] < edit:
                 return True

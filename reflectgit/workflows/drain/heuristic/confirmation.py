@@ -142,7 +142,7 @@ def confirmed_otherwise(
             # person speaks, the last run after the last edit passed. The cause must name what
             # those edits changed, and be the first the assistant states after that run
             # (``Confirmed.VERIFIED``, checked by the reader, which knows the signals)
-            run = max(at for at in runs if start < at <= record)
+            run = max((at for at in runs if start < at <= record), default=start)
             return Confirmation(Confirmed.VERIFIED, VERIFIED, since=run)
         if edit is None:
             # (d) the cause stated in the closing account of a stretch that edited: the

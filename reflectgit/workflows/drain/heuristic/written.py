@@ -120,9 +120,15 @@ def _memory_feedback(call: ToolCall, said: str, about: str) -> dict[str, Any] | 
         return None
     # a name that is a file's slug ("vale-scope-agent-docs-only") says less than the description
     title = front["name"] if " " in front["name"] or not described else described
+    rule = _cap(described or front["name"]) + "."
+    return _saved_rule(title, rule, said, "the assistant saving it to its memory as feedback")
+
+
+def _saved_rule(title: str, rule: str, said: str, confirmed: str) -> dict[str, Any]:
+    """The note of guidance the assistant saved to its memory at the person's word ``said``."""
     return _action(
         title=title,
-        rule=_cap(described or front["name"]) + ".",
+        rule=rule,
         quote=said,
         before="",
         asked=said,
@@ -130,7 +136,7 @@ def _memory_feedback(call: ToolCall, said: str, about: str) -> dict[str, Any] | 
         confidence=MEDIUM,
         learning_type="correction",
         category="general",
-        confirmed="the assistant saving it to its memory as feedback",
+        confirmed=confirmed,
     )
 
 
@@ -138,18 +144,8 @@ def _stored_fact(fact: str, subject: str, said: str, about: str) -> dict[str, An
     rule = next((s for s in sentences(fact) if _WRITTEN_RULE.search(s)), "")
     if len(rule.split()) < MIN_WORDS or not said_of(f"{subject} {fact}", about):
         return None
-    return _action(
-        title=rule.rstrip(" ."),
-        rule=_cap(fact),
-        quote=said,
-        before="",
-        asked=said,
-        who="person, whose guidance the assistant saved to its memory",
-        confidence=MEDIUM,
-        learning_type="correction",
-        category="general",
-        confirmed="the assistant saving it to its memory, citing the person's words",
-    )
+    confirmed = "the assistant saving it to its memory, citing the person's words"
+    return _saved_rule(rule.rstrip(" ."), _cap(fact), said, confirmed)
 
 
 # A request for the file itself ("create a CLAUDE.md for this repo", what /init asks): the file
