@@ -94,14 +94,6 @@ _SETTINGS = frozenset({
 _PYTHON = frozenset({"py", "pyi"})
 # TypeScript: its casts (``x!``, ``x as T``) are erased before the code runs.
 _TYPESCRIPT = frozenset({"ts", "tsx", "mts", "cts"})
-# How a language declares a parameter's, a return's or a field's type (``typehints``): after
-# the name (``x: int``), its return after ``:`` (``): Promise<void>``) or after ``->``
-# (``-> str``, ``arrow``); or before the name (PHP's ``?array $x``, its return after ``:``).
-_DECLARED_TYPES = {
-    **dict.fromkeys(("ts", "tsx", "mts", "cts", "kt", "kts"), "after"),
-    **dict.fromkeys(("py", "pyi", "swift"), "arrow"),
-    "php": "before",
-}
 # Languages where a braced block of one statement may be written without its braces.
 _OPTIONAL_BRACES = frozenset({
     "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "java", "js", "jsx", "mjs", "cjs", "ts",
@@ -183,7 +175,6 @@ class Language:
     lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
     go: bool  # ``any`` is ``interface{}``
     shell: bool  # ``local x=0`` is a function's own variable
-    declared_types: str | None  # ``after``/``arrow`` a name (``x: int``), ``before`` (``int $x``)
     reader: ModuleType | None
 
 
@@ -258,7 +249,6 @@ def _by_suffix(ext: str) -> Language:
         lua=ext in _LUA,
         go=ext in _GO,
         shell=ext in _SHELL,
-        declared_types=_DECLARED_TYPES.get(ext),
         reader=_READERS.get(ext),
     )
 

@@ -46,17 +46,9 @@ from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import (
-    CodeChange,
-    compare,
-    names_in,
-    option_gained,
-    words_touched,
-)
-from reflectgit.notes.respell import respell
+from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
-from reflectgit.notes.typehints import retyped
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
 
 Env = Mapping[str, str] | None
@@ -293,8 +285,6 @@ class _Judge:
         )
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
-        if changed and verdict is not None and verdict.stale:
-            verdict = _retyped(verdict, old_code, new_code, read, text, old_text, new_text)
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
         if changed and verdict is not None:
@@ -407,31 +397,6 @@ def _ended(
     found = option_gained(old, new, path, text, symbol) if symbol else []
     found = found or enumerations.gained(old, new, path, text)
     return CodeChange("changed", tuple(found)) if found else verdict
-
-
-def _retyped(
-    verdict: CodeChange,
-    old: str | None,
-    new: str | None,
-    path: str,
-    text: str,
-    before: str | None,
-    around: str | None,
-) -> CodeChange:
-    """RETYPED: a change that only added, changed or dropped the types the code declares
-    (``typehints.retyped``: PHP 8's ``string $ruleset`` and ``: array``, Python's and
-    TypeScript's ``x: int``) states what the code did already, ``elsewhere``; unless the note
-    (``text``, its title and body) names a type the change took away (a note on "taking an
-    ``int``" beside a parameter become ``string``): those names make it stale. A type put in
-    that the note names (``array`` beside "returns an array") says what the note says."""
-    if old is None or new is None:
-        return verdict
-    found = retyped(*respell(old, new, path, before, around), path)
-    if found is None:
-        return verdict
-    named = names_in(text, qualifiers=False)
-    stated = tuple(t for t in found[0] if t in named)
-    return CodeChange("changed", stated) if stated else CodeChange("elsewhere")
 
 
 def _same(a: str | None, b: str | None, path: str) -> bool:
