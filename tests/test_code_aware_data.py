@@ -36,6 +36,7 @@ LICENCES = {
     "cJSON": "Permission is hereby granted, free of charge",
     "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
+    "con_cache": "Permission is hereby granted, free of charge",
     "connection_pool": "Permission is hereby granted, free of charge",
     "cookie": "(The MIT License)",
     "cxxopts": "Permission is hereby granted, free of charge",
