@@ -65,6 +65,7 @@ LICENCES = {
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
     "slugify": "The MIT License (MIT)",
+    "SwiftyJSON": "The MIT License (MIT)",
     "tabulate": "Permission is hereby granted, free of charge",
     "tenacity": "Apache License",
     "fmt": "Permission to use, copy, modify, and/or distribute",
