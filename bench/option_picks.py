@@ -19,7 +19,6 @@ Run: ``.venv/bin/python bench/option_picks.py [--held-apart DIR ...] [--list]``
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import defaultdict
@@ -31,10 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.quality import measured_sets  # noqa: E402
-from bench.recall_misses import _Seen, _transcripts, classify, where  # noqa: E402
+from bench.quality import listing_main  # noqa: E402
+from bench.recall_misses import _transcripts, missed, where  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
-from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
 
 # An item of the assistant's list: "1. ...", "2) ...", "A. ...", "**Option B**: ...",
 # "### Option 2 - ...", "(a) ...".
@@ -88,14 +86,8 @@ def turns(lines: Sequence[Any]) -> list[tuple[str, int, list[Any]]]:
 def measure(real: Path, judgements: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     """One row per person turn that picks among the assistant's items: the set, session, the
     lines that pick, the items offered and the missed lessons at them."""
-    seen = _Seen()
-    answer.no_lesson = seen  # as recall_misses watches it
-    try:
-        missed = [r for r in classify(real, judgements, seen) if r["why"] != "kept"]
-    finally:
-        answer.no_lesson = seen._real
     lessons = defaultdict(list)
-    for row in missed:
+    for row in missed(real, judgements):
         lessons[row["session"]].append((where(row["lesson"]), row["lesson"]))
     out = []
     for sid, session in judgements["sessions"].items():
@@ -148,19 +140,16 @@ def table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
+def listed(r: Mapping[str, Any]) -> str:
+    """A pick's line under ``--list``: where, the missed lessons it sits at, what it says."""
+    mark = "MISSED " + ",".join(a["id"] for a in r["at"]) if r["at"] else "-"
+    text = " | ".join(" ".join(t.split())[:100] for t in r["picked"])[:240]
+    return f"{r['set']}/{r['session']}@{r['record']} [{mark}] {text}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--held-apart", type=Path, action="append", default=[])
-    parser.add_argument("--list", action="store_true", help="one line per pick")
-    args = parser.parse_args(argv)
-    rows: list[dict[str, Any]] = measured_sets(args.held_apart, measure)
-    if args.list:
-        for r in rows:
-            mark = "MISSED " + ",".join(a["id"] for a in r["at"]) if r["at"] else "-"
-            text = " | ".join(" ".join(t.split())[:100] for t in r["picked"])[:240]
-            print(f"{r['set']}/{r['session']}@{r['record']} [{mark}] {text}")
-    print(*table(rows), sep="\n")
-    return 0
+    doc = __doc__.splitlines()[0]
+    return listing_main(argv, doc, measure, listed, table, "one line per pick")
 
 
 if __name__ == "__main__":

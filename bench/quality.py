@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -457,6 +457,28 @@ def measured_sets(
             name = "shared" if judged == JUDGEMENTS else real.name
             rows += measure(unpacked(real, Path(tmp) / str(n)), load(judged), name)
     return rows
+
+
+def listing_main(
+    argv: list[str] | None,
+    description: str,
+    measure: Callable[[Path, Mapping[str, Any], str], list[Any]],
+    line: Callable[[Any], str],
+    table: Callable[[Sequence[Any]], list[str]],
+    list_help: str,
+) -> int:
+    """The command line of a bench that measures a reading over the judged sets:
+    ``--held-apart DIR`` (repeatable) and ``--list`` (one ``line`` per row), then ``table``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--held-apart", type=Path, action="append", default=[])
+    parser.add_argument("--list", action="store_true", help=list_help)
+    args = parser.parse_args(argv)
+    rows = measured_sets(args.held_apart, measure)
+    if args.list:
+        for row in rows:
+            print(line(row))
+    print(*table(rows), sep="\n")
+    return 0
 
 
 def sets() -> list[tuple[Path, Path]]:

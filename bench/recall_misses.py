@@ -211,6 +211,17 @@ def _every_cause_confirmed(_reading: Any, _offset: int, closing: bool = True) ->
     return Confirmation(Confirmed.WORD, "taken as confirmed (bench/recall_misses.py)")
 
 
+def missed(real: Path, judgements: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``classify``'s rows of the lessons no useful note keeps, the writer's ``no_lesson``
+    watched for the run and put back after it."""
+    seen = _Seen()
+    answer.no_lesson = seen  # type: ignore[assignment]
+    try:
+        return [r for r in classify(real, judgements, seen) if r["why"] != "kept"]
+    finally:
+        answer.no_lesson = seen._real
+
+
 def unconfirmed(real: Path, judgements: Mapping[str, Any], seen: _Seen) -> set[tuple[str, str]]:
     """(session, lesson id) of the causes a reader writes nothing for that give a note when
     every cause is taken as confirmed: read, their confirmation not seen."""

@@ -20,7 +20,6 @@ Run: ``.venv/bin/python bench/rule_shapes.py [--held-apart DIR ...] [--list]``
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import defaultdict
@@ -32,11 +31,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.quality import measured_sets  # noqa: E402
-from bench.recall_misses import _Seen, _transcripts, classify, where  # noqa: E402
+from bench.quality import listing_main  # noqa: E402
+from bench.recall_misses import _transcripts, missed, where  # noqa: E402
 from reflectgit.notes.english import FUNCTION_WORDS  # noqa: E402
 from reflectgit.workflows.drain.cascade import DRAIN_DIALOGUE_CAP, _dialogue, prepare  # noqa: E402
-from reflectgit.workflows.drain.heuristic import answer  # noqa: E402
 
 LONGEST = 400  # characters: a longer person line is a pasted document, not a request
 SAME_WORDS = 3  # content words two requests share at least to be the same request
@@ -138,14 +136,8 @@ def person_lines(lines: Sequence[Any]) -> list[Line]:
 def measure(real: Path, judgements: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
     """One row per person line with a shape: the set, session, shape, text and the missed
     rule lessons at it."""
-    seen = _Seen()
-    answer.no_lesson = seen  # as recall_misses watches it
-    try:
-        missed = [r for r in classify(real, judgements, seen) if r["why"] != "kept"]
-    finally:
-        answer.no_lesson = seen._real
     rules = defaultdict(list)
-    for row in missed:
+    for row in missed(real, judgements):
         if row["lesson"].get("kind") == "rule":  # a gate-skipped one too: a shape is a signal
             rules[row["session"]].append((where(row["lesson"]), row["lesson"]["id"]))
     out = []
@@ -192,19 +184,17 @@ def table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
+def listed(r: Mapping[str, Any]) -> str:
+    """A matched line under ``--list``: its shape, where, the missed rules it sits at, it."""
+    mark = "MISSED " + ",".join(r["at"]) if r["at"] else "-"
+    return (
+        f"{r['shape']:<12} {r['set']}/{r['session']} [{mark}] {' '.join(r['text'].split())[:160]}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--held-apart", type=Path, action="append", default=[])
-    parser.add_argument("--list", action="store_true", help="one line per person line matched")
-    args = parser.parse_args(argv)
-    rows: list[dict[str, Any]] = measured_sets(args.held_apart, measure)
-    if args.list:
-        for r in rows:
-            mark = "MISSED " + ",".join(r["at"]) if r["at"] else "-"
-            text = " ".join(r["text"].split())[:160]
-            print(f"{r['shape']:<12} {r['set']}/{r['session']} [{mark}] {text}")
-    print(*table(rows), sep="\n")
-    return 0
+    doc = __doc__.splitlines()[0]
+    return listing_main(argv, doc, measure, listed, table, "one line per person line matched")
 
 
 if __name__ == "__main__":

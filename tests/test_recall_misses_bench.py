@@ -4,28 +4,15 @@ takes is not read."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from bench import quality, recall_misses
 from reflectgit.workflows.drain.heuristic import answer, chunk
+from tests.support.judged import judged_set
 
 SESSION = "causes-1"
-
-
-def _line(role: str, text: str, n: int) -> str:
-    return json.dumps(
-        {
-            "type": role,
-            "message": {"role": role, "content": text},
-            "sessionId": SESSION,
-            "cwd": "/home/dev/src/billing",
-            "uuid": f"u{n}",
-            "timestamp": f"2026-11-18T06:00:{n:02d}.000Z",
-        }
-    )
 
 
 DIALOGUE = (
@@ -41,15 +28,6 @@ DIALOGUE = (
 )
 
 
-def _judged_set(real: Path, dialogue: tuple, lessons: list, notes: list) -> dict:
-    """A judged set of one Claude Code session (``dialogue``) in ``real``: its judgements."""
-    path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("\n".join(_line(r, t, n) for n, (r, t) in enumerate(dialogue)) + "\n")
-    transcripts = [f"claude/{SESSION}.jsonl"]
-    return {"sessions": {SESSION: {"transcripts": transcripts, "lessons": lessons}}, "notes": notes}
-
-
 def _set(tmp_path: Path) -> tuple[Path, dict]:
     real = tmp_path / "set"
     lesson = {"kind": "root-cause", "said_by": "assistant, nobody confirmed it", "match": [["x"]]}
@@ -57,7 +35,7 @@ def _set(tmp_path: Path) -> tuple[Path, dict]:
         dict(lesson, id="zero-item-count", lesson="zero count", where="lines 1"),
         dict(lesson, id="it-was-broken", lesson="nothing named", where="lines 3"),
     ]
-    return real, _judged_set(real, DIALOGUE, lessons, [])
+    return real, judged_set(real, SESSION, DIALOGUE, lessons, cwd="/home/dev/src/billing")
 
 
 def test_a_cause_read_but_unconfirmed_is_told_from_one_not_read(
@@ -81,8 +59,7 @@ def test_a_cause_read_but_unconfirmed_is_told_from_one_not_read(
 def test_the_bench_prints_the_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real, judgements = _set(tmp_path)
-    (real / "judgements.json").write_text(json.dumps(judgements))
+    real, _judgements = _set(tmp_path)
     monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
     monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after
     assert recall_misses.main(["--held-apart", str(real), "--confirmation", "--list"]) == 0
@@ -118,8 +95,7 @@ def test_the_bench_lists_each_note_no_lesson_drops_by_its_check(
         "reason": "names nothing a teammate could act on",
     }
     lessons = [dict(lesson, id="no-assumptions", lesson="evidence", where="lines 2")]
-    judgements = _judged_set(real, RULES, lessons, [junk])
-    (real / "judgements.json").write_text(json.dumps(judgements))
+    judged_set(real, SESSION, RULES, lessons, [junk], cwd="/home/dev/src/billing")
     monkeypatch.setattr(quality, "REAL", tmp_path / "no-shared-sessions")
     monkeypatch.setattr(answer, "no_lesson", answer.no_lesson)  # main watches it: restored after
     assert recall_misses.main(["--held-apart", str(real), "--dropped", "--list"]) == 0

@@ -4,13 +4,13 @@ snippets are the tune sets' own (held-apart-7, -8, -10, -16)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from bench import quality, rule_shapes
 from reflectgit.workflows.drain.heuristic import answer
+from tests.support.judged import judged_set
 
 SESSION = "shapes-1"
 
@@ -90,19 +90,6 @@ def test_each_word_shape_has_a_negative(shape: str, said: str, not_said: str) ->
     assert not test(_line(not_said, 5))
 
 
-def _record(role: str, text: str, n: int) -> str:
-    return json.dumps(
-        {
-            "type": role,
-            "message": {"role": role, "content": text},
-            "sessionId": SESSION,
-            "cwd": "/home/dev/src/dashboard",
-            "uuid": f"u{n}",
-            "timestamp": f"2026-11-18T06:00:{n:02d}.000Z",
-        }
-    )
-
-
 DIALOGUE = (
     ("user", "Refactor the TeamSheet so it loads only the selected team."),
     ("assistant", "Done: the TeamSheet fetches the selected team only."),
@@ -117,9 +104,6 @@ DIALOGUE = (
 
 def _set(tmp_path: Path) -> Path:
     real = tmp_path / "set"
-    path = real / "transcripts" / "claude" / f"{SESSION}.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("\n".join(_record(r, t, n) for n, (r, t) in enumerate(DIALOGUE)) + "\n")
     lesson = {
         "id": "lint-test-check-types-before-done",
         "kind": "rule",
@@ -128,11 +112,7 @@ def _set(tmp_path: Path) -> Path:
         "match": [["check-types"]],
         "where": "lines 6",
     }
-    judgements = {
-        "sessions": {SESSION: {"transcripts": [f"claude/{SESSION}.jsonl"], "lessons": [lesson]}},
-        "notes": [],
-    }
-    (real / "judgements.json").write_text(json.dumps(judgements))
+    judged_set(real, SESSION, DIALOGUE, [lesson], cwd="/home/dev/src/dashboard")
     return real
 
 

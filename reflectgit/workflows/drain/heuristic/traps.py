@@ -47,7 +47,7 @@ from reflectgit.workflows.drain.heuristic.note import _action
 
 COMMAND_CAP = 120
 ERROR_CAP = 200
-CONFIRMED = "the same command run again outside the sandbox, which passed"
+CONFIRMED = f"the same command run again {OUTSIDE_SANDBOX}, which passed"
 
 # What a harness prints around a command's own output (Claude Code's "Exit code 1", Codex's
 # chunk header): never the error line.
