@@ -4,7 +4,6 @@ elsewhere is not listed; nothing at all for a change nothing in the KB bears on.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,47 +11,20 @@ import pytest
 
 from tests.conftest import run_cli_proc
 from tests.support.coderepo import POOL_PY, CodeRepo
-
-
-class World:
-    def __init__(self, tmp: Path) -> None:
-        self.code = CodeRepo(tmp / "billing-api")
-        self.code.write("src/pool.py", POOL_PY)
-        self.code.write("src/retry.py", "def backoff(n):\n    return 2 ** n\n")
-        self.code.write("README.md", "# billing\n")
-        self.code.commit("first")
-        self.kb = tmp / "kb"
-        assert run_cli_proc("init", str(self.kb), "-q").returncode == 0
-
-    def note(self, title: str, insight: str, *anchors: str, cwd: Path | None = None) -> str:
-        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight", insight,
-                "--category", "perf", "--confidence", "high"]  # fmt: skip
-        for anchor in anchors:
-            args += ["--anchor", anchor]
-        done = run_cli_proc(*args, cwd=cwd or self.code.path)
-        assert done.returncode == 0, done.stderr
-        return str(json.loads(done.stdout)["id"])
-
-    def pr(self, *extra: str) -> list[dict[str, Any]]:
-        done = run_cli_proc(
-            "--kb", str(self.kb), "--json", "pr-notes", "--repo", str(self.code.path),
-            "--base", "main", *extra,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return list(json.loads(done.stdout)["notes"])
+from tests.support.codeworld import World
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
     w = World(tmp_path)
-    w.symbol = w.note("Prefill before serving", "Cold pools time out", "src/pool.py:prefill")  # type: ignore[attr-defined]
-    w.file = w.note("Retry budget", "Backoff must cap", "src/retry.py")  # type: ignore[attr-defined]
-    w.elsewhere = w.note("Pool limit", "Ten is the ceiling", "src/pool.py:Pool")  # type: ignore[attr-defined]
-    w.mention = w.note(  # type: ignore[attr-defined]
+    w.symbol = w.add("Prefill before serving", "Cold pools time out", "src/pool.py:prefill")  # type: ignore[attr-defined]
+    w.file = w.add("Retry budget", "Backoff must cap", "src/retry.py")  # type: ignore[attr-defined]
+    w.elsewhere = w.add("Pool limit", "Ten is the ceiling", "src/pool.py:Pool")  # type: ignore[attr-defined]
+    w.mention = w.add(  # type: ignore[attr-defined]
         "Call prefill once",
         "prefill on every request exhausts the pool: call prefill once at startup",
     )
-    w.unrelated = w.note("Log rotation", "Rotate logs daily with logrotate")  # type: ignore[attr-defined]
+    w.unrelated = w.add("Log rotation", "Rotate logs daily with logrotate")  # type: ignore[attr-defined]
     return w
 
 
@@ -118,8 +90,8 @@ def test_a_renamed_and_a_deleted_anchor_are_relevant(world: Any) -> None:
 def test_a_note_whose_anchored_file_the_change_deletes_ranks_first(world: Any) -> None:
     world.code.write("src/zones.py", "def zone():\n    return 'eu'\n").commit("zones")
     # (its id sorts after the others: ranked by id among equals, it would come last)
-    gone = world.note("Zones default to eu", "zone() returns eu", "src/zones.py")
-    calls = world.note(
+    gone = world.add("Zones default to eu", "zone() returns eu", "src/zones.py")
+    calls = world.add(
         "Prefill calls open_connection", "prefill calls open_connection size times",
         "src/pool.py:prefill",
     )  # fmt: skip
@@ -143,7 +115,7 @@ def test_a_note_whose_anchored_file_the_change_deletes_ranks_first(world: Any) -
 def test_notes_of_another_project_are_left_out(world: Any, tmp_path: Path) -> None:
     other = CodeRepo(tmp_path / "other")
     other.write("src/pool.py", POOL_PY).commit("o")
-    theirs = world.note(
+    theirs = world.add(
         "Their prefill", "prefill the pool in other", "src/pool.py:prefill", cwd=other.path
     )
     world.code.branch("feature")
@@ -183,7 +155,7 @@ def test_an_anchor_whose_code_changed_in_nothing_the_note_names_is_not_listed(
     world: Any,
 ) -> None:
     world.code.write(".github/ci.yml", CI_YML).commit("ci")
-    matrix = world.note("CI matrix", "The CI tests Python 3.9 and 3.10 only", ".github/ci.yml")
+    matrix = world.add("CI matrix", "The CI tests Python 3.9 and 3.10 only", ".github/ci.yml")
     world.code.branch("bump")
     world.code.write(".github/ci.yml", CI_YML.replace("codecov-action@v3", "codecov-action@v4"))
     world.code.write(
@@ -215,11 +187,11 @@ def test_a_note_naming_a_changed_file_is_listed_and_one_naming_another_file_is_n
     world: Any,
 ) -> None:
     world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.9\n").commit("setup")
-    together = world.note(
+    together = world.add(
         "Versions live in two places",
         "When CI drops a Python version, drop its classifier in setup.cfg too",
     )
-    other = world.note("Pin tooling", "Versions of tox plugins are pinned in tox.ini setup")
+    other = world.add("Pin tooling", "Versions of tox plugins are pinned in tox.ini setup")
     world.code.branch("py310")
     world.code.write("setup.cfg", "[metadata]\nclassifiers = 3.10\n").commit("3.10 only")
     why = {n["id"]: n["why"] for n in world.pr()}
@@ -232,7 +204,7 @@ def test_a_note_anchored_to_the_changed_file_is_judged_by_its_anchor_not_its_tex
 ) -> None:
     world.code.write(".github/ci.yml", CI_YML).commit("ci")
     # its text names the file, and its anchor is that file: the anchor decides
-    matrix = world.note(
+    matrix = world.add(
         "CI matrix",
         "ci.yml tests Python 3.9 and 3.10; coverage uploads run for each",
         ".github/ci.yml",
@@ -280,11 +252,11 @@ def attempts():
 def test_every_note_anchored_to_a_renamed_file_at_one_commit_is_followed(world: Any) -> None:
     world.code.write("src/retry.py", RETRY_PY).commit("retry with jitter")
     # three notes anchored to one file at one commit, which is renamed before the change
-    waits = world.note("Backoff doubles", "backoff waits 2 ** n seconds", "src/retry.py:backoff")
-    jitter = world.note(
+    waits = world.add("Backoff doubles", "backoff waits 2 ** n seconds", "src/retry.py:backoff")
+    jitter = world.add(
         "Jitter is random", "jitter adds random.random() to the wait", "src/retry.py:jitter"
     )
-    tries = world.note("Five tries", "attempts allows 5 tries", "src/retry.py:attempts")
+    tries = world.add("Five tries", "attempts allows 5 tries", "src/retry.py:attempts")
     world.code.move("src/retry.py", "src/backoff.py").commit("retry.py is backoff.py")
     world.code.branch("slower")
     slower = RETRY_PY.replace("2 ** n", "3 ** n").replace("random.random()", "random.uniform(0, 1)")
@@ -309,7 +281,7 @@ ini_parse(FILE* file)
 
 def test_a_symbol_found_in_neither_version_is_judged_as_its_file(world: Any) -> None:
     world.code.write("src/ini.c", INI_C).commit("ini")
-    nid = world.note("Short lines", "ini_parse reads at most INI_MAX_LINE bytes", "src/ini.c:ini_parse")  # fmt: skip
+    nid = world.add("Short lines", "ini_parse reads at most INI_MAX_LINE bytes", "src/ini.c:ini_parse")  # fmt: skip
     world.code.branch("version")
     world.code.write("src/ini.c", INI_C + "\nint ini_version = 3;\n").commit("a version number")
     assert nid not in [n["id"] for n in world.pr()]  # the file changed in nothing it names
@@ -336,7 +308,7 @@ public fun <V, E> Iterable<Result<V, E>>.getAll(): List<V> {
 
 def test_a_change_to_the_second_overload_of_an_anchored_name_lists_its_note(world: Any) -> None:
     world.code.write("src/Iterable.kt", ITERABLE_KT).commit("iterable")
-    nid = world.note(
+    nid = world.add(
         "getAll drops the errors",
         "getAll returns the values of the Oks with filterIsInstance and drops every Err",
         "src/Iterable.kt:getAll",

@@ -6,23 +6,14 @@ shape that must still list the note."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import git
-from tests.workflows.code.test_pr_notes import World
 
 BACKOFF_PY = """def backoff(n):
     n = max(n, 0)
     return min(2 ** n, 60)
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def ids(notes: list[dict[str, Any]]) -> list[str]:
@@ -31,7 +22,7 @@ def ids(notes: list[dict[str, Any]]) -> list[str]:
 
 def test_a_0_or_a_1_written_in_the_anchored_code_is_no_news_of_it(world: Any) -> None:
     world.code.write("src/backoff.py", BACKOFF_PY).commit("backoff")
-    nid = world.note(
+    nid = world.add(
         "Backoff is capped at 60 seconds",
         "backoff waits 2 ** n seconds, at most 60; a negative n counts as 0",
         "src/backoff.py:backoff",
@@ -48,8 +39,8 @@ def test_a_0_or_a_1_written_in_the_anchored_code_is_no_news_of_it(world: Any) ->
 
 
 def test_a_symbol_whose_file_only_moved_is_not_listed_but_a_file_anchor_is(world: Any) -> None:
-    on_symbol = world.note("Backoff doubles", "backoff returns 2 ** n", "src/retry.py:backoff")
-    on_file = world.note("Retry module", "the retry module holds the backoff", "src/retry.py")
+    on_symbol = world.add("Backoff doubles", "backoff returns 2 ** n", "src/retry.py:backoff")
+    on_file = world.add("Retry module", "the retry module holds the backoff", "src/retry.py")
     world.code.branch("moves")
     world.code.move("src/retry.py", "src/backoff.py").commit("move retry")
     listed = ids(world.pr())
@@ -69,7 +60,7 @@ Licence: Apache-2.0. Some benchmakrs come from the Poison library under CC0.
 
 def test_a_typo_fixed_in_prose_says_what_it_said(world: Any) -> None:
     world.code.write("README.md", README).commit("readme")
-    nid = world.note(
+    nid = world.add(
         "README: benchmark data came from Poison under CC0",
         "The README says some benchmarks come from Poison under CC0",
         "README.md",
@@ -95,10 +86,10 @@ BROWSER_JS = """function useColors() {
 
 def test_a_symbol_is_a_notes_subject_only_in_a_file_of_its_anchors_name(world: Any) -> None:
     world.code.write("src/node.js", NODE_JS).write("lib/browser.js", BROWSER_JS).commit("both")
-    on_node = world.note(
+    on_node = world.add(
         "Node colours need a TTY", "useColors is true when stderr is a TTY", "src/node.js:useColors"
     )
-    on_browser = world.note(
+    on_browser = world.add(
         "Browser colours need a window",
         "useColors is true when there is a window",
         "lib/browser.js:useColors",
@@ -123,12 +114,12 @@ def test_a_name_only_a_commit_message_says_is_the_subject_of_its_anchor_not_a_ti
     world: Any,
 ) -> None:
     world.code.write("src/warm.py", "def warm_pool(pool):\n    pool.fill()\n").commit("warm")
-    titled = world.note(
+    titled = world.add(
         "The warm_pool setting prefills at startup",
         "warm_pool in the settings makes the server prefill before serving",
         "src/retry.py:backoff",
     )
-    anchored = world.note(
+    anchored = world.add(
         "Warming fills the pool first",
         "warm_pool fills every slot before the first request",
         "src/warm.py:warm_pool",
@@ -148,7 +139,7 @@ def test_a_titles_name_in_a_commit_message_counts_when_the_code_touched_an_ancho
 ) -> None:
     world.code.write("lib/store.js", "function load() {\n  return window.storage;\n}\n")
     world.code.commit("store")
-    nid = world.note(
+    nid = world.add(
         "Namespaces come from localStorage_debug only",
         "load reads localStorage_debug and nothing else",
         "lib/store.js:load",
@@ -189,7 +180,7 @@ PREFILL = ("Prefill opens every connection", "prefill calls open_connection size
 
 def _words_world(world: Any) -> tuple[str, str]:
     world.code.write("package.json", PACKAGE_JSON).commit("package")
-    return world.note(*PACKAGE_NOTE), world.note(*PREFILL, "src/pool.py:prefill")
+    return world.add(*PACKAGE_NOTE), world.add(*PREFILL, "src/pool.py:prefill")
 
 
 def _prefill_changed(world: Any) -> None:
@@ -237,12 +228,12 @@ Run it in the browser or under node.
 
 def test_a_prose_files_words_are_what_it_says(world: Any) -> None:
     world.code.write("README.md", README_MD).commit("readme")
-    on_readme = world.note(
+    on_readme = world.add(
         "The README says it runs in the browser",
         "the README says billing runs in the browser",
         "README.md",
     )
-    on_prefill = world.note(*PREFILL, "src/pool.py:prefill")
+    on_prefill = world.add(*PREFILL, "src/pool.py:prefill")
     world.code.branch("no-browser")
     world.code.write("README.md", README_MD.replace("in the browser or ", ""))
     _prefill_changed(world)

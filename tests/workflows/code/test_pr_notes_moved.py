@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import git
-from tests.workflows.code.test_pr_notes import World
+from tests.support.codeworld import World
 
 RUNNER = """#!/usr/bin/env bash
 set -e
@@ -71,12 +71,12 @@ main "$@"
 def world(tmp_path: Path) -> World:
     w = World(tmp_path)
     w.code.write("libexec/runner", RUNNER).commit("runner")
-    w.skip = w.note(  # type: ignore[attr-defined]
+    w.skip = w.add(  # type: ignore[attr-defined]
         "skip ends the test with BATS_TEST_COMPLETED",
         "skip sets BATS_TEST_SKIPPED and BATS_TEST_COMPLETED, then exits 0",
         "libexec/runner:skip",
     )
-    w.run = w.note(  # type: ignore[attr-defined]
+    w.run = w.add(  # type: ignore[attr-defined]
         "run captures output without globbing",
         "run turns globbing off (set -f) while it captures output and status",
         "libexec/runner:run",
@@ -157,7 +157,7 @@ def test_a_note_anchored_where_the_code_is_now_reads_it_not_the_one_on_where_it_
     world: Any,
 ) -> None:
     moved(world)
-    now = world.note(
+    now = world.add(
         "run captures output with globbing off",
         "run sets -f while it captures output and status",
         "lib/functions.bash:run",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import git
-from tests.workflows.code.test_pr_notes import World
+from tests.support.codeworld import World
 
 PARSER_C = """/* parser -- reads the config; tested by hand */
 #include <stdio.h>
@@ -36,7 +36,7 @@ def world(tmp_path: Path) -> World:
 
 
 def test_a_file_changed_only_in_comments_brings_no_terms(world: Any) -> None:
-    nid = world.note("The parser reads the config", "parser.c reads 200 lines of the config")
+    nid = world.add("The parser reads the config", "parser.c reads 200 lines of the config")
     world.code.branch("comments")
     world.code.write("src/parser.c", PARSER_C.replace("tested by hand", "tested by CI"))
     world.code.commit("comment tweak")
@@ -48,7 +48,7 @@ def test_a_file_changed_only_in_comments_brings_no_terms(world: Any) -> None:
 
 
 def test_a_symbol_gone_before_the_change_is_not_judged_as_its_file(world: Any) -> None:
-    nid = world.note(
+    nid = world.add(
         "parse_args needs two arguments",
         "parse_args is true for argc > 1",
         "src/parser.c:parse_args",
@@ -66,7 +66,7 @@ def test_a_symbol_the_rule_cannot_read_is_still_judged_as_its_file(world: Any) -
     # parse_config's return type stands on the line before it: the finder never read it
     gnu = PARSER_C.replace("int parse_config(FILE* file)", "int\nparse_config(FILE* file)")
     world.code.write("src/parser.c", gnu).commit("GNU style")
-    nid = world.note(
+    nid = world.add(
         "parse_config reads 200 lines", "parse_config stops after 200", "src/parser.c:parse_config"
     )
     world.code.branch("longer")
@@ -91,10 +91,10 @@ LOOP_C = """int parse_stream(FILE* file)
 def test_notes_on_one_symbol_rank_by_the_identifiers_the_change_touched(world: Any) -> None:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     # "a-" sorts first: without the identifier it would come first among equals
-    plain = world.note(
+    plain = world.add(
         "a-lines", "parse_stream hands every line to handle", "src/loop.c:parse_stream"
     )
-    exact = world.note(
+    exact = world.add(
         "b-long", "parse_stream reads at most MAX_LINE bytes", "src/loop.c:parse_stream"
     )
     world.code.branch("longer")
@@ -111,7 +111,7 @@ def test_notes_on_one_symbol_rank_by_the_identifiers_the_change_touched(world: A
 
 
 def test_a_symbol_changed_only_in_other_names_is_not_a_changed_symbol(world: Any) -> None:
-    nid = world.note("parse_config reads 200 lines", "parse_config stops after 200 lines")
+    nid = world.add("parse_config reads 200 lines", "parse_config stops after 200 lines")
     world.code.branch("export")
     exported = PARSER_C.replace("int parse_config(", "API int parse_config(")
     world.code.write("src/parser.c", exported).commit("export the parser")
@@ -127,7 +127,7 @@ def test_a_symbol_changed_only_in_other_names_is_not_a_changed_symbol(world: Any
 
 def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
     # the repository is billing-api: "billing" is in its name, so in what every change is about
-    nid = world.note("The billing ledger is append-only", "Never rewrite a billing ledger row")
+    nid = world.add("The billing ledger is append-only", "Never rewrite a billing ledger row")
     world.code.branch("feature")
     world.code.write("src/billing_ledger.py", "def rows():\n    return []\n")
     world.code.commit("ledger rows")
@@ -136,18 +136,16 @@ def test_the_words_of_the_projects_own_name_are_no_match(world: Any) -> None:
     # a symbol of the change the note states is
     world.code.write("src/billing_ledger.py", "def append_row():\n    return []\n")
     world.code.commit("append_row")
-    world.note("Use append_row", "append_row is the only way to write the billing ledger")
+    world.add("Use append_row", "append_row is the only way to write the billing ledger")
     assert [n["id"] for n in world.pr()] != [] and nid not in [n["id"] for n in world.pr()]
 
 
 def test_notes_on_the_same_code_are_told_apart_by_the_changes_description(world: Any) -> None:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     anchor = "src/loop.c:parse_stream"
-    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
-    bytes_ = world.note(
-        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
-    )
-    other = world.note(
+    bom = world.add("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.add("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
+    other = world.add(
         "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
     )
     world.code.branch("bom")
@@ -166,10 +164,8 @@ def test_notes_on_the_same_code_are_told_apart_by_the_changes_description(world:
 def test_a_description_that_says_little_leaves_notes_on_the_same_code_alone(world: Any) -> None:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     anchor = "src/loop.c:parse_stream"
-    bom = world.note("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
-    bytes_ = world.note(
-        "Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor
-    )
+    bom = world.add("A BOM is skipped on the first line only", "parse_stream: lineno == 1", anchor)
+    bytes_ = world.add("Lines are cut at MAX_LINE", "parse_stream drops the tail of a line", anchor)
     world.code.branch("tweak")
     world.code.write(
         "src/loop.c", LOOP_C.replace("lineno++;", "lineno += 1;\n        line[0] = 0;")
@@ -183,7 +179,7 @@ def test_code_changed_beside_what_a_note_states_is_listed_when_the_description_s
     world: Any,
 ) -> None:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
-    nid = world.note(
+    nid = world.add(
         "Long lines are cut", "parse_stream drops the tail of a line", "src/loop.c:parse_stream"
     )
     twice = LOOP_C.replace("lineno++;", "lineno += 2;")  # nothing the note states
@@ -210,8 +206,8 @@ def test_a_note_listed_on_the_description_gives_way_to_notes_whose_stated_code_c
 ) -> None:
     world.code.write("src/loop.c", LOOP_C).commit("loop")
     anchor = "src/loop.c:parse_stream"
-    tail = world.note("Long lines are cut", "parse_stream drops the tail of a line", anchor)
-    args = world.note(
+    tail = world.add("Long lines are cut", "parse_stream drops the tail of a line", anchor)
+    args = world.add(
         "Arguments need two", "parse_args is true for argc > 1", "src/parser.c:parse_args"
     )
     world.code.branch("both")
@@ -221,7 +217,7 @@ def test_a_note_listed_on_the_description_gives_way_to_notes_whose_stated_code_c
     # parse_args changed in what its note states; the note on parse_stream has only the words
     assert [n["id"] for n in world.pr()] == [args]
     # on its own code it outdoes a note whose stated name changed but which says none of them
-    counter = world.note("The counter starts at zero", "parse_stream counts lineno from 0", anchor)
+    counter = world.add("The counter starts at zero", "parse_stream counts lineno from 0", anchor)
     git("checkout", "-q", "main", cwd=world.code.path)
     world.code.branch("loop-only")
     world.code.write("src/loop.c", LOOP_C.replace("lineno++;", "lineno += 2;"))
@@ -239,20 +235,20 @@ def test_a_note_anchored_to_code_is_listed_on_its_text_only_for_its_own_subject(
     world: Any,
 ) -> None:
     # anchored elsewhere, naming the changed function in passing: not what it is about
-    passing = world.note(
+    passing = world.add(
         "Arguments first", "parse_args runs before parse_config reads the file",
         "src/parser.c:parse_args",
     )  # fmt: skip
     # anchored to a function of that name (the code moved to a new file), or naming it in its
     # title: it is about what the change touched
-    own = world.note(
+    own = world.add(
         "Config is read once", "parse_config reads the file once", "src/parser.c:parse_config"
     )
-    titled = world.note(
+    titled = world.add(
         "parse_config failures are retried", "backoff doubles the wait", "src/retry.py:backoff"
     )
     # a note without anchors states no subject: its whole text is read
-    plain = world.note("Reading the config", "parse_config stops at 200 lines")
+    plain = world.add("Reading the config", "parse_config stops at 200 lines")
     # parser.c defines parse_config no more: the change's is where it is now (SAME_FILE)
     world.code.write(
         "src/parser.c", "int parse_args(int argc)" + PARSER_C.split("int parse_args(int argc)")[1]
@@ -270,7 +266,7 @@ def test_a_word_of_a_changed_files_name_is_no_anchored_notes_subject(world: Any)
     world.code.write("src/registration.py", "def register(x):\n    return x\n").commit("reg")
     # the words of the new file's name, registration and scanning, are said by the note's text
     # and title, but it is anchored to other code and names neither name
-    other = world.note(
+    other = world.add(
         "Registration scanning appends",
         "Scanning the registration twice registers it twice",
         "src/registration.py:register",
@@ -280,7 +276,7 @@ def test_a_word_of_a_changed_files_name_is_no_anchored_notes_subject(world: Any)
     world.code.commit("scan everything")
     assert other not in [n["id"] for n in world.pr()]
     # without anchors, the same text is listed on those words (the rule is for anchored notes)
-    loose = world.note("Registration scanning appends", "Scanning the registration twice")
+    loose = world.add("Registration scanning appends", "Scanning the registration twice")
     assert loose in [n["id"] for n in world.pr()]
 
 
@@ -298,7 +294,7 @@ namespace Billing
 
 def test_a_change_that_only_reshaped_the_anchored_code_gets_no_comment(world: Any) -> None:
     world.code.write("src/Strategy.cs", STRATEGY_CS).commit("strategies")
-    nid = world.note(
+    nid = world.add(
         "RegistrationStrategy offers Skip", "Skip never fails on a duplicate", "src/Strategy.cs"
     )
     world.code.branch("scoped")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import git
-from tests.workflows.code.test_pr_notes import World
+from tests.support.codeworld import World
 
 DELAY_PY = """import functools
 
@@ -63,7 +63,7 @@ def fresh(world: Any, branch: str) -> None:
 def test_a_decorator_put_on_the_anchored_symbol_lists_its_note_when_described(
     world: Any,
 ) -> None:
-    nid = world.note(
+    nid = world.add(
         "Retry delays are recomputed", "delay recomputes the retry wait", "src/delay.py:delay"
     )
     world.code.branch("cached")
@@ -79,9 +79,7 @@ def test_a_decorator_put_on_the_anchored_symbol_lists_its_note_when_described(
 
 
 def test_what_stands_above_a_symbol_but_is_not_its_code_lists_nothing(world: Any) -> None:
-    world.note(
-        "Retry delays are capped", "delay caps the retry wait at LIMIT", "src/delay.py:delay"
-    )
+    world.add("Retry delays are capped", "delay caps the retry wait at LIMIT", "src/delay.py:delay")
     # a comment above the definition: no code of the symbol changed
     world.code.branch("comment")
     commented = DELAY_PY.replace("def delay", "# the retry delay, capped\ndef delay")
@@ -98,10 +96,10 @@ def test_what_stands_above_a_symbol_but_is_not_its_code_lists_nothing(world: Any
 def test_a_settings_key_the_note_names_changed_in_its_value_lists_the_note(world: Any) -> None:
     world.code.write(".github/workflows/ci.yml", CI_YML).write("DESCRIPTION", DESCRIPTION)
     world.code.commit("ci")
-    daily = world.note(
+    daily = world.add(
         "CI runs every day", "the workflow runs every day by cron", ".github/workflows/ci.yml"
     )
-    floor = world.note(
+    floor = world.add(
         "Billing supports R 3.5 and later", "DESCRIPTION says Depends: R 3.5", "DESCRIPTION"
     )
     world.code.branch("weekly")
@@ -118,7 +116,7 @@ def test_a_settings_key_the_note_names_changed_in_its_value_lists_the_note(world
 
 def test_a_settings_change_to_keys_the_note_does_not_name_lists_nothing(world: Any) -> None:
     world.code.write(".github/workflows/ci.yml", CI_YML).commit("ci")
-    world.note(
+    world.add(
         "Releases wait for every job",
         "allgood needs every job, and publishing needs allgood; the schedule runs by cron",
         ".github/workflows/ci.yml",

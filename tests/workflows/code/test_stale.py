@@ -7,59 +7,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-import pytest
 import yaml
 
 from tests.conftest import git, run_cli_proc
 from tests.support.coderepo import POOL_PY, CodeRepo
+from tests.support.codeworld import World
 from tests.support.forge_server import make_forge
 from tests.support.remote import git_daemon
 from tests.support.routing import kb_factory, team_on_forge
 
 __all__ = ["git_daemon", "kb_factory", "make_forge"]
-
-
-class World:
-    """A code repository and a KB whose notes are anchored to it (added with --anchor)."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.code = CodeRepo(tmp / "billing-api")
-        self.code.write("src/pool.py", POOL_PY)
-        self.code.write("src/retry.py", "def backoff(n):\n    return 2 ** n\n")
-        self.code.write("README.md", "# billing\n")
-        self.code.commit("first")
-        self.kb = tmp / "kb"
-        assert run_cli_proc("init", str(self.kb), "-q").returncode == 0
-
-    def note(self, title: str, *anchors: str) -> str:
-        return self.add(title, f"{title}: what we learned", *anchors)
-
-    def add(self, title: str, insight: str, *anchors: str) -> str:
-        """A note with its own insight (``note`` repeats the title)."""
-        args = ["--kb", str(self.kb), "--json", "add", "--title", title, "--insight", insight,
-                "--category", "perf", "--confidence", "high"]  # fmt: skip
-        for anchor in anchors:
-            args += ["--anchor", anchor]
-        done = run_cli_proc(*args, cwd=self.code.path)
-        assert done.returncode == 0, done.stderr
-        return str(json.loads(done.stdout)["id"])
-
-    def stale(self, *extra: str) -> dict[str, Any]:
-        done = run_cli_proc(
-            "--kb", str(self.kb), "stale", "--repo", str(self.code.path), "--json", *extra
-        )
-        assert done.returncode == 0, done.stderr
-        return dict(json.loads(done.stdout))
-
-    def listed(self) -> dict[str, dict[str, Any]]:
-        return {s["id"]: s for s in self.stale()["stale"]}
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_nothing_changed_lists_nothing(world: World) -> None:

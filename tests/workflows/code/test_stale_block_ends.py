@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 QUEUE_TS = """export interface Queue {
 \tsize(): number;
@@ -83,11 +81,6 @@ function stop() {
   return null;
 }
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def _stale(world: World) -> list[str]:
@@ -166,11 +159,10 @@ def test_a_nested_definition_and_code_after_a_doc_comment_stay_in_the_body(world
 
 
 def test_pr_notes_lists_no_sub_for_the_next_ones_pod(tmp_path: Path) -> None:
-    from tests.workflows.code.test_pr_notes import World as PrWorld
 
-    world = PrWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("lib/Path/Tiny.pm", TINY_PM).commit("tiny")
-    nid = world.note(
+    nid = world.add(
         "lines with a negative count", "lines returns the last lines", "lib/Path/Tiny.pm:lines"
     )
     world.code.branch("docs")

@@ -6,13 +6,10 @@ flagged."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from tests.conftest import run_cli_proc
 from tests.notes.test_anchors_by_path import LIB_RS, RUN_JL
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 JSX_ERL = """-module(jsx).
 
@@ -46,11 +43,6 @@ GENERATE_CLJ = """(ns cheshire.generate)
 (defn remove-encoder [cls]
   (.remove encoders cls))
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_an_erlang_spec_changed_alone_is_not_stale(world: World) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli_proc
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 # ``prefill`` and eleven helpers: rewriting the helpers takes the file below git's rename
 # similarity while ``prefill`` stays as it was.

@@ -7,11 +7,7 @@ paragraph of a whole file the note is anchored to (a README section, a changelog
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 COLLECTOR_PHP = """<?php
 namespace FastRoute;
@@ -76,11 +72,6 @@ Create a pool of Redis clients and check connections out with `with`.
 
 Don't ever use Timeout.timeout in code that uses the pool: it breaks connections.
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_signature_that_only_gained_types_is_not_stale(world: World) -> None:

@@ -5,11 +5,7 @@ beside a note naming one member, or a change that leaves the list as it was, is 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 ESCAPES_PY = """ESCAPES = MappingProxyType(
     {
@@ -46,11 +42,6 @@ PARSERS = (
     "The parsers throw `InvalidAbsDir`, `InvalidRelDir`, `InvalidAbsFile` and `InvalidRelFile`:"
     " a handler matching those four covers every parse failure."
 )
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_list_the_note_enumerates_gained_a_member(world: World) -> None:

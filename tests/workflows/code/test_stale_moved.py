@@ -6,11 +6,7 @@ call."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 SELECTOR_TS = """export class Selector {
   fromDependencies(assembly: Assembly): Selector {
@@ -53,11 +49,6 @@ NOTE = (
     "`fromDependencies` pushes each reference it can `load` and skips one whose `load` throws "
     "(the `catch` is empty): a missing registration may be a load failure."
 )
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_helper_extracted_with_the_same_lines_is_changed_elsewhere(world: World) -> None:

@@ -7,11 +7,9 @@ stale."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 ROW_PY = """def render_row(cells):
     out = [escape(c) for c in cells]
@@ -73,11 +71,6 @@ ALWAYS = "`render_row` passes every cell through `escape`: there is no way to em
 EACH = "`render_row` passes each cell through `escape` before the row is joined."
 FOLD = "`match` always compares with `strings.EqualFold`: no way to match case-sensitively."
 WHATEVER = "`hyphen` calls `trim` on the range in every case: a prerelease fails."
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_parameter_read_by_the_body_ends_an_unconditional_note(world: World) -> None:

@@ -6,11 +6,7 @@ before its real one."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 LIB_RS = """pub fn logger() -> &'static dyn Log {
     if STATE.load(Ordering::SeqCst) != INITIALIZED {
@@ -59,11 +55,6 @@ export function match(path: Path) {
   return parse(path);
 }
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_name_swapped_for_another_touches_only_that_name(world: World) -> None:

@@ -6,12 +6,8 @@ as before."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tests.support.coderepo import git
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 SUMMARY = """import sys
 
@@ -61,11 +57,6 @@ def show(mark, name):
     sys.stdout.write(f" {mark} {name}\\n")
 """
 )
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def _note(world: World) -> str:

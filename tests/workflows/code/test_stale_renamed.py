@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 QUEUE_TS = """export default class PQueue {
 \tprivate _queue: Queue;

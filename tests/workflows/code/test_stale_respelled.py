@@ -4,11 +4,7 @@ function is no change to what a note states; the same history with a real change
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 EXC_PY = """class BadData(Exception):
     pass
@@ -29,11 +25,6 @@ end
 
 return smartQuote
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_code_respelled_is_not_stale_a_real_change_is(world: World) -> None:

@@ -6,11 +6,7 @@ with the change that must still be flagged."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 GET_KT = """package result
 
@@ -45,11 +41,6 @@ public fun <V, E> Result<V, E>.unwrapError(): E {
     }
 }
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_test_respelled_or_become_the_default_branch_states_the_same(world: World) -> None:

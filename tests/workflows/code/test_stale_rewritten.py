@@ -5,11 +5,7 @@ change (a clamp removed, a comparison changed, a guard on something else) is."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 WAIT_PY = """class wait_incrementing(wait_base):
     def __init__(self, start=0, increment=100, max=MAX_WAIT):
@@ -35,11 +31,6 @@ CLAMP = (
     "`max(0, min(result, max))`: a negative `increment` stops at 0."
 )
 DELAY = "`stop_after_delay` stops once `seconds_since_start >= max_delay`, so it overshoots."
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def _rewritten() -> tuple[str, str]:

@@ -5,11 +5,7 @@ in a rewritten line, are. Each with the change that must still be flagged."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 CMD_GO = """package main
 
@@ -30,11 +26,6 @@ LIMITS_TS = """export function check(cap: number): void {
 	}
 }
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_a_rewrite_around_a_stated_check_is_not_stale_an_argument_added_is(world: World) -> None:

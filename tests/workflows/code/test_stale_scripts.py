@@ -7,14 +7,11 @@ its name, as before."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.conftest import run_cli_proc
 from tests.support.coderepo import git
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 DEPLOY = """#!/usr/bin/env bash
 set -euo pipefail
@@ -63,11 +60,6 @@ man: docs/bats.1
 install:
 \tinstall -d $(PREFIX)/bin
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def _flagged(world: World) -> list[str]:

@@ -7,12 +7,10 @@ that define nothing (a call, a name followed by no brace, Lua's ``local``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from reflectgit.notes import anchors
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 TOOL = """#!/usr/bin/env bash
 set -euo pipefail
@@ -37,11 +35,6 @@ build() {
 
 level=warn
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def _ids(entries: list[dict[str, object]]) -> list[str]:

@@ -6,11 +6,7 @@ states. Each with the change that must still be flagged."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.workflows.code.test_stale import World
+from tests.support.codeworld import World
 
 EXCEPTION_PHP = """<?php
 namespace FastRoute;
@@ -58,11 +54,6 @@ class Std
     }
 }
 """
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
 
 
 def test_the_words_of_a_message_string_are_not_what_a_note_states(world: World) -> None:

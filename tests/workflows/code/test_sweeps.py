@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.workflows.code.test_pr_notes import World as PrWorld
-from tests.workflows.code.test_stale import World as StaleWorld
+from tests.support.codeworld import World
 
 # Three functions apart from each other (unchanged code between them: three hunks).
 PARSE_PY = """import re
@@ -51,13 +50,13 @@ def ids(entries: list[dict[str, object]]) -> set[object]:
     return {e["id"] for e in entries}
 
 
-def flagged(world: StaleWorld) -> set[object]:
+def flagged(world: World) -> set[object]:
     doc = world.stale()
     return ids(doc["stale"]) | ids(doc["changed"])
 
 
 def test_stale_reads_a_sweep_as_a_respelling(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
     nid = world.note(ID_NOTE, "src/parse.py:parse_id")
     world.code.write("src/parse.py", swept(PARSE_PY)).commit("match the end of string only")
@@ -65,7 +64,7 @@ def test_stale_reads_a_sweep_as_a_respelling(tmp_path: Path) -> None:
 
 
 def test_stale_counts_the_same_substitution_made_in_one_place(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
     nid = world.note(ID_NOTE, "src/parse.py:parse_id")
     once = PARSE_PY.replace('[0-9]+$", s)', '[0-9]+\\Z", s)')
@@ -74,7 +73,7 @@ def test_stale_counts_the_same_substitution_made_in_one_place(tmp_path: Path) ->
 
 
 def test_stale_counts_a_sweep_of_what_the_note_states(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
     nid = world.add(
         "parse_id anchors its regex with $",
@@ -86,7 +85,7 @@ def test_stale_counts_a_sweep_of_what_the_note_states(tmp_path: Path) -> None:
 
 
 def test_stale_counts_a_sweep_plus_another_edit_in_the_block(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
     nid = world.note(ID_NOTE, "src/parse.py:parse_id")
     more = swept(PARSE_PY).replace("    return None\n", "    return -1\n", 1)
@@ -95,9 +94,9 @@ def test_stale_counts_a_sweep_plus_another_edit_in_the_block(tmp_path: Path) -> 
 
 
 def test_pr_notes_takes_a_sweep_as_no_evidence_and_one_place_as_evidence(tmp_path: Path) -> None:
-    world = PrWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
-    nid = world.note(ID_NOTE, "parse_id returns None unless every character is a digit",
+    nid = world.add(ID_NOTE, "parse_id returns None unless every character is a digit",
                      "src/parse.py:parse_id")  # fmt: skip
     world.code.branch("sweep")
     world.code.write("src/parse.py", swept(PARSE_PY)).commit("match the end of string only")
@@ -109,9 +108,9 @@ def test_pr_notes_takes_a_sweep_as_no_evidence_and_one_place_as_evidence(tmp_pat
 
 
 def test_pr_notes_counts_a_sweep_of_what_the_note_states(tmp_path: Path) -> None:
-    world = PrWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
-    nid = world.note("parse_id anchors its regex with $",
+    nid = world.add("parse_id anchors its regex with $",
                      "parse_id matches with `$`, which also matches before a final newline",
                      "src/parse.py:parse_id")  # fmt: skip
     world.code.branch("sweep")
@@ -143,7 +142,7 @@ def remove(name):
 def test_a_helper_renamed_everywhere_counts_only_for_a_note_naming_it_as_code(
     tmp_path: Path,
 ) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/files.py", HELPERS_PY).commit("files")
     prose = world.add("load reads the whole file", "load reads the named path whole, once",
                       "src/files.py:load")  # fmt: skip
@@ -157,7 +156,7 @@ def test_a_helper_renamed_everywhere_counts_only_for_a_note_naming_it_as_code(
 
 
 def test_an_operator_changed_everywhere_is_no_sweep(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/parse.py", PARSE_PY).commit("parsers")
     nid = world.note(ID_NOTE, "src/parse.py:parse_id")
     # every pattern's + become *: what each matches changed (an empty string now matches)

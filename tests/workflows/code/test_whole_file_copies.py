@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.workflows.code.test_pr_notes import World
-from tests.workflows.code.test_stale import World as StaleWorld
+from tests.support.codeworld import World
 
 CI_YML = """jobs:
   msrv:
@@ -54,7 +53,7 @@ def world(tmp_path: Path) -> Any:
 
 
 def test_a_job_copied_from_the_others_lists_no_note_on_the_file(world: Any) -> None:
-    nid = world.note(*MSRV, ".github/workflows/ci.yml")
+    nid = world.add(*MSRV, ".github/workflows/ci.yml")
     world.code.branch("docs")
     docs = CI_YML.replace("jobs:\n", "jobs:\n" + DOCS_JOB)
     world.code.write(".github/workflows/ci.yml", docs).commit("check the docs")
@@ -68,7 +67,7 @@ def test_a_job_copied_from_the_others_lists_no_note_on_the_file(world: Any) -> N
 
 
 def test_a_new_line_that_states_the_notes_names_still_lists_it(world: Any) -> None:
-    nid = world.note(*MSRV, ".github/workflows/ci.yml")
+    nid = world.add(*MSRV, ".github/workflows/ci.yml")
     world.code.branch("features")
     # a new step, not a copy of any line of the file, in the msrv job
     added = CI_YML.replace(
@@ -108,7 +107,7 @@ def test_release_twice():
 
 
 def test_stale_reads_a_test_written_like_the_others_as_no_change(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("tests/test_pool.py", TEST_PY).commit("tests")
     nid = world.add(
         "Every pool test builds its own Pool",
@@ -142,7 +141,7 @@ POOL_PY = """class Pool:
 
 
 def test_a_line_copied_from_further_away_in_a_symbol_still_counts_whole(tmp_path: Path) -> None:
-    world = StaleWorld(tmp_path)
+    world = World(tmp_path)
     world.code.write("src/pool.py", POOL_PY).commit("pool")
     nid = world.add(
         "acquire pops from free",
@@ -181,7 +180,7 @@ PACKAGE_JSON = """{
 
 def test_a_key_copied_into_another_section_is_no_comment(world: Any) -> None:
     world.code.write("package.json", PACKAGE_JSON).commit("package")
-    nid = world.note(
+    nid = world.add(
         "The package publishes its build only",
         'package.json "files" lists "dist/index.js" and "dist/index.d.ts"',
         "package.json",
