@@ -12,6 +12,7 @@ import pytest
 from bench import grounded_causes, quality
 from reflectgit.notes.commandruns import commands_run
 from reflectgit.workflows.transcript_file import read_transcript
+from tests.support.judged import claude_record
 
 SESSION = "grounded-1"
 CWD = "/home/dev/src/billing"
@@ -20,16 +21,7 @@ ACCOUNT = "This is a well-specified, minimal fix. I have everything I need."
 
 
 def _record(n: int, role: str, content: object) -> str:
-    return json.dumps(
-        {
-            "type": role,
-            "message": {"role": role, "content": content},
-            "sessionId": SESSION,
-            "cwd": CWD,
-            "uuid": f"u{n}",
-            "timestamp": f"2026-11-18T06:00:{n:02d}.000Z",
-        }
-    )
+    return claude_record(role, content, n, SESSION, CWD)
 
 
 def _session(folder: Path) -> Path:

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 
-def claude_record(role: str, text: str, n: int, session: str, cwd: str) -> str:
-    """Line ``n`` of a Claude Code transcript: ``role``'s plain ``text``."""
+def claude_record(role: str, content: object, n: int, session: str, cwd: str) -> str:
+    """Line ``n`` of a Claude Code transcript: ``role``'s ``content`` (plain text, or the
+    harness's content blocks)."""
     return json.dumps(
         {
             "type": role,
-            "message": {"role": role, "content": text},
+            "message": {"role": role, "content": content},
             "sessionId": session,
             "cwd": cwd,
             "uuid": f"u{n}",
