@@ -223,6 +223,7 @@ _LAUNCHERS = Pattern(
     r"^(?:(?:uv|poetry|pdm|hatch|rye|pipenv)\s+run\s+(?:--\S+\s+)*"
     r"|python(?:3(?:\.\d+)?)?\s+-m\s+"
     r"|(?:npx|bunx|pnpx)\s+(?:--\S+\s+)*|(?:pnpm|yarn)\s+(?:exec|dlx)\s+"
+    r"|mise\s+(?:exec|x)\s+(?:\S+\s+)*?--\s+"
     r"|(?:time|nice|env|command|exec)\s+|timeout\s+\S+\s+|sudo\s+(?:-\S+\s+)*)"
 )
 _CD = Pattern(r"^(?:cd|pushd)\s")

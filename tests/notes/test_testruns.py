@@ -106,6 +106,9 @@ BUN_RED = "(fail) rounds half up [0.20ms]\n\n 12 pass\n 1 fail\n 30 expect() cal
         ("npm test", "npm"),
         ("npm run test:unit", "npm"),
         ("make test", "make"),
+        # mise's exec launches a runner with the project's toolchain
+        ("mise exec -- go test ./internal/sem -run '^TestAnalyze' -count=1", "go"),
+        ("mise x go@1.24 -- go test ./...", "go"),
         # negatives: commands that mention a runner without running tests
         ("ls -la", None),
         ("pip install pytest pytest-cov", None),
@@ -117,6 +120,9 @@ BUN_RED = "(fail) rounds half up [0.20ms]\n\n 12 pass\n 1 fail\n 30 expect() cal
         ("git commit -m 'make pytest pass'", None),
         ("echo go test", None),
         ("mix deps.get", None),
+        ("mise install", None),
+        ("mise exec -- go build ./...", None),
+        ("mise run build", None),
         ("node server.js --testing", None),
     ],
 )
@@ -135,6 +141,7 @@ def test_runner_of(command, runner):
         ("pytest -v", "==== 1 failed, 2 errors in 0.5s ====", ("pytest", 3, 0)),
         ("pytest", "=== 3 passed, 2 warnings in 61.20s (0:01:01) ===", ("pytest", 0, 3)),
         ("tox -e py", "py: commands[0]> pytest\n" + PYTEST_GREEN_Q, ("pytest", 0, 13)),
+        ("mise exec -- go test ./internal/sem", "ok  \tgithub.com/x/sem\t1.163s\n", ("go", 0, 1)),
         ("npx jest", JEST_RED, ("jest", 1, 2)),
         ("npx jest", JEST_GREEN, ("jest", 0, 3)),
         ("npx vitest run", VITEST_RED, ("vitest", 1, 0)),
