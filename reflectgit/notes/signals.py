@@ -868,6 +868,28 @@ def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Si
     return out
 
 
+REVIEW = "review"
+
+
+def reviewed(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+    """A LOW ``review`` signal at the first line of each turn stating a code review's finding
+    whose file the assistant then edited, with a passing test run after (``notes/reviews``)."""
+    # imported here, as for ``recoveries``: only a session with no other signal reads them
+    from reflectgit.notes.commandruns import commands_run
+    from reflectgit.notes.reviews import acted_on
+
+    records = [line.record for line in lines]
+    out: list[Signal] = []
+    for record in acted_on(transcript, commands_run(transcript)):
+        at = bisect.bisect_left(records, record)
+        if at < len(lines) and records[at] == record:
+            line = lines[at]
+            out.append(
+                Signal(at, LOW, REVIEW, categorize(line.text), line.text[:TEXT_CAP], line.speaker)
+            )
+    return out
+
+
 SAVED = "saved"
 
 
@@ -890,12 +912,16 @@ def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]
 
 def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
-    guidance it saved, else its recoveries. The enqueue gate and the drain's cascade both ask
+    guidance it saved, else its recoveries, else the code review findings it acted on. The enqueue gate and the drain's cascade both ask
     this."""
     found = detect(lines)
     taken = {s.line_index for s in found}
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]
-    return sorted(found, key=lambda s: s.line_index) or recoveries(transcript, lines)
+    return (
+        sorted(found, key=lambda s: s.line_index)
+        or recoveries(transcript, lines)
+        or reviewed(transcript, lines)
+    )
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

@@ -10,7 +10,7 @@ Its modules, each importing only those before it: ``wording`` (sentences and sha
 ``note`` (one note as an action), ``session`` (what happened around a line), ``confirmation``,
 ``written`` (guidance written down), ``causes`` (stated in words), ``rules`` (the person's),
 ``conventions``, ``linked`` (causes read from the structure), ``commands`` (fixes by command),
-``findings`` (relayed), ``choices`` (picked in a question tool), ``chunk`` (one chunk's
+``findings`` (relayed, and a code review's), ``choices`` (picked in a question tool), ``chunk`` (one chunk's
 lessons) and ``answer``, whose ``write`` is the writer's door.
 """
 

@@ -25,7 +25,7 @@ from reflectgit.workflows.drain.heuristic.commands import (
 )
 from reflectgit.workflows.drain.heuristic.confirmation import confirmed_otherwise
 from reflectgit.workflows.drain.heuristic.conventions import standing_instructions
-from reflectgit.workflows.drain.heuristic.findings import relayed_findings
+from reflectgit.workflows.drain.heuristic.findings import relayed_findings, review_findings
 from reflectgit.workflows.drain.heuristic.linked import (
     checked_causes,
     diagnosed_causes,
@@ -162,6 +162,12 @@ def write(prepared: Prepared) -> dict[str, Any]:
         # a finding the person relayed, acted on and confirmed: after what the writer read
         # otherwise, so a note already holding its lesson keeps its place
         for action in relayed_findings(transcript, ran, since):
+            if new_lesson(action):
+                kept.append(action)
+        # a code review's finding (the assistant's review, or one the person pastes), fixed
+        # in the file it names and validated by a passing run: a review often comes before
+        # the first signal, so read from where this drain's reading starts
+        for action in review_findings(transcript, ran, prepared.floor_record):
             if new_lesson(action):
                 kept.append(action)
         # a cause read from the session's structure comes after every other note: it never

@@ -1,0 +1,262 @@
+"""A code review's finding, fixed and then validated (issue 34): a finding of the assistant's
+own review (a Codex "[P1]" item naming a file at a line) or one the person pastes (Codex
+Desktop's diff comments) gives one root-cause note when the assistant's edits then touch the
+file it names and what it says, and a test run after them passes. Each case is a Claude Code
+transcript in tmp_path run through the real cascade and ``heuristic.write``; every shape has
+its negatives (left unfixed, fixed but the run stays red, refuted, turned down, not a
+finding)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reflectgit.notes.commandruns import commands_run
+from reflectgit.notes.signals import REVIEW as REVIEW_SIGNAL
+from reflectgit.workflows.drain import cascade, heuristic
+from reflectgit.workflows.drain.heuristic.findings import review_findings
+from reflectgit.workflows.transcript_file import read_transcript
+
+GREEN = "ok  \tgithub.com/entireio/entire-graph/internal/sem\t1.163s\n"
+RED = (
+    "--- FAIL: TestTypeReferenceQualifiedImport (0.01s)\n"
+    "FAIL\tgithub.com/entireio/entire-graph/internal/sem\t0.412s\nFAIL\n"
+)
+
+# The assistant's review (held-apart-23, entire-graph trail 7), its first two findings.
+REVIEW = (
+    "I would not merge trail 7 as-is. I found two correctness issues in commit `c9c1515`.\n\n"
+    "1. **[P1] Qualified imported types can still bind to the wrong local type.**  \n"
+    "   [provider.go:7934](/Users/t/entire-graph/internal/sem/provider.go:7934) looks up "
+    "imports using the bare type name. For `*cfg.Config`, Go imports are keyed by `cfg`, while "
+    "type extraction supplies `Config`. The import tier is therefore skipped and the "
+    "same-directory fallback can select an unrelated `app.Config`. Preserve the qualifier "
+    "during type extraction or otherwise map qualified references through their package "
+    "binding before any local-name fallback.\n\n"
+    "2. **[P1] Extensionless shebang scripts are newly classified as unsupported.**  \n"
+    "   [analyze.go:26](/Users/t/entire-graph/internal/sem/analyze.go:26) uses the path-only "
+    "`Supported` check before reading content. This bypasses the existing shebang routing in "
+    "`languageForContent`. Support detection here needs to account for content/shebang "
+    "routing.\n\n"
+    "Validation:\n\n- Existing `go test ./internal/sem/...` passed.\n"
+)
+
+# The person's paste of a Codex Desktop diff comment (the same session, comment 3).
+DIFF_COMMENTS = (
+    "# Diff comments:\n\n## Comment 1\n"
+    "File: /Users/t/entire-graph/internal/sem/analyze.go\nSide: R\nLines: 26\nComment:\n"
+    "[P2] Mark mixed-support renames\n\n"
+    "Because the marker requires both paths to be unsupported, a supported-to-unsupported or "
+    "unsupported-to-supported rename gets no completeness warning and is analyzed one-sided. "
+    "Detect support independently for each existing side.\n\n"
+    "## My request for Codex:\n\nFix all those\n"
+)
+
+
+def _transcript(tmp_path: Path, turns: list) -> Path:
+    lines = []
+    for i, turn in enumerate(turns):
+        if isinstance(turn, dict):
+            record = turn
+        else:
+            role, text = turn
+            record = {"type": role, "message": {"role": role, "content": text}}
+        record.update(sessionId="s-1", uuid=f"u{i}")
+        lines.append(json.dumps(record))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _actions(tmp_path: Path, turns: list) -> list[dict]:
+    """The review notes the drain writes: the gate, then the writer."""
+    prepared = cascade.prepare(str(_transcript(tmp_path, turns)))
+    if prepared.skip == "no-signal":
+        return []
+    assert prepared.skip is None, prepared.skip
+    return [a for a in heuristic.write(prepared)["actions"] if "code review" in a["body"]]
+
+
+def _read_by_the_writer(tmp_path: Path, turns: list) -> list[dict]:
+    """The review notes the writer's reader gives, past the gate."""
+    transcript = read_transcript(str(_transcript(tmp_path, turns)))
+    return review_findings(transcript, commands_run(transcript))
+
+
+def _call(call: str, name: str, tool_input: dict, output: str) -> list:
+    result = {"type": "tool_result", "tool_use_id": call, "content": output}
+    return [
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call, "name": name, "input": tool_input}],
+            },
+        },
+        {"type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def _run(call: str, output: str) -> list:
+    return _call(call, "Bash", {"command": "go test ./internal/sem/..."}, output)
+
+
+def _edit(call: str, path: str, new: str) -> list:
+    edit = {"file_path": path, "old_string": "x", "new_string": new}
+    return _call(call, "Edit", edit, "The file has been updated.")
+
+
+QUALIFIER_FIX = _edit(
+    "e1",
+    "/Users/t/entire-graph/internal/sem/provider.go",
+    "// qualified type references (cfg.Config) resolve through their import binding\n"
+    "imports := qualifiedTypeImports(signature, importsByName)",
+)
+SHEBANG_FIX = _edit(
+    "e2",
+    "/Users/t/entire-graph/internal/sem/analyze.go",
+    "// support is content-aware: shebang routing via languageForContent\n"
+    "supported := provider.SupportedContent(path, content)",
+)
+RENAME_FIX = _edit(
+    "e3",
+    "/Users/t/entire-graph/internal/sem/analyze.go",
+    "// detect support independently for each side of a rename (mixed-support renames)\n"
+    "oldSupported, newSupported := supported(change.OldPath), supported(change.Path)",
+)
+
+
+def test_each_finding_of_the_assistants_review_fixed_and_validated_is_a_note(tmp_path):
+    turns = [
+        ("user", "Do an adversarial review of trail 7."),
+        ("assistant", REVIEW),
+        ("user", "Fix all those"),
+        ("assistant", "Fixing both findings."),
+        *QUALIFIER_FIX,
+        *SHEBANG_FIX,
+        *_run("t1", GREEN),
+        ("assistant", "Both findings are fixed and `go test ./internal/sem/...` passes."),
+    ]
+    actions = _actions(tmp_path, turns)
+    assert [a["title"] for a in actions] == [
+        "Qualified imported types can still bind to the wrong local type (`provider.go`)",
+        "Extensionless shebang scripts are newly classified as unsupported (`analyze.go`)",
+    ]
+    first, second = actions
+    assert first["root_cause"].startswith("provider.go:7934 looks up imports using the bare")
+    assert "unrelated `app.Config`" in first["root_cause"]
+    assert first["fix"].startswith("Preserve the qualifier during type extraction")
+    assert second["fix"] == "Support detection here needs to account for content/shebang routing."
+    assert {a["confidence"] for a in actions} == {"medium"}
+    assert {a["learning_type"] for a in actions} == {"bug-fix"}
+    assert "passing test run" in first["body"]
+
+
+def test_a_diff_comment_the_person_pastes_fixed_and_validated_is_a_note(tmp_path):
+    turns = [
+        ("user", DIFF_COMMENTS),
+        ("assistant", "Reading analyze.go."),
+        *RENAME_FIX,
+        *_run("t1", GREEN),
+        ("assistant", "Done; the tests pass."),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "Mark mixed-support renames (`analyze.go`)"
+    assert action["root_cause"].startswith("Because the marker requires both paths")
+    assert action["fix"] == "Detect support independently for each existing side."
+    assert "relaying a code review's finding" in action["body"]
+
+
+def test_a_finding_and_its_diff_comment_are_one_note(tmp_path):
+    comment = DIFF_COMMENTS.replace("analyze.go", "provider.go").replace(
+        "[P2] Mark mixed-support renames",
+        "[P1] Preserve qualified import bindings\n\nType extraction reduces `cfg.Config` to "
+        "`Config`, but Go imports are keyed by `cfg`, so this lookup misses the explicit "
+        "import.",
+    )
+    turns = [
+        ("assistant", REVIEW),
+        ("user", comment),
+        *QUALIFIER_FIX,
+        *_run("t1", GREEN),
+        ("assistant", "Done."),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert titles == [
+        "Qualified imported types can still bind to the wrong local type (`provider.go`)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # left unfixed: the edits touch another file
+        [
+            *_edit("e1", "/Users/t/entire-graph/README.md", "qualified import bindings"),
+            *_run("t1", GREEN),
+        ],
+        # fixed, but the run after the fix stays red
+        [*QUALIFIER_FIX, *_run("t1", RED)],
+        # fixed, and no test run at all
+        [*QUALIFIER_FIX, ("assistant", "Changed provider.go.")],
+        # refuted: the assistant finds the finding wrong before it edits the file
+        [
+            (
+                "assistant",
+                "The provider.go finding is a false positive: `importsByName` is keyed by the "
+                "qualifier already.",
+            ),
+            *QUALIFIER_FIX,
+            *_run("t1", GREEN),
+        ],
+        # the person turns the fix down
+        [*QUALIFIER_FIX, *_run("t1", GREEN), ("user", "not sure I like it, revert this")],
+    ],
+    ids=["unfixed", "red", "no-run", "refuted", "turned-down"],
+)
+def test_a_finding_not_fixed_and_validated_is_no_note(tmp_path, after):
+    review = REVIEW.split("2. **")[0]  # the first finding alone
+    turns = [("user", "Review trail 7."), ("assistant", review), ("user", "Fix it"), *after]
+    turns.append(("assistant", "Done."))
+    assert _actions(tmp_path, turns) == []
+    assert _read_by_the_writer(tmp_path, turns) == []
+
+
+def test_the_gate_opens_on_a_finding_acted_on_and_only_then(tmp_path):
+    """A session with no signal words opens the gate on a finding whose file was edited with a
+    passing run after; a finding left alone keeps it closed."""
+    review = REVIEW.split("2. **")[0]
+    fixed = [("assistant", review), ("user", "Fix it"), *QUALIFIER_FIX, *_run("t1", GREEN)]
+    prepared = cascade.prepare(str(_transcript(tmp_path, fixed)))
+    assert prepared.skip is None
+    assert [s.kind for s in prepared.signals] == [REVIEW_SIGNAL]
+    left = [("assistant", review), ("user", "ok thanks"), *_run("t1", GREEN)]
+    assert cascade.prepare(str(_transcript(tmp_path, left))).skip == "no-signal"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # what the review found sound: file references under a heading that announces none
+        "## What I verified holds up\n\n"
+        "- **Grep exit code 1 (no matches) is handled as an empty result** (`provider.go:186`), "
+        "not an error, so a zero-match name set never triggers the slow fallback.\n",
+        # a place named under a heading of findings, without a statement of what is wrong
+        "### Additional batching flaw\n\n- Binary search: [provider.go:129](provider.go:129)\n",
+        # a brief's pointer under a findings heading: nothing goes wrong in it
+        "## Findings so far\n\n- The hot path starts around `internal/sem/provider.go:437`.\n",
+    ],
+    ids=["verified", "label", "pointer"],
+)
+def test_an_item_that_states_no_finding_is_no_note(tmp_path, said):
+    turns = [
+        ("user", "Review it."),
+        ("assistant", said),
+        ("user", "go ahead"),
+        *QUALIFIER_FIX,
+        *_run("t1", GREEN),
+        ("assistant", "Done."),
+    ]
+    assert _actions(tmp_path, turns) == []
