@@ -154,6 +154,48 @@ def test_each_finding_of_the_assistants_review_fixed_and_validated_is_a_note(tmp
     assert "passing test run" in first["body"]
 
 
+# A finding that quotes code in a fenced block (held-apart-24, entire-graph trail 8).
+QUOTING = (
+    "Found one actionable issue in trail 8:\n\n"
+    "1. **[P2] TSX masking breaks valid runtime imports.** "
+    "[parser.go](/Users/t/entire-graph/internal/sem/parser.go:458)\n\n"
+    "   `typeof import(resolveSpecifier())` is valid runtime TypeScript, but the regex stops at "
+    "the inner `)` and masks it into:\n\n"
+    "   ```ts\n   return any                             )\n   ```\n\n"
+    "   This produces `E_PARSE_ERROR`. Restrict the rewrite to actual import-type syntax, "
+    "preferably with a quoted module specifier.\n"
+)
+MASK_FIX = _edit(
+    "e1",
+    "/Users/t/entire-graph/internal/sem/parser.go",
+    "// only import-type syntax with a quoted module specifier is masked (typeof import)\n"
+    "var tsTypeImportPattern = regexp.MustCompile(`typeof\\s+import\\(\\s*['\"]`)",
+)
+
+
+def test_the_code_a_finding_quotes_is_neither_its_cause_nor_its_fix(tmp_path):
+    turns = [
+        ("user", "Do an adversarial review of trail 8."),
+        ("assistant", QUOTING),
+        ("user", "Fix it"),
+        *MASK_FIX,
+        *_run("t1", GREEN),
+        (
+            "assistant",
+            "Both fixed. The TSX mask now rewrites only import-type syntax with a quoted "
+            "module specifier.",
+        ),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["fix"] == (
+        "The TSX mask now rewrites only import-type syntax with a quoted module specifier."
+    )
+    assert "return any" not in action["root_cause"] and "return any" not in action["rule"]
+    # the prose around the quoted code is the cause
+    assert "the regex stops at the inner" in action["root_cause"]
+    assert "E_PARSE_ERROR" in action["root_cause"]
+
+
 def test_a_diff_comment_the_person_pastes_fixed_and_validated_is_a_note(tmp_path):
     turns = [
         ("user", DIFF_COMMENTS),
