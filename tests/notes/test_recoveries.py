@@ -15,7 +15,8 @@ from reflectgit.notes.signals import LOW, RECOVERY, scan
 from reflectgit.notes.transcripts import parse_lines
 from reflectgit.workflows.capture.gate import HAS_SIGNAL, NO_SIGNAL, evaluate
 from reflectgit.workflows.drain import cascade
-from tests.workflows.drain.test_heuristic_linked import _call, _edit, _run
+from tests.support.dialogue import session_file, tool_call
+from tests.workflows.drain.test_heuristic_linked import _edit, _run
 
 PORT = "thread 'serve' panicked: Address already in use (os error 98)\nerror: test failed"
 PUSHED = "To github.com:o/r.git\n * [new branch]      docs/retro -> docs/retro"
@@ -28,27 +29,12 @@ READ = ("assistant", "The sandbox blocks binding a port. Running it outside.")
 
 
 def _escalated(call: str, output: str, command: str) -> list:
-    return _call(call, "Bash", {"command": command, "dangerouslyDisableSandbox": True}, output)
-
-
-def _write(tmp_path: Path, turns: list) -> Path:
-    lines = []
-    for i, turn in enumerate(turns):
-        if isinstance(turn, dict):
-            record = turn
-        else:
-            role, text = turn
-            record = {"type": role, "message": {"role": role, "content": text}}
-        record.update(sessionId="s-1", uuid=f"u{i}")
-        lines.append(json.dumps(record))
-    path = tmp_path / "session.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return tool_call(call, "Bash", {"command": command, "dangerouslyDisableSandbox": True}, output)
 
 
 def _opens(tmp_path: Path, turns: list) -> bool:
     """The gate's verdict, checked against the cascade's: one reading, one answer."""
-    path = _write(tmp_path, turns)
+    path = session_file(tmp_path, turns)
     verdict = evaluate(path)
     prepared = cascade.prepare(str(path))
     assert verdict.enqueue == (prepared.skip != "no-signal")
@@ -100,7 +86,7 @@ POSITIVE = {
 @pytest.mark.parametrize("turns", POSITIVE.values(), ids=POSITIVE.keys())
 def test_a_failure_got_past_opens_the_gate_and_the_cascade(tmp_path, turns):
     assert _opens(tmp_path, turns)
-    path = _write(tmp_path, turns)
+    path = session_file(tmp_path, turns)
     [signal] = scan(parse_lines(path.read_text().splitlines()))
     assert (signal.tier, signal.kind) == (LOW, RECOVERY)
     # at the line of dialogue that read the failure: the slice carries those words
@@ -115,7 +101,7 @@ def _background(code: int) -> list:
     return [
         *_run("c1", "Command running in background with ID: b7", "cargo test -- --test-threads=1"),
         ("assistant", "Waiting for it."),
-        *_call("c2", "TaskOutput", {"task_id": "b7"}, status),
+        *tool_call("c2", "TaskOutput", {"task_id": "b7"}, status),
         ("assistant", "Finished."),
     ]
 
@@ -199,13 +185,13 @@ NEGATIVE = {
 @pytest.mark.parametrize("turns", NEGATIVE.values(), ids=NEGATIVE.keys())
 def test_nothing_got_past_keeps_the_gate_closed(tmp_path, turns):
     assert not _opens(tmp_path, turns)
-    assert recovered(parse_lines(_write(tmp_path, turns).read_text().splitlines())) == []
+    assert recovered(parse_lines(session_file(tmp_path, turns).read_text().splitlines())) == []
 
 
 def test_a_session_with_dialogue_signals_keeps_them_alone(tmp_path):
     """Recoveries are looked for only when the dialogue has no signal (it is read anyway)."""
     turns = [("user", "no, use pnpm instead of npm"), *POSITIVE["escalated"]]
-    found = scan(parse_lines(_write(tmp_path, turns).read_text().splitlines()))
+    found = scan(parse_lines(session_file(tmp_path, turns).read_text().splitlines()))
     assert found and all(s.kind != RECOVERY for s in found)
 
 

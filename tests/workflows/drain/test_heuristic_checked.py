@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.dialogue import tool_call
 from tests.workflows.drain.test_heuristic_linked import (
     GH_RED,
     GREEN,
     RED,
     _actions,
-    _call,
     _edit,
     _run,
 )
@@ -30,7 +30,7 @@ FIX = _edit("e1", "app/csv_export.py", "csv.reader(f)", "csv.reader(f, quotechar
 # the assistant checks what it said in a turn of its own: it reads the reader's settings
 CHECK = [
     ("assistant", "Let me check the reader's settings."),
-    *_call("r1", "Read", {"file_path": "app/settings.py"}, "DELIMITER = ','"),
+    *tool_call("r1", "Read", {"file_path": "app/settings.py"}, "DELIMITER = ','"),
 ]
 
 

@@ -6,12 +6,12 @@ suggestion alone); every shape has its negatives."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from reflectgit.workflows.drain import cascade, heuristic
+from tests.support.dialogue import session_file, tool_call
 
 GREEN = "12 passed in 0.40s"
 RED = "E   AssertionError: spinner\n=== 1 failed, 11 passed in 0.40s ==="
@@ -36,43 +36,19 @@ REVIEW = (
 
 
 def _actions(tmp_path: Path, turns: list) -> list[dict]:
-    lines = []
-    for i, turn in enumerate(turns):
-        if isinstance(turn, dict):
-            record = turn
-        else:
-            role, text = turn
-            record = {"type": role, "message": {"role": role, "content": text}}
-        record.update(sessionId="s-1", uuid=f"u{i}")
-        lines.append(json.dumps(record))
-    path = tmp_path / "session.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = session_file(tmp_path, turns)
     prepared = cascade.prepare(str(path))
     assert prepared.skip is None, prepared.skip
     return [a for a in heuristic.write(prepared)["actions"] if "relaying" in a["body"]]
 
 
-def _call(call: str, name: str, tool_input: dict, output: str) -> list:
-    result = {"type": "tool_result", "tool_use_id": call, "content": output}
-    return [
-        {
-            "type": "assistant",
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": call, "name": name, "input": tool_input}],
-            },
-        },
-        {"type": "user", "message": {"role": "user", "content": [result]}},
-    ]
-
-
 def _run(call: str, output: str) -> list:
-    return _call(call, "Bash", {"command": "pytest -q"}, output)
+    return tool_call(call, "Bash", {"command": "pytest -q"}, output)
 
 
 def _edit(call: str, path: str, new: str) -> list:
     edit = {"file_path": path, "old_string": "x", "new_string": new}
-    return _call(call, "Edit", edit, "The file has been updated.")
+    return tool_call(call, "Edit", edit, "The file has been updated.")
 
 
 UPLOAD_FIX = _edit("e1", "upload/cleanup_windows.go", "retry removing upload.tmp on file locks")

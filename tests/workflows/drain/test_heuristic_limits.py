@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from reflectgit.workflows.drain.heuristic import note, wording
-from tests.workflows.drain.test_heuristic_linked import _actions, _call, _edit, _run
+from tests.support.dialogue import tool_call
+from tests.workflows.drain.test_heuristic_linked import _actions, _edit, _run
 
 MISSING = "make: playwright: command not found\nmake: *** [test-e2e] Error 127"
 SPEC_PASSED = "Running 3 tests using 1 worker\n  3 passed (4.1s)"
@@ -135,7 +136,7 @@ def _told(
         *_run("g0", failure, "gh run view 42 --log", error=True),
         ("assistant", "I'll fall back to the public API with curl."),
         ("user", told),
-        *_call("g1", "Bash", rerun, after, after_error),
+        *tool_call("g1", "Bash", rerun, after, after_error),
         ("assistant", "The log shows the test step failing."),
     ]
 

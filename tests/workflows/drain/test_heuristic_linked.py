@@ -15,6 +15,7 @@ from reflectgit.notes.signals import says_how_it_lands
 from reflectgit.notes.transcripts import Transcript
 from reflectgit.workflows.drain import cascade, heuristic
 from reflectgit.workflows.drain.heuristic import commands, confirmation, linked
+from tests.support.dialogue import session_file, tool_call
 
 RED = "E   KeyError: 'tenant_id'\n=== 1 failed, 11 passed in 0.40s ==="
 GREEN = "12 passed in 0.40s"
@@ -27,44 +28,18 @@ PRELUDE = [("user", "tidy the importer"), ("assistant", "Done."), ("user", "no, 
 
 
 def _actions(tmp_path: Path, turns: list) -> list[dict]:
-    lines = []
-    for i, turn in enumerate([*PRELUDE, *turns]):
-        if isinstance(turn, dict):
-            record = turn
-        else:
-            role, text = turn
-            record = {"type": role, "message": {"role": role, "content": text}}
-        record.update(sessionId="s-1", uuid=f"u{i}")
-        lines.append(json.dumps(record))
-    path = tmp_path / "session.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = session_file(tmp_path, [*PRELUDE, *turns])
     prepared = cascade.prepare(str(path))
     return heuristic.write(prepared)["actions"] if prepared.skip is None else []
 
 
-def _call(call: str, name: str, tool_input: dict, output: str, error: bool = False) -> list:
-    result = {"type": "tool_result", "tool_use_id": call, "content": output}
-    if error:
-        result["is_error"] = True
-    return [
-        {
-            "type": "assistant",
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": call, "name": name, "input": tool_input}],
-            },
-        },
-        {"type": "user", "message": {"role": "user", "content": [result]}},
-    ]
-
-
 def _run(call: str, output: str, command: str = "pytest -q", error: bool = False) -> list:
-    return _call(call, "Bash", {"command": command}, output, error)
+    return tool_call(call, "Bash", {"command": command}, output, error)
 
 
 def _edit(call: str, path: str, old: str, new: str) -> list:
     edit = {"file_path": path, "old_string": old, "new_string": new}
-    return _call(call, "Edit", edit, "The file has been updated.")
+    return tool_call(call, "Edit", edit, "The file has been updated.")
 
 
 EXPORT_FIX = _edit("e1", "app/csv_export.py", "csv.reader(f)", "csv.reader(f, quotechar='\"')")
@@ -123,7 +98,7 @@ def test_the_persons_complaint_is_a_failure_the_statement_links(tmp_path):
     turns = [
         ("user", "The recalculated score is not updated after a reload"),
         ("assistant", "Looking at the repository."),
-        *_call("r1", "Read", {"file_path": "src/db/evaluations.ts"}, "export function ..."),
+        *tool_call("r1", "Read", {"file_path": "src/db/evaluations.ts"}, "export function ..."),
         (
             "assistant",
             "The reload reads the score from `result_json`, which the update never patches.",
@@ -463,7 +438,7 @@ def test_a_command_fix_whose_rerun_is_left_running_in_the_background_is_no_note(
     launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
     again = {"command": "mise run check 2>&1 | tail -25", "run_in_background": True}
     turns = _rebuilt()
-    turns[-3:-1] = _call("c2", "Bash", again, launched)  # the rerun, in the background
+    turns[-3:-1] = tool_call("c2", "Bash", again, launched)  # the rerun, in the background
     assert _actions(tmp_path, turns) == []
     # read to its end, green, the same rerun confirms the fix
     done = "<exit_code>0</exit_code>\n\n<output>\nAll checks passed.\n"
@@ -736,7 +711,7 @@ def _sandboxed(
         *_run("s0", PORT_RED, "pytest -q tests/integration", error=True),
         *([("assistant", said)] if said else []),
         *(between or []),
-        *_call("s1", "Bash", rerun or again, after),
+        *tool_call("s1", "Bash", rerun or again, after),
         ("assistant", "Done."),
     ]
 
@@ -912,14 +887,16 @@ def _task(call: str, task: str, status: str, ending: str) -> list:
         f"\n\n<task_id>{task}</task_id>\n\n<task_type>local_bash</task_type>\n\n"
         f"<status>{status}</status>\n\n{ending}"
     )
-    return _call(call, "TaskOutput", {"task_id": task, "block": True}, content)
+    return tool_call(call, "TaskOutput", {"task_id": task, "block": True}, content)
 
 
 def _in_background(*polls: list) -> Transcript:
     from reflectgit.notes.transcripts import parse_lines
 
     launched = "Command running in background with ID: b7f3a1. Output is being written to: x"
-    turns = [*_call("b0", "Bash", {"command": "pytest -q", "run_in_background": True}, launched)]
+    turns = [
+        *tool_call("b0", "Bash", {"command": "pytest -q", "run_in_background": True}, launched)
+    ]
     for poll in polls:
         turns += poll
     lines = []

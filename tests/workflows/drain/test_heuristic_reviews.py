@@ -8,7 +8,6 @@ finding)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from reflectgit.notes.signals import REVIEW as REVIEW_SIGNAL
 from reflectgit.workflows.drain import cascade, heuristic
 from reflectgit.workflows.drain.heuristic.findings import review_findings
 from reflectgit.workflows.transcript_file import read_transcript
+from tests.support.dialogue import session_file, tool_call
 
 GREEN = "ok  \tgithub.com/entireio/entire-graph/internal/sem\t1.163s\n"
 RED = (
@@ -56,17 +56,7 @@ DIFF_COMMENTS = (
 
 
 def _transcript(tmp_path: Path, turns: list) -> Path:
-    lines = []
-    for i, turn in enumerate(turns):
-        if isinstance(turn, dict):
-            record = turn
-        else:
-            role, text = turn
-            record = {"type": role, "message": {"role": role, "content": text}}
-        record.update(sessionId="s-1", uuid=f"u{i}")
-        lines.append(json.dumps(record))
-    path = tmp_path / "session.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = session_file(tmp_path, turns)
     return path
 
 
@@ -85,27 +75,13 @@ def _read_by_the_writer(tmp_path: Path, turns: list) -> list[dict]:
     return review_findings(transcript, commands_run(transcript))
 
 
-def _call(call: str, name: str, tool_input: dict, output: str) -> list:
-    result = {"type": "tool_result", "tool_use_id": call, "content": output}
-    return [
-        {
-            "type": "assistant",
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": call, "name": name, "input": tool_input}],
-            },
-        },
-        {"type": "user", "message": {"role": "user", "content": [result]}},
-    ]
-
-
 def _run(call: str, output: str) -> list:
-    return _call(call, "Bash", {"command": "go test ./internal/sem/..."}, output)
+    return tool_call(call, "Bash", {"command": "go test ./internal/sem/..."}, output)
 
 
 def _edit(call: str, path: str, new: str) -> list:
     edit = {"file_path": path, "old_string": "x", "new_string": new}
-    return _call(call, "Edit", edit, "The file has been updated.")
+    return tool_call(call, "Edit", edit, "The file has been updated.")
 
 
 QUALIFIER_FIX = _edit(

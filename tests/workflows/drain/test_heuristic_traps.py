@@ -19,7 +19,8 @@ from tests.notes.test_recoveries import (
     _codex_run,
     _codex_text,
 )
-from tests.workflows.drain.test_heuristic_linked import _actions, _call, _edit, _run
+from tests.support.dialogue import tool_call
+from tests.workflows.drain.test_heuristic_linked import _actions, _edit, _run
 
 DEV = "wrangler dev --port 8789"
 BIND = (
@@ -33,7 +34,7 @@ DONE = ("assistant", "The worker is up on port 8789.")
 
 
 def _outside(call: str, output: str, command: str, error: bool = False) -> list:
-    return _call(
+    return tool_call(
         call, "Bash", {"command": command, "dangerouslyDisableSandbox": True}, output, error
     )
 
