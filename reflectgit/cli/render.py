@@ -922,8 +922,11 @@ def _anchor_lines(note: Any) -> list[str]:
     for a in note.anchors:
         moved = f" -> {a.now}" if a.now and a.now != a.anchor.path else ""
         names = f" ({', '.join(a.names[:5])})" if a.names else ""
+        size = f", {a.lines[0]} of {a.lines[1]} lines" if a.lines and len(note.anchors) > 1 else ""
         whole = " (the symbol was not found at the note's commit: the file compared)"
-        out.append(f"    {a.anchor.label}{moved}: {a.reason}{names}{whole if a.whole_file else ''}")
+        out.append(
+            f"    {a.anchor.label}{moved}: {a.reason}{names}{size}{whole if a.whole_file else ''}"
+        )
         out.extend(f"      {c.sha[:10]} {c.subject}" for c in a.commits[:5])
         if len(a.commits) > 5:
             out.append(f"      ... and {len(a.commits) - 5} more")

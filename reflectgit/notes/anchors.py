@@ -1163,13 +1163,18 @@ def _squeezed(text: str) -> str:
 
 
 def stale_label(
-    reason: str, commits: int, path: str | None = None, words: Sequence[str] = ()
+    reason: str,
+    commits: int,
+    path: str | None = None,
+    words: Sequence[str] = (),
+    lines: tuple[int, int] | None = None,
 ) -> str:
     """The one-line label recall, search, MCP and the web UI put on a stale note (and
     ``stale`` on the notes it lists below the stale ones: changed elsewhere, moved).
     ``words``: for a change elsewhere, the words of the note the changed lines hold (its
     anchors' ``names``): the label says "in nothing the note names" only when there are
-    none."""
+    none. ``lines``: for a change, how many lines of the code it names changed, of how many
+    (``codediff.size``), when it was measured."""
     if reason == "deleted":
         return f"stale: the file it names ({path}) was deleted" if path else "stale: file deleted"
     if reason == "symbol-gone":
@@ -1177,6 +1182,8 @@ def stale_label(
     if reason == "renamed":
         return f"moved: the file it names is now {path}" if path else "moved: its file was renamed"
     since = f"{commits} commit{'s' if commits != 1 else ''} since"
+    if lines is not None:
+        since += f" ({lines[0]} of {lines[1]} line{'s' if lines[1] != 1 else ''})"
     if reason == "changed-elsewhere" and words:
         shown = ", ".join(words[:3]) + (", ..." if len(words) > 3 else "")
         return (

@@ -71,10 +71,13 @@ class CodeChange:
     """How two versions of a block differ: ``kind`` is ``same`` (token for token, comments
     and layout aside), ``renamed`` (names changed consistently, nothing else), ``elsewhere``
     (changed, in nothing the note names) or ``changed``; ``names`` are the names the change
-    added or removed that the note says (for ``changed``)."""
+    added or removed that the note says (for ``changed``). ``unnamed``: ``changed`` because
+    the note names nothing of the code beyond its symbol (or, for a whole file, its path), so
+    any change counts."""
 
     kind: str
     names: tuple[str, ...] = ()
+    unnamed: bool = False
 
     @property
     def stale(self) -> bool:
@@ -221,6 +224,14 @@ def words_touched(old: str, new: str, path: str, said: str) -> tuple[str, ...]:
     touched = [line for gone, came, _ in _rewrites(old, new, path) for line in gone + came]
     found = names_in(" ".join(_joined(line) for line in touched))
     return tuple(sorted(found & names_in(said, qualifiers=False)))
+
+
+def size(old: str, new: str, path: str = "") -> tuple[int, int]:
+    """How much of a block a change from ``old`` to ``new`` touched, in lines of code
+    (comments, blank lines and layout aside): the lines it removed, rewrote or added (a group
+    of lines rewritten counts its longer side), and the lines of the longer version."""
+    touched = sum(max(len(gone), len(came)) for gone, came, _ in _rewrites(old, new, path))
+    return touched, max(len(lines(old, path)), len(lines(new, path)))
 
 
 def changed_lines(old: str, new: str, path: str = "") -> list[list[str]]:
@@ -665,7 +676,7 @@ def compare(
     inlined = [line for line in lb if taken and _twin(line, taken)]
     # (in a JSON document every key is a string: there its strings are the names it holds)
     if not stating.of(lines(old, path) + inlined, values=languages.of(path).json):
-        return CodeChange("changed")
+        return CodeChange("changed", unnamed=True)
     if symbol is None and prose_or_settings(path):
         part = _paragraph_change(old, new, path, said or "", named, reshaping)
         if part is not None:

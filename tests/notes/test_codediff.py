@@ -168,6 +168,27 @@ def test_a_note_that_names_nothing_of_its_code_takes_any_change_as_a_change() ->
     assert codediff.compare(old, new, "pool.py", None, "prefill").stale
 
 
+def test_a_note_that_names_nothing_of_its_code_is_marked_so() -> None:
+    old = "def prefill(pool, size):\n    for _ in range(size):\n        pool.add(1)\n"
+    new = old.replace("range(size)", "range(size * 2)")
+    assert codediff.compare(old, new, "pool.py", "Prefill early: it pays", "prefill").unnamed
+    # a note naming what changed is stale for that, not for naming nothing
+    named = codediff.compare(old, new, "pool.py", "`prefill` loops over `size`", "prefill")
+    assert named.stale and not named.unnamed
+
+
+def test_size_counts_lines_of_code_removed_rewritten_or_added() -> None:
+    old = "def f(a):\n    x = a\n    y = 2\n    return g(x, y)\n"
+    # a rewritten line and one added: the group's longer side, 2; of the longer version, 5
+    new = "def f(a):\n    x = a * 2\n    z = 3\n    y = 2\n    return g(x, y)\n"
+    assert codediff.size(old, new, "f.py") == (2, 5)
+    # comments, blank lines and layout are no lines of code changed (a call spread over three
+    # lines is three lines of code of its version)
+    noted = "def f(a):\n    # why\n\n    x = a\n    y = 2\n    return g(\n        x,\n        y)\n"
+    assert codediff.size(old, noted, "f.py") == (0, 6)
+    assert codediff.size(old, "def f(a):\n    return a\n", "f.py") == (3, 4)
+
+
 def test_a_line_rewritten_only_in_its_names_touches_those_names() -> None:
     header = "class Reader {\npublic:\n    bool HasValue(std::string name) const;\n};\n"
     note = "Reader.HasValue(name) is true only for a name with a value"

@@ -32,8 +32,17 @@ def flagged_label(front: Mapping[str, Any]) -> str | None:
         return None
     commits = flag.get("commits")
     count = len(commits) if isinstance(commits, list) else 0
+    size = flag.get("lines")
+    lines = (
+        (size["changed"], size["of"])
+        if isinstance(size, Mapping) and all(type(size.get(k)) is int for k in ("changed", "of"))
+        else None
+    )
     return stale_label(
-        flag["reason"], count, flag.get("now") if isinstance(flag.get("now"), str) else None
+        flag["reason"],
+        count,
+        flag.get("now") if isinstance(flag.get("now"), str) else None,
+        lines=lines,
     )
 
 
@@ -108,7 +117,7 @@ def _labels(
 
 
 # Bumped when the verdict's rule changes, so labels cached under the old rule are judged again.
-RULE = "2"
+RULE = "3"
 
 
 def _key(note: AnchoredNote) -> str:

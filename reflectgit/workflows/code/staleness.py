@@ -44,7 +44,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes import diffs, enumerations, languages
+from reflectgit.notes import codediff, diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
@@ -75,6 +75,9 @@ class StaleAnchor:
     names: tuple[str, ...] = ()  # what the change touched that the note names
     # The symbol was not found in the file at the anchor's commit: the file was compared.
     whole_file: bool = False
+    # How much of the anchored code changed: lines of code removed, rewritten or added, of
+    # the lines of its longer version (``codediff.size``); None when not compared.
+    lines: tuple[int, int] | None = None
 
 
 @dataclass
@@ -102,7 +105,16 @@ class StaleNote:
         first = next(a for a in self.anchors if a.reason == self.reason)
         where = first.anchor.path if self.reason == "deleted" else first.now
         words = sorted({w for a in self.anchors if a.reason == self.reason for w in a.names})
-        return stale_label(self.reason, len(self.commits), where, words)
+        return stale_label(self.reason, len(self.commits), where, words, self.lines)
+
+    @property
+    def lines(self) -> tuple[int, int] | None:
+        """How many lines of the code its anchors of its reason name changed, of how many
+        (summed over those anchors; None when none was measured)."""
+        sizes = [a.lines for a in self.anchors if a.reason == self.reason and a.lines]
+        if not sizes:
+            return None
+        return sum(c for c, _ in sizes), sum(n for _, n in sizes)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +123,7 @@ class StaleNote:
             "commits": [c.sha for c in self.commits],
             "title": self.title,
             "label": self.label,
+            **_lines_json(self.lines),
             "anchors": [
                 {
                     **a.anchor.to_yaml(),
@@ -118,11 +131,17 @@ class StaleNote:
                     "now": a.now,
                     **({"names": list(a.names)} if a.names else {}),
                     **({"compared": "file"} if a.whole_file else {}),
+                    **_lines_json(a.lines),
                     "commits": [{"sha": c.sha, "subject": c.subject} for c in a.commits],
                 }
                 for a in self.anchors
             ],
         }
+
+
+def _lines_json(lines: tuple[int, int] | None) -> dict[str, Any]:
+    """``{"lines": {"changed", "of"}}`` when the change was measured, else nothing."""
+    return {"lines": {"changed": lines[0], "of": lines[1]}} if lines else {}
 
 
 @dataclass
@@ -288,11 +307,16 @@ class _Judge:
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
         if changed and verdict is not None:
+            size = (
+                codediff.size(old_code, new_code, read)
+                if old_code is not None and new_code is not None
+                else None
+            )
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
             if stale:
-                return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole)
+                return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole, size)
             # (the words of the note the changed lines hold: its label says "in nothing the
             # note names" only when there are none)
             shared = verdict.names or (
@@ -300,7 +324,7 @@ class _Judge:
                 if old_code is not None and new_code is not None
                 else ()
             )
-            return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole)
+            return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole, size)
         if now != anchor.path:
             return StaleAnchor(
                 anchor,

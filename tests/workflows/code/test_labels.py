@@ -17,7 +17,7 @@ from reflectgit.workflows.code.labels import CACHE
 from tests.conftest import git, run_cli_proc
 from tests.support.coderepo import POOL_PY, CodeRepo
 
-LABEL = "stale: the code it names changed in 1 commit since"
+LABEL = "stale: the code it names changed in 1 commit since (1 of 4 lines)"
 
 
 def world(tmp_path: Path) -> tuple[CodeRepo, Path, str, str]:

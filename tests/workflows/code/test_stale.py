@@ -140,7 +140,8 @@ def test_changed_code_counts_only_the_commits_that_changed_it(world: World) -> N
     [entry] = world.stale()["stale"]
     assert entry["id"] == nid and entry["reason"] == "changed"
     assert entry["commits"] == [second, first]
-    assert entry["label"] == "stale: the code it names changed in 2 commits since"
+    assert entry["label"] == "stale: the code it names changed in 2 commits since (2 of 4 lines)"
+    assert entry["lines"] == {"changed": 2, "of": 4}
 
 
 def test_white_space_only_and_moves_within_the_diff_are_not_stale(world: World) -> None:
@@ -296,8 +297,8 @@ def test_the_changed_elsewhere_label_says_which_words_of_the_note_the_change_tou
     [changed] = world.stale()["changed"]
     assert changed["id"] == nid and changed["anchors"][0]["names"] == ["conn"]
     assert changed["label"] == (
-        "changed: the code it names changed in 1 commit since, on lines holding words of the"
-        " note (conn)"
+        "changed: the code it names changed in 1 commit since (2 of 6 lines), on lines holding"
+        " words of the note (conn)"
     )
     done = run_cli_proc("--kb", str(world.kb), "stale", cwd=world.code.path)
     assert "    src/pool.py:Pool: changed-elsewhere (conn)" in done.stdout
@@ -306,5 +307,6 @@ def test_the_changed_elsewhere_label_says_which_words_of_the_note_the_change_tou
     [changed] = world.stale()["changed"]
     assert "names" not in changed["anchors"][0]
     assert changed["label"] == (
-        "changed: the code it names changed in 2 commits since, in nothing the note names"
+        "changed: the code it names changed in 2 commits since (1 of 4 lines), in nothing the"
+        " note names"
     )
