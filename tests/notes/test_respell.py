@@ -296,3 +296,70 @@ def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> No
     for other in (guard.replace("is None", "< 0"), guard.replace("raise", "return False  #")):
         old, new = respell(body, body.replace("    return", other + "    return"), "s.py")
         assert tokens(old, "s.py") != tokens(new, "s.py")
+
+
+STRING_VALUE_SWIFT = """    public var stringValue: String {
+        get {
+            switch self.type {
+            case .string:
+                return self.object as? String ?? ""
+            case .number:
+                return self.rawNumber.stringValue
+            default:
+                return ""
+            }
+        }
+        set {
+            self.object = NSString(string: newValue)
+        }
+    }
+"""
+
+
+def test_a_member_named_with_or_without_its_receiver_is_the_same_member() -> None:
+    note = "`stringValue` converts numbers with `rawNumber.stringValue`."
+    implicit = STRING_VALUE_SWIFT.replace("self.", "")
+    same = codediff.compare(STRING_VALUE_SWIFT, implicit, "JSON.swift", note, "stringValue")
+    assert same.kind == "same"
+    counted = "  int size() {\n    return this.count + 1;\n  }\n"
+    assert codediff.compare(counted, counted.replace("this.", ""), "A.java").kind == "same"
+    assert codediff.compare("x = this->m_x;\n", "x = m_x;\n", "a.cpp").kind == "same"
+    assert codediff.compare("val n = this.size\n", "val n = size\n", "A.kt").kind == "same"
+    # a parameter or a local of the same name hides the member: ``name = name`` assigns the
+    # parameter to itself, ``this.name = name`` stores it
+    for path, stored in (
+        ("A.swift", "init(name: String) {\n    self.name = name\n}\n"),
+        ("A.java", "Foo(String name) {\n    this.name = name;\n}\n"),
+        ("A.kt", "fun f() {\n    val name = load()\n    this.name = name\n}\n"),
+        ("A.dart", "list.forEach((name) {\n    this.name = name;\n});\n"),
+        ("A.swift", "items.map { name in\n    self.name + name\n}\n"),
+    ):
+        unstored = stored.replace("self.name", "name").replace("this.name", "name")
+        assert codediff.compare(stored, unstored, path).stale, stored
+    # another member is another thing; another object's member is not the receiver's
+    assert codediff.compare("x = this.a;\n", "x = b;\n", "A.java").stale
+    assert respell("x = Outer.this.a;\n", "", "A.java")[0] == "x = Outer.this.a;\n"
+    # Python, JavaScript, Ruby: the receiver is required, or a bare name is another thing
+    for path in ("a.py", "a.js", "a.rb", "a.ts"):
+        for receiver in ("self.", "this."):
+            text = f"return {receiver}size\n"
+            assert respell(text, "", path)[0] == text
+
+
+def test_a_swift_read_only_getter_with_or_without_get_is_the_same_property() -> None:
+    braced = "    static var nullJSON: JSON {\n        get { return null }\n    }\n"
+    bare = "    static var nullJSON: JSON {\n        return null\n    }\n"
+    note = "`nullJSON` returns a fresh `null`."
+    assert codediff.compare(braced, bare, "JSON.swift", note, "nullJSON").kind == "same"
+    subscript = "subscript(i: Int) -> JSON {\n    get {\n        return at(i)\n    }\n}\n"
+    short = "subscript(i: Int) -> JSON {\n    return at(i)\n}\n"
+    assert codediff.compare(subscript, short, "JSON.swift").kind == "same"
+    # a getter that gained a setter, a getter that throws, a protocol's ``{ get }``: kept
+    settable = braced.replace("}\n    }", "}\n        set { store(newValue) }\n    }")
+    assert codediff.compare(settable, bare, "JSON.swift", note, "nullJSON").stale
+    throwing = braced.replace("get {", "get throws {")
+    assert respell(throwing, "", "JSON.swift")[0] == throwing
+    required = "var nullJSON: JSON { get }\n"
+    assert respell(required, "", "JSON.swift")[0] == required
+    # Kotlin and C# write accessors otherwise: left as written
+    assert respell(braced, "", "A.cs")[0] == braced

@@ -71,3 +71,60 @@ def test_code_respelled_is_not_stale_a_real_change_is(world: World) -> None:
     world.code.write("src/quote.lua", aliased.replace("gsub = string.gsub", "gsub = string.rep"))
     world.code.commit("change")
     assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([payload, quote])
+
+
+JSON_SWIFT = """public struct JSON {
+    public var stringValue: String {
+        get {
+            switch self.type {
+            case .string:
+                return self.object as? String ?? ""
+            case .number:
+                return self.rawNumber.stringValue
+            default:
+                return ""
+            }
+        }
+        set {
+            self.object = NSString(string: newValue)
+        }
+    }
+
+    public static var nullJSON: JSON {
+        get {
+            return JSON(NSNull())
+        }
+    }
+}
+"""
+
+
+def test_swift_members_without_self_and_a_getter_without_get_are_not_stale(
+    world: World,
+) -> None:
+    world.code.write("Sources/JSON.swift", JSON_SWIFT).commit("code")
+    converts = world.add(
+        "stringValue converts numbers",
+        "`stringValue` reads a number's text from `rawNumber`; anything else but a string is "
+        '`""`.',
+        "Sources/JSON.swift:stringValue",
+    )
+    fresh = world.add(
+        "nullJSON is a fresh null",
+        "`nullJSON` builds a new `JSON(NSNull())` on every read.",
+        "Sources/JSON.swift:nullJSON",
+    )
+    implicit = JSON_SWIFT.replace("self.", "").replace(
+        "        get {\n            return JSON(NSNull())\n        }\n",
+        "        return JSON(NSNull())\n",
+    )
+    world.code.write("Sources/JSON.swift", implicit).commit("respell")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc.get("changed", []) == []
+    # a number now read from another member; the getter gained a setter
+    changed = implicit.replace("return rawNumber.stringValue", "return rawString").replace(
+        "        return JSON(NSNull())\n",
+        "        get { return JSON(NSNull()) }\n        set { }\n",
+    )
+    world.code.write("Sources/JSON.swift", changed).commit("change")
+    assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([converts, fresh])
