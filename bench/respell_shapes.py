@@ -12,8 +12,9 @@ new block (and the old file) are read for:
   ``Sprintf(``, ``format!(``) and the new one has more interpolated strings (an f-string, a
   template literal, ``#{}``);
 - ``format-call-dropped``: fewer format calls in the new block, and no more interpolation;
-- ``receiver``: in a language with an implicit receiver (``languages.Language.receiver``), a
-  member written ``self.name`` (``this.name``, ``this->name``) more often in one version and
+- ``receiver``: in a language where a method may name a member of its object with or without
+  the receiver (``_RECEIVERS``: Swift's ``self.name``; ``this.name`` in Kotlin, Java, C#,
+  Scala, Dart; C++'s ``this->name``), a member written with it more often in one version and
   ``name`` bare (not after ``.``) more often in the other;
 - ``getter``: Swift, a different count of ``get {`` right after ``{`` (a read-only property's
   or subscript's getter written in ``get { }``, with or without a setter beside it).
@@ -36,8 +37,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stale_kinds
 
-from reflectgit.notes import languages
+from reflectgit.notes.languages import suffix
 from reflectgit.notes.tokens import is_name, tokens
+
+# The receiver's word and member operator, by suffix (measured, not built: a respelling
+# ``respell`` does not read, see docs/code-aware-measurements.md).
+_RECEIVERS = {
+    "swift": ("self", "."),
+    **dict.fromkeys(("kt", "kts", "java", "cs", "scala", "sc", "dart"), ("this", ".")),
+    **dict.fromkeys(("cc", "cpp", "cxx", "hpp", "hh"), ("this", "->")),
+}
 
 _BIND = re.compile(r"^[ \t]*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(?:#.*)?$", re.M)
 _FORMAT = re.compile(
@@ -72,20 +81,16 @@ def shapes(old: str, new: str, before: str | None, path: str = "") -> list[str]:
     """The respellings ``old`` -> ``new`` holds (``before``: the old file; ``path``: its
     path, for the language's own respellings)."""
     out = []
-    language = languages.of(path)
-    if language.receiver is not None or language.swift:
+    receiver = _RECEIVERS.get(suffix(path))
+    if receiver is not None:
         a, b = tokens(old, path), tokens(new, path)
-        if language.receiver is not None:
-            (named_a, bare_a), (named_b, bare_b) = (
-                _receivers(a, *language.receiver[:2]),
-                _receivers(b, *language.receiver[:2]),
-            )
-            if any(
-                (named_a[n] - named_b[n]) * (bare_b[n] - bare_a[n]) > 0
-                for n in set(named_a) | set(named_b)
-            ):
-                out.append("receiver")
-        if language.swift and _getters(a) != _getters(b):
+        (named_a, bare_a), (named_b, bare_b) = _receivers(a, *receiver), _receivers(b, *receiver)
+        if any(
+            (named_a[n] - named_b[n]) * (bare_b[n] - bare_a[n]) > 0
+            for n in set(named_a) | set(named_b)
+        ):
+            out.append("receiver")
+        if receiver[0] == "self" and _getters(a) != _getters(b):  # Swift
             out.append("getter")
     for name, target in _BIND.findall(before or old):
         if name == target or target in ("None", "True", "False"):

@@ -6,8 +6,7 @@ the last dot (``src/pool.py``: ``py``), or the name itself when it has none (``M
 (``respell``) and the comparison (``codediff``) read of its text by it: its comment markers,
 whether a string may be written in either quote, whether it is prose, settings, JSON, Ruby,
 Python, TypeScript, Lua or Go, whether a braced block may lose its braces, a ``,`` before ``)``
-may make a tuple, ``::Name`` names the outermost scope's ``Name``, ``a name b`` calls a method,
-``self.name`` names the member ``name`` names (an implicit receiver);
+may make a tuple, ``::Name`` names the outermost scope's ``Name``, ``a name b`` calls a method;
 and which definition reader reads it, for a language whose definitions the
 line forms of ``anchors`` do not read (``readers``): a Lisp's balanced forms (``lisp``), a
 Haskell declaration group (``haskell``: a signature and its equations, whose names and
@@ -115,24 +114,6 @@ _LUA = frozenset({"lua"})
 _GO = frozenset({"go"})
 # The shells: ``local x=0`` gives a function a variable of its own, no definition of ``x``.
 _SHELL = frozenset({"sh", "bash", "zsh"})
-# Languages where a method names a member of its object with or without the receiver (Swift's
-# ``self.name``, ``this.name`` in Kotlin, Java, C#, Scala and Dart, C++'s ``this->name``): the
-# same member wherever no local or parameter of that name hides it. Each with its receiver's
-# word and member operator, and the locals its blocks bind without writing them (Swift's
-# ``newValue``, ``oldValue`` and a ``catch``'s ``error``; Kotlin's ``it`` and ``field``; C#'s
-# ``value``). Not Python, JavaScript, TypeScript, Ruby or PHP, where the receiver is required or
-# a bare name is another thing (Ruby's ``name = 1`` makes a local); not C headers (``.h``),
-# where ``this`` is a name like any other.
-_RECEIVERS: dict[str, tuple[str, str, frozenset[str]]] = {
-    "swift": ("self", ".", frozenset({"newValue", "oldValue", "error"})),
-    **dict.fromkeys(("kt", "kts"), ("this", ".", frozenset({"it", "field"}))),
-    **dict.fromkeys(("java", "scala", "sc", "dart"), ("this", ".", frozenset())),
-    "cs": ("this", ".", frozenset({"value"})),
-    **dict.fromkeys(("cc", "cpp", "cxx", "hpp", "hh"), ("this", "->", frozenset())),
-}
-# Swift: a read-only computed property or subscript is written with its body in ``get { }`` or
-# without.
-_SWIFT = frozenset({"swift"})
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -194,10 +175,6 @@ class Language:
     lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
     go: bool  # ``any`` is ``interface{}``
     shell: bool  # ``local x=0`` is a function's own variable
-    # ``self.name`` is ``name`` where no local hides it: the receiver's word, its member
-    # operator, the locals its blocks bind unwritten (``_RECEIVERS``); None elsewhere
-    receiver: tuple[str, str, frozenset[str]] | None
-    swift: bool  # ``{ get { ... } }`` is ``{ ... }``
     reader: ModuleType | None
 
 
@@ -272,8 +249,6 @@ def _by_suffix(ext: str) -> Language:
         lua=ext in _LUA,
         go=ext in _GO,
         shell=ext in _SHELL,
-        receiver=_RECEIVERS.get(ext),
-        swift=ext in _SWIFT,
         reader=_READERS.get(ext),
     )
 

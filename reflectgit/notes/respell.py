@@ -61,7 +61,7 @@ from __future__ import annotations
 from collections import Counter
 
 from reflectgit.notes import languages
-from reflectgit.notes.tokens import KEYWORDS, bound_names, declared_names, is_name, spans
+from reflectgit.notes.tokens import KEYWORDS, bound_names, is_name, spans
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
@@ -82,8 +82,6 @@ _DECLARE = frozenset({"local", "const", "let", "var"})
 # The words of the languages where ``a name b`` calls a method (``languages``: ``infix_calls``)
 # that stand between two expressions or names without being a method (``x match {``, ``class A
 # extends B``, ``x in xs``, ``val x by lazy``).
-# The words after ``self.`` or ``this.`` that name no member (``self.init(...)``, ``self.Type``).
-_NOT_MEMBERS = frozenset({"init", "Type", "super", "self", "this", "class", "dynamicType", "new"})
 # TypeScript's words after which ``!`` negates what follows (``return !x``) and that ``as``
 # follows without casting (``import { a as b }``, ``export * as ns``).
 _TS_WORDS = frozenset({
@@ -143,10 +141,6 @@ def _one_spelling(text: str, path: str, file: str) -> str:
         text = _apply(text, _root_scopes(_toks(text, path)))
     if language.infix_calls:
         text = _apply(text, _infix_calls(_toks(text, path)))
-    if language.receiver is not None:
-        text = _apply(text, _implicit_receivers(_toks(text, path), *language.receiver))
-    if language.swift:
-        text = _apply(text, _read_only_getters(_toks(text, path)))
     return _apply(text, _trailing_commas(_toks(text, path), language.tuples))
 
 
@@ -682,54 +676,6 @@ def _opener(words: list[str], close: int) -> str:
         if depth == 0:
             return words[k - 1] if k else ""
     return ""
-
-
-def _implicit_receivers(
-    toks: list[_Span], receiver: str, member: str, unwritten: frozenset[str]
-) -> list[_Edit]:
-    """``self.name`` (``this.name``, ``this->name``) written ``name`` where the block declares
-    no local or parameter ``name`` (``tokens.declared_names``, and the locals the language binds
-    unwritten): there the two name one member. Not after another object (``Outer.this.x``)."""
-    words = [t for t, _, _ in toks]
-    arrows = frozenset() if member == "->" else frozenset({"->", "=>", "<-"})
-    hidden = declared_names(words, arrows) | unwritten
-    out: list[_Edit] = []
-    for i in range(len(words) - 2):
-        name = words[i + 2]
-        if (
-            words[i] == receiver
-            and words[i + 1] == member
-            and (i == 0 or words[i - 1] not in (".", "->", "::", "?."))
-            and is_name(name)
-            and name not in _NOT_MEMBERS
-            and name not in hidden
-        ):
-            out.append((toks[i][1], toks[i + 2][1], ""))
-    return out
-
-
-def _read_only_getters(toks: list[_Span]) -> list[_Edit]:
-    """Swift: a property's or subscript's braces holding only ``get { ... }`` written without
-    the ``get { }``. Not beside a ``set``, ``willSet`` or ``didSet`` (the braces then hold more
-    than the getter), nor ``get async``/``get throws``, which no shorter form writes."""
-    words = [t for t, _, _ in toks]
-    out: list[_Edit] = []
-    for i, t in enumerate(words):
-        if t != "get" or words[i + 1 : i + 2] != ["{"]:
-            continue
-        k = i - 1
-        while k >= 0 and words[k] == "\n":
-            k -= 1
-        if k < 0 or words[k] != "{":
-            continue
-        inner = _close(toks, i + 1)
-        after = inner + 1
-        while after < len(words) and words[after] == "\n":
-            after += 1
-        if words[inner] != "}" or after >= len(words) or _close(toks, k) != after:
-            continue
-        out += [(toks[i][1], toks[i + 1][2], ""), (toks[inner][1], toks[inner][2], "")]
-    return out
 
 
 # --------------------------------------------------------------------------- casts

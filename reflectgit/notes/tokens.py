@@ -7,8 +7,8 @@ bracket, a line end), comments and white space left out by the markers of the fi
 one thing written two ways read as one (a string in either quote, Ruby's ``do ... end`` and
 ``{ ... }``, its ``attr_reader``); ``tokens`` is the same, the lines run together. What a token
 is (``is_name``, ``is_name_or_number``, ``is_string``), the words that are the language's, not
-the code's (``KEYWORDS``), and the names a run of tokens binds (``bound_names``; ``declared_names`` in the
-languages with an implicit receiver) are read here too: every reader of tokens reads them one way.
+the code's (``KEYWORDS``), and the names a run of tokens binds (``bound_names``) are read here
+too: every reader of tokens reads them one way.
 """
 
 from __future__ import annotations
@@ -236,107 +236,3 @@ def _parameters(toks: list[str], at: int) -> set[str]:
             out.add(t)
         i += 1
     return out
-
-
-# The words that declare the names after them in the languages with an implicit receiver
-# (``languages.Language.receiver``): ``let``, ``var``, ``val``, ``final``, C++'s ``auto``, a
-# local function's ``func`` or ``fun``, and a pattern's ``case``.
-_DECLARERS = BINDERS | frozenset({"final", "auto", "fun", "case"})
-# Words that stand before a name without declaring it (``return name``, ``new Foo``).
-_NOT_TYPES = KEYWORDS | frozenset({
-    "guard", "throw", "try", "await", "some", "repeat", "defer", "where", "goto", "sizeof",
-    "typeof", "delete", "co_return", "co_await", "co_yield", "out", "ref", "get", "set",
-    "override", "open", "internal", "fileprivate", "mutating", "inout", "lazy", "weak",
-    "unowned", "required", "convenience", "inline", "virtual", "explicit", "friend",
-    "constexpr", "operator", "template", "typename", "struct", "enum", "union", "extension",
-    "object", "sealed", "data", "val", "fun", "else", "assert", "print", "println", "echo",
-})  # fmt: skip
-# The arrows after a lambda's or a generator's names (``x -> f(x)``, ``x => f(x)``, ``x <- xs``).
-_ARROWS = frozenset({"->", "=>", "<-"})
-# The tokens a type may end with before the name it declares (``List<T> xs``, ``int[] a``,
-# ``String? s``, ``char* p``, ``T&& x``, ``Object... args``).
-_TYPE_ENDS = frozenset({">", "]", "?", "*", "&", "&&", "...", "**"})
-# The words whose bracketed condition binds nothing (``if (name) {``).
-_CONDITIONS = frozenset({"if", "while", "for", "switch", "when", "synchronized", "guard", "until"})
-
-
-def declared_names(toks: list[str], arrows: frozenset[str] = _ARROWS) -> set[str]:
-    """The names ``toks`` (line ends ``"\\n"`` kept) may declare as locals or parameters in a
-    language with an implicit receiver: after a declaring word (``let x``, ``case let .some(x)``,
-    up to the pattern's end), a name right after a type on its line (``String name``,
-    ``List<T> xs``, ``char* p``), a name before ``:`` in brackets (a parameter ``name: T``; a
-    call's label too), a closure's or a loop's names before ``in`` or an arrow (``{ x in``,
-    ``(a, b) ->``, ``x =>``; ``arrows``: the language's), and the names in the brackets of a
-    signature or a ``catch`` (followed by ``{``, ``=>`` or ``->``). Wide on purpose: a name read
-    as declared is only ever left as written. Unlike ``bound_names``, ``name = x`` declares
-    nothing: these languages declare with a word or a type, and assign a member so."""
-    out: set[str] = set()
-    depth = 0
-    for i, t in enumerate(toks):
-        if t in ("(", "["):
-            depth += 1
-        elif t in (")", "]"):
-            depth -= 1
-        before = toks[i - 1] if i else ""
-        after = toks[i + 1] if i + 1 < len(toks) else ""
-        if t in _DECLARERS:
-            out |= _pattern_names(toks, i + 1)
-        elif t == "in" or t in arrows:
-            out |= _names_before(toks, i)
-        elif is_name(t):
-            typed = (is_name(before) and before not in _NOT_TYPES) or before in _TYPE_ENDS
-            if typed or (after == ":" and depth > 0):
-                out.add(t)
-        elif t == ")" and after in ("{", "=>", "->", "async"):
-            out |= _signature(toks, i)
-    return out
-
-
-def _pattern_names(toks: list[str], at: int) -> set[str]:
-    """The names from ``at`` to the end of a declared pattern: ``=``, ``:``, ``{``, ``in``, an
-    arrow, a line end or a ``,`` outside brackets, or a bracket closed that it did not open."""
-    out: set[str] = set()
-    depth = 0
-    for t in toks[at:]:
-        if t in ("(", "["):
-            depth += 1
-        elif t in (")", "]"):
-            depth -= 1
-            if depth < 0:
-                break
-        elif depth == 0 and t in ("=", ":", "{", "in", "->", "=>", "\n", ",", ";"):
-            break
-        elif is_name(t):
-            out.add(t)
-    return out
-
-
-def _names_before(toks: list[str], at: int) -> set[str]:
-    """The names of a closure's or a loop's head before ``in`` or an arrow at ``at``: a bracketed
-    group's names, or names separated by ``,`` (``{ a, b in``)."""
-    out: set[str] = set()
-    k = at - 1
-    while k >= 0:
-        t = toks[k]
-        if t == ")":
-            out |= _signature(toks, k)
-            break
-        if is_name(t):
-            out.add(t)
-        elif t != ",":
-            break
-        k -= 1
-    return out
-
-
-def _signature(toks: list[str], close: int) -> set[str]:
-    """The names in the brackets closed at ``close``, unless a condition's (``if (x) {``)."""
-    depth, k = 0, close
-    while k >= 0:
-        depth += (toks[k] == ")") - (toks[k] == "(")
-        if depth == 0:
-            break
-        k -= 1
-    if k > 0 and toks[k - 1] in _CONDITIONS:
-        return set()
-    return {t for t in toks[k + 1 : close] if is_name(t)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes.tokens import declared_names, spans, tokens
+from reflectgit.notes.tokens import tokens
 
 
 @pytest.mark.parametrize(
@@ -51,24 +51,3 @@ from reflectgit.notes.tokens import declared_names, spans, tokens
 def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:
     """Quote styles where both quotes read a string alike; block comments, nested ones too."""
     assert (tokens(old, path) == tokens(new, path)) == same
-
-
-def test_declared_names_reads_the_locals_and_parameters_of_typed_languages() -> None:
-    def declared(text: str, path: str) -> set[str]:
-        return declared_names([t for t, _, _ in spans(text, path)])
-
-    assert declared("init(label name: String) {\n", "a.swift") >= {"label", "name"}
-    assert declared("if let value = x, case let .some(y) = z {\n", "a.swift") >= {"value", "y"}
-    assert declared("xs.map { a, b in a + b }\n", "a.swift") >= {"a", "b"}
-    assert declared("void f(final List<String> names, int[] ns) {\n", "A.java") >= {"names", "ns"}
-    assert declared("xs.forEach((x) -> use(x));\n", "A.java") >= {"x"}
-    assert declared("} catch (e) {\n", "a.dart") >= {"e"}
-    assert declared("for (x <- xs) yield x\n", "a.scala") >= {"x"}
-    # an assignment, a condition, a call's argument, a statement word: no declaration
-    for text, path in (
-        ("object = newValue\n", "a.swift"),
-        ("if (name == null) {\n", "A.java"),
-        ("return count + size(total)\n", "a.kt"),
-        ("let x = y\nobject = z\n", "a.swift"),
-    ):
-        assert not declared(text, path) & {"object", "name", "count", "total"}, text
