@@ -1,5 +1,6 @@
-"""Which stale flags of the code_aware histories hold two respellings (issue 35, brief f-alias):
-an alias inlined and a string format respelled.
+"""Which stale flags of the code_aware histories hold a respelling (issue 35, briefs f-alias and
+i35-receiver): an alias inlined, a string format respelled, a member named with and without its
+receiver, a Swift getter written with and without ``get { }``.
 
 For every note ``stale`` flags in every history under ``data/code_aware`` (read by
 ``bench/stale_kinds.py``, in this process on this tree's code), each flagged anchor's old and
@@ -10,7 +11,13 @@ new block (and the old file) are read for:
 - ``format->interpolation``: the old block formats a string (``.format(``, ``"..." % x``,
   ``Sprintf(``, ``format!(``) and the new one has more interpolated strings (an f-string, a
   template literal, ``#{}``);
-- ``format-call-dropped``: fewer format calls in the new block, and no more interpolation.
+- ``format-call-dropped``: fewer format calls in the new block, and no more interpolation;
+- ``receiver``: in a language where a method may name a member of its object with or without
+  the receiver (``_RECEIVERS``: Swift's ``self.name``; ``this.name`` in Kotlin, Java, C#,
+  Scala, Dart; C++'s ``this->name``), a member written with it more often in one version and
+  ``name`` bare (not after ``.``) more often in the other;
+- ``getter``: Swift, a different count of ``get {`` right after ``{`` (a read-only property's
+  or subscript's getter written in ``get { }``, with or without a setter beside it).
 
 A wide net, on purpose (a shape to read, not a rule): each hit is printed with the judge's
 verdict and reason, so a reader sees which are the respelling and which only hold it. Then the
@@ -23,12 +30,23 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stale_kinds
+
+from reflectgit.notes.languages import suffix
+from reflectgit.notes.tokens import is_name, tokens
+
+# The receiver's word and member operator, by suffix (measured, not built: a respelling
+# ``respell`` does not read, see docs/code-aware-measurements.md).
+_RECEIVERS = {
+    "swift": ("self", "."),
+    **dict.fromkeys(("kt", "kts", "java", "cs", "scala", "sc", "dart"), ("this", ".")),
+    **dict.fromkeys(("cc", "cpp", "cxx", "hpp", "hh"), ("this", "->")),
+}
 
 _BIND = re.compile(r"^[ \t]*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(?:#.*)?$", re.M)
 _FORMAT = re.compile(
@@ -41,9 +59,39 @@ def _count(name: str, text: str) -> int:
     return len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
 
 
-def shapes(old: str, new: str, before: str | None) -> list[str]:
-    """The respellings ``old`` -> ``new`` holds (``before``: the old file)."""
+def _receivers(toks: list[str], word: str, member: str) -> tuple[Counter[str], Counter[str]]:
+    """How often each name is written after the receiver (``self.name``), and bare."""
+    named: Counter[str] = Counter()
+    bare: Counter[str] = Counter()
+    for i, t in enumerate(toks):
+        if not is_name(t) or t == word:
+            continue
+        if i >= 2 and toks[i - 2 : i] == [word, member]:
+            named[t] += 1
+        elif i == 0 or toks[i - 1] not in (".", "->", "::", "?."):
+            bare[t] += 1
+    return named, bare
+
+
+def _getters(toks: list[str]) -> int:
+    return sum(toks[i - 1 : i + 2] == ["{", "get", "{"] for i in range(1, len(toks)))
+
+
+def shapes(old: str, new: str, before: str | None, path: str = "") -> list[str]:
+    """The respellings ``old`` -> ``new`` holds (``before``: the old file; ``path``: its
+    path, for the language's own respellings)."""
     out = []
+    receiver = _RECEIVERS.get(suffix(path))
+    if receiver is not None:
+        a, b = tokens(old, path), tokens(new, path)
+        (named_a, bare_a), (named_b, bare_b) = _receivers(a, *receiver), _receivers(b, *receiver)
+        if any(
+            (named_a[n] - named_b[n]) * (bare_b[n] - bare_a[n]) > 0
+            for n in set(named_a) | set(named_b)
+        ):
+            out.append("receiver")
+        if receiver[0] == "self" and _getters(a) != _getters(b):  # Swift
+            out.append("getter")
     for name, target in _BIND.findall(before or old):
         if name == target or target in ("None", "True", "False"):
             continue
@@ -75,8 +123,8 @@ def main(argv: list[str]) -> int:
                 )
                 if seen is None:
                     continue
-                old, new, *_, before = seen[0]
-                for shape in sorted(set(shapes(old, new, before))):
+                old, new, path, *_, before = seen[0]
+                for shape in sorted(set(shapes(old, new, before, path))):
                     verdict = "stale" if n["stale"] else "false alarm"
                     hits[shape.split()[0]].append((name, n["id"], verdict, kind, shape, n["why"]))
     for shape, rows in sorted(hits.items()):
