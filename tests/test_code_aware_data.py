@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "bats-core": "Permission is hereby granted, free of charge",
+    "bitflags": "Permission is hereby granted, free of charge",
     "cachetools": "MIT License",
     "cast": "The MIT License (MIT)",
     "chalk": "MIT License",
