@@ -73,6 +73,7 @@ LICENCES = {
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
+    "turbine": "Apache License",
     "withr": "Permission is hereby granted, free of charge",
 }
 
