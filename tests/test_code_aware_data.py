@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "bats-core": "Permission is hereby granted, free of charge",
+    "bitflags": "Permission is hereby granted, free of charge",
     "cachetools": "MIT License",
     "cast": "The MIT License (MIT)",
     "chalk": "MIT License",
@@ -74,6 +75,7 @@ LICENCES = {
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
+    "turbine": "Apache License",
     "withr": "Permission is hereby granted, free of charge",
 }
 
