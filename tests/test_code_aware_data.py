@@ -30,6 +30,7 @@ def front_matter(note: Path) -> dict[str, object]:
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
     "bats-core": "Permission is hereby granted, free of charge",
+    "bitflags": "Permission is hereby granted, free of charge",
     "cachetools": "MIT License",
     "cast": "The MIT License (MIT)",
     "chalk": "MIT License",
@@ -44,6 +45,7 @@ LICENCES = {
     "dotenv": "MIT License",
     "FastRoute": "Redistribution and use in source and binary forms",
     "godotenv": "MIT License",
+    "hashie": "Permission is hereby granted, free of charge",
     "humanize": "Permission is hereby granted, free of charge",
     "inih": "New BSD license",
     "itsdangerous": "Redistribution and use in source and binary forms",
@@ -65,6 +67,7 @@ LICENCES = {
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
     "slugify": "The MIT License (MIT)",
+    "stateless": "Licensed under the Apache License, Version 2.0",
     "SwiftyJSON": "The MIT License (MIT)",
     "tabulate": "Permission is hereby granted, free of charge",
     "tenacity": "Apache License",
@@ -72,6 +75,7 @@ LICENCES = {
     "zig-clap": "Permission is hereby granted, free of charge",
     "toml": "The MIT License (MIT)",
     "tomli": "MIT License",
+    "turbine": "Apache License",
     "withr": "Permission is hereby granted, free of charge",
 }
 
