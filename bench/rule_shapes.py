@@ -11,7 +11,12 @@ at a rule lesson the heuristic drain misses (the lesson's ``where``, as
 every other line is a note it could write that keeps no lesson, to be read with its session
 before anything is built (docs/drain.md, "rules a person states with no rule word").
 
-Questions, pasted output (a line that opens like a log, a prompt or a diff, or holds fewer than
+A sixth shape (issue 34, held-apart-20 and -21) is read by words: a terse constraint joined
+to a request, "git commit, push and open or no co-author bs", "remove all co-author by copilot
+shit, got it?". Besides the missed rule lessons a line sits at, ``--list`` names the judged rule
+lessons it sits at (kept or not), and the table counts them.
+
+Questions (not a request closed by a check-back, "..., got it?"), pasted output (a line that opens like a log, a prompt or a diff, or holds fewer than
 two English function words: "🦀 Current: 56.8%, Ratchet: 66.4%") and lines of more than 400
 characters (a pasted document) are left out.
 
@@ -94,6 +99,29 @@ _REFUSED = re.compile(
     r",\s*not\s+(?:just\s+|only\s+)?\S|\binstead\s+of\b|\brather\s+than\b|\bnot\s+just\s+\S", re.I
 )
 
+# A terse constraint joined to a request (issue 34, held-apart-20, -21): "git commit, push and
+# open or no co-author bs", "... without pruning, fake ignores, or reducing repository scope",
+# "never make draft prs". "no" counts after a clause's boundary (a comma, "and", "or"), not as a
+# line's first word ("no, keep as is", "No data is showing up") nor before what it does not
+# name ("no need", "no problem").
+_NOT_NAMED = (
+    r"(?:need|needs|problem|problems|worries|worry|thanks|idea|longer|more|matter|one|way|doubt|"
+    r"luck|rush|hurry|change|changes)\b"
+)
+_TERSE = re.compile(
+    r"(?:[,;]\s*|\b(?:and|or|but)\s+)no\s+(?!" + _NOT_NAMED + r")[a-z]"
+    r"|\bwithout\s+[a-z]|(?:^|[,;.]\s*|\b(?:and|or|but)\s+)never\s+(?!mind\b)[a-z]",
+    re.I,
+)
+_CHECKED_BACK = re.compile(r"[,.;!]\s*(?:got it|ok|okay|understood|capiche)\s*\?+\s*$", re.I)
+
+
+def terse(line: Line) -> bool:
+    """Is ``line`` a request with a terse constraint joined to it ("no X", "without X", "never
+    do X" after a clause's boundary), or closed by a check-back ("..., got it?")?"""
+    return bool(_TERSE.search(line.text) or _CHECKED_BACK.search(line.text.strip()))
+
+
 SHAPES: dict[str, tuple[str, Callable[[Line], bool]]] = {
     "said again": ("a request said again in a later turn, after the answer", said_again),
     "a reason": (
@@ -112,6 +140,7 @@ SHAPES: dict[str, tuple[str, Callable[[Line], bool]]] = {
         "how a thing should be, against the way refused (should ..., not X)",
         lambda line: bool(_MODAL.search(line.text) and _REFUSED.search(line.text)),
     ),
+    "terse": ("a terse constraint joined to a request (no X, without X, never; got it?)", terse),
 }
 
 
@@ -120,7 +149,8 @@ def read(line: Line) -> bool:
     text = line.text.strip()
     prose = sum(w in FUNCTION_WORDS for w in re.findall(r"[a-z']+", text.lower())) >= 2
     short = len(text) <= LONGEST
-    return prose and short and not text.endswith("?") and not _PASTED.match(text)
+    asked = text.endswith("?") and not _CHECKED_BACK.search(text)
+    return prose and short and not asked and not _PASTED.match(text)
 
 
 def person_lines(lines: Sequence[Any]) -> list[Line]:
@@ -142,6 +172,9 @@ def measure(real: Path, judgements: Mapping[str, Any], name: str) -> list[dict[s
             rules[row["session"]].append((where(row["lesson"]), row["lesson"]["id"]))
     out = []
     for sid, session in judgements["sessions"].items():
+        judged = [
+            (where(x), x["id"]) for x in session.get("lessons", []) if x.get("kind") == "rule"
+        ]
         for path in _transcripts(real, session):
             prepared = prepare(str(path))
             if prepared.transcript is None:
@@ -155,6 +188,11 @@ def measure(real: Path, judgements: Mapping[str, Any], name: str) -> list[dict[s
                     for (unit, numbers), lesson in rules[sid]
                     if (line.turn if unit == "turn" else line.record) in numbers
                 ]
+                ruled = [
+                    lesson
+                    for (unit, numbers), lesson in judged
+                    if (line.turn if unit == "turn" else line.record) in numbers
+                ]
                 for shape, (_about, test) in SHAPES.items():
                     if test(line):
                         out.append(
@@ -164,20 +202,24 @@ def measure(real: Path, judgements: Mapping[str, Any], name: str) -> list[dict[s
                                 "shape": shape,
                                 "text": line.text,
                                 "at": at,
+                                "rules": ruled,
                             }
                         )
     return out
 
 
 def table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Per shape: lines and sets; lines, lessons and sets at a missed rule lesson."""
+    """Per shape: lines and sets; lines and sets at a judged rule lesson; lines, lessons and
+    sets at a missed rule lesson."""
     out = []
     for shape, (about, _test) in SHAPES.items():
         mine = [r for r in rows if r["shape"] == shape]
+        ruled = [r for r in mine if r.get("rules")]
         gain = [r for r in mine if r["at"]]
         lessons = {(r["set"], r["session"], lesson) for r in gain for lesson in r["at"]}
         out.append(
             f"{shape:<12} {len(mine):4d} lines in {len({r['set'] for r in mine}):2d} sets; "
+            f"at a rule: {len(ruled):3d} lines in {len({r['set'] for r in ruled}):2d} sets; "
             f"at a missed rule: {len(gain):3d} lines, {len(lessons):2d} lessons in "
             f"{len({r['set'] for r in gain}):2d} sets  ({about})"
         )
@@ -186,7 +228,13 @@ def table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def listed(r: Mapping[str, Any]) -> str:
     """A matched line under ``--list``: its shape, where, the missed rules it sits at, it."""
-    mark = "MISSED " + ",".join(r["at"]) if r["at"] else "-"
+    mark = (
+        "MISSED " + ",".join(r["at"])
+        if r["at"]
+        else "rule " + ",".join(r["rules"])
+        if r.get("rules")
+        else "-"
+    )
     return (
         f"{r['shape']:<12} {r['set']}/{r['session']} [{mark}] {' '.join(r['text'].split())[:160]}"
     )

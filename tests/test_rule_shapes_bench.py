@@ -60,6 +60,36 @@ def test_questions_and_pasted_output_are_not_read() -> None:
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        "git commit, push and open or no co-author bs",  # held-apart-21
+        "remove all co-author by copilot shit, got it?",  # held-apart-20
+        # held-apart-22
+        "Make full-repo snapshot generation complete reliably for the cli repository without "
+        "pruning, fake ignores, or reducing repository scope.",
+        "Make the AGENTS.md extremely concise, only the branch name and no explanation.",  # -10
+    ],
+)
+def test_a_terse_constraint_joined_to_a_request(said: str) -> None:
+    assert rule_shapes.read(_line(said, 5))
+    assert rule_shapes.terse(_line(said, 5))
+
+
+@pytest.mark.parametrize(
+    "not_said",
+    [
+        "no, keep as is",  # a correction (held-apart-13)
+        "No data is showing up",  # a report opening with "no" (held-apart-7)
+        "sure, no problem, go ahead and push",
+        "ok, no need to rebase first",
+        "5 / second shouold be ok?",  # a question about a value, not a check-back (held-apart-12)
+    ],
+)
+def test_corrections_reports_and_questions_are_not_terse_constraints(not_said: str) -> None:
+    assert not (rule_shapes.read(_line(not_said, 5)) and rule_shapes.terse(_line(not_said, 5)))
+
+
+@pytest.mark.parametrize(
     ("shape", "said", "not_said"),
     [
         (
@@ -128,6 +158,6 @@ def test_the_bench_finds_the_request_said_again_at_the_missed_rule(
         f"said again   set/{SESSION} [MISSED lint-test-check-types-before-done] Can you run" in out
     )
     assert (
-        "said again      1 lines in  1 sets; at a missed rule:   1 lines,  1 lessons in  1 sets"
-        in out
+        "said again      1 lines in  1 sets; at a rule:   1 lines in  1 sets; "
+        "at a missed rule:   1 lines,  1 lessons in  1 sets" in out
     )
