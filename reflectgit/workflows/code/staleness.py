@@ -37,7 +37,6 @@ as unchecked, never reported as stale.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +45,7 @@ from typing import Any
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import codediff, diffs, enumerations, languages
-from reflectgit.notes.anchors import Anchor, anchored_pair, same_code, stale_label, symbol_block
+from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
@@ -278,7 +277,7 @@ class _Judge:
         symbol = anchor.symbol
         # (a script without a suffix is read in its shebang's language, ``languages.read_as``)
         read = languages.read_as(now, new_text if new_text is not None else old_text)
-        old_code, new_code = _code(old_text, new_text, symbol, read, f"{title or ''} {said}")
+        old_code, new_code = _code(old_text, new_text, symbol, read)
         whole = symbol is not None and old_text is not None and old_code is None
         if whole:
             # The file did not define the symbol (as far as it can be read) when the note was
@@ -295,7 +294,7 @@ class _Judge:
         changed = verdict is not None and verdict.kind in ("changed", "elsewhere")
         commits = []
         if changed or (verdict is None and not same_code(old_code, new_code)):
-            commits = self._changing(commit, paths, symbol, f"{title or ''} {said}")
+            commits = self._changing(commit, paths, symbol)
         text = f"{title or ''} {said}"
         swept = (
             changed
@@ -382,9 +381,7 @@ class _Judge:
             return StaleAnchor(anchor, "symbol-gone", anchor.path, [])
         return None
 
-    def _changing(
-        self, since: str, paths: list[str], symbol: str | None, said: str = ""
-    ) -> list[CommitInfo]:
+    def _changing(self, since: str, paths: list[str], symbol: str | None) -> list[CommitInfo]:
         """The commits since ``since`` that changed the anchored code (newest first): of the
         commits touching the file, those whose version of the code differs from the one
         before them."""
@@ -404,7 +401,7 @@ class _Judge:
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
             read = languages.read_as(paths[-1], after if after is not None else before)
-            if not _same(*_code(before, after, symbol, read, said), read):
+            if not _same(*_code(before, after, symbol, read), read):
                 out.append(c)
         return out or commits
 
@@ -434,7 +431,7 @@ def _same(a: str | None, b: str | None, path: str) -> bool:
 
 
 def _code(
-    old: str | None, new: str | None, symbol: str | None, path: str, said: str = ""
+    old: str | None, new: str | None, symbol: str | None, path: str
 ) -> tuple[str | None, str | None]:
     """The code of ``symbol`` (the whole text without one) in two versions of its file (at
     ``path``, its newest name: it tells the file's language, ``anchors.symbol_block``): its
@@ -445,75 +442,7 @@ def _code(
     alarms, no stale note found), so ``stale`` keeps to the definition the anchor finds."""
     if not symbol:
         return old, new
-    first = (
+    return (
         symbol_block(old, symbol, path) if old is not None else None,
         symbol_block(new, symbol, path) if new is not None else None,
     )
-    own = symbol.rsplit(".", 1)[-1]
-    named = _named_arities(said, own)
-    if not named:
-        return first
-    before, after = anchored_pair(old, new, symbol, path)
-    if len(before) < 2:
-        return first
-    pick = [i for i, b in enumerate(before) if any(_fits(_arity(b, own), n) for n in named)]
-    if not pick or pick == [0]:
-        return first
-    return "".join(before[i] for i in pick), "".join(after[i] for i in pick)
-
-
-_OPEN, _CLOSE = "(<[{", ")>]}"
-
-
-def _arguments(inner: str) -> list[str]:
-    """The top-level arguments of ``inner`` (what stands between a call's parentheses)."""
-    out, depth, start = [], 0, 0
-    for at, c in enumerate(inner):
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(inner[start:at].strip())
-            start = at + 1
-    out.append(inner[start:].strip())
-    return [a for a in out if a]
-
-
-def _named_arities(said: str, own: str) -> list[tuple[int, bool]]:
-    """OVERLOAD: the calls of ``own`` the note writes in its code spans (``pop!(dd, key)``),
-    each as how many arguments and whether a lone ``...`` says "and more"."""
-    found = []
-    call = re.compile(rf"(?<![\w!?]){re.escape(own)}\s*(?:<[^()]*>)?\(([^()]*)\)")
-    for span in codediff.code_spans(said):
-        for m in call.finditer(span):
-            args = _arguments(m.group(1))
-            more = bool(args) and args[-1] == "..."
-            found.append((len(args) - more, more))
-    return found
-
-
-def _arity(block: str, own: str) -> tuple[int, bool]:
-    """How many parameters the definition ``block`` opens with (a receiver ``self``, ``cls``
-    or C#'s ``this T x`` aside), and whether its last takes any number (``...``, ``*args``,
-    ``params``, ``vararg``)."""
-    head = re.search(rf"{re.escape(own)}\s*(?:<[^()]*>)?\(", block)
-    if head is None:
-        return (0, False)
-    depth, at = 1, head.end()
-    while at < len(block) and depth:
-        depth += (block[at] == "(") - (block[at] == ")")
-        at += 1
-    args = _arguments(block[head.end() : at - 1])
-    if args and (args[0] in ("self", "cls", "&self", "&mut self") or args[0].startswith("this ")):
-        args = args[1:]
-    more = bool(args) and bool(re.search(r"\.\.\.|^\*|^params\b|^vararg\b", args[-1]))
-    return (len(args), more)
-
-
-def _fits(defined: tuple[int, bool], named: tuple[int, bool]) -> bool:
-    """Whether a definition of ``defined`` parameters is the call the note writes."""
-    (m, variadic), (n, more) = defined, named
-    if more:
-        return m >= n
-    return m == n or (variadic and n >= m - 1)
