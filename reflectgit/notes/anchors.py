@@ -649,8 +649,9 @@ def anchored_blocks(text: str, symbol: str, path: str | None = None) -> list[str
     change to any of them is a change to the code the note is on. A definition of the name at
     another depth (a method of that name in a class, a nested helper) or written another way
     (a Rust ``impl`` after its ``struct``) is another thing, and ``Class.member`` names one
-    definition itself. ``stale`` and ``pr-notes`` both compare these blocks; empty when
-    ``text`` defines no such name. ``path`` as for ``symbol_block``."""
+    definition itself. ``pr-notes`` compares these blocks (``stale`` keeps to the first:
+    compared all, they flag more notes still true than stale ones, docs/code-aware.md); empty
+    when ``text`` defines no such name. ``path`` as for ``symbol_block``."""
     first = symbol_block(text, symbol, path)
     if first is None:
         return []
