@@ -748,7 +748,7 @@ def quotes_its_point(text: str) -> bool:
 # What names a fault as a noun or an adjective ("the bug was in the plan", "the wrong path",
 # "a missing flag", "X instead of Y", "added without a default"): what goes wrong, said
 # without a failure verb.
-_FAULT = re.compile(
+FAULT = re.compile(
     r"\b(?:bugs?|buggy|mistakes?|mistaken|wrong\w*|faults?|faulty|flaw(?:s|ed)?|defects?|"
     r"incorrect(?:ly)?|invalid|missing|without|instead|typos?)\b",
     re.I,
@@ -886,7 +886,7 @@ def narrates_events(cause: str) -> bool:
     plain = _unquoted(said)  # (a code span may hold any word)
     if _NOW.search(plain) or _WHY.search(plain) or _GOES_WRONG.search(plain):
         return False
-    if _FAULT.search(plain):
+    if FAULT.search(plain):
         return False
     events = [_clause_event(c) for c in _clauses(said)]
     return any(events) and all(e is not False for e in events)

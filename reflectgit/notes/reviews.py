@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reflectgit.notes.commandruns import Ran
-from reflectgit.notes.generality import _FAULT
+from reflectgit.notes.generality import FAULT
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript, Turn
 
@@ -42,7 +42,7 @@ _FILE_LINE = re.compile(r"^\**File:?\**:?\s*`?(?P<path>\S+?)`?\s*$", re.I | re.M
 # What an item under a heading of findings says goes wrong (a priority tag or a diff comment
 # says so by itself): a failure, a fault, or what never, no longer or only happens.
 _STATES_FAULT = re.compile(
-    rf"{_FAULT.pattern}|\b(?:fail\w*|errors?|crash\w*|broken|never|not|no|only|still|"
+    rf"{FAULT.pattern}|\b(?:fail\w*|errors?|crash\w*|broken|never|not|no|only|still|"
     r"silently|miss\w*|drops?|skips?|bypass\w*|breaks?|leaks?|stale|\w+n't)\b",
     re.I,
 )
@@ -59,6 +59,30 @@ class Finding:
     files: frozenset[str]
     marked: bool
 
+    @property
+    def prose(self) -> list[str]:
+        """Its other lines without the code it quotes in fenced blocks ("masks it into:" then
+        the masked line), fences and all: what the finding says in words."""
+        out: list[str] = []
+        fence = ""
+        for line in self.body:
+            fence, inside = _fenced(line, fence)
+            if not inside:
+                out.append(line)
+        return out
+
+
+def _fenced(line: str, fence: str) -> tuple[str, bool]:
+    """The fence open after ``line`` (```` ``` ```` or ``~~~``, "" for none) given the one open
+    before it, and whether ``line`` is a fence or inside one. A fence is closed by one of its
+    own kind; an unclosed one runs to the end of the text, as markdown renders it."""
+    mark = line.lstrip()[:3]
+    if fence:
+        return ("" if mark == fence else fence), True
+    if mark in ("```", "~~~"):
+        return mark, True
+    return "", False
+
 
 def basename(path: str) -> str:
     """A path's last part, lower case (a Windows path's too)."""
@@ -71,10 +95,9 @@ def _blocks(text: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     lead = ""
     current: list[str] | None = None
-    fenced = False
+    fence = ""
     for line in text.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
+        fence, fenced = _fenced(line, fence)
         if not fenced and (_DIFF_COMMENT.match(line) or _ITEM.match(line)):
             current = [line]
             out.append((lead, current))

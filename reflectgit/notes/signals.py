@@ -902,18 +902,20 @@ def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]
     records = [line.record for line in lines]
     for call in transcript.tool_calls:
         fact = fact_from_person(call.name, call.input)
+        if not fact:
+            continue
         at = bisect.bisect_left(records, call.record) - 1
         while at >= 0 and lines[at].speaker != PERSON:
             at -= 1
-        if fact and at >= 0:
+        if at >= 0:
             out.append(Signal(at, LOW, SAVED, categorize(fact), fact[:TEXT_CAP], PERSON))
     return out
 
 
 def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
-    guidance it saved, else its recoveries, else the code review findings it acted on. The enqueue gate and the drain's cascade both ask
-    this."""
+    guidance it saved, else its recoveries, else the code review findings it acted on. The
+    enqueue gate and the drain's cascade both ask this."""
     found = detect(lines)
     taken = {s.line_index for s in found}
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]

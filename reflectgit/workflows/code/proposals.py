@@ -46,8 +46,7 @@ def stale_field(note: StaleNote, head: str) -> dict[str, Any]:
     if first.now and first.now != first.anchor.path:
         out["now"] = first.now
     out["commits"] = [c.sha for c in note.commits][:20]
-    if note.lines:
-        out["lines"] = {"changed": note.lines[0], "of": note.lines[1]}
+    out.update(note.lines_json())
     return out
 
 

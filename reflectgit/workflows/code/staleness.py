@@ -116,6 +116,11 @@ class StaleNote:
             return None
         return sum(c for c, _ in sizes), sum(n for _, n in sizes)
 
+    def lines_json(self) -> dict[str, Any]:
+        """``{"lines": {"changed", "of"}}`` when its change was measured, else nothing: as
+        ``to_json`` and a proposal's ``stale:`` flag write it."""
+        return _lines_json(self.lines)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -123,7 +128,7 @@ class StaleNote:
             "commits": [c.sha for c in self.commits],
             "title": self.title,
             "label": self.label,
-            **_lines_json(self.lines),
+            **self.lines_json(),
             "anchors": [
                 {
                     **a.anchor.to_yaml(),
@@ -307,11 +312,8 @@ class _Judge:
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
         if changed and verdict is not None:
-            size = (
-                codediff.size(old_code, new_code, read)
-                if old_code is not None and new_code is not None
-                else None
-            )
+            both = (old_code, new_code) if old_code is not None and new_code is not None else None
+            size = codediff.size(*both, read) if both else None
             stale = verdict.stale or (
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
@@ -319,11 +321,7 @@ class _Judge:
                 return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole, size)
             # (the words of the note the changed lines hold: its label says "in nothing the
             # note names" only when there are none)
-            shared = verdict.names or (
-                words_touched(old_code, new_code, read, text)
-                if old_code is not None and new_code is not None
-                else ()
-            )
+            shared = verdict.names or (words_touched(*both, read, text) if both else ())
             return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole, size)
         if now != anchor.path:
             return StaleAnchor(

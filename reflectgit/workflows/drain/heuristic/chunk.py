@@ -294,7 +294,7 @@ class _Reading:
                 else None
             )
         edit = self.acted_on(record) if self.acted_on is not None and record is not None else None
-        if edit is not None and record is not None and not self.restated(offset, record, edit):
+        if edit is not None and record is not None and not self.restated(record, edit):
             return Confirmation(
                 Confirmed.AFTER,
                 "the assistant's edit right after it and the passing test run that followed",
@@ -306,31 +306,30 @@ class _Reading:
             )
         return None
 
-    def restated(self, offset: int, record: int, edit: int) -> bool:
-        """Did the assistant state another cause after the line and before its edit? Then the
-        edit acted on that one ("The issue is X. Let me check" then "The issue is Y")."""
-        records = self.chunk.records
-        for other in self.signals:
-            at_ = other.line_index - self.chunk.start
-            if at_ <= offset or not (0 <= at_ < len(records)) or other.speaker == PERSON:
-                continue
-            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and record < records[at_] < edit:
-                return True
-        return False
+    def restated(self, record: int, edit: int) -> bool:
+        """Did the assistant state another cause after the line's turn (``record``) and before
+        its edit? Then the edit acted on that one ("The issue is X. Let me check" then "The
+        issue is Y")."""
+        return self._cause_between(record, edit)
 
-    def found_since(self, offset: int, record: int, since: int) -> bool:
+    def found_since(self, record: int, since: int) -> bool:
         """Did the assistant state another cause or diagnosis after the record ``since`` (the
-        run that checked the stretch's edits) and in a turn before the line's? Then the line is
-        what that went on to find after the check ("Confirmed a real pre-existing bug: ...
-        Let me find it." then "Found it: `open()` appends ..."): a new finding, which the run
-        before it did not check. The account that closes checked work states its cause in
-        one turn."""
+        run that checked the stretch's edits) and in a turn before the line's (``record``)?
+        Then the line is what that went on to find after the check ("Confirmed a real
+        pre-existing bug: ... Let me find it." then "Found it: `open()` appends ..."): a new
+        finding, which the run before it did not check. The account that closes checked work
+        states its cause in one turn."""
+        return self._cause_between(since, record)
+
+    def _cause_between(self, low: int, high: int) -> bool:
+        """Is a cause or a diagnosis of the assistant's signalled in a turn strictly between
+        the records ``low`` and ``high`` (so never in the line's own turn)?"""
         records = self.chunk.records
         for other in self.signals:
             at_ = other.line_index - self.chunk.start
-            if at_ == offset or not (0 <= at_ < len(records)) or other.speaker == "person":
+            if not (0 <= at_ < len(records)) or other.speaker == PERSON:
                 continue
-            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and since < records[at_] < record:
+            if other.kind in (*CAUSE_KINDS, DIAGNOSIS) and low < records[at_] < high:
                 return True
         return False
 
@@ -356,7 +355,7 @@ class _Reading:
                 self.verified is not None
                 and not _LISTED.match(line)
                 and names_done(line, self.verified(record))
-                and not self.found_since(offset, record, how.since)
+                and not self.found_since(record, how.since)
             )
         if how.kind is Confirmed.CLOSING:
             # the edits came before the account: what the stretch did from the person's turn

@@ -211,23 +211,6 @@ class ReviewFinding(NamedTuple):
     who: str
 
 
-def _prose(lines: Sequence[str]) -> list[str]:
-    """``lines`` without their fenced code blocks (the code a finding quotes: "masks it into:"
-    then the masked line), fences and all; an unclosed fence runs to the end, as markdown
-    renders it."""
-    out: list[str] = []
-    fence = ""
-    for line in lines:
-        mark = line.lstrip()[:3]
-        if fence:
-            fence = "" if mark == fence else fence
-        elif mark in ("```", "~~~"):
-            fence = mark
-        else:
-            out.append(line)
-    return out
-
-
 def _read(found: reviews.Finding, record: int, who: str) -> ReviewFinding | None:
     """The finding's title (its first sentence, past its tag and the place it opens with) and
     what it says (the title's whole line too, when it goes on past the title); None for a
@@ -241,7 +224,7 @@ def _read(found: reviews.Finding, record: int, who: str) -> ReviewFinding | None
         return None
     # a title that opens a line of prose is a statement of the finding too: the cause reads it
     said = [head.strip()] if after.strip() else []
-    said += [_plain(x) for x in _prose(found.body)]
+    said += [_plain(x) for x in found.prose]
     text = "\n".join(_LINK.sub(r"\1", x) for x in said)
     return ReviewFinding(title.strip(" .*_:"), text, found.files, record, who)
 
