@@ -29,6 +29,7 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "args": "Redistribution and use in source and binary forms",
+    "assert": "The MIT License (MIT)",
     "bats-core": "Permission is hereby granted, free of charge",
     "bitflags": "Permission is hereby granted, free of charge",
     "cachetools": "MIT License",
@@ -65,6 +66,7 @@ LICENCES = {
     "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
     "Path-Tiny": "Apache License",
+    "python-dotenv": "Redistribution and use in source and binary forms",
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
