@@ -28,6 +28,7 @@ def front_matter(note: Path) -> dict[str, object]:
 
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
+    "argparse": "Permission is hereby granted, free of charge",
     "args": "Redistribution and use in source and binary forms",
     "assert": "The MIT License (MIT)",
     "bats-core": "Permission is hereby granted, free of charge",
@@ -56,6 +57,7 @@ LICENCES = {
     "joda-money": "Apache License",
     "jsx": "Permission is hereby granted, free of charge",
     "ky": "MIT License",
+    "logrus": "The MIT License (MIT)",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "mapstructure": "The MIT License (MIT)",
