@@ -10,8 +10,9 @@ read the same way (``findings_in``). A pull request's review comments as GitHub'
 them (``gh api .../pulls/N/comments``: JSON objects with the file, ``path``, and the comment,
 ``body``) are findings too when the assistant fetched them in a tool result after the person
 asked about the review (``comments_in``): a bot's or a reviewer's comment the person had
-read. ``acted_on`` is the gate's cheap look at the shape the drain's writer reads in full (``workflows/drain/heuristic/findings.review_findings``): a
-finding whose file the assistant then edited, with a passing test run after the edit.
+read. ``acted_on`` is the gate's cheap look at the shape the drain's writer reads in full
+(``workflows/drain/heuristic/findings.review_findings``): a finding whose file the assistant
+then edited, with a passing test run after the edit.
 """
 
 from __future__ import annotations
