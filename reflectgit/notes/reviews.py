@@ -6,13 +6,19 @@ Title.** path:line ..."), Codex Desktop's diff comments ("## Comment 1" / "File:
 "Lines: ..." / "Comment: [P1] ..."), or an item under a heading or lead-in that announces
 findings ("**Findings**", "## Minor findings", "I found three correctness issues") and says
 what goes wrong. Whether the assistant wrote the review or the person pasted it, the items are
-read the same way (``findings_in``). ``acted_on`` is the gate's cheap look at the shape the
-drain's writer reads in full (``workflows/drain/heuristic/findings.review_findings``): a
-finding whose file the assistant then edited, with a passing test run after the edit.
+read the same way (``findings_in``). A pull request's review comments as GitHub's API returns
+them (``gh api .../pulls/N/comments``: JSON objects with the file, ``path``, and the comment,
+``body``) are findings too when the assistant fetched them in a tool result after the person
+asked about the review (``comments_in``): a bot's or a reviewer's comment the person had
+read. ``acted_on`` is the gate's cheap look at the shape the drain's writer reads in full
+(``workflows/drain/heuristic/findings.review_findings``): a finding whose file the assistant
+then edited, with a passing test run after the edit.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,6 +64,7 @@ class Finding:
     body: tuple[str, ...]
     files: frozenset[str]
     marked: bool
+    fetched: bool = False  # a pull request's review comment, fetched from GitHub's API
 
     @property
     def prose(self) -> list[str]:
@@ -139,15 +146,83 @@ def findings_in(text: str) -> list[Finding]:
     return out
 
 
+# Where a JSON object may open in a tool's output: an array's element, a line of ``--jq``'s.
+_OBJECT = re.compile(r"(?:^|(?<=[\[,\n]))[ \t]*\{", re.M)
+
+# What a review comment's body carries besides its words: HTML comments and folded blocks
+# (a bot's metadata, its "Prompt for AI agents"), a footnote ("Reviewed by Cursor Bugbot for
+# commit ..."), badges, images and tags, a severity label's line
+# ("**Medium Severity**", "_⚠️ Potential issue_ | _🟠 Major_").
+_MARKUP = re.compile(
+    r"<!--.*?-->|<details>.*?</details>|<sup>.*?</sup>|!\[[^\]\n]*\]\([^)\n]*\)", re.S | re.I
+)
+_TAG_HTML = re.compile(r"<[^>\n]+>")
+_LABEL = re.compile(
+    r"^[\s*_|]*(?:[^\w\s`]+\s*)?(?:(?:potential issue|refactor suggestion|nitpick)\b|"
+    r"(?:low|medium|high|critical|major|minor)(?: severity| priority)?\b)[\s*_|]*"
+    r"(?:[^\w\s`]*\s*(?:low|medium|high|critical|major|minor)?[\s*_]*)$",
+    re.I,
+)
+
+# The person asking about a pull request's review: its comments, a bot's or a reviewer's
+# feedback, a link to one of its comments.
+_ASKS_ABOUT_REVIEW = re.compile(
+    r"\b(?:review\w*|feedback|comments?|bugbot|coderabbit|copilot|greptile)\b|"
+    r"/pull/\d+#(?:discussion|pullrequestreview)",
+    re.I,
+)
+
+
+def comments_in(text: str) -> list[Finding]:
+    """The review comments a tool's output holds as GitHub's API returns them: each whole JSON
+    object with a ``path`` and a ``body`` that says what goes wrong (a comment cut short by the
+    output's cap is not read). Its title is the body's first line of words, past its markup and
+    severity label."""
+    out: list[Finding] = []
+    decoder = json.JSONDecoder()
+    end = 0
+    for m in _OBJECT.finditer(text):
+        start = m.end() - 1
+        if start < end:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        path, body = (value.get("path"), value.get("body")) if isinstance(value, dict) else ("", "")
+        if not (isinstance(path, str) and path and isinstance(body, str)):
+            continue
+        words = html.unescape(_TAG_HTML.sub("", _MARKUP.sub("", body)))
+        lines = [x.strip() for x in words.replace("\xa0", " ").splitlines()]
+        lines = [x for x in lines if x and not _LABEL.match(x)]
+        if not lines or not _STATES_FAULT.search(words):
+            continue
+        head = re.sub(r"^#{1,6}\s+", "", lines[0]).strip(" *_")
+        out.append(Finding(head, tuple(lines[1:]), frozenset({basename(path)}), False, True))
+    return out
+
+
 def stated(transcript: Transcript, since: int = 0) -> list[tuple[Turn, Finding]]:
     """Every finding a turn of the person's or the assistant's at or after record ``since``
-    states, with its turn."""
-    return [
+    states, with its turn; and every review comment a tool result at or after it holds
+    (``comments_in``) when the person's last turn before it asked about the review, with a
+    turn of the person's at the result's record (the person had it read)."""
+    out = [
         (turn, found)
         for turn in transcript.turns
         if turn.record >= since and turn.speaker in (PERSON, ASSISTANT)
         for found in findings_in(turn.text)
     ]
+    persons = [t for t in transcript.turns if t.speaker == PERSON]
+    for result in transcript.tool_results:
+        if result.record < since or result.is_error or '"path"' not in result.content:
+            continue
+        asked = [t for t in persons if t.record < result.record]
+        if not (asked and _ASKS_ABOUT_REVIEW.search(asked[-1].text)):
+            continue
+        turn = Turn("user", result.content, result.record, speaker=PERSON)
+        out += [(turn, found) for found in comments_in(result.content)]
+    return sorted(out, key=lambda x: x[0].record)
 
 
 def edited_files(transcript: Transcript) -> list[tuple[int, frozenset[str]]]:

@@ -873,7 +873,8 @@ REVIEW = "review"
 
 def reviewed(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """A LOW ``review`` signal at the first line of each turn stating a code review's finding
-    whose file the assistant then edited, with a passing test run after (``notes/reviews``)."""
+    whose file the assistant then edited, with a passing test run after (``notes/reviews``); a
+    review comment fetched in a tool result, at the first line of dialogue after it."""
     # imported here, as for ``recoveries``: only a session with no other signal reads them
     from reflectgit.notes.commandruns import commands_run
     from reflectgit.notes.reviews import acted_on
@@ -881,8 +882,8 @@ def reviewed(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Sign
     records = [line.record for line in lines]
     out: list[Signal] = []
     for record in acted_on(transcript, commands_run(transcript)):
-        at = bisect.bisect_left(records, record)
-        if at < len(lines) and records[at] == record:
+        at = bisect.bisect_left(records, record)  # a fetched comment's: the next line's
+        if at < len(lines):
             line = lines[at]
             out.append(
                 Signal(at, LOW, REVIEW, categorize(line.text), line.text[:TEXT_CAP], line.speaker)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from reflectgit.notes import reviews
 from reflectgit.notes.commandruns import commands_run
 from reflectgit.notes.signals import REVIEW as REVIEW_SIGNAL
 from reflectgit.workflows.drain import cascade, heuristic
@@ -278,3 +279,139 @@ def test_an_item_that_states_no_finding_is_no_note(tmp_path, said):
         ("assistant", "Done."),
     ]
     assert _actions(tmp_path, turns) == []
+
+
+# A pull request's review comment as `gh api repos/O/R/pulls/N/comments --jq '.[] | {...}'`
+# prints it: Cursor Bugbot's, on held-apart-5's auth-go PR #16 (its markup and footer kept).
+BUGBOT = (
+    '{"body":"### Wait ignores ready callback\\n\\n**Medium Severity**\\n\\n'
+    "\\u003c!-- DESCRIPTION START --\\u003e\\n`Flow.Wait` uses a single `select` across "
+    "`resultCh`, `srvErrCh`, and `ctx.Done()` with no priority. When the callback has already "
+    "written a result into the buffered `resultCh` but shutdown or the callback deadline is also "
+    "ready, Go may choose timeout, cancel, or `ErrListenerClosed` instead of returning the "
+    "authorization code\\u2014so a completed browser sign-in can be reported as failure.\\n"
+    "\\u003c!-- DESCRIPTION END --\\u003e\\n\\n\\u003c!-- BUGBOT_BUG_ID: d5df4eb8 --\\u003e\\n"
+    '\\u003cdiv\\u003e\\u003ca href=\\"https://cursor.com/open\\"\\u003e\\u003cimg alt=\\"Fix in '
+    'Cursor\\" src=\\"https://cursor.com/fix.png\\"\\u003e\\u003c/a\\u003e\\u0026nbsp;'
+    "\\u003c/div\\u003e\\n\\n\\u003csup\\u003eReviewed by [Cursor Bugbot](https://cursor.com/bugbot) "
+    "for commit dfb6f1d8. Configure [here](https://www.cursor.com/dashboard/bugbot)."
+    '\\u003c/sup\\u003e\\n","id":3355031289,"line":428,"path":"authcode/authcode.go",'
+    '"user":"cursor[bot]"}\n'
+)
+FETCH = {
+    "command": "gh api repos/entireio/auth-go/pulls/16/comments --jq '.[] | {id, path, line, "
+    "body, user: .user.login}'"
+}
+WAIT_FIX = tool_call(
+    "e1",
+    "Edit",
+    {
+        "file_path": "/Users/p/auth-go/authcode/authcode.go",
+        "old_string": "\tcase <-ctx.Done():\n",
+        "new_string": "\tcase <-ctx.Done():\n\t\t// select offers no priority: prefer an already-"
+        "buffered result\n\t\tif res, ok := f.tryResult(); ok {\n\t\t\treturn res.code, res.err\n\t\t}\n",
+    },
+    "The file has been updated successfully.",
+)
+GO_GREEN = tool_call(
+    "t1",
+    "Bash",
+    {"command": "go build ./... && go test -race ./authcode/"},
+    "ok  \tgithub.com/entireio/auth-go/authcode\t1.071s\n",
+)
+GO_RED = tool_call(
+    "t1",
+    "Bash",
+    {"command": "go test -race ./authcode/"},
+    "--- FAIL: TestWait_ResultWinsOverCancelledContext (0.00s)\n"
+    "FAIL\tgithub.com/entireio/auth-go/authcode\t0.012s\nFAIL\n",
+)
+ASKED = "is this legit? https://github.com/entireio/auth-go/pull/16#discussion_r3355031289"
+TOLD = (
+    "Fix: added `tryResult()` (non-blocking `resultCh` read) and call it in both failure "
+    "branches of `Wait` so a buffered authorization code always wins."
+)
+
+
+def _fetched(asked: str, after: list) -> list:
+    return [
+        ("user", asked),
+        *tool_call("g1", "Bash", FETCH, BUGBOT),
+        ("assistant", "Legit concern in principle; the fix is small."),
+        *after,
+    ]
+
+
+def test_a_review_comment_fetched_at_the_persons_asking_fixed_and_validated_is_a_note(tmp_path):
+    turns = _fetched(ASKED, [*WAIT_FIX, *GO_GREEN, ("assistant", TOLD)])
+    [action] = _actions(tmp_path, turns)
+    assert action["title"] == "Wait ignores ready callback (`authcode.go`)"
+    assert action["root_cause"].startswith("`Flow.Wait` uses a single `select`")
+    # the bot's markup, its severity label and its footer are not the finding's words
+    for markup in ("Severity", "Bugbot", "DESCRIPTION", "Fix in Cursor", "nbsp"):
+        assert markup not in action["root_cause"], markup
+    assert action["fix"] == TOLD
+    assert "code review comment the person had fetched" in action["body"]
+
+
+@pytest.mark.parametrize(
+    "asked, after",
+    [
+        # left unfixed: the edits touch another file
+        (
+            ASKED,
+            [
+                *_edit("e1", "/Users/p/auth-go/README.md", "buffered result tryResult select"),
+                *GO_GREEN,
+            ],
+        ),
+        # fixed, but the run after the fix stays red
+        (ASKED, [*WAIT_FIX, *GO_RED]),
+        # refuted before the edit
+        (
+            ASKED,
+            [
+                ("assistant", "The authcode.go comment is a false positive: `select` is fine."),
+                *WAIT_FIX,
+                *GO_GREEN,
+            ],
+        ),
+        # the person never asked about the review: the assistant fetched it on its own
+        ("let's cut a branch and see if we can improve this", [*WAIT_FIX, *GO_GREEN]),
+        # the harness, not the person, delivered the review and asked for it to be addressed
+        (
+            "<ci-monitor-event>PR #16 has new review comments. Please address the feedback."
+            "</ci-monitor-event>",
+            [*WAIT_FIX, *GO_GREEN],
+        ),
+    ],
+    ids=["unfixed", "red", "refuted", "not-asked", "injected"],
+)
+def test_a_fetched_review_comment_not_fixed_validated_or_asked_for_is_no_note(
+    tmp_path, asked, after
+):
+    turns = _fetched(asked, [*after, ("assistant", TOLD)])
+    assert _read_by_the_writer(tmp_path, turns) == []
+    assert _actions(tmp_path, turns) == []
+
+
+def test_a_review_comment_cut_short_by_the_output_cap_is_not_read() -> None:
+    cut = BUGBOT[: BUGBOT.index("DESCRIPTION END")]
+    assert reviews.comments_in(cut) == []
+    assert [f.head for f in reviews.comments_in("[" + BUGBOT.strip() + "," + cut)] == [
+        "Wait ignores ready callback"
+    ]
+
+
+def test_the_gate_opens_on_a_fetched_review_comment_acted_on(tmp_path):
+    """A session whose one signal is a fetched review comment fixed and validated opens the
+    gate; the same session where the person never asked about the review stays closed."""
+
+    def session(asked: str) -> list:
+        fetch = tool_call("g1", "Bash", FETCH, BUGBOT)
+        return [("user", asked), *fetch, *WAIT_FIX, *GO_GREEN, ("assistant", "Pushed.")]
+
+    prepared = cascade.prepare(str(_transcript(tmp_path, session(ASKED))))
+    assert [s.kind for s in prepared.signals] == [REVIEW_SIGNAL]
+    unasked = session("let's cut a branch")
+    assert cascade.prepare(str(_transcript(tmp_path, unasked))).skip == "no-signal"

@@ -200,6 +200,10 @@ _CHECKED = re.compile(r"\b(?:tests?|verif\w*|pass(?:es|ed)?|green|ran|runs?)\b",
 _NAMED_THING = re.compile(r"`[^`]+`|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+|\w\.\w{1,5}\b")
 
 
+# Who states a review comment the assistant fetched from GitHub's API (``reviews.comments_in``).
+FETCHED = "fetched"
+
+
 class ReviewFinding(NamedTuple):
     """One finding of a code review as a note reads it: its title, what it says after the
     title, the files it names, the record of the turn that states it and who said it."""
@@ -236,7 +240,7 @@ def review_findings_of(transcript: Transcript, since: int = 0) -> list[ReviewFin
     comment: a file and the words of a title shared) once."""
     out: list[ReviewFinding] = []
     for turn, found in reviews.stated(transcript, since):
-        read = _read(found, turn.record, turn.speaker)
+        read = _read(found, turn.record, FETCHED if found.fetched else turn.speaker)
         if read is None:
             continue
         terms = _terms(f"{read.title} {read.text}")
@@ -318,11 +322,10 @@ def review_findings(
         title = finding.title
         if not (_NAMED_THING.search(title) or where in title.lower()):
             title = f"{title} (`{where}`)"
-        who = (
-            "assistant, in its code review"
-            if finding.who == ASSISTANT
-            else "person, relaying a code review's finding"
-        )
+        who = {
+            ASSISTANT: "assistant, in its code review",
+            FETCHED: "reviewer of a pull request, in a code review comment the person had fetched",
+        }.get(finding.who, "person, relaying a code review's finding")
         out.append(
             _action(
                 title=title,
