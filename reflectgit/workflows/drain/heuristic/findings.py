@@ -30,9 +30,10 @@ from reflectgit.workflows.drain.heuristic.wording import (
     sentences,
 )
 
-# What a relayed finding says to do: the person's expected behaviour ("X should Y") or the
-# finding's own suggestion ("Consider ...", "To fix: ...").
-_EXPECTED = re.compile(r"\b(?:should|must)\b", re.I)
+# What a finding says ought to be: the person's expected behaviour ("X should Y"), a review's
+# remedy ("Support detection here needs to account for ..."). A relayed finding's own suggestion
+# opens with ``_SUGGESTS`` ("Consider ...", "To fix: ...").
+_REMEDY = re.compile(r"\b(?:should|must|needs? to)\b", re.I)
 
 _SUGGESTS = re.compile(r"^(?:consider|to fix\b|suggest(?:ed|ion)?:|instead\b)", re.I)
 
@@ -115,9 +116,9 @@ def relayed_findings(
             and not _SUPPOSED.search(s)
             and not s.rstrip(" *_").endswith(("?", ":"))
             and not _ASKS.match(s)
-            and not _EXPECTED.search(s)
+            and not _REMEDY.search(s)
         ]
-        remedies = [s for s in statements if _EXPECTED.search(s) and not _ASKS.match(s)]
+        remedies = [s for s in statements if _REMEDY.search(s) and not _ASKS.match(s)]
         if not findings:
             continue
         edited = _terms(
@@ -143,7 +144,7 @@ def relayed_findings(
                 continue  # the edits are about something else
             what = remedy.rstrip(" .")
             finding = _SEVERITY.sub("", finding).rstrip(" .*_")
-            title = what if _EXPECTED.search(what) else f"{finding}: {what[:1].lower()}{what[1:]}"
+            title = what if _REMEDY.search(what) else f"{finding}: {what[:1].lower()}{what[1:]}"
             out.append(
                 _action(
                     title=title,
@@ -180,10 +181,9 @@ _REFUTED = re.compile(
     re.I,
 )
 
-# A sentence of a finding saying what to do ("Use `git diff -z` ...", "Match both ...",
-# "Support detection here needs to account for ..."); not the reviewer's own doing ("My probe
-# produced ...", "I reproduced this ...").
-_REMEDY = re.compile(r"\b(?:should|must|needs? to)\b", re.I)
+# A sentence of a finding saying what to do opens with a verb (``_DO``: "Use `git diff -z` ...",
+# "Match both ...") or says what ought to be (``_REMEDY``); not the reviewer's own doing ("My
+# probe produced ...", "I reproduced this ...").
 _DO = re.compile(
     r"^(?:use|add|match|preserve|carry|classify|detect|keep|pass|emit|parse|call|check|"
     r"guard|wrap|move|drop|skip|return|raise|reject|validate|escape|quote|sort|reset|clear|"
