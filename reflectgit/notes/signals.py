@@ -891,6 +891,35 @@ def reviewed(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Sign
     return out
 
 
+REPAIR = "repair"
+
+
+def repairs(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+    """A LOW ``repair`` signal at the assistant's words before each edit that got past a
+    failed command, a green test run after it (``notes/repairs``). None in a session whose
+    person writes a language the readers cannot read (``english.unread_language``): it stays
+    ``unread-language``, given whole to a model writer rather than sliced at a repair, whose
+    words the heuristic writer could not read either."""
+    # imported here, as for ``recoveries``: only a session with no other signal reads them
+    from reflectgit.notes.commandruns import commands_run
+    from reflectgit.notes.english import unread_language
+    from reflectgit.notes.repairs import repaired
+
+    if unread_language(lines):
+        return []
+
+    records = [line.record for line in lines]
+    out: list[Signal] = []
+    for found in repaired(transcript, commands_run(transcript)):
+        at = bisect.bisect_left(records, found.said)
+        if at < len(lines) and records[at] == found.said and lines[at].speaker == ASSISTANT:
+            line = lines[at]
+            out.append(
+                Signal(at, LOW, REPAIR, categorize(line.text), line.text[:TEXT_CAP], ASSISTANT)
+            )
+    return out
+
+
 SAVED = "saved"
 
 
@@ -915,8 +944,9 @@ def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]
 
 def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
-    guidance it saved, else its recoveries, else the code review findings it acted on. The
-    enqueue gate and the drain's cascade both ask this."""
+    guidance it saved, else its recoveries, else the code review findings it acted on, else
+    its repairs (a failure, the assistant's words, an edit, a green run). The enqueue gate and
+    the drain's cascade both ask this."""
     found = detect(lines)
     taken = {s.line_index for s in found}
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]
@@ -924,6 +954,7 @@ def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Si
         sorted(found, key=lambda s: s.line_index)
         or recoveries(transcript, lines)
         or reviewed(transcript, lines)
+        or repairs(transcript, lines)
     )
 
 
