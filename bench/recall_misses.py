@@ -11,7 +11,8 @@ judgement's ``where`` names (0-based transcript lines, or dialogue turns for the
   a twin or the cap did (``twin``), or its reader wrote nothing (``reader <tier/kind/who>``:
   unconfirmed, a shape no reader takes, a check inside the reader);
 - (c) ``a note, not useful``: a note read from there was judged junk, or keeps another lesson;
-- (d) ``the gate skipped it``: every transcript of the session was skipped.
+- (d) ``the gate skipped it``: every transcript of the session was skipped (``--list`` says
+  the gate's reasons: ``no-signal``, ``unread-language``, ...).
 
 A cause's confirmation (a green run, the person's word) is the judge's (``said_by``), read by
 hand. The lesson's own figure is the ``kept`` column, the same as ``bench/quality.py``'s
@@ -180,8 +181,8 @@ _ORDER = ("c ", "b no_lesson", "b twin", "b reader")
 
 
 def _why(lesson: Mapping[str, Any], runs: Sequence[Any], judged: Sequence[Any]) -> str:
-    if all(skip for skip, *_ in runs):
-        return "d the gate skipped it"
+    if all(skip for skip, *_ in runs):  # the gate's reasons, as the drain's ledger writes them
+        return f"d the gate skipped it ({', '.join(sorted({skip for skip, *_ in runs}))})"
     unit, at = where(lesson)
     found = []
     for skip, signals, notes, calls in runs:

@@ -15,11 +15,15 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.memoryfiles import IMPERATIVES, fact_from_person
 from reflectgit.notes.privacy import strip_private
 from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERSON, Transcript, Turn
+
+if TYPE_CHECKING:
+    from reflectgit.notes.commandruns import Ran
 
 HIGH = "high"
 MEDIUM = "medium"
@@ -871,22 +875,54 @@ def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Si
 REVIEW = "review"
 
 
-def reviewed(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+def reviewed(
+    transcript: Transcript, lines: Sequence[DialogueLine], ran: Sequence[Ran]
+) -> list[Signal]:
     """A LOW ``review`` signal at the first line of each turn stating a code review's finding
     whose file the assistant then edited, with a passing test run after (``notes/reviews``); a
-    review comment fetched in a tool result, at the first line of dialogue after it."""
+    review comment fetched in a tool result, at the first line of dialogue after it. ``ran``
+    is ``commandruns.commands_run``'s."""
     # imported here, as for ``recoveries``: only a session with no other signal reads them
-    from reflectgit.notes.commandruns import commands_run
     from reflectgit.notes.reviews import acted_on
 
     records = [line.record for line in lines]
     out: list[Signal] = []
-    for record in acted_on(transcript, commands_run(transcript)):
+    for record in acted_on(transcript, ran):
         at = bisect.bisect_left(records, record)  # a fetched comment's: the next line's
         if at < len(lines):
             line = lines[at]
             out.append(
                 Signal(at, LOW, REVIEW, categorize(line.text), line.text[:TEXT_CAP], line.speaker)
+            )
+    return out
+
+
+REPAIR = "repair"
+
+
+def repairs(
+    transcript: Transcript, lines: Sequence[DialogueLine], ran: Sequence[Ran]
+) -> list[Signal]:
+    """A LOW ``repair`` signal at the assistant's words before each edit that got past a
+    failed command, a green test run after it (``notes/repairs``). None in a session whose
+    person writes a language the readers cannot read (``english.unread_language``): it stays
+    ``unread-language``, given whole to a model writer rather than sliced at a repair, whose
+    words the heuristic writer could not read either. ``ran`` is ``commands_run``'s."""
+    # imported here, as for ``recoveries``: only a session with no other signal reads them
+    from reflectgit.notes.english import unread_language
+    from reflectgit.notes.repairs import repaired
+
+    if unread_language(lines):
+        return []
+
+    records = [line.record for line in lines]
+    out: list[Signal] = []
+    for found in repaired(transcript, ran):
+        at = bisect.bisect_left(records, found.said)
+        if at < len(lines) and records[at] == found.said and lines[at].speaker == ASSISTANT:
+            line = lines[at]
+            out.append(
+                Signal(at, LOW, REPAIR, categorize(line.text), line.text[:TEXT_CAP], ASSISTANT)
             )
     return out
 
@@ -915,16 +951,22 @@ def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]
 
 def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
     """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
-    guidance it saved, else its recoveries, else the code review findings it acted on. The
-    enqueue gate and the drain's cascade both ask this."""
+    guidance it saved, else its recoveries, else the code review findings it acted on, else
+    its repairs (a failure, the assistant's words, an edit, a green run). The enqueue gate and
+    the drain's cascade both ask this."""
     found = detect(lines)
     taken = {s.line_index for s in found}
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]
-    return (
-        sorted(found, key=lambda s: s.line_index)
-        or recoveries(transcript, lines)
-        or reviewed(transcript, lines)
-    )
+    if found:
+        return sorted(found, key=lambda s: s.line_index)
+    got_past = recoveries(transcript, lines)
+    if got_past:
+        return got_past
+    # imported here: only a session with no signal in its dialogue reads its commands, once
+    from reflectgit.notes.commandruns import commands_run
+
+    ran = commands_run(transcript)
+    return reviewed(transcript, lines, ran) or repairs(transcript, lines, ran)
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reflectgit.notes.recoveries import recovered
-from reflectgit.notes.signals import LOW, RECOVERY, scan
+from reflectgit.notes.signals import LOW, RECOVERY, REPAIR, scan
 from reflectgit.notes.transcripts import parse_lines
 from reflectgit.workflows.capture.gate import HAS_SIGNAL, NO_SIGNAL, evaluate
 from reflectgit.workflows.drain import cascade
@@ -133,14 +133,6 @@ NEGATIVE = {
             },
         },
     ],
-    # a test the assistant wrote to fail first, then the code that makes it pass: an edit
-    "red then edit then green": [
-        ("user", "add the sum"),
-        *_run("t0", RED, "pytest -q", error=True),
-        ("assistant", "Red as expected. Now the code."),
-        *_edit("e1", "app/sum.py", "return 0", "return a + b"),
-        *_run("t1", GREEN, "pytest -q"),
-    ],
     # the same command again at once, unchanged: a retry of a flaky failure
     "bare retry": [
         ASK,
@@ -186,6 +178,24 @@ NEGATIVE = {
 def test_nothing_got_past_keeps_the_gate_closed(tmp_path, turns):
     assert not _opens(tmp_path, turns)
     assert recovered(parse_lines(session_file(tmp_path, turns).read_text().splitlines())) == []
+
+
+def test_an_edit_between_is_no_recovery_but_a_repair(tmp_path):
+    """A test the assistant wrote to fail first, then the code that makes it pass: a failure an
+    edit got past is no recovery (the way to run a command); with the assistant's words
+    between, it is a repair (``notes/repairs``), the gate's weakest signal, for the cause
+    readers to weigh."""
+    turns = [
+        ("user", "add the sum"),
+        *_run("t0", RED, "pytest -q", error=True),
+        ("assistant", "Red as expected. Now the code."),
+        *_edit("e1", "app/sum.py", "return 0", "return a + b"),
+        *_run("t1", GREEN, "pytest -q"),
+    ]
+    assert recovered(parse_lines(session_file(tmp_path, turns).read_text().splitlines())) == []
+    assert _opens(tmp_path, turns)
+    [signal] = scan(parse_lines(session_file(tmp_path, turns).read_text().splitlines()))
+    assert signal.kind == REPAIR
 
 
 def test_a_session_with_dialogue_signals_keeps_them_alone(tmp_path):
