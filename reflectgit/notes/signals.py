@@ -753,59 +753,11 @@ def detect(lines: Iterable[str | DialogueLine]) -> list[Signal]:
     return found
 
 
-# The first line of a markdown block other than a paragraph (CommonMark): a list item, a
-# heading, a quote, a code fence, a table row, or an indented code line.
-_BLOCK_START = re.compile(
-    r"^(?: {0,3}(?:[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|`{3,}|~{3,}|\|)| {4,}\S|\t)"
-)
-# a block no line continues: a heading, a table row, an indented code line
-_CLOSED_BLOCK = re.compile(r"^(?: {0,3}(?:#{1,6}(?:\s|$)|\|)| {4,}\S|\t)")
-_FENCE_MARK = re.compile(r"^ {0,3}(?:`{3,}|~{3,})")
-# a line whose last sentence is ended (closing quotes and brackets may follow its mark)
-_SENTENCE_ENDED = re.compile(r"[.!?;:][\"'”’)\]`*_]*\s*$")
-
-
-def paragraph_lines(text: str) -> list[str]:
-    """``text``'s lines with each sentence wrapped over lines joined into one line, as markdown
-    reads a paragraph: a line continues the one before it when that one leaves its sentence
-    open (no ``.``, ``!``, ``?``, ``;`` or ``:`` at its end) and it opens no block (see
-    ``_BLOCK_START``) and no sentence of its own (a capital letter). So "never commit in
-    post-rewrite (append-only ledger, or skip" and its next line "during rebase)." are one
-    line, while a list's items, a heading, a table's rows, the lines inside a code fence and
-    the lines a person typed one by one without a period ("Explore the options" then "Ground
-    decisions in fact") stay lines of their own."""
-    out: list[str] = []
-    fenced = False
-    open_line = False  # may the next line continue the last one?
-    for line in text.splitlines():
-        said = line.strip()
-        if _FENCE_MARK.match(line):
-            fenced = not fenced
-            out.append(line)
-            open_line = False
-        elif fenced or not said:
-            out.append(line)
-            open_line = False
-        elif open_line and not _BLOCK_START.match(line) and not said[0].isupper():
-            # a word broken at its hyphen ("remote-" / "only") is whole again
-            last = out[-1].rstrip()
-            space = "" if re.search(r"\w-$", last) and said[0].isalpha() else " "
-            out[-1] = f"{last}{space}{said}"
-            open_line = not _SENTENCE_ENDED.search(said)
-        else:
-            out.append(line)
-            open_line = not _CLOSED_BLOCK.match(line) and not _SENTENCE_ENDED.search(said)
-    return out
-
-
-def dialogue_lines(
-    turns: Iterable[Turn], cap: int = DIALOGUE_CAP, *, paragraphs: bool = False
-) -> Iterator[DialogueLine]:
+def dialogue_lines(turns: Iterable[Turn], cap: int = DIALOGUE_CAP) -> Iterator[DialogueLine]:
     """Non-empty dialogue lines, private spans and harness wrappers removed, first ``cap`` chars.
 
     Text the harness injected is not dialogue: it is left out here, so neither the gate, the
-    slicer nor a writer ever reads it. ``paragraphs``: a person's turn is read by its
-    paragraphs (``paragraph_lines``), each wrapped sentence whole; the drain reads them so.
+    slicer nor a writer ever reads it.
     """
     budget = cap
     previous = ""
@@ -819,11 +771,7 @@ def dialogue_lines(
         after = turn.speaker == PERSON and previous == ASSISTANT
         if turn.speaker == PERSON:
             text = own_words(text)
-        said = strip_private(text)
-        split = (
-            paragraph_lines(said) if paragraphs and turn.speaker == PERSON else said.splitlines()
-        )
-        for line in split:
+        for line in strip_private(text).splitlines():
             if line.strip():
                 yield DialogueLine(line, turn.role, number, turn.record, turn.speaker, after)
         previous = turn.speaker

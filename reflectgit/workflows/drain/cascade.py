@@ -112,9 +112,7 @@ def _render(line: DialogueLine) -> str:
 def _dialogue(turns: Iterable[Turn], cap: int) -> Iterator[DialogueLine]:
     """Dialogue lines with secrets masked per turn BEFORE the turn is cut into lines, so a
     multi-line block (a PEM or PGP private key) is masked whole, never line by line."""
-    return dialogue_lines(
-        (replace(t, text=scrub_secrets(t.text)) for t in turns), cap, paragraphs=True
-    )
+    return dialogue_lines((replace(t, text=scrub_secrets(t.text)) for t in turns), cap)
 
 
 def slice_lines(

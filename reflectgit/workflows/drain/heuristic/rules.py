@@ -246,7 +246,7 @@ def abandoned_fixes(transcript: Transcript) -> Callable[[int], bool]:
     ("is the fix not to ...?"), before the assistant states another fix or the person accepts."""
     dropped: set[int] = set()
     last: int | None = None
-    for index, line in enumerate(dialogue_lines(transcript.turns, paragraphs=True)):
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
         hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
         if line.speaker != PERSON:
             if hit is not None and hit[1] in FIX_KINDS:
@@ -279,7 +279,7 @@ def challenged_rules(transcript: Transcript) -> Callable[[int, str], bool]:
     reject what was done on a rule naming the same code thing ("FullSchema" and "the full schema", folded)?
     Then the rule was written before its correction (a pasted plan's bullet, say)."""
     later: list[tuple[int, str]] = []
-    for index, line in enumerate(dialogue_lines(transcript.turns, paragraphs=True)):
+    for index, line in enumerate(dialogue_lines(transcript.turns)):
         if line.speaker != PERSON:
             continue
         hit = classify(line.text, line.speaker, follows_assistant=line.follows_assistant)
@@ -547,7 +547,7 @@ def proposals_granted(transcript: Transcript, since: int = 0) -> list[dict[str, 
     """Notes from the person's one-line questions proposing a way against another
     (``proposed_rule``) that the assistant's next line grants, for the person's turns at or
     after record ``since``. Low: a grant in words, not a check."""
-    lines = list(dialogue_lines(transcript.turns, paragraphs=True))
+    lines = list(dialogue_lines(transcript.turns))
     out: list[dict[str, Any]] = []
     for index, line in enumerate(lines[:-1]):
         reply = lines[index + 1]
