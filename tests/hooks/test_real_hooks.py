@@ -64,10 +64,14 @@ EXPECTED: dict[str, tuple[list[str], list[tuple[str, str]], list[str]]] = {
     # instead of git push".
     "codex-hooks.json": (
         ["feat(knowledge): Use the release script instead of git push [LOW]"],
-        [],  # the rollout: "show tools" and a request, no signal
+        # the rollout (codemie 019e1625): no signal in its dialogue, but a repair in its tool
+        # calls (`npm test` red, the assistant's words, an edit, the same run green), which
+        # queues it for the drain (notes/repairs.py); the drain's readers write nothing from it
+        [("stop", "codex")],
         [*FIXED],
     ),
-    "codex-notify.json": ([], [], []),
+    # Codex's notify names the same rollout's thread: queued for the same repair.
+    "codex-notify.json": ([], [("stop", "codex")], []),
     # Copilot CLI camelCase: postToolUseFailure (3 failed) -> postToolUse (44 passed), no edit
     # in between: an event; then the uv correction; agentStop queues its transcriptPath.
     "copilot-cli-camelcase.json": (
