@@ -3096,3 +3096,91 @@ def test_the_same_cause_as_the_first_after_the_checked_run_is_its_account(tmp_pa
     [action] = _actions(tmp_path, _found_after_the_run(FOUND_IT))
     assert action["title"].startswith("`open()` appends the")
     assert f"Confirmed by {confirmation.VERIFIED}." in action["body"]
+
+
+# A turn that briefs an agent for one task (it sets the agent's role or job, or it is a lead
+# line and a numbered task list) states that task's constraints, not the person's standing
+# rules (held-apart-26's review brief and `/goal` list, held-apart-2's, -8's, -18's briefs).
+
+REVIEW_BRIEF = (
+    "You are reviewing work that another AI agent (Devin) just completed in this repository "
+    "(dsa110-FLITS). Your job is to verify the implementation is correct and report any issues. "
+    "Do NOT modify any files — read-only review.\n"
+    "## Context\n"
+    "Devin vendored content from the upstream repo into this FLITS repo and wrote FLITS-aware "
+    "command wrappers.\n"
+    "Be thorough and skeptical. Read the actual files; do not trust this prompt's assertions."
+)
+
+GOAL_LIST = (
+    "Implement remaining Ponytail over-engineering audit recommendations in dsa110-FLITS:\n\n"
+    "1. Re-route demo/verification scripts to import the canonical kernel from `burstfit.py`.\n"
+    "2. Delete the legacy 2-param fitter files: `models.py`, `params.py`, and `sampler.py`.\n"
+    "3. Remove the unused diagnostic file `debug_noise.py`.\n"
+    "4. Delete the duplicate `fullband_aligned.py` in `scattering-refit-2026-06/`, keeping "
+    "only the active one in `scripts/`."
+)
+
+
+@pytest.mark.parametrize("brief", [REVIEW_BRIEF, GOAL_LIST], ids=["role", "task-list"])
+def test_a_constraint_of_a_brief_for_one_task_writes_nothing(tmp_path, brief):
+    turns = [("user", brief), ("assistant", "I'll start by reading the files.")]
+    assert [a["title"] for a in _actions(tmp_path, turns)] == []
+
+
+def test_a_persons_rule_in_an_ordinary_turn_still_writes_its_note(tmp_path):
+    turns = [
+        ("user", "add the fit to the figure script"),
+        ("assistant", "Done: I edited the shared config to add the fit."),
+        ("user", "Do NOT modify the shared config files, copy them into the run folder"),
+    ]
+    [action] = _actions(tmp_path, turns)
+    assert action["title"].startswith("Do NOT modify the shared config files")
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Always run `make lint` before you commit.", "Always run `make lint` before you commit"),
+        (
+            "Do not edit the generated `schema.sql` in this repo.",
+            "Do not edit the generated `schema.sql` in this repo",
+        ),
+    ],
+    ids=["always", "in-this-repo"],
+)
+def test_a_rule_of_a_brief_that_reaches_beyond_the_task_still_writes(tmp_path, said, title):
+    brief = REVIEW_BRIEF.replace("Be thorough and skeptical.", said)
+    turns = [("user", brief), ("assistant", "I'll start by reading the files.")]
+    assert title in [a["title"] for a in _actions(tmp_path, turns)]
+
+
+def test_a_briefs_constraint_the_person_states_again_outside_it_writes(tmp_path):
+    turns = [
+        ("user", REVIEW_BRIEF),
+        ("assistant", "Review done: two wrappers point at the wrong skill path."),
+        ("user", "thanks. do not trust this prompt's assertions, read the actual files"),
+    ]
+    titles = " ".join(a["title"] for a in _actions(tmp_path, turns))
+    assert "trust this prompt" in titles.lower()
+    transcript = transcripts.parse_lines(Path(_session(tmp_path, turns)).read_text().splitlines())
+    briefed = rules.briefed_rules(transcript)
+    brief = transcript.turns[0].record
+    assert not briefed(brief, "Do not trust this prompt's assertions"), "said again"
+    assert briefed(brief, "Do NOT modify any files"), "said only in the brief"
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        (REVIEW_BRIEF, True),
+        (GOAL_LIST, True),
+        ("As a reviewer, check the migration files only.", True),
+        ("Implement the following plan:\n\n# Plan\n1. one\n2. two\n3. three", False),  # a plan
+        ("Do NOT modify the shared config, copy it", False),
+        ("you are right, but never push to main", False),
+        ("Fix these:\n1. the flaky test\n2. the lint", False),  # two items: a short list
+    ],
+)
+def test_briefs_an_agent(turn, expected):
+    assert rules.briefs_an_agent(turn) is expected

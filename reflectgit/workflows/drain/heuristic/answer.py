@@ -42,6 +42,7 @@ from reflectgit.workflows.drain.heuristic.note import (
 )
 from reflectgit.workflows.drain.heuristic.rules import (
     abandoned_fixes,
+    briefed_rules,
     challenged_rules,
     challenges_acted_on,
     proposals_granted,
@@ -82,6 +83,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     done = done_after(transcript, ran) if transcript else None
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
+    briefed = briefed_rules(prepared.transcript) if prepared.transcript else None
     otherwise = confirmed_otherwise(transcript, ran, verified=verified) if transcript else None
     # a cause stated in words is confirmed by the person keeping the edit, too
     stated = (
@@ -105,6 +107,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             asked,
             kept_as_rule,
             stated,
+            briefed,
         )
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)

@@ -94,6 +94,7 @@ def chunk_actions(
     turn_before: Callable[[int], str] | None = None,
     adopted: Callable[[int], bool] | None = None,
     otherwise: Callable[[int], Confirmation | None] | None = None,
+    briefed: Callable[[int, str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -115,7 +116,8 @@ def chunk_actions(
     assistant took the person's turn at a record as a lasting way of working (a request asked
     as a question is a rule only then). ``otherwise`` tells how a cause acted on was confirmed
     by something other than a test run (the failing command run again, or the person's report
-    of success), ``""`` when it was not.
+    of success), ``""`` when it was not. ``briefed`` tells whether a rule the person stated at a
+    record is a constraint of a brief for one task (``rules.briefed_rules``): no note.
 
     Each signal is read by the one reader of its kind (``_Reading.action``), in order.
     """
@@ -135,6 +137,7 @@ def chunk_actions(
         turn_before=turn_before,
         adopted=adopted,
         otherwise=otherwise,
+        briefed=briefed,
     )
     return [action for sig in signals if (action := reading.action(sig))]
 
@@ -168,6 +171,7 @@ class _Reading:
     turn_before: Callable[[int], str] | None
     adopted: Callable[[int], bool] | None
     otherwise: Callable[[int], Confirmation | None] | None
+    briefed: Callable[[int, str], bool] | None = None
 
     # -- where a line stands in the chunk
 
@@ -426,6 +430,8 @@ class _Reading:
             return None  # a rule the person later challenged: written before its correction
         if pointed_out(rule):
             return None  # "keep in mind that new file will be at the same folder": context
+        if self.briefed is not None and record is not None and self.briefed(record, rule):
+            return None  # "You are reviewing ... Do NOT modify any files": the task's constraint
         words = rule.split()
         named = len(words) >= 2 and bool(_NAMED.search(rule) and _IMPERATIVE.search(rule))
         if not named and (

@@ -20,9 +20,11 @@ from typing import Any
 
 from reflectgit.notes import verbs
 from reflectgit.notes.privacy import clean
+from reflectgit.notes.scope import says_global
 from reflectgit.notes.signals import (
     CONCESSION_RE,
     CORRECTION_KINDS,
+    LASTING,
     LOW,
     MEDIUM,
     PLAIN_CORRECTION,
@@ -605,3 +607,65 @@ def _asked_rule(rule: str, said: str, who: str, confidence: str, confirmed: str)
         category="general",
         confirmed=confirmed,
     )
+
+
+# A person's turn that briefs an agent for one task: it sets the agent's role or job ("You are
+# reviewing work that another AI agent just completed ...", "Your job is to verify ...", "As a
+# reviewer, ..."), or it is a task list, a lead line then numbered items from 1 ("Implement
+# the remaining audit recommendations:" then "1. Re-route ...", a ``/goal`` command's
+# argument). The constraints such a turn states ("Do NOT modify any files", "5. Delete the
+# duplicate `fullband_aligned.py` ...") are the task's, not standing rules of the person's.
+_ROLE = re.compile(
+    r"^\W*(?:you\s+are|you'?re)\s+(?:now\s+)?(?:a|an|the|reviewing|working|acting|helping)\b"
+    r"|^\W*your\s+(?:job|task|role|mission|goal)\s+(?:is|here\s+is)\b"
+    r"|^\W*as\s+(?:a|an|the)\s+(?:\w+\s+)?(?:reviewer|auditor|agent)\b",
+    re.I,
+)
+_NUMBERED = re.compile(r"^\s*(?P<n>\d+)[.)]\s+\S")
+_TASK_ITEMS = 3
+_AGAIN = 0.8  # share of a rule's words another turn of the person's holds: stated again
+
+# What gives a constraint of a brief a time or place beyond the task: "always", "never",
+# "from now on" (``signals.LASTING``), "in this repo", or any project (``scope.says_global``).
+_BEYOND_TASK = re.compile(
+    rf"\b(?:always|never|{LASTING})\b"
+    r"|\b(?:in|for|across)\s+(?:this|the|our|my)\s+(?:repo|repository|project|codebase)\b",
+    re.I,
+)
+
+
+def briefs_an_agent(turn: str) -> bool:
+    """Is the person's ``turn`` a brief for an agent's one task: its opening sets the agent's
+    role or job, or it opens with a lead line and a numbered task list from 1?"""
+    lines = [x for x in turn.strip().splitlines() if x.strip()]
+    if not lines:
+        return False
+    if any(_ROLE.search(s) for s in sentences(lines[0])[:2]):
+        return True
+    if len(lines) <= _TASK_ITEMS or not lines[0].rstrip(" *_").endswith(":"):
+        return False
+    first = _NUMBERED.match(lines[1])
+    items = sum(1 for x in lines[1:] if _NUMBERED.match(x))
+    return first is not None and first.group("n") == "1" and items >= _TASK_ITEMS
+
+
+def beyond_the_task(rule: str) -> bool:
+    """Does ``rule`` carry a time or place beyond the task ("always", "in this repo")?"""
+    return bool(_BEYOND_TASK.search(rule)) or says_global(rule)
+
+
+def briefed_rules(transcript: Transcript) -> Callable[[int, str], bool]:
+    """``briefed(record, rule)``: is the person's ``rule`` at that record a constraint of a
+    brief for one task (``briefs_an_agent``), carrying nothing beyond the task
+    (``beyond_the_task``) and stated by the person in no turn of theirs that is no brief?"""
+    turns = [(t.record, t.text) for t in transcript.turns if t.speaker == PERSON]
+    briefs = {record for record, text in turns if briefs_an_agent(text)}
+    plain = [_words(text) for record, text in turns if record not in briefs]
+
+    def briefed(record: int, rule: str) -> bool:
+        if record not in briefs or beyond_the_task(rule):
+            return False
+        said = _words(rule)
+        return not any(said and len(said & other) >= _AGAIN * len(said) for other in plain)
+
+    return briefed
