@@ -3179,6 +3179,8 @@ def test_a_briefs_constraint_the_person_states_again_outside_it_writes(tmp_path)
         ("Implement the following plan:\n\n# Plan\n1. one\n2. two\n3. three", False),  # a plan
         ("Do NOT modify the shared config, copy it", False),
         ("you are right, but never push to main", False),
+        ("You're a legend, but don't hard-code the build path", False),  # no role: praise
+        ("You are an expert code reviewer. Check the diff.", True),
         ("Fix these:\n1. the flaky test\n2. the lint", False),  # two items: a short list
     ],
 )

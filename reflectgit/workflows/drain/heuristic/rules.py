@@ -6,7 +6,8 @@ request to the assistant, an offer the person declines, their wish for the task 
 the person turned down for another, a rule the person later challenged on its code name, a
 setting pointed at with nothing said after it, a remark pointing at a line, a report of a failed
 try with the command pasted, a piece of a remark wrapped over lines or a rule word only inside
-what the person quotes. What is one though no rule word says so: a point of the person's the
+what the person quotes, or a constraint of a brief for one task ("You are reviewing ... Do NOT
+modify any files"). What is one though no rule word says so: a point of the person's the
 assistant grants ("You're right — ..."), a cause restated right after the person said the guess
 was it, a rule the assistant's concession quotes from an instruction file, a terse answer read
 with the question it answers, and a "why aren't we X?" the assistant acts on.
@@ -615,10 +616,12 @@ def _asked_rule(rule: str, said: str, who: str, confidence: str, confirmed: str)
 # the remaining audit recommendations:" then "1. Re-route ...", a ``/goal`` command's
 # argument). The constraints such a turn states ("Do NOT modify any files", "5. Delete the
 # duplicate `fullband_aligned.py` ...") are the task's, not standing rules of the person's.
+_AGENT = r"(?:agent|reviewer|auditor|assistant|expert|engineer|developer|architect|analyst|tester)"
 _ROLE = re.compile(
-    r"^\W*(?:you\s+are|you'?re)\s+(?:now\s+)?(?:a|an|the|reviewing|working|acting|helping)\b"
+    rf"^\W*(?:you\s+are|you'?re)\s+(?:now\s+)?(?:reviewing|working\s+on|acting\s+as|helping\b"
+    rf"|(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGENT}\b)"
     r"|^\W*your\s+(?:job|task|role|mission|goal)\s+(?:is|here\s+is)\b"
-    r"|^\W*as\s+(?:a|an|the)\s+(?:\w+\s+)?(?:reviewer|auditor|agent)\b",
+    rf"|^\W*as\s+(?:a|an|the)\s+(?:[\w-]+\s+)?{_AGENT}\b",
     re.I,
 )
 _NUMBERED = re.compile(r"^\s*(?P<n>\d+)[.)]\s+\S")
