@@ -208,95 +208,11 @@ def bound_names(toks: list[str], members: bool = True) -> set[str]:
         after = toks[i + 1] if i + 1 < len(toks) else ""
         if not members and before in (".", "->") and not (i >= 3 and toks[i - 3] in BINDERS):
             continue  # (``def self.wrap`` still defines ``wrap``)
-        if (
-            (before in BINDERS and not _typed_after(before, after))
-            or after in ("=", ":=")
-            or (after == "," and ":=" in toks[i : i + 8])
-        ):
+        if before in BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
             out.add(t)
         if t in BINDERS:
             out |= _parameters(toks, i + 1)
-        elif after == "(" and _heads(toks, i):
-            out |= _typed_parameters(toks, i + 1)
     return out
-
-
-def _typed_after(binder: str, after: str) -> bool:
-    """After ``const`` or ``let``, is the name followed by ``after`` a type or a modifier, not
-    the name bound (``const auto it = ...``, ``const std::string &s``, ``const Foo<T> &x``,
-    Rust's ``let mut x``)?"""
-    return binder in ("const", "let") and (
-        is_name(after) or after in ("::", "<", "*", "&", "&&", "**")
-    )
-
-
-# What may stand right before the name of a C-family definition (``bool is_used(``, ``public
-# Money(``, ``Foo::Foo(``, ``std::vector<T> &at(``): its return type or a modifier.
-_RETURNS = frozenset({">", ">>", "*", "**", "&", "&&", "]", "::", "~"})
-_MODIFIERS = frozenset({"public", "private", "protected", "static", "final", "abstract"})
-# What may follow the parameters of a C-family definition: its body, or a qualifier before it
-# (``) const {``, ``) throws IOException {``, ``) -> T {``, ``) : base(x) {``, ``) => x``).
-_BODIES = frozenset({"{", "const", "noexcept", "override", "throws", "->", ":", "=>", "where"})
-
-
-def _heads(toks: list[str], at: int) -> bool:
-    """Is the name at ``at`` (a ``(`` after it) that of a definition written the C way, with
-    no definition word: a return type or a modifier before it, its parameters' brackets
-    followed by its body or a qualifier, then the body (``bool is_used(const std::string
-    &name) const {``, ``public Money plus(Money other) {``)? A declaration without a body
-    (``bool is_used(std::string name) const;``) is not read, nor a call (``x = f(a, b);``,
-    ``new Foo(x) {``, ``if (x) {``): no type before it, or a word of the language."""
-    name, before = toks[at], toks[at - 1] if at else ""
-    if name in KEYWORDS or not (
-        before in _RETURNS or before in _MODIFIERS or (is_name(before) and before not in KEYWORDS)
-    ):
-        return False
-    depth = 0
-    for j in range(at + 1, len(toks)):
-        depth += (toks[j] == "(") - (toks[j] == ")")
-        if depth == 0:
-            if j + 1 >= len(toks) or toks[j + 1] not in _BODIES:
-                return False
-            # a body opens before the statement ends (a declaration, ``) const;``, has none)
-            ends = (k for k in range(j + 1, len(toks)) if toks[k] in ("{", "=>", ";"))
-            return toks[next(ends, j)] in ("{", "=>")
-    return False
-
-
-def _typed_parameters(toks: list[str], at: int) -> set[str]:
-    """The names of the parameters in the brackets at ``at``, each written ``Type name``
-    (``const std::string &name``, ``final Money other``, ``int count = 0``, Dart's ``{bool
-    flag = false}``): the last name of each, after its type, never the type. A parameter
-    written ``name: Type`` (Kotlin, Swift, TypeScript) or with no type (``f(a, b)``) gives
-    none: this reading is the C family's."""
-    out: set[str] = set()
-    piece: list[str] = []
-    depth, angles = 0, 0
-    for t in toks[at:]:
-        depth += (t == "(") - (t == ")")
-        if t and set(t) <= {"<", ">"}:  # a type's arguments (``Map<K, List<V>>``)
-            angles = max(0, angles + t.count("<") - t.count(">"))
-        if depth <= 0 or (depth == 1 and angles == 0 and t == ","):
-            out |= _typed_name(piece)
-            piece = []
-            if depth <= 0:
-                break
-        elif depth > 1 or t != "(":
-            piece.append(t)
-    return out
-
-
-def _typed_name(piece: list[str]) -> set[str]:
-    """The name a parameter ``Type name`` binds (its default value left out), or none."""
-    if "=" in piece:
-        piece = piece[: piece.index("=")]
-    piece = [t for t in piece if t not in ("{", "}", "[", "]")]  # Dart's groups, C's arrays
-    if ":" in piece or len(piece) < 2 or not is_name(piece[-1]) or piece[-1] in KEYWORDS:
-        return set()
-    type_end = "..." if piece[-4:-1] == [".", ".", "."] else piece[-2]
-    # (``char **argv``, ``Map<K, V> map``, ``String... args``, ``int? count``)
-    typed = set(type_end) <= set("*&>") or type_end in ("...", "?") or is_name(type_end)
-    return {piece[-1]} if typed else set()
 
 
 def _parameters(toks: list[str], at: int) -> set[str]:

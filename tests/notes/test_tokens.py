@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes.codediff import renamed_only
-from reflectgit.notes.tokens import bound_names, tokens
+from reflectgit.notes.tokens import tokens
 
 
 @pytest.mark.parametrize(
@@ -52,61 +51,3 @@ from reflectgit.notes.tokens import bound_names, tokens
 def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:
     """Quote styles where both quotes read a string alike; block comments, nested ones too."""
     assert (tokens(old, path) == tokens(new, path)) == same
-
-
-@pytest.mark.parametrize(
-    ("path", "code", "bound"),
-    [
-        # a C-family definition binds its parameters, written ``Type name``, never the types
-        (
-            "include/argparse.hpp",
-            "bool is_used(const std::string &name) const {\n return mUsed.count(name);\n}\n",
-            {"name"},
-        ),
-        (
-            "src/Money.java",
-            "public Money plus(final Money other, Map<String, List<Long>> rates, long... rest) {}",
-            {"other", "rates", "rest"},
-        ),
-        (
-            "src/main.c",
-            "int main(int argc, char **argv) {\n  run(argc, argv);\n}\n",
-            {"argc", "argv"},
-        ),
-        (
-            "src/Scan.cs",
-            "public Scan(ILogger<Scan> logger, params object[] args) : base(logger) { }",
-            {"logger", "args"},
-        ),
-        (
-            "lib/args.dart",
-            "void add(String name, {bool flag = false, this.help}) {}",
-            {"name", "flag"},
-        ),
-        # a type after ``const`` and Rust's ``mut`` are not the names bound
-        ("src/a.cpp", "const auto it = find(x);", {"it"}),
-        ("src/a.cpp", "const std::string label = f(x);", {"label"}),
-        ("src/a.rs", "let mut total = 0;", {"total"}),
-        # not definitions: a call, a constructor called, a condition; Kotlin's ``name: Type``
-        ("src/a.cpp", "x = f(a, b);\nif (ok) { go(x); }\n", {"x"}),
-        ("src/A.java", "list.add(new Entry(key, value) {});", set()),
-        ("src/a.kt", "fun plus(other: Money): Money {\n  return other\n}\n", set()),
-    ],
-)
-def test_bound_names_of_a_definition_are_its_parameters_not_their_types(
-    path: str, code: str, bound: set[str]
-) -> None:
-    assert bound_names(tokens(code, path)) == bound
-
-
-def test_a_parameter_renamed_is_a_renaming_and_its_type_or_a_field_changed_is_not() -> None:
-    head = "public Money plus(Money other) {\n  return add(other.amount);\n}\n"
-    java = "src/Money.java"
-    assert renamed_only(tokens(head, java), tokens(head.replace("other", "that"), java))
-    # the parameter's type, a field read, a call's argument: names the block does not bind
-    typed = head.replace("(Money other)", "(BigMoney other)")
-    assert not renamed_only(tokens(head, java), tokens(typed, java))
-    field = head.replace("other.amount", "other.value")
-    assert not renamed_only(tokens(head, java), tokens(field, java))
-    call = "void f(Money a) {\n  add(total);\n}\n"
-    assert not renamed_only(tokens(call, java), tokens(call.replace("total", "a"), java))
