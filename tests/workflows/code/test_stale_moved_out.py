@@ -76,7 +76,7 @@ def test_a_block_that_gained_a_stated_line_beside_the_move_is_stale(world: World
     # the moved code stands, but the block now raises the error itself for another input
     gained = DELEGATING_PY.replace(
         '    return parser.from_text(text, "|")',
-        '    if text is None:\n        raise ParseError.empty_flag()\n'
+        "    if text is None:\n        raise ParseError.empty_flag()\n"
         '    return parser.from_text(text, "|")',
     )
     nid = _moved(world, PARSER_PY, gained)
