@@ -745,12 +745,13 @@ def moved_out(
     if not stated or not added:
         return False
 
+    def holding_plain(block: list[list[str]]) -> list[tuple[str, ...]]:
+        return holding(
+            block[_signature(block, defined_name(_joined(block[0])) if block else None) :]
+        )
+
     def holding(block: list[list[str]]) -> list[tuple[str, ...]]:
-        return [
-            _unqualified(line)
-            for line in block
-            if names_in(_joined(line), qualifiers=False) & stated
-        ]
+        return [_unqualified(line) for line in block if names_in(_joined(line)) & stated]
 
     was, now = lines(old, path), lines(new, path)
     was, now = was[_signature(was, own) :], now[_signature(now, own) :]
@@ -761,8 +762,22 @@ def moved_out(
     if any(line not in before for line in holding(handing)):
         return False
     left = [line for line in holding(was) if line not in after]
-    there = {_unqualified(line) for where, code in added for line in lines(code, where)}
-    return bool(left) and all(line in there for line in left)
+    if not left:
+        return False
+    # each definition a line went to: one the block now calls, holding nothing of the note
+    # the block did not
+    calling = _calls(lines(new, path), own)
+    for where, code in added:
+        there = [_unqualified(line) for line in lines(code, where)]
+        if set(left) & set(there) and (
+            defined_name(code.split("\n", 1)[0]) not in calling
+            or any(line not in before for line in holding_plain(lines(code, where)))
+        ):
+            return False
+    return all(
+        any(line in {_unqualified(x) for x in lines(code, where)} for where, code in added)
+        for line in left
+    )
 
 
 def _unqualified(line: list[str]) -> tuple[str, ...]:

@@ -90,3 +90,20 @@ def test_code_moved_into_a_definition_an_older_commit_added_is_stale(world: Worl
     nid = world.add(TITLE, NOTE, "src/flags.py:parse_flags")
     world.code.write("src/flags.py", DELEGATING_PY).commit("use the parser")
     assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_code_moved_into_a_new_definition_the_block_does_not_call_is_stale(world: World) -> None:
+    # the members of a type moved into another type: what the anchored one holds changed
+    uncalled = DELEGATING_PY.replace('parser.from_text(text, "|")', "[]")
+    nid = _moved(world, PARSER_PY, uncalled)
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
+
+
+def test_a_new_definition_holding_more_of_what_the_note_states_is_stale(world: World) -> None:
+    # the code moved, and where it went it raises the note's error for no input too
+    more = PARSER_PY.replace(
+        "    flags = []\n",
+        '    flags = []\n    if not text:\n        raise ParseError.empty_flag("no input")\n',
+    )
+    nid = _moved(world, more)
+    assert [e["id"] for e in world.stale()["stale"]] == [nid]
