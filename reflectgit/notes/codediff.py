@@ -736,11 +736,13 @@ def moved_out(
     into code added elsewhere (``added``: ``(path, code)`` of the definitions the same commits
     added, as they stand now), where they stand the same, a name's qualifiers aside
     (``$crate::parser::ParseError`` for ``ParseError``, ``Self::empty`` for ``empty``)? Every
-    old line holding one of them that the new block lacks stands in one of ``added``, and the
-    new block holds no line with one of them that the old one lacked but those calling one
-    of ``added`` (handing it the values): the code moved, what it states kept. The
-    definition's own lines (of ``own``, its signature) are left aside: a move rewrites them.
-    """
+    old line holding one of them that the new block lacks stands in one of ``added``; each
+    definition such a line went to is one the new block calls and holds no line with one of
+    them that the old block lacked; and the new block holds no such line but those calling
+    one of ``added`` (handing it the values): the code moved, what it states kept. (Members
+    of a type moved into another type the block does not call change what the type holds.)
+    The definitions' own lines (``own``'s signature, theirs) are left aside: a move rewrites
+    them."""
     stated = set(names)
     if not stated or not added:
         return False
