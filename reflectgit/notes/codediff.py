@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
 from reflectgit.notes import languages
-from reflectgit.notes.anchors import definitions, members
+from reflectgit.notes.anchors import defined_name, definitions, members
 from reflectgit.notes.lazyre import Pattern
 from reflectgit.notes.respell import respell
 from reflectgit.notes.tokens import (
@@ -721,6 +721,77 @@ def compare(
     if not names_in(" ".join(touched)) and any(c in _OPERATORS for t in touched for c in t):
         return CodeChange("changed")  # an operator changed, with no name around: judge it so
     return CodeChange("elsewhere")
+
+
+def moved_out(
+    old: str,
+    new: str,
+    path: str,
+    names: Sequence[str],
+    added: Sequence[tuple[str, str]],
+    own: str | None = None,
+) -> bool:
+    """Did the change from ``old`` to ``new`` (two versions of a block at ``path``) take the
+    lines holding ``names`` (what a note states that the change touched) out of the block
+    into code added elsewhere (``added``: ``(path, code)`` of the definitions the same commits
+    added, as they stand now), where they stand the same, a name's qualifiers aside
+    (``$crate::parser::ParseError`` for ``ParseError``, ``Self::empty`` for ``empty``)? Every
+    old line holding one of them that the new block lacks stands in one of ``added``; each
+    definition such a line went to is one the new block calls and holds no line with one of
+    them that the old block lacked; and the new block holds no such line but those calling
+    one of ``added`` (handing it the values): the code moved, what it states kept. (Members
+    of a type moved into another type the block does not call change what the type holds.)
+    The definitions' own lines (``own``'s signature, theirs) are left aside: a move rewrites
+    them."""
+    stated = set(names)
+    if not stated or not added:
+        return False
+
+    def holding_plain(block: list[list[str]]) -> list[tuple[str, ...]]:
+        return holding(
+            block[_signature(block, defined_name(_joined(block[0])) if block else None) :]
+        )
+
+    def holding(block: list[list[str]]) -> list[tuple[str, ...]]:
+        return [_unqualified(line) for line in block if names_in(_joined(line)) & stated]
+
+    was, now = lines(old, path), lines(new, path)
+    was, now = was[_signature(was, own) :], now[_signature(now, own) :]
+    before = {_unqualified(line) for line in was}
+    after = {_unqualified(line) for line in now}
+    called = {defined_name(code.split("\n", 1)[0]) for _, code in added}
+    handing = [line for line in now if not _calls([line]) & called]
+    if any(line not in before for line in holding(handing)):
+        return False
+    left = [line for line in holding(was) if line not in after]
+    if not left:
+        return False
+    # each definition a line went to: one the block now calls, holding nothing of the note
+    # the block did not
+    calling = _calls(lines(new, path), own)
+    for where, code in added:
+        there = [_unqualified(line) for line in lines(code, where)]
+        if set(left) & set(there) and (
+            defined_name(code.split("\n", 1)[0]) not in calling
+            or any(line not in before for line in holding_plain(lines(code, where)))
+        ):
+            return False
+    return all(
+        any(line in {_unqualified(x) for x in lines(code, where)} for where, code in added)
+        for line in left
+    )
+
+
+def _unqualified(line: list[str]) -> tuple[str, ...]:
+    """A line's tokens with each name's path qualifiers dropped (``a :: b :: c`` as ``c``,
+    ``$crate`` and ``Self`` too): how code moved into another module or macro spells the same
+    names."""
+    out: list[str] = []
+    for i, token in enumerate(line):
+        if token == "::" or (i + 1 < len(line) and line[i + 1] == "::"):
+            continue
+        out.append(token)
+    return tuple(out)
 
 
 def _standing(found: set[str], old: list[list[str]], new: list[list[str]]) -> set[str]:

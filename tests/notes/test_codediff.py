@@ -673,3 +673,38 @@ def test_a_typescript_overload_is_compared_as_code() -> None:
     )
     new = old.replace(", limit: number)", ")")
     assert codediff.compare(old, new, "src/q.ts", "add passes its limit to run", "add").stale
+
+
+MACRO_BODY = """fn parse(s: &str) -> Result<Self, ParseError> {
+    if s.is_empty() {
+        return Err(ParseError::empty_flag());
+    }
+    Ok(Self::from_name(s))
+}
+"""
+MOVED_CALL = """fn parse(s: &str) -> Result<Self, ParseError> {
+    $crate::parser::from_str(s)
+}
+"""
+
+
+def test_moved_out_reads_a_line_the_same_but_for_its_qualifiers() -> None:
+    # the lines holding `ParseError` stand in a new `from_str`, spelled with their paths
+    added = [(
+        "src/parser.rs",
+        "pub fn from_str(s: &str) -> Result<B, ParseError> {\n    if s.is_empty() {\n"
+        "        return Err($crate::parser::ParseError::empty_flag());\n    }\n"
+        "    Ok(B::from_name(s))\n}\n",
+    )]  # fmt: skip
+    assert codediff.moved_out(MACRO_BODY, MOVED_CALL, "src/lib.rs", ["ParseError"], added, "parse")
+    # what it states changed where it went: an empty input is no longer an error
+    kept = [
+        (
+            "src/parser.rs",
+            added[0][1].replace("Err($crate::parser::ParseError::empty_flag())", "Ok(B::empty())"),
+        )
+    ]
+    assert not codediff.moved_out(
+        MACRO_BODY, MOVED_CALL, "src/lib.rs", ["ParseError"], kept, "parse"
+    )
+    assert not codediff.moved_out(MACRO_BODY, MOVED_CALL, "src/lib.rs", ["ParseError"], [], "parse")

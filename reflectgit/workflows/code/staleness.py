@@ -45,8 +45,15 @@ from typing import Any
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import codediff, diffs, enumerations, languages
-from reflectgit.notes.anchors import Anchor, same_code, stale_label, symbol_block
-from reflectgit.notes.codediff import CodeChange, compare, option_gained, words_touched
+from reflectgit.notes.anchors import Anchor, defined_name, same_code, stale_label, symbol_block
+from reflectgit.notes.codediff import (
+    CodeChange,
+    compare,
+    moved_out,
+    option_gained,
+    words_touched,
+)
+from reflectgit.notes.diffs import FileDiff
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
@@ -64,6 +71,9 @@ SWEEP_COMMITS = 8
 # the new ``bats-format-pretty``): code of it that changed is stale, whatever the note names.
 # On the tune histories every anchored rename scored 68 % or less or 97 % or more.
 REWRITTEN_RENAME = 75
+# MOVED: the most commits changing an anchored block whose diffs are read for the definitions
+# they added (where the block's code may have moved); a block changed by more stays as judged.
+MOVED_COMMITS = 32
 
 
 @dataclass
@@ -224,6 +234,7 @@ class _Judge:
         self._diffs: dict[str, tuple[str, dict[str, FileChange]] | None] = {}
         self._trails: dict[str, dict[str, Trail]] = {}
         self._sweeps: dict[str, frozenset[Edit]] = {}  # SWEPT: each commit's sweeps
+        self._patches: dict[str, list[FileDiff]] = {}  # each commit's diff, parsed
 
     def _diff(self, commit: str) -> tuple[str, dict[str, FileChange]] | None:
         """The commit's full name and what changed since it, by old path."""
@@ -309,6 +320,22 @@ class _Judge:
         )
         if swept:
             verdict, changed = CodeChange("same"), False  # SWEPT: a respelling
+        own = symbol.rsplit(".", 1)[-1] if symbol else None
+        if (
+            changed
+            and verdict is not None
+            and verdict.stale
+            and not verdict.unnamed
+            and symbol
+            and old_code is not None
+            and new_code is not None
+            and moved_out(
+                old_code, new_code, read, verdict.names, self._added(commits, symbol), own
+            )
+        ):
+            # MOVED: what the note states left the block for a definition the same commits
+            # added, and stands there
+            verdict = CodeChange("elsewhere")
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
         if changed and verdict is not None:
@@ -348,10 +375,48 @@ class _Judge:
         found: set[Edit] = set()
         for c in commits:
             if c.sha not in self._sweeps:
-                patch = codebase.patch(self.root, f"{c.sha}^", c.sha, self.env)
-                self._sweeps[c.sha] = sweeps(diffs.parse(patch))
+                self._sweeps[c.sha] = sweeps(self._parsed(c.sha))
             found |= self._sweeps[c.sha]
         return swept_only(old, new, frozenset(found), said)
+
+    def _parsed(self, sha: str) -> list[FileDiff]:
+        """The commit's diff from its parent (``git diff -U0``), parsed; read once."""
+        if sha not in self._patches:
+            patch = codebase.patch(self.root, f"{sha}^", sha, self.env)
+            self._patches[sha] = diffs.parse(patch)
+        return self._patches[sha]
+
+    def _added(self, commits: list[CommitInfo], symbol: str) -> list[tuple[str, str]]:
+        """MOVED: the definitions the commits that changed an anchored block added, in any
+        file (a name a hunk's added lines define that none of the file's removed lines did,
+        not the symbol's own), each as it stands at HEAD: ``(path, code)``. For at most
+        ``MOVED_COMMITS`` commits (their diffs read once, shared with the sweeps)."""
+        if not commits or len(commits) > MOVED_COMMITS:
+            return []
+        own = symbol.rsplit(".", 1)[-1]
+        wanted: dict[str, set[str]] = {}
+        for c in commits:
+            for f in self._parsed(c.sha):
+                if f.new is None:
+                    continue
+                had = {defined_name(x) for h in f.hunks for x in h.gone}
+                for h in f.hunks:
+                    for x in h.came:
+                        name = defined_name(x)
+                        if name and name != own and name not in had:
+                            wanted.setdefault(f.new, set()).add(name)
+        paths = sorted(wanted)
+        texts = codebase.texts(self.root, [(self.head, p) for p in paths], self.env)
+        out: list[tuple[str, str]] = []
+        for p, text in zip(paths, texts, strict=True):
+            if text is None:
+                continue
+            read = languages.read_as(p, text)
+            for name in sorted(wanted[p]):
+                block = symbol_block(text, name, read)
+                if block is not None:
+                    out.append((read, block))
+        return out
 
     def _rewritten(self, full: str, diff: Mapping[str, FileChange], path: str) -> bool:
         """REWRITTEN: was ``path`` renamed on its way to HEAD by a rename git scored less alike
