@@ -747,39 +747,35 @@ def moved_out(
     if not stated or not added:
         return False
 
-    def holding_plain(block: list[list[str]]) -> list[tuple[str, ...]]:
-        return holding(
-            block[_signature(block, defined_name(_joined(block[0])) if block else None) :]
-        )
-
     def holding(block: list[list[str]]) -> list[tuple[str, ...]]:
         return [_unqualified(line) for line in block if names_in(_joined(line)) & stated]
 
-    was, now = lines(old, path), lines(new, path)
+    whole = lines(new, path)
+    was, now = lines(old, path), whole
     was, now = was[_signature(was, own) :], now[_signature(now, own) :]
     before = {_unqualified(line) for line in was}
     after = {_unqualified(line) for line in now}
-    called = {defined_name(code.split("\n", 1)[0]) for _, code in added}
+    # each added definition, read once: its name, its lines, and what of the note its body holds
+    targets = []
+    for where, code in added:
+        block = lines(code, where)
+        name = defined_name(code.split("\n", 1)[0])
+        body = block[_signature(block, defined_name(_joined(block[0])) if block else None) :]
+        targets.append((name, {_unqualified(line) for line in block}, holding(body)))
+    called = {name for name, _, _ in targets}
     handing = [line for line in now if not _calls([line]) & called]
     if any(line not in before for line in holding(handing)):
         return False
-    left = [line for line in holding(was) if line not in after]
+    left = {line for line in holding(was) if line not in after}
     if not left:
         return False
     # each definition a line went to: one the block now calls, holding nothing of the note
     # the block did not
-    calling = _calls(lines(new, path), own)
-    for where, code in added:
-        there = [_unqualified(line) for line in lines(code, where)]
-        if set(left) & set(there) and (
-            defined_name(code.split("\n", 1)[0]) not in calling
-            or any(line not in before for line in holding_plain(lines(code, where)))
-        ):
+    calling = _calls(whole, own)
+    for name, there, stating in targets:
+        if left & there and (name not in calling or any(x not in before for x in stating)):
             return False
-    return all(
-        any(line in {_unqualified(x) for x in lines(code, where)} for where, code in added)
-        for line in left
-    )
+    return all(any(line in there for _, there, _ in targets) for line in left)
 
 
 def _unqualified(line: list[str]) -> tuple[str, ...]:

@@ -29,11 +29,11 @@ narrow enough that an ordinary session does not open the gate for nothing:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reflectgit.notes import shellcommand
-from reflectgit.notes.commandruns import commands_run
+from reflectgit.notes.commandruns import Ran, commands_run
 from reflectgit.notes.limits import refusal
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.shellcommand import simple_commands, without_redirections
@@ -80,17 +80,18 @@ def outside_sandbox(tool_input: object) -> bool:
     )
 
 
-def _runs(transcript: Transcript) -> list[_Run]:
+def _runs(transcript: Transcript, ran: Sequence[Ran] | None) -> list[_Run]:
     """The shell commands the assistant ran, in the order of their results, as this module
-    weighs them: ``commandruns``' one reading (a command still running when its call returned
-    is read where it ended), with whether it failed, was refused, or ran outside the sandbox."""
+    weighs them: ``commandruns``' one reading (``ran`` when the caller has it; a command still
+    running when its call returned is read where it ended), with whether it failed, was
+    refused, or ran outside the sandbox."""
     out: list[_Run] = []
-    for ran in commands_run(transcript):
-        failed = ran.is_error or exited_badly(ran.output)
-        refused = failed and bool(refusal(ran.output))
-        escaped = outside_sandbox(ran.call.input)
+    for one in commands_run(transcript) if ran is None else ran:
+        failed = one.is_error or exited_badly(one.output)
+        refused = failed and bool(refusal(one.output))
+        escaped = outside_sandbox(one.call.input)
         out.append(
-            _Run(ran.call.record, ran.result, ran.command, failed, refused, ran.ended, escaped)
+            _Run(one.call.record, one.result, one.command, failed, refused, one.ended, escaped)
         )
     return out
 
@@ -113,10 +114,11 @@ def _gets_past(failed: _Run, words: tuple[str, ...], again: tuple[str, ...], ret
     )
 
 
-def recovered(transcript: Transcript) -> list[Recovery]:
+def recovered(transcript: Transcript, ran: Sequence[Ran] | None = None) -> list[Recovery]:
     """The failed commands of ``transcript`` that a later command got past (the module's rules),
-    one per failure, in order."""
-    runs = _runs(transcript)
+    one per failure, in order. ``ran`` is ``commandruns.commands_run``'s, when the caller has
+    read it already."""
+    runs = _runs(transcript, ran)
     if not any(r.failed for r in runs):
         return []  # the common case costs one pass over the results
     edits = [c.record for c in transcript.tool_calls if c.name in EDIT_TOOLS]

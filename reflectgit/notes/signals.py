@@ -855,15 +855,18 @@ def own_words(text: str) -> str:
 RECOVERY = "recovery"
 
 
-def recoveries(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
-    """A LOW ``recovery`` signal for each failed command a later one got past."""
+def recoveries(
+    transcript: Transcript, lines: Sequence[DialogueLine], ran: Sequence[Ran] | None = None
+) -> list[Signal]:
+    """A LOW ``recovery`` signal for each failed command a later one got past. ``ran`` is
+    ``commandruns.commands_run``'s, when the caller has read it already."""
     # imported here: only a session whose dialogue has no signal reads its tool calls, so the
     # gate's common path (and every other reader of signals) does not load the command readers
     from reflectgit.notes.recoveries import recovered
 
     records = [line.record for line in lines]
     out: list[Signal] = []
-    for found in recovered(transcript):
+    for found in recovered(transcript, ran):
         at = bisect.bisect_right(records, found.result)
         if at == len(lines):
             continue  # no dialogue after the failure within what was read
@@ -959,14 +962,16 @@ def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Si
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]
     if found:
         return sorted(found, key=lambda s: s.line_index)
-    got_past = recoveries(transcript, lines)
-    if got_past:
-        return got_past
-    # imported here: only a session with no signal in its dialogue reads its commands, once
+    # imported here: only a session with no signal in its dialogue reads its commands, once,
+    # for its recoveries, reviews and repairs alike
     from reflectgit.notes.commandruns import commands_run
 
     ran = commands_run(transcript)
-    return reviewed(transcript, lines, ran) or repairs(transcript, lines, ran)
+    return (
+        recoveries(transcript, lines, ran)
+        or reviewed(transcript, lines, ran)
+        or repairs(transcript, lines, ran)
+    )
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

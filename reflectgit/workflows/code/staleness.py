@@ -329,9 +329,7 @@ class _Judge:
             and symbol
             and old_code is not None
             and new_code is not None
-            and moved_out(
-                old_code, new_code, read, verdict.names, self._added(commits, symbol), own
-            )
+            and moved_out(old_code, new_code, read, verdict.names, self._added(commits, own), own)
         ):
             # MOVED: what the note states left the block for a definition the same commits
             # added, and stands there
@@ -386,14 +384,13 @@ class _Judge:
             self._patches[sha] = diffs.parse(patch)
         return self._patches[sha]
 
-    def _added(self, commits: list[CommitInfo], symbol: str) -> list[tuple[str, str]]:
+    def _added(self, commits: list[CommitInfo], own: str | None) -> list[tuple[str, str]]:
         """MOVED: the definitions the commits that changed an anchored block added, in any
         file (a name a hunk's added lines define that none of the file's removed lines did,
-        not the symbol's own), each as it stands at HEAD: ``(path, code)``. For at most
-        ``MOVED_COMMITS`` commits (their diffs read once, shared with the sweeps)."""
+        not the symbol's own, ``own``), each as it stands at HEAD: ``(path, code)``. For at
+        most ``MOVED_COMMITS`` commits (their diffs read once, shared with the sweeps)."""
         if not commits or len(commits) > MOVED_COMMITS:
             return []
-        own = symbol.rsplit(".", 1)[-1]
         wanted: dict[str, set[str]] = {}
         for c in commits:
             for f in self._parsed(c.sha):
