@@ -261,7 +261,7 @@ def model_missing(writer: DrainWriter) -> tuple[str, str] | None:
         except ReflectGitError as exc:
             return exc.message, exc.hint or hint
         if wr.find_command(list(settings.command), cfg.env) is None:
-            shown = " ".join(settings.command) or "(empty)"
+            shown = settings.command[0] if settings.command else "(empty)"
             return f"no model command for the extract writer: {shown} is not installed", hint
     return None
 
@@ -712,6 +712,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.writer_cmd is not None and args.writer != "extract":
         parser.error("--writer-cmd needs --writer extract")
+    if args.writer_cmd is not None and not args.writer_cmd.strip():
+        parser.error("--writer-cmd needs a command")
     writer = DrainWriter(args.writer, args.writer_cmd)
     if writer.model:
         missing = model_missing(writer)

@@ -204,7 +204,7 @@ def test_the_extract_writer_without_a_model_command_is_an_error(tmp_path: Path) 
     proc = _bench("--pooled", "--writer", "extract", env=dict(env, PATH=str(empty)))
     assert proc.returncode == 1
     assert proc.stdout == ""  # nothing measured, nothing run
-    assert proc.stderr.startswith("error: no model command for the extract writer: claude -p")
+    assert proc.stderr.startswith("error: no model command for the extract writer: claude is")
     assert "\nhint: install Claude Code" in proc.stderr
     given = _bench("--writer", "extract", "--writer-cmd", str(tmp_path / "no-such-model"))
     assert given.returncode == 1 and given.stdout == ""
@@ -215,6 +215,8 @@ def test_the_extract_writer_without_a_model_command_is_an_error(tmp_path: Path) 
     # the command belongs to the extract writer alone
     wrong = _bench("--writer-cmd", str(tmp_path / "x"))
     assert wrong.returncode == 2 and "--writer-cmd needs --writer extract" in wrong.stderr
+    empty = _bench("--writer", "extract", "--writer-cmd", " ")  # never the default quietly
+    assert empty.returncode == 2 and "--writer-cmd needs a command" in empty.stderr
 
 
 def test_the_heuristic_writer_stays_the_default(tmp_path: Path) -> None:
