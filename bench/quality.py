@@ -16,6 +16,12 @@ real transcript into one more KB. Each note written is looked up in the judgemen
   note whose terms miss a lesson its judge named is reported (the terms are too narrow).
 
 ``--unjudged`` prints the notes no judgement names yet, as entries ready to be judged.
+``--writer extract`` measures the drain's model writer instead of the heuristic one, through
+the drain's own run (one call of the model command a session: ``--writer-cmd CMD``, else the
+one the drain finds, ``REFLECT_DRAIN_CMD`` or ``claude -p``; none installed is an error). A
+model's notes are new to the judges: each is listed as UNJUDGED (session, title, the body's
+first line) for a person to judge, precision counts judged notes only, and a lesson is kept
+when a judged useful note names it or an unjudged note of its session matches its terms.
 ``--held-apart DIR`` adds sessions kept out of the shared corpus (same layout and judgement
 file format). Without ``../shared`` (``REFLECT_SHARED_DIR``) it says so and exits 0.
 
@@ -56,6 +62,7 @@ class Written:
     text: str  # title, fields and body, for the lesson terms
     tier: str
     origin: str  # the hook-events file or transcript it came from
+    first_line: str = ""  # the body's first line (what an UNJUDGED listing shows)
 
     @property
     def key(self) -> str:
@@ -110,13 +117,15 @@ def load(path: Path = JUDGEMENTS) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-def _notes(kb: Path) -> list[tuple[dict[str, Any], str]]:
+def _notes(kb: Path) -> list[tuple[dict[str, Any], str, str]]:
+    """Each note of ``kb``: its frontmatter, its whole text and its body's first line."""
     from reflectgit.notes.note import parse_note
 
     out = []
     for path in sorted((kb / "documents").glob("*.md")) if (kb / "documents").is_dir() else []:
         note = parse_note(path.read_bytes(), str(path))
-        out.append((note.frontmatter, path.read_text(encoding="utf-8")))
+        first = next((line.strip() for line in note.body.splitlines() if line.strip()), "")
+        out.append((note.frontmatter, path.read_text(encoding="utf-8"), first))
     return out
 
 
@@ -172,11 +181,100 @@ def replay_capture(real: Path, name: str, tmp: Path, sessions: Mapping[str, str]
         check=False,
     )
     session = sessions.get(f"hook-events/{name}", Path(name).stem)
-    return [_written("capture", session, front, text, name) for front, text in _notes(kb)]
+    return [
+        _written("capture", session, front, text, name, first) for front, text, first in _notes(kb)
+    ]
 
 
-def replay_drain(real: Path, tmp: Path, sessions: Mapping[str, str]) -> list[Written]:
-    """The heuristic drain over every real transcript, into one fresh KB."""
+@dataclass(frozen=True)
+class DrainWriter:
+    """The drain writer a run measures: ``heuristic`` (no model), or ``extract`` with the
+    model command (shell words) given, else the one the drain would find (configured or
+    installed)."""
+
+    name: str = "heuristic"
+    command: str | None = None
+
+    @property
+    def model(self) -> bool:
+        return self.name == "extract"
+
+
+HEURISTIC = DrainWriter()
+# The user's settings a model call needs (which command, which model, how long it may take);
+# every other drain setting is the bench's, so each run is measured alike.
+WRITER_VARIABLES = (
+    "REFLECT_DRAIN_CMD",
+    "REFLECT_DRAIN_MODEL",
+    "REFLECT_DRAIN_CLAUDE_BIN",
+    "REFLECT_DRAIN_TIMEOUT",
+    "REFLECT_DRAIN_MODEL_TIMEOUT",
+)
+
+
+def drain_env(tmp: Path, writer: DrainWriter, entries: int = 0) -> dict[str, str]:
+    """The environment of a measured drain run over ``entries`` transcripts."""
+    env = {
+        "HOME": str(tmp),
+        "PATH": os.environ.get("PATH", ""),
+        "REFLECT_DRAIN_WRITER": writer.name,
+        "REFLECT_DRAIN_DEBOUNCE_SEC": "0",
+        "REFLECT_DRAIN_MAX": str(max(100, entries)),
+        "REFLECT_DRAIN_DAILY_MAX": str(max(100, entries)),
+    }
+    if not writer.model:
+        return env
+    # The model command runs as the user's own drain would run it (their HOME, where its
+    # login lives, and their keys), in an empty folder, without git's or our variables.
+    cwd = tmp / "model-cwd"
+    cwd.mkdir(parents=True, exist_ok=True)
+    user = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "REFLECT_")) or k in WRITER_VARIABLES
+    }
+    env = {**user, **env, "HOME": os.environ.get("HOME", str(tmp))}
+    env["REFLECT_DRAIN_CWD"] = str(cwd)
+    if writer.command is not None:
+        env["REFLECT_DRAIN_CMD"] = writer.command
+    return env
+
+
+def model_missing(writer: DrainWriter) -> tuple[str, str] | None:
+    """(error, hint) when the extract writer has no model command to run here, else None.
+
+    Asked of the drain itself (its settings and its command lookup), so the bench finds the
+    command the drain would run."""
+    from reflectgit.config import Config
+    from reflectgit.errors import ReflectGitError
+    from reflectgit.workflows.drain import writer as wr
+    from reflectgit.workflows.drain.loop import Settings
+
+    hint = (
+        "install Claude Code (`claude` on PATH), set REFLECT_DRAIN_CMD, or pass "
+        '--writer-cmd "my-model --json" (prompt on stdin, answer on stdout)'
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Config.resolve(Path(tmp), drain_env(Path(tmp), writer))
+        try:
+            settings = Settings.from_config(cfg, writer="extract")
+        except ReflectGitError as exc:
+            return exc.message, exc.hint or hint
+        if wr.find_command(list(settings.command), cfg.env) is None:
+            shown = settings.command[0] if settings.command else "(empty)"
+            return f"no model command for the extract writer: {shown} is not installed", hint
+    return None
+
+
+def replay_drain(
+    real: Path,
+    tmp: Path,
+    sessions: Mapping[str, str],
+    writer: DrainWriter = HEURISTIC,
+    outcomes: dict[str, int] | None = None,
+) -> list[Written]:
+    """The drain, with ``writer``, over every real transcript, into one fresh KB; each entry's
+    outcome counted into ``outcomes`` (a model's failures show there)."""
     from reflectgit.config import Config
     from reflectgit.state.queue import Queue
     from reflectgit.workflows.drain.loop import run_drain
@@ -184,21 +282,18 @@ def replay_drain(real: Path, tmp: Path, sessions: Mapping[str, str]) -> list[Wri
 
     kb = tmp / "drain-kb"
     subprocess.run(["git", "init", "-q", "-b", "main", str(kb)], check=True)
-    env = {
-        "HOME": str(tmp),
-        "PATH": os.environ.get("PATH", ""),
-        "REFLECT_DRAIN_WRITER": "heuristic",
-        "REFLECT_DRAIN_DEBOUNCE_SEC": "0",
-        "REFLECT_DRAIN_MAX": "100",
-        "REFLECT_DRAIN_DAILY_MAX": "100",
-    }
-    cfg = Config.resolve(kb, env)
-    queue = Queue(cfg.state_dir)
     files = sorted((real / "transcripts").rglob("*.jsonl"))
+    cfg = Config.resolve(kb, drain_env(tmp, writer, len(files)))
+    queue = Queue(cfg.state_dir)
     for path in files:
         t = read_transcript(path)
         queue.add(str(path), "stop", t.parent_session_id or t.session_id or path.stem)
-    run_drain(cfg)
+    report = run_drain(cfg)
+    if outcomes is not None:
+        if report.status != "ran":
+            outcomes[f"run {report.status}"] = outcomes.get(f"run {report.status}", 0) + 1
+        for row in report.rows:
+            outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
     return drained(kb, real, sessions)
 
 
@@ -207,24 +302,24 @@ def drained(kb: Path, real: Path, sessions: Mapping[str, str]) -> list[Written]:
     judged session its transcript belongs to (the drain's real-session test reads its KB
     through this too)."""
     out = []
-    for front, text in _notes(kb):
+    for front, text, first in _notes(kb):
         prov = front.get("provenance") or {}
         source = Path(str(prov.get("source_path") or ""))
         try:
             rel = source.resolve().relative_to(real.resolve()).as_posix()
         except ValueError:
             rel = source.name
-        out.append(_written("drain", sessions.get(rel, rel), front, text, rel))
+        out.append(_written("drain", sessions.get(rel, rel), front, text, rel, first))
     return out
 
 
 def _written(
-    channel: str, session: str, front: Mapping[str, Any], text: str, origin: str
+    channel: str, session: str, front: Mapping[str, Any], text: str, origin: str, first: str
 ) -> Written:
     from reflectgit.notes.note import tier_of
 
     title = str(front.get("title") or "")
-    return Written(channel, session, title, text, tier_of(front) or "medium", origin)
+    return Written(channel, session, title, text, tier_of(front) or "medium", origin, first)
 
 
 # ------------------------------------------------------------------ judging
@@ -242,9 +337,20 @@ class Figures:
     # Useful notes whose lesson terms miss a lesson their judge named (the terms are too
     # narrow: a rewritten note holding that lesson would not be matched to it).
     disagree: list[str] = field(default_factory=list)
+    # Lessons no useful note keeps and no unjudged note's text matches.
+    unmatched: list[str] = field(default_factory=list)
 
     def precision(self) -> str:
         return _ratio(self.useful, self.notes)
+
+    def judged_precision(self) -> str:
+        """Useful notes over the judged ones: a model's new notes wait for a person."""
+        return _ratio(self.useful, self.useful + self.junk)
+
+    def add(self, other: Figures) -> None:
+        for name in ("notes", "useful", "junk", "unjudged", "lessons", "kept"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.kept_if_unjudged_useful += other.kept_if_unjudged_useful
 
     def recall(self) -> str:
         return _ratio(self.kept, self.lessons)
@@ -349,6 +455,8 @@ def judge(
                 continue
             if any(matches(lesson, n.text) for n in maybe.get(session, [])):
                 figures.kept_if_unjudged_useful += 1
+            else:
+                figures.unmatched.append(f"{session}: {lesson['lesson']}")
             missed.append(f"{session}: {lesson['lesson']}")
     return figures, unjudged, missed
 
@@ -375,16 +483,24 @@ def unpacked(real: Path, into: Path) -> Path:
     return into
 
 
-def run(real: Path, judgements: Mapping[str, Any], tmp: Path) -> list[Written]:
+def run(
+    real: Path,
+    judgements: Mapping[str, Any],
+    tmp: Path,
+    writer: DrainWriter = HEURISTIC,
+    outcomes: dict[str, int] | None = None,
+) -> list[Written]:
+    """Every channel's notes on one set; with a model writer, the drain's alone (capture
+    has no writer to measure)."""
     sessions = sessions_of(judgements)
     written: list[Written] = []
     names = sorted(
         p.name for p in (real / "hook-events").glob("*.json") if p.name != "MANIFEST.json"
     )
-    for name in names:
+    for name in names if not writer.model else []:
         written += replay_capture(real, name, tmp, sessions)
     if (real / "transcripts").is_dir():
-        written += replay_drain(real, tmp, sessions)
+        written += replay_drain(real, tmp, sessions, writer, outcomes)
     return written
 
 
@@ -437,6 +553,42 @@ def report(written: list[Written], judgements: Mapping[str, Any], path: Path, sh
                     "origin": note.origin,
                 }
                 print("          unjudged " + json.dumps(entry, ensure_ascii=False))
+
+
+def model_figures(figures: Figures) -> str:
+    """A model writer's figures: precision over the judged notes only, and the lessons its
+    notes keep by their term groups (a judged note by its judge's word)."""
+    return (
+        f"notes {figures.notes}; precision {figures.judged_precision()} over judged notes "
+        f"({figures.unjudged} unjudged, not counted); lessons kept by their terms "
+        f"{_ratio(figures.kept_if_unjudged_useful, figures.lessons)}"
+    )
+
+
+def unjudged_line(note: Written) -> str:
+    """One note no judgement names, for a person to judge."""
+    return f"UNJUDGED {note.session} | {note.title} | {note.first_line}"
+
+
+def outcome_line(outcomes: Mapping[str, int]) -> str:
+    counted = ", ".join(f"{name} {n}" for name, n in sorted(outcomes.items()))
+    return f"drain entries by outcome: {counted or 'none'}"
+
+
+def report_model(
+    written: list[Written], judgements: Mapping[str, Any], path: Path, outcomes: Mapping[str, int]
+) -> None:
+    """The drain's figures with a model writer on one set, its missed lessons and every
+    unjudged note."""
+    figures, unjudged, _missed = judge(written, judgements, "drain")
+    print(f"extract writer, judged by hand in {path}")
+    print(f"judgement file: {_size(path, judgements)}")
+    print(f"   drain: {model_figures(figures)}")
+    for line in figures.unmatched:
+        print(f"          missed  {line}")
+    for note in unjudged:
+        print(f"          {unjudged_line(note)}")
+    print(outcome_line(outcomes))
 
 
 def named_sets(held_apart: Iterable[Path]) -> list[tuple[Path, Path]]:
@@ -492,9 +644,12 @@ def sets() -> list[tuple[Path, Path]]:
     return out + [(folder, folder / "judgements.json") for folder in held if folder.is_dir()]
 
 
-def pooled() -> int:
-    """Each judged set's figures on a line, and their sums: the tune figures the docs quote."""
+def pooled(writer: DrainWriter = HEURISTIC) -> int:
+    """Each judged set's figures on a line, and their sums: the tune figures the docs quote.
+    With a model writer, the drain's figures as ``model_figures`` gives them and every
+    unjudged note."""
     totals = {channel: Figures() for channel in CHANNELS}
+    outcomes: dict[str, int] = {}
     for real, path in sets():
         judgements = load(path)
         wrong = problems(judgements)
@@ -502,18 +657,28 @@ def pooled() -> int:
             print(f"{path}: the judgement file is not well formed:", *wrong, sep="\n  ")
             return 1
         with tempfile.TemporaryDirectory() as tmp:
-            written = run(unpacked(real, Path(tmp) / "sessions"), judgements, Path(tmp))
+            sessions = unpacked(real, Path(tmp) / "sessions")
+            written = run(sessions, judgements, Path(tmp), writer, outcomes)
         name = "shared" if path == JUDGEMENTS else real.name
+        if writer.model:
+            figures, unjudged, _ = judge(written, judgements, "drain")
+            totals["drain"].add(figures)
+            print(f"{name:>14}    drain: {model_figures(figures)}")
+            for note in unjudged:
+                print(f"{'':>14}   {unjudged_line(note)}")
+            continue
         for channel in CHANNELS:
             figures, _, _ = judge(written, judgements, channel)
-            total = totals[channel]
-            for attribute in ("notes", "useful", "junk", "unjudged", "lessons", "kept"):
-                setattr(total, attribute, getattr(total, attribute) + getattr(figures, attribute))
+            totals[channel].add(figures)
             if figures.notes or figures.lessons:
                 print(
                     f"{name:>14} {channel:>8}: precision {figures.precision()}; "
                     f"recall {figures.recall()}; unjudged {figures.unjudged}"
                 )
+    if writer.model:
+        print(f"{'pooled':>14}    drain: {model_figures(totals['drain'])}")
+        print(outcome_line(outcomes))
+        return 0
     for channel, total in totals.items():
         print(
             f"{'pooled':>14} {channel:>8}: precision {total.precision()}; "
@@ -532,9 +697,31 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="every judged set (shared, then each bench/data/quality/held-apart*) and the sums",
     )
+    parser.add_argument(
+        "--writer",
+        choices=("heuristic", "extract"),
+        default="heuristic",
+        help="the drain's writer: heuristic (no model), or extract (one model call a session)",
+    )
+    parser.add_argument(
+        "--writer-cmd",
+        metavar="CMD",
+        help="the extract writer's model command (shell words, as REFLECT_DRAIN_CMD); "
+        "default: the one the drain finds (REFLECT_DRAIN_CMD, else claude -p)",
+    )
     args = parser.parse_args(argv)
+    if args.writer_cmd is not None and args.writer != "extract":
+        parser.error("--writer-cmd needs --writer extract")
+    if args.writer_cmd is not None and not args.writer_cmd.strip():
+        parser.error("--writer-cmd needs a command")
+    writer = DrainWriter(args.writer, args.writer_cmd)
+    if writer.model:
+        missing = model_missing(writer)
+        if missing:
+            print(f"error: {missing[0]}\nhint: {missing[1]}", file=sys.stderr)
+            return 1
     if args.pooled:
-        return pooled()
+        return pooled(writer)
     real = args.held_apart or REAL
     path = args.judgements
     if args.held_apart and path == JUDGEMENTS:
@@ -547,9 +734,14 @@ def main(argv: list[str] | None = None) -> int:
     if wrong:
         print("the judgement file is not well formed:", *wrong, sep="\n  ")
         return 1
+    outcomes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        written = run(unpacked(real, Path(tmp) / "sessions"), judgements, Path(tmp))
-    report(written, judgements, path, args.unjudged)
+        sessions = unpacked(real, Path(tmp) / "sessions")
+        written = run(sessions, judgements, Path(tmp), writer, outcomes)
+    if writer.model:
+        report_model(written, judgements, path, outcomes)
+    else:
+        report(written, judgements, path, args.unjudged)
     return 0
 
 

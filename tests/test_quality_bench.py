@@ -127,3 +127,103 @@ def test_pooled_reads_every_held_apart_set_in_number_order(quality) -> None:
     # the shared sessions come first when the checkout has them, and never without them
     has_shared = (quality.REAL / "transcripts").is_dir()
     assert (quality.sets()[0][1] == quality.JUDGEMENTS) is has_shared
+
+
+# ------------------------------------------------------------------ the extract writer
+
+SMALL = bench_quality.JUDGEMENTS.parent / "held-apart-18"  # three transcripts, five judged notes
+# The stub model answers by what the drain showed it: trustintern-01a0e1ff's excerpt names the
+# sandbox (its lesson: .git/index.lock needs an escalated commit), idahcli-e6dd9346's does not.
+STUB = """
+if "protected by the sandbox" in prompt:
+    note = {"title": "Commit from outside the sandbox",
+            "key_insight": "In the sandbox git cannot create .git/index.lock: rerun escalated."}
+    emit({"actions": [dict(note, action="CREATE", confidence="medium")]})
+else:
+    judged = {"title": "Both must be recursive: yes", "key_insight": "Walk nested suites."}
+    other = {"title": "Stage files outside the sandbox",
+             "key_insight": "The sandbox holds .git/index.lock, so stage escalated."}
+    emit({"actions": [dict(n, action="CREATE", confidence="medium") for n in (judged, other)]})
+"""
+
+
+def _bench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCH), *args],
+        capture_output=True,
+        text=True,
+        env=env if env is not None else dict(os.environ),
+        check=False,
+    )
+
+
+def test_the_extract_writer_is_measured_with_its_model_command(tmp_path: Path) -> None:
+    from tests.support.drain import stub_command
+
+    stub = stub_command(tmp_path, STUB)
+    proc = _bench("--held-apart", str(SMALL), "--writer", "extract", "--writer-cmd", str(stub))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert (tmp_path / "stub-model.calls").read_text().count("call") == 2  # one a session
+    # The model's new notes wait for a person: listed with their session and first line,
+    # never counted in the precision; the note whose title a judge named is judged.
+    assert "precision 1/1 = 100% over judged notes (2 unjudged, not counted)" in out
+    assert (
+        "UNJUDGED trustintern-01a0e1ff | Commit from outside the sandbox | "
+        "**How to apply:** In the sandbox git cannot create .git/index.lock: rerun escalated."
+    ) in out
+    assert "UNJUDGED idahcli-e6dd9346 | Stage files outside the sandbox |" in out
+    assert "UNJUDGED idahcli-e6dd9346 | Both must be recursive" not in out
+    # Kept: the sandbox lesson by its terms, the recursive one by its judge's word. The other
+    # session's note holds the sandbox lesson's terms too, and keeps nothing there.
+    assert "lessons kept by their terms 2/8 = 25%" in out
+    assert "missed  trustintern-01a0e1ff: In this Codex" not in out
+    assert "missed  trustintern-01a0e1ff: Codex's apply_patch" in out
+    assert "drain entries by outcome: ok 2, skip_no-signal 1" in out
+    assert "capture:" not in out  # capture has no writer to measure
+
+
+def test_pooled_sums_the_extract_writer_over_the_sets(quality, tmp_path, monkeypatch, capsys):
+    from tests.support.drain import stub_command
+
+    stub = stub_command(tmp_path, STUB)
+    monkeypatch.setattr(quality, "sets", lambda: [(SMALL, SMALL / "judgements.json")] * 2)
+    assert quality.pooled(quality.DrainWriter("extract", str(stub))) == 0
+    out = capsys.readouterr().out
+    assert out.count("held-apart-18    drain: notes 3;") == 2
+    assert out.count("UNJUDGED ") == 4
+    assert "pooled    drain: notes 6; precision 2/2 = 100% over judged notes (4 unjudged" in out
+    assert "lessons kept by their terms 4/16 = 25%" in out
+    assert "drain entries by outcome: ok 4, skip_no-signal 2" in out
+
+
+def test_the_extract_writer_without_a_model_command_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "REFLECT_DRAIN_CMD"}
+    proc = _bench("--pooled", "--writer", "extract", env=dict(env, PATH=str(empty)))
+    assert proc.returncode == 1
+    assert proc.stdout == ""  # nothing measured, nothing run
+    assert proc.stderr.startswith("error: no model command for the extract writer: claude is")
+    assert "\nhint: install Claude Code" in proc.stderr
+    given = _bench("--writer", "extract", "--writer-cmd", str(tmp_path / "no-such-model"))
+    assert given.returncode == 1 and given.stdout == ""
+    assert "no-such-model is not installed" in given.stderr
+    unclosed = _bench("--writer", "extract", "--writer-cmd", "my-model 'open")
+    assert unclosed.returncode == 1 and unclosed.stderr.startswith("error: ")
+    assert "\nhint: " in unclosed.stderr
+    # the command belongs to the extract writer alone
+    wrong = _bench("--writer-cmd", str(tmp_path / "x"))
+    assert wrong.returncode == 2 and "--writer-cmd needs --writer extract" in wrong.stderr
+    empty = _bench("--writer", "extract", "--writer-cmd", " ")  # never the default quietly
+    assert empty.returncode == 2 and "--writer-cmd needs a command" in empty.stderr
+
+
+def test_the_heuristic_writer_stays_the_default(tmp_path: Path) -> None:
+    default = _bench("--held-apart", str(SMALL))
+    assert default.returncode == 0, default.stderr
+    assert (
+        "   drain: notes 1 (useful 1, junk 0, unjudged 0); precision 1/1 = 100%" in default.stdout
+    )
+    assert "UNJUDGED" not in default.stdout
+    assert _bench("--held-apart", str(SMALL), "--writer", "heuristic").stdout == default.stdout

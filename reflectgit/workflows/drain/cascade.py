@@ -383,6 +383,23 @@ def _error_code(error: str) -> str:
     return re.split(r"[:\s]", error, maxsplit=1)[0] or "unreadable"
 
 
+# What the judges of issue 34 kept and threw away over the judged sets' notes: a lesson a
+# teammate keeps, in three kinds, and the junk kinds the writers kept mistaking for one.
+LESSONS = """\
+You are a knowledge-extraction function, not an agent. Read the excerpt of a coding session \
+below and extract the lessons a teammate on this project would be glad to read. A lesson is:
+- a rule the person states for the project, beyond the task at hand;
+- a root cause the assistant found (from a failure or by reading the code), confirmed by a \
+green run or by the person;
+- a trap of the set-up (tool, sandbox, platform) shown by a failure, with the fix that worked.
+Not a lesson: an event (a todo finished, a run that went green with nothing learned); the \
+person's instructions for this task, or a brief written for an agent, read as standing rules; \
+text the person pasted (documents, reviews, logs); a fact true only of this task; text \
+injected by hooks or CI; a guess nobody confirmed.
+A rule said in passing, or a trap shown only by doing, is a lesson too. Each lesson stands \
+alone, in plain words and whole sentences: the title names the thing and what to do; never \
+"this" or "it" without the thing named. Never copy secrets or credentials."""
+
 ACTION_CONTRACT = """\
 Return exactly one JSON object and nothing else:
 {"actions": [
@@ -429,9 +446,7 @@ def build_prompt(prepared: Prepared, *, idle: bool = False) -> str:
     """The single prompt of the extract writer (it carries the gate's drain marker)."""
     parts = [
         DRAIN_MARKER,
-        "You are a knowledge-extraction function, not an agent. Read the excerpt of a coding "
-        "session below and extract durable engineering learnings: what broke, why, and the "
-        "rule that prevents it. Ignore one-off chatter. Never copy secrets or credentials.",
+        LESSONS,
     ]
     if idle:
         parts.append(
