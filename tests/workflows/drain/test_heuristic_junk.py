@@ -295,3 +295,44 @@ def test_a_heading_is_never_a_fields_value(cause, kept):
     )
     assert action["root_cause"].startswith(kept) and not action["root_cause"].startswith("#")
     assert bool(action["fix"]) == bool(kept)
+
+
+_SHIM = (
+    "assistant",
+    "I recorded the shim in the dotfiles memory store rather than in ~/AGENTS.md, which "
+    "chezmoi manages and rewrites on every apply.",
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Propagate. Don't let chezmoi overwrite this.",
+        "Never do that again!",
+        "ok, you must never touch them",
+    ],
+    ids=["chezmoi", "again", "them"],
+)
+def test_a_rule_whose_thing_is_only_a_pronoun_is_no_note(tmp_path, reply):
+    """held-apart-25's "Don't let chezmoi overwrite this": what "this" is, only the
+    assistant's turn says; the note's title cannot tell a teammate what to keep."""
+    assert _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)]) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        # the demonstrative's thing named in the same sentence, or the thing named instead
+        ("this flag breaks the build: never pass --fast", "Never pass --fast"),
+        ("Don't let chezmoi overwrite `~/AGENTS.md`", "Don't let chezmoi overwrite `~/AGENTS.md`"),
+        # a condition or a reason around the pronoun names it
+        (
+            "if the shim is only a symlink, don't let chezmoi overwrite it",
+            "If the shim is only a symlink, don't let chezmoi overwrite it",
+        ),
+    ],
+    ids=["same-sentence", "named", "condition"],
+)
+def test_a_rule_naming_its_thing_is_still_a_note(tmp_path, reply, title):
+    [action] = _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)])
+    assert action["title"] == title
