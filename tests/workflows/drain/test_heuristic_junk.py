@@ -2,7 +2,7 @@
 directive on how to reason that names nothing; a cause that only says there is one; the
 assistant's point that is a quotation of its source; a fix naming an option without its
 command; the checkout's declared dependencies installed; the code brought in line with what a
-test expects. Each case is a Claude Code transcript in tmp_path run through the real cascade
+test expects; a person's rule whose thing is only a pronoun. Each case is a Claude Code transcript in tmp_path run through the real cascade
 and ``heuristic.write``, with the same shape stating a lesson as its negative."""
 
 from __future__ import annotations
@@ -330,8 +330,10 @@ def test_a_rule_whose_thing_is_only_a_pronoun_is_no_note(tmp_path, reply):
             "if the shim is only a symlink, don't let chezmoi overwrite it",
             "If the shim is only a symlink, don't let chezmoi overwrite it",
         ),
+        # a short rule keeps the sentence before it, which names its thing
+        ("The lock file is generated. Don't edit it.", "The lock file is generated; don't edit it"),
     ],
-    ids=["same-sentence", "named", "condition"],
+    ids=["same-sentence", "named", "condition", "sentence-before"],
 )
 def test_a_rule_naming_its_thing_is_still_a_note(tmp_path, reply, title):
     [action] = _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)])
