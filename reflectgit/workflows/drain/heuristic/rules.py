@@ -702,3 +702,51 @@ def briefed_rules(transcript: Transcript) -> Callable[[int, str], bool]:
         return not any(said and len(said & other) >= _AGAIN * len(said) for other in plain)
 
     return briefed
+
+
+# A fence's opening or closing line (``` or ~~~, three or more): what a person puts between
+# two such lines is pasted (a log, a review, a command's output), not typed as their words.
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_QUOTE_LINE = re.compile(r"^[ \t]*>")
+
+
+def _pasted(text: str, quotes: bool) -> tuple[set[str], set[str]]:
+    """The lines of a person's turn inside its fenced blocks (and, with ``quotes``, its quote
+    blocks), and its other lines, each stripped."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    fence = ""
+    for line in text.split("\n"):
+        m = _FENCE_LINE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+            elif line.strip():
+                inside.add(line.strip())
+        elif m:
+            fence = m.group(1)
+        elif quotes and _QUOTE_LINE.match(line):
+            inside.add(line.strip())
+            inside.add(line.strip().lstrip("> ").strip())
+        elif line.strip():
+            outside.add(line.strip())
+    return inside, outside
+
+
+def pasted_lines(transcript: Transcript, quotes: bool = False) -> Callable[[int, str], bool]:
+    """``pasted(record, line)``: is that line of the person's turn at ``record`` inside a
+    fenced block of the turn (pasted output, a review, a log), and nowhere outside one?"""
+    turns = {t.record: t.text for t in transcript.turns if t.speaker == PERSON}
+    cache: dict[int, tuple[set[str], set[str]]] = {}
+
+    def pasted(record: int, line: str) -> bool:
+        text = turns.get(record)
+        if text is None or ("```" not in text and "~~~" not in text and not quotes):
+            return False
+        if record not in cache:
+            cache[record] = _pasted(text, quotes)
+        inside, outside = cache[record]
+        said = line.strip()
+        return said in inside and said not in outside
+
+    return pasted
