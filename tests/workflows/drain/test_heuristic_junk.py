@@ -338,32 +338,3 @@ def test_a_rule_whose_thing_is_only_a_pronoun_is_no_note(tmp_path, reply):
 def test_a_rule_naming_its_thing_is_still_a_note(tmp_path, reply, title):
     [action] = _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)])
     assert action["title"] == title
-
-
-_REVIEWED = (
-    "assistant",
-    "The review ran; its findings are below. Want me to act on them?",
-)
-_FENCED_REVIEW = (
-    "here's the review output:\n"
-    "```\n"
-    "## Recommendation\n"
-    "1. Don't let the hooks stay in limbo. Either commit .githooks/ or unset core.hooksPath.\n"
-    "Recommend: never --commit in post-rewrite (append-only ledger, or skip\n"
-    "during rebase).\n"
-    "```"
-)
-
-
-def test_a_rule_inside_a_fence_the_person_pasted_is_no_note(tmp_path):
-    """held-apart-25's pasted `entire review` output: its recommendations are the reviewer's,
-    wrapped at a terminal's width, not the person's words."""
-    turns = [("user", "run the review"), _REVIEWED, ("user", _FENCED_REVIEW)]
-    assert _actions(tmp_path, turns) == []
-
-
-def test_a_rule_typed_after_a_pasted_fence_is_still_a_note(tmp_path):
-    typed = _FENCED_REVIEW + "\nNever pass `--commit` to entire_checkpoint.py from a git hook."
-    actions = _actions(tmp_path, [("user", "run the review"), _REVIEWED, ("user", typed)])
-    titles = [a["title"] for a in actions]
-    assert titles == ["Never pass `--commit` to entire_checkpoint.py from a git hook"]

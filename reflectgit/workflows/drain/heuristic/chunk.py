@@ -96,7 +96,6 @@ def chunk_actions(
     adopted: Callable[[int], bool] | None = None,
     otherwise: Callable[[int], Confirmation | None] | None = None,
     briefed: Callable[[int, str], bool] | None = None,
-    pasted: Callable[[int, str], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -140,7 +139,6 @@ def chunk_actions(
         adopted=adopted,
         otherwise=otherwise,
         briefed=briefed,
-        pasted=pasted,
     )
     return [action for sig in signals if (action := reading.action(sig))]
 
@@ -175,7 +173,6 @@ class _Reading:
     adopted: Callable[[int], bool] | None
     otherwise: Callable[[int], Confirmation | None] | None
     briefed: Callable[[int, str], bool] | None = None
-    pasted: Callable[[int, str], bool] | None = None
 
     # -- where a line stands in the chunk
 
@@ -417,8 +414,6 @@ class _Reading:
                 learning_type="correction",
                 category=sig.category,
             )
-        if self.pasted is not None and record is not None and self.pasted(record, text):
-            return None  # a line of a fenced block the person pasted: output, not their words
         if reports_a_try(text):
             return None  # "nope I don't see it. $ ln -s ...", "I didn't tell you to undo it"
         if opens_mid_sentence(self.lines, offset) or rules_only_quoted(text):
