@@ -2,7 +2,7 @@
 directive on how to reason that names nothing; a cause that only says there is one; the
 assistant's point that is a quotation of its source; a fix naming an option without its
 command; the checkout's declared dependencies installed; the code brought in line with what a
-test expects. Each case is a Claude Code transcript in tmp_path run through the real cascade
+test expects; a person's rule whose thing is only a pronoun. Each case is a Claude Code transcript in tmp_path run through the real cascade
 and ``heuristic.write``, with the same shape stating a lesson as its negative."""
 
 from __future__ import annotations
@@ -295,3 +295,46 @@ def test_a_heading_is_never_a_fields_value(cause, kept):
     )
     assert action["root_cause"].startswith(kept) and not action["root_cause"].startswith("#")
     assert bool(action["fix"]) == bool(kept)
+
+
+_SHIM = (
+    "assistant",
+    "I recorded the shim in the dotfiles memory store rather than in ~/AGENTS.md, which "
+    "chezmoi manages and rewrites on every apply.",
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Propagate. Don't let chezmoi overwrite this.",
+        "Never do that again!",
+        "ok, you must never touch them",
+    ],
+    ids=["chezmoi", "again", "them"],
+)
+def test_a_rule_whose_thing_is_only_a_pronoun_is_no_note(tmp_path, reply):
+    """held-apart-25's "Don't let chezmoi overwrite this": what "this" is, only the
+    assistant's turn says; the note's title cannot tell a teammate what to keep."""
+    assert _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)]) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "title"),
+    [
+        # the demonstrative's thing named in the same sentence, or the thing named instead
+        ("this flag breaks the build: never pass --fast", "Never pass --fast"),
+        ("Don't let chezmoi overwrite `~/AGENTS.md`", "Don't let chezmoi overwrite `~/AGENTS.md`"),
+        # a condition or a reason around the pronoun names it
+        (
+            "if the shim is only a symlink, don't let chezmoi overwrite it",
+            "If the shim is only a symlink, don't let chezmoi overwrite it",
+        ),
+        # a short rule keeps the sentence before it, which names its thing
+        ("The lock file is generated. Don't edit it.", "The lock file is generated; don't edit it"),
+    ],
+    ids=["same-sentence", "named", "condition", "sentence-before"],
+)
+def test_a_rule_naming_its_thing_is_still_a_note(tmp_path, reply, title):
+    [action] = _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)])
+    assert action["title"] == title

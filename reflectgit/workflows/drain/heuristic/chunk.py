@@ -53,6 +53,7 @@ from reflectgit.workflows.drain.heuristic.rules import (
     cited_rule,
     declines,
     granted_suggestion,
+    names_no_thing,
     opens_mid_sentence,
     pointed_out,
     reports_a_try,
@@ -430,6 +431,8 @@ class _Reading:
             return None  # a rule the person later challenged: written before its correction
         if pointed_out(rule):
             return None  # "keep in mind that new file will be at the same folder": context
+        if names_no_thing(rule):
+            return None  # "don't let chezmoi overwrite this": its thing is only a pronoun
         if self.briefed is not None and record is not None and self.briefed(record, rule):
             return None  # "You are reviewing ... Do NOT modify any files": the task's constraint
         words = rule.split()

@@ -4,9 +4,10 @@ Pure.
 A rule or correction comes only from a person's words. What looks like a lesson and is none: a
 request to the assistant, an offer the person declines, their wish for the task at hand, a fix
 the person turned down for another, a rule the person later challenged on its code name, a
-setting pointed at with nothing said after it, a remark pointing at a line, a report of a failed
-try with the command pasted, a piece of a remark wrapped over lines or a rule word only inside
-what the person quotes, or a constraint of a brief for one task ("You are reviewing ... Do NOT
+rule whose thing is only a pronoun ("don't let chezmoi overwrite this"), a setting pointed at
+with nothing said after it, a remark pointing at a line, a report of a failed try with the
+command pasted, a piece of a remark wrapped over lines or a rule word only inside what the
+person quotes, or a constraint of a brief for one task ("You are reviewing ... Do NOT
 modify any files"). What is one though no rule word says so: a point of the person's the
 assistant grants ("You're right — ..."), a cause restated right after the person said the guess
 was it, a rule the assistant's concession quotes from an instruction file, a terse answer read
@@ -144,6 +145,35 @@ def pointed_out(rule: str) -> bool:
     fact = m.group("fact")
     ruled = _RULE_WORDS.search(fact) or _NOT_THAT.search(fact)  # "per process, not per host"
     return not (ruled or _NAMED.search(fact) or _IDENTIFIER.search(fact))
+
+
+# A rule whose thing is only a word pointing at it ("don't let chezmoi overwrite this", "never
+# do that again", "keep it that way"): one clause ending on the pronoun it acts on, after the
+# time words a rule may close with. Its thing is named only by what was said around it, which
+# the note's title does not carry: a teammate cannot act on it. A clause the rule is joined to,
+# a condition or a reason ("if the panel is just a number, don't include it") may name it; a
+# pronoun before a noun ("this flag") names it.
+_POINTER = re.compile(
+    r"\b(?:it|this|that|these|those|them)"
+    r"(?:\s+(?:again|anymore|any more|ever|either|too|yet|now|for now|right now|for good|then"
+    r"|that way|this way|as is|here|there|alone|please))*$",
+    re.I,
+)
+_MORE_THAN_A_CLAUSE = re.compile(
+    r"[,;:()\u2014\u2013]|\s-\s|\b(?:if|when|whenever|unless|because|since|until|before|after"
+    r"|while|where|so that|instead|or|and|but)\b",
+    re.I,
+)
+
+
+def names_no_thing(rule: str) -> bool:
+    """Is ``rule`` one clause whose thing is only a pronoun ("Don't let chezmoi overwrite
+    this"), naming no code, path or flag? "This flag breaks the build: never pass --fast" and
+    "if the panel is just a number, don't include it" name theirs."""
+    said = _MARKUP.sub("", rule).strip().rstrip(" .!")
+    if _NAMED.search(said) or _IDENTIFIER.search(said) or _MORE_THAN_A_CLAUSE.search(said):
+        return False
+    return bool(_POINTER.search(said))
 
 
 # A terse answer to the assistant's open questions ("big five, separate and don't couple" to
