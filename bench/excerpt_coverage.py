@@ -69,9 +69,12 @@ class Shown:
     sliced: bool = False
 
 
+TOOLS = True  # --dialogue-only: the excerpt without its tool evidence lines (as before)
+
+
 def shown(path: Path) -> Shown:
     """The excerpt the extract writer would be sent for ``path`` (the drain's own call)."""
-    prepared: Prepared = prepare(str(path), open_unread=True)
+    prepared: Prepared = prepare(str(path), open_unread=True, tools=TOOLS)
     if prepared.skip:
         return Shown(prepared.skip)
     out = Shown(None, prepared.text, sliced=bool(prepared.chunks))
@@ -80,6 +83,7 @@ def shown(path: Path) -> Shown:
         for chunk in prepared.chunks:
             out.records.update(chunk.records)
             out.turns.update(line.turn for line in lines[chunk.start : chunk.end])
+        out.records.update(prepared.evidence_records)
     return out
 
 
@@ -171,7 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
     parser.add_argument("--pooled", action="store_true", help="every judged set and the sums")
     parser.add_argument("--list", action="store_true", help="each lesson not shown")
+    parser.add_argument(
+        "--dialogue-only", action="store_true", help="the excerpt without its tool evidence"
+    )
     args = parser.parse_args(argv)
+    global TOOLS
+    TOOLS = not args.dialogue_only
     chosen = sets() if args.pooled else named_sets(args.held_apart)
     total = Row("pooled")
     with tempfile.TemporaryDirectory() as tmp:
