@@ -365,7 +365,9 @@ def prepare(
     prepared.chunks = fresh
     shown = [c.text for c in fresh]
     if tools:
-        shown = with_tools(fresh, lines, t, slice_cap, prepared.evidence_records)
+        shown = with_tools(
+            fresh, lines, t, slice_cap, prepared.evidence_records, prepared.floor_record
+        )
     prepared.text = clean(GAP.join(shown))
     prepared.related = related_learnings(signals, candidates())
     return prepared
@@ -383,13 +385,15 @@ def with_tools(
     transcript: Transcript,
     cap: int,
     shown: list[int],
+    floor: int = 0,
 ) -> list[str]:
     """The model's excerpt, piece by piece in session order: each chunk's text with the tool
     evidence (``evidence.read``) of its stretch of the session (from the dialogue line before
     it to the one after it) between its dialogue lines; then, as pieces of their own, the
     failures something got past that no chunk shows (``EPISODES_CAP``). Evidence is added
     first come first while the whole stays within ``cap`` characters; the records of what
-    is shown are appended to ``shown``. A chunk cut to its tail (no records) stays as it is."""
+    is shown are appended to ``shown``. Nothing before the record ``floor`` is shown (what an
+    earlier drain read). A chunk cut to its tail (no records) stays as it is."""
     from reflectgit.workflows.drain import evidence
 
     found = evidence.read(transcript)
@@ -402,6 +406,7 @@ def with_tools(
             pieces.append((records[chunk.start] if chunk.start < len(records) else 0, chunk.text))
             continue
         first = records[chunk.start - 1] + 1 if 0 < chunk.start <= len(records) else 0
+        first = max(first, floor)
         last = records[chunk.end] - 1 if chunk.end < len(records) else 1 << 62
         inside = evidence.between(every, first, last)
         out: list[str] = []
@@ -422,7 +427,7 @@ def with_tools(
     budget = min(budget, EPISODES_CAP)
     seen = set(shown)
     for episode in found.episodes:
-        if episode.failed.record in seen:
+        if episode.failed.record in seen or episode.failed.record < floor:
             continue
         said = _cause(lines, records, episode)
         text = "\n".join(

@@ -154,3 +154,21 @@ def test_a_trap_outside_every_chunk_is_shown_as_a_piece_of_its_own(tmp_path: Pat
         "tool: `make migrate` then passed",
     ]
     assert "changelog entry" in rest
+
+
+def test_a_trap_an_earlier_drain_read_is_not_shown_again(tmp_path: Path) -> None:
+    filler = [("assistant", f"Reading module {n}.") for n in range(8)]
+    transcript = session_file(
+        tmp_path,
+        [
+            ("user", "Run the migrations, then tidy the invoices module."),
+            *TRAP,
+            *filler,
+            ("user", "Good. Always write the changelog entry in the same pull request."),
+        ],
+    )
+    whole = cascade.prepare(str(transcript), tools=True)
+    assert "tool: `make migrate` failed" in whole.text
+    later = cascade.prepare(str(transcript), tools=True, after_line=6)
+    assert "changelog entry" in later.text
+    assert "tool:" not in later.text
