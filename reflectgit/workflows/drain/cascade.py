@@ -12,19 +12,23 @@ Reading only: recording chunk hashes is the drain's job, after a success.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.notes.english import UNREAD_LANGUAGE, english_words, unread
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
-from reflectgit.notes.transcripts import Transcript, Turn, parse_lines
+from reflectgit.notes.transcripts import ASSISTANT, Transcript, Turn, parse_lines
 from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
 from reflectgit.workflows.transcript_file import read_transcript
+
+if TYPE_CHECKING:
+    from reflectgit.workflows.drain.evidence import Episode
 
 CONTEXT = 3
 SLICE_CAP = 60_000
@@ -82,6 +86,8 @@ class Prepared:
     observations: list[Related] = field(default_factory=list)  # type: observation, this scope
     # The session's event record (``state/sessionrecord.py``): context, never a lesson alone.
     events: list[dict[str, Any]] = field(default_factory=list)
+    # The records of the tool evidence lines the writer's input holds (``tools``).
+    evidence_records: list[int] = field(default_factory=list)
     input_bytes: int = 0
     dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
     # The transcript record of the first dialogue line no earlier drain read (0: all of it).
@@ -275,6 +281,7 @@ def prepare(
     dialogue_cap: int = DRAIN_DIALOGUE_CAP,
     after_line: int = 0,
     open_unread: bool = False,
+    tools: bool = False,
 ) -> Prepared:
     """Run the cascade on one transcript (never raises for what the file contains).
 
@@ -285,6 +292,11 @@ def prepare(
     ``after_line`` is how many dialogue lines an earlier drain of this transcript already
     read: only signals past it are sliced, their context clipped there too, so a session that
     grew is drained for its new turns only; nothing new is the skip ``nothing-new``.
+
+    ``tools`` (a model writer) puts the tool evidence of each chunk's stretch of the session
+    (``evidence.read``: failed calls with their error line, what then worked) between its
+    dialogue lines in the writer's input, and the failures got past elsewhere as pieces of
+    their own, within ``slice_cap``; the chunks stay dialogue (the heuristic writer's input).
     """
     file = Path(path)
     try:
@@ -351,9 +363,103 @@ def prepare(
         prepared.chunks = chunks
         return prepared
     prepared.chunks = fresh
-    prepared.text = clean(GAP.join(c.text for c in fresh))
+    shown = [c.text for c in fresh]
+    if tools:
+        shown = with_tools(
+            fresh, lines, t, slice_cap, prepared.evidence_records, prepared.floor_record
+        )
+    prepared.text = clean(GAP.join(shown))
     prepared.related = related_learnings(signals, candidates())
     return prepared
+
+
+# Failures got past elsewhere in the session, outside every chunk, are shown as pieces of
+# their own (the failure, the assistant's next words, what then worked) up to this many
+# characters: a trap shown by doing holds no signal words, and the slice misses it.
+EPISODES_CAP = 4_000
+
+
+def with_tools(
+    chunks: Sequence[Chunk],
+    lines: Sequence[DialogueLine],
+    transcript: Transcript,
+    cap: int,
+    shown: list[int],
+    floor: int = 0,
+) -> list[str]:
+    """The model's excerpt, piece by piece in session order: each chunk's text with the tool
+    evidence (``evidence.read``) of its stretch of the session (from the dialogue line before
+    it to the one after it) between its dialogue lines; then, as pieces of their own, the
+    failures something got past that no chunk shows (``EPISODES_CAP``). Evidence is added
+    first come first while the whole stays within ``cap`` characters; the records of what
+    is shown are appended to ``shown``. Nothing before the record ``floor`` is shown (what an
+    earlier drain read). A chunk cut to its tail (no records) stays as it is."""
+    from reflectgit.workflows.drain import evidence
+
+    found = evidence.read(transcript)
+    every = found.lines()
+    records = [line.record for line in lines]
+    budget = cap - sum(len(c.text) + len(GAP) for c in chunks)
+    pieces: list[tuple[int, str]] = []
+    for chunk in chunks:
+        if not chunk.records:
+            pieces.append((records[chunk.start] if chunk.start < len(records) else 0, chunk.text))
+            continue
+        first = records[chunk.start - 1] + 1 if 0 < chunk.start <= len(records) else 0
+        first = max(first, floor)
+        last = records[chunk.end] - 1 if chunk.end < len(records) else 1 << 62
+        inside = evidence.between(every, first, last)
+        out: list[str] = []
+        at = 0
+        for record, text in [
+            *zip(chunk.records, chunk.text.split("\n"), strict=False),
+            (1 << 62, None),
+        ]:
+            while at < len(inside) and inside[at].record < record:
+                if len(inside[at].text) + 1 <= budget:
+                    out.append(inside[at].text)
+                    shown.append(inside[at].record)
+                    budget -= len(inside[at].text) + 1
+                at += 1
+            if text is not None:
+                out.append(text)
+        pieces.append((chunk.records[0], "\n".join(out)))
+    budget = min(budget, EPISODES_CAP)
+    seen = set(shown)
+    for episode in found.episodes:
+        if episode.failed.record in seen or episode.failed.record < floor:
+            continue
+        said = _cause(lines, records, episode)
+        text = "\n".join(
+            [
+                episode.failed.text,
+                *([_render(said)] if said else []),
+                *(t.text for t in episode.passed),
+            ]
+        )
+        if len(text) + len(GAP) > budget:
+            continue
+        budget -= len(text) + len(GAP)
+        pieces.append((episode.failed.record, text))
+        shown.extend(t.record for t in episode.lines)
+        seen.update(t.record for t in episode.lines)
+        if said:
+            shown.append(said.record)
+    return [text for _record, text in sorted(pieces, key=lambda p: p[0])]
+
+
+def _cause(
+    lines: Sequence[DialogueLine], records: Sequence[int], episode: Episode
+) -> DialogueLine | None:
+    """The assistant's first dialogue line after ``episode``'s failure and before what then
+    worked (the words that read the failure), or None."""
+    end = episode.passed[0].record if episode.passed else 1 << 62
+    at = bisect.bisect_right(records, episode.failed.record)
+    while at < len(lines) and records[at] < end:
+        if lines[at].speaker == ASSISTANT:
+            return lines[at]
+        at += 1
+    return None
 
 
 def _whole(

@@ -531,6 +531,8 @@ class Drain:
             # A session in a language the readers cannot read: a model reads it (the gate has
             # no evidence it holds nothing), the heuristic writer reads English only.
             open_unread=s.writer != "heuristic",
+            # A model is shown what the tools said too (failed calls, what then worked).
+            tools=s.writer != "heuristic",
         )
         if not prepared.skip and not prepared.bounded:
             self._observations(entry, prepared)
