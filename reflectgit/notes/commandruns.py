@@ -3,14 +3,20 @@ drain's readers (a fix made by a command, a command rerun differently, a limit o
 and the gate's recoveries.
 
 A command still running when its call returned is read where it ended (Codex's unified exec
-session, a code-mode cell, Claude Code's background task), with its output joined.
+session, a code-mode cell, Claude Code's background task), with its output joined. Whether a
+run failed (``failed_run``) and the line of its output that says why (``error_line``) are read
+here too: the heuristic writer's traps and the model writer's tool evidence read them alike.
 """
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from reflectgit.notes import testruns
+from reflectgit.notes.limits import refusal
+from reflectgit.notes.names import scrub_controls
+from reflectgit.notes.testruns import ERROR_CAP, first_error
 from reflectgit.notes.transcripts import (
     ToolCall,
     Transcript,
@@ -72,3 +78,50 @@ def commands_run(transcript: Transcript) -> list[Ran]:
             running[still] = ran
         out.append(ran)
     return out
+
+
+# What says something fails: in an error's output, the person's complaint, the assistant's
+# reading of a failure it was shown ("The health check is failing with HTTP 503").
+FAILURE_WORDS = re.compile(
+    r"\b(?:fail\w*|errors?|exceptions?|crash\w*|broken|panic\w*|refused|denied|timed out|"
+    r"traceback|does(?:n'?t| not) (?:work|exist)|not (?:to )?work\w*|(?:is|are) wrong|"
+    # something that does not happen: "it's not updated in DB", "I don't see the button"
+    r"(?:is|are|was|were|'s)(?:n'?t| not) \w+ed|(?:do|does|did)(?:n'?t| not) (?:see|show|appear))\b",
+    re.I,
+)
+
+# What a harness prints around a command's own output (Claude Code's "Exit code 1", Codex's
+# chunk header): never the error line.
+_FRAME = re.compile(
+    r"^(?:Exit code \d+|Chunk ID:|Wall time:|Process exited with code|Original token count:"
+    r"|Output:|warning:|hint:|Script error:)",
+    re.I,
+)
+
+# Claude Code's answer for a call it did not run (a parallel call failed first, the input was
+# refused): the harness's words, not the command's.
+NOT_RUN = "<tool_use_error>"
+
+
+def error_line(ran: Ran) -> str:
+    """The line of a failed command's output that says why: the one naming the place's
+    refusal, else a test run's first error, else the first that says something failed
+    (``FAILURE_WORDS``), else the first past the harness's frame."""
+    output = scrub_controls(ran.output)
+    lines = [s for s in (line.strip() for line in output.splitlines()) if s]
+    lines = [line for line in lines if not _FRAME.match(line)]
+    said = refusal(output)
+    if not said and ran.run is not None and (error := first_error(output, ran.run.runner)):
+        return error[:ERROR_CAP]
+    at = next((i for i, line in enumerate(lines) if said and said in line), None)
+    if at is None:
+        at = next((i for i, line in enumerate(lines) if FAILURE_WORDS.search(line)), 0)
+    return lines[at][:ERROR_CAP] if lines else ""
+
+
+def failed_run(ran: Ran) -> bool:
+    """Did the tool itself say the command failed (an error result, a non-zero exit, a red
+    test run), having run it?"""
+    if NOT_RUN in ran.output[:200]:
+        return False
+    return ran.is_error or exited_badly(ran.output) or (ran.run is not None and not ran.run.green)

@@ -7,7 +7,7 @@ cannot keep a lesson it is not shown, so ``cascade.with_tools`` gives it, as ``t
 
 - each failed call: a command (``commandruns``' reading, the heuristic traps' own failure
   test) or an edit (``policy.EDIT_TOOLS``) whose result is an error, with the one line of its
-  output that says why (the traps' ``_error_line``: the place's refusal, a test run's first
+  output that says why (``commandruns.error_line``: the place's refusal, a test run's first
   error, else the first line that says something failed, past the harness's frame);
 - what then worked: the command that got past a failure (``recoveries``), the edit and the
   green run of a repair (``repairs``), the next successful call of an edit tool that failed.
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reflectgit.notes.anchors import edited_paths
-from reflectgit.notes.commandruns import Ran, commands_run
+from reflectgit.notes.commandruns import NOT_RUN, Ran, commands_run, error_line, failed_run
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import scrub_secrets, strip_private
 from reflectgit.notes.recoveries import outside_sandbox, recovered
@@ -60,10 +60,8 @@ def _line(record: int, text: str) -> ToolLine:
 
 def _why(ran: Ran) -> str:
     """The line of a failed call's output that says why, from its masked output."""
-    from reflectgit.workflows.drain.heuristic.traps import _error_line
-
     output = strip_private(scrub_secrets(ran.output))
-    return _masked(_error_line(ran._replace(output=output)))
+    return _masked(error_line(ran._replace(output=output)))
 
 
 def _failed_with(ran: Ran) -> str:
@@ -105,12 +103,10 @@ def _what(name: str, tool_input: object) -> str:
 
 def read(transcript: Transcript) -> Evidence:
     """The tool evidence of ``transcript`` (see the module's list)."""
-    from reflectgit.workflows.drain.heuristic.traps import _NOT_RUN, _failed
-
     ran = commands_run(transcript)
     failures: dict[int, ToolLine] = {}
     for one in ran:
-        if _failed(one):
+        if failed_run(one):
             failures[one.result] = _line(
                 one.result, f"`{_command(one.command)}` {_failed_with(one)}"
             )
@@ -123,7 +119,7 @@ def read(transcript: Transcript) -> Evidence:
         if call is None or call.name not in EDIT_TOOLS or call.call_id in commands:
             continue
         if result.is_error:
-            if _NOT_RUN in result.content[:200]:
+            if NOT_RUN in result.content[:200]:
                 continue
             one = Ran(call, result.record, "", result.content, True, None)
             what = _what(call.name, call.input)

@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from reflectgit.notes import recoveries, shellcommand, testruns
-from reflectgit.notes.commandruns import Ran
+from reflectgit.notes.commandruns import FAILURE_WORDS, Ran
 from reflectgit.notes.limits import refusal
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.shellcommand import simple_commands, without_redirections
 from reflectgit.notes.signals import MEDIUM
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript, Turn
-from reflectgit.workflows.drain.heuristic.confirmation import _FAILED
 from reflectgit.workflows.drain.heuristic.linked import _linked, last_first
 from reflectgit.workflows.drain.heuristic.note import _action
 from reflectgit.workflows.drain.heuristic.wording import _VERSION, _trim
@@ -93,7 +92,7 @@ def _fails(ran: Ran) -> bool:
     return (
         ran.is_error
         or (ran.run is not None and not ran.run.green)
-        or bool(ran.run is None and _FAILED.search(ran.output))
+        or bool(ran.run is None and FAILURE_WORDS.search(ran.output))
     )
 
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from reflectgit.notes.commandruns import Ran, commands_run
+from reflectgit.notes.commandruns import FAILURE_WORDS, Ran, commands_run
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
@@ -182,7 +182,7 @@ def confirmed_otherwise(
                 return Confirmation(
                     Confirmed.AFTER, f"a request of the person's to keep the edit, next: “{said}”"
                 )
-            if _FAILED.search(turn.text) or re.search(r"\bstill\b", turn.text, re.I):
+            if FAILURE_WORDS.search(turn.text) or re.search(r"\bstill\b", turn.text, re.I):
                 break  # it still fails: a later success is of something else
         return None
 
@@ -230,16 +230,6 @@ def _told(how: Confirmation | None) -> str:
     """A confirmation's words, ``""`` for none (the readers that take a confirmation's words)."""
     return how.text if how is not None else ""
 
-
-# What says something fails: in an error's output, the person's complaint, the assistant's
-# reading of a failure it was shown ("The health check is failing with HTTP 503").
-_FAILED = re.compile(
-    r"\b(?:fail\w*|errors?|exceptions?|crash\w*|broken|panic\w*|refused|denied|timed out|"
-    r"traceback|does(?:n'?t| not) (?:work|exist)|not (?:to )?work\w*|(?:is|are) wrong|"
-    # something that does not happen: "it's not updated in DB", "I don't see the button"
-    r"(?:is|are|was|were|'s)(?:n'?t| not) \w+ed|(?:do|does|did)(?:n'?t| not) (?:see|show|appear))\b",
-    re.I,
-)
 
 COMPLAINT_WORDS = 60  # longer is a brief or a pasted plan, whose failure words are the task's
 

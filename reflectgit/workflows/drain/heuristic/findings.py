@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from reflectgit.notes import reviews
-from reflectgit.notes.commandruns import Ran
+from reflectgit.notes.commandruns import FAILURE_WORDS, Ran
 from reflectgit.notes.policy import EDIT_TOOLS, call_from
 from reflectgit.notes.privacy import clean
 from reflectgit.notes.signals import MEDIUM
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, Transcript
-from reflectgit.workflows.drain.heuristic.confirmation import _FAILED, _TURNED_DOWN, SUCCESS_WORDS
+from reflectgit.workflows.drain.heuristic.confirmation import _TURNED_DOWN, SUCCESS_WORDS
 from reflectgit.workflows.drain.heuristic.note import _action
 from reflectgit.workflows.drain.heuristic.session import _call_text
 from reflectgit.workflows.drain.heuristic.wording import (
@@ -112,7 +112,7 @@ def relayed_findings(
         findings = [  # a finding is one line of the relayed text (a report wraps no lines)
             s
             for s in lines
-            if any(_FAILED.search(x) and not _ASKS.match(x) for x in sentences(s))
+            if any(FAILURE_WORDS.search(x) and not _ASKS.match(x) for x in sentences(s))
             and not _SUPPOSED.search(s)
             and not s.rstrip(" *_").endswith(("?", ":"))
             and not _ASKS.match(s)

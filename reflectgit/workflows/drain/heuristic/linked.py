@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from reflectgit.notes.commandruns import Ran
+from reflectgit.notes.commandruns import FAILURE_WORDS, Ran
 from reflectgit.notes.generality import OWN_CHANGE
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import clean
@@ -24,7 +24,6 @@ from reflectgit.notes.signals import MEDIUM
 from reflectgit.notes.transcripts import ASSISTANT, PERSON, ToolCall, Transcript, Turn
 from reflectgit.workflows.drain.heuristic.causes import _CAUSE, _LABELLED_CAUSE, _what_was_done
 from reflectgit.workflows.drain.heuristic.confirmation import (
-    _FAILED,
     COMPLAINT_WORDS,
     Confirmation,
     _told,
@@ -87,7 +86,7 @@ class _Stretches(NamedTuple):
             turns,
             [t.record for t in turns if t.speaker == PERSON],
             {
-                t.record: [x for x in sentences(clean(t.text)) if _FAILED.search(x)]
+                t.record: [x for x in sentences(clean(t.text)) if FAILURE_WORDS.search(x)]
                 for t in turns
                 if t.speaker == ASSISTANT
             },
@@ -108,7 +107,7 @@ class _Stretches(NamedTuple):
         failed = [o for at, o in self.failing if start < at < record]
         opening = clean(next((t.text for t in self.turns if t.record == start), ""))
         opening = _URL.sub(" ", opening)
-        if len(opening.split()) <= COMPLAINT_WORDS and _FAILED.search(opening):
+        if len(opening.split()) <= COMPLAINT_WORDS and FAILURE_WORDS.search(opening):
             failed.append(opening)
         failed += [x for at, said in self.readings.items() if start < at < record for x in said]
         return failed

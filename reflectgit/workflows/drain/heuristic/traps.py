@@ -24,66 +24,24 @@ The note says what to do (run it outside the sandbox here) and why (the error li
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reflectgit.notes.commandruns import Ran
-from reflectgit.notes.limits import refusal
-from reflectgit.notes.names import scrub_controls
+from reflectgit.notes.commandruns import Ran, error_line, failed_run
 from reflectgit.notes.recoveries import outside_sandbox
 from reflectgit.notes.shellcommand import simple_commands, without_redirections
 from reflectgit.notes.signals import LOW
-from reflectgit.notes.testruns import first_error
-from reflectgit.notes.transcripts import Transcript, exited_badly
+from reflectgit.notes.transcripts import Transcript
 from reflectgit.workflows.drain.heuristic.commands import (
     OUTSIDE_SANDBOX,
     _records,
     changing_command,
     narrower,
 )
-from reflectgit.workflows.drain.heuristic.confirmation import _FAILED
 from reflectgit.workflows.drain.heuristic.note import _action
 
 COMMAND_CAP = 120
-ERROR_CAP = 200
 CONFIRMED = f"the same command run again {OUTSIDE_SANDBOX}, which passed"
-
-# What a harness prints around a command's own output (Claude Code's "Exit code 1", Codex's
-# chunk header): never the error line.
-_FRAME = re.compile(
-    r"^(?:Exit code \d+|Chunk ID:|Wall time:|Process exited with code|Original token count:"
-    r"|Output:|warning:|hint:|Script error:)",
-    re.I,
-)
-
-# Claude Code's answer for a call it did not run (a parallel call failed first, the input was
-# refused): the harness's words, not the command's.
-_NOT_RUN = "<tool_use_error>"
-
-
-def _error_line(ran: Ran) -> str:
-    """The line of a failed command's output that says why: the one naming the place's
-    refusal, else a test run's first error, else the first that says something failed
-    (``confirmation._FAILED``), else the first past the harness's frame."""
-    output = scrub_controls(ran.output)
-    lines = [s for s in (line.strip() for line in output.splitlines()) if s]
-    lines = [line for line in lines if not _FRAME.match(line)]
-    said = refusal(output)
-    if not said and ran.run is not None and (error := first_error(output, ran.run.runner)):
-        return error[:ERROR_CAP]
-    at = next((i for i, line in enumerate(lines) if said and said in line), None)
-    if at is None:
-        at = next((i for i, line in enumerate(lines) if _FAILED.search(line)), 0)
-    return lines[at][:ERROR_CAP] if lines else ""
-
-
-def _failed(ran: Ran) -> bool:
-    """Did the tool itself say the command failed (an error result, a non-zero exit, a red
-    test run), having run it?"""
-    if _NOT_RUN in ran.output[:200]:
-        return False
-    return ran.is_error or exited_badly(ran.output) or (ran.run is not None and not ran.run.green)
 
 
 def _commands(command: str) -> list[tuple[str, ...]]:
@@ -109,7 +67,11 @@ def escalated_reruns(
     edits, _turns, persons = _records(transcript)
     out: list[dict[str, Any]] = []
     for i, failed in enumerate(ran):
-        if failed.call.record < since or not _failed(failed) or outside_sandbox(failed.call.input):
+        if (
+            failed.call.record < since
+            or not failed_run(failed)
+            or outside_sandbox(failed.call.input)
+        ):
             continue
         words = _commands(failed.command)
         end = min((r for r in persons if r > failed.result), default=None)
@@ -128,7 +90,7 @@ def escalated_reruns(
             shared = [a for a in again if a in words]
             if not outside_sandbox(rerun.call.input) or not shared:
                 break  # a retry in the same sandbox, or changed another way
-            if _failed(rerun) or not rerun.ended or narrower(failed.run, rerun.run):
+            if failed_run(rerun) or not rerun.ended or narrower(failed.run, rerun.run):
                 break  # still failing, no result yet, or on less: nothing confirmed
             out.append(_note(failed, shared))
             break
@@ -145,7 +107,7 @@ def _program(words: Sequence[str]) -> str:
 def _note(failed: Ran, shared: Sequence[tuple[str, ...]]) -> dict[str, Any]:
     """The note of a failed command and its rerun outside the sandbox: what to run there, and
     the failure's own error line as why."""
-    error = _error_line(failed)
+    error = error_line(failed)
     programs = " and ".join(dict.fromkeys(f"`{_program(w)}`" for w in shared))
     fails = "they fail" if len(shared) > 1 else "it fails"
     rerun = " ".join(shared[0])[:COMMAND_CAP]
