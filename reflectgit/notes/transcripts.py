@@ -684,10 +684,14 @@ _DIRECTIVE = re.compile(r'^[ \t]*::[a-z][a-z0-9-]*\{(?:"[^"\n]*"|[^"}\n])*\}[ \t
 # Codex's unified exec (``exec_command``, ``write_stdin``) reports a command as plain text under
 # a header, not as JSON with metadata: "Chunk ID: ...", "Wall time: ...", then "Process exited
 # with code N" (or "Process running with session ID N" while it runs on), "Original token
-# count: ...", "Output:". Its exit code is read from that header, as the JSON form's
-# ``metadata.exit_code`` is: a command that exited non-zero failed, as Claude Code's error
-# result says. Output that merely holds such a line further down says nothing of the command.
-_EXEC_EXIT = re.compile(r"\A(?:[A-Z][\w ]{0,30}: [^\n]*\n){0,3}Process exited with code (-?\d+)\n")
+# count: ...", "Output:". Its ``shell`` tool's plain-text result opens the same way with
+# "Exit code: N", then "Wall time: ...", "Output:". Its exit code is read from that header, as
+# the JSON form's ``metadata.exit_code`` is: a command that exited non-zero failed, as Claude
+# Code's error result says. Output that merely holds such a line further down says nothing of
+# the command.
+_EXEC_EXIT = re.compile(
+    r"\A(?:[A-Z][\w ]{0,30}: [^\n]*\n){0,3}(?:Process exited with code|Exit code:) (-?\d+)\n"
+)
 # The header of a command still running: its output goes on in the result of a later
 # ``write_stdin`` call naming the same session (read back together by the drain's readers).
 RUNNING = re.compile(

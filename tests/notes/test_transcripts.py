@@ -758,6 +758,34 @@ def test_a_codex_exec_results_exit_code_is_read_from_its_header(header, output, 
     assert result.is_error is failed
 
 
+def _shell_result(call: str, output: str) -> str:
+    return json.dumps(
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": call, "output": output},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("output", "failed"),
+    [
+        # held-apart-25's flits-019ef080: a git subcommand refused an option
+        (
+            "Exit code: 129\nWall time: 3.1 seconds\nOutput:\nerror: option `short' takes no value\n",
+            True,
+        ),
+        ("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nFAILED tests/test_a.py::test_x\n", True),
+        ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3 passed in 0.1s\n", False),
+        # the words only inside the output, under another header: not the command's
+        ("Wall time: 0.1 seconds\nOutput:\nExit code: 1\n", False),
+    ],
+)
+def test_a_codex_shell_results_exit_code_is_read_from_its_header(output, failed):
+    [result] = parse_lines([_shell_result("c1", output)]).tool_results
+    assert result.is_error is failed
+
+
 def test_an_exit_code_line_inside_the_output_is_not_the_commands():
     """Only the header's line counts: a log that prints one further down says nothing."""
     text = "build log:\nProcess exited with code 1\n(of a child, retried)\n"

@@ -70,7 +70,9 @@ ERRORS_FILE = "errors.jsonl"
 ERRORS_MAX_BYTES = 1_000_000
 # Claude Code's answer when the person rejects a tool call in the permission dialog.
 _REJECTED = r"^(?:Error: )?The user doesn'?t want to proceed with this tool use"
-_CODEX_EXIT = r"^Process exited with code (-?\d+)\s*$"
+# Codex's unified exec header line, or its ``shell`` tool's first line ("Exit code: 2", then
+# "Wall time: ...", "Output:"): only at the start, where the tool writes it.
+_CODEX_EXIT = r"(?:^Process exited with code|\AExit code:) (-?\d+)\s*$"
 
 QUEUE_TRIGGERS = {
     "Stop": "stop",

@@ -11,7 +11,7 @@ import pytest
 
 from reflectgit.config import Config
 from reflectgit.workflows.capture.commits import Capture
-from reflectgit.workflows.capture.events import AgentEvents, _rule_in
+from reflectgit.workflows.capture.events import AgentEvents, _rule_in, normalise
 from tests.conftest import DATA, needs_shared
 from tests.support.capture import (
     kb_fixture,  # noqa: F401  (the kb fixture)
@@ -234,6 +234,24 @@ def test_codex_apply_patch_names_the_files_it_changed(kb):
     _pytest(events, GREEN)
     (text,) = notes(kb).values()
     assert "- `billing/invoice.py`" in text
+
+
+@pytest.mark.parametrize(
+    ("response", "failed"),
+    [
+        ("Process exited with code 2\nOutput:\nboom", True),
+        (
+            "Exit code: 129\nWall time: 3.1 seconds\nOutput:\nerror: option `short' takes no value",
+            True,
+        ),
+        ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3 passed", False),
+        # a program printing the words further down says nothing of the command
+        ("Wall time: 0.1 seconds\nOutput:\nExit code: 1", False),
+    ],
+)
+def test_a_codex_results_exit_code_is_read_from_its_first_lines(response, failed):
+    payload = {"session_id": SID, "tool_name": "shell", "tool_response": response}
+    assert normalise("PostToolUse", payload, "codex")["_failed"] is failed
 
 
 def _todo(events: AgentEvents, status: str) -> None:
