@@ -71,6 +71,7 @@ LICENCES = {
     "path-to-regexp": "MIT License",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
+    "qs": "BSD 3-Clause License",
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
