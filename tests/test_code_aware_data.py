@@ -29,6 +29,7 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "argparse": "Permission is hereby granted, free of charge",
+    "anyhow": "Permission is hereby granted, free of charge",
     "args": "Redistribution and use in source and binary forms",
     "assert": "The MIT License (MIT)",
     "bats-core": "Permission is hereby granted, free of charge",
