@@ -61,6 +61,7 @@ LICENCES = {
     "jsx": "Permission is hereby granted, free of charge",
     "ky": "MIT License",
     "logrus": "The MIT License (MIT)",
+    "KeychainAccess": "The MIT License (MIT)",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "mapstructure": "The MIT License (MIT)",
