@@ -29,6 +29,7 @@ def front_matter(note: Path) -> dict[str, object]:
 # Each project's upstream licence, as its LICENSE file names it.
 LICENCES = {
     "argparse": "Permission is hereby granted, free of charge",
+    "anyhow": "Permission is hereby granted, free of charge",
     "args": "Redistribution and use in source and binary forms",
     "assert": "The MIT License (MIT)",
     "bats-core": "Permission is hereby granted, free of charge",
@@ -60,6 +61,7 @@ LICENCES = {
     "jsx": "Permission is hereby granted, free of charge",
     "ky": "MIT License",
     "logrus": "The MIT License (MIT)",
+    "KeychainAccess": "The MIT License (MIT)",
     "kotlin-result": "Permission to use, copy, modify, and/or distribute",
     "log": "Permission is hereby granted, free of charge",
     "mapstructure": "The MIT License (MIT)",
@@ -71,6 +73,7 @@ LICENCES = {
     "path-to-regexp": "MIT License",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
+    "qs": "BSD 3-Clause License",
     "Rainbow": "The MIT License (MIT)",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
