@@ -67,6 +67,7 @@ LICENCES = {
     "once_cell": "Permission is hereby granted, free of charge",
     "OrderedCollections.jl": "Permission is hereby granted, free of charge",
     "p-queue": "MIT License",
+    "parse": "Permission is hereby granted, free of charge",
     "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
     "Path-Tiny": "Apache License",
