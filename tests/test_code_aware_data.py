@@ -36,6 +36,7 @@ LICENCES = {
     "cachetools": "MIT License",
     "cast": "The MIT License (MIT)",
     "chalk": "MIT License",
+    "color": "The MIT License (MIT)",
     "cJSON": "Permission is hereby granted, free of charge",
     "cheshire": "Permission is hereby granted, free of charge",
     "compile-testing": "Apache License",
