@@ -71,6 +71,7 @@ LICENCES = {
     "parse": "Permission is hereby granted, free of charge",
     "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
+    "promises": "The MIT License (MIT)",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
     "Rainbow": "The MIT License (MIT)",
