@@ -15,9 +15,7 @@ name), git compares the anchor's commit with HEAD:
   reads beside a note that says what always happens (``codediff.option_gained``: an option can
   end it, in lines naming nothing the note states), or gained a member of a list or table
   the note enumerates (``enumerations.gained``: what it says is all there is has one more),
-  or its file now defines a name the note states as missing in a sentence of absence
-  (``absences.defined``: "there is no `MarshalText`" beside a new ``MarshalText``, whether
-  or not the anchored code changed), or changed at all in a file
+  or changed at all in a file
   git pairs as a rename it scored under ``REWRITTEN_RENAME`` alike in the commit that made it
   (a file rewritten under a new name): ``commits`` are the commits that changed it.
 
@@ -46,7 +44,7 @@ from typing import Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
-from reflectgit.notes import absences, codediff, diffs, enumerations, languages
+from reflectgit.notes import codediff, diffs, enumerations, languages
 from reflectgit.notes.anchors import Anchor, defined_name, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import (
     CodeChange,
@@ -338,17 +336,6 @@ class _Judge:
             verdict = CodeChange("elsewhere")
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
-        if not (changed and verdict is not None and verdict.stale):
-            # ABSENT: the file now defines what the note says is missing, beside the code it
-            # anchors (whether or not that code changed)
-            gained = (
-                absences.defined(old_text, new_text, title, said)
-                if old_text is not None and new_text is not None
-                else []
-            )
-            if gained:
-                commits = self._changing(commit, paths, None)
-                return StaleAnchor(anchor, "changed", now, commits, tuple(gained), whole)
         if changed and verdict is not None:
             both = (old_code, new_code) if old_code is not None and new_code is not None else None
             size = codediff.size(*both, read) if both else None
