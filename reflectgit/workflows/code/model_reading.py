@@ -253,7 +253,7 @@ _VERDICT_KEY = re.compile(r'\{\s*"verdict"')
 def parse_verdict(text: str) -> ModelVerdict | None:
     """The first JSON object with a known ``verdict`` in the model's answer (in a code fence
     or after prose too), its ``why`` as one line; None for prose or a malformed answer."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # a raw line break in "why" is still read
     for attempt, match in enumerate(_VERDICT_KEY.finditer(text)):
         if attempt >= MAX_ATTEMPTS:
             break
