@@ -33,6 +33,9 @@ An anchor whose file is untouched, or changed only elsewhere than its symbol, or
 comments, white space or by a consistent renaming, is not listed. An anchor whose commit the
 repository does not have (a shallow clone, another repository) cannot be judged and is counted
 as unchecked, never reported as stale.
+
+Asked to (``stale --ask-model``), a configured model then reads each note stale for a change
+(``model_reading``): one it says still holds moves to ``changed``; a failed call keeps the flag.
 """
 
 from __future__ import annotations
