@@ -18,8 +18,12 @@ Cost (``--cost``): ``pr-notes`` on a change of 1,000 files against a KB of 10,00
 (goal: at most 2x).
 
 Run: ``.venv/bin/python bench/code_aware.py [--data DIR] [--only NAME] [--against REV] [--cost]
-[--runs N]``. ``--against REV`` runs the code of another commit of this repository on the same
-data first (extracted with ``git archive``), so one run shows each dataset's before and after.
+[--runs N] [--ask-model]``. ``--against REV`` runs the code of another commit of this repository
+on the same data first (extracted with ``git archive``), so one run shows each dataset's before
+and after. ``--ask-model`` runs ``stale --ask-model``: the configured model (the drain's,
+``REFLECT_DRAIN_CMD``, else ``claude -p``) reads each note the heuristics call stale for a
+change (one call per note and check); each line then says how many it read and how many calls
+failed (a failed call keeps the heuristic verdict). Without a model command it exits 1.
 """
 
 from __future__ import annotations
@@ -159,16 +163,36 @@ def prepare(folder: Path, work: Path) -> tuple[dict[str, Any], Path, dict[str, P
     return cases, code, kbs
 
 
-def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
+def model_missing() -> str | None:
+    """Why ``--ask-model`` cannot run here (no model command installed), or None."""
+    from reflectgit.config import WriterSettings, load
+    from reflectgit.errors import ConfigError
+    from reflectgit.workflows.drain.writer import command_for, find_command
+
+    try:
+        argv = command_for(load(WriterSettings, os.environ))
+    except ConfigError as exc:
+        return exc.message
+    if find_command(argv, os.environ) is None:
+        return f"--ask-model needs the drain's model command; {argv[0]!r} is not installed"
+    return None
+
+
+def run_dataset(folder: Path, work: Path, ask_model: bool = False) -> dict[str, Any]:
     cases, code, kbs = prepare(folder, work)
     tp = fn = fp = tn = caught = 0
     misses: list[str] = []
+    read: dict[str, int] = {}  # --ask-model: what the model read, summed over the checks
     for check in cases["stale_checks"]:
         git("checkout", "-q", "--detach", check["at"], cwd=code)
-        done = rg("--kb", str(kbs[check["set"]]), "--json", "stale", "--repo", str(code))
+        ask = ["--ask-model"] if ask_model else []
+        done = rg("--kb", str(kbs[check["set"]]), "--json", "stale", "--repo", str(code), *ask)
         if done.returncode != 0:
             raise SystemExit(f"stale failed: {done.stderr}")
         doc = json.loads(done.stdout)
+        for key, value in doc.get("model_reading", {}).items():
+            if isinstance(value, int):
+                read[key] = read.get(key, 0) + value
         flagged = {s["id"] for s in doc["stale"]}
         lower = {s["id"] for s in doc.get("changed", [])}  # listed below stale (newer code)
         for verdict in check["judged"]:
@@ -230,6 +254,7 @@ def run_dataset(folder: Path, work: Path) -> dict[str, Any]:
         "top3_precision": statistics.mean(precisions) if precisions else None,
         "no_comment_rate": quiet / empty if empty else None,
         "relevant_listed": f"{found}/{wanted}",
+        **({"model_reading": read} if ask_model else {}),
         "details": misses,
     }
 
@@ -325,7 +350,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--against", metavar="REV", help="also run this commit's code first (before/after)"
     )
+    parser.add_argument(
+        "--ask-model",
+        action="store_true",
+        help="stale --ask-model: the configured model reads each note stale for a change",
+    )
     args = parser.parse_args(argv)
+    if args.ask_model:
+        missing = model_missing()
+        if missing is not None:
+            print(f"error: {missing}", file=sys.stderr)
+            print(
+                "hint: set REFLECT_DRAIN_CMD to a model command (prompt on stdin, answer on"
+                " stdout), or run without --ask-model",
+                file=sys.stderr,
+            )
+            return 1
     folders = sorted(
         p
         for p in args.data.iterdir()
@@ -351,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
                 CODE = code
                 work = Path(tmp) / label.replace(" ", "-") / folder.name
                 work.mkdir(parents=True)
-                result = run_dataset(folder, work)
+                result = run_dataset(folder, work, args.ask_model)
                 details = result.pop("details")
                 print(json.dumps({"code": label, **result}))
                 if not args.quiet:

@@ -764,6 +764,39 @@ class SearchSettings(Settings):
     )
 
 
+class CodeSettings(Settings):
+    """`stale`: a configured model reads the notes the heuristics call stale for a change."""
+
+    TITLE: ClassVar[str] = "Knowledge that knows the code"
+
+    ask_model: bool = setting(
+        False,
+        kind="bool",
+        env="REFLECT_STALE_ASK_MODEL",
+        toml="code.ask_model",
+        flag="--ask-model",
+        help="`1`: `stale` asks the drain's model, once per note, whether the change to its"
+        " anchored code makes it wrong (only the flag asks in `--json`)",
+    )
+    ask_max: int = setting(
+        50,
+        kind="int",
+        env="REFLECT_STALE_ASK_MAX",
+        toml="code.ask_max",
+        minimum=0,
+        help="`stale --ask-model`: at most this many model calls a run; the notes past it"
+        " keep the heuristic verdict",
+    )
+    ask_timeout: float = setting(
+        60.0,
+        kind="float",
+        env="REFLECT_STALE_ASK_TIMEOUT",
+        toml="code.ask_timeout",
+        minimum=0,
+        help="`stale --ask-model`: seconds the model may take to read one note",
+    )
+
+
 class TeamSettings(Settings):
     """The team KB (`reflect-git team clone URL` writes these)."""
 
@@ -866,6 +899,7 @@ SETTINGS_CLASSES: tuple[type[Settings], ...] = (
     WriterSettings,
     QuotaSettings,
     SearchSettings,
+    CodeSettings,
     TeamSettings,
     RoutingSettings,
     ForgeAccessSettings,
@@ -1263,6 +1297,10 @@ class Config:
     @cached_property
     def search(self) -> SearchSettings:
         return self.load(SearchSettings)
+
+    @cached_property
+    def code(self) -> CodeSettings:
+        return self.load(CodeSettings)
 
     @cached_property
     def team(self) -> TeamSettings:

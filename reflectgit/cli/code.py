@@ -37,13 +37,28 @@ def stale_cmd(
         help="Send each stale note to review (a knowledge branch and draft PR, or the review "
         "queue without a team), and each moved one with its anchor re-pointed: never deleted.",
     ),
+    ask_model: bool | None = typer.Option(
+        None,
+        "--ask-model/--no-ask-model",
+        help="Ask the drain's model, once per note, whether the change to its code makes it "
+        "wrong; a note it says still holds is listed as changed (default REFLECT_STALE_ASK_MODEL"
+        ", never in --json).",
+    ),
 ) -> None:
     """Notes whose anchored code was deleted, renamed or changed since they were written."""
     from reflectgit.workflows.code.staleness import stale
 
-    cfg = globals_of(ctx).config()
+    g = globals_of(ctx)
+    cfg = g.config()
     require_kb(cfg)
-    report = stale(cfg.kb, _repo(repo), cfg.env, project)
+    ask = None
+    if ask_model if ask_model is not None else cfg.code.ask_model and not g.json:
+        from reflectgit.workflows.code.model_reading import Asking
+
+        ask = Asking(cfg.writer, cfg.code, cfg.env)
+    report = stale(cfg.kb, _repo(repo), cfg.env, project, ask=ask)
+    if report.reading is not None:
+        render.note_line(ctx, render.model_reading_line(report.reading))
     doc = {"stale": [s.to_json() for s in report.stale]}
     proposals = None
     if propose and (report.stale or report.moved):

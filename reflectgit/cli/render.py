@@ -917,6 +917,25 @@ def stale_lines(report: Any, proposals: Sequence[Any] | None = None) -> list[str
     return [*out, summary]
 
 
+def model_reading_line(reading: Any) -> str:
+    """``stale --ask-model`` (stderr): what the model read, and the calls that failed."""
+    if not (reading.asked or reading.not_asked):
+        return "the model had no note to read: none is stale for a change"
+    line = (
+        f"the model read {plural(reading.asked, 'note')} stale for a change: {reading.holds}"
+        f" still hold{'s' if reading.holds == 1 else ''} (listed as changed), {reading.wrong}"
+        f" wrong, {reading.unsure} unsure"
+    )
+    if reading.failed:
+        line += (
+            f"; {plural(reading.failed, 'call')} failed, the heuristic verdict kept"
+            f" ({'; '.join(reading.errors[:2])})"
+        )
+    if reading.not_asked:
+        line += f"; {reading.not_asked} not asked (the bound, or the model kept failing)"
+    return line
+
+
 def _anchor_lines(note: Any) -> list[str]:
     out: list[str] = []
     for a in note.anchors:

@@ -25,6 +25,7 @@ class AnchoredNote:
     tier: str | None = None
     front: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     said: str = field(default="", compare=False, repr=False)  # what the note says (codediff)
+    body: str = field(default="", compare=False, repr=False)  # its markdown body
 
 
 def anchored_notes(kb: Path, env: Env = None, project: str | None = None) -> list[AnchoredNote]:
@@ -63,16 +64,10 @@ def read_anchored(
         nid = given_id if isinstance(given_id, str) else Path(path).stem
         title = given_title if isinstance(given_title, str) else nid
         tier = front.get("confidence") if isinstance(front.get("confidence"), str) else None
+        body = body_of(text)
         out.append(
             AnchoredNote(
-                nid,
-                title,
-                path,
-                learned_in,
-                tuple(anchors),
-                tier,
-                front,
-                said(front, body_of(text)),
+                nid, title, path, learned_in, tuple(anchors), tier, front, said(front, body), body
             )
         )
     return out

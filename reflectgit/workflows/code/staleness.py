@@ -33,6 +33,9 @@ An anchor whose file is untouched, or changed only elsewhere than its symbol, or
 comments, white space or by a consistent renaming, is not listed. An anchor whose commit the
 repository does not have (a shallow clone, another repository) cannot be judged and is counted
 as unchecked, never reported as stale.
+
+Asked to (``stale --ask-model``), a configured model then reads each note stale for a change
+(``model_reading``): one it says still holds moves to ``changed``; a failed call keeps the flag.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
@@ -57,6 +60,9 @@ from reflectgit.notes.diffs import FileDiff
 from reflectgit.notes.sweeps import Edit, sweeps, swept_only
 from reflectgit.notes.tokens import tokens
 from reflectgit.workflows.code.notes import AnchoredNote, anchored_notes
+
+if TYPE_CHECKING:
+    from reflectgit.workflows.code.model_reading import Asking, ModelVerdict, Reading
 
 Env = Mapping[str, str] | None
 # The order a note's reasons are reported in: the most certain first.
@@ -88,6 +94,10 @@ class StaleAnchor:
     # How much of the anchored code changed: lines of code removed, rewritten or added, of
     # the lines of its longer version (``codediff.size``); None when not compared.
     lines: tuple[int, int] | None = None
+    # The anchored code at the note's commit and at HEAD, kept for a change (``changed`` or
+    # ``changed-elsewhere``) so a model can read it (``model_reading``); never in the JSON.
+    before: str | None = field(default=None, repr=False, compare=False)
+    after: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -97,6 +107,8 @@ class StaleNote:
     path: str
     tier: str | None
     anchors: list[StaleAnchor]
+    # What a configured model said of the change (``stale --ask-model``), when it answered.
+    model: ModelVerdict | None = None
 
     @property
     def reason(self) -> str:
@@ -115,7 +127,8 @@ class StaleNote:
         first = next(a for a in self.anchors if a.reason == self.reason)
         where = first.anchor.path if self.reason == "deleted" else first.now
         words = sorted({w for a in self.anchors if a.reason == self.reason for w in a.names})
-        return stale_label(self.reason, len(self.commits), where, words, self.lines)
+        label = stale_label(self.reason, len(self.commits), where, words, self.lines)
+        return f"{label}; {self.model.said()}" if self.model is not None else label
 
     @property
     def lines(self) -> tuple[int, int] | None:
@@ -139,6 +152,7 @@ class StaleNote:
             "title": self.title,
             "label": self.label,
             **self.lines_json(),
+            **({"model": self.model.to_json()} if self.model is not None else {}),
             "anchors": [
                 {
                     **a.anchor.to_yaml(),
@@ -169,6 +183,8 @@ class StaleReport:
     stale: list[StaleNote] = field(default_factory=list)
     changed: list[StaleNote] = field(default_factory=list)  # changed in nothing they name
     moved: list[StaleNote] = field(default_factory=list)  # their file renamed, code the same
+    # What a configured model read (``stale --ask-model``); None when it was not asked.
+    reading: Reading | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -180,15 +196,34 @@ class StaleReport:
             "stale": [s.to_json() for s in self.stale],
             "changed": [s.to_json() for s in self.changed],
             "moved": [s.to_json() for s in self.moved],
+            **({"model_reading": self.reading.to_json()} if self.reading is not None else {}),
         }
 
 
-def stale(kb: Path, repo: Path, env: Env = None, project: str | None = None) -> StaleReport:
-    """The stale notes of ``repo``'s project in ``kb``."""
+def stale(
+    kb: Path,
+    repo: Path,
+    env: Env = None,
+    project: str | None = None,
+    *,
+    ask: Asking | None = None,
+) -> StaleReport:
+    """The stale notes of ``repo``'s project in ``kb``; with ``ask``, a configured model reads
+    each note the heuristics call stale for a change before it is called so
+    (``model_reading``)."""
+    if ask is not None:
+        from reflectgit.workflows.code.model_reading import require_command
+
+        require_command(ask)  # before any work: asking needs a model command
     root = codebase.top(repo, env)
     name = project or root.name
     notes = anchored_notes(kb, env, project=name)
-    return judge(root, notes, env, name)
+    report = judge(root, notes, env, name)
+    if ask is not None:
+        from reflectgit.workflows.code.model_reading import reread
+
+        reread(report, notes, ask)
+    return report
 
 
 def judge(
@@ -343,11 +378,15 @@ class _Judge:
                 now != anchor.path and self._rewritten(full, diff, anchor.path)
             )
             if stale:
-                return StaleAnchor(anchor, "changed", now, commits, verdict.names, whole, size)
+                return StaleAnchor(
+                    anchor, "changed", now, commits, verdict.names, whole, size, old_code, new_code
+                )
             # (the words of the note the changed lines hold: its label says "in nothing the
             # note names" only when there are none)
             shared = verdict.names or (words_touched(*both, read, text) if both else ())
-            return StaleAnchor(anchor, "changed-elsewhere", now, commits, shared, whole, size)
+            return StaleAnchor(
+                anchor, "changed-elsewhere", now, commits, shared, whole, size, old_code, new_code
+            )
         if now != anchor.path:
             return StaleAnchor(
                 anchor,
@@ -357,7 +396,9 @@ class _Judge:
                 whole_file=whole,
             )
         if verdict is None and not same_code(old_code, new_code):
-            return StaleAnchor(anchor, "changed", now, commits, whole_file=whole)
+            return StaleAnchor(
+                anchor, "changed", now, commits, whole_file=whole, before=old_code, after=new_code
+            )
         return None
 
     def _swept(self, commits: list[CommitInfo], old: str, new: str, said: str) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reflectgit.config import WriterSettings
+from reflectgit.config import DRAIN_MODEL_ENV, INTERNAL_ENV, WriterSettings
 
 DEFAULT_MODEL = WriterSettings().model
 DEFAULT_COMMAND = (
@@ -310,6 +310,41 @@ def run_model(
     )
     read_envelope(run)
     return run
+
+
+@dataclass
+class Answer:
+    """One short question's answer (``ask``): the model's text, or why there is none."""
+
+    text: str = ""
+    error: str | None = None
+
+
+def ask(
+    writer: WriterSettings,
+    prompt: str,
+    *,
+    env: Mapping[str, str],
+    timeout: float,
+    max_output: int,
+) -> Answer:
+    """Ask the drain's model command one question outside the drain (``search --expand``,
+    ``stale --ask-model``): run in no folder of ours, its own session told it is ours (so it
+    fires no capture hook), within ``timeout`` seconds and ``max_output`` bytes. A command that
+    cannot start, times out, fails or reports an error gives no text and says why."""
+    child = dict(env)
+    child[DRAIN_MODEL_ENV] = writer.model
+    child[INTERNAL_ENV] = "1"  # the model's own session must not fire our capture hooks
+    run = run_model(
+        command_for(writer), prompt, timeout=timeout, cwd=None, env=child, max_output=max_output
+    )
+    if run.launch_error:
+        return Answer(error=f"the model command could not start: {run.launch_error}")
+    if run.timed_out:
+        return Answer(error=f"the model gave no answer within {timeout:g} s")
+    if run.exit_code != 0 or run.is_error:
+        return Answer(error=f"the model command failed (exit {run.exit_code})")
+    return Answer(run.text)
 
 
 def read_envelope(run: WriterRun) -> None:

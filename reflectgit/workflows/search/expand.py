@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectgit.config import DRAIN_MODEL_ENV, INTERNAL_ENV, WriterSettings
+from reflectgit.config import WriterSettings
 from reflectgit.errors import ConfigError
 from reflectgit.state import expansions
 
@@ -86,24 +86,16 @@ def related_terms(
     hit = expansions.cached(state_dir, key)
     if hit is not None:
         return Expansion(hit, cached=True)
-    child = dict(env)
-    child[DRAIN_MODEL_ENV] = writer.model
-    child[INTERNAL_ENV] = "1"  # the model's own session must not fire our capture hooks
-    run = wr.run_model(
-        argv,
+    answer = wr.ask(
+        writer,
         PROMPT.format(query=query, max_terms=MAX_TERMS),
+        env=env,
         timeout=timeout,
-        cwd=None,
-        env=child,
         max_output=MAX_ANSWER,
     )
-    if run.launch_error:
-        return Expansion(error=f"the model command could not start: {run.launch_error}")
-    if run.timed_out:
-        return Expansion(error=f"the model gave no answer within {timeout:g} s")
-    if run.exit_code != 0 or run.is_error:
-        return Expansion(error=f"the model command failed (exit {run.exit_code})")
-    terms = parse_terms(run.text)
+    if answer.error:
+        return Expansion(error=answer.error)
+    terms = parse_terms(answer.text)
     if not terms:
         return Expansion(error="the model's answer held no JSON array of terms")
     expansions.store(state_dir, key, terms)
