@@ -756,7 +756,8 @@ def _blocks(text: str) -> tuple[dict[str, str], set[str]]:
                 inside.setdefault(bare, FENCED)
             continue
         if not line.strip():
-            state = "" if state != INDENTED else INDENTED
+            if state != INDENTED:  # a blank line ends a paragraph or quote, not a code block
+                state = ""
             continue
         m = _FENCE_LINE.match(line)
         if m and _indent(line) < 4:
