@@ -338,3 +338,107 @@ def test_a_rule_whose_thing_is_only_a_pronoun_is_no_note(tmp_path, reply):
 def test_a_rule_naming_its_thing_is_still_a_note(tmp_path, reply, title):
     [action] = _actions(tmp_path, [("user", "where did the shim go?"), _SHIM, ("user", reply)])
     assert action["title"] == title
+
+
+_REVIEWED = (
+    "assistant",
+    "The review ran; its findings are below. Want me to act on them?",
+)
+_FENCED_REVIEW = (
+    "here's the review output:\n"
+    "```\n"
+    "## Recommendation\n"
+    "1. Don't let the hooks stay in limbo. Either commit .githooks/ or unset core.hooksPath.\n"
+    "Recommend: never --commit in post-rewrite (append-only ledger, or skip\n"
+    "during rebase).\n"
+    "```"
+)
+# held-apart-27 (flits-76f60b7a): another agent's recommendation, pasted as a 4-space block
+_INDENTED_ADVICE = (
+    "    Commit it now — pathspec-only, on a new branch. The work is done, verified, and\n"
+    "    handed off; leaving it dirty just risks the next session tangling the two lanes.\n"
+    "\n"
+    "    Concretely:\n"
+    "    git switch -c fix/issue-37-per-band-dt-min\n"
+    "    git add scattering/scat_analysis/burstfit_joint.py tests/test_joint_prior_ordered.py\n"
+    "    Never git add -A — galaxies/v2_0/*, analysis/burst_energies/, scratch/codetection/"
+    " belong to the\n"
+    "    other session."
+)
+# held-apart-27 (flits-ac2a9913): a `>` prompt of another agent's session, between box rules
+_QUOTED_PROMPT = (
+    "here's the output from one of the agents:\n"
+    "────────────────────────────────────────────────────────────\n"
+    "> Hence, setting the same upper limit on the impact parameter that is relevant for both"
+    " is wrong.\n"
+    "\n"
+    "  Correct. Using a single DEFAULT_IMPACT_KPC = 100.0 in config.py is physically"
+    " incorrect.\n"
+    "────────────────────────────────────────────────────────────"
+)
+_HANDED_OFF = ("assistant", "The handoff is written to .agents/handoff-dt-min-per-band.md.")
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [_FENCED_REVIEW, _INDENTED_ADVICE, _QUOTED_PROMPT],
+    ids=["fenced", "indented", "quoted"],
+)
+def test_a_rule_inside_a_block_the_person_pasted_is_no_note(tmp_path, pasted):
+    """held-apart-25's pasted `entire review` output (a fence), held-apart-27's agent advice
+    (an indented block) and another agent's prompt (a block quote): their rules are the other
+    writer's, not the person's words."""
+    turns = [("user", "run the review"), _REVIEWED, ("user", pasted)]
+    assert _actions(tmp_path, turns) == []
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [_FENCED_REVIEW, _INDENTED_ADVICE, _QUOTED_PROMPT],
+    ids=["fenced", "indented", "quoted"],
+)
+def test_a_rule_typed_after_a_pasted_block_is_still_a_note(tmp_path, pasted):
+    typed = pasted + "\n\nNever pass `--commit` to entire_checkpoint.py from a git hook."
+    actions = _actions(tmp_path, [("user", "run the review"), _HANDED_OFF, ("user", typed)])
+    titles = [a["title"] for a in actions]
+    assert titles == ["Never pass `--commit` to entire_checkpoint.py from a git hook"]
+
+
+def test_an_indented_list_continuation_is_the_persons_own_words(tmp_path):
+    """A list item's indented lines are the item's paragraph, not a code block."""
+    typed = (
+        "two things:\n"
+        "- the tests first\n"
+        "\n"
+        "    Never pass `--commit` to entire_checkpoint.py from a git hook."
+    )
+    actions = _actions(tmp_path, [("user", "run the review"), _HANDED_OFF, ("user", typed)])
+    titles = [a["title"] for a in actions]
+    assert titles == ["Never pass `--commit` to entire_checkpoint.py from a git hook"]
+
+
+def test_an_indented_line_running_on_a_paragraph_is_the_persons_own_words(tmp_path):
+    """An indented line cannot interrupt a paragraph: it runs on the person's sentence."""
+    typed = (
+        "one more thing, and keep it:\n"
+        "    Never pass `--commit` to entire_checkpoint.py from a git hook."
+    )
+    actions = _actions(tmp_path, [("user", "run the review"), _HANDED_OFF, ("user", typed)])
+    assert [a["title"] for a in actions] == [
+        "Never pass `--commit` to entire_checkpoint.py from a git hook"
+    ]
+
+
+def test_a_persons_rule_quoted_back_is_written_once_from_where_they_typed_it(tmp_path):
+    """No judged note of the sets comes from a ``>`` line of the person's own: a rule they
+    quote back is read where they first typed it, the quote adds nothing."""
+    rule = "Never pass `--commit` to entire_checkpoint.py from a git hook."
+    turns = [
+        ("user", "run the review"),
+        _HANDED_OFF,
+        ("user", rule),
+        ("assistant", "Understood, the hook no longer passes it."),
+        ("user", f"> {rule}\n\nI said this already, check the hook again."),
+    ]
+    titles = [a["title"] for a in _actions(tmp_path, turns)]
+    assert titles == ["Never pass `--commit` to entire_checkpoint.py from a git hook"]

@@ -45,6 +45,7 @@ from reflectgit.workflows.drain.heuristic.rules import (
     briefed_rules,
     challenged_rules,
     challenges_acted_on,
+    pasted_lines,
     proposals_granted,
 )
 from reflectgit.workflows.drain.heuristic.session import (
@@ -84,6 +85,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
     asked = turn_before(prepared.transcript) if prepared.transcript else None
     kept_as_rule = adopted_as_rule(prepared.transcript) if prepared.transcript else None
     briefed = briefed_rules(prepared.transcript) if prepared.transcript else None
+    pasted = pasted_lines(prepared.transcript) if prepared.transcript else None
     otherwise = confirmed_otherwise(transcript, ran, verified=verified) if transcript else None
     # a cause stated in words is confirmed by the person keeping the edit, too
     stated = (
@@ -108,6 +110,7 @@ def write(prepared: Prepared) -> dict[str, Any]:
             kept_as_rule,
             stated,
             briefed,
+            pasted,
         )
     if prepared.transcript and prepared.chunks:
         since = min((r for c in prepared.chunks for r in c.records), default=0)

@@ -96,6 +96,7 @@ def chunk_actions(
     adopted: Callable[[int], bool] | None = None,
     otherwise: Callable[[int], Confirmation | None] | None = None,
     briefed: Callable[[int, str], bool] | None = None,
+    pasted: Callable[[int, str], str] | None = None,
 ) -> list[dict[str, Any]]:
     """The CREATEs for the lessons in one chunk (person's rules first), twins not yet removed.
 
@@ -139,6 +140,7 @@ def chunk_actions(
         adopted=adopted,
         otherwise=otherwise,
         briefed=briefed,
+        pasted=pasted,
     )
     return [action for sig in signals if (action := reading.action(sig))]
 
@@ -173,6 +175,7 @@ class _Reading:
     adopted: Callable[[int], bool] | None
     otherwise: Callable[[int], Confirmation | None] | None
     briefed: Callable[[int, str], bool] | None = None
+    pasted: Callable[[int, str], str] | None = None
 
     # -- where a line stands in the chunk
 
@@ -376,6 +379,10 @@ class _Reading:
         """The note one signal gives, by the reader of its kind; None when it gives none."""
         offset, role, text = self.at(sig)
         person = sig.speaker == "person" and role in ("user", "")
+        if person and self.pasted is not None:
+            record = self.record(offset)
+            if record is not None and self.pasted(record, text):
+                return None  # a line of a block the person pasted: output, not their words
         if person and sig.tier == HIGH and sig.kind in RULE_KINDS:
             return self.persons_rule(sig, offset, text)
         if person and sig.tier == LOW and sig.kind == "correction":

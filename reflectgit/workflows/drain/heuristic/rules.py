@@ -7,8 +7,9 @@ the person turned down for another, a rule the person later challenged on its co
 rule whose thing is only a pronoun ("don't let chezmoi overwrite this"), a setting pointed at
 with nothing said after it, a remark pointing at a line, a report of a failed try with the
 command pasted, a piece of a remark wrapped over lines or a rule word only inside what the
-person quotes, or a constraint of a brief for one task ("You are reviewing ... Do NOT
-modify any files"). What is one though no rule word says so: a point of the person's the
+person quotes, a constraint of a brief for one task ("You are reviewing ... Do NOT
+modify any files"), or a line of a block the person pasted (a fenced block, an indented code
+block, a block quote: CommonMark's blocks that are no paragraph of theirs). What is one though no rule word says so: a point of the person's the
 assistant grants ("You're right — ..."), a cause restated right after the person said the guess
 was it, a rule the assistant's concession quotes from an instruction file, a terse answer read
 with the question it answers, and a "why aren't we X?" the assistant acts on.
@@ -702,3 +703,101 @@ def briefed_rules(transcript: Transcript) -> Callable[[int, str], bool]:
         return not any(said and len(said & other) >= _AGAIN * len(said) for other in plain)
 
     return briefed
+
+
+# The blocks of a person's turn that CommonMark reads as no paragraph of theirs: what they
+# paste (a log, another agent's answer, a review) comes as one of these, not as typed words.
+FENCED, INDENTED, QUOTED = "fenced", "indented", "quoted"
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # a fence opens or closes (``` or ~~~)
+_QUOTE_LINE = re.compile(r"^ {0,3}>")  # a block quote's line
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")  # a list item opens
+_QUOTE_MARKS = re.compile(r"^[ \t>]*")
+
+
+def _indent(line: str) -> int:
+    """The columns of a line's leading blanks (a tab to the next multiple of four)."""
+    width = 0
+    for char in line:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _bare(line: str) -> str:
+    """A line as the readers see it: its quote marks and outer blanks gone."""
+    return _QUOTE_MARKS.sub("", line).strip()
+
+
+def _blocks(text: str) -> tuple[dict[str, str], set[str]]:
+    """The lines of a person's turn inside its pasted blocks, each with its kind (a fenced
+    block, an indented code block, a block quote), and its other lines; each bare.
+
+    CommonMark's reading, kept to what tells a paste from typed words: a fence runs to its
+    closing fence (or the turn's end); a line indented four columns or more opens a code
+    block only where no paragraph runs on (after a blank line or a block) and no list item
+    is open, its indented continuation being the item's own words; a ``>`` line is quoted,
+    and so are the paragraph lines right after it (CommonMark's lazy continuation)."""
+    inside: dict[str, str] = {}
+    outside: set[str] = set()
+    fence = ""
+    state = ""  # the block the last line was in: "", "paragraph", INDENTED, QUOTED, "list"
+    listed = False  # a list item is open: its indented lines are its own words
+    for line in text.split("\n"):
+        bare = _bare(line)
+        if fence:
+            m = _FENCE_LINE.match(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence, state = "", ""
+            elif bare:
+                inside.setdefault(bare, FENCED)
+            continue
+        if not line.strip():
+            if state != INDENTED:  # a blank line ends a paragraph or quote, not a code block
+                state = ""
+            continue
+        m = _FENCE_LINE.match(line)
+        if m and _indent(line) < 4:
+            fence, state = m.group(1), ""
+            continue
+        if _QUOTE_LINE.match(line) or (state == QUOTED and _indent(line) < 4):
+            # a ">" line, or a lazy continuation of the quote's paragraph
+            state = QUOTED
+            if bare:
+                inside.setdefault(bare, QUOTED)
+            continue
+        if _indent(line) >= 4 and not listed and state in ("", INDENTED):
+            state = INDENTED
+            inside.setdefault(bare, INDENTED)
+            continue
+        if _LIST_ITEM.match(line):
+            listed, state = True, "list"
+        elif _indent(line) == 0 and state == "":
+            listed, state = False, "paragraph"  # a paragraph at the margin closes the list
+        elif state not in ("list", "paragraph"):
+            state = "paragraph"
+        outside.add(bare)
+    return inside, outside
+
+
+def pasted_lines(transcript: Transcript) -> Callable[[int, str], str]:
+    """``pasted(record, line)``: the kind of block (``FENCED``, ``INDENTED``, ``QUOTED``) of the
+    person's turn at ``record`` that holds that line, when no paragraph of the turn says it
+    too; "" for the person's own words."""
+    turns = {t.record: t.text for t in transcript.turns if t.speaker == PERSON}
+    cache: dict[int, tuple[dict[str, str], set[str]]] = {}
+
+    def pasted(record: int, line: str) -> str:
+        text = turns.get(record)
+        if text is None:
+            return ""
+        if record not in cache:
+            cache[record] = _blocks(text)
+        inside, outside = cache[record]
+        said = _bare(line)
+        return inside.get(said, "") if said not in outside else ""
+
+    return pasted
