@@ -10,9 +10,10 @@ command pasted, a piece of a remark wrapped over lines or a rule word only insid
 person quotes, a constraint of a brief for one task ("You are reviewing ... Do NOT
 modify any files"), or a line of a block the person pasted (a fenced block, an indented code
 block, a block quote: CommonMark's blocks that are no paragraph of theirs). What is one
-though no rule word says so: a point of the person's the assistant grants ("You're right — ..."), a cause restated right after the person said the guess
-was it, a rule the assistant's concession quotes from an instruction file, a terse answer read
-with the question it answers, and a "why aren't we X?" the assistant acts on.
+though no rule word says so: a point of the person's the assistant grants ("You're right —
+..."), a cause restated right after the person said the guess was it, a rule the assistant's
+concession quotes from an instruction file, a terse answer read with the question it answers,
+and a "why aren't we X?" the assistant acts on.
 """
 
 from __future__ import annotations
