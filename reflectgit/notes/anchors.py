@@ -1156,79 +1156,6 @@ def same_code(a: str | None, b: str | None) -> bool:
     return _squeezed(a) == _squeezed(b)
 
 
-# GUARDS: what decides whether a definition exists and how it is called is part of it, as a
-# reviewer reads it: the attributes, annotations and decorators just above its first line
-# (``#[cfg(feature = "std")]``, ``@available(iOS 13, *)``, ``@Deprecated``, ``[Obsolete]``,
-# ``@functools.cache``, with the lines of their arguments; ``header``) and, in a language
-# compiled under conditions (``languages.Language.conditions``), the ``#if``/``#ifdef``/
-# ``#elif``/``#else`` lines of the blocks enclosing it (``conditions``). Comments above it are
-# not code (a doc comment reworded is no change, as inside the block); the code before it (the
-# previous definition's ``}``, an assignment) is not its header.
-_HEADER_LINE = Pattern(r"^\s*(?:#|//|/\*|\*|--|;|@|\[\w)")
-_CONDITION = Pattern(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
-
-
-def header(text: str, block: str, path: str) -> list[str]:
-    """The code tokens of what stands just above ``block`` in ``text`` and belongs to its
-    definition (``GUARDS``): the attributes, annotations and decorators (with the lines of
-    their arguments) and comments up to the first blank line or the end of the code before
-    it; comments drop out of the tokens."""
-    at = text.find(block)
-    if at <= 0 or text[at - 1] != "\n":
-        return []
-    above: list[str] = []
-    unclosed = 0  # brackets an annotation's argument lines close, read upwards
-    for line in reversed(text[: at - 1].split("\n")):
-        bare = line.strip()
-        if not bare:
-            break
-        opened = bare.count("(") + bare.count("[") - bare.count(")") - bare.count("]")
-        if not _HEADER_LINE.match(line) and unclosed <= 0 and opened >= 0:
-            break  # the code before the definition (``x = 1``, a ``}``)
-        above.append(line)
-        unclosed -= opened
-    return tokens("\n".join(reversed(above)), path)
-
-
-def conditions(text: str, block: str, path: str) -> list[str]:
-    """The ``#if``/``#ifdef``/``#elif``/``#else`` lines of the conditional blocks of ``text``
-    that enclose ``block`` (``GUARDS``), outermost first, in a language compiled under such
-    conditions; none in another."""
-    at = text.find(block)
-    if at < 0 or not languages.of(path).conditions:
-        return []
-    enclosing: list[list[str]] = []
-    for line in text[:at].split("\n"):
-        found = _CONDITION.match(line)
-        if found is None:
-            continue
-        if found.group(1).startswith("if"):
-            enclosing.append([line.strip()])
-        elif found.group(1) == "endif":
-            if enclosing:
-                enclosing.pop()
-        elif enclosing:
-            enclosing[-1].append(line.strip())
-    return [line for group in enclosing for line in group]
-
-
-# What ``guard_change`` says changed, as a stale note's label shows it.
-GUARD_CHANGES = ("its #if", "its attributes")
-
-
-def guard_change(old: str, new: str, old_block: str, new_block: str, path: str) -> str | None:
-    """What changed in what guards a definition (``GUARDS``) between two versions of its
-    file, ``old_block`` and ``new_block`` its text in each: ``"its #if"`` for the conditions
-    enclosing it, ``"its attributes"`` for the lines above it, None when neither changed
-    (their code tokens compared: comments and layout aside)."""
-    was, now = conditions(old, old_block, path), conditions(new, new_block, path)
-    if tokens("\n".join(was), path) != tokens("\n".join(now), path):
-        return GUARD_CHANGES[0]
-    if header(old, old_block, path) != header(new, new_block, path):
-        return GUARD_CHANGES[1]
-    return None
-
-
 def _squeezed(text: str) -> str:
     return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
@@ -1266,9 +1193,6 @@ def stale_label(
         )
     if reason == "changed-elsewhere":
         return f"changed: the code it names changed in {since}, in nothing the note names"
-    guards = [w for w in words if w in GUARD_CHANGES]
-    if guards:
-        return f"stale: the code it names changed in {since}: {' and '.join(guards)} changed"
     return f"stale: the code it names changed in {since}"
 
 

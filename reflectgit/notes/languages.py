@@ -114,8 +114,6 @@ _LUA = frozenset({"lua"})
 _GO = frozenset({"go"})
 # The shells: ``local x=0`` gives a function a variable of its own, no definition of ``x``.
 _SHELL = frozenset({"sh", "bash", "zsh"})
-# Compiled under ``#if``/``#ifdef`` conditions that decide whether the code they enclose exists.
-_CONDITIONS = frozenset({"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "m", "mm", "swift", "cs"})
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -177,9 +175,6 @@ class Language:
     lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
     go: bool  # ``any`` is ``interface{}``
     shell: bool  # ``local x=0`` is a function's own variable
-    conditions: (
-        bool  # ``#if``/``#ifdef`` ... ``#endif`` decide whether the code they enclose exists
-    )
     reader: ModuleType | None
 
 
@@ -254,7 +249,6 @@ def _by_suffix(ext: str) -> Language:
         lua=ext in _LUA,
         go=ext in _GO,
         shell=ext in _SHELL,
-        conditions=ext in _CONDITIONS,
         reader=_READERS.get(ext),
     )
 

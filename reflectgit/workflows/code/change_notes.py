@@ -36,13 +36,7 @@ from reflectgit.config import DOCUMENTS
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs, languages
-from reflectgit.notes.anchors import (
-    Anchor,
-    anchored_code,
-    anchored_pair,
-    header,
-    symbol_block,
-)
+from reflectgit.notes.anchors import Anchor, anchored_code, anchored_pair, symbol_block
 from reflectgit.notes.codediff import (
     CodeChange,
     compare,
@@ -166,8 +160,10 @@ _PROSE_WORD = re.compile(r"\w+|[^\w\s]")
 # on a Kotlin one, ``[Obsolete]``, ``@functools.cache``) are its code too: they decide where it
 # exists and how it is called. A change to them, its block unchanged, is read as a change to
 # the symbol in nothing the note states (``elsewhere``), so the note is listed only by the
-# rule of DESCRIBED_CHANGED (its commit messages say what the note states). The header is
-# ``anchors.header``, the one reading of what stands above a definition (``GUARDS`` there).
+# rule of DESCRIBED_CHANGED (its commit messages say what the note states). Comments above it
+# are not code (a doc comment reworded is no change, as inside the block); the code before
+# the definition (the previous one's ``}``, an assignment) is not its header.
+_HEADER_LINE = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|@|\[\w)")
 # SETTING: a note anchored to a whole settings or manifest file (``DESCRIPTION``, ``opam``, a CI
 # workflow, ``pom.xml``) says what one of its keys holds (``Depends: R (>= 3.2)``, the
 # ``cron`` that runs CI daily); the values it quotes go stale while its key stays. A change to
@@ -944,8 +940,30 @@ def _headers_differ(
     old: str, new: str, old_blocks: Sequence[str], new_blocks: Sequence[str], path: str
 ) -> bool:
     """Do the code tokens above a symbol's blocks (``HEADER``) differ between the versions?"""
-    before = [t for b in old_blocks for t in header(old, b, path)]
-    return before != [t for b in new_blocks for t in header(new, b, path)]
+    before = [t for b in old_blocks for t in _header(old, b, path)]
+    return before != [t for b in new_blocks for t in _header(new, b, path)]
+
+
+def _header(text: str, block: str, path: str) -> list[str]:
+    """The code tokens of what stands just above ``block`` in ``text`` and belongs to its
+    definition (``HEADER``): the attributes, annotations and decorators (with the lines of
+    their arguments) and comments up to the first blank line or the end of the code before
+    it; comments drop out of the tokens."""
+    at = text.find(block)
+    if at <= 0 or text[at - 1] != "\n":
+        return []
+    above: list[str] = []
+    unclosed = 0  # brackets an annotation's argument lines close, read upwards
+    for line in reversed(text[: at - 1].split("\n")):
+        bare = line.strip()
+        if not bare:
+            break
+        opened = bare.count("(") + bare.count("[") - bare.count(")") - bare.count("]")
+        if not _HEADER_LINE.match(line) and unclosed <= 0 and opened >= 0:
+            break  # the code before the definition (``x = 1``, a ``}``)
+        above.append(line)
+        unclosed -= opened
+    return tokens("\n".join(reversed(above)), path)
 
 
 def _as_reviewed(old: str, new: str, path: str) -> tuple[str, str]:

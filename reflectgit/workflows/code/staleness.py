@@ -48,14 +48,7 @@ from typing import TYPE_CHECKING, Any
 from reflectgit.git import codebase
 from reflectgit.git.codebase import CommitInfo, FileChange, Trail
 from reflectgit.notes import codediff, diffs, enumerations, languages
-from reflectgit.notes.anchors import (
-    Anchor,
-    defined_name,
-    guard_change,
-    same_code,
-    stale_label,
-    symbol_block,
-)
+from reflectgit.notes.anchors import Anchor, defined_name, same_code, stale_label, symbol_block
 from reflectgit.notes.codediff import (
     CodeChange,
     compare,
@@ -378,18 +371,6 @@ class _Judge:
             verdict = CodeChange("elsewhere")
         if changed and verdict is not None and not verdict.stale:
             verdict = _ended(verdict, old_code, new_code, read, text, symbol)
-        guarded = (
-            guard_change(old_text, new_text, old_code, new_code, read)
-            if symbol and old_text and new_text and old_code and new_code
-            else None
-        )
-        if guarded and not (changed and verdict is not None and verdict.stale):
-            # GUARDS (``anchors.guard_change``): its ``#[cfg]``, annotations or enclosing ``#if``
-            # changed, its block as before or changed in nothing the note names
-            commits = commits or self._changing(commit, paths, symbol)
-            return StaleAnchor(
-                anchor, "changed", now, commits, (guarded,), before=old_code, after=new_code
-            )
         if changed and verdict is not None:
             both = (old_code, new_code) if old_code is not None and new_code is not None else None
             size = codediff.size(*both, read) if both else None
@@ -521,15 +502,7 @@ class _Judge:
             after = next((t for t in chunk[0::2] if t is not None), None)
             before = next((t for t in chunk[1::2] if t is not None), None)
             read = languages.read_as(paths[-1], after if after is not None else before)
-            was, now = _code(before, after, symbol, read)
-            if not _same(was, now, read) or (
-                symbol
-                and before
-                and after
-                and was
-                and now
-                and guard_change(before, after, was, now, read)
-            ):
+            if not _same(*_code(before, after, symbol, read), read):
                 out.append(c)
         return out or commits
 
