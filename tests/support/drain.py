@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,20 @@ def calls(stub: Path) -> int:
 
 def prompt_of(stub: Path) -> str:
     return (stub.parent / f"{stub.name}.prompt").read_text()
+
+
+def drained_prompt(tmp: Path, transcript: Path) -> str:
+    """The whole prompt a real drain sends a stub model (answering no actions) for
+    ``transcript``, queued in a new knowledge base under ``tmp``."""
+    stub = stub_command(tmp, "emit({'actions': []})")
+    repo = tmp / "kb"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub))
+    enqueue(cfg, transcript)
+    [row] = run_drain(cfg, clock=Clock()).rows
+    assert row["outcome"] == "ok", row
+    return prompt_of(stub)
 
 
 def make_config(kb: Path, **env: str) -> Config:

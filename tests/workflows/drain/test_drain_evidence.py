@@ -6,13 +6,11 @@ stdin; the heuristic writer's chunks stay dialogue."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from reflectgit.workflows.drain import cascade
-from reflectgit.workflows.drain.loop import run_drain
 from tests.support.dialogue import session_file, tool_call
-from tests.support.drain import Clock, enqueue, make_config, prompt_of, stub_command
+from tests.support.drain import drained_prompt
 
 TOKEN = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s1"
 REFUSED = (
@@ -54,16 +52,8 @@ TRAP = (
 
 
 def _prompt(tmp_path: Path, transcript: Path) -> str:
-    """The prompt the drain sends a stub model for ``transcript``."""
-    stub = stub_command(tmp_path, "emit({'actions': []})")
-    repo = tmp_path / "kb"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub))
-    enqueue(cfg, transcript)
-    [row] = run_drain(cfg, clock=Clock()).rows
-    assert row["outcome"] == "ok", row
-    return prompt_of(stub).split("=== SESSION EXCERPT ===", 1)[1]
+    """The session excerpt of the prompt the drain sends a stub model for ``transcript``."""
+    return drained_prompt(tmp_path, transcript).split("=== SESSION EXCERPT ===", 1)[1]
 
 
 def test_a_failed_command_its_error_and_what_then_worked_reach_the_model(tmp_path: Path) -> None:

@@ -5,13 +5,11 @@ parser reads, word for word."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from reflectgit.workflows.drain import cascade
 from reflectgit.workflows.drain import writer as wr
-from reflectgit.workflows.drain.loop import run_drain
-from tests.support.drain import Clock, enqueue, make_config, prompt_of, stub_command
+from tests.support.drain import drained_prompt
 
 EXCERPT = "user: No, never use round() for money. Always use Decimal.quantize."
 
@@ -80,14 +78,6 @@ def test_the_model_command_reads_the_lessons_guide(tmp_path: Path) -> None:
             for n, (role, text) in enumerate(turns)
         )
     )  # fmt: skip
-    stub = stub_command(tmp_path, "emit({'actions': []})")
-    repo = tmp_path / "kb"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    cfg = make_config(repo, REFLECT_DRAIN_CMD=str(stub))
-    enqueue(cfg, transcript)
-    [row] = run_drain(cfg, clock=Clock()).rows
-    assert row["outcome"] == "ok"
-    prompt = prompt_of(stub)
+    prompt = drained_prompt(tmp_path, transcript)
     assert prompt.count(cascade.LESSONS) == 1
     assert "Decimal.quantize" in prompt.split(cascade.ACTION_CONTRACT, 1)[1]
