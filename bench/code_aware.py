@@ -167,14 +167,17 @@ def model_missing() -> str | None:
     """Why ``--ask-model`` cannot run here (no model command installed), or None."""
     from reflectgit.config import WriterSettings, load
     from reflectgit.errors import ConfigError
-    from reflectgit.workflows.drain.writer import command_for, find_command
+    from reflectgit.workflows.drain.writer import require_command
 
     try:
-        argv = command_for(load(WriterSettings, os.environ))
+        require_command(
+            load(WriterSettings, os.environ),
+            os.environ,
+            needed_for="--ask-model",
+            without="run the bench without --ask-model",
+        )
     except ConfigError as exc:
         return exc.message
-    if find_command(argv, os.environ) is None:
-        return f"--ask-model needs the drain's model command; {argv[0]!r} is not installed"
     return None
 
 

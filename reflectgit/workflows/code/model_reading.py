@@ -26,15 +26,13 @@ counted. Every prompt goes through the one secret scanner (``notes/secrets.py``)
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflectgit.config import CodeSettings, WriterSettings
-from reflectgit.errors import ConfigError
 from reflectgit.notes import secrets
+from reflectgit.notes.words import plural
 from reflectgit.workflows.code.notes import AnchoredNote
 from reflectgit.workflows.code.staleness import StaleAnchor, StaleNote, StaleReport
 
@@ -44,7 +42,6 @@ MAX_BODY = 4000  # characters of the note's body shown
 MAX_ANCHORS = 6  # changed anchors shown in one prompt; the others are named
 MAX_WHY = 200  # characters of the model's why kept (one line)
 MAX_ANSWER = 64 * 1024  # bytes of model output read: a verdict is short
-MAX_ATTEMPTS = 16  # candidate objects parsed at most, so a hostile answer stays linear
 GIVE_UP = 3  # failed calls in a row after which the run asks no more
 
 PROMPT = """\
@@ -139,14 +136,12 @@ def require_command(ask: Asking) -> None:
     """Refuse, before any work, when the model command is not installed."""
     from reflectgit.workflows.drain import writer as wr
 
-    argv = wr.command_for(ask.writer)
-    if wr.find_command(argv, ask.env) is None:
-        raise ConfigError(
-            f"reading stale notes with a model needs the drain's model command; {argv[0]!r}"
-            " is not installed",
-            hint="set REFLECT_DRAIN_CMD to a model command (prompt on stdin, answer on stdout),"
-            " or run stale without --ask-model (REFLECT_STALE_ASK_MODEL=0)",
-        )
+    wr.require_command(
+        ask.writer,
+        ask.env,
+        needed_for="reading stale notes with a model",
+        without="run stale without --ask-model (REFLECT_STALE_ASK_MODEL=0)",
+    )
 
 
 def candidates(report: StaleReport) -> list[StaleNote]:
@@ -218,7 +213,7 @@ def prompt(note: AnchoredNote, entry: StaleNote, head: str) -> str:
         after, after_cut = _cut(a.after if a.after is not None else "(not read)", MAX_CODE)
         subjects = "; ".join(c.subject for c in a.commits[:5])
         more = f"; and {len(a.commits) - 5} more" if len(a.commits) > 5 else ""
-        count = f"{len(a.commits)} commit{'s' if len(a.commits) != 1 else ''} since"
+        count = f"{plural(len(a.commits), 'commit')} since"
         parts.append(
             ANCHOR.format(
                 n=n,
@@ -247,28 +242,21 @@ def _cut(text: str, limit: int) -> tuple[str, str]:
     return text[:limit], f" (cut: the first {limit} of {len(text)} characters)"
 
 
-_VERDICT_KEY = re.compile(r'\{\s*"verdict"')
-
-
 def parse_verdict(text: str) -> ModelVerdict | None:
     """The first JSON object with a known ``verdict`` in the model's answer (in a code fence
-    or after prose too), its ``why`` as one line; None for prose or a malformed answer."""
-    decoder = json.JSONDecoder(strict=False)  # a raw line break in "why" is still read
-    for attempt, match in enumerate(_VERDICT_KEY.finditer(text)):
-        if attempt >= MAX_ATTEMPTS:
-            break
-        try:
-            value, _end = decoder.raw_decode(text[match.start() :])
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(value, dict):
-            continue
+    or after prose too; ``writer.find_object``, a raw line break in ``why`` read too), its
+    ``why`` as one line; None for prose or a malformed answer."""
+    from reflectgit.workflows.drain.writer import find_object
+
+    def known(value: dict[str, Any]) -> bool:
         verdict = value.get("verdict")
-        if not isinstance(verdict, str) or verdict.strip().lower() not in VERDICTS:
-            return None
-        why = value.get("why")
-        line = " ".join(why.split()) if isinstance(why, str) else ""
-        if len(line) > MAX_WHY:
-            line = line[: MAX_WHY - 3].rstrip() + "..."
-        return ModelVerdict(verdict.strip().lower(), line)
-    return None
+        return isinstance(verdict, str) and verdict.strip().lower() in VERDICTS
+
+    value = find_object(text, "verdict", known, strict=False)
+    if value is None:
+        return None
+    why = value.get("why")
+    line = " ".join(why.split()) if isinstance(why, str) else ""
+    if len(line) > MAX_WHY:
+        line = line[: MAX_WHY - 3].rstrip() + "..."
+    return ModelVerdict(str(value["verdict"]).strip().lower(), line)

@@ -61,7 +61,7 @@ def _line(record: int, text: str) -> ToolLine:
 def _why(ran: Ran) -> str:
     """The line of a failed call's output that says why, from its masked output."""
     output = strip_private(scrub_secrets(ran.output))
-    return _masked(error_line(ran._replace(output=output)))
+    return " ".join(error_line(ran._replace(output=output)).split())
 
 
 def _failed_with(ran: Ran) -> str:

@@ -123,6 +123,24 @@ def find_command(argv: list[str], env: Mapping[str, str]) -> str | None:
     return shutil.which(first, path=env.get("PATH"))
 
 
+def require_command(
+    settings: WriterSettings, env: Mapping[str, str], *, needed_for: str, without: str
+) -> list[str]:
+    """The model command, or ``ConfigError`` before any work when it is not installed:
+    ``needed_for`` says what needs it ("expanding a query"), ``without`` how to go on without
+    it ("search without --expand")."""
+    from reflectgit.errors import ConfigError
+
+    argv = command_for(settings)
+    if find_command(argv, env) is None:
+        raise ConfigError(
+            f"{needed_for} needs the drain's model command; {argv[0]!r} is not installed",
+            hint="set REFLECT_DRAIN_CMD to a model command (prompt on stdin, answer on stdout),"
+            f" or {without}",
+        )
+    return argv
+
+
 @dataclass
 class WriterRun:
     """What one model call produced, with the accounting the ledger needs."""
@@ -436,15 +454,16 @@ def _fenced(text: str) -> list[str]:
 
 
 _BRACES = re.compile(r'[{}"\\\n]')
-_OPENS_WITH_ACTIONS = re.compile(r'\{\s*"actions"\s*:')
 
 
-def _object_spans(chunk: str) -> list[tuple[int, int]]:
-    """Balanced ``{...}`` spans (at every depth) that hold an ``"actions"`` key: those that
-    open with it first, then outermost first. One pass over the text: braces inside JSON strings do not count, and a string
-    never runs past a newline (JSON strings cannot hold one), so stray quotes in code or
-    prose cannot derail the scan for long."""
-    marks = [m.start() for m in re.finditer(r'"actions"', chunk)]
+def _object_spans(chunk: str, key: str, strict: bool = True) -> list[tuple[int, int]]:
+    """Balanced ``{...}`` spans (at every depth) that hold a ``"key"``: those that open with
+    it first, then outermost first. One pass over the text: braces inside JSON strings do not
+    count and, ``strict``, a string never runs past a newline (JSON strings cannot hold one),
+    so stray quotes in code or prose cannot derail the scan for long; not ``strict``, a raw
+    line break inside a string is read as part of it (a short answer's ``why``)."""
+    quoted = json.dumps(key)
+    marks = [m.start() for m in re.finditer(re.escape(quoted), chunk)]
     if not marks:
         return []
     spans: list[tuple[int, int]] = []
@@ -455,7 +474,7 @@ def _object_spans(chunk: str) -> list[tuple[int, int]]:
         ch, pos = m.group(), m.start()
         if in_string:
             if ch == "\n":
-                in_string = False
+                in_string = not strict
             elif pos == escaped_at:
                 pass
             elif ch == "\\":
@@ -472,32 +491,42 @@ def _object_spans(chunk: str) -> list[tuple[int, int]]:
             i = bisect.bisect_left(marks, start)
             if i < len(marks) and marks[i] < pos:
                 spans.append((start, pos + 1))
-    # An object that opens with its "actions" key (what a writer answers) before any other,
-    # so code full of objects that merely mention actions cannot use up the attempts.
-    spans.sort(key=lambda span: (_OPENS_WITH_ACTIONS.match(chunk, span[0]) is None, span[0]))
+    # An object that opens with its key (what a model answers) before any other, so code full
+    # of objects that merely mention the key cannot use up the attempts.
+    opens = re.compile(r"\{\s*" + re.escape(quoted) + r"\s*:")
+    spans.sort(key=lambda span: (opens.match(chunk, span[0]) is None, span[0]))
     return spans
 
 
-def find_actions(text: str) -> dict[str, Any] | None:
-    """The first JSON object with an ``actions`` list, in a fence, bare, or amid prose.
+def find_object(
+    text: str, key: str, accept: Callable[[dict[str, Any]], bool], *, strict: bool = True
+) -> dict[str, Any] | None:
+    """The first JSON object holding ``key`` that ``accept`` takes, in a fence, bare, or amid
+    prose (a model's answer). ``strict=False`` also reads a raw line break inside a string.
 
     Linear in the size of the answer: one scan finds the balanced objects that mention
-    ``"actions"``, and at most ``MAX_ATTEMPTS`` of them are parsed. An object nested past
-    what the JSON parser can take is not an answer.
+    ``key``, and at most ``MAX_ATTEMPTS`` of them are parsed. An object nested past what the
+    JSON parser can take is not an answer.
     """
+    decoder = json.JSONDecoder(strict=strict)
     attempts = 0
     for chunk in [*_fenced(text), text]:
-        for start, end in _object_spans(chunk):
+        for start, end in _object_spans(chunk, key, strict):
             if attempts >= MAX_ATTEMPTS:
                 return None
             attempts += 1
             try:
-                value = json.loads(chunk[start:end])
+                value = decoder.decode(chunk[start:end])
             except (ValueError, RecursionError):
                 continue
-            if isinstance(value, dict) and isinstance(value.get("actions"), list):
+            if isinstance(value, dict) and accept(value):
                 return value
     return None
+
+
+def find_actions(text: str) -> dict[str, Any] | None:
+    """The first JSON object with an ``actions`` list in the writer's answer (``find_object``)."""
+    return find_object(text, "actions", lambda value: isinstance(value.get("actions"), list))
 
 
 def classify(text: str) -> tuple[str, dict[str, Any] | None]:

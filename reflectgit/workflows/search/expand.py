@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from reflectgit.config import WriterSettings
-from reflectgit.errors import ConfigError
 from reflectgit.state import expansions
 
 MAX_TERMS = 12
@@ -75,13 +74,12 @@ def related_terms(
     """The model's related terms for ``query``: from the cache, else one bounded model call."""
     from reflectgit.workflows.drain import writer as wr
 
-    argv = wr.command_for(writer)
-    if wr.find_command(argv, env) is None:
-        raise ConfigError(
-            f"expanding a query needs the drain's model command; {argv[0]!r} is not installed",
-            hint="set REFLECT_DRAIN_CMD to a model command (prompt on stdin, answer on stdout),"
-            " or search without --expand (recall: [recall] expand off)",
-        )
+    argv = wr.require_command(
+        writer,
+        env,
+        needed_for="expanding a query",
+        without="search without --expand (recall: [recall] expand off)",
+    )
     key = expansions.cache_key(argv, writer.model, query)
     hit = expansions.cached(state_dir, key)
     if hit is not None:
