@@ -30,7 +30,7 @@ TAG = f"v{__version__}"
 
 # extra -> the top-level modules it brings (what reflectgit imports from each).
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "serve": ("starlette", "uvicorn", "jinja2", "markdown_it"),
+    "serve": ("starlette", "uvicorn", "jinja2"),
     "mcp": ("mcp",),
 }
 

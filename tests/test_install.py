@@ -27,8 +27,8 @@ from tests.conftest import PINNED_GIT_ENV
 from tests.support import dist
 from tests.support.validation import VALID_NOTE
 
-# What the extras bring (pip's names, normalised; markdown-it-py is not here: typer's rich
-# brings it too), and the generator of the schema code: never in the core install.
+# What the extras bring (pip's names, normalised; markdown-it-py is not here: the core needs
+# it), and the generator of the schema code: never in the core install.
 WEB_AND_MCP = (
     "mcp",
     "pydantic",

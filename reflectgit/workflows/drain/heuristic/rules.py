@@ -709,23 +709,8 @@ def briefed_rules(transcript: Transcript) -> Callable[[int, str], bool]:
 # The blocks of a person's turn that CommonMark reads as no paragraph of theirs: what they
 # paste (a log, another agent's answer, a review) comes as one of these, not as typed words.
 FENCED, INDENTED, QUOTED = "fenced", "indented", "quoted"
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # a fence opens or closes (``` or ~~~)
-_QUOTE_LINE = re.compile(r"^ {0,3}>")  # a block quote's line
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")  # a list item opens
+_BLOCK_KINDS = {"fence": FENCED, "code_block": INDENTED, "blockquote_open": QUOTED}
 _QUOTE_MARKS = re.compile(r"^[ \t>]*")
-
-
-def _indent(line: str) -> int:
-    """The columns of a line's leading blanks (a tab to the next multiple of four)."""
-    width = 0
-    for char in line:
-        if char == " ":
-            width += 1
-        elif char == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
 
 
 def _bare(line: str) -> str:
@@ -735,53 +720,34 @@ def _bare(line: str) -> str:
 
 def _blocks(text: str) -> tuple[dict[str, str], set[str]]:
     """The lines of a person's turn inside its pasted blocks, each with its kind (a fenced
-    block, an indented code block, a block quote), and its other lines; each bare.
+    block, an indented code block, a block quote, at any depth), and its other lines; each
+    bare. The blocks are CommonMark's, as markdown-it parses them (a fence to its closing
+    fence or the turn's end, an indented code block only where no paragraph runs on and no
+    list item takes the lines, a quote with its lazy continuation lines)."""
+    from markdown_it import MarkdownIt
 
-    CommonMark's reading, kept to what tells a paste from typed words: a fence runs to its
-    closing fence (or the turn's end); a line indented four columns or more opens a code
-    block only where no paragraph runs on (after a blank line or a block) and no list item
-    is open, its indented continuation being the item's own words; a ``>`` line is quoted,
-    and so are the paragraph lines right after it (CommonMark's lazy continuation)."""
+    lines = text.split("\n")
+    kinds: list[str] = [""] * len(lines)
+    for token in MarkdownIt("commonmark").parse(text):
+        kind = _BLOCK_KINDS.get(token.type)
+        if kind and token.map:
+            first, last = token.map
+            for at in range(first, min(last, len(lines))):
+                kinds[at] = kinds[at] or kind  # the outermost block names the line
     inside: dict[str, str] = {}
     outside: set[str] = set()
-    fence = ""
-    state = ""  # the block the last line was in: "", "paragraph", INDENTED, QUOTED, "list"
-    listed = False  # a list item is open: its indented lines are its own words
-    for line in text.split("\n"):
+    for line, kind in zip(lines, kinds, strict=True):
         bare = _bare(line)
-        if fence:
-            m = _FENCE_LINE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence, state = "", ""
-            elif bare:
-                inside.setdefault(bare, FENCED)
-            continue
-        if not line.strip():
-            if state != INDENTED:  # a blank line ends a paragraph or quote, not a code block
-                state = ""
-            continue
-        m = _FENCE_LINE.match(line)
-        if m and _indent(line) < 4:
-            fence, state = m.group(1), ""
-            continue
-        if _QUOTE_LINE.match(line) or (state == QUOTED and _indent(line) < 4):
-            # a ">" line, or a lazy continuation of the quote's paragraph
-            state = QUOTED
-            if bare:
-                inside.setdefault(bare, QUOTED)
-            continue
-        if _indent(line) >= 4 and not listed and state in ("", INDENTED):
-            state = INDENTED
-            inside.setdefault(bare, INDENTED)
-            continue
-        if _LIST_ITEM.match(line):
-            listed, state = True, "list"
-        elif _indent(line) == 0 and state == "":
-            listed, state = False, "paragraph"  # a paragraph at the margin closes the list
-        elif state not in ("list", "paragraph"):
-            state = "paragraph"
-        outside.add(bare)
+        if not bare or (kind == FENCED and _FENCE_MARK.match(bare)):
+            continue  # a blank line, or a fence's own line
+        if kind:
+            inside.setdefault(bare, kind)
+        else:
+            outside.add(bare)
     return inside, outside
+
+
+_FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 
 
 def pasted_lines(transcript: Transcript) -> Callable[[int, str], str]:
