@@ -417,6 +417,22 @@ def test_an_indented_list_continuation_is_the_persons_own_words(tmp_path):
     assert titles == ["Never pass `--commit` to entire_checkpoint.py from a git hook"]
 
 
+def test_a_log_fenced_under_a_list_item_is_pasted(tmp_path):
+    """A fence inside a list item is still a pasted block (CommonMark's blocks at any depth);
+    the item's own words stay the person's."""
+    typed = (
+        "two things:\n"
+        "- the reviewer said:\n"
+        "  ```\n"
+        "  Never pass `--commit` to entire_checkpoint.py from a git hook.\n"
+        "  ```\n"
+        "- Always run `make check` before pushing."
+    )
+    actions = _actions(tmp_path, [("user", "run the review"), _HANDED_OFF, ("user", typed)])
+    titles = [a["title"] for a in actions]
+    assert not any("entire_checkpoint" in t for t in titles), titles
+
+
 def test_an_indented_line_running_on_a_paragraph_is_the_persons_own_words(tmp_path):
     """An indented line cannot interrupt a paragraph: it runs on the person's sentence."""
     typed = (
