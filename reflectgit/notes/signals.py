@@ -24,6 +24,7 @@ from reflectgit.notes.transcripts import ASSISTANT, DIALOGUE_CAP, INJECTED, PERS
 
 if TYPE_CHECKING:
     from reflectgit.notes.commandruns import Ran
+    from reflectgit.notes.toolwork import ToolWork
 
 HIGH = "high"
 MEDIUM = "medium"
@@ -855,18 +856,12 @@ def own_words(text: str) -> str:
 RECOVERY = "recovery"
 
 
-def recoveries(
-    transcript: Transcript, lines: Sequence[DialogueLine], ran: Sequence[Ran] | None = None
-) -> list[Signal]:
-    """A LOW ``recovery`` signal for each failed command a later one got past. ``ran`` is
-    ``commandruns.commands_run``'s, when the caller has read it already."""
-    # imported here: only a session whose dialogue has no signal reads its tool calls, so the
-    # gate's common path (and every other reader of signals) does not load the command readers
-    from reflectgit.notes.recoveries import recovered
-
+def recoveries(lines: Sequence[DialogueLine], work: ToolWork) -> list[Signal]:
+    """A LOW ``recovery`` signal for each failed command a later one got past
+    (``work.recovered``: the transcript's reading, made once)."""
     records = [line.record for line in lines]
     out: list[Signal] = []
-    for found in recovered(transcript, ran):
+    for found in work.recovered:
         at = bisect.bisect_right(records, found.result)
         if at == len(lines):
             continue  # no dialogue after the failure within what was read
@@ -903,24 +898,22 @@ def reviewed(
 REPAIR = "repair"
 
 
-def repairs(
-    transcript: Transcript, lines: Sequence[DialogueLine], ran: Sequence[Ran]
-) -> list[Signal]:
+def repairs(lines: Sequence[DialogueLine], work: ToolWork) -> list[Signal]:
     """A LOW ``repair`` signal at the assistant's words before each edit that got past a
     failed command, a green test run after it (``notes/repairs``). None in a session whose
     person writes a language the readers cannot read (``english.unread_language``): it stays
     ``unread-language``, given whole to a model writer rather than sliced at a repair, whose
-    words the heuristic writer could not read either. ``ran`` is ``commands_run``'s."""
-    # imported here, as for ``recoveries``: only a session with no other signal reads them
+    words the heuristic writer could not read either. ``work.repaired``: the transcript's
+    reading, made once."""
+    # imported here: only a session with no other signal reads them
     from reflectgit.notes.english import unread_language
-    from reflectgit.notes.repairs import repaired
 
     if unread_language(lines):
         return []
 
     records = [line.record for line in lines]
     out: list[Signal] = []
-    for found in repaired(transcript, ran):
+    for found in work.repaired:
         at = bisect.bisect_left(records, found.said)
         if at < len(lines) and records[at] == found.said and lines[at].speaker == ASSISTANT:
             line = lines[at]
@@ -952,26 +945,26 @@ def saved(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]
     return out
 
 
-def signals_in(transcript: Transcript, lines: Sequence[DialogueLine]) -> list[Signal]:
+def signals_in(
+    transcript: Transcript, lines: Sequence[DialogueLine], work: ToolWork | None = None
+) -> list[Signal]:
     """The signals of a transcript whose dialogue is ``lines``: those of its dialogue and the
     guidance it saved, else its recoveries, else the code review findings it acted on, else
     its repairs (a failure, the assistant's words, an edit, a green run). The enqueue gate and
-    the drain's cascade both ask this."""
+    the drain's cascade both ask this. ``work`` is the transcript's tool readings
+    (``notes/toolwork``), made here when first needed and kept there for the next reader."""
     found = detect(lines)
     taken = {s.line_index for s in found}
     found += [s for s in saved(transcript, lines) if s.line_index not in taken]
     if found:
         return sorted(found, key=lambda s: s.line_index)
     # imported here: only a session with no signal in its dialogue reads its commands, once,
-    # for its recoveries, reviews and repairs alike
-    from reflectgit.notes.commandruns import commands_run
+    # for its recoveries, reviews and repairs alike; the gate's common path (and every other
+    # reader of signals) does not load the command readers
+    from reflectgit.notes.toolwork import ToolWork
 
-    ran = commands_run(transcript)
-    return (
-        recoveries(transcript, lines, ran)
-        or reviewed(transcript, lines, ran)
-        or repairs(transcript, lines, ran)
-    )
+    work = work if work is not None else ToolWork(transcript)
+    return recoveries(lines, work) or reviewed(transcript, lines, work.ran) or repairs(lines, work)
 
 
 def scan(transcript: Transcript, cap: int = DIALOGUE_CAP) -> list[Signal]:

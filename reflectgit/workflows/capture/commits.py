@@ -412,6 +412,17 @@ class Capture:
 
     # ------------------------------------------------------------------ queue
 
+    def _model_writer(self) -> bool:
+        """May the drain write with a model? Yes unless the heuristic writer is chosen (auto
+        picks a model when one is found; a session queued for it that the heuristic drain then
+        skips costs nothing), and yes when the setting cannot be read (the gate fails open)."""
+        from reflectgit.errors import ReflectGitError
+
+        try:
+            return self.cfg.drain.writer.strip().lower() != "heuristic"
+        except ReflectGitError:
+            return True
+
     def enqueue(
         self,
         transcript: str,
@@ -438,7 +449,9 @@ class Capture:
             # turns (its end-of-session corrections) must reach the drain too.
             return drained_as_is(self.state_dir, path)
 
-        verdict = evaluate(transcript, is_queued=queued, is_processed=processed)
+        verdict = evaluate(
+            transcript, is_queued=queued, is_processed=processed, model=self._model_writer()
+        )
         if not verdict.enqueue:
             return Queued(verdict)
         try:

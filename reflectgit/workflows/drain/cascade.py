@@ -20,11 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflectgit.notes.english import UNREAD_LANGUAGE, english_words, unread
+from reflectgit.notes.english import UNREAD_LANGUAGE, english_words
 from reflectgit.notes.privacy import clean, scrub_secrets
 from reflectgit.notes.signals import HIGH, DialogueLine, Signal, dialogue_lines, signals_in
+from reflectgit.notes.toolwork import ToolWork
 from reflectgit.notes.transcripts import ASSISTANT, Transcript, Turn, parse_lines
-from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run
+from reflectgit.workflows.capture.gate import DRAIN_MARKER, is_reflect_run, unsignalled
 from reflectgit.workflows.transcript_file import read_transcript
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ SLICE_CAP = 60_000
 DRAIN_DIALOGUE_CAP = 16_000_000
 RELATED_MAX = 5
 GAP = "\n[...]\n"
+WORKED_DETAIL = "a command failed or a file was edited"
 OMITTED = "\n[... middle of the session omitted ...]\n"
 
 
@@ -280,14 +282,16 @@ def prepare(
     slice_cap: int = SLICE_CAP,
     dialogue_cap: int = DRAIN_DIALOGUE_CAP,
     after_line: int = 0,
-    open_unread: bool = False,
+    model: bool = False,
     tools: bool = False,
 ) -> Prepared:
     """Run the cascade on one transcript (never raises for what the file contains).
 
-    A session with no signal whose person writes a language the signal readers cannot read
-    (``english.unread_language``) skips as ``unread-language``, or, with ``open_unread`` (a
-    model writer), is given whole as with ``cascade`` off.
+    A session with no signal is read or skipped as the gate decides for the writer
+    (``gate.unsignalled``): one whose person writes a language the signal readers cannot read
+    (``english.unread_language``) skips as ``unread-language``, one where nothing failed and
+    nothing was edited as ``no-signal``; with ``model`` (a model writer) the first, and one
+    where a command failed or a file was edited, are given whole as with ``cascade`` off.
 
     ``after_line`` is how many dialogue lines an earlier drain of this transcript already
     read: only signals past it are sliced, their context clipped there too, so a session that
@@ -297,6 +301,8 @@ def prepare(
     (``evidence.read``: failed calls with their error line, what then worked) between its
     dialogue lines in the writer's input, and the failures got past elsewhere as pieces of
     their own, within ``slice_cap``; the chunks stay dialogue (the heuristic writer's input).
+    The gate's tool readings (``notes/toolwork``: commands, recoveries, repairs) are the
+    evidence's too, read once.
     """
     file = Path(path)
     try:
@@ -311,27 +317,30 @@ def prepare(
     if is_reflect_run(t):
         return Prepared(skip="reflect-on-reflect", transcript=t, input_bytes=size)
     lines = list(_dialogue(t.turns, dialogue_cap))
-    signals = signals_in(t, lines)  # the gate's own reading: the dialogue's, else recoveries
-    hits, words = english_words(lines) if not signals else (0, 0)
-    if not signals and unread(hits, words):
-        # No signal read in words the readers cannot read is no evidence of nothing to learn:
-        # a model writer is given the session as with the cascade off; the heuristic writer,
-        # which reads English only, skips it under the reason that says so.
-        why = f"{hits} of the person's {words} words are English function words"
-        if open_unread:
+    work = ToolWork(t)  # the gate's tool readings, made once, kept for the evidence
+    signals = signals_in(t, lines, work)  # the gate's own reading: the dialogue's, else tools
+    if not signals:
+        # The gate decides for the writer (``gate.unsignalled``): a session in words the
+        # readers cannot read, or where a command failed or a file was edited, is no evidence
+        # of nothing to learn, and a model writer is given it as with the cascade off; the
+        # heuristic writer, which reads nothing but signals, skips it under the reason.
+        reason, read = unsignalled(lines, work, model=model)
+        why = WORKED_DETAIL
+        if reason == UNREAD_LANGUAGE:
+            hits, words = english_words(lines)
+            why = f"{hits} of the person's {words} words are English function words"
+        if read:
             whole = _whole(file, size, max_input_chars, dialogue_cap, after_line)
             if not whole.skip:  # the ledger's row says why the session was read whole
                 whole.detail = f"read whole, no signal: {why}"
             return whole
         return Prepared(
-            skip=UNREAD_LANGUAGE,
-            detail=why,
+            skip=reason,
+            detail=why if reason == UNREAD_LANGUAGE else "",
             transcript=t,
             input_bytes=size,
             dialogue_lines=len(lines),
         )
-    if not signals:
-        return Prepared(skip="no-signal", transcript=t, input_bytes=size, dialogue_lines=len(lines))
     if after_line:
         signals = [s for s in signals if s.line_index >= after_line]
         if not signals:
@@ -366,7 +375,7 @@ def prepare(
     shown = [c.text for c in fresh]
     if tools:
         shown = with_tools(
-            fresh, lines, t, slice_cap, prepared.evidence_records, prepared.floor_record
+            fresh, lines, t, slice_cap, prepared.evidence_records, prepared.floor_record, work
         )
     prepared.text = clean(GAP.join(shown))
     prepared.related = related_learnings(signals, candidates())
@@ -386,6 +395,7 @@ def with_tools(
     cap: int,
     shown: list[int],
     floor: int = 0,
+    work: ToolWork | None = None,
 ) -> list[str]:
     """The model's excerpt, piece by piece in session order: each chunk's text with the tool
     evidence (``evidence.read``) of its stretch of the session (from the dialogue line before
@@ -393,10 +403,11 @@ def with_tools(
     failures something got past that no chunk shows (``EPISODES_CAP``). Evidence is added
     first come first while the whole stays within ``cap`` characters; the records of what
     is shown are appended to ``shown``. Nothing before the record ``floor`` is shown (what an
-    earlier drain read). A chunk cut to its tail (no records) stays as it is."""
+    earlier drain read). A chunk cut to its tail (no records) stays as it is. ``work`` is the
+    gate's tool readings of ``transcript`` (none: read here)."""
     from reflectgit.workflows.drain import evidence
 
-    found = evidence.read(transcript)
+    found = evidence.read(transcript, work)
     every = found.lines()
     records = [line.record for line in lines]
     budget = cap - sum(len(c.text) + len(GAP) for c in chunks)

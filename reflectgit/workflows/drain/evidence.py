@@ -12,6 +12,9 @@ cannot keep a lesson it is not shown, so ``cascade.with_tools`` gives it, as ``t
 - what then worked: the command that got past a failure (``recoveries``), the edit and the
   green run of a repair (``repairs``), the next successful call of an edit tool that failed.
 
+The commands, recoveries and repairs are the gate's own readings (``notes/toolwork``), passed
+on by the cascade, so a session the gate read for its recoveries is not read again here.
+
 A passing command's output is never shown (only that it passed). Each output is masked
 (``scrub_secrets``) and stripped of private and injected spans (``strip_private``:
 ``<system-reminder>``, hook text) before a line is picked from it. Pure reading; the
@@ -25,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reflectgit.notes.anchors import edited_paths
-from reflectgit.notes.commandruns import NOT_RUN, Ran, commands_run, error_line, failed_run
+from reflectgit.notes.commandruns import NOT_RUN, Ran, error_line, failed_run
 from reflectgit.notes.policy import EDIT_TOOLS
 from reflectgit.notes.privacy import scrub_secrets, strip_private
-from reflectgit.notes.recoveries import outside_sandbox, recovered
-from reflectgit.notes.repairs import repaired
+from reflectgit.notes.recoveries import outside_sandbox
+from reflectgit.notes.toolwork import ToolWork
 from reflectgit.notes.transcripts import Transcript
 
 ROLE = "tool"
@@ -101,9 +104,12 @@ def _what(name: str, tool_input: object) -> str:
     return _masked(f"{name} on {', '.join(paths)}" if paths else name)
 
 
-def read(transcript: Transcript) -> Evidence:
-    """The tool evidence of ``transcript`` (see the module's list)."""
-    ran = commands_run(transcript)
+def read(transcript: Transcript, work: ToolWork | None = None) -> Evidence:
+    """The tool evidence of ``transcript`` (see the module's list). ``work`` is its tool
+    readings (``notes/toolwork``) as the gate left them: what the gate read is not read
+    again."""
+    work = work if work is not None else ToolWork(transcript)
+    ran = work.ran
     failures: dict[int, ToolLine] = {}
     for one in ran:
         if failed_run(one):
@@ -130,7 +136,7 @@ def read(transcript: Transcript) -> Evidence:
             passed = _line(result.record, f"{_what(call.name, call.input)} passed")
             episodes.append(Episode(failed, (passed,)))
     by_call = {r.call.record: r for r in ran}
-    for found in recovered(transcript, ran):
+    for found in work.recovered:
         passed_run = by_call.get(found.passed_at)
         where = (
             " outside the sandbox" if passed_run and outside_sandbox(passed_run.call.input) else ""
@@ -141,7 +147,7 @@ def read(transcript: Transcript) -> Evidence:
             episodes.append(Episode(failures[found.result], (line,)))
     by_result = {r.result: r for r in ran}
     edits = {c.record: c for c in transcript.tool_calls}
-    for fix in repaired(transcript, ran):
+    for fix in work.repaired:
         edit, green = edits.get(fix.edited), by_result.get(fix.green)
         if fix.failed not in failures or edit is None or green is None:
             continue

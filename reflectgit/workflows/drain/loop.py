@@ -528,9 +528,9 @@ class Drain:
             known_hash=self.index.by_signal_hash,
             candidates=self.index.candidates,
             after_line=after,
-            # A session in a language the readers cannot read: a model reads it (the gate has
-            # no evidence it holds nothing), the heuristic writer reads English only.
-            open_unread=s.writer != "heuristic",
+            # A session with no signal: a model reads it when the gate has no evidence it
+            # holds nothing (``gate.unsignalled``), the heuristic writer reads signals only.
+            model=s.writer != "heuristic",
             # A model is shown what the tools said too (failed calls, what then worked).
             tools=s.writer != "heuristic",
         )

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reflectgit.workflows.drain import cascade
+from tests.conftest import needs_shared
 from tests.support.dialogue import session_file, tool_call
 from tests.support.drain import drained_prompt
 
@@ -162,3 +165,96 @@ def test_a_trap_an_earlier_drain_read_is_not_shown_again(tmp_path: Path) -> None
     later = cascade.prepare(str(transcript), tools=True, after_line=6)
     assert "changelog entry" in later.text
     assert "tool:" not in later.text
+
+
+# ---------------------------------------------------------------- one reading (notes/toolwork)
+
+
+def _real_transcripts() -> list[Path]:
+    from tests.conftest import DATA
+
+    return sorted((DATA / "real" / "transcripts").glob("*/*.jsonl"))
+
+
+@needs_shared
+def test_the_evidence_is_the_same_from_the_gates_readings_over_the_real_sessions() -> None:
+    """``evidence.read`` given the gate's tool readings (made by ``signals_in``) says exactly
+    what it says reading the transcript afresh."""
+    from reflectgit.notes.signals import signals_in
+    from reflectgit.notes.toolwork import ToolWork
+    from reflectgit.workflows.drain import evidence
+    from reflectgit.workflows.transcript_file import read_transcript
+
+    read_at_gate = 0
+    for path in _real_transcripts():
+        t = read_transcript(path, max_dialogue_chars=cascade.DRAIN_DIALOGUE_CAP)
+        work = ToolWork(t)
+        signals_in(t, list(cascade._dialogue(t.turns, cascade.DRAIN_DIALOGUE_CAP)), work)
+        read_at_gate += "ran" in vars(work)  # the gate read the commands (no dialogue signal)
+        assert evidence.read(t, work) == evidence.read(t), path.name
+    assert read_at_gate >= 3, "sessions whose commands the gate read are among them"
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every reading of a transcript's commands, by whoever asks (the evidence's own name for
+    the reader too, where it imports one)."""
+    from reflectgit.notes import commandruns
+    from reflectgit.workflows.drain import evidence
+
+    seen: list[str] = []
+    real = commandruns.commands_run
+
+    def counting(transcript):  # type: ignore[no-untyped-def]
+        seen.append(transcript.session_id or "")
+        return real(transcript)
+
+    monkeypatch.setattr(commandruns, "commands_run", counting)
+    monkeypatch.setattr(evidence, "commands_run", counting, raising=False)
+    return seen
+
+
+# dialogue with no signal words, a failed command and the same one passing after it: the gate
+# reads the commands for its recovery signal, the evidence shows the failure
+RECOVERED = [
+    ("user", "run the server tests"),
+    *_run("c0", "cargo test", "thread 'serve' panicked: Address already in use", error=True),
+    ("assistant", "The sandbox blocks binding a port. Running it outside."),
+    *tool_call(
+        "c1",
+        "Bash",
+        {"command": "cargo test", "dangerouslyDisableSandbox": True},
+        "test result: ok. 12 passed",
+    ),
+    ("assistant", "All 12 pass."),
+]
+
+
+def test_a_model_writers_cascade_reads_the_commands_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _counted(monkeypatch)
+    path = session_file(tmp_path, RECOVERED)
+    prepared = cascade.prepare(str(path), model=True, tools=True)
+    assert [s.kind for s in prepared.signals] == ["recovery"], "the gate read the commands"
+    assert "tool: `cargo test` failed" in prepared.text, "and the evidence shows them"
+    assert len(seen) == 1
+    # a session with a signal in its dialogue: the gate never reads them, the evidence once
+    seen.clear()
+    cascade.prepare(str(_session(tmp_path, *TRAP)), model=True, tools=True)
+    assert len(seen) == 1
+    # the heuristic writer's cascade (no tool evidence) reads them only for the gate
+    seen.clear()
+    cascade.prepare(str(_session(tmp_path, *TRAP)))
+    assert seen == []
+
+
+@needs_shared
+def test_the_commands_are_read_once_for_each_real_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = _counted(monkeypatch)
+    for path in _real_transcripts():
+        seen.clear()
+        prepared = cascade.prepare(str(path), model=True, tools=True)
+        assert len(seen) <= 1, path.name
+        assert len(seen) == 1 or prepared.skip or not prepared.chunks, path.name

@@ -39,7 +39,7 @@ def test_cascade_skips_an_unread_session_or_opens_it_for_a_model(tmp_path: Path)
     path = str(copy_quality_transcript(tmp_path, PORTUGUESE))
     skipped = cascade.prepare(path)
     assert skipped.skip == UNREAD_LANGUAGE and not skipped.text
-    opened = cascade.prepare(path, open_unread=True, max_input_chars=60_000)
+    opened = cascade.prepare(path, model=True, max_input_chars=60_000)
     whole = cascade.prepare(path, cascade=False, max_input_chars=60_000)
     assert opened.skip is None and opened.bounded, "as the cascade off gives it: head and tail"
     assert opened.text == whole.text and 0 < len(opened.text) <= 60_000 + 100
@@ -52,12 +52,12 @@ def test_cascade_skips_an_unread_session_or_opens_it_for_a_model(tmp_path: Path)
 def test_a_read_session_with_no_signal_is_still_no_signal(tmp_path: Path) -> None:
     path = str(copy_transcript(tmp_path, "claude/no-signal-0.jsonl"))
     assert cascade.prepare(path).skip == "no-signal"
-    assert cascade.prepare(path, open_unread=True).skip == "no-signal"
+    assert cascade.prepare(path, model=True).skip == "no-signal"
 
 
 def test_a_session_with_a_signal_is_sliced_whatever_its_language(tmp_path: Path) -> None:
     path = str(copy_quality_transcript(tmp_path, JAPANESE_SIGNAL))
-    plain, opened = cascade.prepare(path), cascade.prepare(path, open_unread=True)
+    plain, opened = cascade.prepare(path), cascade.prepare(path, model=True)
     assert plain.skip is None and plain.signals and plain.chunks and not plain.bounded
     assert (opened.text, opened.signal_hash) == (plain.text, plain.signal_hash)
 
