@@ -17,8 +17,18 @@ Each set on a line, then the sums: lessons shown / lessons, touched, by terms, t
 skipped, and the excerpt's mean and largest size in characters (the slice cap bounds it).
 ``--list`` prints each lesson not shown, with what the excerpt held of it.
 
+``--gate`` measures the gate instead, for each writer (``gate.unsignalled`` decides): the
+transcripts it skips and the judged lessons in them, ``skipped transcripts N of M, judged
+lessons in them K of L``. A lesson is in the skipped transcripts when every transcript of its
+session is skipped (a judgement's ``where`` names lines, not which transcript), and ``K2 more
+in sessions with another transcript read`` bounds the rest. For the transcripts the heuristic
+writer's gate skips, the heuristic writer is also run with the gate bypassed (the transcript
+given to it as read) and the notes it writes counted: what keeping its gate costs it.
+``--list`` then names each skipped transcript with its reason and its session's lessons.
+
 Run: ``.venv/bin/python bench/excerpt_coverage.py --pooled`` (every judged set), or
-``--held-apart DIR`` (repeatable; the shared sessions come first when ``../shared`` is there).
+``--held-apart DIR`` (repeatable; the shared sessions come first when ``../shared`` is there);
+``--gate`` with either.
 """
 
 from __future__ import annotations
@@ -74,7 +84,7 @@ TOOLS = True  # --dialogue-only: the excerpt without its tool evidence lines (as
 
 def shown(path: Path) -> Shown:
     """The excerpt the extract writer would be sent for ``path`` (the drain's own call)."""
-    prepared: Prepared = prepare(str(path), open_unread=True, tools=TOOLS)
+    prepared: Prepared = prepare(str(path), model=True, tools=TOOLS)
     if prepared.skip:
         return Shown(prepared.skip)
     out = Shown(None, prepared.text, sliced=bool(prepared.chunks))
@@ -170,6 +180,70 @@ def line(row: Row) -> str:
     )
 
 
+@dataclass
+class Gated:
+    """What the gate skips in one set, for one writer."""
+
+    name: str
+    writer: str
+    transcripts: int = 0
+    skipped: int = 0
+    lessons: int = 0
+    lost: int = 0  # lessons of sessions whose every transcript is skipped
+    maybe: int = 0  # lessons of sessions with a skipped transcript and another read
+    bypassed: int = 0  # notes the heuristic writer writes with its gate bypassed
+    listed: list[str] = field(default_factory=list)
+
+    def add(self, other: Gated) -> None:
+        for name in ("transcripts", "skipped", "lessons", "lost", "maybe", "bypassed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def _bypassed(path: Path) -> int:
+    """Notes the heuristic writer writes for ``path`` given it past the gate, as read."""
+    from reflectgit.workflows.drain.heuristic import answer
+    from reflectgit.workflows.transcript_file import read_transcript
+
+    transcript = read_transcript(path, max_dialogue_chars=DRAIN_DIALOGUE_CAP)
+    return len(answer.write(Prepared(transcript=transcript))["actions"])
+
+
+def gate(real: Path, judgements: Mapping[str, Any], name: str, model: bool) -> Gated:
+    """The transcripts the gate skips for a writer (``model`` or the heuristic one), and the
+    judged lessons in them."""
+    row = Gated(name, "model" if model else "heuristic")
+    for sid, session in judgements["sessions"].items():
+        paths = _transcripts(real, session)
+        skips = [prepare(str(p), model=model).skip for p in paths]
+        lessons = len(session.get("lessons", []))
+        row.transcripts += len(paths)
+        row.lessons += lessons if paths else 0
+        row.skipped += sum(1 for why in skips if why)
+        if not any(skips):
+            continue
+        if all(skips):
+            row.lost += lessons
+        else:
+            row.maybe += lessons
+        for p, why in zip(paths, skips, strict=True):
+            if why:
+                notes = 0 if model else _bypassed(p)
+                row.bypassed += notes
+                more = "" if all(skips) else f" (of {len(paths)}, others read)"
+                said = "" if model else f"; {notes} notes with the gate bypassed"
+                row.listed.append(f"{name} {sid} {p.name}: {why}; {lessons} lessons{more}{said}")
+    return row
+
+
+def gate_line(row: Gated) -> str:
+    bypass = "" if row.writer == "model" else f"; bypassed, the heuristic writes {row.bypassed}"
+    return (
+        f"{row.name:>14} {row.writer:>9}: skipped transcripts {row.skipped} of "
+        f"{row.transcripts}, judged lessons in them {row.lost} of {row.lessons} "
+        f"({row.maybe} more in sessions with another transcript read){bypass}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-apart", type=Path, action="append", default=[])
@@ -178,10 +252,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dialogue-only", action="store_true", help="the excerpt without its tool evidence"
     )
+    parser.add_argument(
+        "--gate", action="store_true", help="what the gate skips for each writer, and lessons"
+    )
     args = parser.parse_args(argv)
     global TOOLS
     TOOLS = not args.dialogue_only
     chosen = sets() if args.pooled else named_sets(args.held_apart)
+    if args.gate:
+        return gate_main(chosen, args.list)
     total = Row("pooled")
     with tempfile.TemporaryDirectory() as tmp:
         for n, (real, judged) in enumerate(chosen):
@@ -193,6 +272,25 @@ def main(argv: list[str] | None = None) -> int:
                 for missing in row.missing:
                     print(f"{'':>16}not shown  {missing}")
     print(line(total))
+    return 0
+
+
+def gate_main(chosen: Sequence[tuple[Path, Path]], listing: bool) -> int:
+    """``--gate``: each set's line for each writer, then the sums."""
+    totals = {model: Gated("pooled", "model" if model else "heuristic") for model in (False, True)}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (real, judged) in enumerate(chosen):
+            name = "shared" if judged == JUDGEMENTS else real.name
+            folder = unpacked(real, Path(tmp) / str(n))
+            for model in (False, True):
+                row = gate(folder, load(judged), name, model)
+                totals[model].add(row)
+                print(gate_line(row), flush=True)
+                if listing:
+                    for listed in row.listed:
+                        print(f"{'':>16}skipped  {listed}")
+    for total in totals.values():
+        print(gate_line(total))
     return 0
 
 

@@ -42,3 +42,27 @@ def test_the_tool_lines_show_held_apart_18s_traps(tools: bool, monkeypatch) -> N
     assert (apply_patch in missing) is not tools
     assert row.skipped == 1 and row.transcripts == 3  # the control session: no signal
     assert (row.by_terms, row.shown) == ((3, 1) if tools else (1, 0))
+
+
+def test_the_gate_is_measured_for_each_writer_with_the_lessons_it_skips() -> None:
+    """held-apart-20's Copilot session with no signal (edits, failed commands, three judged
+    lessons): the heuristic writer's gate skips it, and bypassed the writer writes nothing
+    there; a model writer's gate reads it."""
+    held = JUDGEMENTS.parent / "held-apart-20"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = unpacked(held, Path(tmp))
+        judged = load(held / "judgements.json")
+        heuristic = bench.gate(folder, judged, "20", model=False)
+        model = bench.gate(folder, judged, "20", model=True)
+    assert (heuristic.skipped, heuristic.transcripts, heuristic.lost, heuristic.lessons) == (
+        1,
+        4,
+        3,
+        13,
+    )
+    assert heuristic.bypassed == 0 and "wasa-b655f527" in heuristic.listed[0]
+    assert (model.skipped, model.lost, model.listed) == (0, 0, [])
+    assert bench.gate_line(heuristic) == (
+        "            20 heuristic: skipped transcripts 1 of 4, judged lessons in them 3 of 13 "
+        "(0 more in sessions with another transcript read); bypassed, the heuristic writes 0"
+    )
