@@ -413,15 +413,20 @@ class Capture:
     # ------------------------------------------------------------------ queue
 
     def _model_writer(self) -> bool:
-        """May the drain write with a model? Yes unless the heuristic writer is chosen (auto
-        picks a model when one is found; a session queued for it that the heuristic drain then
-        skips costs nothing), and yes when the setting cannot be read (the gate fails open)."""
+        """Does the drain write with a model? As the drain resolves its writer: the one set,
+        else a model when a model command is configured or installed (``writer.auto_writer``);
+        yes when the settings cannot be read (the gate fails open: the drain reports them)."""
         from reflectgit.errors import ReflectGitError
 
         try:
-            return self.cfg.drain.writer.strip().lower() != "heuristic"
+            chosen = self.cfg.drain.writer.strip().lower()
+            if not chosen:
+                from reflectgit.workflows.drain.writer import auto_writer
+
+                chosen = auto_writer(self.cfg.writer, self.cfg.env)
         except ReflectGitError:
             return True
+        return chosen != "heuristic"
 
     def enqueue(
         self,

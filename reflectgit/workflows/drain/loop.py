@@ -118,10 +118,7 @@ class Settings:
                 ) from None
             command, model = tuple(wr.command_for(w)), w.model
             if not chosen:
-                # extract when a model command is configured or installed, else the embedded one
-                explicit = bool(w.command)
-                found = explicit or wr.find_command(list(command), cfg.env)
-                chosen = "extract" if found else "heuristic"
+                chosen = wr.auto_writer(w, cfg.env)
         # Every field DrainSettings shares with this run's settings is taken by name; the
         # rest is what this run resolved (the writer, its command and model, the quota).
         shared = {f.name: getattr(d, f.name) for f in fields(cls) if hasattr(d, f.name)}

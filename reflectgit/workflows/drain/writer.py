@@ -123,6 +123,13 @@ def find_command(argv: list[str], env: Mapping[str, str]) -> str | None:
     return shutil.which(first, path=env.get("PATH"))
 
 
+def auto_writer(settings: WriterSettings, env: Mapping[str, str]) -> str:
+    """The writer an unset ``drain.writer`` picks: ``extract`` when a model command is
+    configured or installed, else ``heuristic`` (the embedded one)."""
+    found = bool(settings.command) or find_command(command_for(settings), env)
+    return "extract" if found else "heuristic"
+
+
 def require_command(
     settings: WriterSettings, env: Mapping[str, str], *, needed_for: str, without: str
 ) -> list[str]:

@@ -126,19 +126,24 @@ def test_the_heuristic_writer_keeps_its_gate(tmp_path: Path, repo: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("writer", "queued"), [("heuristic", False), ("extract", True), ("", True)]
+    ("writer", "command", "queued"),
+    [("heuristic", True, False), ("extract", False, True), ("", True, True), ("", False, False)],
 )
-def test_the_enqueue_gate_opens_for_the_configured_writer(
-    tmp_path: Path, repo: Path, writer: str, queued: bool
+def test_the_enqueue_gate_opens_for_the_writer_the_drain_would_use(
+    tmp_path: Path, repo: Path, writer: str, command: bool, queued: bool
 ) -> None:
-    """The hooks' enqueue asks the gate for the drain's writer: a worked session with no
-    signal is queued unless the heuristic writer is chosen (auto may pick a model)."""
-    cfg = make_config(repo, REFLECT_DRAIN_WRITER=writer)
+    """The hooks' enqueue asks the gate for the drain's writer, resolved as the drain resolves
+    it: a worked session with no signal is queued for a model (set, or auto with a model
+    command), never for the heuristic writer (set, or auto with no model command)."""
+    stub = stub_command(tmp_path, "emit({'actions': []})")
+    env = {"REFLECT_DRAIN_WRITER": writer, "PATH": str(tmp_path / "empty-path")}
+    if command:
+        env["REFLECT_DRAIN_CMD"] = str(stub)
+    cfg = make_config(repo, **env)
     done = Capture(cfg).enqueue(str(session_file(tmp_path, FAILED)), "stop", session="s-1")
     reason = NO_SIGNAL_WORKED if queued else NO_SIGNAL
     assert (done.verdict.enqueue, done.verdict.reason) == (queued, reason)
     assert len(Queue(cfg.state_dir).list()) == int(queued)
-    nothing = Capture(cfg).enqueue(
-        str(session_file(tmp_path, LOOKED, "b.jsonl")), "stop", session="s-2"
-    )
+    looked = session_file(tmp_path, LOOKED, "b.jsonl")
+    nothing = Capture(cfg).enqueue(str(looked), "stop", session="s-2")
     assert not nothing.verdict.enqueue and len(Queue(cfg.state_dir).list()) == int(queued)
