@@ -94,6 +94,9 @@ class Prepared:
     dialogue_lines: int = 0  # how far this read got: the next drain slices only past it
     # The transcript record of the first dialogue line no earlier drain read (0: all of it).
     floor_record: int = 0
+    # The gate's tool readings of ``transcript`` (commands, recoveries, repairs), for the
+    # writer to read on rather than again (``notes/toolwork``).
+    work: ToolWork | None = None
 
     @property
     def revision_ids(self) -> list[str]:
@@ -359,6 +362,7 @@ def prepare(
         input_bytes=size,
         dialogue_lines=len(lines),
         floor_record=lines[after_line].record if 0 < after_line < len(lines) else 0,
+        work=work,
     )
     existing = known_hash(digest) if digest else None
     if existing:

@@ -200,6 +200,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     the reader too, where it imports one)."""
     from reflectgit.notes import commandruns
     from reflectgit.workflows.drain import evidence
+    from reflectgit.workflows.drain.heuristic import answer
 
     seen: list[str] = []
     real = commandruns.commands_run
@@ -210,6 +211,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(commandruns, "commands_run", counting)
     monkeypatch.setattr(evidence, "commands_run", counting, raising=False)
+    monkeypatch.setattr(answer, "commands_run", counting)
     return seen
 
 
@@ -258,3 +260,15 @@ def test_the_commands_are_read_once_for_each_real_session(
         prepared = cascade.prepare(str(path), model=True, tools=True)
         assert len(seen) <= 1, path.name
         assert len(seen) == 1 or prepared.skip or not prepared.chunks, path.name
+
+
+def test_the_heuristic_writer_reads_on_from_the_gates_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The heuristic writer's own checks take the commands the gate read, never read again."""
+    from reflectgit.workflows.drain.heuristic import answer
+
+    seen = _counted(monkeypatch)
+    prepared = cascade.prepare(str(session_file(tmp_path, RECOVERED)))
+    answer.write(prepared)
+    assert len(seen) == 1

@@ -72,7 +72,9 @@ def write(prepared: Prepared) -> dict[str, Any]:
     """
     candidates: list[dict[str, Any]] = []
     transcript = prepared.transcript
-    ran = commands_run(transcript) if transcript else []
+    # the gate's reading of the commands when it made one (``notes/toolwork``), else read here
+    work = prepared.work if prepared.work is not None and transcript is not None else None
+    ran = work.ran if work is not None else commands_run(transcript) if transcript else []
     green = green_around(transcript, ran) if transcript else None
     past = past_the_error(transcript, ran) if transcript else None
     abandoned = abandoned_fixes(prepared.transcript) if prepared.transcript else None
