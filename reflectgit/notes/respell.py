@@ -20,6 +20,11 @@ other. ``respell`` rewrites both versions of a block in one spelling before they
 - a separator before a closing bracket (``{ 1, 2, }``, a trailing comma in a call) is layout,
   except before ``)`` in Python and Rust, where ``(x,)`` is a tuple;
 - Go's ``interface{}`` and its alias ``any`` (Go 1.18);
+- a number literal written another way with the same value, as a formatter or a minifier
+  writes it (``2_147_483_647`` and ``2147483647``, ``0xFF`` and ``0xff``, ``0x80`` and
+  ``128``, black's ``100.0`` for ``100.``), in code (not a settings file or prose, where a
+  number may be a version). A value changed (``100`` become ``1000``, ``1.2`` become
+  ``1.20``) is kept for the comparison to see;
 - a constant named from the outermost scope (Ruby's and C++'s ``::Rails``) and the same
   name written plain: the name the note says, the scope it is looked up from made explicit
   (most often because a name of the same spelling came into the enclosing namespace);
@@ -61,7 +66,7 @@ from __future__ import annotations
 from collections import Counter
 
 from reflectgit.notes import languages
-from reflectgit.notes.tokens import KEYWORDS, bound_names, is_name, spans
+from reflectgit.notes.tokens import KEYWORDS, bound_names, is_name, number_spelling, spans
 
 _Span = tuple[str, int, int]
 _Edit = tuple[int, int, str]  # (start, end, replacement) in a text
@@ -141,7 +146,19 @@ def _one_spelling(text: str, path: str, file: str) -> str:
         text = _apply(text, _root_scopes(_toks(text, path)))
     if language.infix_calls:
         text = _apply(text, _infix_calls(_toks(text, path)))
+    if not (language.settings or language.prose):
+        text = _apply(text, _numbers(_toks(text, path)))
     return _apply(text, _trailing_commas(_toks(text, path), language.tuples))
+
+
+def _numbers(toks: list[_Span]) -> list[_Edit]:
+    """Each number literal written in one spelling of its value (``tokens.number_spelling``)."""
+    out: list[_Edit] = []
+    for t, start, end in toks:
+        one = number_spelling(t)
+        if one != t:
+            out.append((start, end, one))
+    return out
 
 
 def _toks(text: str, path: str) -> list[_Span]:

@@ -6,9 +6,10 @@ bracket, a line end), comments and white space left out by the markers of the fi
 (``languages.of``); ``lines`` groups them by line, docstring-only and blank lines left out and
 one thing written two ways read as one (a string in either quote, Ruby's ``do ... end`` and
 ``{ ... }``, its ``attr_reader``); ``tokens`` is the same, the lines run together. What a token
-is (``is_name``, ``is_name_or_number``, ``is_string``), the words that are the language's, not
-the code's (``KEYWORDS``), and the names a run of tokens binds (``bound_names``) are read here
-too: every reader of tokens reads them one way.
+is (``is_name``, ``is_name_or_number``, ``is_string``), one spelling of a number's value
+(``number_spelling``), the words that are the language's, not the code's (``KEYWORDS``), and
+the names a run of tokens binds (``bound_names``) are read here too: every reader of tokens
+reads them one way.
 """
 
 from __future__ import annotations
@@ -189,6 +190,29 @@ def is_name_or_number(token: str) -> bool:
 def is_string(token: str) -> bool:
     """A string literal, in double, single or back quotes (``"x"``, ``'x'``)."""
     return len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`"
+
+
+# A number literal whose value another spelling writes too: digits grouped with ``_``, a base's
+# prefix and digits in either case (``0xFF``, ``0Xff``), an integer in another base (a minifier's
+# ``128`` for ``0x80``), a float's point with no digit after it (``100.`` for ``100.0``).
+_GROUPED = Pattern(r"(?:0[xXoObB])?[0-9A-Fa-f]+(?:_[0-9A-Fa-f]+)+\.?")
+_BARE_POINT = Pattern(r"\d+\.")
+
+
+def number_spelling(token: str) -> str:
+    """One spelling of the number literal ``token``'s value: an integer (in any base, its
+    digits grouped or not) as its decimal digits, ``100.`` as ``100.0``; any other token as
+    written. A float's digits are kept as written (``1.20`` is not ``1.2``: in a version they
+    differ), and so is a literal with a suffix (``10L``, ``3.14f``) or a leading zero (C's
+    octal ``017``)."""
+    if not token[:1].isdigit():
+        return token
+    if _GROUPED.compiled.fullmatch(token):
+        token = token.replace("_", "")
+    try:
+        return str(int(token, 0))
+    except ValueError:
+        return token + "0" if _BARE_POINT.compiled.fullmatch(token) else token
 
 
 # The words that define a name (``def``, ``let``, ``class``): the name after them is bound.

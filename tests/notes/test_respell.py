@@ -296,3 +296,38 @@ def test_a_guard_failing_only_on_none_is_no_change_a_guard_on_a_value_is() -> No
     for other in (guard.replace("is None", "< 0"), guard.replace("raise", "return False  #")):
         old, new = respell(body, body.replace("    return", other + "    return"), "s.py")
         assert tokens(old, "s.py") != tokens(new, "s.py")
+
+
+def test_a_number_written_another_way_is_no_change_a_value_changed_is() -> None:
+    percent = "def percentage(string):\n    return float(string[:-1]) / 100.\n"
+    note = "`percentage` divides the number before `%` by `100`."
+    black = percent.replace("100.", "100.0")
+    assert codediff.compare(percent, black, "parse.py", note, "percentage").kind == "same"
+    timeout = "export const maxSafeTimeout = 2147483647;\n"
+    grouped = "export const maxSafeTimeout = 2_147_483_647;\n"
+    said = "`maxSafeTimeout` is 2147483647 ms, the largest `setTimeout` delay."
+    assert codediff.compare(timeout, grouped, "c.ts", said, "maxSafeTimeout").kind == "same"
+    # a minifier's decimal for a hex literal, and a hex literal's digits in the other case
+    mask = "function f(c) {\n  return c & 0x3F | 0x80;\n}\n"
+    assert codediff.compare(mask, mask.replace("0x80", "128"), "u.js").kind == "same"
+    assert codediff.compare(mask, mask.replace("0x3F", "0x3f"), "u.js").kind == "same"
+    # the value changed: a change, whatever its spelling
+    for was, now in (("100.", "1000."), ("100.", "100.5"), ("100.", "100")):
+        verdict = codediff.compare(
+            percent, percent.replace(was, now), "parse.py", note, "percentage"
+        )
+        assert verdict.stale, (was, now)
+    verdict = codediff.compare(
+        timeout, timeout.replace("2147483647", "2_147_483_648"), "c.ts", said
+    )
+    assert verdict.stale
+    top = "const TOP = 100;\n"
+    assert codediff.compare(top, "const TOP = 100_000;\n", "b.js", "the `TOP` 100 sites").stale
+    # a float's digits are kept as written (``1.2`` and ``1.20`` differ as versions), and a
+    # settings file's numbers are its data: no respelling there
+    assert codediff.compare("V = 1.2\n", "V = 1.20\n", "v.py").kind != "same"
+    assert codediff.compare("max = 0x80\n", "max = 128\n", "c.toml").kind != "same"
+    # a string's text changed and an argument added stay changes beside a number respelled
+    quoted = "def f(x):\n    return g(x, 'a', 100.)\n"
+    for now in ("return g(x, 'b', 100.0)", "return g(x, 'a', 100.0, 1)"):
+        assert codediff.compare(quoted, quoted.replace("return g(x, 'a', 100.)", now), "f.py").stale

@@ -62,3 +62,36 @@ def test_code_respelled_is_not_stale_a_real_change_is(world: World) -> None:
     world.code.write("src/quote.lua", aliased.replace("gsub = string.gsub", "gsub = string.rep"))
     world.code.commit("change")
     assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([payload, quote])
+
+
+PERCENT_PY = """def percentage(string):
+    return float(string[:-1]) / 100.
+"""
+TIMEOUT_TS = """// setTimeout fires at once past a signed 32-bit delay
+export const maxSafeTimeout = 2147483647;
+"""
+
+
+def test_a_number_respelled_by_a_formatter_is_not_stale_a_value_changed_is(world: World) -> None:
+    world.code.write("src/parse.py", PERCENT_PY).write("src/constants.ts", TIMEOUT_TS)
+    world.code.commit("code")
+    percent = world.add(
+        "percentage divides by a hundred",
+        "`percentage` divides the number before `%` by `100`.",
+        "src/parse.py:percentage",
+    )
+    timeout = world.add(
+        "maxSafeTimeout is the largest delay",
+        "`maxSafeTimeout` is 2147483647 ms, the largest delay `setTimeout` keeps.",
+        "src/constants.ts:maxSafeTimeout",
+    )
+    world.code.write("src/parse.py", PERCENT_PY.replace("100.", "100.0"))
+    world.code.write("src/constants.ts", TIMEOUT_TS.replace("2147483647", "2_147_483_647"))
+    world.code.commit("black, numeric separators")
+    doc = world.stale()
+    assert doc["stale"] == [] and doc.get("changed", []) == []
+    # the values changed, spelled the new way
+    world.code.write("src/parse.py", PERCENT_PY.replace("100.", "1000.0"))
+    world.code.write("src/constants.ts", TIMEOUT_TS.replace("2147483647", "2_147_483_648"))
+    world.code.commit("change")
+    assert sorted(e["id"] for e in world.stale()["stale"]) == sorted([percent, timeout])
