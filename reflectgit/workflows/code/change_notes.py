@@ -977,8 +977,8 @@ def _header(text: str, block: str, path: str) -> list[str]:
             break
         if close is not None and unclosed <= 0 and bare.endswith(close[1]):
             opened_at = _comment_open(lines, i, close)
-            if opened_at is None:
-                break
+            if opened_at is None or not lines[opened_at].lstrip().startswith(close[0]):
+                break  # (``x = 1; /* why */``: code before the comment)
             above.extend(reversed(lines[opened_at : i + 1]))
             i = opened_at
             continue

@@ -25,6 +25,9 @@ def test_a_doc_comment_whose_lines_have_no_star_is_read_whole_as_a_comment() -> 
     # with a blank line inside it too
     spaced = "    /**\n     Reads a value.\n\n     - parameter key: the key\n     */\n"
     assert _header(swift(spaced), SWIFT_GET, "Keychain.swift") == ["@", "discardableResult"]
+    # code with a comment after it on its line is the code before the definition
+    body = "int limit(void) {\n    return 3;\n}\n"
+    assert _header(f"static int cap = 3; /* the cap */\n{body}", body, "src/limit.c") == []
 
 
 def test_an_attribute_changed_above_a_doc_comment_is_still_a_header_change() -> None:
