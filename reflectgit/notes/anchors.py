@@ -499,13 +499,15 @@ def _definition(
     end of its first line, its indent and how its block ends (a ``_FORMS`` kind, or ``whole``:
     it ends with that line); None when it does not. ``path``, the file's, tells its language
     (``languages.read_as``): in a shell script a ``local x=0`` defines nothing (it gives the
-    function it is in a variable of its own). A line inside a triple-quoted string that spans
+    function it is in a variable of its own), nor in Rust a ``let x`` (a block's own). A line inside a triple-quoted string that spans
     lines defines nothing either (a docstring's ``By default, decimal suffixes (kB, MB) are
     used.`` reads as a C-like signature of ``suffixes``)."""
     name = name or _last_name(symbol)
     if not name:
         return None
-    shell = bool(path) and languages.of(languages.read_as(path or "", text)).shell
+    language = languages.of(languages.read_as(path or "", text)) if path else None
+    shell = language is not None and language.shell
+    local_let = language is not None and language.local_let
     # A definition word or a signature anywhere in the file outranks a line that only looks
     # like an assignment or a typed variable (``compile<P extends ParamData = ParamData>(``
     # before ``export type ParamData =``): those are tried when nothing else defines the name.
@@ -521,6 +523,8 @@ def _definition(
             line = _head(text, start, end)
             defined = _defines_line(line, name, forms)
             if defined is not None and shell and _SHELL_LOCAL.match(line):
+                defined = None
+            if defined is not None and local_let and _LET.match(line):
                 defined = None
             if (
                 defined is not None
@@ -539,6 +543,8 @@ def _definition(
 
 # A shell function's variable of its own: ``local x=0``, ``local -r x=0``.
 _SHELL_LOCAL = Pattern(r"^[ \t]*local\s")
+# A block's own variable where ``let`` binds only those (``languages``: Rust's ``let mut x``).
+_LET = Pattern(r"^[ \t]*let\s")
 # A line that ends with an empty parameter list: ``setup()``, ``setup ( )``.
 _EMPTY_PARAMETERS = Pattern(r"\(\s*\)\s*$")
 # A line that opens with Erlang's ``when``: the guard of the clause head on the line before.

@@ -18,8 +18,11 @@ The note enumerates one when it states two or more of its members (a name its te
 code, ``codediff.code_names``, or a string whose text, escapes read, a code span of the note
 holds as a word: ```\\b \\t```); one stated member names a thing of the list, not the list.
 The list gained a member when the new block holds an enumeration written the same way that
-still holds every member the note states, and a member line of it holds nothing the old block
-held at all (a line only joining a run, ``parent`` given a trailing comma, gained nothing).
+still holds every member the note states, and a member of it is told by a key the old block
+did not hold at all: its first token of those that tell it from the others (a table entry's
+key, a declaration's name). The rest of it may be old: a struct's new field ``DataKey string``
+has a type the other fields have. A line only joining a run (``parent`` given a trailing
+comma) gained nothing, nor an entry whose key stayed and whose value changed.
 """
 
 from __future__ import annotations
@@ -45,8 +48,8 @@ class Enumeration:
 
 def gained(old: str, new: str, path: str, said: str) -> list[str]:
     """The members an enumeration of ``old`` the note's text ``said`` states two or more of
-    gained in ``new`` (two versions of a block at ``path``): the tokens of each member new to
-    the block, in the order they stand; ``[]`` when none did."""
+    gained in ``new`` (two versions of a block at ``path``): the tokens new to the block of each
+    member whose key is, in the order they stand; ``[]`` when none did."""
     before = lines(old, path)
     seen = {t for line in before for t in line}
     found: list[str] = []
@@ -57,8 +60,8 @@ def gained(old: str, new: str, path: str, said: str) -> list[str]:
             if now.shape != was.shape or not stated <= held:
                 continue
             for member in now.members:
-                if not seen.intersection(member):
-                    found += member
+                if member[0] not in seen:  # its key: the first token telling it apart
+                    found += [t for t in member if t not in seen]
     return list(dict.fromkeys(found))
 
 

@@ -5,7 +5,7 @@ the last dot (``src/pool.py``: ``py``), or the name itself when it has none (``M
 ``.gitignore``). For a path, ``of`` says what the tokens (``tokens``), the respellings
 (``respell``) and the comparison (``codediff``) read of its text by it: its comment markers,
 whether a string may be written in either quote, whether it is prose, settings, JSON, Ruby,
-Python, TypeScript, Lua or Go, whether a braced block may lose its braces, a ``,`` before ``)``
+Python, TypeScript, Lua or Go, whether ``let`` binds only a block's own variable (Rust), whether a braced block may lose its braces, a ``,`` before ``)``
 may make a tuple, ``::Name`` names the outermost scope's ``Name``, ``a name b`` calls a method;
 and which definition reader reads it, for a language whose definitions the
 line forms of ``anchors`` do not read (``readers``): a Lisp's balanced forms (``lisp``), a
@@ -114,6 +114,9 @@ _LUA = frozenset({"lua"})
 _GO = frozenset({"go"})
 # The shells: ``local x=0`` gives a function a variable of its own, no definition of ``x``.
 _SHELL = frozenset({"sh", "bash", "zsh"})
+# Rust: ``let`` binds a variable of the block it is in (a function's own), never an item: a
+# ``let x`` defines no ``x`` a note's anchor names (items are ``fn``, ``static``, ``const`` ...).
+_LOCAL_LET = frozenset({"rs"})
 # The definition readers (see the module's text), by suffix.
 _READERS: dict[str, ModuleType] = {
     **dict.fromkeys(_LISP, lisp),
@@ -175,6 +178,7 @@ class Language:
     lua: bool  # ``string.gsub(s, ...)`` is ``s:gsub(...)``
     go: bool  # ``any`` is ``interface{}``
     shell: bool  # ``local x=0`` is a function's own variable
+    local_let: bool  # ``let x`` is a block's own variable, no definition
     reader: ModuleType | None
 
 
@@ -249,6 +253,7 @@ def _by_suffix(ext: str) -> Language:
         lua=ext in _LUA,
         go=ext in _GO,
         shell=ext in _SHELL,
+        local_let=ext in _LOCAL_LET,
         reader=_READERS.get(ext),
     )
 

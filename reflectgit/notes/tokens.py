@@ -217,6 +217,10 @@ def number_spelling(token: str) -> str:
 
 # The words that define a name (``def``, ``let``, ``class``): the name after them is bound.
 BINDERS = frozenset({"def", "func", "function", "fn", "let", "const", "var", "class", "val"})
+# The words that may stand between a definition word and the name it binds, the name after
+# them (Rust's ``let mut count``, C++'s ``const auto& name``): they bind nothing themselves.
+# Followed by no name (``let mut = 3`` in JavaScript), the word is the name.
+BINDING_MODIFIERS = frozenset({"mut", "auto"})
 
 
 def bound_names(toks: list[str], members: bool = True) -> set[str]:
@@ -228,8 +232,10 @@ def bound_names(toks: list[str], members: bool = True) -> set[str]:
     for i, t in enumerate(toks):
         if not is_name(t):
             continue
-        before = toks[i - 1] if i else ""
+        before = _binder_before(toks, i)
         after = toks[i + 1] if i + 1 < len(toks) else ""
+        if before in BINDERS and _modifies(toks, i):
+            continue  # (``let mut count``: ``count`` is bound, ``mut`` is not)
         if not members and before in (".", "->") and not (i >= 3 and toks[i - 3] in BINDERS):
             continue  # (``def self.wrap`` still defines ``wrap``)
         if before in BINDERS or after in ("=", ":=") or (after == "," and ":=" in toks[i : i + 8]):
@@ -239,9 +245,32 @@ def bound_names(toks: list[str], members: bool = True) -> set[str]:
     return out
 
 
+def _modifies(toks: list[str], at: int) -> bool:
+    """Is ``toks[at]``, after a definition word, a ``BINDING_MODIFIERS`` word followed by the
+    name it binds (``mut count``, ``auto& name``)?"""
+    if toks[at] not in BINDING_MODIFIERS:
+        return False
+    following = toks[at + 1 : at + 3]
+    if following[:1] in (["&"], ["*"]):
+        following = following[1:]
+    return bool(following) and is_name(following[0])
+
+
+def _binder_before(toks: list[str], at: int) -> str:
+    """The token before ``toks[at]``, or the definition word before the binding modifier
+    (and its ``&`` or ``*``) that stands there: ``let`` for ``count`` in ``let mut count``."""
+    j = at - 1
+    if j >= 1 and toks[j] in ("&", "*") and toks[j - 1] in BINDING_MODIFIERS:
+        j -= 1
+    if j >= 1 and toks[j] in BINDING_MODIFIERS and toks[j - 1] in BINDERS and _modifies(toks, j):
+        j -= 1
+    return toks[j] if j >= 0 else ""
+
+
 def _parameters(toks: list[str], at: int) -> set[str]:
     """The names in the bracketed groups right after a definition word (at most two groups, the
-    name between them: a Go receiver, then the parameters), types included."""
+    name between them: a Go receiver, then the parameters), types included, binding modifiers
+    not (``fn push(mut self, x: T)``)."""
     out: set[str] = set()
     groups, depth, i = 0, 0, at
     while i < len(toks) and groups < 2:
@@ -256,7 +285,7 @@ def _parameters(toks: list[str], at: int) -> set[str]:
                     break  # no second group (``func (r R) Name(``) follows
         elif depth == 0 and not is_name(t):
             break
-        elif depth > 0 and is_name(t):
+        elif depth > 0 and is_name(t) and not _modifies(toks, i):
             out.add(t)
         i += 1
     return out

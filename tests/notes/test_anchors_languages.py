@@ -808,3 +808,43 @@ def test_a_shell_scripts_functions_are_its_symbols(symbol: str, first: str, last
     # a command called by the name defines nothing
     assert anchors.symbol_block(BATS_EXEC_TEST, "teardown", "bin/bats") is None
     assert anchors.symbol_block(BATS_EXEC_TEST, "bats-preprocess", "bin/bats") is None
+
+
+ERROR_RS = """impl Error {
+    pub fn new<E>(error: E) -> Self {
+        let backtrace = backtrace_if_absent!(error);
+        Error::from_std(error, backtrace)
+    }
+
+    #[cfg(backtrace)]
+    pub fn backtrace(&self) -> &Backtrace {
+        self.inner.backtrace()
+    }
+}
+"""
+
+
+def test_a_rust_let_binds_a_local_not_the_symbol_a_later_fn_defines() -> None:
+    # anyhow's ``backtrace``: a ``let backtrace`` inside ``new`` is ``new``'s own variable
+    block = anchors.symbol_block(ERROR_RS, "backtrace", "src/error.rs")
+    assert block is not None and block.startswith("    pub fn backtrace(&self)")
+    # with no definition but the ``let``, the file defines no ``backtrace``
+    alone = ERROR_RS.split("    #[cfg")[0] + "}\n"
+    assert anchors.symbol_block(alone, "backtrace", "src/error.rs") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        # the negatives: a module's ``let``/``const`` in JavaScript and TypeScript, and a
+        # Swift property, define their names
+        ("src/retry.js", "let backtrace = capture();\n\nfunction run() {\n  return 1;\n}\n"),
+        ("src/retry.ts", "export const backtrace = capture();\n"),
+        ("Sources/Error.swift", "struct Error {\n    let backtrace: String\n}\n"),
+        # and a Rust ``static`` or ``const`` item
+        ("src/lib.rs", 'static backtrace: &str = "off";\n'),
+    ],
+)
+def test_a_let_where_it_defines_a_name_still_does(path: str, text: str) -> None:
+    block = anchors.symbol_block(text, "backtrace", path)
+    assert block is not None and "backtrace" in block.split("\n")[0]

@@ -52,3 +52,38 @@ def test_no_gain_one_member_stated_or_a_member_the_block_held() -> None:
     said = "`kinds` returns `alpha`, `beta` and `gamma`."
     assert gained(held, moved, "k.py", said) == []  # "gamma" was in the block: moved in
     assert gained(held, moved.replace("gamma", "delta"), "k.py", said) == ['"delta"']
+
+
+FORMATTER = """type JSONFormatter struct {
+	// TimestampFormat sets the format used for marshaling timestamps.
+	TimestampFormat string
+
+	// DisableTimestamp allows disabling automatic timestamps in output
+	DisableTimestamp bool
+
+	FieldMap FieldMap
+}
+"""
+OPTIONS = "`JSONFormatter`'s options are `TimestampFormat`, `DisableTimestamp` and `FieldMap`."
+
+
+def test_a_struct_field_gained_whose_type_other_fields_have_is_a_member_gained() -> None:
+    # logrus: ``DataKey string`` and ``DisableHTMLEscape bool``, types the old fields had
+    more = FORMATTER.replace(
+        "\tFieldMap FieldMap\n",
+        "\t// DisableHTMLEscape allows disabling html escaping\n\tDisableHTMLEscape bool\n\n"
+        "\tDataKey string\n\n\tFieldMap FieldMap\n",
+    )
+    assert gained(FORMATTER, more, "json_formatter.go", OPTIONS) == ["DisableHTMLEscape", "DataKey"]
+
+
+def test_a_field_whose_type_changed_or_a_key_whose_value_changed_gained_nothing() -> None:
+    # the negatives: a member told by a key the old block held is no new member
+    retyped = FORMATTER.replace("TimestampFormat string", "TimestampFormat Layout")
+    assert gained(FORMATTER, retyped, "json_formatter.go", OPTIONS) == []
+    revalued = TABLE.replace('"\\u0009"', '"\\x09"')
+    assert gained(TABLE, revalued, "esc.py", ESCAPED) == []
+    # and one stated member only: the note names a field, not the fields
+    one = "`TimestampFormat` sets the format of the time."
+    more = FORMATTER.replace("\tFieldMap FieldMap\n", "\tDataKey string\n\tFieldMap FieldMap\n")
+    assert gained(FORMATTER, more, "json_formatter.go", one) == []

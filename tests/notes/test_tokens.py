@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectgit.notes.tokens import tokens
+from reflectgit.notes.tokens import bound_names, tokens
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,25 @@ from reflectgit.notes.tokens import tokens
 def test_layout_is_no_change_as_the_files_language_reads_it(path, old, new, same) -> None:
     """Quote styles where both quotes read a string alike; block comments, nested ones too."""
     assert (tokens(old, path) == tokens(new, path)) == same
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "bound"),
+    [
+        # Rust: ``mut`` stands between ``let`` and the name, and before a parameter
+        ("src/a.rs", "let mut count: usize;", {"count"}),
+        ("src/a.rs", "let mut count = 0;", {"count"}),
+        ("src/a.rs", "fn push(mut self, mut item: Item) {}", {"push", "self", "item", "Item"}),
+        # C++: ``auto`` (with its ``&``) stands between ``const`` and the name
+        ("src/a.cpp", "for (const auto& item : items) {}", {"item"}),
+        ("src/a.cpp", "const auto limit = 3;", {"limit"}),
+        # the negatives: a name that starts like one is a name, and so is the word itself
+        # when no name follows it (JavaScript may name a variable ``mut`` or ``auto``)
+        ("src/a.rs", "let mutex = Mutex::new(0);", {"mutex"}),
+        ("src/a.js", "const automobile = 3;", {"automobile"}),
+        ("src/a.js", "let mut = 3;", {"mut"}),
+        ("src/a.js", "const auto = makeCar();", {"auto"}),
+    ],
+)
+def test_a_binding_modifier_is_not_a_bound_name_the_name_after_it_is(path, code, bound) -> None:
+    assert bound_names(tokens(code, path)) == bound

@@ -36,7 +36,13 @@ from reflectgit.config import DOCUMENTS
 from reflectgit.errors import ReflectGitError, UsageError
 from reflectgit.git import codebase
 from reflectgit.notes import diffs, languages
-from reflectgit.notes.anchors import Anchor, anchored_code, anchored_pair, symbol_block
+from reflectgit.notes.anchors import (
+    Anchor,
+    anchored_code,
+    anchored_pair,
+    defined_name,
+    symbol_block,
+)
 from reflectgit.notes.codediff import (
     CodeChange,
     compare,
@@ -948,22 +954,64 @@ def _header(text: str, block: str, path: str) -> list[str]:
     """The code tokens of what stands just above ``block`` in ``text`` and belongs to its
     definition (``HEADER``): the attributes, annotations and decorators (with the lines of
     their arguments) and comments up to the first blank line or the end of the code before
-    it; comments drop out of the tokens."""
+    it; comments drop out of the tokens. A block comment is read whole, from the line that
+    closes it to the one that opens it (a Swift doc comment's lines need no ``*``); lines
+    whose brackets an annotation's first line opens belong to it only when that line is one
+    (a TypeScript overload's signature or a Lisp form that closes on the lines above is the
+    code before the definition); a line that defines a name itself (a ``#define``) is code
+    before it, not its header."""
     at = text.find(block)
     if at <= 0 or text[at - 1] != "\n":
         return []
+    lines = text[: at - 1].split("\n")
+    close = _comment_close(path)
     above: list[str] = []
+    group: list[str] = []  # lines an annotation's first line, above them, must open
     unclosed = 0  # brackets an annotation's argument lines close, read upwards
-    for line in reversed(text[: at - 1].split("\n")):
+    i = len(lines)
+    while i > 0:
+        i -= 1
+        line = lines[i]
         bare = line.strip()
         if not bare:
             break
+        if close is not None and unclosed <= 0 and bare.endswith(close[1]):
+            opened_at = _comment_open(lines, i, close)
+            if opened_at is None or not lines[opened_at].lstrip().startswith(close[0]):
+                break  # (``x = 1; /* why */``: code before the comment)
+            above.extend(reversed(lines[opened_at : i + 1]))
+            i = opened_at
+            continue
         opened = bare.count("(") + bare.count("[") - bare.count(")") - bare.count("]")
-        if not _HEADER_LINE.match(line) and unclosed <= 0 and opened >= 0:
+        header = _HEADER_LINE.match(line) is not None and defined_name(line) is None
+        if not header and unclosed <= 0 and opened >= 0:
             break  # the code before the definition (``x = 1``, a ``}``)
-        above.append(line)
+        group.append(line)
         unclosed -= opened
+        if unclosed <= 0:
+            if not header:
+                group.clear()
+                break  # brackets a line of code opened: a signature or form before it
+            above.extend(group)
+            group.clear()
     return tokens("\n".join(reversed(above)), path)
+
+
+def _comment_close(path: str) -> tuple[str, str] | None:
+    """The block comment markers of ``path``'s language (``/*``, ``*/``), or None."""
+    language = languages.of(path)
+    if language.nested_comments is not None:
+        return language.nested_comments
+    return ("/*", "*/") if language.slash_comments else None
+
+
+def _comment_open(lines: Sequence[str], at: int, markers: tuple[str, str]) -> int | None:
+    """The line at or above ``at`` that opens the block comment line ``at`` closes, or None
+    when none does."""
+    for i in range(at, -1, -1):
+        if markers[0] in lines[i]:
+            return i
+    return None
 
 
 def _as_reviewed(old: str, new: str, path: str) -> tuple[str, str]:
