@@ -78,6 +78,7 @@ LICENCES = {
     "python-dotenv": "Redistribution and use in source and binary forms",
     "qs": "BSD 3-Clause License",
     "Rainbow": "The MIT License (MIT)",
+    "schema": "Permission is hereby granted, free of charge",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
     "slugify": "The MIT License (MIT)",
