@@ -81,6 +81,7 @@ LICENCES = {
     "schema": "Permission is hereby granted, free of charge",
     "Scrutor": "The MIT License",
     "scopt": "Permission is hereby granted, free of charge",
+    "semver": "Permission is hereby granted, free of charge",
     "slugify": "The MIT License (MIT)",
     "stateless": "Licensed under the Apache License, Version 2.0",
     "SwiftyJSON": "The MIT License (MIT)",
