@@ -77,6 +77,7 @@ LICENCES = {
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
     "qs": "BSD 3-Clause License",
+    "rack-attack": "The MIT License",
     "Rainbow": "The MIT License (MIT)",
     "schema": "Permission is hereby granted, free of charge",
     "Scrutor": "The MIT License",
