@@ -74,6 +74,7 @@ LICENCES = {
     "path": "Redistribution and use in source and binary forms",
     "path-to-regexp": "MIT License",
     "promises": "The MIT License (MIT)",
+    "body-parser": "(The MIT License)",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
     "qs": "BSD 3-Clause License",
