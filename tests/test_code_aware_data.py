@@ -75,6 +75,7 @@ LICENCES = {
     "path-to-regexp": "MIT License",
     "promises": "The MIT License (MIT)",
     "body-parser": "(The MIT License)",
+    "glob": "Permission is hereby granted, free of charge",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
     "qs": "BSD 3-Clause License",
