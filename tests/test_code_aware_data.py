@@ -76,6 +76,7 @@ LICENCES = {
     "promises": "The MIT License (MIT)",
     "body-parser": "(The MIT License)",
     "glob": "Permission is hereby granted, free of charge",
+    "jansson": "Permission is hereby granted, free of charge",
     "Path-Tiny": "Apache License",
     "python-dotenv": "Redistribution and use in source and binary forms",
     "qs": "BSD 3-Clause License",
