@@ -50,6 +50,7 @@ from reflectgit.workflows.drain.heuristic.rules import (
     _rules,
     _whole_rule,
     answered_questions,
+    answers_only,
     cited_rule,
     declines,
     granted_suggestion,
@@ -423,6 +424,8 @@ class _Reading:
             )
         if reports_a_try(text):
             return None  # "nope I don't see it. $ ln -s ...", "I didn't tell you to undo it"
+        if answers_only(text, asked):
+            return None  # "no, keep both for now" to "Should I remove X, or keep both?"
         if opens_mid_sentence(self.lines, offset) or rules_only_quoted(text):
             return None  # a piece of a wrapped remark, or words the person quotes: no rule
         rule = _named_idea(_whole_rule(text), self.before(offset))
@@ -465,6 +468,12 @@ class _Reading:
         """A correction the person made, with its reason in it."""
         if reports_a_try(text):
             return None  # a report of a failed try, or of one action of this turn
+        record = self.record(offset)
+        asked = self.before(offset)
+        if self.turn_before is not None and record is not None:
+            asked = self.turn_before(record) or asked
+        if answers_only(text, asked):
+            return None  # "no change, what do I need to run to install these, sorry?"
         reply = _trim(text)
         count = len(reply.split())
         if count < 6 or (count < 8 and not _REASON.search(reply)):

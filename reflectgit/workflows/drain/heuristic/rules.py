@@ -265,6 +265,57 @@ def declines(reply: str, before: str) -> bool:
     return bool(_OFFER.search(before.strip())) and bool(_DECLINE.match(_trim(reply) or reply))
 
 
+# The person's reply that answers the assistant's last message and states no rule: a pick
+# among the ways its either-or question offered ("no, keep both for now, I'll see how we go"
+# to "Should I remove that notification, or keep both indicators?"), or a question of their
+# own ("no change, what do I need to run to install these, sorry?"). The lead of an answer,
+# the words that only say for how long a pick holds, and a question that proposes or asks for
+# a way ("why aren't we ...?", "could we ...?", "can you ...?": other readers weigh those).
+_ANSWER_LEAD = re.compile(r"^\W*(?:(?:no|nope|nah|yes|yeah|yep|ok(?:ay)?|sure)\b\W*)+", re.I)
+_CLAUSE_END = re.compile(r"[,.;:!?\n]|\s[-\u2013\u2014]\s")
+_FOR_NOW = frozenset({"now", "moment", "time", "being", "today"})
+_PROPOSES = re.compile(
+    r"\b(?:why|how about|what about|(?:could|can|should|shall|shouldn'?t|would|wouldn'?t)\s+"
+    r"(?:we|you|i|it|this|that|they))\b",
+    re.I,
+)
+
+
+def _picks_an_option(reply: str, before: str) -> bool:
+    """Does ``reply`` open with a pick of exactly one way of an either-or question of
+    ``before``, and say no rule besides?"""
+    said = _ANSWER_LEAD.sub("", reply.strip())
+    head = _CLAUSE_END.split(said, maxsplit=1)[0]
+    rest = said[len(head) :]
+    words = _words(head) - _FOR_NOW
+    if not words or _RULE_WORDS.search(rest) or draws_a_limit(rest):
+        return False
+    return any(
+        sum(1 for alt in alternatives if words <= _words(alt)) == 1
+        for _question, alternatives in _questions(before)
+    )
+
+
+def _asks_only(reply: str) -> bool:
+    """Is ``reply`` a question of the person's own, asking for no way and stating no rule?"""
+    said = reply.strip()
+    return (
+        said.endswith("?")
+        and not _RULE_WORDS.search(said)
+        and not draws_a_limit(said)
+        and not _PROPOSES.search(said)
+    )
+
+
+def answers_only(reply: str, before: str) -> bool:
+    """Is the person's ``reply`` an answer to the assistant's last message (``before``) that
+    states no rule: a pick among the ways its either-or question offered, or a question of
+    their own? A way none of the options holds ("no, use a toast instead") and a rule said
+    with the answer ("No change. Don't edit generated files") are rules still."""
+    said = clean(reply)
+    return _asks_only(said) or _picks_an_option(said, before)
+
+
 # The person turning a fix down for another ("is the fix not to make the local run match CI?",
 # "no, use X instead"): the assistant's last fix before it was abandoned.
 _REDIRECT = re.compile(
