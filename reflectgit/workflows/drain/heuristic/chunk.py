@@ -402,12 +402,18 @@ class _Reading:
             return self.cause(sig, offset, text)
         return None
 
+    def asked(self, offset: int) -> str:
+        """What the assistant said before the person's line at ``offset``: its whole previous
+        turn where the transcript gives it, else the lines before."""
+        record = self.record(offset)
+        if self.turn_before is not None and record is not None:
+            return self.turn_before(record) or self.before(offset)
+        return self.before(offset)
+
     def persons_rule(self, sig: Signal, offset: int, text: str) -> dict[str, Any] | None:
         """A rule the person stated (or a terse answer to the assistant's questions)."""
         record = self.record(offset)
-        asked = self.before(offset)
-        if self.turn_before is not None and record is not None:
-            asked = self.turn_before(record) or asked
+        asked = self.asked(offset)
         answer = answered_questions(text, asked)
         if answer is not None:
             if not answer[0]:
@@ -468,10 +474,7 @@ class _Reading:
         """A correction the person made, with its reason in it."""
         if reports_a_try(text):
             return None  # a report of a failed try, or of one action of this turn
-        record = self.record(offset)
-        asked = self.before(offset)
-        if self.turn_before is not None and record is not None:
-            asked = self.turn_before(record) or asked
+        asked = self.asked(offset)
         if answers_only(text, asked):
             return None  # "no change, what do I need to run to install these, sorry?"
         reply = _trim(text)
